@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "fsutil.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *path_join(const char *dir, const char *rel)
+{
+	if (rel[0] == '/' || !dir || !*dir)
+		return xstrdup(rel);
+	size_t l = strlen(dir);
+	return xasprintf("%s%s%s", dir, dir[l - 1] == '/' ? "" : "/", rel);
+}
+
+char *path_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+const char *path_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Lexically normalise: collapse "//", "/./" and "dir/../". */
+static char *normalize(const char *abs)
+{
+	struct strvec parts = STRVEC_INIT, out = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	strvec_split(&parts, abs, "/");
+	for (size_t i = 0; i < parts.n; i++) {
+		if (!strcmp(parts.v[i], "."))
+			continue;
+		if (!strcmp(parts.v[i], "..")) {
+			if (out.n)
+				free(out.v[--out.n]), out.v[out.n] = NULL;
+			continue;
+		}
+		strvec_push(&out, parts.v[i]);
+	}
+	for (size_t i = 0; i < out.n; i++)
+		sb_addf(&sb, "/%s", out.v[i]);
+	if (!sb.len)
+		sb_adds(&sb, "/");
+	strvec_clear(&parts);
+	strvec_clear(&out);
+	return sb_detach(&sb);
+}
+
+char *path_absolute(const char *base, const char *path)
+{
+	char *joined, *res;
+
+	if (path[0] == '/') {
+		joined = xstrdup(path);
+	} else if (base && base[0] == '/') {
+		joined = path_join(base, path);
+	} else {
+		char cwd[4096];
+		if (!getcwd(cwd, sizeof(cwd)))
+			die("cannot read the current directory: %s", strerror(errno));
+		char *b = base ? path_join(cwd, base) : xstrdup(cwd);
+		joined = path_join(b, path);
+		free(b);
+	}
+	res = normalize(joined);
+	free(joined);
+	return res;
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char *p = xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	int r = mkdir(p, mode);
+	free(p);
+	if (r && errno == EEXIST && is_dir(path))
+		return 0;
+	return r;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) && errno != ENOENT ? -1 : 0;
+	return unlink(path) && errno != ENOENT ? -1 : 0;
+}
+
+int rm_rf(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+}
+
+int path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int is_regular_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+int read_file(const char *path, struct strbuf *out, size_t max)
+{
+	char buf[8192];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (max && out->len + (size_t)n > max) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+		sb_add(out, buf, (size_t)n);
+	}
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return n < 0 ? -1 : 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		goto fail;
+	if (write_all(fd, data, len) || fsync(fd)) {
+		close(fd);
+		unlink(tmp);
+		goto fail;
+	}
+	if (close(fd) || rename(tmp, path)) {
+		unlink(tmp);
+		goto fail;
+	}
+	/* Make the rename itself durable: a run record must survive SIGKILL and power loss. */
+	char *dir = path_dirname(path);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dir);
+	free(tmp);
+	return 0;
+fail:
+	free(tmp);
+	return -1;
+}
+
+int copy_file(const char *src, const char *dst, mode_t mode)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(src, O_RDONLY | O_CLOEXEC), out;
+
+	if (in < 0)
+		return -1;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write_all(out, buf, (size_t)n)) {
+			n = -1;
+			break;
+		}
+	}
+	close(in);
+	if (close(out) || n < 0)
+		return -1;
+	return 0;
+}
+
+void tail_lines(const char *path, int n, struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long long size = file_size(path);
+	int fd;
+
+	if (size < 0)
+		return;
+	/* Only the end of a (possibly huge) build log matters. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	off_t start = size > 65536 ? size - 65536 : 0;
+	char buf[8192];
+	ssize_t r;
+	lseek(fd, start, SEEK_SET);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		sb_add(&sb, buf, (size_t)r);
+	close(fd);
+	sb_trim_trailing_newlines(&sb);
+	size_t i = sb.len;
+	int lines = 0;
+	while (i > 0) {
+		if (sb.buf[i - 1] == '\n' && ++lines == n)
+			break;
+		i--;
+	}
+	sb_add(out, sb.buf ? sb.buf + i : "", sb.len - i);
+	if (sb.len)
+		sb_addc(out, '\n');
+	sb_release(&sb);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* File-system helpers: paths, atomic writes, recursive create and remove. */
+#ifndef LAB_FSUTIL_H
+#define LAB_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "strbuf.h"
+
+/* "a" + "b" -> "a/b"; an absolute @rel is returned as is. Caller frees. */
+char *path_join(const char *dir, const char *rel);
+/* Directory part of @path ("." when there is none). Caller frees. */
+char *path_dirname(const char *path);
+const char *path_basename(const char *path);
+/* Absolute form of @path (need not exist); relative paths resolve against @base. */
+char *path_absolute(const char *base, const char *path);
+
+int mkdir_p(const char *path, mode_t mode);
+/* Remove a file or a whole tree; a missing path is not an error. */
+int rm_rf(const char *path);
+int path_exists(const char *path);
+int is_dir(const char *path);
+int is_regular_file(const char *path);
+
+/* Read a whole file; -1 with errno on failure. At most @max bytes (0: no limit). */
+int read_file(const char *path, struct strbuf *out, size_t max);
+/* Write via a temporary file in the same directory, fsync, rename. */
+int write_file_atomic(const char *path, const void *data, size_t len);
+int copy_file(const char *src, const char *dst, mode_t mode);
+/* Last @n lines of a file (for "the log's last lines" in error messages). */
+void tail_lines(const char *path, int n, struct strbuf *out);
+long long file_size(const char *path);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Child processes, always spawned from an argv vector: no shell ever sees a
+ * user- or guest-supplied string.
+ */
+#ifndef LAB_RUN_COMMAND_H
+#define LAB_RUN_COMMAND_H
+
+#include "strbuf.h"
+
+struct child {
+	const char *const *argv;	/* argv[0] is looked up in PATH */
+	const char *dir;		/* working directory, or NULL */
+	const char *const *env;		/* extra "NAME=value" entries, or NULL */
+	const char *log_path;		/* append stdout and stderr here, or NULL */
+	struct strbuf *out;		/* capture stdout here, or NULL */
+	int merge_stderr;		/* capture stderr into @out as well */
+	int null_stdout;		/* discard output not otherwise routed */
+	/* Called for each complete output line (stdout, and stderr when merged or logged). */
+	void (*on_line)(const char *line, void *data);
+	void *data;
+};
+
+/*
+ * Run @c to completion. Returns the exit status (0-255), 128+signal when
+ * the child was killed, or -1 when it could not be started (errno set).
+ */
+int run_command(struct child *c);
+
+/* Convenience: run argv, capture stdout (trailing newlines trimmed). */
+int run_capture(const char *const *argv, const char *dir, struct strbuf *out);
+
+/* Whether @prog is an executable in PATH (or an executable path). */
+int program_in_path(const char *prog);
+
+#endif

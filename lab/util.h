@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers every stage uses: error reporting that returns instead of
+ * exiting (only main() decides the exit status), and allocation that
+ * aborts on OOM because there is nothing sensible a lab tool can do then.
+ */
+#ifndef LAB_UTIL_H
+#define LAB_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Documented exit statuses (README, "Exit status"). */
+enum lab_status {
+	LAB_OK = 0,
+	LAB_EUSER = 1,		/* bad config, bad input, series that does not apply */
+	LAB_ELAB = 2,		/* build, boot or host failure */
+	LAB_REGRESSION = 3,	/* a run found a regression (--fail-on) */
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+extern const char *lab_progname;
+extern int lab_verbose;		/* -v count */
+extern int lab_quiet;		/* -q */
+
+/* Print "mglrulab: error: ..." and return @status (so callers can `return error(...)`). */
+int error_status(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define user_error(...) error_status(LAB_EUSER, __VA_ARGS__)
+#define lab_error(...) error_status(LAB_ELAB, __VA_ARGS__)
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *arr so that it holds at least @need elements of @size bytes. */
+void *grow_array(void *arr, size_t need, size_t *alloc, size_t size);
+#define ALLOC_GROW(arr, need, alloc) \
+	((arr) = grow_array((arr), (need), &(alloc), sizeof(*(arr))))
+
+/* A NULL-terminated, owned list of strings. */
+struct strvec {
+	char **v;
+	size_t n, alloc;
+};
+#define STRVEC_INIT { NULL, 0, 0 }
+void strvec_push(struct strvec *sv, const char *s);
+void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strvec_pushv(struct strvec *sv, const char *const *v);
+void strvec_clear(struct strvec *sv);
+/* Split @s on any of @seps, skipping empty fields, and push each field. */
+void strvec_split(struct strvec *sv, const char *s, const char *seps);
+
+/* Monotonic seconds, for durations. */
+double now_monotonic(void);
+/* Wall-clock time as an ISO 8601 UTC string ("2026-11-29T18:46:28Z"). */
+void iso8601_now(char buf[32]);
+
+int str_starts_with(const char *s, const char *prefix);
+int str_ends_with(const char *s, const char *suffix);
+/* Parse a whole string as a number; 0 on success, -1 if not a number or out of range. */
+int parse_long(const char *s, long min, long max, long *out);
+int parse_u64(const char *s, uint64_t *out);
+int parse_double(const char *s, double *out);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Workload definitions: the parameters a [workload NAME] section may set
+ * (with defaults and limits) and the metrics the workload reports (with
+ * unit and direction). lab.conf validation, the guest job and the report
+ * all read this one table (lab/workload_defs.c).
+ */
+#ifndef LAB_WORKLOAD_DEF_H
+#define LAB_WORKLOAD_DEF_H
+
+enum param_type {
+	PARAM_INT,		/* integer in [min, max] */
+	PARAM_INT_LIST,		/* comma-separated integers, each in [min, max] */
+	PARAM_ENUM,		/* one of choices ("a|b|c") */
+	PARAM_STRING,		/* free text (a make target, a tracepoint list, ...) */
+	PARAM_PATH,		/* a host path, resolved against lab.conf's folder */
+};
+
+struct param_def {
+	const char *name;
+	enum param_type type;
+	const char *def;	/* default, as written in lab.conf */
+	long min, max;		/* PARAM_INT / PARAM_INT_LIST */
+	const char *choices;	/* PARAM_ENUM: "threads|processes" */
+	const char *help;
+};
+
+enum better { BETTER_HIGHER, BETTER_LOWER };
+
+struct metric_def {
+	const char *name;	/* may contain "%d" for per-CPU-count or per-node metrics */
+	const char *unit;
+	enum better better;
+	const char *help;
+};
+
+struct workload_def {
+	const char *name;	/* the program under workloads/ and the [workload NAME] type */
+	const char *summary;
+	const struct param_def *params;		/* NULL-name terminated */
+	const struct metric_def *metrics;	/* NULL-name terminated */
+};
+
+/* All workloads, NULL-name terminated. */
+extern const struct workload_def workload_defs[];
+const struct workload_def *workload_find(const char *name);
+const struct param_def *workload_param(const struct workload_def *w, const char *name);
+/*
+ * Check @value against @p. Returns 0, or -1 with a message saying what was
+ * expected in @expected (caller frees).
+ */
+int workload_param_check(const struct param_def *p, const char *value, char **expected);
+
+#endif
