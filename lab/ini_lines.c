@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct ini_ctx {
@@ -15,6 +16,7 @@ struct ini_ctx {
 	int skipping;		/* discarding the rest of an over-long line */
 	int errors;
 	ini_line_handler handler;
+	ini_section_handler sections;
 	void *user;
 	struct strbuf *err;
 };
@@ -28,6 +30,24 @@ void ini_error(struct strbuf *err, const char *path, int line, const char *fmt, 
 	sb_vaddf(err, fmt, ap);
 	va_end(ap);
 	sb_addc(err, '\n');
+}
+
+/* inih strips the brackets itself; we only want the header's line number. */
+static void report_section(struct ini_ctx *ctx, const char *raw)
+{
+	const char *s = raw + strspn(raw, " \t");
+	const char *end;
+
+	if (*s != '[' || !(end = strchr(s, ']')))
+		return;
+	s++;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	char *name = xstrndup(s, (size_t)(end - s));
+	ctx->sections(ctx->user, name, ctx->line);
+	free(name);
 }
 
 static char *reader(char *str, int num, void *stream)
@@ -57,6 +77,8 @@ static char *reader(char *str, int num, void *stream)
 			str[1] = '\0';
 			return str;
 		}
+		if (ctx->sections)
+			report_section(ctx, str);
 		return str;
 	}
 }
@@ -72,7 +94,14 @@ static int handler(void *user, const char *section, const char *name, const char
 
 int ini_parse_lines(const char *path, ini_line_handler h, void *user, struct strbuf *err)
 {
-	struct ini_ctx ctx = { .path = path, .handler = h, .user = user, .err = err };
+	return ini_parse_lines_sections(path, h, NULL, user, err);
+}
+
+int ini_parse_lines_sections(const char *path, ini_line_handler h, ini_section_handler sections,
+			     void *user, struct strbuf *err)
+{
+	struct ini_ctx ctx = { .path = path, .handler = h, .sections = sections,
+			       .user = user, .err = err };
 	int r;
 
 	ctx.f = fopen(path, "r");

@@ -22,6 +22,13 @@ typedef int (*ini_line_handler)(void *user, const char *section, const char *key
  */
 int ini_parse_lines(const char *path, ini_line_handler handler, void *user, struct strbuf *err);
 
+/* Called for each "[section]" header line, before any of its keys. */
+typedef void (*ini_section_handler)(void *user, const char *section, int line);
+
+/* As ini_parse_lines(), and tell @sections about every section header. */
+int ini_parse_lines_sections(const char *path, ini_line_handler handler,
+			     ini_section_handler sections, void *user, struct strbuf *err);
+
 /* Append "FILE:LINE: message\n" to @err. */
 void ini_error(struct strbuf *err, const char *path, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

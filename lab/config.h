@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lab.conf: which kernels to build and compare, in which guest, with which
+ * workloads, how many times. Parsed with libinih (through ini_lines.h for
+ * line numbers); every error names file:line, the section and key, and
+ * what was expected. Unknown sections and keys are errors.
+ */
+#ifndef LAB_CONFIG_H
+#define LAB_CONFIG_H
+
+#include <stdint.h>
+
+#include "strbuf.h"
+#include "util.h"
+#include "workload_def.h"
+
+struct kernel_cfg {
+	char *name;
+	int line;			/* of the [kernel NAME] header */
+	char *from;			/* inherit unset keys from this kernel */
+	char *source;			/* directory, .tar.* archive or git repository */
+	char *ref;			/* git ref, for git sources */
+	struct strvec series;		/* mbox / .patch files, in order */
+	int series_set;
+	char *config;			/* tinyconfig, defconfig, allnoconfig or a file */
+	struct strvec fragments;
+	int fragments_set;
+};
+
+struct guest_cfg {
+	char *name;
+	int line;
+	char *file;			/* guests/NAME.conf */
+};
+
+struct workload_cfg {
+	char *name;			/* section name, what [run] workloads lists */
+	int line;
+	const struct workload_def *def;
+	struct strvec keys, values;	/* parameters as written (validated) */
+};
+
+struct stats_cfg {
+	double alpha;			/* significance level */
+	double confidence;		/* for the intervals */
+	double threshold;		/* noise threshold, as a fraction (0.01 = 1%) */
+	long resamples;			/* bootstrap resamples */
+	double max_failed;		/* fraction of failed runs that makes a metric invalid */
+};
+
+struct run_cfg {
+	struct strvec kernels;		/* first is the baseline */
+	char *guest;
+	struct strvec workloads;
+	long runs;			/* repetitions per kernel and workload */
+	long warmups;			/* extra runs per kernel, excluded from statistics */
+	uint64_t seed;
+};
+
+struct lab_config {
+	char *path;			/* absolute path of the file */
+	char *dir;			/* its folder: relative paths resolve here */
+	char *state_dir;		/* libvirt embed root, sessions' locks */
+	char *cache_dir;		/* kernel and image cache */
+	char *reports_dir;
+	char *uri;			/* libvirt URI; "qemu:///embed" means embedded at state_dir */
+	char *accel;			/* auto, kvm or tcg */
+	long jobs;			/* make -j; 0 = number of CPUs */
+
+	struct kernel_cfg *kernels;
+	size_t nr_kernels, alloc_kernels;
+	struct guest_cfg *guests;
+	size_t nr_guests, alloc_guests;
+	struct workload_cfg *workloads;
+	size_t nr_workloads, alloc_workloads;
+	struct run_cfg run;
+	struct stats_cfg stats;
+};
+
+/*
+ * Load and validate @path. Returns 0, or LAB_EUSER with every problem found
+ * appended to @err, one "FILE:LINE: ..." line each.
+ */
+int config_load(const char *path, struct lab_config *cfg, struct strbuf *err);
+void config_free(struct lab_config *cfg);
+
+/* Default config path: $MGLRULAB_CONFIG, else ./lab.conf. */
+const char *config_default_path(void);
+/* Load, printing errors; shared by every command that takes -c. */
+int config_load_or_report(const char *path, struct lab_config *cfg);
+
+const struct kernel_cfg *config_kernel(const struct lab_config *cfg, const char *name);
+const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name);
+/* A workload parameter's effective value (set, or the definition's default). */
+const char *workload_cfg_value(const struct workload_cfg *w, const char *param);
+
+/* Resolved configuration as JSON text (for `config check --json` and reports). */
+char *config_to_json(const struct lab_config *cfg);
+void config_print(const struct lab_config *cfg, struct strbuf *out);
+
+#endif

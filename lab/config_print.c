@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The resolved configuration, as text for people and JSON for programs. */
+#include "config.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+
+static json_t *strvec_json(const struct strvec *sv)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < sv->n; i++)
+		json_array_append_new(a, json_string(sv->v[i]));
+	return a;
+}
+
+static json_t *opt_string(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *workload_json(const struct workload_cfg *w)
+{
+	json_t *params = json_object();
+
+	for (const struct param_def *p = w->def ? w->def->params : NULL; p && p->name; p++)
+		json_object_set_new(params, p->name, json_string(workload_cfg_value(w, p->name)));
+	return json_pack("{s:s, s:s?, s:o}", "name", w->name, "type", w->def ? w->def->name : NULL,
+			 "params", params);
+}
+
+char *config_to_json(const struct lab_config *cfg)
+{
+	json_t *root, *kernels = json_array(), *guests = json_array(), *workloads = json_array();
+	char *text;
+
+	for (size_t i = 0; i < cfg->nr_kernels; i++) {
+		const struct kernel_cfg *k = &cfg->kernels[i];
+		json_array_append_new(kernels, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+			"name", k->name, "from", opt_string(k->from), "source", opt_string(k->source),
+			"ref", opt_string(k->ref), "config", opt_string(k->config),
+			"series", strvec_json(&k->series), "fragments", strvec_json(&k->fragments)));
+	}
+	for (size_t i = 0; i < cfg->nr_guests; i++)
+		json_array_append_new(guests, json_pack("{s:s, s:o}", "name", cfg->guests[i].name,
+							"file", opt_string(cfg->guests[i].file)));
+	for (size_t i = 0; i < cfg->nr_workloads; i++)
+		json_array_append_new(workloads, workload_json(&cfg->workloads[i]));
+	root = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I}, s:o, s:o, s:o,"
+			 " s:{s:o, s:s, s:o, s:I, s:I, s:I},"
+			 " s:{s:f, s:f, s:f, s:I, s:f}}",
+		"file", cfg->path,
+		"lab", "state_dir", cfg->state_dir, "cache_dir", cfg->cache_dir,
+		"reports_dir", cfg->reports_dir, "uri", cfg->uri, "accel", cfg->accel,
+		"jobs", (json_int_t)cfg->jobs,
+		"kernels", kernels, "guests", guests, "workloads", workloads,
+		"run", "kernels", strvec_json(&cfg->run.kernels), "guest", cfg->run.guest,
+		"workloads", strvec_json(&cfg->run.workloads), "runs", (json_int_t)cfg->run.runs,
+		"warmups", (json_int_t)cfg->run.warmups, "seed", (json_int_t)cfg->run.seed,
+		"stats", "alpha", cfg->stats.alpha, "confidence", cfg->stats.confidence,
+		"threshold", cfg->stats.threshold, "resamples", (json_int_t)cfg->stats.resamples,
+		"max_failed", cfg->stats.max_failed);
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	return text;
+}
+
+static void list(struct strbuf *out, const char *label, const struct strvec *sv)
+{
+	sb_addf(out, "  %-10s", label);
+	if (!sv->n)
+		sb_adds(out, " (none)");
+	for (size_t i = 0; i < sv->n; i++)
+		sb_addf(out, "%s%s", i ? "\n             " : " ", sv->v[i]);
+	sb_addc(out, '\n');
+}
+
+void config_print(const struct lab_config *cfg, struct strbuf *out)
+{
+	sb_addf(out, "%s\n\n[lab]\n  state_dir  %s\n  cache_dir  %s\n  reports    %s\n"
+		"  uri        %s\n  accel      %s\n  jobs       %ld%s\n",
+		cfg->path, cfg->state_dir, cfg->cache_dir, cfg->reports_dir, cfg->uri, cfg->accel,
+		cfg->jobs, cfg->jobs ? "" : " (number of CPUs)");
+	for (size_t i = 0; i < cfg->nr_kernels; i++) {
+		const struct kernel_cfg *k = &cfg->kernels[i];
+		sb_addf(out, "\n[kernel %s]%s%s\n  source     %s\n", k->name,
+			k->from ? " from " : "", k->from ? k->from : "", k->source);
+		if (k->ref)
+			sb_addf(out, "  ref        %s\n", k->ref);
+		sb_addf(out, "  config     %s\n", k->config);
+		list(out, "fragments", &k->fragments);
+		list(out, "series", &k->series);
+	}
+	for (size_t i = 0; i < cfg->nr_guests; i++)
+		sb_addf(out, "\n[guest %s]\n  file       %s\n", cfg->guests[i].name, cfg->guests[i].file);
+	for (size_t i = 0; i < cfg->nr_workloads; i++) {
+		const struct workload_cfg *w = &cfg->workloads[i];
+		sb_addf(out, "\n[workload %s]\n  type       %s\n", w->name, w->def ? w->def->name : "?");
+		for (const struct param_def *p = w->def ? w->def->params : NULL; p && p->name; p++)
+			sb_addf(out, "  %-10s %s\n", p->name, workload_cfg_value(w, p->name));
+	}
+	sb_adds(out, "\n[run]\n");
+	list(out, "kernels", &cfg->run.kernels);
+	sb_addf(out, "  guest      %s\n", cfg->run.guest);
+	list(out, "workloads", &cfg->run.workloads);
+	sb_addf(out, "  runs       %ld\n  warmups    %ld\n  seed       %llu\n", cfg->run.runs,
+		cfg->run.warmups, (unsigned long long)cfg->run.seed);
+	sb_addf(out, "\n[stats]\n  alpha      %g\n  confidence %g\n  threshold  %g%%\n"
+		"  resamples  %ld\n  max_failed %g%%\n", cfg->stats.alpha, cfg->stats.confidence,
+		cfg->stats.threshold * 100, cfg->stats.resamples, cfg->stats.max_failed * 100);
+}

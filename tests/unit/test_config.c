@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lab.conf parser: valid files and every error path, with exact messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fsutil.h"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/mglrulab-test-config-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	/* Files the configs below refer to. */
+	char *p = xasprintf("%s/src.tar.xz", tmpdir);
+	assert_int_equal(write_file_atomic(p, "x", 1), 0);
+	free(p);
+	p = xasprintf("%s/frag.config", tmpdir);
+	assert_int_equal(write_file_atomic(p, "CONFIG_NUMA=y\n", 14), 0);
+	free(p);
+	p = xasprintf("%s/a.mbox", tmpdir);
+	assert_int_equal(write_file_atomic(p, "x", 1), 0);
+	free(p);
+	p = xasprintf("%s/guests", tmpdir);
+	mkdir_p(p, 0755);
+	free(p);
+	p = xasprintf("%s/guests/tiny.conf", tmpdir);
+	assert_int_equal(write_file_atomic(p, "", 0), 0);
+	free(p);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(tmpdir);
+	return 0;
+}
+
+/* Write @text as lab.conf, load it; return the error text (caller frees). */
+static char *load(const char *text, struct lab_config *cfg, int *status)
+{
+	char *path = xasprintf("%s/lab.conf", tmpdir);
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+	*status = config_load(path, cfg, &err);
+	free(path);
+	return sb_detach(&err);
+}
+
+static void expect_error(const char *text, const char *message)
+{
+	struct lab_config cfg;
+	int status;
+	char *err = load(text, &cfg, &status);
+	char *want = xasprintf("%s/lab.conf:%s\n", tmpdir, message);
+
+	assert_int_equal(status, LAB_EUSER);
+	if (!strstr(err, want))
+		fail_msg("expected\n  %s\ngot\n  %s", want, err);
+	free(want);
+	free(err);
+	config_free(&cfg);
+}
+
+#define GOOD_KERNELS \
+	"[kernel baseline]\nsource = src.tar.xz\nfragments = frag.config\n" \
+	"[kernel patched]\nfrom = baseline\nseries = a.mbox\n"
+
+static void test_valid(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	(void)state;
+	char *err = load("# comment\n[lab]\njobs = 3\naccel = tcg ; inline comment\n"
+			 GOOD_KERNELS
+			 "[workload ys]\ntype = yield_pingpong\nmm = private\ncpus = 1,2,4\n"
+			 "[run]\nkernels = baseline patched\nworkloads = ys mglru_aging\n"
+			 "runs = 7\nseed = 42\n[stats]\nthreshold = 2%\nalpha = 0.01\n",
+			 &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_int_equal(status, LAB_OK);
+	assert_int_equal(cfg.jobs, 3);
+	assert_string_equal(cfg.accel, "tcg");
+	assert_int_equal(cfg.nr_kernels, 2);
+	/* patched inherits source and fragments, adds its series */
+	const struct kernel_cfg *p = config_kernel(&cfg, "patched");
+	assert_non_null(p);
+	char *src = xasprintf("%s/src.tar.xz", tmpdir);
+	assert_string_equal(p->source, src);
+	free(src);
+	assert_int_equal(p->fragments.n, 1);
+	assert_int_equal(p->series.n, 1);
+	assert_int_equal(config_kernel(&cfg, "baseline")->series.n, 0);
+	assert_string_equal(p->config, "tinyconfig");
+	const struct workload_cfg *w = config_workload(&cfg, "ys");
+	assert_non_null(w);
+	assert_string_equal(workload_cfg_value(w, "mm"), "private");
+	assert_string_equal(workload_cfg_value(w, "duration"), "2");	/* default */
+	assert_non_null(config_workload(&cfg, "mglru_aging"));		/* bare type */
+	assert_int_equal(cfg.run.runs, 7);
+	assert_int_equal(cfg.run.seed, 42);
+	assert_true(cfg.stats.threshold > 0.0199 && cfg.stats.threshold < 0.0201);
+	assert_string_equal(cfg.run.guest, "tiny");
+	char *cache = xasprintf("%s/kernels/cache", tmpdir);
+	if (!getenv("MGLRULAB_CACHE_DIR"))
+		assert_string_equal(cfg.cache_dir, cache);
+	free(cache);
+	free(err);
+	config_free(&cfg);
+}
+
+static void test_unknown_key_suggests(void **state)
+{
+	(void)state;
+	expect_error("[lab]\njbos = 2\n" GOOD_KERNELS, "2: [lab] unknown key 'jbos' (did you mean 'jobs'?)");
+	expect_error("[lab]\nfrobnicate = 2\n" GOOD_KERNELS,
+		     "2: [lab] unknown key 'frobnicate' (expected one of: state_dir, cache_dir, "
+		     "reports_dir, uri, accel, jobs)");
+}
+
+static void test_unknown_section(void **state)
+{
+	(void)state;
+	expect_error(GOOD_KERNELS "\n[kernal foo]\nsource = x\n",
+		     "8: unknown section [kernal foo] (expected [lab], [kernel NAME], [guest NAME], "
+		     "[workload NAME], [run] or [stats])");
+	expect_error(GOOD_KERNELS "[kernel]\n",
+		     "7: [kernel] needs a name of letters, digits, '-', '_' or '.' (e.g. [kernel baseline])");
+}
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	expect_error("[lab]\njobs = many\n" GOOD_KERNELS,
+		     "2: [lab] jobs: expected an integer from 0 to 4096, not 'many'");
+	expect_error("[lab]\naccel = hvf\n" GOOD_KERNELS,
+		     "2: [lab] accel: expected one of auto|kvm|tcg, not 'hvf'");
+	expect_error(GOOD_KERNELS "[run]\nruns = 0\n",
+		     "8: [run] runs: expected an integer from 1 to 10000, not '0'");
+	expect_error(GOOD_KERNELS "[stats]\nthreshold = 150%\n",
+		     "8: [stats] threshold: expected a fraction from 0 to 1 (0.05) or a percentage (5%), not '150%'");
+	expect_error(GOOD_KERNELS "[run]\nseed = -1\n",
+		     "8: [run] seed: expected a non-negative integer, not '-1'");
+}
+
+static void test_duplicate_key(void **state)
+{
+	(void)state;
+	expect_error("[lab]\njobs = 1\n\njobs = 2\n" GOOD_KERNELS,
+		     "4: [lab] jobs: already set at line 2");
+}
+
+static void test_workload_params(void **state)
+{
+	(void)state;
+	expect_error(GOOD_KERNELS "[workload yield_pingpong]\nmm = both\n",
+		     "8: [workload yield_pingpong] mm: expected one of shared|private, not 'both'");
+	expect_error(GOOD_KERNELS "[workload yield_pingpong]\ncpus = 1,x\n",
+		     "8: [workload yield_pingpong] cpus: expected a comma-separated list of integers "
+		     "from 1 to 4096, not '1,x'");
+	expect_error(GOOD_KERNELS "[workload yield_pingpong]\ndurration = 3\n",
+		     "8: [workload yield_pingpong] unknown key 'durration' (did you mean 'duration'?)");
+	expect_error(GOOD_KERNELS "[workload foo]\ntype = nosuch\n",
+		     "8: [workload foo] type: expected one of yield_pingpong, will_it_scale, "
+		     "numa_workload, kernel_build, mglru_aging, not 'nosuch'");
+	expect_error(GOOD_KERNELS "[workload foo]\nmm = shared\n",
+		     "8: [workload foo] 'foo' is not a known workload: set 'type = ' first");
+}
+
+static void test_cross_references(void **state)
+{
+	(void)state;
+	expect_error(GOOD_KERNELS "[run]\nkernels = baseline nosuch\n",
+		     "7: [run] kernels: no [kernel nosuch] section");
+	expect_error(GOOD_KERNELS "[run]\nworkloads = nosuch\n",
+		     "7: [run] workloads: 'nosuch' is neither a [workload] section nor a known workload");
+	expect_error("[kernel a]\nfrom = b\n[kernel b]\nfrom = a\n",
+		     "1: [kernel a] from: 'from' chain loops back to itself");
+	expect_error("[kernel a]\nfrom = zz\n", "1: [kernel a] from: no [kernel zz] section");
+	expect_error("[kernel a]\nconfig = tinyconfig\n",
+		     "1: [kernel a] source: missing (a directory, a .tar.* archive or a git repository)");
+	char *msg = xasprintf("7: [run] guest: no [guest huge] section and no %s/guests/huge.conf", tmpdir);
+	expect_error(GOOD_KERNELS "[run]\nguest = huge\n", msg);
+	free(msg);
+}
+
+static void test_missing_files(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	(void)state;
+	char *err = load("[kernel a]\nsource = nowhere\nseries = missing.mbox\n", &cfg, &status);
+
+	assert_int_equal(status, LAB_EUSER);
+	assert_non_null(strstr(err, "lab.conf:1: [kernel a] source: '"));
+	assert_non_null(strstr(err, "/nowhere' does not exist"));
+	assert_non_null(strstr(err, "lab.conf:1: [kernel a] series: '"));
+	assert_non_null(strstr(err, "/missing.mbox' does not exist"));
+	free(err);
+	config_free(&cfg);
+}
+
+static void test_syntax_and_long_lines(void **state)
+{
+	char longline[400];
+	(void)state;
+
+	expect_error(GOOD_KERNELS "this is not ini\n",
+		     "7: expected '[section]', 'key = value' or a comment");
+	expect_error("runs = 3\n" GOOD_KERNELS,
+		     "1: 'runs' is outside any section (put it under [lab], [run], ...)");
+	memset(longline, 'a', sizeof(longline));
+	memcpy(longline, "# ", 2);
+	longline[sizeof(longline) - 2] = '\n';
+	longline[sizeof(longline) - 1] = '\0';
+	char *text = xasprintf(GOOD_KERNELS "%s[run]\nruns = 2\n", longline);
+	expect_error(text, "7: line longer than 198 characters");
+	free(text);
+}
+
+static void test_continuation_lines(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	(void)state;
+	char *err = load("[kernel baseline]\nsource = src.tar.xz\nseries = a.mbox\n  a.mbox\n",
+			 &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_int_equal(config_kernel(&cfg, "baseline")->series.n, 2);
+	free(err);
+	config_free(&cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_unknown_key_suggests),
+		cmocka_unit_test(test_unknown_section),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_duplicate_key),
+		cmocka_unit_test(test_workload_params),
+		cmocka_unit_test(test_cross_references),
+		cmocka_unit_test(test_missing_files),
+		cmocka_unit_test(test_syntax_and_long_lines),
+		cmocka_unit_test(test_continuation_lines),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
