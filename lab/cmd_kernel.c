@@ -1,3 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/* mglrulab kernel build | list | gc */
 #include "cmd.h"
-#include "util.h"
-int cmd_kernel(int argc, char **argv) { (void)argc; (void)argv; return user_error("in progress"); }
+#include "config.h"
+#include "fsutil.h"
+#include "kbuild.h"
+#include "kcache.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kernel_opts {
+	const char *config;
+	int json;
+	int dry_run;
+	struct strvec names;
+};
+
+static int parse_opts(int argc, char **argv, struct kernel_opts *o)
+{
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			o->json = 1;
+		else if (!strcmp(argv[i], "--dry-run"))
+			o->dry_run = 1;
+		else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc)
+			o->config = argv[++i];
+		else if (argv[i][0] == '-')
+			return user_error("kernel %s: unknown option '%s'", argv[1], argv[i]);
+		else
+			strvec_push(&o->names, argv[i]);
+	}
+	if (!o->config)
+		o->config = config_default_path();
+	return LAB_OK;
+}
+
+static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
+{
+	json_t *out = json_array();
+	int r = LAB_OK;
+
+	if (!o->names.n)
+		for (size_t i = 0; i < cfg->nr_kernels; i++)
+			strvec_push(&o->names, cfg->kernels[i].name);
+	for (size_t i = 0; i < o->names.n; i++)
+		if (!config_kernel(cfg, o->names.v[i])) {
+			json_decref(out);
+			return user_error("kernel build: no [kernel %s] in %s", o->names.v[i], cfg->path);
+		}
+	for (size_t i = 0; i < o->names.n && !r; i++) {
+		struct kbuild_result res;
+		r = kbuild_kernel(cfg, config_kernel(cfg, o->names.v[i]), &res);
+		if (!r)
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:b, s:f, s:I}",
+				"name", o->names.v[i], "key", res.key, "bzImage", res.bzimage,
+				"cache_hit", res.cache_hit, "seconds", res.seconds,
+				"image_size", (json_int_t)res.image_size));
+		kbuild_result_free(&res);
+	}
+	if (!r && o->json) {
+		char *text = json_dumps(out, JSON_INDENT(2));
+		puts(text);
+		free(text);
+	}
+	json_decref(out);
+	return r;
+}
+
+/* Entries in the cache, each with its meta.json (NULL when unreadable). */
+static json_t *load_entries(const char *cache_dir)
+{
+	char *dir = xasprintf("%s/entries", cache_dir);
+	json_t *list = json_array();
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		if (strlen(de->d_name) != SHA256_HEX_LEN)
+			continue;
+		char *meta = xasprintf("%s/%s/meta.json", dir, de->d_name);
+		json_t *m = json_load_file(meta, 0, NULL);
+		if (!m)
+			m = json_pack("{s:s, s:s}", "key", de->d_name, "error", "meta.json unreadable");
+		json_object_set_new(m, "path", json_string_nocheck(meta));
+		json_array_append_new(list, m);
+		free(meta);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return list;
+}
+
+static int kernel_list(struct lab_config *cfg, struct kernel_opts *o)
+{
+	json_t *list = load_entries(cfg->cache_dir), *m;
+	size_t i;
+
+	if (o->json) {
+		char *text = json_dumps(list, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(text);
+		free(text);
+		json_decref(list);
+		return LAB_OK;
+	}
+	printf("%-12s  %-12s  %-20s  %8s  %s\n", "KEY", "NAME", "BUILT", "IMAGE", "SERIES");
+	json_array_foreach(list, i, m) {
+		json_t *subjects = json_object_get(m, "subjects");
+		const char *first = json_string_value(json_array_get(subjects, 0));
+		printf("%-12.12s  %-12s  %-20s  %7.1fM  %s%s\n",
+		       json_string_value(json_object_get(m, "key")),
+		       json_string_value(json_object_get(m, "name")) ?: "?",
+		       json_string_value(json_object_get(m, "built_at")) ?: "?",
+		       json_number_value(json_object_get(json_object_get(m, "sizes"), "bzImage")) / 1048576.0,
+		       first ? first : "(none)",
+		       json_array_size(subjects) > 1 ? " ..." : "");
+	}
+	printf("%zu entr%s in %s/entries\n", json_array_size(list),
+	       json_array_size(list) == 1 ? "y" : "ies", cfg->cache_dir);
+	json_decref(list);
+	return LAB_OK;
+}
+
+static int kernel_gc(struct lab_config *cfg, struct kernel_opts *o)
+{
+	json_t *list = load_entries(cfg->cache_dir), *m;
+	struct strvec keep = STRVEC_INIT;
+	size_t i, removed = 0;
+	char key[SHA256_HEX_LEN + 1];
+
+	/* Referenced: what a kernel of this configuration resolves to today. */
+	for (size_t k = 0; k < cfg->nr_kernels; k++)
+		if (!kbuild_lookup(cfg, &cfg->kernels[k], key))
+			strvec_push(&keep, key);
+	json_array_foreach(list, i, m) {
+		const char *ek = json_string_value(json_object_get(m, "key"));
+		int referenced = 0;
+		for (size_t k = 0; ek && k < keep.n; k++)
+			referenced |= !strcmp(keep.v[k], ek);
+		if (!ek || referenced)
+			continue;
+		char *dir = kcache_entry_dir(cfg->cache_dir, ek);
+		printf("%s %s (%s)\n", o->dry_run ? "would remove" : "removing", dir,
+		       json_string_value(json_object_get(m, "name")) ?: "?");
+		if (!o->dry_run && rm_rf(dir))
+			warning("cannot remove %s", dir);
+		free(dir);
+		removed++;
+	}
+	printf("%zu entr%s %sremoved, %zu kept\n", removed, removed == 1 ? "y" : "ies",
+	       o->dry_run ? "would be " : "", keep.n);
+	strvec_clear(&keep);
+	json_decref(list);
+	return LAB_OK;
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+	struct kernel_opts o = { 0 };
+	struct lab_config cfg;
+	int r;
+
+	if (wants_help(argc, argv) || argc < 2) {
+		print_command_help(find_command("kernel"));
+		return argc < 2 ? LAB_EUSER : LAB_OK;
+	}
+	r = parse_opts(argc, argv, &o);
+	if (r)
+		goto out;
+	if (strcmp(argv[1], "build") && strcmp(argv[1], "list") && strcmp(argv[1], "gc")) {
+		r = user_error("kernel: unknown subcommand '%s' (build, list or gc)", argv[1]);
+		goto out;
+	}
+	r = config_load_or_report(o.config, &cfg);
+	if (!r) {
+		if (!strcmp(argv[1], "build"))
+			r = kernel_build(&cfg, &o);
+		else if (!strcmp(argv[1], "list"))
+			r = kernel_list(&cfg, &o);
+		else
+			r = kernel_gc(&cfg, &o);
+	}
+	config_free(&cfg);
+out:
+	strvec_clear(&o.names);
+	return r;
+}

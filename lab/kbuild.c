@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One kernel from lab.conf to a cache entry:
+ *   identify source -> input key -> (hit? done)
+ *   -> work tree -> git am the series -> configure + verify -> entry key
+ *   -> (hit? done) -> make bzImage out of tree -> store entry.
+ *
+ * All kernels of one source share a work tree; each kernel name has its own
+ * build folder. Switching the tree between baseline and patched with git
+ * checkout rewrites only the files the series touches, so make in a build
+ * folder recompiles only what depends on them: a patch to one .c file
+ * rebuilds in seconds once its baseline has been built.
+ */
+#include "kbuild.h"
+#include "fsutil.h"
+#include "kcache.h"
+#include "ksource.h"
+#include "mbox.h"
+#include "run_command.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct build_ctx {
+	const struct lab_config *cfg;
+	const struct kernel_cfg *k;
+	struct ksource src;
+	struct strvec series_text;	/* contents of each series file */
+	struct strvec fragment_text;
+	char *config_base;		/* base name, or the base file's contents */
+	char *compiler;
+	char ikey[SHA256_HEX_LEN + 1];
+	char key[SHA256_HEX_LEN + 1];
+	char *build_dir;
+	char *log;
+	struct strvec subjects;		/* applied patches, for meta.json */
+	char *head_commit;
+	double t_unpack, t_apply, t_config, t_compile;
+	/* progress */
+	long steps;
+	const char *phase;
+	double last_tick;
+	int tty;
+};
+
+static void kbuild_info(struct build_ctx *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void kbuild_info(struct build_ctx *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (lab_quiet)
+		return;
+	printf("[%s] ", b->k->name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static int read_inputs(struct build_ctx *b, struct strbuf *err)
+{
+	const struct kernel_cfg *k = b->k;
+	struct strbuf sb = STRBUF_INIT;
+	const char *cc = getenv("CC");
+	const char *argv[] = { cc && *cc ? cc : "gcc", "--version", NULL };
+
+	for (size_t i = 0; i < k->series.n; i++) {
+		sb_reset(&sb);
+		if (read_file(k->series.v[i], &sb, 64 << 20)) {
+			sb_addf(err, "[kernel %s] series: cannot read %s: %s", k->name,
+				k->series.v[i], strerror(errno));
+			goto fail;
+		}
+		strvec_push(&b->series_text, sb_str(&sb));
+	}
+	for (size_t i = 0; i < k->fragments.n; i++) {
+		sb_reset(&sb);
+		if (read_file(k->fragments.v[i], &sb, 16 << 20)) {
+			sb_addf(err, "[kernel %s] fragments: cannot read %s: %s", k->name,
+				k->fragments.v[i], strerror(errno));
+			goto fail;
+		}
+		strvec_push(&b->fragment_text, sb_str(&sb));
+	}
+	if (k->config[0] == '/') {
+		sb_reset(&sb);
+		if (read_file(k->config, &sb, 16 << 20)) {
+			sb_addf(err, "[kernel %s] config: cannot read %s: %s", k->name, k->config,
+				strerror(errno));
+			goto fail;
+		}
+		b->config_base = sb_detach(&sb);
+	} else {
+		b->config_base = xstrdup(k->config);
+	}
+	sb_reset(&sb);
+	if (run_capture(argv, NULL, &sb) || !sb.len) {
+		sb_addf(err, "cannot run '%s --version': is a C compiler installed?", argv[0]);
+		goto fail;
+	}
+	b->compiler = xstrndup(sb.buf, strcspn(sb.buf, "\n"));
+	sb_release(&sb);
+	return 0;
+fail:
+	sb_release(&sb);
+	return -1;
+}
+
+static void fill_inputs(struct build_ctx *b, struct kcache_inputs *in, const char *config_text)
+{
+	in->source_id = b->src.id;
+	in->series = (const char *const *)b->series_text.v;
+	in->nr_series = b->series_text.n;
+	in->config_base = b->config_base;
+	in->fragments = (const char *const *)b->fragment_text.v;
+	in->nr_fragments = b->fragment_text.n;
+	in->compiler = b->compiler;
+	in->config_text = config_text;
+}
+
+/* Serialise builds: two kernel builds on two cores only slow each other down. */
+static int take_lock(const char *cache_dir, int *fd_out)
+{
+	char *path = xasprintf("%s/build.lock", cache_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		int r = lab_error("cannot open %s: %s", path, strerror(errno));
+		free(path);
+		return r;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		char holder[64] = "";
+		ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+		holder[n > 0 ? n : 0] = '\0';
+		holder[strcspn(holder, "\n")] = '\0';
+		info("waiting for the kernel build lock %s (held by pid %s)", path,
+		     *holder ? holder : "?");
+		if (flock(fd, LOCK_EX)) {
+			int r = lab_error("cannot lock %s: %s", path, strerror(errno));
+			close(fd);
+			free(path);
+			return r;
+		}
+	}
+	char pid[32];
+	int len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)len, 0) < 0)
+		debug("cannot record the lock holder in %s", path);
+	free(path);
+	*fd_out = fd;
+	return LAB_OK;
+}
+
+/* The hunk header ("@@ -1138,7 +1138,8 @@ ...") of @file starting at @line. */
+static char *find_hunk(const char *patch, const char *file, long line)
+{
+	char *marker = xasprintf("+++ b/%s\n", file);
+	const char *s = strstr(patch, marker);
+	char *want = xasprintf("@@ -%ld,", line);
+	char *res = NULL;
+
+	free(marker);
+	for (; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+		if (!strncmp(s, "diff --git ", 11))
+			break;
+		if (str_starts_with(s, want)) {
+			res = xstrndup(s, strcspn(s, "\n"));
+			break;
+		}
+	}
+	free(want);
+	return res;
+}
+
+/* Turn git's "error: patch failed: FILE:LINE" lines into hunk descriptions. */
+static void describe_failure(const struct patch *p, const char *git_out, struct strbuf *msg)
+{
+	const char *key = "patch failed: ";
+	int found = 0;
+
+	for (const char *s = strstr(git_out, key); s; s = strstr(s + 1, key)) {
+		const char *f = s + strlen(key);
+		size_t len = strcspn(f, "\n");
+		const char *colon = memrchr(f, ':', len);
+		if (!colon)
+			continue;
+		char *file = xstrndup(f, (size_t)(colon - f));
+		long line = strtol(colon + 1, NULL, 10);
+		char *hunk = find_hunk(p->text, file, line);
+		sb_addf(msg, "\n  hunk: %s at line %ld%s%s", file, line, hunk ? ": " : "",
+			hunk ? hunk : "");
+		free(hunk);
+		free(file);
+		found = 1;
+	}
+	if (!found) {
+		/* Corrupt patch or the like: git's own words are the best we have. */
+		for (const char *s = git_out; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
+			if (str_starts_with(s, "error:") || str_starts_with(s, "fatal:"))
+				sb_addf(msg, "\n  git: %.*s", (int)strcspn(s, "\n"), s);
+	}
+}
+
+static void reset_tree(const char *tree)
+{
+	const char *abort_am[] = { "am", "--abort", NULL };
+	const char *reset[] = { "reset", "-q", "--hard", NULL };
+	const char *co[] = { "checkout", "-q", "-f", "--detach", "mglrulab-base", NULL };
+	const char *clean[] = { "clean", "-q", "-f", "-d", NULL };
+	struct strbuf out = STRBUF_INIT;
+	char *rebase_apply = xasprintf("%s/.git/rebase-apply", tree);
+
+	if (path_exists(rebase_apply))
+		ksource_git(tree, abort_am, &out);
+	ksource_git(tree, reset, &out);
+	ksource_git(tree, co, &out);
+	ksource_git(tree, clean, &out);
+	free(rebase_apply);
+	sb_release(&out);
+}
+
+static int apply_one(struct build_ctx *b, const struct patch *p, const char *tmpfile,
+		     struct strbuf *out)
+{
+	if (write_file_atomic(tmpfile, p->text, strlen(p->text)))
+		return -1;
+	if (p->has_headers) {
+		const char *am[] = { "am", "-q", "--no-3way", "--keep-cr", tmpfile, NULL };
+		return ksource_git(b->src.tree, am, out);
+	}
+	/* A bare diff: apply it and name the commit after its file. */
+	const char *apply[] = { "apply", "--index", tmpfile, NULL };
+	int r = ksource_git(b->src.tree, apply, out);
+	if (r)
+		return r;
+	char *msg = xasprintf("%s (bare diff)", path_basename(p->file));
+	const char *commit[] = { "commit", "-q", "--no-verify", "-m", msg, NULL };
+	r = ksource_git(b->src.tree, commit, out);
+	free(msg);
+	return r;
+}
+
+static int apply_series(struct build_ctx *b)
+{
+	const struct kernel_cfg *k = b->k;
+	struct patch_list pl = { 0 };
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	char *tmpfile = xasprintf("%s.patch", b->src.tree);
+	double t0 = now_monotonic();
+	int r = LAB_OK, applied = 0;
+
+	reset_tree(b->src.tree);
+	for (size_t i = 0; i < k->series.n; i++) {
+		if (mbox_split(k->series.v[i], &pl, &err)) {
+			r = user_error("[kernel %s] series: %s", k->name, sb_str(&err));
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < pl.n && !r; i++) {
+		const struct patch *p = &pl.v[i];
+		char *label = patch_label(p);
+		if (p->is_cover) {
+			debug("skipping %s: %s", label, p->has_diff ? "cover letter" : "no diff");
+			free(label);
+			continue;
+		}
+		sb_reset(&out);
+		if (apply_one(b, p, tmpfile, &out)) {
+			struct strbuf msg = STRBUF_INIT;
+			describe_failure(p, sb_str(&out), &msg);
+			reset_tree(b->src.tree);
+			r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
+				       "  the work tree %s is back at the unmodified source",
+				       k->name, applied + 1, label, sb_str(&msg), b->src.tree);
+			sb_release(&msg);
+		} else {
+			applied++;
+			strvec_push(&b->subjects, p->subject ? p->subject : path_basename(p->file));
+		}
+		free(label);
+	}
+	if (!r) {
+		const char *head[] = { "rev-parse", "HEAD", NULL };
+		sb_reset(&out);
+		ksource_git(b->src.tree, head, &out);
+		sb_trim_trailing_newlines(&out);
+		b->head_commit = sb_detach(&out);
+		if (applied)
+			kbuild_info(b, "apply    %d patch%s with git am", applied, applied == 1 ? "" : "es");
+	}
+out:
+	unlink(tmpfile);
+	free(tmpfile);
+	patch_list_free(&pl);
+	sb_release(&err);
+	sb_release(&out);
+	b->t_apply = now_monotonic() - t0;
+	return r;
+}
+
+static int make_in(struct build_ctx *b, const char *const *targets, struct child *proto)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct child c = proto ? *proto : (struct child){ 0 };
+	int r;
+
+	strvec_pushv(&argv, (const char *const[]){ "make", "-C", b->src.tree, NULL });
+	strvec_pushf(&argv, "O=%s", b->build_dir);
+	strvec_pushv(&argv, targets);
+	c.argv = (const char *const *)argv.v;
+	if (!c.log_path)
+		c.log_path = b->log;
+	r = run_command(&c);
+	strvec_clear(&argv);
+	return r;
+}
+
+static int fail_with_log(struct build_ctx *b, int status, const char *what)
+{
+	struct strbuf tail = STRBUF_INIT;
+
+	tail_lines(b->log, 20, &tail);
+	error_status(status, "[kernel %s] %s; the log is %s, its last lines:\n%s", b->k->name,
+		     what, b->log, sb_str(&tail));
+	sb_release(&tail);
+	return status;
+}
+
+static int configure(struct build_ctx *b, struct strbuf *config_text)
+{
+	const struct kernel_cfg *k = b->k;
+	char *dotconfig = xasprintf("%s/.config", b->build_dir);
+	double t0 = now_monotonic();
+	int r = LAB_OK;
+
+	if (k->config[0] == '/') {
+		if (copy_file(k->config, dotconfig, 0644)) {
+			r = lab_error("cannot copy %s to %s: %s", k->config, dotconfig, strerror(errno));
+			goto out;
+		}
+	} else if (make_in(b, (const char *const[]){ k->config, NULL }, NULL)) {
+		r = fail_with_log(b, LAB_ELAB, "make tinyconfig/defconfig failed");
+		goto out;
+	}
+	if (k->fragments.n) {
+		struct strvec argv = STRVEC_INIT;
+		strvec_pushv(&argv, (const char *const[]){ "scripts/kconfig/merge_config.sh", "-m",
+							  "-O", b->build_dir, dotconfig, NULL });
+		strvec_pushv(&argv, (const char *const *)k->fragments.v);
+		struct child c = { .argv = (const char *const *)argv.v, .dir = b->src.tree,
+				   .log_path = b->log };
+		int mr = run_command(&c);
+		strvec_clear(&argv);
+		if (mr) {
+			r = fail_with_log(b, LAB_ELAB, "merge_config.sh failed");
+			goto out;
+		}
+	}
+	if (make_in(b, (const char *const[]){ "olddefconfig", NULL }, NULL)) {
+		r = fail_with_log(b, LAB_ELAB, "make olddefconfig failed");
+		goto out;
+	}
+	if (read_file(dotconfig, config_text, 16 << 20)) {
+		r = lab_error("cannot read %s: %s", dotconfig, strerror(errno));
+		goto out;
+	}
+	struct strbuf dropped = STRBUF_INIT;
+	int bad = kconfig_verify((const char *const *)b->fragment_text.v, b->fragment_text.n,
+				 sb_str(config_text), &dropped);
+	if (bad)
+		r = user_error("[kernel %s] Kconfig dropped %d option%s the fragments request "
+			       "(unmet dependencies?):\n%s  merged config: %s", k->name, bad,
+			       bad == 1 ? "" : "s", sb_str(&dropped), dotconfig);
+	sb_release(&dropped);
+out:
+	b->t_config = now_monotonic() - t0;
+	free(dotconfig);
+	return r;
+}
+
+static void on_make_line(const char *line, void *data)
+{
+	struct build_ctx *b = data;
+
+	/* Kbuild's quiet lines: "  CC      mm/vmscan.o", "  LD      vmlinux". */
+	if (line[0] != ' ' || line[1] != ' ' || line[2] < 'A' || line[2] > 'Z')
+		return;
+	b->steps++;
+	if (strstr(line, " vmlinux") && str_starts_with(line + 2, "LD"))
+		b->phase = "link";
+	else if (strstr(line, "bzImage"))
+		b->phase = "image";
+	double now = now_monotonic();
+	if (lab_quiet || now - b->last_tick < (b->tty ? 0.25 : 30))
+		return;
+	b->last_tick = now;
+	if (b->tty)
+		printf("\r[%s] %-8s %ld steps, %.0f s ", b->k->name, b->phase, b->steps,
+		       now - (b->t_compile));
+	else
+		printf("[%s] %-8s %ld steps, %.0f s\n", b->k->name, b->phase, b->steps,
+		       now - (b->t_compile));
+	fflush(stdout);
+}
+
+static long cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? n : 1;
+}
+
+static int compile(struct build_ctx *b)
+{
+	long jobs = b->cfg->jobs ? b->cfg->jobs : cpu_count();
+	struct strvec targets = STRVEC_INIT, env = STRVEC_INIT;
+	int r;
+
+	strvec_pushf(&targets, "-j%ld", jobs);
+	/* Fixed build stamps: the same inputs give the same image. */
+	strvec_push(&env, "KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");
+	strvec_push(&env, "KBUILD_BUILD_USER=mglrulab");
+	strvec_push(&env, "KBUILD_BUILD_HOST=mglrulab");
+	strvec_push(&env, "KBUILD_BUILD_VERSION=1");
+	if (program_in_path("ccache")) {
+		strvec_push(&targets, "CC=ccache gcc");
+		if (!getenv("CCACHE_DIR"))
+			strvec_pushf(&env, "CCACHE_DIR=%s/ccache", b->cfg->cache_dir);
+	}
+	strvec_push(&targets, "bzImage");
+	b->tty = isatty(1);
+	b->phase = "compile";
+	b->steps = 0;
+	b->t_compile = now_monotonic();
+	b->last_tick = b->t_compile;
+	kbuild_info(b, "compile  make -j%ld bzImage%s", jobs,
+		    program_in_path("ccache") ? " (ccache)" : "");
+	struct child c = { .env = (const char *const *)env.v, .log_path = b->log,
+			   .on_line = on_make_line, .data = b, .merge_stderr = 1 };
+	r = make_in(b, (const char *const *)targets.v, &c);
+	if (b->tty && !lab_quiet)
+		printf("\r\033[K");
+	b->t_compile = now_monotonic() - b->t_compile;
+	strvec_clear(&targets);
+	strvec_clear(&env);
+	if (r)
+		return fail_with_log(b, LAB_ELAB, "the kernel build failed");
+	return LAB_OK;
+}
+
+/* Reuse the newest build folder of the same tree: make then redoes only what differs. */
+static void seed_build_dir(struct build_ctx *b)
+{
+	char *parent = path_dirname(b->build_dir);
+	const char *tree_name = path_basename(b->src.tree);
+	size_t tl = strlen(tree_name);
+	DIR *d = opendir(parent);
+	struct dirent *de;
+	char *best = NULL;
+	time_t best_t = 0;
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, tree_name, tl) || de->d_name[tl] != '-')
+			continue;
+		char *cand = xasprintf("%s/%s", parent, de->d_name);
+		char *img = xasprintf("%s/arch/x86/boot/bzImage", cand);
+		struct stat st;
+		if (strcmp(cand, b->build_dir) && !stat(img, &st) && st.st_mtime >= best_t) {
+			free(best);
+			best = xstrdup(cand);
+			best_t = st.st_mtime;
+		}
+		free(img);
+		free(cand);
+	}
+	if (d)
+		closedir(d);
+	if (best) {
+		const char *argv[] = { "cp", "-a", "--reflink=auto", best, b->build_dir, NULL };
+		struct child c = { .argv = argv, .null_stdout = 1 };
+		kbuild_info(b, "seed     build folder from %s", path_basename(best));
+		if (run_command(&c))
+			rm_rf(b->build_dir);
+	}
+	free(best);
+	free(parent);
+}
+
+static json_t *strvec_to_json(const struct strvec *sv)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < sv->n; i++)
+		json_array_append_new(a, json_string(sv->v[i]));
+	return a;
+}
+
+static json_t *files_json(const struct strvec *paths, const struct strvec *texts)
+{
+	json_t *a = json_array();
+	char hex[SHA256_HEX_LEN + 1];
+
+	for (size_t i = 0; i < paths->n; i++) {
+		sha256_hex_of(texts->v[i], strlen(texts->v[i]), hex);
+		json_array_append_new(a, json_pack("{s:s, s:s}", "file", paths->v[i], "sha256", hex));
+	}
+	return a;
+}
+
+static const char *kind_name(enum source_kind k)
+{
+	return k == SOURCE_ARCHIVE ? "archive" : k == SOURCE_GIT ? "git" : "directory";
+}
+
+static int store_entry(struct build_ctx *b, const char *config_text)
+{
+	const char *cache = b->cfg->cache_dir;
+	char *entry = kcache_entry_dir(cache, b->key);
+	char *tmp = xasprintf("%s.tmp.%ld", entry, (long)getpid());
+	char stamp[32], cfg_hex[SHA256_HEX_LEN + 1];
+	int r = LAB_OK;
+	static const struct { const char *from, *to; } files[] = {
+		{ "arch/x86/boot/bzImage", "bzImage" }, { ".config", "config" },
+		{ "System.map", "System.map" },
+	};
+
+	rm_rf(tmp);
+	if (mkdir_p(tmp, 0755)) {
+		r = lab_error("cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *from = xasprintf("%s/%s", b->build_dir, files[i].from);
+		char *to = xasprintf("%s/%s", tmp, files[i].to);
+		int cr = copy_file(from, to, 0644);
+		if (cr)
+			r = lab_error("cannot copy %s to the cache: %s", from, strerror(errno));
+		free(from);
+		free(to);
+		if (r)
+			goto out;
+	}
+	char *log_copy = xasprintf("%s/build.log", tmp);
+	copy_file(b->log, log_copy, 0644);
+	free(log_copy);
+
+	char *img = xasprintf("%s/bzImage", tmp);
+	long long size = file_size(img);
+	char img_hex[SHA256_HEX_LEN + 1];
+	sha256_file_hex(img, img_hex);
+	free(img);
+	iso8601_now(stamp);
+	sha256_hex_of(config_text, strlen(config_text), cfg_hex);
+	json_t *meta = json_pack(
+		"{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s?, s:s?}, s:o, s:o, s:s, s:o, s:s, s:s,"
+		" s:s?, s:{s:f, s:f, s:f, s:f}, s:{s:I}, s:s}",
+		"schema", KCACHE_VERSION, "key", b->key, "input_key", b->ikey, "name", b->k->name,
+		"source", "kind", kind_name(b->src.kind), "path", b->src.path, "id", b->src.id,
+		"ref", b->src.ref, "commit", b->src.commit,
+		"series", files_json(&b->k->series, &b->series_text),
+		"subjects", strvec_to_json(&b->subjects),
+		"config_base", b->k->config,
+		"fragments", files_json(&b->k->fragments, &b->fragment_text),
+		"config_sha256", cfg_hex, "compiler", b->compiler, "head_commit", b->head_commit,
+		"seconds", "unpack", b->t_unpack, "apply", b->t_apply, "configure", b->t_config,
+		"compile", b->t_compile,
+		"sizes", "bzImage", (json_int_t)size, "bzImage_sha256", img_hex);
+	json_object_set_new(meta, "built_at", json_string(stamp));
+	char *text = json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *meta_path = xasprintf("%s/meta.json", tmp);
+	if (write_file_atomic(meta_path, text, strlen(text)))
+		r = lab_error("cannot write %s: %s", meta_path, strerror(errno));
+	free(meta_path);
+	free(text);
+	json_decref(meta);
+	if (r)
+		goto out;
+	rm_rf(entry);	/* an incomplete entry left by a crash */
+	if (rename(tmp, entry))
+		r = lab_error("cannot move %s to %s: %s", tmp, entry, strerror(errno));
+out:
+	if (r)
+		rm_rf(tmp);
+	free(tmp);
+	free(entry);
+	return r;
+}
+
+static void finish_result(struct build_ctx *b, struct kbuild_result *res, int hit, double t0)
+{
+	memcpy(res->key, b->key, sizeof(res->key));
+	res->entry_dir = kcache_entry_dir(b->cfg->cache_dir, b->key);
+	res->bzimage = xasprintf("%s/bzImage", res->entry_dir);
+	res->cache_hit = hit;
+	res->seconds = now_monotonic() - t0;
+	res->image_size = file_size(res->bzimage);
+	if (!lab_quiet)
+		printf("[%s] %s in %.2f s: %s (%.1f MiB), key %.12s\n", b->k->name,
+		       hit ? "cache hit" : "built", res->seconds, res->bzimage,
+		       res->image_size / 1048576.0, b->key);
+}
+
+static void build_ctx_free(struct build_ctx *b)
+{
+	ksource_free(&b->src);
+	strvec_clear(&b->series_text);
+	strvec_clear(&b->fragment_text);
+	strvec_clear(&b->subjects);
+	free(b->config_base);
+	free(b->compiler);
+	free(b->build_dir);
+	free(b->log);
+	free(b->head_commit);
+}
+
+static int identify(struct build_ctx *b)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct kcache_inputs in = { 0 };
+	int r = ksource_identify(b->cfg->cache_dir, b->k->source, b->k->ref, &b->src, &err);
+
+	if (!r && read_inputs(b, &err))
+		r = LAB_EUSER;
+	if (r) {
+		error_status(r, "[kernel %s] %s", b->k->name, sb_str(&err));
+	} else {
+		fill_inputs(b, &in, NULL);
+		kcache_input_key(&in, b->ikey);
+	}
+	sb_release(&err);
+	return r;
+}
+
+int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
+		  char key[SHA256_HEX_LEN + 1])
+{
+	struct build_ctx b = { .cfg = cfg, .k = k };
+	int r = -1;
+
+	if (mkdir_p(cfg->cache_dir, 0755) == 0 && identify(&b) == LAB_OK &&
+	    !kcache_index_get(cfg->cache_dir, b.ikey, key) && kcache_entry_exists(cfg->cache_dir, key))
+		r = 0;
+	build_ctx_free(&b);
+	return r;
+}
+
+int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
+		  struct kbuild_result *res)
+{
+	struct build_ctx b = { .cfg = cfg, .k = k };
+	struct strbuf config_text = STRBUF_INIT, err = STRBUF_INIT;
+	double t0 = now_monotonic();
+	int lock_fd = -1, r;
+
+	memset(res, 0, sizeof(*res));
+	if (mkdir_p(cfg->cache_dir, 0755)) {
+		r = lab_error("cannot create the cache %s: %s", cfg->cache_dir, strerror(errno));
+		goto out;
+	}
+	r = identify(&b);
+	if (r)
+		goto out;
+	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) &&
+	    kcache_entry_exists(cfg->cache_dir, b.key)) {
+		finish_result(&b, res, 1, t0);
+		goto out;
+	}
+	r = take_lock(cfg->cache_dir, &lock_fd);
+	if (r)
+		goto out;
+	/* Someone may have built it while we waited for the lock. */
+	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) &&
+	    kcache_entry_exists(cfg->cache_dir, b.key)) {
+		finish_result(&b, res, 1, t0);
+		goto out;
+	}
+	r = ksource_prepare_tree(cfg->cache_dir, &b.src, &err, &b.t_unpack);
+	if (r) {
+		error_status(r, "[kernel %s] %s", k->name, sb_str(&err));
+		goto out;
+	}
+	b.build_dir = xasprintf("%s/build/%s-%s", cfg->cache_dir, path_basename(b.src.tree), k->name);
+	if (!is_dir(b.build_dir)) {
+		char *parent = path_dirname(b.build_dir);
+		mkdir_p(parent, 0755);
+		free(parent);
+		seed_build_dir(&b);
+	}
+	if (mkdir_p(b.build_dir, 0755)) {
+		r = lab_error("cannot create %s: %s", b.build_dir, strerror(errno));
+		goto out;
+	}
+	b.log = xasprintf("%s/build.log", b.build_dir);
+	unlink(b.log);
+	r = apply_series(&b);
+	if (r)
+		goto out;
+	r = configure(&b, &config_text);
+	if (r)
+		goto out;
+	struct kcache_inputs in = { 0 };
+	fill_inputs(&b, &in, sb_str(&config_text));
+	kcache_key(&in, b.key);
+	if (kcache_entry_exists(cfg->cache_dir, b.key)) {
+		kcache_index_put(cfg->cache_dir, b.ikey, b.key);
+		finish_result(&b, res, 1, t0);
+		goto out;
+	}
+	r = compile(&b);
+	if (r)
+		goto out;
+	r = store_entry(&b, sb_str(&config_text));
+	if (r)
+		goto out;
+	if (kcache_index_put(cfg->cache_dir, b.ikey, b.key))
+		warning("cannot record the input key in %s/index", cfg->cache_dir);
+	finish_result(&b, res, 0, t0);
+out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	sb_release(&config_text);
+	sb_release(&err);
+	build_ctx_free(&b);
+	return r;
+}
+
+void kbuild_result_free(struct kbuild_result *res)
+{
+	free(res->entry_dir);
+	free(res->bzimage);
+	memset(res, 0, sizeof(*res));
+}

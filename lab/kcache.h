@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The content-addressed kernel cache.
+ *
+ *   <cache>/entries/<key>/   bzImage, config, System.map, build.log, meta.json
+ *   <cache>/index/<ikey>     input key -> entry key, so a cache hit needs no
+ *                            configure step (which takes seconds)
+ *   <cache>/srcid/<h>        archive path+size+mtime -> archive sha256 memo
+ *   <cache>/trees/<id>/      lab-managed git work trees, one per source
+ *   <cache>/build/<tree>-<kernel>/  out-of-tree build folders
+ *
+ * The entry key hashes what determines the image: the source identity, the
+ * series files' contents in order, the merged .config (its CONFIG_ lines)
+ * and the compiler version. The input key hashes what determines those
+ * before configuring: the same, with the config base and the fragments'
+ * contents in place of the merged .config.
+ */
+#ifndef LAB_KCACHE_H
+#define LAB_KCACHE_H
+
+#include "sha256.h"
+#include "strbuf.h"
+#include "util.h"
+
+#define KCACHE_VERSION "mglrulab-kcache/1"
+
+struct kcache_inputs {
+	const char *source_id;		/* "tar:<sha256>", "git:<tree>", "dir:<hash>" */
+	const char *const *series;	/* contents of the series files, in order */
+	size_t nr_series;
+	const char *config_text;	/* merged .config (entry key) */
+	const char *config_base;	/* base name or file contents (input key) */
+	const char *const *fragments;	/* fragment contents (input key) */
+	size_t nr_fragments;
+	const char *compiler;		/* first line of `gcc --version` */
+};
+
+/* Entry key: source, series, CONFIG_ lines of the merged config, compiler. */
+void kcache_key(const struct kcache_inputs *in, char key[SHA256_HEX_LEN + 1]);
+/* Input key: source, series, config base, fragments, compiler. */
+void kcache_input_key(const struct kcache_inputs *in, char key[SHA256_HEX_LEN + 1]);
+
+/* Entry folder of @key (caller frees); whether it is complete. */
+char *kcache_entry_dir(const char *cache_dir, const char *key);
+int kcache_entry_exists(const char *cache_dir, const char *key);
+/* Index: remember / look up input key -> entry key. */
+int kcache_index_put(const char *cache_dir, const char *ikey, const char *key);
+int kcache_index_get(const char *cache_dir, const char *ikey, char key[SHA256_HEX_LEN + 1]);
+
+#endif

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ksource.h"
+#include "fsutil.h"
+#include "run_command.h"
+#include "sha256.h"
+#include "util.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *const lab_git_env[] = {
+	"GIT_AUTHOR_NAME=mglrulab", "GIT_AUTHOR_EMAIL=mglrulab@localhost",
+	"GIT_COMMITTER_NAME=mglrulab", "GIT_COMMITTER_EMAIL=mglrulab@localhost",
+	"GIT_AUTHOR_DATE=1970-01-01T00:00:00Z", "GIT_COMMITTER_DATE=1970-01-01T00:00:00Z",
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", NULL,
+};
+
+static int is_archive(const char *path)
+{
+	return str_ends_with(path, ".tar") || strstr(path, ".tar.") || str_ends_with(path, ".tgz") ||
+	       str_ends_with(path, ".txz");
+}
+
+/*
+ * Hashing a 150 MB archive takes about a second; remember the hash keyed
+ * by everything that changes when the file does.
+ */
+static int archive_id(const char *cache_dir, const char *path, char **id, struct strbuf *err)
+{
+	struct stat st;
+	char memo_key[SHA256_HEX_LEN + 1], hex[SHA256_HEX_LEN + 1];
+
+	if (stat(path, &st)) {
+		sb_addf(err, "%s: %s", path, strerror(errno));
+		return LAB_EUSER;
+	}
+	char *stamp = xasprintf("%s\n%lld\n%lld.%09ld\n%llu", path, (long long)st.st_size,
+				(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+				(unsigned long long)st.st_ino);
+	sha256_hex_of(stamp, strlen(stamp), memo_key);
+	free(stamp);
+	char *memo_dir = xasprintf("%s/srcid", cache_dir);
+	char *memo = xasprintf("%s/%s", memo_dir, memo_key);
+	struct strbuf sb = STRBUF_INIT;
+	if (!read_file(memo, &sb, 256) && (sb_trim_trailing_newlines(&sb), sb.len == SHA256_HEX_LEN)) {
+		*id = xasprintf("tar:%s", sb.buf);
+	} else if (sha256_file_hex(path, hex)) {
+		sb_addf(err, "%s: cannot read: %s", path, strerror(errno));
+	} else {
+		*id = xasprintf("tar:%s", hex);
+		char *line = xasprintf("%s\n", hex);
+		if (mkdir_p(memo_dir, 0755) || write_file_atomic(memo, line, strlen(line)))
+			debug("cannot write %s", memo);
+		free(line);
+	}
+	sb_release(&sb);
+	free(memo);
+	free(memo_dir);
+	return *id ? LAB_OK : LAB_EUSER;
+}
+
+static struct sha256 dir_hash;
+static size_t dir_prefix;
+
+static int dir_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D && !strcmp(path_basename(path), ".git"))
+		return FTW_SKIP_SUBTREE;
+	if (flag != FTW_F && flag != FTW_SL)
+		return FTW_CONTINUE;
+	char *rec = xasprintf("%s %lld %lld.%09ld %o", path + dir_prefix, (long long)st->st_size,
+			      (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec, st->st_mode);
+	sha256_field_str(&dir_hash, "file", rec);
+	free(rec);
+	return FTW_CONTINUE;
+}
+
+/*
+ * A plain directory has no content hash to hand; its file list with sizes
+ * and modification times identifies it well enough to notice any edit.
+ */
+static int directory_id(const char *path, char **id, struct strbuf *err)
+{
+	char hex[SHA256_HEX_LEN + 1];
+
+	sha256_init(&dir_hash);
+	dir_prefix = strlen(path);
+	if (nftw(path, dir_entry, 64, FTW_PHYS | FTW_ACTIONRETVAL)) {
+		sb_addf(err, "%s: cannot walk the tree: %s", path, strerror(errno));
+		return LAB_EUSER;
+	}
+	sha256_final_hex(&dir_hash, hex);
+	*id = xasprintf("dir:%s", hex);
+	return LAB_OK;
+}
+
+static int git_rev(const char *repo, const char *rev, struct strbuf *out)
+{
+	const char *argv[] = { "git", "-C", repo, "rev-parse", "--verify", "-q", rev, NULL };
+
+	sb_reset(out);
+	return run_capture(argv, NULL, out);
+}
+
+static int git_identify(const char *path, const char *ref, struct ksource *src,
+			struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *want = ref ? ref : "HEAD";
+	char *commit_rev = xasprintf("%s^{commit}", want);
+	char *tree_rev = xasprintf("%s^{tree}", want);
+	int r = LAB_OK;
+
+	src->kind = SOURCE_GIT;
+	src->ref = xstrdup(want);
+	if (git_rev(path, commit_rev, &sb) || !sb.len) {
+		sb_addf(err, "%s: '%s' is not a commit in this git repository", path, want);
+		r = LAB_EUSER;
+	} else {
+		src->commit = xstrdup(sb.buf);
+		git_rev(path, tree_rev, &sb);
+		src->id = xasprintf("git:%s", sb.buf);
+	}
+	free(commit_rev);
+	free(tree_rev);
+	sb_release(&sb);
+	return r;
+}
+
+int ksource_identify(const char *cache_dir, const char *path, const char *ref,
+		     struct ksource *src, struct strbuf *err)
+{
+	int r;
+
+	memset(src, 0, sizeof(*src));
+	src->path = xstrdup(path);
+	if (is_regular_file(path) && is_archive(path)) {
+		src->kind = SOURCE_ARCHIVE;
+		r = archive_id(cache_dir, path, &src->id, err);
+	} else if (is_dir(path)) {
+		char *gitdir = path_join(path, ".git");
+		int has_git = path_exists(gitdir) || str_ends_with(path, ".git");
+		free(gitdir);
+		if (has_git || ref) {
+			r = git_identify(path, ref, src, err);
+		} else {
+			src->kind = SOURCE_DIR;
+			r = directory_id(path, &src->id, err);
+		}
+	} else {
+		sb_addf(err, "%s: expected a kernel source directory, a .tar.* archive or a git "
+			"repository", path);
+		r = LAB_EUSER;
+	}
+	if (!r && ref && src->kind != SOURCE_GIT) {
+		sb_addf(err, "%s: 'ref = %s' needs a git repository as source", path, ref);
+		r = LAB_EUSER;
+	}
+	if (!r) {
+		const char *colon = strchr(src->id, ':');
+		src->tree = xasprintf("%s/trees/%.*s-%.16s", cache_dir, (int)(colon - src->id),
+				      src->id, colon + 1);
+	}
+	return r;
+}
+
+static int run_git(const char *tree, const char *const *args, const char *log, struct strbuf *out)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct child c = { .dir = tree, .env = lab_git_env, .log_path = out ? NULL : log,
+			   .out = out, .merge_stderr = 1, .null_stdout = 1 };
+	int r;
+
+	strvec_push(&argv, "git");
+	strvec_pushv(&argv, args);
+	c.argv = (const char *const *)argv.v;
+	r = run_command(&c);
+	strvec_clear(&argv);
+	return r;
+}
+
+int ksource_git(const char *tree, const char *const *args, struct strbuf *out)
+{
+	return run_git(tree, args, NULL, out);
+}
+
+/* Fill @tmp with the source's files. */
+static int populate(const struct ksource *src, const char *tmp, const char *log, struct strbuf *err)
+{
+	int r;
+
+	if (src->kind == SOURCE_ARCHIVE) {
+		const char *argv[] = { "tar", "-xf", src->path, "-C", tmp, "--strip-components=1",
+				       "--no-same-owner", NULL };
+		struct child c = { .argv = argv, .log_path = log };
+		r = run_command(&c);
+	} else if (src->kind == SOURCE_DIR) {
+		char *from = xasprintf("%s/.", src->path);
+		const char *argv[] = { "cp", "-a", "--reflink=auto", from, tmp, NULL };
+		struct child c = { .argv = argv, .log_path = log };
+		r = run_command(&c);
+		free(from);
+	} else {
+		/* Objects are shared with the user's repository, never copied or changed. */
+		const char *argv[] = { "git", "clone", "-q", "--shared", "--no-checkout",
+				       src->path, tmp, NULL };
+		struct child c = { .argv = argv, .env = lab_git_env, .log_path = log };
+		rmdir(tmp);
+		r = run_command(&c);
+		if (!r) {
+			const char *co[] = { "checkout", "-q", "-f", "--detach", src->commit, NULL };
+			r = run_git(tmp, co, log, NULL);
+		}
+	}
+	if (r)
+		sb_addf(err, "%s: cannot unpack into %s (exit %d), see %s", src->path, tmp, r, log);
+	return r ? LAB_ELAB : LAB_OK;
+}
+
+int ksource_prepare_tree(const char *cache_dir, struct ksource *src, struct strbuf *err,
+			 double *seconds)
+{
+	char *marker = xasprintf("%s/.git/mglrulab-ready", src->tree);
+	char *tmp = xasprintf("%s.tmp", src->tree);
+	char *log = xasprintf("%s.log", src->tree);
+	char *trees = xasprintf("%s/trees", cache_dir);
+	double t0 = now_monotonic();
+	int r = LAB_OK;
+
+	*seconds = 0;
+	if (is_regular_file(marker))
+		goto out;
+	info("  unpack   %s -> %s", src->path, src->tree);
+	rm_rf(tmp);
+	rm_rf(src->tree);
+	unlink(log);
+	if (mkdir_p(tmp, 0755)) {
+		sb_addf(err, "cannot create %s: %s", tmp, strerror(errno));
+		r = LAB_ELAB;
+		goto out;
+	}
+	r = populate(src, tmp, log, err);
+	if (r)
+		goto out;
+	if (src->kind != SOURCE_GIT) {
+		const char *init[] = { "init", "-q", NULL };
+		const char *add[] = { "add", "-A", "-f", ".", NULL };
+		const char *commit[] = { "-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m",
+					 "mglrulab: unmodified source", NULL };
+		if (run_git(tmp, init, log, NULL) || run_git(tmp, add, log, NULL) ||
+		    run_git(tmp, commit, log, NULL)) {
+			sb_addf(err, "%s: cannot commit the unpacked source, see %s", tmp, log);
+			r = LAB_ELAB;
+			goto out;
+		}
+	}
+	const char *tag[] = { "tag", "-f", "mglrulab-base", "HEAD", NULL };
+	if (run_git(tmp, tag, log, NULL) || rename(tmp, src->tree)) {
+		sb_addf(err, "%s: cannot finish the work tree, see %s", src->tree, log);
+		r = LAB_ELAB;
+		goto out;
+	}
+	if (write_file_atomic(marker, "ok\n", 3))
+		debug("cannot write %s", marker);
+	*seconds = now_monotonic() - t0;
+out:
+	if (r)
+		rm_rf(tmp);
+	free(marker);
+	free(tmp);
+	free(log);
+	free(trees);
+	return r;
+}
+
+void ksource_free(struct ksource *src)
+{
+	free(src->path);
+	free(src->ref);
+	free(src->id);
+	free(src->commit);
+	free(src->tree);
+	memset(src, 0, sizeof(*src));
+}

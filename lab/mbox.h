@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Split a patch series as saved from a mailing list (mbox, several messages)
+ * or as produced by git format-patch (.patch, one message) into patches.
+ */
+#ifndef LAB_MBOX_H
+#define LAB_MBOX_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+struct patch {
+	char *file;		/* the file it came from */
+	int index;		/* 1-based position of the message in that file */
+	char *subject;		/* unfolded Subject:, NULL when the message has none */
+	char *text;		/* the whole message, ready for git am */
+	int has_headers;	/* a mail (From:/Subject:), not a bare diff */
+	int has_diff;
+	int is_cover;		/* "[PATCH 0/N]" or another message without a diff */
+};
+
+struct patch_list {
+	struct patch *v;
+	size_t n, alloc;
+};
+
+/*
+ * Append the messages of @path to @out (cover letters included, marked).
+ * Returns 0, or -1 with a message in @err (unreadable, empty, no patch).
+ */
+int mbox_split(const char *path, struct patch_list *out, struct strbuf *err);
+/* Split an in-memory buffer (used by mbox_split and the tests). */
+void mbox_split_buffer(const char *file, const char *buf, size_t len, struct patch_list *out);
+void patch_list_free(struct patch_list *pl);
+/* "[PATCH 2/3] mm: foo" (file.mbox, message 3)" — how errors name a patch. */
+char *patch_label(const struct patch *p);
+
+#endif
