@@ -578,6 +578,8 @@ static int store_entry(struct build_ctx *b, const char *config_text)
 		"compile", b->t_compile,
 		"sizes", "bzImage", (json_int_t)size, "bzImage_sha256", img_hex);
 	json_object_set_new(meta, "built_at", json_string(stamp));
+	json_object_set_new(meta, "tree", json_string(b->src.tree));
+	json_object_set_new(meta, "build_dir", json_string(b->build_dir));
 	char *text = json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	char *meta_path = xasprintf("%s/meta.json", tmp);
 	if (write_file_atomic(meta_path, text, strlen(text)))

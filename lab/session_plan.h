@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The run order of a session. One fresh guest boot is the unit of
+ * replication; baseline (A) and patched (B) runs come in blocks of one A
+ * and one B run of the same workload, and consecutive blocks are paired as
+ * ABBA or BAAB (drawn from the seed), so slow drift of the host cancels out
+ * instead of landing on one kernel. Workloads are interleaved block by
+ * block. The plan is a pure function of its inputs: a resumed session
+ * recomputes (and checks) the same order.
+ */
+#ifndef LAB_SESSION_PLAN_H
+#define LAB_SESSION_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct planned_run {
+	int seq;		/* 1-based position in the session */
+	int block;		/* 1-based block number (warm-ups: 0) */
+	int kernel;		/* index into the session's kernels */
+	int workload;		/* index into the session's workloads */
+	int warmup;		/* excluded from statistics */
+};
+
+struct session_plan {
+	struct planned_run *runs;
+	size_t n;
+	char *order;		/* "ABBA BAAB ...", per workload block pair, for the report */
+};
+
+/*
+ * @nr_kernels is 1 (explore one kernel) or 2 (A/B, also A/A calibration).
+ * @runs repetitions per kernel and workload, @warmups extra runs per kernel
+ * and workload at the start.
+ */
+void session_plan_make(struct session_plan *plan, int nr_kernels, int nr_workloads, int runs,
+		       int warmups, uint64_t seed);
+void session_plan_free(struct session_plan *plan);
+
+#endif

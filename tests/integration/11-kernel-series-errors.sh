@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A series whose second patch does not apply fails with exit status 1,
+# naming that patch and its hunk, and leaves the work tree clean at the
+# unmodified source. Bad git sources are user errors too.
+. "$(dirname "$0")/../lib/common.sh"
+need_kernel_source
+
+cat > "$TMP/lab.conf" <<EOC
+[kernel broken]
+source = /usr/src/linux-source-6.12.tar.xz
+fragments = $ROOT/kernels/configs/lab-guest.config
+series = $ROOT/tests/fixtures/series/broken-second.mbox
+[guest tiny]
+file = $ROOT/guests/tiny.conf
+EOC
+"$LAB" kernel build -c "$TMP/lab.conf" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+cat "$TMP/err"
+[ $rc -eq 1 ] || fail "expected exit status 1, got $rc"
+grep -q 'patch 2 of the series does not apply: "\[PATCH 2/2\] mm/mglru: a patch whose context does not match 6.12"' "$TMP/err" ||
+	fail "the failing patch is not named"
+grep -q "broken-second.mbox, message 2" "$TMP/err" || fail "the file is not named"
+grep -q "hunk: include/linux/mm_types.h at line 1142: @@ -1142,7" "$TMP/err" || fail "the hunk is not named"
+tree=$(sed -n 's/.*the work tree \(.*\) is back at the unmodified source/\1/p' "$TMP/err")
+[ -d "$tree" ] || fail "no work tree named"
+[ -z "$(git -C "$tree" status --porcelain)" ] || fail "work tree is not clean"
+[ "$(git -C "$tree" rev-parse HEAD)" = "$(git -C "$tree" rev-parse mglrulab-base)" ] || fail "HEAD is not the unmodified source"
+[ -d "$tree/.git/rebase-apply" ] && fail "git am left a session behind"
+
+# A git source whose ref does not exist.
+git init -q "$TMP/repo" && git -C "$TMP/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
+cat > "$TMP/git.conf" <<EOC
+[kernel g]
+source = $TMP/repo
+ref = no-such-branch
+[guest tiny]
+file = $ROOT/guests/tiny.conf
+EOC
+"$LAB" kernel build -c "$TMP/git.conf" 2> "$TMP/err2"
+rc=$?
+[ $rc -eq 1 ] || fail "bad ref: expected exit status 1, got $rc"
+grep -q "'no-such-branch' is not a commit in this git repository" "$TMP/err2" || fail "bad ref not explained: $(cat "$TMP/err2")"
+echo ok

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Session plans: balanced, interleaved, ABBA/BAAB pairs, reproducible from the seed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "session_plan.h"
+
+static void test_balanced_and_interleaved(void **state)
+{
+	struct session_plan p;
+	int count[2][3] = { { 0 } };
+	(void)state;
+
+	session_plan_make(&p, 2, 3, 6, 0, 42);
+	assert_int_equal(p.n, 2 * 3 * 6);
+	for (size_t i = 0; i < p.n; i++) {
+		assert_int_equal(p.runs[i].seq, (int)i + 1);
+		count[p.runs[i].kernel][p.runs[i].workload]++;
+	}
+	for (int k = 0; k < 2; k++)
+		for (int w = 0; w < 3; w++)
+			assert_int_equal(count[k][w], 6);
+	/* Every block holds one A and one B run of one workload, back to back. */
+	for (size_t i = 0; i < p.n; i += 2) {
+		assert_int_equal(p.runs[i].block, p.runs[i + 1].block);
+		assert_int_equal(p.runs[i].workload, p.runs[i + 1].workload);
+		assert_int_not_equal(p.runs[i].kernel, p.runs[i + 1].kernel);
+	}
+	/* Never all-A-then-all-B: within the first two blocks of a workload both orders occur. */
+	for (int w = 0; w < 3; w++) {
+		int firsts[6], n = 0;
+		for (size_t i = 0; i < p.n; i += 2)
+			if (p.runs[i].workload == w)
+				firsts[n++] = p.runs[i].kernel;
+		for (int b = 0; b + 1 < n; b += 2)
+			assert_int_not_equal(firsts[b], firsts[b + 1]);	/* ABBA or BAAB */
+	}
+	assert_int_equal(strlen(p.order), strlen("ABBA ABBA ABBA"));
+	session_plan_free(&p);
+}
+
+static void test_seeded(void **state)
+{
+	struct session_plan a, b, c;
+	int differ = 0;
+	(void)state;
+
+	session_plan_make(&a, 2, 2, 10, 0, 7);
+	session_plan_make(&b, 2, 2, 10, 0, 7);
+	assert_int_equal(a.n, b.n);
+	assert_memory_equal(a.runs, b.runs, a.n * sizeof(*a.runs));
+	assert_string_equal(a.order, b.order);
+	session_plan_make(&c, 2, 2, 10, 0, 8);
+	for (size_t i = 0; i < a.n; i++)
+		differ |= a.runs[i].kernel != c.runs[i].kernel;
+	assert_true(differ);
+	session_plan_free(&a);
+	session_plan_free(&b);
+	session_plan_free(&c);
+}
+
+static void test_warmups_and_single_kernel(void **state)
+{
+	struct session_plan p;
+	(void)state;
+
+	session_plan_make(&p, 2, 1, 3, 1, 1);
+	assert_int_equal(p.n, 2 + 6);
+	assert_true(p.runs[0].warmup && p.runs[1].warmup);
+	assert_int_equal(p.runs[0].block, 0);
+	assert_false(p.runs[2].warmup);
+	session_plan_free(&p);
+
+	session_plan_make(&p, 1, 2, 4, 0, 1);
+	assert_int_equal(p.n, 8);
+	for (size_t i = 0; i < p.n; i++)
+		assert_int_equal(p.runs[i].kernel, 0);
+	assert_string_equal(p.order, "A");
+	session_plan_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_balanced_and_interleaved),
+		cmocka_unit_test(test_seeded),
+		cmocka_unit_test(test_warmups_and_single_kernel),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
