@@ -6,13 +6,15 @@
  *   -> (hit? done) -> make bzImage out of tree -> store entry.
  *
  * All kernels of one source share a work tree; each kernel name has its own
- * build folder. Switching the tree between baseline and patched with git
- * checkout rewrites only the files the series touches, so make in a build
- * folder recompiles only what depends on them: a patch to one .c file
- * rebuilds in seconds once its baseline has been built.
+ * build folder, seeded from the baseline's. Switching the tree between
+ * kernels rewrites only the files the series touch, and kbuild_mtime.c
+ * settles their stamps for the folder being built, so make recompiles only
+ * what depends on them: a patch to one .c file rebuilds in seconds once its
+ * baseline has been built.
  */
 #include "kbuild.h"
 #include "fsutil.h"
+#include "kbuild_mtime.h"
 #include "kcache.h"
 #include "ksource.h"
 #include "mbox.h"
@@ -42,6 +44,7 @@ struct build_ctx {
 	char *build_dir;
 	char *log;
 	struct strvec subjects;		/* applied patches, for meta.json */
+	char *prev_head;		/* where the shared tree was before this build */
 	char *head_commit;
 	double t_unpack, t_apply, t_config, t_compile;
 	/* progress */
@@ -260,7 +263,11 @@ static int apply_series(struct build_ctx *b)
 	char *tmpfile = xasprintf("%s.patch", b->src.tree);
 	double t0 = now_monotonic();
 	int r = LAB_OK, applied = 0;
+	const char *head[] = { "rev-parse", "HEAD", NULL };
 
+	ksource_git(b->src.tree, head, &out);
+	sb_trim_trailing_newlines(&out);
+	b->prev_head = sb_detach(&out);
 	reset_tree(b->src.tree);
 	for (size_t i = 0; i < k->series.n; i++) {
 		if (mbox_split(k->series.v[i], &pl, &err)) {
@@ -292,7 +299,6 @@ static int apply_series(struct build_ctx *b)
 		free(label);
 	}
 	if (!r) {
-		const char *head[] = { "rev-parse", "HEAD", NULL };
 		sb_reset(&out);
 		ksource_git(b->src.tree, head, &out);
 		sb_trim_trailing_newlines(&out);
@@ -460,7 +466,11 @@ static int compile(struct build_ctx *b)
 	return LAB_OK;
 }
 
-/* Reuse the newest build folder of the same tree: make then redoes only what differs. */
+/*
+ * Start a new kernel's build folder as a copy of a sibling's, preferring
+ * the one last built at the unmodified source (most series are small
+ * changes to it): make then redoes only what differs.
+ */
 static void seed_build_dir(struct build_ctx *b)
 {
 	char *parent = path_dirname(b->build_dir);
@@ -468,32 +478,46 @@ static void seed_build_dir(struct build_ctx *b)
 	size_t tl = strlen(tree_name);
 	DIR *d = opendir(parent);
 	struct dirent *de;
-	char *best = NULL;
+	char *best = NULL, *base = NULL;
+	const char *rev[] = { "rev-parse", "mglrulab-base", NULL };
+	struct strbuf sb = STRBUF_INIT;
 	time_t best_t = 0;
+	int best_is_base = 0;
 
+	if (!ksource_git(b->src.tree, rev, &sb)) {
+		sb_trim_trailing_newlines(&sb);
+		base = sb_detach(&sb);
+	}
 	while (d && (de = readdir(d))) {
 		if (strncmp(de->d_name, tree_name, tl) || de->d_name[tl] != '-')
 			continue;
 		char *cand = xasprintf("%s/%s", parent, de->d_name);
 		char *img = xasprintf("%s/arch/x86/boot/bzImage", cand);
+		char *state = kbuild_state_read(cand);
+		int is_base = state && base && !strcmp(state, base);
 		struct stat st;
-		if (strcmp(cand, b->build_dir) && !stat(img, &st) && st.st_mtime >= best_t) {
+		if (strcmp(cand, b->build_dir) && !stat(img, &st) && state &&
+		    (is_base > best_is_base || (is_base == best_is_base && st.st_mtime >= best_t))) {
 			free(best);
 			best = xstrdup(cand);
 			best_t = st.st_mtime;
+			best_is_base = is_base;
 		}
+		free(state);
 		free(img);
 		free(cand);
 	}
 	if (d)
 		closedir(d);
 	if (best) {
-		const char *argv[] = { "cp", "-a", "--reflink=auto", best, b->build_dir, NULL };
+		const char *argv[] = { "cp", "-a", best, b->build_dir, NULL };
 		struct child c = { .argv = argv, .null_stdout = 1 };
 		kbuild_info(b, "seed     build folder from %s", path_basename(best));
 		if (run_command(&c))
 			rm_rf(b->build_dir);
 	}
+	sb_release(&sb);
+	free(base);
 	free(best);
 	free(parent);
 }
@@ -625,6 +649,7 @@ static void build_ctx_free(struct build_ctx *b)
 	free(b->build_dir);
 	free(b->log);
 	free(b->head_commit);
+	free(b->prev_head);
 }
 
 static int identify(struct build_ctx *b)
@@ -720,9 +745,15 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		finish_result(&b, res, 1, t0);
 		goto out;
 	}
+	char *built_at = kbuild_state_read(b.build_dir);
+	int stamped = kbuild_settle_mtimes(b.src.tree, b.prev_head, b.head_commit, built_at);
+	debug("settled the stamps of %d files for %s", stamped, b.build_dir);
+	free(built_at);
 	r = compile(&b);
 	if (r)
 		goto out;
+	if (kbuild_state_write(b.build_dir, b.head_commit))
+		warning("cannot record the build state of %s", b.build_dir);
 	r = store_entry(&b, sb_str(&config_text));
 	if (r)
 		goto out;

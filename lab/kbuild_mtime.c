@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Modification times in the shared work tree, so that make in each build
+ * folder redoes exactly what changed for *that* folder.
+ *
+ * All kernels of a source share one git work tree (Kbuild records absolute
+ * source paths in every .cmd file, so a second tree at another path would
+ * rebuild everything). Switching the tree from one kernel's state to
+ * another's rewrites the files that differ, stamping them "now". For the
+ * folder about to be built, last built at commit S_B, and the tree now at
+ * commit S:
+ *   - a file whose content differs between S_B and S must be newer than
+ *     the folder's objects: stamp it now;
+ *   - a file the switch rewrote but whose content is what the folder last
+ *     compiled can go back to an ancient stamp, so it triggers nothing.
+ * Files no series ever touched keep the archive's stamps. Each build
+ * applies this for its own folder, so the rule never has to hold for all
+ * folders at once; without a known S_B we leave "now" and make rebuilds
+ * more than needed, never less.
+ */
+#include "kbuild_mtime.h"
+#include "fsutil.h"
+#include "ksource.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Older than any object file: 2000-01-01. */
+#define ANCIENT 946684800
+
+static void diff_names(const char *tree, const char *a, const char *b, struct strvec *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *argv[] = { "diff", "--name-only", "--no-renames", a, b, NULL };
+
+	if (!ksource_git(tree, argv, &sb))
+		strvec_split(out, sb_str(&sb), "\n");
+	sb_release(&sb);
+}
+
+static int contains(const struct strvec *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return 1;
+	return 0;
+}
+
+static int commit_exists(const char *tree, const char *rev)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *spec = xasprintf("%s^{commit}", rev);
+	const char *argv[] = { "cat-file", "-e", spec, NULL };
+	int ok = !ksource_git(tree, argv, &sb);
+
+	free(spec);
+	sb_release(&sb);
+	return ok;
+}
+
+int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *head,
+			 const char *built_at)
+{
+	struct strvec touched = STRVEC_INIT, differ = STRVEC_INIT;
+	int n = 0;
+
+	if (!built_at || !commit_exists(tree, built_at))
+		return -1;
+	diff_names(tree, "mglrulab-base", head, &touched);
+	diff_names(tree, "mglrulab-base", built_at, &touched);
+	if (prev_head && commit_exists(tree, prev_head))
+		diff_names(tree, "mglrulab-base", prev_head, &touched);
+	diff_names(tree, built_at, head, &differ);
+	for (size_t i = 0; i < touched.n; i++) {
+		char *path = xasprintf("%s/%s", tree, touched.v[i]);
+		struct timespec ts[2];
+		if (contains(&differ, touched.v[i])) {
+			ts[0].tv_nsec = ts[1].tv_nsec = UTIME_NOW;
+		} else {
+			ts[0].tv_sec = ts[1].tv_sec = ANCIENT;
+			ts[0].tv_nsec = ts[1].tv_nsec = 0;
+		}
+		if (!utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW))
+			n++;
+		free(path);
+	}
+	strvec_clear(&touched);
+	strvec_clear(&differ);
+	return n;
+}
+
+char *kbuild_state_read(const char *build_dir)
+{
+	char *path = xasprintf("%s/.mglrulab-state", build_dir);
+	struct strbuf sb = STRBUF_INIT;
+	char *res = NULL;
+
+	if (!read_file(path, &sb, 256)) {
+		sb_trim_trailing_newlines(&sb);
+		if (sb.len)
+			res = sb_detach(&sb);
+	}
+	sb_release(&sb);
+	free(path);
+	return res;
+}
+
+int kbuild_state_write(const char *build_dir, const char *commit)
+{
+	char *path = xasprintf("%s/.mglrulab-state", build_dir);
+	char *line = xasprintf("%s\n", commit);
+	int r = write_file_atomic(path, line, strlen(line));
+
+	free(path);
+	free(line);
+	return r;
+}
