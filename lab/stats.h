@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The statistics engine: everything the report says about "is this change
+ * real, how large, how sure are we" comes from here. Pure computation, no
+ * I/O, no global state: the same inputs and seed give bit-identical outputs
+ * on every machine (the PRNG is xoshiro256**, see rng.h, and every
+ * floating-point reduction runs in a fixed order).
+ *
+ * Conventions used throughout:
+ *  - "baseline" is the first sample (A), "patched" the second (B).
+ *  - ratio = median(patched) / median(baseline); delta% = 100 * (ratio - 1).
+ *  - Intervals are two-sided at settings.confidence (default 95 %).
+ *  - NaN marks "not available" in any double output; check before printing.
+ *  - Strings returned in structs (method, reason) are static constants
+ *    unless the field is a char array; they never need freeing.
+ *
+ * Methods (the report's methodology section may quote these):
+ *  - median CI: exact distribution-free order-statistic interval
+ *    [x_(l), x_(n+1-l)] with the largest l such that
+ *    P(l <= Bin(n, 1/2) <= n-l) >= confidence. n < 6 cannot reach 95 %:
+ *    then [min, max] is given with its (lower) achieved confidence and
+ *    median_ci.ok = 0, reason "too few runs".
+ *  - quartiles: linear interpolation between order statistics (Hyndman &
+ *    Fan type 7, the numpy/R default).
+ *  - MAD: raw median absolute deviation from the median (multiply by
+ *    1.4826 for a normal-consistent scale).
+ *  - outliers: modified z-score of Iglewicz & Hoaglin,
+ *    |0.6745 (x - median) / MAD| > 3.5; when MAD = 0 the scale falls back to
+ *    1.253314 * mean absolute deviation; when that is 0 too, nothing is an
+ *    outlier. Outliers are flagged only, never removed from any statistic.
+ *  - drift: Spearman rank correlation of the values against run order
+ *    (midranks for ties), p from the t approximation with n - 2 degrees of
+ *    freedom (as scipy.stats.spearmanr).
+ *  - ratio interval: stratified bootstrap (each kernel's runs resampled
+ *    separately), settings.resamples replicates of
+ *    median(B*) / median(A*), BCa (bias-corrected and accelerated, Efron
+ *    1987): z0 from the share of replicates below the observed ratio (ties
+ *    count half), acceleration from each kernel's jackknife influence
+ *    values (Efron & Tibshirani 1993, ch. 14). Falls back to the
+ *    percentile interval when BCa is degenerate (a kernel with one run,
+ *    all jackknife values equal, a zero median); comparison.ci_method says
+ *    which was used. Each replicate median is drawn from the exact
+ *    bootstrap distribution of the median (Maritz & Jarrett 1978; for even
+ *    n the joint law of the two middle order statistics) with Walker's
+ *    alias method: the same distribution as drawing n runs with
+ *    replacement and taking their median, at O(1) per replicate (n > 200:
+ *    runs are drawn and counted instead). Replicates with a zero median
+ *    give ratios 0 or +inf (0/0 counts as 1).
+ *  - Mann-Whitney U: two-sided p = min(1, 2 min(P(U <= u), P(U >= u))).
+ *    EXACT when n1 * n2 <= settings.mw_exact_max: the permutation
+ *    distribution of the rank sum over the observed midranks, so it is
+ *    exact with ties too ("exact" / "exact-ties"). Beyond: normal
+ *    approximation with tie-corrected variance and continuity correction
+ *    ("normal").
+ *  - Hodges-Lehmann: median of all n1 n2 differences patched_j - baseline_i,
+ *    interval [D_(k), D_(n1 n2 + 1 - k)] with k from the exact no-ties U
+ *    null distribution (normal approximation beyond mw_exact_max), and the
+ *    same on log values (a ratio) when all values are positive.
+ *  - minimum detectable effect (MDE): the smallest |change| a two-sided test
+ *    at alpha detects with probability settings.power with these run counts,
+ *    on the log scale with a robust noise estimate:
+ *        s   = 1.4826 * pooled MAD of log values (each kernel about its own
+ *              median; falls back to the pooled log stddev when MAD is 0)
+ *        d   = (z_{1-alpha/2} + z_{power}) * s * sqrt(1/n1 + 1/n2)
+ *              * sqrt(pi / 3)   (Mann-Whitney efficiency vs the t test)
+ *        MDE% = 100 * (exp(d) - 1)
+ *  - paired analysis: Wilcoxon signed-rank on per-pair log ratios
+ *    log(patched / baseline); zero differences dropped (Wilcoxon's method);
+ *    exact permutation distribution over the midranks (ties included) for
+ *    n <= settings.wilcoxon_exact_max, normal with tie and continuity
+ *    correction beyond.
+ *  - geometric mean per workload: joint bootstrap over runs (the same run
+ *    indices for every metric, because one run produces all of a workload's
+ *    metrics, so correlation between metrics is kept), percentile interval.
+ *  - Benjamini-Hochberg step-up q values.
+ */
+#ifndef LAB_STATS_H
+#define LAB_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct stats_settings {
+	double alpha;			/* significance level, 0.05 */
+	double confidence;		/* interval level, 0.95 */
+	double threshold;		/* noise band as a fraction, 0.01 = +-1 % */
+	double power;			/* for the MDE, 0.80 */
+	unsigned resamples;		/* bootstrap replicates, 10000 */
+	uint64_t seed;			/* master seed; see stats_seed_for() */
+	double max_failed_fraction;	/* more failed runs than this: invalid, 0.25 */
+	size_t mw_exact_max;		/* exact Mann-Whitney when n1*n2 <= this, 1000 */
+	size_t wilcoxon_exact_max;	/* exact signed-rank when n <= this, 50 */
+};
+
+void stats_settings_default(struct stats_settings *s);
+
+/*
+ * A per-metric seed derived from the master seed and a stable key (e.g.
+ * "workload/metric"), so that a metric's interval does not change when
+ * other metrics are added to or removed from the report.
+ */
+uint64_t stats_seed_for(uint64_t seed, const char *key);
+
+/* ---------------------------------------------------------------- */
+/* Per metric and kernel: descriptive statistics.                    */
+
+struct stats_median_ci {
+	int ok;			/* 1: achieved >= requested confidence */
+	size_t lo_order;	/* 1-based order statistic of the lower bound */
+	size_t hi_order;	/* 1-based; hi_order = n + 1 - lo_order */
+	double lo, hi;		/* the values x_(lo_order), x_(hi_order) */
+	double achieved;	/* exact coverage of [lo, hi] */
+	const char *reason;	/* NULL when ok, else e.g. "too few runs" */
+};
+
+struct stats_summary {
+	size_t n;
+	double median;
+	struct stats_median_ci median_ci;
+	double min, max, q1, q3;
+	double mean, stddev;	/* stddev with n - 1 */
+	double cv;		/* stddev / |mean|; NaN when mean == 0 or n < 2 */
+	double mad;		/* raw median absolute deviation */
+	size_t outliers;	/* number of values flagged (modified z > 3.5) */
+	int drift_valid;	/* 0 when n < 3 or all values/orders equal */
+	double drift_rho;	/* Spearman rho against run order */
+	double drift_p;		/* two-sided p of rho */
+};
+
+/*
+ * Summarise @n values @x. @order gives each value's run order (sequence
+ * number, need not be 1..n); NULL means the array order. @confidence is the
+ * median interval level. @outlier_flags, if not NULL, receives n bytes:
+ * 1 = outlier. Returns 0, or -1 when n == 0 or a value is not finite (then
+ * *out is zeroed with NaN statistics and n set).
+ */
+int stats_summarize(const double *x, const double *order, size_t n,
+		    double confidence, struct stats_summary *out,
+		    unsigned char *outlier_flags);
+
+/*
+ * The exact order-statistic interval alone: for @n runs, the 1-based lower
+ * order l (upper is n + 1 - l) and its achieved coverage. Returns 1 when the
+ * requested confidence is reached, 0 when n is too small (then l = 1 and
+ * *achieved is the coverage of [min, max]; for n == 0, l = 0).
+ */
+int stats_median_ci_order(size_t n, double confidence, size_t *lo_order,
+			  double *achieved);
+
+/* Median of @n values (copies; the input is not modified). NaN for n == 0. */
+double stats_median(const double *x, size_t n);
+
+/* ---------------------------------------------------------------- */
+/* Patched against baseline.                                          */
+
+enum stats_mw_method {
+	STATS_MW_NONE = 0,	/* not computed (n1 or n2 == 0) */
+	STATS_MW_EXACT,		/* exact, no ties */
+	STATS_MW_EXACT_TIES,	/* exact permutation distribution over midranks */
+	STATS_MW_NORMAL,	/* normal, tie + continuity correction */
+};
+
+struct stats_comparison {
+	size_t n_base, n_patched;
+	double median_base, median_patched;
+	int all_equal;		/* every value of both samples is identical */
+
+	/* Ratio of medians; ratio_valid = 0 when the baseline median is <= 0
+	 * or either median is not positive (ratios of signed values mean
+	 * nothing) — then ratio, delta_pct and the interval are NaN. */
+	int ratio_valid;
+	double ratio, delta_pct;
+	double ratio_lo, ratio_hi;	/* bootstrap interval of the ratio */
+	double ci_level;		/* = settings.confidence */
+	unsigned resamples;
+	const char *ci_method;		/* "bca", "percentile" or "none" */
+
+	/* Mann-Whitney U test (scipy's mannwhitneyu(baseline, patched)). */
+	double mw_u;			/* U of the baseline sample */
+	double mw_p;			/* two-sided */
+	enum stats_mw_method mw_method;
+	const char *mw_method_name;	/* "exact", "exact-ties", "normal", "none" */
+
+	/* Hodges-Lehmann: shift in units (patched - baseline) ... */
+	double hl_shift, hl_lo, hl_hi;
+	/* ... and on the log scale as a ratio (NaN unless all values > 0). */
+	double hl_ratio, hl_ratio_lo, hl_ratio_hi;
+	double hl_level;		/* achieved level of the HL interval */
+
+	double mde_pct;			/* minimum detectable effect, % (NaN if n < 2) */
+};
+
+/*
+ * Compare @patched (np values) against @base (nb values). @seed seeds the
+ * bootstrap (use stats_seed_for(settings->seed, key)). Never fails on
+ * data: degenerate inputs give NaN fields; returns -1 only when nb or np is
+ * 0 or a value is not finite (then *out holds the counts and NaNs).
+ */
+int stats_compare(const double *base, size_t nb, const double *patched,
+		  size_t np, const struct stats_settings *s, uint64_t seed,
+		  struct stats_comparison *out);
+
+/*
+ * The Mann-Whitney test alone: U of @x, two-sided p, method used.
+ * @exact_max as settings.mw_exact_max.
+ */
+int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+		       size_t exact_max, double *u, double *p,
+		       enum stats_mw_method *method);
+
+/* Paired analysis on blocks (ABBA/BAAB: pass one baseline/patched pair per
+ * block, e.g. the per-block means, or each adjacent A-B pair). */
+struct stats_paired {
+	size_t n_pairs;		/* pairs given */
+	size_t n_used;		/* pairs with a non-zero log ratio */
+	int valid;		/* 0 when a value is <= 0 or not finite */
+	double median_ratio;	/* exp(median of log ratios) over all pairs */
+	double hl_ratio;	/* exp(median of Walsh averages of log ratios) */
+	double w_plus;		/* sum of ranks of positive log ratios */
+	double p;		/* two-sided Wilcoxon signed-rank p (1 if n_used == 0) */
+	int exact;		/* 1 exact permutation distribution, 0 normal */
+	const char *method;	/* "exact", "exact-ties", "normal", "none" */
+};
+
+int stats_paired(const double *base, const double *patched, size_t n_pairs,
+		 const struct stats_settings *s, struct stats_paired *out);
+
+/* ---------------------------------------------------------------- */
+/* Many metrics.                                                      */
+
+/*
+ * Benjamini-Hochberg adjusted q values. NaN entries of @p are skipped (they
+ * get NaN q and do not count in m). @q may alias @p.
+ */
+void stats_bh_adjust(const double *p, size_t n, double *q);
+
+/*
+ * Geometric mean over the metrics of one workload of each metric's
+ * oriented ratio of medians: ratio^+1 when higher is better, ratio^-1 when
+ * lower is better (@better_higher[m] != 0 / == 0), so > 1 always means
+ * "patched is better"; with @better_higher NULL the raw ratios are used.
+ * @base is a row-major nmetrics x nb matrix (base[m * nb + r] = metric m in
+ * baseline run r), @patched likewise with np columns; NaN marks a value
+ * missing from a run. Metrics with a value <= 0, or with no value in a
+ * kernel, are skipped (counted in .skipped): a log ratio needs positive
+ * values. A resample that draws only a metric's missing runs uses that
+ * metric's point estimate. The interval is the joint bootstrap
+ * (same run indices for all metrics), percentile method.
+ */
+struct stats_geomean {
+	size_t k;		/* metrics used */
+	size_t skipped;
+	double ratio, lo, hi;	/* NaN when k == 0 */
+	double level;
+	const char *method;	/* "joint-bootstrap-percentile" or "none" */
+};
+
+int stats_geomean(const double *base, size_t nb, const double *patched,
+		  size_t np, size_t nmetrics, const unsigned char *better_higher,
+		  const struct stats_settings *s, uint64_t seed,
+		  struct stats_geomean *out);
+
+/* ---------------------------------------------------------------- */
+/* Verdicts.                                                          */
+
+enum stats_verdict {
+	VERDICT_IMPROVEMENT,
+	VERDICT_REGRESSION,
+	VERDICT_WITHIN_NOISE,	/* "≈": significant, not wholly beyond the band */
+	VERDICT_NO_CHANGE,	/* "~": interval inside the band, not significant */
+	VERDICT_INCONCLUSIVE,	/* "?": cannot rule out a relevant change */
+	VERDICT_INVALID,
+};
+
+/* "improvement", "regression", "≈", "~", "?", "invalid" (UTF-8). */
+const char *stats_verdict_name(enum stats_verdict v);
+/* ASCII for plain text and JSON keys: "+", "-", "=", "~", "?", "!". */
+const char *stats_verdict_marker(enum stats_verdict v);
+/* Spelled-out ASCII identifier: "improvement", "regression",
+ * "within-noise", "no-change", "inconclusive", "invalid". */
+const char *stats_verdict_id(enum stats_verdict v);
+
+/* Inverse of stats_verdict_id() (also accepts the names and markers):
+ * 0, or -1 for an unknown string. For reading reports back. */
+int stats_verdict_parse(const char *s, enum stats_verdict *out);
+
+struct stats_decision {
+	enum stats_verdict verdict;
+	double p_used;		/* p or q that was compared with alpha */
+	int used_q;		/* 1 when q was given and used */
+	double threshold;	/* the band actually used */
+	/* For "?" and for "≈" whose interval crosses the band edge: runs per
+	 * kernel that would likely make the interval decide (0 = not
+	 * applicable or cannot be estimated, see reason). Estimate: interval
+	 * half-width on the log scale shrinks as 1/sqrt(n). */
+	unsigned runs_needed;
+	char reason[192];	/* one human sentence, ASCII */
+};
+
+/*
+ * Decide the verdict of one metric. Rules, in order:
+ *  invalid  when failed / attempted > max_failed_fraction, n < 2 in either
+ *           kernel, all values of both kernels equal, or no ratio;
+ *  improvement / regression  when p_used < alpha AND the whole ratio
+ *           interval lies beyond the band [1 - t, 1 + t] (direction from
+ *           @better_higher);
+ *  ≈        when p_used < alpha but the interval is not wholly beyond;
+ *  ~        when not significant and the interval lies inside the band;
+ *  ?        otherwise (runs_needed says what N would decide).
+ * @threshold < 0 means settings->threshold (per-metric override otherwise).
+ * @q < 0 or NaN means "use the comparison's p" (pass the BH q when the report
+ * has many metrics). @failed / @attempted are this metric's run counts over
+ * both kernels (0/0 when unknown).
+ */
+enum stats_verdict stats_decide(const struct stats_comparison *c,
+				const struct stats_settings *s,
+				int better_higher, double threshold, double q,
+				size_t failed, size_t attempted,
+				struct stats_decision *out);
+
+#endif

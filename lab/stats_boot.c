@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Patched against baseline: ratio of medians with its bootstrap interval,
+ * the rank tests and the minimum detectable effect.
+ *
+ * Speed matters (a report holds hundreds of metrics, each bootstrapped
+ * 10,000 times), so a resample never copies or sorts values: its median
+ * is drawn from the exact resampling law of the median (stats_law.c) in
+ * O(1). Past STATS_LAW_MAX_N runs, a resample only counts how often each
+ * sorted position was drawn and reads the median off the running count:
+ * O(n), still with no comparisons.
+ */
+#include "stats.h"
+#include "stats_internal.h"
+#include "rng.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Median of a resample given per-position draw counts @cnt of the sorted
+ * array @sorted (@m values drawn in total).
+ */
+static inline double median_from_counts(const double *sorted,
+					const uint32_t *cnt, size_t m)
+{
+	size_t k1 = (m - 1) / 2, k2 = m / 2, cum = 0, i = 0;
+	double lo;
+
+	while (cum + cnt[i] <= k1)
+		cum += cnt[i++];
+	lo = sorted[i];
+	if (k2 == k1)
+		return lo;
+	while (cum + cnt[i] <= k2)
+		cum += cnt[i++];
+	return (lo + sorted[i]) / 2.0;
+}
+
+static inline double boot_median(struct rng *r, const double *sorted,
+				 size_t n, uint32_t *cnt)
+{
+	uint32_t nn = (uint32_t)n, t = -nn % nn;
+	size_t i = 0;
+
+	memset(cnt, 0, n * sizeof(*cnt));
+	/*
+	 * Two draws per 64-bit output: each 32-bit half goes through
+	 * Lemire's multiply-shift with its own rejection test, so the draws
+	 * stay exactly uniform while the generator runs half as often.
+	 */
+	while (i < n) {
+		uint64_t x = rng_next(r);
+
+		for (int h = 0; h < 2 && i < n; h++, x >>= 32) {
+			uint64_t m = (uint64_t)(uint32_t)x * nn;
+
+			if ((uint32_t)m < t)
+				continue;
+			cnt[m >> 32]++;
+			i++;
+		}
+	}
+	return median_from_counts(sorted, cnt, n);
+}
+
+/* median(B*) / median(A*) where a zero median is possible (counters):
+ * 0/0 counts as "no change". */
+static inline double ratio_of(double b, double a)
+{
+	if (a == b)
+		return 1.0;
+	return b / a;
+}
+
+/* Leave-one-out median of an ascending array: skip position @skip. */
+static double median_without(const double *sorted, size_t n, size_t skip)
+{
+	size_t m = n - 1, k1 = (m - 1) / 2, k2 = m / 2;
+	double a = sorted[k1 < skip ? k1 : k1 + 1];
+	double b = sorted[k2 < skip ? k2 : k2 + 1];
+
+	return (a + b) / 2.0;
+}
+
+/*
+ * Acceleration for a two-sample statistic from each sample's jackknife
+ * influence values (Efron & Tibshirani 1993, eq. 14.15 extended to k
+ * samples): a = sum_k sum_i U^3 / n_k^3 / (6 (sum_k sum_i U^2 / n_k^2)^1.5).
+ */
+static double bca_acceleration(const double *sa, size_t na, const double *sb,
+			       size_t nb, double mb_log, double ma_log)
+{
+	double num = 0, den = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const double *s = k ? sb : sa;
+		size_t n = k ? nb : na;
+		double *t = xmalloc(n * sizeof(*t)), mean = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			double m = median_without(s, n, i);
+
+			t[i] = k ? log(m) - ma_log : mb_log - log(m);
+			mean += t[i];
+		}
+		mean /= (double)n;
+		for (size_t i = 0; i < n; i++) {
+			double u = (double)(n - 1) * (mean - t[i]);
+			double n2 = (double)n * (double)n;
+
+			num += u * u * u / (n2 * (double)n);
+			den += u * u / n2;
+		}
+		free(t);
+	}
+	if (!(den > 0) || !isfinite(num))
+		return NAN;
+	return num / (6.0 * pow(den, 1.5));
+}
+
+static void bootstrap_ratio(const double *sa, size_t na, const double *sb,
+			    size_t nb, const struct stats_settings *s,
+			    uint64_t seed, struct stats_comparison *out)
+{
+	unsigned B = s->resamples;
+	double *rep = xmalloc(B * sizeof(*rep));
+	uint32_t *cnt = xmalloc((na > nb ? na : nb) * sizeof(*cnt));
+	double lower = 0, equal = 0;
+	/* Computed exactly as the replicates are, so ties compare equal. */
+	double theta = ratio_of(out->median_patched, out->median_base);
+	double tail = (1.0 - s->confidence) / 2.0, p_lo = tail, p_hi = 1 - tail;
+	struct rng r;
+
+	rng_seed(&r, seed);
+	if (na <= STATS_LAW_MAX_N && nb <= STATS_LAW_MAX_N) {
+		struct stats_alias ta, tb;
+
+		stats_alias_build(&ta, sa, na);
+		stats_alias_build(&tb, sb, nb);
+		for (unsigned b = 0; b < B; b++) {
+			double ma = stats_alias_draw(&ta, &r);
+
+			rep[b] = ratio_of(stats_alias_draw(&tb, &r), ma);
+		}
+		stats_alias_free(&ta);
+		stats_alias_free(&tb);
+	} else {
+		for (unsigned b = 0; b < B; b++) {
+			double ma = boot_median(&r, sa, na, cnt);
+
+			rep[b] = ratio_of(boot_median(&r, sb, nb, cnt), ma);
+		}
+	}
+	for (unsigned b = 0; b < B; b++) {
+		lower += rep[b] < theta;
+		equal += rep[b] == theta;
+	}
+	free(cnt);
+
+	out->ci_method = "percentile";
+	if (na >= 2 && nb >= 2) {
+		double p0 = (lower + 0.5 * equal) / B, z0, a, zl, zu;
+
+		/* Keep z0 finite when every replicate falls on one side. */
+		if (p0 < 0.5 / B)
+			p0 = 0.5 / B;
+		if (p0 > 1 - 0.5 / B)
+			p0 = 1 - 0.5 / B;
+		z0 = stats_norm_quantile(p0);
+		a = bca_acceleration(sa, na, sb, nb, log(out->median_patched),
+				     log(out->median_base));
+		zl = z0 + stats_norm_quantile(tail);
+		zu = z0 + stats_norm_quantile(1 - tail);
+		double a1 = stats_norm_cdf(z0 + zl / (1 - a * zl));
+		double a2 = stats_norm_cdf(z0 + zu / (1 - a * zu));
+
+		if (isfinite(a1) && isfinite(a2) && a1 < a2 &&
+		    1 - a * zl > 0 && 1 - a * zu > 0) {
+			p_lo = a1;
+			p_hi = a2;
+			out->ci_method = "bca";
+		}
+	}
+	out->ratio_lo = stats_select_quantile(rep, B, p_lo);
+	out->ratio_hi = stats_select_quantile(rep, B, p_hi);
+	free(rep);
+}
+
+static double minimum_detectable_effect(const double *sa, size_t na,
+					const double *sb, size_t nb,
+					const struct stats_settings *s)
+{
+	size_t n = na + nb;
+	double *dev = xmalloc(n * sizeof(*dev)), ma = 0, mb = 0, sd, ss = 0;
+	double lma, lmb, d;
+
+	lma = log(stats_median_sorted(sa, na));
+	lmb = log(stats_median_sorted(sb, nb));
+	for (size_t i = 0; i < na; i++)
+		dev[i] = fabs(log(sa[i]) - lma);
+	for (size_t i = 0; i < nb; i++)
+		dev[na + i] = fabs(log(sb[i]) - lmb);
+	sd = 1.4826 * stats_median_inplace(dev, n);
+	free(dev);
+	if (!(sd > 0)) {
+		/* A MAD of 0 (half the runs identical) is not "no noise". */
+		for (size_t i = 0; i < na; i++)
+			ma += log(sa[i]);
+		for (size_t i = 0; i < nb; i++)
+			mb += log(sb[i]);
+		ma /= (double)na;
+		mb /= (double)nb;
+		for (size_t i = 0; i < na; i++)
+			ss += (log(sa[i]) - ma) * (log(sa[i]) - ma);
+		for (size_t i = 0; i < nb; i++)
+			ss += (log(sb[i]) - mb) * (log(sb[i]) - mb);
+		sd = sqrt(ss / (double)(n - 2));
+	}
+	d = (stats_norm_quantile(1 - s->alpha / 2) +
+	     stats_norm_quantile(s->power)) * sd *
+	    sqrt(1.0 / (double)na + 1.0 / (double)nb) * sqrt(M_PI / 3.0);
+	return 100.0 * expm1(d);
+}
+
+int stats_compare(const double *base, size_t nb, const double *patched,
+		  size_t np, const struct stats_settings *s, uint64_t seed,
+		  struct stats_comparison *out)
+{
+	double *sa, *sb;
+	int all_pos, nonneg;
+
+	memset(out, 0, sizeof(*out));
+	out->n_base = nb;
+	out->n_patched = np;
+	out->median_base = out->median_patched = NAN;
+	out->ratio = out->delta_pct = out->ratio_lo = out->ratio_hi = NAN;
+	out->ci_level = s->confidence;
+	out->ci_method = "none";
+	out->mw_u = out->mw_p = NAN;
+	out->mw_method = STATS_MW_NONE;
+	out->mw_method_name = "none";
+	out->hl_shift = out->hl_lo = out->hl_hi = out->hl_level = NAN;
+	out->hl_ratio = out->hl_ratio_lo = out->hl_ratio_hi = NAN;
+	out->mde_pct = NAN;
+	if (nb == 0 || np == 0)
+		return -1;
+	for (size_t i = 0; i < nb; i++)
+		if (!isfinite(base[i]))
+			return -1;
+	for (size_t i = 0; i < np; i++)
+		if (!isfinite(patched[i]))
+			return -1;
+
+	sa = xmalloc(nb * sizeof(*sa));
+	sb = xmalloc(np * sizeof(*sb));
+	memcpy(sa, base, nb * sizeof(*sa));
+	memcpy(sb, patched, np * sizeof(*sb));
+	stats_sort(sa, nb);
+	stats_sort(sb, np);
+	out->median_base = stats_median_sorted(sa, nb);
+	out->median_patched = stats_median_sorted(sb, np);
+	out->all_equal = sa[0] == sa[nb - 1] && sb[0] == sb[np - 1] &&
+			 sa[0] == sb[0];
+	all_pos = sa[0] > 0 && sb[0] > 0;
+	nonneg = sa[0] >= 0 && sb[0] >= 0;
+
+	stats_mann_whitney(base, nb, patched, np, s->mw_exact_max,
+			   &out->mw_u, &out->mw_p, &out->mw_method);
+	static const char *const mw_names[] = {
+		[STATS_MW_NONE] = "none", [STATS_MW_EXACT] = "exact",
+		[STATS_MW_EXACT_TIES] = "exact-ties",
+		[STATS_MW_NORMAL] = "normal",
+	};
+	out->mw_method_name = mw_names[out->mw_method];
+
+	stats_hodges_lehmann(sa, nb, sb, np, s->confidence, s->mw_exact_max, 0,
+			     &out->hl_shift, &out->hl_lo, &out->hl_hi,
+			     &out->hl_level);
+	if (all_pos) {
+		double e, l, h, lev;
+
+		stats_hodges_lehmann(sa, nb, sb, np, s->confidence,
+				     s->mw_exact_max, 1, &e, &l, &h, &lev);
+		out->hl_ratio = exp(e);
+		out->hl_ratio_lo = exp(l);
+		out->hl_ratio_hi = exp(h);
+		if (nb >= 2 && np >= 2)
+			out->mde_pct = minimum_detectable_effect(sa, nb, sb,
+								 np, s);
+	}
+
+	out->ratio_valid = nonneg && out->median_base > 0 &&
+			   out->median_patched > 0;
+	if (out->ratio_valid) {
+		out->ratio = out->median_patched / out->median_base;
+		out->delta_pct = 100.0 * (out->ratio - 1.0);
+		out->resamples = s->resamples;
+		if (s->resamples > 0)
+			bootstrap_ratio(sa, nb, sb, np, s, seed, out);
+	}
+	free(sa);
+	free(sb);
+	return 0;
+}
+

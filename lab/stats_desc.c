@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per metric and kernel: descriptive statistics, the exact median
+ * interval, outlier flags and drift against run order.
+ */
+#include "stats.h"
+#include "stats_internal.h"
+#include "rng.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void stats_settings_default(struct stats_settings *s)
+{
+	s->alpha = 0.05;
+	s->confidence = 0.95;
+	s->threshold = 0.01;
+	s->power = 0.80;
+	s->resamples = 10000;
+	s->seed = 0x6d676c72756c6162ULL;	/* "mglrulab" */
+	s->max_failed_fraction = 0.25;
+	s->mw_exact_max = 1000;
+	s->wilcoxon_exact_max = 50;
+}
+
+uint64_t stats_seed_for(uint64_t seed, const char *key)
+{
+	/* FNV-1a of the key, then mixed with the seed by splitmix64 so that
+	 * nearby seeds or keys give unrelated streams. */
+	uint64_t h = 0xcbf29ce484222325ULL, st;
+
+	for (const unsigned char *p = (const unsigned char *)key; p && *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ULL;
+	}
+	st = seed ^ h;
+	return splitmix64(&st);
+}
+
+double stats_median(const double *x, size_t n)
+{
+	double *t, m;
+
+	if (n == 0)
+		return NAN;
+	t = xmalloc(n * sizeof(*t));
+	memcpy(t, x, n * sizeof(*t));
+	m = stats_median_inplace(t, n);
+	free(t);
+	return m;
+}
+
+int stats_median_ci_order(size_t n, double confidence, size_t *lo_order,
+			  double *achieved)
+{
+	size_t l = 1;
+
+	if (n == 0) {
+		*lo_order = 0;
+		*achieved = NAN;
+		return 0;
+	}
+	/*
+	 * P(x_(l) <= median <= x_(n+1-l)) = P(l <= B <= n - l) with
+	 * B ~ Bin(n, 1/2) = 1 - 2 P(B <= l - 1). Widen from the inside out
+	 * would also work; growing l from 1 stops at the narrowest that
+	 * still covers. The 1e-12 slack keeps a coverage equal to the
+	 * target from flipping on rounding.
+	 */
+	double cover = 1.0 - 2.0 * stats_binom_half_cdf(n, 0);
+
+	if (n == 1)
+		cover = 0.0;
+	if (cover < confidence - 1e-12) {
+		*lo_order = 1;
+		*achieved = cover;
+		return 0;
+	}
+	while (2 * (l + 1) <= n + 1) {
+		double next = 1.0 - 2.0 * stats_binom_half_cdf(n, (long)l);
+
+		if (next < confidence - 1e-12)
+			break;
+		l++;
+		cover = next;
+	}
+	*lo_order = l;
+	*achieved = cover;
+	return 1;
+}
+
+/* Iglewicz & Hoaglin: 0.6745 = Phi^-1(0.75) makes MAD comparable to sigma. */
+#define MODZ_LIMIT 3.5
+#define MODZ_K 0.6745
+/* For MAD = 0: the mean absolute deviation times sqrt(pi/2) estimates sigma. */
+#define MEANAD_K 1.253314
+
+static size_t flag_outliers(const double *x, size_t n, double med, double mad,
+			    unsigned char *flags)
+{
+	double scale, count = 0;
+
+	if (mad > 0) {
+		scale = mad / MODZ_K;
+	} else {
+		double sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			sum += fabs(x[i] - med);
+		scale = MEANAD_K * sum / (double)n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int out = scale > 0 && fabs(x[i] - med) / scale > MODZ_LIMIT;
+
+		if (flags)
+			flags[i] = (unsigned char)out;
+		count += out;
+	}
+	return (size_t)count;
+}
+
+static void spearman(const double *x, const double *order, size_t n,
+		     struct stats_summary *out)
+{
+	double *rx = xmalloc(n * sizeof(*rx)), *ro = xmalloc(n * sizeof(*ro));
+	double *idx = NULL, mx = 0, mo = 0, sxy = 0, sxx = 0, syy = 0;
+
+	if (!order) {
+		idx = xmalloc(n * sizeof(*idx));
+		for (size_t i = 0; i < n; i++)
+			idx[i] = (double)i;
+		order = idx;
+	}
+	stats_midranks(x, n, rx);
+	stats_midranks(order, n, ro);
+	/* Pearson correlation of the ranks: correct with ties, unlike the
+	 * 1 - 6 sum d^2 shortcut. */
+	for (size_t i = 0; i < n; i++) {
+		mx += rx[i];
+		mo += ro[i];
+	}
+	mx /= (double)n;
+	mo /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		sxy += (rx[i] - mx) * (ro[i] - mo);
+		sxx += (rx[i] - mx) * (rx[i] - mx);
+		syy += (ro[i] - mo) * (ro[i] - mo);
+	}
+	if (n >= 3 && sxx > 0 && syy > 0) {
+		double rho = sxy / sqrt(sxx * syy), df = (double)n - 2;
+
+		if (rho > 1)
+			rho = 1;
+		if (rho < -1)
+			rho = -1;
+		out->drift_valid = 1;
+		out->drift_rho = rho;
+		if (fabs(rho) >= 1)
+			out->drift_p = 0.0;
+		else
+			out->drift_p = stats_t_two_sided_p(
+				rho * sqrt(df / ((1 - rho) * (1 + rho))), df);
+	}
+	free(rx);
+	free(ro);
+	free(idx);
+}
+
+int stats_summarize(const double *x, const double *order, size_t n,
+		    double confidence, struct stats_summary *out,
+		    unsigned char *outlier_flags)
+{
+	double *s, sum = 0, ss = 0;
+
+	out->n = n;
+	out->median = out->min = out->max = out->q1 = out->q3 = NAN;
+	out->mean = out->stddev = out->cv = out->mad = NAN;
+	out->outliers = 0;
+	out->drift_valid = 0;
+	out->drift_rho = out->drift_p = NAN;
+	out->median_ci = (struct stats_median_ci){ 0, 0, 0, NAN, NAN, NAN,
+						   "no runs" };
+	if (outlier_flags && n)
+		memset(outlier_flags, 0, n);
+	if (n == 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]) || (order && !isfinite(order[i])))
+			return -1;
+
+	s = xmalloc(n * sizeof(*s));
+	memcpy(s, x, n * sizeof(*s));
+	stats_sort(s, n);
+	out->min = s[0];
+	out->max = s[n - 1];
+	out->median = stats_median_sorted(s, n);
+	out->q1 = stats_quantile_sorted(s, n, 0.25);
+	out->q3 = stats_quantile_sorted(s, n, 0.75);
+
+	struct stats_median_ci *ci = &out->median_ci;
+
+	ci->ok = stats_median_ci_order(n, confidence, &ci->lo_order,
+				       &ci->achieved);
+	ci->hi_order = n + 1 - ci->lo_order;
+	ci->lo = s[ci->lo_order - 1];
+	ci->hi = s[ci->hi_order - 1];
+	ci->reason = ci->ok ? NULL : "too few runs";
+
+	/* Two passes: the textbook one-pass formula cancels badly for
+	 * large values with small spread (e.g. 1e9 switches/s +- 10). */
+	for (size_t i = 0; i < n; i++)
+		sum += x[i];
+	out->mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - out->mean) * (x[i] - out->mean);
+	if (n >= 2) {
+		out->stddev = sqrt(ss / (double)(n - 1));
+		if (out->mean != 0)
+			out->cv = out->stddev / fabs(out->mean);
+	}
+
+	for (size_t i = 0; i < n; i++)
+		s[i] = fabs(x[i] - out->median);
+	out->mad = stats_median_inplace(s, n);
+	free(s);
+
+	out->outliers = flag_outliers(x, n, out->median, out->mad,
+				      outlier_flags);
+	spearman(x, order, n, out);
+	return 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the stats_*.c files and their tests; not part of the
+ * public API (lab/stats.h).
+ */
+#ifndef LAB_STATS_INTERNAL_H
+#define LAB_STATS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rng.h"
+
+/* Standard normal CDF and upper tail. */
+double stats_norm_cdf(double x);
+double stats_norm_sf(double x);
+/* Standard normal quantile (Wichura's AS 241, ~1e-16 relative). */
+double stats_norm_quantile(double p);
+/* Regularized incomplete beta I_x(a, b). */
+double stats_incbeta(double x, double a, double b);
+/* Two-sided p of Student's t with @df degrees of freedom. */
+double stats_t_two_sided_p(double t, double df);
+/* P(Bin(n, 1/2) <= k). */
+double stats_binom_half_cdf(size_t n, long k);
+
+/* Ascending sort of doubles (NaN-free input). */
+void stats_sort(double *x, size_t n);
+/* Rearrange @x so that x[k] is the k-th smallest (0-based), smaller to the
+ * left, larger or equal to the right; returns x[k]. */
+double stats_select(double *x, size_t n, size_t k);
+/* Type 7 quantile of an ascending array. */
+double stats_quantile_sorted(const double *x, size_t n, double p);
+/* Median of an ascending array. */
+double stats_median_sorted(const double *x, size_t n);
+/* Median that reorders @x in place (quickselect, O(n)). */
+double stats_median_inplace(double *x, size_t n);
+
+/* Midranks (1-based) of @x into @rank; returns sum over tie groups of
+ * t^3 - t (the tie-correction term). */
+double stats_midranks(const double *x, size_t n, double *rank);
+
+/*
+ * Null distribution of the sum of @k items chosen from @n integer scores
+ * @score (all subsets of size k equally likely): fills @count[s] for
+ * s = 0..*smax (allocated by the callee, free() it) with the number of
+ * subsets. Counts are doubles: exact up to 2^53, then relative 1e-16.
+ */
+double *stats_subset_sum_counts(const long *score, size_t n, size_t k,
+				long *smax);
+/* Same for subsets of any size (the signed-rank null distribution). */
+double *stats_any_subset_sum_counts(const long *score, size_t n, long *smax);
+
+/* P(U <= k) for the no-ties Mann-Whitney U with sizes n1, n2 (exact). */
+double *stats_mw_null_cdf(size_t n1, size_t n2);
+
+/*
+ * Hodges-Lehmann estimate of the shift y - x (of log y - log x when
+ * @use_log; then the caller exponentiates) with its distribution-free
+ * interval at @conf (exact no-ties U quantiles when nx*ny <= @exact_max).
+ * *level gets the interval's achieved level. Returns -1 when empty.
+ */
+int stats_hodges_lehmann(const double *x, size_t nx, const double *y,
+			 size_t ny, double conf, size_t exact_max, int use_log,
+			 double *est, double *lo, double *hi, double *level);
+
+/*
+ * Exact bootstrap law of the median of @n resampled values from the
+ * ascending array @sorted: fills @val/@prob (room for n (n + 1) / 2
+ * entries) and returns the number of support points. Probabilities sum to
+ * 1 up to rounding; values may repeat.
+ */
+size_t stats_median_law(const double *sorted, size_t n, double *val,
+			double *prob);
+
+/* Walker's alias method (Vose's construction): O(1) draws from a law. */
+struct stats_alias {
+	size_t m;
+	double *val;
+	double *cut;		/* keep column i when the coin is below cut[i] */
+	uint32_t *alias;
+};
+
+/* Laws are built for n up to this; beyond, resamples are counted. */
+#define STATS_LAW_MAX_N 200
+
+/* Table for the median of @n resampled values of ascending @sorted
+ * (n <= STATS_LAW_MAX_N). */
+void stats_alias_build(struct stats_alias *t, const double *sorted, size_t n);
+void stats_alias_free(struct stats_alias *t);
+
+static inline double stats_alias_draw(const struct stats_alias *t, struct rng *r)
+{
+	uint32_t m = (uint32_t)t->m, th = -m % m;
+
+	for (;;) {
+		uint64_t x = rng_next(r);
+		/* High half picks the column (Lemire, exact with the
+		 * rejection), low half is the coin, 2^-32 resolution. */
+		uint64_t col = (x >> 32) * m;
+
+		if ((uint32_t)col < th)
+			continue;
+		uint32_t i = (uint32_t)(col >> 32);
+		double coin = (double)(uint32_t)x * 0x1.0p-32;
+
+		return t->val[coin < t->cut[i] ? i : t->alias[i]];
+	}
+}
+
+/* Type 7 quantile of an unsorted array, by selection (reorders @x). */
+double stats_select_quantile(double *x, size_t n, double p);
+
+#endif

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From numbers to a word: Benjamini-Hochberg across a report's metrics and
+ * the per-metric verdict. The rules are deliberately conservative: a
+ * change is only called an improvement or a regression when it is both
+ * statistically significant and larger than the noise threshold over its
+ * whole interval, because a maintainer acts on those two words.
+ */
+#include "stats.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pidx {
+	double p;
+	size_t i;
+};
+
+static int cmp_pidx(const void *a, const void *b)
+{
+	const struct pidx *x = a, *y = b;
+
+	if (x->p != y->p)
+		return (x->p > y->p) - (x->p < y->p);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+void stats_bh_adjust(const double *p, size_t n, double *q)
+{
+	struct pidx *v = xmalloc((n ? n : 1) * sizeof(*v));
+	size_t m = 0;
+	double run = 1.0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i])) {
+			v[m].p = p[i];
+			v[m++].i = i;
+		}
+	/* Every slot is rewritten below, so @q may alias @p. */
+	for (size_t i = 0; i < n; i++)
+		if (isnan(p[i]))
+			q[i] = NAN;
+	qsort(v, m, sizeof(*v), cmp_pidx);
+	/* Step-up: q_(j) = min over k >= j of p_(k) m / k. */
+	for (size_t j = m; j-- > 0;) {
+		double adj = v[j].p * (double)m / (double)(j + 1);
+
+		/* p * m / m can round below p; q < p would look absurd. */
+		if (adj < v[j].p)
+			adj = v[j].p;
+		if (adj < run)
+			run = adj;
+		q[v[j].i] = run;
+	}
+	free(v);
+}
+
+const char *stats_verdict_name(enum stats_verdict v)
+{
+	switch (v) {
+	case VERDICT_IMPROVEMENT:
+		return "improvement";
+	case VERDICT_REGRESSION:
+		return "regression";
+	case VERDICT_WITHIN_NOISE:
+		return "\u2248";
+	case VERDICT_NO_CHANGE:
+		return "~";
+	case VERDICT_INCONCLUSIVE:
+		return "?";
+	case VERDICT_INVALID:
+		return "invalid";
+	}
+	return "invalid";
+}
+
+const char *stats_verdict_marker(enum stats_verdict v)
+{
+	static const char *const m[] = {
+		[VERDICT_IMPROVEMENT] = "+", [VERDICT_REGRESSION] = "-",
+		[VERDICT_WITHIN_NOISE] = "=", [VERDICT_NO_CHANGE] = "~",
+		[VERDICT_INCONCLUSIVE] = "?", [VERDICT_INVALID] = "!",
+	};
+
+	return (unsigned)v < ARRAY_SIZE(m) ? m[v] : "!";
+}
+
+const char *stats_verdict_id(enum stats_verdict v)
+{
+	static const char *const m[] = {
+		[VERDICT_IMPROVEMENT] = "improvement",
+		[VERDICT_REGRESSION] = "regression",
+		[VERDICT_WITHIN_NOISE] = "within-noise",
+		[VERDICT_NO_CHANGE] = "no-change",
+		[VERDICT_INCONCLUSIVE] = "inconclusive",
+		[VERDICT_INVALID] = "invalid",
+	};
+
+	return (unsigned)v < ARRAY_SIZE(m) ? m[v] : "invalid";
+}
+
+int stats_verdict_parse(const char *s, enum stats_verdict *out)
+{
+	for (int v = VERDICT_IMPROVEMENT; v <= VERDICT_INVALID; v++)
+		if (s && (!strcmp(s, stats_verdict_id(v)) ||
+			  !strcmp(s, stats_verdict_name(v)) ||
+			  !strcmp(s, stats_verdict_marker(v)))) {
+			*out = v;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * Runs per kernel that would make an interval of log half-width @w fit in
+ * @room, assuming the half-width shrinks as 1/sqrt(n) and the centre
+ * stays put. 0 when it cannot be estimated.
+ */
+static unsigned runs_for(double w, double room, size_t n)
+{
+	double need;
+
+	if (!(room > 1e-12) || !isfinite(w) || !(w > 0))
+		return 0;
+	need = ceil((double)n * (w / room) * (w / room));
+	if (need > 1e6)
+		return 0;
+	if (need <= (double)n)
+		need = (double)n + 1;
+	return (unsigned)need;
+}
+
+static enum stats_verdict set(struct stats_decision *out,
+			      enum stats_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static enum stats_verdict set(struct stats_decision *out,
+			      enum stats_verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
+	va_end(ap);
+	out->verdict = v;
+	return v;
+}
+
+enum stats_verdict stats_decide(const struct stats_comparison *c,
+				const struct stats_settings *s,
+				int better_higher, double threshold, double q,
+				size_t failed, size_t attempted,
+				struct stats_decision *out)
+{
+	double t = threshold >= 0 ? threshold : s->threshold;
+	double band_lo = 1.0 - t, band_hi = 1.0 + t, lo, hi;
+	const char *pname;
+	size_t n;
+	int sig, up, down, inside;
+
+	memset(out, 0, sizeof(*out));
+	out->threshold = t;
+	out->used_q = q >= 0 && !isnan(q);
+	out->p_used = out->used_q ? q : c->mw_p;
+	pname = out->used_q ? "q" : "p";
+
+	if (attempted && (double)failed / (double)attempted >
+			 s->max_failed_fraction)
+		return set(out, VERDICT_INVALID,
+			   "too many failed runs: %zu of %zu (limit %.0f%%)",
+			   failed, attempted, 100 * s->max_failed_fraction);
+	if (c->n_base < 2 || c->n_patched < 2)
+		return set(out, VERDICT_INVALID,
+			   "fewer than 2 runs (baseline %zu, patched %zu)",
+			   c->n_base, c->n_patched);
+	if (c->all_equal)
+		return set(out, VERDICT_INVALID,
+			   "all values are equal in both kernels");
+	if (!c->ratio_valid)
+		return set(out, VERDICT_INVALID,
+			   "no ratio: a median is zero or a value is negative");
+	if (isnan(c->ratio_lo) || isnan(c->ratio_hi) || isnan(out->p_used))
+		return set(out, VERDICT_INVALID,
+			   "no interval or p value was computed");
+
+	lo = c->ratio_lo;
+	hi = c->ratio_hi;
+	n = c->n_base < c->n_patched ? c->n_base : c->n_patched;
+	sig = out->p_used < s->alpha;
+	up = lo > band_hi;
+	down = hi < band_lo;
+	inside = lo >= band_lo && hi <= band_hi;
+
+	/* Work on the log scale: ratio intervals are multiplicative. */
+	double llo = log(lo), lhi = log(hi), w = (lhi - llo) / 2;
+	double mid = (lhi + llo) / 2, lb = log(band_lo), ub = log(band_hi);
+
+	if (sig && (up || down)) {
+		int better = up == !!better_higher;
+
+		return set(out, better ? VERDICT_IMPROVEMENT : VERDICT_REGRESSION,
+			   "%s=%.3g < %.3g and the whole interval "
+			   "[%+.2f%%, %+.2f%%] lies %s the +-%.2g%% band",
+			   pname, out->p_used, s->alpha, 100 * (lo - 1),
+			   100 * (hi - 1), up ? "above" : "below", 100 * t);
+	}
+	if (sig) {
+		if (inside)
+			return set(out, VERDICT_WITHIN_NOISE,
+				   "significant (%s=%.3g) but the interval "
+				   "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
+				   pname, out->p_used, 100 * (lo - 1),
+				   100 * (hi - 1), 100 * t);
+		if (mid > ub)
+			out->runs_needed = runs_for(w, mid - ub, n);
+		else if (mid < lb)
+			out->runs_needed = runs_for(w, lb - mid, n);
+		else
+			out->runs_needed = runs_for(w, mid - lb < ub - mid ?
+						    mid - lb : ub - mid, n);
+		return set(out, VERDICT_WITHIN_NOISE,
+			   "significant (%s=%.3g) but the interval "
+			   "[%+.2f%%, %+.2f%%] crosses the +-%.2g%% band; "
+			   "~%u runs per kernel might decide",
+			   pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
+			   100 * t, out->runs_needed);
+	}
+	if (inside)
+		return set(out, VERDICT_NO_CHANGE,
+			   "not significant (%s=%.3g) and the interval "
+			   "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
+			   pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
+			   100 * t);
+	if (up || down)
+		return set(out, VERDICT_INCONCLUSIVE,
+			   "the interval [%+.2f%%, %+.2f%%] lies beyond "
+			   "+-%.2g%% but the test is not significant (%s=%.3g)",
+			   100 * (lo - 1), 100 * (hi - 1), 100 * t, pname,
+			   out->p_used);
+	if (mid > ub)
+		out->runs_needed = runs_for(w, mid - ub, n);
+	else if (mid < lb)
+		out->runs_needed = runs_for(w, lb - mid, n);
+	else
+		out->runs_needed = runs_for(w, mid - lb < ub - mid ?
+					    mid - lb : ub - mid, n);
+	if (out->runs_needed)
+		return set(out, VERDICT_INCONCLUSIVE,
+			   "cannot rule out a change beyond +-%.2g%%: interval "
+			   "[%+.2f%%, %+.2f%%], %s=%.3g; ~%u runs per kernel "
+			   "might decide", 100 * t, 100 * (lo - 1),
+			   100 * (hi - 1), pname, out->p_used,
+			   out->runs_needed);
+	return set(out, VERDICT_INCONCLUSIVE,
+		   "cannot rule out a change beyond +-%.2g%%: interval "
+		   "[%+.2f%%, %+.2f%%], %s=%.3g", 100 * t, 100 * (lo - 1),
+		   100 * (hi - 1), pname, out->p_used);
+}

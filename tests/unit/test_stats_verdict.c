@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benjamini-Hochberg and the per-metric verdict. BH golden values:
+ * statsmodels 0.13.5 multipletests(p, method='fdr_bh') (Debian 12), see
+ * tests/unit/test_stats_golden.py. Verdict cases run the whole engine on
+ * seeded synthetic runs, then check the rules on hand-made comparisons.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "rng.h"
+#include "stats.h"
+
+#define assert_close(a, b, tol)                                              \
+	do {                                                                 \
+		double a_ = (a), b_ = (b);                                   \
+		if (!(fabs(a_ - b_) <= (tol) * fmax(1.0, fabs(b_))))         \
+			fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);  \
+	} while (0)
+
+static void test_bh_known_lists(void **state)
+{
+	/* Benjamini & Hochberg (1995)'s 15 p values. */
+	double p[15] = { 0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278,
+			 0.0298, 0.0344, 0.0459, 0.3240, 0.4262, 0.5719,
+			 0.6528, 0.7590, 1.000 };
+	const double want[15] = {
+		0.0015, 0.0030000000000000001, 0.0094999999999999998,
+		0.035624999999999997, 0.060299999999999999,
+		0.063857142857142862, 0.063857142857142862,
+		0.064500000000000002, 0.076500000000000012,
+		0.48600000000000004, 0.58118181818181824,
+		0.71487499999999993, 0.75323076923076926,
+		0.81321428571428567, 1,
+	};
+	/* Unsorted, with ties, plus NaN entries that must be skipped (the
+	 * same q as statsmodels on the 5 real values). */
+	double p2[7] = { 0.04, NAN, 0.01, 0.03, 0.2, NAN, 0.01 };
+	const double want2[5] = { 0.049999999999999996, 0.024999999999999998,
+				  0.049999999999999996, 0.20000000000000001,
+				  0.024999999999999998 };
+	double q[15], q2[7];
+
+	(void)state;
+	stats_bh_adjust(p, 15, q);
+	for (int i = 0; i < 15; i++)
+		assert_close(q[i], want[i], 1e-14);
+	stats_bh_adjust(p2, 7, q2);
+	assert_true(isnan(q2[1]) && isnan(q2[5]));
+	assert_close(q2[0], want2[0], 1e-14);
+	assert_close(q2[2], want2[1], 1e-14);
+	assert_close(q2[3], want2[2], 1e-14);
+	assert_close(q2[4], want2[3], 1e-14);
+	assert_close(q2[6], want2[4], 1e-14);
+	/* In place. */
+	stats_bh_adjust(p, 15, p);
+	for (int i = 0; i < 15; i++)
+		assert_close(p[i], want[i], 1e-14);
+}
+
+/* Seeded normal runs (Box-Muller) so each case is deterministic. */
+static void runs(double *x, size_t n, double mean, double sd, uint64_t seed)
+{
+	struct rng r;
+
+	rng_seed(&r, seed);
+	for (size_t i = 0; i < n; i++) {
+		double u1 = 1.0 - rng_double(&r), u2 = rng_double(&r);
+
+		x[i] = mean + sd * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+	}
+}
+
+static enum stats_verdict judge(double mb, double sb, double mp, double sp,
+				size_t n, int better_higher,
+				struct stats_decision *d)
+{
+	double a[40], b[40];
+	struct stats_settings s;
+	struct stats_comparison c;
+
+	stats_settings_default(&s);
+	runs(a, n, mb, sb, 11);
+	runs(b, n, mp, sp, 12);
+	assert_int_equal(stats_compare(a, n, b, n, &s, 3, &c), 0);
+	return stats_decide(&c, &s, better_higher, -1, -1, 0, 2 * n, d);
+}
+
+static void test_verdict_clear_changes(void **state)
+{
+	struct stats_decision d;
+
+	(void)state;
+	/* +10 % with 1 % noise: higher-better improves, lower-better
+	 * regresses; -10 % the other way round. */
+	assert_int_equal(judge(100, 1, 110, 1, 10, 1, &d), VERDICT_IMPROVEMENT);
+	assert_int_equal(judge(100, 1, 110, 1, 10, 0, &d), VERDICT_REGRESSION);
+	assert_int_equal(judge(100, 1, 90, 1, 10, 1, &d), VERDICT_REGRESSION);
+	assert_int_equal(judge(100, 1, 90, 1, 10, 0, &d), VERDICT_IMPROVEMENT);
+	assert_non_null(strstr(d.reason, "below"));
+	assert_int_equal(d.used_q, 0);
+}
+
+static void test_verdict_no_change_and_noise(void **state)
+{
+	struct stats_decision d;
+
+	(void)state;
+	/* Same distribution, 0.1 % noise: inside +-1 %, not significant. */
+	assert_int_equal(judge(100, 0.1, 100, 0.1, 20, 1, &d),
+			 VERDICT_NO_CHANGE);
+	assert_string_equal(stats_verdict_name(d.verdict), "~");
+	/* +0.3 % with 0.05 % noise: real, but inside the band. */
+	assert_int_equal(judge(100, 0.05, 100.3, 0.05, 20, 1, &d),
+			 VERDICT_WITHIN_NOISE);
+	assert_non_null(strstr(d.reason, "inside"));
+	/* +2 % with 10 % noise and 5 runs: cannot tell. */
+	assert_int_equal(judge(100, 10, 102, 10, 5, 1, &d),
+			 VERDICT_INCONCLUSIVE);
+	assert_true(d.runs_needed > 5);
+	assert_non_null(strstr(d.reason, "runs per kernel"));
+}
+
+static void test_verdict_invalid(void **state)
+{
+	double a[10], b[10], same[4] = { 3, 3, 3, 3 };
+	struct stats_settings s;
+	struct stats_comparison c;
+	struct stats_decision d;
+
+	(void)state;
+	stats_settings_default(&s);
+	runs(a, 10, 100, 1, 1);
+	runs(b, 10, 110, 1, 2);
+	assert_int_equal(stats_compare(a, 10, b, 10, &s, 3, &c), 0);
+	/* A clear change, but 6 of 26 runs failed (23 % <= 25 %): fine;
+	 * 7 of 27 (26 %) is too many. */
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 6, 26, &d),
+			 VERDICT_IMPROVEMENT);
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 7, 27, &d),
+			 VERDICT_INVALID);
+	assert_non_null(strstr(d.reason, "failed"));
+	/* One run only. */
+	assert_int_equal(stats_compare(a, 1, b, 10, &s, 3, &c), 0);
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
+			 VERDICT_INVALID);
+	/* All values equal in both kernels. */
+	assert_int_equal(stats_compare(same, 4, same, 4, &s, 3, &c), 0);
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
+			 VERDICT_INVALID);
+	assert_non_null(strstr(d.reason, "equal"));
+	assert_string_equal(stats_verdict_name(d.verdict), "invalid");
+}
+
+/* A comparison with the given interval and p, everything else sane. */
+static struct stats_comparison fake(double lo, double hi, double p)
+{
+	struct stats_comparison c;
+
+	memset(&c, 0, sizeof(c));
+	c.n_base = c.n_patched = 10;
+	c.ratio_valid = 1;
+	c.ratio = (lo + hi) / 2;
+	c.ratio_lo = lo;
+	c.ratio_hi = hi;
+	c.mw_p = p;
+	return c;
+}
+
+static void test_verdict_rules(void **state)
+{
+	struct stats_settings s;
+	struct stats_comparison c;
+	struct stats_decision d;
+
+	(void)state;
+	stats_settings_default(&s);
+	/* Significant but the interval crosses +1 %: "≈", with an estimate
+	 * of the runs that would put it wholly beyond. */
+	c = fake(1.005, 1.03, 0.001);
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
+			 VERDICT_WITHIN_NOISE);
+	assert_true(d.runs_needed > 10);
+	/* The same with a 0.4 % threshold override: wholly beyond. */
+	assert_int_equal(stats_decide(&c, &s, 1, 0.004, -1, 0, 0, &d),
+			 VERDICT_IMPROVEMENT);
+	assert_close(d.threshold, 0.004, 0);
+	/* p significant, but the BH q is not: q decides. */
+	c = fake(1.02, 1.04, 0.01);
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
+			 VERDICT_IMPROVEMENT);
+	assert_int_equal(stats_decide(&c, &s, 1, -1, 0.2, 0, 0, &d),
+			 VERDICT_INCONCLUSIVE);
+	assert_int_equal(d.used_q, 1);
+	assert_close(d.p_used, 0.2, 0);
+	/* Not significant, straddling the band: "?" with runs needed. */
+	c = fake(0.98, 1.03, 0.3);
+	assert_int_equal(stats_decide(&c, &s, 0, -1, -1, 0, 0, &d),
+			 VERDICT_INCONCLUSIVE);
+	assert_true(d.runs_needed > 10);
+	/* Not significant, inside: "~" whatever the direction. */
+	c = fake(0.995, 1.004, 0.5);
+	assert_int_equal(stats_decide(&c, &s, 0, -1, -1, 0, 0, &d),
+			 VERDICT_NO_CHANGE);
+	/* Regression for lower-is-better when the ratio rises. */
+	c = fake(1.05, 1.09, 0.001);
+	assert_int_equal(stats_decide(&c, &s, 0, -1, -1, 0, 0, &d),
+			 VERDICT_REGRESSION);
+}
+
+static void test_verdict_names(void **state)
+{
+	(void)state;
+	assert_string_equal(stats_verdict_name(VERDICT_IMPROVEMENT),
+			    "improvement");
+	assert_string_equal(stats_verdict_name(VERDICT_REGRESSION),
+			    "regression");
+	assert_string_equal(stats_verdict_name(VERDICT_WITHIN_NOISE),
+			    "\u2248");
+	assert_string_equal(stats_verdict_name(VERDICT_NO_CHANGE), "~");
+	assert_string_equal(stats_verdict_name(VERDICT_INCONCLUSIVE), "?");
+	assert_string_equal(stats_verdict_name(VERDICT_INVALID), "invalid");
+	assert_string_equal(stats_verdict_marker(VERDICT_WITHIN_NOISE), "=");
+	assert_string_equal(stats_verdict_id(VERDICT_WITHIN_NOISE),
+			    "within-noise");
+	assert_string_equal(stats_verdict_id(VERDICT_NO_CHANGE), "no-change");
+
+	enum stats_verdict v;
+
+	for (int i = VERDICT_IMPROVEMENT; i <= VERDICT_INVALID; i++) {
+		assert_int_equal(stats_verdict_parse(stats_verdict_id(i), &v), 0);
+		assert_int_equal(v, i);
+		assert_int_equal(stats_verdict_parse(stats_verdict_name(i), &v), 0);
+		assert_int_equal(v, i);
+	}
+	assert_int_equal(stats_verdict_parse("\u2248", &v), 0);
+	assert_int_equal(v, VERDICT_WITHIN_NOISE);
+	assert_int_equal(stats_verdict_parse("better", &v), -1);
+	assert_int_equal(stats_verdict_parse(NULL, &v), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bh_known_lists),
+		cmocka_unit_test(test_verdict_clear_changes),
+		cmocka_unit_test(test_verdict_no_change_and_noise),
+		cmocka_unit_test(test_verdict_invalid),
+		cmocka_unit_test(test_verdict_rules),
+		cmocka_unit_test(test_verdict_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
