@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "escape.h"
+
+#include <string.h>
+
+#define REPLACEMENT "\xEF\xBF\xBD"	/* U+FFFD */
+
+size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp)
+{
+	unsigned c = s[0], min;
+	size_t n;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if ((c & 0xE0) == 0xC0) {
+		n = 2, min = 0x80, c &= 0x1F;
+	} else if ((c & 0xF0) == 0xE0) {
+		n = 3, min = 0x800, c &= 0x0F;
+	} else if ((c & 0xF8) == 0xF0) {
+		n = 4, min = 0x10000, c &= 0x07;
+	} else {
+		return 0;
+	}
+	if (len < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	/* Overlong forms and surrogates are classic filter bypasses: refuse. */
+	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+static int is_control(unsigned cp)
+{
+	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) ||
+		/* bidi overrides and isolates can reorder what a reader sees */
+		(cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void sb_add_html(struct strbuf *sb, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t len = strlen((const char *)s);
+
+	while (len) {
+		unsigned cp;
+		size_t n = utf8_decode(s, len, &cp);
+
+		if (!n) {
+			sb_adds(sb, REPLACEMENT);
+			s++, len--;
+			continue;
+		}
+		switch (cp) {
+		case '&': sb_adds(sb, "&amp;"); break;
+		case '<': sb_adds(sb, "&lt;"); break;
+		case '>': sb_adds(sb, "&gt;"); break;
+		case '"': sb_adds(sb, "&quot;"); break;
+		case '\'': sb_adds(sb, "&#39;"); break;
+		case '\t': case '\n': sb_addc(sb, (char)cp); break;
+		default:
+			if (is_control(cp))
+				sb_adds(sb, REPLACEMENT);
+			else
+				sb_add(sb, s, n);
+		}
+		s += n, len -= n;
+	}
+}
+
+size_t sb_add_text_fit(struct strbuf *sb, const char *str, size_t width)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t len = strlen((const char *)s), cols = 0;
+	size_t total = text_safe_width(str);
+
+	while (len && cols < width) {
+		unsigned cp;
+		size_t n = utf8_decode(s, len, &cp);
+
+		if (total > width && cols + 1 == width) {
+			sb_addc(sb, '~');
+			return width;
+		}
+		if (!n || is_control(cp)) {
+			sb_addc(sb, '?');
+			n = n ? n : 1;
+		} else {
+			sb_add(sb, s, n);
+		}
+		s += n, len -= n, cols++;
+	}
+	return cols;
+}
+
+void sb_add_text_safe(struct strbuf *sb, const char *s)
+{
+	sb_add_text_fit(sb, s, (size_t)-1);
+}
+
+size_t text_safe_width(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t len = strlen((const char *)s), cols = 0;
+
+	while (len) {
+		unsigned cp;
+		size_t n = utf8_decode(s, len, &cp);
+
+		n = n ? n : 1;
+		s += n, len -= n, cols++;
+	}
+	return cols;
+}
+
+void sb_add_bench_token(struct strbuf *sb, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+
+	if (!*s) {
+		sb_addc(sb, '_');
+		return;
+	}
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("_-.+,:", c))
+			sb_addc(sb, (char)c);
+		else
+			sb_addc(sb, '_');
+	}
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Making untrusted strings safe for output. Patch subjects, metric names,
+ * config values and anything a guest printed end up in reports; none of
+ * them may inject markup, terminal escapes or broken UTF-8 into a mail.
+ */
+#ifndef LAB_ESCAPE_H
+#define LAB_ESCAPE_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+/*
+ * Append @s escaped for HTML text and attribute values (& < > " ').
+ * Invalid UTF-8, C0/C1 control characters (other than tab and newline) and
+ * DEL become U+FFFD, so what the reader sees shows that something was there.
+ */
+void sb_add_html(struct strbuf *sb, const char *s);
+
+/*
+ * Append @s for plain text (mail, terminal): valid UTF-8 printable
+ * characters are kept; every control character (newline and tab included,
+ * since one report line is one table row) and every invalid byte becomes '?'.
+ */
+void sb_add_text_safe(struct strbuf *sb, const char *s);
+
+/*
+ * Same as sb_add_text_safe() but keeps at most @width display columns
+ * (one per code point) and marks a cut with "~". Returns the columns used.
+ */
+size_t sb_add_text_fit(struct strbuf *sb, const char *s, size_t width);
+
+/* Display columns sb_add_text_safe() would produce (one per code point). */
+size_t text_safe_width(const char *s);
+
+/*
+ * Append @s as one Go benchmark-format name component: ASCII letters,
+ * digits and "_-.+,:" are kept, everything else (spaces, '/', '=', non-ASCII)
+ * becomes '_', so benchstat parses the line as intended.
+ */
+void sb_add_bench_token(struct strbuf *sb, const char *s);
+
+/*
+ * Decode one UTF-8 sequence at @s (at most @len bytes). Returns its length
+ * and stores the code point in *@cp, or returns 0 for an invalid sequence
+ * (overlong, surrogate, beyond U+10FFFF, truncated).
+ */
+size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp);
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The session report: a versioned JSON document ("mglrulab-report/1", see
+ * reports/SCHEMA.md) holding the context and EVERY raw run of a session, plus
+ * the results computed from them. Outputs (HTML, text, benchfmt) are always
+ * regenerated from that JSON alone, so anyone holding report.json can
+ * reproduce, audit or re-render the report.
+ *
+ * The session runner builds a "session" object (everything except
+ * "results", "counter_results", "geomean" and "summary") and hands it to
+ * report_analyze(); `mglrulab report` loads a file with report_load() and
+ * re-runs report_analyze() on it, ignoring any stored results.
+ */
+#ifndef LAB_REPORT_H
+#define LAB_REPORT_H
+
+#include <jansson.h>
+
+#include "strbuf.h"
+
+#define REPORT_SCHEMA "mglrulab-report/1"
+
+/* Defaults used when a session does not record a statistics setting. */
+#define REPORT_DEFAULT_ALPHA		0.05
+#define REPORT_DEFAULT_CONFIDENCE	0.95
+#define REPORT_DEFAULT_RESAMPLES	10000
+#define REPORT_DEFAULT_SEED		1
+#define REPORT_DEFAULT_THRESHOLD	0.01	/* noise threshold, fraction */
+#define REPORT_DEFAULT_MAX_FAILED	0.25	/* failed-run fraction that makes a metric invalid */
+#define REPORT_DEFAULT_MIN_RUNS		5
+
+/*
+ * Check that @root is a session or report of schema 1: required fields are
+ * present with the right JSON types, unknown fields are ignored. On failure
+ * returns -1 and appends one line naming the JSON path to @err, e.g.
+ * "runs[3].metrics.ops_per_sec: expected a number or null, got a string".
+ */
+int report_validate(const json_t *root, struct strbuf *err);
+
+/*
+ * Read and validate @path. On success *@out holds a new reference and 0 is
+ * returned; on failure -1 with the reason in @err ("FILE: ..." for I/O and
+ * syntax errors with line and column, the JSON path for schema errors).
+ */
+int report_load(const char *path, json_t **out, struct strbuf *err);
+/* Same, from a buffer (the fuzz target and tests use this). */
+int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf *err);
+
+/*
+ * Compute the results of a validated @session and return a new report: a
+ * deep copy of @session with "statistics" completed with the settings
+ * actually used, and "results", "counter_results", "geomean", "warnings" and
+ * "summary" (re)computed. Benjamini-Hochberg q-values are taken across all
+ * metrics of the report (counters form their own family). Deterministic:
+ * the same input gives the same output, byte for byte once dumped.
+ * Returns NULL with the reason in @err when @session does not validate.
+ */
+json_t *report_analyze(const json_t *session, struct strbuf *err);
+
+/*
+ * Two sessions as one: the runs of kernel @ka of session @a (NULL: its
+ * design.patched, else its baseline) become the baseline "A:<ka>", those of
+ * @kb of @b the patched "B:<kb>", renumbered A's first (original number in
+ * "source_seq"), blocks dropped. Host, guest and statistics settings are
+ * B's; host.accel is "mixed" when the two differ. Feed the result to
+ * report_analyze(). NULL with the reason in @err when a kernel is unknown.
+ * @a and @b must have passed report_validate().
+ */
+json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
+			       const char *kb, struct strbuf *err);
+
+/* Renderers: append the whole document to @out. @report comes from report_analyze(). */
+void report_render_html(const json_t *report, struct strbuf *out);
+void report_render_text(const json_t *report, struct strbuf *out);
+void report_render_benchfmt(const json_t *report, struct strbuf *out);
+
+/*
+ * Dump @report the way every mglrulab JSON file is written (2-space indent,
+ * keys in insertion order, trailing newline).
+ */
+void report_dump(const json_t *report, struct strbuf *out);
+
+#endif

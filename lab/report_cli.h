@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Option handling shared by `mglrulab report` and `mglrulab compare`. */
+#ifndef LAB_REPORT_CLI_H
+#define LAB_REPORT_CLI_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum report_out { REPORT_OUT_TEXT, REPORT_OUT_BENCHFMT, REPORT_OUT_JSON };
+
+struct report_cli {
+	const char *files[2];
+	int nfiles;
+	const char *html;	/* --html FILE */
+	const char *out;	/* -o FILE: stdout outputs go there */
+	enum report_out what[8];	/* stdout outputs, in command-line order */
+	size_t nwhat;
+	const char *kernel_a, *kernel_b;	/* compare: --kernel-a / --kernel-b */
+};
+
+/* Parse argv (argv[0] = command name) expecting @nfiles JSON files. Returns 0 or an exit status. */
+int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli);
+/* Render and write every requested output of @report. Returns an exit status. */
+int report_cli_write(const json_t *report, const struct report_cli *cli);
+
+#endif

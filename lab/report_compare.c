@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Comparing two sessions (last night against tonight): the chosen kernel's
+ * runs of session A become the baseline and those of session B the patched
+ * sample of a synthetic session, which then goes through exactly the same
+ * analysis and renderers as a single A/B session.
+ */
+#include "report.h"
+#include "report_priv.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int append_runs(json_t *dst, const json_t *src, const char *kernel, const char *label,
+		       json_int_t *seq)
+{
+	json_t *run;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(json_object_get(src, "runs"), i, run) {
+		json_t *copy;
+
+		if (strcmp(jget_str(run, "kernel", ""), kernel))
+			continue;
+		copy = json_deep_copy(run);
+		/* Blocks pair kernels within one session; across sessions they mean nothing. */
+		json_object_del(copy, "block");
+		json_object_set(copy, "source_seq", json_object_get(run, "seq"));
+		json_object_set_new(copy, "seq", json_integer(++*seq));
+		json_object_set_new(copy, "kernel", json_string(label));
+		json_array_append_new(dst, copy);
+		n++;
+	}
+	return n;
+}
+
+static const json_t *find_kernel(const json_t *s, const char *name)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "kernels"), i, k)
+		if (!strcmp(jget_str(k, "name", ""), name))
+			return k;
+	return NULL;
+}
+
+json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
+			       const char *kb, struct strbuf *err)
+{
+	const json_t *kern_a, *kern_b;
+	const json_t *ha = json_object_get(a, "host"), *hb = json_object_get(b, "host");
+	const char *ida = jget_str(json_object_get(a, "session"), "id", "A");
+	const char *idb = jget_str(json_object_get(b, "session"), "id", "B");
+	char *la, *lb;
+	json_t *s, *k, *runs, *wls, *w, *host;
+	json_int_t seq = 0;
+	size_t i;
+
+	if (!ka)
+		ka = jget_str(json_object_get(a, "design"), "patched", NULL);
+	if (!kb)
+		kb = jget_str(json_object_get(b, "design"), "patched", NULL);
+	/* A single-kernel session has only its baseline to offer. */
+	if (!ka)
+		ka = jget_str(json_object_get(a, "design"), "baseline", "");
+	if (!kb)
+		kb = jget_str(json_object_get(b, "design"), "baseline", "");
+	kern_a = find_kernel(a, ka);
+	kern_b = find_kernel(b, kb);
+	if (!kern_a || !kern_b) {
+		sb_addf(err, "session %s has no kernel named \"%s\"", kern_a ? "B" : "A",
+			kern_a ? kb : ka);
+		return NULL;
+	}
+	la = xasprintf("A:%s", ka);
+	lb = xasprintf("B:%s", kb);
+	s = json_object();
+	json_object_set_new(s, "schema", json_string(REPORT_SCHEMA));
+	json_object_set_new(s, "generator", json_pack("{s:s, s:s}", "name", "mglrulab",
+						      "version", MGLRULAB_VERSION));
+	json_object_set_new(s, "session", json_pack("{s:s++, s:s, s:s}",
+		"id", ida, " vs ", idb, "mode", "compare",
+		"created", jget_str(json_object_get(b, "session"), "created", "")));
+	host = json_deep_copy(hb);
+	if (strcmp(jget_str(ha, "accel", ""), jget_str(hb, "accel", ""))) {
+		char *why = xasprintf("session A ran under %s, session B under %s",
+				      jget_str(ha, "accel", "?"), jget_str(hb, "accel", "?"));
+		json_object_set_new(host, "accel", json_string("mixed"));
+		json_object_set_new(host, "accel_reason", json_string(why));
+		free(why);
+	}
+	json_object_set_new(s, "host", host);
+	k = json_array();
+	json_array_append_new(k, json_deep_copy(kern_a));
+	json_array_append_new(k, json_deep_copy(kern_b));
+	json_object_set_new(json_array_get(k, 0), "name", json_string(la));
+	json_object_set_new(json_array_get(k, 0), "role", json_string("baseline"));
+	json_object_set_new(json_array_get(k, 1), "name", json_string(lb));
+	json_object_set_new(json_array_get(k, 1), "role", json_string("patched"));
+	json_object_set_new(s, "kernels", k);
+	if (json_object_get(b, "guest"))
+		json_object_set(s, "guest", json_object_get(b, "guest"));
+	/* Workloads of A, then any that only B has: the union, A's order. */
+	wls = json_deep_copy(json_object_get(a, "workloads"));
+	if (!wls)
+		wls = json_array();
+	json_array_foreach(json_object_get(b, "workloads"), i, w) {
+		json_t *x;
+		size_t j;
+		int seen = 0;
+
+		json_array_foreach(wls, j, x)
+			seen |= !strcmp(jget_str(x, "name", ""), jget_str(w, "name", ""));
+		if (!seen)
+			json_array_append(wls, w);
+	}
+	json_object_set_new(s, "workloads", wls);
+	runs = json_array();
+	append_runs(runs, a, ka, la, &seq);
+	append_runs(runs, b, kb, lb, &seq);
+	json_object_set_new(s, "design", json_pack("{s:s, s:s, s:O?, s:s, s:O?}",
+		"baseline", la, "patched", lb,
+		"runs_per_kernel", json_object_get(json_object_get(b, "design"), "runs_per_kernel"),
+		"order", "two sessions: all of A, then all of B",
+		"seed", json_object_get(json_object_get(b, "design"), "seed")));
+	if (json_object_get(b, "statistics"))
+		json_object_set(s, "statistics", json_object_get(b, "statistics"));
+	json_object_set_new(s, "runs", runs);
+	free(la);
+	free(lb);
+	return s;
+}
+

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Number formatting and small JSON accessors shared by every report output. */
+#include "report_priv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+double jget_num(const json_t *obj, const char *key)
+{
+	json_t *j = json_object_get(obj, key);
+
+	return json_is_number(j) ? json_number_value(j) : NAN;
+}
+
+const char *jget_str(const json_t *obj, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : def;
+}
+
+json_t *jpath(const json_t *obj, const char *dotted)
+{
+	char key[128];
+	json_t *cur = (json_t *)obj;
+
+	while (cur && *dotted) {
+		size_t l = strcspn(dotted, ".");
+
+		if (l >= sizeof(key))
+			return NULL;
+		memcpy(key, dotted, l);
+		key[l] = '\0';
+		cur = json_object_get(cur, key);
+		dotted += l + (dotted[l] == '.');
+	}
+	return cur;
+}
+
+void fmt_num(char *buf, size_t size, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, size, "-");
+	else if (a == 0)
+		snprintf(buf, size, "0");
+	else if (a >= 1e12 || a < 1e-4)
+		snprintf(buf, size, "%.4g", v);
+	else if (a >= 1e4)
+		/* 181234 switches/s: the digits below 1 are noise, keep integers */
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.5g", v);
+}
+
+void fmt_pct(char *buf, size_t size, double pct)
+{
+	if (!isfinite(pct))
+		snprintf(buf, size, "-");
+	else if (fabs(pct) >= 1000)
+		snprintf(buf, size, "%+.0f%%", pct);
+	else if (fabs(pct) < 0.05)
+		snprintf(buf, size, "%s0.0%%", pct < 0 ? "-" : "+");
+	else
+		snprintf(buf, size, "%+.1f%%", pct);
+}
+
+void fmt_ratio_ci(char *buf, size_t size, double lo, double hi)
+{
+	char a[24], b[24];
+
+	if (!isfinite(lo) || !isfinite(hi)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	fmt_pct(a, sizeof(a), 100 * (lo - 1));
+	fmt_pct(b, sizeof(b), 100 * (hi - 1));
+	snprintf(buf, size, "[%s, %s]", a, b);
+}
+
+void fmt_p(char *buf, size_t size, double p)
+{
+	if (!isfinite(p))
+		snprintf(buf, size, "-");
+	else if (p < 0.001)
+		snprintf(buf, size, "<.001");
+	else if (p >= 0.995)
+		snprintf(buf, size, "1.00");
+	else if (p < 0.01)
+		snprintf(buf, size, "%.3f", p);
+	else
+		snprintf(buf, size, "%.2f", p);
+}
+
+static const struct {
+	const char *id, *symbol, *marker, *label;
+} verdicts[] = {
+	{ "improvement", "improvement", "+", "improvement" },
+	{ "regression", "regression", "-", "regression" },
+	{ "within-noise", "\xe2\x89\x88", "=", "significant, within noise" },
+	{ "no-change", "~", "~", "no change" },
+	{ "inconclusive", "?", "?", "inconclusive" },
+	{ "invalid", "invalid", "!", "invalid" },
+};
+
+static int verdict_index(const char *id)
+{
+	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++)
+		if (id && !strcmp(verdicts[i].id, id))
+			return (int)i;
+	return 5;	/* unknown: treat as invalid, never as a pass */
+}
+
+const char *verdict_symbol(const char *id)
+{
+	return verdicts[verdict_index(id)].symbol;
+}
+
+const char *verdict_marker(const char *id)
+{
+	return verdicts[verdict_index(id)].marker;
+}
+
+const char *verdict_label(const char *id)
+{
+	return verdicts[verdict_index(id)].label;
+}

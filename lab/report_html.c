@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The HTML report: one self-contained file (inline CSS and SVG, no scripts,
+ * no external resources) that a maintainer can open from a mail attachment
+ * or a CI artifact. Every string that came from the session - config,
+ * patch subjects, metric names, guest output - goes through sb_add_html().
+ * Element ids are indices, never names, so no name reaches an attribute
+ * unescaped or unpredictably.
+ */
+#include "report.h"
+#include "escape.h"
+#include "report_priv.h"
+#include "report_svg.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char css[] =
+	":root{--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--card:#f6f8fa;"
+	"--k0:#0072b2;--k1:#d55e00;--good:#1a7f37;--bad:#cf222e;--noise:#9a6700;"
+	"--neutral:#59636e;--band:rgba(120,120,120,.18);--warn-bg:#fff8c5;--warn-line:#d4a72c}\n"
+	"@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;"
+	"--line:#3d444d;--card:#151b23;--k0:#56b4e9;--k1:#f0884a;--good:#3fb950;--bad:#f85149;"
+	"--noise:#d29922;--neutral:#9198a1;--band:rgba(200,200,200,.16);--warn-bg:#2e2a10;"
+	"--warn-line:#9e6a03}}\n"
+	"*{box-sizing:border-box}\n"
+	"body{margin:0 auto;max-width:1280px;padding:16px 24px;background:var(--bg);color:var(--fg);"
+	"font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif}\n"
+	"h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid "
+	"var(--line);padding-bottom:4px}h3{font-size:15px;margin:14px 0 6px}\n"
+	"a{color:var(--k0)}\n"
+	"code,.num,td.num,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}\n"
+	".sub{color:var(--muted);margin:0 0 8px}\n"
+	"dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}"
+	"dl.meta dt{color:var(--muted)}dl.meta dd{margin:0}\n"
+	".warnings{background:var(--warn-bg);border:1px solid var(--warn-line);border-radius:6px;"
+	"padding:8px 14px;margin:12px 0}.warnings ul{margin:4px 0;padding-left:20px}\n"
+	".warnings strong{font-weight:600}\n"
+	"table{border-collapse:collapse;width:100%;margin:6px 0}th,td{padding:3px 8px;"
+	"border-bottom:1px solid var(--line);text-align:left;vertical-align:middle}"
+	"th{font-weight:600;color:var(--muted);font-size:12.5px}td.num,th.num{text-align:right;"
+	"white-space:nowrap}\n"
+	"tr.wl td{background:var(--card);font-weight:600}\n"
+	".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;"
+	"font-weight:600;border:1px solid currentColor;white-space:nowrap}\n"
+	".v-improvement{color:var(--good)}.v-regression{color:var(--bad)}"
+	".v-within-noise{color:var(--noise)}.v-no-change,.v-constant{color:var(--neutral)}"
+	".v-inconclusive{color:var(--noise)}.v-invalid{color:var(--bad)}"
+	".v-increase,.v-decrease{color:var(--k0)}\n"
+	".counts{display:flex;flex-wrap:wrap;gap:8px;margin:8px 0}.counts .badge{font-size:13px;"
+	"padding:3px 10px}\n"
+	"svg{display:block;overflow:visible}svg text{fill:var(--muted);font-size:9px;"
+	"font-family:system-ui,sans-serif}\n"
+	"svg .band{fill:var(--band)}svg .one{stroke:var(--muted);stroke-width:1;stroke-dasharray:2 2}"
+	"svg .ci line{stroke:currentColor;stroke-width:2}svg .ci circle{fill:currentColor}"
+	"svg .frame{fill:none;stroke:var(--line)}svg .axl{stroke:var(--line)}\n"
+	"svg .pt{fill-opacity:.75}svg .k0{fill:var(--k0);color:var(--k0)}svg .k1{fill:var(--k1);"
+	"color:var(--k1)}svg text.k0{fill:var(--k0)}svg text.k1{fill:var(--k1)}"
+	"svg .outlier{fill:none;stroke-width:2}svg .outlier.k0{stroke:var(--k0)}"
+	"svg .outlier.k1{stroke:var(--k1)}svg .cibox{fill-opacity:.15}"
+	"svg .med{stroke:var(--fg);stroke-width:2}svg .medl{stroke-width:1;stroke-dasharray:4 3}"
+	"svg .medl.k0{stroke:var(--k0)}svg .medl.k1{stroke:var(--k1)}svg text.lbl{font-size:11px}\n"
+	"details{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 12px}"
+	"details summary{cursor:pointer;padding:2px 0}details[open] summary{margin-bottom:6px}\n"
+	/* Wide tables scroll on narrow screens instead of squeezing the plots. */
+	".tw{overflow-x:auto}\n"
+	".plots{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}\n"
+	".raw{max-height:320px;overflow:auto}.raw table{width:auto}\n"
+	".k0t{color:var(--k0);font-weight:600}.k1t{color:var(--k1);font-weight:600}\n"
+	".failed td{color:var(--bad)}.muted{color:var(--muted)}\n"
+	".legend dt{font-weight:600}.legend dd{margin:0 0 6px 18px}\n"
+	"footer{margin-top:28px;color:var(--muted);font-size:12px}\n"
+	"@media print{body{max-width:none;padding:0;font-size:10pt;background:#fff;color:#000}"
+	":root{--bg:#fff;--fg:#000;--card:#eee;--warn-bg:#fff}"
+	"details{border:none;padding:0;break-inside:avoid}"
+	"details::details-content{content-visibility:visible;display:block}"
+	"details>*{display:block}summary{list-style:none;font-weight:600}"
+	"tr{break-inside:avoid}h2{break-after:avoid}.raw{max-height:none;overflow:visible}"
+	"th,td{padding:2px 4px}code,.num,td.num{font-size:7.5pt}"
+	"svg.forest{width:132px;height:23px}.tw{overflow:visible}"
+	".badge{font-size:7pt;padding:0 4px}"
+	".results td:first-child,.counters td:nth-child(2){word-break:break-all}}\n";
+
+static void esc(struct strbuf *sb, const char *s)
+{
+	sb_add_html(sb, s);
+}
+
+/* Verdict and change ids come from our own tables; anything else is shown as invalid. */
+static const char *css_id(const char *id)
+{
+	static const char *const ok[] = {
+		"improvement", "regression", "within-noise", "no-change", "inconclusive",
+		"invalid", "increase", "decrease", "constant",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
+		if (id && !strcmp(id, ok[i]))
+			return ok[i];
+	return "invalid";
+}
+
+static void badge(struct strbuf *sb, const char *id)
+{
+	id = css_id(id);
+	sb_addf(sb, "<span class=\"badge v-%s\" title=\"%s\">", id, verdict_label(id));
+	if (!strcmp(id, "increase") || !strcmp(id, "decrease") || !strcmp(id, "constant"))
+		sb_adds(sb, id);
+	else
+		sb_adds(sb, verdict_symbol(id));
+	sb_adds(sb, "</span>");
+}
+
+static void td_num(struct strbuf *sb, double v)
+{
+	char b[48];
+
+	fmt_num(b, sizeof(b), v);
+	sb_addf(sb, "<td class=\"num\">%s</td>", b);
+}
+
+static void td_text(struct strbuf *sb, const char *s)
+{
+	sb_adds(sb, "<td>");
+	esc(sb, s);
+	sb_adds(sb, "</td>");
+}
+
+static const char *kname(const json_t *r, int k)
+{
+	return jget_str(jpath(r, "design"), k ? "patched" : "baseline", k ? "patched" : "baseline");
+}
+
+static void header(const json_t *r, struct strbuf *sb)
+{
+	const json_t *host = json_object_get(r, "host"), *design = json_object_get(r, "design");
+	const json_t *st = json_object_get(r, "statistics"), *guest = json_object_get(r, "guest");
+	json_t *w;
+	size_t i;
+
+	sb_adds(sb, "<header><h1><span class=\"k0t\">");
+	esc(sb, kname(r, 0));
+	if (json_is_string(jpath(r, "design.patched"))) {
+		sb_adds(sb, "</span> vs <span class=\"k1t\">");
+		esc(sb, kname(r, 1));
+	} else {
+		sb_adds(sb, "</span> <span class=\"muted\">(one kernel, no comparison)");
+	}
+	sb_adds(sb, "</span></h1><p class=\"sub\">mglrulab report &middot; session <code>");
+	esc(sb, jget_str(jpath(r, "session"), "id", "-"));
+	sb_adds(sb, "</code> &middot; ");
+	esc(sb, jget_str(jpath(r, "session"), "created", ""));
+	sb_adds(sb, "</p><dl class=\"meta\"><dt>Compared</dt><dd>");
+	json_array_foreach(json_object_get(r, "kernels"), i, w) {
+		size_t np = json_array_size(json_object_get(w, "series"));
+		if (i)
+			sb_adds(sb, " &middot; ");
+		sb_adds(sb, "<b>");
+		esc(sb, jget_str(w, "name", "?"));
+		sb_adds(sb, "</b>: ");
+		esc(sb, jget_str(w, "ref", ""));
+		if (np)
+			sb_addf(sb, " + %zu patch%s", np, np == 1 ? "" : "es");
+	}
+	sb_adds(sb, "</dd><dt>Workloads</dt><dd>");
+	json_array_foreach(json_object_get(r, "workloads"), i, w) {
+		if (i)
+			sb_adds(sb, ", ");
+		esc(sb, jget_str(w, "name", "?"));
+	}
+	sb_adds(sb, "</dd><dt>Where</dt><dd>");
+	esc(sb, jget_str(host, "hostname", "?"));
+	sb_adds(sb, ": ");
+	esc(sb, jget_str(host, "cpu", "?"));
+	sb_adds(sb, ", accel <b>");
+	esc(sb, jget_str(host, "accel", "?"));
+	sb_adds(sb, "</b>; guest ");
+	esc(sb, jget_str(guest, "name", "?"));
+	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes)</dd>",
+		(long long)json_integer_value(json_object_get(guest, "vcpus")),
+		json_array_size(json_object_get(guest, "nodes")));
+	sb_addf(sb, "<dt>How</dt><dd>%lld runs per kernel (fresh boot each), %lld warm-up, order ",
+		(long long)json_integer_value(json_object_get(design, "runs_per_kernel")),
+		(long long)json_integer_value(json_object_get(design, "warmups")));
+	esc(sb, jget_str(design, "order", "-"));
+	sb_addf(sb, "; medians, %.0f%% bootstrap interval of the ratio (%lld resamples), "
+		"Mann-Whitney U, BH q, alpha %g, noise band &plusmn;%g%%</dd></dl></header>\n",
+		100 * jget_num(st, "confidence"), (long long)json_integer_value(json_object_get(st, "resamples")),
+		jget_num(st, "alpha"), 100 * jget_num(st, "threshold"));
+}
+
+static void warnings(const json_t *r, struct strbuf *sb)
+{
+	json_t *w;
+	size_t i;
+
+	if (!json_array_size(json_object_get(r, "warnings")))
+		return;
+	sb_adds(sb, "<section class=\"warnings\" id=\"warnings\"><strong>Warnings</strong><ul>");
+	json_array_foreach(json_object_get(r, "warnings"), i, w) {
+		sb_adds(sb, "<li>");
+		esc(sb, jget_str(w, "message", ""));
+		sb_adds(sb, "</li>");
+	}
+	sb_adds(sb, "</ul></section>\n");
+}
+
+static void verdict_summary(const json_t *r, struct strbuf *sb)
+{
+	static const char *const ids[] = {
+		"improvement", "regression", "within-noise", "no-change", "inconclusive", "invalid",
+	};
+	const json_t *v = jpath(r, "summary.verdicts");
+
+	sb_addf(sb, "<section id=\"verdicts\"><h2>Verdicts</h2><div class=\"counts\">");
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		const char *sym = verdict_symbol(ids[i]), *label = verdict_label(ids[i]);
+
+		/* "≈ significant, within noise" but not "improvement improvement". */
+		sb_addf(sb, "<span class=\"badge v-%s\">%s%s%s: %lld</span>", ids[i],
+			strcmp(sym, label) ? sym : "", strcmp(sym, label) ? " " : "", label,
+			(long long)json_integer_value(json_object_get(v, ids[i])));
+	}
+	sb_addf(sb, "</div><p class=\"muted\">%lld metrics, %lld counters, %lld runs "
+		"(%lld failed, %lld warm-up).</p></section>\n",
+		(long long)json_integer_value(jpath(r, "summary.metrics")),
+		(long long)json_integer_value(jpath(r, "summary.counters")),
+		(long long)json_integer_value(jpath(r, "summary.runs")),
+		(long long)json_integer_value(jpath(r, "summary.runs_failed")),
+		(long long)json_integer_value(jpath(r, "summary.runs_warmup")));
+}
+
+static void change_cells(struct strbuf *sb, const json_t *res)
+{
+	const json_t *c = json_object_get(res, "comparison");
+	char d[32], ci[64], p[16];
+
+	td_num(sb, jget_num(json_object_get(res, "baseline"), "median"));
+	td_num(sb, jget_num(json_object_get(res, "patched"), "median"));
+	fmt_pct(d, sizeof(d), jget_num(c, "delta_pct"));
+	fmt_ratio_ci(ci, sizeof(ci), jget_num(json_object_get(c, "ci"), "lo"),
+		     jget_num(json_object_get(c, "ci"), "hi"));
+	fmt_p(p, sizeof(p), jget_num(res, "p_used"));
+	sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
+	sb_adds(sb, "<td>");
+	svg_forest(sb, jget_num(c, "ratio"), jget_num(json_object_get(c, "ci"), "lo"),
+		   jget_num(json_object_get(c, "ci"), "hi"), jget_num(res, "threshold"),
+		   strcmp(jget_str(res, "better", "higher"), "lower") != 0,
+		   css_id(jget_str(res, "verdict", jget_str(res, "change", "invalid"))));
+	sb_addf(sb, "</td><td class=\"num\">%s</td>", p);
+}
+
+static void results_table(const json_t *r, struct strbuf *sb)
+{
+	const char *cur = NULL;
+	json_t *res;
+	size_t i;
+
+	sb_adds(sb, "<section id=\"results\"><h2>Results</h2>"
+		"<div class=\"tw\"><table class=\"results\"><thead><tr><th>Metric</th><th>Unit</th>"
+		"<th class=\"num\">");
+	esc(sb, kname(r, 0));
+	sb_adds(sb, "</th><th class=\"num\">");
+	esc(sb, kname(r, 1));
+	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
+		"<th>Ratio against 1.0 (band: noise)</th><th class=\"num\">p / q</th>"
+		"<th>Verdict</th></tr></thead><tbody>\n");
+	json_array_foreach(json_object_get(r, "results"), i, res) {
+		const char *wn = jget_str(res, "workload", "");
+
+		if (!cur || strcmp(cur, wn)) {
+			sb_adds(sb, "<tr class=\"wl\"><td colspan=\"9\">");
+			esc(sb, wn);
+			sb_adds(sb, "</td></tr>\n");
+			cur = wn;
+		}
+		sb_addf(sb, "<tr class=\"metric\" id=\"m%zu\"><td><a href=\"#d%zu\">", i, i);
+		esc(sb, jget_str(res, "metric", ""));
+		sb_adds(sb, "</a></td>");
+		td_text(sb, jget_str(res, "unit", ""));
+		change_cells(sb, res);
+		sb_adds(sb, "<td>");
+		if (json_is_string(json_object_get(res, "verdict")))
+			badge(sb, jget_str(res, "verdict", "invalid"));
+		else
+			sb_adds(sb, "-");	/* one kernel: nothing was compared */
+		sb_adds(sb, "</td></tr>\n");
+	}
+	sb_adds(sb, "</tbody></table></div>\n");
+}
+
+static void geomean_table(const json_t *r, struct strbuf *sb)
+{
+	json_t *g;
+	size_t i;
+
+	sb_adds(sb, "<h3>Geometric mean per workload</h3><p class=\"muted\">Each metric's ratio "
+		"oriented so that &gt; 1 means the patched kernel is better; interval from a joint "
+		"bootstrap over runs.</p><table class=\"geomean\"><thead><tr><th>Workload</th>"
+		"<th class=\"num\">Metrics</th><th class=\"num\">Patched better by</th>"
+		"<th class=\"num\">Interval</th><th>Ratio against 1.0</th></tr></thead><tbody>\n");
+	json_array_foreach(json_object_get(r, "geomean"), i, g) {
+		char d[32], ci[64];
+		double ratio = jget_num(g, "ratio"), lo = jget_num(g, "lo"), hi = jget_num(g, "hi");
+		const char *cls = !isfinite(lo) ? "invalid" : lo > 1 ? "improvement" :
+			hi < 1 ? "regression" : "no-change";
+
+		fmt_pct(d, sizeof(d), 100 * (ratio - 1));
+		fmt_ratio_ci(ci, sizeof(ci), lo, hi);
+		sb_adds(sb, "<tr>");
+		td_text(sb, jget_str(g, "workload", ""));
+		sb_addf(sb, "<td class=\"num\">%lld</td><td class=\"num\">%s</td>"
+			"<td class=\"num\">%s</td><td>",
+			(long long)json_integer_value(json_object_get(g, "metrics")), d, ci);
+		svg_forest(sb, ratio, lo, hi, jget_num(jpath(r, "statistics"), "threshold"), 1, cls);
+		sb_adds(sb, "</td></tr>\n");
+	}
+	sb_adds(sb, "</tbody></table></section>\n");
+}
+
+static void stat_row(struct strbuf *sb, const char *label, double a, double b)
+{
+	sb_addf(sb, "<tr><th>%s</th>", label);
+	td_num(sb, a);
+	td_num(sb, b);
+	sb_adds(sb, "</tr>");
+}
+
+static void detail_stats(const json_t *r, const json_t *res, struct strbuf *sb)
+{
+	const json_t *s[2] = { json_object_get(res, "baseline"), json_object_get(res, "patched") };
+	const json_t *c = json_object_get(res, "comparison");
+	static const char *const keys[] = { "median", "mean", "stddev", "cv", "mad", "min", "q1",
+					    "q3", "max" };
+	char lo[48], hi[48], buf[160];
+
+	sb_adds(sb, "<table class=\"stats\" style=\"width:auto\"><thead><tr><th></th>"
+		"<th class=\"num k0t\">");
+	esc(sb, kname(r, 0));
+	sb_adds(sb, "</th><th class=\"num k1t\">");
+	esc(sb, kname(r, 1));
+	sb_adds(sb, "</th></tr></thead><tbody>");
+	stat_row(sb, "runs", jget_num(s[0], "n"), jget_num(s[1], "n"));
+	stat_row(sb, "failed / missing", jget_num(s[0], "failed") + jget_num(s[0], "missing"),
+		 jget_num(s[1], "failed") + jget_num(s[1], "missing"));
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (strcmp(keys[i], "cv")) {
+			stat_row(sb, keys[i], jget_num(s[0], keys[i]), jget_num(s[1], keys[i]));
+			continue;
+		}
+		/* The coefficient of variation reads best as a percentage. */
+		sb_adds(sb, "<tr><th>cv</th>");
+		for (int k = 0; k < 2; k++) {
+			double cv = jget_num(s[k], "cv");
+			if (isfinite(cv))
+				sb_addf(sb, "<td class=\"num\">%.2f%%</td>", 100 * cv);
+			else
+				sb_adds(sb, "<td class=\"num\">-</td>");
+		}
+		sb_adds(sb, "</tr>");
+	}
+	sb_adds(sb, "<tr><th>median interval</th>");
+	for (int k = 0; k < 2; k++) {
+		const json_t *ci = json_object_get(s[k], "median_ci");
+		fmt_num(lo, sizeof(lo), jget_num(ci, "lo"));
+		fmt_num(hi, sizeof(hi), jget_num(ci, "hi"));
+		snprintf(buf, sizeof(buf), "[%s, %s] %.1f%%%s", lo, hi, 100 * jget_num(ci, "achieved"),
+			 json_is_true(json_object_get(ci, "ok")) ? "" : " (too few runs)");
+		sb_addf(sb, "<td class=\"num\">%s</td>", buf);
+	}
+	sb_adds(sb, "</tr>");
+	stat_row(sb, "outliers (kept)", jget_num(s[0], "outliers"), jget_num(s[1], "outliers"));
+	stat_row(sb, "drift rho", jget_num(json_object_get(s[0], "drift"), "rho"),
+		 jget_num(json_object_get(s[1], "drift"), "rho"));
+	sb_adds(sb, "</tbody></table>");
+	if (!json_is_object(c))
+		return;
+	sb_adds(sb, "<table class=\"cmp\" style=\"width:auto\"><tbody>");
+	{
+		const json_t *ci = json_object_get(c, "ci"), *mw = json_object_get(c, "mann_whitney");
+		const json_t *hl = json_object_get(c, "hodges_lehmann"), *pd = json_object_get(c, "paired");
+		char a[48], b[64], p[16], q[16];
+
+		fmt_pct(a, sizeof(a), jget_num(c, "delta_pct"));
+		fmt_ratio_ci(b, sizeof(b), jget_num(ci, "lo"), jget_num(ci, "hi"));
+		sb_addf(sb, "<tr><th>ratio of medians</th><td class=\"num\">%.5f (%s)</td></tr>",
+			jget_num(c, "ratio"), a);
+		sb_addf(sb, "<tr><th>%.0f%% interval (", 100 * jget_num(ci, "level"));
+		esc(sb, jget_str(ci, "method", "none"));
+		sb_addf(sb, ", %lld resamples)</th><td class=\"num\">%s</td></tr>",
+			(long long)json_integer_value(json_object_get(ci, "resamples")), b);
+		fmt_p(p, sizeof(p), jget_num(mw, "p"));
+		fmt_p(q, sizeof(q), jget_num(c, "q"));
+		sb_addf(sb, "<tr><th>Mann-Whitney U (");
+		esc(sb, jget_str(mw, "method", "none"));
+		sb_addf(sb, ")</th><td class=\"num\">U %g, p %s, q %s</td></tr>", jget_num(mw, "u"), p, q);
+		fmt_pct(a, sizeof(a), 100 * (jget_num(hl, "ratio") - 1));
+		fmt_ratio_ci(b, sizeof(b), jget_num(hl, "ratio_lo"), jget_num(hl, "ratio_hi"));
+		sb_addf(sb, "<tr><th>Hodges-Lehmann</th><td class=\"num\">%s %s</td></tr>", a, b);
+		fmt_pct(a, sizeof(a), jget_num(c, "mde_pct"));
+		sb_addf(sb, "<tr><th>minimum detectable effect</th><td class=\"num\">&plusmn;%s</td></tr>",
+			a + (a[0] == '+'));
+		if (json_is_object(pd)) {
+			fmt_pct(a, sizeof(a), 100 * (jget_num(pd, "median_ratio") - 1));
+			fmt_p(p, sizeof(p), jget_num(pd, "p"));
+			sb_addf(sb, "<tr><th>paired by block (Wilcoxon, %lld pairs)</th>"
+				"<td class=\"num\">%s, p %s</td></tr>",
+				(long long)json_integer_value(json_object_get(pd, "pairs")), a, p);
+		}
+	}
+	sb_adds(sb, "</tbody></table>");
+}
+
+static void raw_values(const json_t *r, const json_t *res, struct strbuf *sb)
+{
+	sb_adds(sb, "<div class=\"raw\"><table><thead><tr><th>Run</th><th>Kernel</th>"
+		"<th class=\"num\">Value</th><th></th></tr></thead><tbody>");
+	for (int k = 0; k < 2; k++) {
+		const json_t *s = json_object_get(res, k ? "patched" : "baseline");
+		json_t *runs = json_object_get(s, "runs"), *vals = json_object_get(s, "values");
+		json_t *outl = json_object_get(s, "outlier_runs"), *o;
+		json_t *run;
+		size_t i, j;
+
+		json_array_foreach(runs, i, run) {
+			json_int_t id = json_integer_value(run);
+			int out = 0;
+
+			json_array_foreach(outl, j, o)
+				out |= json_integer_value(o) == id;
+			sb_addf(sb, "<tr><td><a href=\"#run%lld\">#%lld</a></td><td class=\"k%dt\">",
+				(long long)id, (long long)id, k);
+			esc(sb, kname(r, k));
+			sb_adds(sb, "</td>");
+			td_num(sb, json_number_value(json_array_get(vals, i)));
+			sb_addf(sb, "<td>%s</td></tr>", out ? "outlier (kept)" : "");
+		}
+	}
+	sb_adds(sb, "</tbody></table></div>");
+}
+
+static void details(const json_t *r, struct strbuf *sb)
+{
+	json_t *res, *w;
+	size_t i, j;
+
+	sb_adds(sb, "<section id=\"details\"><h2>Per-metric details</h2>\n");
+	json_array_foreach(json_object_get(r, "results"), i, res) {
+		const char *v = css_id(jget_str(res, "verdict", "invalid"));
+
+		sb_addf(sb, "<details id=\"d%zu\"><summary>", i);
+		badge(sb, v);
+		sb_adds(sb, " <b>");
+		esc(sb, jget_str(res, "workload", ""));
+		sb_adds(sb, " / ");
+		esc(sb, jget_str(res, "metric", ""));
+		sb_adds(sb, "</b> <span class=\"muted\">");
+		esc(sb, jget_str(res, "reason", ""));
+		sb_adds(sb, "</span></summary>");
+		if (json_array_size(json_object_get(res, "warnings"))) {
+			sb_adds(sb, "<ul>");
+			json_array_foreach(json_object_get(res, "warnings"), j, w) {
+				sb_adds(sb, "<li>");
+				esc(sb, jget_str(w, "message", ""));
+				sb_adds(sb, "</li>");
+			}
+			sb_adds(sb, "</ul>");
+		}
+		sb_adds(sb, "<div class=\"plots\"><div>");
+		svg_strip(sb, res, kname(r, 0), kname(r, 1));
+		svg_run_order(sb, res);
+		sb_adds(sb, "</div><div>");
+		detail_stats(r, res, sb);
+		sb_adds(sb, "</div>");
+		raw_values(r, res, sb);
+		sb_adds(sb, "</div></details>\n");
+	}
+	sb_adds(sb, "</section>\n");
+}
+
+static void counters(const json_t *r, struct strbuf *sb)
+{
+	json_t *c;
+	size_t i;
+
+	if (!json_array_size(json_object_get(r, "counter_results")))
+		return;
+	sb_adds(sb, "<section id=\"counters\"><h2>Counters</h2><p class=\"muted\">vmstat deltas, "
+		"tracepoint counts and lru_gen statistics, with the same statistics as the metrics "
+		"(their own BH family), sorted by size of change. Counters have no "
+		"&ldquo;better&rdquo;: the badge says which way they moved.</p>"
+		"<div class=\"tw\"><table class=\"counters\"><thead><tr><th>Workload</th><th>Counter</th>"
+		"<th class=\"num\">");
+	esc(sb, kname(r, 0));
+	sb_adds(sb, "</th><th class=\"num\">");
+	esc(sb, kname(r, 1));
+	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
+		"<th>Ratio against 1.0</th><th class=\"num\">q</th><th>Moved</th></tr></thead><tbody>\n");
+	json_array_foreach(json_object_get(r, "counter_results"), i, c) {
+		sb_adds(sb, "<tr class=\"counter\">");
+		td_text(sb, jget_str(c, "workload", ""));
+		sb_adds(sb, "<td><code>");
+		esc(sb, jget_str(c, "counter", ""));
+		sb_adds(sb, "</code></td>");
+		change_cells(sb, c);
+		sb_adds(sb, "<td>");
+		badge(sb, jget_str(c, "change", "invalid"));
+		sb_adds(sb, "</td></tr>\n");
+	}
+	sb_adds(sb, "</tbody></table></div></section>\n");
+}
+
+static void td_secs(struct strbuf *sb, const json_t *timings, const char *key)
+{
+	double v = jget_num(timings, key);
+
+	if (isfinite(v))
+		sb_addf(sb, "<td class=\"num\">%.2f</td>", v);
+	else
+		sb_adds(sb, "<td class=\"num\">-</td>");
+}
+
+static void runs_table(const json_t *r, struct strbuf *sb)
+{
+	json_t *run, *m;
+	size_t i, j;
+
+	{
+		static const char *const keys[] = { "boot_s", "workload_s", "host_overhead_s" };
+		static const char *const names[] = { "guest boot", "workload", "host overhead" };
+		const json_t *t = jpath(r, "summary.timings");
+
+		sb_adds(sb, "<section id=\"runs\"><h2>Runs</h2><table class=\"timings\" "
+			"style=\"width:auto\"><thead><tr><th>Time per run</th><th class=\"num\">median"
+			"</th><th class=\"num\">total</th><th class=\"num\">runs</th></tr></thead><tbody>");
+		for (size_t x = 0; x < ARRAY_SIZE(keys); x++) {
+			const json_t *k = json_object_get(t, keys[x]);
+			double med = jget_num(k, "median"), tot = jget_num(k, "total");
+
+			sb_addf(sb, "<tr><th>%s</th>", names[x]);
+			if (isfinite(med))
+				sb_addf(sb, "<td class=\"num\">%.2f s</td><td class=\"num\">%.0f s</td>",
+					med, tot);
+			else
+				sb_adds(sb, "<td class=\"num\">-</td><td class=\"num\">-</td>");
+			sb_addf(sb, "<td class=\"num\">%lld</td></tr>",
+				(long long)json_integer_value(json_object_get(k, "runs")));
+		}
+		sb_adds(sb, "</tbody></table>");
+	}
+	sb_adds(sb, "<details><summary>All runs in the order "
+		"they ran (fresh guest boot each; times in seconds)</summary>"
+		"<table class=\"runs\"><thead><tr><th>#</th><th>Block</th><th>Kernel</th>"
+		"<th>Workload</th><th>Status</th><th class=\"num\">Boot</th><th class=\"num\">Workload"
+		"</th><th class=\"num\">Host overhead</th><th>Notes</th></tr></thead><tbody>\n");
+	json_array_foreach(json_object_get(r, "runs"), i, run) {
+		int ok = !strcmp(jget_str(run, "status", ""), "ok");
+		json_t *block = json_object_get(run, "block"), *t = json_object_get(run, "timings");
+		json_int_t seq = json_integer_value(json_object_get(run, "seq"));
+
+		if (!json_is_integer(json_object_get(run, "seq")))
+			seq = (json_int_t)json_number_value(json_object_get(run, "seq"));
+		sb_addf(sb, "<tr id=\"run%lld\"%s><td class=\"num\">%lld</td>", (long long)seq,
+			ok ? "" : " class=\"failed\"", (long long)seq);
+		if (json_is_number(block))
+			sb_addf(sb, "<td class=\"num\">%.0f</td>", json_number_value(block));
+		else
+			sb_adds(sb, "<td></td>");
+		td_text(sb, jget_str(run, "kernel", ""));
+		td_text(sb, jget_str(run, "workload", ""));
+		sb_addf(sb, "<td>%s%s</td>", ok ? "ok" : "failed",
+			json_is_true(json_object_get(run, "warmup")) ? " (warm-up)" : "");
+		td_secs(sb, t, "boot_s");
+		td_secs(sb, t, "workload_s");
+		td_secs(sb, t, "host_overhead_s");
+		sb_adds(sb, "<td>");
+		if (!ok)
+			esc(sb, jget_str(run, "failure", "no reason recorded"));
+		json_array_foreach(json_object_get(run, "guest_messages"), j, m) {
+			sb_adds(sb, "<div class=\"muted\">guest: <code>");
+			esc(sb, json_string_value(m));
+			sb_adds(sb, "</code></div>");
+		}
+		sb_adds(sb, "</td></tr>\n");
+	}
+	sb_adds(sb, "</tbody></table></details></section>\n");
+}
+
+static void dl_item(struct strbuf *sb, const char *term, const char *val)
+{
+	sb_addf(sb, "<dt>%s</dt><dd>", term);
+	esc(sb, val && *val ? val : "-");
+	sb_adds(sb, "</dd>");
+}
+
+static void environment(const json_t *r, struct strbuf *sb)
+{
+	const json_t *host = json_object_get(r, "host"), *guest = json_object_get(r, "guest");
+	json_t *k, *p, *n;
+	size_t i, j;
+
+	sb_adds(sb, "<section id=\"environment\"><h2>Environment</h2><h3>Host</h3><dl class=\"meta\">");
+	dl_item(sb, "hostname", jget_str(host, "hostname", NULL));
+	dl_item(sb, "CPU", jget_str(host, "cpu", NULL));
+	sb_addf(sb, "<dt>CPUs / memory</dt><dd>%lld / %g MiB</dd>",
+		(long long)json_integer_value(json_object_get(host, "cpus")),
+		isfinite(jget_num(host, "memory_mib")) ? jget_num(host, "memory_mib") : 0);
+	dl_item(sb, "kernel", jget_str(host, "kernel", NULL));
+	dl_item(sb, "QEMU", jget_str(host, "qemu_version", NULL));
+	dl_item(sb, "libvirt", jget_str(host, "libvirt_version", NULL));
+	dl_item(sb, "libvirt URI", jget_str(host, "libvirt_uri", NULL));
+	dl_item(sb, "acceleration", jget_str(host, "accel", NULL));
+	dl_item(sb, "why", jget_str(host, "accel_reason", NULL));
+	sb_adds(sb, "</dl><h3>Kernels</h3>");
+	json_array_foreach(json_object_get(r, "kernels"), i, k) {
+		sb_addf(sb, "<dl class=\"meta\"><dt>name</dt><dd class=\"k%dt\">",
+			!strcmp(jget_str(k, "name", ""), kname(r, 1)));
+		esc(sb, jget_str(k, "name", ""));
+		sb_adds(sb, "</dd>");
+		dl_item(sb, "role", jget_str(k, "role", NULL));
+		dl_item(sb, "source", jget_str(k, "source", NULL));
+		dl_item(sb, "ref", jget_str(k, "ref", NULL));
+		dl_item(sb, "version", jget_str(k, "version", NULL));
+		dl_item(sb, "config hash", jget_str(k, "config_hash", NULL));
+		dl_item(sb, "cache key", jget_str(k, "cache_key", NULL));
+		sb_adds(sb, "</dl>");
+		if (json_array_size(json_object_get(k, "series"))) {
+			sb_adds(sb, "<table class=\"series\"><thead><tr><th>Patch</th><th>Hash</th>"
+				"<th>Author</th></tr></thead><tbody>");
+			json_array_foreach(json_object_get(k, "series"), j, p) {
+				sb_adds(sb, "<tr>");
+				td_text(sb, jget_str(p, "subject", ""));
+				sb_adds(sb, "<td><code>");
+				esc(sb, jget_str(p, "hash", ""));
+				sb_adds(sb, "</code></td>");
+				td_text(sb, jget_str(p, "author", ""));
+				sb_adds(sb, "</tr>");
+			}
+			sb_adds(sb, "</tbody></table>");
+		}
+	}
+	sb_adds(sb, "<h3>Guest</h3><dl class=\"meta\">");
+	dl_item(sb, "topology", jget_str(guest, "name", NULL));
+	sb_addf(sb, "<dt>vCPUs / memory</dt><dd>%lld / %g MiB</dd>",
+		(long long)json_integer_value(json_object_get(guest, "vcpus")),
+		isfinite(jget_num(guest, "memory_mib")) ? jget_num(guest, "memory_mib") : 0);
+	json_array_foreach(json_object_get(guest, "nodes"), i, n) {
+		sb_addf(sb, "<dt>node %lld</dt><dd>CPUs ", (long long)json_integer_value(json_object_get(n, "id")));
+		esc(sb, jget_str(n, "cpus", "-"));
+		sb_addf(sb, ", %g MiB</dd>", isfinite(jget_num(n, "memory_mib")) ? jget_num(n, "memory_mib") : 0);
+	}
+	sb_adds(sb, "</dl><h3>Workloads</h3><table><thead><tr><th>Name</th><th>Type</th>"
+		"<th>Parameters</th></tr></thead><tbody>");
+	json_array_foreach(json_object_get(r, "workloads"), i, k) {
+		const char *key;
+		json_t *v;
+
+		sb_adds(sb, "<tr>");
+		td_text(sb, jget_str(k, "name", ""));
+		td_text(sb, jget_str(k, "type", ""));
+		sb_adds(sb, "<td><code>");
+		json_object_foreach(json_object_get(k, "params"), key, v) {
+			char *s = json_dumps(v, JSON_ENCODE_ANY);
+			esc(sb, key);
+			sb_adds(sb, "=");
+			esc(sb, json_is_string(v) ? json_string_value(v) : s ? s : "?");
+			sb_adds(sb, " ");
+			free(s);
+		}
+		sb_adds(sb, "</code></td></tr>");
+	}
+	sb_adds(sb, "</tbody></table></section>\n");
+}
+
+static void methodology(const json_t *r, struct strbuf *sb)
+{
+	const json_t *st = json_object_get(r, "statistics");
+	double t = 100 * jget_num(st, "threshold"), alpha = jget_num(st, "alpha");
+
+	sb_addf(sb, "<section id=\"methodology\"><h2>Methodology</h2>"
+		"<p>Each run is one fresh guest boot; baseline and patched runs are interleaved in "
+		"seeded balanced blocks, warm-up runs are excluded. Every statistic uses every "
+		"measured run: outliers are flagged, never dropped.</p><dl class=\"legend\">"
+		"<dt>Median and its interval</dt><dd>exact distribution-free order-statistic interval "
+		"[x<sub>(l)</sub>, x<sub>(n+1-l)</sub>] with the largest l such that "
+		"P(l &le; Bin(n, &frac12;) &le; n&minus;l) &ge; %.0f%%; fewer than 6 runs cannot "
+		"reach 95%% and are marked &ldquo;too few runs&rdquo;.</dd>"
+		"<dt>Change</dt><dd>ratio = median(patched) / median(baseline), change = ratio &minus; 1. "
+		"Its interval is a stratified bootstrap (%lld resamples, BCa, percentile when BCa is "
+		"degenerate), seeded with %lld and the metric's name, so it is reproducible.</dd>"
+		"<dt>p and q</dt><dd>two-sided Mann-Whitney U test (exact for small samples, also with "
+		"ties; normal approximation with tie and continuity correction beyond); q = "
+		"Benjamini-Hochberg adjusted across all metrics of the report (counters are a "
+		"separate family). alpha = %g.</dd>"
+		"<dt>Forest plot</dt><dd>the dot is the ratio, the bar its interval, the dashed line "
+		"1.0 (no change), the shaded band &plusmn;%g%% (the noise threshold).</dd>"
+		"<dt>Verdicts</dt><dd><b>improvement / regression</b>: p (q) &lt; %g and the whole "
+		"interval lies beyond the band, in the metric's better / worse direction. "
+		"<b>&#8776;</b>: significant, but the interval reaches into the band. "
+		"<b>~</b>: no change: not significant and the interval lies inside the band. "
+		"<b>?</b>: inconclusive: the experiment cannot rule out a change larger than the "
+		"band; the reason says how many runs would. <b>invalid</b>: too many failed runs "
+		"(more than %.0f%%), too few values, all values equal or no ratio.</dd>"
+		"<dt>Hodges-Lehmann, MDE, paired</dt><dd>Hodges-Lehmann: median of all pairwise "
+		"differences (and ratios). MDE: smallest change a two-sided test at alpha detects "
+		"with %.0f%% power at these run counts. Paired: Wilcoxon signed-rank on per-block "
+		"log ratios (blocks pair the kernels in time).</dd>"
+		"<dt>Geometric mean</dt><dd>per workload, of each metric's ratio oriented so that "
+		"&gt; 1 is better, with a joint bootstrap interval over runs.</dd>"
+		"<dt>Drift</dt><dd>Spearman correlation of values against run order; p &lt; alpha "
+		"means the host was not steady during the session.</dd></dl></section>\n",
+		100 * jget_num(st, "confidence"), (long long)json_integer_value(json_object_get(st, "resamples")),
+		(long long)json_integer_value(json_object_get(st, "seed")), alpha, t, alpha,
+		100 * jget_num(st, "max_failed_fraction"), 100 * jget_num(st, "power"));
+}
+
+void report_render_html(const json_t *r, struct strbuf *sb)
+{
+	sb_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+		"<meta name=\"color-scheme\" content=\"light dark\">"
+		/* Belt and braces: even an escaping bug could not load or run anything. */
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		"style-src 'unsafe-inline'; img-src data:\">"
+		"<title>mglrulab: ");
+	esc(sb, kname(r, 0));
+	sb_adds(sb, " vs ");
+	esc(sb, kname(r, 1));
+	sb_adds(sb, "</title>\n<style>\n");
+	sb_adds(sb, css);
+	sb_adds(sb, "</style></head><body>\n");
+	header(r, sb);
+	warnings(r, sb);
+	verdict_summary(r, sb);
+	results_table(r, sb);
+	geomean_table(r, sb);
+	details(r, sb);
+	counters(r, sb);
+	runs_table(r, sb);
+	environment(r, sb);
+	methodology(r, sb);
+	sb_adds(sb, "<footer>Generated by ");
+	esc(sb, jget_str(jpath(r, "generator"), "name", "mglrulab"));
+	sb_adds(sb, " ");
+	esc(sb, jget_str(jpath(r, "generator"), "version", ""));
+	sb_adds(sb, " from the session's JSON alone (schema " REPORT_SCHEMA "); "
+		"<code>mglrulab report report.json --html FILE</code> regenerates this page.</footer>\n"
+		"</body></html>\n");
+}

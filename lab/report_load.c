@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading and validating report JSON. Reports travel (mailed, attached to CI
+ * jobs, edited by hand), so the reader trusts nothing: every field the
+ * renderers use is checked here once, with an error that names the JSON
+ * path, and the renderers can then assume the types. Unknown fields are
+ * ignored so that newer writers stay readable.
+ */
+#include "report.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A report bigger than this is not something a session writes. */
+#define REPORT_MAX_BYTES (512u << 20)
+
+enum want {
+	W_STRING, W_STRING_OR_NULL, W_INT, W_NUMBER, W_NUMBER_OR_NULL,
+	W_BOOL, W_OBJECT, W_ARRAY,
+};
+
+static const char *const want_names[] = {
+	[W_STRING] = "a string",
+	[W_STRING_OR_NULL] = "a string or null",
+	[W_INT] = "an integer",
+	[W_NUMBER] = "a number",
+	[W_NUMBER_OR_NULL] = "a number or null",
+	[W_BOOL] = "true or false",
+	[W_OBJECT] = "an object",
+	[W_ARRAY] = "an array",
+};
+
+struct vctx {
+	struct strbuf path;	/* "runs[3].metrics" */
+	struct strbuf *err;
+};
+
+static const char *json_type_name(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "something else";
+}
+
+static int type_ok(const json_t *j, enum want w)
+{
+	switch (w) {
+	case W_STRING: return json_is_string(j);
+	case W_STRING_OR_NULL: return json_is_string(j) || json_is_null(j);
+	case W_INT:
+		if (json_is_integer(j))
+			return 1;
+		/* 5.0 is an integer too: other writers may not distinguish. */
+		return json_is_real(j) && json_real_value(j) == floor(json_real_value(j)) &&
+			fabs(json_real_value(j)) < 9e15;
+	case W_NUMBER: return json_is_number(j);
+	case W_NUMBER_OR_NULL: return json_is_number(j) || json_is_null(j);
+	case W_BOOL: return json_is_boolean(j);
+	case W_OBJECT: return json_is_object(j);
+	case W_ARRAY: return json_is_array(j);
+	}
+	return 0;
+}
+
+static int vfail(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int vfail(struct vctx *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	sb_add_text_safe(v->err, v->path.len ? sb_str(&v->path) : "(top level)");
+	sb_adds(v->err, ": ");
+	va_start(ap, fmt);
+	sb_vaddf(v->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Path components: push returns the old length, pop restores it. */
+static size_t push_key(struct vctx *v, const char *key)
+{
+	size_t old = v->path.len;
+
+	if (old)
+		sb_addc(&v->path, '.');
+	sb_adds(&v->path, key);
+	return old;
+}
+
+static size_t push_index(struct vctx *v, size_t i)
+{
+	size_t old = v->path.len;
+
+	sb_addf(&v->path, "[%zu]", i);
+	return old;
+}
+
+static void pop(struct vctx *v, size_t old)
+{
+	v->path.len = old;
+	v->path.buf[old] = '\0';
+}
+
+/*
+ * Look up @key in @obj and check its type. Missing optional keys give
+ * *@out = NULL and 0; a JSON null for an optional non-nullable key counts
+ * as missing, since writers commonly emit null for "not known".
+ */
+static int get(struct vctx *v, const json_t *obj, const char *key, enum want w,
+	       int required, json_t **out)
+{
+	json_t *j = json_object_get(obj, key);
+	size_t old;
+	int ret = 0;
+
+	*out = NULL;
+	if (j && json_is_null(j) && !required && w != W_STRING_OR_NULL && w != W_NUMBER_OR_NULL)
+		j = NULL;
+	if (!j && !required)
+		return 0;
+	old = push_key(v, key);
+	if (!j)
+		ret = vfail(v, "missing (expected %s)", want_names[w]);
+	else if (!type_ok(j, w))
+		ret = vfail(v, "expected %s, got %s", want_names[w], json_type_name(j));
+	else
+		*out = j;
+	pop(v, old);
+	return ret;
+}
+
+/* Optional scalar fields of one object, all checked the same way. */
+struct field {
+	const char *key;
+	enum want want;
+	int required;
+};
+
+static int check_fields(struct vctx *v, const json_t *obj, const struct field *f)
+{
+	json_t *j;
+
+	for (; f->key; f++)
+		if (get(v, obj, f->key, f->want, f->required, &j))
+			return -1;
+	return 0;
+}
+
+/* Every member of @obj must be a number or null (metrics, counter groups). */
+static int check_number_map(struct vctx *v, const json_t *obj)
+{
+	const char *key;
+	json_t *val;
+
+	json_object_foreach((json_t *)obj, key, val) {
+		if (!type_ok(val, W_NUMBER_OR_NULL)) {
+			size_t old = push_key(v, key);
+			int ret = vfail(v, "expected a number or null, got %s", json_type_name(val));
+			pop(v, old);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Run @fn on each element of the array @key (if present), with the path set. */
+static int each(struct vctx *v, const json_t *obj, const char *key, int required,
+		int (*fn)(struct vctx *, const json_t *, void *), void *data)
+{
+	json_t *arr, *el;
+	size_t i, old;
+
+	if (get(v, obj, key, W_ARRAY, required, &arr))
+		return -1;
+	if (!arr)
+		return 0;
+	old = push_key(v, key);
+	json_array_foreach(arr, i, el) {
+		size_t o = push_index(v, i);
+		int ret;
+
+		if (!json_is_object(el))
+			ret = vfail(v, "expected an object, got %s", json_type_name(el));
+		else
+			ret = fn(v, el, data);
+		pop(v, o);
+		if (ret) {
+			pop(v, old);
+			return -1;
+		}
+	}
+	pop(v, old);
+	return 0;
+}
+
+static int check_object(struct vctx *v, const json_t *obj, const char *key, int required,
+			const struct field *fields, json_t **out)
+{
+	json_t *o;
+	size_t old;
+	int ret;
+
+	if (get(v, obj, key, W_OBJECT, required, &o))
+		return -1;
+	if (out)
+		*out = o;
+	if (!o || !fields)
+		return 0;
+	old = push_key(v, key);
+	ret = check_fields(v, o, fields);
+	pop(v, old);
+	return ret;
+}
+
+static int check_series_entry(struct vctx *v, const json_t *p, void *data)
+{
+	static const struct field f[] = {
+		{ "subject", W_STRING, 1 }, { "hash", W_STRING, 0 },
+		{ "author", W_STRING, 0 }, { NULL, 0, 0 },
+	};
+	(void)data;
+	return check_fields(v, p, f);
+}
+
+static int check_kernel(struct vctx *v, const json_t *k, void *data)
+{
+	static const struct field f[] = {
+		{ "name", W_STRING, 1 }, { "role", W_STRING, 0 },
+		{ "source", W_STRING, 0 }, { "ref", W_STRING, 0 },
+		{ "version", W_STRING, 0 }, { "config_hash", W_STRING, 0 },
+		{ "cache_key", W_STRING, 0 }, { NULL, 0, 0 },
+	};
+	(void)data;
+	if (check_fields(v, k, f))
+		return -1;
+	return each(v, k, "series", 0, check_series_entry, NULL);
+}
+
+static int check_node(struct vctx *v, const json_t *n, void *data)
+{
+	static const struct field f[] = {
+		{ "id", W_INT, 1 }, { "cpus", W_STRING, 0 },
+		{ "memory_mib", W_NUMBER, 0 }, { NULL, 0, 0 },
+	};
+	(void)data;
+	return check_fields(v, n, f);
+}
+
+static int check_metric_decl(struct vctx *v, const json_t *m, void *data)
+{
+	static const struct field f[] = {
+		{ "name", W_STRING, 1 }, { "unit", W_STRING, 0 },
+		{ "better", W_STRING, 0 }, { "threshold", W_NUMBER, 0 },
+		{ "help", W_STRING, 0 }, { NULL, 0, 0 },
+	};
+	json_t *b;
+	(void)data;
+	if (check_fields(v, m, f))
+		return -1;
+	b = json_object_get(m, "better");
+	if (json_is_string(b) && strcmp(json_string_value(b), "higher") &&
+	    strcmp(json_string_value(b), "lower")) {
+		size_t old = push_key(v, "better");
+		int ret = vfail(v, "expected \"higher\" or \"lower\"");
+		pop(v, old);
+		return ret;
+	}
+	return 0;
+}
+
+static int check_workload(struct vctx *v, const json_t *w, void *data)
+{
+	static const struct field f[] = {
+		{ "name", W_STRING, 1 }, { "type", W_STRING, 0 },
+		{ "params", W_OBJECT, 0 }, { NULL, 0, 0 },
+	};
+	(void)data;
+	if (check_fields(v, w, f))
+		return -1;
+	return each(v, w, "metrics", 0, check_metric_decl, NULL);
+}
+
+static const char *jget(const json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : "";
+}
+
+static int has_kernel(const json_t *root, const char *name)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(root, "kernels"), i, k)
+		if (!strcmp(json_string_value(json_object_get(k, "name")), name))
+			return 1;
+	return 0;
+}
+
+static int check_kernel_ref(struct vctx *v, const json_t *root, const json_t *obj,
+			    const char *key)
+{
+	const char *name = json_string_value(json_object_get(obj, key));
+	size_t old;
+	int ret = 0;
+
+	if (!name || has_kernel(root, name))
+		return 0;
+	old = push_key(v, key);
+	ret = vfail(v, "no kernel named \"");
+	sb_add_text_safe(v->err, name);
+	sb_adds(v->err, "\" in kernels[]");
+	pop(v, old);
+	return ret;
+}
+
+static int check_run(struct vctx *v, const json_t *r, void *data)
+{
+	static const struct field f[] = {
+		{ "seq", W_INT, 1 }, { "block", W_INT, 0 },
+		{ "kernel", W_STRING, 1 }, { "workload", W_STRING, 1 },
+		{ "warmup", W_BOOL, 0 }, { "status", W_STRING, 1 },
+		{ "failure", W_STRING_OR_NULL, 0 }, { "started", W_STRING, 0 },
+		{ NULL, 0, 0 },
+	};
+	static const struct field timing_f[] = {
+		{ "boot_s", W_NUMBER_OR_NULL, 0 }, { "workload_s", W_NUMBER_OR_NULL, 0 },
+		{ "host_overhead_s", W_NUMBER_OR_NULL, 0 }, { NULL, 0, 0 },
+	};
+	const json_t *root = data;
+	const char *status;
+	json_t *metrics, *counters, *msgs, *group, *el;
+	const char *gname;
+	size_t old, i;
+	int ok;
+
+	if (check_fields(v, r, f) || check_kernel_ref(v, root, r, "kernel"))
+		return -1;
+	status = json_string_value(json_object_get(r, "status"));
+	ok = !strcmp(status, "ok");
+	if (!ok && strcmp(status, "failed")) {
+		old = push_key(v, "status");
+		vfail(v, "expected \"ok\" or \"failed\"");
+		pop(v, old);
+		return -1;
+	}
+	if (check_object(v, r, "timings", 0, timing_f, NULL))
+		return -1;
+	/* A run that completed must say what it measured, even if empty. */
+	if (get(v, r, "metrics", W_OBJECT, ok, &metrics))
+		return -1;
+	if (metrics) {
+		old = push_key(v, "metrics");
+		if (check_number_map(v, metrics)) {
+			pop(v, old);
+			return -1;
+		}
+		pop(v, old);
+	}
+	if (get(v, r, "counters", W_OBJECT, 0, &counters))
+		return -1;
+	if (counters) {
+		old = push_key(v, "counters");
+		json_object_foreach(counters, gname, group) {
+			size_t o = push_key(v, gname);
+			int ret = json_is_object(group) ? check_number_map(v, group) :
+				vfail(v, "expected an object, got %s", json_type_name(group));
+			pop(v, o);
+			if (ret) {
+				pop(v, old);
+				return -1;
+			}
+		}
+		pop(v, old);
+	}
+	if (get(v, r, "guest_messages", W_ARRAY, 0, &msgs))
+		return -1;
+	json_array_foreach(msgs, i, el) {
+		if (!json_is_string(el)) {
+			old = push_key(v, "guest_messages");
+			size_t o = push_index(v, i);
+			vfail(v, "expected a string, got %s", json_type_name(el));
+			pop(v, o);
+			pop(v, old);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct seq_ix {
+	double seq;
+	size_t index;
+};
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct seq_ix *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Run ids name runs in every report; two runs with one id would be confused. */
+static int check_unique_seq(struct vctx *v, const json_t *runs)
+{
+	size_t n = json_array_size(runs), i;
+	struct seq_ix *s = xcalloc(n + 1, sizeof(*s));
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		s[i].seq = json_number_value(json_object_get(json_array_get(runs, i), "seq"));
+		s[i].index = i;
+	}
+	qsort(s, n, sizeof(*s), cmp_seq);
+	for (i = 1; i < n && !ret; i++) {
+		if (s[i].seq == s[i - 1].seq) {
+			size_t old = push_key(v, "runs"), o = push_index(v, s[i].index);
+			size_t k = push_key(v, "seq");
+
+			ret = vfail(v, "%.0f is also the seq of runs[%zu]", s[i].seq, s[i - 1].index);
+			pop(v, k);
+			pop(v, o);
+			pop(v, old);
+		}
+	}
+	free(s);
+	return ret;
+}
+
+static int validate(struct vctx *v, const json_t *root)
+{
+	static const struct field gen_f[] = {
+		{ "name", W_STRING, 1 }, { "version", W_STRING, 1 }, { NULL, 0, 0 },
+	};
+	static const struct field session_f[] = {
+		{ "id", W_STRING, 0 }, { "created", W_STRING, 0 }, { "finished", W_STRING, 0 },
+		{ "mode", W_STRING, 0 }, { "command", W_STRING, 0 },
+		{ "complete", W_BOOL, 0 }, { NULL, 0, 0 },
+	};
+	static const struct field host_f[] = {
+		{ "hostname", W_STRING, 0 }, { "cpu", W_STRING, 0 }, { "cpus", W_INT, 0 },
+		{ "memory_mib", W_NUMBER, 0 }, { "kernel", W_STRING, 0 },
+		{ "qemu_version", W_STRING, 0 }, { "libvirt_version", W_STRING, 0 },
+		{ "libvirt_uri", W_STRING, 0 },
+		{ "accel", W_STRING, 1 }, { "accel_reason", W_STRING, 0 }, { NULL, 0, 0 },
+	};
+	static const struct field guest_f[] = {
+		{ "name", W_STRING, 0 }, { "vcpus", W_INT, 0 },
+		{ "memory_mib", W_NUMBER, 0 }, { NULL, 0, 0 },
+	};
+	static const struct field design_f[] = {
+		/* No patched kernel: a single-kernel session, statistics without comparison. */
+		{ "baseline", W_STRING, 1 }, { "patched", W_STRING_OR_NULL, 0 },
+		{ "runs_per_kernel", W_INT, 0 }, { "warmups", W_INT, 0 },
+		{ "order", W_STRING, 0 }, { "seed", W_INT, 0 }, { "blocks", W_INT, 0 },
+		{ NULL, 0, 0 },
+	};
+	static const struct field stats_f[] = {
+		{ "alpha", W_NUMBER, 0 }, { "confidence", W_NUMBER, 0 },
+		{ "resamples", W_INT, 0 }, { "seed", W_INT, 0 },
+		{ "threshold", W_NUMBER, 0 }, { "bootstrap", W_STRING, 0 },
+		{ "max_failed_fraction", W_NUMBER, 0 }, { "min_runs", W_INT, 0 },
+		{ NULL, 0, 0 },
+	};
+	json_t *schema, *guest, *design, *kernels;
+
+	if (!json_is_object(root))
+		return vfail(v, "expected an object, got %s", json_type_name(root));
+	if (get(v, root, "schema", W_STRING, 1, &schema))
+		return -1;
+	if (strcmp(json_string_value(schema), REPORT_SCHEMA)) {
+		sb_adds(v->err, "schema: \"");
+		sb_add_text_fit(v->err, json_string_value(schema), 60);
+		sb_adds(v->err, "\" is not \"" REPORT_SCHEMA "\" (a newer or foreign file?)");
+		return -1;
+	}
+	if (check_object(v, root, "generator", 1, gen_f, NULL) ||
+	    check_object(v, root, "session", 0, session_f, NULL) ||
+	    check_object(v, root, "host", 1, host_f, NULL))
+		return -1;
+	if (get(v, root, "kernels", W_ARRAY, 1, &kernels) ||
+	    each(v, root, "kernels", 1, check_kernel, NULL))
+		return -1;
+	if (!json_array_size(kernels))
+		return vfail(v, "kernels: empty (expected at least one kernel)");
+	for (size_t i = 1; i < json_array_size(kernels); i++) {
+		const char *name = jget(json_array_get(kernels, i), "name");
+
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(name, jget(json_array_get(kernels, j), "name")))
+				continue;
+			/* Runs name their kernel: two kernels of one name cannot be told apart. */
+			size_t old = push_key(v, "kernels"), o = push_index(v, i);
+			size_t k = push_key(v, "name");
+			int ret = vfail(v, "also the name of kernels[%zu]", j);
+			pop(v, k);
+			pop(v, o);
+			pop(v, old);
+			return ret;
+		}
+	}
+	if (check_object(v, root, "guest", 0, guest_f, &guest))
+		return -1;
+	if (guest) {
+		size_t old = push_key(v, "guest");
+		int ret = each(v, guest, "nodes", 0, check_node, NULL);
+		pop(v, old);
+		if (ret)
+			return -1;
+	}
+	if (each(v, root, "workloads", 0, check_workload, NULL))
+		return -1;
+	if (check_object(v, root, "design", 1, design_f, &design))
+		return -1;
+	{
+		size_t old = push_key(v, "design");
+		int ret = check_kernel_ref(v, root, design, "baseline") ||
+			check_kernel_ref(v, root, design, "patched");
+
+		/* Runs are told apart by kernel name: an A/A session names the build twice. */
+		if (!ret && json_is_string(json_object_get(design, "patched")) &&
+		    !strcmp(jget(design, "baseline"), jget(design, "patched"))) {
+			size_t o = push_key(v, "patched");
+			ret = vfail(v, "the same kernel as design.baseline (for an A/A comparison, "
+				    "list the build twice under two names)");
+			pop(v, o);
+		}
+		pop(v, old);
+		if (ret)
+			return -1;
+	}
+	if (check_object(v, root, "statistics", 0, stats_f, NULL))
+		return -1;
+	if (each(v, root, "runs", 1, check_run, (void *)root))
+		return -1;
+	return check_unique_seq(v, json_object_get(root, "runs"));
+}
+
+int report_validate(const json_t *root, struct strbuf *err)
+{
+	struct vctx v = { STRBUF_INIT, err };
+	int ret;
+
+	sb_grow(&v.path, 64);
+	v.path.buf[0] = '\0';
+	ret = validate(&v, root);
+	sb_release(&v.path);
+	return ret;
+}
+
+int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf *err)
+{
+	json_error_t jerr;
+	json_t *root;
+
+	*out = NULL;
+	/* Duplicate keys would make "what the file says" ambiguous. */
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		sb_addf(err, "line %d, column %d: ", jerr.line, jerr.column);
+		sb_add_text_safe(err, jerr.text);
+		return -1;
+	}
+	if (report_validate(root, err)) {
+		json_decref(root);
+		return -1;
+	}
+	*out = root;
+	return 0;
+}
+
+int report_load(const char *path, json_t **out, struct strbuf *err)
+{
+	struct strbuf buf = STRBUF_INIT, e = STRBUF_INIT;
+	int ret = -1;
+
+	*out = NULL;
+	if (read_file(path, &buf, REPORT_MAX_BYTES)) {
+		sb_add_text_safe(err, path);
+		sb_addf(err, ": %s", errno == EFBIG ? "file too large for a report" : strerror(errno));
+		goto out;
+	}
+	if (report_load_buffer(buf.buf ? buf.buf : "", buf.len, out, &e)) {
+		sb_add_text_safe(err, path);
+		sb_adds(err, ": ");
+		sb_add(err, e.buf, e.len);
+		goto out;
+	}
+	ret = 0;
+out:
+	sb_release(&buf);
+	sb_release(&e);
+	return ret;
+}

@@ -1,0 +1,948 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From raw runs to results: group the runs of a session into one series per
+ * (workload, metric) and kernel, run the statistics engine (stats.h) on each,
+ * and write everything the renderers need into the report JSON. Nothing is
+ * dropped: failed runs, missing values and outliers are counted and carried
+ * into warnings, and the verdict rules of stats_decide() see them.
+ */
+#include "report.h"
+#include "report_priv.h"
+#include "stats.h"
+#include "util.h"
+#include "workload_def.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BASE, PATCHED };
+
+struct series {
+	char *workload, *name;	/* name: metric, or "group.counter" for display */
+	char *group;		/* counters: the group ("vmstat"), NULL for metrics */
+	const char *cname;	/* counters: the name within the group */
+	const char *unit;
+	int better_higher, declared, is_counter;
+	double threshold;	/* < 0: the report's default */
+	size_t n[2], alloc[2];
+	double *v[2];
+	long *seq[2], *block[2];
+	size_t failed[2], missing[2];
+	json_t *result;		/* built by analyze_series() */
+	struct stats_comparison cmp;	/* kept for stats_decide() after BH */
+	double p, q, sortkey;
+};
+
+struct model {
+	const json_t *session;
+	const char *kname[2];	/* kname[PATCHED] is NULL in a single-kernel session */
+	struct stats_settings st;
+	unsigned counter_resamples;
+	size_t min_runs;
+	struct series *s;
+	size_t ns, alloc;
+};
+
+/* BASE, PATCHED, or -1 for a run of neither compared kernel. */
+static int kernel_index(const struct model *m, const char *name)
+{
+	if (!strcmp(name, m->kname[BASE]))
+		return BASE;
+	if (m->kname[PATCHED] && !strcmp(name, m->kname[PATCHED]))
+		return PATCHED;
+	return -1;
+}
+
+/* A metric (@group NULL) or a counter of @group, of one workload. */
+static struct series *find_series(struct model *m, const char *workload, const char *group,
+				  const char *name)
+{
+	/* Newest first: values of one run arrive for the series just created. */
+	for (size_t i = m->ns; i-- > 0;) {
+		struct series *s = &m->s[i];
+
+		if (!s->group != !group || strcmp(s->workload, workload))
+			continue;
+		if (group ? !strcmp(s->group, group) && !strcmp(s->cname, name) :
+			    !strcmp(s->name, name))
+			return s;
+	}
+	return NULL;
+}
+
+static struct series *add_series(struct model *m, const char *workload, const char *group,
+				 const char *name)
+{
+	struct series *s;
+
+	ALLOC_GROW(m->s, m->ns + 1, m->alloc);
+	s = &m->s[m->ns++];
+	memset(s, 0, sizeof(*s));
+	s->workload = xstrdup(workload);
+	if (group) {
+		s->group = xstrdup(group);
+		s->name = xasprintf("%s.%s", group, name);
+		s->cname = s->name + strlen(group) + 1;
+	} else {
+		s->name = xstrdup(name);
+	}
+	s->unit = "";
+	s->better_higher = 1;
+	s->is_counter = group != NULL;
+	s->threshold = -1;
+	s->p = s->q = NAN;
+	return s;
+}
+
+static void push_value(struct series *s, int k, double v, long seq, long block)
+{
+	size_t a = s->alloc[k];
+
+	if (s->n[k] == a) {
+		a = a ? 2 * a : 16;
+		s->v[k] = xrealloc(s->v[k], a * sizeof(double));
+		s->seq[k] = xrealloc(s->seq[k], a * sizeof(long));
+		s->block[k] = xrealloc(s->block[k], a * sizeof(long));
+		s->alloc[k] = a;
+	}
+	s->v[k][s->n[k]] = v;
+	s->seq[k][s->n[k]] = seq;
+	s->block[k][s->n[k]] = block;
+	s->n[k]++;
+}
+
+/* "cs_per_sec_per_cpu_%dcpu" matches "cs_per_sec_per_cpu_2cpu". */
+static int pattern_match(const char *pat, const char *s)
+{
+	while (*pat) {
+		if (pat[0] == '%' && pat[1] == 'd') {
+			if (*s < '0' || *s > '9')
+				return 0;
+			while (*s >= '0' && *s <= '9')
+				s++;
+			pat += 2;
+		} else if (*pat++ != *s++) {
+			return 0;
+		}
+	}
+	return !*s;
+}
+
+/*
+ * Unit and direction: what the session declared, else what the built-in
+ * workload definition says (old sessions, hand-written fixtures), else
+ * "higher is better" with a warning, since guessing silently could flip a
+ * verdict.
+ */
+static void describe_metric(struct series *s, const json_t *wl)
+{
+	json_t *decl;
+	size_t i;
+
+	json_array_foreach(json_object_get(wl, "metrics"), i, decl) {
+		if (strcmp(jget_str(decl, "name", ""), s->name))
+			continue;
+		s->declared = 1;
+		s->unit = jget_str(decl, "unit", "");
+		s->better_higher = strcmp(jget_str(decl, "better", "higher"), "lower") != 0;
+		s->threshold = jget_num(decl, "threshold");
+		if (!isfinite(s->threshold) || s->threshold < 0)
+			s->threshold = -1;
+		return;
+	}
+	const struct workload_def *w = workload_find(jget_str(wl, "type", ""));
+	if (!w)
+		return;
+	for (const struct metric_def *md = w->metrics; md->name; md++) {
+		if (pattern_match(md->name, s->name)) {
+			s->declared = 1;
+			s->unit = md->unit;
+			s->better_higher = md->better == BETTER_HIGHER;
+			return;
+		}
+	}
+}
+
+static const json_t *find_workload(const json_t *session, const char *name)
+{
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(session, "workloads"), i, w)
+		if (!strcmp(jget_str(w, "name", ""), name))
+			return w;
+	return NULL;
+}
+
+static void declare_series(struct model *m)
+{
+	json_t *w, *decl;
+	size_t i, j;
+
+	/* Declared metrics first, in declaration order: the report's row order. */
+	json_array_foreach(json_object_get(m->session, "workloads"), i, w) {
+		json_array_foreach(json_object_get(w, "metrics"), j, decl) {
+			const char *wn = jget_str(w, "name", ""), *mn = jget_str(decl, "name", "");
+			if (!find_series(m, wn, NULL, mn))
+				describe_metric(add_series(m, wn, NULL, mn), w);
+		}
+	}
+}
+
+static void collect_runs(struct model *m)
+{
+	json_t *run, *val, *group, *cval;
+	const char *key, *gname, *cname;
+	size_t i;
+
+	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
+		const char *kn = jget_str(run, "kernel", "");
+		const char *wn = jget_str(run, "workload", "");
+		json_t *block = json_object_get(run, "block");
+		long seq = (long)json_number_value(json_object_get(run, "seq"));
+		long blk = json_is_number(block) ? (long)json_number_value(block) : -1;
+		int k, ok;
+
+		if (json_is_true(json_object_get(run, "warmup")))
+			continue;
+		k = kernel_index(m, kn);
+		if (k < 0)
+			continue;
+		ok = !strcmp(jget_str(run, "status", ""), "ok");
+		json_object_foreach(json_object_get(run, "metrics"), key, val) {
+			struct series *s = find_series(m, wn, NULL, key);
+			if (!s) {
+				s = add_series(m, wn, NULL, key);
+				describe_metric(s, find_workload(m->session, wn));
+			}
+			if (ok && json_is_number(val))
+				push_value(s, k, json_number_value(val), seq, blk);
+		}
+		json_object_foreach(json_object_get(run, "counters"), gname, group) {
+			json_object_foreach(group, cname, cval) {
+				struct series *s = find_series(m, wn, gname, cname);
+
+				if (!s)
+					s = add_series(m, wn, gname, cname);
+				if (ok && json_is_number(cval))
+					push_value(s, k, json_number_value(cval), seq, blk);
+			}
+		}
+	}
+}
+
+/*
+ * Failed runs count against every series of their workload; an ok run that
+ * lacks a value is "missing" for that series. Both feed the invalid rule.
+ */
+static void count_failures(struct model *m)
+{
+	json_t *run;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
+		const char *kn = jget_str(run, "kernel", "");
+		const char *wn = jget_str(run, "workload", "");
+		json_t *metrics = json_object_get(run, "metrics");
+		int k, failed;
+
+		if (json_is_true(json_object_get(run, "warmup")))
+			continue;
+		k = kernel_index(m, kn);
+		if (k < 0)
+			continue;
+		failed = strcmp(jget_str(run, "status", ""), "ok") != 0;
+		for (j = 0; j < m->ns; j++) {
+			struct series *s = &m->s[j];
+			json_t *v;
+
+			if (strcmp(s->workload, wn))
+				continue;
+			if (failed) {
+				s->failed[k]++;
+				continue;
+			}
+			if (s->group) {
+				json_t *g = json_object_get(json_object_get(run, "counters"), s->group);
+				v = json_object_get(g, s->cname);
+			} else {
+				v = json_object_get(metrics, s->name);
+			}
+			if (!json_is_number(v))
+				s->missing[k]++;
+		}
+	}
+}
+
+static void settings_from_session(struct model *m)
+{
+	const json_t *st = json_object_get(m->session, "statistics");
+	double v;
+
+	stats_settings_default(&m->st);
+	m->st.alpha = REPORT_DEFAULT_ALPHA;
+	m->st.confidence = REPORT_DEFAULT_CONFIDENCE;
+	m->st.resamples = REPORT_DEFAULT_RESAMPLES;
+	m->st.seed = REPORT_DEFAULT_SEED;
+	m->st.threshold = REPORT_DEFAULT_THRESHOLD;
+	m->st.max_failed_fraction = REPORT_DEFAULT_MAX_FAILED;
+	m->min_runs = REPORT_DEFAULT_MIN_RUNS;
+	/* Nonsense settings fall back to the defaults instead of producing nonsense verdicts. */
+	if ((v = jget_num(st, "alpha")) > 0 && v < 1)
+		m->st.alpha = v;
+	if ((v = jget_num(st, "confidence")) > 0 && v < 1)
+		m->st.confidence = v;
+	if ((v = jget_num(st, "resamples")) >= 100 && v <= 1e6)
+		m->st.resamples = (unsigned)v;
+	/* Any integer is a seed (a 64-bit session seed may come back negative). */
+	if (json_is_integer(json_object_get(st, "seed")))
+		m->st.seed = (uint64_t)json_integer_value(json_object_get(st, "seed"));
+	else if ((v = jget_num(st, "seed")) >= 0 && v < 9e15)
+		m->st.seed = (uint64_t)v;
+	if ((v = jget_num(st, "threshold")) >= 0 && v < 1)
+		m->st.threshold = v;
+	if ((v = jget_num(st, "max_failed_fraction")) >= 0 && v <= 1)
+		m->st.max_failed_fraction = v;
+	if ((v = jget_num(st, "power")) > 0 && v < 1)
+		m->st.power = v;
+	if ((v = jget_num(st, "min_runs")) >= 2 && v < 1e6)
+		m->min_runs = (size_t)v;
+	/* Counters are context for the verdicts, not verdicts: fewer resamples keep
+	 * a report with hundreds of vmstat fields fast. */
+	m->counter_resamples = m->st.resamples < 2000 ? m->st.resamples : 2000;
+	if ((v = jget_num(st, "counter_resamples")) >= 100 && v <= 1e6)
+		m->counter_resamples = (unsigned)v;
+}
+
+static json_t *settings_json(const struct model *m)
+{
+	return json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s}",
+		"alpha", jnum(m->st.alpha),
+		"confidence", jnum(m->st.confidence),
+		"threshold", jnum(m->st.threshold),
+		"resamples", (json_int_t)m->st.resamples,
+		"counter_resamples", (json_int_t)m->counter_resamples,
+		"seed", (json_int_t)m->st.seed,	/* round-trips through the cast above */
+		"power", jnum(m->st.power),
+		"max_failed_fraction", jnum(m->st.max_failed_fraction),
+		"min_runs", (json_int_t)m->min_runs,
+		"mw_exact_max", (json_int_t)m->st.mw_exact_max,
+		"wilcoxon_exact_max", (json_int_t)m->st.wilcoxon_exact_max,
+		"bootstrap", "stratified, BCa (percentile when BCa is degenerate)",
+		"median_ci", "exact binomial order statistics",
+		"test", "Mann-Whitney U, two-sided (exact for small n, with ties)",
+		"multiple_comparisons", "Benjamini-Hochberg across all metrics of the report",
+		"outliers", "modified z-score > 3.5 (flagged, never dropped)");
+}
+
+static json_t *median_ci_json(const struct stats_median_ci *ci)
+{
+	json_t *j = json_pack("{s:o, s:o, s:I, s:I, s:o, s:b}",
+		"lo", jnum(ci->lo), "hi", jnum(ci->hi),
+		"lo_order", (json_int_t)ci->lo_order, "hi_order", (json_int_t)ci->hi_order,
+		"achieved", jnum(ci->achieved), "ok", ci->ok);
+	json_object_set_new(j, "reason", ci->reason ? json_string(ci->reason) : json_null());
+	return j;
+}
+
+static json_t *summary_json(const struct series *s, int k, const struct stats_summary *sum,
+			    const unsigned char *flags)
+{
+	json_t *runs = json_array(), *values = json_array(), *outl = json_array();
+	json_t *j;
+
+	for (size_t i = 0; i < s->n[k]; i++) {
+		json_array_append_new(runs, json_integer(s->seq[k][i]));
+		json_array_append_new(values, jnum(s->v[k][i]));
+		if (flags && flags[i])
+			json_array_append_new(outl, json_integer(s->seq[k][i]));
+	}
+	j = json_pack("{s:I, s:I, s:I}", "n", (json_int_t)s->n[k],
+		      "failed", (json_int_t)s->failed[k], "missing", (json_int_t)s->missing[k]);
+	if (sum) {
+		json_object_set_new(j, "median", jnum(sum->median));
+		json_object_set_new(j, "median_ci", median_ci_json(&sum->median_ci));
+		json_object_set_new(j, "min", jnum(sum->min));
+		json_object_set_new(j, "q1", jnum(sum->q1));
+		json_object_set_new(j, "q3", jnum(sum->q3));
+		json_object_set_new(j, "max", jnum(sum->max));
+		json_object_set_new(j, "mean", jnum(sum->mean));
+		json_object_set_new(j, "stddev", jnum(sum->stddev));
+		json_object_set_new(j, "cv", jnum(sum->cv));
+		json_object_set_new(j, "mad", jnum(sum->mad));
+		json_object_set_new(j, "outliers", json_integer((json_int_t)sum->outliers));
+		json_object_set_new(j, "drift", json_pack("{s:b, s:o, s:o}",
+			"valid", sum->drift_valid, "rho", jnum(sum->drift_rho), "p", jnum(sum->drift_p)));
+	}
+	json_object_set_new(j, "runs", runs);
+	json_object_set_new(j, "values", values);
+	json_object_set_new(j, "outlier_runs", outl);
+	return j;
+}
+
+static json_t *comparison_json(const struct stats_comparison *c, const struct stats_paired *pd)
+{
+	json_t *j = json_pack("{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:s, s:I}, "
+			      "s:{s:o, s:o, s:s}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o}",
+		"ratio", jnum(c->ratio), "delta_pct", jnum(c->delta_pct),
+		"all_equal", c->all_equal,
+		"ci", "lo", jnum(c->ratio_lo), "hi", jnum(c->ratio_hi), "level", jnum(c->ci_level),
+		"method", c->ci_method ? c->ci_method : "none", "resamples", (json_int_t)c->resamples,
+		"mann_whitney", "u", jnum(c->mw_u), "p", jnum(c->mw_p),
+		"method", c->mw_method_name ? c->mw_method_name : "none",
+		"hodges_lehmann", "shift", jnum(c->hl_shift), "lo", jnum(c->hl_lo),
+		"hi", jnum(c->hl_hi), "ratio", jnum(c->hl_ratio), "ratio_lo", jnum(c->hl_ratio_lo),
+		"ratio_hi", jnum(c->hl_ratio_hi), "level", jnum(c->hl_level),
+		"mde_pct", jnum(c->mde_pct));
+
+	if (pd && pd->n_pairs)
+		json_object_set_new(j, "paired", json_pack("{s:I, s:I, s:b, s:o, s:o, s:o, s:o, s:s}",
+			"pairs", (json_int_t)pd->n_pairs, "used", (json_int_t)pd->n_used,
+			"valid", pd->valid, "median_ratio", jnum(pd->median_ratio),
+			"hl_ratio", jnum(pd->hl_ratio), "w_plus", jnum(pd->w_plus),
+			"p", jnum(pd->p), "method", pd->method ? pd->method : "none"));
+	else
+		json_object_set_new(j, "paired", json_null());
+	return j;
+}
+
+/*
+ * Blocks pair the kernels in time (ABBA / BAAB on one host slot), so the
+ * per-block means form pairs that cancel slow host drift.
+ */
+static size_t block_pairs(const struct series *s, double **pb, double **pp)
+{
+	size_t np = 0;
+
+	*pb = xcalloc(s->n[BASE] + 1, sizeof(double));
+	*pp = xcalloc(s->n[BASE] + 1, sizeof(double));
+	for (size_t i = 0; i < s->n[BASE]; i++) {
+		long b = s->block[BASE][i];
+		double sb = 0, sp = 0;
+		size_t cb = 0, cp = 0;
+		int seen = 0;
+
+		if (b < 0)
+			continue;
+		for (size_t j = 0; j < i; j++)
+			seen |= s->block[BASE][j] == b;
+		if (seen)
+			continue;
+		for (size_t j = i; j < s->n[BASE]; j++)
+			if (s->block[BASE][j] == b)
+				sb += s->v[BASE][j], cb++;
+		for (size_t j = 0; j < s->n[PATCHED]; j++)
+			if (s->block[PATCHED][j] == b)
+				sp += s->v[PATCHED][j], cp++;
+		if (cb && cp) {
+			(*pb)[np] = sb / (double)cb;
+			(*pp)[np] = sp / (double)cp;
+			np++;
+		}
+	}
+	return np;
+}
+
+static void add_warning(json_t *warnings, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_warning(json_t *warnings, const char *kind, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	json_array_append_new(warnings, json_pack("{s:s, s:s}", "kind", kind, "message", sb_str(&sb)));
+	sb_release(&sb);
+}
+
+static void analyze_series(struct model *m, struct series *s)
+{
+	struct stats_summary sum[2];
+	struct stats_comparison cmp;
+	struct stats_paired pd;
+	unsigned char *flags[2];
+	double *order, *pb = NULL, *pp = NULL;
+	struct stats_settings st = m->st;
+	json_t *r, *warnings = json_array();
+	int have[2];
+	char key[512];
+
+	memset(&pd, 0, sizeof(pd));
+	if (s->is_counter)
+		st.resamples = m->counter_resamples;
+	for (int k = 0; k < 2; k++) {
+		flags[k] = xcalloc(s->n[k] + 1, 1);
+		order = xcalloc(s->n[k] + 1, sizeof(double));
+		for (size_t i = 0; i < s->n[k]; i++)
+			order[i] = (double)s->seq[k][i];
+		have[k] = s->n[k] && !stats_summarize(s->v[k], order, s->n[k], st.confidence,
+							&sum[k], flags[k]);
+		free(order);
+	}
+	r = json_pack("{s:s, s:s}", "workload", s->workload, s->is_counter ? "counter" : "metric",
+		      s->name);
+	if (s->group) {
+		json_object_set_new(r, "group", json_string(s->group));
+		json_object_set_new(r, "name", json_string(s->cname));
+	}
+	if (!s->is_counter) {
+		json_object_set_new(r, "unit", json_string(s->unit));
+		json_object_set_new(r, "better", json_string(s->better_higher ? "higher" : "lower"));
+	}
+	json_object_set_new(r, "threshold", jnum(s->threshold >= 0 ? s->threshold : st.threshold));
+	json_object_set_new(r, "baseline", summary_json(s, BASE, have[BASE] ? &sum[BASE] : NULL, flags[BASE]));
+	json_object_set_new(r, "patched", summary_json(s, PATCHED, have[PATCHED] ? &sum[PATCHED] : NULL, flags[PATCHED]));
+
+	snprintf(key, sizeof(key), "%s/%s", s->workload, s->name);
+	if (have[BASE] && have[PATCHED]) {
+		size_t np;
+
+		stats_compare(s->v[BASE], s->n[BASE], s->v[PATCHED], s->n[PATCHED], &st,
+			      stats_seed_for(st.seed, key), &cmp);
+		np = block_pairs(s, &pb, &pp);
+		if (np >= 2)
+			stats_paired(pb, pp, np, &st, &pd);
+		s->p = cmp.mw_p;
+		/* Large changes first when sorting counters; unknown ratios after. */
+		s->sortkey = cmp.ratio_valid && cmp.ratio > 0 ? fabs(log(cmp.ratio)) :
+			(cmp.all_equal ? -2 : -1);
+		json_object_set_new(r, "comparison", comparison_json(&cmp, np >= 2 ? &pd : NULL));
+	} else {
+		memset(&cmp, 0, sizeof(cmp));
+		cmp.n_base = s->n[BASE];
+		cmp.n_patched = s->n[PATCHED];
+		cmp.ratio = cmp.ratio_lo = cmp.ratio_hi = cmp.mw_p = NAN;
+		s->sortkey = -3;
+		json_object_set_new(r, "comparison", json_null());
+	}
+	free(pb);
+	free(pp);
+
+	/* Warnings that belong to this series; the verdict comes after BH. */
+	for (int k = 0; k < 2; k++) {
+		const char *role = k == BASE ? "baseline" : "patched";
+
+		if (s->failed[k])
+			add_warning(warnings, "failed-runs", "%zu failed run(s) of %s", s->failed[k], role);
+		if (s->missing[k])
+			add_warning(warnings, "missing-values", "%zu run(s) of %s lack this value",
+				    s->missing[k], role);
+		if (!have[k])
+			continue;
+		if (!sum[k].median_ci.ok)
+			add_warning(warnings, "too-few-runs",
+				    "%s: %zu runs, the median interval reaches only %.0f%% confidence",
+				    role, s->n[k], 100 * sum[k].median_ci.achieved);
+		else if (s->n[k] < m->min_runs)
+			add_warning(warnings, "too-few-runs", "%s: %zu runs, fewer than the %zu asked for",
+				    role, s->n[k], m->min_runs);
+		if (sum[k].outliers)
+			add_warning(warnings, "outliers", "%s: %zu outlier(s) flagged (kept)",
+				    role, sum[k].outliers);
+		if (sum[k].drift_valid && sum[k].drift_p < st.alpha)
+			add_warning(warnings, "drift",
+				    "%s: values drift with run order (Spearman rho %.2f, p %.3f)",
+				    role, sum[k].drift_rho, sum[k].drift_p);
+	}
+	if (!s->declared && !s->is_counter)
+		add_warning(warnings, "undeclared-metric",
+			    "no unit or direction declared; assumed higher is better");
+	json_object_set_new(r, "warnings", warnings);
+	s->result = r;
+	/* The verdict needs the q values, known only once every series is done. */
+	s->cmp = cmp;
+	free(flags[0]);
+	free(flags[1]);
+}
+
+static void decide(struct model *m, struct series *s, size_t family)
+{
+	struct stats_decision d;
+	json_t *r = s->result, *c = json_object_get(r, "comparison");
+	size_t failed = s->failed[0] + s->failed[1] + s->missing[0] + s->missing[1];
+	size_t attempted = failed + s->n[0] + s->n[1];
+	const char *id;
+
+	if (json_is_object(c))
+		json_object_set_new(c, "q", jnum(s->q));
+	if (!m->kname[PATCHED]) {
+		/* One kernel: nothing to compare, so no verdict at all (not "invalid"). */
+		json_object_set_new(r, "reason", json_string("single-kernel session: statistics "
+							     "without comparison"));
+		return;
+	}
+	stats_decide(&s->cmp, &m->st, s->better_higher, s->threshold, family > 1 ? s->q : NAN,
+		     failed, attempted, &d);
+	if (!json_is_object(c) && d.verdict != VERDICT_INVALID) {
+		/* No comparison at all (a kernel has no values): never a pass. */
+		d.verdict = VERDICT_INVALID;
+		snprintf(d.reason, sizeof(d.reason), "no values for %s",
+			 s->n[0] ? "the patched kernel" : "the baseline kernel");
+	}
+	id = stats_verdict_id(d.verdict);
+	if (s->is_counter) {
+		/* Counters have no "better": say which way they moved. */
+		if (d.verdict == VERDICT_IMPROVEMENT || d.verdict == VERDICT_REGRESSION) {
+			double ratio = jget_num(c, "ratio");
+			id = ratio >= 1 ? "increase" : "decrease";
+		}
+		json_object_set_new(r, "change", json_string(id));
+	} else {
+		json_object_set_new(r, "verdict", json_string(id));
+		json_object_set_new(r, "marker", json_string(stats_verdict_marker(d.verdict)));
+	}
+	json_object_set_new(r, "reason", json_string(d.reason));
+	json_object_set_new(r, "p_used", jnum(d.p_used));
+	json_object_set_new(r, "used_q", json_boolean(d.used_q));
+	json_object_set_new(r, "runs_needed", json_integer(d.runs_needed));
+}
+
+static void bh_family(struct model *m, int is_counter)
+{
+	size_t n = 0, j = 0;
+	double *p;
+
+	for (size_t i = 0; i < m->ns; i++)
+		n += m->s[i].is_counter == is_counter;
+	p = xcalloc(n + 1, sizeof(double));
+	for (size_t i = 0; i < m->ns; i++)
+		if (m->s[i].is_counter == is_counter)
+			p[j++] = m->s[i].p;
+	stats_bh_adjust(p, n, p);
+	j = 0;
+	for (size_t i = 0; i < m->ns; i++)
+		if (m->s[i].is_counter == is_counter)
+			m->s[i].q = p[j++];
+	for (size_t i = 0; i < m->ns; i++)
+		if (m->s[i].is_counter == is_counter)
+			decide(m, &m->s[i], n);
+	free(p);
+}
+
+/* Look up the value of run @seq in kernel @k of @s (NaN when missing). */
+static double value_of_run(const struct series *s, int k, long seq)
+{
+	for (size_t i = 0; i < s->n[k]; i++)
+		if (s->seq[k][i] == seq)
+			return s->v[k][i];
+	return NAN;
+}
+
+static json_t *geomean_json(struct model *m, const char *workload)
+{
+	long *runs[2] = { NULL, NULL };
+	size_t nr[2] = { 0, 0 }, nrun_alloc[2] = { 0, 0 }, nm = 0;
+	struct series **ms = xcalloc(m->ns + 1, sizeof(*ms));
+	unsigned char *better;
+	double *mat[2];
+	struct stats_geomean g;
+	json_t *run, *names = json_array(), *j;
+	size_t i;
+	char key[300];
+
+	/* The workload's runs that produced values, in order, per kernel. */
+	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
+		const char *kn = jget_str(run, "kernel", "");
+		int k = kernel_index(m, kn);
+
+		if (k < 0 || strcmp(jget_str(run, "workload", ""), workload) ||
+		    json_is_true(json_object_get(run, "warmup")) ||
+		    strcmp(jget_str(run, "status", ""), "ok"))
+			continue;
+		ALLOC_GROW(runs[k], nr[k] + 1, nrun_alloc[k]);
+		runs[k][nr[k]++] = (long)json_number_value(json_object_get(run, "seq"));
+	}
+	for (i = 0; i < m->ns; i++) {
+		struct series *s = &m->s[i];
+		const char *v = jget_str(s->result, "verdict", "invalid");
+
+		if (!s->is_counter && !strcmp(s->workload, workload) && strcmp(v, "invalid")) {
+			ms[nm++] = s;
+			json_array_append_new(names, json_string(s->name));
+		}
+	}
+	better = xcalloc(nm + 1, 1);
+	for (int k = 0; k < 2; k++) {
+		mat[k] = xcalloc(nm * nr[k] + 1, sizeof(double));
+		for (size_t a = 0; a < nm; a++)
+			for (size_t r = 0; r < nr[k]; r++)
+				mat[k][a * nr[k] + r] = value_of_run(ms[a], k, runs[k][r]);
+	}
+	for (size_t a = 0; a < nm; a++)
+		better[a] = (unsigned char)ms[a]->better_higher;
+	snprintf(key, sizeof(key), "geomean/%s", workload);
+	memset(&g, 0, sizeof(g));
+	g.ratio = g.lo = g.hi = NAN;
+	if (nm && nr[0] && nr[1])
+		stats_geomean(mat[BASE], nr[BASE], mat[PATCHED], nr[PATCHED], nm, better,
+			      &m->st, stats_seed_for(m->st.seed, key), &g);
+	j = json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:o}",
+		"workload", workload, "metrics", (json_int_t)g.k, "skipped", (json_int_t)g.skipped,
+		"ratio", jnum(g.ratio), "lo", jnum(g.lo), "hi", jnum(g.hi), "level", jnum(g.level),
+		"method", g.method ? g.method : "none", "of", names);
+	json_object_set_new(j, "orientation", json_string("ratio > 1 means the patched kernel is better"));
+	free(better);
+	free(mat[0]);
+	free(mat[1]);
+	free(runs[0]);
+	free(runs[1]);
+	free(ms);
+	return j;
+}
+
+static int cmp_counter(const void *a, const void *b)
+{
+	const struct series *x = *(struct series *const *)a, *y = *(struct series *const *)b;
+	int c;
+
+	if (x->sortkey != y->sortkey)
+		return x->sortkey > y->sortkey ? -1 : 1;
+	c = strcmp(x->workload, y->workload);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static json_t *report_warnings(struct model *m, json_t *report)
+{
+	json_t *w = json_array(), *run;
+	const char *accel = jget_str(jpath(report, "host"), "accel", "");
+	size_t i, failed = 0, n_few = 0, n_drift = 0, n_out = 0, n_invalid = 0, n_missing = 0;
+	size_t total = 0, n_metrics = 0;
+
+	if (!strcmp(accel, "mixed"))
+		add_warning(w, "accel", "the compared sessions ran under different accelerators "
+			    "(%s): absolute numbers are not comparable",
+			    jget_str(jpath(report, "host"), "accel_reason", "no reason recorded"));
+	else if (strcmp(accel, "kvm"))
+		add_warning(w, "accel", "guests ran under %s, not KVM: absolute numbers are "
+			    "not comparable with KVM hosts and TCG adds its own noise (%s)",
+			    accel, jget_str(jpath(report, "host"), "accel_reason", "no reason recorded"));
+	json_array_foreach(json_object_get(report, "runs"), i, run) {
+		total++;
+		failed += strcmp(jget_str(run, "status", ""), "ok") != 0;
+	}
+	if (failed)
+		add_warning(w, "failed-runs", "%zu of %zu runs failed (reasons in the runs table)",
+			    failed, total);
+	if (!total)
+		add_warning(w, "no-runs", "the session has no runs");
+	/* An interrupted session still gets a report, but it must say it is partial. */
+	if (json_is_false(jpath(report, "session.complete"))) {
+		size_t planned = json_array_size(json_object_get(report, "plan"));
+
+		if (planned)
+			add_warning(w, "partial", "the session was interrupted: %zu of %zu planned "
+				    "runs are in this report (resume it to complete it)", total, planned);
+		else
+			add_warning(w, "partial", "the session was interrupted: %zu runs are in this "
+				    "report (resume it to complete it)", total);
+	}
+	for (i = 0; i < m->ns; i++) {
+		struct series *s = &m->s[i];
+		json_t *sw = json_object_get(s->result, "warnings"), *x;
+		size_t j;
+		int few = 0, drift = 0, out = 0, miss = 0;
+
+		if (s->is_counter)
+			continue;
+		n_metrics++;
+		json_array_foreach(sw, j, x) {
+			const char *kind = jget_str(x, "kind", "");
+			few |= !strcmp(kind, "too-few-runs");
+			drift |= !strcmp(kind, "drift");
+			out |= !strcmp(kind, "outliers");
+			miss |= !strcmp(kind, "missing-values");
+		}
+		n_few += few, n_drift += drift, n_out += out, n_missing += miss;
+		n_invalid += !strcmp(jget_str(s->result, "verdict", ""), "invalid");
+	}
+	if (n_few)
+		add_warning(w, "too-few-runs", "%zu metric(s) have too few runs for a %.0f%% "
+			    "median interval", n_few, 100 * m->st.confidence);
+	if (n_invalid)
+		add_warning(w, "invalid", "%zu metric(s) are invalid (see their reasons)", n_invalid);
+	if (n_missing)
+		add_warning(w, "missing-values", "%zu metric(s) lack values in some runs", n_missing);
+	if (n_drift)
+		add_warning(w, "drift", "%zu of %zu metric(s) trend with run order (Spearman p < %g; "
+			    "by chance alone about %g%% would): check their run-order plots for an "
+			    "unsteady host", n_drift, n_metrics, m->st.alpha, 100 * m->st.alpha);
+	if (n_out)
+		add_warning(w, "outliers", "%zu metric(s) have outliers (flagged, kept in every "
+			    "statistic)", n_out);
+	return w;
+}
+
+/*
+ * Where the session's time went: median and total per phase over every run
+ * that recorded it (warm-ups and failed runs cost time too).
+ */
+static json_t *timings_json(const json_t *report)
+{
+	static const char *const keys[] = { "boot_s", "workload_s", "host_overhead_s" };
+	json_t *out = json_object(), *run;
+	size_t nruns = json_array_size(json_object_get(report, "runs"));
+	double *v = xcalloc(nruns + 1, sizeof(double));
+
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		double total = 0;
+		size_t n = 0, i;
+
+		json_array_foreach(json_object_get(report, "runs"), i, run) {
+			double x = jget_num(json_object_get(run, "timings"), keys[k]);
+			if (isfinite(x)) {
+				v[n++] = x;
+				total += x;
+			}
+		}
+		json_object_set_new(out, keys[k], json_pack("{s:I, s:o, s:o}", "runs", (json_int_t)n,
+			"median", jnum(n ? stats_median(v, n) : NAN), "total", jnum(n ? total : NAN)));
+	}
+	free(v);
+	return out;
+}
+
+static json_t *summary(struct model *m, json_t *report)
+{
+	static const char *const ids[] = {
+		"improvement", "regression", "within-noise", "no-change", "inconclusive", "invalid",
+	};
+	json_t *by = json_object(), *run, *per_kernel = json_object();
+	size_t i, runs = 0, ok = 0, failed = 0, warm = 0, metrics = 0, counters = 0;
+
+	for (size_t v = 0; v < ARRAY_SIZE(ids); v++)
+		json_object_set_new(by, ids[v], json_integer(0));
+	for (i = 0; i < m->ns; i++) {
+		const char *v;
+
+		if (m->s[i].is_counter) {
+			counters++;
+			continue;
+		}
+		metrics++;
+		v = jget_str(m->s[i].result, "verdict", NULL);
+		if (!v)
+			continue;
+		json_object_set_new(by, v, json_integer(json_integer_value(json_object_get(by, v)) + 1));
+	}
+	json_array_foreach(json_object_get(report, "runs"), i, run) {
+		const char *kn = jget_str(run, "kernel", "");
+		json_t *pk = json_object_get(per_kernel, kn);
+		int is_ok = !strcmp(jget_str(run, "status", ""), "ok");
+
+		if (!pk) {
+			pk = json_pack("{s:i, s:i, s:i}", "ok", 0, "failed", 0, "warmup", 0);
+			json_object_set_new(per_kernel, kn, pk);
+		}
+		runs++;
+		if (json_is_true(json_object_get(run, "warmup"))) {
+			warm++;
+			json_object_set_new(pk, "warmup", json_integer(json_integer_value(json_object_get(pk, "warmup")) + 1));
+		}
+		ok += is_ok;
+		failed += !is_ok;
+		json_object_set_new(pk, is_ok ? "ok" : "failed",
+			json_integer(json_integer_value(json_object_get(pk, is_ok ? "ok" : "failed")) + 1));
+	}
+	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:o}",
+		"metrics", (json_int_t)metrics, "counters", (json_int_t)counters,
+		"verdicts", by,
+		"runs", (json_int_t)runs, "runs_ok", (json_int_t)ok,
+		"runs_failed", (json_int_t)failed, "runs_warmup", (json_int_t)warm,
+		"runs_per_kernel", per_kernel, "timings", timings_json(report));
+}
+
+json_t *report_analyze(const json_t *session, struct strbuf *err)
+{
+	struct model m;
+	json_t *report, *results, *counters, *geo;
+	struct series **cs;
+	size_t i, nc = 0;
+
+	if (report_validate(session, err))
+		return NULL;
+	memset(&m, 0, sizeof(m));
+	m.session = session;
+	m.kname[BASE] = jget_str(jpath(session, "design"), "baseline", "");
+	m.kname[PATCHED] = jget_str(jpath(session, "design"), "patched", NULL);
+	settings_from_session(&m);
+
+	report = json_deep_copy(session);
+	/* Stored results are never trusted: they are recomputed from the runs. */
+	json_object_del(report, "results");
+	json_object_del(report, "counter_results");
+	json_object_del(report, "geomean");
+	json_object_del(report, "warnings");
+	json_object_del(report, "summary");
+	json_object_set_new(report, "statistics", settings_json(&m));
+
+	declare_series(&m);
+	collect_runs(&m);
+	count_failures(&m);
+	for (i = 0; i < m.ns; i++)
+		analyze_series(&m, &m.s[i]);
+	bh_family(&m, 0);
+	bh_family(&m, 1);
+
+	results = json_array();
+	cs = xcalloc(m.ns + 1, sizeof(*cs));
+	for (i = 0; i < m.ns; i++) {
+		if (m.s[i].is_counter)
+			cs[nc++] = &m.s[i];
+		else
+			json_array_append(results, m.s[i].result);
+	}
+	qsort(cs, nc, sizeof(*cs), cmp_counter);
+	counters = json_array();
+	for (i = 0; i < nc; i++)
+		json_array_append(counters, cs[i]->result);
+	free(cs);
+
+	/* Geometric means in the order workloads first produced metrics. */
+	geo = json_array();
+	for (i = 0; i < m.ns; i++) {
+		size_t j;
+		int seen = 0;
+
+		if (m.s[i].is_counter)
+			continue;
+		for (j = 0; j < i; j++)
+			seen |= !m.s[j].is_counter && !strcmp(m.s[j].workload, m.s[i].workload);
+		if (!seen && m.kname[PATCHED])
+			json_array_append_new(geo, geomean_json(&m, m.s[i].workload));
+	}
+	json_object_set_new(report, "results", results);
+	json_object_set_new(report, "counter_results", counters);
+	json_object_set_new(report, "geomean", geo);
+	json_object_set_new(report, "warnings", report_warnings(&m, report));
+	json_object_set_new(report, "summary", summary(&m, report));
+
+	for (i = 0; i < m.ns; i++) {
+		struct series *s = &m.s[i];
+		json_decref(s->result);
+		free(s->workload);
+		free(s->name);
+		free(s->group);
+		for (int k = 0; k < 2; k++) {
+			free(s->v[k]);
+			free(s->seq[k]);
+			free(s->block[k]);
+		}
+	}
+	free(m.s);
+	return report;
+}
+
+void report_dump(const json_t *report, struct strbuf *out)
+{
+	char *s = json_dumps(report, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	if (!s)
+		die("out of memory dumping the report");
+	sb_adds(out, s);
+	sb_addc(out, '\n');
+	free(s);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals shared by the report files (model, renderers). Not an API: the
+ * session runner and commands use report.h only.
+ */
+#ifndef LAB_REPORT_PRIV_H
+#define LAB_REPORT_PRIV_H
+
+#include <jansson.h>
+#include <math.h>
+
+#include "strbuf.h"
+
+/* JSON cannot hold NaN or infinities: "not available" is written as null. */
+json_t *jnum(double v);
+/* A number member, or NaN when missing / null / not a number. */
+double jget_num(const json_t *obj, const char *key);
+/* A string member, or @def when missing or not a string. */
+const char *jget_str(const json_t *obj, const char *key, const char *def);
+/* Walk "a.b.c" through nested objects; NULL when any step is missing. */
+json_t *jpath(const json_t *obj, const char *dotted);
+
+/*
+ * Numbers for humans: @sig significant digits without an exponent for the
+ * magnitudes benchmarks produce, "-" for NaN. Locale-independent (reports
+ * must be byte-identical everywhere).
+ */
+void fmt_num(char *buf, size_t size, double v);
+/* "+2.3%" / "-0.7%" / "+0.0%"; "-" for NaN. */
+void fmt_pct(char *buf, size_t size, double pct);
+/* An interval of a ratio as percent changes: "[-0.4%, +2.1%]". */
+void fmt_ratio_ci(char *buf, size_t size, double lo, double hi);
+/* p-values: "0.003", "<0.001", "-" for NaN. */
+void fmt_p(char *buf, size_t size, double p);
+
+/* Verdict ids (stats_verdict_id) to their display symbol and ASCII marker. */
+const char *verdict_symbol(const char *id);
+const char *verdict_marker(const char *id);
+const char *verdict_label(const char *id);
+
+#endif

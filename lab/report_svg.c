@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report_svg.h"
+#include "escape.h"
+#include "report_priv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Coordinates with two decimals: enough for a screen, stable as text. */
+#define F "%.2f"
+
+static double span_of(double ratio, double lo, double hi, double threshold)
+{
+	double s = log1p(threshold) * 2;
+
+	if (isfinite(lo) && lo > 0)
+		s = fmax(s, fabs(log(lo)));
+	if (isfinite(hi) && hi > 0)
+		s = fmax(s, fabs(log(hi)));
+	if (isfinite(ratio) && ratio > 0)
+		s = fmax(s, fabs(log(ratio)));
+	return fmax(s * 1.15, log(1.02));
+}
+
+void svg_forest(struct strbuf *sb, double ratio, double lo, double hi, double threshold,
+		int better_higher, const char *verdict)
+{
+	const double w = 200, h = 34, mid = w / 2, half = w / 2 - 10, y = 13;
+	double span = span_of(ratio, lo, hi, threshold);
+	char a[32], b[32], c[48];
+
+#define X(r) (mid + log(r) / span * half)
+	sb_addf(sb, "<svg class=\"forest\" role=\"img\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">", w, h, w, h);
+	fmt_ratio_ci(c, sizeof(c), lo, hi);
+	fmt_pct(a, sizeof(a), 100 * (ratio - 1));
+	sb_addf(sb, "<title>change %s, interval %s, noise band +-%g%%</title>", a, c,
+		100 * threshold);
+	sb_addf(sb, "<rect class=\"band\" x=\"" F "\" y=\"2\" width=\"" F "\" height=\"22\"/>",
+		X(1 - threshold), X(1 + threshold) - X(1 - threshold));
+	sb_addf(sb, "<line class=\"one\" x1=\"" F "\" y1=\"1\" x2=\"" F "\" y2=\"25\"/>", mid, mid);
+	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi > 0) {
+		sb_addf(sb, "<g class=\"ci v-%s\">", verdict);
+		sb_addf(sb, "<line x1=\"" F "\" y1=\"%.0f\" x2=\"" F "\" y2=\"%.0f\"/>",
+			X(lo), y, X(hi), y);
+		sb_addf(sb, "<line x1=\"" F "\" y1=\"%.0f\" x2=\"" F "\" y2=\"%.0f\"/>",
+			X(lo), y - 5, X(lo), y + 5);
+		sb_addf(sb, "<line x1=\"" F "\" y1=\"%.0f\" x2=\"" F "\" y2=\"%.0f\"/>",
+			X(hi), y - 5, X(hi), y + 5);
+		if (isfinite(ratio) && ratio > 0)
+			sb_addf(sb, "<circle cx=\"" F "\" cy=\"%.0f\" r=\"3.5\"/>", X(ratio), y);
+		sb_adds(sb, "</g>");
+	} else {
+		sb_addf(sb, "<text class=\"na\" x=\"" F "\" y=\"17\" text-anchor=\"middle\">"
+			"no interval</text>", mid);
+	}
+	fmt_pct(a, sizeof(a), 100 * (exp(-span) - 1));
+	fmt_pct(b, sizeof(b), 100 * (exp(span) - 1));
+	sb_addf(sb, "<text class=\"ax\" x=\"2\" y=\"32\">%s</text>", a);
+	sb_addf(sb, "<text class=\"ax\" x=\"" F "\" y=\"32\" text-anchor=\"end\">%s</text>",
+		w - 2, b);
+	sb_addf(sb, "<text class=\"ax\" x=\"" F "\" y=\"32\" text-anchor=\"middle\">%s</text>",
+		mid, better_higher ? "better &#8594;" : "&#8592; better");
+	sb_adds(sb, "</svg>");
+#undef X
+}
+
+struct axis {
+	double lo, hi;
+};
+
+static void axis_extend(struct axis *ax, const json_t *values)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(values, i, v) {
+		double x = json_number_value(v);
+		if (!json_is_number(v))
+			continue;
+		ax->lo = fmin(ax->lo, x);
+		ax->hi = fmax(ax->hi, x);
+	}
+}
+
+static void axis_pad(struct axis *ax)
+{
+	double d = ax->hi - ax->lo;
+
+	if (!isfinite(d)) {
+		ax->lo = 0, ax->hi = 1;
+		return;
+	}
+	if (d == 0)
+		d = fabs(ax->hi) ? fabs(ax->hi) * 0.01 : 1;
+	ax->lo -= d * 0.05;
+	ax->hi += d * 0.05;
+}
+
+static int is_outlier(const json_t *outliers, json_int_t run)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(outliers, i, o)
+		if (json_integer_value(o) == run)
+			return 1;
+	return 0;
+}
+
+static void point(struct strbuf *sb, double x, double y, int k, int outlier,
+		  json_int_t run, double value)
+{
+	char v[48];
+
+	fmt_num(v, sizeof(v), value);
+	sb_addf(sb, "<circle class=\"pt k%d%s\" cx=\"" F "\" cy=\"" F "\" r=\"%s\">"
+		"<title>run #%lld: %s%s</title></circle>", k, outlier ? " outlier" : "", x, y,
+		outlier ? "4.5" : "3", (long long)run, v, outlier ? " (outlier, kept)" : "");
+}
+
+void svg_strip(struct strbuf *sb, const json_t *res, const char *base_name,
+	       const char *patched_name)
+{
+	const double w = 420, h = 84, left = 80, right = 10;
+	const char *role[2] = { "baseline", "patched" };
+	const char *name[2] = { base_name, patched_name };
+	struct axis ax = { INFINITY, -INFINITY };
+	char a[48], b[48];
+
+	for (int k = 0; k < 2; k++)
+		axis_extend(&ax, json_object_get(json_object_get(res, role[k]), "values"));
+	axis_pad(&ax);
+#define X(v) (left + ((v) - ax.lo) / (ax.hi - ax.lo) * (w - left - right))
+	sb_addf(sb, "<svg class=\"strip\" role=\"img\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">"
+		"<title>values per kernel with median and its interval</title>", w, h, w, h);
+	for (int k = 0; k < 2; k++) {
+		const json_t *s = json_object_get(res, role[k]);
+		const json_t *ci = json_object_get(s, "median_ci");
+		json_t *vals = json_object_get(s, "values"), *runs = json_object_get(s, "runs");
+		json_t *outl = json_object_get(s, "outlier_runs");
+		double y = 22 + 30 * k, med = jget_num(s, "median");
+		double clo = jget_num(ci, "lo"), chi = jget_num(ci, "hi");
+		json_t *v;
+		size_t i;
+
+		sb_addf(sb, "<text class=\"lbl k%d\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">",
+			k, left - 8, y + 4);
+		{
+			struct strbuf t = STRBUF_INIT;
+			sb_add_text_fit(&t, name[k], 11);
+			sb_add_html(sb, t.buf);
+			sb_release(&t);
+		}
+		sb_adds(sb, "</text>");
+		if (isfinite(clo) && isfinite(chi))
+			sb_addf(sb, "<rect class=\"cibox k%d\" x=\"" F "\" y=\"" F "\" width=\"" F
+				"\" height=\"18\"><title>median interval</title></rect>", k, X(clo),
+				y - 9, fmax(X(chi) - X(clo), 1));
+		json_array_foreach(vals, i, v) {
+			/* Deterministic jitter so equal values stay visible. */
+			double jy = y + (double)((int)(i * 7 % 5) - 2) * 2.5;
+			if (!json_is_number(v))
+				continue;
+			json_int_t run = json_integer_value(json_array_get(runs, i));
+			point(sb, X(json_number_value(v)), jy, k, is_outlier(outl, run), run,
+			      json_number_value(v));
+		}
+		if (isfinite(med))
+			sb_addf(sb, "<line class=\"med\" x1=\"" F "\" y1=\"" F "\" x2=\"" F
+				"\" y2=\"" F "\"/>", X(med), y - 11, X(med), y + 11);
+	}
+	fmt_num(a, sizeof(a), ax.lo);
+	fmt_num(b, sizeof(b), ax.hi);
+	sb_addf(sb, "<line class=\"axl\" x1=\"%.0f\" y1=\"72\" x2=\"%.0f\" y2=\"72\"/>",
+		left, w - right);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"82\">%s</text>", left, a);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"82\" text-anchor=\"end\">%s</text>",
+		w - right, b);
+	sb_adds(sb, "</svg>");
+#undef X
+}
+
+void svg_run_order(struct strbuf *sb, const json_t *res)
+{
+	const double w = 420, h = 140, left = 60, right = 10, top = 8, bottom = 22;
+	const char *role[2] = { "baseline", "patched" };
+	struct axis ay = { INFINITY, -INFINITY }, ax = { INFINITY, -INFINITY };
+	char a[48], b[48];
+
+	for (int k = 0; k < 2; k++) {
+		const json_t *s = json_object_get(res, role[k]);
+		axis_extend(&ay, json_object_get(s, "values"));
+		axis_extend(&ax, json_object_get(s, "runs"));
+	}
+	axis_pad(&ay);
+	if (!isfinite(ax.lo))
+		ax.lo = 0, ax.hi = 1;
+	if (ax.hi == ax.lo)
+		ax.hi = ax.lo + 1;
+#define X(v) (left + ((v) - ax.lo) / (ax.hi - ax.lo) * (w - left - right))
+#define Y(v) (h - bottom - ((v) - ay.lo) / (ay.hi - ay.lo) * (h - top - bottom))
+	sb_addf(sb, "<svg class=\"order\" role=\"img\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">"
+		"<title>value against run order</title>", w, h, w, h);
+	sb_addf(sb, "<rect class=\"frame\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/>",
+		left, top, w - left - right, h - top - bottom);
+	for (int k = 0; k < 2; k++) {
+		const json_t *s = json_object_get(res, role[k]);
+		json_t *vals = json_object_get(s, "values"), *runs = json_object_get(s, "runs");
+		json_t *outl = json_object_get(s, "outlier_runs"), *v;
+		double med = jget_num(s, "median");
+		size_t i;
+
+		if (isfinite(med))
+			sb_addf(sb, "<line class=\"medl k%d\" x1=\"%.0f\" y1=\"" F "\" x2=\"%.0f\" "
+				"y2=\"" F "\"/>", k, left, Y(med), w - right, Y(med));
+		json_array_foreach(vals, i, v) {
+			json_int_t run = json_integer_value(json_array_get(runs, i));
+			if (json_is_number(v))
+				point(sb, X((double)run), Y(json_number_value(v)), k,
+				      is_outlier(outl, run), run, json_number_value(v));
+		}
+	}
+	fmt_num(a, sizeof(a), ay.lo);
+	fmt_num(b, sizeof(b), ay.hi);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
+		left - 4, h - bottom, a);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
+		left - 4, top + 8, b);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\">run #%.0f</text>", left, h - 6,
+		ax.lo);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">run #%.0f</text>",
+		w - right, h - 6, ax.hi);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">run order "
+		"&#8594;</text>", (left + w - right) / 2, h - 6);
+	sb_adds(sb, "</svg>");
+#undef X
+#undef Y
+}

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mail-ready text report: at most 80 columns, plain ASCII layout (the
+ * only non-ASCII bytes are valid UTF-8 from names), in the shape linux-mm
+ * threads use: metric, base, patched, diff, plus the interval, p and a
+ * one-character verdict marker so that a reply can quote single lines.
+ */
+#include "report.h"
+#include "escape.h"
+#include "report_priv.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_W	24
+#define NUM_W	9
+
+static void pad_to(struct strbuf *sb, size_t line_start, size_t col)
+{
+	/* Columns are counted in code points: names may hold UTF-8. */
+	size_t w = text_safe_width(sb->buf + line_start);
+
+	while (w++ < col)
+		sb_addc(sb, ' ');
+}
+
+static void add_right(struct strbuf *sb, const char *s, int width)
+{
+	sb_addf(sb, " %*s", width, s);
+}
+
+static void num_cell(char *buf, size_t size, double v)
+{
+	fmt_num(buf, size, v);
+	if (strlen(buf) > NUM_W)
+		snprintf(buf, size, "%.3e", v);
+}
+
+/*
+ * Word-wrap @text (made safe first) to 78 columns; the first line starts
+ * after @prefix, continuation lines are indented to the same column.
+ */
+static void wrap(struct strbuf *sb, const char *prefix, const char *text)
+{
+	struct strbuf safe = STRBUF_INIT;
+	size_t indent = strlen(prefix), col = indent;
+	const char *s;
+
+	sb_adds(sb, prefix);
+	sb_add_text_safe(&safe, text);
+	for (s = safe.buf; s && *s;) {
+		size_t bytes = strcspn(s, " ");
+		char *word = xstrndup(s, bytes);
+		size_t w = text_safe_width(word);
+
+		if (col > indent && col + 1 + w > 78) {
+			sb_addf(sb, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			sb_addc(sb, ' ');
+			col++;
+		}
+		col += sb_add_text_fit(sb, word, 78 - col);
+		free(word);
+		s += bytes;
+		while (*s == ' ')
+			s++;
+	}
+	sb_addc(sb, '\n');
+	sb_release(&safe);
+}
+
+/* A "key     value" line, wrapped under the value. */
+static void kv(struct strbuf *sb, const char *key, const char *val)
+{
+	char prefix[16];
+
+	snprintf(prefix, sizeof(prefix), "%-9.9s", key);
+	wrap(sb, prefix, val);
+}
+
+static void header(const json_t *r, struct strbuf *sb)
+{
+	const json_t *host = json_object_get(r, "host"), *guest = json_object_get(r, "guest");
+	const json_t *design = json_object_get(r, "design"), *st = json_object_get(r, "statistics");
+	const char *base = jget_str(design, "baseline", "?"), *patched = jget_str(design, "patched", "?");
+	struct strbuf line = STRBUF_INIT;
+	json_t *k, *p;
+	size_t i, j;
+
+	sb_adds(sb, "mglrulab report: ");
+	sb_add_text_fit(sb, base, 30);
+	if (json_is_string(jpath(r, "design.patched"))) {
+		sb_adds(sb, " vs ");
+		sb_add_text_fit(sb, patched, 30);
+	} else {
+		sb_adds(sb, " (one kernel, no comparison)");
+	}
+	sb_addc(sb, '\n');
+	sb_addf(&line, "%s (%s), %s %s", jget_str(jpath(r, "session"), "id", "-"),
+		jget_str(jpath(r, "session"), "mode", "-"), jget_str(jpath(r, "generator"), "name", "?"),
+		jget_str(jpath(r, "generator"), "version", "?"));
+	sb_addc(sb, '\n');
+	kv(sb, "session", line.buf);
+	json_array_foreach(json_object_get(r, "kernels"), i, k) {
+		json_t *series = json_object_get(k, "series");
+
+		sb_reset(&line);
+		sb_addf(&line, "%s: %s %s", jget_str(k, "name", "?"), jget_str(k, "ref", ""),
+			jget_str(k, "version", ""));
+		if (json_array_size(series))
+			sb_addf(&line, " + %zu patch%s", json_array_size(series),
+				json_array_size(series) == 1 ? "" : "es");
+		kv(sb, i ? "" : "kernels", line.buf);
+		json_array_foreach(series, j, p) {
+			sb_reset(&line);
+			sb_addf(&line, "%.12s %s", jget_str(p, "hash", "-"), jget_str(p, "subject", ""));
+			wrap(sb, "           ", line.buf);
+		}
+	}
+	sb_reset(&line);
+	sb_addf(&line, "%s, %s CPUs; Linux %s; QEMU %s; libvirt %s; accel %s",
+		jget_str(host, "cpu", "?"), json_is_integer(json_object_get(host, "cpus")) ?
+		"" : "?", jget_str(host, "kernel", "?"), jget_str(host, "qemu_version", "?"),
+		jget_str(host, "libvirt_version", "?"), jget_str(host, "accel", "?"));
+	if (json_is_integer(json_object_get(host, "cpus"))) {
+		sb_reset(&line);
+		sb_addf(&line, "%s, %lld CPUs; Linux %s; QEMU %s; libvirt %s; accel %s",
+			jget_str(host, "cpu", "?"), (long long)json_integer_value(json_object_get(host, "cpus")),
+			jget_str(host, "kernel", "?"), jget_str(host, "qemu_version", "?"),
+			jget_str(host, "libvirt_version", "?"), jget_str(host, "accel", "?"));
+	}
+	kv(sb, "host", line.buf);
+	if (guest) {
+		sb_reset(&line);
+		sb_addf(&line, "%s: %lld vCPUs, %g MiB, %zu NUMA node(s)", jget_str(guest, "name", "?"),
+			(long long)json_integer_value(json_object_get(guest, "vcpus")),
+			isfinite(jget_num(guest, "memory_mib")) ? jget_num(guest, "memory_mib") : 0,
+			json_array_size(json_object_get(guest, "nodes")));
+		kv(sb, "guest", line.buf);
+	}
+	sb_reset(&line);
+	sb_addf(&line, "%lld runs per kernel, %lld warm-up, order %s, seed %lld",
+		(long long)json_integer_value(json_object_get(design, "runs_per_kernel")),
+		(long long)json_integer_value(json_object_get(design, "warmups")),
+		jget_str(design, "order", "-"),
+		(long long)json_integer_value(json_object_get(design, "seed")));
+	kv(sb, "design", line.buf);
+	{
+		const json_t *t = jpath(r, "summary.timings");
+		double b = jget_num(json_object_get(t, "boot_s"), "median");
+		double w = jget_num(json_object_get(t, "workload_s"), "median");
+		double h = jget_num(json_object_get(t, "host_overhead_s"), "median");
+		double total = 0;
+
+		static const char *const phases[] = { "boot_s", "workload_s", "host_overhead_s" };
+
+		for (size_t x = 0; x < ARRAY_SIZE(phases); x++)
+			if (isfinite(jget_num(json_object_get(t, phases[x]), "total")))
+				total += jget_num(json_object_get(t, phases[x]), "total");
+		if (isfinite(b) || isfinite(w) || isfinite(h)) {
+			sb_reset(&line);
+			sb_addf(&line, "per run (median): boot %.2f s, workload %.2f s, host overhead "
+				"%.2f s; all runs %.0f s", b, w, h, total);
+			kv(sb, "time", line.buf);
+		}
+	}
+	sb_reset(&line);
+	sb_addf(&line, "median, %.0f%% CI of the ratio (bootstrap, %lld resamples, seed %lld),",
+		100 * jget_num(st, "confidence"),
+		(long long)json_integer_value(json_object_get(st, "resamples")),
+		(long long)json_integer_value(json_object_get(st, "seed")));
+	kv(sb, "stats", line.buf);
+	sb_reset(&line);
+	sb_addf(&line, "Mann-Whitney p, BH q across metrics, alpha %g, noise band +-%g%%",
+		jget_num(st, "alpha"), 100 * jget_num(st, "threshold"));
+	kv(sb, "", line.buf);
+	sb_release(&line);
+}
+
+static void warnings(const json_t *r, struct strbuf *sb)
+{
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "warnings"), i, w) {
+		if (!i)
+			sb_addc(sb, '\n');
+		wrap(sb, "WARNING: ", jget_str(w, "message", ""));
+	}
+}
+
+static void verdict_counts(const json_t *r, struct strbuf *sb)
+{
+	const json_t *v = jpath(r, "summary.verdicts");
+
+	sb_addf(sb, "\nVerdicts: %lld improvement, %lld regression, %lld within noise,\n"
+		"          %lld no change, %lld inconclusive, %lld invalid (%lld metrics)\n",
+		(long long)json_integer_value(json_object_get(v, "improvement")),
+		(long long)json_integer_value(json_object_get(v, "regression")),
+		(long long)json_integer_value(json_object_get(v, "within-noise")),
+		(long long)json_integer_value(json_object_get(v, "no-change")),
+		(long long)json_integer_value(json_object_get(v, "inconclusive")),
+		(long long)json_integer_value(json_object_get(v, "invalid")),
+		(long long)json_integer_value(jpath(r, "summary.metrics")));
+}
+
+/* @s right-aligned in @width columns after one space, cut if longer. */
+static void right_text(struct strbuf *sb, const char *s, size_t width)
+{
+	struct strbuf t = STRBUF_INIT;
+	size_t w;
+
+	sb_add_text_fit(&t, s, width);
+	w = text_safe_width(t.buf);
+	sb_addc(sb, ' ');
+	while (w++ < width)
+		sb_addc(sb, ' ');
+	sb_add(sb, t.buf, t.len);
+	sb_release(&t);
+}
+
+static void table_head(struct strbuf *sb, const char *base, const char *patched, int q)
+{
+	sb_addf(sb, "  %-*s", NAME_W, "");
+	right_text(sb, base, NUM_W);
+	right_text(sb, patched, NUM_W);
+	sb_addf(sb, " %7s %16s %5s\n", "diff", "95% CI of diff", q ? "q" : "p");
+}
+
+/* One metric or counter row; long names get their own line. */
+static void row(struct strbuf *sb, const json_t *res, const char *name, const char *marker)
+{
+	const json_t *c = json_object_get(res, "comparison");
+	char b[32], p[32], d[32], ci[48], pv[16];
+	size_t start = sb->len;
+
+	num_cell(b, sizeof(b), jget_num(json_object_get(res, "baseline"), "median"));
+	num_cell(p, sizeof(p), jget_num(json_object_get(res, "patched"), "median"));
+	fmt_pct(d, sizeof(d), jget_num(c, "delta_pct"));
+	fmt_ratio_ci(ci, sizeof(ci), jget_num(json_object_get(c, "ci"), "lo"),
+		     jget_num(json_object_get(c, "ci"), "hi"));
+	fmt_p(pv, sizeof(pv), jget_num(res, "p_used"));
+	sb_adds(sb, "  ");
+	if (text_safe_width(name) > NAME_W) {
+		sb_add_text_fit(sb, name, 76);
+		sb_adds(sb, "\n  ");
+		start = sb->len - 2;
+	} else {
+		sb_add_text_safe(sb, name);
+	}
+	pad_to(sb, start, 2 + NAME_W);
+	add_right(sb, b, NUM_W);
+	add_right(sb, p, NUM_W);
+	add_right(sb, d, 7);
+	add_right(sb, ci, 16);
+	add_right(sb, pv, 5);
+	sb_addf(sb, " %s", marker);
+	while (sb->len && sb->buf[sb->len - 1] == ' ')
+		sb->buf[--sb->len] = '\0';
+	sb_addc(sb, '\n');
+}
+
+static void workload_title(const json_t *r, const char *wname, struct strbuf *sb)
+{
+	json_t *w, *v;
+	const char *key;
+	size_t i;
+	struct strbuf t = STRBUF_INIT;
+
+	sb_add(&t, "", 0);
+	json_array_foreach(json_object_get(r, "workloads"), i, w) {
+		if (strcmp(jget_str(w, "name", ""), wname))
+			continue;
+		sb_addf(&t, " (%s", jget_str(w, "type", "?"));
+		json_object_foreach(json_object_get(w, "params"), key, v) {
+			if (json_is_string(v))
+				sb_addf(&t, " %s=%s", key, json_string_value(v));
+			else if (json_is_integer(v))
+				sb_addf(&t, " %s=%lld", key, (long long)json_integer_value(v));
+		}
+		sb_addc(&t, ')');
+		break;
+	}
+	sb_addc(sb, '\n');
+	sb_add_text_fit(sb, wname, 40);
+	sb_add_text_fit(sb, sb_str(&t), 80 - (text_safe_width(wname) > 40 ? 40 : text_safe_width(wname)));
+	sb_addc(sb, '\n');
+	sb_release(&t);
+}
+
+static void geomean_line(const json_t *r, const char *wname, struct strbuf *sb)
+{
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "geomean"), i, g) {
+		char d[32], ci[48];
+
+		if (strcmp(jget_str(g, "workload", ""), wname) || json_integer_value(json_object_get(g, "metrics")) < 2)
+			continue;
+		fmt_pct(d, sizeof(d), 100 * (jget_num(g, "ratio") - 1));
+		fmt_ratio_ci(ci, sizeof(ci), jget_num(g, "lo"), jget_num(g, "hi"));
+		sb_addf(sb, "  geometric mean, + = patched better: %s %s\n", d, ci);
+	}
+}
+
+static void metric_tables(const json_t *r, struct strbuf *sb)
+{
+	const char *base = jget_str(jpath(r, "design"), "baseline", "base");
+	const char *patched = jget_str(jpath(r, "design"), "patched", "patched");
+	const json_t *results = json_object_get(r, "results");
+	const char *cur = NULL;
+	int use_q = 0;
+	json_t *res;
+	size_t i;
+
+	json_array_foreach(results, i, res)
+		use_q |= json_is_true(json_object_get(res, "used_q"));
+	json_array_foreach(results, i, res) {
+		const char *wn = jget_str(res, "workload", "");
+
+		if (!cur || strcmp(cur, wn)) {
+			if (cur)
+				geomean_line(r, cur, sb);
+			workload_title(r, wn, sb);
+			table_head(sb, base, patched, use_q);
+			cur = wn;
+		}
+		row(sb, res, jget_str(res, "metric", ""), json_is_string(json_object_get(res, "verdict")) ?
+		    verdict_marker(jget_str(res, "verdict", "invalid")) : " ");
+	}
+	if (cur)
+		geomean_line(r, cur, sb);
+}
+
+static const char *change_marker(const char *id)
+{
+	if (!strcmp(id, "increase"))
+		return "^";
+	if (!strcmp(id, "decrease"))
+		return "v";
+	if (!strcmp(id, "invalid") || !strcmp(id, "constant"))
+		return " ";
+	return verdict_marker(id);
+}
+
+static void counters(const json_t *r, struct strbuf *sb)
+{
+	const json_t *cs = json_object_get(r, "counter_results");
+	size_t i, shown = 0, n = json_array_size(cs);
+	json_t *c;
+
+	if (!n)
+		return;
+	sb_addf(sb, "\nCounters that moved most (top %zu of %zu; ^ up, v down, by |ratio|):\n",
+		n < 12 ? n : 12, n);
+	table_head(sb, jget_str(jpath(r, "design"), "baseline", "base"),
+		   jget_str(jpath(r, "design"), "patched", "patched"), 1);
+	json_array_foreach(cs, i, c) {
+		struct strbuf name = STRBUF_INIT;
+
+		if (shown == 12)
+			break;
+		sb_addf(&name, "%s:%s", jget_str(c, "workload", ""), jget_str(c, "counter", ""));
+		row(sb, c, name.buf, change_marker(jget_str(c, "change", "invalid")));
+		sb_release(&name);
+		shown++;
+	}
+}
+
+static void notes(const json_t *r, struct strbuf *sb)
+{
+	json_t *res, *run;
+	size_t i;
+	int first = 1;
+
+	json_array_foreach(json_object_get(r, "results"), i, res) {
+		const char *v = jget_str(res, "verdict", "");
+		struct strbuf line = STRBUF_INIT;
+
+		if (strcmp(v, "inconclusive") && strcmp(v, "invalid") && strcmp(v, "regression"))
+			continue;
+		if (first)
+			sb_adds(sb, "\nNotes:\n");
+		first = 0;
+		sb_addf(&line, "%s %s:%s: %s", verdict_marker(v), jget_str(res, "workload", ""),
+			jget_str(res, "metric", ""), jget_str(res, "reason", ""));
+		wrap(sb, "  ", line.buf);
+		sb_release(&line);
+	}
+	first = 1;
+	json_array_foreach(json_object_get(r, "runs"), i, run) {
+		struct strbuf line = STRBUF_INIT;
+
+		if (!strcmp(jget_str(run, "status", "ok"), "ok"))
+			continue;
+		if (first)
+			sb_adds(sb, "\nFailed runs:\n");
+		first = 0;
+		sb_addf(&line, "#%lld %s %s: %s", (long long)json_integer_value(json_object_get(run, "seq")),
+			jget_str(run, "kernel", ""), jget_str(run, "workload", ""),
+			jget_str(run, "failure", "no reason recorded"));
+		wrap(sb, "  ", line.buf);
+		sb_release(&line);
+	}
+}
+
+static void legend(const json_t *r, struct strbuf *sb)
+{
+	double t = 100 * jget_num(jpath(r, "statistics"), "threshold");
+
+	sb_addf(sb, "\ndiff = median(patched) / median(base) - 1; CI = bootstrap interval of\n"
+		"that ratio; p = Mann-Whitney U (q = Benjamini-Hochberg adjusted).\n"
+		"+ improvement  - regression  = significant, within +-%g%%  ~ no change\n"
+		"? inconclusive (more runs needed)  ! invalid\n", t);
+}
+
+void report_render_text(const json_t *report, struct strbuf *out)
+{
+	header(report, out);
+	warnings(report, out);
+	verdict_counts(report, out);
+	metric_tables(report, out);
+	counters(report, out);
+	notes(report, out);
+	legend(report, out);
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Fuzz the report reader (and, for inputs it accepts, the analysis and the
+# renderers) with libFuzzer + ASan/UBSan for a bounded time. Seeds are the
+# checked-in fixtures, cut down so that mutations reach deep fields quickly.
+# FUZZ_SECONDS (default 60) bounds the run.
+set -u
+cd "$(dirname "$0")/../.."
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+
+if ! command -v clang >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang >/dev/null 2>&1
+	fi
+	command -v clang >/dev/null || skip "clang is not installed (apt-get install clang)"
+fi
+pkg-config --exists jansson || skip "jansson development files missing"
+
+out=build/fuzz
+mkdir -p "$out/corpus" || fail "cannot create $out"
+bin=$out/fuzz_report_load
+# The reader, the analysis and the renderers with everything they use; no libvirt.
+srcs="lab/report_load.c lab/report_model.c lab/report_fmt.c lab/report_html.c lab/report_svg.c
+      lab/report_text.c lab/report_benchfmt.c lab/escape.c lab/stats_*.c lab/rng.c
+      lab/strbuf.c lab/util.c lab/fsutil.c lab/workload_defs.c"
+# shellcheck disable=SC2086
+clang -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"fuzz"' -O1 -g -Ilab \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	$(pkg-config --cflags jansson) -o "$bin" tests/fuzz/fuzz_report_load.c $srcs \
+	$(pkg-config --libs jansson) -lm 2>"$out/build.log" ||
+	{ cat "$out/build.log" >&2; fail "cannot build the fuzz target"; }
+
+# Seeds: a small valid session (few runs keeps each execution fast) and the
+# fixtures themselves.
+python3 - "$out/corpus" <<'PY' || fail "cannot write seeds"
+import json, sys, os, glob
+d = sys.argv[1]
+for f in glob.glob("tests/fixtures/reports/*.json"):
+    s = json.load(open(f))
+    s["runs"] = [r for r in s["runs"] if r["workload"] in ("yp_shared", "wis_ctx1")][:14]
+    s["statistics"]["resamples"] = 200
+    s["statistics"]["counter_resamples"] = 200
+    json.dump(s, open(os.path.join(d, "seed-" + os.path.basename(f)), "w"))
+PY
+
+secs=${FUZZ_SECONDS:-60}
+echo "fuzzing report_load for ${secs}s"
+"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	-artifact_prefix="$out/" \
+	-print_final_stats=1 "$out/corpus" >"$out/fuzz.log" 2>&1
+rc=$?
+tail -n 12 "$out/fuzz.log"
+[ $rc -eq 0 ] || fail "the fuzzer found a crash (see $out/fuzz.log and $out/crash-*)"
+exit 0

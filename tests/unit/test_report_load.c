@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report reader (lab/report_load.c): a valid session loads, unknown
+ * fields are tolerated, and every broken input gives an error naming the
+ * JSON path instead of a crash.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <stdlib.h>
+
+#include "report.h"
+
+/* The smallest valid session: two kernels, one workload, four runs. */
+static const char *base_session =
+	"{\"schema\": \"mglrulab-report/1\","
+	" \"generator\": {\"name\": \"mglrulab\", \"version\": \"0.1.0\"},"
+	" \"host\": {\"accel\": \"kvm\"},"
+	" \"kernels\": [{\"name\": \"base\"}, {\"name\": \"patched\"}],"
+	" \"design\": {\"baseline\": \"base\", \"patched\": \"patched\"},"
+	" \"runs\": ["
+	"  {\"seq\": 1, \"kernel\": \"base\", \"workload\": \"w\", \"status\": \"ok\","
+	"   \"metrics\": {\"ops_per_sec\": 100}},"
+	"  {\"seq\": 2, \"kernel\": \"patched\", \"workload\": \"w\", \"status\": \"ok\","
+	"   \"metrics\": {\"ops_per_sec\": 101}},"
+	"  {\"seq\": 3, \"kernel\": \"patched\", \"workload\": \"w\", \"status\": \"failed\","
+	"   \"failure\": \"timeout\"},"
+	"  {\"seq\": 4, \"kernel\": \"base\", \"workload\": \"w\", \"status\": \"ok\","
+	"   \"metrics\": {\"ops_per_sec\": 99}, \"counters\": {\"vmstat\": {\"pgfault\": 12}}}"
+	" ]}";
+
+static json_t *parse(const char *s)
+{
+	json_t *j = json_loads(s, 0, NULL);
+
+	assert_non_null(j);
+	return j;
+}
+
+/* Validate @root and expect an error containing @want (NULL: expect success). */
+static void expect(json_t *root, const char *want)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = report_validate(root, &err);
+
+	if (!want) {
+		if (ret)
+			fail_msg("unexpected error: %s", err.buf);
+	} else {
+		assert_int_equal(ret, -1);
+		if (!strstr(sb_str(&err), want))
+			fail_msg("error \"%s\" does not contain \"%s\"", sb_str(&err), want);
+	}
+	sb_release(&err);
+	json_decref(root);
+}
+
+static json_t *run(json_t *root, size_t i)
+{
+	return json_array_get(json_object_get(root, "runs"), i);
+}
+
+static void test_valid(void **state)
+{
+	(void)state;
+	expect(parse(base_session), NULL);
+}
+
+static void test_unknown_fields_tolerated(void **state)
+{
+	json_t *r = parse(base_session);
+	(void)state;
+
+	json_object_set_new(r, "future_field", json_pack("{s:[i,i]}", "x", 1, 2));
+	json_object_set_new(run(r, 0), "energy_j", json_real(3.5));
+	json_object_set_new(json_object_get(r, "host"), "numa", json_true());
+	/* Stored results are recomputed, never trusted, so their shape does not matter. */
+	json_object_set_new(r, "results", json_string("whatever"));
+	expect(r, NULL);
+}
+
+static void test_missing_fields(void **state)
+{
+	json_t *r;
+	(void)state;
+
+	r = parse(base_session);
+	json_object_del(run(r, 3), "kernel");
+	expect(r, "runs[3].kernel: missing (expected a string)");
+
+	r = parse(base_session);
+	json_object_del(r, "runs");
+	expect(r, "runs: missing (expected an array)");
+
+	r = parse(base_session);
+	json_object_del(json_object_get(r, "host"), "accel");
+	expect(r, "host.accel: missing");
+
+	r = parse(base_session);
+	json_object_del(run(r, 1), "metrics");
+	expect(r, "runs[1].metrics: missing (expected an object)");
+
+	r = parse(base_session);
+	json_object_del(r, "schema");
+	expect(r, "schema: missing");
+}
+
+static void test_wrong_types(void **state)
+{
+	json_t *r;
+	(void)state;
+
+	r = parse(base_session);
+	json_object_set_new(json_object_get(run(r, 3), "metrics"), "ops_per_sec",
+			    json_string("fast"));
+	expect(r, "runs[3].metrics.ops_per_sec: expected a number or null, got a string");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 0), "seq", json_string("1"));
+	expect(r, "runs[0].seq: expected an integer, got a string");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 0), "seq", json_real(1.5));
+	expect(r, "runs[0].seq: expected an integer, got a number");
+
+	r = parse(base_session);
+	json_object_set_new(json_object_get(run(r, 3), "counters"), "vmstat", json_integer(3));
+	expect(r, "runs[3].counters.vmstat: expected an object, got an integer");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 0), "status", json_string("maybe"));
+	expect(r, "runs[0].status: expected \"ok\" or \"failed\"");
+
+	r = parse(base_session);
+	json_array_set_new(json_object_get(r, "kernels"), 1, json_string("patched"));
+	expect(r, "kernels[1]: expected an object, got a string");
+
+	r = parse(base_session);
+	json_object_set_new(r, "statistics", json_pack("{s:s}", "alpha", "0.05"));
+	expect(r, "statistics.alpha: expected a number, got a string");
+}
+
+static void test_references(void **state)
+{
+	json_t *r;
+	(void)state;
+
+	r = parse(base_session);
+	json_object_set_new(json_object_get(r, "design"), "patched", json_string("nope"));
+	expect(r, "design.patched: no kernel named \"nope\" in kernels[]");
+
+	r = parse(base_session);
+	json_object_set_new(json_object_get(r, "design"), "patched", json_string("base"));
+	expect(r, "design.patched: the same kernel as design.baseline");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 2), "kernel", json_string("ghost"));
+	expect(r, "runs[2].kernel: no kernel named \"ghost\"");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 3), "seq", json_integer(2));
+	expect(r, "runs[3].seq: 2 is also the seq of runs[1]");
+
+	r = parse(base_session);
+	json_object_set_new(r, "schema", json_string("mglrulab-report/2"));
+	expect(r, "is not \"mglrulab-report/1\"");
+
+	r = parse(base_session);
+	json_array_append_new(json_object_get(r, "kernels"), json_pack("{s:s}", "name", "base"));
+	expect(r, "kernels[2].name: also the name of kernels[0]");
+
+	r = parse(base_session);
+	json_object_set_new(r, "kernels", json_array());
+	expect(r, "kernels: empty");
+
+	expect(parse("[]"), "(top level): expected an object, got an array");
+}
+
+static void load_buf(const char *buf, size_t len, const char *want)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *out = (json_t *)1;
+
+	assert_int_equal(report_load_buffer(buf, len, &out, &err), -1);
+	assert_null(out);
+	if (!strstr(sb_str(&err), want))
+		fail_msg("error \"%s\" does not contain \"%s\"", sb_str(&err), want);
+	sb_release(&err);
+}
+
+static void test_garbage(void **state)
+{
+	static const char nul_inside[] = "{\"schema\": \"a\0b\"}";
+	(void)state;
+
+	load_buf("{not json", 9, "line 1, column");
+	load_buf("", 0, "line");
+	load_buf("\xff\xfe\x00\x01", 4, "line");
+	load_buf(nul_inside, sizeof(nul_inside) - 1, "line");
+	load_buf("{\"a\": 1, \"a\": 2}", 16, "duplicate");
+	load_buf("42", 2, "line");	/* jansson rejects non-container roots */
+}
+
+static void test_load_file(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *out;
+	char path[] = "/tmp/test_report_loadXXXXXX";
+	int fd;
+	(void)state;
+
+	assert_int_equal(report_load("/nonexistent/report.json", &out, &err), -1);
+	assert_non_null(strstr(err.buf, "/nonexistent/report.json: No such file"));
+	sb_reset(&err);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, base_session, strlen(base_session)), (ssize_t)strlen(base_session));
+	close(fd);
+	assert_int_equal(report_load(path, &out, &err), 0);
+	assert_non_null(out);
+	json_decref(out);
+	unlink(path);
+	sb_release(&err);
+}
+
+static void test_fixture_loads(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *out;
+	(void)state;
+
+	if (report_load("tests/fixtures/reports/session-ab.json", &out, &err))
+		fail_msg("%s", err.buf);
+	json_decref(out);
+	sb_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_unknown_fields_tolerated),
+		cmocka_unit_test(test_missing_fields),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_references),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_fixture_loads),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Report analysis and rendering: the same JSON gives byte-identical outputs,
+ * hostile strings (markup, quotes, control characters, invalid UTF-8) come
+ * out escaped in HTML and safe in text, and the fixture's known effects get
+ * the verdicts they should.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "report.h"
+
+#define FIXTURE "tests/fixtures/reports/session-ab.json"
+
+/* Markup, quotes, an escape sequence, a bidi override and invalid UTF-8. */
+static const char hostile[] = "<script>alert('x')</script>\"&amp;\x1b[31m\xe2\x80\xae\xff\xc0\xaf";
+
+static json_t *load_fixture(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *j;
+
+	if (report_load(FIXTURE, &j, &err))
+		fail_msg("%s", err.buf);
+	sb_release(&err);
+	return j;
+}
+
+static json_t *analyze(const json_t *session)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *r = report_analyze(session, &err);
+
+	if (!r)
+		fail_msg("%s", err.buf);
+	sb_release(&err);
+	return r;
+}
+
+/* jansson checks UTF-8 on input; a session built in C can still carry anything. */
+static json_t *raw_string(const char *s)
+{
+	return json_stringn_nocheck(s, strlen(s));
+}
+
+static json_t *hostile_session(void)
+{
+	json_t *s = load_fixture(), *run, *k;
+	size_t i;
+
+	k = json_array_get(json_object_get(s, "kernels"), 1);
+	json_array_append_new(json_object_get(k, "series"),
+			      json_pack("{s:o, s:o}", "subject", raw_string(hostile), "hash", raw_string(hostile)));
+	json_object_set_new(json_object_get(s, "host"), "cpu", raw_string(hostile));
+	json_object_set_new(json_object_get(s, "design"), "order", raw_string(hostile));
+	json_array_foreach(json_object_get(s, "runs"), i, run) {
+		json_t *m = json_object_get(run, "metrics");
+
+		if (json_is_object(m))
+			json_object_set_new_nocheck(m, hostile, json_real(1.0 + (double)(i % 7)));
+		json_object_set_new(run, "guest_messages", json_pack("[o]", raw_string(hostile)));
+		if (!strcmp(json_string_value(json_object_get(run, "status")), "failed"))
+			json_object_set_new(run, "failure", raw_string(hostile));
+	}
+	return s;
+}
+
+static int valid_utf8(const char *s, size_t len)
+{
+	while (len) {
+		unsigned cp;
+		size_t n = utf8_decode((const unsigned char *)s, len, &cp);
+
+		if (!n)
+			return 0;
+		s += n, len -= n;
+	}
+	return 1;
+}
+
+/* No control characters, valid UTF-8, and lines of at most @width columns (0: any). */
+static void check_text_safe(const struct strbuf *t, size_t width)
+{
+	const char *line = t->buf;
+
+	assert_true(valid_utf8(t->buf, t->len));
+	for (size_t i = 0; i < t->len; i++) {
+		unsigned char c = (unsigned char)t->buf[i];
+		if ((c < 0x20 && c != '\n') || c == 0x7f)
+			fail_msg("control character 0x%02x at offset %zu", c, i);
+	}
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+		char *l = strndup(line, n);
+
+		size_t w = text_safe_width(l);
+
+		free(l);
+		if (width && w > width)
+			fail_msg("line %zu columns long", w);
+		line += n + (line[n] == '\n');
+	}
+}
+
+static void test_hostile_html(void **state)
+{
+	json_t *s = hostile_session(), *r = analyze(s);
+	struct strbuf h = STRBUF_INIT;
+	(void)state;
+
+	report_render_html(r, &h);
+	assert_true(valid_utf8(h.buf, h.len));
+	assert_null(strstr(h.buf, "<script"));
+	assert_null(strstr(h.buf, "\x1b"));
+	assert_null(strstr(h.buf, "\xe2\x80\xae"));
+	assert_null(strstr(h.buf, "'x'"));
+	assert_non_null(strstr(h.buf, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&amp;amp;"));
+	/* No scripts, no external resources, one document. */
+	assert_null(strstr(h.buf, "src="));
+	assert_null(strstr(h.buf, "href=\"http"));
+	assert_int_equal(strstr(h.buf, "</html>") - h.buf + 8, (long)h.len);
+	sb_release(&h);
+	json_decref(r);
+	json_decref(s);
+}
+
+static void test_hostile_text(void **state)
+{
+	json_t *s = hostile_session(), *r = analyze(s);
+	struct strbuf t = STRBUF_INIT, b = STRBUF_INIT;
+	(void)state;
+
+	report_render_text(r, &t);
+	check_text_safe(&t, 80);
+	assert_non_null(strstr(t.buf, "<script>alert('x')</script>\"&amp;?[31m???"));
+	report_render_benchfmt(r, &b);
+	check_text_safe(&b, 0);
+	/* Every benchmark line has a name, an iteration count and value/unit pairs. */
+	for (const char *l = b.buf; (l = strstr(l, "\nBenchmark")); l++) {
+		const char *end = strchr(l + 1, '\n');
+		int fields = 0;
+		for (const char *p = l + 1; p < end; p++)
+			fields += *p == ' ';
+		assert_true(fields >= 3 && fields % 2 == 1);
+	}
+	sb_release(&t);
+	sb_release(&b);
+	json_decref(r);
+	json_decref(s);
+}
+
+static void test_byte_identical(void **state)
+{
+	json_t *s = load_fixture();
+	struct strbuf out[2][4];
+	(void)state;
+
+	for (int round = 0; round < 2; round++) {
+		json_t *r = analyze(s);
+
+		for (int i = 0; i < 4; i++)
+			out[round][i] = (struct strbuf)STRBUF_INIT;
+		report_render_html(r, &out[round][0]);
+		report_render_text(r, &out[round][1]);
+		report_render_benchfmt(r, &out[round][2]);
+		report_dump(r, &out[round][3]);
+		json_decref(r);
+	}
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(out[0][i].len, out[1][i].len);
+		assert_memory_equal(out[0][i].buf, out[1][i].buf, out[0][i].len);
+		sb_release(&out[0][i]);
+		sb_release(&out[1][i]);
+	}
+	json_decref(s);
+}
+
+/* Re-analysing a written report gives the same report: results are derived, not inputs. */
+static void test_reanalyze_idempotent(void **state)
+{
+	json_t *s = load_fixture(), *r1 = analyze(s), *r2 = analyze(r1);
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	(void)state;
+
+	report_dump(r1, &a);
+	report_dump(r2, &b);
+	assert_string_equal(a.buf, b.buf);
+	sb_release(&a);
+	sb_release(&b);
+	json_decref(r1);
+	json_decref(r2);
+	json_decref(s);
+}
+
+static const json_t *result_for(const json_t *r, const char *workload, const char *metric)
+{
+	json_t *res;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "results"), i, res)
+		if (!strcmp(json_string_value(json_object_get(res, "workload")), workload) &&
+		    !strcmp(json_string_value(json_object_get(res, "metric")), metric))
+			return res;
+	fail_msg("no result for %s/%s", workload, metric);
+	return NULL;
+}
+
+static const char *verdict(const json_t *r, const char *workload, const char *metric)
+{
+	return json_string_value(json_object_get(result_for(r, workload, metric), "verdict"));
+}
+
+static void test_fixture_verdicts(void **state)
+{
+	json_t *s = load_fixture(), *r = analyze(s);
+	(void)state;
+
+	/* +2.3 % at CV 0.4 %, n = 10: the effect the series claims. */
+	assert_string_equal(verdict(r, "yp_shared", "cs_per_sec_per_cpu_2cpu"), "improvement");
+	assert_string_equal(verdict(r, "kbuild", "elapsed_s"), "regression");
+	assert_string_equal(verdict(r, "aging", "avg_ms_per_gen"), "improvement");
+	assert_string_equal(verdict(r, "yp_private", "cs_per_sec_per_cpu_1cpu"), "no-change");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "summary"), "runs_failed")), 1);
+	/* The failed run is counted against its workload, not silently dropped. */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+		result_for(r, "yp_shared", "cs_per_sec_per_cpu_2cpu"), "patched"), "failed")), 1);
+	/* TCG is a warning in the report. */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(r, "warnings"), 0), "kind")), "accel");
+	/* Counters are sorted by size of change. */
+	{
+		json_t *c = json_object_get(r, "counter_results"), *x;
+		double prev = INFINITY;
+		size_t i;
+
+		assert_true(json_array_size(c) > 0);
+		json_array_foreach(c, i, x) {
+			double ratio = json_number_value(json_object_get(json_object_get(x, "comparison"), "ratio"));
+			double d = json_is_number(json_object_get(json_object_get(x, "comparison"), "ratio")) ?
+				fabs(log(ratio)) : -1;
+			assert_true(d <= prev);
+			prev = d;
+		}
+	}
+	json_decref(r);
+	json_decref(s);
+}
+
+static void test_partial_session_warns(void **state)
+{
+	json_t *s = load_fixture(), *r, *w;
+	size_t i;
+	int found = 0;
+	(void)state;
+
+	json_object_set_new(json_object_get(s, "session"), "complete", json_false());
+	json_object_set_new(s, "plan", json_pack("[{},{},{}]"));
+	r = analyze(s);
+	json_array_foreach(json_object_get(r, "warnings"), i, w)
+		found |= !strcmp(json_string_value(json_object_get(w, "kind")), "partial");
+	assert_true(found);
+	json_decref(r);
+	json_decref(s);
+}
+
+static void test_all_failed_is_invalid(void **state)
+{
+	json_t *s = load_fixture(), *r, *run;
+	size_t i;
+	(void)state;
+
+	json_array_foreach(json_object_get(s, "runs"), i, run) {
+		if (!strcmp(json_string_value(json_object_get(run, "kernel")), "patched") &&
+		    !strcmp(json_string_value(json_object_get(run, "workload")), "aging")) {
+			json_object_set_new(run, "status", json_string("failed"));
+			json_object_set_new(run, "failure", json_string("boot failure"));
+		}
+	}
+	r = analyze(s);
+	assert_string_equal(verdict(r, "aging", "avg_ms_per_gen"), "invalid");
+	json_decref(r);
+	json_decref(s);
+}
+
+static void test_single_kernel(void **state)
+{
+	struct strbuf err = STRBUF_INIT, t = STRBUF_INIT, h = STRBUF_INIT;
+	json_t *s, *r, *res;
+	size_t i;
+	(void)state;
+
+	if (report_load("tests/fixtures/reports/session-one.json", &s, &err))
+		fail_msg("%s", err.buf);
+	r = analyze(s);
+	assert_true(json_array_size(json_object_get(r, "results")) > 0);
+	json_array_foreach(json_object_get(r, "results"), i, res) {
+		/* Nothing was compared, so there is no verdict, not an "invalid" one. */
+		assert_null(json_object_get(res, "verdict"));
+		assert_true(json_is_number(json_object_get(json_object_get(res, "baseline"), "median")));
+	}
+	report_render_text(r, &t);
+	check_text_safe(&t, 80);
+	assert_non_null(strstr(t.buf, "one kernel, no comparison"));
+	report_render_html(r, &h);
+	assert_non_null(strstr(h.buf, "one kernel, no comparison"));
+	sb_release(&err);
+	sb_release(&t);
+	sb_release(&h);
+	json_decref(r);
+	json_decref(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hostile_html),
+		cmocka_unit_test(test_hostile_text),
+		cmocka_unit_test(test_byte_identical),
+		cmocka_unit_test(test_reanalyze_idempotent),
+		cmocka_unit_test(test_fixture_verdicts),
+		cmocka_unit_test(test_all_failed_is_invalid),
+		cmocka_unit_test(test_single_kernel),
+		cmocka_unit_test(test_partial_session_warns),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
