@@ -8,8 +8,18 @@
 /*
  * Defaults are sized for the `tiny` guest under TCG so the demo and CI stay
  * short; lab.conf's comments show the full-size values of the original
- * linux-mm measurements.
+ * linux-mm measurements. Parameter names are the programs' options
+ * (workloads/NAME.c takes --NAME=value for each), so the guest job passes
+ * them through unchanged.
  */
+
+/* Every program takes these (workloads/lib/snap.h). */
+#define COUNTER_PARAMS \
+	{ "counters", PARAM_ENUM, "1", 0, 0, "0|1", \
+	  "snapshot vmstat, node vmstat and lru_gen_full around the measured phase" }, \
+	{ "tracepoints", PARAM_STRING, "", 0, 0, NULL, \
+	  "tracepoints counted with hist triggers, sys:event,... (absent ones are recorded)" }
+
 static const struct param_def yield_pingpong_params[] = {
 	{ "mm", PARAM_ENUM, "shared", 0, 0, "shared|private",
 	  "threads of one process (shared) or one process per CPU (private)" },
@@ -17,6 +27,7 @@ static const struct param_def yield_pingpong_params[] = {
 	  "CPU counts to sweep, capped at the guest's CPUs" },
 	{ "duration", PARAM_INT, "2", 1, 3600, NULL, "seconds measured per CPU count" },
 	{ "warmup", PARAM_INT, "1", 0, 600, NULL, "seconds run before measuring" },
+	COUNTER_PARAMS,
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
@@ -30,48 +41,90 @@ static const struct param_def will_it_scale_params[] = {
 	{ "test", PARAM_ENUM, "context_switch1", 0, 0, "context_switch1|sched_yield", "will-it-scale test" },
 	{ "mode", PARAM_ENUM, "threads", 0, 0, "threads|processes", "tasks as threads or processes" },
 	{ "tasks", PARAM_INT, "1", 1, 4096, NULL, "-t: number of tasks" },
-	{ "seconds", PARAM_INT, "8", 6, 3600, NULL, "-s: seconds, the first 5 are warm-up" },
-	{ "checkout", PARAM_PATH, "", 0, 0, NULL, "optional local will-it-scale checkout to build instead" },
+	{ "seconds", PARAM_INT, "3", 1, 3600, NULL, "-s: measured one-second samples" },
+	{ "warmup", PARAM_INT, "5", 0, 600, NULL,
+	  "warm-up iterations (will-it-scale: 5; it discards warmup+1 samples)" },
+	{ "binary", PARAM_STRING, "", 0, 0, NULL,
+	  "guest path of a will-it-scale binary to run instead of the built-in test" },
+	COUNTER_PARAMS,
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
 static const struct metric_def will_it_scale_metrics[] = {
 	{ "ops_per_sec", "ops/s", BETTER_HIGHER, "average operations per second after warm-up" },
+	{ "ops_per_sec_per_task", "ops/s", BETTER_HIGHER, "ops_per_sec divided by the tasks" },
 	{ NULL, NULL, 0, NULL },
 };
 
 static const struct param_def numa_workload_params[] = {
-	{ "workers", PARAM_INT, "2", 1, 1024, NULL, "W workers" },
+	{ "workers", PARAM_INT, "2", 1, 1024, NULL, "W worker processes" },
 	{ "mib", PARAM_INT, "16", 1, 1 << 20, NULL, "M MiB of anonymous memory per worker" },
-	{ "node", PARAM_INT, "0", 0, 1023, NULL, "node the workers are bound to" },
-	{ "duration", PARAM_INT, "5", 1, 36000, NULL, "seconds of touching" },
-	{ "age_interval_ms", PARAM_INT, "500", 10, 600000, NULL, "explicit aging interval on the other nodes" },
+	{ "node", PARAM_INT, "0", 0, 1023, NULL, "node the workers' CPUs and memory are bound to" },
+	{ "duration", PARAM_INT, "5", 1, 36000, NULL, "seconds of touching while aging runs" },
+	{ "age_interval_ms", PARAM_INT, "500", 10, 600000, NULL,
+	  "explicit aging interval on the other nodes" },
+	{ "can_swap", PARAM_ENUM, "1", 0, 0, "0|1", "4th field of the lru_gen aging command" },
+	{ "force_scan", PARAM_ENUM, "0", 0, 0, "0|1", "5th field of the lru_gen aging command" },
+	{ "on_erange", PARAM_ENUM, "evict", 0, 0, "evict|force|skip",
+	  "when aging is refused (MAX_NR_GENS reached): retire the empty generations, force, or skip" },
+	COUNTER_PARAMS,
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
 static const struct metric_def numa_workload_metrics[] = {
-	{ "walks_node%d", "walks", BETTER_LOWER, "page-table walks on that node" },
-	{ "leaf_per_walk_node%d", "PTEs/walk", BETTER_LOWER, "leaf entries scanned per walk" },
+	{ "aging_passes_node%d", "passes", BETTER_HIGHER, "aging passes completed on that node" },
+	{ "leaf_total_node%d", "entries", BETTER_LOWER, "leaf page-table entries scanned (MM_LEAF_TOTAL)" },
+	{ "leaf_young_node%d", "entries", BETTER_LOWER, "young leaf entries found (MM_LEAF_YOUNG)" },
+	{ "nonleaf_found_node%d", "entries", BETTER_LOWER, "non-leaf entries found in Bloom filters" },
+	{ "nonleaf_added_node%d", "entries", BETTER_LOWER, "non-leaf entries added to Bloom filters" },
+	{ "mm_stat%d_node%d", "entries", BETTER_LOWER, "extra mm-walk columns of a patched kernel" },
+	{ "leaf_per_pass_node%d", "PTEs/pass", BETTER_LOWER, "leaf entries scanned per aging pass" },
+	{ "worker_touch_passes", "passes", BETTER_HIGHER, "passes the workers made over their memory" },
+	{ "rss_before_mib", "MiB", BETTER_HIGHER, "workers' resident memory before aging" },
+	{ "rss_after_mib", "MiB", BETTER_HIGHER, "workers' resident memory after (must not drop)" },
+	{ "rss_change_pct", "%", BETTER_HIGHER, "RSS change; negative means premature reclaim" },
 	{ NULL, NULL, 0, NULL },
 };
 
 static const struct param_def kernel_build_params[] = {
 	{ "jobs", PARAM_INT, "2", 1, 1024, NULL, "make -jJ" },
 	{ "memory_max", PARAM_STRING, "512M", 0, 0, NULL, "memory.max of the build's cgroup" },
-	{ "target", PARAM_STRING, "scripts", 0, 0, NULL, "make target (the full kernel: bzImage)" },
+	{ "config", PARAM_STRING, "tinyconfig", 0, 0, NULL,
+	  "config target made first, not measured (\"\" keeps none)" },
+	{ "target", PARAM_STRING, "scripts", 0, 0, NULL, "make target measured (the full kernel: bzImage)" },
+	{ "artifact", PARAM_STRING, "", 0, 0, NULL, "file under the build dir that must exist afterwards" },
+	{ "src", PARAM_STRING, "/mnt/src", 0, 0, NULL, "guest path of the kernel source (read-only)" },
+	{ "path", PARAM_STRING, "", 0, 0, NULL, "guest directories prepended to PATH (the toolchain)" },
+	{ "builddir", PARAM_STRING, "/tmp", 0, 0, NULL, "guest directory for the O= build (tmpfs or disk)" },
+	{ "keep", PARAM_ENUM, "0", 0, 0, "0|1", "1: keep the build directory afterwards" },
+	{ "memcg", PARAM_ENUM, "1", 0, 0, "0|1",
+	  "0: build outside a memory cgroup (debugging; not the original method)" },
+	COUNTER_PARAMS,
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
 static const struct metric_def kernel_build_metrics[] = {
 	{ "elapsed_s", "s", BETTER_LOWER, "wall-clock build time" },
-	{ "pgpgin", "pages", BETTER_LOWER, "pages paged in" },
+	{ "user_s", "s", BETTER_LOWER, "user CPU time of the build" },
+	{ "sys_s", "s", BETTER_LOWER, "system CPU time of the build" },
+	{ "pgpgin", "KiB", BETTER_LOWER, "paged in (/proc/vmstat pgpgin delta)" },
 	{ "pgmajfault", "faults", BETTER_LOWER, "major faults" },
+	{ "pswpin", "pages", BETTER_LOWER, "pages swapped in" },
+	{ "pswpout", "pages", BETTER_LOWER, "pages swapped out" },
+	{ "memcg_high_events", "events", BETTER_LOWER, "memory.events high" },
+	{ "memcg_max_events", "events", BETTER_LOWER, "memory.events max" },
+	{ "memcg_oom_events", "events", BETTER_LOWER, "memory.events oom" },
+	{ "memcg_oom_kill_events", "events", BETTER_LOWER, "memory.events oom_kill" },
 	{ NULL, NULL, 0, NULL },
 };
 
 static const struct param_def mglru_aging_params[] = {
 	{ "mib", PARAM_INT, "64", 1, 1 << 20, NULL, "S MiB mapped in a fresh memcg" },
 	{ "generations", PARAM_INT, "20", 1, 100000, NULL, "G generations to age" },
+	{ "node", PARAM_INT, "0", 0, 1023, NULL, "node whose lruvec is aged (memory bound to it)" },
+	{ "can_swap", PARAM_ENUM, "1", 0, 0, "0|1", "4th field of the lru_gen aging command" },
+	{ "force_scan", PARAM_ENUM, "1", 0, 0, "0|1", "5th field of the lru_gen aging command" },
+	COUNTER_PARAMS,
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 

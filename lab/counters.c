@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "counters.h"
+#include "counters_hist.h"
+#include "counters_lru_gen.h"
+#include "counters_vmstat.h"
+#include "counters_wis.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The trigger the workloads install (workloads/lib/snap.c). */
+#define OUR_TRIGGER "hist:keys=common_"
+
+struct snapshot {
+	char *label, *source, *tracepoint, *text;
+	size_t len;
+	int after;	/* phase: 0 before, 1 after */
+	int truncated;
+};
+
+struct tp_info {
+	char *label, *name, *reason;
+	int absent;
+};
+
+struct overhead {
+	char *label;
+	double before, after, total;
+};
+
+struct counters {
+	struct snapshot *snap;
+	size_t nsnap, snap_alloc;
+	struct tp_info *tp;
+	size_t ntp, tp_alloc;
+	struct overhead *oh;
+	size_t noh, oh_alloc;
+	char *wis_text;		/* will_it_scale's forwarded output, if any */
+	size_t wis_len;
+	json_t *problems;
+};
+
+struct counters *counters_new(void)
+{
+	struct counters *c = xcalloc(1, sizeof(*c));
+
+	c->problems = json_array();
+	return c;
+}
+
+void counters_free(struct counters *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nsnap; i++) {
+		free(c->snap[i].label);
+		free(c->snap[i].source);
+		free(c->snap[i].tracepoint);
+		free(c->snap[i].text);
+	}
+	for (size_t i = 0; i < c->ntp; i++) {
+		free(c->tp[i].label);
+		free(c->tp[i].name);
+		free(c->tp[i].reason);
+	}
+	for (size_t i = 0; i < c->noh; i++)
+		free(c->oh[i].label);
+	free(c->snap);
+	free(c->tp);
+	free(c->oh);
+	free(c->wis_text);
+	json_decref(c->problems);
+	free(c);
+}
+
+static void problem(struct counters *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct counters *c, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	/* Bounded: a hostile guest must not grow the report without limit. */
+	if (json_array_size(c->problems) >= 100)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(c->problems, json_string(buf));
+}
+
+static const char *str_field(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static const char *label_of(const json_t *line)
+{
+	const char *l = str_field(line, "label");
+
+	return l && *l ? l : "main";
+}
+
+static double num_field(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+int counters_add_line(struct counters *c, const json_t *line)
+{
+	const char *type = str_field(line, "type");
+
+	if (!type)
+		return 0;
+	if (!strcmp(type, "snapshot")) {
+		const char *phase = str_field(line, "phase"), *source = str_field(line, "source");
+		const json_t *text = json_object_get(line, "text");
+		const char *tp = str_field(line, "tracepoint");
+		struct snapshot *s;
+
+		if (!phase || !source || !json_is_string(text) ||
+		    (strcmp(phase, "before") && strcmp(phase, "after"))) {
+			problem(c, "malformed snapshot line (phase, source or text missing)");
+			return -1;
+		}
+		ALLOC_GROW(c->snap, c->nsnap + 1, c->snap_alloc);
+		s = &c->snap[c->nsnap++];
+		s->label = xstrdup(label_of(line));
+		s->source = xstrdup(source);
+		s->tracepoint = tp ? xstrdup(tp) : NULL;
+		s->len = json_string_length(text);
+		s->text = xmalloc(s->len + 1);
+		memcpy(s->text, json_string_value(text), s->len);
+		s->text[s->len] = '\0';
+		s->after = !strcmp(phase, "after");
+		s->truncated = json_is_true(json_object_get(line, "truncated"));
+		return 0;
+	}
+	if (!strcmp(type, "info") && str_field(line, "tracepoint")) {
+		struct tp_info *t;
+		const char *reason = str_field(line, "reason");
+
+		ALLOC_GROW(c->tp, c->ntp + 1, c->tp_alloc);
+		t = &c->tp[c->ntp++];
+		t->label = xstrdup(label_of(line));
+		t->name = xstrdup(str_field(line, "tracepoint"));
+		t->reason = xstrdup(reason ? reason : "");
+		t->absent = json_is_true(json_object_get(line, "absent"));
+		return 0;
+	}
+	if (!strcmp(type, "info") && str_field(line, "name") &&
+	    !strcmp(str_field(line, "name"), "will_it_scale_output") &&
+	    json_is_string(json_object_get(line, "text")) && !c->wis_text) {
+		const json_t *t = json_object_get(line, "text");
+
+		c->wis_len = json_string_length(t);
+		c->wis_text = xmalloc(c->wis_len + 1);
+		memcpy(c->wis_text, json_string_value(t), c->wis_len);
+		c->wis_text[c->wis_len] = '\0';
+		return 0;
+	}
+	if (!strcmp(type, "info") && str_field(line, "name") &&
+	    !strcmp(str_field(line, "name"), "counter_overhead")) {
+		struct overhead *o;
+
+		ALLOC_GROW(c->oh, c->noh + 1, c->oh_alloc);
+		o = &c->oh[c->noh++];
+		o->label = xstrdup(label_of(line));
+		o->before = num_field(line, "before_ms");
+		o->after = num_field(line, "after_ms");
+		o->total = num_field(line, "total_ms");
+	}
+	return 0;
+}
+
+void counters_add_text(struct counters *c, const char *text, size_t len)
+{
+	size_t i = 0, lineno = 0;
+
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+		json_error_t err;
+		json_t *o;
+
+		lineno++;
+		if (n) {
+			o = json_loadb(text + i, n, JSON_REJECT_DUPLICATES, &err);
+			if (!json_is_object(o))
+				problem(c, "line %zu is not a JSON object: %s", lineno, err.text);
+			else
+				counters_add_line(c, o);
+			json_decref(o);
+		}
+		i += n + 1;
+	}
+}
+
+static json_t *jint(uint64_t v)
+{
+	/* json_int_t is signed 64-bit; clamp instead of wrapping. */
+	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+static const char *state_name(enum vmstat_delta_state s)
+{
+	switch (s) {
+	case VMSTAT_DELTA_BACKWARDS: return "backwards";
+	case VMSTAT_DELTA_MISSING_BEFORE: return "missing_before";
+	case VMSTAT_DELTA_MISSING_AFTER: return "missing_after";
+	default: return "ok";
+	}
+}
+
+static void vmstat_side(json_t *events, json_t *gauges, json_t *flags,
+			const struct vmstat *b, const struct vmstat *a, const struct vmstat *names)
+{
+	for (size_t i = 0; i < names->n; i++) {
+		const char *name = names->e[i].name;
+		const int64_t *bv = vmstat_get(b, name), *av = vmstat_get(a, name);
+
+		if (json_object_get(events, name) || json_object_get(gauges, name))
+			continue;
+		if (vmstat_classify(name) == VMSTAT_GAUGE) {
+			json_t *g = json_object();
+
+			json_object_set_new(g, "before", bv ? json_integer(*bv) : json_null());
+			json_object_set_new(g, "after", av ? json_integer(*av) : json_null());
+			json_object_set_new(gauges, name, g);
+		} else {
+			uint64_t d = 0;
+			enum vmstat_delta_state st = vmstat_delta(b, a, name, &d);
+			json_t *f;
+
+			if (st == VMSTAT_DELTA_OK) {
+				json_object_set_new(events, name, jint(d));
+				continue;
+			}
+			/* Listed once, whichever snapshot has the name. */
+			f = json_object();
+			json_object_set_new(f, "name", json_string(name));
+			json_object_set_new(f, "state", json_string(state_name(st)));
+			json_object_set_new(f, "before", bv ? json_integer(*bv) : json_null());
+			json_object_set_new(f, "after", av ? json_integer(*av) : json_null());
+			json_array_append_new(flags, f);
+			json_object_set_new(events, name, json_null());
+		}
+	}
+}
+
+json_t *counters_vmstat_json(const char *before, size_t blen, const char *after, size_t alen)
+{
+	struct vmstat b, a;
+	json_t *o, *events, *gauges, *flags;
+	void *it;
+
+	if (vmstat_parse(before, blen, &b))
+		die("out of memory");
+	if (vmstat_parse(after, alen, &a))
+		die("out of memory");
+	o = json_object();
+	events = json_object();
+	gauges = json_object();
+	flags = json_array();
+	vmstat_side(events, gauges, flags, &b, &a, &b);
+	vmstat_side(events, gauges, flags, &b, &a, &a);
+	/* The null placeholders only kept flagged names from being listed twice. */
+	for (it = json_object_iter(events); it;) {
+		const char *k = json_object_iter_key(it);
+		json_t *v = json_object_iter_value(it);
+
+		it = json_object_iter_next(events, it);
+		if (json_is_null(v))
+			json_object_del(events, k);
+	}
+	json_object_set_new(o, "events", events);
+	json_object_set_new(o, "gauges", gauges);
+	json_object_set_new(o, "flags", flags);
+	json_object_set_new(o, "bad_lines", jint(b.bad_lines + a.bad_lines));
+	json_object_set_new(o, "truncated", json_boolean(b.truncated || a.truncated));
+	vmstat_release(&b);
+	vmstat_release(&a);
+	return o;
+}
+
+static json_t *gen_json(const struct lru_gen_gen *g)
+{
+	json_t *o = json_object(), *mm;
+
+	json_object_set_new(o, "seq", jint(g->seq));
+	json_object_set_new(o, "age_ms", jint(g->age_ms));
+	json_object_set_new(o, "anon", jint(g->pages[0]));
+	json_object_set_new(o, "file", jint(g->pages[1]));
+	if (lru_gen_mm_valid(g)) {
+		mm = json_array();
+		for (int i = 0; i < g->nmm; i++)
+			json_array_append_new(mm, jint(g->mm[i]));
+		json_object_set_new(o, "mm", mm);
+	}
+	return o;
+}
+
+static json_t *lru_node_json(const struct lru_gen_node *bn, const struct lru_gen_node *an, int nid)
+{
+	json_t *o = json_object(), *gens = json_array(), *walk = json_object();
+	uint64_t bmax = lru_gen_max_seq(bn), amax = lru_gen_max_seq(an);
+	uint64_t sum[LRU_GEN_MAX_MM_STATS] = { 0 };
+	int ncols = 0;
+
+	json_object_set_new(o, "node", json_integer(nid));
+	if (bn) {
+		json_object_set_new(o, "min_seq_before", jint(lru_gen_min_seq(bn)));
+		json_object_set_new(o, "max_seq_before", jint(bmax));
+	}
+	if (an) {
+		json_object_set_new(o, "min_seq_after", jint(lru_gen_min_seq(an)));
+		json_object_set_new(o, "max_seq_after", jint(amax));
+	}
+	if (bn && an)
+		json_object_set_new(o, "generations_added", amax >= bmax ? jint(amax - bmax) : json_null());
+	for (size_t i = 0; an && i < an->ngens; i++) {
+		const struct lru_gen_gen *g = &an->gens[i];
+
+		json_array_append_new(gens, gen_json(g));
+		/*
+		 * Walk stats of generations closed during the phase: those from
+		 * the max_seq before up to (not including) the max_seq after.
+		 */
+		if (bn && g->seq >= bmax && g->seq < amax && lru_gen_mm_valid(g)) {
+			for (int k = 0; k < g->nmm; k++)
+				sum[k] += g->mm[k];
+			if (g->nmm > ncols)
+				ncols = g->nmm;
+		}
+	}
+	for (int k = 0; k < ncols; k++) {
+		char name[32];
+
+		if (k < 4)
+			snprintf(name, sizeof(name), "%s", lru_gen_mm_stat_names[k]);
+		else
+			snprintf(name, sizeof(name), "mm_stat%d", k);
+		json_object_set_new(walk, name, jint(sum[k]));
+	}
+	json_object_set_new(o, "mm_walk", walk);
+	json_object_set_new(o, "generations", gens);
+	return o;
+}
+
+static json_t *lru_gen_json(const struct snapshot *b, const struct snapshot *a)
+{
+	struct lru_gen_snapshot sb, sa;
+	json_t *o = json_object(), *memcgs = json_array();
+
+	if (lru_gen_parse(b->text, b->len, &sb) || lru_gen_parse(a->text, a->len, &sa))
+		die("out of memory");
+	for (size_t i = 0; i < sa.nmemcgs; i++) {
+		const struct lru_gen_memcg *am = &sa.memcgs[i];
+		/* Ids are reused after a memcg dies: match by id and path. */
+		const struct lru_gen_memcg *bm = lru_gen_find_id(&sb, am->id);
+		json_t *m = json_object(), *nodes = json_array();
+
+		if (bm && strcmp(bm->path, am->path))
+			bm = NULL;
+		json_object_set_new(m, "id", json_integer(am->id));
+		json_object_set_new(m, "path", json_string(am->path));
+		json_object_set_new(m, "new", json_boolean(!bm));
+		for (size_t k = 0; k < am->nnodes; k++)
+			json_array_append_new(nodes, lru_node_json(lru_gen_find_node(bm, am->nodes[k].nid),
+								   &am->nodes[k], am->nodes[k].nid));
+		json_object_set_new(m, "nodes", nodes);
+		json_array_append_new(memcgs, m);
+	}
+	json_object_set_new(o, "memcgs", memcgs);
+	json_object_set_new(o, "bad_lines", jint(sb.bad_lines + sa.bad_lines));
+	json_object_set_new(o, "truncated", json_boolean(sb.truncated || sa.truncated ||
+							 b->truncated || a->truncated));
+	lru_gen_release(&sb);
+	lru_gen_release(&sa);
+	return o;
+}
+
+static json_t *phase_obj(json_t *phases, const char *label)
+{
+	json_t *p = json_object_get(phases, label);
+
+	if (!p) {
+		p = json_object();
+		json_object_set_new(phases, label, p);
+	}
+	return p;
+}
+
+static json_t *sub_obj(json_t *o, const char *key)
+{
+	json_t *p = json_object_get(o, key);
+
+	if (!p) {
+		p = json_object();
+		json_object_set_new(o, key, p);
+	}
+	return p;
+}
+
+/* The "after" snapshot matching @b (same label and source), or NULL. */
+static const struct snapshot *find_after(const struct counters *c, const struct snapshot *b)
+{
+	for (size_t i = 0; i < c->nsnap; i++) {
+		const struct snapshot *s = &c->snap[i];
+
+		if (s->after && !strcmp(s->label, b->label) && !strcmp(s->source, b->source))
+			return s;
+	}
+	return NULL;
+}
+
+static int node_of(const char *source)
+{
+	const char *p = "/sys/devices/system/node/node";
+	long nid;
+	char *end;
+
+	if (strncmp(source, p, strlen(p)))
+		return -1;
+	nid = strtol(source + strlen(p), &end, 10);
+	if (end == source + strlen(p) || strcmp(end, "/vmstat") || nid < 0 || nid > 65535)
+		return -1;
+	return (int)nid;
+}
+
+static void add_tracepoint_counts(const struct counters *c, json_t *phases, json_t *problems)
+{
+	for (size_t i = 0; i < c->nsnap; i++) {
+		const struct snapshot *s = &c->snap[i];
+		struct hist_file hf;
+		uint64_t n = 0;
+		int r;
+		json_t *t;
+
+		if (!s->tracepoint)
+			continue;
+		hist_parse(s->text, s->len, &hf);
+		r = hist_count(&hf, OUR_TRIGGER, &n);
+		t = json_object();
+		if (r < 0) {
+			json_object_set_new(t, "absent", json_false());
+			json_object_set_new(t, "error", json_string("no histogram of ours in the hist file"));
+			json_array_append_new(problems, json_sprintf("tracepoint %s: no histogram",
+								     s->tracepoint));
+		} else {
+			json_object_set_new(t, "count", jint(n));
+			json_object_set_new(t, "partial", json_boolean(r == 1 || s->truncated));
+			json_object_set_new(t, "dropped", jint(hf.h[0].dropped));
+		}
+		json_object_set_new(sub_obj(phase_obj(phases, s->label), "tracepoints"),
+				    s->tracepoint, t);
+	}
+	for (size_t i = 0; i < c->ntp; i++) {
+		const struct tp_info *tp = &c->tp[i];
+		json_t *t = json_object();
+
+		json_object_set_new(t, "absent", json_boolean(tp->absent));
+		json_object_set_new(t, "reason", json_string(tp->reason));
+		json_object_set_new(sub_obj(phase_obj(phases, tp->label), "tracepoints"), tp->name, t);
+	}
+}
+
+/*
+ * will-it-scale's own text, re-parsed: the samples behind the metric, and
+ * whether its "average" agrees with the measured samples.
+ */
+static json_t *wis_json(const char *text, size_t len)
+{
+	struct wis_result r;
+	json_t *o = json_object(), *w = json_array(), *m = json_array();
+	double mean;
+
+	if (wis_parse(text, len, &r))
+		die("out of memory");
+	mean = wis_mean(&r);
+	for (size_t i = 0; i < r.nwarmup; i++)
+		json_array_append_new(w, jint(r.warmup[i].total));
+	for (size_t i = 0; i < r.nmeasured; i++)
+		json_array_append_new(m, jint(r.measured[i].total));
+	json_object_set_new(o, "testcase", json_string(r.testcase));
+	json_object_set_new(o, "warmup_totals", w);
+	json_object_set_new(o, "measured_totals", m);
+	json_object_set_new(o, "average", r.has_average ? jint(r.average) : json_null());
+	/* Integer division in will-it-scale: the mean rounds down to it. */
+	json_object_set_new(o, "consistent", json_boolean(r.has_average && mean >= 0 &&
+							  (uint64_t)mean == r.average));
+	json_object_set_new(o, "bad_lines", jint(r.bad_lines));
+	json_object_set_new(o, "truncated", json_boolean(r.truncated));
+	wis_release(&r);
+	return o;
+}
+
+json_t *counters_delta_json(const struct counters *c)
+{
+	json_t *root = json_object(), *phases = json_object(), *problems = json_deep_copy(c->problems);
+
+	for (size_t i = 0; i < c->nsnap; i++) {
+		const struct snapshot *b = &c->snap[i], *a;
+		json_t *phase;
+		int nid;
+
+		if (b->tracepoint)
+			continue;
+		if (b->after) {
+			/* An "after" without its "before" cannot give deltas. */
+			int paired = 0;
+
+			for (size_t k = 0; k < c->nsnap && !paired; k++)
+				paired = !c->snap[k].after && !strcmp(c->snap[k].label, b->label) &&
+					 !strcmp(c->snap[k].source, b->source);
+			if (!paired)
+				json_array_append_new(problems, json_sprintf("%s (%s): no \"before\" snapshot",
+									     b->source, b->label));
+			continue;
+		}
+		a = find_after(c, b);
+		if (!a) {
+			json_array_append_new(problems, json_sprintf("%s (%s): no \"after\" snapshot",
+								     b->source, b->label));
+			continue;
+		}
+		phase = phase_obj(phases, b->label);
+		if (!strcmp(b->source, "/proc/vmstat")) {
+			json_object_set_new(phase, "vmstat",
+					    counters_vmstat_json(b->text, b->len, a->text, a->len));
+		} else if ((nid = node_of(b->source)) >= 0) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "%d", nid);
+			json_object_set_new(sub_obj(phase, "nodes"), key,
+					    counters_vmstat_json(b->text, b->len, a->text, a->len));
+		} else if (str_ends_with(b->source, "/lru_gen_full")) {
+			json_object_set_new(phase, "lru_gen", lru_gen_json(b, a));
+		} else {
+			json_array_append_new(problems, json_sprintf("unknown snapshot source %s",
+								     b->source));
+		}
+	}
+	add_tracepoint_counts(c, phases, problems);
+	for (size_t i = 0; i < c->noh; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "before", json_real(c->oh[i].before));
+		json_object_set_new(o, "after", json_real(c->oh[i].after));
+		json_object_set_new(o, "total", json_real(c->oh[i].total));
+		json_object_set_new(phase_obj(phases, c->oh[i].label), "overhead_ms", o);
+	}
+	json_object_set_new(root, "phases", phases);
+	if (c->wis_text)
+		json_object_set_new(root, "will_it_scale", wis_json(c->wis_text, c->wis_len));
+	json_object_set_new(root, "problems", problems);
+	return root;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Counters of one run, from the guest's JSON lines to the report's JSON.
+ *
+ * A workload prints "snapshot" lines (raw text of /proc/vmstat, node
+ * vmstat, lru_gen_full, tracepoint hist files) before and after each
+ * measured phase, "info" lines for absent tracepoints, and a
+ * "counter_overhead" info line. Feed every line to counters_add_line();
+ * counters_delta_json() then returns:
+ *
+ *   { "phases": { "<label or main>": {
+ *         "vmstat": { "events": {name: delta}, "gauges": {name: {"before","after"}},
+ *                     "flags": [{"name","state","before","after"}],
+ *                     "bad_lines", "truncated" },
+ *         "nodes": { "<nid>": <same as vmstat> },
+ *         "lru_gen": { "memcgs": [ { "id", "path", "nodes": [ { "node",
+ *                      "min_seq_before", "max_seq_before", "min_seq_after",
+ *                      "max_seq_after", "generations_added",
+ *                      "mm_walk": {"leaf_total",...} , "generations": [...] } ] } ],
+ *                      "bad_lines", "truncated" },
+ *         "tracepoints": { "sys:event": {"count", "partial"} | {"absent": true, "reason"} },
+ *         "overhead_ms": { "before", "after", "total" } } },
+ *     "will_it_scale": { "testcase", "warmup_totals": [...], "measured_totals": [...],
+ *                        "average", "consistent", "bad_lines", "truncated" },  (if any)
+ *     "problems": [ "..." ] }
+ *
+ * Deltas are never negative: a counter that went backwards is listed in
+ * "flags" (state "backwards") without a delta.
+ */
+#ifndef LAB_COUNTERS_H
+#define LAB_COUNTERS_H
+
+#include <jansson.h>
+
+struct counters;
+
+struct counters *counters_new(void);
+void counters_free(struct counters *c);
+/*
+ * Feed one guest line. Lines that carry no counters are ignored (0); a
+ * snapshot line that is malformed is recorded as a problem (-1).
+ */
+int counters_add_line(struct counters *c, const json_t *line);
+/* Parse a whole JSON-lines text (each line fed as above); bad JSON is a problem. */
+void counters_add_text(struct counters *c, const char *text, size_t len);
+/* New reference to the counters JSON described above. */
+json_t *counters_delta_json(const struct counters *c);
+
+/* The vmstat part alone (also used by tests): before/after texts to JSON. */
+json_t *counters_vmstat_json(const char *before, size_t blen, const char *after, size_t alen);
+
+#endif

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# yield_pingpong on this host: plausible rates for each CPU count, and proof
+# from inside that mm=shared runs all tasks in one address space across
+# CPUs while mm=private gives each CPU its own (mm_check info line: pids,
+# the MAP_PRIVATE probe page, and the CPU every task really ran on).
+. "$(dirname "$0")/50-workload-lib.bash"
+
+ncpu=$(nproc)
+[ "$ncpu" -ge 2 ] || skip "needs 2 CPUs to compare shared and private mm across CPUs"
+
+run shared $G/yield_pingpong --mm=shared --cpus=1,2 --duration=1 --warmup=0 --counters=0
+[ "$(rc_of shared)" = 0 ] || fail "mm=shared exited $(rc_of shared): $(cat "$TMP/shared.out")"
+check shared \
+	"M['cs_per_sec_per_cpu_1cpu'] > 1000" \
+	"M['cs_per_sec_per_cpu_2cpu'] > 1000" \
+	"[c['address_spaces'] for c in info('mm_check')] == [1, 1]" \
+	"[c['processes'] for c in info('mm_check')] == [1, 1]" \
+	"all(c['pinned'] and c['probe_consistent'] for c in info('mm_check'))" \
+	"len(set(info('mm_check')[1]['pids'])) == 1" \
+	"(lambda c: c[0] == c[1] != c[2] == c[3])(info('mm_check')[1]['ran_on_cpu'])" \
+	"not S and not E"
+
+run private $G/yield_pingpong --mm=private --cpus=2 --duration=1 --warmup=0 --counters=0
+[ "$(rc_of private)" = 0 ] || fail "mm=private exited $(rc_of private)"
+check private \
+	"M['cs_per_sec_per_cpu_2cpu'] > 1000" \
+	"info('mm_check')[0]['address_spaces'] == 2" \
+	"info('mm_check')[0]['processes'] == 2" \
+	"len(set(info('mm_check')[0]['pids'])) == 2" \
+	"info('mm_check')[0]['pinned']"
+
+# A sweep point larger than the machine is capped, not faked.
+run capped $G/yield_pingpong --cpus=1,4096 --duration=1 --warmup=0 --counters=0
+[ "$(rc_of capped)" = 0 ] || fail "capped sweep exited $(rc_of capped)"
+check capped "'cs_per_sec_per_cpu_4096cpu' not in M" "info('cpus_capped')[0]['requested'] == 4096"
+run toobig $G/yield_pingpong --cpus=4096 --duration=1 --counters=0
+[ "$(rc_of toobig)" = 2 ] || fail "a sweep with no fitting CPU count must exit 2"
+check toobig "E[0]['precondition'] == 'cpus'"
+echo "ok: shared/private mm proven; rates $(python3 -c "import json;print([json.loads(l)['value'] for l in open('$TMP/shared.out') if '\"metric\"' in l])")"

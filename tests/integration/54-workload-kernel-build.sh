@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# kernel_build's flow on a stand-in tree (never a real kernel build here):
+# the config step runs first and unmeasured, the target is built out of
+# tree (O=) from a read-only source, the artifact check works, make's
+# output stays out of stdout, a failing build exits 1 with the log's tail,
+# and with memcg=1 a host without cgroup v2 memory exits 2 (cgroup_v2).
+. "$(dirname "$0")/50-workload-lib.bash"
+
+command -v make >/dev/null && command -v gcc >/dev/null || skip "no make/gcc on this host"
+src=$TMP/src
+mkdir -p "$src" "$TMP/out"
+cat >"$src/Makefile" <<'MK'
+tinyconfig:
+	echo CONFIG_TINY=y > $(O)/.config
+scripts:
+	test -f $(O)/.config
+	mkdir -p $(O)/scripts/basic
+	printf 'int main(void) { return 0; }\n' | gcc -x c -o $(O)/scripts/basic/fixdep -
+broken:
+	@echo 'error: "quoted" \ and a tab	here'; exit 3
+MK
+chmod -R a-w "$src"
+
+run ok $G/kernel_build --src="$src" --builddir="$TMP/out" --memcg=0 --jobs=2 \
+	--artifact=scripts/basic/fixdep --counters=0
+[ "$(rc_of ok)" = 0 ] || fail "build exited $(rc_of ok): $(cat "$TMP/ok.out")"
+check ok "M['elapsed_s'] > 0" "M['user_s'] >= 0" "M['sys_s'] >= 0" \
+	"all(k in M for k in ('pgpgin', 'pgmajfault', 'pswpin', 'pswpout'))" \
+	"info('build')[0]['target_built']" "not E"
+ls "$TMP/out" | grep -q '^mglrulab-kbuild-[0-9]*$' && fail "the build directory was not removed"
+
+run broken $G/kernel_build --src="$src" --builddir="$TMP/out" --memcg=0 --target=broken --counters=0
+[ "$(rc_of broken)" = 1 ] || fail "a failing build must exit 1, got $(rc_of broken)"
+check broken "'quoted' in E[0]['reason'] and 'status 2' in E[0]['reason']" "not M"
+
+run memcg $G/kernel_build --src="$src" --builddir="$TMP/out" --counters=0
+if grep -qw memory "$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-" && $(i+1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo)/cgroup.controllers" 2>/dev/null; then
+	[ "$(rc_of memcg)" = 0 ] || fail "memcg build exited $(rc_of memcg): $(cat "$TMP/memcg.out")"
+	check memcg "'memcg_max_events' in M"
+else
+	[ "$(rc_of memcg)" = 2 ] || fail "without cgroup v2 memory: expected exit 2, got $(rc_of memcg)"
+	check memcg "E[0]['precondition'] == 'cgroup_v2'"
+fi
+chmod -R u+w "$src"
+echo "ok: kernel_build flow (config, O=, artifact, failure log, memcg precondition)"

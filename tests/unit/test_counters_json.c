@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Guest JSON lines -> counters JSON for the report (counters_delta_json). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "counters.h"
+#include "test_counters_fixture.h"
+
+static void add_snapshot(struct counters *c, const char *phase, const char *label,
+			 const char *source, const char *tp, const char *fixture_name)
+{
+	size_t len;
+	char *t = fixture(fixture_name, &len);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s%}", "type", "snapshot", "phase", phase,
+			      "source", source, "text", t, len);
+
+	if (label)
+		json_object_set_new(o, "label", json_string(label));
+	if (tp)
+		json_object_set_new(o, "tracepoint", json_string(tp));
+	assert_int_equal(counters_add_line(c, o), 0);
+	json_decref(o);
+	free(t);
+}
+
+static json_t *path(json_t *o, const char *const *keys)
+{
+	for (; *keys && o; keys++)
+		o = json_object_get(o, *keys);
+	return o;
+}
+
+#define P(o, ...) path((o), (const char *const[]){ __VA_ARGS__, NULL })
+
+static void test_pipeline(void **state)
+{
+	struct counters *c = counters_new();
+	const char *lines =
+		"{\"type\":\"info\",\"tracepoint\":\"vmscan:mm_vmscan_lru_gen_walk_empty\","
+		"\"absent\":true,\"reason\":\"absent: no such event in this kernel\"}\n"
+		"{\"type\":\"info\",\"name\":\"counter_overhead\",\"before_ms\":1.5,"
+		"\"after_ms\":2.5,\"total_ms\":4}\n"
+		"{\"type\":\"metric\",\"name\":\"x\",\"value\":1,\"unit\":\"u\"}\n"
+		"not json at all\n";
+	json_t *j, *node1;
+
+	(void)state;
+	add_snapshot(c, "before", NULL, "/proc/vmstat", NULL, "vmstat.before");
+	add_snapshot(c, "after", NULL, "/proc/vmstat", NULL, "vmstat.after");
+	add_snapshot(c, "before", NULL, "/sys/devices/system/node/node0/vmstat", NULL,
+		     "node0_vmstat.txt");
+	add_snapshot(c, "after", NULL, "/sys/devices/system/node/node0/vmstat", NULL,
+		     "node0_vmstat.txt");
+	add_snapshot(c, "before", NULL, "/sys/kernel/debug/lru_gen_full", NULL, "lru_gen_full.before");
+	add_snapshot(c, "after", NULL, "/sys/kernel/debug/lru_gen_full", NULL, "lru_gen_full.after");
+	add_snapshot(c, "after", NULL, "/sys/kernel/tracing/events/sched/sched_switch/hist",
+		     "sched:sched_switch", "hist_single.txt");
+	/* A labelled phase with only a "before": a problem, not a crash. */
+	add_snapshot(c, "before", "2cpu", "/proc/vmstat", NULL, "vmstat.before");
+	counters_add_text(c, lines, strlen(lines));
+
+	j = counters_delta_json(c);
+	assert_non_null(j);
+	assert_true(json_integer_value(P(j, "phases", "main", "vmstat", "events", "pgfault")) > 0);
+	assert_non_null(P(j, "phases", "main", "vmstat", "gauges", "nr_free_pages", "before"));
+	assert_int_equal(json_integer_value(P(j, "phases", "main", "nodes", "0", "events", "numa_hit")), 0);
+	assert_int_equal(json_integer_value(P(j, "phases", "main", "tracepoints", "sched:sched_switch",
+					      "count")), 48213);
+	assert_true(json_is_true(P(j, "phases", "main", "tracepoints",
+				   "vmscan:mm_vmscan_lru_gen_walk_empty", "absent")));
+	assert_true(json_number_value(P(j, "phases", "main", "overhead_ms", "total")) == 4.0);
+
+	/* memcg 7 node 1 aged 3 -> 6: walk stats of seq 3, 4 and 5. */
+	node1 = json_array_get(P(json_array_get(P(j, "phases", "main", "lru_gen", "memcgs"), 1),
+				 "nodes"), 1);
+	assert_int_equal(json_integer_value(P(node1, "node")), 1);
+	assert_int_equal(json_integer_value(P(node1, "generations_added")), 3);
+	assert_int_equal(json_integer_value(P(node1, "mm_walk", "leaf_total")), 1238 * (3 + 4 + 5));
+	/* The memcg created during the phase is marked new. */
+	assert_true(json_is_true(P(json_array_get(P(j, "phases", "main", "lru_gen", "memcgs"), 2),
+				   "new")));
+	/* No will-it-scale output was fed: no such member. */
+	assert_null(P(j, "will_it_scale"));
+	/* Missing "after" and the non-JSON line are reported. */
+	assert_int_equal(json_array_size(P(j, "problems")), 2);
+	json_decref(j);
+	counters_free(c);
+}
+
+static void test_will_it_scale_text(void **state)
+{
+	struct counters *c = counters_new();
+	size_t len;
+	char *t = fixture("wis_sched_yield.txt", &len);
+	json_t *o = json_pack("{s:s, s:s, s:s%}", "type", "info", "name", "will_it_scale_output",
+			      "text", t, len), *j;
+
+	(void)state;
+	assert_int_equal(counters_add_line(c, o), 0);
+	j = counters_delta_json(c);
+	assert_string_equal(json_string_value(P(j, "will_it_scale", "testcase")), "Yield");
+	assert_int_equal(json_array_size(P(j, "will_it_scale", "measured_totals")), 3);
+	assert_int_equal(json_array_size(P(j, "will_it_scale", "warmup_totals")), 3);
+	assert_true(json_is_true(P(j, "will_it_scale", "consistent")));
+	json_decref(j);
+	json_decref(o);
+	free(t);
+	counters_free(c);
+}
+
+/* Real output of build/guest/yield_pingpong --cpus=1,2 on a host without tracefs. */
+static void test_real_program_output(void **state)
+{
+	struct counters *c = counters_new();
+	size_t len;
+	char *t = fixture("yield_pingpong.jsonl", &len);
+	json_t *j;
+
+	(void)state;
+	counters_add_text(c, t, len);
+	j = counters_delta_json(c);
+	assert_int_equal(json_array_size(P(j, "problems")), 0);
+	assert_non_null(P(j, "phases", "1cpu", "vmstat", "events", "pgfault"));
+	assert_non_null(P(j, "phases", "2cpu", "nodes", "0", "gauges", "nr_free_pages"));
+	assert_int_equal(json_array_size(P(j, "phases", "2cpu", "vmstat", "flags")), 0);
+	assert_true(json_is_true(P(j, "phases", "1cpu", "tracepoints", "sched:sched_switch", "absent")));
+	assert_true(json_number_value(P(j, "phases", "2cpu", "overhead_ms", "total")) > 0);
+	json_decref(j);
+	free(t);
+	counters_free(c);
+}
+
+static void test_malformed_snapshot(void **state)
+{
+	struct counters *c = counters_new();
+	json_t *o = json_pack("{s:s, s:s}", "type", "snapshot", "phase", "during"), *j;
+
+	(void)state;
+	assert_int_equal(counters_add_line(c, o), -1);
+	json_decref(o);
+	j = counters_delta_json(c);
+	assert_int_equal(json_array_size(json_object_get(j, "problems")), 1);
+	assert_int_equal(json_object_size(json_object_get(j, "phases")), 0);
+	json_decref(j);
+	counters_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pipeline),
+		cmocka_unit_test(test_will_it_scale_text),
+		cmocka_unit_test(test_real_program_output),
+		cmocka_unit_test(test_malformed_snapshot),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Whole-file reads and single writes of /proc, /sys and debugfs files. */
+#ifndef WL_FILEIO_H
+#define WL_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Read a whole file (procfs and sysfs files report size 0, so read until
+ * EOF) of at most @max bytes. Returns a NUL-terminated malloc'd buffer and
+ * its length in *len, or NULL with errno set. *truncated is set when the
+ * file was longer than @max.
+ */
+char *wl_read_file(const char *path, size_t max, size_t *len, int *truncated);
+/* Write @s to @path in one write(). Returns 0 or -errno. */
+int wl_write_file(const char *path, const char *s);
+/* First line of a file parsed as an unsigned integer (decimal or 0x hex). */
+int wl_read_u64(const char *path, uint64_t *out);
+/* CLOCK_MONOTONIC in seconds: every interval the workloads time. */
+double wl_now(void);
+void wl_sleep(double seconds);
+
+#endif

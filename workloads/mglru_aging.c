@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mglru_aging: the cost of MGLRU aging, one generation at a time.
+ *
+ * Why: patches to inc_min_seq()/inc_max_seq() (linux-mm, "mm/mglru: batch
+ * update lrugen->protected in inc_min_seq()") change the time one aging
+ * step takes; the thread measured it by aging a 512 MB memcg 100 times.
+ *
+ * Method (as in that thread): create a fresh cgroup v2 memory cgroup and
+ * move this process into it; mmap `mib` MiB of anonymous memory (bound to
+ * `node` with mbind) and write every page so it is resident and charged
+ * to the memcg; find the memcg id and the current max generation g of
+ * (memcg, node) in /sys/kernel/debug/lru_gen; then for g .. g+G-1 write
+ * "+ memcg_id node_id seq can_swap force_scan" to lru_gen, timing each
+ * write with CLOCK_MONOTONIC. Metrics: total_ms, avg_ms_per_gen; the
+ * per-generation times are a series. Afterwards max_seq must be exactly
+ * g+G (reported as info "generations_aged" and checked: a mismatch is a
+ * failure, since the timings would then not be what they claim).
+ */
+#include "args.h"
+#include "cgroup.h"
+#include "fileio.h"
+#include "jsonl.h"
+#include "lrugen.h"
+#include "snap.h"
+#include "topo.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static struct wl_cgroup cg;
+
+static void cleanup(void)
+{
+	wl_cgroup_leave(&cg, 0);
+	wl_cgroup_remove(&cg);
+}
+
+static struct wl_opt opts[] = {
+	{ "mib", "64", "S MiB mapped and touched in the memcg", NULL },
+	{ "generations", "20", "G generations to age", NULL },
+	{ "node", "0", "node whose lruvec is aged (the memory is bound to it)", NULL },
+	{ "can_swap", "1", "4th field of the aging command (anon is aged when 1)", NULL },
+	{ "force_scan", "1", "5th field: 1 ages even when MAX_NR_GENS generations exist", NULL },
+	WL_SNAP_OPTS,
+	{ NULL, NULL, NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	char why[512], name[64];
+	struct wl_snap snap;
+	long mib, gens, node, can_swap, force_scan, id;
+	long long avail;
+	uint64_t seq0, seq1;
+	double *ms, total = 0;
+	size_t len, page = (size_t)sysconf(_SC_PAGESIZE);
+	char *mem;
+	int err;
+
+	wl_args_parse(opts, argc, argv, "age a memcg through /sys/kernel/debug/lru_gen");
+	mib = wl_arg_long(opts, "mib", 1, 1L << 20);
+	gens = wl_arg_long(opts, "generations", 1, 100000);
+	node = wl_arg_long(opts, "node", 0, WL_MAX_NODES - 1);
+	can_swap = wl_arg_long(opts, "can_swap", 0, 1);
+	force_scan = wl_arg_long(opts, "force_scan", 0, 1);
+	wl_snap_init(&snap, opts);
+	wl_args_info(opts, "mglru_aging");
+
+	wl_lru_gen_require();
+	if (wl_cgroup_check(why, sizeof(why)))
+		wl_precond("cgroup_v2", "%s", why);
+	avail = wl_mem_available_kib();
+	if (avail >= 0 && avail / 1024 < mib + 32)
+		wl_precond("memory", "%ld MiB requested, %lld MiB available", mib, avail / 1024);
+	{
+		char path[96];
+
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%ld", node);
+		if (node && access(path, F_OK))
+			wl_precond("nodes", "node %ld does not exist", node);
+	}
+
+	snprintf(name, sizeof(name), "mglrulab-aging-%d", (int)getpid());
+	if (wl_cgroup_create(&cg, name, why, sizeof(why)))
+		wl_precond("cgroup_v2", "%s", why);
+	atexit(cleanup);
+	if ((err = wl_cgroup_enter(&cg, 0)))
+		wl_fail("cannot enter %s: %s", cg.path, strerror(-err));
+
+	len = (size_t)mib << 20;
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		wl_fail("mmap %ld MiB: %s", mib, strerror(errno));
+	if ((err = wl_mbind_node(mem, len, (int)node)) && err != -ENOSYS)
+		wl_fail("mbind to node %ld: %s", node, strerror(-err));
+	for (size_t off = 0; off < len; off += page)
+		mem[off] = (char)off | 1;
+
+	id = wl_lru_gen_memcg_id(cg.rel);
+	if (id < 0)
+		wl_fail("memcg %s not found in %s", cg.rel, WL_LRU_GEN);
+	seq0 = wl_lru_gen_max_seq((unsigned int)id, (int)node);
+	if (!seq0)
+		wl_fail("no generations for memcg %ld node %ld in %s", id, node, WL_LRU_GEN);
+	{
+		struct jl j;
+
+		jl_begin(&j, "info");
+		jl_str(&j, "name", "aging_setup");
+		jl_str(&j, "memcg", cg.rel);
+		jl_int(&j, "memcg_id", id);
+		jl_int(&j, "node", node);
+		jl_u64(&j, "start_gen", seq0);
+		jl_u64(&j, "end_gen", seq0 + (uint64_t)gens);
+		jl_int(&j, "mib", mib);
+		jl_end(&j);
+	}
+
+	ms = calloc((size_t)gens, sizeof(*ms));
+	if (!ms)
+		wl_fail("out of memory");
+	wl_snap_before(&snap, "");
+	for (long g = 0; g < gens; g++) {
+		double t0 = wl_now();
+
+		err = wl_lru_gen_age((unsigned int)id, (int)node, seq0 + (uint64_t)g,
+				     (int)can_swap, (int)force_scan);
+		ms[g] = (wl_now() - t0) * 1e3;
+		if (err) {
+			wl_snap_cleanup(&snap);
+			wl_fail("aging generation %llu: %s%s", (unsigned long long)(seq0 + g),
+				strerror(-err), err == -ERANGE ? " (use --force_scan=1)" : "");
+		}
+		total += ms[g];
+	}
+	wl_snap_after(&snap);
+
+	seq1 = wl_lru_gen_max_seq((unsigned int)id, (int)node);
+	{
+		struct jl j;
+
+		jl_begin(&j, "info");
+		jl_str(&j, "name", "generations_aged");
+		jl_u64(&j, "start_gen", seq0);
+		jl_u64(&j, "max_seq_after", seq1);
+		jl_int(&j, "aged", (long long)(seq1 - seq0));
+		jl_int(&j, "requested", gens);
+		jl_end(&j);
+	}
+	jl_series("gen_ms", "ms", ms, (size_t)gens);
+	jl_metric("total_ms", total, "ms");
+	jl_metric("avg_ms_per_gen", total / (double)gens, "ms");
+	free(ms);
+	munmap(mem, len);
+	if (seq1 != seq0 + (uint64_t)gens)
+		wl_fail("aged %lld generations instead of %ld (something else aged this memcg)",
+			(long long)(seq1 - seq0), gens);
+	return WL_EXIT_OK;
+}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * will_it_scale: will-it-scale's context_switch1 and sched_yield, as
+ * threads or processes, in our own implementation of its method and
+ * output format (github.com/antonblanchard/will-it-scale, main.c).
+ *
+ * Why: the linux-mm thread on lru_gen_use_mm() reports these two tests
+ * beside the yield ping-pong, and explains why they do not move: in
+ * sched_yield each task is alone on its CPU and never switches, and
+ * context_switch1 leaves its pipe peer unpinned, so most switches stay on
+ * one CPU. Running them shows that the lab reproduces that null result.
+ *
+ * Method (as will-it-scale): `tasks` tasks, task i pinned to allowed CPU
+ * i mod N, each incrementing its own counter per operation:
+ *   sched_yield      loop { sched_yield(); ops++; }
+ *   context_switch1  a peer task (thread or process, like the test; not
+ *                    pinned) echoes one byte over a pair of pipes; each
+ *                    round trip is 2 operations.
+ * Every second (absolute CLOCK_MONOTONIC ticks) the main task sums the
+ * counters' increments and prints "min:%llu max:%llu total:%llu"; the
+ * first `warmup` samples (will-it-scale: 5) are warm-up, then
+ * "measurement", then `seconds` samples, then "average:%llu" (integer
+ * average of the measured totals). The text is forwarded in an info line
+ * and the host parses it (lab/counters_wis.c); the metric is the same
+ * average in ops/s, plus the per-second samples as a series.
+ *
+ * With --binary=PATH a real will-it-scale binary (e.g. a static
+ * context_switch1_threads built from a local checkout) is run instead,
+ * with -t and -s, and its stdout is parsed the same way; counters are
+ * snapshotted when it prints "measurement" and when it prints "average".
+ */
+#include "args.h"
+#include "counters_wis.h"
+#include "fileio.h"
+#include "jsonl.h"
+#include "snap.h"
+#include "topo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CACHELINE 128
+
+struct counter {
+	_Atomic uint64_t ops;
+	char pad[CACHELINE - sizeof(uint64_t)];
+};
+
+struct task_arg {
+	struct counter *c;
+	int cpu;
+};
+
+static struct counter *counters;
+static _Atomic int *stop;
+static int use_processes, test_cs;
+static int allowed[WL_MAX_CPUS], nallowed;
+
+static void bump(struct counter *c, uint64_t n)
+{
+	atomic_store_explicit(&c->ops, atomic_load_explicit(&c->ops, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+static void sched_yield_test(struct counter *c)
+{
+	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		sched_yield();
+		bump(c, 1);
+	}
+}
+
+struct pipes {
+	int fd1[2], fd2[2];
+};
+
+static void *echo_peer(void *arg)
+{
+	struct pipes *p = arg;
+	char ch;
+
+	/* The peer is not pinned (will-it-scale's new_task): undo inheritance. */
+	wl_pin_cpus(allowed, nallowed);
+	for (;;) {
+		ssize_t r = read(p->fd1[0], &ch, 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != 1 || write(p->fd2[1], &ch, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static void context_switch1_test(struct counter *c)
+{
+	struct pipes p;
+	pthread_t th;
+	char ch = 0;
+
+	if (pipe(p.fd1) || pipe(p.fd2))
+		wl_fail("pipe: %s", strerror(errno));
+	if (use_processes) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			wl_fail("fork: %s", strerror(errno));
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			echo_peer(&p);
+			_exit(0);
+		}
+	} else {
+		if (pthread_create(&th, NULL, echo_peer, &p))
+			wl_fail("pthread_create failed");
+	}
+	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		if (write(p.fd1[1], &ch, 1) != 1 || read(p.fd2[0], &ch, 1) != 1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		bump(c, 2);
+	}
+	/* EOF ends the peer. */
+	close(p.fd1[1]);
+}
+
+static void *task_main(void *arg)
+{
+	struct task_arg *ta = arg;
+
+	wl_pin_cpu(ta->cpu);
+	if (test_cs)
+		context_switch1_test(ta->c);
+	else
+		sched_yield_test(ta->c);
+	return NULL;
+}
+
+static void tick_sleep(struct timespec *next)
+{
+	next->tv_sec += 1;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) == EINTR)
+		;
+}
+
+static void emit_result(const struct wis_result *r, const char *text, size_t len, long tasks)
+{
+	double *v = calloc(r->nmeasured + 1, sizeof(*v));
+	struct jl j;
+
+	jl_begin(&j, "info");
+	jl_str(&j, "name", "will_it_scale_output");
+	jl_strn(&j, "text", text, len);
+	jl_end(&j);
+	for (size_t i = 0; i < r->nmeasured; i++)
+		v[i] = (double)r->measured[i].total;
+	jl_series("ops_per_sec_samples", "ops/s", v, r->nmeasured);
+	free(v);
+	if (!r->has_average || !r->nmeasured)
+		wl_fail("will-it-scale output has no measured samples or no average");
+	jl_metric("ops_per_sec", (double)r->average, "ops/s");
+	jl_metric("ops_per_sec_per_task", (double)r->average / (double)tasks, "ops/s");
+}
+
+static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *snap,
+		       const char *desc)
+{
+	size_t csize = sizeof(struct counter) * (size_t)tasks;
+	uint64_t *prev = calloc((size_t)tasks, sizeof(*prev)), total = 0;
+	struct task_arg *ta = calloc((size_t)tasks, sizeof(*ta));
+	pid_t *pids = calloc((size_t)tasks, sizeof(*pids));
+	pthread_t *th = calloc((size_t)tasks, sizeof(*th));
+	struct wis_result r;
+	struct timespec next;
+	char *text = NULL;
+	size_t textlen = 0;
+	FILE *out;
+	long iterations = 0;
+
+	counters = mmap(NULL, csize + CACHELINE, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (counters == MAP_FAILED || !prev || !ta || !pids || !th)
+		wl_fail("out of memory");
+	stop = (_Atomic int *)((char *)counters + csize);
+	out = open_memstream(&text, &textlen);
+	if (!out)
+		wl_fail("out of memory");
+
+	for (long i = 0; i < tasks; i++) {
+		ta[i].c = &counters[i];
+		ta[i].cpu = allowed[i % nallowed];
+		if (use_processes) {
+			fflush(stdout);
+			pids[i] = fork();
+			if (pids[i] < 0)
+				wl_fail("fork: %s", strerror(errno));
+			if (pids[i] == 0) {
+				/* Peers forked by this task must die with it. */
+				setpgid(0, 0);
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				task_main(&ta[i]);
+				_exit(0);
+			}
+		} else if (pthread_create(&th[i], NULL, task_main, &ta[i])) {
+			wl_fail("pthread_create failed");
+		}
+	}
+
+	fprintf(out, "testcase:%s\nwarmup\n", desc);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (;;) {
+		uint64_t sum = 0, min = UINT64_MAX, max = 0;
+
+		tick_sleep(&next);
+		for (long i = 0; i < tasks; i++) {
+			uint64_t val = atomic_load(&counters[i].ops), diff = val - prev[i];
+
+			if (diff < min)
+				min = diff;
+			if (diff > max)
+				max = diff;
+			sum += diff;
+			prev[i] = val;
+		}
+		fprintf(out, "min:%llu max:%llu total:%llu\n", (unsigned long long)min,
+			(unsigned long long)max, (unsigned long long)sum);
+		if (iterations == warmup) {
+			fprintf(out, "measurement\n");
+			wl_snap_before(snap, "");
+		}
+		if (iterations++ > warmup)
+			total += sum;
+		if (iterations > seconds + warmup) {
+			fprintf(out, "average:%llu\n", (unsigned long long)(total / (uint64_t)seconds));
+			break;
+		}
+	}
+	wl_snap_after(snap);
+	atomic_store(stop, 1);
+	fclose(out);
+
+	if (use_processes) {
+		for (long i = 0; i < tasks; i++) {
+			kill(-pids[i], SIGKILL);
+			kill(pids[i], SIGKILL);
+			waitpid(pids[i], NULL, 0);
+		}
+	}
+	if (wis_parse(text, textlen, &r))
+		wl_fail("out of memory");
+	emit_result(&r, text, textlen, tasks);
+	wis_release(&r);
+	free(text);
+	free(prev);
+	free(ta);
+	free(pids);
+	/* Threads blocked in pipe reads end with the process. */
+	free(th);
+	return 0;
+}
+
+/* Read the binary's stdout line by line, snapshotting at its phase markers. */
+static int run_binary(const char *bin, long tasks, long seconds, struct wl_snap *snap)
+{
+	char targ[32], sarg[32], *argv[6], buf[4096];
+	char *text = NULL;
+	size_t textlen = 0, linestart = 0;
+	int fd[2], st;
+	pid_t pid;
+	FILE *out;
+	struct wis_result r;
+
+	if (access(bin, X_OK))
+		wl_precond("will_it_scale", "--binary=%s is not executable: %s", bin, strerror(errno));
+	snprintf(targ, sizeof(targ), "%ld", tasks);
+	snprintf(sarg, sizeof(sarg), "%ld", seconds);
+	argv[0] = (char *)bin;
+	argv[1] = "-t";
+	argv[2] = targ;
+	argv[3] = "-s";
+	argv[4] = sarg;
+	argv[5] = NULL;
+	if (pipe(fd))
+		wl_fail("pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		wl_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	out = open_memstream(&text, &textlen);
+	if (!out)
+		wl_fail("out of memory");
+	for (;;) {
+		ssize_t n = read(fd[0], buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		fwrite(buf, 1, (size_t)n, out);
+		fflush(out);
+		/* Look at complete new lines for the phase markers. */
+		for (size_t i = linestart; i < textlen; i++) {
+			if (text[i] != '\n')
+				continue;
+			if (i - linestart == 11 && !memcmp(text + linestart, "measurement", 11))
+				wl_snap_before(snap, "");
+			else if (i - linestart > 8 && !memcmp(text + linestart, "average:", 8))
+				wl_snap_after(snap);
+			linestart = i + 1;
+		}
+	}
+	close(fd[0]);
+	fclose(out);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		wl_fail("%s exited with status %d", bin, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	if (wis_parse(text, textlen, &r))
+		wl_fail("out of memory");
+	emit_result(&r, text, textlen, tasks);
+	wis_release(&r);
+	free(text);
+	return 0;
+}
+
+static struct wl_opt opts[] = {
+	{ "test", "context_switch1", "context_switch1|sched_yield", NULL },
+	{ "mode", "threads", "threads|processes", NULL },
+	{ "tasks", "1", "-t: number of tasks", NULL },
+	{ "seconds", "3", "-s: measured one-second samples", NULL },
+	{ "warmup", "5", "warm-up samples before \"measurement\" (will-it-scale: 5)", NULL },
+	{ "binary", "", "a will-it-scale binary to run instead of the built-in test", NULL },
+	WL_SNAP_OPTS,
+	{ NULL, NULL, NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	static const char *const desc[] = { "Context switch via pipes", "Yield" };
+	struct wl_snap snap;
+	long tasks, seconds, warmup;
+	const char *bin;
+
+	wl_args_parse(opts, argc, argv, "will-it-scale context_switch1 and sched_yield");
+	test_cs = wl_arg_choice(opts, "test", "context_switch1|sched_yield") == 0;
+	use_processes = wl_arg_choice(opts, "mode", "threads|processes") == 1;
+	tasks = wl_arg_long(opts, "tasks", 1, 4096);
+	seconds = wl_arg_long(opts, "seconds", 1, 3600);
+	warmup = wl_arg_long(opts, "warmup", 0, 600);
+	bin = wl_arg(opts, "binary");
+	wl_snap_init(&snap, opts);
+	wl_args_info(opts, "will_it_scale");
+	/* A stopped reader must not kill us with SIGPIPE mid-report. */
+	signal(SIGPIPE, SIG_IGN);
+
+	nallowed = wl_allowed_cpus(allowed, WL_MAX_CPUS);
+	if (nallowed < 1)
+		wl_precond("cpus", "no CPU available to this task");
+	if (*bin)
+		return run_binary(bin, tasks, seconds, &snap);
+	return run_builtin(tasks, seconds, warmup, &snap, desc[test_cs ? 0 : 1]);
+}

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * yield_pingpong: context-switch cost on a shared vs a private mm.
+ *
+ * Why: in 6.12, lru_gen_use_mm() stores to mm->lru_gen.bitmap on every
+ * context switch to a user task. When the mm is shared by threads running
+ * on several CPUs, that store makes the cache line bounce between CPUs on
+ * every switch; when each CPU runs its own process, the line stays local.
+ * The difference between the two is the cost of the store (linux-mm,
+ * "mm/mglru: skip redundant bitmap store in lru_gen_use_mm()").
+ *
+ * Method (as in that thread): for each CPU count K of the sweep, on each
+ * of K CPUs two tasks, both pinned to that CPU, call sched_yield() in a
+ * loop, so every call switches to the other one. With mm=shared all 2K
+ * tasks are threads of one process (one mm across all CPUs); with
+ * mm=private each CPU gets its own process with its two threads (one mm
+ * per CPU, the control). After a warm-up, the loop counters are read over
+ * `duration` seconds of CLOCK_MONOTONIC; switches per second per CPU is
+ * the sum of both tasks' yields on a CPU per second, averaged over the K
+ * CPUs. Each K is its own metric (cs_per_sec_per_cpu_<K>cpu); the per-CPU
+ * values are kept as a series.
+ *
+ * Checked from inside: every task reports its pid, tid and the CPU it ran
+ * on; a counter in a MAP_PRIVATE page (shared by threads, copied on write
+ * by fork) is incremented by every task, so the number of distinct
+ * address spaces is proved, not assumed (info "mm_check").
+ */
+#include "args.h"
+#include "fileio.h"
+#include "jsonl.h"
+#include "snap.h"
+#include "topo.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CACHELINE 128	/* two lines: adjacent-line prefetch must not couple tasks */
+
+/*
+ * One per task, in a MAP_SHARED region that every process sees. Each slot
+ * owns its cache lines: a counter sharing a line with another task's
+ * counter or with the flags every task polls would add exactly the kind
+ * of cross-CPU line traffic this workload exists to measure.
+ */
+struct task_slot {
+	_Alignas(CACHELINE) _Atomic uint64_t count;
+	_Atomic int ready;
+	int cpu;		/* assigned */
+	int ran_on;		/* sched_getcpu() after pinning */
+	int pid, tid;
+	uint64_t probe_seen;	/* the private-page counter seen by this task */
+	char pad[CACHELINE - 40];
+};
+
+struct shared {
+	_Atomic int stop;
+	_Atomic int go;
+	_Atomic int started;	/* tasks that incremented the probe */
+	struct task_slot slot[];	/* starts on its own line (_Alignas) */
+};
+_Static_assert(sizeof(struct task_slot) == CACHELINE, "one slot, one pair of lines");
+_Static_assert(offsetof(struct shared, slot) == CACHELINE, "flags apart from counters");
+
+static struct shared *sh;
+/* MAP_PRIVATE: one copy per address space. */
+static _Atomic uint64_t *probe;
+static int ntasks_total;
+
+static void *task_main(void *arg)
+{
+	struct task_slot *ts = arg;
+
+	if (wl_pin_cpu(ts->cpu))
+		ts->ran_on = -1;
+	else
+		ts->ran_on = sched_getcpu();
+	ts->pid = getpid();
+	ts->tid = (int)syscall(SYS_gettid);
+	atomic_fetch_add(probe, 1);
+	atomic_fetch_add(&sh->started, 1);
+	/* Everyone has incremented before anyone reads: the read is final. */
+	while (atomic_load(&sh->started) < ntasks_total && !atomic_load(&sh->stop))
+		sched_yield();
+	ts->probe_seen = atomic_load(probe);
+	atomic_store(&ts->ready, 1);
+	while (!atomic_load_explicit(&sh->go, memory_order_acquire))
+		sched_yield();
+	while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+		sched_yield();
+		/* Single writer: a plain load+store, no locked instruction. */
+		atomic_store_explicit(&ts->count,
+				      atomic_load_explicit(&ts->count, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	}
+	return NULL;
+}
+
+/* Run the tasks of slots [first, first + n) as threads of the caller. */
+static int run_group(int first, int n)
+{
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	int i, made = 0;
+
+	if (!th)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&th[i], NULL, task_main, &sh->slot[first + i]))
+			break;
+		made++;
+	}
+	if (made < n)
+		atomic_store(&sh->stop, 1);
+	for (i = 0; i < made; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	return made == n ? 0 : -EAGAIN;
+}
+
+static uint64_t sum_counts(int k, uint64_t *per_cpu)
+{
+	uint64_t total = 0;
+
+	for (int c = 0; c < k; c++) {
+		per_cpu[c] = atomic_load(&sh->slot[2 * c].count) +
+			     atomic_load(&sh->slot[2 * c + 1].count);
+		total += per_cpu[c];
+	}
+	return total;
+}
+
+static int distinct_pids(int n)
+{
+	int d = 0;
+
+	for (int i = 0; i < n; i++) {
+		int seen = 0;
+
+		for (int k = 0; k < i && !seen; k++)
+			seen = sh->slot[k].pid == sh->slot[i].pid;
+		d += !seen;
+	}
+	return d;
+}
+
+static void report_mm_check(int k, int shared_mm)
+{
+	int n = 2 * k, pinned = 1, probe_ok = 1;
+	long long *pids = calloc((size_t)n, sizeof(*pids)), *cpus = calloc((size_t)n, sizeof(*cpus));
+	int processes = distinct_pids(n);
+	double spaces = 0;
+	struct jl j;
+
+	for (int i = 0; i < n; i++) {
+		int same_process = 0;
+
+		for (int m = 0; m < n; m++)
+			same_process += sh->slot[m].pid == sh->slot[i].pid;
+		pids[i] = sh->slot[i].pid;
+		cpus[i] = sh->slot[i].ran_on;
+		pinned &= sh->slot[i].ran_on == sh->slot[i].cpu;
+		/*
+		 * A task sees every increment made in its address space, so an
+		 * address space of m tasks contributes m times 1/m: the sum is the
+		 * number of address spaces, measured rather than assumed. Each
+		 * task must also see exactly the tasks of its own process.
+		 */
+		probe_ok &= sh->slot[i].probe_seen == (uint64_t)same_process;
+		if (sh->slot[i].probe_seen)
+			spaces += 1.0 / (double)sh->slot[i].probe_seen;
+	}
+	jl_begin(&j, "info");
+	jl_str(&j, "name", "mm_check");
+	jl_str(&j, "mm", shared_mm ? "shared" : "private");
+	jl_int(&j, "cpus", k);
+	jl_int(&j, "tasks", n);
+	jl_int(&j, "processes", processes);
+	jl_int(&j, "address_spaces", (long long)(spaces + 0.5));
+	jl_bool(&j, "probe_consistent", probe_ok);
+	jl_bool(&j, "pinned", pinned);
+	jl_int_array(&j, "pids", pids, (size_t)n);
+	jl_int_array(&j, "ran_on_cpu", cpus, (size_t)n);
+	jl_end(&j);
+	free(pids);
+	free(cpus);
+}
+
+/* One sweep point. Returns switches/s/CPU, or -1 on failure. */
+static double run_k(int k, const int *cpus, int shared_mm, double warmup, double duration,
+		    struct wl_snap *snap)
+{
+	size_t size = sizeof(*sh) + sizeof(struct task_slot) * 2 * (size_t)k;
+	pid_t *kids = calloc((size_t)k, sizeof(*kids));
+	uint64_t *c0 = calloc((size_t)k, sizeof(*c0)), *c1 = calloc((size_t)k, sizeof(*c1));
+	double t0, t1, rate = -1, *per_cpu = calloc((size_t)k, sizeof(*per_cpu));
+	int nkids = 0, failed = 0, i;
+	char label[32];
+
+	sh = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || probe == MAP_FAILED || !kids || !c0 || !c1 || !per_cpu)
+		wl_fail("out of memory");
+	ntasks_total = 2 * k;
+	for (i = 0; i < 2 * k; i++)
+		sh->slot[i].cpu = cpus[i / 2];
+
+	if (shared_mm) {
+		pid_t pid;
+
+		/*
+		 * The timer (this process) must not share the measured mm, or its
+		 * wake-ups would be switches into the shared mm too: the group
+		 * runs in one child process with all 2K threads.
+		 */
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(run_group(0, 2 * k) ? 1 : 0);
+		}
+		if (pid > 0)
+			kids[nkids++] = pid;
+		else
+			failed = 1;
+	} else {
+		for (i = 0; i < k && !failed; i++) {
+			pid_t pid;
+
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				_exit(run_group(2 * i, 2) ? 1 : 0);
+			}
+			if (pid > 0)
+				kids[nkids++] = pid;
+			else
+				failed = 1;
+		}
+	}
+	if (failed)
+		atomic_store(&sh->stop, 1);
+
+	/* Wait until every task is pinned and has read the probe. */
+	for (i = 0; i < 2 * k && !failed; i++) {
+		double deadline = wl_now() + 30;
+
+		while (!atomic_load(&sh->slot[i].ready) && wl_now() < deadline)
+			wl_sleep(0.001);
+		if (!atomic_load(&sh->slot[i].ready))
+			failed = 1;
+	}
+	if (!failed) {
+		atomic_store_explicit(&sh->go, 1, memory_order_release);
+		wl_sleep(warmup);
+		snprintf(label, sizeof(label), "%dcpu", k);
+		wl_snap_before(snap, label);
+		sum_counts(k, c0);
+		t0 = wl_now();
+		wl_sleep(duration);
+		sum_counts(k, c1);
+		t1 = wl_now();
+		wl_snap_after(snap);
+		rate = 0;
+		for (i = 0; i < k; i++) {
+			per_cpu[i] = (double)(c1[i] - c0[i]) / (t1 - t0);
+			rate += per_cpu[i];
+		}
+		rate /= k;
+	}
+	atomic_store(&sh->stop, 1);
+	for (i = 0; i < nkids; i++) {
+		int st;
+
+		while (waitpid(kids[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			failed = 1;
+	}
+	if (!failed) {
+		char name[64];
+
+		report_mm_check(k, shared_mm);
+		snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%dcpu_each", k);
+		jl_series(name, "switches/s", per_cpu, (size_t)k);
+	} else {
+		rate = -1;
+	}
+	munmap(sh, size);
+	munmap((void *)probe, 4096);
+	free(kids);
+	free(c0);
+	free(c1);
+	free(per_cpu);
+	return rate;
+}
+
+static struct wl_opt opts[] = {
+	{ "mm", "shared", "shared: threads of one process; private: one process per CPU", NULL },
+	{ "cpus", "1,2", "CPU counts to sweep (capped at the CPUs this task may use)", NULL },
+	{ "duration", "2", "seconds measured per CPU count", NULL },
+	{ "warmup", "1", "seconds run before measuring", NULL },
+	WL_SNAP_OPTS,
+	{ NULL, NULL, NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	static int allowed[WL_MAX_CPUS];
+	struct wl_snap snap;
+	long *ks;
+	size_t nk;
+	int shared_mm, navail, measured = 0;
+	double warmup, duration;
+
+	wl_args_parse(opts, argc, argv, "sched_yield ping-pong on a shared vs private mm");
+	shared_mm = wl_arg_choice(opts, "mm", "shared|private") == 0;
+	nk = wl_arg_long_list(opts, "cpus", 1, WL_MAX_CPUS, &ks);
+	duration = (double)wl_arg_long(opts, "duration", 1, 3600);
+	warmup = (double)wl_arg_long(opts, "warmup", 0, 600);
+	wl_snap_init(&snap, opts);
+	wl_args_info(opts, "yield_pingpong");
+
+	navail = wl_allowed_cpus(allowed, WL_MAX_CPUS);
+	for (size_t i = 0; i < nk; i++) {
+		char name[64];
+		double rate;
+		struct jl j;
+
+		if (ks[i] > navail) {
+			jl_begin(&j, "info");
+			jl_str(&j, "name", "cpus_capped");
+			jl_int(&j, "requested", ks[i]);
+			jl_int(&j, "available", navail);
+			jl_end(&j);
+			continue;
+		}
+		rate = run_k((int)ks[i], allowed, shared_mm, warmup, duration, &snap);
+		if (rate < 0)
+			wl_fail("the ping-pong tasks for %ld CPUs did not start or did not exit cleanly",
+				ks[i]);
+		snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%ldcpu", ks[i]);
+		jl_metric(name, rate, "switches/s");
+		measured++;
+	}
+	free(ks);
+	if (!measured)
+		wl_precond("cpus", "no CPU count of the sweep fits the %d CPUs available", navail);
+	return WL_EXIT_OK;
+}
