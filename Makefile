@@ -4,6 +4,8 @@
 #   make check      unit tests (ASan+UBSan) and integration tests (real kernels, guests)
 #   make unit       unit tests only (seconds)
 #   make deps       install the Debian packages the lab needs (idempotent, root)
+#   make test       deps + check (what CI runs)
+#   make demo       deps + build + the bundled A/B example (scripts/demo)
 #
 # Every library comes through pkg-config. Sources are picked up by wildcard:
 # a new lab/*.c is part of mglrulab, a new tests/unit/test_*.c is a test.
@@ -24,12 +26,12 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 
 LAB_SRCS := $(wildcard lab/*.c)
 LAB_OBJS := $(LAB_SRCS:%.c=build/%.o)
-LIB_OBJS_SAN := $(filter-out build/san/lab/main.o,$(LAB_SRCS:%.c=build/san/%.o))
+LIB_OBJS_SAN := $(filter-out build/san/lab/main.o build/san/lab/cmd_%.o,$(LAB_SRCS:%.c=build/san/%.o))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check unit integration deps clean workloads
+.PHONY: all check test unit integration deps clean workloads demo
 all: mglrulab workloads
 
 mglrulab: $(LAB_OBJS)
@@ -45,16 +47,38 @@ build/san/%.o: %.c
 
 build/tests/test_%: tests/unit/test_%.c $(LIB_OBJS_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilab -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
+	$(CC) $(ALL_CFLAGS) $(SAN) -Ilab -o $@ $(filter-out %.h,$^) $(LDLIBS) $(shell pkg-config --libs cmocka)
 
 # Static guest-side programs (the guest runner and workloads). Each
 # workloads/NAME.c or workloads/NAME/ *.c becomes build/guest/NAME.
 WORKLOAD_SRCS := $(wildcard workloads/*.c)
 WORKLOAD_BINS := $(WORKLOAD_SRCS:workloads/%.c=build/guest/%)
+# Shared workload code (workloads/lib/*.c plus the pure-C parsers of lab/
+# that the guest needs) is an archive, so a program links only what it uses.
+WL_LIB_SRCS := $(wildcard workloads/lib/*.c) lab/counters_lru_gen.c lab/counters_wis.c
+WL_LIB_OBJS := $(WL_LIB_SRCS:%.c=build/guest/obj/%.o)
+WL_LIB      := build/guest/libwl.a
+WL_CFLAGS   := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -pthread -Iworkloads/lib -Ilab
 workloads: $(WORKLOAD_BINS)
-build/guest/%: workloads/%.c
+build/guest/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -pthread -Iguests -o $@ $< -lm
+	$(CC) $(WL_CFLAGS) -MMD -MP -c -o $@ $<
+$(WL_LIB): $(WL_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+build/guest/%: workloads/%.c $(WL_LIB)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -pthread -Iguests -Iworkloads/lib -Ilab -o $@ $< $(WL_LIB) -lm
+
+# The guest runner, PID 1 of every guest (guests/runner/), static with libjansson.
+GUEST_RUNNER := build/guest/mglrulab-runner
+workloads: $(GUEST_RUNNER)
+$(GUEST_RUNNER): guests/runner/runner.c lab/guest_protocol.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Ilab -o $@ $< -l:libjansson.a
+
+# The guest-side JSON-line writer is unit-tested on the host as well.
+build/tests/test_counters_jsonl: build/san/workloads/lib/jsonl.o
 
 unit: $(UNIT_BINS)
 	@set -e; pass=0; for t in $(UNIT_BINS); do \
@@ -65,6 +89,13 @@ integration: mglrulab workloads
 	tests/integration/run-all
 
 check: unit integration
+
+# The README's two commands: each installs what it needs first.
+test: deps
+	$(MAKE) check
+demo: deps
+	$(MAKE) all
+	scripts/demo
 
 deps:
 	scripts/install-deps

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mglrulab guest boot|run|image|extract: one guest by hand. `guest boot` is
+ * the first thing a new user runs: it proves the whole chain (image,
+ * libvirt, kernel, runner, results channel, topology check).
+ */
+#include "cmd.h"
+#include "fsutil.h"
+#include "guest_accel.h"
+#include "guest_image.h"
+#include "guest_lab.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct guest_opts {
+	const char *guest, *kernel, *initrd, *state, *uri, *cmdline, *run_dir, *workload;
+	const char *guests_dir, *bin_dir;
+	struct strvec args;
+	struct domain_share shares[8];
+	int nr_shares;
+	int json, keep_disk, timeout, no_image, hash_only, repeat;
+};
+
+static int parse_opts(int argc, char **argv, struct guest_opts *o, int need_guest)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		const char **val = NULL;
+
+		if (!strcmp(a, "--kernel") || !strcmp(a, "-k"))
+			val = &o->kernel;
+		else if (!strcmp(a, "--initrd"))
+			val = &o->initrd;
+		else if (!strcmp(a, "--state"))
+			val = &o->state;
+		else if (!strcmp(a, "--uri"))
+			val = &o->uri;
+		else if (!strcmp(a, "--cmdline"))
+			val = &o->cmdline;
+		else if (!strcmp(a, "--run-dir"))
+			val = &o->run_dir;
+		else if (!strcmp(a, "--workload") || !strcmp(a, "-w"))
+			val = &o->workload;
+		else if (!strcmp(a, "--guests-dir"))
+			val = &o->guests_dir;
+		else if (!strcmp(a, "--bin-dir"))
+			val = &o->bin_dir;
+		else if (!strcmp(a, "--hash"))
+			o->hash_only = 1;
+		else if (!strcmp(a, "--json"))
+			o->json = 1;
+		else if (!strcmp(a, "--keep-disk"))
+			o->keep_disk = 1;
+		else if (!strcmp(a, "--no-image"))
+			o->no_image = 1;
+		else if (!strcmp(a, "--share")) {
+			/* --share HOSTDIR:TAG, read-only 9p */
+			char *colon;
+			if (i + 1 == argc || !(colon = strrchr(argv[i + 1], ':')) || colon == argv[i + 1] ||
+			    !colon[1] || strlen(colon + 1) > 31 || o->nr_shares == ARRAY_SIZE(o->shares))
+				return user_error("--share: expected HOSTDIR:TAG (tag at most 31 characters, 8 shares)");
+			*colon = '\0';
+			o->shares[o->nr_shares].host_dir = argv[++i];
+			o->shares[o->nr_shares++].tag = colon + 1;
+		} else if (!strcmp(a, "--repeat")) {
+			long n;
+			if (i + 1 == argc || parse_long(argv[++i], 1, 10000, &n))
+				return user_error("--repeat: expected a count from 1 to 10000");
+			o->repeat = (int)n;
+		} else if (!strcmp(a, "--arg") || !strcmp(a, "--timeout")) {
+			if (i + 1 == argc)
+				return user_error("%s needs a value", a);
+			if (!strcmp(a, "--timeout")) {
+				long t;
+				if (parse_long(argv[++i], 1, 7 * 86400, &t))
+					return user_error("--timeout: expected seconds, got '%s'", argv[i]);
+				o->timeout = (int)t;
+			} else {
+				/* --arg key=value becomes the workload's --key=value */
+				const char *kv = argv[++i];
+				if (!strchr(kv, '=') || kv[0] == '=')
+					return user_error("--arg: expected KEY=VALUE, got '%s'", kv);
+				strvec_pushf(&o->args, "--%s", kv);
+			}
+		} else if (a[0] == '-')
+			return user_error("guest: unknown option '%s' (see 'mglrulab guest -h')", a);
+		else if (!o->guest)
+			o->guest = a;
+		else
+			return user_error("guest: unexpected argument '%s'", a);
+		if (val) {
+			if (i + 1 == argc)
+				return user_error("%s needs a value", a);
+			*val = argv[++i];
+		}
+	}
+	if (need_guest && !o->guest)
+		return user_error("guest: which guest? (e.g. 'mglrulab guest boot tiny --kernel PATH')");
+	if (need_guest && !o->kernel)
+		return user_error("guest: --kernel PATH_TO_BZIMAGE is required");
+	if (o->kernel && !is_regular_file(o->kernel))
+		return user_error("--kernel %s: no such file (a bzImage, e.g. kernels/cache/entries/*/bzImage)", o->kernel);
+	return 0;
+}
+
+static void print_topology_json(json_t *out, const struct guest_run *run)
+{
+	if (run->result.topology)
+		json_object_set(out, "topology", run->result.topology);
+}
+
+static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
+		      const struct guest_topology *topo, struct guest_run *run, const char *run_dir)
+{
+	json_t *top = run->result.topology;
+	struct guest_topology seen;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (o->json) {
+		json_t *out = json_pack("{s:s,s:s,s:s,s:s?,s:f,s:f,s:f,s:f,s:s,s:s,s:b}",
+					"guest", topo->name, "status", guest_run_status_name(run->status),
+					"run_dir", run_dir, "failure", run->failure,
+					"boot_s", run->boot_s, "wall_s", run->wall_s,
+					"guest_s", run->guest_s, "host_s", run->host_s,
+					"accel", guest_accel_name(run->accel),
+					"accel_reason", lab->accel_reason ? lab->accel_reason : "",
+					"image_cache_hit", lab->image_cache_hit);
+		print_topology_json(out, run);
+		json_object_set(out, "records", run->result.records);
+		/* one run: readable; --repeat: one JSON object per line */
+		json_dumpf(out, stdout, o->repeat > 1 ? JSON_COMPACT : JSON_INDENT(2));
+		putchar('\n');
+		json_decref(out);
+	}
+	if (run->status != GUEST_RUN_OK) {
+		sb_release(&sb);
+		return lab_error("guest %s: %s: %s\n(run files in %s)", topo->name,
+				 guest_run_status_name(run->status), run->failure ? run->failure : "?", run_dir);
+	}
+	if (o->json)
+		return LAB_OK;
+	guest_result_topology(&run->result, &seen, &sb);
+	sb_reset(&sb);
+	guest_topology_format(&seen, &sb);
+	printf("guest %s: topology verified (%s, %s)\n", topo->name, guest_accel_name(run->accel),
+	       topo->path ? topo->path : "");
+	fputs(sb_str(&sb), stdout);
+	printf("  kernel %s\n", json_string_value(json_object_get(top, "kernel_release")) ?: "?");
+	printf("  lru_gen %s\n", json_string_value(json_object_get(top, "lru_gen")) ?: "(not available)");
+	printf("boot to runner: %.2f s (guest clock); guest lifetime %.2f s; wall %.2f s; host overhead %.2f s\n",
+	       run->boot_s, run->guest_s, run->wall_s, run->host_s);
+	if (lab->accel_reason && run->accel == ACCEL_TCG)
+		printf("accel: tcg (%s)\n", lab->accel_reason);
+	printf("run files: %s\n", run_dir);
+	sb_release(&sb);
+	return LAB_OK;
+}
+
+static char *default_run_dir(const char *state, const char *what, const char *guest)
+{
+	char when[32];
+
+	iso8601_now(when);
+	for (char *p = when; *p; p++)
+		if (*p == ':')
+			*p = '-';
+	return xasprintf("%s/runs/%s-%s-%s-%ld", state, what, guest, when, (long)getpid());
+}
+
+static int do_boot_or_run(struct guest_opts *o, int is_run)
+{
+	struct guest_topology topo;
+	struct guest_lab lab;
+	struct guest_run run;
+	struct strbuf err = STRBUF_INIT;
+	struct guest_lab_opts lo = { .state_dir = o->state, .uri = o->uri, .no_image = o->no_image };
+	char *conf = guest_conf_path(o->guests_dir ? o->guests_dir : "guests", o->guest);
+	char *run_dir = NULL;
+	int r;
+
+	if (is_run && !o->workload) {
+		free(conf);
+		return user_error("guest run: --workload NAME is required");
+	}
+	if (guest_topology_load(conf, &topo, &err)) {
+		fputs(sb_str(&err), stderr);
+		r = user_error("guest %s: invalid topology", o->guest);
+		goto out_topo;
+	}
+	if (guest_lab_open(&lab, &lo, &err)) {
+		r = lab_error("%s", sb_str(&err));
+		goto out_lab;
+	}
+	/* --repeat N: N fresh guests through one connection, as a session runs them */
+	r = LAB_OK;
+	for (int i = 1; i <= o->repeat && r == LAB_OK; i++) {
+		char *base = o->run_dir ? xstrdup(o->run_dir) :
+			     default_run_dir(lab.state_dir, is_run ? "run" : "boot", topo.name);
+
+		free(run_dir);
+		run_dir = o->repeat > 1 ? xasprintf("%s-%d", base, i) : xstrdup(base);
+		free(base);
+		struct guest_job_spec job = {
+			.run_id = path_basename(run_dir),
+			.workload = is_run ? o->workload : "",
+			.args = (const char *const *)o->args.v,
+			.workload_timeout_s = o->timeout,
+			.extra_cmdline = o->cmdline,
+			.keep_disk = o->keep_disk,
+			.initrd = o->initrd,
+			.shares = o->shares,
+			.nr_shares = o->nr_shares,
+		};
+		if (!o->json && !lab_quiet)
+			printf("booting %s (%d vCPUs, %d nodes) with %s ...\n", topo.name, topo.vcpus,
+			       topo.nr_nodes, o->kernel);
+		fflush(stdout);
+		guest_lab_run(&lab, &topo, o->kernel, &job, run_dir, &run);
+		r = report_run(o, &lab, &topo, &run, run_dir);
+		if (guest_interrupted())
+			r = 128 + guest_interrupted();
+		guest_run_release(&run);
+	}
+out_lab:
+	guest_lab_close(&lab);
+	guest_topology_release(&topo);
+out_topo:
+	free(run_dir);
+	free(conf);
+	sb_release(&err);
+	return r;
+}
+
+static int do_image(struct guest_opts *o)
+{
+	struct guest_image_spec spec = {
+		.state_dir = o->state ? o->state : guest_default_state_dir(),
+		.guest_bin_dir = o->bin_dir ? o->bin_dir : "build/guest",
+	};
+	struct strbuf err = STRBUF_INIT;
+	int hit;
+	double t0 = now_monotonic();
+	char *path, hex[65];
+
+	if (o->hash_only) {
+		if (guest_image_hash(&spec, hex, &err)) {
+			int r = lab_error("%s", sb_str(&err));
+			sb_release(&err);
+			return r;
+		}
+		printf("%s\n", hex);
+		return LAB_OK;
+	}
+	guest_libguestfs_env(guest_kvm_cached(spec.state_dir) == 1);
+	path = guest_image_ensure(&spec, &hit, &err);
+	if (!path) {
+		int r = lab_error("%s", sb_str(&err));
+		sb_release(&err);
+		return r;
+	}
+	if (o->json)
+		printf("{\"image\": \"%s\", \"cache_hit\": %s, \"seconds\": %.3f, \"appliance_launches\": %d}\n",
+		       path, hit ? "true" : "false", now_monotonic() - t0, guest_appliance_launches);
+	else
+		printf("%s (%s, %.2f s)\n", path, hit ? "cache hit" : "built", now_monotonic() - t0);
+	free(path);
+	sb_release(&err);
+	return LAB_OK;
+}
+
+/* guest extract DISK... --run-dir DEST: the batch path, one appliance for all disks. */
+static int do_extract(int argc, char **argv)
+{
+	struct strvec disks = STRVEC_INIT, dests = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int n, r;
+
+	for (int i = 2; i < argc; i++) {
+		/* each argument is a run folder holding disk.qcow2; results go to its results/ */
+		strvec_pushf(&disks, "%s/disk.qcow2", argv[i]);
+		strvec_push(&dests, argv[i]);
+	}
+	if (!disks.n)
+		return user_error("guest extract: which run folders? (runs made with --keep-disk)");
+	guest_libguestfs_env(0);
+	n = guest_extract_results((const char *const *)disks.v, (const char *const *)dests.v,
+				  disks.n, &err);
+	fputs(sb_str(&err), stderr);
+	printf("extracted %d of %zu runs (%d appliance launch)\n", n < 0 ? 0 : n, disks.n,
+	       guest_appliance_launches);
+	r = n == (int)disks.n ? LAB_OK : LAB_ELAB;
+	strvec_clear(&disks);
+	strvec_clear(&dests);
+	sb_release(&err);
+	return r;
+}
+
+int cmd_guest(int argc, char **argv)
+{
+	struct guest_opts o = { .args = STRVEC_INIT, .repeat = 1 };
+	const char *sub = argc > 1 ? argv[1] : NULL;
+	int r;
+
+	if (!sub || wants_help(argc, argv)) {
+		print_command_help(find_command("guest"));
+		return sub ? LAB_OK : LAB_EUSER;
+	}
+	if (!strcmp(sub, "extract"))
+		return do_extract(argc, argv);
+	r = parse_opts(argc, argv, &o, strcmp(sub, "image") != 0);
+	if (r)
+		goto out;
+	if (o.json)
+		lab_quiet = 1;	/* stdout is for the JSON alone */
+	if (!strcmp(sub, "boot"))
+		r = do_boot_or_run(&o, 0);
+	else if (!strcmp(sub, "run"))
+		r = do_boot_or_run(&o, 1);
+	else if (!strcmp(sub, "image"))
+		r = do_image(&o);
+	else
+		r = user_error("guest: unknown subcommand '%s' (boot, run, image, extract)", sub);
+out:
+	strvec_clear(&o.args);
+	return r;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One guest run: a transient libvirt domain booted from a kernel with a
+ * per-run overlay of the guest image and a job, watched through libvirt
+ * lifecycle events until it powers off, destroyed at the timeout. Each run
+ * leaves in its folder: domain.xml, job.json, console.log, results.jsonl
+ * (and disk.qcow2 when kept for extraction).
+ *
+ * SIGINT and SIGTERM destroy every domain the lab started; guest_interrupted()
+ * then tells the caller to stop.
+ */
+#ifndef LAB_DOMAIN_RUN_H
+#define LAB_DOMAIN_RUN_H
+
+#include <libvirt/libvirt.h>
+
+#include "domain_xml.h"
+#include "guest_conf.h"
+#include "guest_result.h"
+
+enum guest_run_status {
+	GUEST_RUN_OK,		/* the runner reported "done" */
+	GUEST_RUN_FAILED,	/* boot failure, crash, protocol error, runner error */
+	GUEST_RUN_TIMEOUT,	/* boot or run timeout: destroyed */
+	GUEST_RUN_INTERRUPTED,	/* SIGINT/SIGTERM: destroyed */
+};
+const char *guest_run_status_name(enum guest_run_status s);
+
+struct guest_run {
+	/* in */
+	const struct guest_topology *topo;
+	enum guest_accel accel;		/* resolved: ACCEL_KVM or ACCEL_TCG */
+	const char *kernel;		/* bzImage */
+	const char *initrd;		/* or NULL */
+	const char *base_image;		/* from guest_image_ensure(); NULL: no disk */
+	const char *job_json;		/* from guest_job_json(); NULL: no job */
+	const char *extra_cmdline;	/* appended last (its init= wins), or NULL */
+	const char *run_dir;		/* created if needed */
+	int keep_disk;			/* keep run_dir/disk.qcow2 for extraction */
+	int boot_timeout_s, run_timeout_s;	/* 0: the topology's */
+	const struct domain_share *shares;	/* read-only host folders over 9p (kernel_build's toolchain) */
+	int nr_shares;
+
+	/* out */
+	int started;			/* the domain was created (a start failure proves nothing about the guest) */
+	enum guest_run_status status;
+	char *failure;			/* why it failed, with the console's last lines */
+	char *domain_name;
+	char *stop_reason;		/* the lifecycle event that ended it */
+	double wall_s;			/* domain create .. stopped */
+	double boot_s;			/* guest uptime when the runner started, or -1 */
+	double guest_s;			/* boot_s + runner's time until "done", or -1 */
+	double host_s;			/* host-side work: overlay, XML, create, destroy, parse */
+	struct guest_result result;	/* the parsed results channel */
+};
+
+/*
+ * Run one guest to completion. Returns 0 when the runner reported "done"
+ * (run->status GUEST_RUN_OK), -1 otherwise with run->status and
+ * run->failure set. The caller can always go on with the next run (unless
+ * guest_interrupted()).
+ */
+int guest_run(virConnectPtr conn, struct guest_run *run);
+void guest_run_release(struct guest_run *run);
+
+/* The signal (SIGINT/SIGTERM) that interrupted the lab, or 0. */
+int guest_interrupted(void);
+/* Destroy every domain this process started and has not seen stop. */
+void guest_destroy_all(void);
+
+/*
+ * The kernel command line of a run, before extra_cmdline. panic=-1: a panic
+ * reboots at once, which on_reboot=destroy turns into the end of the run.
+ * The rest skips probes that cost most of a second each under TCG: three
+ * serial ports nobody uses, the PS/2 keyboard and mouse.
+ */
+#define GUEST_BASE_CMDLINE "console=ttyS0 panic=-1 reboot=t 8250.nr_uarts=1 i8042.noaux i8042.nokbd"
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libvirt domain XML from a guest topology and one run's files. A pure
+ * function (no I/O), so the XML is unit-tested and saved beside each run.
+ */
+#ifndef LAB_DOMAIN_XML_H
+#define LAB_DOMAIN_XML_H
+
+#include "guest_conf.h"
+
+/* A host folder shared read-only over virtio-9p: mount -t 9p -o trans=virtio TAG DIR in the guest. */
+struct domain_share {
+	const char *host_dir;
+	const char *tag;		/* at most 31 characters */
+};
+
+struct domain_spec {
+	const char *name;		/* libvirt domain name */
+	const struct guest_topology *topo;
+	enum guest_accel accel;		/* resolved: ACCEL_KVM or ACCEL_TCG */
+	const char *kernel;		/* bzImage, booted directly */
+	const char *initrd;		/* or NULL */
+	const char *cmdline;		/* the whole kernel command line */
+	const char *disk;		/* qcow2 root disk (vda), or NULL */
+	const char *job;		/* the job file handed over through fw_cfg, or NULL */
+	const char *console_log;	/* serial console (ttyS0) goes here */
+	const char *channel_log;	/* the results port's host file, or NULL */
+	const struct domain_share *shares;	/* read-only 9p shares, or NULL */
+	int nr_shares;
+};
+
+/* The domain XML (caller frees). */
+char *domain_xml(const struct domain_spec *s);
+
+/* Append @s escaped for XML text and attribute values. */
+void sb_add_xml(struct strbuf *sb, const char *s);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * accel=auto: does KVM really boot a kernel on this host? A /dev/kvm node is
+ * no proof (our build machines have one that cannot run ordinary kernels),
+ * so we boot the kernel with KVM once and watch it reach its panic on a
+ * missing init. The answer is cached per host in <state>/kvm-probe.json.
+ */
+#ifndef LAB_GUEST_ACCEL_H
+#define LAB_GUEST_ACCEL_H
+
+#include <libvirt/libvirt.h>
+
+#include "guest_conf.h"
+
+/*
+ * Resolve @want (ACCEL_AUTO becomes KVM or TCG). *@reason says why, for the
+ * report (caller frees). An explicit kvm that does not work is an error
+ * (returns -1 with the reason); auto falling back to TCG prints a warning.
+ */
+int guest_accel_resolve(virConnectPtr conn, const char *state_dir, const char *kernel,
+			enum guest_accel want, enum guest_accel *out, char **reason);
+
+/* The cached probe result: 1 KVM works, 0 it does not, -1 not probed on this host yet. */
+int guest_kvm_cached(const char *state_dir);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The guest image: an ext4 qcow2 holding busybox (static), the guest runner
+ * and the workload programs, built with the libguestfs C API and cached by
+ * the content hash of its inputs. One appliance launch builds it; runs get
+ * qcow2 overlays created without any appliance; files runs leave behind are
+ * extracted read-only, a whole batch of runs through one appliance launch.
+ */
+#ifndef LAB_GUEST_IMAGE_H
+#define LAB_GUEST_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+struct guest_image_spec {
+	const char *state_dir;		/* images go to <state>/images/<hash>.qcow2 */
+	const char *guest_bin_dir;	/* build/guest: mglrulab-runner and the workloads */
+	const char *busybox;		/* NULL: /bin/busybox (Debian's busybox-static) */
+	uint64_t size_mib;		/* 0: 512 */
+};
+
+/*
+ * The image for @spec: a cache hit when an image with the same input hash
+ * exists, else built (one appliance launch). Returns its path (caller
+ * frees) or NULL with the reason in @err. *@cache_hit says which.
+ */
+char *guest_image_ensure(const struct guest_image_spec *spec, int *cache_hit, struct strbuf *err);
+
+/* The input hash alone (what guest_image_ensure() would look up). */
+int guest_image_hash(const struct guest_image_spec *spec, char hex[65], struct strbuf *err);
+
+/* A qcow2 overlay backed by @base (read-only to QEMU); no appliance. */
+int guest_overlay_create(const char *base, const char *overlay, struct strbuf *err);
+
+/*
+ * Copy GUEST_RESULTS_DIR out of each of @n run disks into @dest_dirs[i]
+ * (which then holds a "results" folder), read-only, through one appliance
+ * launch. A disk whose file system or
+ * folder is missing is noted in @err and skipped. Returns the number of
+ * disks extracted, -1 when the appliance failed.
+ */
+int guest_extract_results(const char *const *disks, const char *const *dest_dirs, size_t n,
+			  struct strbuf *err);
+
+/* Appliance launches by this process (for the benchmark and the report). */
+extern int guest_appliance_launches;
+
+/* LIBGUESTFS_BACKEND=direct and, unless KVM works, force_tcg (when the user has not set them). */
+void guest_libguestfs_env(int kvm_works);
+
+#endif

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "guest_lab.h"
+#include "fsutil.h"
+#include "guest_accel.h"
+#include "guest_image.h"
+#include "guest_job.h"
+#include "libvirt_conn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *guest_default_state_dir(void)
+{
+	const char *s = getenv("MGLRULAB_STATE_DIR");
+
+	return s && *s ? s : ".lab";
+}
+
+int guest_lab_open(struct guest_lab *lab, const struct guest_lab_opts *o, struct strbuf *err)
+{
+	double t0 = now_monotonic();
+
+	memset(lab, 0, sizeof(*lab));
+	lab->state_dir = xstrdup(o->state_dir ? o->state_dir : guest_default_state_dir());
+	if (mkdir_p(lab->state_dir, 0755)) {
+		sb_addf(err, "cannot create %s: %s", lab->state_dir, strerror(errno));
+		return -1;
+	}
+	/* first: it takes the state folder's lock, so a second process stops before building anything */
+	lab->conn = lab_virt_open(o->uri, lab->state_dir, err);
+	if (!lab->conn)
+		return -1;
+	if (!o->no_image) {
+		struct guest_image_spec spec = {
+			.state_dir = lab->state_dir,
+			.guest_bin_dir = o->guest_bin_dir ? o->guest_bin_dir : "build/guest",
+		};
+
+		guest_libguestfs_env(guest_kvm_cached(lab->state_dir) == 1);
+		lab->image = guest_image_ensure(&spec, &lab->image_cache_hit, err);
+		if (!lab->image)
+			return -1;
+		lab->image_s = now_monotonic() - t0;
+	}
+	return 0;
+}
+
+void guest_lab_close(struct guest_lab *lab)
+{
+	guest_destroy_all();
+	lab_virt_close(lab->conn);
+	free(lab->state_dir);
+	free(lab->image);
+	free(lab->accel_reason);
+	memset(lab, 0, sizeof(*lab));
+}
+
+static void check_topology(const struct guest_topology *topo, struct guest_run *run)
+{
+	struct guest_topology seen;
+	struct strbuf why = STRBUF_INIT, msg = STRBUF_INIT;
+
+	if (guest_result_topology(&run->result, &seen, &why) ||
+	    !guest_topology_matches(topo, &seen, &why)) {
+		sb_addf(&msg, "the guest's topology does not match %s:\n%s", topo->path ? topo->path : topo->name,
+			sb_str(&why));
+		sb_adds(&msg, "declared:\n");
+		guest_topology_format(topo, &msg);
+		sb_adds(&msg, "the guest shows:\n");
+		if (run->result.topology)
+			guest_topology_format(&seen, &msg);
+		else
+			sb_adds(&msg, "  (nothing reported)\n");
+		sb_trim_trailing_newlines(&msg);
+		run->status = GUEST_RUN_FAILED;
+		free(run->failure);
+		run->failure = sb_detach(&msg);
+	}
+	sb_release(&why);
+	sb_release(&msg);
+}
+
+int guest_lab_run(struct guest_lab *lab, const struct guest_topology *topo, const char *kernel,
+		  const struct guest_job_spec *job, const char *run_dir, struct guest_run *run)
+{
+	char *job_json;
+
+	memset(run, 0, sizeof(*run));
+	run->topo = topo;
+	run->kernel = kernel;
+	run->run_dir = run_dir;
+	run->base_image = lab->image;
+	run->extra_cmdline = job->extra_cmdline;
+	run->keep_disk = job->keep_disk;
+	run->initrd = job->initrd;
+	run->shares = job->shares;
+	run->nr_shares = job->nr_shares;
+	if (!lab->accel_resolved || topo->accel != ACCEL_AUTO) {
+		enum guest_accel a;
+		char *reason;
+
+		if (guest_accel_resolve(lab->conn, lab->state_dir, kernel, topo->accel, &a, &reason)) {
+			run->status = guest_interrupted() ? GUEST_RUN_INTERRUPTED : GUEST_RUN_FAILED;
+			run->failure = reason ? reason : xstrdup("interrupted while probing KVM");
+			return -1;
+		}
+		if (topo->accel == ACCEL_AUTO) {
+			lab->accel_resolved = 1;
+			lab->accel = a;
+			free(lab->accel_reason);
+			lab->accel_reason = reason;
+		} else {
+			free(reason);
+		}
+		run->accel = a;
+	}
+	if (topo->accel == ACCEL_AUTO)
+		run->accel = lab->accel;
+	job_json = guest_job_json(job->run_id, job->workload, job->args, job->workload_timeout_s);
+	run->job_json = job_json;
+	guest_run(lab->conn, run);
+	run->job_json = NULL;
+	free(job_json);
+	if (run->status == GUEST_RUN_OK)
+		check_topology(topo, run);
+	return run->status == GUEST_RUN_OK ? 0 : -1;
+}

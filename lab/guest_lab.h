@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Guests for a session: the one entry point the session runner needs.
+ * guest_lab_open() builds (or finds) the guest image and opens libvirt once;
+ * guest_lab_run() runs one job in a fresh guest and checks the topology
+ * the guest reports against the declared one before the run counts.
+ */
+#ifndef LAB_GUEST_LAB_H
+#define LAB_GUEST_LAB_H
+
+#include <libvirt/libvirt.h>
+
+#include "domain_run.h"
+#include "guest_conf.h"
+#include "strbuf.h"
+
+struct guest_lab_opts {
+	const char *state_dir;		/* NULL: $MGLRULAB_STATE_DIR or .lab */
+	const char *uri;		/* NULL or "": the embedded driver */
+	const char *guest_bin_dir;	/* NULL: build/guest */
+	int no_image;			/* boot without a disk (plumbing tests) */
+};
+
+struct guest_lab {
+	char *state_dir;
+	virConnectPtr conn;
+	char *image;			/* the base image (NULL with no_image) */
+	int image_cache_hit;
+	double image_s;			/* time to build or find it */
+	/* accel=auto resolved once per session */
+	int accel_resolved;
+	enum guest_accel accel;
+	char *accel_reason;		/* for the report */
+};
+
+/* NULL: $MGLRULAB_STATE_DIR, else ".lab". */
+const char *guest_default_state_dir(void);
+
+int guest_lab_open(struct guest_lab *lab, const struct guest_lab_opts *o, struct strbuf *err);
+void guest_lab_close(struct guest_lab *lab);
+
+struct guest_job_spec {
+	const char *run_id;		/* echoed by the guest */
+	const char *workload;		/* NULL or "": only boot and report the topology */
+	const char *const *args;	/* "--key=value", NULL-terminated, or NULL */
+	int workload_timeout_s;		/* the runner kills the workload after it (0: none) */
+	const char *extra_cmdline;	/* appended to the kernel command line, or NULL */
+	int keep_disk;			/* keep run_dir/disk.qcow2 for guest_extract_results() */
+	const char *initrd;		/* NULL normally (lab kernels need none) */
+	const struct domain_share *shares;	/* read-only 9p shares, or NULL */
+	int nr_shares;
+};
+
+/*
+ * Run one job in a fresh guest of @topo booted from @kernel, files in
+ * @run_dir. @run is filled (release with guest_run_release()); the
+ * workload's records are run->result.records. Returns 0 when the run
+ * counts, -1 when not (run->status, run->failure: boot failure, timeout,
+ * topology mismatch with both topologies shown, runner error).
+ */
+int guest_lab_run(struct guest_lab *lab, const struct guest_topology *topo, const char *kernel,
+		  const struct guest_job_spec *job, const char *run_dir, struct guest_run *run);
+
+#endif

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The job/result protocol between the orchestrator (host) and the guest
+ * runner, defined once for both sides. docs/guest-protocol.md describes it
+ * in prose; bump GUEST_PROTOCOL_VERSION on any incompatible change and say
+ * what changed there.
+ *
+ * Host -> guest: the job, a JSON object, as a QEMU fw_cfg file (the kernel
+ * command line is too short and a second disk costs a device per run).
+ * Guest -> host: JSON lines on a virtio-serial port that libvirt writes to a
+ * host file. Every line is one record with "v", "seq" and "type".
+ *
+ * Header only, no dependencies: the runner is a static guest program.
+ */
+#ifndef LAB_GUEST_PROTOCOL_H
+#define LAB_GUEST_PROTOCOL_H
+
+#define GUEST_PROTOCOL_VERSION 1
+
+/* Where the job travels: libvirt <sysinfo type='fwcfg'> entry name, and where the guest reads it. */
+#define GUEST_FWCFG_JOB_NAME	"opt/org.mglrulab/job"
+#define GUEST_FWCFG_JOB_PATH	"/sys/firmware/qemu_fw_cfg/by_name/opt/org.mglrulab/job/raw"
+/* The virtio-serial port's name (libvirt <channel><target name=...>). */
+#define GUEST_CHANNEL_NAME	"org.mglrulab.0"
+
+/* Paths inside the guest image. */
+#define GUEST_RUNNER_PATH	"/sbin/mglrulab-runner"
+#define GUEST_WORKLOAD_DIR	"/usr/lib/mglrulab/workloads"
+/* A run may leave files here; the host extracts them after power-off. */
+#define GUEST_RESULTS_DIR	"/results"
+
+/* Limits. Anything over them is rejected, by the runner and again by the host. */
+#define GUEST_JOB_MAX		(64 * 1024)		/* bytes of job JSON */
+#define GUEST_WORKLOAD_LINE_MAX	(1024 * 1024)		/* one workload stdout line */
+#define GUEST_STDERR_LINE_MAX	4096			/* longer stderr lines are cut */
+#define GUEST_STDERR_LINES_MAX	200			/* then stderr is counted, not sent */
+/* One record line: a wrapped 1 MiB workload line may grow by JSON escaping. */
+#define GUEST_RECORD_MAX	(4 * 1024 * 1024)
+#define GUEST_RESULT_FILE_MAX	(256LL * 1024 * 1024)	/* the whole channel file */
+
+/*
+ * Job keys (JSON object):
+ *   "v"          int, GUEST_PROTOCOL_VERSION
+ *   "run_id"     string, echoed back in the "job" record
+ *   "workload"   string, a program name under GUEST_WORKLOAD_DIR ([a-z0-9_]+),
+ *                or "" to only report the topology (mglrulab guest boot)
+ *   "args"       array of strings, "--key=value", passed as argv[1..]
+ *   "timeout_s"  int, the runner kills the workload's process group after it
+ */
+#define GUEST_JOB_V		"v"
+#define GUEST_JOB_RUN_ID	"run_id"
+#define GUEST_JOB_WORKLOAD	"workload"
+#define GUEST_JOB_ARGS		"args"
+#define GUEST_JOB_TIMEOUT	"timeout_s"
+#define GUEST_JOB_ARGS_MAX	256
+
+/* Record types, in the order the runner sends them. */
+#define GUEST_REC_HELLO		"hello"		/* runner started: "uptime_s", "runner" */
+#define GUEST_REC_TOPOLOGY	"topology"	/* what the guest really has (see below) */
+#define GUEST_REC_JOB		"job"		/* the job as understood: "run_id", "workload", "args" */
+#define GUEST_REC_WORKLOAD	"workload"	/* "record": one object the workload printed */
+#define GUEST_REC_STDERR	"stderr"	/* "text": one line of the workload's stderr */
+#define GUEST_REC_EXIT		"exit"		/* "status" (exit code or -1), "signal", "timed_out", "elapsed_s" */
+#define GUEST_REC_ERROR		"error"		/* "message": the runner could not do something */
+#define GUEST_REC_DONE		"done"		/* last line: "records" sent before it */
+
+/*
+ * "topology" record keys: "kernel_release", "cmdline", "lru_gen" (the
+ * contents of /sys/kernel/mm/lru_gen/enabled, or null), "vcpus_online",
+ * "nodes": [{"id", "cpus" ("0-1"), "memory_kib", "distances": [int...]}]
+ * for every node in /sys/devices/system/node/online.
+ */
+
+/* Workload exit codes (the workload contract, docs/guest-protocol.md). */
+#define GUEST_WORKLOAD_OK		0
+#define GUEST_WORKLOAD_PRECONDITION	2	/* precondition not met: a reason was printed */
+
+#endif

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "guest_result.h"
+#include "guest_protocol.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void guest_result_init(struct guest_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->records = json_array();
+	r->stderr_lines = json_array();
+	r->errors = json_array();
+	r->max_line = GUEST_RECORD_MAX;
+}
+
+void guest_result_release(struct guest_result *r)
+{
+	json_decref(r->hello);
+	json_decref(r->topology);
+	json_decref(r->job);
+	json_decref(r->records);
+	json_decref(r->stderr_lines);
+	json_decref(r->errors);
+	json_decref(r->exit);
+	strvec_clear(&r->bad);
+	sb_release(&r->pending);
+	memset(r, 0, sizeof(*r));
+}
+
+long utf8_invalid_at(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xe0) == 0xc0) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return (long)i;
+		}
+		if (i + n >= len)	/* sequence cut short */
+			return (long)i;
+		for (size_t k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return (long)i;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		/* overlong forms, surrogates, beyond U+10FFFF */
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			return (long)i;
+		i += n + 1;
+	}
+	return -1;
+}
+
+static void reject(struct guest_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void reject(struct guest_result *r, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	sb_addf(&sb, "line %ld: ", r->line);
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	/* a flood of garbage must not grow memory without bound */
+	if (r->bad.n < 1000)
+		strvec_push(&r->bad, sb_str(&sb));
+	else if (r->bad.n == 1000)
+		strvec_push(&r->bad, "(more rejected lines not listed)");
+	sb_release(&sb);
+}
+
+static int is_int(json_t *j)
+{
+	return json_is_integer(j);
+}
+
+/* Checks of what a workload may print (docs/guest-protocol.md, "Workload contract"). */
+static const char *check_workload_record(json_t *rec)
+{
+	const char *type;
+
+	if (!json_is_object(rec))
+		return "\"record\" is not an object";
+	type = json_string_value(json_object_get(rec, "type"));
+	if (!type)
+		return "workload record without a \"type\" string";
+	if (!strcmp(type, "metric")) {
+		if (!json_is_string(json_object_get(rec, "name")))
+			return "metric without a \"name\" string";
+		if (!json_is_number(json_object_get(rec, "value")))
+			return "metric without a numeric \"value\"";
+	} else if (!strcmp(type, "snapshot")) {
+		if (!json_is_string(json_object_get(rec, "text")))
+			return "snapshot without a \"text\" string";
+	} else if (!strcmp(type, "series")) {
+		if (!json_is_string(json_object_get(rec, "name")))
+			return "series without a \"name\" string";
+	}
+	return NULL;
+}
+
+static void take(json_t **slot, json_t *obj)
+{
+	json_decref(*slot);
+	*slot = json_incref(obj);
+}
+
+static void parse_line(struct guest_result *r, const char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *obj, *v, *seq;
+	const char *type, *why = NULL;
+	long bad_at;
+
+	if (!len)
+		return;	/* blank lines carry nothing; not worth an error */
+	bad_at = utf8_invalid_at((const unsigned char *)line, len);
+	if (bad_at >= 0) {
+		reject(r, "invalid UTF-8 at byte %ld", bad_at);
+		return;
+	}
+	if (memchr(line, '\0', len)) {
+		reject(r, "NUL byte in line");
+		return;
+	}
+	obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!obj) {
+		reject(r, "invalid JSON at column %d: %s", jerr.column, jerr.text);
+		return;
+	}
+	if (!json_is_object(obj)) {
+		reject(r, "not a JSON object");
+		goto out;
+	}
+	if (r->done) {
+		reject(r, "record after \"done\"");
+		goto out;
+	}
+	v = json_object_get(obj, "v");
+	seq = json_object_get(obj, "seq");
+	type = json_string_value(json_object_get(obj, "type"));
+	if (!is_int(v) || json_integer_value(v) != GUEST_PROTOCOL_VERSION) {
+		reject(r, "protocol version is not %d", GUEST_PROTOCOL_VERSION);
+		goto out;
+	}
+	if (!type) {
+		reject(r, "no \"type\" string");
+		goto out;
+	}
+	if (!is_int(seq) || json_integer_value(seq) < r->next_seq) {
+		reject(r, "missing or repeated sequence number (expected %ld)", r->next_seq);
+		goto out;
+	}
+	if (json_integer_value(seq) > r->next_seq)
+		reject(r, "records %ld to %lld were lost", r->next_seq,
+		       (long long)json_integer_value(seq) - 1);
+	r->next_seq = (long)json_integer_value(seq) + 1;
+
+	if (!strcmp(type, GUEST_REC_HELLO)) {
+		take(&r->hello, obj);
+	} else if (!strcmp(type, GUEST_REC_TOPOLOGY)) {
+		if (!json_is_array(json_object_get(obj, "nodes")))
+			why = "topology without a \"nodes\" array";
+		else
+			take(&r->topology, obj);
+	} else if (!strcmp(type, GUEST_REC_JOB)) {
+		take(&r->job, obj);
+	} else if (!strcmp(type, GUEST_REC_WORKLOAD)) {
+		json_t *rec = json_object_get(obj, "record");
+
+		why = check_workload_record(rec);
+		if (!why)
+			json_array_append(r->records, rec);
+	} else if (!strcmp(type, GUEST_REC_STDERR)) {
+		json_t *t = json_object_get(obj, "text");
+
+		if (!json_is_string(t))
+			why = "stderr record without a \"text\" string";
+		else
+			json_array_append(r->stderr_lines, t);
+	} else if (!strcmp(type, GUEST_REC_ERROR)) {
+		json_t *m = json_object_get(obj, "message");
+
+		if (!json_is_string(m))
+			why = "error record without a \"message\" string";
+		else
+			json_array_append(r->errors, m);
+	} else if (!strcmp(type, GUEST_REC_EXIT)) {
+		if (!is_int(json_object_get(obj, "status")))
+			why = "exit record without an integer \"status\"";
+		else
+			take(&r->exit, obj);
+	} else if (!strcmp(type, GUEST_REC_DONE)) {
+		json_t *n = json_object_get(obj, "records");
+
+		if (!is_int(n) || json_integer_value(n) != json_integer_value(seq))
+			why = "\"done\" does not count the records before it";
+		else {
+			r->done = 1;
+			r->done_t = json_number_value(json_object_get(obj, "t"));
+		}
+	} else {
+		reject(r, "unknown record type");
+		goto out;
+	}
+	if (why)
+		reject(r, "%s", why);
+	else
+		r->valid++;
+out:
+	json_decref(obj);
+}
+
+void guest_result_feed(struct guest_result *r, const char *data, size_t len)
+{
+	while (len) {
+		const char *nl = memchr(data, '\n', len);
+		size_t chunk = nl ? (size_t)(nl - data) : len;
+
+		if (!r->skipping) {
+			if (r->pending.len + chunk > r->max_line) {
+				r->line++;
+				reject(r, "longer than %zu bytes: rejected", r->max_line);
+				sb_reset(&r->pending);
+				r->skipping = 1;
+			} else {
+				sb_add(&r->pending, data, chunk);
+			}
+		}
+		if (!nl)
+			return;
+		if (r->skipping) {
+			r->skipping = 0;
+		} else {
+			r->line++;
+			parse_line(r, r->pending.buf ? r->pending.buf : "", r->pending.len);
+			sb_reset(&r->pending);
+		}
+		data = nl + 1;
+		len -= chunk + 1;
+	}
+}
+
+void guest_result_finish(struct guest_result *r)
+{
+	if (r->pending.len) {
+		r->line++;
+		reject(r, "truncated: %zu bytes without a newline at the end (the guest stopped mid-record)",
+		       r->pending.len);
+	}
+	sb_reset(&r->pending);
+	r->skipping = 0;
+}
+
+int guest_result_parse_file(const char *path, struct guest_result *r)
+{
+	char buf[65536];
+	long long total = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (!n)
+			break;
+		total += n;
+		if (total > GUEST_RESULT_FILE_MAX) {
+			r->line++;
+			reject(r, "result file larger than %lld bytes: the rest is ignored",
+			       (long long)GUEST_RESULT_FILE_MAX);
+			break;
+		}
+		guest_result_feed(r, buf, (size_t)n);
+	}
+	close(fd);
+	guest_result_finish(r);
+	return 0;
+}
+
+double guest_result_uptime(const struct guest_result *r)
+{
+	json_t *u = r->hello ? json_object_get(r->hello, "uptime_s") : NULL;
+
+	return json_is_number(u) ? json_number_value(u) : -1;
+}
+
+int guest_result_topology(const struct guest_result *r, struct guest_topology *t,
+			  struct strbuf *err)
+{
+	json_t *nodes, *n;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (!r->topology) {
+		sb_adds(err, "the guest did not report its topology");
+		return -1;
+	}
+	nodes = json_object_get(r->topology, "nodes");
+	t->vcpus = (int)json_integer_value(json_object_get(r->topology, "vcpus_online"));
+	if (json_array_size(nodes) > GUEST_MAX_NODES || !json_array_size(nodes)) {
+		sb_addf(err, "the guest reported %zu NUMA nodes (expected 1 to %d)",
+			json_array_size(nodes), GUEST_MAX_NODES);
+		return -1;
+	}
+	t->has_distances = 1;
+	json_array_foreach(nodes, i, n) {
+		json_t *id = json_object_get(n, "id"), *d = json_object_get(n, "distances"), *dv;
+		const char *cpus = json_string_value(json_object_get(n, "cpus"));
+		json_int_t kib = json_integer_value(json_object_get(n, "memory_kib"));
+		size_t j;
+
+		/* nodes must be 0..N-1 in order, as the declared topology's are */
+		if (!is_int(id) || json_integer_value(id) != (json_int_t)i) {
+			sb_addf(err, "the guest's node list is not 0..%zu in order (node %zu has id %lld)",
+				json_array_size(nodes) - 1, i, (long long)json_integer_value(id));
+			return -1;
+		}
+		if (!cpus || cpuset_parse(cpus, GUEST_MAX_VCPUS, &t->nodes[i].cpus)) {
+			sb_addf(err, "node %zu: malformed cpus", i);
+			return -1;
+		}
+		t->nodes[i].memory_mib = kib > 0 ? (uint64_t)kib / 1024 : 0;
+		if (json_array_size(d) != json_array_size(nodes))
+			t->has_distances = 0;
+		json_array_foreach(d, j, dv)
+			if (j < GUEST_MAX_NODES)
+				t->nodes[i].distances[j] = (int)json_integer_value(dv);
+		t->memory_mib += t->nodes[i].memory_mib;
+	}
+	t->nr_nodes = (int)json_array_size(nodes);
+	return 0;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The host side of the result channel: the file libvirt wrote from the
+ * guest's virtio-serial port, parsed into records. Guest output is
+ * untrusted: lines are bounded (GUEST_RECORD_MAX), must be valid UTF-8 and
+ * valid JSON objects of a known type with the protocol version and the next
+ * sequence number. A bad line is rejected with a reason and parsing goes on;
+ * nothing in the input can crash the parser or make it allocate without bound.
+ */
+#ifndef LAB_GUEST_RESULT_H
+#define LAB_GUEST_RESULT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "guest_conf.h"
+#include "strbuf.h"
+#include "util.h"
+
+struct guest_result {
+	json_t *hello;		/* the "hello" record, or NULL */
+	json_t *topology;	/* the "topology" record, or NULL */
+	json_t *job;		/* the "job" record, or NULL */
+	json_t *records;	/* array: every object the workload printed, in order */
+	json_t *stderr_lines;	/* array of strings */
+	json_t *errors;		/* array of strings: the runner's "error" records */
+	json_t *exit;		/* the "exit" record, or NULL */
+	int done;		/* the "done" record arrived and its count matched */
+	double done_t;		/* its "t": runner seconds from start to done */
+	long valid;		/* accepted records */
+	struct strvec bad;	/* rejected lines: "line N: reason" */
+
+	/* parser state */
+	struct strbuf pending;
+	long line;
+	long next_seq;
+	int skipping;		/* inside an over-long line */
+	size_t max_line;	/* GUEST_RECORD_MAX unless a test lowers it */
+};
+
+void guest_result_init(struct guest_result *r);
+/* Feed bytes as they come; complete lines are parsed at once. */
+void guest_result_feed(struct guest_result *r, const char *data, size_t len);
+/* End of input: a line without its newline is rejected as truncated. */
+void guest_result_finish(struct guest_result *r);
+/* Whole file (at most GUEST_RESULT_FILE_MAX bytes read); -1 with errno when unreadable. */
+int guest_result_parse_file(const char *path, struct guest_result *r);
+void guest_result_release(struct guest_result *r);
+
+/*
+ * The reported topology as a struct guest_topology (for comparing with the
+ * declared one). Returns 0, or -1 with the reason in @err when the record
+ * is missing or malformed.
+ */
+int guest_result_topology(const struct guest_result *r, struct guest_topology *out,
+			  struct strbuf *err);
+
+/* Boot-to-runner seconds (the hello record's uptime_s), or -1. */
+double guest_result_uptime(const struct guest_result *r);
+
+/* Is @s (length @len) valid UTF-8? Returns -1, or the offset of the first bad byte. */
+long utf8_invalid_at(const unsigned char *s, size_t len);
+
+#endif

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "libvirt_conn.h"
+#include "fsutil.h"
+#include "util.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libvirt/virterror.h>
+
+/*
+ * What Debian 12's libvirt 9.0 embedded driver needs to run QEMU as root
+ * without a daemon: no privilege drop, no security driver, and QEMU's
+ * stdio straight to files (virtlogd is not running). Without
+ * dynamic_ownership/remember_owner it would chown the kernel and log files
+ * and keep xattrs on them (and warn about them on every run).
+ */
+static const char qemu_conf[] =
+	"# written by mglrulab: the embedded QEMU driver, running as root\n"
+	"user = \"root\"\n"
+	"group = \"root\"\n"
+	"security_driver = \"none\"\n"
+	"stdio_handler = \"file\"\n"
+	"# we are root and own every file a run uses: no chown, no xattr bookkeeping\n"
+	"dynamic_ownership = 0\n"
+	"remember_owner = 0\n";
+
+static void silent_error(void *data, virErrorPtr e)
+{
+	(void)data;
+	(void)e;	/* errors are fetched with virGetLastErrorMessage() and reported by us */
+}
+
+const char *lab_virt_error(void)
+{
+	const char *m = virGetLastErrorMessage();
+
+	return m ? m : "unknown libvirt error";
+}
+
+static void *event_loop(void *arg)
+{
+	(void)arg;
+	for (;;)
+		if (virEventRunDefaultImpl() < 0)
+			warning("libvirt event loop: %s", lab_virt_error());
+	return NULL;
+}
+
+/* libvirt wants its event implementation registered before the first connection. */
+static int start_event_loop(struct strbuf *err)
+{
+	static int started;
+	pthread_t th;
+	sigset_t all, old;
+
+	if (started)
+		return 0;
+	if (virEventRegisterDefaultImpl() < 0) {
+		sb_addf(err, "cannot set up the libvirt event loop: %s", lab_virt_error());
+		return -1;
+	}
+	/* signals belong to the main thread (domain_run.c's handlers) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int r = pthread_create(&th, NULL, event_loop, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r) {
+		sb_addf(err, "cannot start the libvirt event thread: %s", strerror(r));
+		return -1;
+	}
+	pthread_detach(th);
+	started = 1;
+	return 0;
+}
+
+char *lab_virt_embed_uri(const char *state_dir)
+{
+	char *cwd = getcwd(NULL, 0);
+	char *abs = path_absolute(cwd ? cwd : "/", state_dir);
+	char *uri = xasprintf("qemu:///embed?root=%s/libvirt", abs);
+
+	free(cwd);
+	free(abs);
+	return uri;
+}
+
+static int setup_embed_root(const char *state_dir, struct strbuf *err)
+{
+	char *etc = xasprintf("%s/libvirt/etc", state_dir);
+	char *conf = xasprintf("%s/qemu.conf", etc);
+	struct strbuf cur = STRBUF_INIT;
+	int r = 0;
+
+	if (mkdir_p(etc, 0700)) {
+		sb_addf(err, "cannot create %s: %s", etc, strerror(errno));
+		r = -1;
+	} else if (read_file(conf, &cur, 65536) || strcmp(sb_str(&cur), qemu_conf)) {
+		if (write_file_atomic(conf, qemu_conf, strlen(qemu_conf))) {
+			sb_addf(err, "cannot write %s: %s", conf, strerror(errno));
+			r = -1;
+		}
+	}
+	/* Keep libvirt's own log lines off the user's terminal: into a file. */
+	if (!r && !getenv("LIBVIRT_LOG_OUTPUTS")) {
+		char *cwd = getcwd(NULL, 0);
+		char *abs = path_absolute(cwd ? cwd : "/", state_dir);
+		/* libvirt ignores a relative log path and falls back to stderr */
+		char *out = xasprintf("3:file:%s/libvirt/libvirt.log", abs);
+
+		setenv("LIBVIRT_LOG_OUTPUTS", out, 0);
+		free(out);
+		free(abs);
+		free(cwd);
+	}
+	sb_release(&cur);
+	free(conf);
+	free(etc);
+	return r;
+}
+
+/* Destroy lab domains whose owning process is gone (a session killed with SIGKILL). */
+static void destroy_stale(virConnectPtr conn)
+{
+	virDomainPtr *doms = NULL;
+	int n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+
+	for (int i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+		long pid;
+		char *dash;
+
+		if (name && str_starts_with(name, LAB_DOMAIN_PREFIX)) {
+			char *num = xstrdup(name + strlen(LAB_DOMAIN_PREFIX));
+
+			dash = strchr(num, '-');
+			if (dash)
+				*dash = '\0';
+			if (!parse_long(num, 1, 1 << 30, &pid) && pid != getpid() &&
+			    kill((pid_t)pid, 0) && errno == ESRCH) {
+				warning("destroying domain %s left by a dead mglrulab (pid %ld)", name, pid);
+				virDomainDestroy(doms[i]);
+			}
+			free(num);
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+}
+
+/*
+ * libguestfs initializes libvirt from a library constructor, before we can
+ * point libvirt's log at a file, so the embedded driver would log to our
+ * stderr. libvirt re-reads LIBVIRT_LOG_* in virLogSetFromEnv(), a private
+ * export: looked up at run time, so a libvirt without it only means noise.
+ */
+static void apply_log_env(void)
+{
+	int (*set_from_env)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "virLogSetFromEnv");
+
+	if (set_from_env)
+		set_from_env();
+}
+
+int lab_virt_is_embedded(virConnectPtr conn)
+{
+	char *uri = virConnectGetURI(conn);
+	int r = uri && strstr(uri, "/embed") != NULL;
+
+	free(uri);
+	return r;
+}
+
+/*
+ * One process per embedded root: a second embedded driver on the same root
+ * "reconnects" to the first one's QEMU processes and kills them. Held for
+ * the life of the connection (the kernel drops it when we die).
+ */
+static int embed_lock_fd = -1;
+
+static int lock_embed_root(const char *state_dir, struct strbuf *err)
+{
+	char *path = xasprintf("%s/libvirt/mglrulab.lock", state_dir);
+	char pid[32];
+	ssize_t n;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		sb_addf(err, "cannot open %s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		sb_addf(err, "the lab state folder %s is in use by mglrulab pid %s: two processes on one "
+			"embedded libvirt root would kill each other's guests; wait for it, or use another "
+			"--state folder", state_dir, n > 0 ? pid : "?");
+		close(fd);
+		free(path);
+		return -1;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n)
+		debug("cannot record our pid in %s", path);
+	embed_lock_fd = fd;
+	free(path);
+	return 0;
+}
+
+virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbuf *err)
+{
+	char *embed = NULL;
+	virConnectPtr conn;
+
+	if (!uri || !*uri) {
+		if (setup_embed_root(state_dir, err))
+			return NULL;
+		if (embed_lock_fd < 0 && lock_embed_root(state_dir, err))
+			return NULL;
+		uri = embed = lab_virt_embed_uri(state_dir);
+	}
+	if (virInitialize() < 0) {
+		sb_addf(err, "cannot initialize libvirt: %s", lab_virt_error());
+		free(embed);
+		return NULL;
+	}
+	apply_log_env();
+	virSetErrorFunc(NULL, silent_error);
+	if (start_event_loop(err)) {
+		free(embed);
+		return NULL;
+	}
+	conn = virConnectOpen(uri);
+	if (!conn) {
+		sb_addf(err, "cannot connect to %s: %s", uri, lab_virt_error());
+		if (embed)
+			sb_adds(err, " (run 'mglrulab doctor')");
+		free(embed);
+		return NULL;
+	}
+	debug("libvirt: connected to %s", uri);
+	free(embed);
+	destroy_stale(conn);
+	return conn;
+}
+
+void lab_virt_close(virConnectPtr conn)
+{
+	if (conn)
+		virConnectClose(conn);
+	if (embed_lock_fd >= 0) {
+		close(embed_lock_fd);
+		embed_lock_fd = -1;
+	}
+}

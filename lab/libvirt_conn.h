@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The lab's libvirt connection. The default is libvirt's embedded QEMU
+ * driver rooted in the lab's state folder (no daemon needed); any other URI
+ * (qemu:///system, qemu+ssh://host/system) is passed through unchanged.
+ * Opening also starts the event loop thread that libvirt's embedded driver
+ * (QEMU monitor I/O) and our lifecycle events need.
+ */
+#ifndef LAB_LIBVIRT_CONN_H
+#define LAB_LIBVIRT_CONN_H
+
+#include <libvirt/libvirt.h>
+
+#include "strbuf.h"
+
+/* The embedded URI for @state_dir: "qemu:///embed?root=<abs state dir>/libvirt". */
+char *lab_virt_embed_uri(const char *state_dir);
+
+/*
+ * Open @uri (NULL or "" means the embedded driver under @state_dir, which is
+ * set up first: <root>/etc/qemu.conf as DESIGN.md says, and locked: one
+ * process per embedded root). Domains a previous, dead mglrulab process left
+ * running are destroyed. NULL with the reason in @err on failure (also when
+ * another mglrulab holds the state folder).
+ */
+virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbuf *err);
+void lab_virt_close(virConnectPtr conn);
+
+/* Is @conn libvirt's embedded driver (which, for one, has no AUTODESTROY)? */
+int lab_virt_is_embedded(virConnectPtr conn);
+
+/* The last libvirt error as text (never NULL). */
+const char *lab_virt_error(void);
+
+/* Domain names the lab uses: "mglrulab-<pid>-<n>", so a stale one names its dead owner. */
+#define LAB_DOMAIN_PREFIX "mglrulab-"
+
+#endif

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# A workload runs in the guest and its records come back through the
+# runner: yield_pingpong with tiny parameters in `tiny`, its metrics
+# forwarded, its exit status recorded, the run counted.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/guest.sh"
+need_lab_kernel
+[ -x build/guest/yield_pingpong ] || skip "build/guest/yield_pingpong not built"
+
+"$LAB" guest run tiny "${KARGS[@]}" --workload yield_pingpong --arg cpus=1,2 --arg duration=1 \
+	--arg warmup=0 --timeout 120 --json --run-dir "$TMP/run" >"$TMP/out.json" 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >&2
+[ $rc -eq 0 ] || { head -c 3000 "$TMP/out.json" >&2; fail "guest run exited $rc"; }
+[ "$(json_get "$TMP/out.json" 'd["status"]')" = ok ] || fail "status is not ok"
+[ "$(json_get "$TMP/out.json" 'sorted(r["name"] for r in d["records"] if r["type"] == "metric")')" = \
+  "['cs_per_sec_per_cpu_1cpu', 'cs_per_sec_per_cpu_2cpu']" ] || fail "metrics missing"
+[ "$(json_get "$TMP/out.json" 'all(r["value"] > 0 for r in d["records"] if r["type"] == "metric")')" = True ] ||
+	fail "a rate is not positive"
+grep -q '"type":"exit","status":0\|"status":0' "$TMP/run/results.jsonl" || fail "no exit status 0 in results.jsonl"
+exit 0

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Domain XML from a topology: NUMA cells, distances, tuning, and escaping of every path. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain_xml.h"
+#include "guest_conf.h"
+#include "guest_protocol.h"
+
+static struct domain_spec base_spec(const struct guest_topology *t)
+{
+	return (struct domain_spec){
+		.name = "mglrulab-1-0", .topo = t, .accel = ACCEL_TCG,
+		.kernel = "/k/bzImage", .cmdline = "console=ttyS0 init=/sbin/mglrulab-runner",
+		.disk = "/runs/a/disk.qcow2", .job = "/runs/a/job.json",
+		.console_log = "/runs/a/console.log", .channel_log = "/runs/a/results.jsonl",
+	};
+}
+
+static void contains(const char *xml, const char *needle)
+{
+	if (!strstr(xml, needle))
+		fail_msg("XML lacks '%s':\n%s", needle, xml);
+}
+
+static void test_tiny(void **state)
+{
+	struct guest_topology t;
+	struct strbuf err = STRBUF_INIT;
+	struct domain_spec s;
+	char *xml;
+
+	(void)state;
+	assert_int_equal(guest_topology_load("guests/tiny.conf", &t, &err), 0);
+	s = base_spec(&t);
+	xml = domain_xml(&s);
+	contains(xml, "<domain type='qemu'>");
+	contains(xml, "<memory unit='MiB'>1024</memory>");
+	contains(xml, "<vcpu placement='static'>2</vcpu>");
+	contains(xml, "<cell id='0' cpus='0' memory='512' unit='MiB'>");
+	contains(xml, "<cell id='1' cpus='1' memory='512' unit='MiB'>");
+	contains(xml, "<sibling id='1' value='20'/>");
+	contains(xml, "<features>\n    <acpi/>\n    <apic/>\n  </features>");
+	contains(xml, "<entry name='" GUEST_FWCFG_JOB_NAME "' file='/runs/a/job.json'/>");
+	contains(xml, "<target type='virtio' name='" GUEST_CHANNEL_NAME "'/>");
+	contains(xml, "<on_poweroff>destroy</on_poweroff>");
+	contains(xml, "<on_reboot>destroy</on_reboot>");
+	contains(xml, "<on_crash>destroy</on_crash>");
+	contains(xml, "<kernel>/k/bzImage</kernel>");
+	contains(xml, "<source path='/runs/a/console.log'/>");
+	assert_null(strstr(xml, "<cputune>"));
+	assert_null(strstr(xml, "<numatune>"));
+	free(xml);
+
+	s.accel = ACCEL_KVM;
+	xml = domain_xml(&s);
+	contains(xml, "<domain type='kvm'>");
+	contains(xml, "host-passthrough");
+	free(xml);
+	guest_topology_release(&t);
+	sb_release(&err);
+}
+
+static void test_placement_and_memory_only_node(void **state)
+{
+	struct guest_topology t;
+	struct domain_spec s;
+	char *xml;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	t.vcpus = 2;
+	t.nr_nodes = 2;
+	t.memory_mib = 3072;
+	t.machine = (char *)"q35";
+	cpuset_set(&t.nodes[0].cpus, 0);
+	cpuset_set(&t.nodes[0].cpus, 1);
+	t.nodes[0].memory_mib = 2048;
+	t.nodes[1].memory_mib = 1024;
+	t.nodes[0].host_nodes = (char *)"0";
+	t.nodes[1].host_nodes = (char *)"1";
+	t.vcpupin[1] = (char *)"3-4";
+	t.emulatorpin = (char *)"0";
+	t.hugepage_kib = 2048;
+	t.nosharepages = 1;
+	s = base_spec(&t);
+	xml = domain_xml(&s);
+	contains(xml, "machine='q35'");
+	contains(xml, "<cell id='1' memory='1024' unit='MiB'/>");	/* memory-only: no cpus */
+	contains(xml, "<vcpupin vcpu='1' cpuset='3-4'/>");
+	contains(xml, "<emulatorpin cpuset='0'/>");
+	contains(xml, "<memnode cellid='1' mode='strict' nodeset='1'/>");
+	contains(xml, "<hugepages><page size='2048' unit='KiB'/></hugepages>");
+	contains(xml, "<nosharepages/>");
+	assert_null(strstr(xml, "<distances>"));
+	assert_null(strstr(xml, "<filesystem"));
+	free(xml);
+
+	struct domain_share sh[] = { { "/usr", "hostusr" }, { "/src/linux's", "src" } };
+	s.shares = sh;
+	s.nr_shares = 2;
+	xml = domain_xml(&s);
+	contains(xml, "<source dir='/usr'/>\n      <target dir='hostusr'/>\n      <readonly/>");
+	contains(xml, "<source dir='/src/linux&apos;s'/>");
+	free(xml);
+}
+
+static void test_escaping(void **state)
+{
+	struct guest_topology t;
+	struct strbuf err = STRBUF_INIT;
+	struct domain_spec s;
+	char *xml;
+
+	(void)state;
+	assert_int_equal(guest_topology_load("guests/tiny.conf", &t, &err), 0);
+	s = base_spec(&t);
+	s.kernel = "/a'b/<k>&\"";
+	s.cmdline = "x='<y>' & z";
+	s.console_log = "/l'/c.log";
+	xml = domain_xml(&s);
+	contains(xml, "<kernel>/a&apos;b/&lt;k&gt;&amp;&quot;</kernel>");
+	contains(xml, "<cmdline>x=&apos;&lt;y&gt;&apos; &amp; z</cmdline>");
+	contains(xml, "<source path='/l&apos;/c.log'/>");
+	assert_null(strstr(xml, "<k>"));
+	free(xml);
+	guest_topology_release(&t);
+	sb_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tiny),
+		cmocka_unit_test(test_placement_and_memory_only_node),
+		cmocka_unit_test(test_escaping),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The result channel parser: good streams parse, every kind of garbage is rejected, nothing crashes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guest_result.h"
+#include "guest_protocol.h"
+#include "guest_job.h"
+
+#define HELLO "{\"v\":1,\"seq\":0,\"type\":\"hello\",\"uptime_s\":1.25}\n"
+#define TOPO "{\"v\":1,\"seq\":1,\"type\":\"topology\",\"vcpus_online\":2,\"nodes\":[" \
+	"{\"id\":0,\"cpus\":\"0\",\"memory_kib\":460000,\"distances\":[10,20]}," \
+	"{\"id\":1,\"cpus\":\"1\",\"memory_kib\":500000,\"distances\":[20,10]}]}\n"
+#define METRIC "{\"v\":1,\"seq\":2,\"type\":\"workload\",\"record\":{\"type\":\"metric\",\"name\":\"x\",\"value\":3,\"unit\":\"s\"}}\n"
+#define EXIT "{\"v\":1,\"seq\":3,\"type\":\"exit\",\"status\":0}\n"
+#define DONE "{\"v\":1,\"seq\":4,\"type\":\"done\",\"records\":4}\n"
+
+static void parse(struct guest_result *r, const char *text, size_t len)
+{
+	guest_result_init(r);
+	guest_result_feed(r, text, len);
+	guest_result_finish(r);
+}
+
+static int has_bad(const struct guest_result *r, const char *needle)
+{
+	for (size_t i = 0; i < r->bad.n; i++)
+		if (strstr(r->bad.v[i], needle))
+			return 1;
+	return 0;
+}
+
+static void expect_bad(const char *text, size_t len, const char *needle)
+{
+	struct guest_result r;
+
+	parse(&r, text, len);
+	if (!has_bad(&r, needle)) {
+		for (size_t i = 0; i < r.bad.n; i++)
+			print_message("  bad: %s\n", r.bad.v[i]);
+		fail_msg("expected a rejected line containing '%s'", needle);
+	}
+	guest_result_release(&r);
+}
+
+static void expect_bads(const char *text, const char *needle)
+{
+	expect_bad(text, strlen(text), needle);
+}
+
+static void test_good_stream(void **state)
+{
+	const char text[] = HELLO TOPO METRIC EXIT DONE;
+	struct guest_result r;
+	struct guest_topology t;
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	/* fed one byte at a time: line assembly must not depend on chunking */
+	guest_result_init(&r);
+	for (size_t i = 0; i < sizeof(text) - 1; i++)
+		guest_result_feed(&r, text + i, 1);
+	guest_result_finish(&r);
+	assert_int_equal(r.bad.n, 0);
+	assert_int_equal(r.valid, 5);
+	assert_true(r.done);
+	assert_int_equal(json_array_size(r.records), 1);
+	assert_true(guest_result_uptime(&r) == 1.25);
+	assert_int_equal(guest_result_topology(&r, &t, &err), 0);
+	assert_int_equal(t.nr_nodes, 2);
+	assert_int_equal(t.vcpus, 2);
+	assert_int_equal(t.nodes[1].distances[0], 20);
+	assert_true(cpuset_has(&t.nodes[1].cpus, 1));
+	guest_result_release(&r);
+	sb_release(&err);
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	/* truncated: the guest died mid-record */
+	expect_bads(HELLO "{\"v\":1,\"seq\":1,\"ty", "truncated");
+	/* invalid JSON */
+	expect_bads("{\"v\":1,\"seq\":0,\"type\":\"hello\",}\n", "invalid JSON");
+	expect_bads("garbage\n", "invalid JSON");
+	expect_bads("[1,2]\n", "not a JSON object");
+	/* invalid UTF-8: a lone continuation byte, an overlong '/', a surrogate, a cut sequence */
+	expect_bads("{\"v\":1,\"seq\":0,\"type\":\"he\x80llo\"}\n", "invalid UTF-8 at byte 25");
+	expect_bads("\xc0\xaf\n", "invalid UTF-8 at byte 0");
+	expect_bads("\xed\xa0\x80\n", "invalid UTF-8");
+	expect_bads("ab\xe2\x82\n", "invalid UTF-8 at byte 2");
+	/* NUL inside */
+	expect_bad("{\"v\":1}\0\n", 9, "NUL byte");
+	/* protocol violations */
+	expect_bads("{\"v\":2,\"seq\":0,\"type\":\"hello\"}\n", "protocol version");
+	expect_bads("{\"v\":1,\"seq\":0,\"type\":\"bogus\"}\n", "unknown record type");
+	expect_bads("{\"v\":1,\"seq\":0}\n", "no \"type\"");
+	expect_bads(HELLO HELLO, "repeated sequence number");
+	expect_bads("{\"v\":1,\"seq\":0,\"type\":\"hello\",\"type\":\"done\"}\n", "invalid JSON");
+	expect_bads("{\"v\":1,\"seq\":0,\"type\":\"workload\",\"record\":{\"type\":\"metric\",\"name\":\"x\",\"value\":\"3\"}}\n",
+		    "numeric \"value\"");
+	expect_bads("{\"v\":1,\"seq\":0,\"type\":\"workload\",\"record\":7}\n", "not an object");
+	expect_bads("{\"v\":1,\"seq\":0,\"type\":\"done\",\"records\":5}\n", "does not count");
+	expect_bads("{\"v\":1,\"seq\":0,\"type\":\"done\",\"records\":0}\n" HELLO,
+		    "after \"done\"");
+	expect_bads("{\"v\":1,\"seq\":3,\"type\":\"hello\"}\n", "records 0 to 2 were lost");
+	/* deep nesting must not overflow the stack (jansson caps the depth) */
+	{
+		size_t n = 100000;
+		char *deep = malloc(2 * n + 2);
+		memset(deep, '[', n);
+		memset(deep + n, ']', n);
+		deep[2 * n] = '\n';
+		expect_bad(deep, 2 * n + 1, "invalid JSON");
+		free(deep);
+	}
+}
+
+static void test_oversized(void **state)
+{
+	struct guest_result r;
+	size_t big = GUEST_RECORD_MAX + 10;
+	char *text = malloc(big + sizeof(HELLO) + sizeof(TOPO));
+
+	(void)state;
+	/* an over-long line is dropped without buffering it whole; the next line still parses */
+	memset(text, 'x', big);
+	text[big] = '\n';
+	memcpy(text + big + 1, HELLO, sizeof(HELLO) - 1);
+	guest_result_init(&r);
+	for (size_t off = 0; off < big + sizeof(HELLO); off += 4096) {
+		size_t n = big + sizeof(HELLO) - off;
+		guest_result_feed(&r, text + off, n > 4096 ? 4096 : n);
+	}
+	guest_result_finish(&r);
+	assert_true(has_bad(&r, "line 1: longer than"));
+	assert_non_null(r.hello);
+	assert_true(r.pending.alloc <= 2 * GUEST_RECORD_MAX + 65536);	/* bounded */
+	guest_result_release(&r);
+	free(text);
+}
+
+static void test_random_garbage(void **state)
+{
+	unsigned int seed = 12345;
+	char buf[4096];
+
+	(void)state;
+	/* random bytes: only rejections, never a crash or a sanitizer report */
+	for (int round = 0; round < 300; round++) {
+		struct guest_result r;
+		struct guest_topology t;
+		struct strbuf err = STRBUF_INIT;
+
+		for (size_t i = 0; i < sizeof(buf); i++) {
+			seed = seed * 1103515245 + 12345;
+			buf[i] = (char)(seed >> 16);
+			if (round % 2 && (seed >> 8) % 7 == 0)
+				buf[i] = "{}[]\":,\n1v"[(seed >> 4) % 10];
+		}
+		parse(&r, buf, sizeof(buf));
+		assert_int_equal(r.valid, 0);
+		assert_int_equal(guest_result_topology(&r, &t, &err), -1);
+		guest_result_release(&r);
+		sb_release(&err);
+	}
+}
+
+static void test_bad_topology(void **state)
+{
+	const char *texts[] = {
+		"{\"v\":1,\"seq\":0,\"type\":\"topology\",\"nodes\":[]}\n",
+		"{\"v\":1,\"seq\":0,\"type\":\"topology\",\"nodes\":[{\"id\":1,\"cpus\":\"0\"}]}\n",
+		"{\"v\":1,\"seq\":0,\"type\":\"topology\",\"nodes\":[{\"id\":0,\"cpus\":\"0-9999\"}]}\n",
+		"{\"v\":1,\"seq\":0,\"type\":\"topology\",\"nodes\":[{\"id\":0,\"cpus\":7}]}\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct guest_result r;
+		struct guest_topology t;
+		struct strbuf err = STRBUF_INIT;
+
+		parse(&r, texts[i], strlen(texts[i]));
+		assert_int_equal(guest_result_topology(&r, &t, &err), -1);
+		assert_true(err.len > 0);
+		guest_result_release(&r);
+		sb_release(&err);
+	}
+}
+
+static void test_job_json(void **state)
+{
+	const char *args[] = { "--mm=shared", "--cpus=1,2", "--text=a\"b\\c", NULL };
+	char *s = guest_job_json("sess/0001", "yield_pingpong", args, 30);
+	json_t *j = json_loads(s, 0, NULL);
+
+	(void)state;
+	assert_non_null(j);
+	assert_int_equal(json_integer_value(json_object_get(j, GUEST_JOB_V)), GUEST_PROTOCOL_VERSION);
+	assert_string_equal(json_string_value(json_object_get(j, GUEST_JOB_WORKLOAD)), "yield_pingpong");
+	assert_string_equal(json_string_value(json_object_get(j, GUEST_JOB_RUN_ID)), "sess/0001");
+	assert_int_equal(json_array_size(json_object_get(j, GUEST_JOB_ARGS)), 3);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, GUEST_JOB_ARGS), 2)),
+			    "--text=a\"b\\c");
+	assert_int_equal(json_integer_value(json_object_get(j, GUEST_JOB_TIMEOUT)), 30);
+	assert_true(strlen(s) < GUEST_JOB_MAX);
+	json_decref(j);
+	free(s);
+	s = guest_job_json(NULL, NULL, NULL, 0);	/* a topology-only boot */
+	j = json_loads(s, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, GUEST_JOB_WORKLOAD)), "");
+	json_decref(j);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_stream),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_oversized),
+		cmocka_unit_test(test_random_garbage),
+		cmocka_unit_test(test_bad_topology),
+		cmocka_unit_test(test_job_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
