@@ -20,5 +20,10 @@ int wants_help(int argc, char **argv);
 
 int cmd_config(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_guest(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif

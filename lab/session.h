@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A session: the kernels, guest, workloads and planned runs of one
+ * `mglrulab run`, kept in reports/<id>/ so it survives anything:
+ *
+ *   session.json     the context and the plan, written once at the start
+ *   runs/NNNN.json   one record per completed run, written atomically
+ *   logs/            build logs; logs/run-NNNN/ console, domain XML, job, results
+ *   report.json      the analysed report (regenerated from the above)
+ *   report.html, report.txt
+ *
+ * A session killed at any point resumes from these files alone: the plan
+ * says what to run, runs/ what is done.
+ */
+#ifndef LAB_SESSION_H
+#define LAB_SESSION_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "strbuf.h"
+
+enum session_mode { SESSION_AB, SESSION_AA, SESSION_ONE };
+enum fail_on { FAIL_ON_REGRESSION, FAIL_ON_CHANGE, FAIL_ON_NONE };
+
+struct session_opts {
+	const char *config;
+	enum session_mode mode;
+	long runs;			/* 0: lab.conf's */
+	long warmups;			/* -1: lab.conf's */
+	int seed_set;
+	uint64_t seed;
+	struct strvec workloads;	/* empty: lab.conf's */
+	const char *kernel;		/* SESSION_ONE: which kernel (default: the first) */
+	int resume;
+	const char *resume_id;		/* NULL: reports/latest */
+	enum fail_on fail_on;
+	const char *junit;
+	int no_counters;
+};
+
+/* Run (or resume) a session; returns the exit status. */
+int session_main(struct session_opts *o);
+
+/* --- session_store.c: the session folder --- */
+
+/* Create reports/<id>/ with runs/ and logs/, point reports/latest at it. */
+int session_dir_create(const char *reports_dir, const char *mode, char **dir, char **id);
+/* Resolve --resume [ID|PATH] (NULL: reports/latest) to a session folder. */
+int session_dir_find(const char *reports_dir, const char *id, char **dir);
+/*
+ * Hold <state_dir>/session.lock for the life of the process. Another
+ * session holding it is a clear error naming the holder.
+ */
+int session_lock(const char *state_dir, const char *session_dir);
+int session_write_json(const char *path, const json_t *obj);
+/* The run records in runs/, as an array sorted by seq (missing folder: empty). */
+json_t *session_load_runs(const char *dir, struct strbuf *err);
+char *session_run_path(const char *dir, int seq);
+
+/* --- session_record.c: a guest run into a run record --- */
+struct guest_run;
+struct guest_topology;
+/*
+ * Build the record of one run: status and failure reason, timings,
+ * metrics, series and counters. @declared is the topology the guest must
+ * show; a mismatch fails the run with both topologies in the reason.
+ */
+json_t *session_record(const json_t *planned, const struct guest_run *run,
+		       const struct guest_topology *declared, const char *started);
+
+/* --- session_output.c: reports, JUnit, verdict scan --- */
+/*
+ * Analyse @session_json (context + runs) into report.json, report.html and
+ * report.txt in @dir. Returns the report (new reference) or NULL.
+ */
+json_t *session_write_reports(const char *dir, const json_t *session_json);
+/* Exit status for @report under @fail_on: LAB_REGRESSION when it fails. */
+int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why);
+int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on);
+
+#endif

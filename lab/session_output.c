@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What a session leaves behind for people and for CI: reports, JUnit, exit status. */
+#include "session.h"
+#include "fsutil.h"
+#include "report.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int write_text(const char *dir, const char *name, const struct strbuf *sb)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int r = write_file_atomic(path, sb_str(sb), sb->len);
+
+	if (r)
+		lab_error("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	return r;
+}
+
+json_t *session_write_reports(const char *dir, const json_t *session_json)
+{
+	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
+	json_t *report = report_analyze(session_json, &err);
+
+	if (!report) {
+		lab_error("%s: cannot analyse the session: %s", dir, sb_str(&err));
+		sb_release(&err);
+		return NULL;
+	}
+	report_dump(report, &sb);
+	write_text(dir, "report.json", &sb);
+	sb_reset(&sb);
+	report_render_html(report, &sb);
+	write_text(dir, "report.html", &sb);
+	sb_reset(&sb);
+	report_render_text(report, &sb);
+	write_text(dir, "report.txt", &sb);
+	sb_release(&sb);
+	sb_release(&err);
+	return report;
+}
+
+static int fails(const char *verdict, enum fail_on fail_on)
+{
+	if (!verdict || fail_on == FAIL_ON_NONE)
+		return 0;
+	if (!strcmp(verdict, "regression"))
+		return 1;
+	return fail_on == FAIL_ON_CHANGE && !strcmp(verdict, "improvement");
+}
+
+int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why)
+{
+	json_t *res;
+	size_t i;
+	int status = LAB_OK;
+
+	json_array_foreach(json_object_get(report, "results"), i, res) {
+		const char *v = json_string_value(json_object_get(res, "verdict"));
+		if (!fails(v, fail_on))
+			continue;
+		sb_addf(why, "  %s %s: %s\n", json_string_value(json_object_get(res, "workload")),
+			json_string_value(json_object_get(res, "metric")), v);
+		status = LAB_REGRESSION;
+	}
+	return status;
+}
+
+static void xml_escape(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '<')
+			sb_adds(sb, "&lt;");
+		else if (c == '>')
+			sb_adds(sb, "&gt;");
+		else if (c == '&')
+			sb_adds(sb, "&amp;");
+		else if (c == '"')
+			sb_adds(sb, "&quot;");
+		else if (c == '\'')
+			sb_adds(sb, "&apos;");
+		else if (c < 0x20 && c != '\n' && c != '\t')
+			sb_addc(sb, ' ');	/* not allowed in XML 1.0 at all */
+		else
+			sb_addc(sb, (char)c);
+	}
+}
+
+int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on)
+{
+	struct strbuf sb = STRBUF_INIT, cases = STRBUF_INIT;
+	json_t *res;
+	size_t i, n = 0, failures = 0;
+
+	json_array_foreach(json_object_get(report, "results"), i, res) {
+		const char *v = json_string_value(json_object_get(res, "verdict"));
+		const char *reason = json_string_value(json_object_get(res, "reason"));
+		if (!v)
+			continue;	/* counters carry no verdict */
+		n++;
+		sb_adds(&cases, "  <testcase classname=\"mglrulab.");
+		xml_escape(&cases, json_string_value(json_object_get(res, "workload")));
+		sb_adds(&cases, "\" name=\"");
+		xml_escape(&cases, json_string_value(json_object_get(res, "metric")));
+		sb_adds(&cases, "\">\n");
+		if (fails(v, fail_on)) {
+			failures++;
+			sb_adds(&cases, "    <failure type=\"");
+			xml_escape(&cases, v);
+			sb_adds(&cases, "\" message=\"");
+			xml_escape(&cases, reason);
+			sb_adds(&cases, "\"/>\n");
+		} else if (!strcmp(v, "invalid") || !strcmp(v, "inconclusive")) {
+			sb_adds(&cases, "    <skipped message=\"");
+			xml_escape(&cases, v);
+			sb_adds(&cases, ": ");
+			xml_escape(&cases, reason);
+			sb_adds(&cases, "\"/>\n");
+		}
+		sb_adds(&cases, "    <system-out>verdict: ");
+		xml_escape(&cases, v);
+		sb_adds(&cases, "; ");
+		xml_escape(&cases, reason);
+		sb_adds(&cases, "</system-out>\n  </testcase>\n");
+	}
+	sb_addf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuite name=\"mglrulab\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", n, failures);
+	sb_add(&sb, sb_str(&cases), cases.len);
+	sb_adds(&sb, "</testsuite>\n");
+	int r = write_file_atomic(path, sb.buf, sb.len);
+	if (r)
+		lab_error("cannot write %s: %s", path, strerror(errno));
+	sb_release(&sb);
+	sb_release(&cases);
+	return r ? LAB_ELAB : LAB_OK;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One guest run into one run record. Everything here comes from the guest
+ * and is untrusted: only numbers that are finite become metrics, names are
+ * bounded, and a run counts only when the guest showed the declared
+ * topology, the runner finished, and the workload exited 0.
+ */
+#include "session.h"
+#include "counters.h"
+#include "domain_run.h"
+#include "guest_conf.h"
+#include "guest_result.h"
+#include "util.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NAME_MAX_LEN 128
+
+/* A JSON string from text that may hold invalid UTF-8 (consoles, guest output). */
+static json_t *safe_string(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t len = strlen(s);
+	long bad;
+
+	while ((bad = utf8_invalid_at((const unsigned char *)s, len)) >= 0) {
+		sb_add(&sb, s, (size_t)bad);
+		sb_adds(&sb, "\xef\xbf\xbd");	/* U+FFFD */
+		s += bad + 1;
+		len -= (size_t)bad + 1;
+	}
+	sb_add(&sb, s, len);
+	json_t *j = json_stringn(sb_str(&sb), sb.len);
+	sb_release(&sb);
+	return j ? j : json_string("(unprintable)");
+}
+
+static int good_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!n || n > NAME_MAX_LEN)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+static void add_number(json_t *obj, const char *key, double v)
+{
+	json_t *old = json_object_get(obj, key);
+
+	json_object_set_new(obj, key, json_real(v + (old ? json_number_value(old) : 0)));
+}
+
+/* Sum the mm-walk counters of every memcg per node: "node1.leaf_total". */
+static void flatten_lru_gen(json_t *lru, json_t *out)
+{
+	json_t *memcgs = json_object_get(lru, "memcgs"), *m, *node;
+	size_t i, j;
+
+	json_array_foreach(memcgs, i, m) {
+		json_array_foreach(json_object_get(m, "nodes"), j, node) {
+			json_t *nid = json_object_get(node, "node");
+			if (!json_is_integer(nid))
+				continue;
+			const char *key;
+			json_t *v;
+			json_object_foreach(json_object_get(node, "mm_walk"), key, v) {
+				if (!json_is_number(v))
+					continue;
+				char *name = xasprintf("node%lld.%s", (long long)json_integer_value(nid), key);
+				add_number(out, name, json_number_value(v));
+				free(name);
+			}
+			json_t *added = json_object_get(node, "generations_added");
+			if (json_is_number(added)) {
+				char *name = xasprintf("node%lld.generations_added",
+						       (long long)json_integer_value(nid));
+				add_number(out, name, json_number_value(added));
+				free(name);
+			}
+		}
+	}
+}
+
+/*
+ * The report wants flat {group: {name: number}}; the full structure (per
+ * phase, per node, gauges, flags) stays in the run record as
+ * counters_detail. A workload with several measured phases (yield_pingpong
+ * measures each CPU count separately) gets the sum of its phases: event
+ * counts add up.
+ */
+static json_t *flatten_counters(json_t *detail)
+{
+	json_t *flat = json_object(), *vm = json_object(), *tp = json_object(), *lru = json_object();
+	const char *phase, *key;
+	json_t *ph, *v;
+
+	json_object_foreach(json_object_get(detail, "phases"), phase, ph) {
+		json_object_foreach(json_object_get(json_object_get(ph, "vmstat"), "events"), key, v)
+			if (json_is_number(v))
+				add_number(vm, key, json_number_value(v));
+		json_object_foreach(json_object_get(ph, "tracepoints"), key, v) {
+			json_t *count = json_object_get(v, "count");
+			if (json_is_number(count))
+				add_number(tp, key, json_number_value(count));
+		}
+		flatten_lru_gen(json_object_get(ph, "lru_gen"), lru);
+	}
+	json_object_set_new(flat, "vmstat", vm);
+	json_object_set_new(flat, "tracepoints", tp);
+	json_object_set_new(flat, "lru_gen", lru);
+	return flat;
+}
+
+static void collect(const struct guest_result *res, json_t *metrics, json_t *series,
+		    json_t *errors, struct counters *ctr)
+{
+	size_t i;
+	json_t *rec;
+
+	json_array_foreach(res->records, i, rec) {
+		const char *type = json_string_value(json_object_get(rec, "type"));
+		const char *name = json_string_value(json_object_get(rec, "name"));
+		if (!type)
+			continue;
+		if (!strcmp(type, "metric") && good_name(name)) {
+			json_t *v = json_object_get(rec, "value");
+			if (json_is_number(v) && isfinite(json_number_value(v)))
+				json_object_set(metrics, name, v);
+			else
+				json_array_append_new(errors, json_sprintf("metric %s: value is not a finite number", name));
+		} else if (!strcmp(type, "series") && good_name(name)) {
+			json_t *vals = json_object_get(rec, "values");
+			if (json_is_array(vals))
+				json_object_set(series, name, vals);
+		} else if (!strcmp(type, "error")) {
+			const char *why = json_string_value(json_object_get(rec, "reason"));
+			json_array_append_new(errors, safe_string(why ? why : "workload error"));
+		}
+		if (ctr)
+			counters_add_line(ctr, rec);
+	}
+}
+
+static char *topology_problem(const struct guest_run *run, const struct guest_topology *declared)
+{
+	struct guest_topology reported;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	char *msg = NULL;
+
+	memset(&reported, 0, sizeof(reported));
+	if (guest_result_topology(&run->result, &reported, &err)) {
+		msg = xasprintf("the guest did not report its topology: %s", sb_str(&err));
+	} else if (!guest_topology_matches(declared, &reported, &why)) {
+		struct strbuf d = STRBUF_INIT, r = STRBUF_INIT;
+		guest_topology_format(declared, &d);
+		guest_topology_format(&reported, &r);
+		msg = xasprintf("the guest's topology differs from the declared one: %s\ndeclared:\n%s"
+				"reported:\n%s", sb_str(&why), sb_str(&d), sb_str(&r));
+		sb_release(&d);
+		sb_release(&r);
+	}
+	guest_topology_release(&reported);
+	sb_release(&err);
+	sb_release(&why);
+	return msg;
+}
+
+json_t *session_record(const json_t *planned, const struct guest_run *run,
+		       const struct guest_topology *declared, const char *started)
+{
+	json_t *rec = json_deep_copy(planned);
+	json_t *metrics = json_object(), *series = json_object(), *errors = json_array();
+	struct counters *ctr = counters_new();
+	char *failure = NULL;
+	double workload_s = -1;
+
+	collect(&run->result, metrics, series, errors, ctr);
+	json_t *exit_rec = run->result.exit;
+	if (exit_rec && json_is_number(json_object_get(exit_rec, "elapsed_s")))
+		workload_s = json_number_value(json_object_get(exit_rec, "elapsed_s"));
+
+	if (run->status != GUEST_RUN_OK) {
+		failure = xasprintf("%s: %s", guest_run_status_name(run->status),
+				    run->failure ? run->failure : "no reason given");
+	} else if ((failure = topology_problem(run, declared))) {
+		/* set */
+	} else if (!exit_rec || json_integer_value(json_object_get(exit_rec, "status")) != 0) {
+		struct strbuf sb = STRBUF_INIT;
+		json_int_t st = exit_rec ? json_integer_value(json_object_get(exit_rec, "status")) : -1;
+		sb_addf(&sb, "the workload %s (exit status %lld)",
+			st == 2 ? "found a precondition unmet" : "failed", (long long)st);
+		size_t i;
+		json_t *e;
+		json_array_foreach(errors, i, e)
+			sb_addf(&sb, "; %s", json_string_value(e));
+		json_array_foreach(run->result.stderr_lines, i, e)
+			if (i + 5 >= json_array_size(run->result.stderr_lines))
+				sb_addf(&sb, "\n  %s", json_string_value(e));
+		failure = sb_detach(&sb);
+	} else if (!json_object_size(metrics)) {
+		failure = xstrdup("the workload reported no metric");
+	}
+	json_object_set_new(rec, "status", json_string(failure ? "failed" : "ok"));
+	json_object_set_new(rec, "failure", failure ? safe_string(failure) : json_null());
+	json_object_set_new(rec, "started", json_string(started));
+	json_object_set_new(rec, "timings", json_pack("{s:f, s:f, s:f, s:f}",
+		"boot_s", run->boot_s >= 0 ? run->boot_s : 0.0,
+		"workload_s", workload_s >= 0 ? workload_s : 0.0,
+		"host_overhead_s", run->host_s, "wall_s", run->wall_s));
+	json_object_set_new(rec, "metrics", failure ? json_object() : json_incref(metrics));
+	json_object_set_new(rec, "series", series);
+	json_t *detail = counters_delta_json(ctr);
+	json_object_set_new(rec, "counters", flatten_counters(detail));
+	json_object_set_new(rec, "counters_detail", detail);
+	if (json_array_size(errors))
+		json_object_set_new(rec, "errors", errors);
+	else
+		json_decref(errors);
+	if (run->result.bad.n) {
+		json_t *bad = json_array();
+		for (size_t i = 0; i < run->result.bad.n && i < 20; i++)
+			json_array_append_new(bad, safe_string(run->result.bad.v[i]));
+		json_object_set_new(rec, "rejected_lines", bad);
+	}
+	if (run->result.topology)
+		json_object_set(rec, "guest_topology", run->result.topology);
+	json_decref(metrics);
+	counters_free(ctr);
+	free(failure);
+	return rec;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The session folder: creation, the lock, run records on disk. */
+#include "session.h"
+#include "fsutil.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+int session_dir_create(const char *reports_dir, const char *mode, char **dir, char **id)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	for (int n = 0; n < 100; n++) {
+		*id = n ? xasprintf("%s-%s-%d", stamp, mode, n) : xasprintf("%s-%s", stamp, mode);
+		*dir = xasprintf("%s/%s", reports_dir, *id);
+		if (!path_exists(*dir))
+			break;
+		free(*id);
+		free(*dir);
+		*id = *dir = NULL;
+	}
+	if (!*dir)
+		return lab_error("cannot find a free session folder name in %s", reports_dir);
+	char *runs = xasprintf("%s/runs", *dir), *logs = xasprintf("%s/logs", *dir);
+	int r = mkdir_p(runs, 0755) || mkdir_p(logs, 0755);
+	free(runs);
+	free(logs);
+	if (r)
+		return lab_error("cannot create %s: %s", *dir, strerror(errno));
+	/* reports/latest -> <id>, replaced atomically. */
+	char *link = xasprintf("%s/latest", reports_dir);
+	char *tmp = xasprintf("%s/.latest.%ld", reports_dir, (long)getpid());
+	unlink(tmp);
+	if (symlink(*id, tmp) || rename(tmp, link))
+		warning("cannot point %s at %s: %s", link, *id, strerror(errno));
+	unlink(tmp);
+	free(tmp);
+	free(link);
+	return LAB_OK;
+}
+
+int session_dir_find(const char *reports_dir, const char *id, char **dir)
+{
+	char *cand;
+
+	if (!id)
+		cand = xasprintf("%s/latest", reports_dir);
+	else if (strchr(id, '/'))
+		cand = xstrdup(id);
+	else
+		cand = xasprintf("%s/%s", reports_dir, id);
+	char *json = xasprintf("%s/session.json", cand);
+	int ok = is_regular_file(json);
+	free(json);
+	if (!ok) {
+		int r = user_error("--resume: %s is not a session folder (no session.json)%s", cand,
+				   id ? "" : "; name one: mglrulab run --resume SESSION");
+		free(cand);
+		return r;
+	}
+	char *real = realpath(cand, NULL);
+	free(cand);
+	*dir = real ? real : NULL;
+	return real ? LAB_OK : lab_error("cannot resolve the session folder: %s", strerror(errno));
+}
+
+int session_lock(const char *state_dir, const char *session_dir)
+{
+	char *path = xasprintf("%s/session.lock", state_dir);
+	int fd;
+
+	if (mkdir_p(state_dir, 0755)) {
+		free(path);
+		return lab_error("cannot create %s: %s", state_dir, strerror(errno));
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int r = lab_error("cannot open %s: %s", path, strerror(errno));
+		free(path);
+		return r;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		char holder[1024] = "";
+		ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+		holder[n > 0 ? n : 0] = '\0';
+		holder[strcspn(holder, "\n")] = '\0';
+		int r = user_error("another session holds %s (%s); wait for it or stop it first",
+				   path, *holder ? holder : "holder unknown");
+		close(fd);
+		free(path);
+		return r;
+	}
+	char *who = xasprintf("pid %ld, session %s\n", (long)getpid(), session_dir);
+	if (ftruncate(fd, 0) || pwrite(fd, who, strlen(who), 0) < 0)
+		debug("cannot record the lock holder in %s", path);
+	free(who);
+	free(path);
+	/* The descriptor stays open (and locked) until the process exits. */
+	return LAB_OK;
+}
+
+int session_write_json(const char *path, const json_t *obj)
+{
+	char *text = json_dumps(obj, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	int r;
+
+	if (!text)
+		return -1;
+	size_t len = strlen(text);
+	text = xrealloc(text, len + 2);
+	text[len] = '\n';
+	text[len + 1] = '\0';
+	r = write_file_atomic(path, text, len + 1);
+	free(text);
+	return r;
+}
+
+char *session_run_path(const char *dir, int seq)
+{
+	return xasprintf("%s/runs/%04d.json", dir, seq);
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "seq"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "seq"));
+
+	return (x > y) - (x < y);
+}
+
+json_t *session_load_runs(const char *dir, struct strbuf *err)
+{
+	char *runs_dir = xasprintf("%s/runs", dir);
+	DIR *d = opendir(runs_dir);
+	struct dirent *de;
+	json_t **v = NULL, *out = json_array();
+	size_t n = 0, alloc = 0;
+
+	while (d && (de = readdir(d))) {
+		/* Only finished records: NNNN.json, never a temporary file. */
+		if (strlen(de->d_name) != 9 || !str_ends_with(de->d_name, ".json"))
+			continue;
+		char *path = xasprintf("%s/%s", runs_dir, de->d_name);
+		json_error_t jerr;
+		json_t *rec = json_load_file(path, 0, &jerr);
+		if (!rec || !json_is_integer(json_object_get(rec, "seq"))) {
+			sb_addf(err, "%s: not a run record (%s); move it away to rerun that run\n",
+				path, rec ? "no seq" : jerr.text);
+			json_decref(rec);
+		} else {
+			ALLOC_GROW(v, n + 1, alloc);
+			v[n++] = rec;
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), by_seq);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(out, v[i]);
+	free(v);
+	free(runs_dir);
+	return out;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Every workload once in the tiny guest under the lab kernel, with small
+# parameters: plausible results. Non-zero rates; counter deltas never
+# negative (and present); yield_pingpong really shares one mm across CPUs
+# with mm=shared and not with mm=private; numa_workload keeps its RSS and
+# ages the other node; mglru_aging ages exactly G generations; the
+# tracepoint counted in the kernel moved.
+. "$(dirname "$0")/../lib/common.sh"
+need_kernel_source
+CONF=tests/fixtures/labs/workloads.conf
+
+"$LAB" run -c "$CONF" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+grep '^run ' "$TMP/err"
+[ $rc -eq 0 ] || { tail -20 "$TMP/err"; fail "run exited $rc"; }
+d=$(readlink -f reports/tests/latest)
+python3 - "$d" <<'PY' || fail "implausible workload results"
+import json, os, sys
+d = sys.argv[1]
+runs = {}
+for f in sorted(os.listdir(os.path.join(d, "runs"))):
+    r = json.load(open(os.path.join(d, "runs", f)))
+    runs[r["workload"]] = r
+assert set(runs) == {"yield_shared", "yield_private", "wis_cs1", "wis_yield", "numa", "aging"}, runs.keys()
+for name, r in runs.items():
+    assert r["status"] == "ok", (name, r.get("failure"))
+    vm = r["counters"]["vmstat"]
+    assert vm, (name, "no vmstat deltas")
+    assert all(v >= 0 for v in vm.values()), (name, "negative vmstat delta")
+    assert all(v >= 0 for v in r["counters"]["lru_gen"].values()), name
+    assert r["guest_topology"]["nodes"], name
+
+for name in ("yield_shared", "yield_private"):
+    m = runs[name]["metrics"]
+    assert m["cs_per_sec_per_cpu_1cpu"] > 0 and m["cs_per_sec_per_cpu_2cpu"] > 0, m
+assert runs["yield_shared"]["counters"]["tracepoints"]["sched:sched_switch"] > 1000
+
+for name in ("wis_cs1", "wis_yield"):
+    assert runs[name]["metrics"]["ops_per_sec"] > 0, runs[name]["metrics"]
+
+numa = runs["numa"]["metrics"]
+assert numa["rss_after_mib"] >= numa["rss_before_mib"] * 0.99, numa   # no premature reclaim
+assert numa["aging_passes_node1"] > 0, numa
+assert runs["numa"]["counters"]["lru_gen"]["node1.generations_added"] > 0
+
+aging = runs["aging"]
+assert aging["metrics"]["total_ms"] > 0
+assert len(aging["series"]["gen_ms"]) == 10, aging["series"]
+assert aging["counters"]["lru_gen"]["node0.generations_added"] == 10, aging["counters"]["lru_gen"]
+PY
+
+# mm=shared really shares one mm, mm=private does not: the program counts
+# address spaces from inside; the runner forwarded its mm_check lines.
+python3 - "$d" <<'PY' || fail "yield_pingpong mm check"
+import json, sys, os
+d = sys.argv[1]
+seen = {}
+for f in sorted(os.listdir(os.path.join(d, "logs"))):
+    p = os.path.join(d, "logs", f, "results.jsonl")
+    if not os.path.exists(p):
+        continue
+    for line in open(p):
+        rec = json.loads(line).get("record") or {}
+        if rec.get("name") == "mm_check":
+            seen.setdefault(rec["mm"], []).append(rec)
+assert seen.get("shared") and seen.get("private"), seen.keys()
+for rec in seen["shared"]:
+    assert rec["address_spaces"] == 1 and rec["processes"] == 1, rec
+for rec in seen["private"]:
+    assert rec["address_spaces"] == rec["cpus"] and rec["processes"] == rec["cpus"], rec
+PY
+echo ok
