@@ -7,12 +7,14 @@
 need_kernel_source
 CONF=tests/fixtures/labs/ab-small.conf
 
+old=$(readlink -f reports/tests/latest 2>/dev/null)
 "$LAB" run --ab -c "$CONF" --runs 3 > "$TMP/out" 2> "$TMP/err" &
 pid=$!
-# Wait until two runs are on disk, then kill without warning.
+# Wait until the new session has two runs on disk, then kill without warning.
 for _ in $(seq 600); do
 	d=$(readlink -f reports/tests/latest 2>/dev/null)
-	n=$(ls "$d"/runs/*.json 2>/dev/null | wc -l)
+	n=0
+	[ "$d" != "$old" ] && n=$(ls "$d"/runs/*.json 2>/dev/null | wc -l)
 	[ "$n" -ge 2 ] && break
 	sleep 0.5
 done
@@ -45,6 +47,7 @@ assert per == {"baseline": 3, "patched": 3}, per
 PY
 
 # SIGINT during a run.
+old=$(readlink -f reports/tests/latest)
 "$LAB" run --ab -c "$CONF" --runs 3 > "$TMP/out3" 2> "$TMP/err3" &
 pid=$!
 for _ in $(seq 600); do
@@ -60,6 +63,7 @@ cat "$TMP/err3" | tail -5
 sleep 1
 pgrep -af "qemu-system.*mglrulab-" && fail "a QEMU process of the lab survived SIGINT"
 d=$(readlink -f reports/tests/latest)
+[ "$d" != "$old" ] || fail "the interrupted session did not start"
 [ -s "$d/report.json" ] || fail "no partial report after SIGINT"
 grep -q "mglrulab run --resume $(basename "$d")" "$TMP/err3" || fail "resume command not printed"
 echo ok
