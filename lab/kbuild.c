@@ -16,6 +16,7 @@
 #include "fsutil.h"
 #include "kbuild_mtime.h"
 #include "kcache.h"
+#include "lockfile.h"
 #include "ksource.h"
 #include "mbox.h"
 #include "run_command.h"
@@ -27,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,6 +71,27 @@ static void kbuild_info(struct build_ctx *b, const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* Read every file of @paths into @texts (what the cache keys hash). */
+static int read_all(const struct kernel_cfg *k, const char *key, const struct strvec *paths,
+		    size_t max, struct strvec *texts, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = 0;
+
+	for (size_t i = 0; i < paths->n && !r; i++) {
+		sb_reset(&sb);
+		if (read_file(paths->v[i], &sb, max)) {
+			sb_addf(err, "[kernel %s] %s: cannot read %s: %s", k->name, key, paths->v[i],
+				strerror(errno));
+			r = -1;
+		} else {
+			strvec_push(texts, sb_str(&sb));
+		}
+	}
+	sb_release(&sb);
+	return r;
+}
+
 static int read_inputs(struct build_ctx *b, struct strbuf *err)
 {
 	const struct kernel_cfg *k = b->k;
@@ -78,24 +99,9 @@ static int read_inputs(struct build_ctx *b, struct strbuf *err)
 	const char *cc = getenv("CC");
 	const char *argv[] = { cc && *cc ? cc : "gcc", "--version", NULL };
 
-	for (size_t i = 0; i < k->series.n; i++) {
-		sb_reset(&sb);
-		if (read_file(k->series.v[i], &sb, 64 << 20)) {
-			sb_addf(err, "[kernel %s] series: cannot read %s: %s", k->name,
-				k->series.v[i], strerror(errno));
-			goto fail;
-		}
-		strvec_push(&b->series_text, sb_str(&sb));
-	}
-	for (size_t i = 0; i < k->fragments.n; i++) {
-		sb_reset(&sb);
-		if (read_file(k->fragments.v[i], &sb, 16 << 20)) {
-			sb_addf(err, "[kernel %s] fragments: cannot read %s: %s", k->name,
-				k->fragments.v[i], strerror(errno));
-			goto fail;
-		}
-		strvec_push(&b->fragment_text, sb_str(&sb));
-	}
+	if (read_all(k, "series", &k->series, 64 << 20, &b->series_text, err) ||
+	    read_all(k, "fragments", &k->fragments, 16 << 20, &b->fragment_text, err))
+		goto fail;
 	if (k->config[0] == '/') {
 		sb_reset(&sb);
 		if (read_file(k->config, &sb, 16 << 20)) {
@@ -136,34 +142,17 @@ static void fill_inputs(struct build_ctx *b, struct kcache_inputs *in, const cha
 static int take_lock(const char *cache_dir, int *fd_out)
 {
 	char *path = xasprintf("%s/build.lock", cache_dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	char *who = xasprintf("pid %ld\n", (long)getpid());
+	struct strbuf held_by = STRBUF_INIT;
+	int r = LAB_OK;
 
-	if (fd < 0) {
-		int r = lab_error("cannot open %s: %s", path, strerror(errno));
-		free(path);
-		return r;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		char holder[64] = "";
-		ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
-		holder[n > 0 ? n : 0] = '\0';
-		holder[strcspn(holder, "\n")] = '\0';
-		info("waiting for the kernel build lock %s (held by pid %s)", path,
-		     *holder ? holder : "?");
-		if (flock(fd, LOCK_EX)) {
-			int r = lab_error("cannot lock %s: %s", path, strerror(errno));
-			close(fd);
-			free(path);
-			return r;
-		}
-	}
-	char pid[32];
-	int len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)len, 0) < 0)
-		debug("cannot record the lock holder in %s", path);
+	*fd_out = lockfile_take(path, 1, who, &held_by);
+	if (*fd_out < 0)
+		r = lab_error("cannot lock %s: %s", path, strerror(errno));
+	sb_release(&held_by);
+	free(who);
 	free(path);
-	*fd_out = fd;
-	return LAB_OK;
+	return r;
 }
 
 /* The hunk header ("@@ -1138,7 +1138,8 @@ ...") of @file starting at @line. */

@@ -2,6 +2,7 @@
 /* The session folder: creation, the lock, run records on disk. */
 #include "session.h"
 #include "fsutil.h"
+#include "lockfile.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,36 +79,26 @@ int session_dir_find(const char *reports_dir, const char *id, char **dir)
 int session_lock(const char *state_dir, const char *session_dir)
 {
 	char *path = xasprintf("%s/session.lock", state_dir);
-	int fd;
+	char *who = xasprintf("pid %ld, session %s\n", (long)getpid(), session_dir);
+	struct strbuf held_by = STRBUF_INIT;
+	int r = LAB_OK, fd;
 
 	if (mkdir_p(state_dir, 0755)) {
-		free(path);
-		return lab_error("cannot create %s: %s", state_dir, strerror(errno));
+		r = lab_error("cannot create %s: %s", state_dir, strerror(errno));
+		goto out;
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int r = lab_error("cannot open %s: %s", path, strerror(errno));
-		free(path);
-		return r;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		char holder[1024] = "";
-		ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
-		holder[n > 0 ? n : 0] = '\0';
-		holder[strcspn(holder, "\n")] = '\0';
-		int r = user_error("another session holds %s (%s); wait for it or stop it first",
-				   path, *holder ? holder : "holder unknown");
-		close(fd);
-		free(path);
-		return r;
-	}
-	char *who = xasprintf("pid %ld, session %s\n", (long)getpid(), session_dir);
-	if (ftruncate(fd, 0) || pwrite(fd, who, strlen(who), 0) < 0)
-		debug("cannot record the lock holder in %s", path);
+	/* The descriptor stays open (and locked) until the process exits. */
+	fd = lockfile_take(path, 0, who, &held_by);
+	if (fd == -2)
+		r = user_error("another session holds %s (%s); wait for it or stop it first",
+			       path, sb_str(&held_by));
+	else if (fd < 0)
+		r = lab_error("cannot lock %s: %s", path, strerror(errno));
+out:
+	sb_release(&held_by);
 	free(who);
 	free(path);
-	/* The descriptor stays open (and locked) until the process exits. */
-	return LAB_OK;
+	return r;
 }
 
 int session_write_json(const char *path, const json_t *obj)

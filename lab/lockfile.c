@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "lockfile.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+static void read_holder(int fd, struct strbuf *held_by)
+{
+	char buf[1024];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	sb_adds(held_by, *buf ? buf : "holder unknown");
+}
+
+int lockfile_take(const char *path, int wait, const char *holder, struct strbuf *held_by)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		read_holder(fd, held_by);
+		if (!wait) {
+			close(fd);
+			return -2;
+		}
+		info("waiting for %s (held by %s)", path, sb_str(held_by));
+		if (flock(fd, LOCK_EX)) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+	}
+	if (ftruncate(fd, 0) || pwrite(fd, holder, strlen(holder), 0) < 0)
+		debug("cannot record the lock holder in %s", path);
+	return fd;
+}
