@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct kernel_opts {
 	const char *config;
@@ -51,6 +52,13 @@ static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
 			json_decref(out);
 			return user_error("kernel build: no [kernel %s] in %s", o->names.v[i], cfg->path);
 		}
+	/* With --json, stdout carries the JSON alone; progress goes to stderr. */
+	int saved = -1;
+	if (o->json) {
+		fflush(stdout);
+		saved = dup(1);
+		dup2(2, 1);
+	}
 	for (size_t i = 0; i < o->names.n && !r; i++) {
 		struct kbuild_result res;
 		r = kbuild_kernel(cfg, config_kernel(cfg, o->names.v[i]), &res);
@@ -60,6 +68,11 @@ static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
 				"cache_hit", res.cache_hit, "seconds", res.seconds,
 				"image_size", (json_int_t)res.image_size));
 		kbuild_result_free(&res);
+	}
+	if (saved >= 0) {
+		fflush(stdout);
+		dup2(saved, 1);
+		close(saved);
 	}
 	if (!r && o->json) {
 		char *text = json_dumps(out, JSON_INDENT(2));

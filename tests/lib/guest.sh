@@ -2,11 +2,18 @@
 # after common.sh. Guests boot the lab-built kernel under the lab's state
 # folder for tests (image cache shared between tests and runs).
 
-# The kernel: $MGLRULAB_TEST_KERNEL, else the newest cache entry; skip without one.
+# The kernel: $MGLRULAB_TEST_KERNEL, else lab.conf's baseline from the
+# kernel cache (built first if it is not there: a cache hit normally).
 need_lab_kernel() {
-	KERNEL=${MGLRULAB_TEST_KERNEL:-$(ls -t "$ROOT"/kernels/cache/entries/*/bzImage 2>/dev/null | head -n 1)}
-	[ -n "$KERNEL" ] && [ -f "$KERNEL" ] ||
-		skip "no lab kernel (set MGLRULAB_TEST_KERNEL=bzImage or run 'mglrulab kernel build')"
+	KERNEL=${MGLRULAB_TEST_KERNEL:-}
+	if [ -z "$KERNEL" ]; then
+		[ -f /usr/src/linux-source-6.12.tar.xz ] ||
+			skip "no lab kernel: set MGLRULAB_TEST_KERNEL=bzImage or install linux-source-6.12"
+		KERNEL=$("$LAB" -q kernel build --json baseline |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["bzImage"])') ||
+			fail "cannot build or find the baseline kernel"
+	fi
+	[ -f "$KERNEL" ] || fail "no kernel image at $KERNEL"
 	[ -x build/guest/mglrulab-runner ] || make -s workloads >/dev/null || fail "cannot build the guest programs"
 	# MGLRULAB_TEST_INITRD: only to try the plumbing with a distribution kernel
 	KARGS=(--kernel "$KERNEL" ${MGLRULAB_TEST_INITRD:+--initrd "$MGLRULAB_TEST_INITRD"})
