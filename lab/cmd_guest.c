@@ -5,10 +5,12 @@
  * libvirt, kernel, runner, results channel, topology check).
  */
 #include "cmd.h"
+#include "config.h"
 #include "fsutil.h"
 #include "guest_accel.h"
 #include "guest_image.h"
 #include "guest_lab.h"
+#include "kbuild.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -25,6 +27,37 @@ struct guest_opts {
 	int nr_shares;
 	int json, keep_disk, timeout, no_image, hash_only, repeat;
 };
+
+/*
+ * --kernel NAME: a [kernel NAME] of lab.conf ($MGLRULAB_CONFIG or ./lab.conf),
+ * from the kernel cache (built first when it is not there yet).
+ */
+static int kernel_by_name(struct guest_opts *o)
+{
+	static char bzimage[4096];
+	struct lab_config cfg;
+	struct kbuild_result res;
+	const struct kernel_cfg *k;
+	int r = config_load_or_report(config_default_path(), &cfg);
+
+	if (r)
+		goto out;
+	k = config_kernel(&cfg, o->kernel);
+	if (!k) {
+		r = user_error("--kernel %s: neither a file nor a [kernel %s] in %s", o->kernel,
+			       o->kernel, cfg.path);
+		goto out;
+	}
+	r = kbuild_kernel(&cfg, k, &res);
+	if (!r) {
+		snprintf(bzimage, sizeof(bzimage), "%s", res.bzimage);
+		o->kernel = bzimage;
+	}
+	kbuild_result_free(&res);
+out:
+	config_free(&cfg);
+	return r;
+}
 
 static int parse_opts(int argc, char **argv, struct guest_opts *o, int need_guest)
 {
@@ -103,8 +136,12 @@ static int parse_opts(int argc, char **argv, struct guest_opts *o, int need_gues
 		return user_error("guest: which guest? (e.g. 'mglrulab guest boot tiny --kernel PATH')");
 	if (need_guest && !o->kernel)
 		return user_error("guest: --kernel PATH_TO_BZIMAGE is required");
-	if (o->kernel && !is_regular_file(o->kernel))
-		return user_error("--kernel %s: no such file (a bzImage, e.g. kernels/cache/entries/*/bzImage)", o->kernel);
+	if (o->kernel && !is_regular_file(o->kernel)) {
+		if (strchr(o->kernel, '/'))
+			return user_error("--kernel %s: no such file (a bzImage, or a [kernel NAME] of lab.conf)",
+					  o->kernel);
+		return kernel_by_name(o);
+	}
 	return 0;
 }
 

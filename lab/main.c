@@ -79,7 +79,7 @@ const struct command lab_commands[] = {
 	  "image    Build the guest image (or find it in the cache) and print its path.\n"
 	  "extract  Copy /results out of runs kept with --keep-disk (one appliance).\n"
 	  "\n"
-	  "  -k, --kernel PATH    bzImage to boot\n"
+	  "  -k, --kernel K       bzImage to boot, or a [kernel NAME] of lab.conf (from the cache)\n"
 	  "  --cmdline ARGS       appended to the kernel command line (e.g. numa=off)\n"
 	  "  --initrd PATH        initramfs (only for distribution kernels)\n"
 	  "  -w, --workload NAME  (run) program under /usr/lib/mglrulab/workloads\n"
