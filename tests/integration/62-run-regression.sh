@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A regression injected on purpose (sched_yield() made 5 us slower) is
+# A regression injected on purpose (sched_yield() made 50 us slower) is
 # reported as a regression with exit status 3 under --fail-on regression,
 # and the JUnit test case fails. The unmodified pair is checked by 60-run-ab.
 . "$(dirname "$0")/../lib/common.sh"
