@@ -702,7 +702,7 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		finish_result(&b, res, 1, t0);
 		goto out;
 	}
-	r = ksource_prepare_tree(cfg->cache_dir, &b.src, &err, &b.t_unpack);
+	r = ksource_prepare_tree(&b.src, &err, &b.t_unpack);
 	if (r) {
 		error_status(r, "[kernel %s] %s", k->name, sb_str(&err));
 		goto out;

@@ -223,13 +223,11 @@ static int populate(const struct ksource *src, const char *tmp, const char *log,
 	return r ? LAB_ELAB : LAB_OK;
 }
 
-int ksource_prepare_tree(const char *cache_dir, struct ksource *src, struct strbuf *err,
-			 double *seconds)
+int ksource_prepare_tree(struct ksource *src, struct strbuf *err, double *seconds)
 {
 	char *marker = xasprintf("%s/.git/mglrulab-ready", src->tree);
 	char *tmp = xasprintf("%s.tmp", src->tree);
 	char *log = xasprintf("%s.log", src->tree);
-	char *trees = xasprintf("%s/trees", cache_dir);
 	double t0 = now_monotonic();
 	int r = LAB_OK;
 
@@ -275,7 +273,6 @@ out:
 	free(marker);
 	free(tmp);
 	free(log);
-	free(trees);
 	return r;
 }
 

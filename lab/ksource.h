@@ -27,8 +27,7 @@ int ksource_identify(const char *cache_dir, const char *path, const char *ref,
  * Make sure src->tree exists: a git repository whose tag "mglrulab-base"
  * is the unmodified source. Created once per source (unpack, commit).
  */
-int ksource_prepare_tree(const char *cache_dir, struct ksource *src, struct strbuf *err,
-			 double *seconds);
+int ksource_prepare_tree(struct ksource *src, struct strbuf *err, double *seconds);
 void ksource_free(struct ksource *src);
 /* Run git with @args in @tree (the lab's identity and environment), output into @out. */
 int ksource_git(const char *tree, const char *const *args, struct strbuf *out);
