@@ -145,19 +145,19 @@ static json_t *metrics_json(const struct workload_cfg *w, const struct guest_top
 	for (const struct metric_def *m = w->def->metrics; m->name; m++) {
 		struct strvec idx = STRVEC_INIT;
 		const char *pct = strstr(m->name, "%d");
+		const char *cpus = workload_cfg_value(w, "cpus");
 		/*
-		 * Names with two indices only appear on patched kernels with
-		 * extra columns; the report matches them against the definition.
+		 * Per-CPU-count names are known from the sweep. Which nodes a
+		 * workload reports on depends on the run (numa_workload reports
+		 * the nodes it ages, not its own), and names with two indices
+		 * only appear with a patched kernel's extra columns: the report
+		 * matches those against the definition when they appear, rather
+		 * than expecting them and calling them missing.
 		 */
-		if (pct && strstr(pct + 2, "%d"))
+		if (pct && (strstr(pct + 2, "%d") || !cpus || !strstr(m->name, "cpu")))
 			continue;
 		if (pct) {
-			const char *cpus = workload_cfg_value(w, "cpus");
-			if (cpus && strstr(m->name, "cpu"))
-				strvec_split(&idx, cpus, ", ");
-			else
-				for (int n = 0; n < t->nr_nodes; n++)
-					strvec_pushf(&idx, "%d", n);
+			strvec_split(&idx, cpus, ", ");
 		} else {
 			strvec_push(&idx, "");
 		}
@@ -174,22 +174,72 @@ static json_t *metrics_json(const struct workload_cfg *w, const struct guest_top
 	return a;
 }
 
-static json_t *workload_json(const struct workload_cfg *w, const struct guest_topology *t,
-			     int counters)
+static int workload_cfg_has(const struct workload_cfg *w, const char *param)
 {
-	json_t *params = json_object(), *args = json_array();
+	for (size_t i = 0; i < w->keys.n; i++)
+		if (!strcmp(w->keys.v[i], param))
+			return 1;
+	return 0;
+}
+
+/*
+ * kernel_build needs a toolchain and a kernel tree, and the lab guest
+ * (busybox, no libc) has neither: the program runs the host's toolchain in
+ * a chroot made of read-only 9p shares (workloads/lib/sysroot.h) of the
+ * host's /usr, its /etc/alternatives (where Debian's awk and cc links
+ * point) and the baseline kernel's source work tree (read-only is enough:
+ * the build is out of tree). Unless lab.conf sets chroot itself, the
+ * session adds these shares and points chroot and src at them.
+ */
+#define KBUILD_CHROOT "hostusr:/usr,hostalt:/etc/alternatives,ksrc:/src"
+
+static int kbuild_auto_chroot(const struct workload_cfg *w)
+{
+	return !strcmp(w->def->name, "kernel_build") && !workload_cfg_has(w, "chroot");
+}
+
+/* The lab-managed work tree of a built kernel (its meta.json "tree"), or NULL. */
+static char *kernel_tree(const struct kbuild_result *res)
+{
+	char *meta_path = xasprintf("%s/meta.json", res->entry_dir);
+	json_t *meta = json_load_file(meta_path, 0, NULL);
+	const char *tree = json_string_value(json_object_get(meta, "tree"));
+	char *r = tree && *tree && !access(tree, R_OK | X_OK) ? xstrdup(tree) : NULL;
+
+	json_decref(meta);
+	free(meta_path);
+	return r;
+}
+
+static json_t *workload_json(const struct workload_cfg *w, const struct guest_topology *t,
+			     int counters, const char *ktree)
+{
+	json_t *params = json_object(), *args = json_array(), *j;
+	int kb = kbuild_auto_chroot(w);
 
 	for (const struct param_def *p = w->def->params; p->name; p++) {
 		const char *v = workload_cfg_value(w, p->name);
 		/* --no-counters wins over lab.conf for this session. */
 		if (!counters && !strcmp(p->name, "counters"))
 			v = "0";
+		if (kb && !strcmp(p->name, "chroot"))
+			v = KBUILD_CHROOT;
+		if (kb && !strcmp(p->name, "src") && !workload_cfg_has(w, "src"))
+			v = "/src";
 		json_object_set_new(params, p->name, json_string(v ? v : ""));
-		if (v && *v)
+		/* An empty value written in lab.conf overrides a default ("config =" keeps none). */
+		if (v && (*v || workload_cfg_has(w, p->name)))
 			json_array_append_new(args, json_sprintf("--%s=%s", p->name, v));
 	}
-	return json_pack("{s:s, s:s, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
-			 "params", params, "metrics", metrics_json(w, t), "args", args);
+	j = json_pack("{s:s, s:s, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
+		      "params", params, "metrics", metrics_json(w, t), "args", args);
+	/* In session.json, so a resumed session shares the same folders. */
+	if (kb)
+		json_object_set_new(j, "shares", json_pack("[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}]",
+			"tag", "hostusr", "host_dir", "/usr",
+			"tag", "hostalt", "host_dir", "/etc/alternatives",
+			"tag", "ksrc", "host_dir", ktree));
+	return j;
 }
 
 static int pick_kernels(struct session *s, const struct kernel_cfg **k, const char **names,
@@ -280,16 +330,22 @@ static int new_session(struct session *s, struct kbuild_result *res)
 				  cfg->path);
 	}
 	json_t *wls = json_array();
+	char *ktree = kernel_tree(&res[0]);
 	for (size_t i = 0; i < wl.n; i++) {
 		const struct workload_cfg *w = config_workload(cfg, wl.v[i]);
-		if (!w || !w->def) {
+		if (!w || !w->def || (kbuild_auto_chroot(w) && !ktree)) {
 			json_decref(wls);
 			strvec_clear(&wl);
 			free(aa_name);
+			free(ktree);
+			if (w && w->def)
+				return lab_error("run: workload '%s' builds the kernel source, but %s/meta.json"
+						 " names no readable source tree", wl.v[i], res[0].entry_dir);
 			return user_error("run: '%s' is not a workload of %s", wl.v[i], cfg->path);
 		}
-		json_array_append_new(wls, workload_json(w, &s->topo, !o->no_counters));
+		json_array_append_new(wls, workload_json(w, &s->topo, !o->no_counters, ktree));
 	}
+	free(ktree);
 	long runs = o->runs ? o->runs : cfg->run.runs;
 	long warmups = o->warmups >= 0 ? o->warmups : cfg->run.warmups;
 	uint64_t seed = o->seed_set ? o->seed : cfg->run.seed;
@@ -484,8 +540,16 @@ static int run_plan(struct session *s)
 		char *run_dir = xasprintf("%s/logs/run-%04d", s->dir, seq);
 		char started[32];
 		iso8601_now(started);
+		struct domain_share shares[8];
+		int nr_shares = 0;
+		json_array_foreach(json_object_get(w, "shares"), j, a)
+			if (nr_shares < (int)ARRAY_SIZE(shares)) {
+				shares[nr_shares].host_dir = json_string_value(json_object_get(a, "host_dir"));
+				shares[nr_shares++].tag = json_string_value(json_object_get(a, "tag"));
+			}
 		struct guest_run gr = { .topo = &s->topo, .accel = s->accel, .kernel = image,
-					.base_image = s->image, .job_json = job, .run_dir = run_dir };
+					.base_image = s->image, .job_json = job, .run_dir = run_dir,
+					.shares = shares, .nr_shares = nr_shares };
 		progress(s, done_now, todo, total, i + 1, p, NULL, now_monotonic() - t0);
 		guest_run(s->conn, &gr);
 		if (gr.status == GUEST_RUN_INTERRUPTED) {

@@ -99,6 +99,8 @@ static const struct param_def kernel_build_params[] = {
 	{ "keep", PARAM_ENUM, "0", 0, 0, "0|1", "1: keep the build directory afterwards" },
 	{ "memcg", PARAM_ENUM, "1", 0, 0, "0|1",
 	  "0: build outside a memory cgroup (debugging; not the original method)" },
+	{ "chroot", PARAM_STRING, "", 0, 0, NULL,
+	  "9p shares TAG:/DIR,... making the build's chroot (mglrulab run sets it)" },
 	COUNTER_PARAMS,
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };

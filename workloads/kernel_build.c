@@ -21,12 +21,21 @@
  * carries only JSON lines); on failure its tail is in the error line.
  * The default target (scripts) is small so TCG guests finish in minutes;
  * on KVM hosts use target=bzImage with a real config.
+ *
+ * In a lab guest (busybox, no libc) the toolchain is the host's: with
+ * `chroot` (set by `mglrulab run`: hostusr:/usr,hostalt:/etc/alternatives,
+ * ksrc:/src) both make steps run chrooted in a tmpfs root built from 9p
+ * shares of the host's /usr and the kernel tree (workloads/lib/sysroot.h);
+ * `src` and `builddir` are then paths inside that root. Only the children
+ * chroot, after entering the cgroup: this program stays outside, where
+ * /sys/fs/cgroup, /proc/vmstat and debugfs are.
  */
 #include "args.h"
 #include "cgroup.h"
 #include "fileio.h"
 #include "jsonl.h"
 #include "snap.h"
+#include "sysroot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +50,9 @@
 #include <unistd.h>
 
 static struct wl_cgroup cg;
-static char outdir[512], logpath[600];
+static struct wl_sysroot sysroot;
+/* outdir as this program sees it; inner: as make sees it (inside the chroot) */
+static char outdir[800], inner[512], logpath[900];
 static int keep, use_memcg;
 
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -58,6 +69,8 @@ static void cleanup(void)
 		wl_cgroup_remove(&cg);
 	if (!keep && outdir[0])
 		nftw(outdir, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+	if (!keep)
+		wl_sysroot_remove(&sysroot);
 }
 
 /* Value of @key in /proc/vmstat text, or 0. */
@@ -71,8 +84,8 @@ static unsigned long long vmstat_get(const char *text, const char *key)
 	return 0;
 }
 
-/* Is @prog an executable in one of the PATH directories? */
-static int in_path(const char *path, const char *prog)
+/* Is @prog an executable in one of the PATH directories (under @root)? */
+static int in_path(const char *root, const char *path, const char *prog)
 {
 	char *copy = strdup(path), *dir, *save = NULL;
 	int found = 0;
@@ -80,7 +93,7 @@ static int in_path(const char *path, const char *prog)
 	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
 		char p[1024];
 
-		snprintf(p, sizeof(p), "%s/%s", dir, prog);
+		snprintf(p, sizeof(p), "%s%s/%s", root, dir, prog);
 		found = !access(p, X_OK);
 	}
 	free(copy);
@@ -116,6 +129,8 @@ static int run_make(char *const argv[], int in_cg, struct rusage *ru)
 			_exit(126);
 		if (in_cg && wl_cgroup_enter(&cg, 0))
 			_exit(125);
+		if (sysroot.dir[0] && (chroot(sysroot.dir) || chdir("/")))
+			_exit(124);
 		execvp("make", argv);
 		_exit(127);
 	}
@@ -137,14 +152,15 @@ static struct wl_opt opts[] = {
 	{ "artifact", "", "file (relative to the build dir) that must exist afterwards", NULL },
 	{ "keep", "0", "1: keep the build directory", NULL },
 	{ "memcg", "1", "0: no memory cgroup (debugging on hosts without cgroup v2)", NULL },
+	{ "chroot", "", "build chrooted in a tmpfs root of 9p shares TAG:/DIR,... (mglrulab run sets it)", NULL },
 	WL_SNAP_OPTS,
 	{ NULL, NULL, NULL, NULL },
 };
 
 int main(int argc, char **argv)
 {
-	const char *src, *builddir, *path, *config, *target, *artifact, *memmax;
-	char why[512], name[64], jarg[32], oarg[600], *newpath, mk[600];
+	const char *src, *builddir, *path, *config, *target, *artifact, *memmax, *shares;
+	char why[512], name[64], jarg[32], oarg[600], *newpath, mk[800];
 	char *vm0 = NULL, *vm1 = NULL;
 	struct wl_snap snap;
 	struct rusage ru;
@@ -163,6 +179,7 @@ int main(int argc, char **argv)
 	artifact = wl_arg(opts, "artifact");
 	keep = (int)wl_arg_long(opts, "keep", 0, 1);
 	use_memcg = (int)wl_arg_long(opts, "memcg", 0, 1);
+	shares = wl_arg(opts, "chroot");
 	wl_snap_init(&snap, opts);
 	wl_args_info(opts, "kernel_build");
 
@@ -172,11 +189,26 @@ int main(int argc, char **argv)
 		wl_fail("--config=%s is not a make target", config);
 	if (strspn(memmax, "0123456789KMGTkmgt") != strlen(memmax) && strcmp(memmax, "max"))
 		wl_fail("--memory_max=%s: expected a size such as 3G or max", memmax);
-	snprintf(mk, sizeof(mk), "%s/Makefile", src);
-	if (access(mk, R_OK))
-		wl_precond("source", "no kernel source at %s (%s)", src, strerror(errno));
 	if (use_memcg && wl_cgroup_check(why, sizeof(why)))
 		wl_precond("cgroup_v2", "%s", why);
+	if (*shares) {
+		/* The shares are this run's toolchain and source: missing ones are preconditions. */
+		if (wl_sysroot_make(&sysroot, builddir, shares, why, sizeof(why))) {
+			size_t sl = strlen(sysroot.failed);
+
+			if (sl && !strncmp(src, sysroot.failed, sl) && (!src[sl] || src[sl] == '/'))
+				wl_precond("source", "%s", why);
+			if (sysroot.failed[0])
+				wl_precond("toolchain", "%s", why);
+			wl_fail("cannot make the build root: %s", why);
+		}
+		atexit(cleanup);
+		builddir = "/tmp";
+	}
+	snprintf(mk, sizeof(mk), "%s%s/Makefile", sysroot.dir, src);
+	if (access(mk, R_OK))
+		wl_precond("source", "no kernel source at %s%s%s (%s)", src,
+			   sysroot.dir[0] ? " in the chroot " : "", sysroot.dir, strerror(errno));
 
 	/* The toolchain comes first in PATH: make and cc are found there. */
 	{
@@ -190,15 +222,18 @@ int main(int argc, char **argv)
 			 old ? old : "/usr/bin:/bin");
 		setenv("PATH", newpath, 1);
 	}
-	if (!in_path(newpath, "make") || !in_path(newpath, "gcc"))
-		wl_precond("toolchain", "make and gcc must be in PATH=%s", newpath);
+	if (!in_path(sysroot.dir, newpath, "make") || !in_path(sysroot.dir, newpath, "gcc"))
+		wl_precond("toolchain", "make and gcc must be in PATH=%s%s%s", newpath,
+			   sysroot.dir[0] ? " in the chroot " : "", sysroot.dir);
 
-	snprintf(outdir, sizeof(outdir), "%s/mglrulab-kbuild-%d", builddir, (int)getpid());
+	snprintf(inner, sizeof(inner), "%s/mglrulab-kbuild-%d", builddir, (int)getpid());
+	snprintf(outdir, sizeof(outdir), "%s%s", sysroot.dir, inner);
 	snprintf(logpath, sizeof(logpath), "%s.log", outdir);
 	if (mkdir(outdir, 0755))
 		wl_fail("mkdir %s: %s", outdir, strerror(errno));
-	atexit(cleanup);
-	snprintf(oarg, sizeof(oarg), "O=%s", outdir);
+	if (!*shares)
+		atexit(cleanup);
+	snprintf(oarg, sizeof(oarg), "O=%s", inner);
 	snprintf(jarg, sizeof(jarg), "-j%ld", jobs);
 
 	if (*config) {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# kernel_build end to end under `mglrulab run`: the tiny guest (busybox, no
+# libc) builds with the host's toolchain and the baseline kernel's source
+# tree, both shared read-only over 9p into a chroot (workloads/lib/sysroot.h).
+# One run: status ok, a positive build time, the target produced (the
+# program's artifact check), the vmstat deltas and memory.events present.
+# Kept short: the measured target is tinyconfig itself (kbuild.conf says why).
+. "$(dirname "$0")/../lib/common.sh"
+need_kernel_source
+[ -d /etc/alternatives ] && command -v make >/dev/null && command -v gcc >/dev/null ||
+	skip "no host toolchain to share (make, gcc, /etc/alternatives)"
+CONF=tests/fixtures/labs/kbuild.conf
+
+"$LAB" run -c "$CONF" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+grep '^run ' "$TMP/err"
+[ $rc -eq 0 ] || { tail -20 "$TMP/err"; fail "run exited $rc"; }
+# The session directory this run made (reports/tests/latest may be another test's).
+d=$(sed -n 's/^session //p' "$TMP/err" | head -1)
+[ -d "$d" ] || fail "no session directory in the output"
+python3 - "$d" <<'PY' || fail "implausible kernel_build result"
+import json, os, sys
+d = sys.argv[1]
+ctx = json.load(open(os.path.join(d, "session.json")))
+w = ctx["workloads"][0]
+assert {s["tag"] for s in w["shares"]} == {"hostusr", "hostalt", "ksrc"}, w.get("shares")
+runs = [json.load(open(os.path.join(d, "runs", f))) for f in sorted(os.listdir(os.path.join(d, "runs")))]
+assert len(runs) == 1, len(runs)
+r = runs[0]
+assert r["workload"] == "kbuild" and r["status"] == "ok", (r["workload"], r["status"], r.get("failure"))
+m = r["metrics"]
+assert m["elapsed_s"] > 0, m
+for k in ("pgpgin", "pgmajfault", "pswpin", "pswpout"):
+    assert k in m and m[k] >= 0, (k, m)
+for k in ("high", "max", "oom", "oom_kill"):
+    assert f"memcg_{k}_events" in m, (k, m)
+assert all(v >= 0 for v in r["counters"]["vmstat"].values()), "negative vmstat delta"
+
+# The program's own artifact check passed: it says so only after finding it.
+built = []
+p = os.path.join(r["run_dir"], "results.jsonl")
+for line in open(p):
+    rec = json.loads(line).get("record") or {}
+    if rec.get("name") == "build":
+        built.append(rec)
+assert built and built[0]["target_built"] and built[0]["target"] == w["params"]["target"], built
+assert w["params"]["artifact"], "no artifact to check"
+print("kernel_build: elapsed %.1f s, user %.1f s, pgmajfault %d, memcg_max_events %d" %
+      (m["elapsed_s"], m["user_s"], m["pgmajfault"], m["memcg_max_events"]))
+PY
+echo ok
