@@ -69,6 +69,12 @@ json_t *report_analyze(const json_t *session, struct strbuf *err);
 json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 			       const char *kb, struct strbuf *err);
 
+/*
+ * The element of @obj's array @member whose "name" is @name, or NULL:
+ * kernels[] and workloads[] of a session are looked up this way.
+ */
+json_t *report_find_named(const json_t *obj, const char *member, const char *name);
+
 /* Renderers: append the whole document to @out. @report comes from report_analyze(). */
 void report_render_html(const json_t *report, struct strbuf *out);
 void report_render_text(const json_t *report, struct strbuf *out);

@@ -36,17 +36,6 @@ static int append_runs(json_t *dst, const json_t *src, const char *kernel, const
 	return n;
 }
 
-static const json_t *find_kernel(const json_t *s, const char *name)
-{
-	json_t *k;
-	size_t i;
-
-	json_array_foreach(json_object_get(s, "kernels"), i, k)
-		if (!strcmp(jget_str(k, "name", ""), name))
-			return k;
-	return NULL;
-}
-
 json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 			       const char *kb, struct strbuf *err)
 {
@@ -68,8 +57,8 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 		ka = jget_str(json_object_get(a, "design"), "baseline", "");
 	if (!kb)
 		kb = jget_str(json_object_get(b, "design"), "baseline", "");
-	kern_a = find_kernel(a, ka);
-	kern_b = find_kernel(b, kb);
+	kern_a = report_find_named(a, "kernels", ka);
+	kern_b = report_find_named(b, "kernels", kb);
 	if (!kern_a || !kern_b) {
 		sb_addf(err, "session %s has no kernel named \"%s\"", kern_a ? "B" : "A",
 			kern_a ? kb : ka);

@@ -24,6 +24,17 @@ const char *jget_str(const json_t *obj, const char *key, const char *def)
 	return s ? s : def;
 }
 
+json_t *report_find_named(const json_t *obj, const char *member, const char *name)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(obj, member), i, e)
+		if (!strcmp(jget_str(e, "name", ""), name))
+			return e;
+	return NULL;
+}
+
 json_t *jpath(const json_t *obj, const char *dotted)
 {
 	char key[128];

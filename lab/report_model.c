@@ -165,17 +165,6 @@ static void describe_metric(struct series *s, const json_t *wl)
 	}
 }
 
-static const json_t *find_workload(const json_t *session, const char *name)
-{
-	json_t *w;
-	size_t i;
-
-	json_array_foreach(json_object_get(session, "workloads"), i, w)
-		if (!strcmp(jget_str(w, "name", ""), name))
-			return w;
-	return NULL;
-}
-
 static void declare_series(struct model *m)
 {
 	json_t *w, *decl;
@@ -215,7 +204,7 @@ static void collect_runs(struct model *m)
 			struct series *s = find_series(m, wn, NULL, key);
 			if (!s) {
 				s = add_series(m, wn, NULL, key);
-				describe_metric(s, find_workload(m->session, wn));
+				describe_metric(s, report_find_named(m->session, "workloads", wn));
 			}
 			if (ok && json_is_number(val))
 				push_value(s, k, json_number_value(val), seq, blk);

@@ -17,6 +17,7 @@
 #include "guest_job.h"
 #include "kbuild.h"
 #include "libvirt_conn.h"
+#include "report.h"
 #include "run_command.h"
 #include "session_plan.h"
 #include "workload_def.h"
@@ -412,26 +413,9 @@ static int new_session(struct session *s, struct kbuild_result *res)
 	return r;
 }
 
-static json_t *find_workload(const json_t *ctx, const char *name)
-{
-	json_t *w;
-	size_t i;
-
-	json_array_foreach(json_object_get(ctx, "workloads"), i, w)
-		if (!strcmp(json_string_value(json_object_get(w, "name")), name))
-			return w;
-	return NULL;
-}
-
 static const char *kernel_image(const json_t *ctx, const char *name)
 {
-	json_t *k;
-	size_t i;
-
-	json_array_foreach(json_object_get(ctx, "kernels"), i, k)
-		if (!strcmp(json_string_value(json_object_get(k, "name")), name))
-			return json_string_value(json_object_get(k, "bzImage"));
-	return NULL;
+	return json_string_value(json_object_get(report_find_named(ctx, "kernels", name), "bzImage"));
 }
 
 static void fmt_duration(char *buf, size_t len, double s)
@@ -527,7 +511,7 @@ static int run_plan(struct session *s)
 		}
 		const char *wname = json_string_value(json_object_get(p, "workload"));
 		const char *kname = json_string_value(json_object_get(p, "kernel"));
-		json_t *w = find_workload(s->ctx, wname);
+		json_t *w = report_find_named(s->ctx, "workloads", wname);
 		const char *image = kernel_image(s->ctx, kname);
 		struct strvec args = STRVEC_INIT;
 		json_t *a;
