@@ -32,6 +32,9 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: all check test unit integration deps clean workloads demo
+# Keep the sanitizer objects: they are intermediate to the tests, and make
+# would otherwise delete them and rebuild them on every `make unit`.
+.SECONDARY:
 all: mglrulab workloads
 
 mglrulab: $(LAB_OBJS)
