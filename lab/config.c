@@ -405,6 +405,24 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 		w->def = d;
 		return 0;
 	}
+	/*
+	 * runs belongs to the section, not to the program: long workloads
+	 * (kernel_build) get fewer repetitions than the micro-benchmarks.
+	 */
+	if (!strcmp(key, "runs")) {
+		char *end;
+		long n;
+
+		errno = 0;
+		n = strtol(value, &end, 10);
+		if (errno || end == value || *end || n < 1 || n > 10000) {
+			cfg_error(ctx, line, "[%s] runs: expected an integer from 1 to 10000, not '%s'",
+				  section, value);
+			return -1;
+		}
+		w->runs = n;
+		return 0;
+	}
 	if (!w->def) {
 		cfg_error(ctx, line, "[%s] '%s' is not a known workload: set 'type = ' first",
 			  section, w->name);
@@ -415,6 +433,7 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 		const char *known[32];
 		size_t n = 0;
 		known[n++] = "type";
+		known[n++] = "runs";
 		for (const struct param_def *q = w->def->params; q->name && n < ARRAY_SIZE(known); q++)
 			known[n++] = q->name;
 		unknown_key(ctx, line, section, key, known, n);

@@ -38,6 +38,7 @@ struct workload_cfg {
 	int line;
 	const struct workload_def *def;
 	struct strvec keys, values;	/* parameters as written (validated) */
+	long runs;			/* runs = N of the section; 0: [run] runs */
 };
 
 struct stats_cfg {

@@ -19,14 +19,14 @@ static json_t *opt_string(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static json_t *workload_json(const struct workload_cfg *w)
+static json_t *workload_json(const struct workload_cfg *w, long runs)
 {
 	json_t *params = json_object();
 
 	for (const struct param_def *p = w->def ? w->def->params : NULL; p && p->name; p++)
 		json_object_set_new(params, p->name, json_string(workload_cfg_value(w, p->name)));
-	return json_pack("{s:s, s:s?, s:o}", "name", w->name, "type", w->def ? w->def->name : NULL,
-			 "params", params);
+	return json_pack("{s:s, s:s?, s:I, s:o}", "name", w->name, "type", w->def ? w->def->name : NULL,
+			 "runs", (json_int_t)(w->runs ? w->runs : runs), "params", params);
 }
 
 char *config_to_json(const struct lab_config *cfg)
@@ -45,7 +45,7 @@ char *config_to_json(const struct lab_config *cfg)
 		json_array_append_new(guests, json_pack("{s:s, s:o}", "name", cfg->guests[i].name,
 							"file", opt_string(cfg->guests[i].file)));
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
-		json_array_append_new(workloads, workload_json(&cfg->workloads[i]));
+		json_array_append_new(workloads, workload_json(&cfg->workloads[i], cfg->run.runs));
 	root = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I}, s:o, s:o, s:o,"
 			 " s:{s:o, s:s, s:o, s:I, s:I, s:I},"
 			 " s:{s:f, s:f, s:f, s:I, s:f}}",
@@ -96,6 +96,8 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 	for (size_t i = 0; i < cfg->nr_workloads; i++) {
 		const struct workload_cfg *w = &cfg->workloads[i];
 		sb_addf(out, "\n[workload %s]\n  type       %s\n", w->name, w->def ? w->def->name : "?");
+		if (w->runs)
+			sb_addf(out, "  runs       %ld\n", w->runs);
 		for (const struct param_def *p = w->def ? w->def->params : NULL; p && p->name; p++)
 			sb_addf(out, "  %-10s %s\n", p->name, workload_cfg_value(w, p->name));
 	}

@@ -75,6 +75,13 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
  */
 json_t *report_find_named(const json_t *obj, const char *member, const char *name);
 
+/*
+ * "kbuild: 3, ..." for the workloads whose planned runs per kernel differ
+ * from design.runs_per_kernel (lab.conf [workload] runs = N), or NULL.
+ * Plain text: the caller escapes it. Free it.
+ */
+char *report_runs_exceptions(const json_t *report);
+
 /* Renderers: append the whole document to @out. @report comes from report_analyze(). */
 void report_render_html(const json_t *report, struct strbuf *out);
 void report_render_text(const json_t *report, struct strbuf *out);

@@ -35,6 +35,29 @@ json_t *report_find_named(const json_t *obj, const char *member, const char *nam
 	return NULL;
 }
 
+char *report_runs_exceptions(const json_t *report)
+{
+	json_int_t dflt = json_integer_value(json_object_get(json_object_get(report, "design"),
+							     "runs_per_kernel"));
+	struct strbuf sb = STRBUF_INIT;
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "workloads"), i, w) {
+		json_t *r = json_object_get(w, "runs");
+
+		if (!json_is_integer(r) || json_integer_value(r) == dflt)
+			continue;
+		sb_addf(&sb, "%s%s: %lld", sb.len ? ", " : "", jget_str(w, "name", "?"),
+			(long long)json_integer_value(r));
+	}
+	if (!sb.len) {
+		sb_release(&sb);
+		return NULL;
+	}
+	return sb_detach(&sb);
+}
+
 json_t *jpath(const json_t *obj, const char *dotted)
 {
 	char key[128];

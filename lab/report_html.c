@@ -180,8 +180,16 @@ static void header(const json_t *r, struct strbuf *sb)
 	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes)</dd>",
 		(long long)json_integer_value(json_object_get(guest, "vcpus")),
 		json_array_size(json_object_get(guest, "nodes")));
-	sb_addf(sb, "<dt>How</dt><dd>%lld runs per kernel (fresh boot each), %lld warm-up, order ",
-		(long long)json_integer_value(json_object_get(design, "runs_per_kernel")),
+	char *except = report_runs_exceptions(r);
+	sb_addf(sb, "<dt>How</dt><dd>%lld runs per kernel",
+		(long long)json_integer_value(json_object_get(design, "runs_per_kernel")));
+	if (except) {
+		sb_adds(sb, " (");
+		esc(sb, except);
+		sb_adds(sb, ")");
+		free(except);
+	}
+	sb_addf(sb, " (fresh boot each), %lld warm-up, order ",
 		(long long)json_integer_value(json_object_get(design, "warmups")));
 	esc(sb, jget_str(design, "order", "-"));
 	sb_addf(sb, "; medians, %.0f%% bootstrap interval of the ratio (%lld resamples), "

@@ -284,7 +284,7 @@ static int check_workload(struct vctx *v, const json_t *w, void *data)
 {
 	static const struct field f[] = {
 		{ "name", W_STRING, 1 }, { "type", W_STRING, 0 },
-		{ "params", W_OBJECT, 0 }, { NULL, 0, 0 },
+		{ "params", W_OBJECT, 0 }, { "runs", W_INT, 0 }, { NULL, 0, 0 },
 	};
 	(void)data;
 	if (check_fields(v, w, f))

@@ -142,11 +142,14 @@ static void header(const json_t *r, struct strbuf *sb)
 		kv(sb, "guest", line.buf);
 	}
 	sb_reset(&line);
-	sb_addf(&line, "%lld runs per kernel, %lld warm-up, order %s, seed %lld",
+	char *except = report_runs_exceptions(r);
+	sb_addf(&line, "%lld runs per kernel%s%s%s, %lld warm-up, order %s, seed %lld",
 		(long long)json_integer_value(json_object_get(design, "runs_per_kernel")),
+		except ? " (" : "", except ? except : "", except ? ")" : "",
 		(long long)json_integer_value(json_object_get(design, "warmups")),
 		jget_str(design, "order", "-"),
 		(long long)json_integer_value(json_object_get(design, "seed")));
+	free(except);
 	kv(sb, "design", line.buf);
 	{
 		const json_t *t = jpath(r, "summary.timings");

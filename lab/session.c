@@ -332,6 +332,9 @@ static int new_session(struct session *s, struct kbuild_result *res)
 	}
 	json_t *wls = json_array();
 	char *ktree = kernel_tree(&res[0]);
+	/* --runs sets every workload; else a [workload] runs = N, else [run] runs. */
+	long runs = o->runs ? o->runs : cfg->run.runs;
+	int *wruns = xcalloc(wl.n, sizeof(*wruns));
 	for (size_t i = 0; i < wl.n; i++) {
 		const struct workload_cfg *w = config_workload(cfg, wl.v[i]);
 		if (!w || !w->def || (kbuild_auto_chroot(w) && !ktree)) {
@@ -339,19 +342,26 @@ static int new_session(struct session *s, struct kbuild_result *res)
 			strvec_clear(&wl);
 			free(aa_name);
 			free(ktree);
+			free(wruns);
 			if (w && w->def)
 				return lab_error("run: workload '%s' builds the kernel source, but %s/meta.json"
 						 " names no readable source tree", wl.v[i], res[0].entry_dir);
 			return user_error("run: '%s' is not a workload of %s", wl.v[i], cfg->path);
 		}
-		json_array_append_new(wls, workload_json(w, &s->topo, !o->no_counters, ktree));
+		wruns[i] = (int)(o->runs || !w->runs ? runs : w->runs);
+		json_t *wj = workload_json(w, &s->topo, !o->no_counters, ktree);
+		json_object_set_new(wj, "runs", json_integer(wruns[i]));
+		json_array_append_new(wls, wj);
 	}
 	free(ktree);
-	long runs = o->runs ? o->runs : cfg->run.runs;
 	long warmups = o->warmups >= 0 ? o->warmups : cfg->run.warmups;
 	uint64_t seed = o->seed_set ? o->seed : cfg->run.seed;
 	struct session_plan plan;
-	session_plan_make(&plan, nk, (int)wl.n, (int)runs, (int)warmups, seed);
+	session_plan_make(&plan, nk, (int)wl.n, wruns, (int)warmups, seed);
+	long blocks = 0;
+	for (size_t i = 0; i < wl.n; i++)
+		blocks = wruns[i] > blocks ? wruns[i] : blocks;
+	free(wruns);
 	json_t *planned = json_array();
 	for (size_t i = 0; i < plan.n; i++) {
 		struct planned_run *p = &plan.runs[i];
@@ -390,7 +400,7 @@ static int new_session(struct session *s, struct kbuild_result *res)
 		"workloads", wls,
 		"design", "baseline", names[0], "patched", nk == 2 ? names[1] : NULL,
 		"runs_per_kernel", (json_int_t)runs, "warmups", (json_int_t)warmups,
-		"order", plan.order, "seed", (json_int_t)seed, "blocks", (json_int_t)runs,
+		"order", plan.order, "seed", (json_int_t)seed, "blocks", (json_int_t)blocks,
 		"statistics", "alpha", cfg->stats.alpha, "confidence", cfg->stats.confidence,
 		"resamples", (json_int_t)cfg->stats.resamples, "seed", (json_int_t)seed,
 		"threshold", cfg->stats.threshold, "max_failed_fraction", cfg->stats.max_failed,

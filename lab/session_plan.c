@@ -24,13 +24,21 @@ static void push(struct session_plan *p, size_t *alloc, int block, int kernel, i
 	p->n++;
 }
 
-void session_plan_make(struct session_plan *p, int nr_kernels, int nr_workloads, int runs,
-		       int warmups, uint64_t seed)
+void session_plan_make(struct session_plan *p, int nr_kernels, int nr_workloads,
+		       const int *runs, int warmups, uint64_t seed)
 {
 	uint64_t rng = seed ^ 0x6d676c72756c6162ULL;	/* "mglrulab" */
 	struct strbuf order = STRBUF_INIT;
 	size_t alloc = 0;
 	int *first = xcalloc((size_t)nr_workloads, sizeof(*first));
+	int max_runs = 0, shown = 0;
+
+	/* The order string shows the blocks of the (first) longest workload. */
+	for (int w = 0; w < nr_workloads; w++)
+		if (runs[w] > max_runs) {
+			max_runs = runs[w];
+			shown = w;
+		}
 
 	memset(p, 0, sizeof(*p));
 	/* Warm-ups first, in kernel order: they only settle the host. */
@@ -39,14 +47,17 @@ void session_plan_make(struct session_plan *p, int nr_kernels, int nr_workloads,
 			for (int k = 0; k < nr_kernels; k++)
 				push(p, &alloc, 0, k, w, 1);
 	if (nr_kernels == 1) {
-		for (int r = 0; r < runs; r++)
+		for (int r = 0; r < max_runs; r++)
 			for (int w = 0; w < nr_workloads; w++)
-				push(p, &alloc, r + 1, 0, w, 0);
+				if (r < runs[w])
+					push(p, &alloc, r + 1, 0, w, 0);
 		sb_adds(&order, "A");
 		goto out;
 	}
-	for (int r = 0; r < runs; r++) {
+	for (int r = 0; r < max_runs; r++) {
 		for (int w = 0; w < nr_workloads; w++) {
+			if (r >= runs[w])
+				continue;
 			/*
 			 * Even blocks draw ABBA vs BAAB; odd blocks mirror the
 			 * previous one, completing the pair. An odd last block
@@ -59,10 +70,10 @@ void session_plan_make(struct session_plan *p, int nr_kernels, int nr_workloads,
 			int a = first[w];
 			push(p, &alloc, r + 1, a, w, 0);
 			push(p, &alloc, r + 1, !a, w, 0);
-			if (w == 0)
+			if (w == shown)
 				sb_adds(&order, a ? "BA" : "AB");
 		}
-		if (r % 2 == 1 && r + 1 < runs)
+		if (r % 2 == 1 && r + 1 < max_runs)
 			sb_addc(&order, ' ');
 	}
 out:

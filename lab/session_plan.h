@@ -30,11 +30,13 @@ struct session_plan {
 
 /*
  * @nr_kernels is 1 (explore one kernel) or 2 (A/B, also A/A calibration).
- * @runs repetitions per kernel and workload, @warmups extra runs per kernel
- * and workload at the start.
+ * @runs[w] repetitions per kernel of workload w (long workloads such as a
+ * kernel build may get fewer: their blocks stop early while the others go
+ * on), @warmups extra runs per kernel and workload at the start. With
+ * equal @runs the plan does not depend on how many there are of each.
  */
-void session_plan_make(struct session_plan *plan, int nr_kernels, int nr_workloads, int runs,
-		       int warmups, uint64_t seed);
+void session_plan_make(struct session_plan *plan, int nr_kernels, int nr_workloads,
+		       const int *runs, int warmups, uint64_t seed);
 void session_plan_free(struct session_plan *plan);
 
 #endif

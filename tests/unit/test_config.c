@@ -178,6 +178,33 @@ static void test_workload_params(void **state)
 		     "numa_workload, kernel_build, mglru_aging, not 'nosuch'");
 	expect_error(GOOD_KERNELS "[workload foo]\nmm = shared\n",
 		     "8: [workload foo] 'foo' is not a known workload: set 'type = ' first");
+	expect_error(GOOD_KERNELS "[workload kb]\ntype = kernel_build\nruns = 0\n",
+		     "9: [workload kb] runs: expected an integer from 1 to 10000, not '0'");
+	expect_error(GOOD_KERNELS "[workload kb]\ntype = kernel_build\nruns = 3x\n",
+		     "9: [workload kb] runs: expected an integer from 1 to 10000, not '3x'");
+}
+
+/* runs = N in a [workload] section: that workload's repetitions, not a program argument. */
+static void test_workload_runs(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	(void)state;
+
+	char *err = load(GOOD_KERNELS "[workload kb]\nruns = 3\ntype = kernel_build\njobs = 2\n"
+			 "[run]\nworkloads = kb yield_pingpong\nruns = 7\n", &cfg, &status);
+	assert_string_equal(err, "");
+	assert_int_equal(status, LAB_OK);
+	const struct workload_cfg *w = config_workload(&cfg, "kb");
+	assert_non_null(w);
+	assert_int_equal(w->runs, 3);
+	/* Not among the program's parameters. */
+	for (size_t i = 0; i < w->keys.n; i++)
+		assert_string_not_equal(w->keys.v[i], "runs");
+	assert_int_equal(config_workload(&cfg, "yield_pingpong")->runs, 0);
+	assert_int_equal(cfg.run.runs, 7);
+	free(err);
+	config_free(&cfg);
 }
 
 static void test_cross_references(void **state)
@@ -254,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_workload_params),
+		cmocka_unit_test(test_workload_runs),
 		cmocka_unit_test(test_cross_references),
 		cmocka_unit_test(test_missing_files),
 		cmocka_unit_test(test_syntax_and_long_lines),

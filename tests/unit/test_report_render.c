@@ -271,6 +271,28 @@ static void test_partial_session_warns(void **state)
 	json_decref(s);
 }
 
+/* A workload with its own runs = N is named in the design line of both outputs. */
+static void test_per_workload_runs_shown(void **state)
+{
+	json_t *s = load_fixture(), *r;
+	struct strbuf html = STRBUF_INIT, text = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(report_find_named(s, "workloads", "kbuild"), "runs", json_integer(3));
+	/* Equal to the default: not an exception. */
+	json_object_set_new(report_find_named(s, "workloads", "aging"), "runs", json_integer(10));
+	r = analyze(s);
+	report_render_text(r, &text);
+	report_render_html(r, &html);
+	assert_non_null(strstr(text.buf, "10 runs per kernel (kbuild: 3), 1 warm-up"));
+	assert_non_null(strstr(html.buf, "10 runs per kernel (kbuild: 3) (fresh boot each)"));
+	assert_null(strstr(text.buf, "aging: 10"));
+	sb_release(&html);
+	sb_release(&text);
+	json_decref(r);
+	json_decref(s);
+}
+
 static void test_all_failed_is_invalid(void **state)
 {
 	json_t *s = load_fixture(), *r, *run;
@@ -326,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_byte_identical),
 		cmocka_unit_test(test_reanalyze_idempotent),
 		cmocka_unit_test(test_fixture_verdicts),
+		cmocka_unit_test(test_per_workload_runs_shown),
 		cmocka_unit_test(test_all_failed_is_invalid),
 		cmocka_unit_test(test_single_kernel),
 		cmocka_unit_test(test_partial_session_warns),

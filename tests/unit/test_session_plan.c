@@ -16,7 +16,7 @@ static void test_balanced_and_interleaved(void **state)
 	int count[2][3] = { { 0 } };
 	(void)state;
 
-	session_plan_make(&p, 2, 3, 6, 0, 42);
+	session_plan_make(&p, 2, 3, (int[]){ 6, 6, 6 }, 0, 42);
 	assert_int_equal(p.n, 2 * 3 * 6);
 	for (size_t i = 0; i < p.n; i++) {
 		assert_int_equal(p.runs[i].seq, (int)i + 1);
@@ -50,12 +50,12 @@ static void test_seeded(void **state)
 	int differ = 0;
 	(void)state;
 
-	session_plan_make(&a, 2, 2, 10, 0, 7);
-	session_plan_make(&b, 2, 2, 10, 0, 7);
+	session_plan_make(&a, 2, 2, (int[]){ 10, 10 }, 0, 7);
+	session_plan_make(&b, 2, 2, (int[]){ 10, 10 }, 0, 7);
 	assert_int_equal(a.n, b.n);
 	assert_memory_equal(a.runs, b.runs, a.n * sizeof(*a.runs));
 	assert_string_equal(a.order, b.order);
-	session_plan_make(&c, 2, 2, 10, 0, 8);
+	session_plan_make(&c, 2, 2, (int[]){ 10, 10 }, 0, 8);
 	for (size_t i = 0; i < a.n; i++)
 		differ |= a.runs[i].kernel != c.runs[i].kernel;
 	assert_true(differ);
@@ -69,18 +69,71 @@ static void test_warmups_and_single_kernel(void **state)
 	struct session_plan p;
 	(void)state;
 
-	session_plan_make(&p, 2, 1, 3, 1, 1);
+	session_plan_make(&p, 2, 1, (int[]){ 3 }, 1, 1);
 	assert_int_equal(p.n, 2 + 6);
 	assert_true(p.runs[0].warmup && p.runs[1].warmup);
 	assert_int_equal(p.runs[0].block, 0);
 	assert_false(p.runs[2].warmup);
 	session_plan_free(&p);
 
-	session_plan_make(&p, 1, 2, 4, 0, 1);
+	session_plan_make(&p, 1, 2, (int[]){ 4, 4 }, 0, 1);
 	assert_int_equal(p.n, 8);
 	for (size_t i = 0; i < p.n; i++)
 		assert_int_equal(p.runs[i].kernel, 0);
 	assert_string_equal(p.order, "A");
+	session_plan_free(&p);
+}
+
+/*
+ * Sessions written before per-workload runs existed must plan the same
+ * order (the kernel sequence below is what the plan of 3 workloads x 4
+ * runs, seed 1, has always been).
+ */
+static void test_equal_runs_plan_unchanged(void **state)
+{
+	struct session_plan p;
+	char seq[64] = "";
+	(void)state;
+
+	session_plan_make(&p, 2, 3, (int[]){ 4, 4, 4 }, 0, 1);
+	assert_int_equal(p.n, 24);
+	for (size_t i = 0; i < p.n; i++)
+		seq[i] = (char)('A' + p.runs[i].kernel);
+	assert_string_equal(seq, "BAABABABBABAABBABABAABAB");
+	assert_string_equal(p.order, "BAAB ABBA");
+	session_plan_free(&p);
+}
+
+/* A long workload with fewer runs stops early; the others keep their blocks. */
+static void test_per_workload_runs(void **state)
+{
+	struct session_plan p;
+	int count[2][3] = { { 0 } }, last_short = 0, last_run = 0;
+	(void)state;
+
+	session_plan_make(&p, 2, 3, (int[]){ 5, 3, 5 }, 0, 9);
+	assert_int_equal(p.n, 2 * (5 + 3 + 5));
+	for (size_t i = 0; i < p.n; i++) {
+		assert_int_equal(p.runs[i].seq, (int)i + 1);
+		count[p.runs[i].kernel][p.runs[i].workload]++;
+		if (p.runs[i].workload == 1)
+			last_short = (int)i;
+		last_run = (int)i;
+	}
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(count[k][0], 5);
+		assert_int_equal(count[k][1], 3);
+		assert_int_equal(count[k][2], 5);
+	}
+	/* Still interleaved: the short workload's last block is not at the end. */
+	assert_true(last_short < last_run - 4);
+	/* Every block still pairs one A and one B run of one workload. */
+	for (size_t i = 0; i < p.n; i += 2) {
+		assert_int_equal(p.runs[i].workload, p.runs[i + 1].workload);
+		assert_int_not_equal(p.runs[i].kernel, p.runs[i + 1].kernel);
+	}
+	/* The order shown is the longest workload's: five blocks. */
+	assert_int_equal(strlen(p.order), strlen("ABBA ABBA AB"));
 	session_plan_free(&p);
 }
 
@@ -90,6 +143,8 @@ int main(void)
 		cmocka_unit_test(test_balanced_and_interleaved),
 		cmocka_unit_test(test_seeded),
 		cmocka_unit_test(test_warmups_and_single_kernel),
+		cmocka_unit_test(test_equal_runs_plan_unchanged),
+		cmocka_unit_test(test_per_workload_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
