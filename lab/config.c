@@ -46,6 +46,7 @@ static const struct key_spec lab_keys[] = {
 	{ "uri", K_STRING, offsetof(struct lab_config, uri), NOFLAG, 0, 0, NULL, "a libvirt URI" },
 	{ "accel", K_ENUM, offsetof(struct lab_config, accel), NOFLAG, 0, 0, "auto|kvm|tcg", NULL },
 	{ "jobs", K_LONG, offsetof(struct lab_config, jobs), NOFLAG, 0, 4096, NULL, NULL },
+	{ "ccache", K_ENUM, offsetof(struct lab_config, ccache), NOFLAG, 0, 0, "no|yes", NULL },
 	{ NULL, 0, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -525,6 +526,7 @@ static void set_defaults(struct lab_config *cfg)
 {
 	cfg->uri = xstrdup("qemu:///embed");
 	cfg->accel = xstrdup("auto");
+	cfg->ccache = xstrdup("no");
 	cfg->run.runs = 5;
 	cfg->run.seed = 1;
 	cfg->stats.alpha = 0.05;
@@ -726,6 +728,7 @@ void config_free(struct lab_config *cfg)
 	free(cfg->reports_dir);
 	free(cfg->uri);
 	free(cfg->accel);
+	free(cfg->ccache);
 	for (size_t i = 0; i < cfg->nr_kernels; i++) {
 		struct kernel_cfg *k = &cfg->kernels[i];
 		free(k->name);

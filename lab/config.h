@@ -67,6 +67,7 @@ struct lab_config {
 	char *uri;			/* libvirt URI; "qemu:///embed" means embedded at state_dir */
 	char *accel;			/* auto, kvm or tcg */
 	long jobs;			/* make -j; 0 = number of CPUs */
+	char *ccache;			/* "yes": kernel builds through ccache; "no" */
 
 	struct kernel_cfg *kernels;
 	size_t nr_kernels, alloc_kernels;

@@ -46,13 +46,13 @@ char *config_to_json(const struct lab_config *cfg)
 							"file", opt_string(cfg->guests[i].file)));
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
 		json_array_append_new(workloads, workload_json(&cfg->workloads[i], cfg->run.runs));
-	root = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I}, s:o, s:o, s:o,"
+	root = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o,"
 			 " s:{s:o, s:s, s:o, s:I, s:I, s:I},"
 			 " s:{s:f, s:f, s:f, s:I, s:f}}",
 		"file", cfg->path,
 		"lab", "state_dir", cfg->state_dir, "cache_dir", cfg->cache_dir,
 		"reports_dir", cfg->reports_dir, "uri", cfg->uri, "accel", cfg->accel,
-		"jobs", (json_int_t)cfg->jobs,
+		"jobs", (json_int_t)cfg->jobs, "ccache", cfg->ccache,
 		"kernels", kernels, "guests", guests, "workloads", workloads,
 		"run", "kernels", strvec_json(&cfg->run.kernels), "guest", cfg->run.guest,
 		"workloads", strvec_json(&cfg->run.workloads), "runs", (json_int_t)cfg->run.runs,
@@ -78,9 +78,9 @@ static void list(struct strbuf *out, const char *label, const struct strvec *sv)
 void config_print(const struct lab_config *cfg, struct strbuf *out)
 {
 	sb_addf(out, "%s\n\n[lab]\n  state_dir  %s\n  cache_dir  %s\n  reports    %s\n"
-		"  uri        %s\n  accel      %s\n  jobs       %ld%s\n",
+		"  uri        %s\n  accel      %s\n  jobs       %ld%s\n  ccache     %s\n",
 		cfg->path, cfg->state_dir, cfg->cache_dir, cfg->reports_dir, cfg->uri, cfg->accel,
-		cfg->jobs, cfg->jobs ? "" : " (number of CPUs)");
+		cfg->jobs, cfg->jobs ? "" : " (number of CPUs)", cfg->ccache);
 	for (size_t i = 0; i < cfg->nr_kernels; i++) {
 		const struct kernel_cfg *k = &cfg->kernels[i];
 		sb_addf(out, "\n[kernel %s]%s%s\n  source     %s\n", k->name,

@@ -28,6 +28,13 @@ int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 void kbuild_result_free(struct kbuild_result *res);
 
 /*
+ * Take the cache's build lock (waiting for it): everything that runs make
+ * in the shared work tree holds it. LAB_OK with the descriptor to close in
+ * @fd_out, or LAB_ELAB (message printed).
+ */
+int kbuild_lock(const char *cache_dir, int *fd_out);
+
+/*
  * Options a fragment requests: "CONFIG_X=y" lines and "# CONFIG_X is not
  * set" (value "n"). Later fragments override earlier ones. Compare with a
  * merged .config; every mismatch is appended to @dropped as one line
