@@ -4,6 +4,7 @@
  * run workloads, and report what changed with what confidence.
  */
 #include "cmd.h"
+#include "kbuild_prep.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -210,6 +211,9 @@ int main(int argc, char **argv)
 {
 	int i;
 
+	/* Not a command: make runs it as $(MAKE) while a build folder is prepared. */
+	if (argc > 1 && !strcmp(argv[1], KBUILD_MAKE_RECORDER))
+		return kbuild_make_recorder(argc - 1, argv + 1);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--version"))
 			return cmd_version(1, argv);

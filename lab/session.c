@@ -16,6 +16,7 @@
 #include "guest_image.h"
 #include "guest_job.h"
 #include "kbuild.h"
+#include "kbuild_prep.h"
 #include "libvirt_conn.h"
 #include "report.h"
 #include "run_command.h"
@@ -189,34 +190,49 @@ static int workload_cfg_has(const struct workload_cfg *w, const char *param)
  * a chroot made of read-only 9p shares (workloads/lib/sysroot.h) of the
  * host's /usr, its /etc/alternatives (where Debian's awk and cc links
  * point) and the baseline kernel's source work tree (read-only is enough:
- * the build is out of tree). Unless lab.conf sets chroot itself, the
- * session adds these shares and points chroot and src at them.
+ * the build is out of tree), mounted at its host path because a prepared
+ * build folder (prepared = host, lab/kbuild_prep.h) records that path.
+ * Unless lab.conf sets chroot itself, the session adds these shares and
+ * points chroot, src and prepared at them.
  */
-#define KBUILD_CHROOT "hostusr:/usr,hostalt:/etc/alternatives,ksrc:/src"
+#define KBUILD_CHROOT "hostusr:/usr,hostalt:/etc/alternatives"
+#define KBUILD_PREP_MNT "/prep"
 
 static int kbuild_auto_chroot(const struct workload_cfg *w)
 {
 	return !strcmp(w->def->name, "kernel_build") && !workload_cfg_has(w, "chroot");
 }
 
-/* The lab-managed work tree of a built kernel (its meta.json "tree"), or NULL. */
+/* The real path of the lab-managed work tree of a built kernel (its meta.json "tree"), or NULL. */
 static char *kernel_tree(const struct kbuild_result *res)
 {
 	char *meta_path = xasprintf("%s/meta.json", res->entry_dir);
 	json_t *meta = json_load_file(meta_path, 0, NULL);
 	const char *tree = json_string_value(json_object_get(meta, "tree"));
-	char *r = tree && *tree && !access(tree, R_OK | X_OK) ? xstrdup(tree) : NULL;
+	char *r = tree && *tree && !access(tree, R_OK | X_OK) ? realpath(tree, NULL) : NULL;
 
 	json_decref(meta);
 	free(meta_path);
 	return r;
 }
 
+/* prepared = host: the session makes the build folder natively (lab/kbuild_prep.h). */
+static int kbuild_host_prepared(const struct workload_cfg *w)
+{
+	return kbuild_auto_chroot(w) && !strcmp(workload_cfg_value(w, "prepared"), "host");
+}
+
+/*
+ * @ktree is the real path of the work tree kernel_build shares, @prep the
+ * folder prepared for it (prepared = host) or NULL.
+ */
 static json_t *workload_json(const struct workload_cfg *w, const struct guest_topology *t,
-			     int counters, const char *ktree)
+			     int counters, const char *ktree, const char *prep)
 {
 	json_t *params = json_object(), *args = json_array(), *j;
 	int kb = kbuild_auto_chroot(w);
+	char *chroot = kb ? xasprintf(KBUILD_CHROOT ",ksrc:%s%s", ktree,
+				      prep ? ",kprep:" KBUILD_PREP_MNT : "") : NULL;
 
 	for (const struct param_def *p = w->def->params; p->name; p++) {
 		const char *v = workload_cfg_value(w, p->name);
@@ -224,9 +240,11 @@ static json_t *workload_json(const struct workload_cfg *w, const struct guest_to
 		if (!counters && !strcmp(p->name, "counters"))
 			v = "0";
 		if (kb && !strcmp(p->name, "chroot"))
-			v = KBUILD_CHROOT;
+			v = chroot;
 		if (kb && !strcmp(p->name, "src") && !workload_cfg_has(w, "src"))
-			v = "/src";
+			v = ktree;
+		if (prep && !strcmp(p->name, "prepared"))
+			v = KBUILD_PREP_MNT;
 		json_object_set_new(params, p->name, json_string(v ? v : ""));
 		/* An empty value written in lab.conf overrides a default ("config =" keeps none). */
 		if (v && (*v || workload_cfg_has(w, p->name)))
@@ -235,11 +253,17 @@ static json_t *workload_json(const struct workload_cfg *w, const struct guest_to
 	j = json_pack("{s:s, s:s, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
 		      "params", params, "metrics", metrics_json(w, t), "args", args);
 	/* In session.json, so a resumed session shares the same folders. */
-	if (kb)
-		json_object_set_new(j, "shares", json_pack("[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}]",
+	if (kb) {
+		json_t *shares = json_pack("[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}]",
 			"tag", "hostusr", "host_dir", "/usr",
 			"tag", "hostalt", "host_dir", "/etc/alternatives",
-			"tag", "ksrc", "host_dir", ktree));
+			"tag", "ksrc", "host_dir", ktree);
+		if (prep)
+			json_array_append_new(shares, json_pack("{s:s, s:s}", "tag", "kprep",
+								"host_dir", prep));
+		json_object_set_new(j, "shares", shares);
+	}
+	free(chroot);
 	return j;
 }
 
@@ -349,7 +373,24 @@ static int new_session(struct session *s, struct kbuild_result *res)
 			return user_error("run: '%s' is not a workload of %s", wl.v[i], cfg->path);
 		}
 		wruns[i] = (int)(o->runs || !w->runs ? runs : w->runs);
-		json_t *wj = workload_json(w, &s->topo, !o->no_counters, ktree);
+		char *prep = NULL;
+		if (kbuild_host_prepared(w)) {
+			char *dotconfig = xasprintf("%s/config", res[0].entry_dir);
+			char *log = xasprintf("%s/logs/prepare-%s.log", s->dir, w->name);
+			r = kbuild_prepare_dir(cfg, ktree, dotconfig, log, &prep);
+			free(dotconfig);
+			free(log);
+			if (r) {
+				json_decref(wls);
+				strvec_clear(&wl);
+				free(aa_name);
+				free(ktree);
+				free(wruns);
+				return r;
+			}
+		}
+		json_t *wj = workload_json(w, &s->topo, !o->no_counters, ktree, prep);
+		free(prep);
 		json_object_set_new(wj, "runs", json_integer(wruns[i]));
 		json_array_append_new(wls, wj);
 	}

@@ -91,7 +91,11 @@ static const struct param_def kernel_build_params[] = {
 	{ "memory_max", PARAM_STRING, "512M", 0, 0, NULL, "memory.max of the build's cgroup" },
 	{ "config", PARAM_STRING, "tinyconfig", 0, 0, NULL,
 	  "config target made first, not measured (\"\" keeps none)" },
-	{ "target", PARAM_STRING, "scripts", 0, 0, NULL, "make target measured (the full kernel: bzImage)" },
+	{ "prepared", PARAM_STRING, "", 0, 0, NULL,
+	  "host: mglrulab run configures and prepares the build folder natively (baseline's"
+	  " .config) and the guest copies it instead of the config step; or a guest path" },
+	{ "target", PARAM_STRING, "scripts", 0, 0, NULL,
+	  "make targets measured, space-separated (the full kernel: bzImage)" },
 	{ "artifact", PARAM_STRING, "", 0, 0, NULL, "file under the build dir that must exist afterwards" },
 	{ "src", PARAM_STRING, "/mnt/src", 0, 0, NULL, "guest path of the kernel source (read-only)" },
 	{ "path", PARAM_STRING, "", 0, 0, NULL, "guest directories prepended to PATH (the toolchain)" },

@@ -22,6 +22,17 @@
  * The default target (scripts) is small so TCG guests finish in minutes;
  * on KVM hosts use target=bzImage with a real config.
  *
+ * `prepared` skips the config step: it names a build folder already
+ * configured and through `make prepare` (mglrulab run makes one natively
+ * on the host from the baseline kernel's .config and shares it). It is
+ * copied, timestamps kept, into the fresh build folder before the measured
+ * make, which then compiles only `target` (several targets may be given,
+ * separated by spaces, e.g. "mm/vmscan.o mm/workingset.o"). Why: under
+ * TCG every compiler start costs about half a second, and Kconfig plus
+ * prepare start it hundreds of times; a prepared folder makes a build of a
+ * few real kernel objects fit in a minute. The source tree must be at the
+ * same path as when the folder was prepared (kbuild records it).
+ *
  * In a lab guest (busybox, no libc) the toolchain is the host's: with
  * `chroot` (set by `mglrulab run`: hostusr:/usr,hostalt:/etc/alternatives,
  * ksrc:/src) both make steps run chrooted in a tmpfs root built from 9p
@@ -32,6 +43,7 @@
  */
 #include "args.h"
 #include "cgroup.h"
+#include "copytree.h"
 #include "fileio.h"
 #include "jsonl.h"
 #include "snap.h"
@@ -113,7 +125,8 @@ static _Noreturn void fail_with_log(const char *what, int status)
  * Run make with @argv, output to the log, in the cgroup when @in_cg.
  * Returns the wait status; fills @ru.
  */
-static int run_make(char *const argv[], int in_cg, struct rusage *ru)
+static int run_make_in(char *const argv[], int in_cg, struct rusage *ru, const char *cwd,
+		       char *const envp[])
 {
 	int st, fd;
 	pid_t pid;
@@ -131,12 +144,232 @@ static int run_make(char *const argv[], int in_cg, struct rusage *ru)
 			_exit(125);
 		if (sysroot.dir[0] && (chroot(sysroot.dir) || chdir("/")))
 			_exit(124);
-		execvp("make", argv);
+		if (cwd && chdir(cwd))
+			_exit(123);
+		if (envp)
+			execvpe("make", argv, envp);
+		else
+			execvp("make", argv);
 		_exit(127);
 	}
 	while (wait4(pid, &st, 0, ru) < 0) {
 		if (errno != EINTR)
 			wl_fail("wait4: %s", strerror(errno));
+	}
+	return st;
+}
+
+static int run_make(char *const argv[], int in_cg, struct rusage *ru)
+{
+	return run_make_in(argv, in_cg, ru, NULL, NULL);
+}
+
+#define MAX_TARGETS 16
+
+/* mkdir -p; 0 or -1 with errno. */
+static int mkdir_p(const char *dir)
+{
+	char p[800];
+
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *s = p + 1; ; s++) {
+		if (*s && *s != '/')
+			continue;
+		char c = *s;
+
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -1;
+		*s = c;
+		if (!c)
+			return 0;
+	}
+}
+
+/*
+ * A prepared folder says where it was made: "srctree PATH" and "objtree
+ * PATH" lines in .mglrulab-prepared (written by mglrulab run). Its source
+ * must be @src: kbuild recorded that path in every dependency, and any
+ * other would rebuild everything. @objtree gets its path ("" if unknown).
+ */
+static void read_prepared(const char *dir, const char *src, char *objtree, size_t len)
+{
+	char path[900], *text, *line, *save = NULL;
+
+	objtree[0] = '\0';
+	snprintf(path, sizeof(path), "%s/.config", dir);
+	if (access(path, R_OK))
+		wl_precond("prepared", "no prepared build folder (with a .config) at %s: %s", dir,
+			   strerror(errno));
+	snprintf(path, sizeof(path), "%s/.mglrulab-prepared", dir);
+	text = wl_read_file(path, 4096, NULL, NULL);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "srctree ", 8) && strcmp(line + 8, src))
+			wl_fail("the prepared folder %s was made for the source at %s, not --src=%s",
+				dir, line + 8, src);
+		if (!strncmp(line, "objtree /", 9) && !strstr(line, "..") && strlen(line + 8) < len)
+			snprintf(objtree, len, "%s", line + 8);
+	}
+	free(text);
+}
+
+/*
+ * Split @s at spaces into @out (NULL-terminated, pointing into a copy).
+ * Every word must look like a make target, not a variable or an option.
+ * The number of targets, or -1.
+ */
+static int split_targets(const char *s, char **out, int max)
+{
+	static char copy[1024];
+	char *save = NULL, *t;
+	int n = 0;
+
+	if (strlen(s) >= sizeof(copy))
+		return -1;
+	strcpy(copy, s);
+	for (t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		if (n == max || strchr(t, '=') || t[0] == '-')
+			return -1;
+		out[n++] = t;
+	}
+	out[n] = NULL;
+	return n ? n : -1;
+}
+
+/*
+ * kbuild's quiet output has one line per step, "  CC      mm/swap.o":
+ * count those of the measured make (the log from @from on). A prepared
+ * folder that is really up to date leaves only the targets' steps.
+ */
+static void count_steps(long from, long *steps, long *compiled)
+{
+	size_t len;
+	char *log = wl_read_file(logpath, 64 << 20, &len, NULL);
+
+	*steps = *compiled = 0;
+	if (!log || from < 0 || (size_t)from > len) {
+		free(log);
+		return;
+	}
+	for (const char *p = log + from; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t w = 0;
+
+		if (p[0] != ' ' || p[1] != ' ')
+			continue;
+		while ((p[2 + w] >= 'A' && p[2 + w] <= 'Z') || (p[2 + w] >= '0' && p[2 + w] <= '9') ||
+		       p[2 + w] == '_')
+			w++;
+		if (!w || p[2 + w] != ' ')
+			continue;
+		(*steps)++;
+		*compiled += w == 2 && !strncmp(p + 2, "CC", 2);
+	}
+	free(log);
+}
+
+/*
+ * Is @t an object (DIR/NAME.o, .i or .s) or a directory (DIR/) that kbuild
+ * builds per directory? Its directory goes to @dir.
+ */
+static int dir_target(const char *t, char *dir, size_t len)
+{
+	size_t n = strlen(t);
+	const char *slash = strrchr(t, '/');
+
+	if (!n || t[0] == '/' || t[0] == '.' || strstr(t, "..") || !slash || slash == t ||
+	    strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-") != n)
+		return 0;
+	if (t[n - 1] != '/' && !(n > 2 && t[n - 2] == '.' && strchr("ois", t[n - 1])))
+		return 0;
+	if ((size_t)(slash - t) >= len)
+		return 0;
+	snprintf(dir, len, "%.*s", (int)(slash - t), t);
+	return 1;
+}
+
+/* The recorded environment (NUL-separated K=V), with PATH set to @path; NULL if none. */
+static char **load_make_env(const char *file, const char *path)
+{
+	size_t len, n = 0;
+	char *text = wl_read_file(file, 1 << 22, &len, NULL), **env;
+
+	if (!text)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		n += !text[i];
+	env = calloc(n + 2, sizeof(*env));
+	if (!env)
+		wl_fail("out of memory");
+	n = 0;
+	for (char *p = text; p < text + len; p += strlen(p) + 1)
+		if (strchr(p, '=') && strncmp(p, "PATH=", 5))
+			env[n++] = p;
+	if (asprintf(&env[n++], "PATH=%s", path) < 0)
+		wl_fail("out of memory");
+	return env;
+}
+
+static void add_rusage(struct rusage *sum, const struct rusage *ru)
+{
+	sum->ru_utime.tv_sec += ru->ru_utime.tv_sec;
+	sum->ru_utime.tv_usec += ru->ru_utime.tv_usec;
+	sum->ru_stime.tv_sec += ru->ru_stime.tv_sec;
+	sum->ru_stime.tv_usec += ru->ru_stime.tv_usec;
+	sum->ru_utime.tv_sec += sum->ru_utime.tv_usec / 1000000;
+	sum->ru_utime.tv_usec %= 1000000;
+	sum->ru_stime.tv_sec += sum->ru_stime.tv_usec / 1000000;
+	sum->ru_stime.tv_usec %= 1000000;
+}
+
+/*
+ * kbuild's per-directory build as the top-level Makefile runs it, "make -f
+ * $(srctree)/scripts/Makefile.build obj=DIR need-builtin=1 ... GOALS", in
+ * the build folder @objtree with the environment that Makefile exports
+ * (@envp). One make per directory, in the order the targets name them; a
+ * directory target builds the whole directory. Returns the wait status of
+ * the first make that fails, else of the last; @sum gets their rusage.
+ */
+static int build_per_directory(char **targets, char **envp, const char *srctree,
+			       const char *objtree, const char *jarg, int in_cg, struct rusage *sum)
+{
+	char mkfile[600], dirs[MAX_TARGETS][256], obj[MAX_TARGETS][300];
+	int ndirs = 0, whole[MAX_TARGETS] = { 0 }, st = 0;
+
+	snprintf(mkfile, sizeof(mkfile), "%s/scripts/Makefile.build", srctree);
+	for (int i = 0; targets[i]; i++) {
+		char d[256];
+		int k;
+
+		dir_target(targets[i], d, sizeof(d));
+		for (k = 0; k < ndirs && strcmp(dirs[k], d); k++)
+			;
+		if (k == ndirs)
+			snprintf(dirs[ndirs++], sizeof(dirs[0]), "%s", d);
+		whole[k] |= targets[i][strlen(targets[i]) - 1] == '/';
+	}
+	memset(sum, 0, sizeof(*sum));
+	for (int k = 0; k < ndirs; k++) {
+		char *argv[8 + MAX_TARGETS + 1] = { "make", (char *)jarg, "-f", mkfile, obj[k],
+						    "need-builtin=1", "need-modorder=1" };
+		struct rusage ru;
+		int n = 7;
+
+		snprintf(obj[k], sizeof(obj[k]), "obj=%s", dirs[k]);
+		for (int i = 0; targets[i] && !whole[k]; i++) {
+			char d[256];
+
+			dir_target(targets[i], d, sizeof(d));
+			if (!strcmp(d, dirs[k]))
+				argv[n++] = targets[i];
+		}
+		argv[n] = NULL;
+		st = run_make_in(argv, in_cg, &ru, objtree, envp);
+		add_rusage(sum, &ru);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			break;
 	}
 	return st;
 }
@@ -148,7 +381,8 @@ static struct wl_opt opts[] = {
 	{ "jobs", "2", "make -jJ", NULL },
 	{ "memory_max", "512M", "memory.max of the build's cgroup", NULL },
 	{ "config", "tinyconfig", "config target run first, not measured (\"\" = none)", NULL },
-	{ "target", "scripts", "make target measured (the full kernel: bzImage)", NULL },
+	{ "prepared", "", "configured and prepared build folder to copy instead of the config step", NULL },
+	{ "target", "scripts", "make targets measured, space-separated (the full kernel: bzImage)", NULL },
 	{ "artifact", "", "file (relative to the build dir) that must exist afterwards", NULL },
 	{ "keep", "0", "1: keep the build directory", NULL },
 	{ "memcg", "1", "0: no memory cgroup (debugging on hosts without cgroup v2)", NULL },
@@ -159,12 +393,12 @@ static struct wl_opt opts[] = {
 
 int main(int argc, char **argv)
 {
-	const char *src, *builddir, *path, *config, *target, *artifact, *memmax, *shares;
-	char why[512], name[64], jarg[32], oarg[600], *newpath, mk[800];
-	char *vm0 = NULL, *vm1 = NULL;
+	const char *src, *builddir, *path, *config, *target, *artifact, *memmax, *shares, *prepared;
+	char why[512], name[64], jarg[32], oarg[600], *newpath, mk[900], from[800];
+	char *vm0 = NULL, *vm1 = NULL, *targets[MAX_TARGETS + 1], **make_env = NULL;
 	struct wl_snap snap;
 	struct rusage ru;
-	long jobs;
+	long jobs, log_start, steps, compiled;
 	double t0, t1;
 	int st, err;
 
@@ -176,6 +410,7 @@ int main(int argc, char **argv)
 	memmax = wl_arg(opts, "memory_max");
 	config = wl_arg(opts, "config");
 	target = wl_arg(opts, "target");
+	prepared = wl_arg(opts, "prepared");
 	artifact = wl_arg(opts, "artifact");
 	keep = (int)wl_arg_long(opts, "keep", 0, 1);
 	use_memcg = (int)wl_arg_long(opts, "memcg", 0, 1);
@@ -183,8 +418,9 @@ int main(int argc, char **argv)
 	wl_snap_init(&snap, opts);
 	wl_args_info(opts, "kernel_build");
 
-	if (!*target || strchr(target, '=') || target[0] == '-')
-		wl_fail("--target=%s is not a make target", target);
+	if (split_targets(target, targets, MAX_TARGETS) < 0)
+		wl_fail("--target=%s: expected 1 to %d make targets separated by spaces", target,
+			MAX_TARGETS);
 	if (*config && (strchr(config, '=') || config[0] == '-'))
 		wl_fail("--config=%s is not a make target", config);
 	if (strspn(memmax, "0123456789KMGTkmgt") != strlen(memmax) && strcmp(memmax, "max"))
@@ -227,16 +463,52 @@ int main(int argc, char **argv)
 			   sysroot.dir[0] ? " in the chroot " : "", sysroot.dir);
 
 	snprintf(inner, sizeof(inner), "%s/mglrulab-kbuild-%d", builddir, (int)getpid());
+	if (*prepared) {
+		char objtree[512];
+
+		snprintf(from, sizeof(from), "%s%s", sysroot.dir, prepared);
+		read_prepared(from, src, objtree, sizeof(objtree));
+		/*
+		 * objtool's own Makefile records absolute output paths: in the
+		 * chroot the build folder goes where it was prepared, so that
+		 * nothing but the targets is rebuilt.
+		 */
+		if (sysroot.dir[0] && objtree[0])
+			snprintf(inner, sizeof(inner), "%s", objtree);
+	}
 	snprintf(outdir, sizeof(outdir), "%s%s", sysroot.dir, inner);
 	snprintf(logpath, sizeof(logpath), "%s.log", outdir);
-	if (mkdir(outdir, 0755))
+	if (mkdir_p(outdir))
 		wl_fail("mkdir %s: %s", outdir, strerror(errno));
 	if (!*shares)
 		atexit(cleanup);
 	snprintf(oarg, sizeof(oarg), "O=%s", inner);
 	snprintf(jarg, sizeof(jarg), "-j%ld", jobs);
 
-	if (*config) {
+	if (*prepared) {
+		int per_dir = 1;
+
+		/* Not measured, like the config step it replaces. */
+		if (wl_copy_tree(from, outdir, why, sizeof(why)))
+			wl_fail("cannot copy the prepared folder %s: %s", prepared, why);
+		/*
+		 * Objects and directories go straight to kbuild's per-directory
+		 * build when the folder recorded its environment; anything else
+		 * (bzImage, ...) needs the top-level Makefile.
+		 */
+		for (int i = 0; targets[i]; i++) {
+			char d[256], obj[1200];
+
+			per_dir &= dir_target(targets[i], d, sizeof(d));
+			/* The measured make must really build them. */
+			snprintf(obj, sizeof(obj), "%s/%s", outdir, targets[i]);
+			if (targets[i][strlen(targets[i]) - 1] != '/')
+				unlink(obj);
+		}
+		snprintf(mk, sizeof(mk), "%s/.mglrulab-make-env", outdir);
+		if (per_dir)
+			make_env = load_make_env(mk, newpath);
+	} else if (*config) {
 		char *cargv[] = { "make", "-C", (char *)src, oarg, (char *)config, NULL };
 
 		st = run_make(cargv, 0, &ru);
@@ -252,12 +524,23 @@ int main(int argc, char **argv)
 			wl_fail("memory.max=%s: %s", memmax, strerror(-err));
 	}
 
+	{
+		struct stat lst;
+
+		log_start = stat(logpath, &lst) ? 0 : (long)lst.st_size;
+	}
 	vm0 = wl_read_file("/proc/vmstat", 1 << 20, NULL, NULL);
 	wl_snap_before(&snap, "");
 	t0 = wl_now();
-	{
-		char *bargv[] = { "make", "-C", (char *)src, oarg, jarg, (char *)target, NULL };
+	if (make_env) {
+		st = build_per_directory(targets, make_env, src, inner, jarg, use_memcg, &ru);
+	} else {
+		char *bargv[5 + MAX_TARGETS + 1] = { "make", "-C", (char *)src, oarg, jarg };
+		int n = 5;
 
+		for (int i = 0; targets[i]; i++)
+			bargv[n++] = targets[i];
+		bargv[n] = NULL;
 		st = run_make(bargv, use_memcg, &ru);
 	}
 	t1 = wl_now();
@@ -306,6 +589,9 @@ int main(int argc, char **argv)
 		jl_str(&j, "target", target);
 		jl_str(&j, "outdir", outdir);
 		jl_bool(&j, "target_built", 1);
+		count_steps(log_start, &steps, &compiled);
+		jl_int(&j, "steps", steps);
+		jl_int(&j, "compiled", compiled);
 		jl_str(&j, "log", logpath);
 		jl_end(&j);
 	}
