@@ -78,15 +78,14 @@ int kbuild_make_recorder(int argc, char **argv)
 	return 127;
 }
 
-/*
- * From one record (see kbuild_make_recorder), the environment of the
- * sub-make that built PROBE_OBJ with scripts/Makefile.build, minus the
- * recorder itself: NUL-separated into @out. 0, or -1 if it is not that one.
- */
-static int pick_record(const char *rec, size_t len, struct strbuf *out)
+int kbuild_make_env_pick(const char *rec, size_t len, struct strbuf *out)
 {
 	const char *p = rec, *end = rec + len;
 	int makefile_build = 0, obj = 0, goal = 0;
+
+	/* Every string must end inside the record. */
+	if (!len || rec[len - 1])
+		return -1;
 
 	p += strlen(p) + 1;	/* cwd */
 	for (; p < end && strcmp(p, "--env--"); p += strlen(p) + 1) {
@@ -100,13 +99,18 @@ static int pick_record(const char *rec, size_t len, struct strbuf *out)
 		if (str_starts_with(p, "MAKE=") || str_starts_with(p, RECORD_ENV "="))
 			continue;
 		if (str_starts_with(p, "MAKEFLAGS=")) {
-			/* Drop the " MAKE=..." override the recording added. */
+			/*
+			 * Drop the " MAKE=..." override the recording added;
+			 * make writes its space as "\ ".
+			 */
 			const char *m = strstr(p, " MAKE=");
 			if (m) {
-				const char *after = strchr(m + 1, ' ');
+				const char *after = m + 6;
+
+				while (*after && (*after != ' ' || after[-1] == '\\'))
+					after++;
 				sb_add(out, p, (size_t)(m - p));
-				if (after)
-					sb_adds(out, after);
+				sb_adds(out, after);
 				sb_add(out, "", 1);
 				continue;
 			}
@@ -165,7 +169,7 @@ static int record_make_env(const char *tree, const char *dir, const char *log)
 		sb_reset(&text);
 		if (de->d_name[0] != '.' && read_file(path, &text, 1 << 22) >= 0) {
 			sb_reset(&env);
-			r = pick_record(text.buf, text.len, &env);
+			r = kbuild_make_env_pick(text.buf, text.len, &env);
 		}
 		free(path);
 	}

@@ -27,6 +27,9 @@
 #define LAB_KBUILD_PREP_H
 
 #include "config.h"
+#include "strbuf.h"
+
+#include <stddef.h>
 
 /*
  * Prepare (or refresh) the folder for work tree @tree and the .config at
@@ -43,5 +46,15 @@ int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const cha
  */
 #define KBUILD_MAKE_RECORDER "__make-recorder"
 int kbuild_make_recorder(int argc, char **argv);
+
+/*
+ * One record of the recorder is NUL-terminated strings: the working
+ * folder, make's arguments, "--env--", the environment. If it is the
+ * sub-make that built lib/ctype.o with scripts/Makefile.build (obj=lib),
+ * append its environment without the recorder's traces (MAKE, the
+ * MAKE=... override in MAKEFLAGS, MGLRULAB_MAKE_RECORD) to @out,
+ * NUL-separated, and return 0; else -1.
+ */
+int kbuild_make_env_pick(const char *rec, size_t len, struct strbuf *out);
 
 #endif
