@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "domain_run.h"
+#include "run_command.h"
 #include "domain_xml.h"
 #include "fsutil.h"
 #include "guest_image.h"
@@ -64,6 +65,8 @@ static void wake(void)
 static void on_signal(int sig)
 {
 	interrupted = sig;
+	/* A kernel build or other child running now stops as well. */
+	run_command_stop_child(sig);
 	wake();
 }
 
@@ -81,6 +84,11 @@ static int setup_once(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	return 0;
+}
+
+int guest_catch_signals(void)
+{
+	return setup_once();
 }
 
 static void track(virDomainPtr dom)

@@ -65,6 +65,12 @@ void guest_run_release(struct guest_run *run);
 
 /* The signal (SIGINT/SIGTERM) that interrupted the lab, or 0. */
 int guest_interrupted(void);
+/*
+ * Catch SIGINT/SIGTERM from now on (guest_run() does it too): they set
+ * guest_interrupted(), destroy the lab's domains and stop the child
+ * run_command() waits for (a kernel build's make). 0, or -1 with errno.
+ */
+int guest_catch_signals(void);
 /* Destroy every domain this process started and has not seen stop. */
 void guest_destroy_all(void);
 

@@ -326,6 +326,11 @@ static int fail_with_log(struct build_ctx *b, int status, const char *what)
 {
 	struct strbuf tail = STRBUF_INIT;
 
+	if (run_command_stopped_by())
+		return error_status(status, "[kernel %s] interrupted by signal %d while make ran;"
+				    " the build folder keeps what was built (log: %s)", b->k->name,
+				    run_command_stopped_by(), b->log);
+
 	tail_lines(b->log, 20, &tail);
 	error_status(status, "[kernel %s] %s; the log is %s, its last lines:\n%s", b->k->name,
 		     what, b->log, sb_str(&tail));

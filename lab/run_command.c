@@ -39,6 +39,30 @@ out:
 		sb_reset(pending);
 }
 
+/*
+ * The child being waited for, so that SIGINT/SIGTERM to the lab can stop
+ * it too: a kill aimed at mglrulab alone (a CI timeout, kill PID) would
+ * otherwise leave make compiling for minutes.
+ */
+static volatile pid_t running_child;
+static volatile sig_atomic_t child_stopped_by;
+
+void run_command_stop_child(int sig)
+{
+	pid_t pid = running_child;
+
+	if (pid > 0) {
+		child_stopped_by = sig;
+		/* SIGTERM: make then stops its own jobs too (on SIGINT it waits for them). */
+		kill(pid, SIGTERM);
+	}
+}
+
+int run_command_stopped_by(void)
+{
+	return child_stopped_by;
+}
+
 int run_command(struct child *c)
 {
 	int pipefd[2] = { -1, -1 }, logfd = -1, status;
@@ -96,6 +120,7 @@ int run_command(struct child *c)
 		fprintf(stderr, "cannot run %s: %s\n", c->argv[0], strerror(errno));
 		_exit(127);
 	}
+	running_child = pid;
 	if (want_pipe) {
 		struct strbuf pending = STRBUF_INIT;
 		char buf[8192];
@@ -125,9 +150,12 @@ int run_command(struct child *c)
 	if (logfd >= 0)
 		close(logfd);
 	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			running_child = 0;
 			return -1;
+		}
 	}
+	running_child = 0;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);

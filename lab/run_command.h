@@ -27,6 +27,14 @@ struct child {
  */
 int run_command(struct child *c);
 
+/*
+ * For a SIGINT/SIGTERM handler (async-signal-safe): send SIGTERM to the
+ * child run_command() is waiting for, if any, and remember @sig.
+ */
+void run_command_stop_child(int sig);
+/* The signal run_command_stop_child() passed on, or 0. */
+int run_command_stopped_by(void);
+
 /* Convenience: run argv, capture stdout (trailing newlines trimmed). */
 int run_capture(const char *const *argv, const char *dir, struct strbuf *out);
 

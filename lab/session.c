@@ -341,7 +341,8 @@ static int new_session(struct session *s, struct kbuild_result *res)
 			res[1].bzimage = xstrdup(res[0].bzimage);
 			continue;
 		}
-		r = kbuild_kernel(cfg, k[i], &res[i]);
+		r = guest_interrupted() ? lab_error("interrupted by signal %d", guest_interrupted()) :
+					  kbuild_kernel(cfg, k[i], &res[i]);
 		if (r) {
 			free(aa_name);
 			return r;
@@ -775,6 +776,11 @@ int session_main(struct session_opts *o)
 		r = session_lock(s.cfg.state_dir, s.dir);
 		if (r)
 			goto out;
+		/* From here on SIGINT/SIGTERM stop kernel builds as well as guests. */
+		if (guest_catch_signals()) {
+			r = lab_error("cannot set up signal handling: %s", strerror(errno));
+			goto out;
+		}
 		if (!lab_quiet)
 			fprintf(stderr, "session %s\n", s.dir);
 		struct strbuf err = STRBUF_INIT;
