@@ -177,9 +177,14 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 		return set(out, VERDICT_INVALID,
 			   "fewer than 2 runs (baseline %zu, patched %zu)",
 			   c->n_base, c->n_patched);
+	/*
+	 * Not invalid: nothing varied and nothing moved (typically a counter
+	 * that stayed 0 in every run). Calling it invalid sent readers
+	 * looking for broken runs that did not exist.
+	 */
 	if (c->all_equal)
-		return set(out, VERDICT_INVALID,
-			   "all values are equal in both kernels");
+		return set(out, VERDICT_NO_CHANGE,
+			   "identical in every run of both kernels");
 	if (!c->ratio_valid)
 		return set(out, VERDICT_INVALID,
 			   "no ratio: a median is zero or a value is negative");

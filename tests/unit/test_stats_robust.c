@@ -85,7 +85,11 @@ static void test_random_inputs(void **state)
 		v = stats_decide(&c, &s, it & 1, -1, -1, 0, 0, &d);
 		assert_true(v >= VERDICT_IMPROVEMENT && v <= VERDICT_INVALID);
 		assert_true(strlen(d.reason) > 0);
-		if (na < 2 || nb < 2 || !c.ratio_valid)
+		if (na < 2 || nb < 2)
+			assert_int_equal(v, VERDICT_INVALID);
+		else if (c.all_equal)	/* e.g. all zero: nothing moved */
+			assert_int_equal(v, VERDICT_NO_CHANGE);
+		else if (!c.ratio_valid)
 			assert_int_equal(v, VERDICT_INVALID);
 
 		stats_paired(a, b, na < nb ? na : nb, &s, &pr);
