@@ -90,7 +90,7 @@ static const struct param_def kernel_build_params[] = {
 	{ "jobs", PARAM_INT, "2", 1, 1024, NULL, "make -jJ" },
 	{ "memory_max", PARAM_STRING, "512M", 0, 0, NULL, "memory.max of the build's cgroup" },
 	{ "config", PARAM_STRING, "tinyconfig", 0, 0, NULL,
-	  "config target made first, not measured (\"\" keeps none)" },
+	  "config target made first, not measured (\"\" keeps none; unused with prepared)" },
 	{ "prepared", PARAM_STRING, "", 0, 0, NULL,
 	  "host: mglrulab run configures and prepares the build folder natively (baseline's"
 	  " .config) and the guest copies it instead of the config step; or a guest path" },

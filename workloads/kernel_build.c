@@ -166,29 +166,6 @@ static int run_make(char *const argv[], int in_cg, struct rusage *ru)
 
 #define MAX_TARGETS 16
 
-/* mkdir -p; 0 or -1 with errno. */
-static int mkdir_p(const char *dir)
-{
-	char p[800];
-
-	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (char *s = p + 1; ; s++) {
-		if (*s && *s != '/')
-			continue;
-		char c = *s;
-
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -1;
-		*s = c;
-		if (!c)
-			return 0;
-	}
-}
-
 /*
  * A prepared folder says where it was made: "srctree PATH" and "objtree
  * PATH" lines in .mglrulab-prepared (written by mglrulab run). Its source
@@ -478,8 +455,8 @@ int main(int argc, char **argv)
 	}
 	snprintf(outdir, sizeof(outdir), "%s%s", sysroot.dir, inner);
 	snprintf(logpath, sizeof(logpath), "%s.log", outdir);
-	if (mkdir_p(outdir))
-		wl_fail("mkdir %s: %s", outdir, strerror(errno));
+	if ((err = wl_mkdir_under("", outdir, 0755)))
+		wl_fail("mkdir %s: %s", outdir, strerror(-err));
 	if (!*shares)
 		atexit(cleanup);
 	snprintf(oarg, sizeof(oarg), "O=%s", inner);

@@ -3,10 +3,33 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+int wl_mkdir_under(const char *root, const char *dir, unsigned int mode)
+{
+	char p[4096];
+	size_t rl = strlen(root);
+
+	if (snprintf(p, sizeof(p), "%s%s", root, dir) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (char *s = p + rl + 1; ; s++) {
+		if (*s && *s != '/')
+			continue;
+		char c = *s;
+
+		*s = '\0';
+		if (mkdir(p, mode) && errno != EEXIST)
+			return -errno;
+		*s = c;
+		if (!c)
+			return 0;
+	}
+}
 
 char *wl_read_file(const char *path, size_t max, size_t *len, int *truncated)
 {

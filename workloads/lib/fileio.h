@@ -15,6 +15,11 @@
 char *wl_read_file(const char *path, size_t max, size_t *len, int *truncated);
 /* Write @s to @path in one write(). Returns 0 or -errno. */
 int wl_write_file(const char *path, const char *s);
+/*
+ * mkdir -p of <@root><@dir>, creating only what lies below @root ("" for a
+ * whole path). Returns 0 or -errno.
+ */
+int wl_mkdir_under(const char *root, const char *dir, unsigned int mode);
 /* First line of a file parsed as an unsigned integer (decimal or 0x hex). */
 int wl_read_u64(const char *path, uint64_t *out);
 /* CLOCK_MONOTONIC in seconds: every interval the workloads time. */

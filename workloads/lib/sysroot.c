@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "sysroot.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,33 +17,11 @@
  */
 #define SYSROOT_9P_OPTS "trans=virtio,version=9p2000.L,cache=loose"
 
-/* mkdir -p <root><dir>; 0 or -errno. */
-static int mkdir_in(const char *root, const char *dir, mode_t mode)
-{
-	char p[512];
-	size_t rl = strlen(root);
-
-	if (snprintf(p, sizeof(p), "%s%s", root, dir) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	for (char *s = p + rl + 1; ; s++) {
-		if (*s && *s != '/')
-			continue;
-		char c = *s;
-
-		*s = '\0';
-		if (mkdir(p, mode) && errno != EEXIST)
-			return -errno;
-		*s = c;
-		if (!c)
-			return 0;
-	}
-}
-
 /* Mount share @tag read-only on <root><dir>. 0 or -errno. */
 static int mount_share(const char *root, const char *tag, const char *dir)
 {
 	char mp[512];
-	int err = mkdir_in(root, dir, 0755);
+	int err = wl_mkdir_under(root, dir, 0755);
 
 	if (err)
 		return err;
@@ -61,7 +40,7 @@ static int mount_in(const char *root, const char *dir, const char *type, unsigne
 		    const char *opts)
 {
 	char mp[512];
-	int err = mkdir_in(root, dir, 0755);
+	int err = wl_mkdir_under(root, dir, 0755);
 
 	if (err)
 		return err;
@@ -126,7 +105,7 @@ int wl_sysroot_make(struct wl_sysroot *r, const char *parent, const char *spec,
 	}
 	if ((err = mount_in(r->dir, "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) ||
 	    (err = mount_in(r->dir, "/dev", "devtmpfs", MS_NOSUID | MS_NOEXEC, NULL)) ||
-	    (err = mkdir_in(r->dir, "/tmp", 01777))) {
+	    (err = wl_mkdir_under(r->dir, "/tmp", 01777))) {
 		snprintf(why, whylen, "proc, dev or tmp in %s: %s", r->dir, strerror(-err));
 		goto fail;
 	}
