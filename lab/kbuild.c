@@ -468,6 +468,15 @@ static int compile(struct build_ctx *b)
 }
 
 /*
+ * A folder seeded from a sibling carries this file until its own build
+ * completes. Such a folder is no seed for others: its state file is the
+ * sibling's, but its .config or objects may be anything (a config check
+ * that failed, an interrupted build), and copies keep the sibling's
+ * timestamps, so nothing else tells them apart.
+ */
+#define SEEDED_MARK ".mglrulab-seeded"
+
+/*
  * Start a new kernel's build folder as a copy of a sibling's, preferring
  * the one last built at the unmodified source (most series are small
  * changes to it): make then redoes only what differs.
@@ -495,9 +504,10 @@ static void seed_build_dir(struct build_ctx *b)
 		char *cand = xasprintf("%s/%s", parent, de->d_name);
 		char *img = xasprintf("%s/arch/x86/boot/bzImage", cand);
 		char *state = kbuild_state_read(cand);
+		char *mark = xasprintf("%s/" SEEDED_MARK, cand);
 		int is_base = state && base && !strcmp(state, base);
 		struct stat st;
-		if (strcmp(cand, b->build_dir) && !stat(img, &st) && state &&
+		if (strcmp(cand, b->build_dir) && !stat(img, &st) && state && access(mark, F_OK) &&
 		    (is_base > best_is_base || (is_base == best_is_base && st.st_mtime >= best_t))) {
 			free(best);
 			best = xstrdup(cand);
@@ -505,6 +515,7 @@ static void seed_build_dir(struct build_ctx *b)
 			best_is_base = is_base;
 		}
 		free(state);
+		free(mark);
 		free(img);
 		free(cand);
 	}
@@ -513,9 +524,11 @@ static void seed_build_dir(struct build_ctx *b)
 	if (best) {
 		const char *argv[] = { "cp", "-a", best, b->build_dir, NULL };
 		struct child c = { .argv = argv, .null_stdout = 1 };
+		char *mark = xasprintf("%s/" SEEDED_MARK, b->build_dir);
 		kbuild_info(b, "seed     build folder from %s", path_basename(best));
-		if (run_command(&c))
+		if (run_command(&c) || write_file_atomic(mark, best, strlen(best)))
 			rm_rf(b->build_dir);
+		free(mark);
 	}
 	sb_release(&sb);
 	free(base);
@@ -747,7 +760,13 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		goto out;
 	}
 	char *built_at = kbuild_state_read(b.build_dir);
-	int stamped = kbuild_settle_mtimes(b.src.tree, b.prev_head, b.head_commit, built_at);
+	char *state_file = xasprintf("%s/.mglrulab-state", b.build_dir);
+	struct stat state_st;
+	/* The state file is written when a build completes (copies keep its stamp). */
+	time_t built_time = stat(state_file, &state_st) ? 0 : state_st.st_mtime;
+	free(state_file);
+	int stamped = kbuild_settle_mtimes(b.src.tree, b.prev_head, b.head_commit, built_at,
+					   built_time);
 	debug("settled the stamps of %d files for %s", stamped, b.build_dir);
 	free(built_at);
 	r = compile(&b);
@@ -755,6 +774,10 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		goto out;
 	if (kbuild_state_write(b.build_dir, b.head_commit))
 		warning("cannot record the build state of %s", b.build_dir);
+	/* Built: from now on a seed for others (see seed_build_dir()). */
+	char *mark = xasprintf("%s/" SEEDED_MARK, b.build_dir);
+	unlink(mark);
+	free(mark);
 	r = store_entry(&b, sb_str(&config_text));
 	if (r)
 		goto out;

@@ -13,6 +13,10 @@
  *     the folder's objects: stamp it now;
  *   - a file the switch rewrote but whose content is what the folder last
  *     compiled can go back to an ancient stamp, so it triggers nothing.
+ * Besides the files the commits S_B, S and the previous state differ in,
+ * any file stamped after the folder's last build counts as rewritten: a
+ * series that failed half-way (git am, then a reset to the base) leaves
+ * its files with new stamps and no commit that says so.
  * Files no series ever touched keep the archive's stamps. Each build
  * applies this for its own folder, so the rule never has to hold for all
  * folders at once; without a known S_B we leave "now" and make rebuilds
@@ -24,6 +28,7 @@
 #include "util.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -61,14 +66,42 @@ static int commit_exists(const char *tree, const char *rev)
 	return ok;
 }
 
+/* nftw has no context argument. */
+static struct {
+	struct strvec *out;
+	size_t prefix;
+	time_t since;
+} newer_walk;
+
+static int newer_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D && !strcmp(path + newer_walk.prefix, ".git"))
+		return FTW_SKIP_SUBTREE;
+	if (flag == FTW_F && st->st_mtime >= newer_walk.since && path[newer_walk.prefix])
+		strvec_push(newer_walk.out, path + newer_walk.prefix);
+	return FTW_CONTINUE;
+}
+
+/* Files of @tree (paths relative to it) stamped at or after @since. */
+static void files_newer(const char *tree, time_t since, struct strvec *out)
+{
+	newer_walk.out = out;
+	newer_walk.prefix = strlen(tree) + 1;
+	newer_walk.since = since;
+	nftw(tree, newer_one, 64, FTW_PHYS | FTW_ACTIONRETVAL);
+}
+
 int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *head,
-			 const char *built_at)
+			 const char *built_at, time_t built_time)
 {
 	struct strvec touched = STRVEC_INIT, differ = STRVEC_INIT;
 	int n = 0;
 
 	if (!built_at || !commit_exists(tree, built_at))
 		return -1;
+	if (built_time > 0)
+		files_newer(tree, built_time, &touched);
 	diff_names(tree, "mglrulab-base", head, &touched);
 	diff_names(tree, "mglrulab-base", built_at, &touched);
 	if (prev_head && commit_exists(tree, prev_head))

@@ -3,14 +3,18 @@
 #ifndef LAB_KBUILD_MTIME_H
 #define LAB_KBUILD_MTIME_H
 
+#include <time.h>
+
 /*
  * The tree at @tree is at commit @head, switched there from @prev_head; the
- * build folder about to be used was last built at @built_at. Re-stamp the
- * files any of these states changed. Returns the number of files stamped,
- * or -1 when @built_at is unknown (nothing is changed then).
+ * build folder about to be used was last built at @built_at, its build
+ * ending at @built_time (0: unknown). Re-stamp the files any of these
+ * states changed, and those stamped since @built_time. Returns the number
+ * of files stamped, or -1 when @built_at is unknown (nothing is changed
+ * then).
  */
 int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *head,
-			 const char *built_at);
+			 const char *built_at, time_t built_time);
 /* The commit a build folder was last built at (.mglrulab-state), or NULL. */
 char *kbuild_state_read(const char *build_dir);
 int kbuild_state_write(const char *build_dir, const char *commit);
