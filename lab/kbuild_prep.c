@@ -158,8 +158,7 @@ static int record_make_env(const char *tree, const char *dir, const char *log)
 	struct child c = { .argv = (const char *const *)argv.v, .log_path = log,
 			   .env = (const char *const[]){ env_rec, NULL }, .null_stdout = 1 };
 	if (run_command(&c)) {
-		r = failed("make " PROBE_OBJ " (recording kbuild's environment)", log);
-		r = -1;
+		failed("make " PROBE_OBJ " (recording kbuild's environment)", log);
 		goto out;
 	}
 	d = opendir(rec);
@@ -271,8 +270,10 @@ int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const cha
 			lab_error("kernel_build: cannot start %s: %s", dir, strerror(errno));
 			goto out;
 		}
-		if (run_make(rtree, dir, log_path, (const char *const[]){ "olddefconfig", NULL }))
-			goto fail_olddefconfig;
+		if (run_make(rtree, dir, log_path, (const char *const[]){ "olddefconfig", NULL })) {
+			r = failed("make olddefconfig (on the host)", log_path);
+			goto out;
+		}
 	}
 	/* Always: a no-op in seconds when the tree has not changed since. */
 	if (run_make(rtree, dir, log_path, (const char *const[]){ jobs, "prepare", NULL })) {
@@ -294,9 +295,6 @@ int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const cha
 	*dir_out = dir;
 	dir = NULL;
 	r = LAB_OK;
-	goto out;
-fail_olddefconfig:
-	r = failed("make olddefconfig (on the host)", log_path);
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);

@@ -363,15 +363,12 @@ static int new_session(struct session *s, struct kbuild_result *res)
 	for (size_t i = 0; i < wl.n; i++) {
 		const struct workload_cfg *w = config_workload(cfg, wl.v[i]);
 		if (!w || !w->def || (kbuild_auto_chroot(w) && !ktree)) {
-			json_decref(wls);
-			strvec_clear(&wl);
-			free(aa_name);
-			free(ktree);
-			free(wruns);
 			if (w && w->def)
-				return lab_error("run: workload '%s' builds the kernel source, but %s/meta.json"
-						 " names no readable source tree", wl.v[i], res[0].entry_dir);
-			return user_error("run: '%s' is not a workload of %s", wl.v[i], cfg->path);
+				r = lab_error("run: workload '%s' builds the kernel source, but %s/meta.json"
+					      " names no readable source tree", wl.v[i], res[0].entry_dir);
+			else
+				r = user_error("run: '%s' is not a workload of %s", wl.v[i], cfg->path);
+			goto fail_workloads;
 		}
 		wruns[i] = (int)(o->runs || !w->runs ? runs : w->runs);
 		char *prep = NULL;
@@ -381,14 +378,8 @@ static int new_session(struct session *s, struct kbuild_result *res)
 			r = kbuild_prepare_dir(cfg, ktree, dotconfig, log, &prep);
 			free(dotconfig);
 			free(log);
-			if (r) {
-				json_decref(wls);
-				strvec_clear(&wl);
-				free(aa_name);
-				free(ktree);
-				free(wruns);
-				return r;
-			}
+			if (r)
+				goto fail_workloads;
 		}
 		json_t *wj = workload_json(w, &s->topo, !o->no_counters, ktree, prep);
 		free(prep);
@@ -462,6 +453,13 @@ static int new_session(struct session *s, struct kbuild_result *res)
 		free(from);
 		free(to);
 	}
+	return r;
+fail_workloads:
+	json_decref(wls);
+	strvec_clear(&wl);
+	free(aa_name);
+	free(ktree);
+	free(wruns);
 	return r;
 }
 
