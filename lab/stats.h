@@ -167,7 +167,10 @@ struct stats_comparison {
 
 	/* Ratio of medians; ratio_valid = 0 when the baseline median is <= 0
 	 * or either median is not positive (ratios of signed values mean
-	 * nothing) — then ratio, delta_pct and the interval are NaN. */
+	 * nothing), or when the quotient overflows or underflows (medians
+	 * ~1e300 apart) — then ratio, delta_pct and the interval are NaN.
+	 * Medians of huge values do not overflow: an even-n median averages
+	 * as a/2 + b/2 when (a + b)/2 would be inf. */
 	int ratio_valid;
 	double ratio, delta_pct;
 	double ratio_lo, ratio_hi;	/* bootstrap interval of the ratio */
@@ -300,7 +303,10 @@ struct stats_decision {
 /*
  * Decide the verdict of one metric. Rules, in order:
  *  invalid  when failed / attempted > max_failed_fraction, n < 2 in either
- *           kernel, all values of both kernels equal, or no ratio;
+ *           kernel, no ratio, or a ratio interval bound that is 0 or not
+ *           finite (resampled medians of 0: the interval then bounds
+ *           nothing);
+ *  ~        when all values of both kernels are equal;
  *  improvement / regression  when p_used < alpha AND the whole ratio
  *           interval lies beyond the band [1 - t, 1 + t] (direction from
  *           @better_higher);

@@ -36,7 +36,7 @@ static inline double median_from_counts(const double *sorted,
 		return lo;
 	while (cum + cnt[i] <= k2)
 		cum += cnt[i++];
-	return (lo + sorted[i]) / 2.0;
+	return stats_mid(lo, sorted[i]);
 }
 
 static inline double boot_median(struct rng *r, const double *sorted,
@@ -82,7 +82,7 @@ static double median_without(const double *sorted, size_t n, size_t skip)
 	double a = sorted[k1 < skip ? k1 : k1 + 1];
 	double b = sorted[k2 < skip ? k2 : k2 + 1];
 
-	return (a + b) / 2.0;
+	return stats_mid(a, b);
 }
 
 /*
@@ -294,6 +294,13 @@ int stats_compare(const double *base, size_t nb, const double *patched,
 
 	out->ratio_valid = nonneg && out->median_base > 0 &&
 			   out->median_patched > 0;
+	/* Medians 1e300 apart overflow (or underflow) the quotient: a
+	 * ratio of inf or 0 is no ratio, whatever the medians are. */
+	if (out->ratio_valid) {
+		double r = out->median_patched / out->median_base;
+
+		out->ratio_valid = isfinite(r) && r > 0;
+	}
 	if (out->ratio_valid) {
 		out->ratio = out->median_patched / out->median_base;
 		out->delta_pct = 100.0 * (out->ratio - 1.0);

@@ -75,7 +75,7 @@ static double gm_median(const double *sorted, const uint32_t *run,
 		return lo;
 	while (cum + rc[run[i]] <= k2)
 		cum += rc[run[i++]];
-	return (lo + sorted[i]) / 2.0;
+	return stats_mid(lo, sorted[i]);
 }
 
 static size_t gm_hits(const uint32_t *run, size_t m, const uint32_t *rc)

@@ -6,6 +6,7 @@
 #ifndef LAB_STATS_INTERNAL_H
 #define LAB_STATS_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,28 @@ void stats_sort(double *x, size_t n);
 /* Rearrange @x so that x[k] is the k-th smallest (0-based), smaller to the
  * left, larger or equal to the right; returns x[k]. */
 double stats_select(double *x, size_t n, size_t k);
+/*
+ * The midpoint (a + b) / 2 of two finite values, finite too: the plain sum
+ * overflows to inf above ~9e307, which turned the median of two huge runs
+ * into inf. The halves are added only then, so ordinary results stay
+ * bit-identical to the plain formula.
+ */
+static inline double stats_mid(double a, double b)
+{
+	double m = (a + b) / 2.0;
+
+	return isfinite(m) ? m : a / 2.0 + b / 2.0;
+}
+
+/* a + f (b - a) for 0 <= f <= 1 (type 7 interpolation), finite for finite
+ * a and b: b - a overflows when they are huge and of opposite signs. */
+static inline double stats_lerp(double a, double b, double f)
+{
+	double d = b - a;
+
+	return isfinite(d) ? a + f * d : (1.0 - f) * a + f * b;
+}
+
 /* Type 7 quantile of an ascending array. */
 double stats_quantile_sorted(const double *x, size_t n, double p);
 /* Median of an ascending array. */

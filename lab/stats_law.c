@@ -73,7 +73,7 @@ size_t stats_median_law(const double *sorted, size_t n, double *val,
 			double pb = d1 > 0 && d2 > 0 ?
 				    exp(lc + log(d1) + log(d2)) : 0.0;
 
-			val[m] = (sorted[a] + sorted[b]) / 2.0;
+			val[m] = stats_mid(sorted[a], sorted[b]);
 			prob[m++] = pb;
 			pa -= pb;
 		}

@@ -245,7 +245,7 @@ double stats_select_quantile(double *x, size_t n, double p)
 			next = x[j];
 	if (next == v)
 		return v;
-	return v + f * (next - v);
+	return stats_lerp(v, next, f);
 }
 
 double stats_quantile_sorted(const double *x, size_t n, double p)
@@ -260,7 +260,7 @@ double stats_quantile_sorted(const double *x, size_t n, double p)
 	if (i + 1 >= n)
 		return x[n - 1];
 	f = h - (double)i;
-	return x[i] + f * (x[i + 1] - x[i]);
+	return stats_lerp(x[i], x[i + 1], f);
 }
 
 double stats_median_sorted(const double *x, size_t n)
@@ -269,7 +269,7 @@ double stats_median_sorted(const double *x, size_t n)
 		return NAN;
 	if (n & 1)
 		return x[n / 2];
-	return (x[n / 2 - 1] + x[n / 2]) / 2.0;
+	return stats_mid(x[n / 2 - 1], x[n / 2]);
 }
 
 double stats_median_inplace(double *x, size_t n)
@@ -286,7 +286,7 @@ double stats_median_inplace(double *x, size_t n)
 	for (size_t i = 1; i < n / 2; i++)
 		if (x[i] > lo)
 			lo = x[i];
-	return (lo + hi) / 2.0;
+	return stats_mid(lo, hi);
 }
 
 struct vi {

@@ -191,6 +191,15 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 	if (isnan(c->ratio_lo) || isnan(c->ratio_hi) || isnan(out->p_used))
 		return set(out, VERDICT_INVALID,
 			   "no interval or p value was computed");
+	/* An interval reaching 0 or inf says nothing about the size of the
+	 * change (values beyond the double range, or resamples whose
+	 * median is 0): no verdict can rest on it. */
+	if (!isfinite(c->ratio) || !isfinite(c->ratio_lo) ||
+	    !isfinite(c->ratio_hi) || !(c->ratio_lo > 0))
+		return set(out, VERDICT_INVALID,
+			   "the ratio or its interval is not finite "
+			   "(a resampled median of 0, or values beyond the "
+			   "double range)");
 
 	lo = c->ratio_lo;
 	hi = c->ratio_hi;

@@ -307,6 +307,56 @@ static void test_numeric_helpers(void **state)
 	}
 }
 
+/*
+ * Values near the top of the double range: the even-n median used to
+ * average as (a + b) / 2, which overflows to inf, and the comparison then
+ * reported a "valid" ratio with the interval [0, inf].
+ */
+static void test_huge_values_do_not_overflow(void **state)
+{
+	double a[4] = { 1.0e308, 1.2e308, 1.4e308, 1.6e308 };
+	double b[4] = { 1.1e308, 1.3e308, 1.5e308, 1.7e308 };
+	double y[4], lawv[10], lawp[10];
+	struct stats_settings s;
+	struct stats_comparison c;
+	struct stats_decision d;
+
+	(void)state;
+	assert_close(stats_median_sorted(a, 4), 1.3e308, 1e-15);
+	memcpy(y, a, sizeof(y));
+	assert_close(stats_median_inplace(y, 4), 1.3e308, 1e-15);
+	assert_close(stats_median(b, 4), 1.4e308, 1e-15);
+	/* The law's support: every averaged pair is finite. */
+	size_t m = stats_median_law(a, 4, lawv, lawp);
+
+	for (size_t i = 0; i < m; i++)
+		assert_true(isfinite(lawv[i]));
+	/* Interpolated quantiles between values of opposite sign. */
+	double wide[2] = { -1.5e308, 1.5e308 };
+
+	assert_true(isfinite(stats_quantile_sorted(wide, 2, 0.5)));
+	memcpy(y, wide, sizeof(wide));
+	assert_true(isfinite(stats_select_quantile(y, 2, 0.25)));
+
+	stats_settings_default(&s);
+	s.resamples = 500;
+	assert_int_equal(stats_compare(a, 4, b, 4, &s, 1, &c), 0);
+	assert_int_equal(c.ratio_valid, 1);
+	assert_close(c.ratio, 1.4 / 1.3, 1e-12);
+	assert_true(isfinite(c.ratio_lo) && isfinite(c.ratio_hi));
+	assert_true(c.ratio_lo > 0.5 && c.ratio_hi < 2);
+
+	/* A ratio beyond the double range is no ratio. */
+	double tiny[3] = { 1e-300, 2e-300, 3e-300 };
+	double big[3] = { 1e300, 2e300, 3e300 };
+
+	assert_int_equal(stats_compare(tiny, 3, big, 3, &s, 1, &c), 0);
+	assert_int_equal(c.ratio_valid, 0);
+	assert_true(isnan(c.ratio));
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
+			 VERDICT_INVALID);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_median_law_matches_enumeration),
 		cmocka_unit_test(test_bootstrap_large_n_counting_path),
 		cmocka_unit_test(test_numeric_helpers),
+		cmocka_unit_test(test_huge_values_do_not_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

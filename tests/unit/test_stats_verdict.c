@@ -210,6 +210,17 @@ static void test_verdict_rules(void **state)
 	c = fake(0.995, 1.004, 0.5);
 	assert_int_equal(stats_decide(&c, &s, 0, -1, -1, 0, 0, &d),
 			 VERDICT_NO_CHANGE);
+	/* An interval [0, inf] (the median overflow did this) decides
+	 * nothing, however small p is; nor does [1.05, inf]. */
+	c = fake(0, INFINITY, 0.001);
+	c.ratio = 1.0;
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
+			 VERDICT_INVALID);
+	assert_non_null(strstr(d.reason, "not finite"));
+	c = fake(1.05, INFINITY, 0.001);
+	c.ratio = 1.2;
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
+			 VERDICT_INVALID);
 	/* Regression for lower-is-better when the ratio rises. */
 	c = fake(1.05, 1.09, 0.001);
 	assert_int_equal(stats_decide(&c, &s, 0, -1, -1, 0, 0, &d),
