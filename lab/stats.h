@@ -295,7 +295,10 @@ struct stats_decision {
 	/* For "?" and for "≈" whose interval crosses the band edge: runs per
 	 * kernel that would likely make the interval decide (0 = not
 	 * applicable or cannot be estimated, see reason). Estimate: interval
-	 * half-width on the log scale shrinks as 1/sqrt(n). */
+	 * half-width on the log scale shrinks as 1/sqrt(n). For "?" whose
+	 * interval already lies beyond the band (the test is what did not
+	 * decide): the runs at which the test's z, Phi^-1(1 - p_used/2),
+	 * would reach z_{1-alpha/2}, z growing as sqrt(n). */
 	unsigned runs_needed;
 	char reason[192];	/* one human sentence, ASCII */
 };

@@ -7,6 +7,7 @@
  * whole interval, because a maintainer acts on those two words.
  */
 #include "stats.h"
+#include "stats_internal.h"
 #include "util.h"
 
 #include <math.h>
@@ -134,6 +135,26 @@ static unsigned runs_for(double w, double room, size_t n)
 	return (unsigned)need;
 }
 
+/*
+ * Runs per kernel at which a test that gave two-sided @p with @n runs
+ * would reach @alpha, the effect staying put: its z grows as sqrt(n).
+ * 0 when it cannot be estimated (p of 1 has no z to grow).
+ */
+static unsigned runs_for_p(double p, double alpha, size_t n)
+{
+	double z = stats_norm_quantile(1 - p / 2), za, need;
+
+	za = stats_norm_quantile(1 - alpha / 2);
+	if (!(p > 0 && p < 1) || !(z > 1e-9) || !isfinite(za))
+		return 0;
+	need = ceil((double)n * (za / z) * (za / z));
+	if (need > 1e6)
+		return 0;
+	if (need <= (double)n)
+		need = (double)n + 1;
+	return (unsigned)need;
+}
+
 static enum stats_verdict set(struct stats_decision *out,
 			      enum stats_verdict v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -249,12 +270,22 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 			   "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
 			   pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
 			   100 * t);
-	if (up || down)
+	if (up || down) {
+		/* The interval has decided; the rank test has not. */
+		out->runs_needed = runs_for_p(out->p_used, s->alpha, n);
+		if (out->runs_needed)
+			return set(out, VERDICT_INCONCLUSIVE,
+				   "the interval [%+.2f%%, %+.2f%%] lies beyond "
+				   "+-%.2g%% but the test is not significant "
+				   "(%s=%.3g); ~%u runs per kernel might decide",
+				   100 * (lo - 1), 100 * (hi - 1), 100 * t,
+				   pname, out->p_used, out->runs_needed);
 		return set(out, VERDICT_INCONCLUSIVE,
 			   "the interval [%+.2f%%, %+.2f%%] lies beyond "
 			   "+-%.2g%% but the test is not significant (%s=%.3g)",
 			   100 * (lo - 1), 100 * (hi - 1), 100 * t, pname,
 			   out->p_used);
+	}
 	if (mid > ub)
 		out->runs_needed = runs_for(w, mid - ub, n);
 	else if (mid < lb)

@@ -201,6 +201,15 @@ static void test_verdict_rules(void **state)
 			 VERDICT_INCONCLUSIVE);
 	assert_int_equal(d.used_q, 1);
 	assert_close(d.p_used, 0.2, 0);
+	/* The interval lies beyond the band, the test is what is missing:
+	 * the runs at which its z would reach z_{1-alpha/2}, z growing as
+	 * sqrt(n): 10 (1.959964 / 1.281552)^2 = 23.4 -> 24. */
+	assert_int_equal(d.runs_needed, 24);
+	assert_non_null(strstr(d.reason, "~24 runs per kernel"));
+	/* A p of 1 carries no direction to extrapolate. */
+	assert_int_equal(stats_decide(&c, &s, 1, -1, 1.0, 0, 0, &d),
+			 VERDICT_INCONCLUSIVE);
+	assert_int_equal(d.runs_needed, 0);
 	/* Not significant, straddling the band: "?" with runs needed. */
 	c = fake(0.98, 1.03, 0.3);
 	assert_int_equal(stats_decide(&c, &s, 0, -1, -1, 0, 0, &d),
