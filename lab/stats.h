@@ -64,6 +64,11 @@
  *        d   = (z_{1-alpha/2} + z_{power}) * s * sqrt(1/n1 + 1/n2)
  *              * sqrt(pi / 3)   (Mann-Whitney efficiency vs the t test)
  *        MDE% = 100 * (exp(d) - 1)
+ *    A kernel whose runs all gave one value carries no noise estimate
+ *    (its zero deviations would shrink s): s then comes from the other
+ *    kernel alone (n1 - 1 degrees of freedom in the fallback), and when
+ *    both kernels are constant the MDE is NaN; comparison.mde_note says
+ *    which.
  *  - paired analysis: Wilcoxon signed-rank on per-pair log ratios
  *    log(patched / baseline); zero differences dropped (Wilcoxon's method);
  *    exact permutation distribution over the midranks (ties included) for
@@ -191,6 +196,8 @@ struct stats_comparison {
 	double hl_level;		/* achieved level of the HL interval */
 
 	double mde_pct;			/* minimum detectable effect, % (NaN if n < 2) */
+	const char *mde_note;		/* NULL, or why the MDE is NaN or rests
+					 * on one kernel's runs only */
 };
 
 /*

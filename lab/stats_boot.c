@@ -189,40 +189,78 @@ static void bootstrap_ratio(const double *sa, size_t na, const double *sb,
 	free(rep);
 }
 
-static double minimum_detectable_effect(const double *sa, size_t na,
-					const double *sb, size_t nb,
-					const struct stats_settings *s)
+/*
+ * Robust noise of log values pooled over @k samples, each about its own
+ * median: 1.4826 * MAD, or the pooled stddev when the MAD is 0 (half the
+ * runs identical is not "no noise").
+ */
+static double pooled_log_noise(const double *const *x, const size_t *n,
+			       int k)
 {
-	size_t n = na + nb;
-	double *dev = xmalloc(n * sizeof(*dev)), ma = 0, mb = 0, sd, ss = 0;
-	double lma, lmb, d;
+	size_t total = 0, j = 0;
+	double *dev, sd, ss = 0;
 
-	lma = log(stats_median_sorted(sa, na));
-	lmb = log(stats_median_sorted(sb, nb));
-	for (size_t i = 0; i < na; i++)
-		dev[i] = fabs(log(sa[i]) - lma);
-	for (size_t i = 0; i < nb; i++)
-		dev[na + i] = fabs(log(sb[i]) - lmb);
-	sd = 1.4826 * stats_median_inplace(dev, n);
+	for (int a = 0; a < k; a++)
+		total += n[a];
+	dev = xmalloc(total * sizeof(*dev));
+	for (int a = 0; a < k; a++) {
+		double lm = log(stats_median_sorted(x[a], n[a]));
+
+		for (size_t i = 0; i < n[a]; i++)
+			dev[j++] = fabs(log(x[a][i]) - lm);
+	}
+	sd = 1.4826 * stats_median_inplace(dev, total);
 	free(dev);
-	if (!(sd > 0)) {
-		/* A MAD of 0 (half the runs identical) is not "no noise". */
-		for (size_t i = 0; i < na; i++)
-			ma += log(sa[i]);
-		for (size_t i = 0; i < nb; i++)
-			mb += log(sb[i]);
-		ma /= (double)na;
-		mb /= (double)nb;
-		for (size_t i = 0; i < na; i++)
-			ss += (log(sa[i]) - ma) * (log(sa[i]) - ma);
-		for (size_t i = 0; i < nb; i++)
-			ss += (log(sb[i]) - mb) * (log(sb[i]) - mb);
-		sd = sqrt(ss / (double)(n - 2));
+	if (sd > 0)
+		return sd;
+	for (int a = 0; a < k; a++) {
+		double m = 0;
+
+		for (size_t i = 0; i < n[a]; i++)
+			m += log(x[a][i]);
+		m /= (double)n[a];
+		for (size_t i = 0; i < n[a]; i++)
+			ss += (log(x[a][i]) - m) * (log(x[a][i]) - m);
+	}
+	return sqrt(ss / (double)(total - (size_t)k));
+}
+
+/*
+ * A kernel whose runs all gave one value (a quantised metric, a counter)
+ * tells nothing about the noise: pooling its zero deviations shrank the
+ * MDE, and two such kernels gave exactly 0 %. The noise then comes from
+ * the other kernel alone, or there is no estimate (NaN, with a note).
+ */
+static void minimum_detectable_effect(const double *sa, size_t na,
+				      const double *sb, size_t nb,
+				      const struct stats_settings *s,
+				      struct stats_comparison *out)
+{
+	const double *x[2] = { sa, sb };
+	size_t n[2] = { na, nb };
+	int flat_a = sa[0] == sa[na - 1], flat_b = sb[0] == sb[nb - 1];
+	double sd, d;
+
+	if (flat_a && flat_b) {
+		out->mde_note = "no noise estimate: every run of each kernel "
+				"gave the same value";
+		return;
+	}
+	if (flat_a) {
+		sd = pooled_log_noise(&x[1], &n[1], 1);
+		out->mde_note = "noise from the patched runs only: every "
+				"baseline run gave the same value";
+	} else if (flat_b) {
+		sd = pooled_log_noise(&x[0], &n[0], 1);
+		out->mde_note = "noise from the baseline runs only: every "
+				"patched run gave the same value";
+	} else {
+		sd = pooled_log_noise(x, n, 2);
 	}
 	d = (stats_norm_quantile(1 - s->alpha / 2) +
 	     stats_norm_quantile(s->power)) * sd *
 	    sqrt(1.0 / (double)na + 1.0 / (double)nb) * sqrt(M_PI / 3.0);
-	return 100.0 * expm1(d);
+	out->mde_pct = 100.0 * expm1(d);
 }
 
 int stats_compare(const double *base, size_t nb, const double *patched,
@@ -288,8 +326,7 @@ int stats_compare(const double *base, size_t nb, const double *patched,
 		out->hl_ratio_lo = exp(l);
 		out->hl_ratio_hi = exp(h);
 		if (nb >= 2 && np >= 2)
-			out->mde_pct = minimum_detectable_effect(sa, nb, sb,
-								 np, s);
+			minimum_detectable_effect(sa, nb, sb, np, s, out);
 	}
 
 	out->ratio_valid = nonneg && out->median_base > 0 &&

@@ -158,6 +158,38 @@ static void test_mde_shrinks_with_runs(void **state)
 		     1e-9);
 }
 
+/*
+ * An arm whose runs all gave one value has no noise estimate of its own:
+ * its zero deviations used to be pooled in (a smaller MDE than the other
+ * arm's noise supports), and two such arms gave an MDE of exactly 0 %.
+ */
+static void test_mde_with_a_constant_arm(void **state)
+{
+	double flat[6] = { 5, 5, 5, 5, 5, 5 }, flat2[6] = { 6, 6, 6, 6, 6, 6 };
+	double b[6] = { 4, 5, 6, 7, 8, 9 };
+	struct stats_settings s;
+	struct stats_comparison c, ref;
+
+	(void)state;
+	stats_settings_default(&s);
+	s.resamples = 100;
+	/* The MDE of b against b uses b's spread twice: the same spread as
+	 * b's alone, which is what a constant baseline must give. */
+	assert_int_equal(stats_compare(b, 6, b, 6, &s, 1, &ref), 0);
+	assert_null(ref.mde_note);
+	assert_int_equal(stats_compare(flat, 6, b, 6, &s, 1, &c), 0);
+	assert_close(c.mde_pct, ref.mde_pct, 1e-12);
+	assert_non_null(c.mde_note);
+	assert_non_null(strstr(c.mde_note, "patched runs only"));
+	assert_int_equal(stats_compare(b, 6, flat, 6, &s, 1, &c), 0);
+	assert_close(c.mde_pct, ref.mde_pct, 1e-12);
+	assert_non_null(strstr(c.mde_note, "baseline runs only"));
+	/* No spread anywhere: no estimate, not 0 %. */
+	assert_int_equal(stats_compare(flat, 6, flat2, 6, &s, 1, &c), 0);
+	assert_true(isnan(c.mde_pct));
+	assert_non_null(strstr(c.mde_note, "no noise estimate"));
+}
+
 static void test_geomean(void **state)
 {
 	/*
@@ -365,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_matches_scipy),
 		cmocka_unit_test(test_ratio_undefined),
 		cmocka_unit_test(test_mde_shrinks_with_runs),
+		cmocka_unit_test(test_mde_with_a_constant_arm),
 		cmocka_unit_test(test_geomean),
 		cmocka_unit_test(test_median_law_matches_enumeration),
 		cmocka_unit_test(test_bootstrap_large_n_counting_path),
