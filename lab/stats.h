@@ -307,6 +307,11 @@ struct stats_decision {
 	 * decide): the runs at which the test's z, Phi^-1(1 - p_used/2),
 	 * would reach z_{1-alpha/2}, z growing as sqrt(n). */
 	unsigned runs_needed;
+	/* 1 when more runs would not refine the verdict: improvement,
+	 * regression, ~, and "≈" whose interval lies inside the band; 0 for
+	 * "?", invalid, and "≈" whose interval crosses the band edge (a
+	 * real change that more runs may show to be beyond the band). */
+	int final;
 	char reason[192];	/* one human sentence, ASCII */
 };
 
@@ -333,5 +338,134 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 				int better_higher, double threshold, double q,
 				size_t failed, size_t attempted,
 				struct stats_decision *out);
+
+/*
+ * 1 for the verdict classes that answer the question: improvement,
+ * regression, ≈ and ~; 0 for ? and invalid. A sequential session should
+ * stop on stats_decision.final rather than on this: stopping on a "≈"
+ * whose interval crosses the band edge ends most sessions with a real
+ * change early, at a "≈" (bench/sequential-sim: 72 % of +5 % sessions at
+ * cv 2 % and band 2 %, power 28 % instead of 9x %).
+ */
+int stats_verdict_decided(enum stats_verdict v);
+
+/* ---------------------------------------------------------------- */
+/* Sequential A/B: looking again after every pair of blocks.          */
+
+/*
+ * Re-testing the same growing sample until something is significant
+ * inflates the error rate well beyond alpha (at 18 looks, p < 0.05 at any
+ * of them happens in ~20 % of A/A sessions). A session that stops "when
+ * decided" therefore spends its alpha over a plan of looks:
+ *
+ *  - repeated confidence intervals (Jennison & Turnbull 1989, "Interim
+ *    analyses: the repeated confidence interval approach", JRSS B
+ *    51:305-361): at look k the comparison is made at level alpha_k (the
+ *    rank test's p against alpha_k, the ratio interval at confidence
+ *    1 - alpha_k), and the usual verdict rules (stats_decide) apply;
+ *  - the levels come from a spending function (Lan & DeMets 1983,
+ *    "Discrete sequential boundaries for clinical trials", Biometrika
+ *    70:659-663), A(t) = alpha * min(1, t)^rho of the information time
+ *    t = n / max_runs: alpha_k = A(t_k) - A(t_{k-1}), A(t_0) = 0;
+ *  - they are combined by the union bound (Bonferroni over the looks):
+ *    P(any look errs) <= sum_k alpha_k = A(1) = alpha whatever the joint
+ *    law of the statistics across looks, so each look can use the exact
+ *    procedures (exact Mann-Whitney p, bootstrap interval) and no normal
+ *    approximation of the looks' correlation is needed. This is
+ *    conservative: exact recursive group-sequential boundaries (Armitage,
+ *    McPherson & Rowe 1969; the O'Brien-Fleming and Pocock families) use
+ *    the correlation between looks and reach alpha exactly, with somewhat
+ *    wider per-look levels. bench/sequential-sim measures the cost.
+ *
+ * The look schedule: n_1 = min_runs, n_{k+1} = n_k + step, the last look
+ * K at max_runs (clamped). An analysis at n runs per kernel between two
+ * looks (n_k < n < n_{k+1}: a session stopped mid-block by its budget)
+ * belongs to look k + 1, whose level is then unspent: each alpha_k is
+ * used at most once, which is the caller's part of the bargain (never
+ * decide twice at one look). n < min_runs: no look (0). n > max_runs:
+ * look K. Pass the runs per kernel the session *attempted*: failed runs
+ * make the samples smaller, not the look earlier.
+ *
+ * Benjamini-Hochberg across a session's primary metrics takes the
+ * look-adjusted p values, p_adj = min(1, p * alpha / alpha_k): p_adj <
+ * alpha exactly when p < alpha_k, and P(p_adj <= u) <= u for every u (a
+ * valid p value), so the q values are compared with the overall alpha.
+ *
+ * Defaults (bench/sequential-sim chose them): see
+ * stats_seq_plan_default().
+ */
+struct stats_seq_plan {
+	double alpha;		/* overall error rate, 0.05 */
+	size_t min_runs;	/* runs per kernel at the first look, >= 3 */
+	size_t max_runs;	/* runs per kernel at the last look */
+	size_t step;		/* runs per kernel between looks, >= 1 (2: one
+				 * ABBA/BAAB pair of blocks) */
+	double rho;		/* spending exponent: A(t) = alpha t^rho */
+};
+
+/*
+ * The default plan for at most @max_runs runs per kernel: alpha 0.05,
+ * step 2, rho and min_runs as STATS_SEQ_RHO / STATS_SEQ_MIN_RUNS, with
+ * min_runs raised (and max_runs with it when it is smaller) until every
+ * look can decide (stats_seq_plan_check).
+ */
+#define STATS_SEQ_RHO 1.5
+#define STATS_SEQ_MIN_RUNS 6
+void stats_seq_plan_default(struct stats_seq_plan *p, size_t max_runs);
+
+/*
+ * 0 when @p is usable, else -1 and a sentence in @err naming the field
+ * and what was expected. Besides the ranges, every look must be able to
+ * decide: alpha_k above the smallest two-sided exact Mann-Whitney p of
+ * n_k against n_k runs, 2 / C(2 n_k, n_k) (a look that cannot reject
+ * would spend its alpha for nothing).
+ */
+int stats_seq_plan_check(const struct stats_seq_plan *p, char *err,
+			 size_t len);
+
+/* K, the number of looks (>= 1). */
+size_t stats_seq_looks(const struct stats_seq_plan *p);
+/* The look an analysis at @n runs per kernel belongs to (0 = none yet). */
+size_t stats_seq_look_of(const struct stats_seq_plan *p, size_t n);
+/* n_k for look 1..K (0 for look 0 or beyond K). */
+size_t stats_seq_runs_at(const struct stats_seq_plan *p, size_t look);
+/* alpha_k for look 1..K (0 for look 0 or beyond K). */
+double stats_seq_alpha_at(const struct stats_seq_plan *p, size_t look);
+/* min(1, @pval * alpha / alpha_k); 1 at look 0, NaN for a NaN p. */
+double stats_seq_p_adjust(const struct stats_seq_plan *p, size_t look,
+			  double pval);
+
+struct stats_seq_result {
+	size_t look, looks;	/* k of K (look 0: before the first) */
+	size_t runs_at;		/* n_k */
+	double alpha_k;		/* the level this look spends */
+	double p_adj;		/* cmp.mw_p adjusted for the looks */
+	struct stats_comparison cmp;	/* at confidence 1 - alpha_k */
+	struct stats_decision dec;	/* filled by stats_seq_decide() */
+};
+
+/*
+ * One look: compare @patched with @base at this look's level (@s copied,
+ * its confidence set to 1 - alpha_k and its alpha to alpha_k, so the MDE
+ * is the look's too). @look > K is look K; at look 0 the comparison is
+ * made at @s's own confidence. Returns stats_compare()'s value.
+ */
+int stats_seq_compare(const struct stats_seq_plan *p, size_t look,
+		      const double *base, size_t nb, const double *patched,
+		      size_t np, const struct stats_settings *s, uint64_t seed,
+		      struct stats_seq_result *out);
+
+/*
+ * The verdict at that look, into r->dec: stats_decide()'s rules with the
+ * comparison's p against alpha_k, or, when @q >= 0 (the BH q over the
+ * primaries' p_adj), q against the plan's alpha. Look 0 is "?" (not
+ * decidable yet, reason says when the first look is). @threshold,
+ * @failed, @attempted as stats_decide().
+ */
+enum stats_verdict stats_seq_decide(const struct stats_seq_plan *p,
+				    struct stats_seq_result *r,
+				    const struct stats_settings *s,
+				    int better_higher, double threshold,
+				    double q, size_t failed, size_t attempted);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "rng.h"
+#include "stats.h"
 
 /* Standard normal CDF and upper tail. */
 double stats_norm_cdf(double x);
@@ -129,6 +130,64 @@ static inline double stats_alias_draw(const struct stats_alias *t, struct rng *r
 		return t->val[coin < t->cut[i] ? i : t->alias[i]];
 	}
 }
+
+/*
+ * stats_decide() with the level and the p (or q) given: @p_used is
+ * compared with @alpha (the sequential looks compare a look's p with its
+ * own level, or a q with the overall one); @used_q names it "q" in the
+ * reason. Everything else as stats_decide().
+ */
+enum stats_verdict stats_decide_at(const struct stats_comparison *c,
+				   const struct stats_settings *s,
+				   double alpha, double p_used, int used_q,
+				   int better_higher, double threshold,
+				   size_t failed, size_t attempted,
+				   struct stats_decision *out);
+
+/*
+ * Simulated sessions (stats_sim.c), for tests/unit/test_stats_seq.c and
+ * bench/sequential-sim only. A run's value is noise with median 1, times
+ * @shift in the patched kernel (a higher-is-better metric).
+ */
+enum stats_sim_noise {
+	STATS_SIM_LOGNORMAL,	/* log sd = sqrt(log(1 + cv^2)) */
+	STATS_SIM_SLOW_TAIL,	/* lognormal, 15 % of runs 5-30 % slower */
+	STATS_SIM_LOG_T3,	/* Student t3 on the log scale, same log sd */
+};
+
+struct stats_sim_model {
+	enum stats_sim_noise noise;
+	double cv;
+	double shift;		/* patched / baseline, 1 for A/A */
+};
+
+struct stats_sim_outcome {
+	enum stats_verdict seq, naive;	/* verdict where each rule stopped */
+	size_t seq_runs, naive_runs;	/* runs per kernel there */
+	int seq_approx_crossing;	/* seq stopped on a "≈" whose interval
+					 * crosses the band edge */
+};
+
+double stats_sim_draw(const struct stats_sim_model *m, int patched,
+		      struct rng *r);
+const char *stats_sim_noise_name(enum stats_sim_noise n);
+/*
+ * One session on max_runs runs per kernel drawn up front: at every look
+ * of @p, the sequential rule (stats_seq_decide) and naive re-testing
+ * (stats_decide at @s's alpha and confidence) each stop at their first
+ * decided verdict, or at the last look. @band is the noise band.
+ * "Decided": stats_decision.final when @stop_on_final, else
+ * stats_verdict_decided() of the verdict.
+ */
+void stats_sim_session(const struct stats_seq_plan *p,
+		       const struct stats_settings *s,
+		       const struct stats_sim_model *m, double band,
+		       int stop_on_final, struct rng *r,
+		       struct stats_sim_outcome *out);
+/* One fixed-size experiment with @n runs per kernel, decided once. */
+enum stats_verdict stats_sim_fixed(size_t n, const struct stats_settings *s,
+				   const struct stats_sim_model *m,
+				   double band, struct rng *r);
 
 /* Type 7 quantile of an unsorted array, by selection (reorders @x). */
 double stats_select_quantile(double *x, size_t n, double p);

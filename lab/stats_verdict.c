@@ -104,6 +104,12 @@ const char *stats_verdict_id(enum stats_verdict v)
 	return (unsigned)v < ARRAY_SIZE(m) ? m[v] : "invalid";
 }
 
+int stats_verdict_decided(enum stats_verdict v)
+{
+	return v == VERDICT_IMPROVEMENT || v == VERDICT_REGRESSION ||
+	       v == VERDICT_WITHIN_NOISE || v == VERDICT_NO_CHANGE;
+}
+
 int stats_verdict_parse(const char *s, enum stats_verdict *out)
 {
 	for (int v = VERDICT_IMPROVEMENT; v <= VERDICT_INVALID; v++)
@@ -168,6 +174,9 @@ static enum stats_verdict set(struct stats_decision *out,
 	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
 	va_end(ap);
 	out->verdict = v;
+	/* "≈" inside the band is made final by its caller. */
+	out->final = v == VERDICT_IMPROVEMENT || v == VERDICT_REGRESSION ||
+		     v == VERDICT_NO_CHANGE;
 	return v;
 }
 
@@ -177,6 +186,20 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 				size_t failed, size_t attempted,
 				struct stats_decision *out)
 {
+	int used_q = q >= 0 && !isnan(q);
+
+	return stats_decide_at(c, s, s->alpha, used_q ? q : c->mw_p, used_q,
+			       better_higher, threshold, failed, attempted,
+			       out);
+}
+
+enum stats_verdict stats_decide_at(const struct stats_comparison *c,
+				   const struct stats_settings *s,
+				   double alpha, double p_used, int used_q,
+				   int better_higher, double threshold,
+				   size_t failed, size_t attempted,
+				   struct stats_decision *out)
+{
 	double t = threshold >= 0 ? threshold : s->threshold;
 	double band_lo = 1.0 - t, band_hi = 1.0 + t, lo, hi;
 	const char *pname;
@@ -185,8 +208,8 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 
 	memset(out, 0, sizeof(*out));
 	out->threshold = t;
-	out->used_q = q >= 0 && !isnan(q);
-	out->p_used = out->used_q ? q : c->mw_p;
+	out->used_q = used_q;
+	out->p_used = p_used;
 	pname = out->used_q ? "q" : "p";
 
 	if (attempted && (double)failed / (double)attempted >
@@ -225,7 +248,7 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 	lo = c->ratio_lo;
 	hi = c->ratio_hi;
 	n = c->n_base < c->n_patched ? c->n_base : c->n_patched;
-	sig = out->p_used < s->alpha;
+	sig = out->p_used < alpha;
 	up = lo > band_hi;
 	down = hi < band_lo;
 	inside = lo >= band_lo && hi <= band_hi;
@@ -240,16 +263,19 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 		return set(out, better ? VERDICT_IMPROVEMENT : VERDICT_REGRESSION,
 			   "%s=%.3g < %.3g and the whole interval "
 			   "[%+.2f%%, %+.2f%%] lies %s the +-%.2g%% band",
-			   pname, out->p_used, s->alpha, 100 * (lo - 1),
+			   pname, out->p_used, alpha, 100 * (lo - 1),
 			   100 * (hi - 1), up ? "above" : "below", 100 * t);
 	}
 	if (sig) {
-		if (inside)
-			return set(out, VERDICT_WITHIN_NOISE,
-				   "significant (%s=%.3g) but the interval "
-				   "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
-				   pname, out->p_used, 100 * (lo - 1),
-				   100 * (hi - 1), 100 * t);
+		if (inside) {
+			set(out, VERDICT_WITHIN_NOISE,
+			    "significant (%s=%.3g) but the interval "
+			    "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
+			    pname, out->p_used, 100 * (lo - 1),
+			    100 * (hi - 1), 100 * t);
+			out->final = 1;
+			return VERDICT_WITHIN_NOISE;
+		}
 		if (mid > ub)
 			out->runs_needed = runs_for(w, mid - ub, n);
 		else if (mid < lb)
@@ -272,7 +298,7 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 			   100 * t);
 	if (up || down) {
 		/* The interval has decided; the rank test has not. */
-		out->runs_needed = runs_for_p(out->p_used, s->alpha, n);
+		out->runs_needed = runs_for_p(out->p_used, alpha, n);
 		if (out->runs_needed)
 			return set(out, VERDICT_INCONCLUSIVE,
 				   "the interval [%+.2f%%, %+.2f%%] lies beyond "

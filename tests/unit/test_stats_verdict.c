@@ -189,10 +189,19 @@ static void test_verdict_rules(void **state)
 	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
 			 VERDICT_WITHIN_NOISE);
 	assert_true(d.runs_needed > 10);
+	/* A decided class, but not final: more runs may show it beyond. */
+	assert_true(stats_verdict_decided(d.verdict));
+	assert_int_equal(d.final, 0);
 	/* The same with a 0.4 % threshold override: wholly beyond. */
 	assert_int_equal(stats_decide(&c, &s, 1, 0.004, -1, 0, 0, &d),
 			 VERDICT_IMPROVEMENT);
+	assert_int_equal(d.final, 1);
 	assert_close(d.threshold, 0.004, 0);
+	/* Significant and wholly inside the band: "≈" and final. */
+	c = fake(1.002, 1.008, 0.001);
+	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
+			 VERDICT_WITHIN_NOISE);
+	assert_int_equal(d.final, 1);
 	/* p significant, but the BH q is not: q decides. */
 	c = fake(1.02, 1.04, 0.01);
 	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
@@ -215,10 +224,13 @@ static void test_verdict_rules(void **state)
 	assert_int_equal(stats_decide(&c, &s, 0, -1, -1, 0, 0, &d),
 			 VERDICT_INCONCLUSIVE);
 	assert_true(d.runs_needed > 10);
+	assert_int_equal(d.final, 0);
+	assert_false(stats_verdict_decided(d.verdict));
 	/* Not significant, inside: "~" whatever the direction. */
 	c = fake(0.995, 1.004, 0.5);
 	assert_int_equal(stats_decide(&c, &s, 0, -1, -1, 0, 0, &d),
 			 VERDICT_NO_CHANGE);
+	assert_int_equal(d.final, 1);
 	/* An interval [0, inf] (the median overflow did this) decides
 	 * nothing, however small p is; nor does [1.05, inf]. */
 	c = fake(0, INFINITY, 0.001);
@@ -265,6 +277,8 @@ static void test_verdict_names(void **state)
 	assert_int_equal(v, VERDICT_WITHIN_NOISE);
 	assert_int_equal(stats_verdict_parse("better", &v), -1);
 	assert_int_equal(stats_verdict_parse(NULL, &v), -1);
+	assert_false(stats_verdict_decided(VERDICT_INVALID));
+	assert_true(stats_verdict_decided(VERDICT_NO_CHANGE));
 }
 
 int main(void)

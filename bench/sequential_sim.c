@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sequential rule (lab/stats_seq.c) under simulation: its A/A false-
+ * positive rate against naive re-testing, and for a real change its power
+ * and runs per kernel to a decision against the fixed number of runs with
+ * the same power. Built and run by bench/sequential-sim.
+ *
+ *   sequential_sim [-n A/A sessions] [-p power sessions] [-r resamples]
+ *                  [-M max runs] [-s seed] [-R]   (-R: compare rho values)
+ */
+#include "stats.h"
+#include "stats_internal.h"
+#include "rng.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wilson 95 % interval of a proportion, in %. */
+static void wilson(size_t k, size_t n, double *lo, double *hi)
+{
+	double z = 1.959963984540054, ph = (double)k / n, d = 1 + z * z / n;
+	double c = (ph + z * z / (2.0 * n)) / d;
+	double h = z * sqrt(ph * (1 - ph) / n + z * z / (4.0 * n * n)) / d;
+
+	*lo = 100 * (c - h);
+	*hi = 100 * (c + h);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Type 1 quantile (an observed run count) of ascending @v. */
+static size_t quant(const size_t *v, size_t n, double p)
+{
+	size_t i = (size_t)ceil(p * (double)n);
+
+	return v[i ? i - 1 : 0];
+}
+
+static int is_call(enum stats_verdict v)
+{
+	return v == VERDICT_IMPROVEMENT || v == VERDICT_REGRESSION;
+}
+
+static void aa(const struct stats_seq_plan *p, const struct stats_settings *s,
+	       size_t sims, struct rng *r)
+{
+	static const enum stats_sim_noise noises[] = {
+		STATS_SIM_LOGNORMAL, STATS_SIM_SLOW_TAIL, STATS_SIM_LOG_T3,
+	};
+	static const double bands[] = { 0, 0.02 };
+
+	printf("A/A false positives (improvement or regression called), "
+	       "cv 3 %%, %zu sessions each, alpha %.2g:\n", sims, p->alpha);
+	printf("  %-26s %5s  %-24s %-24s\n", "noise", "band", "sequential",
+	       "naive re-testing");
+	for (size_t i = 0; i < ARRAY_SIZE(noises); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(bands); j++) {
+			struct stats_sim_model m = { noises[i], 0.03, 1.0 };
+			size_t fs = 0, fn = 0;
+			double l1, h1, l2, h2;
+
+			for (size_t k = 0; k < sims; k++) {
+				struct stats_sim_outcome o;
+
+				stats_sim_session(p, s, &m, bands[j], 1, r,
+						  &o);
+				fs += is_call(o.seq);
+				fn += is_call(o.naive);
+			}
+			wilson(fs, sims, &l1, &h1);
+			wilson(fn, sims, &l2, &h2);
+			printf("  %-26s %4.0f%%  %5.2f%% [%5.2f, %5.2f]  "
+			       "%5.2f%% [%5.2f, %5.2f]\n",
+			       stats_sim_noise_name(noises[i]), 100 * bands[j],
+			       100.0 * fs / sims, l1, h1, 100.0 * fn / sims,
+			       l2, h2);
+		}
+}
+
+struct power_row {
+	double power;		/* share of sessions calling "improvement" */
+	size_t med, p90;	/* runs per kernel where the session stopped */
+	double approx;		/* share stopped on a band-crossing "≈" */
+	size_t fixed_n;		/* smallest fixed N with >= that power, 0: none */
+	double fixed_power;
+};
+
+static void power(const struct stats_seq_plan *p,
+		  const struct stats_settings *s, double cv, double band,
+		  int stop_on_final, size_t sims, int with_fixed,
+		  struct rng *r, struct power_row *row)
+{
+	struct stats_sim_model m = { STATS_SIM_LOGNORMAL, cv, 1.05 };
+	size_t *runs = malloc(sims * sizeof(*runs)), hit = 0, approx = 0;
+
+	if (!runs)
+		exit(2);
+	for (size_t k = 0; k < sims; k++) {
+		struct stats_sim_outcome o;
+
+		stats_sim_session(p, s, &m, band, stop_on_final, r, &o);
+		hit += o.seq == VERDICT_IMPROVEMENT;
+		approx += o.seq_approx_crossing;
+		runs[k] = o.seq_runs;
+	}
+	qsort(runs, sims, sizeof(*runs), cmp_size);
+	row->power = (double)hit / sims;
+	row->med = quant(runs, sims, 0.5);
+	row->p90 = quant(runs, sims, 0.9);
+	row->approx = (double)approx / sims;
+	row->fixed_n = 0;
+	row->fixed_power = NAN;
+	free(runs);
+	if (!with_fixed)
+		return;
+	/* Fixed designs on even N: the first whose power reaches the
+	 * sequential rule's (sampling error of both included). */
+	for (size_t n = 4; n <= 4 * p->max_runs; n += 2) {
+		size_t fh = 0;
+
+		for (size_t k = 0; k < sims; k++)
+			fh += stats_sim_fixed(n, s, &m, band, r) ==
+			      VERDICT_IMPROVEMENT;
+		if ((double)fh / sims >= row->power) {
+			row->fixed_n = n;
+			row->fixed_power = (double)fh / sims;
+			return;
+		}
+	}
+}
+
+static void power_table(const struct stats_seq_plan *p,
+			const struct stats_settings *s, size_t sims,
+			struct rng *r)
+{
+	static const double cvs[] = { 0.02, 0.05 };
+	const double band = 0.02;
+
+	printf("\n+5 %% change, lognormal noise, band +-%.0f %%, %zu sessions "
+	       "each; the sequential rule stops at its first decision that is "
+	       "final (stats_decision.final) or of a decided class "
+	       "(stats_verdict_decided); power: \"improvement\" called:\n",
+	       100 * band, sims);
+	printf("  %-7s %-5s %-7s %-7s %-9s %-13s %s\n", "stop on", "cv",
+	       "power", "median", "90th pct", "stopped on a",
+	       "fixed N with the same power");
+	printf("  %-7s %-5s %-7s %-7s %-9s %-13s\n", "", "", "", "runs",
+	       "runs", "crossing \"≈\"");
+	for (int f = 1; f >= 0; f--)
+	for (size_t i = 0; i < ARRAY_SIZE(cvs); i++) {
+		struct power_row row;
+
+		power(p, s, cvs[i], band, f, sims, 1, r, &row);
+		printf("  %-7s %3.0f%%  %5.1f%%  %-7zu %-9zu %5.1f%%        ",
+		       f ? "final" : "class", 100 * cvs[i], 100 * row.power,
+		       row.med, row.p90, 100 * row.approx);
+		if (row.fixed_n)
+			printf("%zu (power %.1f%%)\n", row.fixed_n,
+			       100 * row.fixed_power);
+		else
+			printf("none up to %zu\n", 4 * p->max_runs);
+	}
+}
+
+static void rho_table(size_t max_runs, const struct stats_settings *s,
+		      size_t sims, struct rng *r)
+{
+	static const double rhos[] = { 0.75, 1, 1.5, 2, 3 };
+	static const double cvs[] = { 0.02, 0.05 };
+
+	printf("\nspending exponent rho (A(t) = alpha t^rho), +5 %% change, "
+	       "band +-2 %%, %zu sessions each:\n", sims);
+	printf("  %-5s %-9s %-5s %-7s %-7s %-4s %s\n", "rho", "min_runs",
+	       "cv", "power", "median", "p90", "crossing \"≈\"");
+	for (size_t i = 0; i < ARRAY_SIZE(rhos); i++) {
+		struct stats_seq_plan p;
+
+		stats_seq_plan_default(&p, max_runs);
+		p.rho = rhos[i];
+		/* The default's auto-raise for this rho. */
+		for (char err[256]; stats_seq_plan_check(&p, err, sizeof(err));)
+			p.min_runs++;
+		for (size_t j = 0; j < ARRAY_SIZE(cvs); j++) {
+			struct power_row row;
+
+			power(&p, s, cvs[j], 0.02, 1, sims, 0, r, &row);
+			printf("  %-5g %-9zu %3.0f%%  %5.1f%%  %-7zu %-4zu "
+			       "%5.1f%%\n", rhos[i], p.min_runs, 100 * cvs[j],
+			       100 * row.power, row.med, row.p90,
+			       100 * row.approx);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	size_t n_aa = 2000, n_pow = 1000, max_runs = 40;
+	unsigned resamples = 2000;
+	uint64_t seed = 1;
+	int rho_mode = 0, opt;
+	struct stats_seq_plan p;
+	struct stats_settings s;
+	struct rng r;
+	char err[256];
+	double c0 = cpu_now();
+
+	while ((opt = getopt(argc, argv, "n:p:r:M:s:R")) != -1) {
+		switch (opt) {
+		case 'n': n_aa = strtoul(optarg, NULL, 10); break;
+		case 'p': n_pow = strtoul(optarg, NULL, 10); break;
+		case 'r': resamples = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'M': max_runs = strtoul(optarg, NULL, 10); break;
+		case 's': seed = strtoull(optarg, NULL, 10); break;
+		case 'R': rho_mode = 1; break;
+		default:
+			fprintf(stderr, "usage: %s [-n A/A sessions] [-p power "
+				"sessions] [-r resamples] [-M max runs] "
+				"[-s seed] [-R]\n", argv[0]);
+			return 2;
+		}
+	}
+	stats_settings_default(&s);
+	s.resamples = resamples;
+	stats_seq_plan_default(&p, max_runs);
+	if (stats_seq_plan_check(&p, err, sizeof(err)) || !n_aa || !n_pow) {
+		fprintf(stderr, "sequential_sim: %s\n", err);
+		return 2;
+	}
+	rng_seed(&r, seed);
+	printf("plan: alpha %.2g, looks at %zu, %zu, ..., %zu runs per kernel "
+	       "(%zu looks), rho %g, alpha_1 %.2g, alpha_K %.2g; %u "
+	       "resamples, exact Mann-Whitney up to %zu x %zu\n", p.alpha,
+	       p.min_runs, p.min_runs + p.step, p.max_runs,
+	       stats_seq_looks(&p), p.rho, stats_seq_alpha_at(&p, 1),
+	       stats_seq_alpha_at(&p, stats_seq_looks(&p)), s.resamples,
+	       (size_t)sqrt((double)s.mw_exact_max),
+	       (size_t)sqrt((double)s.mw_exact_max));
+	if (rho_mode) {
+		rho_table(max_runs, &s, n_pow, &r);
+	} else {
+		aa(&p, &s, n_aa, &r);
+		power_table(&p, &s, n_pow, &r);
+	}
+	printf("\ncpu %.1f s\n", cpu_now() - c0);
+	return 0;
+}
