@@ -377,9 +377,42 @@ static struct workload_cfg *get_workload(struct lab_config *cfg, const char *nam
 	memset(w, 0, sizeof(*w));
 	w->name = xstrdup(name);
 	w->line = line;
+	w->threshold = -1;
 	/* The section name is the workload type unless a `type` key says otherwise. */
 	w->def = workload_find(name);
 	return w;
+}
+
+/*
+ * primary = NAME ...: the metrics `run --until decided` waits for and that
+ * form the primary verdict family, instead of the definition's. Each must
+ * be a metric of the workload (a name or its "%d" pattern); an empty value
+ * declares none.
+ */
+static int workload_primary_key(struct parse_ctx *ctx, struct workload_cfg *w,
+				const char *section, const char *value, int line)
+{
+	struct strvec names = STRVEC_INIT;
+	int r = 0;
+
+	strvec_split(&names, value, " \t,");
+	for (size_t i = 0; i < names.n; i++) {
+		if (workload_metric(w->def, names.v[i]))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		for (const struct metric_def *m = w->def->metrics; m->name; m++)
+			sb_addf(&sb, "%s%s", m == w->def->metrics ? "" : ", ", m->name);
+		cfg_error(ctx, line, "[%s] primary: '%s' is not a metric of %s (expected one of %s; "
+			  "%%d stands for a CPU count or node)", section, names.v[i], w->def->name,
+			  sb_str(&sb));
+		sb_release(&sb);
+		r = -1;
+	}
+	strvec_clear(&w->primary);
+	strvec_pushv(&w->primary, (const char *const *)names.v);
+	w->primary_set = 1;
+	strvec_clear(&names);
+	return r;
 }
 
 static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const char *section,
@@ -424,17 +457,31 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 		w->runs = n;
 		return 0;
 	}
+	/* The band of this workload's metrics: a section's, like runs. */
+	if (!strcmp(key, "threshold")) {
+		if (parse_fraction(value, &w->threshold) || w->threshold > 0.5) {
+			cfg_error(ctx, line, "[%s] threshold: expected a noise band from 0 to 50%% "
+				  "(0.03 or 3%%), not '%s'", section, value);
+			return -1;
+		}
+		w->threshold_line = line;
+		return 0;
+	}
 	if (!w->def) {
 		cfg_error(ctx, line, "[%s] '%s' is not a known workload: set 'type = ' first",
 			  section, w->name);
 		return -1;
 	}
+	if (!strcmp(key, "primary"))
+		return workload_primary_key(ctx, w, section, value, line);
 	const struct param_def *p = workload_param(w->def, key);
 	if (!p) {
 		const char *known[32];
 		size_t n = 0;
 		known[n++] = "type";
 		known[n++] = "runs";
+		known[n++] = "primary";
+		known[n++] = "threshold";
 		for (const struct param_def *q = w->def->params; q->name && n < ARRAY_SIZE(known); q++)
 			known[n++] = q->name;
 		unknown_key(ctx, line, section, key, known, n);
@@ -749,6 +796,7 @@ void config_free(struct lab_config *cfg)
 		free(cfg->workloads[i].name);
 		strvec_clear(&cfg->workloads[i].keys);
 		strvec_clear(&cfg->workloads[i].values);
+		strvec_clear(&cfg->workloads[i].primary);
 	}
 	free(cfg->workloads);
 	strvec_clear(&cfg->run.kernels);
@@ -801,4 +849,15 @@ const char *workload_cfg_value(const struct workload_cfg *w, const char *param)
 			return w->values.v[i];
 	const struct param_def *p = w->def ? workload_param(w->def, param) : NULL;
 	return p ? p->def : NULL;
+}
+
+void workload_cfg_primaries(const struct workload_cfg *w, struct strvec *out)
+{
+	if (w->primary_set) {
+		strvec_pushv(out, (const char *const *)w->primary.v);
+		return;
+	}
+	for (const struct metric_def *m = w->def ? w->def->metrics : NULL; m && m->name; m++)
+		if (m->primary)
+			strvec_push(out, m->name);
 }

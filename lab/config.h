@@ -39,6 +39,10 @@ struct workload_cfg {
 	const struct workload_def *def;
 	struct strvec keys, values;	/* parameters as written (validated) */
 	long runs;			/* runs = N of the section; 0: [run] runs */
+	struct strvec primary;		/* primary = NAME ... as written (checked) */
+	int primary_set;		/* primary = was given (empty: no primaries) */
+	double threshold;		/* threshold = band of its metrics; < 0: [stats]'s */
+	int threshold_line;		/* where it was set (for messages), 0: not set */
 };
 
 struct stats_cfg {
@@ -95,6 +99,11 @@ const struct kernel_cfg *config_kernel(const struct lab_config *cfg, const char 
 const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name);
 /* A workload parameter's effective value (set, or the definition's default). */
 const char *workload_cfg_value(const struct workload_cfg *w, const char *param);
+/*
+ * The workload's primary metrics (names or "%d" patterns) appended to @out:
+ * lab.conf's `primary =` when set, else the definition's (workload_def.h).
+ */
+void workload_cfg_primaries(const struct workload_cfg *w, struct strvec *out);
 
 /* Resolved configuration as JSON text (for `config check --json` and reports). */
 char *config_to_json(const struct lab_config *cfg);

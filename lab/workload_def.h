@@ -32,6 +32,13 @@ struct metric_def {
 	const char *unit;
 	enum better better;
 	const char *help;
+	/*
+	 * 1: a primary metric, the headline number of the linux-mm thread the
+	 * workload comes from. Primaries are declared before the first run
+	 * (session.json), form their own multiplicity family and are what
+	 * `run --until decided` waits for; lab.conf's `primary =` overrides.
+	 */
+	int primary;
 };
 
 struct workload_def {
@@ -50,5 +57,14 @@ const struct param_def *workload_param(const struct workload_def *w, const char 
  * expected in @expected (caller frees).
  */
 int workload_param_check(const struct param_def *p, const char *value, char **expected);
+
+/*
+ * Does metric @name (a pattern like "cs_per_sec_per_cpu_%dcpu" or one of its
+ * instances like "cs_per_sec_per_cpu_2cpu") name a metric of @w? Returns
+ * the definition, or NULL.
+ */
+const struct metric_def *workload_metric(const struct workload_def *w, const char *name);
+/* "cs_per_sec_per_cpu_%dcpu" matches "cs_per_sec_per_cpu_2cpu" (and itself). */
+int metric_pattern_match(const char *pattern, const char *name);
 
 #endif

@@ -33,8 +33,8 @@ static const struct param_def yield_pingpong_params[] = {
 
 static const struct metric_def yield_pingpong_metrics[] = {
 	{ "cs_per_sec_per_cpu_%dcpu", "switches/s", BETTER_HIGHER,
-	  "context switches per second per CPU at that CPU count" },
-	{ NULL, NULL, 0, NULL },
+	  "context switches per second per CPU at that CPU count", 1 },
+	{ NULL, NULL, 0, NULL, 0 },
 };
 
 static const struct param_def will_it_scale_params[] = {
@@ -51,9 +51,9 @@ static const struct param_def will_it_scale_params[] = {
 };
 
 static const struct metric_def will_it_scale_metrics[] = {
-	{ "ops_per_sec", "ops/s", BETTER_HIGHER, "average operations per second after warm-up" },
-	{ "ops_per_sec_per_task", "ops/s", BETTER_HIGHER, "ops_per_sec divided by the tasks" },
-	{ NULL, NULL, 0, NULL },
+	{ "ops_per_sec", "ops/s", BETTER_HIGHER, "average operations per second after warm-up", 1 },
+	{ "ops_per_sec_per_task", "ops/s", BETTER_HIGHER, "ops_per_sec divided by the tasks", 0 },
+	{ NULL, NULL, 0, NULL, 0 },
 };
 
 static const struct param_def numa_workload_params[] = {
@@ -72,18 +72,18 @@ static const struct param_def numa_workload_params[] = {
 };
 
 static const struct metric_def numa_workload_metrics[] = {
-	{ "aging_passes_node%d", "passes", BETTER_HIGHER, "aging passes completed on that node" },
-	{ "leaf_total_node%d", "entries", BETTER_LOWER, "leaf page-table entries scanned (MM_LEAF_TOTAL)" },
-	{ "leaf_young_node%d", "entries", BETTER_LOWER, "young leaf entries found (MM_LEAF_YOUNG)" },
-	{ "nonleaf_found_node%d", "entries", BETTER_LOWER, "non-leaf entries found in Bloom filters" },
-	{ "nonleaf_added_node%d", "entries", BETTER_LOWER, "non-leaf entries added to Bloom filters" },
-	{ "mm_stat%d_node%d", "entries", BETTER_LOWER, "extra mm-walk columns of a patched kernel" },
-	{ "leaf_per_pass_node%d", "PTEs/pass", BETTER_LOWER, "leaf entries scanned per aging pass" },
-	{ "worker_touch_passes", "passes", BETTER_HIGHER, "passes the workers made over their memory" },
-	{ "rss_before_mib", "MiB", BETTER_HIGHER, "workers' resident memory before aging" },
-	{ "rss_after_mib", "MiB", BETTER_HIGHER, "workers' resident memory after (must not drop)" },
-	{ "rss_change_pct", "%", BETTER_HIGHER, "RSS change; negative means premature reclaim" },
-	{ NULL, NULL, 0, NULL },
+	{ "aging_passes_node%d", "passes", BETTER_HIGHER, "aging passes completed on that node", 0 },
+	{ "leaf_total_node%d", "entries", BETTER_LOWER, "leaf page-table entries scanned (MM_LEAF_TOTAL)", 1 },
+	{ "leaf_young_node%d", "entries", BETTER_LOWER, "young leaf entries found (MM_LEAF_YOUNG)", 0 },
+	{ "nonleaf_found_node%d", "entries", BETTER_LOWER, "non-leaf entries found in Bloom filters", 0 },
+	{ "nonleaf_added_node%d", "entries", BETTER_LOWER, "non-leaf entries added to Bloom filters", 0 },
+	{ "mm_stat%d_node%d", "entries", BETTER_LOWER, "extra mm-walk columns of a patched kernel", 0 },
+	{ "leaf_per_pass_node%d", "PTEs/pass", BETTER_LOWER, "leaf entries scanned per aging pass", 1 },
+	{ "worker_touch_passes", "passes", BETTER_HIGHER, "passes the workers made over their memory", 0 },
+	{ "rss_before_mib", "MiB", BETTER_HIGHER, "workers' resident memory before aging", 0 },
+	{ "rss_after_mib", "MiB", BETTER_HIGHER, "workers' resident memory after (must not drop)", 0 },
+	{ "rss_change_pct", "%", BETTER_HIGHER, "RSS change; negative means premature reclaim", 0 },
+	{ NULL, NULL, 0, NULL, 0 },
 };
 
 static const struct param_def kernel_build_params[] = {
@@ -110,18 +110,18 @@ static const struct param_def kernel_build_params[] = {
 };
 
 static const struct metric_def kernel_build_metrics[] = {
-	{ "elapsed_s", "s", BETTER_LOWER, "wall-clock build time" },
-	{ "user_s", "s", BETTER_LOWER, "user CPU time of the build" },
-	{ "sys_s", "s", BETTER_LOWER, "system CPU time of the build" },
-	{ "pgpgin", "KiB", BETTER_LOWER, "paged in (/proc/vmstat pgpgin delta)" },
-	{ "pgmajfault", "faults", BETTER_LOWER, "major faults" },
-	{ "pswpin", "pages", BETTER_LOWER, "pages swapped in" },
-	{ "pswpout", "pages", BETTER_LOWER, "pages swapped out" },
-	{ "memcg_high_events", "events", BETTER_LOWER, "memory.events high" },
-	{ "memcg_max_events", "events", BETTER_LOWER, "memory.events max" },
-	{ "memcg_oom_events", "events", BETTER_LOWER, "memory.events oom" },
-	{ "memcg_oom_kill_events", "events", BETTER_LOWER, "memory.events oom_kill" },
-	{ NULL, NULL, 0, NULL },
+	{ "elapsed_s", "s", BETTER_LOWER, "wall-clock build time", 1 },
+	{ "user_s", "s", BETTER_LOWER, "user CPU time of the build", 0 },
+	{ "sys_s", "s", BETTER_LOWER, "system CPU time of the build", 0 },
+	{ "pgpgin", "KiB", BETTER_LOWER, "paged in (/proc/vmstat pgpgin delta)", 0 },
+	{ "pgmajfault", "faults", BETTER_LOWER, "major faults", 0 },
+	{ "pswpin", "pages", BETTER_LOWER, "pages swapped in", 0 },
+	{ "pswpout", "pages", BETTER_LOWER, "pages swapped out", 0 },
+	{ "memcg_high_events", "events", BETTER_LOWER, "memory.events high", 0 },
+	{ "memcg_max_events", "events", BETTER_LOWER, "memory.events max", 0 },
+	{ "memcg_oom_events", "events", BETTER_LOWER, "memory.events oom", 0 },
+	{ "memcg_oom_kill_events", "events", BETTER_LOWER, "memory.events oom_kill", 0 },
+	{ NULL, NULL, 0, NULL, 0 },
 };
 
 static const struct param_def mglru_aging_params[] = {
@@ -135,9 +135,9 @@ static const struct param_def mglru_aging_params[] = {
 };
 
 static const struct metric_def mglru_aging_metrics[] = {
-	{ "total_ms", "ms", BETTER_LOWER, "time to age G generations" },
-	{ "avg_ms_per_gen", "ms", BETTER_LOWER, "average time per generation" },
-	{ NULL, NULL, 0, NULL },
+	{ "total_ms", "ms", BETTER_LOWER, "time to age G generations", 0 },
+	{ "avg_ms_per_gen", "ms", BETTER_LOWER, "average time per generation", 1 },
+	{ NULL, NULL, 0, NULL, 0 },
 };
 
 const struct workload_def workload_defs[] = {
@@ -219,4 +219,34 @@ int workload_param_check(const struct param_def *p, const char *value, char **ex
 		return 0;
 	}
 	return 0;
+}
+
+int metric_pattern_match(const char *pat, const char *s)
+{
+	while (*pat) {
+		if (pat[0] == '%' && pat[1] == 'd') {
+			/* The pattern itself ("%d" against "%d") names every instance. */
+			if (s[0] == '%' && s[1] == 'd') {
+				s += 2;
+				pat += 2;
+				continue;
+			}
+			if (*s < '0' || *s > '9')
+				return 0;
+			while (*s >= '0' && *s <= '9')
+				s++;
+			pat += 2;
+		} else if (*pat++ != *s++) {
+			return 0;
+		}
+	}
+	return !*s;
+}
+
+const struct metric_def *workload_metric(const struct workload_def *w, const char *name)
+{
+	for (const struct metric_def *m = w->metrics; m->name; m++)
+		if (metric_pattern_match(m->name, name))
+			return m;
+	return NULL;
 }

@@ -207,6 +207,48 @@ static void test_workload_runs(void **state)
 	config_free(&cfg);
 }
 
+/* primary = and threshold = of a [workload]: checked names, a band, the definition's default. */
+static void test_workload_primary(void **state)
+{
+	struct lab_config cfg;
+	struct strvec prim = STRVEC_INIT;
+	int status;
+	(void)state;
+
+	char *err = load(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\n"
+			 "primary = cs_per_sec_per_cpu_2cpu\nthreshold = 3%\n"
+			 "[workload n]\ntype = numa_workload\nprimary =\n"
+			 "[run]\nworkloads = y n will_it_scale\n", &cfg, &status);
+	assert_string_equal(err, "");
+	assert_int_equal(status, LAB_OK);
+	workload_cfg_primaries(config_workload(&cfg, "y"), &prim);
+	assert_int_equal(prim.n, 1);
+	assert_string_equal(prim.v[0], "cs_per_sec_per_cpu_2cpu");
+	assert_true(config_workload(&cfg, "y")->threshold > 0.0299 &&
+		    config_workload(&cfg, "y")->threshold < 0.0301);
+	strvec_clear(&prim);
+	/* An empty primary = declares none. */
+	workload_cfg_primaries(config_workload(&cfg, "n"), &prim);
+	assert_int_equal(prim.n, 0);
+	/* Unset: the definition's headline metric, and no band of its own. */
+	workload_cfg_primaries(config_workload(&cfg, "will_it_scale"), &prim);
+	assert_int_equal(prim.n, 1);
+	assert_string_equal(prim.v[0], "ops_per_sec");
+	assert_true(config_workload(&cfg, "will_it_scale")->threshold < 0);
+	strvec_clear(&prim);
+	free(err);
+	config_free(&cfg);
+
+	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\nprimary = ops_per_sec\n"
+		     "[run]\nworkloads = y\n",
+		     "9: [workload y] primary: 'ops_per_sec' is not a metric of yield_pingpong "
+		     "(expected one of cs_per_sec_per_cpu_%dcpu; %d stands for a CPU count or node)");
+	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\nthreshold = 60%\n"
+		     "[run]\nworkloads = y\n",
+		     "9: [workload y] threshold: expected a noise band from 0 to 50% (0.03 or 3%), "
+		     "not '60%'");
+}
+
 static void test_cross_references(void **state)
 {
 	(void)state;
@@ -282,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_workload_params),
 		cmocka_unit_test(test_workload_runs),
+		cmocka_unit_test(test_workload_primary),
 		cmocka_unit_test(test_cross_references),
 		cmocka_unit_test(test_missing_files),
 		cmocka_unit_test(test_syntax_and_long_lines),
