@@ -54,7 +54,10 @@ static void test_tiny(void **state)
 	contains(xml, "<on_crash>destroy</on_crash>");
 	contains(xml, "<kernel>/k/bzImage</kernel>");
 	contains(xml, "<source path='/runs/a/console.log'/>");
-	assert_null(strstr(xml, "<cputune>"));
+	/* tiny pins each vCPU to its own host CPU (guests/tiny.conf says why). */
+	contains(xml, "<vcpupin vcpu='0' cpuset='0'/>");
+	contains(xml, "<vcpupin vcpu='1' cpuset='1'/>");
+	contains(xml, "<emulatorpin cpuset='0-1'/>");
 	assert_null(strstr(xml, "<numatune>"));
 	free(xml);
 
