@@ -259,3 +259,44 @@ int parse_double(const char *s, double *out)
 	*out = v;
 	return 0;
 }
+
+int parse_duration(const char *s, double *seconds)
+{
+	static const struct { char unit; double scale; } units[] = {
+		{ 'h', 3600 }, { 'm', 60 }, { 's', 1 },
+	};
+	double total = 0;
+	size_t next = 0;	/* units must come in h, m, s order, each once */
+	const char *p = s;
+
+	if (!s || !*s)
+		return -1;
+	while (*p) {
+		char *end;
+		long v;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || v > 1000000)
+			return -1;
+		if (!*end) {
+			/* A bare number: seconds, and only alone or last ("1m30"). */
+			if (p != s && next == ARRAY_SIZE(units))
+				return -1;
+			total += (double)v;
+			break;
+		}
+		while (next < ARRAY_SIZE(units) && units[next].unit != *end)
+			next++;
+		if (next == ARRAY_SIZE(units))
+			return -1;
+		total += (double)v * units[next++].scale;
+		p = end + 1;
+	}
+	if (!(total > 0))
+		return -1;
+	*seconds = total;
+	return 0;
+}

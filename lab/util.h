@@ -68,6 +68,11 @@ int str_starts_with(const char *s, const char *prefix);
 int str_ends_with(const char *s, const char *suffix);
 /* Parse a whole string as a number; 0 on success, -1 if not a number or out of range. */
 int parse_long(const char *s, long min, long max, long *out);
+/*
+ * A duration: plain seconds ("900") or numbers with units h, m, s in that
+ * order ("90s", "15m", "1h30m"). 0 and *@seconds > 0, or -1.
+ */
+int parse_duration(const char *s, double *seconds);
 int parse_u64(const char *s, uint64_t *out);
 int parse_double(const char *s, double *out);
 
