@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The session report: a versioned JSON document ("mglrulab-report/1", see
+ * The session report: a versioned JSON document ("mglrulab-report/2", see
  * reports/SCHEMA.md) holding the context and EVERY raw run of a session, plus
  * the results computed from them. Outputs (HTML, text, benchfmt) are always
  * regenerated from that JSON alone, so anyone holding report.json can
@@ -18,7 +18,14 @@
 
 #include "strbuf.h"
 
-#define REPORT_SCHEMA "mglrulab-report/1"
+/*
+ * 2: verdict families (primary metrics declared before the first run,
+ * secondary metrics, counters) each with its own multiplicity correction,
+ * and sequential sessions. Files of schema 1 still load and are analysed
+ * by the same rules (they declare no primaries: one metric family).
+ */
+#define REPORT_SCHEMA "mglrulab-report/2"
+#define REPORT_SCHEMA_V1 "mglrulab-report/1"
 
 /* Defaults used when a session does not record a statistics setting. */
 #define REPORT_DEFAULT_ALPHA		0.05
@@ -81,6 +88,14 @@ json_t *report_find_named(const json_t *obj, const char *member, const char *nam
  * Plain text: the caller escapes it. Free it.
  */
 char *report_runs_exceptions(const json_t *report);
+
+/*
+ * The sequential plan of a `run --until decided` session (design.sequential):
+ * 1 with *@plan filled (and *@budget_s, 0 = none, when not NULL); 0 for a
+ * fixed-N session; -1 when the plan is there but invalid.
+ */
+struct stats_seq_plan;
+int report_seq_plan(const json_t *session, struct stats_seq_plan *plan, double *budget_s);
 
 /* Renderers: append the whole document to @out. @report comes from report_analyze(). */
 void report_render_html(const json_t *report, struct strbuf *out);

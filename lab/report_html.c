@@ -132,6 +132,44 @@ static const char *kname(const json_t *r, int k)
 	return jget_str(jpath(r, "design"), k ? "patched" : "baseline", k ? "patched" : "baseline");
 }
 
+/* How a `run --until decided` session looked and where each workload stopped. */
+static void sequential_items(const json_t *r, struct strbuf *sb)
+{
+	const json_t *plan = jpath(r, "design.sequential"), *w;
+	const char *name;
+
+	if (!json_is_object(plan))
+		return;
+	sb_addf(sb, "<dt>Until</dt><dd>decided: looks at %lld, %lld, &hellip; up to %lld runs per "
+		"kernel, alpha %g spent over the looks (", (long long)jget_num(plan, "min_runs"),
+		(long long)(jget_num(plan, "min_runs") + jget_num(plan, "step")),
+		(long long)jget_num(plan, "max_runs"), jget_num(plan, "alpha"));
+	esc(sb, jget_str(plan, "method", "sequential"));
+	sb_adds(sb, ")");
+	if (jget_num(plan, "budget_s") > 0)
+		sb_addf(sb, "; budget %.0f s of runs", jget_num(plan, "budget_s"));
+	sb_adds(sb, "<ul class=\"stops\">");
+	json_object_foreach(json_object_get(jpath(r, "sequential"), "workloads"), name, w) {
+		const char *why = jget_str(w, "why", "");
+
+		sb_adds(sb, "<li><b>");
+		esc(sb, name);
+		sb_adds(sb, "</b>: ");
+		if (!strcmp(why, "decided"))
+			sb_addf(sb, "every primary decided at look %lld (%.0f runs per kernel)",
+				(long long)jget_num(w, "look"), jget_num(w, "runs_per_kernel"));
+		else if (!strcmp(why, "max-runs"))
+			sb_addf(sb, "stopped at the run cap (%.0f runs per kernel), undecided",
+				jget_num(w, "runs_per_kernel"));
+		else if (!strcmp(why, "budget"))
+			sb_adds(sb, "stopped by the budget, undecided");
+		else
+			sb_adds(sb, "no look decided it");
+		sb_adds(sb, "</li>");
+	}
+	sb_adds(sb, "</ul></dd>");
+}
+
 static void header(const json_t *r, struct strbuf *sb)
 {
 	const json_t *host = json_object_get(r, "host"), *design = json_object_get(r, "design");
@@ -156,10 +194,20 @@ static void header(const json_t *r, struct strbuf *sb)
 		size_t np = json_array_size(json_object_get(w, "series"));
 		if (i)
 			sb_adds(sb, " &middot; ");
+		const char *src = jget_str(w, "source", ""), *slash = strrchr(src, '/');
 		sb_adds(sb, "<b>");
 		esc(sb, jget_str(w, "name", "?"));
 		sb_adds(sb, "</b>: ");
-		esc(sb, jget_str(w, "ref", ""));
+		if (json_is_string(json_object_get(w, "version"))) {
+			sb_adds(sb, "Linux ");
+			esc(sb, jget_str(w, "version", ""));
+			sb_adds(sb, " from ");
+		}
+		esc(sb, slash && slash[1] ? slash + 1 : src);
+		if (json_is_string(json_object_get(w, "ref"))) {
+			sb_adds(sb, " at ");
+			esc(sb, jget_str(w, "ref", ""));
+		}
 		if (np)
 			sb_addf(sb, " + %zu patch%s", np, np == 1 ? "" : "es");
 	}
@@ -193,9 +241,13 @@ static void header(const json_t *r, struct strbuf *sb)
 		(long long)json_integer_value(json_object_get(design, "warmups")));
 	esc(sb, jget_str(design, "order", "-"));
 	sb_addf(sb, "; medians, %.0f%% bootstrap interval of the ratio (%lld resamples), "
-		"Mann-Whitney U, BH q, alpha %g, noise band &plusmn;%g%%</dd></dl></header>\n",
+		"Mann-Whitney U, BH q within families, alpha %g, noise band &plusmn;%g%% (",
 		100 * jget_num(st, "confidence"), (long long)json_integer_value(json_object_get(st, "resamples")),
 		jget_num(st, "alpha"), 100 * jget_num(st, "threshold"));
+	esc(sb, jget_str(st, "threshold_source", "[stats] threshold"));
+	sb_adds(sb, ")</dd>");
+	sequential_items(r, sb);
+	sb_adds(sb, "</dl></header>\n");
 }
 
 static void warnings(const json_t *r, struct strbuf *sb)
@@ -219,9 +271,22 @@ static void verdict_summary(const json_t *r, struct strbuf *sb)
 	static const char *const ids[] = {
 		"improvement", "regression", "within-noise", "no-change", "inconclusive", "invalid",
 	};
-	const json_t *v = jpath(r, "summary.verdicts");
+	const json_t *v = jpath(r, "summary.verdicts"), *pv = jpath(r, "summary.primary_verdicts");
 
-	sb_addf(sb, "<section id=\"verdicts\"><h2>Verdicts</h2><div class=\"counts\">");
+	sb_addf(sb, "<section id=\"verdicts\"><h2>Verdicts</h2>");
+	if (json_integer_value(jpath(r, "summary.primaries"))) {
+		sb_addf(sb, "<h3>Primary metrics (%lld)</h3><div class=\"counts\">",
+			(long long)json_integer_value(jpath(r, "summary.primaries")));
+		for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+			const char *sym = verdict_symbol(ids[i]), *label = verdict_label(ids[i]);
+
+			sb_addf(sb, "<span class=\"badge v-%s\">%s%s%s: %lld</span>", ids[i],
+				strcmp(sym, label) ? sym : "", strcmp(sym, label) ? " " : "", label,
+				(long long)json_integer_value(json_object_get(pv, ids[i])));
+		}
+		sb_adds(sb, "</div><h3>All metrics</h3>");
+	}
+	sb_adds(sb, "<div class=\"counts\">");
 	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
 		const char *sym = verdict_symbol(ids[i]), *label = verdict_label(ids[i]);
 
@@ -259,14 +324,27 @@ static void change_cells(struct strbuf *sb, const json_t *res)
 	sb_addf(sb, "</td><td class=\"num\">%s</td>", p);
 }
 
-static void results_table(const json_t *r, struct strbuf *sb)
+/*
+ * @primary 1: the primaries of every workload, named "workload: metric";
+ * 0: the other metrics under one heading per workload.
+ */
+static void results_table(const json_t *r, struct strbuf *sb, int primary)
 {
 	const char *cur = NULL;
 	json_t *res;
-	size_t i;
+	size_t i, n = 0;
 
-	sb_adds(sb, "<section id=\"results\"><h2>Results</h2>"
-		"<div class=\"tw\"><table class=\"results\"><thead><tr><th>Metric</th><th>Unit</th>"
+	json_array_foreach(json_object_get(r, "results"), i, res)
+		n += json_is_true(json_object_get(res, "primary")) == primary;
+	if (!n)
+		return;
+	if (primary)
+		sb_adds(sb, "<section id=\"primary\"><h2>Primary metrics</h2><p class=\"muted\">"
+			"Declared before the first run: the question this session answers. "
+			"Multiplicity is corrected among them alone.</p>");
+	else
+		sb_adds(sb, "<section id=\"results\"><h2>Other metrics</h2>");
+	sb_adds(sb, "<div class=\"tw\"><table class=\"results\"><thead><tr><th>Metric</th><th>Unit</th>"
 		"<th class=\"num\">");
 	esc(sb, kname(r, 0));
 	sb_adds(sb, "</th><th class=\"num\">");
@@ -277,6 +355,8 @@ static void results_table(const json_t *r, struct strbuf *sb)
 	json_array_foreach(json_object_get(r, "results"), i, res) {
 		const char *wn = jget_str(res, "workload", "");
 
+		if (json_is_true(json_object_get(res, "primary")) != primary)
+			continue;
 		if (!cur || strcmp(cur, wn)) {
 			sb_adds(sb, "<tr class=\"wl\"><td colspan=\"9\">");
 			esc(sb, wn);
@@ -295,7 +375,7 @@ static void results_table(const json_t *r, struct strbuf *sb)
 			sb_adds(sb, "-");	/* one kernel: nothing was compared */
 		sb_adds(sb, "</td></tr>\n");
 	}
-	sb_adds(sb, "</tbody></table></div>\n");
+	sb_adds(sb, "</tbody></table></div></section>\n");
 }
 
 static void geomean_table(const json_t *r, struct strbuf *sb)
@@ -303,7 +383,9 @@ static void geomean_table(const json_t *r, struct strbuf *sb)
 	json_t *g;
 	size_t i;
 
-	sb_adds(sb, "<h3>Geometric mean per workload</h3><p class=\"muted\">Each metric's ratio "
+	if (!json_array_size(json_object_get(r, "geomean")))
+		return;
+	sb_adds(sb, "<section id=\"geomean\"><h3>Geometric mean per workload</h3><p class=\"muted\">Each metric's ratio "
 		"oriented so that &gt; 1 means the patched kernel is better; interval from a joint "
 		"bootstrap over runs.</p><table class=\"geomean\"><thead><tr><th>Workload</th>"
 		"<th class=\"num\">Metrics</th><th class=\"num\">Patched better by</th>"
@@ -585,6 +667,10 @@ static void runs_table(const json_t *r, struct strbuf *sb)
 		sb_adds(sb, "<td>");
 		if (!ok)
 			esc(sb, jget_str(run, "failure", "no reason recorded"));
+		if (json_is_true(jpath(run, "host_load.busy")))
+			sb_addf(sb, "<div class=\"muted\">busy host: others used %.2f CPUs, "
+				"steal %.2f s</div>", jget_num(jpath(run, "host_load"), "other_cpus"),
+				jget_num(jpath(run, "host_load"), "steal_s"));
 		json_array_foreach(json_object_get(run, "guest_messages"), j, m) {
 			sb_adds(sb, "<div class=\"muted\">guest: <code>");
 			esc(sb, json_string_value(m));
@@ -699,8 +785,15 @@ static void methodology(const json_t *r, struct strbuf *sb)
 		"degenerate), seeded with %lld and the metric's name, so it is reproducible.</dd>"
 		"<dt>p and q</dt><dd>two-sided Mann-Whitney U test (exact for small samples, also with "
 		"ties; normal approximation with tie and continuity correction beyond); q = "
-		"Benjamini-Hochberg adjusted across all metrics of the report (counters are a "
-		"separate family). alpha = %g.</dd>"
+		"Benjamini-Hochberg adjusted within each family: the primary metrics declared "
+		"before the first run, the other metrics, and the counters. alpha = %g.</dd>"
+		"<dt>Sequential sessions</dt><dd>with <code>run --until decided</code>, the "
+		"primaries are looked at after a minimum of runs and after every pair of blocks; "
+		"look k spends alpha<sub>k</sub> of alpha (an alpha-spending function, allocated by "
+		"the union bound), its interval is the 1&minus;alpha<sub>k</sub> repeated confidence "
+		"interval and its p is scaled to alpha/alpha<sub>k</sub> before BH, so stopping "
+		"when the answer is known keeps the error rate at alpha (Jennison &amp; Turnbull "
+		"1989; Lan &amp; DeMets 1983).</dd>"
 		"<dt>Forest plot</dt><dd>the dot is the ratio, the bar its interval, the dashed line "
 		"1.0 (no change), the shaded band &plusmn;%g%% (the noise threshold).</dd>"
 		"<dt>Verdicts</dt><dd><b>improvement / regression</b>: p (q) &lt; %g and the whole "
@@ -741,7 +834,8 @@ void report_render_html(const json_t *r, struct strbuf *sb)
 	header(r, sb);
 	warnings(r, sb);
 	verdict_summary(r, sb);
-	results_table(r, sb);
+	results_table(r, sb, 1);
+	results_table(r, sb, 0);
 	geomean_table(r, sb);
 	details(r, sb);
 	counters(r, sb);

@@ -483,10 +483,12 @@ static int validate(struct vctx *v, const json_t *root)
 		return vfail(v, "expected an object, got %s", json_type_name(root));
 	if (get(v, root, "schema", W_STRING, 1, &schema))
 		return -1;
-	if (strcmp(json_string_value(schema), REPORT_SCHEMA)) {
+	if (strcmp(json_string_value(schema), REPORT_SCHEMA) &&
+	    strcmp(json_string_value(schema), REPORT_SCHEMA_V1)) {
 		sb_adds(v->err, "schema: \"");
 		sb_add_text_fit(v->err, json_string_value(schema), 60);
-		sb_adds(v->err, "\" is not \"" REPORT_SCHEMA "\" (a newer or foreign file?)");
+		sb_adds(v->err, "\" is not \"" REPORT_SCHEMA "\" or \"" REPORT_SCHEMA_V1
+			"\" (a newer or foreign file?)");
 		return -1;
 	}
 	if (check_object(v, root, "generator", 1, gen_f, NULL) ||

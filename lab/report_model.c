@@ -25,7 +25,10 @@ struct series {
 	const char *cname;	/* counters: the name within the group */
 	const char *unit;
 	int better_higher, declared, is_counter;
+	int primary;		/* declared primary before the first run */
 	double threshold;	/* < 0: the report's default */
+	const char *band_source;	/* where the band came from (NULL: [stats]) */
+	size_t look;		/* sequential primaries: the look this analysis is (0: none yet) */
 	size_t n[2], alloc[2];
 	double *v[2];
 	long *seq[2], *block[2];
@@ -41,6 +44,10 @@ struct model {
 	struct stats_settings st;
 	unsigned counter_resamples;
 	size_t min_runs;
+	const char *band_source;	/* where the report's default band came from */
+	int sequential;		/* 1: `run --until decided`, primaries use seq */
+	int seq_invalid;	/* design.sequential present but not a valid plan */
+	struct stats_seq_plan seq;
 	struct series *s;
 	size_t ns, alloc;
 };
@@ -113,23 +120,6 @@ static void push_value(struct series *s, int k, double v, long seq, long block)
 	s->n[k]++;
 }
 
-/* "cs_per_sec_per_cpu_%dcpu" matches "cs_per_sec_per_cpu_2cpu". */
-static int pattern_match(const char *pat, const char *s)
-{
-	while (*pat) {
-		if (pat[0] == '%' && pat[1] == 'd') {
-			if (*s < '0' || *s > '9')
-				return 0;
-			while (*s >= '0' && *s <= '9')
-				s++;
-			pat += 2;
-		} else if (*pat++ != *s++) {
-			return 0;
-		}
-	}
-	return !*s;
-}
-
 /*
  * Unit and direction: what the session declared, else what the built-in
  * workload definition says (old sessions, hand-written fixtures), else
@@ -138,8 +128,17 @@ static int pattern_match(const char *pat, const char *s)
  */
 static void describe_metric(struct series *s, const json_t *wl)
 {
-	json_t *decl;
+	json_t *decl, *pat;
 	size_t i;
+	double t = jget_num(wl, "threshold");
+
+	json_array_foreach(json_object_get(wl, "primary"), i, pat)
+		if (json_is_string(pat) && metric_pattern_match(json_string_value(pat), s->name))
+			s->primary = 1;
+	if (isfinite(t) && t >= 0 && t < 1) {
+		s->threshold = t;
+		s->band_source = "the workload's threshold in lab.conf";
+	}
 
 	json_array_foreach(json_object_get(wl, "metrics"), i, decl) {
 		if (strcmp(jget_str(decl, "name", ""), s->name))
@@ -147,16 +146,18 @@ static void describe_metric(struct series *s, const json_t *wl)
 		s->declared = 1;
 		s->unit = jget_str(decl, "unit", "");
 		s->better_higher = strcmp(jget_str(decl, "better", "higher"), "lower") != 0;
-		s->threshold = jget_num(decl, "threshold");
-		if (!isfinite(s->threshold) || s->threshold < 0)
-			s->threshold = -1;
+		t = jget_num(decl, "threshold");
+		if (isfinite(t) && t >= 0 && t < 1) {
+			s->threshold = t;
+			s->band_source = "declared for the metric";
+		}
 		return;
 	}
 	const struct workload_def *w = workload_find(jget_str(wl, "type", ""));
 	if (!w)
 		return;
 	for (const struct metric_def *md = w->metrics; md->name; md++) {
-		if (pattern_match(md->name, s->name)) {
+		if (metric_pattern_match(md->name, s->name)) {
 			s->declared = 1;
 			s->unit = md->unit;
 			s->better_higher = md->better == BETTER_HIGHER;
@@ -265,6 +266,25 @@ static void count_failures(struct model *m)
 	}
 }
 
+int report_seq_plan(const json_t *session, struct stats_seq_plan *plan, double *budget_s)
+{
+	const json_t *j = jpath(session, "design.sequential");
+	char err[256];
+	double b;
+
+	if (!json_is_object(j))
+		return 0;
+	plan->alpha = jget_num(j, "alpha");
+	plan->min_runs = (size_t)fmax(0, jget_num(j, "min_runs"));
+	plan->max_runs = (size_t)fmax(0, jget_num(j, "max_runs"));
+	plan->step = (size_t)fmax(0, jget_num(j, "step"));
+	plan->rho = jget_num(j, "rho");
+	b = jget_num(j, "budget_s");
+	if (budget_s)
+		*budget_s = isfinite(b) && b > 0 ? b : 0;
+	return stats_seq_plan_check(plan, err, sizeof(err)) ? -1 : 1;
+}
+
 static void settings_from_session(struct model *m)
 {
 	const json_t *st = json_object_get(m->session, "statistics");
@@ -290,8 +310,11 @@ static void settings_from_session(struct model *m)
 		m->st.seed = (uint64_t)json_integer_value(json_object_get(st, "seed"));
 	else if ((v = jget_num(st, "seed")) >= 0 && v < 9e15)
 		m->st.seed = (uint64_t)v;
-	if ((v = jget_num(st, "threshold")) >= 0 && v < 1)
+	m->band_source = "the lab's default";
+	if ((v = jget_num(st, "threshold")) >= 0 && v < 1) {
 		m->st.threshold = v;
+		m->band_source = jget_str(st, "threshold_source", "[stats] threshold of the session's lab.conf");
+	}
 	if ((v = jget_num(st, "max_failed_fraction")) >= 0 && v <= 1)
 		m->st.max_failed_fraction = v;
 	if ((v = jget_num(st, "power")) > 0 && v < 1)
@@ -307,7 +330,7 @@ static void settings_from_session(struct model *m)
 
 static json_t *settings_json(const struct model *m)
 {
-	return json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s}",
+	return json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s}",
 		"alpha", jnum(m->st.alpha),
 		"confidence", jnum(m->st.confidence),
 		"threshold", jnum(m->st.threshold),
@@ -322,7 +345,9 @@ static json_t *settings_json(const struct model *m)
 		"bootstrap", "stratified, BCa (percentile when BCa is degenerate)",
 		"median_ci", "exact binomial order statistics",
 		"test", "Mann-Whitney U, two-sided (exact for small n, with ties)",
-		"multiple_comparisons", "Benjamini-Hochberg across all metrics of the report",
+		"threshold_source", m->band_source,
+		"multiple_comparisons", "Benjamini-Hochberg within each family: the primary metrics "
+			"declared before the first run, the secondary metrics, the counters",
 		"outliers", "modified z-score > 3.5 (flagged, never dropped)");
 }
 
@@ -448,6 +473,34 @@ static void add_warning(json_t *warnings, const char *kind, const char *fmt, ...
 	sb_release(&sb);
 }
 
+static int is_seq_primary(const struct model *m, const struct series *s)
+{
+	return m->sequential && s->primary && !s->is_counter;
+}
+
+/*
+ * The schedule position of a workload's analysis: its highest block with
+ * a run of a compared kernel. A look is a whole block (session_seq.c), and
+ * an analysis past a look (a budget that stopped a session mid-block) is
+ * the next look, so no look's level is ever spent on two data sets.
+ */
+static size_t workload_top_block(const struct model *m, const char *workload)
+{
+	const json_t *run;
+	size_t i;
+	long top = 0;
+
+	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
+		long b = (long)jget_num(run, "block");
+
+		if (!strcmp(jget_str(run, "workload", ""), workload) &&
+		    !json_is_true(json_object_get(run, "warmup")) &&
+		    kernel_index(m, jget_str(run, "kernel", "")) >= 0 && b > top)
+			top = b;
+	}
+	return (size_t)top;
+}
+
 static void analyze_series(struct model *m, struct series *s)
 {
 	struct stats_summary sum[2];
@@ -481,12 +534,25 @@ static void analyze_series(struct model *m, struct series *s)
 	if (!s->is_counter) {
 		json_object_set_new(r, "unit", json_string(s->unit));
 		json_object_set_new(r, "better", json_string(s->better_higher ? "higher" : "lower"));
+		json_object_set_new(r, "primary", json_boolean(s->primary));
 	}
 	json_object_set_new(r, "threshold", jnum(s->threshold >= 0 ? s->threshold : st.threshold));
+	json_object_set_new(r, "band_source", json_string(s->band_source ? s->band_source :
+							  m->band_source));
 	json_object_set_new(r, "baseline", summary_json(s, BASE, have[BASE] ? &sum[BASE] : NULL, flags[BASE]));
 	json_object_set_new(r, "patched", summary_json(s, PATCHED, have[PATCHED] ? &sum[PATCHED] : NULL, flags[PATCHED]));
 
 	snprintf(key, sizeof(key), "%s/%s", s->workload, s->name);
+	/*
+	 * A primary of a sequential session is judged at the level of the
+	 * look this analysis is: its interval at 1 - alpha_k, its p scaled
+	 * to the overall alpha (stats.h, repeated confidence intervals).
+	 */
+	if (is_seq_primary(m, s)) {
+		s->look = stats_seq_look_of(&m->seq, workload_top_block(m, s->workload));
+		if (s->look)
+			st.confidence = 1 - stats_seq_alpha_at(&m->seq, s->look);
+	}
 	if (have[BASE] && have[PATCHED]) {
 		size_t np;
 
@@ -496,6 +562,14 @@ static void analyze_series(struct model *m, struct series *s)
 		if (np >= 2)
 			stats_paired(pb, pp, np, &st, &pd);
 		s->p = cmp.mw_p;
+		if (is_seq_primary(m, s)) {
+			s->p = s->look ? stats_seq_p_adjust(&m->seq, s->look, cmp.mw_p) : NAN;
+			json_object_set_new(r, "sequential", json_pack("{s:I, s:I, s:I, s:o, s:o, s:o}",
+				"look", (json_int_t)s->look, "looks", (json_int_t)stats_seq_looks(&m->seq),
+				"runs_at_look", (json_int_t)(s->look ? stats_seq_runs_at(&m->seq, s->look) : 0),
+				"alpha_look", jnum(s->look ? stats_seq_alpha_at(&m->seq, s->look) : NAN),
+				"p", jnum(cmp.mw_p), "p_adjusted", jnum(s->p)));
+		}
 		/* Large changes first when sorting counters; unknown ratios after. */
 		s->sortkey = cmp.ratio_valid && cmp.ratio > 0 ? fabs(log(cmp.ratio)) :
 			(cmp.all_equal ? -2 : -1);
@@ -564,8 +638,16 @@ static void decide(struct model *m, struct series *s, size_t family)
 							     "without comparison"));
 		return;
 	}
-	stats_decide(&s->cmp, &m->st, s->better_higher, s->threshold, family > 1 ? s->q : NAN,
-		     failed, attempted, &d);
+	/* A sequential primary always uses its q: the look-adjusted p, BH-corrected. */
+	stats_decide(&s->cmp, &m->st, s->better_higher, s->threshold,
+		     family > 1 || is_seq_primary(m, s) ? s->q : NAN, failed, attempted, &d);
+	if (is_seq_primary(m, s) && !s->look && d.verdict != VERDICT_INVALID) {
+		d.verdict = VERDICT_INCONCLUSIVE;
+		d.runs_needed = (unsigned)m->seq.min_runs;
+		snprintf(d.reason, sizeof(d.reason), "%zu runs per kernel: the first look of the "
+			 "sequential plan is after %zu", s->n[0] < s->n[1] ? s->n[0] : s->n[1],
+			 m->seq.min_runs);
+	}
 	if (!json_is_object(c) && d.verdict != VERDICT_INVALID) {
 		/* No comparison at all (a kernel has no values): never a pass. */
 		d.verdict = VERDICT_INVALID;
@@ -590,25 +672,46 @@ static void decide(struct model *m, struct series *s, size_t family)
 	json_object_set_new(r, "runs_needed", json_integer(d.runs_needed));
 }
 
-static void bh_family(struct model *m, int is_counter)
+/*
+ * Verdict families: the primary metrics declared before the first run,
+ * the other (secondary) metrics, and the counters, each corrected for
+ * multiplicity on its own, so that adding counters or secondary metrics to
+ * a session never dilutes the answer to its question.
+ */
+enum family { FAMILY_PRIMARY, FAMILY_SECONDARY, FAMILY_COUNTER };
+
+static const char *const family_names[] = {
+	[FAMILY_PRIMARY] = "primary", [FAMILY_SECONDARY] = "secondary",
+	[FAMILY_COUNTER] = "counter",
+};
+
+static enum family family_of(const struct series *s)
+{
+	return s->is_counter ? FAMILY_COUNTER : s->primary ? FAMILY_PRIMARY : FAMILY_SECONDARY;
+}
+
+static void bh_family(struct model *m, enum family f)
 {
 	size_t n = 0, j = 0;
 	double *p;
 
 	for (size_t i = 0; i < m->ns; i++)
-		n += m->s[i].is_counter == is_counter;
+		n += family_of(&m->s[i]) == f;
 	p = xcalloc(n + 1, sizeof(double));
 	for (size_t i = 0; i < m->ns; i++)
-		if (m->s[i].is_counter == is_counter)
+		if (family_of(&m->s[i]) == f)
 			p[j++] = m->s[i].p;
 	stats_bh_adjust(p, n, p);
 	j = 0;
 	for (size_t i = 0; i < m->ns; i++)
-		if (m->s[i].is_counter == is_counter)
+		if (family_of(&m->s[i]) == f)
 			m->s[i].q = p[j++];
 	for (size_t i = 0; i < m->ns; i++)
-		if (m->s[i].is_counter == is_counter)
+		if (family_of(&m->s[i]) == f) {
+			json_object_set_new(m->s[i].result, "family", json_string(family_names[f]));
+			json_object_set_new(m->s[i].result, "family_size", json_integer((json_int_t)n));
 			decide(m, &m->s[i], n);
+		}
 	free(p);
 }
 
@@ -699,7 +802,7 @@ static json_t *report_warnings(struct model *m, json_t *report)
 	json_t *w = json_array(), *run;
 	const char *accel = jget_str(jpath(report, "host"), "accel", "");
 	size_t i, failed = 0, n_few = 0, n_drift = 0, n_out = 0, n_invalid = 0, n_missing = 0;
-	size_t total = 0, n_metrics = 0;
+	size_t total = 0, n_metrics = 0, busy = 0;
 
 	if (!strcmp(accel, "mixed"))
 		add_warning(w, "accel", "the compared sessions ran under different accelerators "
@@ -712,10 +815,18 @@ static json_t *report_warnings(struct model *m, json_t *report)
 	json_array_foreach(json_object_get(report, "runs"), i, run) {
 		total++;
 		failed += strcmp(jget_str(run, "status", ""), "ok") != 0;
+		busy += json_is_true(jpath(run, "host_load.busy"));
 	}
 	if (failed)
 		add_warning(w, "failed-runs", "%zu of %zu runs failed (reasons in the runs table)",
 			    failed, total);
+	if (busy)
+		add_warning(w, "busy-host", "%zu of %zu runs ran while the host was busy (other "
+			    "processes used more than a quarter of a CPU, or the hypervisor stole "
+			    "time): their values carry that host's noise", busy, total);
+	if (m->seq_invalid)
+		add_warning(w, "sequential", "design.sequential is not a valid sequential plan: "
+			    "the primaries were analysed as a fixed-N session");
 	if (!total)
 		add_warning(w, "no-runs", "the session has no runs");
 	/* An interrupted session still gets a report, but it must say it is partial. */
@@ -799,11 +910,13 @@ static json_t *summary(struct model *m, json_t *report)
 	static const char *const ids[] = {
 		"improvement", "regression", "within-noise", "no-change", "inconclusive", "invalid",
 	};
-	json_t *by = json_object(), *run, *per_kernel = json_object();
-	size_t i, runs = 0, ok = 0, failed = 0, warm = 0, metrics = 0, counters = 0;
+	json_t *by = json_object(), *pby = json_object(), *run, *per_kernel = json_object();
+	size_t i, runs = 0, ok = 0, failed = 0, warm = 0, metrics = 0, counters = 0, prim = 0;
 
-	for (size_t v = 0; v < ARRAY_SIZE(ids); v++)
+	for (size_t v = 0; v < ARRAY_SIZE(ids); v++) {
 		json_object_set_new(by, ids[v], json_integer(0));
+		json_object_set_new(pby, ids[v], json_integer(0));
+	}
 	for (i = 0; i < m->ns; i++) {
 		const char *v;
 
@@ -812,10 +925,13 @@ static json_t *summary(struct model *m, json_t *report)
 			continue;
 		}
 		metrics++;
+		prim += m->s[i].primary;
 		v = jget_str(m->s[i].result, "verdict", NULL);
 		if (!v)
 			continue;
 		json_object_set_new(by, v, json_integer(json_integer_value(json_object_get(by, v)) + 1));
+		if (m->s[i].primary)
+			json_object_set_new(pby, v, json_integer(json_integer_value(json_object_get(pby, v)) + 1));
 	}
 	json_array_foreach(json_object_get(report, "runs"), i, run) {
 		const char *kn = jget_str(run, "kernel", "");
@@ -836,12 +952,42 @@ static json_t *summary(struct model *m, json_t *report)
 		json_object_set_new(pk, is_ok ? "ok" : "failed",
 			json_integer(json_integer_value(json_object_get(pk, is_ok ? "ok" : "failed")) + 1));
 	}
-	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:o}",
+	return json_pack("{s:I, s:I, s:o, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:o}",
 		"metrics", (json_int_t)metrics, "counters", (json_int_t)counters,
-		"verdicts", by,
+		"verdicts", by, "primaries", (json_int_t)prim, "primary_verdicts", pby,
 		"runs", (json_int_t)runs, "runs_ok", (json_int_t)ok,
 		"runs_failed", (json_int_t)failed, "runs_warmup", (json_int_t)warm,
 		"runs_per_kernel", per_kernel, "timings", timings_json(report));
+}
+
+/*
+ * Metric results grouped by workload, in the session's workload order, the
+ * primaries of each workload first: a workload is one block of the report
+ * even when some of its metrics (per-node ones) are only named by its runs.
+ */
+static json_t *ordered_results(const struct model *m)
+{
+	json_t *results = json_array(), *w;
+	unsigned char *done = xcalloc(m->ns + 1, 1);
+	size_t i;
+
+	json_array_foreach(json_object_get(m->session, "workloads"), i, w)
+		for (int prim = 1; prim >= 0; prim--)
+			for (size_t j = 0; j < m->ns; j++) {
+				const struct series *s = &m->s[j];
+
+				if (s->is_counter || done[j] || s->primary != prim ||
+				    strcmp(s->workload, jget_str(w, "name", "")))
+					continue;
+				json_array_append(results, s->result);
+				done[j] = 1;
+			}
+	/* Workloads the session did not declare (hand-written files): as found. */
+	for (size_t j = 0; j < m->ns; j++)
+		if (!m->s[j].is_counter && !done[j])
+			json_array_append(results, m->s[j].result);
+	free(done);
+	return results;
 }
 
 json_t *report_analyze(const json_t *session, struct strbuf *err)
@@ -858,8 +1004,18 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	m.kname[BASE] = jget_str(jpath(session, "design"), "baseline", "");
 	m.kname[PATCHED] = jget_str(jpath(session, "design"), "patched", NULL);
 	settings_from_session(&m);
+	switch (report_seq_plan(session, &m.seq, NULL)) {
+	case 1:
+		m.sequential = 1;
+		break;
+	case -1:
+		m.seq_invalid = 1;
+		break;
+	}
 
 	report = json_deep_copy(session);
+	/* The results below are of this lab's schema, whatever the input's was. */
+	json_object_set_new(report, "schema", json_string(REPORT_SCHEMA));
 	/* Stored results are never trusted: they are recomputed from the runs. */
 	json_object_del(report, "results");
 	json_object_del(report, "counter_results");
@@ -873,17 +1029,15 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	count_failures(&m);
 	for (i = 0; i < m.ns; i++)
 		analyze_series(&m, &m.s[i]);
-	bh_family(&m, 0);
-	bh_family(&m, 1);
+	bh_family(&m, FAMILY_PRIMARY);
+	bh_family(&m, FAMILY_SECONDARY);
+	bh_family(&m, FAMILY_COUNTER);
 
-	results = json_array();
+	results = ordered_results(&m);
 	cs = xcalloc(m.ns + 1, sizeof(*cs));
-	for (i = 0; i < m.ns; i++) {
+	for (i = 0; i < m.ns; i++)
 		if (m.s[i].is_counter)
 			cs[nc++] = &m.s[i];
-		else
-			json_array_append(results, m.s[i].result);
-	}
 	qsort(cs, nc, sizeof(*cs), cmp_counter);
 	counters = json_array();
 	for (i = 0; i < nc; i++)

@@ -81,6 +81,61 @@ static void kv(struct strbuf *sb, const char *key, const char *val)
 	wrap(sb, prefix, val);
 }
 
+/* "baseline: Linux 6.12.57 from linux-source-6.12.tar.xz" (and the ref of a git source). */
+static void kernel_desc(const json_t *k, struct strbuf *line)
+{
+	const char *src = jget_str(k, "source", ""), *slash = strrchr(src, '/');
+	const char *ver = jget_str(k, "version", NULL), *ref = jget_str(k, "ref", NULL);
+
+	sb_addf(line, "%s:", jget_str(k, "name", "?"));
+	if (ver)
+		sb_addf(line, " Linux %s", ver);
+	if (*src)
+		sb_addf(line, "%s%s", ver ? " from " : " ", slash && slash[1] ? slash + 1 : src);
+	if (ref)
+		sb_addf(line, " at %s", ref);
+	if (!ver && !*src)
+		sb_adds(line, " (not described)");
+}
+
+/* The sequential design and where each workload stopped. */
+static void sequential_lines(const json_t *r, struct strbuf *sb)
+{
+	const json_t *plan = jpath(r, "design.sequential"), *w;
+	const char *name;
+	struct strbuf line = STRBUF_INIT;
+
+	if (!json_is_object(plan))
+		return;
+	sb_addf(&line, "until decided: looks at %lld, %lld, ... up to %lld runs per kernel; "
+		"alpha %g spent over the looks (%s)",
+		(long long)jget_num(plan, "min_runs"),
+		(long long)(jget_num(plan, "min_runs") + jget_num(plan, "step")),
+		(long long)jget_num(plan, "max_runs"), jget_num(plan, "alpha"),
+		jget_str(plan, "method", "sequential"));
+	if (jget_num(plan, "budget_s") > 0)
+		sb_addf(&line, "; budget %.0f s of runs", jget_num(plan, "budget_s"));
+	kv(sb, "", line.buf);
+	json_object_foreach(json_object_get(jpath(r, "sequential"), "workloads"), name, w) {
+		const char *why = jget_str(w, "why", NULL);
+		double n = jget_num(w, "runs_per_kernel");
+
+		sb_reset(&line);
+		sb_addf(&line, "%s: ", name);
+		if (!why)
+			sb_adds(&line, "still running (no look decided it)");
+		else if (!strcmp(why, "decided"))
+			sb_addf(&line, "every primary decided at look %lld (%.0f runs per kernel)",
+				(long long)jget_num(w, "look"), n);
+		else if (!strcmp(why, "max-runs"))
+			sb_addf(&line, "stopped at the run cap (%.0f runs per kernel), undecided", n);
+		else
+			sb_addf(&line, "stopped by the budget, undecided");
+		kv(sb, "", line.buf);
+	}
+	sb_release(&line);
+}
+
 static void header(const json_t *r, struct strbuf *sb)
 {
 	const json_t *host = json_object_get(r, "host"), *guest = json_object_get(r, "guest");
@@ -108,8 +163,7 @@ static void header(const json_t *r, struct strbuf *sb)
 		json_t *series = json_object_get(k, "series");
 
 		sb_reset(&line);
-		sb_addf(&line, "%s: %s %s", jget_str(k, "name", "?"), jget_str(k, "ref", ""),
-			jget_str(k, "version", ""));
+		kernel_desc(k, &line);
 		if (json_array_size(series))
 			sb_addf(&line, " + %zu patch%s", json_array_size(series),
 				json_array_size(series) == 1 ? "" : "es");
@@ -151,6 +205,7 @@ static void header(const json_t *r, struct strbuf *sb)
 		(long long)json_integer_value(json_object_get(design, "seed")));
 	free(except);
 	kv(sb, "design", line.buf);
+	sequential_lines(r, sb);
 	{
 		const json_t *t = jpath(r, "summary.timings");
 		double b = jget_num(json_object_get(t, "boot_s"), "median");
@@ -177,8 +232,9 @@ static void header(const json_t *r, struct strbuf *sb)
 		(long long)json_integer_value(json_object_get(st, "seed")));
 	kv(sb, "stats", line.buf);
 	sb_reset(&line);
-	sb_addf(&line, "Mann-Whitney p, BH q across metrics, alpha %g, noise band +-%g%%",
-		jget_num(st, "alpha"), 100 * jget_num(st, "threshold"));
+	sb_addf(&line, "Mann-Whitney p, BH q within each family (primary, secondary, counters), "
+		"alpha %g, noise band +-%g%% (%s)", jget_num(st, "alpha"),
+		100 * jget_num(st, "threshold"), jget_str(st, "threshold_source", "[stats] threshold"));
 	kv(sb, "", line.buf);
 	sb_release(&line);
 }
@@ -197,7 +253,18 @@ static void warnings(const json_t *r, struct strbuf *sb)
 
 static void verdict_counts(const json_t *r, struct strbuf *sb)
 {
-	const json_t *v = jpath(r, "summary.verdicts");
+	const json_t *v = jpath(r, "summary.verdicts"), *pv = jpath(r, "summary.primary_verdicts");
+
+	if (json_integer_value(jpath(r, "summary.primaries")))
+		sb_addf(sb, "\nPrimary:  %lld improvement, %lld regression, %lld within noise,\n"
+			"          %lld no change, %lld inconclusive, %lld invalid (%lld primaries)",
+			(long long)json_integer_value(json_object_get(pv, "improvement")),
+			(long long)json_integer_value(json_object_get(pv, "regression")),
+			(long long)json_integer_value(json_object_get(pv, "within-noise")),
+			(long long)json_integer_value(json_object_get(pv, "no-change")),
+			(long long)json_integer_value(json_object_get(pv, "inconclusive")),
+			(long long)json_integer_value(json_object_get(pv, "invalid")),
+			(long long)json_integer_value(jpath(r, "summary.primaries")));
 
 	sb_addf(sb, "\nVerdicts: %lld improvement, %lld regression, %lld within noise,\n"
 		"          %lld no change, %lld inconclusive, %lld invalid (%lld metrics)\n",
@@ -310,6 +377,39 @@ static void geomean_line(const json_t *r, const char *wname, struct strbuf *sb)
 	}
 }
 
+static const char *marker_of(const json_t *res)
+{
+	return json_is_string(json_object_get(res, "verdict")) ?
+	       verdict_marker(jget_str(res, "verdict", "invalid")) : " ";
+}
+
+/*
+ * The answer first: every primary metric of the session in one table,
+ * "workload: metric", before the per-workload detail.
+ */
+static void primary_table(const json_t *r, struct strbuf *sb)
+{
+	const json_t *results = json_object_get(r, "results"), *res;
+	size_t i, n = 0;
+
+	json_array_foreach(results, i, res)
+		n += json_is_true(json_object_get(res, "primary"));
+	if (!n)
+		return;
+	sb_addf(sb, "\nPrimary metrics (declared before the first run, %zu):\n", n);
+	table_head(sb, jget_str(jpath(r, "design"), "baseline", "base"),
+		   jget_str(jpath(r, "design"), "patched", "patched"), 1);
+	json_array_foreach(results, i, res) {
+		struct strbuf name = STRBUF_INIT;
+
+		if (!json_is_true(json_object_get(res, "primary")))
+			continue;
+		sb_addf(&name, "%s: %s", jget_str(res, "workload", ""), jget_str(res, "metric", ""));
+		row(sb, res, name.buf, marker_of(res));
+		sb_release(&name);
+	}
+}
+
 static void metric_tables(const json_t *r, struct strbuf *sb)
 {
 	const char *base = jget_str(jpath(r, "design"), "baseline", "base");
@@ -325,6 +425,10 @@ static void metric_tables(const json_t *r, struct strbuf *sb)
 	json_array_foreach(results, i, res) {
 		const char *wn = jget_str(res, "workload", "");
 
+		/* Shown in the primary table already. */
+		if (json_is_true(json_object_get(res, "primary")))
+			continue;
+
 		if (!cur || strcmp(cur, wn)) {
 			if (cur)
 				geomean_line(r, cur, sb);
@@ -332,8 +436,7 @@ static void metric_tables(const json_t *r, struct strbuf *sb)
 			table_head(sb, base, patched, use_q);
 			cur = wn;
 		}
-		row(sb, res, jget_str(res, "metric", ""), json_is_string(json_object_get(res, "verdict")) ?
-		    verdict_marker(jget_str(res, "verdict", "invalid")) : " ");
+		row(sb, res, jget_str(res, "metric", ""), marker_of(res));
 	}
 	if (cur)
 		geomean_line(r, cur, sb);
@@ -426,6 +529,7 @@ void report_render_text(const json_t *report, struct strbuf *out)
 	header(report, out);
 	warnings(report, out);
 	verdict_counts(report, out);
+	primary_table(report, out);
 	metric_tables(report, out);
 	counters(report, out);
 	notes(report, out);

@@ -35,9 +35,12 @@ grep -qi 'https\?://' <(grep -v 'xmlns=' "$out/report.html" | grep -o 'src="[^"]
 if python3 -c 'import jsonschema' 2>/dev/null; then
 	python3 - "$out/report.json" "$fixture" <<'PY' || fail "report does not match reports/schema"
 import json, sys, jsonschema
-schema = json.load(open("reports/schema/mglrulab-report-1.schema.json"))
+# Each document against the schema it names (reports of schema 1 still load).
 for f in sys.argv[1:]:
-    jsonschema.validate(json.load(open(f)), schema, cls=jsonschema.Draft202012Validator)
+    doc = json.load(open(f))
+    version = doc["schema"].rsplit("/", 1)[1]
+    schema = json.load(open(f"reports/schema/mglrulab-report-{version}.schema.json"))
+    jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
 PY
 else
 	echo "note: python3-jsonschema missing, schema check skipped"
