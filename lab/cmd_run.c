@@ -2,6 +2,7 @@
 /* mglrulab run: options; the work is in session.c. */
 #include "cmd.h"
 #include "session.h"
+#include "stats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,28 @@ int cmd_run(int argc, char **argv)
 			if (!(r = need_arg(argc, argv, i)) && parse_long(argv[++i], 1, 10000, &v))
 				r = user_error("run: --runs: expected an integer from 1 to 10000, not '%s'", argv[i]);
 			o.runs = v;
+		} else if (!strcmp(a, "--until")) {
+			if ((r = need_arg(argc, argv, i)))
+				break;
+			const char *u = argv[++i];
+			if (!strcmp(u, "decided"))
+				o.until_decided = 1;
+			else if (strcmp(u, "runs"))
+				r = user_error("run: --until: expected 'decided' (stop once every primary "
+					       "metric is decided) or 'runs' (the planned runs), not '%s'", u);
+		} else if (!strcmp(a, "--max-runs")) {
+			if (!(r = need_arg(argc, argv, i)) && parse_long(argv[++i], 1, 10000, &v))
+				r = user_error("run: --max-runs: expected an integer from %d to 10000, not '%s'",
+					       STATS_SEQ_MIN_RUNS, argv[i]);
+			else if (!r && v < STATS_SEQ_MIN_RUNS)
+				r = user_error("run: --max-runs: expected at least %d, the runs per kernel "
+					       "of the first look of --until decided, not %ld",
+					       STATS_SEQ_MIN_RUNS, v);
+			o.max_runs = v;
+		} else if (!strcmp(a, "--budget")) {
+			if (!(r = need_arg(argc, argv, i)) && parse_duration(argv[++i], &o.budget_s))
+				r = user_error("run: --budget: expected a duration such as 900, 90s, 15m "
+					       "or 1h30m, not '%s'", argv[i]);
 		} else if (!strcmp(a, "--warmups")) {
 			if (!(r = need_arg(argc, argv, i)) && parse_long(argv[++i], 0, 1000, &v))
 				r = user_error("run: --warmups: expected an integer from 0 to 1000, not '%s'", argv[i]);
@@ -82,6 +105,16 @@ int cmd_run(int argc, char **argv)
 	if (!r && o.resume && (o.runs || o.seed_set || o.workloads.n || o.warmups >= 0))
 		r = user_error("run --resume: the session's plan is fixed; --runs, --seed, --warmups "
 			       "and --workloads apply to new sessions only");
+	if (!r && o.resume && (o.until_decided || o.max_runs || o.budget_s))
+		r = user_error("run --resume: --until, --max-runs and --budget are fixed when a "
+			       "session starts (a resumed sequential session continues at its next look)");
+	if (!r && !o.until_decided && (o.max_runs || o.budget_s))
+		r = user_error("run: --max-runs and --budget need --until decided");
+	if (!r && o.until_decided && o.runs)
+		r = user_error("run: --runs fixes the runs; --until decided chooses them "
+			       "(cap them with --max-runs)");
+	if (!r && o.until_decided && o.mode == SESSION_ONE)
+		r = user_error("run: --until decided compares two kernels: add --ab or --aa");
 	if (!r && o.kernel && o.mode != SESSION_ONE)
 		r = user_error("run: --kernel is for a single-kernel run (without --ab/--aa)");
 	if (!r) {

@@ -15,12 +15,15 @@
 #include "guest_conf.h"
 #include "guest_image.h"
 #include "guest_job.h"
+#include "host_load.h"
 #include "kbuild.h"
 #include "kbuild_prep.h"
+#include "kimage.h"
 #include "libvirt_conn.h"
 #include "report.h"
 #include "run_command.h"
 #include "session_plan.h"
+#include "session_seq.h"
 #include "workload_def.h"
 
 #include <errno.h>
@@ -43,6 +46,7 @@ struct session {
 	virConnectPtr conn;
 	int saved_stdout;
 	double t0;
+	struct session_seq *seq;	/* --until decided, else NULL */
 };
 
 /* Kernel builds and guest setup talk on stdout; keep stdout for the report. */
@@ -134,6 +138,11 @@ static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const c
 		"cache_key", res->key, "bzImage", res->bzimage, "config_name", k->name);
 	json_t *files = json_object_get(meta, "series");
 	json_object_set_new(j, "series_files", files ? json_incref(files) : json_array());
+	/* The release the image reports ("6.12.57"): what the report names the kernel by. */
+	char *release = kimage_release(res->bzimage);
+	if (release)
+		json_object_set_new(j, "version", json_string(release));
+	free(release);
 	json_decref(meta);
 	free(meta_path);
 	return j;
@@ -143,6 +152,9 @@ static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const c
 static json_t *metrics_json(const struct workload_cfg *w, const struct guest_topology *t)
 {
 	json_t *a = json_array();
+	struct strvec prim = STRVEC_INIT;
+
+	workload_cfg_primaries(w, &prim);
 
 	for (const struct metric_def *m = w->def->metrics; m->name; m++) {
 		struct strvec idx = STRVEC_INIT;
@@ -167,12 +179,33 @@ static json_t *metrics_json(const struct workload_cfg *w, const struct guest_top
 			if (*idx.v[i] && strstr(m->name, "cpu") && atoi(idx.v[i]) > t->vcpus)
 				continue;	/* the program caps the sweep at the guest's CPUs */
 			char *name = *idx.v[i] ? xasprintf(m->name, atoi(idx.v[i])) : xstrdup(m->name);
-			json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", name, "unit", m->unit,
-				"better", m->better == BETTER_HIGHER ? "higher" : "lower"));
+			json_t *decl = json_pack("{s:s, s:s, s:s}", "name", name, "unit", m->unit,
+				"better", m->better == BETTER_HIGHER ? "higher" : "lower");
+			for (size_t p = 0; p < prim.n; p++)
+				if (metric_pattern_match(prim.v[p], name))
+					json_object_set_new(decl, "primary", json_true());
+			json_array_append_new(a, decl);
 			free(name);
 		}
 		strvec_clear(&idx);
 	}
+	strvec_clear(&prim);
+	return a;
+}
+
+/*
+ * The primary metrics, declared before the first run: names or "%d"
+ * patterns (per-node metrics are only named once the run shows its nodes).
+ */
+static json_t *primaries_json(const struct workload_cfg *w)
+{
+	struct strvec names = STRVEC_INIT;
+	json_t *a = json_array();
+
+	workload_cfg_primaries(w, &names);
+	for (size_t i = 0; i < names.n; i++)
+		json_array_append_new(a, json_string(names.v[i]));
+	strvec_clear(&names);
 	return a;
 }
 
@@ -250,8 +283,12 @@ static json_t *workload_json(const struct workload_cfg *w, const struct guest_to
 		if (v && (*v || workload_cfg_has(w, p->name)))
 			json_array_append_new(args, json_sprintf("--%s=%s", p->name, v));
 	}
-	j = json_pack("{s:s, s:s, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
-		      "params", params, "metrics", metrics_json(w, t), "args", args);
+	j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
+		      "params", params, "metrics", metrics_json(w, t), "primary", primaries_json(w),
+		      "args", args);
+	/* The band of this workload's metrics, where lab.conf sets one. */
+	if (w->threshold >= 0)
+		json_object_set_new(j, "threshold", json_real(w->threshold));
 	/* In session.json, so a resumed session shares the same folders. */
 	if (kb) {
 		json_t *shares = json_pack("[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}]",
@@ -357,8 +394,15 @@ static int new_session(struct session *s, struct kbuild_result *res)
 	}
 	json_t *wls = json_array();
 	char *ktree = kernel_tree(&res[0]);
-	/* --runs sets every workload; else a [workload] runs = N, else [run] runs. */
+	/*
+	 * --runs sets every workload; else a [workload] runs = N, else [run]
+	 * runs. A sequential session plans up to its run cap: a workload's
+	 * own runs = N caps it lower (a kernel build), and the stopping rule
+	 * skips what a decided workload no longer needs.
+	 */
 	long runs = o->runs ? o->runs : cfg->run.runs;
+	if (o->until_decided)
+		runs = o->max_runs ? o->max_runs : SESSION_SEQ_MAX_RUNS;
 	int *wruns = xcalloc(wl.n, sizeof(*wruns));
 	for (size_t i = 0; i < wl.n; i++) {
 		const struct workload_cfg *w = config_workload(cfg, wl.v[i]);
@@ -371,6 +415,8 @@ static int new_session(struct session *s, struct kbuild_result *res)
 			goto fail_workloads;
 		}
 		wruns[i] = (int)(o->runs || !w->runs ? runs : w->runs);
+		if (o->until_decided && w->runs && w->runs < runs)
+			wruns[i] = (int)w->runs;
 		char *prep = NULL;
 		if (kbuild_host_prepared(w)) {
 			char *dotconfig = xasprintf("%s/config", res[0].entry_dir);
@@ -422,7 +468,7 @@ static int new_session(struct session *s, struct kbuild_result *res)
 			   " s:{s:s, s:s, s:i, s:I, s:o, s:s}, s:o,"
 			   " s:{s:s, s:s?, s:I, s:I, s:s, s:I, s:I},"
 			   " s:{s:f, s:f, s:I, s:I, s:f, s:f}, s:o}",
-		"schema", "mglrulab-report/1",
+		"schema", REPORT_SCHEMA,
 		"generator", "name", "mglrulab", "version", MGLRULAB_VERSION,
 		"session", "id", s->id, "created", created, "mode", mode, "command", command,
 		"host", host_json(s),
@@ -439,6 +485,17 @@ static int new_session(struct session *s, struct kbuild_result *res)
 		"threshold", cfg->stats.threshold, "max_failed_fraction", cfg->stats.max_failed,
 		"plan", planned);
 	free(command);
+	if (o->until_decided) {
+		struct stats_seq_plan sp;
+		stats_seq_plan_default(&sp, (size_t)runs);
+		sp.alpha = cfg->stats.alpha;
+		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",
+			json_pack("{s:s, s:s, s:f, s:I, s:I, s:I, s:f, s:o}", "until", "decided",
+				  "method", SESSION_SEQ_METHOD, "alpha", sp.alpha,
+				  "min_runs", (json_int_t)sp.min_runs, "max_runs", (json_int_t)sp.max_runs,
+				  "step", (json_int_t)sp.step, "rho", sp.rho,
+				  "budget_s", o->budget_s > 0 ? json_real(o->budget_s) : json_null()));
+	}
 	session_plan_free(&plan);
 	strvec_clear(&wl);
 	free(aa_name);
@@ -547,6 +604,20 @@ static int run_plan(struct session *s)
 
 	if (err.len)
 		warning("%s", sb_str(&err));
+	sb_reset(&err);
+	if (!s->seq)
+		s->seq = session_seq_open(s->dir, s->ctx, &err);
+	if (err.len) {
+		lab_error("%s", sb_str(&err));
+		json_decref(done);
+		sb_release(&err);
+		return -1;
+	}
+	/* A resumed session first takes any look that a crash interrupted. */
+	json_array_foreach(json_object_get(s->ctx, "workloads"), i, p)
+		if (s->seq && json_is_string(json_object_get(p, "name")))
+			session_seq_after_run(s->seq, s->ctx, done,
+					      json_string_value(json_object_get(p, "name")));
 	json_array_foreach(plan, i, p)
 		todo += !already_done(done, (int)json_integer_value(json_object_get(p, "seq")));
 	if (todo < total && !lab_quiet)
@@ -560,6 +631,9 @@ static int run_plan(struct session *s)
 			break;
 		}
 		const char *wname = json_string_value(json_object_get(p, "workload"));
+		if (s->seq && (session_seq_budget_spent(s->seq, done) ||
+			       session_seq_stopped(s->seq, wname)))
+			continue;
 		const char *kname = json_string_value(json_object_get(p, "kernel"));
 		json_t *w = report_find_named(s->ctx, "workloads", wname);
 		const char *image = kernel_image(s->ctx, kname);
@@ -585,20 +659,28 @@ static int run_plan(struct session *s)
 					.base_image = s->image, .job_json = job, .run_dir = run_dir,
 					.shares = shares, .nr_shares = nr_shares };
 		progress(s, done_now, todo, total, i + 1, p, NULL, now_monotonic() - t0);
+		struct host_sample hs_before, hs_after;
+		host_sample_take(&hs_before);
 		guest_run(s->conn, &gr);
+		host_sample_take(&hs_after);
 		if (gr.status == GUEST_RUN_INTERRUPTED) {
 			/* Not a result: the run is redone on resume. */
 			interrupted = 1;
 		} else {
 			json_t *rec = session_record(p, &gr, &s->topo, started);
 			json_object_set_new(rec, "run_dir", json_string(run_dir));
+			json_t *load = host_load_json(&hs_before, &hs_after);
+			if (load)
+				json_object_set_new(rec, "host_load", load);
 			char *path = session_run_path(s->dir, seq);
 			if (session_write_json(path, rec))
 				lab_error("cannot write %s: %s", path, strerror(errno));
 			free(path);
 			done_now++;
 			progress(s, done_now, todo, total, i + 1, p, rec, now_monotonic() - t0);
-			json_decref(rec);
+			json_array_append_new(done, rec);
+			if (s->seq)
+				session_seq_after_run(s->seq, s->ctx, done, wname);
 		}
 		guest_run_release(&gr);
 		free(run_id);
@@ -675,6 +757,9 @@ static int finish(struct session *s, int interrupted)
 	json_object_set_new(json_object_get(session_json, "session"), "complete",
 			    json_boolean(!interrupted));
 	json_object_set_new(session_json, "runs", runs);
+	/* Why each workload stopped where it did, and every look taken. */
+	if (s->seq)
+		json_object_set_new(session_json, "sequential", json_deep_copy(session_seq_state(s->seq)));
 	json_t *report = session_write_reports(s->dir, session_json);
 	json_decref(session_json);
 	if (!report) {
@@ -711,6 +796,23 @@ static int finish(struct session *s, int interrupted)
 	sb_release(&err);
 	sb_release(&why);
 	return r;
+}
+
+/*
+ * A budget that cannot hold the first look of every workload would end
+ * the session with nothing decided: refuse it before any kernel is built.
+ */
+static int check_budget(const struct session_opts *o, const struct lab_config *cfg)
+{
+	size_t nwl = o->workloads.n ? o->workloads.n : cfg->run.workloads.n;
+	double least = (double)(STATS_SEQ_MIN_RUNS * 2 * nwl) * SESSION_SEQ_MIN_RUN_S;
+
+	if (!o->until_decided || !o->budget_s || o->budget_s >= least)
+		return LAB_OK;
+	return user_error("run: --budget %.0fs cannot fit the first look: %d runs per kernel of "
+			  "%zu workload(s) are %zu runs, at least %.0f s at %.0f s a run",
+			  o->budget_s, STATS_SEQ_MIN_RUNS, nwl, STATS_SEQ_MIN_RUNS * 2 * nwl,
+			  least, SESSION_SEQ_MIN_RUN_S);
 }
 
 int session_main(struct session_opts *o)
@@ -764,6 +866,9 @@ int session_main(struct session_opts *o)
 			r = user_error("run: no guest '%s' in %s", s.cfg.run.guest, s.cfg.path);
 			goto out;
 		}
+		r = check_budget(o, &s.cfg);
+		if (r)
+			goto out;
 		if (mkdir_p(s.cfg.reports_dir, 0755)) {
 			r = lab_error("cannot create %s: %s", s.cfg.reports_dir, strerror(errno));
 			goto out;
@@ -825,6 +930,7 @@ out:
 	kbuild_result_free(&res[0]);
 	kbuild_result_free(&res[1]);
 	json_decref(s.ctx);
+	session_seq_free(s.seq);
 	free(s.dir);
 	free(s.id);
 	free(s.accel_reason);

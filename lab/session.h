@@ -38,7 +38,23 @@ struct session_opts {
 	enum fail_on fail_on;
 	const char *junit;
 	int no_counters;
+	int until_decided;		/* --until decided: sequential session */
+	long max_runs;			/* --max-runs: run cap per kernel and workload (0: default) */
+	double budget_s;		/* --budget: run time for the session, seconds (0: none) */
 };
+
+/*
+ * A sequential session (`--until decided`) plans up to SESSION_SEQ_MAX_RUNS
+ * runs per kernel unless --max-runs; its looks follow the statistics'
+ * default plan (stats.h: stats_seq_plan_default(), first look after
+ * STATS_SEQ_MIN_RUNS runs, then after every pair of ABBA/BAAB blocks).
+ */
+#define SESSION_SEQ_MAX_RUNS	20
+#define SESSION_SEQ_METHOD	"repeated confidence intervals with linear alpha spending over " \
+				"the looks, union bound (Jennison & Turnbull 1989; Lan & DeMets 1983)"
+/* The least run time of one run (boot, a short workload, host work) under
+ * which --budget is refused as unable to hold the first look. */
+#define SESSION_SEQ_MIN_RUN_S	5.0
 
 /* Run (or resume) a session; returns the exit status. */
 int session_main(struct session_opts *o);

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `run --until decided`: the stopping rule of a sequential session.
+ *
+ * The plan is made for the run cap (--max-runs); after every scheduled look
+ * (stats.h: stats_seq_*; a look is due when a workload's block number
+ * reaches min_runs, min_runs + step, ...) the session analyses what it has
+ * exactly as the final report would (report_analyze()) and stops a
+ * workload once every one of its primary metrics is decided. Why the
+ * verdicts stay valid under this optional stopping is the statistics'
+ * business (repeated confidence intervals with alpha spending, see
+ * stats.h), not this file's: here only "when to look" and "what to skip".
+ *
+ * The state lives in <session>/sequential.json, rewritten atomically after
+ * every look, so a resumed session skips the workloads that already
+ * stopped and evaluates a look that a crash interrupted before it runs on.
+ * The budget is the run time recorded in the run records (boot, workload
+ * and host time of every run, over every invocation), so a resumed session
+ * spends only what is left.
+ */
+#include "session_seq.h"
+#include "report.h"
+#include "report_priv.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "session.h"
+#include "stats.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct session_seq {
+	char *path;			/* <session>/sequential.json */
+	json_t *state;			/* {"workloads": {NAME: {...}}, "looks": [...]} */
+	struct stats_seq_plan plan;
+	double budget_s;		/* 0: none */
+};
+
+struct session_seq *session_seq_open(const char *dir, const json_t *ctx, struct strbuf *err)
+{
+	struct session_seq *q;
+	json_error_t jerr;
+	int r;
+
+	q = xcalloc(1, sizeof(*q));
+	r = report_seq_plan(ctx, &q->plan, &q->budget_s);
+	if (r <= 0) {
+		if (r < 0)
+			sb_addf(err, "%s/session.json: design.sequential is not a valid plan", dir);
+		free(q);
+		return NULL;
+	}
+	q->path = xasprintf("%s/sequential.json", dir);
+	if (path_exists(q->path)) {
+		q->state = json_load_file(q->path, 0, &jerr);
+		if (!json_is_object(q->state) ||
+		    !json_is_object(json_object_get(q->state, "workloads"))) {
+			sb_addf(err, "%s: %s", q->path, q->state ? "not a sequential state" : jerr.text);
+			session_seq_free(q);
+			return NULL;
+		}
+	} else {
+		q->state = json_pack("{s:{}, s:[]}", "workloads", "looks");
+	}
+	return q;
+}
+
+void session_seq_free(struct session_seq *q)
+{
+	if (!q)
+		return;
+	json_decref(q->state);
+	free(q->path);
+	free(q);
+}
+
+static json_t *wstate(struct session_seq *q, const char *workload)
+{
+	json_t *all = json_object_get(q->state, "workloads");
+	json_t *w = json_object_get(all, workload);
+
+	if (!w) {
+		w = json_pack("{s:b, s:n, s:i}", "stopped", 0, "why", "look", 0);
+		json_object_set_new(all, workload, w);
+	}
+	return w;
+}
+
+int session_seq_stopped(struct session_seq *q, const char *workload)
+{
+	return json_is_true(json_object_get(json_object_get(json_object_get(q->state, "workloads"),
+							     workload), "stopped"));
+}
+
+static int save(struct session_seq *q)
+{
+	if (session_write_json(q->path, q->state))
+		return lab_error("cannot write %s: %s", q->path, strerror(errno));
+	return LAB_OK;
+}
+
+/* Seconds of run time the records of @runs account for (every invocation). */
+static double spent_s(const json_t *runs)
+{
+	static const char *const keys[] = { "boot_s", "workload_s", "host_overhead_s" };
+	const json_t *run;
+	double total = 0;
+	size_t i;
+
+	json_array_foreach(runs, i, run)
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+			double v = jget_num(json_object_get(run, "timings"), keys[k]);
+			if (isfinite(v) && v > 0)
+				total += v;
+		}
+	return total;
+}
+
+int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
+{
+	double spent = spent_s(runs);
+	json_t *w;
+	const char *name;
+	int changed = 0;
+
+	if (!q->budget_s || spent < q->budget_s)
+		return 0;
+	json_object_foreach(json_object_get(q->state, "workloads"), name, w)
+		if (!json_is_true(json_object_get(w, "stopped"))) {
+			json_object_set_new(w, "stopped", json_true());
+			json_object_set_new(w, "why", json_string("budget"));
+			changed = 1;
+		}
+	if (changed || !json_is_true(json_object_get(q->state, "budget_spent"))) {
+		json_object_set_new(q->state, "budget_spent", json_true());
+		json_object_set_new(q->state, "spent_s", json_real(spent));
+		save(q);
+	}
+	return 1;
+}
+
+/*
+ * The highest block of @workload with a record, and whether every planned
+ * run of that block has one (a look needs the whole block).
+ */
+static long last_block(const json_t *ctx, const json_t *runs, const char *workload, int *complete)
+{
+	const json_t *p, *r;
+	size_t i, j;
+	long top = 0;
+
+	json_array_foreach(runs, i, r)
+		if (!strcmp(jget_str(r, "workload", ""), workload) &&
+		    !json_is_true(json_object_get(r, "warmup"))) {
+			long b = (long)jget_num(r, "block");
+			top = b > top ? b : top;
+		}
+	*complete = top > 0;
+	json_array_foreach(json_object_get(ctx, "plan"), i, p) {
+		int found = 0;
+		long seq;
+
+		if (strcmp(jget_str(p, "workload", ""), workload) || (long)jget_num(p, "block") != top)
+			continue;
+		seq = (long)jget_num(p, "seq");
+		json_array_foreach(runs, j, r)
+			found |= (long)jget_num(r, "seq") == seq;
+		*complete &= found;
+	}
+	return top;
+}
+
+static void print_primary(const json_t *res)
+{
+	const json_t *c = json_object_get(res, "comparison");
+	const json_t *ci = json_object_get(c, "ci");
+	const char *v = jget_str(res, "verdict", "invalid");
+	double d = jget_num(c, "delta_pct"), lo = jget_num(ci, "lo"), hi = jget_num(ci, "hi");
+	long more = (long)jget_num(res, "runs_needed");
+	struct strbuf sb = STRBUF_INIT;
+
+	/* Names come from the session files: nothing raw reaches the terminal. */
+	sb_adds(&sb, "  ");
+	sb_add_text_safe(&sb, jget_str(res, "workload", "?"));
+	sb_addc(&sb, ' ');
+	sb_add_text_safe(&sb, jget_str(res, "metric", "?"));
+	sb_addf(&sb, ": %s", !strcmp(v, "within-noise") ? "~=" : !strcmp(v, "no-change") ? "~" :
+		!strcmp(v, "inconclusive") ? "?" : v);
+	if (isfinite(d))
+		sb_addf(&sb, " %+.1f %%", d);
+	if (isfinite(lo) && isfinite(hi))
+		sb_addf(&sb, " [%+.1f %%, %+.1f %%]", 100 * (lo - 1), 100 * (hi - 1));
+	if (!strcmp(v, "inconclusive") && more > 0)
+		sb_addf(&sb, ", about %ld runs per kernel might decide", more);
+	sb_addc(&sb, '\n');
+	fputs(sb_str(&sb), stderr);
+	sb_release(&sb);
+}
+
+/*
+ * Analyse the session as it stands and decide whether @workload's primaries
+ * are all decided. Returns 1 when they are, 0 when not, -1 on error.
+ */
+static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
+		const char *workload, long block)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *session = json_deep_copy(ctx), *report, *res, *verdicts = json_object();
+	size_t i, nprim = 0, decided = 0;
+	size_t k = stats_seq_look_of(&q->plan, (size_t)block);
+
+	json_object_set(session, "runs", (json_t *)runs);
+	report = report_analyze(session, &err);
+	json_decref(session);
+	if (!report) {
+		lab_error("sequential look: cannot analyse the session: %s", sb_str(&err));
+		sb_release(&err);
+		json_decref(verdicts);
+		return -1;
+	}
+	if (!lab_quiet)
+		fprintf(stderr, "look %zu of %zu for %s (%ld runs per kernel, this look's level %.2g):\n",
+			k, stats_seq_looks(&q->plan), workload, block, stats_seq_alpha_at(&q->plan, k));
+	json_array_foreach(json_object_get(report, "results"), i, res) {
+		const char *v = jget_str(res, "verdict", "invalid");
+		enum stats_verdict sv;
+
+		if (strcmp(jget_str(res, "workload", ""), workload) ||
+		    !json_is_true(json_object_get(res, "primary")))
+			continue;
+		nprim++;
+		decided += !stats_verdict_parse(v, &sv) && stats_verdict_decided(sv);
+		json_object_set_new(verdicts, jget_str(res, "metric", "?"), json_string(v));
+		if (!lab_quiet)
+			print_primary(res);
+	}
+	json_array_append_new(json_object_get(q->state, "looks"),
+			      json_pack("{s:s, s:I, s:I, s:f, s:o}", "workload", workload,
+					"look", (json_int_t)k, "runs_per_kernel", (json_int_t)block,
+					"alpha", stats_seq_alpha_at(&q->plan, k), "verdicts", verdicts));
+	json_decref(report);
+	sb_release(&err);
+	/* A workload that declares no primaries has nothing to wait for. */
+	return decided == nprim;
+}
+
+int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t *runs,
+			  const char *workload)
+{
+	json_t *w = wstate(q, workload);
+	const json_t *wl = report_find_named(ctx, "workloads", workload);
+	long cap = (long)jget_num(wl, "runs"), block;
+	int complete, r;
+
+	if (json_is_true(json_object_get(w, "stopped")))
+		return LAB_OK;
+	block = last_block(ctx, runs, workload, &complete);
+	if (!complete || block < (long)q->plan.min_runs ||
+	    (long)jget_num(w, "look_block") >= block)
+		return LAB_OK;
+	/* Only scheduled looks: an extra look would spend a level twice. */
+	if (stats_seq_runs_at(&q->plan, stats_seq_look_of(&q->plan, (size_t)block)) != (size_t)block &&
+	    block < cap)
+		return LAB_OK;
+	r = look(q, ctx, runs, workload, block);
+	if (r < 0)
+		return LAB_ELAB;
+	json_object_set_new(w, "look", json_integer((json_int_t)stats_seq_look_of(&q->plan, (size_t)block)));
+	json_object_set_new(w, "look_block", json_integer(block));
+	if (r) {
+		json_object_set_new(w, "stopped", json_true());
+		json_object_set_new(w, "why", json_string("decided"));
+	} else if (block >= cap) {
+		json_object_set_new(w, "stopped", json_true());
+		json_object_set_new(w, "why", json_string("max-runs"));
+	}
+	json_object_set_new(w, "runs_per_kernel", json_integer(block));
+	return save(q);
+}
+
+const json_t *session_seq_state(const struct session_seq *q)
+{
+	return q->state;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stopping rule of `mglrulab run --until decided` (session_seq.c): when
+ * a sequential session looks at its primaries, which workloads have
+ * stopped, and the state that lets a resumed session continue at the right
+ * look (<session>/sequential.json).
+ */
+#ifndef LAB_SESSION_SEQ_H
+#define LAB_SESSION_SEQ_H
+
+#include <jansson.h>
+
+#include "stats.h"
+#include "strbuf.h"
+
+struct session_seq;
+
+/* NULL for a fixed-N session, or (with @err set) on a broken state file. */
+struct session_seq *session_seq_open(const char *dir, const json_t *ctx, struct strbuf *err);
+void session_seq_free(struct session_seq *q);
+
+/* Has @workload stopped (decided, run cap or budget)? Its remaining runs are skipped. */
+int session_seq_stopped(struct session_seq *q, const char *workload);
+
+/*
+ * 1 when the run time recorded in @runs has reached the budget: every
+ * workload is then marked stopped ("budget").
+ */
+int session_seq_budget_spent(struct session_seq *q, const json_t *runs);
+
+/*
+ * After a run of @workload was recorded (@runs: every record so far): when
+ * a scheduled look is due, analyse the session, print where each primary
+ * stands and stop the workload when all are decided. Also called once per
+ * workload on resume, to catch a look a crash interrupted.
+ */
+int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t *runs,
+			  const char *workload);
+
+/* The state (for the report): {"workloads": {...}, "looks": [...], ...}. */
+const json_t *session_seq_state(const struct session_seq *q);
+
+#endif
