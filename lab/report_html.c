@@ -229,7 +229,8 @@ static void header(const json_t *r, struct strbuf *sb)
 		(long long)json_integer_value(json_object_get(guest, "vcpus")),
 		json_array_size(json_object_get(guest, "nodes")));
 	char *except = report_runs_exceptions(r);
-	sb_addf(sb, "<dt>How</dt><dd>%lld runs per kernel",
+	sb_addf(sb, "<dt>How</dt><dd>%s%lld runs per kernel",
+		json_is_object(json_object_get(design, "sequential")) ? "up to " : "",
 		(long long)json_integer_value(json_object_get(design, "runs_per_kernel")));
 	if (except) {
 		sb_adds(sb, " (");

@@ -197,7 +197,8 @@ static void header(const json_t *r, struct strbuf *sb)
 	}
 	sb_reset(&line);
 	char *except = report_runs_exceptions(r);
-	sb_addf(&line, "%lld runs per kernel%s%s%s, %lld warm-up, order %s, seed %lld",
+	sb_addf(&line, "%s%lld runs per kernel%s%s%s, %lld warm-up, order %s, seed %lld",
+		json_is_object(json_object_get(design, "sequential")) ? "up to " : "",
 		(long long)json_integer_value(json_object_get(design, "runs_per_kernel")),
 		except ? " (" : "", except ? except : "", except ? ")" : "",
 		(long long)json_integer_value(json_object_get(design, "warmups")),
