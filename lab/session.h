@@ -50,8 +50,8 @@ struct session_opts {
  * STATS_SEQ_MIN_RUNS runs, then after every pair of ABBA/BAAB blocks).
  */
 #define SESSION_SEQ_MAX_RUNS	20
-#define SESSION_SEQ_METHOD	"repeated confidence intervals, linear alpha spending, union " \
-				"bound; Jennison & Turnbull 1989, Lan & DeMets 1983"
+#define SESSION_SEQ_METHOD	"repeated confidence intervals, alpha spent as alpha t^rho, " \
+				"union bound; Jennison & Turnbull 1989, Lan & DeMets 1983"
 /* The least run time of one run (boot, a short workload, host work) under
  * which --budget is refused as unable to hold the first look. */
 #define SESSION_SEQ_MIN_RUN_S	5.0
