@@ -37,6 +37,12 @@
 /* One record line: a wrapped 1 MiB workload line may grow by JSON escaping. */
 #define GUEST_RECORD_MAX	(4 * 1024 * 1024)
 #define GUEST_RESULT_FILE_MAX	(256LL * 1024 * 1024)	/* the whole channel file */
+/*
+ * The highest "seq" the host accepts: every record takes more than one byte
+ * of a channel file of at most GUEST_RESULT_FILE_MAX bytes, so an honest
+ * runner never numbers past it, and seq + 1 cannot overflow.
+ */
+#define GUEST_SEQ_MAX		GUEST_RESULT_FILE_MAX
 
 /*
  * Job keys (JSON object):

@@ -171,6 +171,12 @@ static void parse_line(struct guest_result *r, const char *line, size_t len)
 		reject(r, "no \"type\" string");
 		goto out;
 	}
+	/* checked before any arithmetic on it: seq + 1 must not overflow */
+	if (is_int(seq) && (json_integer_value(seq) < 0 || json_integer_value(seq) > GUEST_SEQ_MAX)) {
+		reject(r, "sequence number %lld out of range (0 to %lld)",
+		       (long long)json_integer_value(seq), (long long)GUEST_SEQ_MAX);
+		goto out;
+	}
 	if (!is_int(seq) || json_integer_value(seq) < r->next_seq) {
 		reject(r, "missing or repeated sequence number (expected %ld)", r->next_seq);
 		goto out;
