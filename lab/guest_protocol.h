@@ -34,6 +34,14 @@
 #define GUEST_WORKLOAD_LINE_MAX	(1024 * 1024)		/* one workload stdout line */
 #define GUEST_STDERR_LINE_MAX	4096			/* longer stderr lines are cut */
 #define GUEST_STDERR_LINES_MAX	200			/* then stderr is counted, not sent */
+/*
+ * A workload's whole output: records forwarded, and their bytes as sent.
+ * Past either, the runner drops the rest, says so in an "error" record and
+ * kills the workload. Well under GUEST_RESULT_FILE_MAX, so an honest runner
+ * never reaches the host's cap on the channel file.
+ */
+#define GUEST_WORKLOAD_RECORDS_MAX	100000
+#define GUEST_WORKLOAD_BYTES_MAX	(64 * 1024 * 1024)
 /* One record line: a wrapped 1 MiB workload line may grow by JSON escaping. */
 #define GUEST_RECORD_MAX	(4 * 1024 * 1024)
 #define GUEST_RESULT_FILE_MAX	(256LL * 1024 * 1024)	/* the whole channel file */
