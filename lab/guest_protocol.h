@@ -53,6 +53,17 @@
 #define GUEST_SEQ_MAX		GUEST_RESULT_FILE_MAX
 
 /*
+ * Host-side caps on what a guest leaves on the host (docs/security.md,
+ * "The guest"). QEMU writes the console and the result channel straight to
+ * files: the host checks their sizes every GUEST_OUTPUT_CHECK_MS while the
+ * guest runs, and a run over a cap fails, its guest destroyed and the file
+ * cut back to the cap.
+ */
+#define GUEST_CONSOLE_LOG_MAX	(16LL * 1024 * 1024)	/* console.log */
+/* results.jsonl: GUEST_RESULT_FILE_MAX */
+#define GUEST_OUTPUT_CHECK_MS	200
+
+/*
  * Job keys (JSON object):
  *   "v"          int, GUEST_PROTOCOL_VERSION
  *   "run_id"     string, echoed back in the "job" record
