@@ -64,6 +64,22 @@
 #define GUEST_OUTPUT_CHECK_MS	200
 
 /*
+ * Extracting GUEST_RESULTS_DIR after a run (lab/guest_extract.h): data only.
+ * Regular files (written 0644) and folders (0755), owned by whoever runs
+ * mglrulab; no links, device nodes, FIFOs, sockets or setuid/setgid files;
+ * names of at most GUEST_EXTRACT_NAME_MAX bytes of printable UTF-8, no
+ * '/', '.' or '..'. Anything else is refused and listed in the run's
+ * extract.json (the first GUEST_EXTRACT_REFUSALS_LISTED, then counted).
+ */
+#define GUEST_EXTRACT_FILE_MAX		(64LL * 1024 * 1024)	/* one file */
+#define GUEST_EXTRACT_TOTAL_MAX		(256LL * 1024 * 1024)	/* all files of one run */
+#define GUEST_EXTRACT_ENTRIES_MAX	10000	/* entries looked at, refused ones too */
+#define GUEST_EXTRACT_DEPTH_MAX		16	/* folders below GUEST_RESULTS_DIR */
+#define GUEST_EXTRACT_DIR_SIZE_MAX	(1024LL * 1024)	/* a folder's own size: not listed beyond */
+#define GUEST_EXTRACT_NAME_MAX		128	/* bytes of one name */
+#define GUEST_EXTRACT_REFUSALS_LISTED	1000
+
+/*
  * Job keys (JSON object):
  *   "v"          int, GUEST_PROTOCOL_VERSION
  *   "run_id"     string, echoed back in the "job" record
