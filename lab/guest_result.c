@@ -199,6 +199,12 @@ static void parse_line(struct guest_result *r, const char *line, size_t len)
 		json_t *rec = json_object_get(obj, "record");
 
 		why = check_workload_record(rec);
+		/* the runner stops at the cap: more did not come from our runner */
+		if (!why && json_array_size(r->records) >= GUEST_WORKLOAD_RECORDS_MAX) {
+			reject(r, "more workload records than GUEST_WORKLOAD_RECORDS_MAX (%d)",
+			       GUEST_WORKLOAD_RECORDS_MAX);
+			goto out;
+		}
 		if (!why)
 			json_array_append(r->records, rec);
 	} else if (!strcmp(type, GUEST_REC_STDERR)) {

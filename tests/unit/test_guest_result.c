@@ -154,6 +154,26 @@ static void test_seq_overflow(void **state)
 	expect_bads("{\"v\":1,\"seq\":-1,\"type\":\"hello\"}\n", "out of range");
 }
 
+/* The host holds the runner's cap on workload records again: its memory is bounded by it. */
+static void test_records_cap(void **state)
+{
+	struct guest_result r;
+	char line[160];
+
+	(void)state;
+	guest_result_init(&r);
+	for (long i = 0; i <= GUEST_WORKLOAD_RECORDS_MAX; i++) {
+		int n = snprintf(line, sizeof(line),
+				 "{\"v\":1,\"seq\":%ld,\"type\":\"workload\",\"record\":{\"type\":\"info\"}}\n", i);
+		guest_result_feed(&r, line, (size_t)n);
+	}
+	guest_result_finish(&r);
+	assert_int_equal(json_array_size(r.records), GUEST_WORKLOAD_RECORDS_MAX);
+	assert_int_equal(r.bad.n, 1);
+	assert_non_null(strstr(r.bad.v[0], "more workload records than GUEST_WORKLOAD_RECORDS_MAX (100000)"));
+	guest_result_release(&r);
+}
+
 static void test_oversized(void **state)
 {
 	struct guest_result r;
@@ -258,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_good_stream),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_seq_overflow),
+		cmocka_unit_test(test_records_cap),
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_random_garbage),
 		cmocka_unit_test(test_bad_topology),
