@@ -70,9 +70,11 @@ static void refuse(struct walk *w, const char *path, const char *fmt, ...)
 	sb_vaddf(&why, fmt, ap);
 	va_end(ap);
 	debug("extract: %s refused: %s", path, sb_str(&why));
+	/* both strings are UTF-8 (names were checked or made safe); should jansson still refuse, say so */
 	if (w->rep->refused++ < GUEST_EXTRACT_REFUSALS_LISTED)
 		json_array_append_new(w->rep->refusals,
-				      json_pack("{s:s,s:s}", "path", path, "reason", sb_str(&why)));
+				      json_pack("{s:s,s:s}", "path", path, "reason", sb_str(&why)) ?:
+				      json_pack("{s:s,s:s}", "path", "?", "reason", "(not UTF-8)"));
 	sb_release(&why);
 }
 
@@ -118,7 +120,7 @@ static void copy_file_entry(struct walk *w, const char *path, int dfd, const str
 		return;
 	}
 	sb_reset(&w->err);
-	if (fchmod(fd, 0644) || fstat(fd, &st))
+	if (fchmod(fd, 0644))
 		sb_adds(&w->err, strerror(errno));
 	else if (e->size && w->src->copy(w->src->ctx, path, fd, e->size, &w->err))
 		;	/* the source said why */
@@ -138,6 +140,16 @@ static void copy_file_entry(struct walk *w, const char *path, int dfd, const str
 	w->rep->bytes += e->size;
 }
 
+/* A folder's own size grows with the names it holds: past the cap, do not even list it. */
+static int dir_too_large(struct walk *w, const char *path, const struct extract_ent *e)
+{
+	if (e->size <= w->lim->dir_size_max)
+		return 0;
+	refuse(w, path, "folder of %lld bytes, over GUEST_EXTRACT_DIR_SIZE_MAX (%lld bytes): not listed",
+	       (long long)e->size, (long long)w->lim->dir_size_max);
+	return 1;
+}
+
 static void dir_entry(struct walk *w, const char *path, int dfd, const struct extract_ent *e,
 		      int depth)
 {
@@ -147,11 +159,8 @@ static void dir_entry(struct walk *w, const char *path, int dfd, const struct ex
 		refuse(w, path, "folder deeper than GUEST_EXTRACT_DEPTH_MAX (%d)", w->lim->depth_max);
 		return;
 	}
-	if (e->size > w->lim->dir_size_max) {
-		refuse(w, path, "folder of %lld bytes, over GUEST_EXTRACT_DIR_SIZE_MAX (%lld bytes): not listed",
-		       (long long)e->size, (long long)w->lim->dir_size_max);
+	if (dir_too_large(w, path, e))
 		return;
-	}
 	if (mkdirat(dfd, e->name, 0700)) {
 		refuse(w, path, "cannot create it on the host: %s", strerror(errno));
 		return;
@@ -243,7 +252,8 @@ int extract_tree(const struct extract_source *src, const char *root, const char 
 			close(dfd);
 		return -1;
 	}
-	walk_dir(&w, root, dfd, 0);
+	if (!dir_too_large(&w, root, &st))
+		walk_dir(&w, root, dfd, 0);
 	close(dfd);
 	sb_release(&w.err);
 	return 0;

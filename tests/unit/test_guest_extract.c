@@ -382,7 +382,7 @@ static void test_names_and_depth(void **state)
 static void test_entries_and_folder_size(void **state)
 {
 	struct fx *f = *state;
-	char rel[32];
+	char rel[64];
 
 	f->lim.entries_max = 10;
 	for (int i = 0; i < 30; i++) {
@@ -405,12 +405,37 @@ static void test_entries_and_folder_size(void **state)
 	assert_int_equal(f->rep.refused, 1);	/* stopped: the rest is not looked at one by one */
 
 	/* a folder whose own size says it holds too many names is not listed */
-	f->lim.entries_max = GUEST_EXTRACT_ENTRIES_MAX;
-	f->lim.dir_size_max = 1;
 	put_dir(f, "huge", 0755);
+	for (int i = 0; i < 400; i++) {
+		snprintf(rel, sizeof(rel), "huge/%040d", i);
+		put(f, rel, "", 0644);
+	}
+	{
+		struct stat root, huge;
+		char *p = path_join(f->src, "huge");
+		char want[128];
+
+		assert_int_equal(lstat(f->src, &root), 0);
+		assert_int_equal(lstat(p, &huge), 0);
+		free(p);
+		assert_true(huge.st_size > root.st_size);
+		f->lim.entries_max = GUEST_EXTRACT_ENTRIES_MAX;
+		f->lim.dir_size_max = root.st_size;
+		assert_int_equal(extract(f), 0);
+		snprintf(want, sizeof(want), "folder of %lld bytes, over GUEST_EXTRACT_DIR_SIZE_MAX (%lld bytes): not listed",
+			 (long long)huge.st_size, (long long)root.st_size);
+		expect_refused(f, "huge", want);
+		expect_absent(f, "huge");
+		assert_int_equal(f->rep.files, 30);
+	}
+
+	/* the results folder itself, too */
+	f->lim.dir_size_max = 1;
 	assert_int_equal(extract(f), 0);
-	expect_refused(f, "huge", "over GUEST_EXTRACT_DIR_SIZE_MAX (1 bytes): not listed");
-	expect_absent(f, "huge");
+	assert_int_equal(f->rep.files + f->rep.dirs, 0);
+	assert_int_equal(f->rep.refused, 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f->rep.refusals, 0), "path")),
+			    f->src);
 }
 
 static void test_root_and_dest(void **state)
