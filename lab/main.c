@@ -96,7 +96,7 @@ const struct command lab_commands[] = {
 	  "                       -o trans=virtio,version=9p2000.L TAG /mnt in the guest)\n"
 	  "  --no-image           boot without a disk (plumbing checks)\n"
 	  "  --guests-dir DIR     where GUEST.conf files are (default guests)\n"
-	  "  --bin-dir DIR        (image) the static guest programs (default build/guest)\n"
+	  "  --bin-dir DIR        the static guest programs for the image (default build/guest)\n"
 	  "  --hash               (image) only print the input hash the cache uses\n"
 	  "  --json               machine-readable result\n" },
 	{ "doctor", cmd_doctor, "check this host for what the lab needs, and say how to fix it",
