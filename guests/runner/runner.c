@@ -167,16 +167,26 @@ static size_t emit(const char *type, json_t *rec)
 	return send_line(record_line(type, rec));
 }
 
-static void emit_error(const char *fmt, ...)
+/* An "error" record's body (the message also goes to the console). */
+static json_t *error_body(const char *fmt, va_list ap)
 {
 	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say("%s", msg);
+	return json_pack("{s:o}", "message", json_text(msg, strlen(msg)));
+}
+
+static void emit_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void emit_error(const char *fmt, ...)
+{
 	va_list ap;
+	json_t *rec;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rec = error_body(fmt, ap);
 	va_end(ap);
-	say("%s", msg);
-	emit(GUEST_REC_ERROR, json_pack("{s:o}", "message", json_text(msg, strlen(msg))));
+	emit(GUEST_REC_ERROR, rec);
 }
 
 /* Read a small file, trailing newlines removed; NULL if it cannot be read. */
@@ -508,16 +518,15 @@ static void forward_record(const char *type, json_t *rec)
 static void forward_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void forward_error(const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
+	json_t *rec;
 
 	if (wl_out.over)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rec = error_body(fmt, ap);
 	va_end(ap);
-	say("%s", msg);
-	forward_record(GUEST_REC_ERROR, json_pack("{s:o}", "message", json_text(msg, strlen(msg))));
+	forward_record(GUEST_REC_ERROR, rec);
 }
 
 static void forward_stdout(const char *line, size_t len, int overflow)
