@@ -31,7 +31,7 @@ LIB_OBJS_SAN := $(filter-out build/san/lab/main.o build/san/lab/cmd_%.o,$(LAB_SR
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check test unit integration deps clean workloads demo
+.PHONY: all check test unit integration deps clean workloads demo test-guest
 # Keep the sanitizer objects: they are intermediate to the tests, and make
 # would otherwise delete them and rebuild them on every `make unit`.
 .SECONDARY:
@@ -80,6 +80,16 @@ $(GUEST_RUNNER): guests/runner/runner.c lab/guest_protocol.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Ilab -o $@ $< -l:libjansson.a
 
+# Test-only guest programs: tests/guest/NAME.c becomes build/tests/guest/NAME,
+# never build/guest/NAME, so no lab image holds them; a test builds an image
+# of its own with them (guest run --bin-dir).
+TEST_GUEST_SRCS := $(wildcard tests/guest/*.c)
+TEST_GUEST_BINS := $(TEST_GUEST_SRCS:tests/guest/%.c=build/tests/guest/%)
+test-guest: $(TEST_GUEST_BINS)
+build/tests/guest/%: tests/guest/%.c lab/guest_protocol.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Ilab -o $@ $<
+
 # The guest-side JSON-line writer is unit-tested on the host as well.
 build/tests/test_counters_jsonl: build/san/workloads/lib/jsonl.o
 
@@ -88,7 +98,7 @@ unit: $(UNIT_BINS)
 		echo "== $$t"; $$t; pass=$$((pass+1)); done; \
 	echo "unit: $$pass test programs passed"
 
-integration: mglrulab workloads
+integration: mglrulab workloads test-guest
 	tests/integration/run-all
 
 check: unit integration

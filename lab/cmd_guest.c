@@ -215,7 +215,8 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 	struct guest_lab lab;
 	struct guest_run run;
 	struct strbuf err = STRBUF_INIT;
-	struct guest_lab_opts lo = { .state_dir = o->state, .uri = o->uri, .no_image = o->no_image };
+	struct guest_lab_opts lo = { .state_dir = o->state, .uri = o->uri, .no_image = o->no_image,
+				     .guest_bin_dir = o->bin_dir };
 	char *conf = guest_conf_path(o->guests_dir ? o->guests_dir : "guests", o->guest);
 	char *run_dir = NULL;
 	int r;

@@ -221,7 +221,82 @@ static int runner_said_hello(const char *channel)
 	return ok;
 }
 
-/* Wait for the stop event, a deadline or a signal. Returns with the domain stopped. */
+long long guest_output_cap(const char *name, long long def)
+{
+	const char *v = getenv(name);
+	long n;
+
+	if (!v || !*v || parse_long(v, 1, def, &n))
+		return def;
+	return n;
+}
+
+static int file_over(const char *path, long long max, const char *limit, long long def,
+		     const char *knob, struct strbuf *why)
+{
+	long long size = file_size(path);
+
+	if (size <= max)
+		return 0;
+	sb_addf(why, "%s grew to %lld bytes, over %s (%lld bytes", path, size, limit, max);
+	if (max != def)
+		sb_addf(why, ", lowered by $%s from %lld", knob, def);
+	sb_adds(why, ")");
+	return 1;
+}
+
+int guest_output_over(const char *console, long long console_max, const char *channel,
+		      long long channel_max, struct strbuf *why)
+{
+	return file_over(console, console_max, "GUEST_CONSOLE_LOG_MAX", GUEST_CONSOLE_LOG_MAX,
+			 "MGLRULAB_TEST_CONSOLE_MAX", why) ||
+	       file_over(channel, channel_max, "GUEST_RESULT_FILE_MAX", GUEST_RESULT_FILE_MAX,
+			 "MGLRULAB_TEST_CHANNEL_MAX", why);
+}
+
+/* Over a cap: the run fails and the guest goes. 1 when that happened. */
+static int check_output(virDomainPtr dom, struct guest_run *run, const char *console,
+			const char *channel)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (!guest_output_over(console, run->console_max, channel, run->channel_max, &why)) {
+		sb_release(&why);
+		return 0;
+	}
+	if (dom)
+		virDomainDestroy(dom);
+	set_failure(run, GUEST_RUN_FAILED, NULL, "%s: the guest was destroyed", sb_str(&why));
+	sb_release(&why);
+	return 1;
+}
+
+/*
+ * What QEMU wrote between the last check and the guest's end goes: the
+ * file keeps its first @max bytes (the boot, for the console), and the
+ * console says where it was cut.
+ */
+static void cut_to_cap(const char *path, long long max, const char *limit)
+{
+	char note[160];
+	int n, fd;
+
+	if (file_size(path) <= max)
+		return;
+	n = snprintf(note, sizeof(note), "\n[mglrulab: cut here, at %s (%lld bytes)]\n", limit, max);
+	if (!limit || n >= max) {
+		if (truncate(path, max))
+			warning("cannot cut %s to %lld bytes: %s", path, max, strerror(errno));
+		return;
+	}
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, max - n) || pwrite(fd, note, (size_t)n, max - n) != n)
+		warning("cannot cut %s to %lld bytes: %s", path, max, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Wait for the stop event, a deadline, a cap or a signal. Returns with the domain stopped. */
 static void wait_for_stop(virDomainPtr dom, struct guest_run *run, double start,
 			  const char *console, const char *channel)
 {
@@ -235,6 +310,10 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, double start,
 		struct pollfd p = { .fd = wake_pipe[0], .events = POLLIN };
 		int stopped;
 
+		/* the files' sizes: no event tells us, so look at a short interval */
+		if (next > now + GUEST_OUTPUT_CHECK_MS / 1000.0)
+			next = now + GUEST_OUTPUT_CHECK_MS / 1000.0;
+
 		pthread_mutex_lock(&lock);
 		stopped = watch.stopped;
 		pthread_mutex_unlock(&lock);
@@ -246,6 +325,8 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, double start,
 			guest_destroy_all();
 			return;
 		}
+		if (check_output(dom, run, console, channel))
+			return;
 		if (!boot_checked && now >= boot_deadline) {
 			boot_checked = 1;
 			if (!runner_said_hello(channel)) {
@@ -358,6 +439,10 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		run->boot_timeout_s = run->topo->boot_timeout_s;
 	if (!run->run_timeout_s)
 		run->run_timeout_s = run->topo->run_timeout_s;
+	if (!run->console_max)
+		run->console_max = guest_output_cap("MGLRULAB_TEST_CONSOLE_MAX", GUEST_CONSOLE_LOG_MAX);
+	if (!run->channel_max)
+		run->channel_max = guest_output_cap("MGLRULAB_TEST_CHANNEL_MAX", GUEST_RESULT_FILE_MAX);
 	if (setup_once()) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot create a pipe: %s", strerror(errno));
 		return -1;
@@ -433,6 +518,10 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	run->started = 1;
 	debug("started %s (%.3f s host setup)", run->domain_name, t_created - t0);
 	wait_for_stop(dom, run, t0, console, channel);
+	/* a guest that flooded and stopped between two checks */
+	check_output(NULL, run, console, channel);
+	cut_to_cap(console, run->console_max, "GUEST_CONSOLE_LOG_MAX");
+	cut_to_cap(channel, run->channel_max, NULL);
 	t_stopped = now_monotonic();
 	pthread_mutex_lock(&lock);
 	if (watch.stopped || run->failure)

@@ -40,6 +40,12 @@ struct guest_run {
 	int boot_timeout_s, run_timeout_s;	/* 0: the topology's */
 	const struct domain_share *shares;	/* read-only host folders over 9p (kernel_build's toolchain) */
 	int nr_shares;
+	/*
+	 * Caps on console.log and results.jsonl while the guest runs; 0: the
+	 * defaults, GUEST_CONSOLE_LOG_MAX and GUEST_RESULT_FILE_MAX (lowered,
+	 * never raised, by $MGLRULAB_TEST_CONSOLE_MAX / _CHANNEL_MAX, for tests).
+	 */
+	long long console_max, channel_max;
 
 	/* out */
 	int started;			/* the domain was created (a start failure proves nothing about the guest) */
@@ -62,6 +68,19 @@ struct guest_run {
  */
 int guest_run(virConnectPtr conn, struct guest_run *run);
 void guest_run_release(struct guest_run *run);
+
+/*
+ * Is console.log (@console) or results.jsonl (@channel) over its cap
+ * (@console_max, @channel_max)? 1 with the reason in @why (the file, its
+ * size, the limit's name and value), 0 when both are within (or absent).
+ */
+int guest_output_over(const char *console, long long console_max, const char *channel,
+		      long long channel_max, struct strbuf *why);
+/*
+ * The cap @name (an environment variable) asks for, when it is a number
+ * from 1 to @def; else @def. Tests lower the caps with it; nothing raises them.
+ */
+long long guest_output_cap(const char *name, long long def);
 
 /* The signal (SIGINT/SIGTERM) that interrupted the lab, or 0. */
 int guest_interrupted(void);

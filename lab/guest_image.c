@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "guest_image.h"
 #include "fsutil.h"
+#include "guest_extract.h"
 #include "guest_protocol.h"
 #include "run_command.h"
 #include "sha256.h"
@@ -319,6 +320,150 @@ int guest_overlay_create(const char *base, const char *overlay, struct strbuf *e
 	return r ? -1 : 0;
 }
 
+/* ---- the guest's results folder: the libguestfs source of guest_extract.h ---- */
+
+static void gfs_error(guestfs_h *g, const char *what, struct strbuf *err)
+{
+	sb_addf(err, "%s", guestfs_last_error(g) ? guestfs_last_error(g) : what);
+}
+
+static int gfs_lstat(void *ctx, const char *path, struct extract_ent *e, struct strbuf *err)
+{
+	guestfs_h *g = ctx;
+	struct guestfs_statns *st = guestfs_lstatns(g, path);
+
+	if (!st) {
+		gfs_error(g, "lstat failed", err);
+		return -1;
+	}
+	e->mode = (uint32_t)st->st_mode;
+	e->size = st->st_size;
+	guestfs_free_statns(st);
+	return 0;
+}
+
+/* Two round trips per folder: the names, then all their lstat results at once. */
+static int gfs_list(void *ctx, const char *path, struct extract_ent **ents, size_t *n,
+		    struct strbuf *err)
+{
+	guestfs_h *g = ctx;
+	char **names = guestfs_ls(g, path);
+	struct guestfs_statns_list *sts = NULL;
+	size_t count = 0;
+
+	*ents = NULL;
+	*n = 0;
+	if (!names) {
+		gfs_error(g, "cannot list", err);
+		return -1;
+	}
+	while (names[count])
+		count++;
+	if (count && !(sts = guestfs_lstatnslist(g, path, names))) {
+		gfs_error(g, "cannot lstat the entries", err);
+		goto fail;
+	}
+	if (count && sts->len != count) {
+		sb_addf(err, "%u lstat results for %zu names", sts->len, count);
+		goto fail;
+	}
+	*ents = xcalloc(count ? count : 1, sizeof(**ents));
+	for (size_t i = 0; i < count; i++) {
+		(*ents)[i].name = names[i];
+		/* st_ino -1: the entry could not be lstat'ed; mode 0 makes it refused */
+		(*ents)[i].mode = sts->val[i].st_ino == -1 ? 0 : (uint32_t)sts->val[i].st_mode;
+		(*ents)[i].size = sts->val[i].st_size;
+	}
+	*n = count;
+	free(names);
+	guestfs_free_statns_list(sts);
+	return 0;
+fail:
+	for (size_t i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+	if (sts)
+		guestfs_free_statns_list(sts);
+	return -1;
+}
+
+/*
+ * Into the descriptor extract_tree() opened (O_EXCL|O_NOFOLLOW), named
+ * /dev/fd/N, as guestfs(3) shows; exactly @size bytes, the size lstat
+ * reported and the limits allowed.
+ */
+static int gfs_copy(void *ctx, const char *path, int fd, int64_t size, struct strbuf *err)
+{
+	guestfs_h *g = ctx;
+	char devfd[32];
+
+	snprintf(devfd, sizeof(devfd), "/dev/fd/%d", fd);
+	if (guestfs_download_offset(g, path, devfd, 0, size) < 0) {
+		gfs_error(g, "download failed", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * One run's GUEST_RESULTS_DIR into DEST/results, replaced as a whole, and
+ * DEST/extract.json saying what was copied and what was refused and why.
+ */
+static int extract_one(guestfs_h *g, const char *disk, const char *dest_dir, struct strbuf *err)
+{
+	const struct extract_source src = {
+		.ctx = g, .lstat = gfs_lstat, .list = gfs_list, .copy = gfs_copy,
+	};
+	struct extract_limits lim;
+	struct extract_report rep = { 0 };
+	struct strbuf why = STRBUF_INIT;
+	char *tmp = xasprintf("%s/results.tmp-%ld", dest_dir, (long)getpid());
+	char *final = path_join(dest_dir, "results");
+	char *record = path_join(dest_dir, "extract.json");
+	char *text = NULL;
+	json_t *j = NULL;
+	int r = -1;
+
+	extract_default_limits(&lim);
+	if (mkdir_p(dest_dir, 0755)) {
+		sb_addf(err, "%s: cannot create %s: %s\n", disk, dest_dir, strerror(errno));
+		goto out;
+	}
+	unlink(record);
+	rm_rf(tmp);
+	if (extract_tree(&src, GUEST_RESULTS_DIR, tmp, &lim, &rep, &why)) {
+		sb_addf(err, "%s: %s\n", disk, sb_str(&why));
+		goto out;
+	}
+	j = extract_report_json(&rep, GUEST_RESULTS_DIR, &lim);
+	text = json_dumps(j, JSON_INDENT(2));
+	sb_reset(&why);
+	sb_addf(&why, "%s\n", text ? text : "");
+	if (!text || write_file_atomic(record, why.buf, why.len)) {
+		sb_addf(err, "%s: cannot write %s: %s\n", disk, record, strerror(errno));
+		goto out;
+	}
+	if (rm_rf(final) || rename(tmp, final)) {
+		sb_addf(err, "%s: cannot move %s to %s: %s\n", disk, tmp, final, strerror(errno));
+		goto out;
+	}
+	if (rep.refused)
+		sb_addf(err, "%s: %ld entr%s of %s refused (only regular files and folders within the limits "
+			"are extracted): see %s\n", disk, rep.refused, rep.refused == 1 ? "y" : "ies",
+			GUEST_RESULTS_DIR, record);
+	r = 0;
+out:
+	rm_rf(tmp);
+	extract_report_release(&rep);
+	json_decref(j);
+	free(text);
+	sb_release(&why);
+	free(tmp);
+	free(final);
+	free(record);
+	return r;
+}
+
 int guest_extract_results(const char *const *disks, const char *const *dest_dirs, size_t n,
 			  struct strbuf *err)
 {
@@ -346,16 +491,8 @@ int guest_extract_results(const char *const *disks, const char *const *dest_dirs
 			sb_addf(err, "%s: cannot mount: %s\n", disks[i], guestfs_last_error(g));
 			continue;
 		}
-		if (guestfs_is_dir(g, GUEST_RESULTS_DIR) > 0) {
-			if (mkdir_p(dest_dirs[i], 0755) ||
-			    guestfs_copy_out(g, GUEST_RESULTS_DIR, dest_dirs[i]) < 0)
-				sb_addf(err, "%s: cannot copy %s out: %s\n", disks[i], GUEST_RESULTS_DIR,
-					guestfs_last_error(g) ? guestfs_last_error(g) : strerror(errno));
-			else
-				done++;
-		} else {
-			sb_addf(err, "%s: no %s folder\n", disks[i], GUEST_RESULTS_DIR);
-		}
+		if (!extract_one(g, disks[i], dest_dirs[i], err))
+			done++;
 		guestfs_umount_all(g);
 	}
 	for (char **d = devs; *d; d++)

@@ -4,7 +4,8 @@
  * and the workload programs, built with the libguestfs C API and cached by
  * the content hash of its inputs. One appliance launch builds it; runs get
  * qcow2 overlays created without any appliance; files runs leave behind are
- * extracted read-only, a whole batch of runs through one appliance launch.
+ * extracted read-only, as data (guest_extract.h), a whole batch of runs
+ * through one appliance launch.
  */
 #ifndef LAB_GUEST_IMAGE_H
 #define LAB_GUEST_IMAGE_H
@@ -36,10 +37,13 @@ int guest_overlay_create(const char *base, const char *overlay, struct strbuf *e
 
 /*
  * Copy GUEST_RESULTS_DIR out of each of @n run disks into @dest_dirs[i]
- * (which then holds a "results" folder), read-only, through one appliance
- * launch. A disk whose file system or
- * folder is missing is noted in @err and skipped. Returns the number of
- * disks extracted, -1 when the appliance failed.
+ * (which then holds a "results" folder, replaced as a whole, and
+ * "extract.json": what was copied, what was refused and why, the limits),
+ * read-only, through one appliance launch. Only regular files and folders
+ * within the GUEST_EXTRACT_* limits are written (guest_extract.h); a run
+ * with refusals gets a line in @err. A disk whose file system or folder is
+ * missing (or whose folder is a link) is noted in @err and skipped.
+ * Returns the number of disks extracted, -1 when the appliance failed.
  */
 int guest_extract_results(const char *const *disks, const char *const *dest_dirs, size_t n,
 			  struct strbuf *err);

@@ -34,9 +34,50 @@
 #define GUEST_WORKLOAD_LINE_MAX	(1024 * 1024)		/* one workload stdout line */
 #define GUEST_STDERR_LINE_MAX	4096			/* longer stderr lines are cut */
 #define GUEST_STDERR_LINES_MAX	200			/* then stderr is counted, not sent */
+/*
+ * A workload's whole output: records forwarded, and their bytes as sent.
+ * Past either, the runner drops the rest, says so in an "error" record and
+ * kills the workload. Well under GUEST_RESULT_FILE_MAX, so an honest runner
+ * never reaches the host's cap on the channel file.
+ */
+#define GUEST_WORKLOAD_RECORDS_MAX	100000
+#define GUEST_WORKLOAD_BYTES_MAX	(64 * 1024 * 1024)
 /* One record line: a wrapped 1 MiB workload line may grow by JSON escaping. */
 #define GUEST_RECORD_MAX	(4 * 1024 * 1024)
 #define GUEST_RESULT_FILE_MAX	(256LL * 1024 * 1024)	/* the whole channel file */
+/*
+ * The highest "seq" the host accepts: every record takes more than one byte
+ * of a channel file of at most GUEST_RESULT_FILE_MAX bytes, so an honest
+ * runner never numbers past it, and seq + 1 cannot overflow.
+ */
+#define GUEST_SEQ_MAX		GUEST_RESULT_FILE_MAX
+
+/*
+ * Host-side caps on what a guest leaves on the host (docs/security.md,
+ * "The guest"). QEMU writes the console and the result channel straight to
+ * files: the host checks their sizes every GUEST_OUTPUT_CHECK_MS while the
+ * guest runs, and a run over a cap fails, its guest destroyed and the file
+ * cut back to the cap.
+ */
+#define GUEST_CONSOLE_LOG_MAX	(16LL * 1024 * 1024)	/* console.log */
+/* results.jsonl: GUEST_RESULT_FILE_MAX */
+#define GUEST_OUTPUT_CHECK_MS	200
+
+/*
+ * Extracting GUEST_RESULTS_DIR after a run (lab/guest_extract.h): data only.
+ * Regular files (written 0644) and folders (0755), owned by whoever runs
+ * mglrulab; no links, device nodes, FIFOs, sockets or setuid/setgid files;
+ * names of at most GUEST_EXTRACT_NAME_MAX bytes of printable UTF-8, no
+ * '/', '.' or '..'. Anything else is refused and listed in the run's
+ * extract.json (the first GUEST_EXTRACT_REFUSALS_LISTED, then counted).
+ */
+#define GUEST_EXTRACT_FILE_MAX		(64LL * 1024 * 1024)	/* one file */
+#define GUEST_EXTRACT_TOTAL_MAX		(256LL * 1024 * 1024)	/* all files of one run */
+#define GUEST_EXTRACT_ENTRIES_MAX	10000	/* entries looked at, refused ones too */
+#define GUEST_EXTRACT_DEPTH_MAX		16	/* folders below GUEST_RESULTS_DIR */
+#define GUEST_EXTRACT_DIR_SIZE_MAX	(1024LL * 1024)	/* a folder's own size: not listed beyond */
+#define GUEST_EXTRACT_NAME_MAX		128	/* bytes of one name */
+#define GUEST_EXTRACT_REFUSALS_LISTED	1000
 
 /*
  * Job keys (JSON object):

@@ -171,6 +171,12 @@ static void parse_line(struct guest_result *r, const char *line, size_t len)
 		reject(r, "no \"type\" string");
 		goto out;
 	}
+	/* checked before any arithmetic on it: seq + 1 must not overflow */
+	if (is_int(seq) && (json_integer_value(seq) < 0 || json_integer_value(seq) > GUEST_SEQ_MAX)) {
+		reject(r, "sequence number %lld out of range (0 to %lld)",
+		       (long long)json_integer_value(seq), (long long)GUEST_SEQ_MAX);
+		goto out;
+	}
 	if (!is_int(seq) || json_integer_value(seq) < r->next_seq) {
 		reject(r, "missing or repeated sequence number (expected %ld)", r->next_seq);
 		goto out;
@@ -193,6 +199,12 @@ static void parse_line(struct guest_result *r, const char *line, size_t len)
 		json_t *rec = json_object_get(obj, "record");
 
 		why = check_workload_record(rec);
+		/* the runner stops at the cap: more did not come from our runner */
+		if (!why && json_array_size(r->records) >= GUEST_WORKLOAD_RECORDS_MAX) {
+			reject(r, "more workload records than GUEST_WORKLOAD_RECORDS_MAX (%d)",
+			       GUEST_WORKLOAD_RECORDS_MAX);
+			goto out;
+		}
 		if (!why)
 			json_array_append(r->records, rec);
 	} else if (!strcmp(type, GUEST_REC_STDERR)) {

@@ -78,7 +78,8 @@ const struct command lab_commands[] = {
 	  "run      The same, then run workload NAME with --KEY=VALUE arguments and\n"
 	  "         show the records it printed.\n"
 	  "image    Build the guest image (or find it in the cache) and print its path.\n"
-	  "extract  Copy /results out of runs kept with --keep-disk (one appliance).\n"
+	  "extract  Copy /results out of runs kept with --keep-disk (one appliance),\n"
+	  "         as data: regular files and folders only; refusals in RUN/extract.json.\n"
 	  "\n"
 	  "  -k, --kernel K       bzImage to boot, or a [kernel NAME] of lab.conf (from the cache)\n"
 	  "  --cmdline ARGS       appended to the kernel command line (e.g. numa=off)\n"
@@ -95,7 +96,7 @@ const struct command lab_commands[] = {
 	  "                       -o trans=virtio,version=9p2000.L TAG /mnt in the guest)\n"
 	  "  --no-image           boot without a disk (plumbing checks)\n"
 	  "  --guests-dir DIR     where GUEST.conf files are (default guests)\n"
-	  "  --bin-dir DIR        (image) the static guest programs (default build/guest)\n"
+	  "  --bin-dir DIR        the static guest programs for the image (default build/guest)\n"
 	  "  --hash               (image) only print the input hash the cache uses\n"
 	  "  --json               machine-readable result\n" },
 	{ "doctor", cmd_doctor, "check this host for what the lab needs, and say how to fix it",

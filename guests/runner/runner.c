@@ -76,46 +76,117 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Send one record: adds v, seq, t and type, takes ownership of @rec. */
-static void emit(const char *type, json_t *rec)
+/*
+ * Text for a JSON string: jansson refuses invalid UTF-8, and a message cut
+ * at a buffer's end may stop inside a sequence. Such bytes become '?', so
+ * the record still carries the text.
+ */
+static json_t *json_text(const char *s, size_t len)
+{
+	json_t *j = json_stringn(s, len);
+	char *copy;
+
+	if (j)
+		return j;
+	copy = strndup(s, len);
+	if (!copy)
+		return NULL;
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+/* One record as a line: adds v, seq, t and type, takes ownership of @rec. NULL: out of memory. */
+static char *serialise(const char *type, json_t *rec)
 {
 	char *s;
 
 	if (!rec)
 		rec = json_object();
+	if (!rec)
+		return NULL;
 	json_object_set_new(rec, "v", json_integer(GUEST_PROTOCOL_VERSION));
 	json_object_set_new(rec, "seq", json_integer(seq));
 	json_object_set_new(rec, "t", json_real(now() - t0));
 	json_object_set_new(rec, "type", json_string(type));
 	s = json_dumps(rec, JSON_COMPACT);
 	json_decref(rec);
-	if (!s)
-		return;
-	if (strlen(s) + 1 > GUEST_RECORD_MAX) {
-		free(s);
-		say("record of type %s too large, dropped", type);
-		rec = json_pack("{s:s}", "message", "a record exceeded GUEST_RECORD_MAX and was dropped");
-		s = json_dumps(rec, JSON_COMPACT);
-		json_decref(rec);
-		if (!s)
-			return;
-	}
-	seq++;
-	if (out_fd >= 0 && (write_all(out_fd, s, strlen(s)) || write_all(out_fd, "\n", 1)))
-		say("cannot write to the results port: %s", strerror(errno));
-	free(s);
+	return s;
 }
 
-static void emit_error(const char *fmt, ...)
+/*
+ * The line that replaces a record over GUEST_RECORD_MAX: an "error" record
+ * like any other (v, seq, type), so the host reports the reason instead of
+ * a protocol error and a lost record.
+ */
+static char *oversized(const char *type, size_t len)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "a %s record of %zu bytes is over GUEST_RECORD_MAX (%d bytes): dropped",
+		 type, len, GUEST_RECORD_MAX);
+	say("%s", msg);
+	return serialise(GUEST_REC_ERROR, json_pack("{s:s}", "message", msg));
+}
+
+/* Send a line from serialise() and free it; returns its bytes on the port (0: none). */
+static size_t send_line(char *s)
+{
+	size_t len;
+
+	if (!s)
+		return 0;
+	len = strlen(s) + 1;
+	seq++;
+	if (out_fd >= 0 && (write_all(out_fd, s, len - 1) || write_all(out_fd, "\n", 1)))
+		say("cannot write to the results port: %s", strerror(errno));
+	free(s);
+	return len;
+}
+
+/* serialise(), with a record over GUEST_RECORD_MAX replaced by an error record. */
+static char *record_line(const char *type, json_t *rec)
+{
+	char *s = serialise(type, rec);
+
+	if (s && strlen(s) + 1 > GUEST_RECORD_MAX) {
+		size_t len = strlen(s) + 1;
+
+		free(s);
+		s = oversized(type, len);
+	}
+	return s;
+}
+
+/* Send one record (see serialise()); returns the bytes sent. */
+static size_t emit(const char *type, json_t *rec)
+{
+	return send_line(record_line(type, rec));
+}
+
+/* An "error" record's body (the message also goes to the console). */
+static json_t *error_body(const char *fmt, va_list ap)
 {
 	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say("%s", msg);
+	return json_pack("{s:o}", "message", json_text(msg, strlen(msg)));
+}
+
+static void emit_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void emit_error(const char *fmt, ...)
+{
 	va_list ap;
+	json_t *rec;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rec = error_body(fmt, ap);
 	va_end(ap);
-	say("%s", msg);
-	emit(GUEST_REC_ERROR, json_pack("{s:s%}", "message", msg, strnlen(msg, sizeof(msg))));
+	emit(GUEST_REC_ERROR, rec);
 }
 
 /* Read a small file, trailing newlines removed; NULL if it cannot be read. */
@@ -395,13 +466,78 @@ struct linebuf {
 	int overflow;
 };
 
+/*
+ * What the workload's stdout has cost so far. Every record it causes
+ * counts, error records for its bad lines too: a flood of garbage is as
+ * unbounded as a flood of records.
+ */
+static struct {
+	pid_t pid;		/* its process group */
+	long records;
+	size_t bytes;
+	int over;		/* a limit was reached: the rest is dropped, the workload killed */
+} wl_out;
+
+static void output_over(const char *limit, long value, const char *unit)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg),
+		 "workload output reached %s (%ld %s): the rest was dropped and the workload killed",
+		 limit, value, unit);
+	wl_out.over = 1;
+	if (wl_out.pid > 0)
+		kill(-wl_out.pid, SIGKILL);
+	emit_error("%s", msg);
+}
+
+/* Send a record the workload's stdout caused, within GUEST_WORKLOAD_RECORDS_MAX and _BYTES_MAX. */
+static void forward_record(const char *type, json_t *rec)
+{
+	char *s;
+
+	if (wl_out.over) {
+		json_decref(rec);
+		return;
+	}
+	if (wl_out.records >= GUEST_WORKLOAD_RECORDS_MAX) {
+		json_decref(rec);
+		output_over("GUEST_WORKLOAD_RECORDS_MAX", GUEST_WORKLOAD_RECORDS_MAX, "records");
+		return;
+	}
+	s = record_line(type, rec);
+	if (s && wl_out.bytes + strlen(s) + 1 > GUEST_WORKLOAD_BYTES_MAX) {
+		free(s);
+		output_over("GUEST_WORKLOAD_BYTES_MAX", GUEST_WORKLOAD_BYTES_MAX, "bytes");
+		return;
+	}
+	wl_out.bytes += send_line(s);
+	wl_out.records++;
+}
+
+static void forward_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void forward_error(const char *fmt, ...)
+{
+	va_list ap;
+	json_t *rec;
+
+	if (wl_out.over)
+		return;
+	va_start(ap, fmt);
+	rec = error_body(fmt, ap);
+	va_end(ap);
+	forward_record(GUEST_REC_ERROR, rec);
+}
+
 static void forward_stdout(const char *line, size_t len, int overflow)
 {
 	json_error_t jerr;
 	json_t *obj;
 
+	if (wl_out.over)
+		return;
 	if (overflow) {
-		emit_error("workload printed a line longer than %d bytes: dropped", GUEST_WORKLOAD_LINE_MAX);
+		forward_error("workload printed a line longer than %d bytes: dropped", GUEST_WORKLOAD_LINE_MAX);
 		return;
 	}
 	if (!len)
@@ -409,10 +545,10 @@ static void forward_stdout(const char *line, size_t len, int overflow)
 	obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!json_is_object(obj)) {
 		json_decref(obj);
-		emit_error("workload printed a line that is not a JSON object (%s): %.80s", jerr.text, line);
+		forward_error("workload printed a line that is not a JSON object (%s): %.80s", jerr.text, line);
 		return;
 	}
-	emit(GUEST_REC_WORKLOAD, json_pack("{s:o}", "record", obj));
+	forward_record(GUEST_REC_WORKLOAD, json_pack("{s:o}", "record", obj));
 }
 
 static int stderr_lines;
@@ -424,19 +560,8 @@ static void forward_stderr(const char *line, size_t len, int overflow)
 	if (overflow)
 		len = GUEST_STDERR_LINE_MAX;
 	/* stderr is text for people: invalid UTF-8 becomes '?' so the record is valid JSON. */
-	char *copy = strndup(line, len);
-	if (!copy)
-		return;
-	json_t *s = json_string(copy);
-	if (!s) {
-		for (char *p = copy; *p; p++)
-			if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
-				*p = '?';
-		s = json_string(copy);
-	}
-	free(copy);
 	fprintf(stderr, "workload: %.*s\n", (int)len, line);
-	emit(GUEST_REC_STDERR, json_pack("{s:o?}", "text", s));
+	emit(GUEST_REC_STDERR, json_pack("{s:o?}", "text", json_text(line, strnlen(line, len))));
 }
 
 static void feed(struct linebuf *lb, const char *data, size_t n,
@@ -506,6 +631,7 @@ static void run_workload(struct job *job)
 		free(le.buf);
 		return;
 	}
+	wl_out.pid = pid;
 	say("running %s", path);
 	struct pollfd pfd[2] = { { .fd = out[0], .events = POLLIN }, { .fd = err[0], .events = POLLIN } };
 	int open_fds = 2, reaped = 0;
@@ -565,6 +691,8 @@ static void run_workload(struct job *job)
 			else
 				feed(&le, buf, (size_t)n, forward_stderr);
 		}
+		if (wl_out.over)
+			break;	/* killed: what it (or a child that escaped) still writes is not read */
 	}
 	for (int i = 0; i < 2; i++)
 		if (pfd[i].fd >= 0)

@@ -123,6 +123,57 @@ static void test_malformed(void **state)
 	}
 }
 
+/*
+ * A guest's "seq" is any JSON integer: the largest one must not overflow
+ * the next expected number (UBSan), and what comes after it must not be
+ * accepted as if the count had started again.
+ */
+static void test_seq_overflow(void **state)
+{
+	struct guest_result r;
+	const char text[] = "{\"v\":1,\"seq\":9223372036854775807,\"type\":\"hello\"}\n" HELLO;
+
+	(void)state;
+	parse(&r, text, sizeof(text) - 1);
+	assert_true(has_bad(&r, "line 1: sequence number 9223372036854775807 out of range"));
+	/* the replayed seq 0 is the first valid record, not a second stream */
+	assert_non_null(r.hello);
+	assert_int_equal(r.valid, 1);
+	guest_result_release(&r);
+
+	/* after a record at the highest accepted seq, a replayed seq 0 is a repeat */
+	{
+		char *big = xasprintf("{\"v\":1,\"seq\":%lld,\"type\":\"hello\"}\n" HELLO,
+				      (long long)GUEST_SEQ_MAX);
+		parse(&r, big, strlen(big));
+		assert_true(has_bad(&r, "line 2: missing or repeated sequence number"));
+		assert_int_equal(r.valid, 1);
+		guest_result_release(&r);
+		free(big);
+	}
+	expect_bads("{\"v\":1,\"seq\":-1,\"type\":\"hello\"}\n", "out of range");
+}
+
+/* The host holds the runner's cap on workload records again: its memory is bounded by it. */
+static void test_records_cap(void **state)
+{
+	struct guest_result r;
+	char line[160];
+
+	(void)state;
+	guest_result_init(&r);
+	for (long i = 0; i <= GUEST_WORKLOAD_RECORDS_MAX; i++) {
+		int n = snprintf(line, sizeof(line),
+				 "{\"v\":1,\"seq\":%ld,\"type\":\"workload\",\"record\":{\"type\":\"info\"}}\n", i);
+		guest_result_feed(&r, line, (size_t)n);
+	}
+	guest_result_finish(&r);
+	assert_int_equal(json_array_size(r.records), GUEST_WORKLOAD_RECORDS_MAX);
+	assert_int_equal(r.bad.n, 1);
+	assert_non_null(strstr(r.bad.v[0], "more workload records than GUEST_WORKLOAD_RECORDS_MAX (100000)"));
+	guest_result_release(&r);
+}
+
 static void test_oversized(void **state)
 {
 	struct guest_result r;
@@ -226,6 +277,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_stream),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_seq_overflow),
+		cmocka_unit_test(test_records_cap),
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_random_garbage),
 		cmocka_unit_test(test_bad_topology),
