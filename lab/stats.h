@@ -407,6 +407,12 @@ int stats_verdict_decided(enum stats_verdict v);
  * power at cv 5 % (35 % against 33 %; rho 3: 38 %, at 14 runs for cv
  * 2 %). The first look at 6 runs is the smallest whose level the exact
  * test can reach at the default 40 runs (5 vs 5: p >= 0.0079).
+ * The price of the union bound shows when a change needs the whole
+ * budget: +5 % at cv 5 %, at most 40 runs, the rule calls it in 29-35 %
+ * of the sessions, a fixed design of 40 runs in 55 % (of 20-26 runs: the
+ * same as the rule). Clear changes gain: +5 % at cv 2 % is called after a
+ * median 12 runs (90 %: 24) where a fixed design needs 36 for the same
+ * 99.8 %.
  */
 struct stats_seq_plan {
 	double alpha;		/* overall error rate, 0.05 */
