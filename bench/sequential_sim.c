@@ -6,7 +6,8 @@
  * the same power. Built and run by bench/sequential-sim.
  *
  *   sequential_sim [-n A/A sessions] [-p power sessions] [-r resamples]
- *                  [-M max runs] [-s seed] [-R]   (-R: compare rho values)
+ *                  [-M max runs] [-S step] [-P rho] [-s seed]
+ *                  [-R]   (-R: compare rho values)
  */
 #include "stats.h"
 #include "stats_internal.h"
@@ -101,6 +102,7 @@ struct power_row {
 	double approx;		/* share stopped on a band-crossing "≈" */
 	size_t fixed_n;		/* smallest fixed N with >= that power, 0: none */
 	double fixed_power;
+	double max_power;	/* power of a fixed design at max_runs */
 };
 
 static void power(const struct stats_seq_plan *p,
@@ -131,6 +133,11 @@ static void power(const struct stats_seq_plan *p,
 	free(runs);
 	if (!with_fixed)
 		return;
+	hit = 0;
+	for (size_t k = 0; k < sims; k++)
+		hit += stats_sim_fixed(p->max_runs, s, &m, band, r) ==
+		       VERDICT_IMPROVEMENT;
+	row->max_power = (double)hit / sims;
 	/* Fixed designs on even N: the first whose power reaches the
 	 * sequential rule's (sampling error of both included). */
 	for (size_t n = 4; n <= 4 * p->max_runs; n += 2) {
@@ -159,11 +166,13 @@ static void power_table(const struct stats_seq_plan *p,
 	       "final (stats_decision.final) or of a decided class "
 	       "(stats_verdict_decided); power: \"improvement\" called:\n",
 	       100 * band, sims);
-	printf("  %-7s %-5s %-7s %-7s %-9s %-13s %s\n", "stop on", "cv",
+	printf("  %-7s %-5s %-7s %-7s %-9s %-13s %-22s %s\n", "stop on", "cv",
 	       "power", "median", "90th pct", "stopped on a",
-	       "fixed N with the same power");
-	printf("  %-7s %-5s %-7s %-7s %-9s %-13s\n", "", "", "", "runs",
-	       "runs", "crossing \"≈\"");
+	       "fixed N with the same", "fixed N = max_runs");
+	/* "≈" is 3 bytes in 1 column: 2 more bytes of width. */
+	printf("  %-7s %-5s %-7s %-7s %-9s %-15s %-22s %s\n", "", "", "",
+	       "runs", "runs", "crossing \"≈\"", "power (its power)",
+	       "power");
 	for (int f = 1; f >= 0; f--)
 	for (size_t i = 0; i < ARRAY_SIZE(cvs); i++) {
 		struct power_row row;
@@ -173,10 +182,11 @@ static void power_table(const struct stats_seq_plan *p,
 		       f ? "final" : "class", 100 * cvs[i], 100 * row.power,
 		       row.med, row.p90, 100 * row.approx);
 		if (row.fixed_n)
-			printf("%zu (power %.1f%%)\n", row.fixed_n,
+			printf("%-3zu (%5.1f%%)            ", row.fixed_n,
 			       100 * row.fixed_power);
 		else
-			printf("none up to %zu\n", 4 * p->max_runs);
+			printf("none up to %-4zu           ", 4 * p->max_runs);
+		printf("%5.1f%%\n", 100 * row.max_power);
 	}
 }
 
@@ -212,7 +222,8 @@ static void rho_table(size_t max_runs, const struct stats_settings *s,
 
 int main(int argc, char **argv)
 {
-	size_t n_aa = 2000, n_pow = 1000, max_runs = 40;
+	size_t n_aa = 2000, n_pow = 1000, max_runs = 40, step = 0;
+	double rho = 0;
 	unsigned resamples = 2000;
 	uint64_t seed = 1;
 	int rho_mode = 0, opt;
@@ -222,24 +233,31 @@ int main(int argc, char **argv)
 	char err[256];
 	double c0 = cpu_now();
 
-	while ((opt = getopt(argc, argv, "n:p:r:M:s:R")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:r:M:S:P:s:R")) != -1) {
 		switch (opt) {
 		case 'n': n_aa = strtoul(optarg, NULL, 10); break;
 		case 'p': n_pow = strtoul(optarg, NULL, 10); break;
 		case 'r': resamples = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'M': max_runs = strtoul(optarg, NULL, 10); break;
+		case 'S': step = strtoul(optarg, NULL, 10); break;
+		case 'P': rho = strtod(optarg, NULL); break;
 		case 's': seed = strtoull(optarg, NULL, 10); break;
 		case 'R': rho_mode = 1; break;
 		default:
 			fprintf(stderr, "usage: %s [-n A/A sessions] [-p power "
 				"sessions] [-r resamples] [-M max runs] "
-				"[-s seed] [-R]\n", argv[0]);
+				"[-S step] [-P rho] [-s seed] [-R]\n", argv[0]);
 			return 2;
 		}
 	}
 	stats_settings_default(&s);
 	s.resamples = resamples;
 	stats_seq_plan_default(&p, max_runs);
+	if (step)
+		p.step = step;
+	if (rho > 0)
+		p.rho = rho;
+	err[0] = 0;
 	if (stats_seq_plan_check(&p, err, sizeof(err)) || !n_aa || !n_pow) {
 		fprintf(stderr, "sequential_sim: %s\n", err);
 		return 2;
