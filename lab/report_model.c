@@ -643,6 +643,7 @@ static void decide(struct model *m, struct series *s, size_t family)
 		     family > 1 || is_seq_primary(m, s) ? s->q : NAN, failed, attempted, &d);
 	if (is_seq_primary(m, s) && !s->look && d.verdict != VERDICT_INVALID) {
 		d.verdict = VERDICT_INCONCLUSIVE;
+		d.final = 0;
 		d.runs_needed = (unsigned)m->seq.min_runs;
 		snprintf(d.reason, sizeof(d.reason), "%zu runs per kernel: the first look of the "
 			 "sequential plan is after %zu", s->n[0] < s->n[1] ? s->n[0] : s->n[1],
@@ -670,6 +671,8 @@ static void decide(struct model *m, struct series *s, size_t family)
 	json_object_set_new(r, "p_used", jnum(d.p_used));
 	json_object_set_new(r, "used_q", json_boolean(d.used_q));
 	json_object_set_new(r, "runs_needed", json_integer(d.runs_needed));
+	/* More runs would not refine it: what `run --until decided` waits for. */
+	json_object_set_new(r, "final", json_boolean(d.final));
 }
 
 /*

@@ -127,6 +127,7 @@ static void test_sequential_looks(void **state)
 	/* Before the first look nothing can be decided, whatever the data say. */
 	r = analyze(session((int)p.min_runs - 1, 1.10, 1, 20));
 	assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "inconclusive");
+	assert_true(json_is_false(json_object_get(result(r, "p"), "final")));
 	assert_non_null(strstr(jget_str(result(r, "p"), "reason", ""), "first look"));
 	assert_int_equal(jget_num(jpath(result(r, "p"), "sequential"), "look"), 0);
 	/* Secondary metrics keep the fixed-N analysis. */
@@ -143,8 +144,9 @@ static void test_sequential_looks(void **state)
 	assert_true(fabs(jget_num(seq, "p_adjusted") -
 			 fmin(1, jget_num(seq, "p") * p.alpha / stats_seq_alpha_at(&p, 1))) < 1e-12);
 	assert_true(jget_num(result(r, "p"), "p_used") == jget_num(seq, "p_adjusted"));
-	/* A 10 % shift at 1 % noise is decided at the first look. */
+	/* A 10 % shift at 1 % noise is decided at the first look, for good. */
 	assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "improvement");
+	assert_true(json_is_true(json_object_get(result(r, "p"), "final")));
 	json_decref(r);
 
 	/* One block past a look is the next look: no level is spent twice. */
