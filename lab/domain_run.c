@@ -189,7 +189,7 @@ void guest_console_tail(const char *console, struct strbuf *out)
 {
 	struct strbuf raw = STRBUF_INIT;
 
-	/* The guest wrote it: no escapes on to terminals, CI logs, JUnit. */
+	/* The guest wrote it: no escapes on to terminals, CI logs, reports. */
 	tail_lines(console, 15, &raw);
 	sb_add_term_safe(out, sb_str(&raw));
 	sb_release(&raw);
