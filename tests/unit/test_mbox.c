@@ -116,6 +116,8 @@ static void test_body_from_paragraph(void **state)
 		"> From a reply, not mboxrd quoting\n"
 		"\n"
 		">From git@z Thu Jan  1 00:00:00 1970\n"
+		">From the numbers below, 12:30 09:00 2001\n"
+		">From x Mon Sep 17 00:00:00 80\n"
 		"\n"
 		"Signed-off-by: A <a@example.org>\n" DIFF("mm/a.c");
 	struct patch_list pl = { 0 };
@@ -131,6 +133,9 @@ static void test_body_from_paragraph(void **state)
 	assert_non_null(strstr(t, "\n> From a reply, not mboxrd quoting\n"));
 	/* git am's own mailsplit would cut the message at this line: keep it quoted. */
 	assert_non_null(strstr(t, "\n>From git@z Thu Jan  1 00:00:00 1970\n"));
+	/* Checked against git 2.39's mailsplit: it splits here, not at "80". */
+	assert_non_null(strstr(t, "\n>From the numbers below, 12:30 09:00 2001\n"));
+	assert_non_null(strstr(t, "\nFrom x Mon Sep 17 00:00:00 80\n"));
 	assert_non_null(strstr(t, "\n+++ b/mm/a.c\n"));
 	patch_list_free(&pl);
 }
