@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* mglrulab config check: validate lab.conf and show what it resolves to. */
 #include "cmd.h"
+#include "escape.h"
 #include "config.h"
 
 #include <stdio.h>
@@ -42,8 +43,8 @@ int cmd_config(int argc, char **argv)
 	} else {
 		struct strbuf sb = STRBUF_INIT;
 		config_print(&cfg, &sb);
-		fputs(sb_str(&sb), stdout);
-		printf("\n%s: OK\n", path);
+		term_printf(stdout, "%s", sb_str(&sb));
+		term_printf(stdout, "\n%s: OK\n", path);
 		sb_release(&sb);
 	}
 	config_free(&cfg);

@@ -4,6 +4,7 @@
  * problem say the exact command that fixes it.
  */
 #include "cmd.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "guest_accel.h"
 #include "guest_lab.h"
@@ -43,9 +44,9 @@ static void report(struct doctor *d, enum level lv, const char *what, const char
 							   "status", tag[lv], "detail", detail, "fix", fix));
 		return;
 	}
-	printf("%-4s  %-26s %s\n", tag[lv], what, detail);
+	term_printf(stdout, "%-4s  %-26s %s\n", tag[lv], what, detail);
 	if (fix && lv != OK)
-		printf("      fix: %s\n", fix);
+		term_printf(stdout, "      fix: %s\n", fix);
 }
 
 static void check_program(struct doctor *d, const char *prog, const char *what, const char *pkg)
@@ -263,8 +264,8 @@ int cmd_doctor(int argc, char **argv)
 		json_decref(out);
 	} else {
 		json_decref(d.checks);
-		printf("\n%d problem%s, %d warning%s\n", d.fails, d.fails == 1 ? "" : "s", d.warns,
-		       d.warns == 1 ? "" : "s");
+		term_printf(stdout, "\n%d problem%s, %d warning%s\n", d.fails, d.fails == 1 ? "" : "s", d.warns,
+				    d.warns == 1 ? "" : "s");
 	}
 	return d.fails ? LAB_ELAB : LAB_OK;
 }

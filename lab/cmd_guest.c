@@ -5,6 +5,7 @@
  * libvirt, kernel, runner, results channel, topology check).
  */
 #include "cmd.h"
+#include "escape.h"
 #include "config.h"
 #include "fsutil.h"
 #include "guest_accel.h"
@@ -184,16 +185,16 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 	guest_result_topology(&run->result, &seen, &sb);
 	sb_reset(&sb);
 	guest_topology_format(&seen, &sb);
-	printf("guest %s: topology verified (%s, %s)\n", topo->name, guest_accel_name(run->accel),
-	       topo->path ? topo->path : "");
-	fputs(sb_str(&sb), stdout);
-	printf("  kernel %s\n", json_string_value(json_object_get(top, "kernel_release")) ?: "?");
-	printf("  lru_gen %s\n", json_string_value(json_object_get(top, "lru_gen")) ?: "(not available)");
-	printf("boot to runner: %.2f s (guest clock); guest lifetime %.2f s; wall %.2f s; host overhead %.2f s\n",
-	       run->boot_s, run->guest_s, run->wall_s, run->host_s);
+	term_printf(stdout, "guest %s: topology verified (%s, %s)\n", topo->name, guest_accel_name(run->accel),
+			    topo->path ? topo->path : "");
+	term_printf(stdout, "%s", sb_str(&sb));
+	term_printf(stdout, "  kernel %s\n", json_string_value(json_object_get(top, "kernel_release")) ?: "?");
+	term_printf(stdout, "  lru_gen %s\n", json_string_value(json_object_get(top, "lru_gen")) ?: "(not available)");
+	term_printf(stdout, "boot to runner: %.2f s (guest clock); guest lifetime %.2f s; wall %.2f s; host overhead %.2f s\n",
+			    run->boot_s, run->guest_s, run->wall_s, run->host_s);
 	if (lab->accel_reason && run->accel == ACCEL_TCG)
-		printf("accel: tcg (%s)\n", lab->accel_reason);
-	printf("run files: %s\n", run_dir);
+		term_printf(stdout, "accel: tcg (%s)\n", lab->accel_reason);
+	term_printf(stdout, "run files: %s\n", run_dir);
 	sb_release(&sb);
 	return LAB_OK;
 }
@@ -226,7 +227,7 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 		return user_error("guest run: --workload NAME is required");
 	}
 	if (guest_topology_load(conf, &topo, &err)) {
-		fputs(sb_str(&err), stderr);
+		term_printf(stderr, "%s", sb_str(&err));
 		r = user_error("guest %s: invalid topology", o->guest);
 		goto out_topo;
 	}
@@ -255,8 +256,8 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 			.nr_shares = o->nr_shares,
 		};
 		if (!o->json && !lab_quiet)
-			printf("booting %s (%d vCPUs, %d nodes) with %s ...\n", topo.name, topo.vcpus,
-			       topo.nr_nodes, o->kernel);
+			term_printf(stdout, "booting %s (%d vCPUs, %d nodes) with %s ...\n", topo.name, topo.vcpus,
+					    topo.nr_nodes, o->kernel);
 		fflush(stdout);
 		guest_lab_run(&lab, &topo, o->kernel, &job, run_dir, &run);
 		r = report_run(o, &lab, &topo, &run, run_dir);
@@ -291,7 +292,7 @@ static int do_image(struct guest_opts *o)
 			sb_release(&err);
 			return r;
 		}
-		printf("%s\n", hex);
+		term_printf(stdout, "%s\n", hex);
 		return LAB_OK;
 	}
 	guest_libguestfs_env(guest_kvm_cached(spec.state_dir) == 1);
@@ -302,10 +303,10 @@ static int do_image(struct guest_opts *o)
 		return r;
 	}
 	if (o->json)
-		printf("{\"image\": \"%s\", \"cache_hit\": %s, \"seconds\": %.3f, \"appliance_launches\": %d}\n",
-		       path, hit ? "true" : "false", now_monotonic() - t0, guest_appliance_launches);
+		term_printf(stdout, "{\"image\": \"%s\", \"cache_hit\": %s, \"seconds\": %.3f, \"appliance_launches\": %d}\n",
+				    path, hit ? "true" : "false", now_monotonic() - t0, guest_appliance_launches);
 	else
-		printf("%s (%s, %.2f s)\n", path, hit ? "cache hit" : "built", now_monotonic() - t0);
+		term_printf(stdout, "%s (%s, %.2f s)\n", path, hit ? "cache hit" : "built", now_monotonic() - t0);
 	free(path);
 	sb_release(&err);
 	return LAB_OK;
@@ -328,9 +329,9 @@ static int do_extract(int argc, char **argv)
 	guest_libguestfs_env(0);
 	n = guest_extract_results((const char *const *)disks.v, (const char *const *)dests.v,
 				  disks.n, &err);
-	fputs(sb_str(&err), stderr);
-	printf("extracted %d of %zu runs (%d appliance launch)\n", n < 0 ? 0 : n, disks.n,
-	       guest_appliance_launches);
+	term_printf(stderr, "%s", sb_str(&err));
+	term_printf(stdout, "extracted %d of %zu runs (%d appliance launch)\n", n < 0 ? 0 : n, disks.n,
+			    guest_appliance_launches);
 	r = n == (int)disks.n ? LAB_OK : LAB_ELAB;
 	strvec_clear(&disks);
 	strvec_clear(&dests);

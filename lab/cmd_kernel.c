@@ -2,6 +2,7 @@
 /* mglrulab kernel build | list | gc */
 #include "cmd.h"
 #include "config.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "kbuild.h"
 #include "kcache.h"
@@ -121,19 +122,20 @@ static int kernel_list(struct lab_config *cfg, struct kernel_opts *o)
 		return LAB_OK;
 	}
 	printf("%-12s  %-12s  %-20s  %8s  %s\n", "KEY", "NAME", "BUILT", "IMAGE", "SERIES");
+	/* Subjects come from patches, the rest from meta.json files: filtered. */
 	json_array_foreach(list, i, m) {
 		json_t *subjects = json_object_get(m, "subjects");
 		const char *first = json_string_value(json_array_get(subjects, 0));
-		printf("%-12.12s  %-12s  %-20s  %7.1fM  %s%s\n",
-		       json_string_value(json_object_get(m, "key")),
-		       json_string_value(json_object_get(m, "name")) ?: "?",
-		       json_string_value(json_object_get(m, "built_at")) ?: "?",
-		       json_number_value(json_object_get(json_object_get(m, "sizes"), "bzImage")) / 1048576.0,
-		       first ? first : "(none)",
-		       json_array_size(subjects) > 1 ? " ..." : "");
+		term_printf(stdout, "%-12.12s  %-12s  %-20s  %7.1fM  %s%s\n",
+			    json_string_value(json_object_get(m, "key")) ?: "?",
+			    json_string_value(json_object_get(m, "name")) ?: "?",
+			    json_string_value(json_object_get(m, "built_at")) ?: "?",
+			    json_number_value(json_object_get(json_object_get(m, "sizes"), "bzImage")) / 1048576.0,
+			    first ? first : "(none)",
+			    json_array_size(subjects) > 1 ? " ..." : "");
 	}
-	printf("%zu entr%s in %s/entries\n", json_array_size(list),
-	       json_array_size(list) == 1 ? "y" : "ies", cfg->cache_dir);
+	term_printf(stdout, "%zu entr%s in %s/entries\n", json_array_size(list),
+		    json_array_size(list) == 1 ? "y" : "ies", cfg->cache_dir);
 	json_decref(list);
 	return LAB_OK;
 }
@@ -157,8 +159,8 @@ static int kernel_gc(struct lab_config *cfg, struct kernel_opts *o)
 		if (!ek || referenced)
 			continue;
 		char *dir = kcache_entry_dir(cfg->cache_dir, ek);
-		printf("%s %s (%s)\n", o->dry_run ? "would remove" : "removing", dir,
-		       json_string_value(json_object_get(m, "name")) ?: "?");
+		term_printf(stdout, "%s %s (%s)\n", o->dry_run ? "would remove" : "removing", dir,
+			    json_string_value(json_object_get(m, "name")) ?: "?");
 		if (!o->dry_run && rm_rf(dir))
 			warning("cannot remove %s", dir);
 		free(dir);

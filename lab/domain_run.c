@@ -2,6 +2,7 @@
 #include "domain_run.h"
 #include "run_command.h"
 #include "domain_xml.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "guest_image.h"
 #include "guest_protocol.h"
@@ -184,6 +185,16 @@ static char *build_cmdline(const struct guest_run *run)
 	return sb_detach(&sb);
 }
 
+void guest_console_tail(const char *console, struct strbuf *out)
+{
+	struct strbuf raw = STRBUF_INIT;
+
+	/* The guest wrote it: no escapes on to terminals, CI logs, reports. */
+	tail_lines(console, 15, &raw);
+	sb_add_term_safe(out, sb_str(&raw));
+	sb_release(&raw);
+}
+
 static void set_failure(struct guest_run *run, enum guest_run_status st, const char *console,
 			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int guest_run_abs(virConnectPtr conn, struct guest_run *run);
@@ -200,7 +211,7 @@ static void set_failure(struct guest_run *run, enum guest_run_status st, const c
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	if (console) {
-		tail_lines(console, 15, &tail);
+		guest_console_tail(console, &tail);
 		if (tail.len)
 			sb_addf(&sb, "\nlast lines of %s:\n%s", console, sb_str(&tail));
 	}

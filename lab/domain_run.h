@@ -17,6 +17,7 @@
 #include "domain_xml.h"
 #include "guest_conf.h"
 #include "guest_result.h"
+#include "strbuf.h"
 
 enum guest_run_status {
 	GUEST_RUN_OK,		/* the runner reported "done" */
@@ -68,6 +69,11 @@ struct guest_run {
  */
 int guest_run(virConnectPtr conn, struct guest_run *run);
 void guest_run_release(struct guest_run *run);
+/*
+ * Append the last lines of the console log @console, filtered for the
+ * terminal (escape.h): what a failure reason shows of a guest's console.
+ */
+void guest_console_tail(const char *console, struct strbuf *out);
 
 /*
  * Is console.log (@console) or results.jsonl (@channel) over its cap

@@ -74,11 +74,16 @@ void sb_add_html(struct strbuf *sb, const char *str)
 	}
 }
 
-size_t sb_add_text_fit(struct strbuf *sb, const char *str, size_t width)
+/*
+ * The one filter for text: sb_add_text_fit(), sb_add_text_safe() and
+ * sb_add_term_safe() differ only in the width and in whether line breaks
+ * and tabs survive.
+ */
+static size_t add_text(struct strbuf *sb, const char *str, size_t width, int keep_lines)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 	size_t len = strlen((const char *)s), cols = 0;
-	size_t total = text_safe_width(str);
+	size_t total = width == (size_t)-1 ? 0 : text_safe_width(str);
 
 	while (len && cols < width) {
 		unsigned cp;
@@ -88,7 +93,14 @@ size_t sb_add_text_fit(struct strbuf *sb, const char *str, size_t width)
 			sb_addc(sb, '~');
 			return width;
 		}
-		if (!n || is_control(cp)) {
+		if (keep_lines && n && cp == '\r' && len > 1 && s[1] == '\n') {
+			/* CRLF (a serial console's line end) is a line end, not a '?'. */
+			s++, len--;
+			continue;
+		}
+		if (keep_lines && n && (cp == '\n' || cp == '\t')) {
+			sb_addc(sb, (char)cp);
+		} else if (!n || is_control(cp)) {
 			sb_addc(sb, '?');
 			n = n ? n : 1;
 		} else {
@@ -99,9 +111,39 @@ size_t sb_add_text_fit(struct strbuf *sb, const char *str, size_t width)
 	return cols;
 }
 
+size_t sb_add_text_fit(struct strbuf *sb, const char *s, size_t width)
+{
+	return add_text(sb, s, width, 0);
+}
+
 void sb_add_text_safe(struct strbuf *sb, const char *s)
 {
-	sb_add_text_fit(sb, s, (size_t)-1);
+	add_text(sb, s, (size_t)-1, 0);
+}
+
+void sb_add_term_safe(struct strbuf *sb, const char *s)
+{
+	add_text(sb, s, (size_t)-1, 1);
+}
+
+void term_vprintf(FILE *f, const char *fmt, va_list ap)
+{
+	struct strbuf raw = STRBUF_INIT, safe = STRBUF_INIT;
+
+	sb_vaddf(&raw, fmt, ap);
+	sb_add_term_safe(&safe, sb_str(&raw));
+	fwrite(sb_str(&safe), 1, safe.len, f);
+	sb_release(&raw);
+	sb_release(&safe);
+}
+
+void term_printf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	term_vprintf(f, fmt, ap);
+	va_end(ap);
 }
 
 size_t text_safe_width(const char *str)

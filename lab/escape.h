@@ -7,7 +7,9 @@
 #ifndef LAB_ESCAPE_H
 #define LAB_ESCAPE_H
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "strbuf.h"
 
@@ -24,6 +26,24 @@ void sb_add_html(struct strbuf *sb, const char *s);
  * since one report line is one table row) and every invalid byte becomes '?'.
  */
 void sb_add_text_safe(struct strbuf *sb, const char *s);
+
+/*
+ * Same as sb_add_text_safe() but keeps newline and tab: for multi-line text
+ * bound for a terminal (error messages, log and console tails). CRLF
+ * becomes LF; ESC, a lone CR, backspace, C1 controls, bidi overrides and
+ * invalid bytes become '?'.
+ */
+void sb_add_term_safe(struct strbuf *sb, const char *s);
+
+/*
+ * printf to @f (a terminal, usually) through sb_add_term_safe(): every
+ * string a patch, a guest, a report file or lab.conf supplied reaches the
+ * operator's terminal this way or through util.h's error()/warning()/info(),
+ * which filter the same. Our own cursor control ("\r\033[K") is written
+ * with fputs() beside it, never through it.
+ */
+void term_vprintf(FILE *f, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+void term_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * Same as sb_add_text_safe() but keeps at most @width display columns

@@ -13,6 +13,7 @@
  * baseline has been built.
  */
 #include "kbuild.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "kbuild_mtime.h"
 #include "kcache.h"
@@ -65,7 +66,7 @@ static void kbuild_info(struct build_ctx *b, const char *fmt, ...)
 		return;
 	printf("[%s] ", b->k->name);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	term_vprintf(stdout, fmt, ap);
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
@@ -647,9 +648,9 @@ static void finish_result(struct build_ctx *b, struct kbuild_result *res, int hi
 	res->seconds = now_monotonic() - t0;
 	res->image_size = file_size(res->bzimage);
 	if (!lab_quiet)
-		printf("[%s] %s in %.2f s: %s (%.1f MiB), key %.12s\n", b->k->name,
-		       hit ? "cache hit" : "built", res->seconds, res->bzimage,
-		       res->image_size / 1048576.0, b->key);
+		term_printf(stdout, "[%s] %s in %.2f s: %s (%.1f MiB), key %.12s\n", b->k->name,
+			    hit ? "cache hit" : "built", res->seconds, res->bzimage,
+			    res->image_size / 1048576.0, b->key);
 }
 
 static void build_ctx_free(struct build_ctx *b)

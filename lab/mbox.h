@@ -13,11 +13,14 @@
 struct patch {
 	char *file;		/* the file it came from */
 	int index;		/* 1-based position of the message in that file */
-	char *subject;		/* unfolded Subject:, NULL when the message has none */
-	char *text;		/* the whole message, ready for git am */
+	char *subject;		/* unfolded, RFC 2047-decoded Subject: (raw: filter
+				   it before printing), NULL when there is none */
+	char *text;		/* the whole message, LF line ends, mboxrd quoting
+				   undone, ready for git am (unusable if nul_line) */
 	int has_headers;	/* a mail (From:/Subject:), not a bare diff */
 	int has_diff;
 	int is_cover;		/* "[PATCH 0/N]" or another message without a diff */
+	int nul_line;		/* line of the file with a NUL byte in this message, or 0 */
 };
 
 struct patch_list {
@@ -27,13 +30,17 @@ struct patch_list {
 
 /*
  * Append the messages of @path to @out (cover letters included, marked).
- * Returns 0, or -1 with a message in @err (unreadable, empty, no patch).
+ * Returns 0, or -1 with a message in @err (unreadable, empty, no patch,
+ * a NUL byte in a message).
  */
 int mbox_split(const char *path, struct patch_list *out, struct strbuf *err);
 /* Split an in-memory buffer (used by mbox_split and the tests). */
 void mbox_split_buffer(const char *file, const char *buf, size_t len, struct patch_list *out);
 void patch_list_free(struct patch_list *pl);
-/* "[PATCH 2/3] mm: foo" (file.mbox, message 3)" — how errors name a patch. */
+/*
+ * "[PATCH 2/3] mm: foo" (file.mbox, message 3)" — how errors name a patch;
+ * subject and file name pass sb_add_text_safe(), so it is safe to print.
+ */
 char *patch_label(const struct patch *p);
 
 #endif

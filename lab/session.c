@@ -10,6 +10,7 @@
  */
 #include "session.h"
 #include "domain_run.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "guest_accel.h"
 #include "guest_conf.h"
@@ -545,39 +546,23 @@ static void progress(struct session *s, size_t done_now, size_t todo, size_t tot
 	if (done_now)
 		fmt_duration(eta, sizeof(eta), elapsed / (double)done_now * (double)(todo - done_now));
 	fmt_duration(el, sizeof(el), elapsed);
-	const char *status = rec ? json_string_value(json_object_get(rec, "status")) : "running";
 	if (isatty(2) && !rec) {
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s%s  elapsed %s  ETA %s", i, total,
-			json_string_value(json_object_get(p, "kernel")),
-			json_string_value(json_object_get(p, "workload")),
-			json_is_true(json_object_get(p, "warmup")) ? " (warm-up)" : "", el, eta);
+		/* Our cursor control, then the line through the terminal filter. */
+		fputs("\r\033[K", stderr);
+		term_printf(stderr, "[%zu/%zu] %s %s%s  elapsed %s  ETA %s", i, total,
+			    json_string_value(json_object_get(p, "kernel")),
+			    json_string_value(json_object_get(p, "workload")),
+			    json_is_true(json_object_get(p, "warmup")) ? " (warm-up)" : "", el, eta);
 		return;
 	}
 	if (!rec)
 		return;
 	if (isatty(2))
 		fputs("\r\033[K", stderr);
-	fprintf(stderr, "run %zu/%zu %s %s%s: %s", i, total,
-		json_string_value(json_object_get(p, "kernel")),
-		json_string_value(json_object_get(p, "workload")),
-		json_is_true(json_object_get(p, "warmup")) ? " (warm-up)" : "", status);
-	if (!strcmp(status, "ok") || lab_verbose) {
-		const char *key;
-		json_t *v;
-		int n = 0;
-		json_object_foreach(json_object_get(rec, "metrics"), key, v)
-			if (n++ < 2)
-				fprintf(stderr, " %s=%.6g", key, json_number_value(v));
-		json_t *t = json_object_get(rec, "timings");
-		fprintf(stderr, " (boot %.1fs, workload %.1fs, host %.2fs)",
-			json_number_value(json_object_get(t, "boot_s")),
-			json_number_value(json_object_get(t, "workload_s")),
-			json_number_value(json_object_get(t, "host_overhead_s")));
-	} else {
-		const char *why = json_string_value(json_object_get(rec, "failure"));
-		fprintf(stderr, ": %.*s", why ? (int)strcspn(why, "\n") : 0, why ? why : "");
-	}
-	fprintf(stderr, "  [%s, ETA %s]\n", el, eta);
+	struct strbuf line = STRBUF_INIT;
+	session_progress_line(&line, i, total, p, rec);
+	fprintf(stderr, "%s  [%s, ETA %s]\n", sb_str(&line), el, eta);
+	sb_release(&line);
 	(void)s;
 }
 
@@ -702,7 +687,7 @@ static int prepare_guest(struct session *s, const char *guest_file, const char *
 	char *bin = guest_bin_dir();
 
 	if (guest_topology_load(guest_file, &s->topo, &err)) {
-		fputs(sb_str(&err), stderr);
+		term_printf(stderr, "%s", sb_str(&err));
 		r = user_error("%s: the guest topology has errors (see above)", guest_file);
 		goto out;
 	}
@@ -727,9 +712,9 @@ static int prepare_guest(struct session *s, const char *guest_file, const char *
 		goto out;
 	}
 	if (!lab_quiet)
-		fprintf(stderr, "guest %s: %d vCPUs, %d nodes, %s; image %s%s\n", s->topo.name,
-			s->topo.vcpus, s->topo.nr_nodes, guest_accel_name(s->accel), s->image,
-			hit ? " (cached)" : "");
+		term_printf(stderr, "guest %s: %d vCPUs, %d nodes, %s; image %s%s\n", s->topo.name,
+			    s->topo.vcpus, s->topo.nr_nodes, guest_accel_name(s->accel), s->image,
+			    hit ? " (cached)" : "");
 out:
 	free(bin);
 	sb_release(&err);
@@ -776,21 +761,21 @@ static int finish(struct session *s, int interrupted)
 	free(txt);
 	if (s->o->junit)
 		session_write_junit(s->o->junit, report, s->o->fail_on);
-	fprintf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
+	term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
 	json_t *summary = json_object_get(report, "summary");
 	if (interrupted) {
-		fprintf(stderr, "interrupted: %lld of %zu runs done; continue with:\n"
-			"  mglrulab run --resume %s -c %s\n",
-			(long long)json_integer_value(json_object_get(summary, "runs")),
-			json_array_size(json_object_get(s->ctx, "plan")), s->id, s->cfg.path);
+		term_printf(stderr, "interrupted: %lld of %zu runs done; continue with:\n"
+			    "  mglrulab run --resume %s -c %s\n",
+			    (long long)json_integer_value(json_object_get(summary, "runs")),
+			    json_array_size(json_object_get(s->ctx, "plan")), s->id, s->cfg.path);
 		r = LAB_ELAB;
 	} else if (json_integer_value(json_object_get(summary, "runs_ok")) == 0) {
 		r = lab_error("no run succeeded: the lab itself is failing (see %s/logs/)", s->dir);
 	} else {
 		r = session_verdict_status(report, s->o->fail_on, &why);
 		if (r)
-			fprintf(stderr, "failing (--fail-on %s):\n%s",
-				s->o->fail_on == FAIL_ON_CHANGE ? "change" : "regression", sb_str(&why));
+			term_printf(stderr, "failing (--fail-on %s):\n%s",
+				    s->o->fail_on == FAIL_ON_CHANGE ? "change" : "regression", sb_str(&why));
 	}
 	json_decref(report);
 	sb_release(&err);
@@ -885,10 +870,10 @@ int session_main(struct session_opts *o)
 			goto out;
 		}
 		if (!lab_quiet)
-			fprintf(stderr, "session %s\n", s.dir);
+			term_printf(stderr, "session %s\n", s.dir);
 		struct strbuf err = STRBUF_INIT;
 		if (guest_topology_load(gfile, &s.topo, &err)) {
-			fputs(sb_str(&err), stderr);
+			term_printf(stderr, "%s", sb_str(&err));
 			sb_release(&err);
 			r = user_error("%s: the guest topology has errors (see above)", gfile);
 			goto out;

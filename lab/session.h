@@ -95,5 +95,12 @@ json_t *session_write_reports(const char *dir, const json_t *session_json);
 /* Exit status for @report under @fail_on: LAB_REGRESSION when it fails. */
 int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why);
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on);
+/*
+ * The progress line of finished run @i of @total ("run 3/8 base yp: failed:
+ * why"): the first line of the failure reason, or the first metrics. What
+ * the guest wrote is in it, so it is filtered for the terminal.
+ */
+void session_progress_line(struct strbuf *out, size_t i, size_t total, const json_t *planned,
+			   const json_t *rec);
 
 #endif

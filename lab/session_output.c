@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What a session leaves behind for people and for CI: reports, JUnit, exit status. */
 #include "session.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "report.h"
 #include "util.h"
@@ -138,4 +139,36 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
 	sb_release(&sb);
 	sb_release(&cases);
 	return r ? LAB_ELAB : LAB_OK;
+}
+
+void session_progress_line(struct strbuf *out, size_t i, size_t total, const json_t *planned,
+			   const json_t *rec)
+{
+	struct strbuf raw = STRBUF_INIT;
+	const char *status = json_string_value(json_object_get(rec, "status"));
+
+	status = status ? status : "?";
+	sb_addf(&raw, "run %zu/%zu %s %s%s: %s", i, total,
+		json_string_value(json_object_get(planned, "kernel")),
+		json_string_value(json_object_get(planned, "workload")),
+		json_is_true(json_object_get(planned, "warmup")) ? " (warm-up)" : "", status);
+	if (!strcmp(status, "ok") || lab_verbose) {
+		const char *key;
+		json_t *v;
+		int n = 0;
+		json_object_foreach(json_object_get(rec, "metrics"), key, v)
+			if (n++ < 2)
+				sb_addf(&raw, " %s=%.6g", key, json_number_value(v));
+		json_t *t = json_object_get(rec, "timings");
+		sb_addf(&raw, " (boot %.1fs, workload %.1fs, host %.2fs)",
+			json_number_value(json_object_get(t, "boot_s")),
+			json_number_value(json_object_get(t, "workload_s")),
+			json_number_value(json_object_get(t, "host_overhead_s")));
+	} else {
+		const char *why = json_string_value(json_object_get(rec, "failure"));
+		sb_addf(&raw, ": %.*s", why ? (int)strcspn(why, "\n") : 0, why ? why : "");
+	}
+	/* Metric names and the failure reason come from the guest. */
+	sb_add_text_safe(out, sb_str(&raw));
+	sb_release(&raw);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,11 +12,23 @@ const char *lab_progname = "mglrulab";
 int lab_verbose;
 int lab_quiet;
 
+/*
+ * Messages carry patch subjects, guest output, report and lab.conf values:
+ * they reach the terminal through the filter (escape.h). Filtering
+ * allocates; should that fail, die() comes back here, and then the bare
+ * format string (ours, no untrusted text) is all that is printed.
+ */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	static int depth;
+
 	fflush(stdout);
 	fprintf(stderr, "%s: %s", lab_progname, prefix);
-	vfprintf(stderr, fmt, ap);
+	if (depth++)
+		fputs(fmt, stderr);
+	else
+		term_vprintf(stderr, fmt, ap);
+	depth--;
 	fputc('\n', stderr);
 }
 
@@ -45,7 +58,7 @@ void info(const char *fmt, ...)
 	if (lab_quiet)
 		return;
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	term_vprintf(stdout, fmt, ap);
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);

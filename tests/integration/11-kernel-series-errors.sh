@@ -27,6 +27,22 @@ tree=$(sed -n 's/.*the work tree \(.*\) is back at the unmodified source/\1/p' "
 [ "$(git -C "$tree" rev-parse HEAD)" = "$(git -C "$tree" rev-parse mglrulab-base)" ] || fail "HEAD is not the unmodified source"
 [ -d "$tree/.git/rebase-apply" ] && fail "git am left a session behind"
 
+# The same series with the failing patch's subject RFC 2047-encoded and
+# carrying terminal escapes: the error shows it decoded, each control
+# character as '?', and nothing that could retitle or clear the terminal.
+sed 's|^Subject: \[PATCH 2/2\] .*|Subject: =?UTF-8?q?=5BPATCH_2/2=5D_mm:_=1B]0;pwned=07=1B[2Jx?=|' \
+	tests/fixtures/series/broken-second.mbox > "$TMP/escapes.mbox"
+sed "s|^series = .*|series = $TMP/escapes.mbox|" "$TMP/lab.conf" > "$TMP/escapes.conf"
+"$LAB" kernel build -c "$TMP/escapes.conf" > "$TMP/out3" 2> "$TMP/err3"
+rc=$?
+cat "$TMP/err3"
+[ $rc -eq 1 ] || fail "escapes: expected exit status 1, got $rc"
+grep -q 'does not apply: "\[PATCH 2/2\] mm: ?\]0;pwned??\[2Jx"' "$TMP/err3" ||
+	fail "escapes: the subject is not shown decoded and filtered"
+if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$TMP/out3" "$TMP/err3"; then
+	fail "escapes: control characters reached the terminal"
+fi
+
 # A git source whose ref does not exist.
 git init -q "$TMP/repo" && git -C "$TMP/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
 cat > "$TMP/git.conf" <<EOC

@@ -8,8 +8,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mbox.h"
+#include "strbuf.h"
 #include "util.h"
 
 #define DIFF(file) \
@@ -62,6 +64,178 @@ static void test_multi_patch_mbox(void **state)
 	assert_null(pl.v[2].subject);
 	char *label = patch_label(&pl.v[2]);
 	assert_string_equal(label, "\"(no subject)\" (s.mbox, message 3)");
+	free(label);
+	patch_list_free(&pl);
+}
+
+/* series[] with every LF as CRLF, as a Windows mail client saves it. */
+static void test_crlf_mbox(void **state)
+{
+	struct strbuf crlf = STRBUF_INIT;
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	for (const char *c = series; *c; c++) {
+		if (*c == '\n')
+			sb_addc(&crlf, '\r');
+		sb_addc(&crlf, *c);
+	}
+	mbox_split_buffer("w.mbox", crlf.buf, crlf.len, &pl);
+	assert_int_equal(pl.n, 3);
+	assert_string_equal(pl.v[0].subject, "[RFC PATCH 0/2] mm: a cover letter");
+	assert_true(pl.v[0].is_cover);
+	assert_string_equal(pl.v[1].subject,
+			    "[RFC PATCH 1/2] mm: first patch with a subject that is folded");
+	assert_false(pl.v[1].is_cover);
+	/* git am gets LF lines: a CR would end up in every patched line. */
+	assert_null(strchr(pl.v[1].text, '\r'));
+	assert_non_null(strstr(pl.v[1].text, "\n+++ b/mm/a.c\n@@ -1,1 +1,2 @@\n a\n+b\n"));
+	sb_release(&crlf);
+	patch_list_free(&pl);
+}
+
+/*
+ * A paragraph of the body that starts with "From " and is followed by a
+ * line that looks like a header is not a new message: it is no From_ line.
+ * mboxrd-quoted lines lose one '>'.
+ */
+static void test_body_from_paragraph(void **state)
+{
+	static const char mbox[] =
+		"From 1a2b3c Mon Sep 17 00:00:00 2001\n"
+		"From: A <a@example.org>\n"
+		"Subject: [PATCH 1/1] mm: keep the body\n"
+		"\n"
+		"Blurb.\n"
+		"\n"
+		"From 6.12 on, the bitmap is stored on every switch.\n"
+		"Note: this line looks like a header.\n"
+		"\n"
+		">From the numbers below it follows that...\n"
+		">>From here on: quoted twice\n"
+		"> From a reply, not mboxrd quoting\n"
+		"\n"
+		">From git@z Thu Jan  1 00:00:00 1970\n"
+		">From the numbers below, 12:30 09:00 2001\n"
+		">From x Mon Sep 17 00:00:00 80\n"
+		"\n"
+		"Signed-off-by: A <a@example.org>\n" DIFF("mm/a.c");
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	mbox_split_buffer("b.mbox", mbox, strlen(mbox), &pl);
+	assert_int_equal(pl.n, 1);
+	assert_false(pl.v[0].is_cover);
+	const char *t = pl.v[0].text;
+	assert_non_null(strstr(t, "\n\nFrom 6.12 on, the bitmap"));
+	assert_non_null(strstr(t, "\nFrom the numbers below it follows that...\n"));
+	assert_non_null(strstr(t, "\n>From here on: quoted twice\n"));
+	assert_non_null(strstr(t, "\n> From a reply, not mboxrd quoting\n"));
+	/* git am's own mailsplit would cut the message at this line: keep it quoted. */
+	assert_non_null(strstr(t, "\n>From git@z Thu Jan  1 00:00:00 1970\n"));
+	/* Checked against git 2.39's mailsplit: it splits here, not at "80". */
+	assert_non_null(strstr(t, "\n>From the numbers below, 12:30 09:00 2001\n"));
+	assert_non_null(strstr(t, "\nFrom x Mon Sep 17 00:00:00 80\n"));
+	assert_non_null(strstr(t, "\n+++ b/mm/a.c\n"));
+	patch_list_free(&pl);
+}
+
+/* Real separators: lore and git format-patch From_ lines, after a blank line. */
+static void test_from_line_forms(void **state)
+{
+	static const char mbox[] =
+		"From git@z Thu Jan  1 00:00:00 1970\nSubject: [PATCH 1/2] one\n\n" DIFF("a.c")
+		"\n"
+		"From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH 2/2] two\n\n" DIFF("b.c");
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	mbox_split_buffer("l.mbox", mbox, strlen(mbox), &pl);
+	assert_int_equal(pl.n, 2);
+	assert_string_equal(pl.v[0].subject, "[PATCH 1/2] one");
+	assert_string_equal(pl.v[1].subject, "[PATCH 2/2] two");
+	patch_list_free(&pl);
+}
+
+/* A NUL would cut the text git am gets while the diff was found past it. */
+static void test_nul_byte_is_an_error(void **state)
+{
+	static const char mbox[] =
+		"From x Mon Sep 17 00:00:00 2001\nSubject: [PATCH 1/2] one\n\n" DIFF("a.c")
+		"\n"
+		"From x Mon Sep 17 00:00:00 2001\nSubject: [PATCH 2/2] two\n\nBody\0hidden\n"
+		DIFF("b.c");
+	char path[] = "/tmp/test_mbox_nul.XXXXXX";
+	int fd = mkstemp(path);
+	struct patch_list pl = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, mbox, sizeof(mbox) - 1), (ssize_t)sizeof(mbox) - 1);
+	close(fd);
+	assert_int_equal(mbox_split(path, &pl, &err), -1);
+	unlink(path);
+	char *want = xasprintf("%s:17: message 2 contains a NUL byte", path);
+	assert_non_null(strstr(sb_str(&err), want));
+	assert_int_equal(pl.v[0].nul_line, 0);
+	assert_int_equal(pl.v[1].nul_line, 17);
+	free(want);
+	sb_release(&err);
+	patch_list_free(&pl);
+}
+
+/*
+ * RFC 2047 subjects, folded over lines. A v2 cover letter carries an
+ * interdiff, so only its "[PATCH v2 0/2]" says it is no patch.
+ */
+static void test_encoded_subjects(void **state)
+{
+	static const char mbox[] =
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: =?UTF-8?q?=5BPATCH_v2_0/2=5D_mm:_caf=C3=A9?=\n"
+		" =?UTF-8?b?IGxldHRlcg==?=\n"
+		"\n"
+		"Interdiff against v1:\n" DIFF("mm/a.c")
+		"\n"
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: =?utf-8?B?W1BBVENIIHYyIDEvMl0gbW06IG9uZQ==?=\n"
+		"\n" DIFF("mm/a.c")
+		"\n"
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: =?iso-8859-1?q?=5BPATCH_v2_2/2=5D_na=EFve?= and =?x-unknown?q?kept?=\n"
+		"\n" DIFF("mm/b.c");
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	mbox_split_buffer("e.mbox", mbox, strlen(mbox), &pl);
+	assert_int_equal(pl.n, 3);
+	assert_string_equal(pl.v[0].subject, "[PATCH v2 0/2] mm: caf\xc3\xa9 letter");
+	assert_true(pl.v[0].has_diff);
+	assert_true(pl.v[0].is_cover);
+	assert_string_equal(pl.v[1].subject, "[PATCH v2 1/2] mm: one");
+	assert_false(pl.v[1].is_cover);
+	assert_string_equal(pl.v[2].subject,
+			    "[PATCH v2 2/2] na\xc3\xafve and =?x-unknown?q?kept?=");
+	patch_list_free(&pl);
+}
+
+/* A subject that would retitle the terminal is printed harmless. */
+static void test_label_filters_escapes(void **state)
+{
+	static const char mbox[] =
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH] =?UTF-8?q?=1B]0;pwned=07=1B[2J?=x\n\n" DIFF("a.c");
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	mbox_split_buffer("t\x1b[31m.mbox", mbox, strlen(mbox), &pl);
+	assert_int_equal(pl.n, 1);
+	char *label = patch_label(&pl.v[0]);
+	assert_null(strchr(label, '\x1b'));
+	assert_null(strchr(label, '\a'));
+	assert_string_equal(label, "\"[PATCH] ?]0;pwned??[2Jx\" (t?[31m.mbox, message 1)");
 	free(label);
 	patch_list_free(&pl);
 }
@@ -145,6 +319,12 @@ int main(void)
 		cmocka_unit_test(test_bare_diff),
 		cmocka_unit_test(test_no_patch_is_an_error),
 		cmocka_unit_test(test_bundled_example_series),
+		cmocka_unit_test(test_crlf_mbox),
+		cmocka_unit_test(test_body_from_paragraph),
+		cmocka_unit_test(test_from_line_forms),
+		cmocka_unit_test(test_nul_byte_is_an_error),
+		cmocka_unit_test(test_encoded_subjects),
+		cmocka_unit_test(test_label_filters_escapes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
