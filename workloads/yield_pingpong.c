@@ -20,8 +20,8 @@
  * CPUs.
  *
  * Repetitions inside one boot: the measured `duration` is cut into `reps`
- * back-to-back windows, the counters read at each boundary while the tasks
- * keep running. Each K's metric (cs_per_sec_per_cpu_<K>cpu) is the median
+ * back-to-back windows (each at least duration/reps long), the counters
+ * read at each boundary while the tasks keep running. Each K's metric (cs_per_sec_per_cpu_<K>cpu) is the median
  * of the windows' rates, so a burst of host interference (under TCG, a
  * stalled vCPU thread) during one window does not move the run's value;
  * cs_per_sec_per_cpu_<K>cpu_mean is the rate over the whole duration (the
@@ -214,17 +214,22 @@ struct k_rates {
 };
 
 /*
- * Read the counters at reps + 1 boundaries, @duration / @reps seconds
- * apart, into @c (row w: the K per-CPU sums at boundary w) and @t. The
- * deadlines are absolute, so a late wake-up shortens the next window
- * instead of stretching the whole measurement.
+ * Read the counters at reps + 1 boundaries into @c (row w: the K per-CPU
+ * sums at boundary w) and @t. Each window lasts at least @duration / @reps
+ * from the previous boundary: deadlines fixed from the start would keep
+ * the total at @duration, but a timer woken late (a stalled vCPU under
+ * TCG) past several of them leaves the next windows empty, rate 0, and
+ * their median is then meaningless. A late wake-up lengthens its own
+ * window instead; every rate divides by its window's measured length.
  */
 static void read_windows(int k, double duration, long reps, uint64_t *c, double *t)
 {
+	double len = duration / (double)reps;
+
 	sum_counts(k, c);
 	t[0] = wl_now();
 	for (long w = 1; w <= reps; w++) {
-		wl_sleep(t[0] + duration * (double)w / (double)reps - wl_now());
+		wl_sleep(t[w - 1] + len - wl_now());
 		sum_counts(k, c + (size_t)w * (size_t)k);
 		t[w] = wl_now();
 	}
