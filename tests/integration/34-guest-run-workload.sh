@@ -25,6 +25,8 @@ S = {r["name"]: r["values"] for r in recs if r["type"] == "series"}
 for k in (1, 2):
     w = S[f"cs_per_sec_per_cpu_{k}cpu_windows"]
     assert len(w) == 5, w
+    # duration=1, reps=5: no window shorter than 0.2 s (none left empty)
+    assert all(s > 0.2 - 1e-6 for s in S[f"window_s_{k}cpu"]), S[f"window_s_{k}cpu"]
     assert M[f"cs_per_sec_per_cpu_{k}cpu"] == statistics.median(w), (M, w)
 PY
 [ "$(json_get "$TMP/out.json" 'all(r["value"] > 0 for r in d["records"] if r["type"] == "metric")')" = True ] ||
