@@ -21,13 +21,13 @@
  *
  * Repetitions inside one boot: the measured `duration` is cut into `reps`
  * back-to-back windows (each at least duration/reps long), the counters
- * read at each boundary while the tasks keep running. Each K's metric (cs_per_sec_per_cpu_<K>cpu) is the median
- * of the windows' rates, so a burst of host interference (under TCG, a
- * stalled vCPU thread) during one window does not move the run's value;
- * cs_per_sec_per_cpu_<K>cpu_mean is the rate over the whole duration (the
- * metric before reps existed; reps=1 makes the two equal). The window
- * rates, the window lengths and the per-CPU whole-duration rates are kept
- * as series.
+ * read at each boundary while the tasks keep running. Each K's metric,
+ * cs_per_sec_per_cpu_<K>cpu, is the median of the windows' rates, so a
+ * burst of host interference (under TCG, a stalled vCPU thread) during one
+ * window does not move the run's value; cs_per_sec_per_cpu_<K>cpu_mean is
+ * the rate over the whole duration (the metric before reps existed; reps=1
+ * makes the two equal). The window rates, the window lengths and the
+ * per-CPU whole-duration rates are kept as series.
  *
  * Checked from inside: every task reports its pid, tid and the CPU it ran
  * on; a counter in a MAP_PRIVATE page (shared by threads, copied on write
