@@ -90,8 +90,9 @@ build/tests/guest/%: tests/guest/%.c lab/guest_protocol.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Ilab -o $@ $<
 
-# The guest-side JSON-line writer is unit-tested on the host as well.
+# The guest-side JSON-line writer and median are unit-tested on the host as well.
 build/tests/test_counters_jsonl: build/san/workloads/lib/jsonl.o
+build/tests/test_wl_median: build/san/workloads/lib/median.o
 
 unit: $(UNIT_BINS)
 	@set -e; pass=0; for t in $(UNIT_BINS); do \

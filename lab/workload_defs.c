@@ -27,13 +27,17 @@ static const struct param_def yield_pingpong_params[] = {
 	  "CPU counts to sweep, capped at the guest's CPUs" },
 	{ "duration", PARAM_INT, "2", 1, 3600, NULL, "seconds measured per CPU count" },
 	{ "warmup", PARAM_INT, "1", 0, 600, NULL, "seconds run before measuring" },
+	{ "reps", PARAM_INT, "5", 1, 100, NULL,
+	  "windows the duration is cut into, read without stopping the tasks (1: one window)" },
 	COUNTER_PARAMS,
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
 static const struct metric_def yield_pingpong_metrics[] = {
 	{ "cs_per_sec_per_cpu_%dcpu", "switches/s", BETTER_HIGHER,
-	  "context switches per second per CPU at that CPU count", 1 },
+	  "context switches per second per CPU at that CPU count, median of the reps windows", 1 },
+	{ "cs_per_sec_per_cpu_%dcpu_mean", "switches/s", BETTER_HIGHER,
+	  "the same over the whole duration (the windows' time-weighted mean)", 0 },
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
@@ -51,8 +55,11 @@ static const struct param_def will_it_scale_params[] = {
 };
 
 static const struct metric_def will_it_scale_metrics[] = {
-	{ "ops_per_sec", "ops/s", BETTER_HIGHER, "average operations per second after warm-up", 1 },
+	{ "ops_per_sec", "ops/s", BETTER_HIGHER,
+	  "operations per second after warm-up, median of the one-second samples", 1 },
 	{ "ops_per_sec_per_task", "ops/s", BETTER_HIGHER, "ops_per_sec divided by the tasks", 0 },
+	{ "ops_per_sec_mean", "ops/s", BETTER_HIGHER,
+	  "will-it-scale's average of the samples (integer, as it prints it)", 0 },
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
@@ -137,6 +144,7 @@ static const struct param_def mglru_aging_params[] = {
 static const struct metric_def mglru_aging_metrics[] = {
 	{ "total_ms", "ms", BETTER_LOWER, "time to age G generations", 0 },
 	{ "avg_ms_per_gen", "ms", BETTER_LOWER, "average time per generation", 1 },
+	{ "median_ms_per_gen", "ms", BETTER_LOWER, "median of the per-generation times", 0 },
 	{ NULL, NULL, 0, NULL, 0 },
 };
 

@@ -12,16 +12,20 @@
  * to the memcg; find the memcg id and the current max generation g of
  * (memcg, node) in /sys/kernel/debug/lru_gen; then for g .. g+G-1 write
  * "+ memcg_id node_id seq can_swap force_scan" to lru_gen, timing each
- * write with CLOCK_MONOTONIC. Metrics: total_ms, avg_ms_per_gen; the
- * per-generation times are a series. Afterwards max_seq must be exactly
- * g+G (reported as info "generations_aged" and checked: a mismatch is a
- * failure, since the timings would then not be what they claim).
+ * write with CLOCK_MONOTONIC. Metrics: total_ms, avg_ms_per_gen and
+ * median_ms_per_gen (the median of the same per-generation times: one
+ * generation slowed by host interference, or a first one that pays for
+ * cold caches, does not move it); the per-generation times are a series.
+ * Afterwards max_seq must be exactly g+G (reported as info
+ * "generations_aged" and checked: a mismatch is a failure, since the
+ * timings would then not be what they claim).
  */
 #include "args.h"
 #include "cgroup.h"
 #include "fileio.h"
 #include "jsonl.h"
 #include "lrugen.h"
+#include "median.h"
 #include "snap.h"
 #include "topo.h"
 
@@ -155,6 +159,7 @@ int main(int argc, char **argv)
 	jl_series("gen_ms", "ms", ms, (size_t)gens);
 	jl_metric("total_ms", total, "ms");
 	jl_metric("avg_ms_per_gen", total / (double)gens, "ms");
+	jl_metric("median_ms_per_gen", wl_median(ms, (size_t)gens), "ms");
 	free(ms);
 	munmap(mem, len);
 	if (seq1 != seq0 + (uint64_t)gens)

@@ -17,8 +17,17 @@
  * per CPU, the control). After a warm-up, the loop counters are read over
  * `duration` seconds of CLOCK_MONOTONIC; switches per second per CPU is
  * the sum of both tasks' yields on a CPU per second, averaged over the K
- * CPUs. Each K is its own metric (cs_per_sec_per_cpu_<K>cpu); the per-CPU
- * values are kept as a series.
+ * CPUs.
+ *
+ * Repetitions inside one boot: the measured `duration` is cut into `reps`
+ * back-to-back windows (each at least duration/reps long), the counters
+ * read at each boundary while the tasks keep running. Each K's metric,
+ * cs_per_sec_per_cpu_<K>cpu, is the median of the windows' rates, so a
+ * burst of host interference (under TCG, a stalled vCPU thread) during one
+ * window does not move the run's value; cs_per_sec_per_cpu_<K>cpu_mean is
+ * the rate over the whole duration (the metric before reps existed; reps=1
+ * makes the two equal). The window rates, the window lengths and the
+ * per-CPU whole-duration rates are kept as series.
  *
  * Checked from inside: every task reports its pid, tid and the CPU it ran
  * on; a counter in a MAP_PRIVATE page (shared by threads, copied on write
@@ -28,6 +37,7 @@
 #include "args.h"
 #include "fileio.h"
 #include "jsonl.h"
+#include "median.h"
 #include "snap.h"
 #include "topo.h"
 
@@ -197,20 +207,91 @@ static void report_mm_check(int k, int shared_mm)
 	free(cpus);
 }
 
-/* One sweep point. Returns switches/s/CPU, or -1 on failure. */
-static double run_k(int k, const int *cpus, int shared_mm, double warmup, double duration,
-		    struct wl_snap *snap)
+/* Switches/s/CPU of one sweep point: the run's value and the old one. */
+struct k_rates {
+	double median;	/* median of the windows' rates */
+	double whole;	/* over the whole duration (time-weighted mean of the windows) */
+};
+
+/*
+ * Read the counters at reps + 1 boundaries into @c (row w: the K per-CPU
+ * sums at boundary w) and @t. Each window lasts at least @duration / @reps
+ * from the previous boundary: deadlines fixed from the start would keep
+ * the total at @duration, but a timer woken late (a stalled vCPU under
+ * TCG) past several of them leaves the next windows empty, rate 0, and
+ * their median is then meaningless. A late wake-up lengthens its own
+ * window instead; every rate divides by its window's measured length.
+ */
+static void read_windows(int k, double duration, long reps, uint64_t *c, double *t)
+{
+	double len = duration / (double)reps;
+
+	sum_counts(k, c);
+	t[0] = wl_now();
+	for (long w = 1; w <= reps; w++) {
+		wl_sleep(t[w - 1] + len - wl_now());
+		sum_counts(k, c + (size_t)w * (size_t)k);
+		t[w] = wl_now();
+	}
+}
+
+/*
+ * Rates from the boundaries read by read_windows(): @win (reps) and
+ * @win_s (their lengths), @per_cpu (K, whole duration) and @out.
+ */
+static void window_rates(int k, long reps, const uint64_t *c, const double *t, double *win,
+			 double *win_s, double *per_cpu, struct k_rates *out)
+{
+	const uint64_t *first = c, *last = c + (size_t)reps * (size_t)k;
+
+	for (long w = 0; w < reps; w++) {
+		const uint64_t *a = c + (size_t)w * (size_t)k, *b = a + k;
+		uint64_t n = 0;
+
+		for (int i = 0; i < k; i++)
+			n += b[i] - a[i];
+		win_s[w] = t[w + 1] - t[w];
+		win[w] = (double)n / win_s[w] / k;
+	}
+	out->whole = 0;
+	for (int i = 0; i < k; i++) {
+		per_cpu[i] = (double)(last[i] - first[i]) / (t[reps] - t[0]);
+		out->whole += per_cpu[i];
+	}
+	out->whole /= k;
+	out->median = wl_median(win, (size_t)reps);
+}
+
+static void emit_series(int k, const double *per_cpu, const double *win, const double *win_s,
+			long reps)
+{
+	char name[80];
+
+	snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%dcpu_each", k);
+	jl_series(name, "switches/s", per_cpu, (size_t)k);
+	snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%dcpu_windows", k);
+	jl_series(name, "switches/s", win, (size_t)reps);
+	snprintf(name, sizeof(name), "window_s_%dcpu", k);
+	jl_series(name, "s", win_s, (size_t)reps);
+}
+
+/* One sweep point. Returns 0 with @out filled, or -1 on failure. */
+static int run_k(int k, const int *cpus, int shared_mm, double warmup, double duration,
+		 long reps, struct wl_snap *snap, struct k_rates *out)
 {
 	size_t size = sizeof(*sh) + sizeof(struct task_slot) * 2 * (size_t)k;
 	pid_t *kids = calloc((size_t)k, sizeof(*kids));
-	uint64_t *c0 = calloc((size_t)k, sizeof(*c0)), *c1 = calloc((size_t)k, sizeof(*c1));
-	double t0, t1, rate = -1, *per_cpu = calloc((size_t)k, sizeof(*per_cpu));
+	uint64_t *c = calloc((size_t)(reps + 1) * (size_t)k, sizeof(*c));
+	double *t = calloc((size_t)reps + 1, sizeof(*t));
+	double *win = calloc((size_t)reps, sizeof(*win)), *win_s = calloc((size_t)reps, sizeof(*win_s));
+	double *per_cpu = calloc((size_t)k, sizeof(*per_cpu));
 	int nkids = 0, failed = 0, i;
 	char label[32];
 
 	sh = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || probe == MAP_FAILED || !kids || !c0 || !c1 || !per_cpu)
+	if (sh == MAP_FAILED || probe == MAP_FAILED || !kids || !c || !t || !win || !win_s ||
+	    !per_cpu)
 		wl_fail("out of memory");
 	ntasks_total = 2 * k;
 	for (i = 0; i < 2 * k; i++)
@@ -267,18 +348,9 @@ static double run_k(int k, const int *cpus, int shared_mm, double warmup, double
 		wl_sleep(warmup);
 		snprintf(label, sizeof(label), "%dcpu", k);
 		wl_snap_before(snap, label);
-		sum_counts(k, c0);
-		t0 = wl_now();
-		wl_sleep(duration);
-		sum_counts(k, c1);
-		t1 = wl_now();
+		read_windows(k, duration, reps, c, t);
 		wl_snap_after(snap);
-		rate = 0;
-		for (i = 0; i < k; i++) {
-			per_cpu[i] = (double)(c1[i] - c0[i]) / (t1 - t0);
-			rate += per_cpu[i];
-		}
-		rate /= k;
+		window_rates(k, reps, c, t, win, win_s, per_cpu, out);
 	}
 	atomic_store(&sh->stop, 1);
 	for (i = 0; i < nkids; i++) {
@@ -290,21 +362,18 @@ static double run_k(int k, const int *cpus, int shared_mm, double warmup, double
 			failed = 1;
 	}
 	if (!failed) {
-		char name[64];
-
 		report_mm_check(k, shared_mm);
-		snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%dcpu_each", k);
-		jl_series(name, "switches/s", per_cpu, (size_t)k);
-	} else {
-		rate = -1;
+		emit_series(k, per_cpu, win, win_s, reps);
 	}
 	munmap(sh, size);
 	munmap((void *)probe, 4096);
 	free(kids);
-	free(c0);
-	free(c1);
+	free(c);
+	free(t);
+	free(win);
+	free(win_s);
 	free(per_cpu);
-	return rate;
+	return failed ? -1 : 0;
 }
 
 static struct wl_opt opts[] = {
@@ -312,6 +381,7 @@ static struct wl_opt opts[] = {
 	{ "cpus", "1,2", "CPU counts to sweep (capped at the CPUs this task may use)", NULL },
 	{ "duration", "2", "seconds measured per CPU count", NULL },
 	{ "warmup", "1", "seconds run before measuring", NULL },
+	{ "reps", "5", "windows the duration is cut into; the metric is their median rate", NULL },
 	WL_SNAP_OPTS,
 	{ NULL, NULL, NULL, NULL },
 };
@@ -324,19 +394,21 @@ int main(int argc, char **argv)
 	size_t nk;
 	int shared_mm, navail, measured = 0;
 	double warmup, duration;
+	long reps;
 
 	wl_args_parse(opts, argc, argv, "sched_yield ping-pong on a shared vs private mm");
 	shared_mm = wl_arg_choice(opts, "mm", "shared|private") == 0;
 	nk = wl_arg_long_list(opts, "cpus", 1, WL_MAX_CPUS, &ks);
 	duration = (double)wl_arg_long(opts, "duration", 1, 3600);
 	warmup = (double)wl_arg_long(opts, "warmup", 0, 600);
+	reps = wl_arg_long(opts, "reps", 1, 100);
 	wl_snap_init(&snap, opts);
 	wl_args_info(opts, "yield_pingpong");
 
 	navail = wl_allowed_cpus(allowed, WL_MAX_CPUS);
 	for (size_t i = 0; i < nk; i++) {
-		char name[64];
-		double rate;
+		char name[80];
+		struct k_rates rates = { 0, 0 };
 		struct jl j;
 
 		if (ks[i] > navail) {
@@ -347,12 +419,13 @@ int main(int argc, char **argv)
 			jl_end(&j);
 			continue;
 		}
-		rate = run_k((int)ks[i], allowed, shared_mm, warmup, duration, &snap);
-		if (rate < 0)
+		if (run_k((int)ks[i], allowed, shared_mm, warmup, duration, reps, &snap, &rates))
 			wl_fail("the ping-pong tasks for %ld CPUs did not start or did not exit cleanly",
 				ks[i]);
 		snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%ldcpu", ks[i]);
-		jl_metric(name, rate, "switches/s");
+		jl_metric(name, rates.median, "switches/s");
+		snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%ldcpu_mean", ks[i]);
+		jl_metric(name, rates.whole, "switches/s");
 		measured++;
 	}
 	free(ks);

@@ -27,12 +27,14 @@ rc_of() { cat "$TMP/$1.rc"; }
 # check NAME 'python expression over lines' ...: validate the output
 # contract of every line, then evaluate each assertion (python, with
 # L = all objects, M = {metric name: value}, I = info lines, S = snapshot
-# lines, E = error lines). Prints the failing assertion.
+# lines, E = error lines, ser(name) = a series' values, close(a, b) = equal
+# within floating-point rounding, the statistics module). Prints the
+# failing assertion.
 check() {
 	local name=$1
 	shift
 	python3 - "$TMP/$name.out" "$@" <<'PY' || fail "$name: output check failed (see above)"
-import json, sys
+import json, math, statistics, sys
 path, asserts = sys.argv[1], sys.argv[2:]
 raw = open(path, 'rb').read()
 if raw and not raw.endswith(b'\n'):
@@ -64,6 +66,10 @@ S = [o for o in L if o['type'] == 'snapshot']
 E = [o for o in L if o['type'] == 'error']
 def info(name):
     return [o for o in I if o.get('name') == name]
+def ser(name):
+    return [o for o in L if o['type'] == 'series' and o['name'] == name][0]['values']
+def close(a, b):
+    return math.isclose(a, b, rel_tol=1e-9)
 for a in asserts:
     try:
         ok = eval(a)

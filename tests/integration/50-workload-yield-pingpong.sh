@@ -2,7 +2,11 @@
 # yield_pingpong on this host: plausible rates for each CPU count, and proof
 # from inside that mm=shared runs all tasks in one address space across
 # CPUs while mm=private gives each CPU its own (mm_check info line: pids,
-# the MAP_PRIVATE probe page, and the CPU every task really ran on).
+# the MAP_PRIVATE probe page, and the CPU every task really ran on). The
+# duration is cut into `reps` windows read without stopping the tasks: the
+# metric is the median of the window rates, _mean the whole-duration rate,
+# which the windows must add up to (contiguous windows, nothing lost); a
+# timer that wakes late lengthens its window and leaves none empty.
 . "$(dirname "$0")/50-workload-lib.bash"
 
 ncpu=$(nproc)
@@ -19,6 +23,42 @@ check shared \
 	"len(set(info('mm_check')[1]['pids'])) == 1" \
 	"(lambda c: c[0] == c[1] != c[2] == c[3])(info('mm_check')[1]['ran_on_cpu'])" \
 	"not S and not E"
+# Default reps=5: five windows per CPU count, the metric their median, and
+# the windows' time-weighted mean the whole-duration rate (within rounding).
+for k in 1 2; do
+	check shared \
+		"len(ser('cs_per_sec_per_cpu_${k}cpu_windows')) == 5 == len(ser('window_s_${k}cpu'))" \
+		"all(0.2 - 1e-6 < s < 5 for s in ser('window_s_${k}cpu'))" \
+		"M['cs_per_sec_per_cpu_${k}cpu'] == statistics.median(ser('cs_per_sec_per_cpu_${k}cpu_windows'))" \
+		"close(M['cs_per_sec_per_cpu_${k}cpu_mean'], sum(r * s for r, s in zip(ser('cs_per_sec_per_cpu_${k}cpu_windows'), ser('window_s_${k}cpu'))) / sum(ser('window_s_${k}cpu')))" \
+		"close(M['cs_per_sec_per_cpu_${k}cpu_mean'], statistics.mean(ser('cs_per_sec_per_cpu_${k}cpu_each')))"
+done
+
+# reps=1 is the measurement before windows existed: one window, median and
+# whole-duration rate the same number.
+run one $G/yield_pingpong --cpus=1,2 --duration=1 --warmup=0 --reps=1 --counters=0
+[ "$(rc_of one)" = 0 ] || fail "reps=1 exited $(rc_of one): $(cat "$TMP/one.out")"
+check one \
+	"len(ser('cs_per_sec_per_cpu_2cpu_windows')) == 1" \
+	"close(M['cs_per_sec_per_cpu_1cpu'], M['cs_per_sec_per_cpu_1cpu_mean'])" \
+	"close(M['cs_per_sec_per_cpu_2cpu'], M['cs_per_sec_per_cpu_2cpu_mean'])"
+run zero $G/yield_pingpong --cpus=1 --reps=0 --counters=0
+[ "$(rc_of zero)" = 1 ] || fail "reps=0 must exit 1, got $(rc_of zero)"
+
+# A timer stalled across two window boundaries (a vCPU descheduled under
+# TCG; here SIGSTOP on the timer process only) gives one long window, not
+# windows of zero length whose rate of 0 would drag the median.
+$G/yield_pingpong --cpus=1 --duration=2 --warmup=0 --reps=5 --counters=0 >"$TMP/stall.out" &
+pid=$!
+sleep 0.5
+kill -STOP $pid
+sleep 0.8
+kill -CONT $pid
+wait $pid || fail "yield_pingpong exited $? after SIGSTOP/SIGCONT"
+check stall \
+	"all(s > 0.4 - 1e-6 for s in ser('window_s_1cpu'))" \
+	"max(ser('window_s_1cpu')) > 0.7" \
+	"all(r > 1000 for r in ser('cs_per_sec_per_cpu_1cpu_windows'))"
 
 run private $G/yield_pingpong --mm=private --cpus=2 --duration=1 --warmup=0 --counters=0
 [ "$(rc_of private)" = 0 ] || fail "mm=private exited $(rc_of private)"

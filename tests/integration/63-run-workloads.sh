@@ -15,7 +15,7 @@ grep '^run ' "$TMP/err"
 [ $rc -eq 0 ] || { tail -20 "$TMP/err"; fail "run exited $rc"; }
 d=$(readlink -f reports/tests/latest)
 python3 - "$d" <<'PY' || fail "implausible workload results"
-import json, os, sys
+import json, os, statistics, sys
 d = sys.argv[1]
 runs = {}
 for f in sorted(os.listdir(os.path.join(d, "runs"))):
@@ -33,10 +33,17 @@ for name, r in runs.items():
 for name in ("yield_shared", "yield_private"):
     m = runs[name]["metrics"]
     assert m["cs_per_sec_per_cpu_1cpu"] > 0 and m["cs_per_sec_per_cpu_2cpu"] > 0, m
+    assert m["cs_per_sec_per_cpu_1cpu_mean"] > 0 and m["cs_per_sec_per_cpu_2cpu_mean"] > 0, m
+    # the run record keeps every window's rate; the metric is their median
+    for k in (1, 2):
+        w = runs[name]["series"]["cs_per_sec_per_cpu_%dcpu_windows" % k]
+        assert len(w) == 5 and m["cs_per_sec_per_cpu_%dcpu" % k] == statistics.median(w), (m, w)
 assert runs["yield_shared"]["counters"]["tracepoints"]["sched:sched_switch"] > 1000
 
 for name in ("wis_cs1", "wis_yield"):
-    assert runs[name]["metrics"]["ops_per_sec"] > 0, runs[name]["metrics"]
+    m = runs[name]["metrics"]
+    assert m["ops_per_sec"] > 0 and m["ops_per_sec_mean"] > 0, m
+    assert m["ops_per_sec"] == statistics.median(runs[name]["series"]["ops_per_sec_samples"]), runs[name]
 
 numa = runs["numa"]["metrics"]
 assert numa["rss_after_mib"] >= numa["rss_before_mib"] * 0.99, numa   # no premature reclaim
@@ -46,6 +53,7 @@ assert runs["numa"]["counters"]["lru_gen"]["node1.generations_added"] > 0
 aging = runs["aging"]
 assert aging["metrics"]["total_ms"] > 0
 assert len(aging["series"]["gen_ms"]) == 10, aging["series"]
+assert aging["metrics"]["median_ms_per_gen"] == statistics.median(aging["series"]["gen_ms"]), aging
 assert aging["counters"]["lru_gen"]["node0.generations_added"] == 10, aging["counters"]["lru_gen"]
 PY
 

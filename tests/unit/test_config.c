@@ -242,7 +242,8 @@ static void test_workload_primary(void **state)
 	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\nprimary = ops_per_sec\n"
 		     "[run]\nworkloads = y\n",
 		     "9: [workload y] primary: 'ops_per_sec' is not a metric of yield_pingpong "
-		     "(expected one of cs_per_sec_per_cpu_%dcpu; %d stands for a CPU count or node)");
+		     "(expected one of cs_per_sec_per_cpu_%dcpu, cs_per_sec_per_cpu_%dcpu_mean; "
+		     "%d stands for a CPU count or node)");
 	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\nthreshold = 60%\n"
 		     "[run]\nworkloads = y\n",
 		     "9: [workload y] threshold: expected a noise band from 0 to 50% (0.03 or 3%), "
