@@ -575,7 +575,7 @@ static int store_entry(struct build_ctx *b, const char *config_text)
 	};
 
 	rm_rf(tmp);
-	if (mkdir_p(tmp, 0755)) {
+	if (mkdir_new(tmp, 0755)) {
 		r = lab_error("cannot create %s: %s", tmp, strerror(errno));
 		goto out;
 	}
