@@ -9,6 +9,7 @@
 #include "config.h"
 #include "fsutil.h"
 #include "ini_lines.h"
+#include "report.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -83,7 +84,8 @@ static const struct key_spec stats_keys[] = {
 	{ "alpha", K_FRACTION, offsetof(struct stats_cfg, alpha), NOFLAG, 0, 0, NULL, NULL },
 	{ "confidence", K_FRACTION, offsetof(struct stats_cfg, confidence), NOFLAG, 0, 0, NULL, NULL },
 	{ "threshold", K_FRACTION, offsetof(struct stats_cfg, threshold), NOFLAG, 0, 0, NULL, NULL },
-	{ "resamples", K_LONG, offsetof(struct stats_cfg, resamples), NOFLAG, 100, 10000000, NULL, NULL },
+	{ "resamples", K_LONG, offsetof(struct stats_cfg, resamples), NOFLAG,
+	  REPORT_MIN_RESAMPLES, REPORT_MAX_RESAMPLES, NULL, NULL },
 	{ "max_failed", K_FRACTION, offsetof(struct stats_cfg, max_failed), NOFLAG, 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, 0, NULL, NULL },
 };

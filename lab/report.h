@@ -24,6 +24,13 @@
 #define REPORT_DEFAULT_ALPHA		0.05
 #define REPORT_DEFAULT_CONFIDENCE	0.95
 #define REPORT_DEFAULT_RESAMPLES	10000
+/*
+ * Bootstrap replicates allowed, for lab.conf's [stats] resamples, a
+ * report's statistics.resamples and counter_resamples alike: one limit,
+ * checked where the file is read, so the analysis never has to ignore it.
+ */
+#define REPORT_MIN_RESAMPLES		100
+#define REPORT_MAX_RESAMPLES		1000000
 #define REPORT_DEFAULT_SEED		1
 #define REPORT_DEFAULT_THRESHOLD	0.01	/* noise threshold, fraction */
 #define REPORT_DEFAULT_MAX_FAILED	0.25	/* failed-run fraction that makes a metric invalid */

@@ -442,6 +442,25 @@ static int check_unique_seq(struct vctx *v, const json_t *runs)
 	return ret;
 }
 
+/* The analysis would have to ignore a count outside the limits lab.conf has too. */
+static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
+{
+	const json_t *j = json_object_get(stats, key);
+	size_t old, k;
+	int ret;
+
+	if (!json_is_number(j) || (json_number_value(j) >= REPORT_MIN_RESAMPLES &&
+				   json_number_value(j) <= REPORT_MAX_RESAMPLES))
+		return 0;
+	old = push_key(v, "statistics");
+	k = push_key(v, key);
+	ret = vfail(v, "expected an integer from %d to %d, got %.0f", REPORT_MIN_RESAMPLES,
+		    REPORT_MAX_RESAMPLES, json_number_value(j));
+	pop(v, k);
+	pop(v, old);
+	return ret;
+}
+
 static int validate(struct vctx *v, const json_t *root)
 {
 	static const struct field gen_f[] = {
@@ -472,12 +491,12 @@ static int validate(struct vctx *v, const json_t *root)
 	};
 	static const struct field stats_f[] = {
 		{ "alpha", W_NUMBER, 0 }, { "confidence", W_NUMBER, 0 },
-		{ "resamples", W_INT, 0 }, { "seed", W_INT, 0 },
+		{ "resamples", W_INT, 0 }, { "counter_resamples", W_INT, 0 }, { "seed", W_INT, 0 },
 		{ "threshold", W_NUMBER, 0 }, { "bootstrap", W_STRING, 0 },
 		{ "max_failed_fraction", W_NUMBER, 0 }, { "min_runs", W_INT, 0 },
 		{ NULL, 0, 0 },
 	};
-	json_t *schema, *guest, *design, *kernels;
+	json_t *schema, *guest, *design, *kernels, *stats;
 
 	if (!json_is_object(root))
 		return vfail(v, "expected an object, got %s", json_type_name(root));
@@ -544,7 +563,8 @@ static int validate(struct vctx *v, const json_t *root)
 		if (ret)
 			return -1;
 	}
-	if (check_object(v, root, "statistics", 0, stats_f, NULL))
+	if (check_object(v, root, "statistics", 0, stats_f, &stats) ||
+	    check_resamples(v, stats, "resamples") || check_resamples(v, stats, "counter_resamples"))
 		return -1;
 	if (each(v, root, "runs", 1, check_run, (void *)root))
 		return -1;

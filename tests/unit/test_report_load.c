@@ -145,6 +145,23 @@ static void test_wrong_types(void **state)
 	expect(r, "statistics.alpha: expected a number, got a string");
 }
 
+/* The analysis must never ignore a setting: out-of-range counts are errors. */
+static void test_resamples_limit(void **state)
+{
+	json_t *r;
+	(void)state;
+
+	r = parse(base_session);
+	json_object_set_new(r, "statistics", json_pack("{s:i}", "resamples", REPORT_MAX_RESAMPLES));
+	expect(r, NULL);
+	r = parse(base_session);
+	json_object_set_new(r, "statistics", json_pack("{s:i}", "resamples", REPORT_MAX_RESAMPLES + 1));
+	expect(r, "statistics.resamples: expected an integer from 100 to 1000000, got 1000001");
+	r = parse(base_session);
+	json_object_set_new(r, "statistics", json_pack("{s:i}", "counter_resamples", 99));
+	expect(r, "statistics.counter_resamples: expected an integer from 100 to 1000000, got 99");
+}
+
 static void test_references(void **state)
 {
 	json_t *r;
@@ -248,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_fields_tolerated),
 		cmocka_unit_test(test_missing_fields),
 		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_resamples_limit),
 		cmocka_unit_test(test_references),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_load_file),
