@@ -157,6 +157,66 @@ static void test_hostile_text(void **state)
 	json_decref(s);
 }
 
+/* Rename kernel @from to @to everywhere the session names it. */
+static void rename_kernel(json_t *s, const char *from, const char *to)
+{
+	json_t *design = json_object_get(s, "design"), *k, *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "kernels"), i, k)
+		if (!strcmp(json_string_value(json_object_get(k, "name")), from))
+			json_object_set_new(k, "name", json_string(to));
+	json_array_foreach(json_object_get(s, "runs"), i, run)
+		if (!strcmp(json_string_value(json_object_get(run, "kernel")), from))
+			json_object_set_new(run, "kernel", json_string(to));
+	if (!strcmp(json_string_value(json_object_get(design, "baseline")), from))
+		json_object_set_new(design, "baseline", json_string(to));
+	if (!strcmp(json_string_value(json_object_get(design, "patched")), from))
+		json_object_set_new(design, "patched", json_string(to));
+}
+
+/*
+ * Go's benchmark format: a configuration key starts with a lower-case
+ * letter and holds no space, no upper-case letter and no colon but the one
+ * that ends it; otherwise readers take the line for something else.
+ */
+static void test_benchfmt_config_keys(void **state)
+{
+	json_t *s = load_fixture(), *r;
+	struct strbuf b = STRBUF_INIT;
+	json_t *design = json_object_get(s, "design");
+	char *base = strdup(json_string_value(json_object_get(design, "baseline")));
+	char *patched = strdup(json_string_value(json_object_get(design, "patched")));
+	int lines = 0;
+	(void)state;
+
+	rename_kernel(s, patched, "Kernel B:patched");
+	rename_kernel(s, base, "Kernel-A");
+	free(base);
+	free(patched);
+	r = analyze(s);
+	report_render_benchfmt(r, &b);
+	for (const char *l = b.buf; *l && *l != '\n'; l = strchr(l, '\n') + 1) {
+		const char *colon = strstr(l, ": ");
+		const char *p;
+
+		assert_non_null(colon);
+		if (!(*l >= 'a' && *l <= 'z'))
+			fail_msg("config key does not start with a lower-case letter: %.40s", l);
+		for (p = l; p < colon; p++)
+			if (*p == ' ' || *p == ':' || (*p >= 'A' && *p <= 'Z'))
+				fail_msg("bad character '%c' in config key: %.60s", *p, l);
+		lines++;
+	}
+	assert_true(lines >= 9);
+	/* The kernels' own names are still there, in the values. */
+	assert_non_null(strstr(b.buf, "\nmglrulab-kernel-kernel-a: Kernel-A "));
+	assert_non_null(strstr(b.buf, "\nmglrulab-kernel-kernel_b_patched: Kernel B:patched "));
+	sb_release(&b);
+	json_decref(r);
+	json_decref(s);
+}
+
 static void test_byte_identical(void **state)
 {
 	json_t *s = load_fixture();
@@ -345,6 +405,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostile_html),
 		cmocka_unit_test(test_hostile_text),
+		cmocka_unit_test(test_benchfmt_config_keys),
 		cmocka_unit_test(test_byte_identical),
 		cmocka_unit_test(test_reanalyze_idempotent),
 		cmocka_unit_test(test_fixture_verdicts),
