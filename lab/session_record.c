@@ -8,6 +8,7 @@
 #include "session.h"
 #include "counters.h"
 #include "domain_run.h"
+#include "escape.h"
 #include "guest_conf.h"
 #include "guest_result.h"
 #include "util.h"
@@ -16,25 +17,6 @@
 #include <string.h>
 
 #define NAME_MAX_LEN 128
-
-/* A JSON string from text that may hold invalid UTF-8 (consoles, guest output). */
-static json_t *safe_string(const char *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t len = strlen(s);
-	long bad;
-
-	while ((bad = utf8_invalid_at((const unsigned char *)s, len)) >= 0) {
-		sb_add(&sb, s, (size_t)bad);
-		sb_adds(&sb, "\xef\xbf\xbd");	/* U+FFFD */
-		s += bad + 1;
-		len -= (size_t)bad + 1;
-	}
-	sb_add(&sb, s, len);
-	json_t *j = json_stringn(sb_str(&sb), sb.len);
-	sb_release(&sb);
-	return j ? j : json_string("(unprintable)");
-}
 
 static int good_name(const char *s)
 {
@@ -139,7 +121,7 @@ static void collect(const struct guest_result *res, json_t *metrics, json_t *ser
 				json_object_set(series, name, vals);
 		} else if (!strcmp(type, "error")) {
 			const char *why = json_string_value(json_object_get(rec, "reason"));
-			json_array_append_new(errors, safe_string(why ? why : "workload error"));
+			json_array_append_new(errors, json_string_lossy(why ? why : "workload error"));
 		}
 		if (ctr)
 			counters_add_line(ctr, rec);
@@ -206,7 +188,7 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 		failure = xstrdup("the workload reported no metric");
 	}
 	json_object_set_new(rec, "status", json_string(failure ? "failed" : "ok"));
-	json_object_set_new(rec, "failure", failure ? safe_string(failure) : json_null());
+	json_object_set_new(rec, "failure", failure ? json_string_lossy(failure) : json_null());
 	json_object_set_new(rec, "started", json_string(started));
 	json_object_set_new(rec, "timings", json_pack("{s:f, s:f, s:f, s:f}",
 		"boot_s", run->boot_s >= 0 ? run->boot_s : 0.0,
@@ -224,7 +206,7 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 	if (run->result.bad.n) {
 		json_t *bad = json_array();
 		for (size_t i = 0; i < run->result.bad.n && i < 20; i++)
-			json_array_append_new(bad, safe_string(run->result.bad.v[i]));
+			json_array_append_new(bad, json_string_lossy(run->result.bad.v[i]));
 		json_object_set_new(rec, "rejected_lines", bad);
 	}
 	if (run->result.topology)
