@@ -261,6 +261,35 @@ static void test_syntax_and_long_lines(void **state)
 	free(text);
 }
 
+/* A NUL is not an over-long line; bytes that are not UTF-8 never reach JSON. */
+static void test_nul_and_utf8(void **state)
+{
+	static const char nul[] = GOOD_KERNELS "[run]\nruns = 3\0 0\n";
+	char path[128];
+	struct lab_config cfg;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/lab.conf", tmpdir);
+	assert_int_equal(write_file_atomic(path, nul, sizeof(nul) - 1), 0);
+	assert_int_equal(config_load(path, &cfg, &err), LAB_EUSER);
+	char *want = xasprintf("%s:8: NUL byte at column 9 (not a text file?)\n", path);
+	if (!strstr(sb_str(&err), want))
+		fail_msg("expected\n  %s\ngot\n  %s", want, sb_str(&err));
+	assert_null(strstr(sb_str(&err), "longer than"));
+	free(want);
+	sb_release(&err);
+	config_free(&cfg);
+
+	expect_error(GOOD_KERNELS "[kernel other]\nfrom = baseline\nref = v6.12-\xe9t\xe9\n",
+		     "9: the value is not valid UTF-8 (byte 0xe9 at offset 6)");
+	expect_error("[lab]\nuri = qemu:///\xc0\xaf\n" GOOD_KERNELS,
+		     "2: the value is not valid UTF-8 (byte 0xc0 at offset 8)");
+	/* Comments may say anything. */
+	expect_error("# caf\xe9\n[lab]\njobs = x\n" GOOD_KERNELS,
+		     "3: [lab] jobs: expected an integer from 0 to 4096, not 'x'");
+}
+
 static void test_continuation_lines(void **state)
 {
 	struct lab_config cfg;
@@ -289,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_missing_files),
 		cmocka_unit_test(test_syntax_and_long_lines),
 		cmocka_unit_test(test_continuation_lines),
+		cmocka_unit_test(test_nul_and_utf8),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
