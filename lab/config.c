@@ -7,6 +7,7 @@
  * than stopping at the first, so one `config check` shows them all.
  */
 #include "config.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "ini_lines.h"
 #include "report.h"
@@ -686,6 +687,15 @@ static void check_run(struct parse_ctx *ctx)
 			  "[stats] confidence: expected at least 0.5 (e.g. 0.95)");
 }
 
+static void check_utf8_path(struct parse_ctx *ctx, const char *what, const char *path)
+{
+	size_t len = strlen(path), good = utf8_valid_len(path, len);
+
+	if (good < len)
+		sb_addf(ctx->err, "%s: %s is not valid UTF-8 (byte 0x%02x at offset %zu); the lab "
+			"writes its paths into JSON reports\n", path, what, (unsigned char)path[good], good);
+}
+
 int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 {
 	struct parse_ctx ctx = { .cfg = cfg, .err = err, .path = path };
@@ -712,6 +722,12 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 			free(cfg->cache_dir);
 			cfg->cache_dir = path_absolute(NULL, env_cache);
 		}
+		/*
+		 * Every path the lab records in JSON starts from one of these
+		 * (values were checked line by line): JSON must be UTF-8.
+		 */
+		check_utf8_path(&ctx, "the folder of the configuration file", cfg->path);
+		check_utf8_path(&ctx, "MGLRULAB_CACHE_DIR", cfg->cache_dir);
 	}
 	for (size_t i = 0; i < ctx.nr_seen; i++) {
 		free(ctx.seen[i].section);

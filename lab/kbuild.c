@@ -13,6 +13,7 @@
  * baseline has been built.
  */
 #include "kbuild.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "kbuild_mtime.h"
 #include "kcache.h"
@@ -536,12 +537,13 @@ static void seed_build_dir(struct build_ctx *b)
 	free(parent);
 }
 
+/* Patch subjects may be Latin-1 (mail is old): kept, with U+FFFD for bad bytes. */
 static json_t *strvec_to_json(const struct strvec *sv)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < sv->n; i++)
-		json_array_append_new(a, json_string(sv->v[i]));
+		json_array_append_new(a, json_string_lossy(sv->v[i]));
 	return a;
 }
 
@@ -552,9 +554,15 @@ static json_t *files_json(const struct strvec *paths, const struct strvec *texts
 
 	for (size_t i = 0; i < paths->n; i++) {
 		sha256_hex_of(texts->v[i], strlen(texts->v[i]), hex);
-		json_array_append_new(a, json_pack("{s:s, s:s}", "file", paths->v[i], "sha256", hex));
+		json_array_append_new(a, json_pack("{s:o, s:s}", "file", json_string_lossy(paths->v[i]),
+						   "sha256", hex));
 	}
 	return a;
+}
+
+static json_t *opt_string_lossy(const char *s)
+{
+	return s ? json_string_lossy(s) : json_null();
 }
 
 static const char *kind_name(enum source_kind k)
@@ -601,26 +609,36 @@ static int store_entry(struct build_ctx *b, const char *config_text)
 	free(img);
 	iso8601_now(stamp);
 	sha256_hex_of(config_text, strlen(config_text), cfg_hex);
-	json_t *meta = json_pack(
-		"{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s?, s:s?}, s:o, s:o, s:s, s:o, s:s, s:s,"
-		" s:s?, s:{s:f, s:f, s:f, s:f}, s:{s:I}, s:s}",
-		"schema", KCACHE_VERSION, "key", b->key, "input_key", b->ikey, "name", b->k->name,
-		"source", "kind", kind_name(b->src.kind), "path", b->src.path, "id", b->src.id,
-		"ref", b->src.ref, "commit", b->src.commit,
+	/*
+	 * Every string that comes from outside (paths, the ref, the compiler's
+	 * banner) goes in lossily: jansson refuses invalid UTF-8, and a NULL
+	 * here would throw away a whole kernel build.
+	 */
+	json_error_t jerr;
+	json_t *meta = json_pack_ex(&jerr, 0,
+		"{s:s, s:s, s:s, s:o, s:{s:s, s:o, s:o, s:o, s:o}, s:o, s:o, s:o, s:o, s:s, s:o,"
+		" s:o, s:{s:f, s:f, s:f, s:f}, s:{s:I}, s:s, s:s, s:o, s:o}",
+		"schema", KCACHE_VERSION, "key", b->key, "input_key", b->ikey,
+		"name", json_string_lossy(b->k->name),
+		"source", "kind", kind_name(b->src.kind), "path", json_string_lossy(b->src.path),
+		"id", json_string_lossy(b->src.id), "ref", opt_string_lossy(b->src.ref),
+		"commit", opt_string_lossy(b->src.commit),
 		"series", files_json(&b->k->series, &b->series_text),
 		"subjects", strvec_to_json(&b->subjects),
-		"config_base", b->k->config,
+		"config_base", json_string_lossy(b->k->config),
 		"fragments", files_json(&b->k->fragments, &b->fragment_text),
-		"config_sha256", cfg_hex, "compiler", b->compiler, "head_commit", b->head_commit,
+		"config_sha256", cfg_hex, "compiler", json_string_lossy(b->compiler),
+		"head_commit", opt_string_lossy(b->head_commit),
 		"seconds", "unpack", b->t_unpack, "apply", b->t_apply, "configure", b->t_config,
 		"compile", b->t_compile,
-		"sizes", "bzImage", (json_int_t)size, "bzImage_sha256", img_hex);
-	json_object_set_new(meta, "built_at", json_string(stamp));
-	json_object_set_new(meta, "tree", json_string(b->src.tree));
-	json_object_set_new(meta, "build_dir", json_string(b->build_dir));
-	char *text = json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		"sizes", "bzImage", (json_int_t)size, "bzImage_sha256", img_hex,
+		"built_at", stamp, "tree", json_string_lossy(b->src.tree),
+		"build_dir", json_string_lossy(b->build_dir));
+	char *text = meta ? json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	char *meta_path = xasprintf("%s/meta.json", tmp);
-	if (write_file_atomic(meta_path, text, strlen(text)))
+	if (!text)
+		r = lab_error("cannot encode %s: %s", meta_path, meta ? "out of memory" : jerr.text);
+	else if (write_file_atomic(meta_path, text, strlen(text)))
 		r = lab_error("cannot write %s: %s", meta_path, strerror(errno));
 	free(meta_path);
 	free(text);

@@ -285,6 +285,22 @@ static void test_nul_and_utf8(void **state)
 		     "9: the value is not valid UTF-8 (byte 0xe9 at offset 6)");
 	expect_error("[lab]\nuri = qemu:///\xc0\xaf\n" GOOD_KERNELS,
 		     "2: the value is not valid UTF-8 (byte 0xc0 at offset 8)");
+	/* Paths that do not come from a line: the environment's cache folder. */
+	const char *old = getenv("MGLRULAB_CACHE_DIR");
+	char *saved = old ? xstrdup(old) : NULL;
+	struct lab_config c2;
+	int status;
+	setenv("MGLRULAB_CACHE_DIR", "/var/cache/caf\xe9", 1);
+	char *e = load(GOOD_KERNELS, &c2, &status);
+	assert_int_equal(status, LAB_EUSER);
+	assert_non_null(strstr(e, ": MGLRULAB_CACHE_DIR is not valid UTF-8 (byte 0xe9 at offset 14)"));
+	free(e);
+	config_free(&c2);
+	if (saved)
+		setenv("MGLRULAB_CACHE_DIR", saved, 1);
+	else
+		unsetenv("MGLRULAB_CACHE_DIR");
+	free(saved);
 	/* Comments may say anything. */
 	expect_error("# caf\xe9\n[lab]\njobs = x\n" GOOD_KERNELS,
 		     "3: [lab] jobs: expected an integer from 0 to 4096, not 'x'");
