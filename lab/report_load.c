@@ -299,25 +299,101 @@ static const char *jget(const json_t *obj, const char *key)
 	return s ? s : "";
 }
 
-static int has_kernel(const json_t *root, const char *name)
+/*
+ * kernels[] by name, sorted once: every run names its kernel, and a
+ * crafted report may hold as many kernels as runs, so looking each one up
+ * by a scan (or checking names pairwise) is quadratic.
+ */
+struct kernel_ix {
+	const char *name;
+	size_t index;
+};
+
+struct kernel_names {
+	struct kernel_ix *k;
+	size_t n;
+};
+
+static int cmp_kernel_ix(const void *a, const void *b)
 {
-	json_t *k;
+	const struct kernel_ix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* @kernels has passed check_kernel(): every name is a string. */
+static void kernel_names_build(struct kernel_names *kn, const json_t *kernels)
+{
+	const json_t *k;
 	size_t i;
 
-	json_array_foreach(json_object_get(root, "kernels"), i, k)
-		if (!strcmp(json_string_value(json_object_get(k, "name")), name))
+	kn->n = json_array_size(kernels);
+	kn->k = xcalloc(kn->n + 1, sizeof(*kn->k));
+	json_array_foreach(kernels, i, k) {
+		kn->k[i].name = json_string_value(json_object_get(k, "name"));
+		kn->k[i].index = i;
+	}
+	qsort(kn->k, kn->n, sizeof(*kn->k), cmp_kernel_ix);
+}
+
+static int has_kernel(const struct kernel_names *kn, const char *name)
+{
+	size_t lo = 0, hi = kn->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(kn->k[mid].name, name);
+
+		if (!c)
 			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return 0;
 }
 
-static int check_kernel_ref(struct vctx *v, const json_t *root, const json_t *obj,
+/*
+ * Runs name their kernel: two kernels of one name cannot be told apart.
+ * Reports the first kernel (in file order) whose name an earlier one has.
+ */
+static int check_unique_kernels(struct vctx *v, const struct kernel_names *kn)
+{
+	size_t best = (size_t)-1, first = 0;
+
+	for (size_t i = 1; i < kn->n; i++) {
+		/* Sorted by name, then index: the group's first two are its earliest. */
+		if (strcmp(kn->k[i].name, kn->k[i - 1].name) ||
+		    (i >= 2 && !strcmp(kn->k[i - 1].name, kn->k[i - 2].name)))
+			continue;
+		if (kn->k[i].index < best) {
+			best = kn->k[i].index;
+			first = kn->k[i - 1].index;
+		}
+	}
+	if (best == (size_t)-1)
+		return 0;
+	size_t old = push_key(v, "kernels"), o = push_index(v, best);
+	size_t k = push_key(v, "name");
+	int ret = vfail(v, "also the name of kernels[%zu]", first);
+	pop(v, k);
+	pop(v, o);
+	pop(v, old);
+	return ret;
+}
+
+static int check_kernel_ref(struct vctx *v, const struct kernel_names *kn, const json_t *obj,
 			    const char *key)
 {
 	const char *name = json_string_value(json_object_get(obj, key));
 	size_t old;
 	int ret = 0;
 
-	if (!name || has_kernel(root, name))
+	if (!name || has_kernel(kn, name))
 		return 0;
 	old = push_key(v, key);
 	ret = vfail(v, "no kernel named \"");
@@ -340,14 +416,14 @@ static int check_run(struct vctx *v, const json_t *r, void *data)
 		{ "boot_s", W_NUMBER_OR_NULL, 0 }, { "workload_s", W_NUMBER_OR_NULL, 0 },
 		{ "host_overhead_s", W_NUMBER_OR_NULL, 0 }, { NULL, 0, 0 },
 	};
-	const json_t *root = data;
+	const struct kernel_names *kn = data;
 	const char *status;
 	json_t *metrics, *counters, *msgs, *group, *el;
 	const char *gname;
 	size_t old, i;
 	int ok;
 
-	if (check_fields(v, r, f) || check_kernel_ref(v, root, r, "kernel"))
+	if (check_fields(v, r, f) || check_kernel_ref(v, kn, r, "kernel"))
 		return -1;
 	status = json_string_value(json_object_get(r, "status"));
 	ok = !strcmp(status, "ok");
@@ -461,23 +537,9 @@ static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
 	return ret;
 }
 
-static int validate(struct vctx *v, const json_t *root)
+/* Everything after kernels[], which the rest refers to. */
+static int validate_rest(struct vctx *v, const json_t *root, const struct kernel_names *kn)
 {
-	static const struct field gen_f[] = {
-		{ "name", W_STRING, 1 }, { "version", W_STRING, 1 }, { NULL, 0, 0 },
-	};
-	static const struct field session_f[] = {
-		{ "id", W_STRING, 0 }, { "created", W_STRING, 0 }, { "finished", W_STRING, 0 },
-		{ "mode", W_STRING, 0 }, { "command", W_STRING, 0 },
-		{ "complete", W_BOOL, 0 }, { NULL, 0, 0 },
-	};
-	static const struct field host_f[] = {
-		{ "hostname", W_STRING, 0 }, { "cpu", W_STRING, 0 }, { "cpus", W_INT, 0 },
-		{ "memory_mib", W_NUMBER, 0 }, { "kernel", W_STRING, 0 },
-		{ "qemu_version", W_STRING, 0 }, { "libvirt_version", W_STRING, 0 },
-		{ "libvirt_uri", W_STRING, 0 },
-		{ "accel", W_STRING, 1 }, { "accel_reason", W_STRING, 0 }, { NULL, 0, 0 },
-	};
 	static const struct field guest_f[] = {
 		{ "name", W_STRING, 0 }, { "vcpus", W_INT, 0 },
 		{ "memory_mib", W_NUMBER, 0 }, { NULL, 0, 0 },
@@ -496,7 +558,68 @@ static int validate(struct vctx *v, const json_t *root)
 		{ "max_failed_fraction", W_NUMBER, 0 }, { "min_runs", W_INT, 0 },
 		{ NULL, 0, 0 },
 	};
-	json_t *schema, *guest, *design, *kernels, *stats;
+	json_t *guest, *design, *stats;
+
+	if (check_unique_kernels(v, kn))
+		return -1;
+	if (check_object(v, root, "guest", 0, guest_f, &guest))
+		return -1;
+	if (guest) {
+		size_t old = push_key(v, "guest");
+		int ret = each(v, guest, "nodes", 0, check_node, NULL);
+		pop(v, old);
+		if (ret)
+			return -1;
+	}
+	if (each(v, root, "workloads", 0, check_workload, NULL))
+		return -1;
+	if (check_object(v, root, "design", 1, design_f, &design))
+		return -1;
+	{
+		size_t old = push_key(v, "design");
+		int ret = check_kernel_ref(v, kn, design, "baseline") ||
+			check_kernel_ref(v, kn, design, "patched");
+
+		/* Runs are told apart by kernel name: an A/A session names the build twice. */
+		if (!ret && json_is_string(json_object_get(design, "patched")) &&
+		    !strcmp(jget(design, "baseline"), jget(design, "patched"))) {
+			size_t o = push_key(v, "patched");
+			ret = vfail(v, "the same kernel as design.baseline (for an A/A comparison, "
+				    "list the build twice under two names)");
+			pop(v, o);
+		}
+		pop(v, old);
+		if (ret)
+			return -1;
+	}
+	if (check_object(v, root, "statistics", 0, stats_f, &stats) ||
+	    check_resamples(v, stats, "resamples") || check_resamples(v, stats, "counter_resamples"))
+		return -1;
+	if (each(v, root, "runs", 1, check_run, (void *)kn))
+		return -1;
+	return check_unique_seq(v, json_object_get(root, "runs"));
+}
+
+static int validate(struct vctx *v, const json_t *root)
+{
+	static const struct field gen_f[] = {
+		{ "name", W_STRING, 1 }, { "version", W_STRING, 1 }, { NULL, 0, 0 },
+	};
+	static const struct field session_f[] = {
+		{ "id", W_STRING, 0 }, { "created", W_STRING, 0 }, { "finished", W_STRING, 0 },
+		{ "mode", W_STRING, 0 }, { "command", W_STRING, 0 },
+		{ "complete", W_BOOL, 0 }, { NULL, 0, 0 },
+	};
+	static const struct field host_f[] = {
+		{ "hostname", W_STRING, 0 }, { "cpu", W_STRING, 0 }, { "cpus", W_INT, 0 },
+		{ "memory_mib", W_NUMBER, 0 }, { "kernel", W_STRING, 0 },
+		{ "qemu_version", W_STRING, 0 }, { "libvirt_version", W_STRING, 0 },
+		{ "libvirt_uri", W_STRING, 0 },
+		{ "accel", W_STRING, 1 }, { "accel_reason", W_STRING, 0 }, { NULL, 0, 0 },
+	};
+	json_t *schema, *kernels;
+	struct kernel_names kn = { NULL, 0 };
+	int ret;
 
 	if (!json_is_object(root))
 		return vfail(v, "expected an object, got %s", json_type_name(root));
@@ -517,58 +640,10 @@ static int validate(struct vctx *v, const json_t *root)
 		return -1;
 	if (!json_array_size(kernels))
 		return vfail(v, "kernels: empty (expected at least one kernel)");
-	for (size_t i = 1; i < json_array_size(kernels); i++) {
-		const char *name = jget(json_array_get(kernels, i), "name");
-
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(name, jget(json_array_get(kernels, j), "name")))
-				continue;
-			/* Runs name their kernel: two kernels of one name cannot be told apart. */
-			size_t old = push_key(v, "kernels"), o = push_index(v, i);
-			size_t k = push_key(v, "name");
-			int ret = vfail(v, "also the name of kernels[%zu]", j);
-			pop(v, k);
-			pop(v, o);
-			pop(v, old);
-			return ret;
-		}
-	}
-	if (check_object(v, root, "guest", 0, guest_f, &guest))
-		return -1;
-	if (guest) {
-		size_t old = push_key(v, "guest");
-		int ret = each(v, guest, "nodes", 0, check_node, NULL);
-		pop(v, old);
-		if (ret)
-			return -1;
-	}
-	if (each(v, root, "workloads", 0, check_workload, NULL))
-		return -1;
-	if (check_object(v, root, "design", 1, design_f, &design))
-		return -1;
-	{
-		size_t old = push_key(v, "design");
-		int ret = check_kernel_ref(v, root, design, "baseline") ||
-			check_kernel_ref(v, root, design, "patched");
-
-		/* Runs are told apart by kernel name: an A/A session names the build twice. */
-		if (!ret && json_is_string(json_object_get(design, "patched")) &&
-		    !strcmp(jget(design, "baseline"), jget(design, "patched"))) {
-			size_t o = push_key(v, "patched");
-			ret = vfail(v, "the same kernel as design.baseline (for an A/A comparison, "
-				    "list the build twice under two names)");
-			pop(v, o);
-		}
-		pop(v, old);
-		if (ret)
-			return -1;
-	}
-	if (check_object(v, root, "statistics", 0, stats_f, &stats) ||
-	    check_resamples(v, stats, "resamples") || check_resamples(v, stats, "counter_resamples"))
-		return -1;
-	if (each(v, root, "runs", 1, check_run, (void *)root))
-		return -1;
-	return check_unique_seq(v, json_object_get(root, "runs"));
+	kernel_names_build(&kn, kernels);
+	ret = validate_rest(v, root, &kn);
+	free(kn.k);
+	return ret;
 }
 
 int report_validate(const json_t *root, struct strbuf *err)
