@@ -87,8 +87,8 @@ static void add_value(struct strbuf *out, double v)
 void report_render_benchfmt(const json_t *r, struct strbuf *out)
 {
 	const json_t *host = json_object_get(r, "host");
-	json_t *run, *res, *k;
-	size_t i, j;
+	json_t *run, *res, *k, *units = json_object();
+	size_t i;
 
 	config_line(out, "goos", "linux");
 	config_line(out, "goarch", "amd64");
@@ -111,20 +111,17 @@ void report_render_benchfmt(const json_t *r, struct strbuf *out)
 	}
 	sb_addc(out, '\n');
 	json_array_foreach(json_object_get(r, "results"), i, res) {
-		json_t *prev;
-		int seen = 0;
+		const char *metric = jget_str(res, "metric", "");
 
 		/* Metrics of the same name in several workloads share one Unit line. */
-		for (j = 0; j < i && !seen; j++) {
-			prev = json_array_get(json_object_get(r, "results"), j);
-			seen = !strcmp(jget_str(prev, "metric", ""), jget_str(res, "metric", ""));
-		}
-		if (seen)
+		if (json_object_get(units, metric))
 			continue;
+		json_object_set_new_nocheck(units, metric, json_true());
 		sb_adds(out, "Unit ");
 		unit_token(out, jget_str(res, "metric", ""));
 		sb_addf(out, " better=%s\n", jget_str(res, "better", "higher"));
 	}
+	json_decref(units);
 	sb_addc(out, '\n');
 	json_array_foreach(json_object_get(r, "runs"), i, run) {
 		const char *key;

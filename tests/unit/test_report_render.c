@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "escape.h"
 #include "report.h"
@@ -217,6 +218,61 @@ static void test_benchfmt_config_keys(void **state)
 	json_decref(s);
 }
 
+/*
+ * Many metrics and runs: finding each value's series by a scan, counting
+ * failures per run per series, and matching geomean cells by search were
+ * quadratic (about a minute of CPU here under ASan; now a few seconds).
+ */
+static void test_many_metrics_fast(void **state)
+{
+	enum { N = 40000, DENSE = 40, RUNS = 400 };
+	json_t *s = json_pack("{s:s, s:{s:s, s:s}, s:{s:s}, s:{s:s, s:s}, s:{s:i, s:i},"
+			      " s:[{s:s}, {s:s}], s:[]}",
+			      "schema", REPORT_SCHEMA, "generator", "name", "t", "version", "0",
+			      "host", "accel", "tcg", "design", "baseline", "a", "patched", "b",
+			      "statistics", "resamples", 100, "counter_resamples", 100,
+			      "kernels", "name", "a", "name", "b", "runs");
+	json_t *runs = json_object_get(s, "runs"), *r;
+	struct strbuf out = STRBUF_INIT;
+	char name[32];
+	clock_t t0;
+	double secs;
+	int seq = 0;
+	(void)state;
+
+	/* A sparse part (a metric per pair of runs) and a dense one (geomean). */
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "m%d", i / 2);
+		json_array_append_new(runs, json_pack("{s:i, s:s, s:s, s:s, s:{s:i}}", "seq", ++seq,
+						      "kernel", i % 2 ? "b" : "a", "workload", "sparse",
+						      "status", "ok", "metrics", name, i));
+	}
+	for (int i = 0; i < RUNS; i++) {
+		json_t *m = json_object();
+
+		for (int k = 0; k < DENSE; k++) {
+			snprintf(name, sizeof(name), "d%d", k);
+			json_object_set_new(m, name, json_real(100 + k + (i % 7)));
+		}
+		json_array_append_new(runs, json_pack("{s:i, s:s, s:s, s:s, s:o}", "seq", ++seq,
+						      "kernel", i % 2 ? "b" : "a", "workload", "dense",
+						      "status", "ok", "metrics", m));
+	}
+	t0 = clock();
+	r = analyze(s);
+	report_render_text(r, &out);
+	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	assert_int_equal(json_array_size(json_object_get(r, "results")), N / 2 + DENSE);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(r, "geomean"), 1),
+							 "of")), DENSE);
+	if (secs > 15)
+		fail_msg("analysing %d metrics took %.1f s of CPU", N / 2 + DENSE, secs);
+	print_message("%d metrics: %.1f s of CPU\n", N / 2 + DENSE, secs);
+	sb_release(&out);
+	json_decref(r);
+	json_decref(s);
+}
+
 static void test_byte_identical(void **state)
 {
 	json_t *s = load_fixture();
@@ -406,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_html),
 		cmocka_unit_test(test_hostile_text),
 		cmocka_unit_test(test_benchfmt_config_keys),
+		cmocka_unit_test(test_many_metrics_fast),
 		cmocka_unit_test(test_byte_identical),
 		cmocka_unit_test(test_reanalyze_idempotent),
 		cmocka_unit_test(test_fixture_verdicts),
