@@ -50,6 +50,12 @@ int report_validate(const json_t *root, struct strbuf *err);
  * syntax errors with line and column, the JSON path for schema errors).
  */
 int report_load(const char *path, json_t **out, struct strbuf *err);
+/*
+ * A report bigger than this is not something a session writes (RECORD_MAX_*
+ * and COUNTERS_MAX_* bound a run). Loading takes about 20 times a file's
+ * size in memory (jansson's tree), so this also bounds the loader's RSS.
+ */
+#define REPORT_MAX_BYTES	(512u << 20)
 /* Same, from a buffer (the fuzz target and tests use this). */
 int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf *err);
 

@@ -8,17 +8,16 @@
  */
 #include "report.h"
 #include "escape.h"
-#include "fsutil.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* A report bigger than this is not something a session writes. */
-#define REPORT_MAX_BYTES (512u << 20)
 
 enum want {
 	W_STRING, W_STRING_OR_NULL, W_INT, W_NUMBER, W_NUMBER_OR_NULL,
@@ -679,26 +678,70 @@ int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf 
 	return 0;
 }
 
+/* Feeds jansson from the file as it parses, so the text is never held whole. */
+struct report_reader {
+	int fd;
+	size_t total;
+	int too_big, error;
+};
+
+static size_t read_chunk(void *buffer, size_t len, void *data)
+{
+	struct report_reader *r = data;
+	ssize_t n;
+
+	do
+		n = read(r->fd, buffer, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		r->error = errno;
+		return (size_t)-1;
+	}
+	r->total += (size_t)n;
+	if (r->total > REPORT_MAX_BYTES) {
+		r->too_big = 1;
+		return (size_t)-1;
+	}
+	return (size_t)n;
+}
+
 int report_load(const char *path, json_t **out, struct strbuf *err)
 {
-	struct strbuf buf = STRBUF_INIT, e = STRBUF_INIT;
-	int ret = -1;
+	struct report_reader rd = { open(path, O_RDONLY | O_CLOEXEC), 0, 0, 0 };
+	struct strbuf e = STRBUF_INIT;
+	json_error_t jerr;
+	json_t *root;
 
 	*out = NULL;
-	if (read_file(path, &buf, REPORT_MAX_BYTES)) {
-		sb_add_text_safe(err, path);
-		sb_addf(err, ": %s", errno == EFBIG ? "file too large for a report" : strerror(errno));
-		goto out;
+	if (rd.fd < 0) {
+		rd.error = errno;
+		goto fail;
 	}
-	if (report_load_buffer(buf.buf ? buf.buf : "", buf.len, out, &e)) {
-		sb_add_text_safe(err, path);
-		sb_adds(err, ": ");
-		sb_add(err, e.buf, e.len);
-		goto out;
+	/* Duplicate keys would make "what the file says" ambiguous. */
+	root = json_load_callback(read_chunk, &rd, JSON_REJECT_DUPLICATES, &jerr);
+	close(rd.fd);
+	if (!root && !rd.too_big && !rd.error) {
+		sb_addf(&e, "line %d, column %d: ", jerr.line, jerr.column);
+		sb_add_text_safe(&e, jerr.text);
+		goto fail;
 	}
-	ret = 0;
-out:
-	sb_release(&buf);
+	if (!root)
+		goto fail;
+	if (report_validate(root, &e)) {
+		json_decref(root);
+		goto fail;
+	}
+	*out = root;
+	return 0;
+fail:
+	sb_add_text_safe(err, path);
+	if (rd.too_big)
+		sb_addf(err, ": larger than REPORT_MAX_BYTES (%u MiB): not a report a session writes",
+			REPORT_MAX_BYTES >> 20);
+	else if (rd.error)
+		sb_addf(err, ": %s", strerror(rd.error));
+	else
+		sb_addf(err, ": %s", sb_str(&e));
 	sb_release(&e);
-	return ret;
+	return -1;
 }

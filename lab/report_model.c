@@ -889,7 +889,13 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	m.kname[PATCHED] = jget_str(jpath(session, "design"), "patched", NULL);
 	settings_from_session(&m);
 
-	report = json_deep_copy(session);
+	/*
+	 * A shallow copy: the report replaces only top-level members and shares
+	 * the rest (runs, kernels, ...) with the session; nothing here or in the
+	 * renderers changes a shared member. A deep copy doubled the memory of
+	 * a large report, already about 20 times its size on disk.
+	 */
+	report = json_copy((json_t *)session);
 	/* Stored results are never trusted: they are recomputed from the runs. */
 	json_object_del(report, "results");
 	json_object_del(report, "counter_results");

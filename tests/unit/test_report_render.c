@@ -273,6 +273,29 @@ static void test_many_metrics_fast(void **state)
 	json_decref(s);
 }
 
+/*
+ * The report shares the session's members instead of copying them: a deep
+ * copy doubled the memory of a large report. The session stays as it was.
+ */
+static void test_report_shares_session(void **state)
+{
+	json_t *s = load_fixture(), *r;
+	char *before = json_dumps(s, JSON_SORT_KEYS), *after;
+	(void)state;
+
+	r = analyze(s);
+	assert_ptr_equal(json_object_get(r, "runs"), json_object_get(s, "runs"));
+	assert_ptr_equal(json_object_get(r, "kernels"), json_object_get(s, "kernels"));
+	assert_ptr_not_equal(json_object_get(r, "statistics"), json_object_get(s, "statistics"));
+	assert_null(json_object_get(s, "results"));
+	after = json_dumps(s, JSON_SORT_KEYS);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	json_decref(r);
+	json_decref(s);
+}
+
 static void test_byte_identical(void **state)
 {
 	json_t *s = load_fixture();
@@ -463,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_text),
 		cmocka_unit_test(test_benchfmt_config_keys),
 		cmocka_unit_test(test_many_metrics_fast),
+		cmocka_unit_test(test_report_shares_session),
 		cmocka_unit_test(test_byte_identical),
 		cmocka_unit_test(test_reanalyze_idempotent),
 		cmocka_unit_test(test_fixture_verdicts),
