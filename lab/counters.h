@@ -51,7 +51,9 @@ struct counters *counters_new(void);
 void counters_free(struct counters *c);
 /*
  * Feed one guest line. Lines that carry no counters are ignored (0); a
- * snapshot line that is malformed is recorded as a problem (-1).
+ * snapshot line that is malformed, or a line past one of the limits
+ * above, is recorded as a problem (-1). The line's strings are shared
+ * (referenced), not copied.
  */
 int counters_add_line(struct counters *c, const json_t *line);
 /* Parse a whole JSON-lines text (each line fed as above); bad JSON is a problem. */
