@@ -570,6 +570,36 @@ static const char *kind_name(enum source_kind k)
 	return k == SOURCE_ARCHIVE ? "archive" : k == SOURCE_GIT ? "git" : "directory";
 }
 
+json_t *kbuild_meta_json(const struct kbuild_meta *m, json_error_t *jerr)
+{
+	const struct ksource *src = m->src;
+
+	/*
+	 * Every string that comes from outside (paths, the ref, the compiler's
+	 * banner, patch subjects) goes in lossily: jansson refuses invalid
+	 * UTF-8, and a NULL here would throw away a whole kernel build.
+	 */
+	return json_pack_ex(jerr, 0,
+		"{s:s, s:s, s:s, s:o, s:{s:s, s:o, s:o, s:o, s:o}, s:o, s:o, s:o, s:o, s:s, s:o,"
+		" s:o, s:{s:f, s:f, s:f, s:f}, s:{s:I}, s:s, s:s, s:o, s:o}",
+		"schema", KCACHE_VERSION, "key", m->key, "input_key", m->input_key,
+		"name", json_string_lossy(m->name),
+		"source", "kind", kind_name(src->kind), "path", json_string_lossy(src->path),
+		"id", json_string_lossy(src->id), "ref", opt_string_lossy(src->ref),
+		"commit", opt_string_lossy(src->commit),
+		"series", files_json(m->series, m->series_text),
+		"subjects", strvec_to_json(m->subjects),
+		"config_base", json_string_lossy(m->config_base),
+		"fragments", files_json(m->fragments, m->fragment_text),
+		"config_sha256", m->config_sha256, "compiler", json_string_lossy(m->compiler),
+		"head_commit", opt_string_lossy(m->head_commit),
+		"seconds", "unpack", m->t_unpack, "apply", m->t_apply, "configure", m->t_config,
+		"compile", m->t_compile,
+		"sizes", "bzImage", (json_int_t)m->image_size, "bzImage_sha256", m->image_sha256,
+		"built_at", m->built_at, "tree", json_string_lossy(src->tree),
+		"build_dir", json_string_lossy(m->build_dir));
+}
+
 static int store_entry(struct build_ctx *b, const char *config_text)
 {
 	const char *cache = b->cfg->cache_dir;
@@ -609,31 +639,17 @@ static int store_entry(struct build_ctx *b, const char *config_text)
 	free(img);
 	iso8601_now(stamp);
 	sha256_hex_of(config_text, strlen(config_text), cfg_hex);
-	/*
-	 * Every string that comes from outside (paths, the ref, the compiler's
-	 * banner) goes in lossily: jansson refuses invalid UTF-8, and a NULL
-	 * here would throw away a whole kernel build.
-	 */
+	struct kbuild_meta m = {
+		.key = b->key, .input_key = b->ikey, .name = b->k->name, .src = &b->src,
+		.series = &b->k->series, .series_text = &b->series_text, .subjects = &b->subjects,
+		.fragments = &b->k->fragments, .fragment_text = &b->fragment_text,
+		.config_base = b->k->config, .config_sha256 = cfg_hex, .compiler = b->compiler,
+		.head_commit = b->head_commit, .t_unpack = b->t_unpack, .t_apply = b->t_apply,
+		.t_config = b->t_config, .t_compile = b->t_compile, .image_size = size,
+		.image_sha256 = img_hex, .built_at = stamp, .build_dir = b->build_dir,
+	};
 	json_error_t jerr;
-	json_t *meta = json_pack_ex(&jerr, 0,
-		"{s:s, s:s, s:s, s:o, s:{s:s, s:o, s:o, s:o, s:o}, s:o, s:o, s:o, s:o, s:s, s:o,"
-		" s:o, s:{s:f, s:f, s:f, s:f}, s:{s:I}, s:s, s:s, s:o, s:o}",
-		"schema", KCACHE_VERSION, "key", b->key, "input_key", b->ikey,
-		"name", json_string_lossy(b->k->name),
-		"source", "kind", kind_name(b->src.kind), "path", json_string_lossy(b->src.path),
-		"id", json_string_lossy(b->src.id), "ref", opt_string_lossy(b->src.ref),
-		"commit", opt_string_lossy(b->src.commit),
-		"series", files_json(&b->k->series, &b->series_text),
-		"subjects", strvec_to_json(&b->subjects),
-		"config_base", json_string_lossy(b->k->config),
-		"fragments", files_json(&b->k->fragments, &b->fragment_text),
-		"config_sha256", cfg_hex, "compiler", json_string_lossy(b->compiler),
-		"head_commit", opt_string_lossy(b->head_commit),
-		"seconds", "unpack", b->t_unpack, "apply", b->t_apply, "configure", b->t_config,
-		"compile", b->t_compile,
-		"sizes", "bzImage", (json_int_t)size, "bzImage_sha256", img_hex,
-		"built_at", stamp, "tree", json_string_lossy(b->src.tree),
-		"build_dir", json_string_lossy(b->build_dir));
+	json_t *meta = kbuild_meta_json(&m, &jerr);
 	char *text = meta ? json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	char *meta_path = xasprintf("%s/meta.json", tmp);
 	if (!text)
