@@ -40,8 +40,11 @@ static void report(struct doctor *d, enum level lv, const char *what, const char
 	else if (lv == WARN)
 		d->warns++;
 	if (d->json) {
-		json_array_append_new(d->checks, json_pack("{s:s,s:s,s:s,s:s?}", "check", what,
-							   "status", tag[lv], "detail", detail, "fix", fix));
+		/* Details quote the host (paths, versions): any bytes. */
+		json_array_append_new(d->checks, json_pack("{s:o,s:s,s:o,s:o}", "check",
+							   json_string_lossy(what), "status", tag[lv],
+							   "detail", json_string_lossy(detail), "fix",
+							   fix ? json_string_lossy(fix) : json_null()));
 		return;
 	}
 	term_printf(stdout, "%-4s  %-26s %s\n", tag[lv], what, detail);

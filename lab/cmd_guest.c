@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "escape.h"
 #include "config.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "guest_accel.h"
 #include "guest_image.h"
@@ -160,13 +161,15 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 	struct strbuf sb = STRBUF_INIT;
 
 	if (o->json) {
-		json_t *out = json_pack("{s:s,s:s,s:s,s:s?,s:f,s:f,s:f,s:f,s:s,s:s,s:b}",
+		/* The failure and the probe's reason may quote the guest's console. */
+		json_t *out = json_pack("{s:s,s:s,s:o,s:o,s:f,s:f,s:f,s:f,s:s,s:o,s:b}",
 					"guest", topo->name, "status", guest_run_status_name(run->status),
-					"run_dir", run_dir, "failure", run->failure,
+					"run_dir", json_string_lossy(run_dir), "failure",
+					run->failure ? json_string_lossy(run->failure) : json_null(),
 					"boot_s", run->boot_s, "wall_s", run->wall_s,
 					"guest_s", run->guest_s, "host_s", run->host_s,
 					"accel", guest_accel_name(run->accel),
-					"accel_reason", lab->accel_reason ? lab->accel_reason : "",
+					"accel_reason", json_string_lossy(lab->accel_reason),
 					"image_cache_hit", lab->image_cache_hit);
 		print_topology_json(out, run);
 		json_object_set(out, "records", run->result.records);

@@ -64,8 +64,9 @@ static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
 		struct kbuild_result res;
 		r = kbuild_kernel(cfg, config_kernel(cfg, o->names.v[i]), &res);
 		if (!r)
-			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:b, s:f, s:I}",
-				"name", o->names.v[i], "key", res.key, "bzImage", res.bzimage,
+			json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:b, s:f, s:I}",
+				"name", o->names.v[i], "key", res.key,
+				"bzImage", json_string_lossy(res.bzimage),
 				"cache_hit", res.cache_hit, "seconds", res.seconds,
 				"image_size", (json_int_t)res.image_size));
 		kbuild_result_free(&res);
@@ -97,9 +98,13 @@ static json_t *load_entries(const char *cache_dir)
 			continue;
 		char *meta = xasprintf("%s/%s/meta.json", dir, de->d_name);
 		json_t *m = json_load_file(meta, 0, NULL);
-		if (!m)
-			m = json_pack("{s:s, s:s}", "key", de->d_name, "error", "meta.json unreadable");
-		json_object_set_new(m, "path", json_string_nocheck(meta));
+		/* Anyone may have made that folder: its name is any 64 bytes. */
+		if (!json_is_object(m)) {
+			json_decref(m);
+			m = json_pack("{s:o, s:s}", "key", json_string_lossy(de->d_name),
+				      "error", "meta.json unreadable");
+		}
+		json_object_set_new(m, "path", json_string_lossy(meta));
 		json_array_append_new(list, m);
 		free(meta);
 	}

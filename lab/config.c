@@ -7,8 +7,10 @@
  * than stopping at the first, so one `config check` shows them all.
  */
 #include "config.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "ini_lines.h"
+#include "report.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -83,7 +85,8 @@ static const struct key_spec stats_keys[] = {
 	{ "alpha", K_FRACTION, offsetof(struct stats_cfg, alpha), NOFLAG, 0, 0, NULL, NULL },
 	{ "confidence", K_FRACTION, offsetof(struct stats_cfg, confidence), NOFLAG, 0, 0, NULL, NULL },
 	{ "threshold", K_FRACTION, offsetof(struct stats_cfg, threshold), NOFLAG, 0, 0, NULL, NULL },
-	{ "resamples", K_LONG, offsetof(struct stats_cfg, resamples), NOFLAG, 100, 10000000, NULL, NULL },
+	{ "resamples", K_LONG, offsetof(struct stats_cfg, resamples), NOFLAG,
+	  REPORT_MIN_RESAMPLES, REPORT_MAX_RESAMPLES, NULL, NULL },
 	{ "max_failed", K_FRACTION, offsetof(struct stats_cfg, max_failed), NOFLAG, 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, 0, NULL, NULL },
 };
@@ -731,6 +734,15 @@ static void check_run(struct parse_ctx *ctx)
 			  "[stats] confidence: expected at least 0.5 (e.g. 0.95)");
 }
 
+static void check_utf8_path(struct parse_ctx *ctx, const char *what, const char *path)
+{
+	size_t len = strlen(path), good = utf8_valid_len(path, len);
+
+	if (good < len)
+		sb_addf(ctx->err, "%s: %s is not valid UTF-8 (byte 0x%02x at offset %zu); the lab "
+			"writes its paths into JSON reports\n", path, what, (unsigned char)path[good], good);
+}
+
 int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 {
 	struct parse_ctx ctx = { .cfg = cfg, .err = err, .path = path };
@@ -757,6 +769,12 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 			free(cfg->cache_dir);
 			cfg->cache_dir = path_absolute(NULL, env_cache);
 		}
+		/*
+		 * Every path the lab records in JSON starts from one of these
+		 * (values were checked line by line): JSON must be UTF-8.
+		 */
+		check_utf8_path(&ctx, "the folder of the configuration file", cfg->path);
+		check_utf8_path(&ctx, "MGLRULAB_CACHE_DIR", cfg->cache_dir);
 	}
 	for (size_t i = 0; i < ctx.nr_seen; i++) {
 		free(ctx.seen[i].section);
@@ -818,9 +836,10 @@ int config_load_or_report(const char *path, struct lab_config *cfg)
 	int r = config_load(path, cfg, &err);
 
 	if (r) {
-		fputs(sb_str(&err), stderr);
-		fprintf(stderr, "%s: error: %s: the configuration has errors (see above)\n",
-			lab_progname, path);
+		/* The messages quote lab.conf's values: filtered like every other. */
+		term_printf(stderr, "%s", sb_str(&err));
+		term_printf(stderr, "%s: error: %s: the configuration has errors (see above)\n",
+			    lab_progname, path);
 	}
 	sb_release(&err);
 	return r;

@@ -4,6 +4,7 @@
 #include "counters_lru_gen.h"
 #include "counters_vmstat.h"
 #include "counters_wis.h"
+#include "escape.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -13,7 +14,9 @@
 #define OUR_TRIGGER "hist:keys=common_"
 
 struct snapshot {
-	char *label, *source, *tracepoint, *text;
+	char *label, *source, *tracepoint;
+	json_t *text_json;	/* the guest line's string, shared rather than copied */
+	const char *text;
 	size_t len;
 	int after;	/* phase: 0 before, 1 after */
 	int truncated;
@@ -36,9 +39,10 @@ struct counters {
 	size_t ntp, tp_alloc;
 	struct overhead *oh;
 	size_t noh, oh_alloc;
-	char *wis_text;		/* will_it_scale's forwarded output, if any */
-	size_t wis_len;
+	json_t *wis_text;	/* will_it_scale's forwarded output, if any */
 	json_t *problems;
+	size_t problems_dropped;	/* past COUNTERS_MAX_PROBLEMS */
+	int snap_limit_hit, info_limit_hit;
 };
 
 struct counters *counters_new(void)
@@ -57,7 +61,7 @@ void counters_free(struct counters *c)
 		free(c->snap[i].label);
 		free(c->snap[i].source);
 		free(c->snap[i].tracepoint);
-		free(c->snap[i].text);
+		json_decref(c->snap[i].text_json);
 	}
 	for (size_t i = 0; i < c->ntp; i++) {
 		free(c->tp[i].label);
@@ -69,25 +73,44 @@ void counters_free(struct counters *c)
 	free(c->snap);
 	free(c->tp);
 	free(c->oh);
-	free(c->wis_text);
+	json_decref(c->wis_text);
 	json_decref(c->problems);
 	free(c);
 }
 
-static void problem(struct counters *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void problem(struct counters *c, const char *fmt, ...)
+/*
+ * Every problem goes through here, those found while reading the lines and
+ * those found while pairing them: a hostile guest must not grow the report
+ * without limit. The last slot is kept for saying how many were left out.
+ */
+static void add_problem(json_t *problems, size_t *dropped, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_problem(json_t *problems, size_t *dropped, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
 
-	/* Bounded: a hostile guest must not grow the report without limit. */
-	if (json_array_size(c->problems) >= 100)
+	if (json_array_size(problems) >= COUNTERS_MAX_PROBLEMS - 1) {
+		(*dropped)++;
 		return;
+	}
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	json_array_append_new(c->problems, json_string(buf));
+	/* Guest text, and vsnprintf may cut a UTF-8 sequence short. */
+	json_array_append_new(problems, json_string_lossy(buf));
 }
+
+static void close_problems(json_t *problems, size_t dropped)
+{
+	if (dropped)
+		json_array_append_new(problems, json_sprintf("%zu more problem%s not listed "
+							     "(COUNTERS_MAX_PROBLEMS = %d)", dropped,
+							     dropped == 1 ? "" : "s",
+							     COUNTERS_MAX_PROBLEMS));
+}
+
+#define problem(c, ...) add_problem((c)->problems, &(c)->problems_dropped, __VA_ARGS__)
 
 static const char *str_field(const json_t *o, const char *key)
 {
@@ -127,23 +150,49 @@ int counters_add_line(struct counters *c, const json_t *line)
 			problem(c, "malformed snapshot line (phase, source or text missing)");
 			return -1;
 		}
+		if (strlen(source) > COUNTERS_MAX_NAME || strlen(label_of(line)) > COUNTERS_MAX_NAME ||
+		    (tp && strlen(tp) > COUNTERS_MAX_NAME)) {
+			problem(c, "snapshot line with a label, source or tracepoint longer than %d bytes "
+				"(COUNTERS_MAX_NAME): ignored", COUNTERS_MAX_NAME);
+			return -1;
+		}
+		if (c->nsnap >= COUNTERS_MAX_SNAPSHOTS) {
+			if (!c->snap_limit_hit++)
+				problem(c, "more than %d snapshot lines (COUNTERS_MAX_SNAPSHOTS): "
+					"the rest are ignored", COUNTERS_MAX_SNAPSHOTS);
+			return -1;
+		}
 		ALLOC_GROW(c->snap, c->nsnap + 1, c->snap_alloc);
 		s = &c->snap[c->nsnap++];
 		s->label = xstrdup(label_of(line));
 		s->source = xstrdup(source);
 		s->tracepoint = tp ? xstrdup(tp) : NULL;
+		s->text_json = json_incref((json_t *)text);
+		s->text = json_string_value(text);
 		s->len = json_string_length(text);
-		s->text = xmalloc(s->len + 1);
-		memcpy(s->text, json_string_value(text), s->len);
-		s->text[s->len] = '\0';
 		s->after = !strcmp(phase, "after");
 		s->truncated = json_is_true(json_object_get(line, "truncated"));
 		return 0;
+	}
+	if (!strcmp(type, "info") && (str_field(line, "tracepoint") ||
+				       (str_field(line, "name") &&
+					!strcmp(str_field(line, "name"), "counter_overhead"))) &&
+	    c->ntp + c->noh >= COUNTERS_MAX_INFOS) {
+		if (!c->info_limit_hit++)
+			problem(c, "more than %d tracepoint and overhead lines (COUNTERS_MAX_INFOS): "
+				"the rest are ignored", COUNTERS_MAX_INFOS);
+		return -1;
 	}
 	if (!strcmp(type, "info") && str_field(line, "tracepoint")) {
 		struct tp_info *t;
 		const char *reason = str_field(line, "reason");
 
+		if (strlen(str_field(line, "tracepoint")) > COUNTERS_MAX_NAME ||
+		    strlen(label_of(line)) > COUNTERS_MAX_NAME) {
+			problem(c, "tracepoint line with a label or name longer than %d bytes "
+				"(COUNTERS_MAX_NAME): ignored", COUNTERS_MAX_NAME);
+			return -1;
+		}
 		ALLOC_GROW(c->tp, c->ntp + 1, c->tp_alloc);
 		t = &c->tp[c->ntp++];
 		t->label = xstrdup(label_of(line));
@@ -155,18 +204,18 @@ int counters_add_line(struct counters *c, const json_t *line)
 	if (!strcmp(type, "info") && str_field(line, "name") &&
 	    !strcmp(str_field(line, "name"), "will_it_scale_output") &&
 	    json_is_string(json_object_get(line, "text")) && !c->wis_text) {
-		const json_t *t = json_object_get(line, "text");
-
-		c->wis_len = json_string_length(t);
-		c->wis_text = xmalloc(c->wis_len + 1);
-		memcpy(c->wis_text, json_string_value(t), c->wis_len);
-		c->wis_text[c->wis_len] = '\0';
+		c->wis_text = json_incref(json_object_get(line, "text"));
 		return 0;
 	}
 	if (!strcmp(type, "info") && str_field(line, "name") &&
 	    !strcmp(str_field(line, "name"), "counter_overhead")) {
 		struct overhead *o;
 
+		if (strlen(label_of(line)) > COUNTERS_MAX_NAME) {
+			problem(c, "counter_overhead line with a label longer than %d bytes "
+				"(COUNTERS_MAX_NAME): ignored", COUNTERS_MAX_NAME);
+			return -1;
+		}
 		ALLOC_GROW(c->oh, c->noh + 1, c->oh_alloc);
 		o = &c->oh[c->noh++];
 		o->label = xstrdup(label_of(line));
@@ -367,7 +416,7 @@ static json_t *lru_gen_json(const struct snapshot *b, const struct snapshot *a)
 		if (bm && strcmp(bm->path, am->path))
 			bm = NULL;
 		json_object_set_new(m, "id", json_integer(am->id));
-		json_object_set_new(m, "path", json_string(am->path));
+		json_object_set_new(m, "path", json_string_lossy(am->path));
 		json_object_set_new(m, "new", json_boolean(!bm));
 		for (size_t k = 0; k < am->nnodes; k++)
 			json_array_append_new(nodes, lru_node_json(lru_gen_find_node(bm, am->nodes[k].nid),
@@ -406,16 +455,50 @@ static json_t *sub_obj(json_t *o, const char *key)
 	return p;
 }
 
-/* The "after" snapshot matching @b (same label and source), or NULL. */
-static const struct snapshot *find_after(const struct counters *c, const struct snapshot *b)
-{
-	for (size_t i = 0; i < c->nsnap; i++) {
-		const struct snapshot *s = &c->snap[i];
+#define NO_SNAPSHOT ((size_t)-1)
 
-		if (s->after && !strcmp(s->label, b->label) && !strcmp(s->source, b->source))
-			return s;
+/* qsort_r: label, source, then index (so a group's first "after" comes first). */
+static int cmp_snap_ix(const void *a, const void *b, void *arg)
+{
+	const struct snapshot *snap = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const struct snapshot *sx = &snap[x], *sy = &snap[y];
+	int c = strcmp(sx->label, sy->label);
+
+	if (!c)
+		c = strcmp(sx->source, sy->source);
+	return c ? c : (x > y) - (x < y);
+}
+
+/*
+ * Pair "before" and "after" snapshots of one label and source: @pair[i] is,
+ * for a "before", the first "after" of its kind (NO_SNAPSHOT if none), and
+ * for an "after", 1 when some "before" exists. Sorted once instead of a
+ * scan per snapshot, which was quadratic in the guest's line count.
+ */
+static size_t *pair_snapshots(const struct counters *c)
+{
+	size_t n = c->nsnap, *ix = xcalloc(n + 1, sizeof(*ix)), *pair = xcalloc(n + 1, sizeof(*pair));
+
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	qsort_r(ix, n, sizeof(*ix), cmp_snap_ix, c->snap);
+	for (size_t g = 0, end; g < n; g = end) {
+		size_t first_after = NO_SNAPSHOT;
+		int any_before = 0;
+
+		for (end = g; end < n && !strcmp(c->snap[ix[end]].label, c->snap[ix[g]].label) &&
+		     !strcmp(c->snap[ix[end]].source, c->snap[ix[g]].source); end++) {
+			/* In index order within the group: the first "after" comes first. */
+			if (c->snap[ix[end]].after && first_after == NO_SNAPSHOT)
+				first_after = ix[end];
+			any_before |= !c->snap[ix[end]].after;
+		}
+		for (size_t k = g; k < end; k++)
+			pair[ix[k]] = c->snap[ix[k]].after ? (size_t)any_before : first_after;
 	}
-	return NULL;
+	free(ix);
+	return pair;
 }
 
 static int node_of(const char *source)
@@ -432,7 +515,8 @@ static int node_of(const char *source)
 	return (int)nid;
 }
 
-static void add_tracepoint_counts(const struct counters *c, json_t *phases, json_t *problems)
+static void add_tracepoint_counts(const struct counters *c, json_t *phases, json_t *problems,
+				  size_t *dropped)
 {
 	for (size_t i = 0; i < c->nsnap; i++) {
 		const struct snapshot *s = &c->snap[i];
@@ -449,8 +533,7 @@ static void add_tracepoint_counts(const struct counters *c, json_t *phases, json
 		if (r < 0) {
 			json_object_set_new(t, "absent", json_false());
 			json_object_set_new(t, "error", json_string("no histogram of ours in the hist file"));
-			json_array_append_new(problems, json_sprintf("tracepoint %s: no histogram",
-								     s->tracepoint));
+			add_problem(problems, dropped, "tracepoint %s: no histogram", s->tracepoint);
 		} else {
 			json_object_set_new(t, "count", jint(n));
 			json_object_set_new(t, "partial", json_boolean(r == 1 || s->truncated));
@@ -464,7 +547,7 @@ static void add_tracepoint_counts(const struct counters *c, json_t *phases, json
 		json_t *t = json_object();
 
 		json_object_set_new(t, "absent", json_boolean(tp->absent));
-		json_object_set_new(t, "reason", json_string(tp->reason));
+		json_object_set_new(t, "reason", json_string_lossy(tp->reason));
 		json_object_set_new(sub_obj(phase_obj(phases, tp->label), "tracepoints"), tp->name, t);
 	}
 }
@@ -486,7 +569,7 @@ static json_t *wis_json(const char *text, size_t len)
 		json_array_append_new(w, jint(r.warmup[i].total));
 	for (size_t i = 0; i < r.nmeasured; i++)
 		json_array_append_new(m, jint(r.measured[i].total));
-	json_object_set_new(o, "testcase", json_string(r.testcase));
+	json_object_set_new(o, "testcase", json_string_lossy(r.testcase));
 	json_object_set_new(o, "warmup_totals", w);
 	json_object_set_new(o, "measured_totals", m);
 	json_object_set_new(o, "average", r.has_average ? jint(r.average) : json_null());
@@ -502,6 +585,7 @@ static json_t *wis_json(const char *text, size_t len)
 json_t *counters_delta_json(const struct counters *c)
 {
 	json_t *root = json_object(), *phases = json_object(), *problems = json_deep_copy(c->problems);
+	size_t dropped = c->problems_dropped, *pair = pair_snapshots(c);
 
 	for (size_t i = 0; i < c->nsnap; i++) {
 		const struct snapshot *b = &c->snap[i], *a;
@@ -512,22 +596,17 @@ json_t *counters_delta_json(const struct counters *c)
 			continue;
 		if (b->after) {
 			/* An "after" without its "before" cannot give deltas. */
-			int paired = 0;
-
-			for (size_t k = 0; k < c->nsnap && !paired; k++)
-				paired = !c->snap[k].after && !strcmp(c->snap[k].label, b->label) &&
-					 !strcmp(c->snap[k].source, b->source);
-			if (!paired)
-				json_array_append_new(problems, json_sprintf("%s (%s): no \"before\" snapshot",
-									     b->source, b->label));
+			if (!pair[i])
+				add_problem(problems, &dropped, "%s (%s): no \"before\" snapshot",
+					    b->source, b->label);
 			continue;
 		}
-		a = find_after(c, b);
-		if (!a) {
-			json_array_append_new(problems, json_sprintf("%s (%s): no \"after\" snapshot",
-								     b->source, b->label));
+		if (pair[i] == NO_SNAPSHOT) {
+			add_problem(problems, &dropped, "%s (%s): no \"after\" snapshot", b->source,
+				    b->label);
 			continue;
 		}
+		a = &c->snap[pair[i]];
 		phase = phase_obj(phases, b->label);
 		if (!strcmp(b->source, "/proc/vmstat")) {
 			json_object_set_new(phase, "vmstat",
@@ -541,11 +620,11 @@ json_t *counters_delta_json(const struct counters *c)
 		} else if (str_ends_with(b->source, "/lru_gen_full")) {
 			json_object_set_new(phase, "lru_gen", lru_gen_json(b, a));
 		} else {
-			json_array_append_new(problems, json_sprintf("unknown snapshot source %s",
-								     b->source));
+			add_problem(problems, &dropped, "unknown snapshot source %s", b->source);
 		}
 	}
-	add_tracepoint_counts(c, phases, problems);
+	free(pair);
+	add_tracepoint_counts(c, phases, problems, &dropped);
 	for (size_t i = 0; i < c->noh; i++) {
 		json_t *o = json_object();
 
@@ -556,7 +635,9 @@ json_t *counters_delta_json(const struct counters *c)
 	}
 	json_object_set_new(root, "phases", phases);
 	if (c->wis_text)
-		json_object_set_new(root, "will_it_scale", wis_json(c->wis_text, c->wis_len));
+		json_object_set_new(root, "will_it_scale", wis_json(json_string_value(c->wis_text),
+								    json_string_length(c->wis_text)));
+	close_problems(problems, dropped);
 	json_object_set_new(root, "problems", problems);
 	return root;
 }

@@ -32,13 +32,28 @@
 
 #include <jansson.h>
 
+/*
+ * Limits per run: the guest is untrusted, and its channel (256 MiB) could
+ * otherwise hold 1.6 million tiny snapshot lines. A legitimate run has at
+ * most a few thousand: (2 + nodes) snapshots before and after each phase
+ * plus one hist file per tracepoint, times the phases (one per CPU count).
+ * Lines past a limit are ignored and one problem names the limit; past
+ * COUNTERS_MAX_PROBLEMS problems, the last entry says how many were left out.
+ */
+#define COUNTERS_MAX_SNAPSHOTS	16384	/* "snapshot" lines */
+#define COUNTERS_MAX_INFOS	16384	/* tracepoint and counter_overhead "info" lines */
+#define COUNTERS_MAX_NAME	256	/* bytes of a label, source or tracepoint name */
+#define COUNTERS_MAX_PROBLEMS	100	/* entries of "problems", the last one included */
+
 struct counters;
 
 struct counters *counters_new(void);
 void counters_free(struct counters *c);
 /*
  * Feed one guest line. Lines that carry no counters are ignored (0); a
- * snapshot line that is malformed is recorded as a problem (-1).
+ * snapshot line that is malformed, or a line past one of the limits
+ * above, is recorded as a problem (-1). The line's strings are shared
+ * (referenced), not copied.
  */
 int counters_add_line(struct counters *c, const json_t *line);
 /* Parse a whole JSON-lines text (each line fed as above); bad JSON is a problem. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "escape.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -34,6 +35,51 @@ size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp)
 		return 0;
 	*cp = c;
 	return n;
+}
+
+size_t utf8_valid_len(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned cp;
+		size_t n = utf8_decode(s + i, len - i, &cp);
+
+		if (!n)
+			break;
+		i += n;
+	}
+	return i;
+}
+
+void sb_add_utf8_lossy(struct strbuf *sb, const char *s, size_t len)
+{
+	for (;;) {
+		size_t good = utf8_valid_len(s, len);
+
+		sb_add(sb, s, good);
+		if (good == len)
+			return;
+		sb_adds(sb, REPLACEMENT);
+		s += good + 1;
+		len -= good + 1;
+	}
+}
+
+json_t *json_string_lossy(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	s = s ? s : "";
+	sb_add_utf8_lossy(&sb, s, strlen(s));
+	/* Valid UTF-8 now, and no NUL (strlen): jansson cannot refuse it. */
+	j = json_stringn(sb.buf ? sb.buf : "", sb.len);
+	sb_release(&sb);
+	if (!j)
+		die("out of memory");
+	return j;
 }
 
 static int is_control(unsigned cp)

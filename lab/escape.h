@@ -7,6 +7,7 @@
 #ifndef LAB_ESCAPE_H
 #define LAB_ESCAPE_H
 
+#include <jansson.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -67,5 +68,19 @@ void sb_add_bench_token(struct strbuf *sb, const char *s);
  * (overlong, surrogate, beyond U+10FFFF, truncated).
  */
 size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp);
+
+/* Bytes of @s (@len bytes) before the first invalid UTF-8 sequence: @len if none. */
+size_t utf8_valid_len(const char *s, size_t len);
+
+/*
+ * Append @s (@len bytes) with every byte that is not part of a valid UTF-8
+ * sequence replaced by U+FFFD. For text that may legitimately be in another
+ * encoding (a Latin-1 patch subject, a console) and must still go into
+ * JSON, which jansson would otherwise refuse (json_string() gives NULL).
+ */
+void sb_add_utf8_lossy(struct strbuf *sb, const char *s, size_t len);
+
+/* json_string() of sb_add_utf8_lossy(@s): never NULL, whatever the bytes. */
+json_t *json_string_lossy(const char *s);
 
 #endif

@@ -105,6 +105,15 @@ int mkdir_p(const char *path, mode_t mode)
 	return r;
 }
 
+int mkdir_new(const char *path, mode_t mode)
+{
+	char *parent = path_dirname(path);
+	int r = mkdir_p(parent, 0755);
+
+	free(parent);
+	return r ? r : mkdir(path, mode);
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st; (void)ftw;
@@ -191,14 +200,41 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/*
+ * The permissions open(..., @mode) would give (mkostemp() creates 0600).
+ * The umask is read from /proc rather than by umask(0) and back: libvirt's
+ * threads may create files meanwhile.
+ */
+static mode_t umasked(mode_t mode)
+{
+	static long mask = -1;
+
+	if (mask < 0) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *u;
+
+		mask = 022;
+		if (!read_file("/proc/self/status", &sb, 1 << 16) &&
+		    (u = strstr(sb_str(&sb), "\nUmask:")))
+			mask = strtol(u + 7, NULL, 8) & 0777;
+		sb_release(&sb);
+	}
+	return mode & ~(mode_t)mask;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * A unique name, created with O_EXCL: the folder may be shared
+	 * (report --html /tmp/out.html), and a predictable name there lets
+	 * anyone plant a symlink that we would follow and truncate.
+	 */
+	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
 
 	if (fd < 0)
 		goto fail;
-	if (write_all(fd, data, len) || fsync(fd)) {
+	if (fchmod(fd, umasked(0644)) || write_all(fd, data, len) || fsync(fd)) {
 		close(fd);
 		unlink(tmp);
 		goto fail;
@@ -230,7 +266,8 @@ int copy_file(const char *src, const char *dst, mode_t mode)
 
 	if (in < 0)
 		return -1;
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	/* Never through a symlink someone left at @dst. */
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (out < 0) {
 		close(in);
 		return -1;

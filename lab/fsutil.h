@@ -17,6 +17,12 @@ const char *path_basename(const char *path);
 char *path_absolute(const char *base, const char *path);
 
 int mkdir_p(const char *path, mode_t mode);
+/*
+ * Create @path itself (its parents as needed); an existing @path, or a
+ * symlink there, is an error (EEXIST): for temporary folders at a known
+ * name, which must be ours and empty.
+ */
+int mkdir_new(const char *path, mode_t mode);
 /* Remove a file or a whole tree; a missing path is not an error. */
 int rm_rf(const char *path);
 int path_exists(const char *path);

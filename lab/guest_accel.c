@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "guest_accel.h"
 #include "domain_run.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "sha256.h"
 #include "util.h"
@@ -80,8 +81,8 @@ static void cache_store(const char *state_dir, int works, const char *reason)
 
 	host_key(key);
 	iso8601_now(when);
-	j = json_pack("{s:s,s:b,s:s,s:s}", "host_key", key, "kvm_works", works,
-		      "reason", reason, "probed_at", when);
+	j = json_pack("{s:s,s:b,s:o,s:s}", "host_key", key, "kvm_works", works,
+		      "reason", json_string_lossy(reason), "probed_at", when);
 	s = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
 	if (s && (mkdir_p(state_dir, 0755) || write_file_atomic(path, s, strlen(s))))
 		warning("cannot cache the KVM probe in %s: %s", path, strerror(errno));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ini_lines.h"
+#include "escape.h"
 #include "util.h"
 
 #include <errno.h>
@@ -50,20 +51,49 @@ static void report_section(struct ini_ctx *ctx, const char *raw)
 	free(name);
 }
 
+/*
+ * fgets() without its blind spot: up to @num - 1 bytes or a newline, with
+ * the length read and whether a NUL byte was among them (strlen() would
+ * stop there, and the line would look cut short).
+ */
+static size_t read_piece(FILE *f, char *str, int num, int *nul)
+{
+	size_t len = 0;
+	int c;
+
+	*nul = 0;
+	while (len + 1 < (size_t)num && (c = getc(f)) != EOF) {
+		str[len++] = (char)c;
+		*nul |= !c;
+		if (c == '\n')
+			break;
+	}
+	str[len] = '\0';
+	return len;
+}
+
+/* Hand inih an empty line in place of a rejected one, so it keeps its place. */
+static char *blank_line(char *str)
+{
+	str[0] = '\n';
+	str[1] = '\0';
+	return str;
+}
+
 static char *reader(char *str, int num, void *stream)
 {
 	struct ini_ctx *ctx = stream;
 
 	for (;;) {
-		if (!fgets(str, num, ctx->f))
+		int nul;
+		size_t len = read_piece(ctx->f, str, num, &nul);
+
+		if (!len)
 			return NULL;
-		size_t len = strlen(str);
-		int complete = len && str[len - 1] == '\n';
+		int complete = str[len - 1] == '\n';
 		if (ctx->skipping) {
 			/* Still inside the over-long line: drop this piece. */
 			ctx->skipping = !complete;
-			if (!complete)
-				continue;
 			continue;
 		}
 		ctx->line++;
@@ -72,10 +102,13 @@ static char *reader(char *str, int num, void *stream)
 				  "line longer than %d characters", num - 2);
 			ctx->errors++;
 			ctx->skipping = 1;
-			/* Hand inih an empty line so it keeps its place. */
-			str[0] = '\n';
-			str[1] = '\0';
-			return str;
+			return blank_line(str);
+		}
+		if (nul) {
+			ini_error(ctx->err, ctx->path, ctx->line,
+				  "NUL byte at column %zu (not a text file?)", strlen(str) + 1);
+			ctx->errors++;
+			return blank_line(str);
 		}
 		if (ctx->sections)
 			report_section(ctx, str);
@@ -83,10 +116,29 @@ static char *reader(char *str, int num, void *stream)
 	}
 }
 
+/*
+ * Values end up in JSON (session.json, the kernel cache's meta.json), which
+ * must be UTF-8: refuse other bytes here, where the line is known.
+ */
+static int utf8_ok(struct ini_ctx *ctx, const char *what, const char *s)
+{
+	size_t len = strlen(s), good = utf8_valid_len(s, len);
+
+	if (good == len)
+		return 1;
+	ini_error(ctx->err, ctx->path, ctx->line, "%s is not valid UTF-8 (byte 0x%02x at offset %zu)",
+		  what, (unsigned char)s[good], good);
+	ctx->errors++;
+	return 0;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct ini_ctx *ctx = user;
 
+	if (!utf8_ok(ctx, "the section name", section) || !utf8_ok(ctx, "the key", name) ||
+	    !utf8_ok(ctx, "the value", value))
+		return 1;
 	if (ctx->handler(ctx->user, section, name, value, ctx->line))
 		ctx->errors++;
 	return 1;	/* keep going: report every error in one pass */

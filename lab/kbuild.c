@@ -537,12 +537,13 @@ static void seed_build_dir(struct build_ctx *b)
 	free(parent);
 }
 
+/* Patch subjects may be Latin-1 (mail is old): kept, with U+FFFD for bad bytes. */
 static json_t *strvec_to_json(const struct strvec *sv)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < sv->n; i++)
-		json_array_append_new(a, json_string(sv->v[i]));
+		json_array_append_new(a, json_string_lossy(sv->v[i]));
 	return a;
 }
 
@@ -553,14 +554,50 @@ static json_t *files_json(const struct strvec *paths, const struct strvec *texts
 
 	for (size_t i = 0; i < paths->n; i++) {
 		sha256_hex_of(texts->v[i], strlen(texts->v[i]), hex);
-		json_array_append_new(a, json_pack("{s:s, s:s}", "file", paths->v[i], "sha256", hex));
+		json_array_append_new(a, json_pack("{s:o, s:s}", "file", json_string_lossy(paths->v[i]),
+						   "sha256", hex));
 	}
 	return a;
+}
+
+static json_t *opt_string_lossy(const char *s)
+{
+	return s ? json_string_lossy(s) : json_null();
 }
 
 static const char *kind_name(enum source_kind k)
 {
 	return k == SOURCE_ARCHIVE ? "archive" : k == SOURCE_GIT ? "git" : "directory";
+}
+
+json_t *kbuild_meta_json(const struct kbuild_meta *m, json_error_t *jerr)
+{
+	const struct ksource *src = m->src;
+
+	/*
+	 * Every string that comes from outside (paths, the ref, the compiler's
+	 * banner, patch subjects) goes in lossily: jansson refuses invalid
+	 * UTF-8, and a NULL here would throw away a whole kernel build.
+	 */
+	return json_pack_ex(jerr, 0,
+		"{s:s, s:s, s:s, s:o, s:{s:s, s:o, s:o, s:o, s:o}, s:o, s:o, s:o, s:o, s:s, s:o,"
+		" s:o, s:{s:f, s:f, s:f, s:f}, s:{s:I}, s:s, s:s, s:o, s:o}",
+		"schema", KCACHE_VERSION, "key", m->key, "input_key", m->input_key,
+		"name", json_string_lossy(m->name),
+		"source", "kind", kind_name(src->kind), "path", json_string_lossy(src->path),
+		"id", json_string_lossy(src->id), "ref", opt_string_lossy(src->ref),
+		"commit", opt_string_lossy(src->commit),
+		"series", files_json(m->series, m->series_text),
+		"subjects", strvec_to_json(m->subjects),
+		"config_base", json_string_lossy(m->config_base),
+		"fragments", files_json(m->fragments, m->fragment_text),
+		"config_sha256", m->config_sha256, "compiler", json_string_lossy(m->compiler),
+		"head_commit", opt_string_lossy(m->head_commit),
+		"seconds", "unpack", m->t_unpack, "apply", m->t_apply, "configure", m->t_config,
+		"compile", m->t_compile,
+		"sizes", "bzImage", (json_int_t)m->image_size, "bzImage_sha256", m->image_sha256,
+		"built_at", m->built_at, "tree", json_string_lossy(src->tree),
+		"build_dir", json_string_lossy(m->build_dir));
 }
 
 static int store_entry(struct build_ctx *b, const char *config_text)
@@ -576,7 +613,7 @@ static int store_entry(struct build_ctx *b, const char *config_text)
 	};
 
 	rm_rf(tmp);
-	if (mkdir_p(tmp, 0755)) {
+	if (mkdir_new(tmp, 0755)) {
 		r = lab_error("cannot create %s: %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -602,26 +639,22 @@ static int store_entry(struct build_ctx *b, const char *config_text)
 	free(img);
 	iso8601_now(stamp);
 	sha256_hex_of(config_text, strlen(config_text), cfg_hex);
-	json_t *meta = json_pack(
-		"{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s?, s:s?}, s:o, s:o, s:s, s:o, s:s, s:s,"
-		" s:s?, s:{s:f, s:f, s:f, s:f}, s:{s:I}, s:s}",
-		"schema", KCACHE_VERSION, "key", b->key, "input_key", b->ikey, "name", b->k->name,
-		"source", "kind", kind_name(b->src.kind), "path", b->src.path, "id", b->src.id,
-		"ref", b->src.ref, "commit", b->src.commit,
-		"series", files_json(&b->k->series, &b->series_text),
-		"subjects", strvec_to_json(&b->subjects),
-		"config_base", b->k->config,
-		"fragments", files_json(&b->k->fragments, &b->fragment_text),
-		"config_sha256", cfg_hex, "compiler", b->compiler, "head_commit", b->head_commit,
-		"seconds", "unpack", b->t_unpack, "apply", b->t_apply, "configure", b->t_config,
-		"compile", b->t_compile,
-		"sizes", "bzImage", (json_int_t)size, "bzImage_sha256", img_hex);
-	json_object_set_new(meta, "built_at", json_string(stamp));
-	json_object_set_new(meta, "tree", json_string(b->src.tree));
-	json_object_set_new(meta, "build_dir", json_string(b->build_dir));
-	char *text = json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	struct kbuild_meta m = {
+		.key = b->key, .input_key = b->ikey, .name = b->k->name, .src = &b->src,
+		.series = &b->k->series, .series_text = &b->series_text, .subjects = &b->subjects,
+		.fragments = &b->k->fragments, .fragment_text = &b->fragment_text,
+		.config_base = b->k->config, .config_sha256 = cfg_hex, .compiler = b->compiler,
+		.head_commit = b->head_commit, .t_unpack = b->t_unpack, .t_apply = b->t_apply,
+		.t_config = b->t_config, .t_compile = b->t_compile, .image_size = size,
+		.image_sha256 = img_hex, .built_at = stamp, .build_dir = b->build_dir,
+	};
+	json_error_t jerr;
+	json_t *meta = kbuild_meta_json(&m, &jerr);
+	char *text = meta ? json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	char *meta_path = xasprintf("%s/meta.json", tmp);
-	if (write_file_atomic(meta_path, text, strlen(text)))
+	if (!text)
+		r = lab_error("cannot encode %s: %s", meta_path, meta ? "out of memory" : jerr.text);
+	else if (write_file_atomic(meta_path, text, strlen(text)))
 		r = lab_error("cannot write %s: %s", meta_path, strerror(errno));
 	free(meta_path);
 	free(text);

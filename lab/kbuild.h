@@ -3,7 +3,10 @@
 #ifndef LAB_KBUILD_H
 #define LAB_KBUILD_H
 
+#include <jansson.h>
+
 #include "config.h"
+#include "ksource.h"
 #include "sha256.h"
 
 struct kbuild_result {
@@ -26,6 +29,27 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  char key[SHA256_HEX_LEN + 1]);
 void kbuild_result_free(struct kbuild_result *res);
+
+/* What a cache entry's meta.json records about its build. */
+struct kbuild_meta {
+	const char *key, *input_key, *name;
+	const struct ksource *src;
+	const struct strvec *series, *series_text;	/* files and their contents */
+	const struct strvec *subjects;			/* of the applied patches */
+	const struct strvec *fragments, *fragment_text;
+	const char *config_base, *config_sha256, *compiler, *head_commit;
+	double t_unpack, t_apply, t_config, t_compile;
+	long long image_size;
+	const char *image_sha256, *built_at, *build_dir;
+};
+
+/*
+ * meta.json as JSON. Patch subjects may be Latin-1, and paths and the
+ * compiler's banner any bytes: they go in with U+FFFD for invalid UTF-8
+ * (json_string_lossy()), never dropped. NULL only when jansson fails
+ * otherwise (out of memory), with the reason in @jerr.
+ */
+json_t *kbuild_meta_json(const struct kbuild_meta *m, json_error_t *jerr);
 
 /*
  * Take the cache's build lock (waiting for it): everything that runs make

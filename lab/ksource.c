@@ -238,7 +238,7 @@ int ksource_prepare_tree(struct ksource *src, struct strbuf *err, double *second
 	rm_rf(tmp);
 	rm_rf(src->tree);
 	unlink(log);
-	if (mkdir_p(tmp, 0755)) {
+	if (mkdir_new(tmp, 0755)) {
 		sb_addf(err, "cannot create %s: %s", tmp, strerror(errno));
 		r = LAB_ELAB;
 		goto out;

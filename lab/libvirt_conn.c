@@ -191,7 +191,7 @@ static int lock_embed_root(const char *state_dir, struct strbuf *err)
 	char *path = xasprintf("%s/libvirt/mglrulab.lock", state_dir);
 	char pid[32];
 	ssize_t n;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 
 	if (fd < 0) {
 		sb_addf(err, "cannot open %s: %s", path, strerror(errno));

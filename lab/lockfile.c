@@ -20,7 +20,8 @@ static void read_holder(int fd, struct strbuf *held_by)
 
 int lockfile_take(const char *path, int wait, const char *holder, struct strbuf *held_by)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* The holder is written into it: never through a planted symlink. */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 
 	if (fd < 0)
 		return -1;

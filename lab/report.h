@@ -31,6 +31,13 @@
 #define REPORT_DEFAULT_ALPHA		0.05
 #define REPORT_DEFAULT_CONFIDENCE	0.95
 #define REPORT_DEFAULT_RESAMPLES	10000
+/*
+ * Bootstrap replicates allowed, for lab.conf's [stats] resamples, a
+ * report's statistics.resamples and counter_resamples alike: one limit,
+ * checked where the file is read, so the analysis never has to ignore it.
+ */
+#define REPORT_MIN_RESAMPLES		100
+#define REPORT_MAX_RESAMPLES		1000000
 #define REPORT_DEFAULT_SEED		1
 #define REPORT_DEFAULT_THRESHOLD	0.01	/* noise threshold, fraction */
 #define REPORT_DEFAULT_MAX_FAILED	0.25	/* failed-run fraction that makes a metric invalid */
@@ -50,6 +57,12 @@ int report_validate(const json_t *root, struct strbuf *err);
  * syntax errors with line and column, the JSON path for schema errors).
  */
 int report_load(const char *path, json_t **out, struct strbuf *err);
+/*
+ * A report bigger than this is not something a session writes (RECORD_MAX_*
+ * and COUNTERS_MAX_* bound a run). Loading takes about 20 times a file's
+ * size in memory (jansson's tree), so this also bounds the loader's RSS.
+ */
+#define REPORT_MAX_BYTES	(512u << 20)
 /* Same, from a buffer (the fuzz target and tests use this). */
 int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf *err);
 

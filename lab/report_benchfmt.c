@@ -27,6 +27,28 @@ static void config_line(struct strbuf *out, const char *key, const char *val)
 	sb_addc(out, '\n');
 }
 
+/*
+ * A configuration key: the format wants a lower-case letter first and no
+ * space, upper-case letter or colon (x/perf reads "Kernel:" or "a b:" as
+ * an ordinary line). Names are folded to lower case, anything else that is
+ * not a letter, digit, '-' or '.' becomes '_'; the exact name goes into
+ * the value.
+ */
+static void config_key(struct strbuf *out, const char *prefix, const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+
+	sb_adds(out, prefix);
+	for (; *s; s++) {
+		if (*s >= 'A' && *s <= 'Z')
+			sb_addc(out, (char)(*s - 'A' + 'a'));
+		else if ((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '.')
+			sb_addc(out, (char)*s);
+		else
+			sb_addc(out, '_');
+	}
+}
+
 static void unit_token(struct strbuf *out, const char *metric)
 {
 	sb_add_bench_token(out, metric);
@@ -65,8 +87,8 @@ static void add_value(struct strbuf *out, double v)
 void report_render_benchfmt(const json_t *r, struct strbuf *out)
 {
 	const json_t *host = json_object_get(r, "host");
-	json_t *run, *res, *k;
-	size_t i, j;
+	json_t *run, *res, *k, *units = json_object();
+	size_t i;
 
 	config_line(out, "goos", "linux");
 	config_line(out, "goarch", "amd64");
@@ -79,9 +101,8 @@ void report_render_benchfmt(const json_t *r, struct strbuf *out)
 	json_array_foreach(json_object_get(r, "kernels"), i, k) {
 		struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
 
-		sb_adds(&key, "mglrulab-kernel-");
-		sb_add_bench_token(&key, jget_str(k, "name", "?"));
-		sb_addf(&val, "%s %s %zu patches %s", jget_str(k, "ref", "-"),
+		config_key(&key, "mglrulab-kernel-", jget_str(k, "name", "?"));
+		sb_addf(&val, "%s %s %s %zu patches %s", jget_str(k, "name", "?"), jget_str(k, "ref", "-"),
 			jget_str(k, "version", "-"), json_array_size(json_object_get(k, "series")),
 			jget_str(k, "cache_key", "-"));
 		config_line(out, key.buf, val.buf);
@@ -90,20 +111,17 @@ void report_render_benchfmt(const json_t *r, struct strbuf *out)
 	}
 	sb_addc(out, '\n');
 	json_array_foreach(json_object_get(r, "results"), i, res) {
-		json_t *prev;
-		int seen = 0;
+		const char *metric = jget_str(res, "metric", "");
 
 		/* Metrics of the same name in several workloads share one Unit line. */
-		for (j = 0; j < i && !seen; j++) {
-			prev = json_array_get(json_object_get(r, "results"), j);
-			seen = !strcmp(jget_str(prev, "metric", ""), jget_str(res, "metric", ""));
-		}
-		if (seen)
+		if (json_object_get(units, metric))
 			continue;
+		json_object_set_new_nocheck(units, metric, json_true());
 		sb_adds(out, "Unit ");
 		unit_token(out, jget_str(res, "metric", ""));
 		sb_addf(out, " better=%s\n", jget_str(res, "better", "higher"));
 	}
+	json_decref(units);
 	sb_addc(out, '\n');
 	json_array_foreach(json_object_get(r, "runs"), i, run) {
 		const char *key;

@@ -44,7 +44,7 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 	const char *ida = jget_str(json_object_get(a, "session"), "id", "A");
 	const char *idb = jget_str(json_object_get(b, "session"), "id", "B");
 	char *la, *lb;
-	json_t *s, *k, *runs, *wls, *w, *host;
+	json_t *s, *k, *runs, *wls, *w, *host, *names;
 	json_int_t seq = 0;
 	size_t i;
 
@@ -96,16 +96,16 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 	wls = json_deep_copy(json_object_get(a, "workloads"));
 	if (!wls)
 		wls = json_array();
+	names = json_object();
+	json_array_foreach(wls, i, w)
+		json_object_set_new_nocheck(names, jget_str(w, "name", ""), json_true());
 	json_array_foreach(json_object_get(b, "workloads"), i, w) {
-		json_t *x;
-		size_t j;
-		int seen = 0;
-
-		json_array_foreach(wls, j, x)
-			seen |= !strcmp(jget_str(x, "name", ""), jget_str(w, "name", ""));
-		if (!seen)
-			json_array_append(wls, w);
+		if (json_object_get(names, jget_str(w, "name", "")))
+			continue;
+		json_object_set_new_nocheck(names, jget_str(w, "name", ""), json_true());
+		json_array_append(wls, w);
 	}
+	json_decref(names);
 	json_object_set_new(s, "workloads", wls);
 	runs = json_array();
 	append_runs(runs, a, ka, la, &seq);

@@ -8,17 +8,16 @@
  */
 #include "report.h"
 #include "escape.h"
-#include "fsutil.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* A report bigger than this is not something a session writes. */
-#define REPORT_MAX_BYTES (512u << 20)
 
 enum want {
 	W_STRING, W_STRING_OR_NULL, W_INT, W_NUMBER, W_NUMBER_OR_NULL,
@@ -299,25 +298,101 @@ static const char *jget(const json_t *obj, const char *key)
 	return s ? s : "";
 }
 
-static int has_kernel(const json_t *root, const char *name)
+/*
+ * kernels[] by name, sorted once: every run names its kernel, and a
+ * crafted report may hold as many kernels as runs, so looking each one up
+ * by a scan (or checking names pairwise) is quadratic.
+ */
+struct kernel_ix {
+	const char *name;
+	size_t index;
+};
+
+struct kernel_names {
+	struct kernel_ix *k;
+	size_t n;
+};
+
+static int cmp_kernel_ix(const void *a, const void *b)
 {
-	json_t *k;
+	const struct kernel_ix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* @kernels has passed check_kernel(): every name is a string. */
+static void kernel_names_build(struct kernel_names *kn, const json_t *kernels)
+{
+	const json_t *k;
 	size_t i;
 
-	json_array_foreach(json_object_get(root, "kernels"), i, k)
-		if (!strcmp(json_string_value(json_object_get(k, "name")), name))
+	kn->n = json_array_size(kernels);
+	kn->k = xcalloc(kn->n + 1, sizeof(*kn->k));
+	json_array_foreach(kernels, i, k) {
+		kn->k[i].name = json_string_value(json_object_get(k, "name"));
+		kn->k[i].index = i;
+	}
+	qsort(kn->k, kn->n, sizeof(*kn->k), cmp_kernel_ix);
+}
+
+static int has_kernel(const struct kernel_names *kn, const char *name)
+{
+	size_t lo = 0, hi = kn->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(kn->k[mid].name, name);
+
+		if (!c)
 			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return 0;
 }
 
-static int check_kernel_ref(struct vctx *v, const json_t *root, const json_t *obj,
+/*
+ * Runs name their kernel: two kernels of one name cannot be told apart.
+ * Reports the first kernel (in file order) whose name an earlier one has.
+ */
+static int check_unique_kernels(struct vctx *v, const struct kernel_names *kn)
+{
+	size_t best = (size_t)-1, first = 0;
+
+	for (size_t i = 1; i < kn->n; i++) {
+		/* Sorted by name, then index: the group's first two are its earliest. */
+		if (strcmp(kn->k[i].name, kn->k[i - 1].name) ||
+		    (i >= 2 && !strcmp(kn->k[i - 1].name, kn->k[i - 2].name)))
+			continue;
+		if (kn->k[i].index < best) {
+			best = kn->k[i].index;
+			first = kn->k[i - 1].index;
+		}
+	}
+	if (best == (size_t)-1)
+		return 0;
+	size_t old = push_key(v, "kernels"), o = push_index(v, best);
+	size_t k = push_key(v, "name");
+	int ret = vfail(v, "also the name of kernels[%zu]", first);
+	pop(v, k);
+	pop(v, o);
+	pop(v, old);
+	return ret;
+}
+
+static int check_kernel_ref(struct vctx *v, const struct kernel_names *kn, const json_t *obj,
 			    const char *key)
 {
 	const char *name = json_string_value(json_object_get(obj, key));
 	size_t old;
 	int ret = 0;
 
-	if (!name || has_kernel(root, name))
+	if (!name || has_kernel(kn, name))
 		return 0;
 	old = push_key(v, key);
 	ret = vfail(v, "no kernel named \"");
@@ -340,14 +415,14 @@ static int check_run(struct vctx *v, const json_t *r, void *data)
 		{ "boot_s", W_NUMBER_OR_NULL, 0 }, { "workload_s", W_NUMBER_OR_NULL, 0 },
 		{ "host_overhead_s", W_NUMBER_OR_NULL, 0 }, { NULL, 0, 0 },
 	};
-	const json_t *root = data;
+	const struct kernel_names *kn = data;
 	const char *status;
 	json_t *metrics, *counters, *msgs, *group, *el;
 	const char *gname;
 	size_t old, i;
 	int ok;
 
-	if (check_fields(v, r, f) || check_kernel_ref(v, root, r, "kernel"))
+	if (check_fields(v, r, f) || check_kernel_ref(v, kn, r, "kernel"))
 		return -1;
 	status = json_string_value(json_object_get(r, "status"));
 	ok = !strcmp(status, "ok");
@@ -442,6 +517,88 @@ static int check_unique_seq(struct vctx *v, const json_t *runs)
 	return ret;
 }
 
+/* The analysis would have to ignore a count outside the limits lab.conf has too. */
+static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
+{
+	const json_t *j = json_object_get(stats, key);
+	size_t old, k;
+	int ret;
+
+	if (!json_is_number(j) || (json_number_value(j) >= REPORT_MIN_RESAMPLES &&
+				   json_number_value(j) <= REPORT_MAX_RESAMPLES))
+		return 0;
+	old = push_key(v, "statistics");
+	k = push_key(v, key);
+	ret = vfail(v, "expected an integer from %d to %d, got %.0f", REPORT_MIN_RESAMPLES,
+		    REPORT_MAX_RESAMPLES, json_number_value(j));
+	pop(v, k);
+	pop(v, old);
+	return ret;
+}
+
+/* Everything after kernels[], which the rest refers to. */
+static int validate_rest(struct vctx *v, const json_t *root, const struct kernel_names *kn)
+{
+	static const struct field guest_f[] = {
+		{ "name", W_STRING, 0 }, { "vcpus", W_INT, 0 },
+		{ "memory_mib", W_NUMBER, 0 }, { NULL, 0, 0 },
+	};
+	static const struct field design_f[] = {
+		/* No patched kernel: a single-kernel session, statistics without comparison. */
+		{ "baseline", W_STRING, 1 }, { "patched", W_STRING_OR_NULL, 0 },
+		{ "runs_per_kernel", W_INT, 0 }, { "warmups", W_INT, 0 },
+		{ "order", W_STRING, 0 }, { "seed", W_INT, 0 }, { "blocks", W_INT, 0 },
+		{ NULL, 0, 0 },
+	};
+	static const struct field stats_f[] = {
+		{ "alpha", W_NUMBER, 0 }, { "confidence", W_NUMBER, 0 },
+		{ "resamples", W_INT, 0 }, { "counter_resamples", W_INT, 0 }, { "seed", W_INT, 0 },
+		{ "threshold", W_NUMBER, 0 }, { "bootstrap", W_STRING, 0 },
+		{ "max_failed_fraction", W_NUMBER, 0 }, { "min_runs", W_INT, 0 },
+		{ NULL, 0, 0 },
+	};
+	json_t *guest, *design, *stats;
+
+	if (check_unique_kernels(v, kn))
+		return -1;
+	if (check_object(v, root, "guest", 0, guest_f, &guest))
+		return -1;
+	if (guest) {
+		size_t old = push_key(v, "guest");
+		int ret = each(v, guest, "nodes", 0, check_node, NULL);
+		pop(v, old);
+		if (ret)
+			return -1;
+	}
+	if (each(v, root, "workloads", 0, check_workload, NULL))
+		return -1;
+	if (check_object(v, root, "design", 1, design_f, &design))
+		return -1;
+	{
+		size_t old = push_key(v, "design");
+		int ret = check_kernel_ref(v, kn, design, "baseline") ||
+			check_kernel_ref(v, kn, design, "patched");
+
+		/* Runs are told apart by kernel name: an A/A session names the build twice. */
+		if (!ret && json_is_string(json_object_get(design, "patched")) &&
+		    !strcmp(jget(design, "baseline"), jget(design, "patched"))) {
+			size_t o = push_key(v, "patched");
+			ret = vfail(v, "the same kernel as design.baseline (for an A/A comparison, "
+				    "list the build twice under two names)");
+			pop(v, o);
+		}
+		pop(v, old);
+		if (ret)
+			return -1;
+	}
+	if (check_object(v, root, "statistics", 0, stats_f, &stats) ||
+	    check_resamples(v, stats, "resamples") || check_resamples(v, stats, "counter_resamples"))
+		return -1;
+	if (each(v, root, "runs", 1, check_run, (void *)kn))
+		return -1;
+	return check_unique_seq(v, json_object_get(root, "runs"));
+}
+
 static int validate(struct vctx *v, const json_t *root)
 {
 	static const struct field gen_f[] = {
@@ -459,25 +616,9 @@ static int validate(struct vctx *v, const json_t *root)
 		{ "libvirt_uri", W_STRING, 0 },
 		{ "accel", W_STRING, 1 }, { "accel_reason", W_STRING, 0 }, { NULL, 0, 0 },
 	};
-	static const struct field guest_f[] = {
-		{ "name", W_STRING, 0 }, { "vcpus", W_INT, 0 },
-		{ "memory_mib", W_NUMBER, 0 }, { NULL, 0, 0 },
-	};
-	static const struct field design_f[] = {
-		/* No patched kernel: a single-kernel session, statistics without comparison. */
-		{ "baseline", W_STRING, 1 }, { "patched", W_STRING_OR_NULL, 0 },
-		{ "runs_per_kernel", W_INT, 0 }, { "warmups", W_INT, 0 },
-		{ "order", W_STRING, 0 }, { "seed", W_INT, 0 }, { "blocks", W_INT, 0 },
-		{ NULL, 0, 0 },
-	};
-	static const struct field stats_f[] = {
-		{ "alpha", W_NUMBER, 0 }, { "confidence", W_NUMBER, 0 },
-		{ "resamples", W_INT, 0 }, { "seed", W_INT, 0 },
-		{ "threshold", W_NUMBER, 0 }, { "bootstrap", W_STRING, 0 },
-		{ "max_failed_fraction", W_NUMBER, 0 }, { "min_runs", W_INT, 0 },
-		{ NULL, 0, 0 },
-	};
-	json_t *schema, *guest, *design, *kernels;
+	json_t *schema, *kernels;
+	struct kernel_names kn = { NULL, 0 };
+	int ret;
 
 	if (!json_is_object(root))
 		return vfail(v, "expected an object, got %s", json_type_name(root));
@@ -500,57 +641,10 @@ static int validate(struct vctx *v, const json_t *root)
 		return -1;
 	if (!json_array_size(kernels))
 		return vfail(v, "kernels: empty (expected at least one kernel)");
-	for (size_t i = 1; i < json_array_size(kernels); i++) {
-		const char *name = jget(json_array_get(kernels, i), "name");
-
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(name, jget(json_array_get(kernels, j), "name")))
-				continue;
-			/* Runs name their kernel: two kernels of one name cannot be told apart. */
-			size_t old = push_key(v, "kernels"), o = push_index(v, i);
-			size_t k = push_key(v, "name");
-			int ret = vfail(v, "also the name of kernels[%zu]", j);
-			pop(v, k);
-			pop(v, o);
-			pop(v, old);
-			return ret;
-		}
-	}
-	if (check_object(v, root, "guest", 0, guest_f, &guest))
-		return -1;
-	if (guest) {
-		size_t old = push_key(v, "guest");
-		int ret = each(v, guest, "nodes", 0, check_node, NULL);
-		pop(v, old);
-		if (ret)
-			return -1;
-	}
-	if (each(v, root, "workloads", 0, check_workload, NULL))
-		return -1;
-	if (check_object(v, root, "design", 1, design_f, &design))
-		return -1;
-	{
-		size_t old = push_key(v, "design");
-		int ret = check_kernel_ref(v, root, design, "baseline") ||
-			check_kernel_ref(v, root, design, "patched");
-
-		/* Runs are told apart by kernel name: an A/A session names the build twice. */
-		if (!ret && json_is_string(json_object_get(design, "patched")) &&
-		    !strcmp(jget(design, "baseline"), jget(design, "patched"))) {
-			size_t o = push_key(v, "patched");
-			ret = vfail(v, "the same kernel as design.baseline (for an A/A comparison, "
-				    "list the build twice under two names)");
-			pop(v, o);
-		}
-		pop(v, old);
-		if (ret)
-			return -1;
-	}
-	if (check_object(v, root, "statistics", 0, stats_f, NULL))
-		return -1;
-	if (each(v, root, "runs", 1, check_run, (void *)root))
-		return -1;
-	return check_unique_seq(v, json_object_get(root, "runs"));
+	kernel_names_build(&kn, kernels);
+	ret = validate_rest(v, root, &kn);
+	free(kn.k);
+	return ret;
 }
 
 int report_validate(const json_t *root, struct strbuf *err)
@@ -586,26 +680,70 @@ int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf 
 	return 0;
 }
 
+/* Feeds jansson from the file as it parses, so the text is never held whole. */
+struct report_reader {
+	int fd;
+	size_t total;
+	int too_big, error;
+};
+
+static size_t read_chunk(void *buffer, size_t len, void *data)
+{
+	struct report_reader *r = data;
+	ssize_t n;
+
+	do
+		n = read(r->fd, buffer, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		r->error = errno;
+		return (size_t)-1;
+	}
+	r->total += (size_t)n;
+	if (r->total > REPORT_MAX_BYTES) {
+		r->too_big = 1;
+		return (size_t)-1;
+	}
+	return (size_t)n;
+}
+
 int report_load(const char *path, json_t **out, struct strbuf *err)
 {
-	struct strbuf buf = STRBUF_INIT, e = STRBUF_INIT;
-	int ret = -1;
+	struct report_reader rd = { open(path, O_RDONLY | O_CLOEXEC), 0, 0, 0 };
+	struct strbuf e = STRBUF_INIT;
+	json_error_t jerr;
+	json_t *root;
 
 	*out = NULL;
-	if (read_file(path, &buf, REPORT_MAX_BYTES)) {
-		sb_add_text_safe(err, path);
-		sb_addf(err, ": %s", errno == EFBIG ? "file too large for a report" : strerror(errno));
-		goto out;
+	if (rd.fd < 0) {
+		rd.error = errno;
+		goto fail;
 	}
-	if (report_load_buffer(buf.buf ? buf.buf : "", buf.len, out, &e)) {
-		sb_add_text_safe(err, path);
-		sb_adds(err, ": ");
-		sb_add(err, e.buf, e.len);
-		goto out;
+	/* Duplicate keys would make "what the file says" ambiguous. */
+	root = json_load_callback(read_chunk, &rd, JSON_REJECT_DUPLICATES, &jerr);
+	close(rd.fd);
+	if (!root && !rd.too_big && !rd.error) {
+		sb_addf(&e, "line %d, column %d: ", jerr.line, jerr.column);
+		sb_add_text_safe(&e, jerr.text);
+		goto fail;
 	}
-	ret = 0;
-out:
-	sb_release(&buf);
+	if (!root)
+		goto fail;
+	if (report_validate(root, &e)) {
+		json_decref(root);
+		goto fail;
+	}
+	*out = root;
+	return 0;
+fail:
+	sb_add_text_safe(err, path);
+	if (rd.too_big)
+		sb_addf(err, ": larger than REPORT_MAX_BYTES (%u MiB): not a report a session writes",
+			REPORT_MAX_BYTES >> 20);
+	else if (rd.error)
+		sb_addf(err, ": %s", strerror(rd.error));
+	else
+		sb_addf(err, ": %s", sb_str(&e));
 	sb_release(&e);
-	return ret;
+	return -1;
 }

@@ -50,7 +50,25 @@ struct model {
 	struct stats_seq_plan seq;
 	struct series *s;
 	size_t ns, alloc;
+	/*
+	 * Hash indexes (jansson objects): a crafted report may hold tens of
+	 * thousands of metrics, workloads or runs, and scans per run or per
+	 * series made the analysis quadratic.
+	 */
+	json_t *series_ix;	/* series_key() -> index into s[] */
+	json_t *workloads;	/* name -> first workloads[] entry of that name */
+	struct strbuf key;	/* scratch for series_key() */
 };
+
+/* Unambiguous: lengths first, and metrics and counters apart. */
+static const char *series_key(struct model *m, const char *workload, const char *group,
+			      const char *name)
+{
+	sb_reset(&m->key);
+	sb_addf(&m->key, "%zu:%s%c%zu:%s%s", strlen(workload), workload, group ? 'c' : 'm',
+		group ? strlen(group) : 0, group ? group : "", name);
+	return sb_str(&m->key);
+}
 
 /* BASE, PATCHED, or -1 for a run of neither compared kernel. */
 static int kernel_index(const struct model *m, const char *name)
@@ -66,17 +84,10 @@ static int kernel_index(const struct model *m, const char *name)
 static struct series *find_series(struct model *m, const char *workload, const char *group,
 				  const char *name)
 {
-	/* Newest first: values of one run arrive for the series just created. */
-	for (size_t i = m->ns; i-- > 0;) {
-		struct series *s = &m->s[i];
+	const char *key = series_key(m, workload, group, name);
+	json_t *ix = json_object_getn(m->series_ix, key, m->key.len);
 
-		if (!s->group != !group || strcmp(s->workload, workload))
-			continue;
-		if (group ? !strcmp(s->group, group) && !strcmp(s->cname, name) :
-			    !strcmp(s->name, name))
-			return s;
-	}
-	return NULL;
+	return ix ? &m->s[json_integer_value(ix)] : NULL;
 }
 
 static struct series *add_series(struct model *m, const char *workload, const char *group,
@@ -84,6 +95,9 @@ static struct series *add_series(struct model *m, const char *workload, const ch
 {
 	struct series *s;
 
+	series_key(m, workload, group, name);
+	json_object_setn_new_nocheck(m->series_ix, m->key.buf, m->key.len,
+				     json_integer((json_int_t)m->ns));
 	ALLOC_GROW(m->s, m->ns + 1, m->alloc);
 	s = &m->s[m->ns++];
 	memset(s, 0, sizeof(*s));
@@ -126,9 +140,13 @@ static void push_value(struct series *s, int k, double v, long seq, long block)
  * "higher is better" with a warning, since guessing silently could flip a
  * verdict.
  */
-static void describe_metric(struct series *s, const json_t *wl)
+/*
+ * What the workload declares for all its metrics: which are primary (names
+ * or %d patterns) and the band of its metrics (lab.conf's threshold).
+ */
+static void describe_workload(struct series *s, const json_t *wl)
 {
-	json_t *decl, *pat;
+	const json_t *pat;
 	size_t i;
 	double t = jget_num(wl, "threshold");
 
@@ -139,20 +157,24 @@ static void describe_metric(struct series *s, const json_t *wl)
 		s->threshold = t;
 		s->band_source = "the workload's threshold in lab.conf";
 	}
+}
 
-	json_array_foreach(json_object_get(wl, "metrics"), i, decl) {
-		if (strcmp(jget_str(decl, "name", ""), s->name))
-			continue;
-		s->declared = 1;
-		s->unit = jget_str(decl, "unit", "");
-		s->better_higher = strcmp(jget_str(decl, "better", "higher"), "lower") != 0;
-		t = jget_num(decl, "threshold");
-		if (isfinite(t) && t >= 0 && t < 1) {
-			s->threshold = t;
-			s->band_source = "declared for the metric";
-		}
-		return;
+static void describe_metric(struct series *s, const json_t *decl)
+{
+	double t = jget_num(decl, "threshold");
+
+	s->declared = 1;
+	s->unit = jget_str(decl, "unit", "");
+	s->better_higher = strcmp(jget_str(decl, "better", "higher"), "lower") != 0;
+	if (isfinite(t) && t >= 0 && t < 1) {
+		s->threshold = t;
+		s->band_source = "declared for the metric";
 	}
+}
+
+/* A metric the session did not declare: the built-in definition, if any. */
+static void describe_builtin(struct series *s, const json_t *wl)
+{
 	const struct workload_def *w = workload_find(jget_str(wl, "type", ""));
 	if (!w)
 		return;
@@ -173,10 +195,20 @@ static void declare_series(struct model *m)
 
 	/* Declared metrics first, in declaration order: the report's row order. */
 	json_array_foreach(json_object_get(m->session, "workloads"), i, w) {
+		const char *wn = jget_str(w, "name", "");
+
+		if (!json_object_get(m->workloads, wn))
+			json_object_set_nocheck(m->workloads, wn, w);
 		json_array_foreach(json_object_get(w, "metrics"), j, decl) {
-			const char *wn = jget_str(w, "name", ""), *mn = jget_str(decl, "name", "");
-			if (!find_series(m, wn, NULL, mn))
-				describe_metric(add_series(m, wn, NULL, mn), w);
+			const char *mn = jget_str(decl, "name", "");
+
+			/* The first declaration of a name wins. */
+			if (!find_series(m, wn, NULL, mn)) {
+				struct series *s = add_series(m, wn, NULL, mn);
+
+				describe_workload(s, w);
+				describe_metric(s, decl);
+			}
 		}
 	}
 }
@@ -204,8 +236,10 @@ static void collect_runs(struct model *m)
 		json_object_foreach(json_object_get(run, "metrics"), key, val) {
 			struct series *s = find_series(m, wn, NULL, key);
 			if (!s) {
+				/* Not declared (declare_series() made those): built-in or unknown. */
 				s = add_series(m, wn, NULL, key);
-				describe_metric(s, report_find_named(m->session, "workloads", wn));
+				describe_workload(s, json_object_get(m->workloads, wn));
+				describe_builtin(s, json_object_get(m->workloads, wn));
 			}
 			if (ok && json_is_number(val))
 				push_value(s, k, json_number_value(val), seq, blk);
@@ -229,41 +263,39 @@ static void collect_runs(struct model *m)
  */
 static void count_failures(struct model *m)
 {
-	json_t *run;
-	size_t i, j;
+	json_t *run, *c, *counts = json_object();
+	size_t i;
 
+	/* Per workload, ok and failed runs of each kernel: [ok0, ok1, failed0, failed1]. */
 	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
-		const char *kn = jget_str(run, "kernel", "");
 		const char *wn = jget_str(run, "workload", "");
-		json_t *metrics = json_object_get(run, "metrics");
-		int k, failed;
+		int k = kernel_index(m, jget_str(run, "kernel", ""));
+		int failed = strcmp(jget_str(run, "status", ""), "ok") != 0;
+		json_t *n;
 
-		if (json_is_true(json_object_get(run, "warmup")))
+		if (json_is_true(json_object_get(run, "warmup")) || k < 0)
 			continue;
-		k = kernel_index(m, kn);
-		if (k < 0)
-			continue;
-		failed = strcmp(jget_str(run, "status", ""), "ok") != 0;
-		for (j = 0; j < m->ns; j++) {
-			struct series *s = &m->s[j];
-			json_t *v;
+		if (!(c = json_object_get(counts, wn))) {
+			c = json_pack("[iiii]", 0, 0, 0, 0);
+			json_object_set_new_nocheck(counts, wn, c);
+		}
+		n = json_array_get(c, (size_t)(failed * 2 + k));
+		json_integer_set(n, json_integer_value(n) + 1);
+	}
+	/* An ok run without a value is one that pushed none (collect_runs()). */
+	for (i = 0; i < m->ns; i++) {
+		struct series *s = &m->s[i];
 
-			if (strcmp(s->workload, wn))
-				continue;
-			if (failed) {
-				s->failed[k]++;
-				continue;
-			}
-			if (s->group) {
-				json_t *g = json_object_get(json_object_get(run, "counters"), s->group);
-				v = json_object_get(g, s->cname);
-			} else {
-				v = json_object_get(metrics, s->name);
-			}
-			if (!json_is_number(v))
-				s->missing[k]++;
+		if (!(c = json_object_get(counts, s->workload)))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			size_t ok = (size_t)json_integer_value(json_array_get(c, (size_t)k));
+
+			s->failed[k] = (size_t)json_integer_value(json_array_get(c, (size_t)(2 + k)));
+			s->missing[k] = ok > s->n[k] ? ok - s->n[k] : 0;
 		}
 	}
+	json_decref(counts);
 }
 
 int report_seq_plan(const json_t *session, struct stats_seq_plan *plan, double *budget_s)
@@ -303,7 +335,7 @@ static void settings_from_session(struct model *m)
 		m->st.alpha = v;
 	if ((v = jget_num(st, "confidence")) > 0 && v < 1)
 		m->st.confidence = v;
-	if ((v = jget_num(st, "resamples")) >= 100 && v <= 1e6)
+	if ((v = jget_num(st, "resamples")) >= REPORT_MIN_RESAMPLES && v <= REPORT_MAX_RESAMPLES)
 		m->st.resamples = (unsigned)v;
 	/* Any integer is a seed (a 64-bit session seed may come back negative). */
 	if (json_is_integer(json_object_get(st, "seed")))
@@ -324,7 +356,8 @@ static void settings_from_session(struct model *m)
 	/* Counters are context for the verdicts, not verdicts: fewer resamples keep
 	 * a report with hundreds of vmstat fields fast. */
 	m->counter_resamples = m->st.resamples < 2000 ? m->st.resamples : 2000;
-	if ((v = jget_num(st, "counter_resamples")) >= 100 && v <= 1e6)
+	if ((v = jget_num(st, "counter_resamples")) >= REPORT_MIN_RESAMPLES &&
+	    v <= REPORT_MAX_RESAMPLES)
 		m->counter_resamples = (unsigned)v;
 }
 
@@ -719,12 +752,22 @@ static void bh_family(struct model *m, enum family f)
 }
 
 /* Look up the value of run @seq in kernel @k of @s (NaN when missing). */
-static double value_of_run(const struct series *s, int k, long seq)
+/*
+ * Row @k of the geomean matrix for @s: its value in each of @runs, NAN
+ * where it has none. Its values came from those runs in the same order
+ * (collect_runs() walks runs[] as geomean_json() does), so one merge pass
+ * does it, where a search per cell was cubic in a long session.
+ */
+static void values_of_runs(const struct series *s, int k, const long *runs, size_t nr, double *out)
 {
-	for (size_t i = 0; i < s->n[k]; i++)
-		if (s->seq[k][i] == seq)
-			return s->v[k][i];
-	return NAN;
+	size_t p = 0;
+
+	for (size_t r = 0; r < nr; r++) {
+		if (p < s->n[k] && s->seq[k][p] == runs[r])
+			out[r] = s->v[k][p++];
+		else
+			out[r] = NAN;
+	}
 }
 
 static json_t *geomean_json(struct model *m, const char *workload)
@@ -764,8 +807,7 @@ static json_t *geomean_json(struct model *m, const char *workload)
 	for (int k = 0; k < 2; k++) {
 		mat[k] = xcalloc(nm * nr[k] + 1, sizeof(double));
 		for (size_t a = 0; a < nm; a++)
-			for (size_t r = 0; r < nr[k]; r++)
-				mat[k][a * nr[k] + r] = value_of_run(ms[a], k, runs[k][r]);
+			values_of_runs(ms[a], k, runs[k], nr[k], &mat[k][a * nr[k]]);
 	}
 	for (size_t a = 0; a < nm; a++)
 		better[a] = (unsigned char)ms[a]->better_higher;
@@ -996,7 +1038,7 @@ static json_t *ordered_results(const struct model *m)
 json_t *report_analyze(const json_t *session, struct strbuf *err)
 {
 	struct model m;
-	json_t *report, *results, *counters, *geo;
+	json_t *report, *results, *counters, *geo, *seen;
 	struct series **cs;
 	size_t i, nc = 0;
 
@@ -1004,6 +1046,8 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 		return NULL;
 	memset(&m, 0, sizeof(m));
 	m.session = session;
+	m.series_ix = json_object();
+	m.workloads = json_object();
 	m.kname[BASE] = jget_str(jpath(session, "design"), "baseline", "");
 	m.kname[PATCHED] = jget_str(jpath(session, "design"), "patched", NULL);
 	settings_from_session(&m);
@@ -1016,7 +1060,13 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 		break;
 	}
 
-	report = json_deep_copy(session);
+	/*
+	 * A shallow copy: the report replaces only top-level members and shares
+	 * the rest (runs, kernels, ...) with the session; nothing here or in the
+	 * renderers changes a shared member. A deep copy doubled the memory of
+	 * a large report, already about 20 times its size on disk.
+	 */
+	report = json_copy((json_t *)session);
 	/* The results below are of this lab's schema, whatever the input's was. */
 	json_object_set_new(report, "schema", json_string(REPORT_SCHEMA));
 	/* Stored results are never trusted: they are recomputed from the runs. */
@@ -1049,17 +1099,15 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 
 	/* Geometric means in the order workloads first produced metrics. */
 	geo = json_array();
+	seen = json_object();
 	for (i = 0; i < m.ns; i++) {
-		size_t j;
-		int seen = 0;
-
-		if (m.s[i].is_counter)
+		if (m.s[i].is_counter || json_object_get(seen, m.s[i].workload))
 			continue;
-		for (j = 0; j < i; j++)
-			seen |= !m.s[j].is_counter && !strcmp(m.s[j].workload, m.s[i].workload);
-		if (!seen && m.kname[PATCHED])
+		json_object_set_new_nocheck(seen, m.s[i].workload, json_true());
+		if (m.kname[PATCHED])
 			json_array_append_new(geo, geomean_json(&m, m.s[i].workload));
 	}
+	json_decref(seen);
 	json_object_set_new(report, "results", results);
 	json_object_set_new(report, "counter_results", counters);
 	json_object_set_new(report, "geomean", geo);
@@ -1079,6 +1127,9 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 		}
 	}
 	free(m.s);
+	json_decref(m.series_ix);
+	json_decref(m.workloads);
+	sb_release(&m.key);
 	return report;
 }
 

@@ -70,7 +70,8 @@ int run_command(struct child *c)
 	pid_t pid;
 
 	if (c->log_path) {
-		logfd = open(c->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		logfd = open(c->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+			     0644);
 		if (logfd < 0)
 			return -1;
 	}

@@ -8,6 +8,7 @@
 #include "session.h"
 #include "counters.h"
 #include "domain_run.h"
+#include "escape.h"
 #include "guest_conf.h"
 #include "guest_result.h"
 #include "util.h"
@@ -17,23 +18,29 @@
 
 #define NAME_MAX_LEN 128
 
-/* A JSON string from text that may hold invalid UTF-8 (consoles, guest output). */
-static json_t *safe_string(const char *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t len = strlen(s);
-	long bad;
+/*
+ * What one run may put into its record (and so into report.json), however
+ * many lines the guest sends: a workload reports tens of metrics (one per
+ * CPU count at most), a few series, and an error or two.
+ */
+#define RECORD_MAX_METRICS	4096
+#define RECORD_MAX_SERIES	256
+#define RECORD_MAX_ERRORS	100	/* the last one counts those left out */
 
-	while ((bad = utf8_invalid_at((const unsigned char *)s, len)) >= 0) {
-		sb_add(&sb, s, (size_t)bad);
-		sb_adds(&sb, "\xef\xbf\xbd");	/* U+FFFD */
-		s += bad + 1;
-		len -= (size_t)bad + 1;
+struct run_errors {
+	json_t *list;
+	size_t dropped;
+	int metrics_full, series_full;
+};
+
+static void run_error(struct run_errors *e, json_t *msg)
+{
+	if (json_array_size(e->list) < RECORD_MAX_ERRORS - 1)
+		json_array_append_new(e->list, msg);
+	else {
+		json_decref(msg);
+		e->dropped++;
 	}
-	sb_add(&sb, s, len);
-	json_t *j = json_stringn(sb_str(&sb), sb.len);
-	sb_release(&sb);
-	return j ? j : json_string("(unprintable)");
 }
 
 static int good_name(const char *s)
@@ -116,8 +123,20 @@ static json_t *flatten_counters(json_t *detail)
 	return flat;
 }
 
+/* Past @max names, a new one is refused (once said); known ones may be set again. */
+static int room_for(json_t *obj, const char *name, size_t max, int *full, struct run_errors *e,
+		    const char *what, const char *limit)
+{
+	if (json_object_size(obj) < max || json_object_get(obj, name))
+		return 1;
+	if (!(*full)++)
+		run_error(e, json_sprintf("more than %zu %s (%s): the rest are ignored", max, what,
+					  limit));
+	return 0;
+}
+
 static void collect(const struct guest_result *res, json_t *metrics, json_t *series,
-		    json_t *errors, struct counters *ctr)
+		    struct run_errors *errors, struct counters *ctr)
 {
 	size_t i;
 	json_t *rec;
@@ -129,21 +148,29 @@ static void collect(const struct guest_result *res, json_t *metrics, json_t *ser
 			continue;
 		if (!strcmp(type, "metric") && good_name(name)) {
 			json_t *v = json_object_get(rec, "value");
-			if (json_is_number(v) && isfinite(json_number_value(v)))
+			if (!json_is_number(v) || !isfinite(json_number_value(v)))
+				run_error(errors, json_sprintf("metric %s: value is not a finite number",
+							       name));
+			else if (room_for(metrics, name, RECORD_MAX_METRICS, &errors->metrics_full,
+					  errors, "metrics", "RECORD_MAX_METRICS"))
 				json_object_set(metrics, name, v);
-			else
-				json_array_append_new(errors, json_sprintf("metric %s: value is not a finite number", name));
 		} else if (!strcmp(type, "series") && good_name(name)) {
 			json_t *vals = json_object_get(rec, "values");
-			if (json_is_array(vals))
+			if (json_is_array(vals) &&
+			    room_for(series, name, RECORD_MAX_SERIES, &errors->series_full, errors,
+				     "series", "RECORD_MAX_SERIES"))
 				json_object_set(series, name, vals);
 		} else if (!strcmp(type, "error")) {
 			const char *why = json_string_value(json_object_get(rec, "reason"));
-			json_array_append_new(errors, safe_string(why ? why : "workload error"));
+			run_error(errors, json_string_lossy(why ? why : "workload error"));
 		}
 		if (ctr)
 			counters_add_line(ctr, rec);
 	}
+	if (errors->dropped)
+		json_array_append_new(errors->list, json_sprintf("%zu more errors not listed "
+								 "(RECORD_MAX_ERRORS = %d)",
+								 errors->dropped, RECORD_MAX_ERRORS));
 }
 
 static char *topology_problem(const struct guest_run *run, const struct guest_topology *declared)
@@ -174,12 +201,14 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 		       const struct guest_topology *declared, const char *started)
 {
 	json_t *rec = json_deep_copy(planned);
-	json_t *metrics = json_object(), *series = json_object(), *errors = json_array();
+	json_t *metrics = json_object(), *series = json_object();
+	struct run_errors errs = { json_array(), 0, 0, 0 };
+	json_t *errors = errs.list;
 	struct counters *ctr = counters_new();
 	char *failure = NULL;
 	double workload_s = -1;
 
-	collect(&run->result, metrics, series, errors, ctr);
+	collect(&run->result, metrics, series, &errs, ctr);
 	json_t *exit_rec = run->result.exit;
 	if (exit_rec && json_is_number(json_object_get(exit_rec, "elapsed_s")))
 		workload_s = json_number_value(json_object_get(exit_rec, "elapsed_s"));
@@ -206,7 +235,7 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 		failure = xstrdup("the workload reported no metric");
 	}
 	json_object_set_new(rec, "status", json_string(failure ? "failed" : "ok"));
-	json_object_set_new(rec, "failure", failure ? safe_string(failure) : json_null());
+	json_object_set_new(rec, "failure", failure ? json_string_lossy(failure) : json_null());
 	json_object_set_new(rec, "started", json_string(started));
 	json_object_set_new(rec, "timings", json_pack("{s:f, s:f, s:f, s:f}",
 		"boot_s", run->boot_s >= 0 ? run->boot_s : 0.0,
@@ -224,7 +253,7 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 	if (run->result.bad.n) {
 		json_t *bad = json_array();
 		for (size_t i = 0; i < run->result.bad.n && i < 20; i++)
-			json_array_append_new(bad, safe_string(run->result.bad.v[i]));
+			json_array_append_new(bad, json_string_lossy(run->result.bad.v[i]));
 		json_object_set_new(rec, "rejected_lines", bad);
 	}
 	if (run->result.topology)

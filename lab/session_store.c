@@ -130,6 +130,17 @@ static int by_seq(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * A finished record's name: the digits of session_run_path() ("%04d", so
+ * four or more) and ".json". Temporary files never match.
+ */
+static int is_record_name(const char *name)
+{
+	size_t digits = strspn(name, "0123456789");
+
+	return digits >= 4 && !strcmp(name + digits, ".json");
+}
+
 json_t *session_load_runs(const char *dir, struct strbuf *err)
 {
 	char *runs_dir = xasprintf("%s/runs", dir);
@@ -139,8 +150,7 @@ json_t *session_load_runs(const char *dir, struct strbuf *err)
 	size_t n = 0, alloc = 0;
 
 	while (d && (de = readdir(d))) {
-		/* Only finished records: NNNN.json, never a temporary file. */
-		if (strlen(de->d_name) != 9 || !str_ends_with(de->d_name, ".json"))
+		if (!is_record_name(de->d_name))
 			continue;
 		char *path = xasprintf("%s/%s", runs_dir, de->d_name);
 		json_error_t jerr;

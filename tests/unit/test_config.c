@@ -152,6 +152,9 @@ static void test_bad_values(void **state)
 		     "8: [run] runs: expected an integer from 1 to 10000, not '0'");
 	expect_error(GOOD_KERNELS "[stats]\nthreshold = 150%\n",
 		     "8: [stats] threshold: expected a fraction from 0 to 1 (0.05) or a percentage (5%), not '150%'");
+	/* The analysis's own limit (REPORT_MAX_RESAMPLES), not a larger one it would ignore. */
+	expect_error(GOOD_KERNELS "[stats]\nresamples = 2000000\n",
+		     "8: [stats] resamples: expected an integer from 100 to 1000000, not '2000000'");
 	expect_error(GOOD_KERNELS "[run]\nseed = -1\n",
 		     "8: [run] seed: expected a non-negative integer, not '-1'");
 }
@@ -301,6 +304,51 @@ static void test_syntax_and_long_lines(void **state)
 	free(text);
 }
 
+/* A NUL is not an over-long line; bytes that are not UTF-8 never reach JSON. */
+static void test_nul_and_utf8(void **state)
+{
+	static const char nul[] = GOOD_KERNELS "[run]\nruns = 3\0 0\n";
+	char path[128];
+	struct lab_config cfg;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/lab.conf", tmpdir);
+	assert_int_equal(write_file_atomic(path, nul, sizeof(nul) - 1), 0);
+	assert_int_equal(config_load(path, &cfg, &err), LAB_EUSER);
+	char *want = xasprintf("%s:8: NUL byte at column 9 (not a text file?)\n", path);
+	if (!strstr(sb_str(&err), want))
+		fail_msg("expected\n  %s\ngot\n  %s", want, sb_str(&err));
+	assert_null(strstr(sb_str(&err), "longer than"));
+	free(want);
+	sb_release(&err);
+	config_free(&cfg);
+
+	expect_error(GOOD_KERNELS "[kernel other]\nfrom = baseline\nref = v6.12-\xe9t\xe9\n",
+		     "9: the value is not valid UTF-8 (byte 0xe9 at offset 6)");
+	expect_error("[lab]\nuri = qemu:///\xc0\xaf\n" GOOD_KERNELS,
+		     "2: the value is not valid UTF-8 (byte 0xc0 at offset 8)");
+	/* Paths that do not come from a line: the environment's cache folder. */
+	const char *old = getenv("MGLRULAB_CACHE_DIR");
+	char *saved = old ? xstrdup(old) : NULL;
+	struct lab_config c2;
+	int status;
+	setenv("MGLRULAB_CACHE_DIR", "/var/cache/caf\xe9", 1);
+	char *e = load(GOOD_KERNELS, &c2, &status);
+	assert_int_equal(status, LAB_EUSER);
+	assert_non_null(strstr(e, ": MGLRULAB_CACHE_DIR is not valid UTF-8 (byte 0xe9 at offset 14)"));
+	free(e);
+	config_free(&c2);
+	if (saved)
+		setenv("MGLRULAB_CACHE_DIR", saved, 1);
+	else
+		unsetenv("MGLRULAB_CACHE_DIR");
+	free(saved);
+	/* Comments may say anything. */
+	expect_error("# caf\xe9\n[lab]\njobs = x\n" GOOD_KERNELS,
+		     "3: [lab] jobs: expected an integer from 0 to 4096, not 'x'");
+}
+
 static void test_continuation_lines(void **state)
 {
 	struct lab_config cfg;
@@ -330,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_missing_files),
 		cmocka_unit_test(test_syntax_and_long_lines),
 		cmocka_unit_test(test_continuation_lines),
+		cmocka_unit_test(test_nul_and_utf8),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "counters.h"
 #include "test_counters_fixture.h"
@@ -150,6 +152,81 @@ static void test_malformed_snapshot(void **state)
 	counters_free(c);
 }
 
+static void add_tiny(struct counters *c, const char *phase, const char *label, const char *source)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", "snapshot", "phase", phase,
+			      "label", label, "source", source, "text", "");
+
+	counters_add_line(c, o);
+	json_decref(o);
+}
+
+/* Pairs as before: the first "after" of a label and source, orphans on both sides. */
+static void test_pairing(void **state)
+{
+	struct counters *c = counters_new();
+	json_t *j, *problems;
+	(void)state;
+
+	add_tiny(c, "after", "p1", "/proc/vmstat");		/* paired: a "before" comes later */
+	add_tiny(c, "before", "p1", "/proc/vmstat");
+	add_tiny(c, "after", "p1", "/proc/vmstat");
+	add_tiny(c, "before", "p2", "/proc/vmstat");		/* no "after" */
+	add_tiny(c, "after", "p3", "/proc/vmstat");		/* no "before" */
+	add_tiny(c, "before", "p1", "/sys/devices/system/node/node1/vmstat");
+	add_tiny(c, "after", "p2", "/sys/devices/system/node/node1/vmstat");	/* other label */
+	j = counters_delta_json(c);
+	assert_non_null(P(j, "phases", "p1", "vmstat"));
+	assert_null(P(j, "phases", "p2"));
+	assert_null(P(j, "phases", "p3"));
+	problems = json_object_get(j, "problems");
+	assert_int_equal(json_array_size(problems), 4);
+	assert_string_equal(json_string_value(json_array_get(problems, 0)),
+			    "/proc/vmstat (p2): no \"after\" snapshot");
+	assert_string_equal(json_string_value(json_array_get(problems, 1)),
+			    "/proc/vmstat (p3): no \"before\" snapshot");
+	assert_string_equal(json_string_value(json_array_get(problems, 2)),
+			    "/sys/devices/system/node/node1/vmstat (p1): no \"after\" snapshot");
+	assert_string_equal(json_string_value(json_array_get(problems, 3)),
+			    "/sys/devices/system/node/node1/vmstat (p2): no \"before\" snapshot");
+	json_decref(j);
+	counters_free(c);
+}
+
+/*
+ * 80,000 tiny unpaired snapshots (19.5 s to pair before, each looked for
+ * its partner by a scan): the lines past COUNTERS_MAX_SNAPSHOTS are
+ * ignored with one problem naming the limit, pairing is a sort, and the
+ * problem list stays within COUNTERS_MAX_PROBLEMS however they arise.
+ */
+static void test_flood(void **state)
+{
+	struct counters *c = counters_new();
+	char label[32];
+	json_t *j, *problems;
+	clock_t t0 = clock();
+	double secs;
+	(void)state;
+
+	for (int i = 0; i < 80000; i++) {
+		snprintf(label, sizeof(label), "l%d", i);
+		add_tiny(c, i % 2 ? "after" : "before", label, "/proc/vmstat");
+	}
+	j = counters_delta_json(c);
+	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	problems = json_object_get(j, "problems");
+	assert_int_equal(json_array_size(problems), COUNTERS_MAX_PROBLEMS);
+	assert_string_equal(json_string_value(json_array_get(problems, 0)),
+			    "more than 16384 snapshot lines (COUNTERS_MAX_SNAPSHOTS): the rest are ignored");
+	assert_string_equal(json_string_value(json_array_get(problems, COUNTERS_MAX_PROBLEMS - 1)),
+			    "16286 more problems not listed (COUNTERS_MAX_PROBLEMS = 100)");
+	assert_int_equal(json_object_size(json_object_get(j, "phases")), 0);
+	if (secs > 5)
+		fail_msg("80,000 snapshot lines took %.1f s of CPU", secs);
+	json_decref(j);
+	counters_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +234,8 @@ int main(void)
 		cmocka_unit_test(test_will_it_scale_text),
 		cmocka_unit_test(test_real_program_output),
 		cmocka_unit_test(test_malformed_snapshot),
+		cmocka_unit_test(test_pairing),
+		cmocka_unit_test(test_flood),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

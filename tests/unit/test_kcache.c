@@ -157,6 +157,49 @@ static void test_kconfig_verify(void **state)
 	sb_release(&dropped);
 }
 
+/*
+ * meta.json after a build: a Latin-1 patch subject was dropped, and a
+ * non-UTF-8 path or compiler banner made the whole object NULL (then
+ * strlen(NULL)) after the kernel had been built. Now all of it is kept.
+ */
+static void test_meta_not_utf8(void **state)
+{
+	struct strvec files = STRVEC_INIT, texts = STRVEC_INIT, subjects = STRVEC_INIT;
+	struct strvec none = STRVEC_INIT;
+	struct ksource src = { SOURCE_ARCHIVE, "/src/linux-caf\xe9.tar.xz", NULL, "tar:01", NULL,
+			       "/cache/trees/01" };
+	struct kbuild_meta m = {
+		.key = "k", .input_key = "i", .name = "patched", .src = &src, .series = &files,
+		.series_text = &texts, .subjects = &subjects, .fragments = &none,
+		.fragment_text = &none, .config_base = "tinyconfig", .config_sha256 = "c",
+		.compiler = "gcc (Debian) 12 \xa9 FSF", .head_commit = NULL, .image_size = 3,
+		.image_sha256 = "s", .built_at = "2026-11-30T00:00:00Z", .build_dir = "/b",
+	};
+	json_error_t jerr;
+	json_t *j;
+	(void)state;
+
+	strvec_push(&files, "/series/0001-r\xe9" "duire.patch");
+	strvec_push(&texts, "From x\nSubject: mm: r\xe9" "duire\n");
+	strvec_push(&subjects, "mm: r\xe9" "duire les \xe9" "critures");
+	strvec_push(&subjects, "mm: plain");
+	j = kbuild_meta_json(&m, &jerr);
+	if (!j)
+		fail_msg("meta.json not encodable: %s", jerr.text);
+	assert_int_equal(json_array_size(json_object_get(j, "subjects")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "subjects"), 0)),
+			    "mm: r\xef\xbf\xbd" "duire les \xef\xbf\xbd" "critures");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "source"), "path")),
+			    "/src/linux-caf\xef\xbf\xbd.tar.xz");
+	assert_string_equal(json_string_value(json_object_get(j, "compiler")),
+			    "gcc (Debian) 12 \xef\xbf\xbd FSF");
+	assert_true(json_is_null(json_object_get(j, "head_commit")));
+	json_decref(j);
+	strvec_clear(&files);
+	strvec_clear(&texts);
+	strvec_clear(&subjects);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_field_boundaries),
 		cmocka_unit_test(test_input_key_ignores_merged_config),
 		cmocka_unit_test(test_kconfig_verify),
+		cmocka_unit_test(test_meta_not_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,6 +106,34 @@ static void test_bench_token(void **state)
 	sb_release(&sb);
 }
 
+/* Latin-1 patch subjects and the like: kept, with U+FFFD for each bad byte. */
+static void test_utf8_lossy(void **state)
+{
+	static const char latin1[] = "mm: r\xe9" "duire \xe0 z\xe9" "ro";
+	json_t *j;
+	(void)state;
+
+	assert_int_equal(utf8_valid_len("ok \xc3\xa9", 5), 5);
+	assert_int_equal(utf8_valid_len(latin1, strlen(latin1)), 5);
+	/* An overlong '/', a surrogate and a sequence cut short are invalid too. */
+	assert_int_equal(utf8_valid_len("a\xc0\xaf", 3), 1);
+	assert_int_equal(utf8_valid_len("a\xed\xa0\x80", 4), 1);
+	assert_int_equal(utf8_valid_len("ab\xe2\x82", 4), 2);
+	/* What jansson does with it: nothing at all. */
+	assert_null(json_string(latin1));
+	j = json_string_lossy(latin1);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(j),
+			    "mm: r\xef\xbf\xbd" "duire \xef\xbf\xbd z\xef\xbf\xbd" "ro");
+	json_decref(j);
+	j = json_string_lossy("a\xc0\xaf\xff");
+	assert_string_equal(json_string_value(j), "a\xef\xbf\xbd" "\xef\xbf\xbd" "\xef\xbf\xbd");
+	json_decref(j);
+	j = json_string_lossy(NULL);
+	assert_string_equal(json_string_value(j), "");
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +143,7 @@ int main(void)
 		cmocka_unit_test(test_text_safe),
 		cmocka_unit_test(test_text_fit),
 		cmocka_unit_test(test_bench_token),
+		cmocka_unit_test(test_utf8_lossy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "report.h"
 
@@ -145,6 +146,54 @@ static void test_wrong_types(void **state)
 	expect(r, "statistics.alpha: expected a number, got a string");
 }
 
+/*
+ * As many kernels as runs, each run naming one: checking names pairwise
+ * and looking each run's kernel up by a scan took minutes here (about
+ * 10^10 comparisons); sorted once, it is a fraction of a second.
+ */
+static void test_many_kernels_fast(void **state)
+{
+	enum { N = 150000 };
+	json_t *r = parse(base_session);
+	json_t *kernels = json_object_get(r, "kernels"), *runs = json_object_get(r, "runs");
+	char name[32];
+	clock_t t0;
+	double secs;
+	(void)state;
+
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "k%07d", i);
+		json_array_append_new(kernels, json_pack("{s:s}", "name", name));
+		snprintf(name, sizeof(name), "k%07d", (int)(((long)i * 7919) % N));
+		json_array_append_new(runs, json_pack("{s:i, s:s, s:s, s:s, s:{}}", "seq", 10 + i,
+						      "kernel", name, "workload", "w", "status", "ok",
+						      "metrics"));
+	}
+	t0 = clock();
+	expect(r, NULL);
+	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	/* Generous for a sanitizer build on a busy machine; quadratic is 100x over. */
+	if (secs > 10)
+		fail_msg("validating %d kernels and runs took %.1f s of CPU", N, secs);
+}
+
+/* The analysis must never ignore a setting: out-of-range counts are errors. */
+static void test_resamples_limit(void **state)
+{
+	json_t *r;
+	(void)state;
+
+	r = parse(base_session);
+	json_object_set_new(r, "statistics", json_pack("{s:i}", "resamples", REPORT_MAX_RESAMPLES));
+	expect(r, NULL);
+	r = parse(base_session);
+	json_object_set_new(r, "statistics", json_pack("{s:i}", "resamples", REPORT_MAX_RESAMPLES + 1));
+	expect(r, "statistics.resamples: expected an integer from 100 to 1000000, got 1000001");
+	r = parse(base_session);
+	json_object_set_new(r, "statistics", json_pack("{s:i}", "counter_resamples", 99));
+	expect(r, "statistics.counter_resamples: expected an integer from 100 to 1000000, got 99");
+}
+
 static void test_references(void **state)
 {
 	json_t *r;
@@ -174,6 +223,14 @@ static void test_references(void **state)
 	r = parse(base_session);
 	json_array_append_new(json_object_get(r, "kernels"), json_pack("{s:s}", "name", "base"));
 	expect(r, "kernels[2].name: also the name of kernels[0]");
+
+	/* The first kernel (in file order) that repeats an earlier name. */
+	r = parse(base_session);
+	json_array_append_new(json_object_get(r, "kernels"), json_pack("{s:s}", "name", "c"));
+	json_array_append_new(json_object_get(r, "kernels"), json_pack("{s:s}", "name", "c"));
+	json_array_append_new(json_object_get(r, "kernels"), json_pack("{s:s}", "name", "patched"));
+	json_array_append_new(json_object_get(r, "kernels"), json_pack("{s:s}", "name", "base"));
+	expect(r, "kernels[3].name: also the name of kernels[2]");
 
 	r = parse(base_session);
 	json_object_set_new(r, "kernels", json_array());
@@ -249,6 +306,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_fields_tolerated),
 		cmocka_unit_test(test_missing_fields),
 		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_resamples_limit),
+		cmocka_unit_test(test_many_kernels_fast),
 		cmocka_unit_test(test_references),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_load_file),

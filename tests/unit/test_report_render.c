@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "escape.h"
 #include "report.h"
@@ -153,6 +154,144 @@ static void test_hostile_text(void **state)
 	}
 	sb_release(&t);
 	sb_release(&b);
+	json_decref(r);
+	json_decref(s);
+}
+
+/* Rename kernel @from to @to everywhere the session names it. */
+static void rename_kernel(json_t *s, const char *from, const char *to)
+{
+	json_t *design = json_object_get(s, "design"), *k, *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "kernels"), i, k)
+		if (!strcmp(json_string_value(json_object_get(k, "name")), from))
+			json_object_set_new(k, "name", json_string(to));
+	json_array_foreach(json_object_get(s, "runs"), i, run)
+		if (!strcmp(json_string_value(json_object_get(run, "kernel")), from))
+			json_object_set_new(run, "kernel", json_string(to));
+	if (!strcmp(json_string_value(json_object_get(design, "baseline")), from))
+		json_object_set_new(design, "baseline", json_string(to));
+	if (!strcmp(json_string_value(json_object_get(design, "patched")), from))
+		json_object_set_new(design, "patched", json_string(to));
+}
+
+/*
+ * Go's benchmark format: a configuration key starts with a lower-case
+ * letter and holds no space, no upper-case letter and no colon but the one
+ * that ends it; otherwise readers take the line for something else.
+ */
+static void test_benchfmt_config_keys(void **state)
+{
+	json_t *s = load_fixture(), *r;
+	struct strbuf b = STRBUF_INIT;
+	json_t *design = json_object_get(s, "design");
+	char *base = strdup(json_string_value(json_object_get(design, "baseline")));
+	char *patched = strdup(json_string_value(json_object_get(design, "patched")));
+	int lines = 0;
+	(void)state;
+
+	rename_kernel(s, patched, "Kernel B:patched");
+	rename_kernel(s, base, "Kernel-A");
+	free(base);
+	free(patched);
+	r = analyze(s);
+	report_render_benchfmt(r, &b);
+	for (const char *l = b.buf; *l && *l != '\n'; l = strchr(l, '\n') + 1) {
+		const char *colon = strstr(l, ": ");
+		const char *p;
+
+		assert_non_null(colon);
+		if (!(*l >= 'a' && *l <= 'z'))
+			fail_msg("config key does not start with a lower-case letter: %.40s", l);
+		for (p = l; p < colon; p++)
+			if (*p == ' ' || *p == ':' || (*p >= 'A' && *p <= 'Z'))
+				fail_msg("bad character '%c' in config key: %.60s", *p, l);
+		lines++;
+	}
+	assert_true(lines >= 9);
+	/* The kernels' own names are still there, in the values. */
+	assert_non_null(strstr(b.buf, "\nmglrulab-kernel-kernel-a: Kernel-A "));
+	assert_non_null(strstr(b.buf, "\nmglrulab-kernel-kernel_b_patched: Kernel B:patched "));
+	sb_release(&b);
+	json_decref(r);
+	json_decref(s);
+}
+
+/*
+ * Many metrics and runs: finding each value's series by a scan, counting
+ * failures per run per series, and matching geomean cells by search were
+ * quadratic (about a minute of CPU here under ASan; now a few seconds).
+ */
+static void test_many_metrics_fast(void **state)
+{
+	enum { N = 40000, DENSE = 40, RUNS = 400 };
+	json_t *s = json_pack("{s:s, s:{s:s, s:s}, s:{s:s}, s:{s:s, s:s}, s:{s:i, s:i},"
+			      " s:[{s:s}, {s:s}], s:[]}",
+			      "schema", REPORT_SCHEMA, "generator", "name", "t", "version", "0",
+			      "host", "accel", "tcg", "design", "baseline", "a", "patched", "b",
+			      "statistics", "resamples", 100, "counter_resamples", 100,
+			      "kernels", "name", "a", "name", "b", "runs");
+	json_t *runs = json_object_get(s, "runs"), *r;
+	struct strbuf out = STRBUF_INIT;
+	char name[32];
+	clock_t t0;
+	double secs;
+	int seq = 0;
+	(void)state;
+
+	/* A sparse part (a metric per pair of runs) and a dense one (geomean). */
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "m%d", i / 2);
+		json_array_append_new(runs, json_pack("{s:i, s:s, s:s, s:s, s:{s:i}}", "seq", ++seq,
+						      "kernel", i % 2 ? "b" : "a", "workload", "sparse",
+						      "status", "ok", "metrics", name, i));
+	}
+	for (int i = 0; i < RUNS; i++) {
+		json_t *m = json_object();
+
+		for (int k = 0; k < DENSE; k++) {
+			snprintf(name, sizeof(name), "d%d", k);
+			json_object_set_new(m, name, json_real(100 + k + (i % 7)));
+		}
+		json_array_append_new(runs, json_pack("{s:i, s:s, s:s, s:s, s:o}", "seq", ++seq,
+						      "kernel", i % 2 ? "b" : "a", "workload", "dense",
+						      "status", "ok", "metrics", m));
+	}
+	t0 = clock();
+	r = analyze(s);
+	report_render_text(r, &out);
+	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	assert_int_equal(json_array_size(json_object_get(r, "results")), N / 2 + DENSE);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(r, "geomean"), 1),
+							 "of")), DENSE);
+	if (secs > 15)
+		fail_msg("analysing %d metrics took %.1f s of CPU", N / 2 + DENSE, secs);
+	print_message("%d metrics: %.1f s of CPU\n", N / 2 + DENSE, secs);
+	sb_release(&out);
+	json_decref(r);
+	json_decref(s);
+}
+
+/*
+ * The report shares the session's members instead of copying them: a deep
+ * copy doubled the memory of a large report. The session stays as it was.
+ */
+static void test_report_shares_session(void **state)
+{
+	json_t *s = load_fixture(), *r;
+	char *before = json_dumps(s, JSON_SORT_KEYS), *after;
+	(void)state;
+
+	r = analyze(s);
+	assert_ptr_equal(json_object_get(r, "runs"), json_object_get(s, "runs"));
+	assert_ptr_equal(json_object_get(r, "kernels"), json_object_get(s, "kernels"));
+	assert_ptr_not_equal(json_object_get(r, "statistics"), json_object_get(s, "statistics"));
+	assert_null(json_object_get(s, "results"));
+	after = json_dumps(s, JSON_SORT_KEYS);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
 	json_decref(r);
 	json_decref(s);
 }
@@ -345,6 +484,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostile_html),
 		cmocka_unit_test(test_hostile_text),
+		cmocka_unit_test(test_benchfmt_config_keys),
+		cmocka_unit_test(test_many_metrics_fast),
+		cmocka_unit_test(test_report_shares_session),
 		cmocka_unit_test(test_byte_identical),
 		cmocka_unit_test(test_reanalyze_idempotent),
 		cmocka_unit_test(test_fixture_verdicts),

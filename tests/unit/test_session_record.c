@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A guest's result channel into a run record (lab/session_record.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "domain_run.h"
+#include "guest_conf.h"
+#include "guest_result.h"
+#include "session.h"
+#include "strbuf.h"
+
+static long seq;
+
+static void line(struct strbuf *ch, const char *type, const char *body)
+{
+	sb_addf(ch, "{\"v\":1,\"seq\":%ld,\"type\":\"%s\"%s%s}\n", seq++, type, *body ? "," : "", body);
+}
+
+/* A finished, successful run whose workload printed @metrics, @series and @errors lines. */
+static json_t *record_of(int metrics, int series, int errors)
+{
+	struct strbuf ch = STRBUF_INIT, err = STRBUF_INIT, b = STRBUF_INIT;
+	struct guest_run run;
+	struct guest_topology declared;
+	json_t *planned, *rec;
+
+	seq = 0;
+	line(&ch, "hello", "\"uptime_s\":1.5");
+	line(&ch, "topology", "\"vcpus_online\":1,\"nodes\":[{\"id\":0,\"cpus\":\"0\","
+	     "\"memory_kib\":524288,\"distances\":[10]}]");
+	for (int i = 0; i < metrics; i++) {
+		sb_reset(&b);
+		sb_addf(&b, "\"record\":{\"type\":\"metric\",\"name\":\"m%d\",\"value\":%d}", i, i);
+		line(&ch, "workload", b.buf);
+	}
+	for (int i = 0; i < series; i++) {
+		sb_reset(&b);
+		sb_addf(&b, "\"record\":{\"type\":\"series\",\"name\":\"s%d\",\"values\":[1,2]}", i);
+		line(&ch, "workload", b.buf);
+	}
+	for (int i = 0; i < errors; i++)
+		line(&ch, "workload", "\"record\":{\"type\":\"error\",\"reason\":\"no\"}");
+	line(&ch, "exit", "\"status\":0,\"elapsed_s\":2");
+	sb_reset(&b);
+	sb_addf(&b, "\"records\":%ld", seq);
+	line(&ch, "done", b.buf);
+
+	memset(&run, 0, sizeof(run));
+	guest_result_init(&run.result);
+	guest_result_feed(&run.result, ch.buf, ch.len);
+	guest_result_finish(&run.result);
+	assert_int_equal(run.result.bad.n, 0);
+	/* The guest shows exactly the declared topology. */
+	assert_int_equal(guest_result_topology(&run.result, &declared, &err), 0);
+	run.status = GUEST_RUN_OK;
+	planned = json_pack("{s:i, s:s, s:s}", "seq", 1, "kernel", "base", "workload", "w");
+	rec = session_record(planned, &run, &declared, "2026-11-30T00:00:00Z");
+	json_decref(planned);
+	guest_topology_release(&declared);
+	guest_result_release(&run.result);
+	sb_release(&ch);
+	sb_release(&err);
+	sb_release(&b);
+	return rec;
+}
+
+static void test_ok_run(void **state)
+{
+	json_t *rec = record_of(3, 1, 0);
+	(void)state;
+
+	assert_string_equal(json_string_value(json_object_get(rec, "status")), "ok");
+	assert_int_equal(json_object_size(json_object_get(rec, "metrics")), 3);
+	assert_int_equal(json_object_size(json_object_get(rec, "series")), 1);
+	assert_null(json_object_get(rec, "errors"));
+	json_decref(rec);
+}
+
+/* However many lines the guest sends, the record (and report.json) stays bounded. */
+static void test_limits(void **state)
+{
+	json_t *rec = record_of(5000, 300, 150), *errors;
+	(void)state;
+
+	assert_int_equal(json_object_size(json_object_get(rec, "metrics")), 4096);
+	assert_int_equal(json_object_size(json_object_get(rec, "series")), 256);
+	errors = json_object_get(rec, "errors");
+	assert_int_equal(json_array_size(errors), 100);
+	assert_string_equal(json_string_value(json_array_get(errors, 0)),
+			    "more than 4096 metrics (RECORD_MAX_METRICS): the rest are ignored");
+	assert_string_equal(json_string_value(json_array_get(errors, 1)),
+			    "more than 256 series (RECORD_MAX_SERIES): the rest are ignored");
+	assert_string_equal(json_string_value(json_array_get(errors, 99)),
+			    "53 more errors not listed (RECORD_MAX_ERRORS = 100)");
+	json_decref(rec);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ok_run),
+		cmocka_unit_test(test_limits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
