@@ -105,6 +105,12 @@ static json_t *load_entries(const char *cache_dir)
 				      "error", "meta.json unreadable");
 		}
 		json_object_set_new(m, "path", json_string_lossy(meta));
+		/*
+		 * The entry is its folder: gc removes entries/<key>, so the key
+		 * must be the folder's name, never what a (possibly tampered)
+		 * meta.json says — "../../.." would reach outside the cache.
+		 */
+		json_object_set_new(m, "key", json_string_lossy(de->d_name));
 		json_array_append_new(list, m);
 		free(meta);
 	}

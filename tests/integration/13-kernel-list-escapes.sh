@@ -24,4 +24,19 @@ grep -q '\[PATCH\] mm: ?\]0;pwned??\[2J?31mdone' "$TMP/out" || fail "the subject
 if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$TMP/out" "$TMP/err"; then
 	fail "control characters reached the terminal"
 fi
+
+# A meta.json whose key points outside the cache: gc must remove the entry
+# folder it found, nothing else ("../.." would be this test's own folder).
+mkdir -p "$TMP/cache/outside-sentinel"
+python3 - "$TMP/cache/entries/$key/meta.json" <<'PY' || fail "cannot rewrite meta.json"
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["key"] = "../.."
+json.dump(m, open(sys.argv[1], "w"))
+PY
+printf '[kernel k]\nsource = %s\n[run]\nkernels = k\n' "$TMP" > "$TMP/lab.conf"
+MGLRULAB_CACHE_DIR=$TMP/cache "$LAB" kernel gc -c "$TMP/lab.conf" >"$TMP/gc.out" 2>&1
+cat "$TMP/gc.out"
+[ -d "$TMP/cache/outside-sentinel" ] || fail "kernel gc removed a folder outside entries/"
+[ ! -d "$TMP/cache/entries/$key" ] || fail "kernel gc kept the unreferenced entry"
 echo ok
