@@ -338,6 +338,9 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, double start,
 		}
 		if (check_output(dom, run, console, channel))
 			return;
+		virDomainInfo info;
+		if (!virDomainGetInfo(dom, &info) && info.cpuTime)
+			run->qemu_cpu_s = (double)info.cpuTime / 1e9;
 		if (!boot_checked && now >= boot_deadline) {
 			boot_checked = 1;
 			if (!runner_said_hello(channel)) {

@@ -58,6 +58,13 @@ struct guest_run {
 	double boot_s;			/* guest uptime when the runner started, or -1 */
 	double guest_s;			/* boot_s + runner's time until "done", or -1 */
 	double host_s;			/* host-side work: overlay, XML, create, destroy, parse */
+	/*
+	 * QEMU's CPU time (virDomainGetInfo), sampled while the guest ran:
+	 * the last sample before it stopped, so short by at most one
+	 * GUEST_OUTPUT_CHECK_MS interval. QEMU is not our child (the
+	 * embedded driver daemonizes it), so no rusage of ours counts it.
+	 */
+	double qemu_cpu_s;
 	struct guest_result result;	/* the parsed results channel */
 };
 

@@ -57,22 +57,25 @@ void host_sample_take(struct host_sample *s)
 		s->children_s = tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
 }
 
-json_t *host_load_json(const struct host_sample *a, const struct host_sample *b)
+json_t *host_load_json(const struct host_sample *a, const struct host_sample *b,
+		       double qemu_cpu_s)
 {
 	double wall = b->wall - a->wall, run, other, steal;
 	int busy;
 
 	if (!a->ok || !b->ok || !(wall > 0))
 		return NULL;
-	/* QEMU is reaped by the embedded driver in this process: a child. */
-	run = (b->children_s - a->children_s) + (b->self_s - a->self_s);
+	/* The guest's QEMU, this process, and children it reaped (qemu-img). */
+	run = (qemu_cpu_s > 0 ? qemu_cpu_s : 0) + (b->children_s - a->children_s) +
+	      (b->self_s - a->self_s);
 	steal = b->steal_s - a->steal_s;
 	other = (b->busy_s - a->busy_s) - steal - run;
 	if (other < 0)
 		other = 0;	/* tick granularity against rusage's microseconds */
 	busy = other / wall > HOST_OTHER_CPU_LIMIT ||
 	       (run > 0 && steal / (run + steal) > HOST_STEAL_LIMIT);
-	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:b}", "wall_s", wall, "run_cpu_s", run,
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b}", "wall_s", wall,
+			 "qemu_cpu_s", qemu_cpu_s, "run_cpu_s", run,
 			 "other_cpu_s", other, "other_cpus", other / wall, "steal_s", steal,
 			 "load1", b->load1, "busy", busy);
 }

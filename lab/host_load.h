@@ -3,9 +3,9 @@
  * How busy the host was while a run ran. Under TCG every guest instruction
  * is host work, so anything else the host does (another build, a second
  * lab, the hypervisor under a cloud VM stealing time) moves the result.
- * Each run records its own host CPU time (QEMU, reaped as our child by
- * libvirt's embedded driver), the CPU time everything else took, and the
- * steal time, so the report can flag runs taken on a busy host.
+ * Each run records its own host CPU time (QEMU's, as libvirt reports it,
+ * and this process's), the CPU time everything else took, and the steal
+ * time, so the report can flag runs taken on a busy host.
  */
 #ifndef LAB_HOST_LOAD_H
 #define LAB_HOST_LOAD_H
@@ -31,11 +31,13 @@ struct host_sample {
 void host_sample_take(struct host_sample *s);
 
 /*
- * The run's "host_load" record from two samples taken around it:
+ * The run's "host_load" record from two samples taken around it and
+ * QEMU's CPU time over the run (@qemu_cpu_s, domain_run.h):
  * {"wall_s", "run_cpu_s", "other_cpu_s", "steal_s", "load1", "busy", ...}.
  * NULL when /proc/stat was not readable.
  */
-json_t *host_load_json(const struct host_sample *before, const struct host_sample *after);
+json_t *host_load_json(const struct host_sample *before, const struct host_sample *after,
+		       double qemu_cpu_s);
 
 /* Parse the "cpu " line of /proc/stat: busy (non-idle, non-iowait) and steal ticks. */
 int host_parse_proc_stat(const char *text, unsigned long long *busy, unsigned long long *steal);

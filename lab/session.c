@@ -654,7 +654,7 @@ static int run_plan(struct session *s)
 		} else {
 			json_t *rec = session_record(p, &gr, &s->topo, started);
 			json_object_set_new(rec, "run_dir", json_string(run_dir));
-			json_t *load = host_load_json(&hs_before, &hs_after);
+			json_t *load = host_load_json(&hs_before, &hs_after, gr.qemu_cpu_s);
 			if (load)
 				json_object_set_new(rec, "host_load", load);
 			char *path = session_run_path(s->dir, seq);
