@@ -34,7 +34,9 @@ m = json.load(open(sys.argv[1]))
 m["key"] = "../.."
 json.dump(m, open(sys.argv[1], "w"))
 PY
-printf '[kernel k]\nsource = %s\n[run]\nkernels = k\n' "$TMP" > "$TMP/lab.conf"
+printf '[kernel k]\nsource = %s/src\n[guest tiny]\nfile = %s/guests/tiny.conf\n[run]\nkernels = k\nworkloads = yield_pingpong\n' \
+	"$TMP" "$ROOT" > "$TMP/lab.conf"
+mkdir -p "$TMP/src"
 MGLRULAB_CACHE_DIR=$TMP/cache "$LAB" kernel gc -c "$TMP/lab.conf" >"$TMP/gc.out" 2>&1
 cat "$TMP/gc.out"
 [ -d "$TMP/cache/outside-sentinel" ] || fail "kernel gc removed a folder outside entries/"
