@@ -110,12 +110,19 @@ static json_t *host_json(struct session *s)
 	virGetVersion(&libver, NULL, NULL);
 	char *libvirt = xasprintf("%lu.%lu.%lu", libver / 1000000, libver / 1000 % 1000, libver % 1000);
 	char *uri = s->conn ? virConnectGetURI(s->conn) : NULL;
-	j = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s}",
-		"hostname", host, "cpu", cpu, "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
+	/*
+	 * The host's own strings (its name, the CPU model, QEMU's banner, the
+	 * reason KVM failed) are any bytes: a plain "s" would make the whole
+	 * pack fail on one that is not UTF-8.
+	 */
+	j = json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:s, s:o, s:s, s:o}",
+		"hostname", json_string_lossy(host), "cpu", json_string_lossy(cpu),
+		"cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
 		"memory_mib", (json_int_t)((long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) >> 20),
-		"kernel", u.release, "qemu_version", qemu, "libvirt_version", libvirt,
-		"libvirt_uri", uri ? uri : s->cfg.uri, "accel", guest_accel_name(s->accel),
-		"accel_reason", s->accel_reason ? s->accel_reason : "");
+		"kernel", json_string_lossy(u.release), "qemu_version", json_string_lossy(qemu),
+		"libvirt_version", libvirt, "libvirt_uri", json_string_lossy(uri ? uri : s->cfg.uri),
+		"accel", guest_accel_name(s->accel),
+		"accel_reason", json_string_lossy(s->accel_reason ? s->accel_reason : ""));
 	free(uri);
 	free(cpu);
 	free(qemu);
@@ -566,15 +573,24 @@ static void progress(struct session *s, size_t done_now, size_t todo, size_t tot
 	(void)s;
 }
 
-static int already_done(const json_t *runs, int seq)
+/*
+ * Which planned runs have a record: one flag per seq (1..@total), so a
+ * resumed session of thousands of runs does not rescan its records for
+ * every planned run.
+ */
+static unsigned char *done_flags(const json_t *runs, size_t total)
 {
+	unsigned char *f = xcalloc(total + 2, 1);
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(runs, i, r)
-		if (json_integer_value(json_object_get(r, "seq")) == seq)
-			return 1;
-	return 0;
+	json_array_foreach(runs, i, r) {
+		json_int_t seq = json_integer_value(json_object_get(r, "seq"));
+
+		if (seq >= 1 && (size_t)seq <= total)
+			f[seq] = 1;
+	}
+	return f;
 }
 
 /* Run every planned run that has no record yet. Returns 1 when interrupted. */
@@ -603,13 +619,16 @@ static int run_plan(struct session *s)
 		if (s->seq && json_is_string(json_object_get(p, "name")))
 			session_seq_after_run(s->seq, s->ctx, done,
 					      json_string_value(json_object_get(p, "name")));
-	json_array_foreach(plan, i, p)
-		todo += !already_done(done, (int)json_integer_value(json_object_get(p, "seq")));
+	unsigned char *have = done_flags(done, total);
+	json_array_foreach(plan, i, p) {
+		json_int_t seq = json_integer_value(json_object_get(p, "seq"));
+		todo += !(seq >= 1 && (size_t)seq <= total && have[seq]);
+	}
 	if (todo < total && !lab_quiet)
 		fprintf(stderr, "resuming: %zu of %zu runs already done\n", total - todo, total);
 	json_array_foreach(plan, i, p) {
 		int seq = (int)json_integer_value(json_object_get(p, "seq"));
-		if (already_done(done, seq))
+		if (seq >= 1 && (size_t)seq <= total && have[seq])
 			continue;
 		if (guest_interrupted()) {
 			interrupted = 1;
@@ -675,6 +694,7 @@ static int run_plan(struct session *s)
 		if (interrupted)
 			break;
 	}
+	free(have);
 	json_decref(done);
 	sb_release(&err);
 	return interrupted || guest_interrupted();

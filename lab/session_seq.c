@@ -38,6 +38,8 @@ struct session_seq {
 	json_t *state;			/* {"workloads": {NAME: {...}}, "looks": [...]} */
 	struct stats_seq_plan plan;
 	double budget_s;		/* 0: none */
+	size_t spent_runs;		/* records spent_cache covers */
+	double spent_cache;
 };
 
 struct session_seq *session_seq_open(const char *dir, const json_t *ctx, struct strbuf *err)
@@ -122,7 +124,14 @@ static double spent_s(const json_t *runs)
 
 int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
 {
-	double spent = spent_s(runs);
+	double spent;
+
+	/* Asked before every planned run: sum the records only when they change. */
+	if (json_array_size(runs) != q->spent_runs) {
+		q->spent_cache = spent_s(runs);
+		q->spent_runs = json_array_size(runs);
+	}
+	spent = q->spent_cache;
 	json_t *w;
 	const char *name;
 	int changed = 0;
