@@ -6,7 +6,7 @@
  * CRLF are only ever removed), indexes must count up from 1, and the label
  * that errors print must hold no control character.
  *
- * Build and run: tests/integration/72-fuzz-mbox.sh
+ * Build and run: tests/integration/73-fuzz-mbox.sh
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -20,10 +20,13 @@ fi
 out=build/fuzz-mbox
 mkdir -p "$out/corpus" || fail "cannot create $out"
 bin=$out/fuzz_mbox
-clang -std=c11 -D_GNU_SOURCE -O1 -g -Ilab \
+pkg-config --exists jansson || skip "jansson development files missing"
+# escape.c makes JSON strings (json_string_lossy): jansson links in.
+# shellcheck disable=SC2046
+clang -std=c11 -D_GNU_SOURCE -O1 -g -Ilab $(pkg-config --cflags jansson) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-o "$bin" tests/fuzz/fuzz_mbox.c lab/mbox.c lab/escape.c lab/strbuf.c lab/util.c \
-	lab/fsutil.c 2>"$out/build.log" ||
+	lab/fsutil.c $(pkg-config --libs jansson) 2>"$out/build.log" ||
 	{ cat "$out/build.log" >&2; fail "cannot build the fuzz target"; }
 
 # Seeds: every series we ship, each also as CRLF and with a quoted body line.
