@@ -178,6 +178,8 @@ static char *build_cmdline(const struct guest_run *run)
 	struct strbuf sb = STRBUF_INIT;
 
 	sb_adds(&sb, GUEST_BASE_CMDLINE);
+	if (run->accel == ACCEL_TCG)
+		sb_adds(&sb, " " GUEST_TCG_CMDLINE);
 	if (run->base_image)
 		sb_adds(&sb, " root=/dev/vda rootfstype=ext4 rw init=" GUEST_RUNNER_PATH);
 	if (run->extra_cmdline && *run->extra_cmdline)

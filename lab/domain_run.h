@@ -113,5 +113,15 @@ void guest_destroy_all(void);
  * serial ports nobody uses, the PS/2 keyboard and mouse.
  */
 #define GUEST_BASE_CMDLINE "console=ttyS0 panic=-1 reboot=t 8250.nr_uarts=1 i8042.noaux i8042.nokbd"
+/*
+ * Under TCG the guest's TSCs come from one host clock and are in step, but
+ * the boot-time synchronisation check sees the vCPUs' skew, marks the TSC
+ * unstable and switches the clocksource to the emulated HPET: every clock
+ * read becomes an MMIO exit, and its cost differs from boot to boot.
+ * yield_pingpong ran either near 250k or near 145k switches/s per boot of
+ * the same kernel (bench/noise-floor); the TSC kept as clocksource removes
+ * that second mode.
+ */
+#define GUEST_TCG_CMDLINE "tsc=reliable"
 
 #endif

@@ -5,10 +5,10 @@
 # compiling in that build folder.
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
-# A series of its own (a 499 ns delay), so that its kernel is never cached:
+# A series of its own (a 9 us delay), so that its kernel is never cached:
 # the session has to compile it every time this test runs.
-sed 's/ndelay(500)/ndelay(499)/' tests/fixtures/series/sched-yield-delay.patch > "$TMP/delay49.patch"
-grep -q 'ndelay(499)' "$TMP/delay49.patch" || fail "the test series was not made"
+sed 's/udelay(10)/udelay(9)/' tests/fixtures/series/sched-yield-delay.patch > "$TMP/delay49.patch"
+grep -q 'udelay(9)' "$TMP/delay49.patch" || fail "the test series was not made"
 CONF=$TMP/interrupt.conf
 sed -e "s#\.\./\.\./\.\./#$ROOT/#" -e "s#^series = \.\./series/sched-yield-delay.patch#series = $TMP/delay49.patch#" \
 	-e 's/^\[kernel slow\]/[kernel slow49]/' -e 's/^kernels = baseline patched/kernels = baseline slow49/' \
