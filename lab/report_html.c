@@ -163,6 +163,9 @@ static void sequential_items(const json_t *r, struct strbuf *sb)
 				jget_num(w, "runs_per_kernel"));
 		else if (!strcmp(why, "budget"))
 			sb_adds(sb, "stopped by the budget, undecided");
+		else if (!strcmp(why, "below-first-look"))
+			sb_addf(sb, "its own cap of %.0f runs per kernel is below the first look",
+				jget_num(w, "runs_per_kernel"));
 		else
 			sb_adds(sb, "no look decided it");
 		sb_adds(sb, "</li>");
@@ -267,26 +270,13 @@ static void warnings(const json_t *r, struct strbuf *sb)
 	sb_adds(sb, "</ul></section>\n");
 }
 
-static void verdict_summary(const json_t *r, struct strbuf *sb)
+/* One badge per verdict id with its count in @v (summary.verdicts or the like). */
+static void verdict_badges(struct strbuf *sb, const json_t *v)
 {
 	static const char *const ids[] = {
 		"improvement", "regression", "within-noise", "no-change", "inconclusive", "invalid",
 	};
-	const json_t *v = jpath(r, "summary.verdicts"), *pv = jpath(r, "summary.primary_verdicts");
 
-	sb_addf(sb, "<section id=\"verdicts\"><h2>Verdicts</h2>");
-	if (json_integer_value(jpath(r, "summary.primaries"))) {
-		sb_addf(sb, "<h3>Primary metrics (%lld)</h3><div class=\"counts\">",
-			(long long)json_integer_value(jpath(r, "summary.primaries")));
-		for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
-			const char *sym = verdict_symbol(ids[i]), *label = verdict_label(ids[i]);
-
-			sb_addf(sb, "<span class=\"badge v-%s\">%s%s%s: %lld</span>", ids[i],
-				strcmp(sym, label) ? sym : "", strcmp(sym, label) ? " " : "", label,
-				(long long)json_integer_value(json_object_get(pv, ids[i])));
-		}
-		sb_adds(sb, "</div><h3>All metrics</h3>");
-	}
 	sb_adds(sb, "<div class=\"counts\">");
 	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
 		const char *sym = verdict_symbol(ids[i]), *label = verdict_label(ids[i]);
@@ -296,7 +286,20 @@ static void verdict_summary(const json_t *r, struct strbuf *sb)
 			strcmp(sym, label) ? sym : "", strcmp(sym, label) ? " " : "", label,
 			(long long)json_integer_value(json_object_get(v, ids[i])));
 	}
-	sb_addf(sb, "</div><p class=\"muted\">%lld metrics, %lld counters, %lld runs "
+	sb_adds(sb, "</div>");
+}
+
+static void verdict_summary(const json_t *r, struct strbuf *sb)
+{
+	sb_addf(sb, "<section id=\"verdicts\"><h2>Verdicts</h2>");
+	if (json_integer_value(jpath(r, "summary.primaries"))) {
+		sb_addf(sb, "<h3>Primary metrics (%lld)</h3>",
+			(long long)json_integer_value(jpath(r, "summary.primaries")));
+		verdict_badges(sb, jpath(r, "summary.primary_verdicts"));
+		sb_adds(sb, "<h3>All metrics</h3>");
+	}
+	verdict_badges(sb, jpath(r, "summary.verdicts"));
+	sb_addf(sb, "<p class=\"muted\">%lld metrics, %lld counters, %lld runs "
 		"(%lld failed, %lld warm-up).</p></section>\n",
 		(long long)json_integer_value(jpath(r, "summary.metrics")),
 		(long long)json_integer_value(jpath(r, "summary.counters")),

@@ -129,6 +129,8 @@ static void sequential_lines(const json_t *r, struct strbuf *sb)
 				(long long)jget_num(w, "look"), n);
 		else if (!strcmp(why, "max-runs"))
 			sb_addf(&line, "stopped at the run cap (%.0f runs per kernel), undecided", n);
+		else if (!strcmp(why, "below-first-look"))
+			sb_addf(&line, "its own cap of %.0f runs per kernel is below the first look", n);
 		else
 			sb_addf(&line, "stopped by the budget, undecided");
 		kv(sb, "", line.buf);
@@ -252,30 +254,29 @@ static void warnings(const json_t *r, struct strbuf *sb)
 	}
 }
 
-static void verdict_counts(const json_t *r, struct strbuf *sb)
+/* "Verdicts: 2 improvement, ..." for the counts in @v (summary.verdicts or the like). */
+static void counts_line(struct strbuf *sb, const char *label, const json_t *v, json_int_t n,
+			const char *noun)
 {
-	const json_t *v = jpath(r, "summary.verdicts"), *pv = jpath(r, "summary.primary_verdicts");
-
-	if (json_integer_value(jpath(r, "summary.primaries")))
-		sb_addf(sb, "\nPrimary:  %lld improvement, %lld regression, %lld within noise,\n"
-			"          %lld no change, %lld inconclusive, %lld invalid (%lld primaries)",
-			(long long)json_integer_value(json_object_get(pv, "improvement")),
-			(long long)json_integer_value(json_object_get(pv, "regression")),
-			(long long)json_integer_value(json_object_get(pv, "within-noise")),
-			(long long)json_integer_value(json_object_get(pv, "no-change")),
-			(long long)json_integer_value(json_object_get(pv, "inconclusive")),
-			(long long)json_integer_value(json_object_get(pv, "invalid")),
-			(long long)json_integer_value(jpath(r, "summary.primaries")));
-
-	sb_addf(sb, "\nVerdicts: %lld improvement, %lld regression, %lld within noise,\n"
-		"          %lld no change, %lld inconclusive, %lld invalid (%lld metrics)\n",
+	sb_addf(sb, "\n%-9s %lld improvement, %lld regression, %lld within noise,\n"
+		"          %lld no change, %lld inconclusive, %lld invalid (%lld %s)", label,
 		(long long)json_integer_value(json_object_get(v, "improvement")),
 		(long long)json_integer_value(json_object_get(v, "regression")),
 		(long long)json_integer_value(json_object_get(v, "within-noise")),
 		(long long)json_integer_value(json_object_get(v, "no-change")),
 		(long long)json_integer_value(json_object_get(v, "inconclusive")),
-		(long long)json_integer_value(json_object_get(v, "invalid")),
-		(long long)json_integer_value(jpath(r, "summary.metrics")));
+		(long long)json_integer_value(json_object_get(v, "invalid")), (long long)n, noun);
+}
+
+static void verdict_counts(const json_t *r, struct strbuf *sb)
+{
+	json_int_t prim = json_integer_value(jpath(r, "summary.primaries"));
+
+	if (prim)
+		counts_line(sb, "Primary:", jpath(r, "summary.primary_verdicts"), prim, "primaries");
+	counts_line(sb, "Verdicts:", jpath(r, "summary.verdicts"),
+		    json_integer_value(jpath(r, "summary.metrics")), "metrics");
+	sb_addc(sb, '\n');
 }
 
 /* @s right-aligned in @width columns after one space, cut if longer. */
@@ -293,12 +294,14 @@ static void right_text(struct strbuf *sb, const char *s, size_t width)
 	sb_release(&t);
 }
 
-static void table_head(struct strbuf *sb, const char *base, const char *patched, int q)
+/* @ci: the interval column's heading ("95% CI of diff"). */
+static void table_head(struct strbuf *sb, const char *base, const char *patched, int q,
+		       const char *ci)
 {
 	sb_addf(sb, "  %-*s", NAME_W, "");
 	right_text(sb, base, NUM_W);
 	right_text(sb, patched, NUM_W);
-	sb_addf(sb, " %7s %16s %5s\n", "diff", "95% CI of diff", q ? "q" : "p");
+	sb_addf(sb, " %7s %16s %5s\n", "diff", ci, q ? "q" : "p");
 }
 
 /* One metric or counter row; long names get their own line. */
@@ -398,8 +401,10 @@ static void primary_table(const json_t *r, struct strbuf *sb)
 	if (!n)
 		return;
 	sb_addf(sb, "\nPrimary metrics (declared before the first run, %zu):\n", n);
+	/* A sequential session's primaries: the repeated interval of their look. */
 	table_head(sb, jget_str(jpath(r, "design"), "baseline", "base"),
-		   jget_str(jpath(r, "design"), "patched", "patched"), 1);
+		   jget_str(jpath(r, "design"), "patched", "patched"), 1,
+		   json_is_object(jpath(r, "design.sequential")) ? "RCI of diff" : "95% CI of diff");
 	json_array_foreach(results, i, res) {
 		struct strbuf name = STRBUF_INIT;
 
@@ -434,7 +439,7 @@ static void metric_tables(const json_t *r, struct strbuf *sb)
 			if (cur)
 				geomean_line(r, cur, sb);
 			workload_title(r, wn, sb);
-			table_head(sb, base, patched, use_q);
+			table_head(sb, base, patched, use_q, "95% CI of diff");
 			cur = wn;
 		}
 		row(sb, res, jget_str(res, "metric", ""), marker_of(res));
@@ -465,7 +470,7 @@ static void counters(const json_t *r, struct strbuf *sb)
 	sb_addf(sb, "\nCounters that moved most (top %zu of %zu; ^ up, v down, by |ratio|):\n",
 		n < 12 ? n : 12, n);
 	table_head(sb, jget_str(jpath(r, "design"), "baseline", "base"),
-		   jget_str(jpath(r, "design"), "patched", "patched"), 1);
+		   jget_str(jpath(r, "design"), "patched", "patched"), 1, "95% CI of diff");
 	json_array_foreach(cs, i, c) {
 		struct strbuf name = STRBUF_INIT;
 
@@ -520,8 +525,11 @@ static void legend(const json_t *r, struct strbuf *sb)
 	double t = 100 * jget_num(jpath(r, "statistics"), "threshold");
 
 	sb_addf(sb, "\ndiff = median(patched) / median(base) - 1; CI = bootstrap interval of\n"
-		"that ratio; p = Mann-Whitney U (q = Benjamini-Hochberg adjusted).\n"
-		"+ improvement  - regression  = significant, within +-%g%%  ~ no change\n"
+		"that ratio; p = Mann-Whitney U (q = Benjamini-Hochberg adjusted).\n");
+	if (json_is_object(jpath(r, "design.sequential")))
+		sb_adds(sb, "RCI = the repeated interval of a primary at its last look's level\n"
+			"(1 - alpha_k), q its look-adjusted p after BH (docs/reports.md).\n");
+	sb_addf(sb, "+ improvement  - regression  = significant, within +-%g%%  ~ no change\n"
 		"? inconclusive (more runs needed)  ! invalid\n", t);
 }
 
