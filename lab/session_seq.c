@@ -205,7 +205,10 @@ static void print_primary(const json_t *res)
 		sb_addf(&sb, " %+.1f %%", d);
 	if (isfinite(lo) && isfinite(hi))
 		sb_addf(&sb, " [%+.1f %%, %+.1f %%]", 100 * (lo - 1), 100 * (hi - 1));
-	if (!strcmp(v, "inconclusive") && more > 0)
+	/* An estimate past a few thousand runs says only "not with this noise". */
+	if (!strcmp(v, "inconclusive") && more > 5000)
+		sb_adds(&sb, ", more than 5000 runs per kernel would be needed at this noise");
+	else if (!strcmp(v, "inconclusive") && more > 0)
 		sb_addf(&sb, ", about %ld runs per kernel might decide", more);
 	sb_addc(&sb, '\n');
 	fputs(sb_str(&sb), stderr);
@@ -275,6 +278,13 @@ int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t
 	if (json_is_true(json_object_get(w, "stopped")))
 		return LAB_OK;
 	block = last_block(ctx, runs, workload, &complete);
+	/* A workload capped below the first look (a short kernel build) just ends. */
+	if (complete && block >= cap && block < (long)q->plan.min_runs) {
+		json_object_set_new(w, "stopped", json_true());
+		json_object_set_new(w, "why", json_string("below-first-look"));
+		json_object_set_new(w, "runs_per_kernel", json_integer(block));
+		return save(q);
+	}
 	if (!complete || block < (long)q->plan.min_runs ||
 	    (long)jget_num(w, "look_block") >= block)
 		return LAB_OK;
