@@ -4,19 +4,7 @@
 # bounded time, as 71-fuzz-report.sh does for the report reader. Seeds are
 # JSON lines built from the checked-in counter fixtures.
 # FUZZ_SECONDS (default 10) bounds the run.
-set -u
-cd "$(dirname "$0")/../.."
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*" >&2; exit 77; }
-
-if ! command -v clang >/dev/null; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang >/dev/null 2>&1
-	fi
-	command -v clang >/dev/null || skip "clang is not installed (apt-get install clang)"
-fi
-pkg-config --exists jansson || skip "jansson development files missing"
+. "$(dirname "$0")/../lib/fuzz.sh"
 
 out=build/fuzz
 mkdir -p "$out/corpus-counters" || fail "cannot create $out"

@@ -4,23 +4,11 @@
 # time, the way 71-fuzz-report.sh fuzzes the report reader. Seeds are the
 # series under tests/fixtures/series and kernels/patches, plus CRLF and
 # mboxrd variants. FUZZ_SECONDS (default 10) bounds the run.
-set -u
-cd "$(dirname "$0")/../.."
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*" >&2; exit 77; }
-
-if ! command -v clang >/dev/null; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang >/dev/null 2>&1
-	fi
-	command -v clang >/dev/null || skip "clang is not installed (apt-get install clang)"
-fi
+. "$(dirname "$0")/../lib/fuzz.sh"
 
 out=build/fuzz-mbox
 mkdir -p "$out/corpus" || fail "cannot create $out"
 bin=$out/fuzz_mbox
-pkg-config --exists jansson || skip "jansson development files missing"
 # escape.c makes JSON strings (json_string_lossy): jansson links in.
 # shellcheck disable=SC2046
 clang -std=c11 -D_GNU_SOURCE -O1 -g -Ilab $(pkg-config --cflags jansson) \
