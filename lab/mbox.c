@@ -359,7 +359,8 @@ static void unquote(struct strbuf *out, const char *s, const char *end)
 	}
 }
 
-static void add_message(struct patch_list *out, const char *file, int index,
+/* @index counts the messages added; blank space before the first is none. */
+static void add_message(struct patch_list *out, const char *file, int *index,
 			const char *buf, const char *s, const char *end)
 {
 	struct patch *p;
@@ -374,7 +375,7 @@ static void add_message(struct patch_list *out, const char *file, int index,
 	p = &out->v[out->n++];
 	memset(p, 0, sizeof(*p));
 	p->file = xstrdup(file);
-	p->index = index;
+	p->index = ++*index;
 	unquote(&text, s, end);
 	p->text = sb_detach(&text);
 	const char *nul = memchr(s, '\0', (size_t)(end - s));
@@ -422,12 +423,12 @@ void mbox_split_buffer(const char *file, const char *buf, size_t len, struct pat
 	while (s < end) {
 		const char *le = line_end(s, end);
 		if (s != start && is_separator(buf, s, end)) {
-			add_message(out, file, ++index, buf, start, s);
+			add_message(out, file, &index, buf, start, s);
 			start = s;
 		}
 		s = le + 1;
 	}
-	add_message(out, file, ++index, buf, start, end);
+	add_message(out, file, &index, buf, start, end);
 	free(lf);
 }
 

@@ -99,6 +99,23 @@ static void test_crlf_mbox(void **state)
  * line that looks like a header is not a new message: it is no From_ line.
  * mboxrd-quoted lines lose one '>'.
  */
+/* Blank lines before the first message are no message: numbering starts at 1 (fuzz find). */
+static void test_leading_blank_lines(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	sb_adds(&sb, "\n\n");
+	sb_adds(&sb, series);
+	mbox_split_buffer("lead.mbox", sb.buf, sb.len, &pl);
+	assert_int_equal(pl.n, 3);
+	for (size_t i = 0; i < pl.n; i++)
+		assert_int_equal(pl.v[i].index, (int)i + 1);
+	sb_release(&sb);
+	patch_list_free(&pl);
+}
+
 static void test_body_from_paragraph(void **state)
 {
 	static const char mbox[] =
@@ -320,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_no_patch_is_an_error),
 		cmocka_unit_test(test_bundled_example_series),
 		cmocka_unit_test(test_crlf_mbox),
+		cmocka_unit_test(test_leading_blank_lines),
 		cmocka_unit_test(test_body_from_paragraph),
 		cmocka_unit_test(test_from_line_forms),
 		cmocka_unit_test(test_nul_byte_is_an_error),
