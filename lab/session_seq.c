@@ -197,8 +197,7 @@ static void print_primary(const json_t *res)
 	sb_add_text_safe(&sb, jget_str(res, "workload", "?"));
 	sb_addc(&sb, ' ');
 	sb_add_text_safe(&sb, jget_str(res, "metric", "?"));
-	sb_addf(&sb, ": %s", !strcmp(v, "within-noise") ? "~=" : !strcmp(v, "no-change") ? "~" :
-		!strcmp(v, "inconclusive") ? "?" : v);
+	sb_addf(&sb, ": %s", verdict_symbol(v));
 	if (!json_is_true(json_object_get(res, "final")) && strcmp(v, "inconclusive"))
 		sb_adds(&sb, " (not final)");
 	if (isfinite(d))
