@@ -8,7 +8,9 @@
 #   make demo       deps + build + the bundled A/B example (scripts/demo)
 #
 # Every library comes through pkg-config. Sources are picked up by wildcard:
-# a new lab/*.c is part of mglrulab, a new tests/unit/test_*.c is a test.
+# a new lab/STAGE/*.c or common/*.c is part of mglrulab, a new
+# tests/unit/test_*.c is a test. docs/layout.md maps the folders to the
+# stages of the data flow; `make check-layers` enforces who may include whom.
 
 VERSION  := 0.1.0
 CC       ?= cc
@@ -19,14 +21,19 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"$(VERSION)"' \
-	     $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+	     $(WARN) $(CFLAGS) $(LAB_INC) $(PKG_CFLAGS) -MMD -MP
 LDLIBS   := $(PKG_LIBS) -lm
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LAB_SRCS := $(wildcard lab/*.c)
+# Host sources: one folder per stage under lab/, plus common/ (what the
+# host shares with the guest programs). Headers are included by name; each
+# folder is on the include path (scripts/lab-includes prints the flags).
+LAB_DIRS := $(sort $(dir $(wildcard lab/*/*.c lab/*/*.h)))
+LAB_INC  := $(patsubst %/,-I%,$(LAB_DIRS)) -Icommon
+LAB_SRCS := $(wildcard lab/*/*.c) $(wildcard common/*.c)
 LAB_OBJS := $(LAB_SRCS:%.c=build/%.o)
-LIB_OBJS_SAN := $(filter-out build/san/lab/main.o build/san/lab/cmd_%.o,$(LAB_SRCS:%.c=build/san/%.o))
+LIB_OBJS_SAN := $(filter-out build/san/lab/cmd/%.o,$(LAB_SRCS:%.c=build/san/%.o))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -50,18 +57,19 @@ build/san/%.o: %.c
 
 build/tests/test_%: tests/unit/test_%.c $(LIB_OBJS_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN) -Ilab -o $@ $(filter-out %.h,$^) $(LDLIBS) $(shell pkg-config --libs cmocka)
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $(filter-out %.h,$^) $(LDLIBS) $(shell pkg-config --libs cmocka)
 
 # Static guest-side programs (the guest runner and workloads). Each
 # workloads/NAME.c or workloads/NAME/ *.c becomes build/guest/NAME.
 WORKLOAD_SRCS := $(wildcard workloads/*.c)
 WORKLOAD_BINS := $(WORKLOAD_SRCS:workloads/%.c=build/guest/%)
-# Shared workload code (workloads/lib/*.c plus the pure-C parsers of lab/
-# that the guest needs) is an archive, so a program links only what it uses.
-WL_LIB_SRCS := $(wildcard workloads/lib/*.c) lab/counters_lru_gen.c lab/counters_wis.c
+# Shared workload code (workloads/lib/*.c plus common/*.c, the parsers and
+# contract the host shares) is an archive, so a program links only what it
+# uses. Guest programs see common/ and workloads/lib/, never lab/.
+WL_LIB_SRCS := $(wildcard workloads/lib/*.c) $(wildcard common/*.c)
 WL_LIB_OBJS := $(WL_LIB_SRCS:%.c=build/guest/obj/%.o)
 WL_LIB      := build/guest/libwl.a
-WL_CFLAGS   := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -pthread -Iworkloads/lib -Ilab
+WL_CFLAGS   := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -pthread -Iworkloads/lib -Icommon
 workloads: $(WORKLOAD_BINS)
 build/guest/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -71,14 +79,14 @@ $(WL_LIB): $(WL_LIB_OBJS)
 	$(AR) rcs $@ $^
 build/guest/%: workloads/%.c $(WL_LIB)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -pthread -Iguests -Iworkloads/lib -Ilab -o $@ $< $(WL_LIB) -lm
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -pthread -Iworkloads/lib -Icommon -o $@ $< $(WL_LIB) -lm
 
 # The guest runner, PID 1 of every guest (guests/runner/), static with libjansson.
 GUEST_RUNNER := build/guest/mglrulab-runner
 workloads: $(GUEST_RUNNER)
-$(GUEST_RUNNER): guests/runner/runner.c lab/guest_protocol.h
+$(GUEST_RUNNER): guests/runner/runner.c common/guest_protocol.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Ilab -o $@ $< -l:libjansson.a
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Icommon -o $@ $< -l:libjansson.a
 
 # Test-only guest programs: tests/guest/NAME.c becomes build/tests/guest/NAME,
 # never build/guest/NAME, so no lab image holds them; a test builds an image
@@ -86,9 +94,9 @@ $(GUEST_RUNNER): guests/runner/runner.c lab/guest_protocol.h
 TEST_GUEST_SRCS := $(wildcard tests/guest/*.c)
 TEST_GUEST_BINS := $(TEST_GUEST_SRCS:tests/guest/%.c=build/tests/guest/%)
 test-guest: $(TEST_GUEST_BINS)
-build/tests/guest/%: tests/guest/%.c lab/guest_protocol.h
+build/tests/guest/%: tests/guest/%.c common/guest_protocol.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Ilab -o $@ $<
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Icommon -o $@ $<
 
 # The guest-side JSON-line writer and median are unit-tested on the host as well.
 build/tests/test_counters_jsonl: build/san/workloads/lib/jsonl.o

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sequential rule (lab/stats_seq.c) under simulation: its A/A false-
+ * The sequential rule (lab/stats/stats_seq.c) under simulation: its A/A false-
  * positive rate against naive re-testing, and for a real change its power
  * and runs per kernel to a decision against the fixed number of runs with
  * the same power. Built and run by bench/sequential-sim.

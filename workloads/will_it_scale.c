@@ -21,7 +21,7 @@
  * first `warmup` samples (will-it-scale: 5) are warm-up, then
  * "measurement", then `seconds` samples, then "average:%llu" (integer
  * average of the measured totals). The text is forwarded in an info line
- * and the host parses it (lab/counters_wis.c). The metric ops_per_sec is
+ * and the host parses it (common/wis_parse.c). The metric ops_per_sec is
  * the median of the measured one-second samples, so that one second of
  * host interference (under TCG, a stalled vCPU thread) does not move the
  * run's value; ops_per_sec_mean is will-it-scale's average as printed (the
@@ -33,7 +33,7 @@
  * snapshotted when it prints "measurement" and when it prints "average".
  */
 #include "args.h"
-#include "counters_wis.h"
+#include "wis_parse.h"
 #include "fileio.h"
 #include "jsonl.h"
 #include "median.h"

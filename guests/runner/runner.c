@@ -3,7 +3,7 @@
  * mglrulab-runner: the guest's PID 1. Mounts the pseudo file systems,
  * reports the topology the guest really has, reads the job from fw_cfg,
  * runs the workload, forwards what it prints as JSON lines on the
- * virtio-serial port, syncs and powers off. Protocol: lab/guest_protocol.h
+ * virtio-serial port, syncs and powers off. Protocol: common/guest_protocol.h
  * and docs/guest-protocol.md.
  *
  * Not PID 1 (debugging on a host): `mglrulab-runner --job FILE --out FILE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the counters of one run (lab/counters.c): the
+ * libFuzzer target for the counters of one run (lab/counters/counters.c): the
  * guest's JSON lines, paired into before/after deltas. Whatever the bytes,
  * the deltas must come out as encodable JSON and the problem list must
  * stay within COUNTERS_MAX_PROBLEMS; a crash, a leak or a sanitizer report

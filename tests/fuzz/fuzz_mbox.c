@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the mbox splitter (lab/mbox.c). Whatever the bytes,
+ * libFuzzer target for the mbox splitter (lab/kernel/mbox.c). Whatever the bytes,
  * splitting must not read or write out of bounds, every message must come
  * back as text ending in a newline no longer than the input (quoting and
  * CRLF are only ever removed), indexes must count up from 1, and the label

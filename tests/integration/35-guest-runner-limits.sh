@@ -11,11 +11,11 @@
 . "$(dirname "$0")/../lib/common.sh"
 [ -x build/guest/mglrulab-runner ] || make -s workloads >/dev/null || fail "cannot build the guest programs"
 RUNNER=build/guest/mglrulab-runner
-limit() { sed -n "s/^#define $1[[:space:]]*(\?\([0-9 *L]*\))\?.*/\1/p" lab/guest_protocol.h | tr -d 'L' | bc; }
+limit() { sed -n "s/^#define $1[[:space:]]*(\?\([0-9 *L]*\))\?.*/\1/p" common/guest_protocol.h | tr -d 'L' | bc; }
 RECORD_MAX=$(limit GUEST_RECORD_MAX)
 RECORDS_MAX=$(limit GUEST_WORKLOAD_RECORDS_MAX)
 BYTES_MAX=$(limit GUEST_WORKLOAD_BYTES_MAX)
-[ -n "$RECORD_MAX" ] && [ -n "$RECORDS_MAX" ] && [ -n "$BYTES_MAX" ] || fail "limits not found in lab/guest_protocol.h"
+[ -n "$RECORD_MAX" ] && [ -n "$RECORDS_MAX" ] && [ -n "$BYTES_MAX" ] || fail "limits not found in common/guest_protocol.h"
 
 mkdir -p "$TMP/wl"
 cat >"$TMP/wl/floats" <<'EOF'

@@ -24,7 +24,7 @@
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel
 make -s test-guest >/dev/null || fail "cannot build tests/guest/hostile.c"
-limit() { sed -n "s/^#define $1[[:space:]]*(\?\([0-9 *L]*\))\?.*/\1/p" lab/guest_protocol.h | tr -d 'L' | bc; }
+limit() { sed -n "s/^#define $1[[:space:]]*(\?\([0-9 *L]*\))\?.*/\1/p" common/guest_protocol.h | tr -d 'L' | bc; }
 RESULT_MAX=$(limit GUEST_RESULT_FILE_MAX)
 CONSOLE_DEFAULT=$(limit GUEST_CONSOLE_LOG_MAX)
 CONSOLE_CAP=$((512 * 1024))

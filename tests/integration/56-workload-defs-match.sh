@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lab/workload_defs.c (what lab.conf accepts, with defaults) and the guest
+# lab/workload/workload_defs.c (what lab.conf accepts, with defaults) and the guest
 # programs (what they accept, per --help) must agree: every parameter of
 # every workload is an option of its program with the same default, and
 # every option a program documents has a definition.
@@ -36,10 +36,10 @@ for w in conf['workloads']:
             print(f"{w['type']}: parameter {k} is not an option of the program", file=sys.stderr)
             bad = 1
         elif documented[k] != v:
-            print(f"{w['type']}: {k} defaults to '{v}' in lab/workload_defs.c but '{documented[k]}' in the program", file=sys.stderr)
+            print(f"{w['type']}: {k} defaults to '{v}' in lab/workload/workload_defs.c but '{documented[k]}' in the program", file=sys.stderr)
             bad = 1
     for k in sorted(set(documented) - set(w["params"])):
-        print(f"{w['type']}: option --{k} has no definition in lab/workload_defs.c", file=sys.stderr)
+        print(f"{w['type']}: option --{k} has no definition in lab/workload/workload_defs.c", file=sys.stderr)
         bad = 1
 sys.exit(bad)
 PY

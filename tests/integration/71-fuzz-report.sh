@@ -9,11 +9,11 @@ out=build/fuzz
 mkdir -p "$out/corpus" || fail "cannot create $out"
 bin=$out/fuzz_report_load
 # The reader, the analysis and the renderers with everything they use; no libvirt.
-srcs="lab/report_load.c lab/report_model.c lab/report_fmt.c lab/report_html.c lab/report_svg.c
-      lab/report_text.c lab/report_benchfmt.c lab/escape.c lab/stats_*.c lab/rng.c
-      lab/strbuf.c lab/util.c lab/fsutil.c lab/workload_defs.c"
+srcs="lab/report/report_load.c lab/report/report_model.c lab/report/report_fmt.c lab/report/report_html.c lab/report/report_svg.c
+      lab/report/report_text.c lab/report/report_benchfmt.c lab/lib/escape.c lab/stats/stats_*.c lab/stats/rng.c
+      lab/lib/strbuf.c lab/lib/util.c lab/lib/fsutil.c lab/workload/workload_defs.c"
 # shellcheck disable=SC2086
-clang -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"fuzz"' -O1 -g -Ilab \
+clang -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"fuzz"' -O1 -g $(scripts/lab-includes) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	$(pkg-config --cflags jansson) -o "$bin" tests/fuzz/fuzz_report_load.c $srcs \
 	$(pkg-config --libs jansson) -lm 2>"$out/build.log" ||

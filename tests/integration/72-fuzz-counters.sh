@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz the counters of a run (lab/counters.c: the guest's snapshot lines,
+# Fuzz the counters of a run (lab/counters/counters.c: the guest's snapshot lines,
 # paired into before/after deltas) with libFuzzer + ASan/UBSan for a
 # bounded time, as 71-fuzz-report.sh does for the report reader. Seeds are
 # JSON lines built from the checked-in counter fixtures.
@@ -10,10 +10,10 @@ out=build/fuzz
 mkdir -p "$out/corpus-counters" || fail "cannot create $out"
 bin=$out/fuzz_counters
 # The counters and their parsers, with what they use; no libvirt.
-srcs="lab/counters.c lab/counters_hist.c lab/counters_lru_gen.c lab/counters_vmstat.c
-      lab/counters_wis.c lab/escape.c lab/strbuf.c lab/util.c"
+srcs="lab/counters/counters.c lab/counters/counters_hist.c common/lru_gen_parse.c lab/counters/counters_vmstat.c
+      common/wis_parse.c lab/lib/escape.c lab/lib/strbuf.c lab/lib/util.c"
 # shellcheck disable=SC2086
-clang -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"fuzz"' -O1 -g -Ilab \
+clang -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"fuzz"' -O1 -g $(scripts/lab-includes) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	$(pkg-config --cflags jansson) -o "$bin" tests/fuzz/fuzz_counters.c $srcs \
 	$(pkg-config --libs jansson) -lm 2>"$out/build-counters.log" ||

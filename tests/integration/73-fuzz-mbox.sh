@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz the mbox splitter (lab/mbox.c: From_ lines, mboxrd quoting, CRLF,
+# Fuzz the mbox splitter (lab/kernel/mbox.c: From_ lines, mboxrd quoting, CRLF,
 # NUL bytes, RFC 2047 subjects) with libFuzzer + ASan/UBSan for a bounded
 # time, the way 71-fuzz-report.sh fuzzes the report reader. Seeds are the
 # series under tests/fixtures/series and kernels/patches, plus CRLF and
@@ -11,10 +11,10 @@ mkdir -p "$out/corpus" || fail "cannot create $out"
 bin=$out/fuzz_mbox
 # escape.c makes JSON strings (json_string_lossy): jansson links in.
 # shellcheck disable=SC2046
-clang -std=c11 -D_GNU_SOURCE -O1 -g -Ilab $(pkg-config --cflags jansson) \
+clang -std=c11 -D_GNU_SOURCE -O1 -g $(scripts/lab-includes) $(pkg-config --cflags jansson) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-o "$bin" tests/fuzz/fuzz_mbox.c lab/mbox.c lab/escape.c lab/strbuf.c lab/util.c \
-	lab/fsutil.c $(pkg-config --libs jansson) 2>"$out/build.log" ||
+	-o "$bin" tests/fuzz/fuzz_mbox.c lab/kernel/mbox.c lab/lib/escape.c lab/lib/strbuf.c lab/lib/util.c \
+	lab/lib/fsutil.c $(pkg-config --libs jansson) 2>"$out/build.log" ||
 	{ cat "$out/build.log" >&2; fail "cannot build the fuzz target"; }
 
 # Seeds: every series we ship, each also as CRLF and with a quoted body line.

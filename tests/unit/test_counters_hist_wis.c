@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "counters_hist.h"
-#include "counters_wis.h"
+#include "wis_parse.h"
 #include "test_counters_fixture.h"
 
 static void test_hist_single(void **state)

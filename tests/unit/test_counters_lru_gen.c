@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "counters_lru_gen.h"
+#include "lru_gen_parse.h"
 #include "test_counters_fixture.h"
 
 static void test_full(void **state)

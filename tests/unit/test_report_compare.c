@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Two sessions as one (lab/report_compare.c), then the usual analysis. */
+/* Two sessions as one (lab/report/report_compare.c), then the usual analysis. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Escaping of untrusted strings for HTML, text and benchfmt (lab/escape.c). */
+/* Escaping of untrusted strings for HTML, text and benchfmt (lab/lib/escape.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The report reader (lab/report_load.c): a valid session loads, unknown
+ * The report reader (lab/report/report_load.c): a valid session loads, unknown
  * fields are tolerated, and every broken input gives an error naming the
  * JSON path instead of a crash.
  */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A guest's result channel into a run record (lab/session_record.c). */
+/* A guest's result channel into a run record (lab/session/session_record.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sequential plan (lab/stats_seq.c): look schedule and levels on
+ * The sequential plan (lab/stats/stats_seq.c): look schedule and levels on
  * hand-computed examples, the union bound, the off-schedule rule, plan
  * errors, one look's verdict; then a seeded simulation showing that the
  * rule keeps the A/A false-positive rate at alpha while naive re-testing

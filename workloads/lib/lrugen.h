@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * MGLRU from user space: precondition checks, reading lru_gen(_full)
- * through the shared parser (lab/counters_lru_gen.c) and explicit aging
+ * through the shared parser (common/lru_gen_parse.c) and explicit aging
  * by writing "+ memcg_id node_id max_gen_nr [can_swap [force_scan]]" to
  * /sys/kernel/debug/lru_gen.
  */
 #ifndef WL_LRUGEN_H
 #define WL_LRUGEN_H
 
-#include "counters_lru_gen.h"
+#include "lru_gen_parse.h"
 
 #define WL_LRU_GEN "/sys/kernel/debug/lru_gen"
 #define WL_LRU_GEN_FULL "/sys/kernel/debug/lru_gen_full"

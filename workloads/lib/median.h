@@ -5,10 +5,10 @@
  * number a workload reports, so that a burst of host interference during
  * part of a run does not move it (workloads/README.md).
  *
- * The same definition as the lab's stats_median() (lab/stats.h): the
+ * The same definition as the lab's stats_median() (lab/stats/stats.h): the
  * middle value, or the mean of the two middle values for an even count;
  * tests/unit/test_wl_median.c holds them to each other. It is not that
- * function because the guest programs cannot link lab/util.c, whose
+ * function because the guest programs cannot link lab/lib/util.c, whose
  * allocators and terminal output belong to the host.
  */
 #ifndef WL_MEDIAN_H

@@ -3,7 +3,7 @@
  * Workload definitions: the parameters a [workload NAME] section may set
  * (with defaults and limits) and the metrics the workload reports (with
  * unit and direction). lab.conf validation, the guest job and the report
- * all read this one table (lab/workload_defs.c).
+ * all read this one table (lab/workload/workload_defs.c).
  */
 #ifndef LAB_WORKLOAD_DEF_H
 #define LAB_WORKLOAD_DEF_H

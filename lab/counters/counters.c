@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "counters.h"
 #include "counters_hist.h"
-#include "counters_lru_gen.h"
+#include "lru_gen_parse.h"
 #include "counters_vmstat.h"
-#include "counters_wis.h"
+#include "wis_parse.h"
 #include "escape.h"
 #include "util.h"
 

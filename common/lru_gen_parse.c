@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "counters_lru_gen.h"
+#include "lru_gen_parse.h"
 
 #include <errno.h>
 #include <stdlib.h>

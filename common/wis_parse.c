@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "counters_wis.h"
+#include "wis_parse.h"
 
 #include <errno.h>
 #include <stdlib.h>

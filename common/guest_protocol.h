@@ -64,7 +64,7 @@
 #define GUEST_OUTPUT_CHECK_MS	200
 
 /*
- * Extracting GUEST_RESULTS_DIR after a run (lab/guest_extract.h): data only.
+ * Extracting GUEST_RESULTS_DIR after a run (lab/guest/guest_extract.h): data only.
  * Regular files (written 0644) and folders (0755), owned by whoever runs
  * mglrulab; no links, device nodes, FIFOs, sockets or setuid/setgid files;
  * names of at most GUEST_EXTRACT_NAME_MAX bytes of printable UTF-8, no

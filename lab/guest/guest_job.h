@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The job handed to a guest (lab/guest_protocol.h, docs/guest-protocol.md). */
+/* The job handed to a guest (common/guest_protocol.h, docs/guest-protocol.md). */
 #ifndef LAB_GUEST_JOB_H
 #define LAB_GUEST_JOB_H
 

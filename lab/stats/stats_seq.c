@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sequential A/B: repeated confidence intervals with alpha spending, the
- * looks' levels combined by the union bound (see lab/stats.h for the
+ * looks' levels combined by the union bound (see lab/stats/stats.h for the
  * method and its references). The plan is pure arithmetic on run counts,
  * so a session can print its looks and their levels before the first run.
  */

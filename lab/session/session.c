@@ -232,7 +232,7 @@ static int workload_cfg_has(const struct workload_cfg *w, const char *param)
  * host's /usr, its /etc/alternatives (where Debian's awk and cc links
  * point) and the baseline kernel's source work tree (read-only is enough:
  * the build is out of tree), mounted at its host path because a prepared
- * build folder (prepared = host, lab/kbuild_prep.h) records that path.
+ * build folder (prepared = host, lab/kernel/kbuild_prep.h) records that path.
  * Unless lab.conf sets chroot itself, the session adds these shares and
  * points chroot, src and prepared at them.
  */
@@ -257,7 +257,7 @@ static char *kernel_tree(const struct kbuild_result *res)
 	return r;
 }
 
-/* prepared = host: the session makes the build folder natively (lab/kbuild_prep.h). */
+/* prepared = host: the session makes the build folder natively (lab/kernel/kbuild_prep.h). */
 static int kbuild_host_prepared(const struct workload_cfg *w)
 {
 	return kbuild_auto_chroot(w) && !strcmp(workload_cfg_value(w, "prepared"), "host");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the stats_*.c files and their tests; not part of the
- * public API (lab/stats.h).
+ * public API (lab/stats/stats.h).
  */
 #ifndef LAB_STATS_INTERNAL_H
 #define LAB_STATS_INTERNAL_H
