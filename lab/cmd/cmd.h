@@ -1,22 +1,62 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Subcommands: one file each (cmd_*.c), dispatched from main.c. */
+/*
+ * Subcommands: one file each (cmd_*.c), dispatched from main.c. Each file
+ * holds its command's option table and usage (options.h) next to the code
+ * that uses them; main.c only lists the commands.
+ */
 #ifndef LAB_CMD_H
 #define LAB_CMD_H
+
+#include "options.h"
+#include "util.h"
 
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);	/* argv[0] is the command name */
 	const char *summary;
-	const char *usage;			/* full help text */
+	const struct lab_usage *usage;		/* options and help text */
 };
 
 /* All commands, NULL-name terminated (main.c). */
 extern const struct command lab_commands[];
 const struct command *find_command(const char *name);
-/* Print a command's help to stdout. */
-void print_command_help(const struct command *cmd);
-/* True when argv holds -h or --help before any "--". */
-int wants_help(int argc, char **argv);
+
+/* A lab_options_parse() result as the command's exit status: -h is success. */
+static inline int cmd_status(int r)
+{
+	return r == LAB_OPTS_HELP ? LAB_OK : r;
+}
+
+/*
+ * -c/--config FILE, for every command that reads lab.conf: the one
+ * option entry, and the one place that applies the default
+ * ($MGLRULAB_CONFIG, else ./lab.conf).
+ */
+#define CMD_OPT_CONFIG(type, field) \
+	LAB_OPT_STRING("config", 'c', type, field, "FILE", "configuration file (default: lab.conf)")
+const char *cmd_config_path(const char *given);
+
+/*
+ * report and compare: the output options both take, into struct
+ * report_cli (cmd_report.c). --text, --benchfmt and --json are kept in
+ * command-line order.
+ */
+int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
+#define REPORT_OPT_OUTPUT_(name, what, h) \
+	{ .long_name = (name), .kind = LAB_OPT_CALLBACK, .cb = report_opt_output, \
+	  .ival = (what), .help = (h) }
+#define REPORT_OUTPUT_OPTIONS \
+	LAB_OPT_STRING("html", 0, struct report_cli, html, "FILE", \
+		       "self-contained HTML report (inline CSS and SVG, no scripts)"), \
+	REPORT_OPT_OUTPUT_("text", REPORT_OUT_TEXT, "mail-ready text report (80 columns) on stdout"), \
+	REPORT_OPT_OUTPUT_("benchfmt", REPORT_OUT_BENCHFMT, \
+			   "Go benchmark format on stdout (for benchstat -col /kernel)"), \
+	REPORT_OPT_OUTPUT_("json", REPORT_OUT_JSON, "the recomputed report JSON on stdout"), \
+	LAB_OPT_STRING(NULL, 'o', struct report_cli, out, "FILE", \
+		       "write what would go to stdout into FILE instead")
+
+extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
+	guest_usage, doctor_usage, run_usage;
 
 int cmd_config(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);

@@ -9,6 +9,31 @@
 #include <stdio.h>
 #include <string.h>
 
+static const struct lab_option compare_options[] = {
+	LAB_OPT_STRING("kernel-a", 0, struct report_cli, kernel_a, "NAME",
+		       "kernel of A to use (default: A's design.patched)"),
+	LAB_OPT_STRING("kernel-b", 0, struct report_cli, kernel_b, "NAME",
+		       "kernel of B to use (default: B's design.patched)"),
+	REPORT_OUTPUT_OPTIONS,
+	LAB_OPT_END
+};
+
+static const char *const compare_synopsis[] = {
+	"mglrulab compare A.json B.json [--kernel-a NAME] [--kernel-b NAME]",
+	"                 [--html FILE] [--text] [--benchfmt] [--json] [-o FILE]",
+	NULL
+};
+
+const struct lab_usage compare_usage = {
+	.synopsis = compare_synopsis,
+	.description =
+		"Compare two sessions metric by metric: the runs of one kernel of A (default:\n"
+		"its patched kernel) are the baseline, those of one kernel of B the new\n"
+		"sample. Same statistics and outputs as 'mglrulab report'; the statistics\n"
+		"settings are B's. Without an output option, --text.\n",
+	.options = compare_options,
+};
+
 int cmd_compare(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -16,13 +41,9 @@ int cmd_compare(int argc, char **argv)
 	json_t *a = NULL, *b = NULL, *session = NULL, *report = NULL;
 	int ret;
 
-	if (wants_help(argc, argv)) {
-		print_command_help(find_command("compare"));
-		return LAB_OK;
-	}
 	ret = report_cli_parse(argc, argv, 2, &cli);
 	if (ret)
-		return ret;
+		return cmd_status(ret);
 	if (report_load(cli.files[0], &a, &err) || report_load(cli.files[1], &b, &err)) {
 		ret = user_error("%s", err.buf);
 		goto out;

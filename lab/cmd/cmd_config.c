@@ -8,35 +8,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct config_opts {
+	const char *config;
+	int json;
+};
+
+static const struct lab_option config_options[] = {
+	CMD_OPT_CONFIG(struct config_opts, config),
+	LAB_OPT_BOOL("json", 0, struct config_opts, json, "print the resolved configuration as JSON"),
+	LAB_OPT_END
+};
+
+static const char *const config_synopsis[] = {
+	"mglrulab config check [-c FILE | FILE] [--json]", NULL
+};
+
+const struct lab_usage config_usage = {
+	.synopsis = config_synopsis,
+	.description =
+		"Parse the lab configuration (default: ./lab.conf), check every section and\n"
+		"key, resolve relative paths against the file's folder and print the result.\n"
+		"Errors name file:line, the section and key, and what was expected.\n",
+	.options = config_options,
+};
+
+const char *cmd_config_path(const char *given)
+{
+	return given ? given : config_default_path();
+}
+
 int cmd_config(int argc, char **argv)
 {
-	const char *path = NULL;
-	int json = 0, i = 1;
+	struct config_opts o = { 0 };
 	struct lab_config cfg;
+	const char *path;
+	int nargs, r;
 
-	if (wants_help(argc, argv)) {
-		print_command_help(find_command("config"));
-		return LAB_OK;
-	}
-	if (argc < 2 || strcmp(argv[1], "check"))
+	if (argc < 2 || strcmp(argv[1], "check")) {
+		r = lab_options_parse(&config_usage, "config", argc, argv, &o, &nargs);
+		if (r)
+			return cmd_status(r);
 		return user_error("usage: mglrulab config check [-c FILE | FILE] [--json]");
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc)
-			path = argv[++i];
-		else if (argv[i][0] != '-' && !path)
-			path = argv[i];
-		else
-			return user_error("config check: unexpected argument '%s'", argv[i]);
 	}
-	if (!path)
-		path = config_default_path();
+	argc--, argv++;		/* past the command: argv[0] is "check" */
+	r = lab_options_parse(&config_usage, "config check", argc, argv, &o, &nargs);
+	if (r)
+		return cmd_status(r);
+	/* the file: -c FILE or one argument, not both */
+	if (nargs > 1 || (nargs && o.config))
+		return user_error("config check: unexpected argument '%s'", argv[nargs - 1]);
+	path = cmd_config_path(nargs ? argv[0] : o.config);
 	if (config_load_or_report(path, &cfg)) {
 		config_free(&cfg);
 		return LAB_EUSER;
 	}
-	if (json) {
+	if (o.json) {
 		char *text = config_to_json(&cfg);
 		puts(text);
 		free(text);

@@ -200,24 +200,45 @@ static void check_space(struct doctor *d, const char *state)
 	free(dir);
 }
 
+struct doctor_opts {
+	const char *state;
+	int json;
+};
+
+static const struct lab_option doctor_options[] = {
+	LAB_OPT_STRING("state", 0, struct doctor_opts, state, "DIR",
+		       "lab state folder (default $MGLRULAB_STATE_DIR or .lab)"),
+	LAB_OPT_BOOL("json", 0, struct doctor_opts, json, "machine-readable result"),
+	LAB_OPT_END
+};
+
+static const char *const doctor_synopsis[] = { "mglrulab doctor [--state DIR] [--json]", NULL };
+
+const struct lab_usage doctor_usage = {
+	.synopsis = doctor_synopsis,
+	.description =
+		"Check QEMU, libvirt (embedded driver, the libvirt-qemu user), libguestfs and\n"
+		"its appliance kernel, busybox-static, whether KVM really works (cached\n"
+		"probe), kernel source, disk space and the guest programs. Every problem\n"
+		"comes with the command that fixes it. Exit status 0 when nothing blocks.\n",
+	.options = doctor_options,
+};
+
 int cmd_doctor(int argc, char **argv)
 {
+	struct doctor_opts o = { 0 };
 	struct doctor d = { 0 };
-	const char *state = guest_default_state_dir();
+	const char *state;
 	char *src = NULL;
+	int nargs, r;
 
-	if (wants_help(argc, argv)) {
-		print_command_help(find_command("doctor"));
-		return LAB_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			d.json = 1;
-		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
-			state = argv[++i];
-		else
-			return user_error("doctor: unknown argument '%s'", argv[i]);
-	}
+	r = lab_options_parse(&doctor_usage, "doctor", argc, argv, &o, &nargs);
+	if (r)
+		return cmd_status(r);
+	if (nargs)
+		return user_error("doctor: unexpected argument '%s'", argv[0]);
+	d.json = o.json;
+	state = o.state ? o.state : guest_default_state_dir();
 	d.checks = json_array();
 	if (mkdir_p(state, 0755))
 		report(&d, FAIL, "state folder", state, "check permissions of the state folder");

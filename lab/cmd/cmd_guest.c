@@ -27,7 +27,8 @@ struct guest_opts {
 	struct strvec args;
 	struct domain_share shares[8];
 	int nr_shares;
-	int json, keep_disk, timeout, no_image, hash_only, repeat;
+	int json, keep_disk, no_image, hash_only;
+	long timeout, repeat;
 };
 
 /*
@@ -61,79 +62,112 @@ out:
 	return r;
 }
 
+/* --share HOSTDIR:TAG, read-only 9p */
+static int opt_share(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	struct guest_opts *o = ctx->base;
+	char *colon = strrchr(arg, ':');
+
+	if (!colon || colon == arg || !colon[1] || strlen(colon + 1) > 31 ||
+	    o->nr_shares == (int)ARRAY_SIZE(o->shares))
+		return lab_opt_error(ctx, "expected HOSTDIR:TAG (tag at most 31 characters, 8 shares), "
+				     "got '%s'", arg);
+	/* the value is argv's own string: split it in place */
+	*colon = '\0';
+	o->shares[o->nr_shares].host_dir = arg;
+	o->shares[o->nr_shares++].tag = colon + 1;
+	return 0;
+}
+
+/* --arg key=value becomes the workload's --key=value */
+static int opt_arg(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	if (!strchr(arg, '=') || arg[0] == '=')
+		return lab_opt_error(ctx, "expected KEY=VALUE, got '%s'", arg);
+	strvec_pushf(&((struct guest_opts *)ctx->base)->args, "--%s", arg);
+	return 0;
+}
+
+#define GUEST_STRING(l, s, field, arg, h) LAB_OPT_STRING(l, s, struct guest_opts, field, arg, h)
+#define GUEST_BOOL(l, field, h) LAB_OPT_BOOL(l, 0, struct guest_opts, field, h)
+
+static const struct lab_option guest_options[] = {
+	GUEST_STRING("kernel", 'k', kernel, "K",
+		     "bzImage to boot, or a [kernel NAME] of lab.conf (from the cache)"),
+	GUEST_STRING("cmdline", 0, cmdline, "ARGS",
+		     "appended to the kernel command line (e.g. numa=off)"),
+	GUEST_STRING("initrd", 0, initrd, "PATH", "initramfs (only for distribution kernels)"),
+	GUEST_STRING("workload", 'w', workload, "NAME",
+		     "(run) program under /usr/lib/mglrulab/workloads"),
+	LAB_OPT_CALLBACK("arg", 0, opt_arg, "KEY=VALUE",
+			 "(run) passed to the workload as --KEY=VALUE"),
+	LAB_OPT_LONG("timeout", 0, struct guest_opts, timeout, 1, 7 * 86400, "SECONDS",
+		     "(run) the runner kills the workload after this"),
+	GUEST_STRING("state", 0, state, "DIR",
+		     "lab state folder (default $MGLRULAB_STATE_DIR or .lab)"),
+	GUEST_STRING("uri", 0, uri, "URI",
+		     "libvirt URI (default: embedded qemu:///embed?root=STATE/libvirt)"),
+	GUEST_STRING("run-dir", 0, run_dir, "DIR", "where the run's files go (default STATE/runs/...)"),
+	GUEST_BOOL("keep-disk", keep_disk, "keep the run's overlay disk for 'guest extract'"),
+	LAB_OPT_LONG("repeat", 0, struct guest_opts, repeat, 1, 10000, "N",
+		     "N fresh guests in a row through one connection"),
+	LAB_OPT_CALLBACK("share", 0, opt_share, "DIR:TAG",
+			 "share a host folder read-only over 9p (mount -t 9p\n"
+			 "-o trans=virtio,version=9p2000.L TAG /mnt in the guest)"),
+	GUEST_BOOL("no-image", no_image, "boot without a disk (plumbing checks)"),
+	GUEST_STRING("guests-dir", 0, guests_dir, "DIR", "where GUEST.conf files are (default guests)"),
+	GUEST_STRING("bin-dir", 0, bin_dir, "DIR",
+		     "the static guest programs for the image (default build/guest)"),
+	GUEST_BOOL("hash", hash_only, "(image) only print the input hash the cache uses"),
+	GUEST_BOOL("json", json, "machine-readable result"),
+	LAB_OPT_END
+};
+
+static const char *const guest_synopsis[] = {
+	"mglrulab guest boot GUEST --kernel BZIMAGE [options]",
+	"mglrulab guest run GUEST --kernel BZIMAGE --workload NAME [--arg KEY=VALUE]... [options]",
+	"mglrulab guest image [--state DIR] [--bin-dir DIR] [--hash] [--json]",
+	"mglrulab guest extract RUN_DIR...",
+	NULL
+};
+
+static const char guest_description[] =
+	"boot     Boot GUEST (guests/GUEST.conf or a path) with the kernel, check that\n"
+	"         the guest shows exactly the declared NUMA topology, print it and the\n"
+	"         boot time, power off. A mismatch fails and shows both topologies.\n"
+	"run      The same, then run workload NAME with --KEY=VALUE arguments and\n"
+	"         show the records it printed.\n"
+	"image    Build the guest image (or find it in the cache) and print its path.\n"
+	"extract  Copy /results out of runs kept with --keep-disk (one appliance),\n"
+	"         as data: regular files and folders only; refusals in RUN/extract.json.\n";
+
+const struct lab_usage guest_usage = {
+	.synopsis = guest_synopsis,
+	.description = guest_description,
+	.options = guest_options,
+};
+
+/* guest extract takes run folders and no options. */
+static const struct lab_usage extract_usage = {
+	.synopsis = guest_synopsis + 3,
+	.description =
+		"Copy /results out of runs kept with --keep-disk (one appliance), as data:\n"
+		"regular files and folders only; refusals in RUN/extract.json.\n",
+};
+
 static int parse_opts(int argc, char **argv, struct guest_opts *o, int need_guest)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char **val = NULL;
+	char what[32];
+	int nargs, r;
 
-		if (!strcmp(a, "--kernel") || !strcmp(a, "-k"))
-			val = &o->kernel;
-		else if (!strcmp(a, "--initrd"))
-			val = &o->initrd;
-		else if (!strcmp(a, "--state"))
-			val = &o->state;
-		else if (!strcmp(a, "--uri"))
-			val = &o->uri;
-		else if (!strcmp(a, "--cmdline"))
-			val = &o->cmdline;
-		else if (!strcmp(a, "--run-dir"))
-			val = &o->run_dir;
-		else if (!strcmp(a, "--workload") || !strcmp(a, "-w"))
-			val = &o->workload;
-		else if (!strcmp(a, "--guests-dir"))
-			val = &o->guests_dir;
-		else if (!strcmp(a, "--bin-dir"))
-			val = &o->bin_dir;
-		else if (!strcmp(a, "--hash"))
-			o->hash_only = 1;
-		else if (!strcmp(a, "--json"))
-			o->json = 1;
-		else if (!strcmp(a, "--keep-disk"))
-			o->keep_disk = 1;
-		else if (!strcmp(a, "--no-image"))
-			o->no_image = 1;
-		else if (!strcmp(a, "--share")) {
-			/* --share HOSTDIR:TAG, read-only 9p */
-			char *colon;
-			if (i + 1 == argc || !(colon = strrchr(argv[i + 1], ':')) || colon == argv[i + 1] ||
-			    !colon[1] || strlen(colon + 1) > 31 || o->nr_shares == ARRAY_SIZE(o->shares))
-				return user_error("--share: expected HOSTDIR:TAG (tag at most 31 characters, 8 shares)");
-			*colon = '\0';
-			o->shares[o->nr_shares].host_dir = argv[++i];
-			o->shares[o->nr_shares++].tag = colon + 1;
-		} else if (!strcmp(a, "--repeat")) {
-			long n;
-			if (i + 1 == argc || parse_long(argv[++i], 1, 10000, &n))
-				return user_error("--repeat: expected a count from 1 to 10000");
-			o->repeat = (int)n;
-		} else if (!strcmp(a, "--arg") || !strcmp(a, "--timeout")) {
-			if (i + 1 == argc)
-				return user_error("%s needs a value", a);
-			if (!strcmp(a, "--timeout")) {
-				long t;
-				if (parse_long(argv[++i], 1, 7 * 86400, &t))
-					return user_error("--timeout: expected seconds, got '%s'", argv[i]);
-				o->timeout = (int)t;
-			} else {
-				/* --arg key=value becomes the workload's --key=value */
-				const char *kv = argv[++i];
-				if (!strchr(kv, '=') || kv[0] == '=')
-					return user_error("--arg: expected KEY=VALUE, got '%s'", kv);
-				strvec_pushf(&o->args, "--%s", kv);
-			}
-		} else if (a[0] == '-')
-			return user_error("guest: unknown option '%s' (see 'mglrulab guest -h')", a);
-		else if (!o->guest)
-			o->guest = a;
-		else
-			return user_error("guest: unexpected argument '%s'", a);
-		if (val) {
-			if (i + 1 == argc)
-				return user_error("%s needs a value", a);
-			*val = argv[++i];
-		}
-	}
+	snprintf(what, sizeof(what), "guest %s", argv[0]);
+	r = lab_options_parse(&guest_usage, what, argc, argv, o, &nargs);
+	if (r)
+		return r;
+	if (nargs > 1)
+		return user_error("guest: unexpected argument '%s'", argv[1]);
+	if (nargs)
+		o->guest = argv[0];
 	if (need_guest && !o->guest)
 		return user_error("guest: which guest? (e.g. 'mglrulab guest boot tiny --kernel PATH')");
 	if (need_guest && !o->kernel)
@@ -251,7 +285,7 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 			.run_id = path_basename(run_dir),
 			.workload = is_run ? o->workload : "",
 			.args = (const char *const *)o->args.v,
-			.workload_timeout_s = o->timeout,
+			.workload_timeout_s = (int)o->timeout,
 			.extra_cmdline = o->cmdline,
 			.keep_disk = o->keep_disk,
 			.initrd = o->initrd,
@@ -320,9 +354,12 @@ static int do_extract(int argc, char **argv)
 {
 	struct strvec disks = STRVEC_INIT, dests = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	int n, r;
+	int nargs, n, r;
 
-	for (int i = 2; i < argc; i++) {
+	r = lab_options_parse(&extract_usage, "guest extract", argc, argv, NULL, &nargs);
+	if (r)
+		return r;
+	for (int i = 0; i < nargs; i++) {
 		/* each argument is a run folder holding disk.qcow2; results go to its results/ */
 		strvec_pushf(&disks, "%s/disk.qcow2", argv[i]);
 		strvec_push(&dests, argv[i]);
@@ -346,15 +383,22 @@ int cmd_guest(int argc, char **argv)
 {
 	struct guest_opts o = { .args = STRVEC_INIT, .repeat = 1 };
 	const char *sub = argc > 1 ? argv[1] : NULL;
-	int r;
+	int r, nargs;
 
-	if (!sub || wants_help(argc, argv)) {
-		print_command_help(find_command("guest"));
-		return sub ? LAB_OK : LAB_EUSER;
+	if (!sub) {
+		lab_usage_print(&guest_usage);
+		return LAB_EUSER;
 	}
 	if (!strcmp(sub, "extract"))
-		return do_extract(argc, argv);
-	r = parse_opts(argc, argv, &o, strcmp(sub, "image") != 0);
+		return cmd_status(do_extract(argc - 1, argv + 1));
+	if (strcmp(sub, "boot") && strcmp(sub, "run") && strcmp(sub, "image")) {
+		/* -h, or not a subcommand */
+		r = lab_options_parse(&guest_usage, "guest", argc, argv, &o, &nargs);
+		if (!r)
+			r = user_error("guest: unknown subcommand '%s' (boot, run, image, extract)", sub);
+		goto out;
+	}
+	r = parse_opts(argc - 1, argv + 1, &o, strcmp(sub, "image") != 0);
 	if (r)
 		goto out;
 	if (o.json)
@@ -363,11 +407,9 @@ int cmd_guest(int argc, char **argv)
 		r = do_boot_or_run(&o, 0);
 	else if (!strcmp(sub, "run"))
 		r = do_boot_or_run(&o, 1);
-	else if (!strcmp(sub, "image"))
-		r = do_image(&o);
 	else
-		r = user_error("guest: unknown subcommand '%s' (boot, run, image, extract)", sub);
+		r = do_image(&o);
 out:
 	strvec_clear(&o.args);
-	return r;
+	return cmd_status(r);
 }

@@ -21,24 +21,32 @@ struct kernel_opts {
 	struct strvec names;
 };
 
-static int parse_opts(int argc, char **argv, struct kernel_opts *o)
-{
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			o->json = 1;
-		else if (!strcmp(argv[i], "--dry-run"))
-			o->dry_run = 1;
-		else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc)
-			o->config = argv[++i];
-		else if (argv[i][0] == '-')
-			return user_error("kernel %s: unknown option '%s'", argv[1], argv[i]);
-		else
-			strvec_push(&o->names, argv[i]);
-	}
-	if (!o->config)
-		o->config = config_default_path();
-	return LAB_OK;
-}
+static const struct lab_option kernel_options[] = {
+	CMD_OPT_CONFIG(struct kernel_opts, config),
+	LAB_OPT_BOOL("json", 0, struct kernel_opts, json, "machine-readable output"),
+	LAB_OPT_BOOL("dry-run", 0, struct kernel_opts, dry_run, "(gc) only say what would be removed"),
+	LAB_OPT_END
+};
+
+static const char *const kernel_synopsis[] = {
+	"mglrulab kernel build [-c FILE] [--json] [NAME...]",
+	"mglrulab kernel list  [-c FILE] [--json]",
+	"mglrulab kernel gc    [-c FILE] [--dry-run]",
+	NULL
+};
+
+const struct lab_usage kernel_usage = {
+	.synopsis = kernel_synopsis,
+	.description =
+		"build  Build the named [kernel NAME] sections (default: all of them): prepare\n"
+		"       the source (directory, .tar.* archive, or git repository plus ref) in a\n"
+		"       lab-managed git tree, apply the series with git am, merge the config\n"
+		"       base and fragments, verify every requested option, build bzImage out of\n"
+		"       tree. Unchanged inputs are a cache hit.\n"
+		"list   Show the cache entries.\n"
+		"gc     Remove cache entries no kernel of the configuration resolves to.\n",
+	.options = kernel_options,
+};
 
 static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
 {
@@ -188,30 +196,38 @@ int cmd_kernel(int argc, char **argv)
 {
 	struct kernel_opts o = { 0 };
 	struct lab_config cfg;
-	int r;
+	const char *sub = argc > 1 ? argv[1] : NULL;
+	char what[32];
+	int nargs, r;
 
-	if (wants_help(argc, argv) || argc < 2) {
-		print_command_help(find_command("kernel"));
-		return argc < 2 ? LAB_EUSER : LAB_OK;
+	if (!sub || (strcmp(sub, "build") && strcmp(sub, "list") && strcmp(sub, "gc"))) {
+		/* -h, or no subcommand: the usage (an error without a subcommand) */
+		r = lab_options_parse(&kernel_usage, "kernel", argc, argv, &o, &nargs);
+		if (r)
+			return cmd_status(r);
+		if (!sub) {
+			lab_usage_print(&kernel_usage);
+			return LAB_EUSER;
+		}
+		return user_error("kernel: unknown subcommand '%s' (build, list or gc)", sub);
 	}
-	r = parse_opts(argc, argv, &o);
+	snprintf(what, sizeof(what), "kernel %s", sub);
+	argc--, argv++;		/* past the command: argv[0] is the subcommand */
+	r = lab_options_parse(&kernel_usage, what, argc, argv, &o, &nargs);
 	if (r)
-		goto out;
-	if (strcmp(argv[1], "build") && strcmp(argv[1], "list") && strcmp(argv[1], "gc")) {
-		r = user_error("kernel: unknown subcommand '%s' (build, list or gc)", argv[1]);
-		goto out;
-	}
-	r = config_load_or_report(o.config, &cfg);
+		return cmd_status(r);
+	for (int i = 0; i < nargs; i++)
+		strvec_push(&o.names, argv[i]);
+	r = config_load_or_report(cmd_config_path(o.config), &cfg);
 	if (!r) {
-		if (!strcmp(argv[1], "build"))
+		if (!strcmp(sub, "build"))
 			r = kernel_build(&cfg, &o);
-		else if (!strcmp(argv[1], "list"))
+		else if (!strcmp(sub, "list"))
 			r = kernel_list(&cfg, &o);
 		else
 			r = kernel_gc(&cfg, &o);
 	}
 	config_free(&cfg);
-out:
 	strvec_clear(&o.names);
 	return r;
 }

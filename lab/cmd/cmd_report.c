@@ -14,49 +14,59 @@
 #include <stdio.h>
 #include <string.h>
 
+int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	struct report_cli *cli = ctx->base;
+
+	(void)arg;
+	if (cli->nwhat == ARRAY_SIZE(cli->what))
+		return lab_opt_error(ctx, "too many output options");
+	cli->what[cli->nwhat++] = (enum report_out)ctx->opt->ival;
+	return 0;
+}
+
+static const struct lab_option report_options[] = {
+	REPORT_OUTPUT_OPTIONS,
+	LAB_OPT_END
+};
+
+static const char *const report_synopsis[] = {
+	"mglrulab report REPORT.json [--html FILE] [--text] [--benchfmt] [--json]",
+	"                [-o FILE]",
+	NULL
+};
+
+const struct lab_usage report_usage = {
+	.synopsis = report_synopsis,
+	.description =
+		"Recompute the statistics of a session from its raw runs and recorded\n"
+		"settings, and write the outputs. Without an output option, --text.\n"
+		"The same JSON always gives byte-identical outputs.\n",
+	.options = report_options,
+	.footer = "exit status: 0 ok, 1 unreadable or invalid JSON, 2 cannot write output.\n",
+};
+
+/*
+ * argv[0] is "report" or "compare": that command's option table (the
+ * output options of both, compare's --kernel-a and --kernel-b).
+ */
 int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli)
 {
-	memset(cli, 0, sizeof(*cli));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	const struct command *cmd = find_command(argv[0]);
+	const char *what = cmd->name;
+	int nargs, r;
 
-		if (!strcmp(a, "--html") || !strcmp(a, "-o")) {
-			if (i + 1 >= argc)
-				return user_error("%s needs a file name", a);
-			if (!strcmp(a, "--html"))
-				cli->html = argv[++i];
-			else
-				cli->out = argv[++i];
-		} else if (!strcmp(a, "--kernel-a") || !strcmp(a, "--kernel-b")) {
-			if (!strcmp(argv[0], "report"))
-				return user_error("%s is an option of 'mglrulab compare'", a);
-			if (i + 1 >= argc)
-				return user_error("%s needs a kernel name", a);
-			if (a[9] == 'a')
-				cli->kernel_a = argv[++i];
-			else
-				cli->kernel_b = argv[++i];
-		} else if (!strncmp(a, "--html=", 7)) {
-			cli->html = a + 7;
-		} else if (!strcmp(a, "--text")) {
-			cli->what[cli->nwhat++] = REPORT_OUT_TEXT;
-		} else if (!strcmp(a, "--benchfmt")) {
-			cli->what[cli->nwhat++] = REPORT_OUT_BENCHFMT;
-		} else if (!strcmp(a, "--json")) {
-			cli->what[cli->nwhat++] = REPORT_OUT_JSON;
-		} else if (a[0] == '-' && a[1]) {
-			return user_error("unknown option '%s' (see 'mglrulab help %s')", a, argv[0]);
-		} else if (cli->nfiles < nfiles) {
-			cli->files[cli->nfiles++] = a;
-		} else {
-			return user_error("too many arguments (see 'mglrulab help %s')", argv[0]);
-		}
-		if (cli->nwhat == ARRAY_SIZE(cli->what))
-			return user_error("too many output options");
-	}
-	if (cli->nfiles != nfiles)
-		return user_error("expected %d JSON file%s (see 'mglrulab help %s')", nfiles,
-				  nfiles == 1 ? "" : "s", argv[0]);
+	memset(cli, 0, sizeof(*cli));
+	r = lab_options_parse(cmd->usage, what, argc, argv, cli, &nargs);
+	if (r)
+		return r;
+	if (nargs > nfiles)
+		return user_error("%s: too many arguments (see 'mglrulab help %s')", what, what);
+	if (nargs < nfiles)
+		return user_error("%s: expected %d JSON file%s (see 'mglrulab help %s')", what, nfiles,
+				  nfiles == 1 ? "" : "s", what);
+	for (int i = 0; i < nargs; i++)
+		cli->files[cli->nfiles++] = argv[i];
 	if (!cli->nwhat && !cli->html)
 		cli->what[cli->nwhat++] = REPORT_OUT_TEXT;
 	return 0;
@@ -102,13 +112,9 @@ int cmd_report(int argc, char **argv)
 	json_t *in = NULL, *report = NULL;
 	int ret;
 
-	if (wants_help(argc, argv)) {
-		print_command_help(find_command("report"));
-		return LAB_OK;
-	}
 	ret = report_cli_parse(argc, argv, 1, &cli);
 	if (ret)
-		return ret;
+		return cmd_status(ret);
 	if (report_load(cli.files[0], &in, &err)) {
 		ret = user_error("%s", err.buf);
 		goto out;

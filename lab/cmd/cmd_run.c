@@ -7,101 +7,136 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int need_arg(int argc, char **argv, int i)
+/* --resume [SESSION] */
+static int opt_resume(const struct lab_opt_ctx *ctx, const char *arg)
 {
-	if (i + 1 >= argc)
-		return user_error("run: %s needs a value", argv[i]);
+	struct session_opts *o = ctx->base;
+
+	o->resume = 1;
+	o->resume_id = arg;
 	return 0;
 }
+
+static int opt_workloads(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	strvec_split(&((struct session_opts *)ctx->base)->workloads, arg, ", ");
+	return 0;
+}
+
+/* At least the runs of the first look, with that reason in the message. */
+static int opt_max_runs(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	struct session_opts *o = ctx->base;
+
+	if (parse_long(arg, 1, 10000, &o->max_runs))
+		return lab_opt_error(ctx, "expected an integer from %d to 10000, got '%s'",
+				     STATS_SEQ_MIN_RUNS, arg);
+	if (o->max_runs < STATS_SEQ_MIN_RUNS)
+		return lab_opt_error(ctx, "expected at least %d, the runs per kernel of the first "
+				     "look of --until decided, got %ld", STATS_SEQ_MIN_RUNS, o->max_runs);
+	return 0;
+}
+
+static int opt_seed(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	struct session_opts *o = ctx->base;
+
+	if (parse_u64(arg, &o->seed))
+		return lab_opt_error(ctx, "expected a non-negative integer, got '%s'", arg);
+	o->seed_set = 1;
+	return 0;
+}
+
+static const struct lab_choice until_choices[] = {
+	{ "decided", 1 }, { "runs", 0 }, { NULL, 0 },
+};
+
+static const struct lab_choice fail_on_choices[] = {
+	{ "regression", FAIL_ON_REGRESSION }, { "change", FAIL_ON_CHANGE }, { "none", FAIL_ON_NONE },
+	{ NULL, 0 },
+};
+
+/* LAB_OPT_SET_INT and LAB_OPT_CHOICE store an int. */
+_Static_assert(sizeof(enum session_mode) == sizeof(int), "enum session_mode is not int-sized");
+_Static_assert(sizeof(enum fail_on) == sizeof(int), "enum fail_on is not int-sized");
+
+static const struct lab_option run_options[] = {
+	LAB_OPT_SET_INT("ab", 0, struct session_opts, mode, SESSION_AB,
+			"baseline against patched ([run] kernels, first is A)"),
+	LAB_OPT_SET_INT("aa", 0, struct session_opts, mode, SESSION_AA,
+			"the baseline against itself: the noise floor and\n"
+			"false-positive rate of this host"),
+	CMD_OPT_CONFIG(struct session_opts, config),
+	LAB_OPT_LONG("runs", 0, struct session_opts, runs, 1, 10000, "N",
+		     "repetitions per kernel and workload ([run] runs)"),
+	LAB_OPT_CHOICE("until", 0, struct session_opts, until_decided, until_choices, "decided",
+		       "run until every primary metric is decided: a look after\n"
+		       "6 runs per kernel, then after every ABBA/BAAB pair of\n"
+		       "blocks; a workload stops once all its primaries are\n"
+		       "improvement, regression, ~, or ~= inside the band\n"
+		       "(a sequential test that keeps the error rate at\n"
+		       "alpha; docs/reports.md)"),
+	LAB_OPT_CALLBACK("max-runs", 0, opt_max_runs, "N",
+			 "run cap per kernel and workload of --until (default 20)"),
+	LAB_OPT_DURATION("budget", 0, struct session_opts, budget_s, "DURATION",
+			 "run time of --until (90s, 15m, 1h30m): then stop, with\n"
+			 "\"?\" and the runs it would take for what is undecided"),
+	LAB_OPT_LONG("warmups", 0, struct session_opts, warmups, 0, 1000, "N",
+		     "extra runs per kernel first, excluded from statistics"),
+	LAB_OPT_CALLBACK("seed", 0, opt_seed, "S",
+			 "seeds the block order and the bootstrap ([run] seed)"),
+	LAB_OPT_CALLBACK("workloads", 0, opt_workloads, "a,b",
+			 "a subset of workloads ([run] workloads)"),
+	LAB_OPT_STRING("kernel", 0, struct session_opts, kernel, "NAME",
+		       "the kernel of a single-kernel run (default: the first)"),
+	{ .long_name = "resume", .kind = LAB_OPT_CALLBACK, .cb = opt_resume, .argname = "SESSION",
+	  .flags = LAB_OPT_OPTIONAL_ARG,
+	  .help = "continue a stopped session (default: reports/latest)" },
+	LAB_OPT_CHOICE("fail-on", 0, struct session_opts, fail_on, fail_on_choices, "WHAT",
+		       "exit 3 on a regression (default), on any change, or never"),
+	LAB_OPT_STRING("junit", 0, struct session_opts, junit, "FILE",
+		       "one JUnit test case per workload metric with its verdict"),
+	LAB_OPT_BOOL("no-counters", 0, struct session_opts, no_counters,
+		     "skip vmstat/tracepoint/lru_gen collection"),
+	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),
+	LAB_OPT_GLOBAL_COUNT(NULL, 'v', lab_verbose, "more output (twice: debug)"),
+	LAB_OPT_END
+};
+
+static const char *const run_synopsis[] = {
+	"mglrulab run [--ab | --aa] [-c FILE] [--runs N] [--warmups N] [--seed S]",
+	"             [--workloads a,b] [--kernel NAME] [--fail-on regression|change|none]",
+	"             [--junit FILE] [--no-counters] [-q] [-v]",
+	"             [--until decided [--max-runs N] [--budget DURATION]]",
+	"mglrulab run --resume [SESSION] [-c FILE] [--fail-on ...] [--junit FILE]",
+	NULL
+};
+
+const struct lab_usage run_usage = {
+	.synopsis = run_synopsis,
+	.description =
+		"Build (or take from the cache) the kernels and the guest image, then run each\n"
+		"workload N times on each kernel, one fresh guest boot per run, in seeded\n"
+		"ABBA/BAAB blocks. Every run's record is written to reports/<session>/runs/ the\n"
+		"moment it completes; report.json, report.html and report.txt follow, and the\n"
+		"text report goes to stdout (progress goes to stderr).\n"
+		"\n"
+		"With --ab, baseline against patched; with --aa, the baseline against itself;\n"
+		"with neither, one kernel (--kernel NAME, default the first), to explore.\n",
+	.options = run_options,
+	.footer =
+		"exit status: 0 no failing verdict, 1 user error, 2 lab failure or interrupted\n"
+		"(the resume command is printed), 3 regression found (--fail-on).\n",
+};
 
 int cmd_run(int argc, char **argv)
 {
 	struct session_opts o = { .warmups = -1, .fail_on = FAIL_ON_REGRESSION, .mode = SESSION_ONE };
-	int r = LAB_OK;
+	int nargs, r;
 
-	if (wants_help(argc, argv)) {
-		print_command_help(find_command("run"));
-		return LAB_OK;
-	}
-	for (int i = 1; i < argc && !r; i++) {
-		const char *a = argv[i];
-		long v;
-		if (!strcmp(a, "--ab"))
-			o.mode = SESSION_AB;
-		else if (!strcmp(a, "--aa"))
-			o.mode = SESSION_AA;
-		else if (!strcmp(a, "-q"))
-			lab_quiet = 1;
-		else if (!strcmp(a, "-v"))
-			lab_verbose++;
-		else if (!strcmp(a, "--no-counters"))
-			o.no_counters = 1;
-		else if (!strcmp(a, "--resume")) {
-			o.resume = 1;
-			if (i + 1 < argc && argv[i + 1][0] != '-')
-				o.resume_id = argv[++i];
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
-			if (!(r = need_arg(argc, argv, i)))
-				o.config = argv[++i];
-		} else if (!strcmp(a, "--runs")) {
-			if (!(r = need_arg(argc, argv, i)) && parse_long(argv[++i], 1, 10000, &v))
-				r = user_error("run: --runs: expected an integer from 1 to 10000, not '%s'", argv[i]);
-			o.runs = v;
-		} else if (!strcmp(a, "--until")) {
-			if ((r = need_arg(argc, argv, i)))
-				break;
-			const char *u = argv[++i];
-			if (!strcmp(u, "decided"))
-				o.until_decided = 1;
-			else if (strcmp(u, "runs"))
-				r = user_error("run: --until: expected 'decided' (stop once every primary "
-					       "metric is decided) or 'runs' (the planned runs), not '%s'", u);
-		} else if (!strcmp(a, "--max-runs")) {
-			if (!(r = need_arg(argc, argv, i)) && parse_long(argv[++i], 1, 10000, &v))
-				r = user_error("run: --max-runs: expected an integer from %d to 10000, not '%s'",
-					       STATS_SEQ_MIN_RUNS, argv[i]);
-			else if (!r && v < STATS_SEQ_MIN_RUNS)
-				r = user_error("run: --max-runs: expected at least %d, the runs per kernel "
-					       "of the first look of --until decided, not %ld",
-					       STATS_SEQ_MIN_RUNS, v);
-			o.max_runs = v;
-		} else if (!strcmp(a, "--budget")) {
-			if (!(r = need_arg(argc, argv, i)) && parse_duration(argv[++i], &o.budget_s))
-				r = user_error("run: --budget: expected a duration such as 900, 90s, 15m "
-					       "or 1h30m, not '%s'", argv[i]);
-		} else if (!strcmp(a, "--warmups")) {
-			if (!(r = need_arg(argc, argv, i)) && parse_long(argv[++i], 0, 1000, &v))
-				r = user_error("run: --warmups: expected an integer from 0 to 1000, not '%s'", argv[i]);
-			o.warmups = v;
-		} else if (!strcmp(a, "--seed")) {
-			if (!(r = need_arg(argc, argv, i)) && parse_u64(argv[++i], &o.seed))
-				r = user_error("run: --seed: expected a non-negative integer, not '%s'", argv[i]);
-			o.seed_set = 1;
-		} else if (!strcmp(a, "--workloads")) {
-			if (!(r = need_arg(argc, argv, i)))
-				strvec_split(&o.workloads, argv[++i], ", ");
-		} else if (!strcmp(a, "--kernel")) {
-			if (!(r = need_arg(argc, argv, i)))
-				o.kernel = argv[++i];
-		} else if (!strcmp(a, "--junit")) {
-			if (!(r = need_arg(argc, argv, i)))
-				o.junit = argv[++i];
-		} else if (!strcmp(a, "--fail-on")) {
-			if ((r = need_arg(argc, argv, i)))
-				break;
-			const char *f = argv[++i];
-			if (!strcmp(f, "regression"))
-				o.fail_on = FAIL_ON_REGRESSION;
-			else if (!strcmp(f, "change"))
-				o.fail_on = FAIL_ON_CHANGE;
-			else if (!strcmp(f, "none"))
-				o.fail_on = FAIL_ON_NONE;
-			else
-				r = user_error("run: --fail-on: expected regression, change or none, not '%s'", f);
-		} else {
-			r = user_error("run: unknown option '%s' (see 'mglrulab run -h')", a);
-		}
-	}
+	r = lab_options_parse(&run_usage, "run", argc, argv, &o, &nargs);
+	if (!r && nargs)
+		r = user_error("run: unexpected argument '%s' (see 'mglrulab run -h')", argv[0]);
 	if (!r && o.resume && (o.runs || o.seed_set || o.workloads.n || o.warmups >= 0))
 		r = user_error("run --resume: the session's plan is fixed; --runs, --seed, --warmups "
 			       "and --workloads apply to new sessions only");
@@ -118,10 +153,9 @@ int cmd_run(int argc, char **argv)
 	if (!r && o.kernel && o.mode != SESSION_ONE)
 		r = user_error("run: --kernel is for a single-kernel run (without --ab/--aa)");
 	if (!r) {
-		if (!o.config)
-			o.config = config_default_path();
+		o.config = cmd_config_path(o.config);
 		r = session_main(&o);
 	}
 	strvec_clear(&o.workloads);
-	return r;
+	return cmd_status(r);
 }
