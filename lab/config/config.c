@@ -11,6 +11,7 @@
 #include "fsutil.h"
 #include "ini_lines.h"
 #include "report.h"
+#include "stats_defaults.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -578,12 +579,12 @@ static void set_defaults(struct lab_config *cfg)
 	cfg->accel = xstrdup("auto");
 	cfg->ccache = xstrdup("no");
 	cfg->run.runs = 5;
-	cfg->run.seed = 1;
-	cfg->stats.alpha = 0.05;
-	cfg->stats.confidence = 0.95;
-	cfg->stats.threshold = 0.01;
-	cfg->stats.resamples = 10000;
-	cfg->stats.max_failed = 0.25;
+	cfg->run.seed = STATS_DEFAULT_SEED;
+	cfg->stats.alpha = STATS_DEFAULT_ALPHA;
+	cfg->stats.confidence = STATS_DEFAULT_CONFIDENCE;
+	cfg->stats.threshold = STATS_DEFAULT_THRESHOLD;
+	cfg->stats.resamples = STATS_DEFAULT_RESAMPLES;
+	cfg->stats.max_failed = STATS_DEFAULT_MAX_FAILED;
 }
 
 static void default_path(struct lab_config *cfg, char **field, const char *rel)
