@@ -14,7 +14,6 @@
 #include "report.h"
 #include "stats_defaults.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,12 +218,9 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 	 * (kernel_build) get fewer repetitions than the micro-benchmarks.
 	 */
 	if (!strcmp(key, "runs")) {
-		char *end;
 		long n;
 
-		errno = 0;
-		n = strtol(value, &end, 10);
-		if (errno || end == value || *end || n < 1 || n > 10000) {
+		if (parse_long(value, 1, 10000, &n)) {
 			cfg_error(ctx, line, "[%s] runs: expected an integer from 1 to 10000, not '%s'",
 				  section, value);
 			return -1;
