@@ -10,311 +10,82 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "ini_lines.h"
+#include "ini_schema.h"
 #include "report.h"
+#include "stats_defaults.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum key_kind {
-	K_STRING,
-	K_PATH,		/* resolved against the config file's folder */
-	K_PATHS,	/* whitespace-separated, accumulates over lines */
-	K_WORDS,	/* whitespace- or comma-separated names */
-	K_LONG,
-	K_U64,
-	K_FRACTION,	/* 0.05 or 5% */
-	K_ENUM,
+#define LAB(f) .offset = offsetof(struct lab_config, f)
+static const struct ini_key lab_keys[] = {
+	{ "state_dir", INI_PATH, LAB(state_dir), .expected = "a folder" },
+	{ "cache_dir", INI_PATH, LAB(cache_dir), .expected = "a folder" },
+	{ "reports_dir", INI_PATH, LAB(reports_dir), .expected = "a folder" },
+	{ "uri", INI_STRING, LAB(uri), .expected = "a libvirt URI" },
+	{ "accel", INI_ENUM, LAB(accel), .choices = "auto|kvm|tcg" },
+	{ "jobs", INI_LONG, LAB(jobs), .min = 0, .max = 4096 },
+	{ "ccache", INI_ENUM, LAB(ccache), .choices = "no|yes" },
+	{ NULL },
 };
 
-struct key_spec {
-	const char *key;
-	enum key_kind kind;
-	size_t offset;		/* into the section's struct */
-	size_t set_offset;	/* int flag for K_PATHS, or (size_t)-1 */
-	long min, max;
-	const char *choices;	/* K_ENUM */
-	const char *expected;	/* for messages */
+#define KERNEL(f) .offset = offsetof(struct kernel_cfg, f)
+static const struct ini_key kernel_keys[] = {
+	{ "from", INI_STRING, KERNEL(from), .expected = "a kernel name" },
+	{ "source", INI_PATH, KERNEL(source),
+	  .expected = "a kernel source: a directory, a .tar.* archive or a git repository" },
+	{ "ref", INI_STRING, KERNEL(ref), .expected = "a git ref" },
+	{ "series", INI_PATHS, KERNEL(series), .set_flag = INI_FLAG(struct kernel_cfg, series_set),
+	  .expected = "mbox or .patch files" },
+	{ "config", INI_STRING, KERNEL(config),
+	  .expected = "tinyconfig, defconfig, allnoconfig or a config file" },
+	{ "fragments", INI_PATHS, KERNEL(fragments),
+	  .set_flag = INI_FLAG(struct kernel_cfg, fragments_set), .expected = "config fragment files" },
+	{ NULL },
 };
 
-#define NOFLAG ((size_t)-1)
-
-static const struct key_spec lab_keys[] = {
-	{ "state_dir", K_PATH, offsetof(struct lab_config, state_dir), NOFLAG, 0, 0, NULL, "a folder" },
-	{ "cache_dir", K_PATH, offsetof(struct lab_config, cache_dir), NOFLAG, 0, 0, NULL, "a folder" },
-	{ "reports_dir", K_PATH, offsetof(struct lab_config, reports_dir), NOFLAG, 0, 0, NULL, "a folder" },
-	{ "uri", K_STRING, offsetof(struct lab_config, uri), NOFLAG, 0, 0, NULL, "a libvirt URI" },
-	{ "accel", K_ENUM, offsetof(struct lab_config, accel), NOFLAG, 0, 0, "auto|kvm|tcg", NULL },
-	{ "jobs", K_LONG, offsetof(struct lab_config, jobs), NOFLAG, 0, 4096, NULL, NULL },
-	{ "ccache", K_ENUM, offsetof(struct lab_config, ccache), NOFLAG, 0, 0, "no|yes", NULL },
-	{ NULL, 0, 0, 0, 0, 0, NULL, NULL },
+static const struct ini_key guest_keys[] = {
+	{ "file", INI_PATH, .offset = offsetof(struct guest_cfg, file),
+	  .expected = "a guest topology file" },
+	{ NULL },
 };
 
-static const struct key_spec kernel_keys[] = {
-	{ "from", K_STRING, offsetof(struct kernel_cfg, from), NOFLAG, 0, 0, NULL, "a kernel name" },
-	{ "source", K_PATH, offsetof(struct kernel_cfg, source), NOFLAG, 0, 0, NULL,
-	  "a kernel source: a directory, a .tar.* archive or a git repository" },
-	{ "ref", K_STRING, offsetof(struct kernel_cfg, ref), NOFLAG, 0, 0, NULL, "a git ref" },
-	{ "series", K_PATHS, offsetof(struct kernel_cfg, series),
-	  offsetof(struct kernel_cfg, series_set), 0, 0, NULL, "mbox or .patch files" },
-	{ "config", K_STRING, offsetof(struct kernel_cfg, config), NOFLAG, 0, 0, NULL,
-	  "tinyconfig, defconfig, allnoconfig or a config file" },
-	{ "fragments", K_PATHS, offsetof(struct kernel_cfg, fragments),
-	  offsetof(struct kernel_cfg, fragments_set), 0, 0, NULL, "config fragment files" },
-	{ NULL, 0, 0, 0, 0, 0, NULL, NULL },
+#define RUN(f) .offset = offsetof(struct run_cfg, f)
+static const struct ini_key run_keys[] = {
+	{ "kernels", INI_WORDS, RUN(kernels), .expected = "kernel names" },
+	{ "guest", INI_STRING, RUN(guest), .expected = "a guest name" },
+	{ "workloads", INI_WORDS, RUN(workloads), .expected = "workload names" },
+	{ "runs", INI_LONG, RUN(runs), .min = 1, .max = 10000 },
+	{ "warmups", INI_LONG, RUN(warmups), .min = 0, .max = 1000 },
+	{ "seed", INI_U64, RUN(seed) },
+	{ NULL },
 };
 
-static const struct key_spec guest_keys[] = {
-	{ "file", K_PATH, offsetof(struct guest_cfg, file), NOFLAG, 0, 0, NULL, "a guest topology file" },
-	{ NULL, 0, 0, 0, 0, 0, NULL, NULL },
-};
-
-static const struct key_spec run_keys[] = {
-	{ "kernels", K_WORDS, offsetof(struct run_cfg, kernels), NOFLAG, 0, 0, NULL, "kernel names" },
-	{ "guest", K_STRING, offsetof(struct run_cfg, guest), NOFLAG, 0, 0, NULL, "a guest name" },
-	{ "workloads", K_WORDS, offsetof(struct run_cfg, workloads), NOFLAG, 0, 0, NULL, "workload names" },
-	{ "runs", K_LONG, offsetof(struct run_cfg, runs), NOFLAG, 1, 10000, NULL, NULL },
-	{ "warmups", K_LONG, offsetof(struct run_cfg, warmups), NOFLAG, 0, 1000, NULL, NULL },
-	{ "seed", K_U64, offsetof(struct run_cfg, seed), NOFLAG, 0, 0, NULL, NULL },
-	{ NULL, 0, 0, 0, 0, 0, NULL, NULL },
-};
-
-static const struct key_spec stats_keys[] = {
-	{ "alpha", K_FRACTION, offsetof(struct stats_cfg, alpha), NOFLAG, 0, 0, NULL, NULL },
-	{ "confidence", K_FRACTION, offsetof(struct stats_cfg, confidence), NOFLAG, 0, 0, NULL, NULL },
-	{ "threshold", K_FRACTION, offsetof(struct stats_cfg, threshold), NOFLAG, 0, 0, NULL, NULL },
-	{ "resamples", K_LONG, offsetof(struct stats_cfg, resamples), NOFLAG,
-	  REPORT_MIN_RESAMPLES, REPORT_MAX_RESAMPLES, NULL, NULL },
-	{ "max_failed", K_FRACTION, offsetof(struct stats_cfg, max_failed), NOFLAG, 0, 0, NULL, NULL },
-	{ NULL, 0, 0, 0, 0, 0, NULL, NULL },
-};
-
-/* Where each scalar key was first set, to report duplicates. */
-struct seen_key {
-	char *section;
-	char *key;
-	int line;
+#define STATS(f) .offset = offsetof(struct stats_cfg, f)
+static const struct ini_key stats_keys[] = {
+	{ "alpha", INI_FRACTION, STATS(alpha) },
+	{ "confidence", INI_FRACTION, STATS(confidence) },
+	{ "threshold", INI_FRACTION, STATS(threshold) },
+	{ "resamples", INI_LONG, STATS(resamples), .min = REPORT_MIN_RESAMPLES,
+	  .max = REPORT_MAX_RESAMPLES },
+	{ "max_failed", INI_FRACTION, STATS(max_failed) },
+	{ NULL },
 };
 
 struct parse_ctx {
 	struct lab_config *cfg;
-	struct strbuf *err;
-	const char *path;
-	struct seen_key *seen;
-	size_t nr_seen, alloc_seen;
+	struct ini_check ini;		/* path, error text, keys seen */
 	int run_line, stats_line, lab_line;
 };
 
-static void cfg_error(struct parse_ctx *ctx, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define cfg_error(ctx, line, ...) ini_check_error(&(ctx)->ini, (line), __VA_ARGS__)
 
-static void cfg_error(struct parse_ctx *ctx, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	sb_addf(ctx->err, "%s:%d: ", ctx->path, line);
-	va_start(ap, fmt);
-	sb_vaddf(ctx->err, fmt, ap);
-	va_end(ap);
-	sb_addc(ctx->err, '\n');
-}
-
-/* Edit distance, to suggest the key a typo meant. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = xcalloc(lb + 1, sizeof(*row));
-
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	size_t d = row[lb];
-	free(row);
-	return d;
-}
-
-static void unknown_key(struct parse_ctx *ctx, int line, const char *section,
-			const char *key, const char *const *known, size_t n)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *best = NULL;
-	size_t best_d = 3;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t d = edit_distance(key, known[i]);
-		if (d < best_d) {
-			best_d = d;
-			best = known[i];
-		}
-		sb_addf(&sb, "%s%s", i ? ", " : "", known[i]);
-	}
-	if (best)
-		cfg_error(ctx, line, "[%s] unknown key '%s' (did you mean '%s'?)", section, key, best);
-	else
-		cfg_error(ctx, line, "[%s] unknown key '%s' (expected one of: %s)", section, key,
-			  sb_str(&sb));
-	sb_release(&sb);
-}
-
-static void unknown_spec_key(struct parse_ctx *ctx, int line, const char *section,
-			     const char *key, const struct key_spec *specs)
-{
-	const char *known[32];
-	size_t n = 0;
-
-	for (const struct key_spec *s = specs; s->key && n < ARRAY_SIZE(known); s++)
-		known[n++] = s->key;
-	unknown_key(ctx, line, section, key, known, n);
-}
-
-/* Scalar keys may be set once per section; lists accumulate. */
-static int check_duplicate(struct parse_ctx *ctx, const char *section, const char *key, int line)
-{
-	for (size_t i = 0; i < ctx->nr_seen; i++) {
-		struct seen_key *s = &ctx->seen[i];
-		if (!strcmp(s->section, section) && !strcmp(s->key, key)) {
-			cfg_error(ctx, line, "[%s] %s: already set at line %d", section, key, s->line);
-			return -1;
-		}
-	}
-	ALLOC_GROW(ctx->seen, ctx->nr_seen + 1, ctx->alloc_seen);
-	ctx->seen[ctx->nr_seen++] = (struct seen_key){ xstrdup(section), xstrdup(key), line };
-	return 0;
-}
-
-static int parse_fraction(const char *value, double *out)
-{
-	size_t len = strlen(value);
-	double v;
-
-	if (len && value[len - 1] == '%') {
-		char *num = xstrndup(value, len - 1);
-		int r = parse_double(num, &v);
-		free(num);
-		if (r)
-			return -1;
-		v /= 100;
-	} else if (parse_double(value, &v)) {
-		return -1;
-	}
-	if (!(v >= 0 && v < 1))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int choice_in(const char *choices, const char *value)
-{
-	size_t vl = strlen(value);
-
-	for (const char *c = choices; *c;) {
-		size_t l = strcspn(c, "|");
-		if (l == vl && !strncmp(c, value, l))
-			return 1;
-		c += l + (c[l] == '|');
-	}
-	return 0;
-}
-
-static int set_key(struct parse_ctx *ctx, void *base, const struct key_spec *spec,
-		   const char *section, const char *value, int line)
-{
-	char *field = (char *)base + spec->offset;
-
-	if (spec->kind != K_PATHS && spec->kind != K_WORDS &&
-	    check_duplicate(ctx, section, spec->key, line))
-		return -1;
-	if (!*value && spec->kind != K_PATHS && spec->kind != K_WORDS && spec->kind != K_STRING) {
-		cfg_error(ctx, line, "[%s] %s: empty value", section, spec->key);
-		return -1;
-	}
-	switch (spec->kind) {
-	case K_STRING:
-		free(*(char **)field);
-		*(char **)field = xstrdup(value);
-		return 0;
-	case K_PATH:
-		free(*(char **)field);
-		*(char **)field = path_absolute(ctx->cfg->dir, value);
-		return 0;
-	case K_PATHS: {
-		struct strvec *sv = (struct strvec *)field;
-		struct strvec items = STRVEC_INIT;
-		strvec_split(&items, value, " \t");
-		for (size_t i = 0; i < items.n; i++) {
-			char *abs = path_absolute(ctx->cfg->dir, items.v[i]);
-			strvec_push(sv, abs);
-			free(abs);
-		}
-		strvec_clear(&items);
-		if (spec->set_offset != NOFLAG)
-			*(int *)((char *)base + spec->set_offset) = 1;
-		return 0;
-	}
-	case K_WORDS:
-		strvec_split((struct strvec *)field, value, " \t,");
-		return 0;
-	case K_LONG: {
-		long v;
-		if (parse_long(value, spec->min, spec->max, &v)) {
-			cfg_error(ctx, line, "[%s] %s: expected an integer from %ld to %ld, not '%s'",
-				  section, spec->key, spec->min, spec->max, value);
-			return -1;
-		}
-		*(long *)field = v;
-		return 0;
-	}
-	case K_U64:
-		if (parse_u64(value, (uint64_t *)field)) {
-			cfg_error(ctx, line, "[%s] %s: expected a non-negative integer, not '%s'",
-				  section, spec->key, value);
-			return -1;
-		}
-		return 0;
-	case K_FRACTION:
-		if (parse_fraction(value, (double *)field)) {
-			cfg_error(ctx, line,
-				  "[%s] %s: expected a fraction from 0 to 1 (0.05) or a percentage (5%%), not '%s'",
-				  section, spec->key, value);
-			return -1;
-		}
-		return 0;
-	case K_ENUM:
-		if (!choice_in(spec->choices, value)) {
-			cfg_error(ctx, line, "[%s] %s: expected one of %s, not '%s'",
-				  section, spec->key, spec->choices, value);
-			return -1;
-		}
-		free(*(char **)field);
-		*(char **)field = xstrdup(value);
-		return 0;
-	}
-	return 0;
-}
-
-static int set_from_specs(struct parse_ctx *ctx, void *base, const struct key_spec *specs,
+static int set_from_specs(struct parse_ctx *ctx, void *base, const struct ini_key *keys,
 			  const char *section, const char *key, const char *value, int line)
 {
-	for (const struct key_spec *s = specs; s->key; s++)
-		if (!strcmp(s->key, key))
-			return set_key(ctx, base, s, section, value, line);
-	unknown_spec_key(ctx, line, section, key, specs);
-	return -1;
+	return ini_check_set(&ctx->ini, base, keys, section, key, value, line);
 }
 
 /* "kernel baseline" -> kind "kernel", name "baseline". */
@@ -421,7 +192,7 @@ static int workload_primary_key(struct parse_ctx *ctx, struct workload_cfg *w,
 static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const char *section,
 			const char *key, const char *value, int line)
 {
-	if (check_duplicate(ctx, section, key, line))
+	if (ini_check_once(&ctx->ini, section, key, line))
 		return -1;
 	if (!strcmp(key, "type")) {
 		const struct workload_def *d = workload_find(value);
@@ -447,12 +218,9 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 	 * (kernel_build) get fewer repetitions than the micro-benchmarks.
 	 */
 	if (!strcmp(key, "runs")) {
-		char *end;
 		long n;
 
-		errno = 0;
-		n = strtol(value, &end, 10);
-		if (errno || end == value || *end || n < 1 || n > 10000) {
+		if (parse_long(value, 1, 10000, &n)) {
 			cfg_error(ctx, line, "[%s] runs: expected an integer from 1 to 10000, not '%s'",
 				  section, value);
 			return -1;
@@ -462,7 +230,7 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 	}
 	/* The band of this workload's metrics: a section's, like runs. */
 	if (!strcmp(key, "threshold")) {
-		if (parse_fraction(value, &w->threshold) || w->threshold > 0.5) {
+		if (ini_parse_fraction(value, &w->threshold) || w->threshold > 0.5) {
 			cfg_error(ctx, line, "[%s] threshold: expected a noise band from 0 to 50%% "
 				  "(0.03 or 3%%), not '%s'", section, value);
 			return -1;
@@ -487,7 +255,7 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 		known[n++] = "threshold";
 		for (const struct param_def *q = w->def->params; q->name && n < ARRAY_SIZE(known); q++)
 			known[n++] = q->name;
-		unknown_key(ctx, line, section, key, known, n);
+		ini_check_unknown_key(&ctx->ini, line, section, key, known, n);
 		return -1;
 	}
 	char *expected = NULL;
@@ -578,12 +346,12 @@ static void set_defaults(struct lab_config *cfg)
 	cfg->accel = xstrdup("auto");
 	cfg->ccache = xstrdup("no");
 	cfg->run.runs = 5;
-	cfg->run.seed = 1;
-	cfg->stats.alpha = 0.05;
-	cfg->stats.confidence = 0.95;
-	cfg->stats.threshold = 0.01;
-	cfg->stats.resamples = 10000;
-	cfg->stats.max_failed = 0.25;
+	cfg->run.seed = STATS_DEFAULT_SEED;
+	cfg->stats.alpha = STATS_DEFAULT_ALPHA;
+	cfg->stats.confidence = STATS_DEFAULT_CONFIDENCE;
+	cfg->stats.threshold = STATS_DEFAULT_THRESHOLD;
+	cfg->stats.resamples = STATS_DEFAULT_RESAMPLES;
+	cfg->stats.max_failed = STATS_DEFAULT_MAX_FAILED;
 }
 
 static void default_path(struct lab_config *cfg, char **field, const char *rel)
@@ -739,13 +507,13 @@ static void check_utf8_path(struct parse_ctx *ctx, const char *what, const char 
 	size_t len = strlen(path), good = utf8_valid_len(path, len);
 
 	if (good < len)
-		sb_addf(ctx->err, "%s: %s is not valid UTF-8 (byte 0x%02x at offset %zu); the lab "
+		sb_addf(ctx->ini.err, "%s: %s is not valid UTF-8 (byte 0x%02x at offset %zu); the lab "
 			"writes its paths into JSON reports\n", path, what, (unsigned char)path[good], good);
 }
 
 int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 {
-	struct parse_ctx ctx = { .cfg = cfg, .err = err, .path = path };
+	struct parse_ctx ctx = { .cfg = cfg, .ini = { .path = path, .err = err } };
 	size_t before = err->len;
 	int r;
 
@@ -753,6 +521,7 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 	cfg->path = path_absolute(NULL, path);
 	cfg->dir = path_dirname(cfg->path);
 	set_defaults(cfg);
+	ctx.ini.dir = cfg->dir;
 	r = ini_parse_lines_sections(path, on_key, on_section, &ctx, err);
 	if (r >= 0) {
 		for (size_t i = 0; i < cfg->nr_kernels; i++)
@@ -776,11 +545,7 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 		check_utf8_path(&ctx, "the folder of the configuration file", cfg->path);
 		check_utf8_path(&ctx, "MGLRULAB_CACHE_DIR", cfg->cache_dir);
 	}
-	for (size_t i = 0; i < ctx.nr_seen; i++) {
-		free(ctx.seen[i].section);
-		free(ctx.seen[i].key);
-	}
-	free(ctx.seen);
+	ini_check_release(&ctx.ini);
 	return err->len > before ? LAB_EUSER : LAB_OK;
 }
 

@@ -8,10 +8,13 @@
 #include "guest_conf.h"
 #include "fsutil.h"
 #include "ini_lines.h"
+#include "ini_schema.h"
 #include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,33 +175,7 @@ static int valid_machine(const char *s)
 
 /* ---- parsing ---- */
 
-struct conf_ctx {
-	struct guest_topology *t;
-	const char *path;
-	struct strbuf *err;
-	int vcpus_line, memory_line;
-	int cpus_line[GUEST_MAX_NODES], mem_line[GUEST_MAX_NODES], dist_line[GUEST_MAX_NODES];
-	int ndist[GUEST_MAX_NODES];
-	int declared[GUEST_MAX_NODES];
-	int max_node;
-};
-
-/* conf_err() for per-key handlers (inih wants nonzero), conf_report() to count whole-file errors. */
-#define conf_err(ctx, line, ...) (ini_error((ctx)->err, (ctx)->path, (line), __VA_ARGS__), -1)
-#define conf_report(ctx, line, ...) (ini_error((ctx)->err, (ctx)->path, (line), __VA_ARGS__), 1)
-
-static int parse_int_key(struct conf_ctx *ctx, int line, const char *key, const char *value,
-			 long min, long max, int *out)
-{
-	long v;
-
-	if (parse_long(value, min, max, &v))
-		return conf_err(ctx, line, "%s: expected an integer from %ld to %ld, got '%s'",
-				key, min, max, value);
-	*out = (int)v;
-	return 0;
-}
-
+/* Custom values for ini_schema.h: 0, or -1 and the table's "expected" is shown. */
 static int set_str(char **dst, const char *value)
 {
 	free(*dst);
@@ -206,182 +183,213 @@ static int set_str(char **dst, const char *value)
 	return 0;
 }
 
-static int guest_key(struct conf_ctx *ctx, const char *key, const char *value, int line)
+static int parse_size(const char *value, void *field)
 {
-	struct guest_topology *t = ctx->t;
+	uint64_t mib;
 
-	if (!strcmp(key, "vcpus")) {
-		ctx->vcpus_line = line;
-		return parse_int_key(ctx, line, key, value, 1, GUEST_MAX_VCPUS, &t->vcpus);
-	}
-	if (!strcmp(key, "memory")) {
-		ctx->memory_line = line;
-		if (parse_size_mib(value, &t->memory_mib) || !t->memory_mib)
-			return conf_err(ctx, line, "memory: expected a size like 1024M or 8G, got '%s'", value);
-		return 0;
-	}
-	if (!strcmp(key, "machine")) {
-		if (!valid_machine(value))
-			return conf_err(ctx, line, "machine: expected a QEMU machine type like pc or q35, got '%s'", value);
-		return set_str(&t->machine, value);
-	}
-	if (!strcmp(key, "accel")) {
-		if (!strcmp(value, "auto"))
-			t->accel = ACCEL_AUTO;
-		else if (!strcmp(value, "kvm"))
-			t->accel = ACCEL_KVM;
-		else if (!strcmp(value, "tcg"))
-			t->accel = ACCEL_TCG;
-		else
-			return conf_err(ctx, line, "accel: expected auto, kvm or tcg, got '%s'", value);
-		return 0;
-	}
-	if (!strcmp(key, "boot_timeout"))
-		return parse_int_key(ctx, line, key, value, 1, 86400, &t->boot_timeout_s);
-	if (!strcmp(key, "run_timeout"))
-		return parse_int_key(ctx, line, key, value, 1, 7 * 86400, &t->run_timeout_s);
-	return conf_err(ctx, line, "[guest]: unknown key '%s' (expected vcpus, memory, machine, accel, boot_timeout, run_timeout)", key);
+	if (parse_size_mib(value, &mib) || !mib)
+		return -1;
+	*(uint64_t *)field = mib;
+	return 0;
 }
 
-static int node_key(struct conf_ctx *ctx, int id, const char *key, const char *value, int line)
+static int parse_machine(const char *value, void *field)
 {
-	struct guest_node *n = &ctx->t->nodes[id];
+	return valid_machine(value) ? set_str(field, value) : -1;
+}
 
-	if (!strcmp(key, "cpus")) {
-		ctx->cpus_line[id] = line;
-		if (cpuset_parse(value, GUEST_MAX_VCPUS, &n->cpus))
-			return conf_err(ctx, line, "cpus: expected a vCPU list like 0-1,4 (or nothing for a memory-only node), got '%s'", value);
-		return 0;
-	}
-	if (!strcmp(key, "memory")) {
-		ctx->mem_line[id] = line;
-		if (parse_size_mib(value, &n->memory_mib) || !n->memory_mib)
-			return conf_err(ctx, line, "memory: expected a size like 512M or 4G, got '%s'", value);
-		return 0;
-	}
-	if (!strcmp(key, "distances")) {
-		struct strvec f = STRVEC_INIT;
-		int bad = 0;
+static int parse_host_set(const char *value, void *field)
+{
+	return valid_host_set(value) ? set_str(field, value) : -1;
+}
 
-		ctx->dist_line[id] = line;
-		strvec_split(&f, value, ", \t");
-		if (f.n > GUEST_MAX_NODES)
+static int parse_cpus(const char *value, void *field)
+{
+	return cpuset_parse(value, GUEST_MAX_VCPUS, field);
+}
+
+/* One distance per node; the count is the number of nonzero entries (all are >= 10). */
+static int parse_distances(const char *value, void *field)
+{
+	int *dist = field;
+	struct strvec f = STRVEC_INIT;
+	int bad = 0;
+
+	memset(dist, 0, GUEST_MAX_NODES * sizeof(*dist));
+	strvec_split(&f, value, ", \t");
+	if (!f.n || f.n > GUEST_MAX_NODES)
+		bad = 1;
+	for (size_t i = 0; i < f.n && !bad; i++) {
+		long d;
+
+		if (parse_long(f.v[i], 10, 255, &d))
 			bad = 1;
-		for (size_t i = 0; i < f.n && !bad; i++) {
-			long d;
-
-			if (parse_long(f.v[i], 10, 255, &d))
-				bad = 1;
-			else
-				n->distances[i] = (int)d;
-		}
-		ctx->ndist[id] = (int)f.n;
-		strvec_clear(&f);
-		if (bad || !ctx->ndist[id])
-			return conf_err(ctx, line, "distances: expected one distance (10-255) per node, like 10,20, got '%s'", value);
-		return 0;
+		else
+			dist[i] = (int)d;
 	}
-	if (!strcmp(key, "host_nodes")) {
-		if (!valid_host_set(value))
-			return conf_err(ctx, line, "host_nodes: expected a host node set like 0 or 0-1, got '%s'", value);
-		return set_str(&n->host_nodes, value);
-	}
-	return conf_err(ctx, line, "[node %d]: unknown key '%s' (expected cpus, memory, distances, host_nodes)", id, key);
+	strvec_clear(&f);
+	if (bad)
+		memset(dist, 0, GUEST_MAX_NODES * sizeof(*dist));
+	return bad ? -1 : 0;
 }
 
-static int placement_key(struct conf_ctx *ctx, const char *key, const char *value, int line)
+static int count_distances(const struct guest_node *n)
 {
-	struct guest_topology *t = ctx->t;
+	int k = 0;
 
-	if (!strcmp(key, "vcpupin")) {
-		/* "0:2,1:3" is ambiguous with cpusets; pairs are separated by spaces: "0:2 1:3-4". */
-		struct strvec f = STRVEC_INIT;
-		int r = 0;
+	while (k < GUEST_MAX_NODES && n->distances[k])
+		k++;
+	return k;
+}
 
-		strvec_split(&f, value, " \t");
-		if (!f.n)
+/* "0:2 1:3-4": "0:2,1:3" would be ambiguous with cpusets, so pairs are separated by spaces. */
+static int parse_vcpupin(const char *value, void *field)
+{
+	char **pin = field;
+	struct strvec f = STRVEC_INIT;
+	int r = 0;
+
+	strvec_split(&f, value, " \t");
+	if (!f.n)
+		r = -1;
+	for (size_t i = 0; i < f.n && !r; i++) {
+		char *colon = strchr(f.v[i], ':');
+		long v;
+
+		if (!colon) {
 			r = -1;
-		for (size_t i = 0; i < f.n && !r; i++) {
-			char *colon = strchr(f.v[i], ':');
-			long v;
-
-			if (!colon)
-				r = -1;
-			else {
-				*colon = '\0';
-				if (parse_long(f.v[i], 0, GUEST_MAX_VCPUS - 1, &v) || !valid_host_set(colon + 1))
-					r = -1;
-				else
-					set_str(&t->vcpupin[v], colon + 1);
-			}
+			break;
 		}
-		strvec_clear(&f);
-		if (r)
-			return conf_err(ctx, line, "vcpupin: expected space-separated VCPU:HOSTCPUS pairs like '0:2 1:3', got '%s'", value);
-		return 0;
-	}
-	if (!strcmp(key, "emulatorpin")) {
-		if (!valid_host_set(value))
-			return conf_err(ctx, line, "emulatorpin: expected a host CPU set like 0-1, got '%s'", value);
-		return set_str(&t->emulatorpin, value);
-	}
-	if (!strcmp(key, "numatune_mode")) {
-		if (strcmp(value, "strict") && strcmp(value, "preferred") &&
-		    strcmp(value, "interleave") && strcmp(value, "restrictive"))
-			return conf_err(ctx, line, "numatune_mode: expected strict, preferred, interleave or restrictive, got '%s'", value);
-		return set_str(&t->numatune_mode, value);
-	}
-	if (!strcmp(key, "numatune_nodes")) {
-		if (!valid_host_set(value))
-			return conf_err(ctx, line, "numatune_nodes: expected a host node set like 0-1, got '%s'", value);
-		return set_str(&t->numatune_nodes, value);
-	}
-	if (!strcmp(key, "hugepages")) {
-		if (!strcmp(value, "no") || !strcmp(value, "none"))
-			t->hugepage_kib = 0;
-		else if (!strcmp(value, "2M"))
-			t->hugepage_kib = 2048;
-		else if (!strcmp(value, "1G"))
-			t->hugepage_kib = 1024 * 1024;
+		*colon = '\0';
+		if (parse_long(f.v[i], 0, GUEST_MAX_VCPUS - 1, &v) || !valid_host_set(colon + 1))
+			r = -1;
 		else
-			return conf_err(ctx, line, "hugepages: expected no, 2M or 1G, got '%s'", value);
-		return 0;
+			set_str(&pin[v], colon + 1);
 	}
-	if (!strcmp(key, "nosharepages")) {
-		if (!strcmp(value, "yes") || !strcmp(value, "true"))
-			t->nosharepages = 1;
-		else if (!strcmp(value, "no") || !strcmp(value, "false"))
-			t->nosharepages = 0;
-		else
-			return conf_err(ctx, line, "nosharepages: expected yes or no, got '%s'", value);
-		return 0;
-	}
-	return conf_err(ctx, line, "[placement]: unknown key '%s' (expected vcpupin, emulatorpin, numatune_mode, numatune_nodes, hugepages, nosharepages)", key);
+	strvec_clear(&f);
+	return r;
+}
+
+static int parse_hugepages(const char *value, void *field)
+{
+	uint64_t *kib = field;
+
+	if (!strcmp(value, "no") || !strcmp(value, "none"))
+		*kib = 0;
+	else if (!strcmp(value, "2M"))
+		*kib = 2048;
+	else if (!strcmp(value, "1G"))
+		*kib = 1024 * 1024;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_yes_no(const char *value, void *field)
+{
+	if (!strcmp(value, "yes") || !strcmp(value, "true"))
+		*(int *)field = 1;
+	else if (!strcmp(value, "no") || !strcmp(value, "false"))
+		*(int *)field = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* accel = is stored by its index in the choices. */
+_Static_assert(ACCEL_AUTO == 0 && ACCEL_KVM == 1 && ACCEL_TCG == 2, "accel choices order");
+
+#define TOPO(f) .offset = offsetof(struct guest_topology, f)
+static const struct ini_key guest_keys[] = {
+	{ "vcpus", INI_INT, TOPO(vcpus), .min = 1, .max = GUEST_MAX_VCPUS },
+	{ "memory", INI_CUSTOM, TOPO(memory_mib), .parse = parse_size,
+	  .expected = "a size like 1024M or 8G" },
+	{ "machine", INI_CUSTOM, TOPO(machine), .parse = parse_machine,
+	  .expected = "a QEMU machine type like pc or q35" },
+	{ "accel", INI_CHOICE, TOPO(accel), .choices = "auto|kvm|tcg" },
+	{ "boot_timeout", INI_INT, TOPO(boot_timeout_s), .min = 1, .max = 86400 },
+	{ "run_timeout", INI_INT, TOPO(run_timeout_s), .min = 1, .max = 7 * 86400 },
+	{ NULL },
+};
+
+#define NODE(f) .offset = offsetof(struct guest_node, f)
+static const struct ini_key node_keys[] = {
+	{ "cpus", INI_CUSTOM, NODE(cpus), .parse = parse_cpus,
+	  .expected = "a vCPU list like 0-1,4 (or nothing for a memory-only node)" },
+	{ "memory", INI_CUSTOM, NODE(memory_mib), .parse = parse_size,
+	  .expected = "a size like 512M or 4G" },
+	{ "distances", INI_CUSTOM, NODE(distances), .parse = parse_distances,
+	  .expected = "one distance (10-255) per node, like 10,20" },
+	{ "host_nodes", INI_CUSTOM, NODE(host_nodes), .parse = parse_host_set,
+	  .expected = "a host node set like 0 or 0-1" },
+	{ NULL },
+};
+
+static const struct ini_key placement_keys[] = {
+	{ "vcpupin", INI_CUSTOM, TOPO(vcpupin), .parse = parse_vcpupin,
+	  .expected = "space-separated VCPU:HOSTCPUS pairs like '0:2 1:3'" },
+	{ "emulatorpin", INI_CUSTOM, TOPO(emulatorpin), .parse = parse_host_set,
+	  .expected = "a host CPU set like 0-1" },
+	{ "numatune_mode", INI_ENUM, TOPO(numatune_mode),
+	  .choices = "strict|preferred|interleave|restrictive" },
+	{ "numatune_nodes", INI_CUSTOM, TOPO(numatune_nodes), .parse = parse_host_set,
+	  .expected = "a host node set like 0-1" },
+	{ "hugepages", INI_CUSTOM, TOPO(hugepage_kib), .parse = parse_hugepages,
+	  .expected = "no, 2M or 1G" },
+	{ "nosharepages", INI_CUSTOM, TOPO(nosharepages), .parse = parse_yes_no,
+	  .expected = "yes or no" },
+	{ NULL },
+};
+
+struct conf_ctx {
+	struct guest_topology *t;
+	struct ini_check ini;		/* path, error text, where each key was set */
+	int declared[GUEST_MAX_NODES];
+	int max_node;
+};
+
+/* conf_report() counts the whole-file errors. */
+#define conf_report(ctx, line, ...) (ini_check_error(&(ctx)->ini, (line), __VA_ARGS__), 1)
+
+/* Where [node @id]'s @key was set, 0 if it was not. */
+static int node_line(const struct conf_ctx *ctx, int id, const char *key)
+{
+	char section[32];
+
+	snprintf(section, sizeof(section), "node %d", id);
+	return ini_check_line(&ctx->ini, section, key);
 }
 
 static int handler(void *user, const char *section, const char *key, const char *value, int line)
 {
 	struct conf_ctx *ctx = user;
+	struct guest_topology *t = ctx->t;
+	char canon[32];
+	long id;
 
 	if (!strcmp(section, "guest"))
-		return guest_key(ctx, key, value, line);
+		return ini_check_set(&ctx->ini, t, guest_keys, section, key, value, line);
 	if (!strcmp(section, "placement"))
-		return placement_key(ctx, key, value, line);
-	if (!strncmp(section, "node ", 5)) {
-		long id;
-
-		if (parse_long(section + 5, 0, GUEST_MAX_NODES - 1, &id))
-			return conf_err(ctx, line, "[%s]: expected [node N] with N from 0 to %d",
-					section, GUEST_MAX_NODES - 1);
-		if (!ctx->declared[id]) {
-			ctx->declared[id] = 1;
-			ctx->t->nodes[id].line = line;
-		}
-		if (id > ctx->max_node)
-			ctx->max_node = (int)id;
-		return node_key(ctx, (int)id, key, value, line);
+		return ini_check_set(&ctx->ini, t, placement_keys, section, key, value, line);
+	if (strncmp(section, "node ", 5)) {
+		ini_check_error(&ctx->ini, line, "unknown section [%s] (expected [guest], [node N], "
+				"[placement])", section);
+		return -1;
 	}
-	return conf_err(ctx, line, "unknown section [%s] (expected [guest], [node N], [placement])", section);
+	if (parse_long(section + 5, 0, GUEST_MAX_NODES - 1, &id)) {
+		ini_check_error(&ctx->ini, line, "[%s]: expected [node N] with N from 0 to %d",
+				section, GUEST_MAX_NODES - 1);
+		return -1;
+	}
+	if (!ctx->declared[id]) {
+		ctx->declared[id] = 1;
+		t->nodes[id].line = line;
+	}
+	if (id > ctx->max_node)
+		ctx->max_node = (int)id;
+	/* [node 01] is [node 1]: one name for messages and for keys set twice. */
+	snprintf(canon, sizeof(canon), "node %ld", id);
+	return ini_check_set(&ctx->ini, &t->nodes[id], node_keys, canon, key, value, line);
 }
 
 /* The topology as a whole: every vCPU in exactly one node, memory adding up, distances square. */
@@ -391,15 +399,18 @@ static int check_topology(struct conf_ctx *ctx)
 	struct cpuset seen = { { 0 } };
 	uint64_t sum = 0;
 	int errors = 0, ndist_nodes = 0, cpu_nodes = 0;
-	int gl = ctx->vcpus_line ? ctx->vcpus_line : 1;
+	int vcpus_line = ini_check_line(&ctx->ini, "guest", "vcpus");
+	int memory_line = ini_check_line(&ctx->ini, "guest", "memory");
+	int gl = vcpus_line ? vcpus_line : 1;
 
-	if (!ctx->vcpus_line)
-		errors += conf_report(ctx, 1, "[guest]: vcpus is missing (expected the number of vCPUs)");
+	if (!vcpus_line)
+		errors += conf_report(ctx, 1, "[guest] vcpus: missing (expected the number of vCPUs)");
 	t->nr_nodes = ctx->max_node + 1;
 	if (!ctx->declared[0] && ctx->max_node < 0)
 		errors += conf_report(ctx, gl, "no [node N] section (expected at least [node 0])");
 	for (int id = 0; id < t->nr_nodes; id++) {
 		struct guest_node *n = &t->nodes[id];
+		int mem_line = node_line(ctx, id, "memory"), cpus_line = node_line(ctx, id, "cpus");
 
 		if (!ctx->declared[id]) {
 			errors += conf_report(ctx, t->nodes[ctx->max_node].line,
@@ -407,28 +418,28 @@ static int check_topology(struct conf_ctx *ctx)
 					   id, ctx->max_node);
 			continue;
 		}
-		if (!ctx->mem_line[id])
-			errors += conf_report(ctx, n->line, "[node %d]: memory is missing (expected a size like 512M)", id);
+		if (!mem_line)
+			errors += conf_report(ctx, n->line, "[node %d] memory: missing (expected a size like 512M)", id);
 		else if (n->memory_mib < 64)
-			errors += conf_report(ctx, ctx->mem_line[id], "[node %d]: memory %llu MiB is too small (at least 64M per node)",
+			errors += conf_report(ctx, mem_line, "[node %d] memory: %llu MiB is too small (at least 64M per node)",
 					   id, (unsigned long long)n->memory_mib);
 		else if (t->hugepage_kib && (n->memory_mib * 1024) % t->hugepage_kib)
-			errors += conf_report(ctx, ctx->mem_line[id], "[node %d]: memory %llu MiB is not a multiple of the %llu KiB hugepages",
+			errors += conf_report(ctx, mem_line, "[node %d] memory: %llu MiB is not a multiple of the %llu KiB hugepages",
 					   id, (unsigned long long)n->memory_mib, (unsigned long long)t->hugepage_kib);
 		sum += n->memory_mib;
 		for (int c = 0; c < GUEST_MAX_VCPUS; c++) {
 			if (!cpuset_has(&n->cpus, c))
 				continue;
 			if (t->vcpus && c >= t->vcpus)
-				errors += conf_report(ctx, ctx->cpus_line[id], "[node %d]: vCPU %d does not exist (vcpus = %d: expected 0 to %d)",
+				errors += conf_report(ctx, cpus_line, "[node %d] cpus: vCPU %d does not exist (vcpus = %d: expected 0 to %d)",
 						   id, c, t->vcpus, t->vcpus - 1);
 			else if (cpuset_has(&seen, c))
-				errors += conf_report(ctx, ctx->cpus_line[id], "[node %d]: vCPU %d is already in another node", id, c);
+				errors += conf_report(ctx, cpus_line, "[node %d] cpus: vCPU %d is already in another node", id, c);
 			cpuset_set(&seen, c);
 		}
 		if (cpuset_count(&n->cpus))
 			cpu_nodes++;
-		if (ctx->dist_line[id])
+		if (node_line(ctx, id, "distances"))
 			ndist_nodes++;
 	}
 	for (int c = 0; c < t->vcpus; c++)
@@ -436,37 +447,42 @@ static int check_topology(struct conf_ctx *ctx)
 			errors += conf_report(ctx, gl, "vCPU %d is in no node (every vCPU must be in exactly one [node N] cpus list)", c);
 	if (t->nr_nodes > 0 && !cpu_nodes)
 		errors += conf_report(ctx, gl, "no node has CPUs (memory-only nodes need at least one node with CPUs)");
-	if (ctx->memory_line && sum && sum != t->memory_mib)
-		errors += conf_report(ctx, ctx->memory_line, "memory = %llu MiB but the nodes add up to %llu MiB",
+	if (memory_line && sum && sum != t->memory_mib)
+		errors += conf_report(ctx, memory_line, "[guest] memory: %llu MiB but the nodes add up to %llu MiB",
 				   (unsigned long long)t->memory_mib, (unsigned long long)sum);
-	if (!ctx->memory_line)
+	if (!memory_line)
 		t->memory_mib = sum;
 
 	if (ndist_nodes && ndist_nodes != t->nr_nodes) {
 		for (int id = 0; id < t->nr_nodes; id++)
-			if (ctx->declared[id] && !ctx->dist_line[id])
-				errors += conf_report(ctx, t->nodes[id].line, "[node %d]: distances is missing (give it for every node or for none)", id);
+			if (ctx->declared[id] && !node_line(ctx, id, "distances"))
+				errors += conf_report(ctx, t->nodes[id].line, "[node %d] distances: missing (give it for every node or for none)", id);
 	} else if (ndist_nodes) {
 		t->has_distances = 1;
 		for (int i = 0; i < t->nr_nodes; i++) {
-			if (ctx->ndist[i] != t->nr_nodes) {
-				errors += conf_report(ctx, ctx->dist_line[i], "[node %d]: %d distances, expected %d (one per node)",
-						   i, ctx->ndist[i], t->nr_nodes);
+			int dl = node_line(ctx, i, "distances"), nd = count_distances(&t->nodes[i]);
+
+			if (!nd)
+				continue;	/* a value that did not parse: already reported */
+			if (nd != t->nr_nodes) {
+				errors += conf_report(ctx, dl, "[node %d] distances: %d given, expected %d (one per node)",
+						   i, nd, t->nr_nodes);
 				continue;
 			}
 			for (int j = 0; j < t->nr_nodes; j++) {
 				int d = t->nodes[i].distances[j];
 
 				if (i == j && d != 10)
-					errors += conf_report(ctx, ctx->dist_line[i], "[node %d]: distance to itself is %d, expected 10", i, d);
+					errors += conf_report(ctx, dl, "[node %d] distances: distance to itself is %d, expected 10", i, d);
 				else if (i != j && d <= 10)
-					errors += conf_report(ctx, ctx->dist_line[i], "[node %d]: distance to node %d is %d, expected more than 10", i, j, d);
+					errors += conf_report(ctx, dl, "[node %d] distances: distance to node %d is %d, expected more than 10", i, j, d);
 			}
 		}
 	}
 	for (int v = 0; v < GUEST_MAX_VCPUS; v++)
 		if (t->vcpupin[v] && v >= t->vcpus)
-			errors += conf_report(ctx, gl, "[placement] vcpupin names vCPU %d but vcpus = %d", v, t->vcpus);
+			errors += conf_report(ctx, ini_check_line(&ctx->ini, "placement", "vcpupin"),
+					      "[placement] vcpupin: names vCPU %d but vcpus = %d", v, t->vcpus);
 	return errors;
 }
 
@@ -488,19 +504,23 @@ static void set_defaults(struct guest_topology *t, const char *path)
 
 int guest_topology_load(const char *path, struct guest_topology *t, struct strbuf *err)
 {
-	struct conf_ctx ctx = { .t = t, .path = path, .err = err, .max_node = -1 };
+	struct conf_ctx ctx = { .t = t, .ini = { .path = path, .err = err }, .max_node = -1 };
 	int r;
 
 	set_defaults(t, path);
 	r = ini_parse_lines(path, handler, &ctx, err);
-	if (r < 0)
-		return r;
-	r += check_topology(&ctx);
-	if (!r && t->boot_timeout_s > t->run_timeout_s) {
-		ini_error(err, path, 1, "boot_timeout (%d s) is longer than run_timeout (%d s)",
-			  t->boot_timeout_s, t->run_timeout_s);
-		r++;
+	if (r >= 0)
+		r += check_topology(&ctx);
+	if (r == 0 && t->boot_timeout_s > t->run_timeout_s) {
+		int line = ini_check_line(&ctx.ini, "guest", "boot_timeout");
+
+		if (!line)
+			line = ini_check_line(&ctx.ini, "guest", "run_timeout");
+		r += conf_report(&ctx, line ? line : 1,
+				 "[guest] boot_timeout: %d s is longer than run_timeout (%d s)",
+				 t->boot_timeout_s, t->run_timeout_s);
 	}
+	ini_check_release(&ctx.ini);
 	return r;
 }
 

@@ -27,10 +27,7 @@
 #define REPORT_SCHEMA "mglrulab-report/2"
 #define REPORT_SCHEMA_V1 "mglrulab-report/1"
 
-/* Defaults used when a session does not record a statistics setting. */
-#define REPORT_DEFAULT_ALPHA		0.05
-#define REPORT_DEFAULT_CONFIDENCE	0.95
-#define REPORT_DEFAULT_RESAMPLES	10000
+/* A session that does not record a statistics setting: stats_defaults.h. */
 /*
  * Bootstrap replicates allowed, for lab.conf's [stats] resamples, a
  * report's statistics.resamples and counter_resamples alike: one limit,
@@ -38,10 +35,6 @@
  */
 #define REPORT_MIN_RESAMPLES		100
 #define REPORT_MAX_RESAMPLES		1000000
-#define REPORT_DEFAULT_SEED		1
-#define REPORT_DEFAULT_THRESHOLD	0.01	/* noise threshold, fraction */
-#define REPORT_DEFAULT_MAX_FAILED	0.25	/* failed-run fraction that makes a metric invalid */
-#define REPORT_DEFAULT_MIN_RUNS		5
 
 /*
  * Check that @root is a session or report of schema 1: required fields are

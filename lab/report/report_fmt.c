@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Number formatting and small JSON accessors shared by every report output. */
 #include "report_priv.h"
+#include "stats.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -132,36 +133,18 @@ void fmt_p(char *buf, size_t size, double p)
 		snprintf(buf, size, "%.2f", p);
 }
 
-static const struct {
-	const char *id, *symbol, *marker, *label;
-} verdicts[] = {
-	{ "improvement", "improvement", "+", "improvement" },
-	{ "regression", "regression", "-", "regression" },
-	{ "within-noise", "\xe2\x89\x88", "=", "significant, within noise" },
-	{ "no-change", "~", "~", "no change" },
-	{ "inconclusive", "?", "?", "inconclusive" },
-	{ "invalid", "invalid", "!", "invalid" },
-};
-
-static int verdict_index(const char *id)
-{
-	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++)
-		if (id && !strcmp(verdicts[i].id, id))
-			return (int)i;
-	return 5;	/* unknown: treat as invalid, never as a pass */
-}
-
+/* Verdict ids from a report file, through stats_verdict.c's one table. */
 const char *verdict_symbol(const char *id)
 {
-	return verdicts[verdict_index(id)].symbol;
+	return stats_verdict_name(stats_verdict_from_id(id));
 }
 
 const char *verdict_marker(const char *id)
 {
-	return verdicts[verdict_index(id)].marker;
+	return stats_verdict_marker(stats_verdict_from_id(id));
 }
 
 const char *verdict_label(const char *id)
 {
-	return verdicts[verdict_index(id)].label;
+	return stats_verdict_label(stats_verdict_from_id(id));
 }

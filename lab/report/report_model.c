@@ -9,6 +9,7 @@
 #include "report.h"
 #include "report_priv.h"
 #include "stats.h"
+#include "stats_defaults.h"
 #include "util.h"
 #include "workload_def.h"
 
@@ -322,14 +323,8 @@ static void settings_from_session(struct model *m)
 	const json_t *st = json_object_get(m->session, "statistics");
 	double v;
 
-	stats_settings_default(&m->st);
-	m->st.alpha = REPORT_DEFAULT_ALPHA;
-	m->st.confidence = REPORT_DEFAULT_CONFIDENCE;
-	m->st.resamples = REPORT_DEFAULT_RESAMPLES;
-	m->st.seed = REPORT_DEFAULT_SEED;
-	m->st.threshold = REPORT_DEFAULT_THRESHOLD;
-	m->st.max_failed_fraction = REPORT_DEFAULT_MAX_FAILED;
-	m->min_runs = REPORT_DEFAULT_MIN_RUNS;
+	stats_settings_default(&m->st);	/* stats_defaults.h */
+	m->min_runs = STATS_DEFAULT_MIN_RUNS;
 	/* Nonsense settings fall back to the defaults instead of producing nonsense verdicts. */
 	if ((v = jget_num(st, "alpha")) > 0 && v < 1)
 		m->st.alpha = v;

@@ -296,6 +296,10 @@ const char *stats_verdict_marker(enum stats_verdict v);
 /* Spelled-out ASCII identifier: "improvement", "regression",
  * "within-noise", "no-change", "inconclusive", "invalid". */
 const char *stats_verdict_id(enum stats_verdict v);
+/* For legends: "improvement", ..., "significant, within noise", "no change". */
+const char *stats_verdict_label(enum stats_verdict v);
+/* The verdict of a JSON id; anything else is VERDICT_INVALID (never a pass). */
+enum stats_verdict stats_verdict_from_id(const char *id);
 
 /* Inverse of stats_verdict_id() (also accepts the names and markers):
  * 0, or -1 for an unknown string. For reading reports back. */

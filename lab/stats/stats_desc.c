@@ -4,6 +4,7 @@
  * interval, outlier flags and drift against run order.
  */
 #include "stats.h"
+#include "stats_defaults.h"
 #include "stats_internal.h"
 #include "rng.h"
 #include "util.h"
@@ -14,13 +15,13 @@
 
 void stats_settings_default(struct stats_settings *s)
 {
-	s->alpha = 0.05;
-	s->confidence = 0.95;
-	s->threshold = 0.01;
-	s->power = 0.80;
-	s->resamples = 10000;
-	s->seed = 0x6d676c72756c6162ULL;	/* "mglrulab" */
-	s->max_failed_fraction = 0.25;
+	s->alpha = STATS_DEFAULT_ALPHA;
+	s->confidence = STATS_DEFAULT_CONFIDENCE;
+	s->threshold = STATS_DEFAULT_THRESHOLD;
+	s->power = STATS_DEFAULT_POWER;
+	s->resamples = STATS_DEFAULT_RESAMPLES;
+	s->seed = STATS_DEFAULT_SEED;
+	s->max_failed_fraction = STATS_DEFAULT_MAX_FAILED;
 	s->mw_exact_max = 1000;
 	s->wilcoxon_exact_max = 50;
 }

@@ -6,6 +6,7 @@
  * so a session can print its looks and their levels before the first run.
  */
 #include "stats.h"
+#include "stats_defaults.h"
 #include "stats_internal.h"
 
 #include <math.h>
@@ -138,7 +139,7 @@ void stats_seq_plan_default(struct stats_seq_plan *p, size_t max_runs)
 {
 	char err[256];
 
-	p->alpha = 0.05;
+	p->alpha = STATS_DEFAULT_ALPHA;
 	p->step = 2;
 	p->rho = STATS_SEQ_RHO;
 	p->min_runs = STATS_SEQ_MIN_RUNS;

@@ -60,48 +60,55 @@ void stats_bh_adjust(const double *p, size_t n, double *q)
 	free(v);
 }
 
+/*
+ * The one verdict display table: JSON id, display symbol (UTF-8), ASCII
+ * marker and label. The text and HTML reports and `run --until decided`
+ * progress read it through the functions below (report_fmt.c's
+ * verdict_symbol() and friends take the id a report file holds).
+ */
+static const struct {
+	const char *id, *name, *marker, *label;
+} verdict_display[] = {
+	[VERDICT_IMPROVEMENT] = { "improvement", "improvement", "+", "improvement" },
+	[VERDICT_REGRESSION] = { "regression", "regression", "-", "regression" },
+	[VERDICT_WITHIN_NOISE] = { "within-noise", "\u2248", "=", "significant, within noise" },
+	[VERDICT_NO_CHANGE] = { "no-change", "~", "~", "no change" },
+	[VERDICT_INCONCLUSIVE] = { "inconclusive", "?", "?", "inconclusive" },
+	[VERDICT_INVALID] = { "invalid", "invalid", "!", "invalid" },
+};
+
+/* Out of range counts as invalid, never as a pass. */
+static enum stats_verdict verdict_clamp(enum stats_verdict v)
+{
+	return (unsigned)v < ARRAY_SIZE(verdict_display) ? v : VERDICT_INVALID;
+}
+
 const char *stats_verdict_name(enum stats_verdict v)
 {
-	switch (v) {
-	case VERDICT_IMPROVEMENT:
-		return "improvement";
-	case VERDICT_REGRESSION:
-		return "regression";
-	case VERDICT_WITHIN_NOISE:
-		return "\u2248";
-	case VERDICT_NO_CHANGE:
-		return "~";
-	case VERDICT_INCONCLUSIVE:
-		return "?";
-	case VERDICT_INVALID:
-		return "invalid";
-	}
-	return "invalid";
+	return verdict_display[verdict_clamp(v)].name;
 }
 
 const char *stats_verdict_marker(enum stats_verdict v)
 {
-	static const char *const m[] = {
-		[VERDICT_IMPROVEMENT] = "+", [VERDICT_REGRESSION] = "-",
-		[VERDICT_WITHIN_NOISE] = "=", [VERDICT_NO_CHANGE] = "~",
-		[VERDICT_INCONCLUSIVE] = "?", [VERDICT_INVALID] = "!",
-	};
-
-	return (unsigned)v < ARRAY_SIZE(m) ? m[v] : "!";
+	return verdict_display[verdict_clamp(v)].marker;
 }
 
 const char *stats_verdict_id(enum stats_verdict v)
 {
-	static const char *const m[] = {
-		[VERDICT_IMPROVEMENT] = "improvement",
-		[VERDICT_REGRESSION] = "regression",
-		[VERDICT_WITHIN_NOISE] = "within-noise",
-		[VERDICT_NO_CHANGE] = "no-change",
-		[VERDICT_INCONCLUSIVE] = "inconclusive",
-		[VERDICT_INVALID] = "invalid",
-	};
+	return verdict_display[verdict_clamp(v)].id;
+}
 
-	return (unsigned)v < ARRAY_SIZE(m) ? m[v] : "invalid";
+const char *stats_verdict_label(enum stats_verdict v)
+{
+	return verdict_display[verdict_clamp(v)].label;
+}
+
+enum stats_verdict stats_verdict_from_id(const char *id)
+{
+	for (int v = VERDICT_IMPROVEMENT; v <= VERDICT_INVALID; v++)
+		if (id && !strcmp(id, verdict_display[v].id))
+			return (enum stats_verdict)v;
+	return VERDICT_INVALID;
 }
 
 int stats_verdict_decided(enum stats_verdict v)

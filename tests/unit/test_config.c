@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "fsutil.h"
+#include "stats.h"
 
 static char tmpdir[64];
 
@@ -118,6 +119,31 @@ static void test_valid(void **state)
 	if (!getenv("MGLRULAB_CACHE_DIR"))
 		assert_string_equal(cfg.cache_dir, cache);
 	free(cache);
+	free(err);
+	config_free(&cfg);
+}
+
+/*
+ * A lab.conf without [stats] and a report analysed without the session's
+ * settings must use the same numbers: the seed once differed (1 here,
+ * "mglrulab" in stats_settings_default()).
+ */
+static void test_stats_defaults_agree(void **state)
+{
+	struct lab_config cfg;
+	struct stats_settings s;
+	int status;
+	(void)state;
+	char *err = load(GOOD_KERNELS, &cfg, &status);
+
+	assert_string_equal(err, "");
+	stats_settings_default(&s);
+	assert_true(cfg.stats.alpha == s.alpha);
+	assert_true(cfg.stats.confidence == s.confidence);
+	assert_true(cfg.stats.threshold == s.threshold);
+	assert_true(cfg.stats.max_failed == s.max_failed_fraction);
+	assert_int_equal(cfg.stats.resamples, s.resamples);
+	assert_int_equal(cfg.run.seed, s.seed);
 	free(err);
 	config_free(&cfg);
 }
@@ -367,6 +393,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_stats_defaults_agree),
 		cmocka_unit_test(test_unknown_key_suggests),
 		cmocka_unit_test(test_unknown_section),
 		cmocka_unit_test(test_bad_values),

@@ -93,43 +93,54 @@ static void test_errors(void **state)
 {
 	(void)state;
 	expect_error("[guest]\nvcpus = two\n[node 0]\ncpus = 0\nmemory = 1G\n",
-		     "g.conf:2: vcpus: expected an integer");
+		     "g.conf:2: [guest] vcpus: expected an integer from 1 to 256, not 'two'");
 	expect_error("[guest]\nvcpus = 2\n[node 0]\ncpus = 0\nmemory = 1G\n",
 		     "vCPU 1 is in no node");
 	expect_error("[guest]\nvcpus = 2\nmemory = 2G\n[node 0]\ncpus = 0-1\nmemory = 1G\n",
-		     "g.conf:3: memory = 2048 MiB but the nodes add up to 1024 MiB");
+		     "g.conf:3: [guest] memory: 2048 MiB but the nodes add up to 1024 MiB");
 	expect_error("[guest]\nvcpus = 2\n[node 0]\ncpus = 0-1\nmemory = 1G\n[node 1]\ncpus = 1\nmemory = 1G\n",
-		     "g.conf:7: [node 1]: vCPU 1 is already in another node");
+		     "g.conf:7: [node 1] cpus: vCPU 1 is already in another node");
 	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0-1\nmemory = 1G\n",
-		     "g.conf:4: [node 0]: vCPU 1 does not exist");
+		     "g.conf:4: [node 0] cpus: vCPU 1 does not exist");
 	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0\nmemory = 1G\n[node 2]\ncpus =\nmemory = 1G\n",
 		     "[node 1] is missing");
 	expect_error("[guest]\nvcpus = 2\n[node 0]\ncpus = 0\nmemory = 1G\ndistances = 10,20\n"
 		     "[node 1]\ncpus = 1\nmemory = 1G\n",
-		     "g.conf:8: [node 1]: distances is missing");
+		     "g.conf:8: [node 1] distances: missing");
 	expect_error("[guest]\nvcpus = 2\n[node 0]\ncpus = 0\nmemory = 1G\ndistances = 10\n"
 		     "[node 1]\ncpus = 1\nmemory = 1G\ndistances = 20,10\n",
-		     "g.conf:6: [node 0]: 1 distances, expected 2");
+		     "g.conf:6: [node 0] distances: 1 given, expected 2");
 	expect_error("[guest]\nvcpus = 2\n[node 0]\ncpus = 0\nmemory = 1G\ndistances = 12,20\n"
 		     "[node 1]\ncpus = 1\nmemory = 1G\ndistances = 20,10\n",
-		     "distance to itself is 12, expected 10");
+		     "g.conf:6: [node 0] distances: distance to itself is 12, expected 10");
 	expect_error("[guest]\nvcpus = 1\naccel = fast\n[node 0]\ncpus = 0\nmemory = 1G\n",
-		     "g.conf:3: accel: expected auto, kvm or tcg, got 'fast'");
+		     "g.conf:3: [guest] accel: expected one of auto|kvm|tcg, not 'fast'");
 	expect_error("[guest]\nvcpus = 1\ncolour = red\n[node 0]\ncpus = 0\nmemory = 1G\n",
-		     "g.conf:3: [guest]: unknown key 'colour'");
+		     "g.conf:3: [guest] unknown key 'colour' (expected one of: vcpus, memory, machine, "
+		     "accel, boot_timeout, run_timeout)");
 	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0\nmemory = lots\n",
-		     "g.conf:5: memory: expected a size");
+		     "g.conf:5: [node 0] memory: expected a size like 512M or 4G, not 'lots'");
 	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0-x\nmemory = 1G\n",
-		     "g.conf:4: cpus: expected a vCPU list");
+		     "g.conf:4: [node 0] cpus: expected a vCPU list");
 	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0\nmemory = 1G\n[placement]\nvcpupin = 0=1\n",
-		     "g.conf:7: vcpupin: expected");
+		     "g.conf:7: [placement] vcpupin: expected space-separated VCPU:HOSTCPUS pairs");
 	expect_error("[guest]\nvcpus = 2\n[node 0]\ncpus =\nmemory = 1G\n[node 1]\ncpus =\nmemory = 1G\n",
 		     "no node has CPUs");
 	expect_error("[guest]\nvcpus = 1\n[nodes]\ncpus = 0\n", "unknown section [nodes]");
 	expect_error("[guest]\nvcpus = 1\nboot_timeout = 100\nrun_timeout = 10\n[node 0]\ncpus = 0\nmemory = 1G\n",
-		     "boot_timeout (100 s) is longer than run_timeout (10 s)");
-	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0\nmemory = 1G\n[placement]\nhugepages = 2M\n"
-		     "[node 0]\nmemory = 1025M\n", "not a multiple of the 2048 KiB hugepages");
+		     "g.conf:3: [guest] boot_timeout: 100 s is longer than run_timeout (10 s)");
+	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0\nmemory = 1025M\n[placement]\nhugepages = 2M\n",
+		     "g.conf:5: [node 0] memory: 1025 MiB is not a multiple of the 2048 KiB hugepages");
+	/* As in lab.conf, a key is set once per section ([node 01] is [node 1]). */
+	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0\nmemory = 1G\n[node 00]\nmemory = 2G\n",
+		     "g.conf:7: [node 0] memory: already set at line 5");
+	expect_error("[guest]\nvcpus = 1\nvcpus = 2\n[node 0]\ncpus = 0\nmemory = 1G\n",
+		     "g.conf:3: [guest] vcpus: already set at line 2");
+	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0\nmemory = 1G\n[placement]\nnumatune_mode = loose\n",
+		     "g.conf:7: [placement] numatune_mode: expected one of "
+		     "strict|preferred|interleave|restrictive, not 'loose'");
+	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0\nmemory = 1G\n[placement]\nvcpupin = 3:1\n",
+		     "g.conf:7: [placement] vcpupin: names vCPU 3 but vcpus = 1");
 	expect_error("[guest]\nthis is not ini\n", "g.conf:2: expected");
 }
 

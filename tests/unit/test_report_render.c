@@ -18,6 +18,8 @@
 
 #include "escape.h"
 #include "report.h"
+#include "report_priv.h"
+#include "stats.h"
 
 #define FIXTURE "tests/fixtures/reports/session-ab.json"
 
@@ -479,9 +481,26 @@ static void test_single_kernel(void **state)
 	json_decref(s);
 }
 
+/* The reports' verdict words come from the stats table, by JSON id. */
+static void test_verdict_display(void **state)
+{
+	(void)state;
+	for (int v = VERDICT_IMPROVEMENT; v <= VERDICT_INVALID; v++) {
+		const char *id = stats_verdict_id(v);
+
+		assert_string_equal(verdict_symbol(id), stats_verdict_name(v));
+		assert_string_equal(verdict_marker(id), stats_verdict_marker(v));
+		assert_string_equal(verdict_label(id), stats_verdict_label(v));
+	}
+	assert_string_equal(verdict_symbol("within-noise"), "\u2248");
+	assert_string_equal(verdict_marker("nonsense"), "!");
+	assert_string_equal(verdict_symbol(NULL), "invalid");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verdict_display),
 		cmocka_unit_test(test_hostile_html),
 		cmocka_unit_test(test_hostile_text),
 		cmocka_unit_test(test_benchfmt_config_keys),

@@ -277,6 +277,16 @@ static void test_verdict_names(void **state)
 	assert_int_equal(v, VERDICT_WITHIN_NOISE);
 	assert_int_equal(stats_verdict_parse("better", &v), -1);
 	assert_int_equal(stats_verdict_parse(NULL, &v), -1);
+	/* Ids only: a marker or an unknown word in a report file is invalid. */
+	for (int i = VERDICT_IMPROVEMENT; i <= VERDICT_INVALID; i++)
+		assert_int_equal(stats_verdict_from_id(stats_verdict_id(i)), i);
+	assert_int_equal(stats_verdict_from_id("+"), VERDICT_INVALID);
+	assert_int_equal(stats_verdict_from_id("better"), VERDICT_INVALID);
+	assert_int_equal(stats_verdict_from_id(NULL), VERDICT_INVALID);
+	assert_string_equal(stats_verdict_label(VERDICT_WITHIN_NOISE),
+			    "significant, within noise");
+	assert_string_equal(stats_verdict_label(VERDICT_NO_CHANGE), "no change");
+	assert_string_equal(stats_verdict_name(99), "invalid");
 	assert_false(stats_verdict_decided(VERDICT_INVALID));
 	assert_true(stats_verdict_decided(VERDICT_NO_CHANGE));
 }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# run-all's strict mode (what .ci/run uses): a skipped test fails the run
+# unless expected-skips lists it; without STRICT a skip is only counted.
+set -u
+cd "$(dirname "$0")/../.."
+fail() { echo "FAIL: $*" >&2; exit 1; }
+TMP=$(mktemp -d /tmp/mglrulab-it.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+mkdir "$TMP/t"
+printf 'exit 0\n' > "$TMP/t/10-fake-passes.sh"
+printf 'echo "SKIP: no widget here" >&2; exit 77\n' > "$TMP/t/20-fake-skips.sh"
+# ONLY=fake: should run-all ever ignore INTEGRATION_DIR, it must not run
+# the real suite (this test among it) from here.
+run() { ONLY=fake INTEGRATION_DIR="$TMP/t" tests/integration/run-all >"$TMP/out" 2>&1; }
+
+STRICT=0 run || fail "a skip failed a non-strict run: $(cat "$TMP/out")"
+grep -q "1 passed, 0 failed, 1 skipped" "$TMP/out" || fail "non-strict counts: $(tail -1 "$TMP/out")"
+
+STRICT=1 run && fail "an unlisted skip passed a strict run: $(cat "$TMP/out")"
+grep -q "FAIL $TMP/t/20-fake-skips.sh (skipped, and STRICT=1: not listed" "$TMP/out" ||
+	fail "the unexpected skip is not named: $(cat "$TMP/out")"
+
+printf '# comment\n20-fake-skips.sh no widget on this machine\n' > "$TMP/t/expected-skips"
+STRICT=1 run || fail "a listed skip failed a strict run: $(cat "$TMP/out")"
+grep -q "SKIP $TMP/t/20-fake-skips.sh (.*expected here: no widget on this machine)" "$TMP/out" ||
+	fail "the expected skip's reason is not shown: $(cat "$TMP/out")"
+grep -q "1 passed, 0 failed, 1 skipped (strict)" "$TMP/out" || fail "strict counts: $(tail -1 "$TMP/out")"
+
+# A listed test that ran is pointed out, not failed.
+printf '10-fake-passes.sh used to lack a widget\n' > "$TMP/t/expected-skips"
+EXPECTED_SKIPS="$TMP/t/expected-skips" STRICT=1 run && fail "the unlisted skip passed"
+grep -q "note: 10-fake-passes.sh is listed" "$TMP/out" || fail "a stale expected skip is not pointed out"
+
+# The real list names only tests that exist.
+while read -r name _; do
+	[ -f "tests/integration/$name" ] || fail "expected-skips names $name, which does not exist"
+done < <(grep -v '^[[:space:]]*\(#\|$\)' tests/integration/expected-skips)
+exit 0
