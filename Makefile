@@ -3,6 +3,7 @@
 #   make            build ./mglrulab and the static guest programs
 #   make check      unit tests (ASan+UBSan) and integration tests (real kernels, guests)
 #   make unit       unit tests only (seconds)
+#   make check-layers  fail when a folder includes a header it must not
 #   make deps       install the Debian packages the lab needs (idempotent, root)
 #   make test       deps + check (what CI runs)
 #   make demo       deps + build + the bundled A/B example (scripts/demo)
@@ -38,7 +39,7 @@ LIB_OBJS_SAN := $(filter-out build/san/lab/cmd/%.o,$(LAB_SRCS:%.c=build/san/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check test unit integration deps clean workloads demo test-guest
+.PHONY: all check test unit integration deps clean workloads demo test-guest check-layers
 # Keep the sanitizer objects: they are intermediate to the tests, and make
 # would otherwise delete them and rebuild them on every `make unit`.
 .SECONDARY:
@@ -110,7 +111,11 @@ unit: $(UNIT_BINS)
 integration: mglrulab workloads test-guest
 	tests/integration/run-all
 
-check: unit integration
+# Who may include whom: docs/layout.md. Seconds, so it runs first.
+check-layers:
+	scripts/check-layers
+
+check: check-layers unit integration
 
 # The README's two commands: each installs what it needs first.
 test: deps

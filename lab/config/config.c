@@ -11,7 +11,6 @@
 #include "fsutil.h"
 #include "ini_lines.h"
 #include "ini_schema.h"
-#include "report.h"
 #include "stats_defaults.h"
 
 #include <stddef.h>
@@ -68,8 +67,8 @@ static const struct ini_key stats_keys[] = {
 	{ "alpha", INI_FRACTION, STATS(alpha) },
 	{ "confidence", INI_FRACTION, STATS(confidence) },
 	{ "threshold", INI_FRACTION, STATS(threshold) },
-	{ "resamples", INI_LONG, STATS(resamples), .min = REPORT_MIN_RESAMPLES,
-	  .max = REPORT_MAX_RESAMPLES },
+	{ "resamples", INI_LONG, STATS(resamples), .min = STATS_MIN_RESAMPLES,
+	  .max = STATS_MAX_RESAMPLES },
 	{ "max_failed", INI_FRACTION, STATS(max_failed) },
 	{ NULL },
 };

@@ -27,14 +27,13 @@
 #define REPORT_SCHEMA "mglrulab-report/2"
 #define REPORT_SCHEMA_V1 "mglrulab-report/1"
 
-/* A session that does not record a statistics setting: stats_defaults.h. */
 /*
- * Bootstrap replicates allowed, for lab.conf's [stats] resamples, a
- * report's statistics.resamples and counter_resamples alike: one limit,
- * checked where the file is read, so the analysis never has to ignore it.
+ * A session that does not record a statistics setting: stats_defaults.h,
+ * which also holds the bootstrap replicates allowed (STATS_MIN_RESAMPLES,
+ * STATS_MAX_RESAMPLES) for lab.conf's [stats] resamples and a report's
+ * statistics.resamples and counter_resamples alike: one limit, checked
+ * where the file is read, so the analysis never has to ignore it.
  */
-#define REPORT_MIN_RESAMPLES		100
-#define REPORT_MAX_RESAMPLES		1000000
 
 /*
  * Check that @root is a session or report of schema 1: required fields are

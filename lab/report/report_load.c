@@ -8,6 +8,7 @@
  */
 #include "report.h"
 #include "escape.h"
+#include "stats_defaults.h"
 #include "util.h"
 
 #include <errno.h>
@@ -524,13 +525,13 @@ static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
 	size_t old, k;
 	int ret;
 
-	if (!json_is_number(j) || (json_number_value(j) >= REPORT_MIN_RESAMPLES &&
-				   json_number_value(j) <= REPORT_MAX_RESAMPLES))
+	if (!json_is_number(j) || (json_number_value(j) >= STATS_MIN_RESAMPLES &&
+				   json_number_value(j) <= STATS_MAX_RESAMPLES))
 		return 0;
 	old = push_key(v, "statistics");
 	k = push_key(v, key);
-	ret = vfail(v, "expected an integer from %d to %d, got %.0f", REPORT_MIN_RESAMPLES,
-		    REPORT_MAX_RESAMPLES, json_number_value(j));
+	ret = vfail(v, "expected an integer from %d to %d, got %.0f", STATS_MIN_RESAMPLES,
+		    STATS_MAX_RESAMPLES, json_number_value(j));
 	pop(v, k);
 	pop(v, old);
 	return ret;

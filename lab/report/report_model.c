@@ -330,7 +330,7 @@ static void settings_from_session(struct model *m)
 		m->st.alpha = v;
 	if ((v = jget_num(st, "confidence")) > 0 && v < 1)
 		m->st.confidence = v;
-	if ((v = jget_num(st, "resamples")) >= REPORT_MIN_RESAMPLES && v <= REPORT_MAX_RESAMPLES)
+	if ((v = jget_num(st, "resamples")) >= STATS_MIN_RESAMPLES && v <= STATS_MAX_RESAMPLES)
 		m->st.resamples = (unsigned)v;
 	/* Any integer is a seed (a 64-bit session seed may come back negative). */
 	if (json_is_integer(json_object_get(st, "seed")))
@@ -351,8 +351,8 @@ static void settings_from_session(struct model *m)
 	/* Counters are context for the verdicts, not verdicts: fewer resamples keep
 	 * a report with hundreds of vmstat fields fast. */
 	m->counter_resamples = m->st.resamples < 2000 ? m->st.resamples : 2000;
-	if ((v = jget_num(st, "counter_resamples")) >= REPORT_MIN_RESAMPLES &&
-	    v <= REPORT_MAX_RESAMPLES)
+	if ((v = jget_num(st, "counter_resamples")) >= STATS_MIN_RESAMPLES &&
+	    v <= STATS_MAX_RESAMPLES)
 		m->counter_resamples = (unsigned)v;
 }
 

@@ -22,5 +22,12 @@
  */
 #define STATS_DEFAULT_SEED		1
 #define STATS_DEFAULT_MIN_RUNS		5	/* runs per kernel before a verdict */
+/*
+ * The bootstrap replicates a lab.conf or a report may ask for: fewer than
+ * the minimum gives intervals that move from one analysis to the next, more
+ * than the maximum only costs time.
+ */
+#define STATS_MIN_RESAMPLES		100
+#define STATS_MAX_RESAMPLES		1000000
 
 #endif
