@@ -17,6 +17,7 @@
 #include "guest_image.h"
 #include "guest_job.h"
 #include "host_load.h"
+#include "interrupt.h"
 #include "kbuild.h"
 #include "kbuild_prep.h"
 #include "kimage.h"
@@ -386,7 +387,7 @@ static int new_session(struct session *s, struct kbuild_result *res)
 			res[1].bzimage = xstrdup(res[0].bzimage);
 			continue;
 		}
-		r = guest_interrupted() ? lab_error("interrupted by signal %d", guest_interrupted()) :
+		r = interrupted() ? lab_error("interrupted by signal %d", interrupted()) :
 					  kbuild_kernel(cfg, k[i], &res[i]);
 		if (r) {
 			free(aa_name);
@@ -601,7 +602,7 @@ static int run_plan(struct session *s)
 	json_t *plan = json_object_get(s->ctx, "plan"), *p;
 	size_t i, total = json_array_size(plan), todo = 0, done_now = 0;
 	double t0 = now_monotonic();
-	int interrupted = 0;
+	int stopped = 0;
 
 	if (err.len)
 		warning("%s", sb_str(&err));
@@ -630,8 +631,8 @@ static int run_plan(struct session *s)
 		int seq = (int)json_integer_value(json_object_get(p, "seq"));
 		if (seq >= 1 && (size_t)seq <= total && have[seq])
 			continue;
-		if (guest_interrupted()) {
-			interrupted = 1;
+		if (interrupted()) {
+			stopped = 1;
 			break;
 		}
 		const char *wname = json_string_value(json_object_get(p, "workload"));
@@ -669,7 +670,7 @@ static int run_plan(struct session *s)
 		host_sample_take(&hs_after);
 		if (gr.status == GUEST_RUN_INTERRUPTED) {
 			/* Not a result: the run is redone on resume. */
-			interrupted = 1;
+			stopped = 1;
 		} else {
 			json_t *rec = session_record(p, &gr, &s->topo, started);
 			json_object_set_new(rec, "run_dir", json_string(run_dir));
@@ -691,13 +692,13 @@ static int run_plan(struct session *s)
 		free(job);
 		free(run_dir);
 		strvec_clear(&args);
-		if (interrupted)
+		if (stopped)
 			break;
 	}
 	free(have);
 	json_decref(done);
 	sb_release(&err);
-	return interrupted || guest_interrupted();
+	return stopped || interrupted();
 }
 
 static int prepare_guest(struct session *s, const char *guest_file, const char *kernel_for_probe)
@@ -749,7 +750,7 @@ static const char *guest_file_of(struct session *s)
 	return NULL;
 }
 
-static int finish(struct session *s, int interrupted)
+static int finish(struct session *s, int stopped)
 {
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	json_t *session_json = json_deep_copy(s->ctx);
@@ -760,7 +761,7 @@ static int finish(struct session *s, int interrupted)
 	iso8601_now(finished);
 	json_object_set_new(json_object_get(session_json, "session"), "finished", json_string(finished));
 	json_object_set_new(json_object_get(session_json, "session"), "complete",
-			    json_boolean(!interrupted));
+			    json_boolean(!stopped));
 	json_object_set_new(session_json, "runs", runs);
 	/* Why each workload stopped where it did, and every look taken. */
 	if (s->seq)
@@ -783,7 +784,7 @@ static int finish(struct session *s, int interrupted)
 		session_write_junit(s->o->junit, report, s->o->fail_on);
 	term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
 	json_t *summary = json_object_get(report, "summary");
-	if (interrupted) {
+	if (stopped) {
 		term_printf(stderr, "interrupted: %lld of %zu runs done; continue with:\n"
 			    "  mglrulab run --resume %s -c %s\n",
 			    (long long)json_integer_value(json_object_get(summary, "runs")),
@@ -824,7 +825,7 @@ int session_main(struct session_opts *o)
 {
 	struct session s = { .o = o, .saved_stdout = -1 };
 	struct kbuild_result res[2];
-	int r, interrupted = 0;
+	int r, stopped = 0;
 
 	memset(res, 0, sizeof(res));
 	s.t0 = now_monotonic();
@@ -885,7 +886,7 @@ int session_main(struct session_opts *o)
 		if (r)
 			goto out;
 		/* From here on SIGINT/SIGTERM stop kernel builds as well as guests. */
-		if (guest_catch_signals()) {
+		if (interrupt_catch()) {
 			r = lab_error("cannot set up signal handling: %s", strerror(errno));
 			goto out;
 		}
@@ -922,8 +923,8 @@ int session_main(struct session_opts *o)
 		if (r)
 			goto out;
 	}
-	interrupted = run_plan(&s);
-	r = finish(&s, interrupted);
+	stopped = run_plan(&s);
+	r = finish(&s, stopped);
 out:
 	stdout_restore(&s);
 	guest_destroy_all();
