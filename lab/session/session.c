@@ -20,6 +20,7 @@
 #include "interrupt.h"
 #include "kbuild.h"
 #include "kbuild_prep.h"
+#include "kcache.h"
 #include "kimage.h"
 #include "libvirt_conn.h"
 #include "report.h"
@@ -134,26 +135,31 @@ static json_t *host_json(struct session *s)
 static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const char *role,
 			   const struct kbuild_result *res)
 {
-	char *meta_path = xasprintf("%s/meta.json", res->entry_dir);
-	json_t *meta = json_load_file(meta_path, 0, NULL), *series = json_array(), *sub;
-	size_t i;
+	struct kcache_meta meta;
+	struct strbuf err = STRBUF_INIT;
+	json_t *series = json_array(), *files = json_array();
 
-	json_array_foreach(json_object_get(meta, "subjects"), i, sub)
-		json_array_append_new(series, json_pack("{s:O}", "subject", sub));
+	/* An unreadable meta.json leaves the series empty, as the kernel list shows it. */
+	if (kcache_entry_meta(res->entry_dir, &meta, &err))
+		debug("%s", sb_str(&err));
+	for (size_t i = 0; i < meta.subjects.n; i++)
+		json_array_append_new(series, json_pack("{s:s}", "subject", meta.subjects.v[i]));
+	for (size_t i = 0; i < meta.nr_series; i++)
+		json_array_append_new(files, json_pack("{s:s?, s:s?}", "file", meta.series[i].file,
+						       "sha256", meta.series[i].sha256));
 	json_t *j = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s?, s:s, s:s, s:s}",
 		"name", name, "role", role, "source", k->source,
 		"ref", k->ref ? json_string(k->ref) : json_null(), "series", series,
-		"config_hash", json_string_value(json_object_get(meta, "config_sha256")),
+		"config_hash", meta.config_sha256,
 		"cache_key", res->key, "bzImage", res->bzimage, "config_name", k->name);
-	json_t *files = json_object_get(meta, "series");
-	json_object_set_new(j, "series_files", files ? json_incref(files) : json_array());
+	json_object_set_new(j, "series_files", files);
 	/* The release the image reports ("6.12.57"): what the report names the kernel by. */
 	char *release = kimage_release(res->bzimage);
 	if (release)
 		json_object_set_new(j, "version", json_string(release));
 	free(release);
-	json_decref(meta);
-	free(meta_path);
+	kcache_meta_release(&meta);
+	sb_release(&err);
 	return j;
 }
 
@@ -248,13 +254,16 @@ static int kbuild_auto_chroot(const struct workload_cfg *w)
 /* The real path of the lab-managed work tree of a built kernel (its meta.json "tree"), or NULL. */
 static char *kernel_tree(const struct kbuild_result *res)
 {
-	char *meta_path = xasprintf("%s/meta.json", res->entry_dir);
-	json_t *meta = json_load_file(meta_path, 0, NULL);
-	const char *tree = json_string_value(json_object_get(meta, "tree"));
-	char *r = tree && *tree && !access(tree, R_OK | X_OK) ? realpath(tree, NULL) : NULL;
+	struct kcache_meta meta;
+	struct strbuf err = STRBUF_INIT;
+	char *r = NULL;
 
-	json_decref(meta);
-	free(meta_path);
+	if (kcache_entry_meta(res->entry_dir, &meta, &err))
+		debug("%s", sb_str(&err));
+	if (meta.tree && *meta.tree && !access(meta.tree, R_OK | X_OK))
+		r = realpath(meta.tree, NULL);
+	kcache_meta_release(&meta);
+	sb_release(&err);
 	return r;
 }
 
