@@ -232,25 +232,6 @@ static int workload_cfg_has(const struct workload_cfg *w, const char *param)
 	return 0;
 }
 
-/*
- * kernel_build needs a toolchain and a kernel tree, and the lab guest
- * (busybox, no libc) has neither: the program runs the host's toolchain in
- * a chroot made of read-only 9p shares (workloads/lib/sysroot.h) of the
- * host's /usr, its /etc/alternatives (where Debian's awk and cc links
- * point) and the baseline kernel's source work tree (read-only is enough:
- * the build is out of tree), mounted at its host path because a prepared
- * build folder (prepared = host, lab/kernel/kbuild_prep.h) records that path.
- * Unless lab.conf sets chroot itself, the session adds these shares and
- * points chroot, src and prepared at them.
- */
-#define KBUILD_CHROOT "hostusr:/usr,hostalt:/etc/alternatives"
-#define KBUILD_PREP_MNT "/prep"
-
-static int kbuild_auto_chroot(const struct workload_cfg *w)
-{
-	return !strcmp(w->def->name, "kernel_build") && !workload_cfg_has(w, "chroot");
-}
-
 /* The real path of the lab-managed work tree of a built kernel (its meta.json "tree"), or NULL. */
 static char *kernel_tree(const struct kbuild_result *res)
 {
@@ -267,38 +248,32 @@ static char *kernel_tree(const struct kbuild_result *res)
 	return r;
 }
 
-/* prepared = host: the session makes the build folder natively (lab/kernel/kbuild_prep.h). */
-static int kbuild_host_prepared(const struct workload_cfg *w)
+/* The value a workload's prepare_run hook set for @param, or NULL. */
+static const char *setup_value(const struct workload_run_setup *setup, const char *param)
 {
-	return kbuild_auto_chroot(w) && !strcmp(workload_cfg_value(w, "prepared"), "host");
+	for (size_t i = 0; i + 1 < setup->set.n; i += 2)
+		if (!strcmp(setup->set.v[i], param))
+			return setup->set.v[i + 1];
+	return NULL;
 }
 
-/*
- * @ktree is the real path of the work tree kernel_build shares, @prep the
- * folder prepared for it (prepared = host) or NULL.
- */
+/* @setup: what the workload's prepare_run hook decided for its runs. */
 static json_t *workload_json(const struct workload_cfg *w, const struct guest_topology *t,
-			     int counters, const char *ktree, const char *prep)
+			     int counters, const struct workload_run_setup *setup)
 {
 	json_t *params = json_object(), *args = json_array(), *j;
-	int kb = kbuild_auto_chroot(w);
-	char *chroot = kb ? xasprintf(KBUILD_CHROOT ",ksrc:%s%s", ktree,
-				      prep ? ",kprep:" KBUILD_PREP_MNT : "") : NULL;
 
 	for (const struct param_def *p = w->def->params; p->name; p++) {
 		const char *v = workload_cfg_value(w, p->name);
+		const char *hook = setup_value(setup, p->name);
 		/* --no-counters wins over lab.conf for this session. */
 		if (!counters && !strcmp(p->name, "counters"))
 			v = "0";
-		if (kb && !strcmp(p->name, "chroot"))
-			v = chroot;
-		if (kb && !strcmp(p->name, "src") && !workload_cfg_has(w, "src"))
-			v = ktree;
-		if (prep && !strcmp(p->name, "prepared"))
-			v = KBUILD_PREP_MNT;
+		if (hook)
+			v = hook;
 		json_object_set_new(params, p->name, json_string(v ? v : ""));
 		/* An empty value written in lab.conf overrides a default ("config =" keeps none). */
-		if (v && (*v || workload_cfg_has(w, p->name)))
+		if (v && (*v || hook || workload_cfg_has(w, p->name)))
 			json_array_append_new(args, json_sprintf("--%s=%s", p->name, v));
 	}
 	j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
@@ -308,18 +283,27 @@ static json_t *workload_json(const struct workload_cfg *w, const struct guest_to
 	if (w->threshold >= 0)
 		json_object_set_new(j, "threshold", json_real(w->threshold));
 	/* In session.json, so a resumed session shares the same folders. */
-	if (kb) {
-		json_t *shares = json_pack("[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}]",
-			"tag", "hostusr", "host_dir", "/usr",
-			"tag", "hostalt", "host_dir", "/etc/alternatives",
-			"tag", "ksrc", "host_dir", ktree);
-		if (prep)
-			json_array_append_new(shares, json_pack("{s:s, s:s}", "tag", "kprep",
-								"host_dir", prep));
+	if (setup->shares.n) {
+		json_t *shares = json_array();
+		for (size_t i = 0; i + 1 < setup->shares.n; i += 2)
+			json_array_append_new(shares, json_pack("{s:s, s:s}", "tag", setup->shares.v[i],
+								"host_dir", setup->shares.v[i + 1]));
 		json_object_set_new(j, "shares", shares);
 	}
-	free(chroot);
 	return j;
+}
+
+/* workload_run_env.prepare_build_dir: the baseline's tree with its .config, log in logs/. */
+static int prepare_build_dir(const struct workload_run_env *env, const char *workload, char **dir)
+{
+	struct session *s = env->data;
+	char *dotconfig = xasprintf("%s/config", env->kernel_entry);
+	char *log = xasprintf("%s/logs/prepare-%s.log", s->dir, workload);
+	int r = kbuild_prepare_dir(&s->cfg, env->kernel_tree, dotconfig, log, dir);
+
+	free(dotconfig);
+	free(log);
+	return r;
 }
 
 static int pick_kernels(struct session *s, const struct kernel_cfg **k, const char **names,
@@ -422,31 +406,24 @@ static int new_session(struct session *s, struct kbuild_result *res)
 	if (o->until_decided)
 		runs = o->max_runs ? o->max_runs : SESSION_SEQ_MAX_RUNS;
 	int *wruns = xcalloc(wl.n, sizeof(*wruns));
+	struct workload_run_env env = { .kernel_tree = ktree, .kernel_entry = res[0].entry_dir,
+					.prepare_build_dir = prepare_build_dir, .data = s };
 	for (size_t i = 0; i < wl.n; i++) {
 		const struct workload_cfg *w = config_workload(cfg, wl.v[i]);
-		if (!w || !w->def || (kbuild_auto_chroot(w) && !ktree)) {
-			if (w && w->def)
-				r = lab_error("run: workload '%s' builds the kernel source, but %s/meta.json"
-					      " names no readable source tree", wl.v[i], res[0].entry_dir);
-			else
-				r = user_error("run: '%s' is not a workload of %s", wl.v[i], cfg->path);
+		if (!w || !w->def) {
+			r = user_error("run: '%s' is not a workload of %s", wl.v[i], cfg->path);
 			goto fail_workloads;
 		}
 		wruns[i] = (int)(o->runs || !w->runs ? runs : w->runs);
 		if (o->until_decided && w->runs && w->runs < runs)
 			wruns[i] = (int)w->runs;
-		char *prep = NULL;
-		if (kbuild_host_prepared(w)) {
-			char *dotconfig = xasprintf("%s/config", res[0].entry_dir);
-			char *log = xasprintf("%s/logs/prepare-%s.log", s->dir, w->name);
-			r = kbuild_prepare_dir(cfg, ktree, dotconfig, log, &prep);
-			free(dotconfig);
-			free(log);
-			if (r)
-				goto fail_workloads;
-		}
-		json_t *wj = workload_json(w, &s->topo, !o->no_counters, ktree, prep);
-		free(prep);
+		struct workload_run_setup setup = { STRVEC_INIT, STRVEC_INIT };
+		r = w->def->prepare_run ? w->def->prepare_run(w, &env, &setup) : LAB_OK;
+		json_t *wj = r ? NULL : workload_json(w, &s->topo, !o->no_counters, &setup);
+		strvec_clear(&setup.set);
+		strvec_clear(&setup.shares);
+		if (r)
+			goto fail_workloads;
 		json_object_set_new(wj, "runs", json_integer(wruns[i]));
 		json_array_append_new(wls, wj);
 	}
