@@ -16,6 +16,7 @@
 #include "guest_conf.h"
 #include "guest_image.h"
 #include "guest_job.h"
+#include "guest_lab.h"
 #include "host_load.h"
 #include "interrupt.h"
 #include "kbuild.h"
@@ -43,10 +44,7 @@ struct session {
 	char *dir, *id;
 	json_t *ctx;			/* session.json */
 	struct guest_topology topo;
-	enum guest_accel accel;
-	char *accel_reason;
-	char *image;
-	virConnectPtr conn;
+	struct guest_lab lab;		/* libvirt, the accelerator, the guest image */
 	int saved_stdout;
 	double t0;
 	struct session_seq *seq;	/* --until decided, else NULL */
@@ -111,7 +109,7 @@ static json_t *host_json(struct session *s)
 	uname(&u);
 	virGetVersion(&libver, NULL, NULL);
 	char *libvirt = xasprintf("%lu.%lu.%lu", libver / 1000000, libver / 1000 % 1000, libver % 1000);
-	char *uri = s->conn ? virConnectGetURI(s->conn) : NULL;
+	char *uri = s->lab.conn ? virConnectGetURI(s->lab.conn) : NULL;
 	/*
 	 * The host's own strings (its name, the CPU model, QEMU's banner, the
 	 * reason KVM failed) are any bytes: a plain "s" would make the whole
@@ -123,8 +121,8 @@ static json_t *host_json(struct session *s)
 		"memory_mib", (json_int_t)((long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) >> 20),
 		"kernel", json_string_lossy(u.release), "qemu_version", json_string_lossy(qemu),
 		"libvirt_version", libvirt, "libvirt_uri", json_string_lossy(uri ? uri : s->cfg.uri),
-		"accel", guest_accel_name(s->accel),
-		"accel_reason", json_string_lossy(s->accel_reason ? s->accel_reason : ""));
+		"accel", guest_accel_name(s->lab.accel),
+		"accel_reason", json_string_lossy(s->lab.accel_reason ? s->lab.accel_reason : ""));
 	free(uri);
 	free(cpu);
 	free(qemu);
@@ -470,7 +468,7 @@ static int new_session(struct session *s, struct kbuild_result *res)
 		"kernels", kernels,
 		"guest", "name", cfg->run.guest, "file", s->topo.path ? s->topo.path : "",
 		"vcpus", s->topo.vcpus, "memory_mib", (json_int_t)s->topo.memory_mib, "nodes", nodes,
-		"accel", guest_accel_name(s->accel),
+		"accel", guest_accel_name(s->lab.accel),
 		"workloads", wls,
 		"design", "baseline", names[0], "patched", nk == 2 ? names[1] : NULL,
 		"runs_per_kernel", (json_int_t)runs, "warmups", (json_int_t)warmups,
@@ -646,13 +644,13 @@ static int run_plan(struct session *s)
 				shares[nr_shares].host_dir = json_string_value(json_object_get(a, "host_dir"));
 				shares[nr_shares++].tag = json_string_value(json_object_get(a, "tag"));
 			}
-		struct guest_run gr = { .topo = &s->topo, .accel = s->accel, .kernel = image,
-					.base_image = s->image, .job_json = job, .run_dir = run_dir,
+		struct guest_run gr = { .topo = &s->topo, .accel = s->lab.accel, .kernel = image,
+					.base_image = s->lab.image, .job_json = job, .run_dir = run_dir,
 					.shares = shares, .nr_shares = nr_shares };
 		progress(s, done_now, todo, total, i + 1, p, NULL, now_monotonic() - t0);
 		struct host_sample hs_before, hs_after;
 		host_sample_take(&hs_before);
-		guest_run(s->conn, &gr);
+		guest_run(s->lab.conn, &gr);
 		host_sample_take(&hs_after);
 		if (gr.status == GUEST_RUN_INTERRUPTED) {
 			/* Not a result: the run is redone on resume. */
@@ -690,7 +688,7 @@ static int run_plan(struct session *s)
 static int prepare_guest(struct session *s, const char *guest_file, const char *kernel_for_probe)
 {
 	struct strbuf err = STRBUF_INIT;
-	int hit = 0, r = LAB_OK;
+	int r = LAB_OK;
 	char *bin = guest_bin_dir();
 
 	if (guest_topology_load(guest_file, &s->topo, &err)) {
@@ -698,30 +696,24 @@ static int prepare_guest(struct session *s, const char *guest_file, const char *
 		r = user_error("%s: the guest topology has errors (see above)", guest_file);
 		goto out;
 	}
-	s->conn = lab_virt_open(strcmp(s->cfg.uri, "qemu:///embed") ? s->cfg.uri : NULL,
-				s->cfg.state_dir, &err);
-	if (!s->conn) {
-		r = lab_error("cannot open the libvirt connection: %s", sb_str(&err));
-		goto out;
-	}
-	enum guest_accel want = !strcmp(s->cfg.accel, "kvm") ? ACCEL_KVM :
-				!strcmp(s->cfg.accel, "tcg") ? ACCEL_TCG : s->topo.accel;
-	if (guest_accel_resolve(s->conn, s->cfg.state_dir, kernel_for_probe, want, &s->accel,
-				&s->accel_reason)) {
-		r = lab_error("accel: %s", s->accel_reason ? s->accel_reason : "cannot decide");
-		goto out;
-	}
-	guest_libguestfs_env(s->accel == ACCEL_KVM);
-	struct guest_image_spec spec = { .state_dir = s->cfg.state_dir, .guest_bin_dir = bin };
-	s->image = guest_image_ensure(&spec, &hit, &err);
-	if (!s->image) {
-		r = lab_error("cannot build the guest image: %s", sb_str(&err));
+	struct guest_lab_opts lo = {
+		.state_dir = s->cfg.state_dir,
+		.uri = strcmp(s->cfg.uri, "qemu:///embed") ? s->cfg.uri : NULL,
+		.guest_bin_dir = bin,
+		/* lab.conf's accel wins over the topology's */
+		.resolve_accel = 1,
+		.accel = !strcmp(s->cfg.accel, "kvm") ? ACCEL_KVM :
+			 !strcmp(s->cfg.accel, "tcg") ? ACCEL_TCG : s->topo.accel,
+		.probe_kernel = kernel_for_probe,
+	};
+	if (guest_lab_open(&s->lab, &lo, &err)) {
+		r = lab_error("%s", sb_str(&err));
 		goto out;
 	}
 	if (!lab_quiet)
 		term_printf(stderr, "guest %s: %d vCPUs, %d nodes, %s; image %s%s\n", s->topo.name,
-			    s->topo.vcpus, s->topo.nr_nodes, guest_accel_name(s->accel), s->image,
-			    hit ? " (cached)" : "");
+			    s->topo.vcpus, s->topo.nr_nodes, guest_accel_name(s->lab.accel), s->lab.image,
+			    s->lab.image_cache_hit ? " (cached)" : "");
 out:
 	free(bin);
 	sb_release(&err);
@@ -913,11 +905,8 @@ int session_main(struct session_opts *o)
 	r = finish(&s, stopped);
 out:
 	stdout_restore(&s);
-	guest_destroy_all();
-	if (s.conn)
-		lab_virt_close(s.conn);
-	if (s.image)
-		free(s.image);
+	/* Destroys whatever guest of ours still runs, too. */
+	guest_lab_close(&s.lab);
 	guest_topology_release(&s.topo);
 	kbuild_result_free(&res[0]);
 	kbuild_result_free(&res[1]);
@@ -925,7 +914,6 @@ out:
 	session_seq_free(s.seq);
 	free(s.dir);
 	free(s.id);
-	free(s.accel_reason);
 	config_free(&s.cfg);
 	return r;
 }
