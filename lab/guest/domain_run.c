@@ -13,16 +13,16 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 /*
  * Wake-ups for the waiting main thread come through one pipe: the libvirt
- * event thread writes when a lab domain stops, the signal handler writes on
- * SIGINT/SIGTERM (lab/lib/interrupt.h). poll() on it with the next deadline as timeout is the
- * whole wait: no sleeping, no polling the domain state.
+ * event thread writes when a lab domain stops, the signal handler
+ * (lab/lib/interrupt.h) writes on SIGINT/SIGTERM. poll() on it with the
+ * next deadline as timeout is the whole wait: no sleeping, no polling the
+ * domain state.
  */
 static int wake_pipe[2] = { -1, -1 };
 
