@@ -101,11 +101,18 @@ static void test_signal_remembered(void **state)
 
 static void sleeper(void)
 {
+	pid_t self = getpid();
+
 	assert_int_equal(interrupt_catch(), 0);
-	/* The handler stops the child run_command() waits for: sleep ends early. */
+	/*
+	 * The handler stops the child run_command() waits for: sleep ends
+	 * early. SIGINT again and again until this process is gone, so that a
+	 * signal that came before `sleep` started (a slow, busy host) does not
+	 * leave the test waiting 30 s.
+	 */
 	if (fork() == 0) {
-		usleep(300 * 1000);
-		kill(getppid(), SIGINT);
+		for (int i = 0; i < 300 && !kill(self, SIGINT); i++)
+			usleep(100 * 1000);
 		_exit(0);
 	}
 	int rc = run_command(&(struct child){ .argv = (const char *const[]){ "sleep", "30", NULL } });
