@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "domain_run.h"
-#include "run_command.h"
 #include "domain_xml.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "guest_image.h"
 #include "guest_protocol.h"
+#include "interrupt.h"
 #include "libvirt_conn.h"
 #include "util.h"
 
@@ -13,19 +13,18 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 /*
  * Wake-ups for the waiting main thread come through one pipe: the libvirt
- * event thread writes when a lab domain stops, the signal handler writes on
- * SIGINT/SIGTERM. poll() on it with the next deadline as timeout is the
- * whole wait: no sleeping, no polling the domain state.
+ * event thread writes when a lab domain stops, the signal handler
+ * (lab/lib/interrupt.h) writes on SIGINT/SIGTERM. poll() on it with the
+ * next deadline as timeout is the whole wait: no sleeping, no polling the
+ * domain state.
  */
 static int wake_pipe[2] = { -1, -1 };
-static volatile sig_atomic_t interrupted;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 #define MAX_ACTIVE 64
@@ -50,7 +49,7 @@ const char *guest_run_status_name(enum guest_run_status s)
 
 int guest_interrupted(void)
 {
-	return interrupted;
+	return interrupted();
 }
 
 static void wake(void)
@@ -63,33 +62,29 @@ static void wake(void)
 	errno = saved;
 }
 
-static void on_signal(int sig)
+/* In the signal handler: the waiting main thread wakes up and sees interrupted(). */
+static void wake_on_signal(int sig)
 {
-	interrupted = sig;
-	/* A kernel build or other child running now stops as well. */
-	run_command_stop_child(sig);
+	(void)sig;
 	wake();
+}
+
+/* From interrupt_cleanup(): no guest of the lab outlives the signal. */
+static void destroy_on_interrupt(int sig)
+{
+	(void)sig;
+	guest_destroy_all();
 }
 
 static int setup_once(void)
 {
-	struct sigaction sa;
-
-	if (wake_pipe[0] >= 0)
-		return 0;
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK))
+	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK))
 		return -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	return 0;
-}
-
-int guest_catch_signals(void)
-{
-	return setup_once();
+	if (interrupt_on_signal(wake_on_signal) || interrupt_on_cleanup(destroy_on_interrupt)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return interrupt_catch();
 }
 
 static void track(virDomainPtr dom)
@@ -332,10 +327,10 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, double start,
 		pthread_mutex_unlock(&lock);
 		if (stopped)
 			return;
-		if (interrupted) {
+		if (interrupted()) {
 			set_failure(run, GUEST_RUN_INTERRUPTED, NULL, "interrupted by signal %d: domain destroyed",
-				    (int)interrupted);
-			guest_destroy_all();
+				    interrupted());
+			interrupt_cleanup();
 			return;
 		}
 		if (check_output(dom, run, console, channel))
@@ -460,7 +455,7 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	if (!run->channel_max)
 		run->channel_max = guest_output_cap("MGLRULAB_TEST_CHANNEL_MAX", GUEST_RESULT_FILE_MAX);
 	if (setup_once()) {
-		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot create a pipe: %s", strerror(errno));
+		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot set up signal handling: %s", strerror(errno));
 		return -1;
 	}
 	if (mkdir_p(run->run_dir, 0755)) {
@@ -512,8 +507,8 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		free(xml);
 		goto out;
 	}
-	if (interrupted) {
-		set_failure(run, GUEST_RUN_INTERRUPTED, NULL, "interrupted by signal %d", (int)interrupted);
+	if (interrupted()) {
+		set_failure(run, GUEST_RUN_INTERRUPTED, NULL, "interrupted by signal %d", interrupted());
 		free(xml);
 		goto out;
 	}

@@ -6,8 +6,8 @@
  * leaves in its folder: domain.xml, job.json, console.log, results.jsonl
  * (and disk.qcow2 when kept for extraction).
  *
- * SIGINT and SIGTERM destroy every domain the lab started; guest_interrupted()
- * then tells the caller to stop.
+ * Once a run has started, SIGINT and SIGTERM (lab/lib/interrupt.h) destroy
+ * every domain the lab started; interrupted() then tells the caller to stop.
  */
 #ifndef LAB_DOMAIN_RUN_H
 #define LAB_DOMAIN_RUN_H
@@ -72,7 +72,7 @@ struct guest_run {
  * Run one guest to completion. Returns 0 when the runner reported "done"
  * (run->status GUEST_RUN_OK), -1 otherwise with run->status and
  * run->failure set. The caller can always go on with the next run (unless
- * guest_interrupted()).
+ * interrupted()).
  */
 int guest_run(virConnectPtr conn, struct guest_run *run);
 void guest_run_release(struct guest_run *run);
@@ -95,14 +95,8 @@ int guest_output_over(const char *console, long long console_max, const char *ch
  */
 long long guest_output_cap(const char *name, long long def);
 
-/* The signal (SIGINT/SIGTERM) that interrupted the lab, or 0. */
+/* interrupted() (lab/lib/interrupt.h), for the guest commands. */
 int guest_interrupted(void);
-/*
- * Catch SIGINT/SIGTERM from now on (guest_run() does it too): they set
- * guest_interrupted(), destroy the lab's domains and stop the child
- * run_command() waits for (a kernel build's make). 0, or -1 with errno.
- */
-int guest_catch_signals(void);
 /* Destroy every domain this process started and has not seen stop. */
 void guest_destroy_all(void);
 

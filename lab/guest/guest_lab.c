@@ -20,31 +20,50 @@ const char *guest_default_state_dir(void)
 
 int guest_lab_open(struct guest_lab *lab, const struct guest_lab_opts *o, struct strbuf *err)
 {
+	struct strbuf why = STRBUF_INIT;
 	double t0 = now_monotonic();
+	int r = -1;
 
 	memset(lab, 0, sizeof(*lab));
 	lab->state_dir = xstrdup(o->state_dir ? o->state_dir : guest_default_state_dir());
 	if (mkdir_p(lab->state_dir, 0755)) {
 		sb_addf(err, "cannot create %s: %s", lab->state_dir, strerror(errno));
-		return -1;
+		goto out;
 	}
 	/* first: it takes the state folder's lock, so a second process stops before building anything */
-	lab->conn = lab_virt_open(o->uri, lab->state_dir, err);
-	if (!lab->conn)
-		return -1;
+	lab->conn = lab_virt_open(o->uri, lab->state_dir, &why);
+	if (!lab->conn) {
+		sb_addf(err, "cannot open the libvirt connection: %s", sb_str(&why));
+		goto out;
+	}
+	if (o->resolve_accel) {
+		if (guest_accel_resolve(lab->conn, lab->state_dir, o->probe_kernel, o->accel, &lab->accel,
+					&lab->accel_reason)) {
+			sb_addf(err, "accel: %s", lab->accel_reason ? lab->accel_reason : "cannot decide");
+			goto out;
+		}
+		lab->accel_resolved = 1;
+	}
 	if (!o->no_image) {
 		struct guest_image_spec spec = {
 			.state_dir = lab->state_dir,
 			.guest_bin_dir = o->guest_bin_dir ? o->guest_bin_dir : "build/guest",
 		};
 
-		guest_libguestfs_env(guest_kvm_cached(lab->state_dir) == 1);
-		lab->image = guest_image_ensure(&spec, &lab->image_cache_hit, err);
-		if (!lab->image)
-			return -1;
+		guest_libguestfs_env(o->resolve_accel ? lab->accel == ACCEL_KVM :
+				     guest_kvm_cached(lab->state_dir) == 1);
+		sb_reset(&why);
+		lab->image = guest_image_ensure(&spec, &lab->image_cache_hit, &why);
+		if (!lab->image) {
+			sb_addf(err, "cannot build the guest image: %s", sb_str(&why));
+			goto out;
+		}
 		lab->image_s = now_monotonic() - t0;
 	}
-	return 0;
+	r = 0;
+out:
+	sb_release(&why);
+	return r;
 }
 
 void guest_lab_close(struct guest_lab *lab)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Guests for a session: the one entry point the session runner needs.
- * guest_lab_open() builds (or finds) the guest image and opens libvirt once;
+ * guest_lab_open() opens libvirt once, resolves the accelerator when asked
+ * and builds (or finds) the guest image;
  * guest_lab_run() runs one job in a fresh guest and checks the topology
  * the guest reports against the declared one before the run counts.
  */
@@ -19,6 +20,15 @@ struct guest_lab_opts {
 	const char *uri;		/* NULL or "": the embedded driver */
 	const char *guest_bin_dir;	/* NULL: build/guest */
 	int no_image;			/* boot without a disk (plumbing tests) */
+	/*
+	 * Resolve the accelerator now (a session: the report names it before
+	 * the first run, and the image build's libguestfs then uses what was
+	 * found), probing KVM with @probe_kernel. Otherwise the first
+	 * guest_lab_run() resolves it from the topology.
+	 */
+	int resolve_accel;
+	enum guest_accel accel;		/* wanted: ACCEL_AUTO, ACCEL_KVM or ACCEL_TCG */
+	const char *probe_kernel;
 };
 
 struct guest_lab {
@@ -36,6 +46,10 @@ struct guest_lab {
 /* NULL: $MGLRULAB_STATE_DIR, else ".lab". */
 const char *guest_default_state_dir(void);
 
+/*
+ * 0, or -1 with the reason in @err (which step failed, then why); either
+ * way release @lab with guest_lab_close().
+ */
 int guest_lab_open(struct guest_lab *lab, const struct guest_lab_opts *o, struct strbuf *err);
 void guest_lab_close(struct guest_lab *lab);
 

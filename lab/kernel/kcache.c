@@ -2,6 +2,7 @@
 #include "kcache.h"
 #include "fsutil.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,4 +102,57 @@ int kcache_index_get(const char *cache_dir, const char *ikey, char key[SHA256_HE
 	sb_release(&sb);
 	free(path);
 	return r;
+}
+
+static char *opt_string(const json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? xstrdup(s) : NULL;
+}
+
+int kcache_entry_meta(const char *entry_dir, struct kcache_meta *m, struct strbuf *err)
+{
+	char *path = xasprintf("%s/meta.json", entry_dir);
+	json_error_t jerr;
+	json_t *meta = json_load_file(path, 0, &jerr), *v;
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	if (!json_is_object(meta)) {
+		sb_addf(err, "%s: %s", path, meta ? "not a JSON object" : jerr.text);
+		json_decref(meta);
+		free(path);
+		return -1;
+	}
+	json_array_foreach(json_object_get(meta, "subjects"), i, v)
+		if (json_is_string(v))
+			strvec_push(&m->subjects, json_string_value(v));
+	m->series = xcalloc(json_array_size(json_object_get(meta, "series")) + 1, sizeof(*m->series));
+	json_array_foreach(json_object_get(meta, "series"), i, v) {
+		struct kcache_series_file *f = &m->series[m->nr_series];
+
+		f->file = opt_string(v, "file");
+		f->sha256 = opt_string(v, "sha256");
+		if (f->file || f->sha256)
+			m->nr_series++;
+	}
+	m->config_sha256 = opt_string(meta, "config_sha256");
+	m->tree = opt_string(meta, "tree");
+	json_decref(meta);
+	free(path);
+	return 0;
+}
+
+void kcache_meta_release(struct kcache_meta *m)
+{
+	strvec_clear(&m->subjects);
+	for (size_t i = 0; i < m->nr_series; i++) {
+		free(m->series[i].file);
+		free(m->series[i].sha256);
+	}
+	free(m->series);
+	free(m->config_sha256);
+	free(m->tree);
+	memset(m, 0, sizeof(*m));
 }

@@ -47,4 +47,31 @@ int kcache_entry_exists(const char *cache_dir, const char *key);
 int kcache_index_put(const char *cache_dir, const char *ikey, const char *key);
 int kcache_index_get(const char *cache_dir, const char *ikey, char key[SHA256_HEX_LEN + 1]);
 
+/* A series file an entry was built with, as its meta.json records it. */
+struct kcache_series_file {
+	char *file;			/* the path lab.conf named */
+	char *sha256;			/* of its contents */
+};
+
+/*
+ * What an entry's meta.json (written by lab/kernel/kbuild.c) tells the
+ * kernel's users: a session describes its kernels with it and shares the
+ * source tree with workloads that build it.
+ */
+struct kcache_meta {
+	struct strvec subjects;		/* of the applied patches, in order */
+	struct kcache_series_file *series;	/* the series files, in order */
+	size_t nr_series;
+	char *config_sha256;		/* of the merged .config, or NULL */
+	char *tree;			/* the source work tree built from, as recorded, or NULL */
+};
+
+/*
+ * Read <@entry_dir>/meta.json into @m. 0, or -1 with the reason (naming
+ * the file) in @err; either way @m holds what could be read (fields
+ * missing or of the wrong type stay empty) and must be released.
+ */
+int kcache_entry_meta(const char *entry_dir, struct kcache_meta *m, struct strbuf *err);
+void kcache_meta_release(struct kcache_meta *m);
+
 #endif

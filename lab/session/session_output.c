@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What a session leaves behind for people and for CI: reports, JUnit, exit status. */
-#include "session.h"
+#include "session_stages.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int write_text(const char *dir, const char *name, const struct strbuf *sb)
 {
@@ -171,4 +172,75 @@ void session_progress_line(struct strbuf *out, size_t i, size_t total, const jso
 	/* Metric names and the failure reason come from the guest. */
 	sb_add_text_safe(out, sb_str(&raw));
 	sb_release(&raw);
+}
+
+void session_stdout_to_stderr(struct session *s)
+{
+	fflush(stdout);
+	s->saved_stdout = dup(1);
+	dup2(2, 1);
+}
+
+void session_stdout_restore(struct session *s)
+{
+	fflush(stdout);
+	if (s->saved_stdout >= 0) {
+		dup2(s->saved_stdout, 1);
+		close(s->saved_stdout);
+		s->saved_stdout = -1;
+	}
+}
+
+int session_finish(struct session *s, int stopped)
+{
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	json_t *session_json = json_deep_copy(s->ctx);
+	json_t *runs = session_load_runs(s->dir, &err);
+	char finished[32];
+	int r = LAB_OK;
+
+	iso8601_now(finished);
+	json_object_set_new(json_object_get(session_json, "session"), "finished", json_string(finished));
+	json_object_set_new(json_object_get(session_json, "session"), "complete",
+			    json_boolean(!stopped));
+	json_object_set_new(session_json, "runs", runs);
+	/* Why each workload stopped where it did, and every look taken. */
+	if (s->seq)
+		json_object_set_new(session_json, "sequential", json_deep_copy(session_seq_state(s->seq)));
+	json_t *report = session_write_reports(s->dir, session_json);
+	json_decref(session_json);
+	if (!report) {
+		sb_release(&err);
+		return LAB_ELAB;
+	}
+	session_stdout_restore(s);
+	char *txt = xasprintf("%s/report.txt", s->dir);
+	struct strbuf text = STRBUF_INIT;
+	if (!read_file(txt, &text, 0))
+		fputs(sb_str(&text), stdout);
+	fflush(stdout);
+	sb_release(&text);
+	free(txt);
+	if (s->o->junit)
+		session_write_junit(s->o->junit, report, s->o->fail_on);
+	term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
+	json_t *summary = json_object_get(report, "summary");
+	if (stopped) {
+		term_printf(stderr, "interrupted: %lld of %zu runs done; continue with:\n"
+			    "  mglrulab run --resume %s -c %s\n",
+			    (long long)json_integer_value(json_object_get(summary, "runs")),
+			    json_array_size(json_object_get(s->ctx, "plan")), s->id, s->cfg.path);
+		r = LAB_ELAB;
+	} else if (json_integer_value(json_object_get(summary, "runs_ok")) == 0) {
+		r = lab_error("no run succeeded: the lab itself is failing (see %s/logs/)", s->dir);
+	} else {
+		r = session_verdict_status(report, s->o->fail_on, &why);
+		if (r)
+			term_printf(stderr, "failing (--fail-on %s):\n%s",
+				    s->o->fail_on == FAIL_ON_CHANGE ? "change" : "regression", sb_str(&why));
+	}
+	json_decref(report);
+	sb_release(&err);
+	sb_release(&why);
+	return r;
 }

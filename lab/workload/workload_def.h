@@ -8,6 +8,8 @@
 #ifndef LAB_WORKLOAD_DEF_H
 #define LAB_WORKLOAD_DEF_H
 
+#include "util.h"
+
 enum param_type {
 	PARAM_INT,		/* integer in [min, max] */
 	PARAM_INT_LIST,		/* comma-separated integers, each in [min, max] */
@@ -41,11 +43,46 @@ struct metric_def {
 	int primary;
 };
 
+struct workload_cfg;		/* a [workload NAME] section, lab/config/config.h */
+
+/*
+ * What a session offers a workload's prepare_run hook: the baseline
+ * kernel's source tree, and on request a build folder of it made on the host.
+ */
+struct workload_run_env {
+	const char *kernel_tree;	/* real path of the baseline's source work tree, or NULL */
+	const char *kernel_entry;	/* the baseline's kernel cache entry (for messages) */
+	/*
+	 * Configure and `make prepare` a build folder of kernel_tree with the
+	 * baseline's .config (lab/kernel/kbuild_prep.h), make's output in the
+	 * session's logs/ under @workload's name. LAB_OK with the folder's real
+	 * path in *@dir (free it), or a lab status with the message printed.
+	 */
+	int (*prepare_build_dir)(const struct workload_run_env *env, const char *workload, char **dir);
+	void *data;			/* the session's, for prepare_build_dir */
+};
+
+/* What a prepare_run hook decides for every run of its workload in a session. */
+struct workload_run_setup {
+	struct strvec set;	/* name, value, name, value...: parameters in place of lab.conf's */
+	struct strvec shares;	/* tag, host folder, ...: read-only 9p shares for the guest */
+};
+
 struct workload_def {
 	const char *name;	/* the program under workloads/ and the [workload NAME] type */
 	const char *summary;
 	const struct param_def *params;		/* NULL-name terminated */
 	const struct metric_def *metrics;	/* NULL-name terminated */
+	/*
+	 * NULL, or what the host prepares once per session before the
+	 * workload's first run (kernel_build: a chroot of the host's toolchain
+	 * and the kernel tree, shared into the guest). Called when a session
+	 * is planned; what it decides goes into session.json, so a resumed
+	 * session runs with the same. LAB_OK, or a lab status with the
+	 * message printed.
+	 */
+	int (*prepare_run)(const struct workload_cfg *w, const struct workload_run_env *env,
+			   struct workload_run_setup *out);
 };
 
 /* All workloads, NULL-name terminated. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "workload_def.h"
+#include "config.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -131,6 +132,9 @@ static const struct metric_def kernel_build_metrics[] = {
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
+static int kernel_build_prepare_run(const struct workload_cfg *w, const struct workload_run_env *env,
+				    struct workload_run_setup *out);
+
 static const struct param_def mglru_aging_params[] = {
 	{ "mib", PARAM_INT, "64", 1, 1 << 20, NULL, "S MiB mapped in a fresh memcg" },
 	{ "generations", PARAM_INT, "20", 1, 100000, NULL, "G generations to age" },
@@ -150,16 +154,16 @@ static const struct metric_def mglru_aging_metrics[] = {
 
 const struct workload_def workload_defs[] = {
 	{ "yield_pingpong", "sched_yield ping-pong on a shared vs private mm",
-	  yield_pingpong_params, yield_pingpong_metrics },
+	  yield_pingpong_params, yield_pingpong_metrics, NULL },
 	{ "will_it_scale", "will-it-scale context_switch1 and sched_yield",
-	  will_it_scale_params, will_it_scale_metrics },
+	  will_it_scale_params, will_it_scale_metrics, NULL },
 	{ "numa_workload", "workers on one node while MGLRU ages the others",
-	  numa_workload_params, numa_workload_metrics },
+	  numa_workload_params, numa_workload_metrics, NULL },
 	{ "kernel_build", "make -jJ inside a memory cgroup",
-	  kernel_build_params, kernel_build_metrics },
+	  kernel_build_params, kernel_build_metrics, kernel_build_prepare_run },
 	{ "mglru_aging", "age a memcg through /sys/kernel/debug/lru_gen",
-	  mglru_aging_params, mglru_aging_metrics },
-	{ NULL, NULL, NULL, NULL },
+	  mglru_aging_params, mglru_aging_metrics, NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 const struct workload_def *workload_find(const char *name)
@@ -257,4 +261,72 @@ const struct metric_def *workload_metric(const struct workload_def *w, const cha
 		if (metric_pattern_match(m->name, name))
 			return m;
 	return NULL;
+}
+
+/*
+ * What lab.conf sets @param to in @w's section ("" included), or NULL.
+ * Only the section's fields: this file links without lab/config/ (the
+ * report fuzzer, tests/integration/71-fuzz-report.sh).
+ */
+static const char *lab_conf_value(const struct workload_cfg *w, const char *param)
+{
+	for (size_t i = 0; i < w->keys.n; i++)
+		if (!strcmp(w->keys.v[i], param))
+			return w->values.v[i];
+	return NULL;
+}
+
+/*
+ * kernel_build needs a toolchain and a kernel tree, and the lab guest
+ * (busybox, no libc) has neither: the program runs the host's toolchain in
+ * a chroot made of read-only 9p shares (workloads/lib/sysroot.h) of the
+ * host's /usr, its /etc/alternatives (where Debian's awk and cc links
+ * point) and the baseline kernel's source work tree (read-only is enough:
+ * the build is out of tree), mounted at its host path because a prepared
+ * build folder (prepared = host, lab/kernel/kbuild_prep.h) records that path.
+ * Unless lab.conf sets chroot itself, this hook adds these shares and
+ * points chroot, src (unless set) and prepared at them.
+ */
+#define KBUILD_CHROOT "hostusr:/usr,hostalt:/etc/alternatives"
+#define KBUILD_PREP_MNT "/prep"
+
+static int kernel_build_prepare_run(const struct workload_cfg *w, const struct workload_run_env *env,
+				    struct workload_run_setup *out)
+{
+	const char *prepared = lab_conf_value(w, "prepared");
+	char *prep = NULL;
+	int r;
+
+	if (lab_conf_value(w, "chroot"))
+		return LAB_OK;
+	if (!prepared)
+		prepared = workload_param(w->def, "prepared")->def;
+	if (!env->kernel_tree)
+		return lab_error("run: workload '%s' builds the kernel source, but %s/meta.json"
+				 " names no readable source tree", w->name, env->kernel_entry);
+	/* prepared = host: the session makes the build folder natively. */
+	if (!strcmp(prepared, "host")) {
+		r = env->prepare_build_dir(env, w->name, &prep);
+		if (r)
+			return r;
+	}
+	strvec_push(&out->set, "chroot");
+	strvec_pushf(&out->set, KBUILD_CHROOT ",ksrc:%s%s", env->kernel_tree,
+		     prep ? ",kprep:" KBUILD_PREP_MNT : "");
+	if (!lab_conf_value(w, "src")) {
+		strvec_push(&out->set, "src");
+		strvec_push(&out->set, env->kernel_tree);
+	}
+	if (prep) {
+		strvec_push(&out->set, "prepared");
+		strvec_push(&out->set, KBUILD_PREP_MNT);
+	}
+	strvec_pushv(&out->shares, (const char *const[]){ "hostusr", "/usr", "hostalt",
+		     "/etc/alternatives", "ksrc", env->kernel_tree, NULL });
+	if (prep) {
+		strvec_push(&out->shares, "kprep");
+		strvec_push(&out->shares, prep);
+	}
+	free(prep);
+	return LAB_OK;
 }

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A session's kernels: which ones the mode asks for, built or found in the
+ * kernel cache (lab/kernel/), and how session.json describes them. A
+ * signal stops a build (lab/lib/interrupt.h stops make) and the next one
+ * does not start.
+ */
+#include "session_stages.h"
+#include "fsutil.h"
+#include "interrupt.h"
+#include "kcache.h"
+#include "kimage.h"
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int build(const struct lab_config *cfg, const struct kernel_cfg *k, struct kbuild_result *res)
+{
+	if (interrupted())
+		return lab_error("interrupted by signal %d", interrupted());
+	return kbuild_kernel(cfg, k, res);
+}
+
+int session_kernel_first(struct session *s, struct kbuild_result *res)
+{
+	const struct kernel_cfg *k0 = NULL;
+
+	if (s->o->mode == SESSION_ONE && s->o->kernel)
+		k0 = config_kernel(&s->cfg, s->o->kernel);
+	else if (s->cfg.run.kernels.n)
+		k0 = config_kernel(&s->cfg, s->cfg.run.kernels.v[0]);
+	if (!k0)
+		return user_error("run: no kernel to run in %s", s->cfg.path);
+	return build(&s->cfg, k0, res);
+}
+
+static int pick_kernels(struct session *s, struct session_kernels *sk)
+{
+	struct lab_config *cfg = &s->cfg;
+	const struct kernel_cfg **k = sk->cfg;
+
+	if (s->o->mode == SESSION_ONE) {
+		const char *n = s->o->kernel ? s->o->kernel :
+				(cfg->run.kernels.n ? cfg->run.kernels.v[0] : NULL);
+		if (!n || !(k[0] = config_kernel(cfg, n)))
+			return user_error("run: no kernel '%s' in %s", n ? n : "(none)", cfg->path);
+		sk->name[0] = k[0]->name;
+		sk->role[0] = "baseline";
+		sk->n = 1;
+		return LAB_OK;
+	}
+	if (cfg->run.kernels.n < (s->o->mode == SESSION_AB ? 2u : 1u))
+		return user_error("run --%s: [run] kernels in %s must name %s", s->o->mode == SESSION_AB ? "ab" : "aa",
+				  cfg->path, s->o->mode == SESSION_AB ? "two kernels" : "a kernel");
+	k[0] = config_kernel(cfg, cfg->run.kernels.v[0]);
+	sk->name[0] = k[0]->name;
+	sk->role[0] = "baseline";
+	if (s->o->mode == SESSION_AB) {
+		k[1] = config_kernel(cfg, cfg->run.kernels.v[1]);
+		sk->name[1] = k[1]->name;
+	} else {
+		/* A/A: the baseline against itself, under a second name. */
+		k[1] = k[0];
+		sk->aa_name = xasprintf("%s-again", sk->name[0]);
+		sk->name[1] = sk->aa_name;
+	}
+	sk->role[1] = "patched";
+	sk->n = 2;
+	return LAB_OK;
+}
+
+int session_kernels_build(struct session *s, struct session_kernels *sk)
+{
+	struct kbuild_result *res = sk->res;
+	int r = pick_kernels(s, sk);
+
+	for (int i = 0; i < sk->n && !r; i++) {
+		if (i == 1 && sk->cfg[1] == sk->cfg[0]) {
+			res[1] = res[0];
+			res[1].entry_dir = xstrdup(res[0].entry_dir);
+			res[1].bzimage = xstrdup(res[0].bzimage);
+			continue;
+		}
+		r = build(&s->cfg, sk->cfg[i], &res[i]);
+	}
+	return r;
+}
+
+void session_kernels_release(struct session_kernels *sk)
+{
+	kbuild_result_free(&sk->res[0]);
+	kbuild_result_free(&sk->res[1]);
+	free(sk->aa_name);
+	memset(sk, 0, sizeof(*sk));
+}
+
+static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const char *role,
+			   const struct kbuild_result *res)
+{
+	struct kcache_meta meta;
+	struct strbuf err = STRBUF_INIT;
+	json_t *series = json_array(), *files = json_array();
+
+	/* An unreadable meta.json leaves the series empty, as the kernel list shows it. */
+	if (kcache_entry_meta(res->entry_dir, &meta, &err))
+		debug("%s", sb_str(&err));
+	for (size_t i = 0; i < meta.subjects.n; i++)
+		json_array_append_new(series, json_pack("{s:s}", "subject", meta.subjects.v[i]));
+	for (size_t i = 0; i < meta.nr_series; i++)
+		json_array_append_new(files, json_pack("{s:s?, s:s?}", "file", meta.series[i].file,
+						       "sha256", meta.series[i].sha256));
+	json_t *j = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s?, s:s, s:s, s:s}",
+		"name", name, "role", role, "source", k->source,
+		"ref", k->ref ? json_string(k->ref) : json_null(), "series", series,
+		"config_hash", meta.config_sha256,
+		"cache_key", res->key, "bzImage", res->bzimage, "config_name", k->name);
+	json_object_set_new(j, "series_files", files);
+	/* The release the image reports ("6.12.57"): what the report names the kernel by. */
+	char *release = kimage_release(res->bzimage);
+	if (release)
+		json_object_set_new(j, "version", json_string(release));
+	free(release);
+	kcache_meta_release(&meta);
+	sb_release(&err);
+	return j;
+}
+
+json_t *session_kernels_json(const struct session_kernels *sk)
+{
+	json_t *kernels = json_array();
+
+	for (int i = 0; i < sk->n; i++)
+		json_array_append_new(kernels, kernel_json(sk->cfg[i], sk->name[i], sk->role[i],
+							   &sk->res[i]));
+	return kernels;
+}
+
+char *session_kernel_tree(const struct kbuild_result *res)
+{
+	struct kcache_meta meta;
+	struct strbuf err = STRBUF_INIT;
+	char *r = NULL;
+
+	if (kcache_entry_meta(res->entry_dir, &meta, &err))
+		debug("%s", sb_str(&err));
+	if (meta.tree && *meta.tree && !access(meta.tree, R_OK | X_OK))
+		r = realpath(meta.tree, NULL);
+	kcache_meta_release(&meta);
+	sb_release(&err);
+	return r;
+}
+
+/* Build logs belong with the session. */
+void session_kernels_copy_logs(const struct session *s, const struct session_kernels *sk)
+{
+	for (int i = 0; i < sk->n; i++) {
+		char *from = xasprintf("%s/build.log", sk->res[i].entry_dir);
+		char *to = xasprintf("%s/logs/build-%s.log", s->dir, sk->name[i] ? sk->name[i] : "kernel");
+		copy_file(from, to, 0644);
+		free(from);
+		free(to);
+	}
+}
+
+const char *session_kernel_image(const json_t *ctx, const char *name)
+{
+	return json_string_value(json_object_get(report_find_named(ctx, "kernels", name), "bzImage"));
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stages of a session, for session.c (the driver) and the files that
+ * do each one. Not for use outside lab/session/: session.h is the API.
+ *
+ *   session_kernels.c   which kernels, built or found in the cache
+ *   session_guests.c    the guest topology and the guest lab (libvirt, image)
+ *   session_workloads.c the workloads as session.json declares them
+ *   session_context.c   a new session's session.json: host, design, plan
+ *   session_runs.c      the plan's runs in order, progress, resume
+ *   session_run_one.c   one planned run: a fresh guest, its record on disk
+ *   session_output.c    reports, the exit status, JUnit
+ */
+#ifndef LAB_SESSION_STAGES_H
+#define LAB_SESSION_STAGES_H
+
+#include <jansson.h>
+
+#include "config.h"
+#include "guest_conf.h"
+#include "guest_lab.h"
+#include "kbuild.h"
+#include "session.h"
+#include "session_seq.h"
+
+/* The kernels of a new session: baseline first; A/A runs the baseline twice. */
+struct session_kernels {
+	const struct kernel_cfg *cfg[2];
+	const char *name[2];		/* the session's names for them */
+	const char *role[2];		/* "baseline", "patched" */
+	char *aa_name;			/* A/A: "<baseline>-again", the second name */
+	struct kbuild_result res[2];
+	int n;
+};
+
+struct session {
+	struct session_opts *o;
+	struct lab_config cfg;
+	char *dir, *id;
+	json_t *ctx;			/* session.json */
+	struct guest_topology topo;
+	struct guest_lab lab;		/* libvirt, the accelerator, the guest image */
+	struct session_kernels kernels;	/* a new session's, while it is planned */
+	int saved_stdout;
+	double t0;
+	struct session_seq *seq;	/* --until decided, else NULL */
+};
+
+/* --- session_kernels.c --- */
+/* Build (or find) the kernel the accelerator probe boots: the first to run. */
+int session_kernel_first(struct session *s, struct kbuild_result *res);
+/* Pick the session's kernels by mode and build (or find) each; stops at a signal. */
+int session_kernels_build(struct session *s, struct session_kernels *k);
+void session_kernels_release(struct session_kernels *k);
+/* The kernels of session.json. */
+json_t *session_kernels_json(const struct session_kernels *k);
+/* The real path of the source work tree kernel @res was built from, or NULL. */
+char *session_kernel_tree(const struct kbuild_result *res);
+/* Copy each kernel's build.log into the session's logs/. */
+void session_kernels_copy_logs(const struct session *s, const struct session_kernels *k);
+/* The bzImage of kernel @name in session.json @ctx, or NULL. */
+const char *session_kernel_image(const json_t *ctx, const char *name);
+
+/* --- session_guests.c --- */
+/* The topology file of lab.conf's [run] guest, or NULL. */
+const char *session_guest_file(const struct session *s);
+/* Check the topology @guest_file before any kernel is built. */
+int session_guest_check(const char *guest_file);
+/*
+ * Load the topology and open the guest lab: libvirt, the accelerator
+ * (probing KVM with @probe_kernel), the guest image.
+ */
+int session_guest_open(struct session *s, const char *guest_file, const char *probe_kernel);
+
+/* --- session_workloads.c --- */
+/*
+ * The workloads @wl of session.json into @wls, each with its runs per
+ * kernel in @wruns (@runs: the session's), after their prepare_run hooks.
+ * @res: the baseline kernel (its tree, for kernel_build).
+ */
+int session_workloads_json(struct session *s, const struct strvec *wl, long runs,
+			   const struct kbuild_result *res, json_t *wls, int *wruns);
+
+/* --- session_context.c --- */
+/* Refuse a --budget that cannot hold the first look (before any kernel is built). */
+int session_check_budget(const struct session_opts *o, const struct lab_config *cfg);
+/* Build the kernels, describe everything, plan: session.json for a new session. */
+int session_new(struct session *s);
+
+/* --- session_runs.c --- */
+/* Run every planned run that has no record yet. 1 when interrupted, -1 on error. */
+int session_run_plan(struct session *s);
+
+/* --- session_run_one.c --- */
+/*
+ * Run planned run @planned (number @seq) in a fresh guest and write its
+ * record to runs/. The record (new reference), or NULL when a signal
+ * interrupted the run: not a result, it is redone on resume.
+ */
+json_t *session_run_one(struct session *s, const json_t *planned, int seq);
+
+/* --- session_output.c --- */
+/* Kernel builds and guest setup talk on stdout; keep stdout for the report. */
+void session_stdout_to_stderr(struct session *s);
+void session_stdout_restore(struct session *s);
+/*
+ * Write the reports, print report.txt on stdout, the JUnit file when
+ * asked; the exit status (@stopped: interrupted, with the resume command).
+ */
+int session_finish(struct session *s, int stopped);
+
+#endif

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session_output.c: the exit status CI sees (3 when --fail-on finds a
+ * failing verdict, 2 when interrupted or no run succeeded) and the JUnit
+ * file it writes (well-formed, every name escaped, the counts right).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "session_stages.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/mglrulab-test-output-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(dir);
+	return 0;
+}
+
+/* A report with one result per verdict kind (and a counter, which has none). */
+static json_t *report_of(const char *const *verdicts)
+{
+	json_t *results = json_array();
+	char name[16];
+
+	for (size_t i = 0; verdicts[i]; i++) {
+		snprintf(name, sizeof(name), "m%zu", i);
+		json_array_append_new(results, json_pack("{s:s, s:s, s:s, s:s}", "workload", "yp",
+			"metric", name, "verdict", verdicts[i], "reason", "because"));
+	}
+	return json_pack("{s:o}", "results", results);
+}
+
+/* --- a small XML checker: enough to catch what an unescaped name breaks --- */
+
+static const char *entity_end(const char *p)
+{
+	static const char *const ok[] = { "&lt;", "&gt;", "&amp;", "&quot;", "&apos;", NULL };
+
+	for (const char *const *e = ok; *e; e++)
+		if (!strncmp(p, *e, strlen(*e)))
+			return p + strlen(*e);
+	return NULL;
+}
+
+static int bad_char(unsigned char c)
+{
+	return c < 0x20 && c != '\n' && c != '\t' && c != '\r';
+}
+
+/* 1 when @s is one well-formed element tree after an optional <?xml ...?> line. */
+static int xml_well_formed(const char *s)
+{
+	char stack[16][64];
+	int depth = 0, roots = 0;
+
+	if (!strncmp(s, "<?xml ", 6)) {
+		s = strstr(s, "?>");
+		if (!s)
+			return 0;
+		s += 2;
+	}
+	while (*s) {
+		if (*s == '&') {
+			if (!(s = entity_end(s)))
+				return 0;
+			continue;
+		}
+		if (*s != '<') {
+			if (bad_char((unsigned char)*s) || (!depth && !strchr(" \n\t\r", *s)))
+				return 0;
+			s++;
+			continue;
+		}
+		int closing = *++s == '/';
+		size_t n;
+		s += closing;
+		n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_.");
+		if (!n || n >= sizeof(stack[0]))
+			return 0;
+		if (closing) {
+			if (!depth || strncmp(stack[depth - 1], s, n) || stack[depth - 1][n] || s[n] != '>')
+				return 0;
+			depth--;
+			s += n + 1;
+			continue;
+		}
+		if (depth == (int)ARRAY_SIZE(stack) || (!depth && roots++))
+			return 0;
+		memcpy(stack[depth], s, n);
+		stack[depth][n] = '\0';
+		s += n;
+		/* attributes: name="value", the value free of < and " and bare & */
+		for (;;) {
+			s += strspn(s, " \n\t");
+			if (*s == '>' || (*s == '/' && s[1] == '>'))
+				break;
+			n = strspn(s, "abcdefghijklmnopqrstuvwxyz_-");
+			if (!n || s[n] != '=' || s[n + 1] != '"')
+				return 0;
+			for (s += n + 2; *s != '"'; ) {
+				if (!*s || *s == '<' || bad_char((unsigned char)*s))
+					return 0;
+				if (*s == '&') {
+					if (!(s = entity_end(s)))
+						return 0;
+				} else {
+					s++;
+				}
+			}
+			s++;
+		}
+		if (*s == '/')
+			s += 2;		/* empty element */
+		else
+			depth++, s++;
+	}
+	return !depth && roots == 1;
+}
+
+static void test_checker_catches(void **state)
+{
+	(void)state;
+	/* the checker itself must be able to say no */
+	assert_true(xml_well_formed("<?xml version=\"1.0\"?>\n<a x=\"1 &amp; 2\"><b/>t&lt;</a>\n"));
+	assert_false(xml_well_formed("<a x=\"<\"></a>"));
+	assert_false(xml_well_formed("<a x=\"\"\"></a>"));
+	assert_false(xml_well_formed("<a>&</a>"));
+	assert_false(xml_well_formed("<a>\x07</a>"));
+	assert_false(xml_well_formed("<a><b></a></b>"));
+	assert_false(xml_well_formed("<a></a><a></a>"));
+	assert_false(xml_well_formed("<a>"));
+}
+
+static void test_verdict_status(void **state)
+{
+	json_t *all = report_of((const char *const[]){ "regression", "improvement", "no-change",
+						  "within-noise", "inconclusive", "invalid", NULL });
+	json_t *calm = report_of((const char *const[]){ "no-change", "inconclusive", "invalid",
+						   "within-noise", NULL });
+	json_t *better = report_of((const char *const[]){ "improvement", NULL });
+	json_t *none = json_object();
+	struct strbuf why = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(session_verdict_status(all, FAIL_ON_REGRESSION, &why), LAB_REGRESSION);
+	assert_int_equal(LAB_REGRESSION, 3);
+	assert_string_equal(sb_str(&why), "  yp m0: regression\n");
+	sb_reset(&why);
+	assert_int_equal(session_verdict_status(all, FAIL_ON_CHANGE, &why), LAB_REGRESSION);
+	assert_string_equal(sb_str(&why), "  yp m0: regression\n  yp m1: improvement\n");
+	sb_reset(&why);
+	assert_int_equal(session_verdict_status(all, FAIL_ON_NONE, &why), LAB_OK);
+	assert_int_equal(why.len, 0);
+
+	/* an improvement fails only --fail-on change */
+	assert_int_equal(session_verdict_status(better, FAIL_ON_REGRESSION, &why), LAB_OK);
+	assert_int_equal(session_verdict_status(better, FAIL_ON_CHANGE, &why), LAB_REGRESSION);
+	sb_reset(&why);
+	/* nothing decided, or nothing at all: no failure */
+	assert_int_equal(session_verdict_status(calm, FAIL_ON_CHANGE, &why), LAB_OK);
+	assert_int_equal(session_verdict_status(none, FAIL_ON_CHANGE, &why), LAB_OK);
+	assert_int_equal(why.len, 0);
+
+	json_decref(all);
+	json_decref(calm);
+	json_decref(better);
+	json_decref(none);
+	sb_release(&why);
+}
+
+static char *read_back(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_int_equal(read_file(path, &sb, 0), 0);
+	return sb_detach(&sb);
+}
+
+static void test_junit(void **state)
+{
+	const char *hostile = "lat<b>\"p99\"</b>&amp;'\x07";
+	json_t *results = json_pack("[{s:s, s:s, s:s, s:s}, {s:s, s:s, s:s, s:s},"
+				    " {s:s, s:s, s:s, s:s}, {s:s, s:s, s:s, s:s}, {s:s, s:s}]",
+		"workload", "w<&>", "metric", hostile, "verdict", "regression", "reason", "slower \"by\" 5% <x>",
+		"workload", "w2", "metric", "ops", "verdict", "improvement", "reason", "faster & better",
+		"workload", "w2", "metric", "lat", "verdict", "inconclusive", "reason", "noisy\x01",
+		"workload", "w2", "metric", "p", "verdict", "no-change", "reason", "same",
+		"workload", "w2", "metric", "pgfault");	/* a counter: no verdict, no test case */
+	json_t *report = json_pack("{s:o}", "results", results);
+	char *path = xasprintf("%s/junit.xml", dir);
+	(void)state;
+
+	assert_int_equal(session_write_junit(path, report, FAIL_ON_REGRESSION), LAB_OK);
+	char *xml = read_back(path);
+	assert_true(xml_well_formed(xml));
+	assert_non_null(strstr(xml, "<testsuite name=\"mglrulab\" tests=\"4\" failures=\"1\" errors=\"0\">"));
+	assert_non_null(strstr(xml, "classname=\"mglrulab.w&lt;&amp;&gt;\" "
+				    "name=\"lat&lt;b&gt;&quot;p99&quot;&lt;/b&gt;&amp;amp;&apos; \""));
+	assert_non_null(strstr(xml, "<failure type=\"regression\" message=\"slower &quot;by&quot; 5% &lt;x&gt;\"/>"));
+	assert_non_null(strstr(xml, "<skipped message=\"inconclusive: noisy \"/>"));
+	assert_null(strstr(xml, "pgfault"));
+	/* one failure element: the improvement passes under --fail-on regression */
+	assert_null(strstr(strstr(xml, "<failure") + 1, "<failure"));
+	free(xml);
+
+	assert_int_equal(session_write_junit(path, report, FAIL_ON_CHANGE), LAB_OK);
+	xml = read_back(path);
+	assert_true(xml_well_formed(xml));
+	assert_non_null(strstr(xml, "tests=\"4\" failures=\"2\""));
+	assert_non_null(strstr(xml, "<failure type=\"improvement\" message=\"faster &amp; better\"/>"));
+	free(xml);
+
+	assert_int_equal(session_write_junit(path, report, FAIL_ON_NONE), LAB_OK);
+	xml = read_back(path);
+	assert_true(xml_well_formed(xml));
+	assert_non_null(strstr(xml, "failures=\"0\""));
+	assert_null(strstr(xml, "<failure"));
+	free(xml);
+	free(path);
+
+	/* a folder that is not there: an error, not a silent success */
+	path = xasprintf("%s/no/such/junit.xml", dir);
+	assert_int_equal(session_write_junit(path, report, FAIL_ON_REGRESSION), LAB_ELAB);
+	free(path);
+	json_decref(report);
+}
+
+/* --- session_finish(): the exit status of a whole session --- */
+
+struct finish_case {
+	struct session s;
+	struct session_opts o;
+};
+
+/* A session folder holding the fixture's context and runs (@ok: keep the ok runs). */
+static void session_from_fixture(struct finish_case *c, const char *sub, int keep_ok)
+{
+	json_error_t jerr;
+	json_t *fx = json_load_file("tests/fixtures/reports/session-ab.json", 0, &jerr), *run;
+	size_t i;
+
+	assert_non_null(fx);
+	memset(c, 0, sizeof(*c));
+	c->s.o = &c->o;
+	c->s.saved_stdout = -1;
+	c->s.dir = xasprintf("%s/%s", dir, sub);
+	c->s.id = xstrdup(sub);
+	c->s.cfg.path = xstrdup("lab.conf");
+	char *runs_dir = xasprintf("%s/runs", c->s.dir);
+	assert_int_equal(mkdir_p(runs_dir, 0755), 0);
+	free(runs_dir);
+	json_array_foreach(json_object_get(fx, "runs"), i, run) {
+		json_int_t seq = json_integer_value(json_object_get(run, "seq"));
+		if (!keep_ok && !strcmp(json_string_value(json_object_get(run, "status")), "ok"))
+			json_object_set_new(run, "status", json_string("failed"));
+		char *path = session_run_path(c->s.dir, (int)seq);
+		assert_int_equal(session_write_json(path, run), 0);
+		free(path);
+	}
+	json_object_del(fx, "runs");
+	c->s.ctx = fx;
+}
+
+static void finish_case_release(struct finish_case *c)
+{
+	json_decref(c->s.ctx);
+	free(c->s.dir);
+	free(c->s.id);
+	free(c->s.cfg.path);
+}
+
+/* session_finish() with its report.txt on stdout sent to /dev/null. */
+static int finish_quietly(struct session *s, int stopped)
+{
+	int saved = dup(1), null = open("/dev/null", O_WRONLY), r;
+
+	fflush(stdout);
+	dup2(null, 1);
+	r = session_finish(s, stopped);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(null);
+	return r;
+}
+
+static json_t *report_in(const struct session *s)
+{
+	char *path = xasprintf("%s/report.json", s->dir);
+	json_t *r = json_load_file(path, 0, NULL);
+
+	free(path);
+	assert_non_null(r);
+	return r;
+}
+
+static int has_verdict(const json_t *report, const char *verdict)
+{
+	json_t *res;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "results"), i, res)
+		if (!strcmp(json_string_value(json_object_get(res, "verdict")) ?: "", verdict))
+			return 1;
+	return 0;
+}
+
+static void test_finish_status(void **state)
+{
+	struct finish_case c;
+	char junit[128];
+	(void)state;
+
+	session_from_fixture(&c, "s1", 1);
+	/* the fixture's kbuild elapsed_s is a regression: exit 3, and the JUnit file says so */
+	c.o.fail_on = FAIL_ON_REGRESSION;
+	snprintf(junit, sizeof(junit), "%s/s1/junit.xml", dir);
+	c.o.junit = junit;
+	assert_int_equal(finish_quietly(&c.s, 0), LAB_REGRESSION);
+	json_t *rep = report_in(&c.s);
+	assert_true(has_verdict(rep, "regression"));
+	assert_true(json_is_true(json_object_get(json_object_get(rep, "session"), "complete")));
+	json_decref(rep);
+	char *xml = read_back(c.o.junit);
+	assert_true(xml_well_formed(xml));
+	assert_non_null(strstr(xml, "<failure type=\"regression\""));
+	free(xml);
+
+	c.o.fail_on = FAIL_ON_NONE;
+	assert_int_equal(finish_quietly(&c.s, 0), LAB_OK);
+	/* interrupted: 2 whatever the verdicts, and the report says it is partial */
+	c.o.fail_on = FAIL_ON_REGRESSION;
+	assert_int_equal(finish_quietly(&c.s, 1), LAB_ELAB);
+	rep = report_in(&c.s);
+	assert_true(json_is_false(json_object_get(json_object_get(rep, "session"), "complete")));
+	json_decref(rep);
+	finish_case_release(&c);
+
+	/* no run succeeded: the lab itself is failing, 2 */
+	session_from_fixture(&c, "s2", 0);
+	c.o.fail_on = FAIL_ON_NONE;
+	assert_int_equal(finish_quietly(&c.s, 0), LAB_ELAB);
+	finish_case_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_checker_catches),
+		cmocka_unit_test(test_verdict_status),
+		cmocka_unit_test(test_junit),
+		cmocka_unit_test(test_finish_status),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
