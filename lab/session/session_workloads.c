@@ -158,7 +158,9 @@ int session_workloads_json(struct session *s, const struct strvec *wl, long runs
 		if (o->until_decided && w->runs && w->runs < runs)
 			wruns[i] = (int)w->runs;
 		struct workload_run_setup setup = { STRVEC_INIT, STRVEC_INIT };
-		r = w->def->prepare_run ? w->def->prepare_run(w, &env, &setup) : LAB_OK;
+		struct workload_section sec = { w->name, &w->keys, &w->values };
+
+		r = w->def->prepare_run ? w->def->prepare_run(w->def, &sec, &env, &setup) : LAB_OK;
 		if (!r) {
 			json_t *wj = workload_json(w, &s->topo, !o->no_counters, &setup);
 			json_object_set_new(wj, "runs", json_integer(wruns[i]));

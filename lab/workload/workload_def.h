@@ -43,7 +43,15 @@ struct metric_def {
 	int primary;
 };
 
-struct workload_cfg;		/* a [workload NAME] section, lab/config/config.h */
+/*
+ * A [workload NAME] section as a prepare_run hook sees it: its name and
+ * the keys lab.conf sets, with their values. Not lab/config's struct, so
+ * that this stage stays below config (docs/layout.md).
+ */
+struct workload_section {
+	const char *name;
+	const struct strvec *keys, *values;
+};
 
 /*
  * What a session offers a workload's prepare_run hook: the baseline
@@ -81,8 +89,8 @@ struct workload_def {
 	 * session runs with the same. LAB_OK, or a lab status with the
 	 * message printed.
 	 */
-	int (*prepare_run)(const struct workload_cfg *w, const struct workload_run_env *env,
-			   struct workload_run_setup *out);
+	int (*prepare_run)(const struct workload_def *def, const struct workload_section *sec,
+			   const struct workload_run_env *env, struct workload_run_setup *out);
 };
 
 /* All workloads, NULL-name terminated. */

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "workload_def.h"
-#include "config.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -132,8 +131,9 @@ static const struct metric_def kernel_build_metrics[] = {
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
-static int kernel_build_prepare_run(const struct workload_cfg *w, const struct workload_run_env *env,
-				    struct workload_run_setup *out);
+static int kernel_build_prepare_run(const struct workload_def *def,
+				    const struct workload_section *sec,
+				    const struct workload_run_env *env, struct workload_run_setup *out);
 
 static const struct param_def mglru_aging_params[] = {
 	{ "mib", PARAM_INT, "64", 1, 1 << 20, NULL, "S MiB mapped in a fresh memcg" },
@@ -263,16 +263,12 @@ const struct metric_def *workload_metric(const struct workload_def *w, const cha
 	return NULL;
 }
 
-/*
- * What lab.conf sets @param to in @w's section ("" included), or NULL.
- * Only the section's fields: this file links without lab/config/ (the
- * report fuzzer, tests/integration/71-fuzz-report.sh).
- */
-static const char *lab_conf_value(const struct workload_cfg *w, const char *param)
+/* What lab.conf sets @param to in @sec ("" included), or NULL. */
+static const char *lab_conf_value(const struct workload_section *sec, const char *param)
 {
-	for (size_t i = 0; i < w->keys.n; i++)
-		if (!strcmp(w->keys.v[i], param))
-			return w->values.v[i];
+	for (size_t i = 0; i < sec->keys->n; i++)
+		if (!strcmp(sec->keys->v[i], param))
+			return sec->values->v[i];
 	return NULL;
 }
 
@@ -290,30 +286,31 @@ static const char *lab_conf_value(const struct workload_cfg *w, const char *para
 #define KBUILD_CHROOT "hostusr:/usr,hostalt:/etc/alternatives"
 #define KBUILD_PREP_MNT "/prep"
 
-static int kernel_build_prepare_run(const struct workload_cfg *w, const struct workload_run_env *env,
-				    struct workload_run_setup *out)
+static int kernel_build_prepare_run(const struct workload_def *def,
+				    const struct workload_section *sec,
+				    const struct workload_run_env *env, struct workload_run_setup *out)
 {
-	const char *prepared = lab_conf_value(w, "prepared");
+	const char *prepared = lab_conf_value(sec, "prepared");
 	char *prep = NULL;
 	int r;
 
-	if (lab_conf_value(w, "chroot"))
+	if (lab_conf_value(sec, "chroot"))
 		return LAB_OK;
 	if (!prepared)
-		prepared = workload_param(w->def, "prepared")->def;
+		prepared = workload_param(def, "prepared")->def;
 	if (!env->kernel_tree)
 		return lab_error("run: workload '%s' builds the kernel source, but %s/meta.json"
-				 " names no readable source tree", w->name, env->kernel_entry);
+				 " names no readable source tree", sec->name, env->kernel_entry);
 	/* prepared = host: the session makes the build folder natively. */
 	if (!strcmp(prepared, "host")) {
-		r = env->prepare_build_dir(env, w->name, &prep);
+		r = env->prepare_build_dir(env, sec->name, &prep);
 		if (r)
 			return r;
 	}
 	strvec_push(&out->set, "chroot");
 	strvec_pushf(&out->set, KBUILD_CHROOT ",ksrc:%s%s", env->kernel_tree,
 		     prep ? ",kprep:" KBUILD_PREP_MNT : "");
-	if (!lab_conf_value(w, "src")) {
+	if (!lab_conf_value(sec, "src")) {
 		strvec_push(&out->set, "src");
 		strvec_push(&out->set, env->kernel_tree);
 	}

@@ -56,7 +56,9 @@ static int run_hook(struct workload_cfg *w, struct workload_run_setup *s, const 
 {
 	memset(s, 0, sizeof(*s));
 	prepared_calls = 0;
-	return w->def->prepare_run(w, e, s);
+	struct workload_section sec = { w->name, &w->keys, &w->values };
+
+	return w->def->prepare_run(w->def, &sec, e, s);
 }
 
 static void assert_vec(const struct strvec *v, const char *const *want)
