@@ -71,7 +71,7 @@ static const char *busybox_path(const struct guest_image_spec *spec)
 int guest_image_hash(const struct guest_image_spec *spec, char hex[65], struct strbuf *err)
 {
 	struct strvec names = STRVEC_INIT;
-	struct sha256 c;
+	struct sha256 c = { 0 };
 	char h[SHA256_HEX_LEN + 1];
 	int r = -1;
 
@@ -101,6 +101,7 @@ int guest_image_hash(const struct guest_image_spec *spec, char hex[65], struct s
 	sha256_final_hex(&c, hex);
 	r = 0;
 out:
+	sha256_release(&c);
 	strvec_clear(&names);
 	return r;
 }
