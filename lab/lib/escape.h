@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "strbuf.h"
+#include "utf8.h"
 
 /*
  * Append @s escaped for HTML text and attribute values (& < > " ').
@@ -61,16 +62,6 @@ size_t text_safe_width(const char *s);
  * becomes '_', so benchstat parses the line as intended.
  */
 void sb_add_bench_token(struct strbuf *sb, const char *s);
-
-/*
- * Decode one UTF-8 sequence at @s (at most @len bytes). Returns its length
- * and stores the code point in *@cp, or returns 0 for an invalid sequence
- * (overlong, surrogate, beyond U+10FFFF, truncated).
- */
-size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp);
-
-/* Bytes of @s (@len bytes) before the first invalid UTF-8 sequence: @len if none. */
-size_t utf8_valid_len(const char *s, size_t len);
 
 /*
  * Append @s (@len bytes) with every byte that is not part of a valid UTF-8
