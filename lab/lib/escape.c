@@ -42,7 +42,7 @@ static int is_control(unsigned cp)
 		(cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
-void sb_add_html(struct strbuf *sb, const char *str)
+void sb_add_xml(struct strbuf *sb, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 	size_t len = strlen((const char *)s);

@@ -16,11 +16,15 @@
 #include "utf8.h"
 
 /*
- * Append @s escaped for HTML text and attribute values (& < > " ').
- * Invalid UTF-8, C0/C1 control characters (other than tab and newline) and
- * DEL become U+FFFD, so what the reader sees shows that something was there.
+ * Append @s escaped for XML and HTML alike, text and attribute values (in
+ * either quotes): & < > " ' become entities, the apostrophe as &#39;, which
+ * both languages accept. Invalid UTF-8, C0/C1 control characters (other
+ * than tab and newline; XML 1.0 forbids most of them), DEL and bidi
+ * overrides become U+FFFD, so what the reader sees shows that something was
+ * there. NULL appends nothing. The one markup escaper: the HTML report and
+ * its SVG, the libvirt domain XML, the JUnit file.
  */
-void sb_add_html(struct strbuf *sb, const char *s);
+void sb_add_xml(struct strbuf *sb, const char *s);
 
 /*
  * Append @s for plain text (mail, terminal): valid UTF-8 printable
