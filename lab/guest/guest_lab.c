@@ -4,6 +4,7 @@
 #include "guest_accel.h"
 #include "guest_image.h"
 #include "guest_job.h"
+#include "lab_paths.h"
 #include "libvirt_conn.h"
 #include "util.h"
 
@@ -33,13 +34,12 @@ int guest_lab_open(struct guest_lab *lab, const struct guest_lab_opts *o, struct
 	if (!lab->conn)
 		return -1;
 	if (!o->no_image) {
-		struct guest_image_spec spec = {
-			.state_dir = lab->state_dir,
-			.guest_bin_dir = o->guest_bin_dir ? o->guest_bin_dir : "build/guest",
-		};
+		char *bin = o->guest_bin_dir ? xstrdup(o->guest_bin_dir) : lab_guest_bin_dir();
+		struct guest_image_spec spec = { .state_dir = lab->state_dir, .guest_bin_dir = bin };
 
 		guest_libguestfs_env(guest_kvm_cached(lab->state_dir) == 1);
 		lab->image = guest_image_ensure(&spec, &lab->image_cache_hit, err);
+		free(bin);
 		if (!lab->image)
 			return -1;
 		lab->image_s = now_monotonic() - t0;
