@@ -119,6 +119,13 @@ int guest_lab_run(struct guest_lab *lab, const struct guest_topology *topo, cons
 	if (topo->accel == ACCEL_AUTO)
 		run->accel = lab->accel;
 	job_json = guest_job_json(job->run_id, job->workload, job->args, job->workload_timeout_s);
+	if (!job_json) {
+		run->status = GUEST_RUN_FAILED;
+		run->failure = xasprintf("cannot write the job: %s", errno == EILSEQ ?
+					 "its run id, workload name or an argument is not valid UTF-8" :
+					 strerror(errno));
+		return -1;
+	}
 	run->job_json = job_json;
 	guest_run(lab->conn, run);
 	run->job_json = NULL;

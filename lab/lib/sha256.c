@@ -13,7 +13,7 @@
 static void check(int ok)
 {
 	if (!ok)
-		die("out of memory computing SHA-256 (libcrypto)");
+		die("libcrypto could not compute SHA-256 (out of memory?)");
 }
 
 void sha256_init(struct sha256 *c)
