@@ -29,11 +29,6 @@ void guest_libguestfs_env(int kvm_works)
 		setenv("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg", 0);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The static programs for the image, sorted so the hash does not depend on readdir order. */
 static int list_programs(const char *dir, struct strvec *names, struct strbuf *err)
 {
@@ -55,7 +50,7 @@ static int list_programs(const char *dir, struct strvec *names, struct strbuf *e
 		free(p);
 	}
 	closedir(d);
-	qsort(names->v, names->n, sizeof(char *), cmp_str);
+	strvec_sort(names);
 	for (size_t i = 0; i < names->n; i++)
 		if (!strcmp(names->v[i], "mglrulab-runner"))
 			return 0;

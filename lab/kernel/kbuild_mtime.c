@@ -66,11 +66,6 @@ static int commit_exists(const char *tree, const char *rev)
 	return ok;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* nftw has no context argument. */
 static struct {
 	struct strvec *out;
@@ -113,7 +108,7 @@ int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *he
 		diff_names(tree, "mglrulab-base", prev_head, &touched);
 	diff_names(tree, built_at, head, &differ);
 	/* The lists overlap (a series' files are in several diffs): each file once. */
-	qsort(touched.v, touched.n, sizeof(*touched.v), cmp_str);
+	strvec_sort(&touched);
 	for (size_t i = 0; i < touched.n; i++) {
 		if (i && !strcmp(touched.v[i], touched.v[i - 1]))
 			continue;

@@ -76,6 +76,8 @@ void strvec_pushv(struct strvec *sv, const char *const *v);
 void strvec_clear(struct strvec *sv);
 /* Split @s on any of @seps, skipping empty fields, and push each field. */
 void strvec_split(struct strvec *sv, const char *s, const char *seps);
+/* Sort into strcmp() (byte) order, which no locale changes. */
+void strvec_sort(struct strvec *sv);
 
 /* Monotonic seconds, for durations. */
 double now_monotonic(void);
