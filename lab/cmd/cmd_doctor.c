@@ -8,6 +8,7 @@
 #include "fsutil.h"
 #include "guest_accel.h"
 #include "guest_lab.h"
+#include "lab_paths.h"
 #include "libvirt_conn.h"
 #include "run_command.h"
 #include "util.h"
@@ -97,6 +98,23 @@ static int elf_is_static(const char *path)
 out:
 	sb_release(&sb);
 	return r;
+}
+
+/* The guest runner where `mglrulab run` will look for it (lab_paths.h). */
+static void check_runner(struct doctor *d)
+{
+	char *bin = lab_guest_bin_dir();
+	char *runner = path_join(bin, "mglrulab-runner");
+	int ok = elf_is_static(runner) == 1;
+	char *what = xasprintf(ok ? "%s (static)" : "%s not built", runner);
+
+	if (ok)
+		report(d, OK, "guest runner", what, NULL);
+	else
+		report(d, WARN, "guest runner", what, "make");
+	free(what);
+	free(runner);
+	free(bin);
 }
 
 static int glob_first(const char *pattern, char **out)
@@ -274,10 +292,7 @@ int cmd_doctor(int argc, char **argv)
 		report(&d, WARN, "kernel source", "no /usr/src/linux-source-*.tar.* (needed unless lab.conf points at a tree)",
 		       "apt-get install linux-source-6.12");
 	}
-	if (elf_is_static("build/guest/mglrulab-runner") == 1)
-		report(&d, OK, "guest runner", "build/guest/mglrulab-runner (static)", NULL);
-	else
-		report(&d, WARN, "guest runner", "build/guest/mglrulab-runner not built", "make");
+	check_runner(&d);
 	check_space(&d, state);
 
 	if (d.json) {

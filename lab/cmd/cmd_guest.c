@@ -12,6 +12,7 @@
 #include "guest_accel.h"
 #include "guest_image.h"
 #include "guest_lab.h"
+#include "lab_paths.h"
 #include "kbuild.h"
 #include "util.h"
 
@@ -117,7 +118,7 @@ static const struct lab_option guest_options[] = {
 	GUEST_BOOL("no-image", no_image, "boot without a disk (plumbing checks)"),
 	GUEST_STRING("guests-dir", 0, guests_dir, "DIR", "where GUEST.conf files are (default guests)"),
 	GUEST_STRING("bin-dir", 0, bin_dir, "DIR",
-		     "the static guest programs for the image (default build/guest)"),
+		     "the static guest programs for the image (default build/guest beside mglrulab)"),
 	GUEST_BOOL("hash", hash_only, "(image) only print the input hash the cache uses"),
 	GUEST_BOOL("json", json, "machine-readable result"),
 	LAB_OPT_END
@@ -312,11 +313,11 @@ out_topo:
 	return r;
 }
 
-static int do_image(struct guest_opts *o)
+static int do_image_in(struct guest_opts *o, const char *bin)
 {
 	struct guest_image_spec spec = {
 		.state_dir = o->state ? o->state : guest_default_state_dir(),
-		.guest_bin_dir = o->bin_dir ? o->bin_dir : "build/guest",
+		.guest_bin_dir = bin,
 	};
 	struct strbuf err = STRBUF_INIT;
 	int hit;
@@ -347,6 +348,15 @@ static int do_image(struct guest_opts *o)
 	free(path);
 	sb_release(&err);
 	return LAB_OK;
+}
+
+static int do_image(struct guest_opts *o)
+{
+	char *bin = o->bin_dir ? xstrdup(o->bin_dir) : lab_guest_bin_dir();
+	int r = do_image_in(o, bin);
+
+	free(bin);
+	return r;
 }
 
 /* guest extract DISK... --run-dir DEST: the batch path, one appliance for all disks. */

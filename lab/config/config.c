@@ -13,6 +13,7 @@
 #include "ini_schema.h"
 #include "stats_defaults.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -518,6 +519,11 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->path = path_absolute(NULL, path);
+	if (!cfg->path) {
+		sb_addf(err, "%s: cannot read the current folder to resolve it: %s\n", path,
+			strerror(errno));
+		return LAB_EUSER;
+	}
 	cfg->dir = path_dirname(cfg->path);
 	set_defaults(cfg);
 	ctx.ini.dir = cfg->dir;
@@ -534,8 +540,15 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 		/* The environment wins, so CI can keep one cache across fresh clones. */
 		const char *env_cache = getenv("MGLRULAB_CACHE_DIR");
 		if (env_cache && *env_cache) {
-			free(cfg->cache_dir);
-			cfg->cache_dir = path_absolute(NULL, env_cache);
+			char *abs = path_absolute(NULL, env_cache);
+
+			if (abs) {
+				free(cfg->cache_dir);
+				cfg->cache_dir = abs;
+			} else {
+				sb_addf(err, "MGLRULAB_CACHE_DIR: cannot read the current folder to "
+					"resolve %s: %s\n", env_cache, strerror(errno));
+			}
 		}
 		/*
 		 * Every path the lab records in JSON starts from one of these

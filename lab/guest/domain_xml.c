@@ -1,24 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "domain_xml.h"
+#include "escape.h"
 #include "guest_protocol.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-void sb_add_xml(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': sb_adds(sb, "&amp;"); break;
-		case '<': sb_adds(sb, "&lt;"); break;
-		case '>': sb_adds(sb, "&gt;"); break;
-		case '"': sb_adds(sb, "&quot;"); break;
-		case '\'': sb_adds(sb, "&apos;"); break;
-		default: sb_addc(sb, *s);
-		}
-	}
-}
 
 /* "  <tag attr='VALUE'/>" helpers keep the generator readable. */
 static void add_text_elem(struct strbuf *sb, const char *indent, const char *tag, const char *text)

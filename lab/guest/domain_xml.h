@@ -32,7 +32,4 @@ struct domain_spec {
 /* The domain XML (caller frees). */
 char *domain_xml(const struct domain_spec *s);
 
-/* Append @s escaped for XML text and attribute values. */
-void sb_add_xml(struct strbuf *sb, const char *s);
-
 #endif

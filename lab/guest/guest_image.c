@@ -29,11 +29,6 @@ void guest_libguestfs_env(int kvm_works)
 		setenv("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg", 0);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The static programs for the image, sorted so the hash does not depend on readdir order. */
 static int list_programs(const char *dir, struct strvec *names, struct strbuf *err)
 {
@@ -55,7 +50,7 @@ static int list_programs(const char *dir, struct strvec *names, struct strbuf *e
 		free(p);
 	}
 	closedir(d);
-	qsort(names->v, names->n, sizeof(char *), cmp_str);
+	strvec_sort(names);
 	for (size_t i = 0; i < names->n; i++)
 		if (!strcmp(names->v[i], "mglrulab-runner"))
 			return 0;
@@ -71,7 +66,7 @@ static const char *busybox_path(const struct guest_image_spec *spec)
 int guest_image_hash(const struct guest_image_spec *spec, char hex[65], struct strbuf *err)
 {
 	struct strvec names = STRVEC_INIT;
-	struct sha256 c;
+	struct sha256 c = { 0 };
 	char h[SHA256_HEX_LEN + 1];
 	int r = -1;
 
@@ -101,6 +96,7 @@ int guest_image_hash(const struct guest_image_spec *spec, char hex[65], struct s
 	sha256_final_hex(&c, hex);
 	r = 0;
 out:
+	sha256_release(&c);
 	strvec_clear(&names);
 	return r;
 }

@@ -4,6 +4,7 @@
 #include "guest_accel.h"
 #include "guest_image.h"
 #include "guest_job.h"
+#include "lab_paths.h"
 #include "libvirt_conn.h"
 #include "util.h"
 
@@ -45,15 +46,14 @@ int guest_lab_open(struct guest_lab *lab, const struct guest_lab_opts *o, struct
 		lab->accel_resolved = 1;
 	}
 	if (!o->no_image) {
-		struct guest_image_spec spec = {
-			.state_dir = lab->state_dir,
-			.guest_bin_dir = o->guest_bin_dir ? o->guest_bin_dir : "build/guest",
-		};
+		char *bin = o->guest_bin_dir ? xstrdup(o->guest_bin_dir) : lab_guest_bin_dir();
+		struct guest_image_spec spec = { .state_dir = lab->state_dir, .guest_bin_dir = bin };
 
 		guest_libguestfs_env(o->resolve_accel ? lab->accel == ACCEL_KVM :
 				     guest_kvm_cached(lab->state_dir) == 1);
 		sb_reset(&why);
 		lab->image = guest_image_ensure(&spec, &lab->image_cache_hit, &why);
+		free(bin);
 		if (!lab->image) {
 			sb_addf(err, "cannot build the guest image: %s", sb_str(&why));
 			goto out;
@@ -138,6 +138,13 @@ int guest_lab_run(struct guest_lab *lab, const struct guest_topology *topo, cons
 	if (topo->accel == ACCEL_AUTO)
 		run->accel = lab->accel;
 	job_json = guest_job_json(job->run_id, job->workload, job->args, job->workload_timeout_s);
+	if (!job_json) {
+		run->status = GUEST_RUN_FAILED;
+		run->failure = xasprintf("cannot write the job: %s", errno == EILSEQ ?
+					 "its run id, workload name or an argument is not valid UTF-8" :
+					 strerror(errno));
+		return -1;
+	}
 	run->job_json = job_json;
 	guest_run(lab->conn, run);
 	run->job_json = NULL;

@@ -18,7 +18,7 @@
 struct guest_lab_opts {
 	const char *state_dir;		/* NULL: $MGLRULAB_STATE_DIR or .lab */
 	const char *uri;		/* NULL or "": the embedded driver */
-	const char *guest_bin_dir;	/* NULL: build/guest */
+	const char *guest_bin_dir;	/* NULL: lab_guest_bin_dir() */
 	int no_image;			/* boot without a disk (plumbing tests) */
 	/*
 	 * Resolve the accelerator now (a session: the report names it before

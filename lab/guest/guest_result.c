@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "guest_result.h"
 #include "guest_protocol.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -31,46 +32,6 @@ void guest_result_release(struct guest_result *r)
 	strvec_clear(&r->bad);
 	sb_release(&r->pending);
 	memset(r, 0, sizeof(*r));
-}
-
-long utf8_invalid_at(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned char c = s[i];
-		size_t n;
-		uint32_t cp;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if ((c & 0xe0) == 0xc0) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if ((c & 0xf0) == 0xe0) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if ((c & 0xf8) == 0xf0) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			return (long)i;
-		}
-		if (i + n >= len)	/* sequence cut short */
-			return (long)i;
-		for (size_t k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return (long)i;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		/* overlong forms, surrogates, beyond U+10FFFF */
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-			return (long)i;
-		i += n + 1;
-	}
-	return -1;
 }
 
 static void reject(struct guest_result *r, const char *fmt, ...)
@@ -134,13 +95,13 @@ static void parse_line(struct guest_result *r, const char *line, size_t len)
 	json_error_t jerr;
 	json_t *obj, *v, *seq;
 	const char *type, *why = NULL;
-	long bad_at;
+	size_t good;
 
 	if (!len)
 		return;	/* blank lines carry nothing; not worth an error */
-	bad_at = utf8_invalid_at((const unsigned char *)line, len);
-	if (bad_at >= 0) {
-		reject(r, "invalid UTF-8 at byte %ld", bad_at);
+	good = utf8_valid_len(line, len);
+	if (good < len) {
+		reject(r, "invalid UTF-8 at byte %zu", good);
 		return;
 	}
 	if (memchr(line, '\0', len)) {

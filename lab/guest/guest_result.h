@@ -58,7 +58,4 @@ int guest_result_topology(const struct guest_result *r, struct guest_topology *o
 /* Boot-to-runner seconds (the hello record's uptime_s), or -1. */
 double guest_result_uptime(const struct guest_result *r);
 
-/* Is @s (length @len) valid UTF-8? Returns -1, or the offset of the first bad byte. */
-long utf8_invalid_at(const unsigned char *s, size_t len);
-
 #endif

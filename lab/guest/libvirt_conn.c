@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "libvirt_conn.h"
 #include "fsutil.h"
+#include "lockfile.h"
 #include "util.h"
 
 #include <dlfcn.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/file.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -189,31 +189,22 @@ static int embed_lock_fd = -1;
 static int lock_embed_root(const char *state_dir, struct strbuf *err)
 {
 	char *path = xasprintf("%s/libvirt/mglrulab.lock", state_dir);
-	char pid[32];
-	ssize_t n;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	char *pid = xasprintf("pid %ld\n", (long)getpid());
+	struct strbuf held_by = STRBUF_INIT;
+	int fd = lockfile_take(path, 0, pid, &held_by);
 
-	if (fd < 0) {
-		sb_addf(err, "cannot open %s: %s", path, strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		n = pread(fd, pid, sizeof(pid) - 1, 0);
-		pid[n > 0 ? n : 0] = '\0';
-		sb_addf(err, "the lab state folder %s is in use by mglrulab pid %s: two processes on one "
-			"embedded libvirt root would kill each other's guests; wait for it, or use another "
-			"--state folder", state_dir, n > 0 ? pid : "?");
-		close(fd);
-		free(path);
-		return -1;
-	}
-	n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n)
-		debug("cannot record our pid in %s", path);
-	embed_lock_fd = fd;
+	if (fd == -2)
+		sb_addf(err, "the lab state folder %s is in use by mglrulab (%s): two processes on one "
+			"embedded libvirt root would kill each other's guests; wait for it, or use "
+			"another --state folder", state_dir, sb_str(&held_by));
+	else if (fd < 0)
+		sb_addf(err, "cannot lock %s: %s", path, strerror(errno));
+	else
+		embed_lock_fd = fd;
+	sb_release(&held_by);
+	free(pid);
 	free(path);
-	return 0;
+	return fd < 0 ? -1 : 0;
 }
 
 virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbuf *err)

@@ -107,7 +107,11 @@ int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *he
 	if (prev_head && commit_exists(tree, prev_head))
 		diff_names(tree, "mglrulab-base", prev_head, &touched);
 	diff_names(tree, built_at, head, &differ);
+	/* The lists overlap (a series' files are in several diffs): each file once. */
+	strvec_sort(&touched);
 	for (size_t i = 0; i < touched.n; i++) {
+		if (i && !strcmp(touched.v[i], touched.v[i - 1]))
+			continue;
 		char *path = xasprintf("%s/%s", tree, touched.v[i]);
 		struct timespec ts[2];
 		if (contains(&differ, touched.v[i])) {

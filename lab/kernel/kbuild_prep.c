@@ -2,6 +2,7 @@
 #include "kbuild_prep.h"
 #include "fsutil.h"
 #include "kbuild.h"
+#include "lab_paths.h"
 #include "run_command.h"
 #include "sha256.h"
 #include "strbuf.h"
@@ -126,8 +127,7 @@ int kbuild_make_env_pick(const char *rec, size_t len, struct strbuf *out)
  */
 static int record_make_env(const char *tree, const char *dir, const char *log)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *exe = lab_exe_path();
 	char *rec = xasprintf("%s/.mglrulab-record", dir);
 	char *env_rec = xasprintf(RECORD_ENV "=%s", rec);
 	struct strvec argv = STRVEC_INIT;
@@ -137,11 +137,12 @@ static int record_make_env(const char *tree, const char *dir, const char *log)
 	struct dirent *de;
 	int r = -1;
 
-	if (n <= 0)
+	if (!exe) {
+		lab_error("kernel_build: cannot find the mglrulab executable: %s", strerror(errno));
 		goto out;
-	exe[n] = '\0';
+	}
 	/* make hands $(MAKE) to a shell: the path must need no quoting. */
-	if (strspn(exe, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") != (size_t)n) {
+	if (strspn(exe, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") != strlen(exe)) {
 		lab_error("kernel_build: %s: the mglrulab path must be plain to serve as $(MAKE)", exe);
 		goto out;
 	}
@@ -193,6 +194,7 @@ out:
 	sb_release(&text);
 	free(rec);
 	free(env_rec);
+	free(exe);
 	return r;
 }
 

@@ -93,6 +93,7 @@ static int directory_id(const char *path, char **id, struct strbuf *err)
 	dir_prefix = strlen(path);
 	if (nftw(path, dir_entry, 64, FTW_PHYS | FTW_ACTIONRETVAL)) {
 		sb_addf(err, "%s: cannot walk the tree: %s", path, strerror(errno));
+		sha256_release(&dir_hash);
 		return LAB_EUSER;
 	}
 	sha256_final_hex(&dir_hash, hex);

@@ -13,13 +13,18 @@
 #include <stdio.h>
 
 #include "strbuf.h"
+#include "utf8.h"
 
 /*
- * Append @s escaped for HTML text and attribute values (& < > " ').
- * Invalid UTF-8, C0/C1 control characters (other than tab and newline) and
- * DEL become U+FFFD, so what the reader sees shows that something was there.
+ * Append @s escaped for XML and HTML alike, text and attribute values (in
+ * either quotes): & < > " ' become entities, the apostrophe as &#39;, which
+ * both languages accept. Invalid UTF-8, C0/C1 control characters (other
+ * than tab and newline; XML 1.0 forbids most of them), DEL and bidi
+ * overrides become U+FFFD, so what the reader sees shows that something was
+ * there. NULL appends nothing. The one markup escaper: the HTML report and
+ * its SVG, the libvirt domain XML, the JUnit file.
  */
-void sb_add_html(struct strbuf *sb, const char *s);
+void sb_add_xml(struct strbuf *sb, const char *s);
 
 /*
  * Append @s for plain text (mail, terminal): valid UTF-8 printable
@@ -61,16 +66,6 @@ size_t text_safe_width(const char *s);
  * becomes '_', so benchstat parses the line as intended.
  */
 void sb_add_bench_token(struct strbuf *sb, const char *s);
-
-/*
- * Decode one UTF-8 sequence at @s (at most @len bytes). Returns its length
- * and stores the code point in *@cp, or returns 0 for an invalid sequence
- * (overlong, surrogate, beyond U+10FFFF, truncated).
- */
-size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp);
-
-/* Bytes of @s (@len bytes) before the first invalid UTF-8 sequence: @len if none. */
-size_t utf8_valid_len(const char *s, size_t len);
 
 /*
  * Append @s (@len bytes) with every byte that is not part of a valid UTF-8

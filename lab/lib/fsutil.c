@@ -72,12 +72,15 @@ char *path_absolute(const char *base, const char *path)
 	} else if (base && base[0] == '/') {
 		joined = path_join(base, path);
 	} else {
-		char cwd[4096];
-		if (!getcwd(cwd, sizeof(cwd)))
-			die("cannot read the current directory: %s", strerror(errno));
-		char *b = base ? path_join(cwd, base) : xstrdup(cwd);
+		char *cwd = getcwd(NULL, 0);	/* no length limit */
+
+		if (!cwd)
+			return NULL;	/* errno says why: ENOENT when it was removed */
+		char *b = base ? path_join(cwd, base) : cwd;
 		joined = path_join(b, path);
-		free(b);
+		if (b != cwd)
+			free(b);
+		free(cwd);
 	}
 	res = normalize(joined);
 	free(joined);

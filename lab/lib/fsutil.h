@@ -13,7 +13,12 @@ char *path_join(const char *dir, const char *rel);
 /* Directory part of @path ("." when there is none). Caller frees. */
 char *path_dirname(const char *path);
 const char *path_basename(const char *path);
-/* Absolute form of @path (need not exist); relative paths resolve against @base. */
+/*
+ * Absolute form of @path (need not exist); relative paths resolve against
+ * @base, and a relative or NULL @base against the current folder. Caller
+ * frees. NULL with errno set only when the current folder was needed and
+ * cannot be read (it was removed, or a parent is not searchable).
+ */
 char *path_absolute(const char *base, const char *path);
 
 int mkdir_p(const char *path, mode_t mode);

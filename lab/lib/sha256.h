@@ -1,27 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SHA-256 (FIPS 180-4), for content-addressed caches. Our own small
- * implementation so the cache keys need no crypto library.
+ * SHA-256 for content-addressed caches (kernel cache keys, guest image
+ * hashes, source ids), computed by libcrypto (OpenSSL's EVP interface):
+ * a maintained, tested implementation instead of one of our own. The
+ * digest is the same function whoever computes it, so keys written by
+ * earlier builds stay valid (tests/unit/test_sha256.c pins known answers).
+ *
+ * An incremental hash holds a libcrypto context: sha256_final() and
+ * sha256_final_hex() free it; a hash abandoned before then (an error path)
+ * is freed with sha256_release(). Like xmalloc(), these abort when
+ * libcrypto cannot allocate: there is nothing a lab tool can do then.
  */
 #ifndef LAB_SHA256_H
 #define LAB_SHA256_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 struct sha256 {
-	uint32_t h[8];
-	uint64_t total;
-	unsigned char block[64];
-	size_t used;
+	void *md;	/* EVP_MD_CTX *, kept opaque so callers need no OpenSSL header */
 };
 
+#define SHA256_LEN 32
 #define SHA256_HEX_LEN 64
 
 void sha256_init(struct sha256 *c);
 void sha256_update(struct sha256 *c, const void *data, size_t len);
-void sha256_final(struct sha256 *c, unsigned char out[32]);
+void sha256_final(struct sha256 *c, unsigned char out[SHA256_LEN]);
 void sha256_final_hex(struct sha256 *c, char out[SHA256_HEX_LEN + 1]);
+/* Drop a hash that will not be finished; harmless after sha256_final(). */
+void sha256_release(struct sha256 *c);
 /* Hash a length-prefixed field, so that ("ab","c") and ("a","bc") differ. */
 void sha256_field(struct sha256 *c, const char *tag, const void *data, size_t len);
 void sha256_field_str(struct sha256 *c, const char *tag, const char *s);

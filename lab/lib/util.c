@@ -199,6 +199,17 @@ void strvec_split(struct strvec *sv, const char *s, const char *seps)
 	}
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strvec_sort(struct strvec *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);
+}
+
 double now_monotonic(void)
 {
 	struct timespec ts;

@@ -3,6 +3,24 @@
  * Small helpers every stage uses: error reporting that returns instead of
  * exiting (only main() decides the exit status), and allocation that
  * aborts on OOM because there is nothing sensible a lab tool can do then.
+ *
+ * Errors, the convention lab/ follows:
+ * - A function that can fail returns 0 on success and -1 on failure (a
+ *   pointer result: NULL). It says why in one of two ways, named in its
+ *   header comment:
+ *   - errno, for thin wrappers of system calls whose errno is the whole
+ *     story (fsutil.h, lockfile.h, run_command.h, sha256_file_hex());
+ *   - a message appended to the caller's `struct strbuf *err`, when there
+ *     is more to say: the file, the line, what was expected (config.h,
+ *     guest_conf.h, ini_lines.h, guest_image.h, mbox.h, report.h).
+ *   The caller adds its context and passes the failure up.
+ * - A stage's entry point called from lab/cmd/ (kbuild_*, session_*) may
+ *   instead print the message itself with user_error() or lab_error() and
+ *   return the enum lab_status that main() will exit with.
+ * - Only lab/cmd/ decides to exit. die() is for command code, for out of
+ *   memory (xmalloc() and friends, a jansson allocation) and for a bug
+ *   (a format vsnprintf() refuses), which no caller can handle; library
+ *   code never calls it for anything input or the system can cause.
  */
 #ifndef LAB_UTIL_H
 #define LAB_UTIL_H
@@ -58,6 +76,8 @@ void strvec_pushv(struct strvec *sv, const char *const *v);
 void strvec_clear(struct strvec *sv);
 /* Split @s on any of @seps, skipping empty fields, and push each field. */
 void strvec_split(struct strvec *sv, const char *s, const char *seps);
+/* Sort into strcmp() (byte) order, which no locale changes. */
+void strvec_sort(struct strvec *sv);
 
 /* Monotonic seconds, for durations. */
 double now_monotonic(void);

@@ -3,7 +3,7 @@
  * The HTML report: one self-contained file (inline CSS and SVG, no scripts,
  * no external resources) that a maintainer can open from a mail attachment
  * or a CI artifact. Every string that came from the session - config,
- * patch subjects, metric names, guest output - goes through sb_add_html().
+ * patch subjects, metric names, guest output - goes through sb_add_xml().
  * Element ids are indices, never names, so no name reaches an attribute
  * unescaped or unpredictably.
  */
@@ -84,7 +84,7 @@ static const char css[] =
 
 static void esc(struct strbuf *sb, const char *s)
 {
-	sb_add_html(sb, s);
+	sb_add_xml(sb, s);
 }
 
 /* Verdict and change ids come from our own tables; anything else is shown as invalid. */

@@ -150,7 +150,7 @@ void svg_strip(struct strbuf *sb, const json_t *res, const char *base_name,
 		{
 			struct strbuf t = STRBUF_INIT;
 			sb_add_text_fit(&t, name[k], 11);
-			sb_add_html(sb, t.buf);
+			sb_add_xml(sb, t.buf);
 			sb_release(&t);
 		}
 		sb_adds(sb, "</text>");

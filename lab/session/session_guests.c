@@ -8,30 +8,12 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "guest_accel.h"
+#include "lab_paths.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The guest programs: $MGLRULAB_GUEST_BIN, else build/guest next to the binary. */
-static char *guest_bin_dir(void)
-{
-	const char *env = getenv("MGLRULAB_GUEST_BIN");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env)
-		return xstrdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return xstrdup("build/guest");
-	exe[n] = '\0';
-	char *dir = path_dirname(exe);
-	char *bin = xasprintf("%s/build/guest", dir);
-	free(dir);
-	return bin;
-}
 
 const char *session_guest_file(const struct session *s)
 {
@@ -68,7 +50,7 @@ int session_guest_check(const char *guest_file)
 int session_guest_open(struct session *s, const char *guest_file, const char *probe_kernel)
 {
 	struct strbuf err = STRBUF_INIT;
-	char *bin = guest_bin_dir();
+	char *bin = lab_guest_bin_dir();
 	int r = load_topology(guest_file, &s->topo);
 
 	if (r)

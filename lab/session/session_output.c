@@ -72,27 +72,6 @@ int session_verdict_status(const json_t *report, enum fail_on fail_on, struct st
 	return status;
 }
 
-static void xml_escape(struct strbuf *sb, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '<')
-			sb_adds(sb, "&lt;");
-		else if (c == '>')
-			sb_adds(sb, "&gt;");
-		else if (c == '&')
-			sb_adds(sb, "&amp;");
-		else if (c == '"')
-			sb_adds(sb, "&quot;");
-		else if (c == '\'')
-			sb_adds(sb, "&apos;");
-		else if (c < 0x20 && c != '\n' && c != '\t')
-			sb_addc(sb, ' ');	/* not allowed in XML 1.0 at all */
-		else
-			sb_addc(sb, (char)c);
-	}
-}
-
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on)
 {
 	struct strbuf sb = STRBUF_INIT, cases = STRBUF_INIT;
@@ -106,28 +85,28 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
 			continue;	/* counters carry no verdict */
 		n++;
 		sb_adds(&cases, "  <testcase classname=\"mglrulab.");
-		xml_escape(&cases, json_string_value(json_object_get(res, "workload")));
+		sb_add_xml(&cases, json_string_value(json_object_get(res, "workload")));
 		sb_adds(&cases, "\" name=\"");
-		xml_escape(&cases, json_string_value(json_object_get(res, "metric")));
+		sb_add_xml(&cases, json_string_value(json_object_get(res, "metric")));
 		sb_adds(&cases, "\">\n");
 		if (fails(v, fail_on)) {
 			failures++;
 			sb_adds(&cases, "    <failure type=\"");
-			xml_escape(&cases, v);
+			sb_add_xml(&cases, v);
 			sb_adds(&cases, "\" message=\"");
-			xml_escape(&cases, reason);
+			sb_add_xml(&cases, reason);
 			sb_adds(&cases, "\"/>\n");
 		} else if (!strcmp(v, "invalid") || !strcmp(v, "inconclusive")) {
 			sb_adds(&cases, "    <skipped message=\"");
-			xml_escape(&cases, v);
+			sb_add_xml(&cases, v);
 			sb_adds(&cases, ": ");
-			xml_escape(&cases, reason);
+			sb_add_xml(&cases, reason);
 			sb_adds(&cases, "\"/>\n");
 		}
 		sb_adds(&cases, "    <system-out>verdict: ");
-		xml_escape(&cases, v);
+		sb_add_xml(&cases, v);
 		sb_adds(&cases, "; ");
-		xml_escape(&cases, reason);
+		sb_add_xml(&cases, reason);
 		sb_adds(&cases, "</system-out>\n  </testcase>\n");
 	}
 	sb_addf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

@@ -110,7 +110,7 @@ static void test_placement_and_memory_only_node(void **state)
 	s.nr_shares = 2;
 	xml = domain_xml(&s);
 	contains(xml, "<source dir='/usr'/>\n      <target dir='hostusr'/>\n      <readonly/>");
-	contains(xml, "<source dir='/src/linux&apos;s'/>");
+	contains(xml, "<source dir='/src/linux&#39;s'/>");
 	free(xml);
 }
 
@@ -128,10 +128,15 @@ static void test_escaping(void **state)
 	s.cmdline = "x='<y>' & z";
 	s.console_log = "/l'/c.log";
 	xml = domain_xml(&s);
-	contains(xml, "<kernel>/a&apos;b/&lt;k&gt;&amp;&quot;</kernel>");
-	contains(xml, "<cmdline>x=&apos;&lt;y&gt;&apos; &amp; z</cmdline>");
-	contains(xml, "<source path='/l&apos;/c.log'/>");
+	contains(xml, "<kernel>/a&#39;b/&lt;k&gt;&amp;&quot;</kernel>");
+	contains(xml, "<cmdline>x=&#39;&lt;y&gt;&#39; &amp; z</cmdline>");
+	contains(xml, "<source path='/l&#39;/c.log'/>");
 	assert_null(strstr(xml, "<k>"));
+	free(xml);
+	/* XML 1.0 forbids most control characters, and libvirt wants UTF-8 */
+	s.cmdline = "a\x01" "b\xff";
+	xml = domain_xml(&s);
+	contains(xml, "<cmdline>a\xEF\xBF\xBD" "b\xEF\xBF\xBD</cmdline>");
 	free(xml);
 	guest_topology_release(&t);
 	sb_release(&err);

@@ -16,7 +16,7 @@ static void html_is(const char *in, const char *want)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	sb_add_html(&sb, in);
+	sb_add_xml(&sb, in);
 	assert_string_equal(sb_str(&sb), want);
 	sb_release(&sb);
 }

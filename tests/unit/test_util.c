@@ -31,10 +31,32 @@ static void test_parse_duration(void **state)
 			fail_msg("'%s' was accepted as %g s", bad[i], v);
 }
 
+/* Byte order, not the locale's: the guest image hash lists programs this way. */
+static void test_strvec_sort(void **state)
+{
+	struct strvec sv = STRVEC_INIT;
+	(void)state;
+
+	strvec_sort(&sv);	/* empty: nothing to do */
+	strvec_split(&sv, "yield_pingpong mglrulab-runner Zeta a.c a.c \xc3\xa9t\xc3\xa9 _x", " ");
+	strvec_sort(&sv);
+	assert_int_equal(sv.n, 7);
+	assert_string_equal(sv.v[0], "Zeta");
+	assert_string_equal(sv.v[1], "_x");
+	assert_string_equal(sv.v[2], "a.c");
+	assert_string_equal(sv.v[3], "a.c");
+	assert_string_equal(sv.v[4], "mglrulab-runner");
+	assert_string_equal(sv.v[5], "yield_pingpong");
+	assert_string_equal(sv.v[6], "\xc3\xa9t\xc3\xa9");
+	assert_null(sv.v[7]);	/* still NULL-terminated */
+	strvec_clear(&sv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_strvec_sort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

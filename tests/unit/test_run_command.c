@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run_command(): children from an argv vector, their output, exit status,
+ * death by signal, and programs that cannot be run. The lab spawns git,
+ * make, tar, qemu-img and the compiler this way, with user strings in argv.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "run_command.h"
+#include "util.h"
+
+/* No shell between us and the program: metacharacters arrive as they are. */
+static void test_argv_reaches_program_verbatim(void **state)
+{
+	const char *argv[] = { "printf", "[%s]", "a b", "$HOME;`id`|*", "", NULL };
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(run_capture(argv, NULL, &out), 0);
+	assert_string_equal(sb_str(&out), "[a b][$HOME;`id`|*][]");
+	sb_release(&out);
+}
+
+static void test_exit_status(void **state)
+{
+	const char *ok[] = { "true", NULL }, *no[] = { "false", NULL };
+	const char *three[] = { "sh", "-c", "exit 3", NULL };
+	const char *max[] = { "sh", "-c", "exit 255", NULL };
+	struct child c = { 0 };
+	(void)state;
+
+	c.argv = ok;
+	assert_int_equal(run_command(&c), 0);
+	c.argv = no;
+	assert_int_equal(run_command(&c), 1);
+	c.argv = three;
+	assert_int_equal(run_command(&c), 3);
+	c.argv = max;
+	assert_int_equal(run_command(&c), 255);
+}
+
+static void test_killed_by_signal(void **state)
+{
+	const char *term[] = { "sh", "-c", "kill -TERM $$", NULL };
+	const char *kill9[] = { "sh", "-c", "kill -KILL $$", NULL };
+	struct child c = { .argv = term };
+	(void)state;
+
+	assert_int_equal(run_command(&c), 128 + SIGTERM);
+	c.argv = kill9;
+	assert_int_equal(run_command(&c), 128 + SIGKILL);
+}
+
+/* The child says why on its stderr and exits 127, as a shell would. */
+static void test_program_that_does_not_exist(void **state)
+{
+	const char *argv[] = { "mglrulab-no-such-program", "x", NULL };
+	const char *path[] = { "/nonexistent/mglrulab-prog", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct child c = { .argv = argv, .out = &out, .merge_stderr = 1 };
+	(void)state;
+
+	assert_int_equal(run_command(&c), 127);
+	assert_non_null(strstr(sb_str(&out), "cannot run mglrulab-no-such-program"));
+	sb_reset(&out);
+	c.argv = path;
+	assert_int_equal(run_command(&c), 127);
+	assert_non_null(strstr(sb_str(&out), "/nonexistent/mglrulab-prog"));
+	sb_release(&out);
+}
+
+/* stdout is captured; stderr only when merged, else it goes nowhere (null_stdout). */
+static void test_capture_and_stderr(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo out; echo err >&2; printf 'x\\n\\n\\n'", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct child c = { .argv = argv, .out = &out, .merge_stderr = 1 };
+	(void)state;
+
+	assert_int_equal(run_capture(argv, NULL, &out), 0);
+	assert_string_equal(sb_str(&out), "out\nx");	/* trailing newlines trimmed */
+	sb_reset(&out);
+	assert_int_equal(run_command(&c), 0);
+	assert_non_null(strstr(sb_str(&out), "err\n"));
+	assert_non_null(strstr(sb_str(&out), "out\n"));
+	sb_release(&out);
+}
+
+static void test_stdin_is_empty(void **state)
+{
+	const char *argv[] = { "cat", NULL };
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+
+	/* would wait for the terminal forever if stdin were inherited */
+	assert_int_equal(run_capture(argv, NULL, &out), 0);
+	assert_int_equal(out.len, 0);
+	sb_release(&out);
+}
+
+static void test_dir_and_env(void **state)
+{
+	const char *pwd[] = { "pwd", NULL };
+	const char *env[] = { "sh", "-c", "printf %s \"$MGLRULAB_T\"", NULL };
+	const char *extra[] = { "MGLRULAB_T=v a;l", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct child c = { .argv = env, .env = extra, .out = &out };
+	(void)state;
+
+	assert_int_equal(run_capture(pwd, "/usr", &out), 0);
+	assert_string_equal(sb_str(&out), "/usr");
+	sb_reset(&out);
+	assert_int_equal(run_capture(pwd, "/nonexistent-mglrulab", &out), 127);
+	sb_reset(&out);
+	assert_int_equal(run_command(&c), 0);
+	assert_string_equal(sb_str(&out), "v a;l");
+	assert_null(getenv("MGLRULAB_T"));	/* set in the child only */
+	sb_release(&out);
+}
+
+static void collect(const char *line, void *data)
+{
+	strvec_push(data, line);
+}
+
+static void test_lines(void **state)
+{
+	const char *argv[] = { "sh", "-c", "printf 'e\\n' >&2; printf 'one\\ntwo\\n\\nlast'", NULL };
+	struct strvec lines = STRVEC_INIT;
+	struct child c = { .argv = argv, .on_line = collect, .data = &lines };
+	(void)state;
+
+	assert_int_equal(run_command(&c), 0);
+	assert_int_equal(lines.n, 5);
+	assert_string_equal(lines.v[0], "e");		/* stderr is part of the stream */
+	assert_string_equal(lines.v[1], "one");
+	assert_string_equal(lines.v[2], "two");
+	assert_string_equal(lines.v[3], "");
+	assert_string_equal(lines.v[4], "last");	/* no newline: still a line, at the end */
+	strvec_clear(&lines);
+}
+
+static void test_log_file(void **state)
+{
+	char dir[] = "/tmp/mglrulab-rc-XXXXXX";
+	const char *argv[] = { "sh", "-c", "echo out; echo err >&2", NULL };
+	struct strbuf text = STRBUF_INIT;
+	struct child c = { .argv = argv };
+	char *log, *link;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	log = xasprintf("%s/build.log", dir);
+	link = xasprintf("%s/link.log", dir);
+	c.log_path = log;
+	assert_int_equal(run_command(&c), 0);
+	assert_int_equal(run_command(&c), 0);	/* appends */
+	assert_int_equal(read_file(log, &text, 0), 0);
+	assert_string_equal(sb_str(&text), "out\nerr\nout\nerr\n");
+	/* never through a planted symlink */
+	assert_int_equal(symlink(log, link), 0);
+	c.log_path = link;
+	errno = 0;
+	assert_int_equal(run_command(&c), -1);
+	assert_int_equal(errno, ELOOP);
+	rm_rf(dir);
+	sb_release(&text);
+	free(log);
+	free(link);
+}
+
+/* What a SIGINT handler does: the child gets SIGTERM, the signal is remembered. */
+static void stop_on_first_line(const char *line, void *data)
+{
+	(void)data;
+	if (!strcmp(line, "ready"))
+		run_command_stop_child(SIGINT);
+}
+
+static void test_stop_child(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo ready; exec sleep 30", NULL };
+	struct child c = { .argv = argv, .on_line = stop_on_first_line };
+	double t0 = now_monotonic();
+	(void)state;
+
+	assert_int_equal(run_command_stopped_by(), 0);
+	run_command_stop_child(SIGINT);		/* no child: nothing to stop */
+	assert_int_equal(run_command_stopped_by(), 0);
+	assert_int_equal(run_command(&c), 128 + SIGTERM);
+	assert_int_equal(run_command_stopped_by(), SIGINT);
+	assert_true(now_monotonic() - t0 < 20);
+}
+
+static void test_program_in_path(void **state)
+{
+	(void)state;
+	assert_true(program_in_path("sh"));
+	assert_true(program_in_path("/bin/sh"));
+	assert_false(program_in_path("mglrulab-no-such-program"));
+	assert_false(program_in_path("/etc/passwd"));	/* exists, not executable */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_argv_reaches_program_verbatim),
+		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_killed_by_signal),
+		cmocka_unit_test(test_program_that_does_not_exist),
+		cmocka_unit_test(test_capture_and_stderr),
+		cmocka_unit_test(test_stdin_is_empty),
+		cmocka_unit_test(test_dir_and_env),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_log_file),
+		cmocka_unit_test(test_stop_child),
+		cmocka_unit_test(test_program_in_path),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
