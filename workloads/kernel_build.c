@@ -561,7 +561,7 @@ int main(int argc, char **argv)
 	{
 		struct jl j;
 
-		jl_begin(&j, "info");
+		jl_begin(&j, WL_REC_INFO);
 		jl_str(&j, "name", "build");
 		jl_str(&j, "target", target);
 		jl_str(&j, "outdir", outdir);

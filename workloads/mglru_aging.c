@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	{
 		struct jl j;
 
-		jl_begin(&j, "info");
+		jl_begin(&j, WL_REC_INFO);
 		jl_str(&j, "name", "aging_setup");
 		jl_str(&j, "memcg", cg.rel);
 		jl_int(&j, "memcg_id", id);
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 	{
 		struct jl j;
 
-		jl_begin(&j, "info");
+		jl_begin(&j, WL_REC_INFO);
 		jl_str(&j, "name", "generations_aged");
 		jl_u64(&j, "start_gen", seq0);
 		jl_u64(&j, "max_seq_after", seq1);

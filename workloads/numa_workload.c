@@ -221,7 +221,7 @@ static void report_node(const struct node_acc *a)
 		snprintf(name, sizeof(name), "leaf_per_pass_node%d", a->nid);
 		jl_metric(name, (double)a->mm[0] / (double)a->passes, "PTEs/pass");
 	}
-	jl_begin(&j, "info");
+	jl_begin(&j, WL_REC_INFO);
 	jl_str(&j, "name", "aging_node");
 	jl_int(&j, "node", a->nid);
 	jl_int(&j, "passes", a->passes);

@@ -169,7 +169,7 @@ static void emit_result(const struct wis_result *r, const char *text, size_t len
 
 	if (!v)
 		wl_fail("out of memory");
-	jl_begin(&j, "info");
+	jl_begin(&j, WL_REC_INFO);
 	jl_str(&j, "name", "will_it_scale_output");
 	jl_strn(&j, "text", text, len);
 	jl_end(&j);

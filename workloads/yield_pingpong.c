@@ -191,7 +191,7 @@ static void report_mm_check(int k, int shared_mm)
 		if (sh->slot[i].probe_seen)
 			spaces += 1.0 / (double)sh->slot[i].probe_seen;
 	}
-	jl_begin(&j, "info");
+	jl_begin(&j, WL_REC_INFO);
 	jl_str(&j, "name", "mm_check");
 	jl_str(&j, "mm", shared_mm ? "shared" : "private");
 	jl_int(&j, "cpus", k);
@@ -412,7 +412,7 @@ int main(int argc, char **argv)
 		struct jl j;
 
 		if (ks[i] > navail) {
-			jl_begin(&j, "info");
+			jl_begin(&j, WL_REC_INFO);
 			jl_str(&j, "name", "cpus_capped");
 			jl_int(&j, "requested", ks[i]);
 			jl_int(&j, "available", navail);

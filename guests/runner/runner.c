@@ -4,7 +4,8 @@
  * reports the topology the guest really has, reads the job from fw_cfg,
  * runs the workload, forwards what it prints as JSON lines on the
  * virtio-serial port, syncs and powers off. Protocol: common/guest_protocol.h
- * and docs/guest-protocol.md.
+ * (and common/workload_contract.h for what a workload prints) and
+ * docs/guest-protocol.md.
  *
  * Not PID 1 (debugging on a host): `mglrulab-runner --job FILE --out FILE
  * [--workload-dir DIR]` does the same without mounting or powering off.
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "guest_protocol.h"
+#include "workload_contract.h"
 
 #define RUNNER_VERSION "1"
 
@@ -537,7 +539,7 @@ static void forward_stdout(const char *line, size_t len, int overflow)
 	if (wl_out.over)
 		return;
 	if (overflow) {
-		forward_error("workload printed a line longer than %d bytes: dropped", GUEST_WORKLOAD_LINE_MAX);
+		forward_error("workload printed a line longer than %d bytes: dropped", WL_LINE_MAX);
 		return;
 	}
 	if (!len)
@@ -586,7 +588,7 @@ static void run_workload(struct job *job)
 {
 	char path[256];
 	int out[2], err[2], status = 0, timed_out = 0;
-	struct linebuf lo = { .max = GUEST_WORKLOAD_LINE_MAX }, le = { .max = GUEST_STDERR_LINE_MAX };
+	struct linebuf lo = { .max = WL_LINE_MAX }, le = { .max = GUEST_STDERR_LINE_MAX };
 	double start = now();
 	char buf[65536];
 	pid_t pid;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "guest_result.h"
 #include "guest_protocol.h"
+#include "workload_contract.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -98,7 +99,7 @@ static int is_int(json_t *j)
 	return json_is_integer(j);
 }
 
-/* Checks of what a workload may print (docs/guest-protocol.md, "Workload contract"). */
+/* Checks of what a workload may print (common/workload_contract.h). */
 static const char *check_workload_record(json_t *rec)
 {
 	const char *type;
@@ -108,15 +109,15 @@ static const char *check_workload_record(json_t *rec)
 	type = json_string_value(json_object_get(rec, "type"));
 	if (!type)
 		return "workload record without a \"type\" string";
-	if (!strcmp(type, "metric")) {
+	if (!strcmp(type, WL_REC_METRIC)) {
 		if (!json_is_string(json_object_get(rec, "name")))
 			return "metric without a \"name\" string";
 		if (!json_is_number(json_object_get(rec, "value")))
 			return "metric without a numeric \"value\"";
-	} else if (!strcmp(type, "snapshot")) {
+	} else if (!strcmp(type, WL_REC_SNAPSHOT)) {
 		if (!json_is_string(json_object_get(rec, "text")))
 			return "snapshot without a \"text\" string";
-	} else if (!strcmp(type, "series")) {
+	} else if (!strcmp(type, WL_REC_SERIES)) {
 		if (!json_is_string(json_object_get(rec, "name")))
 			return "series without a \"name\" string";
 	}

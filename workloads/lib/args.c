@@ -133,7 +133,7 @@ void wl_args_info(const struct wl_opt *opts, const char *program)
 {
 	struct jl j;
 
-	jl_begin(&j, "info");
+	jl_begin(&j, WL_REC_INFO);
 	jl_str(&j, "program", program);
 	for (const struct wl_opt *o = opts; o->name; o++) {
 		char key[96];
