@@ -47,13 +47,13 @@ static void find_tracing(struct wl_snap *s)
 	}
 }
 
-void wl_snap_init(struct wl_snap *s, const struct wl_opt *opts)
+void wl_snap_init(struct wl_snap *s, const struct wl_args *args)
 {
-	const char *list = wl_arg(opts, "tracepoints");
+	const char *list = wl_arg(args, "tracepoints");
 	char *copy, *tok, *save = NULL;
 
 	memset(s, 0, sizeof(*s));
-	s->enabled = wl_arg_long(opts, "counters", 0, 1);
+	s->enabled = wl_arg_long(args, "counters");
 	copy = strdup(list);
 	s->tps = calloc(strlen(list) / 2 + 1, sizeof(*s->tps));
 	if (!copy || !s->tps)
