@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "guest_protocol.h"
 #include "workload_contract.h"
 
@@ -309,26 +310,6 @@ static long long node_memtotal_kib(int node)
 	return kib;
 }
 
-/* Expand "0-1,3" into the ids it holds; returns how many (at most @max). */
-static int expand_list(const char *s, int *ids, int max)
-{
-	int n = 0;
-
-	while (s && *s && n < max) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (end == s)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long i = a; i <= b && n < max; i++)
-			ids[n++] = (int)i;
-		s = *end == ',' ? end + 1 : NULL;
-	}
-	return n;
-}
-
 static void report_topology(void)
 {
 	json_t *rec = json_object(), *nodes = json_array();
@@ -351,7 +332,11 @@ static void report_topology(void)
 	free(s);
 
 	/* No NUMA support in the kernel: one node, as numa=off would show. */
-	n = online ? expand_list(online, ids, 1024) : 0;
+	n = online ? cpulist_ids(online, 1024, ids, 1024) : 0;
+	if (n < 0) {
+		say("/sys/devices/system/node/online is not a node list: '%s'", online);
+		n = 0;
+	}
 	for (int i = 0; i < n; i++) {
 		char path[128], *cpus, *dist;
 		json_t *node = json_object(), *darr = json_array();
