@@ -377,3 +377,29 @@ int guest_result_topology(const struct guest_result *r, struct guest_topology *t
 	t->nr_nodes = (int)json_array_size(nodes);
 	return 0;
 }
+
+char *guest_result_topology_problem(const struct guest_result *r,
+				    const struct guest_topology *declared)
+{
+	struct guest_topology seen;
+	struct strbuf why = STRBUF_INIT, msg = STRBUF_INIT;
+	int bad = guest_result_topology(r, &seen, &why) ||
+		  !guest_topology_matches(declared, &seen, &why);
+
+	if (bad) {
+		sb_addf(&msg, "the guest's topology does not match %s:\n%s",
+			declared->path ? declared->path : declared->name, sb_str(&why));
+		sb_trim_trailing_newlines(&msg);
+		sb_adds(&msg, "\ndeclared:\n");
+		guest_topology_format(declared, &msg);
+		sb_adds(&msg, "the guest shows:\n");
+		if (r->topology)
+			guest_topology_format(&seen, &msg);
+		else
+			sb_adds(&msg, "  (nothing reported)\n");
+		sb_trim_trailing_newlines(&msg);
+	}
+	guest_topology_release(&seen);
+	sb_release(&why);
+	return bad ? sb_detach(&msg) : NULL;
+}

@@ -174,30 +174,6 @@ static void collect(const struct guest_result *res, json_t *metrics, json_t *ser
 								 errors->dropped, RECORD_MAX_ERRORS));
 }
 
-static char *topology_problem(const struct guest_run *run, const struct guest_topology *declared)
-{
-	struct guest_topology reported;
-	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
-	char *msg = NULL;
-
-	memset(&reported, 0, sizeof(reported));
-	if (guest_result_topology(&run->result, &reported, &err)) {
-		msg = xasprintf("the guest did not report its topology: %s", sb_str(&err));
-	} else if (!guest_topology_matches(declared, &reported, &why)) {
-		struct strbuf d = STRBUF_INIT, r = STRBUF_INIT;
-		guest_topology_format(declared, &d);
-		guest_topology_format(&reported, &r);
-		msg = xasprintf("the guest's topology differs from the declared one: %s\ndeclared:\n%s"
-				"reported:\n%s", sb_str(&why), sb_str(&d), sb_str(&r));
-		sb_release(&d);
-		sb_release(&r);
-	}
-	guest_topology_release(&reported);
-	sb_release(&err);
-	sb_release(&why);
-	return msg;
-}
-
 json_t *session_record(const json_t *planned, const struct guest_run *run,
 		       const struct guest_topology *declared, const char *started)
 {
@@ -217,7 +193,7 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 	if (run->status != GUEST_RUN_OK) {
 		failure = xasprintf("%s: %s", guest_run_status_name(run->status),
 				    run->failure ? run->failure : "no reason given");
-	} else if ((failure = topology_problem(run, declared))) {
+	} else if ((failure = guest_result_topology_problem(&run->result, declared))) {
 		/* set */
 	} else if (!exit_rec || json_integer_value(json_object_get(exit_rec, "status")) != WL_EXIT_OK) {
 		struct strbuf sb = STRBUF_INIT;
