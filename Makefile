@@ -85,9 +85,10 @@ build/guest/%: workloads/%.c $(WL_LIB)
 # The guest runner, PID 1 of every guest (guests/runner/), static with libjansson.
 GUEST_RUNNER := build/guest/mglrulab-runner
 workloads: $(GUEST_RUNNER)
-$(GUEST_RUNNER): guests/runner/runner.c common/guest_protocol.h
+$(GUEST_RUNNER): guests/runner/runner.c common/cpulist.c common/cpulist.h common/guest_protocol.h \
+		  common/workload_contract.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Icommon -o $@ $< -l:libjansson.a
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Icommon -o $@ $(filter %.c,$^) -l:libjansson.a
 
 # Test-only guest programs: tests/guest/NAME.c becomes build/tests/guest/NAME,
 # never build/guest/NAME, so no lab image holds them; a test builds an image

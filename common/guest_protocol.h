@@ -31,7 +31,7 @@
 
 /* Limits. Anything over them is rejected, by the runner and again by the host. */
 #define GUEST_JOB_MAX		(64 * 1024)		/* bytes of job JSON */
-#define GUEST_WORKLOAD_LINE_MAX	(1024 * 1024)		/* one workload stdout line */
+/* One workload stdout line: WL_LINE_MAX, common/workload_contract.h. */
 #define GUEST_STDERR_LINE_MAX	4096			/* longer stderr lines are cut */
 #define GUEST_STDERR_LINES_MAX	200			/* then stderr is counted, not sent */
 /*
@@ -112,8 +112,9 @@
  * for every node in /sys/devices/system/node/online.
  */
 
-/* Workload exit codes (the workload contract, docs/guest-protocol.md). */
-#define GUEST_WORKLOAD_OK		0
-#define GUEST_WORKLOAD_PRECONDITION	2	/* precondition not met: a reason was printed */
+/*
+ * What a workload prints inside a "workload" record and how it exits: the
+ * workload contract, common/workload_contract.h.
+ */
 
 #endif

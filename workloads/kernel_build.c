@@ -351,22 +351,7 @@ static int build_per_directory(char **targets, char **envp, const char *srctree,
 	return st;
 }
 
-static struct wl_opt opts[] = {
-	{ "src", "/mnt/src", "kernel source tree (read-only is fine: built with O=)", NULL },
-	{ "builddir", "/tmp", "directory for the out-of-tree build (tmpfs or disk)", NULL },
-	{ "path", "", "directories prepended to PATH (the toolchain), colon-separated", NULL },
-	{ "jobs", "2", "make -jJ", NULL },
-	{ "memory_max", "512M", "memory.max of the build's cgroup", NULL },
-	{ "config", "tinyconfig", "config target run first, not measured (\"\" = none)", NULL },
-	{ "prepared", "", "configured and prepared build folder to copy instead of the config step", NULL },
-	{ "target", "scripts", "make targets measured, space-separated (the full kernel: bzImage)", NULL },
-	{ "artifact", "", "file (relative to the build dir) that must exist afterwards", NULL },
-	{ "keep", "0", "1: keep the build directory", NULL },
-	{ "memcg", "1", "0: no memory cgroup (debugging on hosts without cgroup v2)", NULL },
-	{ "chroot", "", "build chrooted in a tmpfs root of 9p shares TAG:/DIR,... (mglrulab run sets it)", NULL },
-	WL_SNAP_OPTS,
-	{ NULL, NULL, NULL, NULL },
-};
+static struct wl_args args;
 
 int main(int argc, char **argv)
 {
@@ -379,21 +364,22 @@ int main(int argc, char **argv)
 	double t0, t1;
 	int st, err;
 
-	wl_args_parse(opts, argc, argv, "make -jJ of a kernel tree inside a memory cgroup");
-	src = wl_arg(opts, "src");
-	builddir = wl_arg(opts, "builddir");
-	path = wl_arg(opts, "path");
-	jobs = wl_arg_long(opts, "jobs", 1, 1024);
-	memmax = wl_arg(opts, "memory_max");
-	config = wl_arg(opts, "config");
-	target = wl_arg(opts, "target");
-	prepared = wl_arg(opts, "prepared");
-	artifact = wl_arg(opts, "artifact");
-	keep = (int)wl_arg_long(opts, "keep", 0, 1);
-	use_memcg = (int)wl_arg_long(opts, "memcg", 0, 1);
-	shares = wl_arg(opts, "chroot");
-	wl_snap_init(&snap, opts);
-	wl_args_info(opts, "kernel_build");
+	wl_args_parse(&args, "kernel_build", kernel_build_params, kernel_build_summary,
+		      argc, argv);
+	src = wl_arg(&args, "src");
+	builddir = wl_arg(&args, "builddir");
+	path = wl_arg(&args, "path");
+	jobs = wl_arg_long(&args, "jobs");
+	memmax = wl_arg(&args, "memory_max");
+	config = wl_arg(&args, "config");
+	target = wl_arg(&args, "target");
+	prepared = wl_arg(&args, "prepared");
+	artifact = wl_arg(&args, "artifact");
+	keep = (int)wl_arg_long(&args, "keep");
+	use_memcg = (int)wl_arg_long(&args, "memcg");
+	shares = wl_arg(&args, "chroot");
+	wl_snap_init(&snap, &args);
+	wl_args_info(&args);
 
 	if (split_targets(target, targets, MAX_TARGETS) < 0)
 		wl_fail("--target=%s: expected 1 to %d make targets separated by spaces", target,
@@ -561,7 +547,7 @@ int main(int argc, char **argv)
 	{
 		struct jl j;
 
-		jl_begin(&j, "info");
+		jl_begin(&j, WL_REC_INFO);
 		jl_str(&j, "name", "build");
 		jl_str(&j, "target", target);
 		jl_str(&j, "outdir", outdir);

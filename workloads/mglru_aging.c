@@ -44,15 +44,7 @@ static void cleanup(void)
 	wl_cgroup_remove(&cg);
 }
 
-static struct wl_opt opts[] = {
-	{ "mib", "64", "S MiB mapped and touched in the memcg", NULL },
-	{ "generations", "20", "G generations to age", NULL },
-	{ "node", "0", "node whose lruvec is aged (the memory is bound to it)", NULL },
-	{ "can_swap", "1", "4th field of the aging command (anon is aged when 1)", NULL },
-	{ "force_scan", "1", "5th field: 1 ages even when MAX_NR_GENS generations exist", NULL },
-	WL_SNAP_OPTS,
-	{ NULL, NULL, NULL, NULL },
-};
+static struct wl_args args;
 
 int main(int argc, char **argv)
 {
@@ -66,14 +58,15 @@ int main(int argc, char **argv)
 	char *mem;
 	int err;
 
-	wl_args_parse(opts, argc, argv, "age a memcg through /sys/kernel/debug/lru_gen");
-	mib = wl_arg_long(opts, "mib", 1, 1L << 20);
-	gens = wl_arg_long(opts, "generations", 1, 100000);
-	node = wl_arg_long(opts, "node", 0, WL_MAX_NODES - 1);
-	can_swap = wl_arg_long(opts, "can_swap", 0, 1);
-	force_scan = wl_arg_long(opts, "force_scan", 0, 1);
-	wl_snap_init(&snap, opts);
-	wl_args_info(opts, "mglru_aging");
+	wl_args_parse(&args, "mglru_aging", mglru_aging_params, mglru_aging_summary,
+		      argc, argv);
+	mib = wl_arg_long(&args, "mib");
+	gens = wl_arg_long(&args, "generations");
+	node = wl_arg_long(&args, "node");
+	can_swap = wl_arg_long(&args, "can_swap");
+	force_scan = wl_arg_long(&args, "force_scan");
+	wl_snap_init(&snap, &args);
+	wl_args_info(&args);
 
 	wl_lru_gen_require();
 	if (wl_cgroup_check(why, sizeof(why)))
@@ -114,7 +107,7 @@ int main(int argc, char **argv)
 	{
 		struct jl j;
 
-		jl_begin(&j, "info");
+		jl_begin(&j, WL_REC_INFO);
 		jl_str(&j, "name", "aging_setup");
 		jl_str(&j, "memcg", cg.rel);
 		jl_int(&j, "memcg_id", id);
@@ -148,7 +141,7 @@ int main(int argc, char **argv)
 	{
 		struct jl j;
 
-		jl_begin(&j, "info");
+		jl_begin(&j, WL_REC_INFO);
 		jl_str(&j, "name", "generations_aged");
 		jl_u64(&j, "start_gen", seq0);
 		jl_u64(&j, "max_seq_after", seq1);

@@ -54,6 +54,7 @@ struct worker_state {
 	char pad[112];
 };
 
+/* In the order of --on_erange's choices (common/workload_params.c). */
 enum on_erange { ERANGE_EVICT, ERANGE_FORCE, ERANGE_SKIP };
 
 struct node_acc {
@@ -221,7 +222,7 @@ static void report_node(const struct node_acc *a)
 		snprintf(name, sizeof(name), "leaf_per_pass_node%d", a->nid);
 		jl_metric(name, (double)a->mm[0] / (double)a->passes, "PTEs/pass");
 	}
-	jl_begin(&j, "info");
+	jl_begin(&j, WL_REC_INFO);
 	jl_str(&j, "name", "aging_node");
 	jl_int(&j, "node", a->nid);
 	jl_int(&j, "passes", a->passes);
@@ -234,18 +235,7 @@ static void report_node(const struct node_acc *a)
 	jl_end(&j);
 }
 
-static struct wl_opt opts[] = {
-	{ "workers", "2", "W worker processes", NULL },
-	{ "mib", "16", "M MiB of anonymous memory per worker", NULL },
-	{ "node", "0", "node N the workers' CPUs and memory are bound to", NULL },
-	{ "duration", "5", "seconds of touching while aging runs", NULL },
-	{ "age_interval_ms", "500", "explicit aging interval on the other nodes", NULL },
-	{ "can_swap", "1", "4th field of the aging command", NULL },
-	{ "force_scan", "0", "5th field of the aging command", NULL },
-	{ "on_erange", "evict", "when aging is refused (-ERANGE): evict|force|skip", NULL },
-	WL_SNAP_OPTS,
-	{ NULL, NULL, NULL, NULL },
-};
+static struct wl_args args;
 
 int main(int argc, char **argv)
 {
@@ -262,17 +252,18 @@ int main(int argc, char **argv)
 	size_t shsize;
 	double deadline, next;
 
-	wl_args_parse(opts, argc, argv, "workers on one node while MGLRU ages the others");
-	nworkers = wl_arg_long(opts, "workers", 1, 1024);
-	mib = wl_arg_long(opts, "mib", 1, 1L << 20);
-	node = wl_arg_long(opts, "node", 0, WL_MAX_NODES - 1);
-	duration = wl_arg_long(opts, "duration", 1, 36000);
-	interval = wl_arg_long(opts, "age_interval_ms", 10, 600000);
-	can_swap = wl_arg_long(opts, "can_swap", 0, 1);
-	force_scan = wl_arg_long(opts, "force_scan", 0, 1);
-	how = (enum on_erange)wl_arg_choice(opts, "on_erange", "evict|force|skip");
-	wl_snap_init(&snap, opts);
-	wl_args_info(opts, "numa_workload");
+	wl_args_parse(&args, "numa_workload", numa_workload_params, numa_workload_summary,
+		      argc, argv);
+	nworkers = wl_arg_long(&args, "workers");
+	mib = wl_arg_long(&args, "mib");
+	node = wl_arg_long(&args, "node");
+	duration = wl_arg_long(&args, "duration");
+	interval = wl_arg_long(&args, "age_interval_ms");
+	can_swap = wl_arg_long(&args, "can_swap");
+	force_scan = wl_arg_long(&args, "force_scan");
+	how = (enum on_erange)wl_arg_choice(&args, "on_erange");
+	wl_snap_init(&snap, &args);
+	wl_args_info(&args);
 
 	wl_lru_gen_require();
 	if (wl_cgroup_check(why, sizeof(why)))

@@ -169,7 +169,7 @@ static void emit_result(const struct wis_result *r, const char *text, size_t len
 
 	if (!v)
 		wl_fail("out of memory");
-	jl_begin(&j, "info");
+	jl_begin(&j, WL_REC_INFO);
 	jl_str(&j, "name", "will_it_scale_output");
 	jl_strn(&j, "text", text, len);
 	jl_end(&j);
@@ -354,16 +354,7 @@ static int run_binary(const char *bin, long tasks, long seconds, struct wl_snap 
 	return 0;
 }
 
-static struct wl_opt opts[] = {
-	{ "test", "context_switch1", "context_switch1|sched_yield", NULL },
-	{ "mode", "threads", "threads|processes", NULL },
-	{ "tasks", "1", "-t: number of tasks", NULL },
-	{ "seconds", "3", "-s: measured one-second samples", NULL },
-	{ "warmup", "5", "warm-up samples before \"measurement\" (will-it-scale: 5)", NULL },
-	{ "binary", "", "a will-it-scale binary to run instead of the built-in test", NULL },
-	WL_SNAP_OPTS,
-	{ NULL, NULL, NULL, NULL },
-};
+static struct wl_args args;
 
 int main(int argc, char **argv)
 {
@@ -372,15 +363,16 @@ int main(int argc, char **argv)
 	long tasks, seconds, warmup;
 	const char *bin;
 
-	wl_args_parse(opts, argc, argv, "will-it-scale context_switch1 and sched_yield");
-	test_cs = wl_arg_choice(opts, "test", "context_switch1|sched_yield") == 0;
-	use_processes = wl_arg_choice(opts, "mode", "threads|processes") == 1;
-	tasks = wl_arg_long(opts, "tasks", 1, 4096);
-	seconds = wl_arg_long(opts, "seconds", 1, 3600);
-	warmup = wl_arg_long(opts, "warmup", 0, 600);
-	bin = wl_arg(opts, "binary");
-	wl_snap_init(&snap, opts);
-	wl_args_info(opts, "will_it_scale");
+	wl_args_parse(&args, "will_it_scale", will_it_scale_params, will_it_scale_summary,
+		      argc, argv);
+	test_cs = !strcmp(wl_arg(&args, "test"), "context_switch1");
+	use_processes = !strcmp(wl_arg(&args, "mode"), "processes");
+	tasks = wl_arg_long(&args, "tasks");
+	seconds = wl_arg_long(&args, "seconds");
+	warmup = wl_arg_long(&args, "warmup");
+	bin = wl_arg(&args, "binary");
+	wl_snap_init(&snap, &args);
+	wl_args_info(&args);
 	/* A stopped reader must not kill us with SIGPIPE mid-report. */
 	signal(SIGPIPE, SIG_IGN);
 

@@ -191,7 +191,7 @@ static void report_mm_check(int k, int shared_mm)
 		if (sh->slot[i].probe_seen)
 			spaces += 1.0 / (double)sh->slot[i].probe_seen;
 	}
-	jl_begin(&j, "info");
+	jl_begin(&j, WL_REC_INFO);
 	jl_str(&j, "name", "mm_check");
 	jl_str(&j, "mm", shared_mm ? "shared" : "private");
 	jl_int(&j, "cpus", k);
@@ -376,15 +376,7 @@ static int run_k(int k, const int *cpus, int shared_mm, double warmup, double du
 	return failed ? -1 : 0;
 }
 
-static struct wl_opt opts[] = {
-	{ "mm", "shared", "shared: threads of one process; private: one process per CPU", NULL },
-	{ "cpus", "1,2", "CPU counts to sweep (capped at the CPUs this task may use)", NULL },
-	{ "duration", "2", "seconds measured per CPU count", NULL },
-	{ "warmup", "1", "seconds run before measuring", NULL },
-	{ "reps", "5", "windows the duration is cut into; the metric is their median rate", NULL },
-	WL_SNAP_OPTS,
-	{ NULL, NULL, NULL, NULL },
-};
+static struct wl_args args;
 
 int main(int argc, char **argv)
 {
@@ -396,14 +388,15 @@ int main(int argc, char **argv)
 	double warmup, duration;
 	long reps;
 
-	wl_args_parse(opts, argc, argv, "sched_yield ping-pong on a shared vs private mm");
-	shared_mm = wl_arg_choice(opts, "mm", "shared|private") == 0;
-	nk = wl_arg_long_list(opts, "cpus", 1, WL_MAX_CPUS, &ks);
-	duration = (double)wl_arg_long(opts, "duration", 1, 3600);
-	warmup = (double)wl_arg_long(opts, "warmup", 0, 600);
-	reps = wl_arg_long(opts, "reps", 1, 100);
-	wl_snap_init(&snap, opts);
-	wl_args_info(opts, "yield_pingpong");
+	wl_args_parse(&args, "yield_pingpong", yield_pingpong_params, yield_pingpong_summary,
+		      argc, argv);
+	shared_mm = !strcmp(wl_arg(&args, "mm"), "shared");
+	nk = wl_arg_long_list(&args, "cpus", &ks);
+	duration = (double)wl_arg_long(&args, "duration");
+	warmup = (double)wl_arg_long(&args, "warmup");
+	reps = wl_arg_long(&args, "reps");
+	wl_snap_init(&snap, &args);
+	wl_args_info(&args);
 
 	navail = wl_allowed_cpus(allowed, WL_MAX_CPUS);
 	for (size_t i = 0; i < nk; i++) {
@@ -412,7 +405,7 @@ int main(int argc, char **argv)
 		struct jl j;
 
 		if (ks[i] > navail) {
-			jl_begin(&j, "info");
+			jl_begin(&j, WL_REC_INFO);
 			jl_str(&j, "name", "cpus_capped");
 			jl_int(&j, "requested", ks[i]);
 			jl_int(&j, "available", navail);

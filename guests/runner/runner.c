@@ -4,7 +4,8 @@
  * reports the topology the guest really has, reads the job from fw_cfg,
  * runs the workload, forwards what it prints as JSON lines on the
  * virtio-serial port, syncs and powers off. Protocol: common/guest_protocol.h
- * and docs/guest-protocol.md.
+ * (and common/workload_contract.h for what a workload prints) and
+ * docs/guest-protocol.md.
  *
  * Not PID 1 (debugging on a host): `mglrulab-runner --job FILE --out FILE
  * [--workload-dir DIR]` does the same without mounting or powering off.
@@ -32,7 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "guest_protocol.h"
+#include "workload_contract.h"
 
 #define RUNNER_VERSION "1"
 
@@ -307,26 +310,6 @@ static long long node_memtotal_kib(int node)
 	return kib;
 }
 
-/* Expand "0-1,3" into the ids it holds; returns how many (at most @max). */
-static int expand_list(const char *s, int *ids, int max)
-{
-	int n = 0;
-
-	while (s && *s && n < max) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (end == s)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long i = a; i <= b && n < max; i++)
-			ids[n++] = (int)i;
-		s = *end == ',' ? end + 1 : NULL;
-	}
-	return n;
-}
-
 static void report_topology(void)
 {
 	json_t *rec = json_object(), *nodes = json_array();
@@ -349,7 +332,11 @@ static void report_topology(void)
 	free(s);
 
 	/* No NUMA support in the kernel: one node, as numa=off would show. */
-	n = online ? expand_list(online, ids, 1024) : 0;
+	n = online ? cpulist_ids(online, 1024, ids, 1024) : 0;
+	if (n < 0) {
+		say("/sys/devices/system/node/online is not a node list: '%s'", online);
+		n = 0;
+	}
 	for (int i = 0; i < n; i++) {
 		char path[128], *cpus, *dist;
 		json_t *node = json_object(), *darr = json_array();
@@ -537,7 +524,7 @@ static void forward_stdout(const char *line, size_t len, int overflow)
 	if (wl_out.over)
 		return;
 	if (overflow) {
-		forward_error("workload printed a line longer than %d bytes: dropped", GUEST_WORKLOAD_LINE_MAX);
+		forward_error("workload printed a line longer than %d bytes: dropped", WL_LINE_MAX);
 		return;
 	}
 	if (!len)
@@ -586,7 +573,7 @@ static void run_workload(struct job *job)
 {
 	char path[256];
 	int out[2], err[2], status = 0, timed_out = 0;
-	struct linebuf lo = { .max = GUEST_WORKLOAD_LINE_MAX }, le = { .max = GUEST_STDERR_LINE_MAX };
+	struct linebuf lo = { .max = WL_LINE_MAX }, le = { .max = GUEST_STDERR_LINE_MAX };
 	double start = now();
 	char buf[65536];
 	pid_t pid;

@@ -6,6 +6,7 @@
  * that does not fit.
  */
 #include "guest_conf.h"
+#include "cpulist.h"
 #include "fsutil.h"
 #include "ini_lines.h"
 #include "ini_schema.h"
@@ -46,53 +47,18 @@ int cpuset_equal(const struct cpuset *a, const struct cpuset *b)
 	return !memcmp(a->bits, b->bits, sizeof(a->bits));
 }
 
-static int parse_cpu_num(const char **p, int limit, long *out)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)**p))
-		return -1;
-	errno = 0;
-	*out = strtol(*p, &end, 10);
-	if (errno || *out >= limit)
-		return -1;
-	*p = end;
-	return 0;
-}
-
 int cpuset_parse(const char *str, int limit, struct cpuset *out)
 {
-	const char *p = str;
+	long lo, hi;
+	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (limit > GUEST_MAX_VCPUS)
 		limit = GUEST_MAX_VCPUS;
-	while (isspace((unsigned char)*p))
-		p++;
-	if (!*p)
-		return 0;
-	for (;;) {
-		long a, b;
-
-		while (isspace((unsigned char)*p))
-			p++;
-		if (parse_cpu_num(&p, limit, &a))
-			return -1;
-		b = a;
-		if (*p == '-') {
-			p++;
-			if (parse_cpu_num(&p, limit, &b) || b < a)
-				return -1;
-		}
-		for (long c = a; c <= b; c++)
+	while ((r = cpulist_next(&str, limit, &lo, &hi)) > 0)
+		for (long c = lo; c <= hi; c++)
 			cpuset_set(out, (int)c);
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p)
-			return 0;
-		if (*p++ != ',')
-			return -1;
-	}
+	return r;
 }
 
 void cpuset_format(const struct cpuset *s, struct strbuf *out)

@@ -24,7 +24,10 @@ void cpuset_set(struct cpuset *s, int cpu);
 int cpuset_has(const struct cpuset *s, int cpu);
 int cpuset_count(const struct cpuset *s);
 int cpuset_equal(const struct cpuset *a, const struct cpuset *b);
-/* Parse "0-3,6" (empty string: empty set); -1 when malformed or a CPU >= @limit. */
+/*
+ * Parse "0-3,6" (the grammar of common/cpulist.h; blanks: empty set);
+ * -1 when malformed or a CPU >= @limit.
+ */
 int cpuset_parse(const char *str, int limit, struct cpuset *out);
 /* Append "0-3,6" (nothing for an empty set). */
 void cpuset_format(const struct cpuset *s, struct strbuf *out);

@@ -78,27 +78,13 @@ void guest_lab_close(struct guest_lab *lab)
 
 static void check_topology(const struct guest_topology *topo, struct guest_run *run)
 {
-	struct guest_topology seen;
-	struct strbuf why = STRBUF_INIT, msg = STRBUF_INIT;
+	char *problem = guest_result_topology_problem(&run->result, topo);
 
-	if (guest_result_topology(&run->result, &seen, &why) ||
-	    !guest_topology_matches(topo, &seen, &why)) {
-		sb_addf(&msg, "the guest's topology does not match %s:\n%s", topo->path ? topo->path : topo->name,
-			sb_str(&why));
-		sb_adds(&msg, "declared:\n");
-		guest_topology_format(topo, &msg);
-		sb_adds(&msg, "the guest shows:\n");
-		if (run->result.topology)
-			guest_topology_format(&seen, &msg);
-		else
-			sb_adds(&msg, "  (nothing reported)\n");
-		sb_trim_trailing_newlines(&msg);
+	if (problem) {
 		run->status = GUEST_RUN_FAILED;
 		free(run->failure);
-		run->failure = sb_detach(&msg);
+		run->failure = problem;
 	}
-	sb_release(&why);
-	sb_release(&msg);
 }
 
 int guest_lab_run(struct guest_lab *lab, const struct guest_topology *topo, const char *kernel,

@@ -2,6 +2,7 @@
 #include "guest_result.h"
 #include "guest_protocol.h"
 #include "utf8.h"
+#include "workload_contract.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -59,7 +60,7 @@ static int is_int(json_t *j)
 	return json_is_integer(j);
 }
 
-/* Checks of what a workload may print (docs/guest-protocol.md, "Workload contract"). */
+/* Checks of what a workload may print (common/workload_contract.h). */
 static const char *check_workload_record(json_t *rec)
 {
 	const char *type;
@@ -69,15 +70,15 @@ static const char *check_workload_record(json_t *rec)
 	type = json_string_value(json_object_get(rec, "type"));
 	if (!type)
 		return "workload record without a \"type\" string";
-	if (!strcmp(type, "metric")) {
+	if (!strcmp(type, WL_REC_METRIC)) {
 		if (!json_is_string(json_object_get(rec, "name")))
 			return "metric without a \"name\" string";
 		if (!json_is_number(json_object_get(rec, "value")))
 			return "metric without a numeric \"value\"";
-	} else if (!strcmp(type, "snapshot")) {
+	} else if (!strcmp(type, WL_REC_SNAPSHOT)) {
 		if (!json_is_string(json_object_get(rec, "text")))
 			return "snapshot without a \"text\" string";
-	} else if (!strcmp(type, "series")) {
+	} else if (!strcmp(type, WL_REC_SERIES)) {
 		if (!json_is_string(json_object_get(rec, "name")))
 			return "series without a \"name\" string";
 	}
@@ -336,4 +337,30 @@ int guest_result_topology(const struct guest_result *r, struct guest_topology *t
 	}
 	t->nr_nodes = (int)json_array_size(nodes);
 	return 0;
+}
+
+char *guest_result_topology_problem(const struct guest_result *r,
+				    const struct guest_topology *declared)
+{
+	struct guest_topology seen;
+	struct strbuf why = STRBUF_INIT, msg = STRBUF_INIT;
+	int bad = guest_result_topology(r, &seen, &why) ||
+		  !guest_topology_matches(declared, &seen, &why);
+
+	if (bad) {
+		sb_addf(&msg, "the guest's topology does not match %s:\n%s",
+			declared->path ? declared->path : declared->name, sb_str(&why));
+		sb_trim_trailing_newlines(&msg);
+		sb_adds(&msg, "\ndeclared:\n");
+		guest_topology_format(declared, &msg);
+		sb_adds(&msg, "the guest shows:\n");
+		if (r->topology)
+			guest_topology_format(&seen, &msg);
+		else
+			sb_adds(&msg, "  (nothing reported)\n");
+		sb_trim_trailing_newlines(&msg);
+	}
+	guest_topology_release(&seen);
+	sb_release(&why);
+	return bad ? sb_detach(&msg) : NULL;
 }

@@ -55,6 +55,15 @@ void guest_result_release(struct guest_result *r);
 int guest_result_topology(const struct guest_result *r, struct guest_topology *out,
 			  struct strbuf *err);
 
+/*
+ * Does the guest show the @declared topology (guest_topology_matches())?
+ * NULL when it does; otherwise what differs, then both topologies, as one
+ * message (caller frees). The one check of a run's topology, for
+ * `mglrulab guest boot|run` and for every session run.
+ */
+char *guest_result_topology_problem(const struct guest_result *r,
+				    const struct guest_topology *declared);
+
 /* Boot-to-runner seconds (the hello record's uptime_s), or -1. */
 double guest_result_uptime(const struct guest_result *r);
 

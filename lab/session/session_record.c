@@ -12,6 +12,7 @@
 #include "guest_conf.h"
 #include "guest_result.h"
 #include "util.h"
+#include "workload_contract.h"
 
 #include <math.h>
 #include <string.h>
@@ -146,7 +147,7 @@ static void collect(const struct guest_result *res, json_t *metrics, json_t *ser
 		const char *name = json_string_value(json_object_get(rec, "name"));
 		if (!type)
 			continue;
-		if (!strcmp(type, "metric") && good_name(name)) {
+		if (!strcmp(type, WL_REC_METRIC) && good_name(name)) {
 			json_t *v = json_object_get(rec, "value");
 			if (!json_is_number(v) || !isfinite(json_number_value(v)))
 				run_error(errors, json_sprintf("metric %s: value is not a finite number",
@@ -154,13 +155,13 @@ static void collect(const struct guest_result *res, json_t *metrics, json_t *ser
 			else if (room_for(metrics, name, RECORD_MAX_METRICS, &errors->metrics_full,
 					  errors, "metrics", "RECORD_MAX_METRICS"))
 				json_object_set(metrics, name, v);
-		} else if (!strcmp(type, "series") && good_name(name)) {
+		} else if (!strcmp(type, WL_REC_SERIES) && good_name(name)) {
 			json_t *vals = json_object_get(rec, "values");
 			if (json_is_array(vals) &&
 			    room_for(series, name, RECORD_MAX_SERIES, &errors->series_full, errors,
 				     "series", "RECORD_MAX_SERIES"))
 				json_object_set(series, name, vals);
-		} else if (!strcmp(type, "error")) {
+		} else if (!strcmp(type, WL_REC_ERROR)) {
 			const char *why = json_string_value(json_object_get(rec, "reason"));
 			run_error(errors, json_string_lossy(why ? why : "workload error"));
 		}
@@ -171,30 +172,6 @@ static void collect(const struct guest_result *res, json_t *metrics, json_t *ser
 		json_array_append_new(errors->list, json_sprintf("%zu more errors not listed "
 								 "(RECORD_MAX_ERRORS = %d)",
 								 errors->dropped, RECORD_MAX_ERRORS));
-}
-
-static char *topology_problem(const struct guest_run *run, const struct guest_topology *declared)
-{
-	struct guest_topology reported;
-	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
-	char *msg = NULL;
-
-	memset(&reported, 0, sizeof(reported));
-	if (guest_result_topology(&run->result, &reported, &err)) {
-		msg = xasprintf("the guest did not report its topology: %s", sb_str(&err));
-	} else if (!guest_topology_matches(declared, &reported, &why)) {
-		struct strbuf d = STRBUF_INIT, r = STRBUF_INIT;
-		guest_topology_format(declared, &d);
-		guest_topology_format(&reported, &r);
-		msg = xasprintf("the guest's topology differs from the declared one: %s\ndeclared:\n%s"
-				"reported:\n%s", sb_str(&why), sb_str(&d), sb_str(&r));
-		sb_release(&d);
-		sb_release(&r);
-	}
-	guest_topology_release(&reported);
-	sb_release(&err);
-	sb_release(&why);
-	return msg;
 }
 
 json_t *session_record(const json_t *planned, const struct guest_run *run,
@@ -216,13 +193,13 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 	if (run->status != GUEST_RUN_OK) {
 		failure = xasprintf("%s: %s", guest_run_status_name(run->status),
 				    run->failure ? run->failure : "no reason given");
-	} else if ((failure = topology_problem(run, declared))) {
+	} else if ((failure = guest_result_topology_problem(&run->result, declared))) {
 		/* set */
-	} else if (!exit_rec || json_integer_value(json_object_get(exit_rec, "status")) != 0) {
+	} else if (!exit_rec || json_integer_value(json_object_get(exit_rec, "status")) != WL_EXIT_OK) {
 		struct strbuf sb = STRBUF_INIT;
 		json_int_t st = exit_rec ? json_integer_value(json_object_get(exit_rec, "status")) : -1;
 		sb_addf(&sb, "the workload %s (exit status %lld)",
-			st == 2 ? "found a precondition unmet" : "failed", (long long)st);
+			st == WL_EXIT_PRECOND ? "found a precondition unmet" : "failed", (long long)st);
 		size_t i;
 		json_t *e;
 		json_array_foreach(errors, i, e)

@@ -1,31 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Workload definitions: the parameters a [workload NAME] section may set
- * (with defaults and limits) and the metrics the workload reports (with
- * unit and direction). lab.conf validation, the guest job and the report
- * all read this one table (lab/workload/workload_defs.c).
+ * (with defaults and limits: common/workload_params.h, the table the guest
+ * programs parse their options with) and the metrics the workload reports
+ * (with unit and direction). lab.conf validation, the guest job and the
+ * report all read this one table (lab/workload/workload_defs.c).
  */
 #ifndef LAB_WORKLOAD_DEF_H
 #define LAB_WORKLOAD_DEF_H
 
 #include "util.h"
-
-enum param_type {
-	PARAM_INT,		/* integer in [min, max] */
-	PARAM_INT_LIST,		/* comma-separated integers, each in [min, max] */
-	PARAM_ENUM,		/* one of choices ("a|b|c") */
-	PARAM_STRING,		/* free text (a make target, a tracepoint list, ...) */
-	PARAM_PATH,		/* a host path, resolved against lab.conf's folder */
-};
-
-struct param_def {
-	const char *name;
-	enum param_type type;
-	const char *def;	/* default, as written in lab.conf */
-	long min, max;		/* PARAM_INT / PARAM_INT_LIST */
-	const char *choices;	/* PARAM_ENUM: "threads|processes" */
-	const char *help;
-};
+#include "workload_params.h"
 
 enum better { BETTER_HIGHER, BETTER_LOWER };
 
@@ -79,7 +64,7 @@ struct workload_run_setup {
 struct workload_def {
 	const char *name;	/* the program under workloads/ and the [workload NAME] type */
 	const char *summary;
-	const struct param_def *params;		/* NULL-name terminated */
+	const struct param_def *params;		/* NULL-name terminated, from common/ */
 	const struct metric_def *metrics;	/* NULL-name terminated */
 	/*
 	 * NULL, or what the host prepares once per session before the

@@ -6,32 +6,10 @@
 #include <string.h>
 
 /*
- * Defaults are sized for the `tiny` guest under TCG so the demo and CI stay
- * short; lab.conf's comments show the full-size values of the original
- * linux-mm measurements. Parameter names are the programs' options
- * (workloads/NAME.c takes --NAME=value for each), so the guest job passes
- * them through unchanged.
+ * The parameters are common/workload_params.c's, the table the programs
+ * (workloads/NAME.c) parse their --NAME=value options with, so the guest
+ * job passes them through unchanged. The metrics are the host's own.
  */
-
-/* Every program takes these (workloads/lib/snap.h). */
-#define COUNTER_PARAMS \
-	{ "counters", PARAM_ENUM, "1", 0, 0, "0|1", \
-	  "snapshot vmstat, node vmstat and lru_gen_full around the measured phase" }, \
-	{ "tracepoints", PARAM_STRING, "", 0, 0, NULL, \
-	  "tracepoints counted with hist triggers, sys:event,... (absent ones are recorded)" }
-
-static const struct param_def yield_pingpong_params[] = {
-	{ "mm", PARAM_ENUM, "shared", 0, 0, "shared|private",
-	  "threads of one process (shared) or one process per CPU (private)" },
-	{ "cpus", PARAM_INT_LIST, "1,2", 1, 4096, NULL,
-	  "CPU counts to sweep, capped at the guest's CPUs" },
-	{ "duration", PARAM_INT, "2", 1, 3600, NULL, "seconds measured per CPU count" },
-	{ "warmup", PARAM_INT, "1", 0, 600, NULL, "seconds run before measuring" },
-	{ "reps", PARAM_INT, "5", 1, 100, NULL,
-	  "windows the duration is cut into, read without stopping the tasks (1: one window)" },
-	COUNTER_PARAMS,
-	{ NULL, 0, NULL, 0, 0, NULL, NULL },
-};
 
 static const struct metric_def yield_pingpong_metrics[] = {
 	{ "cs_per_sec_per_cpu_%dcpu", "switches/s", BETTER_HIGHER,
@@ -41,19 +19,6 @@ static const struct metric_def yield_pingpong_metrics[] = {
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
-static const struct param_def will_it_scale_params[] = {
-	{ "test", PARAM_ENUM, "context_switch1", 0, 0, "context_switch1|sched_yield", "will-it-scale test" },
-	{ "mode", PARAM_ENUM, "threads", 0, 0, "threads|processes", "tasks as threads or processes" },
-	{ "tasks", PARAM_INT, "1", 1, 4096, NULL, "-t: number of tasks" },
-	{ "seconds", PARAM_INT, "3", 1, 3600, NULL, "-s: measured one-second samples" },
-	{ "warmup", PARAM_INT, "5", 0, 600, NULL,
-	  "warm-up iterations (will-it-scale: 5; it discards warmup+1 samples)" },
-	{ "binary", PARAM_STRING, "", 0, 0, NULL,
-	  "guest path of a will-it-scale binary to run instead of the built-in test" },
-	COUNTER_PARAMS,
-	{ NULL, 0, NULL, 0, 0, NULL, NULL },
-};
-
 static const struct metric_def will_it_scale_metrics[] = {
 	{ "ops_per_sec", "ops/s", BETTER_HIGHER,
 	  "operations per second after warm-up, median of the one-second samples", 1 },
@@ -61,21 +26,6 @@ static const struct metric_def will_it_scale_metrics[] = {
 	{ "ops_per_sec_mean", "ops/s", BETTER_HIGHER,
 	  "will-it-scale's average of the samples (integer, as it prints it)", 0 },
 	{ NULL, NULL, 0, NULL, 0 },
-};
-
-static const struct param_def numa_workload_params[] = {
-	{ "workers", PARAM_INT, "2", 1, 1024, NULL, "W worker processes" },
-	{ "mib", PARAM_INT, "16", 1, 1 << 20, NULL, "M MiB of anonymous memory per worker" },
-	{ "node", PARAM_INT, "0", 0, 1023, NULL, "node the workers' CPUs and memory are bound to" },
-	{ "duration", PARAM_INT, "5", 1, 36000, NULL, "seconds of touching while aging runs" },
-	{ "age_interval_ms", PARAM_INT, "500", 10, 600000, NULL,
-	  "explicit aging interval on the other nodes" },
-	{ "can_swap", PARAM_ENUM, "1", 0, 0, "0|1", "4th field of the lru_gen aging command" },
-	{ "force_scan", PARAM_ENUM, "0", 0, 0, "0|1", "5th field of the lru_gen aging command" },
-	{ "on_erange", PARAM_ENUM, "evict", 0, 0, "evict|force|skip",
-	  "when aging is refused (MAX_NR_GENS reached): retire the empty generations, force, or skip" },
-	COUNTER_PARAMS,
-	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
 static const struct metric_def numa_workload_metrics[] = {
@@ -91,29 +41,6 @@ static const struct metric_def numa_workload_metrics[] = {
 	{ "rss_after_mib", "MiB", BETTER_HIGHER, "workers' resident memory after (must not drop)", 0 },
 	{ "rss_change_pct", "%", BETTER_HIGHER, "RSS change; negative means premature reclaim", 0 },
 	{ NULL, NULL, 0, NULL, 0 },
-};
-
-static const struct param_def kernel_build_params[] = {
-	{ "jobs", PARAM_INT, "2", 1, 1024, NULL, "make -jJ" },
-	{ "memory_max", PARAM_STRING, "512M", 0, 0, NULL, "memory.max of the build's cgroup" },
-	{ "config", PARAM_STRING, "tinyconfig", 0, 0, NULL,
-	  "config target made first, not measured (\"\" keeps none; unused with prepared)" },
-	{ "prepared", PARAM_STRING, "", 0, 0, NULL,
-	  "host: mglrulab run configures and prepares the build folder natively (baseline's"
-	  " .config) and the guest copies it instead of the config step; or a guest path" },
-	{ "target", PARAM_STRING, "scripts", 0, 0, NULL,
-	  "make targets measured, space-separated (the full kernel: bzImage)" },
-	{ "artifact", PARAM_STRING, "", 0, 0, NULL, "file under the build dir that must exist afterwards" },
-	{ "src", PARAM_STRING, "/mnt/src", 0, 0, NULL, "guest path of the kernel source (read-only)" },
-	{ "path", PARAM_STRING, "", 0, 0, NULL, "guest directories prepended to PATH (the toolchain)" },
-	{ "builddir", PARAM_STRING, "/tmp", 0, 0, NULL, "guest directory for the O= build (tmpfs or disk)" },
-	{ "keep", PARAM_ENUM, "0", 0, 0, "0|1", "1: keep the build directory afterwards" },
-	{ "memcg", PARAM_ENUM, "1", 0, 0, "0|1",
-	  "0: build outside a memory cgroup (debugging; not the original method)" },
-	{ "chroot", PARAM_STRING, "", 0, 0, NULL,
-	  "9p shares TAG:/DIR,... making the build's chroot (mglrulab run sets it)" },
-	COUNTER_PARAMS,
-	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
 static const struct metric_def kernel_build_metrics[] = {
@@ -135,16 +62,6 @@ static int kernel_build_prepare_run(const struct workload_def *def,
 				    const struct workload_section *sec,
 				    const struct workload_run_env *env, struct workload_run_setup *out);
 
-static const struct param_def mglru_aging_params[] = {
-	{ "mib", PARAM_INT, "64", 1, 1 << 20, NULL, "S MiB mapped in a fresh memcg" },
-	{ "generations", PARAM_INT, "20", 1, 100000, NULL, "G generations to age" },
-	{ "node", PARAM_INT, "0", 0, 1023, NULL, "node whose lruvec is aged (memory bound to it)" },
-	{ "can_swap", PARAM_ENUM, "1", 0, 0, "0|1", "4th field of the lru_gen aging command" },
-	{ "force_scan", PARAM_ENUM, "1", 0, 0, "0|1", "5th field of the lru_gen aging command" },
-	COUNTER_PARAMS,
-	{ NULL, 0, NULL, 0, 0, NULL, NULL },
-};
-
 static const struct metric_def mglru_aging_metrics[] = {
 	{ "total_ms", "ms", BETTER_LOWER, "time to age G generations", 0 },
 	{ "avg_ms_per_gen", "ms", BETTER_LOWER, "average time per generation", 1 },
@@ -153,16 +70,13 @@ static const struct metric_def mglru_aging_metrics[] = {
 };
 
 const struct workload_def workload_defs[] = {
-	{ "yield_pingpong", "sched_yield ping-pong on a shared vs private mm",
-	  yield_pingpong_params, yield_pingpong_metrics, NULL },
-	{ "will_it_scale", "will-it-scale context_switch1 and sched_yield",
-	  will_it_scale_params, will_it_scale_metrics, NULL },
-	{ "numa_workload", "workers on one node while MGLRU ages the others",
-	  numa_workload_params, numa_workload_metrics, NULL },
-	{ "kernel_build", "make -jJ inside a memory cgroup",
-	  kernel_build_params, kernel_build_metrics, kernel_build_prepare_run },
-	{ "mglru_aging", "age a memcg through /sys/kernel/debug/lru_gen",
-	  mglru_aging_params, mglru_aging_metrics, NULL },
+	{ "yield_pingpong", yield_pingpong_summary, yield_pingpong_params, yield_pingpong_metrics,
+	  NULL },
+	{ "will_it_scale", will_it_scale_summary, will_it_scale_params, will_it_scale_metrics, NULL },
+	{ "numa_workload", numa_workload_summary, numa_workload_params, numa_workload_metrics, NULL },
+	{ "kernel_build", kernel_build_summary, kernel_build_params, kernel_build_metrics,
+	  kernel_build_prepare_run },
+	{ "mglru_aging", mglru_aging_summary, mglru_aging_params, mglru_aging_metrics, NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -176,61 +90,18 @@ const struct workload_def *workload_find(const char *name)
 
 const struct param_def *workload_param(const struct workload_def *w, const char *name)
 {
-	for (const struct param_def *p = w->params; p->name; p++)
-		if (!strcmp(p->name, name))
-			return p;
-	return NULL;
-}
-
-static int choice_ok(const char *choices, const char *value)
-{
-	size_t vl = strlen(value);
-
-	for (const char *c = choices; *c;) {
-		size_t l = strcspn(c, "|");
-		if (l == vl && !strncmp(c, value, l))
-			return 1;
-		c += l;
-		if (*c == '|')
-			c++;
-	}
-	return 0;
+	return param_find(w->params, name);
 }
 
 int workload_param_check(const struct param_def *p, const char *value, char **expected)
 {
-	long v;
+	char buf[128];
 
-	switch (p->type) {
-	case PARAM_INT:
-		if (!parse_long(value, p->min, p->max, &v))
-			return 0;
-		*expected = xasprintf("an integer from %ld to %ld", p->min, p->max);
-		return -1;
-	case PARAM_INT_LIST: {
-		struct strvec items = STRVEC_INIT;
-		int bad = 0;
-		strvec_split(&items, value, ", ");
-		bad = items.n == 0;
-		for (size_t i = 0; i < items.n && !bad; i++)
-			bad = parse_long(items.v[i], p->min, p->max, &v) != 0;
-		strvec_clear(&items);
-		if (!bad)
-			return 0;
-		*expected = xasprintf("a comma-separated list of integers from %ld to %ld",
-				      p->min, p->max);
-		return -1;
-	}
-	case PARAM_ENUM:
-		if (choice_ok(p->choices, value))
-			return 0;
-		*expected = xasprintf("one of %s", p->choices);
-		return -1;
-	case PARAM_STRING:
-	case PARAM_PATH:
+	if (!param_check(p, value))
 		return 0;
-	}
-	return 0;
+	param_expected(p, buf, sizeof(buf));
+	*expected = xstrdup(buf);
+	return -1;
 }
 
 int metric_pattern_match(const char *pat, const char *s)

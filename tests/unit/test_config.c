@@ -178,7 +178,7 @@ static void test_bad_values(void **state)
 		     "8: [run] runs: expected an integer from 1 to 10000, not '0'");
 	expect_error(GOOD_KERNELS "[stats]\nthreshold = 150%\n",
 		     "8: [stats] threshold: expected a fraction from 0 to 1 (0.05) or a percentage (5%), not '150%'");
-	/* The analysis's own limit (REPORT_MAX_RESAMPLES), not a larger one it would ignore. */
+	/* The analysis's own limit (STATS_MAX_RESAMPLES), not a larger one it would ignore. */
 	expect_error(GOOD_KERNELS "[stats]\nresamples = 2000000\n",
 		     "8: [stats] resamples: expected an integer from 100 to 1000000, not '2000000'");
 	expect_error(GOOD_KERNELS "[run]\nseed = -1\n",

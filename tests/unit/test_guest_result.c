@@ -247,6 +247,45 @@ static void test_bad_topology(void **state)
 	}
 }
 
+/* One check, one wording, for `guest boot|run` and session runs alike. */
+static void test_topology_problem(void **state)
+{
+	struct guest_result r, none;
+	struct guest_topology declared;
+	struct strbuf err = STRBUF_INIT;
+	char *msg;
+	(void)state;
+
+	parse(&r, HELLO TOPO, strlen(HELLO TOPO));
+	assert_int_equal(guest_result_topology(&r, &declared, &err), 0);
+	declared.name = strdup("numa2");
+	assert_null(guest_result_topology_problem(&r, &declared));
+
+	declared.nr_nodes = 1;
+	msg = guest_result_topology_problem(&r, &declared);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "the guest's topology does not match numa2:\n"
+				    "declared 1 NUMA nodes, the guest shows 2\n"));
+	assert_non_null(strstr(msg, "\ndeclared:\n  2 vCPUs, 937 MiB, 1 node\n"));
+	assert_non_null(strstr(msg, "\nthe guest shows:\n  2 vCPUs, 937 MiB, 2 nodes\n"));
+	assert_non_null(strstr(msg, "\n  node 1: cpus 1,"));
+	free(msg);
+
+	/* no topology record: the reason, then what was declared, on lines of their own */
+	parse(&none, HELLO, strlen(HELLO));
+	msg = guest_result_topology_problem(&none, &declared);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "does not match numa2:\nthe guest did not report its topology\n"
+				    "declared:\n"));
+	assert_non_null(strstr(msg, "the guest shows:\n  (nothing reported)"));
+	free(msg);
+
+	guest_topology_release(&declared);
+	guest_result_release(&r);
+	guest_result_release(&none);
+	sb_release(&err);
+}
+
 static void test_job_json(void **state)
 {
 	const char *args[] = { "--mm=shared", "--cpus=1,2", "--text=a\"b\\c", NULL };
@@ -282,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_random_garbage),
 		cmocka_unit_test(test_bad_topology),
+		cmocka_unit_test(test_topology_problem),
 		cmocka_unit_test(test_job_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

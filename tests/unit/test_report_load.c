@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "report.h"
+#include "stats_defaults.h"
 
 /* The smallest valid session: two kernels, one workload, four runs. */
 static const char *base_session =
@@ -184,10 +185,10 @@ static void test_resamples_limit(void **state)
 	(void)state;
 
 	r = parse(base_session);
-	json_object_set_new(r, "statistics", json_pack("{s:i}", "resamples", REPORT_MAX_RESAMPLES));
+	json_object_set_new(r, "statistics", json_pack("{s:i}", "resamples", STATS_MAX_RESAMPLES));
 	expect(r, NULL);
 	r = parse(base_session);
-	json_object_set_new(r, "statistics", json_pack("{s:i}", "resamples", REPORT_MAX_RESAMPLES + 1));
+	json_object_set_new(r, "statistics", json_pack("{s:i}", "resamples", STATS_MAX_RESAMPLES + 1));
 	expect(r, "statistics.resamples: expected an integer from 100 to 1000000, got 1000001");
 	r = parse(base_session);
 	json_object_set_new(r, "statistics", json_pack("{s:i}", "counter_resamples", 99));

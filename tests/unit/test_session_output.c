@@ -58,6 +58,13 @@ static const char *entity_end(const char *p)
 	for (const char *const *e = ok; *e; e++)
 		if (!strncmp(p, *e, strlen(*e)))
 			return p + strlen(*e);
+	/* a decimal character reference, as sb_add_xml() writes the apostrophe */
+	if (p[1] == '#' && p[2] >= '0' && p[2] <= '9') {
+		p += 2;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		return *p == ';' ? p + 1 : NULL;
+	}
 	return NULL;
 }
 
@@ -214,9 +221,9 @@ static void test_junit(void **state)
 	assert_true(xml_well_formed(xml));
 	assert_non_null(strstr(xml, "<testsuite name=\"mglrulab\" tests=\"4\" failures=\"1\" errors=\"0\">"));
 	assert_non_null(strstr(xml, "classname=\"mglrulab.w&lt;&amp;&gt;\" "
-				    "name=\"lat&lt;b&gt;&quot;p99&quot;&lt;/b&gt;&amp;amp;&apos; \""));
+				    "name=\"lat&lt;b&gt;&quot;p99&quot;&lt;/b&gt;&amp;amp;&#39;\xef\xbf\xbd\""));
 	assert_non_null(strstr(xml, "<failure type=\"regression\" message=\"slower &quot;by&quot; 5% &lt;x&gt;\"/>"));
-	assert_non_null(strstr(xml, "<skipped message=\"inconclusive: noisy \"/>"));
+	assert_non_null(strstr(xml, "<skipped message=\"inconclusive: noisy\xef\xbf\xbd\"/>"));
 	assert_null(strstr(xml, "pgfault"));
 	/* one failure element: the improvement passes under --fail-on regression */
 	assert_null(strstr(strstr(xml, "<failure") + 1, "<failure"));

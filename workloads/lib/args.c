@@ -2,7 +2,7 @@
 #include "args.h"
 #include "jsonl.h"
 
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,126 +20,123 @@ static int key_eq(const char *name, const char *key, size_t keylen)
 	return name[i] == '\0';
 }
 
-static void usage(const struct wl_opt *opts, const char *prog, const char *summary)
+static void usage(const struct param_def *params, const char *prog, const char *summary)
 {
 	/* --help is for a human at a shell, so plain text on stdout is fine. */
 	printf("usage: %s [--key=value ...]\n%s\n\n", prog, summary);
-	for (const struct wl_opt *o = opts; o->name; o++)
-		printf("  --%-16s %s (default: %s)\n", o->name, o->help,
-		       o->def ? (*o->def ? o->def : "\"\"") : "required");
+	for (const struct param_def *p = params; p->name; p++) {
+		char allowed[160] = "";
+
+		if (p->type != PARAM_STRING && p->type != PARAM_PATH) {
+			allowed[0] = ' ';
+			allowed[1] = '[';
+			param_expected(p, allowed + 2, sizeof(allowed) - 3);
+			strcat(allowed, "]");
+		}
+		printf("  --%-16s %s%s (default: %s)\n", p->name, p->help, allowed,
+		       *p->def ? p->def : "\"\"");
+	}
 }
 
-void wl_args_parse(struct wl_opt *opts, int argc, char **argv, const char *summary)
+static int index_of(const struct wl_args *a, const char *name)
 {
-	for (struct wl_opt *o = opts; o->name; o++)
-		o->val = o->def;
+	for (int i = 0; a->params[i].name; i++)
+		if (!strcmp(a->params[i].name, name))
+			return i;
+	wl_fail("internal: %s has no option '%s'", a->program, name);
+}
+
+void wl_args_parse(struct wl_args *a, const char *program, const struct param_def *params,
+		   const char *summary, int argc, char **argv)
+{
+	int n;
+
+	a->program = program;
+	a->params = params;
+	for (n = 0; params[n].name; n++) {
+		if (n == WL_ARGS_MAX)
+			wl_fail("internal: %s has more than %d options", program, WL_ARGS_MAX);
+		a->val[n] = params[n].def;
+	}
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *eq;
-		struct wl_opt *o;
+		const char *arg = argv[i], *eq;
+		int k;
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(opts, argv[0], summary);
-			exit(0);
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			usage(params, argv[0], summary);
+			exit(WL_EXIT_OK);
 		}
-		if (strncmp(a, "--", 2) || !(eq = strchr(a, '=')))
-			wl_fail("argument '%s' is not --key=value", a);
-		for (o = opts; o->name; o++)
-			if (key_eq(o->name, a + 2, (size_t)(eq - a - 2)))
+		if (strncmp(arg, "--", 2) || !(eq = strchr(arg, '=')))
+			wl_fail("argument '%s' is not --key=value", arg);
+		for (k = 0; k < n; k++)
+			if (key_eq(params[k].name, arg + 2, (size_t)(eq - arg - 2)))
 				break;
-		if (!o->name)
-			wl_fail("unknown option '%.*s' (see --help)", (int)(eq - a), a);
-		o->val = eq + 1;
+		if (k == n)
+			wl_fail("unknown option '%.*s' (see --help)", (int)(eq - arg), arg);
+		if (param_check(&params[k], eq + 1)) {
+			char expected[128];
+
+			param_expected(&params[k], expected, sizeof(expected));
+			wl_fail("--%s=%s: expected %s", params[k].name, eq + 1, expected);
+		}
+		a->val[k] = eq + 1;
 	}
-	for (struct wl_opt *o = opts; o->name; o++)
-		if (!o->val)
-			wl_fail("option --%s is required", o->name);
 }
 
-const char *wl_arg(const struct wl_opt *opts, const char *name)
+const char *wl_arg(const struct wl_args *a, const char *name)
 {
-	for (const struct wl_opt *o = opts; o->name; o++)
-		if (!strcmp(o->name, name))
-			return o->val;
-	wl_fail("internal: no option '%s'", name);
+	return a->val[index_of(a, name)];
 }
 
-static int parse_long_range(const char *s, long min, long max, long *out)
+long wl_arg_long(const struct wl_args *a, const char *name)
 {
-	char *end;
+	int k = index_of(a, name);
 	long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (end == s || *end || errno || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-long wl_arg_long(const struct wl_opt *opts, const char *name, long min, long max)
-{
-	const char *s = wl_arg(opts, name);
-	long v;
-
-	if (parse_long_range(s, min, max, &v))
-		wl_fail("--%s=%s: expected an integer from %ld to %ld", name, s, min, max);
+	/* checked by wl_args_parse (the default by the table's unit test) */
+	if (param_parse_long(a->val[k], LONG_MIN, LONG_MAX, &v))
+		wl_fail("internal: --%s=%s is not a number", name, a->val[k]);
 	return v;
 }
 
-size_t wl_arg_long_list(const struct wl_opt *opts, const char *name, long min, long max,
-			long **out)
+size_t wl_arg_long_list(const struct wl_args *a, const char *name, long **out)
 {
-	const char *s = wl_arg(opts, name);
-	char *copy = strdup(s), *tok, *save = NULL;
-	size_t n = 0;
-	long *v = calloc(strlen(s) / 2 + 1, sizeof(*v));
+	const struct param_def *p = &a->params[index_of(a, name)];
+	const char *s = wl_arg(a, name);
+	long n = param_parse_list(p, s, NULL, 0);
+	long *v;
 
-	if (!copy || !v)
+	if (n < 0)
+		wl_fail("internal: --%s=%s is not a list", name, s);
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v)
 		wl_fail("out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (parse_long_range(tok, min, max, &v[n]))
-			wl_fail("--%s=%s: expected integers from %ld to %ld, comma-separated",
-				name, s, min, max);
-		n++;
-	}
-	free(copy);
-	if (!n)
-		wl_fail("--%s is empty", name);
+	param_parse_list(p, s, v, (size_t)n);
 	*out = v;
-	return n;
+	return (size_t)n;
 }
 
-int wl_arg_choice(const struct wl_opt *opts, const char *name, const char *choices)
+int wl_arg_choice(const struct wl_args *a, const char *name)
 {
-	const char *s = wl_arg(opts, name), *c = choices;
-	size_t sl = strlen(s);
-	int idx = 0;
+	int k = index_of(a, name), c = param_choice(&a->params[k], a->val[k]);
 
-	while (*c) {
-		size_t l = strcspn(c, "|");
-
-		if (l == sl && !strncmp(c, s, l))
-			return idx;
-		c += l;
-		if (*c == '|')
-			c++;
-		idx++;
-	}
-	wl_fail("--%s=%s: expected one of %s", name, s, choices);
+	if (c < 0)
+		wl_fail("internal: --%s=%s is not one of %s", name, a->val[k], a->params[k].choices);
+	return c;
 }
 
-void wl_args_info(const struct wl_opt *opts, const char *program)
+void wl_args_info(const struct wl_args *a)
 {
 	struct jl j;
 
-	jl_begin(&j, "info");
-	jl_str(&j, "program", program);
-	for (const struct wl_opt *o = opts; o->name; o++) {
+	jl_begin(&j, WL_REC_INFO);
+	jl_str(&j, "program", a->program);
+	for (int i = 0; a->params[i].name; i++) {
 		char key[96];
 
-		snprintf(key, sizeof(key), "param_%s", o->name);
-		jl_str(&j, key, o->val);
+		snprintf(key, sizeof(key), "param_%s", a->params[i].name);
+		jl_str(&j, key, a->val[i]);
 	}
 	jl_end(&j);
 }

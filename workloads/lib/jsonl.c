@@ -229,10 +229,10 @@ static void write_all(const char *p, size_t n)
 void jl_end(struct jl *j)
 {
 	jl_add(j, "}\n", 2);
-	if (j->len > JL_MAX_LINE) {
+	if (j->len > WL_LINE_MAX) {
 		/* Callers size snapshot text; this is a bug, not guest data. */
 		jl_abort(j);
-		jl_errorf("internal: output line over %d bytes dropped", JL_MAX_LINE);
+		jl_errorf("internal: output line over %d bytes dropped", WL_LINE_MAX);
 		return;
 	}
 	write_all(j->buf, j->len);
@@ -250,7 +250,7 @@ void jl_metric(const char *name, double value, const char *unit)
 {
 	struct jl j;
 
-	jl_begin(&j, "metric");
+	jl_begin(&j, WL_REC_METRIC);
 	jl_str(&j, "name", name);
 	jl_dbl(&j, "value", value);
 	jl_str(&j, "unit", unit);
@@ -261,7 +261,7 @@ void jl_series(const char *name, const char *unit, const double *v, size_t n)
 {
 	struct jl j;
 
-	jl_begin(&j, "series");
+	jl_begin(&j, WL_REC_SERIES);
 	jl_str(&j, "name", name);
 	jl_str(&j, "unit", unit);
 	jl_dbl_array(&j, "values", v, n);
@@ -272,7 +272,7 @@ void jl_info_str(const char *key, const char *val)
 {
 	struct jl j;
 
-	jl_begin(&j, "info");
+	jl_begin(&j, WL_REC_INFO);
 	jl_str(&j, key, val);
 	jl_end(&j);
 }
@@ -283,7 +283,7 @@ static void verror(const char *what, const char *fmt, va_list ap)
 	struct jl j;
 
 	vsnprintf(reason, sizeof(reason), fmt, ap);
-	jl_begin(&j, "error");
+	jl_begin(&j, WL_REC_ERROR);
 	jl_str(&j, "reason", reason);
 	if (what)
 		jl_str(&j, "precondition", what);

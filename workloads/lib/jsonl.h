@@ -5,13 +5,9 @@
  * complete, valid JSON object: strings are escaped here (control bytes,
  * quotes, invalid UTF-8), numbers that JSON cannot represent are refused,
  * and a line is handed to the kernel in one write() so that forked
- * children and the parent never interleave halves of lines.
- *
- *   {"type":"metric","name":"...","value":N,"unit":"..."}
- *   {"type":"series","name":"...","unit":"...","values":[...]}
- *   {"type":"snapshot","phase":"before|after","source":"...","text":"..."}
- *   {"type":"info",...}
- *   {"type":"error","reason":"..."}
+ * children and the parent never interleave halves of lines. The record
+ * types, the line limit and the exit statuses are the workload contract,
+ * common/workload_contract.h.
  */
 #ifndef WL_JSONL_H
 #define WL_JSONL_H
@@ -19,13 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A line is refused above this size; snapshot text is truncated to fit. */
-#define JL_MAX_LINE (1024 * 1024)
-
-/* Exit statuses of every workload program. */
-#define WL_EXIT_OK	0
-#define WL_EXIT_FAIL	1
-#define WL_EXIT_PRECOND	2
+#include "workload_contract.h"
 
 struct jl {
 	char *buf;
@@ -33,7 +23,10 @@ struct jl {
 	int nfields;
 };
 
-/* Start an object {"type":TYPE ... */
+/*
+ * Start an object {"type":TYPE ... (a WL_REC_*). A line over WL_LINE_MAX
+ * is refused; snapshot text is truncated to fit.
+ */
 void jl_begin(struct jl *j, const char *type);
 void jl_str(struct jl *j, const char *key, const char *val);
 /* A string of @n bytes that may contain anything (file text). */
@@ -61,8 +54,8 @@ void jl_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Print an error line and exit. wl_precond() is for an unmet precondition
- * (exit 2): @what names it (memory, nodes, cpus, debugfs, lru_gen,
- * cgroup_v2, tracefs, toolchain, source) so the runner and tests can tell
+ * (WL_EXIT_PRECOND): @what names it (common/workload_contract.h) so the
+ * host and tests can tell
  * "this guest cannot run this" from "this workload broke".
  */
 _Noreturn void wl_precond(const char *what, const char *fmt, ...)

@@ -14,7 +14,7 @@
  * Leave room for the JSON around the text and for escaping ("\n" is two
  * bytes); text that escapes to more than a line is cut further below.
  */
-#define SNAP_MAX_TEXT (JL_MAX_LINE - 64 * 1024)
+#define SNAP_MAX_TEXT (WL_LINE_MAX - 64 * 1024)
 
 static int valid_ident(const char *s, size_t n)
 {
@@ -47,13 +47,13 @@ static void find_tracing(struct wl_snap *s)
 	}
 }
 
-void wl_snap_init(struct wl_snap *s, const struct wl_opt *opts)
+void wl_snap_init(struct wl_snap *s, const struct wl_args *args)
 {
-	const char *list = wl_arg(opts, "tracepoints");
+	const char *list = wl_arg(args, "tracepoints");
 	char *copy, *tok, *save = NULL;
 
 	memset(s, 0, sizeof(*s));
-	s->enabled = wl_arg_long(opts, "counters", 0, 1);
+	s->enabled = wl_arg_long(args, "counters");
 	copy = strdup(list);
 	s->tps = calloc(strlen(list) / 2 + 1, sizeof(*s->tps));
 	if (!copy || !s->tps)
@@ -84,7 +84,7 @@ int wl_snap_file(const char *phase, const char *label, const char *path, const c
 		return -errno;
 	keep = len;
 	for (;;) {
-		jl_begin(&j, "snapshot");
+		jl_begin(&j, WL_REC_SNAPSHOT);
 		jl_str(&j, "phase", phase);
 		if (label && *label)
 			jl_str(&j, "label", label);
@@ -95,7 +95,7 @@ int wl_snap_file(const char *phase, const char *label, const char *path, const c
 			jl_bool(&j, "truncated", 1);
 		jl_strn(&j, "text", text, keep);
 		/* Escaping can grow text (control bytes become \u00xx). */
-		if (j.len + 2 <= JL_MAX_LINE || keep == 0)
+		if (j.len + 2 <= WL_LINE_MAX || keep == 0)
 			break;
 		jl_abort(&j);
 		keep /= 2;
@@ -204,7 +204,7 @@ void wl_snap_after(struct wl_snap *s)
 			tp_remove(tp);
 		}
 		if (tp->state[0]) {
-			jl_begin(&j, "info");
+			jl_begin(&j, WL_REC_INFO);
 			jl_str(&j, "tracepoint", name);
 			if (s->label[0])
 				jl_str(&j, "label", s->label);
@@ -214,7 +214,7 @@ void wl_snap_after(struct wl_snap *s)
 		}
 	}
 	s->t_after = wl_now() - t0;
-	jl_begin(&j, "info");
+	jl_begin(&j, WL_REC_INFO);
 	jl_str(&j, "name", "counter_overhead");
 	if (s->label[0])
 		jl_str(&j, "label", s->label);

@@ -14,10 +14,6 @@
 
 #include "args.h"
 
-#define WL_SNAP_OPTS \
-	{ "counters", "1", "1: snapshot counters around the measured phase, 0: do not", NULL }, \
-	{ "tracepoints", "", "tracepoints to count, sys:event,... (hist triggers)", NULL }
-
 struct wl_tp {
 	char sys[64], evt[128];
 	char dir[320];		/* <tracefs>/events/sys/evt */
@@ -34,8 +30,11 @@ struct wl_snap {
 	char label[64];
 };
 
-/* Read --counters and --tracepoints; exits 1 on a malformed tracepoint name. */
-void wl_snap_init(struct wl_snap *s, const struct wl_opt *opts);
+/*
+ * Read --counters and --tracepoints (every program's table has them,
+ * common/workload_params.c); exits 1 on a malformed tracepoint name.
+ */
+void wl_snap_init(struct wl_snap *s, const struct wl_args *args);
 /* Install triggers, then snapshot "before". @label tells several measured phases apart. */
 void wl_snap_before(struct wl_snap *s, const char *label);
 /* Snapshot "after", read and remove the triggers, report the overhead. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "topo.h"
+#include "cpulist.h"
 #include "fileio.h"
 
 #include <errno.h>
@@ -11,38 +12,6 @@
 #include <unistd.h>
 
 #define MPOL_BIND_MODE 2	/* MPOL_BIND from <linux/mempolicy.h> */
-
-int wl_parse_cpulist(const char *s, int *ids, int max)
-{
-	int n = 0;
-
-	while (*s && *s != '\n') {
-		char *end;
-		long a, b;
-
-		a = strtol(s, &end, 10);
-		if (end == s || a < 0)
-			return -1;
-		b = a;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a)
-				return -1;
-			s = end;
-		}
-		for (long i = a; i <= b; i++) {
-			if (n >= max)
-				return -1;
-			ids[n++] = (int)i;
-		}
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			return -1;
-	}
-	return n;
-}
 
 int wl_allowed_cpus(int *ids, int max)
 {
@@ -66,7 +35,7 @@ int wl_online_nodes(int *ids, int max)
 		ids[0] = 0;
 		return 1;
 	}
-	n = wl_parse_cpulist(s, ids, max);
+	n = cpulist_ids(s, WL_MAX_NODES, ids, max);
 	free(s);
 	return n > 0 ? n : 0;
 }
@@ -80,7 +49,7 @@ int wl_node_cpus(int node, int *ids, int max)
 	s = wl_read_file(path, 65536, NULL, NULL);
 	if (!s)
 		return -1;
-	n = wl_parse_cpulist(s, ids, max);
+	n = cpulist_ids(s, WL_MAX_CPUS, ids, max);
 	free(s);
 	return n;
 }

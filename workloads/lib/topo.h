@@ -14,8 +14,6 @@
 #define WL_MAX_CPUS 4096
 #define WL_MAX_NODES 1024
 
-/* Parse a kernel cpulist ("0-3,8,10-11") into ids; returns count or -1. */
-int wl_parse_cpulist(const char *s, int *ids, int max);
 /* The CPUs this process may run on, ascending. Returns the count. */
 int wl_allowed_cpus(int *ids, int max);
 /* Online nodes (N_ONLINE), ascending; 1 node (0) when sysfs has no node dir. */

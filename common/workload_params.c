@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "workload_params.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A program sizes its arrays by its own limits (workloads/lib/topo.h:
+ * WL_MAX_CPUS 4096, WL_MAX_NODES 1024): a maximum here must stay within
+ * them, because the program trusts this table.
+ */
+
+/* Every program takes these (workloads/lib/snap.h). */
+#define COUNTER_PARAMS \
+	{ "counters", PARAM_ENUM, "1", 0, 0, "0|1", \
+	  "snapshot vmstat, node vmstat and lru_gen_full around the measured phase" }, \
+	{ "tracepoints", PARAM_STRING, "", 0, 0, NULL, \
+	  "tracepoints counted with hist triggers, sys:event,... (absent ones are recorded)" }
+
+#define END { NULL, 0, NULL, 0, 0, NULL, NULL }
+
+const char yield_pingpong_summary[] = "sched_yield ping-pong on a shared vs private mm";
+const struct param_def yield_pingpong_params[] = {
+	{ "mm", PARAM_ENUM, "shared", 0, 0, "shared|private",
+	  "threads of one process (shared) or one process per CPU (private)" },
+	{ "cpus", PARAM_INT_LIST, "1,2", 1, 4096, NULL,
+	  "CPU counts to sweep, capped at the CPUs the program may use" },
+	{ "duration", PARAM_INT, "2", 1, 3600, NULL, "seconds measured per CPU count" },
+	{ "warmup", PARAM_INT, "1", 0, 600, NULL, "seconds run before measuring" },
+	{ "reps", PARAM_INT, "5", 1, 100, NULL,
+	  "windows the duration is cut into, read without stopping the tasks; the metric is"
+	  " their median rate (1: one window)" },
+	COUNTER_PARAMS,
+	END,
+};
+
+const char will_it_scale_summary[] = "will-it-scale context_switch1 and sched_yield";
+const struct param_def will_it_scale_params[] = {
+	{ "test", PARAM_ENUM, "context_switch1", 0, 0, "context_switch1|sched_yield",
+	  "will-it-scale test" },
+	{ "mode", PARAM_ENUM, "threads", 0, 0, "threads|processes", "tasks as threads or processes" },
+	{ "tasks", PARAM_INT, "1", 1, 4096, NULL, "-t: number of tasks" },
+	{ "seconds", PARAM_INT, "3", 1, 3600, NULL, "-s: measured one-second samples" },
+	{ "warmup", PARAM_INT, "5", 0, 600, NULL,
+	  "warm-up samples before \"measurement\" (will-it-scale: 5; it discards warmup+1 samples)" },
+	{ "binary", PARAM_STRING, "", 0, 0, NULL,
+	  "guest path of a will-it-scale binary to run instead of the built-in test" },
+	COUNTER_PARAMS,
+	END,
+};
+
+const char numa_workload_summary[] = "workers on one node while MGLRU ages the others";
+const struct param_def numa_workload_params[] = {
+	{ "workers", PARAM_INT, "2", 1, 1024, NULL, "W worker processes" },
+	{ "mib", PARAM_INT, "16", 1, 1 << 20, NULL, "M MiB of anonymous memory per worker" },
+	{ "node", PARAM_INT, "0", 0, 1023, NULL, "node the workers' CPUs and memory are bound to" },
+	{ "duration", PARAM_INT, "5", 1, 36000, NULL, "seconds of touching while aging runs" },
+	{ "age_interval_ms", PARAM_INT, "500", 10, 600000, NULL,
+	  "explicit aging interval on the other nodes" },
+	{ "can_swap", PARAM_ENUM, "1", 0, 0, "0|1", "4th field of the lru_gen aging command" },
+	{ "force_scan", PARAM_ENUM, "0", 0, 0, "0|1", "5th field of the lru_gen aging command" },
+	{ "on_erange", PARAM_ENUM, "evict", 0, 0, "evict|force|skip",
+	  "when aging is refused (-ERANGE, MAX_NR_GENS reached): retire the empty generations,"
+	  " force, or skip" },
+	COUNTER_PARAMS,
+	END,
+};
+
+const char kernel_build_summary[] = "make -jJ of a kernel tree inside a memory cgroup";
+const struct param_def kernel_build_params[] = {
+	{ "jobs", PARAM_INT, "2", 1, 1024, NULL, "make -jJ" },
+	{ "memory_max", PARAM_STRING, "512M", 0, 0, NULL, "memory.max of the build's cgroup" },
+	{ "config", PARAM_STRING, "tinyconfig", 0, 0, NULL,
+	  "config target made first, not measured (\"\" keeps none; unused with prepared)" },
+	{ "prepared", PARAM_STRING, "", 0, 0, NULL,
+	  "configured and prepared build folder (guest path) copied instead of the config step;"
+	  " in lab.conf, host: mglrulab run prepares it natively from the baseline's .config" },
+	{ "target", PARAM_STRING, "scripts", 0, 0, NULL,
+	  "make targets measured, space-separated (the full kernel: bzImage)" },
+	{ "artifact", PARAM_STRING, "", 0, 0, NULL,
+	  "file (relative to the build dir) that must exist afterwards" },
+	{ "src", PARAM_STRING, "/mnt/src", 0, 0, NULL,
+	  "guest path of the kernel source (read-only is fine: built with O=)" },
+	{ "path", PARAM_STRING, "", 0, 0, NULL,
+	  "guest directories prepended to PATH (the toolchain), colon-separated" },
+	{ "builddir", PARAM_STRING, "/tmp", 0, 0, NULL,
+	  "guest directory for the O= build (tmpfs or disk)" },
+	{ "keep", PARAM_ENUM, "0", 0, 0, "0|1", "1: keep the build directory afterwards" },
+	{ "memcg", PARAM_ENUM, "1", 0, 0, "0|1",
+	  "0: build outside a memory cgroup (debugging; not the original method)" },
+	{ "chroot", PARAM_STRING, "", 0, 0, NULL,
+	  "build chrooted in a tmpfs root of 9p shares TAG:/DIR,... (mglrulab run sets it)" },
+	COUNTER_PARAMS,
+	END,
+};
+
+const char mglru_aging_summary[] = "age a memcg through /sys/kernel/debug/lru_gen";
+const struct param_def mglru_aging_params[] = {
+	{ "mib", PARAM_INT, "64", 1, 1 << 20, NULL, "S MiB mapped and touched in a fresh memcg" },
+	{ "generations", PARAM_INT, "20", 1, 100000, NULL, "G generations to age" },
+	{ "node", PARAM_INT, "0", 0, 1023, NULL, "node whose lruvec is aged (memory bound to it)" },
+	{ "can_swap", PARAM_ENUM, "1", 0, 0, "0|1",
+	  "4th field of the lru_gen aging command (anon is aged when 1)" },
+	{ "force_scan", PARAM_ENUM, "1", 0, 0, "0|1",
+	  "5th field of the lru_gen aging command (1: age even when MAX_NR_GENS generations exist)" },
+	COUNTER_PARAMS,
+	END,
+};
+
+const struct param_def *param_find(const struct param_def *params, const char *name)
+{
+	for (const struct param_def *p = params; p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	return NULL;
+}
+
+int param_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* One list item: [s, s + len) without the blanks around it. */
+static int list_item(const struct param_def *p, const char *s, size_t len, long *v)
+{
+	char buf[32];
+
+	while (len && (*s == ' ' || *s == '\t'))
+		s++, len--;
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return param_parse_long(buf, p->min, p->max, v);
+}
+
+static int blank(const char *s, size_t len)
+{
+	return strspn(s, " \t") >= len;
+}
+
+long param_parse_list(const struct param_def *p, const char *value, long *out, size_t max)
+{
+	const char *s = value;
+	long n = 0;
+
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		long v;
+
+		if (!blank(s, len)) {
+			if (list_item(p, s, len, &v))
+				return -1;
+			if (out && (size_t)n < max)
+				out[n] = v;
+			n++;
+		}
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	return n ? n : -1;
+}
+
+int param_choice(const struct param_def *p, const char *value)
+{
+	size_t vl = strlen(value);
+	int idx = 0;
+
+	for (const char *c = p->choices; c && *c; idx++) {
+		size_t l = strcspn(c, "|");
+
+		if (l == vl && !strncmp(c, value, l))
+			return idx;
+		c += l;
+		if (*c == '|')
+			c++;
+	}
+	return -1;
+}
+
+int param_check(const struct param_def *p, const char *value)
+{
+	long v;
+
+	switch (p->type) {
+	case PARAM_INT:
+		return param_parse_long(value, p->min, p->max, &v);
+	case PARAM_INT_LIST:
+		return param_parse_list(p, value, NULL, 0) < 0 ? -1 : 0;
+	case PARAM_ENUM:
+		return param_choice(p, value) < 0 ? -1 : 0;
+	case PARAM_STRING:
+	case PARAM_PATH:
+		break;
+	}
+	return 0;
+}
+
+void param_expected(const struct param_def *p, char *buf, size_t size)
+{
+	switch (p->type) {
+	case PARAM_INT:
+		snprintf(buf, size, "an integer from %ld to %ld", p->min, p->max);
+		return;
+	case PARAM_INT_LIST:
+		snprintf(buf, size, "a comma-separated list of integers from %ld to %ld",
+			 p->min, p->max);
+		return;
+	case PARAM_ENUM:
+		snprintf(buf, size, "one of %s", p->choices);
+		return;
+	case PARAM_STRING:
+	case PARAM_PATH:
+		break;
+	}
+	snprintf(buf, size, "any text");
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The parameters of each workload program, defined once: name, type,
+ * default, allowed values and help. The host checks a [workload NAME]
+ * section of lab.conf against them (lab/workload/workload_defs.c) and
+ * passes each value as --name=value; the program (workloads/NAME.c,
+ * through workloads/lib/args.c) parses its argv with the same table and
+ * the same check, so a value the host refuses the program refuses too,
+ * with the same words, and --help prints these defaults.
+ *
+ * Plain C without dependencies: compiled into mglrulab and into the static
+ * guest programs.
+ */
+#ifndef LAB_WORKLOAD_PARAMS_H
+#define LAB_WORKLOAD_PARAMS_H
+
+#include <stddef.h>
+
+enum param_type {
+	PARAM_INT,		/* integer in [min, max] */
+	PARAM_INT_LIST,		/* comma-separated integers, each in [min, max] */
+	PARAM_ENUM,		/* one of choices ("a|b|c") */
+	PARAM_STRING,		/* free text (a make target, a tracepoint list, ...) */
+	PARAM_PATH,		/* a host path, resolved against lab.conf's folder */
+};
+
+struct param_def {
+	const char *name;	/* the program's --name (with underscores) and the lab.conf key */
+	enum param_type type;
+	const char *def;	/* default, as written in lab.conf; never NULL */
+	long min, max;		/* PARAM_INT / PARAM_INT_LIST */
+	const char *choices;	/* PARAM_ENUM: "threads|processes" */
+	const char *help;
+};
+
+/*
+ * Each workload's parameters (NULL-name terminated) and one-line summary.
+ * Defaults are sized for the `tiny` guest under TCG so the demo and CI stay
+ * short; lab.conf's comments show the full-size values of the original
+ * linux-mm measurements.
+ */
+extern const struct param_def yield_pingpong_params[];
+extern const char yield_pingpong_summary[];
+extern const struct param_def will_it_scale_params[];
+extern const char will_it_scale_summary[];
+extern const struct param_def numa_workload_params[];
+extern const char numa_workload_summary[];
+extern const struct param_def kernel_build_params[];
+extern const char kernel_build_summary[];
+extern const struct param_def mglru_aging_params[];
+extern const char mglru_aging_summary[];
+
+/* @name in @params, or NULL. */
+const struct param_def *param_find(const struct param_def *params, const char *name);
+
+/* Is @value allowed for @p? 0 or -1. */
+int param_check(const struct param_def *p, const char *value);
+/* What @p allows, for a message "expected ...": "an integer from 1 to 3600". */
+void param_expected(const struct param_def *p, char *buf, size_t size);
+
+/* @s as an integer in [min, max] (the whole string, base 10): 0, or -1. */
+int param_parse_long(const char *s, long min, long max, long *out);
+/*
+ * A PARAM_INT_LIST value: integers in [p->min, p->max] separated by
+ * commas, blanks around them allowed, empty items skipped, at least one.
+ * Stores up to @max of them in @out (may be NULL) and returns how many
+ * there are, or -1 when malformed.
+ */
+long param_parse_list(const struct param_def *p, const char *value, long *out, size_t max);
+/* Index of @value among @p's choices, or -1. */
+int param_choice(const struct param_def *p, const char *value);
+
+#endif

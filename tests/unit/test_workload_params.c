@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The workloads' parameter tables (common/workload_params.c), shared by the
+ * host's lab.conf check and the guest programs' option parsing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload_def.h"
+#include "workload_params.h"
+
+/* Every default is a value its own check accepts: the programs rely on it. */
+static void test_defaults_valid(void **state)
+{
+	(void)state;
+	for (const struct workload_def *w = workload_defs; w->name; w++) {
+		assert_non_null(w->summary);
+		for (const struct param_def *p = w->params; p->name; p++) {
+			if (param_check(p, p->def))
+				fail_msg("%s: --%s default '%s' is refused by its own table", w->name,
+					 p->name, p->def);
+			assert_non_null(p->help);
+			assert_ptr_equal(workload_param(w, p->name), p);
+		}
+		assert_non_null(param_find(w->params, "counters"));
+		assert_non_null(param_find(w->params, "tracepoints"));
+	}
+}
+
+static void test_int(void **state)
+{
+	const struct param_def *p = param_find(yield_pingpong_params, "duration");
+	char buf[128];
+	(void)state;
+
+	assert_int_equal(param_check(p, "1"), 0);
+	assert_int_equal(param_check(p, "3600"), 0);
+	assert_int_equal(param_check(p, "0"), -1);
+	assert_int_equal(param_check(p, "3601"), -1);
+	assert_int_equal(param_check(p, "2s"), -1);
+	assert_int_equal(param_check(p, ""), -1);
+	assert_int_equal(param_check(p, "99999999999999999999"), -1);
+	param_expected(p, buf, sizeof(buf));
+	assert_string_equal(buf, "an integer from 1 to 3600");
+}
+
+static void test_list(void **state)
+{
+	const struct param_def *p = param_find(yield_pingpong_params, "cpus");
+	long v[4];
+	char buf[128];
+	(void)state;
+
+	assert_int_equal(param_parse_list(p, "1,2", v, 4), 2);
+	assert_int_equal(v[0], 1);
+	assert_int_equal(v[1], 2);
+	/* blanks around items and empty items, as lab.conf has always allowed */
+	assert_int_equal(param_parse_list(p, " 1 , 4096,,8", v, 4), 3);
+	assert_int_equal(v[1], 4096);
+	assert_int_equal(v[2], 8);
+	/* more items than room: counted, not stored */
+	assert_int_equal(param_parse_list(p, "1,2,3,4,5,6", v, 4), 6);
+	assert_int_equal(param_parse_list(p, "1 2", NULL, 0), -1);
+	assert_int_equal(param_parse_list(p, "1,,x", NULL, 0), -1);
+	assert_int_equal(param_parse_list(p, "0", NULL, 0), -1);
+	assert_int_equal(param_parse_list(p, "4097", NULL, 0), -1);
+	assert_int_equal(param_parse_list(p, "", NULL, 0), -1);
+	assert_int_equal(param_parse_list(p, " , ", NULL, 0), -1);
+	assert_int_equal(param_check(p, "1,2"), 0);
+	assert_int_equal(param_check(p, "1 2"), -1);
+	param_expected(p, buf, sizeof(buf));
+	assert_string_equal(buf, "a comma-separated list of integers from 1 to 4096");
+}
+
+static void test_enum(void **state)
+{
+	const struct param_def *p = param_find(numa_workload_params, "on_erange");
+	char buf[128];
+	(void)state;
+
+	assert_int_equal(param_choice(p, "evict"), 0);
+	assert_int_equal(param_choice(p, "force"), 1);
+	assert_int_equal(param_choice(p, "skip"), 2);
+	assert_int_equal(param_choice(p, "ski"), -1);
+	assert_int_equal(param_choice(p, "skipp"), -1);
+	assert_int_equal(param_choice(p, ""), -1);
+	assert_int_equal(param_check(p, "force|skip"), -1);
+	param_expected(p, buf, sizeof(buf));
+	assert_string_equal(buf, "one of evict|force|skip");
+}
+
+/* The host's message is the table's: what lab.conf is told is what the program says. */
+static void test_host_check(void **state)
+{
+	const struct param_def *p = param_find(will_it_scale_params, "mode");
+	char *expected = NULL;
+	(void)state;
+
+	assert_int_equal(workload_param_check(p, "threads", &expected), 0);
+	assert_null(expected);
+	assert_int_equal(workload_param_check(p, "fibers", &expected), -1);
+	assert_string_equal(expected, "one of threads|processes");
+	free(expected);
+	p = param_find(kernel_build_params, "target");
+	assert_int_equal(workload_param_check(p, "anything at all", &expected), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_valid),
+		cmocka_unit_test(test_int),
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_enum),
+		cmocka_unit_test(test_host_check),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
