@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "workload_params.h"
+#include "parse_num.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -117,21 +118,6 @@ const struct param_def *param_find(const struct param_def *params, const char *n
 	return NULL;
 }
 
-int param_parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	if (!*s)
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* One list item: [s, s + len) without the blanks around it. */
 static int list_item(const struct param_def *p, const char *s, size_t len, long *v)
 {
@@ -145,7 +131,7 @@ static int list_item(const struct param_def *p, const char *s, size_t len, long 
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	return param_parse_long(buf, p->min, p->max, v);
+	return parse_long(buf, p->min, p->max, v);
 }
 
 static int blank(const char *s, size_t len)
@@ -199,7 +185,7 @@ int param_check(const struct param_def *p, const char *value)
 
 	switch (p->type) {
 	case PARAM_INT:
-		return param_parse_long(value, p->min, p->max, &v);
+		return parse_long(value, p->min, p->max, &v);
 	case PARAM_INT_LIST:
 		return param_parse_list(p, value, NULL, 0) < 0 ? -1 : 0;
 	case PARAM_ENUM:

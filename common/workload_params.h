@@ -57,9 +57,6 @@ const struct param_def *param_find(const struct param_def *params, const char *n
 int param_check(const struct param_def *p, const char *value);
 /* What @p allows, for a message "expected ...": "an integer from 1 to 3600". */
 void param_expected(const struct param_def *p, char *buf, size_t size);
-
-/* @s as an integer in [min, max] (the whole string, base 10): 0, or -1. */
-int param_parse_long(const char *s, long min, long max, long *out);
 /*
  * A PARAM_INT_LIST value: integers in [p->min, p->max] separated by
  * commas, blanks around them allowed, empty items skipped, at least one.

@@ -239,21 +239,6 @@ int str_ends_with(const char *s, const char *suffix)
 	return ls >= lx && !strcmp(s + ls - lx, suffix);
 }
 
-int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	if (!*s)
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int parse_u64(const char *s, uint64_t *out)
 {
 	char *end;

@@ -25,6 +25,8 @@
 #ifndef LAB_UTIL_H
 #define LAB_UTIL_H
 
+#include "parse_num.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -86,8 +88,7 @@ void iso8601_now(char buf[32]);
 
 int str_starts_with(const char *s, const char *prefix);
 int str_ends_with(const char *s, const char *suffix);
-/* Parse a whole string as a number; 0 on success, -1 if not a number or out of range. */
-int parse_long(const char *s, long min, long max, long *out);
+/* parse_long(): common/parse_num.h, shared with the guest programs. */
 /*
  * A duration: plain seconds ("900") or numbers with units h, m, s in that
  * order ("90s", "15m", "1h30m"). 0 and *@seconds > 0, or -1.

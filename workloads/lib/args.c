@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "args.h"
+#include "parse_num.h"
 #include "jsonl.h"
 
 #include <limits.h>
@@ -95,7 +96,7 @@ long wl_arg_long(const struct wl_args *a, const char *name)
 	long v;
 
 	/* checked by wl_args_parse (the default by the table's unit test) */
-	if (param_parse_long(a->val[k], LONG_MIN, LONG_MAX, &v))
+	if (parse_long(a->val[k], LONG_MIN, LONG_MAX, &v))
 		wl_fail("internal: --%s=%s is not a number", name, a->val[k]);
 	return v;
 }
