@@ -18,7 +18,11 @@ struct report_cli {
 	const char *kernel_a, *kernel_b;	/* compare: --kernel-a / --kernel-b */
 };
 
-/* Parse argv (argv[0] = command name) expecting @nfiles JSON files. Returns 0 or an exit status. */
+/*
+ * Parse argv (argv[0] = command name) expecting @nfiles JSON files.
+ * Returns 0, LAB_OPTS_HELP (lab/lib/options.h) after printing the usage
+ * for -h, or an exit status.
+ */
 int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli);
 /* Render and write every requested output of @report. Returns an exit status. */
 int report_cli_write(const json_t *report, const struct report_cli *cli);

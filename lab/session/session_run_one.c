@@ -44,6 +44,12 @@ json_t *session_run_one(struct session *s, const json_t *p, int seq)
 	char *run_id = xasprintf("%s/%04d", s->id, seq);
 	char *job = guest_job_json(run_id, json_string_value(json_object_get(w, "type")),
 				   (const char *const *)args.v, s->topo.run_timeout_s);
+	/*
+	 * Only out of memory can fail here: the arguments come from
+	 * session.json, whose strings jansson has already checked as UTF-8.
+	 */
+	if (!job)
+		die("run %s: cannot write the job: %s", run_id, strerror(errno));
 	char *run_dir = xasprintf("%s/logs/run-%04d", s->dir, seq);
 	char started[32];
 	iso8601_now(started);
