@@ -4,6 +4,7 @@
  * problem say the exact command that fixes it.
  */
 #include "cmd.h"
+#include "xjson.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "guest_accel.h"
@@ -42,7 +43,7 @@ static void report(struct doctor *d, enum level lv, const char *what, const char
 		d->warns++;
 	if (d->json) {
 		/* Details quote the host (paths, versions): any bytes. */
-		json_array_append_new(d->checks, json_pack("{s:o,s:s,s:o,s:o}", "check",
+		json_array_append_new(d->checks, xjson_pack("{s:o,s:s,s:o,s:o}", "check",
 							   json_string_lossy(what), "status", tag[lv],
 							   "detail", json_string_lossy(detail), "fix",
 							   fix ? json_string_lossy(fix) : json_null()));
@@ -296,7 +297,7 @@ int cmd_doctor(int argc, char **argv)
 	check_space(&d, state);
 
 	if (d.json) {
-		json_t *out = json_pack("{s:o,s:i,s:i}", "checks", d.checks, "failures", d.fails,
+		json_t *out = xjson_pack("{s:o,s:i,s:i}", "checks", d.checks, "failures", d.fails,
 					"warnings", d.warns);
 		json_dumpf(out, stdout, JSON_INDENT(2));
 		putchar('\n');

@@ -5,6 +5,7 @@
  * libvirt, kernel, runner, results channel, topology check).
  */
 #include "cmd.h"
+#include "xjson.h"
 #include "escape.h"
 #include "config.h"
 #include "escape.h"
@@ -197,7 +198,7 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 
 	if (o->json) {
 		/* The failure and the probe's reason may quote the guest's console. */
-		json_t *out = json_pack("{s:s,s:s,s:o,s:o,s:f,s:f,s:f,s:f,s:s,s:o,s:b}",
+		json_t *out = xjson_pack("{s:s,s:s,s:o,s:o,s:f,s:f,s:f,s:f,s:s,s:o,s:b}",
 					"guest", topo->name, "status", guest_run_status_name(run->status),
 					"run_dir", json_string_lossy(run_dir), "failure",
 					run->failure ? json_string_lossy(run->failure) : json_null(),

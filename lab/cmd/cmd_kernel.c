@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* mglrulab kernel build | list | gc */
 #include "cmd.h"
+#include "xjson.h"
 #include "config.h"
 #include "escape.h"
 #include "fsutil.h"
@@ -72,7 +73,7 @@ static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
 		struct kbuild_result res;
 		r = kbuild_kernel(cfg, config_kernel(cfg, o->names.v[i]), &res);
 		if (!r)
-			json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:b, s:f, s:I}",
+			json_array_append_new(out, xjson_pack("{s:s, s:s, s:o, s:b, s:f, s:I}",
 				"name", o->names.v[i], "key", res.key,
 				"bzImage", json_string_lossy(res.bzimage),
 				"cache_hit", res.cache_hit, "seconds", res.seconds,
@@ -109,7 +110,7 @@ static json_t *load_entries(const char *cache_dir)
 		/* Anyone may have made that folder: its name is any 64 bytes. */
 		if (!json_is_object(m)) {
 			json_decref(m);
-			m = json_pack("{s:o, s:s}", "key", json_string_lossy(de->d_name),
+			m = xjson_pack("{s:o, s:s}", "key", json_string_lossy(de->d_name),
 				      "error", "meta.json unreadable");
 		}
 		json_object_set_new(m, "path", json_string_lossy(meta));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The resolved configuration, as text for people and JSON for programs. */
 #include "config.h"
+#include "xjson.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ static json_t *workload_json(const struct workload_cfg *w, long runs)
 
 	for (const struct param_def *p = w->def ? w->def->params : NULL; p && p->name; p++)
 		json_object_set_new(params, p->name, json_string(workload_cfg_value(w, p->name)));
-	return json_pack("{s:s, s:s?, s:I, s:o}", "name", w->name, "type", w->def ? w->def->name : NULL,
+	return xjson_pack("{s:s, s:s?, s:I, s:o}", "name", w->name, "type", w->def ? w->def->name : NULL,
 			 "runs", (json_int_t)(w->runs ? w->runs : runs), "params", params);
 }
 
@@ -36,17 +37,17 @@ char *config_to_json(const struct lab_config *cfg)
 
 	for (size_t i = 0; i < cfg->nr_kernels; i++) {
 		const struct kernel_cfg *k = &cfg->kernels[i];
-		json_array_append_new(kernels, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+		json_array_append_new(kernels, xjson_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
 			"name", k->name, "from", opt_string(k->from), "source", opt_string(k->source),
 			"ref", opt_string(k->ref), "config", opt_string(k->config),
 			"series", strvec_json(&k->series), "fragments", strvec_json(&k->fragments)));
 	}
 	for (size_t i = 0; i < cfg->nr_guests; i++)
-		json_array_append_new(guests, json_pack("{s:s, s:o}", "name", cfg->guests[i].name,
+		json_array_append_new(guests, xjson_pack("{s:s, s:o}", "name", cfg->guests[i].name,
 							"file", opt_string(cfg->guests[i].file)));
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
 		json_array_append_new(workloads, workload_json(&cfg->workloads[i], cfg->run.runs));
-	root = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o,"
+	root = xjson_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o,"
 			 " s:{s:o, s:s, s:o, s:I, s:I, s:I},"
 			 " s:{s:f, s:f, s:f, s:I, s:f}}",
 		"file", cfg->path,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "guest_accel.h"
+#include "xjson.h"
 #include "domain_run.h"
 #include "escape.h"
 #include "fsutil.h"
@@ -81,7 +82,7 @@ static void cache_store(const char *state_dir, int works, const char *reason)
 
 	host_key(key);
 	iso8601_now(when);
-	j = json_pack("{s:s,s:b,s:o,s:s}", "host_key", key, "kvm_works", works,
+	j = xjson_pack("{s:s,s:b,s:o,s:s}", "host_key", key, "kvm_works", works,
 		      "reason", json_string_lossy(reason), "probed_at", when);
 	s = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
 	if (s && (mkdir_p(state_dir, 0755) || write_file_atomic(path, s, strlen(s))))

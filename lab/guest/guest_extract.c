@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "guest_extract.h"
+#include "xjson.h"
 #include "escape.h"
 #include "guest_protocol.h"
 #include "util.h"
@@ -73,8 +74,8 @@ static void refuse(struct walk *w, const char *path, const char *fmt, ...)
 	/* both strings are UTF-8 (names were checked or made safe); should jansson still refuse, say so */
 	if (w->rep->refused++ < GUEST_EXTRACT_REFUSALS_LISTED)
 		json_array_append_new(w->rep->refusals,
-				      json_pack("{s:s,s:s}", "path", path, "reason", sb_str(&why)) ?:
-				      json_pack("{s:s,s:s}", "path", "?", "reason", "(not UTF-8)"));
+				      xjson_pack("{s:s,s:s}", "path", path, "reason", sb_str(&why)) ?:
+				      xjson_pack("{s:s,s:s}", "path", "?", "reason", "(not UTF-8)"));
 	sb_release(&why);
 }
 
@@ -268,7 +269,7 @@ void extract_report_release(struct extract_report *rep)
 json_t *extract_report_json(const struct extract_report *rep, const char *root,
 			    const struct extract_limits *lim)
 {
-	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:O,s:{s:I,s:I,s:I,s:I,s:i,s:I}}",
+	return xjson_pack("{s:s,s:I,s:I,s:I,s:I,s:O,s:{s:I,s:I,s:I,s:I,s:i,s:I}}",
 			 "source", root, "files", (json_int_t)rep->files, "dirs", (json_int_t)rep->dirs,
 			 "bytes", (json_int_t)rep->bytes, "refused_total", (json_int_t)rep->refused,
 			 "refused", rep->refusals,

@@ -13,6 +13,7 @@
  * baseline has been built.
  */
 #include "kbuild.h"
+#include "xjson.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "kbuild_mtime.h"
@@ -554,7 +555,7 @@ static json_t *files_json(const struct strvec *paths, const struct strvec *texts
 
 	for (size_t i = 0; i < paths->n; i++) {
 		sha256_hex_of(texts->v[i], strlen(texts->v[i]), hex);
-		json_array_append_new(a, json_pack("{s:o, s:s}", "file", json_string_lossy(paths->v[i]),
+		json_array_append_new(a, xjson_pack("{s:o, s:s}", "file", json_string_lossy(paths->v[i]),
 						   "sha256", hex));
 	}
 	return a;

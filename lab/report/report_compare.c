@@ -6,6 +6,7 @@
  * analysis and renderers as a single A/B session.
  */
 #include "report.h"
+#include "xjson.h"
 #include "report_priv.h"
 #include "util.h"
 
@@ -68,9 +69,9 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 	lb = xasprintf("B:%s", kb);
 	s = json_object();
 	json_object_set_new(s, "schema", json_string(REPORT_SCHEMA));
-	json_object_set_new(s, "generator", json_pack("{s:s, s:s}", "name", "mglrulab",
+	json_object_set_new(s, "generator", xjson_pack("{s:s, s:s}", "name", "mglrulab",
 						      "version", MGLRULAB_VERSION));
-	json_object_set_new(s, "session", json_pack("{s:s++, s:s, s:s}",
+	json_object_set_new(s, "session", xjson_pack("{s:s++, s:s, s:s}",
 		"id", ida, " vs ", idb, "mode", "compare",
 		"created", jget_str(json_object_get(b, "session"), "created", "")));
 	host = json_deep_copy(hb);
@@ -110,7 +111,7 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 	runs = json_array();
 	append_runs(runs, a, ka, la, &seq);
 	append_runs(runs, b, kb, lb, &seq);
-	json_object_set_new(s, "design", json_pack("{s:s, s:s, s:O?, s:s, s:O?}",
+	json_object_set_new(s, "design", xjson_pack("{s:s, s:s, s:O?, s:s, s:O?}",
 		"baseline", la, "patched", lb,
 		"runs_per_kernel", json_object_get(json_object_get(b, "design"), "runs_per_kernel"),
 		"order", "two sessions: all of A, then all of B",

@@ -7,6 +7,7 @@
  * into warnings, and the verdict rules of stats_decide() see them.
  */
 #include "report.h"
+#include "xjson.h"
 #include "report_priv.h"
 #include "stats.h"
 #include "stats_defaults.h"
@@ -277,7 +278,7 @@ static void count_failures(struct model *m)
 		if (json_is_true(json_object_get(run, "warmup")) || k < 0)
 			continue;
 		if (!(c = json_object_get(counts, wn))) {
-			c = json_pack("[iiii]", 0, 0, 0, 0);
+			c = xjson_pack("[iiii]", 0, 0, 0, 0);
 			json_object_set_new_nocheck(counts, wn, c);
 		}
 		n = json_array_get(c, (size_t)(failed * 2 + k));
@@ -358,7 +359,7 @@ static void settings_from_session(struct model *m)
 
 static json_t *settings_json(const struct model *m)
 {
-	return json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s}",
+	return xjson_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s}",
 		"alpha", jnum(m->st.alpha),
 		"confidence", jnum(m->st.confidence),
 		"threshold", jnum(m->st.threshold),
@@ -381,7 +382,7 @@ static json_t *settings_json(const struct model *m)
 
 static json_t *median_ci_json(const struct stats_median_ci *ci)
 {
-	json_t *j = json_pack("{s:o, s:o, s:I, s:I, s:o, s:b}",
+	json_t *j = xjson_pack("{s:o, s:o, s:I, s:I, s:o, s:b}",
 		"lo", jnum(ci->lo), "hi", jnum(ci->hi),
 		"lo_order", (json_int_t)ci->lo_order, "hi_order", (json_int_t)ci->hi_order,
 		"achieved", jnum(ci->achieved), "ok", ci->ok);
@@ -401,7 +402,7 @@ static json_t *summary_json(const struct series *s, int k, const struct stats_su
 		if (flags && flags[i])
 			json_array_append_new(outl, json_integer(s->seq[k][i]));
 	}
-	j = json_pack("{s:I, s:I, s:I}", "n", (json_int_t)s->n[k],
+	j = xjson_pack("{s:I, s:I, s:I}", "n", (json_int_t)s->n[k],
 		      "failed", (json_int_t)s->failed[k], "missing", (json_int_t)s->missing[k]);
 	if (sum) {
 		json_object_set_new(j, "median", jnum(sum->median));
@@ -415,7 +416,7 @@ static json_t *summary_json(const struct series *s, int k, const struct stats_su
 		json_object_set_new(j, "cv", jnum(sum->cv));
 		json_object_set_new(j, "mad", jnum(sum->mad));
 		json_object_set_new(j, "outliers", json_integer((json_int_t)sum->outliers));
-		json_object_set_new(j, "drift", json_pack("{s:b, s:o, s:o}",
+		json_object_set_new(j, "drift", xjson_pack("{s:b, s:o, s:o}",
 			"valid", sum->drift_valid, "rho", jnum(sum->drift_rho), "p", jnum(sum->drift_p)));
 	}
 	json_object_set_new(j, "runs", runs);
@@ -426,7 +427,7 @@ static json_t *summary_json(const struct series *s, int k, const struct stats_su
 
 static json_t *comparison_json(const struct stats_comparison *c, const struct stats_paired *pd)
 {
-	json_t *j = json_pack("{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:s, s:I}, "
+	json_t *j = xjson_pack("{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:s, s:I}, "
 			      "s:{s:o, s:o, s:s}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o}",
 		"ratio", jnum(c->ratio), "delta_pct", jnum(c->delta_pct),
 		"all_equal", c->all_equal,
@@ -440,7 +441,7 @@ static json_t *comparison_json(const struct stats_comparison *c, const struct st
 		"mde_pct", jnum(c->mde_pct));
 
 	if (pd && pd->n_pairs)
-		json_object_set_new(j, "paired", json_pack("{s:I, s:I, s:b, s:o, s:o, s:o, s:o, s:s}",
+		json_object_set_new(j, "paired", xjson_pack("{s:I, s:I, s:b, s:o, s:o, s:o, s:o, s:s}",
 			"pairs", (json_int_t)pd->n_pairs, "used", (json_int_t)pd->n_used,
 			"valid", pd->valid, "median_ratio", jnum(pd->median_ratio),
 			"hl_ratio", jnum(pd->hl_ratio), "w_plus", jnum(pd->w_plus),
@@ -497,7 +498,7 @@ static void add_warning(json_t *warnings, const char *kind, const char *fmt, ...
 	va_start(ap, fmt);
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	json_array_append_new(warnings, json_pack("{s:s, s:s}", "kind", kind, "message", sb_str(&sb)));
+	json_array_append_new(warnings, xjson_pack("{s:s, s:s}", "kind", kind, "message", sb_str(&sb)));
 	sb_release(&sb);
 }
 
@@ -553,7 +554,7 @@ static void analyze_series(struct model *m, struct series *s)
 							&sum[k], flags[k]);
 		free(order);
 	}
-	r = json_pack("{s:s, s:s}", "workload", s->workload, s->is_counter ? "counter" : "metric",
+	r = xjson_pack("{s:s, s:s}", "workload", s->workload, s->is_counter ? "counter" : "metric",
 		      s->name);
 	if (s->group) {
 		json_object_set_new(r, "group", json_string(s->group));
@@ -592,7 +593,7 @@ static void analyze_series(struct model *m, struct series *s)
 		s->p = cmp.mw_p;
 		if (is_seq_primary(m, s)) {
 			s->p = s->look ? stats_seq_p_adjust(&m->seq, s->look, cmp.mw_p) : NAN;
-			json_object_set_new(r, "sequential", json_pack("{s:I, s:I, s:I, s:o, s:o, s:o}",
+			json_object_set_new(r, "sequential", xjson_pack("{s:I, s:I, s:I, s:o, s:o, s:o}",
 				"look", (json_int_t)s->look, "looks", (json_int_t)stats_seq_looks(&m->seq),
 				"runs_at_look", (json_int_t)(s->look ? stats_seq_runs_at(&m->seq, s->look) : 0),
 				"alpha_look", jnum(s->look ? stats_seq_alpha_at(&m->seq, s->look) : NAN),
@@ -812,7 +813,7 @@ static json_t *geomean_json(struct model *m, const char *workload)
 	if (nm && nr[0] && nr[1])
 		stats_geomean(mat[BASE], nr[BASE], mat[PATCHED], nr[PATCHED], nm, better,
 			      &m->st, stats_seed_for(m->st.seed, key), &g);
-	j = json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:o}",
+	j = xjson_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:o}",
 		"workload", workload, "metrics", (json_int_t)g.k, "skipped", (json_int_t)g.skipped,
 		"ratio", jnum(g.ratio), "lo", jnum(g.lo), "hi", jnum(g.hi), "level", jnum(g.level),
 		"method", g.method ? g.method : "none", "of", names);
@@ -938,7 +939,7 @@ static json_t *timings_json(const json_t *report)
 				total += x;
 			}
 		}
-		json_object_set_new(out, keys[k], json_pack("{s:I, s:o, s:o}", "runs", (json_int_t)n,
+		json_object_set_new(out, keys[k], xjson_pack("{s:I, s:o, s:o}", "runs", (json_int_t)n,
 			"median", jnum(n ? stats_median(v, n) : NAN), "total", jnum(n ? total : NAN)));
 	}
 	free(v);
@@ -979,7 +980,7 @@ static json_t *summary(struct model *m, json_t *report)
 		int is_ok = !strcmp(jget_str(run, "status", ""), "ok");
 
 		if (!pk) {
-			pk = json_pack("{s:i, s:i, s:i}", "ok", 0, "failed", 0, "warmup", 0);
+			pk = xjson_pack("{s:i, s:i, s:i}", "ok", 0, "failed", 0, "warmup", 0);
 			json_object_set_new(per_kernel, kn, pk);
 		}
 		runs++;
@@ -992,7 +993,7 @@ static json_t *summary(struct model *m, json_t *report)
 		json_object_set_new(pk, is_ok ? "ok" : "failed",
 			json_integer(json_integer_value(json_object_get(pk, is_ok ? "ok" : "failed")) + 1));
 	}
-	return json_pack("{s:I, s:I, s:o, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:o}",
+	return xjson_pack("{s:I, s:I, s:o, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:o}",
 		"metrics", (json_int_t)metrics, "counters", (json_int_t)counters,
 		"verdicts", by, "primaries", (json_int_t)prim, "primary_verdicts", pby,
 		"runs", (json_int_t)runs, "runs_ok", (json_int_t)ok,

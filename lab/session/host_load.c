@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "host_load.h"
+#include "xjson.h"
 #include "fsutil.h"
 #include "util.h"
 
@@ -74,7 +75,7 @@ json_t *host_load_json(const struct host_sample *a, const struct host_sample *b,
 		other = 0;	/* tick granularity against rusage's microseconds */
 	busy = other / wall > HOST_OTHER_CPU_LIMIT ||
 	       (run > 0 && steal / (run + steal) > HOST_STEAL_LIMIT);
-	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b}", "wall_s", wall,
+	return xjson_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b}", "wall_s", wall,
 			 "qemu_cpu_s", qemu_cpu_s, "run_cpu_s", run,
 			 "other_cpu_s", other, "other_cpus", other / wall, "steal_s", steal,
 			 "load1", b->load1, "busy", busy);

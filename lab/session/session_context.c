@@ -7,6 +7,7 @@
  * lab.conf cannot change a session half way.
  */
 #include "session_stages.h"
+#include "xjson.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
@@ -68,7 +69,7 @@ static json_t *host_json(struct session *s)
 	 * reason KVM failed) are any bytes: a plain "s" would make the whole
 	 * pack fail on one that is not UTF-8.
 	 */
-	j = json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:s, s:o, s:s, s:o}",
+	j = xjson_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:s, s:o, s:s, s:o}",
 		"hostname", json_string_lossy(host), "cpu", json_string_lossy(cpu),
 		"cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
 		"memory_mib", (json_int_t)((long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) >> 20),
@@ -108,7 +109,7 @@ static json_t *planned_json(const struct session_plan *plan, const char *const *
 
 	for (size_t i = 0; i < plan->n; i++) {
 		struct planned_run *p = &plan->runs[i];
-		json_array_append_new(planned, json_pack("{s:i, s:i, s:s, s:s, s:b}", "seq", p->seq,
+		json_array_append_new(planned, xjson_pack("{s:i, s:i, s:s, s:s, s:b}", "seq", p->seq,
 			"block", p->block, "kernel", names[p->kernel], "workload", wl->v[p->workload],
 			"warmup", p->warmup));
 	}
@@ -124,7 +125,7 @@ static json_t *nodes_json(const struct guest_topology *t)
 	for (int n = 0; n < t->nr_nodes; n++) {
 		sb_reset(&sb);
 		cpuset_format(&t->nodes[n].cpus, &sb);
-		json_array_append_new(nodes, json_pack("{s:i, s:s, s:I}", "id", n, "cpus", sb_str(&sb),
+		json_array_append_new(nodes, xjson_pack("{s:i, s:s, s:I}", "id", n, "cpus", sb_str(&sb),
 			"memory_mib", (json_int_t)t->nodes[n].memory_mib));
 	}
 	sb_release(&sb);
@@ -138,7 +139,7 @@ static json_t *sequential_json(const struct session_opts *o, const struct lab_co
 
 	stats_seq_plan_default(&sp, (size_t)runs);
 	sp.alpha = cfg->stats.alpha;
-	return json_pack("{s:s, s:s, s:f, s:I, s:I, s:I, s:f, s:o}", "until", "decided",
+	return xjson_pack("{s:s, s:s, s:f, s:I, s:I, s:I, s:f, s:o}", "until", "decided",
 			 "method", SESSION_SEQ_METHOD, "alpha", sp.alpha,
 			 "min_runs", (json_int_t)sp.min_runs, "max_runs", (json_int_t)sp.max_runs,
 			 "step", (json_int_t)sp.step, "rho", sp.rho,
@@ -195,7 +196,7 @@ int session_new(struct session *s)
 	iso8601_now(created);
 	const char *mode = o->mode == SESSION_AB ? "ab" : o->mode == SESSION_AA ? "aa" : "one";
 	char *command = xasprintf("mglrulab run --%s -c %s", mode, cfg->path);
-	s->ctx = json_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:o, s:o,"
+	s->ctx = xjson_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:o, s:o,"
 			   " s:{s:s, s:s, s:i, s:I, s:o, s:s}, s:o,"
 			   " s:{s:s, s:s?, s:I, s:I, s:s, s:I, s:I},"
 			   " s:{s:f, s:f, s:I, s:I, s:f, s:f}, s:o}",

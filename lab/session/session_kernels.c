@@ -6,6 +6,7 @@
  * does not start.
  */
 #include "session_stages.h"
+#include "xjson.h"
 #include "fsutil.h"
 #include "interrupt.h"
 #include "kcache.h"
@@ -107,11 +108,11 @@ static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const c
 	if (kcache_entry_meta(res->entry_dir, &meta, &err))
 		debug("%s", sb_str(&err));
 	for (size_t i = 0; i < meta.subjects.n; i++)
-		json_array_append_new(series, json_pack("{s:s}", "subject", meta.subjects.v[i]));
+		json_array_append_new(series, xjson_pack("{s:s}", "subject", meta.subjects.v[i]));
 	for (size_t i = 0; i < meta.nr_series; i++)
-		json_array_append_new(files, json_pack("{s:s?, s:s?}", "file", meta.series[i].file,
+		json_array_append_new(files, xjson_pack("{s:s?, s:s?}", "file", meta.series[i].file,
 						       "sha256", meta.series[i].sha256));
-	json_t *j = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s?, s:s, s:s, s:s}",
+	json_t *j = xjson_pack("{s:s, s:s, s:s, s:o, s:o, s:s?, s:s, s:s, s:s}",
 		"name", name, "role", role, "source", k->source,
 		"ref", k->ref ? json_string(k->ref) : json_null(), "series", series,
 		"config_hash", meta.config_sha256,

@@ -6,6 +6,7 @@
  * topology, the runner finished, and the workload exited 0.
  */
 #include "session.h"
+#include "xjson.h"
 #include "counters.h"
 #include "domain_run.h"
 #include "escape.h"
@@ -214,7 +215,7 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 	json_object_set_new(rec, "status", json_string(failure ? "failed" : "ok"));
 	json_object_set_new(rec, "failure", failure ? json_string_lossy(failure) : json_null());
 	json_object_set_new(rec, "started", json_string(started));
-	json_object_set_new(rec, "timings", json_pack("{s:f, s:f, s:f, s:f}",
+	json_object_set_new(rec, "timings", xjson_pack("{s:f, s:f, s:f, s:f}",
 		"boot_s", run->boot_s >= 0 ? run->boot_s : 0.0,
 		"workload_s", workload_s >= 0 ? workload_s : 0.0,
 		"host_overhead_s", run->host_s, "wall_s", run->wall_s));

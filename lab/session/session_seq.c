@@ -19,6 +19,7 @@
  * spends only what is left.
  */
 #include "session_seq.h"
+#include "xjson.h"
 #include "report.h"
 #include "report_priv.h"
 #include "escape.h"
@@ -66,7 +67,7 @@ struct session_seq *session_seq_open(const char *dir, const json_t *ctx, struct 
 			return NULL;
 		}
 	} else {
-		q->state = json_pack("{s:{}, s:[]}", "workloads", "looks");
+		q->state = xjson_pack("{s:{}, s:[]}", "workloads", "looks");
 	}
 	return q;
 }
@@ -86,7 +87,7 @@ static json_t *wstate(struct session_seq *q, const char *workload)
 	json_t *w = json_object_get(all, workload);
 
 	if (!w) {
-		w = json_pack("{s:b, s:n, s:i}", "stopped", 0, "why", "look", 0);
+		w = xjson_pack("{s:b, s:n, s:i}", "stopped", 0, "why", "look", 0);
 		json_object_set_new(all, workload, w);
 	}
 	return w;
@@ -257,7 +258,7 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 			print_primary(res);
 	}
 	json_array_append_new(json_object_get(q->state, "looks"),
-			      json_pack("{s:s, s:I, s:I, s:f, s:o}", "workload", workload,
+			      xjson_pack("{s:s, s:I, s:I, s:f, s:o}", "workload", workload,
 					"look", (json_int_t)k, "runs_per_kernel", (json_int_t)block,
 					"alpha", stats_seq_alpha_at(&q->plan, k), "verdicts", verdicts));
 	json_decref(report);

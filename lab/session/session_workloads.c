@@ -6,6 +6,7 @@
  * (lab/workload/workload_def.h) set up on the host for its runs.
  */
 #include "session_stages.h"
+#include "xjson.h"
 #include "kbuild_prep.h"
 #include "workload_def.h"
 
@@ -43,7 +44,7 @@ static json_t *metrics_json(const struct workload_cfg *w, const struct guest_top
 			if (*idx.v[i] && strstr(m->name, "cpu") && atoi(idx.v[i]) > t->vcpus)
 				continue;	/* the program caps the sweep at the guest's CPUs */
 			char *name = *idx.v[i] ? xasprintf(m->name, atoi(idx.v[i])) : xstrdup(m->name);
-			json_t *decl = json_pack("{s:s, s:s, s:s}", "name", name, "unit", m->unit,
+			json_t *decl = xjson_pack("{s:s, s:s, s:s}", "name", name, "unit", m->unit,
 				"better", m->better == BETTER_HIGHER ? "higher" : "lower");
 			for (size_t p = 0; p < prim.n; p++)
 				if (metric_pattern_match(prim.v[p], name))
@@ -109,7 +110,7 @@ static json_t *workload_json(const struct workload_cfg *w, const struct guest_to
 		if (v && (*v || hook || workload_cfg_has(w, p->name)))
 			json_array_append_new(args, json_sprintf("--%s=%s", p->name, v));
 	}
-	j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
+	j = xjson_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
 		      "params", params, "metrics", metrics_json(w, t), "primary", primaries_json(w),
 		      "args", args);
 	/* The band of this workload's metrics, where lab.conf sets one. */
@@ -119,7 +120,7 @@ static json_t *workload_json(const struct workload_cfg *w, const struct guest_to
 	if (setup->shares.n) {
 		json_t *shares = json_array();
 		for (size_t i = 0; i + 1 < setup->shares.n; i += 2)
-			json_array_append_new(shares, json_pack("{s:s, s:s}", "tag", setup->shares.v[i],
+			json_array_append_new(shares, xjson_pack("{s:s, s:s}", "tag", setup->shares.v[i],
 								"host_dir", setup->shares.v[i + 1]));
 		json_object_set_new(j, "shares", shares);
 	}

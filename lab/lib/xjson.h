@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xjson_pack() that cannot fail quietly. jansson's xjson_pack() returns NULL
+ * when its format and arguments disagree (a NULL string for "s", say) or
+ * memory runs out, and json_object_set_new()/json_array_append_new() then
+ * drop the member without a word: a run record or report would lose a
+ * field and nobody would know. Both causes are what util.h lets die():
+ * a bug, or no memory.
+ */
+#ifndef LAB_XJSON_H
+#define LAB_XJSON_H
+
+#include <jansson.h>
+
+/* xjson_pack(@fmt, ...), or die() naming the format and jansson's reason. */
+json_t *xjson_pack(const char *fmt, ...);
+
+#endif

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xjson_pack(): what json_pack() would drop quietly stops the program instead. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "xjson.h"
+
+static void test_pack_ok(void **state)
+{
+	json_t *j = xjson_pack("{s:i, s:[s, s?]}", "n", 3, "v", "a", NULL);
+	(void)state;
+
+	assert_non_null(j);
+	assert_int_equal(json_integer_value(json_object_get(j, "n")), 3);
+	assert_int_equal(json_array_size(json_object_get(j, "v")), 2);
+	assert_true(json_is_null(json_array_get(json_object_get(j, "v"), 1)));
+	json_decref(j);
+}
+
+/* A NULL for "s" makes json_pack() return NULL; xjson_pack() dies naming the format. */
+static void test_pack_bad_dies(void **state)
+{
+	int pipefd[2], status;
+	char msg[512] = "";
+	pid_t pid;
+	(void)state;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pipefd[1], 2);
+		xjson_pack("{s:s}", "metric", (const char *)NULL);
+		_exit(0);	/* not reached when it works */
+	}
+	close(pipefd[1]);
+	/* stderr is unbuffered: the message comes in several writes */
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < sizeof(msg) - 1 && (n = read(pipefd[0], msg + len, sizeof(msg) - 1 - len)) > 0)
+		len += (size_t)n;
+	msg[len] = '\0';
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 0);
+	assert_non_null(strstr(msg, "json_pack(\"{s:s}\")"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pack_ok),
+		cmocka_unit_test(test_pack_bad_dies),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
