@@ -8,7 +8,6 @@
 #include "xjson.h"
 #include "escape.h"
 #include "config.h"
-#include "escape.h"
 #include "fsutil.h"
 #include "guest_accel.h"
 #include "guest_image.h"
@@ -18,6 +17,7 @@
 #include "util.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +189,12 @@ static void print_topology_json(json_t *out, const struct guest_run *run)
 		json_object_set(out, "topology", run->result.topology);
 }
 
+/* A number from the guest for JSON: non-finite ones (jansson refuses them) as null. */
+static json_t *finite_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 		      const struct guest_topology *topo, struct guest_run *run, const char *run_dir)
 {
@@ -198,12 +204,20 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 
 	if (o->json) {
 		/* The failure and the probe's reason may quote the guest's console. */
-		json_t *out = xjson_pack("{s:s,s:s,s:o,s:o,s:f,s:f,s:f,s:f,s:s,s:o,s:b}",
-					"guest", topo->name, "status", guest_run_status_name(run->status),
+		/*
+		 * The guest's name is a file name the user typed (not checked as
+		 * UTF-8); boot_s and guest_s come from the guest and may not be
+		 * finite, which json_pack refuses.
+		 */
+		json_t *out = xjson_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:o,s:b}",
+					"guest", json_string_lossy(topo->name),
+					"status", guest_run_status_name(run->status),
 					"run_dir", json_string_lossy(run_dir), "failure",
 					run->failure ? json_string_lossy(run->failure) : json_null(),
-					"boot_s", run->boot_s, "wall_s", run->wall_s,
-					"guest_s", run->guest_s, "host_s", run->host_s,
+					"boot_s", finite_or_null(run->boot_s),
+					"wall_s", finite_or_null(run->wall_s),
+					"guest_s", finite_or_null(run->guest_s),
+					"host_s", finite_or_null(run->host_s),
 					"accel", guest_accel_name(run->accel),
 					"accel_reason", json_string_lossy(lab->accel_reason),
 					"image_cache_hit", lab->image_cache_hit);

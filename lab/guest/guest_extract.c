@@ -71,11 +71,11 @@ static void refuse(struct walk *w, const char *path, const char *fmt, ...)
 	sb_vaddf(&why, fmt, ap);
 	va_end(ap);
 	debug("extract: %s refused: %s", path, sb_str(&why));
-	/* both strings are UTF-8 (names were checked or made safe); should jansson still refuse, say so */
+	/* the reason may quote libguestfs, which may quote the guest's disk: lossy */
 	if (w->rep->refused++ < GUEST_EXTRACT_REFUSALS_LISTED)
 		json_array_append_new(w->rep->refusals,
-				      xjson_pack("{s:s,s:s}", "path", path, "reason", sb_str(&why)) ?:
-				      xjson_pack("{s:s,s:s}", "path", "?", "reason", "(not UTF-8)"));
+				      xjson_pack("{s:o,s:o}", "path", json_string_lossy(path),
+						 "reason", json_string_lossy(sb_str(&why))));
 	sb_release(&why);
 }
 

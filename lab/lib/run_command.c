@@ -81,9 +81,23 @@ int run_command(struct child *c)
 		return -1;
 	}
 	fflush(NULL);
+	/*
+	 * SIGINT/SIGTERM stay blocked from the fork until running_child is set
+	 * (parent) or the dispositions are reset (child): a signal in between
+	 * would otherwise find no child to stop, or run the lab's handler in
+	 * the child, which then execs as if nothing had happened.
+	 */
+	sigset_t stop_sigs, old_mask;
+
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;
+
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		if (logfd >= 0)
 			close(logfd);
 		if (want_pipe)
@@ -97,6 +111,7 @@ int run_command(struct child *c)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		dup2(devnull, 0);
 		if (want_pipe) {
 			dup2(pipefd[1], 1);
@@ -122,6 +137,7 @@ int run_command(struct child *c)
 		_exit(127);
 	}
 	running_child = pid;
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (want_pipe) {
 		struct strbuf pending = STRBUF_INIT;
 		char buf[8192];

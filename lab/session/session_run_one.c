@@ -10,6 +10,7 @@
 #include "guest_job.h"
 #include "host_load.h"
 #include "report.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -41,13 +42,16 @@ json_t *session_run_one(struct session *s, const json_t *p, int seq)
 
 	json_array_foreach(json_object_get(w, "args"), j, a)
 		strvec_push(&args, json_string_value(a));
-	char *run_id = xasprintf("%s/%04d", s->id, seq);
+	/*
+	 * The id is the session folder's name, which --resume takes from the
+	 * user and may not be UTF-8; the guest only echoes it, so a stand-in
+	 * does. The arguments come from session.json, already checked UTF-8 by
+	 * jansson: past that, only out of memory can make the job fail.
+	 */
+	const char *id = utf8_valid_len(s->id, strlen(s->id)) == strlen(s->id) ? s->id : "session";
+	char *run_id = xasprintf("%s/%04d", id, seq);
 	char *job = guest_job_json(run_id, json_string_value(json_object_get(w, "type")),
 				   (const char *const *)args.v, s->topo.run_timeout_s);
-	/*
-	 * Only out of memory can fail here: the arguments come from
-	 * session.json, whose strings jansson has already checked as UTF-8.
-	 */
 	if (!job)
 		die("run %s: cannot write the job: %s", run_id, strerror(errno));
 	char *run_dir = xasprintf("%s/logs/run-%04d", s->dir, seq);
