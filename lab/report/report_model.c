@@ -9,6 +9,7 @@
 #include "report.h"
 #include "xjson.h"
 #include "report_priv.h"
+#include "escape.h"
 #include "stats.h"
 #include "stats_defaults.h"
 #include "util.h"
@@ -498,7 +499,9 @@ static void add_warning(json_t *warnings, const char *kind, const char *fmt, ...
 	va_start(ap, fmt);
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	json_array_append_new(warnings, xjson_pack("{s:s, s:s}", "kind", kind, "message", sb_str(&sb)));
+	/* the message quotes names from the session file, cut to a width: lossy */
+	json_array_append_new(warnings, xjson_pack("{s:s, s:o}", "kind", kind, "message",
+						   json_string_lossy(sb_str(&sb))));
 	sb_release(&sb);
 }
 
@@ -554,11 +557,16 @@ static void analyze_series(struct model *m, struct series *s)
 							&sum[k], flags[k]);
 		free(order);
 	}
-	r = xjson_pack("{s:s, s:s}", "workload", s->workload, s->is_counter ? "counter" : "metric",
-		      s->name);
+	/*
+	 * Names come from run records, which quote the guest (a counter's name
+	 * from its /proc text): lossy, so a bad byte shows as U+FFFD instead
+	 * of the result vanishing.
+	 */
+	r = xjson_pack("{s:o, s:o}", "workload", json_string_lossy(s->workload),
+		       s->is_counter ? "counter" : "metric", json_string_lossy(s->name));
 	if (s->group) {
-		json_object_set_new(r, "group", json_string(s->group));
-		json_object_set_new(r, "name", json_string(s->cname));
+		json_object_set_new(r, "group", json_string_lossy(s->group));
+		json_object_set_new(r, "name", json_string_lossy(s->cname));
 	}
 	if (!s->is_counter) {
 		json_object_set_new(r, "unit", json_string(s->unit));
