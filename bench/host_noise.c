@@ -11,6 +11,9 @@
  *
  *   host_noise [--seconds S] [--mib M] [--chunk-ms MS] [--cpus LIST]
  */
+#include "cpulist.h"
+#include "parse_num.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -347,54 +350,34 @@ static void bad(const char *opt, const char *expected, const char *got)
 	exit(1);
 }
 
-/* Whole string as an integer in [lo, hi], or exit naming @opt. */
-static long parse_long(const char *opt, const char *s, long lo, long hi,
-		       const char *expected)
+/* Whole string as an integer in [lo, hi] (common/parse_num.h), or exit naming @opt. */
+static long long_arg(const char *opt, const char *s, long lo, long hi, const char *expected)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (parse_long(s, lo, hi, &v))
 		bad(opt, expected, s);
 	return v;
 }
 
-/* "0,2-3" into @cpus (ascending, each once); every CPU must be allowed. */
+/*
+ * A cpulist such as "0,2-3" (common/cpulist.h, the lab's one parser) into
+ * @cpus, ascending and each once; every CPU must be one this process may use.
+ */
 static int parse_cpus(const char *s, const cpu_set_t *allowed, int *cpus)
 {
 	const char *want = "a list of CPUs this process may use, such as 0,2-3";
-	const char *p = s;
+	static int ids[CPU_SETSIZE];
 	cpu_set_t set;
-	int n = 0;
+	int n = 0, nids = cpulist_ids(s, CPU_SETSIZE, ids, CPU_SETSIZE);
 
+	if (nids <= 0)
+		bad("--cpus", want, s);
 	CPU_ZERO(&set);
-	for (;;) {
-		char *end;
-		long lo, hi;
-
-		errno = 0;
-		lo = strtol(p, &end, 10);
-		if (errno || end == p || lo < 0 || lo >= CPU_SETSIZE)
+	for (int i = 0; i < nids; i++) {
+		if (!CPU_ISSET(ids[i], allowed))
 			bad("--cpus", want, s);
-		hi = lo;
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtol(p, &end, 10);
-			if (errno || end == p || hi < lo || hi >= CPU_SETSIZE)
-				bad("--cpus", want, s);
-		}
-		for (long c = lo; c <= hi; c++) {
-			if (!CPU_ISSET(c, allowed))
-				bad("--cpus", want, s);
-			CPU_SET(c, &set);
-		}
-		if (!*end)
-			break;
-		if (*end != ',')
-			bad("--cpus", want, s);
-		p = end + 1;
+		CPU_SET(ids[i], &set);
 	}
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &set))
@@ -444,7 +427,7 @@ int main(int argc, char **argv)
 			    seconds > 86400)
 				bad(o, "a number of seconds from 2 to 86400", v);
 		} else if (!strcmp(o, "--mib")) {
-			long m = parse_long(o, v, 1, 1L << 16,
+			long m = long_arg(o, v, 1, 1L << 16,
 					    "a power of two of MiB, 1 to 65536");
 
 			/* The index is masked, so the size is a power of 2. */
@@ -453,7 +436,7 @@ int main(int argc, char **argv)
 			mibs[0] = (size_t)m;
 			nmib = 1;
 		} else if (!strcmp(o, "--chunk-ms")) {
-			chunk_ms = parse_long(o, v, 1, 1000,
+			chunk_ms = long_arg(o, v, 1, 1000,
 					      "milliseconds from 1 to 1000");
 		} else {
 			ncpu = parse_cpus(v, &allowed, cpus);
