@@ -29,6 +29,19 @@
  * makes the two equal). The window rates, the window lengths and the
  * per-CPU whole-duration rates are kept as series.
  *
+ * The host's speed, measured beside it (ref_ms > 0): before each window
+ * every task is parked on a futex and one thread pinned to each measured
+ * CPU runs ref_ms of a memory-bound reference loop (workloads/lib/refloop.h),
+ * then the tasks resume and the window starts once they are all running
+ * again. Under TCG the host alternates between a fast and a slow state for
+ * seconds at a time, per host CPU; the reference rate says which one each
+ * (window, CPU) cell ran in. The cells' rates and reference rates go to
+ * the host as series (cs_per_sec_per_cpu_<K>cpu_cells and ref_<K>cpu_cells,
+ * window-major, K per window), and the host derives the run's
+ * state-adjusted metric from them over all runs of the session
+ * (docs/reports.md, "Host states"). The parking time is not measured: each
+ * window still lasts duration/reps, so a run takes reps * ref_ms longer.
+ *
  * Checked from inside: every task reports its pid, tid and the CPU it ran
  * on; a counter in a MAP_PRIVATE page (shared by threads, copied on write
  * by fork) is incremented by every task, so the number of distinct
@@ -38,10 +51,13 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "median.h"
+#include "refloop.h"
 #include "snap.h"
 #include "topo.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -79,6 +95,8 @@ struct shared {
 	_Atomic int stop;
 	_Atomic int go;
 	_Atomic int started;	/* tasks that incremented the probe */
+	_Atomic int park;	/* 1: tasks wait on this futex (the reference loop runs) */
+	_Atomic int parked;	/* tasks waiting on it now */
 	struct task_slot slot[];	/* starts on its own line (_Alignas) */
 };
 _Static_assert(sizeof(struct task_slot) == CACHELINE, "one slot, one pair of lines");
@@ -88,6 +106,15 @@ static struct shared *sh;
 /* MAP_PRIVATE: one copy per address space. */
 static _Atomic uint64_t *probe;
 static int ntasks_total;
+
+/* Across processes (mm=private): a shared futex, not FUTEX_PRIVATE. */
+static void park_wait(void)
+{
+	atomic_fetch_add(&sh->parked, 1);
+	while (atomic_load(&sh->park) && !atomic_load(&sh->stop))
+		syscall(SYS_futex, (int *)&sh->park, FUTEX_WAIT, 1, NULL, NULL, 0);
+	atomic_fetch_sub(&sh->parked, 1);
+}
 
 static void *task_main(void *arg)
 {
@@ -109,6 +136,10 @@ static void *task_main(void *arg)
 	while (!atomic_load_explicit(&sh->go, memory_order_acquire))
 		sched_yield();
 	while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+		if (atomic_load_explicit(&sh->park, memory_order_relaxed)) {
+			park_wait();
+			continue;
+		}
 		sched_yield();
 		/* Single writer: a plain load+store, no locked instruction. */
 		atomic_store_explicit(&ts->count,
@@ -210,88 +241,207 @@ static void report_mm_check(int k, int shared_mm)
 /* Switches/s/CPU of one sweep point: the run's value and the old one. */
 struct k_rates {
 	double median;	/* median of the windows' rates */
-	double whole;	/* over the whole duration (time-weighted mean of the windows) */
+	double whole;	/* over all windows (their time-weighted mean) */
 };
 
-/*
- * Read the counters at reps + 1 boundaries into @c (row w: the K per-CPU
- * sums at boundary w) and @t. Each window lasts at least @duration / @reps
- * from the previous boundary: deadlines fixed from the start would keep
- * the total at @duration, but a timer woken late (a stalled vCPU under
- * TCG) past several of them leaves the next windows empty, rate 0, and
- * their median is then meaningless. A late wake-up lengthens its own
- * window instead; every rate divides by its window's measured length.
- */
-static void read_windows(int k, double duration, long reps, uint64_t *c, double *t)
-{
-	double len = duration / (double)reps;
+/* One sweep point's measurement: reps windows of K per-CPU counts. */
+struct k_windows {
+	int k;
+	long reps;
+	uint64_t *start, *end;	/* [w * k + c]: CPU c's count at window w's ends */
+	double *t0, *t1;	/* [w]: the window's ends */
+	double *ref;		/* [w * k + c]: reference rate before window w; NULL: none */
+};
 
-	sum_counts(k, c);
-	t[0] = wl_now();
-	for (long w = 1; w <= reps; w++) {
-		wl_sleep(t[w - 1] + len - wl_now());
-		sum_counts(k, c + (size_t)w * (size_t)k);
-		t[w] = wl_now();
+struct ref_job {
+	struct wl_ref *loop;
+	int cpu;
+	double secs, rate;
+};
+
+static void *ref_thread(void *arg)
+{
+	struct ref_job *j = arg;
+
+	j->rate = wl_pin_cpu(j->cpu) ? 0 : wl_ref_rate(j->loop, j->secs);
+	return NULL;
+}
+
+/*
+ * Park every task, run the reference loop on each of the K CPUs at once
+ * (the CPUs' states are independent, so each needs its own), resume the
+ * tasks and wait until all are running again. A task that does not park
+ * within a second (a stalled vCPU) leaves its CPU's reference at 0, which
+ * the host reads as "state unknown" for that cell.
+ */
+static void measure_reference(int k, const int *cpus, struct wl_ref *loops, double secs,
+			      double *out)
+{
+	struct ref_job jobs[WL_MAX_CPUS];
+	pthread_t th[WL_MAX_CPUS];
+	double deadline = wl_now() + 1;
+	int all_parked, c;
+
+	atomic_store(&sh->park, 1);
+	while (!(all_parked = atomic_load(&sh->parked) == ntasks_total) && wl_now() < deadline)
+		wl_sleep(0.0005);
+	for (c = 0; c < k; c++) {
+		jobs[c] = (struct ref_job){ &loops[c], cpus[c], secs, 0 };
+		if (pthread_create(&th[c], NULL, ref_thread, &jobs[c]))
+			jobs[c].cpu = -1;
+	}
+	for (c = 0; c < k; c++) {
+		if (jobs[c].cpu >= 0)
+			pthread_join(th[c], NULL);
+		out[c] = all_parked ? jobs[c].rate : 0;
+	}
+	atomic_store(&sh->park, 0);
+	syscall(SYS_futex, (int *)&sh->park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	deadline = wl_now() + 1;
+	while (atomic_load(&sh->parked) && wl_now() < deadline)
+		wl_sleep(0.0005);
+}
+
+/*
+ * Read the counters at both ends of each of the reps windows into @m.
+ * Each window lasts at least @duration / @reps from its start: deadlines
+ * fixed from the start would keep the total at @duration, but a timer
+ * woken late (a stalled vCPU under TCG) past several of them leaves the
+ * next windows empty, rate 0, and their median is then meaningless. A
+ * late wake-up lengthens its own window instead; every rate divides by its
+ * window's measured length. Without the reference the windows are back to
+ * back, one reading ending a window and starting the next.
+ */
+static void read_windows(struct k_windows *m, const int *cpus, double duration,
+			 struct wl_ref *loops, double ref_secs)
+{
+	double len = duration / (double)m->reps;
+	int k = m->k;
+
+	uint64_t *prev = NULL;
+	double prev_t = 0;
+
+	/*
+	 * A first pass thrown away: the first reference after the tasks
+	 * start runs 10-15 times slower than every later one (seen in every
+	 * run under TCG, cause not pinned down: the emulator sizes its
+	 * per-vCPU TLB to recent use, a likely suspect),
+	 * which would make the first cell of each run a state of its own.
+	 */
+	if (m->ref)
+		measure_reference(k, cpus, loops, ref_secs, m->ref);
+
+	for (long w = 0; w < m->reps; w++) {
+		uint64_t *start = m->start + (size_t)w * (size_t)k, *end = m->end + (size_t)w * (size_t)k;
+
+		if (m->ref) {
+			measure_reference(k, cpus, loops, ref_secs, m->ref + (size_t)w * (size_t)k);
+			prev = NULL;
+		}
+		if (prev) {
+			memcpy(start, prev, sizeof(*start) * (size_t)k);
+			m->t0[w] = prev_t;
+		} else {
+			sum_counts(k, start);
+			m->t0[w] = wl_now();
+		}
+		wl_sleep(m->t0[w] + len - wl_now());
+		sum_counts(k, end);
+		m->t1[w] = wl_now();
+		prev = end;
+		prev_t = m->t1[w];
 	}
 }
 
 /*
- * Rates from the boundaries read by read_windows(): @win (reps) and
- * @win_s (their lengths), @per_cpu (K, whole duration) and @out.
+ * Rates from the windows read by read_windows(): @win (reps, mean over the
+ * CPUs), @win_s (their lengths), @cells (reps * K, per CPU), @per_cpu (K,
+ * over all windows) and @out.
  */
-static void window_rates(int k, long reps, const uint64_t *c, const double *t, double *win,
-			 double *win_s, double *per_cpu, struct k_rates *out)
+static void window_rates(const struct k_windows *m, double *win, double *win_s, double *cells,
+			 double *per_cpu, struct k_rates *out)
 {
-	const uint64_t *first = c, *last = c + (size_t)reps * (size_t)k;
+	int k = m->k;
+	double total_s = 0;
 
-	for (long w = 0; w < reps; w++) {
-		const uint64_t *a = c + (size_t)w * (size_t)k, *b = a + k;
+	for (int i = 0; i < k; i++)
+		per_cpu[i] = 0;
+	for (long w = 0; w < m->reps; w++) {
+		const uint64_t *a = m->start + (size_t)w * (size_t)k, *b = m->end + (size_t)w * (size_t)k;
 		uint64_t n = 0;
 
-		for (int i = 0; i < k; i++)
+		win_s[w] = m->t1[w] - m->t0[w];
+		total_s += win_s[w];
+		for (int i = 0; i < k; i++) {
 			n += b[i] - a[i];
-		win_s[w] = t[w + 1] - t[w];
+			per_cpu[i] += (double)(b[i] - a[i]);
+			cells[(size_t)w * (size_t)k + (size_t)i] = (double)(b[i] - a[i]) / win_s[w];
+		}
 		win[w] = (double)n / win_s[w] / k;
 	}
 	out->whole = 0;
 	for (int i = 0; i < k; i++) {
-		per_cpu[i] = (double)(last[i] - first[i]) / (t[reps] - t[0]);
+		per_cpu[i] /= total_s;
 		out->whole += per_cpu[i];
 	}
 	out->whole /= k;
-	out->median = wl_median(win, (size_t)reps);
+	out->median = wl_median(win, (size_t)m->reps);
 }
 
-static void emit_series(int k, const double *per_cpu, const double *win, const double *win_s,
-			long reps)
+static void emit_series(const struct k_windows *m, const double *per_cpu, const double *win,
+			const double *win_s, const double *cells)
 {
+	size_t ncells = (size_t)m->reps * (size_t)m->k;
 	char name[80];
 
-	snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%dcpu_each", k);
-	jl_series(name, "switches/s", per_cpu, (size_t)k);
-	snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%dcpu_windows", k);
-	jl_series(name, "switches/s", win, (size_t)reps);
-	snprintf(name, sizeof(name), "window_s_%dcpu", k);
-	jl_series(name, "s", win_s, (size_t)reps);
+	snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%dcpu_each", m->k);
+	jl_series(name, "switches/s", per_cpu, (size_t)m->k);
+	snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%dcpu_windows", m->k);
+	jl_series(name, "switches/s", win, (size_t)m->reps);
+	snprintf(name, sizeof(name), "window_s_%dcpu", m->k);
+	jl_series(name, "s", win_s, (size_t)m->reps);
+	snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%dcpu_cells", m->k);
+	jl_series(name, "switches/s", cells, ncells);
+	if (m->ref) {
+		snprintf(name, sizeof(name), "ref_%dcpu_cells", m->k);
+		jl_series(name, "accesses/s", m->ref, ncells);
+	}
 }
 
+/* The run's settings, the same for every sweep point. */
+struct yp_opts {
+	int shared_mm;
+	double warmup, duration;
+	long reps;
+	double ref_secs;	/* 0: no reference loop */
+	struct wl_ref *loops;	/* one per CPU, when ref_secs > 0 */
+};
+
 /* One sweep point. Returns 0 with @out filled, or -1 on failure. */
-static int run_k(int k, const int *cpus, int shared_mm, double warmup, double duration,
-		 long reps, struct wl_snap *snap, struct k_rates *out)
+static int run_k(int k, const int *cpus, const struct yp_opts *o, struct wl_snap *snap,
+		 struct k_rates *out)
 {
 	size_t size = sizeof(*sh) + sizeof(struct task_slot) * 2 * (size_t)k;
+	size_t ncells = (size_t)o->reps * (size_t)k;
 	pid_t *kids = calloc((size_t)k, sizeof(*kids));
-	uint64_t *c = calloc((size_t)(reps + 1) * (size_t)k, sizeof(*c));
-	double *t = calloc((size_t)reps + 1, sizeof(*t));
-	double *win = calloc((size_t)reps, sizeof(*win)), *win_s = calloc((size_t)reps, sizeof(*win_s));
+	struct k_windows m = {
+		.k = k, .reps = o->reps,
+		.start = calloc(ncells, sizeof(uint64_t)), .end = calloc(ncells, sizeof(uint64_t)),
+		.t0 = calloc((size_t)o->reps, sizeof(double)),
+		.t1 = calloc((size_t)o->reps, sizeof(double)),
+		.ref = o->ref_secs > 0 ? calloc(ncells, sizeof(double)) : NULL,
+	};
+	double *win = calloc((size_t)o->reps, sizeof(*win));
+	double *win_s = calloc((size_t)o->reps, sizeof(*win_s));
+	double *cells = calloc(ncells, sizeof(*cells));
 	double *per_cpu = calloc((size_t)k, sizeof(*per_cpu));
-	int nkids = 0, failed = 0, i;
+	int nkids = 0, failed = 0, shared_mm = o->shared_mm, i;
 	char label[32];
 
 	sh = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || probe == MAP_FAILED || !kids || !c || !t || !win || !win_s ||
-	    !per_cpu)
+	if (sh == MAP_FAILED || probe == MAP_FAILED || !kids || !m.start || !m.end || !m.t0 ||
+	    !m.t1 || (o->ref_secs > 0 && !m.ref) || !win || !win_s || !cells || !per_cpu)
 		wl_fail("out of memory");
 	ntasks_total = 2 * k;
 	for (i = 0; i < 2 * k; i++)
@@ -345,14 +495,17 @@ static int run_k(int k, const int *cpus, int shared_mm, double warmup, double du
 	}
 	if (!failed) {
 		atomic_store_explicit(&sh->go, 1, memory_order_release);
-		wl_sleep(warmup);
+		wl_sleep(o->warmup);
 		snprintf(label, sizeof(label), "%dcpu", k);
 		wl_snap_before(snap, label);
-		read_windows(k, duration, reps, c, t);
+		read_windows(&m, cpus, o->duration, o->loops, o->ref_secs);
 		wl_snap_after(snap);
-		window_rates(k, reps, c, t, win, win_s, per_cpu, out);
+		window_rates(&m, win, win_s, cells, per_cpu, out);
 	}
 	atomic_store(&sh->stop, 1);
+	/* A task parked when a reference was cut short must see the stop. */
+	atomic_store(&sh->park, 0);
+	syscall(SYS_futex, (int *)&sh->park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	for (i = 0; i < nkids; i++) {
 		int st;
 
@@ -363,13 +516,17 @@ static int run_k(int k, const int *cpus, int shared_mm, double warmup, double du
 	}
 	if (!failed) {
 		report_mm_check(k, shared_mm);
-		emit_series(k, per_cpu, win, win_s, reps);
+		emit_series(&m, per_cpu, win, win_s, cells);
 	}
 	munmap(sh, size);
 	munmap((void *)probe, 4096);
 	free(kids);
-	free(c);
-	free(t);
+	free(m.start);
+	free(m.end);
+	free(m.t0);
+	free(m.t1);
+	free(m.ref);
+	free(cells);
 	free(win);
 	free(win_s);
 	free(per_cpu);
@@ -381,24 +538,35 @@ static struct wl_args args;
 int main(int argc, char **argv)
 {
 	static int allowed[WL_MAX_CPUS];
+	static struct wl_ref loops[WL_MAX_CPUS];
 	struct wl_snap snap;
-	long *ks;
+	struct yp_opts o = { 0 };
+	long *ks, kmax = 0, ref_mib;
 	size_t nk;
-	int shared_mm, navail, measured = 0;
-	double warmup, duration;
-	long reps;
+	int navail, nloops = 0, measured = 0;
 
 	wl_args_parse(&args, "yield_pingpong", yield_pingpong_params, yield_pingpong_summary,
 		      argc, argv);
-	shared_mm = !strcmp(wl_arg(&args, "mm"), "shared");
+	o.shared_mm = !strcmp(wl_arg(&args, "mm"), "shared");
 	nk = wl_arg_long_list(&args, "cpus", &ks);
-	duration = (double)wl_arg_long(&args, "duration");
-	warmup = (double)wl_arg_long(&args, "warmup");
-	reps = wl_arg_long(&args, "reps");
+	o.duration = (double)wl_arg_long(&args, "duration");
+	o.warmup = (double)wl_arg_long(&args, "warmup");
+	o.reps = wl_arg_long(&args, "reps");
+	o.ref_secs = (double)wl_arg_long(&args, "ref_ms") / 1000.0;
+	ref_mib = wl_arg_long(&args, "ref_mib");
 	wl_snap_init(&snap, &args);
 	wl_args_info(&args);
 
 	navail = wl_allowed_cpus(allowed, WL_MAX_CPUS);
+	for (size_t i = 0; i < nk; i++)
+		if (ks[i] <= navail && ks[i] > kmax)
+			kmax = ks[i];
+	/* One loop per CPU of the largest sweep point, allocated and touched once. */
+	for (; o.ref_secs > 0 && nloops < kmax; nloops++)
+		if (wl_ref_init(&loops[nloops], ref_mib))
+			wl_precond("ref_mib", "cannot allocate %ld MiB for the reference loop on %d CPUs",
+				   ref_mib, (int)kmax);
+	o.loops = loops;
 	for (size_t i = 0; i < nk; i++) {
 		char name[80];
 		struct k_rates rates = { 0, 0 };
@@ -412,7 +580,7 @@ int main(int argc, char **argv)
 			jl_end(&j);
 			continue;
 		}
-		if (run_k((int)ks[i], allowed, shared_mm, warmup, duration, reps, &snap, &rates))
+		if (run_k((int)ks[i], allowed, &o, &snap, &rates))
 			wl_fail("the ping-pong tasks for %ld CPUs did not start or did not exit cleanly",
 				ks[i]);
 		snprintf(name, sizeof(name), "cs_per_sec_per_cpu_%ldcpu", ks[i]);
@@ -422,6 +590,8 @@ int main(int argc, char **argv)
 		measured++;
 	}
 	free(ks);
+	while (nloops)
+		wl_ref_free(&loops[--nloops]);
 	if (!measured)
 		wl_precond("cpus", "no CPU count of the sweep fits the %d CPUs available", navail);
 	return WL_EXIT_OK;

@@ -15,6 +15,7 @@
 #include "args.h"
 #include "fileio.h"
 #include "jsonl.h"
+#include "refloop.h"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -68,30 +69,12 @@ static void *pingpong(void *arg)
 	return NULL;
 }
 
-/* Accesses per second over at least @secs; @x carries the generator on. */
-static double reference(unsigned char *buf, size_t mask, double secs, uint64_t *x)
-{
-	uint64_t n = 0, v = *x;
-	double t0 = wl_now(), t;
-
-	do {
-		for (int i = 0; i < 20000; i++) {
-			v = v * 6364136223846793005ULL + 1442695040888963407ULL;
-			buf[(v >> 20) & mask]++;
-		}
-		n += 20000;
-		t = wl_now();
-	} while (t - t0 < secs);
-	*x = v;
-	return (double)n / (t - t0);
-}
-
 int main(int argc, char **argv)
 {
 	struct wl_args a;
 	long windows, mib;
 	double win, ref;
-	uint64_t x = 1;
+	struct wl_ref rl;
 	pthread_t th[2];
 
 	wl_args_parse(&a, "ref_probe", params, "yield ping-pong windows paired with a reference loop",
@@ -103,13 +86,10 @@ int main(int argc, char **argv)
 	if (mib & (mib - 1))
 		wl_fail("--mib: expected a power of two, got %ld", mib);
 
-	size_t size = (size_t)mib << 20;
-	unsigned char *buf = malloc(size);
 	double *yr = calloc((size_t)windows, sizeof(*yr)), *rr = calloc((size_t)windows, sizeof(*rr));
 
-	if (!buf || !yr || !rr)
+	if (!yr || !rr || wl_ref_init(&rl, mib))
 		wl_fail("out of memory");
-	memset(buf, 1, size);
 	pin_cpu0();
 	for (int i = 0; i < 2; i++)
 		if (pthread_create(&th[i], NULL, pingpong, (void *)(intptr_t)i))
@@ -120,7 +100,7 @@ int main(int argc, char **argv)
 	for (long w = 0; w < windows; w++) {
 		atomic_store(&parked, 1);
 		wl_sleep(0.002);	/* both threads reach the futex */
-		rr[w] = reference(buf, size - 1, ref, &x);
+		rr[w] = wl_ref_rate(&rl, ref);
 
 		uint64_t before = atomic_load(&yields[0]) + atomic_load(&yields[1]);
 		double t0 = wl_now();
@@ -138,7 +118,7 @@ int main(int argc, char **argv)
 		pthread_join(th[i], NULL);
 	jl_series("yield_windows", "switches/s", yr, (size_t)windows);
 	jl_series("ref_windows", "accesses/s", rr, (size_t)windows);
-	free(buf);
+	wl_ref_free(&rl);
 	free(yr);
 	free(rr);
 	return WL_EXIT_OK;

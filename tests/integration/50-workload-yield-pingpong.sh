@@ -6,7 +6,9 @@
 # duration is cut into `reps` windows read without stopping the tasks: the
 # metric is the median of the window rates, _mean the whole-duration rate,
 # which the windows must add up to (contiguous windows, nothing lost); a
-# timer that wakes late lengthens its window and leaves none empty.
+# timer that wakes late lengthens its window and leaves none empty. Before
+# each window a reference loop runs on each CPU with the tasks parked
+# (docs/reports.md, Host states).
 . "$(dirname "$0")/50-workload-lib.bash"
 
 ncpu=$(nproc)
@@ -33,6 +35,22 @@ for k in 1 2; do
 		"close(M['cs_per_sec_per_cpu_${k}cpu_mean'], sum(r * s for r, s in zip(ser('cs_per_sec_per_cpu_${k}cpu_windows'), ser('window_s_${k}cpu'))) / sum(ser('window_s_${k}cpu')))" \
 		"close(M['cs_per_sec_per_cpu_${k}cpu_mean'], statistics.mean(ser('cs_per_sec_per_cpu_${k}cpu_each')))"
 done
+
+# The reference loop (ref_ms, default 50) before each window: one cell per
+# (window, CPU), window-major, whose mean over the CPUs is the window's rate,
+# and a positive reference rate for each (a task that failed to park would
+# give 0). ref_ms=0 measures without it, the windows back to back again.
+for k in 1 2; do
+	check shared \
+		"len(ser('cs_per_sec_per_cpu_${k}cpu_cells')) == 5 * $k == len(ser('ref_${k}cpu_cells'))" \
+		"all(r > 0 for r in ser('ref_${k}cpu_cells'))" \
+		"all(close(w, statistics.mean(ser('cs_per_sec_per_cpu_${k}cpu_cells')[i * $k:(i + 1) * $k])) for i, w in enumerate(ser('cs_per_sec_per_cpu_${k}cpu_windows')))"
+done
+run noref $G/yield_pingpong --cpus=2 --duration=1 --warmup=0 --ref-ms=0 --counters=0
+[ "$(rc_of noref)" = 0 ] || fail "ref_ms=0 exited $(rc_of noref)"
+check noref \
+	"not [o for o in L if o.get('name') == 'ref_2cpu_cells']" \
+	"len(ser('cs_per_sec_per_cpu_2cpu_cells')) == 10"
 
 # reps=1 is the measurement before windows existed: one window, median and
 # whole-duration rate the same number.
