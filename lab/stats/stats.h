@@ -492,4 +492,35 @@ enum stats_verdict stats_seq_decide(const struct stats_seq_plan *p,
 				    int better_higher, double threshold,
 				    double q, size_t failed, size_t attempted);
 
+/* ---------------------------------------------------------------- */
+/* Two host states (report_hoststate.c, docs/reports.md "Host states"). */
+
+/*
+ * Otsu's split of positive values into a low and a high class, on their
+ * logarithms: the threshold that maximises the between-class variance.
+ * The classes count as two real states only when they are well apart:
+ * eta (between-class over total variance) >= STATS_STATES_MIN_ETA and the
+ * ratio of the classes' geometric means >= STATS_STATES_MIN_RATIO. A
+ * unimodal sample always splits somewhere (a normal one at eta ~ 0.64,
+ * means ~ 1.6 sd apart), so both gates are needed.
+ */
+#define STATS_STATES_MIN_ETA 0.80
+#define STATS_STATES_MIN_RATIO 1.15
+
+struct stats_states {
+	double threshold;	/* high class: value > threshold; NaN when n < 2 */
+	double eta;		/* between-class / total variance of the logs */
+	double ratio;		/* geometric mean high / low */
+	double low_gmean, high_gmean;
+	size_t n_low, n_high;
+	int separated;		/* 1: the gates passed */
+};
+
+/*
+ * Split @x (@n values; non-positive and non-finite ones are ignored).
+ * Returns 0, or -1 when fewer than 2 usable values (then *out has
+ * separated = 0 and NaNs).
+ */
+int stats_two_states(const double *x, size_t n, struct stats_states *out);
+
 #endif
