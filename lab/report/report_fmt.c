@@ -148,3 +148,25 @@ const char *verdict_label(const char *id)
 {
 	return stats_verdict_label(stats_verdict_from_id(id));
 }
+
+void hoststate_sentence(const json_t *hs, struct strbuf *out)
+{
+	char slow[32], fast[32], cost[32];
+	long long ns = 0, nf = 0;
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(json_object_get((json_t *)hs, "slow_cells"), key, v)
+		ns += json_integer_value(v);
+	json_object_foreach(json_object_get((json_t *)hs, "fast_cells"), key, v)
+		nf += json_integer_value(v);
+	fmt_num(slow, sizeof(slow), jget_num(hs, "slow_reference"));
+	fmt_num(fast, sizeof(fast), jget_num(hs, "fast_reference"));
+	fmt_num(cost, sizeof(cost), jget_num(hs, "slow_cost"));
+	sb_addf(out, "%s %s: %s", jget_str(hs, "workload", ""), jget_str(hs, "metric", ""),
+		jget_str(hs, "method", ""));
+	if (json_is_true(json_object_get(hs, "separated")))
+		sb_addf(out, " (reference %s vs %s accesses/s; %lld of %lld cells slow, x%s)", slow,
+			fast, ns, ns + nf, cost);
+	sb_adds(out, ".");
+}

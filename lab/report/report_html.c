@@ -710,7 +710,19 @@ static void environment(const json_t *r, struct strbuf *sb)
 	dl_item(sb, "libvirt URI", jget_str(host, "libvirt_uri", NULL));
 	dl_item(sb, "acceleration", jget_str(host, "accel", NULL));
 	dl_item(sb, "why", jget_str(host, "accel_reason", NULL));
-	sb_adds(sb, "</dl><h3>Kernels</h3>");
+	sb_adds(sb, "</dl>");
+	if (json_array_size(json_object_get(r, "host_states")))
+		sb_adds(sb, "<h3>Host states</h3>");
+	json_array_foreach(json_object_get(r, "host_states"), i, k) {
+		struct strbuf line = STRBUF_INIT;
+
+		hoststate_sentence(k, &line);
+		sb_adds(sb, "<p>");
+		esc(sb, line.buf);
+		sb_adds(sb, "</p>");
+		sb_release(&line);
+	}
+	sb_adds(sb, "<h3>Kernels</h3>");
 	json_array_foreach(json_object_get(r, "kernels"), i, k) {
 		sb_addf(sb, "<dl class=\"meta\"><dt>name</dt><dd class=\"k%dt\">",
 			!strcmp(jget_str(k, "name", ""), kname(r, 1)));
@@ -798,6 +810,12 @@ static void methodology(const json_t *r, struct strbuf *sb)
 		"interval and its p is scaled to alpha/alpha<sub>k</sub> before BH, so stopping "
 		"when the answer is known keeps the error rate at alpha (Jennison &amp; Turnbull "
 		"1989; Lan &amp; DeMets 1983).</dd>"
+		"<dt>Host states</dt><dd>metrics named <code>_hostadj</code> are derived from each "
+		"run's (window, CPU) cells: a reference loop before each window tells the host's "
+		"fast and slow states apart (Otsu's split of the session's reference rates, both "
+		"kernels together); when they are two real states, slow cells are scaled by the "
+		"slow state's cost estimated inside each kernel, and the run's value is the median "
+		"of its cells.</dd>"
 		"<dt>Forest plot</dt><dd>the dot is the ratio, the bar its interval, the dashed line "
 		"1.0 (no change), the shaded band &plusmn;%g%% (the noise threshold).</dd>"
 		"<dt>Verdicts</dt><dd><b>improvement / regression</b>: p (q) &lt; %g and the whole "

@@ -216,7 +216,23 @@ static void declare_series(struct model *m)
 	}
 }
 
-static void collect_runs(struct model *m)
+static void push_metric(struct model *m, const char *wn, const char *key, const json_t *val,
+			int k, int ok, long seq, long blk)
+{
+	struct series *s = find_series(m, wn, NULL, key);
+
+	if (!s) {
+		/* Not declared (declare_series() made those): built-in or unknown. */
+		s = add_series(m, wn, NULL, key);
+		describe_workload(s, json_object_get(m->workloads, wn));
+		describe_builtin(s, json_object_get(m->workloads, wn));
+	}
+	if (ok && json_is_number(val))
+		push_value(s, k, json_number_value(val), seq, blk);
+}
+
+/* @derived: report_hoststate()'s values, parallel to the runs. */
+static void collect_runs(struct model *m, const json_t *derived)
 {
 	json_t *run, *val, *group, *cval;
 	const char *key, *gname, *cname;
@@ -236,17 +252,10 @@ static void collect_runs(struct model *m)
 		if (k < 0)
 			continue;
 		ok = !strcmp(jget_str(run, "status", ""), "ok");
-		json_object_foreach(json_object_get(run, "metrics"), key, val) {
-			struct series *s = find_series(m, wn, NULL, key);
-			if (!s) {
-				/* Not declared (declare_series() made those): built-in or unknown. */
-				s = add_series(m, wn, NULL, key);
-				describe_workload(s, json_object_get(m->workloads, wn));
-				describe_builtin(s, json_object_get(m->workloads, wn));
-			}
-			if (ok && json_is_number(val))
-				push_value(s, k, json_number_value(val), seq, blk);
-		}
+		json_object_foreach(json_object_get(run, "metrics"), key, val)
+			push_metric(m, wn, key, val, k, ok, seq, blk);
+		json_object_foreach(json_array_get(derived, i), key, val)
+			push_metric(m, wn, key, val, k, ok, seq, blk);
 		json_object_foreach(json_object_get(run, "counters"), gname, group) {
 			json_object_foreach(group, cname, cval) {
 				struct series *s = find_series(m, wn, gname, cname);
@@ -1042,7 +1051,7 @@ static json_t *ordered_results(const struct model *m)
 json_t *report_analyze(const json_t *session, struct strbuf *err)
 {
 	struct model m;
-	json_t *report, *results, *counters, *geo, *seen;
+	json_t *report, *results, *counters, *geo, *seen, *derived, *host_states;
 	struct series **cs;
 	size_t i, nc = 0;
 
@@ -1079,10 +1088,13 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	json_object_del(report, "geomean");
 	json_object_del(report, "warnings");
 	json_object_del(report, "summary");
+	json_object_del(report, "host_states");
 	json_object_set_new(report, "statistics", settings_json(&m));
 
 	declare_series(&m);
-	collect_runs(&m);
+	derived = report_hoststate(session, m.kname, &host_states);
+	collect_runs(&m, derived);
+	json_decref(derived);
 	count_failures(&m);
 	for (i = 0; i < m.ns; i++)
 		analyze_series(&m, &m.s[i]);
@@ -1115,6 +1127,7 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	json_object_set_new(report, "results", results);
 	json_object_set_new(report, "counter_results", counters);
 	json_object_set_new(report, "geomean", geo);
+	json_object_set_new(report, "host_states", host_states);
 	json_object_set_new(report, "warnings", report_warnings(&m, report));
 	json_object_set_new(report, "summary", summary(&m, report));
 

@@ -33,6 +33,17 @@ void fmt_ratio_ci(char *buf, size_t size, double lo, double hi);
 /* p-values: "0.003", "<0.001", "-" for NaN. */
 void fmt_p(char *buf, size_t size, double p);
 
+/*
+ * Host-state adjusted metrics (report_hoststate.c) of every run of
+ * @session, for the kernels @kname (kname[1] NULL: one kernel): an array
+ * parallel to session.runs, element i an object of run i's derived metric
+ * values (often empty); *info gets one description per derived metric.
+ */
+json_t *report_hoststate(const json_t *session, const char *const kname[2], json_t **info);
+
+/* One plain-text sentence on a report.host_states entry, for text and HTML. */
+void hoststate_sentence(const json_t *hs, struct strbuf *out);
+
 /* Verdict ids (stats_verdict_id) to their display symbol and ASCII marker. */
 const char *verdict_symbol(const char *id);
 const char *verdict_marker(const char *id);

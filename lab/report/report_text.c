@@ -504,6 +504,17 @@ static void notes(const json_t *r, struct strbuf *sb)
 		sb_release(&line);
 	}
 	first = 1;
+	json_array_foreach(json_object_get(r, "host_states"), i, res) {
+		struct strbuf line = STRBUF_INIT;
+
+		if (first)
+			sb_adds(sb, "\nHost states (docs/reports.md):\n");
+		first = 0;
+		hoststate_sentence(res, &line);
+		wrap(sb, "  ", line.buf);
+		sb_release(&line);
+	}
+	first = 1;
 	json_array_foreach(json_object_get(r, "runs"), i, run) {
 		struct strbuf line = STRBUF_INIT;
 

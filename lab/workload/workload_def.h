@@ -61,6 +61,18 @@ struct workload_run_setup {
 	struct strvec shares;	/* tag, host folder, ...: read-only 9p shares for the guest */
 };
 
+/*
+ * A metric the host derives over the whole session from each run's series
+ * (lab/report/report_hoststate.c): the run's value is the median of its
+ * @cells (one rate per window and CPU) after those measured while the host
+ * was in its slow state, which @ref (the reference loop's rate before each
+ * cell) tells apart, are scaled to the fast state. @metric, @cells and @ref
+ * each hold the same single "%d". @metric is also in the metric table.
+ */
+struct hoststate_metric {
+	const char *metric, *cells, *ref;
+};
+
 struct workload_def {
 	const char *name;	/* the program under workloads/ and the [workload NAME] type */
 	const char *summary;
@@ -76,6 +88,7 @@ struct workload_def {
 	 */
 	int (*prepare_run)(const struct workload_def *def, const struct workload_section *sec,
 			   const struct workload_run_env *env, struct workload_run_setup *out);
+	const struct hoststate_metric *hoststate;	/* NULL-metric terminated, or NULL */
 };
 
 /* All workloads, NULL-name terminated. */

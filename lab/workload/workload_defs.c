@@ -12,8 +12,11 @@
  */
 
 static const struct metric_def yield_pingpong_metrics[] = {
+	{ "cs_per_sec_per_cpu_%dcpu_hostadj", "switches/s", BETTER_HIGHER,
+	  "context switches per second per CPU at that CPU count: the median over the windows"
+	  " and CPUs, with those run in the host's slow state scaled to its fast one", 1 },
 	{ "cs_per_sec_per_cpu_%dcpu", "switches/s", BETTER_HIGHER,
-	  "context switches per second per CPU at that CPU count, median of the reps windows", 1 },
+	  "context switches per second per CPU at that CPU count, median of the reps windows", 0 },
 	{ "cs_per_sec_per_cpu_%dcpu_mean", "switches/s", BETTER_HIGHER,
 	  "the same over the whole duration (the windows' time-weighted mean)", 0 },
 	{ NULL, NULL, 0, NULL, 0 },
@@ -69,15 +72,22 @@ static const struct metric_def mglru_aging_metrics[] = {
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
+static const struct hoststate_metric yield_pingpong_hoststate[] = {
+	{ "cs_per_sec_per_cpu_%dcpu_hostadj", "cs_per_sec_per_cpu_%dcpu_cells", "ref_%dcpu_cells" },
+	{ NULL, NULL, NULL },
+};
+
 const struct workload_def workload_defs[] = {
 	{ "yield_pingpong", yield_pingpong_summary, yield_pingpong_params, yield_pingpong_metrics,
+	  NULL, yield_pingpong_hoststate },
+	{ "will_it_scale", will_it_scale_summary, will_it_scale_params, will_it_scale_metrics, NULL,
 	  NULL },
-	{ "will_it_scale", will_it_scale_summary, will_it_scale_params, will_it_scale_metrics, NULL },
-	{ "numa_workload", numa_workload_summary, numa_workload_params, numa_workload_metrics, NULL },
+	{ "numa_workload", numa_workload_summary, numa_workload_params, numa_workload_metrics, NULL,
+	  NULL },
 	{ "kernel_build", kernel_build_summary, kernel_build_params, kernel_build_metrics,
-	  kernel_build_prepare_run },
-	{ "mglru_aging", mglru_aging_summary, mglru_aging_params, mglru_aging_metrics, NULL },
-	{ NULL, NULL, NULL, NULL, NULL },
+	  kernel_build_prepare_run, NULL },
+	{ "mglru_aging", mglru_aging_summary, mglru_aging_params, mglru_aging_metrics, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const struct workload_def *workload_find(const char *name)

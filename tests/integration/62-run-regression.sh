@@ -63,7 +63,7 @@ import json, os, sys
 d, cap = sys.argv[1], int(sys.argv[2])
 rep = json.load(open(os.path.join(d, "report.json")))
 res = {r["metric"]: r for r in rep["results"]}
-p = res["cs_per_sec_per_cpu_1cpu"]
+p = res["cs_per_sec_per_cpu_1cpu_hostadj"]
 assert p["primary"] and p["family"] == "primary", p
 assert p["verdict"] == "regression", (p["verdict"], p["reason"])
 assert p["sequential"]["look"] >= 1, p["sequential"]

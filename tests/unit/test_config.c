@@ -271,7 +271,8 @@ static void test_workload_primary(void **state)
 	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\nprimary = ops_per_sec\n"
 		     "[run]\nworkloads = y\n",
 		     "9: [workload y] primary: 'ops_per_sec' is not a metric of yield_pingpong "
-		     "(expected one of cs_per_sec_per_cpu_%dcpu, cs_per_sec_per_cpu_%dcpu_mean; "
+		     "(expected one of cs_per_sec_per_cpu_%dcpu_hostadj, cs_per_sec_per_cpu_%dcpu, "
+		     "cs_per_sec_per_cpu_%dcpu_mean; "
 		     "%d stands for a CPU count or node)");
 	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\nthreshold = 60%\n"
 		     "[run]\nworkloads = y\n",

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host states: stats_two_states() finds two real states and refuses to see
+ * two in one; the report derives yield_pingpong's state-adjusted metric
+ * from the runs' cells and reference rates so that a kernel's effect
+ * survives and the host's states do not, and copes with runs that lack or
+ * garble the series.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_priv.h"
+#include "rng.h"
+#include "stats.h"
+
+#define FIXTURE "tests/fixtures/reports/session-small.json"
+#define CELLS "cs_per_sec_per_cpu_1cpu_cells"
+#define REF "ref_1cpu_cells"
+#define ADJ "cs_per_sec_per_cpu_1cpu_hostadj"
+
+static double gauss(struct rng *r)
+{
+	double u = (rng_next(r) >> 11) * 0x1.0p-53 + 0x1.0p-54, v = (rng_next(r) >> 11) * 0x1.0p-53;
+
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+static double uniform(struct rng *r)
+{
+	return (rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+static void two_states_found(void **state)
+{
+	struct rng r;
+	double x[200];
+	struct stats_states st;
+
+	(void)state;
+	rng_seed(&r, 5);
+	for (int i = 0; i < 200; i++)
+		x[i] = (i % 3 ? 4.4e6 : 3.0e6) * (1 + 0.03 * gauss(&r));
+	assert_int_equal(stats_two_states(x, 200, &st), 0);
+	assert_true(st.separated);
+	assert_true(st.threshold > 3.3e6 && st.threshold < 4.1e6);
+	assert_int_equal(st.n_low + st.n_high, 200);
+	assert_true(st.n_low >= 60 && st.n_low <= 74);
+	assert_true(fabs(st.ratio - 4.4 / 3.0) < 0.05);
+	assert_true(st.eta > 0.9);
+}
+
+static void one_state_refused(void **state)
+{
+	struct rng r;
+	double x[300];
+	struct stats_states st;
+
+	(void)state;
+	rng_seed(&r, 6);
+	for (int i = 0; i < 300; i++)
+		x[i] = 4.0e6 * exp(0.05 * gauss(&r));
+	assert_int_equal(stats_two_states(x, 300, &st), 0);
+	/* Otsu splits anything; the gates say it is not two states. */
+	assert_false(st.separated);
+	assert_true(st.eta > 0.5 && st.eta < STATS_STATES_MIN_ETA);
+	/* Equal values: one state, no split at all. */
+	for (int i = 0; i < 10; i++)
+		x[i] = 7;
+	assert_int_equal(stats_two_states(x, 10, &st), 0);
+	assert_false(st.separated);
+	assert_int_equal(st.n_low, 10);
+	/* Too few usable values (zeros, negatives and NaN are skipped). */
+	x[0] = 0, x[1] = -1, x[2] = NAN, x[3] = 5;
+	assert_int_equal(stats_two_states(x, 4, &st), -1);
+	assert_false(st.separated);
+}
+
+static json_t *doubles(const double *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_real(v[i]));
+	return a;
+}
+
+/*
+ * A session of @runs runs per kernel of one yield_pingpong workload at one
+ * CPU, 5 cells each. The patched kernel is @effect slower. Each run
+ * starts in the slow state with probability @p_slow_run (then most of its
+ * cells are slow: the host's states last seconds), and the slow state costs
+ * x@cost on the switch rate and x1.46 on the reference (bench/tcg-modes).
+ * @ref_spread: 0 gives two states; > 0 gives one state of that log spread.
+ */
+static json_t *session(int runs, double effect, double p_slow_run, double cost, double ref_spread,
+		       uint64_t seed)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *s, *arr = json_array(), *w;
+	struct rng r;
+	int seq = 0;
+
+	if (report_load(FIXTURE, &s, &err))
+		fail_msg("%s", err.buf);
+	sb_release(&err);
+	rng_seed(&r, seed);
+	w = json_pack("[{s:s, s:s, s:{s:s}, s:[{s:s, s:s, s:s}], s:[s]}]", "name", "yp", "type",
+		      "yield_pingpong", "params", "cpus", "1", "metrics", "name", ADJ, "unit",
+		      "switches/s", "better", "higher", "primary", "cs_per_sec_per_cpu_%dcpu_hostadj");
+	json_object_set_new(s, "workloads", w);
+	json_object_set_new(json_object_get(s, "design"), "runs_per_kernel", json_integer(runs));
+	for (int i = 0; i < runs; i++) {
+		for (int k = 0; k < 2; k++) {
+			double c[5], f[5], plain[5];
+			int slow_run = uniform(&r) < p_slow_run;
+			json_t *run;
+
+			for (int j = 0; j < 5; j++) {
+				int slow = ref_spread > 0 ? 0 : (uniform(&r) < (slow_run ? 0.9 : 0.1));
+
+				f[j] = (ref_spread > 0 ? 4.4e6 * exp(ref_spread * gauss(&r))
+						       : (slow ? 3.0e6 : 4.4e6)) * (1 + 0.02 * gauss(&r));
+				c[j] = 240e3 * (k ? 1 - effect : 1) * (slow ? 1 / cost : 1) *
+				       (1 + 0.02 * gauss(&r));
+				plain[j] = c[j];
+			}
+			run = json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:{s:f}, s:{s:o, s:o}}",
+					"seq", ++seq, "block", i, "kernel", k ? "patched" : "base",
+					"workload", "yp", "warmup", 0, "status", "ok", "metrics",
+					"cs_per_sec_per_cpu_1cpu", stats_median(plain, 5), "series",
+					CELLS, doubles(c, 5), REF, doubles(f, 5));
+			json_array_append_new(arr, run);
+		}
+	}
+	json_object_set_new(s, "runs", arr);
+	return s;
+}
+
+static json_t *analyze(const json_t *s)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *rep = report_analyze(s, &err);
+
+	if (!rep)
+		fail_msg("%s", err.buf);
+	sb_release(&err);
+	return rep;
+}
+
+static json_t *result(json_t *rep, const char *metric)
+{
+	size_t i;
+	json_t *res;
+
+	json_array_foreach(json_object_get(rep, "results"), i, res)
+		if (!strcmp(jget_str(res, "metric", ""), metric))
+			return res;
+	fail_msg("no result for %s", metric);
+	return NULL;
+}
+
+static double cv_of(json_t *res, const char *role)
+{
+	return jget_num(json_object_get(res, role), "cv");
+}
+
+static void effect_kept_states_removed(void **state)
+{
+	json_t *s = session(12, 0.05, 0.4, 1.6, 0, 11), *rep = analyze(s);
+	json_t *adj = result(rep, ADJ), *plain = result(rep, "cs_per_sec_per_cpu_1cpu");
+	json_t *hs = json_array_get(json_object_get(rep, "host_states"), 0);
+	double d = jget_num(json_object_get(adj, "comparison"), "delta_pct");
+
+	(void)state;
+	assert_non_null(hs);
+	assert_string_equal(jget_str(hs, "metric", ""), ADJ);
+	assert_true(json_is_true(json_object_get(hs, "separated")));
+	assert_true(jget_num(hs, "threshold") > 3.2e6 && jget_num(hs, "threshold") < 4.2e6);
+	/* The slow state's cost is found inside each kernel: x1.6, not x1.6 x the effect. */
+	assert_true(fabs(jget_num(hs, "slow_cost") - 1.6) < 0.05);
+	assert_true(json_is_true(json_object_get(adj, "primary")));
+	/* The effect survives the adjustment, and the noise of the states goes. */
+	assert_true(d > -6.5 && d < -3.5);
+	assert_true(cv_of(adj, "baseline") < 0.04 && cv_of(adj, "patched") < 0.04);
+	assert_true(cv_of(plain, "baseline") > 2 * cv_of(adj, "baseline"));
+	assert_string_equal(jget_str(adj, "verdict", ""), "regression");
+	json_decref(rep);
+	json_decref(s);
+}
+
+static void one_state_leaves_cells(void **state)
+{
+	json_t *s = session(6, 0, 0, 1.6, 0.04, 12), *rep = analyze(s), *run, *hs;
+	json_t *adj;
+	size_t i, n = 0;
+
+	(void)state;
+	hs = json_array_get(json_object_get(rep, "host_states"), 0);
+	assert_false(json_is_true(json_object_get(hs, "separated")));
+	assert_true(jget_num(hs, "slow_cost") == 1);
+	/* Each run's value is then the plain median of its cells. */
+	adj = result(rep, ADJ);
+	json_array_foreach(json_object_get(s, "runs"), i, run) {
+		json_t *v = json_object_get(json_object_get(run, "series"), CELLS);
+		double c[5];
+
+		for (size_t j = 0; j < 5; j++)
+			c[j] = json_number_value(json_array_get(v, j));
+		if (!strcmp(jget_str(run, "kernel", ""), "base")) {
+			double got = json_number_value(
+				json_array_get(json_object_get(json_object_get(adj, "baseline"), "values"), n++));
+			assert_true(got == stats_median(c, 5));
+		}
+	}
+	assert_int_equal(n, 6);
+	json_decref(rep);
+	json_decref(s);
+}
+
+/* Series a guest could send: no reference, zeros, wrong lengths, strings. */
+static void garbled_series(void **state)
+{
+	json_t *s = session(6, 0, 0.4, 1.6, 0, 13), *runs = json_object_get(s, "runs"), *rep;
+	json_t *ser0 = json_object_get(json_array_get(runs, 0), "series");
+	json_t *ser1 = json_object_get(json_array_get(runs, 1), "series");
+	json_t *ser2 = json_object_get(json_array_get(runs, 2), "series");
+	json_t *ser3 = json_object_get(json_array_get(runs, 3), "series");
+	json_t *adj, *hs;
+
+	(void)state;
+	/* Run 1 (base): every reference 0 (no task parked): no value. */
+	json_object_set_new(ser0, REF, json_pack("[i,i,i,i,i]", 0, 0, 0, 0, 0));
+	/* Run 2 (patched): the reference one short: the cells' states are unknown. */
+	json_array_remove(json_object_get(ser1, REF), 0);
+	/* Run 3 (base): no reference at all (ref_ms = 0): the cells as measured. */
+	json_object_del(ser2, REF);
+	/* Run 4 (patched): strings and a negative rate among the cells. */
+	json_array_set_new(json_object_get(ser3, CELLS), 0, json_string("x"));
+	json_array_set_new(json_object_get(ser3, CELLS), 1, json_real(-5));
+	/* A metric instance far beyond any CPU count. */
+	json_object_set_new(ser3, "cs_per_sec_per_cpu_99999999999cpu_cells", json_pack("[i]", 1));
+	rep = analyze(s);
+	adj = result(rep, ADJ);
+	hs = json_array_get(json_object_get(rep, "host_states"), 0);
+	assert_int_equal(jget_num(json_object_get(adj, "baseline"), "n"), 5);
+	assert_int_equal(jget_num(json_object_get(adj, "baseline"), "missing"), 1);
+	assert_int_equal(jget_num(json_object_get(adj, "patched"), "n"), 5);
+	assert_int_equal(jget_num(json_object_get(adj, "patched"), "missing"), 1);
+	assert_int_equal(jget_num(json_object_get(hs, "unknown_cells"), "base"), 5);
+	assert_int_equal(jget_num(json_object_get(hs, "runs_without_value"), "base"), 1);
+	assert_int_equal(jget_num(json_object_get(hs, "runs_without_value"), "patched"), 1);
+	assert_int_equal(json_array_size(json_object_get(rep, "host_states")), 1);
+	json_decref(rep);
+	json_decref(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(two_states_found),
+		cmocka_unit_test(one_state_refused),
+		cmocka_unit_test(effect_kept_states_removed),
+		cmocka_unit_test(one_state_leaves_cells),
+		cmocka_unit_test(garbled_series),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
