@@ -34,8 +34,8 @@ const struct param_def yield_pingpong_params[] = {
 	  "windows the duration is cut into, read without stopping the tasks; the metric is"
 	  " their median rate (1: one window)" },
 	{ "ref_ms", PARAM_INT, "50", 0, 10000, NULL,
-	  "milliseconds of a reference loop on each CPU before each window, which tells the host's"
-	  " fast and slow states apart (0: none; docs/reports.md, Host states)" },
+	  "milliseconds of a reference loop on each CPU before each window, which measures the"
+	  " speed the host gives it (0: none; docs/reports.md, Host states)" },
 	{ "ref_mib", PARAM_INT, "8", 1, 1024, NULL,
 	  "working set of the reference loop per CPU, MiB (a power of two)" },
 	COUNTER_PARAMS,

@@ -34,11 +34,11 @@
  * CPU runs ref_ms of a memory-bound reference loop (workloads/lib/refloop.h),
  * then the tasks resume and the window starts once they are all running
  * again. Under TCG the host alternates between a fast and a slow state for
- * seconds at a time, per host CPU; the reference rate says which one each
- * (window, CPU) cell ran in. The cells' rates and reference rates go to
+ * seconds at a time, per host CPU (and a busy host slows it too); the
+ * reference rate says how fast each (window, CPU) cell could run. The cells' rates and reference rates go to
  * the host as series (cs_per_sec_per_cpu_<K>cpu_cells and ref_<K>cpu_cells,
  * window-major, K per window), and the host derives the run's
- * state-adjusted metric from them over all runs of the session
+ * host-adjusted metric from them over all runs of the session
  * (docs/reports.md, "Host states"). The parking time is not measured: each
  * window still lasts duration/reps, so a run takes reps * ref_ms longer.
  *

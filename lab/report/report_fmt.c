@@ -151,22 +151,16 @@ const char *verdict_label(const char *id)
 
 void hoststate_sentence(const json_t *hs, struct strbuf *out)
 {
-	char slow[32], fast[32], cost[32];
-	long long ns = 0, nf = 0;
-	const char *key;
-	json_t *v;
+	char slope[32], r[32], ref[32];
 
-	json_object_foreach(json_object_get((json_t *)hs, "slow_cells"), key, v)
-		ns += json_integer_value(v);
-	json_object_foreach(json_object_get((json_t *)hs, "fast_cells"), key, v)
-		nf += json_integer_value(v);
-	fmt_num(slow, sizeof(slow), jget_num(hs, "slow_reference"));
-	fmt_num(fast, sizeof(fast), jget_num(hs, "fast_reference"));
-	fmt_num(cost, sizeof(cost), jget_num(hs, "slow_cost"));
+	fmt_num(slope, sizeof(slope), jget_num(hs, "slope"));
+	fmt_num(r, sizeof(r), jget_num(hs, "correlation"));
+	fmt_num(ref, sizeof(ref), jget_num(hs, "reference_rate"));
 	sb_addf(out, "%s %s: %s", jget_str(hs, "workload", ""), jget_str(hs, "metric", ""),
 		jget_str(hs, "method", ""));
+	if (jget_num(hs, "slope") > 0)
+		sb_addf(out, " (%s accesses/s; slope %s, within-kernel correlation %s)", ref, slope, r);
 	if (json_is_true(json_object_get(hs, "separated")))
-		sb_addf(out, " (reference %s vs %s accesses/s; %lld of %lld cells slow, x%s)", slow,
-			fast, ns, ns + nf, cost);
+		sb_adds(out, "; the host ran in two distinct states");
 	sb_adds(out, ".");
 }

@@ -5,24 +5,23 @@
  * Under TCG the host these labs run on alternates between a fast and a
  * slow state for seconds at a time, on each host CPU independently, and a
  * timing metric follows it: yield_pingpong's rate moves by about x1.7
- * between the states, so runs of one kernel vary by CV 15-25 %. The
- * workload measures a reference loop (pure user space: the same work
- * whatever the kernel) on each CPU before each window, and reports every
- * (window, CPU) cell's rate with the reference rate before it.
+ * between the states, so runs of one kernel vary by CV 15-25 %. A busy
+ * host slows guests the same way, continuously. The workload measures a
+ * reference loop (pure user space: the same work whatever the kernel) on
+ * each CPU before each window, and reports every (window, CPU) cell's rate
+ * with the reference rate before it.
  *
- * Over all runs of the session, both kernels together, the reference
- * rates split into two states (stats_two_states(): Otsu on the logs, with
- * a separation test). Where they are two real states, the slow state's
- * cost is estimated inside each kernel (mean log rate of its fast cells
- * minus that of its slow cells, so a kernel's own effect cancels) and
- * pooled over the kernels; each slow cell is scaled by it, and a run's
- * value is the median of its cells. The split and the scale come from the
- * reference, never from the metric per kernel, so the transformation is
- * the same for both kernels and the A/B comparison stays fair. On a host
- * with one state the cells are used as they are. Measured on the
- * bench/tcg-modes data (8 guests): CV across runs 4.5 % against 22-25 %
- * for the plain median, with no run lost; keeping the fast cells only
- * gave 3.4 % but left 3 of 8 runs of 5 windows with no value.
+ * Over all runs of the session the slope of log rate on log reference is
+ * estimated inside each kernel and pooled (analysis of covariance, so a
+ * kernel's own effect cannot leak into it); each cell is moved along it to
+ * the session's median reference, and a run's value is the median of its
+ * cells. The adjustment is the same function of the reference for both
+ * kernels, so the A/B comparison stays fair as long as the kernel does not
+ * change the reference loop itself, which the report checks (reference_p).
+ * On the bench/tcg-modes data (8 guests) the CV across runs was 4.2-5.2 %
+ * against 22-25 % for the plain median; an earlier two-state version
+ * (Otsu's split, slow cells scaled) did as well there but left a busy
+ * host's continuous slowdown alone.
  */
 #include "report.h"
 #include "report_priv.h"
@@ -36,6 +35,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Cells whose reference is this many times off the median do not set the slope. */
+#define REF_RANGE 3.0
 
 /* CPU counts per workload and metric; more than any sweep the lab runs. */
 #define HOSTSTATE_MAX_INSTANCES 256
@@ -98,10 +100,15 @@ static int usable(double v)
 struct derivation {
 	const char *workload;
 	char *metric, *cells, *ref;
-	struct stats_states st;
-	double factor;		/* slow cells are multiplied by it; 1: none */
+	struct stats_states st;	/* the reference rates' two states, described */
+	double slope;		/* beta: d log(rate) / d log(reference), within kernels */
+	double r;		/* the within-kernel correlation of the two logs */
+	double ref0;		/* the session's median reference: cells are adjusted to it */
+	double lo, hi;		/* log reference range used; beyond it, clamped */
+	double ref_median[2];	/* per kernel, of the runs' median references */
+	double ref_p;		/* do the kernels' references differ? (Mann-Whitney) */
 	const char *how;	/* what was done, for the report */
-	size_t slow[2], fast[2], unknown[2], runs_without[2];
+	size_t cells_used[2], unknown[2], runs_without[2];
 };
 
 static int kernel_of(const json_t *run, const char *const kname[2])
@@ -121,77 +128,115 @@ static int counted(const json_t *run, const char *workload)
 	       !strcmp(jget_str(run, "workload", ""), workload);
 }
 
-/* Split the session's reference rates and estimate the slow state's cost. */
-static void estimate(struct derivation *d, const json_t *runs, const char *const kname[2])
+/* Growing arrays of doubles. */
+struct dvec {
+	double *v;
+	size_t n, alloc;
+};
+
+static void dpush(struct dvec *d, double x)
 {
-	double *refs = NULL, *c, *r, sum[2][2] = { { 0 } };
-	size_t nref = 0, alloc = 0, i, cnt[2][2] = { { 0 } };
+	if (d->n == d->alloc)
+		d->v = xrealloc(d->v, (d->alloc = d->alloc ? 2 * d->alloc : 64) * sizeof(*d->v));
+	d->v[d->n++] = x;
+}
+
+/*
+ * The session's pairs (log reference, log rate) per kernel, and each run's
+ * median reference per kernel. A cell counts when both are positive finite
+ * numbers and the two series have one length.
+ */
+static void gather(struct derivation *d, const json_t *runs, const char *const kname[2],
+		   struct dvec x[2], struct dvec y[2], struct dvec run_ref[2])
+{
 	const json_t *run;
+	size_t i;
 
-	json_array_foreach(runs, i, run) {
-		size_t nr;
-
-		if (!counted(run, d->workload) || kernel_of(run, kname) < 0)
-			continue;
-		nr = series_values(run, d->ref, &r);
-		for (size_t j = 0; j < nr; j++) {
-			if (!usable(r[j]))
-				continue;
-			if (nref == alloc)
-				refs = xrealloc(refs, (alloc = alloc ? 2 * alloc : 64) * sizeof(*refs));
-			refs[nref++] = r[j];
-		}
-		free(r);
-	}
-	stats_two_states(refs, nref, &d->st);
-	free(refs);
-	d->factor = 1;
-	if (!nref) {
-		d->how = "no reference rates: the cells as measured";
-		return;
-	}
-	if (!d->st.separated) {
-		d->how = "one host state: the cells as measured";
-		return;
-	}
 	json_array_foreach(runs, i, run) {
 		int k = kernel_of(run, kname);
+		double *c, *r;
 		size_t nc, nr;
+		struct dvec mine = { 0 };
 
 		if (!counted(run, d->workload) || k < 0)
 			continue;
 		nc = series_values(run, d->cells, &c);
 		nr = series_values(run, d->ref, &r);
 		for (size_t j = 0; j < nc && nc == nr; j++) {
-			int fast;
-
 			if (!usable(c[j]) || !usable(r[j]))
 				continue;
-			fast = r[j] > d->st.threshold;
-			sum[k][fast] += log(c[j]);
-			cnt[k][fast]++;
+			dpush(&x[k], log(r[j]));
+			dpush(&y[k], log(c[j]));
+			dpush(&mine, r[j]);
 		}
+		if (mine.n)
+			dpush(&run_ref[k], stats_median(mine.v, mine.n));
+		free(mine.v);
 		free(c);
 		free(r);
 	}
-	/* Each kernel's own fast-slow difference, weighted like a two-sample mean. */
-	double num = 0, den = 0;
+}
 
+/*
+ * The slope of log rate on log reference, pooled within kernels (the
+ * analysis of covariance: each kernel's own mean is taken out first, so a
+ * kernel's effect cannot leak into the slope), from the cells whose
+ * reference lies within a factor REF_RANGE of the session's median: a vCPU
+ * stalled for a whole reference loop (seen at 1/15 of the usual rate) must
+ * not set it. A fixed factor, not a robust deviation: with two host states
+ * the median deviation is that of one state, and would cut the other.
+ */
+static void estimate(struct derivation *d, struct dvec x[2], struct dvec y[2])
+{
+	struct dvec all = { 0 };
+	double sxy = 0, sxx = 0, syy = 0;
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < x[k].n; i++)
+			dpush(&all, x[k].v[i]);
+	d->slope = 0;
+	d->r = NAN;
+	if (all.n < 2) {
+		d->how = all.n ? "too few reference rates: the cells as measured"
+			       : "no reference rates: the cells as measured";
+		free(all.v);
+		return;
+	}
+	d->ref0 = stats_median(all.v, all.n);
+	d->lo = d->ref0 - log(REF_RANGE);
+	d->hi = d->ref0 + log(REF_RANGE);
 	for (int k = 0; k < 2; k++) {
-		double w;
+		double mx = 0, my = 0;
+		size_t n = 0;
 
-		if (!cnt[k][0] || !cnt[k][1])
+		for (size_t i = 0; i < x[k].n; i++) {
+			if (x[k].v[i] < d->lo || x[k].v[i] > d->hi)
+				continue;
+			mx += x[k].v[i];
+			my += y[k].v[i];
+			n++;
+		}
+		if (n < 3)
 			continue;
-		w = (double)(cnt[k][0] * cnt[k][1]) / (double)(cnt[k][0] + cnt[k][1]);
-		num += w * (sum[k][1] / (double)cnt[k][1] - sum[k][0] / (double)cnt[k][0]);
-		den += w;
+		mx /= (double)n;
+		my /= (double)n;
+		for (size_t i = 0; i < x[k].n; i++) {
+			if (x[k].v[i] < d->lo || x[k].v[i] > d->hi)
+				continue;
+			sxy += (x[k].v[i] - mx) * (y[k].v[i] - my);
+			sxx += (x[k].v[i] - mx) * (x[k].v[i] - mx);
+			syy += (y[k].v[i] - my) * (y[k].v[i] - my);
+		}
 	}
-	if (den > 0) {
-		d->factor = exp(num / den);
-		d->how = "two host states: slow cells scaled by the slow state's cost";
+	if (sxx > 0 && syy > 0) {
+		d->r = sxy / sqrt(sxx * syy);
+		/* The rate cannot fall as the host speeds up; nor grow past x3 its pace. */
+		d->slope = fmin(fmax(sxy / sxx, 0), 3);
+		d->how = "each cell adjusted to the session's median reference rate";
 	} else {
-		d->how = "two host states, but no kernel ran in both: the cells as measured";
+		d->how = "the reference rates do not vary: the cells as measured";
 	}
+	free(all.v);
 }
 
 /* The run's derived value into @out (nothing when it has no usable cell). */
@@ -202,6 +247,8 @@ static void derive_run(struct derivation *d, const json_t *run, int k, json_t *o
 
 	v = xcalloc(nc ? nc : 1, sizeof(*v));
 	for (size_t j = 0; j < nc; j++) {
+		double lx;
+
 		if (!usable(c[j]))
 			continue;
 		if (!nr) {	/* no reference loop in this run (ref_ms = 0) */
@@ -212,13 +259,9 @@ static void derive_run(struct derivation *d, const json_t *run, int k, json_t *o
 			d->unknown[k]++;
 			continue;
 		}
-		if (d->st.separated && r[j] <= d->st.threshold) {
-			d->slow[k]++;
-			v[n++] = c[j] * d->factor;
-		} else {
-			d->fast[k]++;
-			v[n++] = c[j];
-		}
+		d->cells_used[k]++;
+		lx = fmin(fmax(log(r[j]), d->lo), d->hi);
+		v[n++] = d->slope > 0 ? exp(log(c[j]) + d->slope * (d->ref0 - lx)) : c[j];
 	}
 	if (n)
 		json_object_set_new_nocheck(out, d->metric, json_real(stats_median(v, n)));
@@ -227,6 +270,35 @@ static void derive_run(struct derivation *d, const json_t *run, int k, json_t *o
 	free(c);
 	free(r);
 	free(v);
+}
+
+/* Everything derive_run() needs, from the whole session. */
+static void prepare(struct derivation *d, const json_t *runs, const char *const kname[2])
+{
+	struct dvec x[2] = { { 0 } }, y[2] = { { 0 } }, run_ref[2] = { { 0 } }, refs = { 0 };
+	double u;
+	enum stats_mw_method how;
+
+	gather(d, runs, kname, x, y, run_ref);
+	estimate(d, x, y);
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < x[k].n; i++)
+			dpush(&refs, exp(x[k].v[i]));
+		d->ref_median[k] = run_ref[k].n ? stats_median(run_ref[k].v, run_ref[k].n) : NAN;
+	}
+	/* Described for the reader: does the host show two states, or one? */
+	stats_two_states(refs.v, refs.n, &d->st);
+	d->ref_p = NAN;
+	if (run_ref[0].n && run_ref[1].n)
+		stats_mann_whitney(run_ref[0].v, run_ref[0].n, run_ref[1].v, run_ref[1].n, 10000,
+				   &u, &d->ref_p, &how);
+	d->ref0 = isfinite(d->ref0) ? d->ref0 : 0;
+	for (int k = 0; k < 2; k++) {
+		free(x[k].v);
+		free(y[k].v);
+		free(run_ref[k].v);
+	}
+	free(refs.v);
 }
 
 static json_t *counts_json(const size_t v[2], const char *const kname[2])
@@ -239,17 +311,28 @@ static json_t *counts_json(const size_t v[2], const char *const kname[2])
 	return o;
 }
 
+static json_t *per_kernel(const double v[2], const char *const kname[2])
+{
+	json_t *o = json_object();
+
+	for (int k = 0; k < 2; k++)
+		if (kname[k])
+			json_object_set_new(o, kname[k], jnum(v[k]));
+	return o;
+}
+
 static json_t *info_json(const struct derivation *d, const char *const kname[2])
 {
-	return xjson_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o,"
-			  " s:o, s:o, s:o, s:o}",
+	return xjson_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+			  " s:b, s:o, s:o, s:o}",
 			  "workload", d->workload, "metric", d->metric, "cells", d->cells,
-			  "reference", d->ref, "method", d->how,
+			  "reference", d->ref, "method", d->how, "slope", jnum(d->slope),
+			  "correlation", jnum(d->r), "reference_rate", jnum(d->slope > 0 ? exp(d->ref0) : NAN),
+			  "reference_median", per_kernel(d->ref_median, kname),
+			  "reference_p", jnum(d->ref_p),
 			  "threshold", jnum(d->st.threshold), "eta", jnum(d->st.eta),
-			  "state_ratio", jnum(d->st.ratio), "slow_reference", jnum(d->st.low_gmean),
-			  "fast_reference", jnum(d->st.high_gmean), "separated", d->st.separated,
-			  "slow_cost", jnum(d->factor), "slow_cells", counts_json(d->slow, kname),
-			  "fast_cells", counts_json(d->fast, kname),
+			  "state_ratio", jnum(d->st.ratio), "separated", d->st.separated,
+			  "cells_used", counts_json(d->cells_used, kname),
 			  "unknown_cells", counts_json(d->unknown, kname),
 			  "runs_without_value", counts_json(d->runs_without, kname));
 }
@@ -284,7 +367,7 @@ static void derive_one(const json_t *session, const char *workload,
 			d.metric = instance(h->metric, kk);
 			d.cells = instance(h->cells, kk);
 			d.ref = instance(h->ref, kk);
-			estimate(&d, runs, kname);
+			prepare(&d, runs, kname);
 			json_array_foreach(runs, j, r2) {
 				int k = kernel_of(r2, kname);
 

@@ -882,6 +882,16 @@ static json_t *report_warnings(struct model *m, json_t *report)
 		add_warning(w, "busy-host", "%zu of %zu runs ran while the host was busy (other "
 			    "processes used more than a quarter of a CPU, or the hypervisor stole "
 			    "time): their values carry that host's noise", busy, total);
+	json_array_foreach(json_object_get(report, "host_states"), i, run) {
+		double p = jget_num(run, "reference_p");
+
+		/* The adjustment assumes the kernel does not change the reference loop. */
+		if (isfinite(p) && p < 0.01 && jget_num(run, "slope") > 0)
+			add_warning(w, "reference", "%s %s: the reference loop ran at different "
+				    "speeds on the two kernels (p = %.2g): the host-state adjustment "
+				    "may take away part of a real effect; compare the plain median",
+				    jget_str(run, "workload", ""), jget_str(run, "metric", ""), p);
+	}
 	if (m->seq_invalid)
 		add_warning(w, "sequential", "design.sequential is not a valid sequential plan: "
 			    "the primaries were analysed as a fixed-N session");

@@ -64,10 +64,10 @@ struct workload_run_setup {
 /*
  * A metric the host derives over the whole session from each run's series
  * (lab/report/report_hoststate.c): the run's value is the median of its
- * @cells (one rate per window and CPU) after those measured while the host
- * was in its slow state, which @ref (the reference loop's rate before each
- * cell) tells apart, are scaled to the fast state. @metric, @cells and @ref
- * each hold the same single "%d". @metric is also in the metric table.
+ * @cells (one rate per window and CPU), each adjusted for the speed the
+ * host gave it, which @ref (the reference loop's rate before each cell)
+ * measures. @metric, @cells and @ref each hold the same single "%d".
+ * @metric is also in the metric table.
  */
 struct hoststate_metric {
 	const char *metric, *cells, *ref;

@@ -14,7 +14,7 @@
 static const struct metric_def yield_pingpong_metrics[] = {
 	{ "cs_per_sec_per_cpu_%dcpu_hostadj", "switches/s", BETTER_HIGHER,
 	  "context switches per second per CPU at that CPU count: the median over the windows"
-	  " and CPUs, with those run in the host's slow state scaled to its fast one", 1 },
+	  " and CPUs, each adjusted to the session's median host speed (reference loop)", 1 },
 	{ "cs_per_sec_per_cpu_%dcpu", "switches/s", BETTER_HIGHER,
 	  "context switches per second per CPU at that CPU count, median of the reps windows", 0 },
 	{ "cs_per_sec_per_cpu_%dcpu_mean", "switches/s", BETTER_HIGHER,

@@ -183,9 +183,9 @@ static void effect_kept_states_removed(void **state)
 	assert_non_null(hs);
 	assert_string_equal(jget_str(hs, "metric", ""), ADJ);
 	assert_true(json_is_true(json_object_get(hs, "separated")));
-	assert_true(jget_num(hs, "threshold") > 3.2e6 && jget_num(hs, "threshold") < 4.2e6);
-	/* The slow state's cost is found inside each kernel: x1.6, not x1.6 x the effect. */
-	assert_true(fabs(jget_num(hs, "slow_cost") - 1.6) < 0.05);
+	/* x1.6 on the rate for x1.467 on the reference: slope log 1.6 / log 1.467 = 1.22. */
+	assert_true(fabs(jget_num(hs, "slope") - 1.22) < 0.12);
+	assert_true(jget_num(hs, "correlation") > 0.9);
 	assert_true(json_is_true(json_object_get(adj, "primary")));
 	/* The effect survives the adjustment, and the noise of the states goes. */
 	assert_true(d > -6.5 && d < -3.5);
@@ -196,31 +196,105 @@ static void effect_kept_states_removed(void **state)
 	json_decref(s);
 }
 
-static void one_state_leaves_cells(void **state)
+/* A reference unrelated to the rate: no slope, the cells nearly as measured. */
+static void unrelated_reference(void **state)
 {
-	json_t *s = session(6, 0, 0, 1.6, 0.04, 12), *rep = analyze(s), *run, *hs;
-	json_t *adj;
-	size_t i, n = 0;
+	json_t *s = session(6, 0, 0, 1.6, 0.04, 12), *rep = analyze(s), *hs;
+	json_t *adj, *plain;
 
 	(void)state;
 	hs = json_array_get(json_object_get(rep, "host_states"), 0);
 	assert_false(json_is_true(json_object_get(hs, "separated")));
-	assert_true(jget_num(hs, "slow_cost") == 1);
-	/* Each run's value is then the plain median of its cells. */
+	assert_true(fabs(jget_num(hs, "correlation")) < 0.3);
+	assert_true(jget_num(hs, "slope") < 0.3);
 	adj = result(rep, ADJ);
-	json_array_foreach(json_object_get(s, "runs"), i, run) {
-		json_t *v = json_object_get(json_object_get(run, "series"), CELLS);
-		double c[5];
+	plain = result(rep, "cs_per_sec_per_cpu_1cpu");
+	for (int k = 0; k < 2; k++) {
+		const char *role = k ? "patched" : "baseline";
+		json_t *a = json_object_get(json_object_get(adj, role), "values");
+		json_t *p = json_object_get(json_object_get(plain, role), "values");
 
-		for (size_t j = 0; j < 5; j++)
-			c[j] = json_number_value(json_array_get(v, j));
-		if (!strcmp(jget_str(run, "kernel", ""), "base")) {
-			double got = json_number_value(
-				json_array_get(json_object_get(json_object_get(adj, "baseline"), "values"), n++));
-			assert_true(got == stats_median(c, 5));
-		}
+		assert_int_equal(json_array_size(a), 6);
+		for (size_t i = 0; i < 6; i++)
+			assert_true(fabs(json_number_value(json_array_get(a, i)) /
+					 json_number_value(json_array_get(p, i)) - 1) < 0.02);
 	}
-	assert_int_equal(n, 6);
+	json_decref(rep);
+	json_decref(s);
+}
+
+/* Make every cell's rate follow its reference, to the power 1 (about 4.4 M/s). */
+static void couple(json_t *s, double ref_scale_patched)
+{
+	json_t *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "runs"), i, run) {
+		json_t *ser = json_object_get(run, "series");
+		json_t *c = json_object_get(ser, CELLS), *f = json_object_get(ser, REF);
+		int patched = !strcmp(jget_str(run, "kernel", ""), "patched");
+		double plain[5];
+
+		for (size_t j = 0; j < 5; j++) {
+			double v = json_number_value(json_array_get(c, j)) *
+				   json_number_value(json_array_get(f, j)) / 4.4e6;
+
+			json_array_set_new(c, j, json_real(v));
+			if (patched)
+				json_array_set_new(f, j, json_real(ref_scale_patched *
+								   json_number_value(json_array_get(f, j))));
+			plain[j] = v;
+		}
+		json_object_set_new(json_object_get(run, "metrics"), "cs_per_sec_per_cpu_1cpu",
+				    json_real(stats_median(plain, 5)));
+	}
+}
+
+/*
+ * A host slowed by contention rather than in two states: the reference and
+ * the rate fall together, continuously. The adjustment takes it out too.
+ */
+static void contention_removed(void **state)
+{
+	json_t *s = session(10, 0.05, 0, 1, 0.25, 14), *rep, *hs, *adj, *plain, *w;
+	size_t i;
+	double d;
+
+	(void)state;
+	couple(s, 1);
+	rep = analyze(s);
+	hs = json_array_get(json_object_get(rep, "host_states"), 0);
+	adj = result(rep, ADJ);
+	plain = result(rep, "cs_per_sec_per_cpu_1cpu");
+	d = jget_num(json_object_get(adj, "comparison"), "delta_pct");
+	assert_false(json_is_true(json_object_get(hs, "separated")));
+	assert_true(fabs(jget_num(hs, "slope") - 1) < 0.1);
+	assert_true(d > -6.5 && d < -3.5);
+	assert_true(cv_of(plain, "baseline") > 3 * cv_of(adj, "baseline"));
+	/* Same reference on both kernels: no warning about it. */
+	json_array_foreach(json_object_get(rep, "warnings"), i, w)
+		assert_string_not_equal(jget_str(w, "kind", ""), "reference");
+	json_decref(rep);
+	json_decref(s);
+}
+
+/*
+ * A kernel that changes the reference loop itself (its rate 20 % lower on
+ * every run of the patched kernel) would have its effect adjusted away:
+ * the report says so.
+ */
+static void reference_moved_by_kernel(void **state)
+{
+	json_t *s = session(8, 0, 0, 1, 0.03, 15), *rep, *w;
+	size_t i;
+	int found = 0;
+
+	(void)state;
+	couple(s, 0.8);
+	rep = analyze(s);
+	json_array_foreach(json_object_get(rep, "warnings"), i, w)
+		found |= !strcmp(jget_str(w, "kind", ""), "reference");
+	assert_true(found);
 	json_decref(rep);
 	json_decref(s);
 }
@@ -268,7 +342,9 @@ int main(void)
 		cmocka_unit_test(two_states_found),
 		cmocka_unit_test(one_state_refused),
 		cmocka_unit_test(effect_kept_states_removed),
-		cmocka_unit_test(one_state_leaves_cells),
+		cmocka_unit_test(unrelated_reference),
+		cmocka_unit_test(contention_removed),
+		cmocka_unit_test(reference_moved_by_kernel),
 		cmocka_unit_test(garbled_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
