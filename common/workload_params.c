@@ -53,6 +53,11 @@ const struct param_def will_it_scale_params[] = {
 	  "warm-up samples before \"measurement\" (will-it-scale: 5; it discards warmup+1 samples)" },
 	{ "binary", PARAM_STRING, "", 0, 0, NULL,
 	  "guest path of a will-it-scale binary to run instead of the built-in test" },
+	{ "ref_ms", PARAM_INT, "50", 0, 10000, NULL,
+	  "milliseconds of a reference loop on each CPU before each measured sample (built-in"
+	  " tests), which measures the speed the host gives it (0: none)" },
+	{ "ref_mib", PARAM_INT, "8", 1, 1024, NULL,
+	  "working set of the reference loop per CPU, MiB (a power of two)" },
 	COUNTER_PARAMS,
 	END,
 };

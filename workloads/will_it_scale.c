@@ -27,6 +27,16 @@
  * run's value; ops_per_sec_mean is will-it-scale's average as printed (the
  * metric before the median); the samples are kept as a series.
  *
+ * The host's speed beside each measured sample (ref_ms > 0, built-in tests
+ * only): before each sample after warm-up the tasks are parked on a futex
+ * (a context_switch1 task before its write, so its peer waits in read),
+ * one thread per CPU in use runs ref_ms of the reference loop
+ * (workloads/lib/refloop.h), the tasks resume and the sample lasts one
+ * measured second; its printed counts are scaled to that second. Each
+ * sample's total rate and the geometric mean of the CPUs' reference rates
+ * go out as series (ops_per_sec_cells, ref_cells), from which the host
+ * derives ops_per_sec_hostadj (docs/reports.md, "Host states").
+ *
  * With --binary=PATH a real will-it-scale binary (e.g. a static
  * context_switch1_threads built from a local checkout) is run instead,
  * with -t and -s, and its stdout is parsed the same way; counters are
@@ -37,11 +47,15 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "median.h"
+#include "refloop.h"
 #include "snap.h"
 #include "topo.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -52,6 +66,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +85,8 @@ struct task_arg {
 
 static struct counter *counters;
 static _Atomic int *stop;
+static _Atomic int *park;	/* 1: tasks wait on this futex (the reference loop runs) */
+static _Atomic int *parked;	/* tasks waiting on it now */
 static int use_processes, test_cs;
 static int allowed[WL_MAX_CPUS], nallowed;
 
@@ -79,9 +96,22 @@ static void bump(struct counter *c, uint64_t n)
 			      memory_order_relaxed);
 }
 
+/* Across processes (mode=processes): a shared futex, not FUTEX_PRIVATE. */
+static void park_wait(void)
+{
+	atomic_fetch_add(parked, 1);
+	while (atomic_load(park) && !atomic_load(stop))
+		syscall(SYS_futex, (int *)park, FUTEX_WAIT, 1, NULL, NULL, 0);
+	atomic_fetch_sub(parked, 1);
+}
+
 static void sched_yield_test(struct counter *c)
 {
 	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		if (atomic_load_explicit(park, memory_order_relaxed)) {
+			park_wait();
+			continue;
+		}
 		sched_yield();
 		bump(c, 1);
 	}
@@ -132,6 +162,10 @@ static void context_switch1_test(struct counter *c)
 			wl_fail("pthread_create failed");
 	}
 	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		if (atomic_load_explicit(park, memory_order_relaxed)) {
+			park_wait();
+			continue;
+		}
 		if (write(p.fd1[1], &ch, 1) != 1 || read(p.fd2[0], &ch, 1) != 1) {
 			if (errno == EINTR)
 				continue;
@@ -162,6 +196,56 @@ static void tick_sleep(struct timespec *next)
 		;
 }
 
+struct ref_job {
+	struct wl_ref *loop;
+	int cpu;
+	double secs, rate;
+};
+
+static void *ref_thread(void *arg)
+{
+	struct ref_job *j = arg;
+
+	j->rate = wl_pin_cpu(j->cpu) ? 0 : wl_ref_rate(j->loop, j->secs);
+	return NULL;
+}
+
+/*
+ * Park the tasks, run the reference loop on each of the @n CPUs in use at
+ * once, resume. Returns the geometric mean of the CPUs' rates, or 0 when a
+ * task did not park within a second (the host reads 0 as "unknown").
+ */
+static double measure_reference(int n, struct wl_ref *loops, double secs, long tasks)
+{
+	struct ref_job jobs[WL_MAX_CPUS];
+	pthread_t th[WL_MAX_CPUS];
+	double deadline = wl_now() + 1, logsum = 0;
+	int all_parked, ok = 1;
+
+	atomic_store(park, 1);
+	while (!(all_parked = atomic_load(parked) == tasks) && wl_now() < deadline)
+		wl_sleep(0.0005);
+	for (int c = 0; c < n; c++) {
+		jobs[c] = (struct ref_job){ &loops[c], allowed[c], secs, 0 };
+		if (pthread_create(&th[c], NULL, ref_thread, &jobs[c]))
+			jobs[c].cpu = -1;
+	}
+	for (int c = 0; c < n; c++) {
+		if (jobs[c].cpu >= 0)
+			pthread_join(th[c], NULL);
+		if (jobs[c].rate > 0)
+			logsum += log(jobs[c].rate);
+		else
+			ok = 0;
+	}
+	atomic_store(park, 0);
+	syscall(SYS_futex, (int *)park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	deadline = wl_now() + 1;
+	while (atomic_load(parked) && wl_now() < deadline)
+		wl_sleep(0.0005);
+	return all_parked && ok ? exp(logsum / n) : 0;
+}
+
 static void emit_result(const struct wis_result *r, const char *text, size_t len, long tasks)
 {
 	double *v = calloc(r->nmeasured + 1, sizeof(*v)), median;
@@ -185,8 +269,15 @@ static void emit_result(const struct wis_result *r, const char *text, size_t len
 	jl_metric("ops_per_sec_mean", (double)r->average, "ops/s");
 }
 
+/* The reference loops of the measured samples; n = 0: none. */
+struct wis_ref {
+	int n;
+	double secs;
+	struct wl_ref loops[WL_MAX_CPUS];
+};
+
 static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *snap,
-		       const char *desc)
+		       const char *desc, struct wis_ref *ref)
 {
 	size_t csize = sizeof(struct counter) * (size_t)tasks;
 	uint64_t *prev = calloc((size_t)tasks, sizeof(*prev)), total = 0;
@@ -199,12 +290,18 @@ static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *sn
 	size_t textlen = 0;
 	FILE *out;
 	long iterations = 0;
+	double *cells = calloc((size_t)seconds, sizeof(*cells));
+	double *refs = calloc((size_t)seconds, sizeof(*refs));
+	size_t ncells = 0;
 
 	counters = mmap(NULL, csize + CACHELINE, PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (counters == MAP_FAILED || !prev || !ta || !pids || !th)
+	if (counters == MAP_FAILED || !prev || !ta || !pids || !th || !cells || !refs)
 		wl_fail("out of memory");
+	/* The flags share one line, apart from the counters. */
 	stop = (_Atomic int *)((char *)counters + csize);
+	park = stop + 1;
+	parked = stop + 2;
 	out = open_memstream(&text, &textlen);
 	if (!out)
 		wl_fail("out of memory");
@@ -233,10 +330,25 @@ static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *sn
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
 		uint64_t sum = 0, min = UINT64_MAX, max = 0;
+		double secs = 1;
 
-		tick_sleep(&next);
+		if (ref->n && iterations > warmup) {
+			/* A measured sample: the reference, then one second from a fresh start. */
+			double t0;
+
+			refs[ncells] = measure_reference(ref->n, ref->loops, ref->secs, tasks);
+			for (long i = 0; i < tasks; i++)
+				prev[i] = atomic_load(&counters[i].ops);
+			t0 = wl_now();
+			wl_sleep(1.0);
+			secs = wl_now() - t0;
+		} else {
+			tick_sleep(&next);
+		}
 		for (long i = 0; i < tasks; i++) {
-			uint64_t val = atomic_load(&counters[i].ops), diff = val - prev[i];
+			uint64_t val = atomic_load(&counters[i].ops);
+			/* Per second of this sample: a late wake-up must not inflate it. */
+			uint64_t diff = (uint64_t)((double)(val - prev[i]) / secs + 0.5);
 
 			if (diff < min)
 				min = diff;
@@ -245,6 +357,8 @@ static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *sn
 			sum += diff;
 			prev[i] = val;
 		}
+		if (ref->n && iterations > warmup)
+			cells[ncells++] = (double)sum;
 		fprintf(out, "min:%llu max:%llu total:%llu\n", (unsigned long long)min,
 			(unsigned long long)max, (unsigned long long)sum);
 		if (iterations == warmup) {
@@ -272,8 +386,14 @@ static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *sn
 	if (wis_parse(text, textlen, &r))
 		wl_fail("out of memory");
 	emit_result(&r, text, textlen, tasks);
+	if (ref->n) {
+		jl_series("ops_per_sec_cells", "ops/s", cells, ncells);
+		jl_series("ref_cells", "accesses/s", refs, ncells);
+	}
 	wis_release(&r);
 	free(text);
+	free(cells);
+	free(refs);
 	free(prev);
 	free(ta);
 	free(pids);
@@ -363,6 +483,9 @@ int main(int argc, char **argv)
 	long tasks, seconds, warmup;
 	const char *bin;
 
+	static struct wis_ref ref;
+	long ref_mib;
+
 	wl_args_parse(&args, "will_it_scale", will_it_scale_params, will_it_scale_summary,
 		      argc, argv);
 	test_cs = !strcmp(wl_arg(&args, "test"), "context_switch1");
@@ -381,5 +504,15 @@ int main(int argc, char **argv)
 		wl_precond("cpus", "no CPU available to this task");
 	if (*bin)
 		return run_binary(bin, tasks, seconds, &snap);
-	return run_builtin(tasks, seconds, warmup, &snap, desc[test_cs ? 0 : 1]);
+	ref.secs = (double)wl_arg_long(&args, "ref_ms") / 1000.0;
+	ref_mib = wl_arg_long(&args, "ref_mib");
+	/* One loop per CPU the tasks are pinned to, allocated and touched once. */
+	for (; ref.secs > 0 && ref.n < nallowed && ref.n < tasks; ref.n++)
+		if (wl_ref_init(&ref.loops[ref.n], ref_mib))
+			wl_precond("ref_mib", "cannot allocate %ld MiB for the reference loop", ref_mib);
+	/* Thrown away: the first reference runs 10-15 times slower (yield_pingpong.c). */
+	if (ref.n)
+		for (int c = 0; c < ref.n; c++)
+			wl_ref_rate(&ref.loops[c], ref.secs);
+	return run_builtin(tasks, seconds, warmup, &snap, desc[test_cs ? 0 : 1], &ref);
 }

@@ -56,14 +56,19 @@ static char *instance(const char *pat, long k)
 	return sb_detach(&sb);
 }
 
-/* The number @name puts where @pat has "%d"; -1 when it does not match. */
+/*
+ * The number @name puts where @pat has "%d"; -1 when it does not match. A
+ * pattern without "%d" matches only itself, as instance 0.
+ */
 static long instance_number(const char *pat, const char *name)
 {
 	const char *d = strstr(pat, "%d");
 	size_t pre = d ? (size_t)(d - pat) : 0, post, len = strlen(name);
 	long k = 0;
 
-	if (!d || len < pre || strncmp(name, pat, pre))
+	if (!d)		/* one instance, the name itself */
+		return strcmp(pat, name) ? -1 : 0;
+	if (len < pre || strncmp(name, pat, pre))
 		return -1;
 	post = strlen(d + 2);
 	if (len < pre + post + 1 || strcmp(name + len - post, d + 2))

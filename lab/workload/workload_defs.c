@@ -23,8 +23,11 @@ static const struct metric_def yield_pingpong_metrics[] = {
 };
 
 static const struct metric_def will_it_scale_metrics[] = {
+	{ "ops_per_sec_hostadj", "ops/s", BETTER_HIGHER,
+	  "operations per second, median of the one-second samples, each adjusted to the"
+	  " session's median host speed (reference loop)", 1 },
 	{ "ops_per_sec", "ops/s", BETTER_HIGHER,
-	  "operations per second after warm-up, median of the one-second samples", 1 },
+	  "operations per second after warm-up, median of the one-second samples", 0 },
 	{ "ops_per_sec_per_task", "ops/s", BETTER_HIGHER, "ops_per_sec divided by the tasks", 0 },
 	{ "ops_per_sec_mean", "ops/s", BETTER_HIGHER,
 	  "will-it-scale's average of the samples (integer, as it prints it)", 0 },
@@ -72,6 +75,11 @@ static const struct metric_def mglru_aging_metrics[] = {
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
+static const struct hoststate_metric will_it_scale_hoststate[] = {
+	{ "ops_per_sec_hostadj", "ops_per_sec_cells", "ref_cells" },
+	{ NULL, NULL, NULL },
+};
+
 static const struct hoststate_metric yield_pingpong_hoststate[] = {
 	{ "cs_per_sec_per_cpu_%dcpu_hostadj", "cs_per_sec_per_cpu_%dcpu_cells", "ref_%dcpu_cells" },
 	{ NULL, NULL, NULL },
@@ -81,7 +89,7 @@ const struct workload_def workload_defs[] = {
 	{ "yield_pingpong", yield_pingpong_summary, yield_pingpong_params, yield_pingpong_metrics,
 	  NULL, yield_pingpong_hoststate },
 	{ "will_it_scale", will_it_scale_summary, will_it_scale_params, will_it_scale_metrics, NULL,
-	  NULL },
+	  will_it_scale_hoststate },
 	{ "numa_workload", numa_workload_summary, numa_workload_params, numa_workload_metrics, NULL,
 	  NULL },
 	{ "kernel_build", kernel_build_summary, kernel_build_params, kernel_build_metrics,

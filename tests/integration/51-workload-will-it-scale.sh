@@ -3,7 +3,9 @@
 # processes; the will-it-scale text it forwards has the original's shape
 # (warmup, measurement, average = integer mean of the measured totals) and
 # agrees with ops_per_sec_mean; ops_per_sec is the median of the measured
-# samples. --binary runs an external will-it-scale-like program and parses
+# samples; before each measured sample the tasks park while a reference
+# loop runs on each CPU, and each sample's rate and the reference rate go
+# out as cells (docs/reports.md, Host states). --binary runs an external will-it-scale-like program and parses
 # its stdout, snapshotting at its phase markers.
 . "$(dirname "$0")/50-workload-lib.bash"
 
@@ -18,9 +20,16 @@ for t in context_switch1 sched_yield; do
 			"(lambda ls: int(ls[-1].split(':')[1]) == sum(int(l.split('total:')[1]) for l in ls[ls.index('measurement')+1:-1]) // 3)(info('will_it_scale_output')[0]['text'].splitlines())" \
 			"M['ops_per_sec_mean'] == int(info('will_it_scale_output')[0]['text'].split('average:')[1])" \
 			"M['ops_per_sec'] == statistics.median(ser('ops_per_sec_samples'))" \
-			"len(ser('ops_per_sec_samples')) == 3"
+			"len(ser('ops_per_sec_samples')) == 3" \
+			"ser('ops_per_sec_cells') == ser('ops_per_sec_samples')" \
+			"len(ser('ref_cells')) == 3 and all(r > 0 for r in ser('ref_cells'))"
 	done
 done
+# ref_ms=0: the measurement as before, no reference, no cells.
+run noref $G/will_it_scale --test=sched_yield --tasks=2 --seconds=2 --warmup=0 --ref-ms=0 --counters=0
+[ "$(rc_of noref)" = 0 ] || fail "ref_ms=0 exited $(rc_of noref)"
+check noref "not [o for o in L if o.get('name') in ('ref_cells', 'ops_per_sec_cells')]" \
+	"len(ser('ops_per_sec_samples')) == 2"
 
 # An external binary: a script that prints will-it-scale's format.
 cat >"$TMP/fake_wis" <<'SH'

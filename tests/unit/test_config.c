@@ -262,7 +262,7 @@ static void test_workload_primary(void **state)
 	/* Unset: the definition's headline metric, and no band of its own. */
 	workload_cfg_primaries(config_workload(&cfg, "will_it_scale"), &prim);
 	assert_int_equal(prim.n, 1);
-	assert_string_equal(prim.v[0], "ops_per_sec");
+	assert_string_equal(prim.v[0], "ops_per_sec_hostadj");
 	assert_true(config_workload(&cfg, "will_it_scale")->threshold < 0);
 	strvec_clear(&prim);
 	free(err);
