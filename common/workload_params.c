@@ -116,6 +116,11 @@ const struct param_def mglru_aging_params[] = {
 	  "4th field of the lru_gen aging command (anon is aged when 1)" },
 	{ "force_scan", PARAM_ENUM, "1", 0, 0, "0|1",
 	  "5th field of the lru_gen aging command (1: age even when MAX_NR_GENS generations exist)" },
+	{ "ref_ms", PARAM_INT, "10", 0, 10000, NULL,
+	  "milliseconds of a reference loop before each generation, on the CPU the aging runs on,"
+	  " which measures the speed the host gives it (0: none; the process is then not pinned)" },
+	{ "ref_mib", PARAM_INT, "8", 1, 1024, NULL,
+	  "working set of the reference loop, MiB (a power of two)" },
 	COUNTER_PARAMS,
 	END,
 };

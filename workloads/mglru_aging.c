@@ -19,6 +19,13 @@
  * Afterwards max_seq must be exactly g+G (reported as info
  * "generations_aged" and checked: a mismatch is a failure, since the
  * timings would then not be what they claim).
+ *
+ * The host's speed beside each generation (ref_ms > 0): the process is
+ * pinned to one CPU (the aging runs in the writer's context, so on that
+ * CPU), and before each write it runs ref_ms of the reference loop
+ * (workloads/lib/refloop.h) there. The reference rates go out as the
+ * series ref_cells beside gen_ms, and the host derives
+ * median_ms_per_gen_hostadj from them (docs/reports.md, "Host states").
  */
 #include "args.h"
 #include "cgroup.h"
@@ -26,10 +33,12 @@
 #include "jsonl.h"
 #include "lrugen.h"
 #include "median.h"
+#include "refloop.h"
 #include "snap.h"
 #include "topo.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +62,8 @@ int main(int argc, char **argv)
 	long mib, gens, node, can_swap, force_scan, id;
 	long long avail;
 	uint64_t seq0, seq1;
-	double *ms, total = 0;
+	double *ms, *refs, total = 0, ref_secs;
+	struct wl_ref loop;
 	size_t len, page = (size_t)sysconf(_SC_PAGESIZE);
 	char *mem;
 	int err;
@@ -65,6 +75,7 @@ int main(int argc, char **argv)
 	node = wl_arg_long(&args, "node");
 	can_swap = wl_arg_long(&args, "can_swap");
 	force_scan = wl_arg_long(&args, "force_scan");
+	ref_secs = (double)wl_arg_long(&args, "ref_ms") / 1000.0;
 	wl_snap_init(&snap, &args);
 	wl_args_info(&args);
 
@@ -119,11 +130,29 @@ int main(int argc, char **argv)
 	}
 
 	ms = calloc((size_t)gens, sizeof(*ms));
-	if (!ms)
+	refs = calloc((size_t)gens, sizeof(*refs));
+	if (!ms || !refs)
 		wl_fail("out of memory");
+	if (ref_secs > 0) {
+		int cpu;
+
+		if (wl_ref_init(&loop, wl_arg_long(&args, "ref_mib")))
+			wl_precond("ref_mib", "cannot allocate %ld MiB for the reference loop",
+				   wl_arg_long(&args, "ref_mib"));
+		/* Where the aging will run: the reference must see the same CPU. */
+		cpu = sched_getcpu();
+		if (cpu < 0 || wl_pin_cpu(cpu))
+			wl_fail("cannot pin to a CPU for the reference loop");
+		/* Thrown away: the first reference runs 10-15 times slower (yield_pingpong.c). */
+		wl_ref_rate(&loop, ref_secs);
+	}
 	wl_snap_before(&snap, "");
 	for (long g = 0; g < gens; g++) {
-		double t0 = wl_now();
+		double t0;
+
+		if (ref_secs > 0)
+			refs[g] = wl_ref_rate(&loop, ref_secs);
+		t0 = wl_now();
 
 		err = wl_lru_gen_age((unsigned int)id, (int)node, seq0 + (uint64_t)g,
 				     (int)can_swap, (int)force_scan);
@@ -150,10 +179,15 @@ int main(int argc, char **argv)
 		jl_end(&j);
 	}
 	jl_series("gen_ms", "ms", ms, (size_t)gens);
+	if (ref_secs > 0) {
+		jl_series("ref_cells", "accesses/s", refs, (size_t)gens);
+		wl_ref_free(&loop);
+	}
 	jl_metric("total_ms", total, "ms");
 	jl_metric("avg_ms_per_gen", total / (double)gens, "ms");
 	jl_metric("median_ms_per_gen", wl_median(ms, (size_t)gens), "ms");
 	free(ms);
+	free(refs);
 	munmap(mem, len);
 	if (seq1 != seq0 + (uint64_t)gens)
 		wl_fail("aged %lld generations instead of %ld (something else aged this memcg)",

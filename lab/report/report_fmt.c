@@ -158,7 +158,7 @@ void hoststate_sentence(const json_t *hs, struct strbuf *out)
 	fmt_num(ref, sizeof(ref), jget_num(hs, "reference_rate"));
 	sb_addf(out, "%s %s: %s", jget_str(hs, "workload", ""), jget_str(hs, "metric", ""),
 		jget_str(hs, "method", ""));
-	if (jget_num(hs, "slope") > 0)
+	if (jget_num(hs, "slope") != 0)
 		sb_addf(out, " (%s accesses/s; slope %s, within-kernel correlation %s)", ref, slope, r);
 	if (json_is_true(json_object_get(hs, "separated")))
 		sb_adds(out, "; the host ran in two distinct states");

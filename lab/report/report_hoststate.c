@@ -36,6 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A slope is used when its t statistic (one-sided, the expected sign) is at least this. */
+#define SLOPE_MIN_T 2.576
+#define SLOPE_MIN_DF 8
+
 /* Cells whose reference is this many times off the median do not set the slope. */
 #define REF_RANGE 3.0
 
@@ -106,7 +110,8 @@ struct derivation {
 	const char *workload;
 	char *metric, *cells, *ref;
 	struct stats_states st;	/* the reference rates' two states, described */
-	double slope;		/* beta: d log(rate) / d log(reference), within kernels */
+	int better_higher;	/* a rate (slope >= 0) or a time (slope <= 0) */
+	double slope;		/* beta: d log(value) / d log(reference), within kernels */
 	double r;		/* the within-kernel correlation of the two logs */
 	double ref0;		/* the session's median reference: cells are adjusted to it */
 	double lo, hi;		/* log reference range used; beyond it, clamped */
@@ -194,7 +199,8 @@ static void gather(struct derivation *d, const json_t *runs, const char *const k
 static void estimate(struct derivation *d, struct dvec x[2], struct dvec y[2])
 {
 	struct dvec all = { 0 };
-	double sxy = 0, sxx = 0, syy = 0;
+	double sxy = 0, sxx = 0, syy = 0, t;
+	size_t df = 0;
 
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; i < x[k].n; i++)
@@ -223,6 +229,7 @@ static void estimate(struct derivation *d, struct dvec x[2], struct dvec y[2])
 		}
 		if (n < 3)
 			continue;
+		df += n - 1;
 		mx /= (double)n;
 		my /= (double)n;
 		for (size_t i = 0; i < x[k].n; i++) {
@@ -233,14 +240,33 @@ static void estimate(struct derivation *d, struct dvec x[2], struct dvec y[2])
 			syy += (y[k].v[i] - my) * (y[k].v[i] - my);
 		}
 	}
-	if (sxx > 0 && syy > 0) {
-		d->r = sxy / sqrt(sxx * syy);
-		/* The rate cannot fall as the host speeds up; nor grow past x3 its pace. */
-		d->slope = fmin(fmax(sxy / sxx, 0), 3);
-		d->how = "each cell adjusted to the session's median reference rate";
-	} else {
+	if (!(sxx > 0 && syy > 0)) {
 		d->how = "the reference rates do not vary: the cells as measured";
+		free(all.v);
+		return;
 	}
+	d->r = sxy / sqrt(sxx * syy);
+	/* The slope's t statistic, on the within-kernel degrees of freedom less one. */
+	t = df > 2 && fabs(d->r) < 1 ? d->r * sqrt((double)(df - 1) / (1 - d->r * d->r))
+				       : (df > 2 ? copysign(INFINITY, d->r) : 0);
+	if (!d->better_higher)
+		t = -t;
+	/*
+	 * Adjust only along a relation the data show: a rate that rises with
+	 * the host's speed (a time that falls), at t >= SLOPE_MIN_T with
+	 * SLOPE_MIN_DF degrees of freedom. On a busy host the reference can
+	 * swing with no echo in the metric (other tenants' cache misses); a
+	 * slope fitted to that would only add noise.
+	 */
+	if (df < SLOPE_MIN_DF || t < SLOPE_MIN_T) {
+		d->how = "no clear relation between the reference and the metric: the cells as "
+			 "measured";
+		free(all.v);
+		return;
+	}
+	/* Neither moves by more than the cube of the host's pace. */
+	d->slope = d->better_higher ? fmin(sxy / sxx, 3) : fmax(sxy / sxx, -3);
+	d->how = "each cell adjusted to the session's median reference rate";
 	free(all.v);
 }
 
@@ -266,7 +292,7 @@ static void derive_run(struct derivation *d, const json_t *run, int k, json_t *o
 		}
 		d->cells_used[k]++;
 		lx = fmin(fmax(log(r[j]), d->lo), d->hi);
-		v[n++] = d->slope > 0 ? exp(log(c[j]) + d->slope * (d->ref0 - lx)) : c[j];
+		v[n++] = d->slope != 0 ? exp(log(c[j]) + d->slope * (d->ref0 - lx)) : c[j];
 	}
 	if (n)
 		json_object_set_new_nocheck(out, d->metric, json_real(stats_median(v, n)));
@@ -332,7 +358,7 @@ static json_t *info_json(const struct derivation *d, const char *const kname[2])
 			  " s:b, s:o, s:o, s:o}",
 			  "workload", d->workload, "metric", d->metric, "cells", d->cells,
 			  "reference", d->ref, "method", d->how, "slope", jnum(d->slope),
-			  "correlation", jnum(d->r), "reference_rate", jnum(d->slope > 0 ? exp(d->ref0) : NAN),
+			  "correlation", jnum(d->r), "reference_rate", jnum(d->slope != 0 ? exp(d->ref0) : NAN),
 			  "reference_median", per_kernel(d->ref_median, kname),
 			  "reference_p", jnum(d->ref_p),
 			  "threshold", jnum(d->st.threshold), "eta", jnum(d->st.eta),
@@ -344,8 +370,8 @@ static json_t *info_json(const struct derivation *d, const char *const kname[2])
 
 /* Every (workload, K) instance of @h that the session's runs have cells for. */
 static void derive_one(const json_t *session, const char *workload,
-		       const struct hoststate_metric *h, const char *const kname[2],
-		       json_t *per_run, json_t *info)
+		       const struct workload_def *def, const struct hoststate_metric *h,
+		       const char *const kname[2], json_t *per_run, json_t *info)
 {
 	const json_t *runs = json_object_get(session, "runs"), *run;
 	json_t *done = json_object();
@@ -359,7 +385,11 @@ static void derive_one(const json_t *session, const char *workload,
 			continue;
 		json_object_foreach(json_object_get(run, "series"), sname, sv) {
 			long kk = instance_number(h->cells, sname);
-			struct derivation d = { .workload = workload };
+			const struct metric_def *md = workload_metric(def, h->metric);
+			struct derivation d = {
+				.workload = workload,
+				.better_higher = !md || md->better == BETTER_HIGHER,
+			};
 			size_t j;
 			const json_t *r2;
 
@@ -402,7 +432,7 @@ json_t *report_hoststate(const json_t *session, const char *const kname[2], json
 		if (!def || !def->hoststate)
 			continue;
 		for (const struct hoststate_metric *h = def->hoststate; h->metric; h++)
-			derive_one(session, jget_str(w, "name", ""), h, kname, per_run, *info);
+			derive_one(session, jget_str(w, "name", ""), def, h, kname, per_run, *info);
 	}
 	return per_run;
 }

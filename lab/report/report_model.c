@@ -886,7 +886,7 @@ static json_t *report_warnings(struct model *m, json_t *report)
 		double p = jget_num(run, "reference_p");
 
 		/* The adjustment assumes the kernel does not change the reference loop. */
-		if (isfinite(p) && p < 0.01 && jget_num(run, "slope") > 0)
+		if (isfinite(p) && p < 0.01 && jget_num(run, "slope") != 0)
 			add_warning(w, "reference", "%s %s: the reference loop ran at different "
 				    "speeds on the two kernels (p = %.2g): the host-state adjustment "
 				    "may take away part of a real effect; compare the plain median",

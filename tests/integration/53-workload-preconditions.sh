@@ -24,7 +24,8 @@ run aging $G/mglru_aging --mib=8 --generations=3
 if [ "$want" = none ]; then
 	[ "$(rc_of aging)" = 0 ] || fail "mglru_aging exited $(rc_of aging) on a capable host: $(cat "$TMP/aging.out")"
 	check aging "info('generations_aged')[0]['aged'] == 3" "M['total_ms'] > 0" \
-		"len([o for o in L if o['type'] == 'series' and o['name'] == 'gen_ms'][0]['values']) == 3"
+		"len([o for o in L if o['type'] == 'series' and o['name'] == 'gen_ms'][0]['values']) == 3" \
+		"(lambda r: len(r) == 3 and min(r) > 0)(ser('ref_cells'))"
 else
 	[ "$(rc_of aging)" = 2 ] || fail "mglru_aging: expected exit 2 ($want), got $(rc_of aging)"
 	check aging "E[0]['precondition'] == '$want'" "not M"

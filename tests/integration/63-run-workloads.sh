@@ -55,6 +55,27 @@ assert aging["metrics"]["total_ms"] > 0
 assert len(aging["series"]["gen_ms"]) == 10, aging["series"]
 assert aging["metrics"]["median_ms_per_gen"] == statistics.median(aging["series"]["gen_ms"]), aging
 assert aging["counters"]["lru_gen"]["node0.generations_added"] == 10, aging["counters"]["lru_gen"]
+assert len(aging["series"]["ref_cells"]) == 10 and min(aging["series"]["ref_cells"]) > 0, aging["series"]
+
+# The host-adjusted primaries (docs/reports.md, Host states): one per timing
+# workload and CPU count, from the cells and references the runs carry.
+rep = json.load(open(os.path.join(d, "report.json")))
+hs = {(h["workload"], h["metric"]): h for h in rep["host_states"]}
+want = {("yield_shared", "cs_per_sec_per_cpu_1cpu_hostadj"), ("yield_shared", "cs_per_sec_per_cpu_2cpu_hostadj"),
+        ("yield_private", "cs_per_sec_per_cpu_1cpu_hostadj"), ("yield_private", "cs_per_sec_per_cpu_2cpu_hostadj"),
+        ("wis_cs1", "ops_per_sec_hostadj"), ("wis_yield", "ops_per_sec_hostadj"),
+        ("aging", "median_ms_per_gen_hostadj")}
+assert set(hs) == want, sorted(hs)
+for (w, m), h in hs.items():
+    assert sum(h["cells_used"].values()) > 0 and not sum(h["runs_without_value"].values()), h
+    if m.endswith("ms_per_gen_hostadj"):
+        assert h["slope"] <= 0, h      # a time cannot shrink as the host slows
+    else:
+        assert h["slope"] >= 0, h
+res = {(r["workload"], r["metric"]): r for r in rep["results"]}
+for key in want:
+    assert res[key]["primary"] and res[key]["baseline"]["n"] == 1, res[key]
+    assert res[key]["baseline"]["median"] > 0, res[key]
 PY
 
 # mm=shared really shares one mm, mm=private does not: the program counts

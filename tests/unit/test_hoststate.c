@@ -299,6 +299,72 @@ static void reference_moved_by_kernel(void **state)
 	json_decref(s);
 }
 
+/*
+ * A time (mglru_aging's generations): it grows as the host slows, so the
+ * slope is negative; an 8 % slower kernel is a regression once the host's
+ * states are out.
+ */
+static void time_metric(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *s, *arr = json_array(), *rep, *adj, *hs;
+	struct rng r;
+	int seq = 0;
+
+	(void)state;
+	if (report_load(FIXTURE, &s, &err))
+		fail_msg("%s", err.buf);
+	sb_release(&err);
+	rng_seed(&r, 16);
+	json_object_set_new(s, "workloads",
+			    json_pack("[{s:s, s:s, s:{}, s:[s]}]", "name", "aging", "type", "mglru_aging",
+				      "params", "primary", "median_ms_per_gen_hostadj"));
+	for (int i = 0; i < 8; i++) {
+		for (int k = 0; k < 2; k++) {
+			double t[10], f[10];
+			int slow_run = uniform(&r) < 0.5;
+
+			for (int j = 0; j < 10; j++) {
+				int slow = uniform(&r) < (slow_run ? 0.9 : 0.1);
+
+				f[j] = (slow ? 3.0e6 : 4.4e6) * (1 + 0.02 * gauss(&r));
+				t[j] = 0.5 * (k ? 1.08 : 1) * (slow ? 1.6 : 1) * (1 + 0.03 * gauss(&r));
+			}
+			json_array_append_new(arr, json_pack(
+				"{s:i, s:i, s:s, s:s, s:b, s:s, s:{s:f}, s:{s:o, s:o}}", "seq", ++seq,
+				"block", i, "kernel", k ? "patched" : "base", "workload", "aging",
+				"warmup", 0, "status", "ok", "metrics", "median_ms_per_gen",
+				stats_median(t, 10), "series", "gen_ms", doubles(t, 10), "ref_cells",
+				doubles(f, 10)));
+		}
+	}
+	json_object_set_new(s, "runs", arr);
+	rep = analyze(s);
+	adj = result(rep, "median_ms_per_gen_hostadj");
+	hs = json_array_get(json_object_get(rep, "host_states"), 0);
+	assert_true(jget_num(hs, "slope") < -1.0 && jget_num(hs, "slope") > -1.5);
+	assert_true(json_is_true(json_object_get(adj, "primary")));
+	assert_true(fabs(jget_num(json_object_get(adj, "comparison"), "delta_pct") - 8) < 3);
+	assert_string_equal(jget_str(adj, "verdict", ""), "regression");
+	assert_true(cv_of(result(rep, "median_ms_per_gen"), "baseline") > 2 * cv_of(adj, "baseline"));
+	json_decref(rep);
+	json_decref(s);
+}
+
+/* A reference that swings with no echo in the metric: no slope, the cells as they are. */
+static void weak_relation_ignored(void **state)
+{
+	json_t *s = session(2, 0, 0, 1, 0.3, 17), *rep, *hs;
+
+	(void)state;
+	rep = analyze(s);
+	hs = json_array_get(json_object_get(rep, "host_states"), 0);
+	assert_true(jget_num(hs, "slope") == 0);
+	assert_non_null(strstr(jget_str(hs, "method", ""), "no clear relation"));
+	json_decref(rep);
+	json_decref(s);
+}
+
 /* Series a guest could send: no reference, zeros, wrong lengths, strings. */
 static void garbled_series(void **state)
 {
@@ -345,6 +411,8 @@ int main(void)
 		cmocka_unit_test(unrelated_reference),
 		cmocka_unit_test(contention_removed),
 		cmocka_unit_test(reference_moved_by_kernel),
+		cmocka_unit_test(time_metric),
+		cmocka_unit_test(weak_relation_ignored),
 		cmocka_unit_test(garbled_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
