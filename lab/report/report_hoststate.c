@@ -77,6 +77,9 @@ static long instance_number(const char *pat, const char *name)
 	post = strlen(d + 2);
 	if (len < pre + post + 1 || strcmp(name + len - post, d + 2))
 		return -1;
+	/* One spelling per number: "01cpu" would alias "1cpu". */
+	if (name[pre] == '0' && len - post - pre > 1)
+		return -1;
 	for (size_t i = pre; i < len - post; i++) {
 		if (name[i] < '0' || name[i] > '9' || k > (INT_MAX - 9) / 10)
 			return -1;
@@ -85,7 +88,10 @@ static long instance_number(const char *pat, const char *name)
 	return k;
 }
 
-/* A series of positive finite numbers, or 0 with *n = 0. */
+/*
+ * The series @name of @run into *out (malloc'd; NaN for anything not a
+ * number), and its length; 0 and NULL when there is none.
+ */
 static size_t series_values(const json_t *run, const char *name, double **out)
 {
 	const json_t *a = json_object_get(json_object_get(run, "series"), name), *v;

@@ -387,6 +387,8 @@ static void garbled_series(void **state)
 	json_array_set_new(json_object_get(ser3, CELLS), 1, json_real(-5));
 	/* A metric instance far beyond any CPU count. */
 	json_object_set_new(ser3, "cs_per_sec_per_cpu_99999999999cpu_cells", json_pack("[i]", 1));
+	/* A second spelling of CPU count 1, which would derive the same metric twice. */
+	json_object_set_new(ser3, "cs_per_sec_per_cpu_01cpu_cells", json_pack("[i]", 1));
 	rep = analyze(s);
 	adj = result(rep, ADJ);
 	hs = json_array_get(json_object_get(rep, "host_states"), 0);
