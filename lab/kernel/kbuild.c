@@ -319,6 +319,8 @@ static int make_in(struct build_ctx *b, const char *const *targets, struct child
 	c.argv = (const char *const *)argv.v;
 	if (!c.log_path)
 		c.log_path = b->log;
+	/* A signal between two steps, with no make to stop, still stops the build. */
+	c.unless_stopped = 1;
 	r = run_command(&c);
 	strvec_clear(&argv);
 	return r;
@@ -329,7 +331,7 @@ static int fail_with_log(struct build_ctx *b, int status, const char *what)
 	struct strbuf tail = STRBUF_INIT;
 
 	if (run_command_stopped_by())
-		return error_status(status, "[kernel %s] interrupted by signal %d while make ran;"
+		return error_status(status, "[kernel %s] interrupted by signal %d during the build;"
 				    " the build folder keeps what was built (log: %s)", b->k->name,
 				    run_command_stopped_by(), b->log);
 
@@ -362,7 +364,7 @@ static int configure(struct build_ctx *b, struct strbuf *config_text)
 							  "-O", b->build_dir, dotconfig, NULL });
 		strvec_pushv(&argv, (const char *const *)k->fragments.v);
 		struct child c = { .argv = (const char *const *)argv.v, .dir = b->src.tree,
-				   .log_path = b->log };
+				   .log_path = b->log, .unless_stopped = 1 };
 		int mr = run_command(&c);
 		strvec_clear(&argv);
 		if (mr) {

@@ -21,7 +21,7 @@
 static int run_make(const char *tree, const char *dir, const char *log, const char *const *targets)
 {
 	struct strvec argv = STRVEC_INIT;
-	struct child c = { .log_path = log, .null_stdout = 1 };
+	struct child c = { .log_path = log, .null_stdout = 1, .unless_stopped = 1 };
 	int r;
 
 	strvec_pushv(&argv, (const char *const[]){ "make", "-C", tree, NULL });
@@ -157,7 +157,8 @@ static int record_make_env(const char *tree, const char *dir, const char *log)
 	strvec_pushf(&argv, "MAKE=%s " KBUILD_MAKE_RECORDER, exe);
 	strvec_push(&argv, PROBE_OBJ);
 	struct child c = { .argv = (const char *const *)argv.v, .log_path = log,
-			   .env = (const char *const[]){ env_rec, NULL }, .null_stdout = 1 };
+			   .env = (const char *const[]){ env_rec, NULL }, .null_stdout = 1,
+			   .unless_stopped = 1 };
 	if (run_command(&c)) {
 		failed("make " PROBE_OBJ " (recording kbuild's environment)", log);
 		goto out;

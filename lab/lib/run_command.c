@@ -45,12 +45,13 @@ out:
  * otherwise leave make compiling for minutes.
  */
 static volatile pid_t running_child;
-static volatile sig_atomic_t child_stopped_by;
+static volatile sig_atomic_t child_stopped_by, stop_pending;
 
 void run_command_stop_child(int sig)
 {
 	pid_t pid = running_child;
 
+	stop_pending = sig;
 	if (pid > 0) {
 		child_stopped_by = sig;
 		/* SIGTERM: make then stops its own jobs too (on SIGINT it waits for them). */
@@ -93,6 +94,16 @@ int run_command(struct child *c)
 	sigaddset(&stop_sigs, SIGINT);
 	sigaddset(&stop_sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &stop_sigs, &old_mask);
+	if (c->unless_stopped && stop_pending) {
+		child_stopped_by = stop_pending;
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		if (logfd >= 0)
+			close(logfd);
+		if (want_pipe)
+			close(pipefd[0]), close(pipefd[1]);
+		errno = EINTR;
+		return -1;
+	}
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;

@@ -19,6 +19,12 @@ struct child {
 	/* Called for each complete output line (stdout, and stderr when merged or logged). */
 	void (*on_line)(const char *line, void *data);
 	void *data;
+	/*
+	 * Do not start once a SIGINT/SIGTERM has reached run_command_stop_child()
+	 * (return -1, errno EINTR): a signal that lands between two steps of a
+	 * kernel build, with no child to stop, must still stop the build.
+	 */
+	int unless_stopped;
 };
 
 /*
@@ -29,10 +35,14 @@ int run_command(struct child *c);
 
 /*
  * For a SIGINT/SIGTERM handler (async-signal-safe): send SIGTERM to the
- * child run_command() is waiting for, if any, and remember @sig.
+ * child run_command() is waiting for, if any, and remember @sig (with no
+ * child, for the unless_stopped commands that come later).
  */
 void run_command_stop_child(int sig);
-/* The signal run_command_stop_child() passed on, or 0. */
+/*
+ * The signal run_command_stop_child() passed on to a child, or that kept
+ * an unless_stopped command from starting; 0 when neither happened.
+ */
 int run_command_stopped_by(void);
 
 /* Convenience: run argv, capture stdout (trailing newlines trimmed). */

@@ -203,6 +203,36 @@ static void test_stop_child(void **state)
 	assert_true(now_monotonic() - t0 < 20);
 }
 
+/*
+ * A signal that lands while no child runs (between two steps of a kernel
+ * build) keeps the next unless_stopped command from starting; commands
+ * without the flag still run (the session's cleanup needs them).
+ * Runs after test_stop_child, whose signal is the one pending.
+ */
+static void test_unless_stopped(void **state)
+{
+	char dir[] = "/tmp/mglrulab-test-rc-XXXXXX", *mark;
+	const char *touch[] = { "touch", NULL, NULL };
+	struct child c = { .argv = touch, .unless_stopped = 1 };
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	mark = xasprintf("%s/started", dir);
+	touch[1] = mark;
+	run_command_stop_child(SIGTERM);	/* no child running */
+	errno = 0;
+	assert_int_equal(run_command(&c), -1);
+	assert_int_equal(errno, EINTR);
+	assert_int_equal(access(mark, F_OK), -1);
+	assert_int_equal(run_command_stopped_by(), SIGTERM);
+	c.unless_stopped = 0;
+	assert_int_equal(run_command(&c), 0);
+	assert_int_equal(access(mark, F_OK), 0);
+	unlink(mark);
+	rmdir(dir);
+	free(mark);
+}
+
 static void test_program_in_path(void **state)
 {
 	(void)state;
@@ -225,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_log_file),
 		cmocka_unit_test(test_stop_child),
+		cmocka_unit_test(test_unless_stopped),
 		cmocka_unit_test(test_program_in_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
