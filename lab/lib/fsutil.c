@@ -261,6 +261,26 @@ fail:
 	return -1;
 }
 
+int write_user_file(const char *path, const void *data, size_t len)
+{
+	struct stat st;
+	int fd, r;
+
+	if (stat(path, &st) || S_ISREG(st.st_mode))
+		return write_file_atomic(path, data, len);
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	r = write_all(fd, data, len);
+	if (close(fd))
+		r = -1;
+	return r ? -1 : 0;
+}
+
 int copy_file(const char *src, const char *dst, mode_t mode)
 {
 	char buf[65536];

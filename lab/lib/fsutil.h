@@ -38,6 +38,14 @@ int is_regular_file(const char *path);
 int read_file(const char *path, struct strbuf *out, size_t max);
 /* Write via a temporary file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/*
+ * A file the user named (-o, --html, --junit): atomically when it is, or
+ * will be, a regular file; written in place when it already exists as
+ * something else (/dev/null, /dev/stdout, a FIFO), which a rename would
+ * replace: run as root, `-o /dev/null` made /dev/null a regular file for
+ * the whole machine. A directory is refused (EISDIR).
+ */
+int write_user_file(const char *path, const void *data, size_t len);
 int copy_file(const char *src, const char *dst, mode_t mode);
 /* Last @n lines of a file (for "the log's last lines" in error messages). */
 void tail_lines(const char *path, int n, struct strbuf *out);

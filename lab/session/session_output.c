@@ -113,7 +113,7 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
 		"<testsuite name=\"mglrulab\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", n, failures);
 	sb_add(&sb, sb_str(&cases), cases.len);
 	sb_adds(&sb, "</testsuite>\n");
-	int r = write_file_atomic(path, sb.buf, sb.len);
+	int r = write_user_file(path, sb.buf, sb.len);
 	if (r)
 		lab_error("cannot write %s: %s", path, strerror(errno));
 	sb_release(&sb);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,47 @@ static void test_atomic_write_ignores_planted_symlink(void **state)
 	free(planted);
 	free(out);
 	free(victim);
+	free(dir);
+}
+
+/*
+ * An output the user names that exists and is not a regular file is
+ * written in place, never renamed over: a FIFO stands in for /dev/null
+ * (which as root became a regular file for the whole machine).
+ */
+static void test_user_file_keeps_special_files(void **state)
+{
+	char *dir = scratch(), *fifo = xasprintf("%s/fifo", dir);
+	char *reg = xasprintf("%s/out.txt", dir), got[16] = { 0 };
+	struct stat st;
+	int rd;
+	(void)state;
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	/* The read end, open first and non-blocking, so the writer's open succeeds. */
+	rd = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	assert_int_equal(write_user_file(fifo, "report\n", 7), 0);
+	assert_int_equal(read(rd, got, sizeof(got) - 1), 7);
+	assert_string_equal(got, "report\n");
+	close(rd);
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	unlink(fifo);
+	/* A regular file (new or old) still goes through the atomic path. */
+	assert_int_equal(write_user_file(reg, "a\n", 2), 0);
+	assert_int_equal(write_user_file(reg, "b\n", 2), 0);
+	free(fifo);
+	fifo = slurp(reg);
+	assert_string_equal(fifo, "b\n");
+	/* A directory is refused, not replaced. */
+	errno = 0;
+	assert_int_equal(write_user_file(dir, "x", 1), -1);
+	assert_int_equal(errno, EISDIR);
+	unlink(reg);
+	rmdir(dir);
+	free(fifo);
+	free(reg);
 	free(dir);
 }
 
@@ -151,6 +193,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_atomic_write_ignores_planted_symlink),
+		cmocka_unit_test(test_user_file_keeps_special_files),
 		cmocka_unit_test(test_copy_file_refuses_symlink),
 		cmocka_unit_test(test_mkdir_new_is_exclusive),
 		cmocka_unit_test(test_load_runs_past_9999),
