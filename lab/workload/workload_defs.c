@@ -69,6 +69,32 @@ static const struct metric_def mglru_aging_metrics[] = {
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
+/*
+ * thpscale's table: Duration User/System/Elapsed and the fault latency;
+ * elapsed time and the median fault are the headline of the pageblock
+ * flags thread. The vmstat deltas over the fault phase explain them.
+ */
+static const struct metric_def thp_scale_metrics[] = {
+	{ "elapsed_s", "s", BETTER_LOWER, "wall-clock time of the run (fragmenting and faulting)", 1 },
+	{ "user_s", "s", BETTER_LOWER, "user CPU time of the run", 0 },
+	{ "sys_s", "s", BETTER_LOWER, "system CPU time of the run", 0 },
+	{ "fault_elapsed_s", "s", BETTER_LOWER, "wall-clock time of the fault phase", 0 },
+	{ "fault_p50_us", "us", BETTER_LOWER, "median latency of a huge-page-sized fault and fill", 1 },
+	{ "fault_p90_us", "us", BETTER_LOWER, "90th percentile fault latency (nearest rank)", 0 },
+	{ "fault_p99_us", "us", BETTER_LOWER, "99th percentile fault latency (nearest rank)", 0 },
+	{ "fault_max_us", "us", BETTER_LOWER, "longest fault", 0 },
+	{ "fault_mean_us", "us", BETTER_LOWER, "mean fault latency", 0 },
+	{ "huge_pct", "%", BETTER_HIGHER, "faults that were given a huge page (mincore)", 0 },
+	{ "thp_fault_alloc", "faults", BETTER_HIGHER, "vmstat delta over the fault phase", 0 },
+	{ "thp_fault_fallback", "faults", BETTER_LOWER, "vmstat delta over the fault phase", 0 },
+	{ "compact_stall", "events", BETTER_LOWER, "direct compaction entered (vmstat delta)", 0 },
+	{ "compact_success", "events", BETTER_HIGHER, "direct compaction that freed a page", 0 },
+	{ "compact_fail", "events", BETTER_LOWER, "direct compaction that did not", 0 },
+	{ "compact_migrate_scanned", "pages", BETTER_LOWER, "pages scanned for migration", 0 },
+	{ "compact_free_scanned", "pages", BETTER_LOWER, "pages scanned for free targets", 0 },
+	{ NULL, NULL, 0, NULL, 0 },
+};
+
 const struct workload_def workload_defs[] = {
 	{ "yield_pingpong", yield_pingpong_summary, yield_pingpong_params, yield_pingpong_metrics,
 	  NULL },
@@ -77,6 +103,7 @@ const struct workload_def workload_defs[] = {
 	{ "kernel_build", kernel_build_summary, kernel_build_params, kernel_build_metrics,
 	  kernel_build_prepare_run },
 	{ "mglru_aging", mglru_aging_summary, mglru_aging_params, mglru_aging_metrics, NULL },
+	{ "thp_scale", thp_scale_summary, thp_scale_params, thp_scale_metrics, NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
