@@ -9,6 +9,7 @@
  */
 #include "report.h"
 #include "escape.h"
+#include "report_layout.h"
 #include "report_priv.h"
 #include "report_svg.h"
 #include "util.h"
@@ -380,6 +381,75 @@ static void results_table(const json_t *r, struct strbuf *sb, int primary)
 		sb_adds(sb, "</td></tr>\n");
 	}
 	sb_adds(sb, "</tbody></table></div></section>\n");
+}
+
+/* The workloads' own tables (report_layout.h), the way their threads showed them. */
+static void layout_tables_html(const json_t *r, struct strbuf *sb)
+{
+	struct layout_table *t;
+	size_t n = layout_tables(r, &t);
+
+	if (!n)
+		return;
+	sb_adds(sb, "<section id=\"threads\"><h2>As the threads showed them</h2><p class=\"muted\">"
+		"Each workload's numbers arranged like the table of the linux-mm thread it comes "
+		"from: medians of the runs, the change of the medians and its verdict.</p>\n");
+	for (size_t i = 0; i < n; i++) {
+		size_t cells = t[i].groups.n * t[i].ncols, cell, row;
+		int heads = t[i].ncols > 1 || *t[i].groups.v[0];
+
+		sb_adds(sb, "<h3>");
+		esc(sb, t[i].title.buf);
+		sb_adds(sb, "</h3><div class=\"tw\"><table class=\"results layout\"><thead>");
+		if (heads) {
+			sb_adds(sb, "<tr><th></th>");
+			for (cell = 0; cell < cells; cell++) {
+				const char *g = t[i].groups.v[cell / t[i].ncols];
+				const char *c = t[i].ncols > 1 ? layout_col_label(&t[i], cell % t[i].ncols) : "";
+
+				sb_adds(sb, "<th colspan=\"4\">");
+				esc(sb, g);
+				sb_adds(sb, *g && *c ? " " : "");
+				esc(sb, c);
+				sb_adds(sb, "</th>");
+			}
+			sb_adds(sb, "</tr>");
+		}
+		sb_adds(sb, "<tr><th>");
+		esc(sb, t[i].layout->kind == LAYOUT_SWEEP ? t[i].layout->row_head : "");
+		sb_adds(sb, "</th>");
+		for (cell = 0; cell < cells; cell++) {
+			sb_adds(sb, "<th class=\"num\">");
+			esc(sb, kname(r, 0));
+			sb_adds(sb, "</th><th class=\"num\">");
+			esc(sb, kname(r, 1));
+			sb_adds(sb, "</th><th class=\"num\">Change</th><th>Verdict</th>");
+		}
+		sb_adds(sb, "</tr></thead><tbody>\n");
+		for (row = 0; row < t[i].rows.n; row++) {
+			sb_adds(sb, "<tr>");
+			td_text(sb, t[i].rows.v[row]);
+			for (cell = 0; cell < cells; cell++) {
+				const struct layout_cell *c = layout_cell(&t[i], row, cell / t[i].ncols,
+									   cell % t[i].ncols);
+				char d[32];
+
+				td_num(sb, c->base);
+				td_num(sb, c->patched);
+				fmt_pct(d, sizeof(d), c->delta_pct);
+				sb_addf(sb, "<td class=\"num\">%s</td><td>", d);
+				if (c->verdict)
+					badge(sb, c->verdict);
+				else
+					sb_adds(sb, "-");
+				sb_adds(sb, "</td>");
+			}
+			sb_adds(sb, "</tr>\n");
+		}
+		sb_adds(sb, "</tbody></table></div>\n");
+	}
+	sb_adds(sb, "</section>\n");
+	layout_tables_free(t, n);
 }
 
 static void geomean_table(const json_t *r, struct strbuf *sb)
@@ -840,6 +910,7 @@ void report_render_html(const json_t *r, struct strbuf *sb)
 	warnings(r, sb);
 	verdict_summary(r, sb);
 	results_table(r, sb, 1);
+	layout_tables_html(r, sb);
 	results_table(r, sb, 0);
 	geomean_table(r, sb);
 	details(r, sb);

@@ -95,16 +95,80 @@ static const struct metric_def thp_scale_metrics[] = {
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
+/*
+ * The threads' tables (struct report_layout). Seed threads: context
+ * switches per second per CPU at each CPU count, shared against private
+ * mm; walks and PTEs scanned per node (6.12 counts aging passes, not
+ * walks: the column says so); build time, pgpgin, pgmajfault; ms per
+ * aging generation; thpscale's Duration User/System/Elapsed and latency.
+ */
+static const struct report_layout yield_pingpong_layout = {
+	LAYOUT_SWEEP, "Context switches per second per CPU", "CPUs", "mm",
+	(const struct layout_item[]){
+		{ "cs_per_sec_per_cpu_%dcpu", "switches/s/CPU" },
+		{ NULL, NULL },
+	},
+};
+
+static const struct report_layout numa_workload_layout = {
+	LAYOUT_SWEEP, "Aging passes and PTEs scanned per node", "node", NULL,
+	(const struct layout_item[]){
+		{ "aging_passes_node%d", "aging passes" },
+		{ "leaf_total_node%d", "PTEs scanned" },
+		{ "leaf_per_pass_node%d", "PTEs/pass" },
+		{ NULL, NULL },
+	},
+};
+
+static const struct report_layout kernel_build_layout = {
+	LAYOUT_ROWS, "Kernel build in a memory cgroup", NULL, NULL,
+	(const struct layout_item[]){
+		{ "elapsed_s", "build time (s)" },
+		{ "pgpgin", "pgpgin" },
+		{ "pgmajfault", "pgmajfault" },
+		{ NULL, NULL },
+	},
+};
+
+static const struct report_layout mglru_aging_layout = {
+	LAYOUT_ROWS, "MGLRU aging, time per generation", NULL, NULL,
+	(const struct layout_item[]){
+		{ "total_ms", "Total (ms)" },
+		{ "avg_ms_per_gen", "Average (ms/gen)" },
+		{ "median_ms_per_gen", "Median (ms/gen)" },
+		{ NULL, NULL },
+	},
+};
+
+static const struct report_layout thp_scale_layout = {
+	LAYOUT_ROWS, "thpscale", NULL, NULL,
+	(const struct layout_item[]){
+		{ "user_s", "Duration User" },
+		{ "sys_s", "Duration System" },
+		{ "elapsed_s", "Duration Elapsed" },
+		{ "fault_p50_us", "Fault latency p50 (us)" },
+		{ "fault_p90_us", "Fault latency p90 (us)" },
+		{ "fault_p99_us", "Fault latency p99 (us)" },
+		{ "fault_max_us", "Fault latency max (us)" },
+		{ "huge_pct", "Huge page faults (%)" },
+		{ NULL, NULL },
+	},
+};
+
 const struct workload_def workload_defs[] = {
 	{ "yield_pingpong", yield_pingpong_summary, yield_pingpong_params, yield_pingpong_metrics,
+	  NULL, &yield_pingpong_layout },
+	{ "will_it_scale", will_it_scale_summary, will_it_scale_params, will_it_scale_metrics, NULL,
 	  NULL },
-	{ "will_it_scale", will_it_scale_summary, will_it_scale_params, will_it_scale_metrics, NULL },
-	{ "numa_workload", numa_workload_summary, numa_workload_params, numa_workload_metrics, NULL },
+	{ "numa_workload", numa_workload_summary, numa_workload_params, numa_workload_metrics, NULL,
+	  &numa_workload_layout },
 	{ "kernel_build", kernel_build_summary, kernel_build_params, kernel_build_metrics,
-	  kernel_build_prepare_run },
-	{ "mglru_aging", mglru_aging_summary, mglru_aging_params, mglru_aging_metrics, NULL },
-	{ "thp_scale", thp_scale_summary, thp_scale_params, thp_scale_metrics, NULL },
-	{ NULL, NULL, NULL, NULL, NULL },
+	  kernel_build_prepare_run, &kernel_build_layout },
+	{ "mglru_aging", mglru_aging_summary, mglru_aging_params, mglru_aging_metrics, NULL,
+	  &mglru_aging_layout },
+	{ "thp_scale", thp_scale_summary, thp_scale_params, thp_scale_metrics, NULL,
+	  &thp_scale_layout },
+	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const struct workload_def *workload_find(const char *name)
