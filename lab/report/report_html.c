@@ -383,6 +383,45 @@ static void results_table(const json_t *r, struct strbuf *sb, int primary)
 	sb_adds(sb, "</tbody></table></div></section>\n");
 }
 
+/* layout->per_run: every run's value under its kernel, as thpscale showed them. */
+#define LT_HTML_RUNS_MAX 20
+
+static void layout_runs_html(const json_t *r, const struct layout_table *t, struct strbuf *sb)
+{
+	long long seqs[2][LT_HTML_RUNS_MAX];
+	size_t n[2];
+
+	if (!t->layout->per_run || t->groups.n != 1 || t->ncols != 1)
+		return;
+	for (int k = 0; k < 2; k++)
+		if (layout_run_columns(t, k, seqs[k], LT_HTML_RUNS_MAX, &n[k]))
+			return;
+	if (!n[0] && !n[1])
+		return;
+	sb_adds(sb, "<div class=\"tw\"><table class=\"results layout\"><thead><tr><th>Each run</th>");
+	for (int k = 0; k < 2; k++) {
+		if (!n[k])
+			continue;
+		sb_addf(sb, "<th colspan=\"%zu\">", n[k]);
+		esc(sb, kname(r, k));
+		sb_adds(sb, "</th>");
+	}
+	sb_adds(sb, "</tr><tr><th></th>");
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < n[k]; i++)
+			sb_addf(sb, "<th class=\"num\">#%lld</th>", seqs[k][i]);
+	sb_adds(sb, "</tr></thead><tbody>\n");
+	for (size_t row = 0; row < t->rows.n; row++) {
+		sb_adds(sb, "<tr>");
+		td_text(sb, t->rows.v[row]);
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < n[k]; i++)
+				td_num(sb, layout_run_value(layout_cell(t, row, 0, 0), k, seqs[k][i]));
+		sb_adds(sb, "</tr>\n");
+	}
+	sb_adds(sb, "</tbody></table></div>\n");
+}
+
 /* The workloads' own tables (report_layout.h), the way their threads showed them. */
 static void layout_tables_html(const json_t *r, struct strbuf *sb)
 {
@@ -447,6 +486,7 @@ static void layout_tables_html(const json_t *r, struct strbuf *sb)
 			sb_adds(sb, "</tr>\n");
 		}
 		sb_adds(sb, "</tbody></table></div>\n");
+		layout_runs_html(r, &t[i], sb);
 	}
 	sb_adds(sb, "</section>\n");
 	layout_tables_free(t, n);

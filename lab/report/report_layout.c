@@ -46,6 +46,34 @@ static const json_t *find_result(const json_t *report, const char *workload, con
 	return NULL;
 }
 
+/* Each measured (ok, not warm-up) run's value of @metric, per kernel. */
+static void fill_runs(struct layout_cell *c, const json_t *report, const char *workload,
+		      const char *metric)
+{
+	const char *kn[2] = { jget_str(jpath(report, "design"), "baseline", ""),
+			      jget_str(jpath(report, "design"), "patched", "") };
+	const json_t *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "runs"), i, run) {
+		double v = jget_num(json_object_get(run, "metrics"), metric);
+
+		if (strcmp(jget_str(run, "workload", ""), workload) ||
+		    strcmp(jget_str(run, "status", ""), "ok") ||
+		    json_is_true(json_object_get(run, "warmup")) || !isfinite(v))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			if (strcmp(jget_str(run, "kernel", ""), kn[k]))
+				continue;
+			c->v[k] = xrealloc(c->v[k], (c->n[k] + 1) * sizeof(*c->v[k]));
+			c->seq[k] = xrealloc(c->seq[k], (c->n[k] + 1) * sizeof(*c->seq[k]));
+			c->v[k][c->n[k]] = v;
+			c->seq[k][c->n[k]++] = json_integer_value(json_object_get(run, "seq"));
+			break;
+		}
+	}
+}
+
 static void fill_cell(struct layout_cell *c, const json_t *res)
 {
 	c->base = c->patched = c->delta_pct = NAN;
@@ -158,6 +186,9 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 				res = find_result(report, jget_str(ws[g], "name", ""), name);
 				found += res != NULL;
 				fill_cell(layout_cell(t, r, g, c), res);
+				if (l->per_run)
+					fill_runs(layout_cell(t, r, g, c), report,
+						  jget_str(ws[g], "name", ""), name);
 			}
 	free(nums);
 	return found > 0;
@@ -165,6 +196,11 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 
 static void table_release(struct layout_table *t)
 {
+	for (size_t i = 0; t->cells && i < t->rows.n * t->groups.n * t->ncols; i++)
+		for (int k = 0; k < 2; k++) {
+			free(t->cells[i].v[k]);
+			free(t->cells[i].seq[k]);
+		}
 	sb_release(&t->title);
 	strvec_clear(&t->groups);
 	strvec_clear(&t->rows);
@@ -212,6 +248,39 @@ size_t layout_tables(const json_t *report, struct layout_table **out)
 	}
 	*out = tabs;
 	return n;
+}
+
+/* The value of run @seq in @c's kernel @k, or NaN. */
+double layout_run_value(const struct layout_cell *c, int k, long long seq)
+{
+	for (size_t i = 0; i < c->n[k]; i++)
+		if (c->seq[k][i] == seq)
+			return c->v[k][i];
+	return NAN;
+}
+
+/* The runs of kernel @k over every row, in order, into @seqs; -1 if more than @max. */
+int layout_run_columns(const struct layout_table *t, int k, long long *seqs, size_t max, size_t *n)
+{
+	*n = 0;
+	for (size_t row = 0; row < t->rows.n; row++) {
+		const struct layout_cell *c = layout_cell(t, row, 0, 0);
+
+		for (size_t i = 0; i < c->n[k]; i++) {
+			size_t j = 0;
+
+			while (j < *n && seqs[j] < c->seq[k][i])
+				j++;
+			if (j < *n && seqs[j] == c->seq[k][i])
+				continue;
+			if (*n == max)
+				return -1;
+			memmove(seqs + j + 1, seqs + j, (*n - j) * sizeof(*seqs));
+			seqs[j] = c->seq[k][i];
+			(*n)++;
+		}
+	}
+	return 0;
 }
 
 void layout_tables_free(struct layout_table *t, size_t n)

@@ -19,6 +19,10 @@
 struct layout_cell {
 	double base, patched, delta_pct;	/* NaN: not in the results */
 	const char *verdict;			/* the result's verdict id, or NULL */
+	/* layout->per_run: each measured run's value, [0] baseline, [1] patched, in run order */
+	size_t n[2];
+	double *v[2];
+	long long *seq[2];
 };
 
 struct layout_table {
@@ -38,6 +42,16 @@ struct layout_table {
  */
 size_t layout_tables(const json_t *report, struct layout_table **out);
 void layout_tables_free(struct layout_table *t, size_t n);
+
+/*
+ * layout->per_run (one group, one column): the runs of kernel @k (0
+ * baseline, 1 patched) that any row has a value of, in run order, into
+ * @seqs (at most @max; -1 when there are more), and the value of run @seq
+ * in @c (NaN when that run has none).
+ */
+int layout_run_columns(const struct layout_table *t, int k, long long *seqs, size_t max,
+		       size_t *n);
+double layout_run_value(const struct layout_cell *c, int k, long long seq);
 
 static inline struct layout_cell *layout_cell(const struct layout_table *t, size_t row,
 					      size_t group, size_t col)

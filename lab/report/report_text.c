@@ -488,6 +488,71 @@ static void layout_block(struct strbuf *sb, const json_t *r, const struct layout
 	}
 }
 
+/*
+ * layout->per_run: each run's value under its kernel, as thpscale's table
+ * showed them ("rc2 a b c"), when every kernel has at most LT_RUNS_MAX
+ * runs (80 columns); the column heads are the runs' numbers.
+ */
+#define LT_RUNS_MAX	3
+#define LT_RUN_W	8
+#define LT_RUN_LABEL_W	22
+
+static void run_cell(struct strbuf *sb, double v)
+{
+	char b[32];
+
+	fmt_num(b, sizeof(b), v);
+	if (strlen(b) > LT_RUN_W)
+		snprintf(b, sizeof(b), "%.2e", v);
+	sb_addf(sb, " %*s", LT_RUN_W, b);
+}
+
+static void layout_runs(struct strbuf *sb, const json_t *r, const struct layout_table *t)
+{
+	long long seqs[2][LT_RUNS_MAX];
+	size_t n[2], row, start;
+
+	if (!t->layout->per_run || t->groups.n != 1 || t->ncols != 1)
+		return;
+	for (int k = 0; k < 2; k++)
+		if (layout_run_columns(t, k, seqs[k], LT_RUNS_MAX, &n[k]))
+			return;
+	if (!n[0] && !n[1])
+		return;
+	sb_addc(sb, '\n');
+	start = sb->len;
+	sb_addf(sb, "  %-*s", LT_RUN_LABEL_W, "each run:");
+	for (int k = 0; k < 2; k++) {
+		if (!n[k])
+			continue;
+		pad_to(sb, start, 2 + LT_RUN_LABEL_W + (k ? n[0] : 0) * (LT_RUN_W + 1) + 1);
+		sb_add_text_fit(sb, jget_str(jpath(r, "design"), k ? "patched" : "baseline",
+					     k ? "patched" : "base"), n[k] * (LT_RUN_W + 1) - 1);
+	}
+	sb_addc(sb, '\n');
+	sb_addf(sb, "  %*s", LT_RUN_LABEL_W, "");
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < n[k]; i++) {
+			char h[24];
+
+			snprintf(h, sizeof(h), "#%lld", seqs[k][i]);
+			sb_addf(sb, " %*s", LT_RUN_W, h);
+		}
+	sb_addc(sb, '\n');
+	for (row = 0; row < t->rows.n; row++) {
+		const struct layout_cell *c = layout_cell(t, row, 0, 0);
+
+		start = sb->len;
+		sb_adds(sb, "  ");
+		sb_add_text_fit(sb, t->rows.v[row], LT_RUN_LABEL_W);
+		pad_to(sb, start, 2 + LT_RUN_LABEL_W);
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < n[k]; i++)
+				run_cell(sb, layout_run_value(c, k, seqs[k][i]));
+		sb_addc(sb, '\n');
+	}
+}
+
 static void layout_section(const json_t *r, struct strbuf *sb)
 {
 	struct layout_table *t;
@@ -503,6 +568,7 @@ static void layout_section(const json_t *r, struct strbuf *sb)
 		for (size_t first = 0; first < cells; first += LT_PER_LINE)
 			layout_block(sb, r, &t[i], first,
 				     cells - first < LT_PER_LINE ? cells - first : LT_PER_LINE);
+		layout_runs(sb, r, &t[i]);
 	}
 	layout_tables_free(t, n);
 }

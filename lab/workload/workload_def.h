@@ -43,6 +43,10 @@ struct metric_def {
  * then goes into one table, side by side, a column group per workload
  * labelled "param=value" (shared against private mm). Without it each
  * workload gets its own table.
+ *
+ * @per_run (LAYOUT_ROWS): the thread showed every run's value, kernel by
+ * kernel (thpscale's three runs per kernel); the reports then add each
+ * run's value where it fits.
  */
 enum layout_kind { LAYOUT_NONE, LAYOUT_ROWS, LAYOUT_SWEEP };
 
@@ -57,6 +61,7 @@ struct report_layout {
 	const char *row_head;			/* LAYOUT_SWEEP: what N is ("CPUs", "node") */
 	const char *group_by;			/* a parameter name, or NULL */
 	const struct layout_item *items;	/* NULL-metric terminated */
+	int per_run;
 };
 
 /*

@@ -108,6 +108,7 @@ static const struct report_layout yield_pingpong_layout = {
 		{ "cs_per_sec_per_cpu_%dcpu", "switches/s/CPU" },
 		{ NULL, NULL },
 	},
+	0,
 };
 
 static const struct report_layout numa_workload_layout = {
@@ -118,6 +119,7 @@ static const struct report_layout numa_workload_layout = {
 		{ "leaf_per_pass_node%d", "PTEs/pass" },
 		{ NULL, NULL },
 	},
+	0,
 };
 
 static const struct report_layout kernel_build_layout = {
@@ -128,6 +130,7 @@ static const struct report_layout kernel_build_layout = {
 		{ "pgmajfault", "pgmajfault" },
 		{ NULL, NULL },
 	},
+	0,
 };
 
 static const struct report_layout mglru_aging_layout = {
@@ -138,6 +141,7 @@ static const struct report_layout mglru_aging_layout = {
 		{ "median_ms_per_gen", "Median (ms/gen)" },
 		{ NULL, NULL },
 	},
+	0,
 };
 
 static const struct report_layout thp_scale_layout = {
@@ -153,6 +157,7 @@ static const struct report_layout thp_scale_layout = {
 		{ "huge_pct", "Huge page faults (%)" },
 		{ NULL, NULL },
 	},
+	1,
 };
 
 const struct workload_def workload_defs[] = {

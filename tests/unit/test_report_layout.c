@@ -187,6 +187,82 @@ static void test_rendered(void **state)
 	json_decref(r);
 }
 
+/*
+ * A thp_scale workload with three measured runs per kernel (thpscale's
+ * table: each run's value under its kernel), one run missing elapsed_s.
+ */
+static void add_thp(json_t *s)
+{
+	json_t *runs = json_object_get(s, "runs"), *tmpl = NULL, *run;
+	size_t i;
+
+	json_array_append_new(json_object_get(s, "workloads"),
+		json_pack("{s:s, s:s, s:{}, s:[{s:s, s:s, s:s}, {s:s, s:s, s:s}, {s:s, s:s, s:s}]}",
+			  "name", "thp", "type", "thp_scale", "params", "metrics",
+			  "name", "user_s", "unit", "s", "better", "lower",
+			  "name", "sys_s", "unit", "s", "better", "lower",
+			  "name", "elapsed_s", "unit", "s", "better", "lower"));
+	json_array_foreach(runs, i, run)
+		if (!json_is_true(json_object_get(run, "warmup")) &&
+		    !strcmp(jget_str(run, "status", ""), "ok")) {
+			tmpl = run;
+			break;
+		}
+	assert_non_null(tmpl);
+	for (int k = 0; k < 6; k++) {
+		json_t *r = json_deep_copy(tmpl), *m = json_object();
+
+		json_object_set_new(r, "seq", json_integer(1000 + k));
+		json_object_set_new(r, "workload", json_string("thp"));
+		json_object_set_new(r, "kernel", json_string(k % 2 ? "patched" : "base"));
+		json_object_set_new(m, "user_s", json_real(14.0 + k));
+		json_object_set_new(m, "sys_s", json_real(84.0 + k));
+		if (k != 3)
+			json_object_set_new(m, "elapsed_s", json_real(98.0 + k));
+		json_object_set_new(r, "metrics", m);
+		json_object_set_new(r, "counters", json_object());
+		json_array_append_new(runs, r);
+	}
+}
+
+static void test_per_run(void **state)
+{
+	json_t *r = analyzed(add_thp);
+	struct layout_table *t;
+	size_t n = layout_tables(r, &t), cols;
+	const struct layout_table *thp = table_of(t, n, "thp: thpscale");
+	long long seqs[3];
+	struct strbuf txt = STRBUF_INIT, html = STRBUF_INIT;
+	const char *sec, *row;
+
+	(void)state;
+	assert_string_equal(thp->rows.v[2], "Duration Elapsed");
+	/* Run 1003 has no elapsed_s, yet is a column: the other rows have it. */
+	assert_int_equal(layout_run_columns(thp, 1, seqs, 3, &cols), 0);
+	assert_int_equal(cols, 3);
+	assert_true(seqs[0] == 1001 && seqs[1] == 1003 && seqs[2] == 1005);
+	assert_true(isnan(layout_run_value(layout_cell(thp, 2, 0, 0), 1, 1003)));
+	assert_true(layout_run_value(layout_cell(thp, 2, 0, 0), 1, 1005) == 103.0);
+	assert_true(layout_run_value(layout_cell(thp, 0, 0, 0), 0, 1002) == 16.0);
+	assert_int_equal(layout_run_columns(thp, 1, seqs, 2, &cols), -1);
+	layout_tables_free(t, n);
+
+	report_render_text(r, &txt);
+	report_render_html(r, &html);
+	sec = strstr(txt.buf, "thp: thpscale");
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "each run:"));
+	assert_non_null(strstr(sec, "   #1000    #1002    #1004    #1001    #1003    #1005"));
+	row = strstr(strstr(sec, "each run:"), "\n  Duration Elapsed");
+	assert_non_null(row);
+	/* base 98, 100, 102; patched 99, (none), 103 */
+	assert_non_null(strstr(row, "Duration Elapsed             98      100      102       99        -      103\n"));
+	assert_non_null(strstr(html.buf, "<th>Each run</th>"));
+	sb_release(&txt);
+	sb_release(&html);
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_default_group),
 		cmocka_unit_test(test_rendered),
+		cmocka_unit_test(test_per_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
