@@ -40,7 +40,8 @@
  * Exit statuses. WL_EXIT_PRECOND means "this guest cannot run this"
  * (too little memory, no lru_gen, ...), not "this workload broke": the
  * error line before it names the precondition (memory, nodes, cpus,
- * debugfs, lru_gen, cgroup_v2, source, toolchain, prepared, will_it_scale;
+ * debugfs, lru_gen, cgroup_v2, source, toolchain, prepared, will_it_scale,
+ * thp, madvise;
  * workloads/README.md says when each applies). Any other status, or a
  * signal, is a failure.
  */

@@ -125,6 +125,23 @@ const struct param_def mglru_aging_params[] = {
 	END,
 };
 
+const char thp_scale_summary[] = "THP faults on fragmented memory while compaction runs (thpscale)";
+const struct param_def thp_scale_params[] = {
+	{ "threads", PARAM_INT, "2", 1, 1024, NULL, "T threads faulting in huge-page-sized regions" },
+	{ "mib", PARAM_INT, "0", 0, 1 << 22, NULL,
+	  "mapsize in MiB: half filled and punched, half faulted (0: 80% of MemTotal, as mmtests)" },
+	{ "thp", PARAM_ENUM, "always", 0, 0, "always|madvise|never",
+	  "transparent_hugepage/enabled during the run (madvise: the faulted regions get"
+	  " MADV_HUGEPAGE)" },
+	{ "defrag", PARAM_ENUM, "madvise", 0, 0, "always|defer|defer+madvise|madvise|never",
+	  "transparent_hugepage/defrag during the run (madvise, the kernel default: direct"
+	  " compaction only for MADV_HUGEPAGE regions)" },
+	{ "fragment", PARAM_ENUM, "1", 0, 0, "0|1",
+	  "1: fill half the mapsize with small pages and free every other half huge page first" },
+	COUNTER_PARAMS,
+	END,
+};
+
 const struct param_def *param_find(const struct param_def *params, const char *name)
 {
 	for (const struct param_def *p = params; p->name; p++)

@@ -49,6 +49,8 @@ extern const struct param_def kernel_build_params[];
 extern const char kernel_build_summary[];
 extern const struct param_def mglru_aging_params[];
 extern const char mglru_aging_summary[];
+extern const struct param_def thp_scale_params[];
+extern const char thp_scale_summary[];
 
 /* @name in @params, or NULL. */
 const struct param_def *param_find(const struct param_def *params, const char *name);

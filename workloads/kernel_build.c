@@ -85,17 +85,6 @@ static void cleanup(void)
 		wl_sysroot_remove(&sysroot);
 }
 
-/* Value of @key in /proc/vmstat text, or 0. */
-static unsigned long long vmstat_get(const char *text, const char *key)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, kl) && p[kl] == ' ')
-			return strtoull(p + kl + 1, NULL, 10);
-	return 0;
-}
-
 /* Is @prog an executable in one of the PATH directories (under @root)? */
 static int in_path(const char *root, const char *path, const char *prog)
 {
@@ -528,7 +517,7 @@ int main(int argc, char **argv)
 		static const char *const units[] = { "KiB", "faults", "pages", "pages" };
 
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-			unsigned long long a = vmstat_get(vm0, keys[i]), b = vmstat_get(vm1, keys[i]);
+			unsigned long long a = wl_vmstat_get(vm0, keys[i], NULL), b = wl_vmstat_get(vm1, keys[i], NULL);
 
 			jl_metric(keys[i], b >= a ? (double)(b - a) : 0, units[i]);
 		}

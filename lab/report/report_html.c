@@ -9,6 +9,7 @@
  */
 #include "report.h"
 #include "escape.h"
+#include "report_layout.h"
 #include "report_priv.h"
 #include "report_svg.h"
 #include "util.h"
@@ -380,6 +381,115 @@ static void results_table(const json_t *r, struct strbuf *sb, int primary)
 		sb_adds(sb, "</td></tr>\n");
 	}
 	sb_adds(sb, "</tbody></table></div></section>\n");
+}
+
+/* layout->per_run: every run's value under its kernel, as thpscale showed them. */
+#define LT_HTML_RUNS_MAX 20
+
+static void layout_runs_html(const json_t *r, const struct layout_table *t, struct strbuf *sb)
+{
+	long long seqs[2][LT_HTML_RUNS_MAX];
+	size_t n[2];
+
+	if (!t->layout->per_run || t->groups.n != 1 || t->ncols != 1)
+		return;
+	for (int k = 0; k < 2; k++)
+		if (layout_run_columns(t, k, seqs[k], LT_HTML_RUNS_MAX, &n[k]))
+			return;
+	if (!n[0] && !n[1])
+		return;
+	sb_adds(sb, "<div class=\"tw\"><table class=\"results layout\"><thead><tr><th>Each run</th>");
+	for (int k = 0; k < 2; k++) {
+		if (!n[k])
+			continue;
+		sb_addf(sb, "<th colspan=\"%zu\">", n[k]);
+		esc(sb, kname(r, k));
+		sb_adds(sb, "</th>");
+	}
+	sb_adds(sb, "</tr><tr><th></th>");
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < n[k]; i++)
+			sb_addf(sb, "<th class=\"num\">#%lld</th>", seqs[k][i]);
+	sb_adds(sb, "</tr></thead><tbody>\n");
+	for (size_t row = 0; row < t->rows.n; row++) {
+		sb_adds(sb, "<tr>");
+		td_text(sb, t->rows.v[row]);
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < n[k]; i++)
+				td_num(sb, layout_run_value(layout_cell(t, row, 0, 0), k, seqs[k][i]));
+		sb_adds(sb, "</tr>\n");
+	}
+	sb_adds(sb, "</tbody></table></div>\n");
+}
+
+/* The workloads' own tables (report_layout.h), the way their threads showed them. */
+static void layout_tables_html(const json_t *r, struct strbuf *sb)
+{
+	struct layout_table *t;
+	size_t n = layout_tables(r, &t);
+
+	if (!n)
+		return;
+	sb_adds(sb, "<section id=\"threads\"><h2>As the threads showed them</h2><p class=\"muted\">"
+		"Each workload's numbers arranged like the table of the linux-mm thread it comes "
+		"from: medians of the runs, the change of the medians and its verdict.</p>\n");
+	for (size_t i = 0; i < n; i++) {
+		size_t cells = t[i].groups.n * t[i].ncols, cell, row;
+		int heads = t[i].ncols > 1 || *t[i].groups.v[0];
+
+		sb_adds(sb, "<h3>");
+		esc(sb, t[i].title.buf);
+		sb_adds(sb, "</h3><div class=\"tw\"><table class=\"results layout\"><thead>");
+		if (heads) {
+			sb_adds(sb, "<tr><th></th>");
+			for (cell = 0; cell < cells; cell++) {
+				const char *g = t[i].groups.v[cell / t[i].ncols];
+				const char *c = t[i].ncols > 1 ? layout_col_label(&t[i], cell % t[i].ncols) : "";
+
+				sb_adds(sb, "<th colspan=\"4\">");
+				esc(sb, g);
+				sb_adds(sb, *g && *c ? " " : "");
+				esc(sb, c);
+				sb_adds(sb, "</th>");
+			}
+			sb_adds(sb, "</tr>");
+		}
+		sb_adds(sb, "<tr><th>");
+		esc(sb, t[i].layout->kind == LAYOUT_SWEEP ? t[i].layout->row_head : "");
+		sb_adds(sb, "</th>");
+		for (cell = 0; cell < cells; cell++) {
+			sb_adds(sb, "<th class=\"num\">");
+			esc(sb, kname(r, 0));
+			sb_adds(sb, "</th><th class=\"num\">");
+			esc(sb, kname(r, 1));
+			sb_adds(sb, "</th><th class=\"num\">Change</th><th>Verdict</th>");
+		}
+		sb_adds(sb, "</tr></thead><tbody>\n");
+		for (row = 0; row < t[i].rows.n; row++) {
+			sb_adds(sb, "<tr>");
+			td_text(sb, t[i].rows.v[row]);
+			for (cell = 0; cell < cells; cell++) {
+				const struct layout_cell *c = layout_cell(&t[i], row, cell / t[i].ncols,
+									   cell % t[i].ncols);
+				char d[32];
+
+				td_num(sb, c->base);
+				td_num(sb, c->patched);
+				fmt_pct(d, sizeof(d), c->delta_pct);
+				sb_addf(sb, "<td class=\"num\">%s</td><td>", d);
+				if (c->verdict)
+					badge(sb, c->verdict);
+				else
+					sb_adds(sb, "-");
+				sb_adds(sb, "</td>");
+			}
+			sb_adds(sb, "</tr>\n");
+		}
+		sb_adds(sb, "</tbody></table></div>\n");
+		layout_runs_html(r, &t[i], sb);
+	}
+	sb_adds(sb, "</section>\n");
+	layout_tables_free(t, n);
 }
 
 static void geomean_table(const json_t *r, struct strbuf *sb)
@@ -857,6 +967,7 @@ void report_render_html(const json_t *r, struct strbuf *sb)
 	warnings(r, sb);
 	verdict_summary(r, sb);
 	results_table(r, sb, 1);
+	layout_tables_html(r, sb);
 	results_table(r, sb, 0);
 	geomean_table(r, sb);
 	details(r, sb);

@@ -7,6 +7,7 @@
  */
 #include "report.h"
 #include "escape.h"
+#include "report_layout.h"
 #include "report_priv.h"
 #include "util.h"
 
@@ -416,6 +417,162 @@ static void primary_table(const json_t *r, struct strbuf *sb)
 	}
 }
 
+/*
+ * The workloads' own tables (report_layout.h), the way their threads
+ * showed them: median of each kernel, the change and the verdict marker
+ * per cell; at most two cells (group x column) side by side in 80
+ * columns, the others in further blocks below.
+ */
+#define LT_CELL_W	30	/* " %9s %9s %7s %c" */
+#define LT_PER_LINE	2
+
+static void layout_block(struct strbuf *sb, const json_t *r, const struct layout_table *t,
+			 size_t first, size_t count)
+{
+	size_t label_w = t->layout->kind == LAYOUT_SWEEP ? 6 : NAME_W, cell, row, start;
+	int heads = 0;
+
+	for (cell = first; cell < first + count; cell++)
+		heads |= *t->groups.v[cell / t->ncols] || t->ncols > 1;
+	if (heads) {
+		start = sb->len;
+		sb_addf(sb, "  %*s", (int)label_w, "");
+		for (cell = first; cell < first + count; cell++) {
+			struct strbuf h = STRBUF_INIT;
+			const char *g = t->groups.v[cell / t->ncols];
+			/* One column per group: the group says it all. */
+			const char *c = t->ncols > 1 ? layout_col_label(t, cell % t->ncols) : "";
+
+			sb_addf(&h, "%s%s%s", g, *g && *c ? " " : "", c);
+			pad_to(sb, start, 2 + label_w + (cell - first) * LT_CELL_W + 5);
+			sb_add_text_fit(sb, h.buf, LT_CELL_W - 6);
+			sb_release(&h);
+		}
+		sb_addc(sb, '\n');
+	}
+	start = sb->len;
+	sb_adds(sb, "  ");
+	sb_add_text_fit(sb, t->layout->kind == LAYOUT_SWEEP ? t->layout->row_head : "", label_w);
+	pad_to(sb, start, 2 + label_w);
+	for (cell = first; cell < first + count; cell++) {
+		right_text(sb, jget_str(jpath(r, "design"), "baseline", "base"), NUM_W);
+		right_text(sb, jget_str(jpath(r, "design"), "patched", "patched"), NUM_W);
+		sb_addf(sb, " %7s  ", "diff");
+	}
+	while (sb->len && sb->buf[sb->len - 1] == ' ')
+		sb->buf[--sb->len] = '\0';
+	sb_addc(sb, '\n');
+	for (row = 0; row < t->rows.n; row++) {
+		start = sb->len;
+		sb_adds(sb, "  ");
+		/* Numbers (CPU counts, nodes) right-aligned, names left-aligned. */
+		if (t->layout->kind == LAYOUT_SWEEP)
+			sb_addf(sb, "%*s", (int)label_w, t->rows.v[row]);
+		else
+			sb_add_text_fit(sb, t->rows.v[row], label_w);
+		pad_to(sb, start, 2 + label_w);
+		for (cell = first; cell < first + count; cell++) {
+			const struct layout_cell *c = layout_cell(t, row, cell / t->ncols,
+								   cell % t->ncols);
+			char b[32], p[32], d[32];
+
+			num_cell(b, sizeof(b), c->base);
+			num_cell(p, sizeof(p), c->patched);
+			fmt_pct(d, sizeof(d), c->delta_pct);
+			sb_addf(sb, " %*s %*s %7s %s", NUM_W, b, NUM_W, p, d,
+				c->verdict ? verdict_marker(c->verdict) : " ");
+		}
+		while (sb->len && sb->buf[sb->len - 1] == ' ')
+			sb->buf[--sb->len] = '\0';
+		sb_addc(sb, '\n');
+	}
+}
+
+/*
+ * layout->per_run: each run's value under its kernel, as thpscale's table
+ * showed them ("rc2 a b c"), when every kernel has at most LT_RUNS_MAX
+ * runs (80 columns); the column heads are the runs' numbers.
+ */
+#define LT_RUNS_MAX	3
+#define LT_RUN_W	8
+#define LT_RUN_LABEL_W	22
+
+static void run_cell(struct strbuf *sb, double v)
+{
+	char b[32];
+
+	fmt_num(b, sizeof(b), v);
+	if (strlen(b) > LT_RUN_W)
+		snprintf(b, sizeof(b), "%.2e", v);
+	sb_addf(sb, " %*s", LT_RUN_W, b);
+}
+
+static void layout_runs(struct strbuf *sb, const json_t *r, const struct layout_table *t)
+{
+	long long seqs[2][LT_RUNS_MAX];
+	size_t n[2], row, start;
+
+	if (!t->layout->per_run || t->groups.n != 1 || t->ncols != 1)
+		return;
+	for (int k = 0; k < 2; k++)
+		if (layout_run_columns(t, k, seqs[k], LT_RUNS_MAX, &n[k]))
+			return;
+	if (!n[0] && !n[1])
+		return;
+	sb_addc(sb, '\n');
+	start = sb->len;
+	sb_addf(sb, "  %-*s", LT_RUN_LABEL_W, "each run:");
+	for (int k = 0; k < 2; k++) {
+		if (!n[k])
+			continue;
+		pad_to(sb, start, 2 + LT_RUN_LABEL_W + (k ? n[0] : 0) * (LT_RUN_W + 1) + 1);
+		sb_add_text_fit(sb, jget_str(jpath(r, "design"), k ? "patched" : "baseline",
+					     k ? "patched" : "base"), n[k] * (LT_RUN_W + 1) - 1);
+	}
+	sb_addc(sb, '\n');
+	sb_addf(sb, "  %*s", LT_RUN_LABEL_W, "");
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < n[k]; i++) {
+			char h[24];
+
+			snprintf(h, sizeof(h), "#%lld", seqs[k][i]);
+			sb_addf(sb, " %*s", LT_RUN_W, h);
+		}
+	sb_addc(sb, '\n');
+	for (row = 0; row < t->rows.n; row++) {
+		const struct layout_cell *c = layout_cell(t, row, 0, 0);
+
+		start = sb->len;
+		sb_adds(sb, "  ");
+		sb_add_text_fit(sb, t->rows.v[row], LT_RUN_LABEL_W);
+		pad_to(sb, start, 2 + LT_RUN_LABEL_W);
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < n[k]; i++)
+				run_cell(sb, layout_run_value(c, k, seqs[k][i]));
+		sb_addc(sb, '\n');
+	}
+}
+
+static void layout_section(const json_t *r, struct strbuf *sb)
+{
+	struct layout_table *t;
+	size_t n = layout_tables(r, &t);
+
+	if (n)
+		sb_adds(sb, "\nAs the threads showed them (medians of the runs):\n");
+	for (size_t i = 0; i < n; i++) {
+		size_t cells = t[i].groups.n * t[i].ncols;
+
+		sb_addc(sb, '\n');
+		wrap(sb, "", t[i].title.buf);
+		for (size_t first = 0; first < cells; first += LT_PER_LINE)
+			layout_block(sb, r, &t[i], first,
+				     cells - first < LT_PER_LINE ? cells - first : LT_PER_LINE);
+		layout_runs(sb, r, &t[i]);
+	}
+	layout_tables_free(t, n);
+}
+
 static void metric_tables(const json_t *r, struct strbuf *sb)
 {
 	const char *base = jget_str(jpath(r, "design"), "baseline", "base");
@@ -550,6 +707,7 @@ void report_render_text(const json_t *report, struct strbuf *out)
 	warnings(report, out);
 	verdict_counts(report, out);
 	primary_table(report, out);
+	layout_section(report, out);
 	metric_tables(report, out);
 	counters(report, out);
 	notes(report, out);

@@ -29,6 +29,42 @@ struct metric_def {
 };
 
 /*
+ * The workload's own table in the text and HTML reports, shaped the way
+ * the linux-mm thread it comes from showed its numbers (lab/report/
+ * report_layout.c builds it from a report's results, medians and change):
+ *
+ * LAYOUT_ROWS: one row per entry of @items (a metric and the thread's
+ *   label for it), in that order: "Duration User / System / Elapsed".
+ * LAYOUT_SWEEP: one row per number N that the %d patterns of @items take
+ *   in the results ("cs_per_sec_per_cpu_%dcpu": CPU counts; "..._node%d":
+ *   nodes), headed @row_head, one column per item.
+ *
+ * @group_by names a parameter: every workload of this type in a session
+ * then goes into one table, side by side, a column group per workload
+ * labelled "param=value" (shared against private mm). Without it each
+ * workload gets its own table.
+ *
+ * @per_run (LAYOUT_ROWS): the thread showed every run's value, kernel by
+ * kernel (thpscale's three runs per kernel); the reports then add each
+ * run's value where it fits.
+ */
+enum layout_kind { LAYOUT_NONE, LAYOUT_ROWS, LAYOUT_SWEEP };
+
+struct layout_item {
+	const char *metric;	/* a metric name, or a pattern with one %d (LAYOUT_SWEEP) */
+	const char *label;	/* the thread's words for it */
+};
+
+struct report_layout {
+	enum layout_kind kind;
+	const char *title;
+	const char *row_head;			/* LAYOUT_SWEEP: what N is ("CPUs", "node") */
+	const char *group_by;			/* a parameter name, or NULL */
+	const struct layout_item *items;	/* NULL-metric terminated */
+	int per_run;
+};
+
+/*
  * A [workload NAME] section as a prepare_run hook sees it: its name and
  * the keys lab.conf sets, with their values. Not lab/config's struct, so
  * that this stage stays below config (docs/layout.md).
@@ -89,6 +125,7 @@ struct workload_def {
 	int (*prepare_run)(const struct workload_def *def, const struct workload_section *sec,
 			   const struct workload_run_env *env, struct workload_run_setup *out);
 	const struct hoststate_metric *hoststate;	/* NULL-metric terminated, or NULL */
+	const struct report_layout *layout;	/* NULL: only the generic metric table */
 };
 
 /* All workloads, NULL-name terminated. */

@@ -93,18 +93,113 @@ static const struct hoststate_metric yield_pingpong_hoststate[] = {
 	{ NULL, NULL, NULL },
 };
 
+/*
+ * thpscale's table: Duration User/System/Elapsed and the fault latency;
+ * elapsed time and the median fault are the headline of the pageblock
+ * flags thread. The vmstat deltas over the fault phase explain them.
+ */
+static const struct metric_def thp_scale_metrics[] = {
+	{ "elapsed_s", "s", BETTER_LOWER, "wall-clock time of the run (fragmenting and faulting)", 1 },
+	{ "user_s", "s", BETTER_LOWER, "user CPU time of the run", 0 },
+	{ "sys_s", "s", BETTER_LOWER, "system CPU time of the run", 0 },
+	{ "fault_elapsed_s", "s", BETTER_LOWER, "wall-clock time of the fault phase", 0 },
+	{ "fault_p50_us", "us", BETTER_LOWER, "median latency of a huge-page-sized fault and fill", 1 },
+	{ "fault_p90_us", "us", BETTER_LOWER, "90th percentile fault latency (nearest rank)", 0 },
+	{ "fault_p99_us", "us", BETTER_LOWER, "99th percentile fault latency (nearest rank)", 0 },
+	{ "fault_max_us", "us", BETTER_LOWER, "longest fault", 0 },
+	{ "fault_mean_us", "us", BETTER_LOWER, "mean fault latency", 0 },
+	{ "huge_pct", "%", BETTER_HIGHER, "faults that were given a huge page (mincore)", 0 },
+	{ "thp_fault_alloc", "faults", BETTER_HIGHER, "vmstat delta over the fault phase", 0 },
+	{ "thp_fault_fallback", "faults", BETTER_LOWER, "vmstat delta over the fault phase", 0 },
+	{ "compact_stall", "events", BETTER_LOWER, "direct compaction entered (vmstat delta)", 0 },
+	{ "compact_success", "events", BETTER_HIGHER, "direct compaction that freed a page", 0 },
+	{ "compact_fail", "events", BETTER_LOWER, "direct compaction that did not", 0 },
+	{ "compact_migrate_scanned", "pages", BETTER_LOWER, "pages scanned for migration", 0 },
+	{ "compact_free_scanned", "pages", BETTER_LOWER, "pages scanned for free targets", 0 },
+	{ NULL, NULL, 0, NULL, 0 },
+};
+
+/*
+ * The threads' tables (struct report_layout). Seed threads: context
+ * switches per second per CPU at each CPU count, shared against private
+ * mm; walks and PTEs scanned per node (6.12 counts aging passes, not
+ * walks: the column says so); build time, pgpgin, pgmajfault; ms per
+ * aging generation; thpscale's Duration User/System/Elapsed and latency.
+ */
+static const struct report_layout yield_pingpong_layout = {
+	LAYOUT_SWEEP, "Context switches per second per CPU", "CPUs", "mm",
+	(const struct layout_item[]){
+		{ "cs_per_sec_per_cpu_%dcpu_hostadj", "switches/s/CPU (host-adjusted)" },
+		{ "cs_per_sec_per_cpu_%dcpu", "switches/s/CPU" },
+		{ NULL, NULL },
+	},
+	0,
+};
+
+static const struct report_layout numa_workload_layout = {
+	LAYOUT_SWEEP, "Aging passes and PTEs scanned per node", "node", NULL,
+	(const struct layout_item[]){
+		{ "aging_passes_node%d", "aging passes" },
+		{ "leaf_total_node%d", "PTEs scanned" },
+		{ "leaf_per_pass_node%d", "PTEs/pass" },
+		{ NULL, NULL },
+	},
+	0,
+};
+
+static const struct report_layout kernel_build_layout = {
+	LAYOUT_ROWS, "Kernel build in a memory cgroup", NULL, NULL,
+	(const struct layout_item[]){
+		{ "elapsed_s", "build time (s)" },
+		{ "pgpgin", "pgpgin" },
+		{ "pgmajfault", "pgmajfault" },
+		{ NULL, NULL },
+	},
+	0,
+};
+
+static const struct report_layout mglru_aging_layout = {
+	LAYOUT_ROWS, "MGLRU aging, time per generation", NULL, NULL,
+	(const struct layout_item[]){
+		{ "total_ms", "Total (ms)" },
+		{ "avg_ms_per_gen", "Average (ms/gen)" },
+		{ "median_ms_per_gen", "Median (ms/gen)" },
+		{ "median_ms_per_gen_hostadj", "Median, host-adjusted (ms/gen)" },
+		{ NULL, NULL },
+	},
+	0,
+};
+
+static const struct report_layout thp_scale_layout = {
+	LAYOUT_ROWS, "thpscale", NULL, NULL,
+	(const struct layout_item[]){
+		{ "user_s", "Duration User" },
+		{ "sys_s", "Duration System" },
+		{ "elapsed_s", "Duration Elapsed" },
+		{ "fault_p50_us", "Fault latency p50 (us)" },
+		{ "fault_p90_us", "Fault latency p90 (us)" },
+		{ "fault_p99_us", "Fault latency p99 (us)" },
+		{ "fault_max_us", "Fault latency max (us)" },
+		{ "huge_pct", "Huge page faults (%)" },
+		{ NULL, NULL },
+	},
+	1,
+};
+
 const struct workload_def workload_defs[] = {
 	{ "yield_pingpong", yield_pingpong_summary, yield_pingpong_params, yield_pingpong_metrics,
-	  NULL, yield_pingpong_hoststate },
+	  NULL, yield_pingpong_hoststate, &yield_pingpong_layout },
 	{ "will_it_scale", will_it_scale_summary, will_it_scale_params, will_it_scale_metrics, NULL,
-	  will_it_scale_hoststate },
+	  will_it_scale_hoststate, NULL },
 	{ "numa_workload", numa_workload_summary, numa_workload_params, numa_workload_metrics, NULL,
-	  NULL },
+	  NULL, &numa_workload_layout },
 	{ "kernel_build", kernel_build_summary, kernel_build_params, kernel_build_metrics,
-	  kernel_build_prepare_run, NULL },
+	  kernel_build_prepare_run, NULL, &kernel_build_layout },
 	{ "mglru_aging", mglru_aging_summary, mglru_aging_params, mglru_aging_metrics, NULL,
-	  mglru_aging_hoststate },
-	{ NULL, NULL, NULL, NULL, NULL, NULL },
+	  mglru_aging_hoststate, &mglru_aging_layout },
+	{ "thp_scale", thp_scale_summary, thp_scale_params, thp_scale_metrics, NULL, NULL,
+	  &thp_scale_layout },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const struct workload_def *workload_find(const char *name)

@@ -8,7 +8,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 
 G=build/guest
-for p in yield_pingpong will_it_scale numa_workload kernel_build mglru_aging; do
+for p in yield_pingpong will_it_scale numa_workload kernel_build mglru_aging thp_scale; do
 	[ -x "$G/$p" ] || make -s workloads >/dev/null || fail "cannot build the workloads"
 done
 TMP=$(mktemp -d /tmp/mglrulab-wl-test.XXXXXX) || fail "mktemp"

@@ -3,7 +3,7 @@
 # line, nothing measured) and documents its options with --help.
 . "$(dirname "$0")/50-workload-lib.bash"
 
-for p in yield_pingpong will_it_scale numa_workload kernel_build mglru_aging; do
+for p in yield_pingpong will_it_scale numa_workload kernel_build mglru_aging thp_scale; do
 	$G/$p --help >"$TMP/help" || fail "$p --help failed"
 	grep -q -- '--counters' "$TMP/help" || fail "$p --help does not list --counters"
 	run unknown $G/$p --no-such-option=1

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/50-workload-lib.bash"
 
 [ -x ./mglrulab ] || make -s mglrulab >/dev/null || fail "cannot build mglrulab"
-WORKLOADS="yield_pingpong will_it_scale numa_workload kernel_build mglru_aging"
+WORKLOADS="yield_pingpong will_it_scale numa_workload kernel_build mglru_aging thp_scale"
 conf=$TMP/lab.conf
 cat >"$conf" <<EOC
 [kernel baseline]

@@ -204,7 +204,7 @@ static void test_workload_params(void **state)
 		     "8: [workload yield_pingpong] unknown key 'durration' (did you mean 'duration'?)");
 	expect_error(GOOD_KERNELS "[workload foo]\ntype = nosuch\n",
 		     "8: [workload foo] type: expected one of yield_pingpong, will_it_scale, "
-		     "numa_workload, kernel_build, mglru_aging, not 'nosuch'");
+		     "numa_workload, kernel_build, mglru_aging, thp_scale, not 'nosuch'");
 	expect_error(GOOD_KERNELS "[workload foo]\nmm = shared\n",
 		     "8: [workload foo] 'foo' is not a known workload: set 'type = ' first");
 	expect_error(GOOD_KERNELS "[workload kb]\ntype = kernel_build\nruns = 0\n",

@@ -146,3 +146,18 @@ void wl_sleep(double seconds)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+unsigned long long wl_vmstat_get(const char *text, const char *key, int *found)
+{
+	size_t kl = strlen(key);
+
+	if (found)
+		*found = 0;
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == ' ') {
+			if (found)
+				*found = 1;
+			return strtoull(p + kl + 1, NULL, 10);
+		}
+	return 0;
+}

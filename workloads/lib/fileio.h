@@ -22,6 +22,12 @@ int wl_write_file(const char *path, const char *s);
 int wl_mkdir_under(const char *root, const char *dir, unsigned int mode);
 /* First line of a file parsed as an unsigned integer (decimal or 0x hex). */
 int wl_read_u64(const char *path, uint64_t *out);
+/*
+ * Value of @key in /proc/vmstat-style text ("name value" lines), or 0;
+ * *@found (may be NULL) says whether the line was there at all, so that a
+ * counter this kernel lacks is not mistaken for one that stayed 0.
+ */
+unsigned long long wl_vmstat_get(const char *text, const char *key, int *found);
 /* CLOCK_MONOTONIC in seconds: every interval the workloads time. */
 double wl_now(void);
 void wl_sleep(double seconds);

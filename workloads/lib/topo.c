@@ -77,6 +77,11 @@ long long wl_node_free_kib(int node)
 	return meminfo_kib(path, "MemFree:");
 }
 
+long long wl_mem_total_kib(void)
+{
+	return meminfo_kib("/proc/meminfo", "MemTotal:");
+}
+
 long long wl_mem_available_kib(void)
 {
 	return meminfo_kib("/proc/meminfo", "MemAvailable:");

@@ -22,6 +22,8 @@ int wl_online_nodes(int *ids, int max);
 int wl_node_cpus(int node, int *ids, int max);
 /* MemFree of @node in KiB, or -1. */
 long long wl_node_free_kib(int node);
+/* MemTotal from /proc/meminfo in KiB, or -1. */
+long long wl_mem_total_kib(void);
 /* MemAvailable from /proc/meminfo in KiB, or -1. */
 long long wl_mem_available_kib(void);
 

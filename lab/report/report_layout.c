@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report_layout.h"
+#include "report_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * N in @name if it is an instance of the one-%d @pattern
+ * ("cs_per_sec_per_cpu_%dcpu" against "cs_per_sec_per_cpu_16cpu": 16).
+ * 0 with *@n set, or -1.
+ */
+static int pattern_number(const char *pattern, const char *name, long *n)
+{
+	const char *pct = strstr(pattern, "%d");
+	size_t pre;
+	char *end;
+
+	if (!pct || strstr(pct + 2, "%d") || !metric_pattern_match(pattern, name))
+		return -1;
+	pre = (size_t)(pct - pattern);
+	if (name[pre] < '0' || name[pre] > '9')
+		return -1;
+	*n = strtol(name + pre, &end, 10);
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The result of @workload's metric @metric, or NULL. */
+static const json_t *find_result(const json_t *report, const char *workload, const char *metric)
+{
+	const json_t *res;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "results"), i, res)
+		if (!strcmp(jget_str(res, "workload", ""), workload) &&
+		    !strcmp(jget_str(res, "metric", ""), metric))
+			return res;
+	return NULL;
+}
+
+/* Each measured (ok, not warm-up) run's value of @metric, per kernel. */
+static void fill_runs(struct layout_cell *c, const json_t *report, const char *workload,
+		      const char *metric)
+{
+	const char *kn[2] = { jget_str(jpath(report, "design"), "baseline", ""),
+			      jget_str(jpath(report, "design"), "patched", "") };
+	const json_t *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "runs"), i, run) {
+		double v = jget_num(json_object_get(run, "metrics"), metric);
+
+		if (strcmp(jget_str(run, "workload", ""), workload) ||
+		    strcmp(jget_str(run, "status", ""), "ok") ||
+		    json_is_true(json_object_get(run, "warmup")) || !isfinite(v))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			if (strcmp(jget_str(run, "kernel", ""), kn[k]))
+				continue;
+			c->v[k] = xrealloc(c->v[k], (c->n[k] + 1) * sizeof(*c->v[k]));
+			c->seq[k] = xrealloc(c->seq[k], (c->n[k] + 1) * sizeof(*c->seq[k]));
+			c->v[k][c->n[k]] = v;
+			c->seq[k][c->n[k]++] = json_integer_value(json_object_get(run, "seq"));
+			break;
+		}
+	}
+}
+
+static void fill_cell(struct layout_cell *c, const json_t *res)
+{
+	c->base = c->patched = c->delta_pct = NAN;
+	c->verdict = NULL;
+	if (!res)
+		return;
+	c->base = jget_num(json_object_get(res, "baseline"), "median");
+	c->patched = jget_num(json_object_get(res, "patched"), "median");
+	c->delta_pct = jget_num(json_object_get(res, "comparison"), "delta_pct");
+	c->verdict = jget_str(res, "verdict", NULL);
+}
+
+/* "mm=shared": @w's value of @param, lab.conf's or the default. */
+static void group_label(const json_t *w, const struct workload_def *def, const char *param,
+			struct strvec *out)
+{
+	const json_t *v = json_object_get(json_object_get(w, "params"), param);
+	const struct param_def *p = workload_param(def, param);
+
+	if (json_is_string(v))
+		strvec_pushf(out, "%s=%s", param, json_string_value(v));
+	else if (json_is_integer(v))
+		strvec_pushf(out, "%s=%lld", param, (long long)json_integer_value(v));
+	else
+		strvec_pushf(out, "%s=%s", param, p ? p->def : "?");
+}
+
+/* The distinct N of the items' patterns over the workloads @ws, sorted. */
+static size_t sweep_numbers(const json_t *report, const struct report_layout *l,
+			    const json_t *const *ws, size_t nw, long **out)
+{
+	const json_t *res;
+	long *v = NULL, n;
+	size_t cnt = 0, i, k;
+
+	json_array_foreach(json_object_get(report, "results"), i, res) {
+		const char *wn = jget_str(res, "workload", ""), *m = jget_str(res, "metric", "");
+		int mine = 0;
+
+		for (k = 0; k < nw; k++)
+			mine |= !strcmp(wn, jget_str(ws[k], "name", ""));
+		for (k = 0; mine && l->items[k].metric; k++) {
+			size_t j;
+
+			if (pattern_number(l->items[k].metric, m, &n))
+				continue;
+			for (j = 0; j < cnt && v[j] != n; j++)
+				;
+			if (j == cnt) {
+				v = xrealloc(v, (cnt + 1) * sizeof(*v));
+				v[cnt++] = n;
+			}
+		}
+	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_long);
+	*out = v;
+	return cnt;
+}
+
+/* Fill @t for the workloads @ws of one type; 0 when no cell has a result. */
+static int build(const json_t *report, const struct workload_def *def, const json_t *const *ws,
+		 size_t nw, struct layout_table *t)
+{
+	const struct report_layout *l = def->layout;
+	long *nums = NULL;
+	size_t nitems = 0, nrows, r, g, c, found = 0;
+	char name[256];
+
+	while (l->items[nitems].metric)
+		nitems++;
+	t->layout = l;
+	for (g = 0; g < nw; g++) {
+		sb_addf(&t->title, "%s%s", g ? ", " : "", jget_str(ws[g], "name", "?"));
+		if (l->group_by)
+			group_label(ws[g], def, l->group_by, &t->groups);
+		else
+			strvec_push(&t->groups, "");
+	}
+	sb_addf(&t->title, ": %s", l->title);
+	/* A single column's label goes into the title: the headers name the groups. */
+	if (l->kind == LAYOUT_SWEEP && nitems == 1)
+		sb_addf(&t->title, " (%s)", l->items[0].label);
+	if (l->kind == LAYOUT_SWEEP) {
+		nrows = sweep_numbers(report, l, ws, nw, &nums);
+		t->ncols = nitems;
+		for (r = 0; r < nrows; r++)
+			strvec_pushf(&t->rows, "%ld", nums[r]);
+	} else {
+		nrows = nitems;
+		t->ncols = 1;
+		for (r = 0; r < nrows; r++)
+			strvec_push(&t->rows, l->items[r].label);
+	}
+	t->cells = xcalloc(nrows * nw * t->ncols + 1, sizeof(*t->cells));
+	for (r = 0; r < nrows; r++)
+		for (g = 0; g < nw; g++)
+			for (c = 0; c < t->ncols; c++) {
+				const json_t *res;
+
+				if (l->kind == LAYOUT_SWEEP) {
+					const char *pct = strstr(l->items[c].metric, "%d");
+
+					snprintf(name, sizeof(name), "%.*s%ld%s",
+						 (int)(pct - l->items[c].metric), l->items[c].metric,
+						 nums[r], pct + 2);
+				} else {
+					snprintf(name, sizeof(name), "%s", l->items[r].metric);
+				}
+				res = find_result(report, jget_str(ws[g], "name", ""), name);
+				found += res != NULL;
+				fill_cell(layout_cell(t, r, g, c), res);
+				if (l->per_run)
+					fill_runs(layout_cell(t, r, g, c), report,
+						  jget_str(ws[g], "name", ""), name);
+			}
+	free(nums);
+	return found > 0;
+}
+
+static void table_release(struct layout_table *t)
+{
+	for (size_t i = 0; t->cells && i < t->rows.n * t->groups.n * t->ncols; i++)
+		for (int k = 0; k < 2; k++) {
+			free(t->cells[i].v[k]);
+			free(t->cells[i].seq[k]);
+		}
+	sb_release(&t->title);
+	strvec_clear(&t->groups);
+	strvec_clear(&t->rows);
+	free(t->cells);
+}
+
+size_t layout_tables(const json_t *report, struct layout_table **out)
+{
+	const json_t *wls = json_object_get(report, "workloads"), *w;
+	struct layout_table *tabs = NULL;
+	size_t n = 0, i, j;
+
+	json_array_foreach(wls, i, w) {
+		const struct workload_def *def = workload_find(jget_str(w, "type", ""));
+		const json_t **ws;
+		size_t nw = 0;
+		int seen = 0;
+
+		if (!def || !def->layout || def->layout->kind == LAYOUT_NONE)
+			continue;
+		ws = xcalloc(json_array_size(wls), sizeof(*ws));
+		if (def->layout->group_by) {
+			const json_t *o;
+
+			/* One table per type, where its first workload is. */
+			json_array_foreach(wls, j, o) {
+				if (strcmp(jget_str(o, "type", ""), def->name))
+					continue;
+				if (j < i)
+					seen = 1;
+				ws[nw++] = o;
+			}
+		} else {
+			ws[nw++] = w;
+		}
+		if (!seen) {
+			tabs = xrealloc(tabs, (n + 1) * sizeof(*tabs));
+			memset(&tabs[n], 0, sizeof(tabs[n]));
+			if (build(report, def, ws, nw, &tabs[n]))
+				n++;
+			else
+				table_release(&tabs[n]);
+		}
+		free(ws);
+	}
+	*out = tabs;
+	return n;
+}
+
+/* The value of run @seq in @c's kernel @k, or NaN. */
+double layout_run_value(const struct layout_cell *c, int k, long long seq)
+{
+	for (size_t i = 0; i < c->n[k]; i++)
+		if (c->seq[k][i] == seq)
+			return c->v[k][i];
+	return NAN;
+}
+
+/* The runs of kernel @k over every row, in order, into @seqs; -1 if more than @max. */
+int layout_run_columns(const struct layout_table *t, int k, long long *seqs, size_t max, size_t *n)
+{
+	*n = 0;
+	for (size_t row = 0; row < t->rows.n; row++) {
+		const struct layout_cell *c = layout_cell(t, row, 0, 0);
+
+		for (size_t i = 0; i < c->n[k]; i++) {
+			size_t j = 0;
+
+			while (j < *n && seqs[j] < c->seq[k][i])
+				j++;
+			if (j < *n && seqs[j] == c->seq[k][i])
+				continue;
+			if (*n == max)
+				return -1;
+			memmove(seqs + j + 1, seqs + j, (*n - j) * sizeof(*seqs));
+			seqs[j] = c->seq[k][i];
+			(*n)++;
+		}
+	}
+	return 0;
+}
+
+void layout_tables_free(struct layout_table *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		table_release(&t[i]);
+	free(t);
+}
