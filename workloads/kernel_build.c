@@ -517,9 +517,15 @@ int main(int argc, char **argv)
 		static const char *const units[] = { "KiB", "faults", "pages", "pages" };
 
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-			unsigned long long a = wl_vmstat_get(vm0, keys[i], NULL), b = wl_vmstat_get(vm1, keys[i], NULL);
+			int f0 = 0, f1 = 0;
+			unsigned long long a = wl_vmstat_get(vm0, keys[i], &f0), b = wl_vmstat_get(vm1, keys[i], &f1);
 
-			jl_metric(keys[i], b >= a ? (double)(b - a) : 0, units[i]);
+			/*
+			 * A kernel without CONFIG_VM_EVENT_COUNTERS has no such line:
+			 * then the metric is absent, not a 0 that looks measured.
+			 */
+			if (f0 && f1)
+				jl_metric(keys[i], b >= a ? (double)(b - a) : 0, units[i]);
 		}
 	}
 	if (use_memcg) {
