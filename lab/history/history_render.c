@@ -144,7 +144,7 @@ static void text_cp(const struct history *h, const struct history_series *s,
 	sb_adds(out, " / ");
 	sb_add_text_fit(out, s->metric, 26);
 	sb_addf(out, "\n            %s %s, p %.3g%s%s\n            from ", d, ci, c->p,
-		c->tentative ? ", tentative (one night so far)" : "", c->is_new ? ", NEW tonight" : "");
+		c->tentative ? ", tentative" : "", c->is_new ? ", NEW tonight" : "");
 	sb_add_text_fit(out, session_before(h, s, c), 30);
 	sb_adds(out, " to ");
 	sb_add_text_fit(out, h->s[s->nights[c->at].session].id, 30);

@@ -540,12 +540,14 @@ struct stats_cp {
  *  - the statistic at a boundary is the Mann-Whitney Z of every raw run
  *    left of it against every raw run right of it (pooled midranks, tie
  *    corrected), divided by sqrt(phi), phi >= 1 the overdispersion of the
- *    nights' mean ranks about their side's mean relative to what runs that
- *    are exchangeable across nights would give (a quasi-likelihood
- *    correction, as for clustered data): when nights differ more than
- *    their runs say (a busy host, one outlier night), boundaries need
- *    correspondingly more evidence; when they do not, the raw runs give
- *    their full power;
+ *    nights: the median over consecutive pairs of nights of their squared
+ *    difference in mean rank, relative to what runs exchangeable across
+ *    nights would give, over the median of chi^2_1 (a quasi-likelihood
+ *    correction, as for clustered data; successive differences keep the
+ *    segment's own steps out of it, the median its outlier nights): when
+ *    nights differ more than their runs say (a busy host), boundaries
+ *    need correspondingly more evidence; when they do not, the raw runs
+ *    give their full power;
  *  - the segment's maximum over boundaries is compared with its
  *    permutation distribution (runs shuffled across the segment's nights,
  *    night sizes kept; @s->permutations draws from xoshiro256** seeded by
@@ -553,8 +555,19 @@ struct stats_cp {
  *    / (1 + draws) <= alpha, the draws stopping as soon as that can no
  *    longer hold. Deterministic: the same nights and seed give the same
  *    answer on every machine;
- *  - a significant segment is split at its maximum and both halves are
- *    tested again.
+ *  - the boundary must also stay significant, by its own permutation
+ *    test, without the one night whose leaving out weakens it most beyond
+ *    what losing its runs would do (one outlier night next to a boundary
+ *    is not a change); the significant boundary with the largest
+ *    statistic that passes is the change (the three largest are tried);
+ *  - a significant segment is split there and both halves are tested
+ *    again.
+ *
+ * bench/history-detect measures it on seeded synthetic histories (60
+ * nights of 10 runs at 3 % noise, steps of 2, 5 and 10 %, an outlier
+ * night, missing nights): precision 0.92 (normal noise) and 0.90
+ * (heavy-tailed), recall 0.81 and 0.84; 10 % steps 59 of 60, 5 % 57-58
+ * of 60, 2 % about half.
  *
  * Starting at @from rather than 0 is the incremental use: change points
  * before @from are kept from an earlier analysis and only the open
