@@ -574,7 +574,14 @@ static void gather(const struct history_series *s, const size_t *map, size_t fro
 	}
 }
 
-/* Size and interval of each change point: the runs of the segment before against after. */
+/*
+ * Size and interval of each change point: the runs of the segment before
+ * against those of the segment after, up to SIZE_NIGHTS nights on either
+ * side of it. The step is what happened between two nights: nights far
+ * from it add drift, not information, and the Hodges-Lehmann estimator's
+ * n1 n2 differences grow with the square of a year of nights.
+ */
+#define SIZE_NIGHTS 10
 static void size_cps(struct history *h, struct history_series *s, const size_t *map,
 		     size_t k, const size_t *at, size_t ncp)
 {
@@ -585,6 +592,11 @@ static void size_cps(struct history *h, struct history_series *s, const size_t *
 	for (size_t i = 0; i < ncp; i++) {
 		struct history_cp *cp = &s->cps[i];
 		size_t from = i ? at[i - 1] : 0, to = i + 1 < ncp ? at[i + 1] : k;
+
+		if (at[i] - from > SIZE_NIGHTS)
+			from = at[i] - SIZE_NIGHTS;
+		if (to - at[i] > SIZE_NIGHTS)
+			to = at[i] + SIZE_NIGHTS;
 		struct stats_comparison c;
 		double *a, *b;
 		size_t na, nb;
