@@ -9,6 +9,7 @@
 #include "history.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +108,10 @@ static int options_to(const struct history_cli *c, struct history_opts *o)
 			 o->cp.alpha >= 0.5))
 		return user_error("history: --alpha: expected a number between 0 and 0.5, got '%s'",
 				  c->alpha);
+	/* p is at least 1 / (permutations + 1): a smaller alpha could never be reached. */
+	if (o->cp.alpha * ((double)o->cp.permutations + 1) < 1)
+		return user_error("history: --alpha %g needs at least %.0f permutations (--permutations)",
+				  o->cp.alpha, ceil(1 / o->cp.alpha) - 1);
 	if (c->since && !valid_date(c->since))
 		return user_error("history: --since: expected a date such as 2026-11-01 or "
 				  "2026-11-01T02:00:00Z, got '%s'", c->since);

@@ -455,7 +455,7 @@ static int walk(struct history *h, const char *dir, int depth)
 int history_add_dir(struct history *h, const char *dir)
 {
 	if (!is_dir(dir)) {
-		errno = ENOTDIR;
+		errno = path_exists(dir) ? ENOTDIR : ENOENT;
 		return -1;
 	}
 	return walk(h, dir, 0);
