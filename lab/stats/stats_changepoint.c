@@ -79,21 +79,34 @@ static void night_sums(struct seg *g)
 static double scan(const struct seg *g, double *stat, double *zs)
 {
 	double N = (double)g->total, best = -1;
-	double M = 0, s1 = 0, m1 = 0;
+	double S = 0, Q = 0, M = 0;	/* totals: rank sums, sum of s^2/n, runs */
+	double s1 = 0, q1 = 0, m1 = 0;
 
-	for (size_t i = 0; i < g->k; i++)
+	for (size_t i = 0; i < g->k; i++) {
+		S += g->sum[i];
+		Q += g->sum[i] * g->sum[i] / (double)g->n[i];
 		M += (double)g->n[i];
+	}
 	for (size_t t = 1; t < g->k; t++) {
 		s1 += g->sum[t - 1];
+		q1 += g->sum[t - 1] * g->sum[t - 1] / (double)g->n[t - 1];
 		m1 += (double)g->n[t - 1];
 		if (t < g->lo || t > g->hi)
 			continue;
-		double m2 = M - m1;
+		double m2 = M - m1, s2 = S - s1, q2 = Q - q1, phi = g->phi;
 		double u = s1 - m1 * (m1 + 1) / 2;
 		double var = m1 * m2 / 12.0 * ((N + 1) - g->tie / (N * (N - 1)));
 		double z = var > 0 ? (u - m1 * m2 / 2) / sqrt(var) : 0;
 
-		z /= sqrt(g->phi);
+		/*
+		 * The spread about each side's mean says the same as the
+		 * successive differences when this boundary is the only
+		 * change, and less with few nights: the smaller of the two.
+		 */
+		if (g->k > 2 && g->var_rank > 0)
+			phi = fmax(1, fmin(phi, ((q1 - s1 * s1 / m1) + (q2 - s2 * s2 / m2)) /
+					   g->var_rank / (double)(g->k - 2)));
+		z /= sqrt(phi);
 		if (stat)
 			stat[t] = fabs(z);
 		if (zs)
