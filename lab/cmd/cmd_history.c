@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-enum hist_out { HIST_TEXT = 1, HIST_JSON = 2 };
-
 struct history_cli {
 	const char *config, *html, *out, *since, *state;
 	int text, json, fail_on_new, by_name, no_state;

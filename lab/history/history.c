@@ -15,7 +15,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -591,16 +590,14 @@ static void size_cps(struct history *h, struct history_series *s, const size_t *
 	st.resamples = 1000;
 	for (size_t i = 0; i < ncp; i++) {
 		struct history_cp *cp = &s->cps[i];
-		size_t from = i ? at[i - 1] : 0, to = i + 1 < ncp ? at[i + 1] : k;
+		size_t from = i ? at[i - 1] : 0, to = i + 1 < ncp ? at[i + 1] : k, na, nb;
+		struct stats_comparison c;
+		double *a, *b;
 
 		if (at[i] - from > SIZE_NIGHTS)
 			from = at[i] - SIZE_NIGHTS;
 		if (to - at[i] > SIZE_NIGHTS)
 			to = at[i] + SIZE_NIGHTS;
-		struct stats_comparison c;
-		double *a, *b;
-		size_t na, nb;
-
 		gather(s, map, from, at[i], &a, &na);
 		gather(s, map, at[i], to, &b, &nb);
 		stats_compare(a, na, b, nb, &st, stats_seed_for(h->o.cp.seed, s->key), &c);

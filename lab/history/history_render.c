@@ -14,7 +14,6 @@
 #include "report_svg.h"
 #include "xjson.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,7 +159,7 @@ static void text_cp(const struct history *h, const struct history_series *s,
 
 void history_render_text(const struct history *h, struct strbuf *out)
 {
-	size_t recent_n = count_cps(h, 1), failed = 0, skipped = json_array_size(h->skipped);
+	size_t recent_n = count_cps(h, 1), failed = 0;
 	json_t *e;
 	size_t i;
 
@@ -184,7 +183,6 @@ void history_render_text(const struct history *h, struct strbuf *out)
 		sb_add_text_fit(out, jget_str(e, "reason", ""), 70);
 		sb_adds(out, "\n");
 	}
-	(void)skipped;
 	sb_addf(out, "\nChange points in the last %zu sessions: %zu\n", h->o.last, recent_n);
 	for (i = 0; i < h->nseries; i++)
 		for (size_t j = 0; j < h->series[i].ncp; j++)
