@@ -80,6 +80,14 @@ awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$TMP/t.txt" || fail "text li
 "$LAB" -q history "$h" --since 2027-01-01 --fail-on-new -o /dev/null 2>/dev/null ||
 	fail "--fail-on-new failed with no session in range"
 
+# Bad input says what was expected.
+"$LAB" history "$h" --alpha 0.0001 2>"$TMP/e1" >/dev/null
+[ $? -eq 1 ] && grep -q 'needs at least 9999 permutations' "$TMP/e1" || fail "unreachable --alpha accepted"
+"$LAB" history "$h" --since yesterday 2>"$TMP/e2" >/dev/null
+[ $? -eq 1 ] && grep -q "expected a date such as 2026-11-01" "$TMP/e2" || fail "bad --since accepted"
+"$LAB" history "$TMP/none" 2>"$TMP/e3" >/dev/null
+[ $? -eq 1 ] && grep -q "none: No such file or directory" "$TMP/e3" || fail "missing folder: unclear error"
+
 "$LAB" -q history "$h" --json -o "$TMP/h.json" 2>/dev/null || fail "--json failed"
 "$LAB" -q history "$h" --json -o "$TMP/h2.json" --html "$TMP/h.html" 2>/dev/null || fail "second run failed"
 [ -s "$h/.history-state.json" ] || fail "no state file next to the reports"
