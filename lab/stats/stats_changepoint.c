@@ -35,6 +35,10 @@ struct seg {
 	double var_rank;	/* variance of the pooled ranks (population) */
 	double phi;		/* overdispersion between nights (night_sums()) */
 	double *dev;		/* scratch: k - 1 successive differences */
+	/* A whole segment (seg_build()) keeps its values sorted, for seg_without(). */
+	double *vals;		/* the runs, night by night */
+	size_t *ord;		/* indices into vals, by value (ties by index) */
+	size_t *nid;		/* the night of each value */
 	size_t lo, hi;		/* candidate boundaries: lo <= t <= hi (nights on the left) */
 };
 
@@ -128,6 +132,16 @@ static void shuffle(double *x, size_t n, struct rng *r)
 }
 
 /* Nights [a, b) without night @skip (an index in [a, b), or (size_t)-1), ranked. */
+static int cmp_by_value(const void *x, const void *y, void *ctx)
+{
+	const double *v = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	if (v[a] != v[b])
+		return v[a] < v[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
 static void seg_build(struct seg *g, const struct stats_cp_night *nights, size_t a, size_t b,
 		      size_t skip)
 {
@@ -161,7 +175,63 @@ static void seg_build(struct seg *g, const struct stats_cp_night *nights, size_t
 	g->lo = 1;
 	g->hi = k - 1;
 	night_sums(g);
-	free(vals);
+	g->vals = vals;
+	g->ord = xmalloc((g->total + 1) * sizeof(*g->ord));
+	g->nid = xmalloc((g->total + 1) * sizeof(*g->nid));
+	off = 0;
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < g->n[i]; j++, off++)
+			g->nid[off] = i;
+	for (size_t i = 0; i < g->total; i++)
+		g->ord[i] = i;
+	qsort_r(g->ord, g->total, sizeof(*g->ord), cmp_by_value, vals);
+}
+
+/*
+ * @g without its night @jl, ranked again in O(N): a value's midrank among
+ * the others is its midrank minus the values of night @jl below it and
+ * half of those tied with it, which one pass over @g's sorted order gives
+ * (leaving one night out, for every night, no longer sorts k times).
+ */
+static void seg_without(const struct seg *g, size_t jl, struct seg *h)
+{
+	size_t start = 0, nj = g->n[jl], k = 0;
+	double below = 0, tie = 0, N;
+
+	memset(h, 0, sizeof(*h));
+	h->n = xmalloc(g->k * sizeof(*h->n));
+	for (size_t i = 0; i < g->k; i++) {
+		if (i < jl)
+			start += g->n[i];
+		if (i != jl)
+			((size_t *)h->n)[k++] = g->n[i];
+	}
+	h->k = k;
+	h->total = g->total - nj;
+	h->rank = xmalloc((h->total + 1) * sizeof(*h->rank));
+	h->sum = xmalloc((k + 1) * sizeof(*h->sum));
+	h->dev = xmalloc((k + 1) * sizeof(*h->dev));
+	for (size_t p = 0, q; p < g->total; p = q) {
+		double t = 0, mr;
+
+		for (q = p; q < g->total && g->vals[g->ord[q]] == g->vals[g->ord[p]]; q++)
+			t += g->nid[g->ord[q]] != jl;
+		mr = below + (t + 1) / 2;
+		for (size_t r = p; r < q; r++) {
+			size_t idx = g->ord[r];
+
+			if (g->nid[idx] != jl)
+				h->rank[idx < start ? idx : idx - nj] = mr;
+		}
+		tie += t * t * t - t;
+		below += t;
+	}
+	N = (double)h->total;
+	h->tie = tie;
+	h->var_rank = N > 0 ? ((N * N * N - N) - tie) / (12 * N) : 0;
+	h->lo = 1;
+	h->hi = k - 1;
+	night_sums(h);
 }
 
 static void seg_free(struct seg *g)
@@ -170,6 +240,9 @@ static void seg_free(struct seg *g)
 	free(g->rank);
 	free(g->sum);
 	free(g->dev);
+	free(g->vals);
+	free(g->ord);
+	free(g->nid);
 }
 
 static int cmp_desc(const void *x, const void *y)
@@ -233,26 +306,24 @@ static double perm_p(struct seg *g, double obs, const struct stats_cp_settings *
  * sqrt(m1 m2 / N)): (size_t)-1 when every night is the only one of its
  * side. *@t2 is the boundary in the segment without it.
  */
-static size_t most_influential(const struct stats_cp_night *nights, size_t a, size_t b,
-			       size_t t, double stat_t, size_t *t2)
+static size_t most_influential(const struct seg *g, size_t t, double stat_t, size_t *t2)
 {
 	double m1 = 0, m2 = 0, best = INFINITY;
 	size_t worst = (size_t)-1;
 
-	for (size_t i = a; i < b; i++)
-		*(i - a < t ? &m1 : &m2) += (double)nights[i].n;
-	for (size_t j = a; j < b; j++) {
-		int left = j - a < t;
+	for (size_t i = 0; i < g->k; i++)
+		*(i < t ? &m1 : &m2) += (double)g->n[i];
+	for (size_t j = 0; j < g->k; j++) {
+		int left = j < t;
 		size_t tj = left ? t - 1 : t;
-		double n = (double)nights[j].n, l1 = left ? m1 - n : m1, l2 = left ? m2 : m2 - n;
-		double *st = xcalloc(b - a + 1, sizeof(*st)), expect, ratio;
+		double n = (double)g->n[j], l1 = left ? m1 - n : m1, l2 = left ? m2 : m2 - n;
+		double *st, expect, ratio;
 		struct seg h;
 
-		if (tj < 1 || tj > b - a - 2) {
-			free(st);
+		if (tj < 1 || tj > g->k - 2)
 			continue;
-		}
-		seg_build(&h, nights, a, b, j);
+		st = xcalloc(g->k + 1, sizeof(*st));
+		seg_without(g, j, &h);
 		scan(&h, st, NULL);
 		expect = stat_t * sqrt((l1 * l2 / (l1 + l2)) / (m1 * m2 / (m1 + m2)));
 		ratio = expect > 0 ? st[tj] / expect : 1;
@@ -315,20 +386,20 @@ static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b,
 				t = c;
 		if (!t || count_ge(pm, used, stat[t]) > allowed)
 			break;
-		j = most_influential(nights, a, b, t, stat[t], &t2);
+		j = most_influential(&g, t, stat[t], &t2);
 		if (j != (size_t)-1) {
 			struct seg h;
 			double *st = xcalloc(k + 1, sizeof(*st)), pj, o2;
 			size_t u2;
 
-			seg_build(&h, nights, a, b, j);
-			h.lo = j - a < g.lo ? g.lo - 1 : g.lo;
-			h.hi = j - a < g.hi ? g.hi - 1 : g.hi;
+			seg_without(&g, j, &h);
+			h.lo = j < g.lo ? g.lo - 1 : g.lo;
+			h.hi = j < g.hi ? g.hi - 1 : g.hi;
 			h.lo = h.lo ? h.lo : 1;
 			h.hi = h.hi < h.k ? h.hi : h.k - 1;
 			scan(&h, st, NULL);
 			o2 = st[t2];
-			pj = o2 > 0 ? perm_p(&h, o2, s, salt ^ ((uint64_t)j << 16), NULL, &u2) : 1;
+			pj = o2 > 0 ? perm_p(&h, o2, s, salt ^ ((uint64_t)(a + j) << 16), NULL, &u2) : 1;
 			seg_free(&h);
 			free(st);
 			if (pj > s->alpha) {
