@@ -28,6 +28,8 @@ const struct command lab_commands[] = {
 	  &report_usage },
 	{ "compare", cmd_compare, "compare two sessions (e.g. last night against tonight)",
 	  &compare_usage },
+	{ "history", cmd_history, "every session as series of nights, with their change points",
+	  &history_usage },
 	{ "guest", cmd_guest, "boot a NUMA guest, run one workload in it, build the guest image",
 	  &guest_usage },
 	{ "doctor", cmd_doctor, "check this host for what the lab needs, and say how to fix it",

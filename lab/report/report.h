@@ -102,6 +102,23 @@ char *report_runs_exceptions(const json_t *report);
 struct stats_seq_plan;
 int report_seq_plan(const json_t *session, struct stats_seq_plan *plan, double *budget_s);
 
+/*
+ * How @session declares @metric of @workload, by the rules the analysis
+ * uses (the metric's declaration, else the built-in workload definition):
+ * 1 higher is better, 0 lower is better, -1 not declared anywhere. *@unit
+ * (may be NULL) points into @session or a static table; *@primary is 1 for
+ * a primary metric.
+ */
+int report_metric_info(const json_t *session, const char *workload, const char *metric,
+		       const char **unit, int *primary);
+
+/*
+ * The head every mglrulab HTML page shares: doctype, the Content Security
+ * Policy (no scripts, nothing loaded from anywhere), the light/dark and
+ * print styles, then @extra_css, the escaped @title and <body>.
+ */
+void report_html_begin(struct strbuf *sb, const char *title, const char *extra_css);
+
 /* Renderers: append the whole document to @out. @report comes from report_analyze(). */
 void report_render_html(const json_t *report, struct strbuf *out);
 void report_render_text(const json_t *report, struct strbuf *out);

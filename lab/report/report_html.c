@@ -15,6 +15,7 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char css[] =
@@ -948,7 +949,7 @@ static void methodology(const json_t *r, struct strbuf *sb)
 		100 * jget_num(st, "max_failed_fraction"), 100 * jget_num(st, "power"));
 }
 
-void report_render_html(const json_t *r, struct strbuf *sb)
+void report_html_begin(struct strbuf *sb, const char *title, const char *extra_css)
 {
 	sb_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -956,13 +957,21 @@ void report_render_html(const json_t *r, struct strbuf *sb)
 		/* Belt and braces: even an escaping bug could not load or run anything. */
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		"style-src 'unsafe-inline'; img-src data:\">"
-		"<title>mglrulab: ");
-	esc(sb, kname(r, 0));
-	sb_adds(sb, " vs ");
-	esc(sb, kname(r, 1));
+		"<title>");
+	esc(sb, title);
 	sb_adds(sb, "</title>\n<style>\n");
 	sb_adds(sb, css);
+	if (extra_css)
+		sb_adds(sb, extra_css);
 	sb_adds(sb, "</style></head><body>\n");
+}
+
+void report_render_html(const json_t *r, struct strbuf *sb)
+{
+	char *title = xasprintf("mglrulab: %s vs %s", kname(r, 0), kname(r, 1));
+
+	report_html_begin(sb, title, NULL);
+	free(title);
 	header(r, sb);
 	warnings(r, sb);
 	verdict_summary(r, sb);

@@ -191,6 +191,31 @@ static void describe_builtin(struct series *s, const json_t *wl)
 	}
 }
 
+int report_metric_info(const json_t *session, const char *workload, const char *metric,
+		       const char **unit, int *primary)
+{
+	struct series s = { .name = (char *)metric, .unit = "", .better_higher = 1, .threshold = -1 };
+	const json_t *wl = report_find_named(session, "workloads", workload), *decl;
+	size_t i;
+
+	if (wl) {
+		describe_workload(&s, wl);
+		json_array_foreach(json_object_get(wl, "metrics"), i, decl) {
+			if (!strcmp(jget_str(decl, "name", ""), metric)) {
+				describe_metric(&s, decl);
+				break;
+			}
+		}
+		if (!s.declared)
+			describe_builtin(&s, wl);
+	}
+	if (unit)
+		*unit = s.unit;
+	if (primary)
+		*primary = s.primary;
+	return s.declared ? s.better_higher : -1;
+}
+
 static void declare_series(struct model *m)
 {
 	json_t *w, *decl;

@@ -239,3 +239,110 @@ void svg_run_order(struct strbuf *sb, const json_t *res)
 #undef X
 #undef Y
 }
+
+static const char *trend_cls(const char *cls)
+{
+	return cls && (!strcmp(cls, "regression") || !strcmp(cls, "improvement")) ? cls :
+		"change";
+}
+
+void svg_trend(struct strbuf *sb, const struct svg_trend_night *nt, size_t k,
+	       const struct svg_trend_mark *marks, size_t nmarks,
+	       const struct svg_trend_level *levels, size_t nlevels)
+{
+	const double w = 860, h = 190, left = 64, right = 12, top = 10, bottom = 24;
+	struct axis ay = { INFINITY, -INFINITY };
+	char a[48], b[48], c[48];
+
+	for (size_t i = 0; i < k; i++) {
+		for (size_t j = 0; j < nt[i].n; j++) {
+			ay.lo = fmin(ay.lo, nt[i].v[j]);
+			ay.hi = fmax(ay.hi, nt[i].v[j]);
+		}
+	}
+	axis_pad(&ay);
+	/* Night i sits in the middle of its slot, so one night is a point too. */
+#define X(i) (left + ((double)(i) + 0.5) / (double)(k ? k : 1) * (w - left - right))
+#define XB(i) (left + (double)(i) / (double)(k ? k : 1) * (w - left - right))
+#define Y(v) (h - bottom - ((v) - ay.lo) / (ay.hi - ay.lo) * (h - top - bottom))
+	sb_addf(sb, "<svg class=\"trend\" role=\"img\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">"
+		"<title>each night: raw runs, median and its interval; change points dashed"
+		"</title>", w, h, w, h);
+	sb_addf(sb, "<rect class=\"frame\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+		"height=\"%.0f\"/>", left, top, w - left - right, h - top - bottom);
+	for (size_t i = 0; i < nlevels; i++) {
+		if (!isfinite(levels[i].value) || levels[i].from >= levels[i].to || levels[i].to > k)
+			continue;
+		sb_addf(sb, "<line class=\"level\" x1=\"" F "\" y1=\"" F "\" x2=\"" F "\" y2=\""
+			F "\"/>", XB(levels[i].from), Y(levels[i].value), XB(levels[i].to),
+			Y(levels[i].value));
+	}
+	for (size_t i = 0; i < k; i++) {
+		const struct svg_trend_night *n = &nt[i];
+
+		for (size_t j = 0; j < n->n; j++)
+			sb_addf(sb, "<circle class=\"raw\" cx=\"" F "\" cy=\"" F "\" r=\"1.6\"/>",
+				X(i) + ((double)(j % 5) - 2) * 0.8, Y(n->v[j]));
+		if (isfinite(n->lo) && isfinite(n->hi))
+			sb_addf(sb, "<line class=\"nci\" x1=\"" F "\" y1=\"" F "\" x2=\"" F
+				"\" y2=\"" F "\"/>", X(i), Y(n->lo), X(i), Y(n->hi));
+		if (isfinite(n->median)) {
+			fmt_num(a, sizeof(a), n->median);
+			fmt_num(b, sizeof(b), n->lo);
+			fmt_num(c, sizeof(c), n->hi);
+			sb_addf(sb, "<circle class=\"nmed\" cx=\"" F "\" cy=\"" F "\" r=\"2.6\">"
+				"<title>", X(i), Y(n->median));
+			sb_add_xml(sb, n->label ? n->label : "");
+			sb_addf(sb, ": median %s [%s, %s], %zu runs", a, b, c, n->n);
+			if (n->failed)
+				sb_addf(sb, ", %zu failed", n->failed);
+			sb_adds(sb, "</title></circle>");
+		}
+		if (n->failed) {
+			sb_addf(sb, "<text class=\"failed\" x=\"" F "\" y=\"%.0f\" "
+				"text-anchor=\"middle\">&#215;<title>", X(i), h - bottom - 2);
+			sb_add_xml(sb, n->label ? n->label : "");
+			sb_addf(sb, ": %zu failed run%s</title></text>", n->failed,
+				n->failed == 1 ? "" : "s");
+		}
+	}
+	for (size_t i = 0; i < nmarks; i++) {
+		const struct svg_trend_mark *m = &marks[i];
+
+		if (m->at >= k)
+			continue;
+		if (m->href) {
+			sb_adds(sb, "<a href=\"");
+			sb_add_xml(sb, m->href);
+			sb_adds(sb, "\">");
+		}
+		sb_addf(sb, "<g class=\"cp v-%s\"><line x1=\"" F "\" y1=\"%.0f\" x2=\"" F
+			"\" y2=\"%.0f\"/><title>", trend_cls(m->cls), XB(m->at), top, XB(m->at),
+			h - bottom);
+		sb_add_xml(sb, m->title ? m->title : "");
+		sb_adds(sb, "</title></g>");
+		if (m->href)
+			sb_adds(sb, "</a>");
+	}
+	fmt_num(a, sizeof(a), ay.lo);
+	fmt_num(b, sizeof(b), ay.hi);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
+		left - 4, h - bottom, a);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
+		left - 4, top + 8, b);
+	if (k) {
+		sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\">", left, h - 6);
+		sb_add_xml(sb, nt[0].label ? nt[0].label : "");
+		sb_addf(sb, "</text><text class=\"ax\" x=\"%.0f\" y=\"%.0f\" "
+			"text-anchor=\"end\">", w - right, h - 6);
+		sb_add_xml(sb, nt[k - 1].label ? nt[k - 1].label : "");
+		sb_adds(sb, "</text>");
+	}
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">nights "
+		"&#8594;</text>", (left + w - right) / 2, h - 6);
+	sb_adds(sb, "</svg>");
+#undef X
+#undef XB
+#undef Y
+}

@@ -28,4 +28,36 @@ void svg_strip(struct strbuf *sb, const json_t *result, const char *base_name,
 /* Value against run order, coloured by kernel; outliers ringed (a result object). */
 void svg_run_order(struct strbuf *sb, const json_t *result);
 
+/*
+ * A metric over nights (mglrulab history): per night its raw runs as faint
+ * points, its median with the median's interval, a cross at the bottom for
+ * a night whose runs failed; the level of each segment between change
+ * points; and a dashed line where each change point starts, coloured by
+ * the class of its change (a verdict id: regression, improvement, or
+ * "change" when the metric has no better direction) and linked to @href
+ * (escaped) when there is one. Strings are escaped here.
+ */
+struct svg_trend_night {
+	double median, lo, hi;	/* lo, hi NaN: no interval */
+	const double *v;	/* the raw runs */
+	size_t n, failed;
+	const char *label;	/* the session, for the tooltips */
+};
+
+struct svg_trend_mark {
+	size_t at;		/* the first night after the change */
+	const char *cls;	/* "regression", "improvement", "change" */
+	const char *title;
+	const char *href;	/* NULL: no link */
+};
+
+struct svg_trend_level {
+	size_t from, to;	/* nights [from, to) */
+	double value;
+};
+
+void svg_trend(struct strbuf *sb, const struct svg_trend_night *nights, size_t k,
+	       const struct svg_trend_mark *marks, size_t nmarks,
+	       const struct svg_trend_level *levels, size_t nlevels);
+
 #endif

@@ -55,4 +55,38 @@ for r in rep["results"]:
     if "verdict" in r:
         assert r["verdict"] not in ("regression", "improvement"), r
 PY
+
+# The two sessions as a history (mglrulab history): the nights of the
+# baseline build (A/A: baseline, baseline-again; then A/B's baseline) and
+# the A/B's patched kernel, as one kernel line. The series has no known
+# effect under TCG, so the step is the patched night's runs quartered (what
+# test 62's slow kernel does to the rate): found as a new regression, and
+# no change point among the A/A nights, on real TCG noise.
+python3 - "$aa" "$dir" "$TMP/hist" <<'PY' || fail "cannot split the sessions into nights"
+import copy, json, os, sys
+aa, ab = (json.load(open(os.path.join(d, "report.json"))) for d in sys.argv[1:3])
+nights = [(aa, aa["design"]["baseline"], 1), (aa, aa["design"]["patched"], 1),
+          (ab, ab["design"]["baseline"], 1), (ab, ab["design"]["patched"], 0.25)]
+for i, (rep, k, scale) in enumerate(nights):
+    r = copy.deepcopy(rep)
+    r["session"].update(id="night%d" % i, created="2026-12-0%dT01:00:00Z" % (i + 1))
+    r["kernels"] = [dict(r["kernels"][0], name="tested", series=[])]
+    r["design"] = {"baseline": "tested", "patched": None}
+    r["runs"] = [dict(x, kernel="tested", metrics={m: v * scale for m, v in x["metrics"].items()})
+                 for x in rep["runs"] if x["kernel"] == k]
+    for x in ("results", "counter_results", "geomean", "warnings", "summary", "sequential"):
+        r.pop(x, None)
+    os.makedirs(os.path.join(sys.argv[3], r["session"]["id"]))
+    json.dump(r, open(os.path.join(sys.argv[3], r["session"]["id"], "report.json"), "w"))
+PY
+"$LAB" history "$TMP/hist" --json -o "$TMP/hist.json" --fail-on-new
+[ $? -eq 3 ] || fail "history: the quartered A/B night is not a new regression (exit status)"
+python3 - "$TMP/hist.json" <<'PY' || fail "history over the sessions"
+import json, sys
+h = json.load(open(sys.argv[1]))
+s = [s for s in h["series"] if s["metric"] == "cs_per_sec_per_cpu_1cpu"][0]
+assert [n["n"] for n in s["nights"]] == [5, 5, 5, 5], s["nights"]
+cps = [(c["after"], c["kind"]) for c in s["change_points"]]
+assert cps == [("night3", "regression")], cps
+PY
 echo ok

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mglrulab history: every session of the reports folder as series of
+ * nights, with the change points in each (lab/history/history.h).
+ */
+#include "cmd.h"
+#include "config.h"
+#include "fsutil.h"
+#include "history.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+struct history_cli {
+	const char *config, *html, *out, *since, *state;
+	int text, json, fail_on_new, by_name, no_state;
+	long last, permutations;
+	const char *alpha;
+};
+
+static const struct lab_option history_options[] = {
+	CMD_OPT_CONFIG(struct history_cli, config),
+	LAB_OPT_STRING("html", 0, struct history_cli, html, "FILE",
+		       "self-contained HTML page (inline CSS and SVG, no scripts)"),
+	LAB_OPT_BOOL("text", 0, struct history_cli, text, "text summary for mail on stdout"),
+	LAB_OPT_BOOL("json", 0, struct history_cli, json,
+		     "every series, night and change point as JSON on stdout"),
+	LAB_OPT_STRING(NULL, 'o', struct history_cli, out, "FILE",
+		       "write what would go to stdout into FILE instead"),
+	LAB_OPT_STRING("since", 0, struct history_cli, since, "DATE",
+		       "only sessions created at or after DATE (2026-11-01 or\n"
+		       "2026-11-01T02:00:00Z)"),
+	LAB_OPT_BOOL("fail-on-new", 0, struct history_cli, fail_on_new,
+		     "exit 3 when the newest session starts a regression"),
+	LAB_OPT_BOOL("by-name", 0, struct history_cli, by_name,
+		     "one line per kernel name, whatever patch series it carries"),
+	LAB_OPT_LONG("last", 0, struct history_cli, last, 1, 100000, "N",
+		     "the summary lists change points of the last N sessions (14)"),
+	LAB_OPT_STRING("alpha", 0, struct history_cli, alpha, "P",
+		       "significance of each segment's test (0.01)"),
+	LAB_OPT_LONG("permutations", 0, struct history_cli, permutations, 99, 1000000, "N",
+		     "permutations per test (999)"),
+	LAB_OPT_STRING("state", 0, struct history_cli, state, "FILE",
+		       "incremental state (default: " HISTORY_STATE_FILE " in the first DIR)"),
+	LAB_OPT_BOOL("no-state", 0, struct history_cli, no_state,
+		     "search every series from its first night; write no state"),
+	LAB_OPT_END
+};
+
+static const char *const history_synopsis[] = {
+	"mglrulab history [DIR...] [--html FILE] [--text] [--json] [-o FILE]",
+	"                 [--since DATE] [--fail-on-new] [--by-name] [--last N]",
+	NULL
+};
+
+const struct lab_usage history_usage = {
+	.synopsis = history_synopsis,
+	.description =
+		"Read every report.json under the folders (default: lab.conf's reports_dir),\n"
+		"build one series per kernel line, workload and metric (sessions of other\n"
+		"hosts, guests or workload parameters apart), and find the change points\n"
+		"in each from every raw run of every night. Corrupt, partial and running\n"
+		"sessions are skipped with a warning. Without an output option, --text.\n",
+	.options = history_options,
+	.footer = "exit status: 0 ok, 1 bad options or no folder, 2 cannot write output,\n"
+		  "3 --fail-on-new and the newest session starts a regression.\n",
+};
+
+/* YYYY-MM-DD, optionally followed by THH:MM[:SS][Z]: compared as text with session.created. */
+static int valid_date(const char *s)
+{
+	static const char pat[] = "dddd-dd-ddTdd:dd:ddZ";
+	size_t n = strlen(s);
+
+	if (n != 10 && n != 16 && n != 19 && n != 20)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (pat[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != pat[i])
+			return 0;
+	return 1;
+}
+
+static int write_out(const char *path, const struct strbuf *sb)
+{
+	if (path) {
+		if (write_user_file(path, sb->buf ? sb->buf : "", sb->len))
+			return lab_error("cannot write %s: %s", path, strerror(errno));
+	} else if (sb->len && (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout))) {
+		return lab_error("cannot write to standard output: %s", strerror(errno));
+	}
+	return LAB_OK;
+}
+
+static int options_to(const struct history_cli *c, struct history_opts *o)
+{
+	history_opts_default(o);
+	o->since = c->since;
+	o->by_name = c->by_name;
+	if (c->last)
+		o->last = (size_t)c->last;
+	if (c->permutations)
+		o->cp.permutations = (unsigned)c->permutations;
+	if (c->alpha && (parse_double(c->alpha, &o->cp.alpha) || !(o->cp.alpha > 0) ||
+			 o->cp.alpha >= 0.5))
+		return user_error("history: --alpha: expected a number between 0 and 0.5, got '%s'",
+				  c->alpha);
+	/* p is at least 1 / (permutations + 1): a smaller alpha could never be reached. */
+	if (o->cp.alpha * ((double)o->cp.permutations + 1) < 1)
+		return user_error("history: --alpha %g needs at least %.0f permutations (--permutations)",
+				  o->cp.alpha, ceil(1 / o->cp.alpha) - 1);
+	if (c->since && !valid_date(c->since))
+		return user_error("history: --since: expected a date such as 2026-11-01 or "
+				  "2026-11-01T02:00:00Z, got '%s'", c->since);
+	return LAB_OK;
+}
+
+int cmd_history(int argc, char **argv)
+{
+	struct history_cli c = { 0 };
+	struct history_opts o;
+	struct history h;
+	struct strbuf out = STRBUF_INIT;
+	struct lab_config cfg;
+	char *default_dir = NULL, *state_path = NULL;
+	json_t *state = NULL;
+	int nargs, r;
+
+	r = lab_options_parse(&history_usage, "history", argc, argv, &c, &nargs);
+	if (r)
+		return cmd_status(r);
+	r = options_to(&c, &o);
+	if (r)
+		return r;
+	if (!nargs) {
+		/* The lab's reports folder; a lab.conf that does not load is reported. */
+		if (config_load_or_report(cmd_config_path(c.config), &cfg)) {
+			config_free(&cfg);
+			return LAB_EUSER;
+		}
+		default_dir = xstrdup(cfg.reports_dir);
+		config_free(&cfg);
+	}
+	history_init(&h, &o);
+	for (int i = 0; i < (nargs ? nargs : 1); i++) {
+		const char *dir = nargs ? argv[i] : default_dir;
+
+		if (history_add_dir(&h, dir)) {
+			r = user_error("history: %s: %s", dir, strerror(errno));
+			goto out;
+		}
+	}
+	/* --since cuts the series short: the state would not be a prefix of them. */
+	if (!c.no_state && !c.since)
+		state_path = c.state ? xstrdup(c.state) :
+			path_join(nargs ? argv[0] : default_dir, HISTORY_STATE_FILE);
+	if (state_path)
+		state = history_state_load(state_path, &o);
+	history_build(&h, state);
+	if (state_path) {
+		json_t *st = history_state_json(&h);
+		char *text = json_dumps(st, JSON_COMPACT);
+
+		if (!text || write_file_atomic(state_path, text, strlen(text)))
+			warning("cannot write %s: %s; the next run searches every series again",
+				state_path, strerror(errno));
+		free(text);
+		json_decref(st);
+	}
+	debug("history: %zu series, %zu resumed from the state, %zu nights searched",
+	      h.nseries, h.resumed, h.searched);
+	if (c.html) {
+		history_render_html(&h, c.html, &out);
+		if (write_user_file(c.html, out.buf, out.len)) {
+			r = lab_error("cannot write %s: %s", c.html, strerror(errno));
+			goto out;
+		}
+		sb_reset(&out);
+	}
+	if (c.text || (!c.json && !c.html))
+		history_render_text(&h, &out);
+	if (c.json)
+		history_render_json(&h, &out);
+	r = write_out(c.out, &out);
+	if (!r && c.fail_on_new && history_new_regressions(&h))
+		r = LAB_REGRESSION;
+out:
+	json_decref(state);
+	free(state_path);
+	free(default_dir);
+	history_release(&h);
+	sb_release(&out);
+	return r;
+}

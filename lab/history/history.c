@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From report files to series of nights, and their change points
+ * (history.h). Report files are untrusted: each goes through
+ * report_load(), which validates every field used here (schema 1 and 2),
+ * and one that does not load is skipped with the reason, never fatal.
+ */
+#include "history.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "report.h"
+#include "report_priv.h"
+#include "sha256.h"
+#include "xjson.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define WALK_MAX_DEPTH 6
+
+void history_opts_default(struct history_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	stats_cp_settings_default(&o->cp);
+	o->last = 14;
+}
+
+void history_init(struct history *h, const struct history_opts *o)
+{
+	memset(h, 0, sizeof(*h));
+	h->o = *o;
+	h->ix = json_object();
+	h->seen = json_object();
+	h->skipped = json_array();
+	h->latest = (size_t)-1;
+}
+
+void history_release(struct history *h)
+{
+	for (size_t i = 0; i < h->ns; i++) {
+		free(h->s[i].id);
+		free(h->s[i].created);
+		free(h->s[i].path);
+		free(h->s[i].html);
+		json_decref(h->s[i].host);
+		json_decref(h->s[i].kernels);
+	}
+	for (size_t i = 0; i < h->nseries; i++) {
+		struct history_series *s = &h->series[i];
+
+		free(s->key);
+		free(s->line);
+		free(s->kernel);
+		free(s->workload);
+		free(s->metric);
+		free(s->unit);
+		json_decref(s->context);
+		for (size_t j = 0; j < s->nn; j++)
+			free(s->nights[j].v);
+		free(s->nights);
+		for (size_t j = 0; j < s->ncp; j++)
+			strvec_clear(&s->cps[j].diff);
+		free(s->cps);
+	}
+	free(h->s);
+	free(h->series);
+	json_decref(h->ix);
+	json_decref(h->seen);
+	json_decref(h->skipped);
+}
+
+static void skip(struct history *h, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void skip(struct history *h, const char *file, const char *fmt, ...)
+{
+	struct strbuf why = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(&why, fmt, ap);
+	va_end(ap);
+	warning("%s: %s; skipped", file, sb_str(&why));
+	json_array_append_new(h->skipped, xjson_pack("{s:o,s:o}", "file", json_string_lossy(file),
+						     "reason", json_string_lossy(sb_str(&why))));
+	sb_release(&why);
+}
+
+/*
+ * "[RFC PATCH v2 1/3] mm: foo" -> "mm: foo": what stays the same when a
+ * series is re-posted or grows a patch.
+ */
+static const char *subject_core(const char *s)
+{
+	for (;;) {
+		s += strspn(s, " \t");
+		if (*s != '[' || !strchr(s, ']'))
+			return s;
+		s = strchr(s, ']') + 1;
+	}
+}
+
+static char *series_subject(const json_t *kernel)
+{
+	const char *s = jget_str(json_array_get(json_object_get(kernel, "series"), 0), "subject", NULL);
+
+	s = s ? subject_core(s) : NULL;
+	return s && *s ? xstrdup(s) : NULL;
+}
+
+/* What must be equal for two nights to be comparable, and its short id. */
+static json_t *context_of(const json_t *r, const json_t *wl, char id[13])
+{
+	const json_t *host = json_object_get(r, "host");
+	json_t *ctx = xjson_pack("{s:{s:O?,s:O?,s:O?,s:O?,s:O?},s:O?,s:{s:O?,s:O?}}",
+				"host", "hostname", json_object_get(host, "hostname"),
+				"cpu", json_object_get(host, "cpu"),
+				"cpus", json_object_get(host, "cpus"),
+				"memory_mib", json_object_get(host, "memory_mib"),
+				"accel", json_object_get(host, "accel"),
+				"guest", json_object_get(r, "guest"),
+				"workload", "type", json_object_get(wl, "type"),
+				"params", json_object_get(wl, "params"));
+	char *text = ctx ? json_dumps(ctx, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+	char hex[SHA256_HEX_LEN + 1];
+
+	if (!ctx || !text)
+		die("out of memory building a series context");
+	sha256_hex_of(text, strlen(text), hex);
+	memcpy(id, hex, 12);
+	id[12] = '\0';
+	free(text);
+	return ctx;
+}
+
+struct session_ctx {
+	struct history *h;
+	const json_t *r;
+	size_t session;
+	json_t *lines;		/* kernel name -> line */
+	json_t *contexts;	/* workload name -> [id, context] */
+	json_t *counts;		/* "kernel\nworkload" -> [ok, failed] */
+	size_t *touched;	/* series with a night of this session */
+	size_t ntouched, talloc;
+};
+
+static const char *line_of(struct session_ctx *c, const char *kernel)
+{
+	json_t *l = json_object_get(c->lines, kernel);
+	char *subj;
+
+	if (l)
+		return json_string_value(l);
+	subj = c->h->o.by_name ? NULL :
+		series_subject(report_find_named(c->r, "kernels", kernel));
+	if (subj) {
+		char *t = xasprintf("%s + %s", kernel, subj);
+		json_object_set_new(c->lines, kernel, json_string_lossy(t));
+		free(t);
+	} else {
+		json_object_set_new(c->lines, kernel, json_string_lossy(kernel));
+	}
+	free(subj);
+	return json_string_value(json_object_get(c->lines, kernel));
+}
+
+static json_t *ctx_of(struct session_ctx *c, const char *workload)
+{
+	json_t *e = json_object_get(c->contexts, workload);
+	char id[13];
+
+	if (!e) {
+		json_t *ctx = context_of(c->r, report_find_named(c->r, "workloads", workload), id);
+		e = xjson_pack("[s,o]", id, ctx);
+		json_object_set_new(c->contexts, workload, e);
+	}
+	return e;
+}
+
+/* The night of this session on (kernel, workload, metric), made if needed. */
+static struct history_night *night_of(struct session_ctx *c, const char *kernel,
+				      const char *workload, const char *metric)
+{
+	struct history *h = c->h;
+	json_t *ce = ctx_of(c, workload), *ix;
+	const char *id = json_string_value(json_array_get(ce, 0)), *line = line_of(c, kernel);
+	char *key = xasprintf("%s\n%s\n%s\n%s", id, line, workload, metric);
+	struct history_series *s;
+
+	ix = json_object_get(h->ix, key);
+	if (ix) {
+		s = &h->series[json_integer_value(ix)];
+		free(key);
+	} else {
+		ALLOC_GROW(h->series, h->nseries + 1, h->alloc);
+		json_object_set_new(h->ix, key, json_integer((json_int_t)h->nseries));
+		s = &h->series[h->nseries++];
+		memset(s, 0, sizeof(*s));
+		s->key = key;
+		s->line = xstrdup(line);
+		s->kernel = xstrdup(kernel);
+		s->workload = xstrdup(workload);
+		s->metric = xstrdup(metric);
+		memcpy(s->ctx_id, id, sizeof(s->ctx_id));
+		s->context = json_incref(json_array_get(ce, 1));
+		s->better = -1;
+		s->unit = xstrdup("");
+	}
+	/* Unit, direction and primary as the newest session declares them. */
+	{
+		const char *unit = "";
+		int primary = 0, better = report_metric_info(c->r, workload, metric, &unit, &primary);
+
+		if (better >= 0 || s->better < 0) {
+			s->better = better;
+			free(s->unit);
+			s->unit = xstrdup(unit);
+		}
+		s->primary |= primary;
+	}
+	if (!s->nn || s->nights[s->nn - 1].session != c->session) {
+		struct history_night *n;
+
+		ALLOC_GROW(s->nights, s->nn + 1, s->alloc);
+		n = &s->nights[s->nn++];
+		memset(n, 0, sizeof(*n));
+		n->session = c->session;
+		n->median = n->lo = n->hi = NAN;
+		ALLOC_GROW(c->touched, c->ntouched + 1, c->talloc);
+		c->touched[c->ntouched++] = (size_t)(s - h->series);
+	}
+	return &s->nights[s->nn - 1];
+}
+
+static json_t *count_of(struct session_ctx *c, const char *kernel, const char *workload)
+{
+	char *key = xasprintf("%s\n%s", kernel, workload);
+	json_t *e = json_object_get(c->counts, key);
+
+	if (!e) {
+		e = xjson_pack("[i,i]", 0, 0);
+		json_object_set_new(c->counts, key, e);
+	}
+	free(key);
+	return e;
+}
+
+static void bump(json_t *arr, size_t i)
+{
+	json_t *n = json_array_get(arr, i);
+
+	json_integer_set(n, json_integer_value(n) + 1);
+}
+
+static void extract(struct history *h, const json_t *r, size_t session)
+{
+	struct session_ctx c = { .h = h, .r = r, .session = session };
+	const char *key;
+	json_t *run, *val, *counts;
+	size_t i;
+
+	c.lines = json_object();
+	c.contexts = json_object();
+	c.counts = json_object();
+	json_array_foreach(json_object_get(r, "runs"), i, run) {
+		const char *k = jget_str(run, "kernel", ""), *w = jget_str(run, "workload", "");
+		int ok = !strcmp(jget_str(run, "status", ""), "ok");
+
+		if (json_is_true(json_object_get(run, "warmup")))
+			continue;
+		h->s[session].runs++;
+		h->s[session].failed += !ok;
+		bump(count_of(&c, k, w), ok ? 0 : 1);
+		json_object_foreach(json_object_get(run, "metrics"), key, val) {
+			struct history_night *n = night_of(&c, k, w, key);
+
+			if (ok && json_is_number(val)) {
+				ALLOC_GROW(n->v, n->n + 1, n->alloc);
+				n->v[n->n++] = json_number_value(val);
+			}
+		}
+	}
+	/* A declared metric whose every run failed still has its night: failed. */
+	json_object_foreach(c.counts, key, counts) {
+		const char *nl = strchr(key, '\n');
+		char *k = xstrndup(key, (size_t)(nl - key));
+		const json_t *wl = report_find_named(r, "workloads", nl + 1), *decl;
+
+		json_array_foreach(json_object_get(wl, "metrics"), i, decl)
+			night_of(&c, k, nl + 1, jget_str(decl, "name", ""));
+		free(k);
+	}
+	for (i = 0; i < c.ntouched; i++) {
+		struct history_series *s = &h->series[c.touched[i]];
+		struct history_night *n = &s->nights[s->nn - 1];
+		json_t *cnt = count_of(&c, s->kernel, s->workload);
+		size_t ok = (size_t)json_integer_value(json_array_get(cnt, 0));
+		struct stats_summary sum;
+
+		n->failed = (size_t)json_integer_value(json_array_get(cnt, 1));
+		n->missing = ok > n->n ? ok - n->n : 0;
+		if (n->n && !stats_summarize(n->v, NULL, n->n, 0.95, &sum, NULL)) {
+			n->median = sum.median;
+			n->lo = sum.median_ci.lo;
+			n->hi = sum.median_ci.hi;
+		}
+	}
+	free(c.touched);
+	json_decref(c.lines);
+	json_decref(c.contexts);
+	json_decref(c.counts);
+}
+
+int history_add_file(struct history *h, const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *r = NULL;
+	const json_t *sess;
+	char *real = realpath(path, NULL), *dir, *html;
+	const char *id, *created;
+	struct history_session *s;
+	int added = 0;
+
+	if (real && json_object_get(h->seen, real))
+		goto out;
+	if (report_load(path, &r, &err)) {
+		const char *why = sb_str(&err);
+		size_t n = strlen(path);
+
+		/* report_load() names the file already. */
+		if (!strncmp(why, path, n) && why[n] == ':')
+			why += n + 1 + (why[n + 1] == ' ');
+		skip(h, path, "%s", why);
+		goto out;
+	}
+	sess = json_object_get(r, "session");
+	if (json_is_false(json_object_get(sess, "complete"))) {
+		skip(h, path, "a partial report (the session was interrupted, or is running "
+		     "again after mglrulab run --resume)");
+		goto out;
+	}
+	id = jget_str(sess, "id", NULL);
+	created = jget_str(sess, "created", NULL);
+	if (!id || !created) {
+		skip(h, path, "session.id and session.created are needed to place it in time");
+		goto out;
+	}
+	if (h->o.since && strcmp(created, h->o.since) < 0)
+		goto out;
+	{
+		char *sid = xasprintf("session\n%s\n%s", id, created);
+		json_t *first = json_object_get(h->seen, sid);
+
+		if (first) {
+			skip(h, path, "the same session as %s", json_string_value(first));
+			free(sid);
+			goto out;
+		}
+		json_object_set_new(h->seen, sid, json_string_lossy(path));
+		free(sid);
+	}
+	if (real)
+		json_object_set_new(h->seen, real, json_true());
+	ALLOC_GROW(h->s, h->ns + 1, h->salloc);
+	s = &h->s[h->ns];
+	memset(s, 0, sizeof(*s));
+	s->id = xstrdup(id);
+	s->created = xstrdup(created);
+	s->path = xstrdup(path);
+	dir = path_dirname(path);
+	html = path_join(dir, "report.html");
+	s->html = is_regular_file(html) ? html : (free(html), NULL);
+	free(dir);
+	s->host = json_deep_copy(json_object_get(r, "host"));
+	s->kernels = json_deep_copy(json_object_get(r, "kernels"));
+	extract(h, r, h->ns);
+	h->ns++;
+	added = 1;
+out:
+	free(real);
+	json_decref(r);
+	sb_release(&err);
+	return added;
+}
+
+static int is_session_dir(const char *dir, char **report)
+{
+	char *rep = path_join(dir, "report.json"), *ses = path_join(dir, "session.json");
+	int r = 0;
+
+	if (is_regular_file(rep)) {
+		*report = rep;
+		rep = NULL;
+		r = 1;
+	} else if (is_regular_file(ses)) {
+		*report = NULL;
+		r = 1;
+	}
+	free(rep);
+	free(ses);
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk(struct history *h, const char *dir, int depth)
+{
+	struct strvec sub = STRVEC_INIT;
+	struct dirent *de;
+	char *report;
+	DIR *d;
+
+	if (is_session_dir(dir, &report)) {
+		if (report)
+			history_add_file(h, report);
+		else
+			skip(h, dir, "session.json but no report.json: the session is still "
+			     "running, or stopped before its first report");
+		free(report);
+		return 0;
+	}
+	if (depth > WALK_MAX_DEPTH)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = path_join(dir, de->d_name);
+		/* lstat: reports/latest is a link to a session already walked. */
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+			strvec_push(&sub, p);
+		free(p);
+	}
+	closedir(d);
+	if (sub.n)
+		qsort(sub.v, sub.n, sizeof(*sub.v), cmp_str);
+	for (size_t i = 0; i < sub.n; i++)
+		if (walk(h, sub.v[i], depth + 1))
+			skip(h, sub.v[i], "cannot read the folder: %s", strerror(errno));
+	strvec_clear(&sub);
+	return 0;
+}
+
+int history_add_dir(struct history *h, const char *dir)
+{
+	if (!is_dir(dir)) {
+		errno = path_exists(dir) ? ENOTDIR : ENOENT;
+		return -1;
+	}
+	return walk(h, dir, 0);
+}
+
+/* ---------------------------------------------------------------- */
+
+static int cmp_session(const void *a, const void *b)
+{
+	const struct history_session *x = a, *y = b;
+	int c = strcmp(x->created, y->created);
+
+	if (!c)
+		c = strcmp(x->id, y->id);
+	return c ? c : strcmp(x->path, y->path);
+}
+
+static int cmp_night(const void *a, const void *b)
+{
+	const struct history_night *x = a, *y = b;
+
+	return (x->session > y->session) - (x->session < y->session);
+}
+
+/* Sessions in time order, and every night's session index with them. */
+static void sort_sessions(struct history *h)
+{
+	size_t *rank = xmalloc((h->ns + 1) * sizeof(*rank));
+
+	for (size_t i = 0; i < h->ns; i++)
+		h->s[i].loaded = i;
+	if (h->ns)
+		qsort(h->s, h->ns, sizeof(*h->s), cmp_session);
+	for (size_t i = 0; i < h->ns; i++)
+		rank[h->s[i].loaded] = i;
+	for (size_t i = 0; i < h->nseries; i++) {
+		struct history_series *s = &h->series[i];
+
+		for (size_t j = 0; j < s->nn; j++)
+			s->nights[j].session = rank[s->nights[j].session];
+		qsort(s->nights, s->nn, sizeof(*s->nights), cmp_night);
+	}
+	free(rank);
+	h->latest = h->ns ? h->ns - 1 : (size_t)-1;
+}
+
+/* The kernel entry of @name in session @s. */
+static const json_t *kernel_in(const struct history_session *s, const char *name)
+{
+	const json_t *k;
+	size_t i;
+
+	json_array_foreach(s->kernels, i, k)
+		if (!strcmp(jget_str(k, "name", ""), name))
+			return k;
+	return NULL;
+}
+
+static int has_subject(const json_t *k, const char *subject)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(k, "series"), i, p)
+		if (!strcmp(subject_core(jget_str(p, "subject", "")), subject_core(subject)))
+			return 1;
+	return 0;
+}
+
+static void diff_field(struct strvec *d, const char *what, const json_t *a, const json_t *b,
+		       const char *key)
+{
+	const char *x = jget_str(a, key, ""), *y = jget_str(b, key, "");
+
+	if (strcmp(x, y))
+		strvec_pushf(d, "%s: %s -> %s", what, *x ? x : "(none)", *y ? y : "(none)");
+}
+
+/* Plain text (renderers escape it): what differs between two nights. */
+static void night_diff(const struct history *h, const struct history_series *s, size_t before,
+		       size_t after, struct strvec *d)
+{
+	const struct history_session *a = &h->s[before], *b = &h->s[after];
+	const json_t *ka = kernel_in(a, s->kernel), *kb = kernel_in(b, s->kernel), *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(kb, "series"), i, p)
+		if (!has_subject(ka, jget_str(p, "subject", "")))
+			strvec_pushf(d, "+ %s", jget_str(p, "subject", ""));
+	json_array_foreach(json_object_get(ka, "series"), i, p)
+		if (!has_subject(kb, jget_str(p, "subject", "")))
+			strvec_pushf(d, "- %s", jget_str(p, "subject", ""));
+	diff_field(d, "source", ka, kb, "source");
+	diff_field(d, "ref", ka, kb, "ref");
+	diff_field(d, "version", ka, kb, "version");
+	diff_field(d, "config", ka, kb, "config_hash");
+	if (!d->n)
+		diff_field(d, "build", ka, kb, "cache_key");
+	diff_field(d, "host kernel", a->host, b->host, "kernel");
+	diff_field(d, "QEMU", a->host, b->host, "qemu_version");
+	diff_field(d, "libvirt", a->host, b->host, "libvirt_version");
+}
+
+static void gather(const struct history_series *s, const size_t *map, size_t from, size_t to,
+		   double **out, size_t *n)
+{
+	size_t total = 0;
+
+	for (size_t i = from; i < to; i++)
+		total += s->nights[map[i]].n;
+	*out = xmalloc((total + 1) * sizeof(**out));
+	*n = 0;
+	for (size_t i = from; i < to; i++) {
+		memcpy(*out + *n, s->nights[map[i]].v, s->nights[map[i]].n * sizeof(double));
+		*n += s->nights[map[i]].n;
+	}
+}
+
+/*
+ * Size and interval of each change point: the runs of the segment before
+ * against those of the segment after, up to SIZE_NIGHTS nights on either
+ * side of it. The step is what happened between two nights: nights far
+ * from it add drift, not information, and the Hodges-Lehmann estimator's
+ * n1 n2 differences grow with the square of a year of nights.
+ */
+#define SIZE_NIGHTS 10
+static void size_cps(struct history *h, struct history_series *s, const size_t *map,
+		     size_t k, const size_t *at, size_t ncp)
+{
+	struct stats_settings st;
+
+	stats_settings_default(&st);
+	st.resamples = 1000;
+	for (size_t i = 0; i < ncp; i++) {
+		struct history_cp *cp = &s->cps[i];
+		size_t from = i ? at[i - 1] : 0, to = i + 1 < ncp ? at[i + 1] : k, na, nb;
+		struct stats_comparison c;
+		double *a, *b;
+
+		if (at[i] - from > SIZE_NIGHTS)
+			from = at[i] - SIZE_NIGHTS;
+		if (to - at[i] > SIZE_NIGHTS)
+			to = at[i] + SIZE_NIGHTS;
+		gather(s, map, from, at[i], &a, &na);
+		gather(s, map, at[i], to, &b, &nb);
+		stats_compare(a, na, b, nb, &st, stats_seed_for(h->o.cp.seed, s->key), &c);
+		cp->before = c.median_base;
+		cp->after = c.median_patched;
+		if (isfinite(c.hl_ratio)) {
+			cp->delta_pct = 100 * (c.hl_ratio - 1);
+			cp->lo_pct = 100 * (c.hl_ratio_lo - 1);
+			cp->hi_pct = 100 * (c.hl_ratio_hi - 1);
+		} else if (c.median_base != 0 && isfinite(c.hl_shift)) {
+			double m = fabs(c.median_base);
+
+			cp->delta_pct = 100 * c.hl_shift / m;
+			cp->lo_pct = 100 * c.hl_lo / m;
+			cp->hi_pct = 100 * c.hl_hi / m;
+		} else {
+			cp->delta_pct = cp->lo_pct = cp->hi_pct = NAN;
+		}
+		free(a);
+		free(b);
+		if (s->better < 0 || !isfinite(cp->delta_pct))
+			cp->kind = "change";
+		else
+			cp->kind = (cp->delta_pct > 0) == (s->better == 1) ? "improvement" : "regression";
+		cp->at = map[at[i]];
+		cp->is_new = s->nights[cp->at].session == h->latest;
+		night_diff(h, s, s->nights[map[at[i] - 1]].session, s->nights[cp->at].session,
+			   &cp->diff);
+	}
+}
+
+/* Change points kept from the state file: their compact indices, or 0 kept. */
+static size_t resume(const struct history *h, const struct history_series *s, const size_t *map,
+		     size_t k, const json_t *state, size_t *at, double *p)
+{
+	const json_t *st = json_object_get(json_object_get(state, "series"), s->key), *e;
+	const json_t *ids = json_object_get(st, "sessions");
+	size_t i, n = 0;
+
+	if (!json_is_array(ids) || json_array_size(ids) > k)
+		return 0;
+	json_array_foreach(ids, i, e)
+		if (!json_is_string(e) || strcmp(json_string_value(e),
+						 h->s[s->nights[map[i]].session].id))
+			return 0;
+	json_array_foreach(json_object_get(st, "confirmed"), i, e) {
+		json_int_t a = json_integer_value(json_object_get(e, "at"));
+
+		if (a <= 0 || (size_t)a >= json_array_size(ids) || (n && (size_t)a <= at[n - 1]))
+			return 0;
+		at[n] = (size_t)a;
+		p[n++] = jget_num(e, "p");
+	}
+	return n ? n : (size_t)-1;	/* -1: resumable, nothing confirmed */
+}
+
+static void detect(struct history *h, struct history_series *s, const json_t *state)
+{
+	size_t *map = xmalloc((s->nn + 1) * sizeof(*map)), k = 0, nkept, from = 0, n, ncp;
+	struct stats_cp_night *nights = xmalloc((s->nn + 1) * sizeof(*nights));
+	size_t *at = xmalloc((s->nn + 1) * sizeof(*at));
+	double *p = xmalloc((s->nn + 1) * sizeof(*p));
+	struct stats_cp_settings cs = h->o.cp;
+	struct stats_cp *found = NULL;
+
+	/* Nights without a value (every run failed) stay in the chart, not in the test. */
+	for (size_t i = 0; i < s->nn; i++) {
+		if (!s->nights[i].n)
+			continue;
+		nights[k] = (struct stats_cp_night){ s->nights[i].v, s->nights[i].n };
+		map[k++] = i;
+	}
+	nkept = state ? resume(h, s, map, k, state, at, p) : 0;
+	if (nkept == (size_t)-1) {
+		nkept = 0;
+		s->resumed = 1;
+	} else if (nkept) {
+		s->resumed = 1;
+		from = at[nkept - 1];
+	}
+	cs.seed = stats_seed_for(h->o.cp.seed, s->key);
+	n = stats_changepoints(nights, k, from, &cs, &found);
+	h->searched += k - from;
+	h->resumed += s->resumed;
+	ncp = nkept + n;
+	s->cps = xcalloc(ncp + 1, sizeof(*s->cps));
+	for (size_t i = 0; i < nkept; i++) {
+		s->cps[i].p = p[i];
+		s->cps[i].kept = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		at[nkept + i] = found[i].at;
+		s->cps[nkept + i].p = found[i].p;
+		s->cps[nkept + i].tentative = found[i].tentative;
+	}
+	s->ncp = ncp;
+	size_cps(h, s, map, k, at, ncp);
+	free(found);
+	free(map);
+	free(nights);
+	free(at);
+	free(p);
+}
+
+void history_build(struct history *h, const json_t *state)
+{
+	sort_sessions(h);
+	for (size_t i = 0; i < h->nseries; i++)
+		detect(h, &h->series[i], state);
+}
+
+size_t history_new_regressions(const struct history *h)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->nseries; i++)
+		for (size_t j = 0; j < h->series[i].ncp; j++)
+			n += h->series[i].cps[j].is_new &&
+			     !strcmp(h->series[i].cps[j].kind, "regression");
+	return n;
+}
+
+/* ---------------------------------------------------------------- */
+/* The state file.                                                    */
+
+static json_t *settings_json(const struct history_opts *o)
+{
+	return xjson_pack("{s:f,s:i,s:i,s:I,s:b}", "alpha", o->cp.alpha,
+			 "permutations", (json_int_t)o->cp.permutations,
+			 "min_nights", (json_int_t)o->cp.min_nights,
+			 "seed", (json_int_t)o->cp.seed, "by_name", o->by_name);
+}
+
+json_t *history_state_load(const char *path, const struct history_opts *o)
+{
+	json_error_t e;
+	json_t *st, *want;
+
+	if (!path_exists(path))
+		return NULL;
+	st = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+	if (!st) {
+		warning("%s:%d: %s; searching every series from its first night", path, e.line, e.text);
+		return NULL;
+	}
+	want = settings_json(o);
+	if (strcmp(jget_str(st, "schema", ""), HISTORY_STATE_SCHEMA) ||
+	    !json_equal(json_object_get(st, "settings"), want) ||
+	    !json_is_object(json_object_get(st, "series"))) {
+		info("%s: other settings or schema; searching every series from its first night",
+		     path);
+		json_decref(st);
+		st = NULL;
+	}
+	json_decref(want);
+	return st;
+}
+
+json_t *history_state_json(const struct history *h)
+{
+	json_t *series = json_object();
+
+	for (size_t i = 0; i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+		json_t *ids = json_array(), *conf = json_array();
+		size_t k = 0;
+
+		for (size_t j = 0, c = 0; j < s->nn; j++) {
+			if (!s->nights[j].n)
+				continue;
+			for (; c < s->ncp && s->cps[c].at == j; c++)
+				if (!s->cps[c].tentative)
+					json_array_append_new(conf, xjson_pack("{s:I,s:f}", "at",
+						(json_int_t)k, "p", isfinite(s->cps[c].p) ? s->cps[c].p : 1.0));
+			json_array_append_new(ids, json_string_lossy(h->s[s->nights[j].session].id));
+			k++;
+		}
+		json_object_set_new(series, s->key,
+				    xjson_pack("{s:o,s:o}", "sessions", ids, "confirmed", conf));
+	}
+	return xjson_pack("{s:s,s:o,s:o}", "schema", HISTORY_STATE_SCHEMA, "settings",
+			 settings_json(&h->o), "series", series);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mglrulab history: every session's report.json as one series per
+ * (kernel line, workload, metric) and context, and the change points in
+ * each (stats.h, "Change points").
+ *
+ * A series never mixes contexts: the host (hostname, CPU model and count,
+ * memory, acceleration), the guest topology and the workload's type and
+ * parameters are hashed into the series key, so a session on another host
+ * or with another duration starts another series. The kernel line is the
+ * kernel's name in lab.conf, followed by the subject of its series' first
+ * patch when it carries one (with the "[PATCH v2 1/3]" prefix dropped, so
+ * a re-post of the same series stays on its line); --by-name keeps one
+ * line per kernel name whatever series it carries. A night is one
+ * session's runs on that line: warm-ups left out, failed runs and runs
+ * without a value counted.
+ *
+ * Incremental: the change points confirmed by an earlier run (min_nights
+ * nights after them) are kept in a state file next to the reports, with
+ * the sessions they were found in; when tonight's history starts with
+ * those same sessions, only the segment after the last kept change point
+ * is searched again. Anything else (a session removed or inserted in the
+ * past, other settings, --since) searches the whole series.
+ */
+#ifndef LAB_HISTORY_H
+#define LAB_HISTORY_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "stats.h"
+#include "strbuf.h"
+#include "util.h"
+
+#define HISTORY_SCHEMA "mglrulab-history/1"
+#define HISTORY_STATE_SCHEMA "mglrulab-history-state/1"
+#define HISTORY_STATE_FILE ".history-state.json"
+
+struct history_opts {
+	const char *since;		/* keep sessions created at or after this (ISO 8601 prefix) */
+	int by_name;			/* kernel lines by name only */
+	struct stats_cp_settings cp;
+	size_t last;			/* the summary covers the last @last sessions */
+};
+
+struct history_session {
+	char *id, *created, *path;	/* path: the report.json */
+	char *html;			/* report.html beside it, or NULL */
+	json_t *host, *kernels;		/* copies, for the differences between nights */
+	size_t runs, failed;		/* non-warm-up runs of the session */
+	size_t loaded;			/* order of loading (history_build() sorts) */
+};
+
+struct history_night {
+	size_t session;			/* index into history.s (sorted by time) */
+	double *v;			/* the runs that gave a value */
+	size_t n, alloc;
+	size_t failed, missing;		/* failed runs; ok runs without a value */
+	double median, lo, hi;		/* median and its interval (NaN: none) */
+};
+
+struct history_cp {
+	size_t at;			/* night index of the first night after */
+	double p;
+	double delta_pct, lo_pct, hi_pct;	/* Hodges-Lehmann ratio after/before */
+	double before, after;		/* medians of the segments' runs */
+	int tentative, kept, is_new;
+	const char *kind;		/* "regression", "improvement", "change" */
+	struct strvec diff;		/* what changed between the two nights */
+};
+
+struct history_series {
+	char *key, *line, *kernel, *workload, *metric, *unit;
+	char ctx_id[13];
+	json_t *context;		/* {host, guest, workload} */
+	int better;			/* 1 higher, 0 lower, -1 undeclared */
+	int primary;
+	struct history_night *nights;
+	size_t nn, alloc;
+	struct history_cp *cps;
+	size_t ncp;
+	int resumed;			/* the state file's change points were kept */
+};
+
+struct history {
+	struct history_opts o;
+	struct history_session *s;
+	size_t ns, salloc;
+	struct history_series *series;
+	size_t nseries, alloc;
+	json_t *ix;			/* series key -> index */
+	json_t *seen;			/* realpath and session id -> 1 */
+	json_t *skipped;		/* [{file, reason}] */
+	size_t latest;			/* the newest session, or (size_t)-1 */
+	size_t resumed, searched;	/* series resumed from the state; nights searched */
+};
+
+void history_opts_default(struct history_opts *o);
+void history_init(struct history *h, const struct history_opts *o);
+void history_release(struct history *h);
+
+/*
+ * Every report.json under @dir (not below a session folder: a folder with
+ * a report.json or session.json is a session, its runs/ and logs/ are not
+ * looked into; symbolic links are not followed, so reports/latest does not
+ * count twice). Unreadable, corrupt or partial reports are skipped with a
+ * warning naming the file. Returns 0, or -1 when @dir cannot be read.
+ */
+int history_add_dir(struct history *h, const char *dir);
+/*
+ * One report.json. Returns 1 when it was added, 0 when skipped (with a
+ * warning and an entry in h->skipped saying why).
+ */
+int history_add_file(struct history *h, const char *path);
+
+/* Sort the sessions, then find the change points of every series. */
+void history_build(struct history *h, const json_t *state);
+
+/* The state file (HISTORY_STATE_SCHEMA): NULL when absent or not usable. */
+json_t *history_state_load(const char *path, const struct history_opts *o);
+json_t *history_state_json(const struct history *h);
+
+/* Change points that the newest session starts and that are regressions. */
+size_t history_new_regressions(const struct history *h);
+
+void history_render_text(const struct history *h, struct strbuf *out);
+void history_render_json(const struct history *h, struct strbuf *out);
+/* @html_path: where the page goes, so links to the sessions are relative. */
+void history_render_html(const struct history *h, const char *html_path, struct strbuf *out);
+
+#endif

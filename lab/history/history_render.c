@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The outputs of mglrulab history: JSON (HISTORY_SCHEMA, every night's raw
+ * runs), text for mail, and one self-contained HTML page in the manner of
+ * the session report (report_html_begin(): CSP, no scripts, light/dark,
+ * print) with an inline SVG trend per series (svg_trend()). Every string
+ * from a report goes through sb_add_xml() or sb_add_text_safe().
+ */
+#include "history.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "report.h"
+#include "report_priv.h"
+#include "report_svg.h"
+#include "xjson.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Is change point @c within the last o.last sessions? */
+static int recent(const struct history *h, const struct history_series *s,
+		  const struct history_cp *c)
+{
+	size_t sess = s->nights[c->at].session;
+
+	return h->ns && sess + h->o.last >= h->ns;
+}
+
+static size_t count_cps(const struct history *h, int only_recent)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->nseries; i++)
+		for (size_t j = 0; j < h->series[i].ncp; j++)
+			n += !only_recent || recent(h, &h->series[i], &h->series[i].cps[j]);
+	return n;
+}
+
+static const char *session_before(const struct history *h, const struct history_series *s,
+				  const struct history_cp *c)
+{
+	for (size_t j = c->at; j-- > 0;)
+		if (s->nights[j].n)
+			return h->s[s->nights[j].session].id;
+	return "";
+}
+
+/* ---------------------------------------------------------------- */
+
+static json_t *night_json(const struct history *h, const struct history_night *n)
+{
+	json_t *v = json_array();
+
+	for (size_t i = 0; i < n->n; i++)
+		json_array_append_new(v, jnum(n->v[i]));
+	return xjson_pack("{s:o,s:o,s:I,s:I,s:I,s:o,s:o,s:o,s:o}",
+			  "session", json_string_lossy(h->s[n->session].id),
+			  "created", json_string_lossy(h->s[n->session].created),
+			  "n", (json_int_t)n->n, "failed", (json_int_t)n->failed,
+			  "missing", (json_int_t)n->missing, "median", jnum(n->median),
+			  "lo", jnum(n->lo), "hi", jnum(n->hi), "values", v);
+}
+
+static json_t *cp_json(const struct history *h, const struct history_series *s,
+		       const struct history_cp *c)
+{
+	json_t *d = json_array();
+
+	for (size_t i = 0; i < c->diff.n; i++)
+		json_array_append_new(d, json_string_lossy(c->diff.v[i]));
+	return xjson_pack("{s:I,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:b,s:o}",
+			  "night", (json_int_t)c->at,
+			  "before", json_string_lossy(session_before(h, s, c)),
+			  "after", json_string_lossy(h->s[s->nights[c->at].session].id),
+			  "kind", c->kind, "delta_pct", jnum(c->delta_pct),
+			  "lo_pct", jnum(c->lo_pct), "hi_pct", jnum(c->hi_pct),
+			  "p", jnum(c->p), "median_before", jnum(c->before),
+			  "median_after", jnum(c->after), "tentative", c->tentative,
+			  "new", c->is_new, "kept", c->kept, "difference", d);
+}
+
+void history_render_json(const struct history *h, struct strbuf *out)
+{
+	json_t *sess = json_array(), *series = json_array(), *root;
+
+	for (size_t i = 0; i < h->ns; i++)
+		json_array_append_new(sess, xjson_pack("{s:o,s:o,s:o,s:o,s:I,s:I}",
+			"id", json_string_lossy(h->s[i].id),
+			"created", json_string_lossy(h->s[i].created),
+			"report", json_string_lossy(h->s[i].path),
+			"html", h->s[i].html ? json_string_lossy(h->s[i].html) : json_null(),
+			"runs", (json_int_t)h->s[i].runs, "failed", (json_int_t)h->s[i].failed));
+	for (size_t i = 0; i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+		json_t *nights = json_array(), *cps = json_array();
+
+		for (size_t j = 0; j < s->nn; j++)
+			json_array_append_new(nights, night_json(h, &s->nights[j]));
+		for (size_t j = 0; j < s->ncp; j++)
+			json_array_append_new(cps, cp_json(h, s, &s->cps[j]));
+		json_array_append_new(series, xjson_pack(
+			"{s:o,s:o,s:o,s:o,s:o,s:s,s:o,s:b,s:s,s:O,s:b,s:o,s:o}",
+			"key", json_string_lossy(s->key), "line", json_string_lossy(s->line),
+			"kernel", json_string_lossy(s->kernel),
+			"workload", json_string_lossy(s->workload),
+			"metric", json_string_lossy(s->metric),
+			"better", s->better < 0 ? "undeclared" : s->better ? "higher" : "lower",
+			"unit", json_string_lossy(s->unit), "primary", s->primary,
+			"context_id", s->ctx_id, "context", s->context, "resumed", s->resumed,
+			"nights", nights, "change_points", cps));
+	}
+	root = xjson_pack("{s:s,s:{s:s,s:s},s:{s:f,s:I,s:I,s:I,s:b,s:o},s:o,s:O,s:o,s:{s:I,s:I,s:I,s:I}}",
+			  "schema", HISTORY_SCHEMA,
+			  "generator", "name", "mglrulab", "version", MGLRULAB_VERSION,
+			  "settings", "alpha", h->o.cp.alpha,
+			  "permutations", (json_int_t)h->o.cp.permutations,
+			  "min_nights", (json_int_t)h->o.cp.min_nights,
+			  "seed", (json_int_t)h->o.cp.seed, "by_name", h->o.by_name,
+			  "since", h->o.since ? json_string_lossy(h->o.since) : json_null(),
+			  "sessions", sess, "skipped", h->skipped, "series", series,
+			  "summary", "sessions", (json_int_t)h->ns, "series", (json_int_t)h->nseries,
+			  "change_points", (json_int_t)count_cps(h, 0),
+			  "new_regressions", (json_int_t)history_new_regressions(h));
+	report_dump(root, out);
+	json_decref(root);
+}
+
+/* ---------------------------------------------------------------- */
+
+static void text_cp(const struct history *h, const struct history_series *s,
+		    const struct history_cp *c, struct strbuf *out)
+{
+	char d[32], ci[48];
+	const char *kind = !strcmp(c->kind, "regression") ? "REGRESSION" :
+			   !strcmp(c->kind, "improvement") ? "improvement" : "change";
+
+	fmt_pct(d, sizeof(d), c->delta_pct);
+	fmt_ratio_ci(ci, sizeof(ci), 1 + c->lo_pct / 100, 1 + c->hi_pct / 100);
+	sb_addf(out, "%-11s ", kind);
+	sb_add_text_fit(out, s->line, 22);
+	sb_adds(out, " / ");
+	sb_add_text_fit(out, s->workload, 14);
+	sb_adds(out, " / ");
+	sb_add_text_fit(out, s->metric, 26);
+	sb_addf(out, "\n            %s %s, p %.3g%s%s\n            from ", d, ci, c->p,
+		c->tentative ? ", tentative" : "", c->is_new ? ", NEW tonight" : "");
+	sb_add_text_fit(out, session_before(h, s, c), 30);
+	sb_adds(out, " to ");
+	sb_add_text_fit(out, h->s[s->nights[c->at].session].id, 30);
+	sb_adds(out, "\n");
+	for (size_t i = 0; i < c->diff.n && i < 8; i++) {
+		sb_adds(out, "              ");
+		sb_add_text_fit(out, c->diff.v[i], 64);
+		sb_adds(out, "\n");
+	}
+	if (c->diff.n > 8)
+		sb_addf(out, "              ... %zu more differences\n", c->diff.n - 8);
+}
+
+void history_render_text(const struct history *h, struct strbuf *out)
+{
+	size_t recent_n = count_cps(h, 1), failed = 0;
+	json_t *e;
+	size_t i;
+
+	sb_addf(out, "mglrulab history: %zu session%s, %zu series, %zu change point%s\n", h->ns,
+		h->ns == 1 ? "" : "s", h->nseries, count_cps(h, 0), count_cps(h, 0) == 1 ? "" : "s");
+	if (h->ns) {
+		sb_adds(out, "from ");
+		sb_add_text_fit(out, h->s[0].id, 32);
+		sb_adds(out, " to ");
+		sb_add_text_fit(out, h->s[h->ns - 1].id, 32);
+		sb_adds(out, "\n");
+	}
+	for (i = 0; i < h->ns; i++)
+		failed += h->s[i].failed;
+	if (failed)
+		sb_addf(out, "failed runs: %zu (each night's count is in the JSON and HTML)\n", failed);
+	json_array_foreach(h->skipped, i, e) {
+		sb_adds(out, "skipped: ");
+		sb_add_text_fit(out, jget_str(e, "file", ""), 70);
+		sb_adds(out, "\n         ");
+		sb_add_text_fit(out, jget_str(e, "reason", ""), 70);
+		sb_adds(out, "\n");
+	}
+	sb_addf(out, "\nChange points in the last %zu sessions: %zu\n", h->o.last, recent_n);
+	for (i = 0; i < h->nseries; i++)
+		for (size_t j = 0; j < h->series[i].ncp; j++)
+			if (recent(h, &h->series[i], &h->series[i].cps[j]))
+				text_cp(h, &h->series[i], &h->series[i].cps[j], out);
+	if (count_cps(h, 0) > recent_n) {
+		sb_adds(out, "\nEarlier change points:\n");
+		for (i = 0; i < h->nseries; i++)
+			for (size_t j = 0; j < h->series[i].ncp; j++)
+				if (!recent(h, &h->series[i], &h->series[i].cps[j]))
+					text_cp(h, &h->series[i], &h->series[i].cps[j], out);
+	}
+	sb_addf(out, "\nnew regressions tonight: %zu\n", history_new_regressions(h));
+}
+
+/* ---------------------------------------------------------------- */
+
+static const char history_css[] =
+	"svg .raw{fill:var(--muted);fill-opacity:.35}svg .nci{stroke:var(--k0);stroke-width:2}"
+	"svg .nmed{fill:var(--k0)}svg .level{stroke:var(--fg);stroke-width:1.5;stroke-opacity:.6}"
+	"svg .cp line{stroke:currentColor;stroke-width:2;stroke-dasharray:5 3}"
+	"svg text.failed{fill:var(--bad);font-size:11px}"
+	"svg .v-change{color:var(--k1)}.v-change{color:var(--k1)}\n"
+	"@media print{svg.trend{width:100%;height:auto}}\n";
+
+/* @to relative to the folder of @from_file, when both resolve; else @to as is. */
+static char *rel_link(const char *from_file, const char *to)
+{
+	char *dir = path_dirname(from_file), *a = realpath(dir, NULL), *b = realpath(to, NULL);
+	struct strbuf sb = STRBUF_INIT;
+	size_t common = 0, i;
+
+	free(dir);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return xstrdup(to);
+	}
+	for (i = 0; a[i] && a[i] == b[i]; i++)
+		if (a[i] == '/')
+			common = i;
+	if (!a[i] && b[i] == '/')
+		common = i;
+	for (const char *p = a + common; *p; p++)
+		if (*p == '/')
+			sb_adds(&sb, "../");
+	sb_adds(&sb, b + common + 1);
+	free(a);
+	free(b);
+	return sb_detach(&sb);
+}
+
+static void esc(struct strbuf *sb, const char *s)
+{
+	sb_add_xml(sb, s);
+}
+
+static void link_session(const struct history *h, const char *html_path, size_t sess,
+			 struct strbuf *sb)
+{
+	const struct history_session *s = &h->s[sess];
+
+	if (s->html && html_path) {
+		char *l = rel_link(html_path, s->html);
+		sb_adds(sb, "<a href=\"");
+		esc(sb, l);
+		sb_adds(sb, "\">");
+		esc(sb, s->id);
+		sb_adds(sb, "</a>");
+		free(l);
+	} else {
+		sb_adds(sb, "<code>");
+		esc(sb, s->id);
+		sb_adds(sb, "</code>");
+	}
+}
+
+static size_t session_index_of(const struct history *h, const char *id)
+{
+	for (size_t i = 0; i < h->ns; i++)
+		if (!strcmp(h->s[i].id, id))
+			return i;
+	return (size_t)-1;
+}
+
+static void cp_row(const struct history *h, const char *html_path, size_t si,
+		   const struct history_cp *c, struct strbuf *sb)
+{
+	const struct history_series *s = &h->series[si];
+	char d[32], ci[48], p[32];
+	size_t before = session_index_of(h, session_before(h, s, c));
+
+	fmt_pct(d, sizeof(d), c->delta_pct);
+	fmt_ratio_ci(ci, sizeof(ci), 1 + c->lo_pct / 100, 1 + c->hi_pct / 100);
+	fmt_p(p, sizeof(p), c->p);
+	sb_addf(sb, "<tr class=\"cp\"><td><span class=\"badge v-%s\">%s</span>%s%s</td><td>"
+		"<a href=\"#s%zu\">", c->kind, c->kind, c->tentative ? " <i>tentative</i>" : "",
+		c->is_new ? " <b>new</b>" : "", si);
+	esc(sb, s->line);
+	sb_adds(sb, " / ");
+	esc(sb, s->workload);
+	sb_adds(sb, " / ");
+	esc(sb, s->metric);
+	sb_addf(sb, "</a></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+		"<td class=\"num\">%s</td><td>", d, ci, p);
+	if (before != (size_t)-1)
+		link_session(h, html_path, before, sb);
+	sb_adds(sb, " &#8594; ");
+	link_session(h, html_path, s->nights[c->at].session, sb);
+	sb_adds(sb, "</td><td>");
+	for (size_t i = 0; i < c->diff.n; i++) {
+		if (i)
+			sb_adds(sb, "<br>");
+		esc(sb, c->diff.v[i]);
+	}
+	sb_adds(sb, "</td></tr>");
+}
+
+static void cp_table_head(struct strbuf *sb)
+{
+	sb_adds(sb, "<div class=\"tw\"><table><thead><tr><th>Change</th><th>Series</th>"
+		"<th class=\"num\">Size</th><th class=\"num\">Interval</th><th class=\"num\">p</th>"
+		"<th>Sessions</th><th>What changed between them</th></tr></thead><tbody>");
+}
+
+static void series_section(const struct history *h, const char *html_path, size_t si,
+			   struct strbuf *sb)
+{
+	const struct history_series *s = &h->series[si];
+	struct svg_trend_night *tn = xcalloc(s->nn + 1, sizeof(*tn));
+	struct svg_trend_mark *mk = xcalloc(s->ncp + 1, sizeof(*mk));
+	struct svg_trend_level *lv = xcalloc(s->ncp + 2, sizeof(*lv));
+	char **titles = xcalloc(s->ncp + 1, sizeof(*titles)), **hrefs = xcalloc(s->ncp + 1, sizeof(char *));
+	size_t failed = 0;
+	const char *key;
+	json_t *v;
+
+	for (size_t j = 0; j < s->nn; j++) {
+		const struct history_night *n = &s->nights[j];
+
+		tn[j] = (struct svg_trend_night){ n->median, n->lo, n->hi, n->v, n->n, n->failed,
+						  h->s[n->session].id };
+		failed += n->failed;
+	}
+	for (size_t j = 0; j <= s->ncp; j++) {
+		size_t from = j ? s->cps[j - 1].at : 0, to = j < s->ncp ? s->cps[j].at : s->nn;
+
+		lv[j] = (struct svg_trend_level){ from, to,
+			j < s->ncp ? s->cps[j].before : s->ncp ? s->cps[s->ncp - 1].after : NAN };
+	}
+	for (size_t j = 0; j < s->ncp; j++) {
+		const struct history_cp *c = &s->cps[j];
+		const struct history_session *ss = &h->s[s->nights[c->at].session];
+		char d[32];
+
+		fmt_pct(d, sizeof(d), c->delta_pct);
+		titles[j] = xasprintf("%s %s from %s to %s", c->kind, d, session_before(h, s, c), ss->id);
+		hrefs[j] = ss->html && html_path ? rel_link(html_path, ss->html) : NULL;
+		mk[j] = (struct svg_trend_mark){ c->at, c->kind, titles[j], hrefs[j] };
+	}
+	sb_addf(sb, "<section class=\"series\" id=\"s%zu\"><h3>", si);
+	esc(sb, s->line);
+	sb_adds(sb, " &middot; ");
+	esc(sb, s->workload);
+	sb_adds(sb, " &middot; ");
+	esc(sb, s->metric);
+	sb_adds(sb, " <span class=\"muted\">(");
+	esc(sb, s->unit);
+	sb_addf(sb, "%s%s)</span></h3><p class=\"sub\">%zu nights, %zu change point%s",
+		s->better < 0 ? ", no better direction declared" : s->better ? ", higher is better" :
+		", lower is better", s->primary ? ", primary" : "", s->nn, s->ncp,
+		s->ncp == 1 ? "" : "s");
+	if (failed)
+		sb_addf(sb, ", <span class=\"v-regression\">%zu failed run%s</span>", failed,
+			failed == 1 ? "" : "s");
+	sb_addf(sb, " &middot; context <code>%s</code>: ", s->ctx_id);
+	esc(sb, jget_str(jpath(s->context, "host"), "hostname", "?"));
+	sb_adds(sb, ", ");
+	esc(sb, jget_str(jpath(s->context, "host"), "accel", "?"));
+	sb_adds(sb, ", guest ");
+	esc(sb, jget_str(jpath(s->context, "guest"), "name", "?"));
+	sb_adds(sb, ", ");
+	esc(sb, jget_str(jpath(s->context, "workload"), "type", "?"));
+	json_object_foreach(jpath(s->context, "workload.params"), key, v) {
+		sb_adds(sb, " ");
+		esc(sb, key);
+		sb_adds(sb, "=");
+		if (json_is_string(v)) {
+			esc(sb, json_string_value(v));
+		} else {
+			char *t = json_dumps(v, JSON_ENCODE_ANY);
+			esc(sb, t ? t : "?");
+			free(t);
+		}
+	}
+	sb_adds(sb, "</p>");
+	svg_trend(sb, tn, s->nn, mk, s->ncp, lv, s->ncp + 1);
+	if (s->ncp) {
+		cp_table_head(sb);
+		for (size_t j = 0; j < s->ncp; j++)
+			cp_row(h, html_path, si, &s->cps[j], sb);
+		sb_adds(sb, "</tbody></table></div>");
+	}
+	sb_adds(sb, "</section>\n");
+	for (size_t j = 0; j < s->ncp; j++) {
+		free(titles[j]);
+		free(hrefs[j]);
+	}
+	free(titles);
+	free(hrefs);
+	free(tn);
+	free(mk);
+	free(lv);
+}
+
+void history_render_html(const struct history *h, const char *html_path, struct strbuf *sb)
+{
+	size_t recent_n = count_cps(h, 1), i;
+	json_t *e;
+
+	report_html_begin(sb, "mglrulab history", history_css);
+	sb_addf(sb, "<header><h1>Nightly history</h1><p class=\"sub\">mglrulab history &middot; "
+		"%zu sessions &middot; %zu series &middot; %zu change points", h->ns, h->nseries,
+		count_cps(h, 0));
+	if (h->ns) {
+		sb_adds(sb, " &middot; ");
+		esc(sb, h->s[0].created);
+		sb_adds(sb, " to ");
+		esc(sb, h->s[h->ns - 1].created);
+	}
+	sb_adds(sb, "</p></header>\n");
+	if (json_array_size(h->skipped)) {
+		sb_adds(sb, "<div class=\"warnings\"><strong>Skipped</strong><ul>");
+		json_array_foreach(h->skipped, i, e) {
+			sb_adds(sb, "<li><code>");
+			esc(sb, jget_str(e, "file", ""));
+			sb_adds(sb, "</code>: ");
+			esc(sb, jget_str(e, "reason", ""));
+			sb_adds(sb, "</li>");
+		}
+		sb_adds(sb, "</ul></div>\n");
+	}
+	sb_addf(sb, "<section id=\"summary\"><h2>Change points in the last %zu sessions</h2>",
+		h->o.last);
+	if (!recent_n) {
+		sb_adds(sb, "<p>None.</p>");
+	} else {
+		cp_table_head(sb);
+		for (i = 0; i < h->nseries; i++)
+			for (size_t j = 0; j < h->series[i].ncp; j++)
+				if (recent(h, &h->series[i], &h->series[i].cps[j]))
+					cp_row(h, html_path, i, &h->series[i].cps[j], sb);
+		sb_adds(sb, "</tbody></table></div>");
+	}
+	sb_adds(sb, "</section>\n<section id=\"primary\"><h2>Primary metrics</h2>\n");
+	for (i = 0; i < h->nseries; i++)
+		if (h->series[i].primary)
+			series_section(h, html_path, i, sb);
+	sb_adds(sb, "</section>\n<section id=\"other\"><h2>Other metrics</h2>\n");
+	for (i = 0; i < h->nseries; i++) {
+		if (h->series[i].primary)
+			continue;
+		sb_adds(sb, "<details");
+		if (h->series[i].ncp)
+			sb_adds(sb, " open");
+		sb_adds(sb, "><summary>");
+		esc(sb, h->series[i].line);
+		sb_adds(sb, " &middot; ");
+		esc(sb, h->series[i].workload);
+		sb_adds(sb, " &middot; ");
+		esc(sb, h->series[i].metric);
+		sb_addf(sb, " (%zu change point%s)</summary>", h->series[i].ncp,
+			h->series[i].ncp == 1 ? "" : "s");
+		series_section(h, html_path, i, sb);
+		sb_adds(sb, "</details>\n");
+	}
+	sb_addf(sb, "</section>\n<section id=\"methodology\"><h2>Methodology</h2><p>One series "
+		"per kernel line, workload and metric, and per context (host, guest topology, "
+		"workload parameters: never mixed). Every raw run of every night is used: change "
+		"points are found by binary segmentation over the boundaries between nights, with "
+		"the Mann-Whitney statistic of the runs on either side corrected for the spread "
+		"between nights, tested against %u seeded permutations at alpha %g; at least %zu "
+		"nights on each side, except that tonight alone may start a change (tentative until "
+		"the next night). The size is the Hodges-Lehmann shift of the runs after against "
+		"the runs before, with its %.0f%% interval. Each night: raw runs (faint), median "
+		"and its exact order-statistic interval; &#215; marks failed runs.</p></section>\n"
+		"<footer>Generated by mglrulab " MGLRULAB_VERSION " (" HISTORY_SCHEMA ") from the "
+		"sessions' report.json files.</footer>\n</body></html>\n", h->o.cp.permutations,
+		h->o.cp.alpha, h->o.cp.min_nights, 95.0);
+}

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Change points in a series of nights (stats.h, "Change points"): binary
+ * segmentation over the boundaries between nights with a rank scan
+ * statistic on every raw run, corrected for the spread between nights,
+ * and a seeded permutation test.
+ */
+#include "stats.h"
+#include "stats_internal.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The median of chi^2 with one degree of freedom. */
+#define CHI2_1_MEDIAN 0.454936423119572
+
+void stats_cp_settings_default(struct stats_cp_settings *s)
+{
+	s->alpha = STATS_CP_ALPHA;
+	s->permutations = STATS_CP_PERMUTATIONS;
+	s->min_nights = 2;
+	s->seed = 1;
+}
+
+/* One segment's pooled midranks, in night order, and what the scan needs. */
+struct seg {
+	size_t k;		/* nights */
+	const size_t *n;	/* runs per night */
+	size_t total;
+	double *rank;		/* pooled midranks, night by night */
+	double *sum;		/* rank sum per night (recomputed per permutation) */
+	double tie;		/* sum of t^3 - t over tie groups */
+	double var_rank;	/* variance of the pooled ranks (population) */
+	double phi;		/* overdispersion between nights (night_sums()) */
+	double *dev;		/* scratch: k - 1 successive differences */
+	/* A whole segment (seg_build()) keeps its values sorted, for seg_without(). */
+	double *vals;		/* the runs, night by night */
+	size_t *ord;		/* indices into vals, by value (ties by index) */
+	size_t *nid;		/* the night of each value */
+	size_t lo, hi;		/* candidate boundaries: lo <= t <= hi (nights on the left) */
+};
+
+/*
+ * Each night's rank sum, and phi: how much more consecutive nights'
+ * mean ranks differ than exchangeable runs would make them, the median
+ * over the pairs of (mean_i+1 - mean_i)^2 / (var (1/n_i + 1/n_i+1)),
+ * divided by the median of chi^2 with 1 degree of freedom, at least 1.
+ * Successive differences leave the segment's steps out of it (a step is
+ * one pair), the median its outlier nights.
+ */
+static void night_sums(struct seg *g)
+{
+	size_t off = 0, m = 0;
+
+	for (size_t i = 0; i < g->k; i++) {
+		double s = 0;
+
+		for (size_t j = 0; j < g->n[i]; j++)
+			s += g->rank[off + j];
+		g->sum[i] = s;
+		off += g->n[i];
+	}
+	g->phi = 1;
+	if (g->k < 3 || !(g->var_rank > 0))
+		return;
+	for (size_t i = 0; i + 1 < g->k; i++) {
+		double d = g->sum[i + 1] / (double)g->n[i + 1] - g->sum[i] / (double)g->n[i];
+
+		g->dev[m++] = d * d / (g->var_rank * (1 / (double)g->n[i] + 1 / (double)g->n[i + 1]));
+	}
+	g->phi = fmax(1, stats_median_inplace(g->dev, m) / CHI2_1_MEDIAN);
+}
+
+/*
+ * max over boundaries of |Z| / sqrt(phi): Z the tie-corrected
+ * Mann-Whitney statistic of the runs left of the boundary against those
+ * right of it, phi the segment's overdispersion between nights
+ * (night_sums()). Prefix sums make one scan O(k). With @stat (and @zs),
+ * each candidate boundary's statistic (and signed Z / sqrt(phi)) is kept.
+ */
+static double scan(const struct seg *g, double *stat, double *zs)
+{
+	double N = (double)g->total, best = -1;
+	double S = 0, Q = 0, M = 0;	/* totals: rank sums, sum of s^2/n, runs */
+	double s1 = 0, q1 = 0, m1 = 0;
+
+	for (size_t i = 0; i < g->k; i++) {
+		S += g->sum[i];
+		Q += g->sum[i] * g->sum[i] / (double)g->n[i];
+		M += (double)g->n[i];
+	}
+	for (size_t t = 1; t < g->k; t++) {
+		s1 += g->sum[t - 1];
+		q1 += g->sum[t - 1] * g->sum[t - 1] / (double)g->n[t - 1];
+		m1 += (double)g->n[t - 1];
+		if (t < g->lo || t > g->hi)
+			continue;
+		double m2 = M - m1, s2 = S - s1, q2 = Q - q1, phi = g->phi;
+		double u = s1 - m1 * (m1 + 1) / 2;
+		double var = m1 * m2 / 12.0 * ((N + 1) - g->tie / (N * (N - 1)));
+		double z = var > 0 ? (u - m1 * m2 / 2) / sqrt(var) : 0;
+
+		/*
+		 * The spread about each side's mean says the same as the
+		 * successive differences when this boundary is the only
+		 * change, and less with few nights: the smaller of the two.
+		 */
+		if (g->k > 2 && g->var_rank > 0)
+			phi = fmax(1, fmin(phi, ((q1 - s1 * s1 / m1) + (q2 - s2 * s2 / m2)) /
+					   g->var_rank / (double)(g->k - 2)));
+		z /= sqrt(phi);
+		if (stat)
+			stat[t] = fabs(z);
+		if (zs)
+			zs[t] = z;
+		best = fmax(best, fabs(z));
+	}
+	return best;
+}
+
+static void shuffle(double *x, size_t n, struct rng *r)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = rng_below(r, (uint32_t)i);
+		double t = x[i - 1];
+
+		x[i - 1] = x[j];
+		x[j] = t;
+	}
+}
+
+/* Nights [a, b) without night @skip (an index in [a, b), or (size_t)-1), ranked. */
+static int cmp_by_value(const void *x, const void *y, void *ctx)
+{
+	const double *v = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	if (v[a] != v[b])
+		return v[a] < v[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static void seg_build(struct seg *g, const struct stats_cp_night *nights, size_t a, size_t b,
+		      size_t skip)
+{
+	size_t off = 0, k = 0;
+	double *vals, mean, v = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->n = xmalloc((b - a) * sizeof(*g->n));
+	for (size_t i = a; i < b; i++) {
+		if (i == skip)
+			continue;
+		((size_t *)g->n)[k++] = nights[i].n;
+		g->total += nights[i].n;
+	}
+	g->k = k;
+	vals = xmalloc(g->total * sizeof(*vals));
+	g->rank = xmalloc(g->total * sizeof(*g->rank));
+	g->sum = xmalloc(k * sizeof(*g->sum));
+	g->dev = xmalloc((k + 1) * sizeof(*g->dev));
+	for (size_t i = a; i < b; i++) {
+		if (i == skip)
+			continue;
+		memcpy(vals + off, nights[i].v, nights[i].n * sizeof(*vals));
+		off += nights[i].n;
+	}
+	g->tie = stats_midranks(vals, g->total, g->rank);
+	mean = ((double)g->total + 1) / 2;
+	for (size_t i = 0; i < g->total; i++)
+		v += (g->rank[i] - mean) * (g->rank[i] - mean);
+	g->var_rank = v / (double)g->total;
+	g->lo = 1;
+	g->hi = k - 1;
+	night_sums(g);
+	g->vals = vals;
+	g->ord = xmalloc((g->total + 1) * sizeof(*g->ord));
+	g->nid = xmalloc((g->total + 1) * sizeof(*g->nid));
+	off = 0;
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < g->n[i]; j++, off++)
+			g->nid[off] = i;
+	for (size_t i = 0; i < g->total; i++)
+		g->ord[i] = i;
+	qsort_r(g->ord, g->total, sizeof(*g->ord), cmp_by_value, vals);
+}
+
+/*
+ * @g without its night @jl, ranked again in O(N): a value's midrank among
+ * the others is its midrank minus the values of night @jl below it and
+ * half of those tied with it, which one pass over @g's sorted order gives
+ * (leaving one night out, for every night, no longer sorts k times).
+ */
+static void seg_without(const struct seg *g, size_t jl, struct seg *h)
+{
+	size_t start = 0, nj = g->n[jl], k = 0;
+	double below = 0, tie = 0, N;
+
+	memset(h, 0, sizeof(*h));
+	h->n = xmalloc(g->k * sizeof(*h->n));
+	for (size_t i = 0; i < g->k; i++) {
+		if (i < jl)
+			start += g->n[i];
+		if (i != jl)
+			((size_t *)h->n)[k++] = g->n[i];
+	}
+	h->k = k;
+	h->total = g->total - nj;
+	h->rank = xmalloc((h->total + 1) * sizeof(*h->rank));
+	h->sum = xmalloc((k + 1) * sizeof(*h->sum));
+	h->dev = xmalloc((k + 1) * sizeof(*h->dev));
+	for (size_t p = 0, q; p < g->total; p = q) {
+		double t = 0, mr;
+
+		for (q = p; q < g->total && g->vals[g->ord[q]] == g->vals[g->ord[p]]; q++)
+			t += g->nid[g->ord[q]] != jl;
+		mr = below + (t + 1) / 2;
+		for (size_t r = p; r < q; r++) {
+			size_t idx = g->ord[r];
+
+			if (g->nid[idx] != jl)
+				h->rank[idx < start ? idx : idx - nj] = mr;
+		}
+		tie += t * t * t - t;
+		below += t;
+	}
+	N = (double)h->total;
+	h->tie = tie;
+	h->var_rank = N > 0 ? ((N * N * N - N) - tie) / (12 * N) : 0;
+	h->lo = 1;
+	h->hi = k - 1;
+	night_sums(h);
+}
+
+static void seg_free(struct seg *g)
+{
+	free((size_t *)g->n);
+	free(g->rank);
+	free(g->sum);
+	free(g->dev);
+	free(g->vals);
+	free(g->ord);
+	free(g->nid);
+}
+
+static int cmp_desc(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a < b) - (a > b);
+}
+
+/* Permutation maxima (sorted, largest first) at least @x: the p value's count. */
+static size_t count_ge(const double *pm, size_t r, double x)
+{
+	size_t lo = 0, hi = r;
+
+	x -= 1e-9 * fmax(1, fabs(x));
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pm[mid] >= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Permutations of the runs: the null distribution of the segment's
+ * maximum when no boundary means anything, against @obs. Seeded from the
+ * series' seed and @salt (the segment), so a segment tests the same way
+ * every time. Stops as soon as @obs cannot be significant. Returns p; the
+ * maxima drawn are left in @pm (unsorted), their number in *@used.
+ */
+static double perm_p(struct seg *g, double obs, const struct stats_cp_settings *s,
+		     uint64_t salt, double *pm, size_t *used)
+{
+	double limit = s->alpha * ((double)s->permutations + 1), ge = 0;
+	struct rng r;
+
+	rng_seed(&r, s->seed ^ salt);
+	*used = 0;
+	for (size_t i = 0; i < s->permutations; i++) {
+		double m;
+
+		shuffle(g->rank, g->total, &r);
+		night_sums(g);
+		m = scan(g, NULL, NULL);
+		if (pm)
+			pm[i] = m;
+		ge += m >= obs - 1e-9 * fmax(1, obs);
+		*used = i + 1;
+		if (ge + 1 > limit)
+			break;
+	}
+	return (ge + 1) / ((double)*used + 1);
+}
+
+/*
+ * The night whose leaving out weakens boundary @t the most, beyond what
+ * losing its runs would do to any night (Z of a steady shift grows as
+ * sqrt(m1 m2 / N)): (size_t)-1 when every night is the only one of its
+ * side. *@t2 is the boundary in the segment without it.
+ */
+static size_t most_influential(const struct seg *g, size_t t, double stat_t, size_t *t2)
+{
+	double m1 = 0, m2 = 0, best = INFINITY;
+	size_t worst = (size_t)-1;
+
+	for (size_t i = 0; i < g->k; i++)
+		*(i < t ? &m1 : &m2) += (double)g->n[i];
+	for (size_t j = 0; j < g->k; j++) {
+		int left = j < t;
+		size_t tj = left ? t - 1 : t;
+		double n = (double)g->n[j], l1 = left ? m1 - n : m1, l2 = left ? m2 : m2 - n;
+		double *st, expect, ratio;
+		struct seg h;
+
+		if (tj < 1 || tj > g->k - 2)
+			continue;
+		st = xcalloc(g->k + 1, sizeof(*st));
+		seg_without(g, j, &h);
+		scan(&h, st, NULL);
+		expect = stat_t * sqrt((l1 * l2 / (l1 + l2)) / (m1 * m2 / (m1 + m2)));
+		ratio = expect > 0 ? st[tj] / expect : 1;
+		if (ratio < best) {
+			best = ratio;
+			worst = j;
+			*t2 = tj;
+		}
+		seg_free(&h);
+		free(st);
+	}
+	return worst;
+}
+
+/*
+ * Test segment [a, b) of @nights. The boundary t leaves at least
+ * min_nights on each side, except that the right side may be one night
+ * when @b is the end of the series (a change that started tonight).
+ *
+ * A boundary is a change when its statistic is significant against the
+ * permutation distribution of the segment's maximum, and stays
+ * significant, by its own permutation test, without the one night that
+ * carries most of its evidence: one outlier night next to a boundary must
+ * not make it a change. The change is the boundary with the largest
+ * statistic that passes both (the three largest significant ones are
+ * tried).
+ */
+static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b, size_t end,
+			const struct stats_cp_settings *s, struct stats_cp *out)
+{
+	size_t minl = s->min_nights, minr = b == end ? 1 : s->min_nights;
+	size_t k = b - a, used = 0, allowed, tried = 0;
+	double *stat = NULL, *zs = NULL, *pm = NULL, obs, p;
+	uint64_t salt = ((uint64_t)a * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)b << 32);
+	struct seg g;
+	int found = 0;
+
+	if (k < minl + minr)
+		return 0;
+	seg_build(&g, nights, a, b, (size_t)-1);
+	g.lo = minl;
+	g.hi = k - minr;
+	stat = xcalloc(k + 1, sizeof(*stat));
+	zs = xcalloc(k + 1, sizeof(*zs));
+	pm = xcalloc((size_t)s->permutations + 1, sizeof(*pm));
+	obs = scan(&g, stat, zs);
+	if (obs <= 0)
+		goto out;
+	p = perm_p(&g, obs, s, salt, pm, &used);
+	if (p > s->alpha)
+		goto out;
+	qsort(pm, used, sizeof(*pm), cmp_desc);
+	/* Significant: at most @allowed permutation maxima reach it. */
+	allowed = (size_t)floor(s->alpha * ((double)s->permutations + 1) + 1e-9) - 1;
+	while (tried++ < 3) {
+		size_t t = 0, j, t2 = 0;
+
+		for (size_t c = g.lo; c <= g.hi; c++)
+			if (stat[c] > 0 && (!t || stat[c] > stat[t] + 1e-12))
+				t = c;
+		if (!t || count_ge(pm, used, stat[t]) > allowed)
+			break;
+		j = most_influential(&g, t, stat[t], &t2);
+		if (j != (size_t)-1) {
+			struct seg h;
+			double *st = xcalloc(k + 1, sizeof(*st)), pj, o2;
+			size_t u2;
+
+			seg_without(&g, j, &h);
+			h.lo = j < g.lo ? g.lo - 1 : g.lo;
+			h.hi = j < g.hi ? g.hi - 1 : g.hi;
+			h.lo = h.lo ? h.lo : 1;
+			h.hi = h.hi < h.k ? h.hi : h.k - 1;
+			scan(&h, st, NULL);
+			o2 = st[t2];
+			pj = o2 > 0 ? perm_p(&h, o2, s, salt ^ ((uint64_t)(a + j) << 16), NULL, &u2) : 1;
+			seg_free(&h);
+			free(st);
+			if (pj > s->alpha) {
+				stat[t] = 0;	/* try the next boundary */
+				continue;
+			}
+		}
+		out->at = a + t;
+		out->z = zs[t];
+		out->p = ((double)count_ge(pm, used, stat[t]) + 1) / ((double)used + 1);
+		found = 1;
+		break;
+	}
+out:
+	seg_free(&g);
+	free(stat);
+	free(zs);
+	free(pm);
+	return found;
+}
+
+static int cmp_cp(const void *x, const void *y)
+{
+	const struct stats_cp *a = x, *b = y;
+
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+/* Binary segmentation: split where significant, then look inside each part. */
+static void segment(const struct stats_cp_night *nights, size_t a, size_t b, size_t end,
+		    const struct stats_cp_settings *s, struct stats_cp **cps, size_t *n,
+		    size_t *alloc, int depth)
+{
+	struct stats_cp cp = { 0 };
+
+	if (depth > 64 || !test_segment(nights, a, b, end, s, &cp))
+		return;
+	cp.tentative = end - cp.at < s->min_nights;
+	ALLOC_GROW(*cps, *n + 1, *alloc);
+	(*cps)[(*n)++] = cp;
+	segment(nights, a, cp.at, end, s, cps, n, alloc, depth + 1);
+	segment(nights, cp.at, b, end, s, cps, n, alloc, depth + 1);
+}
+
+size_t stats_changepoints(const struct stats_cp_night *nights, size_t k, size_t from,
+			  const struct stats_cp_settings *s, struct stats_cp **out)
+{
+	size_t n = 0, alloc = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < k; i++)
+		if (!nights[i].n || !nights[i].v)
+			return 0;
+	if (from < k)
+		segment(nights, from, k, k, s, out, &n, &alloc, 0);
+	if (n)
+		qsort(*out, n, sizeof(**out), cmp_cp);
+	return n;
+}
