@@ -2,6 +2,7 @@
 /* mglrulab bisect: options; the work is in lab/session/bisect.c. */
 #include "cmd.h"
 #include "bisect.h"
+#include "session.h"
 #include "stats.h"
 
 #include <stdlib.h>
@@ -93,6 +94,11 @@ int cmd_bisect(int argc, char **argv)
 			       "argument%s%s", nargs, nargs == 1 ? "" : "s",
 			       o.resume ? " with --resume (which takes them from the bisection)" : "");
 	}
+	/* Each step must hold its first look; refused before any kernel is built. */
+	if (!r && o.budget_s && o.budget_s < STATS_SEQ_MIN_RUNS * 2 * SESSION_SEQ_MIN_RUN_S)
+		r = user_error("bisect: --budget %.0fs cannot fit a step's first look: %d runs per "
+			       "kernel, at least %.0f s", o.budget_s, STATS_SEQ_MIN_RUNS,
+			       STATS_SEQ_MIN_RUNS * 2 * SESSION_SEQ_MIN_RUN_S);
 	if (!r && o.resume && (o.max_runs || o.budget_s || o.per_patch || o.workloads.n))
 		r = user_error("bisect --resume: --max-runs, --budget, --per-patch and --workloads "
 			       "are fixed when a bisection starts");

@@ -140,6 +140,28 @@ static int decisive(const json_t *r)
 	return v == VERDICT_IMPROVEMENT || v == VERDICT_REGRESSION;
 }
 
+/*
+ * A metric the session could not analyse (too many failed runs: the lab,
+ * not the kernels) says nothing about where a prefix is: the step fails
+ * rather than count as "no difference". The primaries, or all metrics
+ * when there are none.
+ */
+static const char *invalid_metric(const json_t *results)
+{
+	json_t *r;
+	size_t i;
+	int any_primary = 0;
+
+	json_array_foreach(results, i, r)
+		any_primary |= json_is_true(json_object_get(r, "primary"));
+	json_array_foreach(results, i, r)
+		if ((!any_primary || json_is_true(json_object_get(r, "primary"))) &&
+		    stats_verdict_from_id(json_string_value(json_object_get(r, "verdict"))) ==
+		    VERDICT_INVALID)
+			return json_string_value(json_object_get(r, "metric"));
+	return NULL;
+}
+
 /* --- steps: one session each --- */
 
 static json_t *find_step(struct bisect *bs, const char *a, const char *b)
@@ -203,7 +225,9 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 		.config = bs->o->config, .mode = SESSION_AB, .warmups = -1,
 		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
 		.budget_s = bs->o->budget_s, .reports_dir = dir, .no_stdout_report = 1,
-		.resume = session_started(dir),
+		/* A step that failed starts a new session: its failed runs are on record. */
+		.resume = session_started(dir) &&
+			  strcmp(json_string_value(json_object_get(step, "state")), "failed"),
 	};
 	if (!so.resume) {
 		strvec_push(&so.kernel_names, a);
@@ -222,9 +246,18 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 	char *latest = xasprintf("%s/latest", dir);
 	char *real = realpath(latest, NULL);
 	json_t *res = real ? report_results(real, &err) : NULL;
+	const char *bad = res ? invalid_metric(res) : NULL;
 	if (!res) {
 		r = lab_error("step %s against %s: no report: %s", a, b,
 			      real ? sb_str(&err) : strerror(errno));
+	} else if (bad) {
+		r = lab_error("step %s against %s: %s is invalid (too many failed runs; see %s/logs/):"
+			      " the lab is failing, not the kernels; --resume runs the step again",
+			      a, b, bad, real);
+		json_object_set_new(step, "session", json_string_lossy(real));
+		json_object_set_new(step, "state", json_string("failed"));
+		save(bs);
+		json_decref(res);
 	} else {
 		json_object_set_new(step, "session", json_string_lossy(real));
 		json_object_set_new(step, "results", res);
@@ -440,6 +473,13 @@ static int finish(struct bisect *bs, json_t *result, struct strbuf *text)
 
 	if (write_file_atomic(path, text->buf, text->len))
 		r = lab_error("cannot write %s: %s", path, strerror(errno));
+	struct strbuf html = STRBUF_INIT;
+	char *hpath = xasprintf("%s/bisect.html", bs->dir);
+	bisect_html(&html, bs->state, sb_str(text));
+	if (write_file_atomic(hpath, html.buf, html.len))
+		r = lab_error("cannot write %s: %s", hpath, strerror(errno));
+	free(hpath);
+	sb_release(&html);
 	if (bs->saved_stdout >= 0) {
 		fflush(stdout);
 		dup2(bs->saved_stdout, 1);
@@ -448,7 +488,7 @@ static int finish(struct bisect *bs, json_t *result, struct strbuf *text)
 	}
 	fputs(sb_str(text), stdout);
 	fflush(stdout);
-	term_printf(stderr, "\nbisection: %s/bisect.json, bisect.txt\n", bs->dir);
+	term_printf(stderr, "\nbisection: %s/bisect.json, bisect.txt, bisect.html\n", bs->dir);
 	free(path);
 	return r;
 }

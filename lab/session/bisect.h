@@ -23,6 +23,7 @@
  *                 result; written atomically after each change
  *   steps/NN-WHAT/ each step's session folder(s), as `mglrulab run` makes them
  *   bisect.txt    the summary, also printed on stdout
+ *   bisect.html   the summary, with the waterfall of --per-patch
  * A bisection killed at any point continues with `mglrulab bisect --resume`:
  * finished steps are read back, an unfinished one resumes its session, and
  * the search, being deterministic, asks the same questions again.
@@ -30,6 +31,9 @@
 #ifndef LAB_BISECT_H
 #define LAB_BISECT_H
 
+#include <jansson.h>
+
+#include "strbuf.h"
 #include "util.h"
 
 #define BISECT_PER_PATCH_MAX	6
@@ -45,6 +49,13 @@ struct bisect_opts {
 	int resume;
 	const char *resume_id;		/* NULL: <reports>/latest-bisect */
 };
+
+/*
+ * bisect.html from bisect.json @state and the text @summary: the summary,
+ * and for --per-patch an inline SVG waterfall per tracked metric
+ * (bisect_html.c).
+ */
+void bisect_html(struct strbuf *out, const json_t *state, const char *summary);
 
 /* Run (or resume) a bisection; the exit status. */
 int bisect_main(struct bisect_opts *o);

@@ -32,6 +32,7 @@ bad "--ab takes two kernel names" run --ab baseline
 bad "the series of [kernel three] has 3 patches, not 4" kernel build three@4
 bad "expected NAME@K" kernel build three@x
 bad "are fixed when a bisection starts" bisect --resume --per-patch
+bad "cannot fit a step's first look" bisect --budget 30s
 
 t0=$(date +%s)
 old=$(readlink -f reports/tests/latest-bisect 2>/dev/null)
