@@ -856,7 +856,9 @@ static int confirm(struct bisect *bs, struct strbuf *text)
 			sb_addc(text, '\n');
 		}
 		sb_adds(text, "\nthe whole-series change was not confirmed: no primary metric moved "
-			"(improvement or regression); nothing to bisect\n");
+			"(improvement or regression); nothing to bisect");
+		sb_adds(text, strstr(sb_str(text), " inconclusive\n") ?
+			" (an inconclusive verdict may decide with more runs: --max-runs, --budget)\n" : "\n");
 		return finish(bs, xjson_pack("{s:s}", "outcome", "not-confirmed"), text) ? LAB_ELAB : 1;
 	}
 	fmt_tracked(text, tracked, res);
