@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define W_LABEL	260
@@ -57,6 +58,28 @@ static const char *verdict_class(const char *v)
 	       !strcmp(v, "improvement") ? "v-improvement" : "v-other";
 }
 
+/*
+ * The label as it fits left of the plot: LABEL_MAX bytes, cut at a UTF-8
+ * character boundary, with an ellipsis. The <title> keeps it whole.
+ */
+#define LABEL_MAX 40
+static void add_label(struct strbuf *h, const char *label)
+{
+	size_t len = strlen(label);
+
+	if (len <= LABEL_MAX) {
+		sb_add_xml(h, label);
+		return;
+	}
+	len = LABEL_MAX;
+	while (len && ((unsigned char)label[len] & 0xc0) == 0x80)
+		len--;
+	char *cut = xstrndup(label, len);
+	sb_add_xml(h, cut);
+	sb_adds(h, "\xe2\x80\xa6");	/* U+2026 */
+	free(cut);
+}
+
 static void svg_waterfall(struct strbuf *h, const struct bar *b, int n)
 {
 	double min = 0, max = 0;
@@ -85,7 +108,7 @@ static void svg_waterfall(struct strbuf *h, const struct bar *b, int n)
 		sb_addf(h, ": %+.1f %% to %+.1f %% of the baseline, %s</title>\n", b[i].from, b[i].to,
 			b[i].verdict ? b[i].verdict : "not measured");
 		sb_addf(h, "<text x=\"4\" y=\"%.1f\">", y + ROW * 0.65);
-		sb_add_xml(h, b[i].label);
+		add_label(h, b[i].label);
 		sb_adds(h, "</text>\n");
 		sb_addf(h, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>\n", x0, y + 5,
 			fmax(x1 - x0, 1.0), ROW - 10);

@@ -13,7 +13,7 @@
 
 static const char state_json[] =
 	"{\"baseline\": \"base\", \"series_kernel\": \"new<b>\","
-	" \"patches\": [{\"subject\": \"one\"}, {\"subject\": \"<script>two</script>\"}],"
+	" \"patches\": [{\"subject\": \"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\"}, {\"subject\": \"<script>two</script>\"}],"
 	" \"tracked\": [{\"workload\": \"yield\", \"metric\": \"cs\", \"verdict\": \"regression\","
 	"   \"delta_pct\": -50.0, \"ci_lo_pct\": -60.0, \"ci_hi_pct\": -40.0}],"
 	" \"result\": {\"outcome\": \"per-patch\", \"waterfall\": ["
@@ -51,6 +51,13 @@ static void test_waterfall(void **state)
 	assert_null(strstr(s, "<script>"));
 	assert_null(strstr(s, "new<b>"));
 	assert_null(strstr(s, "<patch 2>"));
+	/* Long labels are cut to fit left of the plot; the title keeps them whole. */
+	assert_non_null(strstr(s, ">2. &lt;script&gt;two&lt;/script&gt;<"));
+	assert_int_equal(count(s, "whole series (measured)"), 2);
+	/* 3 + 25 two-byte characters: cut at 40 bytes, on a character boundary. */
+	assert_non_null(strstr(s, ">1. \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+				  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+				  "\xc3\xa9\xc3\xa9\xc3\xa9\xe2\x80\xa6<"));
 	sb_release(&h);
 	json_decref(st);
 }
