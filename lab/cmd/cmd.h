@@ -56,11 +56,12 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
 		       "write what would go to stdout into FILE instead")
 
 extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
-	guest_usage, doctor_usage, run_usage, history_usage;
+	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage;
 
 int cmd_config(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_guest(int argc, char **argv);

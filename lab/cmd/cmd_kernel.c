@@ -30,7 +30,7 @@ static const struct lab_option kernel_options[] = {
 };
 
 static const char *const kernel_synopsis[] = {
-	"mglrulab kernel build [-c FILE] [--json] [NAME...]",
+	"mglrulab kernel build [-c FILE] [--json] [NAME | NAME@K ...]",
 	"mglrulab kernel list  [-c FILE] [--json]",
 	"mglrulab kernel gc    [-c FILE] [--dry-run]",
 	NULL
@@ -43,7 +43,8 @@ const struct lab_usage kernel_usage = {
 		"       the source (directory, .tar.* archive, or git repository plus ref) in a\n"
 		"       lab-managed git tree, apply the series with git am, merge the config\n"
 		"       base and fragments, verify every requested option, build bzImage out of\n"
-		"       tree. Unchanged inputs are a cache hit.\n"
+		"       tree. Unchanged inputs are a cache hit. NAME@K is NAME after the first\n"
+		"       K patches of its series, built in NAME's build folder (incrementally).\n"
 		"list   Show the cache entries.\n"
 		"gc     Remove cache entries no kernel of the configuration resolves to.\n",
 	.options = kernel_options,
@@ -57,11 +58,17 @@ static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
 	if (!o->names.n)
 		for (size_t i = 0; i < cfg->nr_kernels; i++)
 			strvec_push(&o->names, cfg->kernels[i].name);
-	for (size_t i = 0; i < o->names.n; i++)
-		if (!config_kernel(cfg, o->names.v[i])) {
+	/* Resolved first: a prefix kernel (NAME@K) joins cfg->kernels, which may move. */
+	for (size_t i = 0; i < o->names.n; i++) {
+		struct strbuf err = STRBUF_INIT;
+		if (!config_kernel_resolve(cfg, o->names.v[i], &err)) {
+			r = user_error("kernel build: %s", sb_str(&err));
+			sb_release(&err);
 			json_decref(out);
-			return user_error("kernel build: no [kernel %s] in %s", o->names.v[i], cfg->path);
+			return r;
 		}
+		sb_release(&err);
+	}
 	/* With --json, stdout carries the JSON alone; progress goes to stderr. */
 	int saved = -1;
 	if (o->json) {

@@ -104,7 +104,7 @@ static const struct lab_option run_options[] = {
 };
 
 static const char *const run_synopsis[] = {
-	"mglrulab run [--ab | --aa] [-c FILE] [--runs N] [--warmups N] [--seed S]",
+	"mglrulab run [--ab [BASE NEW] | --aa [BASE]] [-c FILE] [--runs N] [--warmups N] [--seed S]",
 	"             [--workloads a,b] [--kernel NAME] [--fail-on regression|change|none]",
 	"             [--junit FILE] [--no-counters] [-q] [-v]",
 	"             [--until decided [--max-runs N] [--budget DURATION]]",
@@ -122,7 +122,10 @@ const struct lab_usage run_usage = {
 		"text report goes to stdout (progress goes to stderr).\n"
 		"\n"
 		"With --ab, baseline against patched; with --aa, the baseline against itself;\n"
-		"with neither, one kernel (--kernel NAME, default the first), to explore.\n",
+		"with neither, one kernel (--kernel NAME, default the first), to explore.\n"
+		"The kernels are [run] kernels unless named: `run --ab BASE NEW` compares any\n"
+		"two [kernel] sections, and NAME@K is kernel NAME after the first K patches of\n"
+		"its series (`run --ab patched@2 patched@3`: what patch 3 does on its own).\n",
 	.options = run_options,
 	.footer =
 		"exit status: 0 no failing verdict, 1 user error, 2 lab failure or interrupted\n"
@@ -135,8 +138,13 @@ int cmd_run(int argc, char **argv)
 	int nargs, r;
 
 	r = lab_options_parse(&run_usage, "run", argc, argv, &o, &nargs);
-	if (!r && nargs)
-		r = user_error("run: unexpected argument '%s' (see 'mglrulab run -h')", argv[0]);
+	if (!r && nargs && !o.resume &&
+	    nargs == (o.mode == SESSION_AB ? 2 : o.mode == SESSION_AA ? 1 : -1))
+		for (int i = 0; i < nargs; i++)
+			strvec_push(&o.kernel_names, argv[i]);
+	else if (!r && nargs)
+		r = user_error("run: unexpected argument '%s': --ab takes two kernel names (BASE NEW), "
+			       "--aa one, a resumed session none (see 'mglrulab run -h')", argv[0]);
 	if (!r && o.resume && (o.runs || o.seed_set || o.workloads.n || o.warmups >= 0))
 		r = user_error("run --resume: the session's plan is fixed; --runs, --seed, --warmups "
 			       "and --workloads apply to new sessions only");
@@ -157,5 +165,6 @@ int cmd_run(int argc, char **argv)
 		r = session_main(&o);
 	}
 	strvec_clear(&o.workloads);
+	strvec_clear(&o.kernel_names);
 	return cmd_status(r);
 }

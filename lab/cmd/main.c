@@ -36,6 +36,8 @@ const struct command lab_commands[] = {
 	  &doctor_usage },
 	{ "run", cmd_run, "run a session: A/B (--ab), A/A calibration (--aa) or one kernel",
 	  &run_usage },
+	{ "bisect", cmd_bisect, "which patch of a series moved the metric: confirm, bisect prefixes",
+	  &bisect_usage },
 	{ "help", cmd_help, "show help for mglrulab or one command", &help_usage },
 	{ "version", cmd_version, "print the version", &version_usage },
 	{ NULL, NULL, NULL, NULL },

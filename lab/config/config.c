@@ -578,6 +578,7 @@ void config_free(struct lab_config *cfg)
 		free(k->source);
 		free(k->ref);
 		free(k->config);
+		free(k->prefix_of);
 		strvec_clear(&k->series);
 		strvec_clear(&k->fragments);
 	}
@@ -628,6 +629,46 @@ const struct kernel_cfg *config_kernel(const struct lab_config *cfg, const char 
 		if (!strcmp(cfg->kernels[i].name, name))
 			return &cfg->kernels[i];
 	return NULL;
+}
+
+const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const char *name,
+					       struct strbuf *err)
+{
+	const struct kernel_cfg *k = config_kernel(cfg, name);
+	const char *at = strrchr(name, CONFIG_PREFIX_SEP);
+	long prefix;
+
+	if (k)
+		return k;
+	if (!at) {
+		sb_addf(err, "no [kernel %s] in %s", name, cfg->path);
+		return NULL;
+	}
+	char *base_name = xstrndup(name, (size_t)(at - name));
+	const struct kernel_cfg *base = config_kernel(cfg, base_name);
+	if (!base) {
+		sb_addf(err, "%s: no [kernel %s] in %s", name, base_name, cfg->path);
+	} else if (parse_long(at + 1, 0, 100000, &prefix)) {
+		sb_addf(err, "%s: expected NAME%cK, K a patch count from 0, got '%s'", name,
+			CONFIG_PREFIX_SEP, at + 1);
+	} else if (!base->series.n) {
+		sb_addf(err, "%s: [kernel %s] has no series to take patches from", name, base_name);
+	} else {
+		/* Copy the fields first: the array may move when it grows. */
+		struct kernel_cfg nk = {
+			.name = xstrdup(name), .line = base->line, .source = xstrdup(base->source),
+			.ref = base->ref ? xstrdup(base->ref) : NULL, .config = xstrdup(base->config),
+			.series_set = 1, .fragments_set = base->fragments_set,
+			.prefix_of = xstrdup(base_name), .prefix = prefix,
+		};
+		strvec_pushv(&nk.series, (const char *const *)base->series.v);
+		strvec_pushv(&nk.fragments, (const char *const *)base->fragments.v);
+		ALLOC_GROW(cfg->kernels, cfg->nr_kernels + 1, cfg->alloc_kernels);
+		cfg->kernels[cfg->nr_kernels] = nk;
+		k = &cfg->kernels[cfg->nr_kernels++];
+	}
+	free(base_name);
+	return k;
 }
 
 const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name)

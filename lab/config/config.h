@@ -25,6 +25,13 @@ struct kernel_cfg {
 	char *config;			/* tinyconfig, defconfig, allnoconfig or a file */
 	struct strvec fragments;
 	int fragments_set;
+	/*
+	 * A prefix kernel "NAME@K" (config_kernel_resolve()): NAME's inputs
+	 * with its series cut after patch K (cover letters not counted).
+	 * prefix_of is NAME, NULL for a kernel of lab.conf.
+	 */
+	char *prefix_of;
+	long prefix;
 };
 
 struct guest_cfg {
@@ -96,6 +103,19 @@ const char *config_default_path(void);
 int config_load_or_report(const char *path, struct lab_config *cfg);
 
 const struct kernel_cfg *config_kernel(const struct lab_config *cfg, const char *name);
+/*
+ * Like config_kernel(), and "NAME@K" names the kernel after the first K
+ * patches of [kernel NAME]'s series (K from 0; 0 is NAME's source and
+ * config without the series). A prefix kernel is added to @cfg the first
+ * time it is named: pointers into cfg->kernels taken before may move.
+ * NULL with the reason in @err (no such kernel, no series, a bad K).
+ * Whether K is past the series' end is only known when it is split
+ * (lab/kernel/ says so).
+ */
+const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const char *name,
+					       struct strbuf *err);
+/* The separator of "NAME@K". */
+#define CONFIG_PREFIX_SEP '@'
 const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name);
 /* A workload parameter's effective value (set, or the definition's default). */
 const char *workload_cfg_value(const struct workload_cfg *w, const char *param);

@@ -47,10 +47,14 @@ struct build_ctx {
 	char *log;
 	struct strvec subjects;		/* applied patches, for meta.json */
 	char *prev_head;		/* where the shared tree was before this build */
+	int series_cut;			/* a prefix kernel short of the series' end: */
+	long prefix;			/* apply only this many patches */
+	int compile_failed;		/* make bzImage failed (not interrupted) */
 	char *head_commit;
 	double t_unpack, t_apply, t_config, t_compile;
 	/* progress */
-	long steps;
+	long steps, est_steps;		/* est_steps: of the last such build, 0: unknown */
+	char *est_file;			/* where this build's count is kept for the next */
 	const char *phase;
 	double last_tick;
 	int tty;
@@ -133,6 +137,13 @@ static void fill_inputs(struct build_ctx *b, struct kcache_inputs *in, const cha
 	in->source_id = b->src.id;
 	in->series = (const char *const *)b->series_text.v;
 	in->nr_series = b->series_text.n;
+	in->series_cut = b->series_cut;
+	in->series_prefix = b->prefix;
+	/* NAME@0 is NAME's inputs without a series: the baseline's key when they match. */
+	if (b->series_cut && !b->prefix) {
+		in->nr_series = 0;
+		in->series_cut = 0;
+	}
 	in->config_base = b->config_base;
 	in->fragments = (const char *const *)b->fragment_text.v;
 	in->nr_fragments = b->fragment_text.n;
@@ -274,6 +285,10 @@ static int apply_series(struct build_ctx *b)
 			free(label);
 			continue;
 		}
+		if (b->series_cut && applied == b->prefix) {
+			free(label);
+			break;
+		}
 		sb_reset(&out);
 		if (apply_one(b, p, tmpfile, &out)) {
 			struct strbuf msg = STRBUF_INIT;
@@ -410,13 +425,65 @@ static void on_make_line(const char *line, void *data)
 	if (lab_quiet || now - b->last_tick < (b->tty ? 0.25 : 30))
 		return;
 	b->last_tick = now;
+	char msg[160];
+	kbuild_progress_format(msg, sizeof(msg), b->steps, b->est_steps, now - b->t_compile);
 	if (b->tty)
-		printf("\r[%s] %-8s %ld steps, %.0f s ", b->k->name, b->phase, b->steps,
-		       now - (b->t_compile));
+		printf("\r[%s] %-8s %s ", b->k->name, b->phase, msg);
 	else
-		printf("[%s] %-8s %ld steps, %.0f s\n", b->k->name, b->phase, b->steps,
-		       now - (b->t_compile));
+		printf("[%s] %-8s %s\n", b->k->name, b->phase, msg);
 	fflush(stdout);
+}
+
+void kbuild_progress_format(char *buf, size_t len, long steps, long est, double elapsed)
+{
+	char el[32], eta[32];
+
+	format_duration(el, sizeof(el), elapsed);
+	if (est <= 0) {
+		snprintf(buf, len, "%ld steps, %s", steps, el);
+	} else if (steps < est) {
+		/* Before the first step the rate is unknown: say so. */
+		if (steps)
+			format_duration(eta, sizeof(eta), elapsed / (double)steps * (double)(est - steps));
+		snprintf(buf, len, "%ld/~%ld steps, %s, ETA %s", steps, est, el, steps ? eta : "?");
+	} else {
+		snprintf(buf, len, "%ld/~%ld steps, %s, past the estimate", steps, est, el);
+	}
+}
+
+/*
+ * The step count of the last build of a config, from scratch or on top of
+ * an earlier build ("full", "incremental"): <cache>/steps/<config>-<kind>,
+ * "STEPS SECONDS". Only an estimate: a lost or garbled file costs the ETA.
+ */
+static char *steps_file(const char *cache_dir, const char *config_text, int incremental)
+{
+	char hex[SHA256_HEX_LEN + 1];
+
+	sha256_hex_of(config_text, strlen(config_text), hex);
+	return xasprintf("%s/steps/%.16s-%s", cache_dir, hex, incremental ? "incremental" : "full");
+}
+
+static long steps_get(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long n = 0;
+
+	if (!read_file(path, &sb, 256) && sscanf(sb_str(&sb), "%ld", &n) != 1)
+		n = 0;
+	sb_release(&sb);
+	return n > 0 ? n : 0;
+}
+
+static void steps_put(const char *path, long steps, double seconds)
+{
+	char *dir = path_dirname(path);
+	char *text = xasprintf("%ld %.1f\n", steps, seconds);
+
+	if (mkdir_p(dir, 0755) || write_file_atomic(path, text, strlen(text)))
+		debug("cannot record the step count in %s: %s", path, strerror(errno));
+	free(text);
+	free(dir);
 }
 
 static long cpu_count(void)
@@ -466,8 +533,12 @@ static int compile(struct build_ctx *b)
 	b->t_compile = now_monotonic() - b->t_compile;
 	strvec_clear(&targets);
 	strvec_clear(&env);
-	if (r)
+	if (r) {
+		b->compile_failed = !run_command_stopped_by();
 		return fail_with_log(b, LAB_ELAB, "the kernel build failed");
+	}
+	if (b->est_file)
+		steps_put(b->est_file, b->steps, b->t_compile);
 	return LAB_OK;
 }
 
@@ -701,6 +772,53 @@ static void build_ctx_free(struct build_ctx *b)
 	free(b->log);
 	free(b->head_commit);
 	free(b->prev_head);
+	free(b->est_file);
+}
+
+/* The patches of the series, cover letters not counted; -1 with @err on a bad file. */
+static long count_patches(const struct kernel_cfg *k, struct strbuf *err)
+{
+	struct patch_list pl = { 0 };
+	long n = 0;
+
+	for (size_t i = 0; i < k->series.n; i++)
+		if (mbox_split(k->series.v[i], &pl, err)) {
+			patch_list_free(&pl);
+			return -1;
+		}
+	for (size_t i = 0; i < pl.n; i++)
+		n += !pl.v[i].is_cover;
+	patch_list_free(&pl);
+	return n;
+}
+
+long kbuild_series_length(const struct kernel_cfg *k, struct strbuf *err)
+{
+	return count_patches(k, err);
+}
+
+/*
+ * A prefix kernel NAME@K: K patches of N. K = N is NAME itself (the same
+ * inputs, the same cache entry); K > N is an error.
+ */
+static int series_prefix(struct build_ctx *b, struct strbuf *err)
+{
+	const struct kernel_cfg *k = b->k;
+	struct strbuf why = STRBUF_INIT;
+	long n = count_patches(k, &why);
+
+	if (n < 0) {
+		sb_addf(err, "series: %s", sb_str(&why));
+	} else if (k->prefix > n) {
+		sb_addf(err, "the series of [kernel %s] has %ld patch%s, not %ld", k->prefix_of, n,
+			n == 1 ? "" : "es", k->prefix);
+		n = -1;
+	} else {
+		b->series_cut = k->prefix < n;
+		b->prefix = k->prefix;
+	}
+	sb_release(&why);
+	return n < 0 ? -1 : 0;
 }
 
 static int identify(struct build_ctx *b)
@@ -710,6 +828,8 @@ static int identify(struct build_ctx *b)
 	int r = ksource_identify(b->cfg->cache_dir, b->k->source, b->k->ref, &b->src, &err);
 
 	if (!r && read_inputs(b, &err))
+		r = LAB_EUSER;
+	if (!r && b->k->prefix_of && series_prefix(b, &err))
 		r = LAB_EUSER;
 	if (r) {
 		error_status(r, "[kernel %s] %s", b->k->name, sb_str(&err));
@@ -769,7 +889,9 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		error_status(r, "[kernel %s] %s", k->name, sb_str(&err));
 		goto out;
 	}
-	b.build_dir = xasprintf("%s/build/%s-%s", cfg->cache_dir, path_basename(b.src.tree), k->name);
+	/* A prefix kernel builds in its series' folder: one patch at a time, incrementally. */
+	b.build_dir = xasprintf("%s/build/%s-%s", cfg->cache_dir, path_basename(b.src.tree),
+				k->prefix_of ? k->prefix_of : k->name);
 	if (!is_dir(b.build_dir)) {
 		char *parent = path_dirname(b.build_dir);
 		mkdir_p(parent, 0755);
@@ -805,8 +927,11 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	int stamped = kbuild_settle_mtimes(b.src.tree, b.prev_head, b.head_commit, built_at,
 					   built_time);
 	debug("settled the stamps of %d files for %s", stamped, b.build_dir);
+	b.est_file = steps_file(cfg->cache_dir, sb_str(&config_text), built_at != NULL);
+	b.est_steps = steps_get(b.est_file);
 	free(built_at);
 	r = compile(&b);
+	res->build_failed = b.compile_failed;
 	if (r)
 		goto out;
 	if (kbuild_state_write(b.build_dir, b.head_commit))

@@ -14,6 +14,8 @@ struct kbuild_result {
 	char *entry_dir;	/* <cache>/entries/<key> */
 	char *bzimage;		/* <entry_dir>/bzImage */
 	int cache_hit;
+	int build_failed;	/* LAB_ELAB because make bzImage failed: the inputs do
+				   not build (a bisection skips such a prefix) */
 	double seconds;
 	long long image_size;
 };
@@ -29,6 +31,14 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  char key[SHA256_HEX_LEN + 1]);
 void kbuild_result_free(struct kbuild_result *res);
+/* The patches of @k's series, cover letters not counted; -1 with @err. */
+long kbuild_series_length(const struct kernel_cfg *k, struct strbuf *err);
+/*
+ * The progress of a build: "312/~1422 steps, 40s, ETA 2m10s" when @est
+ * (the step count of the last build of the same config) is known, else
+ * "312 steps, 40s".
+ */
+void kbuild_progress_format(char *buf, size_t len, long steps, long est, double elapsed);
 
 /* What a cache entry's meta.json records about its build. */
 struct kbuild_meta {

@@ -3,6 +3,7 @@
 #include "fsutil.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,13 @@ static void hash_common(struct sha256 *c, const struct kcache_inputs *in, const 
 	sha256_field_str(c, "source", in->source_id);
 	for (size_t i = 0; i < in->nr_series; i++)
 		sha256_field_str(c, "series", in->series[i]);
+	/* Absent for a whole series: the keys of existing entries stay. */
+	if (in->series_cut) {
+		char k[32];
+
+		snprintf(k, sizeof(k), "%ld", in->series_prefix);
+		sha256_field_str(c, "series-prefix", k);
+	}
 	sha256_field_str(c, "compiler", in->compiler);
 }
 

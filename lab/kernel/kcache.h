@@ -10,8 +10,9 @@
  *   <cache>/build/<tree>-<kernel>/  out-of-tree build folders
  *
  * The entry key hashes what determines the image: the source identity, the
- * series files' contents in order, the merged .config (its CONFIG_ lines)
- * and the compiler version. The input key hashes what determines those
+ * series files' contents in order (and, for a prefix kernel "NAME@K" that
+ * stops short of the series' end, K), the merged .config (its CONFIG_
+ * lines) and the compiler version. The input key hashes what determines those
  * before configuring: the same, with the config base and the fragments'
  * contents in place of the merged .config.
  */
@@ -28,6 +29,8 @@ struct kcache_inputs {
 	const char *source_id;		/* "tar:<sha256>", "git:<tree>", "dir:<hash>" */
 	const char *const *series;	/* contents of the series files, in order */
 	size_t nr_series;
+	int series_cut;			/* 1: only the series' first series_prefix patches */
+	long series_prefix;
 	const char *config_text;	/* merged .config (entry key) */
 	const char *config_base;	/* base name or file contents (input key) */
 	const char *const *fragments;	/* fragment contents (input key) */

@@ -391,6 +391,11 @@ static void add_message(struct patch_list *out, const char *file, int *index,
 		free(p->subject);
 		p->subject = NULL;
 	}
+	p->message_id = p->has_headers ? header_value(s, end, "Message-Id") : NULL;
+	if (p->message_id && !*p->message_id) {
+		free(p->message_id);
+		p->message_id = NULL;
+	}
 	p->has_diff = contains_diff(s, end);
 	p->is_cover = !p->has_diff || is_cover_subject(p->subject);
 }
@@ -463,6 +468,7 @@ void patch_list_free(struct patch_list *pl)
 	for (size_t i = 0; i < pl->n; i++) {
 		free(pl->v[i].file);
 		free(pl->v[i].subject);
+		free(pl->v[i].message_id);
 		free(pl->v[i].text);
 	}
 	free(pl->v);

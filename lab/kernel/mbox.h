@@ -15,6 +15,7 @@ struct patch {
 	int index;		/* 1-based position of the message in that file */
 	char *subject;		/* unfolded, RFC 2047-decoded Subject: (raw: filter
 				   it before printing), NULL when there is none */
+	char *message_id;	/* Message-Id: as written ("<...>"; raw), NULL when none */
 	char *text;		/* the whole message, LF line ends, mboxrd quoting
 				   undone, ready for git am (unusable if nul_line) */
 	int has_headers;	/* a mail (From:/Subject:), not a bare diff */

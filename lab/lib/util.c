@@ -309,3 +309,13 @@ int parse_duration(const char *s, double *seconds)
 	*seconds = total;
 	return 0;
 }
+
+void format_duration(char *buf, size_t len, double s)
+{
+	if (s < 60)
+		snprintf(buf, len, "%.0fs", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%dh%02dm", (int)s / 3600, (int)s / 60 % 60);
+}

@@ -83,6 +83,8 @@ void strvec_sort(struct strvec *sv);
 
 /* Monotonic seconds, for durations. */
 double now_monotonic(void);
+/* A duration for people: "45s", "3m07s", "1h02m". */
+void format_duration(char *buf, size_t len, double seconds);
 /* Wall-clock time as an ISO 8601 UTC string ("2026-11-29T18:46:28Z"). */
 void iso8601_now(char buf[32]);
 

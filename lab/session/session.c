@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A resumed session: its folder, session.json, the kernels still in the cache, the guest lab. */
 static int resume_session(struct session *s)
@@ -36,7 +37,7 @@ static int resume_session(struct session *s)
 	free(path);
 	if (!s->ctx || !json_is_array(json_object_get(s->ctx, "plan")))
 		return user_error("%s/session.json: %s", s->dir, s->ctx ? "no plan" : jerr.text);
-	r = session_lock(s->cfg.state_dir, s->dir);
+	r = session_lock(s->cfg.state_dir, s->dir, &s->lock_fd);
 	if (r)
 		return r;
 	json_array_foreach(json_object_get(s->ctx, "kernels"), i, k) {
@@ -70,7 +71,7 @@ static int start_session(struct session *s)
 	r = session_dir_create(s->cfg.reports_dir, mode, &s->dir, &s->id);
 	if (r)
 		return r;
-	r = session_lock(s->cfg.state_dir, s->dir);
+	r = session_lock(s->cfg.state_dir, s->dir, &s->lock_fd);
 	if (r)
 		return r;
 	/* From here on SIGINT/SIGTERM stop kernel builds as well as guests. */
@@ -92,13 +93,41 @@ static int start_session(struct session *s)
 	return session_new(s);
 }
 
+/*
+ * Kernels named on the command line replace [run] kernels; a prefix
+ * kernel ("NAME@K") joins the configuration here, before anything holds
+ * a pointer into its kernels.
+ */
+static int override_kernels(struct session *s)
+{
+	struct session_opts *o = s->o;
+	struct strbuf err = STRBUF_INIT;
+	int r = LAB_OK;
+
+	for (size_t i = 0; i < o->kernel_names.n && !r; i++)
+		if (!config_kernel_resolve(&s->cfg, o->kernel_names.v[i], &err))
+			r = user_error("run: %s", sb_str(&err));
+	if (!r && o->kernel_names.n) {
+		strvec_clear(&s->cfg.run.kernels);
+		strvec_pushv(&s->cfg.run.kernels, (const char *const *)o->kernel_names.v);
+	}
+	if (!r && o->reports_dir) {
+		free(s->cfg.reports_dir);
+		s->cfg.reports_dir = xstrdup(o->reports_dir);
+	}
+	sb_release(&err);
+	return r;
+}
+
 int session_main(struct session_opts *o)
 {
-	struct session s = { .o = o, .saved_stdout = -1 };
+	struct session s = { .o = o, .saved_stdout = -1, .lock_fd = -1 };
 	int r, stopped = 0;
 
 	s.t0 = now_monotonic();
 	r = config_load_or_report(o->config, &s.cfg);
+	if (!r)
+		r = override_kernels(&s);
 	if (r)
 		goto out;
 	session_stdout_to_stderr(&s);
@@ -115,6 +144,8 @@ out:
 	session_kernels_release(&s.kernels);
 	json_decref(s.ctx);
 	session_seq_free(s.seq);
+	if (s.lock_fd >= 0)
+		close(s.lock_fd);
 	free(s.dir);
 	free(s.id);
 	config_free(&s.cfg);

@@ -41,6 +41,14 @@ struct session_opts {
 	int until_decided;		/* --until decided: sequential session */
 	long max_runs;			/* --max-runs: run cap per kernel and workload (0: default) */
 	double budget_s;		/* --budget: run time for the session, seconds (0: none) */
+	/*
+	 * Kernel names of the command line in place of [run] kernels (run
+	 * --ab BASE NEW, --aa BASE); "NAME@K" names a prefix kernel
+	 * (config_kernel_resolve()).
+	 */
+	struct strvec kernel_names;
+	const char *reports_dir;	/* NULL: lab.conf's (a bisection's steps: its folder) */
+	int no_stdout_report;		/* leave report.txt unprinted (a bisection prints its own) */
 };
 
 /*
@@ -66,10 +74,12 @@ int session_dir_create(const char *reports_dir, const char *mode, char **dir, ch
 /* Resolve --resume [ID|PATH] (NULL: reports/latest) to a session folder. */
 int session_dir_find(const char *reports_dir, const char *id, char **dir);
 /*
- * Hold <state_dir>/session.lock for the life of the process. Another
- * session holding it is a clear error naming the holder.
+ * Hold <state_dir>/session.lock until *@fd_out (>= 0 when taken) is closed:
+ * session_main() closes it when the session ends, so a bisection runs its
+ * steps' sessions one after another in one process. Another session
+ * holding it is a clear error naming the holder.
  */
-int session_lock(const char *state_dir, const char *session_dir);
+int session_lock(const char *state_dir, const char *session_dir, int *fd_out);
 int session_write_json(const char *path, const json_t *obj);
 /* The run records in runs/, as an array sorted by seq (missing folder: empty). */
 json_t *session_load_runs(const char *dir, struct strbuf *err);

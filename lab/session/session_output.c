@@ -195,7 +195,7 @@ int session_finish(struct session *s, int stopped)
 	session_stdout_restore(s);
 	char *txt = xasprintf("%s/report.txt", s->dir);
 	struct strbuf text = STRBUF_INIT;
-	if (!read_file(txt, &text, 0))
+	if (!s->o->no_stdout_report && !read_file(txt, &text, 0))
 		fputs(sb_str(&text), stdout);
 	fflush(stdout);
 	sb_release(&text);

@@ -13,16 +13,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void fmt_duration(char *buf, size_t len, double s)
-{
-	if (s < 60)
-		snprintf(buf, len, "%.0fs", s);
-	else if (s < 3600)
-		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
-	else
-		snprintf(buf, len, "%dh%02dm", (int)s / 3600, (int)s / 60 % 60);
-}
-
 static void progress(size_t done_now, size_t todo, size_t total, size_t i,
 		     const json_t *p, const json_t *rec, double elapsed)
 {
@@ -31,8 +21,8 @@ static void progress(size_t done_now, size_t todo, size_t total, size_t i,
 	if (lab_quiet)
 		return;
 	if (done_now)
-		fmt_duration(eta, sizeof(eta), elapsed / (double)done_now * (double)(todo - done_now));
-	fmt_duration(el, sizeof(el), elapsed);
+		format_duration(eta, sizeof(eta), elapsed / (double)done_now * (double)(todo - done_now));
+	format_duration(el, sizeof(el), elapsed);
 	if (isatty(2) && !rec) {
 		/* Our cursor control, then the line through the terminal filter. */
 		fputs("\r\033[K", stderr);

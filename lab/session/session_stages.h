@@ -42,6 +42,7 @@ struct session {
 	struct guest_lab lab;		/* libvirt, the accelerator, the guest image */
 	struct session_kernels kernels;	/* a new session's, while it is planned */
 	int saved_stdout;
+	int lock_fd;			/* session.lock, -1 before it is taken */
 	double t0;
 	struct session_seq *seq;	/* --until decided, else NULL */
 };

@@ -76,7 +76,7 @@ int session_dir_find(const char *reports_dir, const char *id, char **dir)
 	return real ? LAB_OK : lab_error("cannot resolve the session folder: %s", strerror(errno));
 }
 
-int session_lock(const char *state_dir, const char *session_dir)
+int session_lock(const char *state_dir, const char *session_dir, int *fd_out)
 {
 	char *path = xasprintf("%s/session.lock", state_dir);
 	char *who = xasprintf("pid %ld, session %s\n", (long)getpid(), session_dir);
@@ -87,8 +87,9 @@ int session_lock(const char *state_dir, const char *session_dir)
 		r = lab_error("cannot create %s: %s", state_dir, strerror(errno));
 		goto out;
 	}
-	/* The descriptor stays open (and locked) until the process exits. */
+	/* The descriptor stays open (and locked) until the session ends. */
 	fd = lockfile_take(path, 0, who, &held_by);
+	*fd_out = fd;
 	if (fd == -2)
 		r = user_error("another session holds %s (%s); wait for it or stop it first",
 			       path, sb_str(&held_by));

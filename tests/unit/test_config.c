@@ -390,10 +390,54 @@ static void test_continuation_lines(void **state)
 	config_free(&cfg);
 }
 
+/* NAME@K: a prefix kernel joins the configuration; bad names say why. */
+static void test_prefix_kernels(void **state)
+{
+	struct lab_config cfg;
+	struct strbuf why = STRBUF_INIT;
+	int status;
+	(void)state;
+	char *err = load(GOOD_KERNELS "[run]\nkernels = baseline patched\n", &cfg, &status);
+
+	assert_int_equal(status, LAB_OK);
+	size_t before = cfg.nr_kernels;
+	const struct kernel_cfg *k = config_kernel_resolve(&cfg, "patched@2", &why);
+	assert_non_null(k);
+	assert_string_equal(k->name, "patched@2");
+	assert_string_equal(k->prefix_of, "patched");
+	assert_int_equal(k->prefix, 2);
+	assert_int_equal(k->series.n, 1);
+	assert_int_equal(k->fragments.n, 1);
+	assert_string_equal(k->source, config_kernel(&cfg, "patched")->source);
+	assert_int_equal(cfg.nr_kernels, before + 1);
+	/* Named again: the same kernel, not a second copy. */
+	assert_ptr_equal(config_kernel_resolve(&cfg, "patched@2", &why), config_kernel(&cfg, "patched@2"));
+	assert_int_equal(cfg.nr_kernels, before + 1);
+	assert_null(config_kernel(&cfg, "patched")->prefix_of);
+
+	static const struct { const char *name, *msg; } bad[] = {
+		{ "nope", "no [kernel nope]" },
+		{ "nope@1", "nope@1: no [kernel nope]" },
+		{ "patched@x", "expected NAME@K, K a patch count from 0, got 'x'" },
+		{ "patched@-1", "got '-1'" },
+		{ "baseline@1", "[kernel baseline] has no series" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sb_reset(&why);
+		assert_null(config_kernel_resolve(&cfg, bad[i].name, &why));
+		if (!strstr(sb_str(&why), bad[i].msg))
+			fail_msg("%s: expected '%s' in '%s'", bad[i].name, bad[i].msg, sb_str(&why));
+	}
+	sb_release(&why);
+	free(err);
+	config_free(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_prefix_kernels),
 		cmocka_unit_test(test_stats_defaults_agree),
 		cmocka_unit_test(test_unknown_key_suggests),
 		cmocka_unit_test(test_unknown_section),

@@ -200,10 +200,36 @@ static void test_meta_not_utf8(void **state)
 	strvec_clear(&subjects);
 }
 
+/* A prefix kernel has keys of its own, one per K; the whole series keeps today's. */
+static void test_series_prefix(void **state)
+{
+	struct kcache_inputs a;
+	char whole[65], p0[65], p1[65], p1i[65], wi[65];
+	(void)state;
+
+	fill(&a);
+	key_of(&a, whole);
+	kcache_input_key(&a, wi);
+	a.series_cut = 1;
+	a.series_prefix = 0;
+	key_of(&a, p0);
+	a.series_prefix = 1;
+	key_of(&a, p1);
+	kcache_input_key(&a, p1i);
+	assert_string_not_equal(whole, p0);
+	assert_string_not_equal(whole, p1);
+	assert_string_not_equal(p0, p1);
+	assert_string_not_equal(wi, p1i);
+	a.series_cut = 0;
+	key_of(&a, p1);
+	assert_string_equal(whole, p1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stable),
+		cmocka_unit_test(test_series_prefix),
 		cmocka_unit_test(test_sensitive_to_patch_byte),
 		cmocka_unit_test(test_sensitive_to_config_option),
 		cmocka_unit_test(test_sensitive_to_source_and_compiler),

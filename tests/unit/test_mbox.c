@@ -327,10 +327,36 @@ static void test_bundled_example_series(void **state)
 	patch_list_free(&pl);
 }
 
+/* The Message-Id a bisection names its culprit by: case-insensitive, folded, absent is NULL. */
+static void test_message_id(void **state)
+{
+	static const char buf[] =
+		"From mglrulab Mon Sep 17 00:00:00 2001\n"
+		"Message-ID:\n <20261130.1@example.org>\n"
+		"Subject: [PATCH 1/2] mm: one\n"
+		"\n"
+		"Body.\n" DIFF("mm/a.c")
+		"\n"
+		"From mglrulab Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH 2/2] mm: two\n"
+		"\n"
+		"Body.\n" DIFF("mm/b.c");
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	mbox_split_buffer("ids.mbox", buf, sizeof(buf) - 1, &pl);
+	assert_int_equal(pl.n, 2);
+	assert_non_null(pl.v[0].message_id);
+	assert_string_equal(pl.v[0].message_id, "<20261130.1@example.org>");
+	assert_null(pl.v[1].message_id);
+	patch_list_free(&pl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_multi_patch_mbox),
+		cmocka_unit_test(test_message_id),
 		cmocka_unit_test(test_cover_letter_with_diffstat_only),
 		cmocka_unit_test(test_numbered_patch_is_not_cover),
 		cmocka_unit_test(test_bare_diff),

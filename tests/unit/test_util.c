@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "kbuild.h"
 #include "util.h"
 
 static void test_parse_duration(void **state)
@@ -52,10 +53,42 @@ static void test_strvec_sort(void **state)
 	strvec_clear(&sv);
 }
 
+static void test_format_duration(void **state)
+{
+	char b[32];
+	(void)state;
+
+	format_duration(b, sizeof(b), 45.4);
+	assert_string_equal(b, "45s");
+	format_duration(b, sizeof(b), 187);
+	assert_string_equal(b, "3m07s");
+	format_duration(b, sizeof(b), 3720);
+	assert_string_equal(b, "1h02m");
+}
+
+/* The build's progress: a total and an ETA once the last build's count is known. */
+static void test_kbuild_progress(void **state)
+{
+	char b[160];
+	(void)state;
+
+	kbuild_progress_format(b, sizeof(b), 312, 0, 40);
+	assert_string_equal(b, "312 steps, 40s");
+	kbuild_progress_format(b, sizeof(b), 0, 1422, 3);
+	assert_string_equal(b, "0/~1422 steps, 3s, ETA ?");
+	/* 711 of 1422 in 60 s: as long again. */
+	kbuild_progress_format(b, sizeof(b), 711, 1422, 60);
+	assert_string_equal(b, "711/~1422 steps, 1m00s, ETA 1m00s");
+	kbuild_progress_format(b, sizeof(b), 1500, 1422, 100);
+	assert_string_equal(b, "1500/~1422 steps, 1m40s, past the estimate");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_format_duration),
+		cmocka_unit_test(test_kbuild_progress),
 		cmocka_unit_test(test_strvec_sort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,930 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mglrulab bisect (bisect.h): the steps as sessions, their decisions, the
+ * state on disk, the summary. The search itself is bisect_search.c.
+ */
+#include "bisect.h"
+#include "bisect_search.h"
+#include "config.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "interrupt.h"
+#include "kbuild.h"
+#include "lockfile.h"
+#include "mbox.h"
+#include "session.h"
+#include "stats.h"
+#include "xjson.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct bisect {
+	struct bisect_opts *o;
+	struct lab_config cfg;
+	char *dir;
+	json_t *state;			/* bisect.json */
+	const char *base, *series;	/* kernel names (in state) */
+	long n;				/* patches in the series */
+	int base_is_prefix0;		/* series@0 is the baseline's cache entry */
+	int status;			/* why a step stopped the bisection */
+	int lock_fd;
+	int saved_stdout;		/* stdout is the summary's: builds talk on stderr */
+};
+
+static int save(struct bisect *bs)
+{
+	char *path = xasprintf("%s/bisect.json", bs->dir);
+	int r = session_write_json(path, bs->state) ?
+		lab_error("cannot write %s: %s", path, strerror(errno)) : LAB_OK;
+
+	free(path);
+	return r;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (lab_quiet)
+		return;
+	fputs("bisect: ", stderr);
+	va_start(ap, fmt);
+	term_vprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* The kernel after the first @k patches: the baseline, NAME@K, or the series itself. */
+static char *prefix_name(const struct bisect *bs, long k)
+{
+	if (k == 0 && bs->base_is_prefix0)
+		return xstrdup(bs->base);
+	if (k == bs->n)
+		return xstrdup(bs->series);
+	return xasprintf("%s%c%ld", bs->series, CONFIG_PREFIX_SEP, k);
+}
+
+/* --- the results of one step's session --- */
+
+static json_t *pct_or_null(double ratio)
+{
+	return isfinite(ratio) ? json_real(100.0 * (ratio - 1.0)) : json_null();
+}
+
+/*
+ * The metrics of report.json with their verdict, change and interval (in
+ * percent of the first kernel): what a step's decision is made of.
+ */
+static json_t *report_results(const char *session_dir, struct strbuf *err)
+{
+	char *path = xasprintf("%s/report.json", session_dir);
+	json_error_t jerr;
+	json_t *rep = json_load_file(path, 0, &jerr), *r, *out = NULL;
+	size_t i;
+
+	if (!json_is_object(rep)) {
+		sb_addf(err, "%s: %s", path, rep ? "not a JSON object" : jerr.text);
+		goto out;
+	}
+	out = json_array();
+	json_array_foreach(json_object_get(rep, "results"), i, r) {
+		const char *v = json_string_value(json_object_get(r, "verdict"));
+		const char *m = json_string_value(json_object_get(r, "metric"));
+		const char *w = json_string_value(json_object_get(r, "workload"));
+		json_t *c = json_object_get(r, "comparison"), *ci = json_object_get(c, "ci");
+		json_t *d = json_object_get(c, "delta_pct");
+
+		if (!v || !m || !w)
+			continue;
+		json_array_append_new(out, xjson_pack("{s:o, s:o, s:b, s:s, s:o, s:o, s:o}",
+			"workload", json_string_lossy(w), "metric", json_string_lossy(m),
+			"primary", json_is_true(json_object_get(r, "primary")), "verdict", v,
+			"delta_pct", json_is_number(d) ? json_real(json_number_value(d)) : json_null(),
+			"ci_lo_pct", json_is_number(json_object_get(ci, "lo")) ?
+				pct_or_null(json_number_value(json_object_get(ci, "lo"))) : json_null(),
+			"ci_hi_pct", json_is_number(json_object_get(ci, "hi")) ?
+				pct_or_null(json_number_value(json_object_get(ci, "hi"))) : json_null()));
+	}
+out:
+	json_decref(rep);
+	free(path);
+	return out;
+}
+
+static json_t *find_result(const json_t *results, const char *workload, const char *metric)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(results, i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "workload")), workload) &&
+		    !strcmp(json_string_value(json_object_get(r, "metric")), metric))
+			return r;
+	return NULL;
+}
+
+/* improvement or regression: the step says the two kernels differ. */
+static int decisive(const json_t *r)
+{
+	enum stats_verdict v = stats_verdict_from_id(json_string_value(json_object_get(r, "verdict")));
+
+	return v == VERDICT_IMPROVEMENT || v == VERDICT_REGRESSION;
+}
+
+/*
+ * A metric the session could not analyse (too many failed runs: the lab,
+ * not the kernels) says nothing about where a prefix is: the step fails
+ * rather than count as "no difference". The primaries, or all metrics
+ * when there are none.
+ */
+static const char *invalid_metric(const json_t *results)
+{
+	json_t *r;
+	size_t i;
+	int any_primary = 0;
+
+	json_array_foreach(results, i, r)
+		any_primary |= json_is_true(json_object_get(r, "primary"));
+	json_array_foreach(results, i, r)
+		if ((!any_primary || json_is_true(json_object_get(r, "primary"))) &&
+		    stats_verdict_from_id(json_string_value(json_object_get(r, "verdict"))) ==
+		    VERDICT_INVALID)
+			return json_string_value(json_object_get(r, "metric"));
+	return NULL;
+}
+
+/* --- steps: one session each --- */
+
+static json_t *find_step(struct bisect *bs, const char *a, const char *b)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(bs->state, "steps"), i, s)
+		if (!strcmp(json_string_value(json_object_get(s, "a")), a) &&
+		    !strcmp(json_string_value(json_object_get(s, "b")), b))
+			return s;
+	return NULL;
+}
+
+static int session_started(const char *reports_dir)
+{
+	char *p = xasprintf("%s/latest/session.json", reports_dir);
+	int ok = is_regular_file(p);
+
+	free(p);
+	return ok;
+}
+
+/*
+ * Run (or resume, or read back) the session @a against @b; its results in
+ * *@results (borrowed from the state). A step already measured, in this
+ * bisection or on a resume, is never run again.
+ */
+static int run_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
+		    json_t **results)
+{
+	json_t *step = find_step(bs, a, b);
+	struct strbuf err = STRBUF_INIT;
+	int r;
+
+	*results = NULL;
+	if (step && !strcmp(json_string_value(json_object_get(step, "state")), "done")) {
+		*results = json_object_get(step, "results");
+		return LAB_OK;
+	}
+	if (!step) {
+		size_t nr = json_array_size(json_object_get(bs->state, "steps")) + 1;
+		char *rel = xasprintf("steps/%02zu-%s", nr, purpose);
+		step = xjson_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "step", (int)nr, "purpose", purpose,
+				  "a", a, "b", b, "dir", rel, "state", "running");
+		json_array_append_new(json_object_get(bs->state, "steps"), step);
+		free(rel);
+		r = save(bs);
+		if (r)
+			return r;
+	}
+	char *dir = xasprintf("%s/%s", bs->dir, json_string_value(json_object_get(step, "dir")));
+	if (mkdir_p(dir, 0755)) {
+		r = lab_error("cannot create %s: %s", dir, strerror(errno));
+		free(dir);
+		return r;
+	}
+	say("step %d (%s): %s against %s", (int)json_integer_value(json_object_get(step, "step")),
+	    purpose, a, b);
+	struct session_opts so = {
+		.config = bs->o->config, .mode = SESSION_AB, .warmups = -1,
+		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
+		.budget_s = bs->o->budget_s, .reports_dir = dir, .no_stdout_report = 1,
+		/* A step that failed starts a new session: its failed runs are on record. */
+		.resume = session_started(dir) &&
+			  strcmp(json_string_value(json_object_get(step, "state")), "failed"),
+	};
+	if (!so.resume) {
+		strvec_push(&so.kernel_names, a);
+		strvec_push(&so.kernel_names, b);
+		strvec_pushv(&so.workloads, (const char *const *)bs->o->workloads.v);
+	}
+	r = session_main(&so);
+	strvec_clear(&so.kernel_names);
+	strvec_clear(&so.workloads);
+	if (!r && interrupted())
+		r = LAB_ELAB;
+	if (r) {
+		free(dir);
+		return r;
+	}
+	char *latest = xasprintf("%s/latest", dir);
+	char *real = realpath(latest, NULL);
+	json_t *res = real ? report_results(real, &err) : NULL;
+	const char *bad = res ? invalid_metric(res) : NULL;
+	if (!res) {
+		r = lab_error("step %s against %s: no report: %s", a, b,
+			      real ? sb_str(&err) : strerror(errno));
+	} else if (bad) {
+		r = lab_error("step %s against %s: %s is invalid (too many failed runs; see %s/logs/):"
+			      " the lab is failing, not the kernels; --resume runs the step again",
+			      a, b, bad, real);
+		json_object_set_new(step, "session", json_string_lossy(real));
+		json_object_set_new(step, "state", json_string("failed"));
+		save(bs);
+		json_decref(res);
+	} else {
+		json_object_set_new(step, "session", json_string_lossy(real));
+		json_object_set_new(step, "results", res);
+		json_object_set_new(step, "state", json_string("done"));
+		*results = res;
+		r = save(bs);
+	}
+	free(real);
+	free(latest);
+	free(dir);
+	sb_release(&err);
+	return r;
+}
+
+/* --- prefixes --- */
+
+/* Build prefix @k: 0 built, 1 does not build (recorded, skipped), else the status. */
+static int build_prefix(struct bisect *bs, long k)
+{
+	json_t *prefixes = json_object_get(bs->state, "prefixes");
+	char key[24], *name = prefix_name(bs, k);
+	json_t *known;
+	struct strbuf err = STRBUF_INIT;
+	struct kbuild_result res;
+	int r;
+
+	snprintf(key, sizeof(key), "%ld", k);
+	known = json_object_get(prefixes, key);
+	if (json_is_false(json_object_get(known, "builds"))) {
+		free(name);
+		return 1;
+	}
+	const struct kernel_cfg *kc = config_kernel_resolve(&bs->cfg, name, &err);
+	if (!kc) {
+		r = user_error("bisect: %s", sb_str(&err));
+		goto out;
+	}
+	r = kbuild_kernel(&bs->cfg, kc, &res);
+	if (r && res.build_failed) {
+		say("prefix %ld (%s) does not build: skipped, as git bisect skip does", k, name);
+		json_object_set_new(prefixes, key, xjson_pack("{s:s, s:b}", "kernel", name, "builds", 0));
+		r = save(bs) ? LAB_ELAB : 1;
+	} else if (!r) {
+		json_object_set_new(prefixes, key, xjson_pack("{s:s, s:b, s:s, s:b, s:f}", "kernel", name,
+			"builds", 1, "key", res.key, "cache_hit", res.cache_hit, "seconds", res.seconds));
+		r = save(bs);
+	}
+	kbuild_result_free(&res);
+out:
+	sb_release(&err);
+	free(name);
+	return r;
+}
+
+/* --- decisions --- */
+
+/*
+ * Which side of the change prefix @k is on, from the two sessions: the
+ * baseline against it and it against the series' end. Per tracked metric,
+ * "differs" is an improvement or regression verdict; a metric that
+ * differs from the end only is at the baseline, from the baseline only at
+ * the end, from both between (the change is spread), from neither
+ * undecided. Metrics that disagree make the prefix "between" too: the
+ * patches moved them at different places.
+ */
+static enum bisect_class classify(const json_t *tracked, const json_t *from_base,
+				  const json_t *to_end)
+{
+	size_t n = json_array_size(tracked);
+	int *db = xcalloc(n + 1, sizeof(int)), *de = xcalloc(n + 1, sizeof(int));
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(tracked, i, t) {
+		const char *w = json_string_value(json_object_get(t, "workload"));
+		const char *m = json_string_value(json_object_get(t, "metric"));
+		db[i] = decisive(find_result(from_base, w, m));
+		de[i] = decisive(find_result(to_end, w, m));
+	}
+	enum bisect_class c = bisect_classify(db, de, (int)n);
+	free(db);
+	free(de);
+	return c;
+}
+
+static void record_probe(struct bisect *bs, long k, enum bisect_class c)
+{
+	json_t *probes = json_object_get(bs->state, "probes"), *p;
+	size_t i;
+
+	json_array_foreach(probes, i, p)
+		if (json_integer_value(json_object_get(p, "prefix")) == k)
+			return;
+	json_array_append_new(probes, xjson_pack("{s:I, s:s}", "prefix", (json_int_t)k,
+						 "class", bisect_class_name(c)));
+	save(bs);
+}
+
+static enum bisect_class oracle(long k, void *data)
+{
+	struct bisect *bs = data;
+	json_t *from_base, *to_end;
+	enum bisect_class c;
+	int r = build_prefix(bs, k);
+
+	if (r == 1) {
+		record_probe(bs, k, BISECT_UNBUILDABLE);
+		return BISECT_UNBUILDABLE;
+	}
+	char *name = prefix_name(bs, k);
+	if (!r)
+		r = run_step(bs, "probe-base", bs->base, name, &from_base);
+	if (!r)
+		r = run_step(bs, "probe-end", name, bs->series, &to_end);
+	free(name);
+	if (r) {
+		bs->status = r;
+		return BISECT_STOPPED;
+	}
+	c = classify(json_object_get(bs->state, "tracked"), from_base, to_end);
+	say("prefix %ld of %ld: %s", k, bs->n, bisect_class_name(c));
+	record_probe(bs, k, c);
+	return c;
+}
+
+/* The metrics the whole series moved: primaries, or all of a workload without any. */
+static json_t *tracked_metrics(const json_t *results)
+{
+	json_t *out = json_array(), *r;
+	size_t i;
+	int any_primary = 0;
+
+	json_array_foreach(results, i, r)
+		any_primary |= json_is_true(json_object_get(r, "primary"));
+	json_array_foreach(results, i, r) {
+		if (any_primary && !json_is_true(json_object_get(r, "primary")))
+			continue;
+		if (decisive(r))
+			json_array_append(out, r);
+	}
+	return out;
+}
+
+/* --- the summary --- */
+
+static void fmt_effect(struct strbuf *sb, const json_t *r)
+{
+	json_t *d = json_object_get(r, "delta_pct"), *lo = json_object_get(r, "ci_lo_pct"),
+	       *hi = json_object_get(r, "ci_hi_pct");
+
+	if (!r) {
+		sb_adds(sb, "(not measured)");
+		return;
+	}
+	if (json_is_number(d))
+		sb_addf(sb, "%+.1f %%", json_number_value(d));
+	else
+		sb_adds(sb, "n/a");
+	if (json_is_number(lo) && json_is_number(hi))
+		sb_addf(sb, " [%+.1f, %+.1f]", json_number_value(lo), json_number_value(hi));
+	sb_addf(sb, " %s", json_string_value(json_object_get(r, "verdict")));
+}
+
+/* One line per tracked metric of @results: "  yield cs_per_sec: -64.1 % [...] regression". */
+static void fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *results)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(tracked, i, t) {
+		const char *w = json_string_value(json_object_get(t, "workload"));
+		const char *m = json_string_value(json_object_get(t, "metric"));
+		sb_addf(sb, "    %s %s: ", w, m);
+		fmt_effect(sb, find_result(results, w, m));
+		sb_addc(sb, '\n');
+	}
+}
+
+static const json_t *patch_at(const struct bisect *bs, long k)
+{
+	return json_array_get(json_object_get(bs->state, "patches"), (size_t)(k - 1));
+}
+
+static void fmt_patch(struct strbuf *sb, const struct bisect *bs, long k)
+{
+	const json_t *p = patch_at(bs, k);
+	const char *mid = json_string_value(json_object_get(p, "message_id"));
+
+	sb_addf(sb, "patch %ld/%ld: ", k, bs->n);
+	const char *subject = json_string_value(json_object_get(p, "subject"));
+
+	sb_add_text_safe(sb, subject ? subject : "(no subject)");
+	if (mid) {
+		sb_adds(sb, "\n  Message-Id: ");
+		sb_add_text_safe(sb, mid);
+	}
+	sb_addc(sb, '\n');
+}
+
+static json_t *step_results(struct bisect *bs, const char *a, const char *b)
+{
+	json_t *s = find_step(bs, a, b);
+
+	return s ? json_object_get(s, "results") : NULL;
+}
+
+static int finish(struct bisect *bs, json_t *result, struct strbuf *text)
+{
+	json_object_set_new(bs->state, "result", result);
+	json_object_set_new(bs->state, "complete", json_true());
+	int r = save(bs);
+	char *path = xasprintf("%s/bisect.txt", bs->dir);
+
+	if (write_file_atomic(path, text->buf, text->len))
+		r = lab_error("cannot write %s: %s", path, strerror(errno));
+	struct strbuf html = STRBUF_INIT;
+	char *hpath = xasprintf("%s/bisect.html", bs->dir);
+	bisect_html(&html, bs->state, sb_str(text));
+	if (write_file_atomic(hpath, html.buf, html.len))
+		r = lab_error("cannot write %s: %s", hpath, strerror(errno));
+	free(hpath);
+	sb_release(&html);
+	if (bs->saved_stdout >= 0) {
+		fflush(stdout);
+		dup2(bs->saved_stdout, 1);
+		close(bs->saved_stdout);
+		bs->saved_stdout = -1;
+	}
+	fputs(sb_str(text), stdout);
+	fflush(stdout);
+	term_printf(stderr, "\nbisection: %s/bisect.json, bisect.txt, bisect.html\n", bs->dir);
+	free(path);
+	return r;
+}
+
+/* After a culprit: its own effect, and what the patches after it do. */
+static int culprit_effects(struct bisect *bs, long c, json_t *result, struct strbuf *text)
+{
+	const json_t *tracked = json_object_get(bs->state, "tracked");
+	char *before = prefix_name(bs, c - 1), *at = prefix_name(bs, c);
+	json_t *own = NULL, *rest = NULL;
+	int r = LAB_OK;
+
+	/* Patch 1 against the series' source: the baseline, when NAME@0 does not build. */
+	if (c == 1 && !bs->base_is_prefix0) {
+		r = build_prefix(bs, 0);
+		if (r == 1) {
+			free(before);
+			before = xstrdup(bs->base);
+			r = LAB_OK;
+		}
+	}
+	if (!r)
+		r = run_step(bs, "own-effect", before, at, &own);
+	if (r)
+		goto out;
+	sb_addf(text, "\nits own effect (%s against %s):\n", at, before);
+	fmt_tracked(text, tracked, own);
+	json_object_set(result, "own_effect", own);
+	if (c < bs->n) {
+		rest = step_results(bs, at, bs->series);
+		if (c + 1 == bs->n)
+			sb_addf(text, "the remaining patch %ld (%s against %s):\n", c + 1, bs->series, at);
+		else
+			sb_addf(text, "the remaining patches %ld..%ld (%s against %s):\n", c + 1, bs->n,
+				bs->series, at);
+		fmt_tracked(text, tracked, rest);
+		json_object_set_new(result, "remaining", rest ? json_incref(rest) : json_null());
+		int adds = 0;
+		json_t *t;
+		size_t i;
+		json_array_foreach(tracked, i, t)
+			adds |= decisive(find_result(rest, json_string_value(json_object_get(t, "workload")),
+						     json_string_value(json_object_get(t, "metric"))));
+		sb_addf(text, "  %s\n", adds ? "they move it further: see the verdict above" :
+			"nothing the lab can resolve at this step's runs (no improvement or regression)");
+	} else {
+		sb_adds(text, "it is the last patch: nothing comes after it\n");
+	}
+out:
+	free(before);
+	free(at);
+	return r;
+}
+
+static int search(struct bisect *bs, struct strbuf *text)
+{
+	struct bisect_result br;
+	json_t *result;
+	int r = LAB_OK;
+
+	bisect_search(bs->n, oracle, bs, &br);
+	if (br.outcome == BISECT_INTERRUPTED)
+		return bs->status ? bs->status : LAB_ELAB;
+	result = xjson_pack("{s:s, s:I, s:I, s:i}", "outcome", bisect_outcome_name(br.outcome),
+			    "first", (json_int_t)br.first, "last", (json_int_t)br.last,
+			    "probes", br.probes);
+	switch (br.outcome) {
+	case BISECT_FOUND: {
+		const json_t *p = patch_at(bs, br.culprit);
+		json_object_set_new(result, "culprit", json_integer(br.culprit));
+		json_object_set(result, "patch", (json_t *)p);
+		sb_adds(text, "\nculprit: ");
+		fmt_patch(text, bs, br.culprit);
+		r = culprit_effects(bs, br.culprit, result, text);
+		if (r) {
+			json_decref(result);
+			return r;
+		}
+		break;
+	}
+	case BISECT_SPREAD:
+		json_object_set_new(result, "split", json_integer(br.split));
+		sb_addf(text, "\nno single culprit: the change is spread over patches %ld..%ld\n"
+			"(prefix %ld differs from both the baseline and the series' end):\n",
+			br.first, br.last, br.split);
+		for (long k = br.first; k <= br.last; k++) {
+			sb_adds(text, "  ");
+			fmt_patch(text, bs, k);
+		}
+		sb_addf(text, "measure each of them with: mglrulab bisect --per-patch (up to %d patches)\n",
+			BISECT_PER_PATCH_MAX);
+		break;
+	case BISECT_SKIPPED_ONLY:
+		sb_addf(text, "\nthe change is in patches %ld..%ld; the prefixes between them do not "
+			"build, so which one cannot be told:\n", br.first, br.last);
+		for (long k = br.first; k <= br.last; k++) {
+			sb_adds(text, "  ");
+			fmt_patch(text, bs, k);
+		}
+		break;
+	default:
+		sb_addf(text, "\ninconclusive: prefix %ld could not be placed within its step's budget;"
+			" the change lies in patches %ld..%ld (raise --max-runs or --budget and run"
+			" again)\n", br.split, br.first, br.last);
+		break;
+	}
+	return finish(bs, result, text);
+}
+
+/* --- per patch --- */
+
+static int per_patch(struct bisect *bs, struct strbuf *text)
+{
+	const json_t *tracked = json_object_get(bs->state, "tracked");
+	json_t *steps = json_array();
+	long prev = 0;
+	int r = LAB_OK;
+
+	if (!bs->base_is_prefix0)
+		r = build_prefix(bs, 0);
+	if (r)
+		goto fail;
+	sb_addf(text, "\nper patch (each prefix against the one before it):\n");
+	for (long k = 1; k <= bs->n; k++) {
+		json_t *res;
+		r = k < bs->n ? build_prefix(bs, k) : 0;
+		if (r == 1) {
+			sb_addf(text, "  patch %ld: the prefix does not build; measured with patch %ld\n",
+				k, k + 1);
+			continue;
+		}
+		if (r)
+			goto fail;
+		char *a = prefix_name(bs, prev), *b = prefix_name(bs, k);
+		r = run_step(bs, "per-patch", a, b, &res);
+		if (!r) {
+			json_array_append_new(steps, xjson_pack("{s:I, s:I, s:s, s:s, s:O}", "from",
+				(json_int_t)prev, "to", (json_int_t)k, "a", a, "b", b, "results", res));
+			if (prev + 1 == k)
+				sb_adds(text, "  ");
+			else
+				sb_addf(text, "  patches %ld..%ld together, ", prev + 1, k);
+			fmt_patch(text, bs, k);
+			fmt_tracked(text, tracked, res);
+		}
+		free(a);
+		free(b);
+		if (r)
+			goto fail;
+		prev = k;
+	}
+	return finish(bs, xjson_pack("{s:s, s:o}", "outcome", "per-patch", "waterfall", steps), text);
+fail:
+	json_decref(steps);
+	return r < 0 || r == 1 ? LAB_ELAB : r;
+}
+
+/* --- setup --- */
+
+static int load_patches(struct bisect *bs, const struct kernel_cfg *k)
+{
+	struct patch_list pl = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	json_t *patches = json_array();
+	int r = LAB_OK;
+
+	for (size_t i = 0; i < k->series.n && !r; i++)
+		if (mbox_split(k->series.v[i], &pl, &err))
+			r = user_error("bisect: [kernel %s] series: %s", k->name, sb_str(&err));
+	for (size_t i = 0; i < pl.n && !r; i++) {
+		if (pl.v[i].is_cover)
+			continue;
+		json_array_append_new(patches, xjson_pack("{s:I, s:o, s:o, s:o}", "position",
+			(json_int_t)json_array_size(patches) + 1,
+			"subject", pl.v[i].subject ? json_string_lossy(pl.v[i].subject) : json_null(),
+			"message_id", pl.v[i].message_id ? json_string_lossy(pl.v[i].message_id) : json_null(),
+			"file", json_string_lossy(pl.v[i].file)));
+	}
+	if (!r)
+		json_object_set_new(bs->state, "patches", patches);
+	else
+		json_decref(patches);
+	patch_list_free(&pl);
+	sb_release(&err);
+	return r;
+}
+
+static int create_dir(struct bisect *bs)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	for (int n = 0; n < 100 && !bs->dir; n++) {
+		char *d = n ? xasprintf("%s/%s-bisect-%d", bs->cfg.reports_dir, stamp, n) :
+			      xasprintf("%s/%s-bisect", bs->cfg.reports_dir, stamp);
+		if (!path_exists(d))
+			bs->dir = d;
+		else
+			free(d);
+	}
+	if (!bs->dir || mkdir_p(bs->dir, 0755))
+		return lab_error("cannot create a bisection folder in %s", bs->cfg.reports_dir);
+	/* <reports>/latest-bisect -> it, as reports/latest is for sessions. */
+	char *link = xasprintf("%s/latest-bisect", bs->cfg.reports_dir);
+	char *tmp = xasprintf("%s/.latest-bisect.%ld", bs->cfg.reports_dir, (long)getpid());
+	unlink(tmp);
+	if (symlink(path_basename(bs->dir), tmp) || rename(tmp, link))
+		warning("cannot point %s at %s: %s", link, bs->dir, strerror(errno));
+	unlink(tmp);
+	free(tmp);
+	free(link);
+	return LAB_OK;
+}
+
+static int start(struct bisect *bs)
+{
+	struct bisect_opts *o = bs->o;
+	const struct strvec *rk = &bs->cfg.run.kernels;
+	const char *base = o->base ? o->base : rk->n > 0 ? rk->v[0] : NULL;
+	const char *series = o->series ? o->series : rk->n > 1 ? rk->v[1] : NULL;
+	struct strbuf err = STRBUF_INIT;
+	int r;
+
+	if (!base || !series)
+		return user_error("bisect: name BASE and NEW, or two kernels in [run] kernels of %s",
+				  bs->cfg.path);
+	const struct kernel_cfg *k = config_kernel(&bs->cfg, series);
+	if (!config_kernel(&bs->cfg, base) || !k)
+		return user_error("bisect: no [kernel %s] in %s", config_kernel(&bs->cfg, base) ?
+				  series : base, bs->cfg.path);
+	if (!k->series.n)
+		return user_error("bisect: [kernel %s] has no series to bisect", series);
+	long n = kbuild_series_length(k, &err);
+	if (n < 0) {
+		r = user_error("bisect: [kernel %s] series: %s", series, sb_str(&err));
+		sb_release(&err);
+		return r;
+	}
+	sb_release(&err);
+	if (n < 1)
+		return user_error("bisect: the series of [kernel %s] has no patch", series);
+	if (o->per_patch && n > BISECT_PER_PATCH_MAX)
+		return user_error("bisect --per-patch: the series has %ld patches; per patch is for "
+				  "series of up to %d (without it, the bisection probes about log2(N))",
+				  n, BISECT_PER_PATCH_MAX);
+	r = create_dir(bs);
+	if (r)
+		return r;
+	json_t *wl = json_array();
+	for (size_t i = 0; i < o->workloads.n; i++)
+		json_array_append_new(wl, json_string(o->workloads.v[i]));
+	bs->state = xjson_pack("{s:s, s:o, s:s, s:s, s:I, s:{s:I, s:f, s:b, s:o}, s:[], s:{}, s:[]}",
+		"schema", BISECT_SCHEMA, "config", json_string_lossy(bs->cfg.path), "baseline", base,
+		"series_kernel", series, "n", (json_int_t)n,
+		"settings", "max_runs", (json_int_t)o->max_runs, "budget_s", o->budget_s,
+		"per_patch", o->per_patch, "workloads", wl,
+		"steps", "prefixes", "probes");
+	json_object_set_new(bs->state, "complete", json_false());
+	r = load_patches(bs, k);
+	if (!r && (size_t)n != json_array_size(json_object_get(bs->state, "patches")))
+		r = lab_error("bisect: the series counted %ld patches, then %zu", n,
+			      json_array_size(json_object_get(bs->state, "patches")));
+	return r ? r : save(bs);
+}
+
+static int resume(struct bisect *bs)
+{
+	const char *id = bs->o->resume_id;
+	char *cand = !id ? xasprintf("%s/latest-bisect", bs->cfg.reports_dir) :
+		     strchr(id, '/') ? xstrdup(id) : xasprintf("%s/%s", bs->cfg.reports_dir, id);
+	char *path = xasprintf("%s/bisect.json", cand);
+	json_error_t jerr;
+	json_t *st = json_load_file(path, 0, &jerr);
+	int r = LAB_OK;
+
+	if (!json_is_object(st) ||
+	    !json_is_string(json_object_get(st, "schema")) ||
+	    strcmp(json_string_value(json_object_get(st, "schema")), BISECT_SCHEMA)) {
+		r = user_error("bisect --resume: %s: %s", path, !st ? jerr.text :
+			       "not a bisection's state (schema " BISECT_SCHEMA ")");
+		json_decref(st);
+		goto out;
+	}
+	bs->dir = realpath(cand, NULL);
+	bs->state = st;
+	json_t *s = json_object_get(st, "settings");
+	bs->o->max_runs = (long)json_integer_value(json_object_get(s, "max_runs"));
+	bs->o->budget_s = json_number_value(json_object_get(s, "budget_s"));
+	bs->o->per_patch = json_is_true(json_object_get(s, "per_patch"));
+	strvec_clear(&bs->o->workloads);
+	json_t *w;
+	size_t i;
+	json_array_foreach(json_object_get(s, "workloads"), i, w)
+		strvec_push(&bs->o->workloads, json_string_value(w));
+	if (!bs->dir)
+		r = lab_error("%s: %s", cand, strerror(errno));
+	else if (json_is_true(json_object_get(st, "complete")))
+		say("%s is complete; printing its summary", bs->dir);
+	else
+		say("resuming %s", bs->dir);
+out:
+	free(path);
+	free(cand);
+	return r;
+}
+
+/* A bisection's own lock: two processes on one folder would measure steps twice. */
+static int lock_dir(struct bisect *bs)
+{
+	char *path = xasprintf("%s/bisect.lock", bs->dir);
+	char *who = xasprintf("pid %ld\n", (long)getpid());
+	struct strbuf held = STRBUF_INIT;
+	int r = LAB_OK;
+
+	bs->lock_fd = lockfile_take(path, 0, who, &held);
+	if (bs->lock_fd == -2)
+		r = user_error("bisect: %s is held (%s)", path, sb_str(&held));
+	else if (bs->lock_fd < 0)
+		r = lab_error("cannot lock %s: %s", path, strerror(errno));
+	sb_release(&held);
+	free(who);
+	free(path);
+	return r;
+}
+
+/* Does NAME@0 resolve to the baseline's cache entry? Then the baseline stands for it. */
+static void check_prefix0(struct bisect *bs)
+{
+	char kb[SHA256_HEX_LEN + 1], k0[SHA256_HEX_LEN + 1];
+	struct strbuf err = STRBUF_INIT;
+	char *name = xasprintf("%s%c0", bs->series, CONFIG_PREFIX_SEP);
+	const struct kernel_cfg *base = config_kernel(&bs->cfg, bs->base);
+	const struct kernel_cfg *p0;
+
+	if (!kbuild_lookup(&bs->cfg, base, kb) &&
+	    (p0 = config_kernel_resolve(&bs->cfg, name, &err)) && !kbuild_lookup(&bs->cfg, p0, k0))
+		bs->base_is_prefix0 = !strcmp(kb, k0);
+	sb_release(&err);
+	free(name);
+}
+
+static int confirm(struct bisect *bs, struct strbuf *text)
+{
+	json_t *res, *tracked;
+	int r = run_step(bs, "confirm", bs->base, bs->series, &res);
+
+	if (r)
+		return r;
+	tracked = tracked_metrics(res);
+	json_object_set_new(bs->state, "tracked", tracked);
+	sb_addf(text, "bisect %s..%s: %ld patch%s\n", bs->base, bs->series, bs->n, bs->n == 1 ? "" : "es");
+	sb_addf(text, "whole series (%s against %s):\n", bs->series, bs->base);
+	if (!json_array_size(tracked)) {
+		json_t *r0;
+		size_t i;
+		json_array_foreach(res, i, r0) {
+			if (!json_is_true(json_object_get(r0, "primary")))
+				continue;
+			sb_addf(text, "    %s %s: ", json_string_value(json_object_get(r0, "workload")),
+				json_string_value(json_object_get(r0, "metric")));
+			fmt_effect(text, r0);
+			sb_addc(text, '\n');
+		}
+		sb_adds(text, "\nthe whole-series change was not confirmed: no primary metric moved "
+			"(improvement or regression); nothing to bisect");
+		sb_adds(text, strstr(sb_str(text), " inconclusive\n") ?
+			" (an inconclusive verdict may decide with more runs: --max-runs, --budget)\n" : "\n");
+		return finish(bs, xjson_pack("{s:s}", "outcome", "not-confirmed"), text) ? LAB_ELAB : 1;
+	}
+	fmt_tracked(text, tracked, res);
+	return save(bs);
+}
+
+int bisect_main(struct bisect_opts *o)
+{
+	struct bisect bs = { .o = o, .lock_fd = -1, .saved_stdout = -1 };
+	struct strbuf text = STRBUF_INIT;
+	int r = config_load_or_report(o->config, &bs.cfg);
+
+	if (r)
+		goto out;
+	fflush(stdout);
+	bs.saved_stdout = dup(1);
+	if (bs.saved_stdout >= 0)
+		dup2(2, 1);
+	if (interrupt_catch()) {
+		r = lab_error("cannot set up signal handling: %s", strerror(errno));
+		goto out;
+	}
+	if (mkdir_p(bs.cfg.reports_dir, 0755)) {
+		r = lab_error("cannot create %s: %s", bs.cfg.reports_dir, strerror(errno));
+		goto out;
+	}
+	r = o->resume ? resume(&bs) : start(&bs);
+	if (!r)
+		r = lock_dir(&bs);
+	if (r)
+		goto out;
+	bs.base = json_string_value(json_object_get(bs.state, "baseline"));
+	bs.series = json_string_value(json_object_get(bs.state, "series_kernel"));
+	bs.n = (long)json_integer_value(json_object_get(bs.state, "n"));
+	if (!bs.base || !bs.series || bs.n < 1 ||
+	    json_array_size(json_object_get(bs.state, "patches")) != (size_t)bs.n) {
+		r = user_error("%s/bisect.json: baseline, series_kernel, n or patches missing", bs.dir);
+		goto out;
+	}
+	if (!config_kernel(&bs.cfg, bs.base) || !config_kernel(&bs.cfg, bs.series)) {
+		r = user_error("bisect: %s no longer has [kernel %s] or [kernel %s]", bs.cfg.path,
+			       bs.base, bs.series);
+		goto out;
+	}
+	check_prefix0(&bs);
+	r = confirm(&bs, &text);
+	if (r == 1) {
+		r = LAB_OK;	/* not confirmed: said so, done */
+		goto out;
+	}
+	if (!r)
+		r = o->per_patch ? per_patch(&bs, &text) : search(&bs, &text);
+out:
+	if (r && bs.dir)
+		term_printf(stderr, "bisection stopped; continue with:\n  mglrulab bisect --resume %s -c %s\n",
+			    path_basename(bs.dir), bs.cfg.path ? bs.cfg.path : o->config);
+	if (bs.lock_fd >= 0)
+		close(bs.lock_fd);
+	if (bs.saved_stdout >= 0) {
+		fflush(stdout);
+		dup2(bs.saved_stdout, 1);
+		close(bs.saved_stdout);
+	}
+	json_decref(bs.state);
+	free(bs.dir);
+	config_free(&bs.cfg);
+	sb_release(&text);
+	return r;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# mglrulab bisect on tests/fixtures/series/yield-three.mbox: patch 2 makes
+# sched_yield() 10 us slower (about three times a yield_pingpong switch
+# under TCG), patches 1 and 3 are neutral (a comment, a renamed local), all
+# three in kernel/sched/syscalls.c so each prefix rebuilds one object. The
+# bisection must name patch 2 with its Message-Id, its own effect a
+# regression, across a kill -9 and --resume. On yield-neutral.mbox (the
+# neutral patches alone) it must stop after the confirm step. The bad-input
+# checks come first (no guest needed).
+#
+# Cost: a step that differs stops at its first look (6 runs per kernel); one
+# that does not runs to --max-runs 10 (a single look at 6 was inconclusive
+# once under heavy host load). The three-patch bisection is 6 sessions
+# (confirm, two probes of two, the culprit's own effect), about 80 runs;
+# the neutral one about 20. Prefix builds are about 30 s each the first
+# time, cache hits after.
+. "$(dirname "$0")/../lib/common.sh"
+need_kernel_source
+CONF=tests/fixtures/labs/bisect.conf
+
+bad() {	# bad WANT_IN_MESSAGE ARGS...: exit status 1 and the message
+	local want=$1
+	shift
+	"$LAB" "$@" -c "$CONF" > /dev/null 2> "$TMP/bad.err"
+	local rc=$?
+	[ $rc -eq 1 ] || fail "$* exited $rc, expected 1"
+	grep -qF -- "$want" "$TMP/bad.err" || fail "$*: message lacks '$want': $(cat "$TMP/bad.err")"
+}
+bad "no [kernel nope]" bisect baseline nope
+bad "[kernel baseline] has no series" bisect three baseline
+bad "expected two kernel names" bisect baseline
+bad "no [kernel nope]" run --ab baseline nope
+bad "--ab takes two kernel names" run --ab baseline
+bad "the series of [kernel three] has 3 patches, not 4" kernel build three@4
+bad "expected NAME@K" kernel build three@x
+bad "are fixed when a bisection starts" bisect --resume --per-patch
+bad "cannot fit a step's first look" bisect --budget 30s
+
+t0=$(date +%s)
+old=$(readlink -f reports/tests/latest-bisect 2>/dev/null)
+"$LAB" bisect -c "$CONF" --max-runs 10 > "$TMP/out0" 2> "$TMP/err0" &
+pid=$!
+# Kill it without warning in the middle of the first probe's session.
+for _ in $(seq 1200); do
+	d=$(readlink -f reports/tests/latest-bisect 2>/dev/null)
+	n=0
+	[ -n "$d" ] && [ "$d" != "$old" ] && n=$(ls "$d"/steps/02-*/*/runs/*.json 2>/dev/null | wc -l)
+	[ "$n" -ge 3 ] && break
+	kill -0 $pid 2>/dev/null || { tail -5 "$TMP/err0"; fail "the bisection ended before the kill"; }
+	sleep 0.5
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+d=$(readlink -f reports/tests/latest-bisect)
+[ "$d" != "$old" ] || { tail "$TMP/err0"; fail "the bisection did not start"; }
+"$LAB" bisect --resume "$(basename "$d")" -c "$CONF" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+grep '^bisect:' "$TMP/err"
+cat "$TMP/out"
+[ $rc -eq 0 ] || { tail -20 "$TMP/err"; fail "bisect --resume exited $rc"; }
+grep -q "resuming: " "$TMP/err" || fail "the interrupted step's session was not resumed"
+python3 - "$d" <<'PY' || fail "the bisection did not name patch 2"
+import json, os, sys, glob
+d = sys.argv[1]
+st = json.load(open(os.path.join(d, "bisect.json")))
+res = st["result"]
+assert st["complete"] and res["outcome"] == "found", res
+assert res["culprit"] == 2, res
+assert res["patch"]["message_id"].startswith("<1bc31cd0533a"), res["patch"]
+assert "10us delay" in res["patch"]["subject"], res["patch"]
+own = {r["metric"]: r for r in res["own_effect"]}
+assert own["cs_per_sec_per_cpu_1cpu"]["verdict"] == "regression", own
+steps = st["steps"]
+assert all(s["state"] == "done" for s in steps), steps
+pairs = [(s["a"], s["b"]) for s in steps]
+assert len(pairs) == len(set(pairs)), "a step was measured twice"
+assert pairs[0] == ("baseline", "three"), pairs
+# Each step's session: the planned runs, none twice.
+for s in steps:
+    runs = [json.load(open(p)) for p in glob.glob(os.path.join(s["session"], "runs", "*.json"))]
+    seqs = [r["seq"] for r in runs]
+    assert len(seqs) == len(set(seqs)), (s["dir"], "a run was done twice")
+assert {p["prefix"]: p["class"] for p in st["probes"]} == {1: "at-baseline", 2: "at-series-end"}, st["probes"]
+assert st["prefixes"]["1"]["builds"] and st["prefixes"]["2"]["builds"], st["prefixes"]
+nruns = sum(len(glob.glob(os.path.join(s["session"], "runs", "*.json"))) for s in steps)
+print(f"culprit patch 2, own effect {own['cs_per_sec_per_cpu_1cpu']['delta_pct']:+.1f} %, "
+      f"{len(steps)} steps, {nruns} runs")
+PY
+grep -q "^culprit: patch 2/3: " "$TMP/out" || fail "the summary does not name patch 2"
+grep -q "Message-Id: <1bc31cd0533a" "$TMP/out" || fail "the summary lacks the Message-Id"
+cmp -s "$TMP/out" "$d/bisect.txt" || fail "bisect.txt is not what was printed"
+t1=$(date +%s)
+
+# No patch moves anything: not confirmed, one step, exit 0.
+"$LAB" bisect baseline neutral -c "$CONF" --max-runs 10 > "$TMP/nout" 2> "$TMP/nerr"
+rc=$?
+cat "$TMP/nout"
+[ $rc -eq 0 ] || { tail "$TMP/nerr"; fail "the neutral bisection exited $rc"; }
+grep -q "the whole-series change was not confirmed" "$TMP/nout" || fail "not confirmed not said"
+nd=$(readlink -f reports/tests/latest-bisect)
+python3 - "$nd" <<'PY' || fail "the neutral bisection went on"
+import json, os, sys
+st = json.load(open(os.path.join(sys.argv[1], "bisect.json")))
+assert st["result"]["outcome"] == "not-confirmed", st["result"]
+assert len(st["steps"]) == 1 and st["probes"] == [], (st["steps"], st["probes"])
+PY
+t2=$(date +%s)
+echo "three-patch bisection $((t1 - t0)) s, neutral $((t2 - t1)) s (upper bounds: busy host)"
+echo ok
