@@ -69,7 +69,8 @@ assert res["culprit"] == 2, res
 assert res["patch"]["message_id"].startswith("<1bc31cd0533a"), res["patch"]
 assert "10us delay" in res["patch"]["subject"], res["patch"]
 own = {r["metric"]: r for r in res["own_effect"]}
-assert own["cs_per_sec_per_cpu_1cpu"]["verdict"] == "regression", own
+assert own["cs_per_sec_per_cpu_1cpu_hostadj"]["verdict"] == "regression", own
+assert own["cs_per_sec_per_cpu_1cpu_hostadj"]["primary"], own
 steps = st["steps"]
 assert all(s["state"] == "done" for s in steps), steps
 pairs = [(s["a"], s["b"]) for s in steps]
@@ -83,7 +84,7 @@ for s in steps:
 assert {p["prefix"]: p["class"] for p in st["probes"]} == {1: "at-baseline", 2: "at-series-end"}, st["probes"]
 assert st["prefixes"]["1"]["builds"] and st["prefixes"]["2"]["builds"], st["prefixes"]
 nruns = sum(len(glob.glob(os.path.join(s["session"], "runs", "*.json"))) for s in steps)
-print(f"culprit patch 2, own effect {own['cs_per_sec_per_cpu_1cpu']['delta_pct']:+.1f} %, "
+print(f"culprit patch 2, own effect {own['cs_per_sec_per_cpu_1cpu_hostadj']['delta_pct']:+.1f} %, "
       f"{len(steps)} steps, {nruns} runs")
 PY
 grep -q "^culprit: patch 2/3: " "$TMP/out" || fail "the summary does not name patch 2"
