@@ -254,6 +254,17 @@ static void bump(json_t *arr, size_t i)
 	json_integer_set(n, json_integer_value(n) + 1);
 }
 
+static void add_value(struct session_ctx *c, const char *k, const char *w, const char *key,
+		      int ok, const json_t *val)
+{
+	struct history_night *n = night_of(c, k, w, key);
+
+	if (ok && json_is_number(val)) {
+		ALLOC_GROW(n->v, n->n + 1, n->alloc);
+		n->v[n->n++] = json_number_value(val);
+	}
+}
+
 static void extract(struct history *h, const json_t *r, size_t session)
 {
 	struct session_ctx c = { .h = h, .r = r, .session = session };
@@ -261,9 +272,15 @@ static void extract(struct history *h, const json_t *r, size_t session)
 	json_t *run, *val, *counts;
 	size_t i;
 
+	const char *kname[2] = { jget_str(jpath(r, "design"), "baseline", ""),
+				 jget_str(jpath(r, "design"), "patched", NULL) };
+	json_t *hs_info, *derived;
+
 	c.lines = json_object();
 	c.contexts = json_object();
 	c.counts = json_object();
+	/* The host-adjusted primaries exist only as the report derives them. */
+	derived = report_hoststate(r, kname, &hs_info);
 	json_array_foreach(json_object_get(r, "runs"), i, run) {
 		const char *k = jget_str(run, "kernel", ""), *w = jget_str(run, "workload", "");
 		int ok = !strcmp(jget_str(run, "status", ""), "ok");
@@ -273,15 +290,13 @@ static void extract(struct history *h, const json_t *r, size_t session)
 		h->s[session].runs++;
 		h->s[session].failed += !ok;
 		bump(count_of(&c, k, w), ok ? 0 : 1);
-		json_object_foreach(json_object_get(run, "metrics"), key, val) {
-			struct history_night *n = night_of(&c, k, w, key);
-
-			if (ok && json_is_number(val)) {
-				ALLOC_GROW(n->v, n->n + 1, n->alloc);
-				n->v[n->n++] = json_number_value(val);
-			}
-		}
+		json_object_foreach(json_object_get(run, "metrics"), key, val)
+			add_value(&c, k, w, key, ok, val);
+		json_object_foreach(json_array_get(derived, i), key, val)
+			add_value(&c, k, w, key, ok, val);
 	}
+	json_decref(derived);
+	json_decref(hs_info);
 	/* A declared metric whose every run failed still has its night: failed. */
 	json_object_foreach(c.counts, key, counts) {
 		const char *nl = strchr(key, '\n');

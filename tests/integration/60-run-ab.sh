@@ -84,6 +84,9 @@ PY
 python3 - "$TMP/hist.json" <<'PY' || fail "history over the sessions"
 import json, sys
 h = json.load(open(sys.argv[1]))
+# The host-adjusted primary is a series too, though only the report derives it.
+assert [s for s in h["series"] if s["metric"] == "cs_per_sec_per_cpu_1cpu_hostadj"], \
+    sorted({s["metric"] for s in h["series"]})
 s = [s for s in h["series"] if s["metric"] == "cs_per_sec_per_cpu_1cpu"][0]
 assert [n["n"] for n in s["nights"]] == [5, 5, 5, 5], s["nights"]
 cps = [(c["after"], c["kind"]) for c in s["change_points"]]
