@@ -196,20 +196,6 @@ static void tick_sleep(struct timespec *next)
 		;
 }
 
-struct ref_job {
-	struct wl_ref *loop;
-	int cpu;
-	double secs, rate;
-};
-
-static void *ref_thread(void *arg)
-{
-	struct ref_job *j = arg;
-
-	j->rate = wl_pin_cpu(j->cpu) ? 0 : wl_ref_rate(j->loop, j->secs);
-	return NULL;
-}
-
 /*
  * Park the tasks, run the reference loop on each of the @n CPUs in use at
  * once, resume. Returns the geometric mean of the CPUs' rates, or 0 when a
@@ -217,24 +203,17 @@ static void *ref_thread(void *arg)
  */
 static double measure_reference(int n, struct wl_ref *loops, double secs, long tasks)
 {
-	struct ref_job jobs[WL_MAX_CPUS];
-	pthread_t th[WL_MAX_CPUS];
-	double deadline = wl_now() + 1, logsum = 0;
+	double deadline = wl_now() + 1, logsum = 0, rates[WL_MAX_CPUS];
 	int all_parked, ok = 1;
 
 	atomic_store(park, 1);
 	while (!(all_parked = atomic_load(parked) == tasks) && wl_now() < deadline)
 		wl_sleep(0.0005);
+	/* The tasks are pinned to allowed[i % nallowed]: the first n CPUs. */
+	wl_ref_rates_on(loops, allowed, n, secs, rates);
 	for (int c = 0; c < n; c++) {
-		jobs[c] = (struct ref_job){ &loops[c], allowed[c], secs, 0 };
-		if (pthread_create(&th[c], NULL, ref_thread, &jobs[c]))
-			jobs[c].cpu = -1;
-	}
-	for (int c = 0; c < n; c++) {
-		if (jobs[c].cpu >= 0)
-			pthread_join(th[c], NULL);
-		if (jobs[c].rate > 0)
-			logsum += log(jobs[c].rate);
+		if (rates[c] > 0)
+			logsum += log(rates[c]);
 		else
 			ok = 0;
 	}

@@ -253,20 +253,6 @@ struct k_windows {
 	double *ref;		/* [w * k + c]: reference rate before window w; NULL: none */
 };
 
-struct ref_job {
-	struct wl_ref *loop;
-	int cpu;
-	double secs, rate;
-};
-
-static void *ref_thread(void *arg)
-{
-	struct ref_job *j = arg;
-
-	j->rate = wl_pin_cpu(j->cpu) ? 0 : wl_ref_rate(j->loop, j->secs);
-	return NULL;
-}
-
 /*
  * Park every task, run the reference loop on each of the K CPUs at once
  * (the CPUs' states are independent, so each needs its own), resume the
@@ -277,24 +263,16 @@ static void *ref_thread(void *arg)
 static void measure_reference(int k, const int *cpus, struct wl_ref *loops, double secs,
 			      double *out)
 {
-	struct ref_job jobs[WL_MAX_CPUS];
-	pthread_t th[WL_MAX_CPUS];
 	double deadline = wl_now() + 1;
-	int all_parked, c;
+	int all_parked;
 
 	atomic_store(&sh->park, 1);
 	while (!(all_parked = atomic_load(&sh->parked) == ntasks_total) && wl_now() < deadline)
 		wl_sleep(0.0005);
-	for (c = 0; c < k; c++) {
-		jobs[c] = (struct ref_job){ &loops[c], cpus[c], secs, 0 };
-		if (pthread_create(&th[c], NULL, ref_thread, &jobs[c]))
-			jobs[c].cpu = -1;
-	}
-	for (c = 0; c < k; c++) {
-		if (jobs[c].cpu >= 0)
-			pthread_join(th[c], NULL);
-		out[c] = all_parked ? jobs[c].rate : 0;
-	}
+	wl_ref_rates_on(loops, cpus, k, secs, out);
+	if (!all_parked)
+		for (int c = 0; c < k; c++)
+			out[c] = 0;
 	atomic_store(&sh->park, 0);
 	syscall(SYS_futex, (int *)&sh->park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	deadline = wl_now() + 1;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "refloop.h"
 #include "fileio.h"
+#include "topo.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,4 +49,37 @@ void wl_ref_free(struct wl_ref *r)
 {
 	free(r->buf);
 	r->buf = NULL;
+}
+
+struct ref_job {
+	struct wl_ref *loop;
+	int cpu;
+	double secs, rate;
+};
+
+static void *ref_thread(void *arg)
+{
+	struct ref_job *j = arg;
+
+	j->rate = wl_pin_cpu(j->cpu) ? 0 : wl_ref_rate(j->loop, j->secs);
+	return NULL;
+}
+
+void wl_ref_rates_on(struct wl_ref *loops, const int *cpus, int n, double secs, double *out)
+{
+	struct ref_job jobs[WL_MAX_CPUS];
+	pthread_t th[WL_MAX_CPUS];
+	int started[WL_MAX_CPUS];
+
+	if (n > WL_MAX_CPUS)
+		n = WL_MAX_CPUS;
+	for (int c = 0; c < n; c++) {
+		jobs[c] = (struct ref_job){ &loops[c], cpus[c], secs, 0 };
+		started[c] = !pthread_create(&th[c], NULL, ref_thread, &jobs[c]);
+	}
+	for (int c = 0; c < n; c++) {
+		if (started[c])
+			pthread_join(th[c], NULL);
+		out[c] = jobs[c].rate;
+	}
 }

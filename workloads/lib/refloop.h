@@ -29,5 +29,11 @@ int wl_ref_init(struct wl_ref *r, long mib);
 /* Accesses per second over at least @secs of the loop. */
 double wl_ref_rate(struct wl_ref *r, double secs);
 void wl_ref_free(struct wl_ref *r);
+/*
+ * Run @loops[c] for @secs on CPU @cpus[c], for c < @n, all at once (each
+ * CPU's speed is its own, and the host's states are per CPU): @out[c] gets
+ * its rate, or 0 when the thread could not be started or pinned.
+ */
+void wl_ref_rates_on(struct wl_ref *loops, const int *cpus, int n, double secs, double *out);
 
 #endif
