@@ -293,18 +293,16 @@ static void measure_reference(int k, const int *cpus, struct wl_ref *loops, doub
 static void read_windows(struct k_windows *m, const int *cpus, double duration,
 			 struct wl_ref *loops, double ref_secs)
 {
-	double len = duration / (double)m->reps;
-	int k = m->k;
-
+	double len = duration / (double)m->reps, prev_t = 0;
 	uint64_t *prev = NULL;
-	double prev_t = 0;
+	int k = m->k;
 
 	/*
 	 * A first pass thrown away: the first reference after the tasks
-	 * start runs 10-15 times slower than every later one (seen in every
-	 * run under TCG, cause not pinned down: the emulator sizes its
-	 * per-vCPU TLB to recent use, a likely suspect),
-	 * which would make the first cell of each run a state of its own.
+	 * start ran 10-15 times slower than every later one in every run
+	 * under TCG, which would make each run's first cell an outlier. The
+	 * cause is not pinned down; the emulator sizing its per-vCPU TLB to
+	 * recent use is a likely suspect.
 	 */
 	if (m->ref)
 		measure_reference(k, cpus, loops, ref_secs, m->ref);
