@@ -11,6 +11,7 @@ sed 's/udelay(10)/udelay(9)/' tests/fixtures/series/sched-yield-delay.patch > "$
 grep -q 'udelay(9)' "$TMP/delay49.patch" || fail "the test series was not made"
 CONF=$TMP/interrupt.conf
 sed -e "s#\.\./\.\./\.\./#$ROOT/#" -e "s#^series = \.\./series/sched-yield-delay.patch#series = $TMP/delay49.patch#" \
+	-e "s#\.\./series/#$ROOT/tests/fixtures/series/#" \
 	-e 's/^\[kernel slow\]/[kernel slow49]/' -e 's/^kernels = baseline patched/kernels = baseline slow49/' \
 	tests/fixtures/labs/ab-small.conf > "$CONF"
 grep -q '^kernels = baseline slow49' "$CONF" || fail "the test config was not made"
