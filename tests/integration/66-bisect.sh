@@ -9,11 +9,12 @@
 # checks come first (no guest needed).
 #
 # Cost: a step that differs stops at its first look (6 runs per kernel); one
-# that does not runs to --max-runs 10 (a single look at 6 was inconclusive
+# that does not runs to --max-runs 8 (a single look at 6 was inconclusive
 # once under heavy host load). The three-patch bisection is 6 sessions
-# (confirm, two probes of two, the culprit's own effect), about 80 runs;
-# the neutral one about 20. Prefix builds are about 30 s each the first
-# time, cache hits after.
+# (confirm, two probes of two, the culprit's own effect), about 70 runs;
+# the neutral one 16. At --max-runs 10 the test took 523 s of a clean-clone
+# CI run; 8 keeps CI inside its time. Prefix builds are about 20-30 s each
+# the first time, cache hits after.
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 CONF=tests/fixtures/labs/bisect.conf
@@ -38,7 +39,7 @@ bad "cannot fit a step's first look" bisect --budget 30s
 
 t0=$(date +%s)
 old=$(readlink -f reports/tests/latest-bisect 2>/dev/null)
-"$LAB" bisect -c "$CONF" --max-runs 10 > "$TMP/out0" 2> "$TMP/err0" &
+"$LAB" bisect -c "$CONF" --max-runs 8 > "$TMP/out0" 2> "$TMP/err0" &
 pid=$!
 # Kill it without warning in the middle of the first probe's session.
 for _ in $(seq 1200); do
@@ -93,7 +94,7 @@ cmp -s "$TMP/out" "$d/bisect.txt" || fail "bisect.txt is not what was printed"
 t1=$(date +%s)
 
 # No patch moves anything: not confirmed, one step, exit 0.
-"$LAB" bisect baseline neutral -c "$CONF" --max-runs 10 > "$TMP/nout" 2> "$TMP/nerr"
+"$LAB" bisect baseline neutral -c "$CONF" --max-runs 8 > "$TMP/nout" 2> "$TMP/nerr"
 rc=$?
 cat "$TMP/nout"
 [ $rc -eq 0 ] || { tail "$TMP/nerr"; fail "the neutral bisection exited $rc"; }

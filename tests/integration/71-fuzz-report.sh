@@ -40,7 +40,7 @@ for f in glob.glob("tests/fixtures/reports/*.json"):
     json.dump(s, open(os.path.join(d, "seed-cells-" + os.path.basename(f)), "w"))
 PY
 
-secs=${FUZZ_SECONDS:-60}
+secs=${FUZZ_SECONDS:-30}
 echo "fuzzing report_load for ${secs}s"
 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 	-artifact_prefix="$out/" \
