@@ -97,6 +97,20 @@ static void axis_pad(struct axis *ax)
 	ax->hi += d * 0.05;
 }
 
+/* The value axis' two labels, at its bottom (@y_bottom) and top (@top). */
+static void y_axis_labels(struct strbuf *sb, const struct axis *ay, double left, double top,
+			  double y_bottom)
+{
+	char a[32], b[32];
+
+	fmt_num(a, sizeof(a), ay->lo);
+	fmt_num(b, sizeof(b), ay->hi);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
+		left - 4, y_bottom, a);
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
+		left - 4, top + 8, b);
+}
+
 static int is_outlier(const json_t *outliers, json_int_t run)
 {
 	json_t *o;
@@ -187,7 +201,6 @@ void svg_run_order(struct strbuf *sb, const json_t *res)
 	const double w = 420, h = 140, left = 60, right = 10, top = 8, bottom = 22;
 	const char *role[2] = { "baseline", "patched" };
 	struct axis ay = { INFINITY, -INFINITY }, ax = { INFINITY, -INFINITY };
-	char a[48], b[48];
 
 	for (int k = 0; k < 2; k++) {
 		const json_t *s = json_object_get(res, role[k]);
@@ -223,12 +236,7 @@ void svg_run_order(struct strbuf *sb, const json_t *res)
 				      is_outlier(outl, run), run, json_number_value(v));
 		}
 	}
-	fmt_num(a, sizeof(a), ay.lo);
-	fmt_num(b, sizeof(b), ay.hi);
-	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
-		left - 4, h - bottom, a);
-	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
-		left - 4, top + 8, b);
+	y_axis_labels(sb, &ay, left, top, h - bottom);
 	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\">run #%.0f</text>", left, h - 6,
 		ax.lo);
 	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">run #%.0f</text>",
@@ -325,12 +333,7 @@ void svg_trend(struct strbuf *sb, const struct svg_trend_night *nt, size_t k,
 		if (m->href)
 			sb_adds(sb, "</a>");
 	}
-	fmt_num(a, sizeof(a), ay.lo);
-	fmt_num(b, sizeof(b), ay.hi);
-	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
-		left - 4, h - bottom, a);
-	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
-		left - 4, top + 8, b);
+	y_axis_labels(sb, &ay, left, top, h - bottom);
 	if (k) {
 		sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\">", left, h - 6);
 		sb_add_xml(sb, nt[0].label ? nt[0].label : "");
