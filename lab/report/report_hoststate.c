@@ -119,7 +119,7 @@ struct derivation {
 	int better_higher;	/* a rate (slope >= 0) or a time (slope <= 0) */
 	double slope;		/* beta: d log(value) / d log(reference), within kernels */
 	double r;		/* the within-kernel correlation of the two logs */
-	double ref0;		/* the session's median reference: cells are adjusted to it */
+	double ref0;		/* log of the session's median reference: cells are adjusted to it */
 	double lo, hi;		/* log reference range used; beyond it, clamped */
 	double ref_median[2];	/* per kernel, of the runs' median references */
 	double ref_p;		/* do the kernels' references differ? (Mann-Whitney) */
@@ -329,7 +329,6 @@ static void prepare(struct derivation *d, const json_t *runs, const char *const 
 	if (run_ref[0].n && run_ref[1].n)
 		stats_mann_whitney(run_ref[0].v, run_ref[0].n, run_ref[1].v, run_ref[1].n, 10000,
 				   &u, &d->ref_p, &how);
-	d->ref0 = isfinite(d->ref0) ? d->ref0 : 0;
 	for (int k = 0; k < 2; k++) {
 		free(x[k].v);
 		free(y[k].v);
