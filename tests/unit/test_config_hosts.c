@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "fsutil.h"
+#include "host.h"
+#include "libvirt_conn.h"
 
 static char tmpdir[64];
 
@@ -178,12 +181,59 @@ static void test_host_errors(void **state)
 		     "'.' (e.g. [host baseline])");
 }
 
+/* config check's host CPUs with the [run] guest's real topology (tiny: 2 vCPUs). */
+static void test_check_config(void **state)
+{
+	struct lab_config cfg;
+	struct strbuf e = STRBUF_INIT;
+	int status;
+	(void)state;
+	char *cwd = getcwd(NULL, 0);
+	char *text = xasprintf("[guest t]\nfile = %s/guests/tiny.conf\n[host a]\nuri = qemu:///system\n"
+			       "slots = 2\ncpus = 0-2\n[run]\nguest = t\n", cwd);
+	char *err = load(text, &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_int_equal(hosts_check_config(&cfg, &e), LAB_EUSER);
+	assert_non_null(strstr(sb_str(&e), "lab.conf:6: [host a] cpus: 2 slots x 2 guest vCPUs need 4 "
+				 "CPUs, '0-2' has 3"));
+	config_free(&cfg);
+	free(err);
+	free(text);
+	sb_reset(&e);
+	text = xasprintf("[guest t]\nfile = %s/guests/tiny.conf\n[host a]\nuri = qemu:///system\n"
+			 "slots = 2\ncpus = 0-3\n[run]\nguest = t\n", cwd);
+	err = load(text, &cfg, &status);
+	assert_int_equal(hosts_check_config(&cfg, &e), LAB_OK);
+	assert_string_equal(sb_str(&e), "");
+	config_free(&cfg);
+	free(err);
+	free(text);
+	free(cwd);
+	sb_release(&e);
+}
+
+/* Which URIs name this machine (where a dead pid in a domain name means something). */
+static void test_names(void **state)
+{
+	(void)state;
+	assert_true(lab_virt_uri_is_local("qemu:///system"));
+	assert_true(lab_virt_uri_is_local("qemu:///embed?root=/x/libvirt"));
+	assert_true(lab_virt_uri_is_local("qemu+unix:///system"));
+	assert_false(lab_virt_uri_is_local("qemu+ssh://root@127.0.0.1:2222/system"));
+	assert_false(lab_virt_uri_is_local("qemu+tcp://box/system"));
+	assert_false(lab_virt_uri_is_local("box"));
+	assert_false(lab_virt_uri_is_local(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_implicit_host),
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_host_errors),
+		cmocka_unit_test(test_check_config),
+		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
