@@ -14,6 +14,7 @@
 #include "config.h"
 #include "fsutil.h"
 #include "host.h"
+#include "host_volume.h"
 #include "libvirt_conn.h"
 
 static char tmpdir[64];
@@ -213,10 +214,20 @@ static void test_check_config(void **state)
 	sb_release(&e);
 }
 
-/* Which URIs name this machine (where a dead pid in a domain name means something). */
+/* The volume names the hosts' pools hold, and which URIs name this machine. */
 static void test_names(void **state)
 {
 	(void)state;
+	char *n = host_volume_name(HOST_VOL_KERNEL, "ab12");
+	char *m = host_volume_marker(n);
+
+	assert_string_equal(n, "mglrulab-kernel-ab12");
+	assert_string_equal(m, "mglrulab-kernel-ab12.complete");
+	free(n);
+	free(m);
+	n = host_volume_name(HOST_VOL_IMAGE, "ff");
+	assert_string_equal(n, "mglrulab-image-ff");
+	free(n);
 	assert_true(lab_virt_uri_is_local("qemu:///system"));
 	assert_true(lab_virt_uri_is_local("qemu:///embed?root=/x/libvirt"));
 	assert_true(lab_virt_uri_is_local("qemu+unix:///system"));
