@@ -156,8 +156,10 @@ static void check_memory(struct hdoc *d, virConnectPtr c, uint64_t guest_mib)
 	s = xasprintf("%llu MiB free; the guest needs %llu MiB x %ld slot%s",
 		      (unsigned long long)free_mib, (unsigned long long)guest_mib, d->hc->slots,
 		      d->hc->slots == 1 ? "" : "s");
-	say(d, free_mib < guest_mib ? HOST_FAIL : free_mib < need ? HOST_WARN : HOST_OK, "memory",
-	    s, "fewer slots, a smaller guest, or free memory on that host");
+	enum host_level lv = free_mib < guest_mib ? HOST_FAIL : free_mib < need ? HOST_WARN : HOST_OK;
+
+	say(d, lv, "memory", s, lv == HOST_OK ? NULL :
+	    "fewer slots, a smaller guest, or free memory on that host");
 	free(s);
 }
 
