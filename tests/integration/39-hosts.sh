@@ -6,7 +6,8 @@
 # pool only through volume streams: the pool folder is created by the
 # daemon, and mglrulab runs in a mount namespace where that folder's parent
 # is an empty tmpfs, so nothing it wrote there itself could land in the
-# real one. A second upload sends nothing; a partial upload is sent again;
+# real one. A second upload sends nothing; a partial upload (made with
+# virsh) and one killed half-way (SIGKILL) are sent again;
 # a run's overlay has the image as its backing store; doctor reports both
 # hosts, and an unreachable one by name and URI. No daemon, pool, volume or
 # domain is left.
@@ -102,6 +103,31 @@ lab_ns host upload -c "$TMP/lab.conf" --host remote --json "$KERNEL" >"$TMP/up3.
 [ "$(json_get "$TMP/up3.json" 'd[0]["uploaded"]')" = True ] || fail "a partial upload was taken as complete"
 grep -q "unfinished upload" "$TMP/up3.err" || fail "the partial upload was not reported"
 [ "$(sha256sum "$HOSTB/pool/$vol" | cut -d' ' -f1)" = "$ksum" ] || fail "the re-upload is not the kernel"
+
+# ---- an upload killed half-way leaves no marker, and is sent again ----
+head -c 96M /dev/urandom >"$TMP/big"
+bsum=$(sha256sum "$TMP/big" | cut -d' ' -f1)
+bvol=mglrulab-kernel-$bsum
+# (unshare directly in the background, so that $! is the pid mglrulab gets)
+unshare --mount --propagation private -- sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' \
+	sh "$HOSTB" "$LAB" -q host upload -c "$TMP/lab.conf" --host remote "$TMP/big" >/dev/null 2>&1 &
+up=$!
+# the volume exists (sparse, full size) as soon as the upload starts: kill then
+for _ in $(seq 200); do [ -e "$HOSTB/pool/$bvol" ] && break; sleep 0.05; done
+[ -e "$HOSTB/pool/$bvol" ] || fail "the big upload did not start"
+kill -9 $up
+wait $up 2>/dev/null
+for _ in $(seq 50); do hosts_virsh vol-info --pool "$HOSTS_POOL" "$bvol" >/dev/null 2>&1 && break; sleep 0.1; done
+[ ! -e "$HOSTB/pool/$bvol.complete" ] || fail "a killed upload has its marker"
+[ "$(sha256sum "$HOSTB/pool/$bvol" | cut -d' ' -f1)" != "$bsum" ] || fail "the upload finished before the kill"
+lab_ns host upload -c "$TMP/lab.conf" --host remote --json "$TMP/big" >"$TMP/big.json" 2>"$TMP/big.err" ||
+	fail "upload after a killed one"
+[ "$(json_get "$TMP/big.json" 'd[0]["uploaded"]')" = True ] ||
+	{ cat "$TMP/big.json" "$TMP/big.err"; ls -la "$HOSTB/pool"; fail "a killed upload was taken as complete"; }
+[ "$(sha256sum "$HOSTB/pool/$bvol" | cut -d' ' -f1)" = "$bsum" ] || fail "the re-upload after a kill is not the file"
+hosts_virsh vol-delete --pool "$HOSTS_POOL" "$bvol" >/dev/null
+hosts_virsh vol-delete --pool "$HOSTS_POOL" "$bvol.complete" >/dev/null
+rm -f "$TMP/big"
 
 # ---- the image, and a run's overlay on it ----
 qemu-img create -q -f qcow2 "$TMP/image.qcow2" 64M
