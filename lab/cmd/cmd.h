@@ -56,7 +56,7 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
 		       "write what would go to stdout into FILE instead")
 
 extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
-	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage;
+	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage, host_usage;
 
 int cmd_config(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
@@ -66,6 +66,7 @@ int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_guest(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_host(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 
 #endif

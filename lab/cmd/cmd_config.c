@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "escape.h"
 #include "config.h"
+#include "host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,17 @@ int cmd_config(int argc, char **argv)
 		config_free(&cfg);
 		return LAB_EUSER;
 	}
+	struct strbuf err = STRBUF_INIT;
+	if (hosts_check_config(&cfg, &err)) {
+		/* what needs the guest's topology file: the hosts' CPUs */
+		term_printf(stderr, "%s", sb_str(&err));
+		term_printf(stderr, "%s: error: %s: the configuration has errors (see above)\n",
+			    lab_progname, path);
+		sb_release(&err);
+		config_free(&cfg);
+		return LAB_EUSER;
+	}
+	sb_release(&err);
 	if (o.json) {
 		char *text = config_to_json(&cfg);
 		puts(text);

@@ -9,6 +9,8 @@
 #include "fsutil.h"
 #include "guest_accel.h"
 #include "guest_lab.h"
+#include "config.h"
+#include "host.h"
 #include "lab_paths.h"
 #include "libvirt_conn.h"
 #include "run_command.h"
@@ -219,27 +221,64 @@ static void check_space(struct doctor *d, const char *state)
 	free(dir);
 }
 
+static void host_report(void *ctx, enum host_level lv, const char *what, const char *detail,
+			const char *fix)
+{
+	report(ctx, lv == HOST_OK ? OK : lv == HOST_WARN ? WARN : FAIL, what, detail, fix);
+}
+
+/* The lab's hosts: lab.conf here (or -c FILE); without one there is nothing to check. */
+static void check_hosts(struct doctor *d, const char *given, const char *state)
+{
+	const char *path = cmd_config_path(given);
+	struct strbuf err = STRBUF_INIT;
+	struct lab_config cfg;
+
+	if (!given && !path_exists(path)) {
+		report(d, OK, "lab hosts", "no lab.conf here: -c FILE checks a lab's hosts", NULL);
+		return;
+	}
+	if (config_load(path, &cfg, &err) || hosts_check_config(&cfg, &err)) {
+		report(d, FAIL, "lab.conf", sb_str(&err), "mglrulab config check");
+	} else {
+		/*
+		 * The embedded host at the state folder checked above: libvirt
+		 * opens the embedded driver at one root per process.
+		 */
+		hosts_doctor(&cfg, state, host_report, d);
+	}
+	config_free(&cfg);
+	sb_release(&err);
+}
+
 struct doctor_opts {
 	const char *state;
+	const char *config;
 	int json;
 };
 
 static const struct lab_option doctor_options[] = {
 	LAB_OPT_STRING("state", 0, struct doctor_opts, state, "DIR",
 		       "lab state folder (default $MGLRULAB_STATE_DIR or .lab)"),
+	CMD_OPT_CONFIG(struct doctor_opts, config),
 	LAB_OPT_BOOL("json", 0, struct doctor_opts, json, "machine-readable result"),
 	LAB_OPT_END
 };
 
-static const char *const doctor_synopsis[] = { "mglrulab doctor [--state DIR] [--json]", NULL };
+static const char *const doctor_synopsis[] = {
+	"mglrulab doctor [-c FILE] [--state DIR] [--json]", NULL
+};
 
 const struct lab_usage doctor_usage = {
 	.synopsis = doctor_synopsis,
 	.description =
 		"Check QEMU, libvirt (embedded driver, the libvirt-qemu user), libguestfs and\n"
 		"its appliance kernel, busybox-static, whether KVM really works (cached\n"
-		"probe), kernel source, disk space and the guest programs. Every problem\n"
-		"comes with the command that fixes it. Exit status 0 when nothing blocks.\n",
+		"probe), kernel source, disk space and the guest programs; then every\n"
+		"[run] host of the lab (lab.conf, or -c FILE) over its libvirt connection:\n"
+		"reachable, its QEMU and KVM, the storage pool, CPUs and free memory for\n"
+		"the guest. Every problem comes with the command that fixes it. Exit status\n"
+		"0 when nothing blocks, 2 when something does (an unreachable host, too).\n",
 	.options = doctor_options,
 };
 
@@ -295,6 +334,7 @@ int cmd_doctor(int argc, char **argv)
 	}
 	check_runner(&d);
 	check_space(&d, state);
+	check_hosts(&d, o.config, state);
 
 	if (d.json) {
 		json_t *out = xjson_pack("{s:o,s:i,s:i}", "checks", d.checks, "failures", d.fails,

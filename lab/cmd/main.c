@@ -32,6 +32,8 @@ const struct command lab_commands[] = {
 	  &history_usage },
 	{ "guest", cmd_guest, "boot a NUMA guest, run one workload in it, build the guest image",
 	  &guest_usage },
+	{ "host", cmd_host, "put kernels and the guest image on the lab's libvirt hosts",
+	  &host_usage },
 	{ "doctor", cmd_doctor, "check this host for what the lab needs, and say how to fix it",
 	  &doctor_usage },
 	{ "run", cmd_run, "run a session: A/B (--ab), A/A calibration (--aa) or one kernel",

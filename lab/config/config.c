@@ -6,11 +6,10 @@
  * workloads and a guest that exist). Both passes collect every error rather
  * than stopping at the first, so one `config check` shows them all.
  */
-#include "config.h"
+#include "config_priv.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "ini_lines.h"
-#include "ini_schema.h"
 #include "stats_defaults.h"
 
 #include <errno.h>
@@ -60,6 +59,7 @@ static const struct ini_key run_keys[] = {
 	{ "runs", INI_LONG, RUN(runs), .min = 1, .max = 10000 },
 	{ "warmups", INI_LONG, RUN(warmups), .min = 0, .max = 1000 },
 	{ "seed", INI_U64, RUN(seed) },
+	{ "hosts", INI_WORDS, RUN(hosts), .expected = "host names" },
 	{ NULL },
 };
 
@@ -104,7 +104,7 @@ static int split_section(const char *section, char **kind, char **name)
 	return 0;
 }
 
-static int valid_name(const char *name)
+int config_valid_name(const char *name)
 {
 	if (!*name)
 		return 0;
@@ -291,19 +291,22 @@ static void on_section(void *user, const char *section, int line)
 			ctx->stats_line = ctx->stats_line ? ctx->stats_line : line;
 		else
 			ctx->lab_line = ctx->lab_line ? ctx->lab_line : line;
-	} else if (!strcmp(kind, "kernel") || !strcmp(kind, "guest") || !strcmp(kind, "workload")) {
-		if (!name || !valid_name(name))
+	} else if (!strcmp(kind, "kernel") || !strcmp(kind, "guest") || !strcmp(kind, "workload") ||
+		   !strcmp(kind, "host")) {
+		if (!name || !config_valid_name(name))
 			cfg_error(ctx, line, "[%s] needs a name of letters, digits, '-', '_' or '.' "
 				  "(e.g. [%s baseline])", section, kind);
 		else if (!strcmp(kind, "kernel"))
 			get_kernel(cfg, name, line);
 		else if (!strcmp(kind, "guest"))
 			get_guest(cfg, name, line);
+		else if (!strcmp(kind, "host"))
+			config_get_host(cfg, name, line);
 		else
 			get_workload(cfg, name, line);
 	} else {
 		cfg_error(ctx, line, "unknown section [%s] (expected [lab], [kernel NAME], "
-			  "[guest NAME], [workload NAME], [run] or [stats])", section);
+			  "[guest NAME], [workload NAME], [host NAME], [run] or [stats])", section);
 	}
 	free(kind);
 	free(name);
@@ -327,12 +330,15 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		r = set_from_specs(ctx, &cfg->run, run_keys, section, key, value, line);
 	else if (!strcmp(kind, "stats") && !name)
 		r = set_from_specs(ctx, &cfg->stats, stats_keys, section, key, value, line);
-	else if (name && valid_name(name) && !strcmp(kind, "kernel"))
+	else if (name && config_valid_name(name) && !strcmp(kind, "kernel"))
 		r = set_from_specs(ctx, get_kernel(cfg, name, line), kernel_keys, section, key, value, line);
-	else if (name && valid_name(name) && !strcmp(kind, "guest"))
+	else if (name && config_valid_name(name) && !strcmp(kind, "guest"))
 		r = set_from_specs(ctx, get_guest(cfg, name, line), guest_keys, section, key, value, line);
-	else if (name && valid_name(name) && !strcmp(kind, "workload"))
+	else if (name && config_valid_name(name) && !strcmp(kind, "workload"))
 		r = workload_key(ctx, get_workload(cfg, name, line), section, key, value, line);
+	else if (name && config_valid_name(name) && !strcmp(kind, "host"))
+		r = config_host_key(&ctx->ini, config_get_host(cfg, name, line), section, key, value,
+				    line);
 	else
 		r = -1;	/* the section header error was already reported */
 	free(kind);
@@ -534,6 +540,7 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 		for (size_t i = 0; i < cfg->nr_kernels; i++)
 			check_kernel(&ctx, &cfg->kernels[i]);
 		check_run(&ctx);
+		config_check_hosts(cfg, &ctx.ini, ctx.run_line ? ctx.run_line : 1);
 		default_path(cfg, &cfg->state_dir, ".lab");
 		default_path(cfg, &cfg->cache_dir, "kernels/cache");
 		default_path(cfg, &cfg->reports_dir, "reports");
@@ -595,6 +602,7 @@ void config_free(struct lab_config *cfg)
 		strvec_clear(&cfg->workloads[i].primary);
 	}
 	free(cfg->workloads);
+	config_free_hosts(cfg);
 	strvec_clear(&cfg->run.kernels);
 	strvec_clear(&cfg->run.workloads);
 	free(cfg->run.guest);

@@ -52,6 +52,29 @@ struct workload_cfg {
 	int threshold_line;		/* where it was set (for messages), 0: not set */
 };
 
+/*
+ * A libvirt host the session's runs go to (docs/hosts.md). Without any
+ * [host NAME] section there is one implicit host, "local": [lab] uri, one
+ * slot, every CPU.
+ */
+struct host_cfg {
+	char *name;
+	int line;			/* of the [host NAME] header; 0 for the implicit host */
+	char *uri;			/* "qemu:///embed": the embedded driver under state_dir */
+	long slots;			/* guests at once on this host */
+	char *cpus;			/* host CPUs the lab may use, as written; NULL: every CPU */
+	int *cpu_ids;			/* cpus as CPU ids, in the order written */
+	int nr_cpus;
+	int cpus_line;			/* where cpus was set (for messages) */
+	char *pool;			/* the host's libvirt storage pool for the lab's volumes */
+	char *pool_dir;			/* a dir pool's folder on that host, when the lab creates it */
+};
+
+/* The URI that means the lab's own embedded driver (rooted at state_dir). */
+#define CONFIG_EMBED_URI "qemu:///embed"
+/* Most CPUs a [host] cpus list may name (ids 0 .. CONFIG_MAX_HOST_CPUS-1). */
+#define CONFIG_MAX_HOST_CPUS 4096
+
 struct stats_cfg {
 	double alpha;			/* significance level */
 	double confidence;		/* for the intervals */
@@ -67,6 +90,7 @@ struct run_cfg {
 	long runs;			/* repetitions per kernel and workload */
 	long warmups;			/* extra runs per kernel, excluded from statistics */
 	uint64_t seed;
+	struct strvec hosts;		/* [host] names the runs go to (never empty after load) */
 };
 
 struct lab_config {
@@ -86,6 +110,8 @@ struct lab_config {
 	size_t nr_guests, alloc_guests;
 	struct workload_cfg *workloads;
 	size_t nr_workloads, alloc_workloads;
+	struct host_cfg *hosts;		/* [host] sections, or the implicit "local" host */
+	size_t nr_hosts, alloc_hosts;
 	struct run_cfg run;
 	struct stats_cfg stats;
 };
@@ -117,6 +143,16 @@ const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const cha
 /* The separator of "NAME@K". */
 #define CONFIG_PREFIX_SEP '@'
 const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name);
+/* The [host NAME] (or the implicit host) called @name, or NULL. */
+const struct host_cfg *config_host(const struct lab_config *cfg, const char *name);
+/*
+ * Do the CPUs of every [run] host hold its slots' guests? A host with
+ * cpus = LIST needs slots x @guest_vcpus CPUs in it. The guest's vCPUs
+ * come from its topology file, which lab/config does not read: the caller
+ * (lab/host/) passes them. Appends "FILE:LINE: ..." per host that does
+ * not fit; returns 0, or LAB_EUSER.
+ */
+int config_check_host_cpus(const struct lab_config *cfg, int guest_vcpus, struct strbuf *err);
 /* A workload parameter's effective value (set, or the definition's default). */
 const char *workload_cfg_value(const struct workload_cfg *w, const char *param);
 /*

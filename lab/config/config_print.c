@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 static json_t *strvec_json(const struct strvec *sv)
 {
@@ -30,6 +31,20 @@ static json_t *workload_json(const struct workload_cfg *w, long runs)
 			 "runs", (json_int_t)(w->runs ? w->runs : runs), "params", params);
 }
 
+static json_t *hosts_json(const struct lab_config *cfg)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < cfg->nr_hosts; i++) {
+		const struct host_cfg *h = &cfg->hosts[i];
+		json_array_append_new(a, xjson_pack("{s:s, s:s, s:I, s:o, s:s, s:s, s:b}",
+			"name", h->name, "uri", h->uri, "slots", (json_int_t)h->slots,
+			"cpus", opt_string(h->cpus), "pool", h->pool, "pool_dir", h->pool_dir,
+			"implicit", !h->line));
+	}
+	return a;
+}
+
 char *config_to_json(const struct lab_config *cfg)
 {
 	json_t *root, *kernels = json_array(), *guests = json_array(), *workloads = json_array();
@@ -47,17 +62,18 @@ char *config_to_json(const struct lab_config *cfg)
 							"file", opt_string(cfg->guests[i].file)));
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
 		json_array_append_new(workloads, workload_json(&cfg->workloads[i], cfg->run.runs));
-	root = xjson_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o,"
-			 " s:{s:o, s:s, s:o, s:I, s:I, s:I},"
+	root = xjson_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o, s:o,"
+			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o},"
 			 " s:{s:f, s:f, s:f, s:I, s:f}}",
 		"file", cfg->path,
 		"lab", "state_dir", cfg->state_dir, "cache_dir", cfg->cache_dir,
 		"reports_dir", cfg->reports_dir, "uri", cfg->uri, "accel", cfg->accel,
 		"jobs", (json_int_t)cfg->jobs, "ccache", cfg->ccache,
-		"kernels", kernels, "guests", guests, "workloads", workloads,
+		"kernels", kernels, "guests", guests, "workloads", workloads, "hosts", hosts_json(cfg),
 		"run", "kernels", strvec_json(&cfg->run.kernels), "guest", cfg->run.guest,
 		"workloads", strvec_json(&cfg->run.workloads), "runs", (json_int_t)cfg->run.runs,
 		"warmups", (json_int_t)cfg->run.warmups, "seed", (json_int_t)cfg->run.seed,
+		"hosts", strvec_json(&cfg->run.hosts),
 		"stats", "alpha", cfg->stats.alpha, "confidence", cfg->stats.confidence,
 		"threshold", cfg->stats.threshold, "resamples", (json_int_t)cfg->stats.resamples,
 		"max_failed", cfg->stats.max_failed);
@@ -102,8 +118,17 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 		for (const struct param_def *p = w->def ? w->def->params : NULL; p && p->name; p++)
 			sb_addf(out, "  %-10s %s\n", p->name, workload_cfg_value(w, p->name));
 	}
+	for (size_t i = 0; i < cfg->nr_hosts; i++) {
+		const struct host_cfg *h = &cfg->hosts[i];
+		sb_addf(out, "\n[host %s]%s\n  uri        %s%s\n  slots      %ld\n  cpus       %s\n"
+			"  pool       %s\n  pool_dir   %s\n", h->name,
+			h->line ? "" : " (implicit: no [host] section)", h->uri,
+			strcmp(h->uri, CONFIG_EMBED_URI) ? "" : " (embedded, under state_dir)",
+			h->slots, h->cpus ? h->cpus : "(every CPU)", h->pool, h->pool_dir);
+	}
 	sb_adds(out, "\n[run]\n");
 	list(out, "kernels", &cfg->run.kernels);
+	list(out, "hosts", &cfg->run.hosts);
 	sb_addf(out, "  guest      %s\n", cfg->run.guest);
 	list(out, "workloads", &cfg->run.workloads);
 	sb_addf(out, "  runs       %ld\n  warmups    %ld\n  seed       %llu\n", cfg->run.runs,

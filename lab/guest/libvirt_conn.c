@@ -127,11 +127,30 @@ static int setup_embed_root(const char *state_dir, struct strbuf *err)
 	return r;
 }
 
-/* Destroy lab domains whose owning process is gone (a session killed with SIGKILL). */
+int lab_virt_uri_is_local(const char *uri)
+{
+	const char *s = uri ? strstr(uri, "://") : NULL;
+
+	return s && s[3] == '/';
+}
+
+/*
+ * Destroy lab domains whose owning process is gone (a session killed with
+ * SIGKILL). Only on this machine: the pid in a domain's name is a pid of
+ * the machine that started it, and another controller's guests on a shared
+ * remote host are not ours to judge.
+ */
 static void destroy_stale(virConnectPtr conn)
 {
 	virDomainPtr *doms = NULL;
-	int n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	char *uri = virConnectGetURI(conn);
+	int local = lab_virt_uri_is_local(uri);
+	int n;
+
+	free(uri);
+	if (!local)
+		return;
+	n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 
 	for (int i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
@@ -246,9 +265,12 @@ virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbu
 
 void lab_virt_close(virConnectPtr conn)
 {
+	/* the embedded root's lock goes with the embedded connection, not another host's */
+	int embedded = !conn || lab_virt_is_embedded(conn);
+
 	if (conn)
 		virConnectClose(conn);
-	if (embed_lock_fd >= 0) {
+	if (embedded && embed_lock_fd >= 0) {
 		close(embed_lock_fd);
 		embed_lock_fd = -1;
 	}

@@ -29,6 +29,12 @@ void lab_virt_close(virConnectPtr conn);
 /* Is @conn libvirt's embedded driver (which, for one, has no AUTODESTROY)? */
 int lab_virt_is_embedded(virConnectPtr conn);
 
+/*
+ * Does @uri name this machine ("qemu:///system", "qemu+unix:///system",
+ * the embedded driver) rather than a server ("qemu+ssh://box/system")?
+ */
+int lab_virt_uri_is_local(const char *uri);
+
 /* The last libvirt error as text (never NULL). */
 const char *lab_virt_error(void);
 

@@ -162,7 +162,7 @@ static void test_unknown_section(void **state)
 	(void)state;
 	expect_error(GOOD_KERNELS "\n[kernal foo]\nsource = x\n",
 		     "8: unknown section [kernal foo] (expected [lab], [kernel NAME], [guest NAME], "
-		     "[workload NAME], [run] or [stats])");
+		     "[workload NAME], [host NAME], [run] or [stats])");
 	expect_error(GOOD_KERNELS "[kernel]\n",
 		     "7: [kernel] needs a name of letters, digits, '-', '_' or '.' (e.g. [kernel baseline])");
 }

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * [host NAME] sections and [run] hosts: where a session's runs go. Each
+ * host is a libvirt URI with a number of slots (guests at once), the host
+ * CPUs the lab may pin them to, and the storage pool its volumes live in
+ * (docs/hosts.md). Without any [host] section the lab has one implicit
+ * host, "local", at [lab] uri: what every lab.conf meant before hosts.
+ */
+#include "config_priv.h"
+#include "cpulist.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HOST(f) .offset = offsetof(struct host_cfg, f)
+static const struct ini_key host_keys[] = {
+	{ "uri", INI_STRING, HOST(uri), .expected = "a libvirt URI" },
+	{ "slots", INI_LONG, HOST(slots), .min = 1, .max = 1024 },
+	{ "cpus", INI_STRING, HOST(cpus), .expected = "a CPU list such as 0-3,6" },
+	{ "pool", INI_STRING, HOST(pool), .expected = "a storage pool name" },
+	{ "pool_dir", INI_STRING, HOST(pool_dir), .expected = "an absolute folder on that host" },
+	{ NULL },
+};
+
+#define IMPLICIT_HOST "local"
+#define DEFAULT_POOL "mglrulab"
+/* Beside libvirt's own images folder, on the host (not resolved against lab.conf). */
+#define DEFAULT_POOL_DIR "/var/lib/libvirt/mglrulab"
+
+static void host_defaults(struct host_cfg *h, const char *name, int line)
+{
+	memset(h, 0, sizeof(*h));
+	h->name = xstrdup(name);
+	h->line = line;
+	h->slots = 1;
+}
+
+struct host_cfg *config_get_host(struct lab_config *cfg, const char *name, int line)
+{
+	for (size_t i = 0; i < cfg->nr_hosts; i++)
+		if (!strcmp(cfg->hosts[i].name, name))
+			return &cfg->hosts[i];
+	ALLOC_GROW(cfg->hosts, cfg->nr_hosts + 1, cfg->alloc_hosts);
+	struct host_cfg *h = &cfg->hosts[cfg->nr_hosts++];
+	host_defaults(h, name, line);
+	return h;
+}
+
+const struct host_cfg *config_host(const struct lab_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->nr_hosts; i++)
+		if (!strcmp(cfg->hosts[i].name, name))
+			return &cfg->hosts[i];
+	return NULL;
+}
+
+/* cpus = LIST into ids: every id below CONFIG_MAX_HOST_CPUS, none twice. */
+static int check_cpus(struct host_cfg *h, struct ini_check *ini, int line)
+{
+	int *ids = xmalloc(sizeof(*ids) * CONFIG_MAX_HOST_CPUS);
+	unsigned char *seen = xcalloc(CONFIG_MAX_HOST_CPUS, 1);
+	int r = 0;
+	int n = cpulist_ids(h->cpus, CONFIG_MAX_HOST_CPUS, ids, CONFIG_MAX_HOST_CPUS);
+
+	if (n <= 0) {
+		ini_check_error(ini, line, "[host %s] cpus: expected a CPU list such as 0-3,6 "
+				"(ids below %d), not '%s'", h->name, CONFIG_MAX_HOST_CPUS, h->cpus);
+		free(ids);
+		free(seen);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (seen[ids[i]]++ == 1) {
+			ini_check_error(ini, line, "[host %s] cpus: CPU %d is listed twice in '%s'",
+					h->name, ids[i], h->cpus);
+			r = -1;
+		}
+	}
+	h->cpu_ids = ids;
+	h->nr_cpus = n;
+	h->cpus_line = line;	/* config_check_host_cpus() names it, after the parse */
+	free(seen);
+	return r;
+}
+
+int config_host_key(struct ini_check *ini, struct host_cfg *h, const char *section,
+		    const char *key, const char *value, int line)
+{
+	if (ini_check_set(ini, h, host_keys, section, key, value, line))
+		return -1;
+	if (!strcmp(key, "cpus"))
+		return check_cpus(h, ini, line);
+	if (!strcmp(key, "uri") && !*value) {
+		ini_check_error(ini, line, "[host %s] uri: empty (a libvirt URI such as "
+				"qemu+ssh://root@box/system, or %s)", h->name, CONFIG_EMBED_URI);
+		return -1;
+	}
+	if (!strcmp(key, "pool") && !config_valid_name(value)) {
+		ini_check_error(ini, line, "[host %s] pool: expected a pool name of letters, "
+				"digits, '-', '_' or '.', not '%s'", h->name, value);
+		return -1;
+	}
+	if (!strcmp(key, "pool_dir") && value[0] != '/') {
+		ini_check_error(ini, line, "[host %s] pool_dir: expected an absolute folder on "
+				"that host, not '%s'", h->name, value);
+		return -1;
+	}
+	return 0;
+}
+
+/* What a [host] section left unset. */
+static void host_fill_defaults(struct host_cfg *h)
+{
+	if (!h->uri)
+		h->uri = xstrdup(CONFIG_EMBED_URI);
+	if (!h->pool)
+		h->pool = xstrdup(DEFAULT_POOL);
+	if (!h->pool_dir)
+		h->pool_dir = xstrdup(DEFAULT_POOL_DIR);
+}
+
+/* Two hosts of one session must be two machines (or the embedded driver once). */
+static void check_distinct(struct lab_config *cfg, struct ini_check *ini)
+{
+	for (size_t i = 0; i < cfg->run.hosts.n; i++) {
+		const struct host_cfg *a = config_host(cfg, cfg->run.hosts.v[i]);
+
+		for (size_t j = 0; a && j < i; j++) {
+			const struct host_cfg *b = config_host(cfg, cfg->run.hosts.v[j]);
+
+			if (!b || strcmp(a->uri, b->uri))
+				continue;
+			ini_check_error(ini, a->line, "[host %s] uri: %s is also [host %s]'s (line %d); "
+					"one machine is one host: give it slots = N instead", a->name,
+					a->uri, b->name, b->line);
+		}
+	}
+}
+
+void config_check_hosts(struct lab_config *cfg, struct ini_check *ini, int run_line)
+{
+	struct strvec *names = &cfg->run.hosts;
+	int line = ini_check_line(ini, "run", "hosts");
+
+	if (!line)
+		line = run_line;
+	if (!names->n && !cfg->nr_hosts) {
+		/* today's lab.conf: one host, [lab] uri */
+		struct host_cfg *h = config_get_host(cfg, IMPLICIT_HOST, 0);
+
+		h->uri = xstrdup(cfg->uri);
+	}
+	for (size_t i = 0; i < cfg->nr_hosts; i++)
+		host_fill_defaults(&cfg->hosts[i]);
+	if (!names->n)
+		for (size_t i = 0; i < cfg->nr_hosts; i++)
+			strvec_push(names, cfg->hosts[i].name);
+	for (size_t i = 0; i < names->n; i++) {
+		if (!config_host(cfg, names->v[i]))
+			ini_check_error(ini, line, "[run] hosts: no [host %s] section", names->v[i]);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(names->v[i], names->v[j]))
+				ini_check_error(ini, line, "[run] hosts: '%s' is listed twice",
+						names->v[i]);
+	}
+	check_distinct(cfg, ini);
+}
+
+int config_check_host_cpus(const struct lab_config *cfg, int guest_vcpus, struct strbuf *err)
+{
+	int r = LAB_OK;
+
+	for (size_t i = 0; i < cfg->run.hosts.n; i++) {
+		const struct host_cfg *h = config_host(cfg, cfg->run.hosts.v[i]);
+		long need;
+
+		if (!h || !h->nr_cpus)
+			continue;
+		need = h->slots * guest_vcpus;
+		if (need <= h->nr_cpus)
+			continue;
+		sb_addf(err, "%s:%d: [host %s] cpus: %ld slot%s x %d guest vCPUs need %ld CPUs, "
+			"'%s' has %d (one host CPU per vCPU keeps the slots from measuring each "
+			"other)\n", cfg->path, h->cpus_line ? h->cpus_line : h->line, h->name,
+			h->slots, h->slots == 1 ? "" : "s", guest_vcpus, need, h->cpus, h->nr_cpus);
+		r = LAB_EUSER;
+	}
+	return r;
+}
+
+void config_free_hosts(struct lab_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nr_hosts; i++) {
+		struct host_cfg *h = &cfg->hosts[i];
+
+		free(h->name);
+		free(h->uri);
+		free(h->cpus);
+		free(h->cpu_ids);
+		free(h->pool);
+		free(h->pool_dir);
+	}
+	free(cfg->hosts);
+	strvec_clear(&cfg->run.hosts);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What config.c shares with its other files (config_hosts.c). */
+#ifndef LAB_CONFIG_PRIV_H
+#define LAB_CONFIG_PRIV_H
+
+#include "config.h"
+#include "ini_schema.h"
+
+/* A section name: letters, digits, '-', '_' or '.'. */
+int config_valid_name(const char *name);
+
+/* [host NAME] */
+struct host_cfg *config_get_host(struct lab_config *cfg, const char *name, int line);
+/* One key of [host NAME]: set and checked (0, or -1 with the error recorded). */
+int config_host_key(struct ini_check *ini, struct host_cfg *h, const char *section,
+		    const char *key, const char *value, int line);
+/*
+ * After the parse: [run] hosts against the sections (or the implicit
+ * host), each host's values, and what two hosts must not share.
+ * @run_line: the [run] header's line (1 without one).
+ */
+void config_check_hosts(struct lab_config *cfg, struct ini_check *ini, int run_line);
+void config_free_hosts(struct lab_config *cfg);
+
+#endif

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Two hosts over libvirt's own connection (docs/hosts.md): the embedded
+# driver and a real libvirtd that this test starts with its own config and
+# socket folder, reached over qemu+ssh through an sshd on 127.0.0.1 with a
+# key made for the test (tests/lib/hosts.sh). A kernel reaches the daemon's
+# pool only through volume streams: the pool folder is created by the
+# daemon, and mglrulab runs in a mount namespace where that folder's parent
+# is an empty tmpfs, so nothing it wrote there itself could land in the
+# real one. A second upload sends nothing; a partial upload (made with
+# virsh) and one killed half-way (SIGKILL) are sent again;
+# a run's overlay has the image as its backing store; doctor reports both
+# hosts, and an unreachable one by name and URI. No daemon, pool, volume or
+# domain is left.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/guest.sh"
+. "$(dirname "$0")/../lib/hosts.sh"
+hosts_need
+command -v unshare >/dev/null || skip "no unshare (util-linux)"
+need_lab_kernel
+
+trap 'hosts_stop; rm -rf "$TMP"' EXIT
+hosts_start "$TMP"
+HOSTB=$TMP/hostb
+mkdir -p "$HOSTB"
+
+cat >"$TMP/lab.conf" <<CONF
+[lab]
+state_dir = $TMP/state
+[guest tiny]
+file = $ROOT/guests/tiny.conf
+[host local]
+[host remote]
+uri = $HOSTS_URI
+pool = $HOSTS_POOL
+pool_dir = $HOSTB/pool
+[run]
+guest = tiny
+hosts = local remote
+CONF
+"$LAB" config check -c "$TMP/lab.conf" >"$TMP/check.out" || { cat "$TMP/check.out"; fail "config check"; }
+grep -q "^\[host remote\]" "$TMP/check.out" || fail "config check does not show the hosts"
+
+# mglrulab with $HOSTB hidden under an empty tmpfs (its own mount namespace)
+lab_ns() {
+	unshare --mount --propagation private -- sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' \
+		sh "$HOSTB" "$LAB" -q "$@"
+}
+
+# ---- doctor: both hosts; then one that does not answer ----
+"$LAB" doctor -c "$TMP/lab.conf" --json >"$TMP/doctor.json"
+python3 - "$TMP/doctor.json" <<'PY' || { cat "$TMP/doctor.json"; fail "doctor's host checks"; }
+import json, sys
+c = {x["check"]: x for x in json.load(open(sys.argv[1]))["checks"]}
+for h in ("local", "remote"):
+    for k in ("reachable", "memory", "CPUs"):
+        assert c[f"host {h}: {k}"]["status"] == "ok", c[f"host {h}: {k}"]
+    q = c[f"host {h}: QEMU"]
+    assert q["status"] in ("ok", "warn") and "qemu-system-x86_64" in q["detail"], q
+assert "embedded driver has no storage" in c["host local: pool"]["detail"]
+p = c["host remote: pool"]
+assert p["status"] == "ok" and "creates it as a dir pool" in p["detail"], p
+PY
+[ ! -e "$HOSTB/pool" ] || fail "doctor created the pool"
+
+sed "s/127.0.0.1:$HOSTS_PORT/127.0.0.1:1/" "$TMP/lab.conf" >"$TMP/down.conf"
+"$LAB" doctor -c "$TMP/down.conf" >"$TMP/down.out" 2>&1
+rc=$?
+[ $rc = 2 ] || fail "doctor with an unreachable host exited $rc, not 2"
+grep -q "FAIL  host remote: reachable .*host remote (qemu+ssh://root@127.0.0.1:1/system" "$TMP/down.out" ||
+	{ cat "$TMP/down.out"; fail "the unreachable host is not named with its URI"; }
+"$LAB" doctor -c "$TMP/down.conf" --json >"$TMP/down.json"
+python3 - "$TMP/doctor.json" "$TMP/down.json" <<'PY' || fail "the unreachable host is not the one new failure"
+import json, sys
+up, down = (json.load(open(f)) for f in sys.argv[1:])
+was = {x["check"] for x in up["checks"] if x["status"] == "FAIL"}
+new = [c["check"] for c in down["checks"] if c["status"] == "FAIL" and c["check"] not in was]
+assert new == ["host remote: reachable"], new
+PY
+
+# ---- the kernel: uploaded once, only through libvirt ----
+ksum=$(sha256sum "$KERNEL" | cut -d' ' -f1)
+vol=mglrulab-kernel-$ksum
+lab_ns host upload -c "$TMP/lab.conf" --json "$KERNEL" >"$TMP/up1.json" || fail "first upload"
+[ "$(json_get "$TMP/up1.json" '[h["uploaded"] for h in d]')" = "[False, True]" ] ||
+	fail "first upload: expected local as is, remote uploaded: $(cat "$TMP/up1.json")"
+[ "$(json_get "$TMP/up1.json" 'd[0]["path"]')" = "$(realpath "$KERNEL")" ] ||
+	fail "the embedded host does not use the local file"
+[ "$(json_get "$TMP/up1.json" 'd[1]["path"]')" = "$HOSTB/pool/$vol" ] || fail "remote path: $(cat "$TMP/up1.json")"
+[ -d "$HOSTB/pool" ] || fail "the daemon did not create the pool folder"
+[ "$(sha256sum "$HOSTB/pool/$vol" | cut -d' ' -f1)" = "$ksum" ] || fail "the pool's volume is not the kernel"
+[ -e "$HOSTB/pool/$vol.complete" ] || fail "no completion marker"
+
+lab_ns host upload -c "$TMP/lab.conf" --json "$KERNEL" >"$TMP/up2.json" || fail "second upload"
+[ "$(json_get "$TMP/up2.json" 'd[1]["uploaded"]')" = False ] || fail "the second upload sent the kernel again"
+
+# ---- a partial upload (the data volume without its marker, made through libvirt) ----
+hosts_virsh vol-delete --pool "$HOSTS_POOL" "$vol.complete" >/dev/null || fail "cannot drop the marker"
+head -c 65536 /dev/zero >"$TMP/zeros"
+hosts_virsh vol-upload --pool "$HOSTS_POOL" "$vol" "$TMP/zeros" || fail "cannot damage the volume"
+[ "$(sha256sum "$HOSTB/pool/$vol" | cut -d' ' -f1)" != "$ksum" ] || fail "the damage did not land"
+lab_ns host upload -c "$TMP/lab.conf" --host remote --json "$KERNEL" >"$TMP/up3.json" 2>"$TMP/up3.err" ||
+	fail "upload after a partial one"
+[ "$(json_get "$TMP/up3.json" 'd[0]["uploaded"]')" = True ] || fail "a partial upload was taken as complete"
+grep -q "unfinished upload" "$TMP/up3.err" || fail "the partial upload was not reported"
+[ "$(sha256sum "$HOSTB/pool/$vol" | cut -d' ' -f1)" = "$ksum" ] || fail "the re-upload is not the kernel"
+
+# ---- an upload killed half-way leaves no marker, and is sent again ----
+head -c 96M /dev/urandom >"$TMP/big"
+bsum=$(sha256sum "$TMP/big" | cut -d' ' -f1)
+bvol=mglrulab-kernel-$bsum
+# (unshare directly in the background, so that $! is the pid mglrulab gets)
+unshare --mount --propagation private -- sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' \
+	sh "$HOSTB" "$LAB" -q host upload -c "$TMP/lab.conf" --host remote "$TMP/big" >/dev/null 2>&1 &
+up=$!
+# the volume exists (sparse, full size) as soon as the upload starts: kill then
+for _ in $(seq 200); do [ -e "$HOSTB/pool/$bvol" ] && break; sleep 0.05; done
+[ -e "$HOSTB/pool/$bvol" ] || fail "the big upload did not start"
+kill -9 $up
+wait $up 2>/dev/null
+for _ in $(seq 50); do hosts_virsh vol-info --pool "$HOSTS_POOL" "$bvol" >/dev/null 2>&1 && break; sleep 0.1; done
+[ ! -e "$HOSTB/pool/$bvol.complete" ] || fail "a killed upload has its marker"
+[ "$(sha256sum "$HOSTB/pool/$bvol" | cut -d' ' -f1)" != "$bsum" ] || fail "the upload finished before the kill"
+lab_ns host upload -c "$TMP/lab.conf" --host remote --json "$TMP/big" >"$TMP/big.json" 2>"$TMP/big.err" ||
+	fail "upload after a killed one"
+[ "$(json_get "$TMP/big.json" 'd[0]["uploaded"]')" = True ] ||
+	{ cat "$TMP/big.json" "$TMP/big.err"; ls -la "$HOSTB/pool"; fail "a killed upload was taken as complete"; }
+[ "$(sha256sum "$HOSTB/pool/$bvol" | cut -d' ' -f1)" = "$bsum" ] || fail "the re-upload after a kill is not the file"
+hosts_virsh vol-delete --pool "$HOSTS_POOL" "$bvol" >/dev/null
+hosts_virsh vol-delete --pool "$HOSTS_POOL" "$bvol.complete" >/dev/null
+rm -f "$TMP/big"
+
+# ---- the image, and a run's overlay on it ----
+qemu-img create -q -f qcow2 "$TMP/image.qcow2" 64M
+lab_ns host upload -c "$TMP/lab.conf" --host remote --kind image --overlay run-1.qcow2 --keep-overlay \
+	--json "$TMP/image.qcow2" >"$TMP/ov1.json" || fail "image upload with an overlay"
+base=$(json_get "$TMP/ov1.json" 'd[0]["path"]')
+[ "$(json_get "$TMP/ov1.json" 'd[0]["format"]')" = qcow2 ] || fail "the image is not seen as qcow2"
+qemu-img info --output=json "$HOSTB/pool/run-1.qcow2" >"$TMP/info.json" || fail "no overlay in the pool"
+[ "$(json_get "$TMP/info.json" 'd["backing-filename"]')" = "$base" ] || fail "overlay not backed by the image"
+[ "$(json_get "$TMP/info.json" 'd["virtual-size"]')" = 67108864 ] || fail "overlay size"
+lab_ns host upload -c "$TMP/lab.conf" --host remote --kind image --overlay run-2.qcow2 --json \
+	"$TMP/image.qcow2" >"$TMP/ov2.json" || fail "image upload with an overlay deleted after use"
+[ "$(json_get "$TMP/ov2.json" 'd[0]["uploaded"]')" = False ] || fail "the image was sent twice"
+[ ! -e "$HOSTB/pool/run-2.qcow2" ] || fail "the overlay was not deleted"
+
+# ---- nothing left behind ----
+[ -z "$(hosts_virsh list --all --name)" ] || fail "a domain was left on the daemon"
+pid=$HOSTS_LIBVIRTD_PID
+hosts_stop
+[ -z "$(ls -A "$HOSTB/pool")" ] || fail "volumes left in the pool: $(ls "$HOSTB/pool")"
+kill -0 "$pid" 2>/dev/null && fail "libvirtd still runs"
+exit 0

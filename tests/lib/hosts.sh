@@ -1,0 +1,97 @@
+# A libvirt host for tests and benchmarks (sourced after common.sh): a
+# libvirtd started here with its own config, sockets and log under $1, and
+# an sshd on 127.0.0.1 with a host key and a client key made here, so the
+# daemon is reached the way a remote host is: qemu+ssh. There is no systemd
+# on the lab's machines; these are plain processes, stopped by hosts_stop.
+#
+#   hosts_need                 skip (77) unless root, libvirtd, sshd and nc
+#   hosts_start DIR            start both; sets HOSTS_URI (qemu+ssh),
+#                              HOSTS_LOCAL_URI (the daemon's unix socket)
+#   hosts_virsh ARGS...        virsh on the daemon, through its socket
+#   hosts_stop                 undefine pool $HOSTS_POOL (and its volumes),
+#                              stop both, drop the test's known_hosts line
+HOSTS_LIBVIRTD=/usr/sbin/libvirtd
+HOSTS_SSHD=/usr/sbin/sshd
+HOSTS_POOL=mglrulab-test-$$
+HOSTS_KNOWN=/root/.ssh/known_hosts
+
+hosts_need() {
+	[ "$(id -u)" = 0 ] || skip "needs root (a system libvirtd and an sshd)"
+	[ -x "$HOSTS_LIBVIRTD" ] || skip "no $HOSTS_LIBVIRTD (apt-get install libvirt-daemon; scripts/install-deps)"
+	[ -x "$HOSTS_SSHD" ] || skip "no $HOSTS_SSHD (apt-get install openssh-server; scripts/install-deps)"
+	command -v nc >/dev/null || skip "no nc (apt-get install netcat-openbsd; scripts/install-deps)"
+}
+
+hosts_virsh() { virsh -q -c "$HOSTS_LOCAL_URI" "$@"; }
+
+hosts_start() {
+	local d=$1/daemon s=$1/ssh
+	mkdir -p "$d/run" "$s"
+	HOSTS_SOCK=$d/run/libvirt-sock
+	HOSTS_LOCAL_URI="qemu+unix:///system?socket=$HOSTS_SOCK"
+	HOSTS_HAD_KNOWN=0; [ -e "$HOSTS_KNOWN" ] && HOSTS_HAD_KNOWN=1
+	HOSTS_HAD_SSH_DIR=0; [ -d /root/.ssh ] && HOSTS_HAD_SSH_DIR=1
+	cat >"$d/libvirtd.conf" <<CONF
+listen_tls = 0
+listen_tcp = 0
+unix_sock_dir = "$d/run"
+unix_sock_rw_perms = "0700"
+auth_unix_ro = "none"
+auth_unix_rw = "none"
+log_outputs = "3:file:$d/libvirtd.log"
+CONF
+	"$HOSTS_LIBVIRTD" -f "$d/libvirtd.conf" -p "$d/libvirtd.pid" >"$d/stdout" 2>&1 &
+	HOSTS_LIBVIRTD_PID=$!
+	for _ in $(seq 100); do [ -S "$HOSTS_SOCK" ] && break; sleep 0.1; done
+	[ -S "$HOSTS_SOCK" ] || { cat "$d/stdout" "$d/libvirtd.log" >&2; fail "libvirtd did not start"; }
+
+	HOSTS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	ssh-keygen -q -t ed25519 -N '' -f "$s/host_key"
+	ssh-keygen -q -t ed25519 -N '' -f "$s/id"
+	cp "$s/id.pub" "$s/authorized_keys"
+	cat >"$s/sshd_config" <<CONF
+ListenAddress 127.0.0.1:$HOSTS_PORT
+HostKey $s/host_key
+AuthorizedKeysFile $s/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PidFile $s/sshd.pid
+LogLevel ERROR
+CONF
+	mkdir -p /run/sshd	# sshd's privilege separation folder (Debian's service creates it)
+	"$HOSTS_SSHD" -D -f "$s/sshd_config" -E "$s/sshd.log" &
+	HOSTS_SSHD_PID=$!
+	for _ in $(seq 50); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $HOSTS_PORT), 0.2)" \
+			2>/dev/null && break
+		sleep 0.1
+	done
+	# netcat=nc: the daemon's socket is ours, not the one virt-ssh-helper would pick
+	HOSTS_URI="qemu+ssh://root@127.0.0.1:$HOSTS_PORT/system?keyfile=$s/id&no_verify=1&no_tty=1&socket=$HOSTS_SOCK&netcat=nc"
+}
+
+hosts_stop() {
+	if [ -n "${HOSTS_SOCK:-}" ] && [ -S "$HOSTS_SOCK" ]; then
+		for v in $(hosts_virsh vol-list "$HOSTS_POOL" 2>/dev/null | awk '{print $1}'); do
+			hosts_virsh vol-delete --pool "$HOSTS_POOL" "$v" >/dev/null 2>&1
+		done
+		hosts_virsh pool-destroy "$HOSTS_POOL" >/dev/null 2>&1
+		hosts_virsh pool-undefine "$HOSTS_POOL" >/dev/null 2>&1
+	fi
+	[ -n "${HOSTS_SSHD_PID:-}" ] && kill "$HOSTS_SSHD_PID" 2>/dev/null && wait "$HOSTS_SSHD_PID" 2>/dev/null
+	[ -n "${HOSTS_LIBVIRTD_PID:-}" ] && kill "$HOSTS_LIBVIRTD_PID" 2>/dev/null &&
+		wait "$HOSTS_LIBVIRTD_PID" 2>/dev/null
+	if [ -n "${HOSTS_PORT:-}" ]; then
+		if [ "$HOSTS_HAD_KNOWN" = 0 ]; then
+			rm -f "$HOSTS_KNOWN" "$HOSTS_KNOWN.old"
+			[ "$HOSTS_HAD_SSH_DIR" = 0 ] && rmdir /root/.ssh 2>/dev/null
+		else
+			ssh-keygen -q -R "[127.0.0.1]:$HOSTS_PORT" -f "$HOSTS_KNOWN" >/dev/null 2>&1
+		fi
+	fi
+	HOSTS_SSHD_PID= HOSTS_LIBVIRTD_PID= HOSTS_PORT=
+	return 0
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/* [host NAME] and [run] hosts in lab.conf: defaults, values, every error path. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fsutil.h"
+#include "host.h"
+#include "host_volume.h"
+#include "libvirt_conn.h"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/mglrulab-test-hosts-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	char *p = xasprintf("%s/guests", tmpdir);
+	mkdir_p(p, 0755);
+	free(p);
+	p = xasprintf("%s/guests/tiny.conf", tmpdir);
+	assert_int_equal(write_file_atomic(p, "", 0), 0);
+	free(p);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(tmpdir);
+	return 0;
+}
+
+static char *load(const char *text, struct lab_config *cfg, int *status)
+{
+	char *path = xasprintf("%s/lab.conf", tmpdir);
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+	*status = config_load(path, cfg, &err);
+	free(path);
+	return sb_detach(&err);
+}
+
+static void expect_error(const char *text, const char *message)
+{
+	struct lab_config cfg;
+	int status;
+	char *err = load(text, &cfg, &status);
+	char *want = xasprintf("%s/lab.conf:%s\n", tmpdir, message);
+
+	assert_int_equal(status, LAB_EUSER);
+	if (!strstr(err, want))
+		fail_msg("expected\n  %s\ngot\n  %s", want, err);
+	free(want);
+	free(err);
+	config_free(&cfg);
+}
+
+/* Today's lab.conf: one implicit host at [lab] uri. */
+static void test_implicit_host(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	(void)state;
+	char *err = load("[run]\nruns = 3\n", &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_int_equal(status, LAB_OK);
+	assert_int_equal(cfg.run.hosts.n, 1);
+	const struct host_cfg *h = config_host(&cfg, cfg.run.hosts.v[0]);
+	assert_non_null(h);
+	assert_string_equal(h->name, "local");
+	assert_string_equal(h->uri, CONFIG_EMBED_URI);
+	assert_int_equal(h->slots, 1);
+	assert_null(h->cpus);
+	assert_string_equal(h->pool, "mglrulab");
+	assert_int_equal(h->line, 0);
+	free(err);
+	config_free(&cfg);
+
+	/* [lab] uri stays valid: it is the implicit host's */
+	err = load("[lab]\nuri = qemu:///system\n", &cfg, &status);
+	assert_string_equal(err, "");
+	assert_string_equal(config_host(&cfg, "local")->uri, "qemu:///system");
+	free(err);
+	config_free(&cfg);
+}
+
+static void test_hosts(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	(void)state;
+	char *err = load("[host big]\nuri = qemu+ssh://root@big/system\nslots = 2\n"
+			 "cpus = 0-3,6,8-9\npool = lab-pool\npool_dir = /srv/lab\n"
+			 "[host here]\n[host spare]\nuri = qemu:///system\n"
+			 "[run]\nhosts = here big\n", &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_int_equal(status, LAB_OK);
+	assert_int_equal(cfg.run.hosts.n, 2);
+	assert_string_equal(cfg.run.hosts.v[0], "here");
+	const struct host_cfg *h = config_host(&cfg, "big");
+	assert_string_equal(h->uri, "qemu+ssh://root@big/system");
+	assert_int_equal(h->slots, 2);
+	assert_int_equal(h->nr_cpus, 7);
+	assert_int_equal(h->cpu_ids[4], 6);
+	assert_int_equal(h->cpu_ids[6], 9);
+	assert_int_equal(h->cpus_line, 4);
+	assert_string_equal(h->pool, "lab-pool");
+	assert_string_equal(h->pool_dir, "/srv/lab");
+	h = config_host(&cfg, "here");
+	assert_string_equal(h->uri, CONFIG_EMBED_URI);	/* the default */
+	assert_string_equal(h->pool_dir, "/var/lib/libvirt/mglrulab");
+	assert_null(config_host(&cfg, "local"));	/* no implicit host beside sections */
+
+	/* slots x vCPUs against cpus: 2 x 3 = 6 fit in 7, 2 x 4 = 8 do not */
+	struct strbuf e = STRBUF_INIT;
+	assert_int_equal(config_check_host_cpus(&cfg, 3, &e), LAB_OK);
+	assert_string_equal(sb_str(&e), "");
+	assert_int_equal(config_check_host_cpus(&cfg, 4, &e), LAB_EUSER);
+	char *want = xasprintf("%s/lab.conf:4: [host big] cpus: 2 slots x 4 guest vCPUs need 8 "
+			       "CPUs, '0-3,6,8-9' has 7", tmpdir);
+	if (!strstr(sb_str(&e), want))
+		fail_msg("expected\n  %s\ngot\n  %s", want, sb_str(&e));
+	free(want);
+	sb_release(&e);
+	free(err);
+	config_free(&cfg);
+
+	/* without [run] hosts: every section, in file order */
+	err = load("[host a]\nuri = qemu:///system\n[host b]\n", &cfg, &status);
+	assert_string_equal(err, "");
+	assert_int_equal(cfg.run.hosts.n, 2);
+	assert_string_equal(cfg.run.hosts.v[1], "b");
+	free(err);
+	config_free(&cfg);
+}
+
+static void test_host_errors(void **state)
+{
+	(void)state;
+	expect_error("[host a]\nslot = 2\n", "2: [host a] unknown key 'slot' (did you mean 'slots'?)");
+	expect_error("[host a]\nslots = 0\n",
+		     "2: [host a] slots: expected an integer from 1 to 1024, not '0'");
+	expect_error("[host a]\nslots = many\n",
+		     "2: [host a] slots: expected an integer from 1 to 1024, not 'many'");
+	expect_error("[host a]\n\ncpus = 3-1\n",
+		     "3: [host a] cpus: expected a CPU list such as 0-3,6 (ids below 4096), not '3-1'");
+	expect_error("[host a]\ncpus = 0-9999\n",
+		     "2: [host a] cpus: expected a CPU list such as 0-3,6 (ids below 4096), not '0-9999'");
+	expect_error("[host a]\ncpus = 0-3,2\n", "2: [host a] cpus: CPU 2 is listed twice in '0-3,2'");
+	expect_error("[host a]\ncpus =\n",
+		     "2: [host a] cpus: expected a CPU list such as 0-3,6 (ids below 4096), not ''");
+	expect_error("[host a]\n[run]\nhosts = a b\n", "3: [run] hosts: no [host b] section");
+	expect_error("[host a]\n[run]\nhosts = a a\n", "3: [run] hosts: 'a' is listed twice");
+	expect_error("[host a]\nuri = qemu:///system\n[host b]\nuri = qemu:///system\n",
+		     "3: [host b] uri: qemu:///system is also [host a]'s (line 1); one machine is "
+		     "one host: give it slots = N instead");
+	expect_error("[host a]\n[host b]\n",
+		     "2: [host b] uri: qemu:///embed is also [host a]'s (line 1); one machine is "
+		     "one host: give it slots = N instead");
+	expect_error("[host a]\nuri =\n", "2: [host a] uri: empty (a libvirt URI such as "
+		     "qemu+ssh://root@box/system, or qemu:///embed)");
+	expect_error("[host a]\npool = my pool\n", "2: [host a] pool: expected a pool name of "
+		     "letters, digits, '-', '_' or '.', not 'my pool'");
+	expect_error("[host a]\npool_dir = lab/pool\n",
+		     "2: [host a] pool_dir: expected an absolute folder on that host, not 'lab/pool'");
+	expect_error("[host]\n", "1: [host] needs a name of letters, digits, '-', '_' or '.' "
+		     "(e.g. [host baseline])");
+	expect_error("[host a b]\n", "1: [host a b] needs a name of letters, digits, '-', '_' or "
+		     "'.' (e.g. [host baseline])");
+}
+
+/* config check's host CPUs with the [run] guest's real topology (tiny: 2 vCPUs). */
+static void test_check_config(void **state)
+{
+	struct lab_config cfg;
+	struct strbuf e = STRBUF_INIT;
+	int status;
+	(void)state;
+	char *cwd = getcwd(NULL, 0);
+	char *text = xasprintf("[guest t]\nfile = %s/guests/tiny.conf\n[host a]\nuri = qemu:///system\n"
+			       "slots = 2\ncpus = 0-2\n[run]\nguest = t\n", cwd);
+	char *err = load(text, &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_int_equal(hosts_check_config(&cfg, &e), LAB_EUSER);
+	assert_non_null(strstr(sb_str(&e), "lab.conf:6: [host a] cpus: 2 slots x 2 guest vCPUs need 4 "
+				 "CPUs, '0-2' has 3"));
+	config_free(&cfg);
+	free(err);
+	free(text);
+	sb_reset(&e);
+	text = xasprintf("[guest t]\nfile = %s/guests/tiny.conf\n[host a]\nuri = qemu:///system\n"
+			 "slots = 2\ncpus = 0-3\n[run]\nguest = t\n", cwd);
+	err = load(text, &cfg, &status);
+	assert_int_equal(hosts_check_config(&cfg, &e), LAB_OK);
+	assert_string_equal(sb_str(&e), "");
+	config_free(&cfg);
+	free(err);
+	free(text);
+	free(cwd);
+	sb_release(&e);
+}
+
+/* The volume names the hosts' pools hold, and which URIs name this machine. */
+static void test_names(void **state)
+{
+	(void)state;
+	char *n = host_volume_name(HOST_VOL_KERNEL, "ab12");
+	char *m = host_volume_marker(n);
+
+	assert_string_equal(n, "mglrulab-kernel-ab12");
+	assert_string_equal(m, "mglrulab-kernel-ab12.complete");
+	free(n);
+	free(m);
+	n = host_volume_name(HOST_VOL_IMAGE, "ff");
+	assert_string_equal(n, "mglrulab-image-ff");
+	free(n);
+	assert_true(lab_virt_uri_is_local("qemu:///system"));
+	assert_true(lab_virt_uri_is_local("qemu:///embed?root=/x/libvirt"));
+	assert_true(lab_virt_uri_is_local("qemu+unix:///system"));
+	assert_false(lab_virt_uri_is_local("qemu+ssh://root@127.0.0.1:2222/system"));
+	assert_false(lab_virt_uri_is_local("qemu+tcp://box/system"));
+	assert_false(lab_virt_uri_is_local("box"));
+	assert_false(lab_virt_uri_is_local(NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_implicit_host),
+		cmocka_unit_test(test_hosts),
+		cmocka_unit_test(test_host_errors),
+		cmocka_unit_test(test_check_config),
+		cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
