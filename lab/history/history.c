@@ -771,7 +771,8 @@ static void size_cps(struct history *h, struct history_series *s, const size_t *
 	struct stats_settings st;
 
 	stats_settings_default(&st);
-	st.resamples = 1000;
+	/* The medians and the Hodges-Lehmann interval only: no bootstrap. */
+	st.resamples = 0;
 	for (size_t i = 0; i < ncp; i++) {
 		struct history_cp *cp = &s->cps[i];
 		size_t from = i ? at[i - 1] : 0, to = i + 1 < ncp ? at[i + 1] : k, na, nb;
