@@ -75,6 +75,7 @@ void history_release(struct history *h)
 	json_decref(h->cache);
 	json_decref(h->cache_out);
 	free(h->cache_path);
+	free(h->cache_invalid_first);
 }
 
 static void skip(struct history *h, const char *file, const char *fmt, ...)
@@ -148,12 +149,68 @@ static json_t *context_of(const json_t *r, const json_t *wl, char id[13])
  *   {"id", "created", "host", "kernels", "runs", "failed",
  *    "counts": {"kernel\nworkload": [ok runs, failed runs]},
  *    "nights": [[context id, line, kernel, workload, metric, better,
- *                unit, primary, [values]], ...]}
+ *                unit, primary, "values"], ...]}
  *
  * one night per series the session has a night on, in the order the runs
  * first reach them (which orders the series of the page), with the runs'
- * values in run order. The contexts are in h->contexts by id.
+ * values in run order: as text, each the shortest "%.15g" to "%.17g" that
+ * reads back as the same double, one space apart (a third of the size of
+ * JSON reals, and no JSON value per run to parse and free). The contexts
+ * are in h->contexts by id.
  */
+
+/* @arr's numbers as the text of a digest's night. */
+static json_t *values_text(const json_t *arr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *v;
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(arr, i, v) {
+		double x = json_real_value(v);
+		char buf[32];
+
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, sizeof(buf), "%.*g", prec, x);
+			if (strtod(buf, NULL) == x)
+				break;
+		}
+		sb_adds(&sb, i ? " " : "");
+		sb_adds(&sb, buf);
+	}
+	t = json_string(sb_str(&sb));
+	sb_release(&sb);
+	if (!t)
+		die("out of memory");
+	return t;
+}
+
+/*
+ * A digest night's values: how many, or -1 when the text is not finite
+ * numbers one space apart. Stored into @out (room for as many) when not
+ * NULL.
+ */
+static long values_parse(const char *s, double *out)
+{
+	long n = 0;
+
+	while (*s) {
+		char *end;
+		double x;
+
+		if (*s == ' ' || *s == '\t' || *s == '\n')
+			return -1;
+		x = strtod(s, &end);
+		if (end == s || !isfinite(x) || (*end && *end != ' ') || (*end && !end[1]))
+			return -1;
+		if (out)
+			out[n] = x;
+		n++;
+		s = *end ? end + 1 : end;
+	}
+	return n;
+}
 struct session_ctx {
 	struct history *h;
 	const json_t *r;
@@ -299,6 +356,8 @@ static json_t *digest_of(struct history *h, const json_t *r)
 			night_of(&c, k, nl + 1, jget_str(decl, "name", ""));
 		free(k);
 	}
+	json_array_foreach(c.nights, i, val)
+		json_array_set_new(val, 8, values_text(json_array_get(val, 8)));
 	json_decref(c.lines);
 	json_decref(c.contexts);
 	json_decref(c.ix);
@@ -323,7 +382,7 @@ static int is_count(const json_t *j)
  */
 static int digest_valid(const struct history *h, const json_t *d)
 {
-	const json_t *n, *e, *v;
+	const json_t *n, *e;
 	const char *key;
 	size_t i, j;
 
@@ -351,11 +410,9 @@ static int digest_valid(const struct history *h, const json_t *d)
 		    json_integer_value(json_array_get(n, 5)) < -1 ||
 		    json_integer_value(json_array_get(n, 5)) > 1 ||
 		    !json_is_string(json_array_get(n, 6)) || !json_is_boolean(json_array_get(n, 7)) ||
-		    !json_is_array(json_array_get(n, 8)))
+		    !json_is_string(json_array_get(n, 8)) ||
+		    values_parse(json_string_value(json_array_get(n, 8)), NULL) < 0)
 			return 0;
-		json_array_foreach(json_array_get(n, 8), j, v)
-			if (!json_is_real(v))
-				return 0;
 	}
 	return 1;
 }
@@ -398,8 +455,9 @@ static struct history_series *series_of(struct history *h, const json_t *n)
 /* A (valid) digest's nights into the series, as session @session. */
 static void add_digest(struct history *h, const json_t *d, size_t session)
 {
-	const json_t *n, *v, *counts = json_object_get(d, "counts");
-	size_t *touched = NULL, ntouched = 0, talloc = 0, i, j;
+	const json_t *n, *counts = json_object_get(d, "counts");
+	size_t *touched = NULL, ntouched = 0, talloc = 0, i, count;
+	const char *text;
 
 	json_array_foreach(json_object_get(d, "nights"), i, n) {
 		struct history_series *s = series_of(h, n);
@@ -423,9 +481,10 @@ static void add_digest(struct history *h, const json_t *d, size_t session)
 			touched[ntouched++] = (size_t)(s - h->series);
 		}
 		night = &s->nights[s->nn - 1];
-		ALLOC_GROW(night->v, night->n + json_array_size(json_array_get(n, 8)), night->alloc);
-		json_array_foreach(json_array_get(n, 8), j, v)
-			night->v[night->n++] = json_real_value(v);
+		text = json_string_value(json_array_get(n, 8));
+		count = (size_t)values_parse(text, NULL);
+		ALLOC_GROW(night->v, night->n + count, night->alloc);
+		night->n += (size_t)values_parse(text, night->v + night->n);
 	}
 	for (i = 0; i < ntouched; i++) {
 		struct history_series *s = &h->series[touched[i]];
@@ -479,7 +538,9 @@ static json_t *digest_for(struct history *h, const char *path, const char *real)
 			json_decref(key);
 			return json_incref(d);
 		}
-		warning("%s: the entry of %s is not valid; reading the report", h->cache_path, path);
+		/* Said once, by history_cache_save(): an old cache may have many. */
+		if (!h->cache_invalid++)
+			h->cache_invalid_first = xstrdup(path);
 		d = NULL;
 	}
 	if (report_load(path, &r, &err)) {

@@ -102,6 +102,8 @@ struct history {
 	json_t *cache_out;		/* realpath -> entry, to write */
 	long long cache_mtime;		/* of the cache file, ns */
 	size_t cached;			/* reports taken from the cache */
+	size_t cache_invalid;		/* entries that did not validate */
+	char *cache_invalid_first;
 	int cache_dirty;
 };
 
@@ -137,7 +139,10 @@ int history_add_file(struct history *h, const char *path);
  * history_add_dir(), history_cache_save() after.
  */
 void history_cache_load(struct history *h, const char *path);
-/* Written when anything changed; 0, or -1 with errno. */
+/*
+ * Says how many entries did not validate (one warning), then writes the
+ * cache when anything changed; 0, or -1 with errno.
+ */
 int history_cache_save(const struct history *h);
 /* What identifies the file @st describes (the entry's "file"). */
 struct stat;

@@ -120,6 +120,10 @@ int history_cache_save(const struct history *h)
 	size_t i;
 	int r;
 
+	if (h->cache_invalid)
+		warning("%s: %zu entr%s did not validate (the first for %s); %s read", h->cache_path,
+			h->cache_invalid, h->cache_invalid == 1 ? "y" : "ies", h->cache_invalid_first,
+			h->cache_invalid == 1 ? "its report was" : "their reports were");
 	if (!h->cache_out || !h->cache_path ||
 	    (!h->cache_dirty && json_object_size(h->cache_out) == json_object_size(h->cache)))
 		return 0;

@@ -367,7 +367,7 @@ static void test_cache(void **state)
 	free(with);
 
 	/* Corrupt: one byte of a value changed; the checksum says so. */
-	patch_in_place(cache, "100.0", "101.0");
+	patch_in_place(cache, "\"100 101", "\"900 101");
 	capture_begin();
 	with = history_json(cache, &cached);
 	err = capture_end();
@@ -378,16 +378,16 @@ static void test_cache(void **state)
 	free(with);
 	free(err);
 
-	/* An entry that does not validate, in a file whose checksum is right. */
+	/* An entry that does not validate (a value "1x0"), in a file whose checksum is right. */
 	{
 		struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
 		char hex[SHA256_HEX_LEN + 1], *body, *at;
 
 		assert_int_equal(read_file(cache, &sb, 0), 0);
 		body = strchr(sb.buf, '\n') + 1;
-		at = strstr(body, "100.0");
+		at = strstr(body, "\"100 101");
 		assert_non_null(at);
-		memcpy(at, "\"1\",0", 5);
+		memcpy(at, "\"1x0", 4);
 		sha256_hex_of(body, strlen(body), hex);
 		sb_addf(&out, "%s %s\n%s", HISTORY_CACHE_SCHEMA, hex, body);
 		assert_int_equal(write_file_atomic(cache, out.buf, out.len), 0);
@@ -397,7 +397,8 @@ static void test_cache(void **state)
 	capture_begin();
 	with = history_json(cache, &cached);
 	err = capture_end();
-	assert_non_null(strstr(err, "is not valid; reading the report"));
+	assert_non_null(strstr(err, "1 entry did not validate (the first for "));
+	assert_non_null(strstr(err, "c01/report.json); its report was read"));
 	assert_int_equal(cached, 5);
 	assert_string_equal(with, plain);
 	free(with);
