@@ -14,8 +14,8 @@
 #include <string.h>
 
 struct history_cli {
-	const char *config, *html, *out, *since, *state;
-	int text, json, fail_on_new, by_name, no_state;
+	const char *config, *html, *out, *since, *state, *cache;
+	int text, json, fail_on_new, by_name, no_state, no_cache;
 	long last, permutations;
 	const char *alpha;
 };
@@ -46,12 +46,18 @@ static const struct lab_option history_options[] = {
 		       "incremental state (default: " HISTORY_STATE_FILE " in the first DIR)"),
 	LAB_OPT_BOOL("no-state", 0, struct history_cli, no_state,
 		     "search every series from its first night; write no state"),
+	LAB_OPT_STRING("cache", 0, struct history_cli, cache, "FILE",
+		       "digests of the reports read (default: " HISTORY_CACHE_FILE " in the\n"
+		       "first DIR)"),
+	LAB_OPT_BOOL("no-cache", 0, struct history_cli, no_cache,
+		     "read every report; write no digest cache"),
 	LAB_OPT_END
 };
 
 static const char *const history_synopsis[] = {
 	"mglrulab history [DIR...] [--html FILE] [--text] [--json] [-o FILE]",
 	"                 [--since DATE] [--fail-on-new] [--by-name] [--last N]",
+	"                 [--state FILE | --no-state] [--cache FILE | --no-cache]",
 	NULL
 };
 
@@ -125,6 +131,7 @@ int cmd_history(int argc, char **argv)
 	struct lab_config cfg;
 	char *default_dir = NULL, *state_path = NULL;
 	json_t *state = NULL;
+	double t0 = now_monotonic(), t1, t2;
 	int nargs, r;
 
 	r = lab_options_parse(&history_usage, "history", argc, argv, &c, &nargs);
@@ -143,6 +150,13 @@ int cmd_history(int argc, char **argv)
 		config_free(&cfg);
 	}
 	history_init(&h, &o);
+	if (!c.no_cache) {
+		char *cache_path = c.cache ? xstrdup(c.cache) :
+			path_join(nargs ? argv[0] : default_dir, HISTORY_CACHE_FILE);
+
+		history_cache_load(&h, cache_path);
+		free(cache_path);
+	}
 	for (int i = 0; i < (nargs ? nargs : 1); i++) {
 		const char *dir = nargs ? argv[i] : default_dir;
 
@@ -157,7 +171,12 @@ int cmd_history(int argc, char **argv)
 			path_join(nargs ? argv[0] : default_dir, HISTORY_STATE_FILE);
 	if (state_path)
 		state = history_state_load(state_path, &o);
+	if (history_cache_save(&h))
+		warning("cannot write %s: %s; the next run reads every report again",
+			h.cache_path, strerror(errno));
+	t1 = now_monotonic();
 	history_build(&h, state);
+	t2 = now_monotonic();
 	if (state_path) {
 		json_t *st = history_state_json(&h);
 		char *text = json_dumps(st, JSON_COMPACT);
@@ -168,8 +187,9 @@ int cmd_history(int argc, char **argv)
 		free(text);
 		json_decref(st);
 	}
-	debug("history: %zu series, %zu resumed from the state, %zu nights searched",
-	      h.nseries, h.resumed, h.searched);
+	debug("history: %zu series, %zu resumed from the state, %zu nights searched; "
+	      "%zu of %zu reports from the cache", h.nseries, h.resumed, h.searched, h.cached,
+	      h.ns);
 	if (c.html) {
 		history_render_html(&h, c.html, &out);
 		if (write_user_file(c.html, out.buf, out.len)) {
@@ -183,6 +203,8 @@ int cmd_history(int argc, char **argv)
 	if (c.json)
 		history_render_json(&h, &out);
 	r = write_out(c.out, &out);
+	debug("history: %.2f s reading, %.2f s change points, %.2f s state and outputs",
+	      t1 - t0, t2 - t1, now_monotonic() - t2);
 	if (!r && c.fail_on_new && history_new_regressions(&h))
 		r = LAB_REGRESSION;
 out:

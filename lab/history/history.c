@@ -35,6 +35,7 @@ void history_init(struct history *h, const struct history_opts *o)
 	h->ix = json_object();
 	h->seen = json_object();
 	h->skipped = json_array();
+	h->contexts = json_object();
 	h->latest = (size_t)-1;
 }
 
@@ -70,6 +71,11 @@ void history_release(struct history *h)
 	json_decref(h->ix);
 	json_decref(h->seen);
 	json_decref(h->skipped);
+	json_decref(h->contexts);
+	json_decref(h->cache);
+	json_decref(h->cache_out);
+	free(h->cache_path);
+	free(h->cache_invalid_first);
 }
 
 static void skip(struct history *h, const char *file, const char *fmt, ...)
@@ -135,15 +141,84 @@ static json_t *context_of(const json_t *r, const json_t *wl, char id[13])
 	return ctx;
 }
 
+/*
+ * A report's digest: what the history takes from one report.json, and all
+ * it takes (the digest cache keeps it, history_cache.c), so that a report
+ * read and a report found in the cache give the same series:
+ *
+ *   {"id", "created", "host", "kernels", "runs", "failed",
+ *    "counts": {"kernel\nworkload": [ok runs, failed runs]},
+ *    "nights": [[context id, line, kernel, workload, metric, better,
+ *                unit, primary, "values"], ...]}
+ *
+ * one night per series the session has a night on, in the order the runs
+ * first reach them (which orders the series of the page), with the runs'
+ * values in run order: as text, each the shortest "%.15g" to "%.17g" that
+ * reads back as the same double, one space apart (a third of the size of
+ * JSON reals, and no JSON value per run to parse and free). The contexts
+ * are in h->contexts by id.
+ */
+
+/* @arr's numbers as the text of a digest's night. */
+static json_t *values_text(const json_t *arr)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *v;
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(arr, i, v) {
+		double x = json_real_value(v);
+		char buf[32];
+
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, sizeof(buf), "%.*g", prec, x);
+			if (strtod(buf, NULL) == x)
+				break;
+		}
+		sb_adds(&sb, i ? " " : "");
+		sb_adds(&sb, buf);
+	}
+	t = json_string(sb_str(&sb));
+	sb_release(&sb);
+	if (!t)
+		die("out of memory");
+	return t;
+}
+
+/*
+ * A digest night's values: how many, or -1 when the text is not finite
+ * numbers one space apart. Stored into @out (room for as many) when not
+ * NULL.
+ */
+static long values_parse(const char *s, double *out)
+{
+	long n = 0;
+
+	while (*s) {
+		char *end;
+		double x;
+
+		if (*s == ' ' || *s == '\t' || *s == '\n')
+			return -1;
+		x = strtod(s, &end);
+		if (end == s || !isfinite(x) || (*end && *end != ' ') || (*end && !end[1]))
+			return -1;
+		if (out)
+			out[n] = x;
+		n++;
+		s = *end ? end + 1 : end;
+	}
+	return n;
+}
 struct session_ctx {
 	struct history *h;
 	const json_t *r;
-	size_t session;
 	json_t *lines;		/* kernel name -> line */
-	json_t *contexts;	/* workload name -> [id, context] */
+	json_t *contexts;	/* workload name -> context id */
 	json_t *counts;		/* "kernel\nworkload" -> [ok, failed] */
-	size_t *touched;	/* series with a night of this session */
-	size_t ntouched, talloc;
+	json_t *ix;		/* series key -> index in nights */
+	json_t *nights;
 };
 
 static const char *line_of(struct session_ctx *c, const char *kernel)
@@ -166,82 +241,54 @@ static const char *line_of(struct session_ctx *c, const char *kernel)
 	return json_string_value(json_object_get(c->lines, kernel));
 }
 
-static json_t *ctx_of(struct session_ctx *c, const char *workload)
+static const char *ctx_of(struct session_ctx *c, const char *workload)
 {
 	json_t *e = json_object_get(c->contexts, workload);
 	char id[13];
 
 	if (!e) {
 		json_t *ctx = context_of(c->r, report_find_named(c->r, "workloads", workload), id);
-		e = xjson_pack("[s,o]", id, ctx);
+
+		if (!json_object_get(c->h->contexts, id))
+			json_object_set(c->h->contexts, id, ctx);
+		json_decref(ctx);
+		e = json_string(id);
 		json_object_set_new(c->contexts, workload, e);
 	}
-	return e;
+	return json_string_value(e);
 }
 
-/* The night of this session on (kernel, workload, metric), made if needed. */
-static struct history_night *night_of(struct session_ctx *c, const char *kernel,
-				      const char *workload, const char *metric)
+/* The night of this session on (kernel, workload, metric): its values. */
+static json_t *night_of(struct session_ctx *c, const char *kernel, const char *workload,
+			const char *metric)
 {
-	struct history *h = c->h;
-	json_t *ce = ctx_of(c, workload), *ix;
-	const char *id = json_string_value(json_array_get(ce, 0)), *line = line_of(c, kernel);
+	const char *id = ctx_of(c, workload), *line = line_of(c, kernel), *unit = "";
 	char *key = xasprintf("%s\n%s\n%s\n%s", id, line, workload, metric);
-	struct history_series *s;
+	json_t *ix = json_object_get(c->ix, key), *n;
+	int primary = 0, better;
 
-	ix = json_object_get(h->ix, key);
 	if (ix) {
-		s = &h->series[json_integer_value(ix)];
 		free(key);
-	} else {
-		ALLOC_GROW(h->series, h->nseries + 1, h->alloc);
-		json_object_set_new(h->ix, key, json_integer((json_int_t)h->nseries));
-		s = &h->series[h->nseries++];
-		memset(s, 0, sizeof(*s));
-		s->key = key;
-		s->line = xstrdup(line);
-		s->kernel = xstrdup(kernel);
-		s->workload = xstrdup(workload);
-		s->metric = xstrdup(metric);
-		memcpy(s->ctx_id, id, sizeof(s->ctx_id));
-		s->context = json_incref(json_array_get(ce, 1));
-		s->better = -1;
-		s->unit = xstrdup("");
+		return json_array_get(json_array_get(c->nights, (size_t)json_integer_value(ix)), 8);
 	}
-	/* Unit, direction and primary as the newest session declares them. */
-	{
-		const char *unit = "";
-		int primary = 0, better = report_metric_info(c->r, workload, metric, &unit, &primary);
-
-		if (better >= 0 || s->better < 0) {
-			s->better = better;
-			free(s->unit);
-			s->unit = xstrdup(unit);
-		}
-		s->primary |= primary;
-	}
-	if (!s->nn || s->nights[s->nn - 1].session != c->session) {
-		struct history_night *n;
-
-		ALLOC_GROW(s->nights, s->nn + 1, s->alloc);
-		n = &s->nights[s->nn++];
-		memset(n, 0, sizeof(*n));
-		n->session = c->session;
-		n->median = n->lo = n->hi = NAN;
-		ALLOC_GROW(c->touched, c->ntouched + 1, c->talloc);
-		c->touched[c->ntouched++] = (size_t)(s - h->series);
-	}
-	return &s->nights[s->nn - 1];
+	json_object_set_new(c->ix, key, json_integer((json_int_t)json_array_size(c->nights)));
+	free(key);
+	better = report_metric_info(c->r, workload, metric, &unit, &primary);
+	n = xjson_pack("[s,o,o,o,o,i,o,b,[]]", id, json_string_lossy(line),
+		       json_string_lossy(kernel), json_string_lossy(workload),
+		       json_string_lossy(metric), better, json_string_lossy(unit), primary);
+	json_array_append_new(c->nights, n);
+	return json_array_get(n, 8);
 }
 
-static json_t *count_of(struct session_ctx *c, const char *kernel, const char *workload)
+static json_t *count_of(json_t *counts, const char *kernel, const char *workload)
 {
 	char *key = xasprintf("%s\n%s", kernel, workload);
-	json_t *e = json_object_get(c->counts, key);
+	json_t *e = json_object_get(counts, key);
 
 	if (!e) {
 		e = xjson_pack("[i,i]", 0, 0);
-		json_object_set_new(c->counts, key, e);
+		json_object_set_new(counts, key, e);
 	}
 	free(key);
 	return e;
@@ -257,20 +304,20 @@ static void bump(json_t *arr, size_t i)
 static void add_value(struct session_ctx *c, const char *k, const char *w, const char *key,
 		      int ok, const json_t *val)
 {
-	struct history_night *n = night_of(c, k, w, key);
+	json_t *v = night_of(c, k, w, key);
 
-	if (ok && json_is_number(val)) {
-		ALLOC_GROW(n->v, n->n + 1, n->alloc);
-		n->v[n->n++] = json_number_value(val);
-	}
+	if (ok && json_is_number(val))
+		json_array_append_new(v, json_real(json_number_value(val)));
 }
 
-static void extract(struct history *h, const json_t *r, size_t session)
+/* The digest of a loaded (validated, complete) report. */
+static json_t *digest_of(struct history *h, const json_t *r)
 {
-	struct session_ctx c = { .h = h, .r = r, .session = session };
+	struct session_ctx c = { .h = h, .r = r };
+	const json_t *sess = json_object_get(r, "session");
 	const char *key;
 	json_t *run, *val, *counts;
-	size_t i;
+	size_t i, runs = 0, failed = 0;
 
 	const char *kname[2] = { jget_str(jpath(r, "design"), "baseline", ""),
 				 jget_str(jpath(r, "design"), "patched", NULL) };
@@ -279,6 +326,8 @@ static void extract(struct history *h, const json_t *r, size_t session)
 	c.lines = json_object();
 	c.contexts = json_object();
 	c.counts = json_object();
+	c.ix = json_object();
+	c.nights = json_array();
 	/* The host-adjusted primaries exist only as the report derives them. */
 	derived = report_hoststate(r, kname, &hs_info);
 	json_array_foreach(json_object_get(r, "runs"), i, run) {
@@ -287,9 +336,9 @@ static void extract(struct history *h, const json_t *r, size_t session)
 
 		if (json_is_true(json_object_get(run, "warmup")))
 			continue;
-		h->s[session].runs++;
-		h->s[session].failed += !ok;
-		bump(count_of(&c, k, w), ok ? 0 : 1);
+		runs++;
+		failed += !ok;
+		bump(count_of(c.counts, k, w), ok ? 0 : 1);
 		json_object_foreach(json_object_get(run, "metrics"), key, val)
 			add_value(&c, k, w, key, ok, val);
 		json_object_foreach(json_array_get(derived, i), key, val)
@@ -307,39 +356,193 @@ static void extract(struct history *h, const json_t *r, size_t session)
 			night_of(&c, k, nl + 1, jget_str(decl, "name", ""));
 		free(k);
 	}
-	for (i = 0; i < c.ntouched; i++) {
-		struct history_series *s = &h->series[c.touched[i]];
-		struct history_night *n = &s->nights[s->nn - 1];
-		json_t *cnt = count_of(&c, s->kernel, s->workload);
+	json_array_foreach(c.nights, i, val)
+		json_array_set_new(val, 8, values_text(json_array_get(val, 8)));
+	json_decref(c.lines);
+	json_decref(c.contexts);
+	json_decref(c.ix);
+	return xjson_pack("{s:O,s:O,s:O*,s:O*,s:I,s:I,s:o,s:o}",
+			  "id", json_object_get(sess, "id"),
+			  "created", json_object_get(sess, "created"),
+			  "host", json_object_get(r, "host"),
+			  "kernels", json_object_get(r, "kernels"),
+			  "runs", (json_int_t)runs, "failed", (json_int_t)failed,
+			  "counts", c.counts, "nights", c.nights);
+}
+
+static int is_count(const json_t *j)
+{
+	return json_is_integer(j) && json_integer_value(j) >= 0;
+}
+
+/*
+ * A digest from the cache file is untrusted input like a report: every
+ * field used is checked before any is, so that a bad one leaves the
+ * history as it was (and the report is read instead).
+ */
+static int digest_valid(const struct history *h, const json_t *d)
+{
+	const json_t *n, *e;
+	const char *key;
+	size_t i, j;
+
+	if (!json_is_object(d) || !json_is_string(json_object_get(d, "id")) ||
+	    !json_is_string(json_object_get(d, "created")) ||
+	    !is_count(json_object_get(d, "runs")) || !is_count(json_object_get(d, "failed")) ||
+	    !json_is_object(json_object_get(d, "counts")) ||
+	    !json_is_array(json_object_get(d, "nights")))
+		return 0;
+	if ((json_object_get(d, "host") && !json_is_object(json_object_get(d, "host"))) ||
+	    (json_object_get(d, "kernels") && !json_is_array(json_object_get(d, "kernels"))))
+		return 0;
+	json_object_foreach((json_t *)json_object_get(d, "counts"), key, e)
+		if (!strchr(key, '\n') || json_array_size(e) != 2 ||
+		    !is_count(json_array_get(e, 0)) || !is_count(json_array_get(e, 1)))
+			return 0;
+	json_array_foreach(json_object_get(d, "nights"), i, n) {
+		if (json_array_size(n) != 9)
+			return 0;
+		for (j = 0; j < 5; j++)
+			if (!json_is_string(json_array_get(n, j)))
+				return 0;
+		if (!json_object_get(h->contexts, json_string_value(json_array_get(n, 0))) ||
+		    !json_is_integer(json_array_get(n, 5)) ||
+		    json_integer_value(json_array_get(n, 5)) < -1 ||
+		    json_integer_value(json_array_get(n, 5)) > 1 ||
+		    !json_is_string(json_array_get(n, 6)) || !json_is_boolean(json_array_get(n, 7)) ||
+		    !json_is_string(json_array_get(n, 8)) ||
+		    values_parse(json_string_value(json_array_get(n, 8)), NULL) < 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* The series of @key, made when new. */
+static struct history_series *series_of(struct history *h, const json_t *n)
+{
+	const char *id = json_string_value(json_array_get(n, 0));
+	char *key = xasprintf("%s\n%s\n%s\n%s", id, json_string_value(json_array_get(n, 1)),
+			      json_string_value(json_array_get(n, 3)),
+			      json_string_value(json_array_get(n, 4)));
+	json_t *ix = json_object_get(h->ix, key);
+	struct history_series *s;
+
+	if (ix) {
+		free(key);
+		return &h->series[json_integer_value(ix)];
+	}
+	ALLOC_GROW(h->series, h->nseries + 1, h->alloc);
+	json_object_set_new(h->ix, key, json_integer((json_int_t)h->nseries));
+	s = &h->series[h->nseries++];
+	memset(s, 0, sizeof(*s));
+	s->key = key;
+	s->line = xstrdup(json_string_value(json_array_get(n, 1)));
+	s->kernel = xstrdup(json_string_value(json_array_get(n, 2)));
+	s->workload = xstrdup(json_string_value(json_array_get(n, 3)));
+	s->metric = xstrdup(json_string_value(json_array_get(n, 4)));
+	{
+		size_t l = strnlen(id, sizeof(s->ctx_id) - 1);
+
+		memcpy(s->ctx_id, id, l);
+		s->ctx_id[l] = '\0';
+	}
+	s->context = json_incref(json_object_get(h->contexts, id));
+	s->better = -1;
+	s->unit = xstrdup("");
+	return s;
+}
+
+/* A (valid) digest's nights into the series, as session @session. */
+static void add_digest(struct history *h, const json_t *d, size_t session)
+{
+	const json_t *n, *counts = json_object_get(d, "counts");
+	size_t *touched = NULL, ntouched = 0, talloc = 0, i, count;
+	const char *text;
+
+	json_array_foreach(json_object_get(d, "nights"), i, n) {
+		struct history_series *s = series_of(h, n);
+		int better = (int)json_integer_value(json_array_get(n, 5));
+		struct history_night *night;
+
+		/* Unit, direction and primary as the newest session declares them. */
+		if (better >= 0 || s->better < 0) {
+			s->better = better;
+			free(s->unit);
+			s->unit = xstrdup(json_string_value(json_array_get(n, 6)));
+		}
+		s->primary |= json_is_true(json_array_get(n, 7));
+		if (!s->nn || s->nights[s->nn - 1].session != session) {
+			ALLOC_GROW(s->nights, s->nn + 1, s->alloc);
+			night = &s->nights[s->nn++];
+			memset(night, 0, sizeof(*night));
+			night->session = session;
+			night->median = night->lo = night->hi = NAN;
+			ALLOC_GROW(touched, ntouched + 1, talloc);
+			touched[ntouched++] = (size_t)(s - h->series);
+		}
+		night = &s->nights[s->nn - 1];
+		text = json_string_value(json_array_get(n, 8));
+		count = (size_t)values_parse(text, NULL);
+		ALLOC_GROW(night->v, night->n + count, night->alloc);
+		night->n += (size_t)values_parse(text, night->v + night->n);
+	}
+	for (i = 0; i < ntouched; i++) {
+		struct history_series *s = &h->series[touched[i]];
+		struct history_night *night = &s->nights[s->nn - 1];
+		char *key = xasprintf("%s\n%s", s->kernel, s->workload);
+		const json_t *cnt = json_object_get(counts, key);
 		size_t ok = (size_t)json_integer_value(json_array_get(cnt, 0));
 		struct stats_summary sum;
 
-		n->failed = (size_t)json_integer_value(json_array_get(cnt, 1));
-		n->missing = ok > n->n ? ok - n->n : 0;
-		if (n->n && !stats_summarize(n->v, NULL, n->n, 0.95, &sum, NULL)) {
-			n->median = sum.median;
-			n->lo = sum.median_ci.lo;
-			n->hi = sum.median_ci.hi;
+		free(key);
+		night->failed = (size_t)json_integer_value(json_array_get(cnt, 1));
+		night->missing = ok > night->n ? ok - night->n : 0;
+		if (night->n && !stats_summarize(night->v, NULL, night->n, 0.95, &sum, NULL)) {
+			night->median = sum.median;
+			night->lo = sum.median_ci.lo;
+			night->hi = sum.median_ci.hi;
 		}
 	}
-	free(c.touched);
-	json_decref(c.lines);
-	json_decref(c.contexts);
-	json_decref(c.counts);
+	free(touched);
 }
 
-int history_add_file(struct history *h, const char *path)
+/*
+ * @path's digest: from the cache when its entry is for this very file
+ * (device, inode, size, mtime and ctime: a report rewritten in place
+ * changes its ctime, whatever its mtime says) and valid, else from the
+ * report itself (NULL, with a warning and h->skipped, when it is skipped).
+ */
+static json_t *digest_for(struct history *h, const char *path, const char *real)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *r = NULL;
-	const json_t *sess;
-	char *real = realpath(path, NULL), *dir, *html;
-	const char *id, *created;
-	struct history_session *s;
-	int added = 0;
+	struct stat st;
+	int have_st = real && !stat(path, &st);
+	json_t *r = NULL, *d = NULL, *key = NULL;
+	const json_t *sess, *e;
 
-	if (real && json_object_get(h->seen, real))
-		goto out;
+	if (have_st)
+		key = history_cache_key(&st);
+	e = key ? json_object_get(h->cache, real) : NULL;
+	/*
+	 * An entry is trusted only for a file last changed before the cache
+	 * was written: one changed in the same clock tick would show the
+	 * times it had when its digest was made (as Git's racy index).
+	 */
+	if (e && json_equal(json_object_get(e, "file"), key) &&
+	    json_integer_value(json_array_get(key, 3)) < h->cache_mtime &&
+	    json_integer_value(json_array_get(key, 4)) < h->cache_mtime) {
+		d = json_object_get(e, "digest");
+		if (digest_valid(h, d)) {
+			json_object_set(h->cache_out, real, (json_t *)e);
+			h->cached++;
+			json_decref(key);
+			return json_incref(d);
+		}
+		/* Said once, by history_cache_save(): an old cache may have many. */
+		if (!h->cache_invalid++)
+			h->cache_invalid_first = xstrdup(path);
+		d = NULL;
+	}
 	if (report_load(path, &r, &err)) {
 		const char *why = sb_str(&err);
 		size_t n = strlen(path);
@@ -356,12 +559,38 @@ int history_add_file(struct history *h, const char *path)
 		     "again after mglrulab run --resume)");
 		goto out;
 	}
-	id = jget_str(sess, "id", NULL);
-	created = jget_str(sess, "created", NULL);
-	if (!id || !created) {
+	if (!jget_str(sess, "id", NULL) || !jget_str(sess, "created", NULL)) {
 		skip(h, path, "session.id and session.created are needed to place it in time");
 		goto out;
 	}
+	d = digest_of(h, r);
+	if (key && h->cache_out) {
+		json_object_set_new(h->cache_out, real,
+				    xjson_pack("{s:O,s:O}", "file", key, "digest", d));
+		h->cache_dirty = 1;
+	}
+out:
+	json_decref(key);
+	json_decref(r);
+	sb_release(&err);
+	return d;
+}
+
+int history_add_file(struct history *h, const char *path)
+{
+	char *real = realpath(path, NULL), *dir, *html;
+	const char *id, *created;
+	struct history_session *s;
+	json_t *d = NULL;
+	int added = 0;
+
+	if (real && json_object_get(h->seen, real))
+		goto out;
+	d = digest_for(h, path, real);
+	if (!d)
+		goto out;
+	id = jget_str(d, "id", NULL);
+	created = jget_str(d, "created", NULL);
 	if (h->o.since && strcmp(created, h->o.since) < 0)
 		goto out;
 	{
@@ -388,15 +617,16 @@ int history_add_file(struct history *h, const char *path)
 	html = path_join(dir, "report.html");
 	s->html = is_regular_file(html) ? html : (free(html), NULL);
 	free(dir);
-	s->host = json_deep_copy(json_object_get(r, "host"));
-	s->kernels = json_deep_copy(json_object_get(r, "kernels"));
-	extract(h, r, h->ns);
+	s->host = json_incref(json_object_get(d, "host"));
+	s->kernels = json_incref(json_object_get(d, "kernels"));
+	s->runs = (size_t)json_integer_value(json_object_get(d, "runs"));
+	s->failed = (size_t)json_integer_value(json_object_get(d, "failed"));
+	add_digest(h, d, h->ns);
 	h->ns++;
 	added = 1;
 out:
 	free(real);
-	json_decref(r);
-	sb_release(&err);
+	json_decref(d);
 	return added;
 }
 
@@ -602,7 +832,8 @@ static void size_cps(struct history *h, struct history_series *s, const size_t *
 	struct stats_settings st;
 
 	stats_settings_default(&st);
-	st.resamples = 1000;
+	/* The medians and the Hodges-Lehmann interval only: no bootstrap. */
+	st.resamples = 0;
 	for (size_t i = 0; i < ncp; i++) {
 		struct history_cp *cp = &s->cps[i];
 		size_t from = i ? at[i - 1] : 0, to = i + 1 < ncp ? at[i + 1] : k, na, nb;

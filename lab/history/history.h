@@ -35,6 +35,8 @@
 #define HISTORY_SCHEMA "mglrulab-history/1"
 #define HISTORY_STATE_SCHEMA "mglrulab-history-state/1"
 #define HISTORY_STATE_FILE ".history-state.json"
+#define HISTORY_CACHE_SCHEMA "mglrulab-history-cache/1"
+#define HISTORY_CACHE_FILE ".history-cache"
 
 struct history_opts {
 	const char *since;		/* keep sessions created at or after this (ISO 8601 prefix) */
@@ -93,6 +95,16 @@ struct history {
 	json_t *skipped;		/* [{file, reason}] */
 	size_t latest;			/* the newest session, or (size_t)-1 */
 	size_t resumed, searched;	/* series resumed from the state; nights searched */
+	json_t *contexts;		/* context id -> context (host, guest, workload) */
+	/* The digest cache (history_cache_load()): NULL when not used. */
+	char *cache_path;
+	json_t *cache;			/* realpath -> entry, as read */
+	json_t *cache_out;		/* realpath -> entry, to write */
+	long long cache_mtime;		/* of the cache file, ns */
+	size_t cached;			/* reports taken from the cache */
+	size_t cache_invalid;		/* entries that did not validate */
+	char *cache_invalid_first;
+	int cache_dirty;
 };
 
 void history_opts_default(struct history_opts *o);
@@ -112,6 +124,29 @@ int history_add_dir(struct history *h, const char *dir);
  * warning and an entry in h->skipped saying why).
  */
 int history_add_file(struct history *h, const char *path);
+
+/*
+ * The digest cache: what each report.json gave the series (history.c,
+ * "A report's digest"), by the report's real path, for the file it was
+ * read from (device, inode, size, mtime and ctime in ns), so that a later
+ * history reads only the reports that are new or changed. The file is
+ * HISTORY_CACHE_SCHEMA and the SHA-256 of the rest on its first line,
+ * then JSON. It is untrusted: a file whose checksum or JSON is wrong is
+ * ignored with a warning, an entry for another file (a report replaced
+ * or changed, or changed after the cache's own mtime) is not used, and
+ * an entry that does not validate is
+ * reported and its report read. Call history_cache_load() before
+ * history_add_dir(), history_cache_save() after.
+ */
+void history_cache_load(struct history *h, const char *path);
+/*
+ * Says how many entries did not validate (one warning), then writes the
+ * cache when anything changed; 0, or -1 with errno.
+ */
+int history_cache_save(const struct history *h);
+/* What identifies the file @st describes (the entry's "file"). */
+struct stat;
+json_t *history_cache_key(const struct stat *st);
 
 /* Sort the sessions, then find the change points of every series. */
 void history_build(struct history *h, const json_t *state);

@@ -9,6 +9,21 @@
 /* Coordinates with two decimals: enough for a screen, stable as text. */
 #define F "%.2f"
 
+void svg_add_coord(struct strbuf *sb, double v)
+{
+	if (fabs(v) < 1e6) {
+		double a = fabs(v) * 100, f = floor(a), frac = a - f;
+
+		if (fabs(frac - 0.5) > 1e-6) {
+			long long i = (long long)f + (frac > 0.5);
+
+			sb_addf(sb, "%s%lld.%02lld", signbit(v) ? "-" : "", i / 100, i % 100);
+			return;
+		}
+	}
+	sb_addf(sb, F, v);
+}
+
 static double span_of(double ratio, double lo, double hi, double threshold)
 {
 	double s = log1p(threshold) * 2;
@@ -289,9 +304,13 @@ void svg_trend(struct strbuf *sb, const struct svg_trend_night *nt, size_t k,
 	for (size_t i = 0; i < k; i++) {
 		const struct svg_trend_night *n = &nt[i];
 
-		for (size_t j = 0; j < n->n; j++)
-			sb_addf(sb, "<circle class=\"raw\" cx=\"" F "\" cy=\"" F "\" r=\"1.6\"/>",
-				X(i) + ((double)(j % 5) - 2) * 0.8, Y(n->v[j]));
+		for (size_t j = 0; j < n->n; j++) {
+			sb_adds(sb, "<circle class=\"raw\" cx=\"");
+			svg_add_coord(sb, X(i) + ((double)(j % 5) - 2) * 0.8);
+			sb_adds(sb, "\" cy=\"");
+			svg_add_coord(sb, Y(n->v[j]));
+			sb_adds(sb, "\" r=\"1.6\"/>");
+		}
 		if (isfinite(n->lo) && isfinite(n->hi))
 			sb_addf(sb, "<line class=\"nci\" x1=\"" F "\" y1=\"" F "\" x2=\"" F
 				"\" y2=\"" F "\"/>", X(i), Y(n->lo), X(i), Y(n->hi));

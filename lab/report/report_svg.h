@@ -56,6 +56,15 @@ struct svg_trend_level {
 	double value;
 };
 
+/*
+ * "%.2f" of @v, the coordinates' format, for the many points of a trend
+ * chart (600,000 for a history of 1,000 nights of 30 metrics): the same
+ * text, from the integer of hundredths when |v| < 1e6 and |v| * 100 is not
+ * within 1e-6 of a half (it is then off by less than 2e-8, so it rounds
+ * as printf rounds the exact value), from printf otherwise.
+ */
+void svg_add_coord(struct strbuf *sb, double v);
+
 void svg_trend(struct strbuf *sb, const struct svg_trend_night *nights, size_t k,
 	       const struct svg_trend_mark *marks, size_t nmarks,
 	       const struct svg_trend_level *levels, size_t nlevels);

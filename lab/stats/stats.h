@@ -541,10 +541,20 @@ struct stats_cp_settings {
 	size_t min_nights;	/* nights on each side of a change, 2 (the last
 				 * segment of the series may have 1: tentative) */
 	uint64_t seed;		/* the series' seed (stats_seed_for()) */
+	double clear;		/* STATS_CP_CLEAR; 0: always draw the permutations */
+	uint64_t *drawn;	/* when not NULL, the permutations drawn are added */
 };
 
 #define STATS_CP_ALPHA		0.01
 #define STATS_CP_PERMUTATIONS	999
+/*
+ * A statistic is "clear" when Bernstein's inequality bounds the chance
+ * that one permutation reaches it by this (stats_changepoints()): its
+ * permutations are not drawn. With 999 permutations, the p value differs
+ * from the drawn one with probability at most 1e-6, the decision with
+ * astronomically less.
+ */
+#define STATS_CP_CLEAR		1e-9
 void stats_cp_settings_default(struct stats_cp_settings *s);
 
 struct stats_cp {
@@ -587,8 +597,20 @@ struct stats_cp {
  *    night sizes kept; @s->permutations draws from xoshiro256** seeded by
  *    @s->seed and the segment): significant when p = (1 + #{perm >= obs})
  *    / (1 + draws) <= alpha, the draws stopping as soon as that can no
- *    longer hold. Deterministic: the same nights and seed give the same
- *    answer on every machine;
+ *    longer hold (alpha (draws + 1) of them reached obs: the sequential
+ *    Monte Carlo p value of Besag & Clifford 1991, which decides as the
+ *    full count does and stops a hopeless test after ~10 / p draws).
+ *    Deterministic: the same nights and seed give the same answer on
+ *    every machine;
+ *  - a clear statistic is not permuted at all: the boundaries' Z are
+ *    standardized sums of a sample without replacement of the segment's
+ *    ranks, for which Bernstein's inequality holds (Hoeffding 1963, thm 4);
+ *    summed over the boundaries it bounds P(one permutation's maximum >=
+ *    obs). When that bound is at most @s->clear (STATS_CP_CLEAR), no draw
+ *    would reach obs but with that probability: p is 1 / (permutations +
+ *    1), what the draws give when none reaches it. A step of a few percent
+ *    over a few hundred nights is clear; the borderline ones, which
+ *    decide precision and recall, are drawn as before;
  *  - the boundary must also stay significant, by its own permutation
  *    test, without the one night whose leaving out weakens it most beyond
  *    what losing its runs would do (one outlier night next to a boundary
@@ -611,5 +633,13 @@ struct stats_cp {
  */
 size_t stats_changepoints(const struct stats_cp_night *nights, size_t k, size_t from,
 			  const struct stats_cp_settings *s, struct stats_cp **out);
+
+/*
+ * The bound that makes a statistic clear: P(the maximum of |Z| over
+ * boundaries @lo..@hi of a permutation of @nights' runs >= @x) is at most
+ * this (a union of Bernstein bounds; may exceed 1). For tests.
+ */
+double stats_cp_null_tail(const struct stats_cp_night *nights, size_t k, size_t lo, size_t hi,
+			  double x);
 
 #endif

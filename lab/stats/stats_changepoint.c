@@ -22,6 +22,8 @@ void stats_cp_settings_default(struct stats_cp_settings *s)
 	s->permutations = STATS_CP_PERMUTATIONS;
 	s->min_nights = 2;
 	s->seed = 1;
+	s->clear = STATS_CP_CLEAR;
+	s->drawn = NULL;
 }
 
 /* One segment's pooled midranks, in night order, and what the scan needs. */
@@ -50,18 +52,10 @@ struct seg {
  * Successive differences leave the segment's steps out of it (a step is
  * one pair), the median its outlier nights.
  */
-static void night_sums(struct seg *g)
+static void night_phi(struct seg *g)
 {
-	size_t off = 0, m = 0;
+	size_t m = 0;
 
-	for (size_t i = 0; i < g->k; i++) {
-		double s = 0;
-
-		for (size_t j = 0; j < g->n[i]; j++)
-			s += g->rank[off + j];
-		g->sum[i] = s;
-		off += g->n[i];
-	}
 	g->phi = 1;
 	if (g->k < 3 || !(g->var_rank > 0))
 		return;
@@ -73,6 +67,21 @@ static void night_sums(struct seg *g)
 	g->phi = fmax(1, stats_median_inplace(g->dev, m) / CHI2_1_MEDIAN);
 }
 
+static void night_sums(struct seg *g)
+{
+	size_t off = 0;
+
+	for (size_t i = 0; i < g->k; i++) {
+		double s = 0;
+
+		for (size_t j = 0; j < g->n[i]; j++)
+			s += g->rank[off + j];
+		g->sum[i] = s;
+		off += g->n[i];
+	}
+	night_phi(g);
+}
+
 /*
  * max over boundaries of |Z| / sqrt(phi): Z the tie-corrected
  * Mann-Whitney statistic of the runs left of the boundary against those
@@ -80,37 +89,61 @@ static void night_sums(struct seg *g)
  * (night_sums()). Prefix sums make one scan O(k). With @stat (and @zs),
  * each candidate boundary's statistic (and signed Z / sqrt(phi)) is kept.
  */
+/* Totals and left-side prefix sums of a scan: rank sums, sum of s^2/n, runs. */
+struct scan_sums {
+	double S, Q, M, s1, q1, m1;
+};
+
+static void scan_totals(const struct seg *g, struct scan_sums *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < g->k; i++) {
+		c->S += g->sum[i];
+		c->Q += g->sum[i] * g->sum[i] / (double)g->n[i];
+		c->M += (double)g->n[i];
+	}
+}
+
+/* Night @i joins the left side. */
+static inline void scan_step(const struct seg *g, struct scan_sums *c, size_t i)
+{
+	c->s1 += g->sum[i];
+	c->q1 += g->sum[i] * g->sum[i] / (double)g->n[i];
+	c->m1 += (double)g->n[i];
+}
+
+/* Z / sqrt(phi) at the boundary after the left side @c holds. */
+static inline double boundary_z(const struct seg *g, const struct scan_sums *c)
+{
+	double N = (double)g->total, s1 = c->s1, q1 = c->q1, m1 = c->m1;
+	double m2 = c->M - m1, s2 = c->S - s1, q2 = c->Q - q1, phi = g->phi;
+	double u = s1 - m1 * (m1 + 1) / 2;
+	double var = m1 * m2 / 12.0 * ((N + 1) - g->tie / (N * (N - 1)));
+	double z = var > 0 ? (u - m1 * m2 / 2) / sqrt(var) : 0;
+
+	/*
+	 * The spread about each side's mean says the same as the
+	 * successive differences when this boundary is the only
+	 * change, and less with few nights: the smaller of the two.
+	 */
+	if (g->k > 2 && g->var_rank > 0)
+		phi = fmax(1, fmin(phi, ((q1 - s1 * s1 / m1) + (q2 - s2 * s2 / m2)) /
+				   g->var_rank / (double)(g->k - 2)));
+	return z / sqrt(phi);
+}
+
 static double scan(const struct seg *g, double *stat, double *zs)
 {
-	double N = (double)g->total, best = -1;
-	double S = 0, Q = 0, M = 0;	/* totals: rank sums, sum of s^2/n, runs */
-	double s1 = 0, q1 = 0, m1 = 0;
+	double best = -1;
+	struct scan_sums c;
 
-	for (size_t i = 0; i < g->k; i++) {
-		S += g->sum[i];
-		Q += g->sum[i] * g->sum[i] / (double)g->n[i];
-		M += (double)g->n[i];
-	}
+	scan_totals(g, &c);
 	for (size_t t = 1; t < g->k; t++) {
-		s1 += g->sum[t - 1];
-		q1 += g->sum[t - 1] * g->sum[t - 1] / (double)g->n[t - 1];
-		m1 += (double)g->n[t - 1];
+		scan_step(g, &c, t - 1);
 		if (t < g->lo || t > g->hi)
 			continue;
-		double m2 = M - m1, s2 = S - s1, q2 = Q - q1, phi = g->phi;
-		double u = s1 - m1 * (m1 + 1) / 2;
-		double var = m1 * m2 / 12.0 * ((N + 1) - g->tie / (N * (N - 1)));
-		double z = var > 0 ? (u - m1 * m2 / 2) / sqrt(var) : 0;
+		double z = boundary_z(g, &c);
 
-		/*
-		 * The spread about each side's mean says the same as the
-		 * successive differences when this boundary is the only
-		 * change, and less with few nights: the smaller of the two.
-		 */
-		if (g->k > 2 && g->var_rank > 0)
-			phi = fmax(1, fmin(phi, ((q1 - s1 * s1 / m1) + (q2 - s2 * s2 / m2)) /
-					   g->var_rank / (double)(g->k - 2)));
-		z /= sqrt(phi);
 		if (stat)
 			stat[t] = fabs(z);
 		if (zs)
@@ -297,44 +330,190 @@ static double perm_p(struct seg *g, double obs, const struct stats_cp_settings *
 		if (ge + 1 > limit)
 			break;
 	}
+	if (s->drawn)
+		*s->drawn += *used;
 	return (ge + 1) / ((double)*used + 1);
+}
+
+/*
+ * An upper bound on the chance that one permutation's maximum reaches
+ * @x (stats.h, "a clear statistic"). scan() divides each boundary's
+ * Mann-Whitney Z by sqrt(phi), phi >= 1, so |Z| bounds it. At a boundary
+ * with m runs on the left, Z = (S - m mu) / sd: S the sum of m of the N
+ * midranks drawn without replacement (mean mu, variance sigma^2 = the
+ * segment's var_rank, sd^2 = m (N - m) / (N - 1) sigma^2). Bernstein's
+ * inequality for independent draws, which holds without replacement too
+ * (Hoeffding 1963, theorem 4), with the deviation from the mean at most
+ * b = (N - 1) / 2 and the smaller side's sample (the other side's sum is
+ * its mirror): P(|S - m mu| >= s) <= 2 exp(-s^2 / (2 m' sigma^2 + 2 b s / 3)),
+ * m' = min(m, N - m). Summed over the boundaries tested.
+ */
+static double null_tail(const struct seg *g, double x)
+{
+	double N = (double)g->total, sigma2 = g->var_rank, b = (N - 1) / 2, m = 0, sum = 0;
+
+	if (!(sigma2 > 0) || N < 2)
+		return 1;
+	for (size_t t = 1; t < g->k; t++) {
+		double mp, sd, dev;
+
+		m += (double)g->n[t - 1];
+		if (t < g->lo || t > g->hi)
+			continue;
+		mp = fmin(m, N - m);
+		sd = sqrt(m * (N - m) / (N - 1) * sigma2);
+		dev = x * sd;
+		sum += 2 * exp(-dev * dev / (2 * mp * sigma2 + 2 * b * dev / 3));
+	}
+	return sum;
+}
+
+double stats_cp_null_tail(const struct stats_cp_night *nights, size_t k, size_t lo, size_t hi,
+			  double x)
+{
+	struct seg g;
+	double r;
+
+	if (k < 2)
+		return 1;
+	seg_build(&g, nights, 0, k, (size_t)-1);
+	g.lo = lo;
+	g.hi = hi;
+	r = null_tail(&g, x);
+	seg_free(&g);
+	return r;
+}
+
+static int is_clear(const struct seg *g, double x, const struct stats_cp_settings *s)
+{
+	return s->clear > 0 && null_tail(g, x) <= s->clear;
+}
+
+/* |Z| / sqrt(phi) at boundary @t alone: what scan() gives there, in O(k). */
+static double scan_at(const struct seg *g, size_t t)
+{
+	struct scan_sums c;
+
+	scan_totals(g, &c);
+	for (size_t i = 0; i < t; i++)
+		scan_step(g, &c, i);
+	return fabs(boundary_z(g, &c));
+}
+
+/*
+ * @g's values in order, for leaving one night out many times: the night
+ * of each, and where each group of tied values starts.
+ */
+struct sorted_nights {
+	size_t *nid, *group, ngroups;
+};
+
+static void sorted_nights(const struct seg *g, struct sorted_nights *o)
+{
+	o->nid = xmalloc((g->total + 1) * sizeof(*o->nid));
+	o->group = xmalloc((g->total + 1) * sizeof(*o->group));
+	o->ngroups = 0;
+	for (size_t q = 0; q < g->total; q++) {
+		o->nid[q] = g->nid[g->ord[q]];
+		if (!q || g->vals[g->ord[q]] != g->vals[g->ord[q - 1]])
+			o->group[o->ngroups++] = q;
+	}
+	o->group[o->ngroups] = g->total;
+}
+
+/*
+ * The night sums, ties and phi of @g without night @jl, into @h (its
+ * n, sum and dev allocated for g->k nights; no ranks): what seg_without()
+ * and night_sums() give, summed straight from the sorted order. Midranks
+ * are halves of integers, so their sums are exact in any order. @acc:
+ * scratch for g->k sums.
+ */
+static void sums_without(const struct seg *g, const struct sorted_nights *o, size_t jl,
+			 struct seg *h, double *acc)
+{
+	double below = 0, tie = 0, N;
+	size_t k = 0;
+
+	memset(acc, 0, g->k * sizeof(*acc));
+	for (size_t gi = 0; gi < o->ngroups; gi++) {
+		size_t p = o->group[gi], q = o->group[gi + 1];
+		double t = 0, mr;
+
+		if (q - p == 1) {
+			if (o->nid[p] != jl) {
+				below += 1;
+				acc[o->nid[p]] += below;
+			}
+			continue;
+		}
+		for (size_t r = p; r < q; r++)
+			t += o->nid[r] != jl;
+		mr = below + (t + 1) / 2;
+		for (size_t r = p; r < q; r++)
+			if (o->nid[r] != jl)
+				acc[o->nid[r]] += mr;
+		tie += t * t * t - t;
+		below += t;
+	}
+	for (size_t i = 0; i < g->k; i++) {
+		if (i == jl)
+			continue;
+		((size_t *)h->n)[k] = g->n[i];
+		h->sum[k++] = acc[i];
+	}
+	h->k = k;
+	h->total = g->total - g->n[jl];
+	N = (double)h->total;
+	h->tie = tie;
+	h->var_rank = N > 0 ? ((N * N * N - N) - tie) / (12 * N) : 0;
+	h->lo = 1;
+	h->hi = k - 1;
+	night_phi(h);
 }
 
 /*
  * The night whose leaving out weakens boundary @t the most, beyond what
  * losing its runs would do to any night (Z of a steady shift grows as
  * sqrt(m1 m2 / N)): (size_t)-1 when every night is the only one of its
- * side. *@t2 is the boundary in the segment without it.
+ * side. *@t2 is the boundary in the segment without it. O(k N): each
+ * night left out is one pass over the sorted runs and O(k) for phi and
+ * the boundary.
  */
 static size_t most_influential(const struct seg *g, size_t t, double stat_t, size_t *t2)
 {
-	double m1 = 0, m2 = 0, best = INFINITY;
+	double m1 = 0, m2 = 0, best = INFINITY, *acc = xmalloc((g->k + 1) * sizeof(*acc));
 	size_t worst = (size_t)-1;
+	struct sorted_nights o;
+	struct seg h;
 
+	memset(&h, 0, sizeof(h));
+	h.n = xmalloc((g->k + 1) * sizeof(*h.n));
+	h.sum = xmalloc((g->k + 1) * sizeof(*h.sum));
+	h.dev = xmalloc((g->k + 1) * sizeof(*h.dev));
+	sorted_nights(g, &o);
 	for (size_t i = 0; i < g->k; i++)
 		*(i < t ? &m1 : &m2) += (double)g->n[i];
 	for (size_t j = 0; j < g->k; j++) {
 		int left = j < t;
 		size_t tj = left ? t - 1 : t;
 		double n = (double)g->n[j], l1 = left ? m1 - n : m1, l2 = left ? m2 : m2 - n;
-		double *st, expect, ratio;
-		struct seg h;
+		double expect, ratio;
 
 		if (tj < 1 || tj > g->k - 2)
 			continue;
-		st = xcalloc(g->k + 1, sizeof(*st));
-		seg_without(g, j, &h);
-		scan(&h, st, NULL);
+		sums_without(g, &o, j, &h, acc);
 		expect = stat_t * sqrt((l1 * l2 / (l1 + l2)) / (m1 * m2 / (m1 + m2)));
-		ratio = expect > 0 ? st[tj] / expect : 1;
+		ratio = expect > 0 ? scan_at(&h, tj) / expect : 1;
 		if (ratio < best) {
 			best = ratio;
 			worst = j;
 			*t2 = tj;
 		}
-		seg_free(&h);
-		free(st);
 	}
+	seg_free(&h);
+	free(o.nid);
+	free(o.group);
+	free(acc);
 	return worst;
 }
 
@@ -357,6 +536,7 @@ static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b,
 	size_t minl = s->min_nights, minr = b == end ? 1 : s->min_nights;
 	size_t k = b - a, used = 0, allowed, tried = 0;
 	double *stat = NULL, *zs = NULL, *pm = NULL, obs, p;
+	int drawn;
 	uint64_t salt = ((uint64_t)a * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)b << 32);
 	struct seg g;
 	int found = 0;
@@ -372,19 +552,39 @@ static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b,
 	obs = scan(&g, stat, zs);
 	if (obs <= 0)
 		goto out;
-	p = perm_p(&g, obs, s, salt, pm, &used);
-	if (p > s->alpha)
-		goto out;
-	qsort(pm, used, sizeof(*pm), cmp_desc);
+	/*
+	 * A clear maximum is significant without drawing: no permutation
+	 * would reach it (but with probability s->clear), so every count
+	 * below is 0 out of s->permutations. The permutations are drawn
+	 * when a boundary that is not clear needs its count: with the same
+	 * seed and @obs, the same draws as drawing them first.
+	 */
+	drawn = !is_clear(&g, obs, s);
+	if (drawn) {
+		p = perm_p(&g, obs, s, salt, pm, &used);
+		if (p > s->alpha)
+			goto out;
+		qsort(pm, used, sizeof(*pm), cmp_desc);
+	} else {
+		used = s->permutations;
+	}
 	/* Significant: at most @allowed permutation maxima reach it. */
 	allowed = (size_t)floor(s->alpha * ((double)s->permutations + 1) + 1e-9) - 1;
 	while (tried++ < 3) {
-		size_t t = 0, j, t2 = 0;
+		size_t t = 0, j, t2 = 0, ge;
 
 		for (size_t c = g.lo; c <= g.hi; c++)
 			if (stat[c] > 0 && (!t || stat[c] > stat[t] + 1e-12))
 				t = c;
-		if (!t || count_ge(pm, used, stat[t]) > allowed)
+		if (!t)
+			break;
+		if (!drawn && !is_clear(&g, stat[t], s)) {
+			perm_p(&g, obs, s, salt, pm, &used);
+			qsort(pm, used, sizeof(*pm), cmp_desc);
+			drawn = 1;
+		}
+		ge = drawn ? count_ge(pm, used, stat[t]) : 0;
+		if (ge > allowed)
 			break;
 		j = most_influential(&g, t, stat[t], &t2);
 		if (j != (size_t)-1) {
@@ -399,7 +599,12 @@ static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b,
 			h.hi = h.hi < h.k ? h.hi : h.k - 1;
 			scan(&h, st, NULL);
 			o2 = st[t2];
-			pj = o2 > 0 ? perm_p(&h, o2, s, salt ^ ((uint64_t)(a + j) << 16), NULL, &u2) : 1;
+			if (!(o2 > 0))
+				pj = 1;
+			else if (is_clear(&h, o2, s))
+				pj = 1 / ((double)s->permutations + 1);
+			else
+				pj = perm_p(&h, o2, s, salt ^ ((uint64_t)(a + j) << 16), NULL, &u2);
 			seg_free(&h);
 			free(st);
 			if (pj > s->alpha) {
@@ -409,7 +614,7 @@ static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b,
 		}
 		out->at = a + t;
 		out->z = zs[t];
-		out->p = ((double)count_ge(pm, used, stat[t]) + 1) / ((double)used + 1);
+		out->p = ((double)ge + 1) / ((double)used + 1);
 		found = 1;
 		break;
 	}

@@ -16,6 +16,10 @@
 
 #include "fsutil.h"
 #include "history.h"
+#include "sha256.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
 
 static char tmpl[] = "/tmp/mglrulab-test-history.XXXXXX";
 static char *root;
@@ -233,11 +237,183 @@ static void test_incremental(void **state)
 	json_decref(st);
 }
 
+/* The history of @root as JSON, with the digest cache @cache (NULL: none). */
+static char *history_json(const char *cache, size_t *cached)
+{
+	struct history_opts o;
+	struct history h;
+	struct strbuf sb = STRBUF_INIT;
+
+	history_opts_default(&o);
+	history_init(&h, &o);
+	if (cache)
+		history_cache_load(&h, cache);
+	assert_int_equal(history_add_dir(&h, root), 0);
+	if (cache)
+		assert_int_equal(history_cache_save(&h), 0);
+	history_build(&h, NULL);
+	history_render_json(&h, &sb);
+	if (cached)
+		*cached = h.cached;
+	history_release(&h);
+	return sb_detach(&sb);
+}
+
+/* What a function writes on stderr (warnings). */
+static int saved_fd = -1;
+static char errfile[] = "/tmp/mglrulab-test-history-err.XXXXXX";
+
+static void capture_begin(void)
+{
+	int fd;
+
+	strcpy(errfile + strlen(errfile) - 6, "XXXXXX");
+	fd = mkstemp(errfile);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	saved_fd = dup(2);
+	assert_true(dup2(fd, 2) == 2);
+	close(fd);
+}
+
+static char *capture_end(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	fflush(stderr);
+	assert_true(dup2(saved_fd, 2) == 2);
+	close(saved_fd);
+	assert_int_equal(read_file(errfile, &sb, 0), 0);
+	unlink(errfile);
+	return sb_detach(&sb);
+}
+
+/* Replace the first @from in @path by @to (as long), in place: same inode and size. */
+static void patch_in_place(const char *path, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *at;
+	FILE *f;
+
+	assert_int_equal(read_file(path, &sb, 0), 0);
+	at = strstr(sb.buf, from);
+	assert_non_null(at);
+	assert_int_equal(strlen(from), strlen(to));
+	memcpy(at, to, strlen(to));
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(fwrite(sb.buf, 1, sb.len, f), sb.len);
+	assert_int_equal(fclose(f), 0);
+	sb_release(&sb);
+}
+
+/*
+ * The digest cache gives what the reports give: the same JSON as reading
+ * every report, with every report unchanged taken from it; a report
+ * changed in place (even with its mtime put back), or replaced, is read
+ * again; a corrupt cache, or an entry that does not validate, is reported
+ * and not used.
+ */
+static void test_cache(void **state)
+{
+	char *cache = xasprintf("%s/.history-cache", root), *p3 = xasprintf("%s/c03/report.json", root);
+	char *plain, *with, *err;
+	struct timespec times[2];
+	struct stat st;
+	size_t cached;
+	char name[16];
+	(void)state;
+
+	for (int d = 1; d <= 6; d++) {
+		snprintf(name, sizeof(name), "c%02d", d);
+		session(name, d, "hostD", "1", "mm: cache", d <= 3 ? 100 : 200, 6, d == 2, NULL);
+	}
+	/* Older than the cache by more than a clock tick: not racy (history.c). */
+	usleep(30000);
+	plain = history_json(NULL, NULL);
+	with = history_json(cache, &cached);
+	assert_int_equal(cached, 0);
+	assert_string_equal(with, plain);
+	assert_true(is_regular_file(cache));
+	free(with);
+	with = history_json(cache, &cached);
+	assert_int_equal(cached, 6);
+	assert_string_equal(with, plain);
+	free(with);
+	free(plain);
+
+	/* Changed in place, mtime put back: same inode, size and mtime. */
+	assert_int_equal(stat(p3, &st), 0);
+	patch_in_place(p3, "\"cs\":100", "\"cs\":900");
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	assert_int_equal(utimensat(AT_FDCWD, p3, times, 0), 0);
+	usleep(30000);
+	plain = history_json(NULL, NULL);
+	assert_non_null(strstr(plain, "900"));
+	with = history_json(cache, &cached);
+	assert_int_equal(cached, 5);
+	assert_string_equal(with, plain);
+	free(with);
+	free(plain);
+
+	/* Replaced (a new file): read again. */
+	session("c05", 5, "hostD", "1", "mm: cache", 300, 6, 0, NULL);
+	usleep(30000);
+	plain = history_json(NULL, NULL);
+	with = history_json(cache, &cached);
+	assert_int_equal(cached, 5);
+	assert_string_equal(with, plain);
+	free(with);
+
+	/* Corrupt: one byte of a value changed; the checksum says so. */
+	patch_in_place(cache, "\"100 101", "\"900 101");
+	capture_begin();
+	with = history_json(cache, &cached);
+	err = capture_end();
+	assert_non_null(strstr(err, "corrupt"));
+	assert_non_null(strstr(err, cache));
+	assert_int_equal(cached, 0);
+	assert_string_equal(with, plain);
+	free(with);
+	free(err);
+
+	/* An entry that does not validate (a value "1x0"), in a file whose checksum is right. */
+	{
+		struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+		char hex[SHA256_HEX_LEN + 1], *body, *at;
+
+		assert_int_equal(read_file(cache, &sb, 0), 0);
+		body = strchr(sb.buf, '\n') + 1;
+		at = strstr(body, "\"100 101");
+		assert_non_null(at);
+		memcpy(at, "\"1x0", 4);
+		sha256_hex_of(body, strlen(body), hex);
+		sb_addf(&out, "%s %s\n%s", HISTORY_CACHE_SCHEMA, hex, body);
+		assert_int_equal(write_file_atomic(cache, out.buf, out.len), 0);
+		sb_release(&sb);
+		sb_release(&out);
+	}
+	capture_begin();
+	with = history_json(cache, &cached);
+	err = capture_end();
+	assert_non_null(strstr(err, "1 entry did not validate (the first for "));
+	assert_non_null(strstr(err, "c01/report.json); its report was read"));
+	assert_int_equal(cached, 5);
+	assert_string_equal(with, plain);
+	free(with);
+	free(err);
+	free(plain);
+	free(cache);
+	free(p3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_series_and_skips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -217,6 +217,82 @@ static void test_empty_night(void **state)
 	assert_null(cps);
 }
 
+/*
+ * A clear statistic is not permuted (stats.h): on clear steps, on
+ * borderline ones and on no step at all, the change points are exactly
+ * those of drawing every permutation (where, when and p), with far fewer
+ * permutations drawn; and the same twice.
+ */
+static void test_clear_without_drawing(void **state)
+{
+	static const double step[] = { 0, 0.02, 0.05, 0.10 };
+	uint64_t drawn_full = 0, drawn_clear = 0;
+	size_t found = 0, clear_found = 0;
+	(void)state;
+
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		double level[60], sz = step[seed % 4];
+		struct stats_cp_settings s;
+		struct stats_cp *full, *fast, *again;
+		size_t nf, nc, na;
+		struct hist h;
+
+		for (size_t i = 0; i < 60; i++)
+			level[i] = (i < 20 ? 1 : i < 45 ? 1 + sz : 1 - sz / 2);
+		make(&h, 60, seed, 0.03, 0.005, level);
+		stats_cp_settings_default(&s);
+		s.seed = seed;
+		s.clear = 0;
+		s.drawn = &drawn_full;
+		nf = stats_changepoints(h.n, h.k, 0, &s, &full);
+		stats_cp_settings_default(&s);
+		s.seed = seed;
+		s.drawn = &drawn_clear;
+		nc = stats_changepoints(h.n, h.k, 0, &s, &fast);
+		s.drawn = NULL;
+		na = stats_changepoints(h.n, h.k, 0, &s, &again);
+		assert_int_equal(nc, nf);
+		assert_int_equal(na, nf);
+		if (nf) {
+			assert_memory_equal(fast, full, nf * sizeof(*full));
+			assert_memory_equal(again, full, nf * sizeof(*full));
+		}
+		found += nf;
+		clear_found += sz >= 0.05 ? nf : 0;
+		free(full);
+		free(fast);
+		free(again);
+	}
+	/* The 5 and 10 % steps were found (and so were tested without drawing). */
+	assert_true(clear_found >= 20);
+	assert_true(found >= clear_found);
+	/* 28,630 drawn against 76,582: the rest is the segments without a change. */
+	assert_true(drawn_clear * 2 < drawn_full);
+}
+
+/*
+ * The bound is a bound: never below the normal tail of one boundary's Z
+ * (which its permutation distribution follows closely with 300 runs a
+ * side), and small enough to spare the draws of a clear step.
+ */
+static void test_null_tail_bounds(void **state)
+{
+	struct hist h;
+	double prev = INFINITY;
+	(void)state;
+
+	make(&h, 60, 1, 0.03, 0, NULL);
+	for (double x = 0.5; x <= 8; x += 0.5) {
+		double b = stats_cp_null_tail(h.n, h.k, 30, 30, x);
+
+		assert_true(b >= erfc(x / sqrt(2)));
+		assert_true(b <= prev);
+		prev = b;
+	}
+	assert_true(stats_cp_null_tail(h.n, h.k, 2, 58, 14) < STATS_CP_CLEAR);
+	assert_true(stats_cp_null_tail(h.n, h.k, 2, 58, 4) > 0.01);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +304,8 @@ int main(void)
 		cmocka_unit_test(test_deterministic_and_incremental),
 		cmocka_unit_test(test_up_and_down),
 		cmocka_unit_test(test_empty_night),
+		cmocka_unit_test(test_clear_without_drawing),
+		cmocka_unit_test(test_null_tail_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
