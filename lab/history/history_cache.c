@@ -47,6 +47,13 @@ static void load_contexts(struct history *h, const json_t *contexts)
 	}
 }
 
+/*
+ * 1,000 sessions x 30 metrics x 20 runs make a 14 MB cache: this bound is
+ * tens of thousands of sessions, and keeps a damaged or planted file from
+ * being read whole into memory (it is then not used, like a corrupt one).
+ */
+#define HISTORY_CACHE_MAX ((size_t)1 << 30)
+
 /* The cache's JSON, or NULL with a warning saying why it is not used. */
 static json_t *cache_read(const char *path)
 {
@@ -54,11 +61,18 @@ static json_t *cache_read(const char *path)
 	char hex[SHA256_HEX_LEN + 1];
 	const char *nl, *body;
 	size_t head = strlen(HISTORY_CACHE_SCHEMA);
+	struct stat st;
 	json_error_t e;
 	json_t *j = NULL;
 
-	if (read_file(path, &sb, 0)) {
-		warning("%s: %s; reading every report", path, strerror(errno));
+	/* stat first: a sparse file of any size is then refused without reading it */
+	int too_big = !stat(path, &st) && (uint64_t)st.st_size > HISTORY_CACHE_MAX;
+
+	if (too_big || read_file(path, &sb, HISTORY_CACHE_MAX)) {
+		if (too_big)
+			errno = EFBIG;
+		warning("%s: %s; reading every report", path,
+			errno == EFBIG ? "larger than the lab ever writes" : strerror(errno));
 		goto out;
 	}
 	nl = sb.len ? memchr(sb.buf, '\n', sb.len) : NULL;

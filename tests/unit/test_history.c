@@ -403,6 +403,17 @@ static void test_cache(void **state)
 	assert_string_equal(with, plain);
 	free(with);
 	free(err);
+
+	/* Larger than any cache the lab writes (sparse: nothing is read). */
+	assert_int_equal(truncate(cache, (off_t)3 << 30), 0);
+	capture_begin();
+	with = history_json(cache, &cached);
+	err = capture_end();
+	assert_non_null(strstr(err, "larger than the lab ever writes"));
+	assert_int_equal(cached, 0);
+	assert_string_equal(with, plain);
+	free(with);
+	free(err);
 	free(plain);
 	free(cache);
 	free(p3);
