@@ -119,6 +119,27 @@ static int override_kernels(struct session *s)
 	return r;
 }
 
+/*
+ * Sessions run on one host, at [lab] uri, until runs over [host] sections
+ * are built (docs/hosts.md; doctor and `host upload` use them today). A lab
+ * that names another host, or more slots, is refused before anything is
+ * built rather than run somewhere it did not ask for.
+ */
+static int check_hosts(const struct lab_config *cfg)
+{
+	const struct host_cfg *h = cfg->run.hosts.n == 1 ?
+				   config_host(cfg, cfg->run.hosts.v[0]) : NULL;
+
+	if (h && (!h->line || (h->slots == 1 && !strcmp(h->uri, cfg->uri))))
+		return 0;
+	h = config_host(cfg, cfg->run.hosts.v[cfg->run.hosts.n > 1]);
+	return user_error("%s:%d: [host %s]: sessions do not run on [host] hosts yet, only at "
+			  "[lab] uri with one slot (docs/hosts.md: `mglrulab doctor` and "
+			  "`mglrulab host upload` use them); set [run] hosts to one host with "
+			  "[lab]'s uri and slots = 1, or remove the [host] sections",
+			  cfg->path, h ? h->line : 0, h ? h->name : cfg->run.hosts.v[0]);
+}
+
 int session_main(struct session_opts *o)
 {
 	struct session s = { .o = o, .saved_stdout = -1, .lock_fd = -1 };
@@ -128,6 +149,8 @@ int session_main(struct session_opts *o)
 	r = config_load_or_report(o->config, &s.cfg);
 	if (!r)
 		r = override_kernels(&s);
+	if (!r)
+		r = check_hosts(&s.cfg);
 	if (r)
 		goto out;
 	session_stdout_to_stderr(&s);
