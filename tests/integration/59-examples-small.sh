@@ -10,7 +10,8 @@
 #  - one workload of each type (seed 000's yield_private is yield_shared
 #    with another mm), and kernel_build left out (30 s a run; tests 54 and
 #    64 run kernel_build in a session).
-# About 2.5 minutes with the kernels cached.
+# About 2 minutes with the kernels cached (166 s with seed 000 in a
+# clean-clone CI run, which took CI past its 25 minutes).
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 
@@ -19,6 +20,9 @@ trap 'rm -f "${confs[@]+"${confs[@]}"}"; rm -rf "$TMP"' EXIT
 ls examples/*.small.conf >/dev/null 2>&1 || fail "no examples/*.small.conf"
 for f in examples/*.small.conf; do
 	name=$(basename "$f" .small.conf)
+	# Seed 000's kernels and workload are the default lab.conf's (baseline,
+	# patched, yield_pingpong with its layout): tests 60-63 and 70 run them.
+	[ "$name" = seed-000-sched-yield-mm ] && continue
 	# A copy beside the original (its relative paths hold), reporting to $TMP.
 	conf=$(mktemp "examples/.t59.XXXXXX.conf")
 	confs+=("$conf")
