@@ -13,9 +13,8 @@
 
 #include "config.h"
 #include "fsutil.h"
+#include "test_config_fixture.h"
 #include "stats.h"
-
-static char tmpdir[64];
 
 static int setup(void **state)
 {
@@ -39,40 +38,6 @@ static int setup(void **state)
 	assert_int_equal(write_file_atomic(p, "", 0), 0);
 	free(p);
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	rm_rf(tmpdir);
-	return 0;
-}
-
-/* Write @text as lab.conf, load it; return the error text (caller frees). */
-static char *load(const char *text, struct lab_config *cfg, int *status)
-{
-	char *path = xasprintf("%s/lab.conf", tmpdir);
-	struct strbuf err = STRBUF_INIT;
-
-	assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
-	*status = config_load(path, cfg, &err);
-	free(path);
-	return sb_detach(&err);
-}
-
-static void expect_error(const char *text, const char *message)
-{
-	struct lab_config cfg;
-	int status;
-	char *err = load(text, &cfg, &status);
-	char *want = xasprintf("%s/lab.conf:%s\n", tmpdir, message);
-
-	assert_int_equal(status, LAB_EUSER);
-	if (!strstr(err, want))
-		fail_msg("expected\n  %s\ngot\n  %s", want, err);
-	free(want);
-	free(err);
-	config_free(&cfg);
 }
 
 #define GOOD_KERNELS \
