@@ -7,6 +7,7 @@
 #include "guest_protocol.h"
 #include "interrupt.h"
 #include "libvirt_conn.h"
+#include "qemu_reaper.h"
 #include "util.h"
 
 #include <errno.h>
@@ -80,6 +81,9 @@ static int setup_once(void)
 {
 	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK))
 		return -1;
+	if (qemu_reaper_enable())
+		warning("cannot reap QEMU processes ourselves (%s): each run waits for init to",
+			strerror(errno));
 	if (interrupt_on_signal(wake_on_signal) || interrupt_on_cleanup(destroy_on_interrupt)) {
 		errno = ENOSPC;
 		return -1;
@@ -526,6 +530,7 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		goto out;
 	}
 	track(dom);
+	qemu_reaper_watch(conn, run->domain_name);
 	run->started = 1;
 	debug("started %s (%.3f s host setup)", run->domain_name, t_created - t0);
 	wait_for_stop(dom, run, t0, console, channel);
