@@ -403,6 +403,46 @@ static int check_kernel_ref(struct vctx *v, const struct kernel_names *kn, const
 	return ret;
 }
 
+/*
+ * Where a run ran: "host" names the lab.conf [host] section (records from
+ * before hosts have none: the one implicit host "local") and "slot" its
+ * 0-based slot there ([host] slots is at most 1024). Host names reach every
+ * renderer, so they are kept short and printable here.
+ */
+#define RUN_HOST_MAX	64
+#define RUN_SLOT_MAX	1024
+
+static int check_host_slot(struct vctx *v, const json_t *r)
+{
+	json_t *host, *slot;
+	size_t old;
+	int ret = 0;
+
+	if (get(v, r, "host", W_STRING, 0, &host) || get(v, r, "slot", W_INT, 0, &slot))
+		return -1;
+	if (host) {
+		const char *s = json_string_value(host);
+		size_t len = json_string_length(host), i;
+
+		for (i = 0; i < len && s[i] >= 0x20 && s[i] < 0x7f; i++)
+			;
+		if (!len || len > RUN_HOST_MAX || i < len) {
+			old = push_key(v, "host");
+			ret = vfail(v, "expected a host name of 1 to %d printable ASCII characters",
+				    RUN_HOST_MAX);
+			pop(v, old);
+			return ret;
+		}
+	}
+	if (slot && (json_number_value(slot) < 0 || json_number_value(slot) >= RUN_SLOT_MAX)) {
+		old = push_key(v, "slot");
+		ret = vfail(v, "expected a slot from 0 to %d, got %.0f", RUN_SLOT_MAX - 1,
+			    json_number_value(slot));
+		pop(v, old);
+	}
+	return ret;
+}
+
 static int check_run(struct vctx *v, const json_t *r, void *data)
 {
 	static const struct field f[] = {
@@ -423,7 +463,8 @@ static int check_run(struct vctx *v, const json_t *r, void *data)
 	size_t old, i;
 	int ok;
 
-	if (check_fields(v, r, f) || check_kernel_ref(v, kn, r, "kernel"))
+	if (check_fields(v, r, f) || check_kernel_ref(v, kn, r, "kernel") ||
+	    check_host_slot(v, r))
 		return -1;
 	status = json_string_value(json_object_get(r, "status"));
 	ok = !strcmp(status, "ok");
