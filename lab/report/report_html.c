@@ -644,6 +644,32 @@ static void stat_row(struct strbuf *sb, const char *label, double a, double b)
 	sb_adds(sb, "</tr>");
 }
 
+/* A metric analysed host by host: the pooled estimate the verdict rests on. */
+static void pooled_rows(const json_t *res, struct strbuf *sb)
+{
+	const json_t *pl = json_object_get(res, "pooled"), *het = json_object_get(res, "heterogeneity");
+	char a[48], b[64], p[16];
+
+	if (!json_is_object(pl))
+		return;
+	fmt_pct(a, sizeof(a), jget_num(pl, "delta_pct"));
+	fmt_ratio_ci(b, sizeof(b), jget_num(json_object_get(pl, "ci"), "lo"),
+		     jget_num(json_object_get(pl, "ci"), "hi"));
+	sb_addf(sb, "<tr><th>pooled over %lld hosts (<a href=\"#hosts\">per host</a>)</th>"
+		"<td class=\"num\">%s %s</td></tr>",
+		(long long)json_integer_value(json_object_get(pl, "hosts")), a, b);
+	fmt_p(p, sizeof(p), jget_num(pl, "p"));
+	sb_adds(sb, "<tr><th>van Elteren, by host (");
+	esc(sb, jget_str(pl, "p_method", "none"));
+	sb_adds(sb, ")</th><td class=\"num\">p ");
+	esc(sb, p);
+	fmt_p(p, sizeof(p), jget_num(het, "p"));
+	sb_addf(sb, "</td></tr><tr><th>Cochran's Q (hosts disagree: p &lt; %g)</th>"
+		"<td class=\"num\">%.2f, p ", jget_num(het, "alpha"), jget_num(het, "q"));
+	esc(sb, p);
+	sb_addf(sb, ", I&sup2; %.0f%%</td></tr>", 100 * jget_num(het, "i2"));
+}
+
 static void detail_stats(const json_t *r, const json_t *res, struct strbuf *sb)
 {
 	const json_t *s[2] = { json_object_get(res, "baseline"), json_object_get(res, "patched") };
@@ -725,6 +751,7 @@ static void detail_stats(const json_t *r, const json_t *res, struct strbuf *sb)
 				"<td class=\"num\">%s, p %s</td></tr>",
 				(long long)json_integer_value(json_object_get(pd, "pairs")), a, p);
 		}
+		pooled_rows(res, sb);
 	}
 	sb_adds(sb, "</tbody></table>");
 }

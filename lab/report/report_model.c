@@ -611,41 +611,67 @@ static json_t *pair_json(double a, double b)
 }
 
 /*
- * A session on several hosts: per host the medians and the ratio with its
- * bootstrap interval, the hosts pooled (stats.h, "Hosts as strata"), and
- * Cochran's Q. The verdict rests on the pooled estimate and van Elteren's
- * p, written into *@dec (a copy of the all-runs comparison, which stays in
- * "comparison" as before); returns the p the verdict uses.
+ * The hosts @s has values from, as indices into m->hosts in their order;
+ * returns how many (@out has room for m->nhosts).
+ */
+static size_t series_hosts(const struct model *m, const struct series *s, size_t *out)
+{
+	unsigned char *seen = xcalloc(m->nhosts + 1, 1);
+	size_t n = 0;
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < s->n[k]; i++)
+			seen[s->host[k][i]] = 1;
+	for (size_t h = 0; h < m->nhosts; h++)
+		if (seen[h])
+			out[n++] = h;
+	free(seen);
+	return n;
+}
+
+/*
+ * A metric whose values came from several hosts: per host the medians and
+ * the ratio with its bootstrap interval, the hosts pooled (stats.h, "Hosts
+ * as strata"), and Cochran's Q. The verdict rests on the pooled estimate
+ * and van Elteren's p, written into *@dec (a copy of the all-runs
+ * comparison, which stays in "comparison" as before). Values from one host
+ * only: nothing changes, as in a one-host session.
  */
 static void host_strata(struct model *m, struct series *s, const struct stats_settings *st,
 			const char *key, struct stats_comparison *dec, json_t *r)
 {
-	size_t nh = m->nhosts;
-	struct stats_stratum *strata = xcalloc(nh, sizeof(*strata));
-	double *vals[2], *ratio = xcalloc(nh, sizeof(double));
-	double *lo = xcalloc(nh, sizeof(double)), *hi = xcalloc(nh, sizeof(double));
-	unsigned char *used = xcalloc(nh, 1);
+	size_t *hix = xcalloc(m->nhosts + 1, sizeof(*hix)), nh = series_hosts(m, s, hix);
+	struct stats_stratum *strata;
+	double *vals[2], *ratio, *lo, *hi;
+	unsigned char *used;
 	struct stats_pooled pool;
-	json_t *hosts = json_array(), *pj, *het;
+	json_t *hosts, *pj, *het;
 	const char *ve_method;
 	double ve_z, ve_p;
 	char hkey[640];
 
+	if (nh < 2) {
+		free(hix);
+		return;
+	}
+	strata = xcalloc(nh, sizeof(*strata));
+	ratio = xcalloc(nh, sizeof(double));
+	lo = xcalloc(nh, sizeof(double));
+	hi = xcalloc(nh, sizeof(double));
+	used = xcalloc(nh, 1);
+	hosts = json_array();
 	for (int k = 0; k < 2; k++)
 		vals[k] = xcalloc(nh * (s->n[k] + 1), sizeof(double));
 	for (size_t h = 0; h < nh; h++) {
 		struct stats_comparison c;
 		double *b = vals[BASE] + h * (s->n[BASE] + 1), *p = vals[PATCHED] + h * (s->n[PATCHED] + 1);
-		size_t nb = host_values(s, BASE, h, b), np = host_values(s, PATCHED, h, p);
+		size_t nb = host_values(s, BASE, hix[h], b), np = host_values(s, PATCHED, hix[h], p);
 
 		strata[h] = (struct stats_stratum){ b, p, nb, np };
 		ratio[h] = lo[h] = hi[h] = NAN;
-		memset(&c, 0, sizeof(c));
-		c.median_base = nb ? stats_median(b, nb) : NAN;
-		c.median_patched = np ? stats_median(p, np) : NAN;
-		c.delta_pct = NAN;
 		if (nb && np) {
-			snprintf(hkey, sizeof(hkey), "%s@%s", key, m->hosts[h]);
+			/* Each host's interval has its own stream, as each metric's has. */
+			snprintf(hkey, sizeof(hkey), "%s@%s", key, m->hosts[hix[h]]);
 			stats_compare(b, nb, p, np, st, stats_seed_for(st->seed, hkey), &c);
 			ratio[h] = c.ratio;
 			lo[h] = c.ratio_lo;
@@ -658,7 +684,7 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 		const struct stats_stratum *x = &strata[h];
 
 		json_array_append_new(hosts, xjson_pack("{s:o, s:[I, I], s:o, s:o, s:o, s:o, s:b}",
-			"host", json_string_lossy(m->hosts[h]),
+			"host", json_string_lossy(m->hosts[hix[h]]),
 			"n", (json_int_t)x->nb, (json_int_t)x->np,
 			"median", pair_json(x->nb ? stats_median(x->base, x->nb) : NAN,
 					    x->np ? stats_median(x->patched, x->np) : NAN),
@@ -666,6 +692,7 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 			"delta_pct", jnum(isfinite(ratio[h]) ? 100 * (ratio[h] - 1) : NAN),
 			"ci", pair_json(lo[h], hi[h]), "pooled", used[h]));
 	}
+	/* No host gave a usable interval: the all-runs comparison decides, as with one host. */
 	pj = xjson_pack("{s:s, s:I, s:o, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:s, s:s}",
 		"method", "inverse-variance pooled log ratio of the hosts' medians; "
 			  "van Elteren's stratified rank-sum test",
@@ -673,7 +700,7 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 		"delta_pct", jnum(pool.k ? 100 * (pool.ratio - 1) : NAN),
 		"ci", "lo", jnum(pool.lo), "hi", jnum(pool.hi), "level", jnum(pool.level),
 		"z", jnum(ve_z), "p", jnum(ve_p), "p_method", ve_method,
-		"basis", pool.k ? "pooled" : "all-runs");
+		"basis", pool.k && isfinite(ve_p) ? "pooled" : "all-runs");
 	het = xjson_pack("{s:o, s:I, s:o, s:o, s:b, s:o, s:b}",
 		"q", jnum(pool.q), "df", (json_int_t)pool.df, "p", jnum(pool.q_p),
 		"i2", jnum(pool.i2), "overlap", pool.overlap, "alpha", jnum(STATS_HET_ALPHA),
@@ -681,7 +708,6 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 	json_object_set_new(r, "hosts", hosts);
 	json_object_set_new(r, "pooled", pj);
 	json_object_set_new(r, "heterogeneity", het);
-	/* No host gave a usable interval: the all-runs comparison decides, as with one host. */
 	if (pool.k && isfinite(ve_p)) {
 		dec->ratio = pool.ratio;
 		dec->delta_pct = 100 * (pool.ratio - 1);
@@ -689,11 +715,10 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 		dec->ratio_hi = pool.hi;
 		dec->ratio_valid = 1;
 		dec->mw_p = ve_p;
-	} else {
-		json_object_set_new(pj, "basis", json_string("all-runs"));
 	}
 	free(vals[0]);
 	free(vals[1]);
+	free(hix);
 	free(strata);
 	free(ratio);
 	free(lo);
@@ -796,6 +821,7 @@ static void analyze_series(struct model *m, struct series *s)
 		if (np >= 2)
 			stats_paired(pb, pp, np, &st, &pd);
 		dec = cmp;
+		/* Hosts are strata only where the runs came from more than one. */
 		if (m->nhosts > 1 && !s->is_counter)
 			host_strata(m, s, &st, key, &dec, r);
 		s->p = dec.mw_p;

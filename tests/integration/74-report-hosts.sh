@@ -40,6 +40,24 @@ grep -q '<script' "$TMP/split-r.html" && fail "a host name reached the HTML unes
 grep -Eq '^      host a: 12/12 runs, .* [-+][0-9.]+% \[' "$TMP/split-r.txt" || fail "no host line in the text"
 grep -q '^    ! hosts disagree beyond their intervals' "$TMP/split-r.txt" || fail "no warning in the text"
 awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$TMP/split-r.txt" || fail "text lines over 80 columns"
+python3 - "$TMP/split-r.html" <<'PY' || fail "the per-host section or a warning row is not well formed"
+import html.parser, re, sys
+page = open(sys.argv[1]).read()
+parts = re.findall(r'<section id="hosts">.*?</section>', page, re.S)
+parts += re.findall(r'<tr class="het">.*?</tr>', page, re.S)
+assert len(parts) == 3, len(parts)
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack = []
+    def handle_starttag(self, tag, attrs):
+        self.stack.append(tag)
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+        self.stack.pop()
+for part in parts:
+    p = P(); p.feed(part); p.close()
+    assert not p.stack, p.stack
+PY
 python3 - "$TMP/split-r.json" <<'PY' || fail "report does not match reports/schema"
 import json, sys, jsonschema
 doc = json.load(open(sys.argv[1]))
