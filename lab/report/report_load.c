@@ -559,6 +559,39 @@ static int check_unique_seq(struct vctx *v, const json_t *runs)
 	return ret;
 }
 
+/*
+ * Each host is a stratum of every metric, with its own bootstrap: a
+ * crafted report naming a host per run would multiply the analysis by the
+ * number of runs.
+ */
+static int check_host_count(struct vctx *v, const json_t *runs)
+{
+	json_t *seen = json_object();
+	const json_t *run;
+	size_t i;
+	int ret = 0;
+
+	json_array_foreach(runs, i, run) {
+		const char *h = json_string_value(json_object_get(run, "host"));
+
+		if (!h || json_object_get(seen, h))
+			continue;
+		json_object_set_new(seen, h, json_true());
+		if (json_object_size(seen) > REPORT_MAX_HOSTS) {
+			size_t old = push_key(v, "runs"), o = push_index(v, i), k = push_key(v, "host");
+
+			ret = vfail(v, "host number %d; a session has at most %d hosts",
+				    REPORT_MAX_HOSTS + 1, REPORT_MAX_HOSTS);
+			pop(v, k);
+			pop(v, o);
+			pop(v, old);
+			break;
+		}
+	}
+	json_decref(seen);
+	return ret;
+}
+
 /* The analysis would have to ignore a count outside the limits lab.conf has too. */
 static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
 {
@@ -636,7 +669,8 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 	if (check_object(v, root, "statistics", 0, stats_f, &stats) ||
 	    check_resamples(v, stats, "resamples") || check_resamples(v, stats, "counter_resamples"))
 		return -1;
-	if (each(v, root, "runs", 1, check_run, (void *)kn))
+	if (each(v, root, "runs", 1, check_run, (void *)kn) ||
+	    check_host_count(v, json_object_get(root, "runs")))
 		return -1;
 	return check_unique_seq(v, json_object_get(root, "runs"));
 }

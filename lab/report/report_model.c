@@ -594,15 +594,27 @@ static size_t workload_top_block(const struct model *m, const char *workload)
 	return (size_t)top;
 }
 
-/* The values of @s's kernel @k that came from host @h, into @out (room for n[k]). */
-static size_t host_values(const struct series *s, int k, size_t h, double *out)
+/*
+ * @s's values of kernel @k grouped by stratum into @out (n[k] values, run
+ * order kept within a stratum), stratum h at @out + @off[h], @cnt[h] of
+ * them; @stratum maps a host index to its stratum. A counting sort: a pass
+ * per host was quadratic in a report of many hosts.
+ */
+static void group_by_host(const struct series *s, int k, const size_t *stratum, size_t nh,
+			  double *out, size_t *off, size_t *cnt)
 {
-	size_t n = 0;
+	size_t *at = xcalloc(nh + 1, sizeof(*at));
 
+	memset(cnt, 0, nh * sizeof(*cnt));
 	for (size_t i = 0; i < s->n[k]; i++)
-		if (s->host[k][i] == h)
-			out[n++] = s->v[k][i];
-	return n;
+		cnt[stratum[s->host[k][i]]]++;
+	for (size_t h = 0, sum = 0; h < nh; h++) {
+		off[h] = at[h] = sum;
+		sum += cnt[h];
+	}
+	for (size_t i = 0; i < s->n[k]; i++)
+		out[at[stratum[s->host[k][i]]]++] = s->v[k][i];
+	free(at);
 }
 
 static json_t *pair_json(double a, double b)
@@ -611,10 +623,12 @@ static json_t *pair_json(double a, double b)
 }
 
 /*
- * The hosts @s has values from, as indices into m->hosts in their order;
- * returns how many (@out has room for m->nhosts).
+ * The hosts @s has values from, its strata: @out gets their indices into
+ * m->hosts in that order, @stratum (room for m->nhosts) each host's
+ * stratum. Returns how many.
  */
-static size_t series_hosts(const struct model *m, const struct series *s, size_t *out)
+static size_t series_hosts(const struct model *m, const struct series *s, size_t *out,
+			   size_t *stratum)
 {
 	unsigned char *seen = xcalloc(m->nhosts + 1, 1);
 	size_t n = 0;
@@ -622,9 +636,11 @@ static size_t series_hosts(const struct model *m, const struct series *s, size_t
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; i < s->n[k]; i++)
 			seen[s->host[k][i]] = 1;
-	for (size_t h = 0; h < m->nhosts; h++)
+	for (size_t h = 0; h < m->nhosts; h++) {
+		stratum[h] = n;
 		if (seen[h])
 			out[n++] = h;
+	}
 	free(seen);
 	return n;
 }
@@ -640,7 +656,9 @@ static size_t series_hosts(const struct model *m, const struct series *s, size_t
 static void host_strata(struct model *m, struct series *s, const struct stats_settings *st,
 			const char *key, struct stats_comparison *dec, json_t *r)
 {
-	size_t *hix = xcalloc(m->nhosts + 1, sizeof(*hix)), nh = series_hosts(m, s, hix);
+	size_t *hix = xcalloc(m->nhosts + 1, sizeof(*hix));
+	size_t *stratum = xcalloc(m->nhosts + 1, sizeof(*stratum));
+	size_t nh = series_hosts(m, s, hix, stratum), *off[2], *cnt[2];
 	struct stats_stratum *strata;
 	double *vals[2], *ratio, *lo, *hi;
 	unsigned char *used;
@@ -652,6 +670,7 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 
 	if (nh < 2) {
 		free(hix);
+		free(stratum);
 		return;
 	}
 	strata = xcalloc(nh, sizeof(*strata));
@@ -660,12 +679,16 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 	hi = xcalloc(nh, sizeof(double));
 	used = xcalloc(nh, 1);
 	hosts = json_array();
-	for (int k = 0; k < 2; k++)
-		vals[k] = xcalloc(nh * (s->n[k] + 1), sizeof(double));
+	for (int k = 0; k < 2; k++) {
+		vals[k] = xcalloc(s->n[k] + 1, sizeof(double));
+		off[k] = xcalloc(nh, sizeof(size_t));
+		cnt[k] = xcalloc(nh, sizeof(size_t));
+		group_by_host(s, k, stratum, nh, vals[k], off[k], cnt[k]);
+	}
 	for (size_t h = 0; h < nh; h++) {
 		struct stats_comparison c;
-		double *b = vals[BASE] + h * (s->n[BASE] + 1), *p = vals[PATCHED] + h * (s->n[PATCHED] + 1);
-		size_t nb = host_values(s, BASE, hix[h], b), np = host_values(s, PATCHED, hix[h], p);
+		double *b = vals[BASE] + off[BASE][h], *p = vals[PATCHED] + off[PATCHED][h];
+		size_t nb = cnt[BASE][h], np = cnt[PATCHED][h];
 
 		strata[h] = (struct stats_stratum){ b, p, nb, np };
 		ratio[h] = lo[h] = hi[h] = NAN;
@@ -716,9 +739,13 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 		dec->ratio_valid = 1;
 		dec->mw_p = ve_p;
 	}
-	free(vals[0]);
-	free(vals[1]);
+	for (int k = 0; k < 2; k++) {
+		free(vals[k]);
+		free(off[k]);
+		free(cnt[k]);
+	}
 	free(hix);
+	free(stratum);
 	free(strata);
 	free(ratio);
 	free(lo);

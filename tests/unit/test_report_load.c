@@ -195,6 +195,21 @@ static void test_resamples_limit(void **state)
 	expect(r, "statistics.counter_resamples: expected an integer from 100 to 1000000, got 99");
 }
 
+/* base_session with @n more runs, each on a host of its own. */
+static json_t *many_hosts(int n)
+{
+	json_t *r = parse(base_session);
+	char name[16];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "h%d", i);
+		json_array_append_new(json_object_get(r, "runs"),
+			json_pack("{s:i, s:s, s:s, s:s, s:{}, s:s}", "seq", 100 + i, "kernel", "base",
+				  "workload", "w", "status", "ok", "metrics", "host", name));
+	}
+	return r;
+}
+
 /* runs[].host and .slot: optional (old records), and checked when there. */
 static void test_host_slot(void **state)
 {
@@ -242,6 +257,11 @@ static void test_host_slot(void **state)
 	r = parse(base_session);
 	json_object_set_new(run(r, 0), "slot", json_real(1.5));
 	expect(r, "runs[0].slot: expected an integer, got a number");
+
+	/* At most REPORT_MAX_HOSTS hosts; the run naming one more is named. */
+	expect(many_hosts(REPORT_MAX_HOSTS), NULL);
+	expect(many_hosts(REPORT_MAX_HOSTS + 1),
+	       "runs[260].host: host number 257; a session has at most 256 hosts");
 }
 
 static void test_references(void **state)
