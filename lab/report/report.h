@@ -55,6 +55,11 @@ int report_load(const char *path, json_t **out, struct strbuf *err);
  * size in memory (jansson's tree), so this also bounds the loader's RSS.
  */
 #define REPORT_MAX_BYTES	(512u << 20)
+/*
+ * Distinct runs[].host names a report may hold: each is a stratum of every
+ * metric, with its own bootstrap (docs/reports.md, "Several hosts").
+ */
+#define REPORT_MAX_HOSTS	256
 /* Same, from a buffer (the fuzz target and tests use this). */
 int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf *err);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Number formatting and small JSON accessors shared by every report output. */
 #include "report_priv.h"
+#include "escape.h"
 #include "stats.h"
 
 #include <stdio.h>
@@ -104,6 +105,63 @@ void fmt_pct(char *buf, size_t size, double pct)
 		snprintf(buf, size, "%s0.0%%", pct < 0 ? "-" : "+");
 	else
 		snprintf(buf, size, "%+.1f%%", pct);
+}
+
+const json_t *verdict_comparison(const json_t *res)
+{
+	const json_t *pooled = json_object_get(res, "pooled");
+
+	if (json_is_object(pooled) && !strcmp(jget_str(pooled, "basis", ""), "pooled"))
+		return pooled;
+	return json_object_get(res, "comparison");
+}
+
+int report_several_hosts(const json_t *report)
+{
+	const json_t *res;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "results"), i, res)
+		if (json_is_array(json_object_get(res, "hosts")))
+			return 1;
+	return 0;
+}
+
+int result_has_warning(const json_t *res, const char *kind)
+{
+	const json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "warnings"), i, w)
+		if (!strcmp(jget_str(w, "kind", ""), kind))
+			return 1;
+	return 0;
+}
+
+/* Element @i of the array @a as a number, NaN for null (JSON's "not available"). */
+static double jarr_num(const json_t *a, size_t i)
+{
+	const json_t *v = json_array_get(a, i);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void host_line(const json_t *h, struct strbuf *out)
+{
+	const json_t *n = json_object_get(h, "n"), *med = json_object_get(h, "median");
+	const json_t *ci = json_object_get(h, "ci");
+	char a[32], b[32], d[32], c[64];
+
+	fmt_num(a, sizeof(a), jarr_num(med, 0));
+	fmt_num(b, sizeof(b), jarr_num(med, 1));
+	fmt_pct(d, sizeof(d), jget_num(h, "delta_pct"));
+	fmt_ratio_ci(c, sizeof(c), jarr_num(ci, 0), jarr_num(ci, 1));
+	sb_add_text_fit(out, jget_str(h, "host", ""), 16);
+	sb_addf(out, ": %lld/%lld runs, %s -> %s, %s %s",
+		(long long)json_integer_value(json_array_get(n, 0)),
+		(long long)json_integer_value(json_array_get(n, 1)), a, b, d, c);
+	if (!json_is_true(json_object_get(h, "pooled")))
+		sb_adds(out, " (not pooled)");
 }
 
 void fmt_ratio_ci(char *buf, size_t size, double lo, double hi)

@@ -312,7 +312,7 @@ static void verdict_summary(const json_t *r, struct strbuf *sb)
 
 static void change_cells(struct strbuf *sb, const json_t *res)
 {
-	const json_t *c = json_object_get(res, "comparison");
+	const json_t *c = verdict_comparison(res);
 	char d[32], ci[64], p[16];
 
 	td_num(sb, jget_num(json_object_get(res, "baseline"), "median"));
@@ -328,6 +328,25 @@ static void change_cells(struct strbuf *sb, const json_t *res)
 		   strcmp(jget_str(res, "better", "higher"), "lower") != 0,
 		   css_id(jget_str(res, "verdict", jget_str(res, "change", "invalid"))));
 	sb_addf(sb, "</td><td class=\"num\">%s</td>", p);
+}
+
+/*
+ * A primary whose hosts disagree (a session on several hosts): the
+ * warning right under its row, where the pooled verdict is read.
+ */
+static void heterogeneity_row(struct strbuf *sb, const json_t *res)
+{
+	const json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "warnings"), i, w) {
+		if (strcmp(jget_str(w, "kind", ""), "host-heterogeneity"))
+			continue;
+		sb_adds(sb, "<tr class=\"het\"><td colspan=\"9\"><div class=\"warnings\">"
+			"<strong>Warning:</strong> ");
+		esc(sb, jget_str(w, "message", ""));
+		sb_addf(sb, " (<a href=\"#hosts\">per host</a>)</div></td></tr>\n");
+	}
 }
 
 /*
@@ -380,6 +399,8 @@ static void results_table(const json_t *r, struct strbuf *sb, int primary)
 		else
 			sb_adds(sb, "-");	/* one kernel: nothing was compared */
 		sb_adds(sb, "</td></tr>\n");
+		if (primary)
+			heterogeneity_row(sb, res);
 	}
 	sb_adds(sb, "</tbody></table></div></section>\n");
 }
@@ -493,6 +514,97 @@ static void layout_tables_html(const json_t *r, struct strbuf *sb)
 	layout_tables_free(t, n);
 }
 
+/* One row of the per-host table: @h an element of "hosts", or NULL for the pooled row. */
+static void host_row(struct strbuf *sb, const json_t *res, const json_t *h)
+{
+	const json_t *n = json_object_get(h, "n"), *med = json_object_get(h, "median");
+	const json_t *c = h ? json_object_get(h, "ci") : NULL, *pooled = json_object_get(res, "pooled");
+	char d[32], ci[64];
+
+	sb_adds(sb, "<tr><td></td><td>");
+	if (h) {
+		esc(sb, jget_str(h, "host", ""));
+		sb_addf(sb, "</td><td class=\"num\">%lld / %lld</td>",
+			(long long)json_integer_value(json_array_get(n, 0)),
+			(long long)json_integer_value(json_array_get(n, 1)));
+		for (size_t k = 0; k < 2; k++)
+			td_num(sb, json_is_number(json_array_get(med, k)) ?
+			       json_number_value(json_array_get(med, k)) : NAN);
+		fmt_pct(d, sizeof(d), jget_num(h, "delta_pct"));
+		fmt_ratio_ci(ci, sizeof(ci),
+			     json_is_number(json_array_get(c, 0)) ? json_number_value(json_array_get(c, 0)) : NAN,
+			     json_is_number(json_array_get(c, 1)) ? json_number_value(json_array_get(c, 1)) : NAN);
+		sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
+			d, ci, json_is_true(json_object_get(h, "pooled")) ? "" : "not pooled (no interval)");
+		return;
+	}
+	fmt_pct(d, sizeof(d), jget_num(pooled, "delta_pct"));
+	fmt_ratio_ci(ci, sizeof(ci), jget_num(json_object_get(pooled, "ci"), "lo"),
+		     jget_num(json_object_get(pooled, "ci"), "hi"));
+	sb_addf(sb, "<b>pooled</b></td><td class=\"num\">%lld hosts</td><td></td><td></td>"
+		"<td class=\"num\"><b>%s</b></td><td class=\"num\"><b>%s</b></td><td>",
+		(long long)json_integer_value(json_object_get(pooled, "hosts")), d, ci);
+	if (result_has_warning(res, "host-heterogeneity"))
+		sb_adds(sb, "<strong>hosts disagree</strong>, ");
+	{
+		const json_t *het = json_object_get(res, "heterogeneity");
+		char p[16];
+
+		fmt_p(p, sizeof(p), jget_num(het, "p"));
+		sb_addf(sb, "Cochran's Q %.2f, p ", jget_num(het, "q"));
+		esc(sb, p);
+		sb_addf(sb, ", I&sup2; %.0f%%; van Elteren p ", 100 * jget_num(het, "i2"));
+		fmt_p(p, sizeof(p), jget_num(pooled, "p"));
+		esc(sb, p);
+		sb_adds(sb, "</td></tr>\n");
+	}
+}
+
+/*
+ * A session on several hosts: per workload, each metric's results host by
+ * host and pooled (the verdict's basis), with Cochran's Q.
+ */
+static void hosts_tables(const json_t *r, struct strbuf *sb)
+{
+	const char *cur = NULL;
+	const json_t *res, *h;
+	size_t i, j;
+
+	if (!report_several_hosts(r))
+		return;
+	sb_adds(sb, "<section id=\"hosts\"><h2>Per host</h2><p class=\"muted\">Each block ran on "
+		"one host slot, so each host compares the kernels on its own; the verdict pools the "
+		"hosts (inverse-variance weights on the log ratio, van Elteren's stratified rank "
+		"test). Hosts disagree when Cochran's Q has p &lt; 0.1.</p>\n");
+	json_array_foreach(json_object_get(r, "results"), i, res) {
+		const char *wn = jget_str(res, "workload", "");
+
+		if (!json_is_array(json_object_get(res, "hosts")))
+			continue;
+		if (!cur || strcmp(cur, wn)) {
+			if (cur)
+				sb_adds(sb, "</tbody></table></div>\n");
+			sb_adds(sb, "<h3>");
+			esc(sb, wn);
+			sb_adds(sb, "</h3><div class=\"tw\"><table class=\"results hosts\"><thead><tr>"
+				"<th>Metric</th><th>Host</th><th class=\"num\">Runs</th><th class=\"num\">");
+			esc(sb, kname(r, 0));
+			sb_adds(sb, "</th><th class=\"num\">");
+			esc(sb, kname(r, 1));
+			sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
+				"<th></th></tr></thead><tbody>\n");
+			cur = wn;
+		}
+		sb_adds(sb, "<tr class=\"metric\"><td colspan=\"8\">");
+		esc(sb, jget_str(res, "metric", ""));
+		sb_adds(sb, "</td></tr>\n");
+		json_array_foreach(json_object_get(res, "hosts"), j, h)
+			host_row(sb, res, h);
+		host_row(sb, res, NULL);
+	}
+	sb_adds(sb, "</tbody></table></div></section>\n");
+}
+
 static void geomean_table(const json_t *r, struct strbuf *sb)
 {
 	json_t *g;
@@ -530,6 +642,32 @@ static void stat_row(struct strbuf *sb, const char *label, double a, double b)
 	td_num(sb, a);
 	td_num(sb, b);
 	sb_adds(sb, "</tr>");
+}
+
+/* A metric analysed host by host: the pooled estimate the verdict rests on. */
+static void pooled_rows(const json_t *res, struct strbuf *sb)
+{
+	const json_t *pl = json_object_get(res, "pooled"), *het = json_object_get(res, "heterogeneity");
+	char a[48], b[64], p[16];
+
+	if (!json_is_object(pl))
+		return;
+	fmt_pct(a, sizeof(a), jget_num(pl, "delta_pct"));
+	fmt_ratio_ci(b, sizeof(b), jget_num(json_object_get(pl, "ci"), "lo"),
+		     jget_num(json_object_get(pl, "ci"), "hi"));
+	sb_addf(sb, "<tr><th>pooled over %lld hosts (<a href=\"#hosts\">per host</a>)</th>"
+		"<td class=\"num\">%s %s</td></tr>",
+		(long long)json_integer_value(json_object_get(pl, "hosts")), a, b);
+	fmt_p(p, sizeof(p), jget_num(pl, "p"));
+	sb_adds(sb, "<tr><th>van Elteren, by host (");
+	esc(sb, jget_str(pl, "p_method", "none"));
+	sb_adds(sb, ")</th><td class=\"num\">p ");
+	esc(sb, p);
+	fmt_p(p, sizeof(p), jget_num(het, "p"));
+	sb_addf(sb, "</td></tr><tr><th>Cochran's Q (hosts disagree: p &lt; %g)</th>"
+		"<td class=\"num\">%.2f, p ", jget_num(het, "alpha"), jget_num(het, "q"));
+	esc(sb, p);
+	sb_addf(sb, ", I&sup2; %.0f%%</td></tr>", 100 * jget_num(het, "i2"));
 }
 
 static void detail_stats(const json_t *r, const json_t *res, struct strbuf *sb)
@@ -613,6 +751,7 @@ static void detail_stats(const json_t *r, const json_t *res, struct strbuf *sb)
 				"<td class=\"num\">%s, p %s</td></tr>",
 				(long long)json_integer_value(json_object_get(pd, "pairs")), a, p);
 		}
+		pooled_rows(res, sb);
 	}
 	sb_adds(sb, "</tbody></table>");
 }
@@ -943,10 +1082,18 @@ static void methodology(const json_t *r, struct strbuf *sb)
 		"<dt>Geometric mean</dt><dd>per workload, of each metric's ratio oriented so that "
 		"&gt; 1 is better, with a joint bootstrap interval over runs.</dd>"
 		"<dt>Drift</dt><dd>Spearman correlation of values against run order; p &lt; alpha "
-		"means the host was not steady during the session.</dd></dl></section>\n",
+		"means the host was not steady during the session.</dd>",
 		100 * jget_num(st, "confidence"), (long long)json_integer_value(json_object_get(st, "resamples")),
 		(long long)json_integer_value(json_object_get(st, "seed")), alpha, t, alpha,
 		100 * jget_num(st, "max_failed_fraction"), 100 * jget_num(st, "power"));
+	if (report_several_hosts(r))
+		sb_adds(sb, "<dt>Several hosts</dt><dd>each block ran on one host slot, so the host "
+			"is a stratum: each host's ratio of medians with its interval, pooled with "
+			"inverse-variance weights on the log scale (the change, interval and forest plot "
+			"of the main tables); p is van Elteren's stratified Wilcoxon rank-sum test (runs "
+			"ranked within their host). Hosts disagree when Cochran's Q has p &lt; 0.1 "
+			"(docs/reports.md, &ldquo;Several hosts&rdquo;).</dd>");
+	sb_adds(sb, "</dl></section>\n");
 }
 
 void report_html_begin(struct strbuf *sb, const char *title, const char *extra_css)
@@ -978,6 +1125,7 @@ void report_render_html(const json_t *r, struct strbuf *sb)
 	results_table(r, sb, 1);
 	layout_tables_html(r, sb);
 	results_table(r, sb, 0);
+	hosts_tables(r, sb);
 	geomean_table(r, sb);
 	details(r, sb);
 	counters(r, sb);

@@ -82,7 +82,7 @@ static void fill_cell(struct layout_cell *c, const json_t *res)
 		return;
 	c->base = jget_num(json_object_get(res, "baseline"), "median");
 	c->patched = jget_num(json_object_get(res, "patched"), "median");
-	c->delta_pct = jget_num(json_object_get(res, "comparison"), "delta_pct");
+	c->delta_pct = jget_num(verdict_comparison(res), "delta_pct");
 	c->verdict = jget_str(res, "verdict", NULL);
 }
 

@@ -403,6 +403,46 @@ static int check_kernel_ref(struct vctx *v, const struct kernel_names *kn, const
 	return ret;
 }
 
+/*
+ * Where a run ran: "host" names the lab.conf [host] section (records from
+ * before hosts have none: the one implicit host "local") and "slot" its
+ * 0-based slot there ([host] slots is at most 1024). Host names reach every
+ * renderer, so they are kept short and printable here.
+ */
+#define RUN_HOST_MAX	64
+#define RUN_SLOT_MAX	1024
+
+static int check_host_slot(struct vctx *v, const json_t *r)
+{
+	json_t *host, *slot;
+	size_t old;
+	int ret = 0;
+
+	if (get(v, r, "host", W_STRING, 0, &host) || get(v, r, "slot", W_INT, 0, &slot))
+		return -1;
+	if (host) {
+		const char *s = json_string_value(host);
+		size_t len = json_string_length(host), i;
+
+		for (i = 0; i < len && s[i] >= 0x20 && s[i] < 0x7f; i++)
+			;
+		if (!len || len > RUN_HOST_MAX || i < len) {
+			old = push_key(v, "host");
+			ret = vfail(v, "expected a host name of 1 to %d printable ASCII characters",
+				    RUN_HOST_MAX);
+			pop(v, old);
+			return ret;
+		}
+	}
+	if (slot && (json_number_value(slot) < 0 || json_number_value(slot) >= RUN_SLOT_MAX)) {
+		old = push_key(v, "slot");
+		ret = vfail(v, "expected a slot from 0 to %d, got %.0f", RUN_SLOT_MAX - 1,
+			    json_number_value(slot));
+		pop(v, old);
+	}
+	return ret;
+}
+
 static int check_run(struct vctx *v, const json_t *r, void *data)
 {
 	static const struct field f[] = {
@@ -423,7 +463,8 @@ static int check_run(struct vctx *v, const json_t *r, void *data)
 	size_t old, i;
 	int ok;
 
-	if (check_fields(v, r, f) || check_kernel_ref(v, kn, r, "kernel"))
+	if (check_fields(v, r, f) || check_kernel_ref(v, kn, r, "kernel") ||
+	    check_host_slot(v, r))
 		return -1;
 	status = json_string_value(json_object_get(r, "status"));
 	ok = !strcmp(status, "ok");
@@ -518,6 +559,39 @@ static int check_unique_seq(struct vctx *v, const json_t *runs)
 	return ret;
 }
 
+/*
+ * Each host is a stratum of every metric, with its own bootstrap: a
+ * crafted report naming a host per run would multiply the analysis by the
+ * number of runs.
+ */
+static int check_host_count(struct vctx *v, const json_t *runs)
+{
+	json_t *seen = json_object();
+	const json_t *run;
+	size_t i;
+	int ret = 0;
+
+	json_array_foreach(runs, i, run) {
+		const char *h = json_string_value(json_object_get(run, "host"));
+
+		if (!h || json_object_get(seen, h))
+			continue;
+		json_object_set_new(seen, h, json_true());
+		if (json_object_size(seen) > REPORT_MAX_HOSTS) {
+			size_t old = push_key(v, "runs"), o = push_index(v, i), k = push_key(v, "host");
+
+			ret = vfail(v, "host number %d; a session has at most %d hosts",
+				    REPORT_MAX_HOSTS + 1, REPORT_MAX_HOSTS);
+			pop(v, k);
+			pop(v, o);
+			pop(v, old);
+			break;
+		}
+	}
+	json_decref(seen);
+	return ret;
+}
+
 /* The analysis would have to ignore a count outside the limits lab.conf has too. */
 static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
 {
@@ -595,7 +669,8 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 	if (check_object(v, root, "statistics", 0, stats_f, &stats) ||
 	    check_resamples(v, stats, "resamples") || check_resamples(v, stats, "counter_resamples"))
 		return -1;
-	if (each(v, root, "runs", 1, check_run, (void *)kn))
+	if (each(v, root, "runs", 1, check_run, (void *)kn) ||
+	    check_host_count(v, json_object_get(root, "runs")))
 		return -1;
 	return check_unique_seq(v, json_object_get(root, "runs"));
 }

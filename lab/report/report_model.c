@@ -35,6 +35,7 @@ struct series {
 	size_t n[2], alloc[2];
 	double *v[2];
 	long *seq[2], *block[2];
+	size_t *host[2];	/* index into model.hosts of each value */
 	size_t failed[2], missing[2];
 	json_t *result;		/* built by analyze_series() */
 	struct stats_comparison cmp;	/* kept for stats_decide() after BH */
@@ -60,6 +61,14 @@ struct model {
 	 */
 	json_t *series_ix;	/* series_key() -> index into s[] */
 	json_t *workloads;	/* name -> first workloads[] entry of that name */
+	/*
+	 * The hosts the compared runs came from (runs[].host, "local" when a
+	 * record has none), in order of first appearance; more than one makes
+	 * the host a stratum of every metric (host_strata()).
+	 */
+	json_t *host_ix;	/* name -> index into hosts */
+	const char **hosts;
+	size_t nhosts, hosts_alloc;
 	struct strbuf key;	/* scratch for series_key() */
 };
 
@@ -120,7 +129,7 @@ static struct series *add_series(struct model *m, const char *workload, const ch
 	return s;
 }
 
-static void push_value(struct series *s, int k, double v, long seq, long block)
+static void push_value(struct series *s, int k, double v, long seq, long block, size_t host)
 {
 	size_t a = s->alloc[k];
 
@@ -129,11 +138,13 @@ static void push_value(struct series *s, int k, double v, long seq, long block)
 		s->v[k] = xrealloc(s->v[k], a * sizeof(double));
 		s->seq[k] = xrealloc(s->seq[k], a * sizeof(long));
 		s->block[k] = xrealloc(s->block[k], a * sizeof(long));
+		s->host[k] = xrealloc(s->host[k], a * sizeof(size_t));
 		s->alloc[k] = a;
 	}
 	s->v[k][s->n[k]] = v;
 	s->seq[k][s->n[k]] = seq;
 	s->block[k][s->n[k]] = block;
+	s->host[k][s->n[k]] = host;
 	s->n[k]++;
 }
 
@@ -242,7 +253,7 @@ static void declare_series(struct model *m)
 }
 
 static void push_metric(struct model *m, const char *wn, const char *key, const json_t *val,
-			int k, int ok, long seq, long blk)
+			int k, int ok, long seq, long blk, size_t host)
 {
 	struct series *s = find_series(m, wn, NULL, key);
 
@@ -253,7 +264,20 @@ static void push_metric(struct model *m, const char *wn, const char *key, const 
 		describe_builtin(s, json_object_get(m->workloads, wn));
 	}
 	if (ok && json_is_number(val))
-		push_value(s, k, json_number_value(val), seq, blk);
+		push_value(s, k, json_number_value(val), seq, blk, host);
+}
+
+/* The index of host @name, added when new. */
+static size_t host_index(struct model *m, const char *name)
+{
+	json_t *ix = json_object_get(m->host_ix, name);
+
+	if (ix)
+		return (size_t)json_integer_value(ix);
+	ALLOC_GROW(m->hosts, m->nhosts + 1, m->hosts_alloc);
+	m->hosts[m->nhosts] = name;
+	json_object_set_new(m->host_ix, name, json_integer((json_int_t)m->nhosts));
+	return m->nhosts++;
 }
 
 /* @derived: report_hoststate()'s values, parallel to the runs. */
@@ -269,6 +293,7 @@ static void collect_runs(struct model *m, const json_t *derived)
 		json_t *block = json_object_get(run, "block");
 		long seq = (long)json_number_value(json_object_get(run, "seq"));
 		long blk = json_is_number(block) ? (long)json_number_value(block) : -1;
+		size_t host;
 		int k, ok;
 
 		if (json_is_true(json_object_get(run, "warmup")))
@@ -277,10 +302,12 @@ static void collect_runs(struct model *m, const json_t *derived)
 		if (k < 0)
 			continue;
 		ok = !strcmp(jget_str(run, "status", ""), "ok");
+		/* Records from before hosts ran on the one implicit host. */
+		host = host_index(m, jget_str(run, "host", "local"));
 		json_object_foreach(json_object_get(run, "metrics"), key, val)
-			push_metric(m, wn, key, val, k, ok, seq, blk);
+			push_metric(m, wn, key, val, k, ok, seq, blk, host);
 		json_object_foreach(json_array_get(derived, i), key, val)
-			push_metric(m, wn, key, val, k, ok, seq, blk);
+			push_metric(m, wn, key, val, k, ok, seq, blk, host);
 		json_object_foreach(json_object_get(run, "counters"), gname, group) {
 			json_object_foreach(group, cname, cval) {
 				struct series *s = find_series(m, wn, gname, cname);
@@ -288,7 +315,7 @@ static void collect_runs(struct model *m, const json_t *derived)
 				if (!s)
 					s = add_series(m, wn, gname, cname);
 				if (ok && json_is_number(cval))
-					push_value(s, k, json_number_value(cval), seq, blk);
+					push_value(s, k, json_number_value(cval), seq, blk, host);
 			}
 		}
 	}
@@ -567,10 +594,198 @@ static size_t workload_top_block(const struct model *m, const char *workload)
 	return (size_t)top;
 }
 
+/*
+ * @s's values of kernel @k grouped by stratum into @out (n[k] values, run
+ * order kept within a stratum), stratum h at @out + @off[h], @cnt[h] of
+ * them; @stratum maps a host index to its stratum. A counting sort: a pass
+ * per host was quadratic in a report of many hosts.
+ */
+static void group_by_host(const struct series *s, int k, const size_t *stratum, size_t nh,
+			  double *out, size_t *off, size_t *cnt)
+{
+	size_t *at = xcalloc(nh + 1, sizeof(*at));
+
+	memset(cnt, 0, nh * sizeof(*cnt));
+	for (size_t i = 0; i < s->n[k]; i++)
+		cnt[stratum[s->host[k][i]]]++;
+	for (size_t h = 0, sum = 0; h < nh; h++) {
+		off[h] = at[h] = sum;
+		sum += cnt[h];
+	}
+	for (size_t i = 0; i < s->n[k]; i++)
+		out[at[stratum[s->host[k][i]]]++] = s->v[k][i];
+	free(at);
+}
+
+static json_t *pair_json(double a, double b)
+{
+	return xjson_pack("[o, o]", jnum(a), jnum(b));
+}
+
+/*
+ * The hosts @s has values from, its strata: @out gets their indices into
+ * m->hosts in that order, @stratum (room for m->nhosts) each host's
+ * stratum. Returns how many.
+ */
+static size_t series_hosts(const struct model *m, const struct series *s, size_t *out,
+			   size_t *stratum)
+{
+	unsigned char *seen = xcalloc(m->nhosts + 1, 1);
+	size_t n = 0;
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < s->n[k]; i++)
+			seen[s->host[k][i]] = 1;
+	for (size_t h = 0; h < m->nhosts; h++) {
+		stratum[h] = n;
+		if (seen[h])
+			out[n++] = h;
+	}
+	free(seen);
+	return n;
+}
+
+/*
+ * A metric whose values came from several hosts: per host the medians and
+ * the ratio with its bootstrap interval, the hosts pooled (stats.h, "Hosts
+ * as strata"), and Cochran's Q. The verdict rests on the pooled estimate
+ * and van Elteren's p, written into *@dec (a copy of the all-runs
+ * comparison, which stays in "comparison" as before). Values from one host
+ * only: nothing changes, as in a one-host session.
+ */
+static void host_strata(struct model *m, struct series *s, const struct stats_settings *st,
+			const char *key, struct stats_comparison *dec, json_t *r)
+{
+	size_t *hix = xcalloc(m->nhosts + 1, sizeof(*hix));
+	size_t *stratum = xcalloc(m->nhosts + 1, sizeof(*stratum));
+	size_t nh = series_hosts(m, s, hix, stratum), *off[2], *cnt[2];
+	struct stats_stratum *strata;
+	double *vals[2], *ratio, *lo, *hi;
+	unsigned char *used;
+	struct stats_pooled pool;
+	json_t *hosts, *pj, *het;
+	const char *ve_method;
+	double ve_z, ve_p;
+	char hkey[640];
+
+	if (nh < 2) {
+		free(hix);
+		free(stratum);
+		return;
+	}
+	strata = xcalloc(nh, sizeof(*strata));
+	ratio = xcalloc(nh, sizeof(double));
+	lo = xcalloc(nh, sizeof(double));
+	hi = xcalloc(nh, sizeof(double));
+	used = xcalloc(nh, 1);
+	hosts = json_array();
+	for (int k = 0; k < 2; k++) {
+		vals[k] = xcalloc(s->n[k] + 1, sizeof(double));
+		off[k] = xcalloc(nh, sizeof(size_t));
+		cnt[k] = xcalloc(nh, sizeof(size_t));
+		group_by_host(s, k, stratum, nh, vals[k], off[k], cnt[k]);
+	}
+	for (size_t h = 0; h < nh; h++) {
+		struct stats_comparison c;
+		double *b = vals[BASE] + off[BASE][h], *p = vals[PATCHED] + off[PATCHED][h];
+		size_t nb = cnt[BASE][h], np = cnt[PATCHED][h];
+
+		strata[h] = (struct stats_stratum){ b, p, nb, np };
+		ratio[h] = lo[h] = hi[h] = NAN;
+		if (nb && np) {
+			/* Each host's interval has its own stream, as each metric's has. */
+			snprintf(hkey, sizeof(hkey), "%s@%s", key, m->hosts[hix[h]]);
+			stats_compare(b, nb, p, np, st, stats_seed_for(st->seed, hkey), &c);
+			ratio[h] = c.ratio;
+			lo[h] = c.ratio_lo;
+			hi[h] = c.ratio_hi;
+		}
+	}
+	stats_pool_ratios(ratio, lo, hi, nh, st->confidence, &pool, used);
+	stats_van_elteren(strata, nh, st->mw_exact_max, &ve_z, &ve_p, &ve_method);
+	for (size_t h = 0; h < nh; h++) {
+		const struct stats_stratum *x = &strata[h];
+
+		json_array_append_new(hosts, xjson_pack("{s:o, s:[I, I], s:o, s:o, s:o, s:o, s:b}",
+			"host", json_string_lossy(m->hosts[hix[h]]),
+			"n", (json_int_t)x->nb, (json_int_t)x->np,
+			"median", pair_json(x->nb ? stats_median(x->base, x->nb) : NAN,
+					    x->np ? stats_median(x->patched, x->np) : NAN),
+			"ratio", jnum(ratio[h]),
+			"delta_pct", jnum(isfinite(ratio[h]) ? 100 * (ratio[h] - 1) : NAN),
+			"ci", pair_json(lo[h], hi[h]), "pooled", used[h]));
+	}
+	/* No host gave a usable interval: the all-runs comparison decides, as with one host. */
+	pj = xjson_pack("{s:s, s:I, s:o, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:s, s:s}",
+		"method", "inverse-variance pooled log ratio of the hosts' medians; "
+			  "van Elteren's stratified rank-sum test",
+		"hosts", (json_int_t)pool.k, "ratio", jnum(pool.ratio),
+		"delta_pct", jnum(pool.k ? 100 * (pool.ratio - 1) : NAN),
+		"ci", "lo", jnum(pool.lo), "hi", jnum(pool.hi), "level", jnum(pool.level),
+		"z", jnum(ve_z), "p", jnum(ve_p), "p_method", ve_method,
+		"basis", pool.k && isfinite(ve_p) ? "pooled" : "all-runs");
+	het = xjson_pack("{s:o, s:I, s:o, s:o, s:b, s:o, s:b}",
+		"q", jnum(pool.q), "df", (json_int_t)pool.df, "p", jnum(pool.q_p),
+		"i2", jnum(pool.i2), "overlap", pool.overlap, "alpha", jnum(STATS_HET_ALPHA),
+		"heterogeneous", pool.heterogeneous);
+	json_object_set_new(r, "hosts", hosts);
+	json_object_set_new(r, "pooled", pj);
+	json_object_set_new(r, "heterogeneity", het);
+	if (pool.k && isfinite(ve_p)) {
+		dec->ratio = pool.ratio;
+		dec->delta_pct = 100 * (pool.ratio - 1);
+		dec->ratio_lo = pool.lo;
+		dec->ratio_hi = pool.hi;
+		dec->ratio_valid = 1;
+		dec->mw_p = ve_p;
+	}
+	for (int k = 0; k < 2; k++) {
+		free(vals[k]);
+		free(off[k]);
+		free(cnt[k]);
+	}
+	free(hix);
+	free(stratum);
+	free(strata);
+	free(ratio);
+	free(lo);
+	free(hi);
+	free(used);
+}
+
+/*
+ * A primary whose hosts disagree beyond their intervals: the pooled
+ * verdict averages over machines that saw different things, so say which.
+ */
+static void warn_heterogeneity(const struct series *s, const json_t *r, json_t *warnings)
+{
+	const json_t *het = json_object_get(r, "heterogeneity"), *h;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (!s->primary || !json_is_true(json_object_get(het, "heterogeneous")))
+		return;
+	json_array_foreach(json_object_get(r, "hosts"), i, h) {
+		char d[32], ci[64];
+		const json_t *c = json_object_get(h, "ci");
+
+		fmt_pct(d, sizeof(d), jget_num(h, "delta_pct"));
+		fmt_ratio_ci(ci, sizeof(ci), json_is_number(json_array_get(c, 0)) ?
+			     json_number_value(json_array_get(c, 0)) : NAN,
+			     json_is_number(json_array_get(c, 1)) ?
+			     json_number_value(json_array_get(c, 1)) : NAN);
+		sb_addf(&sb, "%s%s %s %s", i ? ", " : "", jget_str(h, "host", ""), d, ci);
+	}
+	add_warning(warnings, "host-heterogeneity", "hosts disagree beyond their intervals "
+		    "(Cochran's Q %.1f, p %.2g < %.2g): %s; the verdict pools them",
+		    jget_num(het, "q"), jget_num(het, "p"), STATS_HET_ALPHA, sb_str(&sb));
+	sb_release(&sb);
+}
+
 static void analyze_series(struct model *m, struct series *s)
 {
 	struct stats_summary sum[2];
-	struct stats_comparison cmp;
+	struct stats_comparison cmp, dec;
 	struct stats_paired pd;
 	unsigned char *flags[2];
 	double *order, *pb = NULL, *pp = NULL;
@@ -632,14 +847,18 @@ static void analyze_series(struct model *m, struct series *s)
 		np = block_pairs(s, &pb, &pp);
 		if (np >= 2)
 			stats_paired(pb, pp, np, &st, &pd);
-		s->p = cmp.mw_p;
+		dec = cmp;
+		/* Hosts are strata only where the runs came from more than one. */
+		if (m->nhosts > 1 && !s->is_counter)
+			host_strata(m, s, &st, key, &dec, r);
+		s->p = dec.mw_p;
 		if (is_seq_primary(m, s)) {
-			s->p = s->look ? stats_seq_p_adjust(&m->seq, s->look, cmp.mw_p) : NAN;
+			s->p = s->look ? stats_seq_p_adjust(&m->seq, s->look, dec.mw_p) : NAN;
 			json_object_set_new(r, "sequential", xjson_pack("{s:I, s:I, s:I, s:o, s:o, s:o}",
 				"look", (json_int_t)s->look, "looks", (json_int_t)stats_seq_looks(&m->seq),
 				"runs_at_look", (json_int_t)(s->look ? stats_seq_runs_at(&m->seq, s->look) : 0),
 				"alpha_look", jnum(s->look ? stats_seq_alpha_at(&m->seq, s->look) : NAN),
-				"p", jnum(cmp.mw_p), "p_adjusted", jnum(s->p)));
+				"p", jnum(dec.mw_p), "p_adjusted", jnum(s->p)));
 		}
 		/* Large changes first when sorting counters; unknown ratios after. */
 		s->sortkey = cmp.ratio_valid && cmp.ratio > 0 ? fabs(log(cmp.ratio)) :
@@ -650,6 +869,7 @@ static void analyze_series(struct model *m, struct series *s)
 		cmp.n_base = s->n[BASE];
 		cmp.n_patched = s->n[PATCHED];
 		cmp.ratio = cmp.ratio_lo = cmp.ratio_hi = cmp.mw_p = NAN;
+		dec = cmp;
 		s->sortkey = -3;
 		json_object_set_new(r, "comparison", json_null());
 	}
@@ -682,13 +902,14 @@ static void analyze_series(struct model *m, struct series *s)
 				    "%s: values drift with run order (Spearman rho %.2f, p %.3f)",
 				    role, sum[k].drift_rho, sum[k].drift_p);
 	}
+	warn_heterogeneity(s, r, warnings);
 	if (!s->declared && !s->is_counter)
 		add_warning(warnings, "undeclared-metric",
 			    "no unit or direction declared; assumed higher is better");
 	json_object_set_new(r, "warnings", warnings);
 	s->result = r;
 	/* The verdict needs the q values, known only once every series is done. */
-	s->cmp = cmp;
+	s->cmp = dec;
 	free(flags[0]);
 	free(flags[1]);
 }
@@ -885,7 +1106,7 @@ static json_t *report_warnings(struct model *m, json_t *report)
 	json_t *w = json_array(), *run;
 	const char *accel = jget_str(jpath(report, "host"), "accel", "");
 	size_t i, failed = 0, n_few = 0, n_drift = 0, n_out = 0, n_invalid = 0, n_missing = 0;
-	size_t total = 0, n_metrics = 0, busy = 0;
+	size_t total = 0, n_metrics = 0, busy = 0, n_het = 0;
 
 	if (!strcmp(accel, "mixed"))
 		add_warning(w, "accel", "the compared sessions ran under different accelerators "
@@ -937,7 +1158,7 @@ static json_t *report_warnings(struct model *m, json_t *report)
 		struct series *s = &m->s[i];
 		json_t *sw = json_object_get(s->result, "warnings"), *x;
 		size_t j;
-		int few = 0, drift = 0, out = 0, miss = 0;
+		int few = 0, drift = 0, out = 0, miss = 0, het = 0;
 
 		if (s->is_counter)
 			continue;
@@ -948,8 +1169,9 @@ static json_t *report_warnings(struct model *m, json_t *report)
 			drift |= !strcmp(kind, "drift");
 			out |= !strcmp(kind, "outliers");
 			miss |= !strcmp(kind, "missing-values");
+			het |= !strcmp(kind, "host-heterogeneity");
 		}
-		n_few += few, n_drift += drift, n_out += out, n_missing += miss;
+		n_few += few, n_drift += drift, n_out += out, n_missing += miss, n_het += het;
 		n_invalid += !strcmp(jget_str(s->result, "verdict", ""), "invalid");
 	}
 	if (n_few)
@@ -966,6 +1188,11 @@ static json_t *report_warnings(struct model *m, json_t *report)
 	if (n_out)
 		add_warning(w, "outliers", "%zu metric(s) have outliers (flagged, kept in every "
 			    "statistic)", n_out);
+	if (n_het)
+		add_warning(w, "host-heterogeneity", "%zu primary metric(s) differ between hosts "
+			    "beyond their intervals (Cochran's Q p < %.2g): their pooled verdicts "
+			    "average over machines that disagree; see the per-host results",
+			    n_het, STATS_HET_ALPHA);
 	return w;
 }
 
@@ -1096,6 +1323,7 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	m.session = session;
 	m.series_ix = json_object();
 	m.workloads = json_object();
+	m.host_ix = json_object();
 	m.kname[BASE] = jget_str(jpath(session, "design"), "baseline", "");
 	m.kname[PATCHED] = jget_str(jpath(session, "design"), "patched", NULL);
 	settings_from_session(&m);
@@ -1176,11 +1404,14 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 			free(s->v[k]);
 			free(s->seq[k]);
 			free(s->block[k]);
+			free(s->host[k]);
 		}
 	}
 	free(m.s);
 	json_decref(m.series_ix);
 	json_decref(m.workloads);
+	json_decref(m.host_ix);
+	free(m.hosts);
 	sb_release(&m.key);
 	return report;
 }

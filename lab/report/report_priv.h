@@ -44,6 +44,25 @@ json_t *report_hoststate(const json_t *session, const char *const kname[2], json
 /* One plain-text sentence on a report.host_states entry, for text and HTML. */
 void hoststate_sentence(const json_t *hs, struct strbuf *out);
 
+/*
+ * The comparison a result's verdict rests on: "pooled" in a session on
+ * several hosts (when its basis is "pooled"), else "comparison". Both
+ * carry ratio, delta_pct and ci.lo / ci.hi.
+ */
+const json_t *verdict_comparison(const json_t *res);
+
+/* 1 when some result of @report was analysed host by host (several hosts). */
+int report_several_hosts(const json_t *report);
+
+/* 1 when @res carries a warning of @kind. */
+int result_has_warning(const json_t *res, const char *kind);
+
+/*
+ * "a: 6/6 runs, 70745 -> 62430, -11.8% [-13.9%, -9.9%]" for one element
+ * of a result's "hosts" (plain text: the host name is made safe).
+ */
+void host_line(const json_t *h, struct strbuf *out);
+
 /* Verdict ids (stats_verdict_id) to their display symbol and ASCII marker. */
 const char *verdict_symbol(const char *id);
 const char *verdict_marker(const char *id);

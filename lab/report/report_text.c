@@ -308,7 +308,7 @@ static void table_head(struct strbuf *sb, const char *base, const char *patched,
 /* One metric or counter row; long names get their own line. */
 static void row(struct strbuf *sb, const json_t *res, const char *name, const char *marker)
 {
-	const json_t *c = json_object_get(res, "comparison");
+	const json_t *c = verdict_comparison(res);
 	char b[32], p[32], d[32], ci[48], pv[16];
 	size_t start = sb->len;
 
@@ -392,6 +392,28 @@ static const char *marker_of(const json_t *res)
  * The answer first: every primary metric of the session in one table,
  * "workload: metric", before the per-workload detail.
  */
+/*
+ * A session on several hosts: under a primary, one line per host and the
+ * warning when they disagree (its diff and interval above are pooled).
+ */
+static void host_lines(struct strbuf *sb, const json_t *res)
+{
+	const json_t *h, *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "hosts"), i, h) {
+		struct strbuf line = STRBUF_INIT;
+
+		sb_adds(&line, "host ");
+		host_line(h, &line);
+		wrap(sb, "      ", line.buf);
+		sb_release(&line);
+	}
+	json_array_foreach(json_object_get(res, "warnings"), i, w)
+		if (!strcmp(jget_str(w, "kind", ""), "host-heterogeneity"))
+			wrap(sb, "    ! ", jget_str(w, "message", ""));
+}
+
 static void primary_table(const json_t *r, struct strbuf *sb)
 {
 	const json_t *results = json_object_get(r, "results"), *res;
@@ -413,6 +435,7 @@ static void primary_table(const json_t *r, struct strbuf *sb)
 			continue;
 		sb_addf(&name, "%s: %s", jget_str(res, "workload", ""), jget_str(res, "metric", ""));
 		row(sb, res, name.buf, marker_of(res));
+		host_lines(sb, res);
 		sb_release(&name);
 	}
 }
@@ -697,6 +720,9 @@ static void legend(const json_t *r, struct strbuf *sb)
 	if (json_is_object(jpath(r, "design.sequential")))
 		sb_adds(sb, "RCI = the repeated interval of a primary at its last look's level\n"
 			"(1 - alpha_k), q its look-adjusted p after BH (docs/reports.md).\n");
+	if (report_several_hosts(r))
+		sb_adds(sb, "Several hosts: diff and CI pooled over the hosts (inverse-variance on\n"
+			"the log ratio), p = van Elteren's stratified rank test (docs/reports.md).\n");
 	sb_addf(sb, "+ improvement  - regression  = significant, within +-%g%%  ~ no change\n"
 		"? inconclusive (more runs needed)  ! invalid\n", t);
 }

@@ -493,6 +493,84 @@ enum stats_verdict stats_seq_decide(const struct stats_seq_plan *p,
 				    double q, size_t failed, size_t attempted);
 
 /* ---------------------------------------------------------------- */
+/* Hosts as strata (report_model.c, docs/reports.md "Several hosts").  */
+
+/*
+ * A session on several libvirt hosts runs every block on one host slot,
+ * so blocks are nested in hosts and a host is a stratum: machines differ
+ * in speed far more than kernels do, and a comparison that pools their
+ * runs unstratified sees that difference as noise (or, with unequal
+ * shares of the kernels per host, as an effect).
+ *
+ *  - The test: van Elteren's stratified Wilcoxon rank-sum test (van
+ *    Elteren 1960, "On the combination of independent two-sample tests
+ *    of Wilcoxon", Bull. Inst. Int. Statist. 37:351-361; Lehmann 1975,
+ *    "Nonparametrics", 3.3). Runs are ranked within their host (midranks
+ *    for ties), T = sum_h W_h / (N_h + 1) with W_h the patched runs' rank
+ *    sum on host h of N_h runs: the locally most powerful weights for a
+ *    common shift. Exact when the convolution of the hosts' permutation
+ *    laws stays small (STATS_VE_EXACT_MAX support points), as the exact
+ *    Mann-Whitney of one host; beyond, normal with the tie-corrected
+ *    variances. With one host it is the Mann-Whitney test.
+ *  - The estimate: each host's ratio of medians with its bootstrap
+ *    interval (stats_compare()), on the log scale, the standard error
+ *    read back from the interval, se_h = (log hi - log lo) / (2 z), and
+ *    pooled with inverse-variance (fixed-effect) weights w_h = 1 / se_h^2
+ *    (Borenstein, Hedges, Higgins & Rothstein 2009, "Introduction to
+ *    Meta-Analysis", ch. 11; the se from an interval as in the Cochrane
+ *    Handbook 6.5.2.2). The pooled interval is exp(ybar +- z / sqrt(sum
+ *    w)) at the hosts' level. A host whose interval has no width (every
+ *    run equal) or no ratio carries no weight and is left out (.k).
+ *  - Heterogeneity: Cochran's Q = sum_h w_h (y_h - ybar)^2 against
+ *    chi^2 with k - 1 degrees of freedom (Cochran 1954, "The combination
+ *    of estimates from different experiments", Biometrics 10:101-129),
+ *    and I^2 = max(0, (Q - df) / Q) (Higgins & Thompson 2002, Stat Med
+ *    21:1539-1558). Q has little power with few strata, so the
+ *    conventional level for it is 0.10 (Cochrane Handbook 10.10.2):
+ *    STATS_HET_ALPHA.
+ */
+#define STATS_VE_EXACT_MAX	200000
+#define STATS_HET_ALPHA		0.10
+
+/* One stratum's runs. */
+struct stats_stratum {
+	const double *base, *patched;
+	size_t nb, np;
+};
+
+/*
+ * van Elteren's test over @k strata; strata without runs of both kernels
+ * add nothing. Exact when every stratum has nb * np <= @exact_max
+ * (settings.mw_exact_max) and the law of T stays within
+ * STATS_VE_EXACT_MAX points. *@p two-sided (2 min of the tails, as the
+ * Mann-Whitney test), *@z the standardized T (> 0: patched ranks higher;
+ * 0 when T cannot vary), *@method "exact", "exact-ties", "normal" or
+ * "none". Returns -1 when no stratum has runs of both kernels or a value
+ * is not finite (then *@p and *@z are NaN).
+ */
+int stats_van_elteren(const struct stats_stratum *st, size_t k, size_t exact_max, double *z,
+		      double *p, const char **method);
+
+struct stats_pooled {
+	size_t k;		/* strata pooled */
+	double log_ratio, se;	/* pooled log ratio and its standard error */
+	double ratio, lo, hi;	/* exp of the above; NaN when k == 0 */
+	double level;
+	double q, q_p, i2;	/* Cochran's Q, its p, I^2; NaN when k < 2 */
+	size_t df;		/* k - 1 */
+	int overlap;		/* 1: all pooled strata's intervals share a point */
+	int heterogeneous;	/* k >= 2 and q_p < STATS_HET_ALPHA */
+};
+
+/*
+ * Pool @k strata's ratios with their intervals at @level. @used, if not
+ * NULL, gets k bytes: 1 for a stratum that carried weight. Returns 0, or
+ * -1 when no stratum could be pooled (then *@out has k = 0 and NaNs).
+ */
+int stats_pool_ratios(const double *ratio, const double *lo, const double *hi, size_t k,
+		      double level, struct stats_pooled *out, unsigned char *used);
+
+/* ---------------------------------------------------------------- */
 /* Two host states (report_hoststate.c, docs/reports.md "Host states"). */
 
 /*

@@ -22,6 +22,8 @@ double stats_norm_quantile(double p);
 double stats_incbeta(double x, double a, double b);
 /* Two-sided p of Student's t with @df degrees of freedom. */
 double stats_t_two_sided_p(double t, double df);
+/* P(chi^2_df > x): the upper tail of the chi-square law. */
+double stats_chi2_sf(double x, double df);
 /* P(Bin(n, 1/2) <= k). */
 double stats_binom_half_cdf(size_t n, long k);
 

@@ -136,6 +136,58 @@ double stats_t_two_sided_p(double t, double df)
 	return stats_incbeta(df / (df + t * t), df / 2.0, 0.5);
 }
 
+/*
+ * Regularized upper incomplete gamma Q(a, x): the series of P below
+ * x < a + 1, Lentz's continued fraction of Q above (Numerical Recipes
+ * 6.2), each on the side where it converges fast.
+ */
+static double gamma_q(double a, double x)
+{
+	const double eps = 1e-15, tiny = 1e-300;
+	double lead = exp(-x + a * log(x) - lgamma(a));
+
+	if (x < a + 1.0) {
+		double ap = a, del = 1.0 / a, sum = del;
+
+		for (int i = 0; i < 1000 && fabs(del) > fabs(sum) * eps; i++) {
+			ap += 1.0;
+			del *= x / ap;
+			sum += del;
+		}
+		return 1.0 - sum * lead;
+	}
+	double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
+
+	for (int i = 1; i < 1000; i++) {
+		double an = -i * (i - a), del;
+
+		b += 2.0;
+		d = an * d + b;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = b + an / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1.0 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1.0) < eps)
+			break;
+	}
+	return lead * h;
+}
+
+double stats_chi2_sf(double x, double df)
+{
+	if (isnan(x) || !(df > 0))
+		return NAN;
+	if (x <= 0)
+		return 1.0;
+	if (isinf(x))
+		return 0.0;
+	return gamma_q(df / 2.0, x / 2.0);
+}
+
 double stats_binom_half_cdf(size_t n, long k)
 {
 	double sum = 0.0, ln2n = (double)n * M_LN2, lgn = lgamma((double)n + 1);

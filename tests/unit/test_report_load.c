@@ -195,6 +195,75 @@ static void test_resamples_limit(void **state)
 	expect(r, "statistics.counter_resamples: expected an integer from 100 to 1000000, got 99");
 }
 
+/* base_session with @n more runs, each on a host of its own. */
+static json_t *many_hosts(int n)
+{
+	json_t *r = parse(base_session);
+	char name[16];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "h%d", i);
+		json_array_append_new(json_object_get(r, "runs"),
+			json_pack("{s:i, s:s, s:s, s:s, s:{}, s:s}", "seq", 100 + i, "kernel", "base",
+				  "workload", "w", "status", "ok", "metrics", "host", name));
+	}
+	return r;
+}
+
+/* runs[].host and .slot: optional (old records), and checked when there. */
+static void test_host_slot(void **state)
+{
+	char long_name[80];
+	json_t *r;
+	(void)state;
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 0), "host", json_string("box-1.lab"));
+	json_object_set_new(run(r, 0), "slot", json_integer(3));
+	json_object_set_new(run(r, 1), "host", json_string("<b>\"x\"</b> &"));
+	json_object_set_new(run(r, 1), "slot", json_real(0.0));
+	expect(r, NULL);
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 2), "host", json_integer(1));
+	expect(r, "runs[2].host: expected a string, got an integer");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 1), "host", json_string(""));
+	expect(r, "runs[1].host: expected a host name of 1 to 64 printable ASCII characters");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 1), "host", json_string("tab\there"));
+	expect(r, "runs[1].host: expected a host name of 1 to 64 printable ASCII characters");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 1), "host", json_string("h\xc3\xa9"));
+	expect(r, "runs[1].host: expected a host name");
+
+	memset(long_name, 'h', 65);
+	long_name[65] = '\0';
+	r = parse(base_session);
+	json_object_set_new(run(r, 3), "host", json_string(long_name));
+	expect(r, "runs[3].host: expected a host name of 1 to 64");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 0), "slot", json_integer(-1));
+	expect(r, "runs[0].slot: expected a slot from 0 to 1023, got -1");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 0), "slot", json_string("0"));
+	expect(r, "runs[0].slot: expected an integer, got a string");
+
+	r = parse(base_session);
+	json_object_set_new(run(r, 0), "slot", json_real(1.5));
+	expect(r, "runs[0].slot: expected an integer, got a number");
+
+	/* At most REPORT_MAX_HOSTS hosts; the run naming one more is named. */
+	expect(many_hosts(REPORT_MAX_HOSTS), NULL);
+	expect(many_hosts(REPORT_MAX_HOSTS + 1),
+	       "runs[260].host: host number 257; a session has at most 256 hosts");
+}
+
 static void test_references(void **state)
 {
 	json_t *r;
@@ -309,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_types),
 		cmocka_unit_test(test_resamples_limit),
 		cmocka_unit_test(test_many_kernels_fast),
+		cmocka_unit_test(test_host_slot),
 		cmocka_unit_test(test_references),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_load_file),
