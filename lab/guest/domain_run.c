@@ -208,6 +208,61 @@ static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int det
 	return 0;
 }
 
+/*
+ * One lifecycle callback per connection, shared by the runs on it (libvirt
+ * refuses the same callback twice on one connection): registered by the
+ * first run, dropped by the last. reg_lock, not lock: registering is a
+ * call over the connection, and lifecycle_cb takes lock in the event thread.
+ */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct conn_events {
+	virConnectPtr conn;
+	int cb_id;
+	int users;
+} conn_events[MAX_ACTIVE];
+
+/* 0, or -1 (libvirt's error set). */
+static int events_get(virConnectPtr conn)
+{
+	int r = -1, free_slot = -1;
+
+	pthread_mutex_lock(&reg_lock);
+	for (int i = 0; i < MAX_ACTIVE; i++) {
+		if (conn_events[i].conn == conn) {
+			conn_events[i].users++;
+			r = 0;
+			goto out;
+		}
+		if (!conn_events[i].conn && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0) {
+		errno = ENOSPC;
+		goto out;
+	}
+	conn_events[free_slot].cb_id = virConnectDomainEventRegisterAny(conn, NULL,
+		VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), NULL, NULL);
+	if (conn_events[free_slot].cb_id >= 0) {
+		conn_events[free_slot].conn = conn;
+		conn_events[free_slot].users = 1;
+		r = 0;
+	}
+out:
+	pthread_mutex_unlock(&reg_lock);
+	return r;
+}
+
+static void events_put(virConnectPtr conn)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (int i = 0; i < MAX_ACTIVE; i++)
+		if (conn_events[i].conn == conn && !--conn_events[i].users) {
+			virConnectDomainEventDeregisterAny(conn, conn_events[i].cb_id);
+			conn_events[i].conn = NULL;
+		}
+	pthread_mutex_unlock(&reg_lock);
+}
+
 static int watch_stopped(struct watch *w)
 {
 	int stopped;
@@ -759,7 +814,7 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	struct reader *rs[2] = { NULL, NULL };
 	struct watch w = { .pipe = { -1, -1 } };
 	virDomainPtr dom = NULL;
-	int cb_id = -1, watching = 0;
+	int events = 0, watching = 0;
 	unsigned flags;
 
 	run->status = GUEST_RUN_OK;
@@ -826,11 +881,10 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		goto out;
 	}
 	watching = 1;
-	cb_id = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-						 VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), NULL, NULL);
-	if (cb_id < 0) {
+	events = !events_get(conn);
+	if (!events) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot watch libvirt lifecycle events: %s",
-			    lab_virt_error());
+			    errno == ENOSPC ? "too many connections" : lab_virt_error());
 		free(xml);
 		goto out;
 	}
@@ -899,8 +953,8 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 out:
 	reader_close(rs[0], NULL);
 	reader_close(rs[1], NULL);
-	if (cb_id >= 0)
-		virConnectDomainEventDeregisterAny(conn, cb_id);
+	if (events)
+		events_put(conn);
 	if (watching)
 		watch_remove(&w);
 	if (dom)
