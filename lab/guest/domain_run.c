@@ -655,6 +655,13 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, struct watch 
 		}
 		if (check_output(dom, run, console, channel))
 			return;
+		/* a host whose connection closed sends no stop event: do not wait for the timeout */
+		if (run->remote && virConnectIsAlive(virDomainGetConnect(dom)) == 0) {
+			set_failure(run, GUEST_RUN_FAILED, console,
+				    "host %s: the connection closed while the guest ran",
+				    run->remote->host ? run->remote->host : "?");
+			return;
+		}
 		virDomainInfo info;
 		if (!virDomainGetInfo(dom, &info) && info.cpuTime)
 			run->qemu_cpu_s = (double)info.cpuTime / 1e9;
