@@ -12,8 +12,9 @@
 # hosts, and an unreachable one by name and URI. A guest runs on the daemon
 # (guest run --host): kernel, image, overlay and job are volumes there, the
 # console and results come back as streams into the local run folder, the
-# run's volumes are deleted after it, a second run uploads nothing, and a
-# run with a 9p share is refused. No daemon, pool, volume or domain is left.
+# run's volumes are deleted after it, a second run uploads nothing, a
+# console over its cap destroys the guest, and a run with a 9p share is
+# refused. No daemon, pool, volume or domain is left.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 . "$(dirname "$0")/../lib/hosts.sh"
@@ -187,6 +188,13 @@ PY
 lab_ns guest boot tiny "${KARGS[@]}" --host remote --json --run-dir "$TMP/run2" >"$TMP/run2.json" 2>"$TMP/run2.err" ||
 	{ cat "$TMP/run2.err"; fail "second guest run on the daemon"; }
 [ "$(json_get "$TMP/run2.json" 'd["host"]["volumes_uploaded"]')" = 0 ] || fail "the second run uploaded: $(cat "$TMP/run2.json")"
+# the caps hold on streams: a console over its (lowered) cap destroys the guest
+MGLRULAB_TEST_CONSOLE_MAX=4096 lab_ns guest boot tiny "${KARGS[@]}" --host remote --run-dir "$TMP/run4" \
+	>/dev/null 2>"$TMP/run4.err" && fail "a console over its cap ran on"
+grep -q "console.log grew to 4097 bytes, over GUEST_CONSOLE_LOG_MAX (4096 bytes.*the guest was destroyed" \
+	"$TMP/run4.err" || fail "console cap on the daemon: $(cat "$TMP/run4.err")"
+[ "$(stat -c %s "$TMP/run4/console.log")" = 4096 ] || fail "the streamed console was not cut to its cap"
+[ -z "$(hosts_virsh list --all --name)" ] || fail "the capped guest was left on the daemon"
 # 9p shares are folders of this machine: refused on the daemon, before anything is sent
 lab_ns guest run tiny "${KARGS[@]}" --host remote --workload yield_pingpong --share "$TMP:tools" \
 	--run-dir "$TMP/run3" >/dev/null 2>"$TMP/run3.err" && fail "a 9p share ran on the daemon"
