@@ -221,7 +221,7 @@ static struct conn_events {
 	int users;
 } conn_events[MAX_ACTIVE];
 
-/* 0, or -1 (libvirt's error set). */
+/* 0, -1 (libvirt's error set), or -2 (more connections than the table holds). */
 static int events_get(virConnectPtr conn)
 {
 	int r = -1, free_slot = -1;
@@ -237,7 +237,7 @@ static int events_get(virConnectPtr conn)
 			free_slot = i;
 	}
 	if (free_slot < 0) {
-		errno = ENOSPC;
+		r = -2;
 		goto out;
 	}
 	conn_events[free_slot].cb_id = virConnectDomainEventRegisterAny(conn, NULL,
@@ -821,7 +821,7 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	struct reader *rs[2] = { NULL, NULL };
 	struct watch w = { .pipe = { -1, -1 } };
 	virDomainPtr dom = NULL;
-	int events = 0, watching = 0;
+	int events = 0, watching = 0, rc;
 	unsigned flags;
 
 	run->status = GUEST_RUN_OK;
@@ -888,10 +888,11 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		goto out;
 	}
 	watching = 1;
-	events = !events_get(conn);
+	rc = events_get(conn);
+	events = rc == 0;
 	if (!events) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot watch libvirt lifecycle events: %s",
-			    errno == ENOSPC ? "too many connections" : lab_virt_error());
+			    rc == -2 ? "more connections than MAX_ACTIVE" : lab_virt_error());
 		free(xml);
 		goto out;
 	}
