@@ -12,25 +12,31 @@
 #include "guest_accel.h"
 #include "guest_image.h"
 #include "guest_lab.h"
+#include "host.h"
+#include "host_run.h"
 #include "lab_paths.h"
 #include "kbuild.h"
 #include "util.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* --jobs: guests at once (each a thread) */
+#define GUEST_MAX_JOBS 16
+
 struct guest_opts {
 	const char *guest, *kernel, *initrd, *state, *uri, *cmdline, *run_dir, *workload;
-	const char *guests_dir, *bin_dir;
+	const char *guests_dir, *bin_dir, *host;
 	struct strvec args;
 	struct domain_share shares[8];
 	int nr_shares;
 	int json, keep_disk, no_image, hash_only;
-	long timeout, repeat;
+	long timeout, repeat, jobs;
 };
 
 /*
@@ -109,10 +115,15 @@ static const struct lab_option guest_options[] = {
 		     "lab state folder (default $MGLRULAB_STATE_DIR or .lab)"),
 	GUEST_STRING("uri", 0, uri, "URI",
 		     "libvirt URI (default: embedded qemu:///embed?root=STATE/libvirt)"),
+	GUEST_STRING("host", 0, host, "NAME",
+		     "boot on [host NAME] of lab.conf ($MGLRULAB_CONFIG or ./lab.conf):\n"
+		     "kernel and image as volumes there, console and results as streams"),
 	GUEST_STRING("run-dir", 0, run_dir, "DIR", "where the run's files go (default STATE/runs/...)"),
 	GUEST_BOOL("keep-disk", keep_disk, "keep the run's overlay disk for 'guest extract'"),
 	LAB_OPT_LONG("repeat", 0, struct guest_opts, repeat, 1, 10000, "N",
 		     "N fresh guests in a row through one connection"),
+	LAB_OPT_LONG("jobs", 0, struct guest_opts, jobs, 1, GUEST_MAX_JOBS, "J",
+		     "with --repeat: J guests at once, a thread each"),
 	LAB_OPT_CALLBACK("share", 0, opt_share, "DIR:TAG",
 			 "share a host folder read-only over 9p (mount -t 9p\n"
 			 "-o trans=virtio,version=9p2000.L TAG /mnt in the guest)"),
@@ -196,7 +207,8 @@ static json_t *finite_or_null(double v)
 }
 
 static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
-		      const struct guest_topology *topo, struct guest_run *run, const char *run_dir)
+		      const struct guest_topology *topo, struct guest_run *run, const char *run_dir,
+		      const struct lab_host *h)
 {
 	json_t *top = run->result.topology;
 	struct guest_topology seen;
@@ -222,6 +234,11 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 					"accel_reason", json_string_lossy(lab->accel_reason),
 					"image_cache_hit", lab->image_cache_hit);
 		print_topology_json(out, run);
+		if (h)
+			json_object_set_new(out, "host", xjson_pack("{s:s,s:o,s:f,s:i,s:b}",
+					    "name", h->cfg->name, "uri", json_string_lossy(h->cfg->uri),
+					    "volume_s", run->volume_s, "volumes_uploaded", run->volumes_uploaded,
+					    "host_error", run->host_error));
 		json_object_set(out, "records", run->result.records);
 		/* one run: readable; --repeat: one JSON object per line */
 		json_dumpf(out, stdout, o->repeat > 1 ? JSON_COMPACT : JSON_INDENT(2));
@@ -245,6 +262,9 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 	term_printf(stdout, "  lru_gen %s\n", json_string_value(json_object_get(top, "lru_gen")) ?: "(not available)");
 	term_printf(stdout, "boot to runner: %.2f s (guest clock); guest lifetime %.2f s; wall %.2f s; host overhead %.2f s\n",
 			    run->boot_s, run->guest_s, run->wall_s, run->host_s);
+	if (h && !h->embedded)
+		term_printf(stdout, "host %s: volumes %.2f s (%d uploaded)\n", h->cfg->name, run->volume_s,
+			    run->volumes_uploaded);
 	if (lab->accel_reason && run->accel == ACCEL_TCG)
 		term_printf(stdout, "accel: tcg (%s)\n", lab->accel_reason);
 	term_printf(stdout, "run files: %s\n", run_dir);
@@ -263,16 +283,90 @@ static char *default_run_dir(const char *state, const char *what, const char *gu
 	return xasprintf("%s/runs/%s-%s-%s-%ld", state, what, guest, when, (long)getpid());
 }
 
+/*
+ * --host NAME: its [host] section, opened. The embedded host is the lab's
+ * own connection (it holds the state folder's lock): *@h stays unused.
+ */
+static int open_host(struct guest_opts *o, struct lab_config *cfg, struct lab_host *h, int *use)
+{
+	struct strbuf err = STRBUF_INIT;
+	const struct host_cfg *hc;
+	int r;
+
+	*use = 0;
+	r = config_load_or_report(config_default_path(), cfg);
+	if (r)
+		return r;
+	hc = config_host(cfg, o->host);
+	if (!hc)
+		return user_error("--host %s: no [host %s] in %s", o->host, o->host, cfg->path);
+	if (!strcmp(hc->uri, CONFIG_EMBED_URI))
+		return LAB_OK;
+	if (o->uri)
+		return user_error("--host and --uri: the host's uri is in %s", cfg->path);
+	if (host_open(h, hc, o->state ? o->state : cfg->state_dir, &err)) {
+		r = lab_error("%s", sb_str(&err));
+		sb_release(&err);
+		return r;
+	}
+	*use = 1;
+	return LAB_OK;
+}
+
+/* One guest of a --repeat/--jobs batch. */
+struct one_run {
+	struct guest_lab *lab;
+	const struct guest_topology *topo;
+	const char *kernel;
+	struct lab_host *host;		/* NULL: the lab's own connection */
+	struct guest_job_spec job;
+	char *run_dir;
+	struct guest_run run;
+};
+
+static void *one_run(void *arg)
+{
+	struct one_run *x = arg;
+
+	if (x->host)
+		guest_lab_run_with(x->lab, x->topo, x->kernel, &x->job, x->run_dir, &x->run,
+				   host_guest_runner, x->host);
+	else
+		guest_lab_run(x->lab, x->topo, x->kernel, &x->job, x->run_dir, &x->run);
+	return NULL;
+}
+
+/* @n guests at once, each in its own thread (one: in this one). */
+static void run_batch(struct one_run *runs, int n)
+{
+	pthread_t th[GUEST_MAX_JOBS];
+	int started[GUEST_MAX_JOBS] = { 0 };
+
+	if (n == 1) {
+		one_run(&runs[0]);
+		return;
+	}
+	for (int j = 0; j < n; j++)
+		started[j] = !pthread_create(&th[j], NULL, one_run, &runs[j]);
+	for (int j = 0; j < n; j++) {
+		if (started[j])
+			pthread_join(th[j], NULL);
+		else
+			one_run(&runs[j]);	/* no thread for it: it runs after the others */
+	}
+}
+
 static int do_boot_or_run(struct guest_opts *o, int is_run)
 {
 	struct guest_topology topo;
 	struct guest_lab lab;
-	struct guest_run run;
+	struct lab_config cfg = { 0 };
+	struct lab_host host = { 0 };
+	int on_host = 0;
 	struct strbuf err = STRBUF_INIT;
 	struct guest_lab_opts lo = { .state_dir = o->state, .uri = o->uri, .no_image = o->no_image,
 				     .guest_bin_dir = o->bin_dir };
 	char *conf = guest_conf_path(o->guests_dir ? o->guests_dir : "guests", o->guest);
-	char *run_dir = NULL;
 	int r;
 
 	if (is_run && !o->workload) {
@@ -284,45 +378,86 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 		r = user_error("guest %s: invalid topology", o->guest);
 		goto out_topo;
 	}
+	if (o->host && (r = open_host(o, &cfg, &host, &on_host)))
+		goto out_host;
+	if (on_host) {
+		/*
+		 * Whether KVM works there is the per-host probe, not built yet:
+		 * TCG, unless the topology asks for KVM.
+		 */
+		lo.resolve_accel = 1;
+		lo.accel = topo.accel == ACCEL_KVM ? ACCEL_KVM : ACCEL_TCG;
+	}
+	if (o->jobs > 1 && !lo.resolve_accel) {
+		/* now, before the threads: the first run would resolve it into @lab */
+		lo.resolve_accel = 1;
+		lo.accel = topo.accel;
+		lo.probe_kernel = o->kernel;
+	}
 	if (guest_lab_open(&lab, &lo, &err)) {
 		r = lab_error("%s", sb_str(&err));
 		goto out_lab;
 	}
-	/* --repeat N: N fresh guests through one connection, as a session runs them */
+	if (on_host && topo.accel == ACCEL_AUTO) {
+		free(lab.accel_reason);
+		lab.accel_reason = xasprintf("host %s: no KVM probe on a [host] yet", o->host);
+	}
+	/*
+	 * --repeat N: N fresh guests through one connection, as a session runs
+	 * them; --jobs J: J of them at once, each in a thread of its own, as
+	 * a host's slots will
+	 */
 	r = LAB_OK;
-	for (int i = 1; i <= o->repeat && r == LAB_OK; i++) {
-		char *base = o->run_dir ? xstrdup(o->run_dir) :
-			     default_run_dir(lab.state_dir, is_run ? "run" : "boot", topo.name);
+	for (int i = 1; i <= o->repeat && r == LAB_OK; i += (int)o->jobs) {
+		int n = o->repeat - i + 1 < o->jobs ? (int)(o->repeat - i + 1) : (int)o->jobs;
+		struct one_run runs[GUEST_MAX_JOBS];
 
-		free(run_dir);
-		run_dir = o->repeat > 1 ? xasprintf("%s-%d", base, i) : xstrdup(base);
-		free(base);
-		struct guest_job_spec job = {
-			.run_id = path_basename(run_dir),
-			.workload = is_run ? o->workload : "",
-			.args = (const char *const *)o->args.v,
-			.workload_timeout_s = (int)o->timeout,
-			.extra_cmdline = o->cmdline,
-			.keep_disk = o->keep_disk,
-			.initrd = o->initrd,
-			.shares = o->shares,
-			.nr_shares = o->nr_shares,
-		};
-		if (!o->json && !lab_quiet)
-			term_printf(stdout, "booting %s (%d vCPUs, %d nodes) with %s ...\n", topo.name, topo.vcpus,
-					    topo.nr_nodes, o->kernel);
+		for (int j = 0; j < n; j++) {
+			char *base = o->run_dir ? xstrdup(o->run_dir) :
+				     default_run_dir(lab.state_dir, is_run ? "run" : "boot", topo.name);
+
+			runs[j] = (struct one_run){ .lab = &lab, .topo = &topo, .kernel = o->kernel,
+						    .host = on_host ? &host : NULL };
+			runs[j].run_dir = o->repeat > 1 ? xasprintf("%s-%d", base, i + j) : xstrdup(base);
+			free(base);
+			runs[j].job = (struct guest_job_spec){
+				.run_id = path_basename(runs[j].run_dir),
+				.workload = is_run ? o->workload : "",
+				.args = (const char *const *)o->args.v,
+				.workload_timeout_s = (int)o->timeout,
+				.extra_cmdline = o->cmdline,
+				.keep_disk = o->keep_disk,
+				.initrd = o->initrd,
+				.shares = o->shares,
+				.nr_shares = o->nr_shares,
+			};
+			if (!o->json && !lab_quiet)
+				term_printf(stdout, "booting %s (%d vCPUs, %d nodes) with %s ...\n", topo.name,
+					    topo.vcpus, topo.nr_nodes, o->kernel);
+		}
 		fflush(stdout);
-		guest_lab_run(&lab, &topo, o->kernel, &job, run_dir, &run);
-		r = report_run(o, &lab, &topo, &run, run_dir);
+		run_batch(runs, n);
+		for (int j = 0; j < n; j++) {
+			int rj = report_run(o, &lab, &topo, &runs[j].run, runs[j].run_dir,
+					    on_host ? &host : NULL);
+
+			if (r == LAB_OK)
+				r = rj;
+			guest_run_release(&runs[j].run);
+			free(runs[j].run_dir);
+		}
 		if (guest_interrupted())
 			r = 128 + guest_interrupted();
-		guest_run_release(&run);
 	}
 out_lab:
 	guest_lab_close(&lab);
+out_host:
+	if (on_host)
+		host_close(&host);
+	if (o->host)
+		config_free(&cfg);
 	guest_topology_release(&topo);
 out_topo:
-	free(run_dir);
 	free(conf);
 	sb_release(&err);
 	return r;
@@ -406,7 +541,7 @@ static int do_extract(int argc, char **argv)
 
 int cmd_guest(int argc, char **argv)
 {
-	struct guest_opts o = { .args = STRVEC_INIT, .repeat = 1 };
+	struct guest_opts o = { .args = STRVEC_INIT, .repeat = 1, .jobs = 1 };
 	const char *sub = argc > 1 ? argv[1] : NULL;
 	int r, nargs;
 

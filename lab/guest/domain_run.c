@@ -18,25 +18,34 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libvirt/virterror.h>
+
 /*
- * Wake-ups for the waiting main thread come through one pipe: the libvirt
- * event thread writes when a lab domain stops, the signal handler
- * (lab/lib/interrupt.h) writes on SIGINT/SIGTERM. poll() on it with the
- * next deadline as timeout is the whole wait: no sleeping, no polling the
- * domain state.
+ * Each run waits on a pipe of its own (struct watch): the libvirt event
+ * thread writes to it when that run's domain stops or one of its streams
+ * ends, and poll() on it with the next deadline as timeout is the whole
+ * wait: no sleeping, no polling the domain state. Several threads may run
+ * guests at once (one per host slot), each with its own watch; the lifecycle
+ * callback finds a run's watch by its domain's name.
+ *
+ * Signals: the handler (lab/lib/interrupt.h) writes to one more pipe,
+ * sig_pipe, that nobody drains. Every waiter polls it too, so a SIGINT
+ * wakes all of them at once, and each sees interrupted() (which stays set).
  */
-static int wake_pipe[2] = { -1, -1 };
+static int sig_pipe[2] = { -1, -1 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-#define MAX_ACTIVE 64
-static virDomainPtr active[MAX_ACTIVE];	/* started, not yet seen stop */
-
-/* The run being waited for (one at a time per process). */
-static struct {
-	const char *name;
+struct watch {
+	struct watch *next;
+	const char *name;		/* the run's domain */
 	int stopped;
 	int event, detail;
-} watch;
+	int pipe[2];			/* [1]: written by the event thread; [0]: polled by the run */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct watch *watches;		/* the runs waiting now, under lock */
+#define MAX_ACTIVE 64
+static virDomainPtr active[MAX_ACTIVE];	/* started, not yet seen stop (any connection) */
 
 const char *guest_run_status_name(enum guest_run_status s)
 {
@@ -53,21 +62,21 @@ int guest_interrupted(void)
 	return interrupted();
 }
 
-static void wake(void)
+static void wake_fd(int fd)
 {
 	int saved = errno;
 
-	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "x", 1) < 0) {
+	if (fd >= 0 && write(fd, "x", 1) < 0) {
 		/* pipe full: a wake-up is already pending */
 	}
 	errno = saved;
 }
 
-/* In the signal handler: the waiting main thread wakes up and sees interrupted(). */
+/* In the signal handler: every waiting run wakes up and sees interrupted(). */
 static void wake_on_signal(int sig)
 {
 	(void)sig;
-	wake();
+	wake_fd(sig_pipe[1]);
 }
 
 /* From interrupt_cleanup(): no guest of the lab outlives the signal. */
@@ -79,16 +88,52 @@ static void destroy_on_interrupt(int sig)
 
 static int setup_once(void)
 {
-	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK))
-		return -1;
+	static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+	int r = 0;
+
+	pthread_mutex_lock(&setup_lock);
 	if (qemu_reaper_enable())
 		warning("cannot reap QEMU processes ourselves (%s): each run waits for init to",
 			strerror(errno));
-	if (interrupt_on_signal(wake_on_signal) || interrupt_on_cleanup(destroy_on_interrupt)) {
+	if (sig_pipe[0] < 0 && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		r = -1;
+	else if (interrupt_on_signal(wake_on_signal) || interrupt_on_cleanup(destroy_on_interrupt)) {
 		errno = ENOSPC;
-		return -1;
+		r = -1;
+	} else {
+		r = interrupt_catch();
 	}
-	return interrupt_catch();
+	pthread_mutex_unlock(&setup_lock);
+	return r;
+}
+
+/* Start waiting for domain @name: 0, or -1 with errno. */
+static int watch_add(struct watch *w, const char *name)
+{
+	memset(w, 0, sizeof(*w));
+	w->name = name;
+	if (pipe2(w->pipe, O_CLOEXEC | O_NONBLOCK))
+		return -1;
+	pthread_mutex_lock(&lock);
+	w->next = watches;
+	watches = w;
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+/* Once removed (under the lock), no event thread touches @w again. */
+static void watch_remove(struct watch *w)
+{
+	pthread_mutex_lock(&lock);
+	for (struct watch **p = &watches; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	close(w->pipe[0]);
+	close(w->pipe[1]);
+	w->pipe[0] = w->pipe[1] = -1;
 }
 
 static void track(virDomainPtr dom)
@@ -149,27 +194,99 @@ static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int det
 
 	(void)conn;
 	(void)opaque;
+	if (!name || (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED))
+		return 0;
 	pthread_mutex_lock(&lock);
-	debug("libvirt event: %s %s", name ? name : "?", event_name(event, detail));
-	if (watch.name && name && !strcmp(name, watch.name) &&
-	    (event == VIR_DOMAIN_EVENT_STOPPED || event == VIR_DOMAIN_EVENT_CRASHED)) {
-		if (!watch.stopped) {
-			watch.event = event;
-			watch.detail = detail;
+	debug("libvirt event: %s %s", name, event_name(event, detail));
+	for (struct watch *w = watches; w; w = w->next) {
+		if (strcmp(name, w->name))
+			continue;
+		if (!w->stopped) {
+			w->event = event;
+			w->detail = detail;
 		}
-		watch.stopped |= event == VIR_DOMAIN_EVENT_STOPPED;
-		wake();
+		w->stopped |= event == VIR_DOMAIN_EVENT_STOPPED;
+		wake_fd(w->pipe[1]);
 	}
 	pthread_mutex_unlock(&lock);
 	return 0;
 }
 
-static void drain_wake(void)
+/*
+ * One lifecycle callback per connection, shared by the runs on it (libvirt
+ * refuses the same callback twice on one connection): registered by the
+ * first run, dropped by the last. reg_lock, not lock: registering is a
+ * call over the connection, and lifecycle_cb takes lock in the event thread.
+ */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct conn_events {
+	virConnectPtr conn;
+	int cb_id;
+	int users;
+} conn_events[MAX_ACTIVE];
+
+/* 0, -1 (libvirt's error set), or -2 (more connections than the table holds). */
+static int events_get(virConnectPtr conn)
 {
+	int r = -1, free_slot = -1;
+
+	pthread_mutex_lock(&reg_lock);
+	for (int i = 0; i < MAX_ACTIVE; i++) {
+		if (conn_events[i].conn == conn) {
+			conn_events[i].users++;
+			r = 0;
+			goto out;
+		}
+		if (!conn_events[i].conn && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0) {
+		r = -2;
+		goto out;
+	}
+	conn_events[free_slot].cb_id = virConnectDomainEventRegisterAny(conn, NULL,
+		VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), NULL, NULL);
+	if (conn_events[free_slot].cb_id >= 0) {
+		conn_events[free_slot].conn = conn;
+		conn_events[free_slot].users = 1;
+		r = 0;
+	}
+out:
+	pthread_mutex_unlock(&reg_lock);
+	return r;
+}
+
+static void events_put(virConnectPtr conn)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (int i = 0; i < MAX_ACTIVE; i++)
+		if (conn_events[i].conn == conn && !--conn_events[i].users) {
+			virConnectDomainEventDeregisterAny(conn, conn_events[i].cb_id);
+			conn_events[i].conn = NULL;
+		}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static int watch_stopped(struct watch *w)
+{
+	int stopped;
+
+	pthread_mutex_lock(&lock);
+	stopped = w->stopped;
+	pthread_mutex_unlock(&lock);
+	return stopped;
+}
+
+/* Sleep until @w's pipe or a signal wakes us, or @ms pass. */
+static void watch_sleep(struct watch *w, int ms)
+{
+	struct pollfd p[2] = { { .fd = w->pipe[0], .events = POLLIN },
+			       { .fd = sig_pipe[0], .events = POLLIN } };
 	char buf[64];
 
-	while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
-		;
+	if (poll(p, 2, ms) > 0 && (p[0].revents & POLLIN))
+		while (read(w->pipe[0], buf, sizeof(buf)) > 0)
+			;
 }
 
 static char *build_cmdline(const struct guest_run *run)
@@ -179,7 +296,7 @@ static char *build_cmdline(const struct guest_run *run)
 	sb_adds(&sb, GUEST_BASE_CMDLINE);
 	if (run->accel == ACCEL_TCG)
 		sb_adds(&sb, " " GUEST_TCG_CMDLINE);
-	if (run->base_image)
+	if (run->remote ? run->remote->disk != NULL : run->base_image != NULL)
 		sb_adds(&sb, " root=/dev/vda rootfstype=ext4 rw init=" GUEST_RUNNER_PATH);
 	if (run->extra_cmdline && *run->extra_cmdline)
 		sb_addf(&sb, " %s", run->extra_cmdline);
@@ -308,8 +425,216 @@ static void cut_to_cap(const char *path, long long max, const char *limit)
 		close(fd);
 }
 
+/*
+ * A remote run's console and results port come back as libvirt streams
+ * (virDomainOpenConsole, virDomainOpenChannel) into the same local files a
+ * local run's QEMU writes, so the caps, judge() and everything after it
+ * read them unchanged. The streams are non-blocking and read in libvirt's
+ * event thread (virStreamEventAddCallback), as virsh console does.
+ *
+ * A reader is shared with that thread: its callback may still be running
+ * when the run is done with it, so it is reference-counted (the run, and
+ * libvirt until it calls the free callback) and the callback does nothing
+ * once the run has set closed under its lock.
+ */
+struct reader {
+	pthread_mutex_t mu;
+	int refs;
+	const char *what;		/* "console" or "results channel", for messages */
+	virStreamPtr st;
+	int fd;				/* the local file */
+	long long written, max;		/* what goes past max + 1 bytes is dropped */
+	int wake;			/* the run's wake pipe (write end) */
+	int registered;			/* the callback is on the stream */
+	int closed;			/* the run is done with it */
+	int done, failed;		/* end of stream seen; by an error */
+	char error[256];
+};
+
+/* How long the streams may take to deliver their rest once the domain stopped. */
+#define STREAM_DRAIN_S 5.0
+/* Chunks read per callback: a flooding guest must not keep the event thread to itself. */
+#define STREAM_CHUNKS_PER_EVENT 16
+
+static void reader_unref(void *opaque)
+{
+	struct reader *r = opaque;
+	int last;
+
+	pthread_mutex_lock(&r->mu);
+	last = --r->refs == 0;
+	pthread_mutex_unlock(&r->mu);
+	if (!last)
+		return;
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}
+
+static void reader_write(struct reader *r, const char *buf, int n)
+{
+	long long room = r->max + 1 - r->written;
+
+	/* one byte past the cap is enough for guest_output_over() to see it */
+	if (room <= 0)
+		return;
+	if (n > room)
+		n = (int)room;
+	if (write_all(r->fd, buf, (size_t)n) < 0 && !r->failed) {
+		r->failed = 1;
+		snprintf(r->error, sizeof(r->error), "cannot write: %s", strerror(errno));
+	}
+	r->written += n;
+	if (r->written > r->max)
+		wake_fd(r->wake);	/* over the cap: the run destroys the guest now */
+}
+
+/* Runs in the libvirt event thread. */
+static void reader_cb(virStreamPtr st, int events, void *opaque)
+{
+	struct reader *r = opaque;
+	char buf[65536];
+
+	(void)events;
+	pthread_mutex_lock(&r->mu);
+	for (int i = 0; i < STREAM_CHUNKS_PER_EVENT && !r->closed && !r->done; i++) {
+		int n = virStreamRecv(st, buf, sizeof(buf));
+
+		if (n == -2)
+			break;	/* nothing more for now */
+		if (n > 0) {
+			reader_write(r, buf, n);
+			continue;
+		}
+		/* 0: the end (QEMU closed the pty); -1: the stream broke */
+		r->done = 1;
+		if (n < 0) {
+			r->failed = 1;
+			snprintf(r->error, sizeof(r->error), "%s", lab_virt_error());
+		}
+		virStreamEventRemoveCallback(st);
+		r->registered = 0;
+		wake_fd(r->wake);
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+static int file_create(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+/*
+ * Open @dom's console (@channel NULL) or its channel @channel as a stream
+ * into local file @path. NULL with the reason in @err.
+ */
+static struct reader *reader_open(virDomainPtr dom, const char *channel, const char *path,
+				  long long max, int wake, struct strbuf *err)
+{
+	struct reader *r = xcalloc(1, sizeof(*r));
+	int rc;
+
+	pthread_mutex_init(&r->mu, NULL);
+	r->refs = 1;
+	r->what = channel ? "results channel" : "console";
+	r->max = max;
+	r->wake = wake;
+	r->fd = file_create(path);
+	if (r->fd < 0) {
+		sb_addf(err, "cannot create %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	r->st = virStreamNew(virDomainGetConnect(dom), VIR_STREAM_NONBLOCK);
+	if (!r->st) {
+		sb_addf(err, "cannot make a stream for the %s: %s", r->what, lab_virt_error());
+		goto fail;
+	}
+	/* FORCE: a stale reader (a dead earlier controller) cannot hold our own domain's pty */
+	rc = channel ? virDomainOpenChannel(dom, channel, r->st, VIR_DOMAIN_CHANNEL_FORCE) :
+		       virDomainOpenConsole(dom, NULL, r->st, VIR_DOMAIN_CONSOLE_FORCE);
+	if (rc < 0) {
+		sb_addf(err, "cannot open the %s stream: %s", r->what, lab_virt_error());
+		goto fail;
+	}
+	r->refs++;	/* libvirt's, dropped by its free callback */
+	if (virStreamEventAddCallback(r->st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
+				      VIR_STREAM_EVENT_HANGUP, reader_cb, r, reader_unref) < 0) {
+		r->refs--;
+		sb_addf(err, "cannot watch the %s stream: %s", r->what, lab_virt_error());
+		virStreamAbort(r->st);
+		goto fail;
+	}
+	r->registered = 1;
+	return r;
+fail:
+	if (r->st)
+		virStreamFree(r->st);
+	if (r->fd >= 0)
+		close(r->fd);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+	return NULL;
+}
+
+static int reader_done(struct reader *r)
+{
+	int done;
+
+	pthread_mutex_lock(&r->mu);
+	done = r->done;
+	pthread_mutex_unlock(&r->mu);
+	return done;
+}
+
+/*
+ * The run is done with @r: no callback writes after this returns. A stream
+ * that broke (not one that ended) is reported in @why.
+ */
+static void reader_close(struct reader *r, struct strbuf *why)
+{
+	int registered, finished;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->closed = 1;
+	registered = r->registered;
+	r->registered = 0;
+	finished = r->done && !r->failed;
+	if (r->failed && why)
+		sb_addf(why, "%sthe %s stream broke: %s", why->len ? "; " : "", r->what, r->error);
+	close(r->fd);
+	r->fd = -1;
+	pthread_mutex_unlock(&r->mu);
+	if (registered)
+		virStreamEventRemoveCallback(r->st);
+	if (finished ? virStreamFinish(r->st) : virStreamAbort(r->st))
+		virResetLastError();	/* a stream the domain's end already closed */
+	virStreamFree(r->st);
+	reader_unref(r);
+}
+
+/* After the domain stopped: let both streams deliver what is left, for a while. */
+static void readers_drain(struct watch *w, struct reader *const *rs, int n)
+{
+	double deadline = now_monotonic() + STREAM_DRAIN_S;
+
+	for (;;) {
+		int open = 0;
+		double now = now_monotonic();
+
+		for (int i = 0; i < n; i++)
+			open += rs[i] && !reader_done(rs[i]);
+		if (!open || now >= deadline) {
+			debug("streams: %d still open %.3f s after the stop", open,
+			      now - (deadline - STREAM_DRAIN_S));
+			return;
+		}
+		watch_sleep(w, (int)((deadline - now) * 1000) + 1);
+	}
+}
+
 /* Wait for the stop event, a deadline, a cap or a signal. Returns with the domain stopped. */
-static void wait_for_stop(virDomainPtr dom, struct guest_run *run, double start,
+static void wait_for_stop(virDomainPtr dom, struct guest_run *run, struct watch *w, double start,
 			  const char *console, const char *channel)
 {
 	double boot_deadline = start + run->boot_timeout_s;
@@ -319,17 +644,12 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, double start,
 	for (;;) {
 		double now = now_monotonic(), next = boot_checked ? run_deadline :
 			(boot_deadline < run_deadline ? boot_deadline : run_deadline);
-		struct pollfd p = { .fd = wake_pipe[0], .events = POLLIN };
-		int stopped;
 
 		/* the files' sizes: no event tells us, so look at a short interval */
 		if (next > now + GUEST_OUTPUT_CHECK_MS / 1000.0)
 			next = now + GUEST_OUTPUT_CHECK_MS / 1000.0;
 
-		pthread_mutex_lock(&lock);
-		stopped = watch.stopped;
-		pthread_mutex_unlock(&lock);
-		if (stopped)
+		if (watch_stopped(w))
 			return;
 		if (interrupted()) {
 			set_failure(run, GUEST_RUN_INTERRUPTED, NULL, "interrupted by signal %d: domain destroyed",
@@ -339,6 +659,13 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, double start,
 		}
 		if (check_output(dom, run, console, channel))
 			return;
+		/* a host whose connection closed sends no stop event: do not wait for the timeout */
+		if (run->remote && virConnectIsAlive(virDomainGetConnect(dom)) == 0) {
+			set_failure(run, GUEST_RUN_FAILED, console,
+				    "host %s: the connection closed while the guest ran",
+				    run->remote->host ? run->remote->host : "?");
+			return;
+		}
 		virDomainInfo info;
 		if (!virDomainGetInfo(dom, &info) && info.cpuTime)
 			run->qemu_cpu_s = (double)info.cpuTime / 1e9;
@@ -360,9 +687,7 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, double start,
 			virDomainDestroy(dom);
 			return;
 		}
-		int ms = (int)((next - now) * 1000) + 1;
-		if (poll(&p, 1, ms) > 0)
-			drain_wake();
+		watch_sleep(w, (int)((next - now) * 1000) + 1);
 	}
 }
 
@@ -416,13 +741,18 @@ static char *abs_path(const char *p)
 int guest_run(virConnectPtr conn, struct guest_run *run)
 {
 	struct guest_run abs = *run;
-	char *k = abs_path(run->kernel), *i = abs_path(run->initrd), *b = abs_path(run->base_image);
-	char *d = abs_path(run->run_dir);
+	char *k = NULL, *i = NULL, *b = NULL, *d = abs_path(run->run_dir);
 	int r;
 
-	abs.kernel = k;
-	abs.initrd = i;
-	abs.base_image = b;
+	/* a remote run's paths are the host's, already absolute there */
+	if (!run->remote) {
+		k = abs_path(run->kernel);
+		i = abs_path(run->initrd);
+		b = abs_path(run->base_image);
+		abs.kernel = k;
+		abs.initrd = i;
+		abs.base_image = b;
+	}
 	abs.run_dir = d;
 	r = guest_run_abs(conn, &abs);
 	abs.kernel = run->kernel;
@@ -437,15 +767,66 @@ int guest_run(virConnectPtr conn, struct guest_run *run)
 	return r;
 }
 
+/* What a remote run cannot do: no local path reaches the host. 0, or -1 with the failure set. */
+static int remote_refuses(struct guest_run *run)
+{
+	const char *wl = run->workload && *run->workload ? run->workload : NULL;
+
+	if (run->nr_shares) {
+		set_failure(run, GUEST_RUN_FAILED, NULL,
+			    "%s%s needs the 9p share %s (%s), a folder on this machine, which a run on "
+			    "host %s cannot reach: run it on the embedded host",
+			    wl ? "workload " : "the run", wl ? wl : "", run->shares[0].tag,
+			    run->shares[0].host_dir, run->remote->host ? run->remote->host : "?");
+		return -1;
+	}
+	if (run->keep_disk) {
+		set_failure(run, GUEST_RUN_FAILED, NULL,
+			    "keep_disk: the run's disk on host %s is a volume there, not a file to extract "
+			    "from here", run->remote->host ? run->remote->host : "?");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A remote run's streams, opened while the domain is paused: QEMU drops
+ * what the serial port writes to a pty nobody holds open, so the guest may
+ * run only once both are open. 0, or -1 with the failure set.
+ */
+static int open_streams(virDomainPtr dom, struct guest_run *run, struct watch *w,
+			const char *console, const char *channel, struct reader **rs)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	rs[0] = reader_open(dom, NULL, console, run->console_max, w->pipe[1], &err);
+	if (rs[0])
+		rs[1] = reader_open(dom, GUEST_CHANNEL_NAME, channel, run->channel_max, w->pipe[1], &err);
+	if (!rs[0] || !rs[1] || virDomainResume(dom) < 0) {
+		if (!err.len)
+			sb_addf(&err, "cannot resume the domain: %s", lab_virt_error());
+		set_failure(run, GUEST_RUN_FAILED, NULL, "host %s: %s",
+			    run->remote->host ? run->remote->host : "?", sb_str(&err));
+		virDomainDestroy(dom);
+		sb_release(&err);
+		return -1;
+	}
+	sb_release(&err);
+	return 0;
+}
+
 static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 {
 	char *xml_path, *job_path, *console, *channel, *disk = NULL, *cmdline, *xml;
 	static unsigned seq;
 	double t0 = now_monotonic(), t_created, t_stopped;
 	struct domain_spec spec;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	struct reader *rs[2] = { NULL, NULL };
+	struct watch w = { .pipe = { -1, -1 } };
 	virDomainPtr dom = NULL;
-	int cb_id = -1;
+	int events = 0, watching = 0, rc;
+	unsigned flags;
 
 	run->status = GUEST_RUN_OK;
 	run->boot_s = run->guest_s = -1;
@@ -458,6 +839,8 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		run->console_max = guest_output_cap("MGLRULAB_TEST_CONSOLE_MAX", GUEST_CONSOLE_LOG_MAX);
 	if (!run->channel_max)
 		run->channel_max = guest_output_cap("MGLRULAB_TEST_CHANNEL_MAX", GUEST_RESULT_FILE_MAX);
+	if (run->remote && remote_refuses(run))
+		return -1;
 	if (setup_once()) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot set up signal handling: %s", strerror(errno));
 		return -1;
@@ -473,41 +856,47 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	/* a rerun into the same folder must not see the last run's output */
 	unlink(console);
 	unlink(channel);
-	run->domain_name = xasprintf(LAB_DOMAIN_PREFIX "%ld-%u", (long)getpid(), seq++);
+	run->domain_name = xasprintf(LAB_DOMAIN_PREFIX "%ld-%u", (long)getpid(),
+				     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	cmdline = build_cmdline(run);
 
-	if (run->base_image) {
+	if (run->remote) {
+		disk = run->remote->disk ? xstrdup(run->remote->disk) : NULL;
+	} else if (run->base_image) {
 		disk = path_join(run->run_dir, "disk.qcow2");
 		if (guest_overlay_create(run->base_image, disk, &err)) {
 			set_failure(run, GUEST_RUN_FAILED, NULL, "%s", sb_str(&err));
 			goto out;
 		}
 	}
+	/* kept beside the run either way: what the guest was given */
 	if (run->job_json && write_file_atomic(job_path, run->job_json, strlen(run->job_json))) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot write %s: %s", job_path, strerror(errno));
 		goto out;
 	}
 	spec = (struct domain_spec){
 		.name = run->domain_name, .topo = run->topo, .accel = run->accel,
-		.kernel = run->kernel, .initrd = run->initrd, .cmdline = cmdline,
-		.disk = disk, .job = run->job_json ? job_path : NULL,
-		.console_log = console, .channel_log = channel,
+		.kernel = run->remote ? run->remote->kernel : run->kernel,
+		.initrd = run->remote ? run->remote->initrd : run->initrd, .cmdline = cmdline,
+		.disk = disk, .job = run->remote ? run->remote->job : run->job_json ? job_path : NULL,
+		.console_log = console, .channel_log = channel, .streams = !!run->remote,
 		.shares = run->shares, .nr_shares = run->nr_shares,
 	};
 	xml = domain_xml(&spec);
 	if (write_file_atomic(xml_path, xml, strlen(xml)))
 		warning("cannot save %s: %s", xml_path, strerror(errno));
 
-	pthread_mutex_lock(&lock);
-	watch.name = run->domain_name;
-	watch.stopped = 0;
-	pthread_mutex_unlock(&lock);
-	drain_wake();
-	cb_id = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-						 VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), NULL, NULL);
-	if (cb_id < 0) {
+	if (watch_add(&w, run->domain_name)) {
+		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot make a pipe: %s", strerror(errno));
+		free(xml);
+		goto out;
+	}
+	watching = 1;
+	rc = events_get(conn);
+	events = rc == 0;
+	if (!events) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot watch libvirt lifecycle events: %s",
-			    lab_virt_error());
+			    rc == -2 ? "more connections than MAX_ACTIVE" : lab_virt_error());
 		free(xml);
 		goto out;
 	}
@@ -520,10 +909,13 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	 * AUTODESTROY: should we die without cleaning up, the daemon kills the
 	 * guest when our connection drops. The embedded driver has no daemon
 	 * (and refuses the flag); there the next lab_virt_open() cleans up.
+	 * A remote run starts paused until its streams are open.
 	 */
-	dom = virDomainCreateXML(conn, xml, lab_virt_is_embedded(conn) ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	flags = lab_virt_is_embedded(conn) ? 0 : VIR_DOMAIN_START_AUTODESTROY;
+	if (run->remote)
+		flags |= VIR_DOMAIN_START_PAUSED;
+	dom = virDomainCreateXML(conn, xml, flags);
 	free(xml);
-	t_created = now_monotonic();
 	if (!dom) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot start the domain: %s (XML in %s)",
 			    lab_virt_error(), xml_path);
@@ -532,38 +924,58 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	track(dom);
 	qemu_reaper_watch(conn, run->domain_name);
 	run->started = 1;
+	if (run->remote && open_streams(dom, run, &w, console, channel, rs)) {
+		untrack(dom);
+		goto out;
+	}
+	t_created = now_monotonic();
 	debug("started %s (%.3f s host setup)", run->domain_name, t_created - t0);
-	wait_for_stop(dom, run, t0, console, channel);
+	wait_for_stop(dom, run, &w, t0, console, channel);
+	if (run->remote) {
+		/* what the streams still carry, then no more writes */
+		readers_drain(&w, rs, 2);
+		reader_close(rs[0], &why);
+		reader_close(rs[1], &why);
+		rs[0] = rs[1] = NULL;
+	}
 	/* a guest that flooded and stopped between two checks */
 	check_output(NULL, run, console, channel);
 	cut_to_cap(console, run->console_max, "GUEST_CONSOLE_LOG_MAX");
 	cut_to_cap(channel, run->channel_max, NULL);
 	t_stopped = now_monotonic();
 	pthread_mutex_lock(&lock);
-	if (watch.stopped || run->failure)
-		run->stop_reason = xstrdup(watch.stopped ? event_name(watch.event, watch.detail) :
+	if (w.stopped || run->failure)
+		run->stop_reason = xstrdup(w.stopped ? event_name(w.event, w.detail) :
 					   "destroyed by mglrulab");
-	watch.name = NULL;
 	pthread_mutex_unlock(&lock);
 	untrack(dom);
 	run->wall_s = t_stopped - t0;
 	judge(run, console, channel);
+	/* a run that failed with a broken stream: say so, it may be why */
+	if (why.len && run->failure) {
+		char *f = xasprintf("%s (%s)", run->failure, sb_str(&why));
+
+		free(run->failure);
+		run->failure = f;
+	}
 	/* the guest's clock: kernel start to the runner's last record */
 	if (run->boot_s >= 0 && run->result.done)
 		run->guest_s = run->boot_s + run->result.done_t;
 	/* host-side work: everything but the guest's own boot and run */
 	run->host_s = (t_created - t0) + (now_monotonic() - t_stopped);
 out:
-	if (cb_id >= 0)
-		virConnectDomainEventDeregisterAny(conn, cb_id);
+	reader_close(rs[0], NULL);
+	reader_close(rs[1], NULL);
+	if (events)
+		events_put(conn);
+	if (watching)
+		watch_remove(&w);
 	if (dom)
 		virDomainFree(dom);
-	if (disk && !run->keep_disk)
+	if (disk && !run->keep_disk && !run->remote)
 		unlink(disk);
-	pthread_mutex_lock(&lock);
-	watch.name = NULL;
-	pthread_mutex_unlock(&lock);
 	sb_release(&err);
+	sb_release(&why);
 	free(cmdline);
 	free(disk);
 	free(xml_path);

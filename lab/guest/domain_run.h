@@ -8,6 +8,10 @@
  *
  * Once a run has started, SIGINT and SIGTERM (lab/lib/interrupt.h) destroy
  * every domain the lab started; interrupted() then tells the caller to stop.
+ *
+ * guest_run() may be called from several threads at once, each with its
+ * own run (one thread per host slot), on one connection or several: each
+ * run waits on its own wake-up pipe, and a signal wakes them all.
  */
 #ifndef LAB_DOMAIN_RUN_H
 #define LAB_DOMAIN_RUN_H
@@ -26,6 +30,21 @@ enum guest_run_status {
 	GUEST_RUN_INTERRUPTED,	/* SIGINT/SIGTERM: destroyed */
 };
 const char *guest_run_status_name(enum guest_run_status s);
+
+/*
+ * A run on a host that is not this machine (lab/host/host_run.c fills it):
+ * nothing goes by local path. The kernel, initrd, disk and job are volumes
+ * in the host's pool, named by their paths there; console.log and
+ * results.jsonl come back as libvirt streams into run_dir, as they are
+ * for a local run (job.json is still written there, as the record).
+ */
+struct guest_remote {
+	const char *host;		/* its [host] name, for messages */
+	const char *kernel;		/* bzImage, path on the host */
+	const char *initrd;		/* or NULL */
+	const char *disk;		/* the run's own overlay volume, path on the host; NULL: no disk */
+	const char *job;		/* the job volume's path on the host; NULL: no job */
+};
 
 struct guest_run {
 	/* in */
@@ -47,6 +66,13 @@ struct guest_run {
 	 * never raised, by $MGLRULAB_TEST_CONSOLE_MAX / _CHANNEL_MAX, for tests).
 	 */
 	long long console_max, channel_max;
+	/*
+	 * NULL: a run on this machine (local paths, file console and channel).
+	 * Else kernel, initrd and base_image above are not used, and a run
+	 * with shares or keep_disk is refused (no local path reaches the host).
+	 */
+	const struct guest_remote *remote;
+	const char *workload;		/* for messages, or NULL */
 
 	/* out */
 	int started;			/* the domain was created (a start failure proves nothing about the guest) */
@@ -65,6 +91,16 @@ struct guest_run {
 	 * embedded driver daemonizes it), so no rusage of ours counts it.
 	 */
 	double qemu_cpu_s;
+	/*
+	 * Set by host_guest_run() (lab/host/host_run.h): time spent on the
+	 * host's volumes (kernel and image ensured, the run's overlay created
+	 * and deleted), how many of them it uploaded, and whether the run
+	 * failed because of the host (its connection, pool or volumes) rather
+	 * than the guest. 0 for a run on the embedded host.
+	 */
+	double volume_s;
+	int volumes_uploaded;
+	int host_error;
 	struct guest_result result;	/* the parsed results channel */
 };
 

@@ -153,10 +153,24 @@ char *domain_xml(const struct domain_spec *s)
 		sb_add_xml(&sb, s->disk);
 		sb_adds(&sb, "'/>\n      <target dev='vda' bus='virtio'/>\n    </disk>\n");
 	}
-	sb_adds(&sb, "    <serial type='file'>\n      <source path='");
-	sb_add_xml(&sb, s->console_log);
-	sb_adds(&sb, "'/>\n      <target port='0'/>\n    </serial>\n");
-	if (s->channel_log) {
+	if (s->streams) {
+		/*
+		 * Read over the connection (domain_run.c): the console as a pty
+		 * (opened while the domain is still paused: QEMU drops what the
+		 * serial port sends to a pty nobody holds open), the results
+		 * port as a UNIX socket QEMU listens on, in a folder libvirt
+		 * picks (virDomainOpenChannel() takes nothing else; until it
+		 * connects, the guest's writes to the port wait).
+		 */
+		sb_adds(&sb, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n"
+			"    <channel type='unix'>\n      <source mode='bind'/>\n"
+			"      <target type='virtio' name='" GUEST_CHANNEL_NAME "'/>\n    </channel>\n");
+	} else {
+		sb_adds(&sb, "    <serial type='file'>\n      <source path='");
+		sb_add_xml(&sb, s->console_log);
+		sb_adds(&sb, "'/>\n      <target port='0'/>\n    </serial>\n");
+	}
+	if (s->channel_log && !s->streams) {
 		sb_adds(&sb, "    <channel type='file'>\n      <source path='");
 		sb_add_xml(&sb, s->channel_log);
 		sb_adds(&sb, "'/>\n      <target type='virtio' name='" GUEST_CHANNEL_NAME "'/>\n    </channel>\n");

@@ -25,6 +25,13 @@ struct domain_spec {
 	const char *job;		/* the job file handed over through fw_cfg, or NULL */
 	const char *console_log;	/* serial console (ttyS0) goes here */
 	const char *channel_log;	/* the results port's host file, or NULL */
+	/*
+	 * A remote host: the console and the results port are ptys on the
+	 * host, read over the connection (virDomainOpenConsole/OpenChannel
+	 * streams); console_log and channel_log are then not used, and a
+	 * results port is always there.
+	 */
+	int streams;
 	const struct domain_share *shares;	/* read-only 9p shares, or NULL */
 	int nr_shares;
 };

@@ -90,6 +90,13 @@ static void check_topology(const struct guest_topology *topo, struct guest_run *
 int guest_lab_run(struct guest_lab *lab, const struct guest_topology *topo, const char *kernel,
 		  const struct guest_job_spec *job, const char *run_dir, struct guest_run *run)
 {
+	return guest_lab_run_with(lab, topo, kernel, job, run_dir, run, NULL, NULL);
+}
+
+int guest_lab_run_with(struct guest_lab *lab, const struct guest_topology *topo, const char *kernel,
+		       const struct guest_job_spec *job, const char *run_dir, struct guest_run *run,
+		       guest_runner_fn *fn, void *ctx)
+{
 	char *job_json;
 
 	memset(run, 0, sizeof(*run));
@@ -102,6 +109,7 @@ int guest_lab_run(struct guest_lab *lab, const struct guest_topology *topo, cons
 	run->initrd = job->initrd;
 	run->shares = job->shares;
 	run->nr_shares = job->nr_shares;
+	run->workload = job->workload;
 	if (!lab->accel_resolved || topo->accel != ACCEL_AUTO) {
 		enum guest_accel a;
 		char *reason;
@@ -132,7 +140,10 @@ int guest_lab_run(struct guest_lab *lab, const struct guest_topology *topo, cons
 		return -1;
 	}
 	run->job_json = job_json;
-	guest_run(lab->conn, run);
+	if (fn)
+		fn(ctx, run);
+	else
+		guest_run(lab->conn, run);
 	run->job_json = NULL;
 	free(job_json);
 	if (run->status == GUEST_RUN_OK)

@@ -75,4 +75,15 @@ struct guest_job_spec {
 int guest_lab_run(struct guest_lab *lab, const struct guest_topology *topo, const char *kernel,
 		  const struct guest_job_spec *job, const char *run_dir, struct guest_run *run);
 
+/*
+ * The same, with the guest booted by @fn(@ctx, run) instead of
+ * guest_run(lab->conn, run): host_guest_run() (lab/host/host_run.h) runs
+ * it on a [host], which this layer does not know. @run arrives filled as
+ * for guest_run(), with the local kernel and image.
+ */
+typedef int guest_runner_fn(void *ctx, struct guest_run *run);
+int guest_lab_run_with(struct guest_lab *lab, const struct guest_topology *topo, const char *kernel,
+		       const struct guest_job_spec *job, const char *run_dir, struct guest_run *run,
+		       guest_runner_fn *fn, void *ctx);
+
 #endif

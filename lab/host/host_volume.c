@@ -2,6 +2,7 @@
 /* Content-addressed volumes and per-run overlays on a host (host_volume.h). */
 #include "host_volume.h"
 #include "escape.h"
+#include "fsutil.h"
 #include "libvirt_conn.h"
 #include "util.h"
 
@@ -9,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -291,6 +293,44 @@ out:
 	if (fd >= 0)
 		close(fd);
 	out->seconds = now_monotonic() - t0;
+	return r;
+}
+
+int host_volume_put(struct lab_host *h, const char *name, const void *data, size_t len,
+		    struct host_volume *out, struct strbuf *err)
+{
+	virStorageVolPtr v;
+	int fd = -1, r = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (h->embedded) {
+		sb_addf(err, "host %s: the embedded driver has no storage volumes", h->cfg->name);
+		return -1;
+	}
+	if (host_pool_ensure(h, err))
+		return -1;
+	/* upload() sends from a file: a memory one */
+	fd = memfd_create("mglrulab-volume", MFD_CLOEXEC);
+	if (fd < 0 || write_all(fd, data, len)) {
+		sb_addf(err, "host %s: cannot stage %s: %s", h->cfg->name, name, strerror(errno));
+		goto out;
+	}
+	v = vol_create(h, name, len, err);
+	if (!v)
+		goto out;
+	out->name = xstrdup(name);
+	out->format = "raw";
+	out->bytes = out->virtual_bytes = len;
+	if (upload(h, v, name, fd, len, err) == 0) {
+		out->path = virStorageVolGetPath(v);
+		if (!out->path)
+			sb_addf(err, "host %s: no path for %s: %s", h->cfg->name, name, lab_virt_error());
+	}
+	virStorageVolFree(v);
+	r = out->path ? 0 : -1;
+out:
+	if (fd >= 0)
+		close(fd);
 	return r;
 }
 

@@ -60,6 +60,16 @@ int host_volume_ensure(struct lab_host *h, const char *local_file, enum host_vol
 int host_overlay_create(struct lab_host *h, const struct host_volume *base, const char *name,
 			struct host_volume *out, struct strbuf *err);
 
+/*
+ * A run's small data on host @h (its job, handed to QEMU as a fw_cfg
+ * file): volume @name holding the @len bytes of @data, sent over the
+ * connection. 0 with out->name and out->path, or -1 with @err; when
+ * out->name is set the volume exists (delete it with
+ * host_volume_delete()) either way. -1 on the embedded host.
+ */
+int host_volume_put(struct lab_host *h, const char *name, const void *data, size_t len,
+		    struct host_volume *out, struct strbuf *err);
+
 /* Delete volume @name of @h's pool; a volume that is not there is not an error. */
 int host_volume_delete(struct lab_host *h, const char *name, struct strbuf *err);
 

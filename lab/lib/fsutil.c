@@ -186,7 +186,7 @@ int read_file(const char *path, struct strbuf *out, size_t max)
 	return n < 0 ? -1 : 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 

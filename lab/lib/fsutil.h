@@ -37,6 +37,8 @@ int is_regular_file(const char *path);
 /* Read a whole file; -1 with errno on failure. At most @max bytes (0: no limit). */
 int read_file(const char *path, struct strbuf *out, size_t max);
 /* Write via a temporary file in the same directory, fsync, rename. */
+/* write() all of @data, again after EINTR and short writes: 0, or -1 with errno. */
+int write_all(int fd, const void *data, size_t len);
 int write_file_atomic(const char *path, const void *data, size_t len);
 /*
  * A file the user named (-o, --html, --junit): atomically when it is, or

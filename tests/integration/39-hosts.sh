@@ -9,14 +9,19 @@
 # real one. A second upload sends nothing; a partial upload (made with
 # virsh) and one killed half-way (SIGKILL) are sent again;
 # a run's overlay has the image as its backing store; doctor reports both
-# hosts, and an unreachable one by name and URI. No daemon, pool, volume or
-# domain is left.
+# hosts, and an unreachable one by name and URI. A guest runs on the daemon
+# (guest run --host): kernel, image, overlay and job are volumes there, the
+# console and results come back as streams into the local run folder, the
+# run's volumes are deleted after it, a second run uploads nothing, a
+# console over its cap destroys the guest, and a run with a 9p share is
+# refused. No daemon, pool, volume or domain is left.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_need
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 need_lab_kernel
+[ -x build/guest/yield_pingpong ] || skip "build/guest/yield_pingpong not built"
 
 trap 'hosts_stop; rm -rf "$TMP"' EXIT
 hosts_start "$TMP"
@@ -148,6 +153,54 @@ lab_ns host upload -c "$TMP/lab.conf" --host remote --kind image --overlay run-2
 	"$TMP/image.qcow2" >"$TMP/ov2.json" || fail "image upload with an overlay deleted after use"
 [ "$(json_get "$TMP/ov2.json" 'd[0]["uploaded"]')" = False ] || fail "the image was sent twice"
 [ ! -e "$HOSTB/pool/run-2.qcow2" ] || fail "the overlay was not deleted"
+
+# ---- a guest on the daemon: everything through the connection ----
+export MGLRULAB_CONFIG=$TMP/lab.conf
+lab_ns guest run tiny "${KARGS[@]}" --host remote --workload yield_pingpong --arg cpus=1 \
+	--arg duration=1 --arg warmup=0 --timeout 60 --json --run-dir "$TMP/run1" >"$TMP/run1.json" 2>"$TMP/run1.err" ||
+	{ cat "$TMP/run1.err"; head -c 3000 "$TMP/run1.json"; fail "guest run on the daemon"; }
+python3 - "$TMP/run1.json" "$TMP/run1" "$HOSTB/pool" <<'PY' || fail "the run on the daemon"
+import json, sys
+d = json.load(open(sys.argv[1]))
+run, pool = sys.argv[2], sys.argv[3]
+assert d["status"] == "ok", d["failure"]
+assert d["host"]["name"] == "remote" and not d["host"]["host_error"], d["host"]
+# the kernel went up earlier in this test: only the guest image is new
+assert d["host"]["volumes_uploaded"] == 1, d["host"]
+assert any(r["type"] == "metric" and r["name"] == "cs_per_sec_per_cpu_1cpu" and r["value"] > 0
+           for r in d["records"]), d["records"]
+lines = [json.loads(l) for l in open(f"{run}/results.jsonl")]
+assert lines[0]["type"] == "hello" and lines[-1]["type"] == "done", (lines[0], lines[-1])
+con = open(f"{run}/console.log", errors="replace").read()
+# the first byte the kernel wrote is there: the streams were open before it ran
+assert con.startswith("Linux version"), con[:200]
+assert "reboot: Power down" in con, con[-500:]
+# the domain named paths in the pool only, nothing of this machine
+xml = open(f"{run}/domain.xml").read()
+assert f"<kernel>{pool}/mglrulab-kernel-" in xml, xml
+assert f"<source file='{pool}/mglrulab-run-" in xml, xml
+assert f"<entry name='opt/org.mglrulab/job' file='{pool}/mglrulab-run-" in xml, xml
+assert run not in xml and "type='file'>\n      <source path" not in xml, xml
+PY
+[ -z "$(ls "$HOSTB/pool" | grep mglrulab-run-)" ] || fail "the run's volumes were left: $(ls "$HOSTB/pool")"
+[ -z "$(hosts_virsh list --all --name)" ] || fail "a domain was left on the daemon"
+# a second run finds every volume there
+lab_ns guest boot tiny "${KARGS[@]}" --host remote --json --run-dir "$TMP/run2" >"$TMP/run2.json" 2>"$TMP/run2.err" ||
+	{ cat "$TMP/run2.err"; fail "second guest run on the daemon"; }
+[ "$(json_get "$TMP/run2.json" 'd["host"]["volumes_uploaded"]')" = 0 ] || fail "the second run uploaded: $(cat "$TMP/run2.json")"
+# the caps hold on streams: a console over its (lowered) cap destroys the guest
+MGLRULAB_TEST_CONSOLE_MAX=4096 lab_ns guest boot tiny "${KARGS[@]}" --host remote --run-dir "$TMP/run4" \
+	>/dev/null 2>"$TMP/run4.err" && fail "a console over its cap ran on"
+grep -q "console.log grew to 4097 bytes, over GUEST_CONSOLE_LOG_MAX (4096 bytes.*the guest was destroyed" \
+	"$TMP/run4.err" || fail "console cap on the daemon: $(cat "$TMP/run4.err")"
+[ "$(stat -c %s "$TMP/run4/console.log")" = 4096 ] || fail "the streamed console was not cut to its cap"
+[ -z "$(hosts_virsh list --all --name)" ] || fail "the capped guest was left on the daemon"
+# 9p shares are folders of this machine: refused on the daemon, before anything is sent
+lab_ns guest run tiny "${KARGS[@]}" --host remote --workload yield_pingpong --share "$TMP:tools" \
+	--run-dir "$TMP/run3" >/dev/null 2>"$TMP/run3.err" && fail "a 9p share ran on the daemon"
+grep -q "workload yield_pingpong needs the 9p share tools ($TMP), a folder on this machine, which a run on host remote cannot reach" \
+	"$TMP/run3.err" || fail "9p share on the daemon: $(cat "$TMP/run3.err")"
+[ -z "$(ls "$HOSTB/pool" | grep mglrulab-run-)" ] || fail "the refused run left volumes"
 
 # ---- nothing left behind ----
 [ -z "$(hosts_virsh list --all --name)" ] || fail "a domain was left on the daemon"

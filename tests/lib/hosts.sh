@@ -3,6 +3,10 @@
 # an sshd on 127.0.0.1 with a host key and a client key made here, so the
 # daemon is reached the way a remote host is: qemu+ssh. There is no systemd
 # on the lab's machines; these are plain processes, stopped by hosts_stop.
+# The daemon runs in a mount namespace of its own where /etc/libvirt and
+# /var/log are folders under $1: its qemu.conf is the test's (QEMU as root,
+# no virtlogd: the embedded driver's settings, DESIGN.md), and what it
+# writes there (pool definitions, QEMU's logs) stays in the test's folder.
 #
 #   hosts_need                 skip (77) unless root, libvirtd, sshd and nc
 #   hosts_start DIR            start both; sets HOSTS_URI (qemu+ssh),
@@ -40,7 +44,17 @@ auth_unix_ro = "none"
 auth_unix_rw = "none"
 log_outputs = "3:file:$d/libvirtd.log"
 CONF
-	"$HOSTS_LIBVIRTD" -f "$d/libvirtd.conf" -p "$d/libvirtd.pid" >"$d/stdout" 2>&1 &
+	mkdir -p "$d/etc" "$d/log"
+	cat >"$d/etc/qemu.conf" <<CONF
+user = "root"
+group = "root"
+security_driver = "none"
+stdio_handler = "file"
+CONF
+	# (unshare and sh exec: $! is the daemon's pid)
+	unshare --mount --propagation private -- sh -c \
+		'mount --bind "$1/etc" /etc/libvirt && mount --bind "$1/log" /var/log && shift && exec "$@"' \
+		sh "$d" "$HOSTS_LIBVIRTD" -f "$d/libvirtd.conf" -p "$d/libvirtd.pid" >"$d/stdout" 2>&1 &
 	HOSTS_LIBVIRTD_PID=$!
 	for _ in $(seq 100); do [ -S "$HOSTS_SOCK" ] && break; sleep 0.1; done
 	[ -S "$HOSTS_SOCK" ] || { cat "$d/stdout" "$d/libvirtd.log" >&2; fail "libvirtd did not start"; }

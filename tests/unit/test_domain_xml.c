@@ -142,12 +142,40 @@ static void test_escaping(void **state)
 	sb_release(&err);
 }
 
+/* A remote host: console and results port read as streams, no local file named. */
+static void test_remote(void **state)
+{
+	struct guest_topology t;
+	struct strbuf err = STRBUF_INIT;
+	struct domain_spec s;
+	char *xml;
+
+	(void)state;
+	assert_int_equal(guest_topology_load("guests/tiny.conf", &t, &err), 0);
+	s = base_spec(&t);
+	s.job = "/pool/mglrulab-run-1-0.job";
+	s.streams = 1;
+	xml = domain_xml(&s);
+	contains(xml, "<entry name='" GUEST_FWCFG_JOB_NAME "' file='/pool/mglrulab-run-1-0.job'/>");
+	contains(xml, "<serial type='pty'>\n      <target port='0'/>\n    </serial>");
+	contains(xml, "<channel type='unix'>\n      <source mode='bind'/>\n"
+		 "      <target type='virtio' name='" GUEST_CHANNEL_NAME "'/>");
+	assert_null(strstr(xml, "job.json"));
+	assert_null(strstr(xml, "console.log"));
+	assert_null(strstr(xml, "results.jsonl"));
+	assert_null(strstr(xml, "type='file'>\n      <source path"));
+	free(xml);
+	guest_topology_release(&t);
+	sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tiny),
 		cmocka_unit_test(test_placement_and_memory_only_node),
 		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_remote),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

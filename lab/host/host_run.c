@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One guest run on a [host], everything through its connection (host_run.h). */
+#include "host_run.h"
+#include "host_volume.h"
+#include "libvirt_conn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * The volumes ensured so far, per host (its URI and pool) and local file
+ * (path, device, inode, size, modification time): hashing a 100 MB image
+ * costs about 0.1 s, and a session would otherwise pay it before every
+ * run. A file changed in place gets a new mtime, so a new look.
+ */
+struct vol_entry {
+	struct vol_entry *next;
+	char *uri, *pool, *file;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct host_volume vol;
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vol_entry *cache;
+
+void host_run_forget_volumes(void)
+{
+	pthread_mutex_lock(&cache_lock);
+	while (cache) {
+		struct vol_entry *e = cache;
+
+		cache = e->next;
+		host_volume_release(&e->vol);
+		free(e->uri);
+		free(e->pool);
+		free(e->file);
+		free(e);
+	}
+	pthread_mutex_unlock(&cache_lock);
+}
+
+static int same_file(const struct vol_entry *e, const struct lab_host *h, const char *file,
+		     const struct stat *st)
+{
+	return !strcmp(e->uri, h->cfg->uri) && !strcmp(e->pool, h->cfg->pool) &&
+	       !strcmp(e->file, file) && e->dev == st->st_dev && e->ino == st->st_ino &&
+	       e->size == st->st_size && e->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/*
+ * @file on @h: its path there in *@path (caller frees), from this
+ * process's cache or host_volume_ensure(). *@vol (when not NULL) gets a
+ * copy of the volume for an overlay's backing store. 0, or -1 with @err.
+ * The lock is held through the upload: two slots' threads must not send
+ * one volume twice (the second would fail on the existing name).
+ */
+static int ensure(struct lab_host *h, const char *file, enum host_vol_kind kind,
+		  struct host_volume *vol, struct guest_run *run, struct strbuf *err)
+{
+	struct vol_entry *e;
+	struct stat st;
+	int r = -1;
+
+	if (stat(file, &st)) {
+		sb_addf(err, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	pthread_mutex_lock(&cache_lock);
+	for (e = cache; e && !same_file(e, h, file, &st); e = e->next)
+		;
+	if (!e) {
+		e = xcalloc(1, sizeof(*e));
+		if (host_volume_ensure(h, file, kind, &e->vol, err)) {
+			host_volume_release(&e->vol);
+			free(e);
+			goto out;
+		}
+		run->volumes_uploaded += e->vol.uploaded;
+		debug("host %s: %s %s (%.3f s)", h->cfg->name, e->vol.name,
+		      e->vol.uploaded ? "uploaded" : "already there", e->vol.seconds);
+		e->uri = xstrdup(h->cfg->uri);
+		e->pool = xstrdup(h->cfg->pool);
+		e->file = xstrdup(file);
+		e->dev = st.st_dev;
+		e->ino = st.st_ino;
+		e->size = st.st_size;
+		e->mtime = st.st_mtim;
+		e->next = cache;
+		cache = e;
+	}
+	*vol = e->vol;
+	vol->name = xstrdup(e->vol.name);
+	vol->path = xstrdup(e->vol.path);
+	r = 0;
+out:
+	pthread_mutex_unlock(&cache_lock);
+	return r;
+}
+
+/* A run that never reached the guest: the host failed it. */
+static int host_failed(struct lab_host *h, struct guest_run *run, struct strbuf *err)
+{
+	guest_result_init(&run->result);
+	run->status = GUEST_RUN_FAILED;
+	run->boot_s = run->guest_s = -1;
+	run->host_error = 1;
+	free(run->failure);
+	/* host_volume.c's messages name the host already; local file errors do not */
+	run->failure = strncmp(sb_str(err), "host ", 5) ?
+		xasprintf("host %s: %s", h->cfg->name, sb_str(err)) : xstrdup(sb_str(err));
+	return -1;
+}
+
+/* After a failed run: was it the host (its connection gone) rather than the guest? */
+static void blame_host(struct lab_host *h, struct guest_run *run)
+{
+	char *f;
+
+	if (run->status == GUEST_RUN_OK || run->status == GUEST_RUN_INTERRUPTED ||
+	    virConnectIsAlive(h->conn) == 1)
+		return;
+	run->host_error = 1;
+	f = xasprintf("%s (host %s: the connection to %s is lost)", run->failure ? run->failure : "failed",
+		      h->cfg->name, h->cfg->uri);
+	free(run->failure);
+	run->failure = f;
+}
+
+/* Delete the run's own volumes (a volume that is not there is no error). */
+static void drop_volume(struct lab_host *h, const char *name)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (name && host_volume_delete(h, name, &err))
+		warning("%s", sb_str(&err));
+	sb_release(&err);
+}
+
+int host_guest_run(struct lab_host *h, struct guest_run *run)
+{
+	static unsigned seq;
+	struct host_volume kv = { 0 }, iv = { 0 }, bv = { 0 }, ov = { 0 }, jv = { 0 };
+	struct guest_remote rem = { .host = h->cfg->name };
+	struct strbuf err = STRBUF_INIT;
+	double t0 = now_monotonic(), t1 = 0;
+	char *ov_name = NULL, *job_name = NULL;
+	unsigned n;
+	int r = -1;
+
+	run->volume_s = 0;
+	run->volumes_uploaded = 0;
+	run->host_error = 0;
+	if (h->embedded)
+		return guest_run(h->conn, run);
+	/* what guest_run() refuses for a remote run: refused before any upload */
+	if (run->nr_shares || run->keep_disk) {
+		run->remote = &rem;
+		r = guest_run(h->conn, run);
+		run->remote = NULL;
+		return r;
+	}
+	if (ensure(h, run->kernel, HOST_VOL_KERNEL, &kv, run, &err) ||
+	    (run->initrd && ensure(h, run->initrd, HOST_VOL_KERNEL, &iv, run, &err)) ||
+	    (run->base_image && ensure(h, run->base_image, HOST_VOL_IMAGE, &bv, run, &err))) {
+		r = host_failed(h, run, &err);
+		goto out;
+	}
+	rem.kernel = kv.path;
+	rem.initrd = run->initrd ? iv.path : NULL;
+	n = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
+	if (run->base_image) {
+		ov_name = xasprintf("mglrulab-run-%ld-%u.qcow2", (long)getpid(), n);
+		if (host_overlay_create(h, &bv, ov_name, &ov, &err)) {
+			r = host_failed(h, run, &err);
+			goto out;
+		}
+		rem.disk = ov.path;
+	}
+	/*
+	 * The job as a volume, named by QEMU's fw_cfg file=: libvirt 9.0 puts
+	 * an inline <entry>TEXT</entry> on QEMU's command line XML-escaped and
+	 * with its commas unescaped, so a JSON text cannot go inline.
+	 */
+	if (run->job_json) {
+		job_name = xasprintf("mglrulab-run-%ld-%u.job", (long)getpid(), n);
+		if (host_volume_put(h, job_name, run->job_json, strlen(run->job_json), &jv, &err)) {
+			r = host_failed(h, run, &err);
+			goto out;
+		}
+		rem.job = jv.path;
+	}
+	run->remote = &rem;
+	t1 = now_monotonic();
+	r = guest_run(h->conn, run);
+	run->remote = NULL;
+	blame_host(h, run);
+	t0 += now_monotonic() - t1;	/* the run itself is not volume time */
+out:
+	/* the run's own volumes go, whatever happened */
+	drop_volume(h, ov_name);
+	drop_volume(h, job_name);
+	run->volume_s = now_monotonic() - t0;
+	host_volume_release(&kv);
+	host_volume_release(&iv);
+	host_volume_release(&bv);
+	host_volume_release(&ov);
+	host_volume_release(&jv);
+	free(ov_name);
+	free(job_name);
+	sb_release(&err);
+	return r;
+}
+
+int host_guest_runner(void *ctx, struct guest_run *run)
+{
+	return host_guest_run(ctx, run);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One guest run on a [host] (docs/hosts.md), everything through its
+ * libvirt connection: the kernel (and initrd) and the guest image are
+ * content-addressed volumes in the host's pool (host_volume_ensure(), done
+ * once per host and local file in this process), the run's disk is a qcow2
+ * overlay volume on the image, created for the run and always deleted after
+ * it, the job goes inline in the domain XML, and console.log and
+ * results.jsonl come back into the run folder as libvirt streams
+ * (domain_run.h, struct guest_remote). On the embedded host it is
+ * guest_run() on its connection, local files as always.
+ *
+ * Safe to call from several threads at once, each with its own run (one
+ * per host slot). Uploads are serialised within the process: the first run
+ * on a host sends what it needs while the others wait, then none sends it
+ * again.
+ */
+#ifndef LAB_HOST_RUN_H
+#define LAB_HOST_RUN_H
+
+#include "domain_run.h"
+#include "host.h"
+
+/*
+ * Run @run (filled as for guest_run(), with local kernel, initrd and
+ * base_image) on @h. Returns 0 when the run counts, -1 otherwise with
+ * run->status and run->failure set, as guest_run() does. Also sets
+ * run->volume_s (the volumes: ensure, overlay create and delete),
+ * run->volumes_uploaded and run->host_error (the host failed, not the
+ * guest: its connection, pool or volumes; "host NAME: ..." in the failure).
+ */
+int host_guest_run(struct lab_host *h, struct guest_run *run);
+
+/* host_guest_run() as guest_lab_run_with()'s runner: @ctx is the struct lab_host. */
+int host_guest_runner(void *ctx, struct guest_run *run);
+
+/*
+ * Forget the volumes this process ensured (for a host whose pool was
+ * emptied behind its back, and for tests).
+ */
+void host_run_forget_volumes(void);
+
+#endif
