@@ -922,7 +922,6 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		goto out;
 	}
 	track(dom);
-	qemu_reaper_watch(conn, run->domain_name);
 	run->started = 1;
 	if (run->remote && open_streams(dom, run, &w, console, channel, rs)) {
 		untrack(dom);

@@ -1,84 +1,96 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reaping the embedded driver's QEMU processes (qemu_reaper.h). */
 #include "qemu_reaper.h"
-#include "fsutil.h"
-#include "libvirt_conn.h"
-#include "parse_num.h"
-#include "strbuf.h"
 #include "util.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
-static int enabled;
-
-int qemu_reaper_enable(void)
+/* Is zombie @pid a QEMU (its comm, which a zombie keeps)? */
+static int is_qemu(pid_t pid)
 {
-	if (enabled)
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	f = fopen(path, "re");
+	if (!f)
 		return 0;
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-		return -1;
-	enabled = 1;
-	return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	return !strncmp(comm, "qemu-system-", 12);
 }
 
-/* The embedded driver's root, from "qemu:///embed?root=DIR" (caller frees), or NULL. */
-static char *embed_root(virConnectPtr conn)
+/*
+ * Look at (WNOWAIT) the first zombie child; reap it once it has stayed a
+ * zombie for the grace period and is a QEMU. Only a zombie that is not a
+ * QEMU can hide the ones behind it, and only until its owner reaps it.
+ */
+static void *reaper_main(void *arg)
 {
-	char *uri = virConnectGetURI(conn), *root = NULL;
-	const char *p = uri ? strstr(uri, "?root=") : NULL;
+	pid_t seen = 0;
+	double since = 0;
 
-	if (p && !strncmp(uri, "qemu:///embed", 13))
-		root = xstrdup(p + 6);
-	free(uri);
-	return root;
-}
+	(void)arg;
+	for (;;) {
+		siginfo_t si;
 
-static void *reap(void *arg)
-{
-	pid_t pid = (pid_t)(long)arg;
-
-	/* ECHILD: not ours after all (no subreaper); libvirt waits for init then */
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || !si.si_pid) {
+			seen = 0;
+			usleep(REAPER_GRACE_MS * 1000 / 2);
+			continue;
+		}
+		if (si.si_pid != seen) {
+			seen = si.si_pid;
+			since = now_monotonic();
+		} else if (now_monotonic() - since >= REAPER_GRACE_MS / 1000.0 && is_qemu(seen)) {
+			waitpid(seen, NULL, WNOHANG);
+			seen = 0;
+			continue;
+		}
+		usleep(REAPER_GRACE_MS * 1000 / 4);
+	}
 	return NULL;
 }
 
-void qemu_reaper_watch(virConnectPtr conn, const char *name)
+int qemu_reaper_enable(void)
 {
-	char *root, *path;
-	struct strbuf sb = STRBUF_INIT;
-	long pid;
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	static int enabled;
 	pthread_t th;
-	pthread_attr_t attr;
 	sigset_t all, old;
+	int r = 0, e;
 
-	if (!enabled || !lab_virt_is_embedded(conn) || !(root = embed_root(conn)))
-		return;
-	path = xasprintf("%s/run/qemu/%s.pid", root, name);
-	if (!read_file(path, &sb, 64))
-		while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == ' '))
-			sb.buf[--sb.len] = 0;
-	if (!sb.len || parse_long(sb_str(&sb), 2, 1L << 30, &pid)) {
-		debug("cannot read QEMU's pid from %s: init reaps it", path);
+	pthread_mutex_lock(&once);
+	if (enabled)
+		goto out;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) {
+		r = -1;
 		goto out;
 	}
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	/* signals belong to the threads that wait for guests */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (pthread_create(&th, &attr, reap, (void *)pid))
-		debug("cannot start a thread to reap QEMU %ld: init reaps it", pid);
+	e = pthread_create(&th, NULL, reaper_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	if (e) {
+		/* orphans would stay zombies with nobody to reap them: undo */
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+		errno = e;
+		r = -1;
+		goto out;
+	}
+	pthread_detach(th);
+	enabled = 1;
 out:
-	sb_release(&sb);
-	free(path);
-	free(root);
+	pthread_mutex_unlock(&once);
+	return r;
 }
