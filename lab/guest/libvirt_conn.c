@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <dlfcn.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -134,6 +135,29 @@ int lab_virt_uri_is_local(const char *uri)
 	return s && s[3] == '/';
 }
 
+/* The owner pid in a lab domain's name ("mglrulab-<pid>-<n>"), or 0. */
+static long owner_pid(const char *name)
+{
+	char *num, *dash;
+	long pid = 0;
+
+	if (!str_starts_with(name, LAB_DOMAIN_PREFIX))
+		return 0;
+	num = xstrdup(name + strlen(LAB_DOMAIN_PREFIX));
+	dash = strchr(num, '-');
+	if (dash)
+		*dash = '\0';
+	if (parse_long(num, 1, 1 << 30, &pid))
+		pid = 0;
+	free(num);
+	return pid;
+}
+
+static int pid_dead(long pid)
+{
+	return pid > 0 && pid != getpid() && kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
 /*
  * Destroy lab domains whose owning process is gone (a session killed with
  * SIGKILL). Only on this machine: the pid in a domain's name is a pid of
@@ -154,25 +178,66 @@ static void destroy_stale(virConnectPtr conn)
 
 	for (int i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
-		long pid;
-		char *dash;
 
-		if (name && str_starts_with(name, LAB_DOMAIN_PREFIX)) {
-			char *num = xstrdup(name + strlen(LAB_DOMAIN_PREFIX));
-
-			dash = strchr(num, '-');
-			if (dash)
-				*dash = '\0';
-			if (!parse_long(num, 1, 1 << 30, &pid) && pid != getpid() &&
-			    kill((pid_t)pid, 0) && errno == ESRCH) {
-				warning("destroying domain %s left by a dead mglrulab (pid %ld)", name, pid);
-				virDomainDestroy(doms[i]);
-			}
-			free(num);
+		if (name && pid_dead(owner_pid(name))) {
+			warning("destroying domain %s left by a dead mglrulab (pid %ld)", name,
+				owner_pid(name));
+			virDomainDestroy(doms[i]);
 		}
 		virDomainFree(doms[i]);
 	}
 	free(doms);
+}
+
+/*
+ * A lab killed while libvirt was starting a domain leaves its status file
+ * in the embedded root, "paused, starting up", with no QEMU (pid 0) or a
+ * dead one. The embedded driver loads it as a running domain whose start
+ * job never ends, and virDomainDestroy() then waits 30 s for that job and
+ * fails, at every open. Before opening (we hold the root's lock, so no
+ * other process uses it), such a file of a dead owner whose QEMU is not
+ * running is removed: there is nothing left to destroy.
+ */
+static void forget_dead_starts(const char *state_dir)
+{
+	char *dir = xasprintf("%s/libvirt/run/qemu", state_dir);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		struct strbuf xml = STRBUF_INIT;
+		char *path, *name;
+		const char *q;
+		long qpid = -1;
+
+		if (len < 5 || strcmp(e->d_name + len - 4, ".xml"))
+			continue;
+		name = xstrndup(e->d_name, len - 4);
+		if (!pid_dead(owner_pid(name))) {
+			free(name);
+			continue;
+		}
+		path = xasprintf("%s/%s", dir, e->d_name);
+		if (!read_file(path, &xml, 1 << 20) && (q = strstr(sb_str(&xml), "<domstatus ")) &&
+		    (q = strstr(q, " pid='")))
+			qpid = strtol(q + 6, NULL, 10);
+		if (qpid == 0 || (qpid > 0 && kill((pid_t)qpid, 0) && errno == ESRCH)) {
+			warning("forgetting domain %s: its mglrulab (pid %ld) died while it started, "
+				"and it has no QEMU", name, owner_pid(name));
+			if (unlink(path))
+				warning("cannot remove %s: %s", path, strerror(errno));
+			char *pidfile = xasprintf("%s/%s.pid", dir, name);
+			unlink(pidfile);	/* a dead QEMU's, if any */
+			free(pidfile);
+		}
+		sb_release(&xml);
+		free(path);
+		free(name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
 }
 
 /*
@@ -236,6 +301,7 @@ virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbu
 			return NULL;
 		if (embed_lock_fd < 0 && lock_embed_root(state_dir, err))
 			return NULL;
+		forget_dead_starts(state_dir);
 		uri = embed = lab_virt_embed_uri(state_dir);
 	}
 	if (virInitialize() < 0) {
