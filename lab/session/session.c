@@ -50,7 +50,10 @@ static int resume_session(struct session *s)
 	const char *gfile = json_string_value(json_object_get(json_object_get(s->ctx, "guest"), "file"));
 	const char *first = json_string_value(json_object_get(json_array_get(json_object_get(s->ctx, "kernels"), 0),
 							      "name"));
-	return session_guest_open(s, gfile ? gfile : "", session_kernel_image(s->ctx, first));
+	r = session_guest_open(s, gfile ? gfile : "", session_kernel_image(s->ctx, first));
+	if (!r)
+		r = session_hosts_open(s, json_object_get(s->ctx, "hosts"));
+	return r ? r : session_hosts_check_shares(s);
 }
 
 /* A new session: its folder, the kernels, the guest lab, session.json. */
@@ -89,8 +92,14 @@ static int start_session(struct session *s)
 	r = session_guest_open(s, gfile, s->kernels.res[0].bzimage);
 	if (r)
 		return r;
+	json_t *hosts = session_hosts_json(&s->cfg);
+	r = session_hosts_open(s, hosts);
+	json_decref(hosts);
+	if (r)
+		return r;
 	kbuild_result_free(&s->kernels.res[0]);
-	return session_new(s);
+	r = session_new(s);
+	return r ? r : session_hosts_check_shares(s);
 }
 
 /*
@@ -119,27 +128,6 @@ static int override_kernels(struct session *s)
 	return r;
 }
 
-/*
- * Sessions run on one host, at [lab] uri, until runs over [host] sections
- * are built (docs/hosts.md; doctor and `host upload` use them today). A lab
- * that names another host, or more slots, is refused before anything is
- * built rather than run somewhere it did not ask for.
- */
-static int check_hosts(const struct lab_config *cfg)
-{
-	const struct host_cfg *h = cfg->run.hosts.n == 1 ?
-				   config_host(cfg, cfg->run.hosts.v[0]) : NULL;
-
-	if (h && (!h->line || (h->slots == 1 && !strcmp(h->uri, cfg->uri))))
-		return 0;
-	h = config_host(cfg, cfg->run.hosts.v[cfg->run.hosts.n > 1]);
-	return user_error("%s:%d: [host %s]: sessions do not run on [host] hosts yet, only at "
-			  "[lab] uri with one slot (docs/hosts.md: `mglrulab doctor` and "
-			  "`mglrulab host upload` use them); set [run] hosts to one host with "
-			  "[lab]'s uri and slots = 1, or remove the [host] sections",
-			  cfg->path, h ? h->line : 0, h ? h->name : cfg->run.hosts.v[0]);
-}
-
 int session_main(struct session_opts *o)
 {
 	struct session s = { .o = o, .saved_stdout = -1, .lock_fd = -1 };
@@ -149,8 +137,6 @@ int session_main(struct session_opts *o)
 	r = config_load_or_report(o->config, &s.cfg);
 	if (!r)
 		r = override_kernels(&s);
-	if (!r)
-		r = check_hosts(&s.cfg);
 	if (r)
 		goto out;
 	session_stdout_to_stderr(&s);
@@ -161,6 +147,7 @@ int session_main(struct session_opts *o)
 	r = session_finish(&s, stopped);
 out:
 	session_stdout_restore(&s);
+	session_hosts_close(&s);
 	/* Destroys whatever guest of ours still runs, too. */
 	guest_lab_close(&s.lab);
 	guest_topology_release(&s.topo);

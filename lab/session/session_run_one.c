@@ -9,6 +9,7 @@
 #include "domain_run.h"
 #include "guest_job.h"
 #include "host_load.h"
+#include "host_run.h"
 #include "report.h"
 #include "utf8.h"
 
@@ -16,21 +17,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The record of finished run @gr, with where its files are and the host's load. */
+/* The record of finished run @gr, with where its files are, its host and slot, the host's load. */
 static json_t *record_of(const json_t *planned, const struct guest_run *gr, const struct session *s,
-			 const char *started, const struct host_sample *before,
-			 const struct host_sample *after)
+			 const struct session_host *h, int slot, const char *started,
+			 const struct host_sample *before, const struct host_sample *after)
 {
 	json_t *rec = session_record(planned, gr, &s->topo, started);
 	json_t *load = host_load_json(before, after, gr->qemu_cpu_s);
 
 	json_object_set_new(rec, "run_dir", json_string(gr->run_dir));
+	json_object_set_new(rec, "host", json_string(h->cfg.name));
+	json_object_set_new(rec, "slot", json_integer(slot));
 	if (load)
 		json_object_set_new(rec, "host_load", load);
 	return rec;
 }
 
-json_t *session_run_one(struct session *s, const json_t *p, int seq)
+/*
+ * Did the host, rather than the guest, fail the run? Its connection is
+ * gone (daemon stopped, network down), or, with other hosts to go to, the
+ * guest could not even start there. Then no more runs go to it; the reason
+ * goes into the run's failure and @why.
+ */
+static int host_dropped(const struct session *s, const struct session_host *h,
+			struct guest_run *gr, struct strbuf *why)
+{
+	char at[32];
+
+	if (gr->status == GUEST_RUN_OK || gr->status == GUEST_RUN_INTERRUPTED)
+		return 0;
+	int alive = virConnectIsAlive(h->host.conn) == 1;
+
+	if (alive && (s->hosts.n < 2 || (gr->started && !gr->host_error)))
+		return 0;
+	iso8601_now(at);
+	sb_addf(why, "host %s (%s) dropped at %s: %s", h->cfg.name, h->cfg.uri, at,
+		!alive ? "the connection closed" : gr->host_error ? "its pool or volumes failed" :
+		"the guest could not start there");
+	char *failure = xasprintf("%s; %s", sb_str(why), gr->failure ? gr->failure : "");
+	free(gr->failure);
+	gr->failure = failure;
+	return 1;
+}
+
+/*
+ * One guest on host @h: the embedded driver boots from this machine's
+ * files; every other host gets them over its connection (host_run.c).
+ */
+static void run_on_host(struct session_host *h, struct guest_run *gr)
+{
+	gr->accel = h->accel;
+	host_guest_run(&h->host, gr);
+}
+
+json_t *session_run_one(struct session *s, struct session_host *h, int slot, const json_t *p,
+			int seq, struct strbuf *dropped)
 {
 	const char *wname = json_string_value(json_object_get(p, "workload"));
 	const char *kname = json_string_value(json_object_get(p, "kernel"));
@@ -64,16 +105,17 @@ json_t *session_run_one(struct session *s, const json_t *p, int seq)
 			shares[nr_shares].host_dir = json_string_value(json_object_get(a, "host_dir"));
 			shares[nr_shares++].tag = json_string_value(json_object_get(a, "tag"));
 		}
-	struct guest_run gr = { .topo = &s->topo, .accel = s->lab.accel, .kernel = image,
+	struct guest_run gr = { .topo = session_slot_topology(s, h, slot), .kernel = image,
 				.base_image = s->lab.image, .job_json = job, .run_dir = run_dir,
 				.shares = shares, .nr_shares = nr_shares };
 	struct host_sample hs_before, hs_after;
 	host_sample_take(&hs_before);
-	guest_run(s->lab.conn, &gr);
+	run_on_host(h, &gr);
 	host_sample_take(&hs_after);
+	host_dropped(s, h, &gr, dropped);
 	/* Interrupted is not a result: the run is redone on resume. */
 	if (gr.status != GUEST_RUN_INTERRUPTED) {
-		rec = record_of(p, &gr, s, started, &hs_before, &hs_after);
+		rec = record_of(p, &gr, s, h, slot, started, &hs_before, &hs_after);
 		char *path = session_run_path(s->dir, seq);
 		if (session_write_json(path, rec))
 			lab_error("cannot write %s: %s", path, strerror(errno));

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The plan's runs, in order: those with a record are done (a resumed
- * session skips them), a sequential session skips what its stopping rule
- * (session_seq.c) no longer needs, a signal stops the loop. Progress goes
- * to stderr: one line per finished run, a live line on a terminal.
+ * The plan's runs, in order, on the session's host slots: those with a
+ * record are done (a resumed session skips them), a sequential session
+ * skips what its stopping rule (session_seq.c) no longer needs, a signal
+ * stops the loop, a host that drops gives its runs to the others. Progress
+ * goes to stderr: one line per finished run, a live line on a terminal.
  */
 #include "session_stages.h"
 #include "escape.h"
 #include "interrupt.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void progress(size_t done_now, size_t todo, size_t total, size_t i,
@@ -62,15 +65,244 @@ static unsigned char *done_flags(const json_t *runs, size_t total)
 	return f;
 }
 
+/*
+ * The scheduler. A block (one workload's baseline and patched runs, in
+ * their ABBA/BAAB order; each warm-up run is a block of its own) runs on
+ * one host slot, so the paired comparison inside it never mixes hosts;
+ * blocks go to whichever slot is free next, in plan order. One worker
+ * thread per slot; with one slot in all the one worker is this thread,
+ * and the runs go in plan order exactly as before hosts. What the workers
+ * share (the records, the stopping rule, the hosts' state, progress) is
+ * under one lock; the runs themselves are not.
+ */
+struct block {
+	size_t *idx;			/* plan indices, in order */
+	size_t n, alloc, next;		/* next: the first not yet run */
+	int claimed;
+};
+
+struct sched {
+	pthread_mutex_t lock;
+	pthread_cond_t block_back;	/* a block was given back (or the session stops) */
+	struct session *s;
+	json_t *plan, *done;
+	unsigned char *have;
+	struct block *blocks;
+	size_t nblocks;
+	size_t total, todo, done_now;
+	double t0;
+	int stopped;			/* interrupted, or a run could not be recorded */
+};
+
+struct worker {
+	struct sched *q;
+	struct session_host *h;
+	int slot;
+	pthread_t thread;
+	int started;
+};
+
+static const char *plan_workload(const struct sched *q, size_t i)
+{
+	const char *w = json_string_value(json_object_get(json_array_get(q->plan, i), "workload"));
+
+	return w ? w : "";
+}
+
+static long plan_block(const struct sched *q, size_t i)
+{
+	return (long)json_integer_value(json_object_get(json_array_get(q->plan, i), "block"));
+}
+
+static int plan_seq(const struct sched *q, size_t i)
+{
+	return (int)json_integer_value(json_object_get(json_array_get(q->plan, i), "seq"));
+}
+
+/* Runs not yet done, grouped: consecutive plan entries of one workload and block number. */
+static void make_blocks(struct sched *q)
+{
+	size_t total = json_array_size(q->plan);
+
+	q->blocks = xcalloc(total ? total : 1, sizeof(*q->blocks));
+	for (size_t i = 0; i < total; i++) {
+		int seq = plan_seq(q, i);
+		struct block *cur = q->nblocks ? &q->blocks[q->nblocks - 1] : NULL;
+
+		if (seq >= 1 && (size_t)seq <= q->total && q->have[seq])
+			continue;
+		if (!cur || plan_block(q, i) == 0 || plan_block(q, i) != plan_block(q, cur->idx[cur->n - 1]) ||
+		    strcmp(plan_workload(q, i), plan_workload(q, cur->idx[cur->n - 1])))
+			cur = &q->blocks[q->nblocks++];
+		if (cur->n == cur->alloc) {
+			cur->alloc = cur->alloc ? 2 * cur->alloc : 4;
+			cur->idx = xrealloc(cur->idx, cur->alloc * sizeof(*cur->idx));
+		}
+		cur->idx[cur->n++] = i;
+	}
+}
+
+/*
+ * The next block with runs left whose workload the stopping rule still
+ * wants, claimed; NULL when there is none. Under the lock.
+ */
+static struct block *claim_block(struct sched *q)
+{
+	struct session *s = q->s;
+
+	for (size_t b = 0; b < q->nblocks; b++) {
+		struct block *bl = &q->blocks[b];
+
+		if (bl->claimed || bl->next >= bl->n)
+			continue;
+		if (s->seq && session_seq_stopped(s->seq, plan_workload(q, bl->idx[bl->next])))
+			continue;
+		bl->claimed = 1;
+		return bl;
+	}
+	return NULL;
+}
+
+/* Every host down: the rest waits for --resume. Under the lock. */
+static int all_hosts_down(const struct session *s)
+{
+	for (size_t i = 0; i < s->hosts.n; i++)
+		if (!s->hosts.v[i].down)
+			return 0;
+	return 1;
+}
+
+/* Run block @bl's remaining runs on the worker's slot. Called and returns under the lock. */
+static void run_block(struct worker *wk, struct block *bl)
+{
+	struct sched *q = wk->q;
+	struct session *s = q->s;
+	struct strbuf dropped = STRBUF_INIT;
+
+	while (bl->next < bl->n && !q->stopped) {
+		size_t i = bl->idx[bl->next];
+		const json_t *p = json_array_get(q->plan, i);
+		const char *wname = plan_workload(q, i);
+		int seq = plan_seq(q, i);
+
+		if (interrupted()) {
+			q->stopped = 1;
+			break;
+		}
+		if (s->seq && (session_seq_budget_spent(s->seq, q->done) ||
+			       session_seq_stopped(s->seq, wname))) {
+			bl->next = bl->n;	/* the rule no longer needs them */
+			break;
+		}
+		progress(q->done_now, q->todo, q->total, i + 1, p, NULL, now_monotonic() - q->t0);
+		pthread_mutex_unlock(&q->lock);
+		json_t *rec = session_run_one(s, wk->h, wk->slot, p, seq, &dropped);
+		pthread_mutex_lock(&q->lock);
+		if (!rec) {
+			q->stopped = 1;
+			break;
+		}
+		bl->next++;
+		q->done_now++;
+		progress(q->done_now, q->todo, q->total, i + 1, p, rec, now_monotonic() - q->t0);
+		json_array_append_new(q->done, rec);
+		if (s->seq)
+			session_seq_after_run(s->seq, s->ctx, q->done, wname);
+		if (dropped.len) {
+			/* the rest of the block goes to another slot, on another host */
+			wk->h->down = 1;
+			if (!wk->h->down_reason)
+				wk->h->down_reason = xstrdup(sb_str(&dropped));
+			term_printf(stderr, "%s; its runs go to the other hosts\n", sb_str(&dropped));
+			break;
+		}
+	}
+	bl->claimed = 0;
+	sb_release(&dropped);
+}
+
+/* Is a block running on some slot? Its host may drop and give it back. Under the lock. */
+static int blocks_in_flight(const struct sched *q)
+{
+	for (size_t b = 0; b < q->nblocks; b++)
+		if (q->blocks[b].claimed)
+			return 1;
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct sched *q = wk->q;
+
+	pthread_mutex_lock(&q->lock);
+	while (!q->stopped && !wk->h->down && !interrupted()) {
+		struct block *bl = claim_block(q);
+
+		if (!bl) {
+			if (!blocks_in_flight(q))
+				break;
+			/* nothing free now; wait in case a dropped host gives one back */
+			pthread_cond_wait(&q->block_back, &q->lock);
+			continue;
+		}
+		run_block(wk, bl);
+		pthread_cond_broadcast(&q->block_back);
+	}
+	pthread_cond_broadcast(&q->block_back);
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+static void sched_release(struct sched *q)
+{
+	for (size_t b = 0; b < q->nblocks; b++)
+		free(q->blocks[b].idx);
+	free(q->blocks);
+	free(q->have);
+	json_decref(q->done);
+	pthread_cond_destroy(&q->block_back);
+	pthread_mutex_destroy(&q->lock);
+}
+
+/* Start one worker per slot of every host; this thread is the last one. */
+static void run_workers(struct sched *q)
+{
+	struct session *s = q->s;
+	struct worker *wk = xcalloc(s->hosts.nr_slots ? s->hosts.nr_slots : 1, sizeof(*wk));
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->hosts.n; i++)
+		for (long slot = 0; slot < s->hosts.v[i].cfg.slots; slot++)
+			wk[n++] = (struct worker){ .q = q, .h = &s->hosts.v[i], .slot = (int)slot };
+	for (size_t i = 0; i + 1 < n; i++) {
+		int e = pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]);
+
+		if (e)
+			warning("cannot start a worker for host %s slot %d: %s; its runs go to the "
+				"other slots", wk[i].h->cfg.name, wk[i].slot, strerror(e));
+		wk[i].started = !e;
+	}
+	if (n)
+		worker_main(&wk[n - 1]);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (wk[i].started)
+			pthread_join(wk[i].thread, NULL);
+	free(wk);
+}
+
 int session_run_plan(struct session *s)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *done = session_load_runs(s->dir, &err);
-	json_t *plan = json_object_get(s->ctx, "plan"), *p;
-	size_t i, total = json_array_size(plan), todo = 0, done_now = 0;
-	double t0 = now_monotonic();
-	int stopped = 0;
+	struct sched q = { .s = s, .t0 = now_monotonic() };
+	json_t *p;
+	size_t i;
 
+	pthread_mutex_init(&q.lock, NULL);
+	pthread_cond_init(&q.block_back, NULL);
+	q.done = session_load_runs(s->dir, &err);
+	q.plan = json_object_get(s->ctx, "plan");
+	q.total = json_array_size(q.plan);
 	if (err.len)
 		warning("%s", sb_str(&err));
 	sb_reset(&err);
@@ -78,49 +310,34 @@ int session_run_plan(struct session *s)
 		s->seq = session_seq_open(s->dir, s->ctx, &err);
 	if (err.len) {
 		lab_error("%s", sb_str(&err));
-		json_decref(done);
+		sched_release(&q);
 		sb_release(&err);
 		return -1;
 	}
 	/* A resumed session first takes any look that a crash interrupted. */
 	json_array_foreach(json_object_get(s->ctx, "workloads"), i, p)
 		if (s->seq && json_is_string(json_object_get(p, "name")))
-			session_seq_after_run(s->seq, s->ctx, done,
+			session_seq_after_run(s->seq, s->ctx, q.done,
 					      json_string_value(json_object_get(p, "name")));
-	unsigned char *have = done_flags(done, total);
-	json_array_foreach(plan, i, p) {
-		json_int_t seq = json_integer_value(json_object_get(p, "seq"));
-		todo += !(seq >= 1 && (size_t)seq <= total && have[seq]);
+	q.have = done_flags(q.done, q.total);
+	for (i = 0; i < q.total; i++) {
+		int seq = plan_seq(&q, i);
+		q.todo += !(seq >= 1 && (size_t)seq <= q.total && q.have[seq]);
 	}
-	if (todo < total && !lab_quiet)
-		fprintf(stderr, "resuming: %zu of %zu runs already done\n", total - todo, total);
-	json_array_foreach(plan, i, p) {
-		int seq = (int)json_integer_value(json_object_get(p, "seq"));
-		if (seq >= 1 && (size_t)seq <= total && have[seq])
-			continue;
-		if (interrupted()) {
-			stopped = 1;
-			break;
-		}
-		const char *wname = json_string_value(json_object_get(p, "workload"));
-		if (s->seq && (session_seq_budget_spent(s->seq, done) ||
-			       session_seq_stopped(s->seq, wname)))
-			continue;
-		progress(done_now, todo, total, i + 1, p, NULL, now_monotonic() - t0);
-		json_t *rec = session_run_one(s, p, seq);
-		if (!rec) {
-			stopped = 1;
-			break;
-		}
-		done_now++;
-		progress(done_now, todo, total, i + 1, p, rec, now_monotonic() - t0);
-		json_array_append_new(done, rec);
-		if (s->seq)
-			session_seq_after_run(s->seq, s->ctx, done, wname);
+	if (q.todo < q.total && !lab_quiet)
+		fprintf(stderr, "resuming: %zu of %zu runs already done\n", q.total - q.todo, q.total);
+	make_blocks(&q);
+	run_workers(&q);
+	int stopped = q.stopped || interrupted();
+	if (!stopped && all_hosts_down(s)) {
+		/* runs are left that no host can take: --resume, once one is back */
+		for (size_t b = 0; b < q.nblocks && !stopped; b++)
+			stopped = q.blocks[b].next < q.blocks[b].n &&
+				  !(s->seq && session_seq_stopped(s->seq, plan_workload(&q, q.blocks[b].idx[q.blocks[b].next])));
+		if (stopped)
+			lab_error("every host dropped before the session's runs were done");
 	}
-	free(have);
-	json_decref(done);
+	sched_release(&q);
 	sb_release(&err);
-	return stopped || interrupted();
+	return stopped;
 }
-

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "guest_conf.h"
 #include "guest_lab.h"
+#include "host.h"
 #include "kbuild.h"
 #include "session.h"
 #include "session_seq.h"
@@ -33,6 +34,25 @@ struct session_kernels {
 	int n;
 };
 
+/* One host of the session (session_hosts.c), and where its runs stand. */
+struct session_host {
+	struct host_cfg cfg;		/* from session.json */
+	struct lab_host host;		/* its connection */
+	int index;			/* in session.json's hosts */
+	int borrowed;			/* the guest lab's connection: not ours to close */
+	enum guest_accel accel;
+	struct guest_topology *slot_topo;	/* per slot, pinned to its CPUs; NULL: no cpus */
+	/* under the scheduler's lock (session_runs.c) */
+	int down;			/* dropped mid-session: no more runs go there */
+	char *down_reason;
+};
+
+struct session_hosts {
+	struct session_host *v;
+	size_t n;
+	size_t nr_slots;		/* over every host */
+};
+
 struct session {
 	struct session_opts *o;
 	struct lab_config cfg;
@@ -45,6 +65,7 @@ struct session {
 	int lock_fd;			/* session.lock, -1 before it is taken */
 	double t0;
 	struct session_seq *seq;	/* --until decided, else NULL */
+	struct session_hosts hosts;	/* where the runs go */
 };
 
 /* --- session_kernels.c --- */
@@ -73,6 +94,23 @@ int session_guest_check(const char *guest_file);
  */
 int session_guest_open(struct session *s, const char *guest_file, const char *probe_kernel);
 
+/* --- session_hosts.c --- */
+/* lab.conf's [run] hosts for session.json. */
+json_t *session_hosts_json(const struct lab_config *cfg);
+/*
+ * Open the hosts @hosts (session.json's; none, as in a session from before
+ * hosts: the one at [lab] uri), after the guest lab, whose connection the
+ * host at [lab] uri shares. A host that does not answer is an error
+ * naming it and its URI (LAB_ELAB).
+ */
+int session_hosts_open(struct session *s, const json_t *hosts);
+void session_hosts_close(struct session *s);
+/* The topology slot @slot of host @h runs: pinned to the slot's CPUs, or the guest's. */
+const struct guest_topology *session_slot_topology(const struct session *s,
+						   const struct session_host *h, int slot);
+/* Refuse a workload with 9p shares when a host is not this machine's embedded driver. */
+int session_hosts_check_shares(const struct session *s);
+
 /* --- session_workloads.c --- */
 /*
  * The workloads @wl of session.json into @wls, each with its runs per
@@ -95,10 +133,13 @@ int session_run_plan(struct session *s);
 /* --- session_run_one.c --- */
 /*
  * Run planned run @planned (number @seq) in a fresh guest and write its
- * record to runs/. The record (new reference), or NULL when a signal
- * interrupted the run: not a result, it is redone on resume.
+ * record to runs/, on slot @slot of host @h. The record (new reference),
+ * or NULL when a signal interrupted the run: not a result, it is redone on
+ * resume. When the host rather than the guest failed (session_hosts.c),
+ * the reason is in @dropped too: no more runs should go there.
  */
-json_t *session_run_one(struct session *s, const json_t *planned, int seq);
+json_t *session_run_one(struct session *s, struct session_host *h, int slot,
+			const json_t *planned, int seq, struct strbuf *dropped);
 
 /* --- session_output.c --- */
 /* Kernel builds and guest setup talk on stdout; keep stdout for the report. */

@@ -44,13 +44,6 @@ hosts = local remote
 CONF
 "$LAB" config check -c "$TMP/lab.conf" >"$TMP/check.out" || { cat "$TMP/check.out"; fail "config check"; }
 grep -q "^\[host remote\]" "$TMP/check.out" || fail "config check does not show the hosts"
-# Sessions do not use [host] hosts yet: refused, not run elsewhere.
-"$LAB" run -c "$TMP/lab.conf" >/dev/null 2>"$TMP/run.err"
-rc=$?
-[ $rc -eq 1 ] || fail "run on two hosts exited $rc, expected 1"
-grep -q "lab.conf:[1-9][0-9]*: \[host remote\]: sessions do not run on \[host\] hosts yet" "$TMP/run.err" ||
-	fail "run on two hosts: $(cat "$TMP/run.err")"
-
 # mglrulab with $HOSTB hidden under an empty tmpfs (its own mount namespace)
 lab_ns() {
 	unshare --mount --propagation private -- sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' \

@@ -12,6 +12,8 @@
 #   hosts_start DIR            start both; sets HOSTS_URI (qemu+ssh),
 #                              HOSTS_LOCAL_URI (the daemon's unix socket)
 #   hosts_virsh ARGS...        virsh on the daemon, through its socket
+#   hosts_daemon_stop          stop the daemon alone (a host that drops)
+#   hosts_daemon_start         start it again (after hosts_start)
 #   hosts_stop                 undefine pool $HOSTS_POOL (and its volumes),
 #                              stop both, drop the test's known_hosts line
 HOSTS_LIBVIRTD=/usr/sbin/libvirtd
@@ -27,6 +29,26 @@ hosts_need() {
 }
 
 hosts_virsh() { virsh -q -c "$HOSTS_LOCAL_URI" "$@"; }
+
+# The daemon alone, stopped (a host that drops) and started again.
+hosts_daemon_start() {
+	local d=$HOSTS_DAEMON_DIR
+	rm -f "$HOSTS_SOCK"
+	# (unshare and sh exec: $! is the daemon's pid)
+	unshare --mount --propagation private -- sh -c \
+		'mount --bind "$1/etc" /etc/libvirt && mount --bind "$1/log" /var/log && shift && exec "$@"' \
+		sh "$d" "$HOSTS_LIBVIRTD" -f "$d/libvirtd.conf" -p "$d/libvirtd.pid" >>"$d/stdout" 2>&1 &
+	HOSTS_LIBVIRTD_PID=$!
+	for _ in $(seq 100); do [ -S "$HOSTS_SOCK" ] && break; sleep 0.1; done
+	[ -S "$HOSTS_SOCK" ] || { cat "$d/stdout" "$d/libvirtd.log" >&2; fail "libvirtd did not start"; }
+}
+
+hosts_daemon_stop() {
+	[ -n "${HOSTS_LIBVIRTD_PID:-}" ] || return 0
+	kill "$HOSTS_LIBVIRTD_PID" 2>/dev/null
+	wait "$HOSTS_LIBVIRTD_PID" 2>/dev/null
+	HOSTS_LIBVIRTD_PID=
+}
 
 hosts_start() {
 	local d=$1/daemon s=$1/ssh
@@ -51,13 +73,8 @@ group = "root"
 security_driver = "none"
 stdio_handler = "file"
 CONF
-	# (unshare and sh exec: $! is the daemon's pid)
-	unshare --mount --propagation private -- sh -c \
-		'mount --bind "$1/etc" /etc/libvirt && mount --bind "$1/log" /var/log && shift && exec "$@"' \
-		sh "$d" "$HOSTS_LIBVIRTD" -f "$d/libvirtd.conf" -p "$d/libvirtd.pid" >"$d/stdout" 2>&1 &
-	HOSTS_LIBVIRTD_PID=$!
-	for _ in $(seq 100); do [ -S "$HOSTS_SOCK" ] && break; sleep 0.1; done
-	[ -S "$HOSTS_SOCK" ] || { cat "$d/stdout" "$d/libvirtd.log" >&2; fail "libvirtd did not start"; }
+	HOSTS_DAEMON_DIR=$d
+	hosts_daemon_start
 
 	HOSTS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	ssh-keygen -q -t ed25519 -N '' -f "$s/host_key"

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hosts a session's runs go to (docs/hosts.md): lab.conf's [run] hosts
+ * written into session.json before the first run, so a resumed session
+ * reconnects to the same ones whatever lab.conf now says, and opened once
+ * for the session. The host at [lab] uri shares the guest lab's connection
+ * (the embedded driver admits one connection per state folder); the others
+ * get their own.
+ */
+#include "session_stages.h"
+#include "cpulist.h"
+#include "escape.h"
+#include "libvirt_conn.h"
+#include "xjson.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *str_or(const json_t *o, const char *key, const char *def)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : def;
+}
+
+json_t *session_hosts_json(const struct lab_config *cfg)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < cfg->run.hosts.n; i++) {
+		const struct host_cfg *h = config_host(cfg, cfg->run.hosts.v[i]);
+
+		if (!h)
+			continue;	/* config_load() refused it already */
+		json_array_append_new(a, xjson_pack("{s:s, s:s, s:I, s:s?, s:s, s:s}", "name", h->name,
+						    "uri", h->uri, "slots", (json_int_t)h->slots,
+						    "cpus", h->cpus, "pool", h->pool,
+						    "pool_dir", h->pool_dir));
+	}
+	return a;
+}
+
+/* One host of session.json into @hc (owned by the session). */
+static int host_cfg_from_json(const json_t *j, struct host_cfg *hc, struct strbuf *err)
+{
+	const char *name = json_string_value(json_object_get(j, "name"));
+	const char *uri = json_string_value(json_object_get(j, "uri"));
+	const char *cpus = json_string_value(json_object_get(j, "cpus"));
+	json_int_t slots = json_integer_value(json_object_get(j, "slots"));
+
+	memset(hc, 0, sizeof(*hc));
+	if (!name || !*name || !uri || slots < 1 || slots > 1024) {
+		sb_adds(err, "a host without a name, a URI or 1 to 1024 slots");
+		return -1;
+	}
+	hc->name = xstrdup(name);
+	hc->uri = xstrdup(uri);
+	hc->slots = (long)slots;
+	hc->pool = xstrdup(str_or(j, "pool", "mglrulab"));
+	hc->pool_dir = xstrdup(str_or(j, "pool_dir", "/var/lib/libvirt/mglrulab"));
+	if (cpus) {
+		hc->cpus = xstrdup(cpus);
+		hc->cpu_ids = xcalloc(CONFIG_MAX_HOST_CPUS, sizeof(int));
+		hc->nr_cpus = cpulist_ids(cpus, CONFIG_MAX_HOST_CPUS, hc->cpu_ids,
+					  CONFIG_MAX_HOST_CPUS);
+		if (hc->nr_cpus <= 0) {
+			sb_addf(err, "host %s: cpus '%s' is not a CPU list", name, cpus);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void host_cfg_free(struct host_cfg *hc)
+{
+	free(hc->name);
+	free(hc->uri);
+	free(hc->cpus);
+	free(hc->cpu_ids);
+	free(hc->pool);
+	free(hc->pool_dir);
+	memset(hc, 0, sizeof(*hc));
+}
+
+/*
+ * Sessions from before hosts have no "hosts": they ran at [lab] uri, one
+ * guest at a time, and that is what they resume on.
+ */
+static json_t *implicit_hosts(const struct session *s)
+{
+	return xjson_pack("[{s:s, s:s, s:i}]", "name", "local", "uri", s->cfg.uri, "slots", 1);
+}
+
+/*
+ * Each slot of a host with `cpus` its own CPUs: slot k takes the k-th
+ * run of vCPUs-many ids in the order lab.conf lists them (list them node
+ * by node for NUMA-aligned slots), one per vCPU, and QEMU's own threads
+ * on the same set, so that guests at once on one host do not measure
+ * each other. The slot's topology is the guest's with that placement.
+ */
+static int pin_slots(struct session *s, struct session_host *h)
+{
+	int v = s->topo.vcpus;
+
+	if (!h->cfg.nr_cpus)
+		return LAB_OK;	/* the topology's own placement, if any */
+	if ((long)h->cfg.nr_cpus < h->cfg.slots * v)
+		return user_error("host %s: cpus = %s holds %d CPUs, fewer than %ld slot%s x %d "
+				  "guest vCPUs", h->cfg.name, h->cfg.cpus, h->cfg.nr_cpus,
+				  h->cfg.slots, h->cfg.slots == 1 ? "" : "s", v);
+	h->slot_topo = xcalloc((size_t)h->cfg.slots, sizeof(*h->slot_topo));
+	for (long k = 0; k < h->cfg.slots; k++) {
+		struct guest_topology *t = &h->slot_topo[k];
+		struct strbuf all = STRBUF_INIT;
+
+		*t = s->topo;	/* shallow: the strings stay the guest's */
+		for (int i = 0; i < v; i++) {
+			int cpu = h->cfg.cpu_ids[k * v + i];
+
+			t->vcpupin[i] = xasprintf("%d", cpu);
+			sb_addf(&all, "%s%d", i ? "," : "", cpu);
+		}
+		t->emulatorpin = sb_detach(&all);
+	}
+	return LAB_OK;
+}
+
+int session_hosts_open(struct session *s, const json_t *hosts)
+{
+	struct session_hosts *hs = &s->hosts;
+	json_t *list = (json_t *)hosts, *own = NULL, *j;
+	struct strbuf err = STRBUF_INIT;
+	size_t i;
+	int r = LAB_OK;
+
+	if (!json_array_size(list))
+		list = own = implicit_hosts(s);
+	hs->n = json_array_size(list);
+	hs->v = xcalloc(hs->n, sizeof(*hs->v));
+	json_array_foreach(list, i, j) {
+		struct session_host *h = &hs->v[i];
+
+		if (host_cfg_from_json(j, &h->cfg, &err)) {
+			r = user_error("%s/session.json: hosts[%zu]: %s", s->dir, i, sb_str(&err));
+			hs->n = i;
+			break;
+		}
+		h->index = (int)i;
+		if (!strcmp(h->cfg.uri, s->cfg.uri)) {
+			/* the guest lab's own connection: shared, closed by guest_lab_close() */
+			h->host.cfg = &h->cfg;
+			h->host.conn = s->lab.conn;
+			h->host.embedded = lab_virt_is_embedded(s->lab.conn);
+			h->borrowed = 1;
+			h->accel = s->lab.accel;
+		} else {
+			if (host_open(&h->host, &h->cfg, s->cfg.state_dir, &err)) {
+				/* a host that never answers: exit 2, named with its URI */
+				r = lab_error("%s", sb_str(&err));
+				hs->n = i + 1;
+				break;
+			}
+			/*
+			 * KVM is probed on the lab's own host only (DESIGN.md: it
+			 * cannot boot stock kernels here); elsewhere it is used when
+			 * lab.conf asks for it, and TCG otherwise.
+			 */
+			h->accel = !strcmp(s->cfg.accel, "kvm") ? ACCEL_KVM : ACCEL_TCG;
+		}
+		r = pin_slots(s, h);
+		if (r) {
+			hs->n = i + 1;
+			break;
+		}
+		hs->nr_slots += (size_t)h->cfg.slots;
+		if (!lab_quiet && hs->n > 1)
+			term_printf(stderr, "host %s: %s, %ld slot%s, %s%s%s\n", h->cfg.name, h->cfg.uri,
+				    h->cfg.slots, h->cfg.slots == 1 ? "" : "s",
+				    guest_accel_name(h->accel), h->cfg.cpus ? ", CPUs " : "",
+				    h->cfg.cpus ? h->cfg.cpus : "");
+	}
+	json_decref(own);
+	sb_release(&err);
+	return r;
+}
+
+const struct guest_topology *session_slot_topology(const struct session *s,
+						   const struct session_host *h, int slot)
+{
+	return h->slot_topo ? &h->slot_topo[slot] : &s->topo;
+}
+
+void session_hosts_close(struct session *s)
+{
+	struct session_hosts *hs = &s->hosts;
+
+	for (size_t i = 0; i < hs->n; i++) {
+		struct session_host *h = &hs->v[i];
+
+		for (long k = 0; h->slot_topo && k < h->cfg.slots; k++) {
+			for (int v = 0; v < s->topo.vcpus; v++)
+				free(h->slot_topo[k].vcpupin[v]);
+			free(h->slot_topo[k].emulatorpin);
+		}
+		free(h->slot_topo);
+
+		if (!h->borrowed && h->host.conn)
+			host_close(&h->host);
+		host_cfg_free(&h->cfg);
+		free(h->down_reason);
+	}
+	free(hs->v);
+	memset(hs, 0, sizeof(*hs));
+}
+
+int session_hosts_check_shares(const struct session *s)
+{
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(s->ctx, "workloads"), i, w) {
+		if (!json_array_size(json_object_get(w, "shares")))
+			continue;
+		for (size_t k = 0; k < s->hosts.n; k++) {
+			const struct session_host *h = &s->hosts.v[k];
+
+			if (h->host.embedded)
+				continue;
+			return user_error("workload %s shares host folders with the guest over 9p "
+					  "(kernel_build's toolchain), which needs the lab's own host; "
+					  "host %s (%s) is another: run this workload with [run] hosts "
+					  "naming only an embedded host",
+					  str_or(w, "name", "?"), h->cfg.name, h->cfg.uri);
+		}
+	}
+	return LAB_OK;
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# An A/B session on two hosts at once (docs/hosts.md): the embedded driver
+# and a real libvirtd reached over qemu+ssh (tests/lib/hosts.sh), one slot
+# each, so two guests run at the same time. Every block (its baseline and
+# patched run) must stay on one host, and each record names its host and
+# slot. Half-way, the daemon is stopped: the run it had in flight is
+# recorded as failed with the host's name and the time, its remaining
+# blocks finish on the embedded host, no completed run is lost, and the
+# report's failed runs say which host dropped. The daemon started again
+# holds no guest and at most the cut run's two volumes; the test
+# removes its pool.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/hosts.sh"
+hosts_need
+need_kernel_source
+
+trap 'hosts_stop; rm -rf "$TMP"' EXIT
+hosts_start "$TMP"
+mkdir -p "$TMP/hostb"
+
+# ab-small.conf's kernels (cached by the other session tests) and guest
+sed -e "s|^state_dir = .*|state_dir = $ROOT/.lab|" \
+    -e "s|^cache_dir = .*|cache_dir = $ROOT/kernels/cache|" \
+    -e "s|^reports_dir = .*|reports_dir = $TMP/reports|" \
+    -e "s|\.\./\.\./\.\./|$ROOT/|g" -e "s|\.\./series/|$ROOT/tests/fixtures/series/|" \
+    -e "s|^runs = .*|runs = 6|" \
+    "$ROOT/tests/fixtures/labs/ab-small.conf" >"$TMP/lab.conf"
+cat >>"$TMP/lab.conf" <<CONF
+[host local]
+[host remote]
+uri = $HOSTS_URI
+pool = $HOSTS_POOL
+pool_dir = $TMP/hostb/pool
+CONF
+sed -i "s|^\[run\]|[run]\nhosts = local remote|" "$TMP/lab.conf"
+
+t0=$(date +%s)
+"$LAB" run --ab --fail-on none -c "$TMP/lab.conf" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+# Stop the daemon once it has finished a run of its own, with runs to go.
+stopped=0
+for _ in $(seq 600); do
+	kill -0 $pid 2>/dev/null || break
+	if grep -qs '"host": "remote"' "$TMP"/reports/*/runs/*.json; then
+		n=$(ls "$TMP"/reports/*/runs/*.json | wc -l)
+		hosts_daemon_stop
+		stopped=$(date +%s)
+		echo "stopped the daemon after $n records"
+		break
+	fi
+	sleep 0.2
+done
+wait $pid
+rc=$?
+[ "$stopped" != 0 ] || { tail -20 "$TMP/err"; fail "no run finished on the remote host"; }
+[ $rc -eq 0 ] || { tail -30 "$TMP/err"; fail "the session exited $rc"; }
+grep -q "host remote (.*) dropped at .*; its runs go to the other hosts" "$TMP/err" ||
+	{ tail -30 "$TMP/err"; fail "the drop was not said"; }
+d=$(readlink -f "$TMP/reports/latest")
+python3 - "$d" <<'PY' || fail "the session's runs"
+import json, glob, os, sys
+d = sys.argv[1]
+ctx = json.load(open(os.path.join(d, "session.json")))
+assert [h["name"] for h in ctx["hosts"]] == ["local", "remote"], ctx["hosts"]
+runs = [json.load(open(p)) for p in glob.glob(os.path.join(d, "runs", "*.json"))]
+planned = {p["seq"] for p in ctx["plan"]}
+seqs = [r["seq"] for r in runs]
+assert len(seqs) == len(set(seqs)), "a run was done twice"
+assert set(seqs) == planned, ("runs missing", planned - set(seqs))
+hosts = {r["host"] for r in runs}
+assert hosts == {"local", "remote"}, hosts
+assert all(r["slot"] == 0 for r in runs), [r["slot"] for r in runs]
+ok_remote = [r for r in runs if r["host"] == "remote" and r["status"] == "ok"]
+assert ok_remote, "no remote run counted"
+failed = [r for r in runs if r["status"] != "ok"]
+assert len(failed) <= 1, [(r["seq"], r["host"], r["failure"][:200]) for r in failed]
+for r in failed:
+    assert r["host"] == "remote" and "host remote (" in r["failure"] and "dropped at 20" in r["failure"], r["failure"]
+# a block's runs on one host, except the one the drop cut
+by_block = {}
+for r in runs:
+    if r.get("block"):
+        by_block.setdefault((r["workload"], r["block"]), set()).add(r["host"])
+split = [b for b, h in by_block.items() if len(h) > 1]
+assert len(split) <= 1 and (not split or failed), split
+print(f"{len(runs)} runs: {sum(r['host'] == 'remote' for r in runs)} on remote "
+      f"({len(ok_remote)} ok), {len(failed)} failed by the drop")
+PY
+if grep -q "dropped" "$d"/runs/*.json; then
+	# (report.txt wraps its lines)
+	sed 's/^ *//' "$d/report.txt" | tr '\n' ' ' | grep -q "failed: host remote .* dropped at 20" ||
+		fail "report.txt does not say the host dropped"
+fi
+t1=$(date +%s)
+# The daemon back: the guest it had in flight is gone, and hosts_stop can
+# remove the pool and its volumes.
+hosts_daemon_start
+for _ in $(seq 50); do
+	[ -z "$(hosts_virsh list --name)" ] && break
+	sleep 0.2
+done
+[ -z "$(hosts_virsh list --name)" ] || fail "the daemon still has a guest: $(hosts_virsh list --name)"
+# The in-flight run's overlay and job volumes cannot be deleted over a
+# dead connection: at most those two are left (docs/hosts.md), never more.
+left=$(hosts_virsh vol-list "$HOSTS_POOL" | awk '{print $1}' | grep -cv -e '^mglrulab-kernel-' -e '^mglrulab-image-')
+[ "$left" -le 2 ] || fail "$left volumes other than kernels and images were left: $(hosts_virsh vol-list "$HOSTS_POOL")"
+echo "session on two hosts with the daemon stopped half-way: $((t1 - t0)) s"
+echo ok
