@@ -5,7 +5,8 @@
  * content-addressed volumes in the host's pool (host_volume_ensure(), done
  * once per host and local file in this process), the run's disk is a qcow2
  * overlay volume on the image, created for the run and always deleted after
- * it, the job goes inline in the domain XML, and console.log and
+ * it, the job is a small volume too (libvirt 9.0 cannot pass a JSON text
+ * inline in a fw_cfg entry: host_run.c), and console.log and
  * results.jsonl come back into the run folder as libvirt streams
  * (domain_run.h, struct guest_remote). On the embedded host it is
  * guest_run() on its connection, local files as always.
