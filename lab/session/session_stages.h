@@ -7,7 +7,8 @@
  *   session_guests.c    the guest topology and the guest lab (libvirt, image)
  *   session_workloads.c the workloads as session.json declares them
  *   session_context.c   a new session's session.json: host, design, plan
- *   session_runs.c      the plan's runs in order, progress, resume
+ *   session_hosts.c     the hosts of session.json, their connections and slots
+ *   session_runs.c      the plan's runs over the hosts' slots, progress, resume
  *   session_run_one.c   one planned run: a fresh guest, its record on disk
  *   session_output.c    reports, the exit status, JUnit
  */
