@@ -2,6 +2,7 @@
 #include "guest_accel.h"
 #include "xjson.h"
 #include "domain_run.h"
+#include "guest_lab.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "sha256.h"
@@ -102,8 +103,14 @@ static const char *first_line(char *s)
 	return s;
 }
 
+static int run_on_conn(void *conn, struct guest_run *run)
+{
+	return guest_run(conn, run);
+}
+
 /* Boot @kernel under KVM into a panic on a missing init: a working KVM gets there in a second or two. */
-static int probe(virConnectPtr conn, const char *state_dir, const char *kernel, char **reason)
+int guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir, const char *kernel,
+		    char **reason)
 {
 	struct guest_topology t;
 	struct guest_run run;
@@ -128,7 +135,7 @@ static int probe(virConnectPtr conn, const char *state_dir, const char *kernel, 
 	run.extra_cmdline = "init=" PROBE_INIT;
 	run.run_dir = dir;
 	info("checking whether KVM boots a kernel on this host (once; up to %d s)", PROBE_TIMEOUT_S);
-	guest_run(conn, &run);
+	runner(ctx, &run);
 	log = path_join(dir, "console.log");
 	read_file(log, &console, 1 << 20);
 	works = strstr(sb_str(&console), PROBE_INIT) != NULL ||
@@ -185,7 +192,7 @@ int guest_accel_resolve(virConnectPtr conn, const char *state_dir, const char *k
 	}
 	works = cache_lookup(state_dir, reason);
 	if (works < 0) {
-		works = probe(conn, state_dir, kernel, reason);
+		works = guest_kvm_probe(run_on_conn, conn, state_dir, kernel, reason);
 		if (works == -1)
 			return -1;	/* interrupted */
 		if (works == -2)

@@ -11,6 +11,7 @@
 #include <libvirt/libvirt.h>
 
 #include "guest_conf.h"
+#include "guest_lab.h"
 
 /*
  * Resolve @want (ACCEL_AUTO becomes KVM or TCG). *@reason says why, for the
@@ -19,6 +20,16 @@
  */
 int guest_accel_resolve(virConnectPtr conn, const char *state_dir, const char *kernel,
 			enum guest_accel want, enum guest_accel *out, char **reason);
+
+/*
+ * Boot @kernel with KVM through @runner (guest_run() on a connection, or
+ * another host's runner) into a panic on a missing init, files under
+ * @state_dir/kvm-probe. 1 KVM works, 0 it does not, with the reason in
+ * *@reason; -2 no answer about KVM (the domain could not start for another
+ * reason); -1 interrupted.
+ */
+int guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir, const char *kernel,
+		    char **reason);
 
 /* The cached probe result: 1 KVM works, 0 it does not, -1 not probed on this host yet. */
 int guest_kvm_cached(const char *state_dir);

@@ -17,6 +17,7 @@
 #include <libvirt/libvirt.h>
 
 #include "config.h"
+#include "guest_conf.h"
 #include "strbuf.h"
 
 struct lab_host {
@@ -41,6 +42,17 @@ void host_close(struct lab_host *h);
  * and marked autostart. A no-op on the embedded host. 0, or -1 with @err.
  */
 int host_pool_ensure(struct lab_host *h, struct strbuf *err);
+
+/*
+ * The accelerator runs on @h use: on the embedded host
+ * guest_accel_resolve() (its cached probe); elsewhere TCG unless the
+ * host's libvirt offers KVM, and for @want ACCEL_AUTO only when the KVM
+ * probe boots @kernel there (through host_guest_run(), every session).
+ * 0 with *@out and *@reason (caller frees), or -1: an explicit kvm the
+ * host lacks (the reason says so), or interrupted.
+ */
+int host_accel_resolve(struct lab_host *h, const char *state_dir, const char *kernel,
+		       enum guest_accel want, enum guest_accel *out, char **reason);
 
 /* Every [run] host of @cfg, in order; all open, or none (-1 with @err). */
 struct lab_hosts {

@@ -52,7 +52,8 @@ static int resume_session(struct session *s)
 							      "name"));
 	r = session_guest_open(s, gfile ? gfile : "", session_kernel_image(s->ctx, first));
 	if (!r)
-		r = session_hosts_open(s, json_object_get(s->ctx, "hosts"));
+		r = session_hosts_open(s, json_object_get(s->ctx, "hosts"),
+				       session_kernel_image(s->ctx, first));
 	return r ? r : session_hosts_check_shares(s);
 }
 
@@ -93,7 +94,7 @@ static int start_session(struct session *s)
 	if (r)
 		return r;
 	json_t *hosts = session_hosts_json(&s->cfg);
-	r = session_hosts_open(s, hosts);
+	r = session_hosts_open(s, hosts, s->kernels.res[0].bzimage);
 	json_decref(hosts);
 	if (r)
 		return r;

@@ -217,7 +217,7 @@ int session_new(struct session *s)
 		"threshold", cfg->stats.threshold, "max_failed_fraction", cfg->stats.max_failed,
 		"plan", planned);
 	free(command);
-	json_object_set_new(s->ctx, "hosts", session_hosts_json(cfg));
+	json_object_set_new(s->ctx, "hosts", session_hosts_state_json(s));
 	if (o->until_decided)
 		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",
 				    sequential_json(o, cfg, runs));

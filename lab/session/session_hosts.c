@@ -125,7 +125,24 @@ static int pin_slots(struct session *s, struct session_host *h)
 	return LAB_OK;
 }
 
-int session_hosts_open(struct session *s, const json_t *hosts)
+json_t *session_hosts_state_json(const struct session *s)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < s->hosts.n; i++) {
+		const struct session_host *h = &s->hosts.v[i];
+
+		json_array_append_new(a, xjson_pack("{s:s, s:s, s:I, s:s?, s:s, s:s, s:s, s:s?}",
+						    "name", h->cfg.name, "uri", h->cfg.uri,
+						    "slots", (json_int_t)h->cfg.slots, "cpus", h->cfg.cpus,
+						    "pool", h->cfg.pool, "pool_dir", h->cfg.pool_dir,
+						    "accel", guest_accel_name(h->accel),
+						    "accel_reason", h->accel_reason));
+	}
+	return a;
+}
+
+int session_hosts_open(struct session *s, const json_t *hosts, const char *probe_kernel)
 {
 	struct session_hosts *hs = &s->hosts;
 	json_t *list = (json_t *)hosts, *own = NULL, *j;
@@ -153,6 +170,7 @@ int session_hosts_open(struct session *s, const json_t *hosts)
 			h->host.embedded = lab_virt_is_embedded(s->lab.conn);
 			h->borrowed = 1;
 			h->accel = s->lab.accel;
+			h->accel_reason = xstrdup(s->lab.accel_reason ? s->lab.accel_reason : "");
 		} else {
 			if (host_open(&h->host, &h->cfg, s->cfg.state_dir, &err)) {
 				/* a host that never answers: exit 2, named with its URI */
@@ -160,12 +178,17 @@ int session_hosts_open(struct session *s, const json_t *hosts)
 				hs->n = i + 1;
 				break;
 			}
-			/*
-			 * KVM is probed on the lab's own host only (DESIGN.md: it
-			 * cannot boot stock kernels here); elsewhere it is used when
-			 * lab.conf asks for it, and TCG otherwise.
-			 */
-			h->accel = !strcmp(s->cfg.accel, "kvm") ? ACCEL_KVM : ACCEL_TCG;
+			/* lab.conf's accel, else the topology's, as on the lab's own host */
+			enum guest_accel want = !strcmp(s->cfg.accel, "kvm") ? ACCEL_KVM :
+						!strcmp(s->cfg.accel, "tcg") ? ACCEL_TCG : s->topo.accel;
+
+			if (host_accel_resolve(&h->host, s->cfg.state_dir, probe_kernel, want,
+					       &h->accel, &h->accel_reason)) {
+				r = lab_error("host %s (%s): %s", h->cfg.name, h->cfg.uri,
+					      h->accel_reason ? h->accel_reason : "interrupted");
+				hs->n = i + 1;
+				break;
+			}
 		}
 		r = pin_slots(s, h);
 		if (r) {
@@ -208,6 +231,7 @@ void session_hosts_close(struct session *s)
 			host_close(&h->host);
 		host_cfg_free(&h->cfg);
 		free(h->down_reason);
+		free(h->accel_reason);
 	}
 	free(hs->v);
 	memset(hs, 0, sizeof(*hs));

@@ -42,6 +42,7 @@ struct session_host {
 	int index;			/* in session.json's hosts */
 	int borrowed;			/* the guest lab's connection: not ours to close */
 	enum guest_accel accel;
+	char *accel_reason;
 	struct guest_topology *slot_topo;	/* per slot, pinned to its CPUs; NULL: no cpus */
 	/* under the scheduler's lock (session_runs.c) */
 	int down;			/* dropped mid-session: no more runs go there */
@@ -102,9 +103,12 @@ json_t *session_hosts_json(const struct lab_config *cfg);
  * Open the hosts @hosts (session.json's; none, as in a session from before
  * hosts: the one at [lab] uri), after the guest lab, whose connection the
  * host at [lab] uri shares. A host that does not answer is an error
- * naming it and its URI (LAB_ELAB).
+ * naming it and its URI (LAB_ELAB). The accelerator of every other host is
+ * resolved here (host_accel_resolve(), booting @probe_kernel for auto).
  */
-int session_hosts_open(struct session *s, const json_t *hosts);
+int session_hosts_open(struct session *s, const json_t *hosts, const char *probe_kernel);
+/* The open hosts for session.json: lab.conf's fields and the accelerator found on each. */
+json_t *session_hosts_state_json(const struct session *s);
 void session_hosts_close(struct session *s);
 /* The topology slot @slot of host @h runs: pinned to the slot's CPUs, or the guest's. */
 const struct guest_topology *session_slot_topology(const struct session *s,

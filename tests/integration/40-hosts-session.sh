@@ -6,7 +6,8 @@
 # slot. Half-way, the daemon is stopped: the run it had in flight is
 # recorded as failed with the host's name and the time, its remaining
 # blocks finish on the embedded host, no completed run is lost, and the
-# report's failed runs say which host dropped. The daemon started again
+# report's failed runs say which host dropped. The daemon's accelerator
+# comes from a KVM probe through it (TCG here). The daemon started again
 # holds no guest and at most the cut run's two volumes; the test
 # removes its pool.
 . "$(dirname "$0")/../lib/common.sh"
@@ -62,6 +63,9 @@ import json, glob, os, sys
 d = sys.argv[1]
 ctx = json.load(open(os.path.join(d, "session.json")))
 assert [h["name"] for h in ctx["hosts"]] == ["local", "remote"], ctx["hosts"]
+# the daemon's KVM probed through it: KVM cannot boot a kernel here (DESIGN.md)
+remote = ctx["hosts"][1]
+assert remote["accel"] == "tcg" and remote["accel_reason"].startswith("host remote: "), remote
 runs = [json.load(open(p)) for p in glob.glob(os.path.join(d, "runs", "*.json"))]
 planned = {p["seq"] for p in ctx["plan"]}
 seqs = [r["seq"] for r in runs]
