@@ -7,7 +7,8 @@
 # recorded as failed with the host's name and the time, its remaining
 # blocks finish on the embedded host, no completed run is lost, and the
 # report's failed runs say which host dropped. The daemon's accelerator
-# comes from a KVM probe through it (TCG here). The daemon started again
+# comes from a KVM probe through it (TCG here). A session naming a host
+# that never answers fails at the start (exit 2), naming it and its URI. The daemon started again
 # holds no guest and at most the cut run's two volumes; the test
 # removes its pool.
 . "$(dirname "$0")/../lib/common.sh"
@@ -108,5 +109,14 @@ done
 # dead connection: at most those two are left (docs/hosts.md), never more.
 left=$(hosts_virsh vol-list "$HOSTS_POOL" | awk '{print $1}' | grep -cv -e '^mglrulab-kernel-' -e '^mglrulab-image-')
 [ "$left" -le 2 ] || fail "$left volumes other than kernels and images were left: $(hosts_virsh vol-list "$HOSTS_POOL")"
+
+# A host that never answers: an error at the start naming it and its URI (exit 2).
+sed -e "s|^uri = qemu+ssh.*|uri = qemu+ssh://root@127.0.0.1:1/system?no_verify=1\&no_tty=1|" \
+    -e "s|^\[host remote\]|[host gone]|" -e "s|^hosts = local remote|hosts = local gone|" \
+    "$TMP/lab.conf" >"$TMP/gone.conf"
+"$LAB" run --ab -c "$TMP/gone.conf" >/dev/null 2>"$TMP/gone.err"
+rc=$?
+[ $rc -eq 2 ] || { cat "$TMP/gone.err"; fail "a session with a host that does not answer exited $rc, expected 2"; }
+grep -q "host gone (qemu+ssh://root@127.0.0.1:1/" "$TMP/gone.err" || fail "the dead host is not named: $(tail -3 "$TMP/gone.err")"
 echo "session on two hosts with the daemon stopped half-way: $((t1 - t0)) s"
 echo ok
