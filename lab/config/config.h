@@ -72,6 +72,9 @@ struct host_cfg {
 
 /* The URI that means the lab's own embedded driver (rooted at state_dir). */
 #define CONFIG_EMBED_URI "qemu:///embed"
+/* A host's pool when lab.conf names none, and where a new one goes on that host. */
+#define CONFIG_DEFAULT_POOL "mglrulab"
+#define CONFIG_DEFAULT_POOL_DIR "/var/lib/libvirt/mglrulab"	/* beside libvirt's images; not resolved against lab.conf */
 /* Most CPUs a [host] cpus list may name (ids 0 .. CONFIG_MAX_HOST_CPUS-1). */
 #define CONFIG_MAX_HOST_CPUS 4096
 

@@ -24,9 +24,6 @@ static const struct ini_key host_keys[] = {
 };
 
 #define IMPLICIT_HOST "local"
-#define DEFAULT_POOL "mglrulab"
-/* Beside libvirt's own images folder, on the host (not resolved against lab.conf). */
-#define DEFAULT_POOL_DIR "/var/lib/libvirt/mglrulab"
 
 static void host_defaults(struct host_cfg *h, const char *name, int line)
 {
@@ -115,9 +112,9 @@ static void host_fill_defaults(struct host_cfg *h)
 	if (!h->uri)
 		h->uri = xstrdup(CONFIG_EMBED_URI);
 	if (!h->pool)
-		h->pool = xstrdup(DEFAULT_POOL);
+		h->pool = xstrdup(CONFIG_DEFAULT_POOL);
 	if (!h->pool_dir)
-		h->pool_dir = xstrdup(DEFAULT_POOL_DIR);
+		h->pool_dir = xstrdup(CONFIG_DEFAULT_POOL_DIR);
 }
 
 /* Two hosts of one session must be two machines (or the embedded driver once). */

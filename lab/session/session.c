@@ -70,6 +70,14 @@ static int start_session(struct session *s)
 	r = session_check_budget(o, &s->cfg);
 	if (r)
 		return r;
+	/* slots x the guest's vCPUs against each host's cpus, with FILE:LINE, before any build */
+	struct strbuf err = STRBUF_INIT;
+	r = hosts_check_config(&s->cfg, &err);
+	if (r)
+		term_printf(stderr, "%s", sb_str(&err));
+	sb_release(&err);
+	if (r)
+		return user_error("%s: the [host] sections do not fit the guest (see above)", s->cfg.path);
 	if (mkdir_p(s->cfg.reports_dir, 0755))
 		return lab_error("cannot create %s: %s", s->cfg.reports_dir, strerror(errno));
 	r = session_dir_create(s->cfg.reports_dir, mode, &s->dir, &s->id);

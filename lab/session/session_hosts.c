@@ -23,6 +23,14 @@ static const char *str_or(const json_t *o, const char *key, const char *def)
 	return v ? v : def;
 }
 
+/* A host as session.json has it; @accel_reason NULL: not resolved yet. */
+static json_t *host_json(const struct host_cfg *h, const char *accel, const char *accel_reason)
+{
+	return xjson_pack("{s:s, s:s, s:I, s:s?, s:s, s:s, s:s?, s:s?}", "name", h->name, "uri", h->uri,
+			  "slots", (json_int_t)h->slots, "cpus", h->cpus, "pool", h->pool,
+			  "pool_dir", h->pool_dir, "accel", accel, "accel_reason", accel_reason);
+}
+
 json_t *session_hosts_json(const struct lab_config *cfg)
 {
 	json_t *a = json_array();
@@ -30,12 +38,8 @@ json_t *session_hosts_json(const struct lab_config *cfg)
 	for (size_t i = 0; i < cfg->run.hosts.n; i++) {
 		const struct host_cfg *h = config_host(cfg, cfg->run.hosts.v[i]);
 
-		if (!h)
-			continue;	/* config_load() refused it already */
-		json_array_append_new(a, xjson_pack("{s:s, s:s, s:I, s:s?, s:s, s:s}", "name", h->name,
-						    "uri", h->uri, "slots", (json_int_t)h->slots,
-						    "cpus", h->cpus, "pool", h->pool,
-						    "pool_dir", h->pool_dir));
+		if (h)	/* else config_load() refused it already */
+			json_array_append_new(a, host_json(h, NULL, NULL));
 	}
 	return a;
 }
@@ -56,8 +60,8 @@ static int host_cfg_from_json(const json_t *j, struct host_cfg *hc, struct strbu
 	hc->name = xstrdup(name);
 	hc->uri = xstrdup(uri);
 	hc->slots = (long)slots;
-	hc->pool = xstrdup(str_or(j, "pool", "mglrulab"));
-	hc->pool_dir = xstrdup(str_or(j, "pool_dir", "/var/lib/libvirt/mglrulab"));
+	hc->pool = xstrdup(str_or(j, "pool", CONFIG_DEFAULT_POOL));
+	hc->pool_dir = xstrdup(str_or(j, "pool_dir", CONFIG_DEFAULT_POOL_DIR));
 	if (cpus) {
 		hc->cpus = xstrdup(cpus);
 		hc->cpu_ids = xcalloc(CONFIG_MAX_HOST_CPUS, sizeof(int));
@@ -132,12 +136,8 @@ json_t *session_hosts_state_json(const struct session *s)
 	for (size_t i = 0; i < s->hosts.n; i++) {
 		const struct session_host *h = &s->hosts.v[i];
 
-		json_array_append_new(a, xjson_pack("{s:s, s:s, s:I, s:s?, s:s, s:s, s:s, s:s?}",
-						    "name", h->cfg.name, "uri", h->cfg.uri,
-						    "slots", (json_int_t)h->cfg.slots, "cpus", h->cfg.cpus,
-						    "pool", h->cfg.pool, "pool_dir", h->cfg.pool_dir,
-						    "accel", guest_accel_name(h->accel),
-						    "accel_reason", h->accel_reason));
+		json_array_append_new(a, host_json(&h->cfg, guest_accel_name(h->accel),
+						   h->accel_reason));
 	}
 	return a;
 }
@@ -159,7 +159,7 @@ int session_hosts_open(struct session *s, const json_t *hosts, const char *probe
 
 		if (host_cfg_from_json(j, &h->cfg, &err)) {
 			r = user_error("%s/session.json: hosts[%zu]: %s", s->dir, i, sb_str(&err));
-			hs->n = i;
+			hs->n = i + 1;	/* what it allocated goes with the rest */
 			break;
 		}
 		h->index = (int)i;

@@ -36,7 +36,7 @@ static json_t *record_of(const json_t *planned, const struct guest_run *gr, cons
 /*
  * Did the host, rather than the guest, fail the run? Its connection is
  * gone (daemon stopped, network down), or, with other hosts to go to, the
- * guest could not even start there. Then no more runs go to it; the reason
+ * guest could not even start there or its pool or volumes failed. Then no more runs go to it; the reason
  * goes into the run's failure and @why.
  */
 static int host_dropped(const struct session *s, const struct session_host *h,

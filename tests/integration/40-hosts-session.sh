@@ -8,7 +8,8 @@
 # blocks finish on the embedded host, no completed run is lost, and the
 # report's failed runs say which host dropped. The daemon's accelerator
 # comes from a KVM probe through it (TCG here). A session naming a host
-# that never answers fails at the start (exit 2), naming it and its URI. The daemon started again
+# that never answers fails at the start (exit 2), naming it and its URI;
+# one whose cpus cannot hold the guest is refused with FILE:LINE. The daemon started again
 # holds no guest and at most the cut run's two volumes; the test
 # removes its pool.
 . "$(dirname "$0")/../lib/common.sh"
@@ -118,5 +119,13 @@ sed -e "s|^uri = qemu+ssh.*|uri = qemu+ssh://root@127.0.0.1:1/system?no_verify=1
 rc=$?
 [ $rc -eq 2 ] || { cat "$TMP/gone.err"; fail "a session with a host that does not answer exited $rc, expected 2"; }
 grep -q "host gone (qemu+ssh://root@127.0.0.1:1/" "$TMP/gone.err" || fail "the dead host is not named: $(tail -3 "$TMP/gone.err")"
+# A slot's CPUs that cannot hold the guest: refused before anything runs, with FILE:LINE.
+sed -e "s|^\[host local\]|[host local]\ncpus = 0|" -e "s|^hosts = local remote|hosts = local|" \
+    "$TMP/lab.conf" >"$TMP/cpus.conf"
+"$LAB" run --ab -c "$TMP/cpus.conf" >/dev/null 2>"$TMP/cpus.err"
+rc=$?
+[ $rc -eq 1 ] || { cat "$TMP/cpus.err"; fail "a host whose cpus cannot hold the guest exited $rc, expected 1"; }
+grep -q "cpus.conf:[0-9]*: \[host local\] cpus: 1 slot x 2 guest vCPUs need 2 CPUs" "$TMP/cpus.err" ||
+	fail "the cpus error lacks FILE:LINE: $(cat "$TMP/cpus.err")"
 echo "session on two hosts with the daemon stopped half-way: $((t1 - t0)) s"
 echo ok
