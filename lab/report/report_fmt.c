@@ -218,6 +218,22 @@ void hoststate_sentence(const json_t *hs, struct strbuf *out)
 		jget_str(hs, "method", ""));
 	if (jget_num(hs, "slope") != 0)
 		sb_addf(out, " (%s accesses/s; slope %s, within-kernel correlation %s)", ref, slope, r);
+	if (json_is_true(json_object_get(hs, "by_states"))) {
+		const char *kn;
+		const json_t *ks;
+		int first = 1;
+
+		sb_adds(out, " (states x");
+		json_object_foreach(json_object_get(hs, "own_states"), kn, ks) {
+			char ratio[32];
+
+			fmt_num(ratio, sizeof(ratio), jget_num(ks, "ratio"));
+			sb_addf(out, "%s%s on %s, %.0f of %.0f cells slow", first ? "" : "; x", ratio,
+				kn, jget_num(ks, "slow_cells"), jget_num(ks, "cells"));
+			first = 0;
+		}
+		sb_adds(out, ")");
+	}
 	if (json_is_true(json_object_get(hs, "separated")))
 		sb_adds(out, "; the host ran in two distinct states");
 	sb_adds(out, ".");

@@ -1137,6 +1137,14 @@ static json_t *report_warnings(struct model *m, json_t *report)
 				    "speeds on the two kernels (p = %.2g): the host-state adjustment "
 				    "may take away part of a real effect; compare the plain median",
 				    jget_str(run, "workload", ""), jget_str(run, "metric", ""), p);
+		p = jget_num(run, "slow_share_p");
+		/* The state adjustment assumes the slow state is the host's, not a kernel's. */
+		if (isfinite(p) && p < 0.01 && json_is_true(json_object_get(run, "by_states")))
+			add_warning(w, "host-states", "%s %s: the kernels' runs spent different "
+				    "shares of their cells in the slow state (p = %.2g): that may be "
+				    "a kernel that is sometimes slow, which the state adjustment "
+				    "would take away; compare the plain median",
+				    jget_str(run, "workload", ""), jget_str(run, "metric", ""), p);
 	}
 	if (m->seq_invalid)
 		add_warning(w, "sequential", "design.sequential is not a valid sequential plan: "
