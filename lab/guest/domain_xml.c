@@ -118,7 +118,11 @@ char *domain_xml(const struct domain_spec *s)
 	const struct guest_topology *t = s->topo;
 	struct strbuf sb = STRBUF_INIT;
 
-	sb_addf(&sb, "<domain type='%s'>\n", s->accel == ACCEL_KVM ? "kvm" : "qemu");
+	int icount = s->accel == ACCEL_TCG && t->icount_shift >= 0;
+
+	/* libvirt has no element for -icount: the QEMU namespace passes it on. */
+	sb_addf(&sb, "<domain type='%s'%s>\n", s->accel == ACCEL_KVM ? "kvm" : "qemu",
+		icount ? " xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'" : "");
 	add_text_elem(&sb, "  ", "name", s->name);
 	sb_addf(&sb, "  <memory unit='MiB'>%llu</memory>\n", (unsigned long long)t->memory_mib);
 	sb_addf(&sb, "  <vcpu placement='static'>%d</vcpu>\n", t->vcpus);
@@ -185,6 +189,16 @@ char *domain_xml(const struct domain_spec *s)
 	/* nothing the run does not need: no USB, no balloon, no network, no graphics */
 	sb_adds(&sb, "    <controller type='usb' model='none'/>\n"
 		"    <memballoon model='none'/>\n");
-	sb_adds(&sb, "  </devices>\n</domain>\n");
+	sb_adds(&sb, "  </devices>\n");
+	/*
+	 * sleep=off: when every vCPU is idle, guest time jumps to the next
+	 * timer instead of waiting for the host's clock, so an idle guest
+	 * costs no wall time and nothing of the host's pace leaks in.
+	 */
+	if (icount)
+		sb_addf(&sb, "  <qemu:commandline>\n    <qemu:arg value='-icount'/>\n"
+			"    <qemu:arg value='shift=%d,sleep=off'/>\n  </qemu:commandline>\n",
+			t->icount_shift);
+	sb_adds(&sb, "</domain>\n");
 	return sb_detach(&sb);
 }

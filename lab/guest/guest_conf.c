@@ -251,6 +251,21 @@ static int parse_hugepages(const char *value, void *field)
 	return 0;
 }
 
+/* icount = off | N: QEMU's -icount shift, 0 to 10 (2^N ns per instruction). */
+static int parse_icount(const char *value, void *field)
+{
+	long v;
+
+	if (!strcmp(value, "off")) {
+		*(int *)field = -1;
+		return 0;
+	}
+	if (parse_long(value, 0, 10, &v))
+		return -1;
+	*(int *)field = (int)v;
+	return 0;
+}
+
 static int parse_yes_no(const char *value, void *field)
 {
 	if (!strcmp(value, "yes") || !strcmp(value, "true"))
@@ -275,6 +290,8 @@ static const struct ini_key guest_keys[] = {
 	{ "accel", INI_CHOICE, TOPO(accel), .choices = "auto|kvm|tcg" },
 	{ "boot_timeout", INI_INT, TOPO(boot_timeout_s), .min = 1, .max = 86400 },
 	{ "run_timeout", INI_INT, TOPO(run_timeout_s), .min = 1, .max = 7 * 86400 },
+	{ "icount", INI_CUSTOM, TOPO(icount_shift), .parse = parse_icount,
+	  .expected = "off, or QEMU's icount shift from 0 to 10 (2^N ns of guest time per instruction)" },
 	{ NULL },
 };
 
@@ -449,6 +466,12 @@ static int check_topology(struct conf_ctx *ctx)
 		if (t->vcpupin[v] && v >= t->vcpus)
 			errors += conf_report(ctx, ini_check_line(&ctx->ini, "placement", "vcpupin"),
 					      "[placement] vcpupin: names vCPU %d but vcpus = %d", v, t->vcpus);
+	/* libvirt refuses the domain ("cpu affinity is not supported"): say why here. */
+	if (t->icount_shift >= 0 && ini_check_line(&ctx->ini, "placement", "vcpupin"))
+		errors += conf_report(ctx, ini_check_line(&ctx->ini, "placement", "vcpupin"),
+				      "[placement] vcpupin: with [guest] icount every vCPU runs in the "
+				      "emulator's one thread, so no vCPU thread can be pinned (expected "
+				      "emulatorpin alone, or icount = off)");
 	return errors;
 }
 
@@ -466,6 +489,7 @@ static void set_defaults(struct guest_topology *t, const char *path)
 	t->accel = ACCEL_AUTO;
 	t->boot_timeout_s = 120;
 	t->run_timeout_s = 1800;
+	t->icount_shift = -1;
 }
 
 int guest_topology_load(const char *path, struct guest_topology *t, struct strbuf *err)

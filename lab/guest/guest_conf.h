@@ -56,6 +56,13 @@ struct guest_topology {
 	enum guest_accel accel;
 	int boot_timeout_s;		/* from start until the runner says hello */
 	int run_timeout_s;		/* from start until power-off, the whole run */
+	/*
+	 * Under TCG, QEMU's -icount shift: guest time advances 2^shift ns per
+	 * instruction executed instead of with the host's clock, so timings
+	 * count the instructions the kernel runs and the host's noise drops
+	 * out (docs/guests.md, "icount"). -1: off. Ignored under KVM.
+	 */
+	int icount_shift;
 
 	/* Host placement, all optional. */
 	char *vcpupin[GUEST_MAX_VCPUS];	/* host cpuset per vCPU, or NULL */

@@ -230,9 +230,11 @@ static void header(const json_t *r, struct strbuf *sb)
 	esc(sb, jget_str(host, "accel", "?"));
 	sb_adds(sb, "</b>; guest ");
 	esc(sb, jget_str(guest, "name", "?"));
-	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes)</dd>",
+	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes%s)</dd>",
 		(long long)json_integer_value(json_object_get(guest, "vcpus")),
-		json_array_size(json_object_get(guest, "nodes")));
+		json_array_size(json_object_get(guest, "nodes")),
+		json_is_integer(json_object_get(guest, "icount_shift"))
+			? "; guest time counts instructions (icount)" : "");
 	char *except = report_runs_exceptions(r);
 	sb_addf(sb, "<dt>How</dt><dd>%s%lld runs per kernel",
 		json_is_object(json_object_get(design, "sequential")) ? "up to " : "",

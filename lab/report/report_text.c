@@ -196,6 +196,9 @@ static void header(const json_t *r, struct strbuf *sb)
 			(long long)json_integer_value(json_object_get(guest, "vcpus")),
 			isfinite(jget_num(guest, "memory_mib")) ? jget_num(guest, "memory_mib") : 0,
 			json_array_size(json_object_get(guest, "nodes")));
+		if (json_is_integer(json_object_get(guest, "icount_shift")))
+			sb_addf(&line, "; guest time counts instructions (icount, 2^%lld ns each)",
+				(long long)json_integer_value(json_object_get(guest, "icount_shift")));
 		kv(sb, "guest", line.buf);
 	}
 	sb_reset(&line);

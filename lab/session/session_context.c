@@ -217,6 +217,10 @@ int session_new(struct session *s)
 		"threshold", cfg->stats.threshold, "max_failed_fraction", cfg->stats.max_failed,
 		"plan", planned);
 	free(command);
+	/* Recorded only when in force: under KVM the guest's icount is ignored. */
+	if (s->topo.icount_shift >= 0 && s->lab.accel == ACCEL_TCG)
+		json_object_set_new(json_object_get(s->ctx, "guest"), "icount_shift",
+				    json_integer(s->topo.icount_shift));
 	json_object_set_new(s->ctx, "hosts", session_hosts_state_json(s));
 	if (o->until_decided)
 		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",

@@ -121,7 +121,8 @@ static int pin_slots(struct session *s, struct session_host *h)
 		for (int i = 0; i < v; i++) {
 			int cpu = h->cfg.cpu_ids[k * v + i];
 
-			t->vcpupin[i] = xasprintf("%d", cpu);
+			/* icount: one emulator thread runs every vCPU; the set pins it. */
+			t->vcpupin[i] = s->topo.icount_shift < 0 ? xasprintf("%d", cpu) : NULL;
 			sb_addf(&all, "%s%d", i ? "," : "", cpu);
 		}
 		t->emulatorpin = sb_detach(&all);

@@ -70,6 +70,46 @@ static void test_tiny(void **state)
 	sb_release(&err);
 }
 
+/*
+ * tiny-icount: under TCG the guest's clock counts instructions (-icount,
+ * through the QEMU namespace); under KVM, which cannot, nothing is added.
+ */
+static void test_icount(void **state)
+{
+	struct guest_topology t;
+	struct strbuf err = STRBUF_INIT;
+	struct domain_spec s;
+	char *xml;
+
+	(void)state;
+	assert_int_equal(guest_topology_load("guests/tiny-icount.conf", &t, &err), 0);
+	assert_int_equal(t.icount_shift, 2);
+	s = base_spec(&t);
+	xml = domain_xml(&s);
+	contains(xml, "<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>");
+	contains(xml, "  <qemu:commandline>\n    <qemu:arg value='-icount'/>\n"
+		      "    <qemu:arg value='shift=2,sleep=off'/>\n  </qemu:commandline>\n</domain>\n");
+	assert_null(strstr(xml, "<vcpupin"));
+	contains(xml, "<emulatorpin cpuset='0-1'/>");
+	free(xml);
+	s.accel = ACCEL_KVM;
+	xml = domain_xml(&s);
+	contains(xml, "<domain type='kvm'>");
+	assert_null(strstr(xml, "icount"));
+	assert_null(strstr(xml, "qemu:"));
+	free(xml);
+	guest_topology_release(&t);
+	/* tiny: no icount, no namespace. */
+	assert_int_equal(guest_topology_load("guests/tiny.conf", &t, &err), 0);
+	assert_int_equal(t.icount_shift, -1);
+	s = base_spec(&t);
+	xml = domain_xml(&s);
+	assert_null(strstr(xml, "qemu:"));
+	free(xml);
+	guest_topology_release(&t);
+	sb_release(&err);
+}
+
 static void test_placement_and_memory_only_node(void **state)
 {
 	struct guest_topology t;
@@ -173,6 +213,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tiny),
+		cmocka_unit_test(test_icount),
 		cmocka_unit_test(test_placement_and_memory_only_node),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_remote),

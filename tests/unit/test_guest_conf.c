@@ -117,7 +117,16 @@ static void test_errors(void **state)
 		     "g.conf:3: [guest] accel: expected one of auto|kvm|tcg, not 'fast'");
 	expect_error("[guest]\nvcpus = 1\ncolour = red\n[node 0]\ncpus = 0\nmemory = 1G\n",
 		     "g.conf:3: [guest] unknown key 'colour' (expected one of: vcpus, memory, machine, "
-		     "accel, boot_timeout, run_timeout)");
+		     "accel, boot_timeout, run_timeout, icount)");
+	expect_error("[guest]\nvcpus = 1\nicount = 11\n[node 0]\ncpus = 0\nmemory = 1G\n",
+		     "g.conf:3: [guest] icount: expected off, or QEMU's icount shift from 0 to 10");
+	expect_error("[guest]\nvcpus = 1\nicount = on\n[node 0]\ncpus = 0\nmemory = 1G\n",
+		     "g.conf:3: [guest] icount: expected off, or QEMU's icount shift");
+	/* One emulator thread runs every vCPU: there is no vCPU thread to pin. */
+	expect_error("[guest]\nvcpus = 1\nicount = 2\n[node 0]\ncpus = 0\nmemory = 1G\n"
+		     "[placement]\nvcpupin = 0:1\n",
+		     "g.conf:8: [placement] vcpupin: with [guest] icount every vCPU runs in the "
+		     "emulator's one thread");
 	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0\nmemory = lots\n",
 		     "g.conf:5: [node 0] memory: expected a size like 512M or 4G, not 'lots'");
 	expect_error("[guest]\nvcpus = 1\n[node 0]\ncpus = 0-x\nmemory = 1G\n",

@@ -522,6 +522,34 @@ static void slow_kernel_warned(void **state)
 	json_decref(s);
 }
 
+/* Under icount a run's value is the mean of its cells, not their median. */
+static void icount_mean_of_cells(void **state)
+{
+	json_t *s = session(6, 0, 0, 1, 0.04, 21), *rep, *adj, *hs, *run0, *cells;
+	double sum = 0;
+
+	(void)state;
+	json_object_set_new(json_object_get(s, "guest"), "icount_shift", json_integer(2));
+	run0 = json_array_get(json_object_get(s, "runs"), 0);
+	cells = json_object_get(json_object_get(run0, "series"), CELLS);
+	/* Two values 4 % apart, as the one-CPU ping-pong's windows under icount. */
+	for (size_t j = 0; j < 5; j++) {
+		double c = j < 3 ? 124.6e3 : 129.7e3;
+
+		json_array_set_new(cells, j, json_real(c));
+		sum += c;
+	}
+	rep = analyze(s);
+	adj = result(rep, ADJ);
+	hs = json_array_get(json_object_get(rep, "host_states"), 0);
+	assert_string_equal(jget_str(hs, "run_value", ""), "mean");
+	assert_true(jget_num(hs, "slope") == 0);
+	assert_true(fabs(json_number_value(json_array_get(json_object_get(
+		json_object_get(adj, "baseline"), "values"), 0)) / (sum / 5) - 1) < 1e-12);
+	json_decref(rep);
+	json_decref(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,6 +565,7 @@ int main(void)
 		cmocka_unit_test(states_without_reference),
 		cmocka_unit_test(reference_out_of_range_left_out),
 		cmocka_unit_test(slow_kernel_warned),
+		cmocka_unit_test(icount_mean_of_cells),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
