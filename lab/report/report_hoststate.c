@@ -35,13 +35,13 @@
  * when the metric does not show two states does the reference slope
  * apply. Over 7 single-kernel sessions of 10 fresh boots kept from
  * bench/noise-floor, where the host was in two states, this took the
- * two-CPU rate's CV from 20-50 % (plain 18-21 %) to 3.5-4.4 %, and the
- * one-CPU rate's from 4.4-7.1 % to 1.6-4.7 % (docs/reports.md).
+ * two-CPU rate's CV from 20-50 % (plain 18-21 %) to 3.7-4.6 %, and the
+ * one-CPU rate's from 4.4-7.1 % to 1.7-4.9 % (docs/reports.md).
  *
  * A kernel that is itself sometimes slow, by x1.15 or more, would look
  * like a host state and have its effect moved away; the report compares
  * the kernels' shares of slow-state cells and warns when they differ
- * (state_p), and the plain medians stay beside the adjusted ones.
+ * (slow_share_p), and the plain medians stay beside the adjusted ones.
  */
 #include "report.h"
 #include "report_priv.h"
