@@ -10,7 +10,8 @@
  * move this process into it; mmap `mib` MiB of anonymous memory (bound to
  * `node` with mbind) and write every page so it is resident and charged
  * to the memcg; find the memcg id and the current max generation g of
- * (memcg, node) in /sys/kernel/debug/lru_gen; then for g .. g+G-1 write
+ * (memcg, node) in /sys/kernel/debug/lru_gen; age `warmup` generations
+ * untimed (the first ones run cold); then for g .. g+G-1 write
  * "+ memcg_id node_id seq can_swap force_scan" to lru_gen, timing each
  * write with CLOCK_MONOTONIC. Metrics: total_ms, avg_ms_per_gen and
  * median_ms_per_gen (the median of the same per-generation times: one
@@ -20,10 +21,10 @@
  * "generations_aged" and checked: a mismatch is a failure, since the
  * timings would then not be what they claim).
  *
- * The host's speed beside each generation (ref_ms > 0): the process is
- * pinned to one CPU (the aging runs in the writer's context, so on that
- * CPU), and before each write it runs ref_ms of the reference loop
- * (workloads/lib/refloop.h) there. The reference rates go out as the
+ * The process stays on one CPU, the aged node's first (the aging runs in
+ * the writer's context, and its cost depends on the CPU: aging_cpu()).
+ * The host's speed beside each generation (ref_ms > 0): before each write
+ * it runs ref_ms of the reference loop (workloads/lib/refloop.h) there. The reference rates go out as the
  * series ref_cells beside gen_ms, and the host derives
  * median_ms_per_gen_hostadj from them (docs/reports.md, "Host states").
  */
@@ -55,23 +56,64 @@ static void cleanup(void)
 
 static struct wl_args args;
 
+/*
+ * The CPU the whole run stays on: the aged node's first allowed CPU, or
+ * the first allowed CPU when that node has none (a memory-only node).
+ * Always the same one, because where the aging runs moves its cost: in
+ * tiny-icount, aging node 0 from CPU 0 took 0.276-0.281 ms a generation
+ * and from CPU 1 0.247-0.252 ms, and an unpinned run landed on either.
+ */
+static int aging_cpu(int node)
+{
+	static int allowed[WL_MAX_CPUS], local[WL_MAX_CPUS];
+	int na = wl_allowed_cpus(allowed, WL_MAX_CPUS);
+	int nl = wl_node_cpus(node, local, WL_MAX_CPUS);
+
+	for (int i = 0; i < nl; i++)
+		for (int k = 0; k < na; k++)
+			if (local[i] == allowed[k])
+				return local[i];
+	return na > 0 ? allowed[0] : -1;
+}
+
+/*
+ * How much of this process's anonymous memory is mapped by huge pages
+ * (AnonHugePages of /proc/self/smaps_rollup, KiB), or -1 when unknown.
+ * Aging walks page tables: a region mapped by one PMD costs it one entry,
+ * not 512, so two boots that got different shares of huge pages age at
+ * different speeds.
+ */
+static long long anon_huge_kib(void)
+{
+	char *text = wl_read_file("/proc/self/smaps_rollup", 1 << 16, NULL, NULL);
+	unsigned long long kib;
+	int found;
+
+	if (!text)
+		return -1;
+	kib = wl_vmstat_get(text, "AnonHugePages:", &found);
+	free(text);
+	return found ? (long long)kib : -1;
+}
+
 int main(int argc, char **argv)
 {
 	char why[512], name[64];
 	struct wl_snap snap;
-	long mib, gens, node, can_swap, force_scan, id;
-	long long avail;
+	long mib, gens, warm, node, can_swap, force_scan, id;
+	long long avail, thp_kib;
 	uint64_t seq0, seq1;
 	double *ms, *refs, total = 0, ref_secs;
 	struct wl_ref loop;
 	size_t len, page = (size_t)sysconf(_SC_PAGESIZE);
 	char *mem;
-	int err;
+	int err, cpu;
 
 	wl_args_parse(&args, "mglru_aging", mglru_aging_params, mglru_aging_summary,
 		      argc, argv);
 	mib = wl_arg_long(&args, "mib");
 	gens = wl_arg_long(&args, "generations");
+	warm = wl_arg_long(&args, "warmup");
 	node = wl_arg_long(&args, "node");
 	can_swap = wl_arg_long(&args, "can_swap");
 	force_scan = wl_arg_long(&args, "force_scan");
@@ -92,6 +134,10 @@ int main(int argc, char **argv)
 		if (node && access(path, F_OK))
 			wl_precond("nodes", "node %ld does not exist", node);
 	}
+
+	cpu = aging_cpu((int)node);
+	if (cpu < 0 || (err = wl_pin_cpu(cpu)))
+		wl_fail("cannot pin to a CPU of node %ld", node);
 
 	snprintf(name, sizeof(name), "mglrulab-aging-%d", (int)getpid());
 	if (wl_cgroup_create(&cg, name, why, sizeof(why)))
@@ -115,6 +161,19 @@ int main(int argc, char **argv)
 	seq0 = wl_lru_gen_max_seq((unsigned int)id, (int)node);
 	if (!seq0)
 		wl_fail("no generations for memcg %ld node %ld in %s", id, node, WL_LRU_GEN);
+	ms = calloc((size_t)gens, sizeof(*ms));
+	refs = calloc((size_t)gens, sizeof(*refs));
+	if (!ms || !refs)
+		wl_fail("out of memory");
+	if (ref_secs > 0) {
+		if (wl_ref_init(&loop, wl_arg_long(&args, "ref_mib")))
+			wl_precond("ref_mib", "cannot allocate %ld MiB for the reference loop",
+				   wl_arg_long(&args, "ref_mib"));
+		/* Thrown away: the first reference runs 10-15 times slower (yield_pingpong.c). */
+		wl_ref_rate(&loop, ref_secs);
+	}
+	/* After the reference buffer: the whole mm the aging walks. */
+	thp_kib = anon_huge_kib();
 	{
 		struct jl j;
 
@@ -124,28 +183,24 @@ int main(int argc, char **argv)
 		jl_int(&j, "memcg_id", id);
 		jl_int(&j, "node", node);
 		jl_u64(&j, "start_gen", seq0);
-		jl_u64(&j, "end_gen", seq0 + (uint64_t)gens);
+		jl_int(&j, "warmup", warm);
+		jl_u64(&j, "end_gen", seq0 + (uint64_t)(warm + gens));
 		jl_int(&j, "mib", mib);
+		if (thp_kib >= 0)
+			jl_int(&j, "anon_huge_kib", thp_kib);
+		jl_int(&j, "cpu", cpu);
 		jl_end(&j);
 	}
-
-	ms = calloc((size_t)gens, sizeof(*ms));
-	refs = calloc((size_t)gens, sizeof(*refs));
-	if (!ms || !refs)
-		wl_fail("out of memory");
-	if (ref_secs > 0) {
-		int cpu;
-
-		if (wl_ref_init(&loop, wl_arg_long(&args, "ref_mib")))
-			wl_precond("ref_mib", "cannot allocate %ld MiB for the reference loop",
-				   wl_arg_long(&args, "ref_mib"));
-		/* Where the aging will run: the reference must see the same CPU. */
-		cpu = sched_getcpu();
-		if (cpu < 0 || wl_pin_cpu(cpu))
-			wl_fail("cannot pin to a CPU for the reference loop");
-		/* Thrown away: the first reference runs 10-15 times slower (yield_pingpong.c). */
-		wl_ref_rate(&loop, ref_secs);
+	/* Untimed: the first generations pay for cold caches and first walks. */
+	for (long g = 0; g < warm; g++) {
+		err = wl_lru_gen_age((unsigned int)id, (int)node, seq0 + (uint64_t)g,
+				     (int)can_swap, (int)force_scan);
+		if (err)
+			wl_fail("aging warm-up generation %llu: %s%s",
+				(unsigned long long)(seq0 + (uint64_t)g), strerror(-err),
+				err == -ERANGE ? " (use --force_scan=1)" : "");
 	}
+	seq0 += (uint64_t)warm;
 	wl_snap_before(&snap, "");
 	for (long g = 0; g < gens; g++) {
 		double t0;

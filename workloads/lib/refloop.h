@@ -19,12 +19,16 @@
 #include <stdint.h>
 
 struct wl_ref {
-	unsigned char *buf;
+	unsigned char *buf;	/* mmap'd, 2 MiB aligned */
+	size_t size;
 	size_t mask;		/* size - 1; the size is a power of two */
 	uint64_t x;		/* the generator, carried from call to call */
 };
 
-/* Allocate and touch @mib MiB (a power of two). 0, or -1 with errno. */
+/*
+ * Map and touch @mib MiB (a power of two), 2 MiB aligned so that its
+ * layout (huge pages or not) is the same in every boot. 0, or -1 with errno.
+ */
 int wl_ref_init(struct wl_ref *r, long mib);
 /* Accesses per second over at least @secs of the loop. */
 double wl_ref_rate(struct wl_ref *r, double secs);
