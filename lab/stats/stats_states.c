@@ -75,7 +75,9 @@ int stats_two_states(const double *x, size_t n, struct stats_states *out)
 	out->ratio = out->high_gmean / out->low_gmean;
 	out->n_low = cut;
 	out->n_high = m - cut;
-	out->separated = out->eta >= STATS_STATES_MIN_ETA && out->ratio >= STATS_STATES_MIN_RATIO;
+	out->separated = out->eta >= STATS_STATES_MIN_ETA && out->ratio >= STATS_STATES_MIN_RATIO &&
+			 (double)cut >= STATS_STATES_MIN_SHARE * (double)m &&
+			 (double)(m - cut) >= STATS_STATES_MIN_SHARE * (double)m;
 	free(l);
 	return 0;
 }

@@ -72,6 +72,13 @@ static void one_state_refused(void **state)
 	/* Otsu splits anything; the gates say it is not two states. */
 	assert_false(st.separated);
 	assert_true(st.eta > 0.5 && st.eta < STATS_STATES_MIN_ETA);
+	/* A few outliers far off are not a state: 2 cells in 200 at x5. */
+	for (int i = 0; i < 200; i++)
+		x[i] = 0.28 * exp(0.01 * gauss(&r)) * (i % 100 ? 1 : 5);
+	assert_int_equal(stats_two_states(x, 200, &st), 0);
+	assert_true(st.eta >= STATS_STATES_MIN_ETA && st.ratio >= STATS_STATES_MIN_RATIO);
+	assert_int_equal(st.n_high, 2);
+	assert_false(st.separated);
 	/* Equal values: one state, no split at all. */
 	for (int i = 0; i < 10; i++)
 		x[i] = 7;
