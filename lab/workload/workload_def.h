@@ -103,10 +103,15 @@ struct workload_run_setup {
  * @cells (one rate per window and CPU), each adjusted for the speed the
  * host gave it, which @ref (the reference loop's rate before each cell)
  * measures. @metric, @cells and @ref each hold the same single "%d".
- * @metric is also in the metric table.
+ * @metric is also in the metric table. Under icount the run's value is the
+ * mean of its cells instead; with @repeats (the cells repeat one
+ * measurement, as aging's generations do, rather than share it out, as the
+ * two CPUs' windows of one emulator thread do) that mean leaves out cells
+ * far off the run's median.
  */
 struct hoststate_metric {
 	const char *metric, *cells, *ref;
+	int repeats;
 };
 
 struct workload_def {

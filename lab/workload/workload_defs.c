@@ -79,18 +79,18 @@ static const struct metric_def mglru_aging_metrics[] = {
 };
 
 static const struct hoststate_metric mglru_aging_hoststate[] = {
-	{ "median_ms_per_gen_hostadj", "gen_ms", "ref_cells" },
-	{ NULL, NULL, NULL },
+	{ "median_ms_per_gen_hostadj", "gen_ms", "ref_cells", 1 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static const struct hoststate_metric will_it_scale_hoststate[] = {
-	{ "ops_per_sec_hostadj", "ops_per_sec_cells", "ref_cells" },
-	{ NULL, NULL, NULL },
+	{ "ops_per_sec_hostadj", "ops_per_sec_cells", "ref_cells", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static const struct hoststate_metric yield_pingpong_hoststate[] = {
-	{ "cs_per_sec_per_cpu_%dcpu_hostadj", "cs_per_sec_per_cpu_%dcpu_cells", "ref_%dcpu_cells" },
-	{ NULL, NULL, NULL },
+	{ "cs_per_sec_per_cpu_%dcpu_hostadj", "cs_per_sec_per_cpu_%dcpu_cells", "ref_%dcpu_cells", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 /*
