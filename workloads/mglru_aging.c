@@ -24,9 +24,10 @@
  * The process stays on one CPU, the aged node's first (the aging runs in
  * the writer's context, and its cost depends on the CPU: aging_cpu()).
  * The host's speed beside each generation (ref_ms > 0): before each write
- * it runs ref_ms of the reference loop (workloads/lib/refloop.h) there. The reference rates go out as the
- * series ref_cells beside gen_ms, and the host derives
- * median_ms_per_gen_hostadj from them (docs/reports.md, "Host states").
+ * it runs ref_ms of the reference loop (workloads/lib/refloop.h) there.
+ * The reference rates go out as the series ref_cells beside gen_ms, and
+ * the host derives median_ms_per_gen_hostadj from them (docs/reports.md,
+ * "Host states").
  */
 #include "args.h"
 #include "cgroup.h"

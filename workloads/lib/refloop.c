@@ -22,12 +22,11 @@ int wl_ref_init(struct wl_ref *r, long mib)
 	}
 	size = (size_t)mib << 20;
 	/*
-	 * Aligned to 2 MiB, not malloc'd: malloc's 8 MiB plus its header page
-	 * lands wherever ASLR puts it, so a boot got 3 or 4 huge pages and
-	 * 1 or 513 small ones for the same buffer. The buffer is part of the
-	 * workload's mm, and MGLRU aging walks it (mglru_aging's timings sat at
-	 * one of two levels 12 % apart, by boot, under icount); the same
-	 * mapping every boot makes that walk the same too.
+	 * Aligned to 2 MiB, not malloc'd: malloc's buffer plus its header
+	 * page lands wherever ASLR puts it, so one boot's 8 MiB got four huge
+	 * pages and another's three. The buffer is part of the workload's
+	 * mm, and MGLRU aging walks it: its layout must not change between
+	 * boots. (It was not what moved mglru_aging's per-boot level.)
 	 */
 	{
 		size_t span = size + REF_ALIGN, head;
