@@ -128,6 +128,25 @@ int wl_mbind_node(void *addr, size_t len, int node)
 	return 0;
 }
 
+long wl_migrate_self(int node)
+{
+	enum { WORDS = WL_MAX_NODES / (8 * sizeof(unsigned long)) };
+	unsigned long from[WORDS], to[WORDS] = { 0 };
+	long left;
+	static int online[WL_MAX_NODES];
+	int n = wl_online_nodes(online, WL_MAX_NODES);
+
+	if (node < 0 || node >= WL_MAX_NODES)
+		return -EINVAL;
+	/* Only nodes that exist: a bit past the kernel's MAX_NUMNODES is EINVAL. */
+	memset(from, 0, sizeof(from));
+	for (int i = 0; i < n; i++)
+		from[online[i] / (8 * sizeof(long))] |= 1UL << (online[i] % (8 * sizeof(long)));
+	to[node / (8 * sizeof(long))] |= 1UL << (node % (8 * sizeof(long)));
+	left = syscall(SYS_migrate_pages, 0, (unsigned long)WL_MAX_NODES + 1, from, to);
+	return left < 0 ? -errno : left;
+}
+
 long long wl_rss_kib(int pid)
 {
 	char path[64], *s;

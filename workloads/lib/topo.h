@@ -32,6 +32,12 @@ int wl_pin_cpu(int cpu);
 int wl_pin_cpus(const int *ids, int n);
 /* MPOL_BIND the calling task's future allocations to @node. 0 or -errno. */
 int wl_bind_node(int node);
+/*
+ * Move this process's pages (those it alone maps, its binary's page cache
+ * included) to @node: migrate_pages(2). The pages left where they were,
+ * or -errno.
+ */
+long wl_migrate_self(int node);
 /* mbind(MPOL_BIND) a mapping to @node. 0 or -errno. */
 int wl_mbind_node(void *addr, size_t len, int node);
 /* Resident set of @pid in KiB (from /proc/PID/statm), or -1. */
