@@ -77,12 +77,21 @@ static int aging_cpu(int node)
 	return na > 0 ? allowed[0] : -1;
 }
 
+/* A failed aging write (@what: "" or "warm-up "): the run fails, naming the generation. */
+static void aging_failed(struct wl_snap *snap, const char *what, uint64_t seq, int err)
+{
+	if (snap)
+		wl_snap_cleanup(snap);
+	wl_fail("aging %sgeneration %llu: %s%s", what, (unsigned long long)seq, strerror(-err),
+		err == -ERANGE ? " (use --force_scan=1)" : "");
+}
+
 /*
  * How much of this process's anonymous memory is mapped by huge pages
  * (AnonHugePages of /proc/self/smaps_rollup, KiB), or -1 when unknown.
- * Aging walks page tables: a region mapped by one PMD costs it one entry,
- * not 512, so two boots that got different shares of huge pages age at
- * different speeds.
+ * Aging walks page tables, where a region mapped by one PMD is one entry,
+ * not 512: recorded so that a boot that got fewer huge pages shows it (in
+ * tiny-icount every boot got them all).
  */
 static long long anon_huge_kib(void)
 {
@@ -138,8 +147,10 @@ int main(int argc, char **argv)
 	}
 
 	cpu = aging_cpu((int)node);
-	if (cpu < 0 || (err = wl_pin_cpu(cpu)))
-		wl_fail("cannot pin to a CPU of node %ld", node);
+	if (cpu < 0)
+		wl_fail("no CPU this process may run on (node %ld's or any other)", node);
+	if ((err = wl_pin_cpu(cpu)))
+		wl_fail("cannot pin to CPU %d (for node %ld): %s", cpu, node, strerror(-err));
 
 	snprintf(name, sizeof(name), "mglrulab-aging-%d", (int)getpid());
 	if (wl_cgroup_create(&cg, name, why, sizeof(why)))
@@ -208,9 +219,7 @@ int main(int argc, char **argv)
 		err = wl_lru_gen_age((unsigned int)id, (int)node, seq0 + (uint64_t)g,
 				     (int)can_swap, (int)force_scan);
 		if (err)
-			wl_fail("aging warm-up generation %llu: %s%s",
-				(unsigned long long)(seq0 + (uint64_t)g), strerror(-err),
-				err == -ERANGE ? " (use --force_scan=1)" : "");
+			aging_failed(NULL, "warm-up ", seq0 + (uint64_t)g, err);
 	}
 	seq0 += (uint64_t)warm;
 	wl_snap_before(&snap, "");
@@ -224,11 +233,8 @@ int main(int argc, char **argv)
 		err = wl_lru_gen_age((unsigned int)id, (int)node, seq0 + (uint64_t)g,
 				     (int)can_swap, (int)force_scan);
 		ms[g] = (wl_now() - t0) * 1e3;
-		if (err) {
-			wl_snap_cleanup(&snap);
-			wl_fail("aging generation %llu: %s%s", (unsigned long long)(seq0 + g),
-				strerror(-err), err == -ERANGE ? " (use --force_scan=1)" : "");
-		}
+		if (err)
+			aging_failed(&snap, "", seq0 + (uint64_t)g, err);
 		total += ms[g];
 	}
 	wl_snap_after(&snap);

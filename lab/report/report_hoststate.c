@@ -581,8 +581,9 @@ static json_t *info_json(const struct derivation *d, const char *const kname[2])
 
 	json_object_set_new(o, "off_range_cells", counts_json(d->off_range, kname));
 	json_object_set_new(o, "by_states", json_boolean(d->by_states));
-	json_object_set_new(o, "run_value", json_string(!d->icount ? "median" :
-							   d->repeats ? "mean within x1.5 of the median" : "mean"));
+	json_object_set_new(o, "run_value", !d->icount ? json_string("median") :
+			    d->repeats ? json_sprintf("mean within x%g of the median", RUN_MEAN_SPAN) :
+			    json_string("mean"));
 	json_object_set_new(o, "own_states", own_states_json(d, kname));
 	json_object_set_new(o, "slow_share_p", jnum(d->slow_share_p));
 	json_object_set_new(o, "pooled_state_ratio", jnum(d->by_states ? d->state_ratio : NAN));

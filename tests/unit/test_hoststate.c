@@ -323,6 +323,32 @@ static void reference_moved_by_kernel(void **state)
 	json_decref(s);
 }
 
+/* The fixture session with one mglru_aging workload whose primary is the adjusted median. */
+static json_t *aging_session(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *s;
+
+	if (report_load(FIXTURE, &s, &err))
+		fail_msg("%s", err.buf);
+	sb_release(&err);
+	json_object_set_new(s, "workloads",
+			    json_pack("[{s:s, s:s, s:{}, s:[s]}]", "name", "aging", "type", "mglru_aging",
+				      "params", "primary", "median_ms_per_gen_hostadj"));
+	return s;
+}
+
+/* An aging run of @n generations: times @t (ms) and the reference rates @f before them. */
+static json_t *aging_run(int seq, int block, int patched, const double *t, const double *f,
+			 size_t n)
+{
+	return json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:{s:f}, s:{s:o, s:o}}", "seq", seq,
+			 "block", block, "kernel", patched ? "patched" : "base", "workload", "aging",
+			 "warmup", 0, "status", "ok", "metrics", "median_ms_per_gen",
+			 stats_median(t, n), "series", "gen_ms", doubles(t, n), "ref_cells",
+			 doubles(f, n));
+}
+
 /*
  * A time (mglru_aging's generations): it grows as the host slows, so the
  * slope is negative; an 8 % slower kernel is a regression once the host's
@@ -330,18 +356,11 @@ static void reference_moved_by_kernel(void **state)
  */
 static void time_metric_one(int two_states)
 {
-	struct strbuf err = STRBUF_INIT;
-	json_t *s, *arr = json_array(), *rep, *adj, *hs;
+	json_t *s = aging_session(), *arr = json_array(), *rep, *adj, *hs;
 	struct rng r;
 	int seq = 0;
 
-	if (report_load(FIXTURE, &s, &err))
-		fail_msg("%s", err.buf);
-	sb_release(&err);
 	rng_seed(&r, 16);
-	json_object_set_new(s, "workloads",
-			    json_pack("[{s:s, s:s, s:{}, s:[s]}]", "name", "aging", "type", "mglru_aging",
-				      "params", "primary", "median_ms_per_gen_hostadj"));
 	for (int i = 0; i < 8; i++) {
 		for (int k = 0; k < 2; k++) {
 			double t[10], f[10];
@@ -358,12 +377,7 @@ static void time_metric_one(int two_states)
 					       (1 + 0.03 * gauss(&r));
 				}
 			}
-			json_array_append_new(arr, json_pack(
-				"{s:i, s:i, s:s, s:s, s:b, s:s, s:{s:f}, s:{s:o, s:o}}", "seq", ++seq,
-				"block", i, "kernel", k ? "patched" : "base", "workload", "aging",
-				"warmup", 0, "status", "ok", "metrics", "median_ms_per_gen",
-				stats_median(t, 10), "series", "gen_ms", doubles(t, 10), "ref_cells",
-				doubles(f, 10)));
+			json_array_append_new(arr, aging_run(++seq, i, k, t, f, 10));
 		}
 	}
 	json_object_set_new(s, "runs", arr);
@@ -565,21 +579,14 @@ static void icount_mean_of_cells(void **state)
  */
 static void icount_repeats_drop_outliers(void **state)
 {
-	struct strbuf err = STRBUF_INIT;
-	json_t *s, *arr = json_array(), *rep, *adj, *hs;
+	json_t *s = aging_session(), *arr = json_array(), *rep, *adj, *hs;
 	struct rng r;
 	double want = 0;
 	int seq = 0;
 
 	(void)state;
-	if (report_load(FIXTURE, &s, &err))
-		fail_msg("%s", err.buf);
-	sb_release(&err);
 	json_object_set_new(json_object_get(s, "guest"), "icount_shift", json_integer(2));
 	rng_seed(&r, 23);
-	json_object_set_new(s, "workloads",
-			    json_pack("[{s:s, s:s, s:{}, s:[s]}]", "name", "aging", "type", "mglru_aging",
-				      "params", "primary", "median_ms_per_gen_hostadj"));
 	for (int i = 0; i < 8; i++)
 		for (int k = 0; k < 2; k++) {
 			double t[20], f[20], sum = 0;
@@ -594,12 +601,7 @@ static void icount_repeats_drop_outliers(void **state)
 				t[0] *= 5;
 			if (!seq)
 				want = sum / 19;
-			json_array_append_new(arr, json_pack(
-				"{s:i, s:i, s:s, s:s, s:b, s:s, s:{s:f}, s:{s:o, s:o}}", "seq", ++seq,
-				"block", i, "kernel", k ? "patched" : "base", "workload", "aging",
-				"warmup", 0, "status", "ok", "metrics", "median_ms_per_gen",
-				stats_median(t, 20), "series", "gen_ms", doubles(t, 20), "ref_cells",
-				doubles(f, 20)));
+			json_array_append_new(arr, aging_run(++seq, i, k, t, f, 20));
 		}
 	json_object_set_new(s, "runs", arr);
 	rep = analyze(s);

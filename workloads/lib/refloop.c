@@ -23,10 +23,10 @@ int wl_ref_init(struct wl_ref *r, long mib)
 	size = (size_t)mib << 20;
 	/*
 	 * Aligned to 2 MiB, not malloc'd: malloc's buffer plus its header
-	 * page lands wherever ASLR puts it, so one boot's 8 MiB got four huge
-	 * pages and another's three. The buffer is part of the workload's
-	 * mm, and MGLRU aging walks it: its layout must not change between
-	 * boots. (It was not what moved mglru_aging's per-boot level.)
+	 * page is not aligned, so how many huge pages it gets depends on
+	 * where ASLR puts it. The buffer is part of the workload's mm, and
+	 * MGLRU aging walks it: its layout must not change between boots.
+	 * (It was not what moved mglru_aging's per-boot level.)
 	 */
 	{
 		size_t span = size + REF_ALIGN, head;
