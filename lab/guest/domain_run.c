@@ -7,7 +7,7 @@
 #include "guest_protocol.h"
 #include "interrupt.h"
 #include "libvirt_conn.h"
-#include "qemu_reaper.h"
+#include "subreaper.h"
 #include "util.h"
 
 #include <errno.h>
@@ -92,8 +92,8 @@ static int setup_once(void)
 	int r = 0;
 
 	pthread_mutex_lock(&setup_lock);
-	if (qemu_reaper_enable())
-		warning("cannot reap QEMU processes ourselves (%s): each run waits for init to",
+	if (subreaper_enable())
+		warning("cannot become a subreaper (%s): each run waits for init to reap its QEMU",
 			strerror(errno));
 	if (sig_pipe[0] < 0 && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
 		r = -1;

@@ -2,6 +2,7 @@
 #include "kbuild_prep.h"
 #include "fsutil.h"
 #include "kbuild.h"
+#include "ksource.h"
 #include "lab_paths.h"
 #include "run_command.h"
 #include "sha256.h"
@@ -206,10 +207,10 @@ static int prep_key(const char *tree, const char *config, char key[SHA256_HEX_LE
 	struct sha256 h;
 	int r = 0;
 
-	if (run_capture((const char *const[]){ "git", "-C", tree, "rev-parse", "HEAD", NULL },
-			NULL, &head) ||
+	if (ksource_git(tree, (const char *const[]){ "rev-parse", "HEAD", NULL }, &head) ||
 	    run_capture((const char *const[]){ "gcc", "--version", NULL }, NULL, &cc))
 		r = -1;
+	sb_trim_trailing_newlines(&head);
 	sha256_init(&h);
 	sha256_field_str(&h, "format", "mglrulab-prepared/1");
 	sha256_field_str(&h, "tree", tree);

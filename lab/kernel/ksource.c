@@ -13,11 +13,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * No git of the lab starts background maintenance. After `git am` on a tree
+ * committed from a tarball (~90,000 loose objects) git would otherwise run
+ * `gc --auto`, which daemonizes and repacks on both cores for minutes while
+ * the kernel compiles; the daemon is then re-parented to the lab, a child
+ * subreaper once a guest has run (subreaper.h). GIT_CONFIG_COUNT entries
+ * outrank every configuration file, the user's ~/.gitconfig included.
+ */
 const char *const lab_git_env[] = {
 	"GIT_AUTHOR_NAME=mglrulab", "GIT_AUTHOR_EMAIL=mglrulab@localhost",
 	"GIT_COMMITTER_NAME=mglrulab", "GIT_COMMITTER_EMAIL=mglrulab@localhost",
 	"GIT_AUTHOR_DATE=1970-01-01T00:00:00Z", "GIT_COMMITTER_DATE=1970-01-01T00:00:00Z",
-	"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", NULL,
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
+	"GIT_CONFIG_COUNT=3",
+	"GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
+	"GIT_CONFIG_KEY_1=maintenance.auto", "GIT_CONFIG_VALUE_1=false",
+	"GIT_CONFIG_KEY_2=gc.autoDetach", "GIT_CONFIG_VALUE_2=false",
+	NULL,
 };
 
 static int is_archive(const char *path)
@@ -104,9 +117,13 @@ static int directory_id(const char *path, char **id, struct strbuf *err)
 static int git_rev(const char *repo, const char *rev, struct strbuf *out)
 {
 	const char *argv[] = { "git", "-C", repo, "rev-parse", "--verify", "-q", rev, NULL };
+	struct child c = { .argv = argv, .env = lab_git_env, .out = out, .null_stdout = 1 };
+	int r;
 
 	sb_reset(out);
-	return run_capture(argv, NULL, out);
+	r = run_command(&c);
+	sb_trim_trailing_newlines(out);
+	return r;
 }
 
 static int git_identify(const char *path, const char *ref, struct ksource *src,
@@ -250,7 +267,7 @@ int ksource_prepare_tree(struct ksource *src, struct strbuf *err, double *second
 	if (src->kind != SOURCE_GIT) {
 		const char *init[] = { "init", "-q", NULL };
 		const char *add[] = { "add", "-A", "-f", ".", NULL };
-		const char *commit[] = { "-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m",
+		const char *commit[] = { "commit", "-q", "--no-verify", "-m",
 					 "mglrulab: unmodified source", NULL };
 		if (run_git(tmp, init, log, NULL) || run_git(tmp, add, log, NULL) ||
 		    run_git(tmp, commit, log, NULL)) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,22 +41,28 @@ out:
 }
 
 /*
- * The child being waited for, so that SIGINT/SIGTERM to the lab can stop
- * it too: a kill aimed at mglrulab alone (a CI timeout, kill PID) would
- * otherwise leave make compiling for minutes.
+ * The children run_command() is waiting for, in every thread. Two readers:
+ * the SIGINT/SIGTERM handler stops them (a kill aimed at mglrulab alone,
+ * a CI timeout or `kill PID`, would otherwise leave make compiling for
+ * minutes), and the subreaper leaves them alone (run_command_owns()). A
+ * child is forked and entered here under fork_lock, so no child of
+ * run_command() is ever outside the table while the lock is free.
  */
-static volatile pid_t running_child;
+static volatile pid_t children[RUN_COMMAND_MAX_CHILDREN];
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t child_stopped_by, stop_pending;
 
 void run_command_stop_child(int sig)
 {
-	pid_t pid = running_child;
+	__atomic_store_n(&stop_pending, sig, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < RUN_COMMAND_MAX_CHILDREN; i++) {
+		pid_t pid = __atomic_load_n(&children[i], __ATOMIC_SEQ_CST);
 
-	stop_pending = sig;
-	if (pid > 0) {
-		child_stopped_by = sig;
-		/* SIGTERM: make then stops its own jobs too (on SIGINT it waits for them). */
-		kill(pid, SIGTERM);
+		if (pid > 0) {
+			child_stopped_by = sig;
+			/* SIGTERM: make then stops its own jobs too (on SIGINT it waits for them). */
+			kill(pid, SIGTERM);
+		}
 	}
 }
 
@@ -64,10 +71,47 @@ int run_command_stopped_by(void)
 	return child_stopped_by;
 }
 
+int run_command_owns(pid_t pid)
+{
+	int owned = 0;
+
+	pthread_mutex_lock(&fork_lock);
+	for (int i = 0; i < RUN_COMMAND_MAX_CHILDREN && !owned; i++)
+		owned = __atomic_load_n(&children[i], __ATOMIC_SEQ_CST) == pid;
+	pthread_mutex_unlock(&fork_lock);
+	return owned;
+}
+
+/* A free slot of children[] (under fork_lock), or -1. */
+static int free_slot(void)
+{
+	for (int i = 0; i < RUN_COMMAND_MAX_CHILDREN; i++)
+		if (!children[i])
+			return i;
+	return -1;
+}
+
+/*
+ * Enter @pid (under fork_lock). A signal handled by another thread before
+ * the entry could not see it; it left stop_pending, so the child is
+ * stopped here instead.
+ */
+static void enter_child(int slot, pid_t pid)
+{
+	int sig;
+
+	__atomic_store_n(&children[slot], pid, __ATOMIC_SEQ_CST);
+	sig = __atomic_load_n(&stop_pending, __ATOMIC_SEQ_CST);
+	if (sig) {
+		child_stopped_by = sig;
+		kill(pid, SIGTERM);
+	}
+}
+
 int run_command(struct child *c)
 {
 	int pipefd[2] = { -1, -1 }, logfd = -1, status;
-	int want_pipe = c->out || c->on_line;
+	int want_pipe = c->out || c->on_line, slot;
 	pid_t pid;
 
 	if (c->log_path) {
@@ -83,32 +127,35 @@ int run_command(struct child *c)
 	}
 	fflush(NULL);
 	/*
-	 * SIGINT/SIGTERM stay blocked from the fork until running_child is set
-	 * (parent) or the dispositions are reset (child): a signal in between
-	 * would otherwise find no child to stop, or run the lab's handler in
-	 * the child, which then execs as if nothing had happened.
+	 * In this thread SIGINT/SIGTERM stay blocked from the fork until the
+	 * child is in children[] (parent) or the dispositions are reset
+	 * (child): the lab's handler would otherwise run in the child, which
+	 * then execs as if nothing had happened. A signal another thread
+	 * handles meanwhile is caught up with by enter_child().
 	 */
 	sigset_t stop_sigs, old_mask;
 
 	sigemptyset(&stop_sigs);
 	sigaddset(&stop_sigs, SIGINT);
 	sigaddset(&stop_sigs, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop_sigs, &old_mask);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
+	pthread_mutex_lock(&fork_lock);
+	slot = free_slot();
 	if (c->unless_stopped && stop_pending) {
 		child_stopped_by = stop_pending;
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
-		if (logfd >= 0)
-			close(logfd);
-		if (want_pipe)
-			close(pipefd[0]), close(pipefd[1]);
+		pid = -1;
 		errno = EINTR;
-		return -1;
+	} else if (slot < 0) {
+		pid = -1;
+		errno = EAGAIN;
+	} else {
+		pid = fork();
 	}
-	pid = fork();
 	if (pid < 0) {
 		int e = errno;
 
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		pthread_mutex_unlock(&fork_lock);
+		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 		if (logfd >= 0)
 			close(logfd);
 		if (want_pipe)
@@ -122,7 +169,7 @@ int run_command(struct child *c)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 		dup2(devnull, 0);
 		if (want_pipe) {
 			dup2(pipefd[1], 1);
@@ -147,8 +194,9 @@ int run_command(struct child *c)
 		fprintf(stderr, "cannot run %s: %s\n", c->argv[0], strerror(errno));
 		_exit(127);
 	}
-	running_child = pid;
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	enter_child(slot, pid);
+	pthread_mutex_unlock(&fork_lock);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (want_pipe) {
 		struct strbuf pending = STRBUF_INIT;
 		char buf[8192];
@@ -179,11 +227,11 @@ int run_command(struct child *c)
 		close(logfd);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
-			running_child = 0;
+			__atomic_store_n(&children[slot], 0, __ATOMIC_SEQ_CST);
 			return -1;
 		}
 	}
-	running_child = 0;
+	__atomic_store_n(&children[slot], 0, __ATOMIC_SEQ_CST);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);

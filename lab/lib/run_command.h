@@ -8,6 +8,8 @@
 
 #include "strbuf.h"
 
+#include <sys/types.h>
+
 struct child {
 	const char *const *argv;	/* argv[0] is looked up in PATH */
 	const char *dir;		/* working directory, or NULL */
@@ -29,16 +31,28 @@ struct child {
 
 /*
  * Run @c to completion. Returns the exit status (0-255), 128+signal when
- * the child was killed, or -1 when it could not be started (errno set).
+ * the child was killed, or -1 when it could not be started (errno set;
+ * EAGAIN when RUN_COMMAND_MAX_CHILDREN are running already). Safe to call
+ * from several threads at once.
  */
+#define RUN_COMMAND_MAX_CHILDREN 64
 int run_command(struct child *c);
 
 /*
- * For a SIGINT/SIGTERM handler (async-signal-safe): send SIGTERM to the
- * child run_command() is waiting for, if any, and remember @sig (with no
- * child, for the unless_stopped commands that come later).
+ * For a SIGINT/SIGTERM handler (async-signal-safe, any thread): send
+ * SIGTERM to every child run_command() is waiting for, in every thread,
+ * and remember @sig (for the unless_stopped commands that come later, and
+ * for a child being started in another thread at this moment).
  */
 void run_command_stop_child(int sig);
+
+/*
+ * Whether @pid is a child that a run_command() call is waiting for (or is
+ * about to): for the subreaper, which must never reap it. Children are
+ * forked and entered under one lock, which this takes too, so a child of
+ * run_command() is never seen unentered. Not async-signal-safe.
+ */
+int run_command_owns(pid_t pid);
 /*
  * The signal run_command_stop_child() passed on to a child, or that kept
  * an unless_stopped command from starting; 0 when neither happened.
