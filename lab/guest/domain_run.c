@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libvirt/virterror.h>
@@ -92,6 +93,7 @@ static int setup_once(void)
 	int r = 0;
 
 	pthread_mutex_lock(&setup_lock);
+	/* guest_lab_open() did it already, unless the caller runs guests without one */
 	if (subreaper_enable())
 		warning("cannot become a subreaper (%s): each run waits for init to reap its QEMU",
 			strerror(errno));
@@ -159,12 +161,72 @@ static void untrack(virDomainPtr dom)
 	pthread_mutex_unlock(&lock);
 }
 
+/*
+ * A destroy that takes long must not look like a hang after SIGINT.
+ * libvirt's destroy sends QEMU SIGTERM, then SIGKILL after 10 s, and waits
+ * for its pid to vanish; with every orphan reaped (subreaper.h) that takes
+ * well under a second, but a QEMU stuck in the kernel (a hung disk) can
+ * hold it for 30 s. After DESTROY_PATIENCE_MS the watchdog names the
+ * domain and what libvirt is doing.
+ */
+#define DESTROY_PATIENCE_MS 2000
+
+struct destroy_watchdog {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int done;
+	const char *name;
+};
+
+static void *destroy_watchdog_main(void *arg)
+{
+	struct destroy_watchdog *wd = arg;
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += DESTROY_PATIENCE_MS / 1000;
+	pthread_mutex_lock(&wd->mu);
+	while (!wd->done)
+		if (pthread_cond_timedwait(&wd->cv, &wd->mu, &until) == ETIMEDOUT)
+			break;
+	if (!wd->done)
+		warning("still waiting for libvirt to destroy domain %s: its QEMU has not exited "
+			"(libvirt sends SIGKILL after 10 s and gives up after about 30 s)",
+			wd->name ? wd->name : "?");
+	pthread_mutex_unlock(&wd->mu);
+	return NULL;
+}
+
+/* virDomainDestroy(), with the watchdog above. */
+static void destroy_watched(virDomainPtr dom)
+{
+	struct destroy_watchdog wd = { .mu = PTHREAD_MUTEX_INITIALIZER, .name = virDomainGetName(dom) };
+	pthread_condattr_t ca;
+	pthread_t th;
+	int watching;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wd.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	watching = !pthread_create(&th, NULL, destroy_watchdog_main, &wd);
+	virDomainDestroy(dom);
+	if (watching) {
+		pthread_mutex_lock(&wd.mu);
+		wd.done = 1;
+		pthread_cond_signal(&wd.cv);
+		pthread_mutex_unlock(&wd.mu);
+		pthread_join(th, NULL);
+	}
+	pthread_cond_destroy(&wd.cv);
+}
+
 void guest_destroy_all(void)
 {
 	pthread_mutex_lock(&lock);
 	for (int i = 0; i < MAX_ACTIVE; i++)
 		if (active[i]) {
-			virDomainDestroy(active[i]);
+			destroy_watched(active[i]);
 			virDomainFree(active[i]);
 			active[i] = NULL;
 		}

@@ -6,6 +6,7 @@
 #include "guest_job.h"
 #include "lab_paths.h"
 #include "libvirt_conn.h"
+#include "subreaper.h"
 #include "util.h"
 
 #include <errno.h>
@@ -31,6 +32,15 @@ int guest_lab_open(struct guest_lab *lab, const struct guest_lab_opts *o, struct
 		sb_addf(err, "cannot create %s: %s", lab->state_dir, strerror(errno));
 		goto out;
 	}
+	/*
+	 * A subreaper from here on, whether or not a guest boots next: the
+	 * embedded driver daemonizes QEMU (capability probes included), and
+	 * the rest of the session, a later kernel build among it, runs with
+	 * the same reaping as the first run of a warm machine.
+	 */
+	if (subreaper_enable())
+		warning("cannot become a subreaper (%s): each run waits for init to reap its QEMU",
+			strerror(errno));
 	/* first: it takes the state folder's lock, so a second process stops before building anything */
 	lab->conn = lab_virt_open(o->uri, lab->state_dir, &why);
 	if (!lab->conn) {
