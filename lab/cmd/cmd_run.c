@@ -108,7 +108,7 @@ static const char *const run_synopsis[] = {
 	"             [--workloads a,b] [--kernel NAME] [--fail-on regression|change|none]",
 	"             [--junit FILE] [--no-counters] [-q] [-v]",
 	"             [--until decided [--max-runs N] [--budget DURATION]]",
-	"mglrulab run --resume [SESSION] [-c FILE] [--fail-on ...] [--junit FILE]",
+	"mglrulab run --resume [SESSION] [--budget DURATION] [-c FILE] [--fail-on ...] [--junit FILE]",
 	NULL
 };
 
@@ -148,10 +148,11 @@ int cmd_run(int argc, char **argv)
 	if (!r && o.resume && (o.runs || o.seed_set || o.workloads.n || o.warmups >= 0))
 		r = user_error("run --resume: the session's plan is fixed; --runs, --seed, --warmups "
 			       "and --workloads apply to new sessions only");
-	if (!r && o.resume && (o.until_decided || o.max_runs || o.budget_s))
-		r = user_error("run --resume: --until, --max-runs and --budget are fixed when a "
-			       "session starts (a resumed sequential session continues at its next look)");
-	if (!r && !o.until_decided && (o.max_runs || o.budget_s))
+	if (!r && o.resume && (o.until_decided || o.max_runs))
+		r = user_error("run --resume: --until and --max-runs are fixed when a session starts "
+			       "(a resumed sequential session continues at its next look; --budget "
+			       "may raise its budget)");
+	if (!r && !o.resume && !o.until_decided && (o.max_runs || o.budget_s))
 		r = user_error("run: --max-runs and --budget need --until decided");
 	if (!r && o.until_decided && o.runs)
 		r = user_error("run: --runs fixes the runs; --until decided chooses them "

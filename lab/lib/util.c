@@ -184,6 +184,14 @@ void strvec_clear(struct strvec *sv)
 	sv->n = sv->alloc = 0;
 }
 
+int strvec_has(const struct strvec *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return 1;
+	return 0;
+}
+
 void strvec_split(struct strvec *sv, const char *s, const char *seps)
 {
 	while (*s) {

@@ -76,6 +76,8 @@ void strvec_push(struct strvec *sv, const char *s);
 void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strvec_pushv(struct strvec *sv, const char *const *v);
 void strvec_clear(struct strvec *sv);
+/* Whether @s is one of @sv's strings. */
+int strvec_has(const struct strvec *sv, const char *s);
 /* Split @s on any of @seps, skipping empty fields, and push each field. */
 void strvec_split(struct strvec *sv, const char *s, const char *seps);
 /* Sort into strcmp() (byte) order, which no locale changes. */

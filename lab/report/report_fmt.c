@@ -238,3 +238,30 @@ void hoststate_sentence(const json_t *hs, struct strbuf *out)
 		sb_adds(out, "; the host ran in two distinct states");
 	sb_adds(out, ".");
 }
+
+int report_budget_stopped(const json_t *report)
+{
+	const json_t *w;
+	const char *name;
+	int n = 0;
+
+	json_object_foreach(json_object_get(jpath(report, "sequential"), "workloads"), name, w)
+		n += !strcmp(jget_str(w, "why", ""), "budget");
+	return n;
+}
+
+/*
+ * A budget is a guess about this machine's speed; when it ran out, the
+ * reader needs what it left undecided and the line that goes on, with
+ * twice the budget (the runs done so far are kept and count).
+ */
+void report_budget_resume_line(const json_t *report, struct strbuf *out)
+{
+	double budget = jget_num(jpath(report, "design.sequential"), "budget_s");
+	int n = report_budget_stopped(report);
+
+	sb_addf(out, "the budget (%.0f s of runs) ran out with %d workload%s undecided; to go on "
+		"where it stopped: mglrulab run --resume ", budget, n, n == 1 ? "" : "s");
+	sb_add_text_safe(out, jget_str(jpath(report, "session"), "id", "SESSION"));
+	sb_addf(out, " --budget %.0fs", isfinite(budget) && budget > 0 ? 2 * budget : 1800);
+}

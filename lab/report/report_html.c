@@ -172,7 +172,17 @@ static void sequential_items(const json_t *r, struct strbuf *sb)
 			sb_adds(sb, "no look decided it");
 		sb_adds(sb, "</li>");
 	}
-	sb_adds(sb, "</ul></dd>");
+	sb_adds(sb, "</ul>");
+	if (report_budget_stopped(r)) {
+		struct strbuf line = STRBUF_INIT;
+
+		report_budget_resume_line(r, &line);
+		sb_adds(sb, "<p class=\"budget\">");
+		esc(sb, sb_str(&line));
+		sb_adds(sb, "</p>");
+		sb_release(&line);
+	}
+	sb_adds(sb, "</dd>");
 }
 
 static void header(const json_t *r, struct strbuf *sb)

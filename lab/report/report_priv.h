@@ -65,6 +65,11 @@ void host_line(const json_t *h, struct strbuf *out);
 
 /* Verdict ids (stats_verdict_id) to their display symbol and ASCII marker. */
 const char *verdict_symbol(const char *id);
+
+/* How many workloads of a sequential session the budget stopped undecided. */
+int report_budget_stopped(const json_t *report);
+/* What the budget left undecided, and the command that goes on: one line into @out. */
+void report_budget_resume_line(const json_t *report, struct strbuf *out);
 const char *verdict_marker(const char *id);
 const char *verdict_label(const char *id);
 

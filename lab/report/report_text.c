@@ -136,6 +136,11 @@ static void sequential_lines(const json_t *r, struct strbuf *sb)
 			sb_addf(&line, "stopped by the budget, undecided");
 		kv(sb, "", line.buf);
 	}
+	if (report_budget_stopped(r)) {
+		sb_reset(&line);
+		report_budget_resume_line(r, &line);
+		kv(sb, "", line.buf);
+	}
 	sb_release(&line);
 }
 

@@ -21,6 +21,32 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * run --resume --budget: a sequential session's budget, raised in
+ * session.json before anything runs; session_seq_open() then lets the
+ * workloads the old budget stopped go on.
+ */
+static int raise_budget(struct session *s)
+{
+	json_t *seq = json_object_get(json_object_get(s->ctx, "design"), "sequential");
+	double old = json_number_value(json_object_get(seq, "budget_s"));
+	char *path;
+	int r;
+
+	if (!json_is_object(seq))
+		return user_error("run --resume --budget: %s is not an --until decided session", s->dir);
+	if (old > 0 && s->o->budget_s <= old)
+		return user_error("run --resume --budget: %.0f s is not more than the session's budget "
+				  "(%.0f s); give a larger one", s->o->budget_s, old);
+	json_object_set_new(seq, "budget_s", json_real(s->o->budget_s));
+	path = xasprintf("%s/session.json", s->dir);
+	r = session_write_json(path, s->ctx);
+	if (r)
+		r = lab_error("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	return r;
+}
+
 /* A resumed session: its folder, session.json, the kernels still in the cache, the guest lab. */
 static int resume_session(struct session *s)
 {
@@ -38,6 +64,8 @@ static int resume_session(struct session *s)
 	if (!s->ctx || !json_is_array(json_object_get(s->ctx, "plan")))
 		return user_error("%s/session.json: %s", s->dir, s->ctx ? "no plan" : jerr.text);
 	r = session_lock(s->cfg.state_dir, s->dir, &s->lock_fd);
+	if (!r && s->o->budget_s)
+		r = raise_budget(s);
 	if (r)
 		return r;
 	json_array_foreach(json_object_get(s->ctx, "kernels"), i, k) {

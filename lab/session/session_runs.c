@@ -92,6 +92,7 @@ struct sched {
 	size_t total, todo, done_now;
 	double t0;
 	int stopped;			/* interrupted, or a run could not be recorded */
+	struct strvec share_said;	/* workloads told they wait for the budget's other shares */
 };
 
 struct worker {
@@ -142,23 +143,87 @@ static void make_blocks(struct sched *q)
 	}
 }
 
+static int blocks_in_flight(const struct sched *q);
+
+/* Has @workload a block with runs left (running now or not)? Under the lock. */
+static int runs_left(const struct sched *q, const char *workload)
+{
+	for (size_t b = 0; b < q->nblocks; b++) {
+		const struct block *bl = &q->blocks[b];
+
+		if (bl->next < bl->n && !strcmp(plan_workload(q, bl->idx[bl->next]), workload))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Must @workload wait for the others' shares of the budget
+ * (budget_share_wait())? Says so once per workload. Under the lock.
+ */
+static int budget_waits(struct sched *q, const char *workload)
+{
+	struct session *s = q->s;
+	const json_t *wls = json_object_get(s->ctx, "workloads"), *w;
+	double budget = s->seq ? session_seq_budget_s(s->seq) : 0;
+	size_t n = json_array_size(wls), i, me = n;
+	struct budget_use *u;
+	int wait;
+
+	if (budget <= 0 || !n)
+		return 0;
+	u = xcalloc(n, sizeof(*u));
+	json_array_foreach(wls, i, w) {
+		const char *name = json_string_value(json_object_get(w, "name"));
+
+		if (!name)
+			continue;
+		u[i].spent_s = session_seq_spent_s(q->done, name);
+		u[i].running = !session_seq_stopped(s->seq, name) && runs_left(q, name);
+		if (!strcmp(name, workload))
+			me = i;
+	}
+	wait = me < n && budget_share_wait(u, n, me, budget);
+	if (wait && !lab_quiet && !strvec_has(&q->share_said, workload)) {
+		strvec_push(&q->share_said, workload);
+		term_printf(stderr, "%s has spent its share of the budget (%.0f s of %.0f s): it waits "
+			    "until the other workloads have had theirs\n", workload, u[me].spent_s,
+			    budget / (double)n);
+	}
+	free(u);
+	return wait;
+}
+
 /*
  * The next block with runs left whose workload the stopping rule still
- * wants, claimed; NULL when there is none. Under the lock.
+ * wants, claimed; NULL when there is none. A workload past its share of
+ * the budget comes after the others (budget_waits()); when nothing else is
+ * left and nothing runs, it goes on. Under the lock.
  */
 static struct block *claim_block(struct sched *q)
 {
 	struct session *s = q->s;
+	struct block *waiting = NULL;
 
 	for (size_t b = 0; b < q->nblocks; b++) {
 		struct block *bl = &q->blocks[b];
+		const char *wname;
 
 		if (bl->claimed || bl->next >= bl->n)
 			continue;
-		if (s->seq && session_seq_stopped(s->seq, plan_workload(q, bl->idx[bl->next])))
+		wname = plan_workload(q, bl->idx[bl->next]);
+		if (s->seq && session_seq_stopped(s->seq, wname))
 			continue;
+		if (s->seq && budget_waits(q, wname)) {
+			waiting = waiting ? waiting : bl;
+			continue;
+		}
 		bl->claimed = 1;
 		return bl;
+	}
+	if (waiting && !blocks_in_flight(q)) {
+		waiting->claimed = 1;
+		return waiting;
 	}
 	return NULL;
 }
@@ -260,6 +325,7 @@ static void sched_release(struct sched *q)
 		free(q->blocks[b].idx);
 	free(q->blocks);
 	free(q->have);
+	strvec_clear(&q->share_said);
 	json_decref(q->done);
 	pthread_cond_destroy(&q->block_back);
 	pthread_mutex_destroy(&q->lock);

@@ -43,6 +43,33 @@ struct session_seq {
 	double spent_cache;
 };
 
+static int save(struct session_seq *q);
+
+/*
+ * A session the budget stopped, resumed with a larger one (run --resume
+ * --budget): the workloads the budget stopped run on from their next
+ * look. Stopping for the budget is optional stopping, which the alpha
+ * spending allows at any look; so is going on. 1 when the state changed.
+ */
+static int reopen_after_budget(struct session_seq *q)
+{
+	json_t *w;
+	const char *name;
+
+	if (!json_is_true(json_object_get(q->state, "budget_spent")) ||
+	    (q->budget_s && jget_num(q->state, "spent_s") >= q->budget_s))
+		return 0;
+	json_object_foreach(json_object_get(q->state, "workloads"), name, w)
+		if (!strcmp(jget_str(w, "why", ""), "budget")) {
+			json_object_set_new(w, "stopped", json_false());
+			json_object_set_new(w, "why", json_null());
+		}
+	json_object_set_new(q->state, "budget_spent", json_false());
+	if (!lab_quiet)
+		fprintf(stderr, "budget raised to %.0f s: the workloads it stopped go on\n", q->budget_s);
+	return 1;
+}
+
 struct session_seq *session_seq_open(const char *dir, const json_t *ctx, struct strbuf *err)
 {
 	struct session_seq *q;
@@ -68,6 +95,11 @@ struct session_seq *session_seq_open(const char *dir, const json_t *ctx, struct 
 		}
 	} else {
 		q->state = xjson_pack("{s:{}, s:[]}", "workloads", "looks");
+	}
+	if (reopen_after_budget(q) && save(q)) {
+		session_seq_free(q);
+		sb_addf(err, "cannot record the raised budget in %s/sequential.json", dir);
+		return NULL;
 	}
 	return q;
 }
@@ -107,20 +139,45 @@ static int save(struct session_seq *q)
 }
 
 /* Seconds of run time the records of @runs account for (every invocation). */
-static double spent_s(const json_t *runs)
+double session_seq_spent_s(const json_t *runs, const char *workload)
 {
 	static const char *const keys[] = { "boot_s", "workload_s", "host_overhead_s" };
 	const json_t *run;
 	double total = 0;
 	size_t i;
 
-	json_array_foreach(runs, i, run)
+	json_array_foreach(runs, i, run) {
+		if (workload && strcmp(jget_str(run, "workload", ""), workload))
+			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 			double v = jget_num(json_object_get(run, "timings"), keys[k]);
 			if (isfinite(v) && v > 0)
 				total += v;
 		}
+	}
 	return total;
+}
+
+int budget_share_wait(const struct budget_use *u, size_t n, size_t i, double budget_s)
+{
+	double share, total = 0, reserved = 0;
+
+	if (budget_s <= 0 || i >= n || !n)
+		return 0;
+	share = budget_s / (double)n;
+	if (u[i].spent_s < share)
+		return 0;
+	for (size_t j = 0; j < n; j++) {
+		total += u[j].spent_s;
+		if (j != i && u[j].running && u[j].spent_s < share)
+			reserved += share - u[j].spent_s;
+	}
+	return reserved > 0 && total + reserved >= budget_s;
+}
+
+double session_seq_budget_s(const struct session_seq *q)
+{
+	return q->budget_s;
 }
 
 int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
@@ -129,7 +186,7 @@ int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
 
 	/* Asked before every planned run: sum the records only when they change. */
 	if (json_array_size(runs) != q->spent_runs) {
-		q->spent_cache = spent_s(runs);
+		q->spent_cache = session_seq_spent_s(runs, NULL);
 		q->spent_runs = json_array_size(runs);
 	}
 	spent = q->spent_cache;

@@ -29,6 +29,27 @@ int session_seq_stopped(struct session_seq *q, const char *workload);
 int session_seq_budget_spent(struct session_seq *q, const json_t *runs);
 
 /*
+ * Fair shares of the budget, so that a slow workload (a kernel build whose
+ * runs take minutes on a busy machine) cannot spend what the others need
+ * to reach their first look. Each workload is guaranteed budget / n (n:
+ * the session's workloads); past its share a workload waits while running
+ * it would eat into the unspent share of a workload still running, and
+ * goes on once those have stopped (decided, capped) and left their share.
+ * A pure function over @n workloads: 1 when workload @i should wait.
+ */
+struct budget_use {
+	double spent_s;		/* run time its records account for */
+	int running;		/* not stopped, and with planned runs left */
+};
+int budget_share_wait(const struct budget_use *u, size_t n, size_t i, double budget_s);
+
+/* Run time the records of @runs account for, those of @workload alone (NULL: all). */
+double session_seq_spent_s(const json_t *runs, const char *workload);
+
+/* The session's budget in seconds, 0 for none. */
+double session_seq_budget_s(const struct session_seq *q);
+
+/*
  * After a run of @workload was recorded (@runs: every record so far): when
  * a scheduled look is due, analyse the session, print where each primary
  * stands and stop the workload when all are decided. Also called once per
