@@ -51,10 +51,13 @@ out:
 static volatile pid_t children[RUN_COMMAND_MAX_CHILDREN];
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t child_stopped_by, stop_pending;
+/* One more for every signal passed on: a fork it raced with sees it changed. */
+static volatile sig_atomic_t stop_gen;
 
 void run_command_stop_child(int sig)
 {
 	__atomic_store_n(&stop_pending, sig, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&stop_gen, 1, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < RUN_COMMAND_MAX_CHILDREN; i++) {
 		pid_t pid = __atomic_load_n(&children[i], __ATOMIC_SEQ_CST);
 
@@ -92,18 +95,17 @@ static int free_slot(void)
 }
 
 /*
- * Enter @pid (under fork_lock). A signal handled by another thread before
- * the entry could not see it; it left stop_pending, so the child is
- * stopped here instead.
+ * Enter @pid (under fork_lock). A signal handled by another thread between
+ * the fork (@gen: stop_gen before it) and the entry could not see the
+ * child; it moved stop_gen on, so the child is stopped here instead. A
+ * command started after a signal runs (the session's cleanup needs them;
+ * unless_stopped ones never start).
  */
-static void enter_child(int slot, pid_t pid)
+static void enter_child(int slot, pid_t pid, sig_atomic_t gen)
 {
-	int sig;
-
 	__atomic_store_n(&children[slot], pid, __ATOMIC_SEQ_CST);
-	sig = __atomic_load_n(&stop_pending, __ATOMIC_SEQ_CST);
-	if (sig) {
-		child_stopped_by = sig;
+	if (__atomic_load_n(&stop_gen, __ATOMIC_SEQ_CST) != gen) {
+		child_stopped_by = __atomic_load_n(&stop_pending, __ATOMIC_SEQ_CST);
 		kill(pid, SIGTERM);
 	}
 }
@@ -112,6 +114,7 @@ int run_command(struct child *c)
 {
 	int pipefd[2] = { -1, -1 }, logfd = -1, status;
 	int want_pipe = c->out || c->on_line, slot;
+	sig_atomic_t gen = 0;
 	pid_t pid;
 
 	if (c->log_path) {
@@ -149,6 +152,7 @@ int run_command(struct child *c)
 		pid = -1;
 		errno = EAGAIN;
 	} else {
+		gen = __atomic_load_n(&stop_gen, __ATOMIC_SEQ_CST);
 		pid = fork();
 	}
 	if (pid < 0) {
@@ -194,7 +198,7 @@ int run_command(struct child *c)
 		fprintf(stderr, "cannot run %s: %s\n", c->argv[0], strerror(errno));
 		_exit(127);
 	}
-	enter_child(slot, pid);
+	enter_child(slot, pid, gen);
 	pthread_mutex_unlock(&fork_lock);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (want_pipe) {
