@@ -92,7 +92,7 @@ static int write_out(const char *path, const struct strbuf *sb)
 {
 	if (path) {
 		if (write_user_file(path, sb->buf ? sb->buf : "", sb->len))
-			return lab_error("cannot write %s: %s", path, strerror(errno));
+			return lab_error("cannot write %s: %s", path, user_file_strerror(errno));
 	} else if (sb->len && (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout))) {
 		return lab_error("cannot write to standard output: %s", strerror(errno));
 	}
@@ -193,7 +193,7 @@ int cmd_history(int argc, char **argv)
 	if (c.html) {
 		history_render_html(&h, c.html, &out);
 		if (write_user_file(c.html, out.buf, out.len)) {
-			r = lab_error("cannot write %s: %s", c.html, strerror(errno));
+			r = lab_error("cannot write %s: %s", c.html, user_file_strerror(errno));
 			goto out;
 		}
 		sb_reset(&out);

@@ -80,7 +80,7 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 	if (cli->html) {
 		report_render_html(report, &out);
 		if (write_user_file(cli->html, out.buf, out.len)) {
-			ret = lab_error("cannot write %s: %s", cli->html, strerror(errno));
+			ret = lab_error("cannot write %s: %s", cli->html, user_file_strerror(errno));
 			goto out;
 		}
 		sb_reset(&out);
@@ -96,7 +96,7 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 		goto out;
 	if (cli->out) {
 		if (write_user_file(cli->out, out.buf, out.len))
-			ret = lab_error("cannot write %s: %s", cli->out, strerror(errno));
+			ret = lab_error("cannot write %s: %s", cli->out, user_file_strerror(errno));
 	} else if (fwrite(out.buf, 1, out.len, stdout) != out.len || fflush(stdout)) {
 		ret = lab_error("cannot write to standard output: %s", strerror(errno));
 	}

@@ -648,6 +648,21 @@ static int is_session_dir(const char *dir, char **report)
 	return r;
 }
 
+/*
+ * reports/<stamp>-bisect/ (bisect.json): each step under steps/ is a
+ * session with a report.json, measured on purpose against a prefix of a
+ * series, not a night: counted, a step could become "tonight" for
+ * --fail-on-new. Found by its state file, not by its name.
+ */
+static int is_bisection_dir(const char *dir)
+{
+	char *state = path_join(dir, "bisect.json");
+	int r = is_regular_file(state);
+
+	free(state);
+	return r;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -671,6 +686,10 @@ static int walk(struct history *h, const char *dir, int depth)
 	}
 	if (depth > WALK_MAX_DEPTH)
 		return 0;
+	if (depth && is_bisection_dir(dir)) {
+		debug("history: %s is a bisection; its steps are not nights", dir);
+		return 0;
+	}
 	d = opendir(dir);
 	if (!d)
 		return -1;

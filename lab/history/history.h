@@ -115,8 +115,10 @@ void history_release(struct history *h);
  * Every report.json under @dir (not below a session folder: a folder with
  * a report.json or session.json is a session, its runs/ and logs/ are not
  * looked into; symbolic links are not followed, so reports/latest does not
- * count twice). Unreadable, corrupt or partial reports are skipped with a
- * warning naming the file. Returns 0, or -1 when @dir cannot be read.
+ * count twice; a bisection's folder below @dir, one with a bisect.json, is
+ * not looked into: its steps are not nights). Unreadable, corrupt or
+ * partial reports are skipped with a warning naming the file. Returns 0,
+ * or -1 when @dir cannot be read.
  */
 int history_add_dir(struct history *h, const char *dir);
 /*

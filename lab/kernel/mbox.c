@@ -32,7 +32,9 @@
  * - a file whose first line ends in CRLF is CRLF throughout: CRLF -> LF;
  * - a NUL byte makes the message unusable (mbox_split() names file and line);
  * - RFC 2047 encoded words in Subject: (q and b; UTF-8, US-ASCII, Latin-1)
- *   are decoded, so "[PATCH 0/N]" cover letters written that way are found.
+ *   are decoded, so "[PATCH 0/N]" cover letters written that way are found;
+ *   a control character in a header value (decoded "=0A" included) becomes
+ *   a space: a subject is one line everywhere.
  */
 #include "mbox.h"
 #include "escape.h"
@@ -263,6 +265,27 @@ static char *rfc2047_decode(const char *s)
 	return sb_detach(&out);
 }
 
+/*
+ * A header value is one line: every control character in it, decoded
+ * ("=?utf-8?q?a=0Ab?=", Latin-1's NEL "=85") or raw (a tab, a stray CR,
+ * ESC), becomes a space: C0, DEL, and C1 (U+0080-U+009F, the two bytes
+ * C2 80-9F in UTF-8, one space for both). Other bytes stay as they are.
+ */
+static void one_line(char *s)
+{
+	char *w = s;
+
+	for (const unsigned char *r = (const unsigned char *)s; *r; r++) {
+		if (r[0] == 0xC2 && r[1] >= 0x80 && r[1] <= 0x9F) {
+			*w++ = ' ';
+			r++;
+		} else {
+			*w++ = *r < 0x20 || *r == 0x7F ? ' ' : (char)*r;
+		}
+	}
+	*w = '\0';
+}
+
 static char *header_value(const char *msg, const char *msg_end, const char *name)
 {
 	size_t nl = strlen(name);
@@ -297,6 +320,7 @@ static char *header_value(const char *msg, const char *msg_end, const char *name
 			}
 			char *raw = sb_detach(&v), *dec = rfc2047_decode(raw);
 			free(raw);
+			one_line(dec);
 			return dec;
 		}
 		s = le + 1;

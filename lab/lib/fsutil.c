@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 char *path_join(const char *dir, const char *rel)
@@ -261,24 +262,67 @@ fail:
 	return -1;
 }
 
+/* The null device (char 1:3), wherever its node is: writing there has no effect. */
+static int is_null_device(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
+}
+
 int write_user_file(const char *path, const void *data, size_t len)
 {
-	struct stat st;
+	struct stat st, fst;
 	int fd, r;
 
-	if (stat(path, &st) || S_ISREG(st.st_mode))
+	/*
+	 * lstat, never stat: a link at @path is refused whatever it points
+	 * to. A plain open() would follow `out.html -> /dev/loop0` onto the
+	 * device, and block forever on a FIFO with no reader.
+	 */
+	if (lstat(path, &st))
+		return errno == ENOENT ? write_file_atomic(path, data, len) : -1;
+	if (S_ISREG(st.st_mode))
 		return write_file_atomic(path, data, len);
-	if (S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
+	if (!is_null_device(&st)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : S_ISLNK(st.st_mode) ? ELOOP : EINVAL;
 		return -1;
 	}
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * /dev/null, written in place: a rename would replace it (run as
+	 * root, `-o /dev/null` once made it a regular file for the whole
+	 * machine). O_NOFOLLOW and O_NONBLOCK, then fstat: whatever was put
+	 * there since the lstat is neither followed nor waited on.
+	 */
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	r = fstat(fd, &fst) ? -1 : is_null_device(&fst) ? 0 : (errno = EINVAL, -1);
+	if (r) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
 	r = write_all(fd, data, len);
 	if (close(fd))
 		r = -1;
 	return r ? -1 : 0;
+}
+
+const char *user_file_strerror(int errnum)
+{
+	switch (errnum) {
+	case ELOOP:
+		return "it is a symbolic link, and outputs are never written through one "
+		       "(remove it, or name the file it points to)";
+	case EINVAL:
+		return "it is not a regular file (a FIFO, a socket or a device); "
+		       "outputs go to regular files or /dev/null";
+	case EISDIR:
+		return "it is a folder";
+	default:
+		return strerror(errnum);
+	}
 }
 
 int copy_file(const char *src, const char *dst, mode_t mode)

@@ -41,13 +41,19 @@ int read_file(const char *path, struct strbuf *out, size_t max);
 int write_all(int fd, const void *data, size_t len);
 int write_file_atomic(const char *path, const void *data, size_t len);
 /*
- * A file the user named (-o, --html, --junit): atomically when it is, or
- * will be, a regular file; written in place when it already exists as
- * something else (/dev/null, /dev/stdout, a FIFO), which a rename would
- * replace: run as root, `-o /dev/null` made /dev/null a regular file for
- * the whole machine. A directory is refused (EISDIR).
+ * A file the user named (-o, --html, --junit): a regular file, new or
+ * old, is written atomically (write_file_atomic()). Anything else at
+ * @path is refused, -1 with errno: a folder (EISDIR), a symbolic link
+ * whatever it points to (ELOOP: never written through, so a link to a
+ * block device or a FIFO cannot receive the report), any other
+ * non-regular file (EINVAL: a FIFO would block, a device would be
+ * overwritten). The one exception is the null device (/dev/null),
+ * written in place and never renamed over (as root, a rename made
+ * /dev/null a regular file for the whole machine).
  */
 int write_user_file(const char *path, const void *data, size_t len);
+/* Why write_user_file() failed, in words: its refusals above, else strerror(). */
+const char *user_file_strerror(int errnum);
 int copy_file(const char *src, const char *dst, mode_t mode);
 /* Last @n lines of a file (for "the log's last lines" in error messages). */
 void tail_lines(const char *path, int n, struct strbuf *out);

@@ -6,11 +6,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -69,44 +71,127 @@ static void test_atomic_write_ignores_planted_symlink(void **state)
 	free(dir);
 }
 
-/*
- * An output the user names that exists and is not a regular file is
- * written in place, never renamed over: a FIFO stands in for /dev/null
- * (which as root became a regular file for the whole machine).
- */
-static void test_user_file_keeps_special_files(void **state)
+/* SIGALRM only interrupts: a write_user_file() that blocks fails with EINTR instead of hanging. */
+static void on_alarm(int sig)
 {
-	char *dir = scratch(), *fifo = xasprintf("%s/fifo", dir);
-	char *reg = xasprintf("%s/out.txt", dir), got[16] = { 0 };
+	(void)sig;
+}
+
+static void arm_alarm(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART */
+	assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+	alarm(5);
+}
+
+/*
+ * Outputs the user names (-o, --html, --junit): a regular file, new or
+ * old, is written atomically; a folder is refused, not replaced; /dev/null
+ * takes the output in place (it must not be renamed over).
+ */
+static void test_user_file_regular_and_null(void **state)
+{
+	char *dir = scratch(), *reg = xasprintf("%s/out.txt", dir), *text;
+	(void)state;
+
+	assert_int_equal(write_user_file(reg, "a\n", 2), 0);
+	assert_int_equal(write_user_file(reg, "b\n", 2), 0);
+	text = slurp(reg);
+	assert_string_equal(text, "b\n");
+	free(text);
+	errno = 0;
+	assert_int_equal(write_user_file(dir, "x", 1), -1);
+	assert_int_equal(errno, EISDIR);
+	assert_int_equal(write_user_file("/dev/null", "x", 1), 0);
+	assert_int_equal(rm_rf(dir), 0);
+	free(reg);
+	free(dir);
+}
+
+/*
+ * A FIFO or a device at the output is refused, promptly: before, a FIFO
+ * with a reader got the report and one without hung the command, and a
+ * device was written over (/dev/zero stands in for /dev/loop0).
+ */
+static void test_user_file_refuses_special_files(void **state)
+{
+	char *dir = scratch(), *fifo = xasprintf("%s/fifo", dir), got[16];
 	struct stat st;
 	int rd;
 	(void)state;
 
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	/* The read end, open first and non-blocking, so the writer's open succeeds. */
+	/* No reader: refused, not waited on. */
+	arm_alarm();
+	errno = 0;
+	assert_int_equal(write_user_file(fifo, "report\n", 7), -1);
+	alarm(0);
+	assert_int_equal(errno, EINVAL);
+	/* With a reader: still refused, and nothing reaches it. */
 	rd = open(fifo, O_RDONLY | O_NONBLOCK);
 	assert_true(rd >= 0);
-	assert_int_equal(write_user_file(fifo, "report\n", 7), 0);
-	assert_int_equal(read(rd, got, sizeof(got) - 1), 7);
-	assert_string_equal(got, "report\n");
+	errno = 0;
+	assert_int_equal(write_user_file(fifo, "report\n", 7), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_true(read(rd, got, sizeof(got)) <= 0);
 	close(rd);
 	assert_int_equal(lstat(fifo, &st), 0);
 	assert_true(S_ISFIFO(st.st_mode));
-	unlink(fifo);
-	/* A regular file (new or old) still goes through the atomic path. */
-	assert_int_equal(write_user_file(reg, "a\n", 2), 0);
-	assert_int_equal(write_user_file(reg, "b\n", 2), 0);
-	free(fifo);
-	fifo = slurp(reg);
-	assert_string_equal(fifo, "b\n");
-	/* A directory is refused, not replaced. */
+	/* A device other than /dev/null. */
 	errno = 0;
-	assert_int_equal(write_user_file(dir, "x", 1), -1);
-	assert_int_equal(errno, EISDIR);
-	unlink(reg);
-	rmdir(dir);
+	assert_int_equal(write_user_file("/dev/zero", "x", 1), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(user_file_strerror(EINVAL), "not a regular file"));
+	assert_int_equal(rm_rf(dir), 0);
 	free(fifo);
-	free(reg);
+	free(dir);
+}
+
+/*
+ * A symbolic link at the output is refused whatever it points to (a
+ * FIFO, /dev/null, a regular file, nothing), and left as it was: before,
+ * `ln -s /dev/loop0 out.html` got the page written onto the device.
+ */
+static void test_user_file_refuses_symlinks(void **state)
+{
+	char *dir = scratch(), *fifo = xasprintf("%s/fifo", dir);
+	char *victim = xasprintf("%s/victim", dir), *link = xasprintf("%s/out.html", dir);
+	char *missing = xasprintf("%s/missing", dir), *text, got[16];
+	const char *targets[] = { fifo, "/dev/null", victim, missing };
+	struct stat st;
+	int rd;
+	(void)state;
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	rd = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	assert_int_equal(write_file_atomic(victim, "precious\n", 9), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(targets); i++) {
+		assert_int_equal(symlink(targets[i], link), 0);
+		arm_alarm();
+		errno = 0;
+		assert_int_equal(write_user_file(link, "report\n", 7), -1);
+		alarm(0);
+		assert_int_equal(errno, ELOOP);
+		assert_int_equal(lstat(link, &st), 0);
+		assert_true(S_ISLNK(st.st_mode));
+		assert_int_equal(unlink(link), 0);
+	}
+	assert_true(read(rd, got, sizeof(got)) <= 0);
+	close(rd);
+	text = slurp(victim);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	assert_false(path_exists(missing));
+	assert_non_null(strstr(user_file_strerror(ELOOP), "symbolic link"));
+	assert_int_equal(rm_rf(dir), 0);
+	free(missing);
+	free(link);
+	free(victim);
+	free(fifo);
 	free(dir);
 }
 
@@ -189,14 +274,118 @@ static void test_load_runs_past_9999(void **state)
 	free(dir);
 }
 
+/* The names in @dir, sorted, space-separated ("" when empty). */
+static char *listing(const char *dir)
+{
+	struct strvec names = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			strvec_push(&names, de->d_name);
+	closedir(d);
+	strvec_sort(&names);
+	for (size_t i = 0; i < names.n; i++)
+		sb_addf(&sb, "%s%s", i ? " " : "", names.v[i]);
+	strvec_clear(&names);
+	return sb_detach(&sb);
+}
+
+static char *link_target(const char *path)
+{
+	char buf[256];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+	assert_true(n > 0);
+	return xstrndup(buf, (size_t)n);
+}
+
+/*
+ * A run that loses the session-lock race leaves nothing behind: before,
+ * it created an empty <stamp>-aa folder and pointed reports/latest at it,
+ * and the next `run --resume` failed with "not a session folder".
+ */
+static void test_session_dir_lock_first(void **state)
+{
+	char *dir = scratch(), *reports = xasprintf("%s/reports", dir);
+	char *lab_state = xasprintf("%s/state", dir), *old = xasprintf("%s/old", reports);
+	char *latest = xasprintf("%s/latest", reports), *d = NULL, *id = NULL, *text, *sub;
+	int held = -1, fd = -1;
+	(void)state;
+
+	assert_int_equal(mkdir_p(old, 0755), 0);
+	assert_int_equal(symlink("old", latest), 0);
+	/* Another session holds the lock. */
+	assert_int_equal(session_lock(lab_state, "/elsewhere/other-ab", &held), LAB_OK);
+	assert_true(held >= 0);
+	assert_int_equal(session_dir_create(reports, lab_state, "aa", &d, &id, &fd), LAB_EUSER);
+	text = listing(reports);
+	assert_string_equal(text, "latest old");
+	free(text);
+	text = link_target(latest);
+	assert_string_equal(text, "old");
+	free(text);
+	assert_true(fd < 0);
+	assert_null(d);
+	assert_null(id);
+	close(held);
+
+	/* Free again: the folder, runs/, logs/, and reports/latest at it. */
+	assert_int_equal(session_dir_create(reports, lab_state, "aa", &d, &id, &fd), LAB_OK);
+	assert_true(fd >= 0);
+	assert_true(str_ends_with(id, "-aa"));
+	assert_string_equal(d + strlen(reports) + 1, id);
+	sub = xasprintf("%s/runs", d);
+	assert_true(is_dir(sub));
+	free(sub);
+	sub = xasprintf("%s/logs", d);
+	assert_true(is_dir(sub));
+	free(sub);
+	text = link_target(latest);
+	assert_string_equal(text, id);
+	free(text);
+
+	/* A second run now loses to this one: still nothing new, latest unmoved. */
+	{
+		char *d2 = NULL, *id2 = NULL, *before = listing(reports);
+		int fd2 = -1;
+
+		assert_int_equal(session_dir_create(reports, lab_state, "ab", &d2, &id2, &fd2),
+				 LAB_EUSER);
+		assert_true(fd2 < 0);
+		text = listing(reports);
+		assert_string_equal(text, before);
+		free(text);
+		free(before);
+		text = link_target(latest);
+		assert_string_equal(text, id);
+		free(text);
+	}
+	close(fd);
+	assert_int_equal(rm_rf(dir), 0);
+	free(d);
+	free(id);
+	free(latest);
+	free(old);
+	free(lab_state);
+	free(reports);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_atomic_write_ignores_planted_symlink),
-		cmocka_unit_test(test_user_file_keeps_special_files),
+		cmocka_unit_test(test_user_file_regular_and_null),
+		cmocka_unit_test(test_user_file_refuses_special_files),
+		cmocka_unit_test(test_user_file_refuses_symlinks),
 		cmocka_unit_test(test_copy_file_refuses_symlink),
 		cmocka_unit_test(test_mkdir_new_is_exclusive),
 		cmocka_unit_test(test_load_runs_past_9999),
+		cmocka_unit_test(test_session_dir_lock_first),
 	};
 
 	umask(022);

@@ -237,6 +237,42 @@ static void test_incremental(void **state)
 	json_decref(st);
 }
 
+/*
+ * A bisection (reports/<stamp>-bisect/, bisect.json) keeps each step's
+ * session under steps/: measured on purpose against a prefix of a series,
+ * they are not nights. Counted, a later, slower step became "tonight" and
+ * a new regression for --fail-on-new.
+ */
+static void test_bisection_steps_are_not_nights(void **state)
+{
+	struct history h;
+	struct history_series *s;
+	char name[16], *bisect = xasprintf("%s/20261120-bisect/bisect.json", root);
+	(void)state;
+
+	for (int d = 1; d <= 10; d++) {
+		snprintf(name, sizeof(name), "n%02d", d);
+		session(name, d, "hostD", "1", "mm: bis", 1000, 8, 0, NULL);
+	}
+	session("20261120-bisect/steps/01-ends/20261120-010000-ab", 20, "hostD", "1", "mm: bis",
+		700, 8, 0, NULL);
+	session("20261120-bisect/steps/02-probe/20261121-010000-ab", 21, "hostD", "1", "mm: bis",
+		700, 8, 0, NULL);
+	assert_int_equal(write_file_atomic(bisect, "{\"schema\": \"mglrulab-bisect/1\"}\n", 32), 0);
+	build(&h, 0, NULL);
+	assert_int_equal(h.ns, 10);
+	assert_string_equal(h.s[h.latest].id, "n10");
+	s = find(&h, "hostD", "next + mm: bis");
+	assert_non_null(s);
+	assert_int_equal(s->nn, 10);
+	assert_int_equal(s->ncp, 0);
+	assert_int_equal(history_new_regressions(&h), 0);
+	/* Not a problem with a report either: nothing is listed as skipped. */
+	assert_int_equal(json_array_size(h.skipped), 0);
+	history_release(&h);
+	free(bisect);
+}
+
 /* The history of @root as JSON, with the digest cache @cache (NULL: none). */
 static char *history_json(const char *cache, size_t *cached)
 {
@@ -425,6 +461,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_and_skips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bisection_steps_are_not_nights, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

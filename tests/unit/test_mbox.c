@@ -252,8 +252,44 @@ static void test_label_filters_escapes(void **state)
 	char *label = patch_label(&pl.v[0]);
 	assert_null(strchr(label, '\x1b'));
 	assert_null(strchr(label, '\a'));
-	assert_string_equal(label, "\"[PATCH] ?]0;pwned??[2Jx\" (t?[31m.mbox, message 1)");
+	/* The subject's controls are spaces already (one line); the file name's are filtered. */
+	assert_string_equal(label, "\"[PATCH]  ]0;pwned  [2Jx\" (t?[31m.mbox, message 1)");
 	free(label);
+	patch_list_free(&pl);
+}
+
+/*
+ * A subject is one line everywhere: a control character decoded from an
+ * encoded word (=0A, =0D, a tab, ESC, DEL, Latin-1's NEL =85) or left in
+ * the raw header becomes a space. Before, "=0A" reached `kernel list` and
+ * meta.json as a line break: a fake line under the patch.
+ */
+static void test_encoded_subject_is_one_line(void **state)
+{
+	static const char mbox[] =
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH 1/3] =?UTF-8?q?mm:_one=0Anext-20261130_fake=0D=09line?=\n"
+		"\n" DIFF("mm/a.c")
+		"\n"
+		"From x Mon Sep 17 00:00:00 2001\n"
+		/* "[PATCH 2/3] b64\n\x7f\x01two" */
+		"Subject: =?utf-8?b?W1BBVENIIDIvM10gYjY0Cn8BdHdv?=\n"
+		"\n" DIFF("mm/b.c")
+		"\n"
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH 3/3] =?iso-8859-1?q?nel=85x?= \x1b[2Jraw\n"
+		"\n" DIFF("mm/c.c");
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	mbox_split_buffer("nl.mbox", mbox, strlen(mbox), &pl);
+	assert_int_equal(pl.n, 3);
+	assert_string_equal(pl.v[0].subject, "[PATCH 1/3] mm: one next-20261130 fake  line");
+	assert_string_equal(pl.v[1].subject, "[PATCH 2/3] b64   two");
+	assert_string_equal(pl.v[2].subject, "[PATCH 3/3] nel x  [2Jraw");
+	for (size_t i = 0; i < pl.n; i++)
+		for (const unsigned char *c = (const unsigned char *)pl.v[i].subject; *c; c++)
+			assert_true(*c >= 0x20 && *c != 0x7f && !(c[0] == 0xc2 && c[1] < 0xa0));
 	patch_list_free(&pl);
 }
 
@@ -369,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_nul_byte_is_an_error),
 		cmocka_unit_test(test_encoded_subjects),
 		cmocka_unit_test(test_label_filters_escapes),
+		cmocka_unit_test(test_encoded_subject_is_one_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
