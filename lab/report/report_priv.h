@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <math.h>
 
+#include "report.h"
 #include "strbuf.h"
 
 /* JSON cannot hold NaN or infinities: "not available" is written as null. */
@@ -43,13 +44,6 @@ json_t *report_hoststate(const json_t *session, const char *const kname[2], json
 
 /* One plain-text sentence on a report.host_states entry, for text and HTML. */
 void hoststate_sentence(const json_t *hs, struct strbuf *out);
-
-/*
- * The comparison a result's verdict rests on: "pooled" in a session on
- * several hosts (when its basis is "pooled"), else "comparison". Both
- * carry ratio, delta_pct and ci.lo / ci.hi.
- */
-const json_t *verdict_comparison(const json_t *res);
 
 /* 1 when some result of @report was analysed host by host (several hosts). */
 int report_several_hosts(const json_t *report);

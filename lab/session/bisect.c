@@ -12,6 +12,7 @@
 #include "kbuild.h"
 #include "lockfile.h"
 #include "mbox.h"
+#include "report.h"
 #include "session.h"
 #include "stats.h"
 #include "xjson.h"
@@ -80,28 +81,18 @@ static json_t *pct_or_null(double ratio)
 	return isfinite(ratio) ? json_real(100.0 * (ratio - 1.0)) : json_null();
 }
 
-/*
- * The metrics of report.json with their verdict, change and interval (in
- * percent of the first kernel): what a step's decision is made of.
- */
-static json_t *report_results(const char *session_dir, struct strbuf *err)
+json_t *bisect_step_results(const json_t *report)
 {
-	char *path = xasprintf("%s/report.json", session_dir);
-	json_error_t jerr;
-	json_t *rep = json_load_file(path, 0, &jerr), *r, *out = NULL;
+	json_t *r, *out = json_array();
 	size_t i;
 
-	if (!json_is_object(rep)) {
-		sb_addf(err, "%s: %s", path, rep ? "not a JSON object" : jerr.text);
-		goto out;
-	}
-	out = json_array();
-	json_array_foreach(json_object_get(rep, "results"), i, r) {
+	json_array_foreach(json_object_get(report, "results"), i, r) {
 		const char *v = json_string_value(json_object_get(r, "verdict"));
 		const char *m = json_string_value(json_object_get(r, "metric"));
 		const char *w = json_string_value(json_object_get(r, "workload"));
-		json_t *c = json_object_get(r, "comparison"), *ci = json_object_get(c, "ci");
-		json_t *d = json_object_get(c, "delta_pct");
+		/* The interval the verdict came from: the pooled one on several hosts. */
+		const json_t *c = verdict_comparison(r), *ci = json_object_get(c, "ci");
+		const json_t *d = json_object_get(c, "delta_pct");
 
 		if (!v || !m || !w)
 			continue;
@@ -114,7 +105,20 @@ static json_t *report_results(const char *session_dir, struct strbuf *err)
 			"ci_hi_pct", json_is_number(json_object_get(ci, "hi")) ?
 				pct_or_null(json_number_value(json_object_get(ci, "hi"))) : json_null()));
 	}
-out:
+	return out;
+}
+
+/* bisect_step_results() of <session_dir>/report.json. */
+static json_t *report_results(const char *session_dir, struct strbuf *err)
+{
+	char *path = xasprintf("%s/report.json", session_dir);
+	json_error_t jerr;
+	json_t *rep = json_load_file(path, 0, &jerr), *out = NULL;
+
+	if (!json_is_object(rep))
+		sb_addf(err, "%s: %s", path, rep ? "not a JSON object" : jerr.text);
+	else
+		out = bisect_step_results(rep);
 	json_decref(rep);
 	free(path);
 	return out;
@@ -256,7 +260,8 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 			      a, b, bad, real);
 		json_object_set_new(step, "session", json_string_lossy(real));
 		json_object_set_new(step, "state", json_string("failed"));
-		save(bs);
+		if (save(bs))
+			r = LAB_ELAB;	/* save() named the file */
 		json_decref(res);
 	} else {
 		json_object_set_new(step, "session", json_string_lossy(real));
@@ -343,17 +348,18 @@ static enum bisect_class classify(const json_t *tracked, const json_t *from_base
 	return c;
 }
 
-static void record_probe(struct bisect *bs, long k, enum bisect_class c)
+/* Record prefix @k's class in bisect.json: LAB_OK, or LAB_ELAB (said) when it cannot be written. */
+static int record_probe(struct bisect *bs, long k, enum bisect_class c)
 {
 	json_t *probes = json_object_get(bs->state, "probes"), *p;
 	size_t i;
 
 	json_array_foreach(probes, i, p)
 		if (json_integer_value(json_object_get(p, "prefix")) == k)
-			return;
+			return LAB_OK;
 	json_array_append_new(probes, xjson_pack("{s:I, s:s}", "prefix", (json_int_t)k,
 						 "class", bisect_class_name(c)));
-	save(bs);
+	return save(bs);
 }
 
 static enum bisect_class oracle(long k, void *data)
@@ -364,7 +370,11 @@ static enum bisect_class oracle(long k, void *data)
 	int r = build_prefix(bs, k);
 
 	if (r == 1) {
-		record_probe(bs, k, BISECT_UNBUILDABLE);
+		r = record_probe(bs, k, BISECT_UNBUILDABLE);
+		if (r) {
+			bs->status = r;
+			return BISECT_STOPPED;
+		}
 		return BISECT_UNBUILDABLE;
 	}
 	char *name = prefix_name(bs, k);
@@ -379,7 +389,11 @@ static enum bisect_class oracle(long k, void *data)
 	}
 	c = classify(json_object_get(bs->state, "tracked"), from_base, to_end);
 	say("prefix %ld of %ld: %s", k, bs->n, bisect_class_name(c));
-	record_probe(bs, k, c);
+	r = record_probe(bs, k, c);
+	if (r) {
+		bs->status = r;
+		return BISECT_STOPPED;
+	}
 	return c;
 }
 
@@ -763,16 +777,12 @@ static int resume(struct bisect *bs)
 	char *cand = !id ? xasprintf("%s/latest-bisect", bs->cfg.reports_dir) :
 		     strchr(id, '/') ? xstrdup(id) : xasprintf("%s/%s", bs->cfg.reports_dir, id);
 	char *path = xasprintf("%s/bisect.json", cand);
-	json_error_t jerr;
-	json_t *st = json_load_file(path, 0, &jerr);
+	struct strbuf err = STRBUF_INIT;
+	json_t *st = bisect_state_load(path, &err);
 	int r = LAB_OK;
 
-	if (!json_is_object(st) ||
-	    !json_is_string(json_object_get(st, "schema")) ||
-	    strcmp(json_string_value(json_object_get(st, "schema")), BISECT_SCHEMA)) {
-		r = user_error("bisect --resume: %s: %s", path, !st ? jerr.text :
-			       "not a bisection's state (schema " BISECT_SCHEMA ")");
-		json_decref(st);
+	if (!st) {
+		r = user_error("bisect --resume: %s", sb_str(&err));
 		goto out;
 	}
 	bs->dir = realpath(cand, NULL);
@@ -793,6 +803,7 @@ static int resume(struct bisect *bs)
 	else
 		say("resuming %s", bs->dir);
 out:
+	sb_release(&err);
 	free(path);
 	free(cand);
 	return r;

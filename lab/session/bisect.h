@@ -57,6 +57,24 @@ struct bisect_opts {
  */
 void bisect_html(struct strbuf *out, const json_t *state, const char *summary);
 
+/*
+ * What a step's decision is made of, from a step session's report.json
+ * @report: per result with a verdict, {workload, metric, primary, verdict,
+ * delta_pct, ci_lo_pct, ci_hi_pct} (percent of the first kernel), the
+ * change and interval the verdict rests on (verdict_comparison(): pooled
+ * in a session on several hosts). A new array.
+ */
+json_t *bisect_step_results(const json_t *report);
+
+/*
+ * Load bisect.json at @path for --resume (bisect_state.c) and check every
+ * field the bisection reads back: schema, settings (max_runs, budget_s,
+ * per_patch, workloads), baseline, series_kernel, n, patches, steps (their
+ * folders inside the bisection's), prefixes, probes, tracked. NULL with
+ * "PATH: FIELD: what was expected" in @err.
+ */
+json_t *bisect_state_load(const char *path, struct strbuf *err);
+
 /* Run (or resume) a bisection; the exit status. */
 int bisect_main(struct bisect_opts *o);
 

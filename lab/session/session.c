@@ -108,10 +108,8 @@ static int start_session(struct session *s)
 		return user_error("%s: the [host] sections do not fit the guest (see above)", s->cfg.path);
 	if (mkdir_p(s->cfg.reports_dir, 0755))
 		return lab_error("cannot create %s: %s", s->cfg.reports_dir, strerror(errno));
-	r = session_dir_create(s->cfg.reports_dir, mode, &s->dir, &s->id);
-	if (r)
-		return r;
-	r = session_lock(s->cfg.state_dir, s->dir, &s->lock_fd);
+	r = session_dir_create(s->cfg.reports_dir, s->cfg.state_dir, mode, &s->dir, &s->id,
+			       &s->lock_fd);
 	if (r)
 		return r;
 	/* From here on SIGINT/SIGTERM stop kernel builds as well as guests. */
@@ -180,8 +178,9 @@ int session_main(struct session_opts *o)
 	r = o->resume ? resume_session(&s) : start_session(&s);
 	if (r)
 		goto out;
-	stopped = session_run_plan(&s);
-	r = session_finish(&s, stopped);
+	r = session_run_plan(&s, &stopped);
+	if (!r)
+		r = session_finish(&s, stopped);
 out:
 	session_stdout_restore(&s);
 	session_hosts_close(&s);

@@ -69,8 +69,15 @@ int session_main(struct session_opts *o);
 
 /* --- session_store.c: the session folder --- */
 
-/* Create reports/<id>/ with runs/ and logs/, point reports/latest at it. */
-int session_dir_create(const char *reports_dir, const char *mode, char **dir, char **id);
+/*
+ * A new session's folder: take <state_dir>/session.lock (session_lock(),
+ * *@lock_fd as there), then create reports/<id>/ with runs/ and logs/ and
+ * point reports/latest at it. In that order: a run that loses the lock
+ * leaves no folder behind and reports/latest as it was (*@dir and *@id
+ * NULL then). Returns the exit status, the message printed.
+ */
+int session_dir_create(const char *reports_dir, const char *state_dir, const char *mode,
+		       char **dir, char **id, int *lock_fd);
 /* Resolve --resume [ID|PATH] (NULL: reports/latest) to a session folder. */
 int session_dir_find(const char *reports_dir, const char *id, char **dir);
 /*
@@ -104,6 +111,7 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 json_t *session_write_reports(const char *dir, const json_t *session_json);
 /* Exit status for @report under @fail_on: LAB_REGRESSION when it fails. */
 int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why);
+/* The JUnit file of @report at @path: LAB_OK, or LAB_ELAB when it cannot be written (said, naming it). */
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on);
 /*
  * The progress line of finished run @i of @total ("run 3/8 base yp: failed:

@@ -200,8 +200,8 @@ int session_finish(struct session *s, int stopped)
 	fflush(stdout);
 	sb_release(&text);
 	free(txt);
-	if (s->o->junit)
-		session_write_junit(s->o->junit, report, s->o->fail_on);
+	/* Said, naming the file; CI would read no verdicts at all. */
+	int junit_failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
 	term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
 	json_t *summary = json_object_get(report, "summary");
 	if (stopped) {
@@ -218,6 +218,9 @@ int session_finish(struct session *s, int stopped)
 			term_printf(stderr, "failing (--fail-on %s):\n%s",
 				    s->o->fail_on == FAIL_ON_CHANGE ? "change" : "regression", sb_str(&why));
 	}
+	/* A failed JUnit file is a lab failure; a regression found still says 3. */
+	if (junit_failed && r == LAB_OK)
+		r = LAB_ELAB;
 	json_decref(report);
 	sb_release(&err);
 	sb_release(&why);

@@ -92,6 +92,7 @@ struct sched {
 	size_t total, todo, done_now;
 	double t0;
 	int stopped;			/* interrupted, or a run could not be recorded */
+	int failed;			/* the stopping rule failed (said): its status, not an interruption */
 	struct strvec share_said;	/* workloads told they wait for the budget's other shares */
 };
 
@@ -254,8 +255,13 @@ static void run_block(struct worker *wk, struct block *bl)
 			q->stopped = 1;
 			break;
 		}
-		if (s->seq && (session_seq_budget_spent(s->seq, q->done) ||
-			       session_seq_stopped(s->seq, wname))) {
+		int spent = s->seq ? session_seq_budget_spent(s->seq, q->done) : 0;
+		if (spent < 0) {
+			q->failed = LAB_ELAB;
+			q->stopped = 1;
+			break;
+		}
+		if (spent || (s->seq && session_seq_stopped(s->seq, wname))) {
 			bl->next = bl->n;	/* the rule no longer needs them */
 			break;
 		}
@@ -271,8 +277,10 @@ static void run_block(struct worker *wk, struct block *bl)
 		q->done_now++;
 		progress(q->done_now, q->todo, q->total, i + 1, p, rec, now_monotonic() - q->t0);
 		json_array_append_new(q->done, rec);
-		if (s->seq)
-			session_seq_after_run(s->seq, s->ctx, q->done, wname);
+		if (s->seq && session_seq_after_run(s->seq, s->ctx, q->done, wname)) {
+			q->failed = LAB_ELAB;	/* said, naming the file */
+			q->stopped = 1;
+		}
 		if (dropped.len) {
 			/* the rest of the block goes to another slot, on another host */
 			wk->h->down = 1;
@@ -357,13 +365,15 @@ static void run_workers(struct sched *q)
 	free(wk);
 }
 
-int session_run_plan(struct session *s)
+int session_run_plan(struct session *s, int *stopped)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct sched q = { .s = s, .t0 = now_monotonic() };
 	json_t *p;
 	size_t i;
+	int r = LAB_OK;
 
+	*stopped = 0;
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_cond_init(&q.block_back, NULL);
 	q.done = session_load_runs(s->dir, &err);
@@ -373,18 +383,17 @@ int session_run_plan(struct session *s)
 		warning("%s", sb_str(&err));
 	sb_reset(&err);
 	if (!s->seq)
-		s->seq = session_seq_open(s->dir, s->ctx, &err);
-	if (err.len) {
-		lab_error("%s", sb_str(&err));
-		sched_release(&q);
-		sb_release(&err);
-		return -1;
+		r = session_seq_open(s->dir, s->ctx, &s->seq, &err);
+	if (r) {
+		error_status(r, "%s", sb_str(&err));
+		goto out;
 	}
 	/* A resumed session first takes any look that a crash interrupted. */
 	json_array_foreach(json_object_get(s->ctx, "workloads"), i, p)
-		if (s->seq && json_is_string(json_object_get(p, "name")))
-			session_seq_after_run(s->seq, s->ctx, q.done,
-					      json_string_value(json_object_get(p, "name")));
+		if (s->seq && json_is_string(json_object_get(p, "name")) &&
+		    (r = session_seq_after_run(s->seq, s->ctx, q.done,
+					       json_string_value(json_object_get(p, "name")))))
+			goto out;
 	q.have = done_flags(q.done, q.total);
 	for (i = 0; i < q.total; i++) {
 		int seq = plan_seq(&q, i);
@@ -394,16 +403,21 @@ int session_run_plan(struct session *s)
 		fprintf(stderr, "resuming: %zu of %zu runs already done\n", q.total - q.todo, q.total);
 	make_blocks(&q);
 	run_workers(&q);
-	int stopped = q.stopped || interrupted();
-	if (!stopped && all_hosts_down(s)) {
+	if (q.failed) {
+		r = q.failed;
+		goto out;
+	}
+	*stopped = q.stopped || interrupted();
+	if (!*stopped && all_hosts_down(s)) {
 		/* runs are left that no host can take: --resume, once one is back */
-		for (size_t b = 0; b < q.nblocks && !stopped; b++)
-			stopped = q.blocks[b].next < q.blocks[b].n &&
-				  !(s->seq && session_seq_stopped(s->seq, plan_workload(&q, q.blocks[b].idx[q.blocks[b].next])));
-		if (stopped)
+		for (size_t b = 0; b < q.nblocks && !*stopped; b++)
+			*stopped = q.blocks[b].next < q.blocks[b].n &&
+				   !(s->seq && session_seq_stopped(s->seq, plan_workload(&q, q.blocks[b].idx[q.blocks[b].next])));
+		if (*stopped)
 			lab_error("every host dropped before the session's runs were done");
 	}
+out:
 	sched_release(&q);
 	sb_release(&err);
-	return stopped;
+	return r;
 }

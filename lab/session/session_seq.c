@@ -70,38 +70,44 @@ static int reopen_after_budget(struct session_seq *q)
 	return 1;
 }
 
-struct session_seq *session_seq_open(const char *dir, const json_t *ctx, struct strbuf *err)
+int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **out,
+		     struct strbuf *err)
 {
 	struct session_seq *q;
 	json_error_t jerr;
 	int r;
 
+	*out = NULL;
 	q = xcalloc(1, sizeof(*q));
 	r = report_seq_plan(ctx, &q->plan, &q->budget_s);
 	if (r <= 0) {
-		if (r < 0)
-			sb_addf(err, "%s/session.json: design.sequential is not a valid plan", dir);
 		free(q);
-		return NULL;
+		if (!r)
+			return LAB_OK;	/* a fixed-N session */
+		sb_addf(err, "%s/session.json: design.sequential is not a valid plan", dir);
+		return LAB_EUSER;
 	}
 	q->path = xasprintf("%s/sequential.json", dir);
 	if (path_exists(q->path)) {
 		q->state = json_load_file(q->path, 0, &jerr);
 		if (!json_is_object(q->state) ||
 		    !json_is_object(json_object_get(q->state, "workloads"))) {
-			sb_addf(err, "%s: %s", q->path, q->state ? "not a sequential state" : jerr.text);
+			sb_addf(err, "%s: %s: the stopping rule's state of this session is unreadable, "
+				"so it cannot run on", q->path,
+				q->state ? "not a sequential state (no \"workloads\" object)" : jerr.text);
 			session_seq_free(q);
-			return NULL;
+			return LAB_EUSER;
 		}
 	} else {
 		q->state = xjson_pack("{s:{}, s:[]}", "workloads", "looks");
 	}
-	if (reopen_after_budget(q) && save(q)) {
+	if (reopen_after_budget(q) && session_write_json(q->path, q->state)) {
+		sb_addf(err, "cannot record the raised budget in %s: %s", q->path, strerror(errno));
 		session_seq_free(q);
-		sb_addf(err, "cannot record the raised budget in %s/sequential.json", dir);
-		return NULL;
+		return LAB_ELAB;
 	}
-	return q;
+	*out = q;
+	return LAB_OK;
 }
 
 void session_seq_free(struct session_seq *q)
@@ -205,7 +211,8 @@ int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
 	if (changed || !json_is_true(json_object_get(q->state, "budget_spent"))) {
 		json_object_set_new(q->state, "budget_spent", json_true());
 		json_object_set_new(q->state, "spent_s", json_real(spent));
-		save(q);
+		if (save(q))
+			return -1;
 	}
 	return 1;
 }
@@ -241,33 +248,40 @@ static long last_block(const json_t *ctx, const json_t *runs, const char *worklo
 	return top;
 }
 
-static void print_primary(const json_t *res)
+void session_seq_primary_line(const json_t *res, struct strbuf *sb)
 {
-	const json_t *c = json_object_get(res, "comparison");
+	/* The interval the verdict came from: the pooled one on several hosts. */
+	const json_t *c = verdict_comparison(res);
 	const json_t *ci = json_object_get(c, "ci");
 	const char *v = jget_str(res, "verdict", "invalid");
 	double d = jget_num(c, "delta_pct"), lo = jget_num(ci, "lo"), hi = jget_num(ci, "hi");
 	long more = (long)jget_num(res, "runs_needed");
-	struct strbuf sb = STRBUF_INIT;
 
 	/* Names come from the session files: nothing raw reaches the terminal. */
-	sb_adds(&sb, "  ");
-	sb_add_text_safe(&sb, jget_str(res, "workload", "?"));
-	sb_addc(&sb, ' ');
-	sb_add_text_safe(&sb, jget_str(res, "metric", "?"));
-	sb_addf(&sb, ": %s", verdict_symbol(v));
+	sb_adds(sb, "  ");
+	sb_add_text_safe(sb, jget_str(res, "workload", "?"));
+	sb_addc(sb, ' ');
+	sb_add_text_safe(sb, jget_str(res, "metric", "?"));
+	sb_addf(sb, ": %s", verdict_symbol(v));
 	if (!json_is_true(json_object_get(res, "final")) && strcmp(v, "inconclusive"))
-		sb_adds(&sb, " (not final)");
+		sb_adds(sb, " (not final)");
 	if (isfinite(d))
-		sb_addf(&sb, " %+.1f %%", d);
+		sb_addf(sb, " %+.1f %%", d);
 	if (isfinite(lo) && isfinite(hi))
-		sb_addf(&sb, " [%+.1f %%, %+.1f %%]", 100 * (lo - 1), 100 * (hi - 1));
+		sb_addf(sb, " [%+.1f %%, %+.1f %%]", 100 * (lo - 1), 100 * (hi - 1));
 	/* An estimate past a few thousand runs says only "not with this noise". */
 	if (!strcmp(v, "inconclusive") && more > 5000)
-		sb_adds(&sb, ", more than 5000 runs per kernel would be needed at this noise");
+		sb_adds(sb, ", more than 5000 runs per kernel would be needed at this noise");
 	else if (!strcmp(v, "inconclusive") && more > 0)
-		sb_addf(&sb, ", about %ld runs per kernel might decide", more);
-	sb_addc(&sb, '\n');
+		sb_addf(sb, ", about %ld runs per kernel might decide", more);
+	sb_addc(sb, '\n');
+}
+
+static void print_primary(const json_t *res)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	session_seq_primary_line(res, &sb);
 	fputs(sb_str(&sb), stderr);
 	sb_release(&sb);
 }

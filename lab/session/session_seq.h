@@ -15,8 +15,15 @@
 
 struct session_seq;
 
-/* NULL for a fixed-N session, or (with @err set) on a broken state file. */
-struct session_seq *session_seq_open(const char *dir, const json_t *ctx, struct strbuf *err);
+/*
+ * The stopping rule of the session in @dir (session.json @ctx), with its
+ * state from <dir>/sequential.json when there is one, into *@out (NULL for
+ * a fixed-N session). LAB_OK; LAB_EUSER when session.json's plan or
+ * sequential.json is not valid, LAB_ELAB when sequential.json cannot be
+ * written: the file and what is wrong in @err.
+ */
+int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **out,
+		     struct strbuf *err);
 void session_seq_free(struct session_seq *q);
 
 /* Has @workload stopped (decided, run cap or budget)? Its remaining runs are skipped. */
@@ -24,7 +31,8 @@ int session_seq_stopped(struct session_seq *q, const char *workload);
 
 /*
  * 1 when the run time recorded in @runs has reached the budget: every
- * workload is then marked stopped ("budget").
+ * workload is then marked stopped ("budget"); -1 when that state cannot
+ * be written to sequential.json (said, naming the file; LAB_ELAB).
  */
 int session_seq_budget_spent(struct session_seq *q, const json_t *runs);
 
@@ -53,10 +61,19 @@ double session_seq_budget_s(const struct session_seq *q);
  * After a run of @workload was recorded (@runs: every record so far): when
  * a scheduled look is due, analyse the session, print where each primary
  * stands and stop the workload when all are decided. Also called once per
- * workload on resume, to catch a look a crash interrupted.
+ * workload on resume, to catch a look a crash interrupted. LAB_OK, or
+ * LAB_ELAB (said) when the look fails or sequential.json cannot be written.
  */
 int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t *runs,
 			  const char *workload);
+
+/*
+ * The line a look prints for primary result @res of report_analyze(), into
+ * @out: "  WORKLOAD METRIC: SYMBOL [(not final)] +D % [+LO %, +HI %]...\n",
+ * with the change and interval the verdict rests on (verdict_comparison():
+ * the pooled one in a session on several hosts). Names made terminal-safe.
+ */
+void session_seq_primary_line(const json_t *res, struct strbuf *out);
 
 /* The state (for the report): {"workloads": {...}, "looks": [...], ...}. */
 const json_t *session_seq_state(const struct session_seq *q);

@@ -132,8 +132,14 @@ int session_check_budget(const struct session_opts *o, const struct lab_config *
 int session_new(struct session *s);
 
 /* --- session_runs.c --- */
-/* Run every planned run that has no record yet. 1 when interrupted, -1 on error. */
-int session_run_plan(struct session *s);
+/*
+ * Run every planned run that has no record yet. LAB_OK with *@stopped 0
+ * when the plan is done, 1 when it stopped early (a signal, every host
+ * dropped): `run --resume` goes on. Else the status of an error, said
+ * and naming the file (a sequential.json that is not valid, LAB_EUSER, or
+ * cannot be written, LAB_ELAB): not an interruption, no report.
+ */
+int session_run_plan(struct session *s, int *stopped);
 
 /* --- session_run_one.c --- */
 /*
@@ -152,7 +158,9 @@ void session_stdout_to_stderr(struct session *s);
 void session_stdout_restore(struct session *s);
 /*
  * Write the reports, print report.txt on stdout, the JUnit file when
- * asked; the exit status (@stopped: interrupted, with the resume command).
+ * asked; the exit status (@stopped: interrupted, with the resume command;
+ * a JUnit file that cannot be written is LAB_ELAB, named, unless a
+ * --fail-on verdict already makes it LAB_REGRESSION).
  */
 int session_finish(struct session *s, int stopped);
 

@@ -11,14 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-int session_dir_create(const char *reports_dir, const char *mode, char **dir, char **id)
+int session_dir_create(const char *reports_dir, const char *state_dir, const char *mode,
+		       char **dir, char **id, int *lock_fd)
 {
 	char stamp[32];
 	time_t t = time(NULL);
 	struct tm tm;
+	int r;
 
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
@@ -33,12 +36,32 @@ int session_dir_create(const char *reports_dir, const char *mode, char **dir, ch
 	}
 	if (!*dir)
 		return lab_error("cannot find a free session folder name in %s", reports_dir);
+	/*
+	 * The lock before anything on disk: a run that loses the race to
+	 * another session must leave neither an empty folder nor
+	 * reports/latest pointing at one (the next `run --resume` would
+	 * find "not a session folder" there).
+	 */
+	r = session_lock(state_dir, *dir, lock_fd);
+	if (r) {
+		free(*id);
+		free(*dir);
+		*id = *dir = NULL;
+		return r;
+	}
+	/* Ours alone (not mkdir_p): a folder that appeared meanwhile is someone else's. */
+	if (mkdir_new(*dir, 0755))
+		return lab_error("cannot create %s: %s", *dir, strerror(errno));
 	char *runs = xasprintf("%s/runs", *dir), *logs = xasprintf("%s/logs", *dir);
-	int r = mkdir_p(runs, 0755) || mkdir_p(logs, 0755);
+	r = mkdir(runs, 0755) || mkdir(logs, 0755);
 	free(runs);
 	free(logs);
-	if (r)
-		return lab_error("cannot create %s: %s", *dir, strerror(errno));
+	if (r) {
+		r = lab_error("cannot create %s: %s", *dir, strerror(errno));
+		if (rm_rf(*dir))
+			warning("cannot remove %s: %s", *dir, strerror(errno));
+		return r;
+	}
 	/* reports/latest -> <id>, replaced atomically. */
 	char *link = xasprintf("%s/latest", reports_dir);
 	char *tmp = xasprintf("%s/.latest.%ld", reports_dir, (long)getpid());

@@ -369,6 +369,44 @@ static void test_finish_status(void **state)
 	finish_case_release(&c);
 }
 
+/*
+ * --junit FILE that cannot be written: an error naming the file and a
+ * non-zero exit, not a green run whose CI finds no JUnit file. A verdict
+ * that fails --fail-on still says 3.
+ */
+static void test_finish_junit_unwritable(void **state)
+{
+	struct finish_case c;
+	char junit[128], errpath[128];
+	int saved, fd, r;
+	(void)state;
+
+	session_from_fixture(&c, "s3", 1);
+	snprintf(junit, sizeof(junit), "%s/s3/no/such/folder/junit.xml", dir);
+	c.o.junit = junit;
+	c.o.fail_on = FAIL_ON_NONE;
+	snprintf(errpath, sizeof(errpath), "%s/s3/stderr", dir);
+	fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	close(fd);
+	r = finish_quietly(&c.s, 0);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	char *said = read_back(errpath);
+	fputs(said, stderr);
+	assert_int_equal(r, LAB_ELAB);
+	assert_non_null(strstr(said, junit));
+	free(said);
+
+	c.o.fail_on = FAIL_ON_REGRESSION;
+	assert_int_equal(finish_quietly(&c.s, 0), LAB_REGRESSION);
+	finish_case_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_status),
 		cmocka_unit_test(test_junit),
 		cmocka_unit_test(test_finish_status),
+		cmocka_unit_test(test_finish_junit_unwritable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

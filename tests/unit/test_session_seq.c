@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stopping rule of `run --until decided` (session_seq.c) as a user
+ * sees it: the line a look prints shows the interval the verdict came
+ * from (the pooled one on several hosts, as the report does), and its
+ * state file failing is an error naming the file, never an interruption
+ * that `--resume` would only repeat.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "report.h"
+#include "session_seq.h"
+#include "session_stages.h"
+#include "util.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/mglrulab-test-seq-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(dir);
+	return 0;
+}
+
+/* What fd 2 receives between capture_begin() and capture_end(), as a string to free. */
+struct stderr_capture {
+	int saved;
+	char path[96];
+};
+
+static void capture_begin(struct stderr_capture *c)
+{
+	int fd;
+
+	snprintf(c->path, sizeof(c->path), "%s/stderr.XXXXXX", dir);
+	fd = mkstemp(c->path);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	c->saved = dup(2);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static char *capture_end(struct stderr_capture *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	assert_int_equal(read_file(c->path, &sb, 0), 0);
+	unlink(c->path);
+	fputs(sb_str(&sb), stderr);	/* still shown with the test's output */
+	return sb.buf ? sb.buf : xstrdup("");
+}
+
+/* --- the line a look prints --- */
+
+/*
+ * A primary analysed on two hosts: per-host-blind "comparison" of every
+ * run -3 % [-5 %, -1 %], the pooled estimate (van Elteren, the verdict's
+ * basis) -8 % [-10 %, -6 %]. The line must show the pooled one.
+ */
+static json_t *two_host_result(const char *basis)
+{
+	return json_pack("{s:s, s:s, s:b, s:b, s:s, s:{s:f, s:f, s:{s:f, s:f}},"
+			 " s:{s:s, s:i, s:f, s:f, s:{s:f, s:f}}, s:[{s:s}, {s:s}]}",
+			 "workload", "yield", "metric", "cs_per_sec", "primary", 1, "final", 1,
+			 "verdict", "regression",
+			 "comparison", "ratio", 0.97, "delta_pct", -3.0, "ci", "lo", 0.95, "hi", 0.99,
+			 "pooled", "basis", basis, "hosts", 2, "ratio", 0.92, "delta_pct", -8.0,
+			 "ci", "lo", 0.90, "hi", 0.94,
+			 "hosts", "name", "a", "name", "b");
+}
+
+static void test_primary_line_uses_pooled(void **state)
+{
+	json_t *res = two_host_result("pooled");
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	session_seq_primary_line(res, &sb);
+	print_message("%s", sb_str(&sb));
+	assert_non_null(strstr(sb_str(&sb), "  yield cs_per_sec: "));
+	assert_non_null(strstr(sb_str(&sb), " -8.0 % [-10.0 %, -6.0 %]\n"));
+	assert_null(strstr(sb_str(&sb), "-3.0"));
+	assert_null(strstr(sb_str(&sb), "-5.0"));
+	/* the very interval the reports print for this result */
+	assert_ptr_equal(verdict_comparison(res), json_object_get(res, "pooled"));
+	sb_release(&sb);
+	json_decref(res);
+
+	/* pooled only in name (too few hosts with runs): the comparison of all runs */
+	res = two_host_result("all-runs");
+	session_seq_primary_line(res, &sb);
+	assert_non_null(strstr(sb_str(&sb), " -3.0 % [-5.0 %, -1.0 %]\n"));
+	sb_release(&sb);
+	json_decref(res);
+}
+
+/* --- sequential.json --- */
+
+/* A session context with a valid sequential plan (min 6, max 10, budget @budget_s). */
+static json_t *seq_ctx(double budget_s)
+{
+	return json_pack("{s:{s:{s:f, s:i, s:i, s:i, s:f, s:f}}, s:[], s:[]}",
+			 "design", "sequential", "alpha", 0.05, "min_runs", 6, "max_runs", 10,
+			 "step", 2, "rho", 2.0, "budget_s", budget_s, "plan", "workloads");
+}
+
+static char *session_dir(const char *sub)
+{
+	char *d = xasprintf("%s/%s", dir, sub), *runs = xasprintf("%s/runs", d);
+
+	assert_int_equal(mkdir_p(runs, 0755), 0);
+	free(runs);
+	return d;
+}
+
+static void write_text_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_open_corrupt_state(void **state)
+{
+	char *d = session_dir("corrupt"), *path = xasprintf("%s/sequential.json", d);
+	json_t *ctx = seq_ctx(0);
+	struct session_seq *q = (void *)1;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	write_text_file(path, "{\"workloads\": {\"yield\": {\"stopped\": tr");
+	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_EUSER);
+	assert_null(q);
+	assert_non_null(strstr(sb_str(&err), path));
+
+	sb_reset(&err);
+	write_text_file(path, "[1, 2]");
+	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_EUSER);
+	assert_non_null(strstr(sb_str(&err), path));
+
+	/* no file yet: a fresh state; a fixed-N session: none */
+	unlink(path);
+	sb_reset(&err);
+	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
+	assert_non_null(q);
+	session_seq_free(q);
+	json_t *fixed = json_pack("{s:{}}", "design");
+	assert_int_equal(session_seq_open(d, fixed, &q, &err), LAB_OK);
+	assert_null(q);
+	assert_int_equal(err.len, 0);
+	json_decref(fixed);
+
+	sb_release(&err);
+	json_decref(ctx);
+	free(path);
+	free(d);
+}
+
+/*
+ * The whole stage: session_run_plan() on a corrupt sequential.json is the
+ * status of an error naming the file, and not "stopped" (which
+ * session_finish() reports as an interruption to continue with --resume).
+ */
+static void test_run_plan_corrupt_state(void **state)
+{
+	struct session_opts o = { 0 };
+	struct session s = { .o = &o, .saved_stdout = -1, .lock_fd = -1 };
+	struct stderr_capture cap;
+	char *path, *said;
+	int stopped = -1, r;
+	(void)state;
+
+	s.dir = session_dir("plan");
+	s.ctx = seq_ctx(0);
+	path = xasprintf("%s/sequential.json", s.dir);
+	write_text_file(path, "not json at all");
+	capture_begin(&cap);
+	r = session_run_plan(&s, &stopped);
+	said = capture_end(&cap);
+	assert_int_equal(r, LAB_EUSER);
+	assert_int_equal(stopped, 0);
+	assert_null(s.seq);
+	assert_non_null(strstr(said, path));
+	assert_null(strstr(said, "interrupted"));
+	free(said);
+	free(path);
+	json_decref(s.ctx);
+	free(s.dir);
+}
+
+/*
+ * The budget is spent, and sequential.json cannot be written (its folder
+ * is gone): -1 and a message naming the file, not a silent 1 that leaves
+ * the state on disk behind the session's.
+ */
+static void test_budget_spent_unwritable(void **state)
+{
+	char *d = session_dir("budget"), *path = xasprintf("%s/sequential.json", d);
+	json_t *ctx = seq_ctx(10), *runs;
+	struct session_seq *q;
+	struct strbuf err = STRBUF_INIT;
+	struct stderr_capture cap;
+	char *said;
+	(void)state;
+
+	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
+	assert_non_null(q);
+	runs = json_pack("[{s:s, s:{s:f, s:f, s:f}}]", "workload", "yield", "timings",
+			 "boot_s", 3.0, "workload_s", 9.0, "host_overhead_s", 0.5);
+	/* spent and recorded */
+	assert_int_equal(session_seq_budget_spent(q, runs), 1);
+	assert_true(path_exists(path));
+
+	/* a second record, the state to write again, and nowhere to write it */
+	session_seq_free(q);
+	unlink(path);
+	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
+	assert_int_equal(rm_rf(d), 0);
+	capture_begin(&cap);
+	int r = session_seq_budget_spent(q, runs);
+	said = capture_end(&cap);
+	assert_int_equal(r, -1);
+	assert_non_null(strstr(said, path));
+	free(said);
+
+	session_seq_free(q);
+	json_decref(runs);
+	json_decref(ctx);
+	sb_release(&err);
+	free(path);
+	free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_primary_line_uses_pooled),
+		cmocka_unit_test(test_open_corrupt_state),
+		cmocka_unit_test(test_run_plan_corrupt_state),
+		cmocka_unit_test(test_budget_spent_unwritable),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
