@@ -17,13 +17,16 @@
 #include "util.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <grp.h>
 #include <jansson.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -166,24 +169,128 @@ static void check_libvirt(struct doctor *d, const char *state)
 	sb_release(&err);
 }
 
+/*
+ * What provides /dev/kvm, from /sys/module (a module, or built in with
+ * parameters) or /proc/modules: kvm_intel, kvm_amd, or kvm_pvm, the
+ * pagetable-based nested KVM of some cloud VMs ("kvm-pvm: loaded" in
+ * dmesg), which runs only PVM-aware guest kernels: a stock kernel hangs
+ * right after decompression (DESIGN.md). Files only, no dmesg: its ring
+ * buffer may have rotated, and reading it can need privileges.
+ */
+static int module_loaded(const char *name, const char *proc_modules)
+{
+	char *dir = xasprintf("/sys/module/%s", name);
+	int r = is_dir(dir);
+
+	free(dir);
+	if (!r && proc_modules) {
+		size_t n = strlen(name);
+
+		for (const char *l = proc_modules; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			if (!strncmp(l, name, n) && l[n] == ' ')
+				r = 1;
+	}
+	return r;
+}
+
+/* Whether the first CPU's flags in /proc/cpuinfo name @flag. */
+static int cpu_flag(const char *cpuinfo, const char *flag)
+{
+	const char *f = strstr(cpuinfo, "\nflags");
+	const char *eol;
+	size_t n = strlen(flag);
+
+	if (!f)
+		return 0;
+	eol = strchr(f + 1, '\n');
+	for (const char *p = strchr(f, ':'); p && (!eol || p < eol); p = strchr(p + 1, ' '))
+		if (!strncmp(p + 1, flag, n) && (p[1 + n] == ' ' || p[1 + n] == '\n' || !p[1 + n]))
+			return 1;
+	return 0;
+}
+
+/* Why there is no usable /dev/kvm (@err: access()'s errno), and the fix. */
+static void kvm_unusable(struct doctor *d, int err, const char *cpuinfo, int intel, int amd)
+{
+	int vmx = cpu_flag(cpuinfo, "vmx"), svm = cpu_flag(cpuinfo, "svm");
+	const char *tcg = ": guests run under TCG (slow, but results are valid)";
+	struct stat st;
+	char *s;
+
+	if (err == EACCES || err == EPERM) {
+		struct group *g = !stat("/dev/kvm", &st) ? getgrgid(st.st_gid) : NULL;
+
+		s = xasprintf("/dev/kvm (mode %04o, group %s) is not readable and writable by uid %ld%s",
+			      (unsigned)(st.st_mode & 07777), g ? g->gr_name : "?", (long)geteuid(), tcg);
+		report(d, WARN, "KVM", s, "run mglrulab as root, or 'adduser $USER kvm' and log in again");
+	} else if (err != ENOENT) {
+		s = xasprintf("/dev/kvm: %s%s", strerror(err), tcg);
+		report(d, WARN, "KVM", s, "check /dev/kvm (ls -l /dev/kvm; dmesg | grep -i kvm)");
+	} else if (vmx && !intel) {
+		s = xasprintf("no /dev/kvm: the CPU has vmx but kvm_intel is not loaded%s", tcg);
+		report(d, WARN, "KVM", s, "modprobe kvm_intel");
+	} else if (svm && !amd) {
+		s = xasprintf("no /dev/kvm: the CPU has svm but kvm_amd is not loaded%s", tcg);
+		report(d, WARN, "KVM", s, "modprobe kvm_amd");
+	} else if (!vmx && !svm && cpu_flag(cpuinfo, "hypervisor")) {
+		s = xasprintf("no /dev/kvm: this machine is a VM whose CPU shows no vmx/svm (no nested "
+			      "virtualization)%s", tcg);
+		report(d, WARN, "KVM", s, "enable nested virtualization on the VM's host, or use a "
+		       "machine with KVM");
+	} else if (!vmx && !svm) {
+		s = xasprintf("no /dev/kvm: the CPU shows no vmx/svm%s", tcg);
+		report(d, WARN, "KVM", s, "enable virtualization (VT-x/AMD-V) in the firmware setup");
+	} else {
+		s = xasprintf("no /dev/kvm although kvm_%s is loaded%s", vmx ? "intel" : "amd", tcg);
+		report(d, WARN, "KVM", s, "dmesg | grep -i kvm (virtualization disabled in the firmware?)");
+	}
+	free(s);
+}
+
 static void check_kvm(struct doctor *d, const char *state)
 {
+	struct strbuf cpuinfo = STRBUF_INIT, modules = STRBUF_INIT;
+	char *reason = NULL, *s, *fix = NULL;
+	const char *mods = read_file("/proc/modules", &modules, 1 << 20) ? NULL : sb_str(&modules);
+	int intel = module_loaded("kvm_intel", mods), amd = module_loaded("kvm_amd", mods);
+	int pvm = !intel && !amd && module_loaded("kvm_pvm", mods);
+	const char *what = intel ? "kvm_intel" : amd ? "kvm_amd" : pvm ? "kvm-pvm" : "module unknown";
 	int cached;
 
+	read_file("/proc/cpuinfo", &cpuinfo, 1 << 20);
 	if (access("/dev/kvm", R_OK | W_OK)) {
-		report(d, WARN, "KVM", "no usable /dev/kvm: guests run under TCG (slow, but results are valid)",
-		       "enable virtualization in the firmware, or 'modprobe kvm_intel' / 'modprobe kvm_amd'");
-		return;
+		int err = errno;
+
+		kvm_unusable(d, err, sb_str(&cpuinfo), intel, amd);
+		goto out;
 	}
-	cached = guest_kvm_cached(state);
-	if (cached == 1)
-		report(d, OK, "KVM", "/dev/kvm boots kernels (cached probe)", NULL);
-	else if (cached == 0)
-		report(d, WARN, "KVM", "/dev/kvm exists but cannot boot a kernel (cached probe): TCG is used",
-		       "nothing to do on nested-virtualization hosts; delete STATE/kvm-probe.json to probe again");
-	else
-		report(d, WARN, "KVM", "/dev/kvm exists, not yet probed (the first guest boot probes it once)",
-		       NULL);
+	cached = guest_kvm_cached_reason(state, &reason);
+	if (cached == 1) {
+		s = xasprintf("/dev/kvm (%s) boots kernels (cached probe: %s)", what, reason);
+		report(d, OK, "KVM", s, NULL);
+	} else if (cached == 0) {
+		s = xasprintf("/dev/kvm (%s) cannot boot a kernel (cached probe: %s)%s", what, reason,
+			      pvm ? "; kvm-pvm runs only PVM-aware guest kernels" : "");
+		fix = xasprintf("%s; delete %s/kvm-probe.json to probe again", pvm ?
+				"nothing to do on a kvm-pvm host (TCG is used)" :
+				"on a nested host, enable nested virtualization on its host", state);
+		report(d, WARN, "KVM", s, fix);
+	} else if (pvm) {
+		s = xasprintf("/dev/kvm is kvm-pvm (/sys/module/kvm_pvm), a nested KVM that runs only "
+			      "PVM-aware guest kernels (stock kernels hang): not yet probed; the first guest "
+			      "boot's probe (up to 20 s) will fall back to TCG");
+		report(d, WARN, "KVM", s, "nothing to do: accel = tcg in lab.conf skips the probe");
+	} else {
+		s = xasprintf("/dev/kvm (%s) is usable, not yet probed (the first guest boot probes it once)",
+			      what);
+		report(d, WARN, "KVM", s, NULL);
+	}
+	free(s);
+out:
+	free(fix);
+	free(reason);
+	sb_release(&cpuinfo);
+	sb_release(&modules);
 }
 
 static void check_libguestfs(struct doctor *d)
@@ -273,7 +380,8 @@ const struct lab_usage doctor_usage = {
 	.synopsis = doctor_synopsis,
 	.description =
 		"Check QEMU, libvirt (embedded driver, the libvirt-qemu user), libguestfs and\n"
-		"its appliance kernel, busybox-static, whether KVM really works (cached\n"
+		"its appliance kernel, busybox-static, whether KVM really works and why\n"
+		"not (/dev/kvm, its module such as kvm-pvm, the CPU's vmx/svm, the cached\n"
 		"probe), kernel source, disk space and the guest programs; then every\n"
 		"[run] host of the lab (lab.conf, or -c FILE) over its libvirt connection:\n"
 		"reachable, its QEMU and KVM, the storage pool, CPUs and free memory for\n"

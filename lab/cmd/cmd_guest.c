@@ -8,16 +8,21 @@
 #include "xjson.h"
 #include "escape.h"
 #include "config.h"
+#include "domain_plan.h"
 #include "fsutil.h"
 #include "guest_accel.h"
 #include "guest_image.h"
+#include "guest_job.h"
 #include "guest_lab.h"
 #include "host.h"
 #include "host_run.h"
 #include "lab_paths.h"
+#include "libvirt_conn.h"
 #include "kbuild.h"
+#include "kcache.h"
 #include "util.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
@@ -35,19 +40,21 @@ struct guest_opts {
 	struct strvec args;
 	struct domain_share shares[8];
 	int nr_shares;
-	int json, keep_disk, no_image, hash_only;
+	int json, keep_disk, no_image, hash_only, print_xml;
+	int accel;			/* -1: the guest file's */
 	long timeout, repeat, jobs;
 };
 
 /*
  * --kernel NAME: a [kernel NAME] of lab.conf ($MGLRULAB_CONFIG or ./lab.conf),
- * from the kernel cache (built first when it is not there yet).
+ * from the kernel cache (built first when it is not there yet; with
+ * --print-xml, which builds nothing, only when it is there).
  */
 static int kernel_by_name(struct guest_opts *o)
 {
 	static char bzimage[4096];
 	struct lab_config cfg;
-	struct kbuild_result res;
+	struct kbuild_result res = { 0 };
 	const struct kernel_cfg *k;
 	int r = config_load_or_report(config_default_path(), &cfg);
 
@@ -57,6 +64,21 @@ static int kernel_by_name(struct guest_opts *o)
 	if (!k) {
 		r = user_error("--kernel %s: neither a file nor a [kernel %s] in %s", o->kernel,
 			       o->kernel, cfg.path);
+		goto out;
+	}
+	if (o->print_xml) {
+		char key[SHA256_HEX_LEN + 1], *entry;
+
+		if (kbuild_lookup(&cfg, k, key)) {
+			r = user_error("--kernel %s: not in the kernel cache yet, and --print-xml builds "
+				       "nothing ('mglrulab kernel build %s' first, or give a bzImage)",
+				       o->kernel, o->kernel);
+			goto out;
+		}
+		entry = kcache_entry_dir(cfg.cache_dir, key);
+		snprintf(bzimage, sizeof(bzimage), "%s/bzImage", entry);
+		free(entry);
+		o->kernel = bzimage;
 		goto out;
 	}
 	r = kbuild_kernel(&cfg, k, &res);
@@ -96,6 +118,10 @@ static int opt_arg(const struct lab_opt_ctx *ctx, const char *arg)
 	return 0;
 }
 
+static const struct lab_choice accel_choices[] = {
+	{ "auto", ACCEL_AUTO }, { "kvm", ACCEL_KVM }, { "tcg", ACCEL_TCG }, { NULL, 0 }
+};
+
 #define GUEST_STRING(l, s, field, arg, h) LAB_OPT_STRING(l, s, struct guest_opts, field, arg, h)
 #define GUEST_BOOL(l, field, h) LAB_OPT_BOOL(l, 0, struct guest_opts, field, h)
 
@@ -128,6 +154,11 @@ static const struct lab_option guest_options[] = {
 			 "share a host folder read-only over 9p (mount -t 9p\n"
 			 "-o trans=virtio,version=9p2000.L TAG /mnt in the guest)"),
 	GUEST_BOOL("no-image", no_image, "boot without a disk (plumbing checks)"),
+	LAB_OPT_CHOICE("accel", 0, struct guest_opts, accel, accel_choices, "auto|kvm|tcg",
+		       "instead of the guest file's accel (kvm needs a usable /dev/kvm)"),
+	GUEST_BOOL("print-xml", print_xml,
+		   "(boot, run) print the libvirt domain XML the guest would start\n"
+		   "with, and start nothing (no libvirt, no image, no KVM probe)"),
 	GUEST_STRING("guests-dir", 0, guests_dir, "DIR", "where GUEST.conf files are (default guests)"),
 	GUEST_STRING("bin-dir", 0, bin_dir, "DIR",
 		     "the static guest programs for the image (default build/guest beside mglrulab)"),
@@ -148,6 +179,7 @@ static const char guest_description[] =
 	"boot     Boot GUEST (guests/GUEST.conf or a path) with the kernel, check that\n"
 	"         the guest shows exactly the declared NUMA topology, print it and the\n"
 	"         boot time, power off. A mismatch fails and shows both topologies.\n"
+	"         --print-xml: print the domain XML it would start, start nothing.\n"
 	"run      The same, then run workload NAME with --KEY=VALUE arguments and\n"
 	"         show the records it printed.\n"
 	"image    Build the guest image (or find it in the cache) and print its path.\n"
@@ -356,6 +388,83 @@ static void run_batch(struct one_run *runs, int n)
 	}
 }
 
+/*
+ * accel=auto for --print-xml, without booting anything: the cached probe's
+ * answer; no usable /dev/kvm is TCG, as guest_accel_resolve() decides; a
+ * /dev/kvm never probed is shown as KVM, with a note that the first boot
+ * decides.
+ */
+static enum guest_accel print_xml_accel(const char *state, enum guest_accel want)
+{
+	int cached;
+
+	if (want != ACCEL_AUTO)
+		return want;
+	cached = guest_kvm_cached(state);
+	if (cached >= 0)
+		return cached ? ACCEL_KVM : ACCEL_TCG;
+	if (access("/dev/kvm", R_OK | W_OK))
+		return ACCEL_TCG;
+	info("accel=auto: KVM not probed on this host yet (%s/kvm-probe.json): the XML is KVM's; "
+	     "the first boot probes, and falls back to TCG if KVM does not boot a kernel "
+	     "(--accel tcg shows that XML)", state);
+	return ACCEL_KVM;
+}
+
+/*
+ * --print-xml: the domain XML this boot or run would start, on stdout,
+ * started nowhere. Nothing is opened or written: no libvirt connection,
+ * no guest image (the domain gets the run's overlay RUN/disk.qcow2 of it),
+ * no job file (RUN/job.json), no KVM probe.
+ */
+static int print_xml(const struct guest_opts *o, const struct guest_topology *topo, int is_run)
+{
+	const char *state = o->state ? o->state : guest_default_state_dir();
+	char *run_dir, *name, *job, *xml;
+	struct guest_run run;
+	int r = LAB_OK;
+
+	if (o->host)
+		return user_error("--print-xml: not with --host (there the kernel, disk and job are "
+				  "volumes of the host's pool, named once uploaded)");
+	if (o->repeat > 1 || o->jobs > 1)
+		return user_error("--print-xml prints one guest's domain: not with --repeat or --jobs");
+	run_dir = o->run_dir ? xstrdup(o->run_dir) :
+		  default_run_dir(state, is_run ? "run" : "boot", topo->name);
+	job = guest_job_json(path_basename(run_dir), is_run ? o->workload : "",
+			     (const char *const *)o->args.v, (int)o->timeout);
+	if (!job) {
+		free(run_dir);
+		return user_error("guest %s: cannot write the job: %s", topo->name, errno == EILSEQ ?
+				  "the run folder's name, workload name or an argument is not valid UTF-8" :
+				  strerror(errno));
+	}
+	memset(&run, 0, sizeof(run));
+	run.topo = topo;
+	run.accel = print_xml_accel(state, topo->accel);
+	run.kernel = o->kernel;
+	run.initrd = o->initrd;
+	run.base_image = o->no_image ? NULL : "(the guest image)";
+	run.job_json = job;
+	run.extra_cmdline = o->cmdline;
+	run.run_dir = run_dir;
+	run.shares = o->shares;
+	run.nr_shares = o->nr_shares;
+	/* the name the first domain of this process would get */
+	name = xasprintf(LAB_DOMAIN_PREFIX "%ld-0", (long)getpid());
+	xml = guest_run_domain_xml(&run, name);
+	if (xml)
+		term_printf(stdout, "%s", xml);
+	else
+		r = lab_error("guest %s: cannot make %s absolute: %s", topo->name, run_dir,
+			      strerror(errno));
+	free(xml);
+	free(name);
+	free(job);
+	free(run_dir);
+	return r;
+}
+
 static int do_boot_or_run(struct guest_opts *o, int is_run)
 {
 	struct guest_topology topo;
@@ -376,6 +485,13 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 	if (guest_topology_load(conf, &topo, &err)) {
 		term_printf(stderr, "%s", sb_str(&err));
 		r = user_error("guest %s: invalid topology", o->guest);
+		goto out_topo;
+	}
+	if (o->accel >= 0)
+		topo.accel = (enum guest_accel)o->accel;
+	if (o->print_xml) {
+		r = print_xml(o, &topo, is_run);
+		guest_topology_release(&topo);
 		goto out_topo;
 	}
 	if (o->host && (r = open_host(o, &cfg, &host, &on_host)))
@@ -541,7 +657,7 @@ static int do_extract(int argc, char **argv)
 
 int cmd_guest(int argc, char **argv)
 {
-	struct guest_opts o = { .args = STRVEC_INIT, .repeat = 1, .jobs = 1 };
+	struct guest_opts o = { .args = STRVEC_INIT, .repeat = 1, .jobs = 1, .accel = -1 };
 	const char *sub = argc > 1 ? argv[1] : NULL;
 	int r, nargs;
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "domain_run.h"
+#include "domain_plan.h"
 #include "domain_xml.h"
 #include "escape.h"
 #include "fsutil.h"
@@ -349,20 +350,6 @@ static void watch_sleep(struct watch *w, int ms)
 	if (poll(p, 2, ms) > 0 && (p[0].revents & POLLIN))
 		while (read(w->pipe[0], buf, sizeof(buf)) > 0)
 			;
-}
-
-static char *build_cmdline(const struct guest_run *run)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	sb_adds(&sb, GUEST_BASE_CMDLINE);
-	if (run->accel == ACCEL_TCG)
-		sb_adds(&sb, " " GUEST_TCG_CMDLINE);
-	if (run->remote ? run->remote->disk != NULL : run->base_image != NULL)
-		sb_adds(&sb, " root=/dev/vda rootfstype=ext4 rw init=" GUEST_RUNNER_PATH);
-	if (run->extra_cmdline && *run->extra_cmdline)
-		sb_addf(&sb, " %s", run->extra_cmdline);
-	return sb_detach(&sb);
 }
 
 void guest_console_tail(const char *console, struct strbuf *out)
@@ -879,10 +866,9 @@ static int open_streams(virDomainPtr dom, struct guest_run *run, struct watch *w
 
 static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 {
-	char *xml_path, *job_path, *console, *channel, *disk = NULL, *cmdline, *xml;
+	char *xml_path, *job_path, *console, *channel, *disk = NULL, *xml;
 	static unsigned seq;
 	double t0 = now_monotonic(), t_created, t_stopped;
-	struct domain_spec spec;
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	struct reader *rs[2] = { NULL, NULL };
 	struct watch w = { .pipe = { -1, -1 } };
@@ -920,7 +906,6 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	unlink(channel);
 	run->domain_name = xasprintf(LAB_DOMAIN_PREFIX "%ld-%u", (long)getpid(),
 				     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	cmdline = build_cmdline(run);
 
 	if (run->remote) {
 		disk = run->remote->disk ? xstrdup(run->remote->disk) : NULL;
@@ -936,15 +921,13 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot write %s: %s", job_path, strerror(errno));
 		goto out;
 	}
-	spec = (struct domain_spec){
-		.name = run->domain_name, .topo = run->topo, .accel = run->accel,
-		.kernel = run->remote ? run->remote->kernel : run->kernel,
-		.initrd = run->remote ? run->remote->initrd : run->initrd, .cmdline = cmdline,
-		.disk = disk, .job = run->remote ? run->remote->job : run->job_json ? job_path : NULL,
-		.console_log = console, .channel_log = channel, .streams = !!run->remote,
-		.shares = run->shares, .nr_shares = run->nr_shares,
-	};
-	xml = domain_xml(&spec);
+	/* one composition of the domain for this and `guest boot --print-xml` */
+	xml = guest_run_domain_xml(run, run->domain_name);
+	if (!xml) {
+		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot compose the domain of %s: %s",
+			    run->run_dir, strerror(errno));
+		goto out;
+	}
 	if (write_file_atomic(xml_path, xml, strlen(xml)))
 		warning("cannot save %s: %s", xml_path, strerror(errno));
 
@@ -1037,7 +1020,6 @@ out:
 		unlink(disk);
 	sb_release(&err);
 	sb_release(&why);
-	free(cmdline);
 	free(disk);
 	free(xml_path);
 	free(job_path);

@@ -76,6 +76,12 @@ int guest_kvm_cached(const char *state_dir)
 	return cache_lookup(state_dir, NULL);
 }
 
+int guest_kvm_cached_reason(const char *state_dir, char **reason)
+{
+	*reason = NULL;
+	return cache_lookup(state_dir, reason);
+}
+
 static void cache_store(const char *state_dir, int works, const char *reason)
 {
 	char *path = cache_path(state_dir), key[65], when[32], *s;

@@ -33,5 +33,7 @@ int guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir, c
 
 /* The cached probe result: 1 KVM works, 0 it does not, -1 not probed on this host yet. */
 int guest_kvm_cached(const char *state_dir);
+/* The same, with the probe's reason in *@reason when there is one (caller frees; else NULL). */
+int guest_kvm_cached_reason(const char *state_dir, char **reason);
 
 #endif

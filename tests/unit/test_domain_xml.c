@@ -8,10 +8,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "domain_plan.h"
 #include "domain_xml.h"
 #include "guest_conf.h"
 #include "guest_protocol.h"
+#include "util.h"
 
 static struct domain_spec base_spec(const struct guest_topology *t)
 {
@@ -209,6 +212,83 @@ static void test_remote(void **state)
 	sb_release(&err);
 }
 
+/*
+ * A run's domain as guest_run() starts it (domain_plan.h): the command
+ * line's parts by accel and disk, the run's files under its folder, made
+ * absolute, and a remote run's volumes as given.
+ */
+static void test_run_plan(void **state)
+{
+	struct guest_topology t;
+	struct strbuf err = STRBUF_INIT;
+	struct guest_run run;
+	struct guest_remote rem = { .host = "box", .kernel = "/pool/k", .disk = "/pool/d.qcow2",
+				    .job = "/pool/j" };
+	char *cmd, *xml, *cwd = getcwd(NULL, 0), *want;
+
+	(void)state;
+	assert_int_equal(guest_topology_load("guests/tiny-icount.conf", &t, &err), 0);
+	memset(&run, 0, sizeof(run));
+	run.topo = &t;
+	run.accel = ACCEL_KVM;
+	run.kernel = "/k/bzImage";
+	cmd = guest_run_cmdline(&run);
+	assert_string_equal(cmd, GUEST_BASE_CMDLINE);
+	free(cmd);
+	run.accel = ACCEL_TCG;
+	run.base_image = "/img.qcow2";
+	run.extra_cmdline = "init=/other";
+	cmd = guest_run_cmdline(&run);
+	assert_string_equal(cmd, GUEST_BASE_CMDLINE " " GUEST_TCG_CMDLINE " root=/dev/vda rootfstype=ext4 rw "
+			    "init=" GUEST_RUNNER_PATH " init=/other");
+	free(cmd);
+
+	run.run_dir = "runs/a";
+	run.job_json = "{}";
+	xml = guest_run_domain_xml(&run, "mglrulab-1-0");
+	contains(xml, "<name>mglrulab-1-0</name>");
+	contains(xml, "<qemu:arg value='-icount'/>");
+	contains(xml, "<cmdline>" GUEST_BASE_CMDLINE " " GUEST_TCG_CMDLINE);
+	want = xasprintf("<source file='%s/runs/a/disk.qcow2'/>", cwd);
+	contains(xml, want);
+	free(want);
+	want = xasprintf("file='%s/runs/a/job.json'/>", cwd);
+	contains(xml, want);
+	free(want);
+	want = xasprintf("<source path='%s/runs/a/console.log'/>", cwd);
+	contains(xml, want);
+	free(want);
+	want = xasprintf("<source path='%s/runs/a/results.jsonl'/>", cwd);
+	contains(xml, want);
+	free(want);
+	assert_null(strstr(xml, "/img.qcow2"));
+	free(xml);
+
+	/* under KVM: no icount, no tsc=reliable; no image: no disk, no root= */
+	run.accel = ACCEL_KVM;
+	run.base_image = NULL;
+	run.extra_cmdline = NULL;
+	xml = guest_run_domain_xml(&run, "mglrulab-1-1");
+	contains(xml, "<domain type='kvm'>");
+	contains(xml, "<cmdline>" GUEST_BASE_CMDLINE "</cmdline>");
+	assert_null(strstr(xml, "icount"));
+	assert_null(strstr(xml, "<disk"));
+	free(xml);
+
+	run.remote = &rem;
+	xml = guest_run_domain_xml(&run, "mglrulab-1-2");
+	contains(xml, "<kernel>/pool/k</kernel>");
+	contains(xml, "<source file='/pool/d.qcow2'/>");
+	contains(xml, "file='/pool/j'/>");
+	contains(xml, "root=/dev/vda");
+	contains(xml, "<serial type='pty'>");
+	assert_null(strstr(xml, "/k/bzImage"));
+	free(xml);
+	free(cwd);
+	guest_topology_release(&t);
+	sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_placement_and_memory_only_node),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_remote),
+		cmocka_unit_test(test_run_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
