@@ -48,7 +48,7 @@ assert rep["results"], "no results"
 PY
 grep -q '<testsuite name="mglrulab"' "$TMP/junit.xml" || fail "no JUnit file"
 grep -q 'name="cs_per_sec_per_cpu_1cpu"' "$TMP/junit.xml" || fail "JUnit lacks the metric"
-pgrep -f "qemu-system.*mglrulab-" && fail "a QEMU process of the lab is still running"
+pgrep -f "qemu-system.*$ROOT/.lab/" && fail "a QEMU process of this checkout's lab is still running"
 
 # A/A calibration: the baseline against itself reports no change.
 "$LAB" run --aa -c "$CONF" --runs 5 > "$TMP/aa.txt" 2> "$TMP/aa.err"
@@ -61,6 +61,10 @@ rep = json.load(open(os.path.join(sys.argv[1], "report.json")))
 for r in rep["results"]:
     if "verdict" in r:
         assert r["verdict"] not in ("regression", "improvement"), r
+# "nothing called" proves nothing unless something was decided: at least
+# one primary must be a final "~" (no change beyond the band).
+decided = [r for r in rep["results"] if r.get("primary") and r.get("verdict") == "no-change" and r.get("final")]
+assert decided, [(r["metric"], r.get("verdict")) for r in rep["results"] if r.get("primary")]
 PY
 
 # The two sessions as a history (mglrulab history): the nights of the

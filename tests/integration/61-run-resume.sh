@@ -51,7 +51,7 @@ old=$(readlink -f reports/tests/latest)
 "$LAB" run --ab -c "$CONF" --runs 3 > "$TMP/out3" 2> "$TMP/err3" &
 pid=$!
 for _ in $(seq 600); do
-	pgrep -f "qemu-system.*mglrulab-" > /dev/null && break
+	pgrep -f "qemu-system.*$ROOT/.lab/" > /dev/null && break
 	sleep 0.2
 done
 sleep 1
@@ -61,7 +61,7 @@ rc=$?
 cat "$TMP/err3" | tail -5
 [ $rc -eq 2 ] || fail "interrupted session: expected exit status 2, got $rc"
 sleep 1
-pgrep -af "qemu-system.*mglrulab-" && fail "a QEMU process of the lab survived SIGINT"
+pgrep -af "qemu-system.*$ROOT/.lab/" && fail "a QEMU process of the lab survived SIGINT"
 d=$(readlink -f reports/tests/latest)
 [ "$d" != "$old" ] || fail "the interrupted session did not start"
 [ -s "$d/report.json" ] || fail "no partial report after SIGINT"

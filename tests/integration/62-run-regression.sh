@@ -98,6 +98,10 @@ rep = json.load(open(os.path.join(sys.argv[1], "report.json")))
 for r in rep["results"]:
     if "verdict" in r:
         assert r["verdict"] not in ("regression", "improvement"), r
+# "nothing called" proves nothing unless something was decided: at least
+# one primary must be a final "~" (no change beyond the band).
+decided = [r for r in rep["results"] if r.get("primary") and r.get("verdict") == "no-change" and r.get("final")]
+assert decided, [(r["metric"], r.get("verdict")) for r in rep["results"] if r.get("primary")]
 p = [r for r in rep["results"] if r.get("primary")]
 print("A/A:", ", ".join(f'{r["metric"]} {r["verdict"]} {r["comparison"]["delta_pct"]:+.1f} %' for r in p))
 PY
