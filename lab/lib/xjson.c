@@ -17,3 +17,17 @@ json_t *xjson_pack(const char *fmt, ...)
 		die("xjson_pack(\"%s\"): %s", fmt, err.text);
 	return j;
 }
+
+const char *xjson_type_name(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "something else";
+}

@@ -15,4 +15,7 @@
 /* xjson_pack(@fmt, ...), or die() naming the format and jansson's reason. */
 json_t *xjson_pack(const char *fmt, ...);
 
+/* "an object", "a string", ..., "null": for errors that say what was found. */
+const char *xjson_type_name(const json_t *j);
+
 #endif

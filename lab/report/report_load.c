@@ -10,6 +10,7 @@
 #include "escape.h"
 #include "stats_defaults.h"
 #include "util.h"
+#include "xjson.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,20 +41,6 @@ struct vctx {
 	struct strbuf path;	/* "runs[3].metrics" */
 	struct strbuf *err;
 };
-
-static const char *json_type_name(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE: case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
-	}
-	return "something else";
-}
 
 static int type_ok(const json_t *j, enum want w)
 {
@@ -134,7 +121,7 @@ static int get(struct vctx *v, const json_t *obj, const char *key, enum want w,
 	if (!j)
 		ret = vfail(v, "missing (expected %s)", want_names[w]);
 	else if (!type_ok(j, w))
-		ret = vfail(v, "expected %s, got %s", want_names[w], json_type_name(j));
+		ret = vfail(v, "expected %s, got %s", want_names[w], xjson_type_name(j));
 	else
 		*out = j;
 	pop(v, old);
@@ -167,7 +154,7 @@ static int check_number_map(struct vctx *v, const json_t *obj)
 	json_object_foreach((json_t *)obj, key, val) {
 		if (!type_ok(val, W_NUMBER_OR_NULL)) {
 			size_t old = push_key(v, key);
-			int ret = vfail(v, "expected a number or null, got %s", json_type_name(val));
+			int ret = vfail(v, "expected a number or null, got %s", xjson_type_name(val));
 			pop(v, old);
 			return ret;
 		}
@@ -192,7 +179,7 @@ static int each(struct vctx *v, const json_t *obj, const char *key, int required
 		int ret;
 
 		if (!json_is_object(el))
-			ret = vfail(v, "expected an object, got %s", json_type_name(el));
+			ret = vfail(v, "expected an object, got %s", xjson_type_name(el));
 		else
 			ret = fn(v, el, data);
 		pop(v, o);
@@ -494,7 +481,7 @@ static int check_run(struct vctx *v, const json_t *r, void *data)
 		json_object_foreach(counters, gname, group) {
 			size_t o = push_key(v, gname);
 			int ret = json_is_object(group) ? check_number_map(v, group) :
-				vfail(v, "expected an object, got %s", json_type_name(group));
+				vfail(v, "expected an object, got %s", xjson_type_name(group));
 			pop(v, o);
 			if (ret) {
 				pop(v, old);
@@ -509,7 +496,7 @@ static int check_run(struct vctx *v, const json_t *r, void *data)
 		if (!json_is_string(el)) {
 			old = push_key(v, "guest_messages");
 			size_t o = push_index(v, i);
-			vfail(v, "expected a string, got %s", json_type_name(el));
+			vfail(v, "expected a string, got %s", xjson_type_name(el));
 			pop(v, o);
 			pop(v, old);
 			return -1;
@@ -697,7 +684,7 @@ static int validate(struct vctx *v, const json_t *root)
 	int ret;
 
 	if (!json_is_object(root))
-		return vfail(v, "expected an object, got %s", json_type_name(root));
+		return vfail(v, "expected an object, got %s", xjson_type_name(root));
 	if (get(v, root, "schema", W_STRING, 1, &schema))
 		return -1;
 	if (strcmp(json_string_value(schema), REPORT_SCHEMA) &&

@@ -8,6 +8,7 @@
  * file and the field, never a crash or a bisection of something else.
  */
 #include "bisect.h"
+#include "xjson.h"
 #include "util.h"
 
 #include <math.h>
@@ -34,20 +35,6 @@ static int fail(struct check *c, const char *field, const char *fmt, ...)
 	return -1;
 }
 
-static const char *type_name(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
-
 /* "FIELD.KEY", or KEY at the top level (@field NULL). */
 static char *member(const char *field, const char *key)
 {
@@ -65,7 +52,7 @@ static int want_string(struct check *c, const json_t *obj, const char *field, co
 	if (json_is_string(v) || (opt && (!v || json_is_null(v))))
 		return 0;
 	name = member(field, key);
-	r = v ? fail(c, name, "expected a string, got %s", type_name(v)) :
+	r = v ? fail(c, name, "expected a string, got %s", xjson_type_name(v)) :
 		fail(c, name, "missing (expected a string)");
 	free(name);
 	return r;
@@ -85,7 +72,7 @@ static int want_integer(struct check *c, const json_t *obj, const char *field, c
 	if (!v)
 		r = fail(c, name, "missing (expected an integer)");
 	else if (!json_is_integer(v))
-		r = fail(c, name, "expected an integer, got %s", type_name(v));
+		r = fail(c, name, "expected an integer, got %s", xjson_type_name(v));
 	else
 		r = fail(c, name, "%lld is below %lld", (long long)json_integer_value(v),
 			 (long long)min);
@@ -103,7 +90,7 @@ static char *item(const char *array, size_t i)
 static int check_result(struct check *c, const json_t *r, const char *field)
 {
 	if (!json_is_object(r))
-		return fail(c, field, "expected an object, got %s", type_name(r));
+		return fail(c, field, "expected an object, got %s", xjson_type_name(r));
 	if (want_string(c, r, field, "workload", 0) || want_string(c, r, field, "metric", 0) ||
 	    want_string(c, r, field, "verdict", 0))
 		return -1;
@@ -112,7 +99,7 @@ static int check_result(struct check *c, const json_t *r, const char *field)
 		const json_t *v = json_object_get(r, nums[k]);
 		if (v && !json_is_null(v) && !json_is_number(v)) {
 			char *name = member(field, nums[k]);
-			fail(c, name, "expected a number or null, got %s", type_name(v));
+			fail(c, name, "expected a number or null, got %s", xjson_type_name(v));
 			free(name);
 			return -1;
 		}
@@ -127,7 +114,7 @@ static int check_results(struct check *c, const json_t *a, const char *field)
 	int ret = 0;
 
 	if (!json_is_array(a))
-		return fail(c, field, "expected an array, got %s", a ? type_name(a) : "nothing");
+		return fail(c, field, "expected an array, got %s", a ? xjson_type_name(a) : "nothing");
 	json_array_foreach(a, i, r) {
 		char *f = item(field, i);
 		ret = check_result(c, r, f);
@@ -144,29 +131,29 @@ static int check_settings(struct check *c, const json_t *s)
 	size_t i;
 
 	if (!json_is_object(s))
-		return fail(c, "settings", "expected an object, got %s", s ? type_name(s) : "nothing");
+		return fail(c, "settings", "expected an object, got %s", s ? xjson_type_name(s) : "nothing");
 	if (want_integer(c, s, "settings", "max_runs", 0))
 		return -1;
 	v = json_object_get(s, "budget_s");
 	if (!json_is_number(v))
 		return fail(c, "settings.budget_s", "expected a number of seconds (0: none), got %s",
-			    v ? type_name(v) : "nothing");
+			    v ? xjson_type_name(v) : "nothing");
 	if (!isfinite(json_number_value(v)) || json_number_value(v) < 0)
 		return fail(c, "settings.budget_s", "expected a number of seconds (0: none), got %g",
 			    json_number_value(v));
 	v = json_object_get(s, "per_patch");
 	if (!json_is_boolean(v))
 		return fail(c, "settings.per_patch", "expected a boolean, got %s",
-			    v ? type_name(v) : "nothing");
+			    v ? xjson_type_name(v) : "nothing");
 	v = json_object_get(s, "workloads");
 	if (!json_is_array(v))
 		return fail(c, "settings.workloads", "expected an array of workload names, got %s",
-			    v ? type_name(v) : "nothing");
+			    v ? xjson_type_name(v) : "nothing");
 	json_array_foreach(v, i, w)
 		if (!json_is_string(w) || !*json_string_value(w)) {
 			char *name = item("settings.workloads", i);
 			fail(c, name, "expected a workload name, got %s",
-			     json_is_string(w) ? "an empty string" : type_name(w));
+			     json_is_string(w) ? "an empty string" : xjson_type_name(w));
 			free(name);
 			return -1;
 		}
@@ -195,7 +182,7 @@ static int check_step(struct check *c, const json_t *st, const char *field)
 	const char *state;
 
 	if (!json_is_object(st))
-		return fail(c, field, "expected an object, got %s", type_name(st));
+		return fail(c, field, "expected an object, got %s", xjson_type_name(st));
 	if (want_integer(c, st, field, "step", 1) || want_string(c, st, field, "purpose", 0) ||
 	    want_string(c, st, field, "a", 0) || want_string(c, st, field, "b", 0) ||
 	    want_string(c, st, field, "dir", 0) || want_string(c, st, field, "state", 0) ||
@@ -231,7 +218,7 @@ static int check_array_of(struct check *c, const json_t *st, const char *key,
 	size_t i;
 
 	if (!json_is_array(a))
-		return fail(c, key, "expected an array, got %s", a ? type_name(a) : "nothing");
+		return fail(c, key, "expected an array, got %s", a ? xjson_type_name(a) : "nothing");
 	json_array_foreach(a, i, el) {
 		char *f = item(key, i);
 		int r = one(c, el, f);
@@ -245,7 +232,7 @@ static int check_array_of(struct check *c, const json_t *st, const char *key,
 static int check_patch(struct check *c, const json_t *p, const char *field)
 {
 	if (!json_is_object(p))
-		return fail(c, field, "expected an object, got %s", type_name(p));
+		return fail(c, field, "expected an object, got %s", xjson_type_name(p));
 	return want_string(c, p, field, "subject", 1) || want_string(c, p, field, "message_id", 1) ?
 	       -1 : 0;
 }
@@ -253,7 +240,7 @@ static int check_patch(struct check *c, const json_t *p, const char *field)
 static int check_probe(struct check *c, const json_t *p, const char *field)
 {
 	if (!json_is_object(p))
-		return fail(c, field, "expected an object, got %s", type_name(p));
+		return fail(c, field, "expected an object, got %s", xjson_type_name(p));
 	return want_integer(c, p, field, "prefix", 0) || want_string(c, p, field, "class", 0) ? -1 : 0;
 }
 
@@ -263,14 +250,14 @@ static int check_prefixes(struct check *c, const json_t *st)
 	const char *key;
 
 	if (!json_is_object(pre))
-		return fail(c, "prefixes", "expected an object, got %s", pre ? type_name(pre) : "nothing");
+		return fail(c, "prefixes", "expected an object, got %s", pre ? xjson_type_name(pre) : "nothing");
 	json_object_foreach((json_t *)pre, key, p) {
 		char *f = xasprintf("prefixes.%s", key), *fb = member(f, "builds");
 		int r = 0;
 		if (!json_is_object(p))
-			r = fail(c, f, "expected an object, got %s", type_name(p));
+			r = fail(c, f, "expected an object, got %s", xjson_type_name(p));
 		else if ((b = json_object_get(p, "builds")) && !json_is_boolean(b))
-			r = fail(c, fb, "expected a boolean, got %s", type_name(b));
+			r = fail(c, fb, "expected a boolean, got %s", xjson_type_name(b));
 		free(fb);
 		free(f);
 		if (r)
@@ -303,10 +290,10 @@ static int check_state(struct check *c, const json_t *st)
 		return -1;
 	v = json_object_get(st, "complete");
 	if (v && !json_is_boolean(v))
-		return fail(c, "complete", "expected a boolean, got %s", type_name(v));
+		return fail(c, "complete", "expected a boolean, got %s", xjson_type_name(v));
 	v = json_object_get(st, "result");
 	if (v && !json_is_object(v))
-		return fail(c, "result", "expected an object, got %s", type_name(v));
+		return fail(c, "result", "expected an object, got %s", xjson_type_name(v));
 	return 0;
 }
 
