@@ -99,7 +99,7 @@ static void aa(const struct stats_seq_plan *p, const struct stats_settings *s,
 struct power_row {
 	double power;		/* share of sessions calling "improvement" */
 	size_t med, p90;	/* runs per kernel where the session stopped */
-	double approx;		/* share stopped on a band-crossing "≈" */
+	double approx;		/* share ended on a significant "?" */
 	size_t fixed_n;		/* smallest fixed N with >= that power, 0: none */
 	double fixed_power;
 	double max_power;	/* power of a fixed design at max_runs */
@@ -169,9 +169,8 @@ static void power_table(const struct stats_seq_plan *p,
 	printf("  %-7s %-5s %-7s %-7s %-9s %-13s %-22s %s\n", "stop on", "cv",
 	       "power", "median", "90th pct", "stopped on a",
 	       "fixed N with the same", "fixed N = max_runs");
-	/* "≈" is 3 bytes in 1 column: 2 more bytes of width. */
-	printf("  %-7s %-5s %-7s %-7s %-9s %-15s %-22s %s\n", "", "", "",
-	       "runs", "runs", "crossing \"≈\"", "power (its power)",
+	printf("  %-7s %-5s %-7s %-7s %-9s %-13s %-22s %s\n", "", "", "",
+	       "runs", "runs", "crossing \"?\"", "power (its power)",
 	       "power");
 	for (int f = 1; f >= 0; f--)
 	for (size_t i = 0; i < ARRAY_SIZE(cvs); i++) {
@@ -199,7 +198,7 @@ static void rho_table(size_t max_runs, const struct stats_settings *s,
 	printf("\nspending exponent rho (A(t) = alpha t^rho), +5 %% change, "
 	       "band +-2 %%, %zu sessions each:\n", sims);
 	printf("  %-5s %-9s %-5s %-7s %-7s %-4s %s\n", "rho", "min_runs",
-	       "cv", "power", "median", "p90", "crossing \"≈\"");
+	       "cv", "power", "median", "p90", "crossing \"?\"");
 	for (size_t i = 0; i < ARRAY_SIZE(rhos); i++) {
 		struct stats_seq_plan p;
 

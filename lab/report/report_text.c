@@ -732,7 +732,8 @@ static void legend(const json_t *r, struct strbuf *sb)
 		sb_adds(sb, "Several hosts: diff and CI pooled over the hosts (inverse-variance on\n"
 			"the log ratio), p = van Elteren's stratified rank test (docs/reports.md).\n");
 	sb_addf(sb, "+ improvement  - regression  = significant, within +-%g%%  ~ no change\n"
-		"? inconclusive (more runs needed)  ! invalid\n", t);
+		"? inconclusive (more runs needed; also a real change not yet settled\n"
+		"  against the band)  ! invalid\n", t);
 }
 
 void report_render_text(const json_t *report, struct strbuf *out)

@@ -78,7 +78,7 @@
  *    indices for every metric, because one run produces all of a workload's
  *    metrics, so correlation between metrics is kept), percentile interval.
  *  - Benjamini-Hochberg step-up q values.
- *  - runs needed (for "?" and a band-crossing "≈"): the log half-width of
+ *  - runs needed (for "?"): the log half-width of
  *    the ratio interval shrinks as 1/sqrt(n); when the interval already
  *    lies beyond the band and only the test failed, the test's z grows as
  *    sqrt(n) instead (stats_decision.runs_needed).
@@ -283,9 +283,11 @@ int stats_geomean(const double *base, size_t nb, const double *patched,
 enum stats_verdict {
 	VERDICT_IMPROVEMENT,
 	VERDICT_REGRESSION,
-	VERDICT_WITHIN_NOISE,	/* "≈": significant, not wholly beyond the band */
+	VERDICT_WITHIN_NOISE,	/* "≈": significant, interval inside the band */
 	VERDICT_NO_CHANGE,	/* "~": interval inside the band, not significant */
-	VERDICT_INCONCLUSIVE,	/* "?": cannot rule out a relevant change */
+	VERDICT_INCONCLUSIVE,	/* "?": cannot rule out a relevant change (also
+				 * a significant one whose interval crosses
+				 * the band edge: real, size not settled) */
 	VERDICT_INVALID,
 };
 
@@ -310,7 +312,7 @@ struct stats_decision {
 	double p_used;		/* p or q that was compared with alpha */
 	int used_q;		/* 1 when q was given and used */
 	double threshold;	/* the band actually used */
-	/* For "?" and for "≈" whose interval crosses the band edge: runs per
+	/* For "?": runs per
 	 * kernel that would likely make the interval decide (0 = not
 	 * applicable or cannot be estimated, see reason). Estimate: interval
 	 * half-width on the log scale shrinks as 1/sqrt(n). For "?" whose
@@ -319,9 +321,9 @@ struct stats_decision {
 	 * would reach z_{1-alpha/2}, z growing as sqrt(n). */
 	unsigned runs_needed;
 	/* 1 when more runs would not refine the verdict: improvement,
-	 * regression, ~, and "≈" whose interval lies inside the band; 0 for
-	 * "?", invalid, and "≈" whose interval crosses the band edge (a
-	 * real change that more runs may show to be beyond the band). */
+	 * regression, ≈ and ~ (both only ever given with the interval
+	 * inside the band); 0 for "?" and invalid. So "≈" and "~" are never
+	 * shown for a result that is not final. */
 	int final;
 	char reason[192];	/* one human sentence, ASCII */
 };
@@ -336,7 +338,11 @@ struct stats_decision {
  *  improvement / regression  when p_used < alpha AND the whole ratio
  *           interval lies beyond the band [1 - t, 1 + t] (direction from
  *           @better_higher);
- *  ≈        when p_used < alpha but the interval is not wholly beyond;
+ *  ≈        when p_used < alpha and the interval lies inside the band;
+ *  ?        when p_used < alpha and the interval crosses the band edge: a
+ *           real change whose size against the band is not settled (the
+ *           reason says so; runs_needed what N would decide). Not "≈",
+ *           which a reader takes as "real but too small to matter";
  *  ~        when not significant and the interval lies inside the band;
  *  ?        otherwise (runs_needed says what N would decide).
  * @threshold < 0 means settings->threshold (per-metric override otherwise).
@@ -352,12 +358,13 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 
 /*
  * 1 for the verdict classes that answer the question: improvement,
- * regression, ≈ and ~; 0 for ? and invalid. A sequential session should
- * stop on stats_decision.final rather than on this: stopping on a "≈"
- * whose interval crosses the band edge ends most sessions with a real
- * change early, at a "≈" (bench/sequential-sim, +5 % at cv 2 % and band
- * 2 %: 71 % of the sessions stop so, and "improvement" is called in 29 %
- * of them instead of 99.8 %).
+ * regression, ≈ and ~; 0 for ? and invalid. Since a band-crossing
+ * significant result is "?" rather than "≈", this equals
+ * stats_decision.final for every verdict stats_decide() gives. (When
+ * such a result was "≈" and a session stopped on the class, it ended
+ * most sessions with a real change early: bench/sequential-sim, +5 % at
+ * cv 2 % and band 2 %: 71 % of the sessions stopped so, and
+ * "improvement" was called in 29 % of them instead of 99.8 %.)
  */
 int stats_verdict_decided(enum stats_verdict v);
 

@@ -166,7 +166,8 @@ struct stats_sim_model {
 struct stats_sim_outcome {
 	enum stats_verdict seq, naive;	/* verdict where each rule stopped */
 	size_t seq_runs, naive_runs;	/* runs per kernel there */
-	int seq_approx_crossing;	/* seq stopped on a "≈" whose interval
+	int seq_approx_crossing;	/* seq stopped on a significant "?":
+					 * a real change whose interval
 					 * crosses the band edge */
 };
 

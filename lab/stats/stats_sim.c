@@ -101,9 +101,11 @@ void stats_sim_session(const struct stats_seq_plan *p,
 			     stats_verdict_decided(v)) || j == k) {
 				out->seq = v;
 				out->seq_runs = n;
+				/* Significant, yet "?": the only such "?" is
+				 * an interval across the band edge. */
 				out->seq_approx_crossing =
-					v == VERDICT_WITHIN_NOISE &&
-					res.dec.runs_needed > 0;
+					v == VERDICT_INCONCLUSIVE && res.look &&
+					res.dec.p_used < res.alpha_k;
 				seq_done = 1;
 			}
 		}

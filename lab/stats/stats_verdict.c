@@ -181,9 +181,12 @@ static enum stats_verdict set(struct stats_decision *out,
 	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
 	va_end(ap);
 	out->verdict = v;
-	/* "≈" inside the band is made final by its caller. */
-	out->final = v == VERDICT_IMPROVEMENT || v == VERDICT_REGRESSION ||
-		     v == VERDICT_NO_CHANGE;
+	/*
+	 * Every verdict that states an answer is final: "≈" and "~" are
+	 * given only when the interval lies inside the band, so no result
+	 * that more runs could still move is shown as one of them.
+	 */
+	out->final = v != VERDICT_INCONCLUSIVE && v != VERDICT_INVALID;
 	return v;
 }
 
@@ -273,16 +276,20 @@ enum stats_verdict stats_decide_at(const struct stats_comparison *c,
 			   pname, out->p_used, alpha, 100 * (lo - 1),
 			   100 * (hi - 1), up ? "above" : "below", 100 * t);
 	}
+	if (sig && inside)
+		return set(out, VERDICT_WITHIN_NOISE,
+			   "significant (%s=%.3g) but the interval "
+			   "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
+			   pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
+			   100 * t);
 	if (sig) {
-		if (inside) {
-			set(out, VERDICT_WITHIN_NOISE,
-			    "significant (%s=%.3g) but the interval "
-			    "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
-			    pname, out->p_used, 100 * (lo - 1),
-			    100 * (hi - 1), 100 * t);
-			out->final = 1;
-			return VERDICT_WITHIN_NOISE;
-		}
+		/*
+		 * A real change whose interval crosses the band edge: more
+		 * runs may put it wholly beyond the band or wholly inside.
+		 * Not "≈", which reads as a decision ("real but too small to
+		 * matter"): "?", the experiment cannot rule out a change
+		 * beyond the band, and the reason says the change is real.
+		 */
 		if (mid > ub)
 			out->runs_needed = runs_for(w, mid - ub, n);
 		else if (mid < lb)
@@ -290,12 +297,20 @@ enum stats_verdict stats_decide_at(const struct stats_comparison *c,
 		else
 			out->runs_needed = runs_for(w, mid - lb < ub - mid ?
 						    mid - lb : ub - mid, n);
-		return set(out, VERDICT_WITHIN_NOISE,
-			   "significant (%s=%.3g) but the interval "
-			   "[%+.2f%%, %+.2f%%] crosses the +-%.2g%% band; "
-			   "~%u runs per kernel might decide",
+		if (out->runs_needed)
+			return set(out, VERDICT_INCONCLUSIVE,
+				   "a real change (%s=%.3g) whose interval "
+				   "[%+.2f%%, %+.2f%%] crosses the +-%.2g%% band "
+				   "edge: its size is not settled; ~%u runs per "
+				   "kernel might decide",
+				   pname, out->p_used, 100 * (lo - 1),
+				   100 * (hi - 1), 100 * t, out->runs_needed);
+		return set(out, VERDICT_INCONCLUSIVE,
+			   "a real change (%s=%.3g) whose interval "
+			   "[%+.2f%%, %+.2f%%] crosses the +-%.2g%% band edge: "
+			   "its size is not settled",
 			   pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
-			   100 * t, out->runs_needed);
+			   100 * t);
 	}
 	if (inside)
 		return set(out, VERDICT_NO_CHANGE,

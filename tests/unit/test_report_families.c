@@ -2,7 +2,8 @@
 /*
  * report_analyze() with declared primaries: verdict families, the order of
  * the results, and sequential sessions (`run --until decided`), whose
- * primaries are judged at the level of their look.
+ * primaries are judged at the level of their look, and at their run cap
+ * never show a result that is not final as a decision ("≈" or "~").
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "report_priv.h"
+#include "session.h"
 #include "stats.h"
 #include "util.h"
 
@@ -168,11 +171,157 @@ static void test_sequential_looks(void **state)
 	json_decref(r);
 }
 
+/* The text of @hay from the first @from to the next @to after it (owned). */
+static char *slice(const char *hay, const char *from, const char *to)
+{
+	const char *a = strstr(hay, from), *b;
+
+	if (!a)
+		fail_msg("no \"%s\" in the output", from);
+	b = strstr(a, to);
+	if (!b)
+		fail_msg("no \"%s\" after \"%s\"", to, from);
+	return strndup(a, (size_t)(b - a) + strlen(to));
+}
+
+/* Neither "≈" nor "~" in any form a renderer gives them. */
+static void assert_no_decision_shown(const char *what, const char *s)
+{
+	static const char *const bad[] = {
+		"\u2248", "within-noise", "within noise", "no-change", "no change",
+		">~<", "v-within-noise", "v-no-change",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (strstr(s, bad[i]))
+			fail_msg("%s shows \"%s\" for a result that is not final:\n%s",
+				 what, bad[i], s);
+}
+
+/*
+ * At the run cap, a real change whose interval crosses the band edge
+ * (+1 to +3 % against a 2 % band, 1 % noise) is not final: more runs might
+ * put it beyond the band. It must not read as a decision anywhere: not "≈"
+ * ("real but probably too small to matter") nor "~", in report.json, the
+ * text report, the HTML report or JUnit; it is "?" with the runs it would
+ * still need, and --fail-on does not count it as a decision either.
+ */
+static void test_not_final_at_cap(void **state)
+{
+	const size_t cap = 10;
+	int hits = 0;
+	(void)state;
+
+	for (int step = 0; step <= 20; step++) {
+		double shift = 1.0 + 0.0025 * step;
+		json_t *r = analyze(session((int)cap, shift, 1, cap));
+		const json_t *res, *p = result(r, "p");
+		const char *v = jget_str(p, "verdict", "");
+		size_t i;
+
+		/* At the cap: the plan's last look. */
+		assert_int_equal(jget_num(jpath(p, "sequential"), "look"),
+				 jget_num(jpath(p, "sequential"), "looks"));
+		/* JSON, every metric: "≈" and "~" only when final. */
+		json_array_foreach(json_object_get(r, "results"), i, res) {
+			const char *rv = jget_str(res, "verdict", "");
+
+			if (!strcmp(rv, "within-noise") || !strcmp(rv, "no-change"))
+				assert_true(json_is_true(json_object_get(res, "final")));
+		}
+		if (json_is_true(json_object_get(p, "final")) ||
+		    !(jget_num(p, "p_used") < 0.05)) {
+			json_decref(r);
+			continue;
+		}
+		/* Significant and not final: the case of this test. */
+		hits++;
+		assert_string_equal(v, "inconclusive");
+		assert_string_equal(jget_str(p, "marker", ""), "?");
+		assert_true(jget_num(p, "runs_needed") > (double)cap);
+		assert_non_null(strstr(jget_str(p, "reason", ""), "a real change"));
+		assert_int_equal(json_integer_value(jpath(r, "summary.primary_verdicts.within-noise")), 0);
+		assert_int_equal(json_integer_value(jpath(r, "summary.primary_verdicts.inconclusive")), 1);
+
+		/* Text: the primary's row ends in "?", and the notes say why. */
+		struct strbuf t = STRBUF_INIT;
+		report_render_text(r, &t);
+		char *line = slice(sb_str(&t), "  w: p ", "\n");
+		assert_no_decision_shown("text row", line);
+		assert_true(strlen(line) >= 2 && line[strlen(line) - 2] == '?');
+		free(line);
+		line = slice(sb_str(&t), "? w:p: ", "decide");
+		assert_non_null(strstr(line, "a real change"));
+		free(line);
+		sb_release(&t);
+
+		/* HTML: its row in the primary table and its details. */
+		struct strbuf h = STRBUF_INIT;
+		report_render_html(r, &h);
+		char *row = slice(sb_str(&h), "<tr class=\"metric\" id=\"m0\">", "</tr>");
+		assert_no_decision_shown("HTML row", row);
+		assert_non_null(strstr(row, "v-inconclusive"));
+		free(row);
+		row = slice(sb_str(&h), "<details id=\"d0\">", "</summary>");
+		assert_no_decision_shown("HTML details", row);
+		assert_non_null(strstr(row, "v-inconclusive"));
+		free(row);
+		sb_release(&h);
+
+		/* JUnit: skipped, never a pass that looks decided. */
+		char path[] = "/tmp/mglrulab-test-junit-XXXXXX";
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(session_write_junit(path, r, FAIL_ON_CHANGE), LAB_OK);
+		FILE *f = fopen(path, "r");
+		char buf[65536];
+		size_t len;
+		assert_non_null(f);
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[len] = '\0';
+		fclose(f);
+		unlink(path);
+		char *tc = slice(buf, "name=\"p\">", "</testcase>");
+		assert_no_decision_shown("JUnit", tc);
+		assert_non_null(strstr(tc, "<skipped message=\"inconclusive: a real change"));
+		free(tc);
+
+		/* Exit status: not a decided change, so not a --fail-on failure. */
+		struct strbuf why = STRBUF_INIT;
+		assert_int_equal(session_verdict_status(r, FAIL_ON_CHANGE, &why), LAB_OK);
+		sb_release(&why);
+
+		/* A report written before: "within-noise" with final false still
+		 * loads, and re-analysed it says "?". */
+		if (hits == 1) {
+			struct strbuf dump = STRBUF_INIT, err = STRBUF_INIT;
+			json_t *old = json_array_get(json_object_get(r, "results"), 0), *back;
+
+			assert_string_equal(jget_str(old, "metric", ""), "p");
+			json_object_set_new(old, "verdict", json_string("within-noise"));
+			json_object_set_new(old, "marker", json_string("="));
+			report_dump(r, &dump);
+			if (report_load_buffer(sb_str(&dump), dump.len, &back, &err))
+				fail_msg("an old report no longer loads: %s", sb_str(&err));
+			json_decref(r);
+			r = analyze(back);
+			assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "inconclusive");
+			sb_release(&dump);
+			sb_release(&err);
+		}
+		json_decref(r);
+	}
+	/* The sweep did reach the case (a real +1..+3 % change at the cap). */
+	assert_true(hits >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_sequential_looks),
+		cmocka_unit_test(test_not_final_at_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

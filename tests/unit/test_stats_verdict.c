@@ -183,20 +183,28 @@ static void test_verdict_rules(void **state)
 
 	(void)state;
 	stats_settings_default(&s);
-	/* Significant but the interval crosses +1 %: "≈", with an estimate
-	 * of the runs that would put it wholly beyond. */
+	/* Significant but the interval crosses +1 %: a real change whose
+	 * size against the band is not settled. Not "≈" (that reads as a
+	 * decision: real but too small to matter) but "?", not final, with
+	 * an estimate of the runs that would put it wholly beyond. */
 	c = fake(1.005, 1.03, 0.001);
 	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
-			 VERDICT_WITHIN_NOISE);
+			 VERDICT_INCONCLUSIVE);
 	assert_true(d.runs_needed > 10);
-	/* A decided class, but not final: more runs may show it beyond. */
-	assert_true(stats_verdict_decided(d.verdict));
+	assert_false(stats_verdict_decided(d.verdict));
 	assert_int_equal(d.final, 0);
+	assert_non_null(strstr(d.reason, "a real change"));
+	assert_non_null(strstr(d.reason, "runs per kernel might decide"));
 	/* The same with a 0.4 % threshold override: wholly beyond. */
 	assert_int_equal(stats_decide(&c, &s, 1, 0.004, -1, 0, 0, &d),
 			 VERDICT_IMPROVEMENT);
 	assert_int_equal(d.final, 1);
 	assert_close(d.threshold, 0.004, 0);
+	/* The same below the band, for a lower-is-better metric. */
+	c = fake(0.97, 0.995, 0.001);
+	assert_int_equal(stats_decide(&c, &s, 0, -1, -1, 0, 0, &d),
+			 VERDICT_INCONCLUSIVE);
+	assert_int_equal(d.final, 0);
 	/* Significant and wholly inside the band: "≈" and final. */
 	c = fake(1.002, 1.008, 0.001);
 	assert_int_equal(stats_decide(&c, &s, 1, -1, -1, 0, 0, &d),
@@ -291,6 +299,40 @@ static void test_verdict_names(void **state)
 	assert_true(stats_verdict_decided(VERDICT_NO_CHANGE));
 }
 
+/*
+ * "≈" and "~" are decisions ("real but too small to matter", "no
+ * change"): over a grid of intervals around the band edges and p values
+ * on both sides of alpha, neither is ever given to a result that is not
+ * final, and every result that is not final is "?" or invalid.
+ */
+static void test_never_approx_unless_final(void **state)
+{
+	static const double ps[] = { 1e-4, 0.01, 0.049, 0.051, 0.3, 1.0 };
+	struct stats_settings s;
+	struct stats_decision d;
+	size_t seen_real_open = 0;
+
+	(void)state;
+	stats_settings_default(&s);
+	for (int a = 0; a <= 30; a++)
+		for (int b = a + 1; b <= 31; b++)
+			for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++)
+				for (int bh = 0; bh <= 1; bh++) {
+					/* 0.97 .. 1.031 in 0.2 % steps: the +-1 % band and beyond. */
+					double lo = 0.97 + 0.002 * a, hi = 0.97 + 0.002 * b;
+					struct stats_comparison c = fake(lo, hi, ps[k]);
+					enum stats_verdict v = stats_decide(&c, &s, bh, 0.01, -1, 0, 0, &d);
+
+					if (v == VERDICT_WITHIN_NOISE || v == VERDICT_NO_CHANGE)
+						assert_int_equal(d.final, 1);
+					if (!d.final)
+						assert_true(v == VERDICT_INCONCLUSIVE || v == VERDICT_INVALID);
+					assert_int_equal(d.final, stats_verdict_decided(v));
+					seen_real_open += !d.final && ps[k] < s.alpha;
+				}
+	assert_true(seen_real_open > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_invalid),
 		cmocka_unit_test(test_verdict_rules),
 		cmocka_unit_test(test_verdict_names),
+		cmocka_unit_test(test_never_approx_unless_final),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
