@@ -236,25 +236,43 @@ static void reset_tree(const char *tree)
 	sb_release(&out);
 }
 
-static int apply_one(struct build_ctx *b, const struct patch *p, const char *tmpfile,
-		     struct strbuf *out)
+/*
+ * A mail goes to git am alone, in its own file, mboxrd-quoted: git's
+ * mailsplit would otherwise cut it at any body line that looks like a From_
+ * line to it ("From the numbers below, 12:30 09:00 2001"), and git am would
+ * refuse a legitimate patch ("Patch is empty"). See mbox_quote_rd().
+ */
+int kbuild_apply_patch(const char *tree, const struct patch *p, const char *tmpfile,
+		       struct strbuf *out)
 {
-	if (write_file_atomic(tmpfile, p->text, strlen(p->text)))
+	struct strbuf mail = STRBUF_INIT;
+	int r, e;
+
+	if (p->has_headers)
+		mbox_quote_rd(&mail, p->text);
+	else
+		sb_adds(&mail, p->text);
+	r = write_file_atomic(tmpfile, sb_str(&mail), mail.len);
+	e = errno;
+	sb_release(&mail);
+	if (r) {
+		sb_addf(out, "error: cannot write %s: %s\n", tmpfile, strerror(e));
 		return -1;
+	}
 	if (p->has_headers) {
-		const char *am[] = { "am", "-q", "--no-3way", "--keep-cr", tmpfile, NULL };
-		return ksource_git(b->src.tree, am, out);
+		const char *am[] = { "am", "-q", "--no-3way", "--keep-cr",
+				     "--patch-format=mboxrd", tmpfile, NULL };
+		return ksource_git(tree, am, out) ? -1 : 0;
 	}
 	/* A bare diff: apply it and name the commit after its file. */
 	const char *apply[] = { "apply", "--index", tmpfile, NULL };
-	int r = ksource_git(b->src.tree, apply, out);
-	if (r)
-		return r;
+	if (ksource_git(tree, apply, out))
+		return -1;
 	char *msg = xasprintf("%s (bare diff)", path_basename(p->file));
 	const char *commit[] = { "commit", "-q", "--no-verify", "-m", msg, NULL };
-	r = ksource_git(b->src.tree, commit, out);
+	r = ksource_git(tree, commit, out);
 	free(msg);
-	return r;
+	return r ? -1 : 0;
 }
 
 static int apply_series(struct build_ctx *b)
@@ -290,7 +308,7 @@ static int apply_series(struct build_ctx *b)
 			break;
 		}
 		sb_reset(&out);
-		if (apply_one(b, p, tmpfile, &out)) {
+		if (kbuild_apply_patch(b->src.tree, p, tmpfile, &out)) {
 			struct strbuf msg = STRBUF_INIT;
 			describe_failure(p, sb_str(&out), &msg);
 			reset_tree(b->src.tree);

@@ -31,6 +31,18 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  char key[SHA256_HEX_LEN + 1]);
 void kbuild_result_free(struct kbuild_result *res);
+struct patch;
+/*
+ * Apply @p (one message of a series, mbox.h) in the git work tree @tree as
+ * a commit, under the lab's git environment (lab_git_env): a mail with
+ * `git am --patch-format=mboxrd`, alone in @tmpfile and quoted by
+ * mbox_quote_rd() so that git cannot cut it in two; a bare diff with `git
+ * apply --index` and a commit named after its file. Returns 0, or -1 with
+ * git's output (or why @tmpfile could not be written) in @out. After a
+ * failed git am the tree is mid-am: the caller aborts it.
+ */
+int kbuild_apply_patch(const char *tree, const struct patch *p, const char *tmpfile,
+		       struct strbuf *out);
 /* The patches of @k's series, cover letters not counted; -1 with @err. */
 long kbuild_series_length(const struct kernel_cfg *k, struct strbuf *err);
 /*

@@ -20,9 +20,16 @@
  * - In process, the splitter is unit-tested and fuzzed (tests/fuzz/) without
  *   git; a child process can be neither.
  *
- * git am still reads each message we hand it (one per file) and runs
- * mailsplit on it once more; a body line that mailsplit would take for a
- * separator is therefore left quoted (">From ...") rather than unquoted.
+ * git am still runs mailsplit on each message we hand it (one per file).
+ * p->text is the message as its author wrote it (quoting undone), and
+ * mbox_quote_rd() quotes it again for `git am --patch-format=mboxrd`:
+ * every line after the first that starts with ">*From " gains a '>',
+ * which mailsplit --mboxrd takes off again. No line git reads then starts
+ * with "From ", so mailsplit cannot cut the message ("Patch is empty")
+ * and every body line reaches the commit byte for byte. (Before, such a
+ * line was left quoted when it came quoted, and cut the message when it
+ * came unquoted, as "From the numbers below, 12:30 09:00 2001" does in a
+ * git format-patch file.)
  *
  * The rules (docs/security.md, "Patch series (mboxes)"):
  * - a message starts at the start of the file, or at a "From " line that
@@ -110,32 +117,6 @@ static int is_separator(const char *buf, const char *s, const char *end)
 	if (!is_from_line(s, le) || le == end)
 		return 0;
 	return is_header_line(le + 1, line_end(le + 1, end));
-}
-
-/*
- * git mailsplit's is_from_line() (builtin/mailsplit.c), which git am applies
- * to every line of the message we give it: the last ':' has digits at -4,
- * -2, -1, +1, +2 and the number after it (the year) is above 90.
- */
-static int git_takes_as_separator(const char *s, size_t len)
-{
-	size_t c, i, year = 0;
-
-	if (len + 1 < 20 || memcmp(s, "From ", 5))
-		return 0;
-	for (c = len - 2; c >= 5 && s[c] != ':'; c--)
-		;
-	if (c < 5 || c + 2 >= len)
-		return 0;
-	if (!isdigit((unsigned char)s[c - 4]) || !isdigit((unsigned char)s[c - 2]) ||
-	    !isdigit((unsigned char)s[c - 1]) || !isdigit((unsigned char)s[c + 1]) ||
-	    !isdigit((unsigned char)s[c + 2]))
-		return 0;
-	for (i = c + 3; i < len && isspace((unsigned char)s[i]); i++)
-		;
-	for (; i < len && isdigit((unsigned char)s[i]) && year < 100000; i++)
-		year = year * 10 + (size_t)(s[i] - '0');
-	return year > 90;
 }
 
 static int hexval(int c)
@@ -374,12 +355,26 @@ static void unquote(struct strbuf *out, const char *s, const char *end)
 		while (q < len && p[q] == '>')
 			q++;
 
-		if (p != s && q && q < len && len - q >= 5 && !memcmp(p + q, "From ", 5) &&
-		    !(q == 1 && git_takes_as_separator(p + 1, len - 1)))
+		if (p != s && q && q < len && len - q >= 5 && !memcmp(p + q, "From ", 5))
 			p++, len--;
 		sb_add(out, p, len);
 		sb_addc(out, '\n');
 		p = le + 1;
+	}
+}
+
+void mbox_quote_rd(struct strbuf *out, const char *text)
+{
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n"), q = strspn(p, ">");
+
+		/* The first line is the message's own From_ line (or a header). */
+		if (p != text && !strncmp(p + q, "From ", 5))
+			sb_addc(out, '>');
+		if (p[len] == '\n')
+			len++;
+		sb_add(out, p, len);
+		p += len;
 	}
 }
 

@@ -16,8 +16,9 @@ struct patch {
 	char *subject;		/* unfolded, RFC 2047-decoded Subject: (raw: filter
 				   it before printing), NULL when there is none */
 	char *message_id;	/* Message-Id: as written ("<...>"; raw), NULL when none */
-	char *text;		/* the whole message, LF line ends, mboxrd quoting
-				   undone, ready for git am (unusable if nul_line) */
+	char *text;		/* the whole message as its author wrote it: LF line
+				   ends, mboxrd quoting undone (unusable if nul_line);
+				   git am gets mbox_quote_rd() of it */
 	int has_headers;	/* a mail (From:/Subject:), not a bare diff */
 	int has_diff;
 	int is_cover;		/* "[PATCH 0/N]" or another message without a diff */
@@ -38,6 +39,14 @@ int mbox_split(const char *path, struct patch_list *out, struct strbuf *err);
 /* Split an in-memory buffer (used by mbox_split and the tests). */
 void mbox_split_buffer(const char *file, const char *buf, size_t len, struct patch_list *out);
 void patch_list_free(struct patch_list *pl);
+/*
+ * Append @text (one message, a patch's text) to @out as `git am
+ * --patch-format=mboxrd` must read it: every line after the first that
+ * starts with ">*From " gains one '>', which git mailsplit --mboxrd takes
+ * off again. No line but the first then starts with "From ", so git cannot
+ * cut the message in two, and each line reaches git as it is in @text.
+ */
+void mbox_quote_rd(struct strbuf *out, const char *text);
 /*
  * "[PATCH 2/3] mm: foo" (file.mbox, message 3)" — how errors name a patch;
  * subject and file name pass sb_add_text_safe(), so it is safe to print.

@@ -148,13 +148,53 @@ static void test_body_from_paragraph(void **state)
 	assert_non_null(strstr(t, "\nFrom the numbers below it follows that...\n"));
 	assert_non_null(strstr(t, "\n>From here on: quoted twice\n"));
 	assert_non_null(strstr(t, "\n> From a reply, not mboxrd quoting\n"));
-	/* git am's own mailsplit would cut the message at this line: keep it quoted. */
-	assert_non_null(strstr(t, "\n>From git@z Thu Jan  1 00:00:00 1970\n"));
-	/* Checked against git 2.39's mailsplit: it splits here, not at "80". */
-	assert_non_null(strstr(t, "\n>From the numbers below, 12:30 09:00 2001\n"));
+	/*
+	 * Lines git's mailsplit takes for separators are unquoted too: the
+	 * text is the author's; mbox_quote_rd() protects them from git am.
+	 */
+	assert_non_null(strstr(t, "\nFrom git@z Thu Jan  1 00:00:00 1970\n"));
+	assert_non_null(strstr(t, "\nFrom the numbers below, 12:30 09:00 2001\n"));
 	assert_non_null(strstr(t, "\nFrom x Mon Sep 17 00:00:00 80\n"));
+	assert_null(strstr(t, "\n>From the numbers below, 12:30"));
 	assert_non_null(strstr(t, "\n+++ b/mm/a.c\n"));
 	patch_list_free(&pl);
+}
+
+/*
+ * What git am reads (--patch-format=mboxrd): every line after the first
+ * that starts with ">*From " gains a '>', which git mailsplit --mboxrd
+ * removes; "> From", "From" without a space and the From_ line stay.
+ */
+static void test_quote_rd(void **state)
+{
+	static const char text[] =
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH] q\n"
+		"\n"
+		"From the numbers below, 12:30 09:00 2001\n"
+		">From here\n"
+		">>From there\n"
+		"> From a reply\n"
+		"From\n"
+		"\n"
+		"From no newline";
+	static const char want[] =
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH] q\n"
+		"\n"
+		">From the numbers below, 12:30 09:00 2001\n"
+		">>From here\n"
+		">>>From there\n"
+		"> From a reply\n"
+		"From\n"
+		"\n"
+		">From no newline";
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+
+	mbox_quote_rd(&out, text);
+	assert_string_equal(sb_str(&out), want);
+	sb_release(&out);
 }
 
 /* Real separators: lore and git format-patch From_ lines, after a blank line. */
@@ -401,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_crlf_mbox),
 		cmocka_unit_test(test_leading_blank_lines),
 		cmocka_unit_test(test_body_from_paragraph),
+		cmocka_unit_test(test_quote_rd),
 		cmocka_unit_test(test_from_line_forms),
 		cmocka_unit_test(test_nul_byte_is_an_error),
 		cmocka_unit_test(test_encoded_subjects),
