@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "strbuf.h"
+#include "strmap.h"
 #include "util.h"
 #include "workload_def.h"
 
@@ -115,6 +116,7 @@ struct lab_config {
 	size_t nr_workloads, alloc_workloads;
 	struct host_cfg *hosts;		/* [host] sections, or the implicit "local" host */
 	size_t nr_hosts, alloc_hosts;
+	struct strmap host_index;	/* host name -> index in hosts (config_host()) */
 	struct run_cfg run;
 	struct stats_cfg stats;
 };

@@ -33,23 +33,30 @@ static void host_defaults(struct host_cfg *h, const char *name, int line)
 	h->slots = 1;
 }
 
+/*
+ * Hosts are found through cfg->host_index, never by a scan: every key of
+ * every [host] section looks its host up, and so does each check below,
+ * so a scan made 2,000 hosts cost seconds (O(n^2) and, in
+ * check_distinct(), O(n^3)).
+ */
 struct host_cfg *config_get_host(struct lab_config *cfg, const char *name, int line)
 {
-	for (size_t i = 0; i < cfg->nr_hosts; i++)
-		if (!strcmp(cfg->hosts[i].name, name))
-			return &cfg->hosts[i];
+	size_t i;
+
+	if (strmap_get(&cfg->host_index, name, &i))
+		return &cfg->hosts[i];
 	ALLOC_GROW(cfg->hosts, cfg->nr_hosts + 1, cfg->alloc_hosts);
-	struct host_cfg *h = &cfg->hosts[cfg->nr_hosts++];
+	struct host_cfg *h = &cfg->hosts[cfg->nr_hosts];
 	host_defaults(h, name, line);
+	strmap_put(&cfg->host_index, name, cfg->nr_hosts++);
 	return h;
 }
 
 const struct host_cfg *config_host(const struct lab_config *cfg, const char *name)
 {
-	for (size_t i = 0; i < cfg->nr_hosts; i++)
-		if (!strcmp(cfg->hosts[i].name, name))
-			return &cfg->hosts[i];
-	return NULL;
+	size_t i;
+
+	return strmap_get(&cfg->host_index, name, &i) ? &cfg->hosts[i] : NULL;
 }
 
 /* cpus = LIST into ids: every id below CONFIG_MAX_HOST_CPUS, none twice. */
@@ -74,7 +81,7 @@ static int check_cpus(struct host_cfg *h, struct ini_check *ini, int line)
 			r = -1;
 		}
 	}
-	h->cpu_ids = ids;
+	h->cpu_ids = xrealloc(ids, sizeof(*ids) * (size_t)n);	/* not 4096 per host */
 	h->nr_cpus = n;
 	h->cpus_line = line;	/* config_check_host_cpus() names it, after the parse */
 	free(seen);
@@ -117,22 +124,34 @@ static void host_fill_defaults(struct host_cfg *h)
 		h->pool_dir = xstrdup(CONFIG_DEFAULT_POOL_DIR);
 }
 
-/* Two hosts of one session must be two machines (or the embedded driver once). */
+/*
+ * Two hosts of one session must be two machines (or the embedded driver
+ * once). Each URI is looked up among those seen before: a host that
+ * repeats one is named with the first host that has it.
+ */
 static void check_distinct(struct lab_config *cfg, struct ini_check *ini)
 {
+	struct strmap uris = STRMAP_INIT;
+	size_t first;
+
 	for (size_t i = 0; i < cfg->run.hosts.n; i++) {
 		const struct host_cfg *a = config_host(cfg, cfg->run.hosts.v[i]);
 
-		for (size_t j = 0; a && j < i; j++) {
-			const struct host_cfg *b = config_host(cfg, cfg->run.hosts.v[j]);
-
-			if (!b || strcmp(a->uri, b->uri))
-				continue;
-			ini_check_error(ini, a->line, "[host %s] uri: %s is also [host %s]'s (line %d); "
-					"one machine is one host: give it slots = N instead", a->name,
-					a->uri, b->name, b->line);
+		if (!a)
+			continue;
+		if (!strmap_get(&uris, a->uri, &first)) {
+			strmap_put(&uris, a->uri, (size_t)(a - cfg->hosts));
+			continue;
 		}
+		const struct host_cfg *b = &cfg->hosts[first];
+
+		if (b == a)
+			continue;	/* listed twice in [run] hosts: said there */
+		ini_check_error(ini, a->line, "[host %s] uri: %s is also [host %s]'s (line %d); "
+				"one machine is one host: give it slots = N instead", a->name,
+				a->uri, b->name, b->line);
 	}
+	strmap_clear(&uris);
 }
 
 void config_check_hosts(struct lab_config *cfg, struct ini_check *ini, int run_line)
@@ -153,14 +172,19 @@ void config_check_hosts(struct lab_config *cfg, struct ini_check *ini, int run_l
 	if (!names->n)
 		for (size_t i = 0; i < cfg->nr_hosts; i++)
 			strvec_push(names, cfg->hosts[i].name);
+	struct strmap listed = STRMAP_INIT;
+	size_t count;
+
 	for (size_t i = 0; i < names->n; i++) {
 		if (!config_host(cfg, names->v[i]))
 			ini_check_error(ini, line, "[run] hosts: no [host %s] section", names->v[i]);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(names->v[i], names->v[j]))
-				ini_check_error(ini, line, "[run] hosts: '%s' is listed twice",
-						names->v[i]);
+		count = 0;
+		strmap_get(&listed, names->v[i], &count);
+		strmap_put(&listed, names->v[i], ++count);
+		if (count > 1)	/* once per repeat, not per pair: O(n) errors at most */
+			ini_check_error(ini, line, "[run] hosts: '%s' is listed twice", names->v[i]);
 	}
+	strmap_clear(&listed);
 	check_distinct(cfg, ini);
 }
 
@@ -199,5 +223,6 @@ void config_free_hosts(struct lab_config *cfg)
 		free(h->pool_dir);
 	}
 	free(cfg->hosts);
+	strmap_clear(&cfg->host_index);
 	strvec_clear(&cfg->run.hosts);
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,14 +227,36 @@ static mode_t umasked(mode_t mode)
 	return mode & ~(mode_t)mask;
 }
 
+#define TMP_SUFFIX ".tmp.XXXXXX"
+
+/*
+ * The mkostemp() template for @path: "FILE.tmp.XXXXXX" in FILE's folder.
+ * A name near NAME_MAX leaves no room for the suffix (the rename target
+ * may be long, the temporary file may not): then FILE is cut short, at a
+ * character boundary so the name stays UTF-8 when FILE was.
+ */
+static char *tmp_template(const char *path)
+{
+	const char *base = path_basename(path);
+	size_t keep = strlen(base), room = NAME_MAX - (sizeof(TMP_SUFFIX) - 1);
+
+	if (keep > room) {
+		keep = room;
+		while (keep && ((unsigned char)base[keep] & 0xc0) == 0x80)
+			keep--;
+	}
+	return xasprintf("%.*s%.*s" TMP_SUFFIX, (int)(base - path), path, (int)keep, base);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	/*
 	 * A unique name, created with O_EXCL: the folder may be shared
 	 * (report --html /tmp/out.html), and a predictable name there lets
-	 * anyone plant a symlink that we would follow and truncate.
+	 * anyone plant a symlink that we would follow and truncate. Same
+	 * folder as @path, so the rename is atomic.
 	 */
-	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+	char *tmp = tmp_template(path);
 	int fd = mkostemp(tmp, O_CLOEXEC);
 
 	if (fd < 0)

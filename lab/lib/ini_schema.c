@@ -70,18 +70,34 @@ void ini_check_unknown_key(struct ini_check *c, int line, const char *section,
 	sb_release(&sb);
 }
 
+/*
+ * The index's key for @section's @key. Neither holds a newline: the INI
+ * reader splits lines there.
+ */
+static char *seen_key(const char *section, const char *key)
+{
+	return xasprintf("%s\n%s", section, key);
+}
+
+/* An index, not a scan: a lab.conf with n [host] sections would be O(n^2) here. */
 static struct ini_seen *find_seen(const struct ini_check *c, const char *section, const char *key)
 {
-	for (size_t i = 0; i < c->nr_seen; i++)
-		if (!strcmp(c->seen[i].section, section) && !strcmp(c->seen[i].key, key))
-			return &c->seen[i];
-	return NULL;
+	char *k = seen_key(section, key);
+	size_t i;
+	int found = strmap_get(&c->seen_index, k, &i);
+
+	free(k);
+	return found ? &c->seen[i] : NULL;
 }
 
 static void remember(struct ini_check *c, const char *section, const char *key, int line)
 {
+	char *k = seen_key(section, key);
+
 	ALLOC_GROW(c->seen, c->nr_seen + 1, c->alloc_seen);
-	c->seen[c->nr_seen++] = (struct ini_seen){ xstrdup(section), xstrdup(key), line };
+	c->seen[c->nr_seen] = (struct ini_seen){ xstrdup(section), xstrdup(key), line };
+	strmap_put(&c->seen_index, k, c->nr_seen++);
+	free(k);
 }
 
 int ini_check_once(struct ini_check *c, const char *section, const char *key, int line)
@@ -272,4 +288,5 @@ void ini_check_release(struct ini_check *c)
 	free(c->seen);
 	c->seen = NULL;
 	c->nr_seen = c->alloc_seen = 0;
+	strmap_clear(&c->seen_index);
 }

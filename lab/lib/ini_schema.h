@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "strbuf.h"
+#include "strmap.h"
 
 enum ini_kind {
 	INI_STRING,	/* char *: any text, may be empty */
@@ -63,6 +64,7 @@ struct ini_check {
 	struct strbuf *err;
 	struct ini_seen *seen;
 	size_t nr_seen, alloc_seen;
+	struct strmap seen_index;	/* "section\nkey" -> index in seen: O(1) per line */
 };
 
 /* Append "FILE:LINE: message\n" to the check's error text. */

@@ -88,9 +88,20 @@ int session_dir_find(const char *reports_dir, const char *id, char **dir);
  */
 int session_lock(const char *state_dir, const char *session_dir, int *fd_out);
 int session_write_json(const char *path, const json_t *obj);
-/* The run records in runs/, as an array sorted by seq (missing folder: empty). */
+/*
+ * The run records in runs/, as an array sorted by seq (missing folder:
+ * empty). A record loads only under the name session_run_path() gives its
+ * seq: a file whose seq is not its name's, or a second name for one seq
+ * ("09999.json" beside "9999.json"), is left out with a line in @err
+ * naming the files, as is one that is not JSON. @err empty: all loaded.
+ */
 json_t *session_load_runs(const char *dir, struct strbuf *err);
 char *session_run_path(const char *dir, int seq);
+/*
+ * Write run @seq's record @rec to runs/ (atomically). 0, or -1 with the
+ * error said (lab_error(), naming the file): the run is then no result.
+ */
+int session_write_run(const char *dir, int seq, const json_t *rec);
 
 /* --- session_record.c: a guest run into a run record --- */
 struct guest_run;

@@ -175,13 +175,20 @@ int session_finish(struct session *s, int stopped)
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	json_t *session_json = json_deep_copy(s->ctx);
 	json_t *runs = session_load_runs(s->dir, &err);
+	int unrecorded = atomic_load(&s->unrecorded);
+	int unreadable = err.len > 0;
 	char finished[32];
 	int r = LAB_OK;
 
+	/* A record the report leaves out is said now, whatever happens next. */
+	if (unreadable) {
+		sb_trim_trailing_newlines(&err);
+		lab_error("%s", sb_str(&err));
+	}
 	iso8601_now(finished);
 	json_object_set_new(json_object_get(session_json, "session"), "finished", json_string(finished));
 	json_object_set_new(json_object_get(session_json, "session"), "complete",
-			    json_boolean(!stopped));
+			    json_boolean(!stopped && !unrecorded && !unreadable));
 	json_object_set_new(session_json, "runs", runs);
 	/* Why each workload stopped where it did, and every look taken. */
 	if (s->seq)
@@ -204,7 +211,12 @@ int session_finish(struct session *s, int stopped)
 	int junit_failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
 	term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
 	json_t *summary = json_object_get(report, "summary");
-	if (stopped) {
+	if (unrecorded) {
+		r = lab_error("%d run record%s could not be written (see above): those runs do "
+			      "not count; make room, then continue with:\n"
+			      "  mglrulab run --resume %s -c %s", unrecorded,
+			      unrecorded == 1 ? "" : "s", s->id, s->cfg.path);
+	} else if (stopped) {
 		term_printf(stderr, "interrupted: %lld of %zu runs done; continue with:\n"
 			    "  mglrulab run --resume %s -c %s\n",
 			    (long long)json_integer_value(json_object_get(summary, "runs")),
@@ -218,8 +230,16 @@ int session_finish(struct session *s, int stopped)
 			term_printf(stderr, "failing (--fail-on %s):\n%s",
 				    s->o->fail_on == FAIL_ON_CHANGE ? "change" : "regression", sb_str(&why));
 	}
-	/* A failed JUnit file is a lab failure; a regression found still says 3. */
-	if (junit_failed && r == LAB_OK)
+	if (unreadable)
+		lab_error("%s: some run records could not be read (above): the report leaves them "
+			  "out and is not complete; move them away, and `mglrulab run --resume %s "
+			  "-c %s` runs again any run left without a record", s->dir, s->id,
+			  s->cfg.path);
+	/*
+	 * A failed JUnit file or a record the report left out is a lab
+	 * failure; a regression found still says 3.
+	 */
+	if ((junit_failed || unreadable) && r == LAB_OK)
 		r = LAB_ELAB;
 	json_decref(report);
 	sb_release(&err);

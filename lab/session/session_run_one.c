@@ -116,10 +116,16 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot, con
 	/* Interrupted is not a result: the run is redone on resume. */
 	if (gr.status != GUEST_RUN_INTERRUPTED) {
 		rec = record_of(p, &gr, s, h, slot, started, &hs_before, &hs_after);
-		char *path = session_run_path(s->dir, seq);
-		if (session_write_json(path, rec))
-			lab_error("cannot write %s: %s", path, strerror(errno));
-		free(path);
+		/*
+		 * Not on disk, not a result: counted in memory, it would feed
+		 * the sequential rule and the progress a run that the report
+		 * (read from disk) and --resume know nothing of.
+		 */
+		if (session_write_run(s->dir, seq, rec)) {
+			json_decref(rec);
+			rec = NULL;
+			atomic_fetch_add(&s->unrecorded, 1);
+		}
 	}
 	guest_run_release(&gr);
 	free(run_id);

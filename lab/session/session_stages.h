@@ -16,6 +16,7 @@
 #define LAB_SESSION_STAGES_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 
 #include "config.h"
 #include "guest_conf.h"
@@ -68,6 +69,11 @@ struct session {
 	double t0;
 	struct session_seq *seq;	/* --until decided, else NULL */
 	struct session_hosts hosts;	/* where the runs go */
+	/*
+	 * Runs whose record could not be written (ENOSPC): not results, so
+	 * the session stops short of complete. Worker threads add to it.
+	 */
+	atomic_int unrecorded;
 };
 
 /* --- session_kernels.c --- */
@@ -145,8 +151,9 @@ int session_run_plan(struct session *s, int *stopped);
 /*
  * Run planned run @planned (number @seq) in a fresh guest and write its
  * record to runs/, on slot @slot of host @h. The record (new reference),
- * or NULL when a signal interrupted the run: not a result, it is redone on
- * resume. When the host rather than the guest failed (session_hosts.c),
+ * or NULL when a signal interrupted the run or its record could not be
+ * written (said, and counted in s->unrecorded): not a result, it is redone
+ * on resume. When the host rather than the guest failed (session_hosts.c),
  * the reason is in @dropped too: no more runs should go there.
  */
 json_t *session_run_one(struct session *s, struct session_host *h, int slot,
@@ -159,8 +166,10 @@ void session_stdout_restore(struct session *s);
 /*
  * Write the reports, print report.txt on stdout, the JUnit file when
  * asked; the exit status (@stopped: interrupted, with the resume command;
- * a JUnit file that cannot be written is LAB_ELAB, named, unless a
- * --fail-on verdict already makes it LAB_REGRESSION).
+ * a JUnit file that cannot be written, a record that could not be written
+ * (s->unrecorded) or read back is LAB_ELAB, named, unless a --fail-on
+ * verdict already makes it LAB_REGRESSION). The report says complete only
+ * when none of these happened.
  */
 int session_finish(struct session *s, int stopped);
 

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,10 +147,26 @@ char *session_run_path(const char *dir, int seq)
 	return xasprintf("%s/runs/%04d.json", dir, seq);
 }
 
+int session_write_run(const char *dir, int seq, const json_t *rec)
+{
+	char *path = session_run_path(dir, seq);
+	int r = session_write_json(path, rec);
+
+	if (r)
+		lab_error("cannot write %s: %s; the run does not count, and `run --resume` "
+			  "runs it again", path, strerror(errno));
+	free(path);
+	return r ? -1 : 0;
+}
+
+struct loaded_run {
+	json_t *rec;
+	int seq;
+};
+
 static int by_seq(const void *a, const void *b)
 {
-	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "seq"));
-	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "seq"));
+	int x = ((const struct loaded_run *)a)->seq, y = ((const struct loaded_run *)b)->seq;
 
 	return (x > y) - (x < y);
 }
@@ -165,36 +182,106 @@ static int is_record_name(const char *name)
 	return digits >= 4 && !strcmp(name + digits, ".json");
 }
 
+/*
+ * The seq a record name stands for, when it is the very name
+ * session_run_path() gives that seq; else -1 ("09999.json" is not
+ * "9999.json": a second file for one run, which must not load twice).
+ */
+static int seq_of_name(const char *name)
+{
+	long seq;
+	char *digits = xstrndup(name, strspn(name, "0123456789"));
+	int r = -1;
+
+	if (!parse_long(digits, 0, INT_MAX, &seq)) {
+		char *canonical = xasprintf("%04ld.json", seq);
+
+		if (!strcmp(canonical, name))
+			r = (int)seq;
+		free(canonical);
+	}
+	free(digits);
+	return r;
+}
+
+/* One record file: its seq from the name, checked against the content. 0 or -1 (said). */
+static int load_run(const char *dir, const char *runs_dir, const char *name,
+		    struct loaded_run *out, struct strbuf *err)
+{
+	char *path = xasprintf("%s/%s", runs_dir, name);
+	int seq = seq_of_name(name), r = -1;
+	json_error_t jerr;
+	json_t *rec = NULL, *v;
+
+	if (seq < 0) {
+		size_t digits = strspn(name, "0123456789");
+		char *num = xstrndup(name, digits);
+		long n = 0;
+		char *canonical = NULL;
+
+		if (!parse_long(num, 0, INT_MAX, &n))
+			canonical = session_run_path(dir, (int)n);
+		if (canonical && path_exists(canonical))
+			sb_addf(err, "%s: a second record of run %ld beside %s; move %s away\n",
+				path, n, canonical, path);
+		else
+			sb_addf(err, "%s: not a run record name (a record is its run's number, "
+				"four digits or more with no extra leading zero, and .json); move "
+				"it away\n", path);
+		free(canonical);
+		free(num);
+		goto out;
+	}
+	rec = json_load_file(path, 0, &jerr);
+	v = json_object_get(rec, "seq");
+	if (!rec || !json_is_integer(v)) {
+		sb_addf(err, "%s: not a run record (%s); move it away to rerun that run\n",
+			path, rec ? "no seq" : jerr.text);
+		goto out;
+	}
+	if (json_integer_value(v) != seq) {
+		sb_addf(err, "%s: its seq is %lld, not %d as its name says; move it away to "
+			"rerun that run\n", path, (long long)json_integer_value(v), seq);
+		goto out;
+	}
+	out->rec = rec;
+	out->seq = seq;
+	rec = NULL;
+	r = 0;
+out:
+	json_decref(rec);
+	free(path);
+	return r;
+}
+
 json_t *session_load_runs(const char *dir, struct strbuf *err)
 {
 	char *runs_dir = xasprintf("%s/runs", dir);
 	DIR *d = opendir(runs_dir);
 	struct dirent *de;
-	json_t **v = NULL, *out = json_array();
+	struct loaded_run *v = NULL;
+	json_t *out = json_array();
 	size_t n = 0, alloc = 0;
 
+	if (!d && errno != ENOENT)
+		sb_addf(err, "%s: cannot read: %s\n", runs_dir, strerror(errno));
 	while (d && (de = readdir(d))) {
 		if (!is_record_name(de->d_name))
 			continue;
-		char *path = xasprintf("%s/%s", runs_dir, de->d_name);
-		json_error_t jerr;
-		json_t *rec = json_load_file(path, 0, &jerr);
-		if (!rec || !json_is_integer(json_object_get(rec, "seq"))) {
-			sb_addf(err, "%s: not a run record (%s); move it away to rerun that run\n",
-				path, rec ? "no seq" : jerr.text);
-			json_decref(rec);
-		} else {
-			ALLOC_GROW(v, n + 1, alloc);
-			v[n++] = rec;
-		}
-		free(path);
+		ALLOC_GROW(v, n + 1, alloc);
+		if (!load_run(dir, runs_dir, de->d_name, &v[n], err))
+			n++;
 	}
 	if (d)
 		closedir(d);
 	if (n)
 		qsort(v, n, sizeof(*v), by_seq);
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(out, v[i]);
+	/* Names are unique and each seq has one name: no seq can be here twice. */
+	for (size_t i = 0; i < n; i++) {
+		if (i && v[i].seq == v[i - 1].seq)
+			die("bug: run %d loaded twice from %s", v[i].seq, runs_dir);
+		json_array_append_new(out, v[i].rec);
+	}
 	free(v);
 	free(runs_dir);
 	return out;

@@ -203,6 +203,50 @@ static void test_names(void **state)
 	assert_false(lab_virt_uri_is_local(NULL));
 }
 
+/*
+ * Many hosts, found through the index: each with its own values, a key
+ * set twice in the last one caught with the first line, and a URI shared
+ * three ways named against the first host that has it.
+ */
+static void test_many_hosts(void **state)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct lab_config cfg;
+	char name[16];
+	int status;
+	(void)state;
+
+	for (int i = 0; i < 1000; i++)
+		sb_addf(&text, "[host h%04d]\nuri = qemu+ssh://root@h%04d/system\nslots = %d\n",
+			i, i, i % 7 + 1);
+	char *err = load(sb_str(&text), &cfg, &status);
+	assert_string_equal(err, "");
+	assert_int_equal(cfg.run.hosts.n, 1000);
+	for (int i = 0; i < 1000; i += 111) {
+		snprintf(name, sizeof(name), "h%04d", i);
+		const struct host_cfg *h = config_host(&cfg, name);
+		assert_non_null(h);
+		assert_string_equal(h->name, name);
+		assert_int_equal(h->slots, i % 7 + 1);
+		assert_int_equal(h->line, 3 * i + 1);
+	}
+	assert_null(config_host(&cfg, "h1000"));
+	free(err);
+	config_free(&cfg);
+
+	sb_adds(&text, "slots = 2\n");	/* [host h0999] again */
+	err = load(sb_str(&text), &cfg, &status);
+	assert_int_equal(status, LAB_EUSER);
+	assert_non_null(strstr(err, ":3001: [host h0999] slots: already set at line 3000\n"));
+	free(err);
+	config_free(&cfg);
+	sb_release(&text);
+
+	expect_error("[host a]\n[host b]\n[host c]\n",
+		     "3: [host c] uri: qemu:///embed is also [host a]'s (line 1); one machine is "
+		     "one host: give it slots = N instead");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_host_errors),
 		cmocka_unit_test(test_check_config),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_many_hosts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

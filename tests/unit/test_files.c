@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -274,6 +275,104 @@ static void test_load_runs_past_9999(void **state)
 	free(dir);
 }
 
+/* Write record @seq (its "seq" field @field) under the file name @name. */
+static void put_record(const char *runs, const char *name, int field)
+{
+	char *path = xasprintf("%s/%s", runs, name);
+	json_t *rec = json_pack("{s:i}", "seq", field);
+
+	assert_int_equal(session_write_json(path, rec), 0);
+	json_decref(rec);
+	free(path);
+}
+
+/*
+ * One run, one record: a second file for a seq ("09999.json" beside
+ * "9999.json") and a record whose seq is not its name's are refused, with
+ * an error naming the files; the right records still load.
+ */
+static void test_load_runs_refuses_duplicates(void **state)
+{
+	char *dir = scratch(), *runs = xasprintf("%s/runs", dir);
+	char *canon = xasprintf("%s/9999.json", runs), *dup = xasprintf("%s/09999.json", runs);
+	char *moved = xasprintf("%s/0005.json", runs), *lone = xasprintf("%s/000012.json", runs);
+	struct strbuf err = STRBUF_INIT;
+	json_t *got;
+
+	(void)state;
+	assert_int_equal(mkdir_p(runs, 0755), 0);
+	put_record(runs, "0001.json", 1);
+	put_record(runs, "9999.json", 9999);
+	put_record(runs, "09999.json", 9999);
+	put_record(runs, "0005.json", 7);	/* renamed by hand */
+	put_record(runs, "000012.json", 12);	/* no 0012.json beside it */
+
+	got = session_load_runs(dir, &err);
+	fputs(sb_str(&err), stderr);
+	assert_int_equal(json_array_size(got), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(got, 0), "seq")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(got, 1), "seq")), 9999);
+	/* the duplicate's line names both files */
+	const char *line = strstr(sb_str(&err), dup);
+	assert_non_null(line);
+	assert_non_null(strstr(line, canon));
+	assert_true(strstr(line, canon) < strchr(line, '\n'));
+	assert_non_null(strstr(sb_str(&err), moved));
+	assert_non_null(strstr(sb_str(&err), "its seq is 7, not 5"));
+	assert_non_null(strstr(sb_str(&err), lone));
+	json_decref(got);
+	sb_release(&err);
+	assert_int_equal(rm_rf(dir), 0);
+	free(lone);
+	free(moved);
+	free(dup);
+	free(canon);
+	free(runs);
+	free(dir);
+}
+
+static char *listing(const char *dir);
+
+/*
+ * A target whose name is NAME_MAX long (ASCII, and two-byte UTF-8
+ * characters after one ASCII one, so the temporary name's cut falls inside
+ * a character) is written: the temporary file's name must fit too.
+ * Nothing but the target is left in the folder.
+ */
+static void test_atomic_write_name_max(void **state)
+{
+	char *dir = scratch(), *text, *names;
+	char longest[NAME_MAX + 1], wide[NAME_MAX + 1];
+	size_t n = 0;
+
+	(void)state;
+	memset(longest, 'a', NAME_MAX);
+	wide[n++] = 'x';	/* so the cut falls inside a character */
+	longest[NAME_MAX] = '\0';
+	while (n + 2 <= NAME_MAX) {
+		wide[n++] = '\xc3';	/* U+00E9 */
+		wide[n++] = '\xa9';
+	}
+	wide[n] = '\0';
+	const char *const targets[] = { longest, wide };
+	for (size_t i = 0; i < ARRAY_SIZE(targets); i++) {
+		char *path = xasprintf("%s/%s", dir, targets[i]);
+
+		assert_int_equal(write_file_atomic(path, "long\n", 5), 0);
+		assert_int_equal(write_file_atomic(path, "longer\n", 7), 0);
+		text = slurp(path);
+		assert_string_equal(text, "longer\n");
+		free(text);
+		names = listing(dir);
+		assert_string_equal(names, targets[i]);
+		free(names);
+		assert_int_equal(unlink(path), 0);
+		free(path);
+	}
+	assert_int_equal(rm_rf(dir), 0);
+	free(dir);
+}
+
 /* The names in @dir, sorted, space-separated ("" when empty). */
 static char *listing(const char *dir)
 {
@@ -385,6 +484,8 @@ int main(void)
 		cmocka_unit_test(test_copy_file_refuses_symlink),
 		cmocka_unit_test(test_mkdir_new_is_exclusive),
 		cmocka_unit_test(test_load_runs_past_9999),
+		cmocka_unit_test(test_load_runs_refuses_duplicates),
+		cmocka_unit_test(test_atomic_write_name_max),
 		cmocka_unit_test(test_session_dir_lock_first),
 	};
 

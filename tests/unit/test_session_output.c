@@ -10,10 +10,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -407,6 +410,153 @@ static void test_finish_junit_unwritable(void **state)
 	finish_case_release(&c);
 }
 
+/* session_finish() with stderr captured into @errpath; the status. */
+static int finish_capturing(struct session *s, int stopped, const char *errpath, char **said)
+{
+	int saved, fd, r;
+
+	fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	close(fd);
+	r = finish_quietly(s, stopped);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	*said = read_back(errpath);
+	fputs(*said, stderr);
+	return r;
+}
+
+/*
+ * A record that cannot be read back is not dropped in silence: the error
+ * names it, the exit status is 2 (3 still wins), and the report is not
+ * complete, since it leaves a run out.
+ */
+static void test_finish_unreadable_record(void **state)
+{
+	struct finish_case c;
+	char errpath[128], *said;
+	(void)state;
+
+	session_from_fixture(&c, "s4", 1);
+	char *bad = session_run_path(c.s.dir, 9998);
+	assert_int_equal(write_file_atomic(bad, "{\"seq\": 9998, cut", 17), 0);
+	snprintf(errpath, sizeof(errpath), "%s/s4/stderr", dir);
+	c.o.fail_on = FAIL_ON_NONE;
+	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_ELAB);
+	assert_non_null(strstr(said, bad));
+	free(said);
+	json_t *rep = report_in(&c.s);
+	assert_true(json_is_false(json_object_get(json_object_get(rep, "session"), "complete")));
+	json_decref(rep);
+	c.o.fail_on = FAIL_ON_REGRESSION;
+	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_REGRESSION);
+	free(said);
+	/* moved away: complete again, and green */
+	assert_int_equal(unlink(bad), 0);
+	c.o.fail_on = FAIL_ON_NONE;
+	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_OK);
+	assert_null(strstr(said, "error:"));
+	free(said);
+	rep = report_in(&c.s);
+	assert_true(json_is_true(json_object_get(json_object_get(rep, "session"), "complete")));
+	json_decref(rep);
+	free(bad);
+	finish_case_release(&c);
+}
+
+/*
+ * A record whose write failed (ENOSPC) is no result: the session stops
+ * short of complete, says why and how to go on, and exits 2.
+ */
+static void test_finish_unrecorded(void **state)
+{
+	struct finish_case c;
+	char errpath[128], *said;
+	(void)state;
+
+	session_from_fixture(&c, "s5", 1);
+	snprintf(errpath, sizeof(errpath), "%s/s5/stderr", dir);
+	c.o.fail_on = FAIL_ON_NONE;
+	atomic_store(&c.s.unrecorded, 1);
+	for (int stopped = 0; stopped <= 1; stopped++) {
+		assert_int_equal(finish_capturing(&c.s, stopped, errpath, &said), LAB_ELAB);
+		assert_non_null(strstr(said, "1 run record could not be written"));
+		assert_non_null(strstr(said, "run --resume s5"));
+		free(said);
+		json_t *rep = report_in(&c.s);
+		assert_true(json_is_false(json_object_get(json_object_get(rep, "session"),
+							  "complete")));
+		json_decref(rep);
+	}
+	finish_case_release(&c);
+}
+
+/*
+ * session_write_run() when the disk fills (RLIMIT_FSIZE stands for
+ * ENOSPC): -1, the file named, no record and no temporary file left.
+ */
+static void test_write_run_fails_cleanly(void **state)
+{
+	struct finish_case c;
+	struct rlimit old, tiny = { 64, 64 };
+	char buf[4096], *said;
+	int fds[2], saved, r;
+	(void)state;
+
+	session_from_fixture(&c, "s6", 1);
+	json_t *rec = json_pack("{s:i, s:s, s:s}", "seq", 9997, "status", "ok", "padding",
+				"................................................................");
+	char *path = session_run_path(c.s.dir, 9997);
+	char *runs = xasprintf("%s/runs", c.s.dir);
+	size_t before = 0, after = 0;
+	DIR *d = opendir(runs);
+	assert_non_null(d);
+	while (readdir(d))
+		before++;
+	closedir(d);
+
+	/* A pipe, not a file: the size limit would cut the message short. */
+	assert_int_equal(pipe(fds), 0);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fds[1], 2);
+	close(fds[1]);
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	tiny.rlim_max = old.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &tiny), 0);
+	r = session_write_run(c.s.dir, 9997, rec);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	ssize_t got = read(fds[0], buf, sizeof(buf) - 1);
+	close(fds[0]);
+	assert_true(got > 0);
+	buf[got] = '\0';
+	said = xstrdup(buf);
+	fputs(said, stderr);
+	assert_int_equal(r, -1);
+	assert_non_null(strstr(said, path));
+	assert_false(path_exists(path));
+	d = opendir(runs);
+	assert_non_null(d);
+	while (readdir(d))
+		after++;
+	closedir(d);
+	assert_int_equal(after, before);
+	free(said);
+	free(runs);
+	free(path);
+	json_decref(rec);
+	finish_case_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +565,9 @@ int main(void)
 		cmocka_unit_test(test_junit),
 		cmocka_unit_test(test_finish_status),
 		cmocka_unit_test(test_finish_junit_unwritable),
+		cmocka_unit_test(test_finish_unreadable_record),
+		cmocka_unit_test(test_finish_unrecorded),
+		cmocka_unit_test(test_write_run_fails_cleanly),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
