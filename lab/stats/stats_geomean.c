@@ -24,36 +24,52 @@ struct gm_metric {
 	double sign;
 };
 
+struct gm_cell {
+	double v;
+	uint32_t run;
+};
+
+/* By value, then by run: the order the stable insertion sort gave. */
+static int cmp_cell(const void *a, const void *b)
+{
+	const struct gm_cell *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return (x->run > y->run) - (x->run < y->run);
+}
+
 static int gm_prepare(const double *row, size_t n, double **sorted,
 		      uint32_t **run, size_t *nn)
 {
+	struct gm_cell *c = xmalloc((n ? n : 1) * sizeof(*c));
 	size_t m = 0;
 
-	*sorted = xmalloc((n ? n : 1) * sizeof(**sorted));
-	*run = xmalloc((n ? n : 1) * sizeof(**run));
 	for (size_t r = 0; r < n; r++) {
 		if (isnan(row[r]))
 			continue;
-		if (!(row[r] > 0) || !isfinite(row[r]))
-			goto fail;
-		/* Insertion sort carrying run ids: n is a run count. */
-		size_t j = m++;
-
-		for (; j > 0 && (*sorted)[j - 1] > row[r]; j--) {
-			(*sorted)[j] = (*sorted)[j - 1];
-			(*run)[j] = (*run)[j - 1];
+		if (!(row[r] > 0) || !isfinite(row[r])) {
+			free(c);
+			return -1;
 		}
-		(*sorted)[j] = row[r];
-		(*run)[j] = (uint32_t)r;
+		c[m].v = row[r];
+		c[m++].run = (uint32_t)r;
 	}
-	if (m == 0)
-		goto fail;
+	if (m == 0) {
+		free(c);
+		return -1;
+	}
+	/* An insertion sort here was quadratic in a kernel's runs. */
+	qsort(c, m, sizeof(*c), cmp_cell);
+	*sorted = xmalloc(m * sizeof(**sorted));
+	*run = xmalloc(m * sizeof(**run));
+	for (size_t i = 0; i < m; i++) {
+		(*sorted)[i] = c[i].v;
+		(*run)[i] = c[i].run;
+	}
+	free(c);
 	*nn = m;
 	return 0;
-fail:
-	free(*sorted);
-	free(*run);
-	return -1;
 }
 
 /*

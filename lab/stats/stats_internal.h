@@ -84,10 +84,21 @@ double *stats_mw_null_cdf(size_t n1, size_t n2);
  * @use_log; then the caller exponentiates) with its distribution-free
  * interval at @conf (exact no-ties U quantiles when nx*ny <= @exact_max).
  * *level gets the interval's achieved level. Returns -1 when empty.
+ * The order statistics of the nx ny differences are selected exactly,
+ * bit for bit the values of sorting all of them, in O((nx + ny) log)
+ * time and O(nx + ny) memory: sorting, then at most 64 counting passes
+ * each (a search over the doubles' bit patterns; see stats_rank.c).
  */
 int stats_hodges_lehmann(const double *x, size_t nx, const double *y,
 			 size_t ny, double conf, size_t exact_max, int use_log,
 			 double *est, double *lo, double *hi, double *level);
+
+/*
+ * Median of the n (n + 1) / 2 Walsh averages (d_i + d_j) / 2, i <= j (the
+ * one-sample Hodges-Lehmann estimate), exactly as sorting them all, in
+ * O(n log n) time and O(n) memory the same way. NaN when n == 0.
+ */
+double stats_walsh_median(const double *d, size_t n);
 
 /*
  * Exact bootstrap law of the median of @n resampled values from the

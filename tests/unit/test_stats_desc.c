@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "stats_internal.h"
 
 #define assert_close(a, b, tol)                                              \
 	do {                                                                 \
@@ -196,11 +197,68 @@ static void test_settings_and_seed(void **state)
 	assert_true(stats_seed_for(1, "a/b") != stats_seed_for(2, "a/b"));
 }
 
+/* The per-l loop stats_median_ci_order() replaced (quadratic in n). */
+static int ref_median_ci_order(size_t n, double confidence, size_t *lo_order,
+			       double *achieved)
+{
+	size_t l = 1;
+	double cover;
+
+	if (n == 0) {
+		*lo_order = 0;
+		*achieved = NAN;
+		return 0;
+	}
+	cover = 1.0 - 2.0 * stats_binom_half_cdf(n, 0);
+	if (n == 1)
+		cover = 0.0;
+	if (cover < confidence - 1e-12) {
+		*lo_order = 1;
+		*achieved = cover;
+		return 0;
+	}
+	while (2 * (l + 1) <= n + 1) {
+		double next = 1.0 - 2.0 * stats_binom_half_cdf(n, (long)l);
+
+		if (next < confidence - 1e-12)
+			break;
+		l++;
+		cover = next;
+	}
+	*lo_order = l;
+	*achieved = cover;
+	return 1;
+}
+
+/* The running sum gives the per-l values bit for bit. */
+static void test_median_ci_order_matches_per_l_sums(void **state)
+{
+	static const double conf[] = { 0.5, 0.9, 0.95, 0.99 };
+	static const size_t big[] = { 1000, 4097, 10001 };
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(conf) / sizeof(conf[0]); c++)
+		for (size_t n = 0; n <= 400 + (c == 2) * 3; n++) {
+			size_t i = n <= 400 ? 0 : n - 400;
+			size_t nn = n <= 400 ? n : big[i - 1], l1, l2;
+			double a1, a2;
+			int r1 = stats_median_ci_order(nn, conf[c], &l1, &a1);
+			int r2 = ref_median_ci_order(nn, conf[c], &l2, &a2);
+
+			assert_int_equal(r1, r2);
+			assert_int_equal(l1, l2);
+			if (!(a1 == a2 || (isnan(a1) && isnan(a2))))
+				fail_msg("n %zu conf %g: %.17g, reference %.17g", nn,
+					 conf[c], a1, a2);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median_ci_orders_6_to_30),
 		cmocka_unit_test(test_median_ci_too_few_runs),
+		cmocka_unit_test(test_median_ci_order_matches_per_l_sums),
 		cmocka_unit_test(test_median_ci_values),
 		cmocka_unit_test(test_descriptive_and_outliers),
 		cmocka_unit_test(test_outliers_mad_zero),

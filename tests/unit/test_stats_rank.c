@@ -5,6 +5,10 @@
  * tests/unit/test_stats_golden.py (scipy 1.10.1 for the no-ties exact and
  * the asymptotic p; brute-force enumeration of every split of the pooled
  * midranks for the tied cases, which scipy cannot do exactly).
+ * The Hodges-Lehmann order statistics are selected without forming the
+ * n1 n2 differences (or n (n + 1) / 2 Walsh averages); the all-pairs code
+ * they replaced is kept here as the reference, and randomized cases must
+ * give its values bit for bit.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,9 +17,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "stats.h"
+#include "stats_internal.h"
+#include "util.h"
 
 #define assert_close(a, b, tol)                                              \
 	do {                                                                 \
@@ -218,6 +226,163 @@ static void test_wilcoxon_paired(void **state)
 	assert_int_equal(p.valid, 0);
 }
 
+/* The all-pairs Hodges-Lehmann stats_hodges_lehmann() replaced: O(n1 n2). */
+static void ref_hodges_lehmann(const double *x, size_t nx, const double *y,
+			       size_t ny, double conf, size_t exact_max,
+			       int use_log, double *est, double *lo,
+			       double *hi, double *level)
+{
+	size_t mn = nx * ny, k = 1;
+	double *d = xmalloc(mn * sizeof(*d)), *ly = xmalloc(ny * sizeof(*ly));
+
+	for (size_t j = 0; j < ny; j++)
+		ly[j] = log(y[j]);
+	for (size_t i = 0; i < nx; i++) {
+		double lx = use_log ? log(x[i]) : 0;
+
+		for (size_t j = 0; j < ny; j++)
+			d[i * ny + j] = use_log ? ly[j] - lx : y[j] - x[i];
+	}
+	free(ly);
+	if (mn & 1) {
+		*est = stats_select(d, mn, mn / 2);
+	} else {
+		double a = stats_select(d, mn, mn / 2 - 1);
+
+		*est = stats_mid(a, stats_select(d, mn, mn / 2));
+	}
+	if (mn <= exact_max) {
+		double *cdf = stats_mw_null_cdf(nx, ny);
+
+		*level = 1.0 - 2.0 * cdf[0];
+		while (k + 1 <= (mn + 1) / 2 &&
+		       1.0 - 2.0 * cdf[k] >= conf - 1e-12) {
+			*level = 1.0 - 2.0 * cdf[k];
+			k++;
+		}
+		free(cdf);
+	} else {
+		double sigma = sqrt((double)mn * (double)(nx + ny + 1) / 12.0);
+		double z = stats_norm_quantile(1.0 - (1.0 - conf) / 2.0);
+		double kk = floor((double)mn / 2.0 + 0.5 - z * sigma);
+
+		k = kk < 1 ? 1 : (size_t)kk;
+		if (k > (mn + 1) / 2)
+			k = (mn + 1) / 2;
+		*level = 1.0 - 2.0 * stats_norm_cdf(((double)k - 0.5 -
+						      (double)mn / 2.0) / sigma);
+	}
+	*lo = stats_select(d, mn, k - 1);
+	*hi = stats_select(d, mn, mn - k);
+	free(d);
+}
+
+/* The all-pairs median of Walsh averages stats_paired() used: O(n^2). */
+static double ref_walsh_median(const double *d, size_t n)
+{
+	size_t nw = 0;
+	double *w = xmalloc((n * (n + 1) / 2 + 1) * sizeof(*w)), m;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i; j < n; j++)
+			w[nw++] = (d[i] + d[j]) / 2.0;
+	m = stats_median_inplace(w, nw);
+	free(w);
+	return m;
+}
+
+/* Bit for bit, but -0 and +0 alike (they compare equal: no count can
+ * tell them apart, and no difference of these samples is -0). */
+#define assert_same(got, want)                                               \
+	do {                                                                 \
+		double g_ = (got), w_ = (want);                              \
+		if (!(g_ == w_ && (g_ == 0 || !memcmp(&g_, &w_, sizeof(g_)))) && \
+		    !(isnan(g_) && isnan(w_)))                               \
+			fail_msg("%s = %.17g, reference %.17g (case %zu)", #got, \
+				 g_, w_, kase);                              \
+	} while (0)
+
+/* One sample of @n values of a shape that exercises ties, spread and sign. */
+static void random_sample(struct rng *r, int shape, double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double u = rng_double(r);
+
+		switch (shape) {
+		case 0:	v[i] = 1 + rng_below(r, 4); break;		/* heavy ties */
+		case 1:	v[i] = 100 + 10 * u; break;			/* continuous */
+		case 2:	v[i] = exp(6 * u) * 1e-3; break;		/* skewed */
+		case 3:	v[i] = (double)rng_below(r, 7) - 3; break;	/* ties, signs */
+		case 4:	v[i] = 1e6 + u; break;				/* rounding */
+		default: v[i] = u < 0.9 ? 5.0 : 5.0 + u; break;		/* one value */
+		}
+	}
+}
+
+static void test_hodges_lehmann_matches_all_pairs(void **state)
+{
+	static const size_t fixed[][2] = {
+		{ 1, 1 }, { 1, 2 }, { 2, 1 }, { 2, 2 }, { 1, 7 }, { 7, 1 },
+		{ 3, 3 }, { 3, 4 }, { 5, 5 }, { 31, 33 }, { 32, 32 }, { 120, 91 },
+	};
+	struct rng r;
+	size_t kase = 0;
+
+	(void)state;
+	rng_seed(&r, 20261201);
+	for (size_t t = 0; t < 1500; t++, kase++) {
+		size_t nx, ny;
+		int shape = (int)rng_below(&r, 6), pos = shape != 3;
+		double x[130], y[130], e1, l1, h1, v1, e2, l2, h2, v2;
+		size_t exact_max = rng_below(&r, 2) ? 1000 : 0;
+
+		if (t < N(fixed)) {
+			nx = fixed[t][0];
+			ny = fixed[t][1];
+		} else {
+			nx = 1 + rng_below(&r, t % 5 ? 12 : 128);
+			ny = 1 + rng_below(&r, t % 7 ? 12 : 128);
+		}
+		random_sample(&r, shape, x, nx);
+		random_sample(&r, rng_below(&r, 3) ? shape : 1, y, ny);
+		if (shape == 3)	/* shifted, still with ties */
+			for (size_t j = 0; j < ny; j++)
+				y[j] += 1;
+		for (int lg = 0; lg <= pos; lg++) {
+			assert_int_equal(stats_hodges_lehmann(x, nx, y, ny, 0.95,
+				exact_max, lg, &e1, &l1, &h1, &v1), 0);
+			ref_hodges_lehmann(x, nx, y, ny, 0.95, exact_max, lg,
+					   &e2, &l2, &h2, &v2);
+			assert_same(e1, e2);
+			assert_same(l1, l2);
+			assert_same(h1, h2);
+			assert_same(v1, v2);
+		}
+
+		/* The one-sample estimate on the same values (n odd and even
+		 * give Walsh counts n (n + 1) / 2 of both parities). */
+		assert_same(stats_walsh_median(x, nx), ref_walsh_median(x, nx));
+		if (pos) {
+			struct stats_settings s;
+			struct stats_paired p;
+			size_t n = nx < ny ? nx : ny;
+			double d[130];
+
+			stats_settings_default(&s);
+			for (size_t i = 0; i < n; i++)
+				d[i] = log(y[i]) - log(x[i]);
+			assert_int_equal(stats_paired(x, y, n, &s, &p), 0);
+			assert_same(p.hl_ratio, exp(ref_walsh_median(d, n)));
+		}
+	}
+	{
+		double one = 3.5;
+
+		assert_same(stats_walsh_median(&one, 1), 3.5);
+		assert_true(isnan(stats_walsh_median(&one, 0)));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_mw_normal_approximation),
 		cmocka_unit_test(test_hodges_lehmann_worked_example),
 		cmocka_unit_test(test_wilcoxon_paired),
+		cmocka_unit_test(test_hodges_lehmann_matches_all_pairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
