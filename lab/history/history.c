@@ -65,6 +65,8 @@ void history_release(struct history *h)
 		for (size_t j = 0; j < s->ncp; j++)
 			strvec_clear(&s->cps[j].diff);
 		free(s->cps);
+		free(s->drifts);
+		free(s->seg);
 	}
 	free(h->s);
 	free(h->series);
@@ -919,6 +921,58 @@ static size_t resume(const struct history *h, const struct history_series *s, co
 	return n ? n : (size_t)-1;	/* -1: resumable, nothing confirmed */
 }
 
+/*
+ * Change points of one direction that a line over their span fits are a
+ * drift (stats_cp_drifts()): they leave s->cps (the steps) for s->drifts.
+ * s->seg keeps every change point, for the state file.
+ */
+static void find_drifts(struct history_series *s,
+			const struct stats_cp_night *nights, const size_t *map, size_t k,
+			const size_t *at)
+{
+	struct stats_cp_drift_settings ds;
+	struct stats_cp_drift *d = NULL;
+	size_t nd, w = 0;
+	char *gone = xcalloc(s->ncp + 1, 1);
+
+	s->seg = xcalloc(s->ncp + 1, sizeof(*s->seg));
+	for (size_t i = 0; i < s->ncp; i++)
+		s->seg[i] = (struct history_seg){ s->cps[i].at, s->cps[i].p, s->cps[i].tentative };
+	s->nseg = s->ncp;
+	stats_cp_drift_settings_default(&ds);
+	nd = stats_cp_drifts(nights, k, at, s->ncp, &ds, &d);
+	s->drifts = xcalloc(nd + 1, sizeof(*s->drifts));
+	for (size_t i = 0; i < nd; i++) {
+		struct history_drift *o = &s->drifts[i];
+
+		o->from = map[d[i].from];
+		o->to = map[d[i].to];
+		o->slope_pct = 100 * expm1(d[i].slope);
+		o->total_pct = 100 * expm1(d[i].slope * (double)(d[i].to - d[i].from));
+		o->p = d[i].p;
+		o->ncp = d[i].ncp;
+		if (s->better < 0 || d[i].slope == 0)
+			o->kind = "change";
+		else
+			o->kind = (d[i].slope > 0) == (s->better == 1) ? "improvement" : "regression";
+		for (size_t j = d[i].first_cp; j < d[i].first_cp + d[i].ncp; j++) {
+			o->is_new |= s->cps[j].is_new;
+			gone[j] = 1;
+		}
+	}
+	s->ndrift = nd;
+	for (size_t i = 0; i < s->ncp; i++) {
+		if (gone[i]) {
+			strvec_clear(&s->cps[i].diff);
+			continue;
+		}
+		s->cps[w++] = s->cps[i];
+	}
+	s->ncp = w;
+	free(gone);
+	free(d);
+}
+
 static void detect(struct history *h, struct history_series *s, const json_t *state)
 {
 	size_t *map = xmalloc((s->nn + 1) * sizeof(*map)), k = 0, nkept, from = 0, n, ncp;
@@ -960,6 +1014,7 @@ static void detect(struct history *h, struct history_series *s, const json_t *st
 	}
 	s->ncp = ncp;
 	size_cps(h, s, map, k, at, ncp);
+	find_drifts(s, nights, map, k, at);
 	free(found);
 	free(map);
 	free(nights);
@@ -982,6 +1037,10 @@ size_t history_new_regressions(const struct history *h)
 		for (size_t j = 0; j < h->series[i].ncp; j++)
 			n += h->series[i].cps[j].is_new &&
 			     !strcmp(h->series[i].cps[j].kind, "regression");
+	for (size_t i = 0; i < h->nseries; i++)
+		for (size_t j = 0; j < h->series[i].ndrift; j++)
+			n += h->series[i].drifts[j].is_new &&
+			     !strcmp(h->series[i].drifts[j].kind, "regression");
 	return n;
 }
 
@@ -1033,10 +1092,10 @@ json_t *history_state_json(const struct history *h)
 		for (size_t j = 0, c = 0; j < s->nn; j++) {
 			if (!s->nights[j].n)
 				continue;
-			for (; c < s->ncp && s->cps[c].at == j; c++)
-				if (!s->cps[c].tentative)
+			for (; c < s->nseg && s->seg[c].at == j; c++)
+				if (!s->seg[c].tentative)
 					json_array_append_new(conf, xjson_pack("{s:I,s:f}", "at",
-						(json_int_t)k, "p", isfinite(s->cps[c].p) ? s->cps[c].p : 1.0));
+						(json_int_t)k, "p", isfinite(s->seg[c].p) ? s->seg[c].p : 1.0));
 			json_array_append_new(ids, json_string_lossy(h->s[s->nights[j].session].id));
 			k++;
 		}

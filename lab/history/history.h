@@ -71,6 +71,27 @@ struct history_cp {
 	struct strvec diff;		/* what changed between the two nights */
 };
 
+/*
+ * A drift (stats_cp_drifts()): change points of one direction that a line
+ * over their span fits; they are reported as this, not as steps.
+ */
+struct history_drift {
+	size_t from, to;		/* night indices: first and last of the span */
+	double slope_pct;		/* per night (Theil-Sen, on the log level) */
+	double total_pct;		/* from the first night to the last */
+	double p;			/* Mann-Kendall, over the span */
+	size_t ncp;			/* the change points it replaces */
+	const char *kind;		/* "regression", "improvement", "change" */
+	int is_new;			/* one of its change points starts tonight */
+};
+
+/* A change point as segmentation found it (the state file keeps these). */
+struct history_seg {
+	size_t at;			/* night index */
+	double p;
+	int tentative;
+};
+
 struct history_series {
 	char *key, *line, *kernel, *workload, *metric, *unit;
 	char ctx_id[13];
@@ -79,8 +100,12 @@ struct history_series {
 	int primary;
 	struct history_night *nights;
 	size_t nn, alloc;
-	struct history_cp *cps;
+	struct history_cp *cps;		/* the steps (not in a drift) */
 	size_t ncp;
+	struct history_drift *drifts;
+	size_t ndrift;
+	struct history_seg *seg;	/* every change point, steps and drifts' */
+	size_t nseg;
 	int resumed;			/* the state file's change points were kept */
 };
 
@@ -157,7 +182,10 @@ void history_build(struct history *h, const json_t *state);
 json_t *history_state_load(const char *path, const struct history_opts *o);
 json_t *history_state_json(const struct history *h);
 
-/* Change points that the newest session starts and that are regressions. */
+/*
+ * Change points that the newest session starts and that are regressions,
+ * and regression drifts that one of tonight's change points is part of.
+ */
 size_t history_new_regressions(const struct history *h);
 
 void history_render_text(const struct history *h, struct strbuf *out);

@@ -36,6 +36,18 @@ static size_t count_cps(const struct history *h, int only_recent)
 	return n;
 }
 
+/* Drifts whose span reaches into the last o.last sessions (or all). */
+static size_t count_drifts(const struct history *h, int only_recent)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->nseries; i++)
+		for (size_t j = 0; j < h->series[i].ndrift; j++)
+			n += !only_recent || (h->ns && h->series[i].nights[
+				h->series[i].drifts[j].to].session + h->o.last >= h->ns);
+	return n;
+}
+
 static const char *session_before(const struct history *h, const struct history_series *s,
 				  const struct history_cp *c)
 {
@@ -79,6 +91,18 @@ static json_t *cp_json(const struct history *h, const struct history_series *s,
 			  "new", c->is_new, "kept", c->kept, "difference", d);
 }
 
+static json_t *drift_json(const struct history *h, const struct history_series *s,
+			  const struct history_drift *d)
+{
+	return xjson_pack("{s:s,s:I,s:I,s:o,s:o,s:s,s:o,s:o,s:o,s:I,s:b}",
+			  "kind", "drift", "from", (json_int_t)d->from, "to", (json_int_t)d->to,
+			  "from_session", json_string_lossy(h->s[s->nights[d->from].session].id),
+			  "to_session", json_string_lossy(h->s[s->nights[d->to].session].id),
+			  "direction", d->kind, "slope_pct_per_night", jnum(d->slope_pct),
+			  "total_pct", jnum(d->total_pct), "p", jnum(d->p),
+			  "change_points", (json_int_t)d->ncp, "new", d->is_new);
+}
+
 void history_render_json(const struct history *h, struct strbuf *out)
 {
 	json_t *sess = json_array(), *series = json_array(), *root;
@@ -92,14 +116,16 @@ void history_render_json(const struct history *h, struct strbuf *out)
 			"runs", (json_int_t)h->s[i].runs, "failed", (json_int_t)h->s[i].failed));
 	for (size_t i = 0; i < h->nseries; i++) {
 		const struct history_series *s = &h->series[i];
-		json_t *nights = json_array(), *cps = json_array();
+		json_t *nights = json_array(), *cps = json_array(), *drifts = json_array();
 
 		for (size_t j = 0; j < s->nn; j++)
 			json_array_append_new(nights, night_json(h, &s->nights[j]));
 		for (size_t j = 0; j < s->ncp; j++)
 			json_array_append_new(cps, cp_json(h, s, &s->cps[j]));
+		for (size_t j = 0; j < s->ndrift; j++)
+			json_array_append_new(drifts, drift_json(h, s, &s->drifts[j]));
 		json_array_append_new(series, xjson_pack(
-			"{s:o,s:o,s:o,s:o,s:o,s:s,s:o,s:b,s:s,s:O,s:b,s:o,s:o}",
+			"{s:o,s:o,s:o,s:o,s:o,s:s,s:o,s:b,s:s,s:O,s:b,s:o,s:o,s:o}",
 			"key", json_string_lossy(s->key), "line", json_string_lossy(s->line),
 			"kernel", json_string_lossy(s->kernel),
 			"workload", json_string_lossy(s->workload),
@@ -107,9 +133,9 @@ void history_render_json(const struct history *h, struct strbuf *out)
 			"better", s->better < 0 ? "undeclared" : s->better ? "higher" : "lower",
 			"unit", json_string_lossy(s->unit), "primary", s->primary,
 			"context_id", s->ctx_id, "context", s->context, "resumed", s->resumed,
-			"nights", nights, "change_points", cps));
+			"nights", nights, "change_points", cps, "drifts", drifts));
 	}
-	root = xjson_pack("{s:s,s:{s:s,s:s},s:{s:f,s:I,s:I,s:I,s:b,s:o},s:o,s:O,s:o,s:{s:I,s:I,s:I,s:I}}",
+	root = xjson_pack("{s:s,s:{s:s,s:s},s:{s:f,s:I,s:I,s:I,s:b,s:o},s:o,s:O,s:o,s:{s:I,s:I,s:I,s:I,s:I}}",
 			  "schema", HISTORY_SCHEMA,
 			  "generator", "name", "mglrulab", "version", MGLRULAB_VERSION,
 			  "settings", "alpha", h->o.cp.alpha,
@@ -120,6 +146,7 @@ void history_render_json(const struct history *h, struct strbuf *out)
 			  "sessions", sess, "skipped", h->skipped, "series", series,
 			  "summary", "sessions", (json_int_t)h->ns, "series", (json_int_t)h->nseries,
 			  "change_points", (json_int_t)count_cps(h, 0),
+			  "drifts", (json_int_t)count_drifts(h, 0),
 			  "new_regressions", (json_int_t)history_new_regressions(h));
 	report_dump(root, out);
 	json_decref(root);
@@ -155,6 +182,29 @@ static void text_cp(const struct history *h, const struct history_series *s,
 	}
 	if (c->diff.n > 8)
 		sb_addf(out, "              ... %zu more differences\n", c->diff.n - 8);
+}
+
+static void text_drift(const struct history *h, const struct history_series *s,
+		       const struct history_drift *d, struct strbuf *out)
+{
+	char sl[32], tot[32];
+
+	snprintf(sl, sizeof(sl), "%+.2f%%", d->slope_pct);
+	fmt_pct(tot, sizeof(tot), d->total_pct);
+	sb_addf(out, "%-11s ", !strcmp(d->kind, "regression") ? "DRIFT (REGRESSION)" :
+		!strcmp(d->kind, "improvement") ? "drift (improvement)" : "drift");
+	sb_add_text_fit(out, s->line, 22);
+	sb_adds(out, " / ");
+	sb_add_text_fit(out, s->workload, 14);
+	sb_adds(out, " / ");
+	sb_add_text_fit(out, s->metric, 26);
+	sb_addf(out, "\n            %s per night, %s over %zu nights, p %.3g, not a step "
+		"(%zu change point%s)%s\n            from ", sl, tot, d->to - d->from + 1, d->p,
+		d->ncp, d->ncp == 1 ? "" : "s", d->is_new ? ", NEW tonight" : "");
+	sb_add_text_fit(out, h->s[s->nights[d->from].session].id, 30);
+	sb_adds(out, " to ");
+	sb_add_text_fit(out, h->s[s->nights[d->to].session].id, 30);
+	sb_adds(out, "\n");
 }
 
 void history_render_text(const struct history *h, struct strbuf *out)
@@ -194,6 +244,13 @@ void history_render_text(const struct history *h, struct strbuf *out)
 			for (size_t j = 0; j < h->series[i].ncp; j++)
 				if (!recent(h, &h->series[i], &h->series[i].cps[j]))
 					text_cp(h, &h->series[i], &h->series[i].cps[j], out);
+	}
+	if (count_drifts(h, 0)) {
+		sb_addf(out, "\nDrifts (a slow trend over nights, not a step): %zu\n",
+			count_drifts(h, 0));
+		for (i = 0; i < h->nseries; i++)
+			for (size_t j = 0; j < h->series[i].ndrift; j++)
+				text_drift(h, &h->series[i], &h->series[i].drifts[j], out);
 	}
 	sb_addf(out, "\nnew regressions tonight: %zu\n", history_new_regressions(h));
 }
@@ -301,6 +358,38 @@ static void cp_row(const struct history *h, const char *html_path, size_t si,
 	sb_adds(sb, "</td></tr>");
 }
 
+static void drift_row(const struct history *h, const char *html_path, size_t si,
+		      const struct history_drift *d, struct strbuf *sb)
+{
+	const struct history_series *s = &h->series[si];
+	char sl[32], tot[32], p[32];
+
+	snprintf(sl, sizeof(sl), "%+.2f%%", d->slope_pct);
+	fmt_pct(tot, sizeof(tot), d->total_pct);
+	fmt_p(p, sizeof(p), d->p);
+	sb_addf(sb, "<tr class=\"drift\"><td><span class=\"badge v-%s\">drift</span> %s%s</td>"
+		"<td><a href=\"#s%zu\">", d->kind, d->kind, d->is_new ? " <b>new</b>" : "", si);
+	esc(sb, s->line);
+	sb_adds(sb, " / ");
+	esc(sb, s->workload);
+	sb_adds(sb, " / ");
+	esc(sb, s->metric);
+	sb_addf(sb, "</a></td><td class=\"num\">%s</td><td class=\"num\">%s over %zu nights</td>"
+		"<td class=\"num\">%s</td><td>", sl, tot, d->to - d->from + 1, p);
+	link_session(h, html_path, s->nights[d->from].session, sb);
+	sb_adds(sb, " &#8594; ");
+	link_session(h, html_path, s->nights[d->to].session, sb);
+	sb_addf(sb, "</td><td>%zu change point%s that a line fits better than steps</td></tr>",
+		d->ncp, d->ncp == 1 ? "" : "s");
+}
+
+static void drift_table_head(struct strbuf *sb)
+{
+	sb_adds(sb, "<div class=\"tw\"><table><thead><tr><th>Drift</th><th>Series</th>"
+		"<th class=\"num\">Per night</th><th class=\"num\">Total</th><th class=\"num\">p</th>"
+		"<th>Sessions</th><th>In place of</th></tr></thead><tbody>");
+}
+
 static void cp_table_head(struct strbuf *sb)
 {
 	sb_adds(sb, "<div class=\"tw\"><table><thead><tr><th>Change</th><th>Series</th>"
@@ -355,6 +444,8 @@ static void series_section(const struct history *h, const char *html_path, size_
 		s->better < 0 ? ", no better direction declared" : s->better ? ", higher is better" :
 		", lower is better", s->primary ? ", primary" : "", s->nn, s->ncp,
 		s->ncp == 1 ? "" : "s");
+	if (s->ndrift)
+		sb_addf(sb, ", %zu drift%s", s->ndrift, s->ndrift == 1 ? "" : "s");
 	if (failed)
 		sb_addf(sb, ", <span class=\"v-regression\">%zu failed run%s</span>", failed,
 			failed == 1 ? "" : "s");
@@ -384,6 +475,12 @@ static void series_section(const struct history *h, const char *html_path, size_
 		cp_table_head(sb);
 		for (size_t j = 0; j < s->ncp; j++)
 			cp_row(h, html_path, si, &s->cps[j], sb);
+		sb_adds(sb, "</tbody></table></div>");
+	}
+	if (s->ndrift) {
+		drift_table_head(sb);
+		for (size_t j = 0; j < s->ndrift; j++)
+			drift_row(h, html_path, si, &s->drifts[j], sb);
 		sb_adds(sb, "</tbody></table></div>");
 	}
 	sb_adds(sb, "</section>\n");
@@ -437,6 +534,16 @@ void history_render_html(const struct history *h, const char *html_path, struct 
 					cp_row(h, html_path, i, &h->series[i].cps[j], sb);
 		sb_adds(sb, "</tbody></table></div>");
 	}
+	if (count_drifts(h, 1)) {
+		sb_addf(sb, "<h2>Drifts reaching into the last %zu sessions</h2>", h->o.last);
+		drift_table_head(sb);
+		for (i = 0; i < h->nseries; i++)
+			for (size_t j = 0; j < h->series[i].ndrift; j++)
+				if (h->series[i].nights[h->series[i].drifts[j].to].session +
+				    h->o.last >= h->ns)
+					drift_row(h, html_path, i, &h->series[i].drifts[j], sb);
+		sb_adds(sb, "</tbody></table></div>");
+	}
 	sb_adds(sb, "</section>\n<section id=\"primary\"><h2>Primary metrics</h2>\n");
 	for (i = 0; i < h->nseries; i++)
 		if (h->series[i].primary)
@@ -446,7 +553,7 @@ void history_render_html(const struct history *h, const char *html_path, struct 
 		if (h->series[i].primary)
 			continue;
 		sb_adds(sb, "<details");
-		if (h->series[i].ncp)
+		if (h->series[i].ncp || h->series[i].ndrift)
 			sb_adds(sb, " open");
 		sb_adds(sb, "><summary>");
 		esc(sb, h->series[i].line);
@@ -467,9 +574,12 @@ void history_render_html(const struct history *h, const char *html_path, struct 
 		"between nights, tested against %u seeded permutations at alpha %g; at least %zu "
 		"nights on each side, except that tonight alone may start a change (tentative until "
 		"the next night). The size is the Hodges-Lehmann shift of the runs after against "
-		"the runs before, with its %.0f%% interval. Each night: raw runs (faint), median "
+		"the runs before, with its %.0f%% interval. Change points of one direction "
+		"that a line over at least %zu nights fits better than steps (BIC, by %g) are "
+		"one drift, with its Theil-Sen slope per night, not steps. Each night: raw runs (faint), median "
 		"and its exact order-statistic interval; &#215; marks failed runs.</p></section>\n"
 		"<footer>Generated by mglrulab " MGLRULAB_VERSION " (" HISTORY_SCHEMA ") from the "
 		"sessions' report.json files.</footer>\n</body></html>\n", h->o.cp.permutations,
-		h->o.cp.alpha, h->o.cp.min_nights, 95.0);
+		h->o.cp.alpha, h->o.cp.min_nights, 95.0, (size_t)STATS_CP_DRIFT_MIN_NIGHTS,
+		STATS_CP_DRIFT_BIC);
 }

@@ -664,3 +664,214 @@ size_t stats_changepoints(const struct stats_cp_night *nights, size_t k, size_t 
 		qsort(*out, n, sizeof(**out), cmp_cp);
 	return n;
 }
+
+/* ---------------------------------------------------------------- */
+/* Drifts: consecutive same-direction change points that a line fits.  */
+
+void stats_cp_drift_settings_default(struct stats_cp_drift_settings *d)
+{
+	d->min_nights = STATS_CP_DRIFT_MIN_NIGHTS;
+	d->bic = STATS_CP_DRIFT_BIC;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* log of the night's 20 %-trimmed mean; NAN when a value is not positive. */
+static double night_level(const struct stats_cp_night *n)
+{
+	double *v = xmalloc((n->n + 1) * sizeof(*v)), s = 0;
+	size_t cut = n->n / 5, m = 0;
+
+	memcpy(v, n->v, n->n * sizeof(*v));
+	qsort(v, n->n, sizeof(*v), cmp_dbl);
+	for (size_t i = cut; i < n->n - cut; i++, m++)
+		s += v[i];
+	s = v[0] > 0 && isfinite(v[n->n - 1]) ? log(s / (double)m) : NAN;
+	free(v);
+	return s;
+}
+
+/* Mann-Kendall S of y[a..b-1] against position; *var its null variance. */
+static double mk_s(const double *y, size_t a, size_t b, double *var)
+{
+	double s = 0, n = (double)(b - a);
+
+	for (size_t i = a; i < b; i++)
+		for (size_t j = i + 1; j < b; j++)
+			s += (y[j] > y[i]) - (y[j] < y[i]);
+	*var = n * (n - 1) * (2 * n + 5) / 18;
+	return s;
+}
+
+/* Theil-Sen slope of y[a..b-1] against position, and its intercept at a. */
+static double theil_sen(const double *y, size_t a, size_t b, double *icpt)
+{
+	size_t n = b - a, m = 0;
+	double *d = xmalloc((n * (n - 1) / 2 + 1) * sizeof(*d)), slope;
+
+	for (size_t i = a; i < b; i++)
+		for (size_t j = i + 1; j < b; j++)
+			d[m++] = (y[j] - y[i]) / (double)(j - i);
+	slope = m ? stats_median_inplace(d, m) : 0;
+	for (size_t i = a; i < b; i++)
+		d[i - a] = y[i] - slope * (double)(i - a);
+	*icpt = stats_median_inplace(d, n);
+	free(d);
+	return slope;
+}
+
+/* Residuals clipped at 5 sigma (one outlier night weighs as one night). */
+static double clipped(double r, double sigma)
+{
+	double c = 5 * sigma;
+
+	return r * r < c * c ? r * r : c * c;
+}
+
+/* Clipped squares of y[from .. to-1] about their median. */
+static double level_rss(const double *y, size_t from, size_t to, double sigma)
+{
+	double *t = xmalloc((to - from) * sizeof(*t)), lv, r = 0;
+
+	memcpy(t, y + from, (to - from) * sizeof(*t));
+	lv = stats_median_inplace(t, to - from);
+	for (size_t i = from; i < to; i++)
+		r += clipped(y[i] - lv, sigma);
+	free(t);
+	return r;
+}
+
+/*
+ * Is the span y[b[g] .. b[h + 2] - 1], holding change points g..h (the
+ * segment boundaries b[]), a drift? See stats.h.
+ */
+static int is_drift(const double *y, const size_t *b, size_t g, size_t h, int dir,
+		    const struct stats_cp_drift_settings *ds)
+{
+	size_t a = b[g], c = b[h + 2], n = c - a, m = h - g + 1;
+	double sigma, icpt, slope, rss_line = 0, rss_step, bic_line, *d;
+
+	if (n < ds->min_nights || m > 12)
+		return 0;
+	/* The nights' noise, from successive differences (steps and drift barely move it). */
+	d = xmalloc(n * sizeof(*d));
+	for (size_t i = a + 1; i < c; i++)
+		d[i - a - 1] = fabs(y[i] - y[i - 1]);
+	sigma = 1.4826 * stats_median_inplace(d, n - 1) / sqrt(2);
+	if (!(sigma > 0)) {
+		free(d);
+		return 0;
+	}
+	slope = theil_sen(y, a, c, &icpt);
+	if (slope * dir <= 0) {		/* the line goes the steps' way */
+		free(d);
+		return 0;
+	}
+	for (size_t i = a; i < c; i++)
+		rss_line += clipped(y[i] - icpt - slope * (double)(i - a), sigma);
+	free(d);
+	/*
+	 * BIC: the line has 2 parameters, q steps q + 1 levels and q places.
+	 * The steps are the best of any of the span's change points (a false
+	 * one among them must not make the line look better); the line must
+	 * be better than all by ds->bic (steps are the default).
+	 */
+	bic_line = (double)n * log(rss_line / (double)n) + 2 * log((double)n) + ds->bic;
+	for (unsigned long mask = 1; mask < 1UL << m; mask++) {
+		size_t q = 0, from = a;
+
+		rss_step = 0;
+		for (size_t j = 0; j <= m; j++) {
+			size_t to = j < m ? b[g + j + 1] : c;
+
+			if (j < m && !(mask >> j & 1))
+				continue;
+			rss_step += level_rss(y, from, to, sigma);
+			from = to;
+			q += j < m;
+		}
+		if ((double)n * log(rss_step / (double)n) + (double)(2 * q + 1) * log((double)n) <
+		    bic_line)
+			return 0;
+	}
+	return 1;
+}
+
+/* The longest run g..h of change points i..e that is a drift, the earliest first. */
+static int longest_drift(const double *y, const size_t *b, size_t i, size_t e, int dir,
+			 const struct stats_cp_drift_settings *ds, size_t *g, size_t *h)
+{
+	for (size_t len = e - i + 1; len; len--)
+		for (size_t f = i; f + len - 1 <= e; f++)
+			if (is_drift(y, b, f, f + len - 1, dir, ds)) {
+				*g = f;
+				*h = f + len - 1;
+				return 1;
+			}
+	return 0;
+}
+
+size_t stats_cp_drifts(const struct stats_cp_night *nights, size_t k, const size_t *at,
+		       size_t ncp, const struct stats_cp_drift_settings *ds,
+		       struct stats_cp_drift **out)
+{
+	double *y = xmalloc((k + 1) * sizeof(*y)), *t = xmalloc((k + 1) * sizeof(*t));
+	size_t *b = xmalloc((ncp + 2) * sizeof(*b)), n = 0, alloc = 0;
+	int *dir = xcalloc(ncp + 1, sizeof(*dir));
+
+	*out = NULL;
+	for (size_t i = 0; i < k; i++)
+		if (!nights[i].n || !isfinite(y[i] = night_level(&nights[i])))
+			goto done;
+	b[0] = 0;
+	for (size_t j = 0; j < ncp; j++) {
+		if (at[j] <= b[j] || at[j] >= k)
+			goto done;
+		b[j + 1] = at[j];
+	}
+	b[ncp + 1] = k;
+	for (size_t j = 0; j < ncp; j++) {
+		double l, r;
+
+		memcpy(t, y + b[j], (b[j + 1] - b[j]) * sizeof(*t));
+		l = stats_median_inplace(t, b[j + 1] - b[j]);
+		memcpy(t, y + b[j + 1], (b[j + 2] - b[j + 1]) * sizeof(*t));
+		r = stats_median_inplace(t, b[j + 2] - b[j + 1]);
+		dir[j] = (r > l) - (r < l);
+	}
+	for (size_t i = 0; i < ncp;) {
+		size_t e = i, g, h;
+
+		while (e + 1 < ncp && dir[e + 1] == dir[i])
+			e++;
+		if (!dir[i] || !longest_drift(y, b, i, e, dir[i], ds, &g, &h)) {
+			i = e + 1;
+			continue;
+		}
+		{
+			struct stats_cp_drift dr = { .from = b[g], .to = b[h + 2] - 1,
+						     .first_cp = g, .ncp = h - g + 1 };
+			double icpt, v, sk;
+
+			dr.slope = theil_sen(y, b[g], b[h + 2], &icpt);
+			sk = mk_s(y, b[g], b[h + 2], &v);
+			dr.p = v > 0 ? 2 * stats_norm_sf((fabs(sk) - 1) / sqrt(v)) : 1;
+			if (dr.p > 1)
+				dr.p = 1;
+			ALLOC_GROW(*out, n + 1, alloc);
+			(*out)[n++] = dr;
+		}
+		i = h + 1;
+	}
+done:
+	free(y);
+	free(t);
+	free(b);
+	free(dir);
+	return n;
+}
