@@ -412,6 +412,51 @@ static void test_partial_session_warns(void **state)
 	json_decref(s);
 }
 
+/*
+ * A sequential session the budget stopped: both outputs say how many
+ * workloads it left undecided and the line that goes on, with twice the
+ * budget (issue 25: a budget that ran out must not be a dead end).
+ */
+static void test_budget_stop_says_resume(void **state)
+{
+	json_t *s = load_fixture(), *r;
+	struct strbuf html = STRBUF_INIT, text = STRBUF_INIT, want = STRBUF_INIT;
+	const char *id;
+	(void)state;
+
+	json_object_set_new(json_object_get(s, "design"), "sequential",
+			    json_pack("{s:f, s:i, s:i, s:i, s:f, s:f}", "alpha", 0.05, "min_runs", 6,
+				      "max_runs", 20, "step", 2, "rho", 1.5, "budget_s", 1500.0));
+	json_object_set_new(s, "sequential",
+			    json_pack("{s:{s:{s:b, s:s}, s:{s:b, s:s, s:i, s:i}}, s:[]}", "workloads",
+				      "kbuild", "stopped", 1, "why", "budget", "aging", "stopped", 1,
+				      "why", "decided", "look", 1, "runs_per_kernel", 6, "looks"));
+	id = json_string_value(json_object_get(json_object_get(s, "session"), "id"));
+	assert_non_null(id);
+	r = analyze(s);
+	report_render_text(r, &text);
+	report_render_html(r, &html);
+	sb_addf(&want, "the budget (1500 s of runs) ran out with 1 workload undecided; to go on "
+		"where it stopped: mglrulab run --resume %s --budget 3000s", id);
+	/* the text report folds long lines: compare without the folding */
+	for (char *p = text.buf; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	struct strbuf flat = STRBUF_INIT;
+	for (const char *p = text.buf; *p; p++)
+		if (!(*p == ' ' && flat.len && flat.buf[flat.len - 1] == ' '))
+			sb_addc(&flat, *p);
+	assert_non_null(strstr(sb_str(&flat), sb_str(&want)));
+	assert_non_null(strstr(html.buf, sb_str(&want)));
+	assert_non_null(strstr(html.buf, "stopped by the budget, undecided"));
+	sb_release(&flat);
+	sb_release(&want);
+	sb_release(&html);
+	sb_release(&text);
+	json_decref(r);
+	json_decref(s);
+}
+
 /* A workload with its own runs = N is named in the design line of both outputs. */
 static void test_per_workload_runs_shown(void **state)
 {
@@ -510,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_reanalyze_idempotent),
 		cmocka_unit_test(test_fixture_verdicts),
 		cmocka_unit_test(test_per_workload_runs_shown),
+		cmocka_unit_test(test_budget_stop_says_resume),
 		cmocka_unit_test(test_all_failed_is_invalid),
 		cmocka_unit_test(test_single_kernel),
 		cmocka_unit_test(test_partial_session_warns),
