@@ -98,10 +98,17 @@ rep = json.load(open(os.path.join(sys.argv[1], "report.json")))
 for r in rep["results"]:
     if "verdict" in r:
         assert r["verdict"] not in ("regression", "improvement"), r
-# "nothing called" proves nothing unless something was decided: at least
-# one primary must be a final "~" (no change beyond the band).
-decided = [r for r in rep["results"] if r.get("primary") and r.get("verdict") == "no-change" and r.get("final")]
-assert decided, [(r["metric"], r.get("verdict")) for r in rep["results"] if r.get("primary")]
+# "Nothing called" proves nothing unless the primaries were analysed: each
+# must have a verdict and a finite interval. A decision ("~") cannot be
+# required here: one look at 6 runs per kernel gives the one-CPU rate an
+# interval of about +-2.4 %, wider than the 2 % band, so "?" is a right
+# answer as often as "~" (test 60's A/A, 5 runs in a 5 % band, requires one).
+prim = [r for r in rep["results"] if r.get("primary")]
+assert prim, "no primary metric in the A/A report"
+for r in prim:
+    ci = r["comparison"]["ci"]
+    assert r.get("verdict") in ("no-change", "within-noise", "inconclusive"), r.get("verdict")
+    assert ci["lo"] is not None and ci["hi"] is not None and ci["lo"] <= ci["hi"], ci
 p = [r for r in rep["results"] if r.get("primary")]
 print("A/A:", ", ".join(f'{r["metric"]} {r["verdict"]} {r["comparison"]["delta_pct"]:+.1f} %' for r in p))
 PY
