@@ -325,6 +325,16 @@ static size_t session_index_of(const struct history *h, const char *id)
 	return (size_t)-1;
 }
 
+/* "line / workload / metric", escaped: how a table row names its series. */
+static void esc_series_name(const struct history_series *s, struct strbuf *sb)
+{
+	esc(sb, s->line);
+	sb_adds(sb, " / ");
+	esc(sb, s->workload);
+	sb_adds(sb, " / ");
+	esc(sb, s->metric);
+}
+
 static void cp_row(const struct history *h, const char *html_path, size_t si,
 		   const struct history_cp *c, struct strbuf *sb)
 {
@@ -338,11 +348,7 @@ static void cp_row(const struct history *h, const char *html_path, size_t si,
 	sb_addf(sb, "<tr class=\"cp\"><td><span class=\"badge v-%s\">%s</span>%s%s</td><td>"
 		"<a href=\"#s%zu\">", c->kind, c->kind, c->tentative ? " <i>tentative</i>" : "",
 		c->is_new ? " <b>new</b>" : "", si);
-	esc(sb, s->line);
-	sb_adds(sb, " / ");
-	esc(sb, s->workload);
-	sb_adds(sb, " / ");
-	esc(sb, s->metric);
+	esc_series_name(s, sb);
 	sb_addf(sb, "</a></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
 		"<td class=\"num\">%s</td><td>", d, ci, p);
 	if (before != (size_t)-1)
@@ -369,11 +375,7 @@ static void drift_row(const struct history *h, const char *html_path, size_t si,
 	fmt_p(p, sizeof(p), d->p);
 	sb_addf(sb, "<tr class=\"drift\"><td><span class=\"badge v-%s\">drift</span> %s%s</td>"
 		"<td><a href=\"#s%zu\">", d->kind, d->kind, d->is_new ? " <b>new</b>" : "", si);
-	esc(sb, s->line);
-	sb_adds(sb, " / ");
-	esc(sb, s->workload);
-	sb_adds(sb, " / ");
-	esc(sb, s->metric);
+	esc_series_name(s, sb);
 	sb_addf(sb, "</a></td><td class=\"num\">%s</td><td class=\"num\">%s over %zu nights</td>"
 		"<td class=\"num\">%s</td><td>", sl, tot, d->to - d->from + 1, p);
 	link_session(h, html_path, s->nights[d->from].session, sb);
