@@ -346,17 +346,32 @@ static void row(struct strbuf *sb, const json_t *res, const char *name, const ch
 	sb_addc(sb, '\n');
 }
 
-static void workload_title(const json_t *r, const char *wname, struct strbuf *sb)
+/*
+ * The report's workloads by name (the first of a name wins, as the scan
+ * per title did), built once: a scan per title was quadratic in them.
+ */
+static json_t *workload_index(const json_t *r)
 {
-	json_t *w, *v;
-	const char *key;
+	json_t *ix = json_object(), *w;
 	size_t i;
+
+	json_array_foreach(json_object_get(r, "workloads"), i, w) {
+		const char *name = jget_str(w, "name", "");
+
+		if (!json_object_get(ix, name))
+			json_object_set(ix, name, w);
+	}
+	return ix;
+}
+
+static void workload_title(const json_t *ix, const char *wname, struct strbuf *sb)
+{
+	json_t *w = json_object_get(ix, wname), *v;
+	const char *key;
 	struct strbuf t = STRBUF_INIT;
 
 	sb_add(&t, "", 0);
-	json_array_foreach(json_object_get(r, "workloads"), i, w) {
-		if (strcmp(jget_str(w, "name", ""), wname))
-			continue;
+	if (w) {
 		sb_addf(&t, " (%s", jget_str(w, "type", "?"));
 		json_object_foreach(json_object_get(w, "params"), key, v) {
 			if (json_is_string(v))
@@ -365,7 +380,6 @@ static void workload_title(const json_t *r, const char *wname, struct strbuf *sb
 				sb_addf(&t, " %s=%lld", key, (long long)json_integer_value(v));
 		}
 		sb_addc(&t, ')');
-		break;
 	}
 	sb_addc(sb, '\n');
 	sb_add_text_fit(sb, wname, 40);
@@ -633,7 +647,7 @@ static void metric_tables(const json_t *r, struct strbuf *sb)
 	const json_t *results = json_object_get(r, "results");
 	const char *cur = NULL;
 	int use_q = 0;
-	json_t *res, *geo_ix = geomean_index(r);
+	json_t *res, *geo_ix = geomean_index(r), *wl_ix = workload_index(r);
 	size_t i;
 
 	json_array_foreach(results, i, res)
@@ -648,7 +662,7 @@ static void metric_tables(const json_t *r, struct strbuf *sb)
 		if (!cur || strcmp(cur, wn)) {
 			if (cur)
 				geomean_line(geo_ix, cur, sb);
-			workload_title(r, wn, sb);
+			workload_title(wl_ix, wn, sb);
 			table_head(sb, base, patched, use_q, "95% CI of diff");
 			cur = wn;
 		}
@@ -657,6 +671,7 @@ static void metric_tables(const json_t *r, struct strbuf *sb)
 	if (cur)
 		geomean_line(geo_ix, cur, sb);
 	json_decref(geo_ix);
+	json_decref(wl_ix);
 }
 
 static const char *change_marker(const char *id)
