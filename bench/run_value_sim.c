@@ -10,6 +10,7 @@
  *   run_value_sim [-n sessions] [-r runs per kernel] [-g generations]
  *                 [-l per-run level CV] [-w per-cell noise CV]
  *                 [-c first timed generation's excess] [-k skip] [-s seed]
+ *                 [-b bootstrap resamples]
  *
  * The model, from the demo of 2026-12-01 (tiny-icount, 12 runs of 20
  * generations) and docs/guests.md: each run sits at its own level
@@ -25,7 +26,8 @@
  * Printed per case and rule: the bias in points of the report's estimate
  * (ratio of the kernels' median run values, as "delta_pct"), the bias of
  * the ratio of the mean run values over all sessions (is the run value
- * consistent?), and each kernel's run-to-run CV, the mean over sessions.
+ * consistent?), each kernel's run-to-run CV, the mean over sessions, and
+ * how often the report's 95 % interval of the ratio held the true one.
  */
 #include "stats.h"
 #include "rng.h"
@@ -123,7 +125,24 @@ static double cv(const double *v, size_t n)
 
 struct tally {
 	double delta_sum, mean_sum[2], cv_sum[2];
+	size_t covered;		/* sessions whose 95 % interval of the ratio holds the truth */
 };
+
+/* Bootstrap replicates per interval (-b); the report's default is 10,000. */
+static unsigned resamples = 1000;
+
+/* Does the report's interval of the ratio (stats_compare: BCa bootstrap) hold @truth? */
+static int covers(const double *base, const double *patched, size_t n, double truth, uint64_t seed)
+{
+	struct stats_settings st;
+	struct stats_comparison c;
+
+	stats_settings_default(&st);
+	st.resamples = resamples;
+	if (stats_compare(base, n, patched, n, &st, seed, &c) || !c.ratio_valid)
+		return 0;
+	return c.ratio_lo <= truth && truth <= c.ratio_hi;
+}
 
 static void scenario_run(const struct model *m, const struct scenario *sc, size_t sessions,
 			 uint64_t seed)
@@ -147,6 +166,8 @@ static void scenario_run(const struct model *m, const struct scenario *sc, size_
 		for (int rule = 0; rule < 2; rule++) {
 			tl[rule].delta_sum += 100 * (stats_median(val[rule][1], m->runs) /
 						     stats_median(val[rule][0], m->runs) - 1);
+			tl[rule].covered += covers(val[rule][0], val[rule][1], m->runs,
+						   1 + sc->slow_share, seed + s);
 			for (int k = 0; k < 2; k++) {
 				for (size_t i = 0; i < m->runs; i++)
 					tl[rule].mean_sum[k] += val[rule][k][i];
@@ -156,10 +177,11 @@ static void scenario_run(const struct model *m, const struct scenario *sc, size_
 	}
 	printf("%-30s %+5.0f %%", sc->name, truth);
 	for (int rule = 0; rule < 2; rule++)
-		printf("   %+7.2f %+7.2f %6.2f %6.2f",
+		printf("   %+7.2f %+7.2f %6.2f %6.2f %5.1f",
 		       tl[rule].delta_sum / (double)sessions - truth,
 		       100 * (tl[rule].mean_sum[1] / tl[rule].mean_sum[0] - 1) - truth,
-		       tl[rule].cv_sum[0] / (double)sessions, tl[rule].cv_sum[1] / (double)sessions);
+		       tl[rule].cv_sum[0] / (double)sessions, tl[rule].cv_sum[1] / (double)sessions,
+		       100.0 * (double)tl[rule].covered / (double)sessions);
 	printf("\n");
 	for (int rule = 0; rule < 2; rule++)
 		for (int k = 0; k < 2; k++)
@@ -170,7 +192,7 @@ static void scenario_run(const struct model *m, const struct scenario *sc, size_
 static void usage(void)
 {
 	fprintf(stderr, "usage: run_value_sim [-n sessions] [-r runs] [-g generations] [-l level cv]"
-			" [-w cell cv] [-c first excess] [-k skip] [-s seed]\n");
+			" [-w cell cv] [-c first excess] [-k skip] [-s seed] [-b resamples]\n");
 	exit(2);
 }
 
@@ -189,8 +211,9 @@ int main(int argc, char **argv)
 	uint64_t seed = 26;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:r:g:l:w:c:k:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:g:l:w:c:k:s:b:")) != -1) {
 		switch (opt) {
+		case 'b': resamples = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'n': sessions = strtoul(optarg, NULL, 10); break;
 		case 'r': m.runs = strtoul(optarg, NULL, 10); break;
 		case 'g': m.gens = strtoul(optarg, NULL, 10); break;
@@ -211,11 +234,13 @@ int main(int argc, char **argv)
 	printf("old: mean within x%g of the run's median; new: mean without the first %zu\n",
 	       OLD_SPAN, m.skip);
 	printf("bias: points off the true change, of the ratio of median run values (as the\n"
-	       "report's delta) and of mean run values; CV: run-to-run, %% (base, patched)\n\n");
-	printf("%-30s %7s   %-31s   %-31s\n", "", "", "old rule", "new rule");
+	       "report's delta) and of mean run values; CV: run-to-run, %% (base, patched);\n"
+	       "cov: %% of sessions whose 95 %% interval of that ratio (the report's BCa\n"
+	       "bootstrap, %u resamples) holds the true ratio\n\n", resamples);
+	printf("%-30s %7s   %-37s   %-37s\n", "", "", "old rule", "new rule");
 	printf("%-30s %7s", "case", "true");
 	for (int rule = 0; rule < 2; rule++)
-		printf("   %7s %7s %6s %6s", "bias md", "mean", "CV b", "CV p");
+		printf("   %7s %7s %6s %6s %5s", "bias md", "mean", "CV b", "CV p", "cov");
 	printf("\n");
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		scenario_run(&m, &cases[i], sessions, seed + i);
