@@ -122,7 +122,7 @@ void history_cache_load(struct history *h, const char *path)
 	written = json_integer_value(json_object_get(hd, "written"));
 	if (!json_equal(json_object_get(hd, "settings"), want) ||
 	    !json_is_object(json_object_get(hd, "contexts")) || written <= 0) {
-		info("%s: other settings; reading every report", path);
+		debug("%s: other settings; reading every report", path);
 	} else if (!stat(path, &st)) {
 		/*
 		 * The time its entries are trusted up to (digest_for()): the

@@ -60,7 +60,7 @@ struct seal_reader {
  * Open a sealed file. 1 with its header in *@header (its MAC checked);
  * 0 when @path does not exist; -1 when the file is not used, with a
  * warning naming it, saying why and ending in @then (what is done
- * instead); an info() only when its first line starts with @old_schema, a
+ * instead); a debug() note only when its first line starts with @old_schema, a
  * format written by an earlier mglrulab.
  */
 int seal_open(struct seal_reader *r, const char *path, const char *schema,

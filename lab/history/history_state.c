@@ -106,7 +106,7 @@ json_t *history_state_load(struct history *h, const char *path)
 		goto out;
 	want = settings_json(&h->o);
 	if (!json_equal(json_object_get(hd, "settings"), want)) {
-		info("%s: other settings; searching every series from its first night", path);
+		debug("%s: other settings; searching every series from its first night", path);
 	} else {
 		series = json_object();
 		while (seal_next(&r, &e, &why, &u)) {
