@@ -54,11 +54,12 @@ static int random_bytes(void *buf, size_t len)
 static const char *not_private(const struct stat *st, int dir)
 {
 	if (dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
-		return dir ? "not a folder" : "not a regular file";
+		return dir ? "its folder is not a folder" : "not a regular file";
 	if (st->st_uid != geteuid())
-		return "owned by another user";
+		return dir ? "its folder is owned by another user" : "owned by another user";
 	if (dir ? (st->st_mode & 022) : (st->st_mode & 077))
-		return dir ? "writable by other users" : "readable or writable by other users";
+		return dir ? "its folder is writable by other users" :
+			     "readable or writable by other users";
 	if (!dir && st->st_size != HISTORY_KEY_LEN)
 		return "not 32 bytes long";
 	return NULL;
@@ -67,10 +68,17 @@ static const char *not_private(const struct stat *st, int dir)
 /* 0 read, 1 absent, -1 not usable (@why says why). */
 static int key_read(const char *path, unsigned char *key, const char **why)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *dir = path_dirname(path);
 	struct stat st;
 	ssize_t n;
+	int fd;
 
+	/* A folder others can write: they could have put their own key there. */
+	*why = lstat(dir, &st) ? (errno == ENOENT ? NULL : strerror(errno)) : not_private(&st, 1);
+	free(dir);
+	if (*why)
+		return -1;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		*why = errno == ELOOP ? "a symbolic link" : strerror(errno);
 		return errno == ENOENT ? 1 : -1;

@@ -571,6 +571,26 @@ static void test_key(void **state)
 	free(err);
 	assert_int_equal(chmod(kp, 0600), 0);
 
+	/* In a folder others can write (they could have put their own key there): the same. */
+	{
+		char *dir = path_dirname(kp);
+
+		assert_int_equal(chmod(dir, 0777), 0);
+		setenv("XDG_STATE_HOME", key_home_alt, 1);
+		assert_non_null(history_key());
+		setenv("XDG_STATE_HOME", key_home, 1);
+		capture_begin();
+		with = history_json(cache, &cached);
+		err = capture_end();
+		assert_non_null(strstr(err, "history.key: its folder is writable by other users"));
+		assert_int_equal(cached, 0);
+		assert_string_equal(with, plain);
+		free(with);
+		free(err);
+		assert_int_equal(chmod(dir, 0700), 0);
+		free(dir);
+	}
+
 	/* Another key (another user's, or another machine's): said, not used, written again. */
 	setenv("XDG_STATE_HOME", key_home_alt, 1);
 	capture_begin();
