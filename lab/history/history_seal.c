@@ -276,7 +276,7 @@ int seal_open(struct seal_reader *r, const char *path, const char *schema,
 	s = next_line(r, &len, &whole);
 	if (s && old_schema && len >= strlen(old_schema) &&
 	    !memcmp(s, old_schema, strlen(old_schema))) {
-		debug("%s: written by an earlier mglrulab (%s); %s", path, old_schema, then);
+		debug("%s: written by an earlier mglrulab, before the seal; %s", path, then);
 		return -1;
 	}
 	if (!s || !whole || len != n + 1 + KEY_ID_LEN || memcmp(s, schema, n) || s[n] != ' ') {
