@@ -20,17 +20,18 @@ srcs="lab/history/*.c lab/report/report_load.c lab/report/report_model.c lab/rep
       lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c lab/lib/sha256.c
       common/parse_num.c lab/lib/fsutil.c lab/lib/xjson.c lab/workload/workload_defs.c
       common/workload_params.c"
-cflags="-std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION=\"fuzz\" -O1 -g $(scripts/lab-includes)
-	$(pkg-config --cflags jansson libcrypto)"
-rm -rf "$out/history-stats" && mkdir -p "$out/history-stats" || fail "cannot create $out"
+# shellcheck disable=SC2206,SC2207
+cflags=(-std=c11 -D_GNU_SOURCE '-DMGLRULAB_VERSION="fuzz"' -O1 -g $(scripts/lab-includes)
+	$(pkg-config --cflags jansson libcrypto))
+rm -rf "$out/history-stats"
+mkdir -p "$out/history-stats" || fail "cannot create $out"
 for f in lab/stats/stats_*.c lab/stats/rng.c; do
-	# shellcheck disable=SC2086
-	clang $cflags -fsanitize=address,undefined -fno-sanitize-recover=undefined -c \
+	clang "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined -c \
 		-o "$out/history-stats/$(basename "$f" .c).o" "$f" 2>>"$out/build.log" ||
 		{ cat "$out/build.log" >&2; fail "cannot build $f"; }
 done
-# shellcheck disable=SC2086
-clang $cflags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+# shellcheck disable=SC2046,SC2086
+clang "${cflags[@]}" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-o "$bin" tests/fuzz/fuzz_history.c $srcs "$out"/history-stats/*.o \
 	$(pkg-config --libs jansson libcrypto) -lm 2>"$out/build.log" ||
 	{ cat "$out/build.log" >&2; fail "cannot build the fuzz target"; }

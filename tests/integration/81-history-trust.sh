@@ -127,7 +127,8 @@ open(path, "w").write(text)
 print(s["metric"], c["after"])
 PY
 "$LAB" history "$d" --no-cache --json -o "$TMP/s2.json" 2>"$TMP/err2" || fail "history failed"
-python3 - "$TMP/plain.json" "$TMP/s2.json" $(cat "$TMP/edited") <<'PY' || fail "the edited state changed the change points"
+read -r metric after < "$TMP/edited"
+python3 - "$TMP/plain.json" "$TMP/s2.json" "$metric" "$after" <<'PY' || fail "the edited state changed the change points"
 import json, sys
 plain, got = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 metric, after = sys.argv[3], sys.argv[4]
