@@ -932,6 +932,9 @@ static size_t resume(struct history *h, const struct history_series *s, const si
 		json_int_t a = json_integer_value(ja);
 		double pv = json_number_value(jp);
 
+		if (nids < 2)
+			return history_state_reject(h, s, "confirmed[%zu]: expected none over %zu "
+						    "night%s", i, nids, nids == 1 ? "" : "s"), 0;
 		if (!json_is_integer(ja) || a <= 0 || (uint64_t)a >= nids ||
 		    (n && (size_t)a <= at[n - 1]))
 			return history_state_reject(h, s, "confirmed[%zu].at: expected a night from 1 to "

@@ -652,6 +652,7 @@ static void test_state_checks(void **state)
 		{ "confirmed", "[{\"at\": 12, \"p\": 0.001}, {\"at\": 12, \"p\": 0.001}]" },
 		{ "confirmed", "{\"at\": 10}" },
 		{ "sessions", "[1, 2]" },
+		{ "sessions", "[]" },
 		{ "values", "[]" },
 	};
 	static const char *const field[] = {
@@ -659,7 +660,7 @@ static void test_state_checks(void **state)
 		"confirmed[0].p: expected a p value above 0, at most 1",
 		"confirmed[0].at", "confirmed[0].at", "confirmed[1].at",
 		"expected sessions, values and confirmed", "sessions[0]: expected a session id",
-		"expected sessions, values and confirmed",
+		"confirmed[0]: expected none over 0 nights", "expected sessions, values and confirmed",
 	};
 	(void)state;
 
