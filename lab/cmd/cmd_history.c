@@ -170,23 +170,16 @@ int cmd_history(int argc, char **argv)
 		state_path = c.state ? xstrdup(c.state) :
 			path_join(nargs ? argv[0] : default_dir, HISTORY_STATE_FILE);
 	if (state_path)
-		state = history_state_load(state_path, &o);
+		state = history_state_load(&h, state_path);
 	if (history_cache_save(&h))
 		warning("cannot write %s: %s; the next run reads every report again",
 			h.cache_path, strerror(errno));
 	t1 = now_monotonic();
 	history_build(&h, state);
 	t2 = now_monotonic();
-	if (state_path) {
-		json_t *st = history_state_json(&h);
-		char *text = json_dumps(st, JSON_COMPACT);
-
-		if (!text || write_file_atomic(state_path, text, strlen(text)))
-			warning("cannot write %s: %s; the next run searches every series again",
-				state_path, strerror(errno));
-		free(text);
-		json_decref(st);
-	}
+	if (state_path && history_state_save(&h, state_path))
+		warning("cannot write %s: %s; the next run searches every series again",
+			state_path, strerror(errno));
 	debug("history: %zu series, %zu resumed from the state, %zu nights searched; "
 	      "%zu of %zu reports from the cache", h.nseries, h.resumed, h.searched, h.cached,
 	      h.ns);

@@ -78,6 +78,8 @@ void history_release(struct history *h)
 	json_decref(h->cache_out);
 	free(h->cache_path);
 	free(h->cache_invalid_first);
+	free(h->state_path);
+	free(h->state_invalid_first);
 }
 
 static void skip(struct history *h, const char *file, const char *fmt, ...)
@@ -526,9 +528,10 @@ static json_t *digest_for(struct history *h, const char *path, const char *real)
 		key = history_cache_key(&st);
 	e = key ? json_object_get(h->cache, real) : NULL;
 	/*
-	 * An entry is trusted only for a file last changed before the cache
-	 * was written: one changed in the same clock tick would show the
-	 * times it had when its digest was made (as Git's racy index).
+	 * An entry (its MAC checked when the cache was loaded: this history
+	 * made it) is used only for a file last changed before the cache was
+	 * written: one changed in the same clock tick would show the times it
+	 * had when its digest was made (as Git's racy index).
 	 */
 	if (e && json_equal(json_object_get(e, "file"), key) &&
 	    json_integer_value(json_array_get(key, 3)) < h->cache_mtime &&
@@ -540,9 +543,7 @@ static json_t *digest_for(struct history *h, const char *path, const char *real)
 			json_decref(key);
 			return json_incref(d);
 		}
-		/* Said once, by history_cache_save(): an old cache may have many. */
-		if (!h->cache_invalid++)
-			h->cache_invalid_first = xstrdup(path);
+		history_cache_reject(h, path, "its digest does not validate");
 		d = NULL;
 	}
 	if (report_load(path, &r, &err)) {
@@ -896,28 +897,59 @@ static void size_cps(struct history *h, struct history_series *s, const size_t *
 	}
 }
 
-/* Change points kept from the state file: their compact indices, or 0 kept. */
-static size_t resume(const struct history *h, const struct history_series *s, const size_t *map,
+/*
+ * Change points kept from the state file: their compact indices, or 0
+ * kept. The state is sealed (history_state.c): what reaches here was
+ * written by this user's history. It is still only used for what the
+ * reports confirm: the same sessions, with the same runs (its "values"
+ * digest), as the change points were found in. A session removed or
+ * inserted in the past is no error (the series is searched again);
+ * anything else that does not hold is said (history_state_reject()).
+ */
+static size_t resume(struct history *h, const struct history_series *s, const size_t *map,
 		     size_t k, const json_t *state, size_t *at, double *p)
 {
 	const json_t *st = json_object_get(json_object_get(state, "series"), s->key), *e;
-	const json_t *ids = json_object_get(st, "sessions");
-	size_t i, n = 0;
+	const json_t *ids = json_object_get(st, "sessions"), *conf = json_object_get(st, "confirmed");
+	const char *vals = json_string_value(json_object_get(st, "values"));
+	char hex[SHA256_HEX_LEN + 1];
+	size_t i, n = 0, nids = json_array_size(ids);
 
-	if (!json_is_array(ids) || json_array_size(ids) > k)
+	if (!st)
+		return 0;
+	if (!json_is_array(ids) || !json_is_array(conf) || !vals)
+		return history_state_reject(h, s, "expected sessions, values and confirmed"), 0;
+	json_array_foreach(ids, i, e)
+		if (!json_is_string(e))
+			return history_state_reject(h, s, "sessions[%zu]: expected a session id", i), 0;
+	if (nids > k)
 		return 0;
 	json_array_foreach(ids, i, e)
-		if (!json_is_string(e) || strcmp(json_string_value(e),
-						 h->s[s->nights[map[i]].session].id))
+		if (strcmp(json_string_value(e), h->s[s->nights[map[i]].session].id))
 			return 0;
-	json_array_foreach(json_object_get(st, "confirmed"), i, e) {
-		json_int_t a = json_integer_value(json_object_get(e, "at"));
+	json_array_foreach(conf, i, e) {
+		const json_t *ja = json_object_get(e, "at"), *jp = json_object_get(e, "p");
+		json_int_t a = json_integer_value(ja);
+		double pv = json_number_value(jp);
 
-		if (a <= 0 || (size_t)a >= json_array_size(ids) || (n && (size_t)a <= at[n - 1]))
-			return 0;
+		if (nids < 2)
+			return history_state_reject(h, s, "confirmed[%zu]: expected none over %zu "
+						    "night%s", i, nids, nids == 1 ? "" : "s"), 0;
+		if (!json_is_integer(ja) || a <= 0 || (uint64_t)a >= nids ||
+		    (n && (size_t)a <= at[n - 1]))
+			return history_state_reject(h, s, "confirmed[%zu].at: expected a night from 1 to "
+						    "%zu, after the one before", i, nids - 1), 0;
+		if (!json_is_number(jp) || !(pv > 0 && pv <= 1))
+			return history_state_reject(h, s, "confirmed[%zu].p: expected a p value above 0, "
+						    "at most 1", i), 0;
 		at[n] = (size_t)a;
-		p[n++] = jget_num(e, "p");
+		p[n++] = pv;
 	}
+	history_state_values(s, nids, hex);
+	if (strcmp(hex, vals))
+		return history_state_reject(h, s, "values: the runs of its first %zu nights are not "
+					    "those its change points were found in (a report "
+					    "changed)", nids), 0;
 	return n ? n : (size_t)-1;	/* -1: resumable, nothing confirmed */
 }
 
@@ -1027,6 +1059,12 @@ void history_build(struct history *h, const json_t *state)
 	sort_sessions(h);
 	for (size_t i = 0; i < h->nseries; i++)
 		detect(h, &h->series[i], state);
+	if (h->state_invalid)
+		warning("%s: the state of %zu series not used (the first, %s); %s searched from "
+			"%s first night", h->state_path ? h->state_path : "the history state",
+			h->state_invalid, h->state_invalid_first,
+			h->state_invalid == 1 ? "it was" : "they were",
+			h->state_invalid == 1 ? "its" : "their");
 }
 
 size_t history_new_regressions(const struct history *h)
@@ -1042,66 +1080,4 @@ size_t history_new_regressions(const struct history *h)
 			n += h->series[i].drifts[j].is_new &&
 			     !strcmp(h->series[i].drifts[j].kind, "regression");
 	return n;
-}
-
-/* ---------------------------------------------------------------- */
-/* The state file.                                                    */
-
-static json_t *settings_json(const struct history_opts *o)
-{
-	return xjson_pack("{s:f,s:i,s:i,s:I,s:b}", "alpha", o->cp.alpha,
-			 "permutations", (json_int_t)o->cp.permutations,
-			 "min_nights", (json_int_t)o->cp.min_nights,
-			 "seed", (json_int_t)o->cp.seed, "by_name", o->by_name);
-}
-
-json_t *history_state_load(const char *path, const struct history_opts *o)
-{
-	json_error_t e;
-	json_t *st, *want;
-
-	if (!path_exists(path))
-		return NULL;
-	st = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
-	if (!st) {
-		warning("%s:%d: %s; searching every series from its first night", path, e.line, e.text);
-		return NULL;
-	}
-	want = settings_json(o);
-	if (strcmp(jget_str(st, "schema", ""), HISTORY_STATE_SCHEMA) ||
-	    !json_equal(json_object_get(st, "settings"), want) ||
-	    !json_is_object(json_object_get(st, "series"))) {
-		info("%s: other settings or schema; searching every series from its first night",
-		     path);
-		json_decref(st);
-		st = NULL;
-	}
-	json_decref(want);
-	return st;
-}
-
-json_t *history_state_json(const struct history *h)
-{
-	json_t *series = json_object();
-
-	for (size_t i = 0; i < h->nseries; i++) {
-		const struct history_series *s = &h->series[i];
-		json_t *ids = json_array(), *conf = json_array();
-		size_t k = 0;
-
-		for (size_t j = 0, c = 0; j < s->nn; j++) {
-			if (!s->nights[j].n)
-				continue;
-			for (; c < s->nseg && s->seg[c].at == j; c++)
-				if (!s->seg[c].tentative)
-					json_array_append_new(conf, xjson_pack("{s:I,s:f}", "at",
-						(json_int_t)k, "p", isfinite(s->seg[c].p) ? s->seg[c].p : 1.0));
-			json_array_append_new(ids, json_string_lossy(h->s[s->nights[j].session].id));
-			k++;
-		}
-		json_object_set_new(series, s->key,
-				    xjson_pack("{s:o,s:o}", "sessions", ids, "confirmed", conf));
-	}
-	return xjson_pack("{s:s,s:o,s:o}", "schema", HISTORY_STATE_SCHEMA, "settings",
-			 settings_json(&h->o), "series", series);
 }

@@ -17,10 +17,13 @@
  *
  * Incremental: the change points confirmed by an earlier run (min_nights
  * nights after them) are kept in a state file next to the reports, with
- * the sessions they were found in; when tonight's history starts with
- * those same sessions, only the segment after the last kept change point
- * is searched again. Anything else (a session removed or inserted in the
- * past, other settings, --since) searches the whole series.
+ * the sessions they were found in and a digest of their runs; when
+ * tonight's history starts with those same sessions and runs, only the
+ * segment after the last kept change point is searched again. Anything
+ * else (a session removed or inserted in the past, a report changed,
+ * other settings, --since) searches the whole series. The state and the
+ * digest cache are sealed with this user's key (history_seal.h): they
+ * make history faster, and never change what it says.
  */
 #ifndef LAB_HISTORY_H
 #define LAB_HISTORY_H
@@ -28,14 +31,15 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "sha256.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "util.h"
 
 #define HISTORY_SCHEMA "mglrulab-history/1"
-#define HISTORY_STATE_SCHEMA "mglrulab-history-state/1"
+#define HISTORY_STATE_SCHEMA "mglrulab-history-state/2"
 #define HISTORY_STATE_FILE ".history-state.json"
-#define HISTORY_CACHE_SCHEMA "mglrulab-history-cache/1"
+#define HISTORY_CACHE_SCHEMA "mglrulab-history-cache/2"
 #define HISTORY_CACHE_FILE ".history-cache"
 
 struct history_opts {
@@ -125,11 +129,16 @@ struct history {
 	char *cache_path;
 	json_t *cache;			/* realpath -> entry, as read */
 	json_t *cache_out;		/* realpath -> entry, to write */
-	long long cache_mtime;		/* of the cache file, ns */
+	long long cache_mtime;		/* entries are for files older than this, ns */
 	size_t cached;			/* reports taken from the cache */
-	size_t cache_invalid;		/* entries that did not validate */
+	size_t cache_invalid;		/* entries not used: their MAC or digest is wrong */
 	char *cache_invalid_first;
+	const char *cache_invalid_why;
 	int cache_dirty;
+	/* The state (history_state_load()): its path, and the series it did not resume. */
+	char *state_path;
+	size_t state_invalid;
+	char *state_invalid_first;
 };
 
 void history_opts_default(struct history_opts *o);
@@ -156,21 +165,25 @@ int history_add_file(struct history *h, const char *path);
  * The digest cache: what each report.json gave the series (history.c,
  * "A report's digest"), by the report's real path, for the file it was
  * read from (device, inode, size, mtime and ctime in ns), so that a later
- * history reads only the reports that are new or changed. The file is
- * HISTORY_CACHE_SCHEMA and the SHA-256 of the rest on its first line,
- * then JSON. It is untrusted: a file whose checksum or JSON is wrong is
- * ignored with a warning, an entry for another file (a report replaced
- * or changed, or changed after the cache's own mtime) is not used, and
- * an entry that does not validate is
- * reported and its report read. Call history_cache_load() before
+ * history reads only the reports that are new or changed. A sealed file
+ * (history_seal.h): each entry carries a MAC under this user's key, so an
+ * entry someone else wrote or edited is not used (it could say anything
+ * about a report). What is used, then, is only ever what this history
+ * itself read from that very file: an entry for another file (the report
+ * replaced or changed, or changed after the cache was written) is a miss
+ * and the report is read, silently (reports change); an entry that does
+ * not match its MAC or does not validate is a miss with one warning
+ * naming the cache and the report. Call history_cache_load() before
  * history_add_dir(), history_cache_save() after.
  */
 void history_cache_load(struct history *h, const char *path);
 /*
- * Says how many entries did not validate (one warning), then writes the
+ * Says how many entries were not used (one warning), then writes the
  * cache when anything changed; 0, or -1 with errno.
  */
 int history_cache_save(const struct history *h);
+/* An entry not used: @what names its report, @why says what is wrong with it. */
+void history_cache_reject(struct history *h, const char *what, const char *why);
 /* What identifies the file @st describes (the entry's "file"). */
 struct stat;
 json_t *history_cache_key(const struct stat *st);
@@ -178,9 +191,29 @@ json_t *history_cache_key(const struct stat *st);
 /* Sort the sessions, then find the change points of every series. */
 void history_build(struct history *h, const json_t *state);
 
-/* The state file (HISTORY_STATE_SCHEMA): NULL when absent or not usable. */
-json_t *history_state_load(const char *path, const struct history_opts *o);
+/*
+ * The state file (HISTORY_STATE_SCHEMA, history_state.c): for each series,
+ * the sessions of its nights, a digest of their runs ("values") and the
+ * change points confirmed in them. Sealed like the cache (history_seal.h):
+ * a series whose line does not match its MAC is not resumed, and what a
+ * sealed line says is used only when the reports show the same sessions
+ * with the same runs (resume() in history.c). Each series not resumed for
+ * a reason other than sessions removed or inserted is counted, and said
+ * in one warning by history_build(). It records no user decision: nothing
+ * in it can acknowledge, hide or add a change point.
+ *
+ * history_state_load(): NULL when absent or not usable (said why); it
+ * keeps @path in @h for the warnings.
+ */
+json_t *history_state_load(struct history *h, const char *path);
 json_t *history_state_json(const struct history *h);
+/* 0, or -1 with errno (0 without writing when there is no key). */
+int history_state_save(const struct history *h, const char *path);
+/* The digest of the runs of @s's first @k nights with a value. */
+void history_state_values(const struct history_series *s, size_t k,
+			  char hex[SHA256_HEX_LEN + 1]);
+void history_state_reject(struct history *h, const struct history_series *s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * Change points that the newest session starts and that are regressions,

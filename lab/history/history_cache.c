@@ -5,6 +5,7 @@
  * and checked in history.c.
  */
 #include "history.h"
+#include "history_seal.h"
 #include "fsutil.h"
 #include "report_priv.h"
 #include "sha256.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 json_t *history_cache_key(const struct stat *st)
 {
@@ -47,99 +49,124 @@ static void load_contexts(struct history *h, const json_t *contexts)
 	}
 }
 
-/*
- * 1,000 sessions x 30 metrics x 20 runs make a 14 MB cache: this bound is
- * tens of thousands of sessions, and keeps a damaged or planted file from
- * being read whole into memory (it is then not used, like a corrupt one).
- */
-#define HISTORY_CACHE_MAX ((size_t)1 << 30)
-
-/* The cache's JSON, or NULL with a warning saying why it is not used. */
-static json_t *cache_read(const char *path)
+/* Counted, and said once by history_cache_save(): an old or damaged cache may have many. */
+void history_cache_reject(struct history *h, const char *what, const char *why)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char hex[SHA256_HEX_LEN + 1];
-	const char *nl, *body;
-	size_t head = strlen(HISTORY_CACHE_SCHEMA);
-	struct stat st;
-	json_error_t e;
-	json_t *j = NULL;
+	if (!h->cache_invalid++) {
+		h->cache_invalid_first = xstrdup(what);
+		h->cache_invalid_why = why;
+	}
+}
 
-	/* stat first: a sparse file of any size is then refused without reading it */
-	int too_big = !stat(path, &st) && (uint64_t)st.st_size > HISTORY_CACHE_MAX;
+/* An entry as the cache writes it; its digest is checked when used (digest_valid()). */
+static int entry_ok(const json_t *e)
+{
+	const json_t *f = json_object_get(e, "file"), *x;
+	size_t i;
 
-	if (too_big || read_file(path, &sb, HISTORY_CACHE_MAX)) {
-		if (too_big)
-			errno = EFBIG;
-		warning("%s: %s; reading every report", path,
-			errno == EFBIG ? "larger than the lab ever writes" : strerror(errno));
-		goto out;
+	if (!json_is_string(json_object_get(e, "path")) || json_array_size(f) != 5 ||
+	    !json_is_object(json_object_get(e, "digest")))
+		return 0;
+	json_array_foreach(f, i, x)
+		if (!json_is_integer(x))
+			return 0;
+	return 1;
+}
+
+/* What a rejected line was about, for the warning: its report, if it names one. */
+static char *entry_name(const struct seal_reader *r, const json_t *e)
+{
+	const char *p = json_string_value(json_object_get(e, "path"));
+
+	return p ? xstrdup(p) : xasprintf("line %zu", r->line);
+}
+
+static void cache_entries(struct history *h, struct seal_reader *r)
+{
+	json_t *e, *u;
+	const char *why;
+
+	while (seal_next(r, &e, &why, &u)) {
+		const char *p = json_string_value(json_object_get(e, "path"));
+
+		if (e && (!entry_ok(e) || json_object_get(h->cache, p)))
+			why = !entry_ok(e) ? "expected path, file and digest" : "a second entry for it";
+		if (why) {
+			char *name = entry_name(r, e ? e : u);
+
+			history_cache_reject(h, name, why);
+			free(name);
+		} else {
+			json_object_set(h->cache, p, e);
+		}
+		json_decref(e);
+		json_decref(u);
 	}
-	nl = sb.len ? memchr(sb.buf, '\n', sb.len) : NULL;
-	if (!nl || (size_t)(nl - sb.buf) != head + 1 + SHA256_HEX_LEN ||
-	    memcmp(sb.buf, HISTORY_CACHE_SCHEMA " ", head + 1)) {
-		warning("%s: line 1: expected '%s' and a SHA-256; reading every report", path,
-			HISTORY_CACHE_SCHEMA);
-		goto out;
-	}
-	body = nl + 1;
-	sha256_hex_of(body, sb.len - (size_t)(body - sb.buf), hex);
-	if (memcmp(hex, sb.buf + head + 1, SHA256_HEX_LEN)) {
-		warning("%s: corrupt (its SHA-256 does not match); reading every report", path);
-		goto out;
-	}
-	j = json_loadb(body, sb.len - (size_t)(body - sb.buf), JSON_REJECT_DUPLICATES, &e);
-	if (!j)
-		warning("%s:%d: %s; reading every report", path, e.line + 1, e.text);
-out:
-	sb_release(&sb);
-	return j;
 }
 
 void history_cache_load(struct history *h, const char *path)
 {
+	struct seal_reader r;
 	struct stat st;
-	json_t *j, *want;
+	json_t *hd = NULL, *want;
+	json_int_t written;
 
 	free(h->cache_path);
 	h->cache_path = xstrdup(path);
 	json_decref(h->cache_out);
 	h->cache_out = json_object();
-	if (stat(path, &st))
-		return;
-	h->cache_mtime = (long long)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	j = cache_read(path);
-	if (!j)
-		return;
+	if (seal_open(&r, path, HISTORY_CACHE_SCHEMA, "mglrulab-history-cache/1 ",
+		      "reading every report", &hd) <= 0)
+		goto out;
 	want = cache_settings(h);
-	if (!json_equal(json_object_get(j, "settings"), want) ||
-	    !json_is_object(json_object_get(j, "contexts")) ||
-	    !json_is_object(json_object_get(j, "reports"))) {
-		info("%s: other settings or contents; reading every report", path);
-	} else {
-		load_contexts(h, json_object_get(j, "contexts"));
+	written = json_integer_value(json_object_get(hd, "written"));
+	if (!json_equal(json_object_get(hd, "settings"), want) ||
+	    !json_is_object(json_object_get(hd, "contexts")) || written <= 0) {
+		debug("%s: other settings; reading every report", path);
+	} else if (!stat(path, &st)) {
+		/*
+		 * The time its entries are trusted up to (digest_for()): the
+		 * sealed one, so that touching the file cannot move it later.
+		 */
+		h->cache_mtime = (long long)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		if (written < h->cache_mtime)
+			h->cache_mtime = written;
+		load_contexts(h, json_object_get(hd, "contexts"));
 		json_decref(h->cache);
-		h->cache = json_incref(json_object_get(j, "reports"));
+		h->cache = json_object();
+		cache_entries(h, &r);
 	}
 	json_decref(want);
-	json_decref(j);
+out:
+	json_decref(hd);
+	seal_close(&r);
+}
+
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	/* The clock file times come from (coarse: never ahead of them). */
+	clock_gettime(CLOCK_REALTIME_COARSE, &t);
+	return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 int history_cache_save(const struct history *h)
 {
-	json_t *contexts, *e, *n, *j;
+	struct seal_writer w;
+	json_t *contexts, *e, *n, *hd;
 	const char *path;
-	struct strbuf sb = STRBUF_INIT;
-	char hex[SHA256_HEX_LEN + 1], *body;
 	size_t i;
 	int r;
 
 	if (h->cache_invalid)
-		warning("%s: %zu entr%s did not validate (the first for %s); %s read", h->cache_path,
+		warning("%s: %zu entr%s not used (the first, for %s: %s); %s", h->cache_path,
 			h->cache_invalid, h->cache_invalid == 1 ? "y" : "ies", h->cache_invalid_first,
-			h->cache_invalid == 1 ? "its report was" : "their reports were");
+			h->cache_invalid_why, h->cache_invalid == 1 ? "its report is read instead" :
+			"their reports are read instead");
 	if (!h->cache_out || !h->cache_path ||
-	    (!h->cache_dirty && json_object_size(h->cache_out) == json_object_size(h->cache)))
+	    (!h->cache_dirty && !h->cache_invalid &&
+	     json_object_size(h->cache_out) == json_object_size(h->cache)))
 		return 0;
 	/* Only the contexts the digests name: a report gone takes its own along. */
 	contexts = json_object();
@@ -150,19 +177,21 @@ int history_cache_save(const struct history *h)
 			if (id && !json_object_get(contexts, id) && json_object_get(h->contexts, id))
 				json_object_set(contexts, id, json_object_get(h->contexts, id));
 		}
-	j = xjson_pack("{s:o,s:o,s:O}", "settings", cache_settings(h), "contexts", contexts,
-		       "reports", h->cache_out);
-	body = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	if (!body) {
-		errno = ENOMEM;
-		return -1;
+	hd = xjson_pack("{s:o,s:I,s:o}", "settings", cache_settings(h), "written",
+			(json_int_t)now_ns(), "contexts", contexts);
+	if (seal_begin(&w, HISTORY_CACHE_SCHEMA, hd)) {
+		json_decref(hd);
+		return 0;	/* no key: said by history_key() */
 	}
-	sha256_hex_of(body, strlen(body), hex);
-	sb_addf(&sb, "%s %s\n", HISTORY_CACHE_SCHEMA, hex);
-	sb_adds(&sb, body);
-	free(body);
-	r = write_file_atomic(h->cache_path, sb.buf, sb.len);
-	sb_release(&sb);
+	json_decref(hd);
+	json_object_foreach(h->cache_out, path, e) {
+		json_t *line = xjson_pack("{s:s,s:O,s:O}", "path", path, "file",
+					  json_object_get(e, "file"), "digest",
+					  json_object_get(e, "digest"));
+
+		seal_add(&w, line);
+		json_decref(line);
+	}
+	r = seal_write(&w, h->cache_path);
 	return r;
 }

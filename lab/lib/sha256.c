@@ -110,3 +110,36 @@ void sha256_hex_of(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
 	check(EVP_Digest(data, len, d, &n, EVP_sha256(), NULL) && n == SHA256_LEN);
 	to_hex(d, hex);
 }
+
+void hmac_sha256_init(struct hmac_sha256 *c, const void *key, size_t keylen)
+{
+	unsigned char k[64] = { 0 }, ikey[64];
+
+	if (keylen > sizeof(k))
+		check(EVP_Digest(key, keylen, k, NULL, EVP_sha256(), NULL));
+	else if (keylen)
+		memcpy(k, key, keylen);
+	for (size_t i = 0; i < sizeof(k); i++) {
+		ikey[i] = k[i] ^ 0x36;
+		c->okey[i] = k[i] ^ 0x5c;
+	}
+	sha256_init(&c->inner);
+	sha256_update(&c->inner, ikey, sizeof(ikey));
+}
+
+void hmac_sha256_update(struct hmac_sha256 *c, const void *data, size_t len)
+{
+	sha256_update(&c->inner, data, len);
+}
+
+void hmac_sha256_final_hex(struct hmac_sha256 *c, char out[SHA256_HEX_LEN + 1])
+{
+	unsigned char d[SHA256_LEN];
+	struct sha256 outer;
+
+	sha256_final(&c->inner, d);
+	sha256_init(&outer);
+	sha256_update(&outer, c->okey, sizeof(c->okey));
+	sha256_update(&outer, d, sizeof(d));
+	sha256_final_hex(&outer, out);
+}

@@ -36,4 +36,19 @@ void sha256_field_str(struct sha256 *c, const char *tag, const char *s);
 int sha256_file_hex(const char *path, char hex[SHA256_HEX_LEN + 1]);
 void sha256_hex_of(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
 
+/*
+ * HMAC-SHA-256 (RFC 2104), for files the lab writes and reads back and
+ * that someone else may have written in between (history's digest cache
+ * and state): a plain checksum anyone can recompute, a MAC only the holder
+ * of the key. Keys longer than a block are hashed first, as the RFC says.
+ */
+struct hmac_sha256 {
+	struct sha256 inner;
+	unsigned char okey[64];		/* the key XOR opad */
+};
+
+void hmac_sha256_init(struct hmac_sha256 *c, const void *key, size_t keylen);
+void hmac_sha256_update(struct hmac_sha256 *c, const void *data, size_t len);
+void hmac_sha256_final_hex(struct hmac_sha256 *c, char out[SHA256_HEX_LEN + 1]);
+
 #endif

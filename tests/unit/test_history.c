@@ -16,6 +16,7 @@
 
 #include "fsutil.h"
 #include "history.h"
+#include "history_seal.h"
 #include "sha256.h"
 
 #include <fcntl.h>
@@ -23,6 +24,9 @@
 
 static char tmpl[] = "/tmp/mglrulab-test-history.XXXXXX";
 static char *root;
+/* The history key's homes (XDG_STATE_HOME): the test's own, and another user's. */
+static char key_home[] = "/tmp/mglrulab-test-history-key.XXXXXX";
+static char key_home_alt[] = "/tmp/mglrulab-test-history-key2.XXXXXX";
 
 /*
  * One session: kernel "next" (@subject: its first patch), one workload
@@ -344,11 +348,57 @@ static void patch_in_place(const char *path, const char *from, const char *to)
 }
 
 /*
+ * Replace @from by @to in the line of sealed file @path that holds it,
+ * and seal that line again with this user's key: what only a bug of ours,
+ * or someone who can read the key, could write.
+ */
+static void reseal(const char *path, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+	const unsigned char *key = history_key();
+	char *at, *line, *end, *l2 = NULL, mac[SHA256_HEX_LEN + 1];
+	const char *schema = HISTORY_CACHE_SCHEMA;
+	struct hmac_sha256 c;
+
+	assert_non_null(key);
+	assert_int_equal(read_file(path, &sb, 0), 0);
+	l2 = strchr(sb.buf, '\n') + 1;
+	at = strstr(sb.buf, from);
+	assert_non_null(at);
+	line = at;
+	while (line[-1] != '\n')
+		line--;
+	end = strchr(at, '\n');
+	sb_add(&out, sb.buf, (size_t)(line - sb.buf));
+	{
+		struct strbuf text = STRBUF_INIT;
+
+		sb_add(&text, line + SHA256_HEX_LEN + 1, (size_t)(at - line) - SHA256_HEX_LEN - 1);
+		sb_adds(&text, to);
+		sb_add(&text, at + strlen(from), (size_t)(end - at) - strlen(from));
+		hmac_sha256_init(&c, key, HISTORY_KEY_LEN);
+		hmac_sha256_update(&c, schema, strlen(schema));
+		hmac_sha256_update(&c, "\n", 1);
+		hmac_sha256_update(&c, l2, SHA256_HEX_LEN);
+		hmac_sha256_update(&c, "\n", 1);
+		hmac_sha256_update(&c, text.buf, text.len);
+		hmac_sha256_final_hex(&c, mac);
+		sb_addf(&out, "%s %s", mac, sb_str(&text));
+		sb_release(&text);
+	}
+	sb_adds(&out, end);
+	assert_int_equal(write_file_atomic(path, out.buf, out.len), 0);
+	sb_release(&sb);
+	sb_release(&out);
+}
+
+/*
  * The digest cache gives what the reports give: the same JSON as reading
  * every report, with every report unchanged taken from it; a report
  * changed in place (even with its mtime put back), or replaced, is read
- * again; a corrupt cache, or an entry that does not validate, is reported
- * and not used.
+ * again; an entry someone else wrote (its MAC wrong), one that does not
+ * validate, one cut short, and a cache too large are reported and not used,
+ * and the output is the same.
  */
 static void test_cache(void **state)
 {
@@ -402,39 +452,59 @@ static void test_cache(void **state)
 	assert_string_equal(with, plain);
 	free(with);
 
-	/* Corrupt: one byte of a value changed; the checksum says so. */
+	/*
+	 * Forged: one value of c01 changed, and whatever checksum anyone can
+	 * compute put right (here: none; the MAC is the one written): that
+	 * entry is not used, with one warning naming the cache and the
+	 * report, and the output is that of no cache at all.
+	 */
 	patch_in_place(cache, "\"100 101", "\"900 101");
 	capture_begin();
 	with = history_json(cache, &cached);
 	err = capture_end();
-	assert_non_null(strstr(err, "corrupt"));
 	assert_non_null(strstr(err, cache));
-	assert_int_equal(cached, 0);
+	assert_non_null(strstr(err, ": 1 entry not used (the first, for "));
+	assert_non_null(strstr(err, "c01/report.json: does not match its MAC"));
+	assert_int_equal(cached, 5);
 	assert_string_equal(with, plain);
 	free(with);
 	free(err);
 
-	/* An entry that does not validate (a value "1x0"), in a file whose checksum is right. */
+	/* The cache was written again: all six from it, nothing said. */
+	capture_begin();
+	with = history_json(cache, &cached);
+	err = capture_end();
+	assert_string_equal(err, "");
+	assert_int_equal(cached, 6);
+	assert_string_equal(with, plain);
+	free(with);
+	free(err);
+
+	/* An entry whose MAC is right (this user's key) but whose digest does not validate. */
+	reseal(cache, "\"100 101", "\"1x0");
+	capture_begin();
+	with = history_json(cache, &cached);
+	err = capture_end();
+	assert_non_null(strstr(err, "1 entry not used (the first, for "));
+	assert_non_null(strstr(err, "c01/report.json: its digest does not validate); its report is "
+				    "read instead"));
+	assert_int_equal(cached, 5);
+	assert_string_equal(with, plain);
+	free(with);
+	free(err);
+
+	/* Truncated inside an entry: the entries before it are used, the cut one is not. */
 	{
-		struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
-		char hex[SHA256_HEX_LEN + 1], *body, *at;
+		struct strbuf sb = STRBUF_INIT;
 
 		assert_int_equal(read_file(cache, &sb, 0), 0);
-		body = strchr(sb.buf, '\n') + 1;
-		at = strstr(body, "\"100 101");
-		assert_non_null(at);
-		memcpy(at, "\"1x0", 4);
-		sha256_hex_of(body, strlen(body), hex);
-		sb_addf(&out, "%s %s\n%s", HISTORY_CACHE_SCHEMA, hex, body);
-		assert_int_equal(write_file_atomic(cache, out.buf, out.len), 0);
+		assert_int_equal(truncate(cache, (off_t)sb.len - 20), 0);
 		sb_release(&sb);
-		sb_release(&out);
 	}
 	capture_begin();
 	with = history_json(cache, &cached);
 	err = capture_end();
-	assert_non_null(strstr(err, "1 entry did not validate (the first for "));
-	assert_non_null(strstr(err, "c01/report.json); its report was read"));
+	assert_non_null(strstr(err, "1 entry not used (the first, for line 8: truncated"));
 	assert_int_equal(cached, 5);
 	assert_string_equal(with, plain);
 	free(with);
@@ -455,6 +525,292 @@ static void test_cache(void **state)
 	free(p3);
 }
 
+/*
+ * The key: made on first use, private (0600 in a 0700 folder); one that
+ * others can read is not used (nothing sealed is trusted or written, and
+ * the output stays that of the reports); a cache written with another
+ * key (another user, another machine) is said and not used.
+ */
+static void test_key(void **state)
+{
+	char *cache = xasprintf("%s/.history-cache", root), *kp = history_key_path(), *plain, *with;
+	char *err;
+	struct stat st;
+	size_t cached;
+	(void)state;
+
+	for (int d = 1; d <= 4; d++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "k%02d", d);
+		session(name, d, "hostK", "1", "mm: key", 100, 6, 0, NULL);
+	}
+	usleep(30000);
+	plain = history_json(NULL, NULL);
+	with = history_json(cache, &cached);
+	assert_string_equal(with, plain);
+	free(with);
+	assert_int_equal(stat(kp, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(st.st_size, HISTORY_KEY_LEN);
+
+	/* Readable by others: not used, said with the file and what is expected. */
+	assert_int_equal(chmod(kp, 0644), 0);
+	/* history_key() keeps what it read per key path: another path makes it look again. */
+	setenv("XDG_STATE_HOME", key_home_alt, 1);
+	assert_non_null(history_key());
+	setenv("XDG_STATE_HOME", key_home, 1);
+	capture_begin();
+	with = history_json(cache, &cached);
+	err = capture_end();
+	assert_non_null(strstr(err, kp));
+	assert_non_null(strstr(err, "readable or writable by other users (expected this user's file"));
+	assert_int_equal(cached, 0);
+	assert_string_equal(with, plain);
+	free(with);
+	free(err);
+	assert_int_equal(chmod(kp, 0600), 0);
+
+	/* In a folder others can write (they could have put their own key there): the same. */
+	{
+		char *dir = path_dirname(kp);
+
+		assert_int_equal(chmod(dir, 0777), 0);
+		setenv("XDG_STATE_HOME", key_home_alt, 1);
+		assert_non_null(history_key());
+		setenv("XDG_STATE_HOME", key_home, 1);
+		capture_begin();
+		with = history_json(cache, &cached);
+		err = capture_end();
+		assert_non_null(strstr(err, "history.key: its folder is writable by other users"));
+		assert_int_equal(cached, 0);
+		assert_string_equal(with, plain);
+		free(with);
+		free(err);
+		assert_int_equal(chmod(dir, 0700), 0);
+		free(dir);
+	}
+
+	/* Another key (another user's, or another machine's): said, not used, written again. */
+	setenv("XDG_STATE_HOME", key_home_alt, 1);
+	capture_begin();
+	with = history_json(cache, &cached);
+	err = capture_end();
+	assert_non_null(strstr(err, "written with another key than"));
+	assert_non_null(strstr(err, cache));
+	assert_int_equal(cached, 0);
+	assert_string_equal(with, plain);
+	free(with);
+	free(err);
+	with = history_json(cache, &cached);
+	assert_int_equal(cached, 4);
+	free(with);
+	setenv("XDG_STATE_HOME", key_home, 1);
+	free(plain);
+	free(cache);
+	free(kp);
+}
+
+/* The change points of @h: (series, night, kind) as text, to compare two analyses. */
+static char *cps_of(const struct history *h)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < h->nseries; i++)
+		for (size_t j = 0; j < h->series[i].ncp; j++)
+			sb_addf(&sb, "%s@%zu:%s ", h->series[i].metric, h->series[i].cps[j].at,
+				h->series[i].cps[j].kind);
+	return sb_detach(&sb);
+}
+
+/* Build with @state, and what was said; the change points into *@cps. */
+static char *build_said(struct history *h, const json_t *state, char **cps)
+{
+	capture_begin();
+	build(h, 0, state);
+	*cps = cps_of(h);
+	return capture_end();
+}
+
+/*
+ * A state that disagrees with the reports is not used for that series,
+ * with one warning naming the file (here: none, it is in memory) and the
+ * field, and the change points are those of no state: a night index or p
+ * value out of range, of the wrong type, repeated; session ids that are
+ * not strings; runs that are not those the change points were found in.
+ */
+static void test_state_checks(void **state)
+{
+	struct history h;
+	json_t *st, *bad, *series;
+	char *want, *got, *err, name[16];
+	static const char *const forged[][2] = {
+		{ "confirmed", "[{\"at\": 9223372036854775807, \"p\": 0.001}]" },
+		{ "confirmed", "[{\"at\": 10, \"p\": 1e300}]" },
+		{ "confirmed", "[{\"at\": \"10\", \"p\": 0.001}]" },
+		{ "confirmed", "[{\"at\": 10.0, \"p\": 0.001}]" },
+		{ "confirmed", "[{\"at\": 12, \"p\": 0.001}, {\"at\": 12, \"p\": 0.001}]" },
+		{ "confirmed", "{\"at\": 10}" },
+		{ "sessions", "[1, 2]" },
+		{ "sessions", "[]" },
+		{ "values", "[]" },
+	};
+	static const char *const field[] = {
+		"confirmed[0].at: expected a night from 1 to 18, after the one before",
+		"confirmed[0].p: expected a p value above 0, at most 1",
+		"confirmed[0].at", "confirmed[0].at", "confirmed[1].at",
+		"expected sessions, values and confirmed", "sessions[0]: expected a session id",
+		"confirmed[0]: expected none over 0 nights", "expected sessions, values and confirmed",
+	};
+	(void)state;
+
+	for (int d = 1; d <= 19; d++) {
+		snprintf(name, sizeof(name), "t%02d", d);
+		session(name, d, "hostS", "1", "mm: st", d <= 10 ? 1000 : 900, 8, 0, NULL);
+	}
+	build(&h, 0, NULL);
+	want = cps_of(&h);
+	assert_string_equal(want, "cs@10:regression ");
+	st = history_state_json(&h);
+	history_release(&h);
+	series = json_object_get(st, "series");
+	assert_int_equal(json_object_size(series), 1);
+
+	for (size_t i = 0; i < ARRAY_SIZE(forged); i++) {
+		const char *key = json_object_iter_key(json_object_iter(series));
+		json_error_t e;
+
+		bad = json_deep_copy(st);
+		json_object_set_new(json_object_get(json_object_get(bad, "series"), key), forged[i][0],
+				    json_loads(forged[i][1], JSON_DECODE_ANY, &e));
+		err = build_said(&h, bad, &got);
+		assert_non_null(strstr(err, "the history state: the state of 1 series not used "
+					    "(the first, "));
+		assert_non_null(strstr(err, field[i]));
+		assert_non_null(strstr(err, "); it was searched from its first night"));
+		assert_false(h.series[0].resumed);
+		assert_string_equal(got, want);
+		history_release(&h);
+		free(err);
+		free(got);
+		json_decref(bad);
+	}
+
+	/* The state as written resumes, silently. */
+	err = build_said(&h, st, &got);
+	assert_string_equal(err, "");
+	assert_true(h.series[0].resumed);
+	assert_string_equal(got, want);
+	history_release(&h);
+	free(err);
+	free(got);
+
+	/* A report of the past replaced by other runs, same session id: not resumed. */
+	session("t05", 5, "hostS", "1", "mm: st", 1001, 8, 0, NULL);
+	err = build_said(&h, st, &got);
+	assert_non_null(strstr(err, "values: the runs of its first 19 nights are not those its "
+				    "change points were found in (a report changed)"));
+	assert_false(h.series[0].resumed);
+	assert_string_equal(got, want);
+	history_release(&h);
+	free(err);
+	free(got);
+	json_decref(st);
+	free(want);
+}
+
+/*
+ * The state file as history writes and reads it: a series whose line was
+ * edited (its confirmed change point moved after the real regression,
+ * which then went unsearched and unreported while the invented one was)
+ * is not resumed, with a warning naming the file and the series; the
+ * change points are those of no state. A truncated or planted file is
+ * ignored with a warning.
+ */
+static void test_state_file(void **state)
+{
+	struct history h;
+	char *path = xasprintf("%s.state", root), *want, *got, *err, name[16];
+	(void)state;
+
+	for (int d = 1; d <= 19; d++) {
+		snprintf(name, sizeof(name), "f%02d", d);
+		session(name, d, "hostF", "1", "mm: sf", d <= 10 ? 1000 : 900, 8, 0, NULL);
+	}
+	build(&h, 0, NULL);
+	want = cps_of(&h);
+	assert_string_equal(want, "cs@10:regression ");
+	assert_int_equal(history_state_save(&h, path), 0);
+	history_release(&h);
+
+	/* Read back: resumed, nothing said. */
+	{
+		struct history_opts o;
+		json_t *st;
+
+		history_opts_default(&o);
+		history_init(&h, &o);
+		capture_begin();
+		st = history_state_load(&h, path);
+		assert_int_equal(history_add_dir(&h, root), 0);
+		history_build(&h, st);
+		err = capture_end();
+		assert_string_equal(err, "");
+		assert_true(h.series[0].resumed);
+		got = cps_of(&h);
+		assert_string_equal(got, want);
+		history_release(&h);
+		json_decref(st);
+		free(err);
+		free(got);
+	}
+
+	/* Edited: the confirmed change point at 10 moved to 16. */
+	patch_in_place(path, "\"confirmed\":[{\"at\":10,", "\"confirmed\":[{\"at\":16,");
+	{
+		struct history_opts o;
+		json_t *st;
+
+		history_opts_default(&o);
+		history_init(&h, &o);
+		capture_begin();
+		st = history_state_load(&h, path);
+		assert_int_equal(history_add_dir(&h, root), 0);
+		history_build(&h, st);
+		err = capture_end();
+		assert_non_null(strstr(err, path));
+		assert_non_null(strstr(err, "the state of 1 series not used (the first, "));
+		assert_non_null(strstr(err, " / next + mm: sf / yield / cs: sessions, values and confirmed: does not match its MAC"));
+		assert_false(h.series[0].resumed);
+		got = cps_of(&h);
+		assert_string_equal(got, want);
+		history_release(&h);
+		json_decref(st);
+		free(err);
+		free(got);
+	}
+
+	/* Truncated in its first line, and a planted plain JSON state: ignored, said. */
+	assert_int_equal(truncate(path, 10), 0);
+	{
+		struct history_opts o;
+		json_t *st;
+
+		history_opts_default(&o);
+		history_init(&h, &o);
+		capture_begin();
+		st = history_state_load(&h, path);
+		err = capture_end();
+		assert_null(st);
+		assert_non_null(strstr(err, "line 1: expected 'mglrulab-history-state/2' and a key id; "
+					    "searching every series from its first night"));
+		history_release(&h);
+		free(err);
+	}
+	free(want);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,7 +818,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bisection_steps_are_not_nights, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_file, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int r;
+
+	if (!mkdtemp(key_home) || !mkdtemp(key_home_alt))
+		return 1;
+	setenv("XDG_STATE_HOME", key_home, 1);
+	r = cmocka_run_group_tests(tests, NULL, NULL);
+	rm_rf(key_home);
+	rm_rf(key_home_alt);
+	return r;
 }

@@ -168,6 +168,36 @@ static void test_kcache_keys_unchanged(void **state)
 	assert_string_equal(key, "a4d0d6d83ad891ed4c85668a302c38f1efd4ec0532284f29f84cdc7062ec06dc");
 }
 
+/* HMAC-SHA-256 known answers: RFC 4231 test cases 1, 2 and 6 (a key longer than a block). */
+static void hmac_is(const void *key, size_t keylen, const char *msg, const char *want)
+{
+	struct hmac_sha256 c;
+	char hex[SHA256_HEX_LEN + 1];
+	size_t n = strlen(msg);
+
+	hmac_sha256_init(&c, key, keylen);
+	/* in two pieces: the MAC is of the concatenation */
+	hmac_sha256_update(&c, msg, n / 3);
+	hmac_sha256_update(&c, msg + n / 3, n - n / 3);
+	hmac_sha256_final_hex(&c, hex);
+	assert_string_equal(hex, want);
+}
+
+static void test_hmac_rfc4231(void **state)
+{
+	unsigned char k1[20], k6[131];
+	(void)state;
+
+	memset(k1, 0x0b, sizeof(k1));
+	memset(k6, 0xaa, sizeof(k6));
+	hmac_is(k1, sizeof(k1), "Hi There",
+		"b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+	hmac_is("Jefe", 4, "what do ya want for nothing?",
+		"5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+	hmac_is(k6, sizeof(k6), "Test Using Larger Than Block-Size Key - Hash Key First",
+		"60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_field_framing),
 		cmocka_unit_test(test_kcache_keys_unchanged),
+		cmocka_unit_test(test_hmac_rfc4231),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
