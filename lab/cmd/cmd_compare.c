@@ -3,7 +3,7 @@
 #include "cmd.h"
 #include "report.h"
 #include "report_cli.h"
-#include "report_priv.h"
+#include "xjson.h"
 #include "util.h"
 
 #include <stdio.h>

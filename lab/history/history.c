@@ -9,10 +9,10 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
-#include "report_priv.h"
-#include "sha256.h"
 #include "xjson.h"
+#include "sha256.h"
 
+#include <math.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>

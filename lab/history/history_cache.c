@@ -7,10 +7,10 @@
 #include "history.h"
 #include "history_seal.h"
 #include "fsutil.h"
-#include "report_priv.h"
-#include "sha256.h"
 #include "xjson.h"
+#include "sha256.h"
 
+#include <math.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -10,10 +10,10 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
-#include "report_priv.h"
-#include "report_svg.h"
 #include "xjson.h"
+#include "report_svg.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

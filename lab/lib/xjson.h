@@ -18,4 +18,13 @@ json_t *xjson_pack(const char *fmt, ...);
 /* "an object", "a string", ..., "null": for errors that say what was found. */
 const char *xjson_type_name(const json_t *j);
 
+/* JSON cannot hold NaN or infinities: "not available" is written as null. */
+json_t *jnum(double v);
+/* A number member, or NaN when missing / null / not a number. */
+double jget_num(const json_t *obj, const char *key);
+/* A string member, or @def when missing or not a string. */
+const char *jget_str(const json_t *obj, const char *key, const char *def);
+/* Walk "a.b.c" through nested objects; NULL when any step is missing. */
+json_t *jpath(const json_t *obj, const char *dotted);
+
 #endif

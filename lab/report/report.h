@@ -144,4 +144,30 @@ void report_render_benchfmt(const json_t *report, struct strbuf *out);
  */
 void report_dump(const json_t *report, struct strbuf *out);
 
+/* ---- For the stages that print or re-derive results (history, session). ---- */
+
+/*
+ * Numbers for humans: @sig significant digits without an exponent for the
+ * magnitudes benchmarks produce, "-" for NaN. Locale-independent (reports
+ * must be byte-identical everywhere).
+ */
+void fmt_num(char *buf, size_t size, double v);
+/* "+2.3%" / "-0.7%" / "+0.0%"; "-" for NaN. */
+void fmt_pct(char *buf, size_t size, double pct);
+/* An interval of a ratio as percent changes: "[-0.4%, +2.1%]". */
+void fmt_ratio_ci(char *buf, size_t size, double lo, double hi);
+/* p-values: "0.003", "<0.001", "-" for NaN. */
+void fmt_p(char *buf, size_t size, double p);
+
+/* Verdict ids (stats_verdict_id) to their display symbol ("+", "-", "~" ...). */
+const char *verdict_symbol(const char *id);
+
+/*
+ * Host-state adjusted metrics (report_hoststate.c) of every run of
+ * @session, for the kernels @kname (kname[1] NULL: one kernel): an array
+ * parallel to session.runs, element i an object of run i's derived metric
+ * values (often empty); *info gets one description per derived metric.
+ */
+json_t *report_hoststate(const json_t *session, const char *const kname[2], json_t **info);
+
 #endif

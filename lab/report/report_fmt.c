@@ -7,25 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-json_t *jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-double jget_num(const json_t *obj, const char *key)
-{
-	json_t *j = json_object_get(obj, key);
-
-	return json_is_number(j) ? json_number_value(j) : NAN;
-}
-
-const char *jget_str(const json_t *obj, const char *key, const char *def)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	return s ? s : def;
-}
-
 json_t *report_find_named(const json_t *obj, const char *member, const char *name)
 {
 	json_t *e;
@@ -58,24 +39,6 @@ char *report_runs_exceptions(const json_t *report)
 		return NULL;
 	}
 	return sb_detach(&sb);
-}
-
-json_t *jpath(const json_t *obj, const char *dotted)
-{
-	char key[128];
-	json_t *cur = (json_t *)obj;
-
-	while (cur && *dotted) {
-		size_t l = strcspn(dotted, ".");
-
-		if (l >= sizeof(key))
-			return NULL;
-		memcpy(key, dotted, l);
-		key[l] = '\0';
-		cur = json_object_get(cur, key);
-		dotted += l + (dotted[l] == '.');
-	}
-	return cur;
 }
 
 void fmt_num(char *buf, size_t size, double v)

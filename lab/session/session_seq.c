@@ -21,7 +21,6 @@
 #include "session_seq.h"
 #include "xjson.h"
 #include "report.h"
-#include "report_priv.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "session.h"

@@ -30,8 +30,19 @@ out=$(scripts/check-layers "$t" 2>&1) && fail "a workload including lab/lib pass
 grep -q 'workloads/w.c:1: includes strbuf.h from lab/lib/' <<<"$out" || fail "workload: $out"
 rm "$t"/workloads/w.c
 
+# A folder's private header, from a stage that may use that folder.
+mkdir -p "$t"/lab/history
+echo '' > "$t"/lab/report/report_priv.h
+echo '#include "report_priv.h"' > "$t"/lab/report/model.c
+out=$(scripts/check-layers "$t" 2>&1) || fail "report including its own private header was refused: $out"
+echo '#include "report_priv.h"' > "$t"/lab/history/h.c
+out=$(scripts/check-layers "$t" 2>&1) && fail "history including report_priv.h passed"
+grep -q 'lab/history/h.c:1: includes report_priv.h, private to lab/report/' <<<"$out" ||
+	fail "private header: $out"
+rm "$t"/lab/history/h.c "$t"/lab/report/model.c
+
 # One name in two folders.
 echo '' > "$t"/common/strbuf.h
 out=$(scripts/check-layers "$t" 2>&1) && fail "a header name in two folders passed"
 grep -q 'strbuf.h is in both' <<<"$out" || fail "duplicate name: $out"
-echo "check-layers: the tree passes; stats->report, workload->lab and a duplicate name are refused"
+echo "check-layers: the tree passes; stats->report, workload->lab, another folder's private header and a duplicate name are refused"
