@@ -93,6 +93,13 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 json_t *report_find_named(const json_t *obj, const char *member, const char *name);
 
 /*
+ * The element of the results array @results (a report's "results", or a
+ * bisection step's) for @workload's metric @metric, or NULL. Elements
+ * without those strings never match.
+ */
+json_t *report_find_result(const json_t *results, const char *workload, const char *metric);
+
+/*
  * The comparison a result of report.results rests its verdict on:
  * "pooled" in a session on several hosts (when its basis is "pooled"),
  * else "comparison". Both carry ratio, delta_pct and ci.lo / ci.hi.

@@ -18,6 +18,20 @@ json_t *report_find_named(const json_t *obj, const char *member, const char *nam
 	return NULL;
 }
 
+json_t *report_find_result(const json_t *results, const char *workload, const char *metric)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(results, i, r) {
+		const char *w = jget_str(r, "workload", NULL), *m = jget_str(r, "metric", NULL);
+
+		if (w && m && !strcmp(w, workload) && !strcmp(m, metric))
+			return r;
+	}
+	return NULL;
+}
+
 char *report_runs_exceptions(const json_t *report)
 {
 	json_int_t dflt = json_integer_value(json_object_get(json_object_get(report, "design"),

@@ -33,19 +33,6 @@ static int cmp_long(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The result of @workload's metric @metric, or NULL. */
-static const json_t *find_result(const json_t *report, const char *workload, const char *metric)
-{
-	const json_t *res;
-	size_t i;
-
-	json_array_foreach(json_object_get(report, "results"), i, res)
-		if (!strcmp(jget_str(res, "workload", ""), workload) &&
-		    !strcmp(jget_str(res, "metric", ""), metric))
-			return res;
-	return NULL;
-}
-
 /* Each measured (ok, not warm-up) run's value of @metric, per kernel. */
 static void fill_runs(struct layout_cell *c, const json_t *report, const char *workload,
 		      const char *metric)
@@ -183,7 +170,8 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 				} else {
 					snprintf(name, sizeof(name), "%s", l->items[r].metric);
 				}
-				res = find_result(report, jget_str(ws[g], "name", ""), name);
+				res = report_find_result(json_object_get(report, "results"),
+							 jget_str(ws[g], "name", ""), name);
 				found += res != NULL;
 				fill_cell(layout_cell(t, r, g, c), res);
 				if (l->per_run)

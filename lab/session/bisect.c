@@ -124,18 +124,6 @@ static json_t *report_results(const char *session_dir, struct strbuf *err)
 	return out;
 }
 
-static json_t *find_result(const json_t *results, const char *workload, const char *metric)
-{
-	json_t *r;
-	size_t i;
-
-	json_array_foreach(results, i, r)
-		if (!strcmp(json_string_value(json_object_get(r, "workload")), workload) &&
-		    !strcmp(json_string_value(json_object_get(r, "metric")), metric))
-			return r;
-	return NULL;
-}
-
 /* improvement or regression: the step says the two kernels differ. */
 static int decisive(const json_t *r)
 {
@@ -339,8 +327,8 @@ static enum bisect_class classify(const json_t *tracked, const json_t *from_base
 	json_array_foreach(tracked, i, t) {
 		const char *w = json_string_value(json_object_get(t, "workload"));
 		const char *m = json_string_value(json_object_get(t, "metric"));
-		db[i] = decisive(find_result(from_base, w, m));
-		de[i] = decisive(find_result(to_end, w, m));
+		db[i] = decisive(report_find_result(from_base, w, m));
+		de[i] = decisive(report_find_result(to_end, w, m));
 	}
 	enum bisect_class c = bisect_classify(db, de, (int)n);
 	free(db);
@@ -445,7 +433,7 @@ static void fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *
 		const char *w = json_string_value(json_object_get(t, "workload"));
 		const char *m = json_string_value(json_object_get(t, "metric"));
 		sb_addf(sb, "    %s %s: ", w, m);
-		fmt_effect(sb, find_result(results, w, m));
+		fmt_effect(sb, report_find_result(results, w, m));
 		sb_addc(sb, '\n');
 	}
 }
@@ -544,8 +532,8 @@ static int culprit_effects(struct bisect *bs, long c, json_t *result, struct str
 		json_t *t;
 		size_t i;
 		json_array_foreach(tracked, i, t)
-			adds |= decisive(find_result(rest, json_string_value(json_object_get(t, "workload")),
-						     json_string_value(json_object_get(t, "metric"))));
+			adds |= decisive(report_find_result(rest, jget_str(t, "workload", ""),
+							    jget_str(t, "metric", "")));
 		sb_addf(text, "  %s\n", adds ? "they move it further: see the verdict above" :
 			"nothing the lab can resolve at this step's runs (no improvement or regression)");
 	} else {

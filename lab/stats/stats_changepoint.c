@@ -674,13 +674,6 @@ void stats_cp_drift_settings_default(struct stats_cp_drift_settings *d)
 	d->bic = STATS_CP_DRIFT_BIC;
 }
 
-static int cmp_dbl(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* log of the night's 20 %-trimmed mean; NAN when a value is not positive. */
 static double night_level(const struct stats_cp_night *n)
 {
@@ -688,7 +681,7 @@ static double night_level(const struct stats_cp_night *n)
 	size_t cut = n->n / 5, m = 0;
 
 	memcpy(v, n->v, n->n * sizeof(*v));
-	qsort(v, n->n, sizeof(*v), cmp_dbl);
+	stats_sort(v, n->n);
 	for (size_t i = cut; i < n->n - cut; i++, m++)
 		s += v[i];
 	s = v[0] > 0 && isfinite(v[n->n - 1]) ? log(s / (double)m) : NAN;

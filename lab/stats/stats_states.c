@@ -11,13 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int stats_two_states(const double *x, size_t n, struct stats_states *out)
 {
 	double *l = malloc((n ? n : 1) * sizeof(*l));
@@ -34,7 +27,7 @@ int stats_two_states(const double *x, size_t n, struct stats_states *out)
 		free(l);
 		return -1;
 	}
-	qsort(l, m, sizeof(*l), cmp_double);
+	stats_sort(l, m);
 	for (size_t i = 0; i < m; i++)
 		tot += l[i];
 	mean = tot / (double)m;
