@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xjson_pack() that cannot fail quietly. jansson's xjson_pack() returns NULL
+ * json_pack() that cannot fail quietly, and the accessors every stage
+ * reads JSON with. jansson's json_pack() returns NULL
  * when its format and arguments disagree (a NULL string for "s", say) or
  * memory runs out, and json_object_set_new()/json_array_append_new() then
  * drop the member without a word: a run record or report would lose a

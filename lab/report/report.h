@@ -65,7 +65,8 @@ int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf 
 
 /*
  * Compute the results of a validated @session and return a new report: a
- * deep copy of @session with "statistics" completed with the settings
+ * shallow copy of @session (the members it keeps are shared: change
+ * neither while both live) with "statistics" completed with the settings
  * actually used, and "results", "counter_results", "geomean", "warnings" and
  * "summary" (re)computed. Benjamini-Hochberg q-values are taken across all
  * metrics of the report (counters form their own family). Deterministic:

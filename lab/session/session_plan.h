@@ -5,8 +5,9 @@
  * and one B run of the same workload, and consecutive blocks are paired as
  * ABBA or BAAB (drawn from the seed), so slow drift of the host cancels out
  * instead of landing on one kernel. Workloads are interleaved block by
- * block. The plan is a pure function of its inputs: a resumed session
- * recomputes (and checks) the same order.
+ * block. The plan is a pure function of its inputs; the session saves it
+ * in session.json ("plan"), and a resumed session follows that saved plan
+ * rather than computing it again.
  */
 #ifndef LAB_SESSION_PLAN_H
 #define LAB_SESSION_PLAN_H
