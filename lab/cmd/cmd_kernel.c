@@ -5,10 +5,12 @@
 #include "config.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "interrupt.h"
 #include "kbuild.h"
 #include "kcache.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,8 @@ const struct lab_usage kernel_usage = {
 		"       base and fragments, verify every requested option, build bzImage out of\n"
 		"       tree. Unchanged inputs are a cache hit. NAME@K is NAME after the first\n"
 		"       K patches of its series, built in NAME's build folder (incrementally).\n"
+		"       SIGINT/SIGTERM stop make and all it started; nothing is cached and the\n"
+		"       exit status is 2.\n"
 		"list   Show the cache entries.\n"
 		"gc     Remove cache entries no kernel of the configuration resolves to.\n",
 	.options = kernel_options,
@@ -52,9 +56,13 @@ const struct lab_usage kernel_usage = {
 
 static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
 {
-	json_t *out = json_array();
+	json_t *out;
 	int r = LAB_OK;
 
+	/* From here on a signal stops make and all it started before build.lock is let go. */
+	if (interrupt_catch())
+		return lab_error("cannot set up signal handling: %s", strerror(errno));
+	out = json_array();
 	if (!o->names.n)
 		for (size_t i = 0; i < cfg->nr_kernels; i++)
 			strvec_push(&o->names, cfg->kernels[i].name);
@@ -78,6 +86,11 @@ static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
 	}
 	for (size_t i = 0; i < o->names.n && !r; i++) {
 		struct kbuild_result res;
+		if (interrupted()) {
+			r = lab_error("interrupted: stopped by signal %d before [kernel %s], nothing of it"
+				      " cached", interrupted(), o->names.v[i]);
+			break;
+		}
 		r = kbuild_kernel(cfg, config_kernel(cfg, o->names.v[i]), &res);
 		if (!r)
 			json_array_append_new(out, xjson_pack("{s:s, s:s, s:o, s:b, s:f, s:I}",

@@ -16,6 +16,7 @@
 #include "xjson.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "interrupt.h"
 #include "kbuild_mtime.h"
 #include "kcache.h"
 #include "lockfile.h"
@@ -75,6 +76,32 @@ static void kbuild_info(struct build_ctx *b, const char *fmt, ...)
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
+}
+
+/*
+ * The SIGINT/SIGTERM that stopped this build: a child stopped by it, or
+ * caught between two steps (interrupt.h); 0 when none came.
+ */
+static int build_stopped(void)
+{
+	return run_command_stopped_by() ?: interrupted();
+}
+
+/* Say the build was stopped (nothing of it is in the cache): LAB_ELAB. */
+static int stopped_error(struct build_ctx *b)
+{
+	struct strbuf where = STRBUF_INIT;
+	int r;
+
+	if (b->build_dir)
+		sb_addf(&where, "; the build folder %s keeps what was compiled, for the next build",
+			b->build_dir);
+	if (b->log)
+		sb_addf(&where, " (log: %s)", b->log);
+	r = lab_error("interrupted: [kernel %s] build stopped by signal %d, nothing cached%s",
+		      b->k->name, build_stopped(), sb_str(&where));
+	sb_release(&where);
+	return r;
 }
 
 /* Read every file of @paths into @texts (what the cache keys hash). */
@@ -160,7 +187,9 @@ int kbuild_lock(const char *cache_dir, int *fd_out)
 	int r = LAB_OK;
 
 	*fd_out = lockfile_take(path, 1, who, &held_by);
-	if (*fd_out < 0)
+	if (*fd_out < 0 && errno == EINTR && interrupted())
+		r = lab_error("interrupted: stopped by signal %d while waiting for %s", interrupted(), path);
+	else if (*fd_out < 0)
 		r = lab_error("cannot lock %s: %s", path, strerror(errno));
 	sb_release(&held_by);
 	free(who);
@@ -308,7 +337,14 @@ static int apply_series(struct build_ctx *b)
 			break;
 		}
 		sb_reset(&out);
-		if (kbuild_apply_patch(b->src.tree, p, tmpfile, &out)) {
+		if (!kbuild_apply_patch(b->src.tree, p, tmpfile, &out)) {
+			applied++;
+			strvec_push(&b->subjects, p->subject ? p->subject : path_basename(p->file));
+		} else if (build_stopped()) {
+			/* git was killed by the stop: the patch is not to blame */
+			reset_tree(b->src.tree);
+			r = stopped_error(b);
+		} else {
 			struct strbuf msg = STRBUF_INIT;
 			describe_failure(p, sb_str(&out), &msg);
 			reset_tree(b->src.tree);
@@ -316,9 +352,6 @@ static int apply_series(struct build_ctx *b)
 				       "  the work tree %s is back at the unmodified source",
 				       k->name, applied + 1, label, sb_str(&msg), b->src.tree);
 			sb_release(&msg);
-		} else {
-			applied++;
-			strvec_push(&b->subjects, p->subject ? p->subject : path_basename(p->file));
 		}
 		free(label);
 	}
@@ -354,6 +387,8 @@ static int make_in(struct build_ctx *b, const char *const *targets, struct child
 		c.log_path = b->log;
 	/* A signal between two steps, with no make to stop, still stops the build. */
 	c.unless_stopped = 1;
+	/* Stopped with its sub-makes and compilers, all gone before build.lock is. */
+	c.new_group = 1;
 	r = run_command(&c);
 	strvec_clear(&argv);
 	return r;
@@ -363,10 +398,8 @@ static int fail_with_log(struct build_ctx *b, int status, const char *what)
 {
 	struct strbuf tail = STRBUF_INIT;
 
-	if (run_command_stopped_by())
-		return error_status(status, "[kernel %s] interrupted by signal %d during the build;"
-				    " the build folder keeps what was built (log: %s)", b->k->name,
-				    run_command_stopped_by(), b->log);
+	if (build_stopped())
+		return stopped_error(b);
 
 	tail_lines(b->log, 20, &tail);
 	error_status(status, "[kernel %s] %s; the log is %s, its last lines:\n%s", b->k->name,
@@ -397,7 +430,7 @@ static int configure(struct build_ctx *b, struct strbuf *config_text)
 							  "-O", b->build_dir, dotconfig, NULL });
 		strvec_pushv(&argv, (const char *const *)k->fragments.v);
 		struct child c = { .argv = (const char *const *)argv.v, .dir = b->src.tree,
-				   .log_path = b->log, .unless_stopped = 1 };
+				   .log_path = b->log, .unless_stopped = 1, .new_group = 1 };
 		int mr = run_command(&c);
 		strvec_clear(&argv);
 		if (mr) {
@@ -552,7 +585,7 @@ static int compile(struct build_ctx *b)
 	strvec_clear(&targets);
 	strvec_clear(&env);
 	if (r) {
-		b->compile_failed = !run_command_stopped_by();
+		b->compile_failed = !build_stopped();
 		return fail_with_log(b, LAB_ELAB, "the kernel build failed");
 	}
 	if (b->est_file)
@@ -904,7 +937,10 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	}
 	r = ksource_prepare_tree(&b.src, &err, &b.t_unpack);
 	if (r) {
-		error_status(r, "[kernel %s] %s", k->name, sb_str(&err));
+		if (build_stopped())
+			r = stopped_error(&b);
+		else
+			error_status(r, "[kernel %s] %s", k->name, sb_str(&err));
 		goto out;
 	}
 	/* A prefix kernel builds in its series' folder: one patch at a time, incrementally. */
@@ -922,6 +958,11 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	}
 	b.log = xasprintf("%s/build.log", b.build_dir);
 	unlink(b.log);
+	/* A signal now (the seed's cp stopped) stops the build before git changes the tree. */
+	if (build_stopped()) {
+		r = stopped_error(&b);
+		goto out;
+	}
 	r = apply_series(&b);
 	if (r)
 		goto out;
@@ -958,6 +999,11 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	char *mark = xasprintf("%s/" SEEDED_MARK, b.build_dir);
 	unlink(mark);
 	free(mark);
+	/* Stopped after make ended: the folder is built, the cache is not told. */
+	if (build_stopped()) {
+		r = stopped_error(&b);
+		goto out;
+	}
 	r = store_entry(&b, sb_str(&config_text));
 	if (r)
 		goto out;
