@@ -50,7 +50,9 @@ const struct lab_usage kernel_usage = {
 		"       SIGINT/SIGTERM stop make and all it started; nothing is cached and the\n"
 		"       exit status is 2.\n"
 		"list   Show the cache entries.\n"
-		"gc     Remove cache entries no kernel of the configuration resolves to.\n",
+		"gc     Remove cache entries no kernel of the configuration resolves to, but\n"
+		"       none that a running session, bisection or build holds. It waits for\n"
+		"       a running build to end (build.lock).\n",
 	.options = kernel_options,
 };
 
@@ -180,37 +182,72 @@ static int kernel_list(struct lab_config *cfg, struct kernel_opts *o)
 	return LAB_OK;
 }
 
+/*
+ * gc never runs beside a build (it takes build.lock): an entry is held by
+ * its build from the moment it is stored (kbuild.c), under that lock. It
+ * removes no entry that is held (kcache.h): the kernels of running
+ * sessions, the prefixes of running bisections. What a stopped session or
+ * bisection used is not held: --resume builds it again if it is gone.
+ */
 static int kernel_gc(struct lab_config *cfg, struct kernel_opts *o)
 {
-	json_t *list = load_entries(cfg->cache_dir), *m;
+	json_t *list, *m;
 	struct strvec keep = STRVEC_INIT;
-	size_t i, removed = 0;
+	size_t i, removed = 0, kept = 0, in_use = 0;
 	char key[SHA256_HEX_LEN + 1];
+	int lock_fd = -1, r = LAB_OK;
 
+	/* --dry-run removes nothing: it need not wait for a build. */
+	if (!o->dry_run) {
+		r = kbuild_lock(cfg->cache_dir, &lock_fd);
+		if (r)
+			return r;
+	}
+	list = load_entries(cfg->cache_dir);
 	/* Referenced: what a kernel of this configuration resolves to today. */
 	for (size_t k = 0; k < cfg->nr_kernels; k++)
 		if (!kbuild_lookup(cfg, &cfg->kernels[k], key))
 			strvec_push(&keep, key);
 	json_array_foreach(list, i, m) {
 		const char *ek = json_string_value(json_object_get(m, "key"));
+		const char *name = json_string_value(json_object_get(m, "name")) ?: "?";
 		int referenced = 0;
 		for (size_t k = 0; ek && k < keep.n; k++)
 			referenced |= !strcmp(keep.v[k], ek);
-		if (!ek || referenced)
+		if (!ek || referenced) {
+			kept++;
 			continue;
+		}
 		char *dir = kcache_entry_dir(cfg->cache_dir, ek);
-		term_printf(stdout, "%s %s (%s)\n", o->dry_run ? "would remove" : "removing", dir,
-			    json_string_value(json_object_get(m, "name")) ?: "?");
-		if (!o->dry_run && rm_rf(dir))
-			warning("cannot remove %s", dir);
+		int gone = kcache_entry_remove(dir, o->dry_run);
+		if (gone == 1) {
+			term_printf(stdout, "keeping %s (%s): in use by a running session, bisection"
+				    " or build\n", dir, name);
+			kept++;
+			in_use++;
+		} else if (gone < 0) {
+			warning("cannot remove %s: %s", dir, strerror(errno));
+			kept++;
+		} else {
+			term_printf(stdout, "%s %s (%s)\n", o->dry_run ? "would remove" : "removed",
+				    dir, name);
+			removed++;
+		}
 		free(dir);
-		removed++;
 	}
-	printf("%zu entr%s %sremoved, %zu kept\n", removed, removed == 1 ? "y" : "ies",
-	       o->dry_run ? "would be " : "", keep.n);
+	if (!o->dry_run) {
+		int swept = kcache_sweep(cfg->cache_dir);
+		if (swept)
+			printf("removed %d folder%s that killed builds or gc runs left in %s/entries\n",
+			       swept, swept == 1 ? "" : "s", cfg->cache_dir);
+	}
+	printf("%zu entr%s %sremoved, %zu kept (%zu in use)\n", removed, removed == 1 ? "y" : "ies",
+	       o->dry_run ? "would be " : "", kept, in_use);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	strvec_clear(&keep);
 	json_decref(list);
-	return LAB_OK;
+	return r;
 }
 
 int cmd_kernel(int argc, char **argv)

@@ -811,6 +811,24 @@ static void finish_result(struct build_ctx *b, struct kbuild_result *res, int hi
 			    res->image_size / 1048576.0, b->key);
 }
 
+/*
+ * The entry b->key as this build's result, held (kcache.h) from now on: 1,
+ * or 0 when it is not (or no longer: gc may remove it between a look and
+ * the hold) in the cache.
+ */
+static int take_entry(struct build_ctx *b, struct kbuild_result *res, int hit, double t0)
+{
+	char *dir = kcache_entry_dir(b->cfg->cache_dir, b->key);
+	int fd = kcache_entry_hold(dir);
+
+	free(dir);
+	if (fd < 0)
+		return 0;
+	finish_result(b, res, hit, t0);
+	res->hold_fd = fd;
+	return 1;
+}
+
 static void build_ctx_free(struct build_ctx *b)
 {
 	ksource_free(&b->src);
@@ -914,6 +932,7 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	int lock_fd = -1, r;
 
 	memset(res, 0, sizeof(*res));
+	res->hold_fd = -1;
 	if (mkdir_p(cfg->cache_dir, 0755)) {
 		r = lab_error("cannot create the cache %s: %s", cfg->cache_dir, strerror(errno));
 		goto out;
@@ -921,20 +940,14 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	r = identify(&b);
 	if (r)
 		goto out;
-	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) &&
-	    kcache_entry_exists(cfg->cache_dir, b.key)) {
-		finish_result(&b, res, 1, t0);
+	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) && take_entry(&b, res, 1, t0))
 		goto out;
-	}
 	r = kbuild_lock(cfg->cache_dir, &lock_fd);
 	if (r)
 		goto out;
 	/* Someone may have built it while we waited for the lock. */
-	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) &&
-	    kcache_entry_exists(cfg->cache_dir, b.key)) {
-		finish_result(&b, res, 1, t0);
+	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) && take_entry(&b, res, 1, t0))
 		goto out;
-	}
 	r = ksource_prepare_tree(&b.src, &err, &b.t_unpack);
 	if (r) {
 		if (build_stopped())
@@ -972,9 +985,8 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	struct kcache_inputs in = { 0 };
 	fill_inputs(&b, &in, sb_str(&config_text));
 	kcache_key(&in, b.key);
-	if (kcache_entry_exists(cfg->cache_dir, b.key)) {
+	if (take_entry(&b, res, 1, t0)) {
 		kcache_index_put(cfg->cache_dir, b.ikey, b.key);
-		finish_result(&b, res, 1, t0);
 		goto out;
 	}
 	char *built_at = kbuild_state_read(b.build_dir);
@@ -1009,7 +1021,10 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		goto out;
 	if (kcache_index_put(cfg->cache_dir, b.ikey, b.key))
 		warning("cannot record the input key in %s/index", cfg->cache_dir);
-	finish_result(&b, res, 0, t0);
+	/* Under build.lock: gc cannot remove it before it is held. */
+	if (!take_entry(&b, res, 0, t0))
+		r = lab_error("[kernel %s] %s/entries/%s is not complete right after it was stored",
+			      k->name, cfg->cache_dir, b.key);
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);
@@ -1021,7 +1036,11 @@ out:
 
 void kbuild_result_free(struct kbuild_result *res)
 {
+	/* Zeroed results (never filled) have no entry_dir, and hold nothing. */
+	if (res->entry_dir && res->hold_fd >= 0)
+		close(res->hold_fd);
 	free(res->entry_dir);
 	free(res->bzimage);
 	memset(res, 0, sizeof(*res));
+	res->hold_fd = -1;
 }
