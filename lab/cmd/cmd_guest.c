@@ -85,6 +85,8 @@ static int kernel_by_name(struct guest_opts *o)
 	if (!r) {
 		snprintf(bzimage, sizeof(bzimage), "%s", res.bzimage);
 		o->kernel = bzimage;
+		/* Held until the command ends (its descriptor stays open): `kernel gc` leaves it alone. */
+		res.hold_fd = -1;
 	}
 	kbuild_result_free(&res);
 out:

@@ -16,6 +16,7 @@
 #include "xjson.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "interrupt.h"
 #include "kbuild_mtime.h"
 #include "kcache.h"
 #include "lockfile.h"
@@ -75,6 +76,32 @@ static void kbuild_info(struct build_ctx *b, const char *fmt, ...)
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
+}
+
+/*
+ * The SIGINT/SIGTERM that stopped this build: a child stopped by it, or
+ * caught between two steps (interrupt.h); 0 when none came.
+ */
+static int build_stopped(void)
+{
+	return run_command_stopped_by() ?: interrupted();
+}
+
+/* Say the build was stopped (nothing of it is in the cache): LAB_ELAB. */
+static int stopped_error(struct build_ctx *b)
+{
+	struct strbuf where = STRBUF_INIT;
+	int r;
+
+	if (b->build_dir)
+		sb_addf(&where, "; the build folder %s keeps what was compiled, for the next build",
+			b->build_dir);
+	if (b->log)
+		sb_addf(&where, " (log: %s)", b->log);
+	r = lab_error("interrupted: [kernel %s] build stopped by signal %d, nothing cached%s",
+		      b->k->name, build_stopped(), sb_str(&where));
+	sb_release(&where);
+	return r;
 }
 
 /* Read every file of @paths into @texts (what the cache keys hash). */
@@ -160,7 +187,9 @@ int kbuild_lock(const char *cache_dir, int *fd_out)
 	int r = LAB_OK;
 
 	*fd_out = lockfile_take(path, 1, who, &held_by);
-	if (*fd_out < 0)
+	if (*fd_out < 0 && errno == EINTR && interrupted())
+		r = lab_error("interrupted: stopped by signal %d while waiting for %s", interrupted(), path);
+	else if (*fd_out < 0)
 		r = lab_error("cannot lock %s: %s", path, strerror(errno));
 	sb_release(&held_by);
 	free(who);
@@ -308,7 +337,14 @@ static int apply_series(struct build_ctx *b)
 			break;
 		}
 		sb_reset(&out);
-		if (kbuild_apply_patch(b->src.tree, p, tmpfile, &out)) {
+		if (!kbuild_apply_patch(b->src.tree, p, tmpfile, &out)) {
+			applied++;
+			strvec_push(&b->subjects, p->subject ? p->subject : path_basename(p->file));
+		} else if (build_stopped()) {
+			/* git was killed by the stop: the patch is not to blame */
+			reset_tree(b->src.tree);
+			r = stopped_error(b);
+		} else {
 			struct strbuf msg = STRBUF_INIT;
 			describe_failure(p, sb_str(&out), &msg);
 			reset_tree(b->src.tree);
@@ -316,9 +352,6 @@ static int apply_series(struct build_ctx *b)
 				       "  the work tree %s is back at the unmodified source",
 				       k->name, applied + 1, label, sb_str(&msg), b->src.tree);
 			sb_release(&msg);
-		} else {
-			applied++;
-			strvec_push(&b->subjects, p->subject ? p->subject : path_basename(p->file));
 		}
 		free(label);
 	}
@@ -354,6 +387,8 @@ static int make_in(struct build_ctx *b, const char *const *targets, struct child
 		c.log_path = b->log;
 	/* A signal between two steps, with no make to stop, still stops the build. */
 	c.unless_stopped = 1;
+	/* Stopped with its sub-makes and compilers, all gone before build.lock is. */
+	c.new_group = 1;
 	r = run_command(&c);
 	strvec_clear(&argv);
 	return r;
@@ -363,10 +398,8 @@ static int fail_with_log(struct build_ctx *b, int status, const char *what)
 {
 	struct strbuf tail = STRBUF_INIT;
 
-	if (run_command_stopped_by())
-		return error_status(status, "[kernel %s] interrupted by signal %d during the build;"
-				    " the build folder keeps what was built (log: %s)", b->k->name,
-				    run_command_stopped_by(), b->log);
+	if (build_stopped())
+		return stopped_error(b);
 
 	tail_lines(b->log, 20, &tail);
 	error_status(status, "[kernel %s] %s; the log is %s, its last lines:\n%s", b->k->name,
@@ -397,7 +430,7 @@ static int configure(struct build_ctx *b, struct strbuf *config_text)
 							  "-O", b->build_dir, dotconfig, NULL });
 		strvec_pushv(&argv, (const char *const *)k->fragments.v);
 		struct child c = { .argv = (const char *const *)argv.v, .dir = b->src.tree,
-				   .log_path = b->log, .unless_stopped = 1 };
+				   .log_path = b->log, .unless_stopped = 1, .new_group = 1 };
 		int mr = run_command(&c);
 		strvec_clear(&argv);
 		if (mr) {
@@ -552,7 +585,7 @@ static int compile(struct build_ctx *b)
 	strvec_clear(&targets);
 	strvec_clear(&env);
 	if (r) {
-		b->compile_failed = !run_command_stopped_by();
+		b->compile_failed = !build_stopped();
 		return fail_with_log(b, LAB_ELAB, "the kernel build failed");
 	}
 	if (b->est_file)
@@ -778,6 +811,24 @@ static void finish_result(struct build_ctx *b, struct kbuild_result *res, int hi
 			    res->image_size / 1048576.0, b->key);
 }
 
+/*
+ * The entry b->key as this build's result, held (kcache.h) from now on: 1,
+ * or 0 when it is not (or no longer: gc may remove it between a look and
+ * the hold) in the cache.
+ */
+static int take_entry(struct build_ctx *b, struct kbuild_result *res, int hit, double t0)
+{
+	char *dir = kcache_entry_dir(b->cfg->cache_dir, b->key);
+	int fd = kcache_entry_hold(dir);
+
+	free(dir);
+	if (fd < 0)
+		return 0;
+	finish_result(b, res, hit, t0);
+	res->hold_fd = fd;
+	return 1;
+}
+
 static void build_ctx_free(struct build_ctx *b)
 {
 	ksource_free(&b->src);
@@ -881,6 +932,7 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	int lock_fd = -1, r;
 
 	memset(res, 0, sizeof(*res));
+	res->hold_fd = -1;
 	if (mkdir_p(cfg->cache_dir, 0755)) {
 		r = lab_error("cannot create the cache %s: %s", cfg->cache_dir, strerror(errno));
 		goto out;
@@ -888,23 +940,20 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	r = identify(&b);
 	if (r)
 		goto out;
-	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) &&
-	    kcache_entry_exists(cfg->cache_dir, b.key)) {
-		finish_result(&b, res, 1, t0);
+	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) && take_entry(&b, res, 1, t0))
 		goto out;
-	}
 	r = kbuild_lock(cfg->cache_dir, &lock_fd);
 	if (r)
 		goto out;
 	/* Someone may have built it while we waited for the lock. */
-	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) &&
-	    kcache_entry_exists(cfg->cache_dir, b.key)) {
-		finish_result(&b, res, 1, t0);
+	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) && take_entry(&b, res, 1, t0))
 		goto out;
-	}
 	r = ksource_prepare_tree(&b.src, &err, &b.t_unpack);
 	if (r) {
-		error_status(r, "[kernel %s] %s", k->name, sb_str(&err));
+		if (build_stopped())
+			r = stopped_error(&b);
+		else
+			error_status(r, "[kernel %s] %s", k->name, sb_str(&err));
 		goto out;
 	}
 	/* A prefix kernel builds in its series' folder: one patch at a time, incrementally. */
@@ -922,6 +971,11 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	}
 	b.log = xasprintf("%s/build.log", b.build_dir);
 	unlink(b.log);
+	/* A signal now (the seed's cp stopped) stops the build before git changes the tree. */
+	if (build_stopped()) {
+		r = stopped_error(&b);
+		goto out;
+	}
 	r = apply_series(&b);
 	if (r)
 		goto out;
@@ -931,9 +985,8 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	struct kcache_inputs in = { 0 };
 	fill_inputs(&b, &in, sb_str(&config_text));
 	kcache_key(&in, b.key);
-	if (kcache_entry_exists(cfg->cache_dir, b.key)) {
+	if (take_entry(&b, res, 1, t0)) {
 		kcache_index_put(cfg->cache_dir, b.ikey, b.key);
-		finish_result(&b, res, 1, t0);
 		goto out;
 	}
 	char *built_at = kbuild_state_read(b.build_dir);
@@ -958,12 +1011,20 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	char *mark = xasprintf("%s/" SEEDED_MARK, b.build_dir);
 	unlink(mark);
 	free(mark);
+	/* Stopped after make ended: the folder is built, the cache is not told. */
+	if (build_stopped()) {
+		r = stopped_error(&b);
+		goto out;
+	}
 	r = store_entry(&b, sb_str(&config_text));
 	if (r)
 		goto out;
 	if (kcache_index_put(cfg->cache_dir, b.ikey, b.key))
 		warning("cannot record the input key in %s/index", cfg->cache_dir);
-	finish_result(&b, res, 0, t0);
+	/* Under build.lock: gc cannot remove it before it is held. */
+	if (!take_entry(&b, res, 0, t0))
+		r = lab_error("[kernel %s] %s/entries/%s is not complete right after it was stored",
+			      k->name, cfg->cache_dir, b.key);
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);
@@ -975,7 +1036,11 @@ out:
 
 void kbuild_result_free(struct kbuild_result *res)
 {
+	/* Zeroed results (never filled) have no entry_dir, and hold nothing. */
+	if (res->entry_dir && res->hold_fd >= 0)
+		close(res->hold_fd);
 	free(res->entry_dir);
 	free(res->bzimage);
 	memset(res, 0, sizeof(*res));
+	res->hold_fd = -1;
 }

@@ -18,12 +18,22 @@ struct kbuild_result {
 				   not build (a bisection skips such a prefix) */
 	double seconds;
 	long long image_size;
+	int hold_fd;		/* the entry held (kcache_entry_hold()) until
+				   kbuild_result_free(); -1: not held */
 };
 
 /*
  * Build @k (or take it from the cache). Returns LAB_OK, LAB_EUSER (the
  * series does not apply, a fragment option was dropped, bad input) or
- * LAB_ELAB (the build failed); the message has already been printed.
+ * LAB_ELAB (the build failed, or SIGINT/SIGTERM stopped it); the message
+ * has already been printed. On LAB_OK the entry is held (kcache.h) until
+ * kbuild_result_free(): `kernel gc` leaves it alone meanwhile.
+ *
+ * A signal caught by lab/lib/interrupt.h stops make and everything it
+ * started, and waits for them, before build.lock is let go; nothing is
+ * cached ("interrupted: [kernel NAME] build stopped by signal N, nothing
+ * cached"), and the build folder keeps what was compiled for the next
+ * build.
  */
 int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  struct kbuild_result *res);

@@ -22,7 +22,8 @@
 static int run_make(const char *tree, const char *dir, const char *log, const char *const *targets)
 {
 	struct strvec argv = STRVEC_INIT;
-	struct child c = { .log_path = log, .null_stdout = 1, .unless_stopped = 1 };
+	/* A group of its own: stopped with its compilers, all gone before build.lock is. */
+	struct child c = { .log_path = log, .null_stdout = 1, .unless_stopped = 1, .new_group = 1 };
 	int r;
 
 	strvec_pushv(&argv, (const char *const[]){ "make", "-C", tree, NULL });

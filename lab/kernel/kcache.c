@@ -2,10 +2,16 @@
 #include "kcache.h"
 #include "fsutil.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * Only the CONFIG_ assignments and "# CONFIG_X is not set" lines decide
@@ -79,6 +85,100 @@ int kcache_entry_exists(const char *cache_dir, const char *key)
 	free(meta);
 	free(img);
 	return ok;
+}
+
+int kcache_entry_hold(const char *entry_dir)
+{
+	char *meta = xasprintf("%s/meta.json", entry_dir);
+	char *img = xasprintf("%s/bzImage", entry_dir);
+	int fd = open(meta, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r;
+	struct stat held, now;
+
+	if (fd >= 0) {
+		/* gc holds its lock for a rename: never long */
+		while ((r = flock(fd, LOCK_SH)) && errno == EINTR)
+			;
+		/* What gc removed while this waited is not the entry at the path any more. */
+		if (r || fstat(fd, &held) || stat(meta, &now) || held.st_ino != now.st_ino ||
+		    held.st_dev != now.st_dev || !is_regular_file(img)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	free(meta);
+	free(img);
+	return fd;
+}
+
+int kcache_entry_remove(const char *entry_dir, int dry_run)
+{
+	char *meta = xasprintf("%s/meta.json", entry_dir);
+	/* Without a meta.json (an entry never completed) there is nothing to hold. */
+	int fd = open(meta, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r = 0, e = 0;
+
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		e = errno;
+		r = e == EWOULDBLOCK ? 1 : -1;
+	} else if (!dry_run) {
+		char *gone = xasprintf("%s.gc.%ld", entry_dir, (long)getpid());
+
+		rm_rf(gone);
+		if (rename(entry_dir, gone)) {
+			e = errno;
+			r = -1;
+		}
+		/* Out of entries/: the lock has done its work (a holder waiting for it finds no entry). */
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		if (!r && rm_rf(gone)) {
+			e = errno;
+			r = -1;
+		}
+		free(gone);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(meta);
+	errno = e;
+	return r;
+}
+
+/* "<64 hex>.tmp.<digits>" or "<64 hex>.gc.<digits>": a leftover of a killed store or gc. */
+static int is_leftover(const char *name)
+{
+	const char *p = name + SHA256_HEX_LEN;
+
+	if (strlen(name) <= SHA256_HEX_LEN || strspn(name, "0123456789abcdef") != SHA256_HEX_LEN)
+		return 0;
+	if (!strncmp(p, ".tmp.", 5))
+		p += 5;
+	else if (!strncmp(p, ".gc.", 4))
+		p += 4;
+	else
+		return 0;
+	return *p && strspn(p, "0123456789") == strlen(p);
+}
+
+int kcache_sweep(const char *cache_dir)
+{
+	char *dir = xasprintf("%s/entries", cache_dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d))) {
+		if (!is_leftover(de->d_name))
+			continue;
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		if (!rm_rf(path))
+			n++;
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return n;
 }
 
 int kcache_index_put(const char *cache_dir, const char *ikey, const char *key)

@@ -46,6 +46,32 @@ void kcache_input_key(const struct kcache_inputs *in, char key[SHA256_HEX_LEN + 
 /* Entry folder of @key (caller frees); whether it is complete. */
 char *kcache_entry_dir(const char *cache_dir, const char *key);
 int kcache_entry_exists(const char *cache_dir, const char *key);
+/*
+ * Who uses an entry holds it: a shared flock on its meta.json, taken when
+ * the entry is found (kbuild_kernel()) and kept while the kernel may
+ * still be booted: a session to its end, a bisection its prefixes to its
+ * end. `kernel gc` removes an entry only under an exclusive flock it tries
+ * without waiting, so what is held stays; the kernel lets go of the lock
+ * when the holder ends, however it ends.
+ *
+ * kcache_entry_hold(): the descriptor to keep open (close() lets go), or
+ * -1 when @entry_dir is no complete entry (never stored, or gc removed it
+ * before the hold was taken: the caller builds it again).
+ */
+int kcache_entry_hold(const char *entry_dir);
+/*
+ * gc: remove @entry_dir unless it is held. 0: removed (with @dry_run: it
+ * would be); 1: held, kept; -1 with errno: cannot remove. The entry leaves
+ * entries/ in one rename (to <key>.gc.<pid>, then removed): no one finds
+ * it half removed.
+ */
+int kcache_entry_remove(const char *entry_dir, int dry_run);
+/*
+ * gc, under build.lock (no build is storing an entry): remove what killed
+ * builds and gc runs left in entries/ (<key>.tmp.<pid>, <key>.gc.<pid>).
+ * Returns how many were removed.
+ */
+int kcache_sweep(const char *cache_dir);
 /* Index: remember / look up input key -> entry key. */
 int kcache_index_put(const char *cache_dir, const char *ikey, const char *key);
 int kcache_index_get(const char *cache_dir, const char *ikey, char key[SHA256_HEX_LEN + 1]);

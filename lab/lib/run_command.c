@@ -49,6 +49,8 @@ out:
  * run_command() is ever outside the table while the lock is free.
  */
 static volatile pid_t children[RUN_COMMAND_MAX_CHILDREN];
+/* Whether children[i] leads a process group of its own (new_group): signal the group. */
+static volatile sig_atomic_t child_group[RUN_COMMAND_MAX_CHILDREN];
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t child_stopped_by, stop_pending;
 /* One more for every signal passed on: a fork it raced with sees it changed. */
@@ -64,7 +66,7 @@ void run_command_stop_child(int sig)
 		if (pid > 0) {
 			child_stopped_by = sig;
 			/* SIGTERM: make then stops its own jobs too (on SIGINT it waits for them). */
-			kill(pid, SIGTERM);
+			kill(__atomic_load_n(&child_group[i], __ATOMIC_SEQ_CST) ? -pid : pid, SIGTERM);
 		}
 	}
 }
@@ -101,13 +103,48 @@ static int free_slot(void)
  * command started after a signal runs (the session's cleanup needs them;
  * unless_stopped ones never start).
  */
-static void enter_child(int slot, pid_t pid, sig_atomic_t gen)
+static void enter_child(int slot, pid_t pid, sig_atomic_t gen, int group)
 {
+	__atomic_store_n(&child_group[slot], group, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&children[slot], pid, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&stop_gen, __ATOMIC_SEQ_CST) != gen) {
 		child_stopped_by = __atomic_load_n(&stop_pending, __ATOMIC_SEQ_CST);
-		kill(pid, SIGTERM);
+		kill(group ? -pid : pid, SIGTERM);
 	}
+}
+
+/* Whether process group @pgid has no process left (zombies count until reaped). */
+static int group_gone(pid_t pgid)
+{
+	return kill(-pgid, 0) && errno == ESRCH;
+}
+
+/*
+ * The processes a new_group child left in its group when it ended: after
+ * a stop, a compiler whose shell make's SIGTERM killed (it was re-parented
+ * and still writes its object file). SIGTERM, then SIGKILL, each with its
+ * grace; wait until none is left. Those re-parented to this process (a
+ * subreaper) are reaped here; init reaps the others (a second or two).
+ * Nothing is left after a build that ended by itself: one kill() says so.
+ */
+static void drain_group(pid_t pgid)
+{
+	static const int sigs[] = { SIGTERM, SIGKILL };
+
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++) {
+		if (kill(-pgid, sigs[i]) && errno == ESRCH)
+			return;
+		double until = now_monotonic() + RUN_COMMAND_GROUP_GRACE_MS / 1000.0;
+		while (now_monotonic() < until) {
+			while (waitpid(-pgid, NULL, WNOHANG) > 0)
+				;
+			if (group_gone(pgid))
+				return;
+			usleep(20 * 1000);
+		}
+	}
+	warning("processes of group %ld still run %d s after SIGKILL", (long)pgid,
+		RUN_COMMAND_GROUP_GRACE_MS / 1000);
 }
 
 int run_command(struct child *c)
@@ -169,6 +206,9 @@ int run_command(struct child *c)
 	}
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDWR);
+		/* Before exec, as the parent does too: the group exists whichever runs first. */
+		if (c->new_group)
+			setpgid(0, 0);
 		/* The child must die with default signal dispositions. */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -198,7 +238,9 @@ int run_command(struct child *c)
 		fprintf(stderr, "cannot run %s: %s\n", c->argv[0], strerror(errno));
 		_exit(127);
 	}
-	enter_child(slot, pid, gen);
+	if (c->new_group)
+		setpgid(pid, pid);
+	enter_child(slot, pid, gen, c->new_group);
 	pthread_mutex_unlock(&fork_lock);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (want_pipe) {
@@ -236,6 +278,8 @@ int run_command(struct child *c)
 		}
 	}
 	__atomic_store_n(&children[slot], 0, __ATOMIC_SEQ_CST);
+	if (c->new_group)
+		drain_group(pid);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);

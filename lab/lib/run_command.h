@@ -27,7 +27,24 @@ struct child {
 	 * kernel build, with no child to stop, must still stop the build.
 	 */
 	int unless_stopped;
+	/*
+	 * Run in a process group of its own (make: its sub-makes, shells and
+	 * compilers are all in it). Stopping it signals the whole group, and
+	 * run_command() returns only once no process of the group is left:
+	 * a compiler whose shell was killed would otherwise go on writing
+	 * into the build folder after the lab let go of build.lock. The group
+	 * is not the terminal's foreground group: only for children that
+	 * never read the terminal (stdin is /dev/null anyway).
+	 */
+	int new_group;
 };
+
+/*
+ * After a new_group child ends, how long its group's last processes get to
+ * go after SIGTERM, and then after SIGKILL, before run_command() gives up
+ * on them (with a warning).
+ */
+#define RUN_COMMAND_GROUP_GRACE_MS 5000
 
 /*
  * Run @c to completion. Returns the exit status (0-255), 128+signal when
@@ -40,7 +57,8 @@ int run_command(struct child *c);
 
 /*
  * For a SIGINT/SIGTERM handler (async-signal-safe, any thread): send
- * SIGTERM to every child run_command() is waiting for, in every thread,
+ * SIGTERM to every child run_command() is waiting for (to its whole group
+ * for a new_group child), in every thread,
  * and remember @sig (for the unless_stopped commands that come later, and
  * for a child being started in another thread at this moment).
  */

@@ -38,6 +38,13 @@ struct bisect {
 	int status;			/* why a step stopped the bisection */
 	int lock_fd;
 	int saved_stdout;		/* stdout is the summary's: builds talk on stderr */
+	/*
+	 * The cache entries of the prefixes built, held (kcache.h) until the
+	 * bisection ends: `kernel gc` would otherwise remove them (no kernel
+	 * of lab.conf resolves to NAME@K) between two steps that boot them.
+	 */
+	int *holds;
+	size_t nr_holds;
 };
 
 static int save(struct bisect *bs)
@@ -297,6 +304,9 @@ static int build_prefix(struct bisect *bs, long k)
 		json_object_set_new(prefixes, key, xjson_pack("{s:s, s:b, s:s, s:b, s:f}", "kernel", name,
 			"builds", 1, "key", res.key, "cache_hit", res.cache_hit, "seconds", res.seconds));
 		r = save(bs);
+		bs->holds = xrealloc(bs->holds, (bs->nr_holds + 1) * sizeof(*bs->holds));
+		bs->holds[bs->nr_holds++] = res.hold_fd;
+		res.hold_fd = -1;	/* the bisection's now */
 	}
 	kbuild_result_free(&res);
 out:
@@ -916,6 +926,10 @@ out:
 			    path_basename(bs.dir), bs.cfg.path ? bs.cfg.path : o->config);
 	if (bs.lock_fd >= 0)
 		close(bs.lock_fd);
+	for (size_t i = 0; i < bs.nr_holds; i++)
+		if (bs.holds[i] >= 0)
+			close(bs.holds[i]);
+	free(bs.holds);
 	if (bs.saved_stdout >= 0) {
 		fflush(stdout);
 		dup2(bs.saved_stdout, 1);

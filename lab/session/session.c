@@ -51,8 +51,6 @@ static int raise_budget(struct session *s)
 static int resume_session(struct session *s)
 {
 	json_error_t jerr;
-	json_t *k;
-	size_t i;
 	int r = session_dir_find(s->cfg.reports_dir, s->o->resume_id, &s->dir);
 
 	if (r)
@@ -68,13 +66,9 @@ static int resume_session(struct session *s)
 		r = raise_budget(s);
 	if (r)
 		return r;
-	json_array_foreach(json_object_get(s->ctx, "kernels"), i, k) {
-		const char *img = json_string_value(json_object_get(k, "bzImage"));
-		if (!img || !is_regular_file(img))
-			return user_error("%s: kernel image %s is gone from the cache; rebuild it with "
-					  "'mglrulab kernel build' (same inputs, same key)", s->dir,
-					  img ? img : "(none)");
-	}
+	r = session_kernels_hold(s);
+	if (r)
+		return r;
 	const char *gfile = json_string_value(json_object_get(json_object_get(s->ctx, "guest"), "file"));
 	const char *first = json_string_value(json_object_get(json_array_get(json_object_get(s->ctx, "kernels"), 0),
 							      "name"));
@@ -165,7 +159,7 @@ static int override_kernels(struct session *s)
 
 int session_main(struct session_opts *o)
 {
-	struct session s = { .o = o, .saved_stdout = -1, .lock_fd = -1 };
+	struct session s = { .o = o, .saved_stdout = -1, .lock_fd = -1, .kernel_holds = { -1, -1 } };
 	int r, stopped = 0;
 
 	s.t0 = now_monotonic();
@@ -188,6 +182,9 @@ out:
 	guest_lab_close(&s.lab);
 	guest_topology_release(&s.topo);
 	session_kernels_release(&s.kernels);
+	for (size_t i = 0; i < ARRAY_SIZE(s.kernel_holds); i++)
+		if (s.kernel_holds[i] >= 0)
+			close(s.kernel_holds[i]);
 	json_decref(s.ctx);
 	session_seq_free(s.seq);
 	if (s.lock_fd >= 0)

@@ -3,7 +3,8 @@
  * A session's kernels: which ones the mode asks for, built or found in the
  * kernel cache (lab/kernel/), and how session.json describes them. A
  * signal stops a build (lab/lib/interrupt.h stops make) and the next one
- * does not start.
+ * does not start. The results hold their cache entries (kcache.h) until
+ * the session ends, so that `kernel gc` leaves the images it boots alone.
  */
 #include "session_stages.h"
 #include "xjson.h"
@@ -13,6 +14,7 @@
 #include "kimage.h"
 #include "report.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,11 +84,38 @@ int session_kernels_build(struct session *s, struct session_kernels *sk)
 			res[1] = res[0];
 			res[1].entry_dir = xstrdup(res[0].entry_dir);
 			res[1].bzimage = xstrdup(res[0].bzimage);
+			/* A hold of its own (the same lock): each result closes its descriptor. */
+			res[1].hold_fd = res[0].hold_fd >= 0 ?
+					 fcntl(res[0].hold_fd, F_DUPFD_CLOEXEC, 0) : -1;
 			continue;
 		}
 		r = build(&s->cfg, sk->cfg[i], &res[i]);
 	}
 	return r;
+}
+
+int session_kernels_hold(struct session *s)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(s->ctx, "kernels"), i, k) {
+		const char *img = json_string_value(json_object_get(k, "bzImage"));
+		char *entry = img ? path_dirname(img) : NULL;
+		int fd = entry ? kcache_entry_hold(entry) : -1;
+
+		free(entry);
+		/* An image outside any cache entry (the lab writes none) is used unheld. */
+		if (fd < 0 && (!img || !is_regular_file(img)))
+			return user_error("%s: kernel image %s is gone from the cache; rebuild it with "
+					  "'mglrulab kernel build' (same inputs, same key)", s->dir,
+					  img ? img : "(none)");
+		if (i < ARRAY_SIZE(s->kernel_holds))
+			s->kernel_holds[i] = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
+	return LAB_OK;
 }
 
 void session_kernels_release(struct session_kernels *sk)

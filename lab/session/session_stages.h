@@ -64,6 +64,8 @@ struct session {
 	struct guest_topology topo;
 	struct guest_lab lab;		/* libvirt, the accelerator, the guest image */
 	struct session_kernels kernels;	/* a new session's, while it is planned */
+	int kernel_holds[2];		/* a resumed session's hold on its kernels' cache
+					   entries (kcache.h), -1: none */
 	int saved_stdout;
 	int lock_fd;			/* session.lock, -1 before it is taken */
 	double t0;
@@ -82,6 +84,12 @@ int session_kernel_first(struct session *s, struct kbuild_result *res);
 /* Pick the session's kernels by mode and build (or find) each; stops at a signal. */
 int session_kernels_build(struct session *s, struct session_kernels *k);
 void session_kernels_release(struct session_kernels *k);
+/*
+ * A resumed session's kernels (session.json): each image must still be in
+ * the cache (LAB_EUSER, said, when one is gone); each entry is held in
+ * s->kernel_holds until the session ends.
+ */
+int session_kernels_hold(struct session *s);
 /* The kernels of session.json. */
 json_t *session_kernels_json(const struct session_kernels *k);
 /* The real path of the source work tree kernel @res was built from, or NULL. */

@@ -38,7 +38,8 @@ wait $pid
 rc=$?
 tail -3 "$TMP/err"
 [ $rc -eq 2 ] || fail "expected exit status 2 (interrupted), got $rc"
-grep -q 'slow49\] interrupted by signal 15' "$TMP/err" || fail "no 'interrupted' message"
+grep -q 'interrupted: \[kernel slow49\] build stopped by signal 15, nothing cached' "$TMP/err" ||
+	fail "no 'interrupted' message"
 sleep 1
 if pgrep -f 'build/tar-[0-9a-f]*-slow49' >/dev/null; then
 	pgrep -af 'build/tar-[0-9a-f]*-slow49' | head -3

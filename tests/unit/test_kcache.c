@@ -6,8 +6,16 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "fsutil.h"
 #include "kbuild.h"
 #include "kcache.h"
 
@@ -225,6 +233,138 @@ static void test_series_prefix(void **state)
 	assert_string_equal(whole, p1);
 }
 
+/* A cache in a fresh folder with one complete entry: its folder (caller frees). */
+static char *new_cache(char *dir, const char *key)
+{
+	char *entry, *f;
+
+	assert_non_null(mkdtemp(dir));
+	entry = xasprintf("%s/entries/%s", dir, key);
+	assert_int_equal(mkdir_p(entry, 0755), 0);
+	f = xasprintf("%s/meta.json", entry);
+	assert_int_equal(write_file_atomic(f, "{}\n", 3), 0);
+	free(f);
+	f = xasprintf("%s/bzImage", entry);
+	assert_int_equal(write_file_atomic(f, "image", 5), 0);
+	free(f);
+	return entry;
+}
+
+static const char key_a[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+/* gc removes an entry only when no one holds it; a dry run removes nothing. */
+static void test_hold_keeps_entry(void **state)
+{
+	char dir[] = "/tmp/mglrulab-test-kcache-XXXXXX";
+	char *entry = new_cache(dir, key_a), *missing = xasprintf("%s/entries/none", dir);
+	int fd, fd2;
+	(void)state;
+
+	assert_int_equal(kcache_entry_hold(missing), -1);
+	fd = kcache_entry_hold(entry);
+	assert_true(fd >= 0);
+	fd2 = kcache_entry_hold(entry);		/* shared: two users at once */
+	assert_true(fd2 >= 0);
+	assert_int_equal(kcache_entry_remove(entry, 0), 1);
+	assert_int_equal(kcache_entry_remove(entry, 1), 1);
+	close(fd);
+	assert_int_equal(kcache_entry_remove(entry, 0), 1);
+	assert_true(is_dir(entry));
+	close(fd2);
+	assert_int_equal(kcache_entry_remove(entry, 1), 0);
+	assert_true(is_dir(entry));		/* dry run */
+	assert_int_equal(kcache_entry_remove(entry, 0), 0);
+	assert_false(path_exists(entry));
+	assert_int_equal(kcache_entry_hold(entry), -1);
+	assert_int_equal(rm_rf(dir), 0);
+	free(missing);
+	free(entry);
+}
+
+/* An entry without its image, or without meta.json, is not complete: no hold. */
+static void test_hold_needs_complete_entry(void **state)
+{
+	char dir[] = "/tmp/mglrulab-test-kcache-XXXXXX";
+	char *entry = new_cache(dir, key_a), *img = xasprintf("%s/bzImage", entry);
+	(void)state;
+
+	assert_int_equal(unlink(img), 0);
+	assert_int_equal(kcache_entry_hold(entry), -1);
+	/* Nothing to hold without meta.json either: gc removes such a folder. */
+	char *meta = xasprintf("%s/meta.json", entry);
+	assert_int_equal(unlink(meta), 0);
+	assert_int_equal(kcache_entry_remove(entry, 0), 0);
+	assert_false(path_exists(entry));
+	assert_int_equal(rm_rf(dir), 0);
+	free(meta);
+	free(img);
+	free(entry);
+}
+
+/*
+ * The race: a user opens meta.json while gc holds it to remove the entry.
+ * It waits for gc, then finds the entry gone and holds nothing (its build
+ * then builds the kernel again) rather than a removed folder.
+ */
+static void test_hold_after_gc_removed(void **state)
+{
+	char dir[] = "/tmp/mglrulab-test-kcache-XXXXXX";
+	char *entry = new_cache(dir, key_a), *meta = xasprintf("%s/meta.json", entry);
+	char *moved = xasprintf("%s.gc.1", entry);
+	int gc_fd = open(meta, O_RDONLY), status;
+	pid_t pid;
+	(void)state;
+
+	assert_true(gc_fd >= 0);
+	assert_int_equal(flock(gc_fd, LOCK_EX), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(gc_fd);	/* gc's lock is the parent's alone */
+		_exit(kcache_entry_hold(entry) < 0 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	usleep(200 * 1000);			/* the child waits in flock() */
+	assert_int_equal(rename(entry, moved), 0);
+	close(gc_fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(rm_rf(dir), 0);
+	free(moved);
+	free(meta);
+	free(entry);
+}
+
+/* Leftovers of a killed store or gc go; entries and anything else stay. */
+static void test_sweep(void **state)
+{
+	char dir[] = "/tmp/mglrulab-test-kcache-XXXXXX";
+	char *entry = new_cache(dir, key_a);
+	const char *gone[] = { ".tmp.123", ".gc.9" }, *kept[] = { ".tmp.", ".tmp.12x", ".old", "x.gc.1" };
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(gone); i++) {
+		char *p = xasprintf("%s%s/sub", entry, gone[i]);
+		assert_int_equal(mkdir_p(p, 0755), 0);
+		free(p);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++) {
+		char *p = xasprintf("%s%s", entry, kept[i]);
+		assert_int_equal(mkdir_p(p, 0755), 0);
+		free(p);
+	}
+	assert_int_equal(kcache_sweep(dir), 2);
+	assert_true(is_dir(entry));
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++) {
+		char *p = xasprintf("%s%s", entry, kept[i]);
+		assert_true(is_dir(p));
+		free(p);
+	}
+	assert_int_equal(kcache_sweep(dir), 0);
+	assert_int_equal(rm_rf(dir), 0);
+	free(entry);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +377,10 @@ int main(void)
 		cmocka_unit_test(test_input_key_ignores_merged_config),
 		cmocka_unit_test(test_kconfig_verify),
 		cmocka_unit_test(test_meta_not_utf8),
+		cmocka_unit_test(test_hold_keeps_entry),
+		cmocka_unit_test(test_hold_needs_complete_entry),
+		cmocka_unit_test(test_hold_after_gc_removed),
+		cmocka_unit_test(test_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -233,6 +234,59 @@ static void test_unless_stopped(void **state)
 	free(mark);
 }
 
+/*
+ * A new_group child (make) is stopped with everything it started: here a
+ * shell whose two background sleeps stand for the compilers a killed
+ * shell leaves running. run_command() returns only once they are gone.
+ * In a child process of its own: the stop is process-wide.
+ */
+static int stop_group_case(const char *dir)
+{
+	char *script = xasprintf("sleep 30 & echo $! > %s/a; sh -c 'sleep 30' & echo $! > %s/b;"
+				 " echo ready; wait", dir, dir);
+	const char *argv[] = { "sh", "-c", script, NULL };
+	struct child c = { .argv = argv, .on_line = stop_on_first_line, .new_group = 1 };
+	double t0 = now_monotonic();
+	int r = run_command(&c), bad = 0;
+
+	if (r != 128 + SIGTERM)
+		bad |= 1;
+	for (const char *f = "ab"; *f; f++) {
+		char *path = xasprintf("%s/%c", dir, *f);
+		struct strbuf sb = STRBUF_INIT;
+		long pid = read_file(path, &sb, 64) ? 0 : strtol(sb_str(&sb), NULL, 10);
+		/* Gone: not even a zombie (kill() finds zombies too). */
+		if (pid <= 0 || !kill((pid_t)pid, 0))
+			bad |= 2;
+		if (pid > 0)
+			kill((pid_t)pid, SIGKILL);
+		sb_release(&sb);
+		free(path);
+	}
+	if (now_monotonic() - t0 > 20)
+		bad |= 4;
+	free(script);
+	return bad;
+}
+
+static void test_stop_group(void **state)
+{
+	char dir[] = "/tmp/mglrulab-test-rc-XXXXXX";
+	int status;
+	pid_t pid;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	pid = fork();
+	if (pid == 0)
+		_exit(stop_group_case(dir));
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
 static void test_program_in_path(void **state)
 {
 	(void)state;
@@ -254,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_dir_and_env),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_log_file),
+		cmocka_unit_test(test_stop_group),
 		cmocka_unit_test(test_stop_child),
 		cmocka_unit_test(test_unless_stopped),
 		cmocka_unit_test(test_program_in_path),
