@@ -421,6 +421,7 @@ static int print_xml(const struct guest_opts *o, const struct guest_topology *to
 {
 	const char *state = o->state ? o->state : guest_default_state_dir();
 	char *run_dir, *name, *job, *xml;
+	struct domain_owner owner;
 	struct guest_run run;
 	int r = LAB_OK;
 
@@ -450,9 +451,11 @@ static int print_xml(const struct guest_opts *o, const struct guest_topology *to
 	run.run_dir = run_dir;
 	run.shares = o->shares;
 	run.nr_shares = o->nr_shares;
-	/* the name the first domain of this process would get */
+	/* the name and owner tag the first domain of this process would get */
 	name = xasprintf(LAB_DOMAIN_PREFIX "%ld-0", (long)getpid());
-	xml = guest_run_domain_xml(&run, name);
+	domain_owner_self(&owner, state);
+	xml = guest_run_domain_xml(&run, name, &owner);
+	domain_owner_release(&owner);
 	if (xml)
 		term_printf(stdout, "%s", xml);
 	else
