@@ -5,6 +5,7 @@
  * libvirt, kernel, runner, results channel, topology check).
  */
 #include "cmd.h"
+#include "lab_uri.h"
 #include "xjson.h"
 #include "escape.h"
 #include "config.h"
@@ -332,7 +333,7 @@ static int open_host(struct guest_opts *o, struct lab_config *cfg, struct lab_ho
 	hc = config_host(cfg, o->host);
 	if (!hc)
 		return user_error("--host %s: no [host %s] in %s", o->host, o->host, cfg->path);
-	if (!strcmp(hc->uri, CONFIG_EMBED_URI))
+	if (lab_uri_same(hc->uri, CONFIG_EMBED_URI))
 		return LAB_OK;
 	if (o->uri)
 		return user_error("--host and --uri: the host's uri is in %s", cfg->path);

@@ -2,6 +2,7 @@
 #include "libvirt_conn.h"
 #include "domain_owner.h"
 #include "fsutil.h"
+#include "lab_uri.h"
 #include "lockfile.h"
 #include "util.h"
 
@@ -127,13 +128,6 @@ static int setup_embed_root(const char *state_dir, struct strbuf *err)
 	free(conf);
 	free(etc);
 	return r;
-}
-
-int lab_virt_uri_is_local(const char *uri)
-{
-	const char *s = uri ? strstr(uri, "://") : NULL;
-
-	return s && s[3] == '/';
 }
 
 /*
@@ -332,7 +326,7 @@ static void apply_log_env(void)
 int lab_virt_is_embedded(virConnectPtr conn)
 {
 	char *uri = virConnectGetURI(conn);
-	int r = uri && strstr(uri, "/embed") != NULL;
+	int r = lab_uri_is_embedded(uri);
 
 	free(uri);
 	return r;

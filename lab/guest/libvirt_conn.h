@@ -33,12 +33,6 @@ void lab_virt_close(virConnectPtr conn);
 int lab_virt_is_embedded(virConnectPtr conn);
 
 /*
- * Does @uri name this machine ("qemu:///system", "qemu+unix:///system",
- * the embedded driver) rather than a server ("qemu+ssh://box/system")?
- */
-int lab_virt_uri_is_local(const char *uri);
-
-/*
  * This process as the owner of the domains it starts on @conn, with the
  * state folder @conn was opened for (domain_owner.h): what guest_run()
  * tags each domain with. Release @o with domain_owner_release().
