@@ -60,8 +60,9 @@ d = {"schema": "mglrulab-report/3",
                {"name": "remote", "uri": "qemu+ssh://box:22/system/?keyfile=/k", "slots": 1,
                 "pool": "labpool", "pool_dir": "/srv/pool"}],
      "workloads": [{"name": "kb", "type": "kernel_build", "args": [],
-                    "shares": [{"tag": "hostusr", "host_dir": "/usr"},
-                               {"tag": "hostalt", "host_dir": "/etc/alternatives"},
+                    "shares": [{"tag": "usr" + u, "host_dir": "/usr/" + u}
+                               for u in ("bin", "lib", "lib64", "libexec", "include", "share")] +
+                              [{"tag": "hostalt", "host_dir": "/etc/alternatives"},
                                {"tag": "ksrc", "host_dir": tmp + "/tree"},
                                {"tag": "kprep", "host_dir": tmp + "/cache/prepared/0123456789abcdef"}]}],
      "plan": [{"seq": 1, "block": 1, "kernel": "base", "workload": "kb", "warmup": False}]}
@@ -99,13 +100,17 @@ expect_refused host-uri "hosts[1].uri" 'd["hosts"][1]["uri"] = "qemu+ssh://evil/
 expect_refused host-local "hosts[0].uri" 'd["hosts"][0]["uri"] = "qemu:///system"'
 expect_refused host-pool "hosts[1].pool" 'd["hosts"][1]["pool"] = "default"'
 expect_refused host-dir "hosts[1].pool_dir" 'd["hosts"][1]["pool_dir"] = "/etc"'
+# shares: 0-5 /usr/bin ... /usr/share, 6 hostalt, 7 ksrc, 8 kprep
 expect_refused share-root "workloads[0].shares[0]" 'd["workloads"][0]["shares"][0]["host_dir"] = "/"'
-expect_refused share-etc "workloads[0].shares[1]" \
-	'd["workloads"][0]["shares"][1] = {"tag": "hostetc", "host_dir": "/etc"}'
-expect_refused share-src "workloads[0].shares[2]" 'd["workloads"][0]["shares"][2]["host_dir"] = "/root"'
-expect_refused share-prep "workloads[0].shares[3]" \
-	'd["workloads"][0]["shares"][3]["host_dir"] = tmp + "/cache/prepared/0123456789abcdef/../.."'
+expect_refused share-usr "workloads[0].shares[0]" \
+	'd["workloads"][0]["shares"][0] = {"tag": "hostusr", "host_dir": "/usr"}'
+expect_refused share-local "workloads[0].shares[0]" 'd["workloads"][0]["shares"][0]["host_dir"] = "/usr/local/bin"'
+expect_refused share-etc "workloads[0].shares[6]" \
+	'd["workloads"][0]["shares"][6] = {"tag": "hostetc", "host_dir": "/etc"}'
+expect_refused share-src "workloads[0].shares[7]" 'd["workloads"][0]["shares"][7]["host_dir"] = "/root"'
+expect_refused share-prep "workloads[0].shares[8]" \
+	'd["workloads"][0]["shares"][8]["host_dir"] = tmp + "/cache/prepared/0123456789abcdef/../.."'
 expect_refused share-twice "workloads[0].shares[1]" \
-	'd["workloads"][0]["shares"][1] = {"tag": "hostusr", "host_dir": "/usr"}'
+	'd["workloads"][0]["shares"][1] = {"tag": "usrbin", "host_dir": "/usr/bin"}'
 expect_refused share-type "workloads[0].shares" 'd["workloads"][0]["type"] = "yield_pingpong"'
 echo ok
