@@ -34,9 +34,10 @@
  * same path as when the folder was prepared (kbuild records it).
  *
  * In a lab guest (busybox, no libc) the toolchain is the host's: with
- * `chroot` (set by `mglrulab run`: hostusr:/usr,hostalt:/etc/alternatives,
- * ksrc:/src) both make steps run chrooted in a tmpfs root built from 9p
- * shares of the host's /usr and the kernel tree (workloads/lib/sysroot.h);
+ * `chroot` (set by `mglrulab run`: usrbin:/usr/bin,usrlib:/usr/lib,...,
+ * hostalt:/etc/alternatives,ksrc:/src) both make steps run chrooted in a
+ * tmpfs root built from 9p shares of the host's toolchain folders under
+ * /usr and the kernel tree (workloads/lib/sysroot.h);
  * `src` and `builddir` are then paths inside that root. Only the children
  * chroot, after entering the cgroup: this program stays outside, where
  * /sys/fs/cgroup, /proc/vmstat and debugfs are.

@@ -5,6 +5,7 @@
  * libvirt, kernel, runner, results channel, topology check).
  */
 #include "cmd.h"
+#include "lab_uri.h"
 #include "xjson.h"
 #include "escape.h"
 #include "config.h"
@@ -334,7 +335,7 @@ static int open_host(struct guest_opts *o, struct lab_config *cfg, struct lab_ho
 	hc = config_host(cfg, o->host);
 	if (!hc)
 		return user_error("--host %s: no [host %s] in %s", o->host, o->host, cfg->path);
-	if (!strcmp(hc->uri, CONFIG_EMBED_URI))
+	if (lab_uri_same(hc->uri, CONFIG_EMBED_URI))
 		return LAB_OK;
 	if (o->uri)
 		return user_error("--host and --uri: the host's uri is in %s", cfg->path);
@@ -423,6 +424,7 @@ static int print_xml(const struct guest_opts *o, const struct guest_topology *to
 {
 	const char *state = o->state ? o->state : guest_default_state_dir();
 	char *run_dir, *name, *job, *xml;
+	struct domain_owner owner;
 	struct guest_run run;
 	int r = LAB_OK;
 
@@ -452,9 +454,11 @@ static int print_xml(const struct guest_opts *o, const struct guest_topology *to
 	run.run_dir = run_dir;
 	run.shares = o->shares;
 	run.nr_shares = o->nr_shares;
-	/* the name the first domain of this process would get */
+	/* the name and owner tag the first domain of this process would get */
 	name = xasprintf(LAB_DOMAIN_PREFIX "%ld-0", (long)getpid());
-	xml = guest_run_domain_xml(&run, name);
+	domain_owner_self(&owner, state);
+	xml = guest_run_domain_xml(&run, name, &owner);
+	domain_owner_release(&owner);
 	if (xml)
 		term_printf(stdout, "%s", xml);
 	else

@@ -8,6 +8,7 @@
  */
 #include "config_priv.h"
 #include "cpulist.h"
+#include "lab_uri.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -139,17 +140,28 @@ static void check_distinct(struct lab_config *cfg, struct ini_check *ini)
 
 		if (!a)
 			continue;
-		if (!strmap_get(&uris, a->uri, &first)) {
-			strmap_put(&uris, a->uri, (size_t)(a - cfg->hosts));
+		/* by what the URI reaches, not how it is spelled (lab_uri.h) */
+		char *id = lab_uri_identity(a->uri);
+		const char *key = id ? id : a->uri;
+
+		if (!strmap_get(&uris, key, &first)) {
+			strmap_put(&uris, key, (size_t)(a - cfg->hosts));
+			free(id);
 			continue;
 		}
+		free(id);
 		const struct host_cfg *b = &cfg->hosts[first];
 
 		if (b == a)
 			continue;	/* listed twice in [run] hosts: said there */
-		ini_check_error(ini, a->line, "[host %s] uri: %s is also [host %s]'s (line %d); "
-				"one machine is one host: give it slots = N instead", a->name,
-				a->uri, b->name, b->line);
+		if (!strcmp(a->uri, b->uri))
+			ini_check_error(ini, a->line, "[host %s] uri: %s is also [host %s]'s (line "
+					"%d); one machine is one host: give it slots = N instead",
+					a->name, a->uri, b->name, b->line);
+		else
+			ini_check_error(ini, a->line, "[host %s] uri: %s reaches the same libvirt as "
+					"[host %s]'s %s (line %d); one machine is one host: give it "
+					"slots = N instead", a->name, a->uri, b->name, b->uri, b->line);
 	}
 	strmap_clear(&uris);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The resolved configuration, as text for people and JSON for programs. */
 #include "config.h"
+#include "lab_uri.h"
 #include "xjson.h"
 
 #include <jansson.h>
@@ -123,7 +124,7 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 		sb_addf(out, "\n[host %s]%s\n  uri        %s%s\n  slots      %ld\n  cpus       %s\n"
 			"  pool       %s\n  pool_dir   %s\n", h->name,
 			h->line ? "" : " (implicit: no [host] section)", h->uri,
-			strcmp(h->uri, CONFIG_EMBED_URI) ? "" : " (embedded, under state_dir)",
+			lab_uri_same(h->uri, CONFIG_EMBED_URI) ? " (embedded, under state_dir)" : "",
 			h->slots, h->cpus ? h->cpus : "(every CPU)", h->pool, h->pool_dir);
 	}
 	sb_adds(out, "\n[run]\n");

@@ -31,7 +31,8 @@ static int absolute(const char *p, char **out)
 	return *out ? 0 : -1;
 }
 
-char *guest_run_domain_xml(const struct guest_run *run, const char *name)
+char *guest_run_domain_xml(const struct guest_run *run, const char *name,
+			   const struct domain_owner *owner)
 {
 	char *dir = NULL, *kernel = NULL, *initrd = NULL, *xml = NULL;
 	char *disk = NULL, *job = NULL, *console = NULL, *channel = NULL, *cmdline = NULL;
@@ -55,7 +56,7 @@ char *guest_run_domain_xml(const struct guest_run *run, const char *name)
 		.kernel = rem ? rem->kernel : kernel, .initrd = rem ? rem->initrd : initrd,
 		.cmdline = cmdline, .disk = disk, .job = rem ? rem->job : job,
 		.console_log = console, .channel_log = channel, .streams = !!rem,
-		.shares = run->shares, .nr_shares = run->nr_shares,
+		.shares = run->shares, .nr_shares = run->nr_shares, .owner = owner,
 	};
 	xml = domain_xml(&spec);
 out:

@@ -27,9 +27,11 @@ char *guest_run_cmdline(const struct guest_run *run);
  * results.jsonl), each path made absolute against the current folder as
  * guest_run() makes them (a remote run's are the host's, as given). Only
  * whether run->base_image and run->job_json are set matters: the domain
- * gets the run's overlay and job file, not the image itself. Caller frees;
- * NULL when the current folder is needed and cannot be read.
+ * gets the run's overlay and job file, not the image itself. @owner (NULL:
+ * none) is the tag in its <metadata> (domain_owner.h). Caller frees; NULL
+ * when the current folder is needed and cannot be read.
  */
-char *guest_run_domain_xml(const struct guest_run *run, const char *name);
+char *guest_run_domain_xml(const struct guest_run *run, const char *name,
+			   const struct domain_owner *owner);
 
 #endif

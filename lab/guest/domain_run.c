@@ -872,6 +872,7 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	struct reader *rs[2] = { NULL, NULL };
 	struct watch w = { .pipe = { -1, -1 } };
+	struct domain_owner owner;
 	virDomainPtr dom = NULL;
 	int events = 0, watching = 0, rc;
 	unsigned flags;
@@ -922,7 +923,9 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		goto out;
 	}
 	/* one composition of the domain for this and `guest boot --print-xml` */
-	xml = guest_run_domain_xml(run, run->domain_name);
+	lab_virt_owner(conn, &owner);
+	xml = guest_run_domain_xml(run, run->domain_name, &owner);
+	domain_owner_release(&owner);
 	if (!xml) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot compose the domain of %s: %s",
 			    run->run_dir, strerror(errno));

@@ -6,6 +6,7 @@
 #ifndef LAB_DOMAIN_XML_H
 #define LAB_DOMAIN_XML_H
 
+#include "domain_owner.h"
 #include "guest_conf.h"
 
 /* A host folder shared read-only over virtio-9p: mount -t 9p -o trans=virtio TAG DIR in the guest. */
@@ -34,6 +35,8 @@ struct domain_spec {
 	int streams;
 	const struct domain_share *shares;	/* read-only 9p shares, or NULL */
 	int nr_shares;
+	/* who starts it, in <metadata> (domain_owner.h); NULL: no tag */
+	const struct domain_owner *owner;
 };
 
 /* The domain XML (caller frees). */

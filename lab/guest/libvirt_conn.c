@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "libvirt_conn.h"
+#include "domain_owner.h"
 #include "fsutil.h"
+#include "lab_uri.h"
 #include "lockfile.h"
 #include "util.h"
 
@@ -128,65 +130,122 @@ static int setup_embed_root(const char *state_dir, struct strbuf *err)
 	return r;
 }
 
-int lab_virt_uri_is_local(const char *uri)
-{
-	const char *s = uri ? strstr(uri, "://") : NULL;
+/*
+ * The state folder each open connection was opened for, so that the
+ * domains started on it carry it in their owner tag (lab_virt_owner()).
+ */
+struct conn_state {
+	struct conn_state *next;
+	virConnectPtr conn;
+	char *state;			/* absolute */
+};
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct conn_state *conns;
 
-	return s && s[3] == '/';
+static void conn_remember(virConnectPtr conn, const char *state_dir)
+{
+	struct conn_state *c = xcalloc(1, sizeof(*c));
+
+	c->conn = conn;
+	c->state = path_absolute(NULL, state_dir);
+	pthread_mutex_lock(&conns_lock);
+	c->next = conns;
+	conns = c;
+	pthread_mutex_unlock(&conns_lock);
 }
 
-/* The owner pid in a lab domain's name ("mglrulab-<pid>-<n>"), or 0. */
-static long owner_pid(const char *name)
+static void conn_forget(virConnectPtr conn)
 {
-	char *num, *dash;
-	long pid = 0;
+	pthread_mutex_lock(&conns_lock);
+	for (struct conn_state **p = &conns; *p; p = &(*p)->next) {
+		struct conn_state *c = *p;
 
-	if (!str_starts_with(name, LAB_DOMAIN_PREFIX))
-		return 0;
-	num = xstrdup(name + strlen(LAB_DOMAIN_PREFIX));
-	dash = strchr(num, '-');
-	if (dash)
-		*dash = '\0';
-	if (parse_long(num, 1, 1 << 30, &pid))
-		pid = 0;
-	free(num);
-	return pid;
+		if (c->conn == conn) {
+			*p = c->next;
+			free(c->state);
+			free(c);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&conns_lock);
 }
 
-static int pid_dead(long pid)
+void lab_virt_owner(virConnectPtr conn, struct domain_owner *o)
 {
-	return pid > 0 && pid != getpid() && kill((pid_t)pid, 0) && errno == ESRCH;
+	char *state = NULL;
+
+	pthread_mutex_lock(&conns_lock);
+	for (struct conn_state *c = conns; c; c = c->next)
+		if (c->conn == conn) {
+			state = c->state ? xstrdup(c->state) : NULL;
+			break;
+		}
+	pthread_mutex_unlock(&conns_lock);
+	domain_owner_self(o, state);
+	free(state);
+}
+
+/* One lab domain left alone: said once per open, with why. */
+static void left_alone(const char *name, enum domain_owner_verdict v, const char *why,
+		       const char *uri)
+{
+	if (v == OWNER_UNTAGGED)
+		warning("left domain %s alone: named like the lab's, but %s (a guest of another "
+			"program, or of an mglrulab from before owner tags); if it is a leftover of "
+			"yours: virsh -c '%s' destroy %s", name, why, uri, name);
+	else if (v == OWNER_ELSEWHERE)
+		info("left domain %s alone: %s", name, why);
+	else
+		debug("domain %s: %s", name, why);
 }
 
 /*
- * Destroy lab domains whose owning process is gone (a session killed with
- * SIGKILL). Only on this machine: the pid in a domain's name is a pid of
- * the machine that started it, and another controller's guests on a shared
- * remote host are not ours to judge.
+ * Destroy lab domains whose owner is gone (a session killed with SIGKILL),
+ * judged by their owner tag (domain_owner.h), never by the pid in a name:
+ * on a daemon several jobs share, another job's domain is left alone. On
+ * the embedded driver @state_dir's lock is ours, so a domain tagged with
+ * that state folder is an orphan whatever its pid. Only active domains:
+ * the lab starts transient ones, and a defined one is someone's choice.
  */
-static void destroy_stale(virConnectPtr conn)
+static void destroy_stale(virConnectPtr conn, const char *state_dir, int embedded)
 {
 	virDomainPtr *doms = NULL;
+	struct domain_owner self;
 	char *uri = virConnectGetURI(conn);
-	int local = lab_virt_uri_is_local(uri);
-	int n;
+	int n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 
-	free(uri);
-	if (!local)
-		return;
-	n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
-
+	domain_owner_self(&self, state_dir);
 	for (int i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
+		struct strbuf why = STRBUF_INIT;
+		struct domain_owner tag;
+		char *xml;
+		int tagged = 0;
 
-		if (name && pid_dead(owner_pid(name))) {
-			warning("destroying domain %s left by a dead mglrulab (pid %ld)", name,
-				owner_pid(name));
-			virDomainDestroy(doms[i]);
+		if (!name || !str_starts_with(name, LAB_DOMAIN_PREFIX)) {
+			virDomainFree(doms[i]);
+			continue;
 		}
+		xml = virDomainGetXMLDesc(doms[i], 0);
+		tagged = xml && !domain_owner_find(xml, &tag);
+		enum domain_owner_verdict v = domain_owner_judge(tagged ? &tag : NULL, &self,
+								 embedded, domain_owner_proc_start, &why);
+		if (v == OWNER_GONE) {
+			warning("destroying domain %s left by a dead mglrulab: %s", name, sb_str(&why));
+			if (virDomainDestroy(doms[i]) < 0)
+				debug("destroying %s: %s", name, lab_virt_error());
+		} else {
+			left_alone(name, v, sb_str(&why), uri ? uri : "?");
+		}
+		if (tagged)
+			domain_owner_release(&tag);
+		sb_release(&why);
+		free(xml);
 		virDomainFree(doms[i]);
 	}
 	free(doms);
+	free(uri);
+	domain_owner_release(&self);
 }
 
 /*
@@ -195,48 +254,58 @@ static void destroy_stale(virConnectPtr conn)
  * dead one. The embedded driver loads it as a running domain whose start
  * job never ends, and virDomainDestroy() then waits 30 s for that job and
  * fails, at every open. Before opening (we hold the root's lock, so no
- * other process uses it), such a file of a dead owner whose QEMU is not
- * running is removed: there is nothing left to destroy.
+ * other process uses it), such a file of an owner that is gone (by the
+ * owner tag in the domain it holds, as destroy_stale() judges) whose QEMU
+ * is not running is removed: there is nothing left to destroy.
  */
 static void forget_dead_starts(const char *state_dir)
 {
 	char *dir = xasprintf("%s/libvirt/run/qemu", state_dir);
 	DIR *d = opendir(dir);
+	struct domain_owner self;
 	struct dirent *e;
 
+	domain_owner_self(&self, state_dir);
 	while (d && (e = readdir(d))) {
 		size_t len = strlen(e->d_name);
-		struct strbuf xml = STRBUF_INIT;
+		struct strbuf xml = STRBUF_INIT, why = STRBUF_INIT;
+		struct domain_owner tag;
 		char *path, *name;
 		const char *q;
 		long qpid = -1;
+		int tagged = 0;
 
-		if (len < 5 || strcmp(e->d_name + len - 4, ".xml"))
+		if (len < 5 || strcmp(e->d_name + len - 4, ".xml") ||
+		    !str_starts_with(e->d_name, LAB_DOMAIN_PREFIX))
 			continue;
 		name = xstrndup(e->d_name, len - 4);
-		if (!pid_dead(owner_pid(name))) {
-			free(name);
-			continue;
-		}
 		path = xasprintf("%s/%s", dir, e->d_name);
-		if (!read_file(path, &xml, 1 << 20) && (q = strstr(sb_str(&xml), "<domstatus ")) &&
-		    (q = strstr(q, " pid='")))
-			qpid = strtol(q + 6, NULL, 10);
-		if (qpid == 0 || (qpid > 0 && kill((pid_t)qpid, 0) && errno == ESRCH)) {
-			warning("forgetting domain %s: its mglrulab (pid %ld) died while it started, "
-				"and it has no QEMU", name, owner_pid(name));
+		if (!read_file(path, &xml, 1 << 20)) {
+			tagged = !domain_owner_find(sb_str(&xml), &tag);
+			if ((q = strstr(sb_str(&xml), "<domstatus ")) && (q = strstr(q, " pid='")))
+				qpid = strtol(q + 6, NULL, 10);
+		}
+		if (domain_owner_judge(tagged ? &tag : NULL, &self, 1, domain_owner_proc_start,
+				       &why) == OWNER_GONE &&
+		    (qpid == 0 || (qpid > 0 && kill((pid_t)qpid, 0) && errno == ESRCH))) {
+			warning("forgetting domain %s: %s, it died while the domain started, and the "
+				"domain has no QEMU", name, sb_str(&why));
 			if (unlink(path))
 				warning("cannot remove %s: %s", path, strerror(errno));
 			char *pidfile = xasprintf("%s/%s.pid", dir, name);
 			unlink(pidfile);	/* a dead QEMU's, if any */
 			free(pidfile);
 		}
+		if (tagged)
+			domain_owner_release(&tag);
+		sb_release(&why);
 		sb_release(&xml);
 		free(path);
 		free(name);
 	}
 	if (d)
 		closedir(d);
+	domain_owner_release(&self);
 	free(dir);
 }
 
@@ -257,7 +326,7 @@ static void apply_log_env(void)
 int lab_virt_is_embedded(virConnectPtr conn)
 {
 	char *uri = virConnectGetURI(conn);
-	int r = uri && strstr(uri, "/embed") != NULL;
+	int r = lab_uri_is_embedded(uri);
 
 	free(uri);
 	return r;
@@ -325,7 +394,8 @@ virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbu
 	}
 	debug("libvirt: connected to %s", uri);
 	free(embed);
-	destroy_stale(conn);
+	conn_remember(conn, state_dir);
+	destroy_stale(conn, state_dir, lab_virt_is_embedded(conn));
 	return conn;
 }
 
@@ -334,8 +404,10 @@ void lab_virt_close(virConnectPtr conn)
 	/* the embedded root's lock goes with the embedded connection, not another host's */
 	int embedded = !conn || lab_virt_is_embedded(conn);
 
-	if (conn)
+	if (conn) {
+		conn_forget(conn);
 		virConnectClose(conn);
+	}
 	if (embedded && embed_lock_fd >= 0) {
 		close(embed_lock_fd);
 		embed_lock_fd = -1;

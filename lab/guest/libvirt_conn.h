@@ -11,6 +11,7 @@
 
 #include <libvirt/libvirt.h>
 
+#include "domain_owner.h"
 #include "strbuf.h"
 
 /* The embedded URI for @state_dir: "qemu:///embed?root=<abs state dir>/libvirt". */
@@ -19,9 +20,11 @@ char *lab_virt_embed_uri(const char *state_dir);
 /*
  * Open @uri (NULL or "" means the embedded driver under @state_dir, which is
  * set up first: <root>/etc/qemu.conf as DESIGN.md says, and locked: one
- * process per embedded root). Domains a previous, dead mglrulab process left
- * running are destroyed. NULL with the reason in @err on failure (also when
- * another mglrulab holds the state folder).
+ * process per embedded root). Domains a previous mglrulab process left
+ * running are destroyed when their owner tag (domain_owner.h) says that
+ * process is gone; the others named like the lab's are left alone, and
+ * said so. NULL with the reason in @err on failure (also when another
+ * mglrulab holds the state folder).
  */
 virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbuf *err);
 void lab_virt_close(virConnectPtr conn);
@@ -30,15 +33,19 @@ void lab_virt_close(virConnectPtr conn);
 int lab_virt_is_embedded(virConnectPtr conn);
 
 /*
- * Does @uri name this machine ("qemu:///system", "qemu+unix:///system",
- * the embedded driver) rather than a server ("qemu+ssh://box/system")?
+ * This process as the owner of the domains it starts on @conn, with the
+ * state folder @conn was opened for (domain_owner.h): what guest_run()
+ * tags each domain with. Release @o with domain_owner_release().
  */
-int lab_virt_uri_is_local(const char *uri);
+void lab_virt_owner(virConnectPtr conn, struct domain_owner *o);
 
 /* The last libvirt error as text (never NULL). */
 const char *lab_virt_error(void);
 
-/* Domain names the lab uses: "mglrulab-<pid>-<n>", so a stale one names its dead owner. */
+/*
+ * Domain names the lab uses: "mglrulab-<pid>-<n>". The pid is for people;
+ * whose a domain is, the owner tag in its <metadata> says.
+ */
 #define LAB_DOMAIN_PREFIX "mglrulab-"
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Hosts: their connections and pools (host.h). */
 #include "host.h"
+#include "lab_uri.h"
 #include "escape.h"
 #include "guest_conf.h"
 #include "libvirt_conn.h"
@@ -18,7 +19,7 @@ int host_open(struct lab_host *h, const struct host_cfg *hc, const char *state_d
 
 	memset(h, 0, sizeof(*h));
 	h->cfg = hc;
-	h->embedded = !strcmp(hc->uri, CONFIG_EMBED_URI);
+	h->embedded = lab_uri_same(hc->uri, CONFIG_EMBED_URI);
 	h->conn = lab_virt_open(h->embedded ? NULL : hc->uri, state_dir, &why);
 	if (!h->conn)
 		sb_addf(err, "host %s (%s): %s", hc->name, hc->uri, sb_str(&why));

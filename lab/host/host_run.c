@@ -14,18 +14,17 @@
 
 /*
  * The volumes ensured so far, per host (its URI and pool) and local file
- * (path, device, inode, size, modification time): hashing a 100 MB image
+ * (path, and device, inode, size, modification and change times as the
+ * descriptor that was hashed and sent saw them): hashing a 100 MB image
  * costs about 0.1 s, and a session would otherwise pay it before every
- * run. A file changed in place gets a new mtime, so a new look.
+ * run. A file changed in place gets a new ctime (which no one can set
+ * back), a file replaced another inode: either way a new look. The URI is
+ * compared as a string: it is the host's own, from one [host] section.
  */
 struct vol_entry {
 	struct vol_entry *next;
 	char *uri, *pool, *file;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	struct host_volume vol;
+	struct host_volume vol;		/* vol.st: the file as hashed */
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -50,10 +49,14 @@ void host_run_forget_volumes(void)
 static int same_file(const struct vol_entry *e, const struct lab_host *h, const char *file,
 		     const struct stat *st)
 {
+	const struct stat *was = &e->vol.st;
+
 	return !strcmp(e->uri, h->cfg->uri) && !strcmp(e->pool, h->cfg->pool) &&
-	       !strcmp(e->file, file) && e->dev == st->st_dev && e->ino == st->st_ino &&
-	       e->size == st->st_size && e->mtime.tv_sec == st->st_mtim.tv_sec &&
-	       e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       !strcmp(e->file, file) && was->st_dev == st->st_dev && was->st_ino == st->st_ino &&
+	       was->st_size == st->st_size && was->st_mtim.tv_sec == st->st_mtim.tv_sec &&
+	       was->st_mtim.tv_nsec == st->st_mtim.tv_nsec &&
+	       was->st_ctim.tv_sec == st->st_ctim.tv_sec &&
+	       was->st_ctim.tv_nsec == st->st_ctim.tv_nsec;
 }
 
 /*
@@ -90,10 +93,6 @@ static int ensure(struct lab_host *h, const char *file, enum host_vol_kind kind,
 		e->uri = xstrdup(h->cfg->uri);
 		e->pool = xstrdup(h->cfg->pool);
 		e->file = xstrdup(file);
-		e->dev = st.st_dev;
-		e->ino = st.st_ino;
-		e->size = st.st_size;
-		e->mtime = st.st_mtim;
 		e->next = cache;
 		cache = e;
 	}

@@ -113,23 +113,63 @@ static virStorageVolPtr vol_create(struct lab_host *h, const char *name, uint64_
 	return v;
 }
 
+/*
+ * What an upload reads: @bytes of @fd from offset 0, hashed on the way.
+ * When a content-addressed volume is sent, @want is the hash its name
+ * came from (of the same descriptor): bytes that no longer hash to it (the
+ * file was written while it was sent) make the last read fail, so
+ * virStreamSendAll() aborts the stream before the host sees its end.
+ */
+struct sender {
+	int fd;
+	uint64_t bytes, sent;
+	struct sha256 hash;
+	const char *want;		/* NULL: no check (host_volume_put()'s own bytes) */
+	int changed;			/* the check failed */
+	int read_errno;
+};
+
 static int read_chunk(virStreamPtr st, char *data, size_t n, void *opaque)
 {
-	int fd = *(int *)opaque;
+	struct sender *s = opaque;
+	char got[SHA256_HEX_LEN + 1];
 	ssize_t r;
 
 	(void)st;
+	if (n > s->bytes - s->sent)
+		n = (size_t)(s->bytes - s->sent);
+	if (!n) {
+		sha256_final_hex(&s->hash, got);
+		s->hash.md = NULL;
+		if (s->want && strcmp(got, s->want)) {
+			s->changed = 1;
+			return -1;
+		}
+		return 0;
+	}
 	do
-		r = read(fd, data, n);
+		r = pread(s->fd, data, n, (off_t)s->sent);
 	while (r < 0 && errno == EINTR);
+	if (r <= 0) {
+		/* the file shrank (0) or cannot be read: not what was hashed */
+		s->read_errno = r < 0 ? errno : 0;
+		s->changed = r == 0;
+		return -1;
+	}
+	sha256_update(&s->hash, data, (size_t)r);
+	s->sent += (uint64_t)r;
 	return (int)r;
 }
 
-/* Send @fd's @bytes into @v over the connection, then check what arrived. */
+/*
+ * Send @fd's @bytes into @v over the connection, then check what arrived.
+ * @sha256: the hash the bytes must still have (NULL: none to check).
+ */
 static int upload(struct lab_host *h, virStorageVolPtr v, const char *name, int fd,
-		  uint64_t bytes, struct strbuf *err)
+		  uint64_t bytes, const char *sha256, struct strbuf *err)
 {
 	virStreamPtr st = virStreamNew(h->conn, 0);
+	struct sender snd = { .fd = fd, .bytes = bytes, .want = sha256 };
 	virStorageVolInfo vi;
 	int r = -1;
 
@@ -137,14 +177,21 @@ static int upload(struct lab_host *h, virStorageVolPtr v, const char *name, int 
 		sb_addf(err, "host %s: cannot open a stream: %s", h->cfg->name, lab_virt_error());
 		return -1;
 	}
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		sb_addf(err, "host %s: cannot rewind the file for %s: %s", h->cfg->name, name,
-			strerror(errno));
-	} else if (virStorageVolUpload(v, st, 0, bytes, 0) < 0) {
+	sha256_init(&snd.hash);
+	if (virStorageVolUpload(v, st, 0, bytes, 0) < 0) {
 		sb_addf(err, "host %s: cannot upload to %s: %s", h->cfg->name, name, lab_virt_error());
-	} else if (virStreamSendAll(st, read_chunk, &fd) < 0) {
+	} else if (virStreamSendAll(st, read_chunk, &snd) < 0) {
 		/* virStreamSendAll() aborted the stream: the volume stays incomplete */
-		sb_addf(err, "host %s: upload to %s failed: %s", h->cfg->name, name, lab_virt_error());
+		if (snd.changed)
+			sb_addf(err, "host %s: the file for %s changed while it was sent (its bytes no "
+				"longer hash to the name's sha256): not uploaded; run again once it "
+				"stays put", h->cfg->name, name);
+		else if (snd.read_errno)
+			sb_addf(err, "host %s: cannot read the file for %s: %s", h->cfg->name, name,
+				strerror(snd.read_errno));
+		else
+			sb_addf(err, "host %s: upload to %s failed: %s", h->cfg->name, name,
+				lab_virt_error());
 	} else if (virStreamFinish(st) < 0) {
 		sb_addf(err, "host %s: upload to %s did not finish: %s", h->cfg->name, name,
 			lab_virt_error());
@@ -156,6 +203,7 @@ static int upload(struct lab_host *h, virStorageVolPtr v, const char *name, int 
 	} else {
 		r = 0;
 	}
+	sha256_release(&snd.hash);
 	virStreamFree(st);
 	return r;
 }
@@ -178,13 +226,13 @@ static int vol_complete(struct lab_host *h, virStorageVolPtr v, const char *mark
 
 /* Send the file: the data volume, then (the commit point) its marker. */
 static virStorageVolPtr send_volume(struct lab_host *h, const char *name, const char *marker,
-				    int fd, uint64_t bytes, struct strbuf *err)
+				    int fd, uint64_t bytes, const char *sha256, struct strbuf *err)
 {
 	virStorageVolPtr v = vol_create(h, name, bytes, err), m;
 
 	if (!v)
 		return NULL;
-	if (upload(h, v, name, fd, bytes, err)) {
+	if (upload(h, v, name, fd, bytes, sha256, err)) {
 		/* best effort: a leftover is found without its marker and sent again */
 		struct strbuf ignore = STRBUF_INIT;
 		vol_delete(h, v, name, &ignore);
@@ -240,7 +288,7 @@ static int ensure_remote(struct lab_host *h, int fd, enum host_vol_kind kind,
 		v = NULL;	/* freed by drop_partial() */
 		goto out;
 	} else {
-		v = send_volume(h, out->name, marker, fd, out->bytes, err);
+		v = send_volume(h, out->name, marker, fd, out->bytes, out->sha256, err);
 		if (!v)
 			goto out;
 		out->uploaded = 1;
@@ -275,9 +323,17 @@ int host_volume_ensure(struct lab_host *h, const char *local_file, enum host_vol
 		goto out;
 	}
 	out->bytes = (uint64_t)st.st_size;
+	out->st = st;
 	probe_format(fd, out);
-	if (sha256_file_hex(local_file, out->sha256)) {
-		sb_addf(err, "%s: cannot hash it: %s", local_file, strerror(errno));
+	/*
+	 * The descriptor's bytes, not the path's: what is uploaded below is
+	 * read from this same descriptor and checked against this hash as it
+	 * is sent, so a file replaced or rewritten meanwhile cannot end up
+	 * under another content's name.
+	 */
+	if (sha256_fd_hex(fd, out->bytes, out->sha256)) {
+		sb_addf(err, "%s: cannot hash it: %s", local_file, errno == EIO ?
+			"it grew shorter while it was read" : strerror(errno));
 		goto out;
 	}
 	if (h->embedded) {
@@ -321,7 +377,7 @@ int host_volume_put(struct lab_host *h, const char *name, const void *data, size
 	out->name = xstrdup(name);
 	out->format = "raw";
 	out->bytes = out->virtual_bytes = len;
-	if (upload(h, v, name, fd, len, err) == 0) {
+	if (upload(h, v, name, fd, len, NULL, err) == 0) {
 		out->path = virStorageVolGetPath(v);
 		if (!out->path)
 			sb_addf(err, "host %s: no path for %s: %s", h->cfg->name, name, lab_virt_error());

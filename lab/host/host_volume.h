@@ -21,6 +21,7 @@
 #define LAB_HOST_VOLUME_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "host.h"
 #include "sha256.h"
@@ -34,6 +35,7 @@ struct host_volume {
 	uint64_t bytes;			/* the file's size */
 	uint64_t virtual_bytes;		/* a qcow2 image's disk size; bytes for raw */
 	char sha256[SHA256_HEX_LEN + 1];
+	struct stat st;			/* the local file as it was hashed (host_volume_ensure()) */
 	int uploaded;			/* 1: this call sent it; 0: the host had it */
 	double seconds;			/* spent in this call (hash, look-up, upload) */
 };
@@ -45,8 +47,11 @@ char *host_volume_marker(const char *name);
 
 /*
  * @local_file on host @h, uploaded unless complete there already (the pool
- * is ensured first). 0 with @out filled, or -1 with "host NAME: ..." in
- * @err; release @out with host_volume_release() either way.
+ * is ensured first). The file is opened once: hashed, and sent, from that
+ * one descriptor, and the bytes sent must hash to the name's sha256 (a
+ * file written meanwhile is an error, and nothing is committed). 0 with
+ * @out filled, or -1 with "host NAME: ..." in @err; release @out with
+ * host_volume_release() either way.
  */
 int host_volume_ensure(struct lab_host *h, const char *local_file, enum host_vol_kind kind,
 		       struct host_volume *out, struct strbuf *err);

@@ -224,6 +224,25 @@ static int prep_key(const char *tree, const char *config, char key[SHA256_HEX_LE
 	return r;
 }
 
+/* The folder's name under <cache>/prepared: the key's first 16 hex digits. */
+#define PREP_KEY_LEN 16
+
+int kbuild_prepared_dir_is(const struct lab_config *cfg, const char *dir)
+{
+	char *rel = xasprintf("%s/prepared", cfg->cache_dir);
+	char *root = realpath(rel, NULL), *real = realpath(dir, NULL);
+	const char *name = path_basename(dir);
+	size_t len = root ? strlen(root) : 0;
+	int r = root && real && !strcmp(real, dir) && !strncmp(dir, root, len) && dir[len] == '/' &&
+		name == dir + len + 1 && strlen(name) == PREP_KEY_LEN &&
+		strspn(name, "0123456789abcdef") == PREP_KEY_LEN;
+
+	free(rel);
+	free(root);
+	free(real);
+	return r;
+}
+
 int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const char *config_path,
 		       const char *log_path, char **dir_out)
 {
@@ -252,7 +271,7 @@ int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const cha
 	if (r)
 		goto out;
 	r = LAB_ELAB;
-	char *rel = xasprintf("%s/prepared/%.16s", cfg->cache_dir, key);
+	char *rel = xasprintf("%s/prepared/%.*s", cfg->cache_dir, PREP_KEY_LEN, key);
 	if (mkdir_p(rel, 0755)) {
 		lab_error("kernel_build: cannot create %s: %s", rel, strerror(errno));
 		free(rel);

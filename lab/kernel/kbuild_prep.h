@@ -38,6 +38,11 @@
  */
 int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const char *config_path,
 		       const char *log_path, char **dir_out);
+/*
+ * Is @dir, exactly as written, a folder kbuild_prepare_dir() gives out:
+ * the real path of an existing <cache>/prepared/<key>? 1 or 0.
+ */
+int kbuild_prepared_dir_is(const struct lab_config *cfg, const char *dir);
 
 /*
  * The recorder make runs as $(MAKE) while the environment is recorded:

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -98,6 +99,38 @@ int sha256_file_hex(const char *path, char hex[SHA256_HEX_LEN + 1])
 		return -1;
 	}
 	close(fd);
+	sha256_final_hex(&c, hex);
+	return 0;
+}
+
+int sha256_fd_hex(int fd, unsigned long long len, char hex[SHA256_HEX_LEN + 1])
+{
+	size_t size = 1 << 16;
+	char *buf = xmalloc(size);	/* not static: worker threads hash volumes */
+	unsigned long long off = 0;
+	struct sha256 c;
+	ssize_t n = 0;
+
+	sha256_init(&c);
+	while (off < len) {
+		size_t want = len - off < size ? (size_t)(len - off) : size;
+
+		n = pread(fd, buf, want, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		sha256_update(&c, buf, (size_t)n);
+		off += (unsigned long long)n;
+	}
+	free(buf);
+	if (off < len) {
+		int e = n < 0 ? errno : EIO;
+
+		sha256_release(&c);
+		errno = e;
+		return -1;
+	}
 	sha256_final_hex(&c, hex);
 	return 0;
 }

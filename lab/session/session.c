@@ -61,6 +61,10 @@ static int resume_session(struct session *s)
 	free(path);
 	if (!s->ctx || !json_is_array(json_object_get(s->ctx, "plan")))
 		return user_error("%s/session.json: %s", s->dir, s->ctx ? "no plan" : jerr.text);
+	/* nothing it names is used before it is checked */
+	r = session_resume_check(s);
+	if (r)
+		return r;
 	r = session_lock(s->cfg.state_dir, s->dir, &s->lock_fd);
 	if (!r && s->o->budget_s)
 		r = raise_budget(s);

@@ -5,6 +5,7 @@
  * the accelerator resolved once, the guest image built or found.
  */
 #include "session_stages.h"
+#include "lab_uri.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "guest_accel.h"
@@ -57,7 +58,7 @@ int session_guest_open(struct session *s, const char *guest_file, const char *pr
 		goto out;
 	struct guest_lab_opts lo = {
 		.state_dir = s->cfg.state_dir,
-		.uri = strcmp(s->cfg.uri, "qemu:///embed") ? s->cfg.uri : NULL,
+		.uri = lab_uri_same(s->cfg.uri, CONFIG_EMBED_URI) ? NULL : s->cfg.uri,
 		.guest_bin_dir = bin,
 		/* lab.conf's accel wins over the topology's */
 		.resolve_accel = 1,

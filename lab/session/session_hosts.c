@@ -8,6 +8,7 @@
  * get their own.
  */
 #include "session_stages.h"
+#include "lab_uri.h"
 #include "cpulist.h"
 #include "escape.h"
 #include "libvirt_conn.h"
@@ -164,7 +165,7 @@ int session_hosts_open(struct session *s, const json_t *hosts, const char *probe
 			break;
 		}
 		h->index = (int)i;
-		if (!strcmp(h->cfg.uri, s->cfg.uri)) {
+		if (lab_uri_same(h->cfg.uri, s->cfg.uri)) {
 			/* the guest lab's own connection: shared, closed by guest_lab_close() */
 			h->host.cfg = &h->cfg;
 			h->host.conn = s->lab.conn;

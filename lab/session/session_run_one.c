@@ -98,13 +98,14 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot, con
 	char *run_dir = xasprintf("%s/logs/run-%04d", s->dir, seq);
 	char started[32];
 	iso8601_now(started);
-	struct domain_share shares[8];
+	/* all of them (session_resume.c checked a resumed session's) */
+	const json_t *wshares = json_object_get(w, "shares");
+	struct domain_share *shares = xcalloc(json_array_size(wshares) + 1, sizeof(*shares));
 	int nr_shares = 0;
-	json_array_foreach(json_object_get(w, "shares"), j, a)
-		if (nr_shares < (int)ARRAY_SIZE(shares)) {
-			shares[nr_shares].host_dir = json_string_value(json_object_get(a, "host_dir"));
-			shares[nr_shares++].tag = json_string_value(json_object_get(a, "tag"));
-		}
+	json_array_foreach(wshares, j, a) {
+		shares[nr_shares].host_dir = json_string_value(json_object_get(a, "host_dir"));
+		shares[nr_shares++].tag = json_string_value(json_object_get(a, "tag"));
+	}
 	struct guest_run gr = { .topo = session_slot_topology(s, h, slot), .kernel = image,
 				.base_image = s->lab.image, .job_json = job, .run_dir = run_dir,
 				.shares = shares, .nr_shares = nr_shares };
@@ -128,6 +129,7 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot, con
 		}
 	}
 	guest_run_release(&gr);
+	free(shares);
 	free(run_id);
 	free(job);
 	free(run_dir);

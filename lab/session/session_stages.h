@@ -7,6 +7,7 @@
  *   session_guests.c    the guest topology and the guest lab (libvirt, image)
  *   session_workloads.c the workloads as session.json declares them
  *   session_context.c   a new session's session.json: host, design, plan
+ *   session_resume.c    a resumed session's session.json, checked before use
  *   session_hosts.c     the hosts of session.json, their connections and slots
  *   session_runs.c      the plan's runs over the hosts' slots, progress, resume
  *   session_run_one.c   one planned run: a fresh guest, its record on disk
@@ -138,6 +139,14 @@ int session_hosts_check_shares(const struct session *s);
  */
 int session_workloads_json(struct session *s, const struct strvec *wl, long runs,
 			   const struct kbuild_result *res, json_t *wls, int *wruns);
+
+/* --- session_resume.c --- */
+/*
+ * run --resume: every path, host and share session.json names is what
+ * this lab.conf and kernel cache would have written (session_resume.c
+ * lists them). LAB_OK, or LAB_EUSER said, naming the file and the field.
+ */
+int session_resume_check(const struct session *s);
 
 /* --- session_context.c --- */
 /* Refuse a --budget that cannot hold the first look (before any kernel is built). */

@@ -88,6 +88,8 @@ struct workload_run_env {
 	 * path in *@dir (free it), or a lab status with the message printed.
 	 */
 	int (*prepare_build_dir)(const struct workload_run_env *env, const char *workload, char **dir);
+	/* Is @dir a folder prepare_build_dir() makes? (for check_share) */
+	int (*is_build_dir)(const struct workload_run_env *env, const char *dir);
 	void *data;			/* the session's, for prepare_build_dir */
 };
 
@@ -131,6 +133,14 @@ struct workload_def {
 			   const struct workload_run_env *env, struct workload_run_setup *out);
 	const struct hoststate_metric *hoststate;	/* NULL-metric terminated, or NULL */
 	const struct report_layout *layout;	/* NULL: only the generic metric table */
+	/*
+	 * Could prepare_run have shared host folder @host_dir as @tag with
+	 * @env? A resumed session reads its shares back from session.json,
+	 * which anyone could have edited, and exports only those this says
+	 * yes to (a 9p share is a host folder the guest reads). NULL: the
+	 * workload shares nothing. 1 or 0.
+	 */
+	int (*check_share)(const char *tag, const char *host_dir, const struct workload_run_env *env);
 };
 
 /* All workloads, NULL-name terminated. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "workload_def.h"
+#include "fsutil.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -67,6 +68,8 @@ static const struct metric_def kernel_build_metrics[] = {
 static int kernel_build_prepare_run(const struct workload_def *def,
 				    const struct workload_section *sec,
 				    const struct workload_run_env *env, struct workload_run_setup *out);
+static int kernel_build_check_share(const char *tag, const char *host_dir,
+				    const struct workload_run_env *env);
 
 static const struct metric_def mglru_aging_metrics[] = {
 	{ "median_ms_per_gen_hostadj", "ms", BETTER_LOWER,
@@ -188,18 +191,18 @@ static const struct report_layout thp_scale_layout = {
 
 const struct workload_def workload_defs[] = {
 	{ "yield_pingpong", yield_pingpong_summary, yield_pingpong_params, yield_pingpong_metrics,
-	  NULL, yield_pingpong_hoststate, &yield_pingpong_layout },
+	  NULL, yield_pingpong_hoststate, &yield_pingpong_layout, NULL },
 	{ "will_it_scale", will_it_scale_summary, will_it_scale_params, will_it_scale_metrics, NULL,
-	  will_it_scale_hoststate, NULL },
+	  will_it_scale_hoststate, NULL, NULL },
 	{ "numa_workload", numa_workload_summary, numa_workload_params, numa_workload_metrics, NULL,
-	  NULL, &numa_workload_layout },
+	  NULL, &numa_workload_layout, NULL },
 	{ "kernel_build", kernel_build_summary, kernel_build_params, kernel_build_metrics,
-	  kernel_build_prepare_run, NULL, &kernel_build_layout },
+	  kernel_build_prepare_run, NULL, &kernel_build_layout, kernel_build_check_share },
 	{ "mglru_aging", mglru_aging_summary, mglru_aging_params, mglru_aging_metrics, NULL,
-	  mglru_aging_hoststate, &mglru_aging_layout },
+	  mglru_aging_hoststate, &mglru_aging_layout, NULL },
 	{ "thp_scale", thp_scale_summary, thp_scale_params, thp_scale_metrics, NULL, NULL,
-	  &thp_scale_layout },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+	  &thp_scale_layout, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const struct workload_def *workload_find(const char *name)
@@ -269,15 +272,49 @@ static const char *lab_conf_value(const struct workload_section *sec, const char
  * kernel_build needs a toolchain and a kernel tree, and the lab guest
  * (busybox, no libc) has neither: the program runs the host's toolchain in
  * a chroot made of read-only 9p shares (workloads/lib/sysroot.h) of the
- * host's /usr, its /etc/alternatives (where Debian's awk and cc links
- * point) and the baseline kernel's source work tree (read-only is enough:
- * the build is out of tree), mounted at its host path because a prepared
- * build folder (prepared = host, lab/kernel/kbuild_prep.h) records that path.
- * Unless lab.conf sets chroot itself, this hook adds these shares and
- * points chroot, src (unless set) and prepared at them.
+ * host's /usr folders a distribution toolchain lives in (KBUILD_USR_DIRS),
+ * its /etc/alternatives (where Debian's awk and cc links point) and the
+ * baseline kernel's source work tree (read-only is enough: the build is
+ * out of tree), mounted at its host path because a prepared build folder
+ * (prepared = host, lab/kernel/kbuild_prep.h) records that path. Unless
+ * lab.conf sets chroot itself, this hook adds these shares and points
+ * chroot, src (unless set) and prepared at them.
+ *
+ * Not /usr whole: the guest runs a kernel under test and reads the shares
+ * as root (docs/security.md, "kernel_build's host folders"), and what a
+ * site keeps under /usr/local (its own programs, their configuration:
+ * /usr/local/etc), /usr/sbin, /usr/src or /usr/games is no toolchain's.
  */
-#define KBUILD_CHROOT "hostusr:/usr,hostalt:/etc/alternatives"
+static const char *const kbuild_usr_dirs[] = {
+	"bin", "lib", "lib64", "libexec", "include", "share", NULL,
+};
+#define KBUILD_ALT "hostalt:/etc/alternatives"
 #define KBUILD_PREP_MNT "/prep"
+
+/* The share of /usr/@dir is tagged "usr@dir". */
+static int kbuild_usr_share(const char *tag, const char *host_dir)
+{
+	for (const char *const *d = kbuild_usr_dirs; *d; d++)
+		if (!strncmp(tag, "usr", 3) && !strcmp(tag + 3, *d) &&
+		    !strncmp(host_dir, "/usr/", 5) && !strcmp(host_dir + 5, *d))
+			return 1;
+	return 0;
+}
+
+/* The shares kernel_build_prepare_run() makes, and no others. */
+static int kernel_build_check_share(const char *tag, const char *host_dir,
+				    const struct workload_run_env *env)
+{
+	if (kbuild_usr_share(tag, host_dir))
+		return 1;
+	if (!strcmp(tag, "hostalt"))
+		return !strcmp(host_dir, "/etc/alternatives");
+	if (!strcmp(tag, "ksrc"))
+		return env->kernel_tree && !strcmp(host_dir, env->kernel_tree);
+	if (!strcmp(tag, "kprep"))
+		return env->is_build_dir && env->is_build_dir(env, host_dir);
+	return 0;
+}
 
 static int kernel_build_prepare_run(const struct workload_def *def,
 				    const struct workload_section *sec,
@@ -300,9 +337,30 @@ static int kernel_build_prepare_run(const struct workload_def *def,
 		if (r)
 			return r;
 	}
+	struct strbuf spec = STRBUF_INIT;
+
+	for (const char *const *d = kbuild_usr_dirs; *d; d++) {
+		char *dir = xasprintf("/usr/%s", *d);
+
+		if (!is_dir(dir)) {
+			r = lab_error("run: workload '%s' shares the host's toolchain with its guests, "
+				      "but %s is not a folder here (kernel_build needs a merged-/usr "
+				      "host with its toolchain in /usr, as Debian 12's)", sec->name, dir);
+			free(dir);
+			free(prep);
+			sb_release(&spec);
+			strvec_clear(&out->shares);
+			return r;
+		}
+		sb_addf(&spec, "usr%s:%s,", *d, dir);
+		strvec_pushf(&out->shares, "usr%s", *d);
+		strvec_push(&out->shares, dir);
+		free(dir);
+	}
 	strvec_push(&out->set, "chroot");
-	strvec_pushf(&out->set, KBUILD_CHROOT ",ksrc:%s%s", env->kernel_tree,
+	strvec_pushf(&out->set, "%s" KBUILD_ALT ",ksrc:%s%s", sb_str(&spec), env->kernel_tree,
 		     prep ? ",kprep:" KBUILD_PREP_MNT : "");
+	sb_release(&spec);
 	if (!lab_conf_value(sec, "src")) {
 		strvec_push(&out->set, "src");
 		strvec_push(&out->set, env->kernel_tree);
@@ -311,8 +369,8 @@ static int kernel_build_prepare_run(const struct workload_def *def,
 		strvec_push(&out->set, "prepared");
 		strvec_push(&out->set, KBUILD_PREP_MNT);
 	}
-	strvec_pushv(&out->shares, (const char *const[]){ "hostusr", "/usr", "hostalt",
-		     "/etc/alternatives", "ksrc", env->kernel_tree, NULL });
+	strvec_pushv(&out->shares, (const char *const[]){ "hostalt", "/etc/alternatives", "ksrc",
+		     env->kernel_tree, NULL });
 	if (prep) {
 		strvec_push(&out->shares, "kprep");
 		strvec_push(&out->shares, prep);

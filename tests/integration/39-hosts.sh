@@ -7,7 +7,8 @@
 # daemon, and mglrulab runs in a mount namespace where that folder's parent
 # is an empty tmpfs, so nothing it wrote there itself could land in the
 # real one. A second upload sends nothing; a partial upload (made with
-# virsh) and one killed half-way (SIGKILL) are sent again;
+# virsh) and one killed half-way (SIGKILL) are sent again; a file written
+# while it is sent is refused, not committed under its old hash;
 # a run's overlay has the image as its backing store; doctor reports both
 # hosts, and an unreachable one by name and URI. A guest runs on the daemon
 # (guest run --host): kernel, image, overlay and job are volumes there, the
@@ -131,6 +132,23 @@ lab_ns host upload -c "$TMP/lab.conf" --host remote --json "$TMP/big" >"$TMP/big
 [ "$(sha256sum "$HOSTB/pool/$bvol" | cut -d' ' -f1)" = "$bsum" ] || fail "the re-upload after a kill is not the file"
 hosts_virsh vol-delete --pool "$HOSTS_POOL" "$bvol" >/dev/null
 hosts_virsh vol-delete --pool "$HOSTS_POOL" "$bvol.complete" >/dev/null
+
+# ---- a file written while it is sent is not committed under its old hash ----
+# (hashed, then sent from one descriptor, the bytes checked as they go:
+# before, the file was hashed by path and its new last bytes went up
+# under the old content's name, marker and all)
+unshare --mount --propagation private -- sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' \
+	sh "$HOSTB" "$LAB" -q host upload -c "$TMP/lab.conf" --host remote "$TMP/big" >/dev/null 2>"$TMP/chg.err" &
+up=$!
+for _ in $(seq 200); do [ -e "$HOSTB/pool/$bvol" ] && break; sleep 0.05; done
+[ -e "$HOSTB/pool/$bvol" ] || fail "the upload of the file to change did not start"
+head -c 4096 /dev/urandom | dd of="$TMP/big" bs=4096 seek=$((96 * 256 - 1)) conv=notrunc status=none
+wait $up
+rc=$?
+[ $rc != 0 ] || fail "a file written while it was sent was uploaded"
+grep -q "the file for $bvol changed while it was sent" "$TMP/chg.err" || { cat "$TMP/chg.err"; fail "the change was not named"; }
+[ ! -e "$HOSTB/pool/$bvol.complete" ] || fail "the changed file was committed under its old hash"
+[ ! -e "$HOSTB/pool/$bvol" ] || fail "the changed file's volume was left"
 rm -f "$TMP/big"
 
 # ---- the image, and a run's overlay on it ----

@@ -25,7 +25,10 @@ import json, os, sys
 d = sys.argv[1]
 ctx = json.load(open(os.path.join(d, "session.json")))
 w = ctx["workloads"][0]
-assert {s["tag"] for s in w["shares"]} == {"hostusr", "hostalt", "ksrc", "kprep"}, w.get("shares")
+usr = {"usr" + d: "/usr/" + d for d in ("bin", "lib", "lib64", "libexec", "include", "share")}
+assert {s["tag"] for s in w["shares"]} == set(usr) | {"hostalt", "ksrc", "kprep"}, w.get("shares")
+# the toolchain's /usr folders one by one, never /usr whole (docs/security.md)
+assert all(usr[s["tag"]] == s["host_dir"] for s in w["shares"] if s["tag"] in usr), w["shares"]
 shares = {s["tag"]: s["host_dir"] for s in w["shares"]}
 # The tree is mounted at its host path, the folder says so.
 assert w["params"]["src"] == shares["ksrc"] and w["params"]["prepared"] == "/prep", w["params"]

@@ -245,7 +245,7 @@ static void test_run_plan(void **state)
 
 	run.run_dir = "runs/a";
 	run.job_json = "{}";
-	xml = guest_run_domain_xml(&run, "mglrulab-1-0");
+	xml = guest_run_domain_xml(&run, "mglrulab-1-0", NULL);
 	contains(xml, "<name>mglrulab-1-0</name>");
 	contains(xml, "<qemu:arg value='-icount'/>");
 	contains(xml, "<cmdline>" GUEST_BASE_CMDLINE " " GUEST_TCG_CMDLINE);
@@ -268,7 +268,7 @@ static void test_run_plan(void **state)
 	run.accel = ACCEL_KVM;
 	run.base_image = NULL;
 	run.extra_cmdline = NULL;
-	xml = guest_run_domain_xml(&run, "mglrulab-1-1");
+	xml = guest_run_domain_xml(&run, "mglrulab-1-1", NULL);
 	contains(xml, "<domain type='kvm'>");
 	contains(xml, "<cmdline>" GUEST_BASE_CMDLINE "</cmdline>");
 	assert_null(strstr(xml, "icount"));
@@ -276,7 +276,7 @@ static void test_run_plan(void **state)
 	free(xml);
 
 	run.remote = &rem;
-	xml = guest_run_domain_xml(&run, "mglrulab-1-2");
+	xml = guest_run_domain_xml(&run, "mglrulab-1-2", NULL);
 	contains(xml, "<kernel>/pool/k</kernel>");
 	contains(xml, "<source file='/pool/d.qcow2'/>");
 	contains(xml, "file='/pool/j'/>");

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,18 @@ static void test_file(void **state)
 	close(fd);
 	assert_int_equal(sha256_file_hex(path, hex), 0);
 	assert_string_equal(hex, msg448_hex);
+	/* the same from the descriptor, whatever its position; a file shorter than asked is EIO */
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(lseek(fd, 7, SEEK_SET), 7);
+	memset(hex, 0, sizeof(hex));
+	assert_int_equal(sha256_fd_hex(fd, strlen(msg448), hex), 0);
+	assert_string_equal(hex, msg448_hex);
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), 7);
+	errno = 0;
+	assert_int_equal(sha256_fd_hex(fd, strlen(msg448) + 1, hex), -1);
+	assert_int_equal(errno, EIO);
+	close(fd);
 	unlink(path);
 	assert_int_equal(sha256_file_hex(path, hex), -1);
 }

@@ -92,9 +92,12 @@ static void test_default_chroot(void **state)
 	assert_int_equal(run_hook(&w, &s, &env), LAB_OK);
 	assert_int_equal(prepared_calls, 0);
 	assert_vec(&s.set, (const char *const[]){
-		"chroot", "hostusr:/usr,hostalt:/etc/alternatives,ksrc:/cache/trees/tar-1",
+		"chroot", "usrbin:/usr/bin,usrlib:/usr/lib,usrlib64:/usr/lib64,usrlibexec:/usr/libexec,"
+		"usrinclude:/usr/include,usrshare:/usr/share,hostalt:/etc/alternatives,ksrc:/cache/trees/tar-1",
 		"src", "/cache/trees/tar-1", NULL });
-	assert_vec(&s.shares, (const char *const[]){ "hostusr", "/usr", "hostalt", "/etc/alternatives",
+	assert_vec(&s.shares, (const char *const[]){ "usrbin", "/usr/bin", "usrlib", "/usr/lib", "usrlib64", "/usr/lib64",
+		"usrlibexec", "/usr/libexec", "usrinclude", "/usr/include", "usrshare", "/usr/share",
+		"hostalt", "/etc/alternatives",
 		"ksrc", "/cache/trees/tar-1", NULL });
 	release(&w, &s);
 }
@@ -112,9 +115,13 @@ static void test_prepared_host(void **state)
 	assert_string_equal(prepared_for, "kb");
 	/* src is lab.conf's: not replaced */
 	assert_vec(&s.set, (const char *const[]){
-		"chroot", "hostusr:/usr,hostalt:/etc/alternatives,ksrc:/cache/trees/tar-1,kprep:/prep",
+		"chroot", "usrbin:/usr/bin,usrlib:/usr/lib,usrlib64:/usr/lib64,usrlibexec:/usr/libexec,"
+		"usrinclude:/usr/include,usrshare:/usr/share,hostalt:/etc/alternatives,ksrc:/cache/trees/tar-1,"
+		"kprep:/prep",
 		"prepared", "/prep", NULL });
-	assert_vec(&s.shares, (const char *const[]){ "hostusr", "/usr", "hostalt", "/etc/alternatives",
+	assert_vec(&s.shares, (const char *const[]){ "usrbin", "/usr/bin", "usrlib", "/usr/lib", "usrlib64", "/usr/lib64",
+		"usrlibexec", "/usr/libexec", "usrinclude", "/usr/include", "usrshare", "/usr/share",
+		"hostalt", "/etc/alternatives",
 		"ksrc", "/cache/trees/tar-1", "kprep", "/cache/prepared/k1", NULL });
 	release(&w, &s);
 
@@ -124,6 +131,54 @@ static void test_prepared_host(void **state)
 	assert_int_equal(prepared_calls, 0);
 	assert_int_equal(s.set.n, 4);
 	release(&w, &s);
+}
+
+/* A folder prepare_build_dir() made, for check_share. */
+static int fake_is_build_dir(const struct workload_run_env *e, const char *dir)
+{
+	(void)e;
+	return !strcmp(dir, "/cache/prepared/k1");
+}
+
+/*
+ * What a resumed session may export (session_resume.c asks check_share):
+ * every share the hook makes, and nothing else: not /usr whole, not
+ * /usr/local, not a folder under another tag.
+ */
+static void test_check_share(void **state)
+{
+	struct workload_run_env e = env;
+	const struct workload_def *kb = workload_find("kernel_build");
+	struct workload_cfg w;
+	struct workload_run_setup s;
+	static const char *const refused[] = {
+		"hostusr", "/usr", "usrlocal", "/usr/local", "usrbin", "/usr/local/bin",
+		"usrbin", "/usr/bin/", "usrsbin", "/usr/sbin", "usrlib", "/usr/lib/../..",
+		"hostalt", "/etc", "ksrc", "/cache/trees/tar-2", "kprep", "/cache/prepared/k2",
+		"kprep", "/etc", "hostetc", "/etc", "", "/usr/bin", NULL,
+	};
+	(void)state;
+
+	e.is_build_dir = fake_is_build_dir;
+	prepare_status = LAB_OK;
+	section(&w, (const char *const[]){ "prepared", "host", NULL });
+	assert_int_equal(run_hook(&w, &s, &e), LAB_OK);
+	assert_true(s.shares.n >= 8);
+	for (size_t i = 0; i + 1 < s.shares.n; i += 2)
+		if (!kb->check_share(s.shares.v[i], s.shares.v[i + 1], &e))
+			fail_msg("the hook's own share %s:%s is refused", s.shares.v[i], s.shares.v[i + 1]);
+	release(&w, &s);
+	for (size_t i = 0; refused[i]; i += 2)
+		if (kb->check_share(refused[i], refused[i + 1], &e))
+			fail_msg("share %s:%s is accepted", refused[i], refused[i + 1]);
+	/* without a tree or a prepared folder to compare with, neither is accepted */
+	e.kernel_tree = NULL;
+	e.is_build_dir = NULL;
+	assert_false(kb->check_share("ksrc", "/cache/trees/tar-1", &e));
+	assert_false(kb->check_share("kprep", "/cache/prepared/k1", &e));
+	/* only kernel_build shares anything */
+	for (const struct workload_def *d = workload_defs; d->name; d++)
+		assert_true(!d->check_share == !d->prepare_run);
 }
 
 static void test_own_chroot(void **state)
@@ -172,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_only_kernel_build_has_a_hook),
 		cmocka_unit_test(test_default_chroot),
 		cmocka_unit_test(test_prepared_host),
+		cmocka_unit_test(test_check_share),
 		cmocka_unit_test(test_own_chroot),
 		cmocka_unit_test(test_failures),
 	};

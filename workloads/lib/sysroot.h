@@ -4,8 +4,9 @@
  * inside a guest whose own root (busybox, no libc) cannot run it.
  *
  * A fresh tmpfs gets read-only mounts of host folders shared over virtio-9p
- * ("TAG:DIR,...": the host's /usr at /usr, its /etc/alternatives, where
- * Debian's awk and cc links point, a kernel tree at /src), the merged-/usr
+ * ("TAG:DIR,...": the host's /usr/bin, /usr/lib, ... each at its place,
+ * its /etc/alternatives, where Debian's awk and cc links point, a kernel
+ * tree at /src; parent folders are made as needed), the merged-/usr
  * links bin, sbin, lib, lib64 -> usr/..., /proc, /dev and a /tmp. Children
  * chroot() into it just before exec; the caller stays outside, where its
  * cgroup, /proc/vmstat and debugfs are. A TAG that starts with '/' is a
