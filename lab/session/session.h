@@ -117,9 +117,11 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 /* --- session_output.c: reports, JUnit, verdict scan --- */
 /*
  * Analyse @session_json (context + runs) into report.json, report.html and
- * report.txt in @dir. Returns the report (new reference) or NULL.
+ * report.txt in @dir. Returns the report (new reference) or NULL; each
+ * file that cannot be written (ENOSPC) is said, naming it, and counted in
+ * *@unwritten. The file it would have replaced stays as it was.
  */
-json_t *session_write_reports(const char *dir, const json_t *session_json);
+json_t *session_write_reports(const char *dir, const json_t *session_json, int *unwritten);
 /* Exit status for @report under @fail_on: LAB_REGRESSION when it fails. */
 int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why);
 /* The JUnit file of @report at @path: LAB_OK, or LAB_ELAB when it cannot be written (said, naming it). */
