@@ -64,6 +64,13 @@ static int resume_session(struct session *s)
 	if (!s->ctx || !json_is_array(json_object_get(s->ctx, "plan")))
 		return user_error("%s/session.json: %s", s->dir, s->ctx ? "no plan" : jerr.text);
 	r = session_lock(s->cfg.state_dir, s->dir, &s->lock_fd);
+	if (!r) {
+		int swept = session_dir_sweep(s->dir);
+
+		if (swept)
+			debug("%s: removed %d temporary file%s a killed run left", s->dir, swept,
+			      swept == 1 ? "" : "s");
+	}
 	if (!r && s->o->budget_s)
 		r = raise_budget(s);
 	if (r)

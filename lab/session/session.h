@@ -87,6 +87,13 @@ int session_dir_find(const char *reports_dir, const char *id, char **dir);
  * holding it is a clear error naming the holder.
  */
 int session_lock(const char *state_dir, const char *session_dir, int *fd_out);
+/*
+ * A resumed session's folder, under its lock: remove the temporary files
+ * a killed process left (remove_atomic_leftovers()) in it, runs/ and
+ * each logs/ folder. They never load as records; this keeps them from
+ * piling up over kills. The number removed.
+ */
+int session_dir_sweep(const char *dir);
 int session_write_json(const char *path, const json_t *obj);
 /*
  * The run records in runs/, as an array sorted by seq (missing folder:
