@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -682,6 +683,54 @@ static void readers_drain(struct watch *w, struct reader *const *rs, int n)
 	}
 }
 
+/* Has @dir's file system under GUEST_SPACE_LOW free? Its free bytes in *@avail. */
+static int folder_full(const char *dir, long long *avail)
+{
+	struct statvfs v;
+
+	if (statvfs(dir, &v))
+		return 0;
+	*avail = (long long)v.f_bavail * (long long)v.f_frsize;
+	return *avail < GUEST_SPACE_LOW;
+}
+
+/* The run folder filled while the guest ran: 1 when the guest was destroyed for it. */
+static int check_space(virDomainPtr dom, struct guest_run *run)
+{
+	long long avail;
+
+	if (!folder_full(run->run_dir, &avail))
+		return 0;
+	virDomainDestroy(dom);
+	set_failure(run, GUEST_RUN_FAILED, NULL, "%s: %s (%lld KiB free): the guest was destroyed, "
+		    "its disk, console and results could no longer be written", run->run_dir,
+		    strerror(ENOSPC), avail / 1024);
+	run->out_of_space = 1;
+	return 1;
+}
+
+/*
+ * A run that failed: was the run folder full (or did a write of ours
+ * fail with @err ENOSPC or EDQUOT)? Then this machine failed it, not the
+ * guest: say so in its failure.
+ */
+static void note_space(struct guest_run *run, int err)
+{
+	long long avail = -1;
+
+	if (run->out_of_space)
+		return;
+	if (!folder_full(run->run_dir, &avail) && err != ENOSPC && err != EDQUOT)
+		return;
+	run->out_of_space = 1;
+	if (avail < 0)
+		return;	/* the failure names the folder and errno already */
+	char *f = xasprintf("%s (%s: %lld KiB free: %s)", run->failure ? run->failure : "failed",
+			    run->run_dir, avail / 1024, strerror(ENOSPC));
+	free(run->failure);
+	run->failure = f;
+}
+
 /* Wait for the stop event, a deadline, a cap or a signal. Returns with the domain stopped. */
 static void wait_for_stop(virDomainPtr dom, struct guest_run *run, struct watch *w, double start,
 			  const char *console, const char *channel)
@@ -706,7 +755,7 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, struct watch 
 			interrupt_cleanup();
 			return;
 		}
-		if (check_output(dom, run, console, channel))
+		if (check_output(dom, run, console, channel) || check_space(dom, run))
 			return;
 		/* a host whose connection closed sends no stop event: do not wait for the timeout */
 		if (run->remote && virConnectIsAlive(virDomainGetConnect(dom)) == 0) {
@@ -895,7 +944,10 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		return -1;
 	}
 	if (mkdir_p(run->run_dir, 0755)) {
-		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot create %s: %s", run->run_dir, strerror(errno));
+		int e = errno;
+
+		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot create %s: %s", run->run_dir, strerror(e));
+		note_space(run, e);
 		return -1;
 	}
 	xml_path = path_join(run->run_dir, "domain.xml");
@@ -1011,6 +1063,9 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	/* host-side work: everything but the guest's own boot and run */
 	run->host_s = (t_created - t0) + (now_monotonic() - t_stopped);
 out:
+	/* before the overlay goes: its size may be what filled the folder */
+	if (run->status != GUEST_RUN_OK && run->status != GUEST_RUN_INTERRUPTED)
+		note_space(run, 0);
 	reader_close(rs[0], NULL);
 	reader_close(rs[1], NULL);
 	if (events)

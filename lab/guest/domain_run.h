@@ -101,8 +101,24 @@ struct guest_run {
 	double volume_s;
 	int volumes_uploaded;
 	int host_error;
+	/*
+	 * The run folder's file system ran out of space (under
+	 * GUEST_SPACE_LOW free) before the run could finish: the guest is
+	 * destroyed as soon as it is seen (its disk, console and results can
+	 * no longer be written), and a run that failed with the folder full
+	 * failed because of this machine, not the guest. Its failure says so,
+	 * with the folder and "No space left on device".
+	 */
+	int out_of_space;
 	struct guest_result result;	/* the parsed results channel */
 };
+
+/*
+ * Free space under which a run folder counts as full: a qcow2 overlay
+ * grows by 64 KiB clusters and QEMU writes the console and the results in
+ * small pieces, so below this some of them are already being lost.
+ */
+#define GUEST_SPACE_LOW		(1024 * 1024)
 
 /*
  * Run one guest to completion. Returns 0 when the runner reported "done"

@@ -393,6 +393,16 @@ virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbu
 		return NULL;
 	}
 	debug("libvirt: connected to %s", uri);
+	/*
+	 * libvirt's calls have no timeout: without keepalive, a host that
+	 * stopped answering held a session in virDomainCreateXML() for as
+	 * long as it was frozen (13 min in a test, then counted as the
+	 * guest's boot timeout). The embedded driver has no RPC and refuses it.
+	 */
+	if (!embed && virConnectSetKeepAlive(conn, LAB_VIRT_KEEPALIVE_S, LAB_VIRT_KEEPALIVE_COUNT) < 0) {
+		debug("libvirt: no keepalive on %s: %s", uri, lab_virt_error());
+		virResetLastError();
+	}
 	free(embed);
 	conn_remember(conn, state_dir);
 	destroy_stale(conn, state_dir, lab_virt_is_embedded(conn));

@@ -27,6 +27,18 @@ char *lab_virt_embed_uri(const char *state_dir);
  * mglrulab holds the state folder).
  */
 virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbuf *err);
+
+/*
+ * A daemon's connection (not the embedded driver's) sends libvirt
+ * keepalive messages: one after LAB_VIRT_KEEPALIVE_S seconds without
+ * traffic, then one every LAB_VIRT_KEEPALIVE_S; LAB_VIRT_KEEPALIVE_COUNT
+ * unanswered in a row close it, so a host that stops answering without
+ * closing the connection (hung, cut off, its libvirtd frozen) is a closed
+ * connection about 35 s later, and every call waiting on it fails. virsh
+ * uses the same values by default.
+ */
+#define LAB_VIRT_KEEPALIVE_S		5
+#define LAB_VIRT_KEEPALIVE_COUNT	6
 void lab_virt_close(virConnectPtr conn);
 
 /* Is @conn libvirt's embedded driver (which, for one, has no AUTODESTROY)? */

@@ -2,6 +2,8 @@
 #include "fsutil.h"
 #include "util.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -283,6 +285,41 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 fail:
 	free(tmp);
 	return -1;
+}
+
+/* A name tmp_template() made: something, then ".tmp." and mkostemp()'s six characters. */
+static int is_atomic_tmp_name(const char *name)
+{
+	size_t len = strlen(name), suffix = sizeof(TMP_SUFFIX) - 1;
+	const char *x = name + len - 6;
+
+	if (len <= suffix || strncmp(name + len - suffix, TMP_SUFFIX, suffix - 6))
+		return 0;
+	for (int i = 0; i < 6; i++)
+		if (!isalnum((unsigned char)x[i]))
+			return 0;
+	return 1;
+}
+
+int remove_atomic_leftovers(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (!is_atomic_tmp_name(de->d_name) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (!unlinkat(dirfd(d), de->d_name, 0))
+			n++;
+	}
+	closedir(d);
+	return n;
 }
 
 /* The null device (char 1:3), wherever its node is: writing there has no effect. */

@@ -41,6 +41,14 @@ int read_file(const char *path, struct strbuf *out, size_t max);
 int write_all(int fd, const void *data, size_t len);
 int write_file_atomic(const char *path, const void *data, size_t len);
 /*
+ * Remove what write_file_atomic() leaves in @dir when its process dies
+ * between creating the temporary file and the rename (SIGKILL, power
+ * loss): regular files named FILE.tmp.XXXXXX. Only for a folder no other
+ * process writes meanwhile (a session's, under its lock). The number
+ * removed, or -1 with errno when @dir cannot be read.
+ */
+int remove_atomic_leftovers(const char *dir);
+/*
  * A file the user named (-o, --html, --junit): a regular file, new or
  * old, is written atomically (write_file_atomic()). Anything else at
  * @path is refused, -1 with errno: a folder (EISDIR), a symbolic link

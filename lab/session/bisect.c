@@ -899,6 +899,9 @@ int bisect_main(struct bisect_opts *o)
 		r = lock_dir(&bs);
 	if (r)
 		goto out;
+	/* a killed bisection's bisect.json.tmp.*: the steps' sessions sweep their own */
+	if (o->resume)
+		remove_atomic_leftovers(bs.dir);
 	bs.base = json_string_value(json_object_get(bs.state, "baseline"));
 	bs.series = json_string_value(json_object_get(bs.state, "series_kernel"));
 	bs.n = (long)json_integer_value(json_object_get(bs.state, "n"));

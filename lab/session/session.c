@@ -66,6 +66,13 @@ static int resume_session(struct session *s)
 	if (r)
 		return r;
 	r = session_lock(s->cfg.state_dir, s->dir, &s->lock_fd);
+	if (!r) {
+		int swept = session_dir_sweep(s->dir);
+
+		if (swept)
+			debug("%s: removed %d temporary file%s a killed run left", s->dir, swept,
+			      swept == 1 ? "" : "s");
+	}
 	if (!r && s->o->budget_s)
 		r = raise_budget(s);
 	if (r)

@@ -87,6 +87,13 @@ int session_dir_find(const char *reports_dir, const char *id, char **dir);
  * holding it is a clear error naming the holder.
  */
 int session_lock(const char *state_dir, const char *session_dir, int *fd_out);
+/*
+ * A resumed session's folder, under its lock: remove the temporary files
+ * a killed process left (remove_atomic_leftovers()) in it, runs/ and
+ * each logs/ folder. They never load as records; this keeps them from
+ * piling up over kills. The number removed.
+ */
+int session_dir_sweep(const char *dir);
 int session_write_json(const char *path, const json_t *obj);
 /*
  * The run records in runs/, as an array sorted by seq (missing folder:
@@ -117,9 +124,11 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 /* --- session_output.c: reports, JUnit, verdict scan --- */
 /*
  * Analyse @session_json (context + runs) into report.json, report.html and
- * report.txt in @dir. Returns the report (new reference) or NULL.
+ * report.txt in @dir. Returns the report (new reference) or NULL; each
+ * file that cannot be written (ENOSPC) is said, naming it, and counted in
+ * *@unwritten. The file it would have replaced stays as it was.
  */
-json_t *session_write_reports(const char *dir, const json_t *session_json);
+json_t *session_write_reports(const char *dir, const json_t *session_json, int *unwritten);
 /* Exit status for @report under @fail_on: LAB_REGRESSION when it fails. */
 int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why);
 /* The JUnit file of @report at @path: LAB_OK, or LAB_ELAB when it cannot be written (said, naming it). */

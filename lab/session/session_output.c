@@ -23,7 +23,7 @@ static int write_text(const char *dir, const char *name, const struct strbuf *sb
 	return r;
 }
 
-json_t *session_write_reports(const char *dir, const json_t *session_json)
+json_t *session_write_reports(const char *dir, const json_t *session_json, int *unwritten)
 {
 	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
 	json_t *report = report_analyze(session_json, &err);
@@ -33,14 +33,15 @@ json_t *session_write_reports(const char *dir, const json_t *session_json)
 		sb_release(&err);
 		return NULL;
 	}
+	*unwritten = 0;
 	report_dump(report, &sb);
-	write_text(dir, "report.json", &sb);
+	*unwritten += !!write_text(dir, "report.json", &sb);
 	sb_reset(&sb);
 	report_render_html(report, &sb);
-	write_text(dir, "report.html", &sb);
+	*unwritten += !!write_text(dir, "report.html", &sb);
 	sb_reset(&sb);
 	report_render_text(report, &sb);
-	write_text(dir, "report.txt", &sb);
+	*unwritten += !!write_text(dir, "report.txt", &sb);
 	sb_release(&sb);
 	sb_release(&err);
 	return report;
@@ -177,6 +178,7 @@ int session_finish(struct session *s, int stopped)
 	json_t *runs = session_load_runs(s->dir, &err);
 	int unrecorded = atomic_load(&s->unrecorded);
 	int unreadable = err.len > 0;
+	int unwritten = 0;
 	char finished[32];
 	int r = LAB_OK;
 
@@ -193,7 +195,7 @@ int session_finish(struct session *s, int stopped)
 	/* Why each workload stopped where it did, and every look taken. */
 	if (s->seq)
 		json_object_set_new(session_json, "sequential", json_deep_copy(session_seq_state(s->seq)));
-	json_t *report = session_write_reports(s->dir, session_json);
+	json_t *report = session_write_reports(s->dir, session_json, &unwritten);
 	json_decref(session_json);
 	if (!report) {
 		sb_release(&err);
@@ -202,20 +204,23 @@ int session_finish(struct session *s, int stopped)
 	session_stdout_restore(s);
 	char *txt = xasprintf("%s/report.txt", s->dir);
 	struct strbuf text = STRBUF_INIT;
-	if (!s->o->no_stdout_report && !read_file(txt, &text, 0))
+	/* (with a report unwritten, report.txt may be an older one) */
+	if (!s->o->no_stdout_report && !unwritten && !read_file(txt, &text, 0))
 		fputs(sb_str(&text), stdout);
 	fflush(stdout);
 	sb_release(&text);
 	free(txt);
 	/* Said, naming the file; CI would read no verdicts at all. */
 	int junit_failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
-	term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
+	if (!unwritten)
+		term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
 	json_t *summary = json_object_get(report, "summary");
 	if (unrecorded) {
-		r = lab_error("%d run record%s could not be written (see above): those runs do "
-			      "not count; make room, then continue with:\n"
+		r = lab_error("%d run%s not recorded (see above): %s not count; make room, then "
+			      "continue with:\n"
 			      "  mglrulab run --resume %s -c %s", unrecorded,
-			      unrecorded == 1 ? "" : "s", s->id, s->cfg.path);
+			      unrecorded == 1 ? "" : "s", unrecorded == 1 ? "it does" : "they do",
+			      s->id, s->cfg.path);
 	} else if (stopped) {
 		term_printf(stderr, "interrupted: %lld of %zu runs done; continue with:\n"
 			    "  mglrulab run --resume %s -c %s\n",
@@ -235,11 +240,15 @@ int session_finish(struct session *s, int stopped)
 			  "out and is not complete; move them away, and `mglrulab run --resume %s "
 			  "-c %s` runs again any run left without a record", s->dir, s->id,
 			  s->cfg.path);
+	if (unwritten)
+		lab_error("%s: %d of the reports could not be written (above); make room, then "
+			  "`mglrulab run --resume %s -c %s` writes them again", s->dir, unwritten,
+			  s->id, s->cfg.path);
 	/*
-	 * A failed JUnit file or a record the report left out is a lab
-	 * failure; a regression found still says 3.
+	 * A failed JUnit file or report, or a record the report left out, is
+	 * a lab failure; a regression found still says 3.
 	 */
-	if ((junit_failed || unreadable) && r == LAB_OK)
+	if ((junit_failed || unreadable || unwritten) && r == LAB_OK)
 		r = LAB_ELAB;
 	json_decref(report);
 	sb_release(&err);

@@ -114,8 +114,20 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot, con
 	run_on_host(h, &gr);
 	host_sample_take(&hs_after);
 	host_dropped(s, h, &gr, dropped);
-	/* Interrupted is not a result: the run is redone on resume. */
-	if (gr.status != GUEST_RUN_INTERRUPTED) {
+	/*
+	 * Interrupted is not a result: the run is redone on resume. Nor is a
+	 * run that failed because its folder filled (ENOSPC): recorded as
+	 * failed, --resume would skip it and the kernel would carry the
+	 * machine's failure; the session stops instead, as when a record
+	 * cannot be written.
+	 */
+	if (gr.status != GUEST_RUN_OK && gr.status != GUEST_RUN_INTERRUPTED && gr.out_of_space) {
+		const char *f = gr.failure ? gr.failure : "";
+
+		lab_error("run %d failed because this machine ran out of space: %.*s; the run does "
+			  "not count, and `run --resume` runs it again", seq, (int)strcspn(f, "\n"), f);
+		atomic_fetch_add(&s->unrecorded, 1);
+	} else if (gr.status != GUEST_RUN_INTERRUPTED) {
 		rec = record_of(p, &gr, s, h, slot, started, &hs_before, &hs_after);
 		/*
 		 * Not on disk, not a result: counted in memory, it would feed

@@ -73,8 +73,10 @@ struct session {
 	struct session_seq *seq;	/* --until decided, else NULL */
 	struct session_hosts hosts;	/* where the runs go */
 	/*
-	 * Runs whose record could not be written (ENOSPC): not results, so
-	 * the session stops short of complete. Worker threads add to it.
+	 * Runs whose record could not be written, or that failed because
+	 * the session folder filled (ENOSPC, guest_run.out_of_space): not
+	 * results, so the session stops short of complete. Worker threads
+	 * add to it.
 	 */
 	atomic_int unrecorded;
 };
@@ -183,10 +185,10 @@ void session_stdout_restore(struct session *s);
 /*
  * Write the reports, print report.txt on stdout, the JUnit file when
  * asked; the exit status (@stopped: interrupted, with the resume command;
- * a JUnit file that cannot be written, a record that could not be written
- * (s->unrecorded) or read back is LAB_ELAB, named, unless a --fail-on
- * verdict already makes it LAB_REGRESSION). The report says complete only
- * when none of these happened.
+ * a report or JUnit file that cannot be written, a run not recorded
+ * (s->unrecorded) or a record not read back is LAB_ELAB, named, unless a
+ * --fail-on verdict already makes it LAB_REGRESSION). The report says
+ * complete only when no run is missing for these reasons.
  */
 int session_finish(struct session *s, int stopped);
 

@@ -126,6 +126,36 @@ out:
 	return r;
 }
 
+static int sweep_one(const char *dir)
+{
+	int n = remove_atomic_leftovers(dir);
+
+	return n > 0 ? n : 0;
+}
+
+int session_dir_sweep(const char *dir)
+{
+	char *runs = xasprintf("%s/runs", dir), *logs = xasprintf("%s/logs", dir);
+	int n = sweep_one(dir) + sweep_one(runs);
+	DIR *d = opendir(logs);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *sub = xasprintf("%s/%s", logs, de->d_name);
+
+		if (is_dir(sub))
+			n += sweep_one(sub);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	free(logs);
+	free(runs);
+	return n;
+}
+
 int session_write_json(const char *path, const json_t *obj)
 {
 	char *text = json_dumps(obj, JSON_INDENT(1) | JSON_PRESERVE_ORDER);

@@ -474,6 +474,63 @@ static void test_session_dir_lock_first(void **state)
 	free(dir);
 }
 
+static void touch(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	assert_true(fd >= 0);
+	close(fd);
+	free(path);
+}
+
+/*
+ * A session killed while write_file_atomic() ran leaves FILE.tmp.XXXXXX
+ * (bench/kill-campaign found report.html.tmp.* after a kill during the
+ * report): the sweep on resume removes exactly those, in the session
+ * folder, runs/ and logs/run-N/, and nothing else: records, a folder or
+ * a symbolic link with such a name, names with another suffix.
+ */
+static void test_session_dir_sweep(void **state)
+{
+	char *dir = scratch(), *runs = xasprintf("%s/runs", dir), *run = xasprintf("%s/logs/run-0001", dir);
+	char *names;
+	(void)state;
+
+	assert_int_equal(mkdir_p(runs, 0755), 0);
+	assert_int_equal(mkdir_p(run, 0755), 0);
+	touch(dir, "report.html.tmp.D79fX4");
+	touch(dir, "report.json");
+	touch(dir, "session.json.tmp.A");	/* not six characters */
+	touch(runs, "0003.json.tmp.Ab12Cd");
+	touch(runs, "0003.json");
+	touch(runs, "0004.json.tmp.AB-DEF");	/* not mkostemp()'s */
+	touch(run, "job.json.tmp.aaaaaa");
+	touch(run, "console.log");
+	char *sub = xasprintf("%s/keep.tmp.ZZZZZZ", runs), *lnk = xasprintf("%s/link.tmp.QWERTY", runs);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(symlink("0003.json", lnk), 0);
+
+	assert_int_equal(session_dir_sweep(dir), 3);
+	names = listing(dir);
+	assert_string_equal(names, "logs report.json runs session.json.tmp.A");
+	free(names);
+	names = listing(runs);
+	assert_string_equal(names, "0003.json 0004.json.tmp.AB-DEF keep.tmp.ZZZZZZ link.tmp.QWERTY");
+	free(names);
+	names = listing(run);
+	assert_string_equal(names, "console.log");
+	free(names);
+	assert_int_equal(session_dir_sweep(dir), 0);
+	assert_int_equal(remove_atomic_leftovers("/nonexistent/mglrulab"), -1);
+	assert_int_equal(rm_rf(dir), 0);
+	free(sub);
+	free(lnk);
+	free(run);
+	free(runs);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_load_runs_refuses_duplicates),
 		cmocka_unit_test(test_atomic_write_name_max),
 		cmocka_unit_test(test_session_dir_lock_first),
+		cmocka_unit_test(test_session_dir_sweep),
 	};
 
 	umask(022);

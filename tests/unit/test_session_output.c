@@ -484,7 +484,7 @@ static void test_finish_unrecorded(void **state)
 	atomic_store(&c.s.unrecorded, 1);
 	for (int stopped = 0; stopped <= 1; stopped++) {
 		assert_int_equal(finish_capturing(&c.s, stopped, errpath, &said), LAB_ELAB);
-		assert_non_null(strstr(said, "1 run record could not be written"));
+		assert_non_null(strstr(said, "1 run not recorded"));
 		assert_non_null(strstr(said, "run --resume s5"));
 		free(said);
 		json_t *rep = report_in(&c.s);
@@ -492,6 +492,45 @@ static void test_finish_unrecorded(void **state)
 							  "complete")));
 		json_decref(rep);
 	}
+	finish_case_release(&c);
+}
+
+/*
+ * A report that cannot be written (here report.json is a folder; ENOSPC
+ * does the same) is a lab failure, named, with the way to write it again:
+ * exit 2, not a green session whose CI finds no report. No "reports:"
+ * line claims it, and a regression found still says 3.
+ */
+static void test_finish_report_unwritable(void **state)
+{
+	struct finish_case c;
+	char errpath[128], *said;
+	(void)state;
+
+	session_from_fixture(&c, "s7", 1);
+	char *blocker = xasprintf("%s/report.json/x", c.s.dir);
+	assert_int_equal(mkdir_p(blocker, 0755), 0);
+	snprintf(errpath, sizeof(errpath), "%s/s7-stderr", dir);
+	c.o.fail_on = FAIL_ON_NONE;
+	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_ELAB);
+	char *path = xasprintf("%s/report.json", c.s.dir);
+	assert_non_null(strstr(said, path));
+	assert_non_null(strstr(said, "1 of the reports could not be written"));
+	assert_non_null(strstr(said, "run --resume s7"));
+	assert_null(strstr(said, "reports: "));
+	free(said);
+	c.o.fail_on = FAIL_ON_REGRESSION;
+	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_REGRESSION);
+	free(said);
+	/* room made: written, green */
+	assert_int_equal(rm_rf(path), 0);
+	c.o.fail_on = FAIL_ON_NONE;
+	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_OK);
+	assert_non_null(strstr(said, "reports: "));
+	free(said);
+	json_decref(report_in(&c.s));
+	free(path);
+	free(blocker);
 	finish_case_release(&c);
 }
 
@@ -567,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_finish_junit_unwritable),
 		cmocka_unit_test(test_finish_unreadable_record),
 		cmocka_unit_test(test_finish_unrecorded),
+		cmocka_unit_test(test_finish_report_unwritable),
 		cmocka_unit_test(test_write_run_fails_cleanly),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
