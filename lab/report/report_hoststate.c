@@ -591,8 +591,13 @@ static void bound_reference_shift(struct derivation *d, struct dvec run_ref[2])
 		return;
 	stats_settings_default(&s);
 	s.resamples = 0;	/* the Hodges-Lehmann interval needs no bootstrap */
+	/*
+	 * An interval that does not reach its level (too few runs: one per
+	 * kernel gives lo = hi) bounds nothing.
+	 */
 	if (stats_compare(run_ref[0].v, run_ref[0].n, run_ref[1].v, run_ref[1].n, &s, 0, &c) == 0 &&
-	    usable(c.hl_ratio) && usable(c.hl_ratio_lo) && usable(c.hl_ratio_hi)) {
+	    usable(c.hl_ratio) && usable(c.hl_ratio_lo) && usable(c.hl_ratio_hi) &&
+	    c.hl_level >= s.confidence - 1e-9) {
 		d->ref_shift = c.hl_ratio;
 		d->ref_shift_lo = c.hl_ratio_lo;
 		d->ref_shift_hi = c.hl_ratio_hi;

@@ -1210,7 +1210,8 @@ static json_t *report_warnings(struct model *m, json_t *report)
 				    "speeds on the two kernels (p = %.2g): the host-state adjustment "
 				    "may take away part of a real effect; compare the plain median",
 				    jget_str(run, "workload", ""), jget_str(run, "metric", ""), p);
-		if (json_is_true(json_object_get(run, "adjustment_refused")))
+		if (json_is_true(json_object_get(run, "adjustment_refused")) &&
+		    isfinite(jget_num(run, "bias_bound_pct")))
 			add_warning(w, "reference", "%s %s is not adjusted for the host: the kernels' "
 				    "reference loops differ by %+.1f %% (interval %+.1f %% to %+.1f %%), "
 				    "which could take up to %.1f points from a real effect; it is the "
@@ -1220,6 +1221,11 @@ static json_t *report_warnings(struct model *m, json_t *report)
 				    (jget_num(jpath(run, "reference_shift"), "lo") - 1) * 100,
 				    (jget_num(jpath(run, "reference_shift"), "hi") - 1) * 100,
 				    jget_num(run, "bias_bound_pct"));
+		else if (json_is_true(json_object_get(run, "adjustment_refused")))
+			add_warning(w, "reference", "%s %s is not adjusted for the host: too few runs "
+				    "to bound how far the kernels move the reference loop; it is the "
+				    "plain median of the cells",
+				    jget_str(run, "workload", ""), jget_str(run, "metric", ""));
 		p = jget_num(run, "slow_share_p");
 		/* The state adjustment assumes the slow state is the host's, not a kernel's. */
 		if (isfinite(p) && p < 0.01 && json_is_true(json_object_get(run, "by_states")))

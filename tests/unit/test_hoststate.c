@@ -365,6 +365,23 @@ static void contention_two_kernels_not_adjusted(void **state)
 	json_decref(s);
 }
 
+/* One run per kernel bounds nothing: not adjusted, and the warning says why. */
+static void too_few_runs_not_adjusted(void **state)
+{
+	json_t *s = session(1, 0.05, 0, 1, 0.25, 23), *rep, *hs;
+
+	(void)state;
+	couple(s, 1);
+	rep = analyze(s);
+	hs = json_array_get(json_object_get(rep, "host_states"), 0);
+	assert_true(jget_num(hs, "fitted_slope") > 0.5);
+	assert_true(json_is_true(json_object_get(hs, "adjustment_refused")));
+	assert_true(jget_num(hs, "slope") == 0);
+	assert_true(has_warning(rep, "reference", "too few runs"));
+	json_decref(rep);
+	json_decref(s);
+}
+
 /*
  * A kernel that changes the reference loop itself (its rate 20 % lower on
  * every run of the patched kernel) would have its effect adjusted away:
@@ -829,6 +846,7 @@ int main(void)
 		cmocka_unit_test(contention_removed),
 		cmocka_unit_test(contention_two_kernels_not_adjusted),
 		cmocka_unit_test(reference_shift_bounded),
+		cmocka_unit_test(too_few_runs_not_adjusted),
 		cmocka_unit_test(reference_moved_by_kernel),
 		cmocka_unit_test(time_metric),
 		cmocka_unit_test(weak_relation_ignored),
