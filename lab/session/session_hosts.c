@@ -164,6 +164,20 @@ int session_hosts_open(struct session *s, const json_t *hosts, const char *probe
 			hs->n = i + 1;	/* what it allocated goes with the rest */
 			break;
 		}
+		/*
+		 * Connect with lab.conf's URI, never session.json's: a resume
+		 * checks only that the two reach the same daemon, and what
+		 * that identity leaves out (?command=, ?no_verify=, ?keyfile=
+		 * ...) decides how libvirt connects, even what it runs.
+		 */
+		{
+			const struct host_cfg *hc = config_host(&s->cfg, h->cfg.name);
+
+			if (hc && strcmp(hc->uri, h->cfg.uri)) {
+				free(h->cfg.uri);
+				h->cfg.uri = xstrdup(hc->uri);
+			}
+		}
 		h->index = (int)i;
 		if (lab_uri_same(h->cfg.uri, s->cfg.uri)) {
 			/* the guest lab's own connection: shared, closed by guest_lab_close() */
