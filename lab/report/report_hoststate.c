@@ -587,6 +587,7 @@ static void bound_reference_shift(struct derivation *d, struct dvec run_ref[2])
 	struct stats_comparison c;
 
 	d->ref_shift = d->ref_shift_lo = d->ref_shift_hi = d->bias_bound = NAN;
+	d->fitted_slope = d->slope;
 	if (!run_ref[0].n || !run_ref[1].n)
 		return;
 	stats_settings_default(&s);
@@ -604,11 +605,9 @@ static void bound_reference_shift(struct derivation *d, struct dvec run_ref[2])
 		d->bias_bound = fabs(d->slope) * fmax(fabs(log(c.hl_ratio_lo)),
 						     fabs(log(c.hl_ratio_hi)));
 	}
-	d->fitted_slope = d->slope;
 	if (d->slope == 0 || d->by_states || d->bias_bound <= ADJUST_BIAS_MAX)
 		return;
 	d->refused = 1;
-	d->fitted_slope = d->slope;
 	d->slope = 0;
 	d->how = "not adjusted: the kernels may run the reference loop at different speeds, by "
 		 "more than the adjustment could take without hiding part of a real effect "
@@ -704,9 +703,9 @@ static json_t *info_json(const struct derivation *d, const char *const kname[2])
 			    json_string("mean"));
 	json_object_set_new(o, "own_states", own_states_json(d, kname));
 	json_object_set_new(o, "slow_share_p", jnum(d->slow_share_p));
-	json_object_set_new(o, "reference_shift", xjson_pack("{s:o, s:o, s:o}",
-			    "ratio", jnum(d->ref_shift), "lo", jnum(d->ref_shift_lo),
-			    "hi", jnum(d->ref_shift_hi)));
+	json_object_set_new(o, "reference_shift", !isfinite(d->ref_shift) ? json_null() :
+			    xjson_pack("{s:o, s:o, s:o}", "ratio", jnum(d->ref_shift),
+				       "lo", jnum(d->ref_shift_lo), "hi", jnum(d->ref_shift_hi)));
 	json_object_set_new(o, "bias_bound_pct", jnum(d->bias_bound * 100));
 	json_object_set_new(o, "adjustment_refused", json_boolean(d->refused));
 	json_object_set_new(o, "fitted_slope", jnum(d->fitted_slope));

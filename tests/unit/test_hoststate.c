@@ -331,6 +331,9 @@ static void contention_removed(void **state)
 	assert_false(json_is_true(json_object_get(hs, "separated")));
 	assert_true(fabs(jget_num(hs, "slope") - 1) < 0.1);
 	assert_false(json_is_true(json_object_get(hs, "adjustment_refused")));
+	/* One kernel: the slope found is the one used, and there is no shift to bound. */
+	assert_true(jget_num(hs, "fitted_slope") == jget_num(hs, "slope"));
+	assert_true(json_is_null(json_object_get(hs, "reference_shift")));
 	assert_true(cv_of(plain, "baseline") > 3 * cv_of(adj, "baseline"));
 	assert_false(has_warning(rep, "reference", NULL));
 	json_decref(rep);
