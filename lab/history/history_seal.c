@@ -269,7 +269,8 @@ int seal_open(struct seal_reader *r, const char *path, const char *schema,
 	r->key = history_key();
 	if (!r->key)
 		return -1;	/* said once, by history_key() */
-	if (read_file(path, &r->sb, HISTORY_SEALED_MAX)) {
+	/* Not through a link, never a FIFO (it would hang a nightly job) or a device. */
+	if (read_regular_file(path, &r->sb, HISTORY_SEALED_MAX)) {
 		warning("%s: %s; %s", path, strerror(errno), then);
 		return -1;
 	}

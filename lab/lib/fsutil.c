@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -190,6 +191,37 @@ int read_file(const char *path, struct strbuf *out, size_t max)
 	return n < 0 ? -1 : 0;
 }
 
+int read_regular_file(const char *path, struct strbuf *out, size_t max)
+{
+	char buf[8192];
+	ssize_t n;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY), saved;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (max && (uint64_t)st.st_size > max)) {
+		saved = errno;
+		if (!fstat(fd, &st))
+			saved = !S_ISREG(st.st_mode) ? EINVAL : EFBIG;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (max && out->len + (size_t)n > max) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+		sb_add(out, buf, (size_t)n);
+	}
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n < 0 ? -1 : 0;
+}
+
 int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
@@ -301,9 +333,27 @@ static int is_atomic_tmp_name(const char *name)
 	return 1;
 }
 
+DIR *opendir_nofollow(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+	}
+	return d;
+}
+
 int remove_atomic_leftovers(const char *dir)
 {
-	DIR *d = opendir(dir);
+	/* Not through a link: a planted logs/x -> /elsewhere must not be swept. */
+	DIR *d = opendir_nofollow(dir);
 	struct dirent *de;
 	int n = 0;
 

@@ -4,6 +4,7 @@
 #define LAB_FSUTIL_H
 
 #include <stddef.h>
+#include <dirent.h>
 #include <sys/types.h>
 
 #include "strbuf.h"
@@ -36,6 +37,13 @@ int is_regular_file(const char *path);
 
 /* Read a whole file; -1 with errno on failure. At most @max bytes (0: no limit). */
 int read_file(const char *path, struct strbuf *out, size_t max);
+/*
+ * read_file() for a file others may have planted: only a regular file, not
+ * through a symbolic link (ELOOP), never a FIFO or a device (EINVAL: they
+ * would block or never end), and no larger than @max (EFBIG) by its size
+ * before a byte is read.
+ */
+int read_regular_file(const char *path, struct strbuf *out, size_t max);
 /* Write via a temporary file in the same directory, fsync, rename. */
 /* write() all of @data, again after EINTR and short writes: 0, or -1 with errno. */
 int write_all(int fd, const void *data, size_t len);
@@ -48,6 +56,8 @@ int write_file_atomic(const char *path, const void *data, size_t len);
  * removed, or -1 with errno when @dir cannot be read.
  */
 int remove_atomic_leftovers(const char *dir);
+/* opendir() of @path itself, never through a symbolic link there (ELOOP). */
+DIR *opendir_nofollow(const char *path);
 /*
  * A file the user named (-o, --html, --junit): a regular file, new or
  * old, is written atomically (write_file_atomic()). Anything else at

@@ -137,7 +137,7 @@ int session_dir_sweep(const char *dir)
 {
 	char *runs = xasprintf("%s/runs", dir), *logs = xasprintf("%s/logs", dir);
 	int n = sweep_one(dir) + sweep_one(runs);
-	DIR *d = opendir(logs);
+	DIR *d = opendir_nofollow(logs);
 	struct dirent *de;
 
 	while (d && (de = readdir(d))) {
@@ -145,8 +145,7 @@ int session_dir_sweep(const char *dir)
 			continue;
 		char *sub = xasprintf("%s/%s", logs, de->d_name);
 
-		if (is_dir(sub))
-			n += sweep_one(sub);
+		n += sweep_one(sub);	/* a link or a file there: refused by the open */
 		free(sub);
 	}
 	if (d)

@@ -152,6 +152,44 @@ static void test_user_file_refuses_special_files(void **state)
 }
 
 /*
+ * A file read that others may have planted (history's cache and state):
+ * a FIFO is refused at once instead of hanging the reader, a link to
+ * /dev/zero is not followed, a file over the limit is refused by its size.
+ */
+static void test_read_regular_file_refuses_planted(void **state)
+{
+	char *dir = scratch(), *fifo = xasprintf("%s/fifo", dir);
+	char *link = xasprintf("%s/zero", dir), *big = xasprintf("%s/big", dir);
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	arm_alarm();
+	errno = 0;
+	assert_int_equal(read_regular_file(fifo, &sb, 1024), -1);
+	alarm(0);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(symlink("/dev/zero", link), 0);
+	errno = 0;
+	assert_int_equal(read_regular_file(link, &sb, 1024), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(read_regular_file("/dev/zero", &sb, 1024), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(write_file_atomic(big, "0123456789", 10), 0);
+	assert_int_equal(read_regular_file(big, &sb, 9), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(sb.len, 0);
+	assert_int_equal(read_regular_file(big, &sb, 10), 0);
+	assert_string_equal(sb_str(&sb), "0123456789");
+	sb_release(&sb);
+	assert_int_equal(rm_rf(dir), 0);
+	free(fifo);
+	free(link);
+	free(big);
+	free(dir);
+}
+
+/*
  * A symbolic link at the output is refused whatever it points to (a
  * FIFO, /dev/null, a regular file, nothing), and left as it was: before,
  * `ln -s /dev/loop0 out.html` got the page written onto the device.
@@ -523,6 +561,22 @@ static void test_session_dir_sweep(void **state)
 	free(names);
 	assert_int_equal(session_dir_sweep(dir), 0);
 	assert_int_equal(remove_atomic_leftovers("/nonexistent/mglrulab"), -1);
+	/*
+	 * A planted logs/x -> elsewhere (anyone who can write the reports
+	 * folder could plant it) is not swept: elsewhere's file stays.
+	 */
+	char *other = scratch(), *planted = xasprintf("%s/logs/x", dir);
+	touch(other, "theirs.json.tmp.Zz9Zz9");
+	assert_int_equal(symlink(other, planted), 0);
+	assert_int_equal(session_dir_sweep(dir), 0);
+	names = listing(other);
+	assert_string_equal(names, "theirs.json.tmp.Zz9Zz9");
+	free(names);
+	assert_int_equal(remove_atomic_leftovers(planted), -1);
+	assert_true(errno == ELOOP || errno == ENOTDIR);
+	assert_int_equal(rm_rf(other), 0);
+	free(other);
+	free(planted);
 	assert_int_equal(rm_rf(dir), 0);
 	free(sub);
 	free(lnk);
@@ -538,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_user_file_regular_and_null),
 		cmocka_unit_test(test_user_file_refuses_special_files),
 		cmocka_unit_test(test_user_file_refuses_symlinks),
+		cmocka_unit_test(test_read_regular_file_refuses_planted),
 		cmocka_unit_test(test_copy_file_refuses_symlink),
 		cmocka_unit_test(test_mkdir_new_is_exclusive),
 		cmocka_unit_test(test_load_runs_past_9999),
