@@ -137,8 +137,17 @@ static int start_session(struct session *s)
 	json_decref(hosts);
 	if (r)
 		return r;
-	kbuild_result_free(&s->kernels.res[0]);
+	/*
+	 * session_new() builds (finds) every kernel again into res[]; the
+	 * first one's hold is let go only after that, so that a `kernel gc`
+	 * in between cannot remove it.
+	 */
+	struct kbuild_result first = s->kernels.res[0];
+
+	memset(&s->kernels.res[0], 0, sizeof(s->kernels.res[0]));
+	s->kernels.res[0].hold_fd = -1;	/* as kbuild_result_free() leaves it */
 	r = session_new(s);
+	kbuild_result_free(&first);
 	return r ? r : session_hosts_check_shares(s);
 }
 
