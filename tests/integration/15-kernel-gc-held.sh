@@ -29,9 +29,10 @@ sed -e "s#\.\./\.\./\.\./#$ROOT/#" -e "s#\.\./series/#$ROOT/tests/fixtures/serie
 mkdir -p "$TMP/src"
 printf '[kernel k]\nsource = %s/src\n[guest tiny]\nfile = %s/guests/tiny.conf\n[run]\nkernels = k\nworkloads = yield_pingpong\n' \
 	"$TMP" "$ROOT" > "$TMP/gc.conf"
-# The session must find the baseline in the test cache, never build it.
-"$LAB" kernel gc --dry-run -c "$CONF" > "$TMP/dry.out" || fail "kernel gc --dry-run failed"
-grep -q "would remove.*$key" "$TMP/dry.out" && { cat "$TMP/dry.out"; fail "the copied baseline is not found in $TMP/cache"; }
+# The copied baseline is an entry of the test cache: with nothing
+# holding it and no kernel of gc.conf resolving there, gc would remove it.
+"$LAB" kernel gc --dry-run -c "$TMP/gc.conf" > "$TMP/dry.out" || fail "kernel gc --dry-run failed"
+grep -q "would remove.*$key" "$TMP/dry.out" || { cat "$TMP/dry.out"; fail "the copied baseline is not found in $TMP/cache"; }
 
 fake_entry() {
 	mkdir -p "$TMP/cache/entries/$1" &&
