@@ -13,6 +13,7 @@
 #include "lockfile.h"
 #include "mbox.h"
 #include "report.h"
+#include "report_result.h"
 #include "session.h"
 #include "stats.h"
 #include "xjson.h"
@@ -90,28 +91,22 @@ static json_t *pct_or_null(double ratio)
 
 json_t *bisect_step_results(const json_t *report)
 {
-	json_t *r, *out = json_array();
-	size_t i;
+	json_t *out = json_array();
+	size_t i, n;
+	struct result_record *res = report_result_records(report, &n, NULL);
 
-	json_array_foreach(json_object_get(report, "results"), i, r) {
-		const char *v = json_string_value(json_object_get(r, "verdict"));
-		const char *m = json_string_value(json_object_get(r, "metric"));
-		const char *w = json_string_value(json_object_get(r, "workload"));
-		/* The interval the verdict came from: the pooled one on several hosts. */
-		const json_t *c = verdict_comparison(r), *ci = json_object_get(c, "ci");
-		const json_t *d = json_object_get(c, "delta_pct");
+	for (i = 0; i < n; i++) {
+		/* The change the verdict rests on: the pooled one on several hosts. */
+		const struct result_change *c = &res[i].change;
 
-		if (!v || !m || !w)
-			continue;
 		json_array_append_new(out, xjson_pack("{s:o, s:o, s:b, s:s, s:o, s:o, s:o}",
-			"workload", json_string_lossy(w), "metric", json_string_lossy(m),
-			"primary", json_is_true(json_object_get(r, "primary")), "verdict", v,
-			"delta_pct", json_is_number(d) ? json_real(json_number_value(d)) : json_null(),
-			"ci_lo_pct", json_is_number(json_object_get(ci, "lo")) ?
-				pct_or_null(json_number_value(json_object_get(ci, "lo"))) : json_null(),
-			"ci_hi_pct", json_is_number(json_object_get(ci, "hi")) ?
-				pct_or_null(json_number_value(json_object_get(ci, "hi"))) : json_null()));
+			"workload", json_string_lossy(res[i].workload),
+			"metric", json_string_lossy(res[i].metric),
+			"primary", res[i].primary, "verdict", res[i].verdict_id,
+			"delta_pct", isfinite(c->delta_pct) ? json_real(c->delta_pct) : json_null(),
+			"ci_lo_pct", pct_or_null(c->lo), "ci_hi_pct", pct_or_null(c->hi)));
 	}
+	free(res);
 	return out;
 }
 

@@ -4,6 +4,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
+#include "report_result.h"
 #include "util.h"
 
 #include <errno.h>
@@ -47,69 +48,74 @@ json_t *session_write_reports(const char *dir, const json_t *session_json, int *
 	return report;
 }
 
-static int fails(const char *verdict, enum fail_on fail_on)
+static int fails(enum stats_verdict v, enum fail_on fail_on)
 {
-	if (!verdict || fail_on == FAIL_ON_NONE)
+	if (fail_on == FAIL_ON_NONE)
 		return 0;
-	if (!strcmp(verdict, "regression"))
+	if (v == VERDICT_REGRESSION)
 		return 1;
-	return fail_on == FAIL_ON_CHANGE && !strcmp(verdict, "improvement");
+	return fail_on == FAIL_ON_CHANGE && v == VERDICT_IMPROVEMENT;
 }
 
 int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why)
 {
-	json_t *res;
-	size_t i;
+	size_t i, n;
+	struct result_record *res = report_result_records(report, &n, NULL);
 	int status = LAB_OK;
 
-	json_array_foreach(json_object_get(report, "results"), i, res) {
-		const char *v = json_string_value(json_object_get(res, "verdict"));
-		if (!fails(v, fail_on))
+	for (i = 0; i < n; i++) {
+		if (!fails(res[i].verdict, fail_on))
 			continue;
-		sb_addf(why, "  %s %s: %s\n", json_string_value(json_object_get(res, "workload")),
-			json_string_value(json_object_get(res, "metric")), v);
+		sb_addf(why, "  %s %s: %s\n", res[i].workload, res[i].metric, res[i].verdict_id);
 		status = LAB_REGRESSION;
 	}
+	free(res);
 	return status;
+}
+
+/* One <testcase> for result @res. */
+static void junit_case(struct strbuf *cases, const struct result_record *res, int failed)
+{
+	const char *v = res->verdict_id;
+
+	sb_adds(cases, "  <testcase classname=\"mglrulab.");
+	sb_add_xml(cases, res->workload);
+	sb_adds(cases, "\" name=\"");
+	sb_add_xml(cases, res->metric);
+	sb_adds(cases, "\">\n");
+	if (failed) {
+		sb_adds(cases, "    <failure type=\"");
+		sb_add_xml(cases, v);
+		sb_adds(cases, "\" message=\"");
+		sb_add_xml(cases, res->reason);
+		sb_adds(cases, "\"/>\n");
+	} else if (res->verdict == VERDICT_INVALID || res->verdict == VERDICT_INCONCLUSIVE) {
+		sb_adds(cases, "    <skipped message=\"");
+		sb_add_xml(cases, v);
+		sb_adds(cases, ": ");
+		sb_add_xml(cases, res->reason);
+		sb_adds(cases, "\"/>\n");
+	}
+	sb_adds(cases, "    <system-out>verdict: ");
+	sb_add_xml(cases, v);
+	sb_adds(cases, "; ");
+	sb_add_xml(cases, res->reason);
+	sb_adds(cases, "</system-out>\n  </testcase>\n");
 }
 
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on)
 {
 	struct strbuf sb = STRBUF_INIT, cases = STRBUF_INIT;
-	json_t *res;
-	size_t i, n = 0, failures = 0;
+	size_t i, n, failures = 0;
+	struct result_record *res = report_result_records(report, &n, NULL);
 
-	json_array_foreach(json_object_get(report, "results"), i, res) {
-		const char *v = json_string_value(json_object_get(res, "verdict"));
-		const char *reason = json_string_value(json_object_get(res, "reason"));
-		if (!v)
-			continue;	/* counters carry no verdict */
-		n++;
-		sb_adds(&cases, "  <testcase classname=\"mglrulab.");
-		sb_add_xml(&cases, json_string_value(json_object_get(res, "workload")));
-		sb_adds(&cases, "\" name=\"");
-		sb_add_xml(&cases, json_string_value(json_object_get(res, "metric")));
-		sb_adds(&cases, "\">\n");
-		if (fails(v, fail_on)) {
-			failures++;
-			sb_adds(&cases, "    <failure type=\"");
-			sb_add_xml(&cases, v);
-			sb_adds(&cases, "\" message=\"");
-			sb_add_xml(&cases, reason);
-			sb_adds(&cases, "\"/>\n");
-		} else if (!strcmp(v, "invalid") || !strcmp(v, "inconclusive")) {
-			sb_adds(&cases, "    <skipped message=\"");
-			sb_add_xml(&cases, v);
-			sb_adds(&cases, ": ");
-			sb_add_xml(&cases, reason);
-			sb_adds(&cases, "\"/>\n");
-		}
-		sb_adds(&cases, "    <system-out>verdict: ");
-		sb_add_xml(&cases, v);
-		sb_adds(&cases, "; ");
-		sb_add_xml(&cases, reason);
-		sb_adds(&cases, "</system-out>\n  </testcase>\n");
+	for (i = 0; i < n; i++) {
+		int failed = fails(res[i].verdict, fail_on);
+
+		failures += failed;
+		junit_case(&cases, &res[i], failed);
 	}
+	free(res);
 	sb_addf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuite name=\"mglrulab\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", n, failures);
 	sb_add(&sb, sb_str(&cases), cases.len);

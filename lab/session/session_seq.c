@@ -21,6 +21,7 @@
 #include "session_seq.h"
 #include "xjson.h"
 #include "report.h"
+#include "report_result.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "session.h"
@@ -247,36 +248,33 @@ static long last_block(const json_t *ctx, const json_t *runs, const char *worklo
 	return top;
 }
 
-void session_seq_primary_line(const json_t *res, struct strbuf *sb)
+void session_seq_primary_line(const struct result_record *res, struct strbuf *sb)
 {
-	/* The interval the verdict came from: the pooled one on several hosts. */
-	const json_t *c = verdict_comparison(res);
-	const json_t *ci = json_object_get(c, "ci");
-	const char *v = jget_str(res, "verdict", "invalid");
-	double d = jget_num(c, "delta_pct"), lo = jget_num(ci, "lo"), hi = jget_num(ci, "hi");
-	long more = (long)jget_num(res, "runs_needed");
+	/* The change the verdict rests on: the pooled one on several hosts. */
+	const struct result_change *c = &res->change;
+	enum stats_verdict v = res->verdict;
 
 	/* Names come from the session files: nothing raw reaches the terminal. */
 	sb_adds(sb, "  ");
-	sb_add_text_safe(sb, jget_str(res, "workload", "?"));
+	sb_add_text_safe(sb, res->workload);
 	sb_addc(sb, ' ');
-	sb_add_text_safe(sb, jget_str(res, "metric", "?"));
-	sb_addf(sb, ": %s", verdict_symbol(v));
-	if (!json_is_true(json_object_get(res, "final")) && strcmp(v, "inconclusive"))
+	sb_add_text_safe(sb, res->metric);
+	sb_addf(sb, ": %s", verdict_symbol(res->verdict_id));
+	if (!res->final && v != VERDICT_INCONCLUSIVE)
 		sb_adds(sb, " (not final)");
-	if (isfinite(d))
-		sb_addf(sb, " %+.1f %%", d);
-	if (isfinite(lo) && isfinite(hi))
-		sb_addf(sb, " [%+.1f %%, %+.1f %%]", 100 * (lo - 1), 100 * (hi - 1));
+	if (isfinite(c->delta_pct))
+		sb_addf(sb, " %+.1f %%", c->delta_pct);
+	if (isfinite(c->lo) && isfinite(c->hi))
+		sb_addf(sb, " [%+.1f %%, %+.1f %%]", 100 * (c->lo - 1), 100 * (c->hi - 1));
 	/* An estimate past a few thousand runs says only "not with this noise". */
-	if (!strcmp(v, "inconclusive") && more > 5000)
+	if (v == VERDICT_INCONCLUSIVE && res->runs_needed > 5000)
 		sb_adds(sb, ", more than 5000 runs per kernel would be needed at this noise");
-	else if (!strcmp(v, "inconclusive") && more > 0)
-		sb_addf(sb, ", about %ld runs per kernel might decide", more);
+	else if (v == VERDICT_INCONCLUSIVE && res->runs_needed > 0)
+		sb_addf(sb, ", about %ld runs per kernel might decide", res->runs_needed);
 	sb_addc(sb, '\n');
 }
 
-static void print_primary(const json_t *res)
+static void print_primary(const struct result_record *res)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -293,8 +291,9 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 		const char *workload, long block)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *session = json_deep_copy(ctx), *report, *res, *verdicts = json_object();
-	size_t i, nprim = 0, decided = 0;
+	json_t *session = json_deep_copy(ctx), *report, *verdicts = json_object();
+	struct result_record *res;
+	size_t i, nres, nprim = 0, decided = 0;
 	size_t k = stats_seq_look_of(&q->plan, (size_t)block);
 
 	json_object_set(session, "runs", (json_t *)runs);
@@ -309,11 +308,9 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 	if (!lab_quiet)
 		fprintf(stderr, "look %zu of %zu for %s (%ld runs per kernel, this look's level %.2g):\n",
 			k, stats_seq_looks(&q->plan), workload, block, stats_seq_alpha_at(&q->plan, k));
-	json_array_foreach(json_object_get(report, "results"), i, res) {
-		const char *v = jget_str(res, "verdict", "invalid");
-
-		if (strcmp(jget_str(res, "workload", ""), workload) ||
-		    !json_is_true(json_object_get(res, "primary")))
+	res = report_result_records(report, &nres, NULL);
+	for (i = 0; i < nres; i++) {
+		if (strcmp(res[i].workload, workload) || !res[i].primary)
 			continue;
 		nprim++;
 		/*
@@ -322,11 +319,12 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 		 * runs may show to be beyond it (stopping there cost most of
 		 * the power in bench/sequential-sim).
 		 */
-		decided += json_is_true(json_object_get(res, "final"));
-		json_object_set_new(verdicts, jget_str(res, "metric", "?"), json_string(v));
+		decided += res[i].final;
+		json_object_set_new(verdicts, res[i].metric, json_string(res[i].verdict_id));
 		if (!lab_quiet)
-			print_primary(res);
+			print_primary(&res[i]);
 	}
+	free(res);
 	json_array_append_new(json_object_get(q->state, "looks"),
 			      xjson_pack("{s:s, s:I, s:I, s:f, s:o}", "workload", workload,
 					"look", (json_int_t)k, "runs_per_kernel", (json_int_t)block,

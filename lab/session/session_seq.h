@@ -70,10 +70,11 @@ int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t
 /*
  * The line a look prints for primary result @res of report_analyze(), into
  * @out: "  WORKLOAD METRIC: SYMBOL [(not final)] +D % [+LO %, +HI %]...\n",
- * with the change and interval the verdict rests on (verdict_comparison():
- * the pooled one in a session on several hosts). Names made terminal-safe.
+ * with the change and interval the verdict rests on (@res->change: the
+ * pooled one in a session on several hosts). Names made terminal-safe.
  */
-void session_seq_primary_line(const json_t *res, struct strbuf *out);
+struct result_record;
+void session_seq_primary_line(const struct result_record *res, struct strbuf *out);
 
 /* The state (for the report): {"workloads": {...}, "looks": [...], ...}. */
 const json_t *session_seq_state(const struct session_seq *q);

@@ -20,6 +20,7 @@
 
 #include "fsutil.h"
 #include "report.h"
+#include "report_result.h"
 #include "session_seq.h"
 #include "session_stages.h"
 #include "util.h"
@@ -91,13 +92,25 @@ static json_t *two_host_result(const char *basis)
 			 "hosts", "name", "a", "name", "b");
 }
 
+/* The line of a result as a look decodes it. */
+static void primary_line(const json_t *res, struct strbuf *sb)
+{
+	struct result_record rec;
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(result_record_decode(res, &rec, &err), 0);
+	assert_int_equal(rec.verdict, VERDICT_REGRESSION);
+	session_seq_primary_line(&rec, sb);
+	sb_release(&err);
+}
+
 static void test_primary_line_uses_pooled(void **state)
 {
 	json_t *res = two_host_result("pooled");
 	struct strbuf sb = STRBUF_INIT;
 	(void)state;
 
-	session_seq_primary_line(res, &sb);
+	primary_line(res, &sb);
 	print_message("%s", sb_str(&sb));
 	assert_non_null(strstr(sb_str(&sb), "  yield cs_per_sec: "));
 	assert_non_null(strstr(sb_str(&sb), " -8.0 % [-10.0 %, -6.0 %]\n"));
@@ -110,7 +123,7 @@ static void test_primary_line_uses_pooled(void **state)
 
 	/* pooled only in name (too few hosts with runs): the comparison of all runs */
 	res = two_host_result("all-runs");
-	session_seq_primary_line(res, &sb);
+	primary_line(res, &sb);
 	assert_non_null(strstr(sb_str(&sb), " -3.0 % [-5.0 %, -1.0 %]\n"));
 	sb_release(&sb);
 	json_decref(res);
