@@ -138,7 +138,8 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
  * why"): the first line of the failure reason, or the first metrics. What
  * the guest wrote is in it, so it is filtered for the terminal.
  */
-void session_progress_line(struct strbuf *out, size_t i, size_t total, const json_t *planned,
-			   const json_t *rec);
+struct plan_entry;
+void session_progress_line(struct strbuf *out, size_t i, size_t total,
+			   const struct plan_entry *planned, const json_t *rec);
 
 #endif

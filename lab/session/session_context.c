@@ -108,10 +108,10 @@ static json_t *planned_json(const struct session_plan *plan, const char *const *
 	json_t *planned = json_array();
 
 	for (size_t i = 0; i < plan->n; i++) {
-		struct planned_run *p = &plan->runs[i];
-		json_array_append_new(planned, xjson_pack("{s:i, s:i, s:s, s:s, s:b}", "seq", p->seq,
-			"block", p->block, "kernel", names[p->kernel], "workload", wl->v[p->workload],
-			"warmup", p->warmup));
+		const struct planned_run *p = &plan->runs[i];
+
+		json_array_append_new(planned, plan_entry_encode(p, names[p->kernel],
+								 wl->v[p->workload]));
 	}
 	return planned;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What a session leaves behind for people and for CI: reports, JUnit, exit status. */
 #include "session_stages.h"
+#include "session_plan.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
@@ -128,17 +129,15 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
 	return r ? LAB_ELAB : LAB_OK;
 }
 
-void session_progress_line(struct strbuf *out, size_t i, size_t total, const json_t *planned,
-			   const json_t *rec)
+void session_progress_line(struct strbuf *out, size_t i, size_t total,
+			   const struct plan_entry *planned, const json_t *rec)
 {
 	struct strbuf raw = STRBUF_INIT;
 	const char *status = json_string_value(json_object_get(rec, "status"));
 
 	status = status ? status : "?";
-	sb_addf(&raw, "run %zu/%zu %s %s%s: %s", i, total,
-		json_string_value(json_object_get(planned, "kernel")),
-		json_string_value(json_object_get(planned, "workload")),
-		json_is_true(json_object_get(planned, "warmup")) ? " (warm-up)" : "", status);
+	sb_addf(&raw, "run %zu/%zu %s %s%s: %s", i, total, planned->kernel, planned->workload,
+		planned->warmup ? " (warm-up)" : "", status);
 	if (!strcmp(status, "ok") || lab_verbose) {
 		const char *key;
 		json_t *v;

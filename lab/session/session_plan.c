@@ -2,7 +2,9 @@
 #include "session_plan.h"
 #include "strbuf.h"
 #include "util.h"
+#include "xjson.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,4 +88,85 @@ void session_plan_free(struct session_plan *p)
 	free(p->runs);
 	free(p->order);
 	memset(p, 0, sizeof(*p));
+}
+
+json_t *plan_entry_encode(const struct planned_run *p, const char *kernel, const char *workload)
+{
+	return xjson_pack("{s:i, s:i, s:s, s:s, s:b}", "seq", p->seq, "block", p->block,
+			  "kernel", kernel, "workload", workload, "warmup", p->warmup);
+}
+
+/* An integer member from @min to INT_MAX. */
+static int int_member(const json_t *e, const char *key, int min, int *out, size_t i,
+		      struct strbuf *err)
+{
+	const json_t *v = json_object_get(e, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < min ||
+	    json_integer_value(v) > INT_MAX) {
+		sb_addf(err, "plan[%zu].%s: expected an integer from %d, got %s", i, key, min,
+			v ? xjson_type_name(v) : "nothing");
+		return -1;
+	}
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+static int string_member(const json_t *e, const char *key, const char **out, size_t i,
+			 struct strbuf *err)
+{
+	const json_t *v = json_object_get(e, key);
+
+	if (!json_is_string(v)) {
+		sb_addf(err, "plan[%zu].%s: expected a string, got %s", i, key,
+			v ? xjson_type_name(v) : "nothing");
+		return -1;
+	}
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int entry_decode(const json_t *e, size_t i, struct plan_entry *out, struct strbuf *err)
+{
+	const json_t *w = json_object_get(e, "warmup");
+
+	out->json = e;
+	if (!json_is_object(e)) {
+		sb_addf(err, "plan[%zu]: expected an object, got %s", i, xjson_type_name(e));
+		return -1;
+	}
+	if (int_member(e, "seq", 1, &out->seq, i, err) ||
+	    int_member(e, "block", 0, &out->block, i, err) ||
+	    string_member(e, "kernel", &out->kernel, i, err) ||
+	    string_member(e, "workload", &out->workload, i, err))
+		return -1;
+	if (w && !json_is_boolean(w)) {
+		sb_addf(err, "plan[%zu].warmup: expected a boolean, got %s", i, xjson_type_name(w));
+		return -1;
+	}
+	out->warmup = json_is_true(w);
+	return 0;
+}
+
+int plan_entries_decode(const json_t *plan, struct plan_entry **out, size_t *n,
+			struct strbuf *err)
+{
+	size_t i, total = json_array_size(plan);
+
+	*out = NULL;
+	*n = 0;
+	if (!json_is_array(plan)) {
+		sb_addf(err, "plan: expected an array, got %s",
+			plan ? xjson_type_name(plan) : "nothing");
+		return -1;
+	}
+	*out = xcalloc(total ? total : 1, sizeof(**out));
+	for (i = 0; i < total; i++)
+		if (entry_decode(json_array_get(plan, i), i, &(*out)[i], err)) {
+			free(*out);
+			*out = NULL;
+			return -1;
+		}
+	*n = total;
+	return 0;
 }

@@ -12,8 +12,11 @@
 #ifndef LAB_SESSION_PLAN_H
 #define LAB_SESSION_PLAN_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "strbuf.h"
 
 struct planned_run {
 	int seq;		/* 1-based position in the session */
@@ -39,5 +42,31 @@ struct session_plan {
 void session_plan_make(struct session_plan *plan, int nr_kernels, int nr_workloads,
 		       const int *runs, int warmups, uint64_t seed);
 void session_plan_free(struct session_plan *plan);
+
+/*
+ * A planned run as session.json holds it ("plan"), by the session's names
+ * for its kernel and workload. One encoder and one decoder: the scheduler,
+ * the stopping rule and the progress lines read these, never the keys.
+ */
+struct plan_entry {
+	int seq;		/* 1-based position in the session */
+	int block;		/* 1-based block number (warm-ups: 0) */
+	const char *kernel;	/* point into the JSON decoded */
+	const char *workload;
+	int warmup;
+	const json_t *json;	/* the element: a run record starts as its copy */
+};
+
+/* session.json's element for @p, its kernel and workload named. */
+json_t *plan_entry_encode(const struct planned_run *p, const char *kernel, const char *workload);
+
+/*
+ * Every element of @plan (session.json's "plan"): a new array of *@n
+ * entries (free() it). -1 with "plan[3].block: expected ..." in @err when
+ * an element is not one: a hand-edited session.json is an error, never a
+ * run scheduled from zeros.
+ */
+int plan_entries_decode(const json_t *plan, struct plan_entry **out, size_t *n,
+			struct strbuf *err);
 
 #endif

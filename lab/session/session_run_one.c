@@ -6,6 +6,7 @@
  * disk the moment it exists.
  */
 #include "session_stages.h"
+#include "session_plan.h"
 #include "domain_run.h"
 #include "guest_job.h"
 #include "host_load.h"
@@ -70,11 +71,10 @@ static void run_on_host(struct session_host *h, struct guest_run *gr)
 	host_guest_run(&h->host, gr);
 }
 
-json_t *session_run_one(struct session *s, struct session_host *h, int slot, const json_t *p,
-			int seq, struct strbuf *dropped)
+json_t *session_run_one(struct session *s, struct session_host *h, int slot,
+			const struct plan_entry *p, int seq, struct strbuf *dropped)
 {
-	const char *wname = json_string_value(json_object_get(p, "workload"));
-	const char *kname = json_string_value(json_object_get(p, "kernel"));
+	const char *wname = p->workload, *kname = p->kernel;
 	json_t *w = report_find_named(s->ctx, "workloads", wname);
 	const char *image = session_kernel_image(s->ctx, kname);
 	struct strvec args = STRVEC_INIT;
@@ -128,7 +128,7 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot, con
 			  "not count, and `run --resume` runs it again", seq, (int)strcspn(f, "\n"), f);
 		atomic_fetch_add(&s->unrecorded, 1);
 	} else if (gr.status != GUEST_RUN_INTERRUPTED) {
-		rec = record_of(p, &gr, s, h, slot, started, &hs_before, &hs_after);
+		rec = record_of(p->json, &gr, s, h, slot, started, &hs_before, &hs_after);
 		/*
 		 * Not on disk, not a result: counted in memory, it would feed
 		 * the sequential rule and the progress a run that the report

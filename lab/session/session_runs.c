@@ -7,6 +7,7 @@
  * goes to stderr: one line per finished run, a live line on a terminal.
  */
 #include "session_stages.h"
+#include "session_plan.h"
 #include "escape.h"
 #include "interrupt.h"
 
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 static void progress(size_t done_now, size_t todo, size_t total, size_t i,
-		     const json_t *p, const json_t *rec, double elapsed)
+		     const struct plan_entry *p, const json_t *rec, double elapsed)
 {
 	char el[32], eta[32] = "?";
 
@@ -29,10 +30,8 @@ static void progress(size_t done_now, size_t todo, size_t total, size_t i,
 	if (isatty(2) && !rec) {
 		/* Our cursor control, then the line through the terminal filter. */
 		fputs("\r\033[K", stderr);
-		term_printf(stderr, "[%zu/%zu] %s %s%s  elapsed %s  ETA %s", i, total,
-			    json_string_value(json_object_get(p, "kernel")),
-			    json_string_value(json_object_get(p, "workload")),
-			    json_is_true(json_object_get(p, "warmup")) ? " (warm-up)" : "", el, eta);
+		term_printf(stderr, "[%zu/%zu] %s %s%s  elapsed %s  ETA %s", i, total, p->kernel,
+			    p->workload, p->warmup ? " (warm-up)" : "", el, eta);
 		return;
 	}
 	if (!rec)
@@ -85,7 +84,8 @@ struct sched {
 	pthread_mutex_t lock;
 	pthread_cond_t block_back;	/* a block was given back (or the session stops) */
 	struct session *s;
-	json_t *plan, *done;
+	struct plan_entry *plan;	/* session.json's plan, decoded */
+	json_t *done;
 	unsigned char *have;
 	struct block *blocks;
 	size_t nblocks;
@@ -106,25 +106,23 @@ struct worker {
 
 static const char *plan_workload(const struct sched *q, size_t i)
 {
-	const char *w = json_string_value(json_object_get(json_array_get(q->plan, i), "workload"));
-
-	return w ? w : "";
+	return q->plan[i].workload;
 }
 
 static long plan_block(const struct sched *q, size_t i)
 {
-	return (long)json_integer_value(json_object_get(json_array_get(q->plan, i), "block"));
+	return q->plan[i].block;
 }
 
 static int plan_seq(const struct sched *q, size_t i)
 {
-	return (int)json_integer_value(json_object_get(json_array_get(q->plan, i), "seq"));
+	return q->plan[i].seq;
 }
 
 /* Runs not yet done, grouped: consecutive plan entries of one workload and block number. */
 static void make_blocks(struct sched *q)
 {
-	size_t total = json_array_size(q->plan);
+	size_t total = q->total;
 
 	q->blocks = xcalloc(total ? total : 1, sizeof(*q->blocks));
 	for (size_t i = 0; i < total; i++) {
@@ -247,7 +245,7 @@ static void run_block(struct worker *wk, struct block *bl)
 
 	while (bl->next < bl->n && !q->stopped) {
 		size_t i = bl->idx[bl->next];
-		const json_t *p = json_array_get(q->plan, i);
+		const struct plan_entry *p = &q->plan[i];
 		const char *wname = plan_workload(q, i);
 		int seq = plan_seq(q, i);
 
@@ -333,6 +331,7 @@ static void sched_release(struct sched *q)
 		free(q->blocks[b].idx);
 	free(q->blocks);
 	free(q->have);
+	free(q->plan);
 	strvec_clear(&q->share_said);
 	json_decref(q->done);
 	pthread_cond_destroy(&q->block_back);
@@ -377,11 +376,13 @@ int session_run_plan(struct session *s, int *stopped)
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_cond_init(&q.block_back, NULL);
 	q.done = session_load_runs(s->dir, &err);
-	q.plan = json_object_get(s->ctx, "plan");
-	q.total = json_array_size(q.plan);
 	if (err.len)
 		warning("%s", sb_str(&err));
 	sb_reset(&err);
+	if (plan_entries_decode(json_object_get(s->ctx, "plan"), &q.plan, &q.total, &err)) {
+		r = lab_error("%s/session.json: %s", s->dir, sb_str(&err));
+		goto out;
+	}
 	if (!s->seq)
 		r = session_seq_open(s->dir, s->ctx, &s->seq, &err);
 	if (r) {

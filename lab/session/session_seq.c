@@ -25,6 +25,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "session.h"
+#include "session_plan.h"
 #include "stats.h"
 #include "util.h"
 
@@ -223,8 +224,10 @@ int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
  */
 static long last_block(const json_t *ctx, const json_t *runs, const char *workload, int *complete)
 {
-	const json_t *p, *r;
-	size_t i, j;
+	const json_t *r;
+	struct plan_entry *plan = NULL;
+	struct strbuf err = STRBUF_INIT;
+	size_t i, j, n;
 	long top = 0;
 
 	json_array_foreach(runs, i, r)
@@ -233,18 +236,19 @@ static long last_block(const json_t *ctx, const json_t *runs, const char *worklo
 			long b = (long)jget_num(r, "block");
 			top = b > top ? b : top;
 		}
-	*complete = top > 0;
-	json_array_foreach(json_object_get(ctx, "plan"), i, p) {
+	/* session_run_plan() decoded the plan before the first run: it decodes. */
+	*complete = top > 0 && !plan_entries_decode(json_object_get(ctx, "plan"), &plan, &n, &err);
+	for (i = 0; *complete && i < n; i++) {
 		int found = 0;
-		long seq;
 
-		if (strcmp(jget_str(p, "workload", ""), workload) || (long)jget_num(p, "block") != top)
+		if (strcmp(plan[i].workload, workload) || plan[i].block != top)
 			continue;
-		seq = (long)jget_num(p, "seq");
 		json_array_foreach(runs, j, r)
-			found |= (long)jget_num(r, "seq") == seq;
+			found |= (long)jget_num(r, "seq") == plan[i].seq;
 		*complete &= found;
 	}
+	free(plan);
+	sb_release(&err);
 	return top;
 }
 

@@ -175,8 +175,9 @@ int session_run_plan(struct session *s, int *stopped);
  * on resume. When the host rather than the guest failed (session_hosts.c),
  * the reason is in @dropped too: no more runs should go there.
  */
+struct plan_entry;
 json_t *session_run_one(struct session *s, struct session_host *h, int slot,
-			const json_t *planned, int seq, struct strbuf *dropped);
+			const struct plan_entry *planned, int seq, struct strbuf *dropped);
 
 /* --- session_output.c --- */
 /* Kernel builds and guest setup talk on stdout; keep stdout for the report. */

@@ -6,9 +6,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "session_plan.h"
+#include "util.h"
 
 static void test_balanced_and_interleaved(void **state)
 {
@@ -137,6 +139,79 @@ static void test_per_workload_runs(void **state)
 	session_plan_free(&p);
 }
 
+/* What session.json holds decodes back to the plan, names and all. */
+static void test_entries_round_trip(void **state)
+{
+	static const char *const kernels[] = { "base", "patched" };
+	static const char *const workloads[] = { "yp", "wis" };
+	struct session_plan plan;
+	struct plan_entry *e;
+	struct strbuf err = STRBUF_INIT;
+	json_t *arr = json_array();
+	int runs[2] = { 3, 2 };
+	size_t n;
+	(void)state;
+
+	session_plan_make(&plan, 2, 2, runs, 1, 42);
+	for (size_t i = 0; i < plan.n; i++)
+		json_array_append_new(arr, plan_entry_encode(&plan.runs[i],
+							     kernels[plan.runs[i].kernel],
+							     workloads[plan.runs[i].workload]));
+	assert_int_equal(plan_entries_decode(arr, &e, &n, &err), 0);
+	assert_int_equal(n, plan.n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(e[i].seq, plan.runs[i].seq);
+		assert_int_equal(e[i].block, plan.runs[i].block);
+		assert_int_equal(e[i].warmup, plan.runs[i].warmup);
+		assert_string_equal(e[i].kernel, kernels[plan.runs[i].kernel]);
+		assert_string_equal(e[i].workload, workloads[plan.runs[i].workload]);
+		assert_ptr_equal(e[i].json, json_array_get(arr, i));
+	}
+	free(e);
+	session_plan_free(&plan);
+	json_decref(arr);
+	sb_release(&err);
+}
+
+/* A hand-edited plan: an error naming the element and member. */
+static void test_entries_errors(void **state)
+{
+	static const struct {
+		const char *json, *want;
+	} bad[] = {
+		{ "{}", "plan: expected an array, got an object" },
+		{ "[3]", "plan[0]: expected an object, got an integer" },
+		{ "[{\"seq\": 0, \"block\": 1, \"kernel\": \"a\", \"workload\": \"w\"}]",
+		  "plan[0].seq: expected an integer from 1, got an integer" },
+		{ "[{\"seq\": 1, \"block\": 1, \"kernel\": \"a\", \"workload\": \"w\"},"
+		  " {\"seq\": 2, \"block\": \"1\", \"kernel\": \"a\", \"workload\": \"w\"}]",
+		  "plan[1].block: expected an integer from 0, got a string" },
+		{ "[{\"seq\": 1, \"block\": 1, \"kernel\": null, \"workload\": \"w\"}]",
+		  "plan[0].kernel: expected a string, got null" },
+		{ "[{\"seq\": 1, \"block\": 1, \"kernel\": \"a\"}]",
+		  "plan[0].workload: expected a string, got nothing" },
+		{ "[{\"seq\": 1, \"block\": 1, \"kernel\": \"a\", \"workload\": \"w\","
+		  " \"warmup\": 1}]", "plan[0].warmup: expected a boolean, got an integer" },
+	};
+	struct strbuf err = STRBUF_INIT;
+	struct plan_entry *e;
+	size_t n;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		json_t *j = json_loads(bad[i].json, 0, NULL);
+
+		assert_non_null(j);
+		sb_reset(&err);
+		assert_int_equal(plan_entries_decode(j, &e, &n, &err), -1);
+		assert_null(e);
+		assert_int_equal(n, 0);
+		assert_string_equal(sb_str(&err), bad[i].want);
+		json_decref(j);
+	}
+	sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +220,8 @@ int main(void)
 		cmocka_unit_test(test_warmups_and_single_kernel),
 		cmocka_unit_test(test_equal_runs_plan_unchanged),
 		cmocka_unit_test(test_per_workload_runs),
+		cmocka_unit_test(test_entries_round_trip),
+		cmocka_unit_test(test_entries_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "session.h"
+#include "session_plan.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -127,8 +128,7 @@ static void test_console_tail_filtered(void **state)
 /* The progress line of a failed run shows the guest's reason, filtered. */
 static void test_progress_line_filtered(void **state)
 {
-	json_t *planned = json_pack("{s:s, s:s, s:b}", "kernel", "base", "workload", "yp",
-				    "warmup", 0);
+	struct plan_entry planned = { .seq = 3, .block = 2, .kernel = "base", .workload = "yp" };
 	json_t *failed = json_pack("{s:s, s:s}", "status", "failed",
 				   "failure", "workload: " HOSTILE "\nsecond line");
 	json_t *ok = json_pack("{s:s, s:{s:f}, s:{}}", "status", "ok",
@@ -136,14 +136,13 @@ static void test_progress_line_filtered(void **state)
 	struct strbuf sb = STRBUF_INIT;
 	(void)state;
 
-	session_progress_line(&sb, 3, 8, planned, failed);
+	session_progress_line(&sb, 3, 8, &planned, failed);
 	assert_string_equal(sb_str(&sb), "run 3/8 base yp: failed: workload: " HOSTILE_SAFE);
 	sb_reset(&sb);
-	session_progress_line(&sb, 4, 8, planned, ok);
+	session_progress_line(&sb, 4, 8, &planned, ok);
 	assert_string_equal(sb_str(&sb), "run 4/8 base yp: ok ?[2Jops=12.5"
 			    " (boot 0.0s, workload 0.0s, host 0.00s)");
 	sb_release(&sb);
-	json_decref(planned);
 	json_decref(failed);
 	json_decref(ok);
 }
