@@ -36,6 +36,12 @@ struct bisect {
 	const char *base, *series;	/* kernel names (in state) */
 	long n;				/* patches in the series */
 	int base_is_prefix0;		/* series@0 is the baseline's cache entry */
+	/*
+	 * bisect.json says the bisection ended: the walk only reads back what
+	 * it recorded to print the summary, and builds nothing (the prefixes
+	 * may have left the kernel cache since).
+	 */
+	int complete;
 	int status;			/* why a step stopped the bisection */
 	int lock_fd;
 	int saved_stdout;		/* stdout is the summary's: builds talk on stderr */
@@ -284,6 +290,10 @@ static int build_prefix(struct bisect *bs, long k)
 	if (json_is_false(json_object_get(known, "builds"))) {
 		free(name);
 		return 1;
+	}
+	if (bs->complete && json_is_true(json_object_get(known, "builds"))) {
+		free(name);
+		return 0;
 	}
 	const struct kernel_cfg *kc = config_kernel_resolve(&bs->cfg, name, &err);
 	if (!kc) {
@@ -791,7 +801,7 @@ static int resume(struct bisect *bs)
 		strvec_push(&bs->o->workloads, json_string_value(w));
 	if (!bs->dir)
 		r = lab_error("%s: %s", cand, strerror(errno));
-	else if (json_is_true(json_object_get(st, "complete")))
+	else if ((bs->complete = json_is_true(json_object_get(st, "complete"))))
 		say("%s is complete; printing its summary", bs->dir);
 	else
 		say("resuming %s", bs->dir);

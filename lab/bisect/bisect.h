@@ -61,8 +61,8 @@ void bisect_html(struct strbuf *out, const json_t *state, const char *summary);
  * What a step's decision is made of, from a step session's report.json
  * @report: per result with a verdict, {workload, metric, primary, verdict,
  * delta_pct, ci_lo_pct, ci_hi_pct} (percent of the first kernel), the
- * change and interval the verdict rests on (verdict_comparison(): pooled
- * in a session on several hosts). A new array.
+ * change and interval the verdict rests on (struct result_record's change:
+ * pooled in a session on several hosts). A new array.
  */
 json_t *bisect_step_results(const json_t *report);
 

@@ -91,6 +91,17 @@ PY
 grep -q "^culprit: patch 2/3: " "$TMP/out" || fail "the summary does not name patch 2"
 grep -q "Message-Id: <1bc31cd0533a" "$TMP/out" || fail "the summary lacks the Message-Id"
 cmp -s "$TMP/out" "$d/bisect.txt" || fail "bisect.txt is not what was printed"
+
+# A complete bisection's summary is read back from bisect.json: with an
+# empty kernel cache (its prefixes gone) it builds nothing and prints the
+# same summary. It built both prefixes again before.
+sed -e "s|\.\./\.\./\.\./kernels/cache|$TMP/empty-cache|" -e "s|\.\./\.\./\.\./|$ROOT/|g" \
+	-e "s|\.\./series/|$ROOT/tests/fixtures/series/|" "$CONF" > "$TMP/empty-cache.conf"
+"$LAB" bisect --resume "$d" -c "$TMP/empty-cache.conf" > "$TMP/cout" 2> "$TMP/cerr" ||
+	{ tail "$TMP/cerr"; fail "printing a complete bisection's summary failed"; }
+grep -q "is complete; printing its summary" "$TMP/cerr" || fail "the complete bisection was not said to be"
+grep -Eq "compile|built in" "$TMP/cerr" && { grep -E "compile|built" "$TMP/cerr" | head -3; fail "a complete bisection built a kernel"; }
+cmp -s "$TMP/cout" "$d/bisect.txt" || fail "the complete bisection's summary changed"
 t1=$(date +%s)
 
 # No patch moves anything: not confirmed, one step, exit 0. One look at 6
