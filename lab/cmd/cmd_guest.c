@@ -243,7 +243,7 @@ static json_t *finite_or_null(double v)
 
 static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 		      const struct guest_topology *topo, struct guest_run *run, const char *run_dir,
-		      const struct lab_host *h)
+		      const struct lab_host *h, const struct host_run_stats *st)
 {
 	json_t *top = run->result.topology;
 	struct guest_topology seen;
@@ -272,8 +272,8 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 		if (h)
 			json_object_set_new(out, "host", xjson_pack("{s:s,s:o,s:f,s:i,s:b}",
 					    "name", h->cfg->name, "uri", json_string_lossy(h->cfg->uri),
-					    "volume_s", run->volume_s, "volumes_uploaded", run->volumes_uploaded,
-					    "host_error", run->host_error));
+					    "volume_s", st->volume_s, "volumes_uploaded", st->volumes_uploaded,
+					    "host_error", st->host_error));
 		json_object_set(out, "records", run->result.records);
 		/* one run: readable; --repeat: one JSON object per line */
 		json_dumpf(out, stdout, o->repeat > 1 ? JSON_COMPACT : JSON_INDENT(2));
@@ -298,8 +298,8 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 	term_printf(stdout, "boot to runner: %.2f s (guest clock); guest lifetime %.2f s; wall %.2f s; host overhead %.2f s\n",
 			    run->boot_s, run->guest_s, run->wall_s, run->host_s);
 	if (h && !h->embedded)
-		term_printf(stdout, "host %s: volumes %.2f s (%d uploaded)\n", h->cfg->name, run->volume_s,
-			    run->volumes_uploaded);
+		term_printf(stdout, "host %s: volumes %.2f s (%d uploaded)\n", h->cfg->name, st->volume_s,
+			    st->volumes_uploaded);
 	if (lab->accel_reason && run->accel == ACCEL_TCG)
 		term_printf(stdout, "accel: tcg (%s)\n", lab->accel_reason);
 	term_printf(stdout, "run files: %s\n", run_dir);
@@ -353,7 +353,7 @@ struct one_run {
 	struct guest_lab *lab;
 	const struct guest_topology *topo;
 	const char *kernel;
-	struct lab_host *host;		/* NULL: the lab's own connection */
+	struct host_runner runner;	/* .host NULL: the lab's own connection */
 	struct guest_job_spec job;
 	char *run_dir;
 	struct guest_run run;
@@ -363,9 +363,9 @@ static void *one_run(void *arg)
 {
 	struct one_run *x = arg;
 
-	if (x->host)
+	if (x->runner.host)
 		guest_lab_run_with(x->lab, x->topo, x->kernel, &x->job, x->run_dir, &x->run,
-				   host_guest_runner, x->host);
+				   host_guest_runner, &x->runner);
 	else
 		guest_lab_run(x->lab, x->topo, x->kernel, &x->job, x->run_dir, &x->run);
 	return NULL;
@@ -539,7 +539,7 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 				     default_run_dir(lab.state_dir, is_run ? "run" : "boot", topo.name);
 
 			runs[j] = (struct one_run){ .lab = &lab, .topo = &topo, .kernel = o->kernel,
-						    .host = on_host ? &host : NULL };
+						    .runner.host = on_host ? &host : NULL };
 			runs[j].run_dir = o->repeat > 1 ? xasprintf("%s-%d", base, i + j) : xstrdup(base);
 			free(base);
 			runs[j].job = (struct guest_job_spec){
@@ -561,7 +561,7 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 		run_batch(runs, n);
 		for (int j = 0; j < n; j++) {
 			int rj = report_run(o, &lab, &topo, &runs[j].run, runs[j].run_dir,
-					    on_host ? &host : NULL);
+					    runs[j].runner.host, &runs[j].runner.stats);
 
 			if (r == LAB_OK)
 				r = rj;

@@ -92,16 +92,6 @@ struct guest_run {
 	 */
 	double qemu_cpu_s;
 	/*
-	 * Set by host_guest_run() (lab/host/host_run.h): time spent on the
-	 * host's volumes (kernel and image ensured, the run's overlay created
-	 * and deleted), how many of them it uploaded, and whether the run
-	 * failed because of the host (its connection, pool or volumes) rather
-	 * than the guest. 0 for a run on the embedded host.
-	 */
-	double volume_s;
-	int volumes_uploaded;
-	int host_error;
-	/*
 	 * The run folder's file system ran out of space (under
 	 * GUEST_SPACE_LOW free) before the run could finish: the guest is
 	 * destroyed as soon as it is seen (its disk, console and results can

@@ -23,6 +23,7 @@ int host_accel_resolve(struct lab_host *h, const char *state_dir, const char *ke
 		       enum guest_accel want, enum guest_accel *out, char **reason)
 {
 	const char *name = h->cfg->name;
+	struct host_runner runner = { .host = h };
 	char *caps, *dir;
 	int works;
 
@@ -49,7 +50,7 @@ int host_accel_resolve(struct lab_host *h, const char *state_dir, const char *ke
 		return 0;
 	}
 	dir = xasprintf("%s/hosts/%s", state_dir, name);
-	works = guest_kvm_probe(host_guest_runner, h, dir, kernel, reason);
+	works = guest_kvm_probe(host_guest_runner, &runner, dir, kernel, reason);
 	free(dir);
 	if (works == -1)
 		return -1;	/* interrupted */

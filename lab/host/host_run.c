@@ -62,12 +62,13 @@ static int same_file(const struct vol_entry *e, const struct lab_host *h, const 
 /*
  * @file on @h: its path there in *@path (caller frees), from this
  * process's cache or host_volume_ensure(). *@vol (when not NULL) gets a
- * copy of the volume for an overlay's backing store. 0, or -1 with @err.
+ * copy of the volume for an overlay's backing store; an upload is counted
+ * in @stats. 0, or -1 with @err.
  * The lock is held through the upload: two slots' threads must not send
  * one volume twice (the second would fail on the existing name).
  */
 static int ensure(struct lab_host *h, const char *file, enum host_vol_kind kind,
-		  struct host_volume *vol, struct guest_run *run, struct strbuf *err)
+		  struct host_volume *vol, struct host_run_stats *stats, struct strbuf *err)
 {
 	struct vol_entry *e;
 	struct stat st;
@@ -87,7 +88,7 @@ static int ensure(struct lab_host *h, const char *file, enum host_vol_kind kind,
 			free(e);
 			goto out;
 		}
-		run->volumes_uploaded += e->vol.uploaded;
+		stats->volumes_uploaded += e->vol.uploaded;
 		debug("host %s: %s %s (%.3f s)", h->cfg->name, e->vol.name,
 		      e->vol.uploaded ? "uploaded" : "already there", e->vol.seconds);
 		e->uri = xstrdup(h->cfg->uri);
@@ -106,12 +107,13 @@ out:
 }
 
 /* A run that never reached the guest: the host failed it. */
-static int host_failed(struct lab_host *h, struct guest_run *run, struct strbuf *err)
+static int host_failed(struct lab_host *h, struct guest_run *run, struct host_run_stats *st,
+		       struct strbuf *err)
 {
 	guest_result_init(&run->result);
 	run->status = GUEST_RUN_FAILED;
 	run->boot_s = run->guest_s = -1;
-	run->host_error = 1;
+	st->host_error = 1;
 	free(run->failure);
 	/* host_volume.c's messages name the host already; local file errors do not */
 	run->failure = strncmp(sb_str(err), "host ", 5) ?
@@ -120,14 +122,14 @@ static int host_failed(struct lab_host *h, struct guest_run *run, struct strbuf 
 }
 
 /* After a failed run: was it the host (its connection gone) rather than the guest? */
-static void blame_host(struct lab_host *h, struct guest_run *run)
+static void blame_host(struct lab_host *h, struct guest_run *run, struct host_run_stats *st)
 {
 	char *f;
 
 	if (run->status == GUEST_RUN_OK || run->status == GUEST_RUN_INTERRUPTED ||
 	    virConnectIsAlive(h->conn) == 1)
 		return;
-	run->host_error = 1;
+	st->host_error = 1;
 	f = xasprintf("%s (host %s: the connection to %s is lost)", run->failure ? run->failure : "failed",
 		      h->cfg->name, h->cfg->uri);
 	free(run->failure);
@@ -144,7 +146,7 @@ static void drop_volume(struct lab_host *h, const char *name)
 	sb_release(&err);
 }
 
-int host_guest_run(struct lab_host *h, struct guest_run *run)
+int host_guest_run(struct lab_host *h, struct guest_run *run, struct host_run_stats *st)
 {
 	static unsigned seq;
 	struct host_volume kv = { 0 }, iv = { 0 }, bv = { 0 }, ov = { 0 }, jv = { 0 };
@@ -155,9 +157,7 @@ int host_guest_run(struct lab_host *h, struct guest_run *run)
 	unsigned n;
 	int r = -1;
 
-	run->volume_s = 0;
-	run->volumes_uploaded = 0;
-	run->host_error = 0;
+	*st = (struct host_run_stats){ 0 };
 	if (h->embedded)
 		return guest_run(h->conn, run);
 	/* what guest_run() refuses for a remote run: refused before any upload */
@@ -167,10 +167,10 @@ int host_guest_run(struct lab_host *h, struct guest_run *run)
 		run->remote = NULL;
 		return r;
 	}
-	if (ensure(h, run->kernel, HOST_VOL_KERNEL, &kv, run, &err) ||
-	    (run->initrd && ensure(h, run->initrd, HOST_VOL_KERNEL, &iv, run, &err)) ||
-	    (run->base_image && ensure(h, run->base_image, HOST_VOL_IMAGE, &bv, run, &err))) {
-		r = host_failed(h, run, &err);
+	if (ensure(h, run->kernel, HOST_VOL_KERNEL, &kv, st, &err) ||
+	    (run->initrd && ensure(h, run->initrd, HOST_VOL_KERNEL, &iv, st, &err)) ||
+	    (run->base_image && ensure(h, run->base_image, HOST_VOL_IMAGE, &bv, st, &err))) {
+		r = host_failed(h, run, st, &err);
 		goto out;
 	}
 	rem.kernel = kv.path;
@@ -179,7 +179,7 @@ int host_guest_run(struct lab_host *h, struct guest_run *run)
 	if (run->base_image) {
 		ov_name = xasprintf("mglrulab-run-%ld-%u.qcow2", (long)getpid(), n);
 		if (host_overlay_create(h, &bv, ov_name, &ov, &err)) {
-			r = host_failed(h, run, &err);
+			r = host_failed(h, run, st, &err);
 			goto out;
 		}
 		rem.disk = ov.path;
@@ -192,7 +192,7 @@ int host_guest_run(struct lab_host *h, struct guest_run *run)
 	if (run->job_json) {
 		job_name = xasprintf("mglrulab-run-%ld-%u.job", (long)getpid(), n);
 		if (host_volume_put(h, job_name, run->job_json, strlen(run->job_json), &jv, &err)) {
-			r = host_failed(h, run, &err);
+			r = host_failed(h, run, st, &err);
 			goto out;
 		}
 		rem.job = jv.path;
@@ -201,13 +201,13 @@ int host_guest_run(struct lab_host *h, struct guest_run *run)
 	t1 = now_monotonic();
 	r = guest_run(h->conn, run);
 	run->remote = NULL;
-	blame_host(h, run);
+	blame_host(h, run, st);
 	t0 += now_monotonic() - t1;	/* the run itself is not volume time */
 out:
 	/* the run's own volumes go, whatever happened */
 	drop_volume(h, ov_name);
 	drop_volume(h, job_name);
-	run->volume_s = now_monotonic() - t0;
+	st->volume_s = now_monotonic() - t0;
 	host_volume_release(&kv);
 	host_volume_release(&iv);
 	host_volume_release(&bv);
@@ -221,5 +221,7 @@ out:
 
 int host_guest_runner(void *ctx, struct guest_run *run)
 {
-	return host_guest_run(ctx, run);
+	struct host_runner *hr = ctx;
+
+	return host_guest_run(hr->host, run, &hr->stats);
 }

@@ -23,16 +23,33 @@
 #include "host.h"
 
 /*
+ * What the host layer adds to a guest run: figures of the host, not of
+ * the guest, so they live here rather than in struct guest_run. All 0
+ * for a run on the embedded host.
+ */
+struct host_run_stats {
+	double volume_s;	/* the volumes: ensure, overlay create and delete */
+	int volumes_uploaded;	/* how many of them this run sent */
+	/*
+	 * The host failed the run, not the guest: its connection, pool or
+	 * volumes ("host NAME: ..." in the run's failure).
+	 */
+	int host_error;
+};
+
+/*
  * Run @run (filled as for guest_run(), with local kernel, initrd and
  * base_image) on @h. Returns 0 when the run counts, -1 otherwise with
- * run->status and run->failure set, as guest_run() does. Also sets
- * run->volume_s (the volumes: ensure, overlay create and delete),
- * run->volumes_uploaded and run->host_error (the host failed, not the
- * guest: its connection, pool or volumes; "host NAME: ..." in the failure).
+ * run->status and run->failure set, as guest_run() does; *@st is set
+ * either way.
  */
-int host_guest_run(struct lab_host *h, struct guest_run *run);
+int host_guest_run(struct lab_host *h, struct guest_run *run, struct host_run_stats *st);
 
-/* host_guest_run() as guest_lab_run_with()'s runner: @ctx is the struct lab_host. */
+/* host_guest_run() as guest_lab_run_with()'s runner: @ctx is a struct host_runner. */
+struct host_runner {
+	struct lab_host *host;
+	struct host_run_stats stats;	/* out: the last run's */
+};
 int host_guest_runner(void *ctx, struct guest_run *run);
 
 /*

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe: no shared state; each call writes only the caller's strbuf
+ * or FILE.
+ *
  * Making untrusted strings safe for output. Patch subjects, metric names,
  * config values and anything a guest printed end up in reports; none of
  * them may inject markup, terminal escapes or broken UTF-8 into a mail.

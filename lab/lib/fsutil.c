@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,20 @@ int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* The process's umask, read from /proc by read_umask() (022 if it cannot be). */
+static long umask_read = 022;
+
+static void read_umask(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *u;
+
+	if (!read_file("/proc/self/status", &sb, 1 << 16) &&
+	    (u = strstr(sb_str(&sb), "\nUmask:")))
+		umask_read = strtol(u + 7, NULL, 8) & 0777;
+	sb_release(&sb);
+}
+
 /*
  * The permissions open(..., @mode) would give (mkostemp() creates 0600).
  * The umask is read from /proc rather than by umask(0) and back: libvirt's
@@ -246,19 +261,11 @@ int write_all(int fd, const void *data, size_t len)
  */
 static mode_t umasked(mode_t mode)
 {
-	static long mask = -1;
+	/* Once, and never half-read by another thread. */
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	if (mask < 0) {
-		struct strbuf sb = STRBUF_INIT;
-		const char *u;
-
-		mask = 022;
-		if (!read_file("/proc/self/status", &sb, 1 << 16) &&
-		    (u = strstr(sb_str(&sb), "\nUmask:")))
-			mask = strtol(u + 7, NULL, 8) & 0777;
-		sb_release(&sb);
-	}
-	return mode & ~(mode_t)mask;
+	pthread_once(&once, read_umask);
+	return mode & ~(mode_t)umask_read;
 }
 
 #define TMP_SUFFIX ".tmp.XXXXXX"

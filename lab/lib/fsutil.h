@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* File-system helpers: paths, atomic writes, recursive create and remove. */
+/*
+ * Thread-safe: no shared state but the umask, read once (pthread_once).
+ *
+ * File-system helpers: paths, atomic writes, recursive create and remove.
+ */
 #ifndef LAB_FSUTIL_H
 #define LAB_FSUTIL_H
 

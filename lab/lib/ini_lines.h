@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe: each call parses with state of its own.
+ *
  * libinih with line numbers. Debian's libinih is built without
  * INI_HANDLER_LINENO, so we feed it through our own reader that counts
  * lines: when the handler runs, the reader has just returned the line that

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe on distinct struct ini_check; the key tables are only read.
+ *
  * Table-driven validation of INI keys, shared by lab.conf (config.c) and
  * guests/NAME.conf (guest_conf.c) so both speak the same way:
  *

@@ -3,11 +3,14 @@
 #include "run_command.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 
 static volatile sig_atomic_t interrupted_by;
 static int caught;
+/* Serialises registration (guest runs set up from several threads); the handler never takes it. */
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * The handler reads the tables while the main thread may be adding to
@@ -21,14 +24,21 @@ static struct fn_table on_signal_fns, cleanup_fns;
 
 static int table_add(struct fn_table *t, interrupt_fn *fn)
 {
+	int r = 0;
+
+	pthread_mutex_lock(&setup_lock);
 	for (sig_atomic_t i = 0; i < t->n; i++)
 		if (t->fn[i] == fn)
-			return 0;
-	if (t->n >= INTERRUPT_MAX_FNS)
-		return -1;
+			goto out;
+	if (t->n >= INTERRUPT_MAX_FNS) {
+		r = -1;
+		goto out;
+	}
 	t->fn[t->n] = fn;
-	t->n = t->n + 1;
-	return 0;
+	__atomic_store_n(&t->n, t->n + 1, __ATOMIC_SEQ_CST);
+out:
+	pthread_mutex_unlock(&setup_lock);
+	return r;
 }
 
 static void on_signal(int sig)
@@ -46,16 +56,20 @@ static void on_signal(int sig)
 int interrupt_catch(void)
 {
 	struct sigaction sa;
+	int r = 0;
 
-	if (caught)
-		return 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
-		return -1;
-	caught = 1;
-	return 0;
+	pthread_mutex_lock(&setup_lock);
+	if (!caught) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+			r = -1;
+		else
+			caught = 1;
+	}
+	pthread_mutex_unlock(&setup_lock);
+	return r;
 }
 
 int interrupted(void)

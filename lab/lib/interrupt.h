@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe: every function from any thread (registration is locked);
+ * interrupt_cleanup() may run in several threads at once, so its callbacks
+ * must be thread-safe as well as idempotent.
+ *
  * SIGINT and SIGTERM: the one place the lab catches them.
  *
- * A signal does not end the process: it is remembered (interrupted()), the
- * child run_command() waits for is stopped (a kernel build's make: a kill
- * aimed at mglrulab alone, from a CI timeout or `kill PID`, would
- * otherwise leave make compiling for minutes), and the callbacks
+ * A signal does not end the process: it is remembered (interrupted()),
+ * every child run_command() waits for, in every thread, is stopped (a
+ * kernel build's make: a kill aimed at mglrulab alone, from a CI timeout
+ * or `kill PID`, would otherwise leave make compiling for minutes), and
+ * the callbacks
  * registered with interrupt_on_signal() run. The code that is waiting
  * notices, calls interrupt_cleanup() to undo what cannot be undone inside
  * a signal handler (destroying libvirt domains), and returns up: the

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe while no thread changes the environment (getenv()).
+ *
  * Where the lab's own files are. mglrulab runs from its build tree (the
  * README's `make` then `./mglrulab`), so what it built beside itself, the
  * static guest programs, is found from the executable's path, not from

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe: pure functions of their arguments.
+ *
  * libvirt URIs compared by what they reach, not by how they are spelled.
  *
  * Where the lab asks "is this the same host?" (two [host] sections on one

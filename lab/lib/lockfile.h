@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe; a lock belongs to its open file, so two threads taking one
+ * lock exclude each other as two processes do.
+ *
  * Advisory locks on a file (flock), released by the kernel when the holder
  * dies however it dies, with a line in the file that names the holder so
  * whoever finds the lock taken can say who has it.

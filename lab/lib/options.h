@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Not thread-safe: getopt_long()'s globals (optind); for main()'s command
+ * line only.
+ *
  * Command-line options from a table, over glibc's getopt_long (git's
  * parse-options in spirit). A command declares its options once, next to
  * its code:

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,28 +48,47 @@ out:
  * minutes), and the subreaper leaves them alone (run_command_owns()). A
  * child is forked and entered here under fork_lock, so no child of
  * run_command() is ever outside the table while the lock is free.
+ *
+ * A slot has two pids. @owned lasts from the fork until the child is
+ * reaped: the subreaper must not reap it. @live lasts until the child has
+ * exited, and is cleared before it is reaped, once no handler is inside
+ * stop_all() (@stopping): a handler that read the pid just before it went
+ * would otherwise kill() it after the reap, when the pid may be another
+ * process's.
  */
-static volatile pid_t children[RUN_COMMAND_MAX_CHILDREN];
-/* Whether children[i] leads a process group of its own (new_group): signal the group. */
-static volatile sig_atomic_t child_group[RUN_COMMAND_MAX_CHILDREN];
+struct run_slot {
+	volatile pid_t owned, live;
+	/* Whether the child leads a process group of its own (new_group): signal the group. */
+	volatile sig_atomic_t group;
+};
+static struct run_slot slots[RUN_COMMAND_MAX_CHILDREN];
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t child_stopped_by, stop_pending;
 /* One more for every signal passed on: a fork it raced with sees it changed. */
 static volatile sig_atomic_t stop_gen;
+/* Handlers now reading slots[].live (several threads may each run one). */
+static volatile sig_atomic_t stopping;
+
+/* SIGTERM to @pid, or to its whole group: make then stops its own jobs too (on SIGINT it waits). */
+static void stop_pid(pid_t pid, int group)
+{
+	kill(group ? -pid : pid, SIGTERM);
+}
 
 void run_command_stop_child(int sig)
 {
 	__atomic_store_n(&stop_pending, sig, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&stop_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&stopping, 1, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < RUN_COMMAND_MAX_CHILDREN; i++) {
-		pid_t pid = __atomic_load_n(&children[i], __ATOMIC_SEQ_CST);
+		pid_t pid = __atomic_load_n(&slots[i].live, __ATOMIC_SEQ_CST);
 
 		if (pid > 0) {
 			child_stopped_by = sig;
-			/* SIGTERM: make then stops its own jobs too (on SIGINT it waits for them). */
-			kill(__atomic_load_n(&child_group[i], __ATOMIC_SEQ_CST) ? -pid : pid, SIGTERM);
+			stop_pid(pid, __atomic_load_n(&slots[i].group, __ATOMIC_SEQ_CST));
 		}
 	}
+	__atomic_sub_fetch(&stopping, 1, __ATOMIC_SEQ_CST);
 }
 
 int run_command_stopped_by(void)
@@ -82,16 +102,16 @@ int run_command_owns(pid_t pid)
 
 	pthread_mutex_lock(&fork_lock);
 	for (int i = 0; i < RUN_COMMAND_MAX_CHILDREN && !owned; i++)
-		owned = __atomic_load_n(&children[i], __ATOMIC_SEQ_CST) == pid;
+		owned = __atomic_load_n(&slots[i].owned, __ATOMIC_SEQ_CST) == pid;
 	pthread_mutex_unlock(&fork_lock);
 	return owned;
 }
 
-/* A free slot of children[] (under fork_lock), or -1. */
+/* A free slot (under fork_lock), or -1. */
 static int free_slot(void)
 {
 	for (int i = 0; i < RUN_COMMAND_MAX_CHILDREN; i++)
-		if (!children[i])
+		if (!__atomic_load_n(&slots[i].owned, __ATOMIC_SEQ_CST))
 			return i;
 	return -1;
 }
@@ -105,12 +125,35 @@ static int free_slot(void)
  */
 static void enter_child(int slot, pid_t pid, sig_atomic_t gen, int group)
 {
-	__atomic_store_n(&child_group[slot], group, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&children[slot], pid, __ATOMIC_SEQ_CST);
+	struct run_slot *s = &slots[slot];
+
+	__atomic_store_n(&s->group, group, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->owned, pid, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->live, pid, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&stop_gen, __ATOMIC_SEQ_CST) != gen) {
 		child_stopped_by = __atomic_load_n(&stop_pending, __ATOMIC_SEQ_CST);
-		kill(group ? -pid : pid, SIGTERM);
+		stop_pid(pid, group);
 	}
+}
+
+/*
+ * The child of @slot has exited and is not reaped yet: no handler may
+ * signal it from now on. A handler that saw it live is still running
+ * (in another thread): its kill() reaches the zombie, harmlessly, before
+ * the pid is let go.
+ */
+static void retire_child(int slot)
+{
+	__atomic_store_n(&slots[slot].live, 0, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&stopping, __ATOMIC_SEQ_CST))
+		sched_yield();
+}
+
+/* After the reap: the slot is free, and the subreaper may reap what has this pid. */
+static void leave_slot(int slot)
+{
+	__atomic_store_n(&slots[slot].live, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&slots[slot].owned, 0, __ATOMIC_SEQ_CST);
 }
 
 /* Whether process group @pgid has no process left (zombies count until reaped). */
@@ -147,142 +190,308 @@ static void drain_group(pid_t pgid)
 		RUN_COMMAND_GROUP_GRACE_MS / 1000);
 }
 
-int run_command(struct child *c)
-{
-	int pipefd[2] = { -1, -1 }, logfd = -1, status;
-	int want_pipe = c->out || c->on_line, slot;
-	sig_atomic_t gen = 0;
+/* One run_command() call: what it opened and started. */
+struct run {
+	struct child *c;
+	int want_pipe;		/* output goes through a pipe to this process */
+	int pipefd[2], logfd;
+	int slot;
 	pid_t pid;
+	char **envp;		/* environ plus c->env, or NULL for environ */
+};
 
-	if (c->log_path) {
-		logfd = open(c->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-			     0644);
-		if (logfd < 0)
+/* Close what open_outputs() opened (both pipe ends, or the read end left). */
+static void close_outputs(struct run *r)
+{
+	if (r->logfd >= 0)
+		close(r->logfd);
+	if (r->pipefd[0] >= 0)
+		close(r->pipefd[0]);
+	if (r->pipefd[1] >= 0)
+		close(r->pipefd[1]);
+	r->logfd = r->pipefd[0] = r->pipefd[1] = -1;
+}
+
+/* The log file and the output pipe, close-on-exec. 0, or -1 with errno. */
+static int open_outputs(struct run *r)
+{
+	int e;
+
+	if (r->c->log_path) {
+		r->logfd = open(r->c->log_path,
+				O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (r->logfd < 0)
 			return -1;
 	}
-	if (want_pipe && pipe2(pipefd, O_CLOEXEC)) {
-		if (logfd >= 0)
-			close(logfd);
+	if (r->want_pipe && pipe2(r->pipefd, O_CLOEXEC)) {
+		e = errno;
+		close_outputs(r);
+		errno = e;
 		return -1;
 	}
-	fflush(NULL);
-	/*
-	 * In this thread SIGINT/SIGTERM stay blocked from the fork until the
-	 * child is in children[] (parent) or the dispositions are reset
-	 * (child): the lab's handler would otherwise run in the child, which
-	 * then execs as if nothing had happened. A signal another thread
-	 * handles meanwhile is caught up with by enter_child().
-	 */
+	return 0;
+}
+
+/* Whether environment entry @entry sets the variable that @var ("NAME=value") sets. */
+static int same_name(const char *entry, const char *var)
+{
+	size_t n = strcspn(var, "=");
+
+	return !strncmp(entry, var, n) && entry[n] == '=';
+}
+
+/*
+ * The child's environment: this process's with @extra added, a later
+ * entry replacing an earlier one of the same name (as putenv() would).
+ * Built before the fork: the child of a threaded process may only make
+ * async-signal-safe calls, and putenv() takes a lock another thread may
+ * have held at the fork. NULL when there is nothing to add.
+ */
+static char **child_env(const char *const *extra)
+{
+	struct strvec env = STRVEC_INIT;
+
+	if (!extra || !*extra)
+		return NULL;
+	for (char **e = environ; *e; e++) {
+		int replaced = 0;
+
+		for (const char *const *x = extra; *x && !replaced; x++)
+			replaced = same_name(*e, *x);
+		if (!replaced)
+			strvec_push(&env, *e);
+	}
+	for (const char *const *x = extra; *x; x++) {
+		int later = 0;
+
+		for (const char *const *y = x + 1; *y && !later; y++)
+			later = same_name(*y, *x);
+		if (!later)
+			strvec_push(&env, *x);
+	}
+	return env.v;
+}
+
+static void free_env(char **envp)
+{
+	for (char **e = envp; e && *e; e++)
+		free(*e);
+	free(envp);
+}
+
+/*
+ * "cannot WHAT NAME: reason" on the child's stderr, with one write():
+ * fprintf() and strerror() may take locks that another thread of the
+ * parent held at the fork.
+ */
+static void child_say(const char *what, const char *name, int err)
+{
+	const char *parts[] = { "cannot ", what, " ", name, ": ", strerrordesc_np(err), "\n" };
+	char msg[1024];
+	size_t len = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		const char *p = parts[i] ? parts[i] : "?";
+		size_t n = strlen(p);
+
+		if (n > sizeof(msg) - 1 - len)
+			n = sizeof(msg) - 1 - len;
+		memcpy(msg + len, p, n);
+		len += n;
+	}
+	if (write(2, msg, len) < 0)
+		_exit(127);
+}
+
+/* In the child: stdin from /dev/null, stdout and stderr where @r routes them. */
+static void child_redirect(const struct run *r)
+{
+	const struct child *c = r->c;
+	int devnull = open("/dev/null", O_RDWR);
+
+	dup2(devnull, 0);
+	if (r->want_pipe) {
+		dup2(r->pipefd[1], 1);
+		if (c->merge_stderr || c->log_path || c->on_line)
+			dup2(r->pipefd[1], 2);
+		else if (c->null_stdout)
+			dup2(devnull, 2);
+	} else if (r->logfd >= 0) {
+		dup2(r->logfd, 1);
+		dup2(r->logfd, 2);
+	} else if (c->null_stdout) {
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+	}
+}
+
+/*
+ * The child, between fork() and exec: async-signal-safe calls only (the
+ * parent has other threads). It must die with the default dispositions,
+ * and the signals are unblocked only once those are back.
+ */
+static _Noreturn void exec_child(const struct run *r, const sigset_t *old_mask)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+	/* Before exec, as the parent does too: the group exists whichever runs first. */
+	if (r->c->new_group)
+		setpgid(0, 0);
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGINT, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGPIPE, &dfl, NULL);
+	pthread_sigmask(SIG_SETMASK, old_mask, NULL);
+	child_redirect(r);
+	if (r->c->dir && chdir(r->c->dir)) {
+		child_say("chdir to", r->c->dir, errno);
+		_exit(127);
+	}
+	execvpe(r->c->argv[0], (char *const *)r->c->argv, r->envp ? r->envp : environ);
+	child_say("run", r->c->argv[0], errno);
+	_exit(127);
+}
+
+/*
+ * Fork the child and enter it in slots[] (under fork_lock), or refuse:
+ * an unless_stopped command after a stop (EINTR), a full table (EAGAIN).
+ * 0, or -1 with errno.
+ *
+ * In this thread SIGINT/SIGTERM stay blocked from the fork until the
+ * child is in slots[] (parent) or the dispositions are reset (child): the
+ * lab's handler would otherwise run in the child, which then execs as if
+ * nothing had happened. A signal another thread handles meanwhile is
+ * caught up with by enter_child().
+ */
+static int start_child(struct run *r)
+{
 	sigset_t stop_sigs, old_mask;
+	sig_atomic_t gen;
+	int e = 0;
 
 	sigemptyset(&stop_sigs);
 	sigaddset(&stop_sigs, SIGINT);
 	sigaddset(&stop_sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	pthread_mutex_lock(&fork_lock);
-	slot = free_slot();
-	if (c->unless_stopped && stop_pending) {
+	r->slot = free_slot();
+	r->pid = -1;
+	if (r->c->unless_stopped && stop_pending) {
 		child_stopped_by = stop_pending;
-		pid = -1;
-		errno = EINTR;
-	} else if (slot < 0) {
-		pid = -1;
-		errno = EAGAIN;
+		e = EINTR;
+	} else if (r->slot < 0) {
+		e = EAGAIN;
 	} else {
 		gen = __atomic_load_n(&stop_gen, __ATOMIC_SEQ_CST);
-		pid = fork();
+		r->pid = fork();
+		if (r->pid == 0)
+			exec_child(r, &old_mask);
+		if (r->pid < 0)
+			e = errno;
+		else if (r->c->new_group)
+			setpgid(r->pid, r->pid);
+		if (r->pid > 0)
+			enter_child(r->slot, r->pid, gen, r->c->new_group);
 	}
-	if (pid < 0) {
-		int e = errno;
-
-		pthread_mutex_unlock(&fork_lock);
-		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-		if (logfd >= 0)
-			close(logfd);
-		if (want_pipe)
-			close(pipefd[0]), close(pipefd[1]);
-		errno = e;
-		return -1;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-		/* Before exec, as the parent does too: the group exists whichever runs first. */
-		if (c->new_group)
-			setpgid(0, 0);
-		/* The child must die with default signal dispositions. */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-		dup2(devnull, 0);
-		if (want_pipe) {
-			dup2(pipefd[1], 1);
-			if (c->merge_stderr || c->log_path || c->on_line)
-				dup2(pipefd[1], 2);
-			else if (c->null_stdout)
-				dup2(devnull, 2);
-		} else if (logfd >= 0) {
-			dup2(logfd, 1);
-			dup2(logfd, 2);
-		} else if (c->null_stdout) {
-			dup2(devnull, 1);
-			dup2(devnull, 2);
-		}
-		if (c->dir && chdir(c->dir)) {
-			fprintf(stderr, "cannot chdir to %s: %s\n", c->dir, strerror(errno));
-			_exit(127);
-		}
-		for (const char *const *e = c->env; e && *e; e++)
-			putenv((char *)*e);
-		execvp(c->argv[0], (char *const *)c->argv);
-		fprintf(stderr, "cannot run %s: %s\n", c->argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (c->new_group)
-		setpgid(pid, pid);
-	enter_child(slot, pid, gen, c->new_group);
 	pthread_mutex_unlock(&fork_lock);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-	if (want_pipe) {
-		struct strbuf pending = STRBUF_INIT;
-		char buf[8192];
-		ssize_t n;
+	errno = e;
+	return r->pid > 0 ? 0 : -1;
+}
 
-		close(pipefd[1]);
-		for (;;) {
-			n = read(pipefd[0], buf, sizeof(buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			/* A failed log write (full disk) shows up in the build's own failure. */
-			if (logfd >= 0 && write(logfd, buf, (size_t)n) < 0)
-				debug("cannot append to %s", c->log_path);
-			if (c->out)
-				sb_add(c->out, buf, (size_t)n);
-			if (c->on_line) {
-				sb_add(&pending, buf, (size_t)n);
-				emit_lines(c, &pending, 0);
-			}
-		}
-		emit_lines(c, &pending, 1);
-		sb_release(&pending);
-		close(pipefd[0]);
+/* Append @n bytes of output to the log, the capture and the pending lines. */
+static void route_output(struct run *r, const char *buf, size_t n, struct strbuf *pending)
+{
+	/* A failed log write (full disk) shows up in the build's own failure. */
+	if (r->logfd >= 0 && write(r->logfd, buf, n) < 0)
+		debug("cannot append to %s", r->c->log_path);
+	if (r->c->out)
+		sb_add(r->c->out, buf, n);
+	if (r->c->on_line) {
+		sb_add(pending, buf, n);
+		emit_lines(r->c, pending, 0);
 	}
-	if (logfd >= 0)
-		close(logfd);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			__atomic_store_n(&children[slot], 0, __ATOMIC_SEQ_CST);
-			return -1;
-		}
+}
+
+/* Read the child's output until every writer of the pipe has closed it. */
+static void read_output(struct run *r)
+{
+	struct strbuf pending = STRBUF_INIT;
+	char buf[8192];
+	ssize_t n;
+
+	close(r->pipefd[1]);
+	r->pipefd[1] = -1;
+	for (;;) {
+		n = read(r->pipefd[0], buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		route_output(r, buf, (size_t)n, &pending);
 	}
-	__atomic_store_n(&children[slot], 0, __ATOMIC_SEQ_CST);
-	if (c->new_group)
-		drain_group(pid);
+	emit_lines(r->c, &pending, 1);
+	sb_release(&pending);
+}
+
+/*
+ * Wait for the child to end and reap it: first wait without reaping
+ * (WNOWAIT), so its pid stays its own while retire_child() makes sure no
+ * stop signal can still be on its way to it. The exit status as
+ * run_command() returns it, or -1 with errno.
+ */
+static int reap_child(struct run *r)
+{
+	siginfo_t si;
+	int status, e;
+
+	while (waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOWAIT) < 0) {
+		if (errno != EINTR)
+			goto fail;
+	}
+	retire_child(r->slot);
+	while (waitpid(r->pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			goto fail;
+	}
+	leave_slot(r->slot);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
+fail:
+	e = errno;
+	leave_slot(r->slot);
+	errno = e;
+	return -1;
+}
+
+int run_command(struct child *c)
+{
+	struct run r = { .c = c, .want_pipe = c->out || c->on_line,
+			 .pipefd = { -1, -1 }, .logfd = -1, .slot = -1 };
+	int ret, e;
+
+	if (open_outputs(&r))
+		return -1;
+	r.envp = child_env(c->env);
+	fflush(NULL);
+	ret = start_child(&r);
+	e = errno;
+	free_env(r.envp);
+	if (ret) {
+		close_outputs(&r);
+		errno = e;
+		return -1;
+	}
+	if (r.want_pipe)
+		read_output(&r);
+	close_outputs(&r);
+	ret = reap_child(&r);
+	e = errno;
+	if (c->new_group && ret >= 0)
+		drain_group(r.pid);
+	errno = e;
+	return ret;
 }
 
 int run_capture(const char *const *argv, const char *dir, struct strbuf *out)

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe: every function from any thread at once;
+ * run_command_stop_child() from a signal handler too.
+ *
  * Child processes, always spawned from an argv vector: no shell ever sees a
  * user- or guest-supplied string.
  */

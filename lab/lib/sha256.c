@@ -78,18 +78,22 @@ void sha256_field_str(struct sha256 *c, const char *tag, const char *s)
 	sha256_field(c, tag, s ? s : "", s ? strlen(s) : 0);
 }
 
+#define SHA256_FILE_BUF (1 << 16)
+
 int sha256_file_hex(const char *path, char hex[SHA256_HEX_LEN + 1])
 {
-	static unsigned char buf[1 << 16];
+	unsigned char *buf;	/* not static: worker threads hash files too */
 	struct sha256 c;
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
+	buf = xmalloc(SHA256_FILE_BUF);
 	sha256_init(&c);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	while ((n = read(fd, buf, SHA256_FILE_BUF)) > 0)
 		sha256_update(&c, buf, (size_t)n);
+	free(buf);
 	if (n < 0) {
 		int e = errno;
 

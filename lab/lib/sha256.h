@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe on distinct contexts; sha256_file_hex() and the one-shot
+ * functions from any thread.
+ *
  * SHA-256 for content-addressed caches (kernel cache keys, guest image
  * hashes, source ids), computed by libcrypto (OpenSSL's EVP interface):
  * a maintained, tested implementation instead of one of our own. The

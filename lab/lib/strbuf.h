@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A growable, always NUL-terminated byte buffer (after git's strbuf). */
+/*
+ * Not thread-safe on one strbuf; distinct strbufs may be used from any
+ * thread.
+ *
+ * A growable, always NUL-terminated byte buffer (after git's strbuf).
+ */
 #ifndef LAB_STRBUF_H
 #define LAB_STRBUF_H
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Not thread-safe on one map while it changes; strmap_get() on a map no
+ * thread changes, from any thread.
+ *
  * A string-keyed index: from a name to a number (usually its place in the
  * caller's array), in O(1) expected time. Parsers that look a name up once
  * per line (lab.conf's sections and keys) use it so that a file with n

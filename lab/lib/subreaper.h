@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe: subreaper_enable() from any thread, the first call wins.
+ *
  * The lab as a child subreaper, and the thread that reaps what it inherits.
  *
  * Why a subreaper: libvirt's embedded driver daemonizes each guest's QEMU

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe: pure functions of their arguments.
+ *
  * UTF-8 validity, the one host-side check: guest output, report files,
  * patch subjects and lab.conf are untrusted, and JSON (jansson) accepts
  * only valid UTF-8. Strict: overlong forms and surrogates are classic

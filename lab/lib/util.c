@@ -20,9 +20,12 @@ int lab_quiet;
  */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	static int depth;
+	/* Per thread: a message from another thread is no recursion. */
+	static _Thread_local int depth;
 
 	fflush(stdout);
+	/* One message, one line, when slot workers warn at once. */
+	flockfile(stderr);
 	fprintf(stderr, "%s: %s", lab_progname, prefix);
 	if (depth++)
 		fputs(fmt, stderr);
@@ -30,6 +33,7 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 		term_vprintf(stderr, fmt, ap);
 	depth--;
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 int error_status(int status, const char *fmt, ...)

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe: messages (one whole line each), allocation, time, parsing;
+ * lab_verbose and lab_quiet are set by main() before threads start; a
+ * strvec is one thread's at a time; die() exits the process.
+ *
  * Small helpers every stage uses: error reporting that returns instead of
  * exiting (only main() decides the exit status), and allocation that
  * aborts on OOM because there is nothing sensible a lab tool can do then.

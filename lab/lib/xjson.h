@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Thread-safe on distinct JSON values (jansson's rule: one value, one
+ * thread at a time).
+ *
  * json_pack() that cannot fail quietly, and the accessors every stage
  * reads JSON with. jansson's json_pack() returns NULL
  * when its format and arguments disagree (a NULL string for "s", say) or

@@ -41,7 +41,7 @@ static json_t *record_of(const json_t *planned, const struct guest_run *gr, cons
  * goes into the run's failure and @why.
  */
 static int host_dropped(const struct session *s, const struct session_host *h,
-			struct guest_run *gr, struct strbuf *why)
+			struct guest_run *gr, const struct host_run_stats *st, struct strbuf *why)
 {
 	char at[32];
 
@@ -49,11 +49,11 @@ static int host_dropped(const struct session *s, const struct session_host *h,
 		return 0;
 	int alive = virConnectIsAlive(h->host.conn) == 1;
 
-	if (alive && (s->hosts.n < 2 || (gr->started && !gr->host_error)))
+	if (alive && (s->hosts.n < 2 || (gr->started && !st->host_error)))
 		return 0;
 	iso8601_now(at);
 	sb_addf(why, "host %s (%s) dropped at %s: %s", h->cfg.name, h->cfg.uri, at,
-		!alive ? "the connection closed" : gr->host_error ? "its pool or volumes failed" :
+		!alive ? "the connection closed" : st->host_error ? "its pool or volumes failed" :
 		"the guest could not start there");
 	char *failure = xasprintf("%s; %s", sb_str(why), gr->failure ? gr->failure : "");
 	free(gr->failure);
@@ -65,10 +65,10 @@ static int host_dropped(const struct session *s, const struct session_host *h,
  * One guest on host @h: the embedded driver boots from this machine's
  * files; every other host gets them over its connection (host_run.c).
  */
-static void run_on_host(struct session_host *h, struct guest_run *gr)
+static void run_on_host(struct session_host *h, struct guest_run *gr, struct host_run_stats *st)
 {
 	gr->accel = h->accel;
-	host_guest_run(&h->host, gr);
+	host_guest_run(&h->host, gr, st);
 }
 
 json_t *session_run_one(struct session *s, struct session_host *h, int slot,
@@ -109,11 +109,12 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot,
 	struct guest_run gr = { .topo = session_slot_topology(s, h, slot), .kernel = image,
 				.base_image = s->lab.image, .job_json = job, .run_dir = run_dir,
 				.shares = shares, .nr_shares = nr_shares };
+	struct host_run_stats hst;
 	struct host_sample hs_before, hs_after;
 	host_sample_take(&hs_before);
-	run_on_host(h, &gr);
+	run_on_host(h, &gr, &hst);
 	host_sample_take(&hs_after);
-	host_dropped(s, h, &gr, dropped);
+	host_dropped(s, h, &gr, &hst, dropped);
 	/*
 	 * Interrupted is not a result: the run is redone on resume. Nor is a
 	 * run that failed because its folder filled (ENOSPC): recorded as

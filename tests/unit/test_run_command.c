@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,9 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "interrupt.h"
 #include "run_command.h"
+#include "subreaper.h"
 #include "util.h"
 
 /* No shell between us and the program: metacharacters arrive as they are. */
@@ -287,6 +291,177 @@ static void test_stop_group(void **state)
 	assert_int_equal(rm_rf(dir), 0);
 }
 
+/*
+ * Several threads at once, as the session's slot workers run them (guest
+ * overlays, uploads): each call gets its own child's status and output,
+ * never another thread's.
+ */
+#define NTHREADS 8
+#define ROUNDS 12
+
+struct worker {
+	int id;
+	int bad_status, bad_output, bad_lines;	/* rounds that went wrong */
+};
+
+static void count_line(const char *line, void *data)
+{
+	int *n = data;
+
+	*n += !strcmp(line, "l");
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	char script[64], want[32];
+	const char *argv[] = { "sh", "-c", script, NULL };
+	const char *tf[] = { w->id % 2 ? "/bin/false" : "/bin/true", NULL };
+	struct strbuf out = STRBUF_INIT;
+
+	for (int i = 0; i < ROUNDS; i++) {
+		int code = (w->id * ROUNDS + i) % 256, lines = 0;
+		struct child c = { .argv = argv, .out = &out };
+		struct child l = { .argv = argv, .on_line = count_line, .data = &lines };
+		struct child t = { .argv = tf };
+
+		snprintf(script, sizeof(script), "echo w%d-%d; exit %d", w->id, i, code);
+		snprintf(want, sizeof(want), "w%d-%d\n", w->id, i);
+		sb_reset(&out);
+		w->bad_status += run_command(&c) != code;
+		w->bad_output += strcmp(sb_str(&out), want) != 0;
+		snprintf(script, sizeof(script), "for i in 1 2 3 %d; do echo l; done", w->id);
+		w->bad_lines += run_command(&l) != 0 || lines != 4;
+		w->bad_status += run_command(&t) != w->id % 2;
+	}
+	sb_release(&out);
+	return NULL;
+}
+
+/* No child of this process is left, not even a zombie. */
+static int no_child_left(void)
+{
+	return waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD;
+}
+
+static void test_threads(void **state)
+{
+	struct worker w[NTHREADS];
+	pthread_t th[NTHREADS];
+	(void)state;
+
+	for (int i = 0; i < NTHREADS; i++) {
+		w[i] = (struct worker){ .id = i };
+		assert_int_equal(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+	}
+	for (int i = 0; i < NTHREADS; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(w[i].bad_status, 0);
+		assert_int_equal(w[i].bad_output, 0);
+		assert_int_equal(w[i].bad_lines, 0);
+	}
+	assert_true(no_child_left());
+}
+
+/*
+ * SIGTERM at the process while every thread waits for a long child: the
+ * handler (interrupt.c) stops them all, each call returns 128+SIGTERM at
+ * once, and none of the children is left. Half of them lead a group of
+ * their own (make), with a background sleep in it that must go too.
+ */
+struct waiter {
+	int id;
+	pid_t pid, bg;			/* from the child's first lines */
+	int ret;
+	volatile int *ready;
+};
+
+static void note_pids(const char *line, void *data)
+{
+	struct waiter *w = data;
+	long v = strtol(line + 1, NULL, 10);
+
+	if (line[0] == 'p')
+		w->pid = (pid_t)v;
+	else if (line[0] == 'b')
+		w->bg = (pid_t)v;
+	else if (!strcmp(line, "ready"))
+		__atomic_add_fetch(w->ready, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	const char *plain[] = { "sh", "-c", "echo p$$; echo ready; exec sleep 30", NULL };
+	const char *group[] = { "sh", "-c", "sleep 30 & echo b$!; echo p$$; echo ready; wait", NULL };
+	struct child c = { .argv = w->id % 2 ? group : plain, .new_group = w->id % 2,
+			   .on_line = note_pids, .data = w };
+
+	w->ret = run_command(&c);
+	return NULL;
+}
+
+/* Whether @pid is gone: kill() finds zombies too. Only pids our children reported. */
+static int gone(pid_t pid)
+{
+	return pid > 0 && kill(pid, 0) && errno == ESRCH;
+}
+
+static int interrupt_case(void)
+{
+	struct waiter w[NTHREADS];
+	pthread_t th[NTHREADS];
+	volatile int ready = 0;
+	const char *touch[] = { "true", NULL };
+	struct child later = { .argv = touch, .unless_stopped = 1 };
+	double t0 = now_monotonic();
+	int bad = 0;
+
+	if (interrupt_catch() || subreaper_enable())
+		return 1;
+	for (int i = 0; i < NTHREADS; i++) {
+		w[i] = (struct waiter){ .id = i, .ready = &ready };
+		if (pthread_create(&th[i], NULL, waiter_main, &w[i]))
+			return 1;
+	}
+	while (__atomic_load_n(&ready, __ATOMIC_SEQ_CST) < NTHREADS && now_monotonic() - t0 < 10)
+		usleep(1000);
+	kill(getpid(), SIGTERM);
+	for (int i = 0; i < NTHREADS; i++) {
+		pthread_join(th[i], NULL);
+		if (w[i].ret != 128 + SIGTERM)
+			bad |= 2;
+		if (!gone(w[i].pid) || (w[i].id % 2 && !gone(w[i].bg)))
+			bad |= 4;
+	}
+	if (interrupted() != SIGTERM || run_command_stopped_by() != SIGTERM)
+		bad |= 8;
+	errno = 0;
+	if (run_command(&later) != -1 || errno != EINTR)
+		bad |= 16;
+	if (now_monotonic() - t0 > 20)
+		bad |= 32;
+	if (!no_child_left())
+		bad |= 64;
+	return bad;
+}
+
+static void test_interrupt_threads(void **state)
+{
+	int status;
+	pid_t pid;
+	(void)state;
+
+	/* in a process of its own: the signal and the stop are process-wide */
+	pid = fork();
+	if (pid == 0)
+		_exit(interrupt_case());
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void test_program_in_path(void **state)
 {
 	(void)state;
@@ -309,6 +484,8 @@ int main(void)
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_log_file),
 		cmocka_unit_test(test_stop_group),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_interrupt_threads),
 		cmocka_unit_test(test_stop_child),
 		cmocka_unit_test(test_unless_stopped),
 		cmocka_unit_test(test_program_in_path),
