@@ -47,7 +47,7 @@ struct bisect {
 	size_t nr_holds;
 };
 
-static int save(struct bisect *bs)
+static LAB_MUST_CHECK int save(struct bisect *bs)
 {
 	char *path = xasprintf("%s/bisect.json", bs->dir);
 	int r = session_write_json(path, bs->state) ?

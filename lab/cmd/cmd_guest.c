@@ -287,7 +287,12 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 	}
 	if (o->json)
 		return LAB_OK;
-	guest_result_topology(&run->result, &seen, &sb);
+	if (guest_result_topology(&run->result, &seen, &sb)) {
+		int r = lab_error("guest %s: %s\n(run files in %s)", topo->name, sb_str(&sb), run_dir);
+
+		sb_release(&sb);
+		return r;
+	}
 	sb_reset(&sb);
 	guest_topology_format(&seen, &sb);
 	term_printf(stdout, "guest %s: topology verified (%s, %s)\n", topo->name, guest_accel_name(run->accel),

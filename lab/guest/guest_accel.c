@@ -143,7 +143,9 @@ int guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir, c
 	info("checking whether KVM boots a kernel on this host (once; up to %d s)", PROBE_TIMEOUT_S);
 	runner(ctx, &run);
 	log = path_join(dir, "console.log");
-	read_file(log, &console, 1 << 20);
+	/* no console.log: the guest showed no sign of life, judged below */
+	if (read_file(log, &console, 1 << 20))
+		sb_reset(&console);
 	works = strstr(sb_str(&console), PROBE_INIT) != NULL ||
 		strstr(sb_str(&console), "Kernel panic") != NULL;
 	if (works)

@@ -8,6 +8,8 @@
 #ifndef LAB_GUEST_ACCEL_H
 #define LAB_GUEST_ACCEL_H
 
+#include "util.h"
+
 #include <libvirt/libvirt.h>
 
 #include "guest_conf.h"
@@ -18,6 +20,7 @@
  * report (caller frees). An explicit kvm that does not work is an error
  * (returns -1 with the reason); auto falling back to TCG prints a warning.
  */
+LAB_MUST_CHECK
 int guest_accel_resolve(virConnectPtr conn, const char *state_dir, const char *kernel,
 			enum guest_accel want, enum guest_accel *out, char **reason);
 
@@ -28,6 +31,7 @@ int guest_accel_resolve(virConnectPtr conn, const char *state_dir, const char *k
  * *@reason; -2 no answer about KVM (the domain could not start for another
  * reason); -1 interrupted.
  */
+LAB_MUST_CHECK
 int guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir, const char *kernel,
 		    char **reason);
 

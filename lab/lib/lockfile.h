@@ -7,6 +7,7 @@
 #ifndef LAB_LOCKFILE_H
 #define LAB_LOCKFILE_H
 
+#include "util.h"
 #include "strbuf.h"
 
 /*
@@ -15,6 +16,7 @@
  * with @wait, block until it is free. Returns the open descriptor (keep it
  * open to hold the lock), or -1 with errno set.
  */
+LAB_MUST_CHECK
 int lockfile_take(const char *path, int wait, const char *holder, struct strbuf *held_by);
 
 #endif

@@ -24,7 +24,7 @@ static int setup(void **state)
 	strcpy(tmpdir, "/tmp/mglrulab-test-hosts-XXXXXX");
 	assert_non_null(mkdtemp(tmpdir));
 	char *p = xasprintf("%s/guests", tmpdir);
-	mkdir_p(p, 0755);
+	assert_int_equal(mkdir_p(p, 0755), 0);
 	free(p);
 	p = xasprintf("%s/guests/tiny.conf", tmpdir);
 	assert_int_equal(write_file_atomic(p, "", 0), 0);
