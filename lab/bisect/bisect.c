@@ -815,11 +815,16 @@ static int lock_dir(struct bisect *bs)
 	struct strbuf held = STRBUF_INIT;
 	int r = LAB_OK;
 
-	bs->lock_fd = lockfile_take(path, 0, who, &held);
-	if (bs->lock_fd == -2)
+	switch (lockfile_take(path, 0, who, &held, &bs->lock_fd)) {
+	case LOCKFILE_TAKEN:
+		break;
+	case LOCKFILE_HELD:
 		r = user_error("bisect: %s is held (%s)", path, sb_str(&held));
-	else if (bs->lock_fd < 0)
+		break;
+	case LOCKFILE_FAILED:
 		r = lab_error("cannot lock %s: %s", path, strerror(errno));
+		break;
+	}
 	sb_release(&held);
 	free(who);
 	free(path);

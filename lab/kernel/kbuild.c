@@ -186,11 +186,14 @@ int kbuild_lock(const char *cache_dir, int *fd_out)
 	struct strbuf held_by = STRBUF_INIT;
 	int r = LAB_OK;
 
-	*fd_out = lockfile_take(path, 1, who, &held_by);
-	if (*fd_out < 0 && errno == EINTR && interrupted())
-		r = lab_error("interrupted: stopped by signal %d while waiting for %s", interrupted(), path);
-	else if (*fd_out < 0)
-		r = lab_error("cannot lock %s: %s", path, strerror(errno));
+	/* with wait, never LOCKFILE_HELD */
+	if (lockfile_take(path, 1, who, &held_by, fd_out) != LOCKFILE_TAKEN) {
+		if (errno == EINTR && interrupted())
+			r = lab_error("interrupted: stopped by signal %d while waiting for %s",
+				      interrupted(), path);
+		else
+			r = lab_error("cannot lock %s: %s", path, strerror(errno));
+	}
 	sb_release(&held_by);
 	free(who);
 	free(path);

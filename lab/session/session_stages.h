@@ -170,15 +170,18 @@ LAB_MUST_CHECK
 int session_new(struct session *s);
 
 /* --- session_runs.c --- */
+enum plan_end {
+	PLAN_DONE,		/* every planned run is recorded, or its workload stopped */
+	PLAN_STOPPED,		/* stopped early (a signal, every host dropped): --resume goes on */
+};
 /*
- * Run every planned run that has no record yet. LAB_OK with *@stopped 0
- * when the plan is done, 1 when it stopped early (a signal, every host
- * dropped): `run --resume` goes on. Else the status of an error, said
- * and naming the file (a sequential.json that is not valid, LAB_EUSER, or
- * cannot be written, LAB_ELAB): not an interruption, no report.
+ * Run every planned run that has no record yet. LAB_OK with how the plan
+ * ended in *@end. Else the status of an error, said and naming the file
+ * (a sequential.json that is not valid, LAB_EUSER, or cannot be written,
+ * LAB_ELAB): not an interruption, no report.
  */
 LAB_MUST_CHECK
-int session_run_plan(struct session *s, int *stopped);
+int session_run_plan(struct session *s, enum plan_end *end);
 
 /* --- session_run_one.c --- */
 /*
@@ -198,13 +201,13 @@ void session_stdout_to_stderr(struct session *s);
 void session_stdout_restore(struct session *s);
 /*
  * Write the reports, print report.txt on stdout, the JUnit file when
- * asked; the exit status (@stopped: interrupted, with the resume command;
+ * asked; the exit status (@end PLAN_STOPPED: with the resume command;
  * a report or JUnit file that cannot be written, a run not recorded
  * (s->unrecorded) or a record not read back is LAB_ELAB, named, unless a
  * --fail-on verdict already makes it LAB_REGRESSION). The report says
  * complete only when no run is missing for these reasons.
  */
 LAB_MUST_CHECK
-int session_finish(struct session *s, int stopped);
+int session_finish(struct session *s, enum plan_end end);
 
 #endif
