@@ -308,7 +308,7 @@ static int build_prefix(struct bisect *bs, long k)
 		bs->holds[bs->nr_holds++] = res.hold_fd;
 		res.hold_fd = -1;	/* the bisection's now */
 	}
-	kbuild_result_free(&res);
+	kbuild_result_release(&res);
 out:
 	sb_release(&err);
 	free(name);
@@ -683,7 +683,7 @@ static int load_patches(struct bisect *bs, const struct kernel_cfg *k)
 		json_object_set_new(bs->state, "patches", patches);
 	else
 		json_decref(patches);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 	sb_release(&err);
 	return r;
 }
@@ -945,7 +945,7 @@ out:
 	}
 	json_decref(bs.state);
 	free(bs.dir);
-	config_free(&bs.cfg);
+	config_release(&bs.cfg);
 	sb_release(&text);
 	return r;
 }

@@ -356,7 +356,7 @@ static void check_hosts(struct doctor *d, const char *given, const char *state)
 		 */
 		hosts_doctor(&cfg, state, host_report, d);
 	}
-	config_free(&cfg);
+	config_release(&cfg);
 	sb_release(&err);
 }
 

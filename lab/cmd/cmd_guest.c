@@ -89,9 +89,9 @@ static int kernel_by_name(struct guest_opts *o)
 		/* Held until the command ends (its descriptor stays open): `kernel gc` leaves it alone. */
 		res.hold_fd = -1;
 	}
-	kbuild_result_free(&res);
+	kbuild_result_release(&res);
 out:
-	config_free(&cfg);
+	config_release(&cfg);
 	return r;
 }
 
@@ -582,7 +582,7 @@ out_host:
 	if (on_host)
 		host_close(&host);
 	if (o->host)
-		config_free(&cfg);
+		config_release(&cfg);
 	guest_topology_release(&topo);
 out_topo:
 	free(conf);

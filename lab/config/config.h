@@ -127,7 +127,7 @@ struct lab_config {
  */
 LAB_MUST_CHECK
 int config_load(const char *path, struct lab_config *cfg, struct strbuf *err);
-void config_free(struct lab_config *cfg);
+void config_release(struct lab_config *cfg);
 
 /* Default config path: $MGLRULAB_CONFIG, else ./lab.conf. */
 const char *config_default_path(void);

@@ -400,7 +400,7 @@ static int apply_series(struct build_ctx *b)
 out:
 	unlink(tmpfile);
 	free(tmpfile);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 	sb_release(&err);
 	sb_release(&out);
 	b->t_apply = now_monotonic() - t0;
@@ -869,9 +869,9 @@ static int take_entry(struct build_ctx *b, struct kbuild_result *res, int hit, d
 	return 1;
 }
 
-static void build_ctx_free(struct build_ctx *b)
+static void build_ctx_release(struct build_ctx *b)
 {
-	ksource_free(&b->src);
+	ksource_release(&b->src);
 	strvec_clear(&b->series_text);
 	strvec_clear(&b->fragment_text);
 	strvec_clear(&b->subjects);
@@ -892,12 +892,12 @@ static long count_patches(const struct kernel_cfg *k, struct strbuf *err)
 
 	for (size_t i = 0; i < k->series.n; i++)
 		if (mbox_split(k->series.v[i], &pl, err)) {
-			patch_list_free(&pl);
+			patch_list_release(&pl);
 			return -1;
 		}
 	for (size_t i = 0; i < pl.n; i++)
 		n += !pl.v[i].is_cover;
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 	return n;
 }
 
@@ -959,7 +959,7 @@ int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 	if (mkdir_p(cfg->cache_dir, 0755) == 0 && identify(&b) == LAB_OK &&
 	    !kcache_index_get(cfg->cache_dir, b.ikey, key) && kcache_entry_exists(cfg->cache_dir, key))
 		r = 0;
-	build_ctx_free(&b);
+	build_ctx_release(&b);
 	return r;
 }
 
@@ -1074,11 +1074,11 @@ out:
 		close(lock_fd);
 	sb_release(&config_text);
 	sb_release(&err);
-	build_ctx_free(&b);
+	build_ctx_release(&b);
 	return r;
 }
 
-void kbuild_result_free(struct kbuild_result *res)
+void kbuild_result_release(struct kbuild_result *res)
 {
 	/* Zeroed results (never filled) have no entry_dir, and hold nothing. */
 	if (res->entry_dir && res->hold_fd >= 0)

@@ -21,7 +21,7 @@ struct kbuild_result {
 	double seconds;
 	long long image_size;
 	int hold_fd;		/* the entry held (kcache_entry_hold()) until
-				   kbuild_result_free(); -1: not held */
+				   kbuild_result_release(); -1: not held */
 };
 
 /*
@@ -29,7 +29,7 @@ struct kbuild_result {
  * series does not apply, a fragment option was dropped, bad input) or
  * LAB_ELAB (the build failed, or SIGINT/SIGTERM stopped it); the message
  * has already been printed. On LAB_OK the entry is held (kcache.h) until
- * kbuild_result_free(): `kernel gc` leaves it alone meanwhile.
+ * kbuild_result_release(): `kernel gc` leaves it alone meanwhile.
  *
  * A signal caught by lab/lib/interrupt.h stops make and everything it
  * started, and waits for them, before build.lock is let go; nothing is
@@ -44,7 +44,7 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 LAB_MUST_CHECK
 int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  char key[SHA256_HEX_LEN + 1]);
-void kbuild_result_free(struct kbuild_result *res);
+void kbuild_result_release(struct kbuild_result *res);
 struct patch;
 /*
  * Apply @p (one message of a series, mbox.h) in the git work tree @tree as

@@ -298,7 +298,7 @@ out:
 	return r;
 }
 
-void ksource_free(struct ksource *src)
+void ksource_release(struct ksource *src)
 {
 	free(src->path);
 	free(src->ref);

@@ -31,7 +31,7 @@ int ksource_identify(const char *cache_dir, const char *path, const char *ref,
  */
 LAB_MUST_CHECK
 int ksource_prepare_tree(struct ksource *src, struct strbuf *err, double *seconds);
-void ksource_free(struct ksource *src);
+void ksource_release(struct ksource *src);
 /* Run git with @args in @tree (the lab's identity and environment), output into @out. */
 LAB_MUST_CHECK
 int ksource_git(const char *tree, const char *const *args, struct strbuf *out);

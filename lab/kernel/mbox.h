@@ -41,7 +41,7 @@ LAB_MUST_CHECK
 int mbox_split(const char *path, struct patch_list *out, struct strbuf *err);
 /* Split an in-memory buffer (used by mbox_split and the tests). */
 void mbox_split_buffer(const char *file, const char *buf, size_t len, struct patch_list *out);
-void patch_list_free(struct patch_list *pl);
+void patch_list_release(struct patch_list *pl);
 /*
  * Append @text (one message, a patch's text) to @out as `git am
  * --patch-format=mboxrd` must read it: every line after the first that

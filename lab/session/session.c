@@ -145,9 +145,9 @@ static int start_session(struct session *s)
 	struct kbuild_result first = s->kernels.res[0];
 
 	memset(&s->kernels.res[0], 0, sizeof(s->kernels.res[0]));
-	s->kernels.res[0].hold_fd = -1;	/* as kbuild_result_free() leaves it */
+	s->kernels.res[0].hold_fd = -1;	/* as kbuild_result_release() leaves it */
 	r = session_new(s);
-	kbuild_result_free(&first);
+	kbuild_result_release(&first);
 	return r ? r : session_hosts_check_shares(s);
 }
 
@@ -212,6 +212,6 @@ out:
 		close(s.lock_fd);
 	free(s.dir);
 	free(s.id);
-	config_free(&s.cfg);
+	config_release(&s.cfg);
 	return r;
 }

@@ -121,8 +121,8 @@ int session_kernels_hold(struct session *s)
 
 void session_kernels_release(struct session_kernels *sk)
 {
-	kbuild_result_free(&sk->res[0]);
-	kbuild_result_free(&sk->res[1]);
+	kbuild_result_release(&sk->res[0]);
+	kbuild_result_release(&sk->res[1]);
 	free(sk->aa_name);
 	memset(sk, 0, sizeof(*sk));
 }
