@@ -17,17 +17,21 @@
 #ifndef LAB_CPULIST_H
 #define LAB_CPULIST_H
 
+#include "must_check.h"
+
 /*
  * The next item of the list at *@s, every number below @limit: 1 with the
  * range in @lo..@hi and *@s moved past it, 0 at the end of the list, -1
  * when malformed. Start with *@s at the list's beginning.
  */
+LAB_MUST_CHECK
 int cpulist_next(const char **s, long limit, long *lo, long *hi);
 
 /*
  * The whole list at @s as ids in @ids (in the order written): returns how
  * many, or -1 when malformed, a number is >= @limit or there are more than @max.
  */
+LAB_MUST_CHECK
 int cpulist_ids(const char *s, long limit, int *ids, int max);
 
 #endif

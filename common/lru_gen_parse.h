@@ -23,6 +23,8 @@
 #ifndef LAB_COUNTERS_LRU_GEN_H
 #define LAB_COUNTERS_LRU_GEN_H
 
+#include "must_check.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +74,7 @@ struct lru_gen_snapshot {
 };
 
 /* Parse @len bytes of @text. Returns 0, or -1 when out of memory. */
+LAB_MUST_CHECK
 int lru_gen_parse(const char *text, size_t len, struct lru_gen_snapshot *out);
 void lru_gen_release(struct lru_gen_snapshot *s);
 

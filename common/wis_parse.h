@@ -19,6 +19,8 @@
 #ifndef LAB_COUNTERS_WIS_H
 #define LAB_COUNTERS_WIS_H
 
+#include "must_check.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +42,7 @@ struct wis_result {
 };
 
 /* 0, or -1 when out of memory. */
+LAB_MUST_CHECK
 int wis_parse(const char *text, size_t len, struct wis_result *r);
 void wis_release(struct wis_result *r);
 /*

@@ -14,6 +14,8 @@
 #ifndef LAB_WORKLOAD_PARAMS_H
 #define LAB_WORKLOAD_PARAMS_H
 
+#include "must_check.h"
+
 #include <stddef.h>
 
 enum param_type {
@@ -56,6 +58,7 @@ extern const char thp_scale_summary[];
 const struct param_def *param_find(const struct param_def *params, const char *name);
 
 /* Is @value allowed for @p? 0 or -1. */
+LAB_MUST_CHECK
 int param_check(const struct param_def *p, const char *value);
 /* What @p allows, for a message "expected ...": "an integer from 1 to 3600". */
 void param_expected(const struct param_def *p, char *buf, size_t size);
@@ -65,8 +68,10 @@ void param_expected(const struct param_def *p, char *buf, size_t size);
  * Stores up to @max of them in @out (may be NULL) and returns how many
  * there are, or -1 when malformed.
  */
+LAB_MUST_CHECK
 long param_parse_list(const struct param_def *p, const char *value, long *out, size_t max);
 /* Index of @value among @p's choices, or -1. */
+LAB_MUST_CHECK
 int param_choice(const struct param_def *p, const char *value);
 
 #endif

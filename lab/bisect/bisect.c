@@ -54,7 +54,7 @@ struct bisect {
 	size_t nr_holds;
 };
 
-static int save(struct bisect *bs)
+static LAB_MUST_CHECK int save(struct bisect *bs)
 {
 	char *path = xasprintf("%s/bisect.json", bs->dir);
 	int r = session_write_json(path, bs->state) ?
@@ -313,7 +313,7 @@ static int build_prefix(struct bisect *bs, long k)
 		bs->holds[bs->nr_holds++] = res.hold_fd;
 		res.hold_fd = -1;	/* the bisection's now */
 	}
-	kbuild_result_free(&res);
+	kbuild_result_release(&res);
 out:
 	sb_release(&err);
 	free(name);
@@ -688,7 +688,7 @@ static int load_patches(struct bisect *bs, const struct kernel_cfg *k)
 		json_object_set_new(bs->state, "patches", patches);
 	else
 		json_decref(patches);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 	sb_release(&err);
 	return r;
 }
@@ -820,11 +820,16 @@ static int lock_dir(struct bisect *bs)
 	struct strbuf held = STRBUF_INIT;
 	int r = LAB_OK;
 
-	bs->lock_fd = lockfile_take(path, 0, who, &held);
-	if (bs->lock_fd == -2)
+	switch (lockfile_take(path, 0, who, &held, &bs->lock_fd)) {
+	case LOCKFILE_TAKEN:
+		break;
+	case LOCKFILE_HELD:
 		r = user_error("bisect: %s is held (%s)", path, sb_str(&held));
-	else if (bs->lock_fd < 0)
+		break;
+	case LOCKFILE_FAILED:
 		r = lab_error("cannot lock %s: %s", path, strerror(errno));
+		break;
+	}
 	sb_release(&held);
 	free(who);
 	free(path);
@@ -945,7 +950,7 @@ out:
 	}
 	json_decref(bs.state);
 	free(bs.dir);
-	config_free(&bs.cfg);
+	config_release(&bs.cfg);
 	sb_release(&text);
 	return r;
 }

@@ -73,9 +73,11 @@ json_t *bisect_step_results(const json_t *report);
  * folders inside the bisection's), prefixes, probes, tracked. NULL with
  * "PATH: FIELD: what was expected" in @err.
  */
+LAB_MUST_CHECK
 json_t *bisect_state_load(const char *path, struct strbuf *err);
 
 /* Run (or resume) a bisection; the exit status. */
+LAB_MUST_CHECK
 int bisect_main(struct bisect_opts *o);
 
 #endif

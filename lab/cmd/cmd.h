@@ -41,6 +41,7 @@ const char *cmd_config_path(const char *given);
  * report_cli (cmd_report.c). --text, --benchfmt and --json are kept in
  * command-line order.
  */
+LAB_MUST_CHECK
 int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
 #define REPORT_OPT_OUTPUT_(name, what, h) \
 	{ .long_name = (name), .kind = LAB_OPT_CALLBACK, .cb = report_opt_output, \
@@ -58,15 +59,25 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
 extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
 	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage, host_usage;
 
+LAB_MUST_CHECK
 int cmd_config(int argc, char **argv);
+LAB_MUST_CHECK
 int cmd_kernel(int argc, char **argv);
+LAB_MUST_CHECK
 int cmd_run(int argc, char **argv);
+LAB_MUST_CHECK
 int cmd_bisect(int argc, char **argv);
+LAB_MUST_CHECK
 int cmd_report(int argc, char **argv);
+LAB_MUST_CHECK
 int cmd_compare(int argc, char **argv);
+LAB_MUST_CHECK
 int cmd_guest(int argc, char **argv);
+LAB_MUST_CHECK
 int cmd_doctor(int argc, char **argv);
+LAB_MUST_CHECK
 int cmd_host(int argc, char **argv);
+LAB_MUST_CHECK
 int cmd_history(int argc, char **argv);
 
 #endif

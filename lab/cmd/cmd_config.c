@@ -60,7 +60,7 @@ int cmd_config(int argc, char **argv)
 		return user_error("config check: unexpected argument '%s'", argv[nargs - 1]);
 	path = cmd_config_path(nargs ? argv[0] : o.config);
 	if (config_load_or_report(path, &cfg)) {
-		config_free(&cfg);
+		config_release(&cfg);
 		return LAB_EUSER;
 	}
 	struct strbuf err = STRBUF_INIT;
@@ -70,7 +70,7 @@ int cmd_config(int argc, char **argv)
 		term_printf(stderr, "%s: error: %s: the configuration has errors (see above)\n",
 			    lab_progname, path);
 		sb_release(&err);
-		config_free(&cfg);
+		config_release(&cfg);
 		return LAB_EUSER;
 	}
 	sb_release(&err);
@@ -85,6 +85,6 @@ int cmd_config(int argc, char **argv)
 		term_printf(stdout, "\n%s: OK\n", path);
 		sb_release(&sb);
 	}
-	config_free(&cfg);
+	config_release(&cfg);
 	return LAB_OK;
 }

@@ -257,7 +257,9 @@ static void check_kvm(struct doctor *d, const char *state)
 	const char *what = intel ? "kvm_intel" : amd ? "kvm_amd" : pvm ? "kvm-pvm" : "module unknown";
 	int cached;
 
-	read_file("/proc/cpuinfo", &cpuinfo, 1 << 20);
+	/* unreadable: the hints below go without the CPU's flags */
+	if (read_file("/proc/cpuinfo", &cpuinfo, 1 << 20))
+		sb_reset(&cpuinfo);
 	if (access("/dev/kvm", R_OK | W_OK)) {
 		int err = errno;
 
@@ -354,7 +356,7 @@ static void check_hosts(struct doctor *d, const char *given, const char *state)
 		 */
 		hosts_doctor(&cfg, state, host_report, d);
 	}
-	config_free(&cfg);
+	config_release(&cfg);
 	sb_release(&err);
 }
 

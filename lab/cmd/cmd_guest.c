@@ -89,9 +89,9 @@ static int kernel_by_name(struct guest_opts *o)
 		/* Held until the command ends (its descriptor stays open): `kernel gc` leaves it alone. */
 		res.hold_fd = -1;
 	}
-	kbuild_result_free(&res);
+	kbuild_result_release(&res);
 out:
-	config_free(&cfg);
+	config_release(&cfg);
 	return r;
 }
 
@@ -287,7 +287,12 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 	}
 	if (o->json)
 		return LAB_OK;
-	guest_result_topology(&run->result, &seen, &sb);
+	if (guest_result_topology(&run->result, &seen, &sb)) {
+		int r = lab_error("guest %s: %s\n(run files in %s)", topo->name, sb_str(&sb), run_dir);
+
+		sb_release(&sb);
+		return r;
+	}
 	sb_reset(&sb);
 	guest_topology_format(&seen, &sb);
 	term_printf(stdout, "guest %s: topology verified (%s, %s)\n", topo->name, guest_accel_name(run->accel),
@@ -577,7 +582,7 @@ out_host:
 	if (on_host)
 		host_close(&host);
 	if (o->host)
-		config_free(&cfg);
+		config_release(&cfg);
 	guest_topology_release(&topo);
 out_topo:
 	free(conf);

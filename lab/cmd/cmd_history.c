@@ -143,11 +143,11 @@ int cmd_history(int argc, char **argv)
 	if (!nargs) {
 		/* The lab's reports folder; a lab.conf that does not load is reported. */
 		if (config_load_or_report(cmd_config_path(c.config), &cfg)) {
-			config_free(&cfg);
+			config_release(&cfg);
 			return LAB_EUSER;
 		}
 		default_dir = xstrdup(cfg.reports_dir);
-		config_free(&cfg);
+		config_release(&cfg);
 	}
 	history_init(&h, &o);
 	if (!c.no_cache) {

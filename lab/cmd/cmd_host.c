@@ -177,6 +177,6 @@ int cmd_host(int argc, char **argv)
 	r = config_load_or_report(cmd_config_path(o.config), &cfg);
 	if (!r)
 		r = host_upload(&cfg, argv[0], &o);
-	config_free(&cfg);
+	config_release(&cfg);
 	return r;
 }

@@ -108,7 +108,7 @@ static int kernel_build(struct lab_config *cfg, struct kernel_opts *o)
 				"bzImage", json_string_lossy(res.bzimage),
 				"cache_hit", res.cache_hit, "seconds", res.seconds,
 				"image_size", (json_int_t)res.image_size));
-		kbuild_result_free(&res);
+		kbuild_result_release(&res);
 	}
 	if (saved >= 0) {
 		fflush(stdout);
@@ -293,7 +293,7 @@ int cmd_kernel(int argc, char **argv)
 		else
 			r = kernel_gc(&cfg, &o);
 	}
-	config_free(&cfg);
+	config_release(&cfg);
 	strvec_clear(&o.names);
 	return r;
 }

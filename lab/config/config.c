@@ -568,7 +568,7 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 	return err->len > before ? LAB_EUSER : LAB_OK;
 }
 
-void config_free(struct lab_config *cfg)
+void config_release(struct lab_config *cfg)
 {
 	free(cfg->path);
 	free(cfg->dir);

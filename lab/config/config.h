@@ -125,12 +125,14 @@ struct lab_config {
  * Load and validate @path. Returns 0, or LAB_EUSER with every problem found
  * appended to @err, one "FILE:LINE: ..." line each.
  */
+LAB_MUST_CHECK
 int config_load(const char *path, struct lab_config *cfg, struct strbuf *err);
-void config_free(struct lab_config *cfg);
+void config_release(struct lab_config *cfg);
 
 /* Default config path: $MGLRULAB_CONFIG, else ./lab.conf. */
 const char *config_default_path(void);
 /* Load, printing errors; shared by every command that takes -c. */
+LAB_MUST_CHECK
 int config_load_or_report(const char *path, struct lab_config *cfg);
 
 const struct kernel_cfg *config_kernel(const struct lab_config *cfg, const char *name);
@@ -143,6 +145,7 @@ const struct kernel_cfg *config_kernel(const struct lab_config *cfg, const char 
  * Whether K is past the series' end is only known when it is split
  * (lab/kernel/ says so).
  */
+LAB_MUST_CHECK
 const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const char *name,
 					       struct strbuf *err);
 /* The separator of "NAME@K". */
@@ -157,6 +160,7 @@ const struct host_cfg *config_host(const struct lab_config *cfg, const char *nam
  * (lab/host/) passes them. Appends "FILE:LINE: ..." per host that does
  * not fit; returns 0, or LAB_EUSER.
  */
+LAB_MUST_CHECK
 int config_check_host_cpus(const struct lab_config *cfg, int guest_vcpus, struct strbuf *err);
 /* A workload parameter's effective value (set, or the definition's default). */
 const char *workload_cfg_value(const struct workload_cfg *w, const char *param);

@@ -3,6 +3,7 @@
 #ifndef LAB_CONFIG_PRIV_H
 #define LAB_CONFIG_PRIV_H
 
+#include "util.h"
 #include "config.h"
 #include "ini_schema.h"
 
@@ -12,6 +13,7 @@ int config_valid_name(const char *name);
 /* [host NAME] */
 struct host_cfg *config_get_host(struct lab_config *cfg, const char *name, int line);
 /* One key of [host NAME]: set and checked (0, or -1 with the error recorded). */
+LAB_MUST_CHECK
 int config_host_key(struct ini_check *ini, struct host_cfg *h, const char *section,
 		    const char *key, const char *value, int line);
 /*

@@ -22,6 +22,8 @@
 #ifndef LAB_COUNTERS_HIST_H
 #define LAB_COUNTERS_HIST_H
 
+#include "util.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +50,7 @@ void hist_parse(const char *text, size_t len, struct hist_file *out);
  * @prefix (NULL: the first). Returns 0 on success, 1 if the count is
  * only partial (no Totals), -1 if there is no such histogram.
  */
+LAB_MUST_CHECK
 int hist_count(const struct hist_file *f, const char *prefix, uint64_t *count);
 
 #endif

@@ -12,6 +12,8 @@
 #ifndef LAB_COUNTERS_VMSTAT_H
 #define LAB_COUNTERS_VMSTAT_H
 
+#include "util.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +39,7 @@ struct vmstat {
 };
 
 /* 0, or -1 when out of memory. Duplicated names keep the first value. */
+LAB_MUST_CHECK
 int vmstat_parse(const char *text, size_t len, struct vmstat *out);
 void vmstat_release(struct vmstat *v);
 /* Pointer to the value of @name, or NULL. */

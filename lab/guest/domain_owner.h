@@ -23,6 +23,7 @@
 #ifndef LAB_DOMAIN_OWNER_H
 #define LAB_DOMAIN_OWNER_H
 
+#include "util.h"
 #include "strbuf.h"
 
 #define DOMAIN_OWNER_NS "urn:x-mglrulab:owner:1"
@@ -54,6 +55,7 @@ void domain_owner_xml(const struct domain_owner *o, const char *indent, struct s
  * @o filled (release it), -1 when there is none, or none this parser
  * reads (then nothing is judged ours: a domain is left alone).
  */
+LAB_MUST_CHECK
 int domain_owner_find(const char *xml, struct domain_owner *o);
 
 enum domain_owner_verdict {
@@ -68,6 +70,7 @@ enum domain_owner_verdict {
  * no such process runs (a zombie counts as gone).
  */
 typedef int domain_owner_start_fn(long pid, unsigned long long *start);
+LAB_MUST_CHECK
 int domain_owner_proc_start(long pid, unsigned long long *start);
 
 /*

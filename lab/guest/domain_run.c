@@ -289,23 +289,29 @@ static struct conn_events {
 	int users;
 } conn_events[MAX_ACTIVE];
 
-/* 0, -1 (libvirt's error set), or -2 (more connections than the table holds). */
-static int events_get(virConnectPtr conn)
+enum events_status {
+	EVENTS_WATCHED,
+	EVENTS_LIBVIRT_ERROR,	/* libvirt's error is set */
+	EVENTS_TABLE_FULL,	/* more connections than conn_events holds */
+};
+
+static LAB_MUST_CHECK enum events_status events_get(virConnectPtr conn)
 {
-	int r = -1, free_slot = -1;
+	enum events_status r = EVENTS_LIBVIRT_ERROR;
+	int free_slot = -1;
 
 	pthread_mutex_lock(&reg_lock);
 	for (int i = 0; i < MAX_ACTIVE; i++) {
 		if (conn_events[i].conn == conn) {
 			conn_events[i].users++;
-			r = 0;
+			r = EVENTS_WATCHED;
 			goto out;
 		}
 		if (!conn_events[i].conn && free_slot < 0)
 			free_slot = i;
 	}
 	if (free_slot < 0) {
-		r = -2;
+		r = EVENTS_TABLE_FULL;
 		goto out;
 	}
 	conn_events[free_slot].cb_id = virConnectDomainEventRegisterAny(conn, NULL,
@@ -313,7 +319,7 @@ static int events_get(virConnectPtr conn)
 	if (conn_events[free_slot].cb_id >= 0) {
 		conn_events[free_slot].conn = conn;
 		conn_events[free_slot].users = 1;
-		r = 0;
+		r = EVENTS_WATCHED;
 	}
 out:
 	pthread_mutex_unlock(&reg_lock);
@@ -923,7 +929,8 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	struct watch w = { .pipe = { -1, -1 } };
 	struct domain_owner owner;
 	virDomainPtr dom = NULL;
-	int events = 0, watching = 0, rc;
+	int events = 0, watching = 0;
+	enum events_status ev;
 	unsigned flags;
 
 	run->status = GUEST_RUN_OK;
@@ -992,11 +999,11 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		goto out;
 	}
 	watching = 1;
-	rc = events_get(conn);
-	events = rc == 0;
+	ev = events_get(conn);
+	events = ev == EVENTS_WATCHED;
 	if (!events) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot watch libvirt lifecycle events: %s",
-			    rc == -2 ? "more connections than MAX_ACTIVE" : lab_virt_error());
+			    ev == EVENTS_TABLE_FULL ? "more connections than MAX_ACTIVE" : lab_virt_error());
 		free(xml);
 		goto out;
 	}

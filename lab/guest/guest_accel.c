@@ -115,15 +115,16 @@ static int run_on_conn(void *conn, struct guest_run *run)
 }
 
 /* Boot @kernel under KVM into a panic on a missing init: a working KVM gets there in a second or two. */
-int guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir, const char *kernel,
-		    char **reason)
+enum kvm_probe guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir,
+			       const char *kernel, char **reason)
 {
 	struct guest_topology t;
 	struct guest_run run;
 	struct strbuf console = STRBUF_INIT;
 	char *dir = path_join(state_dir, "kvm-probe");
 	char *log;
-	int works;
+	enum kvm_probe r = KVM_PROBE_FAILS;
+	int booted;
 
 	memset(&t, 0, sizeof(t));
 	t.name = (char *)"kvm-probe";
@@ -143,17 +144,19 @@ int guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir, c
 	info("checking whether KVM boots a kernel on this host (once; up to %d s)", PROBE_TIMEOUT_S);
 	runner(ctx, &run);
 	log = path_join(dir, "console.log");
-	read_file(log, &console, 1 << 20);
-	works = strstr(sb_str(&console), PROBE_INIT) != NULL ||
-		strstr(sb_str(&console), "Kernel panic") != NULL;
-	if (works)
+	/* no console.log: the guest showed no sign of life, judged below */
+	if (read_file(log, &console, 1 << 20))
+		sb_reset(&console);
+	booted = strstr(sb_str(&console), PROBE_INIT) != NULL ||
+		 strstr(sb_str(&console), "Kernel panic") != NULL;
+	if (booted)
 		*reason = xstrdup("KVM booted the kernel on this host");
 	else if (run.status == GUEST_RUN_INTERRUPTED)
 		*reason = NULL;
 	else if (!run.started && !(run.failure && strcasestr(run.failure, "kvm"))) {
 		/* not an answer about KVM: say so, and do not cache it */
 		*reason = xasprintf("could not start a KVM domain: %s", run.failure ? run.failure : "?");
-		works = -2;
+		r = KVM_PROBE_NO_ANSWER;
 	}
 	else if (run.status == GUEST_RUN_TIMEOUT)
 		*reason = xasprintf("/dev/kvm exists but a kernel booted with KVM showed no sign of life in %d s (nested KVM that cannot run ordinary kernels?)",
@@ -162,11 +165,13 @@ int guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir, c
 		*reason = xasprintf("/dev/kvm exists but booting with KVM failed: %s",
 				    first_line(run.failure ? run.failure : run.stop_reason ? run.stop_reason :
 					       "no console output"));
+	if (booted)
+		r = KVM_PROBE_WORKS;
 	guest_run_release(&run);
 	sb_release(&console);
 	free(log);
 	free(dir);
-	return *reason ? works : -1;
+	return *reason ? r : KVM_PROBE_INTERRUPTED;
 }
 
 
@@ -198,12 +203,12 @@ int guest_accel_resolve(virConnectPtr conn, const char *state_dir, const char *k
 	}
 	works = cache_lookup(state_dir, reason);
 	if (works < 0) {
-		works = guest_kvm_probe(run_on_conn, conn, state_dir, kernel, reason);
-		if (works == -1)
-			return -1;	/* interrupted */
-		if (works == -2)
-			works = 0;	/* this session only */
-		else
+		enum kvm_probe p = guest_kvm_probe(run_on_conn, conn, state_dir, kernel, reason);
+
+		if (p == KVM_PROBE_INTERRUPTED)
+			return -1;
+		works = p == KVM_PROBE_WORKS;
+		if (p != KVM_PROBE_NO_ANSWER)	/* no answer: TCG for this session only */
 			cache_store(state_dir, works, *reason);
 	}
 	*out = works ? ACCEL_KVM : ACCEL_TCG;

@@ -8,6 +8,8 @@
 #ifndef LAB_GUEST_ACCEL_H
 #define LAB_GUEST_ACCEL_H
 
+#include "util.h"
+
 #include <libvirt/libvirt.h>
 
 #include "guest_conf.h"
@@ -18,18 +20,25 @@
  * report (caller frees). An explicit kvm that does not work is an error
  * (returns -1 with the reason); auto falling back to TCG prints a warning.
  */
+LAB_MUST_CHECK
 int guest_accel_resolve(virConnectPtr conn, const char *state_dir, const char *kernel,
 			enum guest_accel want, enum guest_accel *out, char **reason);
+
+enum kvm_probe {
+	KVM_PROBE_WORKS,	/* KVM booted the kernel */
+	KVM_PROBE_FAILS,	/* it did not */
+	KVM_PROBE_NO_ANSWER,	/* the domain could not start for another reason: not cached */
+	KVM_PROBE_INTERRUPTED,	/* a signal stopped the probe; *@reason NULL */
+};
 
 /*
  * Boot @kernel with KVM through @runner (guest_run() on a connection, or
  * another host's runner) into a panic on a missing init, files under
- * @state_dir/kvm-probe. 1 KVM works, 0 it does not, with the reason in
- * *@reason; -2 no answer about KVM (the domain could not start for another
- * reason); -1 interrupted.
+ * @state_dir/kvm-probe. What was found, with the reason in *@reason.
  */
-int guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir, const char *kernel,
-		    char **reason);
+LAB_MUST_CHECK
+enum kvm_probe guest_kvm_probe(guest_runner_fn *runner, void *ctx, const char *state_dir,
+			       const char *kernel, char **reason);
 
 /* The cached probe result: 1 KVM works, 0 it does not, -1 not probed on this host yet. */
 int guest_kvm_cached(const char *state_dir);

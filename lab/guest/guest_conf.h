@@ -8,6 +8,8 @@
 #ifndef LAB_GUEST_CONF_H
 #define LAB_GUEST_CONF_H
 
+#include "util.h"
+
 #include <stdint.h>
 
 #include "strbuf.h"
@@ -28,6 +30,7 @@ int cpuset_equal(const struct cpuset *a, const struct cpuset *b);
  * Parse "0-3,6" (the grammar of common/cpulist.h; blanks: empty set);
  * -1 when malformed or a CPU >= @limit.
  */
+LAB_MUST_CHECK
 int cpuset_parse(const char *str, int limit, struct cpuset *out);
 /* Append "0-3,6" (nothing for an empty set). */
 void cpuset_format(const struct cpuset *s, struct strbuf *out);
@@ -79,6 +82,7 @@ struct guest_topology {
  * file cannot be read). On success @t is filled; release it with
  * guest_topology_release() in either case.
  */
+LAB_MUST_CHECK
 int guest_topology_load(const char *path, struct guest_topology *t, struct strbuf *err);
 /* Resolve a guest NAME to guests/NAME.conf under @guests_dir (a path with '/' or ".conf" is used as is). */
 char *guest_conf_path(const char *guests_dir, const char *name_or_path);
@@ -97,6 +101,7 @@ int guest_topology_matches(const struct guest_topology *declared,
 			   const struct guest_topology *reported, struct strbuf *why);
 
 /* Parse sizes: "512M", "8G", "1024" (MiB), "2M"... into MiB / KiB. */
+LAB_MUST_CHECK
 int parse_size_mib(const char *s, uint64_t *mib);
 
 #endif

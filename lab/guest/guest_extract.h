@@ -19,6 +19,8 @@
 #ifndef LAB_GUEST_EXTRACT_H
 #define LAB_GUEST_EXTRACT_H
 
+#include "util.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +67,7 @@ struct extract_report {
  * reason in @err when @root is not a folder (a link to one counts as not)
  * or @dest cannot be created; then nothing was written.
  */
+LAB_MUST_CHECK
 int extract_tree(const struct extract_source *src, const char *root, const char *dest,
 		 const struct extract_limits *lim, struct extract_report *rep, struct strbuf *err);
 void extract_report_release(struct extract_report *rep);

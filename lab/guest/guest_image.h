@@ -10,6 +10,8 @@
 #ifndef LAB_GUEST_IMAGE_H
 #define LAB_GUEST_IMAGE_H
 
+#include "util.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,12 +29,15 @@ struct guest_image_spec {
  * exists, else built (one appliance launch). Returns its path (caller
  * frees) or NULL with the reason in @err. *@cache_hit says which.
  */
+LAB_MUST_CHECK
 char *guest_image_ensure(const struct guest_image_spec *spec, int *cache_hit, struct strbuf *err);
 
 /* The input hash alone (what guest_image_ensure() would look up). */
+LAB_MUST_CHECK
 int guest_image_hash(const struct guest_image_spec *spec, char hex[65], struct strbuf *err);
 
 /* A qcow2 overlay backed by @base (read-only to QEMU); no appliance. */
+LAB_MUST_CHECK
 int guest_overlay_create(const char *base, const char *overlay, struct strbuf *err);
 
 /*
@@ -45,6 +50,7 @@ int guest_overlay_create(const char *base, const char *overlay, struct strbuf *e
  * missing (or whose folder is a link) is noted in @err and skipped.
  * Returns the number of disks extracted, -1 when the appliance failed.
  */
+LAB_MUST_CHECK
 int guest_extract_results(const char *const *disks, const char *const *dest_dirs, size_t n,
 			  struct strbuf *err);
 

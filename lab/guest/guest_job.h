@@ -3,6 +3,8 @@
 #ifndef LAB_GUEST_JOB_H
 #define LAB_GUEST_JOB_H
 
+#include "util.h"
+
 /*
  * The job JSON for one run: @workload ("" for a topology-only boot) run
  * with @args (NULL-terminated "--key=value" strings, or NULL), killed by
@@ -11,6 +13,7 @@
  * or an argument is not valid UTF-8 (JSON cannot carry it), ENOMEM when
  * out of memory.
  */
+LAB_MUST_CHECK
 char *guest_job_json(const char *run_id, const char *workload, const char *const *args,
 		     int timeout_s);
 

@@ -9,6 +9,8 @@
 #ifndef LAB_GUEST_LAB_H
 #define LAB_GUEST_LAB_H
 
+#include "util.h"
+
 #include <libvirt/libvirt.h>
 
 #include "domain_run.h"
@@ -50,6 +52,7 @@ const char *guest_default_state_dir(void);
  * 0, or -1 with the reason in @err (which step failed, then why); either
  * way release @lab with guest_lab_close().
  */
+LAB_MUST_CHECK
 int guest_lab_open(struct guest_lab *lab, const struct guest_lab_opts *o, struct strbuf *err);
 void guest_lab_close(struct guest_lab *lab);
 

@@ -44,6 +44,7 @@ void guest_result_feed(struct guest_result *r, const char *data, size_t len);
 /* End of input: a line without its newline is rejected as truncated. */
 void guest_result_finish(struct guest_result *r);
 /* Whole file (at most GUEST_RESULT_FILE_MAX bytes read); -1 with errno when unreadable. */
+LAB_MUST_CHECK
 int guest_result_parse_file(const char *path, struct guest_result *r);
 void guest_result_release(struct guest_result *r);
 
@@ -52,6 +53,7 @@ void guest_result_release(struct guest_result *r);
  * declared one). Returns 0, or -1 with the reason in @err when the record
  * is missing or malformed.
  */
+LAB_MUST_CHECK
 int guest_result_topology(const struct guest_result *r, struct guest_topology *out,
 			  struct strbuf *err);
 

@@ -344,20 +344,26 @@ static int lock_embed_root(const char *state_dir, struct strbuf *err)
 	char *path = xasprintf("%s/libvirt/mglrulab.lock", state_dir);
 	char *pid = xasprintf("pid %ld\n", (long)getpid());
 	struct strbuf held_by = STRBUF_INIT;
-	int fd = lockfile_take(path, 0, pid, &held_by);
+	int fd, r = -1;
 
-	if (fd == -2)
+	switch (lockfile_take(path, 0, pid, &held_by, &fd)) {
+	case LOCKFILE_TAKEN:
+		embed_lock_fd = fd;
+		r = 0;
+		break;
+	case LOCKFILE_HELD:
 		sb_addf(err, "the lab state folder %s is in use by mglrulab (%s): two processes on one "
 			"embedded libvirt root would kill each other's guests; wait for it, or use "
 			"another --state folder", state_dir, sb_str(&held_by));
-	else if (fd < 0)
+		break;
+	case LOCKFILE_FAILED:
 		sb_addf(err, "cannot lock %s: %s", path, strerror(errno));
-	else
-		embed_lock_fd = fd;
+		break;
+	}
 	sb_release(&held_by);
 	free(pid);
 	free(path);
-	return fd < 0 ? -1 : 0;
+	return r;
 }
 
 virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbuf *err)

@@ -9,6 +9,8 @@
 #ifndef LAB_LIBVIRT_CONN_H
 #define LAB_LIBVIRT_CONN_H
 
+#include "util.h"
+
 #include <libvirt/libvirt.h>
 
 #include "domain_owner.h"
@@ -26,6 +28,7 @@ char *lab_virt_embed_uri(const char *state_dir);
  * said so. NULL with the reason in @err on failure (also when another
  * mglrulab holds the state folder).
  */
+LAB_MUST_CHECK
 virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbuf *err);
 
 /*

@@ -154,6 +154,7 @@ void history_release(struct history *h);
  * partial reports are skipped with a warning naming the file. Returns 0,
  * or -1 when @dir cannot be read.
  */
+LAB_MUST_CHECK
 int history_add_dir(struct history *h, const char *dir);
 /*
  * One report.json. Returns 1 when it was added, 0 when skipped (with a
@@ -181,6 +182,7 @@ void history_cache_load(struct history *h, const char *path);
  * Says how many entries were not used (one warning), then writes the
  * cache when anything changed; 0, or -1 with errno.
  */
+LAB_MUST_CHECK
 int history_cache_save(const struct history *h);
 /* An entry not used: @what names its report, @why says what is wrong with it. */
 void history_cache_reject(struct history *h, const char *what, const char *why);
@@ -205,9 +207,11 @@ void history_build(struct history *h, const json_t *state);
  * history_state_load(): NULL when absent or not usable (said why); it
  * keeps @path in @h for the warnings.
  */
+LAB_MUST_CHECK
 json_t *history_state_load(struct history *h, const char *path);
 json_t *history_state_json(const struct history *h);
 /* 0, or -1 with errno (0 without writing when there is no key). */
+LAB_MUST_CHECK
 int history_state_save(const struct history *h, const char *path);
 /* The digest of the runs of @s's first @k nights with a value. */
 void history_state_values(const struct history_series *s, size_t k,

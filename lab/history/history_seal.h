@@ -26,6 +26,8 @@
 #ifndef LAB_HISTORY_SEAL_H
 #define LAB_HISTORY_SEAL_H
 
+#include "util.h"
+
 #include <jansson.h>
 #include <stddef.h>
 
@@ -63,6 +65,7 @@ struct seal_reader {
  * instead); a debug() note only when its first line starts with @old_schema, a
  * format written by an earlier mglrulab.
  */
+LAB_MUST_CHECK
 int seal_open(struct seal_reader *r, const char *path, const char *schema,
 	      const char *old_schema, const char *then, json_t **header);
 /*
@@ -71,6 +74,7 @@ int seal_open(struct seal_reader *r, const char *path, const char *schema,
  * *@unverified (its JSON when it parses, for naming it in a warning
  * only: nothing else may be taken from it); 0 at the end of the file.
  */
+LAB_MUST_CHECK
 int seal_next(struct seal_reader *r, json_t **entry, const char **why, json_t **unverified);
 void seal_close(struct seal_reader *r);
 
@@ -82,9 +86,11 @@ struct seal_writer {
 };
 
 /* Start a file with @header (a random nonce is added to it): -1 when there is no key. */
+LAB_MUST_CHECK
 int seal_begin(struct seal_writer *w, const char *schema, json_t *header);
 void seal_add(struct seal_writer *w, const json_t *entry);
 /* Write it (atomically) and release @w: 0, or -1 with errno. */
+LAB_MUST_CHECK
 int seal_write(struct seal_writer *w, const char *path);
 void seal_release(struct seal_writer *w);
 

@@ -12,6 +12,8 @@
 #ifndef LAB_HOST_H
 #define LAB_HOST_H
 
+#include "util.h"
+
 #include <stdint.h>
 
 #include <libvirt/libvirt.h>
@@ -31,6 +33,7 @@ struct lab_host {
  * Open @hc's connection (the embedded one under @state_dir). 0, or -1 with
  * "host NAME (URI): why" in @err: an unreachable host is named with its URI.
  */
+LAB_MUST_CHECK
 int host_open(struct lab_host *h, const struct host_cfg *hc, const char *state_dir,
 	      struct strbuf *err);
 void host_close(struct lab_host *h);
@@ -41,6 +44,7 @@ void host_close(struct lab_host *h);
  * pool at pool_dir, built (libvirt creates the folder on the host), started
  * and marked autostart. A no-op on the embedded host. 0, or -1 with @err.
  */
+LAB_MUST_CHECK
 int host_pool_ensure(struct lab_host *h, struct strbuf *err);
 
 /*
@@ -51,6 +55,7 @@ int host_pool_ensure(struct lab_host *h, struct strbuf *err);
  * 0 with *@out and *@reason (caller frees), or -1: an explicit kvm the
  * host lacks (the reason says so), or interrupted.
  */
+LAB_MUST_CHECK
 int host_accel_resolve(struct lab_host *h, const char *state_dir, const char *kernel,
 		       enum guest_accel want, enum guest_accel *out, char **reason);
 
@@ -59,6 +64,7 @@ struct lab_hosts {
 	struct lab_host *v;
 	size_t n;
 };
+LAB_MUST_CHECK
 int hosts_open(struct lab_hosts *hs, const struct lab_config *cfg, const char *state_dir,
 	       struct strbuf *err);
 void hosts_close(struct lab_hosts *hs);
@@ -68,6 +74,7 @@ void hosts_close(struct lab_hosts *hs);
  * vCPUs against its cpus (config_check_host_cpus() with the topology file
  * read). 0, or LAB_EUSER with "FILE:LINE: ..." lines in @err.
  */
+LAB_MUST_CHECK
 int hosts_check_config(const struct lab_config *cfg, struct strbuf *err);
 
 /* ---- mglrulab doctor ---- */

@@ -25,7 +25,7 @@ int host_accel_resolve(struct lab_host *h, const char *state_dir, const char *ke
 	const char *name = h->cfg->name;
 	struct host_runner runner = { .host = h };
 	char *caps, *dir;
-	int works;
+	enum kvm_probe works;
 
 	*reason = NULL;
 	if (h->embedded)
@@ -52,13 +52,13 @@ int host_accel_resolve(struct lab_host *h, const char *state_dir, const char *ke
 	dir = xasprintf("%s/hosts/%s", state_dir, name);
 	works = guest_kvm_probe(host_guest_runner, &runner, dir, kernel, reason);
 	free(dir);
-	if (works == -1)
-		return -1;	/* interrupted */
+	if (works == KVM_PROBE_INTERRUPTED)
+		return -1;
 	char *why = xasprintf("host %s: %s", name, *reason ? *reason : "?");
 	free(*reason);
 	*reason = why;
-	*out = works == 1 ? ACCEL_KVM : ACCEL_TCG;
-	if (works != 1)
+	*out = works == KVM_PROBE_WORKS ? ACCEL_KVM : ACCEL_TCG;
+	if (works != KVM_PROBE_WORKS)
 		warning("accel=auto: %s: TCG there", *reason);
 	return 0;
 }

@@ -10,6 +10,8 @@
 #ifndef LAB_HOST_LOAD_H
 #define LAB_HOST_LOAD_H
 
+#include "util.h"
+
 #include <jansson.h>
 
 struct host_sample {
@@ -40,6 +42,7 @@ json_t *host_load_json(const struct host_sample *before, const struct host_sampl
 		       double qemu_cpu_s);
 
 /* Parse the "cpu " line of /proc/stat: busy (non-idle, non-iowait) and steal ticks. */
+LAB_MUST_CHECK
 int host_parse_proc_stat(const char *text, unsigned long long *busy, unsigned long long *steal);
 
 #endif

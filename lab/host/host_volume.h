@@ -20,6 +20,8 @@
 #ifndef LAB_HOST_VOLUME_H
 #define LAB_HOST_VOLUME_H
 
+#include "util.h"
+
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -53,6 +55,7 @@ char *host_volume_marker(const char *name);
  * @out filled, or -1 with "host NAME: ..." in @err; release @out with
  * host_volume_release() either way.
  */
+LAB_MUST_CHECK
 int host_volume_ensure(struct lab_host *h, const char *local_file, enum host_vol_kind kind,
 		       struct host_volume *out, struct strbuf *err);
 
@@ -62,6 +65,7 @@ int host_volume_ensure(struct lab_host *h, const char *local_file, enum host_vol
  * with host_volume_delete() after the run. -1 with @err on failure and on
  * the embedded host.
  */
+LAB_MUST_CHECK
 int host_overlay_create(struct lab_host *h, const struct host_volume *base, const char *name,
 			struct host_volume *out, struct strbuf *err);
 
@@ -72,10 +76,12 @@ int host_overlay_create(struct lab_host *h, const struct host_volume *base, cons
  * out->name is set the volume exists (delete it with
  * host_volume_delete()) either way. -1 on the embedded host.
  */
+LAB_MUST_CHECK
 int host_volume_put(struct lab_host *h, const char *name, const void *data, size_t len,
 		    struct host_volume *out, struct strbuf *err);
 
 /* Delete volume @name of @h's pool; a volume that is not there is not an error. */
+LAB_MUST_CHECK
 int host_volume_delete(struct lab_host *h, const char *name, struct strbuf *err);
 
 void host_volume_release(struct host_volume *v);

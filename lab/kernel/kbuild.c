@@ -186,11 +186,14 @@ int kbuild_lock(const char *cache_dir, int *fd_out)
 	struct strbuf held_by = STRBUF_INIT;
 	int r = LAB_OK;
 
-	*fd_out = lockfile_take(path, 1, who, &held_by);
-	if (*fd_out < 0 && errno == EINTR && interrupted())
-		r = lab_error("interrupted: stopped by signal %d while waiting for %s", interrupted(), path);
-	else if (*fd_out < 0)
-		r = lab_error("cannot lock %s: %s", path, strerror(errno));
+	/* with wait, never LOCKFILE_HELD */
+	if (lockfile_take(path, 1, who, &held_by, fd_out) != LOCKFILE_TAKEN) {
+		if (errno == EINTR && interrupted())
+			r = lab_error("interrupted: stopped by signal %d while waiting for %s",
+				      interrupted(), path);
+		else
+			r = lab_error("cannot lock %s: %s", path, strerror(errno));
+	}
 	sb_release(&held_by);
 	free(who);
 	free(path);
@@ -247,22 +250,31 @@ static void describe_failure(const struct patch *p, const char *git_out, struct 
 	}
 }
 
-static void reset_tree(const char *tree)
+/*
+ * Back to the unmodified source: 0, or -1 with the git command that failed
+ * and its output in @err (a tree left half-patched must not be built).
+ */
+static LAB_MUST_CHECK int reset_tree(const char *tree, struct strbuf *err)
 {
 	const char *abort_am[] = { "am", "--abort", NULL };
 	const char *reset[] = { "reset", "-q", "--hard", NULL };
 	const char *co[] = { "checkout", "-q", "-f", "--detach", "mglrulab-base", NULL };
 	const char *clean[] = { "clean", "-q", "-f", "-d", NULL };
-	struct strbuf out = STRBUF_INIT;
+	const char *const *steps[] = { abort_am, reset, co, clean };
 	char *rebase_apply = xasprintf("%s/.git/rebase-apply", tree);
+	int r = 0;
 
-	if (path_exists(rebase_apply))
-		ksource_git(tree, abort_am, &out);
-	ksource_git(tree, reset, &out);
-	ksource_git(tree, co, &out);
-	ksource_git(tree, clean, &out);
+	/* git am --abort only when an am was left half done */
+	for (size_t i = path_exists(rebase_apply) ? 0 : 1; i < ARRAY_SIZE(steps) && !r; i++) {
+		struct strbuf out = STRBUF_INIT;
+
+		r = ksource_git(tree, steps[i], &out);
+		if (r)
+			sb_addf(err, "git %s %s: %s", steps[i][0], steps[i][1], sb_str(&out));
+		sb_release(&out);
+	}
 	free(rebase_apply);
-	sb_release(&out);
+	return r ? -1 : 0;
 }
 
 /*
@@ -314,10 +326,18 @@ static int apply_series(struct build_ctx *b)
 	int r = LAB_OK, applied = 0;
 	const char *head[] = { "rev-parse", "HEAD", NULL };
 
-	ksource_git(b->src.tree, head, &out);
+	if (ksource_git(b->src.tree, head, &out)) {
+		r = lab_error("[kernel %s] git rev-parse HEAD in %s: %s", k->name, b->src.tree,
+			      sb_str(&out));
+		goto out;
+	}
 	sb_trim_trailing_newlines(&out);
 	b->prev_head = sb_detach(&out);
-	reset_tree(b->src.tree);
+	if (reset_tree(b->src.tree, &err)) {
+		r = lab_error("[kernel %s] cannot reset the work tree %s: %s", k->name, b->src.tree,
+			      sb_str(&err));
+		goto out;
+	}
 	for (size_t i = 0; i < k->series.n; i++) {
 		if (mbox_split(k->series.v[i], &pl, &err)) {
 			r = user_error("[kernel %s] series: %s", k->name, sb_str(&err));
@@ -342,22 +362,36 @@ static int apply_series(struct build_ctx *b)
 			strvec_push(&b->subjects, p->subject ? p->subject : path_basename(p->file));
 		} else if (build_stopped()) {
 			/* git was killed by the stop: the patch is not to blame */
-			reset_tree(b->src.tree);
+			struct strbuf why = STRBUF_INIT;
+
+			/* the stop may kill this git too; the next build resets the tree first */
+			LAB_IGNORE(reset_tree(b->src.tree, &why));
+			sb_release(&why);
 			r = stopped_error(b);
 		} else {
 			struct strbuf msg = STRBUF_INIT;
 			describe_failure(p, sb_str(&out), &msg);
-			reset_tree(b->src.tree);
-			r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
-				       "  the work tree %s is back at the unmodified source",
-				       k->name, applied + 1, label, sb_str(&msg), b->src.tree);
+			sb_reset(&err);
+			if (reset_tree(b->src.tree, &err))
+				r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
+					       "  and the work tree %s cannot be reset: %s",
+					       k->name, applied + 1, label, sb_str(&msg), b->src.tree,
+					       sb_str(&err));
+			else
+				r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
+					       "  the work tree %s is back at the unmodified source",
+					       k->name, applied + 1, label, sb_str(&msg), b->src.tree);
 			sb_release(&msg);
 		}
 		free(label);
 	}
 	if (!r) {
 		sb_reset(&out);
-		ksource_git(b->src.tree, head, &out);
+		if (ksource_git(b->src.tree, head, &out)) {
+			r = lab_error("[kernel %s] git rev-parse HEAD in %s: %s", k->name,
+				      b->src.tree, sb_str(&out));
+			goto out;
+		}
 		sb_trim_trailing_newlines(&out);
 		b->head_commit = sb_detach(&out);
 		if (applied)
@@ -366,7 +400,7 @@ static int apply_series(struct build_ctx *b)
 out:
 	unlink(tmpfile);
 	free(tmpfile);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 	sb_release(&err);
 	sb_release(&out);
 	b->t_apply = now_monotonic() - t0;
@@ -754,14 +788,20 @@ static int store_entry(struct build_ctx *b, const char *config_text)
 			goto out;
 	}
 	char *log_copy = xasprintf("%s/build.log", tmp);
-	copy_file(b->log, log_copy, 0644);
+	/* the log only explains the entry: without it the entry still holds */
+	if (copy_file(b->log, log_copy, 0644))
+		warning("cannot copy %s to the cache: %s", b->log, strerror(errno));
 	free(log_copy);
 
 	char *img = xasprintf("%s/bzImage", tmp);
 	long long size = file_size(img);
 	char img_hex[SHA256_HEX_LEN + 1];
-	sha256_file_hex(img, img_hex);
+	int hr = sha256_file_hex(img, img_hex);
+	if (hr)
+		r = lab_error("cannot hash %s: %s", img, strerror(errno));
 	free(img);
+	if (hr)
+		goto out;
 	iso8601_now(stamp);
 	sha256_hex_of(config_text, strlen(config_text), cfg_hex);
 	struct kbuild_meta m = {
@@ -829,9 +869,9 @@ static int take_entry(struct build_ctx *b, struct kbuild_result *res, int hit, d
 	return 1;
 }
 
-static void build_ctx_free(struct build_ctx *b)
+static void build_ctx_release(struct build_ctx *b)
 {
-	ksource_free(&b->src);
+	ksource_release(&b->src);
 	strvec_clear(&b->series_text);
 	strvec_clear(&b->fragment_text);
 	strvec_clear(&b->subjects);
@@ -852,12 +892,12 @@ static long count_patches(const struct kernel_cfg *k, struct strbuf *err)
 
 	for (size_t i = 0; i < k->series.n; i++)
 		if (mbox_split(k->series.v[i], &pl, err)) {
-			patch_list_free(&pl);
+			patch_list_release(&pl);
 			return -1;
 		}
 	for (size_t i = 0; i < pl.n; i++)
 		n += !pl.v[i].is_cover;
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 	return n;
 }
 
@@ -919,7 +959,7 @@ int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 	if (mkdir_p(cfg->cache_dir, 0755) == 0 && identify(&b) == LAB_OK &&
 	    !kcache_index_get(cfg->cache_dir, b.ikey, key) && kcache_entry_exists(cfg->cache_dir, key))
 		r = 0;
-	build_ctx_free(&b);
+	build_ctx_release(&b);
 	return r;
 }
 
@@ -961,9 +1001,12 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 				k->prefix_of ? k->prefix_of : k->name);
 	if (!is_dir(b.build_dir)) {
 		char *parent = path_dirname(b.build_dir);
-		mkdir_p(parent, 0755);
+		/* without it, the mkdir_p() below says why */
+		int mr = mkdir_p(parent, 0755);
+
 		free(parent);
-		seed_build_dir(&b);
+		if (!mr)
+			seed_build_dir(&b);
 	}
 	if (mkdir_p(b.build_dir, 0755)) {
 		r = lab_error("cannot create %s: %s", b.build_dir, strerror(errno));
@@ -986,7 +1029,8 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	fill_inputs(&b, &in, sb_str(&config_text));
 	kcache_key(&in, b.key);
 	if (take_entry(&b, res, 1, t0)) {
-		kcache_index_put(cfg->cache_dir, b.ikey, b.key);
+		if (kcache_index_put(cfg->cache_dir, b.ikey, b.key))
+			warning("cannot record the input key in %s/index", cfg->cache_dir);
 		goto out;
 	}
 	char *built_at = kbuild_state_read(b.build_dir);
@@ -1030,11 +1074,11 @@ out:
 		close(lock_fd);
 	sb_release(&config_text);
 	sb_release(&err);
-	build_ctx_free(&b);
+	build_ctx_release(&b);
 	return r;
 }
 
-void kbuild_result_free(struct kbuild_result *res)
+void kbuild_result_release(struct kbuild_result *res)
 {
 	/* Zeroed results (never filled) have no entry_dir, and hold nothing. */
 	if (res->entry_dir && res->hold_fd >= 0)

@@ -3,6 +3,8 @@
 #ifndef LAB_KBUILD_H
 #define LAB_KBUILD_H
 
+#include "util.h"
+
 #include <jansson.h>
 
 #include "config.h"
@@ -19,7 +21,7 @@ struct kbuild_result {
 	double seconds;
 	long long image_size;
 	int hold_fd;		/* the entry held (kcache_entry_hold()) until
-				   kbuild_result_free(); -1: not held */
+				   kbuild_result_release(); -1: not held */
 };
 
 /*
@@ -27,7 +29,7 @@ struct kbuild_result {
  * series does not apply, a fragment option was dropped, bad input) or
  * LAB_ELAB (the build failed, or SIGINT/SIGTERM stopped it); the message
  * has already been printed. On LAB_OK the entry is held (kcache.h) until
- * kbuild_result_free(): `kernel gc` leaves it alone meanwhile.
+ * kbuild_result_release(): `kernel gc` leaves it alone meanwhile.
  *
  * A signal caught by lab/lib/interrupt.h stops make and everything it
  * started, and waits for them, before build.lock is let go; nothing is
@@ -35,12 +37,14 @@ struct kbuild_result {
  * cached"), and the build folder keeps what was compiled for the next
  * build.
  */
+LAB_MUST_CHECK
 int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  struct kbuild_result *res);
 /* The entry @k resolves to without building: 0 and @key, or -1 when unknown. */
+LAB_MUST_CHECK
 int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  char key[SHA256_HEX_LEN + 1]);
-void kbuild_result_free(struct kbuild_result *res);
+void kbuild_result_release(struct kbuild_result *res);
 struct patch;
 /*
  * Apply @p (one message of a series, mbox.h) in the git work tree @tree as
@@ -51,9 +55,11 @@ struct patch;
  * git's output (or why @tmpfile could not be written) in @out. After a
  * failed git am the tree is mid-am: the caller aborts it.
  */
+LAB_MUST_CHECK
 int kbuild_apply_patch(const char *tree, const struct patch *p, const char *tmpfile,
 		       struct strbuf *out);
 /* The patches of @k's series, cover letters not counted; -1 with @err. */
+LAB_MUST_CHECK
 long kbuild_series_length(const struct kernel_cfg *k, struct strbuf *err);
 /*
  * The progress of a build: "312/~1422 steps, 40s, ETA 2m10s" when @est
@@ -81,6 +87,7 @@ struct kbuild_meta {
  * (json_string_lossy()), never dropped. NULL only when jansson fails
  * otherwise (out of memory), with the reason in @jerr.
  */
+LAB_MUST_CHECK
 json_t *kbuild_meta_json(const struct kbuild_meta *m, json_error_t *jerr);
 
 /*
@@ -88,6 +95,7 @@ json_t *kbuild_meta_json(const struct kbuild_meta *m, json_error_t *jerr);
  * in the shared work tree holds it. LAB_OK with the descriptor to close in
  * @fd_out, or LAB_ELAB (message printed).
  */
+LAB_MUST_CHECK
 int kbuild_lock(const char *cache_dir, int *fd_out);
 
 /*

@@ -3,6 +3,8 @@
 #ifndef LAB_KBUILD_MTIME_H
 #define LAB_KBUILD_MTIME_H
 
+#include "util.h"
+
 #include <time.h>
 
 /*
@@ -13,10 +15,12 @@
  * of files stamped, or -1 when @built_at is unknown (nothing is changed
  * then).
  */
+LAB_MUST_CHECK
 int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *head,
 			 const char *built_at, time_t built_time);
 /* The commit a build folder was last built at (.mglrulab-state), or NULL. */
 char *kbuild_state_read(const char *build_dir);
+LAB_MUST_CHECK
 int kbuild_state_write(const char *build_dir, const char *commit);
 
 #endif

@@ -26,6 +26,7 @@
 #ifndef LAB_KBUILD_PREP_H
 #define LAB_KBUILD_PREP_H
 
+#include "util.h"
 #include "config.h"
 #include "strbuf.h"
 
@@ -36,6 +37,7 @@
  * @config_path; make's output goes to @log_path. LAB_OK with the folder's
  * real path in *@dir_out (free it), or LAB_ELAB with the message printed.
  */
+LAB_MUST_CHECK
 int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const char *config_path,
 		       const char *log_path, char **dir_out);
 /*
@@ -50,6 +52,7 @@ int kbuild_prepared_dir_is(const struct lab_config *cfg, const char *dir);
  * under $MGLRULAB_MAKE_RECORD, then becomes `make ARGS...`.
  */
 #define KBUILD_MAKE_RECORDER "__make-recorder"
+LAB_MUST_CHECK
 int kbuild_make_recorder(int argc, char **argv);
 
 /*
@@ -60,6 +63,7 @@ int kbuild_make_recorder(int argc, char **argv);
  * MAKE=... override in MAKEFLAGS, MGLRULAB_MAKE_RECORD) to @out,
  * NUL-separated, and return 0; else -1.
  */
+LAB_MUST_CHECK
 int kbuild_make_env_pick(const char *rec, size_t len, struct strbuf *out);
 
 #endif

@@ -58,6 +58,7 @@ int kcache_entry_exists(const char *cache_dir, const char *key);
  * -1 when @entry_dir is no complete entry (never stored, or gc removed it
  * before the hold was taken: the caller builds it again).
  */
+LAB_MUST_CHECK
 int kcache_entry_hold(const char *entry_dir);
 /*
  * gc: remove @entry_dir unless it is held. 0: removed (with @dry_run: it
@@ -65,6 +66,7 @@ int kcache_entry_hold(const char *entry_dir);
  * entries/ in one rename (to <key>.gc.<pid>, then removed): no one finds
  * it half removed.
  */
+LAB_MUST_CHECK
 int kcache_entry_remove(const char *entry_dir, int dry_run);
 /*
  * gc, under build.lock (no build is storing an entry): remove what killed
@@ -73,7 +75,9 @@ int kcache_entry_remove(const char *entry_dir, int dry_run);
  */
 int kcache_sweep(const char *cache_dir);
 /* Index: remember / look up input key -> entry key. */
+LAB_MUST_CHECK
 int kcache_index_put(const char *cache_dir, const char *ikey, const char *key);
+LAB_MUST_CHECK
 int kcache_index_get(const char *cache_dir, const char *ikey, char key[SHA256_HEX_LEN + 1]);
 
 /* A series file an entry was built with, as its meta.json records it. */
@@ -100,6 +104,7 @@ struct kcache_meta {
  * the file) in @err; either way @m holds what could be read (fields
  * missing or of the wrong type stay empty) and must be released.
  */
+LAB_MUST_CHECK
 int kcache_entry_meta(const char *entry_dir, struct kcache_meta *m, struct strbuf *err);
 void kcache_meta_release(struct kcache_meta *m);
 

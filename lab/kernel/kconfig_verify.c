@@ -62,7 +62,7 @@ static const char *opts_get(const struct opts *o, const char *name)
 	return NULL;
 }
 
-static void opts_free(struct opts *o)
+static void opts_release(struct opts *o)
 {
 	for (size_t i = 0; i < o->n; i++) {
 		free(o->v[i].name);
@@ -91,7 +91,7 @@ int kconfig_verify(const char *const *fragments, size_t n, const char *config_te
 			h ? (!strcmp(h, "n") ? "n (not set)" : h) : "nothing (unmet dependencies)");
 		bad++;
 	}
-	opts_free(&want);
-	opts_free(&have);
+	opts_release(&want);
+	opts_release(&have);
 	return bad;
 }

@@ -114,7 +114,7 @@ static int directory_id(const char *path, char **id, struct strbuf *err)
 	return LAB_OK;
 }
 
-static int git_rev(const char *repo, const char *rev, struct strbuf *out)
+static LAB_MUST_CHECK int git_rev(const char *repo, const char *rev, struct strbuf *out)
 {
 	const char *argv[] = { "git", "-C", repo, "rev-parse", "--verify", "-q", rev, NULL };
 	struct child c = { .argv = argv, .env = lab_git_env, .out = out, .null_stdout = 1 };
@@ -142,8 +142,12 @@ static int git_identify(const char *path, const char *ref, struct ksource *src,
 		r = LAB_EUSER;
 	} else {
 		src->commit = xstrdup(sb.buf);
-		git_rev(path, tree_rev, &sb);
-		src->id = xasprintf("git:%s", sb.buf);
+		if (git_rev(path, tree_rev, &sb) || !sb.len) {
+			sb_addf(err, "%s: cannot resolve the tree of '%s'", path, want);
+			r = LAB_ELAB;
+		} else {
+			src->id = xasprintf("git:%s", sb.buf);
+		}
 	}
 	free(commit_rev);
 	free(tree_rev);
@@ -294,7 +298,7 @@ out:
 	return r;
 }
 
-void ksource_free(struct ksource *src)
+void ksource_release(struct ksource *src)
 {
 	free(src->path);
 	free(src->ref);

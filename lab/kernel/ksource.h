@@ -7,6 +7,7 @@
 #ifndef LAB_KSOURCE_H
 #define LAB_KSOURCE_H
 
+#include "util.h"
 #include "strbuf.h"
 
 enum source_kind { SOURCE_ARCHIVE, SOURCE_GIT, SOURCE_DIR };
@@ -21,15 +22,18 @@ struct ksource {
 };
 
 /* Identify @path (+@ref). Returns 0 or a lab status with a message in @err. */
+LAB_MUST_CHECK
 int ksource_identify(const char *cache_dir, const char *path, const char *ref,
 		     struct ksource *src, struct strbuf *err);
 /*
  * Make sure src->tree exists: a git repository whose tag "mglrulab-base"
  * is the unmodified source. Created once per source (unpack, commit).
  */
+LAB_MUST_CHECK
 int ksource_prepare_tree(struct ksource *src, struct strbuf *err, double *seconds);
-void ksource_free(struct ksource *src);
+void ksource_release(struct ksource *src);
 /* Run git with @args in @tree (the lab's identity and environment), output into @out. */
+LAB_MUST_CHECK
 int ksource_git(const char *tree, const char *const *args, struct strbuf *out);
 
 /* Environment for git commands the lab runs in its own trees. */

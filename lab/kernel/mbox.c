@@ -482,7 +482,7 @@ int mbox_split(const char *path, struct patch_list *out, struct strbuf *err)
 	return -1;
 }
 
-void patch_list_free(struct patch_list *pl)
+void patch_list_release(struct patch_list *pl)
 {
 	for (size_t i = 0; i < pl->n; i++) {
 		free(pl->v[i].file);

@@ -6,6 +6,8 @@
 #ifndef LAB_MBOX_H
 #define LAB_MBOX_H
 
+#include "util.h"
+
 #include <stddef.h>
 
 #include "strbuf.h"
@@ -35,10 +37,11 @@ struct patch_list {
  * Returns 0, or -1 with a message in @err (unreadable, empty, no patch,
  * a NUL byte in a message).
  */
+LAB_MUST_CHECK
 int mbox_split(const char *path, struct patch_list *out, struct strbuf *err);
 /* Split an in-memory buffer (used by mbox_split and the tests). */
 void mbox_split_buffer(const char *file, const char *buf, size_t len, struct patch_list *out);
-void patch_list_free(struct patch_list *pl);
+void patch_list_release(struct patch_list *pl);
 /*
  * Append @text (one message, a patch's text) to @out as `git am
  * --patch-format=mboxrd` must read it: every line after the first that

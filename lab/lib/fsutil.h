@@ -7,6 +7,8 @@
 #ifndef LAB_FSUTIL_H
 #define LAB_FSUTIL_H
 
+#include "util.h"
+
 #include <stddef.h>
 #include <dirent.h>
 #include <sys/types.h>
@@ -24,14 +26,17 @@ const char *path_basename(const char *path);
  * frees. NULL with errno set only when the current folder was needed and
  * cannot be read (it was removed, or a parent is not searchable).
  */
+LAB_MUST_CHECK
 char *path_absolute(const char *base, const char *path);
 
+LAB_MUST_CHECK
 int mkdir_p(const char *path, mode_t mode);
 /*
  * Create @path itself (its parents as needed); an existing @path, or a
  * symlink there, is an error (EEXIST): for temporary folders at a known
  * name, which must be ours and empty.
  */
+LAB_MUST_CHECK
 int mkdir_new(const char *path, mode_t mode);
 /* Remove a file or a whole tree; a missing path is not an error. */
 int rm_rf(const char *path);
@@ -40,6 +45,7 @@ int is_dir(const char *path);
 int is_regular_file(const char *path);
 
 /* Read a whole file; -1 with errno on failure. At most @max bytes (0: no limit). */
+LAB_MUST_CHECK
 int read_file(const char *path, struct strbuf *out, size_t max);
 /*
  * read_file() for a file others may have planted: only a regular file, not
@@ -47,10 +53,13 @@ int read_file(const char *path, struct strbuf *out, size_t max);
  * would block or never end), and no larger than @max (EFBIG) by its size
  * before a byte is read.
  */
+LAB_MUST_CHECK
 int read_regular_file(const char *path, struct strbuf *out, size_t max);
 /* Write via a temporary file in the same directory, fsync, rename. */
 /* write() all of @data, again after EINTR and short writes: 0, or -1 with errno. */
+LAB_MUST_CHECK
 int write_all(int fd, const void *data, size_t len);
+LAB_MUST_CHECK
 int write_file_atomic(const char *path, const void *data, size_t len);
 /*
  * Remove what write_file_atomic() leaves in @dir when its process dies
@@ -61,6 +70,7 @@ int write_file_atomic(const char *path, const void *data, size_t len);
  */
 int remove_atomic_leftovers(const char *dir);
 /* opendir() of @path itself, never through a symbolic link there (ELOOP). */
+LAB_MUST_CHECK
 DIR *opendir_nofollow(const char *path);
 /*
  * A file the user named (-o, --html, --junit): a regular file, new or
@@ -73,12 +83,15 @@ DIR *opendir_nofollow(const char *path);
  * written in place and never renamed over (as root, a rename made
  * /dev/null a regular file for the whole machine).
  */
+LAB_MUST_CHECK
 int write_user_file(const char *path, const void *data, size_t len);
 /* Why write_user_file() failed, in words: its refusals above, else strerror(). */
 const char *user_file_strerror(int errnum);
+LAB_MUST_CHECK
 int copy_file(const char *src, const char *dst, mode_t mode);
 /* Last @n lines of a file (for "the log's last lines" in error messages). */
 void tail_lines(const char *path, int n, struct strbuf *out);
+LAB_MUST_CHECK
 long long file_size(const char *path);
 
 #endif

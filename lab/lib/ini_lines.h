@@ -11,6 +11,7 @@
 #ifndef LAB_INI_LINES_H
 #define LAB_INI_LINES_H
 
+#include "util.h"
 #include "strbuf.h"
 
 /* Called per key; @line is 1-based. Return 0 to continue, nonzero on error (already recorded). */
@@ -22,12 +23,14 @@ typedef int (*ini_line_handler)(void *user, const char *section, const char *key
  * the handler adds its own the same way (see ini_error()). Returns the
  * number of errors, or -1 when the file cannot be read (also in @err).
  */
+LAB_MUST_CHECK
 int ini_parse_lines(const char *path, ini_line_handler handler, void *user, struct strbuf *err);
 
 /* Called for each "[section]" header line, before any of its keys. */
 typedef void (*ini_section_handler)(void *user, const char *section, int line);
 
 /* As ini_parse_lines(), and tell @sections about every section header. */
+LAB_MUST_CHECK
 int ini_parse_lines_sections(const char *path, ini_line_handler handler,
 			     ini_section_handler sections, void *user, struct strbuf *err);
 

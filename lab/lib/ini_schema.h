@@ -19,6 +19,8 @@
 #ifndef LAB_INI_SCHEMA_H
 #define LAB_INI_SCHEMA_H
 
+#include "util.h"
+
 #include <stddef.h>
 
 #include "strbuf.h"
@@ -78,10 +80,12 @@ void ini_check_error(struct ini_check *c, int line, const char *fmt, ...)
  * value, refuses a second scalar in the same section and an unknown key
  * (suggesting the nearest known one). 0, or -1 with the error recorded.
  */
+LAB_MUST_CHECK
 int ini_check_set(struct ini_check *c, void *base, const struct ini_key *keys,
 		  const char *section, const char *key, const char *value, int line);
 
 /* Record that @key was set at @line; -1 (with the error) when it already was. */
+LAB_MUST_CHECK
 int ini_check_once(struct ini_check *c, const char *section, const char *key, int line);
 /* The line where @key of @section was first set, 0 when it was not. */
 int ini_check_line(const struct ini_check *c, const char *section, const char *key);
@@ -93,6 +97,7 @@ void ini_check_unknown_key(struct ini_check *c, int line, const char *section,
 void ini_check_release(struct ini_check *c);
 
 /* "0.05" or "5%", from 0 to below 1: 0, or -1. */
+LAB_MUST_CHECK
 int ini_parse_fraction(const char *value, double *out);
 
 #endif

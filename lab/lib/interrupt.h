@@ -19,12 +19,15 @@
 #ifndef LAB_INTERRUPT_H
 #define LAB_INTERRUPT_H
 
+#include "util.h"
+
 typedef void interrupt_fn(int sig);
 
 /*
  * Catch SIGINT/SIGTERM from now on (again: nothing). 0, or -1 with errno.
  * Before it, the signals keep their default action (the process ends).
  */
+LAB_MUST_CHECK
 int interrupt_catch(void);
 
 /* The signal (SIGINT/SIGTERM) that interrupted the lab, or 0. */
@@ -36,12 +39,14 @@ int interrupted(void);
  * once. 0, or -1 when the table (INTERRUPT_MAX_FNS) is full.
  */
 #define INTERRUPT_MAX_FNS 8
+LAB_MUST_CHECK
 int interrupt_on_signal(interrupt_fn *fn);
 
 /*
  * Run @fn(sig) from interrupt_cleanup(), in the ordinary flow of the
  * program: what a signal handler must not do. Same rules as above.
  */
+LAB_MUST_CHECK
 int interrupt_on_cleanup(interrupt_fn *fn);
 
 /*

@@ -10,10 +10,13 @@
 #ifndef LAB_LAB_PATHS_H
 #define LAB_LAB_PATHS_H
 
+#include "util.h"
+
 /* Relative to the mglrulab executable's folder (see lab_guest_bin_dir()). */
 #define LAB_GUEST_BIN_SUBDIR "build/guest"
 
 /* The running executable (/proc/self/exe): caller frees; NULL with errno set. */
+LAB_MUST_CHECK
 char *lab_exe_path(void);
 
 /*

@@ -18,28 +18,31 @@ static void read_holder(int fd, struct strbuf *held_by)
 	sb_adds(held_by, *buf ? buf : "holder unknown");
 }
 
-int lockfile_take(const char *path, int wait, const char *holder, struct strbuf *held_by)
+enum lockfile_status lockfile_take(const char *path, int wait, const char *holder,
+				   struct strbuf *held_by, int *fd_out)
 {
 	/* The holder is written into it: never through a planted symlink. */
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 
+	*fd_out = -1;
 	if (fd < 0)
-		return -1;
+		return LOCKFILE_FAILED;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		read_holder(fd, held_by);
 		if (!wait) {
 			close(fd);
-			return -2;
+			return LOCKFILE_HELD;
 		}
 		info("waiting for %s (held by %s)", path, sb_str(held_by));
 		if (flock(fd, LOCK_EX)) {
 			int e = errno;
 			close(fd);
 			errno = e;
-			return -1;
+			return LOCKFILE_FAILED;
 		}
 	}
 	if (ftruncate(fd, 0) || pwrite(fd, holder, strlen(holder), 0) < 0)
 		debug("cannot record the lock holder in %s", path);
-	return fd;
+	*fd_out = fd;
+	return LOCKFILE_TAKEN;
 }

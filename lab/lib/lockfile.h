@@ -10,14 +10,22 @@
 #ifndef LAB_LOCKFILE_H
 #define LAB_LOCKFILE_H
 
+#include "util.h"
 #include "strbuf.h"
+
+enum lockfile_status {
+	LOCKFILE_TAKEN,		/* *@fd holds the lock: keep it open (close() lets go) */
+	LOCKFILE_HELD,		/* held elsewhere (without @wait): the holder's line in @held_by */
+	LOCKFILE_FAILED,	/* errno says why (EINTR: a signal ended the wait) */
+};
 
 /*
  * Lock @path (created if needed) and write @holder into it. Without @wait,
- * a lock held elsewhere returns -2 with the holder's line in @held_by;
- * with @wait, block until it is free. Returns the open descriptor (keep it
- * open to hold the lock), or -1 with errno set.
+ * a lock held elsewhere is LOCKFILE_HELD; with @wait, block until it is
+ * free. *@fd is the open descriptor when LOCKFILE_TAKEN, else -1.
  */
-int lockfile_take(const char *path, int wait, const char *holder, struct strbuf *held_by);
+LAB_MUST_CHECK
+enum lockfile_status lockfile_take(const char *path, int wait, const char *holder,
+				   struct strbuf *held_by, int *fd);
 
 #endif

@@ -31,6 +31,8 @@
 #ifndef LAB_OPTIONS_H
 #define LAB_OPTIONS_H
 
+#include "util.h"
+
 #include <stddef.h>
 
 struct strbuf;
@@ -152,6 +154,7 @@ struct lab_usage {
  * --help; or LAB_EUSER after an error naming the option and what was
  * expected ("run: --runs: expected an integer from 1 to 10000, got 'x'").
  */
+LAB_MUST_CHECK
 int lab_options_parse(const struct lab_usage *u, const char *what, int argc, char **argv,
 		      void *base, int *nargs);
 

@@ -9,6 +9,7 @@
 #ifndef LAB_RUN_COMMAND_H
 #define LAB_RUN_COMMAND_H
 
+#include "util.h"
 #include "strbuf.h"
 
 #include <sys/types.h>
@@ -56,6 +57,7 @@ struct child {
  * from several threads at once.
  */
 #define RUN_COMMAND_MAX_CHILDREN 64
+LAB_MUST_CHECK
 int run_command(struct child *c);
 
 /*
@@ -81,6 +83,7 @@ int run_command_owns(pid_t pid);
 int run_command_stopped_by(void);
 
 /* Convenience: run argv, capture stdout (trailing newlines trimmed). */
+LAB_MUST_CHECK
 int run_capture(const char *const *argv, const char *dir, struct strbuf *out);
 
 /* Whether @prog is an executable in PATH (or an executable path). */

@@ -17,6 +17,8 @@
 #ifndef LAB_SHA256_H
 #define LAB_SHA256_H
 
+#include "util.h"
+
 #include <stddef.h>
 
 struct sha256 {
@@ -36,12 +38,14 @@ void sha256_release(struct sha256 *c);
 void sha256_field(struct sha256 *c, const char *tag, const void *data, size_t len);
 void sha256_field_str(struct sha256 *c, const char *tag, const char *s);
 /* Hash a whole file into @hex; returns 0, or -1 with errno set. */
+LAB_MUST_CHECK
 int sha256_file_hex(const char *path, char hex[SHA256_HEX_LEN + 1]);
 /*
  * Hash the first @len bytes of open file @fd (from offset 0, with pread:
  * the file position is not moved). -1 with errno set on a read error, or
  * EIO when the file ends before @len bytes.
  */
+LAB_MUST_CHECK
 int sha256_fd_hex(int fd, unsigned long long len, char hex[SHA256_HEX_LEN + 1]);
 void sha256_hex_of(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
 

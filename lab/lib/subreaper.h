@@ -39,10 +39,13 @@
 #ifndef LAB_SUBREAPER_H
 #define LAB_SUBREAPER_H
 
+#include "util.h"
+
 #define REAPER_GRACE_QEMU_MS 100
 #define REAPER_GRACE_OTHER_MS 1000
 
 /* Become a child subreaper and start the reaping thread (once). 0, or -1 with errno. */
+LAB_MUST_CHECK
 int subreaper_enable(void);
 
 #endif

@@ -18,6 +18,15 @@
  *     is more to say: the file, the line, what was expected (config.h,
  *     guest_conf.h, ini_lines.h, guest_image.h, mbox.h, report.h).
  *   The caller adds its context and passes the failure up.
+ * - Its declaration carries LAB_MUST_CHECK (must_check.h, shared with
+ *   common/): the compiler rejects a call that drops the result. Where
+ *   dropping it is right, the call is wrapped in LAB_IGNORE() with a
+ *   comment saying why.
+ *   Functions whose result is optional do not carry it: predicates,
+ *   lookups that return NULL for "not there", names of enum values, and
+ *   allocators that cannot fail (they die on OOM).
+ * - A function with several kinds of failure the caller must tell apart
+ *   returns an enum that names them (lockfile_take()), not -1 and -2.
  * - A stage's entry point called from lab/cmd/ (kbuild_*, session_*) may
  *   instead print the message itself with user_error() or lab_error() and
  *   return the enum lab_status that main() will exit with.
@@ -29,6 +38,7 @@
 #ifndef LAB_UTIL_H
 #define LAB_UTIL_H
 
+#include "must_check.h"
 #include "parse_num.h"
 
 #include <stdarg.h>
@@ -101,8 +111,11 @@ int str_ends_with(const char *s, const char *suffix);
  * A duration: plain seconds ("900") or numbers with units h, m, s in that
  * order ("90s", "15m", "1h30m"). 0 and *@seconds > 0, or -1.
  */
+LAB_MUST_CHECK
 int parse_duration(const char *s, double *seconds);
+LAB_MUST_CHECK
 int parse_u64(const char *s, uint64_t *out);
+LAB_MUST_CHECK
 int parse_double(const char *s, double *out);
 
 #endif

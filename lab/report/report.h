@@ -14,6 +14,8 @@
 #ifndef LAB_REPORT_H
 #define LAB_REPORT_H
 
+#include "util.h"
+
 #include <jansson.h>
 
 #include "strbuf.h"
@@ -41,6 +43,7 @@
  * returns -1 and appends one line naming the JSON path to @err, e.g.
  * "runs[3].metrics.ops_per_sec: expected a number or null, got a string".
  */
+LAB_MUST_CHECK
 int report_validate(const json_t *root, struct strbuf *err);
 
 /*
@@ -48,6 +51,7 @@ int report_validate(const json_t *root, struct strbuf *err);
  * returned; on failure -1 with the reason in @err ("FILE: ..." for I/O and
  * syntax errors with line and column, the JSON path for schema errors).
  */
+LAB_MUST_CHECK
 int report_load(const char *path, json_t **out, struct strbuf *err);
 /*
  * A report bigger than this is not something a session writes (RECORD_MAX_*
@@ -61,6 +65,7 @@ int report_load(const char *path, json_t **out, struct strbuf *err);
  */
 #define REPORT_MAX_HOSTS	256
 /* Same, from a buffer (the fuzz target and tests use this). */
+LAB_MUST_CHECK
 int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf *err);
 
 /*
@@ -73,6 +78,7 @@ int report_load_buffer(const char *buf, size_t len, json_t **out, struct strbuf 
  * the same input gives the same output, byte for byte once dumped.
  * Returns NULL with the reason in @err when @session does not validate.
  */
+LAB_MUST_CHECK
 json_t *report_analyze(const json_t *session, struct strbuf *err);
 
 /*
@@ -84,6 +90,7 @@ json_t *report_analyze(const json_t *session, struct strbuf *err);
  * report_analyze(). NULL with the reason in @err when a kernel is unknown.
  * @a and @b must have passed report_validate().
  */
+LAB_MUST_CHECK
 json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 			       const char *kb, struct strbuf *err);
 
@@ -122,6 +129,7 @@ char *report_runs_exceptions(const json_t *report);
  * fixed-N session; -1 when the plan is there but invalid.
  */
 struct stats_seq_plan;
+LAB_MUST_CHECK
 int report_seq_plan(const json_t *session, struct stats_seq_plan *plan, double *budget_s);
 
 /*

@@ -3,6 +3,8 @@
 #ifndef LAB_REPORT_CLI_H
 #define LAB_REPORT_CLI_H
 
+#include "util.h"
+
 #include <jansson.h>
 #include <stddef.h>
 
@@ -23,8 +25,10 @@ struct report_cli {
  * Returns 0, LAB_OPTS_HELP (lab/lib/options.h) after printing the usage
  * for -h, or an exit status.
  */
+LAB_MUST_CHECK
 int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli);
 /* Render and write every requested output of @report. Returns an exit status. */
+LAB_MUST_CHECK
 int report_cli_write(const json_t *report, const struct report_cli *cli);
 
 #endif

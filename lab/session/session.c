@@ -145,9 +145,9 @@ static int start_session(struct session *s)
 	struct kbuild_result first = s->kernels.res[0];
 
 	memset(&s->kernels.res[0], 0, sizeof(s->kernels.res[0]));
-	s->kernels.res[0].hold_fd = -1;	/* as kbuild_result_free() leaves it */
+	s->kernels.res[0].hold_fd = -1;	/* as kbuild_result_release() leaves it */
 	r = session_new(s);
-	kbuild_result_free(&first);
+	kbuild_result_release(&first);
 	return r ? r : session_hosts_check_shares(s);
 }
 
@@ -180,7 +180,8 @@ static int override_kernels(struct session *s)
 int session_main(struct session_opts *o)
 {
 	struct session s = { .o = o, .saved_stdout = -1, .lock_fd = -1, .kernel_holds = { -1, -1 } };
-	int r, stopped = 0;
+	enum plan_end end = PLAN_DONE;
+	int r;
 
 	s.t0 = now_monotonic();
 	r = config_load_or_report(o->config, &s.cfg);
@@ -192,9 +193,9 @@ int session_main(struct session_opts *o)
 	r = o->resume ? resume_session(&s) : start_session(&s);
 	if (r)
 		goto out;
-	r = session_run_plan(&s, &stopped);
+	r = session_run_plan(&s, &end);
 	if (!r)
-		r = session_finish(&s, stopped);
+		r = session_finish(&s, end);
 out:
 	session_stdout_restore(&s);
 	session_hosts_close(&s);
@@ -211,6 +212,6 @@ out:
 		close(s.lock_fd);
 	free(s.dir);
 	free(s.id);
-	config_free(&s.cfg);
+	config_release(&s.cfg);
 	return r;
 }

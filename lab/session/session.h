@@ -15,6 +15,8 @@
 #ifndef LAB_SESSION_H
 #define LAB_SESSION_H
 
+#include "util.h"
+
 #include <jansson.h>
 #include <stdint.h>
 
@@ -65,6 +67,7 @@ struct session_opts {
 #define SESSION_SEQ_MIN_RUN_S	5.0
 
 /* Run (or resume) a session; returns the exit status. */
+LAB_MUST_CHECK
 int session_main(struct session_opts *o);
 
 /* --- session_store.c: the session folder --- */
@@ -76,9 +79,11 @@ int session_main(struct session_opts *o);
  * leaves no folder behind and reports/latest as it was (*@dir and *@id
  * NULL then). Returns the exit status, the message printed.
  */
+LAB_MUST_CHECK
 int session_dir_create(const char *reports_dir, const char *state_dir, const char *mode,
 		       char **dir, char **id, int *lock_fd);
 /* Resolve --resume [ID|PATH] (NULL: reports/latest) to a session folder. */
+LAB_MUST_CHECK
 int session_dir_find(const char *reports_dir, const char *id, char **dir);
 /*
  * Hold <state_dir>/session.lock until *@fd_out (>= 0 when taken) is closed:
@@ -86,6 +91,7 @@ int session_dir_find(const char *reports_dir, const char *id, char **dir);
  * steps' sessions one after another in one process. Another session
  * holding it is a clear error naming the holder.
  */
+LAB_MUST_CHECK
 int session_lock(const char *state_dir, const char *session_dir, int *fd_out);
 /*
  * A resumed session's folder, under its lock: remove the temporary files
@@ -93,7 +99,9 @@ int session_lock(const char *state_dir, const char *session_dir, int *fd_out);
  * each logs/ folder. They never load as records; this keeps them from
  * piling up over kills. The number removed.
  */
+LAB_MUST_CHECK
 int session_dir_sweep(const char *dir);
+LAB_MUST_CHECK
 int session_write_json(const char *path, const json_t *obj);
 /*
  * The run records in runs/, as an array sorted by seq (missing folder:
@@ -102,12 +110,14 @@ int session_write_json(const char *path, const json_t *obj);
  * ("09999.json" beside "9999.json"), is left out with a line in @err
  * naming the files, as is one that is not JSON. @err empty: all loaded.
  */
+LAB_MUST_CHECK
 json_t *session_load_runs(const char *dir, struct strbuf *err);
 char *session_run_path(const char *dir, int seq);
 /*
  * Write run @seq's record @rec to runs/ (atomically). 0, or -1 with the
  * error said (lab_error(), naming the file): the run is then no result.
  */
+LAB_MUST_CHECK
 int session_write_run(const char *dir, int seq, const json_t *rec);
 
 /* --- session_record.c: a guest run into a run record --- */
@@ -132,6 +142,7 @@ json_t *session_write_reports(const char *dir, const json_t *session_json, int *
 /* Exit status for @report under @fail_on: LAB_REGRESSION when it fails. */
 int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why);
 /* The JUnit file of @report at @path: LAB_OK, or LAB_ELAB when it cannot be written (said, naming it). */
+LAB_MUST_CHECK
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on);
 /*
  * The progress line of finished run @i of @total ("run 3/8 base yp: failed:

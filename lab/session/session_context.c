@@ -225,7 +225,7 @@ int session_new(struct session *s)
 	if (o->until_decided)
 		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",
 				    sequential_json(o, cfg, runs));
-	session_plan_free(&plan);
+	session_plan_release(&plan);
 	strvec_clear(&wl);
 	char *path = xasprintf("%s/session.json", s->dir);
 	r = session_write_json(path, s->ctx) ? lab_error("cannot write %s: %s", path, strerror(errno)) : LAB_OK;

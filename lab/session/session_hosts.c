@@ -76,7 +76,7 @@ static int host_cfg_from_json(const json_t *j, struct host_cfg *hc, struct strbu
 	return 0;
 }
 
-static void host_cfg_free(struct host_cfg *hc)
+static void host_cfg_release(struct host_cfg *hc)
 {
 	free(hc->name);
 	free(hc->uri);
@@ -245,7 +245,7 @@ void session_hosts_close(struct session *s)
 
 		if (!h->borrowed && h->host.conn)
 			host_close(&h->host);
-		host_cfg_free(&h->cfg);
+		host_cfg_release(&h->cfg);
 		free(h->down_reason);
 		free(h->accel_reason);
 	}

@@ -14,6 +14,7 @@
 #include "kimage.h"
 #include "report.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,8 +121,8 @@ int session_kernels_hold(struct session *s)
 
 void session_kernels_release(struct session_kernels *sk)
 {
-	kbuild_result_free(&sk->res[0]);
-	kbuild_result_free(&sk->res[1]);
+	kbuild_result_release(&sk->res[0]);
+	kbuild_result_release(&sk->res[1]);
 	free(sk->aa_name);
 	memset(sk, 0, sizeof(*sk));
 }
@@ -188,7 +189,9 @@ void session_kernels_copy_logs(const struct session *s, const struct session_ker
 	for (int i = 0; i < sk->n; i++) {
 		char *from = xasprintf("%s/build.log", sk->res[i].entry_dir);
 		char *to = xasprintf("%s/logs/build-%s.log", s->dir, sk->name[i] ? sk->name[i] : "kernel");
-		copy_file(from, to, 0644);
+		/* an entry stored without its log (kbuild warned then) has none */
+		if (copy_file(from, to, 0644) && errno != ENOENT)
+			warning("cannot copy %s to %s: %s", from, to, strerror(errno));
 		free(from);
 		free(to);
 	}

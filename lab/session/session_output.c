@@ -176,7 +176,7 @@ void session_stdout_restore(struct session *s)
 	}
 }
 
-int session_finish(struct session *s, int stopped)
+int session_finish(struct session *s, enum plan_end end)
 {
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	json_t *session_json = json_deep_copy(s->ctx);
@@ -184,6 +184,7 @@ int session_finish(struct session *s, int stopped)
 	int unrecorded = atomic_load(&s->unrecorded);
 	int unreadable = err.len > 0;
 	int unwritten = 0;
+	int stopped = end == PLAN_STOPPED;
 	char finished[32];
 	int r = LAB_OK;
 

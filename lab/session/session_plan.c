@@ -83,7 +83,7 @@ out:
 	free(first);
 }
 
-void session_plan_free(struct session_plan *p)
+void session_plan_release(struct session_plan *p)
 {
 	free(p->runs);
 	free(p->order);

@@ -41,7 +41,7 @@ struct session_plan {
  */
 void session_plan_make(struct session_plan *plan, int nr_kernels, int nr_workloads,
 		       const int *runs, int warmups, uint64_t seed);
-void session_plan_free(struct session_plan *plan);
+void session_plan_release(struct session_plan *plan);
 
 /*
  * A planned run as session.json holds it ("plan"), by the session's names

@@ -364,15 +364,14 @@ static void run_workers(struct sched *q)
 	free(wk);
 }
 
-int session_run_plan(struct session *s, int *stopped)
+int session_run_plan(struct session *s, enum plan_end *end)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct sched q = { .s = s, .t0 = now_monotonic() };
 	json_t *p;
 	size_t i;
-	int r = LAB_OK;
+	int r = LAB_OK, stopped = 0;
 
-	*stopped = 0;
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_cond_init(&q.block_back, NULL);
 	q.done = session_load_runs(s->dir, &err);
@@ -408,16 +407,17 @@ int session_run_plan(struct session *s, int *stopped)
 		r = q.failed;
 		goto out;
 	}
-	*stopped = q.stopped || interrupted();
-	if (!*stopped && all_hosts_down(s)) {
+	stopped = q.stopped || interrupted();
+	if (!stopped && all_hosts_down(s)) {
 		/* runs are left that no host can take: --resume, once one is back */
-		for (size_t b = 0; b < q.nblocks && !*stopped; b++)
-			*stopped = q.blocks[b].next < q.blocks[b].n &&
-				   !(s->seq && session_seq_stopped(s->seq, plan_workload(&q, q.blocks[b].idx[q.blocks[b].next])));
-		if (*stopped)
+		for (size_t b = 0; b < q.nblocks && !stopped; b++)
+			stopped = q.blocks[b].next < q.blocks[b].n &&
+				  !(s->seq && session_seq_stopped(s->seq, plan_workload(&q, q.blocks[b].idx[q.blocks[b].next])));
+		if (stopped)
 			lab_error("every host dropped before the session's runs were done");
 	}
 out:
+	*end = stopped ? PLAN_STOPPED : PLAN_DONE;
 	sched_release(&q);
 	sb_release(&err);
 	return r;

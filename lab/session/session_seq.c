@@ -44,7 +44,7 @@ struct session_seq {
 	double spent_cache;
 };
 
-static int save(struct session_seq *q);
+static LAB_MUST_CHECK int save(struct session_seq *q);
 
 /*
  * A session the budget stopped, resumed with a larger one (run --resume

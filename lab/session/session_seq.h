@@ -8,6 +8,8 @@
 #ifndef LAB_SESSION_SEQ_H
 #define LAB_SESSION_SEQ_H
 
+#include "util.h"
+
 #include <jansson.h>
 
 #include "stats.h"
@@ -22,6 +24,7 @@ struct session_seq;
  * sequential.json is not valid, LAB_ELAB when sequential.json cannot be
  * written: the file and what is wrong in @err.
  */
+LAB_MUST_CHECK
 int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **out,
 		     struct strbuf *err);
 void session_seq_free(struct session_seq *q);
@@ -34,6 +37,7 @@ int session_seq_stopped(struct session_seq *q, const char *workload);
  * workload is then marked stopped ("budget"); -1 when that state cannot
  * be written to sequential.json (said, naming the file; LAB_ELAB).
  */
+LAB_MUST_CHECK
 int session_seq_budget_spent(struct session_seq *q, const json_t *runs);
 
 /*
@@ -64,6 +68,7 @@ double session_seq_budget_s(const struct session_seq *q);
  * workload on resume, to catch a look a crash interrupted. LAB_OK, or
  * LAB_ELAB (said) when the look fails or sequential.json cannot be written.
  */
+LAB_MUST_CHECK
 int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t *runs,
 			  const char *workload);
 

@@ -16,6 +16,8 @@
 #ifndef LAB_SESSION_STAGES_H
 #define LAB_SESSION_STAGES_H
 
+#include "util.h"
+
 #include <jansson.h>
 #include <stdatomic.h>
 
@@ -83,8 +85,10 @@ struct session {
 
 /* --- session_kernels.c --- */
 /* Build (or find) the kernel the accelerator probe boots: the first to run. */
+LAB_MUST_CHECK
 int session_kernel_first(struct session *s, struct kbuild_result *res);
 /* Pick the session's kernels by mode and build (or find) each; stops at a signal. */
+LAB_MUST_CHECK
 int session_kernels_build(struct session *s, struct session_kernels *k);
 void session_kernels_release(struct session_kernels *k);
 /*
@@ -92,6 +96,7 @@ void session_kernels_release(struct session_kernels *k);
  * the cache (LAB_EUSER, said, when one is gone); each entry is held in
  * s->kernel_holds until the session ends.
  */
+LAB_MUST_CHECK
 int session_kernels_hold(struct session *s);
 /* The kernels of session.json. */
 json_t *session_kernels_json(const struct session_kernels *k);
@@ -106,11 +111,13 @@ const char *session_kernel_image(const json_t *ctx, const char *name);
 /* The topology file of lab.conf's [run] guest, or NULL. */
 const char *session_guest_file(const struct session *s);
 /* Check the topology @guest_file before any kernel is built. */
+LAB_MUST_CHECK
 int session_guest_check(const char *guest_file);
 /*
  * Load the topology and open the guest lab: libvirt, the accelerator
  * (probing KVM with @probe_kernel), the guest image.
  */
+LAB_MUST_CHECK
 int session_guest_open(struct session *s, const char *guest_file, const char *probe_kernel);
 
 /* --- session_hosts.c --- */
@@ -123,6 +130,7 @@ json_t *session_hosts_json(const struct lab_config *cfg);
  * naming it and its URI (LAB_ELAB). The accelerator of every other host is
  * resolved here (host_accel_resolve(), booting @probe_kernel for auto).
  */
+LAB_MUST_CHECK
 int session_hosts_open(struct session *s, const json_t *hosts, const char *probe_kernel);
 /* The open hosts for session.json: lab.conf's fields and the accelerator found on each. */
 json_t *session_hosts_state_json(const struct session *s);
@@ -131,6 +139,7 @@ void session_hosts_close(struct session *s);
 const struct guest_topology *session_slot_topology(const struct session *s,
 						   const struct session_host *h, int slot);
 /* Refuse a workload with 9p shares when a host is not this machine's embedded driver. */
+LAB_MUST_CHECK
 int session_hosts_check_shares(const struct session *s);
 
 /* --- session_workloads.c --- */
@@ -139,6 +148,7 @@ int session_hosts_check_shares(const struct session *s);
  * kernel in @wruns (@runs: the session's), after their prepare_run hooks.
  * @res: the baseline kernel (its tree, for kernel_build).
  */
+LAB_MUST_CHECK
 int session_workloads_json(struct session *s, const struct strvec *wl, long runs,
 			   const struct kbuild_result *res, json_t *wls, int *wruns);
 
@@ -148,23 +158,30 @@ int session_workloads_json(struct session *s, const struct strvec *wl, long runs
  * this lab.conf and kernel cache would have written (session_resume.c
  * lists them). LAB_OK, or LAB_EUSER said, naming the file and the field.
  */
+LAB_MUST_CHECK
 int session_resume_check(const struct session *s);
 
 /* --- session_context.c --- */
 /* Refuse a --budget that cannot hold the first look (before any kernel is built). */
+LAB_MUST_CHECK
 int session_check_budget(const struct session_opts *o, const struct lab_config *cfg);
 /* Build the kernels, describe everything, plan: session.json for a new session. */
+LAB_MUST_CHECK
 int session_new(struct session *s);
 
 /* --- session_runs.c --- */
+enum plan_end {
+	PLAN_DONE,		/* every planned run is recorded, or its workload stopped */
+	PLAN_STOPPED,		/* stopped early (a signal, every host dropped): --resume goes on */
+};
 /*
- * Run every planned run that has no record yet. LAB_OK with *@stopped 0
- * when the plan is done, 1 when it stopped early (a signal, every host
- * dropped): `run --resume` goes on. Else the status of an error, said
- * and naming the file (a sequential.json that is not valid, LAB_EUSER, or
- * cannot be written, LAB_ELAB): not an interruption, no report.
+ * Run every planned run that has no record yet. LAB_OK with how the plan
+ * ended in *@end. Else the status of an error, said and naming the file
+ * (a sequential.json that is not valid, LAB_EUSER, or cannot be written,
+ * LAB_ELAB): not an interruption, no report.
  */
-int session_run_plan(struct session *s, int *stopped);
+LAB_MUST_CHECK
+int session_run_plan(struct session *s, enum plan_end *end);
 
 /* --- session_run_one.c --- */
 /*
@@ -185,12 +202,13 @@ void session_stdout_to_stderr(struct session *s);
 void session_stdout_restore(struct session *s);
 /*
  * Write the reports, print report.txt on stdout, the JUnit file when
- * asked; the exit status (@stopped: interrupted, with the resume command;
+ * asked; the exit status (@end PLAN_STOPPED: with the resume command;
  * a report or JUnit file that cannot be written, a run not recorded
  * (s->unrecorded) or a record not read back is LAB_ELAB, named, unless a
  * --fail-on verdict already makes it LAB_REGRESSION). The report says
  * complete only when no run is missing for these reasons.
  */
-int session_finish(struct session *s, int stopped);
+LAB_MUST_CHECK
+int session_finish(struct session *s, enum plan_end end);
 
 #endif

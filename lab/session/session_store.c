@@ -105,20 +105,24 @@ int session_lock(const char *state_dir, const char *session_dir, int *fd_out)
 	char *path = xasprintf("%s/session.lock", state_dir);
 	char *who = xasprintf("pid %ld, session %s\n", (long)getpid(), session_dir);
 	struct strbuf held_by = STRBUF_INIT;
-	int r = LAB_OK, fd;
+	int r = LAB_OK;
 
 	if (mkdir_p(state_dir, 0755)) {
 		r = lab_error("cannot create %s: %s", state_dir, strerror(errno));
 		goto out;
 	}
 	/* The descriptor stays open (and locked) until the session ends. */
-	fd = lockfile_take(path, 0, who, &held_by);
-	*fd_out = fd;
-	if (fd == -2)
+	switch (lockfile_take(path, 0, who, &held_by, fd_out)) {
+	case LOCKFILE_TAKEN:
+		break;
+	case LOCKFILE_HELD:
 		r = user_error("another session holds %s (%s); wait for it or stop it first",
 			       path, sb_str(&held_by));
-	else if (fd < 0)
+		break;
+	case LOCKFILE_FAILED:
 		r = lab_error("cannot lock %s: %s", path, strerror(errno));
+		break;
+	}
 out:
 	sb_release(&held_by);
 	free(who);

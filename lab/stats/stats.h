@@ -96,6 +96,8 @@
 #ifndef LAB_STATS_H
 #define LAB_STATS_H
 
+#include "util.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -312,6 +314,7 @@ enum stats_verdict stats_verdict_from_id(const char *id);
 
 /* Inverse of stats_verdict_id() (also accepts the names and markers):
  * 0, or -1 for an unknown string. For reading reports back. */
+LAB_MUST_CHECK
 int stats_verdict_parse(const char *s, enum stats_verdict *out);
 
 struct stats_decision {
@@ -458,6 +461,7 @@ void stats_seq_plan_default(struct stats_seq_plan *p, size_t max_runs);
  * n_k against n_k runs, 2 / C(2 n_k, n_k) (a look that cannot reject
  * would spend its alpha for nothing).
  */
+LAB_MUST_CHECK
 int stats_seq_plan_check(const struct stats_seq_plan *p, char *err,
 			 size_t len);
 

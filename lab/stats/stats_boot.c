@@ -145,8 +145,8 @@ static void bootstrap_ratio(const double *sa, size_t na, const double *sb,
 
 			rep[b] = ratio_of(stats_alias_draw(&tb, &r), ma);
 		}
-		stats_alias_free(&ta);
-		stats_alias_free(&tb);
+		stats_alias_release(&ta);
+		stats_alias_release(&tb);
 	} else {
 		for (unsigned b = 0; b < B; b++) {
 			double ma = boot_median(&r, sa, na, cnt);

@@ -267,7 +267,7 @@ static void seg_without(const struct seg *g, size_t jl, struct seg *h)
 	night_sums(h);
 }
 
-static void seg_free(struct seg *g)
+static void seg_release(struct seg *g)
 {
 	free((size_t *)g->n);
 	free(g->rank);
@@ -380,7 +380,7 @@ double stats_cp_null_tail(const struct stats_cp_night *nights, size_t k, size_t 
 	g.lo = lo;
 	g.hi = hi;
 	r = null_tail(&g, x);
-	seg_free(&g);
+	seg_release(&g);
 	return r;
 }
 
@@ -510,7 +510,7 @@ static size_t most_influential(const struct seg *g, size_t t, double stat_t, siz
 			*t2 = tj;
 		}
 	}
-	seg_free(&h);
+	seg_release(&h);
 	free(o.nid);
 	free(o.group);
 	free(acc);
@@ -605,7 +605,7 @@ static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b,
 				pj = 1 / ((double)s->permutations + 1);
 			else
 				pj = perm_p(&h, o2, s, salt ^ ((uint64_t)(a + j) << 16), NULL, &u2);
-			seg_free(&h);
+			seg_release(&h);
 			free(st);
 			if (pj > s->alpha) {
 				stat[t] = 0;	/* try the next boundary */
@@ -619,7 +619,7 @@ static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b,
 		break;
 	}
 out:
-	seg_free(&g);
+	seg_release(&g);
 	free(stat);
 	free(zs);
 	free(pm);

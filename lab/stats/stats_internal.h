@@ -123,7 +123,7 @@ struct stats_alias {
 /* Table for the median of @n resampled values of ascending @sorted
  * (n <= STATS_LAW_MAX_N). */
 void stats_alias_build(struct stats_alias *t, const double *sorted, size_t n);
-void stats_alias_free(struct stats_alias *t);
+void stats_alias_release(struct stats_alias *t);
 
 static inline double stats_alias_draw(const struct stats_alias *t, struct rng *r)
 {

@@ -126,7 +126,7 @@ void stats_alias_build(struct stats_alias *t, const double *sorted, size_t n)
 	free(large);
 }
 
-void stats_alias_free(struct stats_alias *t)
+void stats_alias_release(struct stats_alias *t)
 {
 	free(t->val);
 	free(t->cut);

@@ -151,6 +151,7 @@ const struct param_def *workload_param(const struct workload_def *w, const char 
  * Check @value against @p. Returns 0, or -1 with a message saying what was
  * expected in @expected (caller frees).
  */
+LAB_MUST_CHECK
 int workload_param_check(const struct param_def *p, const char *value, char **expected);
 
 /*

@@ -42,6 +42,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check(*c >= 0x20 && *c != 0x7f);
 		free(label);
 	}
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 	return 0;
 }

@@ -32,7 +32,7 @@ static int setup(void **state)
 	assert_int_equal(write_file_atomic(p, "x", 1), 0);
 	free(p);
 	p = xasprintf("%s/guests", tmpdir);
-	mkdir_p(p, 0755);
+	assert_int_equal(mkdir_p(p, 0755), 0);
 	free(p);
 	p = xasprintf("%s/guests/tiny.conf", tmpdir);
 	assert_int_equal(write_file_atomic(p, "", 0), 0);
@@ -85,7 +85,7 @@ static void test_valid(void **state)
 		assert_string_equal(cfg.cache_dir, cache);
 	free(cache);
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 }
 
 /*
@@ -110,7 +110,7 @@ static void test_stats_defaults_agree(void **state)
 	assert_int_equal(cfg.stats.resamples, s.resamples);
 	assert_int_equal(cfg.run.seed, s.seed);
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 }
 
 static void test_unknown_key_suggests(void **state)
@@ -198,7 +198,7 @@ static void test_workload_runs(void **state)
 	assert_int_equal(config_workload(&cfg, "yield_pingpong")->runs, 0);
 	assert_int_equal(cfg.run.runs, 7);
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 }
 
 /* primary = and threshold = of a [workload]: checked names, a band, the definition's default. */
@@ -231,7 +231,7 @@ static void test_workload_primary(void **state)
 	assert_true(config_workload(&cfg, "will_it_scale")->threshold < 0);
 	strvec_clear(&prim);
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 
 	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\nprimary = ops_per_sec\n"
 		     "[run]\nworkloads = y\n",
@@ -275,7 +275,7 @@ static void test_missing_files(void **state)
 	assert_non_null(strstr(err, "lab.conf:1: [kernel a] series: '"));
 	assert_non_null(strstr(err, "/missing.mbox' does not exist"));
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 }
 
 static void test_syntax_and_long_lines(void **state)
@@ -314,7 +314,7 @@ static void test_nul_and_utf8(void **state)
 	assert_null(strstr(sb_str(&err), "longer than"));
 	free(want);
 	sb_release(&err);
-	config_free(&cfg);
+	config_release(&cfg);
 
 	expect_error(GOOD_KERNELS "[kernel other]\nfrom = baseline\nref = v6.12-\xe9t\xe9\n",
 		     "9: the value is not valid UTF-8 (byte 0xe9 at offset 6)");
@@ -330,7 +330,7 @@ static void test_nul_and_utf8(void **state)
 	assert_int_equal(status, LAB_EUSER);
 	assert_non_null(strstr(e, ": MGLRULAB_CACHE_DIR is not valid UTF-8 (byte 0xe9 at offset 14)"));
 	free(e);
-	config_free(&c2);
+	config_release(&c2);
 	if (saved)
 		setenv("MGLRULAB_CACHE_DIR", saved, 1);
 	else
@@ -352,7 +352,7 @@ static void test_continuation_lines(void **state)
 	assert_string_equal(err, "");
 	assert_int_equal(config_kernel(&cfg, "baseline")->series.n, 2);
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 }
 
 /* NAME@K: a prefix kernel joins the configuration; bad names say why. */
@@ -395,7 +395,7 @@ static void test_prefix_kernels(void **state)
 	}
 	sb_release(&why);
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 }
 
 int main(void)

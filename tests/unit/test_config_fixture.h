@@ -46,7 +46,7 @@ static void expect_error(const char *text, const char *message)
 		fail_msg("expected\n  %s\ngot\n  %s", want, err);
 	free(want);
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 }
 
 #endif

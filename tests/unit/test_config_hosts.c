@@ -24,7 +24,7 @@ static int setup(void **state)
 	strcpy(tmpdir, "/tmp/mglrulab-test-hosts-XXXXXX");
 	assert_non_null(mkdtemp(tmpdir));
 	char *p = xasprintf("%s/guests", tmpdir);
-	mkdir_p(p, 0755);
+	assert_int_equal(mkdir_p(p, 0755), 0);
 	free(p);
 	p = xasprintf("%s/guests/tiny.conf", tmpdir);
 	assert_int_equal(write_file_atomic(p, "", 0), 0);
@@ -52,14 +52,14 @@ static void test_implicit_host(void **state)
 	assert_string_equal(h->pool, "mglrulab");
 	assert_int_equal(h->line, 0);
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 
 	/* [lab] uri stays valid: it is the implicit host's */
 	err = load("[lab]\nuri = qemu:///system\n", &cfg, &status);
 	assert_string_equal(err, "");
 	assert_string_equal(config_host(&cfg, "local")->uri, "qemu:///system");
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 }
 
 static void test_hosts(void **state)
@@ -102,7 +102,7 @@ static void test_hosts(void **state)
 	free(want);
 	sb_release(&e);
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 
 	/* without [run] hosts: every section, in file order */
 	err = load("[host a]\nuri = qemu:///system\n[host b]\n", &cfg, &status);
@@ -110,7 +110,7 @@ static void test_hosts(void **state)
 	assert_int_equal(cfg.run.hosts.n, 2);
 	assert_string_equal(cfg.run.hosts.v[1], "b");
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 }
 
 static void test_host_errors(void **state)
@@ -173,7 +173,7 @@ static void test_check_config(void **state)
 	assert_int_equal(hosts_check_config(&cfg, &e), LAB_EUSER);
 	assert_non_null(strstr(sb_str(&e), "lab.conf:6: [host a] cpus: 2 slots x 2 guest vCPUs need 4 "
 				 "CPUs, '0-2' has 3"));
-	config_free(&cfg);
+	config_release(&cfg);
 	free(err);
 	free(text);
 	sb_reset(&e);
@@ -182,7 +182,7 @@ static void test_check_config(void **state)
 	err = load(text, &cfg, &status);
 	assert_int_equal(hosts_check_config(&cfg, &e), LAB_OK);
 	assert_string_equal(sb_str(&e), "");
-	config_free(&cfg);
+	config_release(&cfg);
 	free(err);
 	free(text);
 	free(cwd);
@@ -234,14 +234,14 @@ static void test_many_hosts(void **state)
 	}
 	assert_null(config_host(&cfg, "h1000"));
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 
 	sb_adds(&text, "slots = 2\n");	/* [host h0999] again */
 	err = load(sb_str(&text), &cfg, &status);
 	assert_int_equal(status, LAB_EUSER);
 	assert_non_null(strstr(err, ":3001: [host h0999] slots: already set at line 3000\n"));
 	free(err);
-	config_free(&cfg);
+	config_release(&cfg);
 	sb_release(&text);
 
 	expect_error("[host a]\n[host b]\n[host c]\n",

@@ -71,7 +71,7 @@ static void test_config_load_without_cwd(void **state)
 	assert_int_equal(config_load("lab.conf", &cfg, &err), LAB_EUSER);
 	assert_non_null(strstr(sb_str(&err), "lab.conf: cannot read the current folder"));
 	assert_non_null(strstr(sb_str(&err), strerror(ENOENT)));
-	config_free(&cfg);
+	config_release(&cfg);
 	sb_release(&err);
 }
 

@@ -176,7 +176,7 @@ static void test_series_with_from_lines_applies(void **state)
 	free(a);
 	free(b);
 
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 	sb_release(&err);
 	sb_release(&out);
 	free(tmpfile);

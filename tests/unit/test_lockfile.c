@@ -35,15 +35,16 @@ static void test_held_lock_names_holder(void **state)
 	int a, b;
 	(void)state;
 
-	a = lockfile_take(path, 0, "pid 11, session s1\n", &held);
+	assert_int_equal(lockfile_take(path, 0, "pid 11, session s1\n", &held, &a), LOCKFILE_TAKEN);
 	assert_true(a >= 0);
 	assert_int_equal(held.len, 0);
 	assert_int_equal(read_file(path, &text, 0), 0);
 	assert_string_equal(sb_str(&text), "pid 11, session s1\n");
 
-	/* taken: -2 and the holder's first line, the file untouched */
-	b = lockfile_take(path, 0, "pid 22\n", &held);
-	assert_int_equal(b, -2);
+	/* taken: LOCKFILE_HELD and the holder's first line, the file untouched */
+	b = 0;
+	assert_int_equal(lockfile_take(path, 0, "pid 22\n", &held, &b), LOCKFILE_HELD);
+	assert_int_equal(b, -1);
 	assert_string_equal(sb_str(&held), "pid 11, session s1");
 	sb_reset(&text);
 	assert_int_equal(read_file(path, &text, 0), 0);
@@ -52,7 +53,7 @@ static void test_held_lock_names_holder(void **state)
 	/* released when the holder's descriptor closes (as when it dies) */
 	close(a);
 	sb_reset(&held);
-	b = lockfile_take(path, 0, "pid 22\n", &held);
+	assert_int_equal(lockfile_take(path, 0, "pid 22\n", &held, &b), LOCKFILE_TAKEN);
 	assert_true(b >= 0);
 	sb_reset(&text);
 	assert_int_equal(read_file(path, &text, 0), 0);
@@ -70,12 +71,12 @@ static void test_unknown_holder(void **state)
 {
 	char *dir = tmpdir(), *path = xasprintf("%s/x.lock", dir);
 	struct strbuf held = STRBUF_INIT;
-	int a;
+	int a, b;
 	(void)state;
 
-	a = lockfile_take(path, 0, "", &held);
+	assert_int_equal(lockfile_take(path, 0, "", &held, &a), LOCKFILE_TAKEN);
 	assert_true(a >= 0);
-	assert_int_equal(lockfile_take(path, 0, "pid 2\n", &held), -2);
+	assert_int_equal(lockfile_take(path, 0, "pid 2\n", &held, &b), LOCKFILE_HELD);
 	assert_string_equal(sb_str(&held), "holder unknown");
 	close(a);
 	rm_rf(dir);
@@ -90,12 +91,14 @@ static void test_refuses_symlink(void **state)
 	char *dir = tmpdir(), *path = xasprintf("%s/x.lock", dir);
 	char *victim = xasprintf("%s/victim", dir);
 	struct strbuf held = STRBUF_INIT, text = STRBUF_INIT;
+	int fd;
 	(void)state;
 
 	assert_int_equal(write_file_atomic(victim, "keep\n", 5), 0);
 	assert_int_equal(symlink(victim, path), 0);
 	errno = 0;
-	assert_int_equal(lockfile_take(path, 0, "pid 3\n", &held), -1);
+	assert_int_equal(lockfile_take(path, 0, "pid 3\n", &held, &fd), LOCKFILE_FAILED);
+	assert_int_equal(fd, -1);
 	assert_int_equal(errno, ELOOP);
 	assert_int_equal(read_file(victim, &text, 0), 0);
 	assert_string_equal(sb_str(&text), "keep\n");
@@ -110,10 +113,12 @@ static void test_refuses_symlink(void **state)
 static void test_missing_folder(void **state)
 {
 	struct strbuf held = STRBUF_INIT;
+	int fd;
 	(void)state;
 
 	errno = 0;
-	assert_int_equal(lockfile_take("/nonexistent-mglrulab/x.lock", 0, "pid 4\n", &held), -1);
+	assert_int_equal(lockfile_take("/nonexistent-mglrulab/x.lock", 0, "pid 4\n", &held, &fd),
+			 LOCKFILE_FAILED);
 	assert_int_equal(errno, ENOENT);
 	sb_release(&held);
 }

@@ -65,7 +65,7 @@ static void test_multi_patch_mbox(void **state)
 	char *label = patch_label(&pl.v[2]);
 	assert_string_equal(label, "\"(no subject)\" (s.mbox, message 3)");
 	free(label);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 /* series[] with every LF as CRLF, as a Windows mail client saves it. */
@@ -91,7 +91,7 @@ static void test_crlf_mbox(void **state)
 	assert_null(strchr(pl.v[1].text, '\r'));
 	assert_non_null(strstr(pl.v[1].text, "\n+++ b/mm/a.c\n@@ -1,1 +1,2 @@\n a\n+b\n"));
 	sb_release(&crlf);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 /*
@@ -113,7 +113,7 @@ static void test_leading_blank_lines(void **state)
 	for (size_t i = 0; i < pl.n; i++)
 		assert_int_equal(pl.v[i].index, (int)i + 1);
 	sb_release(&sb);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 static void test_body_from_paragraph(void **state)
@@ -157,7 +157,7 @@ static void test_body_from_paragraph(void **state)
 	assert_non_null(strstr(t, "\nFrom x Mon Sep 17 00:00:00 80\n"));
 	assert_null(strstr(t, "\n>From the numbers below, 12:30"));
 	assert_non_null(strstr(t, "\n+++ b/mm/a.c\n"));
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 /*
@@ -212,7 +212,7 @@ static void test_from_line_forms(void **state)
 	assert_int_equal(pl.n, 2);
 	assert_string_equal(pl.v[0].subject, "[PATCH 1/2] one");
 	assert_string_equal(pl.v[1].subject, "[PATCH 2/2] two");
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 /* A NUL would cut the text git am gets while the diff was found past it. */
@@ -240,7 +240,7 @@ static void test_nul_byte_is_an_error(void **state)
 	assert_int_equal(pl.v[1].nul_line, 17);
 	free(want);
 	sb_release(&err);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 /*
@@ -275,7 +275,7 @@ static void test_encoded_subjects(void **state)
 	assert_false(pl.v[1].is_cover);
 	assert_string_equal(pl.v[2].subject,
 			    "[PATCH v2 2/2] na\xc3\xafve and =?x-unknown?q?kept?=");
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 /* A subject that would retitle the terminal is printed harmless. */
@@ -295,7 +295,7 @@ static void test_label_filters_escapes(void **state)
 	/* The subject's controls are spaces already (one line); the file name's are filtered. */
 	assert_string_equal(label, "\"[PATCH]  ]0;pwned  [2Jx\" (t?[31m.mbox, message 1)");
 	free(label);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 /*
@@ -330,7 +330,7 @@ static void test_encoded_subject_is_one_line(void **state)
 	for (size_t i = 0; i < pl.n; i++)
 		for (const unsigned char *c = (const unsigned char *)pl.v[i].subject; *c; c++)
 			assert_true(*c >= 0x20 && *c != 0x7f && !(c[0] == 0xc2 && c[1] < 0xa0));
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 static void test_cover_letter_with_diffstat_only(void **state)
@@ -344,7 +344,7 @@ static void test_cover_letter_with_diffstat_only(void **state)
 	mbox_split_buffer("c.mbox", cover, strlen(cover), &pl);
 	assert_int_equal(pl.n, 1);
 	assert_true(pl.v[0].is_cover);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 static void test_numbered_patch_is_not_cover(void **state)
@@ -357,7 +357,7 @@ static void test_numbered_patch_is_not_cover(void **state)
 	mbox_split_buffer("p.mbox", p10, strlen(p10), &pl);
 	assert_int_equal(pl.n, 1);
 	assert_false(pl.v[0].is_cover);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 static void test_bare_diff(void **state)
@@ -371,7 +371,7 @@ static void test_bare_diff(void **state)
 	assert_false(pl.v[0].has_headers);
 	assert_true(pl.v[0].has_diff);
 	assert_false(pl.v[0].is_cover);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 static void test_no_patch_is_an_error(void **state)
@@ -383,7 +383,7 @@ static void test_no_patch_is_an_error(void **state)
 	assert_int_equal(mbox_split("/nonexistent/series.mbox", &pl, &err), -1);
 	assert_non_null(strstr(sb_str(&err), "/nonexistent/series.mbox: cannot read"));
 	sb_release(&err);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 static void test_bundled_example_series(void **state)
@@ -400,7 +400,7 @@ static void test_bundled_example_series(void **state)
 			    "[PATCH 1/1] mm/mglru: avoid the redundant bitmap store in lru_gen_use_mm()");
 	assert_non_null(strstr(pl.v[1].text, "+\t\tWRITE_ONCE(mm->lru_gen.bitmap, -1UL);"));
 	sb_release(&err);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 /* The Message-Id a bisection names its culprit by: case-insensitive, folded, absent is NULL. */
@@ -425,7 +425,7 @@ static void test_message_id(void **state)
 	assert_non_null(pl.v[0].message_id);
 	assert_string_equal(pl.v[0].message_id, "<20261130.1@example.org>");
 	assert_null(pl.v[1].message_id);
-	patch_list_free(&pl);
+	patch_list_release(&pl);
 }
 
 int main(void)

@@ -299,13 +299,13 @@ static void finish_case_release(struct finish_case *c)
 }
 
 /* session_finish() with its report.txt on stdout sent to /dev/null. */
-static int finish_quietly(struct session *s, int stopped)
+static int finish_quietly(struct session *s, enum plan_end end)
 {
 	int saved = dup(1), null = open("/dev/null", O_WRONLY), r;
 
 	fflush(stdout);
 	dup2(null, 1);
-	r = session_finish(s, stopped);
+	r = session_finish(s, end);
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);
@@ -345,7 +345,7 @@ static void test_finish_status(void **state)
 	c.o.fail_on = FAIL_ON_REGRESSION;
 	snprintf(junit, sizeof(junit), "%s/s1/junit.xml", dir);
 	c.o.junit = junit;
-	assert_int_equal(finish_quietly(&c.s, 0), LAB_REGRESSION);
+	assert_int_equal(finish_quietly(&c.s, PLAN_DONE), LAB_REGRESSION);
 	json_t *rep = report_in(&c.s);
 	assert_true(has_verdict(rep, "regression"));
 	assert_true(json_is_true(json_object_get(json_object_get(rep, "session"), "complete")));
@@ -356,10 +356,10 @@ static void test_finish_status(void **state)
 	free(xml);
 
 	c.o.fail_on = FAIL_ON_NONE;
-	assert_int_equal(finish_quietly(&c.s, 0), LAB_OK);
+	assert_int_equal(finish_quietly(&c.s, PLAN_DONE), LAB_OK);
 	/* interrupted: 2 whatever the verdicts, and the report says it is partial */
 	c.o.fail_on = FAIL_ON_REGRESSION;
-	assert_int_equal(finish_quietly(&c.s, 1), LAB_ELAB);
+	assert_int_equal(finish_quietly(&c.s, PLAN_STOPPED), LAB_ELAB);
 	rep = report_in(&c.s);
 	assert_true(json_is_false(json_object_get(json_object_get(rep, "session"), "complete")));
 	json_decref(rep);
@@ -368,7 +368,7 @@ static void test_finish_status(void **state)
 	/* no run succeeded: the lab itself is failing, 2 */
 	session_from_fixture(&c, "s2", 0);
 	c.o.fail_on = FAIL_ON_NONE;
-	assert_int_equal(finish_quietly(&c.s, 0), LAB_ELAB);
+	assert_int_equal(finish_quietly(&c.s, PLAN_DONE), LAB_ELAB);
 	finish_case_release(&c);
 }
 
@@ -395,7 +395,7 @@ static void test_finish_junit_unwritable(void **state)
 	saved = dup(2);
 	dup2(fd, 2);
 	close(fd);
-	r = finish_quietly(&c.s, 0);
+	r = finish_quietly(&c.s, PLAN_DONE);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -406,12 +406,12 @@ static void test_finish_junit_unwritable(void **state)
 	free(said);
 
 	c.o.fail_on = FAIL_ON_REGRESSION;
-	assert_int_equal(finish_quietly(&c.s, 0), LAB_REGRESSION);
+	assert_int_equal(finish_quietly(&c.s, PLAN_DONE), LAB_REGRESSION);
 	finish_case_release(&c);
 }
 
 /* session_finish() with stderr captured into @errpath; the status. */
-static int finish_capturing(struct session *s, int stopped, const char *errpath, char **said)
+static int finish_capturing(struct session *s, enum plan_end end, const char *errpath, char **said)
 {
 	int saved, fd, r;
 
@@ -421,7 +421,7 @@ static int finish_capturing(struct session *s, int stopped, const char *errpath,
 	saved = dup(2);
 	dup2(fd, 2);
 	close(fd);
-	r = finish_quietly(s, stopped);
+	r = finish_quietly(s, end);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -446,19 +446,19 @@ static void test_finish_unreadable_record(void **state)
 	assert_int_equal(write_file_atomic(bad, "{\"seq\": 9998, cut", 17), 0);
 	snprintf(errpath, sizeof(errpath), "%s/s4/stderr", dir);
 	c.o.fail_on = FAIL_ON_NONE;
-	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_ELAB);
+	assert_int_equal(finish_capturing(&c.s, PLAN_DONE, errpath, &said), LAB_ELAB);
 	assert_non_null(strstr(said, bad));
 	free(said);
 	json_t *rep = report_in(&c.s);
 	assert_true(json_is_false(json_object_get(json_object_get(rep, "session"), "complete")));
 	json_decref(rep);
 	c.o.fail_on = FAIL_ON_REGRESSION;
-	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_REGRESSION);
+	assert_int_equal(finish_capturing(&c.s, PLAN_DONE, errpath, &said), LAB_REGRESSION);
 	free(said);
 	/* moved away: complete again, and green */
 	assert_int_equal(unlink(bad), 0);
 	c.o.fail_on = FAIL_ON_NONE;
-	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_OK);
+	assert_int_equal(finish_capturing(&c.s, PLAN_DONE, errpath, &said), LAB_OK);
 	assert_null(strstr(said, "error:"));
 	free(said);
 	rep = report_in(&c.s);
@@ -482,8 +482,8 @@ static void test_finish_unrecorded(void **state)
 	snprintf(errpath, sizeof(errpath), "%s/s5/stderr", dir);
 	c.o.fail_on = FAIL_ON_NONE;
 	atomic_store(&c.s.unrecorded, 1);
-	for (int stopped = 0; stopped <= 1; stopped++) {
-		assert_int_equal(finish_capturing(&c.s, stopped, errpath, &said), LAB_ELAB);
+	for (enum plan_end end = PLAN_DONE; end <= PLAN_STOPPED; end++) {
+		assert_int_equal(finish_capturing(&c.s, end, errpath, &said), LAB_ELAB);
 		assert_non_null(strstr(said, "1 run not recorded"));
 		assert_non_null(strstr(said, "run --resume s5"));
 		free(said);
@@ -512,7 +512,7 @@ static void test_finish_report_unwritable(void **state)
 	assert_int_equal(mkdir_p(blocker, 0755), 0);
 	snprintf(errpath, sizeof(errpath), "%s/s7-stderr", dir);
 	c.o.fail_on = FAIL_ON_NONE;
-	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_ELAB);
+	assert_int_equal(finish_capturing(&c.s, PLAN_DONE, errpath, &said), LAB_ELAB);
 	char *path = xasprintf("%s/report.json", c.s.dir);
 	assert_non_null(strstr(said, path));
 	assert_non_null(strstr(said, "1 of the reports could not be written"));
@@ -520,12 +520,12 @@ static void test_finish_report_unwritable(void **state)
 	assert_null(strstr(said, "reports: "));
 	free(said);
 	c.o.fail_on = FAIL_ON_REGRESSION;
-	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_REGRESSION);
+	assert_int_equal(finish_capturing(&c.s, PLAN_DONE, errpath, &said), LAB_REGRESSION);
 	free(said);
 	/* room made: written, green */
 	assert_int_equal(rm_rf(path), 0);
 	c.o.fail_on = FAIL_ON_NONE;
-	assert_int_equal(finish_capturing(&c.s, 0, errpath, &said), LAB_OK);
+	assert_int_equal(finish_capturing(&c.s, PLAN_DONE, errpath, &said), LAB_OK);
 	assert_non_null(strstr(said, "reports: "));
 	free(said);
 	json_decref(report_in(&c.s));

@@ -43,7 +43,7 @@ static void test_balanced_and_interleaved(void **state)
 			assert_int_not_equal(firsts[b], firsts[b + 1]);	/* ABBA or BAAB */
 	}
 	assert_int_equal(strlen(p.order), strlen("ABBA ABBA ABBA"));
-	session_plan_free(&p);
+	session_plan_release(&p);
 }
 
 static void test_seeded(void **state)
@@ -61,9 +61,9 @@ static void test_seeded(void **state)
 	for (size_t i = 0; i < a.n; i++)
 		differ |= a.runs[i].kernel != c.runs[i].kernel;
 	assert_true(differ);
-	session_plan_free(&a);
-	session_plan_free(&b);
-	session_plan_free(&c);
+	session_plan_release(&a);
+	session_plan_release(&b);
+	session_plan_release(&c);
 }
 
 static void test_warmups_and_single_kernel(void **state)
@@ -76,14 +76,14 @@ static void test_warmups_and_single_kernel(void **state)
 	assert_true(p.runs[0].warmup && p.runs[1].warmup);
 	assert_int_equal(p.runs[0].block, 0);
 	assert_false(p.runs[2].warmup);
-	session_plan_free(&p);
+	session_plan_release(&p);
 
 	session_plan_make(&p, 1, 2, (int[]){ 4, 4 }, 0, 1);
 	assert_int_equal(p.n, 8);
 	for (size_t i = 0; i < p.n; i++)
 		assert_int_equal(p.runs[i].kernel, 0);
 	assert_string_equal(p.order, "A");
-	session_plan_free(&p);
+	session_plan_release(&p);
 }
 
 /*
@@ -103,7 +103,7 @@ static void test_equal_runs_plan_unchanged(void **state)
 		seq[i] = (char)('A' + p.runs[i].kernel);
 	assert_string_equal(seq, "BAABABABBABAABBABABAABAB");
 	assert_string_equal(p.order, "BAAB ABBA");
-	session_plan_free(&p);
+	session_plan_release(&p);
 }
 
 /* A long workload with fewer runs stops early; the others keep their blocks. */
@@ -136,7 +136,7 @@ static void test_per_workload_runs(void **state)
 	}
 	/* The order shown is the longest workload's: five blocks. */
 	assert_int_equal(strlen(p.order), strlen("ABBA ABBA AB"));
-	session_plan_free(&p);
+	session_plan_release(&p);
 }
 
 /* What session.json holds decodes back to the plan, names and all. */

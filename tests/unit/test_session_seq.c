@@ -204,7 +204,8 @@ static void test_run_plan_corrupt_state(void **state)
 	struct session s = { .o = &o, .saved_stdout = -1, .lock_fd = -1 };
 	struct stderr_capture cap;
 	char *path, *said;
-	int stopped = -1, r;
+	enum plan_end end = PLAN_STOPPED;
+	int r;
 	(void)state;
 
 	s.dir = session_dir("plan");
@@ -212,10 +213,10 @@ static void test_run_plan_corrupt_state(void **state)
 	path = xasprintf("%s/sequential.json", s.dir);
 	write_text_file(path, "not json at all");
 	capture_begin(&cap);
-	r = session_run_plan(&s, &stopped);
+	r = session_run_plan(&s, &end);
 	said = capture_end(&cap);
 	assert_int_equal(r, LAB_EUSER);
-	assert_int_equal(stopped, 0);
+	assert_int_equal(end, PLAN_DONE);
 	assert_null(s.seq);
 	assert_non_null(strstr(said, path));
 	assert_null(strstr(said, "interrupted"));

@@ -113,7 +113,8 @@ size_t wl_arg_long_list(const struct wl_args *a, const char *name, long **out)
 	v = calloc((size_t)n, sizeof(*v));
 	if (!v)
 		wl_fail("out of memory");
-	param_parse_list(p, s, v, (size_t)n);
+	if (param_parse_list(p, s, v, (size_t)n) != n)
+		wl_fail("internal: --%s=%s changed its length", name, s);
 	*out = v;
 	return (size_t)n;
 }
