@@ -16,6 +16,7 @@
 
 #include "stats.h"
 #include "strbuf.h"
+#include "util.h"
 
 /* A change of patched against baseline. NaN where the report has null. */
 struct result_change {
@@ -50,6 +51,7 @@ struct result_record {
  * non-string workload, metric or verdict; a comparison that is not an
  * object. Optional members that are absent or null decode as "none".
  */
+LAB_MUST_CHECK
 int result_record_decode(const json_t *res, struct result_record *out, struct strbuf *err);
 
 /*

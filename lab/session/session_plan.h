@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "strbuf.h"
+#include "util.h"
 
 struct planned_run {
 	int seq;		/* 1-based position in the session */
@@ -66,6 +67,7 @@ json_t *plan_entry_encode(const struct planned_run *p, const char *kernel, const
  * an element is not one: a hand-edited session.json is an error, never a
  * run scheduled from zeros.
  */
+LAB_MUST_CHECK
 int plan_entries_decode(const json_t *plan, struct plan_entry **out, size_t *n,
 			struct strbuf *err);
 

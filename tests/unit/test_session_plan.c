@@ -168,7 +168,7 @@ static void test_entries_round_trip(void **state)
 		assert_ptr_equal(e[i].json, json_array_get(arr, i));
 	}
 	free(e);
-	session_plan_free(&plan);
+	session_plan_release(&plan);
 	json_decref(arr);
 	sb_release(&err);
 }
