@@ -67,6 +67,7 @@
 #include "jsonl.h"
 #include "median.h"
 #include "snap.h"
+#include "sort_cmp.h"
 #include "topo.h"
 
 #include <errno.h>
@@ -219,13 +220,6 @@ static double pct_sorted(const double *x, size_t n, double q)
 	size_t k = (size_t)(q * (double)n + 0.999999999);
 
 	return x[(k ? k : 1) - 1];
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static double tv_s(struct timeval tv)

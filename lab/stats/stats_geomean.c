@@ -24,25 +24,10 @@ struct gm_metric {
 	double sign;
 };
 
-struct gm_cell {
-	double v;
-	uint32_t run;
-};
-
-/* By value, then by run: the order the stable insertion sort gave. */
-static int cmp_cell(const void *a, const void *b)
-{
-	const struct gm_cell *x = a, *y = b;
-
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return (x->run > y->run) - (x->run < y->run);
-}
-
 static int gm_prepare(const double *row, size_t n, double **sorted,
 		      uint32_t **run, size_t *nn)
 {
-	struct gm_cell *c = xmalloc((n ? n : 1) * sizeof(*c));
+	struct stats_vi *c = xmalloc((n ? n : 1) * sizeof(*c));
 	size_t m = 0;
 
 	for (size_t r = 0; r < n; r++) {
@@ -53,19 +38,22 @@ static int gm_prepare(const double *row, size_t n, double **sorted,
 			return -1;
 		}
 		c[m].v = row[r];
-		c[m++].run = (uint32_t)r;
+		c[m++].i = r;
 	}
 	if (m == 0) {
 		free(c);
 		return -1;
 	}
-	/* An insertion sort here was quadratic in a kernel's runs. */
-	qsort(c, m, sizeof(*c), cmp_cell);
+	/*
+	 * By value, then by run: the order the stable insertion sort gave,
+	 * which was quadratic in a kernel's runs.
+	 */
+	qsort(c, m, sizeof(*c), stats_cmp_vi);
 	*sorted = xmalloc(m * sizeof(**sorted));
 	*run = xmalloc(m * sizeof(**run));
 	for (size_t i = 0; i < m; i++) {
 		(*sorted)[i] = c[i].v;
-		(*run)[i] = c[i].run;
+		(*run)[i] = (uint32_t)c[i].i;
 	}
 	free(c);
 	*nn = m;

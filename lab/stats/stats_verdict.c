@@ -16,43 +16,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pidx {
-	double p;
-	size_t i;
-};
-
-static int cmp_pidx(const void *a, const void *b)
-{
-	const struct pidx *x = a, *y = b;
-
-	if (x->p != y->p)
-		return (x->p > y->p) - (x->p < y->p);
-	return (x->i > y->i) - (x->i < y->i);
-}
-
 void stats_bh_adjust(const double *p, size_t n, double *q)
 {
-	struct pidx *v = xmalloc((n ? n : 1) * sizeof(*v));
+	struct stats_vi *v = xmalloc((n ? n : 1) * sizeof(*v));
 	size_t m = 0;
 	double run = 1.0;
 
 	for (size_t i = 0; i < n; i++)
 		if (!isnan(p[i])) {
-			v[m].p = p[i];
+			v[m].v = p[i];
 			v[m++].i = i;
 		}
 	/* Every slot is rewritten below, so @q may alias @p. */
 	for (size_t i = 0; i < n; i++)
 		if (isnan(p[i]))
 			q[i] = NAN;
-	qsort(v, m, sizeof(*v), cmp_pidx);
+	qsort(v, m, sizeof(*v), stats_cmp_vi);
 	/* Step-up: q_(j) = min over k >= j of p_(k) m / k. */
 	for (size_t j = m; j-- > 0;) {
-		double adj = v[j].p * (double)m / (double)(j + 1);
+		double adj = v[j].v * (double)m / (double)(j + 1);
 
 		/* p * m / m can round below p; q < p would look absurd. */
-		if (adj < v[j].p)
-			adj = v[j].p;
+		if (adj < v[j].v)
+			adj = v[j].v;
 		if (adj < run)
 			run = adj;
 		q[v[j].i] = run;
