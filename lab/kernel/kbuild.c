@@ -923,6 +923,66 @@ int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 	return r;
 }
 
+/*
+ * The build folder (a prefix kernel builds in its series' folder: one
+ * patch at a time, incrementally), seeded when new, and its fresh log.
+ * LAB_OK or an error code, said.
+ */
+static int open_build_dir(struct build_ctx *b)
+{
+	const struct kernel_cfg *k = b->k;
+
+	b->build_dir = xasprintf("%s/build/%s-%s", b->cfg->cache_dir, path_basename(b->src.tree),
+				 k->prefix_of ? k->prefix_of : k->name);
+	if (!is_dir(b->build_dir)) {
+		char *parent = path_dirname(b->build_dir);
+		mkdir_p(parent, 0755);
+		free(parent);
+		seed_build_dir(b);
+	}
+	if (mkdir_p(b->build_dir, 0755))
+		return lab_error("cannot create %s: %s", b->build_dir, strerror(errno));
+	b->log = xasprintf("%s/build.log", b->build_dir);
+	unlink(b->log);
+	return LAB_OK;
+}
+
+/*
+ * Before make: the files git changed since the folder's last build get
+ * stamps make sees as new, and the step count of a build like this one
+ * (full or incremental, for @config_text) is looked up for the progress.
+ */
+static void settle_and_estimate(struct build_ctx *b, const char *config_text)
+{
+	char *built_at = kbuild_state_read(b->build_dir);
+	char *state_file = xasprintf("%s/.mglrulab-state", b->build_dir);
+	struct stat state_st;
+	/* The state file is written when a build completes (copies keep its stamp). */
+	time_t built_time = stat(state_file, &state_st) ? 0 : state_st.st_mtime;
+	int stamped;
+
+	free(state_file);
+	stamped = kbuild_settle_mtimes(b->src.tree, b->prev_head, b->head_commit, built_at,
+				       built_time);
+	debug("settled the stamps of %d files for %s", stamped, b->build_dir);
+	b->est_file = steps_file(b->cfg->cache_dir, config_text, built_at != NULL);
+	b->est_steps = steps_get(b->est_file);
+	free(built_at);
+}
+
+/* After a good make: the folder's build state, and a seed for others from now on. */
+static void mark_built(struct build_ctx *b)
+{
+	char *mark;
+
+	if (kbuild_state_write(b->build_dir, b->head_commit))
+		warning("cannot record the build state of %s", b->build_dir);
+	/* Built: from now on a seed for others (see seed_build_dir()). */
+	mark = xasprintf("%s/" SEEDED_MARK, b->build_dir);
+	unlink(mark);
+	free(mark);
+}
+
 int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  struct kbuild_result *res)
 {
@@ -956,21 +1016,9 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 			error_status(r, "[kernel %s] %s", k->name, sb_str(&err));
 		goto out;
 	}
-	/* A prefix kernel builds in its series' folder: one patch at a time, incrementally. */
-	b.build_dir = xasprintf("%s/build/%s-%s", cfg->cache_dir, path_basename(b.src.tree),
-				k->prefix_of ? k->prefix_of : k->name);
-	if (!is_dir(b.build_dir)) {
-		char *parent = path_dirname(b.build_dir);
-		mkdir_p(parent, 0755);
-		free(parent);
-		seed_build_dir(&b);
-	}
-	if (mkdir_p(b.build_dir, 0755)) {
-		r = lab_error("cannot create %s: %s", b.build_dir, strerror(errno));
+	r = open_build_dir(&b);
+	if (r)
 		goto out;
-	}
-	b.log = xasprintf("%s/build.log", b.build_dir);
-	unlink(b.log);
 	/* A signal now (the seed's cp stopped) stops the build before git changes the tree. */
 	if (build_stopped()) {
 		r = stopped_error(&b);
@@ -989,28 +1037,12 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		kcache_index_put(cfg->cache_dir, b.ikey, b.key);
 		goto out;
 	}
-	char *built_at = kbuild_state_read(b.build_dir);
-	char *state_file = xasprintf("%s/.mglrulab-state", b.build_dir);
-	struct stat state_st;
-	/* The state file is written when a build completes (copies keep its stamp). */
-	time_t built_time = stat(state_file, &state_st) ? 0 : state_st.st_mtime;
-	free(state_file);
-	int stamped = kbuild_settle_mtimes(b.src.tree, b.prev_head, b.head_commit, built_at,
-					   built_time);
-	debug("settled the stamps of %d files for %s", stamped, b.build_dir);
-	b.est_file = steps_file(cfg->cache_dir, sb_str(&config_text), built_at != NULL);
-	b.est_steps = steps_get(b.est_file);
-	free(built_at);
+	settle_and_estimate(&b, sb_str(&config_text));
 	r = compile(&b);
 	res->build_failed = b.compile_failed;
 	if (r)
 		goto out;
-	if (kbuild_state_write(b.build_dir, b.head_commit))
-		warning("cannot record the build state of %s", b.build_dir);
-	/* Built: from now on a seed for others (see seed_build_dir()). */
-	char *mark = xasprintf("%s/" SEEDED_MARK, b.build_dir);
-	unlink(mark);
-	free(mark);
+	mark_built(&b);
 	/* Stopped after make ended: the folder is built, the cache is not told. */
 	if (build_stopped()) {
 		r = stopped_error(&b);
