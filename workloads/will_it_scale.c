@@ -47,14 +47,13 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "median.h"
+#include "park.h"
 #include "refloop.h"
 #include "snap.h"
 #include "topo.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -66,7 +65,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,20 +94,14 @@ static void bump(struct counter *c, uint64_t n)
 			      memory_order_relaxed);
 }
 
-/* Across processes (mode=processes): a shared futex, not FUTEX_PRIVATE. */
-static void park_wait(void)
-{
-	atomic_fetch_add(parked, 1);
-	while (atomic_load(park) && !atomic_load(stop))
-		syscall(SYS_futex, (int *)park, FUTEX_WAIT, 1, NULL, NULL, 0);
-	atomic_fetch_sub(parked, 1);
-}
+/* The tasks stop while the reference loop runs (mode=processes too: park.h). */
+static struct wl_park parking;
 
 static void sched_yield_test(struct counter *c)
 {
 	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
 		if (atomic_load_explicit(park, memory_order_relaxed)) {
-			park_wait();
+			wl_park_wait(&parking);
 			continue;
 		}
 		sched_yield();
@@ -163,7 +155,7 @@ static void context_switch1_test(struct counter *c)
 	}
 	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
 		if (atomic_load_explicit(park, memory_order_relaxed)) {
-			park_wait();
+			wl_park_wait(&parking);
 			continue;
 		}
 		if (write(p.fd1[1], &ch, 1) != 1 || read(p.fd2[0], &ch, 1) != 1) {
@@ -203,25 +195,17 @@ static void tick_sleep(struct timespec *next)
  */
 static double measure_reference(int n, struct wl_ref *loops, double secs, long tasks)
 {
-	double deadline = wl_now() + 1, logsum = 0, rates[WL_MAX_CPUS];
+	double logsum = 0, rates[WL_MAX_CPUS];
 	int all_parked, ok = 1;
 
-	atomic_store(park, 1);
-	while (!(all_parked = atomic_load(parked) == tasks) && wl_now() < deadline)
-		wl_sleep(0.0005);
 	/* The tasks are pinned to allowed[i % nallowed]: the first n CPUs. */
-	wl_ref_rates_on(loops, allowed, n, secs, rates);
+	all_parked = wl_park_measure(&parking, tasks, loops, allowed, n, secs, rates);
 	for (int c = 0; c < n; c++) {
 		if (rates[c] > 0)
 			logsum += log(rates[c]);
 		else
 			ok = 0;
 	}
-	atomic_store(park, 0);
-	syscall(SYS_futex, (int *)park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-	deadline = wl_now() + 1;
-	while (atomic_load(parked) && wl_now() < deadline)
-		wl_sleep(0.0005);
 	return all_parked && ok ? exp(logsum / n) : 0;
 }
 
@@ -281,6 +265,7 @@ static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *sn
 	stop = (_Atomic int *)((char *)counters + csize);
 	park = stop + 1;
 	parked = stop + 2;
+	parking = (struct wl_park){ .park = park, .parked = parked, .stop = stop };
 	out = open_memstream(&text, &textlen);
 	if (!out)
 		wl_fail("out of memory");

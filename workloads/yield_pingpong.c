@@ -51,13 +51,12 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "median.h"
+#include "park.h"
 #include "refloop.h"
 #include "snap.h"
 #include "topo.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -107,14 +106,8 @@ static struct shared *sh;
 static _Atomic uint64_t *probe;
 static int ntasks_total;
 
-/* Across processes (mm=private): a shared futex, not FUTEX_PRIVATE. */
-static void park_wait(void)
-{
-	atomic_fetch_add(&sh->parked, 1);
-	while (atomic_load(&sh->park) && !atomic_load(&sh->stop))
-		syscall(SYS_futex, (int *)&sh->park, FUTEX_WAIT, 1, NULL, NULL, 0);
-	atomic_fetch_sub(&sh->parked, 1);
-}
+/* The tasks stop while the reference loop runs (mm=private too: park.h). */
+static struct wl_park parking;
 
 static void *task_main(void *arg)
 {
@@ -137,7 +130,7 @@ static void *task_main(void *arg)
 		sched_yield();
 	while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
 		if (atomic_load_explicit(&sh->park, memory_order_relaxed)) {
-			park_wait();
+			wl_park_wait(&parking);
 			continue;
 		}
 		sched_yield();
@@ -263,21 +256,9 @@ struct k_windows {
 static void measure_reference(int k, const int *cpus, struct wl_ref *loops, double secs,
 			      double *out)
 {
-	double deadline = wl_now() + 1;
-	int all_parked;
-
-	atomic_store(&sh->park, 1);
-	while (!(all_parked = atomic_load(&sh->parked) == ntasks_total) && wl_now() < deadline)
-		wl_sleep(0.0005);
-	wl_ref_rates_on(loops, cpus, k, secs, out);
-	if (!all_parked)
+	if (!wl_park_measure(&parking, ntasks_total, loops, cpus, k, secs, out))
 		for (int c = 0; c < k; c++)
 			out[c] = 0;
-	atomic_store(&sh->park, 0);
-	syscall(SYS_futex, (int *)&sh->park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-	deadline = wl_now() + 1;
-	while (atomic_load(&sh->parked) && wl_now() < deadline)
-		wl_sleep(0.0005);
 }
 
 /*
@@ -419,6 +400,7 @@ static int run_k(int k, const int *cpus, const struct yp_opts *o, struct wl_snap
 	if (sh == MAP_FAILED || probe == MAP_FAILED || !kids || !m.start || !m.end || !m.t0 ||
 	    !m.t1 || (o->ref_secs > 0 && !m.ref) || !win || !win_s || !cells || !per_cpu)
 		wl_fail("out of memory");
+	parking = (struct wl_park){ .park = &sh->park, .parked = &sh->parked, .stop = &sh->stop };
 	ntasks_total = 2 * k;
 	for (i = 0; i < 2 * k; i++)
 		sh->slot[i].cpu = cpus[i / 2];
@@ -478,10 +460,8 @@ static int run_k(int k, const int *cpus, const struct yp_opts *o, struct wl_snap
 		wl_snap_after(snap);
 		window_rates(&m, win, win_s, cells, per_cpu, out);
 	}
-	atomic_store(&sh->stop, 1);
 	/* A task parked when a reference was cut short must see the stop. */
-	atomic_store(&sh->park, 0);
-	syscall(SYS_futex, (int *)&sh->park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	wl_park_stop(&parking);
 	for (i = 0; i < nkids; i++) {
 		int st;
 
