@@ -168,6 +168,16 @@ static char *fill_memory(const struct aging *a, size_t len)
 	return mem;
 }
 
+/* The reference loop, its first pass run and thrown away. */
+static void start_reference(struct wl_ref *loop, double ref_secs)
+{
+	if (wl_ref_init(loop, wl_arg_long(&args, "ref_mib")))
+		wl_precond("ref_mib", "cannot allocate %ld MiB for the reference loop",
+			   wl_arg_long(&args, "ref_mib"));
+	/* Thrown away: the first reference runs 10-15 times slower (yield_pingpong.c). */
+	wl_ref_rate(loop, ref_secs);
+}
+
 /* The "aging_setup" info record. */
 static void info_setup(const struct aging *a, uint64_t seq0, long long thp_kib, long left)
 {
@@ -285,13 +295,8 @@ int main(int argc, char **argv)
 	refs = calloc((size_t)a.gens, sizeof(*refs));
 	if (!ms || !refs)
 		wl_fail("out of memory");
-	if (a.ref_secs > 0) {
-		if (wl_ref_init(&loop, wl_arg_long(&args, "ref_mib")))
-			wl_precond("ref_mib", "cannot allocate %ld MiB for the reference loop",
-				   wl_arg_long(&args, "ref_mib"));
-		/* Thrown away: the first reference runs 10-15 times slower (yield_pingpong.c). */
-		wl_ref_rate(&loop, a.ref_secs);
-	}
+	if (a.ref_secs > 0)
+		start_reference(&loop, a.ref_secs);
 	/*
 	 * Every page of this mm on the aged node, the binary's page cache
 	 * too. The aging walks the whole mm, and a file page on the aged node
