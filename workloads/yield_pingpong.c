@@ -374,6 +374,81 @@ struct yp_opts {
 	struct wl_ref *loops;	/* one per CPU, when ref_secs > 0 */
 };
 
+/*
+ * The tasks' processes: one child with all 2K threads (mm=shared), or K
+ * children of two threads each. Their pids into @kids; 1 when a fork failed.
+ */
+static int fork_groups(int k, int shared_mm, pid_t *kids, int *nkids)
+{
+	int failed = 0, i;
+
+	if (shared_mm) {
+		pid_t pid;
+
+		/*
+		 * The timer (this process) must not share the measured mm, or its
+		 * wake-ups would be switches into the shared mm too: the group
+		 * runs in one child process with all 2K threads.
+		 */
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(run_group(0, 2 * k) ? 1 : 0);
+		}
+		if (pid > 0)
+			kids[(*nkids)++] = pid;
+		else
+			failed = 1;
+	} else {
+		for (i = 0; i < k && !failed; i++) {
+			pid_t pid;
+
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				_exit(run_group(2 * i, 2) ? 1 : 0);
+			}
+			if (pid > 0)
+				kids[(*nkids)++] = pid;
+			else
+				failed = 1;
+		}
+	}
+	return failed;
+}
+
+/* Wait until every task is pinned and has read the probe: 1 when all did in time. */
+static int all_ready(int k)
+{
+	for (int i = 0; i < 2 * k; i++) {
+		double deadline = wl_now() + 30;
+
+		while (!atomic_load(&sh->slot[i].ready) && wl_now() < deadline)
+			wl_sleep(0.001);
+		if (!atomic_load(&sh->slot[i].ready))
+			return 0;
+	}
+	return 1;
+}
+
+/* Wait for the @nkids children: 1 when one did not exit with 0. */
+static int reap(const pid_t *kids, int nkids)
+{
+	int failed = 0;
+
+	for (int i = 0; i < nkids; i++) {
+		int st;
+
+		while (waitpid(kids[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			failed = 1;
+	}
+	return failed;
+}
+
 /* One sweep point. Returns 0 with @out filled, or -1 on failure. */
 static int run_k(int k, const int *cpus, const struct yp_opts *o, struct wl_snap *snap,
 		 struct k_rates *out)
@@ -405,52 +480,12 @@ static int run_k(int k, const int *cpus, const struct yp_opts *o, struct wl_snap
 	for (i = 0; i < 2 * k; i++)
 		sh->slot[i].cpu = cpus[i / 2];
 
-	if (shared_mm) {
-		pid_t pid;
-
-		/*
-		 * The timer (this process) must not share the measured mm, or its
-		 * wake-ups would be switches into the shared mm too: the group
-		 * runs in one child process with all 2K threads.
-		 */
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			_exit(run_group(0, 2 * k) ? 1 : 0);
-		}
-		if (pid > 0)
-			kids[nkids++] = pid;
-		else
-			failed = 1;
-	} else {
-		for (i = 0; i < k && !failed; i++) {
-			pid_t pid;
-
-			fflush(stdout);
-			pid = fork();
-			if (pid == 0) {
-				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				_exit(run_group(2 * i, 2) ? 1 : 0);
-			}
-			if (pid > 0)
-				kids[nkids++] = pid;
-			else
-				failed = 1;
-		}
-	}
+	failed = fork_groups(k, shared_mm, kids, &nkids);
 	if (failed)
 		atomic_store(&sh->stop, 1);
 
-	/* Wait until every task is pinned and has read the probe. */
-	for (i = 0; i < 2 * k && !failed; i++) {
-		double deadline = wl_now() + 30;
-
-		while (!atomic_load(&sh->slot[i].ready) && wl_now() < deadline)
-			wl_sleep(0.001);
-		if (!atomic_load(&sh->slot[i].ready))
-			failed = 1;
-	}
+	if (!failed)
+		failed = !all_ready(k);
 	if (!failed) {
 		atomic_store_explicit(&sh->go, 1, memory_order_release);
 		wl_sleep(o->warmup);
@@ -462,14 +497,8 @@ static int run_k(int k, const int *cpus, const struct yp_opts *o, struct wl_snap
 	}
 	/* A task parked when a reference was cut short must see the stop. */
 	wl_park_stop(&parking);
-	for (i = 0; i < nkids; i++) {
-		int st;
-
-		while (waitpid(kids[i], &st, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(st) || WEXITSTATUS(st))
-			failed = 1;
-	}
+	if (reap(kids, nkids))
+		failed = 1;
 	if (!failed) {
 		report_mm_check(k, shared_mm);
 		emit_series(&m, per_cpu, win, win_s, cells);
