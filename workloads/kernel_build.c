@@ -324,7 +324,8 @@ static int build_per_directory(char **targets, char **envp, const char *srctree,
 		struct rusage ru;
 		int n = 7;
 
-		snprintf(obj[k], sizeof(obj[k]), "obj=%s", dirs[k]);
+		/* dirs[k]'s own bound, said: inlined, GCC loses it (-Wformat-truncation). */
+		snprintf(obj[k], sizeof(obj[k]), "obj=%.*s", (int)sizeof(dirs[k]) - 1, dirs[k]);
 		for (int i = 0; targets[i] && !whole[k]; i++) {
 			char d[256];
 
@@ -343,84 +344,89 @@ static int build_per_directory(char **targets, char **envp, const char *srctree,
 
 static struct wl_args args;
 
-int main(int argc, char **argv)
+/* The run's options, and the paths and make arguments made from them. */
+struct kbuild {
+	const char *src, *builddir, *path, *config, *target, *artifact, *memmax, *shares;
+	const char *prepared;
+	long jobs;
+	char *targets[MAX_TARGETS + 1];
+	char *newpath;			/* PATH with the toolchain first */
+	char **make_env;		/* the prepared folder's environment: per-directory build */
+	char from[800];			/* the prepared folder, seen from here */
+	char jarg[32], oarg[600];	/* -jN, O=DIR */
+};
+
+/* The options make sense, and a memory cgroup can be made when asked for. */
+static void check_options(struct kbuild *k)
 {
-	const char *src, *builddir, *path, *config, *target, *artifact, *memmax, *shares, *prepared;
-	char why[512], name[64], jarg[32], oarg[600], *newpath, mk[900], from[800];
-	char *vm0 = NULL, *vm1 = NULL, *targets[MAX_TARGETS + 1], **make_env = NULL;
-	struct wl_snap snap;
-	struct rusage ru;
-	long jobs, log_start, steps, compiled;
-	double t0, t1;
-	int st, err;
+	char why[512];
 
-	wl_args_parse(&args, "kernel_build", kernel_build_params, kernel_build_summary,
-		      argc, argv);
-	src = wl_arg(&args, "src");
-	builddir = wl_arg(&args, "builddir");
-	path = wl_arg(&args, "path");
-	jobs = wl_arg_long(&args, "jobs");
-	memmax = wl_arg(&args, "memory_max");
-	config = wl_arg(&args, "config");
-	target = wl_arg(&args, "target");
-	prepared = wl_arg(&args, "prepared");
-	artifact = wl_arg(&args, "artifact");
-	keep = (int)wl_arg_long(&args, "keep");
-	use_memcg = (int)wl_arg_long(&args, "memcg");
-	shares = wl_arg(&args, "chroot");
-	wl_snap_init(&snap, &args);
-	wl_args_info(&args);
-
-	if (split_targets(target, targets, MAX_TARGETS) < 0)
-		wl_fail("--target=%s: expected 1 to %d make targets separated by spaces", target,
+	if (split_targets(k->target, k->targets, MAX_TARGETS) < 0)
+		wl_fail("--target=%s: expected 1 to %d make targets separated by spaces", k->target,
 			MAX_TARGETS);
-	if (*config && (strchr(config, '=') || config[0] == '-'))
-		wl_fail("--config=%s is not a make target", config);
-	if (strspn(memmax, "0123456789KMGTkmgt") != strlen(memmax) && strcmp(memmax, "max"))
-		wl_fail("--memory_max=%s: expected a size such as 3G or max", memmax);
+	if (*k->config && (strchr(k->config, '=') || k->config[0] == '-'))
+		wl_fail("--config=%s is not a make target", k->config);
+	if (strspn(k->memmax, "0123456789KMGTkmgt") != strlen(k->memmax) &&
+	    strcmp(k->memmax, "max"))
+		wl_fail("--memory_max=%s: expected a size such as 3G or max", k->memmax);
 	if (use_memcg && wl_cgroup_check(why, sizeof(why)))
 		wl_precond("cgroup_v2", "%s", why);
-	if (*shares) {
+}
+
+/* --chroot: the build root of the shares, the build folder in its /tmp; then the source. */
+static void make_build_root(struct kbuild *k)
+{
+	char why[512], mk[900];
+
+	if (*k->shares) {
 		/* The shares are this run's toolchain and source: missing ones are preconditions. */
-		if (wl_sysroot_make(&sysroot, builddir, shares, why, sizeof(why))) {
+		if (wl_sysroot_make(&sysroot, k->builddir, k->shares, why, sizeof(why))) {
 			size_t sl = strlen(sysroot.failed);
 
-			if (sl && !strncmp(src, sysroot.failed, sl) && (!src[sl] || src[sl] == '/'))
+			if (sl && !strncmp(k->src, sysroot.failed, sl) &&
+			    (!k->src[sl] || k->src[sl] == '/'))
 				wl_precond("source", "%s", why);
 			if (sysroot.failed[0])
 				wl_precond("toolchain", "%s", why);
 			wl_fail("cannot make the build root: %s", why);
 		}
 		atexit(cleanup);
-		builddir = "/tmp";
+		k->builddir = "/tmp";
 	}
-	snprintf(mk, sizeof(mk), "%s%s/Makefile", sysroot.dir, src);
+	snprintf(mk, sizeof(mk), "%s%s/Makefile", sysroot.dir, k->src);
 	if (access(mk, R_OK))
-		wl_precond("source", "no kernel source at %s%s%s (%s)", src,
+		wl_precond("source", "no kernel source at %s%s%s (%s)", k->src,
 			   sysroot.dir[0] ? " in the chroot " : "", sysroot.dir, strerror(errno));
+}
 
-	/* The toolchain comes first in PATH: make and cc are found there. */
-	{
-		const char *old = getenv("PATH");
-		size_t n = strlen(path) + (old ? strlen(old) : 0) + 32;
+/* The toolchain comes first in PATH: make and cc are found there. */
+static void set_path(struct kbuild *k)
+{
+	const char *old = getenv("PATH");
+	size_t n = strlen(k->path) + (old ? strlen(old) : 0) + 32;
 
-		newpath = malloc(n);
-		if (!newpath)
-			wl_fail("out of memory");
-		snprintf(newpath, n, "%s%s%s", path, *path ? ":" : "",
-			 old ? old : "/usr/bin:/bin");
-		setenv("PATH", newpath, 1);
-	}
-	if (!in_path(sysroot.dir, newpath, "make") || !in_path(sysroot.dir, newpath, "gcc"))
-		wl_precond("toolchain", "make and gcc must be in PATH=%s%s%s", newpath,
+	k->newpath = malloc(n);
+	if (!k->newpath)
+		wl_fail("out of memory");
+	snprintf(k->newpath, n, "%s%s%s", k->path, *k->path ? ":" : "",
+		 old ? old : "/usr/bin:/bin");
+	setenv("PATH", k->newpath, 1);
+	if (!in_path(sysroot.dir, k->newpath, "make") || !in_path(sysroot.dir, k->newpath, "gcc"))
+		wl_precond("toolchain", "make and gcc must be in PATH=%s%s%s", k->newpath,
 			   sysroot.dir[0] ? " in the chroot " : "", sysroot.dir);
+}
 
-	snprintf(inner, sizeof(inner), "%s/mglrulab-kbuild-%d", builddir, (int)getpid());
-	if (*prepared) {
+/* The build folder (where it was prepared, in a chroot), its log, and make's -j and O=. */
+static void place_outdir(struct kbuild *k)
+{
+	int err;
+
+	snprintf(inner, sizeof(inner), "%s/mglrulab-kbuild-%d", k->builddir, (int)getpid());
+	if (*k->prepared) {
 		char objtree[512];
 
-		snprintf(from, sizeof(from), "%s%s", sysroot.dir, prepared);
-		read_prepared(from, src, objtree, sizeof(objtree));
+		snprintf(k->from, sizeof(k->from), "%s%s", sysroot.dir, k->prepared);
+		read_prepared(k->from, k->src, objtree, sizeof(objtree));
 		/*
 		 * objtool's own Makefile records absolute output paths: in the
 		 * chroot the build folder goes where it was prepared, so that
@@ -433,129 +439,199 @@ int main(int argc, char **argv)
 	snprintf(logpath, sizeof(logpath), "%s.log", outdir);
 	if ((err = wl_mkdir_under("", outdir, 0755)))
 		wl_fail("mkdir %s: %s", outdir, strerror(-err));
-	if (!*shares)
+	if (!*k->shares)
 		atexit(cleanup);
-	snprintf(oarg, sizeof(oarg), "O=%s", inner);
-	snprintf(jarg, sizeof(jarg), "-j%ld", jobs);
+	snprintf(k->oarg, sizeof(k->oarg), "O=%s", inner);
+	snprintf(k->jarg, sizeof(k->jarg), "-j%ld", k->jobs);
+}
 
-	if (*prepared) {
+/*
+ * Not measured: the prepared folder copied in (its targets removed, so the
+ * measured make really builds them), or the config step.
+ */
+static void configure(struct kbuild *k)
+{
+	char why[512], mk[900];
+	struct rusage ru;
+	int st;
+
+	if (*k->prepared) {
 		int per_dir = 1;
 
 		/* Not measured, like the config step it replaces. */
-		if (wl_copy_tree(from, outdir, why, sizeof(why)))
-			wl_fail("cannot copy the prepared folder %s: %s", prepared, why);
+		if (wl_copy_tree(k->from, outdir, why, sizeof(why)))
+			wl_fail("cannot copy the prepared folder %s: %s", k->prepared, why);
 		/*
 		 * Objects and directories go straight to kbuild's per-directory
 		 * build when the folder recorded its environment; anything else
 		 * (bzImage, ...) needs the top-level Makefile.
 		 */
-		for (int i = 0; targets[i]; i++) {
+		for (int i = 0; k->targets[i]; i++) {
 			char d[256], obj[1200];
 
-			per_dir &= dir_target(targets[i], d, sizeof(d));
+			per_dir &= dir_target(k->targets[i], d, sizeof(d));
 			/* The measured make must really build them. */
-			snprintf(obj, sizeof(obj), "%s/%s", outdir, targets[i]);
-			if (targets[i][strlen(targets[i]) - 1] != '/')
+			snprintf(obj, sizeof(obj), "%s/%s", outdir, k->targets[i]);
+			if (k->targets[i][strlen(k->targets[i]) - 1] != '/')
 				unlink(obj);
 		}
 		snprintf(mk, sizeof(mk), "%s/.mglrulab-make-env", outdir);
 		if (per_dir)
-			make_env = load_make_env(mk, newpath);
-	} else if (*config) {
-		char *cargv[] = { "make", "-C", (char *)src, oarg, (char *)config, NULL };
+			k->make_env = load_make_env(mk, k->newpath);
+	} else if (*k->config) {
+		char *cargv[] = { "make", "-C", (char *)k->src, k->oarg, (char *)k->config, NULL };
 
 		st = run_make(cargv, 0, &ru);
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			fail_with_log("make config", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	}
+}
 
-	if (use_memcg) {
-		snprintf(name, sizeof(name), "mglrulab-kbuild-%d", (int)getpid());
-		if (wl_cgroup_create(&cg, name, why, sizeof(why)))
-			wl_precond("cgroup_v2", "%s", why);
-		if ((err = wl_cgroup_set(&cg, "memory.max", memmax)))
-			wl_fail("memory.max=%s: %s", memmax, strerror(-err));
+static void create_memcg(const struct kbuild *k)
+{
+	char why[512], name[64];
+	int err;
+
+	snprintf(name, sizeof(name), "mglrulab-kbuild-%d", (int)getpid());
+	if (wl_cgroup_create(&cg, name, why, sizeof(why)))
+		wl_precond("cgroup_v2", "%s", why);
+	if ((err = wl_cgroup_set(&cg, "memory.max", k->memmax)))
+		wl_fail("memory.max=%s: %s", k->memmax, strerror(-err));
+}
+
+/* The measured make through the top-level Makefile. Its status. */
+static int build_top_level(struct kbuild *k, struct rusage *ru)
+{
+	char *bargv[5 + MAX_TARGETS + 1] = { "make", "-C", (char *)k->src, k->oarg, k->jarg };
+	int n = 5;
+
+	for (int i = 0; k->targets[i]; i++)
+		bargv[n++] = k->targets[i];
+	bargv[n] = NULL;
+	return run_make(bargv, use_memcg, ru);
+}
+
+/* What the build read and swapped, from /proc/vmstat before and after. */
+static void report_vmstat(const char *vm0, const char *vm1)
+{
+	static const char *const keys[] = { "pgpgin", "pgmajfault", "pswpin", "pswpout" };
+	/* pgpgin counts KiB (despite its name); pswp* count pages. */
+	static const char *const units[] = { "KiB", "faults", "pages", "pages" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		int f0 = 0, f1 = 0;
+		unsigned long long a = wl_vmstat_get(vm0, keys[i], &f0), b = wl_vmstat_get(vm1, keys[i], &f1);
+
+		/*
+		 * A kernel without CONFIG_VM_EVENT_COUNTERS has no such line:
+		 * then the metric is absent, not a 0 that looks measured.
+		 */
+		if (f0 && f1)
+			jl_metric(keys[i], b >= a ? (double)(b - a) : 0, units[i]);
 	}
+}
 
-	{
-		struct stat lst;
+/* The memory cgroup's events: how often the build hit memory.max. */
+static void report_memcg_events(void)
+{
+	static const char *const ev[] = { "high", "max", "oom", "oom_kill" };
+	char name[64];
 
-		log_start = stat(logpath, &lst) ? 0 : (long)lst.st_size;
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		long long v = wl_cgroup_key(&cg, "memory.events", ev[i]);
+
+		snprintf(name, sizeof(name), "memcg_%s_events", ev[i]);
+		if (v >= 0)
+			jl_metric(name, (double)v, "events");
 	}
+}
+
+/* The "build" info record: what was built and how many steps the log shows. */
+static void info_build(const struct kbuild *k, long log_start)
+{
+	long steps, compiled;
+	struct jl j;
+
+	jl_begin(&j, WL_REC_INFO);
+	jl_str(&j, "name", "build");
+	jl_str(&j, "target", k->target);
+	jl_str(&j, "outdir", outdir);
+	jl_bool(&j, "target_built", 1);
+	count_steps(log_start, &steps, &compiled);
+	jl_int(&j, "steps", steps);
+	jl_int(&j, "compiled", compiled);
+	jl_str(&j, "log", logpath);
+	jl_end(&j);
+}
+
+int main(int argc, char **argv)
+{
+	struct kbuild k = { 0 };
+	char *vm0 = NULL, *vm1 = NULL;
+	struct wl_snap snap;
+	struct rusage ru;
+	struct stat lst;
+	long log_start;
+	double t0, t1;
+	int st;
+
+	wl_args_parse(&args, "kernel_build", kernel_build_params, kernel_build_summary,
+		      argc, argv);
+	k.src = wl_arg(&args, "src");
+	k.builddir = wl_arg(&args, "builddir");
+	k.path = wl_arg(&args, "path");
+	k.jobs = wl_arg_long(&args, "jobs");
+	k.memmax = wl_arg(&args, "memory_max");
+	k.config = wl_arg(&args, "config");
+	k.target = wl_arg(&args, "target");
+	k.prepared = wl_arg(&args, "prepared");
+	k.artifact = wl_arg(&args, "artifact");
+	keep = (int)wl_arg_long(&args, "keep");
+	use_memcg = (int)wl_arg_long(&args, "memcg");
+	k.shares = wl_arg(&args, "chroot");
+	wl_snap_init(&snap, &args);
+	wl_args_info(&args);
+
+	check_options(&k);
+	make_build_root(&k);
+	set_path(&k);
+	place_outdir(&k);
+	configure(&k);
+	if (use_memcg)
+		create_memcg(&k);
+
+	log_start = stat(logpath, &lst) ? 0 : (long)lst.st_size;
 	vm0 = wl_read_file("/proc/vmstat", 1 << 20, NULL, NULL);
 	wl_snap_before(&snap, "");
 	t0 = wl_now();
-	if (make_env) {
-		st = build_per_directory(targets, make_env, src, inner, jarg, use_memcg, &ru);
-	} else {
-		char *bargv[5 + MAX_TARGETS + 1] = { "make", "-C", (char *)src, oarg, jarg };
-		int n = 5;
-
-		for (int i = 0; targets[i]; i++)
-			bargv[n++] = targets[i];
-		bargv[n] = NULL;
-		st = run_make(bargv, use_memcg, &ru);
-	}
+	if (k.make_env)
+		st = build_per_directory(k.targets, k.make_env, k.src, inner, k.jarg, use_memcg,
+					 &ru);
+	else
+		st = build_top_level(&k, &ru);
 	t1 = wl_now();
 	wl_snap_after(&snap);
 	vm1 = wl_read_file("/proc/vmstat", 1 << 20, NULL, NULL);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		fail_with_log("make", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	if (*artifact) {
+	if (*k.artifact) {
 		char ap[1200];
 
-		snprintf(ap, sizeof(ap), "%s/%s", outdir, artifact);
+		snprintf(ap, sizeof(ap), "%s/%s", outdir, k.artifact);
 		if (access(ap, F_OK))
-			wl_fail("make succeeded but %s was not produced", artifact);
+			wl_fail("make succeeded but %s was not produced", k.artifact);
 	}
 
 	jl_metric("elapsed_s", t1 - t0, "s");
 	jl_metric("user_s", (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6, "s");
 	jl_metric("sys_s", (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, "s");
-	if (vm0 && vm1) {
-		static const char *const keys[] = { "pgpgin", "pgmajfault", "pswpin", "pswpout" };
-		/* pgpgin counts KiB (despite its name); pswp* count pages. */
-		static const char *const units[] = { "KiB", "faults", "pages", "pages" };
-
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-			int f0 = 0, f1 = 0;
-			unsigned long long a = wl_vmstat_get(vm0, keys[i], &f0), b = wl_vmstat_get(vm1, keys[i], &f1);
-
-			/*
-			 * A kernel without CONFIG_VM_EVENT_COUNTERS has no such line:
-			 * then the metric is absent, not a 0 that looks measured.
-			 */
-			if (f0 && f1)
-				jl_metric(keys[i], b >= a ? (double)(b - a) : 0, units[i]);
-		}
-	}
-	if (use_memcg) {
-		static const char *const ev[] = { "high", "max", "oom", "oom_kill" };
-
-		for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
-			long long v = wl_cgroup_key(&cg, "memory.events", ev[i]);
-
-			snprintf(name, sizeof(name), "memcg_%s_events", ev[i]);
-			if (v >= 0)
-				jl_metric(name, (double)v, "events");
-		}
-	}
-	{
-		struct jl j;
-
-		jl_begin(&j, WL_REC_INFO);
-		jl_str(&j, "name", "build");
-		jl_str(&j, "target", target);
-		jl_str(&j, "outdir", outdir);
-		jl_bool(&j, "target_built", 1);
-		count_steps(log_start, &steps, &compiled);
-		jl_int(&j, "steps", steps);
-		jl_int(&j, "compiled", compiled);
-		jl_str(&j, "log", logpath);
-		jl_end(&j);
-	}
+	if (vm0 && vm1)
+		report_vmstat(vm0, vm1);
+	if (use_memcg)
+		report_memcg_events();
+	info_build(&k, log_start);
 	free(vm0);
 	free(vm1);
-	free(newpath);
+	free(k.newpath);
 	return WL_EXIT_OK;
 }

@@ -106,51 +106,42 @@ static long long anon_huge_kib(void)
 	return found ? (long long)kib : -1;
 }
 
-int main(int argc, char **argv)
-{
-	char why[512], name[64];
-	struct wl_snap snap;
-	long mib, gens, warm, node, can_swap, force_scan, id;
-	long long avail, thp_kib;
-	long left;
-	uint64_t seq0, seq1;
-	double *ms, *refs, total = 0, ref_secs;
-	struct wl_ref loop;
-	size_t len, page = (size_t)sysconf(_SC_PAGESIZE);
-	char *mem;
-	int err, cpu;
+/* The run's options, and what setting it up found. */
+struct aging {
+	long mib, gens, warm, node, can_swap, force_scan;
+	double ref_secs;
+	long id;		/* the memcg's id in lru_gen */
+	int cpu;		/* where the whole run stays */
+};
 
-	wl_args_parse(&args, "mglru_aging", mglru_aging_params, mglru_aging_summary,
-		      argc, argv);
-	mib = wl_arg_long(&args, "mib");
-	gens = wl_arg_long(&args, "generations");
-	warm = wl_arg_long(&args, "warmup");
-	node = wl_arg_long(&args, "node");
-	can_swap = wl_arg_long(&args, "can_swap");
-	force_scan = wl_arg_long(&args, "force_scan");
-	ref_secs = (double)wl_arg_long(&args, "ref_ms") / 1000.0;
-	wl_snap_init(&snap, &args);
-	wl_args_info(&args);
+/* The guest can run this: lru_gen, cgroup v2, the memory, and the node. */
+static void check_preconditions(const struct aging *a)
+{
+	char why[512], path[96];
+	long long avail;
 
 	wl_lru_gen_require();
 	if (wl_cgroup_check(why, sizeof(why)))
 		wl_precond("cgroup_v2", "%s", why);
 	avail = wl_mem_available_kib();
-	if (avail >= 0 && avail / 1024 < mib + 32)
-		wl_precond("memory", "%ld MiB requested, %lld MiB available", mib, avail / 1024);
-	{
-		char path[96];
+	if (avail >= 0 && avail / 1024 < a->mib + 32)
+		wl_precond("memory", "%ld MiB requested, %lld MiB available", a->mib, avail / 1024);
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%ld", a->node);
+	if (a->node && access(path, F_OK))
+		wl_precond("nodes", "node %ld does not exist", a->node);
+}
 
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%ld", node);
-		if (node && access(path, F_OK))
-			wl_precond("nodes", "node %ld does not exist", node);
-	}
+/* Pin to the aging CPU and move into a memory cgroup of our own. */
+static void pin_and_enter(struct aging *a)
+{
+	char why[512], name[64];
+	int err;
 
-	cpu = aging_cpu((int)node);
-	if (cpu < 0)
-		wl_fail("no CPU this process may run on (node %ld's or any other)", node);
-	if ((err = wl_pin_cpu(cpu)))
-		wl_fail("cannot pin to CPU %d (for node %ld): %s", cpu, node, strerror(-err));
+	a->cpu = aging_cpu((int)a->node);
+	if (a->cpu < 0)
+		wl_fail("no CPU this process may run on (node %ld's or any other)", a->node);
+	if ((err = wl_pin_cpu(a->cpu)))
+		wl_fail("cannot pin to CPU %d (for node %ld): %s", a->cpu, a->node, strerror(-err));
 
 	snprintf(name, sizeof(name), "mglrulab-aging-%d", (int)getpid());
 	if (wl_cgroup_create(&cg, name, why, sizeof(why)))
@@ -158,33 +149,154 @@ int main(int argc, char **argv)
 	atexit(cleanup);
 	if ((err = wl_cgroup_enter(&cg, 0)))
 		wl_fail("cannot enter %s: %s", cg.path, strerror(-err));
+}
 
-	len = (size_t)mib << 20;
+/* @len bytes of anonymous memory on the aged node, every page touched. */
+static char *fill_memory(const struct aging *a, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *mem;
+	int err;
+
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
-		wl_fail("mmap %ld MiB: %s", mib, strerror(errno));
-	if ((err = wl_mbind_node(mem, len, (int)node)) && err != -ENOSYS)
-		wl_fail("mbind to node %ld: %s", node, strerror(-err));
+		wl_fail("mmap %ld MiB: %s", a->mib, strerror(errno));
+	if ((err = wl_mbind_node(mem, len, (int)a->node)) && err != -ENOSYS)
+		wl_fail("mbind to node %ld: %s", a->node, strerror(-err));
 	for (size_t off = 0; off < len; off += page)
 		mem[off] = (char)off | 1;
+	return mem;
+}
 
-	id = wl_lru_gen_memcg_id(cg.rel);
-	if (id < 0)
+/* The reference loop, its first pass run and thrown away. */
+static void start_reference(struct wl_ref *loop, double ref_secs)
+{
+	if (wl_ref_init(loop, wl_arg_long(&args, "ref_mib")))
+		wl_precond("ref_mib", "cannot allocate %ld MiB for the reference loop",
+			   wl_arg_long(&args, "ref_mib"));
+	/* Thrown away: the first reference runs 10-15 times slower (yield_pingpong.c). */
+	wl_ref_rate(loop, ref_secs);
+}
+
+/* The "aging_setup" info record. */
+static void info_setup(const struct aging *a, uint64_t seq0, long long thp_kib, long left)
+{
+	struct jl j;
+
+	jl_begin(&j, WL_REC_INFO);
+	jl_str(&j, "name", "aging_setup");
+	jl_str(&j, "memcg", cg.rel);
+	jl_int(&j, "memcg_id", a->id);
+	jl_int(&j, "node", a->node);
+	jl_u64(&j, "start_gen", seq0);
+	jl_int(&j, "warmup", a->warm);
+	jl_u64(&j, "end_gen", seq0 + (uint64_t)(a->warm + a->gens));
+	jl_int(&j, "mib", a->mib);
+	if (thp_kib >= 0)
+		jl_int(&j, "anon_huge_kib", thp_kib);
+	jl_int(&j, "cpu", a->cpu);
+	/* pages migrate_pages(2) could not move, or -errno */
+	jl_int(&j, "pages_not_moved", left);
+	jl_end(&j);
+}
+
+/* Untimed: the first generations pay for cold caches and first walks. */
+static void warm_up(const struct aging *a, uint64_t seq0)
+{
+	for (long g = 0; g < a->warm; g++) {
+		int err = wl_lru_gen_age((unsigned int)a->id, (int)a->node, seq0 + (uint64_t)g,
+					 (int)a->can_swap, (int)a->force_scan);
+
+		if (err)
+			aging_failed(NULL, "warm-up ", seq0 + (uint64_t)g, err);
+	}
+}
+
+/*
+ * Age generations @seq0 on, one at a time, each timed into @ms (ms), with
+ * the reference rate before it into @refs when there is a reference loop.
+ * Returns their total time.
+ */
+static double timed_aging(const struct aging *a, uint64_t seq0, struct wl_ref *loop,
+			  struct wl_snap *snap, double *ms, double *refs)
+{
+	double total = 0;
+
+	for (long g = 0; g < a->gens; g++) {
+		double t0;
+		int err;
+
+		if (a->ref_secs > 0)
+			refs[g] = wl_ref_rate(loop, a->ref_secs);
+		t0 = wl_now();
+
+		err = wl_lru_gen_age((unsigned int)a->id, (int)a->node, seq0 + (uint64_t)g,
+				     (int)a->can_swap, (int)a->force_scan);
+		ms[g] = (wl_now() - t0) * 1e3;
+		if (err)
+			aging_failed(snap, "", seq0 + (uint64_t)g, err);
+		total += ms[g];
+	}
+	return total;
+}
+
+/* The "generations_aged" info record. */
+static void info_aged(uint64_t seq0, uint64_t seq1, long gens)
+{
+	struct jl j;
+
+	jl_begin(&j, WL_REC_INFO);
+	jl_str(&j, "name", "generations_aged");
+	jl_u64(&j, "start_gen", seq0);
+	jl_u64(&j, "max_seq_after", seq1);
+	jl_int(&j, "aged", (long long)(seq1 - seq0));
+	jl_int(&j, "requested", gens);
+	jl_end(&j);
+}
+
+int main(int argc, char **argv)
+{
+	struct aging a;
+	struct wl_snap snap;
+	long long thp_kib;
+	long left;
+	uint64_t seq0, seq1;
+	double *ms, *refs, total;
+	struct wl_ref loop;
+	size_t len;
+	char *mem;
+
+	wl_args_parse(&args, "mglru_aging", mglru_aging_params, mglru_aging_summary,
+		      argc, argv);
+	a = (struct aging){
+		.mib = wl_arg_long(&args, "mib"),
+		.gens = wl_arg_long(&args, "generations"),
+		.warm = wl_arg_long(&args, "warmup"),
+		.node = wl_arg_long(&args, "node"),
+		.can_swap = wl_arg_long(&args, "can_swap"),
+		.force_scan = wl_arg_long(&args, "force_scan"),
+		.ref_secs = (double)wl_arg_long(&args, "ref_ms") / 1000.0,
+	};
+	wl_snap_init(&snap, &args);
+	wl_args_info(&args);
+
+	check_preconditions(&a);
+	pin_and_enter(&a);
+	len = (size_t)a.mib << 20;
+	mem = fill_memory(&a, len);
+
+	a.id = wl_lru_gen_memcg_id(cg.rel);
+	if (a.id < 0)
 		wl_fail("memcg %s not found in %s", cg.rel, WL_LRU_GEN);
-	seq0 = wl_lru_gen_max_seq((unsigned int)id, (int)node);
+	seq0 = wl_lru_gen_max_seq((unsigned int)a.id, (int)a.node);
 	if (!seq0)
-		wl_fail("no generations for memcg %ld node %ld in %s", id, node, WL_LRU_GEN);
-	ms = calloc((size_t)gens, sizeof(*ms));
-	refs = calloc((size_t)gens, sizeof(*refs));
+		wl_fail("no generations for memcg %ld node %ld in %s", a.id, a.node, WL_LRU_GEN);
+	ms = calloc((size_t)a.gens, sizeof(*ms));
+	refs = calloc((size_t)a.gens, sizeof(*refs));
 	if (!ms || !refs)
 		wl_fail("out of memory");
-	if (ref_secs > 0) {
-		if (wl_ref_init(&loop, wl_arg_long(&args, "ref_mib")))
-			wl_precond("ref_mib", "cannot allocate %ld MiB for the reference loop",
-				   wl_arg_long(&args, "ref_mib"));
-		/* Thrown away: the first reference runs 10-15 times slower (yield_pingpong.c). */
-		wl_ref_rate(&loop, ref_secs);
-	}
+	if (a.ref_secs > 0)
+		start_reference(&loop, a.ref_secs);
 	/*
 	 * Every page of this mm on the aged node, the binary's page cache
 	 * too. The aging walks the whole mm, and a file page on the aged node
@@ -192,78 +304,31 @@ int main(int argc, char **argv)
 	 * read in at boot differed between boots (node 0 or 1), and the
 	 * boots whose pages sat on node 0 aged 8 % slower.
 	 */
-	left = wl_migrate_self((int)node);
+	left = wl_migrate_self((int)a.node);
 	/* After the reference buffer: the whole mm the aging walks. */
 	thp_kib = anon_huge_kib();
-	{
-		struct jl j;
-
-		jl_begin(&j, WL_REC_INFO);
-		jl_str(&j, "name", "aging_setup");
-		jl_str(&j, "memcg", cg.rel);
-		jl_int(&j, "memcg_id", id);
-		jl_int(&j, "node", node);
-		jl_u64(&j, "start_gen", seq0);
-		jl_int(&j, "warmup", warm);
-		jl_u64(&j, "end_gen", seq0 + (uint64_t)(warm + gens));
-		jl_int(&j, "mib", mib);
-		if (thp_kib >= 0)
-			jl_int(&j, "anon_huge_kib", thp_kib);
-		jl_int(&j, "cpu", cpu);
-		/* pages migrate_pages(2) could not move, or -errno */
-		jl_int(&j, "pages_not_moved", left);
-		jl_end(&j);
-	}
-	/* Untimed: the first generations pay for cold caches and first walks. */
-	for (long g = 0; g < warm; g++) {
-		err = wl_lru_gen_age((unsigned int)id, (int)node, seq0 + (uint64_t)g,
-				     (int)can_swap, (int)force_scan);
-		if (err)
-			aging_failed(NULL, "warm-up ", seq0 + (uint64_t)g, err);
-	}
-	seq0 += (uint64_t)warm;
+	info_setup(&a, seq0, thp_kib, left);
+	warm_up(&a, seq0);
+	seq0 += (uint64_t)a.warm;
 	wl_snap_before(&snap, "");
-	for (long g = 0; g < gens; g++) {
-		double t0;
-
-		if (ref_secs > 0)
-			refs[g] = wl_ref_rate(&loop, ref_secs);
-		t0 = wl_now();
-
-		err = wl_lru_gen_age((unsigned int)id, (int)node, seq0 + (uint64_t)g,
-				     (int)can_swap, (int)force_scan);
-		ms[g] = (wl_now() - t0) * 1e3;
-		if (err)
-			aging_failed(&snap, "", seq0 + (uint64_t)g, err);
-		total += ms[g];
-	}
+	total = timed_aging(&a, seq0, &loop, &snap, ms, refs);
 	wl_snap_after(&snap);
 
-	seq1 = wl_lru_gen_max_seq((unsigned int)id, (int)node);
-	{
-		struct jl j;
-
-		jl_begin(&j, WL_REC_INFO);
-		jl_str(&j, "name", "generations_aged");
-		jl_u64(&j, "start_gen", seq0);
-		jl_u64(&j, "max_seq_after", seq1);
-		jl_int(&j, "aged", (long long)(seq1 - seq0));
-		jl_int(&j, "requested", gens);
-		jl_end(&j);
-	}
-	jl_series("gen_ms", "ms", ms, (size_t)gens);
-	if (ref_secs > 0) {
-		jl_series("ref_cells", "accesses/s", refs, (size_t)gens);
+	seq1 = wl_lru_gen_max_seq((unsigned int)a.id, (int)a.node);
+	info_aged(seq0, seq1, a.gens);
+	jl_series("gen_ms", "ms", ms, (size_t)a.gens);
+	if (a.ref_secs > 0) {
+		jl_series("ref_cells", "accesses/s", refs, (size_t)a.gens);
 		wl_ref_free(&loop);
 	}
 	jl_metric("total_ms", total, "ms");
-	jl_metric("avg_ms_per_gen", total / (double)gens, "ms");
-	jl_metric("median_ms_per_gen", wl_median(ms, (size_t)gens), "ms");
+	jl_metric("avg_ms_per_gen", total / (double)a.gens, "ms");
+	jl_metric("median_ms_per_gen", wl_median(ms, (size_t)a.gens), "ms");
 	free(ms);
 	free(refs);
 	munmap(mem, len);
-	if (seq1 != seq0 + (uint64_t)gens)
+	if (seq1 != seq0 + (uint64_t)a.gens)
 		wl_fail("aged %lld generations instead of %ld (something else aged this memcg)",
-			(long long)(seq1 - seq0), gens);
+			(long long)(seq1 - seq0), a.gens);
 	return WL_EXIT_OK;
 }

@@ -237,33 +237,12 @@ static void report_node(const struct node_acc *a)
 
 static struct wl_args args;
 
-int main(int argc, char **argv)
+/* The guest can run this: lru_gen, cgroup v2, node @node with CPUs and the memory asked for. */
+static int check_preconditions(long node, long mib, int *cpus)
 {
-	static int cpus[WL_MAX_CPUS];
-	struct lru_gen_snapshot s;
-	const struct lru_gen_memcg *m;
-	struct node_acc *acc;
-	struct wl_snap snap;
-	char why[512], name[64];
-	long mib, node, duration, interval, can_swap, force_scan, id;
-	long long freekib, rss0, rss1;
-	int ncpus, nacc = 0;
-	enum on_erange how;
-	size_t shsize;
-	double deadline, next;
-
-	wl_args_parse(&args, "numa_workload", numa_workload_params, numa_workload_summary,
-		      argc, argv);
-	nworkers = wl_arg_long(&args, "workers");
-	mib = wl_arg_long(&args, "mib");
-	node = wl_arg_long(&args, "node");
-	duration = wl_arg_long(&args, "duration");
-	interval = wl_arg_long(&args, "age_interval_ms");
-	can_swap = wl_arg_long(&args, "can_swap");
-	force_scan = wl_arg_long(&args, "force_scan");
-	how = (enum on_erange)wl_arg_choice(&args, "on_erange");
-	wl_snap_init(&snap, &args);
-	wl_args_info(&args);
+	char why[512];
+	long long freekib;
+	int ncpus;
 
 	wl_lru_gen_require();
 	if (wl_cgroup_check(why, sizeof(why)))
@@ -275,6 +254,17 @@ int main(int argc, char **argv)
 	if (freekib >= 0 && freekib / 1024 < nworkers * mib + 64)
 		wl_precond("memory", "%ld x %ld MiB requested, node %ld has %lld MiB free",
 			   nworkers, mib, node, freekib / 1024);
+	return ncpus;
+}
+
+/*
+ * The workers, each a process in our memory cgroup touching @mib MiB on
+ * @node's CPUs; returns once each has set up its memory.
+ */
+static void start_workers(long node, long mib, const int *cpus, int ncpus)
+{
+	char why[512], name[64];
+	size_t shsize;
 
 	snprintf(name, sizeof(name), "mglrulab-numa-%d", (int)getpid());
 	if (wl_cgroup_create(&cg, name, why, sizeof(why)))
@@ -306,8 +296,15 @@ int main(int argc, char **argv)
 				atomic_load(&ws[i].ready) < 0 ? strerror(-atomic_load(&ws[i].ready))
 							       : "timeout");
 	}
+}
 
-	id = wl_lru_gen_memcg_id(cg.rel);
+/* The nodes other than @node where memcg @id has memory: what is aged. */
+static struct node_acc *other_nodes(long id, long node, int *nacc)
+{
+	struct lru_gen_snapshot s;
+	const struct lru_gen_memcg *m;
+	struct node_acc *acc;
+
 	if (id < 0 || wl_lru_gen_read(&s, 0))
 		wl_fail("memcg %s not found in %s", cg.rel, WL_LRU_GEN);
 	m = lru_gen_find_id(&s, (unsigned int)id);
@@ -316,10 +313,55 @@ int main(int argc, char **argv)
 		wl_fail("out of memory");
 	for (size_t i = 0; m && i < m->nnodes; i++)
 		if (m->nodes[i].nid != node)
-			acc[nacc++].nid = m->nodes[i].nid;
+			acc[(*nacc)++].nid = m->nodes[i].nid;
 	lru_gen_release(&s);
-	if (!nacc)
+	if (!*nacc)
 		wl_precond("nodes", "no node with memory besides node %ld: nothing to age", node);
+	return acc;
+}
+
+/* The workers' touch passes and the RSS before and after. */
+static void report_totals(long long rss0, long long rss1)
+{
+	uint64_t passes = 0;
+
+	for (long i = 0; i < nworkers; i++)
+		passes += atomic_load(&ws[i].passes);
+	jl_metric("worker_touch_passes", (double)passes, "passes");
+	jl_metric("rss_before_mib", (double)rss0 / 1024, "MiB");
+	jl_metric("rss_after_mib", (double)rss1 / 1024, "MiB");
+	if (rss0 > 0)
+		jl_metric("rss_change_pct", 100.0 * (double)(rss1 - rss0) / (double)rss0, "%");
+}
+
+int main(int argc, char **argv)
+{
+	static int cpus[WL_MAX_CPUS];
+	struct node_acc *acc;
+	struct wl_snap snap;
+	long mib, node, duration, interval, can_swap, force_scan, id;
+	long long rss0, rss1;
+	int ncpus, nacc = 0;
+	enum on_erange how;
+	double deadline, next;
+
+	wl_args_parse(&args, "numa_workload", numa_workload_params, numa_workload_summary,
+		      argc, argv);
+	nworkers = wl_arg_long(&args, "workers");
+	mib = wl_arg_long(&args, "mib");
+	node = wl_arg_long(&args, "node");
+	duration = wl_arg_long(&args, "duration");
+	interval = wl_arg_long(&args, "age_interval_ms");
+	can_swap = wl_arg_long(&args, "can_swap");
+	force_scan = wl_arg_long(&args, "force_scan");
+	how = (enum on_erange)wl_arg_choice(&args, "on_erange");
+	wl_snap_init(&snap, &args);
+	wl_args_info(&args);
+
+	ncpus = check_preconditions(node, mib, cpus);
+	start_workers(node, mib, cpus, ncpus);
+	id = wl_lru_gen_memcg_id(cg.rel);
+	acc = other_nodes(id, node, &nacc);
 
 	rss0 = total_rss_kib();
 	wl_snap_before(&snap, "");
@@ -335,17 +377,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < nacc; i++)
 		report_node(&acc[i]);
-	{
-		uint64_t passes = 0;
-
-		for (long i = 0; i < nworkers; i++)
-			passes += atomic_load(&ws[i].passes);
-		jl_metric("worker_touch_passes", (double)passes, "passes");
-	}
-	jl_metric("rss_before_mib", (double)rss0 / 1024, "MiB");
-	jl_metric("rss_after_mib", (double)rss1 / 1024, "MiB");
-	if (rss0 > 0)
-		jl_metric("rss_change_pct", 100.0 * (double)(rss1 - rss0) / (double)rss0, "%");
+	report_totals(rss0, rss1);
 	free(acc);
 	return WL_EXIT_OK;
 }

@@ -67,6 +67,7 @@
 #include "jsonl.h"
 #include "median.h"
 #include "snap.h"
+#include "sort_cmp.h"
 #include "topo.h"
 
 #include <errno.h>
@@ -221,13 +222,6 @@ static double pct_sorted(const double *x, size_t n, double q)
 	return x[(k ? k : 1) - 1];
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double tv_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -343,152 +337,140 @@ static char *read_counters(size_t hpage, const char **from)
 	return s;
 }
 
-int main(int argc, char **argv)
-{
-	static const char *const thp_names[] = { "always", "madvise", "never" };
+static const char *const thp_names[] = { "always", "madvise", "never" };
+
+/* The run's options and sizes. */
+struct thp_run {
 	long threads, mib;
 	int thp, frag;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), hpage = 2 << 20, nr, total = 0, huge = 0;
-	uint64_t hp;
-	struct worker *w;
-	struct wl_snap snap;
-	struct rusage ru0, ru1;
-	double t0, tf0, tf1, t1, *lat;
-	char why[512], name[64], *vm0, *vm1;
-	const char *from;
+	size_t page, hpage;
+	size_t nr;		/* huge-page faults per thread */
+};
+
+/*
+ * The THP settings under test, the old ones restored at exit; small pages
+ * first for the fragmenting fill, the setting under test after it.
+ */
+static void set_thp(const struct thp_run *r)
+{
 	int err;
-
-	wl_args_parse(&args, "thp_scale", thp_scale_params, thp_scale_summary, argc, argv);
-	threads = wl_arg_long(&args, "threads");
-	mib = wl_arg_long(&args, "mib");
-	thp = wl_arg_choice(&args, "thp");
-	frag = (int)wl_arg_long(&args, "fragment");
-	wl_snap_init(&snap, &args);
-	wl_args_info(&args);
-
-	check_preconditions(&mib);
-	if (thp == THP_MADVISE)
-		check_madvise(page);
-	if (!wl_read_u64(THP_DIR "/hpage_pmd_size", &hp) && hp >= 2 * page)
-		hpage = (size_t)hp;
-	/* thpscale: each thread faults (mapsize / T) / 2 in huge-page units. */
-	nr = ((size_t)mib << 20) / (size_t)threads / hpage / 2;
-	if (!nr)
-		wl_fail("mapsize %ld MiB gives %ld threads no %zu KiB region to fault (at least"
-			" %ld MiB)", mib, threads, hpage >> 10, (long)(2 * hpage * threads >> 20));
 
 	thp_selected("enabled", old_enabled, sizeof(old_enabled));
 	thp_selected("defrag", old_defrag, sizeof(old_defrag));
 	atexit(cleanup);
-	/* Small pages for the fragmenting fill; the setting under test comes after it. */
-	if ((err = thp_set("enabled", frag ? "never" : thp_names[thp])))
+	if ((err = thp_set("enabled", r->frag ? "never" : thp_names[r->thp])))
 		wl_fail("cannot set %s/enabled: %s", THP_DIR, strerror(-err));
 	if ((err = thp_set("defrag", wl_arg(&args, "defrag"))))
 		wl_fail("cannot set %s/defrag to %s: %s", THP_DIR, wl_arg(&args, "defrag"),
 			strerror(-err));
+}
+
+/* A memory cgroup of our own, capped a little above the mapping. */
+static void enter_cgroup(const struct thp_run *r)
+{
+	char why[512], name[64];
+	int err;
 
 	snprintf(name, sizeof(name), "mglrulab-thp-%d", (int)getpid());
 	if (wl_cgroup_create(&cg, name, why, sizeof(why)))
 		wl_precond("cgroup_v2", "%s", why);
 	cg_made = 1;
-	snprintf(why, sizeof(why), "%ld", (mib + 64) << 20);
+	snprintf(why, sizeof(why), "%ld", (r->mib + 64) << 20);
 	if ((err = wl_cgroup_set(&cg, "memory.max", why)))
 		wl_fail("cannot set memory.max of %s: %s", cg.path, strerror(-err));
 	if ((err = wl_cgroup_enter(&cg, 0)))
 		wl_fail("cannot enter %s: %s", cg.path, strerror(-err));
-	{
-		struct jl j;
+}
 
-		jl_begin(&j, WL_REC_INFO);
-		jl_str(&j, "name", "thp_setup");
-		jl_int(&j, "mapsize_mib", mib);
-		jl_int(&j, "hpage_kib", (long long)(hpage >> 10));
-		jl_int(&j, "faults_per_thread", (long long)nr);
-		jl_str(&j, "enabled", thp_names[thp]);
-		jl_str(&j, "defrag", wl_arg(&args, "defrag"));
-		jl_str(&j, "enabled_before", old_enabled);
-		jl_str(&j, "defrag_before", old_defrag);
-		jl_str(&j, "memcg", cg.rel);
-		jl_end(&j);
-	}
+/* The "thp_setup" info record. */
+static void info_setup(const struct thp_run *r)
+{
+	struct jl j;
 
-	w = calloc((size_t)threads, sizeof(*w));
-	if (!w)
-		wl_fail("out of memory");
-	pthread_barrier_init(&ready, NULL, (unsigned)threads + 1);
-	pthread_barrier_init(&go, NULL, (unsigned)threads + 1);
-	getrusage(RUSAGE_SELF, &ru0);
-	t0 = wl_now();
-	for (long i = 0; i < threads; i++) {
-		w[i] = (struct worker){ .hpage = hpage, .page = page, .fragment = frag,
-					.thread_size = ((size_t)mib << 20) / (size_t)threads,
-					.madv = thp == THP_MADVISE, .nr = nr };
-		w[i].lat_us = calloc(nr, sizeof(double));
-		w[i].huge = calloc(nr, 1);
+	jl_begin(&j, WL_REC_INFO);
+	jl_str(&j, "name", "thp_setup");
+	jl_int(&j, "mapsize_mib", r->mib);
+	jl_int(&j, "hpage_kib", (long long)(r->hpage >> 10));
+	jl_int(&j, "faults_per_thread", (long long)r->nr);
+	jl_str(&j, "enabled", thp_names[r->thp]);
+	jl_str(&j, "defrag", wl_arg(&args, "defrag"));
+	jl_str(&j, "enabled_before", old_enabled);
+	jl_str(&j, "defrag_before", old_defrag);
+	jl_str(&j, "memcg", cg.rel);
+	jl_end(&j);
+}
+
+/* Start the worker threads @w: each waits at the barriers before faulting. */
+static void start_workers(const struct thp_run *r, struct worker *w)
+{
+	int err;
+
+	for (long i = 0; i < r->threads; i++) {
+		w[i] = (struct worker){ .hpage = r->hpage, .page = r->page, .fragment = r->frag,
+					.thread_size = ((size_t)r->mib << 20) / (size_t)r->threads,
+					.madv = r->thp == THP_MADVISE, .nr = r->nr };
+		w[i].lat_us = calloc(r->nr, sizeof(double));
+		w[i].huge = calloc(r->nr, 1);
 		if (!w[i].lat_us || !w[i].huge)
 			wl_fail("out of memory");
 		if ((err = pthread_create(&w[i].tid, NULL, worker_main, &w[i])))
 			wl_fail("pthread_create: %s", strerror(err));
 	}
-	pthread_barrier_wait(&ready);
-	if (frag && (err = thp_set("enabled", thp_names[thp])))
-		wl_fail("cannot set %s/enabled to %s: %s", THP_DIR, thp_names[thp], strerror(-err));
-	vm0 = read_counters(hpage, &from);
-	wl_snap_before(&snap, "");
-	tf0 = wl_now();
-	pthread_barrier_wait(&go);
-	for (long i = 0; i < threads; i++)
-		pthread_join(w[i].tid, NULL);
-	tf1 = wl_now();
-	wl_snap_after(&snap);
-	vm1 = read_counters(hpage, &from);
-	t1 = wl_now();
-	getrusage(RUSAGE_SELF, &ru1);
+}
 
-	for (long i = 0; i < threads; i++)
+/* Every thread's fault latencies in one array (*@total of them), and the huge ones counted. */
+static double *gather_faults(const struct thp_run *r, const struct worker *w, size_t *total,
+			     size_t *huge)
+{
+	double *lat;
+
+	for (long i = 0; i < r->threads; i++)
 		if (w[i].err)
 			wl_fail("thread %ld: %s: %s", i, w[i].what, strerror(-w[i].err));
-	lat = calloc((size_t)threads * nr, sizeof(double));
+	lat = calloc((size_t)r->threads * r->nr, sizeof(double));
 	if (!lat)
 		wl_fail("out of memory");
-	for (long i = 0; i < threads; i++)
-		for (size_t k = 0; k < nr; k++) {
-			lat[total++] = w[i].lat_us[k];
-			huge += w[i].huge[k];
+	for (long i = 0; i < r->threads; i++)
+		for (size_t k = 0; k < r->nr; k++) {
+			lat[(*total)++] = w[i].lat_us[k];
+			*huge += w[i].huge[k];
 		}
-	{
-		struct jl j;
-		long long ah = anon_huge_kib();
+	return lat;
+}
 
-		jl_begin(&j, WL_REC_INFO);
-		jl_str(&j, "name", "thp_check");
-		jl_int(&j, "faults", (long long)total);
-		jl_int(&j, "huge_faults_mincore", (long long)huge);
-		if (ah >= 0)
-			jl_int(&j, "anon_huge_kib_smaps", ah);
-		jl_end(&j);
-	}
-	jl_series("fault_us", "us", lat, total < FAULT_SERIES_MAX ? total : FAULT_SERIES_MAX);
-	jl_metric("elapsed_s", t1 - t0, "s");
-	jl_metric("user_s", tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime), "s");
-	jl_metric("sys_s", tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime), "s");
-	jl_metric("fault_elapsed_s", tf1 - tf0, "s");
-	{
-		double sum = 0;
+/* The "thp_check" info record. */
+static void info_check(size_t total, size_t huge)
+{
+	struct jl j;
+	long long ah = anon_huge_kib();
 
-		for (size_t k = 0; k < total; k++)
-			sum += lat[k];
-		jl_metric("fault_mean_us", sum / (double)total, "us");
-		/* The median is lib/median.c's (the lab's definition); the rest by rank. */
-		jl_metric("fault_p50_us", wl_median(lat, total), "us");
-		qsort(lat, total, sizeof(*lat), cmp_double);
-		jl_metric("fault_p90_us", pct_sorted(lat, total, 0.90), "us");
-		jl_metric("fault_p99_us", pct_sorted(lat, total, 0.99), "us");
-		jl_metric("fault_max_us", lat[total - 1], "us");
-	}
-	jl_metric("huge_pct", 100.0 * (double)huge / (double)total, "%");
-	jl_info_str("thp_counters_from", from);
-	report_vmstat(vm0, vm1);
+	jl_begin(&j, WL_REC_INFO);
+	jl_str(&j, "name", "thp_check");
+	jl_int(&j, "faults", (long long)total);
+	jl_int(&j, "huge_faults_mincore", (long long)huge);
+	if (ah >= 0)
+		jl_int(&j, "anon_huge_kib_smaps", ah);
+	jl_end(&j);
+}
+
+/* The fault latencies' mean, median, percentiles and maximum; sorts @lat. */
+static void report_latency(double *lat, size_t total)
+{
+	double sum = 0;
+
+	for (size_t k = 0; k < total; k++)
+		sum += lat[k];
+	jl_metric("fault_mean_us", sum / (double)total, "us");
+	/* The median is lib/median.c's (the lab's definition); the rest by rank. */
+	jl_metric("fault_p50_us", wl_median(lat, total), "us");
+	qsort(lat, total, sizeof(*lat), cmp_double);
+	jl_metric("fault_p90_us", pct_sorted(lat, total, 0.90), "us");
+	jl_metric("fault_p99_us", pct_sorted(lat, total, 0.99), "us");
+	jl_metric("fault_max_us", lat[total - 1], "us");
+}
+
+static void free_workers(struct worker *w, long threads)
+{
 	for (long i = 0; i < threads; i++) {
 		if (w[i].first)
 			munmap(w[i].first, w[i].first_len);
@@ -498,6 +480,80 @@ int main(int argc, char **argv)
 		free(w[i].huge);
 	}
 	free(w);
+}
+
+int main(int argc, char **argv)
+{
+	struct thp_run r = { .page = (size_t)sysconf(_SC_PAGESIZE), .hpage = 2 << 20 };
+	size_t total = 0, huge = 0;
+	uint64_t hp;
+	struct worker *w;
+	struct wl_snap snap;
+	struct rusage ru0, ru1;
+	double t0, tf0, tf1, t1, *lat;
+	char *vm0, *vm1;
+	const char *from;
+	int err;
+
+	wl_args_parse(&args, "thp_scale", thp_scale_params, thp_scale_summary, argc, argv);
+	r.threads = wl_arg_long(&args, "threads");
+	r.mib = wl_arg_long(&args, "mib");
+	r.thp = wl_arg_choice(&args, "thp");
+	r.frag = (int)wl_arg_long(&args, "fragment");
+	wl_snap_init(&snap, &args);
+	wl_args_info(&args);
+
+	check_preconditions(&r.mib);
+	if (r.thp == THP_MADVISE)
+		check_madvise(r.page);
+	if (!wl_read_u64(THP_DIR "/hpage_pmd_size", &hp) && hp >= 2 * r.page)
+		r.hpage = (size_t)hp;
+	/* thpscale: each thread faults (mapsize / T) / 2 in huge-page units. */
+	r.nr = ((size_t)r.mib << 20) / (size_t)r.threads / r.hpage / 2;
+	if (!r.nr)
+		wl_fail("mapsize %ld MiB gives %ld threads no %zu KiB region to fault (at least"
+			" %ld MiB)", r.mib, r.threads, r.hpage >> 10,
+			(long)(2 * r.hpage * r.threads >> 20));
+
+	set_thp(&r);
+	enter_cgroup(&r);
+	info_setup(&r);
+
+	w = calloc((size_t)r.threads, sizeof(*w));
+	if (!w)
+		wl_fail("out of memory");
+	pthread_barrier_init(&ready, NULL, (unsigned)r.threads + 1);
+	pthread_barrier_init(&go, NULL, (unsigned)r.threads + 1);
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = wl_now();
+	start_workers(&r, w);
+	pthread_barrier_wait(&ready);
+	if (r.frag && (err = thp_set("enabled", thp_names[r.thp])))
+		wl_fail("cannot set %s/enabled to %s: %s", THP_DIR, thp_names[r.thp], strerror(-err));
+	vm0 = read_counters(r.hpage, &from);
+	wl_snap_before(&snap, "");
+	tf0 = wl_now();
+	pthread_barrier_wait(&go);
+	for (long i = 0; i < r.threads; i++)
+		pthread_join(w[i].tid, NULL);
+	tf1 = wl_now();
+	wl_snap_after(&snap);
+	vm1 = read_counters(r.hpage, &from);
+	t1 = wl_now();
+	getrusage(RUSAGE_SELF, &ru1);
+
+	lat = gather_faults(&r, w, &total, &huge);
+	info_check(total, huge);
+	jl_series("fault_us", "us", lat, total < FAULT_SERIES_MAX ? total : FAULT_SERIES_MAX);
+	jl_metric("elapsed_s", t1 - t0, "s");
+	jl_metric("user_s", tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime), "s");
+	jl_metric("sys_s", tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime), "s");
+	jl_metric("fault_elapsed_s", tf1 - tf0, "s");
+	report_latency(lat, total);
+	jl_metric("huge_pct", 100.0 * (double)huge / (double)total, "%");
+	jl_info_str("thp_counters_from", from);
+	report_vmstat(vm0, vm1);
+	free_workers(w, r.threads);
 	free(lat);
 	free(vm0);
 	free(vm1);

@@ -47,14 +47,13 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "median.h"
+#include "park.h"
 #include "refloop.h"
 #include "snap.h"
 #include "topo.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -66,7 +65,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,20 +94,14 @@ static void bump(struct counter *c, uint64_t n)
 			      memory_order_relaxed);
 }
 
-/* Across processes (mode=processes): a shared futex, not FUTEX_PRIVATE. */
-static void park_wait(void)
-{
-	atomic_fetch_add(parked, 1);
-	while (atomic_load(park) && !atomic_load(stop))
-		syscall(SYS_futex, (int *)park, FUTEX_WAIT, 1, NULL, NULL, 0);
-	atomic_fetch_sub(parked, 1);
-}
+/* The tasks stop while the reference loop runs (mode=processes too: park.h). */
+static struct wl_park parking;
 
 static void sched_yield_test(struct counter *c)
 {
 	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
 		if (atomic_load_explicit(park, memory_order_relaxed)) {
-			park_wait();
+			wl_park_wait(&parking);
 			continue;
 		}
 		sched_yield();
@@ -163,7 +155,7 @@ static void context_switch1_test(struct counter *c)
 	}
 	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
 		if (atomic_load_explicit(park, memory_order_relaxed)) {
-			park_wait();
+			wl_park_wait(&parking);
 			continue;
 		}
 		if (write(p.fd1[1], &ch, 1) != 1 || read(p.fd2[0], &ch, 1) != 1) {
@@ -203,25 +195,17 @@ static void tick_sleep(struct timespec *next)
  */
 static double measure_reference(int n, struct wl_ref *loops, double secs, long tasks)
 {
-	double deadline = wl_now() + 1, logsum = 0, rates[WL_MAX_CPUS];
+	double logsum = 0, rates[WL_MAX_CPUS];
 	int all_parked, ok = 1;
 
-	atomic_store(park, 1);
-	while (!(all_parked = atomic_load(parked) == tasks) && wl_now() < deadline)
-		wl_sleep(0.0005);
 	/* The tasks are pinned to allowed[i % nallowed]: the first n CPUs. */
-	wl_ref_rates_on(loops, allowed, n, secs, rates);
+	all_parked = wl_park_measure(&parking, tasks, loops, allowed, n, secs, rates);
 	for (int c = 0; c < n; c++) {
 		if (rates[c] > 0)
 			logsum += log(rates[c]);
 		else
 			ok = 0;
 	}
-	atomic_store(park, 0);
-	syscall(SYS_futex, (int *)park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-	deadline = wl_now() + 1;
-	while (atomic_load(parked) && wl_now() < deadline)
-		wl_sleep(0.0005);
 	return all_parked && ok ? exp(logsum / n) : 0;
 }
 
@@ -255,6 +239,82 @@ struct wis_ref {
 	struct wl_ref loops[WL_MAX_CPUS];
 };
 
+/* The @tasks tasks, as processes (mode=processes) or threads, each pinned. */
+static void start_tasks(long tasks, struct task_arg *ta, pid_t *pids, pthread_t *th)
+{
+	for (long i = 0; i < tasks; i++) {
+		ta[i].c = &counters[i];
+		ta[i].cpu = allowed[i % nallowed];
+		if (use_processes) {
+			fflush(stdout);
+			pids[i] = fork();
+			if (pids[i] < 0)
+				wl_fail("fork: %s", strerror(errno));
+			if (pids[i] == 0) {
+				/* Peers forked by this task must die with it. */
+				setpgid(0, 0);
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				task_main(&ta[i]);
+				_exit(0);
+			}
+		} else if (pthread_create(&th[i], NULL, task_main, &ta[i])) {
+			wl_fail("pthread_create failed");
+		}
+	}
+}
+
+/*
+ * One sample: each task's operations since @prev (then updated), per
+ * second of the sample's @secs; their sum, and the smallest and largest
+ * in *@min and *@max (will-it-scale's line).
+ */
+static uint64_t sample_counts(uint64_t *prev, long tasks, double secs, uint64_t *min,
+			      uint64_t *max)
+{
+	uint64_t sum = 0;
+
+	for (long i = 0; i < tasks; i++) {
+		uint64_t val = atomic_load(&counters[i].ops);
+		/* Per second of this sample: a late wake-up must not inflate it. */
+		uint64_t diff = (uint64_t)((double)(val - prev[i]) / secs + 0.5);
+
+		if (diff < *min)
+			*min = diff;
+		if (diff > *max)
+			*max = diff;
+		sum += diff;
+		prev[i] = val;
+	}
+	return sum;
+}
+
+/* mode=processes: each task and the peers it forked (its process group). */
+static void kill_task_processes(const pid_t *pids, long tasks)
+{
+	for (long i = 0; i < tasks; i++) {
+		kill(-pids[i], SIGKILL);
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+}
+
+/*
+ * A measured sample: the reference (into *@ref_rate), then one second from
+ * a fresh start (@prev read again). Returns how long the second really was.
+ */
+static double referenced_second(struct wis_ref *ref, long tasks, uint64_t *prev,
+				double *ref_rate)
+{
+	double t0;
+
+	*ref_rate = measure_reference(ref->n, ref->loops, ref->secs, tasks);
+	for (long i = 0; i < tasks; i++)
+		prev[i] = atomic_load(&counters[i].ops);
+	t0 = wl_now();
+	wl_sleep(1.0);
+	return wl_now() - t0;
+}
+
 static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *snap,
 		       const char *desc, struct wis_ref *ref)
 {
@@ -281,29 +341,11 @@ static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *sn
 	stop = (_Atomic int *)((char *)counters + csize);
 	park = stop + 1;
 	parked = stop + 2;
+	parking = (struct wl_park){ .park = park, .parked = parked, .stop = stop };
 	out = open_memstream(&text, &textlen);
 	if (!out)
 		wl_fail("out of memory");
-
-	for (long i = 0; i < tasks; i++) {
-		ta[i].c = &counters[i];
-		ta[i].cpu = allowed[i % nallowed];
-		if (use_processes) {
-			fflush(stdout);
-			pids[i] = fork();
-			if (pids[i] < 0)
-				wl_fail("fork: %s", strerror(errno));
-			if (pids[i] == 0) {
-				/* Peers forked by this task must die with it. */
-				setpgid(0, 0);
-				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				task_main(&ta[i]);
-				_exit(0);
-			}
-		} else if (pthread_create(&th[i], NULL, task_main, &ta[i])) {
-			wl_fail("pthread_create failed");
-		}
-	}
+	start_tasks(tasks, ta, pids, th);
 
 	fprintf(out, "testcase:%s\nwarmup\n", desc);
 	clock_gettime(CLOCK_MONOTONIC, &next);
@@ -311,31 +353,11 @@ static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *sn
 		uint64_t sum = 0, min = UINT64_MAX, max = 0;
 		double secs = 1;
 
-		if (ref->n && iterations > warmup) {
-			/* A measured sample: the reference, then one second from a fresh start. */
-			double t0;
-
-			refs[ncells] = measure_reference(ref->n, ref->loops, ref->secs, tasks);
-			for (long i = 0; i < tasks; i++)
-				prev[i] = atomic_load(&counters[i].ops);
-			t0 = wl_now();
-			wl_sleep(1.0);
-			secs = wl_now() - t0;
-		} else {
+		if (ref->n && iterations > warmup)
+			secs = referenced_second(ref, tasks, prev, &refs[ncells]);
+		else
 			tick_sleep(&next);
-		}
-		for (long i = 0; i < tasks; i++) {
-			uint64_t val = atomic_load(&counters[i].ops);
-			/* Per second of this sample: a late wake-up must not inflate it. */
-			uint64_t diff = (uint64_t)((double)(val - prev[i]) / secs + 0.5);
-
-			if (diff < min)
-				min = diff;
-			if (diff > max)
-				max = diff;
-			sum += diff;
-			prev[i] = val;
-		}
+		sum = sample_counts(prev, tasks, secs, &min, &max);
 		if (ref->n && iterations > warmup)
 			cells[ncells++] = (double)sum;
 		fprintf(out, "min:%llu max:%llu total:%llu\n", (unsigned long long)min,
@@ -355,13 +377,8 @@ static int run_builtin(long tasks, long seconds, long warmup, struct wl_snap *sn
 	atomic_store(stop, 1);
 	fclose(out);
 
-	if (use_processes) {
-		for (long i = 0; i < tasks; i++) {
-			kill(-pids[i], SIGKILL);
-			kill(pids[i], SIGKILL);
-			waitpid(pids[i], NULL, 0);
-		}
-	}
+	if (use_processes)
+		kill_task_processes(pids, tasks);
 	if (wis_parse(text, textlen, &r))
 		wl_fail("out of memory");
 	emit_result(&r, text, textlen, tasks);

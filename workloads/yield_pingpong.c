@@ -51,13 +51,12 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "median.h"
+#include "park.h"
 #include "refloop.h"
 #include "snap.h"
 #include "topo.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -107,14 +106,8 @@ static struct shared *sh;
 static _Atomic uint64_t *probe;
 static int ntasks_total;
 
-/* Across processes (mm=private): a shared futex, not FUTEX_PRIVATE. */
-static void park_wait(void)
-{
-	atomic_fetch_add(&sh->parked, 1);
-	while (atomic_load(&sh->park) && !atomic_load(&sh->stop))
-		syscall(SYS_futex, (int *)&sh->park, FUTEX_WAIT, 1, NULL, NULL, 0);
-	atomic_fetch_sub(&sh->parked, 1);
-}
+/* The tasks stop while the reference loop runs (mm=private too: park.h). */
+static struct wl_park parking;
 
 static void *task_main(void *arg)
 {
@@ -137,7 +130,7 @@ static void *task_main(void *arg)
 		sched_yield();
 	while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
 		if (atomic_load_explicit(&sh->park, memory_order_relaxed)) {
-			park_wait();
+			wl_park_wait(&parking);
 			continue;
 		}
 		sched_yield();
@@ -263,21 +256,9 @@ struct k_windows {
 static void measure_reference(int k, const int *cpus, struct wl_ref *loops, double secs,
 			      double *out)
 {
-	double deadline = wl_now() + 1;
-	int all_parked;
-
-	atomic_store(&sh->park, 1);
-	while (!(all_parked = atomic_load(&sh->parked) == ntasks_total) && wl_now() < deadline)
-		wl_sleep(0.0005);
-	wl_ref_rates_on(loops, cpus, k, secs, out);
-	if (!all_parked)
+	if (!wl_park_measure(&parking, ntasks_total, loops, cpus, k, secs, out))
 		for (int c = 0; c < k; c++)
 			out[c] = 0;
-	atomic_store(&sh->park, 0);
-	syscall(SYS_futex, (int *)&sh->park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-	deadline = wl_now() + 1;
-	while (atomic_load(&sh->parked) && wl_now() < deadline)
-		wl_sleep(0.0005);
 }
 
 /*
@@ -393,6 +374,81 @@ struct yp_opts {
 	struct wl_ref *loops;	/* one per CPU, when ref_secs > 0 */
 };
 
+/*
+ * The tasks' processes: one child with all 2K threads (mm=shared), or K
+ * children of two threads each. Their pids into @kids; 1 when a fork failed.
+ */
+static int fork_groups(int k, int shared_mm, pid_t *kids, int *nkids)
+{
+	int failed = 0, i;
+
+	if (shared_mm) {
+		pid_t pid;
+
+		/*
+		 * The timer (this process) must not share the measured mm, or its
+		 * wake-ups would be switches into the shared mm too: the group
+		 * runs in one child process with all 2K threads.
+		 */
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(run_group(0, 2 * k) ? 1 : 0);
+		}
+		if (pid > 0)
+			kids[(*nkids)++] = pid;
+		else
+			failed = 1;
+	} else {
+		for (i = 0; i < k && !failed; i++) {
+			pid_t pid;
+
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				_exit(run_group(2 * i, 2) ? 1 : 0);
+			}
+			if (pid > 0)
+				kids[(*nkids)++] = pid;
+			else
+				failed = 1;
+		}
+	}
+	return failed;
+}
+
+/* Wait until every task is pinned and has read the probe: 1 when all did in time. */
+static int all_ready(int k)
+{
+	for (int i = 0; i < 2 * k; i++) {
+		double deadline = wl_now() + 30;
+
+		while (!atomic_load(&sh->slot[i].ready) && wl_now() < deadline)
+			wl_sleep(0.001);
+		if (!atomic_load(&sh->slot[i].ready))
+			return 0;
+	}
+	return 1;
+}
+
+/* Wait for the @nkids children: 1 when one did not exit with 0. */
+static int reap(const pid_t *kids, int nkids)
+{
+	int failed = 0;
+
+	for (int i = 0; i < nkids; i++) {
+		int st;
+
+		while (waitpid(kids[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			failed = 1;
+	}
+	return failed;
+}
+
 /* One sweep point. Returns 0 with @out filled, or -1 on failure. */
 static int run_k(int k, const int *cpus, const struct yp_opts *o, struct wl_snap *snap,
 		 struct k_rates *out)
@@ -419,56 +475,17 @@ static int run_k(int k, const int *cpus, const struct yp_opts *o, struct wl_snap
 	if (sh == MAP_FAILED || probe == MAP_FAILED || !kids || !m.start || !m.end || !m.t0 ||
 	    !m.t1 || (o->ref_secs > 0 && !m.ref) || !win || !win_s || !cells || !per_cpu)
 		wl_fail("out of memory");
+	parking = (struct wl_park){ .park = &sh->park, .parked = &sh->parked, .stop = &sh->stop };
 	ntasks_total = 2 * k;
 	for (i = 0; i < 2 * k; i++)
 		sh->slot[i].cpu = cpus[i / 2];
 
-	if (shared_mm) {
-		pid_t pid;
-
-		/*
-		 * The timer (this process) must not share the measured mm, or its
-		 * wake-ups would be switches into the shared mm too: the group
-		 * runs in one child process with all 2K threads.
-		 */
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			_exit(run_group(0, 2 * k) ? 1 : 0);
-		}
-		if (pid > 0)
-			kids[nkids++] = pid;
-		else
-			failed = 1;
-	} else {
-		for (i = 0; i < k && !failed; i++) {
-			pid_t pid;
-
-			fflush(stdout);
-			pid = fork();
-			if (pid == 0) {
-				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				_exit(run_group(2 * i, 2) ? 1 : 0);
-			}
-			if (pid > 0)
-				kids[nkids++] = pid;
-			else
-				failed = 1;
-		}
-	}
+	failed = fork_groups(k, shared_mm, kids, &nkids);
 	if (failed)
 		atomic_store(&sh->stop, 1);
 
-	/* Wait until every task is pinned and has read the probe. */
-	for (i = 0; i < 2 * k && !failed; i++) {
-		double deadline = wl_now() + 30;
-
-		while (!atomic_load(&sh->slot[i].ready) && wl_now() < deadline)
-			wl_sleep(0.001);
-		if (!atomic_load(&sh->slot[i].ready))
-			failed = 1;
-	}
+	if (!failed)
+		failed = !all_ready(k);
 	if (!failed) {
 		atomic_store_explicit(&sh->go, 1, memory_order_release);
 		wl_sleep(o->warmup);
@@ -478,18 +495,10 @@ static int run_k(int k, const int *cpus, const struct yp_opts *o, struct wl_snap
 		wl_snap_after(snap);
 		window_rates(&m, win, win_s, cells, per_cpu, out);
 	}
-	atomic_store(&sh->stop, 1);
 	/* A task parked when a reference was cut short must see the stop. */
-	atomic_store(&sh->park, 0);
-	syscall(SYS_futex, (int *)&sh->park, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-	for (i = 0; i < nkids; i++) {
-		int st;
-
-		while (waitpid(kids[i], &st, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(st) || WEXITSTATUS(st))
-			failed = 1;
-	}
+	wl_park_stop(&parking);
+	if (reap(kids, nkids))
+		failed = 1;
 	if (!failed) {
 		report_mm_check(k, shared_mm);
 		emit_series(&m, per_cpu, win, win_s, cells);

@@ -569,13 +569,81 @@ static void feed(struct linebuf *lb, const char *data, size_t n,
 	}
 }
 
+/* The forked child: the workload at @path, its output to the pipes @out and @err. */
+static void __attribute__((noreturn)) exec_workload(const char *path, const struct job *job,
+						    int out, int err)
+{
+	int devnull = open("/dev/null", O_RDWR);
+
+	setsid();	/* own process group: a timeout kills all of it */
+	if (devnull >= 0)
+		dup2(devnull, 0);	/* not the console: a workload must not wait for input */
+	dup2(out, 1);
+	dup2(err, 2);
+	if (chdir("/tmp"))
+		_exit(127);
+	execv(path, (char *const *)job->argv);
+	fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
+	_exit(127);
+}
+
+/*
+ * How long poll() may wait for the workload's output: until its timeout
+ * (-1: none). Past the timeout, its process group is killed once and the
+ * output of what survives is read a second at a time.
+ */
+static int poll_timeout_ms(const struct job *job, double start, pid_t pid, int *timed_out)
+{
+	double left;
+
+	if (job->timeout_s <= 0)
+		return -1;
+	left = start + (double)job->timeout_s - now();
+	if (left > 0)
+		return (int)(left * 1000) + 1;
+	if (!*timed_out) {
+		emit_error("workload timed out after %ld s: killed", job->timeout_s);
+		kill(-pid, SIGKILL);
+		*timed_out = 1;
+	}
+	return 1000;
+}
+
+/*
+ * Read what @pfd has into its line buffer @lb, forwarding each line with
+ * @fn. At its end the last line, without its newline, is flushed and the
+ * descriptor closed: returns 1 then, else 0.
+ */
+static int read_stream(struct pollfd *pfd, struct linebuf *lb,
+		       void (*fn)(const char *, size_t, int))
+{
+	char buf[65536];
+	ssize_t n;
+
+	if (pfd->fd < 0 || !(pfd->revents & (POLLIN | POLLHUP | POLLERR)))
+		return 0;
+	n = read(pfd->fd, buf, sizeof(buf));
+	if (n < 0 && errno == EINTR)
+		return 0;
+	if (n <= 0) {
+		/* flush a last line without its newline */
+		lb->buf[lb->len] = '\0';
+		if (lb->len || lb->overflow)
+			fn(lb->buf, lb->len, lb->overflow);
+		close(pfd->fd);
+		pfd->fd = -1;
+		return 1;
+	}
+	feed(lb, buf, (size_t)n, fn);
+	return 0;
+}
+
 static void run_workload(struct job *job)
 {
 	char path[256];
 	int out[2], err[2], status = 0, timed_out = 0;
 	struct linebuf lo = { .max = WL_LINE_MAX }, le = { .max = GUEST_STDERR_LINE_MAX };
 	double start = now();
-	char buf[65536];
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/%s", workload_dir, job->workload);
@@ -594,20 +662,8 @@ static void run_workload(struct job *job)
 		return;
 	}
 	pid = fork();
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		setsid();	/* own process group: a timeout kills all of it */
-		if (devnull >= 0)
-			dup2(devnull, 0);	/* not the console: a workload must not wait for input */
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		if (chdir("/tmp"))
-			_exit(127);
-		execv(path, (char *const *)job->argv);
-		fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_workload(path, job, out[1], err[1]);
 	close(out[1]);
 	close(err[1]);
 	if (pid < 0) {
@@ -632,22 +688,7 @@ static void run_workload(struct job *job)
 				status = st;
 				reaped = 1;
 			}
-		int ms = -1;
-
-		if (job->timeout_s > 0) {
-			double left = start + (double)job->timeout_s - now();
-
-			if (left <= 0) {
-				if (!timed_out) {
-					emit_error("workload timed out after %ld s: killed", job->timeout_s);
-					kill(-pid, SIGKILL);
-					timed_out = 1;
-				}
-				ms = 1000;
-			} else {
-				ms = (int)(left * 1000) + 1;
-			}
-		}
+		int ms = poll_timeout_ms(job, start, pid, &timed_out);
 		int r = poll(pfd, 2, ms);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -655,29 +696,9 @@ static void run_workload(struct job *job)
 			break;
 		if (r == 0 && timed_out)
 			break;	/* grandchildren hold the pipes open: stop listening */
-		for (int i = 0; i < 2; i++) {
-			if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t n = read(pfd[i].fd, buf, sizeof(buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				/* flush a last line without its newline */
-				lo.buf[lo.len] = le.buf[le.len] = '\0';
-				if (i == 0 && (lo.len || lo.overflow))
-					forward_stdout(lo.buf, lo.len, lo.overflow);
-				if (i == 1 && (le.len || le.overflow))
-					forward_stderr(le.buf, le.len, le.overflow);
-				close(pfd[i].fd);
-				pfd[i].fd = -1;
-				open_fds--;
-				continue;
-			}
-			if (i == 0)
-				feed(&lo, buf, (size_t)n, forward_stdout);
-			else
-				feed(&le, buf, (size_t)n, forward_stderr);
-		}
+		for (int i = 0; i < 2; i++)
+			open_fds -= read_stream(&pfd[i], i == 0 ? &lo : &le,
+						i == 0 ? forward_stdout : forward_stderr);
 		if (wl_out.over)
 			break;	/* killed: what it (or a child that escaped) still writes is not read */
 	}

@@ -56,6 +56,24 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
 	LAB_OPT_STRING(NULL, 'o', struct report_cli, out, "FILE", \
 		       "write what would go to stdout into FILE instead")
 
+/*
+ * --max-runs N of run and bisect: the run cap per kernel of --until decided
+ * (a session's, or each step's), into the long @field. From
+ * STATS_SEQ_MIN_RUNS, the runs per kernel of the first look, which a lower
+ * cap could never reach, to CMD_MAX_RUNS_MAX (cmd_opts.c).
+ */
+#define CMD_MAX_RUNS_MAX 10000
+int cmd_opt_max_runs(const struct lab_opt_ctx *ctx, const char *arg);
+#define CMD_OPT_MAX_RUNS(type, field, h) \
+	{ .long_name = "max-runs", .kind = LAB_OPT_CALLBACK, .cb = cmd_opt_max_runs, \
+	  LAB_OPT_FIELD_(type, field), .argname = "N", .help = (h) }
+/* --workloads a,b: a subset of the lab's workloads, into the strvec @field. */
+int cmd_opt_workloads(const struct lab_opt_ctx *ctx, const char *arg);
+#define CMD_OPT_WORKLOADS(type, field) \
+	{ .long_name = "workloads", .kind = LAB_OPT_CALLBACK, .cb = cmd_opt_workloads, \
+	  LAB_OPT_FIELD_(type, field), .argname = "a,b", \
+	  .help = "a subset of workloads ([run] workloads)" }
+
 extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
 	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage, host_usage;
 

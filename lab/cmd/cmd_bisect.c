@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* mglrulab bisect: options; the work is in lab/session/bisect.c. */
+/* mglrulab bisect: options; the work is in lab/bisect/bisect.c. */
 #include "cmd.h"
 #include "bisect.h"
 #include "session.h"
@@ -17,31 +17,15 @@ static int opt_resume(const struct lab_opt_ctx *ctx, const char *arg)
 	return 0;
 }
 
-static int opt_workloads(const struct lab_opt_ctx *ctx, const char *arg)
-{
-	strvec_split(&((struct bisect_opts *)ctx->base)->workloads, arg, ", ");
-	return 0;
-}
-
-static int opt_max_runs(const struct lab_opt_ctx *ctx, const char *arg)
-{
-	struct bisect_opts *o = ctx->base;
-
-	if (parse_long(arg, STATS_SEQ_MIN_RUNS, 10000, &o->max_runs))
-		return lab_opt_error(ctx, "expected an integer from %d (the runs per kernel of the "
-				     "first look) to 10000, got '%s'", STATS_SEQ_MIN_RUNS, arg);
-	return 0;
-}
-
 static const struct lab_option bisect_options[] = {
 	CMD_OPT_CONFIG(struct bisect_opts, config),
-	LAB_OPT_CALLBACK("max-runs", 0, opt_max_runs, "N",
-			 "run cap per kernel of each step (default 20)"),
+	CMD_OPT_MAX_RUNS(struct bisect_opts, max_runs,
+			 "run cap per kernel of each step (default 20, at\n"
+			 "least 6: the runs of the first look)"),
 	LAB_OPT_DURATION("budget", 0, struct bisect_opts, budget_s, "DURATION",
 			 "run time of each step (90s, 15m): then the step\n"
 			 "stops with what it has"),
-	LAB_OPT_CALLBACK("workloads", 0, opt_workloads, "a,b",
-			 "a subset of workloads ([run] workloads)"),
+	CMD_OPT_WORKLOADS(struct bisect_opts, workloads),
 	LAB_OPT_BOOL("per-patch", 0, struct bisect_opts, per_patch,
 		     "measure every patch's own step instead of searching\n"
 		     "(series of up to 6 patches): a waterfall"),

@@ -476,6 +476,67 @@ static int print_xml(const struct guest_opts *o, const struct guest_topology *to
 	return r;
 }
 
+/* Runs @first to @first + @n - 1 of --repeat, each with its folder and job. */
+static void fill_batch(struct guest_opts *o, struct guest_lab *lab, const struct guest_topology *topo,
+		       struct lab_host *host, int is_run, int first, int n, struct one_run *runs)
+{
+	for (int j = 0; j < n; j++) {
+		char *base = o->run_dir ? xstrdup(o->run_dir) :
+			     default_run_dir(lab->state_dir, is_run ? "run" : "boot", topo->name);
+
+		runs[j] = (struct one_run){ .lab = lab, .topo = topo, .kernel = o->kernel,
+					    .runner.host = host };
+		runs[j].run_dir = o->repeat > 1 ? xasprintf("%s-%d", base, first + j) : xstrdup(base);
+		free(base);
+		runs[j].job = (struct guest_job_spec){
+			.run_id = path_basename(runs[j].run_dir),
+			.workload = is_run ? o->workload : "",
+			.args = (const char *const *)o->args.v,
+			.workload_timeout_s = (int)o->timeout,
+			.extra_cmdline = o->cmdline,
+			.keep_disk = o->keep_disk,
+			.initrd = o->initrd,
+			.shares = o->shares,
+			.nr_shares = o->nr_shares,
+		};
+		if (!o->json && !lab_quiet)
+			term_printf(stdout, "booting %s (%d vCPUs, %d nodes) with %s ...\n", topo->name,
+				    topo->vcpus, topo->nr_nodes, o->kernel);
+	}
+}
+
+/*
+ * --repeat N: N fresh guests through one connection, as a session runs
+ * them; --jobs J: J of them at once, each in a thread of its own, as
+ * a host's slots will. The first failure's status, or 128 + the signal.
+ */
+static int run_repeats(struct guest_opts *o, struct guest_lab *lab, const struct guest_topology *topo,
+		       struct lab_host *host, int is_run)
+{
+	int r = LAB_OK;
+
+	for (int i = 1; i <= o->repeat && r == LAB_OK; i += (int)o->jobs) {
+		int n = o->repeat - i + 1 < o->jobs ? (int)(o->repeat - i + 1) : (int)o->jobs;
+		struct one_run runs[GUEST_MAX_JOBS];
+
+		fill_batch(o, lab, topo, host, is_run, i, n, runs);
+		fflush(stdout);
+		run_batch(runs, n);
+		for (int j = 0; j < n; j++) {
+			int rj = report_run(o, lab, topo, &runs[j].run, runs[j].run_dir, host,
+					    &runs[j].runner.stats);
+
+			if (r == LAB_OK)
+				r = rj;
+			guest_run_release(&runs[j].run);
+			free(runs[j].run_dir);
+		}
+		if (guest_interrupted())
+			r = 128 + guest_interrupted();
+	}
+	return r;
+}
+
 static int do_boot_or_run(struct guest_opts *o, int is_run)
 {
 	struct guest_topology topo;
@@ -529,53 +590,7 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 		free(lab.accel_reason);
 		lab.accel_reason = xasprintf("host %s: no KVM probe on a [host] yet", o->host);
 	}
-	/*
-	 * --repeat N: N fresh guests through one connection, as a session runs
-	 * them; --jobs J: J of them at once, each in a thread of its own, as
-	 * a host's slots will
-	 */
-	r = LAB_OK;
-	for (int i = 1; i <= o->repeat && r == LAB_OK; i += (int)o->jobs) {
-		int n = o->repeat - i + 1 < o->jobs ? (int)(o->repeat - i + 1) : (int)o->jobs;
-		struct one_run runs[GUEST_MAX_JOBS];
-
-		for (int j = 0; j < n; j++) {
-			char *base = o->run_dir ? xstrdup(o->run_dir) :
-				     default_run_dir(lab.state_dir, is_run ? "run" : "boot", topo.name);
-
-			runs[j] = (struct one_run){ .lab = &lab, .topo = &topo, .kernel = o->kernel,
-						    .runner.host = on_host ? &host : NULL };
-			runs[j].run_dir = o->repeat > 1 ? xasprintf("%s-%d", base, i + j) : xstrdup(base);
-			free(base);
-			runs[j].job = (struct guest_job_spec){
-				.run_id = path_basename(runs[j].run_dir),
-				.workload = is_run ? o->workload : "",
-				.args = (const char *const *)o->args.v,
-				.workload_timeout_s = (int)o->timeout,
-				.extra_cmdline = o->cmdline,
-				.keep_disk = o->keep_disk,
-				.initrd = o->initrd,
-				.shares = o->shares,
-				.nr_shares = o->nr_shares,
-			};
-			if (!o->json && !lab_quiet)
-				term_printf(stdout, "booting %s (%d vCPUs, %d nodes) with %s ...\n", topo.name,
-					    topo.vcpus, topo.nr_nodes, o->kernel);
-		}
-		fflush(stdout);
-		run_batch(runs, n);
-		for (int j = 0; j < n; j++) {
-			int rj = report_run(o, &lab, &topo, &runs[j].run, runs[j].run_dir,
-					    runs[j].runner.host, &runs[j].runner.stats);
-
-			if (r == LAB_OK)
-				r = rj;
-			guest_run_release(&runs[j].run);
-			free(runs[j].run_dir);
-		}
-		if (guest_interrupted())
-			r = 128 + guest_interrupted();
-	}
+	r = run_repeats(o, &lab, &topo, on_host ? &host : NULL, is_run);
 out_lab:
 	guest_lab_close(&lab);
 out_host:

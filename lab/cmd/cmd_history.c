@@ -122,13 +122,47 @@ static int options_to(const struct history_cli *c, struct history_opts *o)
 	return LAB_OK;
 }
 
+/* The lab's reports folder, or NULL when lab.conf does not load (reported). */
+static char *lab_reports_dir(const struct history_cli *c)
+{
+	struct lab_config cfg;
+	char *dir = NULL;
+
+	if (!config_load_or_report(cmd_config_path(c->config), &cfg))
+		dir = xstrdup(cfg.reports_dir);
+	config_release(&cfg);
+	return dir;
+}
+
+/* --html to its file, then the text (the default) and --json to --out or stdout. */
+static int render(const struct history_cli *c, const struct history *h)
+{
+	struct strbuf out = STRBUF_INIT;
+	int r;
+
+	if (c->html) {
+		history_render_html(h, c->html, &out);
+		if (write_user_file(c->html, out.buf, out.len)) {
+			r = lab_error("cannot write %s: %s", c->html, user_file_strerror(errno));
+			sb_release(&out);
+			return r;
+		}
+		sb_reset(&out);
+	}
+	if (c->text || (!c->json && !c->html))
+		history_render_text(h, &out);
+	if (c->json)
+		history_render_json(h, &out);
+	r = write_out(c->out, &out);
+	sb_release(&out);
+	return r;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	struct history_cli c = { 0 };
 	struct history_opts o;
 	struct history h;
-	struct strbuf out = STRBUF_INIT;
-	struct lab_config cfg;
 	char *default_dir = NULL, *state_path = NULL;
 	json_t *state = NULL;
 	double t0 = now_monotonic(), t1, t2;
@@ -140,15 +174,8 @@ int cmd_history(int argc, char **argv)
 	r = options_to(&c, &o);
 	if (r)
 		return r;
-	if (!nargs) {
-		/* The lab's reports folder; a lab.conf that does not load is reported. */
-		if (config_load_or_report(cmd_config_path(c.config), &cfg)) {
-			config_release(&cfg);
-			return LAB_EUSER;
-		}
-		default_dir = xstrdup(cfg.reports_dir);
-		config_release(&cfg);
-	}
+	if (!nargs && !(default_dir = lab_reports_dir(&c)))
+		return LAB_EUSER;
 	history_init(&h, &o);
 	if (!c.no_cache) {
 		char *cache_path = c.cache ? xstrdup(c.cache) :
@@ -183,19 +210,7 @@ int cmd_history(int argc, char **argv)
 	debug("history: %zu series, %zu resumed from the state, %zu nights searched; "
 	      "%zu of %zu reports from the cache", h.nseries, h.resumed, h.searched, h.cached,
 	      h.ns);
-	if (c.html) {
-		history_render_html(&h, c.html, &out);
-		if (write_user_file(c.html, out.buf, out.len)) {
-			r = lab_error("cannot write %s: %s", c.html, user_file_strerror(errno));
-			goto out;
-		}
-		sb_reset(&out);
-	}
-	if (c.text || (!c.json && !c.html))
-		history_render_text(&h, &out);
-	if (c.json)
-		history_render_json(&h, &out);
-	r = write_out(c.out, &out);
+	r = render(&c, &h);
 	debug("history: %.2f s reading, %.2f s change points, %.2f s state and outputs",
 	      t1 - t0, t2 - t1, now_monotonic() - t2);
 	if (!r && c.fail_on_new && history_new_regressions(&h))
@@ -205,6 +220,5 @@ out:
 	free(state_path);
 	free(default_dir);
 	history_release(&h);
-	sb_release(&out);
 	return r;
 }

@@ -2,7 +2,6 @@
 /* mglrulab run: options; the work is in session.c. */
 #include "cmd.h"
 #include "session.h"
-#include "stats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,26 +13,6 @@ static int opt_resume(const struct lab_opt_ctx *ctx, const char *arg)
 
 	o->resume = 1;
 	o->resume_id = arg;
-	return 0;
-}
-
-static int opt_workloads(const struct lab_opt_ctx *ctx, const char *arg)
-{
-	strvec_split(&((struct session_opts *)ctx->base)->workloads, arg, ", ");
-	return 0;
-}
-
-/* At least the runs of the first look, with that reason in the message. */
-static int opt_max_runs(const struct lab_opt_ctx *ctx, const char *arg)
-{
-	struct session_opts *o = ctx->base;
-
-	if (parse_long(arg, 1, 10000, &o->max_runs))
-		return lab_opt_error(ctx, "expected an integer from %d to 10000, got '%s'",
-				     STATS_SEQ_MIN_RUNS, arg);
-	if (o->max_runs < STATS_SEQ_MIN_RUNS)
-		return lab_opt_error(ctx, "expected at least %d, the runs per kernel of the first "
-				     "look of --until decided, got %ld", STATS_SEQ_MIN_RUNS, o->max_runs);
 	return 0;
 }
 
@@ -76,8 +55,9 @@ static const struct lab_option run_options[] = {
 		       "improvement, regression, ~, or ~= inside the band\n"
 		       "(a sequential test that keeps the error rate at\n"
 		       "alpha; docs/reports.md)"),
-	LAB_OPT_CALLBACK("max-runs", 0, opt_max_runs, "N",
-			 "run cap per kernel and workload of --until (default 20)"),
+	CMD_OPT_MAX_RUNS(struct session_opts, max_runs,
+			 "run cap per kernel and workload of --until (default 20,\n"
+			 "at least 6: the runs of the first look)"),
 	LAB_OPT_DURATION("budget", 0, struct session_opts, budget_s, "DURATION",
 			 "run time of --until (90s, 15m, 1h30m): then stop, with\n"
 			 "\"?\" and the runs it would take for what is undecided"),
@@ -85,8 +65,7 @@ static const struct lab_option run_options[] = {
 		     "extra runs per kernel first, excluded from statistics"),
 	LAB_OPT_CALLBACK("seed", 0, opt_seed, "S",
 			 "seeds the block order and the bootstrap ([run] seed)"),
-	LAB_OPT_CALLBACK("workloads", 0, opt_workloads, "a,b",
-			 "a subset of workloads ([run] workloads)"),
+	CMD_OPT_WORKLOADS(struct session_opts, workloads),
 	LAB_OPT_STRING("kernel", 0, struct session_opts, kernel, "NAME",
 		       "the kernel of a single-kernel run (default: the first)"),
 	{ .long_name = "resume", .kind = LAB_OPT_CALLBACK, .cb = opt_resume, .argname = "SESSION",

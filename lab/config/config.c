@@ -189,30 +189,73 @@ static int workload_primary_key(struct parse_ctx *ctx, struct workload_cfg *w,
 	return r;
 }
 
+/* type = NAME: which workload the section runs, before any of its parameters. */
+static int workload_type_key(struct parse_ctx *ctx, struct workload_cfg *w,
+			     const char *section, const char *value, int line)
+{
+	const struct workload_def *d = workload_find(value);
+
+	if (!d) {
+		struct strbuf sb = STRBUF_INIT;
+		for (const struct workload_def *x = workload_defs; x->name; x++)
+			sb_addf(&sb, "%s%s", x == workload_defs ? "" : ", ", x->name);
+		cfg_error(ctx, line, "[%s] type: expected one of %s, not '%s'", section,
+			  sb_str(&sb), value);
+		sb_release(&sb);
+		return -1;
+	}
+	if (w->keys.n) {
+		cfg_error(ctx, line, "[%s] type: must come before the workload's parameters",
+			  section);
+		return -1;
+	}
+	w->def = d;
+	return 0;
+}
+
+/* A parameter of the workload's program, checked; a path made absolute. */
+static int workload_param_key(struct parse_ctx *ctx, struct workload_cfg *w,
+			      const char *section, const char *key, const char *value,
+			      int line)
+{
+	const struct param_def *p = workload_param(w->def, key);
+	char *expected = NULL;
+
+	if (!p) {
+		const char *known[32];
+		size_t n = 0;
+		known[n++] = "type";
+		known[n++] = "runs";
+		known[n++] = "primary";
+		known[n++] = "threshold";
+		for (const struct param_def *q = w->def->params; q->name && n < ARRAY_SIZE(known); q++)
+			known[n++] = q->name;
+		ini_check_unknown_key(&ctx->ini, line, section, key, known, n);
+		return -1;
+	}
+	if (workload_param_check(p, value, &expected)) {
+		cfg_error(ctx, line, "[%s] %s: expected %s, not '%s'", section, key, expected, value);
+		free(expected);
+		return -1;
+	}
+	strvec_push(&w->keys, key);
+	if (p->type == PARAM_PATH && *value) {
+		char *abs = path_absolute(ctx->cfg->dir, value);
+		strvec_push(&w->values, abs);
+		free(abs);
+	} else {
+		strvec_push(&w->values, value);
+	}
+	return 0;
+}
+
 static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const char *section,
 			const char *key, const char *value, int line)
 {
 	if (ini_check_once(&ctx->ini, section, key, line))
 		return -1;
-	if (!strcmp(key, "type")) {
-		const struct workload_def *d = workload_find(value);
-		if (!d) {
-			struct strbuf sb = STRBUF_INIT;
-			for (const struct workload_def *x = workload_defs; x->name; x++)
-				sb_addf(&sb, "%s%s", x == workload_defs ? "" : ", ", x->name);
-			cfg_error(ctx, line, "[%s] type: expected one of %s, not '%s'", section,
-				  sb_str(&sb), value);
-			sb_release(&sb);
-			return -1;
-		}
-		if (w->keys.n) {
-			cfg_error(ctx, line, "[%s] type: must come before the workload's parameters",
-				  section);
-			return -1;
-		}
-		w->def = d;
-		return 0;
-	}
+	if (!strcmp(key, "type"))
+		return workload_type_key(ctx, w, section, value, line);
 	/*
 	 * runs belongs to the section, not to the program: long workloads
 	 * (kernel_build) get fewer repetitions than the micro-benchmarks.
@@ -245,34 +288,7 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 	}
 	if (!strcmp(key, "primary"))
 		return workload_primary_key(ctx, w, section, value, line);
-	const struct param_def *p = workload_param(w->def, key);
-	if (!p) {
-		const char *known[32];
-		size_t n = 0;
-		known[n++] = "type";
-		known[n++] = "runs";
-		known[n++] = "primary";
-		known[n++] = "threshold";
-		for (const struct param_def *q = w->def->params; q->name && n < ARRAY_SIZE(known); q++)
-			known[n++] = q->name;
-		ini_check_unknown_key(&ctx->ini, line, section, key, known, n);
-		return -1;
-	}
-	char *expected = NULL;
-	if (workload_param_check(p, value, &expected)) {
-		cfg_error(ctx, line, "[%s] %s: expected %s, not '%s'", section, key, expected, value);
-		free(expected);
-		return -1;
-	}
-	strvec_push(&w->keys, key);
-	if (p->type == PARAM_PATH && *value) {
-		char *abs = path_absolute(ctx->cfg->dir, value);
-		strvec_push(&w->values, abs);
-		free(abs);
-	} else {
-		strvec_push(&w->values, value);
-	}
-	return 0;
+	return workload_param_key(ctx, w, section, key, value, line);
 }
 
 static void on_section(void *user, const char *section, int line)

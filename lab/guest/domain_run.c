@@ -919,20 +919,9 @@ static int open_streams(virDomainPtr dom, struct guest_run *run, struct watch *w
 	return 0;
 }
 
-static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
+/* The limits a run left at 0 takes from its topology and the lab's caps. */
+static void run_defaults(struct guest_run *run)
 {
-	char *xml_path, *job_path, *console, *channel, *disk = NULL, *xml;
-	static unsigned seq;
-	double t0 = now_monotonic(), t_created, t_stopped;
-	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
-	struct reader *rs[2] = { NULL, NULL };
-	struct watch w = { .pipe = { -1, -1 } };
-	struct domain_owner owner;
-	virDomainPtr dom = NULL;
-	int events = 0, watching = 0;
-	enum events_status ev;
-	unsigned flags;
-
 	run->status = GUEST_RUN_OK;
 	run->boot_s = run->guest_s = -1;
 	guest_result_init(&run->result);
@@ -944,8 +933,11 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		run->console_max = guest_output_cap("MGLRULAB_TEST_CONSOLE_MAX", GUEST_CONSOLE_LOG_MAX);
 	if (!run->channel_max)
 		run->channel_max = guest_output_cap("MGLRULAB_TEST_CHANNEL_MAX", GUEST_RESULT_FILE_MAX);
-	if (run->remote && remote_refuses(run))
-		return -1;
+}
+
+/* Signal handling and the run's folder. 0, or -1 with the failure set. */
+static int run_dir_ready(struct guest_run *run)
+{
 	if (setup_once()) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot set up signal handling: %s", strerror(errno));
 		return -1;
@@ -957,29 +949,45 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		note_space(run, e);
 		return -1;
 	}
-	xml_path = path_join(run->run_dir, "domain.xml");
-	job_path = path_join(run->run_dir, "job.json");
-	console = path_join(run->run_dir, "console.log");
-	channel = path_join(run->run_dir, "results.jsonl");
-	/* a rerun into the same folder must not see the last run's output */
-	unlink(console);
-	unlink(channel);
-	run->domain_name = xasprintf(LAB_DOMAIN_PREFIX "%ld-%u", (long)getpid(),
-				     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	return 0;
+}
+
+/*
+ * The guest's disk in *@disk: the remote host's volume, or a fresh overlay
+ * over the base image in the run's folder (NULL without a base image).
+ * 0, or -1 with the failure set.
+ */
+static int make_disk(struct guest_run *run, char **disk)
+{
+	struct strbuf err = STRBUF_INIT;
 
 	if (run->remote) {
-		disk = run->remote->disk ? xstrdup(run->remote->disk) : NULL;
+		*disk = run->remote->disk ? xstrdup(run->remote->disk) : NULL;
 	} else if (run->base_image) {
-		disk = path_join(run->run_dir, "disk.qcow2");
-		if (guest_overlay_create(run->base_image, disk, &err)) {
+		*disk = path_join(run->run_dir, "disk.qcow2");
+		if (guest_overlay_create(run->base_image, *disk, &err)) {
 			set_failure(run, GUEST_RUN_FAILED, NULL, "%s", sb_str(&err));
-			goto out;
+			sb_release(&err);
+			return -1;
 		}
 	}
-	/* kept beside the run either way: what the guest was given */
+	sb_release(&err);
+	return 0;
+}
+
+/*
+ * The job and the domain's XML, both kept beside the run (what the guest
+ * was given). The XML, or NULL with the failure set.
+ */
+static char *write_job_and_domain(virConnectPtr conn, struct guest_run *run,
+				  const char *job_path, const char *xml_path)
+{
+	struct domain_owner owner;
+	char *xml;
+
 	if (run->job_json && write_file_atomic(job_path, run->job_json, strlen(run->job_json))) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot write %s: %s", job_path, strerror(errno));
-		goto out;
+		return NULL;
 	}
 	/* one composition of the domain for this and `guest boot --print-xml` */
 	lab_virt_owner(conn, &owner);
@@ -988,30 +996,49 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	if (!xml) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot compose the domain of %s: %s",
 			    run->run_dir, strerror(errno));
-		goto out;
+		return NULL;
 	}
 	if (write_file_atomic(xml_path, xml, strlen(xml)))
 		warning("cannot save %s: %s", xml_path, strerror(errno));
+	return xml;
+}
 
-	if (watch_add(&w, run->domain_name)) {
+/*
+ * Watch the run's domain, by name, before it exists: its lifecycle events
+ * and the pipe the readers wake the wait with. *@watching and *@events say
+ * what to undo. 0, or -1 with the failure set (also when interrupted).
+ */
+static int watch_domain(virConnectPtr conn, struct guest_run *run, struct watch *w,
+			int *watching, int *events)
+{
+	enum events_status ev;
+
+	if (watch_add(w, run->domain_name)) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot make a pipe: %s", strerror(errno));
-		free(xml);
-		goto out;
+		return -1;
 	}
-	watching = 1;
+	*watching = 1;
 	ev = events_get(conn);
-	events = ev == EVENTS_WATCHED;
-	if (!events) {
+	*events = ev == EVENTS_WATCHED;
+	if (!*events) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot watch libvirt lifecycle events: %s",
 			    ev == EVENTS_TABLE_FULL ? "more connections than MAX_ACTIVE" : lab_virt_error());
-		free(xml);
-		goto out;
+		return -1;
 	}
 	if (interrupted()) {
 		set_failure(run, GUEST_RUN_INTERRUPTED, NULL, "interrupted by signal %d", interrupted());
-		free(xml);
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* Create the domain of @xml, tracked. NULL with the failure set. */
+static virDomainPtr start_domain(virConnectPtr conn, struct guest_run *run, const char *xml,
+				 const char *xml_path)
+{
+	virDomainPtr dom;
+	unsigned flags;
+
 	/*
 	 * AUTODESTROY: should we die without cleaning up, the daemon kills the
 	 * guest when our connection drops. The embedded driver has no daemon
@@ -1022,26 +1049,31 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	if (run->remote)
 		flags |= VIR_DOMAIN_START_PAUSED;
 	dom = virDomainCreateXML(conn, xml, flags);
-	free(xml);
 	if (!dom) {
 		set_failure(run, GUEST_RUN_FAILED, NULL, "cannot start the domain: %s (XML in %s)",
 			    lab_virt_error(), xml_path);
-		goto out;
+		return NULL;
 	}
 	track(dom);
 	run->started = 1;
-	if (run->remote && open_streams(dom, run, &w, console, channel, rs)) {
-		untrack(dom);
-		goto out;
-	}
-	t_created = now_monotonic();
-	debug("started %s (%.3f s host setup)", run->domain_name, t_created - t0);
-	wait_for_stop(dom, run, &w, t0, console, channel);
+	return dom;
+}
+
+/*
+ * The domain has stopped: collect what its streams still carry, cut the
+ * output to its caps, and judge the run. @why gathers a stream's break.
+ */
+static void after_stop(virDomainPtr dom, struct guest_run *run, struct watch *w,
+		       struct reader **rs, struct strbuf *why, const char *console,
+		       const char *channel, double t0, double t_created)
+{
+	double t_stopped;
+
 	if (run->remote) {
 		/* what the streams still carry, then no more writes */
-		readers_drain(&w, rs, 2);
-		reader_close(rs[0], &why);
-		reader_close(rs[1], &why);
+		readers_drain(w, rs, 2);
+		reader_close(rs[0], why);
+		reader_close(rs[1], why);
 		rs[0] = rs[1] = NULL;
 	}
 	/* a guest that flooded and stopped between two checks */
@@ -1050,16 +1082,16 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	cut_to_cap(channel, run->channel_max, NULL);
 	t_stopped = now_monotonic();
 	pthread_mutex_lock(&lock);
-	if (w.stopped || run->failure)
-		run->stop_reason = xstrdup(w.stopped ? event_name(w.event, w.detail) :
+	if (w->stopped || run->failure)
+		run->stop_reason = xstrdup(w->stopped ? event_name(w->event, w->detail) :
 					   "destroyed by mglrulab");
 	pthread_mutex_unlock(&lock);
 	untrack(dom);
 	run->wall_s = t_stopped - t0;
 	judge(run, console, channel);
 	/* a run that failed with a broken stream: say so, it may be why */
-	if (why.len && run->failure) {
-		char *f = xasprintf("%s (%s)", run->failure, sb_str(&why));
+	if (why->len && run->failure) {
+		char *f = xasprintf("%s (%s)", run->failure, sb_str(why));
 
 		free(run->failure);
 		run->failure = f;
@@ -1069,6 +1101,55 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 		run->guest_s = run->boot_s + run->result.done_t;
 	/* host-side work: everything but the guest's own boot and run */
 	run->host_s = (t_created - t0) + (now_monotonic() - t_stopped);
+}
+
+static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
+{
+	char *xml_path, *job_path, *console, *channel, *disk = NULL, *xml;
+	static unsigned seq;
+	double t0 = now_monotonic(), t_created;
+	struct strbuf why = STRBUF_INIT;
+	struct reader *rs[2] = { NULL, NULL };
+	struct watch w = { .pipe = { -1, -1 } };
+	virDomainPtr dom = NULL;
+	int events = 0, watching = 0;
+
+	run_defaults(run);
+	if (run->remote && remote_refuses(run))
+		return -1;
+	if (run_dir_ready(run))
+		return -1;
+	xml_path = path_join(run->run_dir, "domain.xml");
+	job_path = path_join(run->run_dir, "job.json");
+	console = path_join(run->run_dir, "console.log");
+	channel = path_join(run->run_dir, "results.jsonl");
+	/* a rerun into the same folder must not see the last run's output */
+	unlink(console);
+	unlink(channel);
+	run->domain_name = xasprintf(LAB_DOMAIN_PREFIX "%ld-%u", (long)getpid(),
+				     __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+
+	if (make_disk(run, &disk))
+		goto out;
+	xml = write_job_and_domain(conn, run, job_path, xml_path);
+	if (!xml)
+		goto out;
+	if (watch_domain(conn, run, &w, &watching, &events)) {
+		free(xml);
+		goto out;
+	}
+	dom = start_domain(conn, run, xml, xml_path);
+	free(xml);
+	if (!dom)
+		goto out;
+	if (run->remote && open_streams(dom, run, &w, console, channel, rs)) {
+		untrack(dom);
+		goto out;
+	}
+	t_created = now_monotonic();
+	debug("started %s (%.3f s host setup)", run->domain_name, t_created - t0);
+	wait_for_stop(dom, run, &w, t0, console, channel);
+	after_stop(dom, run, &w, rs, &why, console, channel, t0, t_created);
 out:
 	/* before the overlay goes: its size may be what filled the folder */
 	if (run->status != GUEST_RUN_OK && run->status != GUEST_RUN_INTERRUPTED)
@@ -1083,7 +1164,6 @@ out:
 		virDomainFree(dom);
 	if (disk && !run->keep_disk && !run->remote)
 		unlink(disk);
-	sb_release(&err);
 	sb_release(&why);
 	free(disk);
 	free(xml_path);

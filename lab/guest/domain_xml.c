@@ -113,6 +113,73 @@ static void add_cpu(struct strbuf *sb, const struct guest_topology *t, enum gues
 	sb_adds(sb, "    </numa>\n  </cpu>\n");
 }
 
+/* <os>: the machine, and the kernel booted directly with its command line. */
+static void add_os(struct strbuf *sb, const struct domain_spec *s)
+{
+	const struct guest_topology *t = s->topo;
+
+	sb_adds(sb, "  <os>\n    <type arch='x86_64' machine='");
+	sb_add_xml(sb, t->machine ? t->machine : "pc");
+	sb_adds(sb, "'>hvm</type>\n");
+	add_text_elem(sb, "    ", "kernel", s->kernel);
+	if (s->initrd)
+		add_text_elem(sb, "    ", "initrd", s->initrd);
+	add_text_elem(sb, "    ", "cmdline", s->cmdline);
+	sb_adds(sb, "  </os>\n");
+}
+
+/* The console and the results channel: files, or streams over the connection. */
+static void add_console_and_channel(struct strbuf *sb, const struct domain_spec *s)
+{
+	if (s->streams) {
+		/*
+		 * Read over the connection (domain_run.c): the console as a pty
+		 * (opened while the domain is still paused: QEMU drops what the
+		 * serial port sends to a pty nobody holds open), the results
+		 * port as a UNIX socket QEMU listens on, in a folder libvirt
+		 * picks (virDomainOpenChannel() takes nothing else; until it
+		 * connects, the guest's writes to the port wait).
+		 */
+		sb_adds(sb, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n"
+			"    <channel type='unix'>\n      <source mode='bind'/>\n"
+			"      <target type='virtio' name='" GUEST_CHANNEL_NAME "'/>\n    </channel>\n");
+	} else {
+		sb_adds(sb, "    <serial type='file'>\n      <source path='");
+		sb_add_xml(sb, s->console_log);
+		sb_adds(sb, "'/>\n      <target port='0'/>\n    </serial>\n");
+	}
+	if (s->channel_log && !s->streams) {
+		sb_adds(sb, "    <channel type='file'>\n      <source path='");
+		sb_add_xml(sb, s->channel_log);
+		sb_adds(sb, "'/>\n      <target type='virtio' name='" GUEST_CHANNEL_NAME "'/>\n    </channel>\n");
+	}
+}
+
+/* <devices>: the disk, console, channel and shares, and nothing else. */
+static void add_devices(struct strbuf *sb, const struct domain_spec *s)
+{
+	sb_adds(sb, "  <devices>\n");
+	if (s->disk) {
+		sb_adds(sb, "    <disk type='file' device='disk'>\n"
+			"      <driver name='qemu' type='qcow2' cache='writeback'/>\n"
+			"      <source file='");
+		sb_add_xml(sb, s->disk);
+		sb_adds(sb, "'/>\n      <target dev='vda' bus='virtio'/>\n    </disk>\n");
+	}
+	add_console_and_channel(sb, s);
+	for (int i = 0; i < s->nr_shares; i++) {
+		sb_adds(sb, "    <filesystem type='mount' accessmode='passthrough'>\n      <source dir='");
+		sb_add_xml(sb, s->shares[i].host_dir);
+		sb_adds(sb, "'/>\n      <target dir='");
+		sb_add_xml(sb, s->shares[i].tag);
+		sb_adds(sb, "'/>\n      <readonly/>\n    </filesystem>\n");
+	}
+	/* nothing the run does not need: no USB, no balloon, no network, no graphics */
+	sb_adds(sb, "    <controller type='usb' model='none'/>\n"
+		"    <memballoon model='none'/>\n");
+	sb_adds(sb, "  </devices>\n");
+}
+
 char *domain_xml(const struct domain_spec *s)
 {
 	const struct guest_topology *t = s->topo;
@@ -136,14 +203,7 @@ char *domain_xml(const struct domain_spec *s)
 		sb_add_xml(&sb, s->job);
 		sb_adds(&sb, "'/>\n  </sysinfo>\n");
 	}
-	sb_adds(&sb, "  <os>\n    <type arch='x86_64' machine='");
-	sb_add_xml(&sb, t->machine ? t->machine : "pc");
-	sb_adds(&sb, "'>hvm</type>\n");
-	add_text_elem(&sb, "    ", "kernel", s->kernel);
-	if (s->initrd)
-		add_text_elem(&sb, "    ", "initrd", s->initrd);
-	add_text_elem(&sb, "    ", "cmdline", s->cmdline);
-	sb_adds(&sb, "  </os>\n");
+	add_os(&sb, s);
 	/* without ACPI and APIC the guest sees neither all vCPUs nor the NUMA nodes, and cannot power off */
 	sb_adds(&sb, "  <features>\n    <acpi/>\n    <apic/>\n  </features>\n");
 	add_cpu(&sb, t, s->accel);
@@ -152,47 +212,7 @@ char *domain_xml(const struct domain_spec *s)
 	sb_adds(&sb, "  <on_poweroff>destroy</on_poweroff>\n"
 		"  <on_reboot>destroy</on_reboot>\n"
 		"  <on_crash>destroy</on_crash>\n");
-	sb_adds(&sb, "  <devices>\n");
-	if (s->disk) {
-		sb_adds(&sb, "    <disk type='file' device='disk'>\n"
-			"      <driver name='qemu' type='qcow2' cache='writeback'/>\n"
-			"      <source file='");
-		sb_add_xml(&sb, s->disk);
-		sb_adds(&sb, "'/>\n      <target dev='vda' bus='virtio'/>\n    </disk>\n");
-	}
-	if (s->streams) {
-		/*
-		 * Read over the connection (domain_run.c): the console as a pty
-		 * (opened while the domain is still paused: QEMU drops what the
-		 * serial port sends to a pty nobody holds open), the results
-		 * port as a UNIX socket QEMU listens on, in a folder libvirt
-		 * picks (virDomainOpenChannel() takes nothing else; until it
-		 * connects, the guest's writes to the port wait).
-		 */
-		sb_adds(&sb, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n"
-			"    <channel type='unix'>\n      <source mode='bind'/>\n"
-			"      <target type='virtio' name='" GUEST_CHANNEL_NAME "'/>\n    </channel>\n");
-	} else {
-		sb_adds(&sb, "    <serial type='file'>\n      <source path='");
-		sb_add_xml(&sb, s->console_log);
-		sb_adds(&sb, "'/>\n      <target port='0'/>\n    </serial>\n");
-	}
-	if (s->channel_log && !s->streams) {
-		sb_adds(&sb, "    <channel type='file'>\n      <source path='");
-		sb_add_xml(&sb, s->channel_log);
-		sb_adds(&sb, "'/>\n      <target type='virtio' name='" GUEST_CHANNEL_NAME "'/>\n    </channel>\n");
-	}
-	for (int i = 0; i < s->nr_shares; i++) {
-		sb_adds(&sb, "    <filesystem type='mount' accessmode='passthrough'>\n      <source dir='");
-		sb_add_xml(&sb, s->shares[i].host_dir);
-		sb_adds(&sb, "'/>\n      <target dir='");
-		sb_add_xml(&sb, s->shares[i].tag);
-		sb_adds(&sb, "'/>\n      <readonly/>\n    </filesystem>\n");
-	}
-	/* nothing the run does not need: no USB, no balloon, no network, no graphics */
-	sb_adds(&sb, "    <controller type='usb' model='none'/>\n"
-		"    <memballoon model='none'/>\n");
-	sb_adds(&sb, "  </devices>\n");
+	add_devices(&sb, s);
 	/*
 	 * sleep=off: when every vCPU is idle, guest time jumps to the next
 	 * timer instead of waiting for the host's clock, so an idle guest

@@ -375,6 +375,107 @@ static int handler(void *user, const char *section, const char *key, const char 
 	return ini_check_set(&ctx->ini, &t->nodes[id], node_keys, canon, key, value, line);
 }
 
+/* [node @id]'s memory: given, at least 64 MiB, whole hugepages. The errors. */
+static int check_node_memory(struct conf_ctx *ctx, int id)
+{
+	struct guest_topology *t = ctx->t;
+	struct guest_node *n = &t->nodes[id];
+	int mem_line = node_line(ctx, id, "memory");
+
+	if (!mem_line)
+		return conf_report(ctx, n->line, "[node %d] memory: missing (expected a size like 512M)", id);
+	if (n->memory_mib < 64)
+		return conf_report(ctx, mem_line, "[node %d] memory: %llu MiB is too small (at least 64M per node)",
+				   id, (unsigned long long)n->memory_mib);
+	if (t->hugepage_kib && (n->memory_mib * 1024) % t->hugepage_kib)
+		return conf_report(ctx, mem_line, "[node %d] memory: %llu MiB is not a multiple of the %llu KiB hugepages",
+				   id, (unsigned long long)n->memory_mib, (unsigned long long)t->hugepage_kib);
+	return 0;
+}
+
+/*
+ * [node @id]'s vCPUs: each exists and is in no node before it (@seen, the
+ * vCPUs of the nodes before, gains this node's). The errors.
+ */
+static int check_node_cpus(struct conf_ctx *ctx, int id, struct cpuset *seen)
+{
+	struct guest_topology *t = ctx->t;
+	struct guest_node *n = &t->nodes[id];
+	int cpus_line = node_line(ctx, id, "cpus"), errors = 0;
+
+	for (int c = 0; c < GUEST_MAX_VCPUS; c++) {
+		if (!cpuset_has(&n->cpus, c))
+			continue;
+		if (t->vcpus && c >= t->vcpus)
+			errors += conf_report(ctx, cpus_line, "[node %d] cpus: vCPU %d does not exist (vcpus = %d: expected 0 to %d)",
+					   id, c, t->vcpus, t->vcpus - 1);
+		else if (cpuset_has(seen, c))
+			errors += conf_report(ctx, cpus_line, "[node %d] cpus: vCPU %d is already in another node", id, c);
+		cpuset_set(seen, c);
+	}
+	return errors;
+}
+
+/* [node @i]'s distances: one per node, 10 to itself, more to the others. The errors. */
+static int check_node_distances(struct conf_ctx *ctx, int i)
+{
+	struct guest_topology *t = ctx->t;
+	int dl = node_line(ctx, i, "distances"), nd = count_distances(&t->nodes[i]);
+	int errors = 0;
+
+	if (!nd)
+		return 0;	/* a value that did not parse: already reported */
+	if (nd != t->nr_nodes)
+		return conf_report(ctx, dl, "[node %d] distances: %d given, expected %d (one per node)",
+				   i, nd, t->nr_nodes);
+	for (int j = 0; j < t->nr_nodes; j++) {
+		int d = t->nodes[i].distances[j];
+
+		if (i == j && d != 10)
+			errors += conf_report(ctx, dl, "[node %d] distances: distance to itself is %d, expected 10", i, d);
+		else if (i != j && d <= 10)
+			errors += conf_report(ctx, dl, "[node %d] distances: distance to node %d is %d, expected more than 10", i, j, d);
+	}
+	return errors;
+}
+
+/* Distances, which @ndist_nodes nodes gave: every node or none. The errors. */
+static int check_distances(struct conf_ctx *ctx, int ndist_nodes)
+{
+	struct guest_topology *t = ctx->t;
+	int errors = 0;
+
+	if (ndist_nodes != t->nr_nodes) {
+		for (int id = 0; id < t->nr_nodes; id++)
+			if (ctx->declared[id] && !node_line(ctx, id, "distances"))
+				errors += conf_report(ctx, t->nodes[id].line, "[node %d] distances: missing (give it for every node or for none)", id);
+		return errors;
+	}
+	t->has_distances = 1;
+	for (int i = 0; i < t->nr_nodes; i++)
+		errors += check_node_distances(ctx, i);
+	return errors;
+}
+
+/* [placement] vcpupin: only vCPUs that exist, and not with icount. The errors. */
+static int check_vcpupin(struct conf_ctx *ctx)
+{
+	struct guest_topology *t = ctx->t;
+	int line = ini_check_line(&ctx->ini, "placement", "vcpupin"), errors = 0;
+
+	for (int v = 0; v < GUEST_MAX_VCPUS; v++)
+		if (t->vcpupin[v] && v >= t->vcpus)
+			errors += conf_report(ctx, line,
+					      "[placement] vcpupin: names vCPU %d but vcpus = %d", v, t->vcpus);
+	/* libvirt refuses the domain ("cpu affinity is not supported"): say why here. */
+	if (t->icount_shift >= 0 && line)
+		errors += conf_report(ctx, line,
+				      "[placement] vcpupin: with [guest] icount every vCPU runs in the "
+				      "emulator's one thread, so no vCPU thread can be pinned (expected "
+				      "emulatorpin alone, or icount = off)");
+	return errors;
+}
+
 /* The topology as a whole: every vCPU in exactly one node, memory adding up, distances square. */
 static int check_topology(struct conf_ctx *ctx)
 {
@@ -393,7 +494,6 @@ static int check_topology(struct conf_ctx *ctx)
 		errors += conf_report(ctx, gl, "no [node N] section (expected at least [node 0])");
 	for (int id = 0; id < t->nr_nodes; id++) {
 		struct guest_node *n = &t->nodes[id];
-		int mem_line = node_line(ctx, id, "memory"), cpus_line = node_line(ctx, id, "cpus");
 
 		if (!ctx->declared[id]) {
 			errors += conf_report(ctx, t->nodes[ctx->max_node].line,
@@ -401,25 +501,9 @@ static int check_topology(struct conf_ctx *ctx)
 					   id, ctx->max_node);
 			continue;
 		}
-		if (!mem_line)
-			errors += conf_report(ctx, n->line, "[node %d] memory: missing (expected a size like 512M)", id);
-		else if (n->memory_mib < 64)
-			errors += conf_report(ctx, mem_line, "[node %d] memory: %llu MiB is too small (at least 64M per node)",
-					   id, (unsigned long long)n->memory_mib);
-		else if (t->hugepage_kib && (n->memory_mib * 1024) % t->hugepage_kib)
-			errors += conf_report(ctx, mem_line, "[node %d] memory: %llu MiB is not a multiple of the %llu KiB hugepages",
-					   id, (unsigned long long)n->memory_mib, (unsigned long long)t->hugepage_kib);
+		errors += check_node_memory(ctx, id);
 		sum += n->memory_mib;
-		for (int c = 0; c < GUEST_MAX_VCPUS; c++) {
-			if (!cpuset_has(&n->cpus, c))
-				continue;
-			if (t->vcpus && c >= t->vcpus)
-				errors += conf_report(ctx, cpus_line, "[node %d] cpus: vCPU %d does not exist (vcpus = %d: expected 0 to %d)",
-						   id, c, t->vcpus, t->vcpus - 1);
-			else if (cpuset_has(&seen, c))
-				errors += conf_report(ctx, cpus_line, "[node %d] cpus: vCPU %d is already in another node", id, c);
-			cpuset_set(&seen, c);
-		}
+		errors += check_node_cpus(ctx, id, &seen);
 		if (cpuset_count(&n->cpus))
 			cpu_nodes++;
 		if (node_line(ctx, id, "distances"))
@@ -436,42 +520,9 @@ static int check_topology(struct conf_ctx *ctx)
 	if (!memory_line)
 		t->memory_mib = sum;
 
-	if (ndist_nodes && ndist_nodes != t->nr_nodes) {
-		for (int id = 0; id < t->nr_nodes; id++)
-			if (ctx->declared[id] && !node_line(ctx, id, "distances"))
-				errors += conf_report(ctx, t->nodes[id].line, "[node %d] distances: missing (give it for every node or for none)", id);
-	} else if (ndist_nodes) {
-		t->has_distances = 1;
-		for (int i = 0; i < t->nr_nodes; i++) {
-			int dl = node_line(ctx, i, "distances"), nd = count_distances(&t->nodes[i]);
-
-			if (!nd)
-				continue;	/* a value that did not parse: already reported */
-			if (nd != t->nr_nodes) {
-				errors += conf_report(ctx, dl, "[node %d] distances: %d given, expected %d (one per node)",
-						   i, nd, t->nr_nodes);
-				continue;
-			}
-			for (int j = 0; j < t->nr_nodes; j++) {
-				int d = t->nodes[i].distances[j];
-
-				if (i == j && d != 10)
-					errors += conf_report(ctx, dl, "[node %d] distances: distance to itself is %d, expected 10", i, d);
-				else if (i != j && d <= 10)
-					errors += conf_report(ctx, dl, "[node %d] distances: distance to node %d is %d, expected more than 10", i, j, d);
-			}
-		}
-	}
-	for (int v = 0; v < GUEST_MAX_VCPUS; v++)
-		if (t->vcpupin[v] && v >= t->vcpus)
-			errors += conf_report(ctx, ini_check_line(&ctx->ini, "placement", "vcpupin"),
-					      "[placement] vcpupin: names vCPU %d but vcpus = %d", v, t->vcpus);
-	/* libvirt refuses the domain ("cpu affinity is not supported"): say why here. */
-	if (t->icount_shift >= 0 && ini_check_line(&ctx->ini, "placement", "vcpupin"))
-		errors += conf_report(ctx, ini_check_line(&ctx->ini, "placement", "vcpupin"),
-				      "[placement] vcpupin: with [guest] icount every vCPU runs in the "
-				      "emulator's one thread, so no vCPU thread can be pinned (expected "
-				      "emulatorpin alone, or icount = off)");
+	if (ndist_nodes)
+		errors += check_distances(ctx, ndist_nodes);
+	errors += check_vcpupin(ctx);
 	return errors;
 }
 

@@ -91,62 +91,126 @@ static void take(json_t **slot, json_t *obj)
 	*slot = json_incref(obj);
 }
 
-static void parse_line(struct guest_result *r, const char *line, size_t len)
+/* The JSON object on @line, or NULL with the line rejected. */
+static json_t *decode_line(struct guest_result *r, const char *line, size_t len)
 {
 	json_error_t jerr;
-	json_t *obj, *v, *seq;
-	const char *type, *why = NULL;
+	json_t *obj;
 	size_t good;
 
-	if (!len)
-		return;	/* blank lines carry nothing; not worth an error */
 	good = utf8_valid_len(line, len);
 	if (good < len) {
 		reject(r, "invalid UTF-8 at byte %zu", good);
-		return;
+		return NULL;
 	}
 	if (memchr(line, '\0', len)) {
 		reject(r, "NUL byte in line");
-		return;
+		return NULL;
 	}
 	obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!obj) {
 		reject(r, "invalid JSON at column %d: %s", jerr.column, jerr.text);
-		return;
+		return NULL;
 	}
 	if (!json_is_object(obj)) {
 		reject(r, "not a JSON object");
-		goto out;
+		json_decref(obj);
+		return NULL;
 	}
+	return obj;
+}
+
+/*
+ * The envelope every record shares: before "done", the protocol version,
+ * a type, and the next sequence number (a gap is reported as lost records,
+ * and the count goes on after it). The type in *@type, or -1 with the
+ * record rejected.
+ */
+static int check_envelope(struct guest_result *r, json_t *obj, const char **type)
+{
+	json_t *v = json_object_get(obj, "v"), *seq = json_object_get(obj, "seq");
+
 	if (r->done) {
 		reject(r, "record after \"done\"");
-		goto out;
+		return -1;
 	}
-	v = json_object_get(obj, "v");
-	seq = json_object_get(obj, "seq");
-	type = json_string_value(json_object_get(obj, "type"));
+	*type = json_string_value(json_object_get(obj, "type"));
 	if (!is_int(v) || json_integer_value(v) != GUEST_PROTOCOL_VERSION) {
 		reject(r, "protocol version is not %d", GUEST_PROTOCOL_VERSION);
-		goto out;
+		return -1;
 	}
-	if (!type) {
+	if (!*type) {
 		reject(r, "no \"type\" string");
-		goto out;
+		return -1;
 	}
 	/* checked before any arithmetic on it: seq + 1 must not overflow */
 	if (is_int(seq) && (json_integer_value(seq) < 0 || json_integer_value(seq) > GUEST_SEQ_MAX)) {
 		reject(r, "sequence number %lld out of range (0 to %lld)",
 		       (long long)json_integer_value(seq), (long long)GUEST_SEQ_MAX);
-		goto out;
+		return -1;
 	}
 	if (!is_int(seq) || json_integer_value(seq) < r->next_seq) {
 		reject(r, "missing or repeated sequence number (expected %ld)", r->next_seq);
-		goto out;
+		return -1;
 	}
 	if (json_integer_value(seq) > r->next_seq)
 		reject(r, "records %ld to %lld were lost", r->next_seq,
 		       (long long)json_integer_value(seq) - 1);
 	r->next_seq = (long)json_integer_value(seq) + 1;
+	return 0;
+}
+
+/* A workload's record, checked, into r->records. */
+static void store_workload(struct guest_result *r, json_t *obj)
+{
+	json_t *rec = json_object_get(obj, "record");
+	const char *why = check_workload_record(rec);
+
+	if (why) {
+		reject(r, "%s", why);
+		return;
+	}
+	/* the runner stops at the cap: more did not come from our runner */
+	if (json_array_size(r->records) >= GUEST_WORKLOAD_RECORDS_MAX) {
+		reject(r, "more workload records than GUEST_WORKLOAD_RECORDS_MAX (%d)",
+		       GUEST_WORKLOAD_RECORDS_MAX);
+		return;
+	}
+	json_array_append(r->records, rec);
+	r->valid++;
+}
+
+/*
+ * Append the string @key of @obj to @list: NULL, or what is wrong (@why)
+ * when it is not a string.
+ */
+static const char *append_string(json_t *list, json_t *obj, const char *key,
+				 const char *why)
+{
+	json_t *t = json_object_get(obj, key);
+
+	if (!json_is_string(t))
+		return why;
+	json_array_append(list, t);
+	return NULL;
+}
+
+/* The "done" record: NULL, or what is wrong with it. */
+static const char *store_done(struct guest_result *r, json_t *obj)
+{
+	json_t *n = json_object_get(obj, "records");
+
+	if (!is_int(n) || json_integer_value(n) != json_integer_value(json_object_get(obj, "seq")))
+		return "\"done\" does not count the records before it";
+	r->done = 1;
+	r->done_t = json_number_value(json_object_get(obj, "t"));
+	return NULL;
+}
+
+/* Keep a record whose envelope is good where its type belongs. */
+static void store_record(struct guest_result *r, json_t *obj, const char *type)
+{
+	const char *why = NULL;
 
 	if (!strcmp(type, GUEST_REC_HELLO)) {
 		take(&r->hello, obj);
@@ -158,54 +222,43 @@ static void parse_line(struct guest_result *r, const char *line, size_t len)
 	} else if (!strcmp(type, GUEST_REC_JOB)) {
 		take(&r->job, obj);
 	} else if (!strcmp(type, GUEST_REC_WORKLOAD)) {
-		json_t *rec = json_object_get(obj, "record");
-
-		why = check_workload_record(rec);
-		/* the runner stops at the cap: more did not come from our runner */
-		if (!why && json_array_size(r->records) >= GUEST_WORKLOAD_RECORDS_MAX) {
-			reject(r, "more workload records than GUEST_WORKLOAD_RECORDS_MAX (%d)",
-			       GUEST_WORKLOAD_RECORDS_MAX);
-			goto out;
-		}
-		if (!why)
-			json_array_append(r->records, rec);
+		store_workload(r, obj);
+		return;
 	} else if (!strcmp(type, GUEST_REC_STDERR)) {
-		json_t *t = json_object_get(obj, "text");
-
-		if (!json_is_string(t))
-			why = "stderr record without a \"text\" string";
-		else
-			json_array_append(r->stderr_lines, t);
+		why = append_string(r->stderr_lines, obj, "text",
+				    "stderr record without a \"text\" string");
 	} else if (!strcmp(type, GUEST_REC_ERROR)) {
-		json_t *m = json_object_get(obj, "message");
-
-		if (!json_is_string(m))
-			why = "error record without a \"message\" string";
-		else
-			json_array_append(r->errors, m);
+		why = append_string(r->errors, obj, "message",
+				    "error record without a \"message\" string");
 	} else if (!strcmp(type, GUEST_REC_EXIT)) {
 		if (!is_int(json_object_get(obj, "status")))
 			why = "exit record without an integer \"status\"";
 		else
 			take(&r->exit, obj);
 	} else if (!strcmp(type, GUEST_REC_DONE)) {
-		json_t *n = json_object_get(obj, "records");
-
-		if (!is_int(n) || json_integer_value(n) != json_integer_value(seq))
-			why = "\"done\" does not count the records before it";
-		else {
-			r->done = 1;
-			r->done_t = json_number_value(json_object_get(obj, "t"));
-		}
+		why = store_done(r, obj);
 	} else {
 		reject(r, "unknown record type");
-		goto out;
+		return;
 	}
 	if (why)
 		reject(r, "%s", why);
 	else
 		r->valid++;
-out:
+}
+
+static void parse_line(struct guest_result *r, const char *line, size_t len)
+{
+	const char *type;
+	json_t *obj;
+
+	if (!len)
+		return;	/* blank lines carry nothing; not worth an error */
+	obj = decode_line(r, line, len);
+	if (!obj)
+		return;
+	if (!check_envelope(r, obj, &type))
+		store_record(r, obj, type);
 	json_decref(obj);
 }
 

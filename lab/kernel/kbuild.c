@@ -316,6 +316,55 @@ int kbuild_apply_patch(const char *tree, const struct patch *p, const char *tmpf
 	return r ? -1 : 0;
 }
 
+/* The work tree's HEAD into *@commit (new string), or the error, said. */
+static int tree_head(const struct build_ctx *b, char **commit)
+{
+	const char *head[] = { "rev-parse", "HEAD", NULL };
+	struct strbuf out = STRBUF_INIT;
+	int r = LAB_OK;
+
+	if (ksource_git(b->src.tree, head, &out)) {
+		r = lab_error("[kernel %s] git rev-parse HEAD in %s: %s", b->k->name, b->src.tree,
+			      sb_str(&out));
+	} else {
+		sb_trim_trailing_newlines(&out);
+		*commit = sb_detach(&out);
+	}
+	sb_release(&out);
+	return r;
+}
+
+/*
+ * Patch @p (number @nth) did not apply, git's output in @out: put the tree
+ * back and say so, or that it could not be put back. The status.
+ */
+static int patch_failed(struct build_ctx *b, const struct patch *p, int nth, const char *label,
+			const char *out)
+{
+	struct strbuf msg = STRBUF_INIT, err = STRBUF_INIT;
+	int r;
+
+	if (build_stopped()) {
+		/* git was killed by the stop: the patch is not to blame */
+		/* the stop may kill this git too; the next build resets the tree first */
+		LAB_IGNORE(reset_tree(b->src.tree, &err));
+		sb_release(&err);
+		return stopped_error(b);
+	}
+	describe_failure(p, out, &msg);
+	if (reset_tree(b->src.tree, &err))
+		r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
+			       "  and the work tree %s cannot be reset: %s",
+			       b->k->name, nth, label, sb_str(&msg), b->src.tree, sb_str(&err));
+	else
+		r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
+			       "  the work tree %s is back at the unmodified source",
+			       b->k->name, nth, label, sb_str(&msg), b->src.tree);
+	sb_release(&msg);
+	sb_release(&err);
+	return r;
+}
+
 static int apply_series(struct build_ctx *b)
 {
 	const struct kernel_cfg *k = b->k;
@@ -323,16 +372,11 @@ static int apply_series(struct build_ctx *b)
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	char *tmpfile = xasprintf("%s.patch", b->src.tree);
 	double t0 = now_monotonic();
-	int r = LAB_OK, applied = 0;
-	const char *head[] = { "rev-parse", "HEAD", NULL };
+	int r, applied = 0;
 
-	if (ksource_git(b->src.tree, head, &out)) {
-		r = lab_error("[kernel %s] git rev-parse HEAD in %s: %s", k->name, b->src.tree,
-			      sb_str(&out));
+	r = tree_head(b, &b->prev_head);
+	if (r)
 		goto out;
-	}
-	sb_trim_trailing_newlines(&out);
-	b->prev_head = sb_detach(&out);
 	if (reset_tree(b->src.tree, &err)) {
 		r = lab_error("[kernel %s] cannot reset the work tree %s: %s", k->name, b->src.tree,
 			      sb_str(&err));
@@ -360,43 +404,15 @@ static int apply_series(struct build_ctx *b)
 		if (!kbuild_apply_patch(b->src.tree, p, tmpfile, &out)) {
 			applied++;
 			strvec_push(&b->subjects, p->subject ? p->subject : path_basename(p->file));
-		} else if (build_stopped()) {
-			/* git was killed by the stop: the patch is not to blame */
-			struct strbuf why = STRBUF_INIT;
-
-			/* the stop may kill this git too; the next build resets the tree first */
-			LAB_IGNORE(reset_tree(b->src.tree, &why));
-			sb_release(&why);
-			r = stopped_error(b);
 		} else {
-			struct strbuf msg = STRBUF_INIT;
-			describe_failure(p, sb_str(&out), &msg);
-			sb_reset(&err);
-			if (reset_tree(b->src.tree, &err))
-				r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
-					       "  and the work tree %s cannot be reset: %s",
-					       k->name, applied + 1, label, sb_str(&msg), b->src.tree,
-					       sb_str(&err));
-			else
-				r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
-					       "  the work tree %s is back at the unmodified source",
-					       k->name, applied + 1, label, sb_str(&msg), b->src.tree);
-			sb_release(&msg);
+			r = patch_failed(b, p, applied + 1, label, sb_str(&out));
 		}
 		free(label);
 	}
-	if (!r) {
-		sb_reset(&out);
-		if (ksource_git(b->src.tree, head, &out)) {
-			r = lab_error("[kernel %s] git rev-parse HEAD in %s: %s", k->name,
-				      b->src.tree, sb_str(&out));
-			goto out;
-		}
-		sb_trim_trailing_newlines(&out);
-		b->head_commit = sb_detach(&out);
-		if (applied)
-			kbuild_info(b, "apply    %d patch%s with git am", applied, applied == 1 ? "" : "es");
-	}
+	if (!r)
+		r = tree_head(b, &b->head_commit);
+	if (!r && applied)
+		kbuild_info(b, "apply    %d patch%s with git am", applied, applied == 1 ? "" : "es");
 out:
 	unlink(tmpfile);
 	free(tmpfile);
@@ -963,11 +979,89 @@ int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 	return r;
 }
 
+/*
+ * The build folder (a prefix kernel builds in its series' folder: one
+ * patch at a time, incrementally), seeded when new, and its fresh log.
+ * LAB_OK or an error code, said.
+ */
+static int open_build_dir(struct build_ctx *b)
+{
+	const struct kernel_cfg *k = b->k;
+
+	b->build_dir = xasprintf("%s/build/%s-%s", b->cfg->cache_dir, path_basename(b->src.tree),
+				 k->prefix_of ? k->prefix_of : k->name);
+	/* A prefix kernel builds in its series' folder: one patch at a time, incrementally. */
+	if (!is_dir(b->build_dir)) {
+		char *parent = path_dirname(b->build_dir);
+		/* without it, the mkdir_p() below says why */
+		int mr = mkdir_p(parent, 0755);
+
+		free(parent);
+		if (!mr)
+			seed_build_dir(b);
+	}
+	if (mkdir_p(b->build_dir, 0755))
+		return lab_error("cannot create %s: %s", b->build_dir, strerror(errno));
+	b->log = xasprintf("%s/build.log", b->build_dir);
+	unlink(b->log);
+	return LAB_OK;
+}
+
+/*
+ * Before make: the files git changed since the folder's last build get
+ * stamps make sees as new, and the step count of a build like this one
+ * (full or incremental, for @config_text) is looked up for the progress.
+ */
+static void settle_and_estimate(struct build_ctx *b, const char *config_text)
+{
+	char *built_at = kbuild_state_read(b->build_dir);
+	char *state_file = xasprintf("%s/.mglrulab-state", b->build_dir);
+	struct stat state_st;
+	/* The state file is written when a build completes (copies keep its stamp). */
+	time_t built_time = stat(state_file, &state_st) ? 0 : state_st.st_mtime;
+	int stamped;
+
+	free(state_file);
+	stamped = kbuild_settle_mtimes(b->src.tree, b->prev_head, b->head_commit, built_at,
+				       built_time);
+	debug("settled the stamps of %d files for %s", stamped, b->build_dir);
+	b->est_file = steps_file(b->cfg->cache_dir, config_text, built_at != NULL);
+	b->est_steps = steps_get(b->est_file);
+	free(built_at);
+}
+
+/* After a good make: the folder's build state, and a seed for others from now on. */
+static void mark_built(struct build_ctx *b)
+{
+	char *mark;
+
+	if (kbuild_state_write(b->build_dir, b->head_commit))
+		warning("cannot record the build state of %s", b->build_dir);
+	/* Built: from now on a seed for others (see seed_build_dir()). */
+	mark = xasprintf("%s/" SEEDED_MARK, b->build_dir);
+	unlink(mark);
+	free(mark);
+}
+
+
+/* The source tree, unpacked or checked out: LAB_OK, or the status, said. */
+static int prepare_tree(struct build_ctx *b)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = ksource_prepare_tree(&b->src, &err, &b->t_unpack);
+
+	if (r && build_stopped())
+		r = stopped_error(b);
+	else if (r)
+		error_status(r, "[kernel %s] %s", b->k->name, sb_str(&err));
+	sb_release(&err);
+	return r;
+}
 int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  struct kbuild_result *res)
 {
 	struct build_ctx b = { .cfg = cfg, .k = k };
-	struct strbuf config_text = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf config_text = STRBUF_INIT;
 	double t0 = now_monotonic();
 	int lock_fd = -1, r;
 
@@ -988,32 +1082,11 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	/* Someone may have built it while we waited for the lock. */
 	if (!kcache_index_get(cfg->cache_dir, b.ikey, b.key) && take_entry(&b, res, 1, t0))
 		goto out;
-	r = ksource_prepare_tree(&b.src, &err, &b.t_unpack);
-	if (r) {
-		if (build_stopped())
-			r = stopped_error(&b);
-		else
-			error_status(r, "[kernel %s] %s", k->name, sb_str(&err));
+	r = prepare_tree(&b);
+	if (!r)
+		r = open_build_dir(&b);
+	if (r)
 		goto out;
-	}
-	/* A prefix kernel builds in its series' folder: one patch at a time, incrementally. */
-	b.build_dir = xasprintf("%s/build/%s-%s", cfg->cache_dir, path_basename(b.src.tree),
-				k->prefix_of ? k->prefix_of : k->name);
-	if (!is_dir(b.build_dir)) {
-		char *parent = path_dirname(b.build_dir);
-		/* without it, the mkdir_p() below says why */
-		int mr = mkdir_p(parent, 0755);
-
-		free(parent);
-		if (!mr)
-			seed_build_dir(&b);
-	}
-	if (mkdir_p(b.build_dir, 0755)) {
-		r = lab_error("cannot create %s: %s", b.build_dir, strerror(errno));
-		goto out;
-	}
-	b.log = xasprintf("%s/build.log", b.build_dir);
-	unlink(b.log);
 	/* A signal now (the seed's cp stopped) stops the build before git changes the tree. */
 	if (build_stopped()) {
 		r = stopped_error(&b);
@@ -1033,28 +1106,12 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 			warning("cannot record the input key in %s/index", cfg->cache_dir);
 		goto out;
 	}
-	char *built_at = kbuild_state_read(b.build_dir);
-	char *state_file = xasprintf("%s/.mglrulab-state", b.build_dir);
-	struct stat state_st;
-	/* The state file is written when a build completes (copies keep its stamp). */
-	time_t built_time = stat(state_file, &state_st) ? 0 : state_st.st_mtime;
-	free(state_file);
-	int stamped = kbuild_settle_mtimes(b.src.tree, b.prev_head, b.head_commit, built_at,
-					   built_time);
-	debug("settled the stamps of %d files for %s", stamped, b.build_dir);
-	b.est_file = steps_file(cfg->cache_dir, sb_str(&config_text), built_at != NULL);
-	b.est_steps = steps_get(b.est_file);
-	free(built_at);
+	settle_and_estimate(&b, sb_str(&config_text));
 	r = compile(&b);
 	res->build_failed = b.compile_failed;
 	if (r)
 		goto out;
-	if (kbuild_state_write(b.build_dir, b.head_commit))
-		warning("cannot record the build state of %s", b.build_dir);
-	/* Built: from now on a seed for others (see seed_build_dir()). */
-	char *mark = xasprintf("%s/" SEEDED_MARK, b.build_dir);
-	unlink(mark);
-	free(mark);
+	mark_built(&b);
 	/* Stopped after make ended: the folder is built, the cache is not told. */
 	if (build_stopped()) {
 		r = stopped_error(&b);
@@ -1073,7 +1130,6 @@ out:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	sb_release(&config_text);
-	sb_release(&err);
 	build_ctx_release(&b);
 	return r;
 }

@@ -243,12 +243,77 @@ int kbuild_prepared_dir_is(const struct lab_config *cfg, const char *dir)
 	return r;
 }
 
+/* The prepared folder of @key in the cache, made, as a real path; NULL with the error said. */
+static char *prepared_folder(const struct lab_config *cfg, const char *key)
+{
+	char *rel = xasprintf("%s/prepared/%.*s", cfg->cache_dir, PREP_KEY_LEN, key), *dir;
+
+	if (mkdir_p(rel, 0755)) {
+		lab_error("kernel_build: cannot create %s: %s", rel, strerror(errno));
+		free(rel);
+		return NULL;
+	}
+	dir = realpath(rel, NULL);
+	free(rel);
+	if (!dir)
+		lab_error("kernel_build: the prepared folder: %s", strerror(errno));
+	return dir;
+}
+
+/*
+ * Make @dir a prepared build folder of @rtree: olddefconfig on @config_path
+ * the first time (or after a crash left it half-made), then `make prepare`
+ * every time, then the stamp. LAB_OK or an error code, said.
+ */
+static int prepare_in(const struct lab_config *cfg, const char *rtree, const char *dir,
+		      const char *config_path, const char *log_path)
+{
+	char *stamp = xasprintf("%s/" PREP_STAMP, dir);
+	char *dotconfig = xasprintf("%s/.config", dir);
+	char *jobs = xasprintf("-j%ld", cfg->jobs ? cfg->jobs : sysconf(_SC_NPROCESSORS_ONLN));
+	char *text = NULL;
+	int r = LAB_ELAB;
+
+	if (access(stamp, R_OK)) {
+		/* New, or left half-made by a crash: start over. */
+		info("kernel_build: preparing a build folder natively (olddefconfig, prepare) in %s", dir);
+		rm_rf(dir);
+		if (mkdir_p(dir, 0755) || copy_file(config_path, dotconfig, 0644)) {
+			lab_error("kernel_build: cannot start %s: %s", dir, strerror(errno));
+			goto out;
+		}
+		if (run_make(rtree, dir, log_path, (const char *const[]){ "olddefconfig", NULL })) {
+			r = failed("make olddefconfig (on the host)", log_path);
+			goto out;
+		}
+	}
+	/* Always: a no-op in seconds when the tree has not changed since. */
+	if (run_make(rtree, dir, log_path, (const char *const[]){ jobs, "prepare", NULL })) {
+		r = failed("make prepare (on the host)", log_path);
+		goto out;
+	}
+	if (record_make_env(rtree, dir, log_path))
+		goto out;
+	text = xasprintf("srctree %s\nobjtree %s\n", rtree, dir);
+	if (write_file_atomic(stamp, text, strlen(text))) {
+		lab_error("kernel_build: cannot write %s: %s", stamp, strerror(errno));
+		goto out;
+	}
+	r = LAB_OK;
+out:
+	free(text);
+	free(stamp);
+	free(dotconfig);
+	free(jobs);
+	return r;
+}
+
 int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const char *config_path,
 		       const char *log_path, char **dir_out)
 {
 	char rtree[PATH_MAX], key[SHA256_HEX_LEN + 1];
 	struct strbuf config = STRBUF_INIT;
-	char *dir = NULL, *stamp = NULL, *dotconfig = NULL, *jobs = NULL;
+	char *dir = NULL;
 	int lock_fd = -1, r = LAB_ELAB;
 	double t0 = now_monotonic();
 
@@ -271,61 +336,19 @@ int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const cha
 	if (r)
 		goto out;
 	r = LAB_ELAB;
-	char *rel = xasprintf("%s/prepared/%.*s", cfg->cache_dir, PREP_KEY_LEN, key);
-	if (mkdir_p(rel, 0755)) {
-		lab_error("kernel_build: cannot create %s: %s", rel, strerror(errno));
-		free(rel);
+	dir = prepared_folder(cfg, key);
+	if (!dir)
 		goto out;
-	}
-	dir = realpath(rel, NULL);
-	free(rel);
-	if (!dir) {
-		lab_error("kernel_build: the prepared folder: %s", strerror(errno));
+	r = prepare_in(cfg, rtree, dir, config_path, log_path);
+	if (r)
 		goto out;
-	}
-	stamp = xasprintf("%s/" PREP_STAMP, dir);
-	dotconfig = xasprintf("%s/.config", dir);
-	jobs = xasprintf("-j%ld", cfg->jobs ? cfg->jobs : sysconf(_SC_NPROCESSORS_ONLN));
-	if (access(stamp, R_OK)) {
-		/* New, or left half-made by a crash: start over. */
-		info("kernel_build: preparing a build folder natively (olddefconfig, prepare) in %s", dir);
-		rm_rf(dir);
-		if (mkdir_p(dir, 0755) || copy_file(config_path, dotconfig, 0644)) {
-			lab_error("kernel_build: cannot start %s: %s", dir, strerror(errno));
-			goto out;
-		}
-		if (run_make(rtree, dir, log_path, (const char *const[]){ "olddefconfig", NULL })) {
-			r = failed("make olddefconfig (on the host)", log_path);
-			goto out;
-		}
-	}
-	/* Always: a no-op in seconds when the tree has not changed since. */
-	if (run_make(rtree, dir, log_path, (const char *const[]){ jobs, "prepare", NULL })) {
-		r = failed("make prepare (on the host)", log_path);
-		goto out;
-	}
-	if (record_make_env(rtree, dir, log_path)) {
-		r = LAB_ELAB;
-		goto out;
-	}
-	char *text = xasprintf("srctree %s\nobjtree %s\n", rtree, dir);
-	if (write_file_atomic(stamp, text, strlen(text))) {
-		lab_error("kernel_build: cannot write %s: %s", stamp, strerror(errno));
-		free(text);
-		goto out;
-	}
-	free(text);
 	debug("kernel_build: prepared folder %s ready in %.1f s", dir, now_monotonic() - t0);
 	*dir_out = dir;
 	dir = NULL;
-	r = LAB_OK;
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	sb_release(&config);
 	free(dir);
-	free(stamp);
-	free(dotconfig);
-	free(jobs);
 	return r;
 }

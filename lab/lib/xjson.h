@@ -28,7 +28,10 @@ json_t *jnum(double v);
 double jget_num(const json_t *obj, const char *key);
 /* A string member, or @def when missing or not a string. */
 const char *jget_str(const json_t *obj, const char *key, const char *def);
-/* Walk "a.b.c" through nested objects; NULL when any step is missing. */
+/*
+ * Walk "a.b.c" through nested objects; NULL when any step is missing or
+ * one key is 128 bytes or longer (no member has such a name).
+ */
 json_t *jpath(const json_t *obj, const char *dotted);
 
 #endif

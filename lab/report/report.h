@@ -88,7 +88,10 @@ json_t *report_analyze(const json_t *session, struct strbuf *err);
  * "source_seq"), blocks dropped. Host, guest and statistics settings are
  * B's; host.accel is "mixed" when the two differ. Feed the result to
  * report_analyze(). NULL with the reason in @err when a kernel is unknown.
- * @a and @b must have passed report_validate().
+ * @a and @b must have passed report_validate(). The runs, kernels, host
+ * and A's workloads are copies; B's "guest", "statistics", design.seed and
+ * design.runs_per_kernel, and the workloads only B has, are shared with
+ * @b: change neither while both live.
  */
 LAB_MUST_CHECK
 json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,

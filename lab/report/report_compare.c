@@ -37,27 +37,80 @@ static int append_runs(json_t *dst, const json_t *src, const char *kernel, const
 	return n;
 }
 
+/* @k, else the session's patched kernel, else (one kernel) its baseline. */
+static const char *pick_kernel(const json_t *session, const char *k)
+{
+	if (!k)
+		k = jget_str(json_object_get(session, "design"), "patched", NULL);
+	/* A single-kernel session has only its baseline to offer. */
+	if (!k)
+		k = jget_str(json_object_get(session, "design"), "baseline", "");
+	return k;
+}
+
+/* B's host, its accelerator "mixed" when A's differs. */
+static json_t *compare_host(const json_t *ha, const json_t *hb)
+{
+	json_t *host = json_deep_copy(hb);
+
+	if (strcmp(jget_str(ha, "accel", ""), jget_str(hb, "accel", ""))) {
+		char *why = xasprintf("session A ran under %s, session B under %s",
+				      jget_str(ha, "accel", "?"), jget_str(hb, "accel", "?"));
+		json_object_set_new(host, "accel", json_string("mixed"));
+		json_object_set_new(host, "accel_reason", json_string(why));
+		free(why);
+	}
+	return host;
+}
+
+/* The two kernels, renamed @la (the baseline) and @lb (the patched). */
+static json_t *compare_kernels(const json_t *kern_a, const json_t *kern_b, const char *la,
+			       const char *lb)
+{
+	json_t *k = json_array();
+
+	json_array_append_new(k, json_deep_copy(kern_a));
+	json_array_append_new(k, json_deep_copy(kern_b));
+	json_object_set_new(json_array_get(k, 0), "name", json_string(la));
+	json_object_set_new(json_array_get(k, 0), "role", json_string("baseline"));
+	json_object_set_new(json_array_get(k, 1), "name", json_string(lb));
+	json_object_set_new(json_array_get(k, 1), "role", json_string("patched"));
+	return k;
+}
+
+/* Workloads of A, then any that only B has: the union, A's order. */
+static json_t *union_workloads(const json_t *a, const json_t *b)
+{
+	json_t *wls = json_deep_copy(json_object_get(a, "workloads")), *names, *w;
+	size_t i;
+
+	if (!wls)
+		wls = json_array();
+	names = json_object();
+	json_array_foreach(wls, i, w)
+		json_object_set_new_nocheck(names, jget_str(w, "name", ""), json_true());
+	json_array_foreach(json_object_get(b, "workloads"), i, w) {
+		if (json_object_get(names, jget_str(w, "name", "")))
+			continue;
+		json_object_set_new_nocheck(names, jget_str(w, "name", ""), json_true());
+		json_array_append(wls, w);
+	}
+	json_decref(names);
+	return wls;
+}
+
 json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 			       const char *kb, struct strbuf *err)
 {
 	const json_t *kern_a, *kern_b;
-	const json_t *ha = json_object_get(a, "host"), *hb = json_object_get(b, "host");
 	const char *ida = jget_str(json_object_get(a, "session"), "id", "A");
 	const char *idb = jget_str(json_object_get(b, "session"), "id", "B");
 	char *la, *lb;
-	json_t *s, *k, *runs, *wls, *w, *host, *names;
+	json_t *s, *runs;
 	json_int_t seq = 0;
-	size_t i;
 
-	if (!ka)
-		ka = jget_str(json_object_get(a, "design"), "patched", NULL);
-	if (!kb)
-		kb = jget_str(json_object_get(b, "design"), "patched", NULL);
-	/* A single-kernel session has only its baseline to offer. */
-	if (!ka)
-		ka = jget_str(json_object_get(a, "design"), "baseline", "");
-	if (!kb)
-		kb = jget_str(json_object_get(b, "design"), "baseline", "");
+	ka = pick_kernel(a, ka);
+	kb = pick_kernel(b, kb);
 	kern_a = report_find_named(a, "kernels", ka);
 	kern_b = report_find_named(b, "kernels", kb);
 	if (!kern_a || !kern_b) {
@@ -74,40 +127,12 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 	json_object_set_new(s, "session", xjson_pack("{s:s++, s:s, s:s}",
 		"id", ida, " vs ", idb, "mode", "compare",
 		"created", jget_str(json_object_get(b, "session"), "created", "")));
-	host = json_deep_copy(hb);
-	if (strcmp(jget_str(ha, "accel", ""), jget_str(hb, "accel", ""))) {
-		char *why = xasprintf("session A ran under %s, session B under %s",
-				      jget_str(ha, "accel", "?"), jget_str(hb, "accel", "?"));
-		json_object_set_new(host, "accel", json_string("mixed"));
-		json_object_set_new(host, "accel_reason", json_string(why));
-		free(why);
-	}
-	json_object_set_new(s, "host", host);
-	k = json_array();
-	json_array_append_new(k, json_deep_copy(kern_a));
-	json_array_append_new(k, json_deep_copy(kern_b));
-	json_object_set_new(json_array_get(k, 0), "name", json_string(la));
-	json_object_set_new(json_array_get(k, 0), "role", json_string("baseline"));
-	json_object_set_new(json_array_get(k, 1), "name", json_string(lb));
-	json_object_set_new(json_array_get(k, 1), "role", json_string("patched"));
-	json_object_set_new(s, "kernels", k);
+	json_object_set_new(s, "host", compare_host(json_object_get(a, "host"),
+						    json_object_get(b, "host")));
+	json_object_set_new(s, "kernels", compare_kernels(kern_a, kern_b, la, lb));
 	if (json_object_get(b, "guest"))
 		json_object_set(s, "guest", json_object_get(b, "guest"));
-	/* Workloads of A, then any that only B has: the union, A's order. */
-	wls = json_deep_copy(json_object_get(a, "workloads"));
-	if (!wls)
-		wls = json_array();
-	names = json_object();
-	json_array_foreach(wls, i, w)
-		json_object_set_new_nocheck(names, jget_str(w, "name", ""), json_true());
-	json_array_foreach(json_object_get(b, "workloads"), i, w) {
-		if (json_object_get(names, jget_str(w, "name", "")))
-			continue;
-		json_object_set_new_nocheck(names, jget_str(w, "name", ""), json_true());
-		json_array_append(wls, w);
-	}
-	json_decref(names);
-	json_object_set_new(s, "workloads", wls);
+	json_object_set_new(s, "workloads", union_workloads(a, b));
 	runs = json_array();
 	append_runs(runs, a, ka, la, &seq);
 	append_runs(runs, b, kb, lb, &seq);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "report_layout.h"
 #include "report_priv.h"
+#include "sort_cmp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,13 +25,6 @@ static int pattern_number(const char *pattern, const char *name, long *n)
 		return -1;
 	*n = strtol(name + pre, &end, 10);
 	return 0;
-}
-
-static int cmp_long(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* Each measured (ok, not warm-up) run's value of @metric, per kernel. */

@@ -674,6 +674,111 @@ static size_t series_hosts(const struct model *m, const struct series *s, size_t
 	return n;
 }
 
+/* A series' runs grouped by host, and each host's comparison. */
+struct host_groups {
+	size_t nh;			/* hosts with runs of this series */
+	size_t *hix;			/* their index in m->hosts */
+	double *vals[2];		/* each kernel's values, host by host */
+	size_t *off[2], *cnt[2];	/* where each host's values are in vals */
+	struct stats_stratum *strata;
+	double *ratio, *lo, *hi;	/* each host's ratio and interval */
+	unsigned char *used;		/* in the pooled estimate */
+};
+
+static void host_groups_fill(struct host_groups *g, const struct series *s, size_t *stratum)
+{
+	g->strata = xcalloc(g->nh, sizeof(*g->strata));
+	g->ratio = xcalloc(g->nh, sizeof(double));
+	g->lo = xcalloc(g->nh, sizeof(double));
+	g->hi = xcalloc(g->nh, sizeof(double));
+	g->used = xcalloc(g->nh, 1);
+	for (int k = 0; k < 2; k++) {
+		g->vals[k] = xcalloc(s->n[k] + 1, sizeof(double));
+		g->off[k] = xcalloc(g->nh, sizeof(size_t));
+		g->cnt[k] = xcalloc(g->nh, sizeof(size_t));
+		group_by_host(s, k, stratum, g->nh, g->vals[k], g->off[k], g->cnt[k]);
+	}
+}
+
+static void host_groups_release(struct host_groups *g)
+{
+	for (int k = 0; k < 2; k++) {
+		free(g->vals[k]);
+		free(g->off[k]);
+		free(g->cnt[k]);
+	}
+	free(g->hix);
+	free(g->strata);
+	free(g->ratio);
+	free(g->lo);
+	free(g->hi);
+	free(g->used);
+}
+
+/* Each host's stratum, and its ratio and interval where it ran both kernels. */
+static void host_compare_each(const struct model *m, struct host_groups *g,
+			      const struct stats_settings *st, const char *key)
+{
+	char hkey[640];
+
+	for (size_t h = 0; h < g->nh; h++) {
+		struct stats_comparison c;
+		double *b = g->vals[BASE] + g->off[BASE][h], *p = g->vals[PATCHED] + g->off[PATCHED][h];
+		size_t nb = g->cnt[BASE][h], np = g->cnt[PATCHED][h];
+
+		g->strata[h] = (struct stats_stratum){ b, p, nb, np };
+		g->ratio[h] = g->lo[h] = g->hi[h] = NAN;
+		if (nb && np) {
+			/* Each host's interval has its own stream, as each metric's has. */
+			snprintf(hkey, sizeof(hkey), "%s@%s", key, m->hosts[g->hix[h]]);
+			stats_compare(b, nb, p, np, st, stats_seed_for(st->seed, hkey), &c);
+			g->ratio[h] = c.ratio;
+			g->lo[h] = c.ratio_lo;
+			g->hi[h] = c.ratio_hi;
+		}
+	}
+}
+
+/* "hosts": each host's runs, medians, ratio and interval, and whether it was pooled. */
+static json_t *hosts_json(const struct model *m, const struct host_groups *g)
+{
+	json_t *hosts = json_array();
+
+	for (size_t h = 0; h < g->nh; h++) {
+		const struct stats_stratum *x = &g->strata[h];
+
+		json_array_append_new(hosts, xjson_pack("{s:o, s:[I, I], s:o, s:o, s:o, s:o, s:b}",
+			"host", json_string_lossy(m->hosts[g->hix[h]]),
+			"n", (json_int_t)x->nb, (json_int_t)x->np,
+			"median", pair_json(x->nb ? stats_median(x->base, x->nb) : NAN,
+					    x->np ? stats_median(x->patched, x->np) : NAN),
+			"ratio", jnum(g->ratio[h]),
+			"delta_pct", jnum(isfinite(g->ratio[h]) ? 100 * (g->ratio[h] - 1) : NAN),
+			"ci", pair_json(g->lo[h], g->hi[h]), "pooled", g->used[h]));
+	}
+	return hosts;
+}
+
+/* "pooled" and "heterogeneity" of @r, from the pooled ratio and van Elteren's test. */
+static void set_pooled_json(json_t *r, const struct stats_pooled *pool, double ve_z,
+			    double ve_p, const char *ve_method)
+{
+	/* No host gave a usable interval: the all-runs comparison decides, as with one host. */
+	json_object_set_new(r, "pooled", xjson_pack(
+		"{s:s, s:I, s:o, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:s, s:s}",
+		"method", "inverse-variance pooled log ratio of the hosts' medians; "
+			  "van Elteren's stratified rank-sum test",
+		"hosts", (json_int_t)pool->k, "ratio", jnum(pool->ratio),
+		"delta_pct", jnum(pool->k ? 100 * (pool->ratio - 1) : NAN),
+		"ci", "lo", jnum(pool->lo), "hi", jnum(pool->hi), "level", jnum(pool->level),
+		"z", jnum(ve_z), "p", jnum(ve_p), "p_method", ve_method,
+		"basis", pool->k && isfinite(ve_p) ? "pooled" : "all-runs"));
+	json_object_set_new(r, "heterogeneity", xjson_pack("{s:o, s:I, s:o, s:o, s:b, s:o, s:b}",
+		"q", jnum(pool->q), "df", (json_int_t)pool->df, "p", jnum(pool->q_p),
+		"i2", jnum(pool->i2), "overlap", pool->overlap, "alpha", jnum(STATS_HET_ALPHA),
+		"heterogeneous", pool->heterogeneous));
+}
+
 /*
  * A metric whose values came from several hosts: per host the medians and
  * the ratio with its bootstrap interval, the hosts pooled (stats.h, "Hosts
@@ -685,81 +790,25 @@ static size_t series_hosts(const struct model *m, const struct series *s, size_t
 static void host_strata(struct model *m, struct series *s, const struct stats_settings *st,
 			const char *key, struct stats_comparison *dec, json_t *r)
 {
-	size_t *hix = xcalloc(m->nhosts + 1, sizeof(*hix));
+	struct host_groups g = { .hix = xcalloc(m->nhosts + 1, sizeof(size_t)) };
 	size_t *stratum = xcalloc(m->nhosts + 1, sizeof(*stratum));
-	size_t nh = series_hosts(m, s, hix, stratum), *off[2], *cnt[2];
-	struct stats_stratum *strata;
-	double *vals[2], *ratio, *lo, *hi;
-	unsigned char *used;
 	struct stats_pooled pool;
-	json_t *hosts, *pj, *het;
 	const char *ve_method;
 	double ve_z, ve_p;
-	char hkey[640];
 
-	if (nh < 2) {
-		free(hix);
+	g.nh = series_hosts(m, s, g.hix, stratum);
+	if (g.nh < 2) {
+		free(g.hix);
 		free(stratum);
 		return;
 	}
-	strata = xcalloc(nh, sizeof(*strata));
-	ratio = xcalloc(nh, sizeof(double));
-	lo = xcalloc(nh, sizeof(double));
-	hi = xcalloc(nh, sizeof(double));
-	used = xcalloc(nh, 1);
-	hosts = json_array();
-	for (int k = 0; k < 2; k++) {
-		vals[k] = xcalloc(s->n[k] + 1, sizeof(double));
-		off[k] = xcalloc(nh, sizeof(size_t));
-		cnt[k] = xcalloc(nh, sizeof(size_t));
-		group_by_host(s, k, stratum, nh, vals[k], off[k], cnt[k]);
-	}
-	for (size_t h = 0; h < nh; h++) {
-		struct stats_comparison c;
-		double *b = vals[BASE] + off[BASE][h], *p = vals[PATCHED] + off[PATCHED][h];
-		size_t nb = cnt[BASE][h], np = cnt[PATCHED][h];
-
-		strata[h] = (struct stats_stratum){ b, p, nb, np };
-		ratio[h] = lo[h] = hi[h] = NAN;
-		if (nb && np) {
-			/* Each host's interval has its own stream, as each metric's has. */
-			snprintf(hkey, sizeof(hkey), "%s@%s", key, m->hosts[hix[h]]);
-			stats_compare(b, nb, p, np, st, stats_seed_for(st->seed, hkey), &c);
-			ratio[h] = c.ratio;
-			lo[h] = c.ratio_lo;
-			hi[h] = c.ratio_hi;
-		}
-	}
-	stats_pool_ratios(ratio, lo, hi, nh, st->confidence, &pool, used);
-	stats_van_elteren(strata, nh, st->mw_exact_max, &ve_z, &ve_p, &ve_method);
-	for (size_t h = 0; h < nh; h++) {
-		const struct stats_stratum *x = &strata[h];
-
-		json_array_append_new(hosts, xjson_pack("{s:o, s:[I, I], s:o, s:o, s:o, s:o, s:b}",
-			"host", json_string_lossy(m->hosts[hix[h]]),
-			"n", (json_int_t)x->nb, (json_int_t)x->np,
-			"median", pair_json(x->nb ? stats_median(x->base, x->nb) : NAN,
-					    x->np ? stats_median(x->patched, x->np) : NAN),
-			"ratio", jnum(ratio[h]),
-			"delta_pct", jnum(isfinite(ratio[h]) ? 100 * (ratio[h] - 1) : NAN),
-			"ci", pair_json(lo[h], hi[h]), "pooled", used[h]));
-	}
-	/* No host gave a usable interval: the all-runs comparison decides, as with one host. */
-	pj = xjson_pack("{s:s, s:I, s:o, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:s, s:s}",
-		"method", "inverse-variance pooled log ratio of the hosts' medians; "
-			  "van Elteren's stratified rank-sum test",
-		"hosts", (json_int_t)pool.k, "ratio", jnum(pool.ratio),
-		"delta_pct", jnum(pool.k ? 100 * (pool.ratio - 1) : NAN),
-		"ci", "lo", jnum(pool.lo), "hi", jnum(pool.hi), "level", jnum(pool.level),
-		"z", jnum(ve_z), "p", jnum(ve_p), "p_method", ve_method,
-		"basis", pool.k && isfinite(ve_p) ? "pooled" : "all-runs");
-	het = xjson_pack("{s:o, s:I, s:o, s:o, s:b, s:o, s:b}",
-		"q", jnum(pool.q), "df", (json_int_t)pool.df, "p", jnum(pool.q_p),
-		"i2", jnum(pool.i2), "overlap", pool.overlap, "alpha", jnum(STATS_HET_ALPHA),
-		"heterogeneous", pool.heterogeneous);
-	json_object_set_new(r, "hosts", hosts);
-	json_object_set_new(r, "pooled", pj);
-	json_object_set_new(r, "heterogeneity", het);
+	host_groups_fill(&g, s, stratum);
+	free(stratum);
+	host_compare_each(m, &g, st, key);
+	stats_pool_ratios(g.ratio, g.lo, g.hi, g.nh, st->confidence, &pool, g.used);
+	stats_van_elteren(g.strata, g.nh, st->mw_exact_max, &ve_z, &ve_p, &ve_method);
+	json_object_set_new(r, "hosts", hosts_json(m, &g));
+	set_pooled_json(r, &pool, ve_z, ve_p, ve_method);
 	if (pool.k && isfinite(ve_p)) {
 		dec->ratio = pool.ratio;
 		dec->delta_pct = 100 * (pool.ratio - 1);
@@ -768,18 +817,7 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 		dec->ratio_valid = 1;
 		dec->mw_p = ve_p;
 	}
-	for (int k = 0; k < 2; k++) {
-		free(vals[k]);
-		free(off[k]);
-		free(cnt[k]);
-	}
-	free(hix);
-	free(stratum);
-	free(strata);
-	free(ratio);
-	free(lo);
-	free(hi);
-	free(used);
+	host_groups_release(&g);
 }
 
 /*
@@ -811,30 +849,29 @@ static void warn_heterogeneity(const struct series *s, const json_t *r, json_t *
 	sb_release(&sb);
 }
 
-static void analyze_series(struct model *m, struct series *s)
+/* Each kernel's summary of @s (with its outlier flags); @have says which could be made. */
+static void summarize_sides(const struct series *s, const struct stats_settings *st,
+			    struct stats_summary *sum, unsigned char **flags, int *have)
 {
-	struct stats_summary sum[2];
-	struct stats_comparison cmp, dec;
-	struct stats_paired pd;
-	unsigned char *flags[2];
-	double *order, *pb = NULL, *pp = NULL;
-	struct stats_settings st = m->st;
-	json_t *r, *warnings = json_array();
-	int have[2];
-	char key[512];
-
-	memset(&pd, 0, sizeof(pd));
-	if (s->is_counter)
-		st.resamples = m->counter_resamples;
 	for (int k = 0; k < 2; k++) {
+		double *order = xcalloc(s->n[k] + 1, sizeof(double));
+
 		flags[k] = xcalloc(s->n[k] + 1, 1);
-		order = xcalloc(s->n[k] + 1, sizeof(double));
 		for (size_t i = 0; i < s->n[k]; i++)
 			order[i] = (double)s->seq[k][i];
-		have[k] = s->n[k] && !stats_summarize(s->v[k], order, s->n[k], st.confidence,
+		have[k] = s->n[k] && !stats_summarize(s->v[k], order, s->n[k], st->confidence,
 							&sum[k], flags[k]);
 		free(order);
 	}
+}
+
+/* A result's description of its series and each kernel's summary. */
+static json_t *series_json(const struct model *m, const struct series *s,
+			   const struct stats_settings *st, const struct stats_summary *sum,
+			   unsigned char **flags, const int *have)
+{
+	json_t *r;
+
 	/*
 	 * Names come from run records, which quote the guest (a counter's name
 	 * from its /proc text): lossy, so a bad byte shows as U+FFFD instead
@@ -851,61 +888,64 @@ static void analyze_series(struct model *m, struct series *s)
 		json_object_set_new(r, "better", json_string(s->better_higher ? "higher" : "lower"));
 		json_object_set_new(r, "primary", json_boolean(s->primary));
 	}
-	json_object_set_new(r, "threshold", jnum(s->threshold >= 0 ? s->threshold : st.threshold));
+	json_object_set_new(r, "threshold", jnum(s->threshold >= 0 ? s->threshold : st->threshold));
 	json_object_set_new(r, "band_source", json_string(s->band_source ? s->band_source :
 							  m->band_source));
 	json_object_set_new(r, "baseline", summary_json(s, BASE, have[BASE] ? &sum[BASE] : NULL, flags[BASE]));
 	json_object_set_new(r, "patched", summary_json(s, PATCHED, have[PATCHED] ? &sum[PATCHED] : NULL, flags[PATCHED]));
+	return r;
+}
 
-	snprintf(key, sizeof(key), "%s/%s", s->workload, s->name);
-	/*
-	 * A primary of a sequential session is judged at the level of the
-	 * look this analysis is: its interval at 1 - alpha_k, its p scaled
-	 * to the overall alpha (stats.h, repeated confidence intervals).
-	 */
-	if (is_seq_primary(m, s)) {
-		s->look = stats_seq_look_of(&m->seq, workload_top_block(m, s->workload));
-		if (s->look)
-			st.confidence = 1 - stats_seq_alpha_at(&m->seq, s->look);
-	}
-	if (have[BASE] && have[PATCHED]) {
-		size_t np;
+/* A sequential primary's p, scaled to the overall alpha, and "sequential" of @r. */
+static void set_sequential(struct model *m, struct series *s, double p, json_t *r)
+{
+	s->p = s->look ? stats_seq_p_adjust(&m->seq, s->look, p) : NAN;
+	json_object_set_new(r, "sequential", xjson_pack("{s:I, s:I, s:I, s:o, s:o, s:o}",
+		"look", (json_int_t)s->look, "looks", (json_int_t)stats_seq_looks(&m->seq),
+		"runs_at_look", (json_int_t)(s->look ? stats_seq_runs_at(&m->seq, s->look) : 0),
+		"alpha_look", jnum(s->look ? stats_seq_alpha_at(&m->seq, s->look) : NAN),
+		"p", jnum(p), "p_adjusted", jnum(s->p)));
+}
 
-		stats_compare(s->v[BASE], s->n[BASE], s->v[PATCHED], s->n[PATCHED], &st,
-			      stats_seed_for(st.seed, key), &cmp);
-		np = block_pairs(s, &pb, &pp);
-		if (np >= 2)
-			stats_paired(pb, pp, np, &st, &pd);
-		dec = cmp;
-		/* Hosts are strata only where the runs came from more than one. */
-		if (m->nhosts > 1 && !s->is_counter)
-			host_strata(m, s, &st, key, &dec, r);
-		s->p = dec.mw_p;
-		if (is_seq_primary(m, s)) {
-			s->p = s->look ? stats_seq_p_adjust(&m->seq, s->look, dec.mw_p) : NAN;
-			json_object_set_new(r, "sequential", xjson_pack("{s:I, s:I, s:I, s:o, s:o, s:o}",
-				"look", (json_int_t)s->look, "looks", (json_int_t)stats_seq_looks(&m->seq),
-				"runs_at_look", (json_int_t)(s->look ? stats_seq_runs_at(&m->seq, s->look) : 0),
-				"alpha_look", jnum(s->look ? stats_seq_alpha_at(&m->seq, s->look) : NAN),
-				"p", jnum(dec.mw_p), "p_adjusted", jnum(s->p)));
-		}
-		/* Large changes first when sorting counters; unknown ratios after. */
-		s->sortkey = cmp.ratio_valid && cmp.ratio > 0 ? fabs(log(cmp.ratio)) :
-			(cmp.all_equal ? -2 : -1);
-		json_object_set_new(r, "comparison", comparison_json(&cmp, np >= 2 ? &pd : NULL));
-	} else {
-		memset(&cmp, 0, sizeof(cmp));
-		cmp.n_base = s->n[BASE];
-		cmp.n_patched = s->n[PATCHED];
-		cmp.ratio = cmp.ratio_lo = cmp.ratio_hi = cmp.mw_p = NAN;
-		dec = cmp;
-		s->sortkey = -3;
-		json_object_set_new(r, "comparison", json_null());
-	}
+/*
+ * The two kernels compared, all runs in *@cmp ("comparison" of @r), and
+ * in *@dec what the verdict rests on: the pooled comparison of a session
+ * on several hosts, else the same.
+ */
+static void compare_sides(struct model *m, struct series *s, const struct stats_settings *st,
+			  const char *key, json_t *r, struct stats_comparison *cmp,
+			  struct stats_comparison *dec)
+{
+	struct stats_paired pd;
+	double *pb = NULL, *pp = NULL;
+	size_t np;
+
+	memset(&pd, 0, sizeof(pd));
+	stats_compare(s->v[BASE], s->n[BASE], s->v[PATCHED], s->n[PATCHED], st,
+		      stats_seed_for(st->seed, key), cmp);
+	np = block_pairs(s, &pb, &pp);
+	if (np >= 2)
+		stats_paired(pb, pp, np, st, &pd);
+	*dec = *cmp;
+	/* Hosts are strata only where the runs came from more than one. */
+	if (m->nhosts > 1 && !s->is_counter)
+		host_strata(m, s, st, key, dec, r);
+	s->p = dec->mw_p;
+	if (is_seq_primary(m, s))
+		set_sequential(m, s, dec->mw_p, r);
+	/* Large changes first when sorting counters; unknown ratios after. */
+	s->sortkey = cmp->ratio_valid && cmp->ratio > 0 ? fabs(log(cmp->ratio)) :
+		(cmp->all_equal ? -2 : -1);
+	json_object_set_new(r, "comparison", comparison_json(cmp, np >= 2 ? &pd : NULL));
 	free(pb);
 	free(pp);
+}
 
-	/* Warnings that belong to this series; the verdict comes after BH. */
+/* Warnings that belong to this series; the verdict comes after BH. */
+static void series_warnings(const struct model *m, const struct series *s,
+			    const struct stats_settings *st, const struct stats_summary *sum,
+			    const int *have, json_t *r, json_t *warnings)
+{
 	for (int k = 0; k < 2; k++) {
 		const char *role = k == BASE ? "baseline" : "patched";
 
@@ -926,7 +966,7 @@ static void analyze_series(struct model *m, struct series *s)
 		if (sum[k].outliers)
 			add_warning(warnings, "outliers", "%s: %zu outlier(s) flagged (kept)",
 				    role, sum[k].outliers);
-		if (sum[k].drift_valid && sum[k].drift_p < st.alpha)
+		if (sum[k].drift_valid && sum[k].drift_p < st->alpha)
 			add_warning(warnings, "drift",
 				    "%s: values drift with run order (Spearman rho %.2f, p %.3f)",
 				    role, sum[k].drift_rho, sum[k].drift_p);
@@ -935,6 +975,46 @@ static void analyze_series(struct model *m, struct series *s)
 	if (!s->declared && !s->is_counter)
 		add_warning(warnings, "undeclared-metric",
 			    "no unit or direction declared; assumed higher is better");
+}
+
+static void analyze_series(struct model *m, struct series *s)
+{
+	struct stats_summary sum[2];
+	struct stats_comparison cmp, dec;
+	unsigned char *flags[2];
+	struct stats_settings st = m->st;
+	json_t *r, *warnings = json_array();
+	int have[2];
+	char key[512];
+
+	if (s->is_counter)
+		st.resamples = m->counter_resamples;
+	summarize_sides(s, &st, sum, flags, have);
+	r = series_json(m, s, &st, sum, flags, have);
+
+	snprintf(key, sizeof(key), "%s/%s", s->workload, s->name);
+	/*
+	 * A primary of a sequential session is judged at the level of the
+	 * look this analysis is: its interval at 1 - alpha_k, its p scaled
+	 * to the overall alpha (stats.h, repeated confidence intervals).
+	 */
+	if (is_seq_primary(m, s)) {
+		s->look = stats_seq_look_of(&m->seq, workload_top_block(m, s->workload));
+		if (s->look)
+			st.confidence = 1 - stats_seq_alpha_at(&m->seq, s->look);
+	}
+	if (have[BASE] && have[PATCHED]) {
+		compare_sides(m, s, &st, key, r, &cmp, &dec);
+	} else {
+		memset(&cmp, 0, sizeof(cmp));
+		cmp.n_base = s->n[BASE];
+		cmp.n_patched = s->n[PATCHED];
+		cmp.ratio = cmp.ratio_lo = cmp.ratio_hi = cmp.mw_p = NAN;
+		dec = cmp;
+		s->sortkey = -3;
+		json_object_set_new(r, "comparison", json_null());
+	}
+	series_warnings(m, s, &st, sum, have, r, warnings);
 	json_object_set_new(r, "warnings", warnings);
 	s->result = r;
 	/* The verdict needs the q values, known only once every series is done. */
@@ -1174,12 +1254,10 @@ static int cmp_counter(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
-static json_t *report_warnings(struct model *m, json_t *report)
+/* The accelerator the guests ran under, when it is not KVM alone. */
+static void warn_accel(json_t *w, const json_t *report)
 {
-	json_t *w = json_array(), *run;
 	const char *accel = jget_str(jpath(report, "host"), "accel", "");
-	size_t i, failed = 0, n_few = 0, n_drift = 0, n_out = 0, n_invalid = 0, n_missing = 0;
-	size_t total = 0, n_metrics = 0, busy = 0, n_het = 0;
 
 	if (!strcmp(accel, "mixed"))
 		add_warning(w, "accel", "the compared sessions ran under different accelerators "
@@ -1189,6 +1267,14 @@ static json_t *report_warnings(struct model *m, json_t *report)
 		add_warning(w, "accel", "guests ran under %s, not KVM: absolute numbers are "
 			    "not comparable with KVM hosts and TCG adds its own noise (%s)",
 			    accel, jget_str(jpath(report, "host"), "accel_reason", "no reason recorded"));
+}
+
+/* Failed runs and runs on a busy host; the number of runs. */
+static size_t warn_runs(json_t *w, const json_t *report)
+{
+	size_t i, failed = 0, total = 0, busy = 0;
+	json_t *run;
+
 	json_array_foreach(json_object_get(report, "runs"), i, run) {
 		total++;
 		failed += strcmp(jget_str(run, "status", ""), "ok") != 0;
@@ -1201,6 +1287,15 @@ static json_t *report_warnings(struct model *m, json_t *report)
 		add_warning(w, "busy-host", "%zu of %zu runs ran while the host was busy (other "
 			    "processes used more than a quarter of a CPU, or the hypervisor stole "
 			    "time): their values carry that host's noise", busy, total);
+	return total;
+}
+
+/* Where the host-state adjustment may take away part of a kernel's effect. */
+static void warn_host_states(json_t *w, const json_t *report)
+{
+	json_t *run;
+	size_t i;
+
 	json_array_foreach(json_object_get(report, "host_states"), i, run) {
 		double p = jget_num(run, "reference_p");
 
@@ -1235,6 +1330,11 @@ static json_t *report_warnings(struct model *m, json_t *report)
 				    "would take away; compare the plain median",
 				    jget_str(run, "workload", ""), jget_str(run, "metric", ""), p);
 	}
+}
+
+/* The session as a whole: its sequential plan, no runs, or interrupted. */
+static void warn_session(const struct model *m, json_t *w, const json_t *report, size_t total)
+{
 	if (m->seq_invalid)
 		add_warning(w, "sequential", "design.sequential is not a valid sequential plan: "
 			    "the primaries were analysed as a fixed-N session");
@@ -1251,6 +1351,14 @@ static json_t *report_warnings(struct model *m, json_t *report)
 			add_warning(w, "partial", "the session was interrupted: %zu runs are in this "
 				    "report (resume it to complete it)", total);
 	}
+}
+
+/* The metrics' own warnings, counted: how many metrics each kind touches. */
+static void warn_metrics(const struct model *m, json_t *w)
+{
+	size_t i, n_few = 0, n_drift = 0, n_out = 0, n_invalid = 0, n_missing = 0;
+	size_t n_metrics = 0, n_het = 0;
+
 	for (i = 0; i < m->ns; i++) {
 		struct series *s = &m->s[i];
 		json_t *sw = json_object_get(s->result, "warnings"), *x;
@@ -1290,6 +1398,18 @@ static json_t *report_warnings(struct model *m, json_t *report)
 			    "beyond their intervals (Cochran's Q p < %.2g): their pooled verdicts "
 			    "average over machines that disagree; see the per-host results",
 			    n_het, STATS_HET_ALPHA);
+}
+
+static json_t *report_warnings(struct model *m, json_t *report)
+{
+	json_t *w = json_array();
+	size_t total;
+
+	warn_accel(w, report);
+	total = warn_runs(w, report);
+	warn_host_states(w, report);
+	warn_session(m, w, report, total);
+	warn_metrics(m, w);
 	return w;
 }
 
@@ -1407,82 +1527,31 @@ static json_t *ordered_results(const struct model *m)
 	return results;
 }
 
-json_t *report_analyze(const json_t *session, struct strbuf *err)
+/* The model of @session before any series: its kernels, settings and sequential plan. */
+static void model_init(struct model *m, const json_t *session)
 {
-	struct model m;
-	json_t *report, *results, *counters, *geo, *derived, *host_states;
-	struct series **cs;
-	size_t i, nc = 0;
-
-	if (report_validate(session, err))
-		return NULL;
-	memset(&m, 0, sizeof(m));
-	m.session = session;
-	m.series_ix = json_object();
-	m.workloads = json_object();
-	m.host_ix = json_object();
-	m.kname[BASE] = jget_str(jpath(session, "design"), "baseline", "");
-	m.kname[PATCHED] = jget_str(jpath(session, "design"), "patched", NULL);
-	settings_from_session(&m);
-	switch (report_seq_plan(session, &m.seq, NULL)) {
+	memset(m, 0, sizeof(*m));
+	m->session = session;
+	m->series_ix = json_object();
+	m->workloads = json_object();
+	m->host_ix = json_object();
+	m->kname[BASE] = jget_str(jpath(session, "design"), "baseline", "");
+	m->kname[PATCHED] = jget_str(jpath(session, "design"), "patched", NULL);
+	settings_from_session(m);
+	switch (report_seq_plan(session, &m->seq, NULL)) {
 	case 1:
-		m.sequential = 1;
+		m->sequential = 1;
 		break;
 	case -1:
-		m.seq_invalid = 1;
+		m->seq_invalid = 1;
 		break;
 	}
+}
 
-	/*
-	 * A shallow copy: the report replaces only top-level members and shares
-	 * the rest (runs, kernels, ...) with the session; nothing here or in the
-	 * renderers changes a shared member. A deep copy doubled the memory of
-	 * a large report, already about 20 times its size on disk.
-	 */
-	report = json_copy((json_t *)session);
-	/* The results below are of this lab's schema, whatever the input's was. */
-	json_object_set_new(report, "schema", json_string(REPORT_SCHEMA));
-	/* Stored results are never trusted: they are recomputed from the runs. */
-	json_object_del(report, "results");
-	json_object_del(report, "counter_results");
-	json_object_del(report, "geomean");
-	json_object_del(report, "warnings");
-	json_object_del(report, "summary");
-	json_object_del(report, "host_states");
-	json_object_set_new(report, "statistics", settings_json(&m));
-
-	declare_series(&m);
-	derived = report_hoststate(session, m.kname, &host_states);
-	collect_runs(&m, derived);
-	json_decref(derived);
-	count_failures(&m);
-	for (i = 0; i < m.ns; i++)
-		analyze_series(&m, &m.s[i]);
-	bh_family(&m, FAMILY_PRIMARY);
-	bh_family(&m, FAMILY_SECONDARY);
-	bh_family(&m, FAMILY_COUNTER);
-
-	results = ordered_results(&m);
-	cs = xcalloc(m.ns + 1, sizeof(*cs));
-	for (i = 0; i < m.ns; i++)
-		if (m.s[i].is_counter)
-			cs[nc++] = &m.s[i];
-	qsort(cs, nc, sizeof(*cs), cmp_counter);
-	counters = json_array();
-	for (i = 0; i < nc; i++)
-		json_array_append(counters, cs[i]->result);
-	free(cs);
-
-	geo = m.kname[PATCHED] ? geomean_all(&m) : json_array();
-	json_object_set_new(report, "results", results);
-	json_object_set_new(report, "counter_results", counters);
-	json_object_set_new(report, "geomean", geo);
-	json_object_set_new(report, "host_states", host_states);
-	json_object_set_new(report, "warnings", report_warnings(&m, report));
-	json_object_set_new(report, "summary", summary(&m, report));
-
-	for (i = 0; i < m.ns; i++) {
-		struct series *s = &m.s[i];
+static void model_release(struct model *m)
+{
+	for (size_t i = 0; i < m->ns; i++) {
+		struct series *s = &m->s[i];
 		json_decref(s->result);
 		free(s->workload);
 		free(s->name);
@@ -1494,12 +1563,86 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 			free(s->host[k]);
 		}
 	}
-	free(m.s);
-	json_decref(m.series_ix);
-	json_decref(m.workloads);
-	json_decref(m.host_ix);
-	free(m.hosts);
-	sb_release(&m.key);
+	free(m->s);
+	json_decref(m->series_ix);
+	json_decref(m->workloads);
+	json_decref(m->host_ix);
+	free(m->hosts);
+	sb_release(&m->key);
+}
+
+/* The report of @session without what analysis recomputes. */
+static json_t *report_shell(const struct model *m, const json_t *session)
+{
+	/*
+	 * A shallow copy: the report replaces only top-level members and shares
+	 * the rest (runs, kernels, ...) with the session; nothing here or in the
+	 * renderers changes a shared member. A deep copy doubled the memory of
+	 * a large report, already about 20 times its size on disk.
+	 */
+	json_t *report = json_copy((json_t *)session);
+
+	/* The results below are of this lab's schema, whatever the input's was. */
+	json_object_set_new(report, "schema", json_string(REPORT_SCHEMA));
+	/* Stored results are never trusted: they are recomputed from the runs. */
+	json_object_del(report, "results");
+	json_object_del(report, "counter_results");
+	json_object_del(report, "geomean");
+	json_object_del(report, "warnings");
+	json_object_del(report, "summary");
+	json_object_del(report, "host_states");
+	json_object_set_new(report, "statistics", settings_json(m));
+	return report;
+}
+
+/* The counters' results, largest changes first (cmp_counter()). */
+static json_t *counter_results(struct model *m)
+{
+	struct series **cs = xcalloc(m->ns + 1, sizeof(*cs));
+	json_t *counters = json_array();
+	size_t nc = 0;
+
+	for (size_t i = 0; i < m->ns; i++)
+		if (m->s[i].is_counter)
+			cs[nc++] = &m->s[i];
+	qsort(cs, nc, sizeof(*cs), cmp_counter);
+	for (size_t i = 0; i < nc; i++)
+		json_array_append(counters, cs[i]->result);
+	free(cs);
+	return counters;
+}
+
+json_t *report_analyze(const json_t *session, struct strbuf *err)
+{
+	struct model m;
+	json_t *report, *results, *counters, *geo, *derived, *host_states;
+
+	if (report_validate(session, err))
+		return NULL;
+	model_init(&m, session);
+	report = report_shell(&m, session);
+
+	declare_series(&m);
+	derived = report_hoststate(session, m.kname, &host_states);
+	collect_runs(&m, derived);
+	json_decref(derived);
+	count_failures(&m);
+	for (size_t i = 0; i < m.ns; i++)
+		analyze_series(&m, &m.s[i]);
+	bh_family(&m, FAMILY_PRIMARY);
+	bh_family(&m, FAMILY_SECONDARY);
+	bh_family(&m, FAMILY_COUNTER);
+
+	results = ordered_results(&m);
+	counters = counter_results(&m);
+	geo = m.kname[PATCHED] ? geomean_all(&m) : json_array();
+	json_object_set_new(report, "results", results);
+	json_object_set_new(report, "counter_results", counters);
+	json_object_set_new(report, "geomean", geo);
+	json_object_set_new(report, "host_states", host_states);
+	json_object_set_new(report, "warnings", report_warnings(&m, report));
+	json_object_set_new(report, "summary", summary(&m, report));
+	model_release(&m);
 	return report;
 }
 

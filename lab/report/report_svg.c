@@ -269,102 +269,135 @@ static const char *trend_cls(const char *cls)
 		"change";
 }
 
+/* The trend's frame: its size, margins, night count and value axis. */
+struct trend_geom {
+	double w, h, left, right, top, bottom;
+	size_t k;
+	struct axis ay;
+};
+
+/* Night i sits in the middle of its slot, so one night is a point too. */
+static double trend_x(const struct trend_geom *g, size_t i)
+{
+	return g->left + ((double)i + 0.5) / (double)(g->k ? g->k : 1) * (g->w - g->left - g->right);
+}
+
+/* The left edge of night i's slot. */
+static double trend_xb(const struct trend_geom *g, size_t i)
+{
+	return g->left + (double)i / (double)(g->k ? g->k : 1) * (g->w - g->left - g->right);
+}
+
+static double trend_y(const struct trend_geom *g, double v)
+{
+	return g->h - g->bottom - (v - g->ay.lo) / (g->ay.hi - g->ay.lo) * (g->h - g->top - g->bottom);
+}
+
+/* Night @i: its raw runs, its median's interval and point, and its failed runs. */
+static void trend_night(struct strbuf *sb, const struct trend_geom *g, size_t i,
+			const struct svg_trend_night *n)
+{
+	char a[48], b[48], c[48];
+
+	for (size_t j = 0; j < n->n; j++) {
+		sb_adds(sb, "<circle class=\"raw\" cx=\"");
+		svg_add_coord(sb, trend_x(g, i) + ((double)(j % 5) - 2) * 0.8);
+		sb_adds(sb, "\" cy=\"");
+		svg_add_coord(sb, trend_y(g, n->v[j]));
+		sb_adds(sb, "\" r=\"1.6\"/>");
+	}
+	if (isfinite(n->lo) && isfinite(n->hi))
+		sb_addf(sb, "<line class=\"nci\" x1=\"" F "\" y1=\"" F "\" x2=\"" F
+			"\" y2=\"" F "\"/>", trend_x(g, i), trend_y(g, n->lo), trend_x(g, i),
+			trend_y(g, n->hi));
+	if (isfinite(n->median)) {
+		fmt_num(a, sizeof(a), n->median);
+		fmt_num(b, sizeof(b), n->lo);
+		fmt_num(c, sizeof(c), n->hi);
+		sb_addf(sb, "<circle class=\"nmed\" cx=\"" F "\" cy=\"" F "\" r=\"2.6\">"
+			"<title>", trend_x(g, i), trend_y(g, n->median));
+		sb_add_xml(sb, n->label ? n->label : "");
+		sb_addf(sb, ": median %s [%s, %s], %zu runs", a, b, c, n->n);
+		if (n->failed)
+			sb_addf(sb, ", %zu failed", n->failed);
+		sb_adds(sb, "</title></circle>");
+	}
+	if (n->failed) {
+		sb_addf(sb, "<text class=\"failed\" x=\"" F "\" y=\"%.0f\" "
+			"text-anchor=\"middle\">&#215;<title>", trend_x(g, i), g->h - g->bottom - 2);
+		sb_add_xml(sb, n->label ? n->label : "");
+		sb_addf(sb, ": %zu failed run%s</title></text>", n->failed,
+			n->failed == 1 ? "" : "s");
+	}
+}
+
+/* A change point: a dashed line at its night, linked when it has a page. */
+static void trend_mark(struct strbuf *sb, const struct trend_geom *g,
+		       const struct svg_trend_mark *m)
+{
+	if (m->href) {
+		sb_adds(sb, "<a href=\"");
+		sb_add_xml(sb, m->href);
+		sb_adds(sb, "\">");
+	}
+	sb_addf(sb, "<g class=\"cp v-%s\"><line x1=\"" F "\" y1=\"%.0f\" x2=\"" F
+		"\" y2=\"%.0f\"/><title>", trend_cls(m->cls), trend_xb(g, m->at), g->top,
+		trend_xb(g, m->at), g->h - g->bottom);
+	sb_add_xml(sb, m->title ? m->title : "");
+	sb_adds(sb, "</title></g>");
+	if (m->href)
+		sb_adds(sb, "</a>");
+}
+
+/* The axes' labels: values, the first and last night. */
+static void trend_labels(struct strbuf *sb, const struct trend_geom *g,
+			 const struct svg_trend_night *nt)
+{
+	y_axis_labels(sb, &g->ay, g->left, g->top, g->h - g->bottom);
+	if (g->k) {
+		sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\">", g->left, g->h - 6);
+		sb_add_xml(sb, nt[0].label ? nt[0].label : "");
+		sb_addf(sb, "</text><text class=\"ax\" x=\"%.0f\" y=\"%.0f\" "
+			"text-anchor=\"end\">", g->w - g->right, g->h - 6);
+		sb_add_xml(sb, nt[g->k - 1].label ? nt[g->k - 1].label : "");
+		sb_adds(sb, "</text>");
+	}
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">nights "
+		"&#8594;</text>", (g->left + g->w - g->right) / 2, g->h - 6);
+}
+
 void svg_trend(struct strbuf *sb, const struct svg_trend_night *nt, size_t k,
 	       const struct svg_trend_mark *marks, size_t nmarks,
 	       const struct svg_trend_level *levels, size_t nlevels)
 {
-	const double w = 860, h = 190, left = 64, right = 12, top = 10, bottom = 24;
-	struct axis ay = { INFINITY, -INFINITY };
-	char a[48], b[48], c[48];
+	struct trend_geom g = { .w = 860, .h = 190, .left = 64, .right = 12, .top = 10,
+				.bottom = 24, .k = k, .ay = { INFINITY, -INFINITY } };
 
 	for (size_t i = 0; i < k; i++) {
 		for (size_t j = 0; j < nt[i].n; j++) {
-			ay.lo = fmin(ay.lo, nt[i].v[j]);
-			ay.hi = fmax(ay.hi, nt[i].v[j]);
+			g.ay.lo = fmin(g.ay.lo, nt[i].v[j]);
+			g.ay.hi = fmax(g.ay.hi, nt[i].v[j]);
 		}
 	}
-	axis_pad(&ay);
-	/* Night i sits in the middle of its slot, so one night is a point too. */
-#define X(i) (left + ((double)(i) + 0.5) / (double)(k ? k : 1) * (w - left - right))
-#define XB(i) (left + (double)(i) / (double)(k ? k : 1) * (w - left - right))
-#define Y(v) (h - bottom - ((v) - ay.lo) / (ay.hi - ay.lo) * (h - top - bottom))
+	axis_pad(&g.ay);
 	sb_addf(sb, "<svg class=\"trend\" role=\"img\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">"
 		"<title>each night: raw runs, median and its interval; change points dashed"
-		"</title>", w, h, w, h);
+		"</title>", g.w, g.h, g.w, g.h);
 	sb_addf(sb, "<rect class=\"frame\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
-		"height=\"%.0f\"/>", left, top, w - left - right, h - top - bottom);
+		"height=\"%.0f\"/>", g.left, g.top, g.w - g.left - g.right, g.h - g.top - g.bottom);
 	for (size_t i = 0; i < nlevels; i++) {
 		if (!isfinite(levels[i].value) || levels[i].from >= levels[i].to || levels[i].to > k)
 			continue;
 		sb_addf(sb, "<line class=\"level\" x1=\"" F "\" y1=\"" F "\" x2=\"" F "\" y2=\""
-			F "\"/>", XB(levels[i].from), Y(levels[i].value), XB(levels[i].to),
-			Y(levels[i].value));
+			F "\"/>", trend_xb(&g, levels[i].from), trend_y(&g, levels[i].value),
+			trend_xb(&g, levels[i].to), trend_y(&g, levels[i].value));
 	}
-	for (size_t i = 0; i < k; i++) {
-		const struct svg_trend_night *n = &nt[i];
-
-		for (size_t j = 0; j < n->n; j++) {
-			sb_adds(sb, "<circle class=\"raw\" cx=\"");
-			svg_add_coord(sb, X(i) + ((double)(j % 5) - 2) * 0.8);
-			sb_adds(sb, "\" cy=\"");
-			svg_add_coord(sb, Y(n->v[j]));
-			sb_adds(sb, "\" r=\"1.6\"/>");
-		}
-		if (isfinite(n->lo) && isfinite(n->hi))
-			sb_addf(sb, "<line class=\"nci\" x1=\"" F "\" y1=\"" F "\" x2=\"" F
-				"\" y2=\"" F "\"/>", X(i), Y(n->lo), X(i), Y(n->hi));
-		if (isfinite(n->median)) {
-			fmt_num(a, sizeof(a), n->median);
-			fmt_num(b, sizeof(b), n->lo);
-			fmt_num(c, sizeof(c), n->hi);
-			sb_addf(sb, "<circle class=\"nmed\" cx=\"" F "\" cy=\"" F "\" r=\"2.6\">"
-				"<title>", X(i), Y(n->median));
-			sb_add_xml(sb, n->label ? n->label : "");
-			sb_addf(sb, ": median %s [%s, %s], %zu runs", a, b, c, n->n);
-			if (n->failed)
-				sb_addf(sb, ", %zu failed", n->failed);
-			sb_adds(sb, "</title></circle>");
-		}
-		if (n->failed) {
-			sb_addf(sb, "<text class=\"failed\" x=\"" F "\" y=\"%.0f\" "
-				"text-anchor=\"middle\">&#215;<title>", X(i), h - bottom - 2);
-			sb_add_xml(sb, n->label ? n->label : "");
-			sb_addf(sb, ": %zu failed run%s</title></text>", n->failed,
-				n->failed == 1 ? "" : "s");
-		}
-	}
-	for (size_t i = 0; i < nmarks; i++) {
-		const struct svg_trend_mark *m = &marks[i];
-
-		if (m->at >= k)
-			continue;
-		if (m->href) {
-			sb_adds(sb, "<a href=\"");
-			sb_add_xml(sb, m->href);
-			sb_adds(sb, "\">");
-		}
-		sb_addf(sb, "<g class=\"cp v-%s\"><line x1=\"" F "\" y1=\"%.0f\" x2=\"" F
-			"\" y2=\"%.0f\"/><title>", trend_cls(m->cls), XB(m->at), top, XB(m->at),
-			h - bottom);
-		sb_add_xml(sb, m->title ? m->title : "");
-		sb_adds(sb, "</title></g>");
-		if (m->href)
-			sb_adds(sb, "</a>");
-	}
-	y_axis_labels(sb, &ay, left, top, h - bottom);
-	if (k) {
-		sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\">", left, h - 6);
-		sb_add_xml(sb, nt[0].label ? nt[0].label : "");
-		sb_addf(sb, "</text><text class=\"ax\" x=\"%.0f\" y=\"%.0f\" "
-			"text-anchor=\"end\">", w - right, h - 6);
-		sb_add_xml(sb, nt[k - 1].label ? nt[k - 1].label : "");
-		sb_adds(sb, "</text>");
-	}
-	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">nights "
-		"&#8594;</text>", (left + w - right) / 2, h - 6);
+	for (size_t i = 0; i < k; i++)
+		trend_night(sb, &g, i, &nt[i]);
+	for (size_t i = 0; i < nmarks; i++)
+		if (marks[i].at < k)
+			trend_mark(sb, &g, &marks[i]);
+	trend_labels(sb, &g, nt);
 	sb_adds(sb, "</svg>");
-#undef X
-#undef XB
-#undef Y
 }

@@ -263,13 +263,10 @@ static void minimum_detectable_effect(const double *sa, size_t na,
 	out->mde_pct = 100.0 * expm1(d);
 }
 
-int stats_compare(const double *base, size_t nb, const double *patched,
-		  size_t np, const struct stats_settings *s, uint64_t seed,
-		  struct stats_comparison *out)
+/* Every field NaN or "none": what a comparison that cannot be made shows. */
+static void comparison_init(struct stats_comparison *out, size_t nb, size_t np,
+			    const struct stats_settings *s)
 {
-	double *sa, *sb;
-	int all_pos, nonneg;
-
 	memset(out, 0, sizeof(*out));
 	out->n_base = nb;
 	out->n_patched = np;
@@ -283,51 +280,57 @@ int stats_compare(const double *base, size_t nb, const double *patched,
 	out->hl_shift = out->hl_lo = out->hl_hi = out->hl_level = NAN;
 	out->hl_ratio = out->hl_ratio_lo = out->hl_ratio_hi = NAN;
 	out->mde_pct = NAN;
-	if (nb == 0 || np == 0)
-		return -1;
-	for (size_t i = 0; i < nb; i++)
-		if (!isfinite(base[i]))
-			return -1;
-	for (size_t i = 0; i < np; i++)
-		if (!isfinite(patched[i]))
-			return -1;
+}
 
-	sa = xmalloc(nb * sizeof(*sa));
-	sb = xmalloc(np * sizeof(*sb));
-	memcpy(sa, base, nb * sizeof(*sa));
-	memcpy(sb, patched, np * sizeof(*sb));
-	stats_sort(sa, nb);
-	stats_sort(sb, np);
-	out->median_base = stats_median_sorted(sa, nb);
-	out->median_patched = stats_median_sorted(sb, np);
-	out->all_equal = sa[0] == sa[nb - 1] && sb[0] == sb[np - 1] &&
-			 sa[0] == sb[0];
-	all_pos = sa[0] > 0 && sb[0] > 0;
-	nonneg = sa[0] >= 0 && sb[0] >= 0;
+static int all_finite(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
 
-	stats_mann_whitney(base, nb, patched, np, s->mw_exact_max,
-			   &out->mw_u, &out->mw_p, &out->mw_method);
-	static const char *const mw_names[] = {
-		[STATS_MW_NONE] = "none", [STATS_MW_EXACT] = "exact",
-		[STATS_MW_EXACT_TIES] = "exact-ties",
-		[STATS_MW_NORMAL] = "normal",
-	};
-	out->mw_method_name = mw_names[out->mw_method];
+static double *sorted_copy(const double *x, size_t n)
+{
+	double *s = xmalloc(n * sizeof(*s));
+
+	memcpy(s, x, n * sizeof(*s));
+	stats_sort(s, n);
+	return s;
+}
+
+/*
+ * The Hodges-Lehmann shift, and for positive values its ratio (the shift
+ * of the logs) with the minimum detectable effect.
+ */
+static void hodges_lehmann_both(const double *sa, size_t nb,
+				const double *sb, size_t np,
+				const struct stats_settings *s,
+				struct stats_comparison *out)
+{
+	double e, l, h, lev;
 
 	stats_hodges_lehmann(sa, nb, sb, np, s->confidence, s->mw_exact_max, 0,
 			     &out->hl_shift, &out->hl_lo, &out->hl_hi,
 			     &out->hl_level);
-	if (all_pos) {
-		double e, l, h, lev;
+	if (!(sa[0] > 0 && sb[0] > 0))
+		return;
+	stats_hodges_lehmann(sa, nb, sb, np, s->confidence,
+			     s->mw_exact_max, 1, &e, &l, &h, &lev);
+	out->hl_ratio = exp(e);
+	out->hl_ratio_lo = exp(l);
+	out->hl_ratio_hi = exp(h);
+	if (nb >= 2 && np >= 2)
+		minimum_detectable_effect(sa, nb, sb, np, s, out);
+}
 
-		stats_hodges_lehmann(sa, nb, sb, np, s->confidence,
-				     s->mw_exact_max, 1, &e, &l, &h, &lev);
-		out->hl_ratio = exp(e);
-		out->hl_ratio_lo = exp(l);
-		out->hl_ratio_hi = exp(h);
-		if (nb >= 2 && np >= 2)
-			minimum_detectable_effect(sa, nb, sb, np, s, out);
-	}
+/* The ratio of the medians and its bootstrap interval, when there is one. */
+static void ratio_of_medians(const double *sa, size_t nb,
+			     const double *sb, size_t np,
+			     const struct stats_settings *s, uint64_t seed,
+			     struct stats_comparison *out)
+{
+	int nonneg = sa[0] >= 0 && sb[0] >= 0;
 
 	out->ratio_valid = nonneg && out->median_base > 0 &&
 			   out->median_patched > 0;
@@ -338,13 +341,44 @@ int stats_compare(const double *base, size_t nb, const double *patched,
 
 		out->ratio_valid = isfinite(r) && r > 0;
 	}
-	if (out->ratio_valid) {
-		out->ratio = out->median_patched / out->median_base;
-		out->delta_pct = 100.0 * (out->ratio - 1.0);
-		out->resamples = s->resamples;
-		if (s->resamples > 0)
-			bootstrap_ratio(sa, nb, sb, np, s, seed, out);
-	}
+	if (!out->ratio_valid)
+		return;
+	out->ratio = out->median_patched / out->median_base;
+	out->delta_pct = 100.0 * (out->ratio - 1.0);
+	out->resamples = s->resamples;
+	if (s->resamples > 0)
+		bootstrap_ratio(sa, nb, sb, np, s, seed, out);
+}
+
+int stats_compare(const double *base, size_t nb, const double *patched,
+		  size_t np, const struct stats_settings *s, uint64_t seed,
+		  struct stats_comparison *out)
+{
+	static const char *const mw_names[] = {
+		[STATS_MW_NONE] = "none", [STATS_MW_EXACT] = "exact",
+		[STATS_MW_EXACT_TIES] = "exact-ties",
+		[STATS_MW_NORMAL] = "normal",
+	};
+	double *sa, *sb;
+
+	comparison_init(out, nb, np, s);
+	if (nb == 0 || np == 0 || !all_finite(base, nb) ||
+	    !all_finite(patched, np))
+		return -1;
+
+	sa = sorted_copy(base, nb);
+	sb = sorted_copy(patched, np);
+	out->median_base = stats_median_sorted(sa, nb);
+	out->median_patched = stats_median_sorted(sb, np);
+	out->all_equal = sa[0] == sa[nb - 1] && sb[0] == sb[np - 1] &&
+			 sa[0] == sb[0];
+
+	stats_mann_whitney(base, nb, patched, np, s->mw_exact_max,
+			   &out->mw_u, &out->mw_p, &out->mw_method);
+	out->mw_method_name = mw_names[out->mw_method];
+
+	hodges_lehmann_both(sa, nb, sb, np, s, out);
+	ratio_of_medians(sa, nb, sb, np, s, seed, out);
 	free(sa);
 	free(sb);
 	return 0;

@@ -517,6 +517,46 @@ static size_t most_influential(const struct seg *g, size_t t, double stat_t, siz
 	return worst;
 }
 
+/* The boundary with the largest positive statistic in [lo, hi]; 0 if none. */
+static size_t largest_boundary(const struct seg *g, const double *stat)
+{
+	size_t t = 0;
+
+	for (size_t c = g->lo; c <= g->hi; c++)
+		if (stat[c] > 0 && (!t || stat[c] > stat[t] + 1e-12))
+			t = c;
+	return t;
+}
+
+/*
+ * The permutation p of boundary @t2 in segment @g without its night @j
+ * (the one that carries most of the evidence), drawn with @salt.
+ */
+static double p_without_night(const struct seg *g, size_t j, size_t t2,
+			      const struct stats_cp_settings *s, uint64_t salt)
+{
+	struct seg h;
+	double *st = xcalloc(g->k + 1, sizeof(*st)), pj, o2;
+	size_t u2;
+
+	seg_without(g, j, &h);
+	h.lo = j < g->lo ? g->lo - 1 : g->lo;
+	h.hi = j < g->hi ? g->hi - 1 : g->hi;
+	h.lo = h.lo ? h.lo : 1;
+	h.hi = h.hi < h.k ? h.hi : h.k - 1;
+	scan(&h, st, NULL);
+	o2 = st[t2];
+	if (!(o2 > 0))
+		pj = 1;
+	else if (is_clear(&h, o2, s))
+		pj = 1 / ((double)s->permutations + 1);
+	else
+		pj = perm_p(&h, o2, s, salt, NULL, &u2);
+	seg_release(&h);
+	free(st);
+	return pj;
+}
+
 /*
  * Test segment [a, b) of @nights. The boundary t leaves at least
  * min_nights on each side, except that the right side may be one night
@@ -571,11 +611,8 @@ static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b,
 	/* Significant: at most @allowed permutation maxima reach it. */
 	allowed = (size_t)floor(s->alpha * ((double)s->permutations + 1) + 1e-9) - 1;
 	while (tried++ < 3) {
-		size_t t = 0, j, t2 = 0, ge;
+		size_t t = largest_boundary(&g, stat), j, t2 = 0, ge;
 
-		for (size_t c = g.lo; c <= g.hi; c++)
-			if (stat[c] > 0 && (!t || stat[c] > stat[t] + 1e-12))
-				t = c;
 		if (!t)
 			break;
 		if (!drawn && !is_clear(&g, stat[t], s)) {
@@ -587,30 +624,11 @@ static int test_segment(const struct stats_cp_night *nights, size_t a, size_t b,
 		if (ge > allowed)
 			break;
 		j = most_influential(&g, t, stat[t], &t2);
-		if (j != (size_t)-1) {
-			struct seg h;
-			double *st = xcalloc(k + 1, sizeof(*st)), pj, o2;
-			size_t u2;
-
-			seg_without(&g, j, &h);
-			h.lo = j < g.lo ? g.lo - 1 : g.lo;
-			h.hi = j < g.hi ? g.hi - 1 : g.hi;
-			h.lo = h.lo ? h.lo : 1;
-			h.hi = h.hi < h.k ? h.hi : h.k - 1;
-			scan(&h, st, NULL);
-			o2 = st[t2];
-			if (!(o2 > 0))
-				pj = 1;
-			else if (is_clear(&h, o2, s))
-				pj = 1 / ((double)s->permutations + 1);
-			else
-				pj = perm_p(&h, o2, s, salt ^ ((uint64_t)(a + j) << 16), NULL, &u2);
-			seg_release(&h);
-			free(st);
-			if (pj > s->alpha) {
-				stat[t] = 0;	/* try the next boundary */
-				continue;
-			}
+		if (j != (size_t)-1 &&
+		    p_without_night(&g, j, t2, s, salt ^ ((uint64_t)(a + j) << 16)) >
+		    s->alpha) {
+			stat[t] = 0;	/* try the next boundary */
+			continue;
 		}
 		out->at = a + t;
 		out->z = zs[t];

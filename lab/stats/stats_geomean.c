@@ -24,25 +24,10 @@ struct gm_metric {
 	double sign;
 };
 
-struct gm_cell {
-	double v;
-	uint32_t run;
-};
-
-/* By value, then by run: the order the stable insertion sort gave. */
-static int cmp_cell(const void *a, const void *b)
-{
-	const struct gm_cell *x = a, *y = b;
-
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return (x->run > y->run) - (x->run < y->run);
-}
-
 static int gm_prepare(const double *row, size_t n, double **sorted,
 		      uint32_t **run, size_t *nn)
 {
-	struct gm_cell *c = xmalloc((n ? n : 1) * sizeof(*c));
+	struct stats_vi *c = xmalloc((n ? n : 1) * sizeof(*c));
 	size_t m = 0;
 
 	for (size_t r = 0; r < n; r++) {
@@ -53,19 +38,22 @@ static int gm_prepare(const double *row, size_t n, double **sorted,
 			return -1;
 		}
 		c[m].v = row[r];
-		c[m++].run = (uint32_t)r;
+		c[m++].i = r;
 	}
 	if (m == 0) {
 		free(c);
 		return -1;
 	}
-	/* An insertion sort here was quadratic in a kernel's runs. */
-	qsort(c, m, sizeof(*c), cmp_cell);
+	/*
+	 * By value, then by run: the order the stable insertion sort gave,
+	 * which was quadratic in a kernel's runs.
+	 */
+	qsort(c, m, sizeof(*c), stats_cmp_vi);
 	*sorted = xmalloc(m * sizeof(**sorted));
 	*run = xmalloc(m * sizeof(**run));
 	for (size_t i = 0; i < m; i++) {
 		(*sorted)[i] = c[i].v;
-		(*run)[i] = c[i].run;
+		(*run)[i] = (uint32_t)c[i].i;
 	}
 	free(c);
 	*nn = m;
@@ -110,30 +98,30 @@ static void gm_draw(struct rng *r, uint32_t *rc, size_t n)
 		rc[rng_below(r, (uint32_t)n)]++;
 }
 
-int stats_geomean(const double *base, size_t nb, const double *patched,
-		  size_t np, size_t nmetrics, const unsigned char *better_higher,
-		  const struct stats_settings *s, uint64_t seed,
-		  struct stats_geomean *out)
+/*
+ * Each metric's sorted values and point estimate (the signed log of the
+ * ratio of medians) into @gm; a metric without a usable value on one side
+ * is skipped and counted in @skipped. Returns how many were kept, and
+ * their sum of point estimates in @sum.
+ */
+static size_t gm_collect(const double *base, size_t nb, const double *patched,
+			 size_t np, size_t nmetrics,
+			 const unsigned char *better_higher,
+			 struct gm_metric *gm, size_t *skipped, double *sum)
 {
-	struct gm_metric *gm = xcalloc(nmetrics ? nmetrics : 1, sizeof(*gm));
 	size_t k = 0;
-	double sum = 0;
 
-	memset(out, 0, sizeof(*out));
-	out->ratio = out->lo = out->hi = NAN;
-	out->level = s->confidence;
-	out->method = "none";
 	for (size_t m = 0; m < nmetrics; m++) {
 		struct gm_metric *g = &gm[k];
 
 		if (gm_prepare(base + m * nb, nb, &g->sa, &g->runa, &g->na)) {
-			out->skipped++;
+			(*skipped)++;
 			continue;
 		}
 		if (gm_prepare(patched + m * np, np, &g->sb, &g->runb, &g->nb)) {
 			free(g->sa);
 			free(g->runa);
-			out->skipped++;
+			(*skipped)++;
 			continue;
 		}
 		g->full_a = g->na == nb;
@@ -141,16 +129,49 @@ int stats_geomean(const double *base, size_t nb, const double *patched,
 		g->sign = (!better_higher || better_higher[m]) ? 1.0 : -1.0;
 		g->point = g->sign * (log(stats_median_sorted(g->sb, g->nb)) -
 				      log(stats_median_sorted(g->sa, g->na)));
-		sum += g->point;
+		*sum += g->point;
 		k++;
 	}
-	out->k = k;
-	if (k == 0)
-		goto out;
-	out->ratio = exp(sum / (double)k);
-	if (s->resamples == 0)
-		goto out;
+	return k;
+}
 
+/* The mean log ratio over @k metrics in the resample drawn as @rca, @rcb. */
+static double gm_replicate(const struct gm_metric *gm, size_t k,
+			   const uint32_t *rca, size_t nb,
+			   const uint32_t *rcb, size_t np)
+{
+	double logsum = 0, prod = 1;
+
+	for (size_t m = 0; m < k; m++) {
+		const struct gm_metric *g = &gm[m];
+		size_t ca = g->full_a ? nb : gm_hits(g->runa, g->na, rca);
+		size_t cb = g->full_b ? np : gm_hits(g->runb, g->nb, rcb);
+
+		/* A resample that drew only a metric's failed runs
+		 * says nothing about it: keep its point estimate. */
+		if (!ca || !cb) {
+			logsum += g->point;
+			continue;
+		}
+		double ma = gm_median(g->sa, g->runa, rca, ca);
+		double mb = gm_median(g->sb, g->runb, rcb, cb);
+
+		/* Multiply, and take one log per many metrics: the
+		 * logs dominated the run time otherwise. */
+		prod *= g->sign > 0 ? mb / ma : ma / mb;
+		if (prod > 1e150 || prod < 1e-150) {
+			logsum += log(prod);
+			prod = 1;
+		}
+	}
+	return (logsum + log(prod)) / (double)k;
+}
+
+/* The joint bootstrap percentile interval of the geometric mean. */
+static void gm_interval(const struct gm_metric *gm, size_t k, size_t nb,
+			size_t np, const struct stats_settings *s,
+			uint64_t seed, struct stats_geomean *out)
+{
 	unsigned B = s->resamples;
 	double *rep = xmalloc(B * sizeof(*rep));
 	uint32_t *rca = xmalloc(nb * sizeof(*rca)), *rcb = xmalloc(np * sizeof(*rcb));
@@ -159,33 +180,9 @@ int stats_geomean(const double *base, size_t nb, const double *patched,
 
 	rng_seed(&r, seed);
 	for (unsigned b = 0; b < B; b++) {
-		double logsum = 0, prod = 1;
-
 		gm_draw(&r, rca, nb);
 		gm_draw(&r, rcb, np);
-		for (size_t m = 0; m < k; m++) {
-			struct gm_metric *g = &gm[m];
-			size_t ca = g->full_a ? nb : gm_hits(g->runa, g->na, rca);
-			size_t cb = g->full_b ? np : gm_hits(g->runb, g->nb, rcb);
-
-			/* A resample that drew only a metric's failed runs
-			 * says nothing about it: keep its point estimate. */
-			if (!ca || !cb) {
-				logsum += g->point;
-				continue;
-			}
-			double ma = gm_median(g->sa, g->runa, rca, ca);
-			double mb = gm_median(g->sb, g->runb, rcb, cb);
-
-			/* Multiply, and take one log per many metrics: the
-			 * logs dominated the run time otherwise. */
-			prod *= g->sign > 0 ? mb / ma : ma / mb;
-			if (prod > 1e150 || prod < 1e-150) {
-				logsum += log(prod);
-				prod = 1;
-			}
-		}
-		rep[b] = (logsum + log(prod)) / (double)k;
+		rep[b] = gm_replicate(gm, k, rca, nb, rcb, np);
 	}
 	out->lo = exp(stats_select_quantile(rep, B, tail));
 	out->hi = exp(stats_select_quantile(rep, B, 1 - tail));
@@ -193,7 +190,29 @@ int stats_geomean(const double *base, size_t nb, const double *patched,
 	free(rep);
 	free(rca);
 	free(rcb);
-out:
+}
+
+int stats_geomean(const double *base, size_t nb, const double *patched,
+		  size_t np, size_t nmetrics, const unsigned char *better_higher,
+		  const struct stats_settings *s, uint64_t seed,
+		  struct stats_geomean *out)
+{
+	struct gm_metric *gm = xcalloc(nmetrics ? nmetrics : 1, sizeof(*gm));
+	size_t k;
+	double sum = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->ratio = out->lo = out->hi = NAN;
+	out->level = s->confidence;
+	out->method = "none";
+	k = gm_collect(base, nb, patched, np, nmetrics, better_higher, gm,
+		       &out->skipped, &sum);
+	out->k = k;
+	if (k > 0) {
+		out->ratio = exp(sum / (double)k);
+		if (s->resamples > 0)
+			gm_interval(gm, k, nb, np, s, seed, out);
+	}
 	for (size_t m = 0; m < k; m++) {
 		free(gm[m].sa);
 		free(gm[m].sb);

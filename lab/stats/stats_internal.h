@@ -29,6 +29,16 @@ double stats_binom_half_cdf(size_t n, long k);
 
 /* Ascending sort of doubles (NaN-free input). */
 void stats_sort(double *x, size_t n);
+/*
+ * A value and its position. qsort() by stats_cmp_vi() (value, then
+ * position) gives the order a stable sort of the values would: ties keep
+ * their input order, so results do not depend on the qsort.
+ */
+struct stats_vi {
+	double v;
+	size_t i;
+};
+int stats_cmp_vi(const void *a, const void *b);
 /* Rearrange @x so that x[k] is the k-th smallest (0-based), smaller to the
  * left, larger or equal to the right; returns x[k]. */
 double stats_select(double *x, size_t n, size_t k);

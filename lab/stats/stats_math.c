@@ -5,6 +5,7 @@
  * the methods in stats_*.c read as the formulas they implement.
  */
 #include "stats_internal.h"
+#include "sort_cmp.h"
 #include "util.h"
 
 #include <math.h>
@@ -202,13 +203,6 @@ double stats_binom_half_cdf(size_t n, long k)
 	return sum > 1.0 ? 1.0 : sum;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 void stats_sort(double *x, size_t n)
 {
 	/* Insertion sort wins for the run counts we see (n ~ 5..30). */
@@ -341,14 +335,9 @@ double stats_median_inplace(double *x, size_t n)
 	return stats_mid(lo, hi);
 }
 
-struct vi {
-	double v;
-	size_t i;
-};
-
-static int cmp_vi(const void *a, const void *b)
+int stats_cmp_vi(const void *a, const void *b)
 {
-	const struct vi *x = a, *y = b;
+	const struct stats_vi *x = a, *y = b;
 
 	if (x->v != y->v)
 		return (x->v > y->v) - (x->v < y->v);
@@ -357,14 +346,14 @@ static int cmp_vi(const void *a, const void *b)
 
 double stats_midranks(const double *x, size_t n, double *rank)
 {
-	struct vi *v = xmalloc(n * sizeof(*v));
+	struct stats_vi *v = xmalloc(n * sizeof(*v));
 	double ties = 0.0;
 
 	for (size_t i = 0; i < n; i++) {
 		v[i].v = x[i];
 		v[i].i = i;
 	}
-	qsort(v, n, sizeof(*v), cmp_vi);
+	qsort(v, n, sizeof(*v), stats_cmp_vi);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 
@@ -380,13 +369,6 @@ double stats_midranks(const double *x, size_t n, double *rank)
 	}
 	free(v);
 	return ties;
-}
-
-static int cmp_long(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-
-	return (x > y) - (x < y);
 }
 
 double *stats_subset_sum_counts(const long *score, size_t n, size_t k,

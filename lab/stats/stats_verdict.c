@@ -16,43 +16,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pidx {
-	double p;
-	size_t i;
-};
-
-static int cmp_pidx(const void *a, const void *b)
-{
-	const struct pidx *x = a, *y = b;
-
-	if (x->p != y->p)
-		return (x->p > y->p) - (x->p < y->p);
-	return (x->i > y->i) - (x->i < y->i);
-}
-
 void stats_bh_adjust(const double *p, size_t n, double *q)
 {
-	struct pidx *v = xmalloc((n ? n : 1) * sizeof(*v));
+	struct stats_vi *v = xmalloc((n ? n : 1) * sizeof(*v));
 	size_t m = 0;
 	double run = 1.0;
 
 	for (size_t i = 0; i < n; i++)
 		if (!isnan(p[i])) {
-			v[m].p = p[i];
+			v[m].v = p[i];
 			v[m++].i = i;
 		}
 	/* Every slot is rewritten below, so @q may alias @p. */
 	for (size_t i = 0; i < n; i++)
 		if (isnan(p[i]))
 			q[i] = NAN;
-	qsort(v, m, sizeof(*v), cmp_pidx);
+	qsort(v, m, sizeof(*v), stats_cmp_vi);
 	/* Step-up: q_(j) = min over k >= j of p_(k) m / k. */
 	for (size_t j = m; j-- > 0;) {
-		double adj = v[j].p * (double)m / (double)(j + 1);
+		double adj = v[j].v * (double)m / (double)(j + 1);
 
 		/* p * m / m can round below p; q < p would look absurd. */
-		if (adj < v[j].p)
-			adj = v[j].p;
+		if (adj < v[j].v)
+			adj = v[j].v;
 		if (adj < run)
 			run = adj;
 		q[v[j].i] = run;
@@ -203,6 +189,201 @@ enum stats_verdict stats_decide(const struct stats_comparison *c,
 			       out);
 }
 
+/*
+ * The verdicts that need no interval: too many failed runs, too few runs,
+ * nothing varied, or no finite ratio to judge. Returns 1 when one of them
+ * is set in @out.
+ */
+static int decided_without_interval(const struct stats_comparison *c,
+		     const struct stats_settings *s,
+		     size_t failed, size_t attempted,
+		     struct stats_decision *out)
+{
+	if (attempted && (double)failed / (double)attempted >
+			 s->max_failed_fraction) {
+		set(out, VERDICT_INVALID,
+		    "too many failed runs: %zu of %zu (limit %.0f%%)",
+		    failed, attempted, 100 * s->max_failed_fraction);
+		return 1;
+	}
+	if (c->n_base < 2 || c->n_patched < 2) {
+		set(out, VERDICT_INVALID,
+		    "fewer than 2 runs (baseline %zu, patched %zu)",
+		    c->n_base, c->n_patched);
+		return 1;
+	}
+	/*
+	 * Not invalid: nothing varied and nothing moved (typically a counter
+	 * that stayed 0 in every run). Calling it invalid sent readers
+	 * looking for broken runs that did not exist.
+	 */
+	if (c->all_equal) {
+		set(out, VERDICT_NO_CHANGE,
+		    "identical in every run of both kernels");
+		return 1;
+	}
+	if (!c->ratio_valid) {
+		set(out, VERDICT_INVALID,
+		    "no ratio: a median is zero or a value is negative");
+		return 1;
+	}
+	if (isnan(c->ratio_lo) || isnan(c->ratio_hi) || isnan(out->p_used)) {
+		set(out, VERDICT_INVALID,
+		    "no interval or p value was computed");
+		return 1;
+	}
+	/* An interval reaching 0 or inf says nothing about the size of the
+	 * change (values beyond the double range, or resamples whose
+	 * median is 0): no verdict can rest on it. */
+	if (!isfinite(c->ratio) || !isfinite(c->ratio_lo) ||
+	    !isfinite(c->ratio_hi) || !(c->ratio_lo > 0)) {
+		set(out, VERDICT_INVALID,
+		    "the ratio or its interval is not finite "
+		    "(a resampled median of 0, or values beyond the "
+		    "double range)");
+		return 1;
+	}
+	return 0;
+}
+
+/* Where the ratio's interval lies against the +-t band, and the test. */
+struct band_view {
+	double lo, hi, t, alpha;
+	size_t n;			/* runs of the smaller kernel */
+	const char *pname;		/* "p" or "q" */
+	int sig, up, down, inside;
+	/* The interval on the log scale: ratio intervals are multiplicative. */
+	double w, mid, lb, ub;
+};
+
+static void band_view_init(struct band_view *b,
+			   const struct stats_comparison *c,
+			   const struct stats_decision *out, double alpha)
+{
+	double band_lo = 1.0 - out->threshold, band_hi = 1.0 + out->threshold;
+	double llo, lhi;
+
+	b->lo = c->ratio_lo;
+	b->hi = c->ratio_hi;
+	b->t = out->threshold;
+	b->alpha = alpha;
+	b->n = c->n_base < c->n_patched ? c->n_base : c->n_patched;
+	b->pname = out->used_q ? "q" : "p";
+	b->sig = out->p_used < alpha;
+	b->up = b->lo > band_hi;
+	b->down = b->hi < band_lo;
+	b->inside = b->lo >= band_lo && b->hi <= band_hi;
+	llo = log(b->lo);
+	lhi = log(b->hi);
+	b->w = (lhi - llo) / 2;
+	b->mid = (lhi + llo) / 2;
+	b->lb = log(band_lo);
+	b->ub = log(band_hi);
+}
+
+/*
+ * Runs per kernel that might move an interval straddling a band edge
+ * wholly to one side of it: the distance to the nearest edge it must
+ * clear.
+ */
+static unsigned runs_to_clear_edge(const struct band_view *b)
+{
+	if (b->mid > b->ub)
+		return runs_for(b->w, b->mid - b->ub, b->n);
+	if (b->mid < b->lb)
+		return runs_for(b->w, b->lb - b->mid, b->n);
+	return runs_for(b->w, b->mid - b->lb < b->ub - b->mid ?
+			b->mid - b->lb : b->ub - b->mid, b->n);
+}
+
+/* The rank test says the kernels differ: how much, against the band. */
+static enum stats_verdict decide_significant(const struct band_view *b,
+					     int better_higher,
+					     struct stats_decision *out)
+{
+	double lo = b->lo, hi = b->hi, t = b->t;
+
+	if (b->up || b->down) {
+		int better = b->up == !!better_higher;
+
+		return set(out, better ? VERDICT_IMPROVEMENT : VERDICT_REGRESSION,
+			   "%s=%.3g < %.3g and the whole interval "
+			   "[%+.2f%%, %+.2f%%] lies %s the +-%.2g%% band",
+			   b->pname, out->p_used, b->alpha, 100 * (lo - 1),
+			   100 * (hi - 1), b->up ? "above" : "below", 100 * t);
+	}
+	if (b->inside)
+		return set(out, VERDICT_WITHIN_NOISE,
+			   "significant (%s=%.3g) but the interval "
+			   "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
+			   b->pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
+			   100 * t);
+	/*
+	 * A real change whose interval crosses the band edge: more
+	 * runs may put it wholly beyond the band or wholly inside.
+	 * Not "≈", which reads as a decision ("real but too small to
+	 * matter"): "?", the experiment cannot rule out a change
+	 * beyond the band, and the reason says the change is real.
+	 */
+	out->runs_needed = runs_to_clear_edge(b);
+	if (out->runs_needed)
+		return set(out, VERDICT_INCONCLUSIVE,
+			   "a real change (%s=%.3g) whose interval "
+			   "[%+.2f%%, %+.2f%%] crosses the +-%.2g%% band "
+			   "edge: its size is not settled; ~%u runs per "
+			   "kernel might decide",
+			   b->pname, out->p_used, 100 * (lo - 1),
+			   100 * (hi - 1), 100 * t, out->runs_needed);
+	return set(out, VERDICT_INCONCLUSIVE,
+		   "a real change (%s=%.3g) whose interval "
+		   "[%+.2f%%, %+.2f%%] crosses the +-%.2g%% band edge: "
+		   "its size is not settled",
+		   b->pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
+		   100 * t);
+}
+
+/* The rank test has not found a difference: can the interval rule one out? */
+static enum stats_verdict decide_not_significant(const struct band_view *b,
+						 struct stats_decision *out)
+{
+	double lo = b->lo, hi = b->hi, t = b->t;
+
+	if (b->inside)
+		return set(out, VERDICT_NO_CHANGE,
+			   "not significant (%s=%.3g) and the interval "
+			   "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
+			   b->pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
+			   100 * t);
+	if (b->up || b->down) {
+		/* The interval has decided; the rank test has not. */
+		out->runs_needed = runs_for_p(out->p_used, b->alpha, b->n);
+		if (out->runs_needed)
+			return set(out, VERDICT_INCONCLUSIVE,
+				   "the interval [%+.2f%%, %+.2f%%] lies beyond "
+				   "+-%.2g%% but the test is not significant "
+				   "(%s=%.3g); ~%u runs per kernel might decide",
+				   100 * (lo - 1), 100 * (hi - 1), 100 * t,
+				   b->pname, out->p_used, out->runs_needed);
+		return set(out, VERDICT_INCONCLUSIVE,
+			   "the interval [%+.2f%%, %+.2f%%] lies beyond "
+			   "+-%.2g%% but the test is not significant (%s=%.3g)",
+			   100 * (lo - 1), 100 * (hi - 1), 100 * t, b->pname,
+			   out->p_used);
+	}
+	out->runs_needed = runs_to_clear_edge(b);
+	if (out->runs_needed)
+		return set(out, VERDICT_INCONCLUSIVE,
+			   "cannot rule out a change beyond +-%.2g%%: interval "
+			   "[%+.2f%%, %+.2f%%], %s=%.3g; ~%u runs per kernel "
+			   "might decide", 100 * t, 100 * (lo - 1),
+			   100 * (hi - 1), b->pname, out->p_used,
+			   out->runs_needed);
+	return set(out, VERDICT_INCONCLUSIVE,
+		   "cannot rule out a change beyond +-%.2g%%: interval "
+		   "[%+.2f%%, %+.2f%%], %s=%.3g", 100 * t, 100 * (lo - 1),
+		   100 * (hi - 1), b->pname, out->p_used);
+}
+
 enum stats_verdict stats_decide_at(const struct stats_comparison *c,
 				   const struct stats_settings *s,
 				   double alpha, double p_used, int used_q,
@@ -210,146 +391,17 @@ enum stats_verdict stats_decide_at(const struct stats_comparison *c,
 				   size_t failed, size_t attempted,
 				   struct stats_decision *out)
 {
-	double t = threshold >= 0 ? threshold : s->threshold;
-	double band_lo = 1.0 - t, band_hi = 1.0 + t, lo, hi;
-	const char *pname;
-	size_t n;
-	int sig, up, down, inside;
+	struct band_view b;
 
 	memset(out, 0, sizeof(*out));
-	out->threshold = t;
+	out->threshold = threshold >= 0 ? threshold : s->threshold;
 	out->used_q = used_q;
 	out->p_used = p_used;
-	pname = out->used_q ? "q" : "p";
+	if (decided_without_interval(c, s, failed, attempted, out))
+		return out->verdict;
 
-	if (attempted && (double)failed / (double)attempted >
-			 s->max_failed_fraction)
-		return set(out, VERDICT_INVALID,
-			   "too many failed runs: %zu of %zu (limit %.0f%%)",
-			   failed, attempted, 100 * s->max_failed_fraction);
-	if (c->n_base < 2 || c->n_patched < 2)
-		return set(out, VERDICT_INVALID,
-			   "fewer than 2 runs (baseline %zu, patched %zu)",
-			   c->n_base, c->n_patched);
-	/*
-	 * Not invalid: nothing varied and nothing moved (typically a counter
-	 * that stayed 0 in every run). Calling it invalid sent readers
-	 * looking for broken runs that did not exist.
-	 */
-	if (c->all_equal)
-		return set(out, VERDICT_NO_CHANGE,
-			   "identical in every run of both kernels");
-	if (!c->ratio_valid)
-		return set(out, VERDICT_INVALID,
-			   "no ratio: a median is zero or a value is negative");
-	if (isnan(c->ratio_lo) || isnan(c->ratio_hi) || isnan(out->p_used))
-		return set(out, VERDICT_INVALID,
-			   "no interval or p value was computed");
-	/* An interval reaching 0 or inf says nothing about the size of the
-	 * change (values beyond the double range, or resamples whose
-	 * median is 0): no verdict can rest on it. */
-	if (!isfinite(c->ratio) || !isfinite(c->ratio_lo) ||
-	    !isfinite(c->ratio_hi) || !(c->ratio_lo > 0))
-		return set(out, VERDICT_INVALID,
-			   "the ratio or its interval is not finite "
-			   "(a resampled median of 0, or values beyond the "
-			   "double range)");
-
-	lo = c->ratio_lo;
-	hi = c->ratio_hi;
-	n = c->n_base < c->n_patched ? c->n_base : c->n_patched;
-	sig = out->p_used < alpha;
-	up = lo > band_hi;
-	down = hi < band_lo;
-	inside = lo >= band_lo && hi <= band_hi;
-
-	/* Work on the log scale: ratio intervals are multiplicative. */
-	double llo = log(lo), lhi = log(hi), w = (lhi - llo) / 2;
-	double mid = (lhi + llo) / 2, lb = log(band_lo), ub = log(band_hi);
-
-	if (sig && (up || down)) {
-		int better = up == !!better_higher;
-
-		return set(out, better ? VERDICT_IMPROVEMENT : VERDICT_REGRESSION,
-			   "%s=%.3g < %.3g and the whole interval "
-			   "[%+.2f%%, %+.2f%%] lies %s the +-%.2g%% band",
-			   pname, out->p_used, alpha, 100 * (lo - 1),
-			   100 * (hi - 1), up ? "above" : "below", 100 * t);
-	}
-	if (sig && inside)
-		return set(out, VERDICT_WITHIN_NOISE,
-			   "significant (%s=%.3g) but the interval "
-			   "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
-			   pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
-			   100 * t);
-	if (sig) {
-		/*
-		 * A real change whose interval crosses the band edge: more
-		 * runs may put it wholly beyond the band or wholly inside.
-		 * Not "≈", which reads as a decision ("real but too small to
-		 * matter"): "?", the experiment cannot rule out a change
-		 * beyond the band, and the reason says the change is real.
-		 */
-		if (mid > ub)
-			out->runs_needed = runs_for(w, mid - ub, n);
-		else if (mid < lb)
-			out->runs_needed = runs_for(w, lb - mid, n);
-		else
-			out->runs_needed = runs_for(w, mid - lb < ub - mid ?
-						    mid - lb : ub - mid, n);
-		if (out->runs_needed)
-			return set(out, VERDICT_INCONCLUSIVE,
-				   "a real change (%s=%.3g) whose interval "
-				   "[%+.2f%%, %+.2f%%] crosses the +-%.2g%% band "
-				   "edge: its size is not settled; ~%u runs per "
-				   "kernel might decide",
-				   pname, out->p_used, 100 * (lo - 1),
-				   100 * (hi - 1), 100 * t, out->runs_needed);
-		return set(out, VERDICT_INCONCLUSIVE,
-			   "a real change (%s=%.3g) whose interval "
-			   "[%+.2f%%, %+.2f%%] crosses the +-%.2g%% band edge: "
-			   "its size is not settled",
-			   pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
-			   100 * t);
-	}
-	if (inside)
-		return set(out, VERDICT_NO_CHANGE,
-			   "not significant (%s=%.3g) and the interval "
-			   "[%+.2f%%, %+.2f%%] lies inside +-%.2g%%",
-			   pname, out->p_used, 100 * (lo - 1), 100 * (hi - 1),
-			   100 * t);
-	if (up || down) {
-		/* The interval has decided; the rank test has not. */
-		out->runs_needed = runs_for_p(out->p_used, alpha, n);
-		if (out->runs_needed)
-			return set(out, VERDICT_INCONCLUSIVE,
-				   "the interval [%+.2f%%, %+.2f%%] lies beyond "
-				   "+-%.2g%% but the test is not significant "
-				   "(%s=%.3g); ~%u runs per kernel might decide",
-				   100 * (lo - 1), 100 * (hi - 1), 100 * t,
-				   pname, out->p_used, out->runs_needed);
-		return set(out, VERDICT_INCONCLUSIVE,
-			   "the interval [%+.2f%%, %+.2f%%] lies beyond "
-			   "+-%.2g%% but the test is not significant (%s=%.3g)",
-			   100 * (lo - 1), 100 * (hi - 1), 100 * t, pname,
-			   out->p_used);
-	}
-	if (mid > ub)
-		out->runs_needed = runs_for(w, mid - ub, n);
-	else if (mid < lb)
-		out->runs_needed = runs_for(w, lb - mid, n);
-	else
-		out->runs_needed = runs_for(w, mid - lb < ub - mid ?
-					    mid - lb : ub - mid, n);
-	if (out->runs_needed)
-		return set(out, VERDICT_INCONCLUSIVE,
-			   "cannot rule out a change beyond +-%.2g%%: interval "
-			   "[%+.2f%%, %+.2f%%], %s=%.3g; ~%u runs per kernel "
-			   "might decide", 100 * t, 100 * (lo - 1),
-			   100 * (hi - 1), pname, out->p_used,
-			   out->runs_needed);
-	return set(out, VERDICT_INCONCLUSIVE,
-		   "cannot rule out a change beyond +-%.2g%%: interval "
-		   "[%+.2f%%, %+.2f%%], %s=%.3g", 100 * t, 100 * (lo - 1),
-		   100 * (hi - 1), pname, out->p_used);
+	band_view_init(&b, c, out, alpha);
+	if (b.sig)
+		return decide_significant(&b, better_higher, out);
+	return decide_not_significant(&b, out);
 }

@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "median.h"
+#include "sort_cmp.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 double wl_median(const double *x, size_t n)
 {
