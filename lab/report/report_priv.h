@@ -19,8 +19,8 @@ struct run_records;
  * report_validate(), and the runs it decoded into @runs (released by the
  * caller; empty on failure): the analysis reads them without decoding twice.
  */
-int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err)
-	__attribute__((warn_unused_result));
+LAB_MUST_CHECK
+int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err);
 
 /* One plain-text sentence on a report.host_states entry, for text and HTML. */
 void hoststate_sentence(const json_t *hs, struct strbuf *out);

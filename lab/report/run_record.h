@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "strbuf.h"
+#include "util.h"
 
 /* A run's metric, in the record's order. NaN where the record has null. */
 struct run_metric {
@@ -71,8 +72,8 @@ struct run_record {
  * report_load()'s, in its order, so the first error is the one it says.
  * On error *@out holds nothing to release.
  */
-int run_record_decode(const json_t *r, struct run_record *out, struct strbuf *err)
-	__attribute__((warn_unused_result));
+LAB_MUST_CHECK
+int run_record_decode(const json_t *r, struct run_record *out, struct strbuf *err);
 
 /* Frees the metrics; @r may then be decoded into again. */
 void run_record_release(struct run_record *r);
@@ -101,9 +102,9 @@ struct run_kernel_names {
  * from the top ("runs[3].metrics.ops: ..."; "runs: missing (expected an
  * array)") in @err, and @out empty. @kernels NULL: names unchecked.
  */
+LAB_MUST_CHECK
 int run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
-		       struct run_records *out, struct strbuf *err)
-	__attribute__((warn_unused_result));
+		       struct run_records *out, struct strbuf *err);
 
 /*
  * Every element of @runs that decodes, in order, into @out (which it
