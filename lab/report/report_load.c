@@ -4,7 +4,8 @@
  * jobs, edited by hand), so the reader trusts nothing: every field the
  * renderers use is checked here once, with an error that names the JSON
  * path, and the renderers can then assume the types. Unknown fields are
- * ignored so that newer writers stay readable.
+ * ignored so that newer writers stay readable. Each run is checked by
+ * decoding it (run_record.c), in the same words.
  */
 #include "report.h"
 #include "report_priv.h"

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The run record's one decoder (run_record.h). The keys of a run are read
- * here, by session_record.c that writes them, and by compare that copies
- * runs; the stages after read struct run_record. The checks and their
- * messages are the ones report_load() always made: its errors name a JSON
- * path ("runs[3].metrics.ops: expected a number or null, got a string"),
- * and the tests and fuzzers hold it to them.
+ * The run record's one decoder (run_record.h). session_record.c writes the
+ * keys, compare writes its renumbered copies; the validation, the
+ * analysis's collection of values, the host-state adjustment, history, and
+ * the stopping rule read struct run_record. (The renderers' run tables,
+ * report_model.c's summary, warnings, geometric means and look position,
+ * and the scheduler's done flags still read keys: issue 28.) The checks
+ * and their messages are the ones report_load() always made: its errors
+ * name a JSON path ("runs[3].metrics.ops: expected a number or null, got
+ * a string"), and the tests and fuzzers hold it to them.
  */
 #include "run_record.h"
 #include "escape.h"

@@ -3,10 +3,10 @@
  * One element of a session's "runs": what session_record() writes for a
  * guest run, and what the analysis (report_model.c, report_hoststate.c),
  * compare, history and the stopping rule read. Decoded here, once, with
- * every check report_load() makes of a run, so a reader never picks a key
- * by hand or meets a type it did not expect. reports/SCHEMA.md ("runs[]")
- * and reports/schema/ are the published description; this is the
- * code's one.
+ * every check report_load() makes of a run, so a reader of the struct
+ * picks no key by hand and meets no type it did not expect.
+ * reports/SCHEMA.md ("runs[]") and reports/schema/ are the published
+ * description; this is the code's one.
  *
  * Not thread-safe on one record; records are plain values. The strings and
  * json members point into the JSON they were decoded from: they live as
