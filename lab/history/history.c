@@ -9,6 +9,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
+#include "run_record.h"
 #include "xjson.h"
 #include "sha256.h"
 
@@ -305,13 +306,14 @@ static void bump(json_t *arr, size_t i)
 	json_integer_set(n, json_integer_value(n) + 1);
 }
 
+/* @val: NaN when the run has no number for @key. */
 static void add_value(struct session_ctx *c, const char *k, const char *w, const char *key,
-		      int ok, const json_t *val)
+		      int ok, double val)
 {
 	json_t *v = night_of(c, k, w, key);
 
-	if (ok && json_is_number(val))
-		json_array_append_new(v, json_real(json_number_value(val)));
+	if (ok && !isnan(val))
+		json_array_append_new(v, json_real(val));
 }
 
 /* The digest of a loaded (validated, complete) report. */
@@ -320,7 +322,8 @@ static json_t *digest_of(struct history *h, const json_t *r)
 	struct session_ctx c = { .h = h, .r = r };
 	const json_t *sess = json_object_get(r, "session");
 	const char *key;
-	json_t *run, *val, *counts;
+	json_t *val, *counts;
+	struct run_records rs;
 	size_t i, runs = 0, failed = 0;
 
 	const char *kname[2] = { jget_str(jpath(r, "design"), "baseline", ""),
@@ -333,22 +336,26 @@ static json_t *digest_of(struct history *h, const json_t *r)
 	c.ix = json_object();
 	c.nights = json_array();
 	/* The host-adjusted primaries exist only as the report derives them. */
-	derived = report_hoststate(r, kname, &hs_info);
-	json_array_foreach(json_object_get(r, "runs"), i, run) {
-		const char *k = jget_str(run, "kernel", ""), *w = jget_str(run, "workload", "");
-		int ok = !strcmp(jget_str(run, "status", ""), "ok");
+	/* Validated by report_load(): every run decodes. */
+	run_records_decode_valid(json_object_get(r, "runs"), &rs);
+	derived = report_hoststate(r, &rs, kname, &hs_info);
+	for (i = 0; i < rs.n; i++) {
+		const struct run_record *run = &rs.v[i];
+		const char *k = run->kernel, *w = run->workload;
 
-		if (json_is_true(json_object_get(run, "warmup")))
+		if (run->warmup)
 			continue;
 		runs++;
-		failed += !ok;
-		bump(count_of(c.counts, k, w), ok ? 0 : 1);
-		json_object_foreach(json_object_get(run, "metrics"), key, val)
-			add_value(&c, k, w, key, ok, val);
+		failed += !run->ok;
+		bump(count_of(c.counts, k, w), run->ok ? 0 : 1);
+		for (size_t j = 0; j < run->nr_metrics; j++)
+			add_value(&c, k, w, run->metrics[j].name, run->ok, run->metrics[j].value);
 		json_object_foreach(json_array_get(derived, i), key, val)
-			add_value(&c, k, w, key, ok, val);
+			add_value(&c, k, w, key, run->ok,
+				  json_is_number(val) ? json_number_value(val) : NAN);
 	}
 	json_decref(derived);
+	run_records_release(&rs);
 	json_decref(hs_info);
 	/* A declared metric whose every run failed still has its night: failed. */
 	json_object_foreach(c.counts, key, counts) {

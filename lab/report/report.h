@@ -183,10 +183,13 @@ const char *verdict_symbol(const char *id);
 
 /*
  * Host-state adjusted metrics (report_hoststate.c) of every run of
- * @session, for the kernels @kname (kname[1] NULL: one kernel): an array
- * parallel to session.runs, element i an object of run i's derived metric
- * values (often empty); *info gets one description per derived metric.
+ * @session, decoded in @runs (run_records_decode() of its "runs"), for the
+ * kernels @kname (kname[1] NULL: one kernel): an array parallel to the
+ * runs, element i an object of run i's derived metric values (often
+ * empty); *info gets one description per derived metric.
  */
-json_t *report_hoststate(const json_t *session, const char *const kname[2], json_t **info);
+struct run_records;
+json_t *report_hoststate(const json_t *session, const struct run_records *runs,
+			 const char *const kname[2], json_t **info);
 
 #endif

@@ -8,32 +8,41 @@
 #include "report.h"
 #include "xjson.h"
 #include "report_priv.h"
+#include "run_record.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * @kernel's runs of @src, renumbered after *@seq, into @dst. Read through
+ * the decoder; written as JSON, a copy of each element with what compare
+ * changes (the members the record does not type travel as they are).
+ */
 static int append_runs(json_t *dst, const json_t *src, const char *kernel, const char *label,
 		       json_int_t *seq)
 {
-	json_t *run;
-	size_t i;
+	struct run_records rs;
 	int n = 0;
 
-	json_array_foreach(json_object_get(src, "runs"), i, run) {
+	/* @src passed report_validate(): every run decodes. */
+	run_records_decode_valid(json_object_get(src, "runs"), &rs);
+	for (size_t i = 0; i < rs.n; i++) {
+		const struct run_record *run = &rs.v[i];
 		json_t *copy;
 
-		if (strcmp(jget_str(run, "kernel", ""), kernel))
+		if (strcmp(run->kernel, kernel))
 			continue;
-		copy = json_deep_copy(run);
+		copy = json_deep_copy(run->json);
 		/* Blocks pair kernels within one session; across sessions they mean nothing. */
 		json_object_del(copy, "block");
-		json_object_set(copy, "source_seq", json_object_get(run, "seq"));
+		json_object_set_new(copy, "source_seq", json_integer(run->seq));
 		json_object_set_new(copy, "seq", json_integer(++*seq));
 		json_object_set_new(copy, "kernel", json_string(label));
 		json_array_append_new(dst, copy);
 		n++;
 	}
+	run_records_release(&rs);
 	return n;
 }
 

@@ -53,6 +53,7 @@
  */
 #include "report.h"
 #include "report_priv.h"
+#include "run_record.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "util.h"
@@ -133,9 +134,10 @@ static long instance_number(const char *pat, const char *name)
  * The series @name of @run into *out (malloc'd; NaN for anything not a
  * number), and its length; 0 and NULL when there is none.
  */
-static size_t series_values(const json_t *run, const char *name, double **out)
+static size_t series_values(const struct run_record *run, const char *name, double **out)
 {
-	const json_t *a = json_object_get(json_object_get(run, "series"), name), *v;
+	/* "series" is not typed in the record: only this file reads it. */
+	const json_t *a = json_object_get(json_object_get(run->json, "series"), name), *v;
 	size_t i, n = json_array_size(a);
 
 	*out = NULL;
@@ -232,21 +234,17 @@ static double mean_of(const double *v, size_t n)
 	return s / (double)n;
 }
 
-static int kernel_of(const json_t *run, const char *const kname[2])
+static int kernel_of(const struct run_record *run, const char *const kname[2])
 {
-	const char *k = jget_str(run, "kernel", "");
-
 	for (int i = 0; i < 2; i++)
-		if (kname[i] && !strcmp(k, kname[i]))
+		if (kname[i] && !strcmp(run->kernel, kname[i]))
 			return i;
 	return -1;
 }
 
-static int counted(const json_t *run, const char *workload)
+static int counted(const struct run_record *run, const char *workload)
 {
-	return !json_is_true(json_object_get(run, "warmup")) &&
-	       !strcmp(jget_str(run, "status", ""), "ok") &&
-	       !strcmp(jget_str(run, "workload", ""), workload);
+	return !run->warmup && run->ok && !strcmp(run->workload, workload);
 }
 
 /* Growing arrays of doubles. */
@@ -267,13 +265,12 @@ static void dpush(struct dvec *d, double x)
  * median reference per kernel. A cell counts when both are positive finite
  * numbers and the two series have one length.
  */
-static void gather(struct derivation *d, const json_t *runs, const char *const kname[2],
-		   struct dvec x[2], struct dvec y[2], struct dvec run_ref[2])
+static void gather(struct derivation *d, const struct run_records *runs,
+		   const char *const kname[2], struct dvec x[2], struct dvec y[2],
+		   struct dvec run_ref[2])
 {
-	const json_t *run;
-	size_t i;
-
-	json_array_foreach(runs, i, run) {
+	for (size_t i = 0; i < runs->n; i++) {
+		const struct run_record *run = &runs->v[i];
 		int k = kernel_of(run, kname);
 		double *c, *r;
 		size_t nc, nr;
@@ -423,18 +420,19 @@ static double pooled_state_ratio(const struct derivation *d)
  * Then each run's share of slow cells, compared between the kernels: a
  * kernel that spends more time "slow" may be slow itself.
  */
-static void split_states(struct derivation *d, const json_t *runs, const char *const kname[2])
+static void split_states(struct derivation *d, const struct run_records *runs,
+			 const char *const kname[2])
 {
 	struct dvec cells[2] = { { 0 } }, share[2] = { { 0 } };
-	const json_t *run;
+	const struct run_record *run;
 	size_t i;
 	int kernels = 0, split = 0;
 	double u;
 	enum stats_mw_method how;
 
 	d->slow_share_p = NAN;
-	json_array_foreach(runs, i, run) {
-		int k = kernel_of(run, kname);
+	for (i = 0; i < runs->n; i++) {
+		int k = kernel_of(run = &runs->v[i], kname);
 		double *c;
 		size_t nc;
 
@@ -457,8 +455,8 @@ static void split_states(struct derivation *d, const json_t *runs, const char *c
 	if (!d->by_states)
 		goto out;
 	d->state_ratio = pooled_state_ratio(d);
-	json_array_foreach(runs, i, run) {
-		int k = kernel_of(run, kname);
+	for (i = 0; i < runs->n; i++) {
+		int k = kernel_of(run = &runs->v[i], kname);
 		double *c;
 		size_t nc, slow = 0, n = 0;
 
@@ -491,7 +489,7 @@ out:
  * The run's derived value into @out (nothing when it has no usable cell
  * after the first RUN_SKIP_FIRST, where those are left out).
  */
-static void derive_run(struct derivation *d, const json_t *run, int k, json_t *out)
+static void derive_run(struct derivation *d, const struct run_record *run, int k, json_t *out)
 {
 	double *c, *r, *v;
 	size_t nc = series_values(run, d->cells, &c), nr = series_values(run, d->ref, &r), n = 0;
@@ -615,7 +613,8 @@ static void bound_reference_shift(struct derivation *d, struct dvec run_ref[2])
 }
 
 /* Everything derive_run() needs, from the whole session. */
-static void prepare(struct derivation *d, const json_t *runs, const char *const kname[2])
+static void prepare(struct derivation *d, const struct run_records *runs,
+		    const char *const kname[2])
 {
 	struct dvec x[2] = { { 0 } }, y[2] = { { 0 } }, run_ref[2] = { { 0 } }, refs = { 0 };
 	double u;
@@ -714,21 +713,22 @@ static json_t *info_json(const struct derivation *d, const char *const kname[2])
 }
 
 /* Every (workload, K) instance of @h that the session's runs have cells for. */
-static void derive_one(const json_t *session, const char *workload,
-		       const struct workload_def *def, const struct hoststate_metric *h,
-		       const char *const kname[2], json_t *per_run, json_t *info)
+static void derive_one(const json_t *session, const struct run_records *runs,
+		       const char *workload, const struct workload_def *def,
+		       const struct hoststate_metric *h, const char *const kname[2],
+		       json_t *per_run, json_t *info)
 {
-	const json_t *runs = json_object_get(session, "runs"), *run;
 	json_t *done = json_object();
 	size_t i;
 
-	json_array_foreach(runs, i, run) {
+	for (i = 0; i < runs->n; i++) {
+		const struct run_record *run = &runs->v[i];
 		const char *sname;
 		const json_t *sv;
 
 		if (!counted(run, workload))
 			continue;
-		json_object_foreach(json_object_get(run, "series"), sname, sv) {
+		json_object_foreach(json_object_get(run->json, "series"), sname, sv) {
 			long kk = instance_number(h->cells, sname);
 			const struct metric_def *md = workload_metric(def, h->metric);
 			struct derivation d = {
@@ -738,7 +738,6 @@ static void derive_one(const json_t *session, const char *workload,
 				.better_higher = !md || md->better == BETTER_HIGHER,
 			};
 			size_t j;
-			const json_t *r2;
 
 			if (kk < 0 || json_object_get(done, sname))
 				continue;
@@ -750,7 +749,8 @@ static void derive_one(const json_t *session, const char *workload,
 			d.cells = instance(h->cells, kk);
 			d.ref = instance(h->ref, kk);
 			prepare(&d, runs, kname);
-			json_array_foreach(runs, j, r2) {
+			for (j = 0; j < runs->n; j++) {
+				const struct run_record *r2 = &runs->v[j];
 				int k = kernel_of(r2, kname);
 
 				if (counted(r2, workload) && k >= 0)
@@ -765,13 +765,14 @@ static void derive_one(const json_t *session, const char *workload,
 	json_decref(done);
 }
 
-json_t *report_hoststate(const json_t *session, const char *const kname[2], json_t **info)
+json_t *report_hoststate(const json_t *session, const struct run_records *runs,
+			 const char *const kname[2], json_t **info)
 {
 	json_t *per_run = json_array(), *w;
-	size_t i, nruns = json_array_size(json_object_get(session, "runs"));
+	size_t i;
 
 	*info = json_array();
-	for (i = 0; i < nruns; i++)
+	for (i = 0; i < runs->n; i++)
 		json_array_append_new(per_run, json_object());
 	json_array_foreach(json_object_get(session, "workloads"), i, w) {
 		const struct workload_def *def = workload_find(jget_str(w, "type", ""));
@@ -779,7 +780,8 @@ json_t *report_hoststate(const json_t *session, const char *const kname[2], json
 		if (!def || !def->hoststate)
 			continue;
 		for (const struct hoststate_metric *h = def->hoststate; h->metric; h++)
-			derive_one(session, jget_str(w, "name", ""), def, h, kname, per_run, *info);
+			derive_one(session, runs, jget_str(w, "name", ""), def, h, kname, per_run,
+				   *info);
 	}
 	return per_run;
 }

@@ -4,9 +4,12 @@
  * jobs, edited by hand), so the reader trusts nothing: every field the
  * renderers use is checked here once, with an error that names the JSON
  * path, and the renderers can then assume the types. Unknown fields are
- * ignored so that newer writers stay readable.
+ * ignored so that newer writers stay readable. Each run is checked by
+ * decoding it (run_record.c), in the same words.
  */
 #include "report.h"
+#include "report_priv.h"
+#include "run_record.h"
 #include "escape.h"
 #include "stats_defaults.h"
 #include "util.h"
@@ -142,23 +145,6 @@ static int check_fields(struct vctx *v, const json_t *obj, const struct field *f
 	for (; f->key; f++)
 		if (get(v, obj, f->key, f->want, f->required, &j))
 			return -1;
-	return 0;
-}
-
-/* Every member of @obj must be a number or null (metrics, counter groups). */
-static int check_number_map(struct vctx *v, const json_t *obj)
-{
-	const char *key;
-	json_t *val;
-
-	json_object_foreach((json_t *)obj, key, val) {
-		if (!type_ok(val, W_NUMBER_OR_NULL)) {
-			size_t old = push_key(v, key);
-			int ret = vfail(v, "expected a number or null, got %s", xjson_type_name(val));
-			pop(v, old);
-			return ret;
-		}
-	}
 	return 0;
 }
 
@@ -390,123 +376,8 @@ static int check_kernel_ref(struct vctx *v, const struct kernel_names *kn, const
 	return ret;
 }
 
-/*
- * Where a run ran: "host" names the lab.conf [host] section (records from
- * before hosts have none: the one implicit host "local") and "slot" its
- * 0-based slot there ([host] slots is at most 1024). Host names reach every
- * renderer, so they are kept short and printable here.
- */
-#define RUN_HOST_MAX	64
-#define RUN_SLOT_MAX	1024
-
-static int check_host_slot(struct vctx *v, const json_t *r)
-{
-	json_t *host, *slot;
-	size_t old;
-	int ret = 0;
-
-	if (get(v, r, "host", W_STRING, 0, &host) || get(v, r, "slot", W_INT, 0, &slot))
-		return -1;
-	if (host) {
-		const char *s = json_string_value(host);
-		size_t len = json_string_length(host), i;
-
-		for (i = 0; i < len && s[i] >= 0x20 && s[i] < 0x7f; i++)
-			;
-		if (!len || len > RUN_HOST_MAX || i < len) {
-			old = push_key(v, "host");
-			ret = vfail(v, "expected a host name of 1 to %d printable ASCII characters",
-				    RUN_HOST_MAX);
-			pop(v, old);
-			return ret;
-		}
-	}
-	if (slot && (json_number_value(slot) < 0 || json_number_value(slot) >= RUN_SLOT_MAX)) {
-		old = push_key(v, "slot");
-		ret = vfail(v, "expected a slot from 0 to %d, got %.0f", RUN_SLOT_MAX - 1,
-			    json_number_value(slot));
-		pop(v, old);
-	}
-	return ret;
-}
-
-static int check_run(struct vctx *v, const json_t *r, void *data)
-{
-	static const struct field f[] = {
-		{ "seq", W_INT, 1 }, { "block", W_INT, 0 },
-		{ "kernel", W_STRING, 1 }, { "workload", W_STRING, 1 },
-		{ "warmup", W_BOOL, 0 }, { "status", W_STRING, 1 },
-		{ "failure", W_STRING_OR_NULL, 0 }, { "started", W_STRING, 0 },
-		{ NULL, 0, 0 },
-	};
-	static const struct field timing_f[] = {
-		{ "boot_s", W_NUMBER_OR_NULL, 0 }, { "workload_s", W_NUMBER_OR_NULL, 0 },
-		{ "host_overhead_s", W_NUMBER_OR_NULL, 0 }, { NULL, 0, 0 },
-	};
-	const struct kernel_names *kn = data;
-	const char *status;
-	json_t *metrics, *counters, *msgs, *group, *el;
-	const char *gname;
-	size_t old, i;
-	int ok;
-
-	if (check_fields(v, r, f) || check_kernel_ref(v, kn, r, "kernel") ||
-	    check_host_slot(v, r))
-		return -1;
-	status = json_string_value(json_object_get(r, "status"));
-	ok = !strcmp(status, "ok");
-	if (!ok && strcmp(status, "failed")) {
-		old = push_key(v, "status");
-		vfail(v, "expected \"ok\" or \"failed\"");
-		pop(v, old);
-		return -1;
-	}
-	if (check_object(v, r, "timings", 0, timing_f, NULL))
-		return -1;
-	/* A run that completed must say what it measured, even if empty. */
-	if (get(v, r, "metrics", W_OBJECT, ok, &metrics))
-		return -1;
-	if (metrics) {
-		old = push_key(v, "metrics");
-		if (check_number_map(v, metrics)) {
-			pop(v, old);
-			return -1;
-		}
-		pop(v, old);
-	}
-	if (get(v, r, "counters", W_OBJECT, 0, &counters))
-		return -1;
-	if (counters) {
-		old = push_key(v, "counters");
-		json_object_foreach(counters, gname, group) {
-			size_t o = push_key(v, gname);
-			int ret = json_is_object(group) ? check_number_map(v, group) :
-				vfail(v, "expected an object, got %s", xjson_type_name(group));
-			pop(v, o);
-			if (ret) {
-				pop(v, old);
-				return -1;
-			}
-		}
-		pop(v, old);
-	}
-	if (get(v, r, "guest_messages", W_ARRAY, 0, &msgs))
-		return -1;
-	json_array_foreach(msgs, i, el) {
-		if (!json_is_string(el)) {
-			old = push_key(v, "guest_messages");
-			size_t o = push_index(v, i);
-			vfail(v, "expected a string, got %s", xjson_type_name(el));
-			pop(v, o);
-			pop(v, old);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 struct seq_ix {
-	double seq;
+	long seq;
 	size_t index;
 };
 
@@ -520,14 +391,14 @@ static int cmp_seq(const void *a, const void *b)
 }
 
 /* Run ids name runs in every report; two runs with one id would be confused. */
-static int check_unique_seq(struct vctx *v, const json_t *runs)
+static int check_unique_seq(struct vctx *v, const struct run_records *runs)
 {
-	size_t n = json_array_size(runs), i;
+	size_t n = runs->n, i;
 	struct seq_ix *s = xcalloc(n + 1, sizeof(*s));
 	int ret = 0;
 
 	for (i = 0; i < n; i++) {
-		s[i].seq = json_number_value(json_object_get(json_array_get(runs, i), "seq"));
+		s[i].seq = runs->v[i].seq;
 		s[i].index = i;
 	}
 	qsort(s, n, sizeof(*s), cmp_seq);
@@ -536,7 +407,7 @@ static int check_unique_seq(struct vctx *v, const json_t *runs)
 			size_t old = push_key(v, "runs"), o = push_index(v, s[i].index);
 			size_t k = push_key(v, "seq");
 
-			ret = vfail(v, "%.0f is also the seq of runs[%zu]", s[i].seq, s[i - 1].index);
+			ret = vfail(v, "%ld is also the seq of runs[%zu]", s[i].seq, s[i - 1].index);
 			pop(v, k);
 			pop(v, o);
 			pop(v, old);
@@ -551,15 +422,14 @@ static int check_unique_seq(struct vctx *v, const json_t *runs)
  * crafted report naming a host per run would multiply the analysis by the
  * number of runs.
  */
-static int check_host_count(struct vctx *v, const json_t *runs)
+static int check_host_count(struct vctx *v, const struct run_records *runs)
 {
 	json_t *seen = json_object();
-	const json_t *run;
 	size_t i;
 	int ret = 0;
 
-	json_array_foreach(runs, i, run) {
-		const char *h = json_string_value(json_object_get(run, "host"));
+	for (i = 0; i < runs->n; i++) {
+		const char *h = runs->v[i].host;
 
 		if (!h || json_object_get(seen, h))
 			continue;
@@ -577,6 +447,24 @@ static int check_host_count(struct vctx *v, const json_t *runs)
 	}
 	json_decref(seen);
 	return ret;
+}
+
+/*
+ * The runs, decoded with the kernel names checked in each (run_record.h):
+ * the decoder's errors carry their path from the top, as vfail()'s do.
+ */
+static int kernel_known(const char *name, const void *data)
+{
+	return has_kernel(data, name);
+}
+
+static int check_runs(struct vctx *v, const json_t *root, const struct kernel_names *kn,
+		      struct run_records *runs)
+{
+	const struct run_kernel_names known = { kernel_known, kn };
+
+	return run_records_decode(json_object_get(root, "runs"), &known, runs, v->err) ||
+	       check_host_count(v, runs) || check_unique_seq(v, runs) ? -1 : 0;
 }
 
 /* The analysis would have to ignore a count outside the limits lab.conf has too. */
@@ -599,7 +487,8 @@ static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
 }
 
 /* Everything after kernels[], which the rest refers to. */
-static int validate_rest(struct vctx *v, const json_t *root, const struct kernel_names *kn)
+static int validate_rest(struct vctx *v, const json_t *root, const struct kernel_names *kn,
+			 struct run_records *runs)
 {
 	static const struct field guest_f[] = {
 		{ "name", W_STRING, 0 }, { "vcpus", W_INT, 0 },
@@ -656,13 +545,10 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 	if (check_object(v, root, "statistics", 0, stats_f, &stats) ||
 	    check_resamples(v, stats, "resamples") || check_resamples(v, stats, "counter_resamples"))
 		return -1;
-	if (each(v, root, "runs", 1, check_run, (void *)kn) ||
-	    check_host_count(v, json_object_get(root, "runs")))
-		return -1;
-	return check_unique_seq(v, json_object_get(root, "runs"));
+	return check_runs(v, root, kn, runs);
 }
 
-static int validate(struct vctx *v, const json_t *root)
+static int validate(struct vctx *v, const json_t *root, struct run_records *runs)
 {
 	static const struct field gen_f[] = {
 		{ "name", W_STRING, 1 }, { "version", W_STRING, 1 }, { NULL, 0, 0 },
@@ -705,20 +591,33 @@ static int validate(struct vctx *v, const json_t *root)
 	if (!json_array_size(kernels))
 		return vfail(v, "kernels: empty (expected at least one kernel)");
 	kernel_names_build(&kn, kernels);
-	ret = validate_rest(v, root, &kn);
+	ret = validate_rest(v, root, &kn, runs);
 	free(kn.k);
+	return ret;
+}
+
+int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err)
+{
+	struct vctx v = { STRBUF_INIT, err };
+	int ret;
+
+	runs->v = NULL;
+	runs->n = 0;
+	sb_grow(&v.path, 64);
+	v.path.buf[0] = '\0';
+	ret = validate(&v, root, runs);
+	sb_release(&v.path);
+	if (ret)
+		run_records_release(runs);
 	return ret;
 }
 
 int report_validate(const json_t *root, struct strbuf *err)
 {
-	struct vctx v = { STRBUF_INIT, err };
-	int ret;
+	struct run_records runs = RUN_RECORDS_INIT;
+	int ret = report_validate_runs(root, &runs, err);
 
-	sb_grow(&v.path, 64);
-	v.path.buf[0] = '\0';
-	ret = validate(&v, root);
-	sb_release(&v.path);
+	run_records_release(&runs);
 	return ret;
 }
 

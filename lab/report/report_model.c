@@ -9,6 +9,7 @@
 #include "report.h"
 #include "xjson.h"
 #include "report_priv.h"
+#include "run_record.h"
 #include "escape.h"
 #include "stats.h"
 #include "stats_defaults.h"
@@ -252,7 +253,8 @@ static void declare_series(struct model *m)
 	}
 }
 
-static void push_metric(struct model *m, const char *wn, const char *key, const json_t *val,
+/* @val: NaN when the run has no number for @key. */
+static void push_metric(struct model *m, const char *wn, const char *key, double val,
 			int k, int ok, long seq, long blk, size_t host)
 {
 	struct series *s = find_series(m, wn, NULL, key);
@@ -263,8 +265,8 @@ static void push_metric(struct model *m, const char *wn, const char *key, const 
 		describe_workload(s, json_object_get(m->workloads, wn));
 		describe_builtin(s, json_object_get(m->workloads, wn));
 	}
-	if (ok && json_is_number(val))
-		push_value(s, k, json_number_value(val), seq, blk, host);
+	if (ok && !isnan(val))
+		push_value(s, k, val, seq, blk, host);
 }
 
 /* The index of host @name, added when new. */
@@ -280,44 +282,50 @@ static size_t host_index(struct model *m, const char *name)
 	return m->nhosts++;
 }
 
-/* @derived: report_hoststate()'s values, parallel to the runs. */
-static void collect_runs(struct model *m, const json_t *derived)
+/* A run's counters ({group: {name: number or null}}, checked by its decoder). */
+static void push_counters(struct model *m, const struct run_record *run, int k, size_t host)
 {
-	json_t *run, *val, *group, *cval;
-	const char *key, *gname, *cname;
-	size_t i;
+	const char *gname, *cname;
+	json_t *group, *cval;
 
-	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
-		const char *kn = jget_str(run, "kernel", "");
-		const char *wn = jget_str(run, "workload", "");
-		json_t *block = json_object_get(run, "block");
-		long seq = (long)json_number_value(json_object_get(run, "seq"));
-		long blk = json_is_number(block) ? (long)json_number_value(block) : -1;
+	json_object_foreach((json_t *)run->counters, gname, group) {
+		json_object_foreach(group, cname, cval) {
+			struct series *s = find_series(m, run->workload, gname, cname);
+
+			if (!s)
+				s = add_series(m, run->workload, gname, cname);
+			if (run->ok && json_is_number(cval))
+				push_value(s, k, json_number_value(cval), run->seq, run->block, host);
+		}
+	}
+}
+
+/* @derived: report_hoststate()'s values, parallel to @runs. */
+static void collect_runs(struct model *m, const struct run_records *runs, const json_t *derived)
+{
+	const char *key;
+	json_t *val;
+
+	for (size_t i = 0; i < runs->n; i++) {
+		const struct run_record *run = &runs->v[i];
+		const char *wn = run->workload;
 		size_t host;
-		int k, ok;
+		int k;
 
-		if (json_is_true(json_object_get(run, "warmup")))
+		if (run->warmup)
 			continue;
-		k = kernel_index(m, kn);
+		k = kernel_index(m, run->kernel);
 		if (k < 0)
 			continue;
-		ok = !strcmp(jget_str(run, "status", ""), "ok");
 		/* Records from before hosts ran on the one implicit host. */
-		host = host_index(m, jget_str(run, "host", "local"));
-		json_object_foreach(json_object_get(run, "metrics"), key, val)
-			push_metric(m, wn, key, val, k, ok, seq, blk, host);
+		host = host_index(m, run->host ? run->host : "local");
+		for (size_t j = 0; j < run->nr_metrics; j++)
+			push_metric(m, wn, run->metrics[j].name, run->metrics[j].value, k, run->ok,
+				    run->seq, run->block, host);
 		json_object_foreach(json_array_get(derived, i), key, val)
-			push_metric(m, wn, key, val, k, ok, seq, blk, host);
-		json_object_foreach(json_object_get(run, "counters"), gname, group) {
-			json_object_foreach(group, cname, cval) {
-				struct series *s = find_series(m, wn, gname, cname);
-
-				if (!s)
-					s = add_series(m, wn, gname, cname);
-				if (ok && json_is_number(cval))
-					push_value(s, k, json_number_value(cval), seq, blk, host);
-			}
-		}
+			push_metric(m, wn, key, json_is_number(val) ? json_number_value(val) : NAN,
+				    k, run->ok, run->seq, run->block, host);
+		push_counters(m, run, k, host);
 	}
 }
 
@@ -325,25 +333,24 @@ static void collect_runs(struct model *m, const json_t *derived)
  * Failed runs count against every series of their workload; an ok run that
  * lacks a value is "missing" for that series. Both feed the invalid rule.
  */
-static void count_failures(struct model *m)
+static void count_failures(struct model *m, const struct run_records *runs)
 {
-	json_t *run, *c, *counts = json_object();
+	json_t *c, *counts = json_object();
 	size_t i;
 
 	/* Per workload, ok and failed runs of each kernel: [ok0, ok1, failed0, failed1]. */
-	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
-		const char *wn = jget_str(run, "workload", "");
-		int k = kernel_index(m, jget_str(run, "kernel", ""));
-		int failed = strcmp(jget_str(run, "status", ""), "ok") != 0;
+	for (i = 0; i < runs->n; i++) {
+		const struct run_record *run = &runs->v[i];
+		int k = kernel_index(m, run->kernel);
 		json_t *n;
 
-		if (json_is_true(json_object_get(run, "warmup")) || k < 0)
+		if (run->warmup || k < 0)
 			continue;
-		if (!(c = json_object_get(counts, wn))) {
+		if (!(c = json_object_get(counts, run->workload))) {
 			c = xjson_pack("[iiii]", 0, 0, 0, 0);
-			json_object_set_new_nocheck(counts, wn, c);
+			json_object_set_new_nocheck(counts, run->workload, c);
 		}
-		n = json_array_get(c, (size_t)(failed * 2 + k));
+		n = json_array_get(c, (size_t)(!run->ok * 2 + k));
 		json_integer_set(n, json_integer_value(n) + 1);
 	}
 	/* An ok run without a value is one that pushed none (collect_runs()). */
@@ -1616,17 +1623,20 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 {
 	struct model m;
 	json_t *report, *results, *counters, *geo, *derived, *host_states;
+	struct run_records runs;
 
-	if (report_validate(session, err))
+	/* The runs, decoded as they are checked: the analysis reads struct run_record. */
+	if (report_validate_runs(session, &runs, err))
 		return NULL;
 	model_init(&m, session);
 	report = report_shell(&m, session);
 
 	declare_series(&m);
-	derived = report_hoststate(session, m.kname, &host_states);
-	collect_runs(&m, derived);
+	derived = report_hoststate(session, &runs, m.kname, &host_states);
+	collect_runs(&m, &runs, derived);
 	json_decref(derived);
-	count_failures(&m);
+	count_failures(&m, &runs);
+	run_records_release(&runs);
 	for (size_t i = 0; i < m.ns; i++)
 		analyze_series(&m, &m.s[i]);
 	bh_family(&m, FAMILY_PRIMARY);

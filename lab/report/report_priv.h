@@ -14,6 +14,14 @@
 #include "xjson.h"
 #include "strbuf.h"
 
+struct run_records;
+/*
+ * report_validate(), and the runs it decoded into @runs (released by the
+ * caller; empty on failure): the analysis reads them without decoding twice.
+ */
+LAB_MUST_CHECK
+int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err);
+
 /* One plain-text sentence on a report.host_states entry, for text and HTML. */
 void hoststate_sentence(const json_t *hs, struct strbuf *out);
 

@@ -147,10 +147,12 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
 /*
  * The progress line of finished run @i of @total ("run 3/8 base yp: failed:
  * why"): the first line of the failure reason, or the first metrics. What
- * the guest wrote is in it, so it is filtered for the terminal.
+ * the guest wrote is in it, so it is filtered for the terminal. @rec NULL:
+ * a record that does not decode ("run 3/8 base yp: ?: ").
  */
 struct plan_entry;
+struct run_record;
 void session_progress_line(struct strbuf *out, size_t i, size_t total,
-			   const struct plan_entry *planned, const json_t *rec);
+			   const struct plan_entry *planned, const struct run_record *rec);
 
 #endif

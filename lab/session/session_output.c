@@ -6,9 +6,11 @@
 #include "fsutil.h"
 #include "report.h"
 #include "report_result.h"
+#include "run_record.h"
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,29 +131,30 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
 	return r ? LAB_ELAB : LAB_OK;
 }
 
+/* A timing or metric the record does not have shows as 0, as it always did. */
+static double or_zero(double v)
+{
+	return isnan(v) ? 0 : v;
+}
+
 void session_progress_line(struct strbuf *out, size_t i, size_t total,
-			   const struct plan_entry *planned, const json_t *rec)
+			   const struct plan_entry *planned, const struct run_record *rec)
 {
 	struct strbuf raw = STRBUF_INIT;
-	const char *status = json_string_value(json_object_get(rec, "status"));
+	const char *status = !rec ? "?" : rec->ok ? "ok" : "failed";
 
-	status = status ? status : "?";
 	sb_addf(&raw, "run %zu/%zu %s %s%s: %s", i, total, planned->kernel, planned->workload,
 		planned->warmup ? " (warm-up)" : "", status);
-	if (!strcmp(status, "ok") || lab_verbose) {
-		const char *key;
-		json_t *v;
-		int n = 0;
-		json_object_foreach(json_object_get(rec, "metrics"), key, v)
-			if (n++ < 2)
-				sb_addf(&raw, " %s=%.6g", key, json_number_value(v));
-		json_t *t = json_object_get(rec, "timings");
+	if ((rec && rec->ok) || lab_verbose) {
+		const struct run_timings *t = rec ? &rec->timings : NULL;
+
+		for (size_t n = 0; rec && n < rec->nr_metrics && n < 2; n++)
+			sb_addf(&raw, " %s=%.6g", rec->metrics[n].name, or_zero(rec->metrics[n].value));
 		sb_addf(&raw, " (boot %.1fs, workload %.1fs, host %.2fs)",
-			json_number_value(json_object_get(t, "boot_s")),
-			json_number_value(json_object_get(t, "workload_s")),
-			json_number_value(json_object_get(t, "host_overhead_s")));
+			t ? or_zero(t->boot_s) : 0, t ? or_zero(t->workload_s) : 0,
+			t ? or_zero(t->host_overhead_s) : 0);
 	} else {
-		const char *why = json_string_value(json_object_get(rec, "failure"));
+		const char *why = rec ? rec->failure : NULL;
 		sb_addf(&raw, ": %.*s", why ? (int)strcspn(why, "\n") : 0, why ? why : "");
 	}
 	/* Metric names and the failure reason come from the guest. */

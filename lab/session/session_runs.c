@@ -10,6 +10,7 @@
 #include "session_plan.h"
 #include "escape.h"
 #include "interrupt.h"
+#include "run_record.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -38,10 +39,16 @@ static void progress(size_t done_now, size_t todo, size_t total, size_t i,
 		return;
 	if (isatty(2))
 		fputs("\r\033[K", stderr);
-	struct strbuf line = STRBUF_INIT;
-	session_progress_line(&line, i, total, p, rec);
+	struct strbuf line = STRBUF_INIT, err = STRBUF_INIT;
+	struct run_record r;
+	int bad = run_record_decode(rec, &r, &err);
+
+	session_progress_line(&line, i, total, p, bad ? NULL : &r);
 	fprintf(stderr, "%s  [%s, ETA %s]\n", sb_str(&line), el, eta);
+	if (!bad)
+		run_record_release(&r);
 	sb_release(&line);
+	sb_release(&err);
 }
 
 /*

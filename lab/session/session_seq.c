@@ -22,6 +22,7 @@
 #include "xjson.h"
 #include "report.h"
 #include "report_result.h"
+#include "run_record.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "session.h"
@@ -148,20 +149,22 @@ static int save(struct session_seq *q)
 /* Seconds of run time the records of @runs account for (every invocation). */
 double session_seq_spent_s(const json_t *runs, const char *workload)
 {
-	static const char *const keys[] = { "boot_s", "workload_s", "host_overhead_s" };
-	const json_t *run;
+	struct run_records rs;
 	double total = 0;
-	size_t i;
 
-	json_array_foreach(runs, i, run) {
-		if (workload && strcmp(jget_str(run, "workload", ""), workload))
+	run_records_decode_valid(runs, &rs);
+	for (size_t i = 0; i < rs.n; i++) {
+		const struct run_timings *t = &rs.v[i].timings;
+		const double v[] = { t->boot_s, t->workload_s, t->host_overhead_s };
+
+		if (workload && strcmp(rs.v[i].workload, workload))
 			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
-			double v = jget_num(json_object_get(run, "timings"), keys[k]);
-			if (isfinite(v) && v > 0)
-				total += v;
-		}
+		/* One at a time, in this order: the sum is the one it always was. */
+		for (size_t k = 0; k < ARRAY_SIZE(v); k++)
+			if (isfinite(v[k]) && v[k] > 0)
+				total += v[k];
 	}
+	run_records_release(&rs);
 	return total;
 }
 
@@ -224,18 +227,16 @@ int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
  */
 static long last_block(const json_t *ctx, const json_t *runs, const char *workload, int *complete)
 {
-	const json_t *r;
 	struct plan_entry *plan = NULL;
 	struct strbuf err = STRBUF_INIT;
+	struct run_records rs;
 	size_t i, j, n;
 	long top = 0;
 
-	json_array_foreach(runs, i, r)
-		if (!strcmp(jget_str(r, "workload", ""), workload) &&
-		    !json_is_true(json_object_get(r, "warmup"))) {
-			long b = (long)jget_num(r, "block");
-			top = b > top ? b : top;
-		}
+	run_records_decode_valid(runs, &rs);
+	for (i = 0; i < rs.n; i++)
+		if (!strcmp(rs.v[i].workload, workload) && !rs.v[i].warmup)
+			top = rs.v[i].block > top ? rs.v[i].block : top;
 	/* session_run_plan() decoded the plan before the first run: it decodes. */
 	*complete = top > 0 && !plan_entries_decode(json_object_get(ctx, "plan"), &plan, &n, &err);
 	for (i = 0; *complete && i < n; i++) {
@@ -243,10 +244,11 @@ static long last_block(const json_t *ctx, const json_t *runs, const char *worklo
 
 		if (strcmp(plan[i].workload, workload) || plan[i].block != top)
 			continue;
-		json_array_foreach(runs, j, r)
-			found |= (long)jget_num(r, "seq") == plan[i].seq;
+		for (j = 0; j < rs.n && !found; j++)
+			found = rs.v[j].seq == plan[i].seq;
 		*complete &= found;
 	}
+	run_records_release(&rs);
 	free(plan);
 	sb_release(&err);
 	return top;

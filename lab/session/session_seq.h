@@ -55,7 +55,10 @@ struct budget_use {
 };
 int budget_share_wait(const struct budget_use *u, size_t n, size_t i, double budget_s);
 
-/* Run time the records of @runs account for, those of @workload alone (NULL: all). */
+/*
+ * Run time the records of @runs account for, those of @workload alone
+ * (NULL: all). A record that does not decode (run_record.h) counts nothing.
+ */
 double session_seq_spent_s(const json_t *runs, const char *workload);
 
 /* The session's budget in seconds, 0 for none. */

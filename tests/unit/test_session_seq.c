@@ -243,7 +243,8 @@ static void test_budget_spent_unwritable(void **state)
 
 	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
 	assert_non_null(q);
-	runs = json_pack("[{s:s, s:{s:f, s:f, s:f}}]", "workload", "yield", "timings",
+	runs = json_pack("[{s:i, s:s, s:s, s:s, s:{}, s:{s:f, s:f, s:f}}]", "seq", 1,
+			 "kernel", "base", "workload", "yield", "status", "ok", "metrics", "timings",
 			 "boot_s", 3.0, "workload_s", 9.0, "host_overhead_s", 0.5);
 	/* spent and recorded */
 	assert_int_equal(session_seq_budget_spent(q, runs), 1);

@@ -22,6 +22,7 @@
 #include "fsutil.h"
 #include "session.h"
 #include "session_plan.h"
+#include "run_record.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -129,20 +130,31 @@ static void test_console_tail_filtered(void **state)
 static void test_progress_line_filtered(void **state)
 {
 	struct plan_entry planned = { .seq = 3, .block = 2, .kernel = "base", .workload = "yp" };
-	json_t *failed = json_pack("{s:s, s:s}", "status", "failed",
+	json_t *failed = json_pack("{s:i, s:s, s:s, s:s, s:s}", "seq", 3, "kernel", "base",
+				   "workload", "yp", "status", "failed",
 				   "failure", "workload: " HOSTILE "\nsecond line");
-	json_t *ok = json_pack("{s:s, s:{s:f}, s:{}}", "status", "ok",
+	json_t *ok = json_pack("{s:i, s:s, s:s, s:s, s:{s:f}, s:{}}", "seq", 4, "kernel", "base",
+			       "workload", "yp", "status", "ok",
 			       "metrics", "\x1b[2Jops", 12.5, "timings");
+	struct run_record rf, rok;
 	struct strbuf sb = STRBUF_INIT;
 	(void)state;
 
-	session_progress_line(&sb, 3, 8, &planned, failed);
+	assert_int_equal(run_record_decode(failed, &rf, &sb), 0);
+	assert_int_equal(run_record_decode(ok, &rok, &sb), 0);
+	session_progress_line(&sb, 3, 8, &planned, &rf);
 	assert_string_equal(sb_str(&sb), "run 3/8 base yp: failed: workload: " HOSTILE_SAFE);
 	sb_reset(&sb);
-	session_progress_line(&sb, 4, 8, &planned, ok);
+	session_progress_line(&sb, 4, 8, &planned, &rok);
 	assert_string_equal(sb_str(&sb), "run 4/8 base yp: ok ?[2Jops=12.5"
 			    " (boot 0.0s, workload 0.0s, host 0.00s)");
+	sb_reset(&sb);
+	/* A record that does not decode is not a crash either. */
+	session_progress_line(&sb, 5, 8, &planned, NULL);
+	assert_string_equal(sb_str(&sb), "run 5/8 base yp: ?: ");
 	sb_release(&sb);
+	run_record_release(&rf);
+	run_record_release(&rok);
 	json_decref(failed);
 	json_decref(ok);
 }

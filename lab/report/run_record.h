@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One element of a session's "runs": what session_record() writes for a
+ * guest run, and what the analysis (report_model.c, report_hoststate.c),
+ * compare, history and the stopping rule read. Decoded here, once, with
+ * every check report_load() makes of a run, so a reader of the struct
+ * picks no key by hand and meets no type it did not expect.
+ * reports/SCHEMA.md ("runs[]") and reports/schema/ are the published
+ * description; this is the code's one.
+ *
+ * Not thread-safe on one record; records are plain values. The strings and
+ * json members point into the JSON they were decoded from: they live as
+ * long as it does. The metrics are allocated: run_record_release() frees
+ * them (git's rule: _release frees what a struct holds, never the struct).
+ */
+#ifndef LAB_RUN_RECORD_H
+#define LAB_RUN_RECORD_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+#include "util.h"
+
+/* A run's metric, in the record's order. NaN where the record has null. */
+struct run_metric {
+	const char *name;
+	double value;
+};
+
+/* Seconds; NaN where the record has none or null. */
+struct run_timings {
+	double boot_s;
+	double workload_s;
+	double host_overhead_s;
+};
+
+struct run_record {
+	long seq;		/* unique in a report (report_load() checks that) */
+	/*
+	 * The ABBA/BAAB block; -1 when absent. Not 0: warm-ups are written
+	 * with block 0, and the analysis pairs an explicit 0 as a block.
+	 */
+	long block;
+	const char *kernel;	/* a kernels[].name */
+	const char *workload;	/* a workloads[].name */
+	int warmup;		/* excluded from statistics */
+	int ok;			/* status "ok"; 0: "failed" */
+	const char *failure;	/* why it failed; NULL: none said */
+	const char *started;	/* ISO 8601; NULL: not recorded */
+	const char *host;	/* NULL: a record from before hosts ("local") */
+	int slot;		/* 0 to RUN_SLOT_MAX - 1; -1: absent */
+	struct run_timings timings;
+	struct run_metric *metrics;	/* allocated; NULL when none */
+	size_t nr_metrics;
+	/* {group: {name: number or null}}, checked; NULL: none. */
+	const json_t *counters;
+	/* Strings, checked; NULL: none. */
+	const json_t *guest_messages;
+	size_t nr_guest_messages;
+	const json_t *json;	/* the element: series, host_load, ... untyped */
+};
+
+/* Where a run ran: limits report_load() has always checked. */
+#define RUN_HOST_MAX	64
+#define RUN_SLOT_MAX	1024
+
+/*
+ * Decode one run. 0, or -1 with the member and what was expected in @err
+ * ("metrics.ops: expected a number or null, got a string"; "expected an
+ * object, got an array" for the element itself). The checks are
+ * report_load()'s, in its order, so the first error is the one it says.
+ * On error *@out holds nothing to release.
+ */
+LAB_MUST_CHECK
+int run_record_decode(const json_t *r, struct run_record *out, struct strbuf *err);
+
+/* Frees the metrics; @r may then be decoded into again. */
+void run_record_release(struct run_record *r);
+
+/* A whole "runs" array. */
+struct run_records {
+	struct run_record *v;
+	size_t n;
+};
+
+#define RUN_RECORDS_INIT { NULL, 0 }
+
+/*
+ * The kernels a run may name (report_load()'s kernels[]): checked in the
+ * decoder, between the types and the host, where report_load() always
+ * checked it, so a run with two faults is reported as it always was.
+ */
+struct run_kernel_names {
+	int (*known)(const char *name, const void *data);
+	const void *data;
+};
+
+/*
+ * Decode every element of @runs (a report's or session's "runs") into
+ * @out, which it replaces. 0, or -1 with the first error, its JSON path
+ * from the top ("runs[3].metrics.ops: ..."; "runs: missing (expected an
+ * array)") in @err, and @out empty. @kernels NULL: names unchecked.
+ */
+LAB_MUST_CHECK
+int run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
+		       struct run_records *out, struct strbuf *err);
+
+/*
+ * Every element of @runs that decodes, in order, into @out (which it
+ * replaces); the number left out. For the records a running session holds:
+ * loaded from its folder, where a hand-edited one must not stop the
+ * session's own bookkeeping (the report it writes says what is wrong).
+ */
+size_t run_records_decode_valid(const json_t *runs, struct run_records *out);
+
+/* Releases every record and the array; @rs is then empty. */
+void run_records_release(struct run_records *rs);
+
+#endif
