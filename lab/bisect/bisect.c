@@ -105,6 +105,8 @@ json_t *bisect_step_results(const json_t *report)
 		/* The change the verdict rests on: the pooled one on several hosts. */
 		const struct result_change *c = &res[i].change;
 
+		if (!res[i].verdict_id)
+			continue;
 		json_array_append_new(out, xjson_pack("{s:o, s:o, s:b, s:s, s:o, s:o, s:o}",
 			"workload", json_string_lossy(res[i].workload),
 			"metric", json_string_lossy(res[i].metric),
@@ -112,7 +114,7 @@ json_t *bisect_step_results(const json_t *report)
 			"delta_pct", isfinite(c->delta_pct) ? json_real(c->delta_pct) : json_null(),
 			"ci_lo_pct", pct_or_null(c->lo), "ci_hi_pct", pct_or_null(c->hi)));
 	}
-	free(res);
+	result_records_free(res, n);
 	return out;
 }
 

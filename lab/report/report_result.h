@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A result of report.results as the stages after the analysis read it: the
- * stopping rule of a sequential session, the bisection, JUnit and the exit
- * status. Decoded once, here, from the JSON report_analyze() returns (or a
- * report.json read back), so no stage picks "comparison" where the verdict
- * rests on "pooled", or reads a verdict string by hand.
+ * A result of report.results (or report.counter_results) as the stages
+ * after the analysis read it: the renderers, the stopping rule of a
+ * sequential session, the bisection, JUnit and the exit status. Decoded
+ * once, here, from the JSON report_analyze() returns (or a report.json read
+ * back), so no stage picks "comparison" where the verdict rests on
+ * "pooled", or reads a verdict string by hand. reports/SCHEMA.md
+ * ("Computed members") says what each member means.
  *
- * Not thread-safe on one record; records are plain values. The strings
- * point into the JSON they were decoded from: they live as long as it does.
+ * Not thread-safe on one record; distinct records may be used from any
+ * thread. The strings and the const json_t pointers point into the JSON
+ * the record was decoded from: they live as long as it does. The arrays
+ * are the record's own: result_record_release() frees them.
  */
 #ifndef LAB_REPORT_RESULT_H
 #define LAB_REPORT_RESULT_H
@@ -25,13 +29,104 @@ struct result_change {
 	double lo, hi;		/* the ratio's interval */
 };
 
+/* "baseline" or "patched": one kernel's statistics. NaN / 0 when absent. */
+struct result_side {
+	long n, failed, missing, outliers;
+	double median, min, q1, q3, max, mean, stddev, cv, mad;
+	struct {
+		double lo, hi, achieved;
+		long lo_order, hi_order;
+		int ok;
+		const char *reason;	/* NULL: none */
+	} median_ci;
+	struct {
+		int valid;
+		double rho, p;
+	} drift;
+	size_t nvalues;		/* values[i] is run runs[i]'s */
+	double *values;
+	long *runs;
+	size_t noutlier_runs;
+	long *outlier_runs;
+};
+
+/* "comparison": every run of the two kernels, hosts ignored. */
+struct result_comparison {
+	int present;		/* 0: null (a kernel has no values) */
+	double ratio, delta_pct, q, mde_pct;
+	int all_equal;
+	struct {
+		double lo, hi, level;
+		const char *method;
+		long resamples;
+	} ci;
+	struct {
+		double u, p;
+		const char *method;
+	} mann_whitney;
+	struct {
+		double shift, lo, hi, ratio, ratio_lo, ratio_hi, level;
+	} hodges_lehmann;
+	struct {
+		int present;	/* 0: null (no blocks) */
+		int valid;
+		long pairs, used;
+		double median_ratio, hl_ratio, w_plus, p;
+		const char *method;
+	} paired;
+};
+
+/* One element of "hosts" (a session on several hosts). */
+struct result_host {
+	const char *host;
+	long n[2];		/* values of baseline, patched */
+	double median[2];
+	double ratio, delta_pct, lo, hi;
+	int pooled;		/* the host carried weight */
+};
+
+/* "pooled" and "heterogeneity" (a session on several hosts). */
+struct result_pooled {
+	int present;
+	const char *method, *basis, *p_method;
+	long hosts;
+	double ratio, delta_pct, lo, hi, level, z, p;
+	struct {
+		int present;
+		double q, p, i2, alpha;
+		long df;
+		int overlap, heterogeneous;
+	} heterogeneity;
+};
+
+/* "sequential" (a primary of a `run --until decided` session). */
+struct result_sequential {
+	int present;
+	long look, looks, runs_at_look;
+	double alpha_look, p, p_adjusted;
+};
+
+struct result_warning {
+	const char *kind, *message;
+};
+
 struct result_record {
 	const char *workload;
-	const char *metric;
+	const char *metric;		/* a counter's "group.name" */
+	int is_counter;			/* of counter_results: group, name, change */
+	const char *group, *name;	/* counters only */
+	const char *change_id;		/* counters: "increase", "decrease", ... */
 	const char *unit;		/* NULL: none declared */
-	const char *verdict_id;		/* stats_verdict_id(verdict) */
+	const char *better;		/* metrics: "higher" / "lower"; NULL */
+	const char *verdict_id;		/* stats_verdict_id(verdict); NULL: none (one kernel) */
 	enum stats_verdict verdict;	/* VERDICT_INVALID when absent or unknown */
+	const char *marker;		/* ASCII marker as stored; NULL */
 	const char *reason;		/* why the verdict, NULL when none */
+	const char *family;		/* primary, secondary, counter; NULL */
+	const char *band_source;	/* where threshold came from; NULL */
+	long family_size;
+	double threshold, p_used;
+	int used_q;
 	int primary;			/* declared before the first run */
 	int final;			/* a sequential look may stop on it */
 	long runs_needed;		/* runs per kernel that might decide, 0: no estimate */
@@ -42,25 +137,44 @@ struct result_record {
 	 * stage that prints a verdict prints this change with it.
 	 */
 	struct result_change change;
-	const json_t *json;		/* the element decoded, for the renderers */
+	struct result_side side[2];	/* baseline, patched */
+	struct result_comparison comparison;
+	struct result_pooled pool;
+	size_t nhosts;
+	struct result_host *hosts;
+	size_t nwarnings;
+	struct result_warning *warnings;
+	struct result_sequential sequential;
+	const json_t *json;		/* the element decoded */
 };
 
 /*
- * Decode one element of a report's "results". Returns 0, or -1 with what
- * is wrong (the member and what was expected) in @err: a missing or
- * non-string workload, metric or verdict; a comparison that is not an
- * object. Optional members that are absent or null decode as "none".
+ * Decode one element of a report's "results" or "counter_results" into
+ * @out (its arrays are new: result_record_release() them, also after a
+ * failure). Returns 0, or -1 with what is wrong (the member and what was
+ * expected) in @err: a missing or non-string workload or metric (counter);
+ * a member of the wrong type. Optional members that are absent or null
+ * decode as "none" (NaN, 0, NULL): a one-kernel session's results have no
+ * verdict (verdict_id NULL).
  */
 LAB_MUST_CHECK
 int result_record_decode(const json_t *res, struct result_record *out, struct strbuf *err);
+void result_record_release(struct result_record *rec);
 
 /*
- * Every element of @report's "results" that decodes, in order: a new array
- * of *@n records (free() it; NULL when there is none). Elements that do not
- * decode are counted in *@bad (may be NULL) and left out: a hand-edited
- * report.json read back must not crash a stage, and what the stage then
- * says is "not measured", never a verdict.
+ * Every element of @report's @member ("results" or "counter_results") that
+ * decodes, in order: a new array of *@n records (NULL when there is none),
+ * to free with result_records_free(). Elements that do not decode are
+ * counted in *@bad (may be NULL) and left out: a hand-edited report.json
+ * read back must not crash a stage, and what the stage then says is "not
+ * measured", never a verdict.
  */
 struct result_record *report_result_records(const json_t *report, size_t *n, size_t *bad);
+struct result_record *report_records_of(const json_t *report, const char *member, size_t *n,
+					size_t *bad);
+void result_records_free(struct result_record *recs, size_t n);
+
+/* 1 when @rec carries a warning of @kind. */
+int result_record_has_warning(const struct result_record *rec, const char *kind);
 
 #endif

@@ -67,12 +67,12 @@ int session_verdict_status(const json_t *report, enum fail_on fail_on, struct st
 	int status = LAB_OK;
 
 	for (i = 0; i < n; i++) {
-		if (!fails(res[i].verdict, fail_on))
+		if (!res[i].verdict_id || !fails(res[i].verdict, fail_on))
 			continue;
 		sb_addf(why, "  %s %s: %s\n", res[i].workload, res[i].metric, res[i].verdict_id);
 		status = LAB_REGRESSION;
 	}
-	free(res);
+	result_records_free(res, n);
 	return status;
 }
 
@@ -109,18 +109,21 @@ static void junit_case(struct strbuf *cases, const struct result_record *res, in
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on)
 {
 	struct strbuf sb = STRBUF_INIT, cases = STRBUF_INIT;
-	size_t i, n, failures = 0;
+	size_t i, n, ntests = 0, failures = 0;
 	struct result_record *res = report_result_records(report, &n, NULL);
 
 	for (i = 0; i < n; i++) {
 		int failed = fails(res[i].verdict, fail_on);
 
+		if (!res[i].verdict_id)
+			continue;	/* one kernel: nothing compared */
+		ntests++;
 		failures += failed;
 		junit_case(&cases, &res[i], failed);
 	}
-	free(res);
+	result_records_free(res, n);
 	sb_addf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<testsuite name=\"mglrulab\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", n, failures);
+		"<testsuite name=\"mglrulab\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", ntests, failures);
 	sb_add(&sb, sb_str(&cases), cases.len);
 	sb_adds(&sb, "</testsuite>\n");
 	int r = write_user_file(path, sb.buf, sb.len);

@@ -265,7 +265,7 @@ void session_seq_primary_line(const struct result_record *res, struct strbuf *sb
 	sb_add_text_safe(sb, res->workload);
 	sb_addc(sb, ' ');
 	sb_add_text_safe(sb, res->metric);
-	sb_addf(sb, ": %s", verdict_symbol(res->verdict_id));
+	sb_addf(sb, ": %s", verdict_symbol(res->verdict_id ? res->verdict_id : "invalid"));
 	if (!res->final && v != VERDICT_INCONCLUSIVE)
 		sb_adds(sb, " (not final)");
 	if (isfinite(c->delta_pct))
@@ -326,11 +326,12 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 		 * the power in bench/sequential-sim).
 		 */
 		decided += res[i].final;
-		json_object_set_new(verdicts, res[i].metric, json_string(res[i].verdict_id));
+		json_object_set_new(verdicts, res[i].metric,
+				    json_string(res[i].verdict_id ? res[i].verdict_id : "invalid"));
 		if (!lab_quiet)
 			print_primary(&res[i]);
 	}
-	free(res);
+	result_records_free(res, nres);
 	json_array_append_new(json_object_get(q->state, "looks"),
 			      xjson_pack("{s:s, s:I, s:I, s:f, s:o}", "workload", workload,
 					"look", (json_int_t)k, "runs_per_kernel", (json_int_t)block,

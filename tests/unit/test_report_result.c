@@ -14,7 +14,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "report.h"
 #include "report_result.h"
+#include "xjson.h"
 #include "util.h"
 
 static json_t *result(const char *basis)
@@ -56,6 +58,7 @@ static void test_decode_fields(void **state)
 	assert_true(fabs(rec.change.delta_pct + 3.0) < 1e-12);
 	assert_true(fabs(rec.change.lo - 0.95) < 1e-12 && fabs(rec.change.hi - 0.99) < 1e-12);
 	assert_ptr_equal(rec.json, r);
+	result_record_release(&rec);
 	sb_release(&err);
 	json_decref(r);
 }
@@ -72,13 +75,14 @@ static void test_decode_pooled_basis(void **state)
 	assert_true(rec.pooled);
 	assert_true(fabs(rec.change.delta_pct + 8.0) < 1e-12);
 	assert_true(fabs(rec.change.lo - 0.90) < 1e-12 && fabs(rec.change.hi - 0.94) < 1e-12);
-	/* the same interval the renderers print (verdict_comparison()) */
+	result_record_release(&rec);
 	json_decref(r);
 
 	r = result("all-runs");
 	assert_int_equal(result_record_decode(r, &rec, &err), 0);
 	assert_false(rec.pooled);
 	assert_true(fabs(rec.change.delta_pct + 3.0) < 1e-12);
+	result_record_release(&rec);
 	sb_release(&err);
 	json_decref(r);
 }
@@ -100,6 +104,7 @@ static void test_decode_nulls_and_unknown_verdict(void **state)
 	assert_true(isnan(rec.change.ratio) && isnan(rec.change.lo) && isnan(rec.change.hi));
 	assert_int_equal(rec.runs_needed, 0);
 	assert_null(rec.reason);
+	result_record_release(&rec);
 	sb_release(&err);
 	json_decref(r);
 }
@@ -111,12 +116,17 @@ static void test_decode_errors(void **state)
 		const char *key, *json, *want;
 	} bad[] = {
 		{ "workload", "3", "workload: expected a string, got an integer" },
-		{ "verdict", "null", "verdict: expected a string, got null" },
+		{ "verdict", "3", "verdict: expected a string or null, got an integer" },
 		{ "comparison", "[]", "comparison: expected an object, got an array" },
 		{ "comparison", "{\"ci\": 1}", "comparison.ci: expected an object, got an integer" },
 		{ "comparison", "{\"ci\": {\"lo\": \"x\"}}",
 		  "comparison.ci.lo: expected a number or null, got a string" },
 		{ "runs_needed", "true", "runs_needed: expected a number or null, got a boolean" },
+		{ "baseline", "{\"median_ci\": {\"ok\": 1}}",
+		  "baseline.median_ci.ok: expected a boolean or null, got an integer" },
+		{ "baseline", "{\"values\": [1, 2], \"runs\": [3]}",
+		  "baseline.runs: expected as many run numbers as values, got an array" },
+		{ "hosts", "[{\"n\": [1, 2]}]", "hosts: expected objects with a host name, got an object" },
 	};
 	struct result_record rec;
 	struct strbuf err = STRBUF_INIT;
@@ -130,6 +140,7 @@ static void test_decode_errors(void **state)
 		assert_int_equal(result_record_decode(r, &rec, &err), -1);
 		print_message("%s\n", sb_str(&err));
 		assert_string_equal(sb_str(&err), bad[i].want);
+		result_record_release(&rec);
 		json_decref(r);
 	}
 	json_t *r = result(NULL);
@@ -137,6 +148,7 @@ static void test_decode_errors(void **state)
 	sb_reset(&err);
 	assert_int_equal(result_record_decode(r, &rec, &err), -1);
 	assert_string_equal(sb_str(&err), "metric: expected a string, got nothing");
+	result_record_release(&rec);
 	json_decref(r);
 	sb_release(&err);
 }
@@ -155,13 +167,63 @@ static void test_records_of_report(void **state)
 	assert_int_equal(bad, 2);
 	assert_false(recs[0].pooled);
 	assert_true(recs[1].pooled);
-	free(recs);
+	result_records_free(recs, n);
 	json_decref(rep);
 
 	rep = json_pack("{s:[]}", "results");
 	assert_null(report_result_records(rep, &n, NULL));
 	assert_int_equal(n, 0);
 	json_decref(rep);
+}
+
+/*
+ * Every result and counter result the analysis writes decodes, with the
+ * numbers it wrote: the fixture sessions, one of them on two hosts.
+ */
+static void test_analysis_output_decodes(void **state)
+{
+	static const char *const files[] = { "session-ab.json", "session-small.json",
+					     "session-one.json", "nightly-a.json" };
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		char *path = xasprintf("tests/fixtures/reports/%s", files[f]);
+		json_t *session, *rep;
+		struct result_record *recs;
+		size_t n, bad;
+
+		assert_int_equal(report_load(path, &session, &err), 0);
+		rep = report_analyze(session, &err);
+		assert_non_null(rep);
+		recs = report_result_records(rep, &n, &bad);
+		assert_int_equal(bad, 0);
+		assert_int_equal(n, json_array_size(json_object_get(rep, "results")));
+		for (size_t i = 0; i < n; i++) {
+			const json_t *j = recs[i].json;
+
+			assert_true(recs[i].side[0].nvalues ==
+				    json_array_size(jpath(j, "baseline.values")));
+			assert_true(recs[i].side[0].median == jget_num(jpath(j, "baseline"), "median") ||
+				    isnan(recs[i].side[0].median));
+			assert_int_equal(recs[i].comparison.present,
+					 json_is_object(json_object_get(j, "comparison")));
+		}
+		result_records_free(recs, n);
+		recs = report_records_of(rep, "counter_results", &n, &bad);
+		assert_int_equal(bad, 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(recs[i].is_counter);
+			/* a one-kernel session compares nothing: no change */
+			assert_int_equal(recs[i].change_id != NULL, recs[i].comparison.present);
+			assert_non_null(recs[i].group);
+		}
+		result_records_free(recs, n);
+		json_decref(rep);
+		json_decref(session);
+		free(path);
+	}
+	sb_release(&err);
 }
 
 int main(void)
@@ -172,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_decode_nulls_and_unknown_verdict),
 		cmocka_unit_test(test_decode_errors),
 		cmocka_unit_test(test_records_of_report),
+		cmocka_unit_test(test_analysis_output_decodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,7 +89,7 @@ static json_t *two_host_result(const char *basis)
 			 "comparison", "ratio", 0.97, "delta_pct", -3.0, "ci", "lo", 0.95, "hi", 0.99,
 			 "pooled", "basis", basis, "hosts", 2, "ratio", 0.92, "delta_pct", -8.0,
 			 "ci", "lo", 0.90, "hi", 0.94,
-			 "hosts", "name", "a", "name", "b");
+			 "hosts", "host", "a", "host", "b");
 }
 
 /* The line of a result as a look decodes it. */
@@ -101,6 +101,7 @@ static void primary_line(const json_t *res, struct strbuf *sb)
 	assert_int_equal(result_record_decode(res, &rec, &err), 0);
 	assert_int_equal(rec.verdict, VERDICT_REGRESSION);
 	session_seq_primary_line(&rec, sb);
+	result_record_release(&rec);
 	sb_release(&err);
 }
 
