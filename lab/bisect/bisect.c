@@ -135,11 +135,18 @@ static json_t *report_results(const char *session_dir, struct strbuf *err)
 }
 
 /* improvement or regression: the step says the two kernels differ. */
-static int decisive(const json_t *r)
+static int decisive(const struct step_result *r)
 {
-	enum stats_verdict v = stats_verdict_from_id(json_string_value(json_object_get(r, "verdict")));
+	return r && (r->verdict == VERDICT_IMPROVEMENT || r->verdict == VERDICT_REGRESSION);
+}
 
-	return v == VERDICT_IMPROVEMENT || v == VERDICT_REGRESSION;
+/* The primaries, or every metric when there are none: what a step decides on. */
+static int any_primary(const struct step_results *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].primary)
+			return 1;
+	return 0;
 }
 
 /*
@@ -150,18 +157,17 @@ static int decisive(const json_t *r)
  */
 static const char *invalid_metric(const json_t *results)
 {
-	json_t *r;
-	size_t i;
-	int any_primary = 0;
+	struct step_results rs;
+	const char *bad = NULL;
+	int primaries;
 
-	json_array_foreach(results, i, r)
-		any_primary |= json_is_true(json_object_get(r, "primary"));
-	json_array_foreach(results, i, r)
-		if ((!any_primary || json_is_true(json_object_get(r, "primary"))) &&
-		    stats_verdict_from_id(json_string_value(json_object_get(r, "verdict"))) ==
-		    VERDICT_INVALID)
-			return json_string_value(json_object_get(r, "metric"));
-	return NULL;
+	step_results_decode(results, &rs);
+	primaries = any_primary(&rs);
+	for (size_t i = 0; i < rs.n && !bad; i++)
+		if ((!primaries || rs.v[i].primary) && rs.v[i].verdict == VERDICT_INVALID)
+			bad = rs.v[i].metric;
+	step_results_release(&rs);
+	return bad;
 }
 
 /* --- steps: one session each --- */
@@ -336,20 +342,25 @@ out:
 static enum bisect_class classify(const json_t *tracked, const json_t *from_base,
 				  const json_t *to_end)
 {
-	size_t n = json_array_size(tracked);
-	int *db = xcalloc(n + 1, sizeof(int)), *de = xcalloc(n + 1, sizeof(int));
-	json_t *t;
-	size_t i;
+	struct step_results t, fb, te;
+	int *db, *de;
+	enum bisect_class c;
 
-	json_array_foreach(tracked, i, t) {
-		const char *w = json_string_value(json_object_get(t, "workload"));
-		const char *m = json_string_value(json_object_get(t, "metric"));
-		db[i] = decisive(report_find_result(from_base, w, m));
-		de[i] = decisive(report_find_result(to_end, w, m));
+	step_results_decode(tracked, &t);
+	step_results_decode(from_base, &fb);
+	step_results_decode(to_end, &te);
+	db = xcalloc(t.n + 1, sizeof(int));
+	de = xcalloc(t.n + 1, sizeof(int));
+	for (size_t i = 0; i < t.n; i++) {
+		db[i] = decisive(step_results_find(&fb, t.v[i].workload, t.v[i].metric));
+		de[i] = decisive(step_results_find(&te, t.v[i].workload, t.v[i].metric));
 	}
-	enum bisect_class c = bisect_classify(db, de, (int)n);
+	c = bisect_classify(db, de, (int)t.n);
 	free(db);
 	free(de);
+	step_results_release(&t);
+	step_results_release(&fb);
+	step_results_release(&te);
 	return c;
 }
 
@@ -405,54 +416,54 @@ static enum bisect_class oracle(long k, void *data)
 /* The metrics the whole series moved: primaries, or all of a workload without any. */
 static json_t *tracked_metrics(const json_t *results)
 {
-	json_t *out = json_array(), *r;
-	size_t i;
-	int any_primary = 0;
+	json_t *out = json_array();
+	struct step_results rs;
+	int primaries;
 
-	json_array_foreach(results, i, r)
-		any_primary |= json_is_true(json_object_get(r, "primary"));
-	json_array_foreach(results, i, r) {
-		if (any_primary && !json_is_true(json_object_get(r, "primary")))
+	step_results_decode(results, &rs);
+	primaries = any_primary(&rs);
+	for (size_t i = 0; i < rs.n; i++) {
+		if (primaries && !rs.v[i].primary)
 			continue;
-		if (decisive(r))
-			json_array_append(out, r);
+		/* the element as bisect.json holds it: tracked is stored as read */
+		if (decisive(&rs.v[i]))
+			json_array_append(out, (json_t *)rs.v[i].json);
 	}
+	step_results_release(&rs);
 	return out;
 }
 
 /* --- the summary --- */
 
-static void fmt_effect(struct strbuf *sb, const json_t *r)
+static void fmt_effect(struct strbuf *sb, const struct step_result *r)
 {
-	json_t *d = json_object_get(r, "delta_pct"), *lo = json_object_get(r, "ci_lo_pct"),
-	       *hi = json_object_get(r, "ci_hi_pct");
-
 	if (!r) {
 		sb_adds(sb, "(not measured)");
 		return;
 	}
-	if (json_is_number(d))
-		sb_addf(sb, "%+.1f %%", json_number_value(d));
+	if (isfinite(r->delta_pct))
+		sb_addf(sb, "%+.1f %%", r->delta_pct);
 	else
 		sb_adds(sb, "n/a");
-	if (json_is_number(lo) && json_is_number(hi))
-		sb_addf(sb, " [%+.1f, %+.1f]", json_number_value(lo), json_number_value(hi));
-	sb_addf(sb, " %s", json_string_value(json_object_get(r, "verdict")));
+	if (isfinite(r->lo_pct) && isfinite(r->hi_pct))
+		sb_addf(sb, " [%+.1f, %+.1f]", r->lo_pct, r->hi_pct);
+	sb_addf(sb, " %s", r->verdict_id);
 }
 
 /* One line per tracked metric of @results: "  yield cs_per_sec: -64.1 % [...] regression". */
 static void fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *results)
 {
-	json_t *t;
-	size_t i;
+	struct step_results t, rs;
 
-	json_array_foreach(tracked, i, t) {
-		const char *w = json_string_value(json_object_get(t, "workload"));
-		const char *m = json_string_value(json_object_get(t, "metric"));
-		sb_addf(sb, "    %s %s: ", w, m);
-		fmt_effect(sb, report_find_result(results, w, m));
+	step_results_decode(tracked, &t);
+	step_results_decode(results, &rs);
+	for (size_t i = 0; i < t.n; i++) {
+		sb_addf(sb, "    %s %s: ", t.v[i].workload, t.v[i].metric);
+		fmt_effect(sb, step_results_find(&rs, t.v[i].workload, t.v[i].metric));
 		sb_addc(sb, '\n');
 	}
+	step_results_release(&t);
+	step_results_release(&rs);
 }
 
 static const json_t *patch_at(const struct bisect *bs, long k)
@@ -512,6 +523,21 @@ static int finish(struct bisect *bs, json_t *result, struct strbuf *text)
 	return r;
 }
 
+/* 1 when @results says some metric of @tracked differs (improvement or regression). */
+static int moves_any(const json_t *tracked, const json_t *results)
+{
+	struct step_results t, rs;
+	int any = 0;
+
+	step_results_decode(tracked, &t);
+	step_results_decode(results, &rs);
+	for (size_t i = 0; i < t.n; i++)
+		any |= decisive(step_results_find(&rs, t.v[i].workload, t.v[i].metric));
+	step_results_release(&t);
+	step_results_release(&rs);
+	return any;
+}
+
 /* After a culprit: its own effect, and what the patches after it do. */
 static int culprit_effects(struct bisect *bs, long c, json_t *result, struct strbuf *text)
 {
@@ -545,12 +571,8 @@ static int culprit_effects(struct bisect *bs, long c, json_t *result, struct str
 				bs->series, at);
 		fmt_tracked(text, tracked, rest);
 		json_object_set_new(result, "remaining", rest ? json_incref(rest) : json_null());
-		int adds = 0;
-		json_t *t;
-		size_t i;
-		json_array_foreach(tracked, i, t)
-			adds |= decisive(report_find_result(rest, jget_str(t, "workload", ""),
-							    jget_str(t, "metric", "")));
+		int adds = moves_any(tracked, rest);
+
 		sb_addf(text, "  %s\n", adds ? "they move it further: see the verdict above" :
 			"nothing the lab can resolve at this step's runs (no improvement or regression)");
 	} else {
@@ -866,16 +888,17 @@ static int confirm(struct bisect *bs, struct strbuf *text)
 	sb_addf(text, "bisect %s..%s: %ld patch%s\n", bs->base, bs->series, bs->n, bs->n == 1 ? "" : "es");
 	sb_addf(text, "whole series (%s against %s):\n", bs->series, bs->base);
 	if (!json_array_size(tracked)) {
-		json_t *r0;
-		size_t i;
-		json_array_foreach(res, i, r0) {
-			if (!json_is_true(json_object_get(r0, "primary")))
+		struct step_results rs;
+
+		step_results_decode(res, &rs);
+		for (size_t i = 0; i < rs.n; i++) {
+			if (!rs.v[i].primary)
 				continue;
-			sb_addf(text, "    %s %s: ", json_string_value(json_object_get(r0, "workload")),
-				json_string_value(json_object_get(r0, "metric")));
-			fmt_effect(text, r0);
+			sb_addf(text, "    %s %s: ", rs.v[i].workload, rs.v[i].metric);
+			fmt_effect(text, &rs.v[i]);
 			sb_addc(text, '\n');
 		}
+		step_results_release(&rs);
 		sb_adds(text, "\nthe whole-series change was not confirmed: no primary metric moved "
 			"(improvement or regression); nothing to bisect");
 		sb_adds(text, strstr(sb_str(text), " inconclusive\n") ?

@@ -33,6 +33,7 @@
 
 #include <jansson.h>
 
+#include "stats.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -65,6 +66,36 @@ void bisect_html(struct strbuf *out, const json_t *state, const char *summary);
  * pooled in a session on several hosts). A new array.
  */
 json_t *bisect_step_results(const json_t *report);
+
+/*
+ * One element of a step's results (bisect_step_results()) or of tracked,
+ * read back from bisect.json: the strings point into it. delta_pct, lo_pct
+ * and hi_pct are NaN where it has null.
+ */
+struct step_result {
+	const char *workload, *metric;
+	int primary;
+	enum stats_verdict verdict;	/* VERDICT_INVALID for an unknown id */
+	const char *verdict_id;		/* stats_verdict_id(verdict) */
+	double delta_pct, lo_pct, hi_pct;
+	const json_t *json;		/* the element decoded */
+};
+
+struct step_results {
+	size_t n;
+	struct step_result *v;
+};
+
+/*
+ * The elements of @arr (checked by bisect_state_load(), or made by
+ * bisect_step_results()) into @out; an element without a workload, metric
+ * or verdict string is left out. step_results_release() frees @out's array.
+ */
+void step_results_decode(const json_t *arr, struct step_results *out);
+void step_results_release(struct step_results *rs);
+/* The result for @workload's @metric, or NULL. */
+const struct step_result *step_results_find(const struct step_results *rs, const char *workload,
+					    const char *metric);
 
 /*
  * Load bisect.json at @path for --resume (bisect_state.c) and check every

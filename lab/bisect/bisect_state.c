@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct check {
@@ -319,4 +320,53 @@ json_t *bisect_state_load(const char *path, struct strbuf *err)
 		return NULL;
 	}
 	return st;
+}
+
+static double num_or_nan(const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void step_results_decode(const json_t *arr, struct step_results *out)
+{
+	const json_t *r;
+	size_t i;
+
+	out->n = 0;
+	out->v = xcalloc(json_array_size(arr) + 1, sizeof(*out->v));
+	json_array_foreach(arr, i, r) {
+		struct step_result *x = &out->v[out->n];
+		const char *verdict = json_string_value(json_object_get(r, "verdict"));
+
+		x->workload = json_string_value(json_object_get(r, "workload"));
+		x->metric = json_string_value(json_object_get(r, "metric"));
+		if (!x->workload || !x->metric || !verdict)
+			continue;
+		x->primary = json_is_true(json_object_get(r, "primary"));
+		x->verdict = stats_verdict_from_id(verdict);
+		x->verdict_id = stats_verdict_id(x->verdict);
+		x->delta_pct = num_or_nan(r, "delta_pct");
+		x->lo_pct = num_or_nan(r, "ci_lo_pct");
+		x->hi_pct = num_or_nan(r, "ci_hi_pct");
+		x->json = r;
+		out->n++;
+	}
+}
+
+void step_results_release(struct step_results *rs)
+{
+	free(rs->v);
+	rs->v = NULL;
+	rs->n = 0;
+}
+
+const struct step_result *step_results_find(const struct step_results *rs, const char *workload,
+					    const char *metric)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].workload, workload) && !strcmp(rs->v[i].metric, metric))
+			return &rs->v[i];
+	return NULL;
 }

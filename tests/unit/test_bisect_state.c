@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +264,31 @@ static void test_step_results_pooled(void **state)
 	r = json_array_get(res, 1);
 	assert_float_equal(json_number_value(json_object_get(r, "delta_pct")), 1.0, 1e-9);
 	assert_float_equal(json_number_value(json_object_get(r, "ci_lo_pct")), -1.0, 1e-9);
+
+	/* read back as bisect.c reads a step: the pooled change, typed */
+	struct step_results rs;
+	const struct step_result *x;
+
+	json_array_append_new(res, json_pack("{s:s, s:i}", "workload", "yield", "metric", 3));
+	json_array_append_new(res, json_pack("{s:s, s:s, s:s, s:n}", "workload", "w", "metric", "m",
+					     "verdict", "looks-fine", "delta_pct"));
+	step_results_decode(res, &rs);
+	assert_int_equal(rs.n, 3);	/* the element without strings is left out */
+	x = step_results_find(&rs, "yield", "cs_per_sec");
+	assert_non_null(x);
+	assert_true(x->primary);
+	assert_int_equal(x->verdict, VERDICT_REGRESSION);
+	assert_float_equal(x->delta_pct, -8.0, 1e-9);
+	assert_float_equal(x->lo_pct, -10.0, 1e-9);
+	assert_float_equal(x->hi_pct, -6.0, 1e-9);
+	assert_ptr_equal(x->json, json_array_get(res, 0));
+	/* an unknown verdict is never a pass; null is NaN */
+	x = step_results_find(&rs, "w", "m");
+	assert_int_equal(x->verdict, VERDICT_INVALID);
+	assert_string_equal(x->verdict_id, "invalid");
+	assert_true(isnan(x->delta_pct));
+	assert_null(step_results_find(&rs, "yield", "nothing"));
+	step_results_release(&rs);
 	json_decref(res);
 	json_decref(rep);
 }
