@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "report_layout.h"
 #include "report_priv.h"
+#include "report_result.h"
+#include "run_record.h"
 #include "sort_cmp.h"
 
 #include <math.h>
@@ -27,44 +29,68 @@ static int pattern_number(const char *pattern, const char *name, long *n)
 	return 0;
 }
 
+/* What the tables are built from: the report's results and runs, decoded once. */
+struct layout_src {
+	const json_t *report;
+	struct result_record *res;
+	size_t nres;
+	struct run_records runs;
+};
+
+/* @run's value of @metric, NaN when it has none. */
+static double run_metric_value(const struct run_record *run, const char *metric)
+{
+	for (size_t i = 0; i < run->nr_metrics; i++)
+		if (!strcmp(run->metrics[i].name, metric))
+			return run->metrics[i].value;
+	return NAN;
+}
+
 /* Each measured (ok, not warm-up) run's value of @metric, per kernel. */
-static void fill_runs(struct layout_cell *c, const json_t *report, const char *workload,
+static void fill_runs(struct layout_cell *c, const struct layout_src *src, const char *workload,
 		      const char *metric)
 {
-	const char *kn[2] = { jget_str(jpath(report, "design"), "baseline", ""),
-			      jget_str(jpath(report, "design"), "patched", "") };
-	const json_t *run;
-	size_t i;
+	const char *kn[2] = { jget_str(jpath(src->report, "design"), "baseline", ""),
+			      jget_str(jpath(src->report, "design"), "patched", "") };
 
-	json_array_foreach(json_object_get(report, "runs"), i, run) {
-		double v = jget_num(json_object_get(run, "metrics"), metric);
+	for (size_t i = 0; i < src->runs.n; i++) {
+		const struct run_record *run = &src->runs.v[i];
+		double v = run_metric_value(run, metric);
 
-		if (strcmp(jget_str(run, "workload", ""), workload) ||
-		    strcmp(jget_str(run, "status", ""), "ok") ||
-		    json_is_true(json_object_get(run, "warmup")) || !isfinite(v))
+		if (strcmp(run->workload, workload) || !run->ok || run->warmup || !isfinite(v))
 			continue;
 		for (int k = 0; k < 2; k++) {
-			if (strcmp(jget_str(run, "kernel", ""), kn[k]))
+			if (strcmp(run->kernel, kn[k]))
 				continue;
 			c->v[k] = xrealloc(c->v[k], (c->n[k] + 1) * sizeof(*c->v[k]));
 			c->seq[k] = xrealloc(c->seq[k], (c->n[k] + 1) * sizeof(*c->seq[k]));
 			c->v[k][c->n[k]] = v;
-			c->seq[k][c->n[k]++] = json_integer_value(json_object_get(run, "seq"));
+			c->seq[k][c->n[k]++] = run->seq;
 			break;
 		}
 	}
 }
 
-static void fill_cell(struct layout_cell *c, const json_t *res)
+/* The result of @workload's @metric, or NULL. */
+static const struct result_record *find_result(const struct layout_src *src,
+					       const char *workload, const char *metric)
+{
+	for (size_t i = 0; i < src->nres; i++)
+		if (!strcmp(src->res[i].workload, workload) && !strcmp(src->res[i].metric, metric))
+			return &src->res[i];
+	return NULL;
+}
+
+static void fill_cell(struct layout_cell *c, const struct result_record *res)
 {
 	c->base = c->patched = c->delta_pct = NAN;
 	c->verdict = NULL;
 	if (!res)
 		return;
-	c->base = jget_num(json_object_get(res, "baseline"), "median");
-	c->patched = jget_num(json_object_get(res, "patched"), "median");
-	c->delta_pct = jget_num(verdict_comparison(res), "delta_pct");
-	c->verdict = jget_str(res, "verdict", NULL);
+	c->base = res->side[0].median;
+	c->patched = res->side[1].median;
+	c->delta_pct = res->change.delta_pct;
+	c->verdict = res->verdict_id;
 }
 
 /* "mm=shared": @w's value of @param, lab.conf's or the default. */
@@ -83,15 +109,14 @@ static void group_label(const json_t *w, const struct workload_def *def, const c
 }
 
 /* The distinct N of the items' patterns over the workloads @ws, sorted. */
-static size_t sweep_numbers(const json_t *report, const struct report_layout *l,
+static size_t sweep_numbers(const struct layout_src *src, const struct report_layout *l,
 			    const json_t *const *ws, size_t nw, long **out)
 {
-	const json_t *res;
 	long *v = NULL, n;
 	size_t cnt = 0, i, k;
 
-	json_array_foreach(json_object_get(report, "results"), i, res) {
-		const char *wn = jget_str(res, "workload", ""), *m = jget_str(res, "metric", "");
+	for (i = 0; i < src->nres; i++) {
+		const char *wn = src->res[i].workload, *m = src->res[i].metric;
 		int mine = 0;
 
 		for (k = 0; k < nw; k++)
@@ -116,7 +141,7 @@ static size_t sweep_numbers(const json_t *report, const struct report_layout *l,
 }
 
 /* Fill @t for the workloads @ws of one type; 0 when no cell has a result. */
-static int build(const json_t *report, const struct workload_def *def, const json_t *const *ws,
+static int build(const struct layout_src *src, const struct workload_def *def, const json_t *const *ws,
 		 size_t nw, struct layout_table *t)
 {
 	const struct report_layout *l = def->layout;
@@ -139,7 +164,7 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 	if (l->kind == LAYOUT_SWEEP && nitems == 1)
 		sb_addf(&t->title, " (%s)", l->items[0].label);
 	if (l->kind == LAYOUT_SWEEP) {
-		nrows = sweep_numbers(report, l, ws, nw, &nums);
+		nrows = sweep_numbers(src, l, ws, nw, &nums);
 		t->ncols = nitems;
 		for (r = 0; r < nrows; r++)
 			strvec_pushf(&t->rows, "%ld", nums[r]);
@@ -153,7 +178,7 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 	for (r = 0; r < nrows; r++)
 		for (g = 0; g < nw; g++)
 			for (c = 0; c < t->ncols; c++) {
-				const json_t *res;
+				const struct result_record *res;
 
 				if (l->kind == LAYOUT_SWEEP) {
 					const char *pct = strstr(l->items[c].metric, "%d");
@@ -164,12 +189,11 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 				} else {
 					snprintf(name, sizeof(name), "%s", l->items[r].metric);
 				}
-				res = report_find_result(json_object_get(report, "results"),
-							 jget_str(ws[g], "name", ""), name);
+				res = find_result(src, jget_str(ws[g], "name", ""), name);
 				found += res != NULL;
 				fill_cell(layout_cell(t, r, g, c), res);
 				if (l->per_run)
-					fill_runs(layout_cell(t, r, g, c), report,
+					fill_runs(layout_cell(t, r, g, c), src,
 						  jget_str(ws[g], "name", ""), name);
 			}
 	free(nums);
@@ -192,8 +216,12 @@ static void table_release(struct layout_table *t)
 size_t layout_tables(const json_t *report, struct layout_table **out)
 {
 	const json_t *wls = json_object_get(report, "workloads"), *w;
+	struct layout_src src = { .report = report };
 	struct layout_table *tabs = NULL;
 	size_t n = 0, i, j;
+
+	src.res = report_result_records(report, &src.nres, NULL);
+	run_records_decode_valid(json_object_get(report, "runs"), &src.runs);
 
 	json_array_foreach(wls, i, w) {
 		const struct workload_def *def = workload_find(jget_str(w, "type", ""));
@@ -221,13 +249,15 @@ size_t layout_tables(const json_t *report, struct layout_table **out)
 		if (!seen) {
 			tabs = xrealloc(tabs, (n + 1) * sizeof(*tabs));
 			memset(&tabs[n], 0, sizeof(tabs[n]));
-			if (build(report, def, ws, nw, &tabs[n]))
+			if (build(&src, def, ws, nw, &tabs[n]))
 				n++;
 			else
 				table_release(&tabs[n]);
 		}
 		free(ws);
 	}
+	result_records_free(src.res, src.nres);
+	run_records_release(&src.runs);
 	*out = tabs;
 	return n;
 }
