@@ -11,7 +11,9 @@
 #include "escape.h"
 #include "report_layout.h"
 #include "report_priv.h"
+#include "report_result.h"
 #include "report_svg.h"
+#include "run_record.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -132,6 +134,49 @@ static void td_text(struct strbuf *sb, const char *s)
 static const char *kname(const json_t *r, int k)
 {
 	return jget_str(jpath(r, "design"), k ? "patched" : "baseline", k ? "patched" : "baseline");
+}
+
+/*
+ * The report as the page reads it: its results, counter results and runs
+ * decoded once (report_result.h, run_record.h); the document-level members
+ * are still read from @r.
+ */
+struct html_doc {
+	const json_t *r;
+	struct result_record *res, *ctr;
+	size_t nres, nctr;
+	struct run_records runs;
+};
+
+static void html_doc_init(struct html_doc *d, const json_t *r)
+{
+	memset(d, 0, sizeof(*d));
+	d->r = r;
+	d->res = report_records_of(r, "results", &d->nres, NULL);
+	d->ctr = report_records_of(r, "counter_results", &d->nctr, NULL);
+	run_records_decode_valid(json_object_get(r, "runs"), &d->runs);
+}
+
+static void html_doc_release(struct html_doc *d)
+{
+	result_records_free(d->res, d->nres);
+	result_records_free(d->ctr, d->nctr);
+	run_records_release(&d->runs);
+}
+
+/* A session on several hosts: some result was analysed host by host. */
+static int several_hosts(const struct html_doc *d)
+{
+	for (size_t i = 0; i < d->nres; i++)
+		if (d->res[i].nhosts)
+			return 1;
+	return 0;
+}
+
+/* The verdict (metrics) or change (counters) id of @res; NULL: none. */
+static const char *result_id(const struct result_record *res)
+{
+	return res->is_counter ? res->change_id : res->verdict_id;
 }
 
 /* How a `run --until decided` session looked and where each workload stopped. */
@@ -322,23 +367,21 @@ static void verdict_summary(const json_t *r, struct strbuf *sb)
 		(long long)json_integer_value(jpath(r, "summary.runs_warmup")));
 }
 
-static void change_cells(struct strbuf *sb, const json_t *res)
+static void change_cells(struct strbuf *sb, const struct result_record *res)
 {
-	const json_t *c = verdict_comparison(res);
+	const struct result_change *c = &res->change;
+	const char *id = result_id(res);
 	char d[32], ci[64], p[16];
 
-	td_num(sb, jget_num(json_object_get(res, "baseline"), "median"));
-	td_num(sb, jget_num(json_object_get(res, "patched"), "median"));
-	fmt_pct(d, sizeof(d), jget_num(c, "delta_pct"));
-	fmt_ratio_ci(ci, sizeof(ci), jget_num(json_object_get(c, "ci"), "lo"),
-		     jget_num(json_object_get(c, "ci"), "hi"));
-	fmt_p(p, sizeof(p), jget_num(res, "p_used"));
+	td_num(sb, res->side[0].median);
+	td_num(sb, res->side[1].median);
+	fmt_pct(d, sizeof(d), c->delta_pct);
+	fmt_ratio_ci(ci, sizeof(ci), c->lo, c->hi);
+	fmt_p(p, sizeof(p), res->p_used);
 	sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
 	sb_adds(sb, "<td>");
-	svg_forest(sb, jget_num(c, "ratio"), jget_num(json_object_get(c, "ci"), "lo"),
-		   jget_num(json_object_get(c, "ci"), "hi"), jget_num(res, "threshold"),
-		   strcmp(jget_str(res, "better", "higher"), "lower") != 0,
-		   css_id(jget_str(res, "verdict", jget_str(res, "change", "invalid"))));
+	svg_forest(sb, c->ratio, c->lo, c->hi, res->threshold,
+		   !res->better || strcmp(res->better, "lower") != 0, css_id(id ? id : "invalid"));
 	sb_addf(sb, "</td><td class=\"num\">%s</td>", p);
 }
 
@@ -346,17 +389,14 @@ static void change_cells(struct strbuf *sb, const json_t *res)
  * A primary whose hosts disagree (a session on several hosts): the
  * warning right under its row, where the pooled verdict is read.
  */
-static void heterogeneity_row(struct strbuf *sb, const json_t *res)
+static void heterogeneity_row(struct strbuf *sb, const struct result_record *res)
 {
-	const json_t *w;
-	size_t i;
-
-	json_array_foreach(json_object_get(res, "warnings"), i, w) {
-		if (strcmp(jget_str(w, "kind", ""), "host-heterogeneity"))
+	for (size_t i = 0; i < res->nwarnings; i++) {
+		if (strcmp(res->warnings[i].kind, "host-heterogeneity"))
 			continue;
 		sb_adds(sb, "<tr class=\"het\"><td colspan=\"9\"><div class=\"warnings\">"
 			"<strong>Warning:</strong> ");
-		esc(sb, jget_str(w, "message", ""));
+		esc(sb, res->warnings[i].message);
 		sb_addf(sb, " (<a href=\"#hosts\">per host</a>)</div></td></tr>\n");
 	}
 }
@@ -365,14 +405,14 @@ static void heterogeneity_row(struct strbuf *sb, const json_t *res)
  * @primary 1: the primaries of every workload, named "workload: metric";
  * 0: the other metrics under one heading per workload.
  */
-static void results_table(const json_t *r, struct strbuf *sb, int primary)
+static void results_table(const struct html_doc *d, struct strbuf *sb, int primary)
 {
+	const json_t *r = d->r;
 	const char *cur = NULL;
-	json_t *res;
 	size_t i, n = 0;
 
-	json_array_foreach(json_object_get(r, "results"), i, res)
-		n += json_is_true(json_object_get(res, "primary")) == primary;
+	for (i = 0; i < d->nres; i++)
+		n += !!d->res[i].primary == primary;
 	if (!n)
 		return;
 	if (primary)
@@ -389,10 +429,11 @@ static void results_table(const json_t *r, struct strbuf *sb, int primary)
 	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
 		"<th>Ratio against 1.0 (band: noise)</th><th class=\"num\">p / q</th>"
 		"<th>Verdict</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(r, "results"), i, res) {
-		const char *wn = jget_str(res, "workload", "");
+	for (i = 0; i < d->nres; i++) {
+		const struct result_record *res = &d->res[i];
+		const char *wn = res->workload;
 
-		if (json_is_true(json_object_get(res, "primary")) != primary)
+		if (!!res->primary != primary)
 			continue;
 		if (!cur || strcmp(cur, wn)) {
 			sb_adds(sb, "<tr class=\"wl\"><td colspan=\"9\">");
@@ -401,13 +442,13 @@ static void results_table(const json_t *r, struct strbuf *sb, int primary)
 			cur = wn;
 		}
 		sb_addf(sb, "<tr class=\"metric\" id=\"m%zu\"><td><a href=\"#d%zu\">", i, i);
-		esc(sb, jget_str(res, "metric", ""));
+		esc(sb, res->metric);
 		sb_adds(sb, "</a></td>");
-		td_text(sb, jget_str(res, "unit", ""));
+		td_text(sb, res->unit ? res->unit : "");
 		change_cells(sb, res);
 		sb_adds(sb, "<td>");
-		if (json_is_string(json_object_get(res, "verdict")))
-			badge(sb, jget_str(res, "verdict", "invalid"));
+		if (res->verdict_id)
+			badge(sb, res->verdict_id);
 		else
 			sb_adds(sb, "-");	/* one kernel: nothing was compared */
 		sb_adds(sb, "</td></tr>\n");
@@ -526,72 +567,70 @@ static void layout_tables_html(const json_t *r, struct strbuf *sb)
 	layout_tables_free(t, n);
 }
 
-/* One row of the per-host table: @h an element of "hosts", or NULL for the pooled row. */
-static void host_row(struct strbuf *sb, const json_t *res, const json_t *h)
+/* The pooled row's heterogeneity: do the hosts disagree, Cochran's Q, van Elteren's p. */
+static void host_pooled_note(struct strbuf *sb, const struct result_record *res)
 {
-	const json_t *n = json_object_get(h, "n"), *med = json_object_get(h, "median");
-	const json_t *c = h ? json_object_get(h, "ci") : NULL, *pooled = json_object_get(res, "pooled");
+	const struct result_pooled *pl = &res->pool;
+	char p[16];
+
+	if (result_record_has_warning(res, "host-heterogeneity"))
+		sb_adds(sb, "<strong>hosts disagree</strong>, ");
+	fmt_p(p, sizeof(p), pl->heterogeneity.p);
+	sb_addf(sb, "Cochran's Q %.2f, p ", pl->heterogeneity.q);
+	esc(sb, p);
+	sb_addf(sb, ", I&sup2; %.0f%%; van Elteren p ", 100 * pl->heterogeneity.i2);
+	fmt_p(p, sizeof(p), pl->p);
+	esc(sb, p);
+	sb_adds(sb, "</td></tr>\n");
+}
+
+/* One row of the per-host table: @h one of @res's hosts, or NULL for the pooled row. */
+static void host_row(struct strbuf *sb, const struct result_record *res,
+		     const struct result_host *h)
+{
 	char d[32], ci[64];
 
 	sb_adds(sb, "<tr><td></td><td>");
 	if (h) {
-		esc(sb, jget_str(h, "host", ""));
-		sb_addf(sb, "</td><td class=\"num\">%lld / %lld</td>",
-			(long long)json_integer_value(json_array_get(n, 0)),
-			(long long)json_integer_value(json_array_get(n, 1)));
+		esc(sb, h->host);
+		sb_addf(sb, "</td><td class=\"num\">%lld / %lld</td>", (long long)h->n[0],
+			(long long)h->n[1]);
 		for (size_t k = 0; k < 2; k++)
-			td_num(sb, json_is_number(json_array_get(med, k)) ?
-			       json_number_value(json_array_get(med, k)) : NAN);
-		fmt_pct(d, sizeof(d), jget_num(h, "delta_pct"));
-		fmt_ratio_ci(ci, sizeof(ci),
-			     json_is_number(json_array_get(c, 0)) ? json_number_value(json_array_get(c, 0)) : NAN,
-			     json_is_number(json_array_get(c, 1)) ? json_number_value(json_array_get(c, 1)) : NAN);
+			td_num(sb, h->median[k]);
+		fmt_pct(d, sizeof(d), h->delta_pct);
+		fmt_ratio_ci(ci, sizeof(ci), h->lo, h->hi);
 		sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
-			d, ci, json_is_true(json_object_get(h, "pooled")) ? "" : "not pooled (no interval)");
+			d, ci, h->pooled ? "" : "not pooled (no interval)");
 		return;
 	}
-	fmt_pct(d, sizeof(d), jget_num(pooled, "delta_pct"));
-	fmt_ratio_ci(ci, sizeof(ci), jget_num(json_object_get(pooled, "ci"), "lo"),
-		     jget_num(json_object_get(pooled, "ci"), "hi"));
+	fmt_pct(d, sizeof(d), res->pool.delta_pct);
+	fmt_ratio_ci(ci, sizeof(ci), res->pool.lo, res->pool.hi);
 	sb_addf(sb, "<b>pooled</b></td><td class=\"num\">%lld hosts</td><td></td><td></td>"
 		"<td class=\"num\"><b>%s</b></td><td class=\"num\"><b>%s</b></td><td>",
-		(long long)json_integer_value(json_object_get(pooled, "hosts")), d, ci);
-	if (result_has_warning(res, "host-heterogeneity"))
-		sb_adds(sb, "<strong>hosts disagree</strong>, ");
-	{
-		const json_t *het = json_object_get(res, "heterogeneity");
-		char p[16];
-
-		fmt_p(p, sizeof(p), jget_num(het, "p"));
-		sb_addf(sb, "Cochran's Q %.2f, p ", jget_num(het, "q"));
-		esc(sb, p);
-		sb_addf(sb, ", I&sup2; %.0f%%; van Elteren p ", 100 * jget_num(het, "i2"));
-		fmt_p(p, sizeof(p), jget_num(pooled, "p"));
-		esc(sb, p);
-		sb_adds(sb, "</td></tr>\n");
-	}
+		(long long)res->pool.hosts, d, ci);
+	host_pooled_note(sb, res);
 }
 
 /*
  * A session on several hosts: per workload, each metric's results host by
  * host and pooled (the verdict's basis), with Cochran's Q.
  */
-static void hosts_tables(const json_t *r, struct strbuf *sb)
+static void hosts_tables(const struct html_doc *doc, struct strbuf *sb)
 {
+	const json_t *r = doc->r;
 	const char *cur = NULL;
-	const json_t *res, *h;
-	size_t i, j;
 
-	if (!report_several_hosts(r))
+	if (!several_hosts(doc))
 		return;
 	sb_adds(sb, "<section id=\"hosts\"><h2>Per host</h2><p class=\"muted\">Each block ran on "
 		"one host slot, so each host compares the kernels on its own; the verdict pools the "
 		"hosts (inverse-variance weights on the log ratio, van Elteren's stratified rank "
 		"test). Hosts disagree when Cochran's Q has p &lt; 0.1.</p>\n");
-	json_array_foreach(json_object_get(r, "results"), i, res) {
-		const char *wn = jget_str(res, "workload", "");
+	for (size_t i = 0; i < doc->nres; i++) {
+		const struct result_record *res = &doc->res[i];
+		const char *wn = res->workload;
 
-		if (!json_is_array(json_object_get(res, "hosts")))
+		if (!res->nhosts)
 			continue;
 		if (!cur || strcmp(cur, wn)) {
 			if (cur)
@@ -608,10 +647,10 @@ static void hosts_tables(const json_t *r, struct strbuf *sb)
 			cur = wn;
 		}
 		sb_adds(sb, "<tr class=\"metric\"><td colspan=\"8\">");
-		esc(sb, jget_str(res, "metric", ""));
+		esc(sb, res->metric);
 		sb_adds(sb, "</td></tr>\n");
-		json_array_foreach(json_object_get(res, "hosts"), j, h)
-			host_row(sb, res, h);
+		for (size_t j = 0; j < res->nhosts; j++)
+			host_row(sb, res, &res->hosts[j]);
 		host_row(sb, res, NULL);
 	}
 	sb_adds(sb, "</tbody></table></div></section>\n");
@@ -657,168 +696,193 @@ static void stat_row(struct strbuf *sb, const char *label, double a, double b)
 }
 
 /* A metric analysed host by host: the pooled estimate the verdict rests on. */
-static void pooled_rows(const json_t *res, struct strbuf *sb)
+static void pooled_rows(const struct result_record *res, struct strbuf *sb)
 {
-	const json_t *pl = json_object_get(res, "pooled"), *het = json_object_get(res, "heterogeneity");
+	const struct result_pooled *pl = &res->pool;
 	char a[48], b[64], p[16];
 
-	if (!json_is_object(pl))
+	if (!pl->present)
 		return;
-	fmt_pct(a, sizeof(a), jget_num(pl, "delta_pct"));
-	fmt_ratio_ci(b, sizeof(b), jget_num(json_object_get(pl, "ci"), "lo"),
-		     jget_num(json_object_get(pl, "ci"), "hi"));
+	fmt_pct(a, sizeof(a), pl->delta_pct);
+	fmt_ratio_ci(b, sizeof(b), pl->lo, pl->hi);
 	sb_addf(sb, "<tr><th>pooled over %lld hosts (<a href=\"#hosts\">per host</a>)</th>"
-		"<td class=\"num\">%s %s</td></tr>",
-		(long long)json_integer_value(json_object_get(pl, "hosts")), a, b);
-	fmt_p(p, sizeof(p), jget_num(pl, "p"));
+		"<td class=\"num\">%s %s</td></tr>", (long long)pl->hosts, a, b);
+	fmt_p(p, sizeof(p), pl->p);
 	sb_adds(sb, "<tr><th>van Elteren, by host (");
-	esc(sb, jget_str(pl, "p_method", "none"));
+	esc(sb, pl->p_method ? pl->p_method : "none");
 	sb_adds(sb, ")</th><td class=\"num\">p ");
 	esc(sb, p);
-	fmt_p(p, sizeof(p), jget_num(het, "p"));
+	fmt_p(p, sizeof(p), pl->heterogeneity.p);
 	sb_addf(sb, "</td></tr><tr><th>Cochran's Q (hosts disagree: p &lt; %g)</th>"
-		"<td class=\"num\">%.2f, p ", jget_num(het, "alpha"), jget_num(het, "q"));
+		"<td class=\"num\">%.2f, p ", pl->heterogeneity.alpha, pl->heterogeneity.q);
 	esc(sb, p);
-	sb_addf(sb, ", I&sup2; %.0f%%</td></tr>", 100 * jget_num(het, "i2"));
+	sb_addf(sb, ", I&sup2; %.0f%%</td></tr>", 100 * pl->heterogeneity.i2);
 }
 
-static void detail_stats(const json_t *r, const json_t *res, struct strbuf *sb)
+/* The two kernels' summary statistics, one row each. */
+static void side_rows(const struct result_record *res, struct strbuf *sb)
 {
-	const json_t *s[2] = { json_object_get(res, "baseline"), json_object_get(res, "patched") };
-	const json_t *c = json_object_get(res, "comparison");
-	static const char *const keys[] = { "median", "mean", "stddev", "cv", "mad", "min", "q1",
-					    "q3", "max" };
+	const struct result_side *s0 = &res->side[0], *s1 = &res->side[1];
+	const struct {
+		const char *label;
+		double v[2];
+	} rows[] = {
+		{ "median", { s0->median, s1->median } },
+		{ "mean", { s0->mean, s1->mean } },
+		{ "stddev", { s0->stddev, s1->stddev } },
+		{ "cv", { s0->cv, s1->cv } },
+		{ "mad", { s0->mad, s1->mad } },
+		{ "min", { s0->min, s1->min } },
+		{ "q1", { s0->q1, s1->q1 } },
+		{ "q3", { s0->q3, s1->q3 } },
+		{ "max", { s0->max, s1->max } },
+	};
+
+	stat_row(sb, "runs", (double)s0->n, (double)s1->n);
+	stat_row(sb, "failed / missing", (double)(s0->failed + s0->missing),
+		 (double)(s1->failed + s1->missing));
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		if (strcmp(rows[i].label, "cv")) {
+			stat_row(sb, rows[i].label, rows[i].v[0], rows[i].v[1]);
+			continue;
+		}
+		/* The coefficient of variation reads best as a percentage. */
+		sb_adds(sb, "<tr><th>cv</th>");
+		for (int k = 0; k < 2; k++) {
+			if (isfinite(rows[i].v[k]))
+				sb_addf(sb, "<td class=\"num\">%.2f%%</td>", 100 * rows[i].v[k]);
+			else
+				sb_adds(sb, "<td class=\"num\">-</td>");
+		}
+		sb_adds(sb, "</tr>");
+	}
+}
+
+/* Each kernel's median interval, its coverage, and whether it reached it. */
+static void median_ci_row(const struct result_record *res, struct strbuf *sb)
+{
 	char lo[48], hi[48], buf[160];
 
+	sb_adds(sb, "<tr><th>median interval</th>");
+	for (int k = 0; k < 2; k++) {
+		const struct result_side *s = &res->side[k];
+
+		fmt_num(lo, sizeof(lo), s->median_ci.lo);
+		fmt_num(hi, sizeof(hi), s->median_ci.hi);
+		snprintf(buf, sizeof(buf), "[%s, %s] %.1f%%%s", lo, hi, 100 * s->median_ci.achieved,
+			 s->median_ci.ok ? "" : " (too few runs)");
+		sb_addf(sb, "<td class=\"num\">%s</td>", buf);
+	}
+	sb_adds(sb, "</tr>");
+}
+
+/* The comparison of all runs, and the pooled estimate of a session on several hosts. */
+static void comparison_rows(const struct result_record *res, struct strbuf *sb)
+{
+	const struct result_comparison *c = &res->comparison;
+	char a[48], b[64], p[16], q[16];
+
+	sb_adds(sb, "<table class=\"cmp\" style=\"width:auto\"><tbody>");
+	fmt_pct(a, sizeof(a), c->delta_pct);
+	fmt_ratio_ci(b, sizeof(b), c->ci.lo, c->ci.hi);
+	sb_addf(sb, "<tr><th>ratio of medians</th><td class=\"num\">%.5f (%s)</td></tr>",
+		c->ratio, a);
+	sb_addf(sb, "<tr><th>%.0f%% interval (", 100 * c->ci.level);
+	esc(sb, c->ci.method ? c->ci.method : "none");
+	sb_addf(sb, ", %lld resamples)</th><td class=\"num\">%s</td></tr>",
+		(long long)c->ci.resamples, b);
+	fmt_p(p, sizeof(p), c->mann_whitney.p);
+	fmt_p(q, sizeof(q), c->q);
+	sb_addf(sb, "<tr><th>Mann-Whitney U (");
+	esc(sb, c->mann_whitney.method ? c->mann_whitney.method : "none");
+	sb_addf(sb, ")</th><td class=\"num\">U %g, p %s, q %s</td></tr>", c->mann_whitney.u, p, q);
+	fmt_pct(a, sizeof(a), 100 * (c->hodges_lehmann.ratio - 1));
+	fmt_ratio_ci(b, sizeof(b), c->hodges_lehmann.ratio_lo, c->hodges_lehmann.ratio_hi);
+	sb_addf(sb, "<tr><th>Hodges-Lehmann</th><td class=\"num\">%s %s</td></tr>", a, b);
+	fmt_pct(a, sizeof(a), c->mde_pct);
+	sb_addf(sb, "<tr><th>minimum detectable effect</th><td class=\"num\">&plusmn;%s</td></tr>",
+		a + (a[0] == '+'));
+	if (c->paired.present) {
+		fmt_pct(a, sizeof(a), 100 * (c->paired.median_ratio - 1));
+		fmt_p(p, sizeof(p), c->paired.p);
+		sb_addf(sb, "<tr><th>paired by block (Wilcoxon, %lld pairs)</th>"
+			"<td class=\"num\">%s, p %s</td></tr>", (long long)c->paired.pairs, a, p);
+	}
+	pooled_rows(res, sb);
+	sb_adds(sb, "</tbody></table>");
+}
+
+static void detail_stats(const json_t *r, const struct result_record *res, struct strbuf *sb)
+{
 	sb_adds(sb, "<table class=\"stats\" style=\"width:auto\"><thead><tr><th></th>"
 		"<th class=\"num k0t\">");
 	esc(sb, kname(r, 0));
 	sb_adds(sb, "</th><th class=\"num k1t\">");
 	esc(sb, kname(r, 1));
 	sb_adds(sb, "</th></tr></thead><tbody>");
-	stat_row(sb, "runs", jget_num(s[0], "n"), jget_num(s[1], "n"));
-	stat_row(sb, "failed / missing", jget_num(s[0], "failed") + jget_num(s[0], "missing"),
-		 jget_num(s[1], "failed") + jget_num(s[1], "missing"));
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		if (strcmp(keys[i], "cv")) {
-			stat_row(sb, keys[i], jget_num(s[0], keys[i]), jget_num(s[1], keys[i]));
-			continue;
-		}
-		/* The coefficient of variation reads best as a percentage. */
-		sb_adds(sb, "<tr><th>cv</th>");
-		for (int k = 0; k < 2; k++) {
-			double cv = jget_num(s[k], "cv");
-			if (isfinite(cv))
-				sb_addf(sb, "<td class=\"num\">%.2f%%</td>", 100 * cv);
-			else
-				sb_adds(sb, "<td class=\"num\">-</td>");
-		}
-		sb_adds(sb, "</tr>");
-	}
-	sb_adds(sb, "<tr><th>median interval</th>");
-	for (int k = 0; k < 2; k++) {
-		const json_t *ci = json_object_get(s[k], "median_ci");
-		fmt_num(lo, sizeof(lo), jget_num(ci, "lo"));
-		fmt_num(hi, sizeof(hi), jget_num(ci, "hi"));
-		snprintf(buf, sizeof(buf), "[%s, %s] %.1f%%%s", lo, hi, 100 * jget_num(ci, "achieved"),
-			 json_is_true(json_object_get(ci, "ok")) ? "" : " (too few runs)");
-		sb_addf(sb, "<td class=\"num\">%s</td>", buf);
-	}
-	sb_adds(sb, "</tr>");
-	stat_row(sb, "outliers (kept)", jget_num(s[0], "outliers"), jget_num(s[1], "outliers"));
-	stat_row(sb, "drift rho", jget_num(json_object_get(s[0], "drift"), "rho"),
-		 jget_num(json_object_get(s[1], "drift"), "rho"));
+	side_rows(res, sb);
+	median_ci_row(res, sb);
+	/* No statistics (no values): no outliers were counted, "-" rather than 0. */
+	stat_row(sb, "outliers (kept)",
+		 res->summarized[0] ? (double)res->side[0].outliers : NAN,
+		 res->summarized[1] ? (double)res->side[1].outliers : NAN);
+	stat_row(sb, "drift rho", res->side[0].drift.rho, res->side[1].drift.rho);
 	sb_adds(sb, "</tbody></table>");
-	if (!json_is_object(c))
-		return;
-	sb_adds(sb, "<table class=\"cmp\" style=\"width:auto\"><tbody>");
-	{
-		const json_t *ci = json_object_get(c, "ci"), *mw = json_object_get(c, "mann_whitney");
-		const json_t *hl = json_object_get(c, "hodges_lehmann"), *pd = json_object_get(c, "paired");
-		char a[48], b[64], p[16], q[16];
-
-		fmt_pct(a, sizeof(a), jget_num(c, "delta_pct"));
-		fmt_ratio_ci(b, sizeof(b), jget_num(ci, "lo"), jget_num(ci, "hi"));
-		sb_addf(sb, "<tr><th>ratio of medians</th><td class=\"num\">%.5f (%s)</td></tr>",
-			jget_num(c, "ratio"), a);
-		sb_addf(sb, "<tr><th>%.0f%% interval (", 100 * jget_num(ci, "level"));
-		esc(sb, jget_str(ci, "method", "none"));
-		sb_addf(sb, ", %lld resamples)</th><td class=\"num\">%s</td></tr>",
-			(long long)json_integer_value(json_object_get(ci, "resamples")), b);
-		fmt_p(p, sizeof(p), jget_num(mw, "p"));
-		fmt_p(q, sizeof(q), jget_num(c, "q"));
-		sb_addf(sb, "<tr><th>Mann-Whitney U (");
-		esc(sb, jget_str(mw, "method", "none"));
-		sb_addf(sb, ")</th><td class=\"num\">U %g, p %s, q %s</td></tr>", jget_num(mw, "u"), p, q);
-		fmt_pct(a, sizeof(a), 100 * (jget_num(hl, "ratio") - 1));
-		fmt_ratio_ci(b, sizeof(b), jget_num(hl, "ratio_lo"), jget_num(hl, "ratio_hi"));
-		sb_addf(sb, "<tr><th>Hodges-Lehmann</th><td class=\"num\">%s %s</td></tr>", a, b);
-		fmt_pct(a, sizeof(a), jget_num(c, "mde_pct"));
-		sb_addf(sb, "<tr><th>minimum detectable effect</th><td class=\"num\">&plusmn;%s</td></tr>",
-			a + (a[0] == '+'));
-		if (json_is_object(pd)) {
-			fmt_pct(a, sizeof(a), 100 * (jget_num(pd, "median_ratio") - 1));
-			fmt_p(p, sizeof(p), jget_num(pd, "p"));
-			sb_addf(sb, "<tr><th>paired by block (Wilcoxon, %lld pairs)</th>"
-				"<td class=\"num\">%s, p %s</td></tr>",
-				(long long)json_integer_value(json_object_get(pd, "pairs")), a, p);
-		}
-		pooled_rows(res, sb);
-	}
-	sb_adds(sb, "</tbody></table>");
+	if (res->comparison.present)
+		comparison_rows(res, sb);
 }
 
-static void raw_values(const json_t *r, const json_t *res, struct strbuf *sb)
+static int side_outlier(const struct result_side *s, long run)
+{
+	for (size_t j = 0; j < s->noutlier_runs; j++)
+		if (s->outlier_runs[j] == run)
+			return 1;
+	return 0;
+}
+
+static void raw_values(const json_t *r, const struct result_record *res, struct strbuf *sb)
 {
 	sb_adds(sb, "<div class=\"raw\"><table><thead><tr><th>Run</th><th>Kernel</th>"
 		"<th class=\"num\">Value</th><th></th></tr></thead><tbody>");
 	for (int k = 0; k < 2; k++) {
-		const json_t *s = json_object_get(res, k ? "patched" : "baseline");
-		json_t *runs = json_object_get(s, "runs"), *vals = json_object_get(s, "values");
-		json_t *outl = json_object_get(s, "outlier_runs"), *o;
-		json_t *run;
-		size_t i, j;
+		const struct result_side *s = &res->side[k];
 
-		json_array_foreach(runs, i, run) {
-			json_int_t id = json_integer_value(run);
-			int out = 0;
+		for (size_t i = 0; i < s->nvalues; i++) {
+			long long id = s->runs[i];
 
-			json_array_foreach(outl, j, o)
-				out |= json_integer_value(o) == id;
 			sb_addf(sb, "<tr><td><a href=\"#run%lld\">#%lld</a></td><td class=\"k%dt\">",
-				(long long)id, (long long)id, k);
+				id, id, k);
 			esc(sb, kname(r, k));
 			sb_adds(sb, "</td>");
-			td_num(sb, json_number_value(json_array_get(vals, i)));
-			sb_addf(sb, "<td>%s</td></tr>", out ? "outlier (kept)" : "");
+			td_num(sb, s->values[i]);
+			sb_addf(sb, "<td>%s</td></tr>", side_outlier(s, s->runs[i]) ? "outlier (kept)" : "");
 		}
 	}
 	sb_adds(sb, "</tbody></table></div>");
 }
 
-static void details(const json_t *r, struct strbuf *sb)
+static void details(const struct html_doc *d, struct strbuf *sb)
 {
-	json_t *res, *w;
-	size_t i, j;
+	const json_t *r = d->r;
 
 	sb_adds(sb, "<section id=\"details\"><h2>Per-metric details</h2>\n");
-	json_array_foreach(json_object_get(r, "results"), i, res) {
-		const char *v = css_id(jget_str(res, "verdict", "invalid"));
+	for (size_t i = 0; i < d->nres; i++) {
+		const struct result_record *res = &d->res[i];
 
 		sb_addf(sb, "<details id=\"d%zu\"><summary>", i);
-		badge(sb, v);
+		badge(sb, css_id(res->verdict_id ? res->verdict_id : "invalid"));
 		sb_adds(sb, " <b>");
-		esc(sb, jget_str(res, "workload", ""));
+		esc(sb, res->workload);
 		sb_adds(sb, " / ");
-		esc(sb, jget_str(res, "metric", ""));
+		esc(sb, res->metric);
 		sb_adds(sb, "</b> <span class=\"muted\">");
-		esc(sb, jget_str(res, "reason", ""));
+		esc(sb, res->reason ? res->reason : "");
 		sb_adds(sb, "</span></summary>");
-		if (json_array_size(json_object_get(res, "warnings"))) {
+		if (res->nwarnings) {
 			sb_adds(sb, "<ul>");
-			json_array_foreach(json_object_get(res, "warnings"), j, w) {
+			for (size_t j = 0; j < res->nwarnings; j++) {
 				sb_adds(sb, "<li>");
-				esc(sb, jget_str(w, "message", ""));
+				esc(sb, res->warnings[j].message);
 				sb_adds(sb, "</li>");
 			}
 			sb_adds(sb, "</ul>");
@@ -835,12 +899,11 @@ static void details(const json_t *r, struct strbuf *sb)
 	sb_adds(sb, "</section>\n");
 }
 
-static void counters(const json_t *r, struct strbuf *sb)
+static void counters(const struct html_doc *d, struct strbuf *sb)
 {
-	json_t *c;
-	size_t i;
+	const json_t *r = d->r;
 
-	if (!json_array_size(json_object_get(r, "counter_results")))
+	if (!d->nctr)
 		return;
 	sb_adds(sb, "<section id=\"counters\"><h2>Counters</h2><p class=\"muted\">vmstat deltas, "
 		"tracepoint counts and lru_gen statistics, with the same statistics as the metrics "
@@ -853,34 +916,72 @@ static void counters(const json_t *r, struct strbuf *sb)
 	esc(sb, kname(r, 1));
 	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
 		"<th>Ratio against 1.0</th><th class=\"num\">q</th><th>Moved</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(r, "counter_results"), i, c) {
+	for (size_t i = 0; i < d->nctr; i++) {
+		const struct result_record *c = &d->ctr[i];
+
 		sb_adds(sb, "<tr class=\"counter\">");
-		td_text(sb, jget_str(c, "workload", ""));
+		td_text(sb, c->workload);
 		sb_adds(sb, "<td><code>");
-		esc(sb, jget_str(c, "counter", ""));
+		esc(sb, c->metric);
 		sb_adds(sb, "</code></td>");
 		change_cells(sb, c);
 		sb_adds(sb, "<td>");
-		badge(sb, jget_str(c, "change", "invalid"));
+		badge(sb, c->change_id ? c->change_id : "invalid");
 		sb_adds(sb, "</td></tr>\n");
 	}
 	sb_adds(sb, "</tbody></table></div></section>\n");
 }
 
-static void td_secs(struct strbuf *sb, const json_t *timings, const char *key)
+static void td_secs(struct strbuf *sb, double v)
 {
-	double v = jget_num(timings, key);
-
 	if (isfinite(v))
 		sb_addf(sb, "<td class=\"num\">%.2f</td>", v);
 	else
 		sb_adds(sb, "<td class=\"num\">-</td>");
 }
 
-static void runs_table(const json_t *r, struct strbuf *sb)
+/* The notes of a run: why it failed, a busy host, what the guest said. */
+static void run_notes(struct strbuf *sb, const struct run_record *run)
 {
-	json_t *run, *m;
-	size_t i, j;
+	/* host_load is not typed in the run record: read from its JSON. */
+	const json_t *load = json_object_get(run->json, "host_load");
+	const json_t *m;
+	size_t j;
+
+	if (!run->ok)
+		esc(sb, run->failure ? run->failure : "no reason recorded");
+	if (json_is_true(json_object_get(load, "busy")))
+		sb_addf(sb, "<div class=\"muted\">busy host: others used %.2f CPUs, "
+			"steal %.2f s</div>", jget_num(load, "other_cpus"), jget_num(load, "steal_s"));
+	json_array_foreach(run->guest_messages, j, m) {
+		sb_adds(sb, "<div class=\"muted\">guest: <code>");
+		esc(sb, json_string_value(m));
+		sb_adds(sb, "</code></div>");
+	}
+}
+
+static void run_row(struct strbuf *sb, const struct run_record *run)
+{
+	sb_addf(sb, "<tr id=\"run%lld\"%s><td class=\"num\">%lld</td>", (long long)run->seq,
+		run->ok ? "" : " class=\"failed\"", (long long)run->seq);
+	if (run->block >= 0)
+		sb_addf(sb, "<td class=\"num\">%ld</td>", run->block);
+	else
+		sb_adds(sb, "<td></td>");
+	td_text(sb, run->kernel);
+	td_text(sb, run->workload);
+	sb_addf(sb, "<td>%s%s</td>", run->ok ? "ok" : "failed", run->warmup ? " (warm-up)" : "");
+	td_secs(sb, run->timings.boot_s);
+	td_secs(sb, run->timings.workload_s);
+	td_secs(sb, run->timings.host_overhead_s);
+	sb_adds(sb, "<td>");
+	run_notes(sb, run);
+	sb_adds(sb, "</td></tr>\n");
+}
+
+static void runs_table(const struct html_doc *d, struct strbuf *sb)
+{
+	const json_t *r = d->r;
 
 	{
 		static const char *const keys[] = { "boot_s", "workload_s", "host_overhead_s" };
@@ -910,40 +1011,8 @@ static void runs_table(const json_t *r, struct strbuf *sb)
 		"<table class=\"runs\"><thead><tr><th>#</th><th>Block</th><th>Kernel</th>"
 		"<th>Workload</th><th>Status</th><th class=\"num\">Boot</th><th class=\"num\">Workload"
 		"</th><th class=\"num\">Host overhead</th><th>Notes</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(r, "runs"), i, run) {
-		int ok = !strcmp(jget_str(run, "status", ""), "ok");
-		json_t *block = json_object_get(run, "block"), *t = json_object_get(run, "timings");
-		json_int_t seq = json_integer_value(json_object_get(run, "seq"));
-
-		if (!json_is_integer(json_object_get(run, "seq")))
-			seq = (json_int_t)json_number_value(json_object_get(run, "seq"));
-		sb_addf(sb, "<tr id=\"run%lld\"%s><td class=\"num\">%lld</td>", (long long)seq,
-			ok ? "" : " class=\"failed\"", (long long)seq);
-		if (json_is_number(block))
-			sb_addf(sb, "<td class=\"num\">%.0f</td>", json_number_value(block));
-		else
-			sb_adds(sb, "<td></td>");
-		td_text(sb, jget_str(run, "kernel", ""));
-		td_text(sb, jget_str(run, "workload", ""));
-		sb_addf(sb, "<td>%s%s</td>", ok ? "ok" : "failed",
-			json_is_true(json_object_get(run, "warmup")) ? " (warm-up)" : "");
-		td_secs(sb, t, "boot_s");
-		td_secs(sb, t, "workload_s");
-		td_secs(sb, t, "host_overhead_s");
-		sb_adds(sb, "<td>");
-		if (!ok)
-			esc(sb, jget_str(run, "failure", "no reason recorded"));
-		if (json_is_true(jpath(run, "host_load.busy")))
-			sb_addf(sb, "<div class=\"muted\">busy host: others used %.2f CPUs, "
-				"steal %.2f s</div>", jget_num(jpath(run, "host_load"), "other_cpus"),
-				jget_num(jpath(run, "host_load"), "steal_s"));
-		json_array_foreach(json_object_get(run, "guest_messages"), j, m) {
-			sb_adds(sb, "<div class=\"muted\">guest: <code>");
-			esc(sb, json_string_value(m));
-			sb_adds(sb, "</code></div>");
-		}
-		sb_adds(sb, "</td></tr>\n");
-	}
+	for (size_t i = 0; i < d->runs.n; i++)
+		run_row(sb, &d->runs.v[i]);
 	sb_adds(sb, "</tbody></table></details></section>\n");
 }
 
@@ -1045,8 +1114,9 @@ static void environment(const json_t *r, struct strbuf *sb)
 	sb_adds(sb, "</tbody></table></section>\n");
 }
 
-static void methodology(const json_t *r, struct strbuf *sb)
+static void methodology(const struct html_doc *d, struct strbuf *sb)
 {
+	const json_t *r = d->r;
 	const json_t *st = json_object_get(r, "statistics");
 	double t = 100 * jget_num(st, "threshold"), alpha = jget_num(st, "alpha");
 
@@ -1100,7 +1170,7 @@ static void methodology(const json_t *r, struct strbuf *sb)
 		100 * jget_num(st, "confidence"), (long long)json_integer_value(json_object_get(st, "resamples")),
 		(long long)json_integer_value(json_object_get(st, "seed")), alpha, t, alpha,
 		100 * jget_num(st, "max_failed_fraction"), 100 * jget_num(st, "power"));
-	if (report_several_hosts(r))
+	if (several_hosts(d))
 		sb_adds(sb, "<dt>Several hosts</dt><dd>each block ran on one host slot, so the host "
 			"is a stratum: each host's ratio of medians with its interval, pooled with "
 			"inverse-variance weights on the log scale (the change, interval and forest plot "
@@ -1130,22 +1200,25 @@ void report_html_begin(struct strbuf *sb, const char *title, const char *extra_c
 void report_render_html(const json_t *r, struct strbuf *sb)
 {
 	char *title = xasprintf("mglrulab: %s vs %s", kname(r, 0), kname(r, 1));
+	struct html_doc d;
+
+	html_doc_init(&d, r);
 
 	report_html_begin(sb, title, NULL);
 	free(title);
 	header(r, sb);
 	warnings(r, sb);
 	verdict_summary(r, sb);
-	results_table(r, sb, 1);
+	results_table(&d, sb, 1);
 	layout_tables_html(r, sb);
-	results_table(r, sb, 0);
-	hosts_tables(r, sb);
+	results_table(&d, sb, 0);
+	hosts_tables(&d, sb);
 	geomean_table(r, sb);
-	details(r, sb);
-	counters(r, sb);
-	runs_table(r, sb);
+	details(&d, sb);
+	counters(&d, sb);
+	runs_table(&d, sb);
 	environment(r, sb);
-	methodology(r, sb);
+	methodology(&d, sb);
 	sb_adds(sb, "<footer>Generated by ");
 	esc(sb, jget_str(jpath(r, "generator"), "name", "mglrulab"));
 	sb_adds(sb, " ");
@@ -1153,4 +1226,5 @@ void report_render_html(const json_t *r, struct strbuf *sb)
 	sb_adds(sb, " from the session's JSON alone (schema " REPORT_SCHEMA "); "
 		"<code>mglrulab report report.json --html FILE</code> regenerates this page.</footer>\n"
 		"</body></html>\n");
+	html_doc_release(&d);
 }
