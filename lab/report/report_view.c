@@ -468,6 +468,29 @@ static void read_runs(struct vd *d, const json_t *r, struct run_records *runs)
 	sb_release(&err);
 }
 
+static int index_cmp(const void *a, const void *b)
+{
+	const struct view_index *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* @n names, @stride bytes apart from @first: sorted by name, then place. */
+static struct view_index *index_build(const void *first, size_t stride, size_t n)
+{
+	struct view_index *ix = n ? xcalloc(n, sizeof(*ix)) : NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = *(const char *const *)((const char *)first + i * stride);
+
+		ix[i] = (struct view_index){ name ? name : "", i };
+	}
+	if (n)
+		qsort(ix, n, sizeof(*ix), index_cmp);
+	return ix;
+}
+
 int report_view_decode(const json_t *report, struct report_view *out, struct strbuf *err)
 {
 	struct vd d = { .err = err };
@@ -496,6 +519,10 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 	read_results(&d, report, "counter_results", &out->counters, &out->ncounters);
 	for (size_t i = 0; i < out->nresults; i++)
 		out->several_hosts |= out->results[i].nhosts > 0;
+	out->workload_ix = index_build(out->workloads ? &out->workloads[0].name : NULL,
+				       sizeof(*out->workloads), out->nworkloads);
+	out->geomean_ix = index_build(out->geomean ? &out->geomean[0].workload : NULL,
+				      sizeof(*out->geomean), out->ngeomean);
 	return d.failed ? -1 : 0;
 }
 
@@ -515,13 +542,41 @@ void report_view_release(struct report_view *v)
 	run_records_release(&v->runs);
 	result_records_free(v->results, v->nresults);
 	result_records_free(v->counters, v->ncounters);
+	free(v->workload_ix);
+	free(v->geomean_ix);
 	memset(v, 0, sizeof(*v));
+}
+
+/* The first element of @ix named @name, and how many are: a binary search. */
+static const struct view_index *index_find(const struct view_index *ix, size_t n,
+					   const char *name, size_t *count)
+{
+	size_t lo = 0, hi = n, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < n && !strcmp(ix[end].name, name); end++)
+		;
+	*count = end - lo;
+	return *count ? &ix[lo] : NULL;
 }
 
 const struct view_workload *report_view_workload(const struct report_view *v, const char *name)
 {
-	for (size_t i = 0; i < v->nworkloads; i++)
-		if (v->workloads[i].name && !strcmp(v->workloads[i].name, name))
-			return &v->workloads[i];
-	return NULL;
+	size_t n;
+	const struct view_index *e = index_find(v->workload_ix, v->nworkloads, name, &n);
+
+	return e ? &v->workloads[e->i] : NULL;
+}
+
+const struct view_index *report_view_geomeans(const struct report_view *v, const char *name,
+					      size_t *n)
+{
+	return index_find(v->geomean_ix, v->ngeomean, name, n);
 }

@@ -185,6 +185,18 @@ struct report_view {
 	struct result_record *counters;	/* counter_results */
 	int several_hosts;		/* some result was analysed host by host */
 	const json_t *json;		/* the report decoded */
+	/*
+	 * workloads[] and geomean[] by name, then place: a renderer looks
+	 * them up per workload, and a scan per lookup was quadratic in them
+	 * (seconds for 10,000 workloads).
+	 */
+	struct view_index *workload_ix, *geomean_ix;
+};
+
+/* An element of an index: the name, and where the element is. */
+struct view_index {
+	const char *name;	/* "" for none */
+	size_t i;
 };
 
 /*
@@ -202,5 +214,12 @@ void report_view_release(struct report_view *v);
 
 /* The workload declared as @name (the first of that name); NULL: none. */
 const struct view_workload *report_view_workload(const struct report_view *v, const char *name);
+
+/*
+ * The geomean[] entries of workload @name, in report order: *@n elements
+ * of the index whose .i is a place in v->geomean.
+ */
+const struct view_index *report_view_geomeans(const struct report_view *v, const char *name,
+					      size_t *n);
 
 #endif

@@ -83,6 +83,37 @@ static void test_session_ab(void **state)
 	assert_string_equal(v.results[0].metric,
 			    json_string_value(jpath(json_array_get(json_object_get(r, "results"), 0),
 						    "metric")));
+	for (size_t i = 0; i < v.nworkloads; i++) {
+		size_t n;
+		const struct view_index *g = report_view_geomeans(&v, v.workloads[i].name, &n);
+
+		assert_ptr_equal(report_view_workload(&v, v.workloads[i].name), &v.workloads[i]);
+		for (size_t k = 0; k < n; k++) {
+			assert_string_equal(v.geomean[g[k].i].workload, v.workloads[i].name);
+			assert_true(!k || g[k].i > g[k - 1].i);
+		}
+	}
+	assert_null(report_view_workload(&v, "no such workload"));
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/* The first workload of a name is the one found, as the scan found it. */
+static void test_workload_first_of_name(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	json_t *ws = json_object_get(r, "workloads");
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_array_append_new(ws, json_deep_copy(json_array_get(ws, 0)));
+	json_array_insert_new(ws, 0, json_pack("{s:s, s:s}", "name", "zz", "type", "t"));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_ptr_equal(report_view_workload(&v, v.workloads[1].name), &v.workloads[1]);
+	assert_ptr_equal(report_view_workload(&v, "zz"), &v.workloads[0]);
 	report_view_release(&v);
 	json_decref(r);
 	sb_release(&err);
@@ -185,6 +216,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_session_ab),
 		cmocka_unit_test(test_session_one),
+		cmocka_unit_test(test_workload_first_of_name),
 		cmocka_unit_test(test_every_fixture),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_hostile_result),
