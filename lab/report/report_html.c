@@ -418,7 +418,7 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 		"<th>Verdict</th></tr></thead><tbody>\n");
 	for (i = 0; i < v->nresults; i++) {
 		const struct result_record *res = &v->results[i];
-		const char *wn = res->workload;
+		const char *wn = str_or(res->workload, "");
 
 		if (!!res->primary != primary)
 			continue;
@@ -488,7 +488,7 @@ static void layout_runs_html(const struct report_view *v, const struct layout_ta
 static void layout_tables_html(const struct report_view *v, struct strbuf *sb)
 {
 	struct layout_table *t;
-	size_t n = layout_tables(v->json, &t);
+	size_t n = layout_tables_view(v, &t);
 
 	if (!n)
 		return;
@@ -614,7 +614,7 @@ static void hosts_tables(const struct report_view *v, struct strbuf *sb)
 		"test). Hosts disagree when Cochran's Q has p &lt; 0.1.</p>\n");
 	for (size_t i = 0; i < v->nresults; i++) {
 		const struct result_record *res = &v->results[i];
-		const char *wn = res->workload;
+		const char *wn = str_or(res->workload, "");
 
 		if (!res->nhosts)
 			continue;

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "report_view.h"
 #include "strbuf.h"
 #include "util.h"
 #include "workload_def.h"
@@ -41,6 +42,8 @@ struct layout_table {
  * have none. Returns how many; free with layout_tables_free().
  */
 size_t layout_tables(const json_t *report, struct layout_table **out);
+/* The same from a decoded report (report_view.h), without decoding it again. */
+size_t layout_tables_view(const struct report_view *v, struct layout_table **out);
 void layout_tables_free(struct layout_table *t, size_t n);
 
 /*
