@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Number formatting and small JSON accessors shared by every report output. */
 #include "report_priv.h"
+#include "report_view.h"
 #include "escape.h"
 #include "stats.h"
 
@@ -47,6 +48,25 @@ char *report_runs_exceptions(const json_t *report)
 			continue;
 		sb_addf(&sb, "%s%s: %lld", sb.len ? ", " : "", jget_str(w, "name", "?"),
 			(long long)json_integer_value(r));
+	}
+	if (!sb.len) {
+		sb_release(&sb);
+		return NULL;
+	}
+	return sb_detach(&sb);
+}
+
+char *report_view_runs_exceptions(const struct report_view *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < v->nworkloads; i++) {
+		const struct view_workload *w = &v->workloads[i];
+
+		if (!w->has_runs || w->runs == v->design.runs_per_kernel)
+			continue;
+		sb_addf(&sb, "%s%s: %lld", sb.len ? ", " : "", w->name ? w->name : "?",
+			(long long)w->runs);
 	}
 	if (!sb.len) {
 		sb_release(&sb);
@@ -138,6 +158,21 @@ void host_line(const json_t *h, struct strbuf *out)
 		(long long)json_integer_value(json_array_get(n, 0)),
 		(long long)json_integer_value(json_array_get(n, 1)), a, b, d, c);
 	if (!json_is_true(json_object_get(h, "pooled")))
+		sb_adds(out, " (not pooled)");
+}
+
+void result_host_line(const struct result_host *h, struct strbuf *out)
+{
+	char a[32], b[32], d[32], c[64];
+
+	fmt_num(a, sizeof(a), h->median[0]);
+	fmt_num(b, sizeof(b), h->median[1]);
+	fmt_pct(d, sizeof(d), h->delta_pct);
+	fmt_ratio_ci(c, sizeof(c), h->lo, h->hi);
+	sb_add_text_fit(out, h->host, 16);
+	sb_addf(out, ": %lld/%lld runs, %s -> %s, %s %s", (long long)h->n[0], (long long)h->n[1],
+		a, b, d, c);
+	if (!h->pooled)
 		sb_adds(out, " (not pooled)");
 }
 
@@ -240,5 +275,28 @@ void report_budget_resume_line(const json_t *report, struct strbuf *out)
 	sb_addf(out, "the budget (%.0f s of runs) ran out with %d workload%s undecided; to go on "
 		"where it stopped: mglrulab run --resume ", budget, n, n == 1 ? "" : "s");
 	sb_add_text_safe(out, jget_str(jpath(report, "session"), "id", "SESSION"));
+	sb_addf(out, " --budget %.0fs", isfinite(budget) && budget > 0 ? 2 * budget : 1800);
+}
+
+int report_view_budget_stopped(const struct report_view *v)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < v->sequential.nworkloads; i++) {
+		const char *why = v->sequential.workloads[i].why;
+
+		n += why && !strcmp(why, "budget");
+	}
+	return n;
+}
+
+void report_view_budget_resume_line(const struct report_view *v, struct strbuf *out)
+{
+	double budget = v->design.sequential.budget_s;
+	int n = report_view_budget_stopped(v);
+
+	sb_addf(out, "the budget (%.0f s of runs) ran out with %d workload%s undecided; to go on "
+		"where it stopped: mglrulab run --resume ", budget, n, n == 1 ? "" : "s");
+	sb_add_text_safe(out, v->session.id ? v->session.id : "SESSION");
 	sb_addf(out, " --budget %.0fs", isfinite(budget) && budget > 0 ? 2 * budget : 1800);
 }
