@@ -251,6 +251,34 @@ void hoststate_sentence(const json_t *hs, struct strbuf *out)
 	sb_adds(out, ".");
 }
 
+void hoststate_line(const struct view_host_state *hs, struct strbuf *out)
+{
+	char slope[32], r[32], ref[32];
+
+	fmt_num(slope, sizeof(slope), hs->slope);
+	fmt_num(r, sizeof(r), hs->correlation);
+	fmt_num(ref, sizeof(ref), hs->reference_rate);
+	sb_addf(out, "%s %s: %s", hs->workload ? hs->workload : "", hs->metric ? hs->metric : "",
+		hs->method ? hs->method : "");
+	if (hs->slope != 0)
+		sb_addf(out, " (%s accesses/s; slope %s, within-kernel correlation %s)", ref, slope, r);
+	if (hs->by_states) {
+		sb_adds(out, " (states x");
+		for (size_t i = 0; i < hs->nown_states; i++) {
+			const struct view_own_state *ks = &hs->own_states[i];
+			char ratio[32];
+
+			fmt_num(ratio, sizeof(ratio), ks->ratio);
+			sb_addf(out, "%s%s on %s, %.0f of %.0f cells slow", i ? "; x" : "", ratio,
+				ks->kernel, ks->slow_cells, ks->cells);
+		}
+		sb_adds(out, ")");
+	}
+	if (hs->separated)
+		sb_adds(out, "; the host ran in two distinct states");
+	sb_adds(out, ".");
+}
+
 int report_budget_stopped(const json_t *report)
 {
 	const json_t *w;

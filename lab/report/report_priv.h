@@ -54,6 +54,9 @@ void report_view_budget_resume_line(const struct report_view *v, struct strbuf *
 char *report_view_runs_exceptions(const struct report_view *v);
 /* host_line() of a decoded result's host. */
 void result_host_line(const struct result_host *h, struct strbuf *out);
+/* hoststate_sentence() of a decoded host_states[] entry. */
+struct view_host_state;
+void hoststate_line(const struct view_host_state *hs, struct strbuf *out);
 
 const char *verdict_marker(const char *id);
 const char *verdict_label(const char *id);

@@ -715,7 +715,7 @@ static void notes(const struct report_view *v, struct strbuf *sb)
 
 		if (!i)
 			sb_adds(sb, "\nHost states (docs/reports.md):\n");
-		hoststate_sentence(v->host_states[i], &line);
+		hoststate_line(&v->host_state_recs[i], &line);
 		wrap(sb, "  ", line.buf);
 		sb_release(&line);
 	}
