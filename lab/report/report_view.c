@@ -403,14 +403,59 @@ static void read_warnings(struct vd *d, const json_t *r, struct report_view *v)
 	}
 }
 
+static void read_own_states(struct vd *d, const json_t *h, const char *where,
+			    struct view_host_state *o)
+{
+	const json_t *own = vd_obj(d, h, where, "own_states"), *k;
+	const char *kernel;
+	char at[192];
+	size_t i = 0;
+
+	o->nown_states = json_object_size(own);
+	o->own_states = o->nown_states ? xcalloc(o->nown_states, sizeof(*o->own_states)) : NULL;
+	json_object_foreach((json_t *)own, kernel, k) {
+		struct view_own_state *x = &o->own_states[i++];
+
+		snprintf(at, sizeof(at), "%s.own_states.%.100s", where, kernel);
+		x->kernel = kernel;
+		if (!json_is_object(k)) {
+			vd_fail(d, "", at, "an object", k);
+			continue;
+		}
+		x->threshold = vd_num(d, k, at, "threshold");
+		x->ratio = vd_num(d, k, at, "ratio");
+		x->eta = vd_num(d, k, at, "eta");
+		x->slow_cells = vd_num(d, k, at, "slow_cells");
+		x->cells = vd_num(d, k, at, "cells");
+		x->separated = vd_bool(d, k, at, "separated");
+	}
+}
+
 static void read_host_states(struct vd *d, const json_t *r, struct report_view *v)
 {
 	const json_t *h;
+	char at[48];
 	size_t i;
 
 	v->host_states = vd_elems(d, r, "host_states", sizeof(*v->host_states), &v->nhost_states);
-	json_array_foreach(json_object_get(r, "host_states"), i, h)
+	v->host_state_recs = v->nhost_states ?
+			     xcalloc(v->nhost_states, sizeof(*v->host_state_recs)) : NULL;
+	json_array_foreach(json_object_get(r, "host_states"), i, h) {
+		struct view_host_state *o = &v->host_state_recs[i];
+
+		snprintf(at, sizeof(at), "host_states[%zu]", i);
 		v->host_states[i] = h;
+		o->json = h;
+		o->workload = vd_str(d, h, at, "workload");
+		o->metric = vd_str(d, h, at, "metric");
+		o->method = vd_str(d, h, at, "method");
+		o->slope = vd_num(d, h, at, "slope");
+		o->correlation = vd_num(d, h, at, "correlation");
+		o->reference_rate = vd_num(d, h, at, "reference_rate");
+		o->by_states = vd_bool(d, h, at, "by_states");
+		o->separated = vd_bool(d, h, at, "separated");
+		read_own_states(d, h, at, o);
+	}
 }
 
 static void read_sequential(struct vd *d, const json_t *r, struct view_sequential *o)
@@ -538,6 +583,9 @@ void report_view_release(struct report_view *v)
 	free(v->geomean);
 	free(v->warnings);
 	free(v->host_states);
+	for (size_t i = 0; i < v->nhost_states; i++)
+		free(v->host_state_recs[i].own_states);
+	free(v->host_state_recs);
 	free(v->sequential.workloads);
 	run_records_release(&v->runs);
 	result_records_free(v->results, v->nresults);

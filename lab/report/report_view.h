@@ -158,6 +158,26 @@ struct view_sequential {
 	const json_t *looks;	/* an array; NULL: none */
 };
 
+/* own_states.KERNEL of a host state: that kernel's split of the metric's cells. */
+struct view_own_state {
+	const char *kernel;
+	double threshold, ratio, eta, slow_cells, cells;	/* NaN: none */
+	int separated;
+};
+
+/*
+ * The members of a host_states[] entry the renderers' sentence reads
+ * (reports/SCHEMA.md "host_states[]" has them all); the rest in .json.
+ */
+struct view_host_state {
+	const char *workload, *metric, *method;
+	double slope, correlation, reference_rate;	/* NaN: none */
+	int by_states, separated;
+	size_t nown_states;
+	struct view_own_state *own_states;	/* in the report's order */
+	const json_t *json;
+};
+
 struct report_view {
 	const char *schema;
 	struct view_session session;
@@ -177,6 +197,7 @@ struct report_view {
 	struct result_warning *warnings;
 	size_t nhost_states;
 	const json_t **host_states;	/* hoststate_sentence() reads them */
+	struct view_host_state *host_state_recs;	/* host_states[i], typed */
 	struct view_sequential sequential;
 	struct run_records runs;
 	size_t nresults;

@@ -154,6 +154,14 @@ static void test_every_fixture(void **state)
 			fail_msg("%s: %s", names[i], err.buf);
 		assert_int_equal(v.nresults, json_array_size(json_object_get(r, "results")));
 		assert_int_equal(v.nhost_states, json_array_size(json_object_get(r, "host_states")));
+		for (size_t k = 0; k < v.nhost_states; k++) {
+			const struct view_host_state *hs = &v.host_state_recs[k];
+
+			assert_ptr_equal(hs->json, v.host_states[k]);
+			assert_string_equal(hs->metric, json_string_value(jpath(hs->json, "metric")));
+			assert_int_equal(hs->nown_states, json_object_size(jpath(hs->json, "own_states")));
+			assert_int_equal(hs->by_states, json_is_true(jpath(hs->json, "by_states")));
+		}
 		report_view_release(&v);
 		json_decref(r);
 		sb_release(&err);
@@ -194,6 +202,41 @@ static void test_hostile(void **state)
 	}
 }
 
+/* A host state decodes typed; its own_states entry is named by its kernel. */
+static void test_host_state(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	json_t *hs = json_pack("{s:s, s:s, s:s, s:f, s:b, s:{s:{s:f, s:i, s:i}, s:{s:f}}}",
+			       "workload", "yp", "metric", "cs_hostadj", "method", "by states",
+			       "slope", 0.0, "by_states", 1, "own_states", "base", "ratio", 1.5,
+			       "slow_cells", 3, "cells", 40, "patched", "ratio", 1.25);
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(r, "host_states", json_pack("[o]", hs));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(v.nhost_states, 1);
+	assert_ptr_equal(v.host_state_recs[0].json, hs);
+	assert_string_equal(v.host_state_recs[0].metric, "cs_hostadj");
+	assert_true(v.host_state_recs[0].slope == 0 && v.host_state_recs[0].by_states);
+	assert_true(isnan(v.host_state_recs[0].correlation));
+	assert_int_equal(v.host_state_recs[0].nown_states, 2);
+	assert_string_equal(v.host_state_recs[0].own_states[1].kernel, "patched");
+	assert_true(v.host_state_recs[0].own_states[0].cells == 40);
+	assert_true(isnan(v.host_state_recs[0].own_states[1].cells));
+	report_view_release(&v);
+
+	json_object_set_new(hs, "own_states", json_pack("{s:i}", "base", 3));
+	sb_reset(&err);
+	assert_int_equal(report_view_decode(r, &v, &err), -1);
+	assert_string_equal(err.buf, "host_states[0].own_states.base: expected an object, got an integer");
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
 /* A result that does not decode is named by its index. */
 static void test_hostile_result(void **state)
 {
@@ -220,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_every_fixture),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_hostile_result),
+		cmocka_unit_test(test_host_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
