@@ -194,10 +194,10 @@ static void sequential_items(const struct report_view *v, struct strbuf *sb)
 	if (plan->budget_s > 0)
 		sb_addf(sb, "; budget %.0f s of runs", plan->budget_s);
 	sequential_stops(v, sb);
-	if (report_budget_stopped(v->json)) {
+	if (report_view_budget_stopped(v)) {
 		struct strbuf line = STRBUF_INIT;
 
-		report_budget_resume_line(v->json, &line);
+		report_view_budget_resume_line(v, &line);
 		sb_adds(sb, "<p class=\"budget\">");
 		esc(sb, sb_str(&line));
 		sb_adds(sb, "</p>");
@@ -256,7 +256,7 @@ static void where_item(const struct report_view *v, struct strbuf *sb)
 static void how_item(const struct report_view *v, struct strbuf *sb)
 {
 	const struct view_statistics *st = &v->statistics;
-	char *except = report_runs_exceptions(v->json);
+	char *except = report_view_runs_exceptions(v);
 
 	sb_addf(sb, "<dt>How</dt><dd>%s%lld runs per kernel",
 		v->design.sequential.present ? "up to " : "", (long long)v->design.runs_per_kernel);
@@ -1017,7 +1017,7 @@ static void env_host(const struct report_view *v, struct strbuf *sb)
 	for (size_t i = 0; i < v->nhost_states; i++) {
 		struct strbuf line = STRBUF_INIT;
 
-		hoststate_sentence(v->host_states[i], &line);
+		hoststate_line(&v->host_state_recs[i], &line);
 		sb_adds(sb, "<p>");
 		esc(sb, line.buf);
 		sb_adds(sb, "</p>");
