@@ -924,16 +924,14 @@ static void td_secs(struct strbuf *sb, double v)
 /* The notes of a run: why it failed, a busy host, what the guest said. */
 static void run_notes(struct strbuf *sb, const struct run_record *run)
 {
-	/* host_load is not typed in the run record: read from its JSON. */
-	const json_t *load = json_object_get(run->json, "host_load");
 	const json_t *m;
 	size_t j;
 
 	if (!run->ok)
 		esc(sb, run->failure ? run->failure : "no reason recorded");
-	if (json_is_true(json_object_get(load, "busy")))
+	if (run->host_load.busy)
 		sb_addf(sb, "<div class=\"muted\">busy host: others used %.2f CPUs, "
-			"steal %.2f s</div>", jget_num(load, "other_cpus"), jget_num(load, "steal_s"));
+			"steal %.2f s</div>", run->host_load.other_cpus, run->host_load.steal_s);
 	json_array_foreach(run->guest_messages, j, m) {
 		sb_adds(sb, "<div class=\"muted\">guest: <code>");
 		esc(sb, json_string_value(m));
