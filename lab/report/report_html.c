@@ -448,7 +448,8 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 /* layout->per_run: every run's value under its kernel, as thpscale showed them. */
 #define LT_HTML_RUNS_MAX 20
 
-static void layout_runs_html(const struct report_view *v, const struct layout_table *t, struct strbuf *sb)
+static void layout_runs_html(const struct report_view *v, const struct layout_table *t,
+			     struct strbuf *sb)
 {
 	long long seqs[2][LT_HTML_RUNS_MAX];
 	size_t n[2];
@@ -795,7 +796,8 @@ static void comparison_rows(const struct result_record *res, struct strbuf *sb)
 	sb_adds(sb, "</tbody></table>");
 }
 
-static void detail_stats(const struct report_view *v, const struct result_record *res, struct strbuf *sb)
+static void detail_stats(const struct report_view *v, const struct result_record *res,
+			 struct strbuf *sb)
 {
 	sb_adds(sb, "<table class=\"stats\" style=\"width:auto\"><thead><tr><th></th>"
 		"<th class=\"num k0t\">");
@@ -823,7 +825,8 @@ static int side_outlier(const struct result_side *s, long run)
 	return 0;
 }
 
-static void raw_values(const struct report_view *v, const struct result_record *res, struct strbuf *sb)
+static void raw_values(const struct report_view *v, const struct result_record *res,
+		       struct strbuf *sb)
 {
 	sb_adds(sb, "<div class=\"raw\"><table><thead><tr><th>Run</th><th>Kernel</th>"
 		"<th class=\"num\">Value</th><th></th></tr></thead><tbody>");
