@@ -254,6 +254,24 @@ static void test_hostile_result(void **state)
 	sb_release(&err);
 }
 
+/* A renderer given a report that does not decode says so, and where. */
+static void test_render_undecodable(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	struct strbuf text = STRBUF_INIT, bench = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(json_object_get(r, "host"), "cpus", json_string("two"));
+	report_render_text(r, &text);
+	report_render_benchfmt(r, &bench);
+	assert_string_equal(text.buf, "mglrulab report: the report does not decode: host.cpus: "
+			    "expected an integer or null, got a string\n");
+	assert_string_equal(bench.buf, text.buf);
+	json_decref(r);
+	sb_release(&text);
+	sb_release(&bench);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_hostile_result),
 		cmocka_unit_test(test_host_state),
+		cmocka_unit_test(test_render_undecodable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
