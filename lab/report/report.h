@@ -154,8 +154,8 @@ void report_html_begin(struct strbuf *sb, const char *title, const char *extra_c
 
 /*
  * Renderers: append the whole document to @out. @report comes from
- * report_analyze(); text and benchfmt decode it once (report_view.h) and
- * say so in @out if it does not decode.
+ * report_analyze(); each decodes it once (report_view.h) and says so in
+ * @out if it does not decode.
  */
 void report_render_html(const json_t *report, struct strbuf *out);
 void report_render_text(const json_t *report, struct strbuf *out);

@@ -28,7 +28,7 @@ static int pattern_number(const char *pattern, const char *name, long *n)
 	return 0;
 }
 
-/* A name the view may lack (a report that did not decode whole): "". */
+/* A name the report may lack (a workload without a name or type): "". */
 static const char *name_of(const char *s)
 {
 	return s ? s : "";
@@ -257,14 +257,14 @@ size_t layout_tables(const json_t *report, struct layout_table **out)
 {
 	struct report_view v;
 	struct strbuf err = STRBUF_INIT;
-	size_t n;
+	size_t n = 0;
 
-	/* A report that does not decode whole still gives the tables it can. */
-	if (report_view_decode(report, &v, &err))
-		warning("report: %s", sb_str(&err));
-	sb_release(&err);
-	n = layout_tables_view(&v, out);
+	/* As the renderers: no tables from a report that does not decode. */
+	*out = NULL;
+	if (!report_view_decode(report, &v, &err))
+		n = layout_tables_view(&v, out);
 	report_view_release(&v);
+	sb_release(&err);
 	return n;
 }
 

@@ -45,8 +45,8 @@ struct layout_table {
 size_t layout_tables(const json_t *report, struct layout_table **out);
 /*
  * The same from a decoded report, without decoding it again. layout_tables()
- * decodes one: a report that does not decode whole is said on stderr and
- * gives the tables it can.
+ * decodes one: a report that does not decode has no tables (the renderers
+ * say why).
  */
 size_t layout_tables_view(const struct report_view *v, struct layout_table **out);
 void layout_tables_free(struct layout_table *t, size_t n);

@@ -258,7 +258,7 @@ static void test_hostile_result(void **state)
 static void test_render_undecodable(void **state)
 {
 	json_t *r = analysed("session-ab.json");
-	struct strbuf text = STRBUF_INIT, bench = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, bench = STRBUF_INIT, html = STRBUF_INIT;
 	(void)state;
 
 	json_object_set_new(json_object_get(r, "host"), "cpus", json_string("two"));
@@ -267,9 +267,14 @@ static void test_render_undecodable(void **state)
 	assert_string_equal(text.buf, "mglrulab report: the report does not decode: host.cpus: "
 			    "expected an integer or null, got a string\n");
 	assert_string_equal(bench.buf, text.buf);
+	report_render_html(r, &html);
+	assert_non_null(strstr(html.buf, "<p>mglrulab report: the report does not decode: "
+			       "host.cpus: expected an integer or null, got a string</p>"));
+	assert_null(strstr(html.buf, "<header>"));
 	json_decref(r);
 	sb_release(&text);
 	sb_release(&bench);
+	sb_release(&html);
 }
 
 int main(void)
