@@ -152,7 +152,11 @@ int report_metric_info(const json_t *session, const char *workload, const char *
  */
 void report_html_begin(struct strbuf *sb, const char *title, const char *extra_css);
 
-/* Renderers: append the whole document to @out. @report comes from report_analyze(). */
+/*
+ * Renderers: append the whole document to @out. @report comes from
+ * report_analyze(); each decodes it once (report_view.h) and says so in
+ * @out if it does not decode.
+ */
 void report_render_html(const json_t *report, struct strbuf *out);
 void report_render_text(const json_t *report, struct strbuf *out);
 void report_render_benchfmt(const json_t *report, struct strbuf *out);

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "escape.h"
 #include "report_priv.h"
+#include "report_view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,67 +85,117 @@ static void add_value(struct strbuf *out, double v)
 	sb_addc(out, ' ');
 }
 
-void report_render_benchfmt(const json_t *r, struct strbuf *out)
+/* @s, or @def when the report has none. */
+static const char *or(const char *s, const char *def)
 {
-	const json_t *host = json_object_get(r, "host");
-	json_t *run, *res, *k, *units = json_object();
-	size_t i;
+	return s ? s : def;
+}
 
+static void config_lines(const struct report_view *v, struct strbuf *out)
+{
 	config_line(out, "goos", "linux");
 	config_line(out, "goarch", "amd64");
 	config_line(out, "pkg", "mglrulab");
-	config_line(out, "cpu", jget_str(host, "cpu", "unknown"));
-	config_line(out, "mglrulab-session", jget_str(jpath(r, "session"), "id", "-"));
-	config_line(out, "mglrulab-accel", jget_str(host, "accel", "-"));
-	config_line(out, "mglrulab-host-kernel", jget_str(host, "kernel", "-"));
-	config_line(out, "mglrulab-guest", jget_str(jpath(r, "guest"), "name", "-"));
-	json_array_foreach(json_object_get(r, "kernels"), i, k) {
+	config_line(out, "cpu", or(v->host.cpu, "unknown"));
+	config_line(out, "mglrulab-session", or(v->session.id, "-"));
+	config_line(out, "mglrulab-accel", or(v->host.accel, "-"));
+	config_line(out, "mglrulab-host-kernel", or(v->host.kernel, "-"));
+	config_line(out, "mglrulab-guest", or(v->guest.name, "-"));
+	for (size_t i = 0; i < v->nkernels; i++) {
+		const struct view_kernel *k = &v->kernels[i];
 		struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
 
-		config_key(&key, "mglrulab-kernel-", jget_str(k, "name", "?"));
-		sb_addf(&val, "%s %s %s %zu patches %s", jget_str(k, "name", "?"), jget_str(k, "ref", "-"),
-			jget_str(k, "version", "-"), json_array_size(json_object_get(k, "series")),
-			jget_str(k, "cache_key", "-"));
+		config_key(&key, "mglrulab-kernel-", or(k->name, "?"));
+		sb_addf(&val, "%s %s %s %zu patches %s", or(k->name, "?"), or(k->ref, "-"),
+			or(k->version, "-"), k->nseries, or(k->cache_key, "-"));
 		config_line(out, key.buf, val.buf);
 		sb_release(&key);
 		sb_release(&val);
 	}
-	sb_addc(out, '\n');
-	json_array_foreach(json_object_get(r, "results"), i, res) {
-		const char *metric = jget_str(res, "metric", "");
+}
 
-		/* Metrics of the same name in several workloads share one Unit line. */
-		if (json_object_get(units, metric))
+struct unit_seen {
+	const char *metric;
+	size_t i;
+};
+
+static int unit_cmp(const void *a, const void *b)
+{
+	const struct unit_seen *x = a, *y = b;
+	int c = strcmp(x->metric, y->metric);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * One Unit line per metric name, in the order of the name's first result:
+ * metrics of the same name in several workloads share it. Sorted once to
+ * find the first of each name (a scan per result was quadratic).
+ */
+static void unit_lines(const struct report_view *v, struct strbuf *out)
+{
+	struct unit_seen *by_name = v->nresults ? xcalloc(v->nresults, sizeof(*by_name)) : NULL;
+	char *first = v->nresults ? xcalloc(v->nresults, 1) : NULL;
+
+	for (size_t i = 0; i < v->nresults; i++)
+		by_name[i] = (struct unit_seen){ v->results[i].metric, i };
+	if (v->nresults)
+		qsort(by_name, v->nresults, sizeof(*by_name), unit_cmp);
+	for (size_t i = 0; i < v->nresults; i++)
+		first[by_name[i].i] = !i || strcmp(by_name[i - 1].metric, by_name[i].metric);
+	for (size_t i = 0; i < v->nresults; i++) {
+		if (!first[i])
 			continue;
-		json_object_set_new_nocheck(units, metric, json_true());
 		sb_adds(out, "Unit ");
-		unit_token(out, jget_str(res, "metric", ""));
-		sb_addf(out, " better=%s\n", jget_str(res, "better", "higher"));
+		unit_token(out, v->results[i].metric);
+		sb_addf(out, " better=%s\n", or(v->results[i].better, "higher"));
 	}
-	json_decref(units);
-	sb_addc(out, '\n');
-	json_array_foreach(json_object_get(r, "runs"), i, run) {
-		const char *key;
-		json_t *v;
-		int any = 0;
+	free(by_name);
+	free(first);
+}
 
-		if (json_is_true(json_object_get(run, "warmup")) ||
-		    strcmp(jget_str(run, "status", ""), "ok"))
+/* One line per measured run: its metrics that have a value. */
+static void run_line(const struct run_record *run, struct strbuf *out)
+{
+	int any = 0;
+
+	for (size_t m = 0; m < run->nr_metrics; m++) {
+		/* NaN: null in the report, no value. */
+		if (isnan(run->metrics[m].value))
 			continue;
-		json_object_foreach(json_object_get(run, "metrics"), key, v) {
-			if (!json_is_number(v))
-				continue;
-			if (!any) {
-				bench_name(out, jget_str(run, "workload", ""));
-				sb_adds(out, "/kernel=");
-				sb_add_bench_token(out, jget_str(run, "kernel", ""));
-				sb_adds(out, " 1");
-				any = 1;
-			}
-			add_value(out, json_number_value(v));
-			unit_token(out, key);
+		if (!any) {
+			bench_name(out, run->workload);
+			sb_adds(out, "/kernel=");
+			sb_add_bench_token(out, run->kernel);
+			sb_adds(out, " 1");
+			any = 1;
 		}
-		if (any)
-			sb_addc(out, '\n');
+		add_value(out, run->metrics[m].value);
+		unit_token(out, run->metrics[m].name);
 	}
+	if (any)
+		sb_addc(out, '\n');
+}
+
+void report_render_benchfmt(const json_t *r, struct strbuf *out)
+{
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+
+	if (report_view_decode(r, &v, &err)) {
+		/* report_analyze()'s output decodes: this is a bug, said where it is seen. */
+		sb_addf(out, "mglrulab report: the report does not decode: %s\n", err.buf);
+		report_view_release(&v);
+		sb_release(&err);
+		return;
+	}
+	config_lines(&v, out);
+	sb_addc(out, '\n');
+	unit_lines(&v, out);
+	sb_addc(out, '\n');
+	for (size_t i = 0; i < v.runs.n; i++)
+		if (!v.runs.v[i].warmup && v.runs.v[i].ok)
+			run_line(&v.runs.v[i], out);
+	report_view_release(&v);
+	sb_release(&err);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Number formatting and small JSON accessors shared by every report output. */
 #include "report_priv.h"
+#include "report_view.h"
 #include "escape.h"
 #include "stats.h"
 
@@ -47,6 +48,25 @@ char *report_runs_exceptions(const json_t *report)
 			continue;
 		sb_addf(&sb, "%s%s: %lld", sb.len ? ", " : "", jget_str(w, "name", "?"),
 			(long long)json_integer_value(r));
+	}
+	if (!sb.len) {
+		sb_release(&sb);
+		return NULL;
+	}
+	return sb_detach(&sb);
+}
+
+char *report_view_runs_exceptions(const struct report_view *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < v->nworkloads; i++) {
+		const struct view_workload *w = &v->workloads[i];
+
+		if (!w->has_runs || w->runs == v->design.runs_per_kernel)
+			continue;
+		sb_addf(&sb, "%s%s: %lld", sb.len ? ", " : "", w->name ? w->name : "?",
+			(long long)w->runs);
 	}
 	if (!sb.len) {
 		sb_release(&sb);
@@ -141,6 +161,21 @@ void host_line(const json_t *h, struct strbuf *out)
 		sb_adds(out, " (not pooled)");
 }
 
+void result_host_line(const struct result_host *h, struct strbuf *out)
+{
+	char a[32], b[32], d[32], c[64];
+
+	fmt_num(a, sizeof(a), h->median[0]);
+	fmt_num(b, sizeof(b), h->median[1]);
+	fmt_pct(d, sizeof(d), h->delta_pct);
+	fmt_ratio_ci(c, sizeof(c), h->lo, h->hi);
+	sb_add_text_fit(out, h->host, 16);
+	sb_addf(out, ": %lld/%lld runs, %s -> %s, %s %s", (long long)h->n[0], (long long)h->n[1],
+		a, b, d, c);
+	if (!h->pooled)
+		sb_adds(out, " (not pooled)");
+}
+
 void fmt_ratio_ci(char *buf, size_t size, double lo, double hi)
 {
 	char a[24], b[24];
@@ -216,6 +251,34 @@ void hoststate_sentence(const json_t *hs, struct strbuf *out)
 	sb_adds(out, ".");
 }
 
+void hoststate_line(const struct view_host_state *hs, struct strbuf *out)
+{
+	char slope[32], r[32], ref[32];
+
+	fmt_num(slope, sizeof(slope), hs->slope);
+	fmt_num(r, sizeof(r), hs->correlation);
+	fmt_num(ref, sizeof(ref), hs->reference_rate);
+	sb_addf(out, "%s %s: %s", hs->workload ? hs->workload : "", hs->metric ? hs->metric : "",
+		hs->method ? hs->method : "");
+	if (hs->slope != 0)
+		sb_addf(out, " (%s accesses/s; slope %s, within-kernel correlation %s)", ref, slope, r);
+	if (hs->by_states) {
+		sb_adds(out, " (states x");
+		for (size_t i = 0; i < hs->nown_states; i++) {
+			const struct view_own_state *ks = &hs->own_states[i];
+			char ratio[32];
+
+			fmt_num(ratio, sizeof(ratio), ks->ratio);
+			sb_addf(out, "%s%s on %s, %.0f of %.0f cells slow", i ? "; x" : "", ratio,
+				ks->kernel, ks->slow_cells, ks->cells);
+		}
+		sb_adds(out, ")");
+	}
+	if (hs->separated)
+		sb_adds(out, "; the host ran in two distinct states");
+	sb_adds(out, ".");
+}
+
 int report_budget_stopped(const json_t *report)
 {
 	const json_t *w;
@@ -240,5 +303,28 @@ void report_budget_resume_line(const json_t *report, struct strbuf *out)
 	sb_addf(out, "the budget (%.0f s of runs) ran out with %d workload%s undecided; to go on "
 		"where it stopped: mglrulab run --resume ", budget, n, n == 1 ? "" : "s");
 	sb_add_text_safe(out, jget_str(jpath(report, "session"), "id", "SESSION"));
+	sb_addf(out, " --budget %.0fs", isfinite(budget) && budget > 0 ? 2 * budget : 1800);
+}
+
+int report_view_budget_stopped(const struct report_view *v)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < v->sequential.nworkloads; i++) {
+		const char *why = v->sequential.workloads[i].why;
+
+		n += why && !strcmp(why, "budget");
+	}
+	return n;
+}
+
+void report_view_budget_resume_line(const struct report_view *v, struct strbuf *out)
+{
+	double budget = v->design.sequential.budget_s;
+	int n = report_view_budget_stopped(v);
+
+	sb_addf(out, "the budget (%.0f s of runs) ran out with %d workload%s undecided; to go on "
+		"where it stopped: mglrulab run --resume ", budget, n, n == 1 ? "" : "s");
+	sb_add_text_safe(out, v->session.id ? v->session.id : "SESSION");
 	sb_addf(out, " --budget %.0fs", isfinite(budget) && budget > 0 ? 2 * budget : 1800);
 }

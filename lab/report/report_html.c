@@ -11,7 +11,10 @@
 #include "escape.h"
 #include "report_layout.h"
 #include "report_priv.h"
+#include "report_result.h"
+#include "report_view.h"
 #include "report_svg.h"
+#include "run_record.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -129,54 +132,72 @@ static void td_text(struct strbuf *sb, const char *s)
 	sb_adds(sb, "</td>");
 }
 
-static const char *kname(const json_t *r, int k)
+static const char *kname(const struct report_view *v, int k)
 {
-	return jget_str(jpath(r, "design"), k ? "patched" : "baseline", k ? "patched" : "baseline");
+	const char *name = k ? v->design.patched : v->design.baseline;
+
+	return name ? name : k ? "patched" : "baseline";
 }
 
-/* How a `run --until decided` session looked and where each workload stopped. */
-static void sequential_items(const json_t *r, struct strbuf *sb)
+static const char *str_or(const char *s, const char *def)
 {
-	const json_t *plan = jpath(r, "design.sequential"), *w;
-	const char *name;
+	return s ? s : def;
+}
 
-	if (!json_is_object(plan))
-		return;
-	sb_addf(sb, "<dt>Until</dt><dd>decided: looks at %lld, %lld, &hellip; up to %lld runs per "
-		"kernel, alpha %g spent over the looks (", (long long)jget_num(plan, "min_runs"),
-		(long long)(jget_num(plan, "min_runs") + jget_num(plan, "step")),
-		(long long)jget_num(plan, "max_runs"), jget_num(plan, "alpha"));
-	esc(sb, jget_str(plan, "method", "sequential"));
-	sb_adds(sb, ")");
-	if (jget_num(plan, "budget_s") > 0)
-		sb_addf(sb, "; budget %.0f s of runs", jget_num(plan, "budget_s"));
+/* The verdict (metrics) or change (counters) id of @res; NULL: none. */
+static const char *result_id(const struct result_record *res)
+{
+	return res->is_counter ? res->change_id : res->verdict_id;
+}
+
+/* Where each workload of a `run --until decided` session stopped. */
+static void sequential_stops(const struct report_view *v, struct strbuf *sb)
+{
 	sb_adds(sb, "<ul class=\"stops\">");
-	json_object_foreach(json_object_get(jpath(r, "sequential"), "workloads"), name, w) {
-		const char *why = jget_str(w, "why", "");
+	for (size_t i = 0; i < v->sequential.nworkloads; i++) {
+		const struct view_seq_workload *w = &v->sequential.workloads[i];
+		const char *why = str_or(w->why, "");
 
 		sb_adds(sb, "<li><b>");
-		esc(sb, name);
+		esc(sb, w->name);
 		sb_adds(sb, "</b>: ");
 		if (!strcmp(why, "decided"))
 			sb_addf(sb, "every primary decided at look %lld (%.0f runs per kernel)",
-				(long long)jget_num(w, "look"), jget_num(w, "runs_per_kernel"));
+				(long long)w->look, w->runs_per_kernel);
 		else if (!strcmp(why, "max-runs"))
 			sb_addf(sb, "stopped at the run cap (%.0f runs per kernel), undecided",
-				jget_num(w, "runs_per_kernel"));
+				w->runs_per_kernel);
 		else if (!strcmp(why, "budget"))
 			sb_adds(sb, "stopped by the budget, undecided");
 		else if (!strcmp(why, "below-first-look"))
 			sb_addf(sb, "its own cap of %.0f runs per kernel is below the first look",
-				jget_num(w, "runs_per_kernel"));
+				w->runs_per_kernel);
 		else
 			sb_adds(sb, "no look decided it");
 		sb_adds(sb, "</li>");
 	}
 	sb_adds(sb, "</ul>");
-	if (report_budget_stopped(r)) {
+}
+
+/* How a `run --until decided` session looked and where each workload stopped. */
+static void sequential_items(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_seq_plan *plan = &v->design.sequential;
+
+	if (!plan->present)
+		return;
+	sb_addf(sb, "<dt>Until</dt><dd>decided: looks at %lld, %lld, &hellip; up to %lld runs per "
+		"kernel, alpha %g spent over the looks (", (long long)plan->min_runs,
+		(long long)(plan->min_runs + plan->step), (long long)plan->max_runs, plan->alpha);
+	esc(sb, str_or(plan->method, "sequential"));
+	sb_adds(sb, ")");
+	if (plan->budget_s > 0)
+		sb_addf(sb, "; budget %.0f s of runs", plan->budget_s);
+	sequential_stops(v, sb);
+	if (report_view_budget_stopped(v)) {
 		struct strbuf line = STRBUF_INIT;
 
-		report_budget_resume_line(r, &line);
+		report_view_budget_resume_line(v, &line);
 		sb_adds(sb, "<p class=\"budget\">");
 		esc(sb, sb_str(&line));
 		sb_adds(sb, "</p>");
@@ -185,111 +206,125 @@ static void sequential_items(const json_t *r, struct strbuf *sb)
 	sb_adds(sb, "</dd>");
 }
 
-static void header(const json_t *r, struct strbuf *sb)
+/* "Compared": each kernel, where it came from, and its patches. */
+static void compared_item(const struct report_view *v, struct strbuf *sb)
 {
-	const json_t *host = json_object_get(r, "host"), *design = json_object_get(r, "design");
-	const json_t *st = json_object_get(r, "statistics"), *guest = json_object_get(r, "guest");
-	json_t *w;
-	size_t i;
+	sb_adds(sb, "<dt>Compared</dt><dd>");
+	for (size_t i = 0; i < v->nkernels; i++) {
+		const struct view_kernel *k = &v->kernels[i];
+		const char *src = str_or(k->source, ""), *slash = strrchr(src, '/');
+		size_t np = k->nseries;
 
-	sb_adds(sb, "<header><h1><span class=\"k0t\">");
-	esc(sb, kname(r, 0));
-	if (json_is_string(jpath(r, "design.patched"))) {
-		sb_adds(sb, "</span> vs <span class=\"k1t\">");
-		esc(sb, kname(r, 1));
-	} else {
-		sb_adds(sb, "</span> <span class=\"muted\">(one kernel, no comparison)");
-	}
-	sb_adds(sb, "</span></h1><p class=\"sub\">mglrulab report &middot; session <code>");
-	esc(sb, jget_str(jpath(r, "session"), "id", "-"));
-	sb_adds(sb, "</code> &middot; ");
-	esc(sb, jget_str(jpath(r, "session"), "created", ""));
-	sb_adds(sb, "</p><dl class=\"meta\"><dt>Compared</dt><dd>");
-	json_array_foreach(json_object_get(r, "kernels"), i, w) {
-		size_t np = json_array_size(json_object_get(w, "series"));
 		if (i)
 			sb_adds(sb, " &middot; ");
-		const char *src = jget_str(w, "source", ""), *slash = strrchr(src, '/');
 		sb_adds(sb, "<b>");
-		esc(sb, jget_str(w, "name", "?"));
+		esc(sb, str_or(k->name, "?"));
 		sb_adds(sb, "</b>: ");
-		if (json_is_string(json_object_get(w, "version"))) {
+		if (k->version) {
 			sb_adds(sb, "Linux ");
-			esc(sb, jget_str(w, "version", ""));
+			esc(sb, k->version);
 			sb_adds(sb, " from ");
 		}
 		esc(sb, slash && slash[1] ? slash + 1 : src);
-		if (json_is_string(json_object_get(w, "ref"))) {
+		if (k->ref) {
 			sb_adds(sb, " at ");
-			esc(sb, jget_str(w, "ref", ""));
+			esc(sb, k->ref);
 		}
 		if (np)
 			sb_addf(sb, " + %zu patch%s", np, np == 1 ? "" : "es");
 	}
-	sb_adds(sb, "</dd><dt>Workloads</dt><dd>");
-	json_array_foreach(json_object_get(r, "workloads"), i, w) {
-		if (i)
-			sb_adds(sb, ", ");
-		esc(sb, jget_str(w, "name", "?"));
-	}
-	sb_adds(sb, "</dd><dt>Where</dt><dd>");
-	esc(sb, jget_str(host, "hostname", "?"));
+	sb_adds(sb, "</dd>");
+}
+
+/* "Where": the host and the guest. */
+static void where_item(const struct report_view *v, struct strbuf *sb)
+{
+	sb_adds(sb, "<dt>Where</dt><dd>");
+	esc(sb, str_or(v->host.hostname, "?"));
 	sb_adds(sb, ": ");
-	esc(sb, jget_str(host, "cpu", "?"));
+	esc(sb, str_or(v->host.cpu, "?"));
 	sb_adds(sb, ", accel <b>");
-	esc(sb, jget_str(host, "accel", "?"));
+	esc(sb, str_or(v->host.accel, "?"));
 	sb_adds(sb, "</b>; guest ");
-	esc(sb, jget_str(guest, "name", "?"));
-	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes%s)</dd>",
-		(long long)json_integer_value(json_object_get(guest, "vcpus")),
-		json_array_size(json_object_get(guest, "nodes")),
-		json_is_integer(json_object_get(guest, "icount_shift"))
-			? "; guest time counts instructions (icount)" : "");
-	char *except = report_runs_exceptions(r);
+	esc(sb, str_or(v->guest.name, "?"));
+	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes%s)</dd>", (long long)v->guest.vcpus,
+		v->guest.nnodes,
+		v->guest.has_icount_shift ? "; guest time counts instructions (icount)" : "");
+}
+
+/* "How": the design and the statistics. */
+static void how_item(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_statistics *st = &v->statistics;
+	char *except = report_view_runs_exceptions(v);
+
 	sb_addf(sb, "<dt>How</dt><dd>%s%lld runs per kernel",
-		json_is_object(json_object_get(design, "sequential")) ? "up to " : "",
-		(long long)json_integer_value(json_object_get(design, "runs_per_kernel")));
+		v->design.sequential.present ? "up to " : "", (long long)v->design.runs_per_kernel);
 	if (except) {
 		sb_adds(sb, " (");
 		esc(sb, except);
 		sb_adds(sb, ")");
 		free(except);
 	}
-	sb_addf(sb, " (fresh boot each), %lld warm-up, order ",
-		(long long)json_integer_value(json_object_get(design, "warmups")));
-	esc(sb, jget_str(design, "order", "-"));
+	sb_addf(sb, " (fresh boot each), %lld warm-up, order ", (long long)v->design.warmups);
+	esc(sb, str_or(v->design.order, "-"));
 	sb_addf(sb, "; medians, %.0f%% bootstrap interval of the ratio (%lld resamples), "
 		"Mann-Whitney U, BH q within families, alpha %g, noise band &plusmn;%g%% (",
-		100 * jget_num(st, "confidence"), (long long)json_integer_value(json_object_get(st, "resamples")),
-		jget_num(st, "alpha"), 100 * jget_num(st, "threshold"));
-	esc(sb, jget_str(st, "threshold_source", "[stats] threshold"));
+		100 * st->confidence, (long long)st->resamples, st->alpha, 100 * st->threshold);
+	esc(sb, str_or(st->threshold_source, "[stats] threshold"));
 	sb_adds(sb, ")</dd>");
-	sequential_items(r, sb);
+}
+
+static void header(const struct report_view *v, struct strbuf *sb)
+{
+	sb_adds(sb, "<header><h1><span class=\"k0t\">");
+	esc(sb, kname(v, 0));
+	if (v->design.patched) {
+		sb_adds(sb, "</span> vs <span class=\"k1t\">");
+		esc(sb, kname(v, 1));
+	} else {
+		sb_adds(sb, "</span> <span class=\"muted\">(one kernel, no comparison)");
+	}
+	sb_adds(sb, "</span></h1><p class=\"sub\">mglrulab report &middot; session <code>");
+	esc(sb, str_or(v->session.id, "-"));
+	sb_adds(sb, "</code> &middot; ");
+	esc(sb, str_or(v->session.created, ""));
+	sb_adds(sb, "</p><dl class=\"meta\">");
+	compared_item(v, sb);
+	sb_adds(sb, "<dt>Workloads</dt><dd>");
+	for (size_t i = 0; i < v->nworkloads; i++) {
+		if (i)
+			sb_adds(sb, ", ");
+		esc(sb, str_or(v->workloads[i].name, "?"));
+	}
+	sb_adds(sb, "</dd>");
+	where_item(v, sb);
+	how_item(v, sb);
+	sequential_items(v, sb);
 	sb_adds(sb, "</dl></header>\n");
 }
 
-static void warnings(const json_t *r, struct strbuf *sb)
+static void warnings(const struct report_view *v, struct strbuf *sb)
 {
-	json_t *w;
-	size_t i;
-
-	if (!json_array_size(json_object_get(r, "warnings")))
+	if (!v->nwarnings)
 		return;
 	sb_adds(sb, "<section class=\"warnings\" id=\"warnings\"><strong>Warnings</strong><ul>");
-	json_array_foreach(json_object_get(r, "warnings"), i, w) {
+	for (size_t i = 0; i < v->nwarnings; i++) {
 		sb_adds(sb, "<li>");
-		esc(sb, jget_str(w, "message", ""));
+		esc(sb, v->warnings[i].message);
 		sb_adds(sb, "</li>");
 	}
 	sb_adds(sb, "</ul></section>\n");
 }
 
-/* One badge per verdict id with its count in @v (summary.verdicts or the like). */
-static void verdict_badges(struct strbuf *sb, const json_t *v)
+/* One badge per verdict id with its count in @c (summary.verdicts or the like). */
+static void verdict_badges(struct strbuf *sb, const struct view_counts *c)
 {
 	static const char *const ids[] = {
 		"improvement", "regression", "within-noise", "no-change", "inconclusive", "invalid",
 	};
+	const long n[] = { c->improvement, c->regression, c->within_noise, c->no_change,
+			   c->inconclusive, c->invalid };
 
 	sb_adds(sb, "<div class=\"counts\">");
 	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
@@ -298,47 +333,43 @@ static void verdict_badges(struct strbuf *sb, const json_t *v)
 		/* "≈ significant, within noise" but not "improvement improvement". */
 		sb_addf(sb, "<span class=\"badge v-%s\">%s%s%s: %lld</span>", ids[i],
 			strcmp(sym, label) ? sym : "", strcmp(sym, label) ? " " : "", label,
-			(long long)json_integer_value(json_object_get(v, ids[i])));
+			(long long)n[i]);
 	}
 	sb_adds(sb, "</div>");
 }
 
-static void verdict_summary(const json_t *r, struct strbuf *sb)
+static void verdict_summary(const struct report_view *v, struct strbuf *sb)
 {
+	const struct view_summary *sm = &v->summary;
+
 	sb_addf(sb, "<section id=\"verdicts\"><h2>Verdicts</h2>");
-	if (json_integer_value(jpath(r, "summary.primaries"))) {
-		sb_addf(sb, "<h3>Primary metrics (%lld)</h3>",
-			(long long)json_integer_value(jpath(r, "summary.primaries")));
-		verdict_badges(sb, jpath(r, "summary.primary_verdicts"));
+	if (sm->primaries) {
+		sb_addf(sb, "<h3>Primary metrics (%lld)</h3>", (long long)sm->primaries);
+		verdict_badges(sb, &sm->primary_verdicts);
 		sb_adds(sb, "<h3>All metrics</h3>");
 	}
-	verdict_badges(sb, jpath(r, "summary.verdicts"));
+	verdict_badges(sb, &sm->verdicts);
 	sb_addf(sb, "<p class=\"muted\">%lld metrics, %lld counters, %lld runs "
 		"(%lld failed, %lld warm-up).</p></section>\n",
-		(long long)json_integer_value(jpath(r, "summary.metrics")),
-		(long long)json_integer_value(jpath(r, "summary.counters")),
-		(long long)json_integer_value(jpath(r, "summary.runs")),
-		(long long)json_integer_value(jpath(r, "summary.runs_failed")),
-		(long long)json_integer_value(jpath(r, "summary.runs_warmup")));
+		(long long)sm->metrics, (long long)sm->counters, (long long)sm->runs,
+		(long long)sm->runs_failed, (long long)sm->runs_warmup);
 }
 
-static void change_cells(struct strbuf *sb, const json_t *res)
+static void change_cells(struct strbuf *sb, const struct result_record *res)
 {
-	const json_t *c = verdict_comparison(res);
+	const struct result_change *c = &res->change;
+	const char *id = result_id(res);
 	char d[32], ci[64], p[16];
 
-	td_num(sb, jget_num(json_object_get(res, "baseline"), "median"));
-	td_num(sb, jget_num(json_object_get(res, "patched"), "median"));
-	fmt_pct(d, sizeof(d), jget_num(c, "delta_pct"));
-	fmt_ratio_ci(ci, sizeof(ci), jget_num(json_object_get(c, "ci"), "lo"),
-		     jget_num(json_object_get(c, "ci"), "hi"));
-	fmt_p(p, sizeof(p), jget_num(res, "p_used"));
+	td_num(sb, res->side[0].median);
+	td_num(sb, res->side[1].median);
+	fmt_pct(d, sizeof(d), c->delta_pct);
+	fmt_ratio_ci(ci, sizeof(ci), c->lo, c->hi);
+	fmt_p(p, sizeof(p), res->p_used);
 	sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
 	sb_adds(sb, "<td>");
-	svg_forest(sb, jget_num(c, "ratio"), jget_num(json_object_get(c, "ci"), "lo"),
-		   jget_num(json_object_get(c, "ci"), "hi"), jget_num(res, "threshold"),
-		   strcmp(jget_str(res, "better", "higher"), "lower") != 0,
-		   css_id(jget_str(res, "verdict", jget_str(res, "change", "invalid"))));
+	svg_forest(sb, c->ratio, c->lo, c->hi, res->threshold,
+		   !res->better || strcmp(res->better, "lower") != 0, css_id(id ? id : "invalid"));
 	sb_addf(sb, "</td><td class=\"num\">%s</td>", p);
 }
 
@@ -346,17 +377,14 @@ static void change_cells(struct strbuf *sb, const json_t *res)
  * A primary whose hosts disagree (a session on several hosts): the
  * warning right under its row, where the pooled verdict is read.
  */
-static void heterogeneity_row(struct strbuf *sb, const json_t *res)
+static void heterogeneity_row(struct strbuf *sb, const struct result_record *res)
 {
-	const json_t *w;
-	size_t i;
-
-	json_array_foreach(json_object_get(res, "warnings"), i, w) {
-		if (strcmp(jget_str(w, "kind", ""), "host-heterogeneity"))
+	for (size_t i = 0; i < res->nwarnings; i++) {
+		if (strcmp(res->warnings[i].kind, "host-heterogeneity"))
 			continue;
 		sb_adds(sb, "<tr class=\"het\"><td colspan=\"9\"><div class=\"warnings\">"
 			"<strong>Warning:</strong> ");
-		esc(sb, jget_str(w, "message", ""));
+		esc(sb, res->warnings[i].message);
 		sb_addf(sb, " (<a href=\"#hosts\">per host</a>)</div></td></tr>\n");
 	}
 }
@@ -365,14 +393,13 @@ static void heterogeneity_row(struct strbuf *sb, const json_t *res)
  * @primary 1: the primaries of every workload, named "workload: metric";
  * 0: the other metrics under one heading per workload.
  */
-static void results_table(const json_t *r, struct strbuf *sb, int primary)
+static void results_table(const struct report_view *v, struct strbuf *sb, int primary)
 {
 	const char *cur = NULL;
-	json_t *res;
 	size_t i, n = 0;
 
-	json_array_foreach(json_object_get(r, "results"), i, res)
-		n += json_is_true(json_object_get(res, "primary")) == primary;
+	for (i = 0; i < v->nresults; i++)
+		n += !!v->results[i].primary == primary;
 	if (!n)
 		return;
 	if (primary)
@@ -383,16 +410,17 @@ static void results_table(const json_t *r, struct strbuf *sb, int primary)
 		sb_adds(sb, "<section id=\"results\"><h2>Other metrics</h2>");
 	sb_adds(sb, "<div class=\"tw\"><table class=\"results\"><thead><tr><th>Metric</th><th>Unit</th>"
 		"<th class=\"num\">");
-	esc(sb, kname(r, 0));
+	esc(sb, kname(v, 0));
 	sb_adds(sb, "</th><th class=\"num\">");
-	esc(sb, kname(r, 1));
+	esc(sb, kname(v, 1));
 	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
 		"<th>Ratio against 1.0 (band: noise)</th><th class=\"num\">p / q</th>"
 		"<th>Verdict</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(r, "results"), i, res) {
-		const char *wn = jget_str(res, "workload", "");
+	for (i = 0; i < v->nresults; i++) {
+		const struct result_record *res = &v->results[i];
+		const char *wn = str_or(res->workload, "");
 
-		if (json_is_true(json_object_get(res, "primary")) != primary)
+		if (!!res->primary != primary)
 			continue;
 		if (!cur || strcmp(cur, wn)) {
 			sb_adds(sb, "<tr class=\"wl\"><td colspan=\"9\">");
@@ -401,13 +429,13 @@ static void results_table(const json_t *r, struct strbuf *sb, int primary)
 			cur = wn;
 		}
 		sb_addf(sb, "<tr class=\"metric\" id=\"m%zu\"><td><a href=\"#d%zu\">", i, i);
-		esc(sb, jget_str(res, "metric", ""));
+		esc(sb, res->metric);
 		sb_adds(sb, "</a></td>");
-		td_text(sb, jget_str(res, "unit", ""));
+		td_text(sb, res->unit ? res->unit : "");
 		change_cells(sb, res);
 		sb_adds(sb, "<td>");
-		if (json_is_string(json_object_get(res, "verdict")))
-			badge(sb, jget_str(res, "verdict", "invalid"));
+		if (res->verdict_id)
+			badge(sb, res->verdict_id);
 		else
 			sb_adds(sb, "-");	/* one kernel: nothing was compared */
 		sb_adds(sb, "</td></tr>\n");
@@ -420,7 +448,8 @@ static void results_table(const json_t *r, struct strbuf *sb, int primary)
 /* layout->per_run: every run's value under its kernel, as thpscale showed them. */
 #define LT_HTML_RUNS_MAX 20
 
-static void layout_runs_html(const json_t *r, const struct layout_table *t, struct strbuf *sb)
+static void layout_runs_html(const struct report_view *v, const struct layout_table *t,
+			     struct strbuf *sb)
 {
 	long long seqs[2][LT_HTML_RUNS_MAX];
 	size_t n[2];
@@ -437,7 +466,7 @@ static void layout_runs_html(const json_t *r, const struct layout_table *t, stru
 		if (!n[k])
 			continue;
 		sb_addf(sb, "<th colspan=\"%zu\">", n[k]);
-		esc(sb, kname(r, k));
+		esc(sb, kname(v, k));
 		sb_adds(sb, "</th>");
 	}
 	sb_adds(sb, "</tr><tr><th></th>");
@@ -457,10 +486,10 @@ static void layout_runs_html(const json_t *r, const struct layout_table *t, stru
 }
 
 /* The workloads' own tables (report_layout.h), the way their threads showed them. */
-static void layout_tables_html(const json_t *r, struct strbuf *sb)
+static void layout_tables_html(const struct report_view *v, struct strbuf *sb)
 {
 	struct layout_table *t;
-	size_t n = layout_tables(r, &t);
+	size_t n = layout_tables_view(v, &t);
 
 	if (!n)
 		return;
@@ -493,9 +522,9 @@ static void layout_tables_html(const json_t *r, struct strbuf *sb)
 		sb_adds(sb, "</th>");
 		for (cell = 0; cell < cells; cell++) {
 			sb_adds(sb, "<th class=\"num\">");
-			esc(sb, kname(r, 0));
+			esc(sb, kname(v, 0));
 			sb_adds(sb, "</th><th class=\"num\">");
-			esc(sb, kname(r, 1));
+			esc(sb, kname(v, 1));
 			sb_adds(sb, "</th><th class=\"num\">Change</th><th>Verdict</th>");
 		}
 		sb_adds(sb, "</tr></thead><tbody>\n");
@@ -520,78 +549,75 @@ static void layout_tables_html(const json_t *r, struct strbuf *sb)
 			sb_adds(sb, "</tr>\n");
 		}
 		sb_adds(sb, "</tbody></table></div>\n");
-		layout_runs_html(r, &t[i], sb);
+		layout_runs_html(v, &t[i], sb);
 	}
 	sb_adds(sb, "</section>\n");
 	layout_tables_free(t, n);
 }
 
-/* One row of the per-host table: @h an element of "hosts", or NULL for the pooled row. */
-static void host_row(struct strbuf *sb, const json_t *res, const json_t *h)
+/* The pooled row's heterogeneity: do the hosts disagree, Cochran's Q, van Elteren's p. */
+static void host_pooled_note(struct strbuf *sb, const struct result_record *res)
 {
-	const json_t *n = json_object_get(h, "n"), *med = json_object_get(h, "median");
-	const json_t *c = h ? json_object_get(h, "ci") : NULL, *pooled = json_object_get(res, "pooled");
+	const struct result_pooled *pl = &res->pool;
+	char p[16];
+
+	if (result_record_has_warning(res, "host-heterogeneity"))
+		sb_adds(sb, "<strong>hosts disagree</strong>, ");
+	fmt_p(p, sizeof(p), pl->heterogeneity.p);
+	sb_addf(sb, "Cochran's Q %.2f, p ", pl->heterogeneity.q);
+	esc(sb, p);
+	sb_addf(sb, ", I&sup2; %.0f%%; van Elteren p ", 100 * pl->heterogeneity.i2);
+	fmt_p(p, sizeof(p), pl->p);
+	esc(sb, p);
+	sb_adds(sb, "</td></tr>\n");
+}
+
+/* One row of the per-host table: @h one of @res's hosts, or NULL for the pooled row. */
+static void host_row(struct strbuf *sb, const struct result_record *res,
+		     const struct result_host *h)
+{
 	char d[32], ci[64];
 
 	sb_adds(sb, "<tr><td></td><td>");
 	if (h) {
-		esc(sb, jget_str(h, "host", ""));
-		sb_addf(sb, "</td><td class=\"num\">%lld / %lld</td>",
-			(long long)json_integer_value(json_array_get(n, 0)),
-			(long long)json_integer_value(json_array_get(n, 1)));
+		esc(sb, h->host);
+		sb_addf(sb, "</td><td class=\"num\">%lld / %lld</td>", (long long)h->n[0],
+			(long long)h->n[1]);
 		for (size_t k = 0; k < 2; k++)
-			td_num(sb, json_is_number(json_array_get(med, k)) ?
-			       json_number_value(json_array_get(med, k)) : NAN);
-		fmt_pct(d, sizeof(d), jget_num(h, "delta_pct"));
-		fmt_ratio_ci(ci, sizeof(ci),
-			     json_is_number(json_array_get(c, 0)) ? json_number_value(json_array_get(c, 0)) : NAN,
-			     json_is_number(json_array_get(c, 1)) ? json_number_value(json_array_get(c, 1)) : NAN);
+			td_num(sb, h->median[k]);
+		fmt_pct(d, sizeof(d), h->delta_pct);
+		fmt_ratio_ci(ci, sizeof(ci), h->lo, h->hi);
 		sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
-			d, ci, json_is_true(json_object_get(h, "pooled")) ? "" : "not pooled (no interval)");
+			d, ci, h->pooled ? "" : "not pooled (no interval)");
 		return;
 	}
-	fmt_pct(d, sizeof(d), jget_num(pooled, "delta_pct"));
-	fmt_ratio_ci(ci, sizeof(ci), jget_num(json_object_get(pooled, "ci"), "lo"),
-		     jget_num(json_object_get(pooled, "ci"), "hi"));
+	fmt_pct(d, sizeof(d), res->pool.delta_pct);
+	fmt_ratio_ci(ci, sizeof(ci), res->pool.lo, res->pool.hi);
 	sb_addf(sb, "<b>pooled</b></td><td class=\"num\">%lld hosts</td><td></td><td></td>"
 		"<td class=\"num\"><b>%s</b></td><td class=\"num\"><b>%s</b></td><td>",
-		(long long)json_integer_value(json_object_get(pooled, "hosts")), d, ci);
-	if (result_has_warning(res, "host-heterogeneity"))
-		sb_adds(sb, "<strong>hosts disagree</strong>, ");
-	{
-		const json_t *het = json_object_get(res, "heterogeneity");
-		char p[16];
-
-		fmt_p(p, sizeof(p), jget_num(het, "p"));
-		sb_addf(sb, "Cochran's Q %.2f, p ", jget_num(het, "q"));
-		esc(sb, p);
-		sb_addf(sb, ", I&sup2; %.0f%%; van Elteren p ", 100 * jget_num(het, "i2"));
-		fmt_p(p, sizeof(p), jget_num(pooled, "p"));
-		esc(sb, p);
-		sb_adds(sb, "</td></tr>\n");
-	}
+		(long long)res->pool.hosts, d, ci);
+	host_pooled_note(sb, res);
 }
 
 /*
  * A session on several hosts: per workload, each metric's results host by
  * host and pooled (the verdict's basis), with Cochran's Q.
  */
-static void hosts_tables(const json_t *r, struct strbuf *sb)
+static void hosts_tables(const struct report_view *v, struct strbuf *sb)
 {
 	const char *cur = NULL;
-	const json_t *res, *h;
-	size_t i, j;
 
-	if (!report_several_hosts(r))
+	if (!v->several_hosts)
 		return;
 	sb_adds(sb, "<section id=\"hosts\"><h2>Per host</h2><p class=\"muted\">Each block ran on "
 		"one host slot, so each host compares the kernels on its own; the verdict pools the "
 		"hosts (inverse-variance weights on the log ratio, van Elteren's stratified rank "
 		"test). Hosts disagree when Cochran's Q has p &lt; 0.1.</p>\n");
-	json_array_foreach(json_object_get(r, "results"), i, res) {
-		const char *wn = jget_str(res, "workload", "");
+	for (size_t i = 0; i < v->nresults; i++) {
+		const struct result_record *res = &v->results[i];
+		const char *wn = str_or(res->workload, "");
 
-		if (!json_is_array(json_object_get(res, "hosts")))
+		if (!res->nhosts)
 			continue;
 		if (!cur || strcmp(cur, wn)) {
 			if (cur)
@@ -600,49 +626,46 @@ static void hosts_tables(const json_t *r, struct strbuf *sb)
 			esc(sb, wn);
 			sb_adds(sb, "</h3><div class=\"tw\"><table class=\"results hosts\"><thead><tr>"
 				"<th>Metric</th><th>Host</th><th class=\"num\">Runs</th><th class=\"num\">");
-			esc(sb, kname(r, 0));
+			esc(sb, kname(v, 0));
 			sb_adds(sb, "</th><th class=\"num\">");
-			esc(sb, kname(r, 1));
+			esc(sb, kname(v, 1));
 			sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
 				"<th></th></tr></thead><tbody>\n");
 			cur = wn;
 		}
 		sb_adds(sb, "<tr class=\"metric\"><td colspan=\"8\">");
-		esc(sb, jget_str(res, "metric", ""));
+		esc(sb, res->metric);
 		sb_adds(sb, "</td></tr>\n");
-		json_array_foreach(json_object_get(res, "hosts"), j, h)
-			host_row(sb, res, h);
+		for (size_t j = 0; j < res->nhosts; j++)
+			host_row(sb, res, &res->hosts[j]);
 		host_row(sb, res, NULL);
 	}
 	sb_adds(sb, "</tbody></table></div></section>\n");
 }
 
-static void geomean_table(const json_t *r, struct strbuf *sb)
+static void geomean_table(const struct report_view *v, struct strbuf *sb)
 {
-	json_t *g;
-	size_t i;
-
-	if (!json_array_size(json_object_get(r, "geomean")))
+	if (!v->ngeomean)
 		return;
 	sb_adds(sb, "<section id=\"geomean\"><h3>Geometric mean per workload</h3><p class=\"muted\">Each metric's ratio "
 		"oriented so that &gt; 1 means the patched kernel is better; interval from a joint "
 		"bootstrap over runs.</p><table class=\"geomean\"><thead><tr><th>Workload</th>"
 		"<th class=\"num\">Metrics</th><th class=\"num\">Patched better by</th>"
 		"<th class=\"num\">Interval</th><th>Ratio against 1.0</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(r, "geomean"), i, g) {
+	for (size_t i = 0; i < v->ngeomean; i++) {
+		const struct view_geomean *g = &v->geomean[i];
 		char d[32], ci[64];
-		double ratio = jget_num(g, "ratio"), lo = jget_num(g, "lo"), hi = jget_num(g, "hi");
+		double ratio = g->ratio, lo = g->lo, hi = g->hi;
 		const char *cls = !isfinite(lo) ? "invalid" : lo > 1 ? "improvement" :
 			hi < 1 ? "regression" : "no-change";
 
 		fmt_pct(d, sizeof(d), 100 * (ratio - 1));
 		fmt_ratio_ci(ci, sizeof(ci), lo, hi);
 		sb_adds(sb, "<tr>");
-		td_text(sb, jget_str(g, "workload", ""));
+		td_text(sb, str_or(g->workload, ""));
 		sb_addf(sb, "<td class=\"num\">%lld</td><td class=\"num\">%s</td>"
-			"<td class=\"num\">%s</td><td>",
-			(long long)json_integer_value(json_object_get(g, "metrics")), d, ci);
-		svg_forest(sb, ratio, lo, hi, jget_num(jpath(r, "statistics"), "threshold"), 1, cls);
+			"<td class=\"num\">%s</td><td>", (long long)g->metrics, d, ci);
+		svg_forest(sb, ratio, lo, hi, v->statistics.threshold, 1, cls);
 		sb_adds(sb, "</td></tr>\n");
 	}
 	sb_adds(sb, "</tbody></table></section>\n");
@@ -657,190 +680,214 @@ static void stat_row(struct strbuf *sb, const char *label, double a, double b)
 }
 
 /* A metric analysed host by host: the pooled estimate the verdict rests on. */
-static void pooled_rows(const json_t *res, struct strbuf *sb)
+static void pooled_rows(const struct result_record *res, struct strbuf *sb)
 {
-	const json_t *pl = json_object_get(res, "pooled"), *het = json_object_get(res, "heterogeneity");
+	const struct result_pooled *pl = &res->pool;
 	char a[48], b[64], p[16];
 
-	if (!json_is_object(pl))
+	if (!pl->present)
 		return;
-	fmt_pct(a, sizeof(a), jget_num(pl, "delta_pct"));
-	fmt_ratio_ci(b, sizeof(b), jget_num(json_object_get(pl, "ci"), "lo"),
-		     jget_num(json_object_get(pl, "ci"), "hi"));
+	fmt_pct(a, sizeof(a), pl->delta_pct);
+	fmt_ratio_ci(b, sizeof(b), pl->lo, pl->hi);
 	sb_addf(sb, "<tr><th>pooled over %lld hosts (<a href=\"#hosts\">per host</a>)</th>"
-		"<td class=\"num\">%s %s</td></tr>",
-		(long long)json_integer_value(json_object_get(pl, "hosts")), a, b);
-	fmt_p(p, sizeof(p), jget_num(pl, "p"));
+		"<td class=\"num\">%s %s</td></tr>", (long long)pl->hosts, a, b);
+	fmt_p(p, sizeof(p), pl->p);
 	sb_adds(sb, "<tr><th>van Elteren, by host (");
-	esc(sb, jget_str(pl, "p_method", "none"));
+	esc(sb, pl->p_method ? pl->p_method : "none");
 	sb_adds(sb, ")</th><td class=\"num\">p ");
 	esc(sb, p);
-	fmt_p(p, sizeof(p), jget_num(het, "p"));
+	fmt_p(p, sizeof(p), pl->heterogeneity.p);
 	sb_addf(sb, "</td></tr><tr><th>Cochran's Q (hosts disagree: p &lt; %g)</th>"
-		"<td class=\"num\">%.2f, p ", jget_num(het, "alpha"), jget_num(het, "q"));
+		"<td class=\"num\">%.2f, p ", pl->heterogeneity.alpha, pl->heterogeneity.q);
 	esc(sb, p);
-	sb_addf(sb, ", I&sup2; %.0f%%</td></tr>", 100 * jget_num(het, "i2"));
+	sb_addf(sb, ", I&sup2; %.0f%%</td></tr>", 100 * pl->heterogeneity.i2);
 }
 
-static void detail_stats(const json_t *r, const json_t *res, struct strbuf *sb)
+/* The two kernels' summary statistics, one row each. */
+static void side_rows(const struct result_record *res, struct strbuf *sb)
 {
-	const json_t *s[2] = { json_object_get(res, "baseline"), json_object_get(res, "patched") };
-	const json_t *c = json_object_get(res, "comparison");
-	static const char *const keys[] = { "median", "mean", "stddev", "cv", "mad", "min", "q1",
-					    "q3", "max" };
-	char lo[48], hi[48], buf[160];
+	const struct result_side *s0 = &res->side[0], *s1 = &res->side[1];
+	const struct {
+		const char *label;
+		double v[2];
+	} rows[] = {
+		{ "median", { s0->median, s1->median } },
+		{ "mean", { s0->mean, s1->mean } },
+		{ "stddev", { s0->stddev, s1->stddev } },
+		{ "cv", { s0->cv, s1->cv } },
+		{ "mad", { s0->mad, s1->mad } },
+		{ "min", { s0->min, s1->min } },
+		{ "q1", { s0->q1, s1->q1 } },
+		{ "q3", { s0->q3, s1->q3 } },
+		{ "max", { s0->max, s1->max } },
+	};
 
-	sb_adds(sb, "<table class=\"stats\" style=\"width:auto\"><thead><tr><th></th>"
-		"<th class=\"num k0t\">");
-	esc(sb, kname(r, 0));
-	sb_adds(sb, "</th><th class=\"num k1t\">");
-	esc(sb, kname(r, 1));
-	sb_adds(sb, "</th></tr></thead><tbody>");
-	stat_row(sb, "runs", jget_num(s[0], "n"), jget_num(s[1], "n"));
-	stat_row(sb, "failed / missing", jget_num(s[0], "failed") + jget_num(s[0], "missing"),
-		 jget_num(s[1], "failed") + jget_num(s[1], "missing"));
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		if (strcmp(keys[i], "cv")) {
-			stat_row(sb, keys[i], jget_num(s[0], keys[i]), jget_num(s[1], keys[i]));
+	stat_row(sb, "runs", (double)s0->n, (double)s1->n);
+	stat_row(sb, "failed / missing", (double)(s0->failed + s0->missing),
+		 (double)(s1->failed + s1->missing));
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		if (strcmp(rows[i].label, "cv")) {
+			stat_row(sb, rows[i].label, rows[i].v[0], rows[i].v[1]);
 			continue;
 		}
 		/* The coefficient of variation reads best as a percentage. */
 		sb_adds(sb, "<tr><th>cv</th>");
 		for (int k = 0; k < 2; k++) {
-			double cv = jget_num(s[k], "cv");
-			if (isfinite(cv))
-				sb_addf(sb, "<td class=\"num\">%.2f%%</td>", 100 * cv);
+			if (isfinite(rows[i].v[k]))
+				sb_addf(sb, "<td class=\"num\">%.2f%%</td>", 100 * rows[i].v[k]);
 			else
 				sb_adds(sb, "<td class=\"num\">-</td>");
 		}
 		sb_adds(sb, "</tr>");
 	}
+}
+
+/* Each kernel's median interval, its coverage, and whether it reached it. */
+static void median_ci_row(const struct result_record *res, struct strbuf *sb)
+{
+	char lo[48], hi[48], buf[160];
+
 	sb_adds(sb, "<tr><th>median interval</th>");
 	for (int k = 0; k < 2; k++) {
-		const json_t *ci = json_object_get(s[k], "median_ci");
-		fmt_num(lo, sizeof(lo), jget_num(ci, "lo"));
-		fmt_num(hi, sizeof(hi), jget_num(ci, "hi"));
-		snprintf(buf, sizeof(buf), "[%s, %s] %.1f%%%s", lo, hi, 100 * jget_num(ci, "achieved"),
-			 json_is_true(json_object_get(ci, "ok")) ? "" : " (too few runs)");
+		const struct result_side *s = &res->side[k];
+
+		fmt_num(lo, sizeof(lo), s->median_ci.lo);
+		fmt_num(hi, sizeof(hi), s->median_ci.hi);
+		snprintf(buf, sizeof(buf), "[%s, %s] %.1f%%%s", lo, hi, 100 * s->median_ci.achieved,
+			 s->median_ci.ok ? "" : " (too few runs)");
 		sb_addf(sb, "<td class=\"num\">%s</td>", buf);
 	}
 	sb_adds(sb, "</tr>");
-	stat_row(sb, "outliers (kept)", jget_num(s[0], "outliers"), jget_num(s[1], "outliers"));
-	stat_row(sb, "drift rho", jget_num(json_object_get(s[0], "drift"), "rho"),
-		 jget_num(json_object_get(s[1], "drift"), "rho"));
-	sb_adds(sb, "</tbody></table>");
-	if (!json_is_object(c))
-		return;
-	sb_adds(sb, "<table class=\"cmp\" style=\"width:auto\"><tbody>");
-	{
-		const json_t *ci = json_object_get(c, "ci"), *mw = json_object_get(c, "mann_whitney");
-		const json_t *hl = json_object_get(c, "hodges_lehmann"), *pd = json_object_get(c, "paired");
-		char a[48], b[64], p[16], q[16];
+}
 
-		fmt_pct(a, sizeof(a), jget_num(c, "delta_pct"));
-		fmt_ratio_ci(b, sizeof(b), jget_num(ci, "lo"), jget_num(ci, "hi"));
-		sb_addf(sb, "<tr><th>ratio of medians</th><td class=\"num\">%.5f (%s)</td></tr>",
-			jget_num(c, "ratio"), a);
-		sb_addf(sb, "<tr><th>%.0f%% interval (", 100 * jget_num(ci, "level"));
-		esc(sb, jget_str(ci, "method", "none"));
-		sb_addf(sb, ", %lld resamples)</th><td class=\"num\">%s</td></tr>",
-			(long long)json_integer_value(json_object_get(ci, "resamples")), b);
-		fmt_p(p, sizeof(p), jget_num(mw, "p"));
-		fmt_p(q, sizeof(q), jget_num(c, "q"));
-		sb_addf(sb, "<tr><th>Mann-Whitney U (");
-		esc(sb, jget_str(mw, "method", "none"));
-		sb_addf(sb, ")</th><td class=\"num\">U %g, p %s, q %s</td></tr>", jget_num(mw, "u"), p, q);
-		fmt_pct(a, sizeof(a), 100 * (jget_num(hl, "ratio") - 1));
-		fmt_ratio_ci(b, sizeof(b), jget_num(hl, "ratio_lo"), jget_num(hl, "ratio_hi"));
-		sb_addf(sb, "<tr><th>Hodges-Lehmann</th><td class=\"num\">%s %s</td></tr>", a, b);
-		fmt_pct(a, sizeof(a), jget_num(c, "mde_pct"));
-		sb_addf(sb, "<tr><th>minimum detectable effect</th><td class=\"num\">&plusmn;%s</td></tr>",
-			a + (a[0] == '+'));
-		if (json_is_object(pd)) {
-			fmt_pct(a, sizeof(a), 100 * (jget_num(pd, "median_ratio") - 1));
-			fmt_p(p, sizeof(p), jget_num(pd, "p"));
-			sb_addf(sb, "<tr><th>paired by block (Wilcoxon, %lld pairs)</th>"
-				"<td class=\"num\">%s, p %s</td></tr>",
-				(long long)json_integer_value(json_object_get(pd, "pairs")), a, p);
-		}
-		pooled_rows(res, sb);
+/* The comparison of all runs, and the pooled estimate of a session on several hosts. */
+static void comparison_rows(const struct result_record *res, struct strbuf *sb)
+{
+	const struct result_comparison *c = &res->comparison;
+	char a[48], b[64], p[16], q[16];
+
+	sb_adds(sb, "<table class=\"cmp\" style=\"width:auto\"><tbody>");
+	fmt_pct(a, sizeof(a), c->delta_pct);
+	fmt_ratio_ci(b, sizeof(b), c->ci.lo, c->ci.hi);
+	sb_addf(sb, "<tr><th>ratio of medians</th><td class=\"num\">%.5f (%s)</td></tr>",
+		c->ratio, a);
+	sb_addf(sb, "<tr><th>%.0f%% interval (", 100 * c->ci.level);
+	esc(sb, c->ci.method ? c->ci.method : "none");
+	sb_addf(sb, ", %lld resamples)</th><td class=\"num\">%s</td></tr>",
+		(long long)c->ci.resamples, b);
+	fmt_p(p, sizeof(p), c->mann_whitney.p);
+	fmt_p(q, sizeof(q), c->q);
+	sb_addf(sb, "<tr><th>Mann-Whitney U (");
+	esc(sb, c->mann_whitney.method ? c->mann_whitney.method : "none");
+	sb_addf(sb, ")</th><td class=\"num\">U %g, p %s, q %s</td></tr>", c->mann_whitney.u, p, q);
+	fmt_pct(a, sizeof(a), 100 * (c->hodges_lehmann.ratio - 1));
+	fmt_ratio_ci(b, sizeof(b), c->hodges_lehmann.ratio_lo, c->hodges_lehmann.ratio_hi);
+	sb_addf(sb, "<tr><th>Hodges-Lehmann</th><td class=\"num\">%s %s</td></tr>", a, b);
+	fmt_pct(a, sizeof(a), c->mde_pct);
+	sb_addf(sb, "<tr><th>minimum detectable effect</th><td class=\"num\">&plusmn;%s</td></tr>",
+		a + (a[0] == '+'));
+	if (c->paired.present) {
+		fmt_pct(a, sizeof(a), 100 * (c->paired.median_ratio - 1));
+		fmt_p(p, sizeof(p), c->paired.p);
+		sb_addf(sb, "<tr><th>paired by block (Wilcoxon, %lld pairs)</th>"
+			"<td class=\"num\">%s, p %s</td></tr>", (long long)c->paired.pairs, a, p);
 	}
+	pooled_rows(res, sb);
 	sb_adds(sb, "</tbody></table>");
 }
 
-static void raw_values(const json_t *r, const json_t *res, struct strbuf *sb)
+static void detail_stats(const struct report_view *v, const struct result_record *res,
+			 struct strbuf *sb)
+{
+	sb_adds(sb, "<table class=\"stats\" style=\"width:auto\"><thead><tr><th></th>"
+		"<th class=\"num k0t\">");
+	esc(sb, kname(v, 0));
+	sb_adds(sb, "</th><th class=\"num k1t\">");
+	esc(sb, kname(v, 1));
+	sb_adds(sb, "</th></tr></thead><tbody>");
+	side_rows(res, sb);
+	median_ci_row(res, sb);
+	/* No statistics (no values): no outliers were counted, "-" rather than 0. */
+	stat_row(sb, "outliers (kept)",
+		 res->summarized[0] ? (double)res->side[0].outliers : NAN,
+		 res->summarized[1] ? (double)res->side[1].outliers : NAN);
+	stat_row(sb, "drift rho", res->side[0].drift.rho, res->side[1].drift.rho);
+	sb_adds(sb, "</tbody></table>");
+	if (res->comparison.present)
+		comparison_rows(res, sb);
+}
+
+static int side_outlier(const struct result_side *s, long run)
+{
+	for (size_t j = 0; j < s->noutlier_runs; j++)
+		if (s->outlier_runs[j] == run)
+			return 1;
+	return 0;
+}
+
+static void raw_values(const struct report_view *v, const struct result_record *res,
+		       struct strbuf *sb)
 {
 	sb_adds(sb, "<div class=\"raw\"><table><thead><tr><th>Run</th><th>Kernel</th>"
 		"<th class=\"num\">Value</th><th></th></tr></thead><tbody>");
 	for (int k = 0; k < 2; k++) {
-		const json_t *s = json_object_get(res, k ? "patched" : "baseline");
-		json_t *runs = json_object_get(s, "runs"), *vals = json_object_get(s, "values");
-		json_t *outl = json_object_get(s, "outlier_runs"), *o;
-		json_t *run;
-		size_t i, j;
+		const struct result_side *s = &res->side[k];
 
-		json_array_foreach(runs, i, run) {
-			json_int_t id = json_integer_value(run);
-			int out = 0;
+		for (size_t i = 0; i < s->nvalues; i++) {
+			long long id = s->runs[i];
 
-			json_array_foreach(outl, j, o)
-				out |= json_integer_value(o) == id;
 			sb_addf(sb, "<tr><td><a href=\"#run%lld\">#%lld</a></td><td class=\"k%dt\">",
-				(long long)id, (long long)id, k);
-			esc(sb, kname(r, k));
+				id, id, k);
+			esc(sb, kname(v, k));
 			sb_adds(sb, "</td>");
-			td_num(sb, json_number_value(json_array_get(vals, i)));
-			sb_addf(sb, "<td>%s</td></tr>", out ? "outlier (kept)" : "");
+			td_num(sb, s->values[i]);
+			sb_addf(sb, "<td>%s</td></tr>", side_outlier(s, s->runs[i]) ? "outlier (kept)" : "");
 		}
 	}
 	sb_adds(sb, "</tbody></table></div>");
 }
 
-static void details(const json_t *r, struct strbuf *sb)
+static void details(const struct report_view *v, struct strbuf *sb)
 {
-	json_t *res, *w;
-	size_t i, j;
 
 	sb_adds(sb, "<section id=\"details\"><h2>Per-metric details</h2>\n");
-	json_array_foreach(json_object_get(r, "results"), i, res) {
-		const char *v = css_id(jget_str(res, "verdict", "invalid"));
+	for (size_t i = 0; i < v->nresults; i++) {
+		const struct result_record *res = &v->results[i];
 
 		sb_addf(sb, "<details id=\"d%zu\"><summary>", i);
-		badge(sb, v);
+		badge(sb, css_id(res->verdict_id ? res->verdict_id : "invalid"));
 		sb_adds(sb, " <b>");
-		esc(sb, jget_str(res, "workload", ""));
+		esc(sb, res->workload);
 		sb_adds(sb, " / ");
-		esc(sb, jget_str(res, "metric", ""));
+		esc(sb, res->metric);
 		sb_adds(sb, "</b> <span class=\"muted\">");
-		esc(sb, jget_str(res, "reason", ""));
+		esc(sb, res->reason ? res->reason : "");
 		sb_adds(sb, "</span></summary>");
-		if (json_array_size(json_object_get(res, "warnings"))) {
+		if (res->nwarnings) {
 			sb_adds(sb, "<ul>");
-			json_array_foreach(json_object_get(res, "warnings"), j, w) {
+			for (size_t j = 0; j < res->nwarnings; j++) {
 				sb_adds(sb, "<li>");
-				esc(sb, jget_str(w, "message", ""));
+				esc(sb, res->warnings[j].message);
 				sb_adds(sb, "</li>");
 			}
 			sb_adds(sb, "</ul>");
 		}
 		sb_adds(sb, "<div class=\"plots\"><div>");
-		svg_strip(sb, res, kname(r, 0), kname(r, 1));
+		svg_strip(sb, res, kname(v, 0), kname(v, 1));
 		svg_run_order(sb, res);
 		sb_adds(sb, "</div><div>");
-		detail_stats(r, res, sb);
+		detail_stats(v, res, sb);
 		sb_adds(sb, "</div>");
-		raw_values(r, res, sb);
+		raw_values(v, res, sb);
 		sb_adds(sb, "</div></details>\n");
 	}
 	sb_adds(sb, "</section>\n");
 }
 
-static void counters(const json_t *r, struct strbuf *sb)
+static void counters(const struct report_view *v, struct strbuf *sb)
 {
-	json_t *c;
-	size_t i;
 
-	if (!json_array_size(json_object_get(r, "counter_results")))
+	if (!v->ncounters)
 		return;
 	sb_adds(sb, "<section id=\"counters\"><h2>Counters</h2><p class=\"muted\">vmstat deltas, "
 		"tracepoint counts and lru_gen statistics, with the same statistics as the metrics "
@@ -848,102 +895,98 @@ static void counters(const json_t *r, struct strbuf *sb)
 		"&ldquo;better&rdquo;: the badge says which way they moved.</p>"
 		"<div class=\"tw\"><table class=\"counters\"><thead><tr><th>Workload</th><th>Counter</th>"
 		"<th class=\"num\">");
-	esc(sb, kname(r, 0));
+	esc(sb, kname(v, 0));
 	sb_adds(sb, "</th><th class=\"num\">");
-	esc(sb, kname(r, 1));
+	esc(sb, kname(v, 1));
 	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
 		"<th>Ratio against 1.0</th><th class=\"num\">q</th><th>Moved</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(r, "counter_results"), i, c) {
+	for (size_t i = 0; i < v->ncounters; i++) {
+		const struct result_record *c = &v->counters[i];
+
 		sb_adds(sb, "<tr class=\"counter\">");
-		td_text(sb, jget_str(c, "workload", ""));
+		td_text(sb, c->workload);
 		sb_adds(sb, "<td><code>");
-		esc(sb, jget_str(c, "counter", ""));
+		esc(sb, c->metric);
 		sb_adds(sb, "</code></td>");
 		change_cells(sb, c);
 		sb_adds(sb, "<td>");
-		badge(sb, jget_str(c, "change", "invalid"));
+		badge(sb, c->change_id ? c->change_id : "invalid");
 		sb_adds(sb, "</td></tr>\n");
 	}
 	sb_adds(sb, "</tbody></table></div></section>\n");
 }
 
-static void td_secs(struct strbuf *sb, const json_t *timings, const char *key)
+static void td_secs(struct strbuf *sb, double v)
 {
-	double v = jget_num(timings, key);
-
 	if (isfinite(v))
 		sb_addf(sb, "<td class=\"num\">%.2f</td>", v);
 	else
 		sb_adds(sb, "<td class=\"num\">-</td>");
 }
 
-static void runs_table(const json_t *r, struct strbuf *sb)
+/* The notes of a run: why it failed, a busy host, what the guest said. */
+static void run_notes(struct strbuf *sb, const struct run_record *run)
 {
-	json_t *run, *m;
-	size_t i, j;
+	const json_t *m;
+	size_t j;
 
-	{
-		static const char *const keys[] = { "boot_s", "workload_s", "host_overhead_s" };
-		static const char *const names[] = { "guest boot", "workload", "host overhead" };
-		const json_t *t = jpath(r, "summary.timings");
-
-		sb_adds(sb, "<section id=\"runs\"><h2>Runs</h2><table class=\"timings\" "
-			"style=\"width:auto\"><thead><tr><th>Time per run</th><th class=\"num\">median"
-			"</th><th class=\"num\">total</th><th class=\"num\">runs</th></tr></thead><tbody>");
-		for (size_t x = 0; x < ARRAY_SIZE(keys); x++) {
-			const json_t *k = json_object_get(t, keys[x]);
-			double med = jget_num(k, "median"), tot = jget_num(k, "total");
-
-			sb_addf(sb, "<tr><th>%s</th>", names[x]);
-			if (isfinite(med))
-				sb_addf(sb, "<td class=\"num\">%.2f s</td><td class=\"num\">%.0f s</td>",
-					med, tot);
-			else
-				sb_adds(sb, "<td class=\"num\">-</td><td class=\"num\">-</td>");
-			sb_addf(sb, "<td class=\"num\">%lld</td></tr>",
-				(long long)json_integer_value(json_object_get(k, "runs")));
-		}
-		sb_adds(sb, "</tbody></table>");
+	if (!run->ok)
+		esc(sb, run->failure ? run->failure : "no reason recorded");
+	if (run->host_load.busy)
+		sb_addf(sb, "<div class=\"muted\">busy host: others used %.2f CPUs, "
+			"steal %.2f s</div>", run->host_load.other_cpus, run->host_load.steal_s);
+	json_array_foreach(run->guest_messages, j, m) {
+		sb_adds(sb, "<div class=\"muted\">guest: <code>");
+		esc(sb, json_string_value(m));
+		sb_adds(sb, "</code></div>");
 	}
+}
+
+static void run_row(struct strbuf *sb, const struct run_record *run)
+{
+	sb_addf(sb, "<tr id=\"run%lld\"%s><td class=\"num\">%lld</td>", (long long)run->seq,
+		run->ok ? "" : " class=\"failed\"", (long long)run->seq);
+	if (run->block >= 0)
+		sb_addf(sb, "<td class=\"num\">%ld</td>", run->block);
+	else
+		sb_adds(sb, "<td></td>");
+	td_text(sb, run->kernel);
+	td_text(sb, run->workload);
+	sb_addf(sb, "<td>%s%s</td>", run->ok ? "ok" : "failed", run->warmup ? " (warm-up)" : "");
+	td_secs(sb, run->timings.boot_s);
+	td_secs(sb, run->timings.workload_s);
+	td_secs(sb, run->timings.host_overhead_s);
+	sb_adds(sb, "<td>");
+	run_notes(sb, run);
+	sb_adds(sb, "</td></tr>\n");
+}
+
+static void runs_table(const struct report_view *v, struct strbuf *sb)
+{
+	static const char *const names[VIEW_PHASES] = { "guest boot", "workload", "host overhead" };
+
+	sb_adds(sb, "<section id=\"runs\"><h2>Runs</h2><table class=\"timings\" "
+		"style=\"width:auto\"><thead><tr><th>Time per run</th><th class=\"num\">median"
+		"</th><th class=\"num\">total</th><th class=\"num\">runs</th></tr></thead><tbody>");
+	for (size_t x = 0; x < VIEW_PHASES; x++) {
+		const struct view_timing *t = &v->summary.timings[x];
+
+		sb_addf(sb, "<tr><th>%s</th>", names[x]);
+		if (isfinite(t->median))
+			sb_addf(sb, "<td class=\"num\">%.2f s</td><td class=\"num\">%.0f s</td>",
+				t->median, t->total);
+		else
+			sb_adds(sb, "<td class=\"num\">-</td><td class=\"num\">-</td>");
+		sb_addf(sb, "<td class=\"num\">%lld</td></tr>", (long long)t->runs);
+	}
+	sb_adds(sb, "</tbody></table>");
 	sb_adds(sb, "<details><summary>All runs in the order "
 		"they ran (fresh guest boot each; times in seconds)</summary>"
 		"<table class=\"runs\"><thead><tr><th>#</th><th>Block</th><th>Kernel</th>"
 		"<th>Workload</th><th>Status</th><th class=\"num\">Boot</th><th class=\"num\">Workload"
 		"</th><th class=\"num\">Host overhead</th><th>Notes</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(r, "runs"), i, run) {
-		int ok = !strcmp(jget_str(run, "status", ""), "ok");
-		json_t *block = json_object_get(run, "block"), *t = json_object_get(run, "timings");
-		json_int_t seq = json_integer_value(json_object_get(run, "seq"));
-
-		if (!json_is_integer(json_object_get(run, "seq")))
-			seq = (json_int_t)json_number_value(json_object_get(run, "seq"));
-		sb_addf(sb, "<tr id=\"run%lld\"%s><td class=\"num\">%lld</td>", (long long)seq,
-			ok ? "" : " class=\"failed\"", (long long)seq);
-		if (json_is_number(block))
-			sb_addf(sb, "<td class=\"num\">%.0f</td>", json_number_value(block));
-		else
-			sb_adds(sb, "<td></td>");
-		td_text(sb, jget_str(run, "kernel", ""));
-		td_text(sb, jget_str(run, "workload", ""));
-		sb_addf(sb, "<td>%s%s</td>", ok ? "ok" : "failed",
-			json_is_true(json_object_get(run, "warmup")) ? " (warm-up)" : "");
-		td_secs(sb, t, "boot_s");
-		td_secs(sb, t, "workload_s");
-		td_secs(sb, t, "host_overhead_s");
-		sb_adds(sb, "<td>");
-		if (!ok)
-			esc(sb, jget_str(run, "failure", "no reason recorded"));
-		if (json_is_true(jpath(run, "host_load.busy")))
-			sb_addf(sb, "<div class=\"muted\">busy host: others used %.2f CPUs, "
-				"steal %.2f s</div>", jget_num(jpath(run, "host_load"), "other_cpus"),
-				jget_num(jpath(run, "host_load"), "steal_s"));
-		json_array_foreach(json_object_get(run, "guest_messages"), j, m) {
-			sb_adds(sb, "<div class=\"muted\">guest: <code>");
-			esc(sb, json_string_value(m));
-			sb_adds(sb, "</code></div>");
-		}
-		sb_adds(sb, "</td></tr>\n");
-	}
+	for (size_t i = 0; i < v->runs.n; i++)
+		run_row(sb, &v->runs.v[i]);
 	sb_adds(sb, "</tbody></table></details></section>\n");
 }
 
@@ -954,101 +997,135 @@ static void dl_item(struct strbuf *sb, const char *term, const char *val)
 	sb_adds(sb, "</dd>");
 }
 
-static void environment(const json_t *r, struct strbuf *sb)
+static void env_host(const struct report_view *v, struct strbuf *sb)
 {
-	const json_t *host = json_object_get(r, "host"), *guest = json_object_get(r, "guest");
-	json_t *k, *p, *n;
-	size_t i, j;
+	const struct view_host *host = &v->host;
 
-	sb_adds(sb, "<section id=\"environment\"><h2>Environment</h2><h3>Host</h3><dl class=\"meta\">");
-	dl_item(sb, "hostname", jget_str(host, "hostname", NULL));
-	dl_item(sb, "CPU", jget_str(host, "cpu", NULL));
-	sb_addf(sb, "<dt>CPUs / memory</dt><dd>%lld / %g MiB</dd>",
-		(long long)json_integer_value(json_object_get(host, "cpus")),
-		isfinite(jget_num(host, "memory_mib")) ? jget_num(host, "memory_mib") : 0);
-	dl_item(sb, "kernel", jget_str(host, "kernel", NULL));
-	dl_item(sb, "QEMU", jget_str(host, "qemu_version", NULL));
-	dl_item(sb, "libvirt", jget_str(host, "libvirt_version", NULL));
-	dl_item(sb, "libvirt URI", jget_str(host, "libvirt_uri", NULL));
-	dl_item(sb, "acceleration", jget_str(host, "accel", NULL));
-	dl_item(sb, "why", jget_str(host, "accel_reason", NULL));
+	sb_adds(sb, "<h3>Host</h3><dl class=\"meta\">");
+	dl_item(sb, "hostname", host->hostname);
+	dl_item(sb, "CPU", host->cpu);
+	sb_addf(sb, "<dt>CPUs / memory</dt><dd>%lld / %g MiB</dd>", (long long)host->cpus,
+		isfinite(host->memory_mib) ? host->memory_mib : 0);
+	dl_item(sb, "kernel", host->kernel);
+	dl_item(sb, "QEMU", host->qemu_version);
+	dl_item(sb, "libvirt", host->libvirt_version);
+	dl_item(sb, "libvirt URI", host->libvirt_uri);
+	dl_item(sb, "acceleration", host->accel);
+	dl_item(sb, "why", host->accel_reason);
 	sb_adds(sb, "</dl>");
-	if (json_array_size(json_object_get(r, "host_states")))
+	if (v->nhost_states)
 		sb_adds(sb, "<h3>Host states</h3>");
-	json_array_foreach(json_object_get(r, "host_states"), i, k) {
+	for (size_t i = 0; i < v->nhost_states; i++) {
 		struct strbuf line = STRBUF_INIT;
 
-		hoststate_sentence(k, &line);
+		hoststate_line(&v->host_state_recs[i], &line);
 		sb_adds(sb, "<p>");
 		esc(sb, line.buf);
 		sb_adds(sb, "</p>");
 		sb_release(&line);
 	}
-	sb_adds(sb, "<h3>Kernels</h3>");
-	json_array_foreach(json_object_get(r, "kernels"), i, k) {
-		sb_addf(sb, "<dl class=\"meta\"><dt>name</dt><dd class=\"k%dt\">",
-			!strcmp(jget_str(k, "name", ""), kname(r, 1)));
-		esc(sb, jget_str(k, "name", ""));
-		sb_adds(sb, "</dd>");
-		dl_item(sb, "role", jget_str(k, "role", NULL));
-		dl_item(sb, "source", jget_str(k, "source", NULL));
-		dl_item(sb, "ref", jget_str(k, "ref", NULL));
-		dl_item(sb, "version", jget_str(k, "version", NULL));
-		dl_item(sb, "config hash", jget_str(k, "config_hash", NULL));
-		dl_item(sb, "cache key", jget_str(k, "cache_key", NULL));
-		sb_adds(sb, "</dl>");
-		if (json_array_size(json_object_get(k, "series"))) {
-			sb_adds(sb, "<table class=\"series\"><thead><tr><th>Patch</th><th>Hash</th>"
-				"<th>Author</th></tr></thead><tbody>");
-			json_array_foreach(json_object_get(k, "series"), j, p) {
-				sb_adds(sb, "<tr>");
-				td_text(sb, jget_str(p, "subject", ""));
-				sb_adds(sb, "<td><code>");
-				esc(sb, jget_str(p, "hash", ""));
-				sb_adds(sb, "</code></td>");
-				td_text(sb, jget_str(p, "author", ""));
-				sb_adds(sb, "</tr>");
-			}
-			sb_adds(sb, "</tbody></table>");
-		}
-	}
-	sb_adds(sb, "<h3>Guest</h3><dl class=\"meta\">");
-	dl_item(sb, "topology", jget_str(guest, "name", NULL));
-	sb_addf(sb, "<dt>vCPUs / memory</dt><dd>%lld / %g MiB</dd>",
-		(long long)json_integer_value(json_object_get(guest, "vcpus")),
-		isfinite(jget_num(guest, "memory_mib")) ? jget_num(guest, "memory_mib") : 0);
-	json_array_foreach(json_object_get(guest, "nodes"), i, n) {
-		sb_addf(sb, "<dt>node %lld</dt><dd>CPUs ", (long long)json_integer_value(json_object_get(n, "id")));
-		esc(sb, jget_str(n, "cpus", "-"));
-		sb_addf(sb, ", %g MiB</dd>", isfinite(jget_num(n, "memory_mib")) ? jget_num(n, "memory_mib") : 0);
-	}
-	sb_adds(sb, "</dl><h3>Workloads</h3><table><thead><tr><th>Name</th><th>Type</th>"
-		"<th>Parameters</th></tr></thead><tbody>");
-	json_array_foreach(json_object_get(r, "workloads"), i, k) {
-		const char *key;
-		json_t *v;
+}
+
+static void env_series(const struct view_kernel *k, struct strbuf *sb)
+{
+	if (!k->nseries)
+		return;
+	sb_adds(sb, "<table class=\"series\"><thead><tr><th>Patch</th><th>Hash</th>"
+		"<th>Author</th></tr></thead><tbody>");
+	for (size_t j = 0; j < k->nseries; j++) {
+		const struct view_patch *p = &k->series[j];
 
 		sb_adds(sb, "<tr>");
-		td_text(sb, jget_str(k, "name", ""));
-		td_text(sb, jget_str(k, "type", ""));
+		td_text(sb, str_or(p->subject, ""));
 		sb_adds(sb, "<td><code>");
-		json_object_foreach(json_object_get(k, "params"), key, v) {
-			char *s = json_dumps(v, JSON_ENCODE_ANY);
+		esc(sb, str_or(p->hash, ""));
+		sb_adds(sb, "</code></td>");
+		td_text(sb, str_or(p->author, ""));
+		sb_adds(sb, "</tr>");
+	}
+	sb_adds(sb, "</tbody></table>");
+}
+
+static void env_kernels(const struct report_view *v, struct strbuf *sb)
+{
+	sb_adds(sb, "<h3>Kernels</h3>");
+	for (size_t i = 0; i < v->nkernels; i++) {
+		const struct view_kernel *k = &v->kernels[i];
+
+		sb_addf(sb, "<dl class=\"meta\"><dt>name</dt><dd class=\"k%dt\">",
+			!strcmp(str_or(k->name, ""), kname(v, 1)));
+		esc(sb, str_or(k->name, ""));
+		sb_adds(sb, "</dd>");
+		dl_item(sb, "role", k->role);
+		dl_item(sb, "source", k->source);
+		dl_item(sb, "ref", k->ref);
+		dl_item(sb, "version", k->version);
+		dl_item(sb, "config hash", k->config_hash);
+		dl_item(sb, "cache key", k->cache_key);
+		sb_adds(sb, "</dl>");
+		env_series(k, sb);
+	}
+}
+
+static void env_guest(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_guest *guest = &v->guest;
+
+	sb_adds(sb, "<h3>Guest</h3><dl class=\"meta\">");
+	dl_item(sb, "topology", guest->name);
+	sb_addf(sb, "<dt>vCPUs / memory</dt><dd>%lld / %g MiB</dd>", (long long)guest->vcpus,
+		isfinite(guest->memory_mib) ? guest->memory_mib : 0);
+	for (size_t i = 0; i < guest->nnodes; i++) {
+		const struct view_node *n = &guest->nodes[i];
+
+		sb_addf(sb, "<dt>node %lld</dt><dd>CPUs ", (long long)n->id);
+		esc(sb, str_or(n->cpus, "-"));
+		sb_addf(sb, ", %g MiB</dd>", isfinite(n->memory_mib) ? n->memory_mib : 0);
+	}
+	sb_adds(sb, "</dl>");
+}
+
+static void env_workloads(const struct report_view *v, struct strbuf *sb)
+{
+	sb_adds(sb, "<h3>Workloads</h3><table><thead><tr><th>Name</th><th>Type</th>"
+		"<th>Parameters</th></tr></thead><tbody>");
+	for (size_t i = 0; i < v->nworkloads; i++) {
+		const struct view_workload *w = &v->workloads[i];
+		const char *key;
+		json_t *val;
+
+		sb_adds(sb, "<tr>");
+		td_text(sb, str_or(w->name, ""));
+		td_text(sb, str_or(w->type, ""));
+		sb_adds(sb, "<td><code>");
+		json_object_foreach((json_t *)w->params, key, val) {
+			char *s = json_dumps(val, JSON_ENCODE_ANY);
+
 			esc(sb, key);
 			sb_adds(sb, "=");
-			esc(sb, json_is_string(v) ? json_string_value(v) : s ? s : "?");
+			esc(sb, json_is_string(val) ? json_string_value(val) : s ? s : "?");
 			sb_adds(sb, " ");
 			free(s);
 		}
 		sb_adds(sb, "</code></td></tr>");
 	}
-	sb_adds(sb, "</tbody></table></section>\n");
+	sb_adds(sb, "</tbody></table>");
 }
 
-static void methodology(const json_t *r, struct strbuf *sb)
+static void environment(const struct report_view *v, struct strbuf *sb)
 {
-	const json_t *st = json_object_get(r, "statistics");
-	double t = 100 * jget_num(st, "threshold"), alpha = jget_num(st, "alpha");
+	sb_adds(sb, "<section id=\"environment\"><h2>Environment</h2>");
+	env_host(v, sb);
+	env_kernels(v, sb);
+	env_guest(v, sb);
+	env_workloads(v, sb);
+	sb_adds(sb, "</section>\n");
+}
+
+static void methodology(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_statistics *st = &v->statistics;
+	double t = 100 * st->threshold, alpha = st->alpha;
 
 	sb_addf(sb, "<section id=\"methodology\"><h2>Methodology</h2>"
 		"<p>Each run is one fresh guest boot; baseline and patched runs are interleaved in "
@@ -1097,10 +1174,9 @@ static void methodology(const json_t *r, struct strbuf *sb)
 		"&gt; 1 is better, with a joint bootstrap interval over runs.</dd>"
 		"<dt>Drift</dt><dd>Spearman correlation of values against run order; p &lt; alpha "
 		"means the host was not steady during the session.</dd>",
-		100 * jget_num(st, "confidence"), (long long)json_integer_value(json_object_get(st, "resamples")),
-		(long long)json_integer_value(json_object_get(st, "seed")), alpha, t, alpha,
-		100 * jget_num(st, "max_failed_fraction"), 100 * jget_num(st, "power"));
-	if (report_several_hosts(r))
+		100 * st->confidence, (long long)st->resamples, (long long)st->seed, alpha, t, alpha,
+		100 * st->max_failed_fraction, 100 * st->power);
+	if (v->several_hosts)
 		sb_adds(sb, "<dt>Several hosts</dt><dd>each block ran on one host slot, so the host "
 			"is a stratum: each host's ratio of medians with its interval, pooled with "
 			"inverse-variance weights on the log scale (the change, interval and forest plot "
@@ -1127,30 +1203,52 @@ void report_html_begin(struct strbuf *sb, const char *title, const char *extra_c
 	sb_adds(sb, "</style></head><body>\n");
 }
 
-void report_render_html(const json_t *r, struct strbuf *sb)
+/* A report that does not decode: a page that says so and where, like the other renderers. */
+static void undecodable(struct strbuf *sb, const char *err)
 {
-	char *title = xasprintf("mglrulab: %s vs %s", kname(r, 0), kname(r, 1));
+	report_html_begin(sb, "mglrulab report", NULL);
+	sb_adds(sb, "<p>mglrulab report: the report does not decode: ");
+	esc(sb, err);
+	sb_adds(sb, "</p>\n</body></html>\n");
+}
+
+static void render(const struct report_view *v, struct strbuf *sb)
+{
+	char *title = xasprintf("mglrulab: %s vs %s", kname(v, 0), kname(v, 1));
 
 	report_html_begin(sb, title, NULL);
 	free(title);
-	header(r, sb);
-	warnings(r, sb);
-	verdict_summary(r, sb);
-	results_table(r, sb, 1);
-	layout_tables_html(r, sb);
-	results_table(r, sb, 0);
-	hosts_tables(r, sb);
-	geomean_table(r, sb);
-	details(r, sb);
-	counters(r, sb);
-	runs_table(r, sb);
-	environment(r, sb);
-	methodology(r, sb);
+	header(v, sb);
+	warnings(v, sb);
+	verdict_summary(v, sb);
+	results_table(v, sb, 1);
+	layout_tables_html(v, sb);
+	results_table(v, sb, 0);
+	hosts_tables(v, sb);
+	geomean_table(v, sb);
+	details(v, sb);
+	counters(v, sb);
+	runs_table(v, sb);
+	environment(v, sb);
+	methodology(v, sb);
 	sb_adds(sb, "<footer>Generated by ");
-	esc(sb, jget_str(jpath(r, "generator"), "name", "mglrulab"));
+	esc(sb, str_or(v->generator.name, "mglrulab"));
 	sb_adds(sb, " ");
-	esc(sb, jget_str(jpath(r, "generator"), "version", ""));
+	esc(sb, str_or(v->generator.version, ""));
 	sb_adds(sb, " from the session's JSON alone (schema " REPORT_SCHEMA "); "
 		"<code>mglrulab report report.json --html FILE</code> regenerates this page.</footer>\n"
 		"</body></html>\n");
+}
+
+void report_render_html(const json_t *r, struct strbuf *sb)
+{
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+
+	if (report_view_decode(r, &v, &err))
+		undecodable(sb, err.buf);
+	else
+		render(&v, sb);
+	report_view_release(&v);
+	sb_release(&err);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "report_layout.h"
 #include "report_priv.h"
+#include "report_view.h"
 #include "sort_cmp.h"
 
 #include <math.h>
@@ -27,51 +28,74 @@ static int pattern_number(const char *pattern, const char *name, long *n)
 	return 0;
 }
 
-/* Each measured (ok, not warm-up) run's value of @metric, per kernel. */
-static void fill_runs(struct layout_cell *c, const json_t *report, const char *workload,
-		      const char *metric)
+/* A name the report may lack (a workload without a name or type): "". */
+static const char *name_of(const char *s)
 {
-	const char *kn[2] = { jget_str(jpath(report, "design"), "baseline", ""),
-			      jget_str(jpath(report, "design"), "patched", "") };
-	const json_t *run;
-	size_t i;
+	return s ? s : "";
+}
 
-	json_array_foreach(json_object_get(report, "runs"), i, run) {
-		double v = jget_num(json_object_get(run, "metrics"), metric);
+/* @run's value of @metric, NaN when it has none. */
+static double run_metric_value(const struct run_record *run, const char *metric)
+{
+	for (size_t i = 0; i < run->nr_metrics; i++)
+		if (!strcmp(run->metrics[i].name, metric))
+			return run->metrics[i].value;
+	return NAN;
+}
 
-		if (strcmp(jget_str(run, "workload", ""), workload) ||
-		    strcmp(jget_str(run, "status", ""), "ok") ||
-		    json_is_true(json_object_get(run, "warmup")) || !isfinite(v))
+/* Each measured (ok, not warm-up) run's value of @metric, per kernel. */
+static void fill_runs(struct layout_cell *c, const struct report_view *view,
+		      const char *workload, const char *metric)
+{
+	const char *kn[2] = { name_of(view->design.baseline), name_of(view->design.patched) };
+
+	for (size_t i = 0; i < view->runs.n; i++) {
+		const struct run_record *run = &view->runs.v[i];
+		double v = run_metric_value(run, metric);
+
+		if (strcmp(run->workload, workload) || !run->ok || run->warmup || !isfinite(v))
 			continue;
 		for (int k = 0; k < 2; k++) {
-			if (strcmp(jget_str(run, "kernel", ""), kn[k]))
+			if (strcmp(run->kernel, kn[k]))
 				continue;
 			c->v[k] = xrealloc(c->v[k], (c->n[k] + 1) * sizeof(*c->v[k]));
 			c->seq[k] = xrealloc(c->seq[k], (c->n[k] + 1) * sizeof(*c->seq[k]));
 			c->v[k][c->n[k]] = v;
-			c->seq[k][c->n[k]++] = json_integer_value(json_object_get(run, "seq"));
+			c->seq[k][c->n[k]++] = run->seq;
 			break;
 		}
 	}
 }
 
-static void fill_cell(struct layout_cell *c, const json_t *res)
+/* The result of @workload's @metric, or NULL. */
+static const struct result_record *find_result(const struct report_view *v,
+					       const char *workload, const char *metric)
+{
+	for (size_t i = 0; i < v->nresults; i++)
+		if (!strcmp(name_of(v->results[i].workload), workload) &&
+		    !strcmp(name_of(v->results[i].metric), metric))
+			return &v->results[i];
+	return NULL;
+}
+
+static void fill_cell(struct layout_cell *c, const struct result_record *res)
 {
 	c->base = c->patched = c->delta_pct = NAN;
 	c->verdict = NULL;
 	if (!res)
 		return;
-	c->base = jget_num(json_object_get(res, "baseline"), "median");
-	c->patched = jget_num(json_object_get(res, "patched"), "median");
-	c->delta_pct = jget_num(verdict_comparison(res), "delta_pct");
-	c->verdict = jget_str(res, "verdict", NULL);
+	c->base = res->side[0].median;
+	c->patched = res->side[1].median;
+	c->delta_pct = res->change.delta_pct;
+	c->verdict = res->verdict_id;
 }
 
 /* "mm=shared": @w's value of @param, lab.conf's or the default. */
-static void group_label(const json_t *w, const struct workload_def *def, const char *param,
-			struct strvec *out)
+static void group_label(const struct view_workload *w, const struct workload_def *def,
+			const char *param, struct strvec *out)
 {
-	const json_t *v = json_object_get(json_object_get(w, "params"), param);
+	/* The params are the workload's own, untyped in the view: read by name. */
+	const json_t *v = json_object_get(w->params, param);
 	const struct param_def *p = workload_param(def, param);
 
 	if (json_is_string(v))
@@ -83,19 +107,19 @@ static void group_label(const json_t *w, const struct workload_def *def, const c
 }
 
 /* The distinct N of the items' patterns over the workloads @ws, sorted. */
-static size_t sweep_numbers(const json_t *report, const struct report_layout *l,
-			    const json_t *const *ws, size_t nw, long **out)
+static size_t sweep_numbers(const struct report_view *view, const struct report_layout *l,
+			    const struct view_workload *const *ws, size_t nw, long **out)
 {
-	const json_t *res;
 	long *v = NULL, n;
 	size_t cnt = 0, i, k;
 
-	json_array_foreach(json_object_get(report, "results"), i, res) {
-		const char *wn = jget_str(res, "workload", ""), *m = jget_str(res, "metric", "");
+	for (i = 0; i < view->nresults; i++) {
+		const char *wn = name_of(view->results[i].workload);
+		const char *m = name_of(view->results[i].metric);
 		int mine = 0;
 
 		for (k = 0; k < nw; k++)
-			mine |= !strcmp(wn, jget_str(ws[k], "name", ""));
+			mine |= !strcmp(wn, name_of(ws[k]->name));
 		for (k = 0; mine && l->items[k].metric; k++) {
 			size_t j;
 
@@ -116,8 +140,8 @@ static size_t sweep_numbers(const json_t *report, const struct report_layout *l,
 }
 
 /* Fill @t for the workloads @ws of one type; 0 when no cell has a result. */
-static int build(const json_t *report, const struct workload_def *def, const json_t *const *ws,
-		 size_t nw, struct layout_table *t)
+static int build(const struct report_view *v, const struct workload_def *def,
+		 const struct view_workload *const *ws, size_t nw, struct layout_table *t)
 {
 	const struct report_layout *l = def->layout;
 	long *nums = NULL;
@@ -128,7 +152,7 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 		nitems++;
 	t->layout = l;
 	for (g = 0; g < nw; g++) {
-		sb_addf(&t->title, "%s%s", g ? ", " : "", jget_str(ws[g], "name", "?"));
+		sb_addf(&t->title, "%s%s", g ? ", " : "", ws[g]->name ? ws[g]->name : "?");
 		if (l->group_by)
 			group_label(ws[g], def, l->group_by, &t->groups);
 		else
@@ -139,7 +163,7 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 	if (l->kind == LAYOUT_SWEEP && nitems == 1)
 		sb_addf(&t->title, " (%s)", l->items[0].label);
 	if (l->kind == LAYOUT_SWEEP) {
-		nrows = sweep_numbers(report, l, ws, nw, &nums);
+		nrows = sweep_numbers(v, l, ws, nw, &nums);
 		t->ncols = nitems;
 		for (r = 0; r < nrows; r++)
 			strvec_pushf(&t->rows, "%ld", nums[r]);
@@ -153,7 +177,7 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 	for (r = 0; r < nrows; r++)
 		for (g = 0; g < nw; g++)
 			for (c = 0; c < t->ncols; c++) {
-				const json_t *res;
+				const struct result_record *res;
 
 				if (l->kind == LAYOUT_SWEEP) {
 					const char *pct = strstr(l->items[c].metric, "%d");
@@ -164,13 +188,12 @@ static int build(const json_t *report, const struct workload_def *def, const jso
 				} else {
 					snprintf(name, sizeof(name), "%s", l->items[r].metric);
 				}
-				res = report_find_result(json_object_get(report, "results"),
-							 jget_str(ws[g], "name", ""), name);
+				res = find_result(v, name_of(ws[g]->name), name);
 				found += res != NULL;
 				fill_cell(layout_cell(t, r, g, c), res);
 				if (l->per_run)
-					fill_runs(layout_cell(t, r, g, c), report,
-						  jget_str(ws[g], "name", ""), name);
+					fill_runs(layout_cell(t, r, g, c), v,
+						  name_of(ws[g]->name), name);
 			}
 	free(nums);
 	return found > 0;
@@ -189,31 +212,29 @@ static void table_release(struct layout_table *t)
 	free(t->cells);
 }
 
-size_t layout_tables(const json_t *report, struct layout_table **out)
+size_t layout_tables_view(const struct report_view *v, struct layout_table **out)
 {
-	const json_t *wls = json_object_get(report, "workloads"), *w;
 	struct layout_table *tabs = NULL;
 	size_t n = 0, i, j;
 
-	json_array_foreach(wls, i, w) {
-		const struct workload_def *def = workload_find(jget_str(w, "type", ""));
-		const json_t **ws;
+	for (i = 0; i < v->nworkloads; i++) {
+		const struct view_workload *w = &v->workloads[i];
+		const struct workload_def *def = workload_find(name_of(w->type));
+		const struct view_workload **ws;
 		size_t nw = 0;
 		int seen = 0;
 
 		if (!def || !def->layout || def->layout->kind == LAYOUT_NONE)
 			continue;
-		ws = xcalloc(json_array_size(wls), sizeof(*ws));
+		ws = xcalloc(v->nworkloads, sizeof(*ws));
 		if (def->layout->group_by) {
-			const json_t *o;
-
 			/* One table per type, where its first workload is. */
-			json_array_foreach(wls, j, o) {
-				if (strcmp(jget_str(o, "type", ""), def->name))
+			for (j = 0; j < v->nworkloads; j++) {
+				if (strcmp(name_of(v->workloads[j].type), def->name))
 					continue;
 				if (j < i)
 					seen = 1;
-				ws[nw++] = o;
+				ws[nw++] = &v->workloads[j];
 			}
 		} else {
 			ws[nw++] = w;
@@ -221,7 +242,7 @@ size_t layout_tables(const json_t *report, struct layout_table **out)
 		if (!seen) {
 			tabs = xrealloc(tabs, (n + 1) * sizeof(*tabs));
 			memset(&tabs[n], 0, sizeof(tabs[n]));
-			if (build(report, def, ws, nw, &tabs[n]))
+			if (build(v, def, ws, nw, &tabs[n]))
 				n++;
 			else
 				table_release(&tabs[n]);
@@ -229,6 +250,21 @@ size_t layout_tables(const json_t *report, struct layout_table **out)
 		free(ws);
 	}
 	*out = tabs;
+	return n;
+}
+
+size_t layout_tables(const json_t *report, struct layout_table **out)
+{
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	size_t n = 0;
+
+	/* As the renderers: no tables from a report that does not decode. */
+	*out = NULL;
+	if (!report_view_decode(report, &v, &err))
+		n = layout_tables_view(&v, out);
+	report_view_release(&v);
+	sb_release(&err);
 	return n;
 }
 

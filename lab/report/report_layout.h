@@ -3,8 +3,9 @@
  * The workloads' own tables (struct report_layout in workload_def.h): a
  * report's results arranged the way each workload's linux-mm thread
  * showed them, rendered by report_text.c and report_html.c. Built from
- * the results alone (medians, change, verdict), so it needs nothing the
- * JSON does not hold. Internal to lab/report.
+ * the results alone (medians, change, verdict) and, for per-run tables,
+ * the runs, read from the decoded report (report_view.h), so it needs
+ * nothing the JSON does not hold. Internal to lab/report.
  */
 #ifndef LAB_REPORT_LAYOUT_H
 #define LAB_REPORT_LAYOUT_H
@@ -12,6 +13,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "report_view.h"
 #include "strbuf.h"
 #include "util.h"
 #include "workload_def.h"
@@ -41,6 +43,12 @@ struct layout_table {
  * have none. Returns how many; free with layout_tables_free().
  */
 size_t layout_tables(const json_t *report, struct layout_table **out);
+/*
+ * The same from a decoded report, without decoding it again. layout_tables()
+ * decodes one: a report that does not decode has no tables (the renderers
+ * say why).
+ */
+size_t layout_tables_view(const struct report_view *v, struct layout_table **out);
 void layout_tables_free(struct layout_table *t, size_t n);
 
 /*

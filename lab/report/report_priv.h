@@ -41,6 +41,23 @@ void host_line(const json_t *h, struct strbuf *out);
 int report_budget_stopped(const json_t *report);
 /* What the budget left undecided, and the command that goes on: one line into @out. */
 void report_budget_resume_line(const json_t *report, struct strbuf *out);
+/*
+ * The same, read from the decoded report (report_view.h) for the
+ * renderers converted to it; the JSON ones above go when the last
+ * renderer reading JSON does.
+ */
+struct report_view;
+struct result_host;
+int report_view_budget_stopped(const struct report_view *v);
+void report_view_budget_resume_line(const struct report_view *v, struct strbuf *out);
+/* report_runs_exceptions() of a decoded report. Free it. */
+char *report_view_runs_exceptions(const struct report_view *v);
+/* host_line() of a decoded result's host. */
+void result_host_line(const struct result_host *h, struct strbuf *out);
+/* hoststate_sentence() of a decoded host_states[] entry. */
+struct view_host_state;
+void hoststate_line(const struct view_host_state *hs, struct strbuf *out);
+
 const char *verdict_marker(const char *id);
 const char *verdict_label(const char *id);
 

@@ -438,6 +438,8 @@ int result_record_decode(const json_t *res, struct result_record *out, struct st
 	out->runs_needed = isfinite(needed) && needed > 0 && needed < 1e15 ? (long)needed : 0;
 	read_side(&r, res, "baseline", &out->side[0]);
 	read_side(&r, res, "patched", &out->side[1]);
+	out->summarized[0] = rd_get(rd_get(res, "baseline"), "outliers") != NULL;
+	out->summarized[1] = rd_get(rd_get(res, "patched"), "outliers") != NULL;
 	read_comparison(&r, rd_obj(&r, res, "comparison"), &out->comparison);
 	read_pooled(&r, res, &out->pool);
 	read_hosts(&r, res, out);

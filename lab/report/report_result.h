@@ -146,6 +146,13 @@ struct result_record {
 	struct result_warning *warnings;
 	struct result_sequential sequential;
 	const json_t *json;		/* the element decoded */
+	/* added for the HTML renderer */
+	/*
+	 * side[k] has its statistics (median, outliers, drift, ...): the
+	 * kernel has values. Without them side[k].outliers reads 0, which
+	 * is not "none counted".
+	 */
+	int summarized[2];
 };
 
 /*

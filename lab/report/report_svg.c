@@ -84,17 +84,22 @@ struct axis {
 	double lo, hi;
 };
 
-static void axis_extend(struct axis *ax, const json_t *values)
+/* Widen @ax to the values that are there (NaN: a run without one). */
+static void axis_extend(struct axis *ax, const double *v, size_t n)
 {
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(values, i, v) {
-		double x = json_number_value(v);
-		if (!json_is_number(v))
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(v[i]))
 			continue;
-		ax->lo = fmin(ax->lo, x);
-		ax->hi = fmax(ax->hi, x);
+		ax->lo = fmin(ax->lo, v[i]);
+		ax->hi = fmax(ax->hi, v[i]);
+	}
+}
+
+static void axis_extend_runs(struct axis *ax, const long *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ax->lo = fmin(ax->lo, (double)runs[i]);
+		ax->hi = fmax(ax->hi, (double)runs[i]);
 	}
 }
 
@@ -126,19 +131,16 @@ static void y_axis_labels(struct strbuf *sb, const struct axis *ay, double left,
 		left - 4, top + 8, b);
 }
 
-static int is_outlier(const json_t *outliers, json_int_t run)
+static int is_outlier(const struct result_side *s, long run)
 {
-	json_t *o;
-	size_t i;
-
-	json_array_foreach(outliers, i, o)
-		if (json_integer_value(o) == run)
+	for (size_t i = 0; i < s->noutlier_runs; i++)
+		if (s->outlier_runs[i] == run)
 			return 1;
 	return 0;
 }
 
 static void point(struct strbuf *sb, double x, double y, int k, int outlier,
-		  json_int_t run, double value)
+		  long run, double value)
 {
 	char v[48];
 
@@ -148,31 +150,25 @@ static void point(struct strbuf *sb, double x, double y, int k, int outlier,
 		outlier ? "4.5" : "3", (long long)run, v, outlier ? " (outlier, kept)" : "");
 }
 
-void svg_strip(struct strbuf *sb, const json_t *res, const char *base_name,
+void svg_strip(struct strbuf *sb, const struct result_record *res, const char *base_name,
 	       const char *patched_name)
 {
 	const double w = 420, h = 84, left = 80, right = 10;
-	const char *role[2] = { "baseline", "patched" };
 	const char *name[2] = { base_name, patched_name };
 	struct axis ax = { INFINITY, -INFINITY };
 	char a[48], b[48];
 
 	for (int k = 0; k < 2; k++)
-		axis_extend(&ax, json_object_get(json_object_get(res, role[k]), "values"));
+		axis_extend(&ax, res->side[k].values, res->side[k].nvalues);
 	axis_pad(&ax);
 #define X(v) (left + ((v) - ax.lo) / (ax.hi - ax.lo) * (w - left - right))
 	sb_addf(sb, "<svg class=\"strip\" role=\"img\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">"
 		"<title>values per kernel with median and its interval</title>", w, h, w, h);
 	for (int k = 0; k < 2; k++) {
-		const json_t *s = json_object_get(res, role[k]);
-		const json_t *ci = json_object_get(s, "median_ci");
-		json_t *vals = json_object_get(s, "values"), *runs = json_object_get(s, "runs");
-		json_t *outl = json_object_get(s, "outlier_runs");
-		double y = 22 + 30 * k, med = jget_num(s, "median");
-		double clo = jget_num(ci, "lo"), chi = jget_num(ci, "hi");
-		json_t *v;
-		size_t i;
+		const struct result_side *s = &res->side[k];
+		double y = 22 + 30 * k, med = s->median;
+		double clo = s->median_ci.lo, chi = s->median_ci.hi;
 
 		sb_addf(sb, "<text class=\"lbl k%d\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">",
 			k, left - 8, y + 4);
@@ -187,14 +183,14 @@ void svg_strip(struct strbuf *sb, const json_t *res, const char *base_name,
 			sb_addf(sb, "<rect class=\"cibox k%d\" x=\"" F "\" y=\"" F "\" width=\"" F
 				"\" height=\"18\"><title>median interval</title></rect>", k, X(clo),
 				y - 9, fmax(X(chi) - X(clo), 1));
-		json_array_foreach(vals, i, v) {
+		for (size_t i = 0; i < s->nvalues; i++) {
 			/* Deterministic jitter so equal values stay visible. */
 			double jy = y + (double)((int)(i * 7 % 5) - 2) * 2.5;
-			if (!json_is_number(v))
+
+			if (isnan(s->values[i]))
 				continue;
-			json_int_t run = json_integer_value(json_array_get(runs, i));
-			point(sb, X(json_number_value(v)), jy, k, is_outlier(outl, run), run,
-			      json_number_value(v));
+			point(sb, X(s->values[i]), jy, k, is_outlier(s, s->runs[i]), s->runs[i],
+			      s->values[i]);
 		}
 		if (isfinite(med))
 			sb_addf(sb, "<line class=\"med\" x1=\"" F "\" y1=\"" F "\" x2=\"" F
@@ -211,16 +207,14 @@ void svg_strip(struct strbuf *sb, const json_t *res, const char *base_name,
 #undef X
 }
 
-void svg_run_order(struct strbuf *sb, const json_t *res)
+void svg_run_order(struct strbuf *sb, const struct result_record *res)
 {
 	const double w = 420, h = 140, left = 60, right = 10, top = 8, bottom = 22;
-	const char *role[2] = { "baseline", "patched" };
 	struct axis ay = { INFINITY, -INFINITY }, ax = { INFINITY, -INFINITY };
 
 	for (int k = 0; k < 2; k++) {
-		const json_t *s = json_object_get(res, role[k]);
-		axis_extend(&ay, json_object_get(s, "values"));
-		axis_extend(&ax, json_object_get(s, "runs"));
+		axis_extend(&ay, res->side[k].values, res->side[k].nvalues);
+		axis_extend_runs(&ax, res->side[k].runs, res->side[k].nvalues);
 	}
 	axis_pad(&ay);
 	if (!isfinite(ax.lo))
@@ -235,21 +229,16 @@ void svg_run_order(struct strbuf *sb, const json_t *res)
 	sb_addf(sb, "<rect class=\"frame\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/>",
 		left, top, w - left - right, h - top - bottom);
 	for (int k = 0; k < 2; k++) {
-		const json_t *s = json_object_get(res, role[k]);
-		json_t *vals = json_object_get(s, "values"), *runs = json_object_get(s, "runs");
-		json_t *outl = json_object_get(s, "outlier_runs"), *v;
-		double med = jget_num(s, "median");
-		size_t i;
+		const struct result_side *s = &res->side[k];
+		double med = s->median;
 
 		if (isfinite(med))
 			sb_addf(sb, "<line class=\"medl k%d\" x1=\"%.0f\" y1=\"" F "\" x2=\"%.0f\" "
 				"y2=\"" F "\"/>", k, left, Y(med), w - right, Y(med));
-		json_array_foreach(vals, i, v) {
-			json_int_t run = json_integer_value(json_array_get(runs, i));
-			if (json_is_number(v))
-				point(sb, X((double)run), Y(json_number_value(v)), k,
-				      is_outlier(outl, run), run, json_number_value(v));
-		}
+		for (size_t i = 0; i < s->nvalues; i++)
+			if (!isnan(s->values[i]))
+				point(sb, X((double)s->runs[i]), Y(s->values[i]), k,
+				      is_outlier(s, s->runs[i]), s->runs[i], s->values[i]);
 	}
 	y_axis_labels(sb, &ay, left, top, h - bottom);
 	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\">run #%.0f</text>", left, h - 6,

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "report_result.h"
 #include "strbuf.h"
 
 /*
@@ -21,12 +22,12 @@
 void svg_forest(struct strbuf *sb, double ratio, double lo, double hi, double threshold,
 		int better_higher, const char *verdict);
 
-/* One row of points per kernel with the median and its interval (a result object). */
-void svg_strip(struct strbuf *sb, const json_t *result, const char *base_name,
+/* One row of points per kernel with the median and its interval. */
+void svg_strip(struct strbuf *sb, const struct result_record *result, const char *base_name,
 	       const char *patched_name);
 
-/* Value against run order, coloured by kernel; outliers ringed (a result object). */
-void svg_run_order(struct strbuf *sb, const json_t *result);
+/* Value against run order, coloured by kernel; outliers ringed. */
+void svg_run_order(struct strbuf *sb, const struct result_record *result);
 
 /*
  * A metric over nights (mglrulab history): per night its raw runs as faint

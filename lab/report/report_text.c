@@ -9,6 +9,7 @@
 #include "escape.h"
 #include "report_layout.h"
 #include "report_priv.h"
+#include "report_view.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -17,6 +18,12 @@
 
 #define NAME_W	24
 #define NUM_W	9
+
+/* @s, or @def when the report has none. */
+static const char *or(const char *s, const char *def)
+{
+	return s ? s : def;
+}
 
 static void pad_to(struct strbuf *sb, size_t line_start, size_t col)
 {
@@ -83,12 +90,12 @@ static void kv(struct strbuf *sb, const char *key, const char *val)
 }
 
 /* "baseline: Linux 6.12.57 from linux-source-6.12.tar.xz" (and the ref of a git source). */
-static void kernel_desc(const json_t *k, struct strbuf *line)
+static void kernel_desc(const struct view_kernel *k, struct strbuf *line)
 {
-	const char *src = jget_str(k, "source", ""), *slash = strrchr(src, '/');
-	const char *ver = jget_str(k, "version", NULL), *ref = jget_str(k, "ref", NULL);
+	const char *src = or(k->source, ""), *slash = strrchr(src, '/');
+	const char *ver = k->version, *ref = k->ref;
 
-	sb_addf(line, "%s:", jget_str(k, "name", "?"));
+	sb_addf(line, "%s:", or(k->name, "?"));
 	if (ver)
 		sb_addf(line, " Linux %s", ver);
 	if (*src)
@@ -99,192 +106,204 @@ static void kernel_desc(const json_t *k, struct strbuf *line)
 		sb_adds(line, " (not described)");
 }
 
-/* The sequential design and where each workload stopped. */
-static void sequential_lines(const json_t *r, struct strbuf *sb)
+/* Where a workload of a sequential session stopped. */
+static void seq_stop_line(const struct view_seq_workload *w, struct strbuf *line)
 {
-	const json_t *plan = jpath(r, "design.sequential"), *w;
-	const char *name;
+	double n = w->runs_per_kernel;
+
+	sb_addf(line, "%s: ", w->name);
+	if (!w->why)
+		sb_adds(line, "still running (no look decided it)");
+	else if (!strcmp(w->why, "decided"))
+		sb_addf(line, "every primary decided at look %lld (%.0f runs per kernel)",
+			(long long)w->look, n);
+	else if (!strcmp(w->why, "max-runs"))
+		sb_addf(line, "stopped at the run cap (%.0f runs per kernel), undecided", n);
+	else if (!strcmp(w->why, "below-first-look"))
+		sb_addf(line, "its own cap of %.0f runs per kernel is below the first look", n);
+	else
+		sb_addf(line, "stopped by the budget, undecided");
+}
+
+/* The sequential design and where each workload stopped. */
+static void sequential_lines(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_seq_plan *plan = &v->design.sequential;
 	struct strbuf line = STRBUF_INIT;
 
-	if (!json_is_object(plan))
+	if (!plan->present)
 		return;
 	sb_addf(&line, "until decided: looks at %lld, %lld, ... up to %lld runs per kernel; "
 		"alpha %g spent over the looks (%s)",
-		(long long)jget_num(plan, "min_runs"),
-		(long long)(jget_num(plan, "min_runs") + jget_num(plan, "step")),
-		(long long)jget_num(plan, "max_runs"), jget_num(plan, "alpha"),
-		jget_str(plan, "method", "sequential"));
-	if (jget_num(plan, "budget_s") > 0)
-		sb_addf(&line, "; budget %.0f s of runs", jget_num(plan, "budget_s"));
+		(long long)plan->min_runs, (long long)(plan->min_runs + plan->step),
+		(long long)plan->max_runs, plan->alpha, or(plan->method, "sequential"));
+	if (plan->budget_s > 0)
+		sb_addf(&line, "; budget %.0f s of runs", plan->budget_s);
 	kv(sb, "", line.buf);
-	json_object_foreach(json_object_get(jpath(r, "sequential"), "workloads"), name, w) {
-		const char *why = jget_str(w, "why", NULL);
-		double n = jget_num(w, "runs_per_kernel");
-
+	for (size_t i = 0; i < v->sequential.nworkloads; i++) {
 		sb_reset(&line);
-		sb_addf(&line, "%s: ", name);
-		if (!why)
-			sb_adds(&line, "still running (no look decided it)");
-		else if (!strcmp(why, "decided"))
-			sb_addf(&line, "every primary decided at look %lld (%.0f runs per kernel)",
-				(long long)jget_num(w, "look"), n);
-		else if (!strcmp(why, "max-runs"))
-			sb_addf(&line, "stopped at the run cap (%.0f runs per kernel), undecided", n);
-		else if (!strcmp(why, "below-first-look"))
-			sb_addf(&line, "its own cap of %.0f runs per kernel is below the first look", n);
-		else
-			sb_addf(&line, "stopped by the budget, undecided");
+		seq_stop_line(&v->sequential.workloads[i], &line);
 		kv(sb, "", line.buf);
 	}
-	if (report_budget_stopped(r)) {
+	if (report_view_budget_stopped(v)) {
 		sb_reset(&line);
-		report_budget_resume_line(r, &line);
+		report_view_budget_resume_line(v, &line);
 		kv(sb, "", line.buf);
 	}
 	sb_release(&line);
 }
 
-static void header(const json_t *r, struct strbuf *sb)
+static void kernel_lines(const struct report_view *v, struct strbuf *sb)
 {
-	const json_t *host = json_object_get(r, "host"), *guest = json_object_get(r, "guest");
-	const json_t *design = json_object_get(r, "design"), *st = json_object_get(r, "statistics");
-	const char *base = jget_str(design, "baseline", "?"), *patched = jget_str(design, "patched", "?");
 	struct strbuf line = STRBUF_INIT;
-	json_t *k, *p;
-	size_t i, j;
+
+	for (size_t i = 0; i < v->nkernels; i++) {
+		const struct view_kernel *k = &v->kernels[i];
+
+		sb_reset(&line);
+		kernel_desc(k, &line);
+		if (k->nseries)
+			sb_addf(&line, " + %zu patch%s", k->nseries, k->nseries == 1 ? "" : "es");
+		kv(sb, i ? "" : "kernels", line.buf);
+		for (size_t j = 0; j < k->nseries; j++) {
+			sb_reset(&line);
+			sb_addf(&line, "%.12s %s", or(k->series[j].hash, "-"),
+				or(k->series[j].subject, ""));
+			wrap(sb, "           ", line.buf);
+		}
+	}
+	sb_release(&line);
+}
+
+static void host_guest_lines(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_host *host = &v->host;
+	const struct view_guest *guest = &v->guest;
+	struct strbuf line = STRBUF_INIT;
+	char cpus[32] = "?";
+
+	if (host->has_cpus)
+		snprintf(cpus, sizeof(cpus), "%lld", (long long)host->cpus);
+	sb_addf(&line, "%s, %s CPUs; Linux %s; QEMU %s; libvirt %s; accel %s",
+		or(host->cpu, "?"), cpus, or(host->kernel, "?"), or(host->qemu_version, "?"),
+		or(host->libvirt_version, "?"), or(host->accel, "?"));
+	kv(sb, "host", line.buf);
+	if (guest->present) {
+		sb_reset(&line);
+		sb_addf(&line, "%s: %lld vCPUs, %g MiB, %zu NUMA node(s)", or(guest->name, "?"),
+			(long long)guest->vcpus, isfinite(guest->memory_mib) ? guest->memory_mib : 0,
+			guest->nnodes);
+		if (guest->has_icount_shift)
+			sb_addf(&line, "; guest time counts instructions (icount, 2^%lld ns each)",
+				(long long)guest->icount_shift);
+		kv(sb, "guest", line.buf);
+	}
+	sb_release(&line);
+}
+
+static void design_line(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_design *d = &v->design;
+	struct strbuf line = STRBUF_INIT;
+	char *except = report_view_runs_exceptions(v);
+
+	sb_addf(&line, "%s%lld runs per kernel%s%s%s, %lld warm-up, order %s, seed %lld",
+		d->sequential.present ? "up to " : "", (long long)d->runs_per_kernel,
+		except ? " (" : "", except ? except : "", except ? ")" : "",
+		(long long)d->warmups, or(d->order, "-"), (long long)d->seed);
+	free(except);
+	kv(sb, "design", line.buf);
+	sb_release(&line);
+}
+
+/* Where the session's time went, when its runs recorded it. */
+static void time_line(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_timing *t = v->summary.timings;
+	double b = t[VIEW_BOOT].median, w = t[VIEW_WORKLOAD].median;
+	double h = t[VIEW_HOST_OVERHEAD].median, total = 0;
+	struct strbuf line = STRBUF_INIT;
+
+	for (size_t x = 0; x < VIEW_PHASES; x++)
+		if (isfinite(t[x].total))
+			total += t[x].total;
+	if (!isfinite(b) && !isfinite(w) && !isfinite(h))
+		return;
+	sb_addf(&line, "per run (median): boot %.2f s, workload %.2f s, host overhead "
+		"%.2f s; all runs %.0f s", b, w, h, total);
+	kv(sb, "time", line.buf);
+	sb_release(&line);
+}
+
+static void stats_lines(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_statistics *st = &v->statistics;
+	struct strbuf line = STRBUF_INIT;
+
+	sb_addf(&line, "median, %.0f%% CI of the ratio (bootstrap, %lld resamples, seed %lld),",
+		100 * st->confidence, (long long)st->resamples, (long long)st->seed);
+	kv(sb, "stats", line.buf);
+	sb_reset(&line);
+	sb_addf(&line, "Mann-Whitney p, BH q within each family (primary, secondary, counters), "
+		"alpha %g, noise band +-%g%% (%s)", st->alpha, 100 * st->threshold,
+		or(st->threshold_source, "[stats] threshold"));
+	kv(sb, "", line.buf);
+	sb_release(&line);
+}
+
+static void header(const struct report_view *v, struct strbuf *sb)
+{
+	struct strbuf line = STRBUF_INIT;
 
 	sb_adds(sb, "mglrulab report: ");
-	sb_add_text_fit(sb, base, 30);
-	if (json_is_string(jpath(r, "design.patched"))) {
+	sb_add_text_fit(sb, or(v->design.baseline, "?"), 30);
+	if (v->design.patched) {
 		sb_adds(sb, " vs ");
-		sb_add_text_fit(sb, patched, 30);
+		sb_add_text_fit(sb, v->design.patched, 30);
 	} else {
 		sb_adds(sb, " (one kernel, no comparison)");
 	}
 	sb_addc(sb, '\n');
-	sb_addf(&line, "%s (%s), %s %s", jget_str(jpath(r, "session"), "id", "-"),
-		jget_str(jpath(r, "session"), "mode", "-"), jget_str(jpath(r, "generator"), "name", "?"),
-		jget_str(jpath(r, "generator"), "version", "?"));
+	sb_addf(&line, "%s (%s), %s %s", or(v->session.id, "-"), or(v->session.mode, "-"),
+		or(v->generator.name, "?"), or(v->generator.version, "?"));
 	sb_addc(sb, '\n');
 	kv(sb, "session", line.buf);
-	json_array_foreach(json_object_get(r, "kernels"), i, k) {
-		json_t *series = json_object_get(k, "series");
-
-		sb_reset(&line);
-		kernel_desc(k, &line);
-		if (json_array_size(series))
-			sb_addf(&line, " + %zu patch%s", json_array_size(series),
-				json_array_size(series) == 1 ? "" : "es");
-		kv(sb, i ? "" : "kernels", line.buf);
-		json_array_foreach(series, j, p) {
-			sb_reset(&line);
-			sb_addf(&line, "%.12s %s", jget_str(p, "hash", "-"), jget_str(p, "subject", ""));
-			wrap(sb, "           ", line.buf);
-		}
-	}
-	sb_reset(&line);
-	sb_addf(&line, "%s, %s CPUs; Linux %s; QEMU %s; libvirt %s; accel %s",
-		jget_str(host, "cpu", "?"), json_is_integer(json_object_get(host, "cpus")) ?
-		"" : "?", jget_str(host, "kernel", "?"), jget_str(host, "qemu_version", "?"),
-		jget_str(host, "libvirt_version", "?"), jget_str(host, "accel", "?"));
-	if (json_is_integer(json_object_get(host, "cpus"))) {
-		sb_reset(&line);
-		sb_addf(&line, "%s, %lld CPUs; Linux %s; QEMU %s; libvirt %s; accel %s",
-			jget_str(host, "cpu", "?"), (long long)json_integer_value(json_object_get(host, "cpus")),
-			jget_str(host, "kernel", "?"), jget_str(host, "qemu_version", "?"),
-			jget_str(host, "libvirt_version", "?"), jget_str(host, "accel", "?"));
-	}
-	kv(sb, "host", line.buf);
-	if (guest) {
-		sb_reset(&line);
-		sb_addf(&line, "%s: %lld vCPUs, %g MiB, %zu NUMA node(s)", jget_str(guest, "name", "?"),
-			(long long)json_integer_value(json_object_get(guest, "vcpus")),
-			isfinite(jget_num(guest, "memory_mib")) ? jget_num(guest, "memory_mib") : 0,
-			json_array_size(json_object_get(guest, "nodes")));
-		if (json_is_integer(json_object_get(guest, "icount_shift")))
-			sb_addf(&line, "; guest time counts instructions (icount, 2^%lld ns each)",
-				(long long)json_integer_value(json_object_get(guest, "icount_shift")));
-		kv(sb, "guest", line.buf);
-	}
-	sb_reset(&line);
-	char *except = report_runs_exceptions(r);
-	sb_addf(&line, "%s%lld runs per kernel%s%s%s, %lld warm-up, order %s, seed %lld",
-		json_is_object(json_object_get(design, "sequential")) ? "up to " : "",
-		(long long)json_integer_value(json_object_get(design, "runs_per_kernel")),
-		except ? " (" : "", except ? except : "", except ? ")" : "",
-		(long long)json_integer_value(json_object_get(design, "warmups")),
-		jget_str(design, "order", "-"),
-		(long long)json_integer_value(json_object_get(design, "seed")));
-	free(except);
-	kv(sb, "design", line.buf);
-	sequential_lines(r, sb);
-	{
-		const json_t *t = jpath(r, "summary.timings");
-		double b = jget_num(json_object_get(t, "boot_s"), "median");
-		double w = jget_num(json_object_get(t, "workload_s"), "median");
-		double h = jget_num(json_object_get(t, "host_overhead_s"), "median");
-		double total = 0;
-
-		static const char *const phases[] = { "boot_s", "workload_s", "host_overhead_s" };
-
-		for (size_t x = 0; x < ARRAY_SIZE(phases); x++)
-			if (isfinite(jget_num(json_object_get(t, phases[x]), "total")))
-				total += jget_num(json_object_get(t, phases[x]), "total");
-		if (isfinite(b) || isfinite(w) || isfinite(h)) {
-			sb_reset(&line);
-			sb_addf(&line, "per run (median): boot %.2f s, workload %.2f s, host overhead "
-				"%.2f s; all runs %.0f s", b, w, h, total);
-			kv(sb, "time", line.buf);
-		}
-	}
-	sb_reset(&line);
-	sb_addf(&line, "median, %.0f%% CI of the ratio (bootstrap, %lld resamples, seed %lld),",
-		100 * jget_num(st, "confidence"),
-		(long long)json_integer_value(json_object_get(st, "resamples")),
-		(long long)json_integer_value(json_object_get(st, "seed")));
-	kv(sb, "stats", line.buf);
-	sb_reset(&line);
-	sb_addf(&line, "Mann-Whitney p, BH q within each family (primary, secondary, counters), "
-		"alpha %g, noise band +-%g%% (%s)", jget_num(st, "alpha"),
-		100 * jget_num(st, "threshold"), jget_str(st, "threshold_source", "[stats] threshold"));
-	kv(sb, "", line.buf);
 	sb_release(&line);
+	kernel_lines(v, sb);
+	host_guest_lines(v, sb);
+	design_line(v, sb);
+	sequential_lines(v, sb);
+	time_line(v, sb);
+	stats_lines(v, sb);
 }
 
-static void warnings(const json_t *r, struct strbuf *sb)
+static void warnings(const struct report_view *v, struct strbuf *sb)
 {
-	json_t *w;
-	size_t i;
-
-	json_array_foreach(json_object_get(r, "warnings"), i, w) {
+	for (size_t i = 0; i < v->nwarnings; i++) {
 		if (!i)
 			sb_addc(sb, '\n');
-		wrap(sb, "WARNING: ", jget_str(w, "message", ""));
+		wrap(sb, "WARNING: ", v->warnings[i].message);
 	}
 }
 
-/* "Verdicts: 2 improvement, ..." for the counts in @v (summary.verdicts or the like). */
-static void counts_line(struct strbuf *sb, const char *label, const json_t *v, json_int_t n,
+/* "Verdicts: 2 improvement, ..." for the counts in @c (summary.verdicts or the like). */
+static void counts_line(struct strbuf *sb, const char *label, const struct view_counts *c, long n,
 			const char *noun)
 {
 	sb_addf(sb, "\n%-9s %lld improvement, %lld regression, %lld within noise,\n"
 		"          %lld no change, %lld inconclusive, %lld invalid (%lld %s)", label,
-		(long long)json_integer_value(json_object_get(v, "improvement")),
-		(long long)json_integer_value(json_object_get(v, "regression")),
-		(long long)json_integer_value(json_object_get(v, "within-noise")),
-		(long long)json_integer_value(json_object_get(v, "no-change")),
-		(long long)json_integer_value(json_object_get(v, "inconclusive")),
-		(long long)json_integer_value(json_object_get(v, "invalid")), (long long)n, noun);
+		(long long)c->improvement, (long long)c->regression, (long long)c->within_noise,
+		(long long)c->no_change, (long long)c->inconclusive, (long long)c->invalid,
+		(long long)n, noun);
 }
 
-static void verdict_counts(const json_t *r, struct strbuf *sb)
+static void verdict_counts(const struct report_view *v, struct strbuf *sb)
 {
-	json_int_t prim = json_integer_value(jpath(r, "summary.primaries"));
+	const struct view_summary *s = &v->summary;
 
-	if (prim)
-		counts_line(sb, "Primary:", jpath(r, "summary.primary_verdicts"), prim, "primaries");
-	counts_line(sb, "Verdicts:", jpath(r, "summary.verdicts"),
-		    json_integer_value(jpath(r, "summary.metrics")), "metrics");
+	if (s->primaries)
+		counts_line(sb, "Primary:", &s->primary_verdicts, s->primaries, "primaries");
+	counts_line(sb, "Verdicts:", &s->verdicts, s->metrics, "metrics");
 	sb_addc(sb, '\n');
 }
 
@@ -314,18 +333,18 @@ static void table_head(struct strbuf *sb, const char *base, const char *patched,
 }
 
 /* One metric or counter row; long names get their own line. */
-static void row(struct strbuf *sb, const json_t *res, const char *name, const char *marker)
+static void row(struct strbuf *sb, const struct result_record *res, const char *name,
+		const char *marker)
 {
-	const json_t *c = verdict_comparison(res);
 	char b[32], p[32], d[32], ci[48], pv[16];
 	size_t start = sb->len;
 
-	num_cell(b, sizeof(b), jget_num(json_object_get(res, "baseline"), "median"));
-	num_cell(p, sizeof(p), jget_num(json_object_get(res, "patched"), "median"));
-	fmt_pct(d, sizeof(d), jget_num(c, "delta_pct"));
-	fmt_ratio_ci(ci, sizeof(ci), jget_num(json_object_get(c, "ci"), "lo"),
-		     jget_num(json_object_get(c, "ci"), "hi"));
-	fmt_p(pv, sizeof(pv), jget_num(res, "p_used"));
+	num_cell(b, sizeof(b), res->side[0].median);
+	num_cell(p, sizeof(p), res->side[1].median);
+	/* The change the verdict rests on: pooled over hosts or all runs. */
+	fmt_pct(d, sizeof(d), res->change.delta_pct);
+	fmt_ratio_ci(ci, sizeof(ci), res->change.lo, res->change.hi);
+	fmt_p(pv, sizeof(pv), res->p_used);
 	sb_adds(sb, "  ");
 	if (text_safe_width(name) > NAME_W) {
 		sb_add_text_fit(sb, name, 76);
@@ -346,38 +365,21 @@ static void row(struct strbuf *sb, const json_t *res, const char *name, const ch
 	sb_addc(sb, '\n');
 }
 
-/*
- * The report's workloads by name (the first of a name wins, as the scan
- * per title did), built once: a scan per title was quadratic in them.
- */
-static json_t *workload_index(const json_t *r)
+static void workload_title(const struct report_view *v, const char *wname, struct strbuf *sb)
 {
-	json_t *ix = json_object(), *w;
-	size_t i;
-
-	json_array_foreach(json_object_get(r, "workloads"), i, w) {
-		const char *name = jget_str(w, "name", "");
-
-		if (!json_object_get(ix, name))
-			json_object_set(ix, name, w);
-	}
-	return ix;
-}
-
-static void workload_title(const json_t *ix, const char *wname, struct strbuf *sb)
-{
-	json_t *w = json_object_get(ix, wname), *v;
+	const struct view_workload *w = report_view_workload(v, wname);
+	const json_t *val;
 	const char *key;
 	struct strbuf t = STRBUF_INIT;
 
 	sb_add(&t, "", 0);
 	if (w) {
-		sb_addf(&t, " (%s", jget_str(w, "type", "?"));
-		json_object_foreach(json_object_get(w, "params"), key, v) {
-			if (json_is_string(v))
-				sb_addf(&t, " %s=%s", key, json_string_value(v));
-			else if (json_is_integer(v))
-				sb_addf(&t, " %s=%lld", key, (long long)json_integer_value(v));
+		sb_addf(&t, " (%s", or(w->type, "?"));
+		json_object_foreach((json_t *)w->params, key, val) {
+			if (json_is_string(val))
+				sb_addf(&t, " %s=%s", key, json_string_value(val));
+			else if (json_is_integer(val))
+				sb_addf(&t, " %s=%lld", key, (long long)json_integer_value(val));
 		}
 		sb_addc(&t, ')');
 	}
@@ -388,96 +390,81 @@ static void workload_title(const json_t *ix, const char *wname, struct strbuf *s
 	sb_release(&t);
 }
 
-/*
- * The report's geomean entries by workload name (each name's entries in
- * report order), built once: a scan of them per workload was quadratic,
- * seconds for 10,000 workloads.
- */
-static json_t *geomean_index(const json_t *r)
+static void geomean_line(const struct report_view *v, const char *wname, struct strbuf *sb)
 {
-	json_t *ix = json_object(), *g, *list;
-	size_t i;
+	size_t n;
+	const struct view_index *ix = report_view_geomeans(v, wname, &n);
 
-	json_array_foreach(json_object_get(r, "geomean"), i, g) {
-		const char *wn = jget_str(g, "workload", "");
-
-		if (!(list = json_object_get(ix, wn))) {
-			list = json_array();
-			json_object_set_new_nocheck(ix, wn, list);
-		}
-		json_array_append(list, g);
-	}
-	return ix;
-}
-
-static void geomean_line(const json_t *geo_ix, const char *wname, struct strbuf *sb)
-{
-	json_t *g;
-	size_t i;
-
-	json_array_foreach(json_object_get(geo_ix, wname), i, g) {
+	for (size_t i = 0; i < n; i++) {
+		const struct view_geomean *g = &v->geomean[ix[i].i];
 		char d[32], ci[48];
 
-		if (json_integer_value(json_object_get(g, "metrics")) < 2)
+		if (g->metrics < 2)
 			continue;
-		fmt_pct(d, sizeof(d), 100 * (jget_num(g, "ratio") - 1));
-		fmt_ratio_ci(ci, sizeof(ci), jget_num(g, "lo"), jget_num(g, "hi"));
+		fmt_pct(d, sizeof(d), 100 * (g->ratio - 1));
+		fmt_ratio_ci(ci, sizeof(ci), g->lo, g->hi);
 		sb_addf(sb, "  geometric mean, + = patched better: %s %s\n", d, ci);
 	}
 }
 
-static const char *marker_of(const json_t *res)
+static const char *marker_of(const struct result_record *res)
 {
-	return json_is_string(json_object_get(res, "verdict")) ?
-	       verdict_marker(jget_str(res, "verdict", "invalid")) : " ";
+	return res->verdict_id ? stats_verdict_marker(res->verdict) : " ";
+}
+
+/*
+ * A session on several hosts: under a primary, one line per host and the
+ * warning when they disagree (its diff and interval above are pooled).
+ */
+static void host_lines(struct strbuf *sb, const struct result_record *res)
+{
+	for (size_t i = 0; i < res->nhosts; i++) {
+		struct strbuf line = STRBUF_INIT;
+
+		sb_adds(&line, "host ");
+		result_host_line(&res->hosts[i], &line);
+		wrap(sb, "      ", line.buf);
+		sb_release(&line);
+	}
+	for (size_t i = 0; i < res->nwarnings; i++)
+		if (!strcmp(res->warnings[i].kind, "host-heterogeneity"))
+			wrap(sb, "    ! ", res->warnings[i].message);
+}
+
+/* The kernels' names as the tables head their columns. */
+static const char *base_name(const struct report_view *v)
+{
+	return or(v->design.baseline, "base");
+}
+
+static const char *patched_name(const struct report_view *v)
+{
+	return or(v->design.patched, "patched");
 }
 
 /*
  * The answer first: every primary metric of the session in one table,
  * "workload: metric", before the per-workload detail.
  */
-/*
- * A session on several hosts: under a primary, one line per host and the
- * warning when they disagree (its diff and interval above are pooled).
- */
-static void host_lines(struct strbuf *sb, const json_t *res)
+static void primary_table(const struct report_view *v, struct strbuf *sb)
 {
-	const json_t *h, *w;
-	size_t i;
+	size_t n = 0;
 
-	json_array_foreach(json_object_get(res, "hosts"), i, h) {
-		struct strbuf line = STRBUF_INIT;
-
-		sb_adds(&line, "host ");
-		host_line(h, &line);
-		wrap(sb, "      ", line.buf);
-		sb_release(&line);
-	}
-	json_array_foreach(json_object_get(res, "warnings"), i, w)
-		if (!strcmp(jget_str(w, "kind", ""), "host-heterogeneity"))
-			wrap(sb, "    ! ", jget_str(w, "message", ""));
-}
-
-static void primary_table(const json_t *r, struct strbuf *sb)
-{
-	const json_t *results = json_object_get(r, "results"), *res;
-	size_t i, n = 0;
-
-	json_array_foreach(results, i, res)
-		n += json_is_true(json_object_get(res, "primary"));
+	for (size_t i = 0; i < v->nresults; i++)
+		n += v->results[i].primary;
 	if (!n)
 		return;
 	sb_addf(sb, "\nPrimary metrics (declared before the first run, %zu):\n", n);
 	/* A sequential session's primaries: the repeated interval of their look. */
-	table_head(sb, jget_str(jpath(r, "design"), "baseline", "base"),
-		   jget_str(jpath(r, "design"), "patched", "patched"), 1,
-		   json_is_object(jpath(r, "design.sequential")) ? "RCI of diff" : "95% CI of diff");
-	json_array_foreach(results, i, res) {
+	table_head(sb, base_name(v), patched_name(v), 1,
+		   v->design.sequential.present ? "RCI of diff" : "95% CI of diff");
+	for (size_t i = 0; i < v->nresults; i++) {
+		const struct result_record *res = &v->results[i];
 		struct strbuf name = STRBUF_INIT;
 
-		if (!json_is_true(json_object_get(res, "primary")))
+		if (!res->primary)
 			continue;
-		sb_addf(&name, "%s: %s", jget_str(res, "workload", ""), jget_str(res, "metric", ""));
+		sb_addf(&name, "%s: %s", res->workload, res->metric);
 		row(sb, res, name.buf, marker_of(res));
 		host_lines(sb, res);
 		sb_release(&name);
@@ -493,7 +480,7 @@ static void primary_table(const json_t *r, struct strbuf *sb)
 #define LT_CELL_W	30	/* " %9s %9s %7s %c" */
 #define LT_PER_LINE	2
 
-static void layout_block(struct strbuf *sb, const json_t *r, const struct layout_table *t,
+static void layout_block(struct strbuf *sb, const struct report_view *v, const struct layout_table *t,
 			 size_t first, size_t count)
 {
 	size_t label_w = t->layout->kind == LAYOUT_SWEEP ? 6 : NAME_W, cell, row, start;
@@ -522,8 +509,8 @@ static void layout_block(struct strbuf *sb, const json_t *r, const struct layout
 	sb_add_text_fit(sb, t->layout->kind == LAYOUT_SWEEP ? t->layout->row_head : "", label_w);
 	pad_to(sb, start, 2 + label_w);
 	for (cell = first; cell < first + count; cell++) {
-		right_text(sb, jget_str(jpath(r, "design"), "baseline", "base"), NUM_W);
-		right_text(sb, jget_str(jpath(r, "design"), "patched", "patched"), NUM_W);
+		right_text(sb, base_name(v), NUM_W);
+		right_text(sb, patched_name(v), NUM_W);
 		sb_addf(sb, " %7s  ", "diff");
 	}
 	while (sb->len && sb->buf[sb->len - 1] == ' ')
@@ -574,7 +561,8 @@ static void run_cell(struct strbuf *sb, double v)
 	sb_addf(sb, " %*s", LT_RUN_W, b);
 }
 
-static void layout_runs(struct strbuf *sb, const json_t *r, const struct layout_table *t)
+static void layout_runs(struct strbuf *sb, const struct report_view *v,
+			const struct layout_table *t)
 {
 	long long seqs[2][LT_RUNS_MAX];
 	size_t n[2], row, start;
@@ -593,8 +581,7 @@ static void layout_runs(struct strbuf *sb, const json_t *r, const struct layout_
 		if (!n[k])
 			continue;
 		pad_to(sb, start, 2 + LT_RUN_LABEL_W + (k ? n[0] : 0) * (LT_RUN_W + 1) + 1);
-		sb_add_text_fit(sb, jget_str(jpath(r, "design"), k ? "patched" : "baseline",
-					     k ? "patched" : "base"), n[k] * (LT_RUN_W + 1) - 1);
+		sb_add_text_fit(sb, k ? patched_name(v) : base_name(v), n[k] * (LT_RUN_W + 1) - 1);
 	}
 	sb_addc(sb, '\n');
 	sb_addf(sb, "  %*s", LT_RUN_LABEL_W, "");
@@ -620,10 +607,10 @@ static void layout_runs(struct strbuf *sb, const json_t *r, const struct layout_
 	}
 }
 
-static void layout_section(const json_t *r, struct strbuf *sb)
+static void layout_section(const struct report_view *v, struct strbuf *sb)
 {
 	struct layout_table *t;
-	size_t n = layout_tables(r, &t);
+	size_t n = layout_tables(v->json, &t);
 
 	if (n)
 		sb_adds(sb, "\nAs the threads showed them (medians of the runs):\n");
@@ -633,45 +620,37 @@ static void layout_section(const json_t *r, struct strbuf *sb)
 		sb_addc(sb, '\n');
 		wrap(sb, "", t[i].title.buf);
 		for (size_t first = 0; first < cells; first += LT_PER_LINE)
-			layout_block(sb, r, &t[i], first,
+			layout_block(sb, v, &t[i], first,
 				     cells - first < LT_PER_LINE ? cells - first : LT_PER_LINE);
-		layout_runs(sb, r, &t[i]);
+		layout_runs(sb, v, &t[i]);
 	}
 	layout_tables_free(t, n);
 }
 
-static void metric_tables(const json_t *r, struct strbuf *sb)
+static void metric_tables(const struct report_view *v, struct strbuf *sb)
 {
-	const char *base = jget_str(jpath(r, "design"), "baseline", "base");
-	const char *patched = jget_str(jpath(r, "design"), "patched", "patched");
-	const json_t *results = json_object_get(r, "results");
 	const char *cur = NULL;
 	int use_q = 0;
-	json_t *res, *geo_ix = geomean_index(r), *wl_ix = workload_index(r);
-	size_t i;
 
-	json_array_foreach(results, i, res)
-		use_q |= json_is_true(json_object_get(res, "used_q"));
-	json_array_foreach(results, i, res) {
-		const char *wn = jget_str(res, "workload", "");
+	for (size_t i = 0; i < v->nresults; i++)
+		use_q |= v->results[i].used_q;
+	for (size_t i = 0; i < v->nresults; i++) {
+		const struct result_record *res = &v->results[i];
 
 		/* Shown in the primary table already. */
-		if (json_is_true(json_object_get(res, "primary")))
+		if (res->primary)
 			continue;
-
-		if (!cur || strcmp(cur, wn)) {
+		if (!cur || strcmp(cur, res->workload)) {
 			if (cur)
-				geomean_line(geo_ix, cur, sb);
-			workload_title(wl_ix, wn, sb);
-			table_head(sb, base, patched, use_q, "95% CI of diff");
-			cur = wn;
+				geomean_line(v, cur, sb);
+			workload_title(v, res->workload, sb);
+			table_head(sb, base_name(v), patched_name(v), use_q, "95% CI of diff");
+			cur = res->workload;
 		}
-		row(sb, res, jget_str(res, "metric", ""), marker_of(res));
+		row(sb, res, res->metric, marker_of(res));
 	}
 	if (cur)
-		geomean_line(geo_ix, cur, sb);
-	json_decref(geo_ix);
-	json_decref(wl_ix);
+		geomean_line(v, cur, sb);
 }
 
 static const char *change_marker(const char *id)
@@ -685,88 +664,87 @@ static const char *change_marker(const char *id)
 	return verdict_marker(id);
 }
 
-static void counters(const json_t *r, struct strbuf *sb)
+static void counters(const struct report_view *v, struct strbuf *sb)
 {
-	const json_t *cs = json_object_get(r, "counter_results");
-	size_t i, shown = 0, n = json_array_size(cs);
-	json_t *c;
+	size_t n = v->ncounters;
 
 	if (!n)
 		return;
 	sb_addf(sb, "\nCounters that moved most (top %zu of %zu; ^ up, v down, by |ratio|):\n",
 		n < 12 ? n : 12, n);
-	table_head(sb, jget_str(jpath(r, "design"), "baseline", "base"),
-		   jget_str(jpath(r, "design"), "patched", "patched"), 1, "95% CI of diff");
-	json_array_foreach(cs, i, c) {
+	table_head(sb, base_name(v), patched_name(v), 1, "95% CI of diff");
+	for (size_t i = 0; i < n && i < 12; i++) {
+		const struct result_record *c = &v->counters[i];
 		struct strbuf name = STRBUF_INIT;
 
-		if (shown == 12)
-			break;
-		sb_addf(&name, "%s:%s", jget_str(c, "workload", ""), jget_str(c, "counter", ""));
-		row(sb, c, name.buf, change_marker(jget_str(c, "change", "invalid")));
+		sb_addf(&name, "%s:%s", c->workload, c->metric);
+		row(sb, c, name.buf, change_marker(or(c->change_id, "invalid")));
 		sb_release(&name);
-		shown++;
 	}
 }
 
-static void notes(const json_t *r, struct strbuf *sb)
+/* The results a reader must look at: regressions and what did not decide. */
+static void result_notes(const struct report_view *v, struct strbuf *sb)
 {
-	json_t *res, *run;
-	size_t i;
 	int first = 1;
 
-	json_array_foreach(json_object_get(r, "results"), i, res) {
-		const char *v = jget_str(res, "verdict", "");
+	for (size_t i = 0; i < v->nresults; i++) {
+		const struct result_record *res = &v->results[i];
+		const char *id = or(res->verdict_id, "");
 		struct strbuf line = STRBUF_INIT;
 
-		if (strcmp(v, "inconclusive") && strcmp(v, "invalid") && strcmp(v, "regression"))
+		if (strcmp(id, "inconclusive") && strcmp(id, "invalid") && strcmp(id, "regression"))
 			continue;
 		if (first)
 			sb_adds(sb, "\nNotes:\n");
 		first = 0;
-		sb_addf(&line, "%s %s:%s: %s", verdict_marker(v), jget_str(res, "workload", ""),
-			jget_str(res, "metric", ""), jget_str(res, "reason", ""));
-		wrap(sb, "  ", line.buf);
-		sb_release(&line);
-	}
-	first = 1;
-	json_array_foreach(json_object_get(r, "host_states"), i, res) {
-		struct strbuf line = STRBUF_INIT;
-
-		if (first)
-			sb_adds(sb, "\nHost states (docs/reports.md):\n");
-		first = 0;
-		hoststate_sentence(res, &line);
-		wrap(sb, "  ", line.buf);
-		sb_release(&line);
-	}
-	first = 1;
-	json_array_foreach(json_object_get(r, "runs"), i, run) {
-		struct strbuf line = STRBUF_INIT;
-
-		if (!strcmp(jget_str(run, "status", "ok"), "ok"))
-			continue;
-		if (first)
-			sb_adds(sb, "\nFailed runs:\n");
-		first = 0;
-		sb_addf(&line, "#%lld %s %s: %s", (long long)json_integer_value(json_object_get(run, "seq")),
-			jget_str(run, "kernel", ""), jget_str(run, "workload", ""),
-			jget_str(run, "failure", "no reason recorded"));
+		sb_addf(&line, "%s %s:%s: %s", marker_of(res), res->workload, res->metric,
+			or(res->reason, ""));
 		wrap(sb, "  ", line.buf);
 		sb_release(&line);
 	}
 }
 
-static void legend(const json_t *r, struct strbuf *sb)
+static void notes(const struct report_view *v, struct strbuf *sb)
 {
-	double t = 100 * jget_num(jpath(r, "statistics"), "threshold");
+	int first = 1;
+
+	result_notes(v, sb);
+	for (size_t i = 0; i < v->nhost_states; i++) {
+		struct strbuf line = STRBUF_INIT;
+
+		if (!i)
+			sb_adds(sb, "\nHost states (docs/reports.md):\n");
+		hoststate_line(&v->host_state_recs[i], &line);
+		wrap(sb, "  ", line.buf);
+		sb_release(&line);
+	}
+	for (size_t i = 0; i < v->runs.n; i++) {
+		const struct run_record *run = &v->runs.v[i];
+		struct strbuf line = STRBUF_INIT;
+
+		if (run->ok)
+			continue;
+		if (first)
+			sb_adds(sb, "\nFailed runs:\n");
+		first = 0;
+		sb_addf(&line, "#%lld %s %s: %s", (long long)run->seq, run->kernel, run->workload,
+			or(run->failure, "no reason recorded"));
+		wrap(sb, "  ", line.buf);
+		sb_release(&line);
+	}
+}
+
+static void legend(const struct report_view *v, struct strbuf *sb)
+{
+	double t = 100 * v->statistics.threshold;
 
 	sb_addf(sb, "\ndiff = median(patched) / median(base) - 1; CI = bootstrap interval of\n"
 		"that ratio; p = Mann-Whitney U (q = Benjamini-Hochberg adjusted).\n");
-	if (json_is_object(jpath(r, "design.sequential")))
+	if (v->design.sequential.present)
 		sb_adds(sb, "RCI = the repeated interval of a primary at its last look's level\n"
 			"(1 - alpha_k), q its look-adjusted p after BH (docs/reports.md).\n");
-	if (report_several_hosts(r))
+	if (v->several_hosts)
 		sb_adds(sb, "Several hosts: diff and CI pooled over the hosts (inverse-variance on\n"
 			"the log ratio), p = van Elteren's stratified rank test (docs/reports.md).\n");
 	sb_addf(sb, "+ improvement  - regression  = significant, within +-%g%%  ~ no change\n"
@@ -774,15 +752,29 @@ static void legend(const json_t *r, struct strbuf *sb)
 		"  against the band)  ! invalid\n", t);
 }
 
+/*
+ * The report comes from report_analyze(): it decodes. When it does not
+ * (a bug in the analysis, or a caller's hand-made report), say what is
+ * wrong instead of a report with holes.
+ */
 void report_render_text(const json_t *report, struct strbuf *out)
 {
-	header(report, out);
-	warnings(report, out);
-	verdict_counts(report, out);
-	primary_table(report, out);
-	layout_section(report, out);
-	metric_tables(report, out);
-	counters(report, out);
-	notes(report, out);
-	legend(report, out);
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+
+	if (report_view_decode(report, &v, &err)) {
+		sb_addf(out, "mglrulab report: the report does not decode: %s\n", err.buf);
+	} else {
+		header(&v, out);
+		warnings(&v, out);
+		verdict_counts(&v, out);
+		primary_table(&v, out);
+		layout_section(&v, out);
+		metric_tables(&v, out);
+		counters(&v, out);
+		notes(&v, out);
+		legend(&v, out);
+	}
+	report_view_release(&v);
+	sb_release(&err);
 }

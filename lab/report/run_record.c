@@ -329,6 +329,16 @@ static int decode_messages(struct dec *d, const json_t *r, struct run_record *ou
 	return 0;
 }
 
+/* host_load: shown, never checked, so never an error. */
+static void decode_host_load(const json_t *r, struct run_host_load *out)
+{
+	const json_t *load = json_object_get(r, "host_load");
+
+	out->busy = json_is_true(json_object_get(load, "busy"));
+	out->other_cpus = number_or_nan(json_object_get(load, "other_cpus"));
+	out->steal_s = number_or_nan(json_object_get(load, "steal_s"));
+}
+
 static int decode(struct dec *d, const json_t *r, struct run_record *out)
 {
 	const char *status;
@@ -355,6 +365,7 @@ static int decode(struct dec *d, const json_t *r, struct run_record *out)
 		run_record_release(out);
 		return -1;
 	}
+	decode_host_load(r, &out->host_load);
 	return 0;
 }
 

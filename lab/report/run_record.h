@@ -2,9 +2,9 @@
 /*
  * One element of a session's "runs": what session_record() writes for a
  * guest run, and what the analysis (report_model.c, report_hoststate.c),
- * compare, history and the stopping rule read. Decoded here, once, with
- * every check report_load() makes of a run, so a reader of the struct
- * picks no key by hand and meets no type it did not expect.
+ * compare, history, the stopping rule and the renderers read. Decoded
+ * here, once, with every check report_load() makes of a run, so a reader
+ * of the struct picks no key by hand and meets no type it did not expect.
  * reports/SCHEMA.md ("runs[]") and reports/schema/ are the published
  * description; this is the code's one.
  *
@@ -35,6 +35,17 @@ struct run_timings {
 	double host_overhead_s;
 };
 
+/*
+ * "host_load": what else the host did during the run, as the reports show
+ * it. Read leniently, never checked (report_load() never did): a member
+ * that is absent or of another type reads as none (0, NaN).
+ */
+struct run_host_load {
+	int busy;		/* others used a quarter of a CPU, or steal > 5 % */
+	double other_cpus;	/* CPUs used by everything else */
+	double steal_s;		/* seconds the hypervisor stole */
+};
+
 struct run_record {
 	long seq;		/* unique in a report (report_load() checks that) */
 	/*
@@ -58,7 +69,9 @@ struct run_record {
 	/* Strings, checked; NULL: none. */
 	const json_t *guest_messages;
 	size_t nr_guest_messages;
-	const json_t *json;	/* the element: series, host_load, ... untyped */
+	const json_t *json;	/* the element: series, ... untyped */
+	/* added for the HTML renderer */
+	struct run_host_load host_load;
 };
 
 /* Where a run ran: limits report_load() has always checked. */

@@ -499,6 +499,29 @@ static void test_per_workload_runs_shown(void **state)
 	json_decref(s);
 }
 
+/* A run on a busy host says so in the HTML runs table; a quiet one says nothing. */
+static void test_busy_host_noted(void **state)
+{
+	json_t *s = load_fixture(), *r, *runs;
+	struct strbuf html = STRBUF_INIT;
+	(void)state;
+
+	runs = json_object_get(s, "runs");
+	json_object_set_new(json_array_get(runs, 0), "host_load",
+			    json_pack("{s:b, s:f, s:f}", "busy", 1, "other_cpus", 1.5,
+				      "steal_s", 2.0));
+	json_object_set_new(json_array_get(runs, 1), "host_load",
+			    json_pack("{s:b, s:f, s:f}", "busy", 0, "other_cpus", 0.1,
+				      "steal_s", 0.0));
+	r = analyze(s);
+	report_render_html(r, &html);
+	assert_non_null(strstr(html.buf, "busy host: others used 1.50 CPUs, steal 2.00 s"));
+	assert_null(strstr(html.buf, "others used 0.10 CPUs"));
+	sb_release(&html);
+	json_decref(r);
+	json_decref(s);
+}
+
 static void test_all_failed_is_invalid(void **state)
 {
 	json_t *s = load_fixture(), *r, *run;
@@ -577,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_verdicts),
 		cmocka_unit_test(test_per_workload_runs_shown),
 		cmocka_unit_test(test_budget_stop_says_resume),
+		cmocka_unit_test(test_busy_host_noted),
 		cmocka_unit_test(test_all_failed_is_invalid),
 		cmocka_unit_test(test_single_kernel),
 		cmocka_unit_test(test_partial_session_warns),

@@ -109,6 +109,33 @@ static void test_decode_nulls_and_unknown_verdict(void **state)
 	json_decref(r);
 }
 
+/*
+ * A kernel without values has no statistics: its outlier count reads 0,
+ * and summarized[] is what tells "none counted" from "no statistics".
+ */
+static void test_decode_summarized(void **state)
+{
+	json_t *r = result(NULL);
+	struct result_record rec;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(r, "baseline", json_pack("{s:i, s:i, s:i, s:f, s:i}", "n", 5,
+						     "failed", 0, "missing", 0, "median", 1.0,
+						     "outliers", 0));
+	json_object_set_new(r, "patched", json_pack("{s:i, s:i, s:i}", "n", 0, "failed", 5,
+						    "missing", 0));
+	assert_int_equal(result_record_decode(r, &rec, &err), 0);
+	assert_true(rec.summarized[0]);
+	assert_false(rec.summarized[1]);
+	assert_int_equal(rec.side[0].outliers, 0);
+	assert_int_equal(rec.side[1].outliers, 0);
+	assert_int_equal(rec.side[1].failed, 5);
+	result_record_release(&rec);
+	sb_release(&err);
+	json_decref(r);
+}
+
 /* Each hostile member: an error naming it. */
 static void test_decode_errors(void **state)
 {
@@ -232,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_decode_fields),
 		cmocka_unit_test(test_decode_pooled_basis),
 		cmocka_unit_test(test_decode_nulls_and_unknown_verdict),
+		cmocka_unit_test(test_decode_summarized),
 		cmocka_unit_test(test_decode_errors),
 		cmocka_unit_test(test_records_of_report),
 		cmocka_unit_test(test_analysis_output_decodes),

@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report view's one decoder (report_view.h). The top-level members of
+ * an analysed report are read here and in the analysis that writes them,
+ * nowhere else in the renderers.
+ *
+ * Reading is typed and total, as in report_result.c: each member is what
+ * reports/SCHEMA.md says, absent or null ("none"), or an error naming it
+ * with its path from the top. The first error is kept; later members are
+ * still read so that the view is whole and its arrays can be released.
+ */
+#include "report_view.h"
+#include "util.h"
+#include "xjson.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vd {
+	struct strbuf *err;
+	int failed;
+};
+
+/* @where: the object's path ("host", "kernels[1]"; "" at the top). */
+static void vd_fail(struct vd *d, const char *where, const char *key, const char *want,
+		    const json_t *v)
+{
+	if (d->failed++)
+		return;
+	sb_addf(d->err, "%s%s%s: expected %s, got %s", where, *where ? "." : "", key, want,
+		v ? xjson_type_name(v) : "nothing");
+}
+
+/* The member, or NULL when absent or null. */
+static const json_t *vd_get(const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_null(v) ? NULL : v;
+}
+
+static const char *vd_str(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (v && !json_is_string(v)) {
+		vd_fail(d, where, key, "a string or null", v);
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+static double vd_num(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (v && !json_is_number(v)) {
+		vd_fail(d, where, key, "a number or null", v);
+		return NAN;
+	}
+	return v ? json_number_value(v) : NAN;
+}
+
+/* An integer member; *@has (may be NULL) says whether there was one. */
+static long long vd_int(struct vd *d, const json_t *obj, const char *where, const char *key,
+			int *has)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (has)
+		*has = json_is_integer(v);
+	if (v && !json_is_integer(v)) {
+		vd_fail(d, where, key, "an integer or null", v);
+		return 0;
+	}
+	return json_integer_value(v);
+}
+
+static long vd_long(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	return (long)vd_int(d, obj, where, key, NULL);
+}
+
+static int vd_bool(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (v && !json_is_boolean(v))
+		vd_fail(d, where, key, "a boolean or null", v);
+	return json_is_true(v);
+}
+
+static const json_t *vd_typed(struct vd *d, const json_t *obj, const char *where,
+			      const char *key, int want_object)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (v && (want_object ? !json_is_object(v) : !json_is_array(v))) {
+		vd_fail(d, where, key, want_object ? "an object or null" : "an array or null", v);
+		return NULL;
+	}
+	return v;
+}
+
+static const json_t *vd_obj(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	return vd_typed(d, obj, where, key, 1);
+}
+
+static const json_t *vd_arr(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	return vd_typed(d, obj, where, key, 0);
+}
+
+/*
+ * The elements of array member @key of @obj, each an object: a new array
+ * of *@n elements of @size bytes (NULL when none). A non-object element is
+ * an error naming it and stays zeroed.
+ */
+static void *vd_elems(struct vd *d, const json_t *obj, const char *key, size_t size, size_t *n)
+{
+	const json_t *a = vd_arr(d, obj, "", key), *e;
+	size_t i;
+
+	*n = json_array_size(a);
+	json_array_foreach(a, i, e)
+		if (!json_is_object(e)) {
+			char where[64];
+
+			snprintf(where, sizeof(where), "%s[%zu]", key, i);
+			vd_fail(d, "", where, "an object", e);
+		}
+	return *n ? xcalloc(*n, size) : NULL;
+}
+
+static void read_session(struct vd *d, const json_t *r, struct report_view *v)
+{
+	const json_t *s = vd_obj(d, r, "", "session"), *g = vd_obj(d, r, "", "generator");
+	struct view_session *o = &v->session;
+
+	o->id = vd_str(d, s, "session", "id");
+	o->created = vd_str(d, s, "session", "created");
+	o->finished = vd_str(d, s, "session", "finished");
+	o->mode = vd_str(d, s, "session", "mode");
+	o->command = vd_str(d, s, "session", "command");
+	o->complete = !json_is_false(json_object_get(s, "complete"));
+	vd_bool(d, s, "session", "complete");
+	v->generator.name = vd_str(d, g, "generator", "name");
+	v->generator.version = vd_str(d, g, "generator", "version");
+}
+
+static void read_host(struct vd *d, const json_t *r, struct view_host *o)
+{
+	const json_t *h = vd_obj(d, r, "", "host");
+
+	o->hostname = vd_str(d, h, "host", "hostname");
+	o->cpu = vd_str(d, h, "host", "cpu");
+	o->kernel = vd_str(d, h, "host", "kernel");
+	o->cpus = (long)vd_int(d, h, "host", "cpus", &o->has_cpus);
+	o->memory_mib = vd_num(d, h, "host", "memory_mib");
+	o->accel = vd_str(d, h, "host", "accel");
+	o->accel_reason = vd_str(d, h, "host", "accel_reason");
+	o->qemu_version = vd_str(d, h, "host", "qemu_version");
+	o->libvirt_version = vd_str(d, h, "host", "libvirt_version");
+	o->libvirt_uri = vd_str(d, h, "host", "libvirt_uri");
+}
+
+static void read_series(struct vd *d, const json_t *k, const char *where, struct view_kernel *o)
+{
+	const json_t *a = vd_arr(d, k, where, "series"), *p;
+	char at[96];
+	size_t i;
+
+	o->nseries = json_array_size(a);
+	o->series = o->nseries ? xcalloc(o->nseries, sizeof(*o->series)) : NULL;
+	json_array_foreach(a, i, p) {
+		snprintf(at, sizeof(at), "%s.series[%zu]", where, i);
+		if (!json_is_object(p)) {
+			vd_fail(d, "", at, "an object", p);
+			continue;
+		}
+		o->series[i].subject = vd_str(d, p, at, "subject");
+		o->series[i].hash = vd_str(d, p, at, "hash");
+		o->series[i].author = vd_str(d, p, at, "author");
+	}
+}
+
+static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
+{
+	const json_t *k;
+	char at[48];
+	size_t i;
+
+	v->kernels = vd_elems(d, r, "kernels", sizeof(*v->kernels), &v->nkernels);
+	json_array_foreach(json_object_get(r, "kernels"), i, k) {
+		struct view_kernel *o = &v->kernels[i];
+
+		snprintf(at, sizeof(at), "kernels[%zu]", i);
+		o->name = vd_str(d, k, at, "name");
+		o->role = vd_str(d, k, at, "role");
+		o->source = vd_str(d, k, at, "source");
+		o->ref = vd_str(d, k, at, "ref");
+		o->version = vd_str(d, k, at, "version");
+		o->config_hash = vd_str(d, k, at, "config_hash");
+		o->cache_key = vd_str(d, k, at, "cache_key");
+		read_series(d, k, at, o);
+	}
+}
+
+static void read_guest(struct vd *d, const json_t *r, struct view_guest *o)
+{
+	const json_t *g = vd_obj(d, r, "", "guest"), *nodes, *n;
+	char at[48];
+	size_t i;
+
+	o->present = g != NULL;
+	o->name = vd_str(d, g, "guest", "name");
+	o->vcpus = vd_long(d, g, "guest", "vcpus");
+	o->memory_mib = vd_num(d, g, "guest", "memory_mib");
+	o->icount_shift = (long)vd_int(d, g, "guest", "icount_shift", &o->has_icount_shift);
+	nodes = vd_arr(d, g, "guest", "nodes");
+	o->nnodes = json_array_size(nodes);
+	o->nodes = o->nnodes ? xcalloc(o->nnodes, sizeof(*o->nodes)) : NULL;
+	json_array_foreach(nodes, i, n) {
+		snprintf(at, sizeof(at), "guest.nodes[%zu]", i);
+		if (!json_is_object(n)) {
+			vd_fail(d, "", at, "an object", n);
+			continue;
+		}
+		o->nodes[i].id = vd_long(d, n, at, "id");
+		o->nodes[i].cpus = vd_str(d, n, at, "cpus");
+		o->nodes[i].memory_mib = vd_num(d, n, at, "memory_mib");
+	}
+}
+
+static void read_metric_decls(struct vd *d, const json_t *w, const char *where,
+			      struct view_workload *o)
+{
+	const json_t *a = vd_arr(d, w, where, "metrics"), *m;
+	char at[96];
+	size_t i;
+
+	o->nmetrics = json_array_size(a);
+	o->metrics = o->nmetrics ? xcalloc(o->nmetrics, sizeof(*o->metrics)) : NULL;
+	json_array_foreach(a, i, m) {
+		struct view_metric_decl *x = &o->metrics[i];
+
+		snprintf(at, sizeof(at), "%s.metrics[%zu]", where, i);
+		if (!json_is_object(m)) {
+			vd_fail(d, "", at, "an object", m);
+			continue;
+		}
+		x->name = vd_str(d, m, at, "name");
+		x->unit = vd_str(d, m, at, "unit");
+		x->better = vd_str(d, m, at, "better");
+		x->help = vd_str(d, m, at, "help");
+		x->threshold = vd_num(d, m, at, "threshold");
+		x->primary = vd_bool(d, m, at, "primary");
+	}
+}
+
+static void read_workloads(struct vd *d, const json_t *r, struct report_view *v)
+{
+	const json_t *w;
+	char at[48];
+	size_t i;
+
+	v->workloads = vd_elems(d, r, "workloads", sizeof(*v->workloads), &v->nworkloads);
+	json_array_foreach(json_object_get(r, "workloads"), i, w) {
+		struct view_workload *o = &v->workloads[i];
+
+		snprintf(at, sizeof(at), "workloads[%zu]", i);
+		o->name = vd_str(d, w, at, "name");
+		o->type = vd_str(d, w, at, "type");
+		o->params = vd_obj(d, w, at, "params");
+		o->runs = (long)vd_int(d, w, at, "runs", &o->has_runs);
+		o->threshold = vd_num(d, w, at, "threshold");
+		read_metric_decls(d, w, at, o);
+	}
+}
+
+static void read_design(struct vd *d, const json_t *r, struct view_design *o)
+{
+	const json_t *ds = vd_obj(d, r, "", "design"), *sq;
+
+	o->baseline = vd_str(d, ds, "design", "baseline");
+	o->patched = vd_str(d, ds, "design", "patched");
+	o->runs_per_kernel = vd_long(d, ds, "design", "runs_per_kernel");
+	o->warmups = vd_long(d, ds, "design", "warmups");
+	o->blocks = vd_long(d, ds, "design", "blocks");
+	o->seed = vd_int(d, ds, "design", "seed", NULL);
+	o->order = vd_str(d, ds, "design", "order");
+	sq = vd_obj(d, ds, "design", "sequential");
+	o->sequential.present = sq != NULL;
+	o->sequential.until = vd_str(d, sq, "design.sequential", "until");
+	o->sequential.method = vd_str(d, sq, "design.sequential", "method");
+	o->sequential.alpha = vd_num(d, sq, "design.sequential", "alpha");
+	o->sequential.rho = vd_num(d, sq, "design.sequential", "rho");
+	o->sequential.budget_s = vd_num(d, sq, "design.sequential", "budget_s");
+	o->sequential.min_runs = vd_long(d, sq, "design.sequential", "min_runs");
+	o->sequential.max_runs = vd_long(d, sq, "design.sequential", "max_runs");
+	o->sequential.step = vd_long(d, sq, "design.sequential", "step");
+}
+
+static void read_statistics(struct vd *d, const json_t *r, struct view_statistics *o)
+{
+	const json_t *s = vd_obj(d, r, "", "statistics");
+
+	o->alpha = vd_num(d, s, "statistics", "alpha");
+	o->confidence = vd_num(d, s, "statistics", "confidence");
+	o->threshold = vd_num(d, s, "statistics", "threshold");
+	o->power = vd_num(d, s, "statistics", "power");
+	o->max_failed_fraction = vd_num(d, s, "statistics", "max_failed_fraction");
+	o->threshold_source = vd_str(d, s, "statistics", "threshold_source");
+	o->resamples = vd_long(d, s, "statistics", "resamples");
+	o->counter_resamples = vd_long(d, s, "statistics", "counter_resamples");
+	o->min_runs = vd_long(d, s, "statistics", "min_runs");
+	o->seed = vd_int(d, s, "statistics", "seed", NULL);
+}
+
+static void read_counts(struct vd *d, const json_t *s, const char *key, struct view_counts *o)
+{
+	const json_t *c = vd_obj(d, s, "summary", key);
+	char at[48];
+
+	snprintf(at, sizeof(at), "summary.%s", key);
+	o->improvement = vd_long(d, c, at, "improvement");
+	o->regression = vd_long(d, c, at, "regression");
+	o->within_noise = vd_long(d, c, at, "within-noise");
+	o->no_change = vd_long(d, c, at, "no-change");
+	o->inconclusive = vd_long(d, c, at, "inconclusive");
+	o->invalid = vd_long(d, c, at, "invalid");
+}
+
+static void read_summary(struct vd *d, const json_t *r, struct view_summary *o)
+{
+	static const char *const phases[VIEW_PHASES] = { "boot_s", "workload_s", "host_overhead_s" };
+	const json_t *s = vd_obj(d, r, "", "summary");
+	const json_t *t = vd_obj(d, s, "summary", "timings");
+	char at[48];
+
+	o->metrics = vd_long(d, s, "summary", "metrics");
+	o->counters = vd_long(d, s, "summary", "counters");
+	o->primaries = vd_long(d, s, "summary", "primaries");
+	o->runs = vd_long(d, s, "summary", "runs");
+	o->runs_ok = vd_long(d, s, "summary", "runs_ok");
+	o->runs_failed = vd_long(d, s, "summary", "runs_failed");
+	o->runs_warmup = vd_long(d, s, "summary", "runs_warmup");
+	read_counts(d, s, "verdicts", &o->verdicts);
+	read_counts(d, s, "primary_verdicts", &o->primary_verdicts);
+	o->runs_per_kernel = vd_obj(d, s, "summary", "runs_per_kernel");
+	for (size_t i = 0; i < VIEW_PHASES; i++) {
+		const json_t *p = vd_obj(d, t, "summary.timings", phases[i]);
+
+		snprintf(at, sizeof(at), "summary.timings.%s", phases[i]);
+		o->timings[i].runs = vd_long(d, p, at, "runs");
+		o->timings[i].median = vd_num(d, p, at, "median");
+		o->timings[i].total = vd_num(d, p, at, "total");
+	}
+}
+
+static void read_geomean(struct vd *d, const json_t *r, struct report_view *v)
+{
+	const json_t *g;
+	char at[48];
+	size_t i;
+
+	v->geomean = vd_elems(d, r, "geomean", sizeof(*v->geomean), &v->ngeomean);
+	json_array_foreach(json_object_get(r, "geomean"), i, g) {
+		struct view_geomean *o = &v->geomean[i];
+
+		snprintf(at, sizeof(at), "geomean[%zu]", i);
+		o->workload = vd_str(d, g, at, "workload");
+		o->method = vd_str(d, g, at, "method");
+		o->metrics = vd_long(d, g, at, "metrics");
+		o->skipped = vd_long(d, g, at, "skipped");
+		o->ratio = vd_num(d, g, at, "ratio");
+		o->lo = vd_num(d, g, at, "lo");
+		o->hi = vd_num(d, g, at, "hi");
+		o->level = vd_num(d, g, at, "level");
+		o->of = vd_arr(d, g, at, "of");
+	}
+}
+
+/* Report-level warnings: a message is what every renderer shows. */
+static void read_warnings(struct vd *d, const json_t *r, struct report_view *v)
+{
+	const json_t *w;
+	char at[48];
+	size_t i;
+
+	v->warnings = vd_elems(d, r, "warnings", sizeof(*v->warnings), &v->nwarnings);
+	json_array_foreach(json_object_get(r, "warnings"), i, w) {
+		snprintf(at, sizeof(at), "warnings[%zu]", i);
+		v->warnings[i].kind = vd_str(d, w, at, "kind");
+		v->warnings[i].message = vd_str(d, w, at, "message");
+		if (!v->warnings[i].kind)
+			v->warnings[i].kind = "";
+		if (!v->warnings[i].message)
+			v->warnings[i].message = "";
+	}
+}
+
+static void read_own_states(struct vd *d, const json_t *h, const char *where,
+			    struct view_host_state *o)
+{
+	const json_t *own = vd_obj(d, h, where, "own_states"), *k;
+	const char *kernel;
+	char at[192];
+	size_t i = 0;
+
+	o->nown_states = json_object_size(own);
+	o->own_states = o->nown_states ? xcalloc(o->nown_states, sizeof(*o->own_states)) : NULL;
+	json_object_foreach((json_t *)own, kernel, k) {
+		struct view_own_state *x = &o->own_states[i++];
+
+		snprintf(at, sizeof(at), "%s.own_states.%.100s", where, kernel);
+		x->kernel = kernel;
+		if (!json_is_object(k)) {
+			vd_fail(d, "", at, "an object", k);
+			continue;
+		}
+		x->threshold = vd_num(d, k, at, "threshold");
+		x->ratio = vd_num(d, k, at, "ratio");
+		x->eta = vd_num(d, k, at, "eta");
+		x->slow_cells = vd_num(d, k, at, "slow_cells");
+		x->cells = vd_num(d, k, at, "cells");
+		x->separated = vd_bool(d, k, at, "separated");
+	}
+}
+
+static void read_host_states(struct vd *d, const json_t *r, struct report_view *v)
+{
+	const json_t *h;
+	char at[48];
+	size_t i;
+
+	v->host_states = vd_elems(d, r, "host_states", sizeof(*v->host_states), &v->nhost_states);
+	v->host_state_recs = v->nhost_states ?
+			     xcalloc(v->nhost_states, sizeof(*v->host_state_recs)) : NULL;
+	json_array_foreach(json_object_get(r, "host_states"), i, h) {
+		struct view_host_state *o = &v->host_state_recs[i];
+
+		snprintf(at, sizeof(at), "host_states[%zu]", i);
+		v->host_states[i] = h;
+		o->json = h;
+		o->workload = vd_str(d, h, at, "workload");
+		o->metric = vd_str(d, h, at, "metric");
+		o->method = vd_str(d, h, at, "method");
+		o->slope = vd_num(d, h, at, "slope");
+		o->correlation = vd_num(d, h, at, "correlation");
+		o->reference_rate = vd_num(d, h, at, "reference_rate");
+		o->by_states = vd_bool(d, h, at, "by_states");
+		o->separated = vd_bool(d, h, at, "separated");
+		read_own_states(d, h, at, o);
+	}
+}
+
+static void read_sequential(struct vd *d, const json_t *r, struct view_sequential *o)
+{
+	const json_t *s = vd_obj(d, r, "", "sequential");
+	const json_t *ws = vd_obj(d, s, "sequential", "workloads"), *w;
+	const char *name;
+	char at[160];
+	size_t i = 0;
+
+	o->present = s != NULL;
+	o->looks = vd_arr(d, s, "sequential", "looks");
+	o->nworkloads = json_object_size(ws);
+	o->workloads = o->nworkloads ? xcalloc(o->nworkloads, sizeof(*o->workloads)) : NULL;
+	json_object_foreach((json_t *)ws, name, w) {
+		struct view_seq_workload *x = &o->workloads[i++];
+
+		snprintf(at, sizeof(at), "sequential.workloads.%.100s", name);
+		x->name = name;
+		if (!json_is_object(w)) {
+			vd_fail(d, "", at, "an object", w);
+			continue;
+		}
+		x->stopped = vd_bool(d, w, at, "stopped");
+		x->why = vd_str(d, w, at, "why");
+		x->look = vd_long(d, w, at, "look");
+		x->runs_per_kernel = vd_num(d, w, at, "runs_per_kernel");
+	}
+}
+
+/* Every element of @key, strictly: the first that does not decode is the error. */
+static void read_results(struct vd *d, const json_t *r, const char *key,
+			 struct result_record **out, size_t *n)
+{
+	const json_t *a = vd_arr(d, r, "", key), *res;
+	struct strbuf err = STRBUF_INIT;
+	size_t i;
+
+	*n = json_array_size(a);
+	*out = *n ? xcalloc(*n, sizeof(**out)) : NULL;
+	json_array_foreach(a, i, res) {
+		sb_reset(&err);
+		if (result_record_decode(res, &(*out)[i], &err) && !d->failed++)
+			sb_addf(d->err, "%s[%zu].%s", key, i, err.buf);
+	}
+	sb_release(&err);
+}
+
+static void read_runs(struct vd *d, const json_t *r, struct run_records *runs)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (run_records_decode(json_object_get(r, "runs"), NULL, runs, &err) && !d->failed++)
+		sb_add(d->err, err.buf, err.len);
+	sb_release(&err);
+}
+
+static int index_cmp(const void *a, const void *b)
+{
+	const struct view_index *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* @n names, @stride bytes apart from @first: sorted by name, then place. */
+static struct view_index *index_build(const void *first, size_t stride, size_t n)
+{
+	struct view_index *ix = n ? xcalloc(n, sizeof(*ix)) : NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = *(const char *const *)((const char *)first + i * stride);
+
+		ix[i] = (struct view_index){ name ? name : "", i };
+	}
+	if (n)
+		qsort(ix, n, sizeof(*ix), index_cmp);
+	return ix;
+}
+
+int report_view_decode(const json_t *report, struct report_view *out, struct strbuf *err)
+{
+	struct vd d = { .err = err };
+
+	memset(out, 0, sizeof(*out));
+	out->json = report;
+	if (!json_is_object(report)) {
+		sb_addf(err, "expected an object, got %s", xjson_type_name(report));
+		return -1;
+	}
+	out->schema = vd_str(&d, report, "", "schema");
+	read_session(&d, report, out);
+	read_host(&d, report, &out->host);
+	read_kernels(&d, report, out);
+	read_guest(&d, report, &out->guest);
+	read_workloads(&d, report, out);
+	read_design(&d, report, &out->design);
+	read_statistics(&d, report, &out->statistics);
+	read_summary(&d, report, &out->summary);
+	read_geomean(&d, report, out);
+	read_warnings(&d, report, out);
+	read_host_states(&d, report, out);
+	read_sequential(&d, report, &out->sequential);
+	read_runs(&d, report, &out->runs);
+	read_results(&d, report, "results", &out->results, &out->nresults);
+	read_results(&d, report, "counter_results", &out->counters, &out->ncounters);
+	for (size_t i = 0; i < out->nresults; i++)
+		out->several_hosts |= out->results[i].nhosts > 0;
+	out->workload_ix = index_build(out->workloads ? &out->workloads[0].name : NULL,
+				       sizeof(*out->workloads), out->nworkloads);
+	out->geomean_ix = index_build(out->geomean ? &out->geomean[0].workload : NULL,
+				      sizeof(*out->geomean), out->ngeomean);
+	return d.failed ? -1 : 0;
+}
+
+void report_view_release(struct report_view *v)
+{
+	for (size_t i = 0; i < v->nkernels; i++)
+		free(v->kernels[i].series);
+	free(v->kernels);
+	free(v->guest.nodes);
+	for (size_t i = 0; i < v->nworkloads; i++)
+		free(v->workloads[i].metrics);
+	free(v->workloads);
+	free(v->geomean);
+	free(v->warnings);
+	free(v->host_states);
+	for (size_t i = 0; i < v->nhost_states; i++)
+		free(v->host_state_recs[i].own_states);
+	free(v->host_state_recs);
+	free(v->sequential.workloads);
+	run_records_release(&v->runs);
+	result_records_free(v->results, v->nresults);
+	result_records_free(v->counters, v->ncounters);
+	free(v->workload_ix);
+	free(v->geomean_ix);
+	memset(v, 0, sizeof(*v));
+}
+
+/* The first element of @ix named @name, and how many are: a binary search. */
+static const struct view_index *index_find(const struct view_index *ix, size_t n,
+					   const char *name, size_t *count)
+{
+	size_t lo = 0, hi = n, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < n && !strcmp(ix[end].name, name); end++)
+		;
+	*count = end - lo;
+	return *count ? &ix[lo] : NULL;
+}
+
+const struct view_workload *report_view_workload(const struct report_view *v, const char *name)
+{
+	size_t n;
+	const struct view_index *e = index_find(v->workload_ix, v->nworkloads, name, &n);
+
+	return e ? &v->workloads[e->i] : NULL;
+}
+
+const struct view_index *report_view_geomeans(const struct report_view *v, const char *name,
+					      size_t *n)
+{
+	return index_find(v->geomean_ix, v->ngeomean, name, n);
+}

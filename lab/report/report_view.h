@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The whole analysed report as the renderers read it: the session, the
+ * host, the kernels, the guest, the workloads, the design, the statistics
+ * settings, the summary, the geomeans, the warnings, the host states, the
+ * runs (run_record.h) and the results and counter results
+ * (report_result.h). Decoded once, here, from what report_analyze()
+ * returns, so a renderer picks no key by hand and meets no type it did not
+ * expect. reports/SCHEMA.md says what each member means.
+ *
+ * Not thread-safe on one view; views are plain values. The strings and the
+ * const json_t pointers point into the JSON the view was decoded from: they
+ * live as long as it does. The arrays are the view's own:
+ * report_view_release() frees them (never the struct).
+ *
+ * Absent or null optional members decode as "none": NULL strings, NaN
+ * numbers, 0 counts, a has_ / present flag of 0 where a renderer tells
+ * "none" from 0.
+ */
+#ifndef LAB_REPORT_VIEW_H
+#define LAB_REPORT_VIEW_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "report_result.h"
+#include "run_record.h"
+#include "strbuf.h"
+#include "util.h"
+
+struct view_session {
+	const char *id, *created, *finished, *mode, *command;
+	int complete;		/* 0: "complete": false, a partial report */
+};
+
+struct view_generator {
+	const char *name, *version;
+};
+
+struct view_host {
+	const char *hostname, *cpu, *kernel;
+	int has_cpus;
+	long cpus;
+	double memory_mib;
+	const char *accel, *accel_reason;
+	const char *qemu_version, *libvirt_version, *libvirt_uri;
+};
+
+struct view_patch {
+	const char *subject, *hash, *author;
+};
+
+struct view_kernel {
+	const char *name, *role, *source, *ref, *version;
+	const char *config_hash, *cache_key;
+	size_t nseries;
+	struct view_patch *series;
+};
+
+struct view_node {
+	long id;
+	const char *cpus;	/* a cpulist: "0-1" */
+	double memory_mib;
+};
+
+struct view_guest {
+	int present;
+	const char *name;
+	long vcpus;
+	double memory_mib;
+	size_t nnodes;
+	struct view_node *nodes;
+	int has_icount_shift;	/* the guest ran under -icount shift=N */
+	long icount_shift;
+};
+
+struct view_metric_decl {
+	const char *name, *unit, *better, *help;
+	double threshold;	/* NaN: the workload's or the session's */
+	int primary;
+};
+
+struct view_workload {
+	const char *name, *type;
+	const json_t *params;	/* an object of values as configured; NULL: none */
+	int has_runs;		/* runs per kernel of its own */
+	long runs;
+	double threshold;	/* NaN: none of its own */
+	size_t nmetrics;
+	struct view_metric_decl *metrics;
+};
+
+/* design.sequential: the plan of looks of a `run --until decided` session. */
+struct view_seq_plan {
+	int present;
+	const char *until, *method;
+	double alpha, rho, budget_s;
+	long min_runs, max_runs, step;
+};
+
+struct view_design {
+	const char *baseline;
+	const char *patched;	/* NULL: a one-kernel session, no comparison */
+	long runs_per_kernel, warmups, blocks;
+	long long seed;
+	const char *order;
+	struct view_seq_plan sequential;
+};
+
+struct view_statistics {
+	double alpha, confidence, threshold, power, max_failed_fraction;
+	const char *threshold_source;	/* NULL: not said */
+	long resamples, counter_resamples, min_runs;
+	long long seed;
+};
+
+/* Counts per verdict id (summary.verdicts, summary.primary_verdicts). */
+struct view_counts {
+	long improvement, regression, within_noise, no_change, inconclusive, invalid;
+};
+
+/* summary.timings.<phase>: over every run that recorded it. */
+struct view_timing {
+	long runs;
+	double median, total;	/* NaN: none */
+};
+
+enum view_phase { VIEW_BOOT, VIEW_WORKLOAD, VIEW_HOST_OVERHEAD, VIEW_PHASES };
+
+struct view_summary {
+	long metrics, counters, primaries;
+	long runs, runs_ok, runs_failed, runs_warmup;
+	struct view_counts verdicts, primary_verdicts;
+	struct view_timing timings[VIEW_PHASES];
+	const json_t *runs_per_kernel;	/* {name: {ok, failed, warmup}}; NULL: none */
+};
+
+struct view_geomean {
+	const char *workload, *method;
+	long metrics, skipped;
+	double ratio, lo, hi, level;
+	const json_t *of;	/* the metric names, an array; NULL: none */
+};
+
+/* sequential.workloads.NAME: where a workload of a sequential session stopped. */
+struct view_seq_workload {
+	const char *name;
+	int stopped;
+	const char *why;	/* decided, max-runs, budget, below-first-look; NULL: running */
+	long look;
+	double runs_per_kernel;
+};
+
+struct view_sequential {
+	int present;
+	size_t nworkloads;
+	struct view_seq_workload *workloads;
+	const json_t *looks;	/* an array; NULL: none */
+};
+
+/* own_states.KERNEL of a host state: that kernel's split of the metric's cells. */
+struct view_own_state {
+	const char *kernel;
+	double threshold, ratio, eta, slow_cells, cells;	/* NaN: none */
+	int separated;
+};
+
+/*
+ * The members of a host_states[] entry the renderers' sentence reads
+ * (reports/SCHEMA.md "host_states[]" has them all); the rest in .json.
+ */
+struct view_host_state {
+	const char *workload, *metric, *method;
+	double slope, correlation, reference_rate;	/* NaN: none */
+	int by_states, separated;
+	size_t nown_states;
+	struct view_own_state *own_states;	/* in the report's order */
+	const json_t *json;
+};
+
+struct report_view {
+	const char *schema;
+	struct view_session session;
+	struct view_generator generator;
+	struct view_host host;
+	size_t nkernels;
+	struct view_kernel *kernels;
+	struct view_guest guest;
+	size_t nworkloads;
+	struct view_workload *workloads;
+	struct view_design design;
+	struct view_statistics statistics;
+	struct view_summary summary;
+	size_t ngeomean;
+	struct view_geomean *geomean;
+	size_t nwarnings;
+	struct result_warning *warnings;
+	size_t nhost_states;
+	const json_t **host_states;	/* hoststate_sentence() reads them */
+	struct view_host_state *host_state_recs;	/* host_states[i], typed */
+	struct view_sequential sequential;
+	struct run_records runs;
+	size_t nresults;
+	struct result_record *results;
+	size_t ncounters;
+	struct result_record *counters;	/* counter_results */
+	int several_hosts;		/* some result was analysed host by host */
+	const json_t *json;		/* the report decoded */
+	/*
+	 * workloads[] and geomean[] by name, then place: a renderer looks
+	 * them up per workload, and a scan per lookup was quadratic in them
+	 * (seconds for 10,000 workloads).
+	 */
+	struct view_index *workload_ix, *geomean_ix;
+};
+
+/* An element of an index: the name, and where the element is. */
+struct view_index {
+	const char *name;	/* "" for none */
+	size_t i;
+};
+
+/*
+ * Decode @report (what report_analyze() returns) into @out. 0, or -1 with
+ * the first member that is wrong and what was expected in @err
+ * ("host.cpus: expected an integer or null, got a string";
+ * "results[2].comparison.ci.lo: ..."). Either way report_view_release()
+ * @out afterwards.
+ */
+LAB_MUST_CHECK
+int report_view_decode(const json_t *report, struct report_view *out, struct strbuf *err);
+
+/* Frees what @v holds; @v may then be decoded into again. */
+void report_view_release(struct report_view *v);
+
+/* The workload declared as @name (the first of that name); NULL: none. */
+const struct view_workload *report_view_workload(const struct report_view *v, const char *name);
+
+/*
+ * The geomean[] entries of workload @name, in report order: *@n elements
+ * of the index whose .i is a place in v->geomean.
+ */
+const struct view_index *report_view_geomeans(const struct report_view *v, const char *name,
+					      size_t *n);
+
+#endif

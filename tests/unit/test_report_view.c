@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report view's decoder (report_view.c): the fixture reports, through
+ * report_analyze(), decode with the values their JSON has, and a hostile
+ * member is an error naming it with its path, never a crash or a zero.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_view.h"
+#include "xjson.h"
+#include "util.h"
+
+static json_t *analysed(const char *name)
+{
+	struct strbuf err = STRBUF_INIT;
+	char path[256];
+	json_t *j, *r;
+
+	snprintf(path, sizeof(path), "tests/fixtures/reports/%s", name);
+	if (report_load(path, &j, &err))
+		fail_msg("%s", err.buf);
+	r = report_analyze(j, &err);
+	if (!r)
+		fail_msg("%s: %s", name, err.buf);
+	json_decref(j);
+	sb_release(&err);
+	return r;
+}
+
+static void test_session_ab(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_ptr_equal(v.json, r);
+	assert_string_equal(v.session.id, json_string_value(jpath(r, "session.id")));
+	assert_string_equal(v.generator.name, json_string_value(jpath(r, "generator.name")));
+	assert_string_equal(v.host.hostname, "ci-runner-3");
+	assert_true(v.host.has_cpus);
+	assert_int_equal(v.host.cpus, 2);
+	assert_true(v.host.memory_mib == 24576);
+	assert_string_equal(v.host.accel, "tcg");
+	assert_string_equal(v.host.qemu_version, "7.2.13");
+	assert_int_equal(v.nkernels, 2);
+	assert_string_equal(v.kernels[0].name, "base");
+	assert_string_equal(v.kernels[0].version, "6.12.0-lab");
+	assert_string_equal(v.kernels[0].cache_key, "b7d1e0c4a9f2");
+	assert_int_equal(v.kernels[0].nseries, 0);
+	assert_true(v.guest.present);
+	assert_int_equal(v.guest.vcpus, 2);
+	assert_int_equal(v.guest.nnodes, 2);
+	assert_string_equal(v.guest.nodes[1].cpus, "1");
+	assert_false(v.guest.has_icount_shift);
+	assert_string_equal(v.design.baseline, "base");
+	assert_string_equal(v.design.patched, "patched");
+	assert_int_equal(v.design.runs_per_kernel, 10);
+	assert_int_equal(v.design.seed, 20261129);
+	assert_int_equal(v.design.blocks, 5);
+	assert_false(v.design.sequential.present);
+	assert_true(fabs(v.statistics.alpha - 0.05) < 1e-12);
+	assert_int_equal(v.statistics.resamples, 10000);
+	assert_int_equal(v.nworkloads, json_array_size(json_object_get(r, "workloads")));
+	assert_int_equal(v.runs.n, json_array_size(json_object_get(r, "runs")));
+	assert_int_equal(v.nresults, json_array_size(json_object_get(r, "results")));
+	assert_int_equal(v.ncounters, json_array_size(json_object_get(r, "counter_results")));
+	assert_int_equal(v.summary.metrics, v.nresults);
+	assert_int_equal(v.nwarnings, json_array_size(json_object_get(r, "warnings")));
+	assert_int_equal(v.ngeomean, json_array_size(json_object_get(r, "geomean")));
+	assert_true(v.nresults > 0);
+	assert_string_equal(v.results[0].metric,
+			    json_string_value(jpath(json_array_get(json_object_get(r, "results"), 0),
+						    "metric")));
+	for (size_t i = 0; i < v.nworkloads; i++) {
+		size_t n;
+		const struct view_index *g = report_view_geomeans(&v, v.workloads[i].name, &n);
+
+		assert_ptr_equal(report_view_workload(&v, v.workloads[i].name), &v.workloads[i]);
+		for (size_t k = 0; k < n; k++) {
+			assert_string_equal(v.geomean[g[k].i].workload, v.workloads[i].name);
+			assert_true(!k || g[k].i > g[k - 1].i);
+		}
+	}
+	assert_null(report_view_workload(&v, "no such workload"));
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/* The first workload of a name is the one found, as the scan found it. */
+static void test_workload_first_of_name(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	json_t *ws = json_object_get(r, "workloads");
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_array_append_new(ws, json_deep_copy(json_array_get(ws, 0)));
+	json_array_insert_new(ws, 0, json_pack("{s:s, s:s}", "name", "zz", "type", "t"));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_ptr_equal(report_view_workload(&v, v.workloads[1].name), &v.workloads[1]);
+	assert_ptr_equal(report_view_workload(&v, "zz"), &v.workloads[0]);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/* A one-kernel session: no patched kernel, no verdicts. */
+static void test_session_one(void **state)
+{
+	json_t *r = analysed("session-one.json");
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_null(v.design.patched);
+	assert_non_null(v.design.baseline);
+	for (size_t i = 0; i < v.nresults; i++)
+		assert_null(v.results[i].verdict_id);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/* Every fixture report, analysed, decodes whole. */
+static void test_every_fixture(void **state)
+{
+	static const char *const names[] = { "nightly-a.json", "nightly-b.json", "session-ab.json",
+					     "session-one.json", "session-small.json" };
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		json_t *r = analysed(names[i]);
+		struct report_view v;
+		struct strbuf err = STRBUF_INIT;
+
+		if (report_view_decode(r, &v, &err))
+			fail_msg("%s: %s", names[i], err.buf);
+		assert_int_equal(v.nresults, json_array_size(json_object_get(r, "results")));
+		assert_int_equal(v.nhost_states, json_array_size(json_object_get(r, "host_states")));
+		for (size_t k = 0; k < v.nhost_states; k++) {
+			const struct view_host_state *hs = &v.host_state_recs[k];
+
+			assert_ptr_equal(hs->json, v.host_states[k]);
+			assert_string_equal(hs->metric, json_string_value(jpath(hs->json, "metric")));
+			assert_int_equal(hs->nown_states, json_object_size(jpath(hs->json, "own_states")));
+			assert_int_equal(hs->by_states, json_is_true(jpath(hs->json, "by_states")));
+		}
+		report_view_release(&v);
+		json_decref(r);
+		sb_release(&err);
+	}
+}
+
+/* Each hostile member is named, with its path from the top. */
+static void test_hostile(void **state)
+{
+	static const struct {
+		const char *path, *key, *value, *want;
+	} cases[] = {
+		{ "host", "cpus", "\"two\"", "host.cpus: expected an integer" },
+		{ "design", "runs_per_kernel", "1.5", "design.runs_per_kernel: expected an integer" },
+		{ "statistics", "alpha", "\"low\"", "statistics.alpha: expected a number" },
+		{ "", "kernels", "{}", "kernels: expected an array" },
+		{ "", "warnings", "[3]", "warnings[0]: expected an object" },
+		{ "guest", "nodes", "[{\"cpus\": 1}]", "guest.nodes[0].cpus: expected a string" },
+		{ "summary", "verdicts", "{\"regression\": \"x\"}",
+		  "summary.verdicts.regression: expected an integer" },
+		{ "", "session", "[]", "session: expected an object" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		json_t *r = analysed("session-ab.json");
+		json_t *obj = *cases[i].path ? json_object_get(r, cases[i].path) : r;
+		struct report_view v;
+		struct strbuf err = STRBUF_INIT;
+
+		json_object_set_new(obj, cases[i].key, json_loads(cases[i].value, JSON_DECODE_ANY, NULL));
+		assert_int_equal(report_view_decode(r, &v, &err), -1);
+		if (strncmp(err.buf, cases[i].want, strlen(cases[i].want)))
+			fail_msg("case %zu: \"%s\"", i, err.buf);
+		report_view_release(&v);
+		json_decref(r);
+		sb_release(&err);
+	}
+}
+
+/* A host state decodes typed; its own_states entry is named by its kernel. */
+static void test_host_state(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	json_t *hs = json_pack("{s:s, s:s, s:s, s:f, s:b, s:{s:{s:f, s:i, s:i}, s:{s:f}}}",
+			       "workload", "yp", "metric", "cs_hostadj", "method", "by states",
+			       "slope", 0.0, "by_states", 1, "own_states", "base", "ratio", 1.5,
+			       "slow_cells", 3, "cells", 40, "patched", "ratio", 1.25);
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(r, "host_states", json_pack("[o]", hs));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(v.nhost_states, 1);
+	assert_ptr_equal(v.host_state_recs[0].json, hs);
+	assert_string_equal(v.host_state_recs[0].metric, "cs_hostadj");
+	assert_true(v.host_state_recs[0].slope == 0 && v.host_state_recs[0].by_states);
+	assert_true(isnan(v.host_state_recs[0].correlation));
+	assert_int_equal(v.host_state_recs[0].nown_states, 2);
+	assert_string_equal(v.host_state_recs[0].own_states[1].kernel, "patched");
+	assert_true(v.host_state_recs[0].own_states[0].cells == 40);
+	assert_true(isnan(v.host_state_recs[0].own_states[1].cells));
+	report_view_release(&v);
+
+	json_object_set_new(hs, "own_states", json_pack("{s:i}", "base", 3));
+	sb_reset(&err);
+	assert_int_equal(report_view_decode(r, &v, &err), -1);
+	assert_string_equal(err.buf, "host_states[0].own_states.base: expected an object, got an integer");
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/* A result that does not decode is named by its index. */
+static void test_hostile_result(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(json_array_get(json_object_get(r, "results"), 1), "p_used",
+			    json_string("small"));
+	assert_int_equal(report_view_decode(r, &v, &err), -1);
+	assert_string_equal(err.buf, "results[1].p_used: expected a number or null, got a string");
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/* A renderer given a report that does not decode says so, and where. */
+static void test_render_undecodable(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	struct strbuf text = STRBUF_INIT, bench = STRBUF_INIT, html = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(json_object_get(r, "host"), "cpus", json_string("two"));
+	report_render_text(r, &text);
+	report_render_benchfmt(r, &bench);
+	assert_string_equal(text.buf, "mglrulab report: the report does not decode: host.cpus: "
+			    "expected an integer or null, got a string\n");
+	assert_string_equal(bench.buf, text.buf);
+	report_render_html(r, &html);
+	assert_non_null(strstr(html.buf, "<p>mglrulab report: the report does not decode: "
+			       "host.cpus: expected an integer or null, got a string</p>"));
+	assert_null(strstr(html.buf, "<header>"));
+	json_decref(r);
+	sb_release(&text);
+	sb_release(&bench);
+	sb_release(&html);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_session_ab),
+		cmocka_unit_test(test_session_one),
+		cmocka_unit_test(test_workload_first_of_name),
+		cmocka_unit_test(test_every_fixture),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_result),
+		cmocka_unit_test(test_host_state),
+		cmocka_unit_test(test_render_undecodable),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
