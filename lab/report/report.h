@@ -104,29 +104,6 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 json_t *report_find_named(const json_t *obj, const char *member, const char *name);
 
 /*
- * The element of the results array @results (a report's "results", or a
- * bisection step's) for @workload's metric @metric, or NULL. Elements
- * without those strings never match.
- */
-json_t *report_find_result(const json_t *results, const char *workload, const char *metric);
-
-/*
- * The comparison a result of report.results rests its verdict on:
- * "pooled" in a session on several hosts (when its basis is "pooled"),
- * else "comparison". Both carry ratio, delta_pct and ci.lo / ci.hi.
- * Whatever prints a verdict prints this interval with it (the text and
- * HTML reports, a sequential session's looks, a bisection's steps).
- */
-const json_t *verdict_comparison(const json_t *res);
-
-/*
- * "kbuild: 3, ..." for the workloads whose planned runs per kernel differ
- * from design.runs_per_kernel (lab.conf [workload] runs = N), or NULL.
- * Plain text: the caller escapes it. Free it.
- */
-char *report_runs_exceptions(const json_t *report);
-
-/*
  * The sequential plan of a `run --until decided` session (design.sequential):
  * 1 with *@plan filled (and *@budget_s, 0 = none, when not NULL); 0 for a
  * fixed-N session; -1 when the plan is there but invalid.

@@ -22,39 +22,24 @@ struct run_records;
 LAB_MUST_CHECK
 int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err);
 
-/* One plain-text sentence on a report.host_states entry, for text and HTML. */
-void hoststate_sentence(const json_t *hs, struct strbuf *out);
-
-/* 1 when some result of @report was analysed host by host (several hosts). */
-int report_several_hosts(const json_t *report);
-
-/* 1 when @res carries a warning of @kind. */
-int result_has_warning(const json_t *res, const char *kind);
-
-/*
- * "a: 6/6 runs, 70745 -> 62430, -11.8% [-13.9%, -9.9%]" for one element
- * of a result's "hosts" (plain text: the host name is made safe).
- */
-void host_line(const json_t *h, struct strbuf *out);
-
-/* How many workloads of a sequential session the budget stopped undecided. */
-int report_budget_stopped(const json_t *report);
-/* What the budget left undecided, and the command that goes on: one line into @out. */
-void report_budget_resume_line(const json_t *report, struct strbuf *out);
-/*
- * The same, read from the decoded report (report_view.h) for the
- * renderers converted to it; the JSON ones above go when the last
- * renderer reading JSON does.
- */
 struct report_view;
 struct result_host;
+/* How many workloads of a sequential session the budget stopped undecided. */
 int report_view_budget_stopped(const struct report_view *v);
+/* What the budget left undecided, and the command that goes on: one line into @out. */
 void report_view_budget_resume_line(const struct report_view *v, struct strbuf *out);
-/* report_runs_exceptions() of a decoded report. Free it. */
+/*
+ * "kbuild: 3, ..." for the workloads whose planned runs per kernel differ
+ * from design.runs_per_kernel (lab.conf [workload] runs = N), or NULL.
+ * Plain text: the caller escapes it. Free it.
+ */
 char *report_view_runs_exceptions(const struct report_view *v);
-/* host_line() of a decoded result's host. */
+/*
+ * "a: 6/6 runs, 70745 -> 62430, -11.8% [-13.9%, -9.9%]" for one of a
+ * result's hosts (plain text: the host name is made safe).
+ */
 void result_host_line(const struct result_host *h, struct strbuf *out);
-/* hoststate_sentence() of a decoded host_states[] entry. */
+/* One plain-text sentence on a host_states[] entry, for text and HTML. */
 struct view_host_state;
 void hoststate_line(const struct view_host_state *hs, struct strbuf *out);
 

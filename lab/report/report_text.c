@@ -610,7 +610,7 @@ static void layout_runs(struct strbuf *sb, const struct report_view *v,
 static void layout_section(const struct report_view *v, struct strbuf *sb)
 {
 	struct layout_table *t;
-	size_t n = layout_tables(v->json, &t);
+	size_t n = layout_tables_view(v, &t);
 
 	if (n)
 		sb_adds(sb, "\nAs the threads showed them (medians of the runs):\n");

@@ -196,7 +196,7 @@ struct report_view {
 	size_t nwarnings;
 	struct result_warning *warnings;
 	size_t nhost_states;
-	const json_t **host_states;	/* hoststate_sentence() reads them */
+	const json_t **host_states;	/* the elements as in the report */
 	struct view_host_state *host_state_recs;	/* host_states[i], typed */
 	struct view_sequential sequential;
 	struct run_records runs;

@@ -90,26 +90,6 @@ static int valid_utf8(const char *s, size_t len)
 }
 
 /* No control characters, valid UTF-8, and lines of at most @width columns (0: any). */
-/*
- * A results array from a file (a bisection step's): elements without the
- * strings never match, and never crash the lookup (bisect.c's copy of it
- * called strcmp on NULL).
- */
-static void test_find_result_hostile(void **state)
-{
-	json_t *results = json_loads("[1, {}, {\"workload\": 3, \"metric\": null},"
-				     " {\"workload\": \"w\"}, {\"workload\": \"w\", \"metric\": \"m\","
-				     " \"n\": 7}]", 0, NULL);
-
-	(void)state;
-	assert_non_null(results);
-	assert_int_equal(jget_num(report_find_result(results, "w", "m"), "n"), 7);
-	assert_null(report_find_result(results, "w", "x"));
-	assert_null(report_find_result(results, "", ""));
-	assert_null(report_find_result(NULL, "w", "m"));
-	json_decref(results);
-}
-
 static void check_text_safe(const struct strbuf *t, size_t width)
 {
 	const char *line = t->buf;
@@ -589,7 +569,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdict_display),
-		cmocka_unit_test(test_find_result_hostile),
 		cmocka_unit_test(test_hostile_html),
 		cmocka_unit_test(test_hostile_text),
 		cmocka_unit_test(test_benchfmt_config_keys),

@@ -117,8 +117,6 @@ static void test_primary_line_uses_pooled(void **state)
 	assert_non_null(strstr(sb_str(&sb), " -8.0 % [-10.0 %, -6.0 %]\n"));
 	assert_null(strstr(sb_str(&sb), "-3.0"));
 	assert_null(strstr(sb_str(&sb), "-5.0"));
-	/* the very interval the reports print for this result */
-	assert_ptr_equal(verdict_comparison(res), json_object_get(res, "pooled"));
 	sb_release(&sb);
 	json_decref(res);
 
