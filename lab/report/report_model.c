@@ -9,6 +9,7 @@
 #include "report.h"
 #include "xjson.h"
 #include "report_priv.h"
+#include "report_view.h"
 #include "run_record.h"
 #include "escape.h"
 #include "stats.h"
@@ -39,12 +40,16 @@ struct series {
 	size_t *host[2];	/* index into model.hosts of each value */
 	size_t failed[2], missing[2];
 	json_t *result;		/* built by analyze_series() */
+	const char *verdict;	/* result's "verdict" (static); NULL: none */
 	struct stats_comparison cmp;	/* kept for stats_decide() after BH */
 	double p, q, sortkey;
+	int compared;		/* result has a "comparison" (both kernels had values) */
+	double ratio;		/* its ratio as written: NaN when not finite */
 };
 
 struct model {
-	const json_t *session;
+	struct session_input in;	/* what the session says, decoded once */
+	const struct run_records *runs;	/* the session's runs, decoded as validated */
 	const char *kname[2];	/* kname[PATCHED] is NULL in a single-kernel session */
 	struct stats_settings st;
 	unsigned counter_resamples;
@@ -61,7 +66,7 @@ struct model {
 	 * series made the analysis quadratic.
 	 */
 	json_t *series_ix;	/* series_key() -> index into s[] */
-	json_t *workloads;	/* name -> first workloads[] entry of that name */
+	json_t *workloads;	/* name -> index of the first in.workloads[] of that name */
 	/*
 	 * The hosts the compared runs came from (runs[].host, "local" when a
 	 * record has none), in order of first appearance; more than one makes
@@ -159,14 +164,12 @@ static void push_value(struct series *s, int k, double v, long seq, long block, 
  * What the workload declares for all its metrics: which are primary (names
  * or %d patterns) and the band of its metrics (lab.conf's threshold).
  */
-static void describe_workload(struct series *s, const json_t *wl)
+static void describe_workload(struct series *s, const struct input_workload *wl)
 {
-	const json_t *pat;
-	size_t i;
-	double t = jget_num(wl, "threshold");
+	double t = wl ? wl->threshold : NAN;
 
-	json_array_foreach(json_object_get(wl, "primary"), i, pat)
-		if (json_is_string(pat) && metric_pattern_match(json_string_value(pat), s->name))
+	for (size_t i = 0; wl && i < wl->nprimary; i++)
+		if (metric_pattern_match(wl->primary[i], s->name))
 			s->primary = 1;
 	if (isfinite(t) && t >= 0 && t < 1) {
 		s->threshold = t;
@@ -174,13 +177,13 @@ static void describe_workload(struct series *s, const json_t *wl)
 	}
 }
 
-static void describe_metric(struct series *s, const json_t *decl)
+static void describe_metric(struct series *s, const struct input_metric_decl *decl)
 {
-	double t = jget_num(decl, "threshold");
+	double t = decl->threshold;
 
 	s->declared = 1;
-	s->unit = jget_str(decl, "unit", "");
-	s->better_higher = strcmp(jget_str(decl, "better", "higher"), "lower") != 0;
+	s->unit = decl->unit;
+	s->better_higher = !decl->better_lower;
 	if (isfinite(t) && t >= 0 && t < 1) {
 		s->threshold = t;
 		s->band_source = "declared for the metric";
@@ -188,9 +191,9 @@ static void describe_metric(struct series *s, const json_t *decl)
 }
 
 /* A metric the session did not declare: the built-in definition, if any. */
-static void describe_builtin(struct series *s, const json_t *wl)
+static void describe_builtin(struct series *s, const struct input_workload *wl)
 {
-	const struct workload_def *w = workload_find(jget_str(wl, "type", ""));
+	const struct workload_def *w = workload_find(wl ? wl->type : "");
 	if (!w)
 		return;
 	for (const struct metric_def *md = w->metrics; md->name; md++) {
@@ -207,19 +210,21 @@ int report_metric_info(const json_t *session, const char *workload, const char *
 		       const char **unit, int *primary)
 {
 	struct series s = { .name = (char *)metric, .unit = "", .better_higher = 1, .threshold = -1 };
-	const json_t *wl = report_find_named(session, "workloads", workload), *decl;
-	size_t i;
+	const json_t *j = report_find_named(session, "workloads", workload);
+	struct input_workload wl;
 
-	if (wl) {
-		describe_workload(&s, wl);
-		json_array_foreach(json_object_get(wl, "metrics"), i, decl) {
-			if (!strcmp(jget_str(decl, "name", ""), metric)) {
-				describe_metric(&s, decl);
+	if (j) {
+		input_workload_decode(j, &wl);
+		describe_workload(&s, &wl);
+		for (size_t i = 0; i < wl.nmetrics; i++) {
+			if (!strcmp(wl.metrics[i].name, metric)) {
+				describe_metric(&s, &wl.metrics[i]);
 				break;
 			}
 		}
 		if (!s.declared)
-			describe_builtin(&s, wl);
+			describe_builtin(&s, &wl);
+		input_workload_release(&wl);
 	}
 	if (unit)
 		*unit = s.unit;
@@ -228,19 +233,26 @@ int report_metric_info(const json_t *session, const char *workload, const char *
 	return s.declared ? s.better_higher : -1;
 }
 
+/* The first workload declared as @name; NULL: none. */
+static const struct input_workload *model_workload(const struct model *m, const char *name)
+{
+	const json_t *ix = json_object_get(m->workloads, name);
+
+	return ix ? &m->in.workloads[json_integer_value(ix)] : NULL;
+}
+
 static void declare_series(struct model *m)
 {
-	json_t *w, *decl;
-	size_t i, j;
-
 	/* Declared metrics first, in declaration order: the report's row order. */
-	json_array_foreach(json_object_get(m->session, "workloads"), i, w) {
-		const char *wn = jget_str(w, "name", "");
+	for (size_t i = 0; i < m->in.nworkloads; i++) {
+		const struct input_workload *w = &m->in.workloads[i];
+		const char *wn = w->name;
 
-		if (!json_object_get(m->workloads, wn))
-			json_object_set_nocheck(m->workloads, wn, w);
-		json_array_foreach(json_object_get(w, "metrics"), j, decl) {
-			const char *mn = jget_str(decl, "name", "");
+		if (!model_workload(m, wn))
+			json_object_set_new_nocheck(m->workloads, wn, json_integer((json_int_t)i));
+		for (size_t j = 0; j < w->nmetrics; j++) {
+			const struct input_metric_decl *decl = &w->metrics[j];
+			const char *mn = decl->name;
 
 			/* The first declaration of a name wins. */
 			if (!find_series(m, wn, NULL, mn)) {
@@ -262,8 +274,8 @@ static void push_metric(struct model *m, const char *wn, const char *key, double
 	if (!s) {
 		/* Not declared (declare_series() made those): built-in or unknown. */
 		s = add_series(m, wn, NULL, key);
-		describe_workload(s, json_object_get(m->workloads, wn));
-		describe_builtin(s, json_object_get(m->workloads, wn));
+		describe_workload(s, model_workload(m, wn));
+		describe_builtin(s, model_workload(m, wn));
 	}
 	if (ok && !isnan(val))
 		push_value(s, k, val, seq, blk, host);
@@ -369,59 +381,66 @@ static void count_failures(struct model *m, const struct run_records *runs)
 	json_decref(counts);
 }
 
+/* report_seq_plan() of a decoded plan. */
+static int seq_plan(const struct input_seq_plan *j, struct stats_seq_plan *plan, double *budget_s)
+{
+	char err[256];
+
+	if (!j->present)
+		return 0;
+	if (budget_s)
+		*budget_s = isfinite(j->budget_s) && j->budget_s > 0 ? j->budget_s : 0;
+	plan->alpha = j->alpha;
+	plan->min_runs = (size_t)fmax(0, j->min_runs);
+	plan->max_runs = (size_t)fmax(0, j->max_runs);
+	plan->step = (size_t)fmax(0, j->step);
+	plan->rho = j->rho;
+	return stats_seq_plan_check(plan, err, sizeof(err)) ? -1 : 1;
+}
+
 int report_seq_plan(const json_t *session, struct stats_seq_plan *plan, double *budget_s)
 {
-	const json_t *j = jpath(session, "design.sequential");
-	char err[256];
-	double b;
+	struct input_seq_plan j;
 
-	if (!json_is_object(j))
-		return 0;
-	plan->alpha = jget_num(j, "alpha");
-	plan->min_runs = (size_t)fmax(0, jget_num(j, "min_runs"));
-	plan->max_runs = (size_t)fmax(0, jget_num(j, "max_runs"));
-	plan->step = (size_t)fmax(0, jget_num(j, "step"));
-	plan->rho = jget_num(j, "rho");
-	b = jget_num(j, "budget_s");
-	if (budget_s)
-		*budget_s = isfinite(b) && b > 0 ? b : 0;
-	return stats_seq_plan_check(plan, err, sizeof(err)) ? -1 : 1;
+	input_seq_plan_decode(session, &j);
+	return seq_plan(&j, plan, budget_s);
 }
 
 static void settings_from_session(struct model *m)
 {
-	const json_t *st = json_object_get(m->session, "statistics");
+	const struct input_statistics *st = &m->in.statistics;
 	double v;
 
 	stats_settings_default(&m->st);	/* stats_defaults.h */
 	m->min_runs = STATS_DEFAULT_MIN_RUNS;
 	/* Nonsense settings fall back to the defaults instead of producing nonsense verdicts. */
-	if ((v = jget_num(st, "alpha")) > 0 && v < 1)
+	if ((v = st->alpha) > 0 && v < 1)
 		m->st.alpha = v;
-	if ((v = jget_num(st, "confidence")) > 0 && v < 1)
+	if ((v = st->confidence) > 0 && v < 1)
 		m->st.confidence = v;
-	if ((v = jget_num(st, "resamples")) >= STATS_MIN_RESAMPLES && v <= STATS_MAX_RESAMPLES)
+	if ((v = st->resamples) >= STATS_MIN_RESAMPLES && v <= STATS_MAX_RESAMPLES)
 		m->st.resamples = (unsigned)v;
 	/* Any integer is a seed (a 64-bit session seed may come back negative). */
-	if (json_is_integer(json_object_get(st, "seed")))
-		m->st.seed = (uint64_t)json_integer_value(json_object_get(st, "seed"));
-	else if ((v = jget_num(st, "seed")) >= 0 && v < 9e15)
+	if (st->has_int_seed)
+		m->st.seed = (uint64_t)st->int_seed;
+	else if ((v = st->seed) >= 0 && v < 9e15)
 		m->st.seed = (uint64_t)v;
 	m->band_source = "the lab's default";
-	if ((v = jget_num(st, "threshold")) >= 0 && v < 1) {
+	if ((v = st->threshold) >= 0 && v < 1) {
 		m->st.threshold = v;
-		m->band_source = jget_str(st, "threshold_source", "[stats] threshold of the session's lab.conf");
+		m->band_source = st->threshold_source ? st->threshold_source :
+				 "[stats] threshold of the session's lab.conf";
 	}
-	if ((v = jget_num(st, "max_failed_fraction")) >= 0 && v <= 1)
+	if ((v = st->max_failed_fraction) >= 0 && v <= 1)
 		m->st.max_failed_fraction = v;
-	if ((v = jget_num(st, "power")) > 0 && v < 1)
+	if ((v = st->power) > 0 && v < 1)
 		m->st.power = v;
-	if ((v = jget_num(st, "min_runs")) >= 2 && v < 1e6)
+	if ((v = st->min_runs) >= 2 && v < 1e6)
 		m->min_runs = (size_t)v;
 	/* Counters are context for the verdicts, not verdicts: fewer resamples keep
 	 * a report with hundreds of vmstat fields fast. */
 	m->counter_resamples = m->st.resamples < 2000 ? m->st.resamples : 2000;
-	if ((v = jget_num(st, "counter_resamples")) >= STATS_MIN_RESAMPLES &&
+	if ((v = st->counter_resamples) >= STATS_MIN_RESAMPLES &&
 	    v <= STATS_MAX_RESAMPLES)
 		m->counter_resamples = (unsigned)v;
 }
@@ -615,17 +634,14 @@ static int is_seq_primary(const struct model *m, const struct series *s)
  */
 static size_t workload_top_block(const struct model *m, const char *workload)
 {
-	const json_t *run;
-	size_t i;
 	long top = 0;
 
-	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
-		long b = (long)jget_num(run, "block");
+	for (size_t i = 0; i < m->runs->n; i++) {
+		const struct run_record *run = &m->runs->v[i];
 
-		if (!strcmp(jget_str(run, "workload", ""), workload) &&
-		    !json_is_true(json_object_get(run, "warmup")) &&
-		    kernel_index(m, jget_str(run, "kernel", "")) >= 0 && b > top)
-			top = b;
+		if (!strcmp(run->workload, workload) && !run->warmup &&
+		    kernel_index(m, run->kernel) >= 0 && run->block > top)
+			top = run->block;
 	}
 	return (size_t)top;
 }
@@ -944,6 +960,8 @@ static void compare_sides(struct model *m, struct series *s, const struct stats_
 	s->sortkey = cmp->ratio_valid && cmp->ratio > 0 ? fabs(log(cmp->ratio)) :
 		(cmp->all_equal ? -2 : -1);
 	json_object_set_new(r, "comparison", comparison_json(cmp, np >= 2 ? &pd : NULL));
+	s->compared = 1;
+	s->ratio = isfinite(cmp->ratio) ? cmp->ratio : NAN;
 	free(pb);
 	free(pp);
 }
@@ -1033,12 +1051,12 @@ static void analyze_series(struct model *m, struct series *s)
 static void decide(struct model *m, struct series *s, size_t family)
 {
 	struct stats_decision d;
-	json_t *r = s->result, *c = json_object_get(r, "comparison");
+	json_t *r = s->result, *c = s->compared ? json_object_get(r, "comparison") : NULL;
 	size_t failed = s->failed[0] + s->failed[1] + s->missing[0] + s->missing[1];
 	size_t attempted = failed + s->n[0] + s->n[1];
 	const char *id;
 
-	if (json_is_object(c))
+	if (c)
 		json_object_set_new(c, "q", jnum(s->q));
 	if (!m->kname[PATCHED]) {
 		/* One kernel: nothing to compare, so no verdict at all (not "invalid"). */
@@ -1057,7 +1075,7 @@ static void decide(struct model *m, struct series *s, size_t family)
 			 "sequential plan is after %zu", s->n[0] < s->n[1] ? s->n[0] : s->n[1],
 			 m->seq.min_runs);
 	}
-	if (!json_is_object(c) && d.verdict != VERDICT_INVALID) {
+	if (!c && d.verdict != VERDICT_INVALID) {
 		/* No comparison at all (a kernel has no values): never a pass. */
 		d.verdict = VERDICT_INVALID;
 		snprintf(d.reason, sizeof(d.reason), "no values for %s",
@@ -1067,11 +1085,11 @@ static void decide(struct model *m, struct series *s, size_t family)
 	if (s->is_counter) {
 		/* Counters have no "better": say which way they moved. */
 		if (d.verdict == VERDICT_IMPROVEMENT || d.verdict == VERDICT_REGRESSION) {
-			double ratio = jget_num(c, "ratio");
-			id = ratio >= 1 ? "increase" : "decrease";
+			id = s->ratio >= 1 ? "increase" : "decrease";
 		}
 		json_object_set_new(r, "change", json_string(id));
 	} else {
+		s->verdict = id;
 		json_object_set_new(r, "verdict", json_string(id));
 		json_object_set_new(r, "marker", json_string(stats_verdict_marker(d.verdict)));
 	}
@@ -1202,7 +1220,7 @@ static json_t *geomean_json(struct model *m, struct geo_group *gg)
 /* Geometric means in the order workloads first produced metrics. */
 static json_t *geomean_all(struct model *m)
 {
-	json_t *geo = json_array(), *ix = json_object(), *run, *at;
+	json_t *geo = json_array(), *ix = json_object(), *at;
 	struct geo_group *gs = NULL;
 	size_t ng = 0, g_alloc = 0, i;
 
@@ -1221,23 +1239,22 @@ static json_t *geomean_all(struct model *m)
 			memset(gg, 0, sizeof(*gg));
 			gg->workload = s->workload;
 		}
-		if (strcmp(jget_str(s->result, "verdict", "invalid"), "invalid")) {
+		if (s->verdict && strcmp(s->verdict, "invalid")) {
 			ALLOC_GROW(gg->ms, gg->nm + 1, gg->ms_alloc);
 			gg->ms[gg->nm++] = s;
 		}
 	}
 	/* Each workload's runs that produced values, in order, per kernel. */
-	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
-		int k = kernel_index(m, jget_str(run, "kernel", ""));
+	for (i = 0; i < m->runs->n; i++) {
+		const struct run_record *run = &m->runs->v[i];
+		int k = kernel_index(m, run->kernel);
 		struct geo_group *gg;
 
-		if (k < 0 || json_is_true(json_object_get(run, "warmup")) ||
-		    strcmp(jget_str(run, "status", ""), "ok") ||
-		    !(at = json_object_get(ix, jget_str(run, "workload", ""))))
+		if (k < 0 || run->warmup || !run->ok || !(at = json_object_get(ix, run->workload)))
 			continue;
 		gg = &gs[json_integer_value(at)];
 		ALLOC_GROW(gg->runs[k], gg->nr[k] + 1, gg->nrun_alloc[k]);
-		gg->runs[k][gg->nr[k]++] = (long)json_number_value(json_object_get(run, "seq"));
+		gg->runs[k][gg->nr[k]++] = run->seq;
 	}
 	for (i = 0; i < ng; i++) {
 		json_array_append_new(geo, geomean_json(m, &gs[i]));
@@ -1262,30 +1279,30 @@ static int cmp_counter(const void *a, const void *b)
 }
 
 /* The accelerator the guests ran under, when it is not KVM alone. */
-static void warn_accel(json_t *w, const json_t *report)
+static void warn_accel(json_t *w, const struct session_input *in)
 {
-	const char *accel = jget_str(jpath(report, "host"), "accel", "");
+	const char *accel = in->accel;
+	const char *reason = in->accel_reason ? in->accel_reason : "no reason recorded";
 
 	if (!strcmp(accel, "mixed"))
 		add_warning(w, "accel", "the compared sessions ran under different accelerators "
 			    "(%s): absolute numbers are not comparable",
-			    jget_str(jpath(report, "host"), "accel_reason", "no reason recorded"));
+			    reason);
 	else if (strcmp(accel, "kvm"))
 		add_warning(w, "accel", "guests ran under %s, not KVM: absolute numbers are "
 			    "not comparable with KVM hosts and TCG adds its own noise (%s)",
-			    accel, jget_str(jpath(report, "host"), "accel_reason", "no reason recorded"));
+			    accel, reason);
 }
 
 /* Failed runs and runs on a busy host; the number of runs. */
-static size_t warn_runs(json_t *w, const json_t *report)
+static size_t warn_runs(json_t *w, const struct run_records *runs)
 {
-	size_t i, failed = 0, total = 0, busy = 0;
-	json_t *run;
+	size_t failed = 0, total = 0, busy = 0;
 
-	json_array_foreach(json_object_get(report, "runs"), i, run) {
+	for (size_t i = 0; i < runs->n; i++) {
 		total++;
-		failed += strcmp(jget_str(run, "status", ""), "ok") != 0;
-		busy += json_is_true(jpath(run, "host_load.busy"));
+		failed += !runs->v[i].ok;
+		busy += runs->v[i].host_load.busy != 0;
 	}
 	if (failed)
 		add_warning(w, "failed-runs", "%zu of %zu runs failed (reasons in the runs table)",
@@ -1340,7 +1357,7 @@ static void warn_host_states(json_t *w, const json_t *report)
 }
 
 /* The session as a whole: its sequential plan, no runs, or interrupted. */
-static void warn_session(const struct model *m, json_t *w, const json_t *report, size_t total)
+static void warn_session(const struct model *m, json_t *w, size_t total)
 {
 	if (m->seq_invalid)
 		add_warning(w, "sequential", "design.sequential is not a valid sequential plan: "
@@ -1348,8 +1365,8 @@ static void warn_session(const struct model *m, json_t *w, const json_t *report,
 	if (!total)
 		add_warning(w, "no-runs", "the session has no runs");
 	/* An interrupted session still gets a report, but it must say it is partial. */
-	if (json_is_false(jpath(report, "session.complete"))) {
-		size_t planned = json_array_size(json_object_get(report, "plan"));
+	if (m->in.incomplete) {
+		size_t planned = m->in.nplan;
 
 		if (planned)
 			add_warning(w, "partial", "the session was interrupted: %zu of %zu planned "
@@ -1384,7 +1401,7 @@ static void warn_metrics(const struct model *m, json_t *w)
 			het |= !strcmp(kind, "host-heterogeneity");
 		}
 		n_few += few, n_drift += drift, n_out += out, n_missing += miss, n_het += het;
-		n_invalid += !strcmp(jget_str(s->result, "verdict", ""), "invalid");
+		n_invalid += s->verdict && !strcmp(s->verdict, "invalid");
 	}
 	if (n_few)
 		add_warning(w, "too-few-runs", "%zu metric(s) have too few runs for a %.0f%% "
@@ -1412,10 +1429,10 @@ static json_t *report_warnings(struct model *m, json_t *report)
 	json_t *w = json_array();
 	size_t total;
 
-	warn_accel(w, report);
-	total = warn_runs(w, report);
+	warn_accel(w, &m->in);
+	total = warn_runs(w, m->runs);
 	warn_host_states(w, report);
-	warn_session(m, w, report, total);
+	warn_session(m, w, total);
 	warn_metrics(m, w);
 	return w;
 }
@@ -1424,19 +1441,20 @@ static json_t *report_warnings(struct model *m, json_t *report)
  * Where the session's time went: median and total per phase over every run
  * that recorded it (warm-ups and failed runs cost time too).
  */
-static json_t *timings_json(const json_t *report)
+static json_t *timings_json(const struct run_records *runs)
 {
 	static const char *const keys[] = { "boot_s", "workload_s", "host_overhead_s" };
-	json_t *out = json_object(), *run;
-	size_t nruns = json_array_size(json_object_get(report, "runs"));
-	double *v = xcalloc(nruns + 1, sizeof(double));
+	json_t *out = json_object();
+	double *v = xcalloc(runs->n + 1, sizeof(double));
 
 	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 		double total = 0;
-		size_t n = 0, i;
+		size_t n = 0;
 
-		json_array_foreach(json_object_get(report, "runs"), i, run) {
-			double x = jget_num(json_object_get(run, "timings"), keys[k]);
+		for (size_t i = 0; i < runs->n; i++) {
+			const struct run_timings *t = &runs->v[i].timings;
+			double x = k == 0 ? t->boot_s : k == 1 ? t->workload_s : t->host_overhead_s;
+
 			if (isfinite(x)) {
 				v[n++] = x;
 				total += x;
@@ -1449,12 +1467,12 @@ static json_t *timings_json(const json_t *report)
 	return out;
 }
 
-static json_t *summary(struct model *m, json_t *report)
+static json_t *summary(struct model *m)
 {
 	static const char *const ids[] = {
 		"improvement", "regression", "within-noise", "no-change", "inconclusive", "invalid",
 	};
-	json_t *by = json_object(), *pby = json_object(), *run, *per_kernel = json_object();
+	json_t *by = json_object(), *pby = json_object(), *per_kernel = json_object();
 	size_t i, runs = 0, ok = 0, failed = 0, warm = 0, metrics = 0, counters = 0, prim = 0;
 
 	for (size_t v = 0; v < ARRAY_SIZE(ids); v++) {
@@ -1470,24 +1488,25 @@ static json_t *summary(struct model *m, json_t *report)
 		}
 		metrics++;
 		prim += m->s[i].primary;
-		v = jget_str(m->s[i].result, "verdict", NULL);
+		v = m->s[i].verdict;
 		if (!v)
 			continue;
 		json_object_set_new(by, v, json_integer(json_integer_value(json_object_get(by, v)) + 1));
 		if (m->s[i].primary)
 			json_object_set_new(pby, v, json_integer(json_integer_value(json_object_get(pby, v)) + 1));
 	}
-	json_array_foreach(json_object_get(report, "runs"), i, run) {
-		const char *kn = jget_str(run, "kernel", "");
+	for (i = 0; i < m->runs->n; i++) {
+		const struct run_record *run = &m->runs->v[i];
+		const char *kn = run->kernel;
 		json_t *pk = json_object_get(per_kernel, kn);
-		int is_ok = !strcmp(jget_str(run, "status", ""), "ok");
+		int is_ok = run->ok;
 
 		if (!pk) {
 			pk = xjson_pack("{s:i, s:i, s:i}", "ok", 0, "failed", 0, "warmup", 0);
 			json_object_set_new(per_kernel, kn, pk);
 		}
 		runs++;
-		if (json_is_true(json_object_get(run, "warmup"))) {
+		if (run->warmup) {
 			warm++;
 			json_object_set_new(pk, "warmup", json_integer(json_integer_value(json_object_get(pk, "warmup")) + 1));
 		}
@@ -1501,7 +1520,7 @@ static json_t *summary(struct model *m, json_t *report)
 		"verdicts", by, "primaries", (json_int_t)prim, "primary_verdicts", pby,
 		"runs", (json_int_t)runs, "runs_ok", (json_int_t)ok,
 		"runs_failed", (json_int_t)failed, "runs_warmup", (json_int_t)warm,
-		"runs_per_kernel", per_kernel, "timings", timings_json(report));
+		"runs_per_kernel", per_kernel, "timings", timings_json(m->runs));
 }
 
 /*
@@ -1511,17 +1530,16 @@ static json_t *summary(struct model *m, json_t *report)
  */
 static json_t *ordered_results(const struct model *m)
 {
-	json_t *results = json_array(), *w;
+	json_t *results = json_array();
 	unsigned char *done = xcalloc(m->ns + 1, 1);
-	size_t i;
 
-	json_array_foreach(json_object_get(m->session, "workloads"), i, w)
+	for (size_t i = 0; i < m->in.nworkloads; i++)
 		for (int prim = 1; prim >= 0; prim--)
 			for (size_t j = 0; j < m->ns; j++) {
 				const struct series *s = &m->s[j];
 
 				if (s->is_counter || done[j] || s->primary != prim ||
-				    strcmp(s->workload, jget_str(w, "name", "")))
+				    strcmp(s->workload, m->in.workloads[i].name))
 					continue;
 				json_array_append(results, s->result);
 				done[j] = 1;
@@ -1535,17 +1553,18 @@ static json_t *ordered_results(const struct model *m)
 }
 
 /* The model of @session before any series: its kernels, settings and sequential plan. */
-static void model_init(struct model *m, const json_t *session)
+static void model_init(struct model *m, const json_t *session, const struct run_records *runs)
 {
 	memset(m, 0, sizeof(*m));
-	m->session = session;
+	session_input_decode(session, &m->in);
+	m->runs = runs;
 	m->series_ix = json_object();
 	m->workloads = json_object();
 	m->host_ix = json_object();
-	m->kname[BASE] = jget_str(jpath(session, "design"), "baseline", "");
-	m->kname[PATCHED] = jget_str(jpath(session, "design"), "patched", NULL);
+	m->kname[BASE] = m->in.baseline;
+	m->kname[PATCHED] = m->in.patched;
 	settings_from_session(m);
-	switch (report_seq_plan(session, &m->seq, NULL)) {
+	switch (seq_plan(&m->in.sequential, &m->seq, NULL)) {
 	case 1:
 		m->sequential = 1;
 		break;
@@ -1576,6 +1595,7 @@ static void model_release(struct model *m)
 	json_decref(m->host_ix);
 	free(m->hosts);
 	sb_release(&m->key);
+	session_input_release(&m->in);
 }
 
 /* The report of @session without what analysis recomputes. */
@@ -1628,7 +1648,7 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	/* The runs, decoded as they are checked: the analysis reads struct run_record. */
 	if (report_validate_runs(session, &runs, err))
 		return NULL;
-	model_init(&m, session);
+	model_init(&m, session, &runs);
 	report = report_shell(&m, session);
 
 	declare_series(&m);
@@ -1636,7 +1656,6 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	collect_runs(&m, &runs, derived);
 	json_decref(derived);
 	count_failures(&m, &runs);
-	run_records_release(&runs);
 	for (size_t i = 0; i < m.ns; i++)
 		analyze_series(&m, &m.s[i]);
 	bh_family(&m, FAMILY_PRIMARY);
@@ -1651,8 +1670,9 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	json_object_set_new(report, "geomean", geo);
 	json_object_set_new(report, "host_states", host_states);
 	json_object_set_new(report, "warnings", report_warnings(&m, report));
-	json_object_set_new(report, "summary", summary(&m, report));
+	json_object_set_new(report, "summary", summary(&m));
 	model_release(&m);
+	run_records_release(&runs);
 	return report;
 }
 
