@@ -24,6 +24,12 @@
 
 enum { BASE, PATCHED };
 
+/* Kinds of a series' warnings that the report's warnings count. */
+enum {
+	WARNED_FEW = 1, WARNED_DRIFT = 2, WARNED_OUTLIERS = 4, WARNED_MISSING = 8,
+	WARNED_HET = 16,
+};
+
 struct series {
 	char *workload, *name;	/* name: metric, or "group.counter" for display */
 	char *group;		/* counters: the group ("vmstat"), NULL for metrics */
@@ -44,6 +50,10 @@ struct series {
 	struct stats_comparison cmp;	/* kept for stats_decide() after BH */
 	double p, q, sortkey;
 	int compared;		/* result has a "comparison" (both kernels had values) */
+	unsigned warned;	/* WARNED_* kinds among the result's warnings */
+	/* Hosts that disagree (host_strata()): Cochran's Q, p, and each host's change. */
+	char *het_hosts;	/* NULL: not heterogeneous */
+	double het_q, het_p;
 	double ratio;		/* its ratio as written: NaN when not finite */
 };
 
@@ -802,6 +812,26 @@ static void set_pooled_json(json_t *r, const struct stats_pooled *pool, double v
 		"heterogeneous", pool->heterogeneous));
 }
 
+/* What warn_heterogeneity() says of @s, with the numbers as the result has them. */
+static void note_heterogeneity(const struct model *m, struct series *s,
+			       const struct host_groups *g, const struct stats_pooled *pool)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t h = 0; h < g->nh; h++) {
+		double ratio = g->ratio[h];
+		char d[32], ci[64];
+
+		fmt_pct(d, sizeof(d), isfinite(ratio) ? 100 * (ratio - 1) : NAN);
+		fmt_ratio_ci(ci, sizeof(ci), isfinite(g->lo[h]) ? g->lo[h] : NAN,
+			     isfinite(g->hi[h]) ? g->hi[h] : NAN);
+		sb_addf(&sb, "%s%s %s %s", h ? ", " : "", m->hosts[g->hix[h]], d, ci);
+	}
+	s->het_hosts = sb_detach(&sb);
+	s->het_q = isfinite(pool->q) ? pool->q : NAN;
+	s->het_p = isfinite(pool->q_p) ? pool->q_p : NAN;
+}
+
 /*
  * A metric whose values came from several hosts: per host the medians and
  * the ratio with its bootstrap interval, the hosts pooled (stats.h, "Hosts
@@ -832,6 +862,8 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 	stats_van_elteren(g.strata, g.nh, st->mw_exact_max, &ve_z, &ve_p, &ve_method);
 	json_object_set_new(r, "hosts", hosts_json(m, &g));
 	set_pooled_json(r, &pool, ve_z, ve_p, ve_method);
+	if (pool.heterogeneous)
+		note_heterogeneity(m, s, &g, &pool);
 	if (pool.k && isfinite(ve_p)) {
 		dec->ratio = pool.ratio;
 		dec->delta_pct = 100 * (pool.ratio - 1);
@@ -847,29 +879,14 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
  * A primary whose hosts disagree beyond their intervals: the pooled
  * verdict averages over machines that saw different things, so say which.
  */
-static void warn_heterogeneity(const struct series *s, const json_t *r, json_t *warnings)
+static void warn_heterogeneity(struct series *s, json_t *warnings)
 {
-	const json_t *het = json_object_get(r, "heterogeneity"), *h;
-	struct strbuf sb = STRBUF_INIT;
-	size_t i;
-
-	if (!s->primary || !json_is_true(json_object_get(het, "heterogeneous")))
+	if (!s->primary || !s->het_hosts)
 		return;
-	json_array_foreach(json_object_get(r, "hosts"), i, h) {
-		char d[32], ci[64];
-		const json_t *c = json_object_get(h, "ci");
-
-		fmt_pct(d, sizeof(d), jget_num(h, "delta_pct"));
-		fmt_ratio_ci(ci, sizeof(ci), json_is_number(json_array_get(c, 0)) ?
-			     json_number_value(json_array_get(c, 0)) : NAN,
-			     json_is_number(json_array_get(c, 1)) ?
-			     json_number_value(json_array_get(c, 1)) : NAN);
-		sb_addf(&sb, "%s%s %s %s", i ? ", " : "", jget_str(h, "host", ""), d, ci);
-	}
+	s->warned |= WARNED_HET;
 	add_warning(warnings, "host-heterogeneity", "hosts disagree beyond their intervals "
 		    "(Cochran's Q %.1f, p %.2g < %.2g): %s; the verdict pools them",
-		    jget_num(het, "q"), jget_num(het, "p"), STATS_HET_ALPHA, sb_str(&sb));
-	sb_release(&sb);
+		    s->het_q, s->het_p, STATS_HET_ALPHA, s->het_hosts);
 }
 
 /* Each kernel's summary of @s (with its outlier flags); @have says which could be made. */
@@ -967,9 +984,9 @@ static void compare_sides(struct model *m, struct series *s, const struct stats_
 }
 
 /* Warnings that belong to this series; the verdict comes after BH. */
-static void series_warnings(const struct model *m, const struct series *s,
+static void series_warnings(const struct model *m, struct series *s,
 			    const struct stats_settings *st, const struct stats_summary *sum,
-			    const int *have, json_t *r, json_t *warnings)
+			    const int *have, json_t *warnings)
 {
 	for (int k = 0; k < 2; k++) {
 		const char *role = k == BASE ? "baseline" : "patched";
@@ -977,10 +994,12 @@ static void series_warnings(const struct model *m, const struct series *s,
 		if (s->failed[k])
 			add_warning(warnings, "failed-runs", "%zu failed run(s) of %s", s->failed[k], role);
 		if (s->missing[k])
-			add_warning(warnings, "missing-values", "%zu run(s) of %s lack this value",
+			s->warned |= WARNED_MISSING, add_warning(warnings, "missing-values", "%zu run(s) of %s lack this value",
 				    s->missing[k], role);
 		if (!have[k])
 			continue;
+		if (!sum[k].median_ci.ok || s->n[k] < m->min_runs)
+			s->warned |= WARNED_FEW;
 		if (!sum[k].median_ci.ok)
 			add_warning(warnings, "too-few-runs",
 				    "%s: %zu runs, the median interval reaches only %.0f%% confidence",
@@ -989,14 +1008,14 @@ static void series_warnings(const struct model *m, const struct series *s,
 			add_warning(warnings, "too-few-runs", "%s: %zu runs, fewer than the %zu asked for",
 				    role, s->n[k], m->min_runs);
 		if (sum[k].outliers)
-			add_warning(warnings, "outliers", "%s: %zu outlier(s) flagged (kept)",
+			s->warned |= WARNED_OUTLIERS, add_warning(warnings, "outliers", "%s: %zu outlier(s) flagged (kept)",
 				    role, sum[k].outliers);
 		if (sum[k].drift_valid && sum[k].drift_p < st->alpha)
-			add_warning(warnings, "drift",
+			s->warned |= WARNED_DRIFT, add_warning(warnings, "drift",
 				    "%s: values drift with run order (Spearman rho %.2f, p %.3f)",
 				    role, sum[k].drift_rho, sum[k].drift_p);
 	}
-	warn_heterogeneity(s, r, warnings);
+	warn_heterogeneity(s, warnings);
 	if (!s->declared && !s->is_counter)
 		add_warning(warnings, "undeclared-metric",
 			    "no unit or direction declared; assumed higher is better");
@@ -1039,7 +1058,7 @@ static void analyze_series(struct model *m, struct series *s)
 		s->sortkey = -3;
 		json_object_set_new(r, "comparison", json_null());
 	}
-	series_warnings(m, s, &st, sum, have, r, warnings);
+	series_warnings(m, s, &st, sum, have, warnings);
 	json_object_set_new(r, "warnings", warnings);
 	s->result = r;
 	/* The verdict needs the q values, known only once every series is done. */
@@ -1385,22 +1404,15 @@ static void warn_metrics(const struct model *m, json_t *w)
 
 	for (i = 0; i < m->ns; i++) {
 		struct series *s = &m->s[i];
-		json_t *sw = json_object_get(s->result, "warnings"), *x;
-		size_t j;
-		int few = 0, drift = 0, out = 0, miss = 0, het = 0;
 
 		if (s->is_counter)
 			continue;
 		n_metrics++;
-		json_array_foreach(sw, j, x) {
-			const char *kind = jget_str(x, "kind", "");
-			few |= !strcmp(kind, "too-few-runs");
-			drift |= !strcmp(kind, "drift");
-			out |= !strcmp(kind, "outliers");
-			miss |= !strcmp(kind, "missing-values");
-			het |= !strcmp(kind, "host-heterogeneity");
-		}
-		n_few += few, n_drift += drift, n_out += out, n_missing += miss, n_het += het;
+		n_few += !!(s->warned & WARNED_FEW);
+		n_drift += !!(s->warned & WARNED_DRIFT);
+		n_out += !!(s->warned & WARNED_OUTLIERS);
+		n_missing += !!(s->warned & WARNED_MISSING);
+		n_het += !!(s->warned & WARNED_HET);
 		n_invalid += s->verdict && !strcmp(s->verdict, "invalid");
 	}
 	if (n_few)
@@ -1467,20 +1479,58 @@ static json_t *timings_json(const struct run_records *runs)
 	return out;
 }
 
+/* The index of verdict id @v in @ids (of @n); @n when it is none of them. */
+static size_t verdict_slot(const char *const *ids, size_t n, const char *v)
+{
+	size_t i = 0;
+
+	while (i < n && strcmp(ids[i], v))
+		i++;
+	return i;
+}
+
+/* {kernel: {ok, failed, warmup}} over @runs, kernels in order of first run. */
+static json_t *runs_per_kernel(const struct run_records *runs)
+{
+	json_t *per_kernel = json_object(), *ix = json_object(), *at;
+	long (*n)[3] = xcalloc(runs->n + 1, sizeof(*n));	/* ok, failed, warmup */
+	const char **names = xcalloc(runs->n + 1, sizeof(*names));
+	size_t nk = 0, k;
+
+	for (size_t i = 0; i < runs->n; i++) {
+		const struct run_record *run = &runs->v[i];
+
+		if ((at = json_object_get(ix, run->kernel))) {
+			k = (size_t)json_integer_value(at);
+		} else {
+			k = nk++;
+			names[k] = run->kernel;
+			json_object_set_new(ix, run->kernel, json_integer((json_int_t)k));
+		}
+		n[k][2] += run->warmup;
+		n[k][run->ok ? 0 : 1]++;
+	}
+	for (k = 0; k < nk; k++)
+		json_object_set_new(per_kernel, names[k], xjson_pack("{s:i, s:i, s:i}",
+			"ok", (int)n[k][0], "failed", (int)n[k][1], "warmup", (int)n[k][2]));
+	free(n);
+	free(names);
+	json_decref(ix);
+	return per_kernel;
+}
+
 static json_t *summary(struct model *m)
 {
 	static const char *const ids[] = {
 		"improvement", "regression", "within-noise", "no-change", "inconclusive", "invalid",
 	};
-	json_t *by = json_object(), *pby = json_object(), *per_kernel = json_object();
+	enum { NIDS = ARRAY_SIZE(ids) };
+	json_t *by = json_object(), *pby = json_object();
+	size_t n_by[NIDS + 1] = { 0 }, n_pby[NIDS + 1] = { 0 };
 	size_t i, runs = 0, ok = 0, failed = 0, warm = 0, metrics = 0, counters = 0, prim = 0;
 
-	for (size_t v = 0; v < ARRAY_SIZE(ids); v++) {
-		json_object_set_new(by, ids[v], json_integer(0));
-		json_object_set_new(pby, ids[v], json_integer(0));
-	}
 	for (i = 0; i < m->ns; i++) {
-		const char *v;
+		size_t v;
 
 		if (m->s[i].is_counter) {
 			counters++;
@@ -1488,39 +1538,29 @@ static json_t *summary(struct model *m)
 		}
 		metrics++;
 		prim += m->s[i].primary;
-		v = m->s[i].verdict;
-		if (!v)
+		if (!m->s[i].verdict)
 			continue;
-		json_object_set_new(by, v, json_integer(json_integer_value(json_object_get(by, v)) + 1));
+		v = verdict_slot(ids, NIDS, m->s[i].verdict);
+		n_by[v]++;
 		if (m->s[i].primary)
-			json_object_set_new(pby, v, json_integer(json_integer_value(json_object_get(pby, v)) + 1));
+			n_pby[v]++;
+	}
+	for (size_t v = 0; v < NIDS; v++) {
+		json_object_set_new(by, ids[v], json_integer((json_int_t)n_by[v]));
+		json_object_set_new(pby, ids[v], json_integer((json_int_t)n_pby[v]));
 	}
 	for (i = 0; i < m->runs->n; i++) {
-		const struct run_record *run = &m->runs->v[i];
-		const char *kn = run->kernel;
-		json_t *pk = json_object_get(per_kernel, kn);
-		int is_ok = run->ok;
-
-		if (!pk) {
-			pk = xjson_pack("{s:i, s:i, s:i}", "ok", 0, "failed", 0, "warmup", 0);
-			json_object_set_new(per_kernel, kn, pk);
-		}
 		runs++;
-		if (run->warmup) {
-			warm++;
-			json_object_set_new(pk, "warmup", json_integer(json_integer_value(json_object_get(pk, "warmup")) + 1));
-		}
-		ok += is_ok;
-		failed += !is_ok;
-		json_object_set_new(pk, is_ok ? "ok" : "failed",
-			json_integer(json_integer_value(json_object_get(pk, is_ok ? "ok" : "failed")) + 1));
+		warm += m->runs->v[i].warmup != 0;
+		ok += m->runs->v[i].ok != 0;
+		failed += !m->runs->v[i].ok;
 	}
 	return xjson_pack("{s:I, s:I, s:o, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:o}",
 		"metrics", (json_int_t)metrics, "counters", (json_int_t)counters,
 		"verdicts", by, "primaries", (json_int_t)prim, "primary_verdicts", pby,
 		"runs", (json_int_t)runs, "runs_ok", (json_int_t)ok,
 		"runs_failed", (json_int_t)failed, "runs_warmup", (json_int_t)warm,
-		"runs_per_kernel", per_kernel, "timings", timings_json(m->runs));
+		"runs_per_kernel", runs_per_kernel(m->runs), "timings", timings_json(m->runs));
 }
 
 /*
@@ -1579,6 +1619,7 @@ static void model_release(struct model *m)
 	for (size_t i = 0; i < m->ns; i++) {
 		struct series *s = &m->s[i];
 		json_decref(s->result);
+		free(s->het_hosts);
 		free(s->workload);
 		free(s->name);
 		free(s->group);
