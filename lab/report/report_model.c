@@ -60,6 +60,7 @@ struct series {
 struct model {
 	struct session_input in;	/* what the session says, decoded once */
 	const struct run_records *runs;	/* the session's runs, decoded as validated */
+	struct hoststate_notes notes;	/* the host states' warnings (report_hoststate()) */
 	const char *kname[2];	/* kname[PATCHED] is NULL in a single-kernel session */
 	struct stats_settings st;
 	unsigned counter_resamples;
@@ -1334,44 +1335,38 @@ static size_t warn_runs(json_t *w, const struct run_records *runs)
 }
 
 /* Where the host-state adjustment may take away part of a kernel's effect. */
-static void warn_host_states(json_t *w, const json_t *report)
+static void warn_host_states(json_t *w, const struct hoststate_notes *notes)
 {
-	json_t *run;
-	size_t i;
-
-	json_array_foreach(json_object_get(report, "host_states"), i, run) {
-		double p = jget_num(run, "reference_p");
+	for (size_t i = 0; i < notes->n; i++) {
+		const struct hoststate_note *h = &notes->v[i];
+		double p = h->reference_p;
 
 		/* The adjustment assumes the kernel does not change the reference loop. */
-		if (isfinite(p) && p < 0.01 && jget_num(run, "slope") != 0)
+		if (isfinite(p) && p < 0.01 && h->slope != 0)
 			add_warning(w, "reference", "%s %s: the reference loop ran at different "
 				    "speeds on the two kernels (p = %.2g): the host-state adjustment "
 				    "may take away part of a real effect; compare the plain median",
-				    jget_str(run, "workload", ""), jget_str(run, "metric", ""), p);
-		if (json_is_true(json_object_get(run, "adjustment_refused")) &&
-		    isfinite(jget_num(run, "bias_bound_pct")))
+				    h->workload, h->metric, p);
+		if (h->refused && isfinite(h->bias_bound_pct))
 			add_warning(w, "reference", "%s %s is not adjusted for the host: the kernels' "
 				    "reference loops differ by %+.1f %% (interval %+.1f %% to %+.1f %%), "
 				    "which could take up to %.1f points from a real effect; it is the "
 				    "plain median of the cells",
-				    jget_str(run, "workload", ""), jget_str(run, "metric", ""),
-				    (jget_num(jpath(run, "reference_shift"), "ratio") - 1) * 100,
-				    (jget_num(jpath(run, "reference_shift"), "lo") - 1) * 100,
-				    (jget_num(jpath(run, "reference_shift"), "hi") - 1) * 100,
-				    jget_num(run, "bias_bound_pct"));
-		else if (json_is_true(json_object_get(run, "adjustment_refused")))
+				    h->workload, h->metric, (h->shift_ratio - 1) * 100,
+				    (h->shift_lo - 1) * 100, (h->shift_hi - 1) * 100, h->bias_bound_pct);
+		else if (h->refused)
 			add_warning(w, "reference", "%s %s is not adjusted for the host: too few runs "
 				    "to bound how far the kernels move the reference loop; it is the "
 				    "plain median of the cells",
-				    jget_str(run, "workload", ""), jget_str(run, "metric", ""));
-		p = jget_num(run, "slow_share_p");
+				    h->workload, h->metric);
+		p = h->slow_share_p;
 		/* The state adjustment assumes the slow state is the host's, not a kernel's. */
-		if (isfinite(p) && p < 0.01 && json_is_true(json_object_get(run, "by_states")))
+		if (isfinite(p) && p < 0.01 && h->by_states)
 			add_warning(w, "host-states", "%s %s: the kernels' runs spent different "
 				    "shares of their cells in the slow state (p = %.2g): that may be "
 				    "a kernel that is sometimes slow, which the state adjustment "
 				    "would take away; compare the plain median",
-				    jget_str(run, "workload", ""), jget_str(run, "metric", ""), p);
+				    h->workload, h->metric, p);
 	}
 }
 
@@ -1436,14 +1431,14 @@ static void warn_metrics(const struct model *m, json_t *w)
 			    n_het, STATS_HET_ALPHA);
 }
 
-static json_t *report_warnings(struct model *m, json_t *report)
+static json_t *report_warnings(struct model *m)
 {
 	json_t *w = json_array();
 	size_t total;
 
 	warn_accel(w, &m->in);
 	total = warn_runs(w, m->runs);
-	warn_host_states(w, report);
+	warn_host_states(w, &m->notes);
 	warn_session(m, w, total);
 	warn_metrics(m, w);
 	return w;
@@ -1637,6 +1632,7 @@ static void model_release(struct model *m)
 	free(m->hosts);
 	sb_release(&m->key);
 	session_input_release(&m->in);
+	hoststate_notes_release(&m->notes);
 }
 
 /* The report of @session without what analysis recomputes. */
@@ -1693,7 +1689,7 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	report = report_shell(&m, session);
 
 	declare_series(&m);
-	derived = report_hoststate(session, &runs, m.kname, &host_states);
+	derived = report_hoststate_of(&m.in, &runs, m.kname, &host_states, &m.notes);
 	collect_runs(&m, &runs, derived);
 	json_decref(derived);
 	count_failures(&m, &runs);
@@ -1710,7 +1706,7 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	json_object_set_new(report, "counter_results", counters);
 	json_object_set_new(report, "geomean", geo);
 	json_object_set_new(report, "host_states", host_states);
-	json_object_set_new(report, "warnings", report_warnings(&m, report));
+	json_object_set_new(report, "warnings", report_warnings(&m));
 	json_object_set_new(report, "summary", summary(&m));
 	model_release(&m);
 	run_records_release(&runs);

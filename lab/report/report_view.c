@@ -709,6 +709,7 @@ void session_input_decode(const json_t *session, struct session_input *out)
 	out->accel_reason = jget_str(host, "accel_reason", NULL);
 	out->incomplete = json_is_false(jpath(session, "session.complete"));
 	out->nplan = json_array_size(json_object_get(session, "plan"));
+	out->has_icount_shift = json_is_integer(jpath(session, "guest.icount_shift"));
 	w = json_object_get(session, "workloads");
 	out->nworkloads = json_array_size(w);
 	out->workloads = out->nworkloads ? xcalloc(out->nworkloads, sizeof(*out->workloads)) : NULL;

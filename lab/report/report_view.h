@@ -293,6 +293,7 @@ struct session_input {
 	const char *accel;		/* host.accel; "" when none */
 	const char *accel_reason;	/* NULL: none */
 	int incomplete;			/* session.complete is false */
+	int has_icount_shift;		/* guest.icount_shift is an integer */
 	size_t nplan;			/* elements of plan[] */
 	size_t nworkloads;
 	struct input_workload *workloads;
