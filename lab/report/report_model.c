@@ -1301,7 +1301,7 @@ static int cmp_counter(const void *a, const void *b)
 /* The accelerator the guests ran under, when it is not KVM alone. */
 static void warn_accel(json_t *w, const struct session_input *in)
 {
-	const char *accel = in->accel;
+	const char *accel = in->accel ? in->accel : "";
 	const char *reason = in->accel_reason ? in->accel_reason : "no reason recorded";
 
 	if (!strcmp(accel, "mixed"))

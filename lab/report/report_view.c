@@ -636,6 +636,7 @@ void input_workload_decode(const json_t *w, struct input_workload *out)
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
+	out->json = w;
 	out->name = jget_str(w, "name", "");
 	out->type = jget_str(w, "type", "");
 	out->threshold = jget_num(w, "threshold");
@@ -705,7 +706,15 @@ void session_input_decode(const json_t *session, struct session_input *out)
 	input_statistics(json_object_get(session, "statistics"), &out->statistics);
 	input_seq_plan_decode(session, &out->sequential);
 	host = json_object_get(session, "host");
-	out->accel = jget_str(host, "accel", "");
+	out->host_json = host;
+	out->guest_json = json_object_get(session, "guest");
+	out->runs_json = json_object_get(session, "runs");
+	out->statistics_json = json_object_get(session, "statistics");
+	out->runs_per_kernel = json_object_get(design, "runs_per_kernel");
+	out->seed = json_object_get(design, "seed");
+	out->id = jget_str(json_object_get(session, "session"), "id", NULL);
+	out->created = jget_str(json_object_get(session, "session"), "created", NULL);
+	out->accel = jget_str(host, "accel", NULL);
 	out->accel_reason = jget_str(host, "accel_reason", NULL);
 	out->incomplete = json_is_false(jpath(session, "session.complete"));
 	out->nplan = json_array_size(json_object_get(session, "plan"));

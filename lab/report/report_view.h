@@ -262,6 +262,7 @@ struct input_metric_decl {
 };
 
 struct input_workload {
+	const json_t *json;		/* the element, as it is */
 	const char *name, *type;	/* "" when not a string */
 	double threshold;		/* NaN: none */
 	size_t nprimary;
@@ -290,8 +291,13 @@ struct session_input {
 	const char *patched;		/* NULL: a one-kernel session */
 	struct input_statistics statistics;
 	struct input_seq_plan sequential;
-	const char *accel;		/* host.accel; "" when none */
+	const char *accel;		/* host.accel; NULL: none */
 	const char *accel_reason;	/* NULL: none */
+	const char *id, *created;	/* session.id, session.created; NULL: none */
+	/* Members a comparison of sessions copies as they are; NULL: absent. */
+	const json_t *host_json, *guest_json, *statistics_json;
+	const json_t *runs_json;	/* for run_records_decode() */
+	const json_t *runs_per_kernel, *seed;	/* design.* */
 	int incomplete;			/* session.complete is false */
 	int has_icount_shift;		/* guest.icount_shift is an integer */
 	size_t nplan;			/* elements of plan[] */
