@@ -2,7 +2,9 @@
 /*
  * The report view's one decoder (report_view.h). The top-level members of
  * an analysed report are read here and in the analysis that writes them,
- * nowhere else in the renderers.
+ * nowhere else in the renderers. At the end, the decoder of what the
+ * analysis and the comparison of sessions read of their input
+ * (session_input_decode()).
  *
  * Reading is typed and total, as in report_result.c: each member is what
  * reports/SCHEMA.md says, absent or null ("none"), or an error naming it
