@@ -57,9 +57,25 @@ struct series {
 	double ratio;		/* its ratio as written: NaN when not finite */
 };
 
+/* A non-warm-up run of a compared kernel, as the later stages need it. */
+struct compared_run {
+	const char *workload;
+	long seq, block;
+	int k, ok;
+};
+
 struct model {
 	struct session_input in;	/* what the session says, decoded once */
-	const struct run_records *runs;	/* the session's runs, decoded as validated */
+	/*
+	 * What the later stages need of the runs, noted before their records
+	 * are released (a large report holds millions: note_runs()): the
+	 * non-warm-up runs of the compared kernels, the counts, and the
+	 * summary's runs per kernel and timings, already JSON.
+	 */
+	struct compared_run *cruns;
+	size_t ncruns;
+	size_t runs_total, runs_failed, runs_busy, runs_warmup;
+	json_t *runs_per_kernel, *timings;
 	struct hoststate_notes notes;	/* the host states' warnings (report_hoststate()) */
 	const char *kname[2];	/* kname[PATCHED] is NULL in a single-kernel session */
 	struct stats_settings st;
@@ -647,13 +663,9 @@ static size_t workload_top_block(const struct model *m, const char *workload)
 {
 	long top = 0;
 
-	for (size_t i = 0; i < m->runs->n; i++) {
-		const struct run_record *run = &m->runs->v[i];
-
-		if (!strcmp(run->workload, workload) && !run->warmup &&
-		    kernel_index(m, run->kernel) >= 0 && run->block > top)
-			top = run->block;
-	}
+	for (size_t i = 0; i < m->ncruns; i++)
+		if (!strcmp(m->cruns[i].workload, workload) && m->cruns[i].block > top)
+			top = m->cruns[i].block;
 	return (size_t)top;
 }
 
@@ -820,10 +832,10 @@ static void note_heterogeneity(const struct model *m, struct series *s,
 	struct strbuf sb = STRBUF_INIT;
 
 	for (size_t h = 0; h < g->nh; h++) {
-		double ratio = g->ratio[h];
+		double pct = isfinite(g->ratio[h]) ? 100 * (g->ratio[h] - 1) : NAN;
 		char d[32], ci[64];
 
-		fmt_pct(d, sizeof(d), isfinite(ratio) ? 100 * (ratio - 1) : NAN);
+		fmt_pct(d, sizeof(d), isfinite(pct) ? pct : NAN);
 		fmt_ratio_ci(ci, sizeof(ci), isfinite(g->lo[h]) ? g->lo[h] : NAN,
 			     isfinite(g->hi[h]) ? g->hi[h] : NAN);
 		sb_addf(&sb, "%s%s %s %s", h ? ", " : "", m->hosts[g->hix[h]], d, ci);
@@ -1265,12 +1277,12 @@ static json_t *geomean_all(struct model *m)
 		}
 	}
 	/* Each workload's runs that produced values, in order, per kernel. */
-	for (i = 0; i < m->runs->n; i++) {
-		const struct run_record *run = &m->runs->v[i];
-		int k = kernel_index(m, run->kernel);
+	for (i = 0; i < m->ncruns; i++) {
+		const struct compared_run *run = &m->cruns[i];
+		int k = run->k;
 		struct geo_group *gg;
 
-		if (k < 0 || run->warmup || !run->ok || !(at = json_object_get(ix, run->workload)))
+		if (!run->ok || !(at = json_object_get(ix, run->workload)))
 			continue;
 		gg = &gs[json_integer_value(at)];
 		ALLOC_GROW(gg->runs[k], gg->nr[k] + 1, gg->nrun_alloc[k]);
@@ -1315,15 +1327,10 @@ static void warn_accel(json_t *w, const struct session_input *in)
 }
 
 /* Failed runs and runs on a busy host; the number of runs. */
-static size_t warn_runs(json_t *w, const struct run_records *runs)
+static size_t warn_runs(json_t *w, const struct model *m)
 {
-	size_t failed = 0, total = 0, busy = 0;
+	size_t failed = m->runs_failed, total = m->runs_total, busy = m->runs_busy;
 
-	for (size_t i = 0; i < runs->n; i++) {
-		total++;
-		failed += !runs->v[i].ok;
-		busy += runs->v[i].host_load.busy != 0;
-	}
 	if (failed)
 		add_warning(w, "failed-runs", "%zu of %zu runs failed (reasons in the runs table)",
 			    failed, total);
@@ -1437,7 +1444,7 @@ static json_t *report_warnings(struct model *m)
 	size_t total;
 
 	warn_accel(w, &m->in);
-	total = warn_runs(w, m->runs);
+	total = warn_runs(w, m);
 	warn_host_states(w, &m->notes);
 	warn_session(m, w, total);
 	warn_metrics(m, w);
@@ -1544,18 +1551,16 @@ static json_t *summary(struct model *m)
 		json_object_set_new(by, ids[v], json_integer((json_int_t)n_by[v]));
 		json_object_set_new(pby, ids[v], json_integer((json_int_t)n_pby[v]));
 	}
-	for (i = 0; i < m->runs->n; i++) {
-		runs++;
-		warm += m->runs->v[i].warmup != 0;
-		ok += m->runs->v[i].ok != 0;
-		failed += !m->runs->v[i].ok;
-	}
+	runs = m->runs_total;
+	warm = m->runs_warmup;
+	failed = m->runs_failed;
+	ok = runs - failed;
 	return xjson_pack("{s:I, s:I, s:o, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:o}",
 		"metrics", (json_int_t)metrics, "counters", (json_int_t)counters,
 		"verdicts", by, "primaries", (json_int_t)prim, "primary_verdicts", pby,
 		"runs", (json_int_t)runs, "runs_ok", (json_int_t)ok,
 		"runs_failed", (json_int_t)failed, "runs_warmup", (json_int_t)warm,
-		"runs_per_kernel", runs_per_kernel(m->runs), "timings", timings_json(m->runs));
+		"runs_per_kernel", json_incref(m->runs_per_kernel), "timings", json_incref(m->timings));
 }
 
 /*
@@ -1588,11 +1593,34 @@ static json_t *ordered_results(const struct model *m)
 }
 
 /* The model of @session before any series: its kernels, settings and sequential plan. */
-static void model_init(struct model *m, const json_t *session, const struct run_records *runs)
+/* What the stages after collect_runs() need of @runs (struct model). */
+static void note_runs(struct model *m, const struct run_records *runs)
+{
+	size_t alloc = 0;
+
+	for (size_t i = 0; i < runs->n; i++) {
+		const struct run_record *run = &runs->v[i];
+		int k = kernel_index(m, run->kernel);
+
+		m->runs_total++;
+		m->runs_failed += !run->ok;
+		m->runs_busy += run->host_load.busy != 0;
+		m->runs_warmup += run->warmup != 0;
+		if (run->warmup || k < 0)
+			continue;
+		ALLOC_GROW(m->cruns, m->ncruns + 1, alloc);
+		m->cruns[m->ncruns++] = (struct compared_run){
+			run->workload, run->seq, run->block, k, run->ok,
+		};
+	}
+	m->runs_per_kernel = runs_per_kernel(runs);
+	m->timings = timings_json(runs);
+}
+
+static void model_init(struct model *m, const json_t *session)
 {
 	memset(m, 0, sizeof(*m));
 	session_input_decode(session, &m->in);
-	m->runs = runs;
 	m->series_ix = json_object();
 	m->workloads = json_object();
 	m->host_ix = json_object();
@@ -1633,6 +1661,9 @@ static void model_release(struct model *m)
 	sb_release(&m->key);
 	session_input_release(&m->in);
 	hoststate_notes_release(&m->notes);
+	free(m->cruns);
+	json_decref(m->runs_per_kernel);
+	json_decref(m->timings);
 }
 
 /* The report of @session without what analysis recomputes. */
@@ -1685,7 +1716,7 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	/* The runs, decoded as they are checked: the analysis reads struct run_record. */
 	if (report_validate_runs(session, &runs, err))
 		return NULL;
-	model_init(&m, session, &runs);
+	model_init(&m, session);
 	report = report_shell(&m, session);
 
 	declare_series(&m);
@@ -1693,6 +1724,8 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	collect_runs(&m, &runs, derived);
 	json_decref(derived);
 	count_failures(&m, &runs);
+	note_runs(&m, &runs);
+	run_records_release(&runs);
 	for (size_t i = 0; i < m.ns; i++)
 		analyze_series(&m, &m.s[i]);
 	bh_family(&m, FAMILY_PRIMARY);
@@ -1709,7 +1742,6 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	json_object_set_new(report, "warnings", report_warnings(&m));
 	json_object_set_new(report, "summary", summary(&m));
 	model_release(&m);
-	run_records_release(&runs);
 	return report;
 }
 
