@@ -1491,33 +1491,36 @@ static size_t verdict_slot(const char *const *ids, size_t n, const char *v)
 	return i;
 }
 
-/* {kernel: {ok, failed, warmup}} over @runs, kernels in order of first run. */
+/*
+ * {kernel: {ok, failed, warmup}} over @runs, kernels in order of first run.
+ * The object is its own index while counting (kernel -> place in the
+ * counts): a report may name millions of kernels.
+ */
 static json_t *runs_per_kernel(const struct run_records *runs)
 {
-	json_t *per_kernel = json_object(), *ix = json_object(), *at;
-	long (*n)[3] = xcalloc(runs->n + 1, sizeof(*n));	/* ok, failed, warmup */
-	const char **names = xcalloc(runs->n + 1, sizeof(*names));
+	json_t *per_kernel = json_object(), *at;
+	unsigned (*n)[3] = xcalloc(runs->n + 1, sizeof(*n));	/* ok, failed, warmup */
 	size_t nk = 0, k;
+	void *it;
 
 	for (size_t i = 0; i < runs->n; i++) {
 		const struct run_record *run = &runs->v[i];
 
-		if ((at = json_object_get(ix, run->kernel))) {
+		if ((at = json_object_get(per_kernel, run->kernel))) {
 			k = (size_t)json_integer_value(at);
 		} else {
 			k = nk++;
-			names[k] = run->kernel;
-			json_object_set_new(ix, run->kernel, json_integer((json_int_t)k));
+			json_object_set_new(per_kernel, run->kernel, json_integer((json_int_t)k));
 		}
-		n[k][2] += run->warmup;
+		n[k][2] += run->warmup != 0;
 		n[k][run->ok ? 0 : 1]++;
 	}
-	for (k = 0; k < nk; k++)
-		json_object_set_new(per_kernel, names[k], xjson_pack("{s:i, s:i, s:i}",
+	for (it = json_object_iter(per_kernel); it; it = json_object_iter_next(per_kernel, it)) {
+		k = (size_t)json_integer_value(json_object_iter_value(it));
+		json_object_iter_set_new(per_kernel, it, xjson_pack("{s:i, s:i, s:i}",
 			"ok", (int)n[k][0], "failed", (int)n[k][1], "warmup", (int)n[k][2]));
+	}
 	free(n);
-	free(names);
-	json_decref(ix);
 	return per_kernel;
 }
 
