@@ -163,6 +163,25 @@ void fmt_p(char *buf, size_t size, double p);
 const char *verdict_symbol(const char *id);
 
 /*
+ * What the report's warnings say of a derived metric (its host_states[]
+ * entry), with the numbers as that entry has them: NaN for null.
+ */
+struct hoststate_note {
+	const char *workload;	/* the session's */
+	char *metric;		/* allocated */
+	double slope, reference_p, slow_share_p, bias_bound_pct;
+	double shift_ratio, shift_lo, shift_hi;	/* reference_shift */
+	int refused, by_states;
+};
+
+struct hoststate_notes {
+	struct hoststate_note *v;
+	size_t n, alloc;
+};
+
+void hoststate_notes_release(struct hoststate_notes *notes);
+
+/*
  * Host-state adjusted metrics (report_hoststate.c) of every run of
  * @session, decoded in @runs (run_records_decode() of its "runs"), for the
  * kernels @kname (kname[1] NULL: one kernel): an array parallel to the
@@ -172,5 +191,14 @@ const char *verdict_symbol(const char *id);
 struct run_records;
 json_t *report_hoststate(const json_t *session, const struct run_records *runs,
 			 const char *const kname[2], json_t **info);
+
+/*
+ * report_hoststate() of a session already decoded (session_input_decode());
+ * @notes (may be NULL) gets what *info says, typed, for the warnings.
+ */
+struct session_input;
+json_t *report_hoststate_of(const struct session_input *session, const struct run_records *runs,
+			    const char *const kname[2], json_t **info,
+			    struct hoststate_notes *notes);
 
 #endif

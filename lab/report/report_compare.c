@@ -3,11 +3,15 @@
  * Comparing two sessions (last night against tonight): the chosen kernel's
  * runs of session A become the baseline and those of session B the patched
  * sample of a synthetic session, which then goes through exactly the same
- * analysis and renderers as a single A/B session.
+ * analysis and renderers as a single A/B session. The sessions are read
+ * through struct session_input (report_view.h); the members the synthetic
+ * session takes over unchanged (host, kernels, guest, workloads,
+ * statistics) are copied as they are.
  */
 #include "report.h"
 #include "xjson.h"
 #include "report_priv.h"
+#include "report_view.h"
 #include "run_record.h"
 #include "util.h"
 
@@ -19,14 +23,14 @@
  * the decoder; written as JSON, a copy of each element with what compare
  * changes (the members the record does not type travel as they are).
  */
-static int append_runs(json_t *dst, const json_t *src, const char *kernel, const char *label,
-		       json_int_t *seq)
+static int append_runs(json_t *dst, const struct session_input *src, const char *kernel,
+		       const char *label, json_int_t *seq)
 {
 	struct run_records rs;
 	int n = 0;
 
 	/* @src passed report_validate(): every run decodes. */
-	run_records_decode_valid(json_object_get(src, "runs"), &rs);
+	run_records_decode_valid(src->runs_json, &rs);
 	for (size_t i = 0; i < rs.n; i++) {
 		const struct run_record *run = &rs.v[i];
 		json_t *copy;
@@ -47,24 +51,24 @@ static int append_runs(json_t *dst, const json_t *src, const char *kernel, const
 }
 
 /* @k, else the session's patched kernel, else (one kernel) its baseline. */
-static const char *pick_kernel(const json_t *session, const char *k)
+static const char *pick_kernel(const struct session_input *session, const char *k)
 {
 	if (!k)
-		k = jget_str(json_object_get(session, "design"), "patched", NULL);
+		k = session->patched;
 	/* A single-kernel session has only its baseline to offer. */
 	if (!k)
-		k = jget_str(json_object_get(session, "design"), "baseline", "");
+		k = session->baseline;
 	return k;
 }
 
 /* B's host, its accelerator "mixed" when A's differs. */
-static json_t *compare_host(const json_t *ha, const json_t *hb)
+static json_t *compare_host(const struct session_input *a, const struct session_input *b)
 {
-	json_t *host = json_deep_copy(hb);
+	json_t *host = json_deep_copy(b->host_json);
 
-	if (strcmp(jget_str(ha, "accel", ""), jget_str(hb, "accel", ""))) {
+	if (strcmp(a->accel ? a->accel : "", b->accel ? b->accel : "")) {
 		char *why = xasprintf("session A ran under %s, session B under %s",
-				      jget_str(ha, "accel", "?"), jget_str(hb, "accel", "?"));
+				      a->accel ? a->accel : "?", b->accel ? b->accel : "?");
 		json_object_set_new(host, "accel", json_string("mixed"));
 		json_object_set_new(host, "accel_reason", json_string(why));
 		free(why);
@@ -76,85 +80,91 @@ static json_t *compare_host(const json_t *ha, const json_t *hb)
 static json_t *compare_kernels(const json_t *kern_a, const json_t *kern_b, const char *la,
 			       const char *lb)
 {
-	json_t *k = json_array();
+	json_t *k = json_array(), *ca = json_deep_copy(kern_a), *cb = json_deep_copy(kern_b);
 
-	json_array_append_new(k, json_deep_copy(kern_a));
-	json_array_append_new(k, json_deep_copy(kern_b));
-	json_object_set_new(json_array_get(k, 0), "name", json_string(la));
-	json_object_set_new(json_array_get(k, 0), "role", json_string("baseline"));
-	json_object_set_new(json_array_get(k, 1), "name", json_string(lb));
-	json_object_set_new(json_array_get(k, 1), "role", json_string("patched"));
+	json_object_set_new(ca, "name", json_string(la));
+	json_object_set_new(ca, "role", json_string("baseline"));
+	json_object_set_new(cb, "name", json_string(lb));
+	json_object_set_new(cb, "role", json_string("patched"));
+	json_array_append_new(k, ca);
+	json_array_append_new(k, cb);
 	return k;
 }
 
 /* Workloads of A, then any that only B has: the union, A's order. */
-static json_t *union_workloads(const json_t *a, const json_t *b)
+static json_t *union_workloads(const struct session_input *a, const struct session_input *b)
 {
-	json_t *wls = json_deep_copy(json_object_get(a, "workloads")), *names, *w;
+	json_t *wls = json_array(), *names = json_object();
 	size_t i;
 
-	if (!wls)
-		wls = json_array();
-	names = json_object();
-	json_array_foreach(wls, i, w)
-		json_object_set_new_nocheck(names, jget_str(w, "name", ""), json_true());
-	json_array_foreach(json_object_get(b, "workloads"), i, w) {
-		if (json_object_get(names, jget_str(w, "name", "")))
+	for (i = 0; i < a->nworkloads; i++) {
+		json_array_append_new(wls, json_deep_copy(a->workloads[i].json));
+		json_object_set_new_nocheck(names, a->workloads[i].name, json_true());
+	}
+	for (i = 0; i < b->nworkloads; i++) {
+		const struct input_workload *w = &b->workloads[i];
+
+		if (json_object_get(names, w->name))
 			continue;
-		json_object_set_new_nocheck(names, jget_str(w, "name", ""), json_true());
-		json_array_append(wls, w);
+		json_object_set_new_nocheck(names, w->name, json_true());
+		json_array_append(wls, (json_t *)w->json);
 	}
 	json_decref(names);
 	return wls;
 }
 
-json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
-			       const char *kb, struct strbuf *err)
+/* The synthetic session of @a's kernel @ka against @b's @kb (found in both). */
+static json_t *compare_session(const struct session_input *a, const struct session_input *b,
+			       const char *ka, const char *kb, const json_t *kern_a,
+			       const json_t *kern_b)
 {
-	const json_t *kern_a, *kern_b;
-	const char *ida = jget_str(json_object_get(a, "session"), "id", "A");
-	const char *idb = jget_str(json_object_get(b, "session"), "id", "B");
-	char *la, *lb;
-	json_t *s, *runs;
+	char *la = xasprintf("A:%s", ka), *lb = xasprintf("B:%s", kb);
+	json_t *s = json_object(), *runs = json_array();
 	json_int_t seq = 0;
 
-	ka = pick_kernel(a, ka);
-	kb = pick_kernel(b, kb);
-	kern_a = report_find_named(a, "kernels", ka);
-	kern_b = report_find_named(b, "kernels", kb);
-	if (!kern_a || !kern_b) {
-		sb_addf(err, "session %s has no kernel named \"%s\"", kern_a ? "B" : "A",
-			kern_a ? kb : ka);
-		return NULL;
-	}
-	la = xasprintf("A:%s", ka);
-	lb = xasprintf("B:%s", kb);
-	s = json_object();
 	json_object_set_new(s, "schema", json_string(REPORT_SCHEMA));
 	json_object_set_new(s, "generator", xjson_pack("{s:s, s:s}", "name", "mglrulab",
 						      "version", MGLRULAB_VERSION));
 	json_object_set_new(s, "session", xjson_pack("{s:s++, s:s, s:s}",
-		"id", ida, " vs ", idb, "mode", "compare",
-		"created", jget_str(json_object_get(b, "session"), "created", "")));
-	json_object_set_new(s, "host", compare_host(json_object_get(a, "host"),
-						    json_object_get(b, "host")));
+		"id", a->id ? a->id : "A", " vs ", b->id ? b->id : "B", "mode", "compare",
+		"created", b->created ? b->created : ""));
+	json_object_set_new(s, "host", compare_host(a, b));
 	json_object_set_new(s, "kernels", compare_kernels(kern_a, kern_b, la, lb));
-	if (json_object_get(b, "guest"))
-		json_object_set(s, "guest", json_object_get(b, "guest"));
+	if (b->guest_json)
+		json_object_set(s, "guest", (json_t *)b->guest_json);
 	json_object_set_new(s, "workloads", union_workloads(a, b));
-	runs = json_array();
 	append_runs(runs, a, ka, la, &seq);
 	append_runs(runs, b, kb, lb, &seq);
 	json_object_set_new(s, "design", xjson_pack("{s:s, s:s, s:O?, s:s, s:O?}",
-		"baseline", la, "patched", lb,
-		"runs_per_kernel", json_object_get(json_object_get(b, "design"), "runs_per_kernel"),
-		"order", "two sessions: all of A, then all of B",
-		"seed", json_object_get(json_object_get(b, "design"), "seed")));
-	if (json_object_get(b, "statistics"))
-		json_object_set(s, "statistics", json_object_get(b, "statistics"));
+		"baseline", la, "patched", lb, "runs_per_kernel", b->runs_per_kernel,
+		"order", "two sessions: all of A, then all of B", "seed", b->seed));
+	if (b->statistics_json)
+		json_object_set(s, "statistics", (json_t *)b->statistics_json);
 	json_object_set_new(s, "runs", runs);
 	free(la);
 	free(lb);
 	return s;
 }
 
+json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
+			       const char *kb, struct strbuf *err)
+{
+	struct session_input ia, ib;
+	const json_t *kern_a, *kern_b;
+	json_t *s = NULL;
+
+	session_input_decode(a, &ia);
+	session_input_decode(b, &ib);
+	ka = pick_kernel(&ia, ka);
+	kb = pick_kernel(&ib, kb);
+	kern_a = report_find_named(a, "kernels", ka);
+	kern_b = report_find_named(b, "kernels", kb);
+	if (!kern_a || !kern_b)
+		sb_addf(err, "session %s has no kernel named \"%s\"", kern_a ? "B" : "A",
+			kern_a ? kb : ka);
+	else
+		s = compare_session(&ia, &ib, ka, kb, kern_a, kern_b);
+	session_input_release(&ia);
+	session_input_release(&ib);
+	return s;
+}

@@ -53,6 +53,7 @@
  */
 #include "report.h"
 #include "report_priv.h"
+#include "report_view.h"
 #include "run_record.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -712,11 +713,44 @@ static json_t *info_json(const struct derivation *d, const char *const kname[2])
 	return o;
 }
 
+/* A number as info_json() writes it and a reader gets it back: NaN for null. */
+static double as_written(double v)
+{
+	return isfinite(v) ? v : NAN;
+}
+
+static void add_note(struct hoststate_notes *notes, const struct derivation *d)
+{
+	struct hoststate_note *o;
+	int shift = isfinite(d->ref_shift);
+
+	ALLOC_GROW(notes->v, notes->n + 1, notes->alloc);
+	o = &notes->v[notes->n++];
+	*o = (struct hoststate_note){
+		.workload = d->workload, .metric = xstrdup(d->metric),
+		.slope = as_written(d->slope), .reference_p = as_written(d->ref_p),
+		.slow_share_p = as_written(d->slow_share_p),
+		.bias_bound_pct = as_written(d->bias_bound * 100),
+		.shift_ratio = shift ? as_written(d->ref_shift) : NAN,
+		.shift_lo = shift ? as_written(d->ref_shift_lo) : NAN,
+		.shift_hi = shift ? as_written(d->ref_shift_hi) : NAN,
+		.refused = d->refused, .by_states = d->by_states,
+	};
+}
+
+void hoststate_notes_release(struct hoststate_notes *notes)
+{
+	for (size_t i = 0; i < notes->n; i++)
+		free(notes->v[i].metric);
+	free(notes->v);
+	memset(notes, 0, sizeof(*notes));
+}
+
 /* Every (workload, K) instance of @h that the session's runs have cells for. */
-static void derive_one(const json_t *session, const struct run_records *runs,
+static void derive_one(const struct session_input *session, const struct run_records *runs,
 		       const char *workload, const struct workload_def *def,
 		       const struct hoststate_metric *h, const char *const kname[2],
-		       json_t *per_run, json_t *info)
+		       json_t *per_run, json_t *info, struct hoststate_notes *notes)
 {
 	json_t *done = json_object();
 	size_t i;
@@ -733,7 +767,7 @@ static void derive_one(const json_t *session, const struct run_records *runs,
 			const struct metric_def *md = workload_metric(def, h->metric);
 			struct derivation d = {
 				.workload = workload,
-				.icount = json_is_integer(jpath(session, "guest.icount_shift")),
+				.icount = session->has_icount_shift,
 				.repeats = h->repeats,
 				.better_higher = !md || md->better == BETTER_HIGHER,
 			};
@@ -757,6 +791,8 @@ static void derive_one(const json_t *session, const struct run_records *runs,
 					derive_run(&d, r2, k, json_array_get(per_run, j));
 			}
 			json_array_append_new(info, info_json(&d, kname));
+			if (notes)
+				add_note(notes, &d);
 			free(d.metric);
 			free(d.cells);
 			free(d.ref);
@@ -768,20 +804,32 @@ static void derive_one(const json_t *session, const struct run_records *runs,
 json_t *report_hoststate(const json_t *session, const struct run_records *runs,
 			 const char *const kname[2], json_t **info)
 {
-	json_t *per_run = json_array(), *w;
-	size_t i;
+	struct session_input in;
+	json_t *per_run;
+
+	session_input_decode(session, &in);
+	per_run = report_hoststate_of(&in, runs, kname, info, NULL);
+	session_input_release(&in);
+	return per_run;
+}
+
+json_t *report_hoststate_of(const struct session_input *session, const struct run_records *runs,
+			    const char *const kname[2], json_t **info,
+			    struct hoststate_notes *notes)
+{
+	json_t *per_run = json_array();
 
 	*info = json_array();
-	for (i = 0; i < runs->n; i++)
+	for (size_t i = 0; i < runs->n; i++)
 		json_array_append_new(per_run, json_object());
-	json_array_foreach(json_object_get(session, "workloads"), i, w) {
-		const struct workload_def *def = workload_find(jget_str(w, "type", ""));
+	for (size_t i = 0; i < session->nworkloads; i++) {
+		const struct input_workload *w = &session->workloads[i];
+		const struct workload_def *def = workload_find(w->type);
 
 		if (!def || !def->hoststate)
 			continue;
 		for (const struct hoststate_metric *h = def->hoststate; h->metric; h++)
-			derive_one(session, runs, jget_str(w, "name", ""), def, h, kname, per_run,
-				   *info);
+			derive_one(session, runs, w->name, def, h, kname, per_run, *info, notes);
 	}
 	return per_run;
 }

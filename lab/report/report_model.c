@@ -9,6 +9,7 @@
 #include "report.h"
 #include "xjson.h"
 #include "report_priv.h"
+#include "report_view.h"
 #include "run_record.h"
 #include "escape.h"
 #include "stats.h"
@@ -22,6 +23,12 @@
 #include <string.h>
 
 enum { BASE, PATCHED };
+
+/* Kinds of a series' warnings that the report's warnings count. */
+enum {
+	WARNED_FEW = 1, WARNED_DRIFT = 2, WARNED_OUTLIERS = 4, WARNED_MISSING = 8,
+	WARNED_HET = 16,
+};
 
 struct series {
 	char *workload, *name;	/* name: metric, or "group.counter" for display */
@@ -39,12 +46,37 @@ struct series {
 	size_t *host[2];	/* index into model.hosts of each value */
 	size_t failed[2], missing[2];
 	json_t *result;		/* built by analyze_series() */
+	const char *verdict;	/* result's "verdict" (static); NULL: none */
 	struct stats_comparison cmp;	/* kept for stats_decide() after BH */
 	double p, q, sortkey;
+	int compared;		/* result has a "comparison" (both kernels had values) */
+	unsigned warned;	/* WARNED_* kinds among the result's warnings */
+	/* Hosts that disagree (host_strata()): Cochran's Q, p, and each host's change. */
+	char *het_hosts;	/* NULL: not heterogeneous */
+	double het_q, het_p;
+	double ratio;		/* its ratio as written: NaN when not finite */
+};
+
+/* A non-warm-up run of a compared kernel, as the later stages need it. */
+struct compared_run {
+	const char *workload;
+	long seq, block;
+	int k, ok;
 };
 
 struct model {
-	const json_t *session;
+	struct session_input in;	/* what the session says, decoded once */
+	/*
+	 * What the later stages need of the runs, noted before their records
+	 * are released (a large report holds millions: note_runs()): the
+	 * non-warm-up runs of the compared kernels, the counts, and the
+	 * summary's runs per kernel and timings, already JSON.
+	 */
+	struct compared_run *cruns;
+	size_t ncruns;
+	size_t runs_total, runs_failed, runs_busy, runs_warmup;
+	json_t *runs_per_kernel, *timings;
+	struct hoststate_notes notes;	/* the host states' warnings (report_hoststate()) */
 	const char *kname[2];	/* kname[PATCHED] is NULL in a single-kernel session */
 	struct stats_settings st;
 	unsigned counter_resamples;
@@ -61,7 +93,7 @@ struct model {
 	 * series made the analysis quadratic.
 	 */
 	json_t *series_ix;	/* series_key() -> index into s[] */
-	json_t *workloads;	/* name -> first workloads[] entry of that name */
+	json_t *workloads;	/* name -> index of the first in.workloads[] of that name */
 	/*
 	 * The hosts the compared runs came from (runs[].host, "local" when a
 	 * record has none), in order of first appearance; more than one makes
@@ -159,14 +191,12 @@ static void push_value(struct series *s, int k, double v, long seq, long block, 
  * What the workload declares for all its metrics: which are primary (names
  * or %d patterns) and the band of its metrics (lab.conf's threshold).
  */
-static void describe_workload(struct series *s, const json_t *wl)
+static void describe_workload(struct series *s, const struct input_workload *wl)
 {
-	const json_t *pat;
-	size_t i;
-	double t = jget_num(wl, "threshold");
+	double t = wl ? wl->threshold : NAN;
 
-	json_array_foreach(json_object_get(wl, "primary"), i, pat)
-		if (json_is_string(pat) && metric_pattern_match(json_string_value(pat), s->name))
+	for (size_t i = 0; wl && i < wl->nprimary; i++)
+		if (metric_pattern_match(wl->primary[i], s->name))
 			s->primary = 1;
 	if (isfinite(t) && t >= 0 && t < 1) {
 		s->threshold = t;
@@ -174,13 +204,13 @@ static void describe_workload(struct series *s, const json_t *wl)
 	}
 }
 
-static void describe_metric(struct series *s, const json_t *decl)
+static void describe_metric(struct series *s, const struct input_metric_decl *decl)
 {
-	double t = jget_num(decl, "threshold");
+	double t = decl->threshold;
 
 	s->declared = 1;
-	s->unit = jget_str(decl, "unit", "");
-	s->better_higher = strcmp(jget_str(decl, "better", "higher"), "lower") != 0;
+	s->unit = decl->unit;
+	s->better_higher = !decl->better_lower;
 	if (isfinite(t) && t >= 0 && t < 1) {
 		s->threshold = t;
 		s->band_source = "declared for the metric";
@@ -188,9 +218,9 @@ static void describe_metric(struct series *s, const json_t *decl)
 }
 
 /* A metric the session did not declare: the built-in definition, if any. */
-static void describe_builtin(struct series *s, const json_t *wl)
+static void describe_builtin(struct series *s, const struct input_workload *wl)
 {
-	const struct workload_def *w = workload_find(jget_str(wl, "type", ""));
+	const struct workload_def *w = workload_find(wl ? wl->type : "");
 	if (!w)
 		return;
 	for (const struct metric_def *md = w->metrics; md->name; md++) {
@@ -207,19 +237,21 @@ int report_metric_info(const json_t *session, const char *workload, const char *
 		       const char **unit, int *primary)
 {
 	struct series s = { .name = (char *)metric, .unit = "", .better_higher = 1, .threshold = -1 };
-	const json_t *wl = report_find_named(session, "workloads", workload), *decl;
-	size_t i;
+	const json_t *j = report_find_named(session, "workloads", workload);
+	struct input_workload wl;
 
-	if (wl) {
-		describe_workload(&s, wl);
-		json_array_foreach(json_object_get(wl, "metrics"), i, decl) {
-			if (!strcmp(jget_str(decl, "name", ""), metric)) {
-				describe_metric(&s, decl);
+	if (j) {
+		input_workload_decode(j, &wl);
+		describe_workload(&s, &wl);
+		for (size_t i = 0; i < wl.nmetrics; i++) {
+			if (!strcmp(wl.metrics[i].name, metric)) {
+				describe_metric(&s, &wl.metrics[i]);
 				break;
 			}
 		}
 		if (!s.declared)
-			describe_builtin(&s, wl);
+			describe_builtin(&s, &wl);
+		input_workload_release(&wl);
 	}
 	if (unit)
 		*unit = s.unit;
@@ -228,19 +260,26 @@ int report_metric_info(const json_t *session, const char *workload, const char *
 	return s.declared ? s.better_higher : -1;
 }
 
+/* The first workload declared as @name; NULL: none. */
+static const struct input_workload *model_workload(const struct model *m, const char *name)
+{
+	const json_t *ix = json_object_get(m->workloads, name);
+
+	return ix ? &m->in.workloads[json_integer_value(ix)] : NULL;
+}
+
 static void declare_series(struct model *m)
 {
-	json_t *w, *decl;
-	size_t i, j;
-
 	/* Declared metrics first, in declaration order: the report's row order. */
-	json_array_foreach(json_object_get(m->session, "workloads"), i, w) {
-		const char *wn = jget_str(w, "name", "");
+	for (size_t i = 0; i < m->in.nworkloads; i++) {
+		const struct input_workload *w = &m->in.workloads[i];
+		const char *wn = w->name;
 
-		if (!json_object_get(m->workloads, wn))
-			json_object_set_nocheck(m->workloads, wn, w);
-		json_array_foreach(json_object_get(w, "metrics"), j, decl) {
-			const char *mn = jget_str(decl, "name", "");
+		if (!model_workload(m, wn))
+			json_object_set_new_nocheck(m->workloads, wn, json_integer((json_int_t)i));
+		for (size_t j = 0; j < w->nmetrics; j++) {
+			const struct input_metric_decl *decl = &w->metrics[j];
+			const char *mn = decl->name;
 
 			/* The first declaration of a name wins. */
 			if (!find_series(m, wn, NULL, mn)) {
@@ -262,8 +301,8 @@ static void push_metric(struct model *m, const char *wn, const char *key, double
 	if (!s) {
 		/* Not declared (declare_series() made those): built-in or unknown. */
 		s = add_series(m, wn, NULL, key);
-		describe_workload(s, json_object_get(m->workloads, wn));
-		describe_builtin(s, json_object_get(m->workloads, wn));
+		describe_workload(s, model_workload(m, wn));
+		describe_builtin(s, model_workload(m, wn));
 	}
 	if (ok && !isnan(val))
 		push_value(s, k, val, seq, blk, host);
@@ -369,59 +408,66 @@ static void count_failures(struct model *m, const struct run_records *runs)
 	json_decref(counts);
 }
 
+/* report_seq_plan() of a decoded plan. */
+static int seq_plan(const struct input_seq_plan *j, struct stats_seq_plan *plan, double *budget_s)
+{
+	char err[256];
+
+	if (!j->present)
+		return 0;
+	if (budget_s)
+		*budget_s = isfinite(j->budget_s) && j->budget_s > 0 ? j->budget_s : 0;
+	plan->alpha = j->alpha;
+	plan->min_runs = (size_t)fmax(0, j->min_runs);
+	plan->max_runs = (size_t)fmax(0, j->max_runs);
+	plan->step = (size_t)fmax(0, j->step);
+	plan->rho = j->rho;
+	return stats_seq_plan_check(plan, err, sizeof(err)) ? -1 : 1;
+}
+
 int report_seq_plan(const json_t *session, struct stats_seq_plan *plan, double *budget_s)
 {
-	const json_t *j = jpath(session, "design.sequential");
-	char err[256];
-	double b;
+	struct input_seq_plan j;
 
-	if (!json_is_object(j))
-		return 0;
-	plan->alpha = jget_num(j, "alpha");
-	plan->min_runs = (size_t)fmax(0, jget_num(j, "min_runs"));
-	plan->max_runs = (size_t)fmax(0, jget_num(j, "max_runs"));
-	plan->step = (size_t)fmax(0, jget_num(j, "step"));
-	plan->rho = jget_num(j, "rho");
-	b = jget_num(j, "budget_s");
-	if (budget_s)
-		*budget_s = isfinite(b) && b > 0 ? b : 0;
-	return stats_seq_plan_check(plan, err, sizeof(err)) ? -1 : 1;
+	input_seq_plan_decode(session, &j);
+	return seq_plan(&j, plan, budget_s);
 }
 
 static void settings_from_session(struct model *m)
 {
-	const json_t *st = json_object_get(m->session, "statistics");
+	const struct input_statistics *st = &m->in.statistics;
 	double v;
 
 	stats_settings_default(&m->st);	/* stats_defaults.h */
 	m->min_runs = STATS_DEFAULT_MIN_RUNS;
 	/* Nonsense settings fall back to the defaults instead of producing nonsense verdicts. */
-	if ((v = jget_num(st, "alpha")) > 0 && v < 1)
+	if ((v = st->alpha) > 0 && v < 1)
 		m->st.alpha = v;
-	if ((v = jget_num(st, "confidence")) > 0 && v < 1)
+	if ((v = st->confidence) > 0 && v < 1)
 		m->st.confidence = v;
-	if ((v = jget_num(st, "resamples")) >= STATS_MIN_RESAMPLES && v <= STATS_MAX_RESAMPLES)
+	if ((v = st->resamples) >= STATS_MIN_RESAMPLES && v <= STATS_MAX_RESAMPLES)
 		m->st.resamples = (unsigned)v;
 	/* Any integer is a seed (a 64-bit session seed may come back negative). */
-	if (json_is_integer(json_object_get(st, "seed")))
-		m->st.seed = (uint64_t)json_integer_value(json_object_get(st, "seed"));
-	else if ((v = jget_num(st, "seed")) >= 0 && v < 9e15)
+	if (st->has_int_seed)
+		m->st.seed = (uint64_t)st->int_seed;
+	else if ((v = st->seed) >= 0 && v < 9e15)
 		m->st.seed = (uint64_t)v;
 	m->band_source = "the lab's default";
-	if ((v = jget_num(st, "threshold")) >= 0 && v < 1) {
+	if ((v = st->threshold) >= 0 && v < 1) {
 		m->st.threshold = v;
-		m->band_source = jget_str(st, "threshold_source", "[stats] threshold of the session's lab.conf");
+		m->band_source = st->threshold_source ? st->threshold_source :
+				 "[stats] threshold of the session's lab.conf";
 	}
-	if ((v = jget_num(st, "max_failed_fraction")) >= 0 && v <= 1)
+	if ((v = st->max_failed_fraction) >= 0 && v <= 1)
 		m->st.max_failed_fraction = v;
-	if ((v = jget_num(st, "power")) > 0 && v < 1)
+	if ((v = st->power) > 0 && v < 1)
 		m->st.power = v;
-	if ((v = jget_num(st, "min_runs")) >= 2 && v < 1e6)
+	if ((v = st->min_runs) >= 2 && v < 1e6)
 		m->min_runs = (size_t)v;
 	/* Counters are context for the verdicts, not verdicts: fewer resamples keep
 	 * a report with hundreds of vmstat fields fast. */
 	m->counter_resamples = m->st.resamples < 2000 ? m->st.resamples : 2000;
-	if ((v = jget_num(st, "counter_resamples")) >= STATS_MIN_RESAMPLES &&
+	if ((v = st->counter_resamples) >= STATS_MIN_RESAMPLES &&
 	    v <= STATS_MAX_RESAMPLES)
 		m->counter_resamples = (unsigned)v;
 }
@@ -615,18 +661,11 @@ static int is_seq_primary(const struct model *m, const struct series *s)
  */
 static size_t workload_top_block(const struct model *m, const char *workload)
 {
-	const json_t *run;
-	size_t i;
 	long top = 0;
 
-	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
-		long b = (long)jget_num(run, "block");
-
-		if (!strcmp(jget_str(run, "workload", ""), workload) &&
-		    !json_is_true(json_object_get(run, "warmup")) &&
-		    kernel_index(m, jget_str(run, "kernel", "")) >= 0 && b > top)
-			top = b;
-	}
+	for (size_t i = 0; i < m->ncruns; i++)
+		if (!strcmp(m->cruns[i].workload, workload) && m->cruns[i].block > top)
+			top = m->cruns[i].block;
 	return (size_t)top;
 }
 
@@ -786,6 +825,26 @@ static void set_pooled_json(json_t *r, const struct stats_pooled *pool, double v
 		"heterogeneous", pool->heterogeneous));
 }
 
+/* What warn_heterogeneity() says of @s, with the numbers as the result has them. */
+static void note_heterogeneity(const struct model *m, struct series *s,
+			       const struct host_groups *g, const struct stats_pooled *pool)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t h = 0; h < g->nh; h++) {
+		double pct = isfinite(g->ratio[h]) ? 100 * (g->ratio[h] - 1) : NAN;
+		char d[32], ci[64];
+
+		fmt_pct(d, sizeof(d), isfinite(pct) ? pct : NAN);
+		fmt_ratio_ci(ci, sizeof(ci), isfinite(g->lo[h]) ? g->lo[h] : NAN,
+			     isfinite(g->hi[h]) ? g->hi[h] : NAN);
+		sb_addf(&sb, "%s%s %s %s", h ? ", " : "", m->hosts[g->hix[h]], d, ci);
+	}
+	s->het_hosts = sb_detach(&sb);
+	s->het_q = isfinite(pool->q) ? pool->q : NAN;
+	s->het_p = isfinite(pool->q_p) ? pool->q_p : NAN;
+}
+
 /*
  * A metric whose values came from several hosts: per host the medians and
  * the ratio with its bootstrap interval, the hosts pooled (stats.h, "Hosts
@@ -816,6 +875,8 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 	stats_van_elteren(g.strata, g.nh, st->mw_exact_max, &ve_z, &ve_p, &ve_method);
 	json_object_set_new(r, "hosts", hosts_json(m, &g));
 	set_pooled_json(r, &pool, ve_z, ve_p, ve_method);
+	if (pool.heterogeneous)
+		note_heterogeneity(m, s, &g, &pool);
 	if (pool.k && isfinite(ve_p)) {
 		dec->ratio = pool.ratio;
 		dec->delta_pct = 100 * (pool.ratio - 1);
@@ -831,29 +892,14 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
  * A primary whose hosts disagree beyond their intervals: the pooled
  * verdict averages over machines that saw different things, so say which.
  */
-static void warn_heterogeneity(const struct series *s, const json_t *r, json_t *warnings)
+static void warn_heterogeneity(struct series *s, json_t *warnings)
 {
-	const json_t *het = json_object_get(r, "heterogeneity"), *h;
-	struct strbuf sb = STRBUF_INIT;
-	size_t i;
-
-	if (!s->primary || !json_is_true(json_object_get(het, "heterogeneous")))
+	if (!s->primary || !s->het_hosts)
 		return;
-	json_array_foreach(json_object_get(r, "hosts"), i, h) {
-		char d[32], ci[64];
-		const json_t *c = json_object_get(h, "ci");
-
-		fmt_pct(d, sizeof(d), jget_num(h, "delta_pct"));
-		fmt_ratio_ci(ci, sizeof(ci), json_is_number(json_array_get(c, 0)) ?
-			     json_number_value(json_array_get(c, 0)) : NAN,
-			     json_is_number(json_array_get(c, 1)) ?
-			     json_number_value(json_array_get(c, 1)) : NAN);
-		sb_addf(&sb, "%s%s %s %s", i ? ", " : "", jget_str(h, "host", ""), d, ci);
-	}
+	s->warned |= WARNED_HET;
 	add_warning(warnings, "host-heterogeneity", "hosts disagree beyond their intervals "
 		    "(Cochran's Q %.1f, p %.2g < %.2g): %s; the verdict pools them",
-		    jget_num(het, "q"), jget_num(het, "p"), STATS_HET_ALPHA, sb_str(&sb));
-	sb_release(&sb);
+		    s->het_q, s->het_p, STATS_HET_ALPHA, s->het_hosts);
 }
 
 /* Each kernel's summary of @s (with its outlier flags); @have says which could be made. */
@@ -944,14 +990,16 @@ static void compare_sides(struct model *m, struct series *s, const struct stats_
 	s->sortkey = cmp->ratio_valid && cmp->ratio > 0 ? fabs(log(cmp->ratio)) :
 		(cmp->all_equal ? -2 : -1);
 	json_object_set_new(r, "comparison", comparison_json(cmp, np >= 2 ? &pd : NULL));
+	s->compared = 1;
+	s->ratio = isfinite(cmp->ratio) ? cmp->ratio : NAN;
 	free(pb);
 	free(pp);
 }
 
 /* Warnings that belong to this series; the verdict comes after BH. */
-static void series_warnings(const struct model *m, const struct series *s,
+static void series_warnings(const struct model *m, struct series *s,
 			    const struct stats_settings *st, const struct stats_summary *sum,
-			    const int *have, json_t *r, json_t *warnings)
+			    const int *have, json_t *warnings)
 {
 	for (int k = 0; k < 2; k++) {
 		const char *role = k == BASE ? "baseline" : "patched";
@@ -959,10 +1007,12 @@ static void series_warnings(const struct model *m, const struct series *s,
 		if (s->failed[k])
 			add_warning(warnings, "failed-runs", "%zu failed run(s) of %s", s->failed[k], role);
 		if (s->missing[k])
-			add_warning(warnings, "missing-values", "%zu run(s) of %s lack this value",
+			s->warned |= WARNED_MISSING, add_warning(warnings, "missing-values", "%zu run(s) of %s lack this value",
 				    s->missing[k], role);
 		if (!have[k])
 			continue;
+		if (!sum[k].median_ci.ok || s->n[k] < m->min_runs)
+			s->warned |= WARNED_FEW;
 		if (!sum[k].median_ci.ok)
 			add_warning(warnings, "too-few-runs",
 				    "%s: %zu runs, the median interval reaches only %.0f%% confidence",
@@ -971,14 +1021,14 @@ static void series_warnings(const struct model *m, const struct series *s,
 			add_warning(warnings, "too-few-runs", "%s: %zu runs, fewer than the %zu asked for",
 				    role, s->n[k], m->min_runs);
 		if (sum[k].outliers)
-			add_warning(warnings, "outliers", "%s: %zu outlier(s) flagged (kept)",
+			s->warned |= WARNED_OUTLIERS, add_warning(warnings, "outliers", "%s: %zu outlier(s) flagged (kept)",
 				    role, sum[k].outliers);
 		if (sum[k].drift_valid && sum[k].drift_p < st->alpha)
-			add_warning(warnings, "drift",
+			s->warned |= WARNED_DRIFT, add_warning(warnings, "drift",
 				    "%s: values drift with run order (Spearman rho %.2f, p %.3f)",
 				    role, sum[k].drift_rho, sum[k].drift_p);
 	}
-	warn_heterogeneity(s, r, warnings);
+	warn_heterogeneity(s, warnings);
 	if (!s->declared && !s->is_counter)
 		add_warning(warnings, "undeclared-metric",
 			    "no unit or direction declared; assumed higher is better");
@@ -1021,7 +1071,7 @@ static void analyze_series(struct model *m, struct series *s)
 		s->sortkey = -3;
 		json_object_set_new(r, "comparison", json_null());
 	}
-	series_warnings(m, s, &st, sum, have, r, warnings);
+	series_warnings(m, s, &st, sum, have, warnings);
 	json_object_set_new(r, "warnings", warnings);
 	s->result = r;
 	/* The verdict needs the q values, known only once every series is done. */
@@ -1033,12 +1083,12 @@ static void analyze_series(struct model *m, struct series *s)
 static void decide(struct model *m, struct series *s, size_t family)
 {
 	struct stats_decision d;
-	json_t *r = s->result, *c = json_object_get(r, "comparison");
+	json_t *r = s->result, *c = s->compared ? json_object_get(r, "comparison") : NULL;
 	size_t failed = s->failed[0] + s->failed[1] + s->missing[0] + s->missing[1];
 	size_t attempted = failed + s->n[0] + s->n[1];
 	const char *id;
 
-	if (json_is_object(c))
+	if (c)
 		json_object_set_new(c, "q", jnum(s->q));
 	if (!m->kname[PATCHED]) {
 		/* One kernel: nothing to compare, so no verdict at all (not "invalid"). */
@@ -1057,7 +1107,7 @@ static void decide(struct model *m, struct series *s, size_t family)
 			 "sequential plan is after %zu", s->n[0] < s->n[1] ? s->n[0] : s->n[1],
 			 m->seq.min_runs);
 	}
-	if (!json_is_object(c) && d.verdict != VERDICT_INVALID) {
+	if (!c && d.verdict != VERDICT_INVALID) {
 		/* No comparison at all (a kernel has no values): never a pass. */
 		d.verdict = VERDICT_INVALID;
 		snprintf(d.reason, sizeof(d.reason), "no values for %s",
@@ -1067,11 +1117,11 @@ static void decide(struct model *m, struct series *s, size_t family)
 	if (s->is_counter) {
 		/* Counters have no "better": say which way they moved. */
 		if (d.verdict == VERDICT_IMPROVEMENT || d.verdict == VERDICT_REGRESSION) {
-			double ratio = jget_num(c, "ratio");
-			id = ratio >= 1 ? "increase" : "decrease";
+			id = s->ratio >= 1 ? "increase" : "decrease";
 		}
 		json_object_set_new(r, "change", json_string(id));
 	} else {
+		s->verdict = id;
 		json_object_set_new(r, "verdict", json_string(id));
 		json_object_set_new(r, "marker", json_string(stats_verdict_marker(d.verdict)));
 	}
@@ -1202,7 +1252,7 @@ static json_t *geomean_json(struct model *m, struct geo_group *gg)
 /* Geometric means in the order workloads first produced metrics. */
 static json_t *geomean_all(struct model *m)
 {
-	json_t *geo = json_array(), *ix = json_object(), *run, *at;
+	json_t *geo = json_array(), *ix = json_object(), *at;
 	struct geo_group *gs = NULL;
 	size_t ng = 0, g_alloc = 0, i;
 
@@ -1221,23 +1271,22 @@ static json_t *geomean_all(struct model *m)
 			memset(gg, 0, sizeof(*gg));
 			gg->workload = s->workload;
 		}
-		if (strcmp(jget_str(s->result, "verdict", "invalid"), "invalid")) {
+		if (s->verdict && strcmp(s->verdict, "invalid")) {
 			ALLOC_GROW(gg->ms, gg->nm + 1, gg->ms_alloc);
 			gg->ms[gg->nm++] = s;
 		}
 	}
 	/* Each workload's runs that produced values, in order, per kernel. */
-	json_array_foreach(json_object_get(m->session, "runs"), i, run) {
-		int k = kernel_index(m, jget_str(run, "kernel", ""));
+	for (i = 0; i < m->ncruns; i++) {
+		const struct compared_run *run = &m->cruns[i];
+		int k = run->k;
 		struct geo_group *gg;
 
-		if (k < 0 || json_is_true(json_object_get(run, "warmup")) ||
-		    strcmp(jget_str(run, "status", ""), "ok") ||
-		    !(at = json_object_get(ix, jget_str(run, "workload", ""))))
+		if (!run->ok || !(at = json_object_get(ix, run->workload)))
 			continue;
 		gg = &gs[json_integer_value(at)];
 		ALLOC_GROW(gg->runs[k], gg->nr[k] + 1, gg->nrun_alloc[k]);
-		gg->runs[k][gg->nr[k]++] = (long)json_number_value(json_object_get(run, "seq"));
+		gg->runs[k][gg->nr[k]++] = run->seq;
 	}
 	for (i = 0; i < ng; i++) {
 		json_array_append_new(geo, geomean_json(m, &gs[i]));
@@ -1262,31 +1311,26 @@ static int cmp_counter(const void *a, const void *b)
 }
 
 /* The accelerator the guests ran under, when it is not KVM alone. */
-static void warn_accel(json_t *w, const json_t *report)
+static void warn_accel(json_t *w, const struct session_input *in)
 {
-	const char *accel = jget_str(jpath(report, "host"), "accel", "");
+	const char *accel = in->accel ? in->accel : "";
+	const char *reason = in->accel_reason ? in->accel_reason : "no reason recorded";
 
 	if (!strcmp(accel, "mixed"))
 		add_warning(w, "accel", "the compared sessions ran under different accelerators "
 			    "(%s): absolute numbers are not comparable",
-			    jget_str(jpath(report, "host"), "accel_reason", "no reason recorded"));
+			    reason);
 	else if (strcmp(accel, "kvm"))
 		add_warning(w, "accel", "guests ran under %s, not KVM: absolute numbers are "
 			    "not comparable with KVM hosts and TCG adds its own noise (%s)",
-			    accel, jget_str(jpath(report, "host"), "accel_reason", "no reason recorded"));
+			    accel, reason);
 }
 
 /* Failed runs and runs on a busy host; the number of runs. */
-static size_t warn_runs(json_t *w, const json_t *report)
+static size_t warn_runs(json_t *w, const struct model *m)
 {
-	size_t i, failed = 0, total = 0, busy = 0;
-	json_t *run;
+	size_t failed = m->runs_failed, total = m->runs_total, busy = m->runs_busy;
 
-	json_array_foreach(json_object_get(report, "runs"), i, run) {
-		total++;
-		failed += strcmp(jget_str(run, "status", ""), "ok") != 0;
-		busy += json_is_true(jpath(run, "host_load.busy"));
-	}
 	if (failed)
 		add_warning(w, "failed-runs", "%zu of %zu runs failed (reasons in the runs table)",
 			    failed, total);
@@ -1298,49 +1342,43 @@ static size_t warn_runs(json_t *w, const json_t *report)
 }
 
 /* Where the host-state adjustment may take away part of a kernel's effect. */
-static void warn_host_states(json_t *w, const json_t *report)
+static void warn_host_states(json_t *w, const struct hoststate_notes *notes)
 {
-	json_t *run;
-	size_t i;
-
-	json_array_foreach(json_object_get(report, "host_states"), i, run) {
-		double p = jget_num(run, "reference_p");
+	for (size_t i = 0; i < notes->n; i++) {
+		const struct hoststate_note *h = &notes->v[i];
+		double p = h->reference_p;
 
 		/* The adjustment assumes the kernel does not change the reference loop. */
-		if (isfinite(p) && p < 0.01 && jget_num(run, "slope") != 0)
+		if (isfinite(p) && p < 0.01 && h->slope != 0)
 			add_warning(w, "reference", "%s %s: the reference loop ran at different "
 				    "speeds on the two kernels (p = %.2g): the host-state adjustment "
 				    "may take away part of a real effect; compare the plain median",
-				    jget_str(run, "workload", ""), jget_str(run, "metric", ""), p);
-		if (json_is_true(json_object_get(run, "adjustment_refused")) &&
-		    isfinite(jget_num(run, "bias_bound_pct")))
+				    h->workload, h->metric, p);
+		if (h->refused && isfinite(h->bias_bound_pct))
 			add_warning(w, "reference", "%s %s is not adjusted for the host: the kernels' "
 				    "reference loops differ by %+.1f %% (interval %+.1f %% to %+.1f %%), "
 				    "which could take up to %.1f points from a real effect; it is the "
 				    "plain median of the cells",
-				    jget_str(run, "workload", ""), jget_str(run, "metric", ""),
-				    (jget_num(jpath(run, "reference_shift"), "ratio") - 1) * 100,
-				    (jget_num(jpath(run, "reference_shift"), "lo") - 1) * 100,
-				    (jget_num(jpath(run, "reference_shift"), "hi") - 1) * 100,
-				    jget_num(run, "bias_bound_pct"));
-		else if (json_is_true(json_object_get(run, "adjustment_refused")))
+				    h->workload, h->metric, (h->shift_ratio - 1) * 100,
+				    (h->shift_lo - 1) * 100, (h->shift_hi - 1) * 100, h->bias_bound_pct);
+		else if (h->refused)
 			add_warning(w, "reference", "%s %s is not adjusted for the host: too few runs "
 				    "to bound how far the kernels move the reference loop; it is the "
 				    "plain median of the cells",
-				    jget_str(run, "workload", ""), jget_str(run, "metric", ""));
-		p = jget_num(run, "slow_share_p");
+				    h->workload, h->metric);
+		p = h->slow_share_p;
 		/* The state adjustment assumes the slow state is the host's, not a kernel's. */
-		if (isfinite(p) && p < 0.01 && json_is_true(json_object_get(run, "by_states")))
+		if (isfinite(p) && p < 0.01 && h->by_states)
 			add_warning(w, "host-states", "%s %s: the kernels' runs spent different "
 				    "shares of their cells in the slow state (p = %.2g): that may be "
 				    "a kernel that is sometimes slow, which the state adjustment "
 				    "would take away; compare the plain median",
-				    jget_str(run, "workload", ""), jget_str(run, "metric", ""), p);
+				    h->workload, h->metric, p);
 	}
 }
 
 /* The session as a whole: its sequential plan, no runs, or interrupted. */
-static void warn_session(const struct model *m, json_t *w, const json_t *report, size_t total)
+static void warn_session(const struct model *m, json_t *w, size_t total)
 {
 	if (m->seq_invalid)
 		add_warning(w, "sequential", "design.sequential is not a valid sequential plan: "
@@ -1348,8 +1386,8 @@ static void warn_session(const struct model *m, json_t *w, const json_t *report,
 	if (!total)
 		add_warning(w, "no-runs", "the session has no runs");
 	/* An interrupted session still gets a report, but it must say it is partial. */
-	if (json_is_false(jpath(report, "session.complete"))) {
-		size_t planned = json_array_size(json_object_get(report, "plan"));
+	if (m->in.incomplete) {
+		size_t planned = m->in.nplan;
 
 		if (planned)
 			add_warning(w, "partial", "the session was interrupted: %zu of %zu planned "
@@ -1368,23 +1406,16 @@ static void warn_metrics(const struct model *m, json_t *w)
 
 	for (i = 0; i < m->ns; i++) {
 		struct series *s = &m->s[i];
-		json_t *sw = json_object_get(s->result, "warnings"), *x;
-		size_t j;
-		int few = 0, drift = 0, out = 0, miss = 0, het = 0;
 
 		if (s->is_counter)
 			continue;
 		n_metrics++;
-		json_array_foreach(sw, j, x) {
-			const char *kind = jget_str(x, "kind", "");
-			few |= !strcmp(kind, "too-few-runs");
-			drift |= !strcmp(kind, "drift");
-			out |= !strcmp(kind, "outliers");
-			miss |= !strcmp(kind, "missing-values");
-			het |= !strcmp(kind, "host-heterogeneity");
-		}
-		n_few += few, n_drift += drift, n_out += out, n_missing += miss, n_het += het;
-		n_invalid += !strcmp(jget_str(s->result, "verdict", ""), "invalid");
+		n_few += !!(s->warned & WARNED_FEW);
+		n_drift += !!(s->warned & WARNED_DRIFT);
+		n_out += !!(s->warned & WARNED_OUTLIERS);
+		n_missing += !!(s->warned & WARNED_MISSING);
+		n_het += !!(s->warned & WARNED_HET);
+		n_invalid += s->verdict && !strcmp(s->verdict, "invalid");
 	}
 	if (n_few)
 		add_warning(w, "too-few-runs", "%zu metric(s) have too few runs for a %.0f%% "
@@ -1407,15 +1438,15 @@ static void warn_metrics(const struct model *m, json_t *w)
 			    n_het, STATS_HET_ALPHA);
 }
 
-static json_t *report_warnings(struct model *m, json_t *report)
+static json_t *report_warnings(struct model *m)
 {
 	json_t *w = json_array();
 	size_t total;
 
-	warn_accel(w, report);
-	total = warn_runs(w, report);
-	warn_host_states(w, report);
-	warn_session(m, w, report, total);
+	warn_accel(w, &m->in);
+	total = warn_runs(w, m);
+	warn_host_states(w, &m->notes);
+	warn_session(m, w, total);
 	warn_metrics(m, w);
 	return w;
 }
@@ -1424,19 +1455,20 @@ static json_t *report_warnings(struct model *m, json_t *report)
  * Where the session's time went: median and total per phase over every run
  * that recorded it (warm-ups and failed runs cost time too).
  */
-static json_t *timings_json(const json_t *report)
+static json_t *timings_json(const struct run_records *runs)
 {
 	static const char *const keys[] = { "boot_s", "workload_s", "host_overhead_s" };
-	json_t *out = json_object(), *run;
-	size_t nruns = json_array_size(json_object_get(report, "runs"));
-	double *v = xcalloc(nruns + 1, sizeof(double));
+	json_t *out = json_object();
+	double *v = xcalloc(runs->n + 1, sizeof(double));
 
 	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 		double total = 0;
-		size_t n = 0, i;
+		size_t n = 0;
 
-		json_array_foreach(json_object_get(report, "runs"), i, run) {
-			double x = jget_num(json_object_get(run, "timings"), keys[k]);
+		for (size_t i = 0; i < runs->n; i++) {
+			const struct run_timings *t = &runs->v[i].timings;
+			double x = k == 0 ? t->boot_s : k == 1 ? t->workload_s : t->host_overhead_s;
+
 			if (isfinite(x)) {
 				v[n++] = x;
 				total += x;
@@ -1449,20 +1481,61 @@ static json_t *timings_json(const json_t *report)
 	return out;
 }
 
-static json_t *summary(struct model *m, json_t *report)
+/* The index of verdict id @v in @ids (of @n); @n when it is none of them. */
+static size_t verdict_slot(const char *const *ids, size_t n, const char *v)
+{
+	size_t i = 0;
+
+	while (i < n && strcmp(ids[i], v))
+		i++;
+	return i;
+}
+
+/*
+ * {kernel: {ok, failed, warmup}} over @runs, kernels in order of first run.
+ * The object is its own index while counting (kernel -> place in the
+ * counts): a report may name millions of kernels.
+ */
+static json_t *runs_per_kernel(const struct run_records *runs)
+{
+	json_t *per_kernel = json_object(), *at;
+	unsigned (*n)[3] = xcalloc(runs->n + 1, sizeof(*n));	/* ok, failed, warmup */
+	size_t nk = 0, k;
+	void *it;
+
+	for (size_t i = 0; i < runs->n; i++) {
+		const struct run_record *run = &runs->v[i];
+
+		if ((at = json_object_get(per_kernel, run->kernel))) {
+			k = (size_t)json_integer_value(at);
+		} else {
+			k = nk++;
+			json_object_set_new(per_kernel, run->kernel, json_integer((json_int_t)k));
+		}
+		n[k][2] += run->warmup != 0;
+		n[k][run->ok ? 0 : 1]++;
+	}
+	for (it = json_object_iter(per_kernel); it; it = json_object_iter_next(per_kernel, it)) {
+		k = (size_t)json_integer_value(json_object_iter_value(it));
+		json_object_iter_set_new(per_kernel, it, xjson_pack("{s:i, s:i, s:i}",
+			"ok", (int)n[k][0], "failed", (int)n[k][1], "warmup", (int)n[k][2]));
+	}
+	free(n);
+	return per_kernel;
+}
+
+static json_t *summary(struct model *m)
 {
 	static const char *const ids[] = {
 		"improvement", "regression", "within-noise", "no-change", "inconclusive", "invalid",
 	};
-	json_t *by = json_object(), *pby = json_object(), *run, *per_kernel = json_object();
+	enum { NIDS = ARRAY_SIZE(ids) };
+	json_t *by = json_object(), *pby = json_object();
+	size_t n_by[NIDS + 1] = { 0 }, n_pby[NIDS + 1] = { 0 };
 	size_t i, runs = 0, ok = 0, failed = 0, warm = 0, metrics = 0, counters = 0, prim = 0;
 
-	for (size_t v = 0; v < ARRAY_SIZE(ids); v++) {
-		json_object_set_new(by, ids[v], json_integer(0));
-		json_object_set_new(pby, ids[v], json_integer(0));
-	}
 	for (i = 0; i < m->ns; i++) {
-		const char *v;
+		size_t v;
 
 		if (m->s[i].is_counter) {
 			counters++;
@@ -1470,38 +1543,27 @@ static json_t *summary(struct model *m, json_t *report)
 		}
 		metrics++;
 		prim += m->s[i].primary;
-		v = jget_str(m->s[i].result, "verdict", NULL);
-		if (!v)
+		if (!m->s[i].verdict)
 			continue;
-		json_object_set_new(by, v, json_integer(json_integer_value(json_object_get(by, v)) + 1));
+		v = verdict_slot(ids, NIDS, m->s[i].verdict);
+		n_by[v]++;
 		if (m->s[i].primary)
-			json_object_set_new(pby, v, json_integer(json_integer_value(json_object_get(pby, v)) + 1));
+			n_pby[v]++;
 	}
-	json_array_foreach(json_object_get(report, "runs"), i, run) {
-		const char *kn = jget_str(run, "kernel", "");
-		json_t *pk = json_object_get(per_kernel, kn);
-		int is_ok = !strcmp(jget_str(run, "status", ""), "ok");
-
-		if (!pk) {
-			pk = xjson_pack("{s:i, s:i, s:i}", "ok", 0, "failed", 0, "warmup", 0);
-			json_object_set_new(per_kernel, kn, pk);
-		}
-		runs++;
-		if (json_is_true(json_object_get(run, "warmup"))) {
-			warm++;
-			json_object_set_new(pk, "warmup", json_integer(json_integer_value(json_object_get(pk, "warmup")) + 1));
-		}
-		ok += is_ok;
-		failed += !is_ok;
-		json_object_set_new(pk, is_ok ? "ok" : "failed",
-			json_integer(json_integer_value(json_object_get(pk, is_ok ? "ok" : "failed")) + 1));
+	for (size_t v = 0; v < NIDS; v++) {
+		json_object_set_new(by, ids[v], json_integer((json_int_t)n_by[v]));
+		json_object_set_new(pby, ids[v], json_integer((json_int_t)n_pby[v]));
 	}
+	runs = m->runs_total;
+	warm = m->runs_warmup;
+	failed = m->runs_failed;
+	ok = runs - failed;
 	return xjson_pack("{s:I, s:I, s:o, s:I, s:o, s:I, s:I, s:I, s:I, s:o, s:o}",
 		"metrics", (json_int_t)metrics, "counters", (json_int_t)counters,
 		"verdicts", by, "primaries", (json_int_t)prim, "primary_verdicts", pby,
 		"runs", (json_int_t)runs, "runs_ok", (json_int_t)ok,
 		"runs_failed", (json_int_t)failed, "runs_warmup", (json_int_t)warm,
-		"runs_per_kernel", per_kernel, "timings", timings_json(report));
+		"runs_per_kernel", json_incref(m->runs_per_kernel), "timings", json_incref(m->timings));
 }
 
 /*
@@ -1511,17 +1573,16 @@ static json_t *summary(struct model *m, json_t *report)
  */
 static json_t *ordered_results(const struct model *m)
 {
-	json_t *results = json_array(), *w;
+	json_t *results = json_array();
 	unsigned char *done = xcalloc(m->ns + 1, 1);
-	size_t i;
 
-	json_array_foreach(json_object_get(m->session, "workloads"), i, w)
+	for (size_t i = 0; i < m->in.nworkloads; i++)
 		for (int prim = 1; prim >= 0; prim--)
 			for (size_t j = 0; j < m->ns; j++) {
 				const struct series *s = &m->s[j];
 
 				if (s->is_counter || done[j] || s->primary != prim ||
-				    strcmp(s->workload, jget_str(w, "name", "")))
+				    strcmp(s->workload, m->in.workloads[i].name))
 					continue;
 				json_array_append(results, s->result);
 				done[j] = 1;
@@ -1535,17 +1596,41 @@ static json_t *ordered_results(const struct model *m)
 }
 
 /* The model of @session before any series: its kernels, settings and sequential plan. */
+/* What the stages after collect_runs() need of @runs (struct model). */
+static void note_runs(struct model *m, const struct run_records *runs)
+{
+	size_t alloc = 0;
+
+	for (size_t i = 0; i < runs->n; i++) {
+		const struct run_record *run = &runs->v[i];
+		int k = kernel_index(m, run->kernel);
+
+		m->runs_total++;
+		m->runs_failed += !run->ok;
+		m->runs_busy += run->host_load.busy != 0;
+		m->runs_warmup += run->warmup != 0;
+		if (run->warmup || k < 0)
+			continue;
+		ALLOC_GROW(m->cruns, m->ncruns + 1, alloc);
+		m->cruns[m->ncruns++] = (struct compared_run){
+			run->workload, run->seq, run->block, k, run->ok,
+		};
+	}
+	m->runs_per_kernel = runs_per_kernel(runs);
+	m->timings = timings_json(runs);
+}
+
 static void model_init(struct model *m, const json_t *session)
 {
 	memset(m, 0, sizeof(*m));
-	m->session = session;
+	session_input_decode(session, &m->in);
 	m->series_ix = json_object();
 	m->workloads = json_object();
 	m->host_ix = json_object();
-	m->kname[BASE] = jget_str(jpath(session, "design"), "baseline", "");
-	m->kname[PATCHED] = jget_str(jpath(session, "design"), "patched", NULL);
+	m->kname[BASE] = m->in.baseline;
+	m->kname[PATCHED] = m->in.patched;
 	settings_from_session(m);
-	switch (report_seq_plan(session, &m->seq, NULL)) {
+	switch (seq_plan(&m->in.sequential, &m->seq, NULL)) {
 	case 1:
 		m->sequential = 1;
 		break;
@@ -1560,6 +1645,7 @@ static void model_release(struct model *m)
 	for (size_t i = 0; i < m->ns; i++) {
 		struct series *s = &m->s[i];
 		json_decref(s->result);
+		free(s->het_hosts);
 		free(s->workload);
 		free(s->name);
 		free(s->group);
@@ -1576,6 +1662,11 @@ static void model_release(struct model *m)
 	json_decref(m->host_ix);
 	free(m->hosts);
 	sb_release(&m->key);
+	session_input_release(&m->in);
+	hoststate_notes_release(&m->notes);
+	free(m->cruns);
+	json_decref(m->runs_per_kernel);
+	json_decref(m->timings);
 }
 
 /* The report of @session without what analysis recomputes. */
@@ -1632,10 +1723,11 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	report = report_shell(&m, session);
 
 	declare_series(&m);
-	derived = report_hoststate(session, &runs, m.kname, &host_states);
+	derived = report_hoststate_of(&m.in, &runs, m.kname, &host_states, &m.notes);
 	collect_runs(&m, &runs, derived);
 	json_decref(derived);
 	count_failures(&m, &runs);
+	note_runs(&m, &runs);
 	run_records_release(&runs);
 	for (size_t i = 0; i < m.ns; i++)
 		analyze_series(&m, &m.s[i]);
@@ -1650,8 +1742,8 @@ json_t *report_analyze(const json_t *session, struct strbuf *err)
 	json_object_set_new(report, "counter_results", counters);
 	json_object_set_new(report, "geomean", geo);
 	json_object_set_new(report, "host_states", host_states);
-	json_object_set_new(report, "warnings", report_warnings(&m, report));
-	json_object_set_new(report, "summary", summary(&m, report));
+	json_object_set_new(report, "warnings", report_warnings(&m));
+	json_object_set_new(report, "summary", summary(&m));
 	model_release(&m);
 	return report;
 }

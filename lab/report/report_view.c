@@ -2,7 +2,9 @@
 /*
  * The report view's one decoder (report_view.h). The top-level members of
  * an analysed report are read here and in the analysis that writes them,
- * nowhere else in the renderers.
+ * nowhere else in the renderers. At the end, the decoder of what the
+ * analysis and the comparison of sessions read of their input
+ * (session_input_decode()).
  *
  * Reading is typed and total, as in report_result.c: each member is what
  * reports/SCHEMA.md says, absent or null ("none"), or an error naming it
@@ -627,4 +629,109 @@ const struct view_index *report_view_geomeans(const struct report_view *v, const
 					      size_t *n)
 {
 	return index_find(v->geomean_ix, v->ngeomean, name, n);
+}
+
+/* added for the analysis */
+void input_workload_decode(const json_t *w, struct input_workload *out)
+{
+	const json_t *a = json_object_get(w, "primary"), *e;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->json = w;
+	out->name = jget_str(w, "name", "");
+	out->type = jget_str(w, "type", "");
+	out->threshold = jget_num(w, "threshold");
+	out->primary = json_array_size(a) ? xcalloc(json_array_size(a), sizeof(*out->primary)) : NULL;
+	json_array_foreach(a, i, e)
+		if (json_is_string(e))
+			out->primary[out->nprimary++] = json_string_value(e);
+	a = json_object_get(w, "metrics");
+	out->nmetrics = json_array_size(a);
+	out->metrics = out->nmetrics ? xcalloc(out->nmetrics, sizeof(*out->metrics)) : NULL;
+	json_array_foreach(a, i, e) {
+		struct input_metric_decl *d = &out->metrics[i];
+
+		d->name = jget_str(e, "name", "");
+		d->unit = jget_str(e, "unit", "");
+		d->better_lower = !strcmp(jget_str(e, "better", "higher"), "lower");
+		d->threshold = jget_num(e, "threshold");
+	}
+}
+
+void input_workload_release(struct input_workload *w)
+{
+	free(w->primary);
+	free(w->metrics);
+	memset(w, 0, sizeof(*w));
+}
+
+static void input_statistics(const json_t *st, struct input_statistics *o)
+{
+	const json_t *seed = json_object_get(st, "seed");
+
+	o->alpha = jget_num(st, "alpha");
+	o->confidence = jget_num(st, "confidence");
+	o->resamples = jget_num(st, "resamples");
+	o->counter_resamples = jget_num(st, "counter_resamples");
+	o->threshold = jget_num(st, "threshold");
+	o->max_failed_fraction = jget_num(st, "max_failed_fraction");
+	o->power = jget_num(st, "power");
+	o->min_runs = jget_num(st, "min_runs");
+	o->seed = jget_num(st, "seed");
+	o->has_int_seed = json_is_integer(seed);
+	o->int_seed = json_integer_value(seed);
+	o->threshold_source = jget_str(st, "threshold_source", NULL);
+}
+
+void input_seq_plan_decode(const json_t *session, struct input_seq_plan *o)
+{
+	const json_t *j = json_object_get(json_object_get(session, "design"), "sequential");
+
+	o->present = json_is_object(j);
+	o->alpha = jget_num(j, "alpha");
+	o->min_runs = jget_num(j, "min_runs");
+	o->max_runs = jget_num(j, "max_runs");
+	o->step = jget_num(j, "step");
+	o->rho = jget_num(j, "rho");
+	o->budget_s = jget_num(j, "budget_s");
+}
+
+void session_input_decode(const json_t *session, struct session_input *out)
+{
+	const json_t *design = json_object_get(session, "design"), *host, *w;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->baseline = jget_str(design, "baseline", "");
+	out->patched = jget_str(design, "patched", NULL);
+	input_statistics(json_object_get(session, "statistics"), &out->statistics);
+	input_seq_plan_decode(session, &out->sequential);
+	host = json_object_get(session, "host");
+	out->host_json = host;
+	out->guest_json = json_object_get(session, "guest");
+	out->runs_json = json_object_get(session, "runs");
+	out->statistics_json = json_object_get(session, "statistics");
+	out->runs_per_kernel = json_object_get(design, "runs_per_kernel");
+	out->seed = json_object_get(design, "seed");
+	out->id = jget_str(json_object_get(session, "session"), "id", NULL);
+	out->created = jget_str(json_object_get(session, "session"), "created", NULL);
+	out->accel = jget_str(host, "accel", NULL);
+	out->accel_reason = jget_str(host, "accel_reason", NULL);
+	out->incomplete = json_is_false(jpath(session, "session.complete"));
+	out->nplan = json_array_size(json_object_get(session, "plan"));
+	out->has_icount_shift = json_is_integer(jpath(session, "guest.icount_shift"));
+	w = json_object_get(session, "workloads");
+	out->nworkloads = json_array_size(w);
+	out->workloads = out->nworkloads ? xcalloc(out->nworkloads, sizeof(*out->workloads)) : NULL;
+	for (i = 0; i < out->nworkloads; i++)
+		input_workload_decode(json_array_get(w, i), &out->workloads[i]);
+}
+
+void session_input_release(struct session_input *in)
+{
+	for (size_t i = 0; i < in->nworkloads; i++)
+		input_workload_release(&in->workloads[i]);
+	free(in->workloads);
+	memset(in, 0, sizeof(*in));
 }

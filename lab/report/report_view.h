@@ -243,4 +243,80 @@ const struct view_workload *report_view_workload(const struct report_view *v, co
 const struct view_index *report_view_geomeans(const struct report_view *v, const char *name,
 					      size_t *n);
 
+/* added for the analysis */
+/*
+ * What report_analyze() reads of its input session (or of a stored report
+ * it analyses again), beyond the runs (report_validate_runs() decodes
+ * those): decoded once by session_input_decode(), after report_validate()
+ * passed. Unlike the view it is lenient where the analysis always was:
+ * what report_validate() does not check and is not of the expected type
+ * reads as "none" (NaN numbers, the defaults below for strings), and the
+ * settings' numbers, integers or not, are doubles: the analysis then
+ * falls back to its defaults for a setting out of range, as it did.
+ */
+struct input_metric_decl {
+	const char *name;	/* "" when not a string */
+	const char *unit;	/* "" when none */
+	int better_lower;	/* better: "lower" */
+	double threshold;	/* NaN: none */
+};
+
+struct input_workload {
+	const json_t *json;		/* the element, as it is */
+	const char *name, *type;	/* "" when not a string */
+	double threshold;		/* NaN: none */
+	size_t nprimary;
+	const char **primary;		/* the string elements of primary[] */
+	size_t nmetrics;
+	struct input_metric_decl *metrics;
+};
+
+/* statistics.*: NaN when absent or not a number. */
+struct input_statistics {
+	double alpha, confidence, resamples, counter_resamples, threshold;
+	double max_failed_fraction, power, min_runs, seed;
+	int has_int_seed;		/* seed is an integer: int_seed, exactly */
+	long long int_seed;
+	const char *threshold_source;	/* NULL: none */
+};
+
+/* design.sequential, as numbers (NaN: absent) for stats_seq_plan_check(). */
+struct input_seq_plan {
+	int present;			/* an object */
+	double alpha, min_runs, max_runs, step, rho, budget_s;
+};
+
+struct session_input {
+	const char *baseline;		/* "" when none */
+	const char *patched;		/* NULL: a one-kernel session */
+	struct input_statistics statistics;
+	struct input_seq_plan sequential;
+	const char *accel;		/* host.accel; NULL: none */
+	const char *accel_reason;	/* NULL: none */
+	const char *id, *created;	/* session.id, session.created; NULL: none */
+	/* Members a comparison of sessions copies as they are; NULL: absent. */
+	const json_t *host_json, *guest_json, *statistics_json;
+	const json_t *runs_json;	/* for run_records_decode() */
+	const json_t *runs_per_kernel, *seed;	/* design.* */
+	int incomplete;			/* session.complete is false */
+	int has_icount_shift;		/* guest.icount_shift is an integer */
+	size_t nplan;			/* elements of plan[] */
+	size_t nworkloads;
+	struct input_workload *workloads;
+};
+
+/*
+ * Decode the members of @session the analysis reads into @out; the
+ * strings point into @session. Release with session_input_release().
+ */
+void session_input_decode(const json_t *session, struct session_input *out);
+void session_input_release(struct session_input *in);
+
+/* design.sequential of @session, as session_input_decode() reads it. */
+void input_seq_plan_decode(const json_t *session, struct input_seq_plan *out);
+
+/* One workloads[] element, as session_input_decode() reads it. */
+void input_workload_decode(const json_t *w, struct input_workload *out);
+void input_workload_release(struct input_workload *w);
+
 #endif

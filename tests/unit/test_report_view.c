@@ -277,6 +277,68 @@ static void test_render_undecodable(void **state)
 	sb_release(&html);
 }
 
+/*
+ * The analysis's input (session_input_decode()): lenient as the analysis
+ * always was. Integers and reals are numbers; what is not of the expected
+ * type reads as none, and only the string patterns of primary[] count.
+ */
+static void test_session_input(void **state)
+{
+	json_t *s = xjson_pack("{s:{s:b}, s:{s:s}, s:[], s:{s:s, s:n, s:I, s:{s:f, s:i}},"
+			       " s:{s:i, s:f, s:s, s:i}, s:{s:i},"
+			       " s:[{s:s, s:s, s:f, s:[s, i, s],"
+			       " s:[{s:s, s:s, s:s}, {s:s, s:i}]}, {s:i}]}",
+			       "session", "complete", 0,
+			       "host", "accel", "kvm",
+			       "plan",
+			       "design", "baseline", "base", "patched", "seed", (json_int_t)-5,
+			       "sequential", "alpha", 0.05, "min_runs", 4,
+			       "statistics", "resamples", 200, "alpha", 0.01,
+			       "threshold_source", "x", "seed", 7,
+			       "guest", "icount_shift", 3,
+			       "workloads", "name", "w", "type", "lat", "threshold", 0.02,
+			       "primary", "p99", 7, "p%d",
+			       "metrics", "name", "p99", "unit", "ns", "better", "lower",
+			       "name", "qps", "threshold", 1,
+			       "name", 3);
+	struct session_input in;
+	(void)state;
+
+	session_input_decode(s, &in);
+	assert_true(in.incomplete);
+	assert_int_equal(in.nplan, 0);
+	assert_string_equal(in.accel, "kvm");
+	assert_null(in.accel_reason);
+	assert_string_equal(in.baseline, "base");
+	assert_null(in.patched);	/* null: a one-kernel session */
+	assert_non_null(in.seed);
+	assert_true(in.sequential.present);
+	assert_true(in.sequential.alpha == 0.05 && in.sequential.min_runs == 4);
+	assert_true(isnan(in.sequential.max_runs));
+	assert_true(in.statistics.resamples == 200 && in.statistics.alpha == 0.01);
+	assert_true(isnan(in.statistics.confidence));
+	assert_string_equal(in.statistics.threshold_source, "x");
+	assert_true(in.statistics.has_int_seed);
+	assert_int_equal(in.statistics.int_seed, 7);
+	assert_true(in.has_icount_shift);
+	assert_int_equal(in.nworkloads, 2);
+	assert_string_equal(in.workloads[0].name, "w");
+	assert_true(in.workloads[0].threshold == 0.02);
+	assert_int_equal(in.workloads[0].nprimary, 2);
+	assert_string_equal(in.workloads[0].primary[1], "p%d");
+	assert_int_equal(in.workloads[0].nmetrics, 2);
+	assert_true(in.workloads[0].metrics[0].better_lower);
+	assert_string_equal(in.workloads[0].metrics[0].unit, "ns");
+	assert_false(in.workloads[0].metrics[1].better_lower);
+	assert_string_equal(in.workloads[0].metrics[1].unit, "");
+	assert_true(in.workloads[0].metrics[1].threshold == 1);
+	assert_string_equal(in.workloads[1].name, "");	/* not a string */
+	assert_ptr_equal(in.workloads[1].json, json_array_get(json_object_get(s, "workloads"), 1));
+	session_input_release(&in);
+	assert_int_equal(in.nworkloads, 0);
+	json_decref(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_result),
 		cmocka_unit_test(test_host_state),
 		cmocka_unit_test(test_render_undecodable),
+		cmocka_unit_test(test_session_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
