@@ -16,7 +16,8 @@ bin=$out/fuzz_history
 # fuzzed by tests 71; sanitizers stay on everywhere.
 srcs="lab/history/*.c lab/report/report_load.c lab/report/run_record.c lab/report/report_model.c lab/report/report_hoststate.c
       lab/report/report_fmt.c lab/report/report_svg.c lab/report/report_html.c lab/report/report_text.c
-      lab/report/report_layout.c lab/report/report_benchfmt.c
+      lab/report/report_layout.c lab/report/report_benchfmt.c lab/report/report_view.c
+      lab/report/report_result.c common/sort_cmp.c
       lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c lab/lib/sha256.c
       common/parse_num.c lab/lib/fsutil.c lab/lib/xjson.c lab/workload/workload_defs.c
       common/workload_params.c"
