@@ -50,6 +50,7 @@ void history_release(struct history *h)
 		free(h->s[i].html);
 		json_decref(h->s[i].host);
 		json_decref(h->s[i].kernels);
+		report_view_release(&h->s[i].ctx);
 	}
 	for (size_t i = 0; i < h->nseries; i++) {
 		struct history_series *s = &h->series[i];
@@ -610,6 +611,23 @@ out:
 	return d;
 }
 
+/*
+ * @s's host and kernels typed, from its digest's copies (checked by
+ * digest_valid() or made from a loaded report): a member of another type
+ * reads as none, as the differences between nights read it before.
+ */
+static void session_ctx_decode(struct history_session *s)
+{
+	json_t *w = xjson_pack("{s:O*,s:O*}", "host", s->host, "kernels", s->kernels);
+	struct strbuf err = STRBUF_INIT;
+
+	if (report_view_decode_context(w, &s->ctx, &err))
+		sb_reset(&err);
+	s->ctx.json = NULL;	/* @w goes: the strings stay in s->host and s->kernels */
+	json_decref(w);
+	sb_release(&err);
+}
+
 int history_add_file(struct history *h, const char *path)
 {
 	char *real = realpath(path, NULL), *dir, *html;
@@ -653,6 +671,7 @@ int history_add_file(struct history *h, const char *path)
 	free(dir);
 	s->host = json_incref(json_object_get(d, "host"));
 	s->kernels = json_incref(json_object_get(d, "kernels"));
+	session_ctx_decode(s);
 	s->runs = (size_t)json_integer_value(json_object_get(d, "runs"));
 	s->failed = (size_t)json_integer_value(json_object_get(d, "failed"));
 	add_digest(h, d, h->ns);
@@ -800,32 +819,29 @@ static void sort_sessions(struct history *h)
 }
 
 /* The kernel entry of @name in session @s. */
-static const json_t *kernel_in(const struct history_session *s, const char *name)
+static const struct view_kernel *kernel_in(const struct history_session *s, const char *name)
 {
-	const json_t *k;
-	size_t i;
-
-	json_array_foreach(s->kernels, i, k)
-		if (!strcmp(jget_str(k, "name", ""), name))
-			return k;
-	return NULL;
+	return kernel_named(&s->ctx, name);
 }
 
-static int has_subject(const json_t *k, const char *subject)
+/* A patch's subject; "" for none. */
+static const char *subject_of(const struct view_kernel *k, size_t i)
 {
-	const json_t *p;
-	size_t i;
+	return k->series[i].subject ? k->series[i].subject : "";
+}
 
-	json_array_foreach(json_object_get(k, "series"), i, p)
-		if (!strcmp(subject_core(jget_str(p, "subject", "")), subject_core(subject)))
+static int has_subject(const struct view_kernel *k, const char *subject)
+{
+	for (size_t i = 0; k && i < k->nseries; i++)
+		if (!strcmp(subject_core(subject_of(k, i)), subject_core(subject)))
 			return 1;
 	return 0;
 }
 
-static void diff_field(struct strvec *d, const char *what, const json_t *a, const json_t *b,
-		       const char *key)
+/* @a and @b: a member of either night, NULL for none (as ""). */
+static void diff_field(struct strvec *d, const char *what, const char *a, const char *b)
 {
-	const char *x = jget_str(a, key, ""), *y = jget_str(b, key, "");
+	const char *x = a ? a : "", *y = b ? b : "";
 
 	if (strcmp(x, y))
 		strvec_pushf(d, "%s: %s -> %s", what, *x ? x : "(none)", *y ? y : "(none)");
@@ -836,24 +852,27 @@ static void night_diff(const struct history *h, const struct history_series *s, 
 		       size_t after, struct strvec *d)
 {
 	const struct history_session *a = &h->s[before], *b = &h->s[after];
-	const json_t *ka = kernel_in(a, s->kernel), *kb = kernel_in(b, s->kernel), *p;
-	size_t i;
+	static const struct view_kernel none;
+	const struct view_kernel *ka = kernel_in(a, s->kernel), *kb = kernel_in(b, s->kernel);
+	const struct view_host *ha = &a->ctx.host, *hb = &b->ctx.host;
 
-	json_array_foreach(json_object_get(kb, "series"), i, p)
-		if (!has_subject(ka, jget_str(p, "subject", "")))
-			strvec_pushf(d, "+ %s", jget_str(p, "subject", ""));
-	json_array_foreach(json_object_get(ka, "series"), i, p)
-		if (!has_subject(kb, jget_str(p, "subject", "")))
-			strvec_pushf(d, "- %s", jget_str(p, "subject", ""));
-	diff_field(d, "source", ka, kb, "source");
-	diff_field(d, "ref", ka, kb, "ref");
-	diff_field(d, "version", ka, kb, "version");
-	diff_field(d, "config", ka, kb, "config_hash");
+	ka = ka ? ka : &none;
+	kb = kb ? kb : &none;
+	for (size_t i = 0; i < kb->nseries; i++)
+		if (!has_subject(ka, subject_of(kb, i)))
+			strvec_pushf(d, "+ %s", subject_of(kb, i));
+	for (size_t i = 0; i < ka->nseries; i++)
+		if (!has_subject(kb, subject_of(ka, i)))
+			strvec_pushf(d, "- %s", subject_of(ka, i));
+	diff_field(d, "source", ka->source, kb->source);
+	diff_field(d, "ref", ka->ref, kb->ref);
+	diff_field(d, "version", ka->version, kb->version);
+	diff_field(d, "config", ka->config_hash, kb->config_hash);
 	if (!d->n)
-		diff_field(d, "build", ka, kb, "cache_key");
-	diff_field(d, "host kernel", a->host, b->host, "kernel");
-	diff_field(d, "QEMU", a->host, b->host, "qemu_version");
-	diff_field(d, "libvirt", a->host, b->host, "libvirt_version");
+		diff_field(d, "build", ka->cache_key, kb->cache_key);
+	diff_field(d, "host kernel", ha->kernel, hb->kernel);
+	diff_field(d, "QEMU", ha->qemu_version, hb->qemu_version);
+	diff_field(d, "libvirt", ha->libvirt_version, hb->libvirt_version);
 }
 
 static void gather(const struct history_series *s, const size_t *map, size_t from, size_t to,
