@@ -205,6 +205,22 @@ static int session_started(const char *reports_dir)
 	return ok;
 }
 
+/* A new step of @a against @b, running, at the end of steps[] (decoded into *@st). */
+static json_t *add_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
+			struct bisect_step *st)
+{
+	struct bisect_head h = head_of(bs);
+	size_t nr = json_array_size(h.steps) + 1;
+	char *rel = xasprintf("steps/%02zu-%s", nr, purpose);
+	json_t *step = xjson_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "step", (int)nr,
+				  "purpose", purpose, "a", a, "b", b, "dir", rel, "state", "running");
+
+	json_array_append_new(h.steps, step);
+	free(rel);
+	bisect_step_decode(step, st);
+	return step;
+}
+
 /*
  * Run (or resume, or read back) the session @a against @b; its results in
  * *@results (borrowed from the state). A step already measured, in this
@@ -224,14 +240,7 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 		return LAB_OK;
 	}
 	if (!step) {
-		struct bisect_head h = head_of(bs);
-		size_t nr = json_array_size(h.steps) + 1;
-		char *rel = xasprintf("steps/%02zu-%s", nr, purpose);
-		step = xjson_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "step", (int)nr, "purpose", purpose,
-				  "a", a, "b", b, "dir", rel, "state", "running");
-		json_array_append_new(h.steps, step);
-		free(rel);
-		bisect_step_decode(step, &st);
+		step = add_step(bs, purpose, a, b, &st);
 		r = save(bs);
 		if (r)
 			return r;
