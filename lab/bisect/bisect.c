@@ -172,15 +172,27 @@ static const char *invalid_metric(const json_t *results)
 
 /* --- steps: one session each --- */
 
-static json_t *find_step(struct bisect *bs, const char *a, const char *b)
+/* bisect.json's top, decoded now: the state grows as the bisection goes. */
+static struct bisect_head head_of(const struct bisect *bs)
 {
+	struct bisect_head h;
+
+	bisect_head_decode(bs->state, &h);
+	return h;
+}
+
+/* The step of @a against @b (decoded into *@out), or NULL. */
+static json_t *find_step(struct bisect *bs, const char *a, const char *b, struct bisect_step *out)
+{
+	struct bisect_head h = head_of(bs);
 	json_t *s;
 	size_t i;
 
-	json_array_foreach(json_object_get(bs->state, "steps"), i, s)
-		if (!strcmp(json_string_value(json_object_get(s, "a")), a) &&
-		    !strcmp(json_string_value(json_object_get(s, "b")), b))
+	json_array_foreach(h.steps, i, s) {
+		bisect_step_decode(s, out);
+		if (out->a && out->b && !strcmp(out->a, a) && !strcmp(out->b, b))
 			return s;
+	}
 	return NULL;
 }
 
@@ -193,6 +205,22 @@ static int session_started(const char *reports_dir)
 	return ok;
 }
 
+/* A new step of @a against @b, running, at the end of steps[] (decoded into *@st). */
+static json_t *add_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
+			struct bisect_step *st)
+{
+	struct bisect_head h = head_of(bs);
+	size_t nr = json_array_size(h.steps) + 1;
+	char *rel = xasprintf("steps/%02zu-%s", nr, purpose);
+	json_t *step = xjson_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "step", (int)nr,
+				  "purpose", purpose, "a", a, "b", b, "dir", rel, "state", "running");
+
+	json_array_append_new(h.steps, step);
+	free(rel);
+	bisect_step_decode(step, st);
+	return step;
+}
+
 /*
  * Run (or resume, or read back) the session @a against @b; its results in
  * *@results (borrowed from the state). A step already measured, in this
@@ -201,41 +229,35 @@ static int session_started(const char *reports_dir)
 static int run_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
 		    json_t **results)
 {
-	json_t *step = find_step(bs, a, b);
+	struct bisect_step st;
+	json_t *step = find_step(bs, a, b, &st);
 	struct strbuf err = STRBUF_INIT;
 	int r;
 
 	*results = NULL;
-	if (step && !strcmp(json_string_value(json_object_get(step, "state")), "done")) {
-		*results = json_object_get(step, "results");
+	if (step && !strcmp(st.state, "done")) {
+		*results = (json_t *)st.results;
 		return LAB_OK;
 	}
 	if (!step) {
-		size_t nr = json_array_size(json_object_get(bs->state, "steps")) + 1;
-		char *rel = xasprintf("steps/%02zu-%s", nr, purpose);
-		step = xjson_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "step", (int)nr, "purpose", purpose,
-				  "a", a, "b", b, "dir", rel, "state", "running");
-		json_array_append_new(json_object_get(bs->state, "steps"), step);
-		free(rel);
+		step = add_step(bs, purpose, a, b, &st);
 		r = save(bs);
 		if (r)
 			return r;
 	}
-	char *dir = xasprintf("%s/%s", bs->dir, json_string_value(json_object_get(step, "dir")));
+	char *dir = xasprintf("%s/%s", bs->dir, st.dir);
 	if (mkdir_p(dir, 0755)) {
 		r = lab_error("cannot create %s: %s", dir, strerror(errno));
 		free(dir);
 		return r;
 	}
-	say("step %d (%s): %s against %s", (int)json_integer_value(json_object_get(step, "step")),
-	    purpose, a, b);
+	say("step %d (%s): %s against %s", (int)st.step, purpose, a, b);
 	struct session_opts so = {
 		.config = bs->o->config, .mode = SESSION_AB, .warmups = -1,
 		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
 		.budget_s = bs->o->budget_s, .reports_dir = dir, .no_stdout_report = 1,
 		/* A step that failed starts a new session: its failed runs are on record. */
-		.resume = session_started(dir) &&
-			  strcmp(json_string_value(json_object_get(step, "state")), "failed"),
+		.resume = session_started(dir) && strcmp(st.state, "failed"),
 	};
 	if (!so.resume) {
 		strvec_push(&so.kernel_names, a);
@@ -286,20 +308,19 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 /* Build prefix @k: 0 built, 1 does not build (recorded, skipped), else the status. */
 static int build_prefix(struct bisect *bs, long k)
 {
-	json_t *prefixes = json_object_get(bs->state, "prefixes");
+	struct bisect_head h = head_of(bs);
 	char key[24], *name = prefix_name(bs, k);
-	json_t *known;
+	int builds = bisect_prefix_builds(&h, k);
 	struct strbuf err = STRBUF_INIT;
 	struct kbuild_result res;
 	int r;
 
 	snprintf(key, sizeof(key), "%ld", k);
-	known = json_object_get(prefixes, key);
-	if (json_is_false(json_object_get(known, "builds"))) {
+	if (builds == 0) {
 		free(name);
 		return 1;
 	}
-	if (bs->complete && json_is_true(json_object_get(known, "builds"))) {
+	if (bs->complete && builds == 1) {
 		free(name);
 		return 0;
 	}
@@ -311,10 +332,10 @@ static int build_prefix(struct bisect *bs, long k)
 	r = kbuild_kernel(&bs->cfg, kc, &res);
 	if (r && res.build_failed) {
 		say("prefix %ld (%s) does not build: skipped, as git bisect skip does", k, name);
-		json_object_set_new(prefixes, key, xjson_pack("{s:s, s:b}", "kernel", name, "builds", 0));
+		json_object_set_new(h.prefixes, key, xjson_pack("{s:s, s:b}", "kernel", name, "builds", 0));
 		r = save(bs) ? LAB_ELAB : 1;
 	} else if (!r) {
-		json_object_set_new(prefixes, key, xjson_pack("{s:s, s:b, s:s, s:b, s:f}", "kernel", name,
+		json_object_set_new(h.prefixes, key, xjson_pack("{s:s, s:b, s:s, s:b, s:f}", "kernel", name,
 			"builds", 1, "key", res.key, "cache_hit", res.cache_hit, "seconds", res.seconds));
 		r = save(bs);
 		bs->holds = xrealloc(bs->holds, (bs->nr_holds + 1) * sizeof(*bs->holds));
@@ -367,13 +388,11 @@ static enum bisect_class classify(const json_t *tracked, const json_t *from_base
 /* Record prefix @k's class in bisect.json: LAB_OK, or LAB_ELAB (said) when it cannot be written. */
 static int record_probe(struct bisect *bs, long k, enum bisect_class c)
 {
-	json_t *probes = json_object_get(bs->state, "probes"), *p;
-	size_t i;
+	struct bisect_head h = head_of(bs);
 
-	json_array_foreach(probes, i, p)
-		if (json_integer_value(json_object_get(p, "prefix")) == k)
-			return LAB_OK;
-	json_array_append_new(probes, xjson_pack("{s:I, s:s}", "prefix", (json_int_t)k,
+	if (bisect_probe_known(&h, k))
+		return LAB_OK;
+	json_array_append_new(h.probes, xjson_pack("{s:I, s:s}", "prefix", (json_int_t)k,
 						 "class", bisect_class_name(c)));
 	return save(bs);
 }
@@ -403,7 +422,7 @@ static enum bisect_class oracle(long k, void *data)
 		bs->status = r;
 		return BISECT_STOPPED;
 	}
-	c = classify(json_object_get(bs->state, "tracked"), from_base, to_end);
+	c = classify(head_of(bs).tracked, from_base, to_end);
 	say("prefix %ld of %ld: %s", k, bs->n, bisect_class_name(c));
 	r = record_probe(bs, k, c);
 	if (r) {
@@ -466,32 +485,32 @@ static void fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *
 	step_results_release(&rs);
 }
 
+/* patches[@k - 1] as stored: a result copies it whole. */
 static const json_t *patch_at(const struct bisect *bs, long k)
 {
-	return json_array_get(json_object_get(bs->state, "patches"), (size_t)(k - 1));
+	return json_array_get(head_of(bs).patches, (size_t)(k - 1));
 }
 
 static void fmt_patch(struct strbuf *sb, const struct bisect *bs, long k)
 {
-	const json_t *p = patch_at(bs, k);
-	const char *mid = json_string_value(json_object_get(p, "message_id"));
+	struct bisect_head h = head_of(bs);
+	struct bisect_patch p;
 
+	bisect_patch_decode(&h, k, &p);
 	sb_addf(sb, "patch %ld/%ld: ", k, bs->n);
-	const char *subject = json_string_value(json_object_get(p, "subject"));
-
-	sb_add_text_safe(sb, subject ? subject : "(no subject)");
-	if (mid) {
+	sb_add_text_safe(sb, p.subject ? p.subject : "(no subject)");
+	if (p.message_id) {
 		sb_adds(sb, "\n  Message-Id: ");
-		sb_add_text_safe(sb, mid);
+		sb_add_text_safe(sb, p.message_id);
 	}
 	sb_addc(sb, '\n');
 }
 
 static json_t *step_results(struct bisect *bs, const char *a, const char *b)
 {
-	json_t *s = find_step(bs, a, b);
+	struct bisect_step st;
 
-	return s ? json_object_get(s, "results") : NULL;
+	return find_step(bs, a, b, &st) ? (json_t *)st.results : NULL;
 }
 
 static int finish(struct bisect *bs, json_t *result, struct strbuf *text)
@@ -541,7 +560,7 @@ static int moves_any(const json_t *tracked, const json_t *results)
 /* After a culprit: its own effect, and what the patches after it do. */
 static int culprit_effects(struct bisect *bs, long c, json_t *result, struct strbuf *text)
 {
-	const json_t *tracked = json_object_get(bs->state, "tracked");
+	const json_t *tracked = head_of(bs).tracked;
 	char *before = prefix_name(bs, c - 1), *at = prefix_name(bs, c);
 	json_t *own = NULL, *rest = NULL;
 	int r = LAB_OK;
@@ -643,7 +662,7 @@ static int search(struct bisect *bs, struct strbuf *text)
 
 static int per_patch(struct bisect *bs, struct strbuf *text)
 {
-	const json_t *tracked = json_object_get(bs->state, "tracked");
+	const json_t *tracked = head_of(bs).tracked;
 	json_t *steps = json_array();
 	long prev = 0;
 	int r = LAB_OK;
@@ -792,9 +811,9 @@ static int start(struct bisect *bs)
 		"steps", "prefixes", "probes");
 	json_object_set_new(bs->state, "complete", json_false());
 	r = load_patches(bs, k);
-	if (!r && (size_t)n != json_array_size(json_object_get(bs->state, "patches")))
+	if (!r && (size_t)n != json_array_size(head_of(bs).patches))
 		r = lab_error("bisect: the series counted %ld patches, then %zu", n,
-			      json_array_size(json_object_get(bs->state, "patches")));
+			      json_array_size(head_of(bs).patches));
 	return r ? r : save(bs);
 }
 
@@ -814,18 +833,18 @@ static int resume(struct bisect *bs)
 	}
 	bs->dir = realpath(cand, NULL);
 	bs->state = st;
-	json_t *s = json_object_get(st, "settings");
-	bs->o->max_runs = (long)json_integer_value(json_object_get(s, "max_runs"));
-	bs->o->budget_s = json_number_value(json_object_get(s, "budget_s"));
-	bs->o->per_patch = json_is_true(json_object_get(s, "per_patch"));
+	struct bisect_head h = head_of(bs);
+	bs->o->max_runs = h.settings.max_runs;
+	bs->o->budget_s = h.settings.budget_s;
+	bs->o->per_patch = h.settings.per_patch;
 	strvec_clear(&bs->o->workloads);
 	json_t *w;
 	size_t i;
-	json_array_foreach(json_object_get(s, "workloads"), i, w)
+	json_array_foreach(h.settings.workloads, i, w)
 		strvec_push(&bs->o->workloads, json_string_value(w));
 	if (!bs->dir)
 		r = lab_error("%s: %s", cand, strerror(errno));
-	else if ((bs->complete = json_is_true(json_object_get(st, "complete"))))
+	else if ((bs->complete = h.complete))
 		say("%s is complete; printing its summary", bs->dir);
 	else
 		say("resuming %s", bs->dir);
@@ -937,11 +956,11 @@ int bisect_main(struct bisect_opts *o)
 	/* a killed bisection's bisect.json.tmp.*: the steps' sessions sweep their own */
 	if (o->resume)
 		remove_atomic_leftovers(bs.dir);
-	bs.base = json_string_value(json_object_get(bs.state, "baseline"));
-	bs.series = json_string_value(json_object_get(bs.state, "series_kernel"));
-	bs.n = (long)json_integer_value(json_object_get(bs.state, "n"));
-	if (!bs.base || !bs.series || bs.n < 1 ||
-	    json_array_size(json_object_get(bs.state, "patches")) != (size_t)bs.n) {
+	struct bisect_head h = head_of(&bs);
+	bs.base = h.baseline;
+	bs.series = h.series_kernel;
+	bs.n = h.n;
+	if (!bs.base || !bs.series || bs.n < 1 || json_array_size(h.patches) != (size_t)bs.n) {
 		r = user_error("%s/bisect.json: baseline, series_kernel, n or patches missing", bs.dir);
 		goto out;
 	}

@@ -98,6 +98,62 @@ const struct step_result *step_results_find(const struct step_results *rs, const
 					    const char *metric);
 
 /*
+ * bisect.json read back, typed (bisect_state.c): what bisect_state_load()
+ * checked on a resume, or what this bisection wrote. The state stays JSON
+ * (it is written as it grows); these are decoded from it where read, so
+ * no reader picks a key by hand. Strings point into the state; a member
+ * absent or of another type reads as none (NULL, 0, NaN).
+ */
+struct bisect_settings {
+	long max_runs;
+	double budget_s;
+	int per_patch;
+	const json_t *workloads;	/* an array of workload names */
+};
+
+/* The top of bisect.json; the containers are the state's own, to append to. */
+struct bisect_head {
+	const char *baseline, *series_kernel;
+	long n;				/* patches in the series */
+	int complete;
+	struct bisect_settings settings;
+	json_t *steps, *patches, *probes;	/* arrays; NULL: none yet */
+	json_t *prefixes;		/* {"K": {"builds": bool}}; NULL: none yet */
+	const json_t *tracked;		/* step results of the whole series */
+	const json_t *waterfall;	/* result.waterfall; NULL: none */
+};
+void bisect_head_decode(const json_t *state, struct bisect_head *out);
+
+/* One element of steps[]: a step session. */
+struct bisect_step {
+	long step;			/* from 1 */
+	const char *purpose, *a, *b;	/* kernel @a against kernel @b */
+	const char *dir;		/* relative to the bisection's folder */
+	const char *state;		/* running, done or failed */
+	const json_t *results;		/* NULL: not measured */
+};
+void bisect_step_decode(const json_t *s, struct bisect_step *out);
+
+/* patches[k - 1]: patch @k of the series (all NULL out of range). */
+struct bisect_patch {
+	const char *subject, *message_id;
+};
+void bisect_patch_decode(const struct bisect_head *h, long k, struct bisect_patch *out);
+
+/* prefixes["K"].builds: 1 builds, 0 does not, -1 not known yet. */
+int bisect_prefix_builds(const struct bisect_head *h, long k);
+
+/* probes[].prefix: whether prefix @k is classified already. */
+int bisect_probe_known(const struct bisect_head *h, long k);
+
+/* One element of result.waterfall: the step that added patch @to. */
+struct bisect_wf_step {
+	long to;
+	const json_t *results;
+};
+void bisect_wf_step_decode(const json_t *s, struct bisect_wf_step *out);
+
+/*
  * Load bisect.json at @path for --resume (bisect_state.c) and check every
  * field the bisection reads back: schema, settings (max_runs, budget_s,
  * per_patch, workloads), baseline, series_kernel, n, patches, steps (their

@@ -27,25 +27,6 @@ struct bar {
 	const char *verdict;
 };
 
-static const json_t *result_of(const json_t *results, const char *w, const char *m)
-{
-	const json_t *r;
-	size_t i;
-
-	json_array_foreach(results, i, r)
-		if (!strcmp(json_string_value(json_object_get(r, "workload")) ?: "", w) &&
-		    !strcmp(json_string_value(json_object_get(r, "metric")) ?: "", m))
-			return r;
-	return NULL;
-}
-
-static double num(const json_t *r, const char *key)
-{
-	const json_t *v = json_object_get(r, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* From level @at, a change of @pct percent. */
 static double step_level(double at, double pct)
 {
@@ -125,35 +106,47 @@ static void svg_waterfall(struct strbuf *h, const struct bar *b, int n)
 }
 
 /* The waterfall of one tracked metric from the per-patch steps and the confirm step. */
-static void metric_waterfall(struct strbuf *h, const json_t *st, const char *w, const char *m)
+/* A result's change and interval in percent: all NaN for none. */
+static void pcts(const struct step_result *r, double *d, double *lo, double *hi)
 {
-	const json_t *wf = json_object_get(json_object_get(st, "result"), "waterfall"), *s;
-	const json_t *patches = json_object_get(st, "patches");
-	size_t i, n = json_array_size(wf);
+	*d = r ? r->delta_pct : NAN;
+	*lo = r ? r->lo_pct : NAN;
+	*hi = r ? r->hi_pct : NAN;
+}
+
+static void metric_waterfall(struct strbuf *h, const struct bisect_head *hd,
+			     const struct step_results *tracked, const char *w, const char *m)
+{
+	const json_t *s;
+	size_t i, n = json_array_size(hd->waterfall);
 	struct bar *b = xcalloc(n + 1, sizeof(*b));
 	char **labels = xcalloc(n + 1, sizeof(*labels));
-	double level = 0;
+	double level = 0, d, lo, hi;
 
-	json_array_foreach(wf, i, s) {
-		const json_t *r = result_of(json_object_get(s, "results"), w, m);
-		json_int_t to = json_integer_value(json_object_get(s, "to"));
-		const char *subj = json_string_value(json_object_get(json_array_get(patches,
-								(size_t)(to - 1)), "subject"));
-		double d = num(r, "delta_pct");
+	json_array_foreach(hd->waterfall, i, s) {
+		struct bisect_wf_step ws;
+		struct bisect_patch p;
+		struct step_results rs;
+		const struct step_result *r;
 
-		labels[i] = xasprintf("%lld. %s", (long long)to, subj ? subj : "(no subject)");
+		bisect_wf_step_decode(s, &ws);
+		bisect_patch_decode(hd, ws.to, &p);
+		step_results_decode(ws.results, &rs);
+		r = step_results_find(&rs, w, m);
+		pcts(r, &d, &lo, &hi);
+		labels[i] = xasprintf("%ld. %s", ws.to, p.subject ? p.subject : "(no subject)");
 		b[i] = (struct bar){ .label = labels[i], .from = level,
 				     .to = isfinite(d) ? step_level(level, d) : level,
-				     .lo = step_level(level, num(r, "ci_lo_pct")),
-				     .hi = step_level(level, num(r, "ci_hi_pct")),
-				     .verdict = json_string_value(json_object_get(r, "verdict")) };
+				     .lo = step_level(level, lo), .hi = step_level(level, hi),
+				     .verdict = r ? r->verdict_id : NULL };
 		level = b[i].to;
+		step_results_release(&rs);
 	}
-	const json_t *whole = result_of(json_object_get(st, "tracked"), w, m);
+	const struct step_result *whole = step_results_find(tracked, w, m);
+	pcts(whole, &d, &lo, &hi);
 	b[n] = (struct bar){ .label = "whole series (measured)", .from = 0,
-			     .to = isfinite(num(whole, "delta_pct")) ? num(whole, "delta_pct") : 0,
-			     .lo = num(whole, "ci_lo_pct"), .hi = num(whole, "ci_hi_pct"),
-			     .verdict = json_string_value(json_object_get(whole, "verdict")) };
+			     .to = isfinite(d) ? d : 0, .lo = lo, .hi = hi,
+			     .verdict = whole ? whole->verdict_id : NULL };
 	sb_adds(h, "<h2>");
 	sb_add_xml(h, w);
 	sb_adds(h, " ");
@@ -168,13 +161,15 @@ static void metric_waterfall(struct strbuf *h, const json_t *st, const char *w, 
 
 void bisect_html(struct strbuf *h, const json_t *st, const char *summary)
 {
-	const json_t *t;
-	size_t i;
+	struct bisect_head hd;
+	struct step_results tracked;
 
+	bisect_head_decode(st, &hd);
+	step_results_decode(hd.tracked, &tracked);
 	sb_adds(h, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>bisect ");
-	sb_add_xml(h, json_string_value(json_object_get(st, "baseline")) ?: "");
+	sb_add_xml(h, hd.baseline ?: "");
 	sb_adds(h, "..");
-	sb_add_xml(h, json_string_value(json_object_get(st, "series_kernel")) ?: "");
+	sb_add_xml(h, hd.series_kernel ?: "");
 	sb_adds(h, "</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:1em auto}"
 		"pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
 		"svg text{font-size:12px}.zero{stroke:#888}.ci{stroke:#000;stroke-width:1.5}"
@@ -183,10 +178,8 @@ void bisect_html(struct strbuf *h, const json_t *st, const char *summary)
 	sb_adds(h, "<h1>Bisection</h1>\n<pre>");
 	sb_add_xml(h, summary);
 	sb_adds(h, "</pre>\n");
-	if (json_object_get(json_object_get(st, "result"), "waterfall")) {
-		json_array_foreach(json_object_get(st, "tracked"), i, t)
-			metric_waterfall(h, st, json_string_value(json_object_get(t, "workload")) ?: "",
-					 json_string_value(json_object_get(t, "metric")) ?: "");
-	}
+	for (size_t i = 0; hd.waterfall && i < tracked.n; i++)
+		metric_waterfall(h, &hd, &tracked, tracked.v[i].workload, tracked.v[i].metric);
 	sb_adds(h, "</body></html>\n");
+	step_results_release(&tracked);
 }

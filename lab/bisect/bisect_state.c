@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -369,4 +370,83 @@ const struct step_result *step_results_find(const struct step_results *rs, const
 		if (!strcmp(rs->v[i].workload, workload) && !strcmp(rs->v[i].metric, metric))
 			return &rs->v[i];
 	return NULL;
+}
+
+static const char *str_of(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+/* A container member, or NULL when absent or not of that type. */
+static json_t *container_of(const json_t *obj, const char *key, int want_object)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return (want_object ? json_is_object(v) : json_is_array(v)) ? v : NULL;
+}
+
+void bisect_head_decode(const json_t *state, struct bisect_head *out)
+{
+	const json_t *set = json_object_get(state, "settings");
+
+	out->baseline = str_of(state, "baseline");
+	out->series_kernel = str_of(state, "series_kernel");
+	out->n = (long)json_integer_value(json_object_get(state, "n"));
+	out->complete = json_is_true(json_object_get(state, "complete"));
+	out->settings.max_runs = (long)json_integer_value(json_object_get(set, "max_runs"));
+	out->settings.budget_s = json_number_value(json_object_get(set, "budget_s"));
+	out->settings.per_patch = json_is_true(json_object_get(set, "per_patch"));
+	out->settings.workloads = container_of(set, "workloads", 0);
+	out->steps = container_of(state, "steps", 0);
+	out->patches = container_of(state, "patches", 0);
+	out->probes = container_of(state, "probes", 0);
+	out->prefixes = container_of(state, "prefixes", 1);
+	out->tracked = container_of(state, "tracked", 0);
+	out->waterfall = json_object_get(json_object_get(state, "result"), "waterfall");
+}
+
+void bisect_step_decode(const json_t *s, struct bisect_step *out)
+{
+	out->step = (long)json_integer_value(json_object_get(s, "step"));
+	out->purpose = str_of(s, "purpose");
+	out->a = str_of(s, "a");
+	out->b = str_of(s, "b");
+	out->dir = str_of(s, "dir");
+	out->state = str_of(s, "state");
+	out->results = json_object_get(s, "results");
+}
+
+void bisect_patch_decode(const struct bisect_head *h, long k, struct bisect_patch *out)
+{
+	const json_t *p = k >= 1 ? json_array_get(h->patches, (size_t)(k - 1)) : NULL;
+
+	out->subject = str_of(p, "subject");
+	out->message_id = str_of(p, "message_id");
+}
+
+int bisect_prefix_builds(const struct bisect_head *h, long k)
+{
+	char key[24];
+	const json_t *b;
+
+	snprintf(key, sizeof(key), "%ld", k);
+	b = json_object_get(json_object_get(h->prefixes, key), "builds");
+	return json_is_boolean(b) ? json_is_true(b) : -1;
+}
+
+int bisect_probe_known(const struct bisect_head *h, long k)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(h->probes, i, p)
+		if (json_integer_value(json_object_get(p, "prefix")) == k)
+			return 1;
+	return 0;
+}
+
+void bisect_wf_step_decode(const json_t *s, struct bisect_wf_step *out)
+{
+	out->to = (long)json_integer_value(json_object_get(s, "to"));
+	out->results = json_object_get(s, "results");
 }

@@ -9,6 +9,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
+#include "report_view.h"
 #include "run_record.h"
 #include "xjson.h"
 #include "sha256.h"
@@ -49,6 +50,7 @@ void history_release(struct history *h)
 		free(h->s[i].html);
 		json_decref(h->s[i].host);
 		json_decref(h->s[i].kernels);
+		report_view_release(&h->s[i].ctx);
 	}
 	for (size_t i = 0; i < h->nseries; i++) {
 		struct history_series *s = &h->series[i];
@@ -113,30 +115,38 @@ static const char *subject_core(const char *s)
 	}
 }
 
-static char *series_subject(const json_t *kernel)
+static char *series_subject(const struct view_kernel *kernel)
 {
-	const char *s = jget_str(json_array_get(json_object_get(kernel, "series"), 0), "subject", NULL);
+	const char *s = kernel && kernel->nseries ? kernel->series[0].subject : NULL;
 
 	s = s ? subject_core(s) : NULL;
 	return s && *s ? xstrdup(s) : NULL;
 }
 
-/* What must be equal for two nights to be comparable, and its short id. */
-static json_t *context_of(const json_t *r, const json_t *wl, char id[13])
+/*
+ * What must be equal for two nights to be comparable, and its short id:
+ * host members as stored (a memory_mib written 2048 or 2048.0 hashes as
+ * the file has it, so an id does not change with the reader).
+ */
+static json_t *context_of(const struct report_view *v, const struct view_workload *wl,
+			  char id[13])
 {
-	const json_t *host = json_object_get(r, "host");
-	json_t *ctx = xjson_pack("{s:{s:O?,s:O?,s:O?,s:O?,s:O?},s:O?,s:{s:O?,s:O?}}",
-				"host", "hostname", json_object_get(host, "hostname"),
-				"cpu", json_object_get(host, "cpu"),
-				"cpus", json_object_get(host, "cpus"),
-				"memory_mib", json_object_get(host, "memory_mib"),
-				"accel", json_object_get(host, "accel"),
-				"guest", json_object_get(r, "guest"),
-				"workload", "type", json_object_get(wl, "type"),
-				"params", json_object_get(wl, "params"));
-	char *text = ctx ? json_dumps(ctx, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+	static const char *const host_keys[] = { "hostname", "cpu", "cpus", "memory_mib",
+						 "accel" };
+	json_t *host = json_object(), *ctx;
+	char *text;
 	char hex[SHA256_HEX_LEN + 1];
 
+	for (size_t i = 0; host && i < ARRAY_SIZE(host_keys); i++) {
+		const json_t *m = json_object_get(v->host_json, host_keys[i]);
+
+		json_object_set_new(host, host_keys[i], m ? json_incref((json_t *)m) : json_null());
+	}
+	ctx = host ? xjson_pack("{s:o,s:O?,s:{s:s?,s:O?}}", "host", host,
+				"guest", v->guest_json,
+				"workload", "type", wl ? wl->type : NULL,
+				"params", wl ? wl->params : NULL) : NULL;
+	text = ctx ? json_dumps(ctx, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 	if (!ctx || !text)
 		die("out of memory building a series context");
 	sha256_hex_of(text, strlen(text), hex);
@@ -218,13 +228,22 @@ static long values_parse(const char *s, double *out)
 }
 struct session_ctx {
 	struct history *h;
-	const json_t *r;
+	const struct report_view *v;
 	json_t *lines;		/* kernel name -> line */
 	json_t *contexts;	/* workload name -> context id */
 	json_t *counts;		/* "kernel\nworkload" -> [ok, failed] */
 	json_t *ix;		/* series key -> index in nights */
 	json_t *nights;
 };
+
+/* The first kernel of the report named @name; NULL: none. */
+static const struct view_kernel *kernel_named(const struct report_view *v, const char *name)
+{
+	for (size_t i = 0; i < v->nkernels; i++)
+		if (!strcmp(v->kernels[i].name ? v->kernels[i].name : "", name))
+			return &v->kernels[i];
+	return NULL;
+}
 
 static const char *line_of(struct session_ctx *c, const char *kernel)
 {
@@ -233,8 +252,7 @@ static const char *line_of(struct session_ctx *c, const char *kernel)
 
 	if (l)
 		return json_string_value(l);
-	subj = c->h->o.by_name ? NULL :
-		series_subject(report_find_named(c->r, "kernels", kernel));
+	subj = c->h->o.by_name ? NULL : series_subject(kernel_named(c->v, kernel));
 	if (subj) {
 		char *t = xasprintf("%s + %s", kernel, subj);
 		json_object_set_new(c->lines, kernel, json_string_lossy(t));
@@ -252,7 +270,7 @@ static const char *ctx_of(struct session_ctx *c, const char *workload)
 	char id[13];
 
 	if (!e) {
-		json_t *ctx = context_of(c->r, report_find_named(c->r, "workloads", workload), id);
+		json_t *ctx = context_of(c->v, report_view_workload(c->v, workload), id);
 
 		if (!json_object_get(c->h->contexts, id))
 			json_object_set(c->h->contexts, id, ctx);
@@ -278,7 +296,7 @@ static json_t *night_of(struct session_ctx *c, const char *kernel, const char *w
 	}
 	json_object_set_new(c->ix, key, json_integer((json_int_t)json_array_size(c->nights)));
 	free(key);
-	better = report_metric_info(c->r, workload, metric, &unit, &primary);
+	better = report_metric_info(c->v->json, workload, metric, &unit, &primary);
 	n = xjson_pack("[s,o,o,o,o,i,o,b,[]]", id, json_string_lossy(line),
 		       json_string_lossy(kernel), json_string_lossy(workload),
 		       json_string_lossy(metric), better, json_string_lossy(unit), primary);
@@ -316,18 +334,18 @@ static void add_value(struct session_ctx *c, const char *k, const char *w, const
 		json_array_append_new(v, json_real(val));
 }
 
-/* The digest of a loaded (validated, complete) report. */
-static json_t *digest_of(struct history *h, const json_t *r)
+/* The digest of a loaded (validated, complete) report, its context in @v. */
+static json_t *digest_of(struct history *h, const struct report_view *v)
 {
-	struct session_ctx c = { .h = h, .r = r };
-	const json_t *sess = json_object_get(r, "session");
+	struct session_ctx c = { .h = h, .v = v };
+	const json_t *r = v->json;
 	const char *key;
 	json_t *val, *counts;
 	struct run_records rs;
 	size_t i, runs = 0, failed = 0;
 
-	const char *kname[2] = { jget_str(jpath(r, "design"), "baseline", ""),
-				 jget_str(jpath(r, "design"), "patched", NULL) };
+	const char *kname[2] = { v->design.baseline ? v->design.baseline : "",
+				 v->design.patched };
 	json_t *hs_info, *derived;
 
 	c.lines = json_object();
@@ -361,10 +379,10 @@ static json_t *digest_of(struct history *h, const json_t *r)
 	json_object_foreach(c.counts, key, counts) {
 		const char *nl = strchr(key, '\n');
 		char *k = xstrndup(key, (size_t)(nl - key));
-		const json_t *wl = report_find_named(r, "workloads", nl + 1), *decl;
+		const struct view_workload *wl = report_view_workload(v, nl + 1);
 
-		json_array_foreach(json_object_get(wl, "metrics"), i, decl)
-			night_of(&c, k, nl + 1, jget_str(decl, "name", ""));
+		for (i = 0; wl && i < wl->nmetrics; i++)
+			night_of(&c, k, nl + 1, wl->metrics[i].name ? wl->metrics[i].name : "");
 		free(k);
 	}
 	json_array_foreach(c.nights, i, val)
@@ -372,11 +390,11 @@ static json_t *digest_of(struct history *h, const json_t *r)
 	json_decref(c.lines);
 	json_decref(c.contexts);
 	json_decref(c.ix);
-	return xjson_pack("{s:O,s:O,s:O*,s:O*,s:I,s:I,s:o,s:o}",
-			  "id", json_object_get(sess, "id"),
-			  "created", json_object_get(sess, "created"),
-			  "host", json_object_get(r, "host"),
-			  "kernels", json_object_get(r, "kernels"),
+	return xjson_pack("{s:s,s:s,s:O*,s:O*,s:I,s:I,s:o,s:o}",
+			  "id", v->session.id,
+			  "created", v->session.created,
+			  "host", v->host_json,
+			  "kernels", v->kernels_json,
 			  "runs", (json_int_t)runs, "failed", (json_int_t)failed,
 			  "counts", c.counts, "nights", c.nights);
 }
@@ -529,7 +547,8 @@ static json_t *digest_for(struct history *h, const char *path, const char *real)
 	struct stat st;
 	int have_st = real && !stat(path, &st);
 	json_t *r = NULL, *d = NULL, *key = NULL;
-	const json_t *sess, *e;
+	struct report_view v = { 0 };
+	const json_t *e;
 
 	if (have_st)
 		key = history_cache_key(&st);
@@ -563,27 +582,50 @@ static json_t *digest_for(struct history *h, const char *path, const char *real)
 		skip(h, path, "%s", why);
 		goto out;
 	}
-	sess = json_object_get(r, "session");
-	if (json_is_false(json_object_get(sess, "complete"))) {
+	/*
+	 * report_load() checked these members' types: an error here leaves
+	 * the member none, as the checks below expect of a missing one.
+	 */
+	if (report_view_decode_context(r, &v, &err))
+		sb_reset(&err);
+	if (!v.session.complete) {
 		skip(h, path, "a partial report (the session was interrupted, or is running "
 		     "again after mglrulab run --resume)");
 		goto out;
 	}
-	if (!jget_str(sess, "id", NULL) || !jget_str(sess, "created", NULL)) {
+	if (!v.session.id || !v.session.created) {
 		skip(h, path, "session.id and session.created are needed to place it in time");
 		goto out;
 	}
-	d = digest_of(h, r);
+	d = digest_of(h, &v);
 	if (key && h->cache_out) {
 		json_object_set_new(h->cache_out, real,
 				    xjson_pack("{s:O,s:O}", "file", key, "digest", d));
 		h->cache_dirty = 1;
 	}
 out:
+	report_view_release(&v);
 	json_decref(key);
 	json_decref(r);
 	sb_release(&err);
 	return d;
+}
+
+/*
+ * @s's host and kernels typed, from its digest's copies (checked by
+ * digest_valid() or made from a loaded report): a member of another type
+ * reads as none, as the differences between nights read it before.
+ */
+static void session_ctx_decode(struct history_session *s)
+{
+	json_t *w = xjson_pack("{s:O*,s:O*}", "host", s->host, "kernels", s->kernels);
+	struct strbuf err = STRBUF_INIT;
+
+	if (report_view_decode_context(w, &s->ctx, &err))
+		sb_reset(&err);
+	s->ctx.json = NULL;	/* @w goes: the strings stay in s->host and s->kernels */
+	json_decref(w);
+	sb_release(&err);
 }
 
 int history_add_file(struct history *h, const char *path)
@@ -629,6 +671,7 @@ int history_add_file(struct history *h, const char *path)
 	free(dir);
 	s->host = json_incref(json_object_get(d, "host"));
 	s->kernels = json_incref(json_object_get(d, "kernels"));
+	session_ctx_decode(s);
 	s->runs = (size_t)json_integer_value(json_object_get(d, "runs"));
 	s->failed = (size_t)json_integer_value(json_object_get(d, "failed"));
 	add_digest(h, d, h->ns);
@@ -776,32 +819,29 @@ static void sort_sessions(struct history *h)
 }
 
 /* The kernel entry of @name in session @s. */
-static const json_t *kernel_in(const struct history_session *s, const char *name)
+static const struct view_kernel *kernel_in(const struct history_session *s, const char *name)
 {
-	const json_t *k;
-	size_t i;
-
-	json_array_foreach(s->kernels, i, k)
-		if (!strcmp(jget_str(k, "name", ""), name))
-			return k;
-	return NULL;
+	return kernel_named(&s->ctx, name);
 }
 
-static int has_subject(const json_t *k, const char *subject)
+/* A patch's subject; "" for none. */
+static const char *subject_of(const struct view_kernel *k, size_t i)
 {
-	const json_t *p;
-	size_t i;
+	return k->series[i].subject ? k->series[i].subject : "";
+}
 
-	json_array_foreach(json_object_get(k, "series"), i, p)
-		if (!strcmp(subject_core(jget_str(p, "subject", "")), subject_core(subject)))
+static int has_subject(const struct view_kernel *k, const char *subject)
+{
+	for (size_t i = 0; k && i < k->nseries; i++)
+		if (!strcmp(subject_core(subject_of(k, i)), subject_core(subject)))
 			return 1;
 	return 0;
 }
 
-static void diff_field(struct strvec *d, const char *what, const json_t *a, const json_t *b,
-		       const char *key)
+/* @a and @b: a member of either night, NULL for none (as ""). */
+static void diff_field(struct strvec *d, const char *what, const char *a, const char *b)
 {
-	const char *x = jget_str(a, key, ""), *y = jget_str(b, key, "");
+	const char *x = a ? a : "", *y = b ? b : "";
 
 	if (strcmp(x, y))
 		strvec_pushf(d, "%s: %s -> %s", what, *x ? x : "(none)", *y ? y : "(none)");
@@ -812,24 +852,27 @@ static void night_diff(const struct history *h, const struct history_series *s, 
 		       size_t after, struct strvec *d)
 {
 	const struct history_session *a = &h->s[before], *b = &h->s[after];
-	const json_t *ka = kernel_in(a, s->kernel), *kb = kernel_in(b, s->kernel), *p;
-	size_t i;
+	static const struct view_kernel none;
+	const struct view_kernel *ka = kernel_in(a, s->kernel), *kb = kernel_in(b, s->kernel);
+	const struct view_host *ha = &a->ctx.host, *hb = &b->ctx.host;
 
-	json_array_foreach(json_object_get(kb, "series"), i, p)
-		if (!has_subject(ka, jget_str(p, "subject", "")))
-			strvec_pushf(d, "+ %s", jget_str(p, "subject", ""));
-	json_array_foreach(json_object_get(ka, "series"), i, p)
-		if (!has_subject(kb, jget_str(p, "subject", "")))
-			strvec_pushf(d, "- %s", jget_str(p, "subject", ""));
-	diff_field(d, "source", ka, kb, "source");
-	diff_field(d, "ref", ka, kb, "ref");
-	diff_field(d, "version", ka, kb, "version");
-	diff_field(d, "config", ka, kb, "config_hash");
+	ka = ka ? ka : &none;
+	kb = kb ? kb : &none;
+	for (size_t i = 0; i < kb->nseries; i++)
+		if (!has_subject(ka, subject_of(kb, i)))
+			strvec_pushf(d, "+ %s", subject_of(kb, i));
+	for (size_t i = 0; i < ka->nseries; i++)
+		if (!has_subject(kb, subject_of(ka, i)))
+			strvec_pushf(d, "- %s", subject_of(ka, i));
+	diff_field(d, "source", ka->source, kb->source);
+	diff_field(d, "ref", ka->ref, kb->ref);
+	diff_field(d, "version", ka->version, kb->version);
+	diff_field(d, "config", ka->config_hash, kb->config_hash);
 	if (!d->n)
-		diff_field(d, "build", ka, kb, "cache_key");
-	diff_field(d, "host kernel", a->host, b->host, "kernel");
-	diff_field(d, "QEMU", a->host, b->host, "qemu_version");
-	diff_field(d, "libvirt", a->host, b->host, "libvirt_version");
+		diff_field(d, "build", ka->cache_key, kb->cache_key);
+	diff_field(d, "host kernel", ha->kernel, hb->kernel);
+	diff_field(d, "QEMU", ha->qemu_version, hb->qemu_version);
+	diff_field(d, "libvirt", ha->libvirt_version, hb->libvirt_version);
 }
 
 static void gather(const struct history_series *s, const size_t *map, size_t from, size_t to,

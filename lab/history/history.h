@@ -31,6 +31,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "report_view.h"
 #include "sha256.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -53,6 +54,11 @@ struct history_session {
 	char *id, *created, *path;	/* path: the report.json */
 	char *html;			/* report.html beside it, or NULL */
 	json_t *host, *kernels;		/* copies, for the differences between nights */
+	/*
+	 * host and kernels decoded (report_view_decode_context()): only
+	 * .host and .kernels are set; the strings point into the copies.
+	 */
+	struct report_view ctx;
 	size_t runs, failed;		/* non-warm-up runs of the session */
 	size_t loaded;			/* order of loading (history_build() sorts) */
 };

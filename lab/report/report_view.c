@@ -538,6 +538,38 @@ static struct view_index *index_build(const void *first, size_t stride, size_t n
 	return ix;
 }
 
+/* The members that describe the session: read by both decoders. */
+static void read_context(struct vd *d, const json_t *report, struct report_view *out)
+{
+	out->schema = vd_str(d, report, "", "schema");
+	read_session(d, report, out);
+	read_host(d, report, &out->host);
+	read_kernels(d, report, out);
+	read_guest(d, report, &out->guest);
+	read_workloads(d, report, out);
+	read_design(d, report, &out->design);
+	out->host_json = json_object_get(report, "host");
+	out->guest_json = json_object_get(report, "guest");
+	out->kernels_json = json_object_get(report, "kernels");
+	out->workload_ix = index_build(out->workloads ? &out->workloads[0].name : NULL,
+				       sizeof(*out->workloads), out->nworkloads);
+}
+
+int report_view_decode_context(const json_t *report, struct report_view *out,
+			       struct strbuf *err)
+{
+	struct vd d = { .err = err };
+
+	memset(out, 0, sizeof(*out));
+	out->json = report;
+	if (!json_is_object(report)) {
+		sb_addf(err, "expected an object, got %s", xjson_type_name(report));
+		return -1;
+	}
+	read_context(&d, report, out);
+	return d.failed ? -1 : 0;
+}
+
 int report_view_decode(const json_t *report, struct report_view *out, struct strbuf *err)
 {
 	struct vd d = { .err = err };
@@ -548,13 +580,7 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 		sb_addf(err, "expected an object, got %s", xjson_type_name(report));
 		return -1;
 	}
-	out->schema = vd_str(&d, report, "", "schema");
-	read_session(&d, report, out);
-	read_host(&d, report, &out->host);
-	read_kernels(&d, report, out);
-	read_guest(&d, report, &out->guest);
-	read_workloads(&d, report, out);
-	read_design(&d, report, &out->design);
+	read_context(&d, report, out);
 	read_statistics(&d, report, &out->statistics);
 	read_summary(&d, report, &out->summary);
 	read_geomean(&d, report, out);
@@ -566,8 +592,6 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 	read_results(&d, report, "counter_results", &out->counters, &out->ncounters);
 	for (size_t i = 0; i < out->nresults; i++)
 		out->several_hosts |= out->results[i].nhosts > 0;
-	out->workload_ix = index_build(out->workloads ? &out->workloads[0].name : NULL,
-				       sizeof(*out->workloads), out->nworkloads);
 	out->geomean_ix = index_build(out->geomean ? &out->geomean[0].workload : NULL,
 				      sizeof(*out->geomean), out->ngeomean);
 	return d.failed ? -1 : 0;

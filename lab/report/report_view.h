@@ -212,6 +212,14 @@ struct report_view {
 	 * (seconds for 10,000 workloads).
 	 */
 	struct view_index *workload_ix, *geomean_ix;
+	/* added for history */
+	/*
+	 * host, guest and kernels as stored: history copies them verbatim
+	 * into its digests and hashes host and guest into its context ids,
+	 * whose bytes (an integer or a real) must stay those of the file.
+	 * NULL: absent (a null stays the JSON null).
+	 */
+	const json_t *host_json, *guest_json, *kernels_json;
 };
 
 /* An element of an index: the name, and where the element is. */
@@ -229,6 +237,19 @@ struct view_index {
  */
 LAB_MUST_CHECK
 int report_view_decode(const json_t *report, struct report_view *out, struct strbuf *err);
+
+/* added for history */
+/*
+ * As report_view_decode(), but only the members that describe the session
+ * rather than its analysis: schema, session, generator, host, kernels,
+ * guest, workloads and design (the rest decode as none). For a report as
+ * stored, whose results may be stale or absent and are not read: the
+ * history (lab/history/history.c) of report.json files. Release @out
+ * afterwards, whatever it returns.
+ */
+LAB_MUST_CHECK
+int report_view_decode_context(const json_t *report, struct report_view *out,
+			       struct strbuf *err);
 
 /* Frees what @v holds; @v may then be decoded into again. */
 void report_view_release(struct report_view *v);

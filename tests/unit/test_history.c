@@ -247,6 +247,29 @@ static void test_incremental(void **state)
  * they are not nights. Counted, a later, slower step became "tonight" and
  * a new regression for --fail-on-new.
  */
+/* A change point says what changed in the kernel between its two nights. */
+static void test_change_point_diff(void **state)
+{
+	struct history h;
+	struct history_series *s;
+	char name[16];
+	(void)state;
+
+	for (int d = 1; d <= 20; d++) {
+		snprintf(name, sizeof(name), "m%02d", d);
+		session(name, d, "hostE", "1", d <= 10 ? "mm: old" : "mm: new",
+			d <= 10 ? 1000 : 900, 8, 0, NULL);
+	}
+	build(&h, 1, NULL);
+	s = find(&h, "hostE", "next");
+	assert_non_null(s);
+	assert_int_equal(s->ncp, 1);
+	assert_int_equal(s->cps[0].diff.n, 2);
+	assert_string_equal(s->cps[0].diff.v[0], "+ [PATCH 1/1] mm: new");
+	assert_string_equal(s->cps[0].diff.v[1], "- [PATCH 1/1] mm: old");
+	history_release(&h);
+}
+
 static void test_bisection_steps_are_not_nights(void **state)
 {
 	struct history h;
@@ -816,6 +839,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_series_and_skips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_change_point_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bisection_steps_are_not_nights, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key, setup, teardown),
