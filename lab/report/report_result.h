@@ -146,7 +146,6 @@ struct result_record {
 	struct result_warning *warnings;
 	struct result_sequential sequential;
 	const json_t *json;		/* the element decoded */
-	/* added for the HTML renderer */
 	/*
 	 * side[k] has its statistics (median, outliers, drift, ...): the
 	 * kernel has values. Without them side[k].outliers reads 0, which

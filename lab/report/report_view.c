@@ -655,7 +655,6 @@ const struct view_index *report_view_geomeans(const struct report_view *v, const
 	return index_find(v->geomean_ix, v->ngeomean, name, n);
 }
 
-/* added for the analysis */
 void input_workload_decode(const json_t *w, struct input_workload *out)
 {
 	const json_t *a = json_object_get(w, "primary"), *e;

@@ -212,7 +212,6 @@ struct report_view {
 	 * (seconds for 10,000 workloads).
 	 */
 	struct view_index *workload_ix, *geomean_ix;
-	/* added for history */
 	/*
 	 * host, guest and kernels as stored: history copies them verbatim
 	 * into its digests and hashes host and guest into its context ids,
@@ -238,7 +237,6 @@ struct view_index {
 LAB_MUST_CHECK
 int report_view_decode(const json_t *report, struct report_view *out, struct strbuf *err);
 
-/* added for history */
 /*
  * As report_view_decode(), but only the members that describe the session
  * rather than its analysis: schema, session, generator, host, kernels,
@@ -264,7 +262,6 @@ const struct view_workload *report_view_workload(const struct report_view *v, co
 const struct view_index *report_view_geomeans(const struct report_view *v, const char *name,
 					      size_t *n);
 
-/* added for the analysis */
 /*
  * What report_analyze() reads of its input session (or of a stored report
  * it analyses again), beyond the runs (report_validate_runs() decodes

@@ -70,7 +70,6 @@ struct run_record {
 	const json_t *guest_messages;
 	size_t nr_guest_messages;
 	const json_t *json;	/* the element: series, ... untyped */
-	/* added for the HTML renderer */
 	struct run_host_load host_load;
 };
 
