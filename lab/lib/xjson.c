@@ -70,3 +70,28 @@ json_t *jpath(const json_t *obj, const char *dotted)
 	}
 	return cur;
 }
+
+size_t xjson_path_key(struct strbuf *path, const char *key)
+{
+	size_t old = path->len;
+
+	if (old)
+		sb_addc(path, '.');
+	sb_adds(path, key);
+	return old;
+}
+
+size_t xjson_path_index(struct strbuf *path, size_t i)
+{
+	size_t old = path->len;
+
+	sb_addf(path, "[%zu]", i);
+	return old;
+}
+
+void xjson_path_pop(struct strbuf *path, size_t old)
+{
+	path->len = old;
+	if (path->buf)
+		path->buf[old] = '\0';
+}

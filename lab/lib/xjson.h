@@ -15,6 +15,9 @@
 #define LAB_XJSON_H
 
 #include <jansson.h>
+#include <stddef.h>
+
+#include "strbuf.h"
 
 /* xjson_pack(@fmt, ...), or die() naming the format and jansson's reason. */
 json_t *xjson_pack(const char *fmt, ...);
@@ -33,5 +36,14 @@ const char *jget_str(const json_t *obj, const char *key, const char *def);
  * one key is 128 bytes or longer (no member has such a name).
  */
 json_t *jpath(const json_t *obj, const char *dotted);
+
+/*
+ * A JSON path for error messages ("runs[3].metrics.ops"), built as a
+ * decoder descends: a push returns the path's old length, the pop puts
+ * that length back. The report's and the run record's decoders share it.
+ */
+size_t xjson_path_key(struct strbuf *path, const char *key);
+size_t xjson_path_index(struct strbuf *path, size_t i);
+void xjson_path_pop(struct strbuf *path, size_t old);
 
 #endif

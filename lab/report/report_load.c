@@ -78,31 +78,6 @@ static int vfail(struct vctx *v, const char *fmt, ...)
 	return -1;
 }
 
-/* Path components: push returns the old length, pop restores it. */
-static size_t push_key(struct vctx *v, const char *key)
-{
-	size_t old = v->path.len;
-
-	if (old)
-		sb_addc(&v->path, '.');
-	sb_adds(&v->path, key);
-	return old;
-}
-
-static size_t push_index(struct vctx *v, size_t i)
-{
-	size_t old = v->path.len;
-
-	sb_addf(&v->path, "[%zu]", i);
-	return old;
-}
-
-static void pop(struct vctx *v, size_t old)
-{
-	v->path.len = old;
-	v->path.buf[old] = '\0';
-}
-
 /*
  * Look up @key in @obj and check its type. Missing optional keys give
  * *@out = NULL and 0; a JSON null for an optional non-nullable key counts
@@ -120,14 +95,14 @@ static int get(struct vctx *v, const json_t *obj, const char *key, enum want w,
 		j = NULL;
 	if (!j && !required)
 		return 0;
-	old = push_key(v, key);
+	old = xjson_path_key(&v->path, key);
 	if (!j)
 		ret = vfail(v, "missing (expected %s)", want_names[w]);
 	else if (!type_ok(j, w))
 		ret = vfail(v, "expected %s, got %s", want_names[w], xjson_type_name(j));
 	else
 		*out = j;
-	pop(v, old);
+	xjson_path_pop(&v->path, old);
 	return ret;
 }
 
@@ -159,22 +134,22 @@ static int each(struct vctx *v, const json_t *obj, const char *key, int required
 		return -1;
 	if (!arr)
 		return 0;
-	old = push_key(v, key);
+	old = xjson_path_key(&v->path, key);
 	json_array_foreach(arr, i, el) {
-		size_t o = push_index(v, i);
+		size_t o = xjson_path_index(&v->path, i);
 		int ret;
 
 		if (!json_is_object(el))
 			ret = vfail(v, "expected an object, got %s", xjson_type_name(el));
 		else
 			ret = fn(v, el, data);
-		pop(v, o);
+		xjson_path_pop(&v->path, o);
 		if (ret) {
-			pop(v, old);
+			xjson_path_pop(&v->path, old);
 			return -1;
 		}
 	}
-	pop(v, old);
+	xjson_path_pop(&v->path, old);
 	return 0;
 }
 
@@ -191,9 +166,9 @@ static int check_object(struct vctx *v, const json_t *obj, const char *key, int 
 		*out = o;
 	if (!o || !fields)
 		return 0;
-	old = push_key(v, key);
+	old = xjson_path_key(&v->path, key);
 	ret = check_fields(v, o, fields);
-	pop(v, old);
+	xjson_path_pop(&v->path, old);
 	return ret;
 }
 
@@ -245,9 +220,9 @@ static int check_metric_decl(struct vctx *v, const json_t *m, void *data)
 	b = json_object_get(m, "better");
 	if (json_is_string(b) && strcmp(json_string_value(b), "higher") &&
 	    strcmp(json_string_value(b), "lower")) {
-		size_t old = push_key(v, "better");
+		size_t old = xjson_path_key(&v->path, "better");
 		int ret = vfail(v, "expected \"higher\" or \"lower\"");
-		pop(v, old);
+		xjson_path_pop(&v->path, old);
 		return ret;
 	}
 	return 0;
@@ -350,12 +325,12 @@ static int check_unique_kernels(struct vctx *v, const struct kernel_names *kn)
 	}
 	if (best == (size_t)-1)
 		return 0;
-	size_t old = push_key(v, "kernels"), o = push_index(v, best);
-	size_t k = push_key(v, "name");
+	size_t old = xjson_path_key(&v->path, "kernels"), o = xjson_path_index(&v->path, best);
+	size_t k = xjson_path_key(&v->path, "name");
 	int ret = vfail(v, "also the name of kernels[%zu]", first);
-	pop(v, k);
-	pop(v, o);
-	pop(v, old);
+	xjson_path_pop(&v->path, k);
+	xjson_path_pop(&v->path, o);
+	xjson_path_pop(&v->path, old);
 	return ret;
 }
 
@@ -368,11 +343,11 @@ static int check_kernel_ref(struct vctx *v, const struct kernel_names *kn, const
 
 	if (!name || has_kernel(kn, name))
 		return 0;
-	old = push_key(v, key);
+	old = xjson_path_key(&v->path, key);
 	ret = vfail(v, "no kernel named \"");
 	sb_add_text_safe(v->err, name);
 	sb_adds(v->err, "\" in kernels[]");
-	pop(v, old);
+	xjson_path_pop(&v->path, old);
 	return ret;
 }
 
@@ -404,13 +379,13 @@ static int check_unique_seq(struct vctx *v, const struct run_records *runs)
 	qsort(s, n, sizeof(*s), cmp_seq);
 	for (i = 1; i < n && !ret; i++) {
 		if (s[i].seq == s[i - 1].seq) {
-			size_t old = push_key(v, "runs"), o = push_index(v, s[i].index);
-			size_t k = push_key(v, "seq");
+			size_t old = xjson_path_key(&v->path, "runs"), o = xjson_path_index(&v->path, s[i].index);
+			size_t k = xjson_path_key(&v->path, "seq");
 
 			ret = vfail(v, "%ld is also the seq of runs[%zu]", s[i].seq, s[i - 1].index);
-			pop(v, k);
-			pop(v, o);
-			pop(v, old);
+			xjson_path_pop(&v->path, k);
+			xjson_path_pop(&v->path, o);
+			xjson_path_pop(&v->path, old);
 		}
 	}
 	free(s);
@@ -435,13 +410,13 @@ static int check_host_count(struct vctx *v, const struct run_records *runs)
 			continue;
 		json_object_set_new(seen, h, json_true());
 		if (json_object_size(seen) > REPORT_MAX_HOSTS) {
-			size_t old = push_key(v, "runs"), o = push_index(v, i), k = push_key(v, "host");
+			size_t old = xjson_path_key(&v->path, "runs"), o = xjson_path_index(&v->path, i), k = xjson_path_key(&v->path, "host");
 
 			ret = vfail(v, "host number %d; a session has at most %d hosts",
 				    REPORT_MAX_HOSTS + 1, REPORT_MAX_HOSTS);
-			pop(v, k);
-			pop(v, o);
-			pop(v, old);
+			xjson_path_pop(&v->path, k);
+			xjson_path_pop(&v->path, o);
+			xjson_path_pop(&v->path, old);
 			break;
 		}
 	}
@@ -477,12 +452,12 @@ static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
 	if (!json_is_number(j) || (json_number_value(j) >= STATS_MIN_RESAMPLES &&
 				   json_number_value(j) <= STATS_MAX_RESAMPLES))
 		return 0;
-	old = push_key(v, "statistics");
-	k = push_key(v, key);
+	old = xjson_path_key(&v->path, "statistics");
+	k = xjson_path_key(&v->path, key);
 	ret = vfail(v, "expected an integer from %d to %d, got %.0f", STATS_MIN_RESAMPLES,
 		    STATS_MAX_RESAMPLES, json_number_value(j));
-	pop(v, k);
-	pop(v, old);
+	xjson_path_pop(&v->path, k);
+	xjson_path_pop(&v->path, old);
 	return ret;
 }
 
@@ -515,9 +490,9 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 	if (check_object(v, root, "guest", 0, guest_f, &guest))
 		return -1;
 	if (guest) {
-		size_t old = push_key(v, "guest");
+		size_t old = xjson_path_key(&v->path, "guest");
 		int ret = each(v, guest, "nodes", 0, check_node, NULL);
-		pop(v, old);
+		xjson_path_pop(&v->path, old);
 		if (ret)
 			return -1;
 	}
@@ -526,19 +501,19 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 	if (check_object(v, root, "design", 1, design_f, &design))
 		return -1;
 	{
-		size_t old = push_key(v, "design");
+		size_t old = xjson_path_key(&v->path, "design");
 		int ret = check_kernel_ref(v, kn, design, "baseline") ||
 			check_kernel_ref(v, kn, design, "patched");
 
 		/* Runs are told apart by kernel name: an A/A session names the build twice. */
 		if (!ret && json_is_string(json_object_get(design, "patched")) &&
 		    !strcmp(jget(design, "baseline"), jget(design, "patched"))) {
-			size_t o = push_key(v, "patched");
+			size_t o = xjson_path_key(&v->path, "patched");
 			ret = vfail(v, "the same kernel as design.baseline (for an A/A comparison, "
 				    "list the build twice under two names)");
-			pop(v, o);
+			xjson_path_pop(&v->path, o);
 		}
-		pop(v, old);
+		xjson_path_pop(&v->path, old);
 		if (ret)
 			return -1;
 	}

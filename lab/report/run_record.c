@@ -74,32 +74,6 @@ static int fail(struct dec *d, const char *fmt, ...)
 	return -1;
 }
 
-/* Path components: push returns the old length, pop restores it. */
-static size_t push_key(struct dec *d, const char *key)
-{
-	size_t old = d->path.len;
-
-	if (old)
-		sb_addc(&d->path, '.');
-	sb_adds(&d->path, key);
-	return old;
-}
-
-static size_t push_index(struct dec *d, size_t i)
-{
-	size_t old = d->path.len;
-
-	sb_addf(&d->path, "[%zu]", i);
-	return old;
-}
-
-static void pop(struct dec *d, size_t old)
-{
-	d->path.len = old;
-	if (d->path.buf)
-		d->path.buf[old] = '\0';
-}
-
 /*
  * @key of @obj, its type checked. Absent and optional: *@out = NULL and 0;
  * a null for an optional key that may not be null counts as absent, since
@@ -117,14 +91,14 @@ static int get(struct dec *d, const json_t *obj, const char *key, enum want w, i
 		j = NULL;
 	if (!j && !required)
 		return 0;
-	old = push_key(d, key);
+	old = xjson_path_key(&d->path, key);
 	if (!j)
 		ret = fail(d, "missing (expected %s)", want_names[w]);
 	else if (!type_ok(j, w))
 		ret = fail(d, "expected %s, got %s", want_names[w], xjson_type_name(j));
 	else
 		*out = j;
-	pop(d, old);
+	xjson_path_pop(&d->path, old);
 	return ret;
 }
 
@@ -172,11 +146,11 @@ static int check_kernel(struct dec *d, const char *name)
 
 	if (!d->kernels || d->kernels->known(name, d->kernels->data))
 		return 0;
-	old = push_key(d, "kernel");
+	old = xjson_path_key(&d->path, "kernel");
 	fail(d, "no kernel named \"");
 	sb_add_text_safe(d->err, name);
 	sb_adds(d->err, "\" in kernels[]");
-	pop(d, old);
+	xjson_path_pop(&d->path, old);
 	return -1;
 }
 
@@ -199,17 +173,17 @@ static int decode_host_slot(struct dec *d, const json_t *r, struct run_record *o
 	for (i = 0; i < len && out->host[i] >= 0x20 && out->host[i] < 0x7f; i++)
 		;
 	if (host && (!len || len > RUN_HOST_MAX || i < len)) {
-		old = push_key(d, "host");
+		old = xjson_path_key(&d->path, "host");
 		ret = fail(d, "expected a host name of 1 to %d printable ASCII characters",
 			   RUN_HOST_MAX);
-		pop(d, old);
+		xjson_path_pop(&d->path, old);
 		return ret;
 	}
 	if (slot && (json_number_value(slot) < 0 || json_number_value(slot) >= RUN_SLOT_MAX)) {
-		old = push_key(d, "slot");
+		old = xjson_path_key(&d->path, "slot");
 		ret = fail(d, "expected a slot from 0 to %d, got %.0f", RUN_SLOT_MAX - 1,
 			   json_number_value(slot));
-		pop(d, old);
+		xjson_path_pop(&d->path, old);
 		return ret;
 	}
 	out->slot = slot ? (int)json_number_value(slot) : -1;
@@ -227,11 +201,11 @@ static int decode_timings(struct dec *d, const json_t *r, struct run_timings *t)
 		return -1;
 	if (!tim)
 		return 0;
-	old = push_key(d, "timings");
+	old = xjson_path_key(&d->path, "timings");
 	ret = get(d, tim, "boot_s", W_NUMBER_OR_NULL, 0, &boot) ||
 	      get(d, tim, "workload_s", W_NUMBER_OR_NULL, 0, &work) ||
 	      get(d, tim, "host_overhead_s", W_NUMBER_OR_NULL, 0, &host) ? -1 : 0;
-	pop(d, old);
+	xjson_path_pop(&d->path, old);
 	t->boot_s = number_or_nan(boot);
 	t->workload_s = number_or_nan(work);
 	t->host_overhead_s = number_or_nan(host);
@@ -246,9 +220,9 @@ static int check_number_map(struct dec *d, const json_t *obj)
 
 	json_object_foreach((json_t *)obj, key, val) {
 		if (!type_ok(val, W_NUMBER_OR_NULL)) {
-			size_t old = push_key(d, key);
+			size_t old = xjson_path_key(&d->path, key);
 			int ret = fail(d, "expected a number or null, got %s", xjson_type_name(val));
-			pop(d, old);
+			xjson_path_pop(&d->path, old);
 			return ret;
 		}
 	}
@@ -266,12 +240,12 @@ static int decode_metrics(struct dec *d, const json_t *r, struct run_record *out
 		return -1;
 	if (!metrics)
 		return 0;
-	old = push_key(d, "metrics");
+	old = xjson_path_key(&d->path, "metrics");
 	if (check_number_map(d, metrics)) {
-		pop(d, old);
+		xjson_path_pop(&d->path, old);
 		return -1;
 	}
-	pop(d, old);
+	xjson_path_pop(&d->path, old);
 	if (!json_object_size(metrics))
 		return 0;
 	out->metrics = xcalloc(json_object_size(metrics), sizeof(*out->metrics));
@@ -291,19 +265,19 @@ static int decode_counters(struct dec *d, const json_t *r, struct run_record *ou
 	out->counters = counters;
 	if (!counters)
 		return 0;
-	old = push_key(d, "counters");
+	old = xjson_path_key(&d->path, "counters");
 	json_object_foreach((json_t *)counters, gname, group) {
-		size_t o = push_key(d, gname);
+		size_t o = xjson_path_key(&d->path, gname);
 		int ret = json_is_object(group) ? check_number_map(d, group) :
 			fail(d, "expected an object, got %s", xjson_type_name(group));
 
-		pop(d, o);
+		xjson_path_pop(&d->path, o);
 		if (ret) {
-			pop(d, old);
+			xjson_path_pop(&d->path, old);
 			return -1;
 		}
 	}
-	pop(d, old);
+	xjson_path_pop(&d->path, old);
 	return 0;
 }
 
@@ -316,11 +290,11 @@ static int decode_messages(struct dec *d, const json_t *r, struct run_record *ou
 		return -1;
 	json_array_foreach(msgs, i, el) {
 		if (!json_is_string(el)) {
-			size_t old = push_key(d, "guest_messages"), o = push_index(d, i);
+			size_t old = xjson_path_key(&d->path, "guest_messages"), o = xjson_path_index(&d->path, i);
 
 			fail(d, "expected a string, got %s", xjson_type_name(el));
-			pop(d, o);
-			pop(d, old);
+			xjson_path_pop(&d->path, o);
+			xjson_path_pop(&d->path, old);
 			return -1;
 		}
 	}
@@ -355,9 +329,9 @@ static int decode(struct dec *d, const json_t *r, struct run_record *out)
 		return -1;
 	out->ok = !strcmp(status, "ok");
 	if (!out->ok && strcmp(status, "failed")) {
-		old = push_key(d, "status");
+		old = xjson_path_key(&d->path, "status");
 		fail(d, "expected \"ok\" or \"failed\"");
-		pop(d, old);
+		xjson_path_pop(&d->path, old);
 		return -1;
 	}
 	if (decode_timings(d, r, &out->timings) || decode_metrics(d, r, out) ||
@@ -406,10 +380,10 @@ int run_records_decode(const json_t *runs, const struct run_kernel_names *kernel
 	}
 	out->v = xcalloc(json_array_size(runs) + 1, sizeof(*out->v));
 	json_array_foreach(runs, i, r) {
-		size_t old = push_index(&d, i);
+		size_t old = xjson_path_index(&d.path, i);
 
 		ret = decode(&d, r, &out->v[i]);
-		pop(&d, old);
+		xjson_path_pop(&d.path, old);
 		if (ret)
 			break;
 		out->n++;

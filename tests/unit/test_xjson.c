@@ -57,11 +57,36 @@ static void test_pack_bad_dies(void **state)
 	assert_non_null(strstr(msg, "json_pack(\"{s:s}\")"));
 }
 
+/* The decoders' JSON path: pushes nest, a pop puts back exactly the old path. */
+static void test_path(void **state)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t a, b, c;
+	(void)state;
+
+	xjson_path_pop(&p, 0);	/* nothing pushed yet: no buffer to touch */
+	a = xjson_path_key(&p, "runs");
+	b = xjson_path_index(&p, 3);
+	c = xjson_path_key(&p, "metrics");
+	xjson_path_key(&p, "ops");
+	assert_string_equal(sb_str(&p), "runs[3].metrics.ops");
+	xjson_path_pop(&p, c);
+	assert_string_equal(sb_str(&p), "runs[3]");
+	xjson_path_pop(&p, b);
+	assert_string_equal(sb_str(&p), "runs");
+	xjson_path_pop(&p, a);
+	assert_string_equal(sb_str(&p), "");
+	assert_int_equal(xjson_path_index(&p, 0), 0);
+	assert_string_equal(sb_str(&p), "[0]");
+	sb_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pack_ok),
 		cmocka_unit_test(test_pack_bad_dies),
+		cmocka_unit_test(test_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
