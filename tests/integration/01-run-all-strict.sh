@@ -32,6 +32,38 @@ printf '10-fake-passes.sh used to lack a widget\n' > "$TMP/t/expected-skips"
 EXPECTED_SKIPS="$TMP/t/expected-skips" STRICT=1 run && fail "the unlisted skip passed"
 grep -q "note: 10-fake-passes.sh is listed" "$TMP/out" || fail "a stale expected skip is not pointed out"
 
+# Paired tests run after the others, two at a time: these two can only pass
+# together (each waits for the other's mark), a third is counted as failed,
+# and each one's output comes out whole.
+rm -f "$TMP/t/expected-skips"
+mkdir "$TMP/p"
+for n in 30 40; do
+	other=$((70 - n))
+	cat > "$TMP/p/$n-fake-paired.sh" <<EOF
+# run-all: paired
+echo "$n: line one"
+touch "$TMP/p/mark-$n"
+for _ in \$(seq 60); do [ -e "$TMP/p/mark-$other" ] && break; sleep 0.1; done
+[ -e "$TMP/p/mark-$other" ] || { echo "$n: the other paired test never ran beside me"; exit 1; }
+echo "$n: line two"
+EOF
+done
+printf '# run-all: paired\necho "50: failing"; exit 3\n' > "$TMP/p/50-fake-paired.sh"
+printf 'exit 0\n' > "$TMP/p/60-fake-serial.sh"
+ONLY=fake INTEGRATION_DIR="$TMP/p" STRICT=1 tests/integration/run-all > "$TMP/out" 2>&1 &&
+	fail "a failing paired test passed the run: $(cat "$TMP/out")"
+grep -q "integration: 3 passed, 1 failed, 0 skipped (strict)" "$TMP/out" || fail "paired counts: $(cat "$TMP/out")"
+grep -q "FAIL $TMP/p/50-fake-paired.sh (rc=3" "$TMP/out" || fail "the failing paired test is not named"
+# The serial test ran first; each paired test's lines are together.
+[ "$(grep -m1 '^== ' "$TMP/out")" = "== $TMP/p/60-fake-serial.sh" ] || fail "serial tests do not come first: $(cat "$TMP/out")"
+for n in 30 40; do
+	grep -A3 "^== $TMP/p/$n-fake-paired.sh (paired)" "$TMP/out" | tr '\n' '|' |
+		grep -q "$n: line one|$n: line two|-- PASS" || fail "paired output of $n mixed: $(cat "$TMP/out")"
+done
+rm -f "$TMP"/p/mark-*
+PAIRED_JOBS=1 ONLY=fake INTEGRATION_DIR="$TMP/p" tests/integration/run-all > "$TMP/out" 2>&1
+grep -q "the other paired test never ran beside me" "$TMP/out" || fail "PAIRED_JOBS=1 ran two at once: $(cat "$TMP/out")"
+
 # The real list names only tests that exist.
 while read -r name _; do
 	[ -f "tests/integration/$name" ] || fail "expected-skips names $name, which does not exist"

@@ -5,6 +5,7 @@
 # The guest is tiny-icount: the history check at the end compares the
 # two sessions' baseline runs, and with the host's clock a host that
 # changed speed between them made a change point there now and then.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 CONF=$TMP/ab.conf
@@ -12,12 +13,13 @@ sed 's/^guest = tiny$/guest = tiny-icount/' tests/fixtures/labs/ab-small.conf > 
 # The copy lives in $TMP: make its relative paths absolute again.
 sed -i "s#\.\./\.\./\.\./#$ROOT/#; s#\.\./series/#$ROOT/tests/fixtures/series/#" "$CONF"
 grep -q '^guest = tiny-icount$' "$CONF" || fail "the test lab does not run in tiny-icount"
+private_lab "$CONF"
 
 "$LAB" run --ab -c "$CONF" --junit "$TMP/junit.xml" > "$TMP/stdout" 2> "$TMP/stderr"
 rc=$?
 tail -20 "$TMP/stderr"
 [ $rc -eq 0 ] || fail "run --ab exited $rc"
-dir=$(readlink -f reports/tests/latest)
+dir=$(readlink -f "$REPORTS/latest")
 [ -s "$dir/report.json" ] && [ -s "$dir/report.html" ] && [ -s "$dir/report.txt" ] || fail "reports missing in $dir"
 cmp -s "$TMP/stdout" "$dir/report.txt" || fail "stdout is not the text report"
 "$LAB" report "$dir/report.json" --json > /dev/null || fail "report.json does not load back"
@@ -48,13 +50,13 @@ assert rep["results"], "no results"
 PY
 grep -q '<testsuite name="mglrulab"' "$TMP/junit.xml" || fail "no JUnit file"
 grep -q 'name="cs_per_sec_per_cpu_1cpu"' "$TMP/junit.xml" || fail "JUnit lacks the metric"
-pgrep -f "qemu-system.*$ROOT/.lab/" && fail "a QEMU process of this checkout's lab is still running"
+pgrep -f "qemu-system.*$TMP/lab/" && fail "a QEMU process of this test's lab is still running"
 
 # A/A calibration: the baseline against itself reports no change.
 "$LAB" run --aa -c "$CONF" --runs 5 > "$TMP/aa.txt" 2> "$TMP/aa.err"
 rc=$?
 [ $rc -eq 0 ] || { tail "$TMP/aa.err"; fail "run --aa exited $rc"; }
-aa=$(readlink -f reports/tests/latest)
+aa=$(readlink -f "$REPORTS/latest")
 python3 - "$aa" <<'PY' || fail "A/A session reported a change"
 import json, os, sys
 rep = json.load(open(os.path.join(sys.argv[1], "report.json")))

@@ -11,6 +11,7 @@
 # The guest is tiny-icount: its clock counts instructions, so the host's
 # load cannot hide the change or fake one (with the host's clock, a noisy
 # hour left the 5 % undecided at 20 runs per kernel). The cap stays 20.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 CONF=$TMP/regression.conf
@@ -20,6 +21,7 @@ sed 's/^kernels = baseline patched/kernels = baseline slow5/; s/^threshold = 5%/
 sed -i "s#\.\./\.\./\.\./#$ROOT/#; s#\.\./series/#$ROOT/tests/fixtures/series/#" "$CONF"
 grep -q '^threshold = 2%' "$CONF" || fail "the test lab has no 2% band"
 grep -q '^guest = tiny-icount$' "$CONF" || fail "the test lab does not run in tiny-icount"
+private_lab "$CONF"
 
 bad() {	# bad WANT_IN_MESSAGE ARGS...: exit status 1 and a message naming the option
 	local want=$1
@@ -36,13 +38,13 @@ bad "--budget: expected a duration" --until decided --budget 5x
 bad "--max-runs and --budget need --until decided" --max-runs 10
 
 MAXRUNS=20
-old=$(readlink -f reports/tests/latest 2>/dev/null)
+old=$(readlink -f "$REPORTS/latest" 2>/dev/null)
 "$LAB" run --ab -c "$CONF" --until decided --max-runs $MAXRUNS --fail-on regression \
 	> "$TMP/out0" 2> "$TMP/err0" &
 pid=$!
 # Kill it without warning after four runs, before its first look.
 for _ in $(seq 900); do
-	d=$(readlink -f reports/tests/latest 2>/dev/null)
+	d=$(readlink -f "$REPORTS/latest" 2>/dev/null)
 	n=0
 	[ "$d" != "$old" ] && n=$(ls "$d"/runs/*.json 2>/dev/null | wc -l)
 	[ "$n" -ge 4 ] && break
@@ -50,7 +52,7 @@ for _ in $(seq 900); do
 done
 kill -9 $pid
 wait $pid 2>/dev/null
-d=$(readlink -f reports/tests/latest)
+d=$(readlink -f "$REPORTS/latest")
 [ "$d" != "$old" ] || fail "the sequential session did not start"
 "$LAB" run --resume "$(basename "$d")" -c "$CONF" --fail-on regression \
 	--junit "$TMP/junit.xml" > "$TMP/out" 2> "$TMP/err"
@@ -91,7 +93,7 @@ PY
 "$LAB" run --aa -c "$CONF" --until decided --max-runs 6 > "$TMP/aa.txt" 2> "$TMP/aa.err"
 rc=$?
 [ $rc -eq 0 ] || { tail "$TMP/aa.err"; fail "run --aa --until decided exited $rc"; }
-aa=$(readlink -f reports/tests/latest)
+aa=$(readlink -f "$REPORTS/latest")
 python3 - "$aa" <<'PY' || fail "the A/A session reported a change"
 import json, os, sys
 rep = json.load(open(os.path.join(sys.argv[1], "report.json")))

@@ -5,6 +5,7 @@
 # page carries a CSP that forbids scripts, so an escaping bug would surface
 # here as a "Refused to execute" message), and screenshots are kept for a
 # human to look at. Also: the same JSON gives byte-identical HTML and text.
+# run-all: paired
 set -u
 cd "$(dirname "$0")/../.."
 

@@ -2,7 +2,8 @@
 # Fuzz the report reader (and, for inputs it accepts, the analysis and the
 # renderers) with libFuzzer + ASan/UBSan for a bounded time. Seeds are the
 # checked-in fixtures, cut down so that mutations reach deep fields quickly.
-# FUZZ_SECONDS (default 60) bounds the run.
+# FUZZ_SECONDS (default 30) bounds the run.
+# run-all: paired
 . "$(dirname "$0")/../lib/fuzz.sh"
 
 out=build/fuzz

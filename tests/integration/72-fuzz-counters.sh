@@ -4,6 +4,7 @@
 # bounded time, as 71-fuzz-report.sh does for the report reader. Seeds are
 # JSON lines built from the checked-in counter fixtures.
 # FUZZ_SECONDS (default 10) bounds the run.
+# run-all: paired
 . "$(dirname "$0")/../lib/fuzz.sh"
 
 out=build/fuzz

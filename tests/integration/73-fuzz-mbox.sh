@@ -4,6 +4,7 @@
 # time, the way 71-fuzz-report.sh fuzzes the report reader. Seeds are the
 # series under tests/fixtures/series and kernels/patches, plus CRLF and
 # mboxrd variants. FUZZ_SECONDS (default 10) bounds the run.
+# run-all: paired
 . "$(dirname "$0")/../lib/fuzz.sh"
 
 out=build/fuzz-mbox

@@ -7,6 +7,7 @@
 # one-host session renders exactly as a session whose records carry no
 # host at all; a hostile host name reaches the HTML escaped; a bad host in
 # a record is an error naming the run. About 3 s.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 GEN=tests/fixtures/gen-reports.py
 HOSTILE='h<script>x</script>"&amp'

@@ -5,6 +5,7 @@
 # then the series, change points and renderers) and raw bytes for the
 # seal's reader. Seeds: the cache and state history writes for a small
 # synthetic history. FUZZ_SECONDS (default 30) bounds the run.
+# run-all: paired
 . "$(dirname "$0")/../lib/fuzz.sh"
 
 out=build/fuzz
@@ -25,14 +26,14 @@ rm -rf "$out/history-stats"
 mkdir -p "$out/history-stats" || fail "cannot create $out"
 for f in lab/stats/stats_*.c lab/stats/rng.c; do
 	clang "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined -c \
-		-o "$out/history-stats/$(basename "$f" .c).o" "$f" 2>>"$out/build.log" ||
-		{ cat "$out/build.log" >&2; fail "cannot build $f"; }
+		-o "$out/history-stats/$(basename "$f" .c).o" "$f" 2>>"$out/history-build.log" ||
+		{ cat "$out/history-build.log" >&2; fail "cannot build $f"; }
 done
 # shellcheck disable=SC2046,SC2086
 clang "${cflags[@]}" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-o "$bin" tests/fuzz/fuzz_history.c $srcs "$out"/history-stats/*.o \
-	$(pkg-config --libs jansson libcrypto) -lm 2>"$out/build.log" ||
-	{ cat "$out/build.log" >&2; fail "cannot build the fuzz target"; }
+	$(pkg-config --libs jansson libcrypto) -lm 2>"$out/history-build.log" ||
+	{ cat "$out/history-build.log" >&2; fail "cannot build the fuzz target"; }
 
 reports=$out/history-reports
 rm -rf "$reports" "$out/history-seed"
@@ -60,9 +61,9 @@ PY
 secs=${FUZZ_SECONDS:-30}
 echo "fuzzing history's cache and state for ${secs}s"
 FUZZ_HISTORY_DIR="$reports" "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-	-max_len=65536 -artifact_prefix="$out/" -print_final_stats=1 "$out/history-corpus" \
+	-max_len=65536 -artifact_prefix="$out/history-" -print_final_stats=1 "$out/history-corpus" \
 	>"$out/history-fuzz.log" 2>&1
 rc=$?
 tail -n 12 "$out/history-fuzz.log"
-[ $rc -eq 0 ] || fail "the fuzzer found a crash (see $out/history-fuzz.log and $out/crash-*)"
+[ $rc -eq 0 ] || fail "the fuzzer found a crash (see $out/history-fuzz.log and $out/history-crash-*)"
 exit 0

@@ -10,6 +10,7 @@
 # HTML is well formed and renders in headless chromium without a console
 # error; the state file makes a second run give the same change points.
 # About 10 s.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 GEN=tests/fixtures/gen-reports.py
 

@@ -14,6 +14,7 @@
 #   and a truncated file: ignored with a warning, never a crash, and the
 #   output is that of no cache and no state.
 # Runs with its own history key (XDG_STATE_HOME). About 10 s.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 GEN=tests/fixtures/gen-reports.py
 export XDG_STATE_HOME="$TMP/state"

@@ -14,3 +14,18 @@ json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(
 need_kernel_source() {
 	[ -f /usr/src/linux-source-6.12.tar.xz ] || skip "no /usr/src/linux-source-6.12.tar.xz (apt-get install linux-source-6.12)"
 }
+# private_lab CONF: point a lab.conf copied into $TMP at state and reports
+# folders of its own, so that run-all may run the test beside another one
+# (a session holds its state folder's lock; tests find their session
+# through REPORTS/latest). The guest images the checkout has built are
+# hard-linked in: an image is written once, under a new name, and renamed.
+private_lab() {
+	mkdir -p "$TMP/lab" "$TMP/reports" || fail "cannot create $TMP/lab"
+	if [ -d "$ROOT/.lab/images" ]; then
+		cp -al "$ROOT/.lab/images" "$TMP/lab/images" 2>/dev/null || rm -rf "$TMP/lab/images"
+	fi
+	sed -i "s#^state_dir = .*#state_dir = $TMP/lab#; s#^reports_dir = .*#reports_dir = $TMP/reports#" "$1"
+	grep -qx "state_dir = $TMP/lab" "$1" || fail "$1 has no state_dir line to move"
+	grep -qx "reports_dir = $TMP/reports" "$1" || fail "$1 has no reports_dir line to move"
+	REPORTS=$TMP/reports
+}
