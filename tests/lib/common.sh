@@ -19,11 +19,14 @@ need_kernel_source() {
 # (a session holds its state folder's lock; tests find their session
 # through REPORTS/latest). The guest images the checkout has built are
 # hard-linked in: an image is written once, under a new name, and renamed.
+# So is the KVM probe's answer (it is keyed to this host): probing again
+# costs up to 20 s.
 private_lab() {
 	mkdir -p "$TMP/lab" "$TMP/reports" || fail "cannot create $TMP/lab"
 	if [ -d "$ROOT/.lab/images" ]; then
 		cp -al "$ROOT/.lab/images" "$TMP/lab/images" 2>/dev/null || rm -rf "$TMP/lab/images"
 	fi
+	[ -f "$ROOT/.lab/kvm-probe.json" ] && cp "$ROOT/.lab/kvm-probe.json" "$TMP/lab/"
 	sed -i "s#^state_dir = .*#state_dir = $TMP/lab#; s#^reports_dir = .*#reports_dir = $TMP/reports#" "$1"
 	grep -qx "state_dir = $TMP/lab" "$1" || fail "$1 has no state_dir line to move"
 	grep -qx "reports_dir = $TMP/reports" "$1" || fail "$1 has no reports_dir line to move"
