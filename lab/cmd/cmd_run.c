@@ -30,11 +30,6 @@ static const struct lab_choice until_choices[] = {
 	{ "decided", 1 }, { "runs", 0 }, { NULL, 0 },
 };
 
-static const struct lab_choice fail_on_choices[] = {
-	{ "regression", FAIL_ON_REGRESSION }, { "change", FAIL_ON_CHANGE }, { "none", FAIL_ON_NONE },
-	{ NULL, 0 },
-};
-
 /* LAB_OPT_SET_INT and LAB_OPT_CHOICE store an int. */
 _Static_assert(sizeof(enum session_mode) == sizeof(int), "enum session_mode is not int-sized");
 _Static_assert(sizeof(enum fail_on) == sizeof(int), "enum fail_on is not int-sized");
@@ -71,10 +66,12 @@ static const struct lab_option run_options[] = {
 	{ .long_name = "resume", .kind = LAB_OPT_CALLBACK, .cb = opt_resume, .argname = "SESSION",
 	  .flags = LAB_OPT_OPTIONAL_ARG,
 	  .help = "continue a stopped session (default: reports/latest)" },
-	LAB_OPT_CHOICE("fail-on", 0, struct session_opts, fail_on, fail_on_choices, "WHAT",
-		       "exit 3 on a regression (default), on any change, or never"),
-	LAB_OPT_STRING("junit", 0, struct session_opts, junit, "FILE",
-		       "one JUnit test case per workload metric with its verdict"),
+	CMD_OPT_FAIL_ON(struct session_opts, fail_on,
+			"what fails the session: regression (the default: a\n"
+			"regression, a kernel failing in the guest, the lab\n"
+			"unable to measure), change (improvements too),\n"
+			"invalid (kernel or lab failures only), none"),
+	CMD_OPT_JUNIT(struct session_opts, junit),
 	LAB_OPT_BOOL("no-counters", 0, struct session_opts, no_counters,
 		     "skip vmstat/tracepoint/lru_gen collection"),
 	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),

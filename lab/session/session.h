@@ -21,10 +21,10 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "report_gate.h"
 #include "strbuf.h"
 
 enum session_mode { SESSION_AB, SESSION_AA, SESSION_ONE };
-enum fail_on { FAIL_ON_REGRESSION, FAIL_ON_CHANGE, FAIL_ON_NONE };
 
 struct session_opts {
 	const char *config;
@@ -139,9 +139,16 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
  * *@unwritten. The file it would have replaced stays as it was.
  */
 json_t *session_write_reports(const char *dir, const json_t *session_json, int *unwritten);
-/* Exit status for @report under @fail_on: LAB_REGRESSION when it fails. */
+/*
+ * Exit status for @report under @fail_on (report_gate_status()):
+ * LAB_REGRESSION for a regression or a kernel that failed in the guest,
+ * LAB_ELAB when the lab could not measure.
+ */
 int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why);
-/* The JUnit file of @report at @path: LAB_OK, or LAB_ELAB when it cannot be written (said, naming it). */
+/*
+ * The JUnit file of @report at @path ("-": stdout; report_gate_junit()):
+ * LAB_OK, or LAB_ELAB when it cannot be written (said, naming it).
+ */
 LAB_MUST_CHECK
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on);
 /*
