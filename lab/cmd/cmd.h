@@ -108,6 +108,16 @@ extern const struct lab_choice cmd_fail_on_choices[];
 LAB_MUST_CHECK
 int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char *junit);
 
+/*
+ * --json [FILE|-] of run and bisect: the machine-readable summary, to
+ * FILE or (without one, or "-") to stdout in place of the text report.
+ */
+int cmd_opt_json(const struct lab_opt_ctx *ctx, const char *arg);
+#define CMD_OPT_JSON(type, field, h) \
+	{ .long_name = "json", .kind = LAB_OPT_CALLBACK, .cb = cmd_opt_json, \
+	  LAB_OPT_FIELD_(type, field), .argname = "FILE", .flags = LAB_OPT_OPTIONAL_ARG, \
+	  .help = (h) }
+
 extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
 	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage, host_usage;
 

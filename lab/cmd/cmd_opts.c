@@ -29,6 +29,12 @@ int cmd_opt_workloads(const struct lab_opt_ctx *ctx, const char *arg)
 	return 0;
 }
 
+int cmd_opt_json(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	*(const char **)((char *)ctx->base + ctx->opt->off) = arg ? arg : USER_OUTPUT_STDOUT;
+	return 0;
+}
+
 /* From least to most strict; `none` first is what `run -h` lists first too. */
 const struct lab_choice cmd_fail_on_choices[] = {
 	{ "none", FAIL_ON_NONE }, { "invalid", FAIL_ON_INVALID },

@@ -3,6 +3,7 @@
 #include "report_gate.h"
 #include "escape.h"
 #include "report_view.h"
+#include "xjson.h"
 
 #include <math.h>
 #include <string.h>
@@ -221,4 +222,72 @@ void report_gate_junit(const json_t *report, enum fail_on f, struct strbuf *out)
 	sb_add(out, sb_str(&cases), cases.len);
 	sb_adds(out, "  </testsuite>\n</testsuites>\n");
 	sb_release(&cases);
+}
+
+const char *report_gate_status_meaning(int status)
+{
+	switch (status) {
+	case LAB_OK: return "ok: no result failed --fail-on";
+	case LAB_EUSER: return "user error: bad configuration, input or options";
+	case LAB_ELAB: return "lab failure: build, boot or host, interrupted, an output not "
+			      "written, or (--fail-on) the lab could not measure";
+	case LAB_REGRESSION: return "a result failed --fail-on: a regression, or a kernel "
+				    "failed in the guest";
+	}
+	return "unknown";
+}
+
+const char *gate_kind_name(enum gate_kind g)
+{
+	switch (g) {
+	case GATE_PASS: return "pass";
+	case GATE_SKIPPED: return "skipped";
+	case GATE_REGRESSION: case GATE_KERNEL_FAILED: return "failure";
+	case GATE_LAB_FAILED: return "error";
+	}
+	return "pass";
+}
+
+/* A ratio as a change in percent; NaN stays NaN (null in JSON). */
+static double pct(double ratio)
+{
+	return 100 * (ratio - 1);
+}
+
+/* Does @wl have a result declared primary in @res? */
+static int declares_primaries(const struct result_record *res, size_t n, const char *wl)
+{
+	for (size_t i = 0; i < n; i++)
+		if (res[i].primary && !strcmp(res[i].workload, wl))
+			return 1;
+	return 0;
+}
+
+json_t *report_gate_results_json(const json_t *report, enum fail_on f, int primaries)
+{
+	size_t n;
+	struct result_record *res = report_result_records(report, &n, NULL);
+	struct strbuf why = STRBUF_INIT;
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		const struct result_record *r = &res[i];
+		enum gate_kind g;
+
+		/* A workload that declares none (schema 1): all its metrics, as bisect does. */
+		if (primaries && !r->primary && declares_primaries(res, n, r->workload))
+			continue;
+		sb_reset(&why);
+		g = r->verdict_id ? report_gate_judge(r, f, &why) : GATE_PASS;
+		if (!primaries && (g == GATE_PASS || g == GATE_SKIPPED))
+			continue;
+		json_array_append_new(out, xjson_pack("{s:s, s:s, s:b, s:s?, s:s, s:s, s:o, s:o, s:o}",
+			"workload", r->workload, "metric", r->metric, "primary", r->primary,
+			"verdict", r->verdict_id, "gate", gate_kind_name(g), "why", sb_str(&why),
+			"delta_pct", jnum(r->change.delta_pct), "ci_lo_pct", jnum(pct(r->change.lo)),
+			"ci_hi_pct", jnum(pct(r->change.hi))));
+	}
+	sb_release(&why);
+	result_records_free(res, n);
+	return out;
 }

@@ -86,4 +86,18 @@ int report_gate_status(const json_t *report, enum fail_on f, struct strbuf *why)
  */
 void report_gate_junit(const json_t *report, enum fail_on f, struct strbuf *out);
 
+/* What exit status @status of run, bisect, report, compare or history means, in words. */
+const char *report_gate_status_meaning(int status);
+
+/* "pass", "failure", "error", "skipped": the JUnit element of @g. */
+const char *gate_kind_name(enum gate_kind g);
+
+/*
+ * The results of @report as --json summaries list them: an array of
+ * {workload, metric, primary, verdict, gate, why, delta_pct, ci_lo_pct,
+ * ci_hi_pct} for the primaries (@primaries) or for every result that
+ * fails @f (!@primaries). New reference.
+ */
+json_t *report_gate_results_json(const json_t *report, enum fail_on f, int primaries);
+
 #endif

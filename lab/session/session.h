@@ -39,6 +39,7 @@ struct session_opts {
 	const char *resume_id;		/* NULL: reports/latest */
 	enum fail_on fail_on;
 	const char *junit;
+	const char *json;		/* --json FILE ("-": stdout): session_summary_json() */
 	int no_counters;
 	int until_decided;		/* --until decided: sequential session */
 	long max_runs;			/* --max-runs: run cap per kernel and workload (0: default) */
@@ -151,6 +152,17 @@ int session_verdict_status(const json_t *report, enum fail_on fail_on, struct st
  */
 LAB_MUST_CHECK
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on);
+/*
+ * run --json: what a script needs of a finished session in @dir, from its
+ * @report (NULL: none was written) and exit @status, as JSON into @out:
+ * {schema, session (the folder), complete, reports {json, html, text},
+ * fail_on, exit_status, exit_meaning, primaries[] (each primary's verdict
+ * and its gate: report_gate_results_json()), failing[] (every result that
+ * fails @f)}.
+ */
+void session_summary_json(const char *dir, const json_t *report, enum fail_on f, int status,
+			  struct strbuf *out);
+
 /*
  * The progress line of finished run @i of @total ("run 3/8 base yp: failed:
  * why"): the first line of the failure reason, or the first metrics. What

@@ -9,6 +9,7 @@
 #include "report_result.h"
 #include "run_record.h"
 #include "util.h"
+#include "xjson.h"
 
 #include <errno.h>
 #include <math.h>
@@ -68,6 +69,45 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
 		lab_error("cannot write %s: %s", user_output_name(path), user_file_strerror(errno));
 	sb_release(&sb);
 	return r ? LAB_ELAB : LAB_OK;
+}
+
+#define SESSION_SUMMARY_SCHEMA "mglrulab-run-summary/1"
+
+void session_summary_json(const char *dir, const json_t *report, enum fail_on f, int status,
+			  struct strbuf *out)
+{
+	char *paths[3];
+	static const char *const names[3] = { "report.json", "report.html", "report.txt" };
+	json_t *session = json_object_get(report, "session"), *root;
+
+	for (int i = 0; i < 3; i++)
+		paths[i] = path_join(dir, names[i]);
+	root = xjson_pack("{s:s, s:s, s:b, s:{s:s, s:s, s:s}, s:s, s:i, s:s, s:o, s:o}",
+		"schema", SESSION_SUMMARY_SCHEMA, "session", dir,
+		"complete", json_is_true(json_object_get(session, "complete")),
+		"reports", "json", paths[0], "html", paths[1], "text", paths[2],
+		"fail_on", fail_on_name(f), "exit_status", status,
+		"exit_meaning", report_gate_status_meaning(status),
+		"primaries", report ? report_gate_results_json(report, f, 1) : json_array(),
+		"failing", report ? report_gate_results_json(report, f, 0) : json_array());
+	report_dump(root, out);
+	json_decref(root);
+	for (int i = 0; i < 3; i++)
+		free(paths[i]);
+}
+
+/* --json FILE: the summary, or an error naming the file (exit 2 unless 3 already). */
+static int write_summary(const struct session *s, const json_t *report, int status)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = 0;
+
+	session_summary_json(s->dir, report, s->o->fail_on, status, &sb);
+	if (write_user_output(s->o->json, sb.buf, sb.len))
+		r = lab_error("cannot write %s: %s", user_output_name(s->o->json),
+			      user_file_strerror(errno));
+	sb_release(&sb);
+	return r;
 }
 
 /* A timing or metric the record does not have shows as 0, as it always did. */
@@ -197,6 +237,8 @@ int session_finish(struct session *s, enum plan_end end)
 	 * a lab failure; a regression found still says 3.
 	 */
 	if ((junit_failed || unreadable || unwritten) && r == LAB_OK)
+		r = LAB_ELAB;
+	if (s->o->json && write_summary(s, report, r) && r == LAB_OK)
 		r = LAB_ELAB;
 	json_decref(report);
 	sb_release(&err);
