@@ -110,6 +110,20 @@ static int write_summary(const struct session *s, const json_t *report, int stat
 	return r;
 }
 
+/*
+ * --junit and --json, once the exit status is known: each said, naming
+ * the file, when it cannot be written (CI would read no verdicts at all);
+ * 1 then.
+ */
+static int write_ci_outputs(const struct session *s, const json_t *report, int status)
+{
+	int failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
+
+	if (s->o->json && write_summary(s, report, status))
+		failed = 1;
+	return failed;
+}
+
 /* A timing or metric the record does not have shows as 0, as it always did. */
 static double or_zero(double v)
 {
@@ -198,8 +212,6 @@ int session_finish(struct session *s, enum plan_end end)
 	fflush(stdout);
 	sb_release(&text);
 	free(txt);
-	/* Said, naming the file; CI would read no verdicts at all. */
-	int junit_failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
 	if (!unwritten)
 		term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
 	json_t *summary = json_object_get(report, "summary");
@@ -236,9 +248,9 @@ int session_finish(struct session *s, enum plan_end end)
 	 * A failed JUnit file or report, or a record the report left out, is
 	 * a lab failure; a regression found still says 3.
 	 */
-	if ((junit_failed || unreadable || unwritten) && r == LAB_OK)
+	if ((unreadable || unwritten) && r == LAB_OK)
 		r = LAB_ELAB;
-	if (s->o->json && write_summary(s, report, r) && r == LAB_OK)
+	if (write_ci_outputs(s, report, r) && r == LAB_OK)
 		r = LAB_ELAB;
 	json_decref(report);
 	sb_release(&err);
