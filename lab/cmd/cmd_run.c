@@ -87,8 +87,8 @@ static const struct lab_option run_options[] = {
 
 static const char *const run_synopsis[] = {
 	"mglrulab run [--ab [BASE NEW] | --aa [BASE]] [-c FILE] [--runs N] [--warmups N] [--seed S]",
-	"             [--workloads a,b] [--kernel NAME] [--fail-on regression|change|none]",
-	"             [--junit FILE] [--json [FILE]] [--no-counters] [-q] [-v]",
+	"             [--workloads a,b] [--kernel NAME] [--junit FILE] [--json [FILE]]",
+	"             [--fail-on regression|change|invalid|none] [--no-counters] [-q] [-v]",
 	"             [--until decided [--max-runs N] [--budget DURATION]]",
 	"mglrulab run --resume [SESSION] [--budget DURATION] [-c FILE] [--fail-on ...] [--junit FILE]",
 	"             [--json [FILE]]",
