@@ -196,18 +196,13 @@ static int render(const struct history_cli *c, const struct history *h)
 	return r;
 }
 
-static int no_session(const struct history_cli *c, const struct history *h, const char *dir,
-		      int more)
+static int no_session(const struct history *h, const char *dir, int more)
 {
 	size_t skipped = json_array_size(h->skipped);
-	const char *also = more ? " and the other folders" : "";
 
-	if (c->since)
-		return user_error("history: %s%s: no session created at or after %s (%zu report%s "
-				  "skipped); nothing written", dir, also, c->since, skipped,
-				  skipped == 1 ? "" : "s");
 	return user_error("history: %s%s: no session to read: no report.json under it that loads "
-			  "(%zu skipped); nothing written", dir, also, skipped);
+			  "(%zu skipped); nothing written", dir, more ? " and the other folders" : "",
+			  skipped);
 }
 
 /* --junit and --fail-on (history_gate.c): 3, else 2, else the status of the JUnit file. */
@@ -272,9 +267,12 @@ int cmd_history(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* Nothing to say: an error, not "0 sessions" and a state file in a stray folder. */
-	if (!h.ns) {
-		r = no_session(&c, &h, nargs ? argv[0] : default_dir, nargs > 1);
+	/*
+	 * No session at all: an error, not "0 sessions" and a state file in a
+	 * stray folder. Sessions that are all older than --since are an answer.
+	 */
+	if (!h.ns && !h.before_since) {
+		r = no_session(&h, nargs ? argv[0] : default_dir, nargs > 1);
 		goto out;
 	}
 	/* --since cuts the series short: the state would not be a prefix of them. */

@@ -130,6 +130,7 @@ struct history {
 	json_t *seen;			/* realpath and session id -> 1 */
 	json_t *skipped;		/* [{file, reason}] */
 	size_t latest;			/* the newest session, or (size_t)-1 */
+	size_t before_since;		/* sessions read and left out by --since */
 	size_t resumed, searched;	/* series resumed from the state; nights searched */
 	json_t *contexts;		/* context id -> context (host, guest, workload) */
 	/* The digest cache (history_cache_load()): NULL when not used. */

@@ -133,6 +133,9 @@ cp "$FX/nightly-b.json" "$TMP/nights/b/report.json"
 rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 3 ] || fail "history --fail-on regression: exit $rc"
 check_junit "$TMP/h.xml" >/dev/null || fail "JUnit of history is not the common shape"
+# sessions all older than --since are an answer ("0 sessions"), not an error
+"$LAB" history "$TMP/nights" --no-state --no-cache --since 2099-01-01 -o /dev/null 2>/dev/null ||
+	fail "history --since after every session must exit 0"
 "$LAB" history "$TMP/nights" --no-state --no-cache --text --json >/dev/null 2>&1 &&
 	fail "history --text --json accepted"
 echo "ok: gates and CLI conventions"
