@@ -53,10 +53,16 @@ const struct lab_usage report_usage = {
 		  "succeeded.\n",
 };
 
-static const char *const out_option[] = {
-	[REPORT_OUT_TEXT] = "--text", [REPORT_OUT_BENCHFMT] = "--benchfmt",
-	[REPORT_OUT_JSON] = "--json",
-};
+/* The option of each stdout output, for messages: a new enum report_out adds its own. */
+static const char *out_option(enum report_out w)
+{
+	static const char *const name[] = {
+		[REPORT_OUT_TEXT] = "--text", [REPORT_OUT_BENCHFMT] = "--benchfmt",
+		[REPORT_OUT_JSON] = "--json",
+	};
+
+	return (size_t)w < ARRAY_SIZE(name) && name[w] ? name[w] : "an output option";
+}
 
 /*
  * At most one output on standard output: two formats there are one
@@ -69,7 +75,7 @@ static int one_stdout_output(const char *what, const struct report_cli *cli)
 	size_t n = 0;
 
 	for (size_t i = 0; user_output_is_stdout(cli->out) && i < cli->nwhat; i++)
-		on_stdout[n++] = out_option[cli->what[i]];
+		on_stdout[n++] = out_option(cli->what[i]);
 	if (cli->html && user_output_is_stdout(cli->html))
 		on_stdout[n++] = "--html -";
 	if (cli->junit && user_output_is_stdout(cli->junit))
