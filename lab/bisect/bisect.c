@@ -535,7 +535,9 @@ static int finish(struct bisect *bs, json_t *result, struct strbuf *text)
 		close(bs->saved_stdout);
 		bs->saved_stdout = -1;
 	}
-	fputs(sb_str(text), stdout);
+	/* --json - takes stdout; the summary is in bisect.txt */
+	if (!bs->o->json || !user_output_is_stdout(bs->o->json))
+		fputs(sb_str(text), stdout);
 	fflush(stdout);
 	term_printf(stderr, "\nbisection: %s/bisect.json, bisect.txt, bisect.html\n", bs->dir);
 	free(path);
@@ -928,6 +930,20 @@ static int confirm(struct bisect *bs, struct strbuf *text)
 	return save(bs);
 }
 
+/* --json FILE: bisect_summary_json(), or an error naming the file. */
+static int write_summary(const struct bisect *bs, int status)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = 0;
+
+	bisect_summary_json(bs->dir, bs->state, status, &sb);
+	if (write_user_output(bs->o->json, sb.buf, sb.len))
+		r = lab_error("cannot write %s: %s", user_output_name(bs->o->json),
+			      user_file_strerror(errno));
+	sb_release(&sb);
+	return r;
+}
+
 int bisect_main(struct bisect_opts *o)
 {
 	struct bisect bs = { .o = o, .lock_fd = -1, .saved_stdout = -1 };
@@ -992,6 +1008,8 @@ out:
 		dup2(bs.saved_stdout, 1);
 		close(bs.saved_stdout);
 	}
+	if (o->json && bs.dir && write_summary(&bs, r) && r == LAB_OK)
+		r = LAB_ELAB;
 	json_decref(bs.state);
 	free(bs.dir);
 	config_release(&bs.cfg);

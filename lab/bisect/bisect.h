@@ -49,6 +49,7 @@ struct bisect_opts {
 	int per_patch;
 	int resume;
 	const char *resume_id;		/* NULL: <reports>/latest-bisect */
+	const char *json;		/* --json FILE ("-": stdout): bisect_summary_json() */
 };
 
 /*
@@ -121,6 +122,8 @@ struct bisect_head {
 	json_t *prefixes;		/* {"K": {"builds": bool}}; NULL: none yet */
 	const json_t *tracked;		/* step results of the whole series */
 	const json_t *waterfall;	/* result.waterfall; NULL: none */
+	const char *outcome;		/* result.outcome; NULL: no result yet */
+	long culprit;			/* result.culprit: the patch's position; 0: none */
 };
 void bisect_head_decode(const json_t *state, struct bisect_head *out);
 
@@ -130,6 +133,7 @@ struct bisect_step {
 	const char *purpose, *a, *b;	/* kernel @a against kernel @b */
 	const char *dir;		/* relative to the bisection's folder */
 	const char *state;		/* running, done or failed */
+	const char *session;		/* the step session's folder; NULL: none yet */
 	const json_t *results;		/* NULL: not measured */
 };
 void bisect_step_decode(const json_t *s, struct bisect_step *out);
@@ -162,6 +166,17 @@ void bisect_wf_step_decode(const json_t *s, struct bisect_wf_step *out);
  */
 LAB_MUST_CHECK
 json_t *bisect_state_load(const char *path, struct strbuf *err);
+
+/*
+ * bisect --json: what a script needs of the bisection in @dir, from its
+ * bisect.json @state (NULL: none yet) and exit @status, as JSON into @out
+ * (bisect_summary.c): {schema, bisection (the folder), complete, baseline,
+ * series_kernel, outcome, culprit {position, subject, message_id} or null,
+ * primaries[] (the whole series' verdicts: tracked), steps[] {step,
+ * purpose, a, b, state, session, report}, reports {json, text, html},
+ * exit_status, exit_meaning}.
+ */
+void bisect_summary_json(const char *dir, const json_t *state, int status, struct strbuf *out);
 
 /* Run (or resume) a bisection; the exit status. */
 LAB_MUST_CHECK

@@ -8,6 +8,7 @@
 #define LAB_CMD_H
 
 #include "options.h"
+#include "report_gate.h"
 #include "util.h"
 
 struct command {
@@ -48,13 +49,23 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
 	  .ival = (what), .help = (h) }
 #define REPORT_OUTPUT_OPTIONS \
 	LAB_OPT_STRING("html", 0, struct report_cli, html, "FILE", \
-		       "self-contained HTML report (inline CSS and SVG, no scripts)"), \
+		       "self-contained HTML report (inline CSS and SVG, no\n" \
+		       "scripts; \"-\": stdout)"), \
 	REPORT_OPT_OUTPUT_("text", REPORT_OUT_TEXT, "mail-ready text report (80 columns) on stdout"), \
 	REPORT_OPT_OUTPUT_("benchfmt", REPORT_OUT_BENCHFMT, \
 			   "Go benchmark format on stdout (for benchstat -col /kernel)"), \
 	REPORT_OPT_OUTPUT_("json", REPORT_OUT_JSON, "the recomputed report JSON on stdout"), \
 	LAB_OPT_STRING(NULL, 'o', struct report_cli, out, "FILE", \
-		       "write what would go to stdout into FILE instead")
+		       "write what would go to stdout into FILE instead;\n" \
+		       "one format per stdout: two are refused")
+/* report and compare: their gate, as run's (cmd_gate()). */
+#define REPORT_GATE_OPTIONS \
+	CMD_OPT_FAIL_ON(struct report_cli, fail_on, \
+			"exit 3 on a regression or a kernel failing in the\n" \
+			"guest, 2 when the lab could not measure: regression,\n" \
+			"change (improvements too), invalid (failures only),\n" \
+			"none (default: exit 0 whatever the verdicts)"), \
+	CMD_OPT_JUNIT(struct report_cli, junit)
 
 /*
  * --max-runs N of run and bisect: the run cap per kernel of --until decided
@@ -73,6 +84,39 @@ int cmd_opt_workloads(const struct lab_opt_ctx *ctx, const char *arg);
 	{ .long_name = "workloads", .kind = LAB_OPT_CALLBACK, .cb = cmd_opt_workloads, \
 	  LAB_OPT_FIELD_(type, field), .argname = "a,b", \
 	  .help = "a subset of workloads ([run] workloads)" }
+
+/*
+ * --fail-on WHAT and --junit FILE of run, report, compare and history:
+ * one vocabulary (none, invalid, regression, change: report_gate.h) and
+ * one help text each. The field is an enum fail_on, left at
+ * FAIL_ON_DEFAULT when the option is not given.
+ */
+extern const struct lab_choice cmd_fail_on_choices[];
+#define CMD_OPT_FAIL_ON(type, field, h) \
+	LAB_OPT_CHOICE("fail-on", 0, type, field, cmd_fail_on_choices, "WHAT", h)
+#define CMD_OPT_JUNIT(type, field) \
+	LAB_OPT_STRING("junit", 0, type, field, "FILE", \
+		       "JUnit XML, one test case per metric: <failure> for a\n" \
+		       "regression or a kernel failing in the guest, <error>\n" \
+		       "when the lab could not measure (\"-\": stdout)")
+/*
+ * The gate of a report for report and compare (@what): the JUnit file
+ * when @junit, then, unless @f is FAIL_ON_DEFAULT, what fails @f on
+ * stderr and its exit status (report_gate_status()). A JUnit file that
+ * cannot be written is an error naming it, exit 2 (3 still wins).
+ */
+LAB_MUST_CHECK
+int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char *junit);
+
+/*
+ * --json [FILE|-] of run and bisect: the machine-readable summary, to
+ * FILE or (without one, or "-") to stdout in place of the text report.
+ */
+int cmd_opt_json(const struct lab_opt_ctx *ctx, const char *arg);
+#define CMD_OPT_JSON(type, field, h) \
+	{ .long_name = "json", .kind = LAB_OPT_CALLBACK, .cb = cmd_opt_json, \
+	  LAB_OPT_FIELD_(type, field), .argname = "FILE", .flags = LAB_OPT_OPTIONAL_ARG, \
+	  .help = (h) }
 
 extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
 	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage, host_usage;

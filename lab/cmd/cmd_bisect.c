@@ -32,6 +32,11 @@ static const struct lab_option bisect_options[] = {
 	{ .long_name = "resume", .kind = LAB_OPT_CALLBACK, .cb = opt_resume, .argname = "BISECTION",
 	  .flags = LAB_OPT_OPTIONAL_ARG,
 	  .help = "continue a stopped bisection (default: reports/latest-bisect)" },
+	CMD_OPT_JSON(struct bisect_opts, json,
+		     "a JSON summary to FILE, or to stdout in place of the\n"
+		     "text summary (no FILE, or \"-\"): the bisection's folder,\n"
+		     "the culprit, the series' verdicts, each step's session,\n"
+		     "the exit status and its meaning, the reports' paths"),
 	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),
 	LAB_OPT_GLOBAL_COUNT(NULL, 'v', lab_verbose, "more output (twice: debug)"),
 	LAB_OPT_END
@@ -39,8 +44,8 @@ static const struct lab_option bisect_options[] = {
 
 static const char *const bisect_synopsis[] = {
 	"mglrulab bisect [BASE NEW] [-c FILE] [--max-runs N] [--budget DURATION]",
-	"                [--workloads a,b] [--per-patch] [-q] [-v]",
-	"mglrulab bisect --resume [BISECTION] [-c FILE]",
+	"                [--workloads a,b] [--per-patch] [--json [FILE]] [-q] [-v]",
+	"mglrulab bisect --resume [BISECTION] [-c FILE] [--json [FILE]]",
 	NULL
 };
 
@@ -58,7 +63,8 @@ const struct lab_usage bisect_usage = {
 		"position, Message-Id), its own effect (NEW@(c-1) against NEW@c) with its\n"
 		"interval, and what the remaining patches do; a change spread over patches is\n"
 		"said to be so. Everything is in reports/<stamp>-bisect/ (bisect.json,\n"
-		"bisect.txt, steps/ with each step's session); the summary goes to stdout.\n",
+		"bisect.txt, bisect.html, steps/ with each step's session); the summary goes\n"
+		"to stdout.\n",
 	.options = bisect_options,
 	.footer = "exit status: 0 finished (whatever it found), 1 user error, 2 lab failure or\n"
 		  "interrupted (the resume command is printed).\n",

@@ -15,12 +15,14 @@ static const struct lab_option compare_options[] = {
 	LAB_OPT_STRING("kernel-b", 0, struct report_cli, kernel_b, "NAME",
 		       "kernel of B to use (default: B's design.patched)"),
 	REPORT_OUTPUT_OPTIONS,
+	REPORT_GATE_OPTIONS,
 	LAB_OPT_END
 };
 
 static const char *const compare_synopsis[] = {
 	"mglrulab compare A.json B.json [--kernel-a NAME] [--kernel-b NAME]",
 	"                 [--html FILE] [--text] [--benchfmt] [--json] [-o FILE]",
+	"                 [--fail-on WHAT] [--junit FILE]",
 	NULL
 };
 
@@ -30,8 +32,13 @@ const struct lab_usage compare_usage = {
 		"Compare two sessions metric by metric: the runs of one kernel of A (default:\n"
 		"its patched kernel) are the baseline, those of one kernel of B the new\n"
 		"sample. Same statistics and outputs as 'mglrulab report'; the statistics\n"
-		"settings are B's. Without an output option, --text.\n",
+		"settings are B's. Without an output option, --text; one output on\n"
+		"standard output, as for 'mglrulab report'.\n",
 	.options = compare_options,
+	.footer = "exit status: 0 ok (without --fail-on, whatever the verdicts), 1 unreadable\n"
+		  "or invalid JSON, or kernels that cannot be compared, 2 cannot write output\n"
+		  "or (--fail-on) the lab could not measure, 3 (--fail-on) a regression of B\n"
+		  "against A, or a kernel whose runs failed in the guest.\n",
 };
 
 int cmd_compare(int argc, char **argv)

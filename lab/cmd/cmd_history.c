@@ -5,6 +5,7 @@
  */
 #include "cmd.h"
 #include "config.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "history.h"
 
@@ -14,8 +15,9 @@
 #include <string.h>
 
 struct history_cli {
-	const char *config, *html, *out, *since, *state, *cache;
+	const char *config, *html, *out, *since, *state, *cache, *junit;
 	int text, json, fail_on_new, by_name, no_state, no_cache;
+	enum fail_on fail_on;
 	long last, permutations;
 	const char *alpha;
 };
@@ -23,17 +25,25 @@ struct history_cli {
 static const struct lab_option history_options[] = {
 	CMD_OPT_CONFIG(struct history_cli, config),
 	LAB_OPT_STRING("html", 0, struct history_cli, html, "FILE",
-		       "self-contained HTML page (inline CSS and SVG, no scripts)"),
+		       "self-contained HTML page (inline CSS and SVG, no\n"
+		       "scripts; \"-\": stdout)"),
 	LAB_OPT_BOOL("text", 0, struct history_cli, text, "text summary for mail on stdout"),
 	LAB_OPT_BOOL("json", 0, struct history_cli, json,
 		     "every series, night and change point as JSON on stdout"),
 	LAB_OPT_STRING(NULL, 'o', struct history_cli, out, "FILE",
-		       "write what would go to stdout into FILE instead"),
+		       "write what would go to stdout into FILE instead;\n"
+		       "one format per stdout: two are refused"),
 	LAB_OPT_STRING("since", 0, struct history_cli, since, "DATE",
 		       "only sessions created at or after DATE (2026-11-01 or\n"
 		       "2026-11-01T02:00:00Z)"),
+	CMD_OPT_FAIL_ON(struct history_cli, fail_on,
+			"exit 3 when the newest session starts a regression\n"
+			"(regression), any change (change), or when a kernel\n"
+			"failed in its guest (invalid, and both others; 2 when\n"
+			"no run of it succeeded); none, the default: exit 0"),
 	LAB_OPT_BOOL("fail-on-new", 0, struct history_cli, fail_on_new,
-		     "exit 3 when the newest session starts a regression"),
+		     "the same as --fail-on regression"),
+	CMD_OPT_JUNIT(struct history_cli, junit),
 	LAB_OPT_BOOL("by-name", 0, struct history_cli, by_name,
 		     "one line per kernel name, whatever patch series it carries"),
 	LAB_OPT_LONG("last", 0, struct history_cli, last, 1, 100000, "N",
@@ -56,7 +66,8 @@ static const struct lab_option history_options[] = {
 
 static const char *const history_synopsis[] = {
 	"mglrulab history [DIR...] [--html FILE] [--text] [--json] [-o FILE]",
-	"                 [--since DATE] [--fail-on-new] [--by-name] [--last N]",
+	"                 [--since DATE] [--fail-on WHAT | --fail-on-new] [--junit FILE]",
+	"                 [--by-name] [--last N] [--alpha P] [--permutations N]",
 	"                 [--state FILE | --no-state] [--cache FILE | --no-cache]",
 	NULL
 };
@@ -68,10 +79,13 @@ const struct lab_usage history_usage = {
 		"build one series per kernel line, workload and metric (sessions of other\n"
 		"hosts, guests or workload parameters apart), and find the change points\n"
 		"in each from every raw run of every night. Corrupt, partial and running\n"
-		"sessions are skipped with a warning. Without an output option, --text.\n",
+		"sessions are skipped with a warning. Without an output option, --text.\n"
+		"A folder with no session to read is an error, and nothing is written.\n",
 	.options = history_options,
-	.footer = "exit status: 0 ok, 1 bad options or no folder, 2 cannot write output,\n"
-		  "3 --fail-on-new and the newest session starts a regression.\n",
+	.footer = "exit status: 0 ok, 1 bad options, no folder or no session in it, 2 cannot\n"
+		  "write output or (--fail-on) no run of the newest session succeeded,\n"
+		  "3 (--fail-on) the newest session starts a regression, or a kernel failed\n"
+		  "in its guest.\n",
 };
 
 /* YYYY-MM-DD, optionally followed by THH:MM[:SS][Z]: compared as text with session.created. */
@@ -88,15 +102,37 @@ static int valid_date(const char *s)
 	return 1;
 }
 
+/* -o FILE is written even when empty; standard output only when there is something. */
 static int write_out(const char *path, const struct strbuf *sb)
 {
-	if (path) {
-		if (write_user_file(path, sb->buf ? sb->buf : "", sb->len))
-			return lab_error("cannot write %s: %s", path, user_file_strerror(errno));
-	} else if (sb->len && (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout))) {
-		return lab_error("cannot write to standard output: %s", strerror(errno));
-	}
+	if ((sb->len || !user_output_is_stdout(path)) &&
+	    write_user_output(path, sb->buf ? sb->buf : "", sb->len))
+		return lab_error("cannot write %s: %s", user_output_name(path),
+				 user_file_strerror(errno));
 	return LAB_OK;
+}
+
+/* One output on standard output, as for report (cmd_report.c). */
+static int one_stdout_output(const struct history_cli *c)
+{
+	const char *on_stdout[4];
+	size_t n = 0;
+
+	if (user_output_is_stdout(c->out)) {
+		if (c->text)
+			on_stdout[n++] = "--text";
+		if (c->json)
+			on_stdout[n++] = "--json";
+	}
+	if (c->html && user_output_is_stdout(c->html))
+		on_stdout[n++] = "--html -";
+	if (c->junit && user_output_is_stdout(c->junit))
+		on_stdout[n++] = "--junit -";
+	if (n < 2)
+		return LAB_OK;
+	return user_error("history: %s and %s would both write to standard output: keep one "
+			  "there and send the other to a file (--html FILE, --junit FILE, -o FILE)",
+			  on_stdout[0], on_stdout[1]);
 }
 
 static int options_to(const struct history_cli *c, struct history_opts *o)
@@ -119,7 +155,7 @@ static int options_to(const struct history_cli *c, struct history_opts *o)
 	if (c->since && !valid_date(c->since))
 		return user_error("history: --since: expected a date such as 2026-11-01 or "
 				  "2026-11-01T02:00:00Z, got '%s'", c->since);
-	return LAB_OK;
+	return one_stdout_output(c);
 }
 
 /* The lab's reports folder, or NULL when lab.conf does not load (reported). */
@@ -141,15 +177,17 @@ static int render(const struct history_cli *c, const struct history *h)
 	int r;
 
 	if (c->html) {
-		history_render_html(h, c->html, &out);
-		if (write_user_file(c->html, out.buf, out.len)) {
-			r = lab_error("cannot write %s: %s", c->html, user_file_strerror(errno));
+		history_render_html(h, user_output_is_stdout(c->html) ? NULL : c->html, &out);
+		if (write_user_output(c->html, out.buf, out.len)) {
+			r = lab_error("cannot write %s: %s", user_output_name(c->html),
+				      user_file_strerror(errno));
 			sb_release(&out);
 			return r;
 		}
 		sb_reset(&out);
 	}
-	if (c->text || (!c->json && !c->html))
+	/* The default --text, unless --html - or --junit - took stdout. */
+	if (c->text || (!c->json && !c->html && !(c->junit && user_output_is_stdout(c->junit))))
 		history_render_text(h, &out);
 	if (c->json)
 		history_render_json(h, &out);
@@ -158,9 +196,41 @@ static int render(const struct history_cli *c, const struct history *h)
 	return r;
 }
 
+static int no_session(const struct history *h, const char *dir, int more)
+{
+	size_t skipped = json_array_size(h->skipped);
+
+	return user_error("history: %s%s: no session to read: no report.json under it that loads "
+			  "(%zu skipped); nothing written", dir, more ? " and the other folders" : "",
+			  skipped);
+}
+
+/* --junit and --fail-on (history_gate.c): 3, else 2, else the status of the JUnit file. */
+static int gate(const struct history_cli *c, const struct history *h, double time_s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = LAB_OK, status = LAB_OK;
+
+	if (c->junit) {
+		history_render_junit(h, c->fail_on == FAIL_ON_DEFAULT ? FAIL_ON_REGRESSION :
+				     c->fail_on, time_s, &sb);
+		if (write_user_output(c->junit, sb.buf, sb.len))
+			r = lab_error("history: cannot write %s: %s", user_output_name(c->junit),
+				      user_file_strerror(errno));
+		sb_reset(&sb);
+	}
+	if (c->fail_on != FAIL_ON_DEFAULT)
+		status = history_gate_status(h, c->fail_on, &sb);
+	if (status)
+		term_printf(stderr, "failing (--fail-on %s):\n%s", fail_on_name(c->fail_on),
+			    sb_str(&sb));
+	sb_release(&sb);
+	return status == LAB_REGRESSION || !r ? status : r;
+}
+
 int cmd_history(int argc, char **argv)
 {
-	struct history_cli c = { 0 };
+	struct history_cli c = { .fail_on = FAIL_ON_DEFAULT };
 	struct history_opts o;
 	struct history h;
 	char *default_dir = NULL, *state_path = NULL;
@@ -171,6 +241,11 @@ int cmd_history(int argc, char **argv)
 	r = lab_options_parse(&history_usage, "history", argc, argv, &c, &nargs);
 	if (r)
 		return cmd_status(r);
+	if (c.fail_on_new && c.fail_on != FAIL_ON_DEFAULT && c.fail_on != FAIL_ON_REGRESSION)
+		return user_error("history: --fail-on-new is --fail-on regression, not --fail-on %s",
+				  fail_on_name(c.fail_on));
+	if (c.fail_on_new)
+		c.fail_on = FAIL_ON_REGRESSION;
 	r = options_to(&c, &o);
 	if (r)
 		return r;
@@ -191,6 +266,14 @@ int cmd_history(int argc, char **argv)
 			r = user_error("history: %s: %s", dir, strerror(errno));
 			goto out;
 		}
+	}
+	/*
+	 * No session at all: an error, not "0 sessions" and a state file in a
+	 * stray folder. Sessions that are all older than --since are an answer.
+	 */
+	if (!h.ns && !h.before_since) {
+		r = no_session(&h, nargs ? argv[0] : default_dir, nargs > 1);
+		goto out;
 	}
 	/* --since cuts the series short: the state would not be a prefix of them. */
 	if (!c.no_state && !c.since)
@@ -213,8 +296,8 @@ int cmd_history(int argc, char **argv)
 	r = render(&c, &h);
 	debug("history: %.2f s reading, %.2f s change points, %.2f s state and outputs",
 	      t1 - t0, t2 - t1, now_monotonic() - t2);
-	if (!r && c.fail_on_new && history_new_regressions(&h))
-		r = LAB_REGRESSION;
+	if (!r)
+		r = gate(&c, &h, now_monotonic() - t0);
 out:
 	json_decref(state);
 	free(state_path);

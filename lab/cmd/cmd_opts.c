@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Option callbacks that more than one command takes (cmd.h). */
 #include "cmd.h"
+#include "fsutil.h"
 #include "stats.h"
+#include "escape.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 int cmd_opt_max_runs(const struct lab_opt_ctx *ctx, const char *arg)
 {
@@ -23,4 +27,37 @@ int cmd_opt_workloads(const struct lab_opt_ctx *ctx, const char *arg)
 {
 	strvec_split((struct strvec *)((char *)ctx->base + ctx->opt->off), arg, ", ");
 	return 0;
+}
+
+int cmd_opt_json(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	*(const char **)((char *)ctx->base + ctx->opt->off) = arg ? arg : USER_OUTPUT_STDOUT;
+	return 0;
+}
+
+/* From least to most strict; `none` first is what `run -h` lists first too. */
+const struct lab_choice cmd_fail_on_choices[] = {
+	{ "none", FAIL_ON_NONE }, { "invalid", FAIL_ON_INVALID },
+	{ "regression", FAIL_ON_REGRESSION }, { "change", FAIL_ON_CHANGE }, { NULL, 0 },
+};
+
+int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char *junit)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = LAB_OK, status = LAB_OK;
+
+	if (junit) {
+		/* Without --fail-on, the cases are judged by run's default. */
+		report_gate_junit(report, f == FAIL_ON_DEFAULT ? FAIL_ON_REGRESSION : f, &sb);
+		if (write_user_output(junit, sb.buf, sb.len))
+			r = lab_error("%s: cannot write %s: %s", what, user_output_name(junit),
+				      user_file_strerror(errno));
+		sb_reset(&sb);
+	}
+	if (f != FAIL_ON_DEFAULT)
+		status = report_gate_status(report, f, &sb);
+	if (status)
+		term_printf(stderr, "failing (--fail-on %s):\n%s", fail_on_name(f), sb_str(&sb));
+	sb_release(&sb);
+	return status == LAB_REGRESSION || !r ? status : r;
 }

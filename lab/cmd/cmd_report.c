@@ -27,12 +27,13 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg)
 
 static const struct lab_option report_options[] = {
 	REPORT_OUTPUT_OPTIONS,
+	REPORT_GATE_OPTIONS,
 	LAB_OPT_END
 };
 
 static const char *const report_synopsis[] = {
 	"mglrulab report REPORT.json [--html FILE] [--text] [--benchfmt] [--json]",
-	"                [-o FILE]",
+	"                [-o FILE] [--fail-on WHAT] [--junit FILE]",
 	NULL
 };
 
@@ -41,10 +42,50 @@ const struct lab_usage report_usage = {
 	.description =
 		"Recompute the statistics of a session from its raw runs and recorded\n"
 		"settings, and write the outputs. Without an output option, --text.\n"
-		"The same JSON always gives byte-identical outputs.\n",
+		"The same JSON always gives byte-identical outputs. One output goes to\n"
+		"standard output: --text, --benchfmt, --json (unless -o FILE), --html -\n"
+		"or --junit -; two of them are refused.\n",
 	.options = report_options,
-	.footer = "exit status: 0 ok, 1 unreadable or invalid JSON, 2 cannot write output.\n",
+	.footer = "exit status: 0 ok (without --fail-on, whatever the verdicts), 1 unreadable\n"
+		  "or invalid JSON, 2 cannot write output or (--fail-on) the lab could not\n"
+		  "measure a primary or runs of both kernels failed, 3 (--fail-on) a\n"
+		  "regression, or a kernel whose runs failed in the guest while the other's\n"
+		  "succeeded.\n",
 };
+
+/* The option of each stdout output, for messages: a new enum report_out adds its own. */
+static const char *out_option(enum report_out w)
+{
+	static const char *const name[] = {
+		[REPORT_OUT_TEXT] = "--text", [REPORT_OUT_BENCHFMT] = "--benchfmt",
+		[REPORT_OUT_JSON] = "--json",
+	};
+
+	return (size_t)w < ARRAY_SIZE(name) && name[w] ? name[w] : "an output option";
+}
+
+/*
+ * At most one output on standard output: two formats there are one
+ * stream no program can split (`--text --json` once wrote both).
+ * The ones -o FILE takes go to that file, together, as asked.
+ */
+static int one_stdout_output(const char *what, const struct report_cli *cli)
+{
+	const char *on_stdout[ARRAY_SIZE(cli->what) + 2];
+	size_t n = 0;
+
+	for (size_t i = 0; user_output_is_stdout(cli->out) && i < cli->nwhat; i++)
+		on_stdout[n++] = out_option(cli->what[i]);
+	if (cli->html && user_output_is_stdout(cli->html))
+		on_stdout[n++] = "--html -";
+	if (cli->junit && user_output_is_stdout(cli->junit))
+		on_stdout[n++] = "--junit -";
+	if (n < 2)
+		return 0;
+	return user_error("%s: %s and %s would both write to standard output: keep one there "
+			  "and send the other to a file (--html FILE, --junit FILE, -o FILE)",
+			  what, on_stdout[0], on_stdout[1]);
+}
 
 /*
  * argv[0] is "report" or "compare": that command's option table (the
@@ -57,6 +98,8 @@ int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli)
 	int nargs, r;
 
 	memset(cli, 0, sizeof(*cli));
+	cli->fail_on = FAIL_ON_DEFAULT;
+	cli->cmd = what;
 	r = lab_options_parse(cmd->usage, what, argc, argv, cli, &nargs);
 	if (r)
 		return r;
@@ -67,9 +110,10 @@ int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli)
 				  nfiles == 1 ? "" : "s", what);
 	for (int i = 0; i < nargs; i++)
 		cli->files[cli->nfiles++] = argv[i];
-	if (!cli->nwhat && !cli->html)
+	/* The default --text, unless --junit - asked for stdout already. */
+	if (!cli->nwhat && !cli->html && !(cli->junit && user_output_is_stdout(cli->junit)))
 		cli->what[cli->nwhat++] = REPORT_OUT_TEXT;
-	return 0;
+	return one_stdout_output(what, cli);
 }
 
 int report_cli_write(const json_t *report, const struct report_cli *cli)
@@ -79,8 +123,9 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 
 	if (cli->html) {
 		report_render_html(report, &out);
-		if (write_user_file(cli->html, out.buf, out.len)) {
-			ret = lab_error("cannot write %s: %s", cli->html, user_file_strerror(errno));
+		if (write_user_output(cli->html, out.buf, out.len)) {
+			ret = lab_error("cannot write %s: %s", user_output_name(cli->html),
+					user_file_strerror(errno));
 			goto out;
 		}
 		sb_reset(&out);
@@ -92,14 +137,12 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 		case REPORT_OUT_JSON: report_dump(report, &out); break;
 		}
 	}
-	if (!out.len)
+	if (out.len && write_user_output(cli->out, out.buf, out.len)) {
+		ret = lab_error("cannot write %s: %s", user_output_name(cli->out),
+				user_file_strerror(errno));
 		goto out;
-	if (cli->out) {
-		if (write_user_file(cli->out, out.buf, out.len))
-			ret = lab_error("cannot write %s: %s", cli->out, user_file_strerror(errno));
-	} else if (fwrite(out.buf, 1, out.len, stdout) != out.len || fflush(stdout)) {
-		ret = lab_error("cannot write to standard output: %s", strerror(errno));
 	}
+	ret = cmd_gate(cli->cmd, report, cli->fail_on, cli->junit);
 out:
 	sb_release(&out);
 	return ret;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* mglrulab run: options; the work is in session.c. */
 #include "cmd.h"
+#include "fsutil.h"
 #include "session.h"
 
 #include <stdlib.h>
@@ -28,11 +29,6 @@ static int opt_seed(const struct lab_opt_ctx *ctx, const char *arg)
 
 static const struct lab_choice until_choices[] = {
 	{ "decided", 1 }, { "runs", 0 }, { NULL, 0 },
-};
-
-static const struct lab_choice fail_on_choices[] = {
-	{ "regression", FAIL_ON_REGRESSION }, { "change", FAIL_ON_CHANGE }, { "none", FAIL_ON_NONE },
-	{ NULL, 0 },
 };
 
 /* LAB_OPT_SET_INT and LAB_OPT_CHOICE store an int. */
@@ -71,10 +67,17 @@ static const struct lab_option run_options[] = {
 	{ .long_name = "resume", .kind = LAB_OPT_CALLBACK, .cb = opt_resume, .argname = "SESSION",
 	  .flags = LAB_OPT_OPTIONAL_ARG,
 	  .help = "continue a stopped session (default: reports/latest)" },
-	LAB_OPT_CHOICE("fail-on", 0, struct session_opts, fail_on, fail_on_choices, "WHAT",
-		       "exit 3 on a regression (default), on any change, or never"),
-	LAB_OPT_STRING("junit", 0, struct session_opts, junit, "FILE",
-		       "one JUnit test case per workload metric with its verdict"),
+	CMD_OPT_FAIL_ON(struct session_opts, fail_on,
+			"what fails the session: regression (the default: a\n"
+			"regression, a kernel failing in the guest, the lab\n"
+			"unable to measure), change (improvements too),\n"
+			"invalid (kernel or lab failures only), none"),
+	CMD_OPT_JUNIT(struct session_opts, junit),
+	CMD_OPT_JSON(struct session_opts, json,
+		     "a JSON summary to FILE, or to stdout in place of the\n"
+		     "text report (no FILE, or \"-\"): the session folder,\n"
+		     "each primary's verdict, the exit status and its\n"
+		     "meaning, the reports' paths"),
 	LAB_OPT_BOOL("no-counters", 0, struct session_opts, no_counters,
 		     "skip vmstat/tracepoint/lru_gen collection"),
 	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),
@@ -84,10 +87,11 @@ static const struct lab_option run_options[] = {
 
 static const char *const run_synopsis[] = {
 	"mglrulab run [--ab [BASE NEW] | --aa [BASE]] [-c FILE] [--runs N] [--warmups N] [--seed S]",
-	"             [--workloads a,b] [--kernel NAME] [--fail-on regression|change|none]",
-	"             [--junit FILE] [--no-counters] [-q] [-v]",
+	"             [--workloads a,b] [--kernel NAME] [--junit FILE] [--json [FILE]]",
+	"             [--fail-on regression|change|invalid|none] [--no-counters] [-q] [-v]",
 	"             [--until decided [--max-runs N] [--budget DURATION]]",
 	"mglrulab run --resume [SESSION] [--budget DURATION] [-c FILE] [--fail-on ...] [--junit FILE]",
+	"             [--json [FILE]]",
 	NULL
 };
 
@@ -108,8 +112,23 @@ const struct lab_usage run_usage = {
 	.options = run_options,
 	.footer =
 		"exit status: 0 no failing verdict, 1 user error, 2 lab failure or interrupted\n"
-		"(the resume command is printed), 3 regression found (--fail-on).\n",
+		"(the resume command is printed), or the lab could not measure (runs of both\n"
+		"kernels failed, a primary without a verdict), 3 regression found, or runs of\n"
+		"one kernel failed in the guest while the other's succeeded (--fail-on).\n",
 };
+
+/* --json - or --junit - take stdout from the text report; both is one too many. */
+static int one_stdout_output(struct session_opts *o)
+{
+	int json = o->json && user_output_is_stdout(o->json);
+	int junit = o->junit && user_output_is_stdout(o->junit);
+
+	if (json && junit)
+		return user_error("run: --json and --junit - would both write to standard output: "
+				  "send one to a file");
+	o->no_stdout_report = json || junit;
+	return 0;
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -140,6 +159,8 @@ int cmd_run(int argc, char **argv)
 		r = user_error("run: --until decided compares two kernels: add --ab or --aa");
 	if (!r && o.kernel && o.mode != SESSION_ONE)
 		r = user_error("run: --kernel is for a single-kernel run (without --ab/--aa)");
+	if (!r)
+		r = one_stdout_output(&o);
 	if (!r) {
 		o.config = cmd_config_path(o.config);
 		r = session_main(&o);

@@ -77,9 +77,12 @@ static const struct lab_usage *main_usage(void)
 		.options = main_options,
 		.stop_at_arg = 1,
 		.footer = "'mglrulab help COMMAND' or 'mglrulab COMMAND -h' shows a command's options.\n"
+			  "-v and -q may also follow the command; -q with -v is refused.\n"
 			  "\n"
 			  "exit status: 0 ok, 1 user error (bad config or input, a series that does\n"
-			  "not apply), 2 lab failure (build, boot or host), 3 regression found.\n",
+			  "not apply), 2 lab failure (build, boot or host; --fail-on: the lab could\n"
+			  "not measure), 3 regression found or a kernel failed in the guest\n"
+			  "(--fail-on).\n",
 	};
 	static struct strbuf desc = STRBUF_INIT;
 

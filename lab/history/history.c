@@ -643,8 +643,10 @@ int history_add_file(struct history *h, const char *path)
 		goto out;
 	id = jget_str(d, "id", NULL);
 	created = jget_str(d, "created", NULL);
-	if (h->o.since && strcmp(created, h->o.since) < 0)
+	if (h->o.since && strcmp(created, h->o.since) < 0) {
+		h->before_since++;
 		goto out;
+	}
 	{
 		char *sid = xasprintf("session\n%s\n%s", id, created);
 		json_t *first = json_object_get(h->seen, sid);

@@ -31,6 +31,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "report_gate.h"
 #include "report_view.h"
 #include "sha256.h"
 #include "stats.h"
@@ -129,6 +130,7 @@ struct history {
 	json_t *seen;			/* realpath and session id -> 1 */
 	json_t *skipped;		/* [{file, reason}] */
 	size_t latest;			/* the newest session, or (size_t)-1 */
+	size_t before_since;		/* sessions read and left out by --since */
 	size_t resumed, searched;	/* series resumed from the state; nights searched */
 	json_t *contexts;		/* context id -> context (host, guest, workload) */
 	/* The digest cache (history_cache_load()): NULL when not used. */
@@ -230,6 +232,24 @@ void history_state_reject(struct history *h, const struct history_series *s, con
  * and regression drifts that one of tonight's change points is part of.
  */
 size_t history_new_regressions(const struct history *h);
+
+/*
+ * history's gate (history_gate.c), in report_gate.h's vocabulary, per
+ * series: a change point or drift that the newest session starts is
+ * GATE_REGRESSION (a regression; any kind under FAIL_ON_CHANGE); a series
+ * whose night in the newest session has failed runs and no value is
+ * GATE_KERNEL_FAILED when other runs of that session succeeded, else
+ * GATE_LAB_FAILED. The status is report_gate_status()'s: 3, else 2, else 0,
+ * with "  line / workload / metric: why\n" in @why for each failing series.
+ */
+int history_gate_status(const struct history *h, enum fail_on f, struct strbuf *why);
+/*
+ * JUnit XML: one <testcase> per series, judged as above; the suite's
+ * timestamp and hostname are the newest session's, @time_s how long the
+ * command took.
+ */
+void history_render_junit(const struct history *h, enum fail_on f, double time_s,
+			  struct strbuf *out);
 
 void history_render_text(const struct history *h, struct strbuf *out);
 void history_render_json(const struct history *h, struct strbuf *out);

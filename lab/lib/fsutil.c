@@ -426,6 +426,20 @@ int write_user_file(const char *path, const void *data, size_t len)
 	return r ? -1 : 0;
 }
 
+int write_user_output(const char *path, const void *data, size_t len)
+{
+	if (!user_output_is_stdout(path))
+		return write_user_file(path, data, len);
+	if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout))
+		return -1;
+	return 0;
+}
+
+const char *user_output_name(const char *path)
+{
+	return user_output_is_stdout(path) ? "standard output" : path;
+}
+
 const char *user_file_strerror(int errnum)
 {
 	switch (errnum) {

@@ -87,6 +87,21 @@ LAB_MUST_CHECK
 int write_user_file(const char *path, const void *data, size_t len);
 /* Why write_user_file() failed, in words: its refusals above, else strerror(). */
 const char *user_file_strerror(int errnum);
+/*
+ * Every output option (-o, --html, --junit, --json): "-" is standard
+ * output, as for cat and tar; any other @path is write_user_file()'s.
+ * NULL is standard output too (the option was not given). On failure -1
+ * with errno; user_output_name() names the target for the message.
+ */
+#define USER_OUTPUT_STDOUT "-"
+static inline int user_output_is_stdout(const char *path)
+{
+	return !path || (path[0] == '-' && !path[1]);
+}
+LAB_MUST_CHECK
+int write_user_output(const char *path, const void *data, size_t len);
+/* "standard output" for "-" or NULL, else @path. */
+const char *user_output_name(const char *path);
 LAB_MUST_CHECK
 int copy_file(const char *src, const char *dst, mode_t mode);
 /* Last @n lines of a file (for "the log's last lines" in error messages). */

@@ -211,11 +211,54 @@ static int option_error(int c, const struct lab_option *opts, size_t n, const ch
 	return unknown_option(opts, n, what, optopt ? arg : argv[optind - 1]);
 }
 
+/*
+ * -v and -q are mglrulab's own options, and every command takes them as
+ * well (`mglrulab report F -v`, as git takes -c anywhere it makes sense);
+ * a table that declares the letter itself keeps its own.
+ */
+static const struct lab_option global_options[] = {
+	LAB_OPT_GLOBAL_COUNT(NULL, 'v', lab_verbose, "more output (twice: debug)"),
+	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),
+};
+
+static int has_short(const struct lab_option *opts, size_t n, int c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].short_name == c)
+			return 1;
+	return 0;
+}
+
+/* @opts followed by the global options it does not declare, END-terminated. */
+static struct lab_option *with_globals(const struct lab_option *opts, size_t *n)
+{
+	struct lab_option *all = xcalloc(*n + ARRAY_SIZE(global_options) + 1, sizeof(*all));
+	size_t k = *n;
+
+	if (*n)
+		memcpy(all, opts, *n * sizeof(*all));
+	for (size_t i = 0; i < ARRAY_SIZE(global_options); i++)
+		if (!has_short(opts, *n, global_options[i].short_name))
+			all[k++] = global_options[i];
+	all[k].kind = LAB_OPT_END_KIND;
+	*n = k;
+	return all;
+}
+
+/* -q and -v together: the one says less, the other more; neither wins quietly. */
+static int quiet_and_verbose(const char *what)
+{
+	if (!lab_quiet || !lab_verbose)
+		return 0;
+	return user_error("%s%s-q and -v contradict each other (-q: no progress output, -v: "
+			  "more output): give one", what ?: "", what ? ": " : "");
+}
+
 int lab_options_parse(const struct lab_usage *u, const char *what, int argc, char **argv,
 		      void *base, int *nargs)
 {
-	const struct lab_option *opts = u->options;
-	size_t n = count_options(opts);
+	size_t n = count_options(u->options);
+	struct lab_option *opts = with_globals(u->options, &n);
 	struct option *lo = xcalloc(n + 2, sizeof(*lo));
 	struct strbuf shorts = STRBUF_INIT;
 	int c, r = 0, np = 0, rest;
@@ -258,7 +301,9 @@ int lab_options_parse(const struct lab_usage *u, const char *what, int argc, cha
 	for (rest = optind; rest < argc; rest++)
 		argv[np++] = argv[rest];
 	*nargs = np;
+	r = quiet_and_verbose(what);
 out:
+	free(opts);
 	free(lo);
 	sb_release(&shorts);
 	return r;
@@ -312,6 +357,10 @@ void lab_usage_format(const struct lab_usage *u, struct strbuf *sb)
 		sb_addc(sb, '\n');
 		format_options(u->options, sb);
 	}
+	if (!has_short(u->options, count_options(u->options), 'v') ||
+	    !has_short(u->options, count_options(u->options), 'q'))
+		sb_adds(sb, "\nGlobal options, here as before the command: -v (more output; twice:\n"
+			    "debug), -q (no progress output).\n");
 	if (u->footer)
 		sb_addf(sb, "\n%s", u->footer);
 }

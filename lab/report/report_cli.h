@@ -3,6 +3,7 @@
 #ifndef LAB_REPORT_CLI_H
 #define LAB_REPORT_CLI_H
 
+#include "report_gate.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -11,6 +12,7 @@
 enum report_out { REPORT_OUT_TEXT, REPORT_OUT_BENCHFMT, REPORT_OUT_JSON };
 
 struct report_cli {
+	const char *cmd;	/* "report" or "compare", for messages */
 	const char *files[2];
 	int nfiles;
 	const char *html;	/* --html FILE */
@@ -18,6 +20,8 @@ struct report_cli {
 	enum report_out what[8];	/* stdout outputs, in command-line order */
 	size_t nwhat;
 	const char *kernel_a, *kernel_b;	/* compare: --kernel-a / --kernel-b */
+	enum fail_on fail_on;	/* --fail-on; FAIL_ON_DEFAULT: exit 0 whatever the verdicts */
+	const char *junit;	/* --junit FILE */
 };
 
 /*
@@ -27,7 +31,10 @@ struct report_cli {
  */
 LAB_MUST_CHECK
 int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli);
-/* Render and write every requested output of @report. Returns an exit status. */
+/*
+ * Render and write every requested output of @report, then its gate
+ * (--junit, --fail-on: cmd_gate()). Returns an exit status.
+ */
 LAB_MUST_CHECK
 int report_cli_write(const json_t *report, const struct report_cli *cli);
 

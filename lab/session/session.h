@@ -21,10 +21,10 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "report_gate.h"
 #include "strbuf.h"
 
 enum session_mode { SESSION_AB, SESSION_AA, SESSION_ONE };
-enum fail_on { FAIL_ON_REGRESSION, FAIL_ON_CHANGE, FAIL_ON_NONE };
 
 struct session_opts {
 	const char *config;
@@ -39,6 +39,7 @@ struct session_opts {
 	const char *resume_id;		/* NULL: reports/latest */
 	enum fail_on fail_on;
 	const char *junit;
+	const char *json;		/* --json FILE ("-": stdout): session_summary_json() */
 	int no_counters;
 	int until_decided;		/* --until decided: sequential session */
 	long max_runs;			/* --max-runs: run cap per kernel and workload (0: default) */
@@ -139,11 +140,29 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
  * *@unwritten. The file it would have replaced stays as it was.
  */
 json_t *session_write_reports(const char *dir, const json_t *session_json, int *unwritten);
-/* Exit status for @report under @fail_on: LAB_REGRESSION when it fails. */
+/*
+ * Exit status for @report under @fail_on (report_gate_status()):
+ * LAB_REGRESSION for a regression or a kernel that failed in the guest,
+ * LAB_ELAB when the lab could not measure.
+ */
 int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why);
-/* The JUnit file of @report at @path: LAB_OK, or LAB_ELAB when it cannot be written (said, naming it). */
+/*
+ * The JUnit file of @report at @path ("-": stdout; report_gate_junit()):
+ * LAB_OK, or LAB_ELAB when it cannot be written (said, naming it).
+ */
 LAB_MUST_CHECK
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on);
+/*
+ * run --json: what a script needs of a finished session in @dir, from its
+ * @report (NULL: none was written) and exit @status, as JSON into @out:
+ * {schema, session (the folder), complete, reports {json, html, text},
+ * fail_on, exit_status, exit_meaning, primaries[] (each primary's verdict
+ * and its gate: report_gate_results_json()), failing[] (every result that
+ * fails @f)}.
+ */
+void session_summary_json(const char *dir, const json_t *report, enum fail_on f, int status,
+			  struct strbuf *out);
+
 /*
  * The progress line of finished run @i of @total ("run 3/8 base yp: failed:
  * why"): the first line of the failure reason, or the first metrics. What

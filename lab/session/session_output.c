@@ -5,9 +5,11 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
+#include "report_gate.h"
 #include "report_result.h"
 #include "run_record.h"
 #include "util.h"
+#include "xjson.h"
 
 #include <errno.h>
 #include <math.h>
@@ -51,87 +53,75 @@ json_t *session_write_reports(const char *dir, const json_t *session_json, int *
 	return report;
 }
 
-static int fails(enum stats_verdict v, enum fail_on fail_on)
-{
-	if (fail_on == FAIL_ON_NONE)
-		return 0;
-	if (v == VERDICT_REGRESSION)
-		return 1;
-	return fail_on == FAIL_ON_CHANGE && v == VERDICT_IMPROVEMENT;
-}
-
 int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why)
 {
-	size_t i, n;
-	struct result_record *res = report_result_records(report, &n, NULL);
-	int status = LAB_OK;
-
-	for (i = 0; i < n; i++) {
-		if (!res[i].verdict_id || !fails(res[i].verdict, fail_on))
-			continue;
-		sb_addf(why, "  %s %s: %s\n", res[i].workload, res[i].metric, res[i].verdict_id);
-		status = LAB_REGRESSION;
-	}
-	result_records_free(res, n);
-	return status;
-}
-
-/* One <testcase> for result @res. */
-static void junit_case(struct strbuf *cases, const struct result_record *res, int failed)
-{
-	const char *v = res->verdict_id;
-
-	sb_adds(cases, "  <testcase classname=\"mglrulab.");
-	sb_add_xml(cases, res->workload);
-	sb_adds(cases, "\" name=\"");
-	sb_add_xml(cases, res->metric);
-	sb_adds(cases, "\">\n");
-	if (failed) {
-		sb_adds(cases, "    <failure type=\"");
-		sb_add_xml(cases, v);
-		sb_adds(cases, "\" message=\"");
-		sb_add_xml(cases, res->reason);
-		sb_adds(cases, "\"/>\n");
-	} else if (res->verdict == VERDICT_INVALID || res->verdict == VERDICT_INCONCLUSIVE) {
-		sb_adds(cases, "    <skipped message=\"");
-		sb_add_xml(cases, v);
-		sb_adds(cases, ": ");
-		sb_add_xml(cases, res->reason);
-		sb_adds(cases, "\"/>\n");
-	}
-	sb_adds(cases, "    <system-out>verdict: ");
-	sb_add_xml(cases, v);
-	sb_adds(cases, "; ");
-	sb_add_xml(cases, res->reason);
-	sb_adds(cases, "</system-out>\n  </testcase>\n");
+	return report_gate_status(report, fail_on, why);
 }
 
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on)
 {
-	struct strbuf sb = STRBUF_INIT, cases = STRBUF_INIT;
-	size_t i, n, ntests = 0, failures = 0;
-	struct result_record *res = report_result_records(report, &n, NULL);
+	struct strbuf sb = STRBUF_INIT;
+	int r;
 
-	for (i = 0; i < n; i++) {
-		int failed = fails(res[i].verdict, fail_on);
-
-		if (!res[i].verdict_id)
-			continue;	/* one kernel: nothing compared */
-		ntests++;
-		failures += failed;
-		junit_case(&cases, &res[i], failed);
-	}
-	result_records_free(res, n);
-	sb_addf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<testsuite name=\"mglrulab\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", ntests, failures);
-	sb_add(&sb, sb_str(&cases), cases.len);
-	sb_adds(&sb, "</testsuite>\n");
-	int r = write_user_file(path, sb.buf, sb.len);
+	report_gate_junit(report, fail_on, &sb);
+	r = write_user_output(path, sb.buf, sb.len);
 	if (r)
-		lab_error("cannot write %s: %s", path, strerror(errno));
+		lab_error("cannot write %s: %s", user_output_name(path), user_file_strerror(errno));
 	sb_release(&sb);
-	sb_release(&cases);
 	return r ? LAB_ELAB : LAB_OK;
+}
+
+#define SESSION_SUMMARY_SCHEMA "mglrulab-run-summary/1"
+
+void session_summary_json(const char *dir, const json_t *report, enum fail_on f, int status,
+			  struct strbuf *out)
+{
+	char *paths[3];
+	static const char *const names[3] = { "report.json", "report.html", "report.txt" };
+	json_t *session = json_object_get(report, "session"), *root;
+
+	for (int i = 0; i < 3; i++)
+		paths[i] = path_join(dir, names[i]);
+	root = xjson_pack("{s:s, s:s, s:b, s:{s:s, s:s, s:s}, s:s, s:i, s:s, s:o, s:o}",
+		"schema", SESSION_SUMMARY_SCHEMA, "session", dir,
+		"complete", json_is_true(json_object_get(session, "complete")),
+		"reports", "json", paths[0], "html", paths[1], "text", paths[2],
+		"fail_on", fail_on_name(f), "exit_status", status,
+		"exit_meaning", report_gate_status_meaning(status),
+		"primaries", report ? report_gate_results_json(report, f, 1) : json_array(),
+		"failing", report ? report_gate_results_json(report, f, 0) : json_array());
+	report_dump(root, out);
+	json_decref(root);
+	for (int i = 0; i < 3; i++)
+		free(paths[i]);
+}
+
+/* --json FILE: the summary, or an error naming the file (exit 2 unless 3 already). */
+static int write_summary(const struct session *s, const json_t *report, int status)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = 0;
+
+	session_summary_json(s->dir, report, s->o->fail_on, status, &sb);
+	if (write_user_output(s->o->json, sb.buf, sb.len))
+		r = lab_error("cannot write %s: %s", user_output_name(s->o->json),
+			      user_file_strerror(errno));
+	sb_release(&sb);
+	return r;
+}
+
+/*
+ * --junit and --json, once the exit status is known: each said, naming
+ * the file, when it cannot be written (CI would read no verdicts at all);
+ * 1 then.
+ */
+static int write_ci_outputs(const struct session *s, const json_t *report, int status)
+{
+	int failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
+
+	if (s->o->json && write_summary(s, report, status))
+		failed = 1;
+	return failed;
 }
 
 /* A timing or metric the record does not have shows as 0, as it always did. */
@@ -222,8 +212,6 @@ int session_finish(struct session *s, enum plan_end end)
 	fflush(stdout);
 	sb_release(&text);
 	free(txt);
-	/* Said, naming the file; CI would read no verdicts at all. */
-	int junit_failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
 	if (!unwritten)
 		term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
 	json_t *summary = json_object_get(report, "summary");
@@ -244,8 +232,8 @@ int session_finish(struct session *s, enum plan_end end)
 	} else {
 		r = session_verdict_status(report, s->o->fail_on, &why);
 		if (r)
-			term_printf(stderr, "failing (--fail-on %s):\n%s",
-				    s->o->fail_on == FAIL_ON_CHANGE ? "change" : "regression", sb_str(&why));
+			term_printf(stderr, "failing (--fail-on %s):\n%s", fail_on_name(s->o->fail_on),
+				    sb_str(&why));
 	}
 	if (unreadable)
 		lab_error("%s: some run records could not be read (above): the report leaves them "
@@ -260,7 +248,9 @@ int session_finish(struct session *s, enum plan_end end)
 	 * A failed JUnit file or report, or a record the report left out, is
 	 * a lab failure; a regression found still says 3.
 	 */
-	if ((junit_failed || unreadable || unwritten) && r == LAB_OK)
+	if ((unreadable || unwritten) && r == LAB_OK)
+		r = LAB_ELAB;
+	if (write_ci_outputs(s, report, r) && r == LAB_OK)
 		r = LAB_ELAB;
 	json_decref(report);
 	sb_release(&err);

@@ -89,6 +89,50 @@ static void arm_alarm(void)
 }
 
 /*
+ * "-" is standard output for every output option: `report --html -`
+ * once created a file named "-" in the current folder instead.
+ */
+static void test_user_output_dash_is_stdout(void **state)
+{
+	char *dir = scratch(), *cwd = getcwd(NULL, 0), *cap = xasprintf("%s/captured", dir);
+	char *dash = xasprintf("%s/-", dir), *text;
+	int saved, fd;
+	(void)state;
+
+	assert_true(user_output_is_stdout("-"));
+	assert_true(user_output_is_stdout(NULL));
+	assert_false(user_output_is_stdout("-x"));
+	assert_false(user_output_is_stdout("./-"));
+	assert_string_equal(user_output_name("-"), "standard output");
+	assert_string_equal(user_output_name("a.html"), "a.html");
+	assert_int_equal(chdir(dir), 0);
+	fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fd, 1);
+	close(fd);
+	assert_int_equal(write_user_output("-", "<html>\n", 7), 0);
+	dup2(saved, 1);
+	close(saved);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(access(dash, F_OK), -1);
+	text = slurp(cap);
+	assert_string_equal(text, "<html>\n");
+	free(text);
+	/* any other name is still write_user_file()'s */
+	assert_int_equal(write_user_output(dash, "x", 1), 0);
+	text = slurp(dash);
+	assert_string_equal(text, "x");
+	free(text);
+	assert_int_equal(rm_rf(dir), 0);
+	free(cwd);
+	free(cap);
+	free(dash);
+	free(dir);
+}
+
+/*
  * Outputs the user names (-o, --html, --junit): a regular file, new or
  * old, is written atomically; a folder is refused, not replaced; /dev/null
  * takes the output in place (it must not be renamed over).
@@ -600,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_write_name_max),
 		cmocka_unit_test(test_session_dir_lock_first),
 		cmocka_unit_test(test_session_dir_sweep),
+		cmocka_unit_test(test_user_output_dash_is_stdout),
 	};
 
 	umask(022);

@@ -834,9 +834,46 @@ static void test_state_file(void **state)
 	free(path);
 }
 
+/*
+ * history's gate (history_gate.c): a night whose runs all failed fails
+ * --fail-on invalid and stricter as the lab failing (no run of that
+ * session succeeded): exit 2, a JUnit <error>; --fail-on none lets it
+ * pass. history had no such gate: it exited 0 on any night that failed.
+ */
+static void test_gate_failed_night(void **state)
+{
+	struct history h;
+	struct strbuf why = STRBUF_INIT, xml = STRBUF_INIT;
+	char name[16];
+	(void)state;
+
+	for (int d = 1; d <= 6; d++) {
+		snprintf(name, sizeof(name), "g%02d", d);
+		session(name, d, "hostG", "1", "mm: x", 1000, 8, d == 6 ? 8 : 0, NULL);
+	}
+	build(&h, 1, NULL);
+	assert_int_equal(history_gate_status(&h, FAIL_ON_REGRESSION, &why), LAB_ELAB);
+	assert_non_null(strstr(sb_str(&why), "next / yield / cs: invalid: no run of tonight's "
+					     "session succeeded"));
+	assert_int_equal(history_gate_status(&h, FAIL_ON_INVALID, &why), LAB_ELAB);
+	sb_reset(&why);
+	assert_int_equal(history_gate_status(&h, FAIL_ON_NONE, &why), LAB_OK);
+	assert_int_equal(why.len, 0);
+	history_render_junit(&h, FAIL_ON_REGRESSION, 1.5, &xml);
+	assert_non_null(strstr(sb_str(&xml), "<testsuite name=\"mglrulab.history\" tests=\"1\" "
+					     "failures=\"0\" errors=\"1\" skipped=\"0\" "
+					     "timestamp=\"2026-11-06T01:00:00\" hostname=\"hostG\" "
+					     "time=\"1.50\">"));
+	assert_non_null(strstr(sb_str(&xml), "<error type=\"lab-failed\""));
+	history_release(&h);
+	sb_release(&why);
+	sb_release(&xml);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_gate_failed_night, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_series_and_skips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_change_point_diff, setup, teardown),

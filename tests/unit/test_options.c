@@ -360,6 +360,53 @@ static void test_usage(void **state)
 	sb_release(&sb);
 }
 
+/*
+ * -v and -q work after every command (`mglrulab report F -v` was refused
+ * as an unknown option), and -q with -v is refused instead of one
+ * silently winning.
+ */
+static const struct lab_option plain_options[] = {
+	LAB_OPT_BOOL("flag", 0, struct t_opts, flag, "a plain flag"),
+	LAB_OPT_END
+};
+static const struct lab_usage plain_usage = { .synopsis = t_synopsis, .options = plain_options };
+
+static void test_global_options(void **state)
+{
+	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
+	struct t_opts o;
+	char **args;
+	int nargs;
+	(void)state;
+
+	lab_verbose = lab_quiet = 0;
+	assert_int_equal(parse(&plain_usage, &o, &err, &args, &nargs, "F", "-v", "-v", NULL), 0);
+	assert_int_equal(lab_verbose, 2);
+	assert_int_equal(nargs, 1);
+	lab_verbose = 0;
+	assert_int_equal(parse(&plain_usage, &o, &err, &args, &nargs, "-q", "--flag", NULL), 0);
+	assert_int_equal(lab_quiet, 1);
+	assert_int_equal(o.flag, 1);
+	/* -q before the command (already set), -v after it: refused, naming both */
+	assert_int_equal(parse(&plain_usage, &o, &err, &args, &nargs, "-v", NULL), LAB_EUSER);
+	assert_non_null(strstr(sb_str(&err), "t: -q and -v contradict each other"));
+	lab_quiet = 0;
+	lab_verbose = 0;
+	assert_int_equal(parse(&plain_usage, &o, &err, &args, &nargs, "-qv", NULL), LAB_EUSER);
+	lab_quiet = lab_verbose = 0;
+	/* a table with its own -v keeps it: t_options counts into t_global */
+	assert_int_equal(PARSE(&o, &err, &args, &nargs, "-v", "-q"), 0);
+	assert_int_equal(t_global, 1);
+	assert_int_equal(lab_verbose, 0);
+	assert_int_equal(lab_quiet, 1);
+	lab_quiet = 0;
+	/* and the usage says so */
+	lab_usage_format(&plain_usage, &sb);
+	assert_non_null(strstr(sb_str(&sb), "-v (more output"));
+	sb_release(&sb);
+	sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_global_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -222,10 +222,12 @@ static void test_junit(void **state)
 	assert_int_equal(session_write_junit(path, report, FAIL_ON_REGRESSION), LAB_OK);
 	char *xml = read_back(path);
 	assert_true(xml_well_formed(xml));
-	assert_non_null(strstr(xml, "<testsuite name=\"mglrulab\" tests=\"4\" failures=\"1\" errors=\"0\">"));
+	/* counted from the cases: the inconclusive one is skipped */
+	assert_non_null(strstr(xml, "<testsuite name=\"mglrulab\" tests=\"4\" failures=\"1\" errors=\"0\" "
+				    "skipped=\"1\""));
 	assert_non_null(strstr(xml, "classname=\"mglrulab.w&lt;&amp;&gt;\" "
 				    "name=\"lat&lt;b&gt;&quot;p99&quot;&lt;/b&gt;&amp;amp;&#39;\xef\xbf\xbd\""));
-	assert_non_null(strstr(xml, "<failure type=\"regression\" message=\"slower &quot;by&quot; 5% &lt;x&gt;\"/>"));
+	assert_non_null(strstr(xml, "<failure type=\"regression\" message=\"regression: slower &quot;by&quot; 5% &lt;x&gt;\"/>"));
 	assert_non_null(strstr(xml, "<skipped message=\"inconclusive: noisy\xef\xbf\xbd\"/>"));
 	assert_null(strstr(xml, "pgfault"));
 	/* one failure element: the improvement passes under --fail-on regression */
@@ -236,7 +238,7 @@ static void test_junit(void **state)
 	xml = read_back(path);
 	assert_true(xml_well_formed(xml));
 	assert_non_null(strstr(xml, "tests=\"4\" failures=\"2\""));
-	assert_non_null(strstr(xml, "<failure type=\"improvement\" message=\"faster &amp; better\"/>"));
+	assert_non_null(strstr(xml, "<failure type=\"improvement\" message=\"improvement: faster &amp; better\"/>"));
 	free(xml);
 
 	assert_int_equal(session_write_junit(path, report, FAIL_ON_NONE), LAB_OK);
@@ -369,6 +371,58 @@ static void test_finish_status(void **state)
 	session_from_fixture(&c, "s2", 0);
 	c.o.fail_on = FAIL_ON_NONE;
 	assert_int_equal(finish_quietly(&c.s, PLAN_DONE), LAB_ELAB);
+	finish_case_release(&c);
+}
+
+/*
+ * run --json FILE: the summary a script reads instead of parsing the text
+ * report (run had no machine-readable summary): the folder, the reports'
+ * paths, each primary's verdict and gate, the exit status and what it
+ * means, and what failed.
+ */
+static void test_finish_json_summary(void **state)
+{
+	struct finish_case c;
+	char path[128];
+	json_t *j, *p, *f;
+	size_t i;
+	int kbuild = 0;
+	(void)state;
+
+	session_from_fixture(&c, "s9", 1);
+	c.o.fail_on = FAIL_ON_REGRESSION;
+	snprintf(path, sizeof(path), "%s/s9/summary.json", dir);
+	c.o.json = path;
+	assert_int_equal(finish_quietly(&c.s, PLAN_DONE), LAB_REGRESSION);
+	j = json_load_file(path, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "schema")), "mglrulab-run-summary/1");
+	assert_string_equal(json_string_value(json_object_get(j, "session")), c.s.dir);
+	assert_int_equal(json_integer_value(json_object_get(j, "exit_status")), 3);
+	assert_non_null(strstr(json_string_value(json_object_get(j, "exit_meaning")), "regression"));
+	assert_string_equal(json_string_value(json_object_get(j, "fail_on")), "regression");
+	assert_true(json_is_true(json_object_get(j, "complete")));
+	char *html = xasprintf("%s/report.html", c.s.dir);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "reports"), "html")),
+			    html);
+	free(html);
+	/* every primary (the fixture declares none: every metric), with its verdict */
+	assert_true(json_array_size(json_object_get(j, "primaries")) > 0);
+	json_array_foreach(json_object_get(j, "primaries"), i, p) {
+		assert_non_null(json_string_value(json_object_get(p, "verdict")));
+		if (!strcmp(json_string_value(json_object_get(p, "workload")), "kbuild") &&
+		    !strcmp(json_string_value(json_object_get(p, "metric")), "elapsed_s")) {
+			kbuild = 1;
+			assert_string_equal(json_string_value(json_object_get(p, "gate")), "failure");
+			assert_true(json_real_value(json_object_get(p, "ci_lo_pct")) > 0);
+		}
+	}
+	assert_true(kbuild);
+	f = json_object_get(j, "failing");
+	assert_int_equal(json_array_size(f), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "verdict")),
+			    "regression");
+	json_decref(j);
 	finish_case_release(&c);
 }
 
@@ -603,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_status),
 		cmocka_unit_test(test_junit),
 		cmocka_unit_test(test_finish_status),
+		cmocka_unit_test(test_finish_json_summary),
 		cmocka_unit_test(test_finish_junit_unwritable),
 		cmocka_unit_test(test_finish_unreadable_record),
 		cmocka_unit_test(test_finish_unrecorded),

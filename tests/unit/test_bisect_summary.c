@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bisect_summary.c: bisect --json, the summary a script reads instead of
+ * parsing bisect.txt (bisect had no machine-readable output on stdout).
+ * From a real bisection's bisect.json (tests/fixtures/bisect/): the
+ * folder, the culprit, the series' primaries, each step's session and
+ * report, the exit status and its meaning, the reports' paths.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "bisect.h"
+#include "util.h"
+
+#define FIXTURE "tests/fixtures/bisect/bisect-found.json"
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	assert_non_null(s);
+	return s;
+}
+
+static void test_summary_found(void **state)
+{
+	json_t *st = json_load_file(FIXTURE, 0, NULL), *j, *c, *steps, *p;
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	assert_non_null(st);
+	bisect_summary_json("/r/b1", st, LAB_OK, &sb);
+	j = json_loads(sb_str(&sb), 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(str(j, "schema"), "mglrulab-bisect-summary/1");
+	assert_string_equal(str(j, "bisection"), "/r/b1");
+	assert_string_equal(str(j, "outcome"), "found");
+	assert_true(json_is_true(json_object_get(j, "complete")));
+	assert_string_equal(str(j, "baseline"), "baseline");
+	assert_string_equal(str(j, "series_kernel"), "three");
+	c = json_object_get(j, "culprit");
+	assert_int_equal(json_integer_value(json_object_get(c, "position")), 2);
+	assert_non_null(strstr(str(c, "subject"), "[PATCH 2/3] sched:"));
+	assert_non_null(strstr(str(c, "message_id"), "@mglrulab.invalid>"));
+	/* the primaries only: tracked has one */
+	assert_int_equal(json_array_size(json_object_get(j, "primaries")), 1);
+	p = json_array_get(json_object_get(j, "primaries"), 0);
+	assert_string_equal(str(p, "verdict"), "regression");
+	assert_true(json_real_value(json_object_get(p, "ci_hi_pct")) < 0);
+	steps = json_object_get(j, "steps");
+	assert_true(json_array_size(steps) >= 3);
+	assert_string_equal(str(json_array_get(steps, 0), "purpose"), "confirm");
+	assert_non_null(strstr(str(json_array_get(steps, 0), "report"), "-ab/report.json"));
+	assert_string_equal(str(json_object_get(j, "reports"), "html"), "/r/b1/bisect.html");
+	assert_int_equal(json_integer_value(json_object_get(j, "exit_status")), 0);
+	assert_non_null(strstr(str(j, "exit_meaning"), "ok"));
+	json_decref(j);
+	json_decref(st);
+	sb_release(&sb);
+}
+
+/* Stopped before bisect.json was read: still a summary with the status. */
+static void test_summary_no_state(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+	(void)state;
+
+	bisect_summary_json("/r/b2", NULL, LAB_ELAB, &sb);
+	j = json_loads(sb_str(&sb), 0, NULL);
+	assert_non_null(j);
+	assert_true(json_is_null(json_object_get(j, "culprit")));
+	assert_int_equal(json_integer_value(json_object_get(j, "exit_status")), 2);
+	assert_non_null(strstr(str(j, "exit_meaning"), "lab failure"));
+	assert_int_equal(json_array_size(json_object_get(j, "steps")), 0);
+	json_decref(j);
+	sb_release(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary_found),
+		cmocka_unit_test(test_summary_no_state),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report_gate.c: what CI reads of a report. Guards the gates that went
+ * green by mistake: an invalid verdict (a patched kernel that crashes the
+ * guest) exited 0 and was <skipped> in JUnit, errors="0" was hard-coded,
+ * and the JUnit file had no timestamp, hostname, time or skipped count.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_gate.h"
+
+#define FIXTURE "tests/fixtures/reports/session-ab.json"
+
+/*
+ * The fixture's session, re-analysed after the runs of workload @wl of
+ * the kernels in @kernels (base, patched, or both) failed in the guest.
+ */
+static json_t *report_with_failed(const char *wl, const char *const *kernels)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *in = NULL, *run, *report;
+	size_t i;
+
+	assert_int_equal(report_load(FIXTURE, &in, &err), 0);
+	json_array_foreach(json_object_get(in, "runs"), i, run) {
+		const char *k = json_string_value(json_object_get(run, "kernel"));
+
+		if (strcmp(json_string_value(json_object_get(run, "workload")), wl))
+			continue;
+		for (const char *const *p = kernels; *p; p++) {
+			if (strcmp(k, *p))
+				continue;
+			json_object_set_new(run, "status", json_string("failed"));
+			json_object_set_new(run, "failure", json_string("kernel panic"));
+			json_object_set_new(run, "metrics", json_object());
+		}
+	}
+	report = report_analyze(in, &err);
+	assert_non_null(report);
+	json_decref(in);
+	sb_release(&err);
+	return report;
+}
+
+/* The value of attribute @name in the first element @tag of @xml, as a number. */
+static long attr(const char *xml, const char *tag, const char *name)
+{
+	char key[64];
+	const char *p = strstr(xml, tag);
+
+	assert_non_null(p);
+	snprintf(key, sizeof(key), " %s=\"", name);
+	p = strstr(p, key);
+	assert_non_null(p);
+	return strtol(p + strlen(key), NULL, 10);
+}
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, what)); s++)
+		n++;
+	return n;
+}
+
+/* The patched kernel fails every kbuild run; the baseline's succeed. */
+static void test_patched_kernel_failed(void **state)
+{
+	json_t *report = report_with_failed("kbuild", (const char *const[]){ "patched", NULL });
+	struct strbuf why = STRBUF_INIT, xml = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(report_gate_status(report, FAIL_ON_REGRESSION, &why), LAB_REGRESSION);
+	assert_non_null(strstr(sb_str(&why), "kbuild elapsed_s: invalid: the patched kernel failed "
+					     "in the guest: 10 of 10 runs failed"));
+	sb_reset(&why);
+	/* invalid: the failures only; none: nothing */
+	assert_int_equal(report_gate_status(report, FAIL_ON_INVALID, &why), LAB_REGRESSION);
+	assert_int_equal(report_gate_status(report, FAIL_ON_NONE, &why), LAB_OK);
+
+	report_gate_junit(report, FAIL_ON_REGRESSION, &xml);
+	assert_non_null(strstr(sb_str(&xml), "<failure type=\"kernel-failed\" message=\"invalid: "
+					     "the patched kernel failed in the guest"));
+	assert_null(strstr(sb_str(&xml), "<error"));
+	/* the counts are the cases', not written by hand */
+	assert_int_equal(attr(sb_str(&xml), "<testsuite ", "failures"),
+			 (long)count(sb_str(&xml), "<failure "));
+	assert_int_equal(attr(sb_str(&xml), "<testsuite ", "skipped"),
+			 (long)count(sb_str(&xml), "<skipped "));
+	assert_int_equal(attr(sb_str(&xml), "<testsuite ", "tests"),
+			 (long)count(sb_str(&xml), "<testcase "));
+	assert_int_equal(attr(sb_str(&xml), "<testsuite ", "errors"), 0);
+	assert_true(attr(sb_str(&xml), "<testsuite ", "failures") >= 2);	/* kbuild's metrics */
+	json_decref(report);
+	sb_release(&why);
+	sb_release(&xml);
+}
+
+/* Both kernels fail: the lab failed, an <error> and exit 2. */
+static void test_lab_failed(void **state)
+{
+	json_t *report = report_with_failed("kbuild",
+					    (const char *const[]){ "base", "patched", NULL });
+	struct strbuf why = STRBUF_INIT, xml = STRBUF_INIT;
+	(void)state;
+
+	/* the fixture's other workloads have no regression left: 2, not 3 */
+	assert_int_equal(report_gate_status(report, FAIL_ON_REGRESSION, &why), LAB_ELAB);
+	assert_non_null(strstr(sb_str(&why), "runs of both kernels failed"));
+	assert_int_equal(report_gate_status(report, FAIL_ON_NONE, &why), LAB_OK);
+	report_gate_junit(report, FAIL_ON_REGRESSION, &xml);
+	assert_non_null(strstr(sb_str(&xml), "<error type=\"lab-failed\""));
+	assert_int_equal(attr(sb_str(&xml), "<testsuite ", "errors"),
+			 (long)count(sb_str(&xml), "<error "));
+	assert_true(attr(sb_str(&xml), "<testsuite ", "errors") >= 2);
+	json_decref(report);
+	sb_release(&why);
+	sb_release(&xml);
+}
+
+/* The suite says when, where and how long, from the report alone. */
+static void test_junit_suite_complete(void **state)
+{
+	json_t *report = report_with_failed("none", (const char *const[]){ NULL });
+	struct strbuf xml = STRBUF_INIT, again = STRBUF_INIT;
+	(void)state;
+
+	report_gate_junit(report, FAIL_ON_REGRESSION, &xml);
+	assert_non_null(strstr(sb_str(&xml), "<testsuites "));
+	assert_non_null(strstr(sb_str(&xml), " timestamp=\"2026-11-29T18:46:28\""));
+	assert_non_null(strstr(sb_str(&xml), " hostname=\"ci-runner-3\""));
+	/* 18:46:28 to 19:31:05 */
+	assert_non_null(strstr(sb_str(&xml), " time=\"2677\""));
+	assert_non_null(strstr(sb_str(&xml), "<failure type=\"regression\""));
+	assert_int_equal(attr(sb_str(&xml), "<testsuite ", "failures"), 1);
+	/* deterministic */
+	report_gate_junit(report, FAIL_ON_REGRESSION, &again);
+	assert_string_equal(sb_str(&xml), sb_str(&again));
+	assert_string_equal(fail_on_name(FAIL_ON_INVALID), "invalid");
+	assert_string_equal(fail_on_name(FAIL_ON_CHANGE), "change");
+	json_decref(report);
+	sb_release(&xml);
+	sb_release(&again);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_patched_kernel_failed),
+		cmocka_unit_test(test_lab_failed),
+		cmocka_unit_test(test_junit_suite_complete),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
