@@ -524,9 +524,13 @@ static void bar_axis(struct strbuf *h, const struct scale *s)
 {
 	sb_addf(h, "<tr class=\"axis\"><td class=\"muted\">%% of the baseline</td><td class=\"plot\">"
 		"<svg width=\"%d\" height=\"18\">", W_PLOT);
-	for (double t = s->min; t <= s->max + s->tick / 2; t += s->tick)
-		sb_addf(h, "<text x=\"%.1f\" y=\"12\" text-anchor=\"middle\">%+g</text>", bar_x(s, t),
-			fabs(t) < s->tick / 2 ? 0.0 : t);
+	for (double t = s->min; t <= s->max + s->tick / 2; t += s->tick) {
+		sb_addf(h, "<text x=\"%.1f\" y=\"12\" text-anchor=\"middle\">", bar_x(s, t));
+		if (fabs(t) < s->tick / 2)
+			sb_adds(h, "0</text>");
+		else
+			sb_addf(h, "%+g</text>", t);
+	}
 	sb_adds(h, "</svg></td><td></td><td></td></tr>\n");
 }
 
