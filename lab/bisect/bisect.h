@@ -181,9 +181,9 @@ const char *bisect_prefix_kernel(const struct bisect_head *h, long k);
 /* probes[].prefix: whether prefix @k is classified already. */
 int bisect_probe_known(const struct bisect_head *h, long k);
 
-/* One element of result.waterfall: the step that added patch @to. */
+/* One element of result.waterfall: the step that added patches @from+1..@to. */
 struct bisect_wf_step {
-	long to;
+	long from, to;			/* patches from+1..to (more than one: a prefix did not build) */
 	const char *a, *b;		/* the step's kernels */
 	const json_t *results;
 };

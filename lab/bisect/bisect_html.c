@@ -457,12 +457,13 @@ static double step_level(double at, double pct)
 
 struct scale {
 	double min, max, tick;	/* the axis, and the distance between its ticks */
+	int nticks;		/* min, min + tick, ... max */
 };
 
 /* An axis over every bar and whisker and 0, with round ticks (1, 2 or 5 times a power of 10). */
 static struct scale bar_scale(const struct bar *b, int n)
 {
-	struct scale s = { 0, 0, 1 };
+	struct scale s = { 0, 0, 1, 0 };
 
 	for (int i = 0; i < n; i++) {
 		double v[] = { b[i].from, b[i].to, b[i].lo, b[i].hi };
@@ -476,6 +477,7 @@ static struct scale bar_scale(const struct bar *b, int n)
 	s.tick = raw / p < 1.5 ? p : raw / p < 3.5 ? 2 * p : raw / p < 7.5 ? 5 * p : 10 * p;
 	s.min = floor(s.min / s.tick - 0.2) * s.tick;
 	s.max = ceil(s.max / s.tick + 0.2) * s.tick;
+	s.nticks = (int)lround((s.max - s.min) / s.tick) + 1;
 	return s;
 }
 
@@ -487,9 +489,12 @@ static double bar_x(const struct scale *s, double v)
 /* The grid lines of @s and the baseline's 0 in a row of height @ht. */
 static void bar_grid(struct strbuf *h, const struct scale *s, int ht)
 {
-	for (double t = s->min; t <= s->max + s->tick / 2; t += s->tick)
+	for (int i = 0; i < s->nticks; i++) {
+		double t = s->min + i * s->tick;
+
 		sb_addf(h, "<line class=\"%s\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\"/>",
 			fabs(t) < s->tick / 2 ? "zero" : "grid", bar_x(s, t), bar_x(s, t), ht);
+	}
 }
 
 static void bar_row(struct strbuf *h, const struct scale *s, const struct bar *b)
@@ -524,7 +529,9 @@ static void bar_axis(struct strbuf *h, const struct scale *s)
 {
 	sb_addf(h, "<tr class=\"axis\"><td class=\"muted\">%% of the baseline</td><td class=\"plot\">"
 		"<svg width=\"%d\" height=\"18\">", W_PLOT);
-	for (double t = s->min; t <= s->max + s->tick / 2; t += s->tick) {
+	for (int i = 0; i < s->nticks; i++) {
+		double t = s->min + i * s->tick;
+
 		sb_addf(h, "<text x=\"%.1f\" y=\"12\" text-anchor=\"middle\">", bar_x(s, t));
 		if (fabs(t) < s->tick / 2)
 			sb_adds(h, "0</text>");
@@ -640,7 +647,12 @@ static void metric_waterfall(struct strbuf *h, const struct page *p, const struc
 		bisect_patch_decode(&p->hd, ws.to, &pa);
 		step_results_decode(ws.results, &rs);
 		bar_from(&b[i], level, step_results_find(&rs, t->workload, t->metric));
-		b[i].label = xasprintf("%ld. %s", ws.to, pa.subject ? pa.subject : "(no subject)");
+		/* Patches merged after a prefix that did not build: the step names them all. */
+		if (ws.from + 1 < ws.to)
+			b[i].label = xasprintf("%ld..%ld. %s", ws.from + 1, ws.to,
+					       pa.subject ? pa.subject : "(no subject)");
+		else
+			b[i].label = xasprintf("%ld. %s", ws.to, pa.subject ? pa.subject : "(no subject)");
 		b[i].href = step_href(p, "per-patch", ws.a, ws.b);
 		level = b[i].to;
 		step_results_release(&rs);

@@ -488,6 +488,7 @@ int bisect_probe_known(const struct bisect_head *h, long k)
 
 void bisect_wf_step_decode(const json_t *s, struct bisect_wf_step *out)
 {
+	out->from = (long)json_integer_value(json_object_get(s, "from"));
 	out->to = (long)json_integer_value(json_object_get(s, "to"));
 	out->a = str_of(s, "a");
 	out->b = str_of(s, "b");

@@ -375,8 +375,12 @@ static void trend_y_axis(struct strbuf *sb, const struct trend_geom *g, const ch
 	double step = trend_step(&g->ay);
 	char v[32];
 
-	for (double t = step ? ceil(g->ay.lo / step) * step : g->ay.lo; step && t <= g->ay.hi;
-	     t += step) {
+	/* By index, not t += step: a step below the values' precision would never end. */
+	for (int i = 0; step && i < 12; i++) {
+		double t = (ceil(g->ay.lo / step) + i) * step;
+
+		if (t > g->ay.hi)
+			break;
 		fmt_num(v, sizeof(v), fabs(t) < step / 1e6 ? 0 : t);
 		sb_addf(sb, "<line class=\"axl\" x1=\"%.0f\" y1=\"" F "\" x2=\"%.0f\" y2=\"" F
 			"\"/><text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
@@ -405,8 +409,8 @@ static void trend_x_axis(struct strbuf *sb, const struct trend_geom *g,
 	for (size_t j = 0; j < m; j++) {
 		size_t i = m > 1 ? (j * (g->k - 1) + (m - 1) / 2) / (m - 1) : 0;
 		const char *t = nt[i].tick ? nt[i].tick : nt[i].label ? nt[i].label : "";
-		const char *anchor = m > 1 && j == 0 ? "start" : m > 1 && j == m - 1 ? "end" :
-				     "middle";
+		/* The first and the last label stay inside the frame. */
+		int first = m > 1 && j == 0, last = m > 1 && j == m - 1;
 
 		sb_addf(sb, "<line class=\"axl\" x1=\"" F "\" y1=\"%.0f\" x2=\"" F "\" "
 			"y2=\"%.0f\"/>", trend_x(g, i), g->h - g->bottom, trend_x(g, i),
@@ -414,8 +418,8 @@ static void trend_x_axis(struct strbuf *sb, const struct trend_geom *g,
 		if (prev && !strcmp(prev, t))
 			continue;
 		sb_addf(sb, "<text class=\"ax\" x=\"" F "\" y=\"%.0f\" text-anchor=\"%s\">",
-			!strcmp(anchor, "start") ? g->left : !strcmp(anchor, "end") ? g->w - g->right :
-			trend_x(g, i), g->h - g->bottom + 14, anchor);
+			first ? g->left : last ? g->w - g->right : trend_x(g, i), g->h - g->bottom + 14,
+			first ? "start" : last ? "end" : "middle");
 		sb_add_xml(sb, t);
 		sb_adds(sb, "</text>");
 		prev = t;

@@ -63,6 +63,27 @@ static void test_waterfall(void **state)
 	json_decref(st);
 }
 
+/* Prefix 1 did not build: one step added patches 1 and 2, and its label says both. */
+static void test_waterfall_merged(void **state)
+{
+	json_t *st = json_loads("{\"baseline\": \"a\", \"series_kernel\": \"b\", \"n\": 2,"
+				" \"patches\": [{\"subject\": \"one\"}, {\"subject\": \"two\"}],"
+				" \"tracked\": [{\"workload\": \"w\", \"metric\": \"m\","
+				" \"verdict\": \"regression\", \"delta_pct\": -9.0}],"
+				" \"result\": {\"outcome\": \"per-patch\", \"waterfall\": [{\"from\": 0,"
+				" \"to\": 2, \"a\": \"a\", \"b\": \"b\", \"results\": [{\"workload\": \"w\","
+				" \"metric\": \"m\", \"verdict\": \"regression\", \"delta_pct\": -9.0}]}]}}",
+				0, NULL);
+	struct strbuf h = STRBUF_INIT;
+	(void)state;
+
+	assert_non_null(st);
+	bisect_html(&h, st, NULL, 0);
+	assert_non_null(strstr(sb_str(&h), ">1..2. two</td>"));
+	sb_release(&h);
+	json_decref(st);
+}
+
 /*
  * A search-mode bisection: bisect.html used to be the text summary in a
  * <pre>, with no steps and no links. It now says the culprit first, then
@@ -173,6 +194,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_waterfall),
+		cmocka_unit_test(test_waterfall_merged),
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_not_confirmed),
 	};
