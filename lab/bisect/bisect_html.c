@@ -34,7 +34,8 @@ static const char bisect_css[] =
 	"svg .grid{stroke:var(--line);stroke-width:1}svg .zero{stroke:var(--muted);"
 	"stroke-dasharray:3 2}svg.bar.v-none rect.b,svg.bar.v-other rect.b{fill:var(--neutral);"
 	"fill-opacity:.5}"
-	"table.bars tr.axis svg text{font-size:10px}.answer{font-size:16px;margin:6px 0}.wf-legend{display:flex;flex-wrap:wrap;gap:4px 16px;"
+	"table.bars tr.axis svg text{font-size:10px}h1 code{font-size:inherit}"
+	".answer{font-size:16px;margin:6px 0}.wf-legend{display:flex;flex-wrap:wrap;gap:4px 16px;"
 	"color:var(--muted);font-size:12.5px;margin:6px 0}.wf-legend svg{display:inline-block;"
 	"vertical-align:middle;margin-right:4px}.muted{color:var(--muted)}\n";
 
