@@ -120,7 +120,7 @@ check-layers:
 
 # Functions over 80 lines (scripts/long-functions lists them): the count may
 # only go down. Lower MAX_LONG_FUNCTIONS when you split one.
-MAX_LONG_FUNCTIONS := 4
+MAX_LONG_FUNCTIONS := 2
 check-style:
 	scripts/long-functions --max $(MAX_LONG_FUNCTIONS)
 

@@ -14,6 +14,7 @@
 #include "mbox.h"
 #include "report.h"
 #include "report_result.h"
+#include "report_view.h"
 #include "session.h"
 #include "stats.h"
 #include "xjson.h"
@@ -513,6 +514,57 @@ static json_t *step_results(struct bisect *bs, const char *a, const char *b)
 	return find_step(bs, a, b, &st) ? (json_t *)st.results : NULL;
 }
 
+/* The runs of step @st's session, from its report.json: -1 each when it does not decode. */
+static struct bisect_step_runs step_runs(const struct bisect *bs, const struct bisect_step *st)
+{
+	struct bisect_step_runs out = { -1, -1 };
+	char *rel = bisect_step_file(st, "report.json"), *path;
+	struct report_view v = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	json_t *rep;
+
+	if (!rel)
+		return out;
+	path = xasprintf("%s/%s", bs->dir, rel);
+	rep = json_load_file(path, 0, NULL);
+	if (rep && !report_view_decode(rep, &v, &err) && v.summary.runs >= 0) {
+		out.ok = v.summary.runs_ok;
+		out.failed = v.summary.runs_failed;
+	}
+	report_view_release(&v);
+	json_decref(rep);
+	sb_release(&err);
+	free(path);
+	free(rel);
+	return out;
+}
+
+/* bisect.html, with each step's runs read from its report: LAB_OK or the status (said). */
+static LAB_MUST_CHECK int write_page(const struct bisect *bs)
+{
+	struct bisect_head h = head_of(bs);
+	size_t n = json_array_size(h.steps), i;
+	struct bisect_step_runs *runs = xcalloc(n + 1, sizeof(*runs));
+	struct strbuf html = STRBUF_INIT;
+	char *path = xasprintf("%s/bisect.html", bs->dir);
+	const json_t *s;
+	int r = LAB_OK;
+
+	json_array_foreach(h.steps, i, s) {
+		struct bisect_step st;
+
+		bisect_step_decode(s, &st);
+		runs[i] = step_runs(bs, &st);
+	}
+	bisect_html(&html, bs->state, runs, n);
+	if (write_file_atomic(path, html.buf, html.len))
+		r = lab_error("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	free(runs);
+	sb_release(&html);
+	return r;
+}
+
 static int finish(struct bisect *bs, json_t *result, struct strbuf *text)
 {
 	json_object_set_new(bs->state, "result", result);
@@ -522,13 +574,9 @@ static int finish(struct bisect *bs, json_t *result, struct strbuf *text)
 
 	if (write_file_atomic(path, text->buf, text->len))
 		r = lab_error("cannot write %s: %s", path, strerror(errno));
-	struct strbuf html = STRBUF_INIT;
-	char *hpath = xasprintf("%s/bisect.html", bs->dir);
-	bisect_html(&html, bs->state, sb_str(text));
-	if (write_file_atomic(hpath, html.buf, html.len))
-		r = lab_error("cannot write %s: %s", hpath, strerror(errno));
-	free(hpath);
-	sb_release(&html);
+	int w = write_page(bs);
+	if (w)
+		r = w;
 	if (bs->saved_stdout >= 0) {
 		fflush(stdout);
 		dup2(bs->saved_stdout, 1);

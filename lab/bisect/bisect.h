@@ -52,12 +52,20 @@ struct bisect_opts {
 	const char *json;		/* --json FILE ("-": stdout): bisect_summary_json() */
 };
 
+/* The runs of one step's session, from its report.json: -1 where unknown. */
+struct bisect_step_runs {
+	long ok, failed;
+};
+
 /*
- * bisect.html from bisect.json @state and the text @summary: the summary,
- * and for --per-patch an inline SVG waterfall per tracked metric
- * (bisect_html.c).
+ * bisect.html from bisect.json @state (bisect_html.c): the answer first
+ * (the culprit and its own effect, or why there is none), then every step
+ * (its kernels, verdicts, @runs[i] for steps[i], a link to its
+ * report.html), the probes' levels, and for --per-patch a waterfall per
+ * tracked metric. @runs may be NULL (@nr_runs 0).
  */
-void bisect_html(struct strbuf *out, const json_t *state, const char *summary);
+void bisect_html(struct strbuf *out, const json_t *state, const struct bisect_step_runs *runs,
+		 size_t nr_runs);
 
 /*
  * What a step's decision is made of, from a step session's report.json
@@ -133,10 +141,33 @@ struct bisect_step {
 	const char *purpose, *a, *b;	/* kernel @a against kernel @b */
 	const char *dir;		/* relative to the bisection's folder */
 	const char *state;		/* running, done or failed */
-	const char *session;		/* the step session's folder; NULL: none yet */
+	const char *session;		/* its session's folder (absolute); NULL: none yet */
 	const json_t *results;		/* NULL: not measured */
 };
 void bisect_step_decode(const json_t *s, struct bisect_step *out);
+
+/*
+ * "DIR/ID/@file": @file of the step's session, relative to the
+ * bisection's folder (the session's own folder name, so that a bisection
+ * moved elsewhere still finds it). NULL when the step has no session yet.
+ */
+char *bisect_step_file(const struct bisect_step *st, const char *file);
+
+/* result: how the bisection ended (none: every member NULL or 0). */
+struct bisect_end {
+	const char *outcome;	/* found, spread, skipped-only, inconclusive, not-confirmed, per-patch */
+	long first, last;	/* the patches the change lies in */
+	long culprit, split;
+	const json_t *own_effect, *remaining;	/* step results; NULL: none */
+};
+void bisect_end_decode(const json_t *state, struct bisect_end *out);
+
+/* One element of probes[]: prefix @prefix placed in class @cls (bisect_class_name()). */
+struct bisect_probe {
+	long prefix;
+	const char *cls;
+};
+void bisect_probe_decode(const json_t *p, struct bisect_probe *out);
 
 /* patches[k - 1]: patch @k of the series (all NULL out of range). */
 struct bisect_patch {
@@ -147,12 +178,16 @@ void bisect_patch_decode(const struct bisect_head *h, long k, struct bisect_patc
 /* prefixes["K"].builds: 1 builds, 0 does not, -1 not known yet. */
 int bisect_prefix_builds(const struct bisect_head *h, long k);
 
+/* prefixes["K"].kernel: the kernel name of prefix @k, or NULL. */
+const char *bisect_prefix_kernel(const struct bisect_head *h, long k);
+
 /* probes[].prefix: whether prefix @k is classified already. */
 int bisect_probe_known(const struct bisect_head *h, long k);
 
-/* One element of result.waterfall: the step that added patch @to. */
+/* One element of result.waterfall: the step that added patches @from+1..@to. */
 struct bisect_wf_step {
-	long to;
+	long from, to;			/* patches from+1..to (more than one: a prefix did not build) */
+	const char *a, *b;		/* the step's kernels */
 	const json_t *results;
 };
 void bisect_wf_step_decode(const json_t *s, struct bisect_wf_step *out);

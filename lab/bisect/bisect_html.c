@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bisect.html: the bisection's result as a page, with an inline SVG
- * waterfall per tracked metric for --per-patch: each patch's own step as
- * a bar from the level before it to the level after (the baseline is 0 %),
- * its interval as a whisker, coloured by verdict, and the whole series as
- * measured directly at the end. No scripts, no external references;
- * subjects and names are escaped (mail is untrusted input).
+ * bisect.html: the bisection as a page a maintainer reads in ten seconds,
+ * in every mode. The answer comes first (the culprit, its subject,
+ * Message-Id and its own effect; or why there is none), then the whole
+ * series' change, every step (its kernels, verdicts, runs and a link to
+ * its report.html), the levels the probes measured, and for --per-patch a
+ * waterfall per tracked metric: each patch's own step as a bar from the
+ * level before it to the level after (the baseline is 0 %), its interval
+ * as a whisker, coloured by verdict, then the whole series as measured.
+ * The bars share one axis per plot so they compare down the column; the
+ * labels are HTML beside them, so a subject wraps instead of being cut.
+ * The page is report_html_begin()'s: no scripts, no external references.
+ * Every string from the state (mail subjects, kernel names, folders) is
+ * escaped: mail is untrusted input.
  */
 #include "bisect.h"
 #include "escape.h"
+#include "report.h"
 #include "stats.h"
 
 #include <jansson.h>
@@ -16,15 +24,430 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define W_LABEL	260
-#define W_PLOT	420
-#define ROW	26
+#define W_PLOT	320	/* a bar row's plot, px */
+#define ROW	22
+
+static const char bisect_css[] =
+	"table.bars td.lbl{min-width:14em}table.bars td.plot{width:320px;padding:0 4px}" /* W_PLOT */
+	"table.bars td.plot svg{display:block}"
+	"svg.bar rect.b{fill:currentColor;fill-opacity:.8}svg.bar .wh{stroke:var(--fg);stroke-width:1.5}"
+	"svg .grid{stroke:var(--line);stroke-width:1}svg .zero{stroke:var(--muted);"
+	"stroke-dasharray:3 2}svg.bar.v-none rect.b,svg.bar.v-other rect.b{fill:var(--neutral);"
+	"fill-opacity:.5}"
+	"table.bars tr.axis svg text{font-size:10px}h1 code{font-size:inherit}"
+	".answer{font-size:16px;margin:6px 0}.wf-legend{display:flex;flex-wrap:wrap;gap:4px 16px;"
+	"color:var(--muted);font-size:12.5px;margin:6px 0}.wf-legend svg{display:inline-block;"
+	"vertical-align:middle;margin-right:4px}.muted{color:var(--muted)}\n";
+
+struct page {
+	struct bisect_head hd;
+	struct bisect_end end;
+	struct step_results tracked;	/* the metrics shown: shown_metrics() */
+	const struct bisect_step_runs *runs;
+	size_t nr_runs;
+};
+
+static void esc(struct strbuf *h, const char *s)
+{
+	sb_add_xml(h, s ? s : "");
+}
+
+/* The verdict's CSS class: v-<id> for the ones the page colours. */
+static const char *verdict_cls(const char *v)
+{
+	return !v ? "v-none" : !strcmp(v, "regression") ? "v-regression" :
+	       !strcmp(v, "improvement") ? "v-improvement" : "v-other";
+}
+
+static void badge(struct strbuf *h, const char *verdict)
+{
+	if (!verdict) {
+		sb_adds(h, "<span class=\"muted\">not measured</span>");
+		return;
+	}
+	sb_adds(h, "<span class=\"badge v-");
+	esc(h, verdict);
+	sb_adds(h, "\">");
+	esc(h, verdict);
+	sb_adds(h, "</span>");
+}
+
+/* "-76.3 % [-77.3, -75.5]": the change and its interval, or what is missing. */
+static void effect(struct strbuf *h, const struct step_result *r)
+{
+	if (!r) {
+		sb_adds(h, "<span class=\"muted\">not measured</span>");
+		return;
+	}
+	if (isfinite(r->delta_pct))
+		sb_addf(h, "%+.1f&#160;%%", r->delta_pct);
+	else
+		sb_adds(h, "n/a");
+	if (isfinite(r->lo_pct) && isfinite(r->hi_pct))
+		sb_addf(h, " [%+.1f, %+.1f]", r->lo_pct, r->hi_pct);
+}
+
+/* A link to @rel (relative to bisect.html), "./" first so that no folder reads as a scheme. */
+static void link_open(struct strbuf *h, const char *rel)
+{
+	sb_adds(h, "<a href=\"./");
+	esc(h, rel);
+	sb_adds(h, "\">");
+}
+
+/* "patch 2/3: SUBJECT", the subject whole (it wraps). */
+static void patch_name(struct strbuf *h, const struct page *p, long k)
+{
+	struct bisect_patch pa;
+
+	bisect_patch_decode(&p->hd, k, &pa);
+	sb_addf(h, "patch %ld/%ld: <span class=\"subject\">", k, p->hd.n);
+	esc(h, pa.subject ? pa.subject : "(no subject)");
+	sb_adds(h, "</span>");
+}
+
+/* Patches @first..@last, one line each with its Message-Id. */
+static void patch_list(struct strbuf *h, const struct page *p, long first, long last)
+{
+	sb_adds(h, "<ul>");
+	for (long k = first; k <= last && k >= 1; k++) {
+		struct bisect_patch pa;
+
+		bisect_patch_decode(&p->hd, k, &pa);
+		sb_adds(h, "<li>");
+		patch_name(h, p, k);
+		if (pa.message_id) {
+			sb_adds(h, " <code>");
+			esc(h, pa.message_id);
+			sb_adds(h, "</code>");
+		}
+		sb_adds(h, "</li>");
+	}
+	sb_adds(h, "</ul>\n");
+}
+
+/* One row per tracked metric: workload, metric, change [interval], verdict in @results. */
+static void effect_table(struct strbuf *h, const struct page *p, const json_t *results)
+{
+	struct step_results rs;
+
+	step_results_decode(results, &rs);
+	sb_adds(h, "<div class=\"tw\"><table><thead><tr><th>Workload</th><th>Metric</th>"
+		"<th class=\"num\">Change [interval]</th><th>Verdict</th></tr></thead><tbody>");
+	for (size_t i = 0; i < p->tracked.n; i++) {
+		const struct step_result *t = &p->tracked.v[i];
+		const struct step_result *r = step_results_find(&rs, t->workload, t->metric);
+
+		sb_adds(h, "<tr><td>");
+		esc(h, t->workload);
+		sb_adds(h, "</td><td>");
+		esc(h, t->metric);
+		sb_adds(h, "</td><td class=\"num\">");
+		effect(h, r);
+		sb_adds(h, "</td><td>");
+		badge(h, r ? r->verdict_id : NULL);
+		sb_adds(h, "</td></tr>");
+	}
+	sb_adds(h, "</tbody></table></div>\n");
+	step_results_release(&rs);
+}
+
+/* The last step of @purpose, or of @purpose whose results are @results when not NULL. */
+static int find_step(const struct page *p, const char *purpose, const json_t *results,
+		     struct bisect_step *out)
+{
+	const json_t *s;
+	size_t i;
+	int found = 0;
+
+	json_array_foreach(p->hd.steps, i, s) {
+		struct bisect_step st;
+
+		bisect_step_decode(s, &st);
+		if (!st.purpose || strcmp(st.purpose, purpose))
+			continue;
+		if (results && !(st.results && json_equal(st.results, results)))
+			continue;
+		*out = st;
+		found = 1;
+	}
+	return found;
+}
+
+/* "(B against A, report)": which kernels a step compared, linked to its report. */
+static void step_kernels(struct strbuf *h, const struct bisect_step *st)
+{
+	char *rel = bisect_step_file(st, "report.html");
+
+	sb_adds(h, " <span class=\"muted\">(");
+	esc(h, st->b);
+	sb_adds(h, " against ");
+	esc(h, st->a);
+	if (rel) {
+		sb_adds(h, ", ");
+		link_open(h, rel);
+		sb_adds(h, "report</a>");
+	}
+	sb_adds(h, ")</span>");
+	free(rel);
+}
+
+static void answer_found(struct strbuf *h, const struct page *p)
+{
+	struct bisect_patch pa;
+	struct bisect_step st;
+	long c = p->end.culprit;
+
+	bisect_patch_decode(&p->hd, c, &pa);
+	sb_adds(h, "<p class=\"answer\"><strong>Culprit:</strong> ");
+	patch_name(h, p, c);
+	sb_adds(h, "</p>\n<dl class=\"meta\"><dt>Message-Id</dt><dd><code>");
+	esc(h, pa.message_id ? pa.message_id : "(none)");
+	sb_adds(h, "</code></dd></dl>\n<h3>Its own effect");
+	if (find_step(p, "own-effect", NULL, &st))
+		step_kernels(h, &st);
+	sb_adds(h, "</h3>\n");
+	effect_table(h, p, p->end.own_effect);
+	if (c >= p->hd.n) {
+		sb_adds(h, "<p>It is the last patch: nothing comes after it.</p>\n");
+		return;
+	}
+	if (c + 1 == p->hd.n)
+		sb_addf(h, "<h3>The remaining patch %ld", c + 1);
+	else
+		sb_addf(h, "<h3>The remaining patches %ld..%ld", c + 1, p->hd.n);
+	if (p->end.remaining && find_step(p, "probe-end", p->end.remaining, &st))
+		step_kernels(h, &st);
+	sb_adds(h, "</h3>\n");
+	effect_table(h, p, p->end.remaining);
+}
+
+/* Per patch: which patches moved each tracked metric (improvement or regression). */
+static void answer_per_patch(struct strbuf *h, const struct page *p)
+{
+	sb_adds(h, "<p class=\"answer\"><strong>Per patch:</strong> each patch's own effect is "
+		"measured (the waterfalls below); the patches that move a tracked metric:</p><ul>");
+	for (size_t i = 0; i < p->tracked.n; i++) {
+		const struct step_result *t = &p->tracked.v[i];
+		const json_t *s;
+		size_t j;
+		int any = 0;
+
+		sb_adds(h, "<li>");
+		esc(h, t->workload);
+		sb_adds(h, " ");
+		esc(h, t->metric);
+		sb_adds(h, ":<ul>");
+		json_array_foreach(p->hd.waterfall, j, s) {
+			struct bisect_wf_step ws;
+			struct step_results rs;
+			const struct step_result *r;
+
+			bisect_wf_step_decode(s, &ws);
+			step_results_decode(ws.results, &rs);
+			r = step_results_find(&rs, t->workload, t->metric);
+			if (r && (r->verdict == VERDICT_REGRESSION || r->verdict == VERDICT_IMPROVEMENT)) {
+				sb_adds(h, "<li>");
+				patch_name(h, p, ws.to);
+				sb_adds(h, ": ");
+				effect(h, r);
+				sb_adds(h, " ");
+				badge(h, r->verdict_id);
+				sb_adds(h, "</li>");
+				any = 1;
+			}
+			step_results_release(&rs);
+		}
+		if (!any)
+			sb_adds(h, "<li>none on its own, at these runs</li>");
+		sb_adds(h, "</ul></li>");
+	}
+	sb_adds(h, "</ul>\n");
+}
+
+static void answer_other(struct strbuf *h, const struct page *p, const char *o)
+{
+	const struct bisect_end *e = &p->end;
+
+	if (!strcmp(o, "spread")) {
+		sb_addf(h, "<p class=\"answer\"><strong>No single culprit:</strong> the change is "
+			"spread over patches %ld..%ld (prefix %ld differs from both the baseline and "
+			"the series' end).</p>\n", e->first, e->last, e->split);
+		patch_list(h, p, e->first, e->last);
+		sb_addf(h, "<p>Measure each of them with <code>mglrulab bisect --per-patch</code> "
+			"(up to %d patches).</p>\n", BISECT_PER_PATCH_MAX);
+	} else if (!strcmp(o, "skipped-only")) {
+		sb_addf(h, "<p class=\"answer\"><strong>No culprit named:</strong> the change is in "
+			"patches %ld..%ld; the prefixes between them do not build, so which one "
+			"cannot be told.</p>\n", e->first, e->last);
+		patch_list(h, p, e->first, e->last);
+	} else if (!strcmp(o, "inconclusive")) {
+		sb_addf(h, "<p class=\"answer\"><strong>No culprit yet:</strong> prefix %ld could "
+			"not be placed within its step's budget; the change lies in patches "
+			"%ld..%ld. Raise <code>--max-runs</code> or <code>--budget</code> and run "
+			"again.</p>\n", e->split, e->first, e->last);
+		patch_list(h, p, e->first, e->last);
+	} else {
+		sb_adds(h, "<p class=\"answer\"><strong>No answer:</strong> outcome ");
+		esc(h, o);
+		sb_adds(h, ".</p>\n");
+	}
+}
+
+/* The answer: what the bisection found, before anything else. */
+static void answer(struct strbuf *h, const struct page *p)
+{
+	const char *o = p->end.outcome;
+
+	sb_adds(h, "<section id=\"answer\"><h2>Answer</h2>\n");
+	if (!o)
+		sb_adds(h, "<p class=\"answer\"><strong>Not finished:</strong> "
+			"<code>mglrulab bisect --resume</code> continues it.</p>\n");
+	else if (!strcmp(o, "found"))
+		answer_found(h, p);
+	else if (!strcmp(o, "not-confirmed"))
+		sb_adds(h, "<p class=\"answer\"><strong>Not confirmed:</strong> the whole series "
+			"shows no improvement or regression against the baseline, so there is "
+			"nothing to bisect (the confirm step below).</p>\n");
+	else if (!strcmp(o, "per-patch"))
+		answer_per_patch(h, p);
+	else
+		answer_other(h, p, o);
+	sb_adds(h, "</section>\n");
+}
+
+/* The change being bisected: the whole series against the baseline. */
+static void whole_series(struct strbuf *h, const struct page *p)
+{
+	struct bisect_step st;
+
+	if (!find_step(p, "confirm", NULL, &st))
+		return;
+	sb_adds(h, "<section id=\"series\"><h2>The whole series");
+	step_kernels(h, &st);
+	sb_adds(h, "</h2>\n");
+	effect_table(h, p, st.results);
+	sb_adds(h, "</section>\n");
+}
+
+/*
+ * The metrics the page shows: the tracked ones, or when the series moved
+ * nothing (not confirmed), the confirm step's primaries (all its metrics
+ * when it has none).
+ */
+static void shown_metrics(struct page *p)
+{
+	struct bisect_step st;
+	size_t n = 0;
+	int primaries = 0;
+
+	step_results_decode(p->hd.tracked, &p->tracked);
+	if (p->tracked.n || !find_step(p, "confirm", NULL, &st))
+		return;
+	step_results_release(&p->tracked);
+	step_results_decode(st.results, &p->tracked);
+	for (size_t i = 0; i < p->tracked.n; i++)
+		primaries |= p->tracked.v[i].primary;
+	for (size_t i = 0; i < p->tracked.n; i++)
+		if (!primaries || p->tracked.v[i].primary)
+			p->tracked.v[n++] = p->tracked.v[i];
+	p->tracked.n = n;
+}
+
+/* One tracked metric's change and verdict in a step's @results, on a line of the steps table. */
+static void step_verdicts(struct strbuf *h, const struct page *p, const json_t *results)
+{
+	struct step_results rs;
+
+	step_results_decode(results, &rs);
+	sb_adds(h, "<td class=\"num\">");
+	for (size_t i = 0; i < p->tracked.n; i++) {
+		const struct step_result *t = &p->tracked.v[i];
+
+		if (i)
+			sb_adds(h, "<br>");
+		if (p->tracked.n > 1) {
+			esc(h, t->metric);
+			sb_adds(h, ": ");
+		}
+		effect(h, step_results_find(&rs, t->workload, t->metric));
+	}
+	sb_adds(h, "</td><td>");
+	for (size_t i = 0; i < p->tracked.n; i++) {
+		const struct step_result *r = step_results_find(&rs, p->tracked.v[i].workload,
+								p->tracked.v[i].metric);
+		if (i)
+			sb_adds(h, "<br>");
+		badge(h, r ? r->verdict_id : NULL);
+	}
+	if (!p->tracked.n)
+		sb_adds(h, "<span class=\"muted\">nothing tracked</span>");
+	sb_adds(h, "</td>");
+	step_results_release(&rs);
+}
+
+static void step_row(struct strbuf *h, const struct page *p, size_t i, const struct bisect_step *st)
+{
+	char *rel = bisect_step_file(st, "report.html");
+	const struct bisect_step_runs *r = i < p->nr_runs ? &p->runs[i] : NULL;
+
+	sb_addf(h, "<tr><td class=\"num\">%ld</td><td>", st->step);
+	esc(h, st->purpose);
+	sb_adds(h, "</td><td><code>");
+	esc(h, st->a);
+	sb_adds(h, "</code> &#8594; <code>");
+	esc(h, st->b);
+	sb_adds(h, "</code></td>");
+	step_verdicts(h, p, st->results);
+	sb_adds(h, "<td class=\"num\">");
+	if (r && r->ok >= 0)
+		sb_addf(h, "%ld", r->ok);
+	if (r && r->failed > 0)
+		sb_addf(h, " <span class=\"v-regression\">+%ld failed</span>", r->failed);
+	if (!r || r->ok < 0)
+		sb_adds(h, "?");
+	sb_adds(h, "</td><td>");
+	if (rel) {
+		link_open(h, rel);
+		sb_adds(h, "report</a>");
+	}
+	if (st->state && strcmp(st->state, "done")) {
+		sb_adds(h, " <span class=\"muted\">");
+		esc(h, st->state);
+		sb_adds(h, "</span>");
+	}
+	sb_adds(h, "</td></tr>\n");
+	free(rel);
+}
+
+static void steps_table(struct strbuf *h, const struct page *p)
+{
+	const json_t *s;
+	size_t i;
+
+	sb_adds(h, "<section id=\"steps\"><h2>Steps</h2>\n<p class=\"sub\">Each step is an A/B "
+		"session until decided: the change of the second kernel against the first, for "
+		"the tracked metrics; runs are both kernels' runs that gave a value.</p>\n"
+		"<div class=\"tw\"><table><thead><tr><th class=\"num\">#</th><th>Purpose</th>"
+		"<th>Kernels</th><th class=\"num\">Change [interval]</th><th>Verdict</th>"
+		"<th class=\"num\">Runs</th><th>Report</th></tr></thead><tbody>\n");
+	json_array_foreach(p->hd.steps, i, s) {
+		struct bisect_step st;
+
+		bisect_step_decode(s, &st);
+		step_row(h, p, i, &st);
+	}
+	sb_adds(h, "</tbody></table></div></section>\n");
+}
+
+/* ---- bar rows: the waterfall and the probes' levels ---- */
 
 struct bar {
-	const char *label;	/* raw: escaped when written */
+	char *label;		/* raw: escaped when written */
 	double from, to;	/* levels in percent of the baseline */
 	double lo, hi;		/* the step's interval, as levels (NAN: none) */
 	const char *verdict;
+	char *href;		/* its step's report, relative; NULL: none */
 };
 
 /* From level @at, a change of @pct percent. */
@@ -33,153 +456,316 @@ static double step_level(double at, double pct)
 	return (1.0 + at / 100.0) * (1.0 + pct / 100.0) * 100.0 - 100.0;
 }
 
-static const char *verdict_class(const char *v)
-{
-	return !v ? "v-none" : !strcmp(v, "regression") ? "v-regression" :
-	       !strcmp(v, "improvement") ? "v-improvement" : "v-other";
-}
+struct scale {
+	double min, max, tick;	/* the axis, and the distance between its ticks */
+	int nticks;		/* min, min + tick, ... max */
+};
 
-/*
- * The label as it fits left of the plot: LABEL_MAX bytes, cut at a UTF-8
- * character boundary, with an ellipsis. The <title> keeps it whole.
- */
-#define LABEL_MAX 40
-static void add_label(struct strbuf *h, const char *label)
+/* An axis over every bar and whisker and 0, with round ticks (1, 2 or 5 times a power of 10). */
+static struct scale bar_scale(const struct bar *b, int n)
 {
-	size_t len = strlen(label);
-
-	if (len <= LABEL_MAX) {
-		sb_add_xml(h, label);
-		return;
-	}
-	len = LABEL_MAX;
-	while (len && ((unsigned char)label[len] & 0xc0) == 0x80)
-		len--;
-	char *cut = xstrndup(label, len);
-	sb_add_xml(h, cut);
-	sb_adds(h, "\xe2\x80\xa6");	/* U+2026 */
-	free(cut);
-}
-
-static void svg_waterfall(struct strbuf *h, const struct bar *b, int n)
-{
-	double min = 0, max = 0;
+	struct scale s = { 0, 0, 1, 0 };
 
 	for (int i = 0; i < n; i++) {
 		double v[] = { b[i].from, b[i].to, b[i].lo, b[i].hi };
 		for (int j = 0; j < 4; j++)
 			if (isfinite(v[j])) {
-				min = v[j] < min ? v[j] : min;
-				max = v[j] > max ? v[j] : max;
+				s.min = fmin(s.min, v[j]);
+				s.max = fmax(s.max, v[j]);
 			}
 	}
-	double pad = (max - min) * 0.05 + 1.0;
-	min -= pad;
-	max += pad;
-#define X(v) (W_LABEL + ((v) - min) / (max - min) * W_PLOT)
-	int height = ROW * n + 24;
-	sb_addf(h, "<svg class=\"waterfall\" width=\"%d\" height=\"%d\" role=\"img\">\n",
-		W_LABEL + W_PLOT + 10, height);
-	sb_addf(h, "<line class=\"zero\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\"/>\n", X(0.0), X(0.0),
-		ROW * n);
+	double raw = (s.max - s.min) / 5.0, p = pow(10.0, floor(log10(raw > 0 ? raw : 1)));
+	s.tick = raw / p < 1.5 ? p : raw / p < 3.5 ? 2 * p : raw / p < 7.5 ? 5 * p : 10 * p;
+	s.min = floor(s.min / s.tick - 0.2) * s.tick;
+	s.max = ceil(s.max / s.tick + 0.2) * s.tick;
+	s.nticks = (int)lround((s.max - s.min) / s.tick) + 1;
+	return s;
+}
+
+static double bar_x(const struct scale *s, double v)
+{
+	return 4 + (v - s->min) / (s->max - s->min) * (W_PLOT - 8);
+}
+
+/* The grid lines of @s and the baseline's 0 in a row of height @ht. */
+static void bar_grid(struct strbuf *h, const struct scale *s, int ht)
+{
+	for (int i = 0; i < s->nticks; i++) {
+		double t = s->min + i * s->tick;
+
+		sb_addf(h, "<line class=\"%s\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\"/>",
+			fabs(t) < s->tick / 2 ? "zero" : "grid", bar_x(s, t), bar_x(s, t), ht);
+	}
+}
+
+static void bar_row(struct strbuf *h, const struct scale *s, const struct bar *b)
+{
+	double x0 = bar_x(s, fmin(b->from, b->to)), x1 = bar_x(s, fmax(b->from, b->to));
+
+	sb_adds(h, "<tr><td class=\"lbl\" title=\"");
+	esc(h, b->label);
+	sb_adds(h, "\">");
+	if (b->href)
+		link_open(h, b->href);
+	esc(h, b->label);
+	sb_addf(h, "%s</td><td class=\"plot\"><svg class=\"bar %s\" width=\"%d\" height=\"%d\" "
+		"role=\"img\"><title>", b->href ? "</a>" : "", verdict_cls(b->verdict), W_PLOT, ROW);
+	esc(h, b->label);
+	sb_addf(h, ": %+.1f %% to %+.1f %% of the baseline, %s</title>", b->from, b->to,
+		b->verdict ? b->verdict : "not measured");
+	bar_grid(h, s, ROW);
+	sb_addf(h, "<rect class=\"b\" x=\"%.1f\" y=\"5\" width=\"%.1f\" height=\"%d\"/>", x0,
+		fmax(x1 - x0, 1.5), ROW - 10);
+	if (isfinite(b->lo) && isfinite(b->hi))
+		sb_addf(h, "<line class=\"wh\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+			bar_x(s, b->lo), ROW / 2.0, bar_x(s, b->hi), ROW / 2.0);
+	sb_addf(h, "</svg></td><td class=\"num\">%+.1f&#160;%% &#8594; %+.1f&#160;%%</td><td>",
+		b->from, b->to);
+	badge(h, b->verdict);
+	sb_adds(h, "</td></tr>\n");
+}
+
+/* The axis under the rows: a label per tick, in percent of the baseline. */
+static void bar_axis(struct strbuf *h, const struct scale *s)
+{
+	sb_addf(h, "<tr class=\"axis\"><td class=\"muted\">%% of the baseline</td><td class=\"plot\">"
+		"<svg width=\"%d\" height=\"18\">", W_PLOT);
+	for (int i = 0; i < s->nticks; i++) {
+		double t = s->min + i * s->tick;
+
+		sb_addf(h, "<text x=\"%.1f\" y=\"12\" text-anchor=\"middle\">", bar_x(s, t));
+		if (fabs(t) < s->tick / 2)
+			sb_adds(h, "0</text>");
+		else
+			sb_addf(h, "%+g</text>", t);
+	}
+	sb_adds(h, "</svg></td><td></td><td></td></tr>\n");
+}
+
+static void legend(struct strbuf *h)
+{
+	static const char *const items[][2] = {
+		{ "v-regression", "regression" }, { "v-improvement", "improvement" },
+		{ "v-other", "no change, within noise or inconclusive" },
+	};
+
+	sb_adds(h, "<p class=\"wf-legend\">");
+	for (size_t i = 0; i < ARRAY_SIZE(items); i++)
+		sb_addf(h, "<span><svg class=\"bar %s\" width=\"14\" height=\"10\"><rect class=\"b\" "
+			"width=\"14\" height=\"10\"/></svg>%s</span>", items[i][0], items[i][1]);
+	sb_adds(h, "<span><svg class=\"bar\" width=\"18\" height=\"10\"><line class=\"wh\" x1=\"0\" "
+		"y1=\"5\" x2=\"18\" y2=\"5\"/></svg>the step's interval</span><span><svg width=\"10\" "
+		"height=\"14\"><line class=\"zero\" x1=\"5\" y1=\"0\" x2=\"5\" y2=\"14\"/></svg>0: the "
+		"baseline</span><span>a bar goes from the level before the step to the level after"
+		"</span></p>\n");
+}
+
+static void bar_table(struct strbuf *h, const struct bar *b, int n, const char *what)
+{
+	struct scale s = bar_scale(b, n);
+
+	legend(h);
+	sb_addf(h, "<div class=\"tw\"><table class=\"bars\"><thead><tr><th>%s</th><th>Level</th>"
+		"<th class=\"num\">From &#8594; to</th><th>Verdict</th></tr></thead><tbody>\n", what);
+	for (int i = 0; i < n; i++)
+		bar_row(h, &s, &b[i]);
+	bar_axis(h, &s);
+	sb_adds(h, "</tbody></table></div>\n");
+}
+
+static void bars_free(struct bar *b, int n)
+{
 	for (int i = 0; i < n; i++) {
-		double y = i * ROW, x0 = X(fmin(b[i].from, b[i].to)), x1 = X(fmax(b[i].from, b[i].to));
-		sb_addf(h, "<g class=\"%s\"><title>", verdict_class(b[i].verdict));
-		sb_add_xml(h, b[i].label);
-		sb_addf(h, ": %+.1f %% to %+.1f %% of the baseline, %s</title>\n", b[i].from, b[i].to,
-			b[i].verdict ? b[i].verdict : "not measured");
-		sb_addf(h, "<text x=\"4\" y=\"%.1f\">", y + ROW * 0.65);
-		add_label(h, b[i].label);
-		sb_adds(h, "</text>\n");
-		sb_addf(h, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>\n", x0, y + 5,
-			fmax(x1 - x0, 1.0), ROW - 10);
-		if (isfinite(b[i].lo) && isfinite(b[i].hi))
-			sb_addf(h, "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-				X(b[i].lo), y + ROW / 2.0, X(b[i].hi), y + ROW / 2.0);
-		sb_adds(h, "</g>\n");
+		free(b[i].label);
+		free(b[i].href);
 	}
-	sb_addf(h, "<text x=\"%.1f\" y=\"%d\">%+.0f %%</text><text x=\"%.1f\" y=\"%d\">0</text>"
-		"<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%+.0f %%</text>\n", (double)W_LABEL,
-		height - 6, min, X(0.0), height - 6, (double)(W_LABEL + W_PLOT), height - 6, max);
-	sb_adds(h, "</svg>\n");
-#undef X
-}
-
-/* The waterfall of one tracked metric from the per-patch steps and the confirm step. */
-/* A result's change and interval in percent: all NaN for none. */
-static void pcts(const struct step_result *r, double *d, double *lo, double *hi)
-{
-	*d = r ? r->delta_pct : NAN;
-	*lo = r ? r->lo_pct : NAN;
-	*hi = r ? r->hi_pct : NAN;
-}
-
-static void metric_waterfall(struct strbuf *h, const struct bisect_head *hd,
-			     const struct step_results *tracked, const char *w, const char *m)
-{
-	const json_t *s;
-	size_t i, n = json_array_size(hd->waterfall);
-	struct bar *b = xcalloc(n + 1, sizeof(*b));
-	char **labels = xcalloc(n + 1, sizeof(*labels));
-	double level = 0, d, lo, hi;
-
-	json_array_foreach(hd->waterfall, i, s) {
-		struct bisect_wf_step ws;
-		struct bisect_patch p;
-		struct step_results rs;
-		const struct step_result *r;
-
-		bisect_wf_step_decode(s, &ws);
-		bisect_patch_decode(hd, ws.to, &p);
-		step_results_decode(ws.results, &rs);
-		r = step_results_find(&rs, w, m);
-		pcts(r, &d, &lo, &hi);
-		labels[i] = xasprintf("%ld. %s", ws.to, p.subject ? p.subject : "(no subject)");
-		b[i] = (struct bar){ .label = labels[i], .from = level,
-				     .to = isfinite(d) ? step_level(level, d) : level,
-				     .lo = step_level(level, lo), .hi = step_level(level, hi),
-				     .verdict = r ? r->verdict_id : NULL };
-		level = b[i].to;
-		step_results_release(&rs);
-	}
-	const struct step_result *whole = step_results_find(tracked, w, m);
-	pcts(whole, &d, &lo, &hi);
-	b[n] = (struct bar){ .label = "whole series (measured)", .from = 0,
-			     .to = isfinite(d) ? d : 0, .lo = lo, .hi = hi,
-			     .verdict = whole ? whole->verdict_id : NULL };
-	sb_adds(h, "<h2>");
-	sb_add_xml(h, w);
-	sb_adds(h, " ");
-	sb_add_xml(h, m);
-	sb_adds(h, "</h2>\n");
-	svg_waterfall(h, b, (int)n + 1);
-	for (i = 0; i < n; i++)
-		free(labels[i]);
-	free(labels);
 	free(b);
 }
 
-void bisect_html(struct strbuf *h, const json_t *st, const char *summary)
+/* @r's change applied from level @at into @b. */
+static void bar_from(struct bar *b, double at, const struct step_result *r)
 {
-	struct bisect_head hd;
-	struct step_results tracked;
+	double d = r ? r->delta_pct : NAN;
 
-	bisect_head_decode(st, &hd);
-	step_results_decode(hd.tracked, &tracked);
-	sb_adds(h, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>bisect ");
-	sb_add_xml(h, hd.baseline ?: "");
-	sb_adds(h, "..");
-	sb_add_xml(h, hd.series_kernel ?: "");
-	sb_adds(h, "</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:1em auto}"
-		"pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
-		"svg text{font-size:12px}.zero{stroke:#888}.ci{stroke:#000;stroke-width:1.5}"
-		".v-regression rect{fill:#d33}.v-improvement rect{fill:#2a2}"
-		".v-other rect,.v-none rect{fill:#aaa}</style></head><body>\n");
-	sb_adds(h, "<h1>Bisection</h1>\n<pre>");
-	sb_add_xml(h, summary);
-	sb_adds(h, "</pre>\n");
-	for (size_t i = 0; hd.waterfall && i < tracked.n; i++)
-		metric_waterfall(h, &hd, &tracked, tracked.v[i].workload, tracked.v[i].metric);
-	sb_adds(h, "</body></html>\n");
-	step_results_release(&tracked);
+	b->from = at;
+	b->to = isfinite(d) ? step_level(at, d) : at;
+	b->lo = r ? step_level(at, r->lo_pct) : NAN;
+	b->hi = r ? step_level(at, r->hi_pct) : NAN;
+	b->verdict = r ? r->verdict_id : NULL;
+}
+
+/* The link to the step that compared @a with @b, or NULL. */
+static char *step_href(const struct page *p, const char *purpose, const char *a, const char *b)
+{
+	const json_t *s;
+	size_t i;
+	char *rel = NULL;
+
+	json_array_foreach(p->hd.steps, i, s) {
+		struct bisect_step st;
+
+		bisect_step_decode(s, &st);
+		if (st.purpose && st.a && st.b && !strcmp(st.purpose, purpose) &&
+		    (!a || !strcmp(st.a, a)) && b && !strcmp(st.b, b)) {
+			free(rel);
+			rel = bisect_step_file(&st, "report.html");
+		}
+	}
+	return rel;
+}
+
+/* The bar of the whole series, measured directly: the confirm step. */
+static void whole_bar(const struct page *p, const struct step_result *t, struct bar *b)
+{
+	bar_from(b, 0, t);
+	b->label = xstrdup("whole series (measured)");
+	b->href = step_href(p, "confirm", NULL, p->hd.series_kernel);
+}
+
+static void metric_heading(struct strbuf *h, const struct step_result *t)
+{
+	sb_adds(h, "<h3>");
+	esc(h, t->workload);
+	sb_adds(h, " ");
+	esc(h, t->metric);
+	sb_adds(h, "</h3>\n");
+}
+
+/* The waterfall of one tracked metric from the per-patch steps and the confirm step. */
+static void metric_waterfall(struct strbuf *h, const struct page *p, const struct step_result *t)
+{
+	size_t i, n = json_array_size(p->hd.waterfall);
+	struct bar *b = xcalloc(n + 1, sizeof(*b));
+	double level = 0;
+	const json_t *s;
+
+	json_array_foreach(p->hd.waterfall, i, s) {
+		struct bisect_wf_step ws;
+		struct bisect_patch pa;
+		struct step_results rs;
+
+		bisect_wf_step_decode(s, &ws);
+		bisect_patch_decode(&p->hd, ws.to, &pa);
+		step_results_decode(ws.results, &rs);
+		bar_from(&b[i], level, step_results_find(&rs, t->workload, t->metric));
+		/* Patches merged after a prefix that did not build: the step names them all. */
+		if (ws.from + 1 < ws.to)
+			b[i].label = xasprintf("%ld..%ld. %s", ws.from + 1, ws.to,
+					       pa.subject ? pa.subject : "(no subject)");
+		else
+			b[i].label = xasprintf("%ld. %s", ws.to, pa.subject ? pa.subject : "(no subject)");
+		b[i].href = step_href(p, "per-patch", ws.a, ws.b);
+		level = b[i].to;
+		step_results_release(&rs);
+	}
+	whole_bar(p, t, &b[n]);
+	metric_heading(h, t);
+	bar_table(h, b, (int)n + 1, "Patch");
+	bars_free(b, (int)n + 1);
+}
+
+static void waterfalls(struct strbuf *h, const struct page *p)
+{
+	if (!p->hd.waterfall)
+		return;
+	sb_adds(h, "<section id=\"waterfall\"><h2>Waterfall</h2>\n<p class=\"sub\">Each patch's "
+		"own effect, from the level of the patches before it; the last bar is the whole "
+		"series measured directly. Each label links to its step's report.</p>\n");
+	for (size_t i = 0; i < p->tracked.n; i++)
+		metric_waterfall(h, p, &p->tracked.v[i]);
+	sb_adds(h, "</section>\n");
+}
+
+/* Prefix @k as measured against the baseline (its probe-base step), into @b. */
+static void probe_bar(const struct page *p, const struct step_result *t, long k, const char *cls,
+		      struct bar *b)
+{
+	const char *kernel = bisect_prefix_kernel(&p->hd, k);
+	struct bisect_step st = { 0 };
+	struct step_results rs;
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(p->hd.steps, i, s) {
+		struct bisect_step x;
+
+		bisect_step_decode(s, &x);
+		if (kernel && x.purpose && x.b && !strcmp(x.purpose, "probe-base") && !strcmp(x.b, kernel))
+			st = x;
+	}
+	step_results_decode(st.results, &rs);
+	bar_from(b, 0, step_results_find(&rs, t->workload, t->metric));
+	step_results_release(&rs);
+	b->label = xasprintf("prefix %ld (patches 1..%ld): %s", k, k, cls ? cls : "?");
+	b->href = st.step ? bisect_step_file(&st, "report.html") : NULL;
+}
+
+/* Search mode: each probed prefix's level against the baseline, and the whole series. */
+static void levels(struct strbuf *h, const struct page *p)
+{
+	size_t n = json_array_size(p->hd.probes), i;
+	const json_t *s;
+
+	if (p->hd.waterfall || (!n && !p->hd.prefixes))
+		return;
+	sb_adds(h, "<section id=\"levels\"><h2>Levels</h2>\n<p class=\"sub\">Each prefix the "
+		"search probed (the first K patches), measured against the baseline, and where the "
+		"search placed it: at the baseline, at the series' end, or between.</p>\n");
+	for (size_t m = 0; m < p->tracked.n; m++) {
+		struct bar *b = xcalloc(n + 1, sizeof(*b));
+
+		json_array_foreach(p->hd.probes, i, s) {
+			struct bisect_probe pr;
+
+			bisect_probe_decode(s, &pr);
+			probe_bar(p, &p->tracked.v[m], pr.prefix, pr.cls, &b[i]);
+		}
+		whole_bar(p, &p->tracked.v[m], &b[n]);
+		metric_heading(h, &p->tracked.v[m]);
+		bar_table(h, b, (int)n + 1, "Prefix");
+		bars_free(b, (int)n + 1);
+	}
+	for (long k = 1; k < p->hd.n; k++)
+		if (bisect_prefix_builds(&p->hd, k) == 0)
+			sb_addf(h, "<p>Prefix %ld does not build: skipped.</p>\n", k);
+	sb_adds(h, "</section>\n");
+}
+
+static void header(struct strbuf *h, const struct page *p)
+{
+	sb_adds(h, "<header><h1>Bisection: <code>");
+	esc(h, p->hd.baseline);
+	sb_adds(h, "</code> &#8594; <code>");
+	esc(h, p->hd.series_kernel);
+	sb_addf(h, "</code></h1><p class=\"sub\">mglrulab bisect &middot; %ld patch%s &middot; %s",
+		p->hd.n, p->hd.n == 1 ? "" : "es",
+		p->hd.settings.per_patch ? "per patch" : "search");
+	if (p->hd.settings.max_runs)
+		sb_addf(h, " &middot; at most %ld runs per kernel and workload in a step",
+			p->hd.settings.max_runs);
+	sb_adds(h, "</p></header>\n");
+}
+
+void bisect_html(struct strbuf *h, const json_t *st, const struct bisect_step_runs *runs,
+		 size_t nr_runs)
+{
+	struct page p = { .runs = runs, .nr_runs = nr_runs };
+	char *title;
+
+	bisect_head_decode(st, &p.hd);
+	bisect_end_decode(st, &p.end);
+	shown_metrics(&p);
+	title = xasprintf("mglrulab bisect %s..%s", p.hd.baseline ? p.hd.baseline : "",
+			  p.hd.series_kernel ? p.hd.series_kernel : "");
+	report_html_begin(h, title, bisect_css);
+	free(title);
+	header(h, &p);
+	answer(h, &p);
+	whole_series(h, &p);
+	steps_table(h, &p);
+	levels(h, &p);
+	waterfalls(h, &p);
+	sb_adds(h, "<footer>Generated by mglrulab " MGLRULAB_VERSION " from bisect.json "
+		"(" BISECT_SCHEMA ").</footer>\n</body></html>\n");
+	step_results_release(&p.tracked);
 }

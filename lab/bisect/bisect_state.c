@@ -8,6 +8,7 @@
  * file and the field, never a crash or a bisection of something else.
  */
 #include "bisect.h"
+#include "fsutil.h"
 #include "xjson.h"
 #include "util.h"
 
@@ -417,7 +418,39 @@ void bisect_step_decode(const json_t *s, struct bisect_step *out)
 	out->session = str_of(s, "session");
 	out->dir = str_of(s, "dir");
 	out->state = str_of(s, "state");
+	out->session = str_of(s, "session");
 	out->results = json_object_get(s, "results");
+}
+
+char *bisect_step_file(const struct bisect_step *st, const char *file)
+{
+	if (!st->dir || !st->session || !*path_basename(st->session))
+		return NULL;
+	return xasprintf("%s/%s/%s", st->dir, path_basename(st->session), file);
+}
+
+static long long_of(const json_t *obj, const char *key)
+{
+	return (long)json_integer_value(json_object_get(obj, key));
+}
+
+void bisect_end_decode(const json_t *state, struct bisect_end *out)
+{
+	const json_t *r = json_object_get(state, "result");
+
+	out->outcome = str_of(r, "outcome");
+	out->first = long_of(r, "first");
+	out->last = long_of(r, "last");
+	out->culprit = long_of(r, "culprit");
+	out->split = long_of(r, "split");
+	out->own_effect = container_of(r, "own_effect", 0);
+	out->remaining = container_of(r, "remaining", 0);
+}
+
+void bisect_probe_decode(const json_t *p, struct bisect_probe *out)
+{
+	out->prefix = long_of(p, "prefix");
+	out->cls = str_of(p, "class");
 }
 
 void bisect_patch_decode(const struct bisect_head *h, long k, struct bisect_patch *out)
@@ -438,6 +471,14 @@ int bisect_prefix_builds(const struct bisect_head *h, long k)
 	return json_is_boolean(b) ? json_is_true(b) : -1;
 }
 
+const char *bisect_prefix_kernel(const struct bisect_head *h, long k)
+{
+	char key[24];
+
+	snprintf(key, sizeof(key), "%ld", k);
+	return str_of(json_object_get(h->prefixes, key), "kernel");
+}
+
 int bisect_probe_known(const struct bisect_head *h, long k)
 {
 	const json_t *p;
@@ -451,6 +492,9 @@ int bisect_probe_known(const struct bisect_head *h, long k)
 
 void bisect_wf_step_decode(const json_t *s, struct bisect_wf_step *out)
 {
+	out->from = (long)json_integer_value(json_object_get(s, "from"));
 	out->to = (long)json_integer_value(json_object_get(s, "to"));
+	out->a = str_of(s, "a");
+	out->b = str_of(s, "b");
 	out->results = json_object_get(s, "results");
 }

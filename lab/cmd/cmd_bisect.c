@@ -63,8 +63,8 @@ const struct lab_usage bisect_usage = {
 		"position, Message-Id), its own effect (NEW@(c-1) against NEW@c) with its\n"
 		"interval, and what the remaining patches do; a change spread over patches is\n"
 		"said to be so. Everything is in reports/<stamp>-bisect/ (bisect.json,\n"
-		"bisect.txt, bisect.html, steps/ with each step's session); the summary goes\n"
-		"to stdout.\n",
+		"bisect.txt, bisect.html: the answer, then each step linked to its report;\n"
+		"steps/ with each step's session); the summary goes to stdout.\n",
 	.options = bisect_options,
 	.footer = "exit status: 0 finished (whatever it found), 1 user error, 2 lab failure or\n"
 		  "interrupted (the resume command is printed).\n",

@@ -262,7 +262,9 @@ static const char history_css[] =
 	"svg .nmed{fill:var(--k0)}svg .level{stroke:var(--fg);stroke-width:1.5;stroke-opacity:.6}"
 	"svg .cp line{stroke:currentColor;stroke-width:2;stroke-dasharray:5 3}"
 	"svg text.failed{fill:var(--bad);font-size:11px}"
-	"svg .v-change{color:var(--k1)}.v-change{color:var(--k1)}\n"
+	"svg .v-change{color:var(--k1)}.v-change{color:var(--k1)}"
+	"svg .hit{fill:transparent}svg a:hover .hit{fill:var(--band)}svg text.unit{font-size:11px}"
+	"svg.trend{max-width:100%;height:auto}\n"
 	"@media print{svg.trend{width:100%;height:auto}}\n";
 
 /* @to relative to the folder of @from_file, when both resolve; else @to as is. */
@@ -399,29 +401,68 @@ static void cp_table_head(struct strbuf *sb)
 		"<th>Sessions</th><th>What changed between them</th></tr></thead><tbody>");
 }
 
-static void series_section(const struct history *h, const char *html_path, size_t si,
-			   struct strbuf *sb)
+/*
+ * Night @ss's report.html relative to the page, as an href no folder name
+ * can turn into a scheme ("x:..."): "./" before a relative one.
+ */
+static char *night_href(const char *html_path, const struct history_session *ss)
 {
-	const struct history_series *s = &h->series[si];
-	struct svg_trend_night *tn = xcalloc(s->nn + 1, sizeof(*tn));
-	struct svg_trend_mark *mk = xcalloc(s->ncp + 1, sizeof(*mk));
-	struct svg_trend_level *lv = xcalloc(s->ncp + 2, sizeof(*lv));
-	char **titles = xcalloc(s->ncp + 1, sizeof(*titles)), **hrefs = xcalloc(s->ncp + 1, sizeof(char *));
-	size_t failed = 0;
-	const char *key;
-	json_t *v;
+	char *l, *out;
 
+	if (!ss->html || !html_path)
+		return NULL;
+	l = rel_link(html_path, ss->html);
+	if (*l == '/' || *l == '.')
+		return l;
+	out = xasprintf("./%s", l);
+	free(l);
+	return out;
+}
+
+/* What svg_trend() draws for one series; trend_release() frees it. */
+struct trend {
+	struct svg_trend_night *tn;
+	struct svg_trend_mark *mk;
+	struct svg_trend_level *lv;
+	char **titles, **hrefs;		/* per change point */
+	char **nhrefs, (*ticks)[16];	/* per night */
+	size_t nn, ncp, failed;
+};
+
+/* Night @j of @s: its runs, its date on the axis, its report's link. */
+static void trend_nights(const struct history *h, const char *html_path,
+			 const struct history_series *s, struct trend *t)
+{
 	for (size_t j = 0; j < s->nn; j++) {
 		const struct history_night *n = &s->nights[j];
+		const struct history_session *ss = &h->s[n->session];
 
-		tn[j] = (struct svg_trend_night){ n->median, n->lo, n->hi, n->v, n->n, n->failed,
-						  h->s[n->session].id };
-		failed += n->failed;
+		/* The date of "2026-11-03T01:00:00Z"; the session's id when there is none. */
+		snprintf(t->ticks[j], sizeof(t->ticks[j]), "%.10s", ss->created && *ss->created ?
+			 ss->created : ss->id);
+		t->nhrefs[j] = night_href(html_path, ss);
+		t->tn[j] = (struct svg_trend_night){ n->median, n->lo, n->hi, n->v, n->n, n->failed,
+						     ss->id, t->ticks[j], t->nhrefs[j] };
+		t->failed += n->failed;
 	}
+}
+
+static void trend_build(const struct history *h, const char *html_path,
+			const struct history_series *s, struct trend *t)
+{
+	*t = (struct trend){ .nn = s->nn, .ncp = s->ncp };
+	t->tn = xcalloc(s->nn + 1, sizeof(*t->tn));
+	t->nhrefs = xcalloc(s->nn + 1, sizeof(*t->nhrefs));
+	t->ticks = xcalloc(s->nn + 1, sizeof(*t->ticks));
+	t->mk = xcalloc(s->ncp + 1, sizeof(*t->mk));
+	t->lv = xcalloc(s->ncp + 2, sizeof(*t->lv));
+	t->titles = xcalloc(s->ncp + 1, sizeof(*t->titles));
+	t->hrefs = xcalloc(s->ncp + 1, sizeof(*t->hrefs));
+	trend_nights(h, html_path, s, t);
 	for (size_t j = 0; j <= s->ncp; j++) {
 		size_t from = j ? s->cps[j - 1].at : 0, to = j < s->ncp ? s->cps[j].at : s->nn;
 
-		lv[j] = (struct svg_trend_level){ from, to,
+		t->lv[j] = (struct svg_trend_level){ from, to,
 			j < s->ncp ? s->cps[j].before : s->ncp ? s->cps[s->ncp - 1].after : NAN };
 	}
 	for (size_t j = 0; j < s->ncp; j++) {
@@ -430,10 +471,37 @@ static void series_section(const struct history *h, const char *html_path, size_
 		char d[32];
 
 		fmt_pct(d, sizeof(d), c->delta_pct);
-		titles[j] = xasprintf("%s %s from %s to %s", c->kind, d, session_before(h, s, c), ss->id);
-		hrefs[j] = ss->html && html_path ? rel_link(html_path, ss->html) : NULL;
-		mk[j] = (struct svg_trend_mark){ c->at, c->kind, titles[j], hrefs[j] };
+		t->titles[j] = xasprintf("%s %s from %s to %s", c->kind, d, session_before(h, s, c),
+					 ss->id);
+		t->hrefs[j] = ss->html && html_path ? rel_link(html_path, ss->html) : NULL;
+		t->mk[j] = (struct svg_trend_mark){ c->at, c->kind, t->titles[j], t->hrefs[j] };
 	}
+}
+
+static void trend_release(struct trend *t)
+{
+	for (size_t j = 0; j < t->ncp; j++) {
+		free(t->titles[j]);
+		free(t->hrefs[j]);
+	}
+	for (size_t j = 0; j < t->nn; j++)
+		free(t->nhrefs[j]);
+	free(t->titles);
+	free(t->hrefs);
+	free(t->nhrefs);
+	free(t->ticks);
+	free(t->tn);
+	free(t->mk);
+	free(t->lv);
+}
+
+/* The series' heading and the line under it: its counts and its context. */
+static void series_heading(const struct history_series *s, size_t si, size_t failed,
+			   struct strbuf *sb)
+{
+	const char *key;
+	json_t *v;
+
 	sb_addf(sb, "<section class=\"series\" id=\"s%zu\"><h3>", si);
 	esc(sb, s->line);
 	sb_adds(sb, " &middot; ");
@@ -472,7 +540,17 @@ static void series_section(const struct history *h, const char *html_path, size_
 		}
 	}
 	sb_adds(sb, "</p>");
-	svg_trend(sb, tn, s->nn, mk, s->ncp, lv, s->ncp + 1);
+}
+
+static void series_section(const struct history *h, const char *html_path, size_t si,
+			   struct strbuf *sb)
+{
+	const struct history_series *s = &h->series[si];
+	struct trend t;
+
+	trend_build(h, html_path, s, &t);
+	series_heading(s, si, t.failed, sb);
+	svg_trend(sb, s->unit, t.tn, s->nn, t.mk, s->ncp, t.lv, s->ncp + 1);
 	if (s->ncp) {
 		cp_table_head(sb);
 		for (size_t j = 0; j < s->ncp; j++)
@@ -486,23 +564,44 @@ static void series_section(const struct history *h, const char *html_path, size_
 		sb_adds(sb, "</tbody></table></div>");
 	}
 	sb_adds(sb, "</section>\n");
-	for (size_t j = 0; j < s->ncp; j++) {
-		free(titles[j]);
-		free(hrefs[j]);
-	}
-	free(titles);
-	free(hrefs);
-	free(tn);
-	free(mk);
-	free(lv);
+	trend_release(&t);
 }
 
-void history_render_html(const struct history *h, const char *html_path, struct strbuf *sb)
+/* The change points and drifts of the last o.last sessions: what a reader looks for first. */
+static void html_summary(const struct history *h, const char *html_path, struct strbuf *sb)
 {
-	size_t recent_n = count_cps(h, 1), i;
+	size_t i;
+
+	sb_addf(sb, "<section id=\"summary\"><h2>Change points in the last %zu sessions</h2>",
+		h->o.last);
+	if (!count_cps(h, 1)) {
+		sb_adds(sb, "<p>None.</p>");
+	} else {
+		cp_table_head(sb);
+		for (i = 0; i < h->nseries; i++)
+			for (size_t j = 0; j < h->series[i].ncp; j++)
+				if (recent(h, &h->series[i], &h->series[i].cps[j]))
+					cp_row(h, html_path, i, &h->series[i].cps[j], sb);
+		sb_adds(sb, "</tbody></table></div>");
+	}
+	if (count_drifts(h, 1)) {
+		sb_addf(sb, "<h2>Drifts reaching into the last %zu sessions</h2>", h->o.last);
+		drift_table_head(sb);
+		for (i = 0; i < h->nseries; i++)
+			for (size_t j = 0; j < h->series[i].ndrift; j++)
+				if (h->series[i].nights[h->series[i].drifts[j].to].session +
+				    h->o.last >= h->ns)
+					drift_row(h, html_path, i, &h->series[i].drifts[j], sb);
+		sb_adds(sb, "</tbody></table></div>");
+	}
+	sb_adds(sb, "</section>\n");
+}
+
+static void html_header(const struct history *h, struct strbuf *sb)
+{
+	size_t i;
 	json_t *e;
 
-	report_html_begin(sb, "mglrulab history", history_css);
 	sb_addf(sb, "<header><h1>Nightly history</h1><p class=\"sub\">mglrulab history &middot; "
 		"%zu sessions &middot; %zu series &middot; %zu change points", h->ns, h->nseries,
 		count_cps(h, 0));
@@ -524,34 +623,13 @@ void history_render_html(const struct history *h, const char *html_path, struct 
 		}
 		sb_adds(sb, "</ul></div>\n");
 	}
-	sb_addf(sb, "<section id=\"summary\"><h2>Change points in the last %zu sessions</h2>",
-		h->o.last);
-	if (!recent_n) {
-		sb_adds(sb, "<p>None.</p>");
-	} else {
-		cp_table_head(sb);
-		for (i = 0; i < h->nseries; i++)
-			for (size_t j = 0; j < h->series[i].ncp; j++)
-				if (recent(h, &h->series[i], &h->series[i].cps[j]))
-					cp_row(h, html_path, i, &h->series[i].cps[j], sb);
-		sb_adds(sb, "</tbody></table></div>");
-	}
-	if (count_drifts(h, 1)) {
-		sb_addf(sb, "<h2>Drifts reaching into the last %zu sessions</h2>", h->o.last);
-		drift_table_head(sb);
-		for (i = 0; i < h->nseries; i++)
-			for (size_t j = 0; j < h->series[i].ndrift; j++)
-				if (h->series[i].nights[h->series[i].drifts[j].to].session +
-				    h->o.last >= h->ns)
-					drift_row(h, html_path, i, &h->series[i].drifts[j], sb);
-		sb_adds(sb, "</tbody></table></div>");
-	}
-	sb_adds(sb, "</section>\n<section id=\"primary\"><h2>Primary metrics</h2>\n");
-	for (i = 0; i < h->nseries; i++)
-		if (h->series[i].primary)
-			series_section(h, html_path, i, sb);
-	sb_adds(sb, "</section>\n<section id=\"other\"><h2>Other metrics</h2>\n");
-	for (i = 0; i < h->nseries; i++) {
+}
+
+/* The series of metrics that are not primary, each folded unless something changed. */
+static void html_other(const struct history *h, const char *html_path, struct strbuf *sb)
+{
+	sb_adds(sb, "<section id=\"other\"><h2>Other metrics</h2>\n");
+	for (size_t i = 0; i < h->nseries; i++) {
 		if (h->series[i].primary)
 			continue;
 		sb_adds(sb, "<details");
@@ -568,7 +646,12 @@ void history_render_html(const struct history *h, const char *html_path, struct 
 		series_section(h, html_path, i, sb);
 		sb_adds(sb, "</details>\n");
 	}
-	sb_addf(sb, "</section>\n<section id=\"methodology\"><h2>Methodology</h2><p>One series "
+	sb_adds(sb, "</section>\n");
+}
+
+static void html_methodology(const struct history *h, struct strbuf *sb)
+{
+	sb_addf(sb, "<section id=\"methodology\"><h2>Methodology</h2><p>One series "
 		"per kernel line, workload and metric, and per context (host, guest topology, "
 		"workload parameters: never mixed). Every raw run of every night is used: change "
 		"points are found by binary segmentation over the boundaries between nights, with "
@@ -579,9 +662,32 @@ void history_render_html(const struct history *h, const char *html_path, struct 
 		"the runs before, with its %.0f%% interval. Change points of one direction "
 		"that a line over at least %zu nights fits better than steps (BIC, by %g) are "
 		"one drift, with its Theil-Sen slope per night, not steps. Each night: raw runs (faint), median "
-		"and its exact order-statistic interval; &#215; marks failed runs.</p></section>\n"
-		"<footer>Generated by mglrulab " MGLRULAB_VERSION " (" HISTORY_SCHEMA ") from the "
-		"sessions' report.json files.</footer>\n</body></html>\n", h->o.cp.permutations,
+		"and its exact order-statistic interval; &#215; marks failed runs. A night's column "
+		"links to its report.</p></section>\n", h->o.cp.permutations,
 		h->o.cp.alpha, h->o.cp.min_nights, 95.0, (size_t)STATS_CP_DRIFT_MIN_NIGHTS,
 		STATS_CP_DRIFT_BIC);
+}
+
+void history_render_html(const struct history *h, const char *html_path, struct strbuf *sb)
+{
+	size_t i, primary = 0;
+
+	report_html_begin(sb, "mglrulab history", history_css);
+	html_header(h, sb);
+	html_summary(h, html_path, sb);
+	sb_adds(sb, "<section id=\"primary\"><h2>Primary metrics</h2>\n");
+	for (i = 0; i < h->nseries; i++) {
+		if (h->series[i].primary)
+			series_section(h, html_path, i, sb);
+		primary += h->series[i].primary;
+	}
+	if (!primary)
+		sb_adds(sb, "<p>None: the workloads declare no primary metric.</p>\n");
+	sb_adds(sb, "</section>\n");
+	/* No heading over nothing. */
+	if (primary < h->nseries)
+		html_other(h, html_path, sb);
+	html_methodology(h, sb);
+	sb_adds(sb, "<footer>Generated by mglrulab " MGLRULAB_VERSION " (" HISTORY_SCHEMA ") from the "
+		"sessions' report.json files.</footer>\n</body></html>\n");
 }

@@ -282,12 +282,27 @@ static double trend_y(const struct trend_geom *g, double v)
 	return g->h - g->bottom - (v - g->ay.lo) / (g->ay.hi - g->ay.lo) * (g->h - g->top - g->bottom);
 }
 
+/* Night @i's column, a link to its report over the whole height: a night is easy to hit. */
+static void trend_hit(struct strbuf *sb, const struct trend_geom *g, size_t i,
+		      const struct svg_trend_night *n)
+{
+	sb_adds(sb, "<a href=\"");
+	sb_add_xml(sb, n->href);
+	sb_addf(sb, "\"><rect class=\"hit\" x=\"" F "\" y=\"%.0f\" width=\"" F "\" "
+		"height=\"%.0f\"><title>", trend_xb(g, i), g->top, trend_xb(g, i + 1) - trend_xb(g, i),
+		g->h - g->top - g->bottom);
+	sb_add_xml(sb, n->label ? n->label : "");
+	sb_adds(sb, ": open its report</title></rect></a>");
+}
+
 /* Night @i: its raw runs, its median's interval and point, and its failed runs. */
 static void trend_night(struct strbuf *sb, const struct trend_geom *g, size_t i,
 			const struct svg_trend_night *n)
 {
 	char a[48], b[48], c[48];
 
+	if (n->href)
+		trend_hit(sb, g, i, n);
 	for (size_t j = 0; j < n->n; j++) {
 		sb_adds(sb, "<circle class=\"raw\" cx=\"");
 		svg_add_coord(sb, trend_x(g, i) + ((double)(j % 5) - 2) * 0.8);
@@ -303,13 +318,18 @@ static void trend_night(struct strbuf *sb, const struct trend_geom *g, size_t i,
 		fmt_num(a, sizeof(a), n->median);
 		fmt_num(b, sizeof(b), n->lo);
 		fmt_num(c, sizeof(c), n->hi);
+		if (n->href) {
+			sb_adds(sb, "<a href=\"");
+			sb_add_xml(sb, n->href);
+			sb_adds(sb, "\">");
+		}
 		sb_addf(sb, "<circle class=\"nmed\" cx=\"" F "\" cy=\"" F "\" r=\"2.6\">"
 			"<title>", trend_x(g, i), trend_y(g, n->median));
 		sb_add_xml(sb, n->label ? n->label : "");
 		sb_addf(sb, ": median %s [%s, %s], %zu runs", a, b, c, n->n);
 		if (n->failed)
 			sb_addf(sb, ", %zu failed", n->failed);
-		sb_adds(sb, "</title></circle>");
+		sb_addf(sb, "</title></circle>%s", n->href ? "</a>" : "");
 	}
 	if (n->failed) {
 		sb_addf(sb, "<text class=\"failed\" x=\"" F "\" y=\"%.0f\" "
@@ -338,29 +358,82 @@ static void trend_mark(struct strbuf *sb, const struct trend_geom *g,
 		sb_adds(sb, "</a>");
 }
 
-/* The axes' labels: values, the first and last night. */
-static void trend_labels(struct strbuf *sb, const struct trend_geom *g,
-			 const struct svg_trend_night *nt)
+/* Round steps for the value axis: 1, 2 or 5 times a power of ten, about 4 of them. */
+static double trend_step(const struct axis *ay)
 {
-	y_axis_labels(sb, &g->ay, g->left, g->top, g->h - g->bottom);
-	if (g->k) {
-		sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\">", g->left, g->h - 6);
-		sb_add_xml(sb, nt[0].label ? nt[0].label : "");
-		sb_addf(sb, "</text><text class=\"ax\" x=\"%.0f\" y=\"%.0f\" "
-			"text-anchor=\"end\">", g->w - g->right, g->h - 6);
-		sb_add_xml(sb, nt[g->k - 1].label ? nt[g->k - 1].label : "");
-		sb_adds(sb, "</text>");
-	}
-	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">nights "
-		"&#8594;</text>", (g->left + g->w - g->right) / 2, g->h - 6);
+	double raw = (ay->hi - ay->lo) / 4, p;
+
+	if (!(raw > 0) || !isfinite(raw))
+		return 0;
+	p = pow(10, floor(log10(raw)));
+	return raw / p < 1.5 ? p : raw / p < 3.5 ? 2 * p : raw / p < 7.5 ? 5 * p : 10 * p;
 }
 
-void svg_trend(struct strbuf *sb, const struct svg_trend_night *nt, size_t k,
-	       const struct svg_trend_mark *marks, size_t nmarks,
+/* The value axis: a grid line and a label per round step, and the unit along it. */
+static void trend_y_axis(struct strbuf *sb, const struct trend_geom *g, const char *unit)
+{
+	double step = trend_step(&g->ay);
+	char v[32];
+
+	/* By index, not t += step: a step below the values' precision would never end. */
+	for (int i = 0; step && i < 12; i++) {
+		double t = (ceil(g->ay.lo / step) + i) * step;
+
+		if (t > g->ay.hi)
+			break;
+		fmt_num(v, sizeof(v), fabs(t) < step / 1e6 ? 0 : t);
+		sb_addf(sb, "<line class=\"axl\" x1=\"%.0f\" y1=\"" F "\" x2=\"%.0f\" y2=\"" F
+			"\"/><text class=\"ax\" x=\"%.0f\" y=\"" F "\" text-anchor=\"end\">%s</text>",
+			g->left, trend_y(g, t), g->w - g->right, trend_y(g, t), g->left - 4,
+			trend_y(g, t) + 3, v);
+	}
+	if (!unit || !*unit)
+		return;
+	sb_addf(sb, "<text class=\"ax unit\" transform=\"rotate(-90)\" x=\"" F "\" y=\"10\" "
+		"text-anchor=\"middle\">", -(g->top + g->h - g->bottom) / 2);
+	sb_add_xml(sb, unit);
+	sb_adds(sb, "</text>");
+}
+
+/*
+ * The night axis: up to TREND_TICKS nights spread evenly, the first and
+ * the last always, each with a tick; a label the same as the one before
+ * it (two nights of one date) is left out.
+ */
+static void trend_x_axis(struct strbuf *sb, const struct trend_geom *g,
+			 const struct svg_trend_night *nt)
+{
+	size_t m = g->k < TREND_TICKS ? g->k : TREND_TICKS;
+	const char *prev = NULL;
+
+	for (size_t j = 0; j < m; j++) {
+		size_t i = m > 1 ? (j * (g->k - 1) + (m - 1) / 2) / (m - 1) : 0;
+		const char *t = nt[i].tick ? nt[i].tick : nt[i].label ? nt[i].label : "";
+		/* The first and the last label stay inside the frame. */
+		int first = m > 1 && j == 0, last = m > 1 && j == m - 1;
+
+		sb_addf(sb, "<line class=\"axl\" x1=\"" F "\" y1=\"%.0f\" x2=\"" F "\" "
+			"y2=\"%.0f\"/>", trend_x(g, i), g->h - g->bottom, trend_x(g, i),
+			g->h - g->bottom + 4);
+		if (prev && !strcmp(prev, t))
+			continue;
+		sb_addf(sb, "<text class=\"ax\" x=\"" F "\" y=\"%.0f\" text-anchor=\"%s\">",
+			first ? g->left : last ? g->w - g->right : trend_x(g, i), g->h - g->bottom + 14,
+			first ? "start" : last ? "end" : "middle");
+		sb_add_xml(sb, t);
+		sb_adds(sb, "</text>");
+		prev = t;
+	}
+	sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">nights "
+		"&#8594;</text>", (g->left + g->w - g->right) / 2, g->h - 4);
+}
+
+void svg_trend(struct strbuf *sb, const char *unit, const struct svg_trend_night *nt,
+	       size_t k, const struct svg_trend_mark *marks, size_t nmarks,
 	       const struct svg_trend_level *levels, size_t nlevels)
 {
-	struct trend_geom g = { .w = 860, .h = 190, .left = 64, .right = 12, .top = 10,
-				.bottom = 24, .k = k, .ay = { INFINITY, -INFINITY } };
+	struct trend_geom g = { .w = 860, .h = 200, .left = 72, .right = 12, .top = 10,
+				.bottom = 36, .k = k, .ay = { INFINITY, -INFINITY } };
 
 	for (size_t i = 0; i < k; i++) {
 		for (size_t j = 0; j < nt[i].n; j++) {
@@ -375,6 +448,7 @@ void svg_trend(struct strbuf *sb, const struct svg_trend_night *nt, size_t k,
 		"</title>", g.w, g.h, g.w, g.h);
 	sb_addf(sb, "<rect class=\"frame\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
 		"height=\"%.0f\"/>", g.left, g.top, g.w - g.left - g.right, g.h - g.top - g.bottom);
+	trend_y_axis(sb, &g, unit);
 	for (size_t i = 0; i < nlevels; i++) {
 		if (!isfinite(levels[i].value) || levels[i].from >= levels[i].to || levels[i].to > k)
 			continue;
@@ -387,6 +461,6 @@ void svg_trend(struct strbuf *sb, const struct svg_trend_night *nt, size_t k,
 	for (size_t i = 0; i < nmarks; i++)
 		if (marks[i].at < k)
 			trend_mark(sb, &g, &marks[i]);
-	trend_labels(sb, &g, nt);
+	trend_x_axis(sb, &g, nt);
 	sb_adds(sb, "</svg>");
 }

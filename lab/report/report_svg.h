@@ -36,13 +36,19 @@ void svg_run_order(struct strbuf *sb, const struct result_record *result);
  * points; and a dashed line where each change point starts, coloured by
  * the class of its change (a verdict id: regression, improvement, or
  * "change" when the metric has no better direction) and linked to @href
- * (escaped) when there is one. Strings are escaped here.
+ * (escaped) when there is one. The value axis has round ticks, a grid and
+ * @unit (NULL: none); the night axis labels up to TREND_TICKS nights
+ * spread over it, always the first and the last. A night with an href
+ * links its whole column to it. Strings are escaped here.
  */
+#define TREND_TICKS	6
 struct svg_trend_night {
 	double median, lo, hi;	/* lo, hi NaN: no interval */
 	const double *v;	/* the raw runs */
 	size_t n, failed;
 	const char *label;	/* the session, for the tooltips */
+	const char *tick;	/* its label on the night axis (a date); NULL: @label */
+	const char *href;	/* its report, linked from its night's column; NULL: none */
 };
 
 struct svg_trend_mark {
@@ -66,8 +72,8 @@ struct svg_trend_level {
  */
 void svg_add_coord(struct strbuf *sb, double v);
 
-void svg_trend(struct strbuf *sb, const struct svg_trend_night *nights, size_t k,
-	       const struct svg_trend_mark *marks, size_t nmarks,
+void svg_trend(struct strbuf *sb, const char *unit, const struct svg_trend_night *nights,
+	       size_t k, const struct svg_trend_mark *marks, size_t nmarks,
 	       const struct svg_trend_level *levels, size_t nlevels);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* bisect.html: the per-patch waterfall's bars and levels, escaping. */
+/* bisect.html: the answer first, the steps and their links, the levels and waterfall, escaping. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,41 +38,154 @@ static void test_waterfall(void **state)
 	(void)state;
 
 	assert_non_null(st);
-	bisect_html(&h, st, "culprit: <patch 2>");
+	bisect_html(&h, st, NULL, 0);
 	const char *s = sb_str(&h);
-	assert_int_equal(count(s, "<svg"), 1);
-	/* Two patches and the whole series. */
-	assert_int_equal(count(s, "<rect"), 3);
-	assert_int_equal(count(s, "class=\"v-regression\""), 2);
-	assert_int_equal(count(s, "class=\"v-other\""), 1);
+	/* Two patches and the whole series, on one axis; the legend's swatches apart. */
+	assert_int_equal(count(s, "<td class=\"plot\"><svg class=\"bar "), 3);
+	assert_int_equal(count(s, "<svg class=\"bar v-regression\" width=\"320\""), 2);
+	assert_int_equal(count(s, "<svg class=\"bar v-other\" width=\"320\""), 1);
+	assert_int_equal(count(s, "class=\"wf-legend\""), 1);
 	/* Patch 2 steps from 0 % to -50 %; its interval is applied at its own level. */
 	assert_non_null(strstr(s, "2. &lt;script&gt;two&lt;/script&gt;: +0.0 % to -50.0 %"));
 	/* Nothing from the mail or the names gets through unescaped. */
 	assert_null(strstr(s, "<script>"));
 	assert_null(strstr(s, "new<b>"));
-	assert_null(strstr(s, "<patch 2>"));
-	/* Long labels are cut to fit left of the plot; the title keeps them whole. */
-	assert_non_null(strstr(s, ">2. &lt;script&gt;two&lt;/script&gt;<"));
-	assert_int_equal(count(s, "whole series (measured)"), 2);
-	/* 3 + 25 two-byte characters: cut at 40 bytes, on a character boundary. */
+	assert_non_null(strstr(s, "new&lt;b&gt;"));
+	/* Labels wrap beside the plot: a long subject is whole, never cut. */
 	assert_non_null(strstr(s, ">1. \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
 				  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
-				  "\xc3\xa9\xc3\xa9\xc3\xa9\xe2\x80\xa6<"));
+				  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+				  "\xc3\xa9\xc3\xa9</td>"));
+	assert_null(strstr(s, "\xe2\x80\xa6"));
+	/* The answer names the patch that moved the metric before the waterfall. */
+	assert_true(strstr(s, "Per patch:") < strstr(s, "id=\"waterfall\""));
 	sb_release(&h);
 	json_decref(st);
 }
 
-/* A bisection that searched has no waterfall: the summary alone. */
-static void test_no_waterfall(void **state)
+/* Prefix 1 did not build: one step added patches 1 and 2, and its label says both. */
+static void test_waterfall_merged(void **state)
 {
-	json_t *st = json_loads("{\"baseline\": \"a\", \"series_kernel\": \"b\", \"result\":"
-				" {\"outcome\": \"found\"}}", 0, NULL);
+	json_t *st = json_loads("{\"baseline\": \"a\", \"series_kernel\": \"b\", \"n\": 2,"
+				" \"patches\": [{\"subject\": \"one\"}, {\"subject\": \"two\"}],"
+				" \"tracked\": [{\"workload\": \"w\", \"metric\": \"m\","
+				" \"verdict\": \"regression\", \"delta_pct\": -9.0}],"
+				" \"result\": {\"outcome\": \"per-patch\", \"waterfall\": [{\"from\": 0,"
+				" \"to\": 2, \"a\": \"a\", \"b\": \"b\", \"results\": [{\"workload\": \"w\","
+				" \"metric\": \"m\", \"verdict\": \"regression\", \"delta_pct\": -9.0}]}]}}",
+				0, NULL);
 	struct strbuf h = STRBUF_INIT;
 	(void)state;
 
-	bisect_html(&h, st, "culprit");
-	assert_null(strstr(sb_str(&h), "<svg"));
-	assert_non_null(strstr(sb_str(&h), "<pre>culprit</pre>"));
+	assert_non_null(st);
+	bisect_html(&h, st, NULL, 0);
+	assert_non_null(strstr(sb_str(&h), ">1..2. two</td>"));
+	sb_release(&h);
+	json_decref(st);
+}
+
+/*
+ * A search-mode bisection: bisect.html used to be the text summary in a
+ * <pre>, with no steps and no links. It now says the culprit first, then
+ * every step with its runs and a link to its report, and the levels.
+ */
+#define SUBJECT60 "[PATCH 2/3] mm: <b>\"a & b\"</b> make the lru walk lazy again!"
+static const char search_json[] =
+	"{\"baseline\": \"base\", \"series_kernel\": \"s\", \"n\": 3,"
+	" \"settings\": {\"max_runs\": 8, \"budget_s\": 0, \"per_patch\": false, \"workloads\": []},"
+	" \"patches\": [{\"subject\": \"one\"}, {\"subject\": \"[PATCH 2/3] mm: <b>\\\"a & b\\\"</b>"
+	" make the lru walk lazy again!\", \"message_id\": \"<id2@x>\"}, {\"subject\": \"three\"}],"
+	" \"tracked\": [{\"workload\": \"yield\", \"metric\": \"cs\", \"verdict\": \"regression\","
+	"   \"delta_pct\": -50.0, \"ci_lo_pct\": -60.0, \"ci_hi_pct\": -40.0}],"
+	" \"prefixes\": {\"1\": {\"kernel\": \"s@1\", \"builds\": true},"
+	"   \"2\": {\"kernel\": \"s@2\", \"builds\": true}},"
+	" \"probes\": [{\"prefix\": 1, \"class\": \"at-baseline\"},"
+	"   {\"prefix\": 2, \"class\": \"at-series-end\"}],"
+	" \"steps\": ["
+	"  {\"step\": 1, \"purpose\": \"confirm\", \"a\": \"base\", \"b\": \"s\","
+	"   \"dir\": \"steps/01-confirm\", \"state\": \"done\", \"session\": \"/x/steps/01-confirm/ID1\","
+	"   \"results\": [{\"workload\": \"yield\", \"metric\": \"cs\", \"verdict\": \"regression\","
+	"   \"delta_pct\": -50.0, \"ci_lo_pct\": -60.0, \"ci_hi_pct\": -40.0}]},"
+	"  {\"step\": 2, \"purpose\": \"probe-base\", \"a\": \"base\", \"b\": \"s@1\","
+	"   \"dir\": \"steps/02-probe-base\", \"state\": \"done\", \"session\": \"/x/y/ID2\","
+	"   \"results\": [{\"workload\": \"yield\", \"metric\": \"cs\", \"verdict\": \"no-change\","
+	"   \"delta_pct\": 0.5, \"ci_lo_pct\": -1.0, \"ci_hi_pct\": 2.0}]},"
+	"  {\"step\": 3, \"purpose\": \"probe-base\", \"a\": \"base\", \"b\": \"s@2\","
+	"   \"dir\": \"steps/03-probe-base\", \"state\": \"done\", \"session\": \"/x/y/ID3\","
+	"   \"results\": [{\"workload\": \"yield\", \"metric\": \"cs\", \"verdict\": \"regression\","
+	"   \"delta_pct\": -49.0, \"ci_lo_pct\": -55.0, \"ci_hi_pct\": -45.0}]},"
+	"  {\"step\": 4, \"purpose\": \"own-effect\", \"a\": \"s@1\", \"b\": \"s@2\","
+	"   \"dir\": \"steps/04-own-effect\", \"state\": \"done\", \"session\": \"/x/y/ID4\","
+	"   \"results\": [{\"workload\": \"yield\", \"metric\": \"cs\", \"verdict\": \"regression\","
+	"   \"delta_pct\": -48.0, \"ci_lo_pct\": -52.0, \"ci_hi_pct\": -44.0}]}],"
+	" \"result\": {\"outcome\": \"found\", \"first\": 2, \"last\": 2, \"culprit\": 2,"
+	"   \"own_effect\": [{\"workload\": \"yield\", \"metric\": \"cs\", \"verdict\": \"regression\","
+	"   \"delta_pct\": -48.0, \"ci_lo_pct\": -52.0, \"ci_hi_pct\": -44.0}]}}";
+
+static void test_search(void **state)
+{
+	json_t *st = json_loads(search_json, 0, NULL);
+	const struct bisect_step_runs runs[] = { { 12, 0 }, { 16, 0 }, { 14, 2 }, { 12, 0 } };
+	struct strbuf h = STRBUF_INIT;
+	(void)state;
+
+	assert_non_null(st);
+	assert_int_equal(strlen(SUBJECT60), 60);
+	bisect_html(&h, st, runs, 4);
+	const char *s = sb_str(&h);
+	assert_null(strstr(s, "<pre"));
+	/* The answer first: the culprit, whole and escaped, its Message-Id and own effect. */
+	const char *culprit = strstr(s, "Culprit:"), *steps = strstr(s, "id=\"steps\"");
+	assert_non_null(culprit);
+	assert_non_null(steps);
+	assert_true(culprit < steps);
+	const char *subj = strstr(s, "[PATCH 2/3] mm: &lt;b&gt;&quot;a &amp; b&quot;&lt;/b&gt; "
+				  "make the lru walk lazy again!");
+	assert_non_null(subj);
+	assert_true(subj < steps);
+	assert_non_null(strstr(s, "&lt;id2@x&gt;"));
+	assert_true(strstr(s, "-48.0&#160;% [-52.0, -44.0]") < steps);
+	assert_null(strstr(s, "<b>\"a"));
+	/* Every step links its own report, relative to bisect.html. */
+	assert_non_null(strstr(s, "href=\"./steps/01-confirm/ID1/report.html\""));
+	assert_non_null(strstr(s, "href=\"./steps/02-probe-base/ID2/report.html\""));
+	assert_non_null(strstr(s, "href=\"./steps/03-probe-base/ID3/report.html\""));
+	assert_non_null(strstr(s, "href=\"./steps/04-own-effect/ID4/report.html\""));
+	/* Runs per step, failed ones said. */
+	assert_non_null(strstr(s, ">16</td>"));
+	assert_non_null(strstr(s, "14 <span class=\"v-regression\">+2 failed</span>"));
+	/* The levels: each probe and the whole series, with a legend. */
+	assert_non_null(strstr(s, "prefix 1 (patches 1..1): at-baseline"));
+	assert_non_null(strstr(s, "prefix 2 (patches 1..2): at-series-end"));
+	assert_int_equal(count(s, "<td class=\"plot\"><svg class=\"bar "), 3);
+	assert_int_equal(count(s, "class=\"wf-legend\""), 1);
+	sb_release(&h);
+	json_decref(st);
+}
+
+/* A series that moves nothing: the answer says so, and the confirm step is on the page. */
+static void test_not_confirmed(void **state)
+{
+	json_t *st = json_loads("{\"baseline\": \"a\", \"series_kernel\": \"b\", \"n\": 2,"
+				" \"steps\": [{\"step\": 1, \"purpose\": \"confirm\", \"a\": \"a\","
+				" \"b\": \"b\", \"dir\": \"steps/01-confirm\", \"state\": \"done\","
+				" \"results\": [{\"workload\": \"w\", \"metric\": \"m\","
+				" \"verdict\": \"no-change\", \"delta_pct\": 0.1}]}],"
+				" \"result\": {\"outcome\": \"not-confirmed\"}}", 0, NULL);
+	struct strbuf h = STRBUF_INIT;
+	(void)state;
+
+	assert_non_null(st);
+	bisect_html(&h, st, NULL, 0);
+	const char *s = sb_str(&h);
+	assert_null(strstr(s, "<pre"));
+	assert_null(strstr(s, "<svg"));
+	assert_true(strstr(s, "Not confirmed:") < strstr(s, "id=\"steps\""));
+	/* No session recorded: no link, and the metric is still shown. */
+	assert_null(strstr(s, "report.html"));
+	assert_non_null(strstr(s, "+0.1&#160;%"));
+	/* The steps show the metric the confirm step saw, not "nothing tracked". */
+	assert_non_null(strstr(strstr(s, "id=\"steps\""), "badge v-no-change"));
 	sb_release(&h);
 	json_decref(st);
 }
@@ -81,7 +194,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_waterfall),
-		cmocka_unit_test(test_no_waterfall),
+		cmocka_unit_test(test_waterfall_merged),
+		cmocka_unit_test(test_search),
+		cmocka_unit_test(test_not_confirmed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

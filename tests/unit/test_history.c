@@ -870,6 +870,67 @@ static void test_gate_failed_night(void **state)
 	sb_release(&xml);
 }
 
+/* Occurrences of @what in @s. */
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/*
+ * The HTML trend a maintainer reads: it labelled only the first and the
+ * last night, had no unit on the value axis, and no night linked to its
+ * report. Now: dates on several ticks, the unit, a link per night that has
+ * a report.html (relative to the page, escaped), and none for one without.
+ */
+static void test_html_trend(void **state)
+{
+	struct history_opts o;
+	struct history h;
+	struct strbuf sb = STRBUF_INIT;
+	char name[32], *page = xasprintf("%s/history.html", root), *html;
+	(void)state;
+
+	for (int d = 1; d <= 12; d++) {
+		snprintf(name, sizeof(name), d == 5 ? "n&%02d" : "n%02d", d);
+		session(name, d, "hostH", "1", "mm: t", 1000 + d % 3, 8, 0, NULL);
+		html = xasprintf("%s/%s/report.html", root, name);
+		/* Night 7 has no report.html: nothing to link. */
+		if (d != 7)
+			assert_int_equal(write_file_atomic(html, "<html>", 6), 0);
+		free(html);
+	}
+	history_opts_default(&o);
+	history_init(&h, &o);
+	assert_int_equal(history_add_dir(&h, root), 0);
+	history_build(&h, NULL);
+	history_render_html(&h, page, &sb);
+	const char *s = sb_str(&sb);
+	/* Ticks: six of the twelve dates, not only the first and the last. */
+	assert_int_equal(count_of(s, ">2026-11-"), 6);
+	assert_non_null(strstr(s, ">2026-11-01<"));
+	assert_non_null(strstr(s, ">2026-11-12<"));
+	/* The unit along the value axis, and round values on it. */
+	assert_non_null(strstr(s, "class=\"ax unit\""));
+	assert_non_null(strstr(s, ">1/s</text>"));
+	assert_true(count_of(s, "<line class=\"axl\"") >= 3 + 6);
+	/* A link per night with a report (its column and its median), relative, escaped. */
+	assert_int_equal(count_of(s, "href=\"./n01/report.html\""), 2);
+	assert_int_equal(count_of(s, "href=\"./n12/report.html\""), 2);
+	assert_int_equal(count_of(s, "href=\"./n&amp;05/report.html\""), 2);
+	assert_int_equal(count_of(s, "n07/report.html"), 0);
+	assert_int_equal(count_of(s, "<rect class=\"hit\""), 11);
+	assert_null(strstr(s, "n&05"));
+	/* Only primaries: no empty "Other metrics" section. */
+	assert_null(strstr(s, "Other metrics"));
+	history_release(&h);
+	sb_release(&sb);
+	free(page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -882,6 +943,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_html_trend, setup, teardown),
 	};
 
 	int r;
