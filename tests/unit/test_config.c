@@ -245,20 +245,56 @@ static void test_workload_primary(void **state)
 		     "not '60%'");
 }
 
+/*
+ * A name that points at nothing is reported at the line that wrote it (not
+ * the [run] header, which used to be all these errors named), with the
+ * nearest declared name when it is a likely typo, and without one when no
+ * name is close.
+ */
 static void test_cross_references(void **state)
 {
 	(void)state;
 	expect_error(GOOD_KERNELS "[run]\nkernels = baseline nosuch\n",
-		     "7: [run] kernels: no [kernel nosuch] section");
+		     "8: [run] kernels: no [kernel nosuch] section");
+	expect_error(GOOD_KERNELS "[run]\nruns = 3\nkernels = baseline patchd\n",
+		     "9: [run] kernels: no [kernel patchd] section (did you mean 'patched'?)");
+	/* a list key over two lines: each name's own line */
+	expect_error(GOOD_KERNELS "[run]\nkernels = baseline\nseed = 1\nkernels = pached\n",
+		     "10: [run] kernels: no [kernel pached] section (did you mean 'patched'?)");
+	expect_error(GOOD_KERNELS "[run]\nkernels = baseline\nkernels = baseline\n",
+		     "9: [run] kernels: 'baseline' is listed twice");
 	expect_error(GOOD_KERNELS "[run]\nworkloads = nosuch\n",
-		     "7: [run] workloads: 'nosuch' is neither a [workload] section nor a known workload");
+		     "8: [run] workloads: 'nosuch' is neither a [workload] section nor a known workload");
+	expect_error(GOOD_KERNELS "[workload yp]\ntype = yield_pingpong\n[run]\nruns = 2\n"
+		     "workloads = yp kernel-build\n",
+		     "11: [run] workloads: 'kernel-build' is neither a [workload] section nor a known "
+		     "workload (did you mean 'kernel_build'?)");
+	expect_error(GOOD_KERNELS "[workload yp]\ntype = yield_pingpong\n[run]\nworkloads = yq\n",
+		     "10: [run] workloads: 'yq' is neither a [workload] section nor a known "
+		     "workload (did you mean 'yp'?)");
+	expect_error(GOOD_KERNELS "[workload kernel-build]\njobs = 2\n[run]\nworkloads = kernel-build\n",
+		     "7: [workload kernel-build] is not a known workload: set 'type = ' "
+		     "(did you mean 'kernel_build'?)");
+	expect_error(GOOD_KERNELS "[workload k]\ntype = kernel-build\n",
+		     "8: [workload k] type: expected one of yield_pingpong, will_it_scale, "
+		     "numa_workload, kernel_build, mglru_aging, thp_scale, not 'kernel-build' "
+		     "(did you mean 'kernel_build'?)");
 	expect_error("[kernel a]\nfrom = b\n[kernel b]\nfrom = a\n",
-		     "1: [kernel a] from: 'from' chain loops back to itself");
-	expect_error("[kernel a]\nfrom = zz\n", "1: [kernel a] from: no [kernel zz] section");
+		     "2: [kernel a] from: 'from' chain loops back to itself");
+	expect_error("[kernel a]\nfrom = zz\n", "2: [kernel a] from: no [kernel zz] section");
+	expect_error("[kernel baseline]\nsource = src.tar.xz\n[kernel p]\nref = x\n"
+		     "from = baselin\n",
+		     "5: [kernel p] from: no [kernel baselin] section (did you mean 'baseline'?)");
 	expect_error("[kernel a]\nconfig = tinyconfig\n",
 		     "1: [kernel a] source: missing (a directory, a .tar.* archive or a git repository)");
-	char *msg = xasprintf("7: [run] guest: no [guest huge] section and no %s/guests/huge.conf", tmpdir);
+	char *msg = xasprintf("8: [run] guest: no [guest huge] section and no %s/guests/huge.conf",
+			      tmpdir);
 	expect_error(GOOD_KERNELS "[run]\nguest = huge\n", msg);
+	free(msg);
+	/* guests/tiny.conf is a guest lab.conf can name, section or not */
+	msg = xasprintf("9: [run] guest: no [guest tinny] section and no %s/guests/tinny.conf "
+			"(did you mean 'tiny'?)", tmpdir);
+	expect_error(GOOD_KERNELS "[run]\nruns = 2\nguest = tinny\n", msg);
 	free(msg);
 }
 
@@ -270,9 +306,10 @@ static void test_missing_files(void **state)
 	char *err = load("[kernel a]\nsource = nowhere\nseries = missing.mbox\n", &cfg, &status);
 
 	assert_int_equal(status, LAB_EUSER);
-	assert_non_null(strstr(err, "lab.conf:1: [kernel a] source: '"));
+	/* at the keys' lines, not the header's */
+	assert_non_null(strstr(err, "lab.conf:2: [kernel a] source: '"));
 	assert_non_null(strstr(err, "/nowhere' does not exist"));
-	assert_non_null(strstr(err, "lab.conf:1: [kernel a] series: '"));
+	assert_non_null(strstr(err, "lab.conf:3: [kernel a] series: '"));
 	assert_non_null(strstr(err, "/missing.mbox' does not exist"));
 	free(err);
 	config_release(&cfg);

@@ -129,6 +129,9 @@ static void test_host_errors(void **state)
 	expect_error("[host a]\ncpus =\n",
 		     "2: [host a] cpus: expected a CPU list such as 0-3,6 (ids below 4096), not ''");
 	expect_error("[host a]\n[run]\nhosts = a b\n", "3: [run] hosts: no [host b] section");
+	/* the line of the name, and the nearest host when it is a typo */
+	expect_error("[host box1]\n[host box2]\n[run]\nhosts = box1\nhosts = bx2\n",
+		     "5: [run] hosts: no [host bx2] section (did you mean 'box2'?)");
 	expect_error("[host a]\n[run]\nhosts = a a\n", "3: [run] hosts: 'a' is listed twice");
 	expect_error("[host a]\nuri = qemu:///system\n[host b]\nuri = qemu:///system\n",
 		     "3: [host b] uri: qemu:///system is also [host a]'s (line 1); one machine is "
