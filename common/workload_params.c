@@ -82,7 +82,7 @@ const struct param_def numa_workload_params[] = {
 const char kernel_build_summary[] = "make -jJ of a kernel tree inside a memory cgroup";
 const struct param_def kernel_build_params[] = {
 	{ "jobs", PARAM_INT, "2", 1, 1024, NULL, "make -jJ" },
-	{ "memory_max", PARAM_STRING, "512M", 0, 0, NULL, "memory.max of the build's cgroup" },
+	{ "memory_max", PARAM_SIZE, "512M", 0, 0, NULL, "memory.max of the build's cgroup" },
 	{ "config", PARAM_STRING, "tinyconfig", 0, 0, NULL,
 	  "config target made first, not measured (\"\" keeps none; unused with prepared)" },
 	{ "prepared", PARAM_STRING, "", 0, 0, NULL,
@@ -214,6 +214,45 @@ int param_choice(const struct param_def *p, const char *value)
 	return -1;
 }
 
+/* K, M, G, T: the shift of the suffix @c; -1 for another character. */
+static int size_shift(char c)
+{
+	static const char units[] = "KMGT";
+	const char *u = c ? strchr(units, c >= 'a' ? c - 'a' + 'A' : c) : NULL;
+
+	return u ? 10 * (int)(u - units + 1) : -1;
+}
+
+int param_parse_size(const char *value, unsigned long long *bytes)
+{
+	unsigned long long v = 0;
+	const char *s = value;
+	int shift = 0;
+
+	if (!strcmp(value, "max")) {
+		if (bytes)
+			*bytes = PARAM_SIZE_MAX;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (PARAM_SIZE_MAX - (unsigned)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	if (*s) {
+		shift = size_shift(*s);
+		if (shift < 0 || s[1])
+			return -1;
+		if (v > PARAM_SIZE_MAX >> shift)
+			return -1;
+	}
+	if (bytes)
+		*bytes = v << shift;
+	return 0;
+}
+
 int param_check(const struct param_def *p, const char *value)
 {
 	long v;
@@ -225,6 +264,8 @@ int param_check(const struct param_def *p, const char *value)
 		return param_parse_list(p, value, NULL, 0) < 0 ? -1 : 0;
 	case PARAM_ENUM:
 		return param_choice(p, value) < 0 ? -1 : 0;
+	case PARAM_SIZE:
+		return param_parse_size(value, NULL);
 	case PARAM_STRING:
 	case PARAM_PATH:
 		break;
@@ -244,6 +285,10 @@ void param_expected(const struct param_def *p, char *buf, size_t size)
 		return;
 	case PARAM_ENUM:
 		snprintf(buf, size, "one of %s", p->choices);
+		return;
+	case PARAM_SIZE:
+		snprintf(buf, size, "a size in bytes with an optional K, M, G or T suffix "
+			 "(such as 512M or 3G; no B), or max");
 		return;
 	case PARAM_STRING:
 	case PARAM_PATH:

@@ -24,6 +24,7 @@ enum param_type {
 	PARAM_ENUM,		/* one of choices ("a|b|c") */
 	PARAM_STRING,		/* free text (a make target, a tracepoint list, ...) */
 	PARAM_PATH,		/* a host path, resolved against lab.conf's folder */
+	PARAM_SIZE,		/* a memory size for a cgroup file: param_parse_size() */
 };
 
 struct param_def {
@@ -70,6 +71,17 @@ void param_expected(const struct param_def *p, char *buf, size_t size);
  */
 LAB_MUST_CHECK
 long param_parse_list(const struct param_def *p, const char *value, long *out, size_t max);
+/*
+ * A PARAM_SIZE value, as a cgroup v2 memory.max takes it and the guest
+ * program writes it: "max", or decimal digits with at most one suffix
+ * K, M, G or T (either case; powers of 1024), such as 512M or 3G. No
+ * blanks, no "B" ("160MB" is refused: the kernel would refuse it in the
+ * guest). Stores the bytes in *@bytes (may be NULL; "max" is
+ * PARAM_SIZE_MAX). 0, or -1 when malformed or past 2^64.
+ */
+#define PARAM_SIZE_MAX (~0ULL)
+LAB_MUST_CHECK
+int param_parse_size(const char *value, unsigned long long *bytes);
 /* Index of @value among @p's choices, or -1. */
 LAB_MUST_CHECK
 int param_choice(const struct param_def *p, const char *value);

@@ -366,9 +366,7 @@ static void check_options(struct kbuild *k)
 			MAX_TARGETS);
 	if (*k->config && (strchr(k->config, '=') || k->config[0] == '-'))
 		wl_fail("--config=%s is not a make target", k->config);
-	if (strspn(k->memmax, "0123456789KMGTkmgt") != strlen(k->memmax) &&
-	    strcmp(k->memmax, "max"))
-		wl_fail("--memory_max=%s: expected a size such as 3G or max", k->memmax);
+	/* --memory_max: wl_args_parse() checked it with the host's parser (PARAM_SIZE) */
 	if (use_memcg && wl_cgroup_check(why, sizeof(why)))
 		wl_precond("cgroup_v2", "%s", why);
 }

@@ -298,6 +298,20 @@ static void test_cross_references(void **state)
 	free(msg);
 }
 
+/*
+ * A value the guest program would refuse is refused by `config check`, at
+ * its line, with the form the guest accepts: memory_max = 160MB used to
+ * pass here and fail only in the guest, minutes into a session.
+ */
+static void test_guest_values(void **state)
+{
+	(void)state;
+	expect_error(GOOD_KERNELS "[workload kb]\ntype = kernel_build\njobs = 2\n"
+		     "memory_max = 160MB\n",
+		     "10: [workload kb] memory_max: expected a size in bytes with an optional K, "
+		     "M, G or T suffix (such as 512M or 3G; no B), or max, not '160MB'");
+}
+
 static void test_missing_files(void **state)
 {
 	struct lab_config cfg;
@@ -449,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_workload_runs),
 		cmocka_unit_test(test_workload_primary),
 		cmocka_unit_test(test_cross_references),
+		cmocka_unit_test(test_guest_values),
 		cmocka_unit_test(test_missing_files),
 		cmocka_unit_test(test_syntax_and_long_lines),
 		cmocka_unit_test(test_continuation_lines),

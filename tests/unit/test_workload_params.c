@@ -111,6 +111,42 @@ static void test_host_check(void **state)
 	assert_int_equal(workload_param_check(p, "anything at all", &expected), 0);
 }
 
+/*
+ * memory_max is a size the guest writes to memory.max: "160MB" used to
+ * pass the host's check (free text) and fail only in the guest. Host and
+ * guest now share param_parse_size(); these are the forms it takes.
+ */
+static void test_size(void **state)
+{
+	const struct param_def *p = param_find(kernel_build_params, "memory_max");
+	unsigned long long b = 0;
+	char *expected = NULL;
+	(void)state;
+
+	assert_int_equal(p->type, PARAM_SIZE);
+	assert_int_equal(param_parse_size("512M", &b), 0);
+	assert_true(b == 512ULL << 20);
+	assert_int_equal(param_parse_size("3g", &b), 0);
+	assert_true(b == 3ULL << 30);
+	assert_int_equal(param_parse_size("4096", &b), 0);
+	assert_true(b == 4096);
+	assert_int_equal(param_parse_size("1T", &b), 0);
+	assert_true(b == 1ULL << 40);
+	assert_int_equal(param_parse_size("max", &b), 0);
+	assert_true(b == PARAM_SIZE_MAX);
+	static const char *const bad[] = {
+		"160MB", "", "M", "max ", " 1G", "1 G", "1.5G", "-1", "1GG", "0x10M", "1P",
+		"16777216T", "99999999999999999999", "MAX",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (!param_parse_size(bad[i], NULL))
+			fail_msg("'%s' accepted", bad[i]);
+	assert_int_equal(workload_param_check(p, "160MB", &expected), -1);
+	assert_string_equal(expected, "a size in bytes with an optional K, M, G or T suffix "
+			    "(such as 512M or 3G; no B), or max");
+	free(expected);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +155,7 @@ int main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_enum),
 		cmocka_unit_test(test_host_check),
+		cmocka_unit_test(test_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
