@@ -27,12 +27,14 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg)
 
 static const struct lab_option report_options[] = {
 	REPORT_OUTPUT_OPTIONS,
+	LAB_OPT_BOOL("benchfmt-counters", 0, struct report_cli, benchfmt_counters,
+		     "--benchfmt: add each run's counters (GROUP.NAME values)"),
 	LAB_OPT_END
 };
 
 static const char *const report_synopsis[] = {
 	"mglrulab report REPORT.json [--html FILE] [--text] [--benchfmt] [--json]",
-	"                [-o FILE]",
+	"                [--benchfmt-counters] [-o FILE]",
 	NULL
 };
 
@@ -45,6 +47,15 @@ const struct lab_usage report_usage = {
 	.options = report_options,
 	.footer = "exit status: 0 ok, 1 unreadable or invalid JSON, 2 cannot write output.\n",
 };
+
+/* Is @want among the @n outputs of @what? */
+static int wants_output(const enum report_out *what, size_t n, enum report_out want)
+{
+	for (size_t i = 0; i < n; i++)
+		if (what[i] == want)
+			return 1;
+	return 0;
+}
 
 /*
  * argv[0] is "report" or "compare": that command's option table (the
@@ -67,6 +78,8 @@ int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli)
 				  nfiles == 1 ? "" : "s", what);
 	for (int i = 0; i < nargs; i++)
 		cli->files[cli->nfiles++] = argv[i];
+	if (cli->benchfmt_counters && !wants_output(cli->what, cli->nwhat, REPORT_OUT_BENCHFMT))
+		return user_error("%s: --benchfmt-counters goes with --benchfmt", what);
 	if (!cli->nwhat && !cli->html)
 		cli->what[cli->nwhat++] = REPORT_OUT_TEXT;
 	return 0;
@@ -88,7 +101,10 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 	for (size_t i = 0; i < cli->nwhat; i++) {
 		switch (cli->what[i]) {
 		case REPORT_OUT_TEXT: report_render_text(report, &out); break;
-		case REPORT_OUT_BENCHFMT: report_render_benchfmt(report, &out); break;
+		case REPORT_OUT_BENCHFMT:
+			report_render_benchfmt_opts(report, &(struct report_benchfmt_opts){
+				.counters = cli->benchfmt_counters }, &out);
+			break;
 		case REPORT_OUT_JSON: report_dump(report, &out); break;
 		}
 	}

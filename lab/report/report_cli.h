@@ -18,6 +18,7 @@ struct report_cli {
 	enum report_out what[8];	/* stdout outputs, in command-line order */
 	size_t nwhat;
 	const char *kernel_a, *kernel_b;	/* compare: --kernel-a / --kernel-b */
+	int benchfmt_counters;			/* report: --benchfmt-counters */
 };
 
 /*
