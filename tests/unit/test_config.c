@@ -310,6 +310,15 @@ static void test_guest_values(void **state)
 		     "memory_max = 160MB\n",
 		     "10: [workload kb] memory_max: expected a size in bytes with an optional K, "
 		     "M, G or T suffix (such as 512M or 3G; no B), or max, not '160MB'");
+	/* the reference loop's buffer is a power of two: 3 MiB was "cannot allocate" */
+	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\nref_mib = 3\n",
+		     "9: [workload y] ref_mib: expected a power of two from 1 to 1024, not '3'");
+	expect_error(GOOD_KERNELS "[workload kb]\ntype = kernel_build\ntarget = bzImage CC=clang\n",
+		     "9: [workload kb] target: expected 1 to 16 make targets separated by blanks "
+		     "(not -OPTION or VAR=VALUE), not 'bzImage CC=clang'");
+	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\ntracepoints = sched_switch\n",
+		     "9: [workload y] tracepoints: expected subsystem:event tracepoints separated by "
+		     "commas (such as vmscan:mm_vmscan_lru_gen_scan), or empty, not 'sched_switch'");
 }
 
 static void test_missing_files(void **state)
