@@ -797,6 +797,19 @@ const struct kernel_cfg *config_kernel(const struct lab_config *cfg, const char 
 	return NULL;
 }
 
+/* " (did you mean 'NAME'?)" for a kernel lab.conf declares, or nothing. */
+static void kernel_did_you_mean(const struct lab_config *cfg, const char *name,
+				struct strbuf *err)
+{
+	struct strvec names = STRVEC_INIT;
+
+	for (size_t i = 0; i < cfg->nr_kernels; i++)
+		if (!cfg->kernels[i].prefix_of)
+			strvec_push(&names, cfg->kernels[i].name);
+	ini_did_you_mean(err, name, (const char *const *)names.v, names.n);
+	strvec_clear(&names);
+}
+
 const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const char *name,
 					       struct strbuf *err)
 {
@@ -808,12 +821,14 @@ const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const cha
 		return k;
 	if (!at) {
 		sb_addf(err, "no [kernel %s] in %s", name, cfg->path);
+		kernel_did_you_mean(cfg, name, err);
 		return NULL;
 	}
 	char *base_name = xstrndup(name, (size_t)(at - name));
 	const struct kernel_cfg *base = config_kernel(cfg, base_name);
 	if (!base) {
 		sb_addf(err, "%s: no [kernel %s] in %s", name, base_name, cfg->path);
+		kernel_did_you_mean(cfg, base_name, err);
 	} else if (parse_long(at + 1, 0, 100000, &prefix)) {
 		sb_addf(err, "%s: expected NAME%cK, K a patch count from 0, got '%s'", name,
 			CONFIG_PREFIX_SEP, at + 1);

@@ -443,6 +443,9 @@ static void test_prefix_kernels(void **state)
 	static const struct { const char *name, *msg; } bad[] = {
 		{ "nope", "no [kernel nope]" },
 		{ "nope@1", "nope@1: no [kernel nope]" },
+		/* a typo on the command line (run --ab, bisect) gets the lab.conf name */
+		{ "pached", "/lab.conf (did you mean 'patched'?)" },
+		{ "basline@1", "/lab.conf (did you mean 'baseline'?)" },
 		{ "patched@x", "expected NAME@K, K a patch count from 0, got 'x'" },
 		{ "patched@-1", "got '-1'" },
 		{ "baseline@1", "[kernel baseline] has no series" },
