@@ -661,9 +661,12 @@ static void check_run(struct parse_ctx *ctx)
 			  cfg->workloads[i].name);
 		strvec_clear(&types);
 	}
-	if (cfg->stats.confidence < 0.5)
-		cfg_error(ctx, ctx->stats_line ? ctx->stats_line : 1,
+	if (cfg->stats.confidence < 0.5) {
+		int key = ini_check_line(&ctx->ini, "stats", "confidence");
+
+		cfg_error(ctx, key ? key : ctx->stats_line ? ctx->stats_line : 1,
 			  "[stats] confidence: expected at least 0.5 (e.g. 0.95)");
+	}
 }
 
 static void check_utf8_path(struct parse_ctx *ctx, const char *what, const char *path)

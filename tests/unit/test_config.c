@@ -310,6 +310,9 @@ static void test_guest_values(void **state)
 		     "memory_max = 160MB\n",
 		     "10: [workload kb] memory_max: expected a size in bytes with an optional K, "
 		     "M, G or T suffix (such as 512M or 3G; no B), or max, not '160MB'");
+	/* checked after the parse, still at the key's line */
+	expect_error(GOOD_KERNELS "[stats]\nalpha = 0.05\nconfidence = 0.4\n",
+		     "9: [stats] confidence: expected at least 0.5 (e.g. 0.95)");
 	/* the reference loop's buffer is a power of two: 3 MiB was "cannot allocate" */
 	expect_error(GOOD_KERNELS "[workload y]\ntype = yield_pingpong\nref_mib = 3\n",
 		     "9: [workload y] ref_mib: expected a power of two from 1 to 1024, not '3'");
