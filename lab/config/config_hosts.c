@@ -125,6 +125,16 @@ static void host_fill_defaults(struct host_cfg *h)
 		h->pool_dir = xstrdup(CONFIG_DEFAULT_POOL_DIR);
 }
 
+/* Where [host NAME] set uri; its header's line when it did not (the default). */
+static int uri_line(const struct ini_check *ini, const struct host_cfg *h)
+{
+	char *section = xasprintf("host %s", h->name);
+	int line = ini_check_line(ini, section, "uri");
+
+	free(section);
+	return line ? line : h->line;
+}
+
 /*
  * Two hosts of one session must be two machines (or the embedded driver
  * once). Each URI is looked up among those seen before: a host that
@@ -155,13 +165,14 @@ static void check_distinct(struct lab_config *cfg, struct ini_check *ini)
 		if (b == a)
 			continue;	/* listed twice in [run] hosts: said there */
 		if (!strcmp(a->uri, b->uri))
-			ini_check_error(ini, a->line, "[host %s] uri: %s is also [host %s]'s (line "
-					"%d); one machine is one host: give it slots = N instead",
-					a->name, a->uri, b->name, b->line);
+			ini_check_error(ini, uri_line(ini, a), "[host %s] uri: %s is also [host %s]'s "
+					"(line %d); one machine is one host: give it slots = N instead",
+					a->name, a->uri, b->name, uri_line(ini, b));
 		else
-			ini_check_error(ini, a->line, "[host %s] uri: %s reaches the same libvirt as "
-					"[host %s]'s %s (line %d); one machine is one host: give it "
-					"slots = N instead", a->name, a->uri, b->name, b->uri, b->line);
+			ini_check_error(ini, uri_line(ini, a), "[host %s] uri: %s reaches the same "
+					"libvirt as [host %s]'s %s (line %d); one machine is one host: "
+					"give it slots = N instead", a->name, a->uri, b->name, b->uri,
+					uri_line(ini, b));
 	}
 	strmap_clear(&uris);
 }
