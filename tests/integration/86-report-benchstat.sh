@@ -8,6 +8,7 @@
 # as two files. No guest, no kernel. Skips (77) without benchstat: Debian
 # 12's archive has no golang-golang-x-perf-cmd, so BENCHSTAT=PATH can name
 # one built from golang.org/x/perf (docs/reports.md says how).
+# run-all: paired
 set -u
 cd "$(dirname "$0")/../.."
 
