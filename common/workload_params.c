@@ -17,7 +17,7 @@
 #define COUNTER_PARAMS \
 	{ "counters", PARAM_ENUM, "1", 0, 0, "0|1", \
 	  "snapshot vmstat, node vmstat and lru_gen_full around the measured phase" }, \
-	{ "tracepoints", PARAM_STRING, "", 0, 0, NULL, \
+	{ "tracepoints", PARAM_TRACEPOINTS, "", 0, 0, NULL, \
 	  "tracepoints counted with hist triggers, sys:event,... (absent ones are recorded)" }
 
 #define END { NULL, 0, NULL, 0, 0, NULL, NULL }
@@ -36,7 +36,7 @@ const struct param_def yield_pingpong_params[] = {
 	{ "ref_ms", PARAM_INT, "50", 0, 10000, NULL,
 	  "milliseconds of a reference loop on each CPU before each window, which measures the"
 	  " speed the host gives it (0: none; docs/reports.md, Host states)" },
-	{ "ref_mib", PARAM_INT, "8", 1, 1024, NULL,
+	{ "ref_mib", PARAM_POW2, "8", 1, 1024, NULL,
 	  "working set of the reference loop per CPU, MiB (a power of two)" },
 	COUNTER_PARAMS,
 	END,
@@ -56,7 +56,7 @@ const struct param_def will_it_scale_params[] = {
 	{ "ref_ms", PARAM_INT, "50", 0, 10000, NULL,
 	  "milliseconds of a reference loop on each CPU before each measured sample (built-in"
 	  " tests), which measures the speed the host gives it (0: none)" },
-	{ "ref_mib", PARAM_INT, "8", 1, 1024, NULL,
+	{ "ref_mib", PARAM_POW2, "8", 1, 1024, NULL,
 	  "working set of the reference loop per CPU, MiB (a power of two)" },
 	COUNTER_PARAMS,
 	END,
@@ -82,13 +82,13 @@ const struct param_def numa_workload_params[] = {
 const char kernel_build_summary[] = "make -jJ of a kernel tree inside a memory cgroup";
 const struct param_def kernel_build_params[] = {
 	{ "jobs", PARAM_INT, "2", 1, 1024, NULL, "make -jJ" },
-	{ "memory_max", PARAM_STRING, "512M", 0, 0, NULL, "memory.max of the build's cgroup" },
-	{ "config", PARAM_STRING, "tinyconfig", 0, 0, NULL,
+	{ "memory_max", PARAM_SIZE, "512M", 0, 0, NULL, "memory.max of the build's cgroup" },
+	{ "config", PARAM_TARGETS, "tinyconfig", 0, 1, NULL,
 	  "config target made first, not measured (\"\" keeps none; unused with prepared)" },
 	{ "prepared", PARAM_STRING, "", 0, 0, NULL,
 	  "configured and prepared build folder (guest path) copied instead of the config step;"
 	  " in lab.conf, host: mglrulab run prepares it natively from the baseline's .config" },
-	{ "target", PARAM_STRING, "scripts", 0, 0, NULL,
+	{ "target", PARAM_TARGETS, "scripts", 1, 16, NULL,
 	  "make targets measured, space-separated (the full kernel: bzImage)" },
 	{ "artifact", PARAM_STRING, "", 0, 0, NULL,
 	  "file (relative to the build dir) that must exist afterwards" },
@@ -122,7 +122,7 @@ const struct param_def mglru_aging_params[] = {
 	{ "ref_ms", PARAM_INT, "10", 0, 10000, NULL,
 	  "milliseconds of a reference loop before each generation, on the CPU the aging runs on"
 	  " (the node's first), which measures the speed the host gives it (0: none)" },
-	{ "ref_mib", PARAM_INT, "8", 1, 1024, NULL,
+	{ "ref_mib", PARAM_POW2, "8", 1, 1024, NULL,
 	  "working set of the reference loop, MiB (a power of two)" },
 	COUNTER_PARAMS,
 	END,
@@ -214,6 +214,112 @@ int param_choice(const struct param_def *p, const char *value)
 	return -1;
 }
 
+/* K, M, G, T: the shift of the suffix @c; -1 for another character. */
+static int size_shift(char c)
+{
+	static const char units[] = "KMGT";
+	const char *u = c ? strchr(units, c >= 'a' ? c - 'a' + 'A' : c) : NULL;
+
+	return u ? 10 * (int)(u - units + 1) : -1;
+}
+
+int param_parse_size(const char *value, unsigned long long *bytes)
+{
+	unsigned long long v = 0;
+	const char *s = value;
+	int shift = 0;
+
+	if (!strcmp(value, "max")) {
+		if (bytes)
+			*bytes = PARAM_SIZE_MAX;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (PARAM_SIZE_MAX - (unsigned)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	if (*s) {
+		shift = size_shift(*s);
+		if (shift < 0 || s[1])
+			return -1;
+		if (v > PARAM_SIZE_MAX >> shift)
+			return -1;
+	}
+	if (bytes)
+		*bytes = v << shift;
+	return 0;
+}
+
+long param_targets(const char *value)
+{
+	const char *s = value;
+	long n = 0;
+
+	if (strlen(value) >= PARAM_TARGETS_MAX_LEN)
+		return -1;
+	for (;;) {
+		size_t len;
+
+		s += strspn(s, " \t");
+		len = strcspn(s, " \t");
+		if (!len)
+			return n;
+		if (s[0] == '-' || memchr(s, '=', len))
+			return -1;
+		n++;
+		s += len;
+	}
+}
+
+/* A tracefs directory name: letters, digits, '_', '-', '.', not "." or ".." or hidden. */
+static int tp_ident(const char *s, size_t n)
+{
+	if (!n || s[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+long param_tracepoint(const char *s, size_t len)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t sys, evt;
+
+	if (!colon)
+		return -1;
+	sys = (size_t)(colon - s);
+	evt = len - sys - 1;
+	if (!tp_ident(s, sys) || !tp_ident(colon + 1, evt) || sys >= PARAM_TP_SYS_LEN ||
+	    evt >= PARAM_TP_EVT_LEN)
+		return -1;
+	return (long)sys;
+}
+
+/* Every item of a tracepoint list is one (the list may be empty). */
+static int tracepoints_ok(const char *value)
+{
+	for (const char *s = value;;) {
+		size_t len;
+
+		s += strspn(s, ", \t");
+		len = strcspn(s, ", \t");
+		if (!len)
+			return 0;
+		if (param_tracepoint(s, len) < 0)
+			return -1;
+		s += len;
+	}
+}
+
 int param_check(const struct param_def *p, const char *value)
 {
 	long v;
@@ -225,6 +331,15 @@ int param_check(const struct param_def *p, const char *value)
 		return param_parse_list(p, value, NULL, 0) < 0 ? -1 : 0;
 	case PARAM_ENUM:
 		return param_choice(p, value) < 0 ? -1 : 0;
+	case PARAM_SIZE:
+		return param_parse_size(value, NULL);
+	case PARAM_POW2:
+		return parse_long(value, p->min, p->max, &v) || (v & (v - 1)) ? -1 : 0;
+	case PARAM_TARGETS:
+		v = param_targets(value);
+		return v < p->min || v > p->max ? -1 : 0;
+	case PARAM_TRACEPOINTS:
+		return tracepoints_ok(value);
 	case PARAM_STRING:
 	case PARAM_PATH:
 		break;
@@ -244,6 +359,25 @@ void param_expected(const struct param_def *p, char *buf, size_t size)
 		return;
 	case PARAM_ENUM:
 		snprintf(buf, size, "one of %s", p->choices);
+		return;
+	case PARAM_SIZE:
+		snprintf(buf, size, "a size in bytes with an optional K, M, G or T suffix "
+			 "(such as 512M or 3G; no B), or max");
+		return;
+	case PARAM_POW2:
+		snprintf(buf, size, "a power of two from %ld to %ld", p->min, p->max);
+		return;
+	case PARAM_TARGETS:
+		if (p->max == 1)
+			snprintf(buf, size, "%sa make target (not -OPTION or VAR=VALUE)",
+				 p->min ? "" : "empty or ");
+		else
+			snprintf(buf, size, "%ld to %ld make targets separated by blanks "
+				 "(not -OPTION or VAR=VALUE)", p->min, p->max);
+		return;
+	case PARAM_TRACEPOINTS:
+		snprintf(buf, size, "subsystem:event tracepoints separated by commas "
+			 "(such as vmscan:mm_vmscan_lru_gen_scan), or empty");
 		return;
 	case PARAM_STRING:
 	case PARAM_PATH:

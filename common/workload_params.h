@@ -22,15 +22,19 @@ enum param_type {
 	PARAM_INT,		/* integer in [min, max] */
 	PARAM_INT_LIST,		/* comma-separated integers, each in [min, max] */
 	PARAM_ENUM,		/* one of choices ("a|b|c") */
-	PARAM_STRING,		/* free text (a make target, a tracepoint list, ...) */
+	PARAM_STRING,		/* free text (a guest path, a binary, ...) */
 	PARAM_PATH,		/* a host path, resolved against lab.conf's folder */
+	PARAM_SIZE,		/* a memory size for a cgroup file: param_parse_size() */
+	PARAM_POW2,		/* a power of two in [min, max] */
+	PARAM_TARGETS,		/* make targets: param_targets() */
+	PARAM_TRACEPOINTS,	/* subsystem:event list: param_tracepoint() */
 };
 
 struct param_def {
 	const char *name;	/* the program's --name (with underscores) and the lab.conf key */
 	enum param_type type;
 	const char *def;	/* default, as written in lab.conf; never NULL */
-	long min, max;		/* PARAM_INT / PARAM_INT_LIST */
+	long min, max;		/* PARAM_INT, _INT_LIST, _POW2; PARAM_TARGETS: how many */
 	const char *choices;	/* PARAM_ENUM: "threads|processes" */
 	const char *help;
 };
@@ -70,6 +74,37 @@ void param_expected(const struct param_def *p, char *buf, size_t size);
  */
 LAB_MUST_CHECK
 long param_parse_list(const struct param_def *p, const char *value, long *out, size_t max);
+/*
+ * A PARAM_SIZE value, as a cgroup v2 memory.max takes it and the guest
+ * program writes it: "max", or decimal digits with at most one suffix
+ * K, M, G or T (either case; powers of 1024), such as 512M or 3G. No
+ * blanks, no "B" ("160MB" is refused: the kernel would refuse it in the
+ * guest). Stores the bytes in *@bytes (may be NULL; "max" is
+ * PARAM_SIZE_MAX). 0, or -1 when malformed or past 2^64.
+ */
+#define PARAM_SIZE_MAX (~0ULL)
+LAB_MUST_CHECK
+int param_parse_size(const char *value, unsigned long long *bytes);
+/*
+ * A PARAM_TARGETS value: make targets separated by blanks, none starting
+ * with '-' (an option) or holding '=' (a variable), shorter than
+ * PARAM_TARGETS_MAX_LEN in all. How many there are, or -1.
+ */
+#define PARAM_TARGETS_MAX_LEN 1024
+LAB_MUST_CHECK
+long param_targets(const char *value);
+
+/*
+ * One item of a PARAM_TRACEPOINTS list (items separated by ',' or
+ * blanks): [s, s + len) is "subsystem:event", each part of letters,
+ * digits, '_', '-' and '.', not starting with '.' (a tracefs path), the
+ * subsystem shorter than PARAM_TP_SYS_LEN, the event than
+ * PARAM_TP_EVT_LEN. The colon's offset, or -1.
+ */
+#define PARAM_TP_SYS_LEN 64
+#define PARAM_TP_EVT_LEN 128
+LAB_MUST_CHECK
+long param_tracepoint(const char *s, size_t len);
 /* Index of @value among @p's choices, or -1. */
 LAB_MUST_CHECK
 int param_choice(const struct param_def *p, const char *value);

@@ -28,12 +28,14 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg)
 static const struct lab_option report_options[] = {
 	REPORT_OUTPUT_OPTIONS,
 	REPORT_GATE_OPTIONS,
+	LAB_OPT_BOOL("benchfmt-counters", 0, struct report_cli, benchfmt_counters,
+		     "--benchfmt: add each run's counters (GROUP.NAME values)"),
 	LAB_OPT_END
 };
 
 static const char *const report_synopsis[] = {
 	"mglrulab report REPORT.json [--html FILE] [--text] [--benchfmt] [--json]",
-	"                [-o FILE] [--fail-on WHAT] [--junit FILE]",
+	"                [--benchfmt-counters] [-o FILE] [--fail-on WHAT] [--junit FILE]",
 	NULL
 };
 
@@ -87,6 +89,15 @@ static int one_stdout_output(const char *what, const struct report_cli *cli)
 			  what, on_stdout[0], on_stdout[1]);
 }
 
+/* Is @want among the @n outputs of @what? */
+static int wants_output(const enum report_out *what, size_t n, enum report_out want)
+{
+	for (size_t i = 0; i < n; i++)
+		if (what[i] == want)
+			return 1;
+	return 0;
+}
+
 /*
  * argv[0] is "report" or "compare": that command's option table (the
  * output options of both, compare's --kernel-a and --kernel-b).
@@ -110,6 +121,8 @@ int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli)
 				  nfiles == 1 ? "" : "s", what);
 	for (int i = 0; i < nargs; i++)
 		cli->files[cli->nfiles++] = argv[i];
+	if (cli->benchfmt_counters && !wants_output(cli->what, cli->nwhat, REPORT_OUT_BENCHFMT))
+		return user_error("%s: --benchfmt-counters goes with --benchfmt", what);
 	/* The default --text, unless --junit - asked for stdout already. */
 	if (!cli->nwhat && !cli->html && !(cli->junit && user_output_is_stdout(cli->junit)))
 		cli->what[cli->nwhat++] = REPORT_OUT_TEXT;
@@ -133,7 +146,10 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 	for (size_t i = 0; i < cli->nwhat; i++) {
 		switch (cli->what[i]) {
 		case REPORT_OUT_TEXT: report_render_text(report, &out); break;
-		case REPORT_OUT_BENCHFMT: report_render_benchfmt(report, &out); break;
+		case REPORT_OUT_BENCHFMT:
+			report_render_benchfmt_opts(report, &(struct report_benchfmt_opts){
+				.counters = cli->benchfmt_counters }, &out);
+			break;
 		case REPORT_OUT_JSON: report_dump(report, &out); break;
 		}
 	}

@@ -12,7 +12,9 @@
 #include "ini_lines.h"
 #include "stats_defaults.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +83,48 @@ struct parse_ctx {
 };
 
 #define cfg_error(ctx, line, ...) ini_check_error(&(ctx)->ini, (line), __VA_ARGS__)
+
+/*
+ * An error about a name that refers to something lab.conf does not
+ * declare, at the line that wrote the name, with the nearest name of
+ * @known when one is close: a typo is then a one-glance fix.
+ */
+static void __attribute__((format(printf, 5, 6)))
+ref_error(struct parse_ctx *ctx, int line, const struct strvec *known, const char *word,
+	  const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	ini_did_you_mean(&sb, word, (const char *const *)known->v, known->n);
+	cfg_error(ctx, line, "%s", sb_str(&sb));
+	sb_release(&sb);
+}
+
+/* Where key @key of [@kind @name] was set; @fallback when it was not. */
+static int key_line(const struct parse_ctx *ctx, const char *kind, const char *name,
+		    const char *key, int fallback)
+{
+	char *section = xasprintf("%s %s", kind, name);
+	int line = ini_check_line(&ctx->ini, section, key);
+
+	free(section);
+	return line ? line : fallback;
+}
+
+/* Where item @i of list key @key of [@kind @name] was written; @fallback when not. */
+static int item_line(const struct parse_ctx *ctx, const char *kind, const char *name,
+		     const char *key, size_t i, int fallback)
+{
+	char *section = name ? xasprintf("%s %s", kind, name) : xstrdup(kind);
+	int line = ini_check_item_line(&ctx->ini, section, key, i);
+
+	free(section);
+	return line ? line : fallback;
+}
 
 static int set_from_specs(struct parse_ctx *ctx, void *base, const struct ini_key *keys,
 			  const char *section, const char *key, const char *value, int line)
@@ -189,6 +233,13 @@ static int workload_primary_key(struct parse_ctx *ctx, struct workload_cfg *w,
 	return r;
 }
 
+/* Every workload type (workload_defs), for messages and suggestions. */
+static void workload_type_names(struct strvec *out)
+{
+	for (const struct workload_def *x = workload_defs; x->name; x++)
+		strvec_push(out, x->name);
+}
+
 /* type = NAME: which workload the section runs, before any of its parameters. */
 static int workload_type_key(struct parse_ctx *ctx, struct workload_cfg *w,
 			     const char *section, const char *value, int line)
@@ -197,10 +248,14 @@ static int workload_type_key(struct parse_ctx *ctx, struct workload_cfg *w,
 
 	if (!d) {
 		struct strbuf sb = STRBUF_INIT;
-		for (const struct workload_def *x = workload_defs; x->name; x++)
-			sb_addf(&sb, "%s%s", x == workload_defs ? "" : ", ", x->name);
-		cfg_error(ctx, line, "[%s] type: expected one of %s, not '%s'", section,
-			  sb_str(&sb), value);
+		struct strvec types = STRVEC_INIT;
+
+		workload_type_names(&types);
+		for (size_t i = 0; i < types.n; i++)
+			sb_addf(&sb, "%s%s", i ? ", " : "", types.v[i]);
+		ref_error(ctx, line, &types, value, "[%s] type: expected one of %s, not '%s'",
+			  section, sb_str(&sb), value);
+		strvec_clear(&types);
 		sb_release(&sb);
 		return -1;
 	}
@@ -390,7 +445,8 @@ static int inherit_kernel(struct parse_ctx *ctx, struct kernel_cfg *k, int depth
 	if (!k->from)
 		return 0;
 	if (depth > (int)cfg->nr_kernels) {
-		cfg_error(ctx, k->line, "[kernel %s] from: 'from' chain loops back to itself", k->name);
+		cfg_error(ctx, key_line(ctx, "kernel", k->name, "from", k->line),
+			  "[kernel %s] from: 'from' chain loops back to itself", k->name);
 		return -1;
 	}
 	struct kernel_cfg *p = NULL;
@@ -398,13 +454,20 @@ static int inherit_kernel(struct parse_ctx *ctx, struct kernel_cfg *k, int depth
 		if (!strcmp(cfg->kernels[i].name, k->from))
 			p = &cfg->kernels[i];
 	if (!p) {
-		cfg_error(ctx, k->line, "[kernel %s] from: no [kernel %s] section", k->name, k->from);
+		struct strvec names = STRVEC_INIT;
+
+		for (size_t i = 0; i < cfg->nr_kernels; i++)
+			if (&cfg->kernels[i] != k)
+				strvec_push(&names, cfg->kernels[i].name);
+		ref_error(ctx, key_line(ctx, "kernel", k->name, "from", k->line), &names, k->from,
+			  "[kernel %s] from: no [kernel %s] section", k->name, k->from);
+		strvec_clear(&names);
 		return -1;
 	}
 	if (p == k || inherit_kernel(ctx, p, depth + 1)) {
 		if (p == k)
-			cfg_error(ctx, k->line, "[kernel %s] from: a kernel cannot inherit from itself",
-				  k->name);
+			cfg_error(ctx, key_line(ctx, "kernel", k->name, "from", k->line),
+				  "[kernel %s] from: a kernel cannot inherit from itself", k->name);
 		return -1;
 	}
 	if (!k->source && p->source)
@@ -426,11 +489,14 @@ static int inherit_kernel(struct parse_ctx *ctx, struct kernel_cfg *k, int depth
 
 static void check_kernel(struct parse_ctx *ctx, struct kernel_cfg *k)
 {
+	int source_line = key_line(ctx, "kernel", k->name, "source", k->line);
+	int config_line = key_line(ctx, "kernel", k->name, "config", k->line);
+
 	if (!k->source) {
 		cfg_error(ctx, k->line, "[kernel %s] source: missing (a directory, a .tar.* archive or "
 			  "a git repository)", k->name);
 	} else if (!path_exists(k->source)) {
-		cfg_error(ctx, k->line, "[kernel %s] source: '%s' does not exist%s", k->name,
+		cfg_error(ctx, source_line, "[kernel %s] source: '%s' does not exist%s", k->name,
 			  k->source, str_starts_with(k->source, "/usr/src/linux-source-")
 			  ? " (apt-get install linux-source-6.12, or run scripts/install-deps)" : "");
 	}
@@ -440,70 +506,139 @@ static void check_kernel(struct parse_ctx *ctx, struct kernel_cfg *k)
 	    strcmp(k->config, "allnoconfig")) {
 		char *abs = path_absolute(ctx->cfg->dir, k->config);
 		if (!is_regular_file(abs))
-			cfg_error(ctx, k->line, "[kernel %s] config: expected tinyconfig, defconfig, "
+			cfg_error(ctx, config_line, "[kernel %s] config: expected tinyconfig, defconfig, "
 				  "allnoconfig or a config file; '%s' is none", k->name, abs);
 		free(k->config);
 		k->config = abs;
 	}
 	for (size_t i = 0; i < k->series.n; i++)
 		if (!path_exists(k->series.v[i]))
-			cfg_error(ctx, k->line, "[kernel %s] series: '%s' does not exist", k->name,
-				  k->series.v[i]);
+			cfg_error(ctx, item_line(ctx, "kernel", k->name, "series", i, k->line),
+				  "[kernel %s] series: '%s' does not exist", k->name, k->series.v[i]);
 	for (size_t i = 0; i < k->fragments.n; i++)
 		if (!is_regular_file(k->fragments.v[i]))
-			cfg_error(ctx, k->line, "[kernel %s] fragments: '%s' is not a file", k->name,
+			cfg_error(ctx, item_line(ctx, "kernel", k->name, "fragments", i, k->line),
+				  "[kernel %s] fragments: '%s' is not a file", k->name,
 				  k->fragments.v[i]);
 }
 
-static void check_run(struct parse_ctx *ctx)
+/* [run] kernels: each a [kernel] section, once; without the key, the first two. */
+static void check_run_kernels(struct parse_ctx *ctx, int run_line)
 {
 	struct lab_config *cfg = ctx->cfg;
 	struct run_cfg *run = &cfg->run;
-	int line = ctx->run_line ? ctx->run_line : 1;
+	struct strvec names = STRVEC_INIT;
 
 	if (!run->kernels.n && cfg->nr_kernels) {
 		/* Default: compare the first two kernels, or run the only one. */
 		for (size_t i = 0; i < cfg->nr_kernels && i < 2; i++)
 			strvec_push(&run->kernels, cfg->kernels[i].name);
 	}
+	for (size_t i = 0; i < cfg->nr_kernels; i++)
+		strvec_push(&names, cfg->kernels[i].name);
 	for (size_t i = 0; i < run->kernels.n; i++) {
+		int line = item_line(ctx, "run", NULL, "kernels", i, run_line);
+
 		if (!config_kernel(cfg, run->kernels.v[i]))
-			cfg_error(ctx, line, "[run] kernels: no [kernel %s] section", run->kernels.v[i]);
+			ref_error(ctx, line, &names, run->kernels.v[i],
+				  "[run] kernels: no [kernel %s] section", run->kernels.v[i]);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(run->kernels.v[i], run->kernels.v[j]))
 				cfg_error(ctx, line, "[run] kernels: '%s' is listed twice",
 					  run->kernels.v[i]);
 	}
+	strvec_clear(&names);
+}
+
+/* [run] workloads: each a [workload] section or a workload type (run with its defaults). */
+static void check_run_workloads(struct parse_ctx *ctx, int run_line)
+{
+	struct lab_config *cfg = ctx->cfg;
+	struct run_cfg *run = &cfg->run;
+	struct strvec names = STRVEC_INIT;
+
+	for (size_t i = 0; i < cfg->nr_workloads; i++)
+		strvec_push(&names, cfg->workloads[i].name);
+	workload_type_names(&names);
 	for (size_t i = 0; i < run->workloads.n; i++) {
 		const char *w = run->workloads.v[i];
-		if (!config_workload(cfg, w)) {
-			if (workload_find(w))
-				get_workload(cfg, w, line);	/* a bare type with its defaults */
-			else
-				cfg_error(ctx, line, "[run] workloads: '%s' is neither a [workload] "
-					  "section nor a known workload", w);
-		}
+		int line = item_line(ctx, "run", NULL, "workloads", i, run_line);
+
+		if (config_workload(cfg, w))
+			continue;
+		if (workload_find(w))
+			get_workload(cfg, w, line);	/* a bare type with its defaults */
+		else
+			ref_error(ctx, line, &names, w, "[run] workloads: '%s' is neither a "
+				  "[workload] section nor a known workload", w);
 	}
+	strvec_clear(&names);
+}
+
+/* The guests lab.conf could name: its [guest] sections and guests/NAME.conf beside it. */
+static void guest_names(const struct lab_config *cfg, struct strvec *out)
+{
+	char *dir = path_absolute(cfg->dir, "guests");
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+
+	for (size_t i = 0; i < cfg->nr_guests; i++)
+		strvec_push(out, cfg->guests[i].name);
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 5 && !strcmp(de->d_name + len - 5, ".conf"))
+			strvec_pushf(out, "%.*s", (int)(len - 5), de->d_name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	strvec_sort(out);	/* readdir's order is the file system's: one hint for one typo */
+}
+
+/* [run] guest: a [guest] section, else guests/NAME.conf beside lab.conf. */
+static void check_run_guest(struct parse_ctx *ctx, int run_line)
+{
+	struct lab_config *cfg = ctx->cfg;
+	struct run_cfg *run = &cfg->run;
+	int line = ini_check_line(&ctx->ini, "run", "guest");
+
+	if (!line)
+		line = run_line;
 	if (!run->guest)
 		run->guest = xstrdup("tiny");
-	int found = 0;
 	for (size_t i = 0; i < cfg->nr_guests; i++)
-		found |= !strcmp(cfg->guests[i].name, run->guest);
-	if (!found) {
-		/* A guest without a section is guests/NAME.conf beside lab.conf. */
-		char *rel = xasprintf("guests/%s.conf", run->guest);
-		char *file = path_absolute(cfg->dir, rel);
-		if (is_regular_file(file)) {
-			struct guest_cfg *g = get_guest(cfg, run->guest, line);
-			g->file = file;
-			file = NULL;
-		} else {
-			cfg_error(ctx, line, "[run] guest: no [guest %s] section and no %s",
-				  run->guest, file);
-		}
-		free(file);
-		free(rel);
+		if (!strcmp(cfg->guests[i].name, run->guest))
+			return;
+	/* A guest without a section is guests/NAME.conf beside lab.conf. */
+	char *rel = xasprintf("guests/%s.conf", run->guest);
+	char *file = path_absolute(cfg->dir, rel);
+
+	if (is_regular_file(file)) {
+		struct guest_cfg *g = get_guest(cfg, run->guest, line);
+
+		g->file = file;
+		file = NULL;
+	} else {
+		struct strvec names = STRVEC_INIT;
+
+		guest_names(cfg, &names);
+		ref_error(ctx, line, &names, run->guest, "[run] guest: no [guest %s] section and "
+			  "no %s", run->guest, file);
+		strvec_clear(&names);
 	}
+	free(file);
+	free(rel);
+}
+
+static void check_run(struct parse_ctx *ctx)
+{
+	struct lab_config *cfg = ctx->cfg;
+	int line = ctx->run_line ? ctx->run_line : 1;
+
+	check_run_kernels(ctx, line);
+	check_run_workloads(ctx, line);
+	check_run_guest(ctx, line);
 	for (size_t i = 0; i < cfg->nr_guests; i++) {
 		struct guest_cfg *g = &cfg->guests[i];
 		if (!g->file) {
@@ -512,16 +647,26 @@ static void check_run(struct parse_ctx *ctx)
 			free(rel);
 		}
 		if (!is_regular_file(g->file))
-			cfg_error(ctx, g->line, "[guest %s] file: '%s' is not a file", g->name, g->file);
+			cfg_error(ctx, key_line(ctx, "guest", g->name, "file", g->line),
+				  "[guest %s] file: '%s' is not a file", g->name, g->file);
 	}
-	for (size_t i = 0; i < cfg->nr_workloads; i++)
-		if (!cfg->workloads[i].def)
-			cfg_error(ctx, cfg->workloads[i].line,
-				  "[workload %s] is not a known workload: set 'type = '",
-				  cfg->workloads[i].name);
-	if (cfg->stats.confidence < 0.5)
-		cfg_error(ctx, ctx->stats_line ? ctx->stats_line : 1,
+	for (size_t i = 0; i < cfg->nr_workloads; i++) {
+		struct strvec types = STRVEC_INIT;
+
+		if (cfg->workloads[i].def)
+			continue;
+		workload_type_names(&types);
+		ref_error(ctx, cfg->workloads[i].line, &types, cfg->workloads[i].name,
+			  "[workload %s] is not a known workload: set 'type = '",
+			  cfg->workloads[i].name);
+		strvec_clear(&types);
+	}
+	if (cfg->stats.confidence < 0.5) {
+		int key = ini_check_line(&ctx->ini, "stats", "confidence");
+
+		cfg_error(ctx, key ? key : ctx->stats_line ? ctx->stats_line : 1,
 			  "[stats] confidence: expected at least 0.5 (e.g. 0.95)");
+	}
 }
 
 static void check_utf8_path(struct parse_ctx *ctx, const char *what, const char *path)
@@ -655,6 +800,19 @@ const struct kernel_cfg *config_kernel(const struct lab_config *cfg, const char 
 	return NULL;
 }
 
+/* " (did you mean 'NAME'?)" for a kernel lab.conf declares, or nothing. */
+static void kernel_did_you_mean(const struct lab_config *cfg, const char *name,
+				struct strbuf *err)
+{
+	struct strvec names = STRVEC_INIT;
+
+	for (size_t i = 0; i < cfg->nr_kernels; i++)
+		if (!cfg->kernels[i].prefix_of)
+			strvec_push(&names, cfg->kernels[i].name);
+	ini_did_you_mean(err, name, (const char *const *)names.v, names.n);
+	strvec_clear(&names);
+}
+
 const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const char *name,
 					       struct strbuf *err)
 {
@@ -666,12 +824,14 @@ const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const cha
 		return k;
 	if (!at) {
 		sb_addf(err, "no [kernel %s] in %s", name, cfg->path);
+		kernel_did_you_mean(cfg, name, err);
 		return NULL;
 	}
 	char *base_name = xstrndup(name, (size_t)(at - name));
 	const struct kernel_cfg *base = config_kernel(cfg, base_name);
 	if (!base) {
 		sb_addf(err, "%s: no [kernel %s] in %s", name, base_name, cfg->path);
+		kernel_did_you_mean(cfg, base_name, err);
 	} else if (parse_long(at + 1, 0, 100000, &prefix)) {
 		sb_addf(err, "%s: expected NAME%cK, K a patch count from 0, got '%s'", name,
 			CONFIG_PREFIX_SEP, at + 1);

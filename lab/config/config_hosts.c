@@ -125,6 +125,16 @@ static void host_fill_defaults(struct host_cfg *h)
 		h->pool_dir = xstrdup(CONFIG_DEFAULT_POOL_DIR);
 }
 
+/* Where [host NAME] set uri; its header's line when it did not (the default). */
+static int uri_line(const struct ini_check *ini, const struct host_cfg *h)
+{
+	char *section = xasprintf("host %s", h->name);
+	int line = ini_check_line(ini, section, "uri");
+
+	free(section);
+	return line ? line : h->line;
+}
+
 /*
  * Two hosts of one session must be two machines (or the embedded driver
  * once). Each URI is looked up among those seen before: a host that
@@ -155,13 +165,14 @@ static void check_distinct(struct lab_config *cfg, struct ini_check *ini)
 		if (b == a)
 			continue;	/* listed twice in [run] hosts: said there */
 		if (!strcmp(a->uri, b->uri))
-			ini_check_error(ini, a->line, "[host %s] uri: %s is also [host %s]'s (line "
-					"%d); one machine is one host: give it slots = N instead",
-					a->name, a->uri, b->name, b->line);
+			ini_check_error(ini, uri_line(ini, a), "[host %s] uri: %s is also [host %s]'s "
+					"(line %d); one machine is one host: give it slots = N instead",
+					a->name, a->uri, b->name, uri_line(ini, b));
 		else
-			ini_check_error(ini, a->line, "[host %s] uri: %s reaches the same libvirt as "
-					"[host %s]'s %s (line %d); one machine is one host: give it "
-					"slots = N instead", a->name, a->uri, b->name, b->uri, b->line);
+			ini_check_error(ini, uri_line(ini, a), "[host %s] uri: %s reaches the same "
+					"libvirt as [host %s]'s %s (line %d); one machine is one host: "
+					"give it slots = N instead", a->name, a->uri, b->name, b->uri,
+					uri_line(ini, b));
 	}
 	strmap_clear(&uris);
 }
@@ -169,10 +180,8 @@ static void check_distinct(struct lab_config *cfg, struct ini_check *ini)
 void config_check_hosts(struct lab_config *cfg, struct ini_check *ini, int run_line)
 {
 	struct strvec *names = &cfg->run.hosts;
-	int line = ini_check_line(ini, "run", "hosts");
+	struct strvec known = STRVEC_INIT;
 
-	if (!line)
-		line = run_line;
 	if (!names->n && !cfg->nr_hosts) {
 		/* today's lab.conf: one host, [lab] uri */
 		struct host_cfg *h = config_get_host(cfg, IMPLICIT_HOST, 0);
@@ -187,9 +196,22 @@ void config_check_hosts(struct lab_config *cfg, struct ini_check *ini, int run_l
 	struct strmap listed = STRMAP_INIT;
 	size_t count;
 
+	for (size_t i = 0; i < cfg->nr_hosts; i++)
+		strvec_push(&known, cfg->hosts[i].name);
 	for (size_t i = 0; i < names->n; i++) {
-		if (!config_host(cfg, names->v[i]))
-			ini_check_error(ini, line, "[run] hosts: no [host %s] section", names->v[i]);
+		/* the line that names it: [run] hosts may span lines */
+		int line = ini_check_item_line(ini, "run", "hosts", i);
+
+		if (!line)
+			line = run_line;
+		if (!config_host(cfg, names->v[i])) {
+			struct strbuf sb = STRBUF_INIT;
+
+			ini_did_you_mean(&sb, names->v[i], (const char *const *)known.v, known.n);
+			ini_check_error(ini, line, "[run] hosts: no [host %s] section%s", names->v[i],
+					sb_str(&sb));
+			sb_release(&sb);
+		}
 		count = 0;
 		strmap_get(&listed, names->v[i], &count);
 		strmap_put(&listed, names->v[i], ++count);
@@ -197,6 +219,7 @@ void config_check_hosts(struct lab_config *cfg, struct ini_check *ini, int run_l
 			ini_check_error(ini, line, "[run] hosts: '%s' is listed twice", names->v[i]);
 	}
 	strmap_clear(&listed);
+	strvec_clear(&known);
 	check_distinct(cfg, ini);
 }
 

@@ -47,21 +47,39 @@ static size_t edit_distance(const char *a, const char *b)
 	return d;
 }
 
+const char *ini_nearest(const char *word, const char *const *known, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = 3, len = strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, known[i]);
+
+		/* "a" is one edit from every one-letter name: no hint at all. */
+		if (d && d < best_d && d < len) {
+			best_d = d;
+			best = known[i];
+		}
+	}
+	return best;
+}
+
+void ini_did_you_mean(struct strbuf *sb, const char *word, const char *const *known, size_t n)
+{
+	const char *best = ini_nearest(word, known, n);
+
+	if (best)
+		sb_addf(sb, " (did you mean '%s'?)", best);
+}
+
 void ini_check_unknown_key(struct ini_check *c, int line, const char *section,
 			   const char *key, const char *const *known, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *best = NULL;
-	size_t best_d = 3;
+	const char *best = ini_nearest(key, known, n);
 
-	for (size_t i = 0; i < n; i++) {
-		size_t d = edit_distance(key, known[i]);
-		if (d < best_d) {
-			best_d = d;
-			best = known[i];
-		}
+	for (size_t i = 0; i < n; i++)
 		sb_addf(&sb, "%s%s", i ? ", " : "", known[i]);
-	}
 	if (best)
 		ini_check_error(c, line, "[%s] unknown key '%s' (did you mean '%s'?)", section, key, best);
 	else
@@ -95,7 +113,8 @@ static void remember(struct ini_check *c, const char *section, const char *key, 
 	char *k = seen_key(section, key);
 
 	ALLOC_GROW(c->seen, c->nr_seen + 1, c->alloc_seen);
-	c->seen[c->nr_seen] = (struct ini_seen){ xstrdup(section), xstrdup(key), line };
+	c->seen[c->nr_seen] = (struct ini_seen){ .section = xstrdup(section), .key = xstrdup(key),
+						  .line = line };
 	strmap_put(&c->seen_index, k, c->nr_seen++);
 	free(k);
 }
@@ -117,6 +136,28 @@ int ini_check_line(const struct ini_check *c, const char *section, const char *k
 	const struct ini_seen *s = find_seen(c, section, key);
 
 	return s ? s->line : 0;
+}
+
+int ini_check_item_line(const struct ini_check *c, const char *section, const char *key,
+			size_t i)
+{
+	const struct ini_seen *s = find_seen(c, section, key);
+
+	if (!s)
+		return 0;
+	return i < s->nr_items ? s->item_lines[i] : s->line;
+}
+
+/* Items @from to @to of a list key came from @line. */
+static void remember_items(struct ini_check *c, const char *section, const char *key,
+			   size_t from, size_t to, int line)
+{
+	struct ini_seen *s = find_seen(c, section, key);
+
+	for (size_t i = from; s && i < to; i++) {
+		ALLOC_GROW(s->item_lines, s->nr_items + 1, s->alloc_items);
+		s->item_lines[s->nr_items++] = line;
+	}
 }
 
 int ini_parse_fraction(const char *value, double *out)
@@ -242,6 +283,7 @@ static int set_key(struct ini_check *c, void *base, const struct ini_key *k,
 	char buf[160];
 	const char *want = k->expected;
 	void *field = (char *)base + k->offset;
+	size_t items = is_list(k->kind) ? ((struct strvec *)field)->n : 0;
 
 	if (is_list(k->kind)) {
 		if (!ini_check_line(c, section, k->key))
@@ -259,6 +301,8 @@ static int set_key(struct ini_check *c, void *base, const struct ini_key *k,
 				want ? want : "a valid value", value);
 		return -1;
 	}
+	if (is_list(k->kind))
+		remember_items(c, section, k->key, items, ((struct strvec *)field)->n, line);
 	if (k->set_flag)
 		*(int *)((char *)base + k->set_flag - 1) = 1;
 	return 0;
@@ -284,6 +328,7 @@ void ini_check_release(struct ini_check *c)
 	for (size_t i = 0; i < c->nr_seen; i++) {
 		free(c->seen[i].section);
 		free(c->seen[i].key);
+		free(c->seen[i].item_lines);
 	}
 	free(c->seen);
 	c->seen = NULL;

@@ -59,6 +59,13 @@ struct ini_seen {
 	char *section;
 	char *key;
 	int line;
+	/*
+	 * A list key (INI_WORDS, INI_PATHS) may span lines: the line of each
+	 * item, in the order they were added to the list, so that an error
+	 * about one item ("[run] kernels: no [kernel X]") names its own line.
+	 */
+	int *item_lines;
+	size_t nr_items, alloc_items;
 };
 
 /* One file's validation state. */
@@ -89,6 +96,23 @@ LAB_MUST_CHECK
 int ini_check_once(struct ini_check *c, const char *section, const char *key, int line);
 /* The line where @key of @section was first set, 0 when it was not. */
 int ini_check_line(const struct ini_check *c, const char *section, const char *key);
+
+/*
+ * The line of item @i of list key @key (INI_WORDS, INI_PATHS) of
+ * @section, counted over all its lines; the key's first line when @i is
+ * past them; 0 when the key was not set.
+ */
+int ini_check_item_line(const struct ini_check *c, const char *section, const char *key,
+			size_t i);
+
+/*
+ * The name in @known a typo @word most likely meant: the nearest by edit
+ * distance when it is close (at most 2 edits, and fewer than @word has
+ * characters), else NULL. Never @word itself.
+ */
+const char *ini_nearest(const char *word, const char *const *known, size_t n);
+/* Append " (did you mean 'NAME'?)" for ini_nearest(), or nothing. */
+void ini_did_you_mean(struct strbuf *sb, const char *word, const char *const *known, size_t n);
 
 /* "[section] unknown key 'K' ..." with a suggestion from @known. */
 void ini_check_unknown_key(struct ini_check *c, int line, const char *section,

@@ -137,6 +137,13 @@ void report_html_begin(struct strbuf *sb, const char *title, const char *extra_c
 void report_render_html(const json_t *report, struct strbuf *out);
 void report_render_text(const json_t *report, struct strbuf *out);
 void report_render_benchfmt(const json_t *report, struct strbuf *out);
+/* What the Go benchmark format may add (docs/reports.md, "Go benchmark format"). */
+struct report_benchfmt_opts {
+	int counters;		/* each run's counters after its metrics */
+};
+/* report_render_benchfmt() with @opts (NULL: the defaults, all 0). */
+void report_render_benchfmt_opts(const json_t *report, const struct report_benchfmt_opts *opts,
+				 struct strbuf *out);
 
 /*
  * Dump @report the way every mglrulab JSON file is written (2-space indent,

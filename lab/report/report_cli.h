@@ -22,6 +22,7 @@ struct report_cli {
 	const char *kernel_a, *kernel_b;	/* compare: --kernel-a / --kernel-b */
 	enum fail_on fail_on;	/* --fail-on; FAIL_ON_DEFAULT: exit 0 whatever the verdicts */
 	const char *junit;	/* --junit FILE */
+	int benchfmt_counters;			/* report: --benchfmt-counters */
 };
 
 /*

@@ -44,11 +44,12 @@ sys.exit(bad)
 PY
 
 # Values at least one kind of parameter refuses: not a number, below and
-# above every range, a space-separated list, a choice nobody offers.
+# above every range, a space-separated list, a choice nobody offers, a
+# size in "MB", a power of two's neighbour, a make variable.
 python3 - "$TMP" "$G" "$PWD" $WORKLOADS <<'PY' || fail "the host and a program disagree on a value"
 import json, re, subprocess, sys
 tmp, g, top, workloads = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-probes = ['x', '-1', '99999999999', '1 2', '0,']
+probes = ['x', '-1', '99999999999', '1 2', '0,', '160MB', '3', 'a=b']
 refused = bad = 0
 for w in workloads:
     for key in open(f"{tmp}/conf.json.{w}").read().split():

@@ -129,9 +129,13 @@ static void test_host_errors(void **state)
 	expect_error("[host a]\ncpus =\n",
 		     "2: [host a] cpus: expected a CPU list such as 0-3,6 (ids below 4096), not ''");
 	expect_error("[host a]\n[run]\nhosts = a b\n", "3: [run] hosts: no [host b] section");
+	/* the line of the name, and the nearest host when it is a typo */
+	expect_error("[host box1]\n[host box2]\n[run]\nhosts = box1\nhosts = bx2\n",
+		     "5: [run] hosts: no [host bx2] section (did you mean 'box2'?)");
 	expect_error("[host a]\n[run]\nhosts = a a\n", "3: [run] hosts: 'a' is listed twice");
+	/* at the uri lines; a host without one (the default) at its header */
 	expect_error("[host a]\nuri = qemu:///system\n[host b]\nuri = qemu:///system\n",
-		     "3: [host b] uri: qemu:///system is also [host a]'s (line 1); one machine is "
+		     "4: [host b] uri: qemu:///system is also [host a]'s (line 2); one machine is "
 		     "one host: give it slots = N instead");
 	expect_error("[host a]\n[host b]\n",
 		     "2: [host b] uri: qemu:///embed is also [host a]'s (line 1); one machine is "
@@ -139,12 +143,12 @@ static void test_host_errors(void **state)
 	/* one daemon however the URI is spelled (lab_uri.h) */
 	expect_error("[host a]\nuri = qemu+ssh://root@Box/system?keyfile=/k\n[host b]\n"
 		     "uri = qemu+ssh://box:22/system/\n",
-		     "3: [host b] uri: qemu+ssh://box:22/system/ reaches the same libvirt as [host a]'s "
-		     "qemu+ssh://root@Box/system?keyfile=/k (line 1); one machine is one host: give "
+		     "4: [host b] uri: qemu+ssh://box:22/system/ reaches the same libvirt as [host a]'s "
+		     "qemu+ssh://root@Box/system?keyfile=/k (line 2); one machine is one host: give "
 		     "it slots = N instead");
 	expect_error("[host a]\nuri = qemu:///system\n[host b]\nuri = qemu+unix:///system\n",
-		     "3: [host b] uri: qemu+unix:///system reaches the same libvirt as [host a]'s "
-		     "qemu:///system (line 1); one machine is one host: give it slots = N instead");
+		     "4: [host b] uri: qemu+unix:///system reaches the same libvirt as [host a]'s "
+		     "qemu:///system (line 2); one machine is one host: give it slots = N instead");
 	expect_error("[host a]\nuri =\n", "2: [host a] uri: empty (a libvirt URI such as "
 		     "qemu+ssh://root@box/system, or qemu:///embed)");
 	expect_error("[host a]\npool = my pool\n", "2: [host a] pool: expected a pool name of "

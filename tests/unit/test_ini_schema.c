@@ -165,12 +165,50 @@ static void test_duplicates(void **state)
 		"x.conf:12: [other] extra: already set at line 11\n");
 }
 
+/*
+ * Each item of a list key keeps the line that wrote it, so an error about
+ * one name of "kernels = a b" over two lines points at its own line.
+ */
+static void test_item_lines(void **state)
+{
+	(void)state;
+	assert_int_equal(set("words", "a b", 4), 0);
+	assert_int_equal(set("words", "c", 9), 0);
+	assert_int_equal(ini_check_item_line(&chk, "sec tion", "words", 0), 4);
+	assert_int_equal(ini_check_item_line(&chk, "sec tion", "words", 1), 4);
+	assert_int_equal(ini_check_item_line(&chk, "sec tion", "words", 2), 9);
+	assert_int_equal(ini_check_item_line(&chk, "sec tion", "words", 3), 4);	/* the key's */
+	assert_int_equal(ini_check_item_line(&chk, "sec tion", "count", 0), 0);	/* not set */
+}
+
+/* A suggestion only for a likely typo: close, not the word itself, not for one letter. */
+static void test_nearest(void **state)
+{
+	static const char *const names[] = { "baseline", "patched", "tiny", "b" };
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	assert_string_equal(ini_nearest("pached", names, 4), "patched");
+	assert_string_equal(ini_nearest("basline", names, 4), "baseline");
+	assert_string_equal(ini_nearest("tinny", names, 4), "tiny");
+	assert_null(ini_nearest("nosuch", names, 4));
+	assert_null(ini_nearest("patched", names, 4));
+	assert_null(ini_nearest("a", names, 4));
+	assert_null(ini_nearest("x", NULL, 0));
+	ini_did_you_mean(&sb, "pached", names, 4);
+	ini_did_you_mean(&sb, "nosuch", names, 4);
+	assert_string_equal(sb_str(&sb), " (did you mean 'patched'?)");
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kinds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_item_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nearest, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

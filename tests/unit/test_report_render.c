@@ -565,6 +565,93 @@ static void test_verdict_display(void **state)
 	assert_string_equal(verdict_symbol(NULL), "invalid");
 }
 
+/* The result line of benchmark @name (with its trailing space) in @b, or NULL. */
+static const char *bench_line(const char *b, const char *name)
+{
+	for (const char *l = strstr(b, name); l; l = strstr(l + 1, name))
+		if (l == b || l[-1] == '\n')
+			return l;
+	return NULL;
+}
+
+/* Does the result line at @l hold the pair " VALUE UNIT"? */
+static int line_has(const char *l, const char *pair)
+{
+	const char *end = strchr(l, '\n'), *p = strstr(l, pair);
+	size_t len = strlen(pair);
+
+	return p && p < end && (p[len] == ' ' || p[len] == '\n');
+}
+
+/* Every unit of every result line is one word with exactly @dashes '-'. */
+static void check_unit_dashes(const char *b, int dashes)
+{
+	for (const char *l = strstr(b, "\nBenchmark"); l; l = strstr(l + 1, "\nBenchmark")) {
+		const char *end = strchr(l + 1, '\n'), *w = strchr(l + 1, ' ');
+		int field = 0;
+
+		for (; w && w < end; w = strchr(w + 1, ' ')) {
+			const char *next = strchr(w + 1, ' ');
+			int n = 0, idx = field++;
+
+			if (!next || next > end)
+				next = end;
+			if (idx == 0 || idx % 2 == 1)
+				continue;	/* the iteration count or a value */
+			for (const char *p = w + 1; p < next; p++)
+				n += *p == '-';
+			if (n != dashes)
+				fail_msg("unit '%.*s' has %d '-'", (int)(next - w - 1), w + 1, n);
+		}
+	}
+}
+
+/*
+ * The Go benchmark format's units (issue 29): "METRIC-UNIT" where UNIT is
+ * one benchstat scales (sec/op for seconds, ms converted; B for MiB and
+ * KiB; rates such as ops/s kept), one Unit line per unit with the metric's
+ * direction, and counters only when asked. The units used to be the bare
+ * metric names ("elapsed_s"), which benchstat can neither scale nor tidy.
+ */
+static void test_benchfmt_units(void **state)
+{
+	json_t *s = load_fixture(), *r;
+	struct strbuf b = STRBUF_INIT, c = STRBUF_INIT;
+	const char *l;
+	(void)state;
+
+	rename_kernel(s, "patched", "v6-2");
+	r = analyze(s);
+	report_render_benchfmt(r, &b);
+	assert_non_null(strstr(b.buf, "\nUnit elapsed_s-sec/op better=lower\n"));
+	assert_non_null(strstr(b.buf, "\nUnit avg_ms_per_gen-sec/op better=lower\n"));
+	assert_non_null(strstr(b.buf, "\nUnit ops_per_sec-ops/s better=higher\n"));
+	assert_non_null(strstr(b.buf, "\nUnit cs_per_sec_per_cpu_2cpu-switches/s better=higher\n"));
+	assert_null(strstr(b.buf, " elapsed_s\n"));
+	assert_null(strstr(b.buf, " elapsed_s "));
+	/* 2.3884 ms per generation is 2.3884e-3 sec/op, as exact as the input */
+	l = bench_line(b.buf, "BenchmarkAging/kernel=base ");
+	assert_non_null(l);
+	assert_true(line_has(l, " 2.3884e-3 avg_ms_per_gen-sec/op"));
+	/* a last "-2" would be GOMAXPROCS to x/perf: the kernel is v6_2 in the name */
+	assert_non_null(bench_line(b.buf, "BenchmarkKbuild/kernel=v6_2 1 "));
+	assert_null(strstr(b.buf, "kernel=v6-2"));
+	assert_non_null(strstr(b.buf, "\nmglrulab-kernel-v6-2: v6-2 "));
+	check_unit_dashes(b.buf, 1);
+	assert_null(strstr(b.buf, "vmstat.pgfault"));
+	/* --benchfmt-counters: the counters after the metrics, no unit part */
+	report_render_benchfmt_opts(r, &(struct report_benchfmt_opts){ .counters = 1 }, &c);
+	l = bench_line(c.buf, "BenchmarkYp_shared/kernel=base ");
+	assert_non_null(l);
+	assert_true(line_has(l, " 49236 vmstat.pgfault"));
+	assert_true(line_has(l, " 2471705 tracepoints.sched:sched_switch"));
+	assert_int_equal(strncmp(c.buf, b.buf, (size_t)(strstr(b.buf, "\nBenchmark") - b.buf)), 0);
+	sb_release(&b);
+	sb_release(&c);
+	json_decref(r);
+	json_decref(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_html),
 		cmocka_unit_test(test_hostile_text),
 		cmocka_unit_test(test_benchfmt_config_keys),
+		cmocka_unit_test(test_benchfmt_units),
 		cmocka_unit_test(test_many_metrics_fast),
 		cmocka_unit_test(test_report_shares_session),
 		cmocka_unit_test(test_byte_identical),

@@ -3,6 +3,7 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "topo.h"
+#include "workload_params.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,21 +16,6 @@
  * bytes); text that escapes to more than a line is cut further below.
  */
 #define SNAP_MAX_TEXT (WL_LINE_MAX - 64 * 1024)
-
-static int valid_ident(const char *s, size_t n)
-{
-	if (!n)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
-			return 0;
-	}
-	/* "." and ".." would walk out of the events directory. */
-	return !(s[0] == '.');
-}
 
 static void find_tracing(struct wl_snap *s)
 {
@@ -62,9 +48,8 @@ void wl_snap_init(struct wl_snap *s, const struct wl_args *args)
 		char *colon = strchr(tok, ':');
 		struct wl_tp *tp = &s->tps[s->ntp];
 
-		if (!colon || !valid_ident(tok, (size_t)(colon - tok)) ||
-		    !valid_ident(colon + 1, strlen(colon + 1)) ||
-		    (size_t)(colon - tok) >= sizeof(tp->sys) || strlen(colon + 1) >= sizeof(tp->evt))
+		/* the host's check (common/), which wl_args_parse() already ran */
+		if (!colon || param_tracepoint(tok, strlen(tok)) < 0)
 			wl_fail("--tracepoints: '%s' is not subsystem:event", tok);
 		snprintf(tp->sys, sizeof(tp->sys), "%.*s", (int)(colon - tok), tok);
 		snprintf(tp->evt, sizeof(tp->evt), "%s", colon + 1);

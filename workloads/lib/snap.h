@@ -15,7 +15,7 @@
 #include "args.h"
 
 struct wl_tp {
-	char sys[64], evt[128];
+	char sys[PARAM_TP_SYS_LEN], evt[PARAM_TP_EVT_LEN];	/* param_tracepoint() limits */
 	char dir[320];		/* <tracefs>/events/sys/evt */
 	const char *spec;	/* the trigger we installed, NULL if none */
 	char state[160];	/* why it is not counted, if it is not */
