@@ -8,16 +8,26 @@
 # neutral patches alone) it must stop after the confirm step. The bad-input
 # checks come first (no guest needed).
 #
-# Cost: a step that differs stops at its first look (6 runs per kernel); one
-# that does not runs to --max-runs 8 (a single look at 6 was inconclusive
-# once under heavy host load). The three-patch bisection is 6 sessions
-# (confirm, two probes of two, the culprit's own effect), about 70 runs;
-# the neutral one 12 (--max-runs 6). At --max-runs 10 the test took 523 s of a clean-clone
-# CI run; 8 keeps CI inside its time. Prefix builds are about 20-30 s each
-# the first time, cache hits after.
+# Cost: every step stops at its first look (6 runs per kernel): on the
+# icount guest a neutral step decides "no change" there too (with the
+# host's clock it ran on to --max-runs 8). The three-patch bisection is 6
+# sessions (confirm, two probes of two, the culprit's own effect), 72 runs;
+# the neutral one 12. Prefix builds are about 20-30 s each the first time,
+# cache hits after.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
-CONF=tests/fixtures/labs/bisect.conf
+# The guest is tiny's icount twin: its clock counts instructions, so the
+# host's load can neither hide the 10 us nor fake a step's change, and the
+# neutral steps decide "no change" at their first look. That is also what
+# lets run-all run this test beside another one.
+CONF=$TMP/bisect.conf
+sed "s#^file = \.\./\.\./\.\./guests/tiny\.conf\$#file = ../../../guests/tiny-icount.conf#" \
+	tests/fixtures/labs/bisect.conf > "$CONF"
+grep -q '^file = ../../../guests/tiny-icount.conf$' "$CONF" || fail "the bisection lab's guest is not tiny-icount"
+# The copy lives in $TMP: make its relative paths absolute again.
+sed -i "s#\.\./\.\./\.\./#$ROOT/#; s#\.\./series/#$ROOT/tests/fixtures/series/#" "$CONF"
+private_lab "$CONF"
 
 bad() {	# bad WANT_IN_MESSAGE ARGS...: exit status 1 and the message
 	local want=$1
@@ -38,12 +48,12 @@ bad "are fixed when a bisection starts" bisect --resume --per-patch
 bad "cannot fit a step's first look" bisect --budget 30s
 
 t0=$(date +%s)
-old=$(readlink -f reports/tests/latest-bisect 2>/dev/null)
+old=$(readlink -f "$REPORTS/latest-bisect" 2>/dev/null)
 "$LAB" bisect -c "$CONF" --max-runs 8 > "$TMP/out0" 2> "$TMP/err0" &
 pid=$!
 # Kill it without warning in the middle of the first probe's session.
 for _ in $(seq 1200); do
-	d=$(readlink -f reports/tests/latest-bisect 2>/dev/null)
+	d=$(readlink -f "$REPORTS/latest-bisect" 2>/dev/null)
 	n=0
 	[ -n "$d" ] && [ "$d" != "$old" ] && n=$(ls "$d"/steps/02-*/*/runs/*.json 2>/dev/null | wc -l)
 	[ "$n" -ge 3 ] && break
@@ -52,7 +62,7 @@ for _ in $(seq 1200); do
 done
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
-d=$(readlink -f reports/tests/latest-bisect)
+d=$(readlink -f "$REPORTS/latest-bisect")
 [ "$d" != "$old" ] || { tail "$TMP/err0"; fail "the bisection did not start"; }
 "$LAB" bisect --resume "$(basename "$d")" -c "$CONF" > "$TMP/out" 2> "$TMP/err"
 rc=$?
@@ -95,8 +105,8 @@ cmp -s "$TMP/out" "$d/bisect.txt" || fail "bisect.txt is not what was printed"
 # A complete bisection's summary is read back from bisect.json: with an
 # empty kernel cache (its prefixes gone) it builds nothing and prints the
 # same summary. It built both prefixes again before.
-sed -e "s|\.\./\.\./\.\./kernels/cache|$TMP/empty-cache|" -e "s|\.\./\.\./\.\./|$ROOT/|g" \
-	-e "s|\.\./series/|$ROOT/tests/fixtures/series/|" "$CONF" > "$TMP/empty-cache.conf"
+sed -e "s|^cache_dir = .*|cache_dir = $TMP/empty-cache|" "$CONF" > "$TMP/empty-cache.conf"
+grep -qx "cache_dir = $TMP/empty-cache" "$TMP/empty-cache.conf" || fail "no cache_dir line to empty"
 "$LAB" bisect --resume "$d" -c "$TMP/empty-cache.conf" > "$TMP/cout" 2> "$TMP/cerr" ||
 	{ tail "$TMP/cerr"; fail "printing a complete bisection's summary failed"; }
 grep -q "is complete; printing its summary" "$TMP/cerr" || fail "the complete bisection was not said to be"
@@ -111,7 +121,7 @@ rc=$?
 cat "$TMP/nout"
 [ $rc -eq 0 ] || { tail "$TMP/nerr"; fail "the neutral bisection exited $rc"; }
 grep -q "the whole-series change was not confirmed" "$TMP/nout" || fail "not confirmed not said"
-nd=$(readlink -f reports/tests/latest-bisect)
+nd=$(readlink -f "$REPORTS/latest-bisect")
 python3 - "$nd" <<'PY' || fail "the neutral bisection went on"
 import json, os, sys
 st = json.load(open(os.path.join(sys.argv[1], "bisect.json")))
