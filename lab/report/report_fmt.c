@@ -109,6 +109,15 @@ void fmt_p(char *buf, size_t size, double p)
 		snprintf(buf, size, "%.2f", p);
 }
 
+int result_too_few_runs(const struct result_record *res)
+{
+	long n = res->side[0].n < res->side[1].n ? res->side[0].n : res->side[1].n;
+
+	/* stats_decide() judges the failed runs first: that reason is theirs. */
+	return res->verdict_id && res->verdict == VERDICT_INVALID && n < 2 &&
+	       strncmp(res->reason ? res->reason : "", "too many failed", 15);
+}
+
 /* Verdict ids from a report file, through stats_verdict.c's one table. */
 const char *verdict_symbol(const char *id)
 {

@@ -43,6 +43,14 @@ void result_host_line(const struct result_host *h, struct strbuf *out);
 struct view_host_state;
 void hoststate_line(const struct view_host_state *hs, struct strbuf *out);
 
+/*
+ * @res is invalid only because a kernel has fewer than 2 runs with a
+ * value (no failed-runs limit broken): report.json says "invalid", the
+ * reports say "too few runs", which is not a broken run.
+ */
+struct result_record;
+int result_too_few_runs(const struct result_record *res);
+
 const char *verdict_marker(const char *id);
 const char *verdict_label(const char *id);
 
