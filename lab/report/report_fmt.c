@@ -2,10 +2,12 @@
 /* Number formatting and small JSON accessors shared by every report output. */
 #include "report_priv.h"
 #include "report_view.h"
+#include "run_record.h"
 #include "escape.h"
 #include "stats.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 json_t *report_find_named(const json_t *obj, const char *member, const char *name)
@@ -116,6 +118,25 @@ int result_too_few_runs(const struct result_record *res)
 	/* stats_decide() judges the failed runs first: that reason is theirs. */
 	return res->verdict_id && res->verdict == VERDICT_INVALID && n < 2 &&
 	       strncmp(res->reason ? res->reason : "", "too many failed", 15);
+}
+
+size_t report_view_boot_wall(const struct report_view *v, double *median, double *total)
+{
+	double *x = xcalloc(v->runs.n + 1, sizeof(*x));
+	size_t n = 0;
+
+	*total = 0;
+	for (size_t i = 0; i < v->runs.n; i++) {
+		double b = v->runs.v[i].timings.boot_wall_s;
+
+		if (isfinite(b)) {
+			x[n++] = b;
+			*total += b;
+		}
+	}
+	*median = n ? stats_median(x, n) : NAN;
+	free(x);
+	return n;
 }
 
 /* Verdict ids from a report file, through stats_verdict.c's one table. */

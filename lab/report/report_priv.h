@@ -51,6 +51,13 @@ void hoststate_line(const struct view_host_state *hs, struct strbuf *out);
 struct result_record;
 int result_too_few_runs(const struct result_record *res);
 
+/*
+ * The boot on the host's clock (runs[].timings.boot_wall_s): median into
+ * *@median and sum into *@total over the runs that recorded it; returns
+ * how many did (0: a report from before it was recorded, or no runs).
+ */
+size_t report_view_boot_wall(const struct report_view *v, double *median, double *total);
+
 const char *verdict_marker(const char *id);
 const char *verdict_label(const char *id);
 
