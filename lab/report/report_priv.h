@@ -36,7 +36,8 @@ void report_view_budget_resume_line(const struct report_view *v, struct strbuf *
 char *report_view_runs_exceptions(const struct report_view *v);
 /*
  * "a: 6/6 runs, 70745 -> 62430, -11.8% [-13.9%, -9.9%]" for one of a
- * result's hosts (plain text: the host name is made safe).
+ * result's hosts, for the text report (plain text: the host name is made
+ * safe, cut with "..."; no value is "n/a"; one run "n=1, no interval").
  */
 void result_host_line(const struct result_host *h, struct strbuf *out);
 /* One plain-text sentence on a host_states[] entry, for text and HTML. */

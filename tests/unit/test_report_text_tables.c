@@ -356,6 +356,21 @@ static void test_hosts_disagree_in_words(void **state)
 	json_decref(r);
 }
 
+/* The line per host under a primary: the same words as the tables. */
+static void test_host_line_words(void **state)
+{
+	struct result_host h = {
+		.host = "a-very-long-host-name", .n = { 1, 5 }, .median = { 10, NAN },
+		.ratio = NAN, .delta_pct = NAN, .lo = 1.1, .hi = 1.1, .pooled = 1,
+	};
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	result_host_line(&h, &sb);
+	assert_string_equal(sb.buf, "a-very-long-h...: 1/5 runs, 10 -> n/a, n/a n=1, no interval");
+	sb_release(&sb);
+}
+
 /* Every run booted in 15.2 s on the host's clock; the guest's uptime said 161.8 s (icount). */
 static void icount_boots(json_t *s)
 {
@@ -406,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_too_few_runs_predicate),
 		cmocka_unit_test(test_hosts_disagree_in_words),
 		cmocka_unit_test(test_boot_wall_clock),
+		cmocka_unit_test(test_host_line_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
