@@ -396,6 +396,8 @@ static int one_kernel(const struct report_view *v)
 	return !v->design.patched;
 }
 
+/* The change's interval column. */
+#define CI_W		16
 /* The interval of a one-kernel row: the median's own. */
 #define MED_CI_W	22
 
@@ -433,6 +435,10 @@ static void ci_cell(char *buf, size_t size, const struct result_record *res)
 	}
 	fmt_ratio_ci(buf, size, res->change.lo, res->change.hi);
 	no_value(buf, size);
+	/* "[-100.0%, -100.0%]" is wider than its column: whole percents then. */
+	if (strlen(buf) > CI_W && isfinite(res->change.lo) && isfinite(res->change.hi))
+		snprintf(buf, size, "[%+.0f%%, %+.0f%%]", 100 * (res->change.lo - 1),
+			 100 * (res->change.hi - 1));
 }
 
 /* "[lo, hi]" of the baseline median's interval, or why there is none. */
@@ -499,7 +505,7 @@ static void row(struct strbuf *sb, const struct report_view *v, const struct res
 	no_value(pv, sizeof(pv));
 	add_right(sb, p, NUM_W);
 	add_right(sb, d, 7);
-	add_right(sb, ci, 16);
+	add_right(sb, ci, CI_W);
 	add_right(sb, pv, 5);
 	sb_addf(sb, " %s", marker);
 	end_row(sb);

@@ -356,6 +356,43 @@ static void test_hosts_disagree_in_words(void **state)
 	json_decref(r);
 }
 
+/* The patched kernel's every metric a ten-thousandth of the baseline's: -100.0% each. */
+static void collapse(json_t *s)
+{
+	json_t *run, *v;
+	const char *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "runs"), i, run) {
+		if (strcmp(jget_str(run, "kernel", ""), "patched"))
+			continue;
+		json_object_foreach(json_object_get(run, "metrics"), k, v)
+			if (json_is_number(v))
+				json_object_set_new(json_object_get(run, "metrics"), k,
+						    json_real(json_number_value(v) * 1e-4));
+	}
+}
+
+/* "[-100.0%, -100.0%]" overflowed its column: a line of 81. Every line stays in 80. */
+static void test_wide_interval_fits(void **state)
+{
+	struct strbuf t = STRBUF_INIT;
+	(void)state;
+
+	text_of("tests/fixtures/reports/session-ab.json", collapse, &t);
+	assert_non_null(strstr(t.buf, " [-100%, -100%] "));
+	for (const char *l = t.buf; *l;) {
+		size_t n = strcspn(l, "\n");
+		char *line = strndup(l, n);
+
+		if (text_safe_width(line) > 80)
+			fail_msg("%zu columns: %s", text_safe_width(line), line);
+		free(line);
+		l += n + (l[n] == '\n');
+	}
+	sb_release(&t);
+}
+
 /* The line per host under a primary: the same words as the tables. */
 static void test_host_line_words(void **state)
 {
@@ -422,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_disagree_in_words),
 		cmocka_unit_test(test_boot_wall_clock),
 		cmocka_unit_test(test_host_line_words),
+		cmocka_unit_test(test_wide_interval_fits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
