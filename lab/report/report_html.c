@@ -963,7 +963,8 @@ static void run_row(struct strbuf *sb, const struct run_record *run)
 
 static void runs_table(const struct report_view *v, struct strbuf *sb)
 {
-	static const char *const names[VIEW_PHASES] = { "boot, guest clock", "workload",
+	static const char *const names[VIEW_PHASES] = { "boot, guest clock",
+							  "workload, guest clock",
 							  "host overhead" };
 	double wall, wall_total;
 	size_t nwall = report_view_boot_wall(v, &wall, &wall_total);
@@ -992,7 +993,7 @@ static void runs_table(const struct report_view *v, struct strbuf *sb)
 		"they ran (fresh guest boot each; times in seconds)</summary>"
 		"<table class=\"runs\"><thead><tr><th>#</th><th>Block</th><th>Kernel</th>"
 		"<th>Workload</th><th>Status</th><th class=\"num\">Boot (guest clock)</th><th class=\"num\">Workload"
-		"</th><th class=\"num\">Host overhead</th><th>Notes</th></tr></thead><tbody>\n");
+		" (guest clock)</th><th class=\"num\">Host overhead</th><th>Notes</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < v->runs.n; i++)
 		run_row(sb, &v->runs.v[i]);
 	sb_adds(sb, "</tbody></table></details></section>\n");

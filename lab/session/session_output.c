@@ -168,7 +168,8 @@ void session_progress_line(struct strbuf *out, size_t i, size_t total,
 			sb_addf(&raw, " %s=%.6g", rec->metrics[n].name, or_zero(rec->metrics[n].value));
 		sb_adds(&raw, " (");
 		progress_boot(&raw, t);
-		sb_addf(&raw, ", workload %.1fs, host %.2fs)", t ? or_zero(t->workload_s) : 0,
+		sb_addf(&raw, ", workload %.1fs [guest clock], host %.2fs)",
+			t ? or_zero(t->workload_s) : 0,
 			t ? or_zero(t->host_overhead_s) : 0);
 	} else {
 		const char *why = rec ? rec->failure : NULL;

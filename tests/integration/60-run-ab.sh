@@ -51,7 +51,7 @@ PY
 # under icount the guest's uptime is not the host's time: the host's clock first
 grep -Eq 'boot [0-9.]+ s \(guest clock [0-9.]+ s\)' "$dir/report.txt" ||
 	fail "the text report's boot is not the host's clock beside the guest's"
-grep -Eq '\(boot [0-9.]+s \[guest clock [0-9.]+s\],' "$TMP/stderr" ||
+grep -Eq '\(boot [0-9.]+s \[guest clock [0-9.]+s\], workload [0-9.]+s \[guest clock\],' "$TMP/stderr" ||
 	fail "progress lines do not give the boot on the host's clock"
 grep -q '<testsuite name="mglrulab"' "$TMP/junit.xml" || fail "no JUnit file"
 grep -q 'name="cs_per_sec_per_cpu_1cpu"' "$TMP/junit.xml" || fail "JUnit lacks the metric"

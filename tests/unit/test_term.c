@@ -147,7 +147,7 @@ static void test_progress_line_filtered(void **state)
 	sb_reset(&sb);
 	session_progress_line(&sb, 4, 8, &planned, &rok);
 	assert_string_equal(sb_str(&sb), "run 4/8 base yp: ok ?[2Jops=12.5"
-			    " (boot 0.0s [guest clock], workload 0.0s, host 0.00s)");
+			    " (boot 0.0s [guest clock], workload 0.0s [guest clock], host 0.00s)");
 	sb_reset(&sb);
 	/* A record that does not decode is not a crash either. */
 	session_progress_line(&sb, 5, 8, &planned, NULL);
@@ -179,7 +179,8 @@ static void test_progress_boot_wall_clock(void **state)
 	assert_true(r.timings.boot_wall_s == 15.2 && r.timings.boot_s == 161.8);
 	session_progress_line(&sb, 1, 2, &planned, &r);
 	assert_string_equal(sb_str(&sb), "run 1/2 base yp: ok ops=1"
-			    " (boot 15.2s [guest clock 161.8s], workload 4.0s, host 0.25s)");
+			    " (boot 15.2s [guest clock 161.8s], workload 4.0s [guest clock],"
+			    " host 0.25s)");
 	sb_release(&sb);
 	run_record_release(&r);
 	json_decref(ok);
