@@ -412,11 +412,14 @@ static void table_head(struct strbuf *sb, const struct report_view *v, int q, co
 	sb_addf(sb, "  %-*s", NAME_W, "");
 	right_text(sb, base_name(v), NUM_W);
 	if (one_kernel(v)) {
-		sb_addf(sb, " %5s %*s\n", "runs", MED_CI_W, "95% CI of median");
+		char head[32];
+
+		snprintf(head, sizeof(head), "%.0f%% CI of median", 100 * v->statistics.confidence);
+		sb_addf(sb, " %5s %*s\n", "runs", MED_CI_W, head);
 		return;
 	}
 	right_text(sb, patched_name(v), NUM_W);
-	sb_addf(sb, " %7s %16s %5s\n", "diff", ci, q ? "q" : "p");
+	sb_addf(sb, " %7s %*s %5s\n", "diff", CI_W, ci, q ? "q" : "p");
 }
 
 /* The fewest runs with a value of either kernel (0: a kernel has none). */
@@ -1042,7 +1045,7 @@ static void marker_legend(const struct report_view *v, struct strbuf *sb)
 		"inconclusive (more runs needed; also a real change not yet settled against "
 		"the band)",
 		"invalid (too many failed runs, or no ratio: the notes say why)",
-		"too few runs to judge (fewer than 2 of a kernel; report.json: invalid)",
+		"too few runs to judge (fewer than 2 runs of a kernel; report.json: invalid)",
 		"counter went up", "counter went down (significant and beyond the band; "
 		"counters have no better)",
 	};
