@@ -315,10 +315,10 @@ static void header(const struct report_view *v, struct strbuf *sb)
 	struct strbuf line = STRBUF_INIT;
 
 	sb_adds(sb, "mglrulab report: ");
-	sb_add_text_fit(sb, or(v->design.baseline, "?"), 30);
+	fit(sb, or(v->design.baseline, "?"), 30);
 	if (v->design.patched) {
 		sb_adds(sb, " vs ");
-		sb_add_text_fit(sb, v->design.patched, 30);
+		fit(sb, v->design.patched, 30);
 	} else {
 		sb_adds(sb, " (one kernel, no comparison)");
 	}

@@ -393,6 +393,38 @@ static void test_wide_interval_fits(void **state)
 	sb_release(&t);
 }
 
+#define LONG_BASE "baseline-kernel-with-a-long-name-6.12"
+
+/* The baseline kernel renamed LONG_BASE: longer than any column it heads. */
+static void long_base_name(json_t *s)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "kernels"), i, e)
+		if (!strcmp(jget_str(e, "name", ""), "base"))
+			json_object_set_new(e, "name", json_string(LONG_BASE));
+	json_object_set_new(json_object_get(s, "design"), "baseline", json_string(LONG_BASE));
+	json_array_foreach(json_object_get(s, "runs"), i, e)
+		if (!strcmp(jget_str(e, "kernel", ""), "base"))
+			json_object_set_new(e, "kernel", json_string(LONG_BASE));
+}
+
+/* A cut name ends in "...", in the title and the column heads alike, never in "~". */
+static void test_cut_names(void **state)
+{
+	struct strbuf t = STRBUF_INIT;
+	(void)state;
+
+	text_of("tests/fixtures/reports/session-ab.json", long_base_name, &t);
+	assert_true(!strncmp(t.buf, "mglrulab report: baseline-kernel-with-a-long... vs patched\n",
+			     strlen("mglrulab report: baseline-kernel-with-a-long... vs patched\n")));
+	assert_non_null(strstr(t.buf, " baseli...   patched "));
+	assert_null(strstr(t.buf, "~ vs"));
+	one_meaning(t.buf);
+	sb_release(&t);
+}
+
 /* The line per host under a primary: the same words as the tables. */
 static void test_host_line_words(void **state)
 {
@@ -462,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_boot_wall_clock),
 		cmocka_unit_test(test_host_line_words),
 		cmocka_unit_test(test_wide_interval_fits),
+		cmocka_unit_test(test_cut_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
