@@ -256,12 +256,14 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 		 * UTF-8); boot_s and guest_s come from the guest and may not be
 		 * finite, which json_pack refuses.
 		 */
-		json_t *out = xjson_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:o,s:b}",
+		json_t *out = xjson_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:o,s:b}",
 					"guest", json_string_lossy(topo->name),
 					"status", guest_run_status_name(run->status),
 					"run_dir", json_string_lossy(run_dir), "failure",
 					run->failure ? json_string_lossy(run->failure) : json_null(),
 					"boot_s", finite_or_null(run->boot_s),
+					"boot_wall_s", run->boot_wall_s >= 0 ?
+					finite_or_null(run->boot_wall_s) : json_null(),
 					"wall_s", finite_or_null(run->wall_s),
 					"guest_s", finite_or_null(run->guest_s),
 					"host_s", finite_or_null(run->host_s),
@@ -300,8 +302,13 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 	term_printf(stdout, "%s", sb_str(&sb));
 	term_printf(stdout, "  kernel %s\n", json_string_value(json_object_get(top, "kernel_release")) ?: "?");
 	term_printf(stdout, "  lru_gen %s\n", json_string_value(json_object_get(top, "lru_gen")) ?: "(not available)");
-	term_printf(stdout, "boot to runner: %.2f s (guest clock); guest lifetime %.2f s; wall %.2f s; host overhead %.2f s\n",
-			    run->boot_s, run->guest_s, run->wall_s, run->host_s);
+	if (run->boot_wall_s >= 0)
+		term_printf(stdout, "boot to runner: %.2f s (host clock), %.2f s (guest clock); ",
+			    run->boot_wall_s, run->boot_s);
+	else
+		term_printf(stdout, "boot to runner: %.2f s (guest clock); ", run->boot_s);
+	term_printf(stdout, "guest lifetime %.2f s (guest clock); wall %.2f s; "
+		    "host overhead %.2f s\n", run->guest_s, run->wall_s, run->host_s);
 	if (h && !h->embedded)
 		term_printf(stdout, "host %s: volumes %.2f s (%d uploaded)\n", h->cfg->name, st->volume_s,
 			    st->volumes_uploaded);

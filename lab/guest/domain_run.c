@@ -737,9 +737,21 @@ static void note_space(struct guest_run *run, int err)
 	run->failure = f;
 }
 
-/* Wait for the stop event, a deadline, a cap or a signal. Returns with the domain stopped. */
+/* The runner's first record reached the results file: the boot is over, on the host's clock. */
+static void note_boot_wall(struct guest_run *run, const char *channel, double now,
+			   double t_created)
+{
+	if (run->boot_wall_s < 0 && file_size(channel) > 0)
+		run->boot_wall_s = now - t_created;
+}
+
+/*
+ * Wait for the stop event, a deadline, a cap or a signal. Returns with the
+ * domain stopped. @start: the run's start (its deadlines count from it);
+ * @t_created: the domain's (its boot counts from it).
+ */
 static void wait_for_stop(virDomainPtr dom, struct guest_run *run, struct watch *w, double start,
-			  const char *console, const char *channel)
+			  double t_created, const char *console, const char *channel)
 {
 	double boot_deadline = start + run->boot_timeout_s;
 	double run_deadline = start + run->run_timeout_s;
@@ -753,6 +765,7 @@ static void wait_for_stop(virDomainPtr dom, struct guest_run *run, struct watch 
 		if (next > now + GUEST_OUTPUT_CHECK_MS / 1000.0)
 			next = now + GUEST_OUTPUT_CHECK_MS / 1000.0;
 
+		note_boot_wall(run, channel, now, t_created);
 		if (watch_stopped(w))
 			return;
 		if (interrupted()) {
@@ -923,7 +936,7 @@ static int open_streams(virDomainPtr dom, struct guest_run *run, struct watch *w
 static void run_defaults(struct guest_run *run)
 {
 	run->status = GUEST_RUN_OK;
-	run->boot_s = run->guest_s = -1;
+	run->boot_s = run->guest_s = run->boot_wall_s = -1;
 	guest_result_init(&run->result);
 	if (!run->boot_timeout_s)
 		run->boot_timeout_s = run->topo->boot_timeout_s;
@@ -1148,7 +1161,7 @@ static int guest_run_abs(virConnectPtr conn, struct guest_run *run)
 	}
 	t_created = now_monotonic();
 	debug("started %s (%.3f s host setup)", run->domain_name, t_created - t0);
-	wait_for_stop(dom, run, &w, t0, console, channel);
+	wait_for_stop(dom, run, &w, t0, t_created, console, channel);
 	after_stop(dom, run, &w, rs, &why, console, channel, t0, t_created);
 out:
 	/* before the overlay goes: its size may be what filled the folder */

@@ -82,6 +82,15 @@ struct guest_run {
 	char *stop_reason;		/* the lifecycle event that ended it */
 	double wall_s;			/* domain create .. stopped */
 	double boot_s;			/* guest uptime when the runner started, or -1 */
+	/*
+	 * The same boot on the host's clock: domain created (and, remote,
+	 * its streams open) until the results file first held a byte (the
+	 * runner's hello is its first record), seen at the output checks, so
+	 * late by at most GUEST_OUTPUT_CHECK_MS; -1 when never seen. Under
+	 * icount the guest's clock is not the host's: boot_s said 161.8 s of
+	 * a run that took 15 s.
+	 */
+	double boot_wall_s;
 	double guest_s;			/* boot_s + runner's time until "done", or -1 */
 	double host_s;			/* host-side work: overlay, XML, create, destroy, parse */
 	/*

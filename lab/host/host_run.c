@@ -112,7 +112,7 @@ static int host_failed(struct lab_host *h, struct guest_run *run, struct host_ru
 {
 	guest_result_init(&run->result);
 	run->status = GUEST_RUN_FAILED;
-	run->boot_s = run->guest_s = -1;
+	run->boot_s = run->guest_s = run->boot_wall_s = -1;
 	st->host_error = 1;
 	free(run->failure);
 	/* host_volume.c's messages name the host already; local file errors do not */

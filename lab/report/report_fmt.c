@@ -2,10 +2,12 @@
 /* Number formatting and small JSON accessors shared by every report output. */
 #include "report_priv.h"
 #include "report_view.h"
+#include "run_record.h"
 #include "escape.h"
 #include "stats.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 json_t *report_find_named(const json_t *obj, const char *member, const char *name)
@@ -67,6 +69,13 @@ void fmt_pct(char *buf, size_t size, double pct)
 		snprintf(buf, size, "%+.1f%%", pct);
 }
 
+/* The text report's words for no value and a cut: "-" and "~" are verdict markers. */
+static void host_cell(char *buf, size_t size)
+{
+	if (!strcmp(buf, "-"))
+		snprintf(buf, size, "n/a");
+}
+
 void result_host_line(const struct result_host *h, struct strbuf *out)
 {
 	char a[32], b[32], d[32], c[64];
@@ -74,8 +83,22 @@ void result_host_line(const struct result_host *h, struct strbuf *out)
 	fmt_num(a, sizeof(a), h->median[0]);
 	fmt_num(b, sizeof(b), h->median[1]);
 	fmt_pct(d, sizeof(d), h->delta_pct);
-	fmt_ratio_ci(c, sizeof(c), h->lo, h->hi);
-	sb_add_text_fit(out, h->host, 16);
+	/* One run of a kernel on this host: no interval, not one of zero width. */
+	if (h->n[0] == 1 || h->n[1] == 1)
+		snprintf(c, sizeof(c), "n=1, no interval");
+	else
+		fmt_ratio_ci(c, sizeof(c), h->lo, h->hi);
+	host_cell(a, sizeof(a));
+	host_cell(b, sizeof(b));
+	host_cell(d, sizeof(d));
+	host_cell(c, sizeof(c));
+	if (text_safe_width(h->host) > 16) {
+		sb_add_text_fit(out, h->host, 14);
+		out->buf[--out->len] = '\0';
+		sb_adds(out, "...");
+	} else {
+		sb_add_text_safe(out, h->host);
+	}
 	sb_addf(out, ": %lld/%lld runs, %s -> %s, %s %s", (long long)h->n[0], (long long)h->n[1],
 		a, b, d, c);
 	if (!h->pooled)
@@ -107,6 +130,34 @@ void fmt_p(char *buf, size_t size, double p)
 		snprintf(buf, size, "%.3f", p);
 	else
 		snprintf(buf, size, "%.2f", p);
+}
+
+int result_too_few_runs(const struct result_record *res)
+{
+	long n = res->side[0].n < res->side[1].n ? res->side[0].n : res->side[1].n;
+
+	/* stats_decide() judges the failed runs first: that reason is theirs. */
+	return res->verdict_id && res->verdict == VERDICT_INVALID && n < 2 &&
+	       strncmp(res->reason ? res->reason : "", "too many failed", 15);
+}
+
+size_t report_view_boot_wall(const struct report_view *v, double *median, double *total)
+{
+	double *x = xcalloc(v->runs.n + 1, sizeof(*x));
+	size_t n = 0;
+
+	*total = 0;
+	for (size_t i = 0; i < v->runs.n; i++) {
+		double b = v->runs.v[i].timings.boot_wall_s;
+
+		if (isfinite(b)) {
+			x[n++] = b;
+			*total += b;
+		}
+	}
+	*median = n ? stats_median(x, n) : NAN;
+	free(x);
+	return n;
 }
 
 /* Verdict ids from a report file, through stats_verdict.c's one table. */

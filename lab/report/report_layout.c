@@ -82,6 +82,7 @@ static void fill_cell(struct layout_cell *c, const struct result_record *res)
 {
 	c->base = c->patched = c->delta_pct = NAN;
 	c->verdict = NULL;
+	c->res = res;
 	if (!res)
 		return;
 	c->base = res->side[0].median;
@@ -299,6 +300,28 @@ int layout_run_columns(const struct layout_table *t, int k, long long *seqs, siz
 		}
 	}
 	return 0;
+}
+
+int layout_cell_empty(const struct layout_cell *c)
+{
+	return !isfinite(c->base) && !isfinite(c->patched);
+}
+
+int layout_row_empty(const struct layout_table *t, size_t row)
+{
+	for (size_t g = 0; g < t->groups.n; g++)
+		for (size_t c = 0; c < t->ncols; c++)
+			if (!layout_cell_empty(layout_cell(t, row, g, c)))
+				return 0;
+	return 1;
+}
+
+int layout_column_empty(const struct layout_table *t, size_t group, size_t col)
+{
+	for (size_t r = 0; r < t->rows.n; r++)
+		if (!layout_cell_empty(layout_cell(t, r, group, col)))
+			return 0;
+	return 1;
 }
 
 void layout_tables_free(struct layout_table *t, size_t n)

@@ -21,6 +21,7 @@
 struct layout_cell {
 	double base, patched, delta_pct;	/* NaN: not in the results */
 	const char *verdict;			/* the result's verdict id, or NULL */
+	const struct result_record *res;	/* the result itself, or NULL */
 	/* layout->per_run: each measured run's value, [0] baseline, [1] patched, in run order */
 	size_t n[2];
 	double *v[2];
@@ -60,6 +61,15 @@ void layout_tables_free(struct layout_table *t, size_t n);
 int layout_run_columns(const struct layout_table *t, int k, long long *seqs, size_t max,
 		       size_t *n);
 double layout_run_value(const struct layout_cell *c, int k, long long seq);
+
+/*
+ * A cell, a row (every group and column) or a column (one group's
+ * column, every row) that no kernel has a value in: a renderer may
+ * leave it out rather than show a column of "no value".
+ */
+int layout_cell_empty(const struct layout_cell *c);
+int layout_row_empty(const struct layout_table *t, size_t row);
+int layout_column_empty(const struct layout_table *t, size_t group, size_t col);
 
 static inline struct layout_cell *layout_cell(const struct layout_table *t, size_t row,
 					      size_t group, size_t col)

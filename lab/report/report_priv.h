@@ -36,12 +36,28 @@ void report_view_budget_resume_line(const struct report_view *v, struct strbuf *
 char *report_view_runs_exceptions(const struct report_view *v);
 /*
  * "a: 6/6 runs, 70745 -> 62430, -11.8% [-13.9%, -9.9%]" for one of a
- * result's hosts (plain text: the host name is made safe).
+ * result's hosts, for the text report (plain text: the host name is made
+ * safe, cut with "..."; no value is "n/a"; one run "n=1, no interval").
  */
 void result_host_line(const struct result_host *h, struct strbuf *out);
 /* One plain-text sentence on a host_states[] entry, for text and HTML. */
 struct view_host_state;
 void hoststate_line(const struct view_host_state *hs, struct strbuf *out);
+
+/*
+ * @res is invalid only because a kernel has fewer than 2 runs with a
+ * value (no failed-runs limit broken): report.json says "invalid", the
+ * reports say "too few runs", which is not a broken run.
+ */
+struct result_record;
+int result_too_few_runs(const struct result_record *res);
+
+/*
+ * The boot on the host's clock (runs[].timings.boot_wall_s): median into
+ * *@median and sum into *@total over the runs that recorded it; returns
+ * how many did (0: a report from before it was recorded, or no runs).
+ */
+size_t report_view_boot_wall(const struct report_view *v, double *median, double *total);
 
 const char *verdict_marker(const char *id);
 const char *verdict_label(const char *id);

@@ -39,21 +39,58 @@ static void add_right(struct strbuf *sb, const char *s, int width)
 	sb_addf(sb, " %*s", width, s);
 }
 
+/*
+ * The text report's one word for "no value": report_fmt.c's "-" would
+ * read as the regression marker in a column of markers and numbers.
+ */
+#define NO_VALUE	"n/a"
+/* What marks a cut label: "~" is the no-change marker. */
+#define CUT_MARK	"..."
+
+static void no_value(char *buf, size_t size)
+{
+	if (!strcmp(buf, "-"))
+		snprintf(buf, size, "%s", NO_VALUE);
+}
+
+/*
+ * @s made safe, in at most @width columns: cut with "..." (never "~",
+ * which is a verdict). Returns the columns used.
+ */
+static size_t fit(struct strbuf *sb, const char *s, size_t width)
+{
+	if (text_safe_width(s) <= width || width < 4)
+		return sb_add_text_fit(sb, s, width);
+	/* sb_add_text_fit() ends a cut with one "~": put the ellipsis there. */
+	sb_add_text_fit(sb, s, width - 2);
+	sb->buf[--sb->len] = '\0';
+	sb_adds(sb, CUT_MARK);
+	return width;
+}
+
 static void num_cell(char *buf, size_t size, double v)
 {
 	fmt_num(buf, size, v);
 	if (strlen(buf) > NUM_W)
 		snprintf(buf, size, "%.3e", v);
+	no_value(buf, size);
+}
+
+static void pct_cell(char *buf, size_t size, double pct)
+{
+	fmt_pct(buf, size, pct);
+	no_value(buf, size);
 }
 
 /*
  * Word-wrap @text (made safe first) to 78 columns; the first line starts
- * after @prefix, continuation lines are indented to the same column.
+ * after @prefix, continuation lines are indented by @indent.
  */
-static void wrap(struct strbuf *sb, const char *prefix, const char *text)
+static void wrap_at(struct strbuf *sb, const char *prefix, size_t indent, const char *text)
 {
 	struct strbuf safe = STRBUF_INIT;
-	size_t indent = strlen(prefix), col = indent;
+	size_t col = strlen(prefix), cols;
+	int bol = 1;	/* no word on this line yet */
 	const char *s;
 
 	sb_adds(sb, prefix);
@@ -63,14 +100,17 @@ static void wrap(struct strbuf *sb, const char *prefix, const char *text)
 		char *word = xstrndup(s, bytes);
 		size_t w = text_safe_width(word);
 
-		if (col > indent && col + 1 + w > 78) {
+		if (!bol && col + 1 + w > 78) {
 			sb_addf(sb, "\n%*s", (int)indent, "");
 			col = indent;
-		} else if (col > indent) {
+			bol = 1;
+		} else if (!bol) {
 			sb_addc(sb, ' ');
 			col++;
 		}
-		col += sb_add_text_fit(sb, word, 78 - col);
+		cols = fit(sb, word, 78 - col);
+		col += cols;
+		bol = bol && !cols;
 		free(word);
 		s += bytes;
 		while (*s == ' ')
@@ -78,6 +118,12 @@ static void wrap(struct strbuf *sb, const char *prefix, const char *text)
 	}
 	sb_addc(sb, '\n');
 	sb_release(&safe);
+}
+
+/* wrap_at(), continuation lines indented to @prefix's end. */
+static void wrap(struct strbuf *sb, const char *prefix, const char *text)
+{
+	wrap_at(sb, prefix, strlen(prefix), text);
 }
 
 /* A "key     value" line, wrapped under the value. */
@@ -216,21 +262,34 @@ static void design_line(const struct report_view *v, struct strbuf *sb)
 	sb_release(&line);
 }
 
-/* Where the session's time went, when its runs recorded it. */
+/*
+ * Where the session's time went, when its runs recorded it. The boot on
+ * the host's clock when the runs have it; the guest's uptime only
+ * labelled as its clock (under icount it is not the host's time: 161.8 s
+ * of a run that took 15 s).
+ */
 static void time_line(const struct report_view *v, struct strbuf *sb)
 {
 	const struct view_timing *t = v->summary.timings;
 	double b = t[VIEW_BOOT].median, w = t[VIEW_WORKLOAD].median;
-	double h = t[VIEW_HOST_OVERHEAD].median, total = 0;
+	double h = t[VIEW_HOST_OVERHEAD].median, total = 0, wall, wall_total;
+	size_t nwall = report_view_boot_wall(v, &wall, &wall_total);
 	struct strbuf line = STRBUF_INIT;
 
 	for (size_t x = 0; x < VIEW_PHASES; x++)
-		if (isfinite(t[x].total))
+		if (isfinite(t[x].total) && !(x == VIEW_BOOT && nwall))
 			total += t[x].total;
 	if (!isfinite(b) && !isfinite(w) && !isfinite(h))
 		return;
-	sb_addf(&line, "per run (median): boot %.2f s, workload %.2f s, host overhead "
-		"%.2f s; all runs %.0f s", b, w, h, total);
+	if (nwall) {
+		total += wall_total;
+		sb_addf(&line, "per run (median): boot %.2f s (guest clock %.2f s)", wall, b);
+	} else {
+		sb_addf(&line, "per run (median): boot %.2f s (guest clock)", b);
+	}
+	/* The workload's own timing is taken inside the guest: its clock too. */
+	sb_addf(&line, ", workload %.2f s (guest clock), host overhead %.2f s; all runs %.0f s",
+		w, h, total);
 	kv(sb, "time", line.buf);
 	sb_release(&line);
 }
@@ -256,10 +315,10 @@ static void header(const struct report_view *v, struct strbuf *sb)
 	struct strbuf line = STRBUF_INIT;
 
 	sb_adds(sb, "mglrulab report: ");
-	sb_add_text_fit(sb, or(v->design.baseline, "?"), 30);
+	fit(sb, or(v->design.baseline, "?"), 30);
 	if (v->design.patched) {
 		sb_adds(sb, " vs ");
-		sb_add_text_fit(sb, v->design.patched, 30);
+		fit(sb, v->design.patched, 30);
 	} else {
 		sb_adds(sb, " (one kernel, no comparison)");
 	}
@@ -313,7 +372,7 @@ static void right_text(struct strbuf *sb, const char *s, size_t width)
 	struct strbuf t = STRBUF_INIT;
 	size_t w;
 
-	sb_add_text_fit(&t, s, width);
+	fit(&t, s, width);
 	w = text_safe_width(t.buf);
 	sb_addc(sb, ' ');
 	while (w++ < width)
@@ -322,49 +381,142 @@ static void right_text(struct strbuf *sb, const char *s, size_t width)
 	sb_release(&t);
 }
 
-/* @ci: the interval column's heading ("95% CI of diff"). */
-static void table_head(struct strbuf *sb, const char *base, const char *patched, int q,
-		       const char *ci)
+/* The kernels' names as the tables head their columns. */
+static const char *base_name(const struct report_view *v)
 {
-	sb_addf(sb, "  %-*s", NAME_W, "");
-	right_text(sb, base, NUM_W);
-	right_text(sb, patched, NUM_W);
-	sb_addf(sb, " %7s %16s %5s\n", "diff", ci, q ? "q" : "p");
+	return or(v->design.baseline, "base");
 }
 
-/* One metric or counter row; long names get their own line. */
-static void row(struct strbuf *sb, const struct result_record *res, const char *name,
-		const char *marker)
+static const char *patched_name(const struct report_view *v)
 {
-	char b[32], p[32], d[32], ci[48], pv[16];
+	return or(v->design.patched, "patched");
+}
+
+/* A session of one kernel: its tables have no patched, diff or verdict column. */
+static int one_kernel(const struct report_view *v)
+{
+	return !v->design.patched;
+}
+
+/* The change's interval column. */
+#define CI_W		16
+/* The interval of a one-kernel row: the median's own. */
+#define MED_CI_W	22
+
+/*
+ * @ci: the interval column's heading ("95% CI of diff"). One kernel:
+ * its median, its runs and the median's interval.
+ */
+static void table_head(struct strbuf *sb, const struct report_view *v, int q, const char *ci)
+{
+	sb_addf(sb, "  %-*s", NAME_W, "");
+	right_text(sb, base_name(v), NUM_W);
+	if (one_kernel(v)) {
+		char head[32];
+
+		snprintf(head, sizeof(head), "%.0f%% CI of median", 100 * v->statistics.confidence);
+		sb_addf(sb, " %5s %*s\n", "runs", MED_CI_W, head);
+		return;
+	}
+	right_text(sb, patched_name(v), NUM_W);
+	sb_addf(sb, " %7s %*s %5s\n", "diff", CI_W, ci, q ? "q" : "p");
+}
+
+/* The fewest runs with a value of either kernel (0: a kernel has none). */
+static long fewest_runs(const struct result_record *res)
+{
+	return res->side[0].n < res->side[1].n ? res->side[0].n : res->side[1].n;
+}
+
+/*
+ * The change's interval; with one run of a kernel there is none (a
+ * bootstrap of one value is a point, not an interval of zero width).
+ */
+static void ci_cell(char *buf, size_t size, const struct result_record *res)
+{
+	if (fewest_runs(res) == 1) {
+		snprintf(buf, size, "n=1, no interval");
+		return;
+	}
+	fmt_ratio_ci(buf, size, res->change.lo, res->change.hi);
+	no_value(buf, size);
+	/* "[-100.0%, -100.0%]" is wider than its column: whole percents then. */
+	if (strlen(buf) > CI_W && isfinite(res->change.lo) && isfinite(res->change.hi))
+		snprintf(buf, size, "[%+.0f%%, %+.0f%%]", 100 * (res->change.lo - 1),
+			 100 * (res->change.hi - 1));
+}
+
+/* "[lo, hi]" of the baseline median's interval, or why there is none. */
+static void median_ci_cell(char *buf, size_t size, const struct result_side *s)
+{
+	char lo[24], hi[24];
+
+	if (s->n == 1) {
+		snprintf(buf, size, "n=1, no interval");
+	} else if (!s->median_ci.ok || !isfinite(s->median_ci.lo) || !isfinite(s->median_ci.hi)) {
+		snprintf(buf, size, "%s", s->n > 1 ? "too few runs" : NO_VALUE);
+	} else {
+		num_cell(lo, sizeof(lo), s->median_ci.lo);
+		num_cell(hi, sizeof(hi), s->median_ci.hi);
+		snprintf(buf, size, "[%s, %s]", lo, hi);
+	}
+}
+
+/* @name at the row's start; a long one on its own line. Returns the row's line start. */
+static size_t row_name(struct strbuf *sb, const char *name, size_t width)
+{
 	size_t start = sb->len;
 
-	num_cell(b, sizeof(b), res->side[0].median);
-	num_cell(p, sizeof(p), res->side[1].median);
-	/* The change the verdict rests on: pooled over hosts or all runs. */
-	fmt_pct(d, sizeof(d), res->change.delta_pct);
-	fmt_ratio_ci(ci, sizeof(ci), res->change.lo, res->change.hi);
-	fmt_p(pv, sizeof(pv), res->p_used);
 	sb_adds(sb, "  ");
-	if (text_safe_width(name) > NAME_W) {
-		sb_add_text_fit(sb, name, 76);
+	if (text_safe_width(name) > width) {
+		fit(sb, name, 76);
 		sb_adds(sb, "\n  ");
 		start = sb->len - 2;
 	} else {
 		sb_add_text_safe(sb, name);
 	}
-	pad_to(sb, start, 2 + NAME_W);
-	add_right(sb, b, NUM_W);
-	add_right(sb, p, NUM_W);
-	add_right(sb, d, 7);
-	add_right(sb, ci, 16);
-	add_right(sb, pv, 5);
-	sb_addf(sb, " %s", marker);
+	pad_to(sb, start, 2 + width);
+	return start;
+}
+
+static void end_row(struct strbuf *sb)
+{
 	while (sb->len && sb->buf[sb->len - 1] == ' ')
 		sb->buf[--sb->len] = '\0';
 	sb_addc(sb, '\n');
 }
 
+/* One metric or counter row; long names get their own line. */
+static void row(struct strbuf *sb, const struct report_view *v, const struct result_record *res,
+		const char *name, const char *marker)
+{
+	char b[32], p[32], d[32], ci[64], pv[16];
+
+	num_cell(b, sizeof(b), res->side[0].median);
+	row_name(sb, name, NAME_W);
+	add_right(sb, b, NUM_W);
+	if (one_kernel(v)) {
+		sb_addf(sb, " %5ld", res->side[0].n);
+		median_ci_cell(ci, sizeof(ci), &res->side[0]);
+		add_right(sb, ci, MED_CI_W);
+		end_row(sb);
+		return;
+	}
+	num_cell(p, sizeof(p), res->side[1].median);
+	/* The change the verdict rests on: pooled over hosts or all runs. */
+	pct_cell(d, sizeof(d), res->change.delta_pct);
+	ci_cell(ci, sizeof(ci), res);
+	fmt_p(pv, sizeof(pv), res->p_used);
+	no_value(pv, sizeof(pv));
+	add_right(sb, p, NUM_W);
+	add_right(sb, d, 7);
+	add_right(sb, ci, CI_W);
+	add_right(sb, pv, 5);
+	sb_addf(sb, " %s", marker);
+	end_row(sb);
+}
+
+/* "kbuild (kernel_build jobs=2 ...)" on one line: the HTML report lists every parameter. */
 static void workload_title(const struct report_view *v, const char *wname, struct strbuf *sb)
 {
 	const struct view_workload *w = report_view_workload(v, wname);
@@ -384,8 +536,8 @@ static void workload_title(const struct report_view *v, const char *wname, struc
 		sb_addc(&t, ')');
 	}
 	sb_addc(sb, '\n');
-	sb_add_text_fit(sb, wname, 40);
-	sb_add_text_fit(sb, sb_str(&t), 80 - (text_safe_width(wname) > 40 ? 40 : text_safe_width(wname)));
+	fit(sb, wname, 40);
+	fit(sb, sb_str(&t), 80 - (text_safe_width(wname) > 40 ? 40 : text_safe_width(wname)));
 	sb_addc(sb, '\n');
 	sb_release(&t);
 }
@@ -401,20 +553,88 @@ static void geomean_line(const struct report_view *v, const char *wname, struct 
 
 		if (g->metrics < 2)
 			continue;
-		fmt_pct(d, sizeof(d), 100 * (g->ratio - 1));
+		pct_cell(d, sizeof(d), 100 * (g->ratio - 1));
 		fmt_ratio_ci(ci, sizeof(ci), g->lo, g->hi);
+		no_value(ci, sizeof(ci));
 		sb_addf(sb, "  geometric mean, + = patched better: %s %s\n", d, ci);
 	}
 }
 
+/*
+ * The text report's markers, one meaning each: the verdicts' (stats'
+ * table), "#" for too few runs to judge (report.json says "invalid"),
+ * and a counter's direction. The legend lists the ones the tables used.
+ */
+enum text_mark {
+	TM_IMPROVEMENT, TM_REGRESSION, TM_WITHIN_NOISE, TM_NO_CHANGE, TM_INCONCLUSIVE,
+	TM_INVALID, TM_TOO_FEW, TM_UP, TM_DOWN, TM_NONE
+};
+
+static const char *const mark_sym[TM_NONE + 1] = {
+	"+", "-", "=", "~", "?", "!", "#", "^", "v", " ",
+};
+
+static enum text_mark verdict_mark(enum stats_verdict v)
+{
+	static const enum text_mark of[] = {
+		[VERDICT_IMPROVEMENT] = TM_IMPROVEMENT, [VERDICT_REGRESSION] = TM_REGRESSION,
+		[VERDICT_WITHIN_NOISE] = TM_WITHIN_NOISE, [VERDICT_NO_CHANGE] = TM_NO_CHANGE,
+		[VERDICT_INCONCLUSIVE] = TM_INCONCLUSIVE, [VERDICT_INVALID] = TM_INVALID,
+	};
+
+	return (unsigned)v < ARRAY_SIZE(of) ? of[v] : TM_INVALID;
+}
+
+static enum text_mark metric_mark(const struct result_record *res)
+{
+	if (!res->verdict_id)
+		return TM_NONE;
+	if (result_too_few_runs(res))
+		return TM_TOO_FEW;
+	return verdict_mark(res->verdict);
+}
+
+/* Counters have no better: which way they moved, else the verdict's marker. */
+static enum text_mark counter_mark(const struct result_record *c)
+{
+	const char *id = or(c->change_id, "invalid");
+
+	if (!strcmp(id, "increase"))
+		return TM_UP;
+	if (!strcmp(id, "decrease"))
+		return TM_DOWN;
+	/* Older reports: every run of both kernels gave the same value. */
+	if (!strcmp(id, "constant"))
+		return TM_NO_CHANGE;
+	if (result_too_few_runs(c))
+		return TM_TOO_FEW;
+	return verdict_mark(stats_verdict_from_id(id));
+}
+
 static const char *marker_of(const struct result_record *res)
 {
-	return res->verdict_id ? stats_verdict_marker(res->verdict) : " ";
+	return mark_sym[metric_mark(res)];
+}
+
+/* How many counters the text report shows. */
+#define COUNTERS_SHOWN	12
+
+/* The markers the tables of @v show, as bits (1 << enum text_mark). */
+static unsigned marks_used(const struct report_view *v)
+{
+	unsigned used = 0;
+
+	for (size_t i = 0; i < v->nresults; i++)
+		used |= 1u << metric_mark(&v->results[i]);
+	for (size_t i = 0; !one_kernel(v) && i < v->ncounters && i < COUNTERS_SHOWN; i++)
+		used |= 1u << counter_mark(&v->counters[i]);
+	return used & ~(1u << TM_NONE);
 }
 
 /*
  * A session on several hosts: under a primary, one line per host and the
  * warning when they disagree (its diff and interval above are pooled).
+ * In words: "!" is the invalid marker.
  */
 static void host_lines(struct strbuf *sb, const struct result_record *res)
 {
@@ -428,18 +648,7 @@ static void host_lines(struct strbuf *sb, const struct result_record *res)
 	}
 	for (size_t i = 0; i < res->nwarnings; i++)
 		if (!strcmp(res->warnings[i].kind, "host-heterogeneity"))
-			wrap(sb, "    ! ", res->warnings[i].message);
-}
-
-/* The kernels' names as the tables head their columns. */
-static const char *base_name(const struct report_view *v)
-{
-	return or(v->design.baseline, "base");
-}
-
-static const char *patched_name(const struct report_view *v)
-{
-	return or(v->design.patched, "patched");
+			wrap(sb, "    WARNING: ", res->warnings[i].message);
 }
 
 /*
@@ -456,8 +665,7 @@ static void primary_table(const struct report_view *v, struct strbuf *sb)
 		return;
 	sb_addf(sb, "\nPrimary metrics (declared before the first run, %zu):\n", n);
 	/* A sequential session's primaries: the repeated interval of their look. */
-	table_head(sb, base_name(v), patched_name(v), 1,
-		   v->design.sequential.present ? "RCI of diff" : "95% CI of diff");
+	table_head(sb, v, 1, v->design.sequential.present ? "RCI of diff" : "95% CI of diff");
 	for (size_t i = 0; i < v->nresults; i++) {
 		const struct result_record *res = &v->results[i];
 		struct strbuf name = STRBUF_INIT;
@@ -465,7 +673,7 @@ static void primary_table(const struct report_view *v, struct strbuf *sb)
 		if (!res->primary)
 			continue;
 		sb_addf(&name, "%s: %s", res->workload, res->metric);
-		row(sb, res, name.buf, marker_of(res));
+		row(sb, v, res, name.buf, marker_of(res));
 		host_lines(sb, res);
 		sb_release(&name);
 	}
@@ -475,70 +683,152 @@ static void primary_table(const struct report_view *v, struct strbuf *sb)
  * The workloads' own tables (report_layout.h), the way their threads
  * showed them: median of each kernel, the change and the verdict marker
  * per cell; at most two cells (group x column) side by side in 80
- * columns, the others in further blocks below.
+ * columns, the others in further blocks below. A cell or a row without
+ * a value in any kernel is left out (a table of "n/a" says nothing), a
+ * table without any value altogether; one kernel: its medians alone.
  */
 #define LT_CELL_W	30	/* " %9s %9s %7s %c" */
 #define LT_PER_LINE	2
 
-static void layout_block(struct strbuf *sb, const struct report_view *v, const struct layout_table *t,
-			 size_t first, size_t count)
+/* The cells (group x column) of @t that have a value, in order, into @out; how many. */
+static size_t layout_shown_cells(const struct layout_table *t, size_t *out)
 {
-	size_t label_w = t->layout->kind == LAYOUT_SWEEP ? 6 : NAME_W, cell, row, start;
-	int heads = 0;
+	size_t n = 0;
 
-	for (cell = first; cell < first + count; cell++)
-		heads |= *t->groups.v[cell / t->ncols] || t->ncols > 1;
-	if (heads) {
-		start = sb->len;
-		sb_addf(sb, "  %*s", (int)label_w, "");
-		for (cell = first; cell < first + count; cell++) {
-			struct strbuf h = STRBUF_INIT;
-			const char *g = t->groups.v[cell / t->ncols];
-			/* One column per group: the group says it all. */
-			const char *c = t->ncols > 1 ? layout_col_label(t, cell % t->ncols) : "";
+	for (size_t cell = 0; cell < t->groups.n * t->ncols; cell++)
+		if (!layout_column_empty(t, cell / t->ncols, cell % t->ncols))
+			out[n++] = cell;
+	return n;
+}
 
-			sb_addf(&h, "%s%s%s", g, *g && *c ? " " : "", c);
-			pad_to(sb, start, 2 + label_w + (cell - first) * LT_CELL_W + 5);
-			sb_add_text_fit(sb, h.buf, LT_CELL_W - 6);
-			sb_release(&h);
+/* Heading lines over a cell: word-wrapped to the cell, never run into the next one. */
+#define LT_HEAD_W	(LT_CELL_W - 2)
+
+/* @s made safe and word-wrapped to @width columns, one line per element of @out. */
+static void head_lines(const char *s, size_t width, struct strvec *out)
+{
+	struct strbuf safe = STRBUF_INIT, line = STRBUF_INIT;
+	const char *p;
+
+	sb_add_text_safe(&safe, s);
+	for (p = sb_str(&safe); *p;) {
+		size_t bytes = strcspn(p, " ");
+		char *word = xstrndup(p, bytes);
+
+		if (line.len && text_safe_width(line.buf) + 1 + text_safe_width(word) > width) {
+			strvec_push(out, line.buf);
+			sb_reset(&line);
 		}
-		sb_addc(sb, '\n');
+		if (line.len)
+			sb_addc(&line, ' ');
+		fit(&line, word, width);
+		free(word);
+		p += bytes;
+		while (*p == ' ')
+			p++;
 	}
+	if (line.len)
+		strvec_push(out, line.buf);
+	sb_release(&line);
+	sb_release(&safe);
+}
+
+/* "mm=shared switches/s/CPU (host-adjusted)" over each cell, as many lines as the longest needs. */
+static void layout_group_heads(struct strbuf *sb, const struct layout_table *t, size_t label_w,
+			       const size_t *cells, size_t count)
+{
+	struct strvec lines[LT_PER_LINE] = { STRVEC_INIT, STRVEC_INIT };
+	size_t nlines = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		struct strbuf h = STRBUF_INIT;
+		const char *g = t->groups.v[cells[i] / t->ncols];
+		/* One column per group: the group says it all. */
+		const char *c = t->ncols > 1 ? layout_col_label(t, cells[i] % t->ncols) : "";
+
+		sb_addf(&h, "%s%s%s", g, *g && *c ? " " : "", c);
+		head_lines(h.buf, LT_HEAD_W, &lines[i]);
+		if (lines[i].n > nlines)
+			nlines = lines[i].n;
+		sb_release(&h);
+	}
+	for (size_t l = 0; l < nlines; l++) {
+		size_t start = sb->len;
+
+		sb_addf(sb, "  %*s", (int)label_w, "");
+		for (size_t i = 0; i < count; i++) {
+			if (l >= lines[i].n)
+				continue;
+			pad_to(sb, start, 2 + label_w + i * LT_CELL_W + 5);
+			sb_adds(sb, lines[i].v[l]);
+		}
+		end_row(sb);
+	}
+	for (size_t i = 0; i < count; i++)
+		strvec_clear(&lines[i]);
+}
+
+static void layout_heads(struct strbuf *sb, const struct report_view *v,
+			 const struct layout_table *t, size_t label_w, const size_t *cells,
+			 size_t count)
+{
+	size_t start;
+
+	layout_group_heads(sb, t, label_w, cells, count);
 	start = sb->len;
 	sb_adds(sb, "  ");
-	sb_add_text_fit(sb, t->layout->kind == LAYOUT_SWEEP ? t->layout->row_head : "", label_w);
+	fit(sb, t->layout->kind == LAYOUT_SWEEP ? t->layout->row_head : "", label_w);
 	pad_to(sb, start, 2 + label_w);
-	for (cell = first; cell < first + count; cell++) {
+	for (size_t i = 0; i < count; i++) {
 		right_text(sb, base_name(v), NUM_W);
+		if (one_kernel(v)) {
+			sb_addf(sb, "%*s", LT_CELL_W - NUM_W - 1, "");
+			continue;
+		}
 		right_text(sb, patched_name(v), NUM_W);
 		sb_addf(sb, " %7s  ", "diff");
 	}
-	while (sb->len && sb->buf[sb->len - 1] == ' ')
-		sb->buf[--sb->len] = '\0';
-	sb_addc(sb, '\n');
-	for (row = 0; row < t->rows.n; row++) {
-		start = sb->len;
-		sb_adds(sb, "  ");
-		/* Numbers (CPU counts, nodes) right-aligned, names left-aligned. */
-		if (t->layout->kind == LAYOUT_SWEEP)
-			sb_addf(sb, "%*s", (int)label_w, t->rows.v[row]);
-		else
-			sb_add_text_fit(sb, t->rows.v[row], label_w);
-		pad_to(sb, start, 2 + label_w);
-		for (cell = first; cell < first + count; cell++) {
-			const struct layout_cell *c = layout_cell(t, row, cell / t->ncols,
-								   cell % t->ncols);
-			char b[32], p[32], d[32];
+	end_row(sb);
+}
 
-			num_cell(b, sizeof(b), c->base);
-			num_cell(p, sizeof(p), c->patched);
-			fmt_pct(d, sizeof(d), c->delta_pct);
-			sb_addf(sb, " %*s %*s %7s %s", NUM_W, b, NUM_W, p, d,
-				c->verdict ? verdict_marker(c->verdict) : " ");
+static void layout_cell_text(struct strbuf *sb, const struct report_view *v,
+			     const struct layout_cell *c)
+{
+	char b[32], p[32], d[32];
+
+	num_cell(b, sizeof(b), c->base);
+	if (one_kernel(v)) {
+		sb_addf(sb, " %*s%*s", NUM_W, b, LT_CELL_W - NUM_W - 1, "");
+		return;
+	}
+	num_cell(p, sizeof(p), c->patched);
+	pct_cell(d, sizeof(d), c->delta_pct);
+	sb_addf(sb, " %*s %*s %7s %s", NUM_W, b, NUM_W, p, d,
+		c->res ? marker_of(c->res) : " ");
+}
+
+static void layout_block(struct strbuf *sb, const struct report_view *v, const struct layout_table *t,
+			 const size_t *cells, size_t count)
+{
+	size_t label_w = t->layout->kind == LAYOUT_SWEEP ? 6 : NAME_W;
+
+	layout_heads(sb, v, t, label_w, cells, count);
+	for (size_t r = 0; r < t->rows.n; r++) {
+		if (layout_row_empty(t, r))
+			continue;
+		/* Numbers (CPU counts, nodes) right-aligned, names left-aligned. */
+		if (t->layout->kind == LAYOUT_SWEEP) {
+			size_t start = sb->len;
+
+			sb_addf(sb, "  %*s", (int)label_w, t->rows.v[r]);
+			pad_to(sb, start, 2 + label_w);
+		} else {
+			row_name(sb, t->rows.v[r], label_w);
 		}
-		while (sb->len && sb->buf[sb->len - 1] == ' ')
-			sb->buf[--sb->len] = '\0';
-		sb_addc(sb, '\n');
+		for (size_t i = 0; i < count; i++)
+			layout_cell_text(sb, v, layout_cell(t, r, cells[i] / t->ncols,
+							    cells[i] % t->ncols));
+		end_row(sb);
 	}
 }
 
@@ -581,7 +871,7 @@ static void layout_runs(struct strbuf *sb, const struct report_view *v,
 		if (!n[k])
 			continue;
 		pad_to(sb, start, 2 + LT_RUN_LABEL_W + (k ? n[0] : 0) * (LT_RUN_W + 1) + 1);
-		sb_add_text_fit(sb, k ? patched_name(v) : base_name(v), n[k] * (LT_RUN_W + 1) - 1);
+		fit(sb, k ? patched_name(v) : base_name(v), n[k] * (LT_RUN_W + 1) - 1);
 	}
 	sb_addc(sb, '\n');
 	sb_addf(sb, "  %*s", LT_RUN_LABEL_W, "");
@@ -598,7 +888,7 @@ static void layout_runs(struct strbuf *sb, const struct report_view *v,
 
 		start = sb->len;
 		sb_adds(sb, "  ");
-		sb_add_text_fit(sb, t->rows.v[row], LT_RUN_LABEL_W);
+		fit(sb, t->rows.v[row], LT_RUN_LABEL_W);
 		pad_to(sb, start, 2 + LT_RUN_LABEL_W);
 		for (int k = 0; k < 2; k++)
 			for (size_t i = 0; i < n[k]; i++)
@@ -610,19 +900,24 @@ static void layout_runs(struct strbuf *sb, const struct report_view *v,
 static void layout_section(const struct report_view *v, struct strbuf *sb)
 {
 	struct layout_table *t;
-	size_t n = layout_tables_view(v, &t);
+	size_t n = layout_tables_view(v, &t), shown = 0;
 
-	if (n)
-		sb_adds(sb, "\nAs the threads showed them (medians of the runs):\n");
 	for (size_t i = 0; i < n; i++) {
-		size_t cells = t[i].groups.n * t[i].ncols;
+		size_t *cells = xcalloc(t[i].groups.n * t[i].ncols + 1, sizeof(*cells));
+		size_t ncells = layout_shown_cells(&t[i], cells);
 
-		sb_addc(sb, '\n');
-		wrap(sb, "", t[i].title.buf);
-		for (size_t first = 0; first < cells; first += LT_PER_LINE)
-			layout_block(sb, v, &t[i], first,
-				     cells - first < LT_PER_LINE ? cells - first : LT_PER_LINE);
-		layout_runs(sb, v, &t[i]);
+		if (ncells && !shown++)
+			sb_adds(sb, "\nAs the threads showed them (medians of the runs):\n");
+		if (ncells) {
+			sb_addc(sb, '\n');
+			wrap(sb, "", t[i].title.buf);
+		}
+		for (size_t first = 0; first < ncells; first += LT_PER_LINE)
+			layout_block(sb, v, &t[i], cells + first,
+				     ncells - first < LT_PER_LINE ? ncells - first : LT_PER_LINE);
+		if (ncells)
+			layout_runs(sb, v, &t[i]);
+		free(cells);
 	}
 	layout_tables_free(t, n);
 }
@@ -644,24 +939,13 @@ static void metric_tables(const struct report_view *v, struct strbuf *sb)
 			if (cur)
 				geomean_line(v, cur, sb);
 			workload_title(v, res->workload, sb);
-			table_head(sb, base_name(v), patched_name(v), use_q, "95% CI of diff");
+			table_head(sb, v, use_q, "95% CI of diff");
 			cur = res->workload;
 		}
-		row(sb, res, res->metric, marker_of(res));
+		row(sb, v, res, res->metric, marker_of(res));
 	}
 	if (cur)
 		geomean_line(v, cur, sb);
-}
-
-static const char *change_marker(const char *id)
-{
-	if (!strcmp(id, "increase"))
-		return "^";
-	if (!strcmp(id, "decrease"))
-		return "v";
-	if (!strcmp(id, "invalid") || !strcmp(id, "constant"))
-		return " ";
-	return verdict_marker(id);
 }
 
 static void counters(const struct report_view *v, struct strbuf *sb)
@@ -670,15 +954,26 @@ static void counters(const struct report_view *v, struct strbuf *sb)
 
 	if (!n)
 		return;
-	sb_addf(sb, "\nCounters that moved most (top %zu of %zu; ^ up, v down, by |ratio|):\n",
-		n < 12 ? n : 12, n);
-	table_head(sb, base_name(v), patched_name(v), 1, "95% CI of diff");
-	for (size_t i = 0; i < n && i < 12; i++) {
+	/* Nothing moved in a session of one kernel: no order to show them in. */
+	if (one_kernel(v)) {
+		struct strbuf line = STRBUF_INIT;
+
+		sb_addf(&line, "Counters: %zu recorded, nothing to compare them with (report.json "
+			"and the HTML report list them).", n);
+		sb_addc(sb, '\n');
+		wrap(sb, "", line.buf);
+		sb_release(&line);
+		return;
+	}
+	sb_addf(sb, "\nCounters that moved most (top %zu of %zu, by |ratio|):\n",
+		n < COUNTERS_SHOWN ? n : COUNTERS_SHOWN, n);
+	table_head(sb, v, 1, "95% CI of diff");
+	for (size_t i = 0; i < n && i < COUNTERS_SHOWN; i++) {
 		const struct result_record *c = &v->counters[i];
 		struct strbuf name = STRBUF_INIT;
 
 		sb_addf(&name, "%s:%s", c->workload, c->metric);
-		row(sb, c, name.buf, change_marker(or(c->change_id, "invalid")));
+		row(sb, v, c, name.buf, mark_sym[counter_mark(c)]);
 		sb_release(&name);
 	}
 }
@@ -735,10 +1030,48 @@ static void notes(const struct report_view *v, struct strbuf *sb)
 	}
 }
 
+/*
+ * The markers the tables used, each with its one meaning, in the order
+ * of enum text_mark: the legend lists exactly these (and "n/a").
+ */
+static void marker_legend(const struct report_view *v, struct strbuf *sb)
+{
+	struct strbuf line = STRBUF_INIT;
+	unsigned used = marks_used(v);
+	int first = 1;
+	char band[64];
+	const char *const meaning[TM_NONE] = {
+		"improvement", "regression", band, "no change",
+		"inconclusive (more runs needed; also a real change not yet settled against "
+		"the band)",
+		"invalid (too many failed runs, or no ratio: the notes say why)",
+		"too few runs to judge (fewer than 2 runs of a kernel; report.json: invalid)",
+		"counter went up", "counter went down (significant and beyond the band; "
+		"counters have no better)",
+	};
+
+	snprintf(band, sizeof(band), "significant, within +-%g%%", 100 * v->statistics.threshold);
+	/* One a line: a reader looking up "?" finds it at a line's start. */
+	for (int m = 0; m < TM_NONE; m++) {
+		if (!(used & (1u << m)))
+			continue;
+		sb_reset(&line);
+		sb_addf(&line, "%s %s", mark_sym[m], meaning[m]);
+		wrap_at(sb, first ? "Markers: " : "         ", 11, line.buf);
+		first = 0;
+	}
+	wrap(sb, first ? "Markers: " : "         ", NO_VALUE " no value");
+	sb_release(&line);
+}
+
 static void legend(const struct report_view *v, struct strbuf *sb)
 {
-	double t = 100 * v->statistics.threshold;
-
+	if (one_kernel(v)) {
+		sb_adds(sb, "\nOne kernel: the median of its runs, how many, and the median's own\n"
+			"interval (docs/reports.md); nothing compared, so no verdict.\n");
+		sb_adds(sb, "Markers: " NO_VALUE " no value\n");
+		return;
+	}
 	sb_addf(sb, "\ndiff = median(patched) / median(base) - 1; CI = bootstrap interval of\n"
 		"that ratio; p = Mann-Whitney U (q = Benjamini-Hochberg adjusted).\n");
 	if (v->design.sequential.present)
@@ -747,9 +1080,7 @@ static void legend(const struct report_view *v, struct strbuf *sb)
 	if (v->several_hosts)
 		sb_adds(sb, "Several hosts: diff and CI pooled over the hosts (inverse-variance on\n"
 			"the log ratio), p = van Elteren's stratified rank test (docs/reports.md).\n");
-	sb_addf(sb, "+ improvement  - regression  = significant, within +-%g%%  ~ no change\n"
-		"? inconclusive (more runs needed; also a real change not yet settled\n"
-		"  against the band)  ! invalid\n", t);
+	marker_legend(v, sb);
 }
 
 /*

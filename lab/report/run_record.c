@@ -192,11 +192,11 @@ static int decode_host_slot(struct dec *d, const json_t *r, struct run_record *o
 
 static int decode_timings(struct dec *d, const json_t *r, struct run_timings *t)
 {
-	const json_t *tim, *boot, *work, *host;
+	const json_t *tim, *boot, *work, *host, *wall;
 	size_t old;
 	int ret;
 
-	t->boot_s = t->workload_s = t->host_overhead_s = NAN;
+	t->boot_s = t->workload_s = t->host_overhead_s = t->boot_wall_s = NAN;
 	if (get(d, r, "timings", W_OBJECT, 0, &tim))
 		return -1;
 	if (!tim)
@@ -204,11 +204,13 @@ static int decode_timings(struct dec *d, const json_t *r, struct run_timings *t)
 	old = xjson_path_key(&d->path, "timings");
 	ret = get(d, tim, "boot_s", W_NUMBER_OR_NULL, 0, &boot) ||
 	      get(d, tim, "workload_s", W_NUMBER_OR_NULL, 0, &work) ||
-	      get(d, tim, "host_overhead_s", W_NUMBER_OR_NULL, 0, &host) ? -1 : 0;
+	      get(d, tim, "host_overhead_s", W_NUMBER_OR_NULL, 0, &host) ||
+	      get(d, tim, "boot_wall_s", W_NUMBER_OR_NULL, 0, &wall) ? -1 : 0;
 	xjson_path_pop(&d->path, old);
 	t->boot_s = number_or_nan(boot);
 	t->workload_s = number_or_nan(work);
 	t->host_overhead_s = number_or_nan(host);
+	t->boot_wall_s = number_or_nan(wall);
 	return ret;
 }
 

@@ -30,9 +30,11 @@ struct run_metric {
 
 /* Seconds; NaN where the record has none or null. */
 struct run_timings {
-	double boot_s;
+	double boot_s;		/* the guest's clock: its uptime when the runner started */
 	double workload_s;
 	double host_overhead_s;
+	/* The boot on the host's clock (records from before 2026-12-02 have none). */
+	double boot_wall_s;
 };
 
 /*

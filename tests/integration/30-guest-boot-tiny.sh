@@ -24,6 +24,9 @@ lru=$(json_get "$TMP/out.json" 'd["topology"]["lru_gen"]')
 [ "$lru" != None ] || fail "the guest has no /sys/kernel/mm/lru_gen/enabled"
 boot=$(json_get "$TMP/out.json" 'd["boot_s"]')
 echo "boot to runner: ${boot}s, lru_gen $lru"
+# the boot on the host's clock too: within the domain's life
+json_get "$TMP/out.json" '0 < d["boot_wall_s"] < d["wall_s"]' | grep -q True ||
+	fail "no boot_wall_s within wall_s"
 for f in domain.xml console.log results.jsonl job.json; do
 	[ -s "$TMP/run/$f" ] || fail "run folder lacks $f"
 done
@@ -34,5 +37,6 @@ grep -q "<distances>" "$TMP/run/domain.xml" || fail "domain.xml without distance
 "$LAB" guest boot tiny "${KARGS[@]}" >"$TMP/out.txt" 2>&1 || { cat "$TMP/out.txt"; fail "text boot failed"; }
 grep -q "topology verified" "$TMP/out.txt" || fail "no 'topology verified'"
 grep -q "node 1: cpus 1" "$TMP/out.txt" || fail "no node 1 line"
-grep -q "boot to runner" "$TMP/out.txt" || fail "no boot time"
+grep -Eq "boot to runner: [0-9.]+ s \(host clock\), [0-9.]+ s \(guest clock\)" "$TMP/out.txt" ||
+	fail "no boot time on both clocks"
 exit 0

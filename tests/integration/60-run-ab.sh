@@ -39,6 +39,8 @@ for r in runs:
     assert all(v >= 0 for v in r["counters"]["vmstat"].values())
     t = r["timings"]
     assert t["boot_s"] > 0 and t["workload_s"] > 0 and t["host_overhead_s"] > 0
+    # the boot on the host's clock: within the domain's life (boot_s is the guest's clock)
+    assert 0 < t["boot_wall_s"] < t["wall_s"], t
 assert per == {"baseline": 5, "patched": 5}, per
 # interleaved: blocks of one A and one B, never all-A-then-all-B
 kernels = [r["kernel"] for r in runs]
@@ -48,6 +50,11 @@ for i in range(0, 10, 2):
 assert len(os.listdir(os.path.join(d, "runs"))) == 10
 assert rep["results"], "no results"
 PY
+# under icount the guest's uptime is not the host's time: the host's clock first
+grep -Eq 'boot [0-9.]+ s \(guest clock [0-9.]+ s\)' "$dir/report.txt" ||
+	fail "the text report's boot is not the host's clock beside the guest's"
+grep -Eq '\(boot [0-9.]+s \[guest clock [0-9.]+s\], workload [0-9.]+s \[guest clock\],' "$TMP/stderr" ||
+	fail "progress lines do not give the boot on the host's clock"
 grep -q '<testsuite name="mglrulab"' "$TMP/junit.xml" || fail "no JUnit file"
 grep -q 'name="cs_per_sec_per_cpu_1cpu"' "$TMP/junit.xml" || fail "JUnit lacks the metric"
 pgrep -f "qemu-system.*$TMP/lab/" && fail "a QEMU process of this test's lab is still running"

@@ -39,7 +39,7 @@ grep -q '<td>a</td><td class="num">12 / 12</td>' "$TMP/split-r.html" || fail "no
 grep -q 'h&lt;script&gt;x&lt;/script&gt;&quot;&amp;amp' "$TMP/split-r.html" || fail "hostile host name not shown escaped"
 grep -q '<script' "$TMP/split-r.html" && fail "a host name reached the HTML unescaped"
 grep -Eq '^      host a: 12/12 runs, .* [-+][0-9.]+% \[' "$TMP/split-r.txt" || fail "no host line in the text"
-grep -q '^    ! hosts disagree beyond their intervals' "$TMP/split-r.txt" || fail "no warning in the text"
+grep -q '^    WARNING: hosts disagree beyond their' "$TMP/split-r.txt" || fail "no warning in the text"
 awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$TMP/split-r.txt" || fail "text lines over 80 columns"
 python3 - "$TMP/split-r.html" <<'PY' || fail "the per-host section or a warning row is not well formed"
 import html.parser, re, sys

@@ -21,13 +21,13 @@
 static json_t *full_run(void)
 {
 	json_t *r = json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:n, s:s, s:s, s:i,"
-			      " s:{s:f, s:f, s:f, s:f}, s:{s:f, s:n, s:i},"
+			      " s:{s:f, s:f, s:f, s:f, s:f}, s:{s:f, s:n, s:i},"
 			      " s:{s:{s:i}, s:{}}, s:[s, s], s:{s:[i]}}",
 			      "seq", 7, "block", 3, "kernel", "base", "workload", "yield",
 			      "warmup", 0, "status", "ok", "failure", "started",
 			      "2026-12-01T10:00:00Z", "host", "rack-a", "slot", 2,
 			      "timings", "boot_s", 1.5, "workload_s", 20.25, "host_overhead_s", 0.5,
-			      "wall_s", 23.0,
+			      "wall_s", 23.0, "boot_wall_s", 2.25,
 			      "metrics", "ops_per_sec", 1234.5, "p99_us", "switches", 42,
 			      "counters", "vmstat", "pgfault", 10, "tracepoints",
 			      "guest_messages", "hello", "world",
@@ -58,6 +58,8 @@ static void test_decode_full(void **state)
 	assert_int_equal(rec.slot, 2);
 	assert_true(rec.timings.boot_s == 1.5 && rec.timings.workload_s == 20.25 &&
 		    rec.timings.host_overhead_s == 0.5);
+	/* The boot on the host's clock, beside the guest's. */
+	assert_true(rec.timings.boot_wall_s == 2.25);
 	/* In the record's order, null kept as NaN (a missing value, not zero). */
 	assert_int_equal(rec.nr_metrics, 3);
 	assert_string_equal(rec.metrics[0].name, "ops_per_sec");
@@ -104,6 +106,8 @@ static void test_decode_nulls_and_absent(void **state)
 	assert_int_equal(rec.slot, -1);
 	assert_true(isnan(rec.timings.boot_s) && isnan(rec.timings.workload_s) &&
 		    isnan(rec.timings.host_overhead_s));
+	/* Records from before boot_wall_s load: none, not 0. */
+	assert_true(isnan(rec.timings.boot_wall_s));
 	/* A failed run need not say what it measured. */
 	assert_int_equal(rec.nr_metrics, 0);
 	assert_null(rec.metrics);
@@ -155,6 +159,8 @@ static const struct hostile hostile[] = {
 	{ "slot", "\"0\"", "slot: expected an integer, got a string" },
 	{ "timings", "[]", "timings: expected an object, got an array" },
 	{ "timings", "{\"boot_s\": \"1\"}", "timings.boot_s: expected a number or null, got a string" },
+	{ "timings", "{\"boot_wall_s\": \"1\"}",
+	  "timings.boot_wall_s: expected a number or null, got a string" },
 	{ "timings", "{\"host_overhead_s\": true}",
 	  "timings.host_overhead_s: expected a number or null, got a boolean" },
 	{ "metrics", NULL, "metrics: missing (expected an object)" },

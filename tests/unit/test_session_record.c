@@ -16,6 +16,8 @@
 #include "strbuf.h"
 
 static long seq;
+/* The run's boot on the host's clock, as domain_run.c measured it (-1: not seen). */
+static double boot_wall = -1;
 
 static void line(struct strbuf *ch, const char *type, const char *body)
 {
@@ -59,6 +61,8 @@ static json_t *record_of(int metrics, int series, int errors)
 	/* The guest shows exactly the declared topology. */
 	assert_int_equal(guest_result_topology(&run.result, &declared, &err), 0);
 	run.status = GUEST_RUN_OK;
+	run.boot_s = 1.5;
+	run.boot_wall_s = boot_wall;
 	planned = json_pack("{s:i, s:s, s:s}", "seq", 1, "kernel", "base", "workload", "w");
 	rec = session_record(planned, &run, &declared, "2026-11-30T00:00:00Z");
 	json_decref(planned);
@@ -101,9 +105,32 @@ static void test_limits(void **state)
 	json_decref(rec);
 }
 
+/*
+ * The record keeps both clocks: boot_s the guest's uptime (under icount
+ * not the host's time: "boot 161.8s" of a 15 s run), boot_wall_s the
+ * host's, which the reports print; none when the host never saw it.
+ */
+static void test_boot_clocks(void **state)
+{
+	json_t *rec, *t;
+	(void)state;
+
+	boot_wall = 15.25;
+	rec = record_of(1, 0, 0);
+	t = json_object_get(rec, "timings");
+	assert_true(json_real_value(json_object_get(t, "boot_s")) == 1.5);
+	assert_true(json_real_value(json_object_get(t, "boot_wall_s")) == 15.25);
+	json_decref(rec);
+	boot_wall = -1;
+	rec = record_of(1, 0, 0);
+	assert_null(json_object_get(json_object_get(rec, "timings"), "boot_wall_s"));
+	json_decref(rec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_boot_clocks),
 		cmocka_unit_test(test_ok_run),
 		cmocka_unit_test(test_limits),
 	};

@@ -147,7 +147,7 @@ static void test_progress_line_filtered(void **state)
 	sb_reset(&sb);
 	session_progress_line(&sb, 4, 8, &planned, &rok);
 	assert_string_equal(sb_str(&sb), "run 4/8 base yp: ok ?[2Jops=12.5"
-			    " (boot 0.0s, workload 0.0s, host 0.00s)");
+			    " (boot 0.0s [guest clock], workload 0.0s [guest clock], host 0.00s)");
 	sb_reset(&sb);
 	/* A record that does not decode is not a crash either. */
 	session_progress_line(&sb, 5, 8, &planned, NULL);
@@ -159,6 +159,33 @@ static void test_progress_line_filtered(void **state)
 	json_decref(ok);
 }
 
+/*
+ * Under icount the guest's uptime is not the host's time: a run that took
+ * 15 s printed "boot 161.8s". The progress line gives the host's clock
+ * and labels the guest's.
+ */
+static void test_progress_boot_wall_clock(void **state)
+{
+	struct plan_entry planned = { .seq = 1, .block = 1, .kernel = "base", .workload = "yp" };
+	json_t *ok = json_pack("{s:i, s:s, s:s, s:s, s:{s:f}, s:{s:f, s:f, s:f, s:f}}", "seq", 1,
+			       "kernel", "base", "workload", "yp", "status", "ok", "metrics", "ops",
+			       1.0, "timings", "boot_s", 161.8, "boot_wall_s", 15.2,
+			       "workload_s", 4.0, "host_overhead_s", 0.25);
+	struct run_record r;
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(run_record_decode(ok, &r, &sb), 0);
+	assert_true(r.timings.boot_wall_s == 15.2 && r.timings.boot_s == 161.8);
+	session_progress_line(&sb, 1, 2, &planned, &r);
+	assert_string_equal(sb_str(&sb), "run 1/2 base yp: ok ops=1"
+			    " (boot 15.2s [guest clock 161.8s], workload 4.0s [guest clock],"
+			    " host 0.25s)");
+	sb_release(&sb);
+	run_record_release(&r);
+	json_decref(ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_info_and_term_printf_filtered),
 		cmocka_unit_test(test_console_tail_filtered),
 		cmocka_unit_test(test_progress_line_filtered),
+		cmocka_unit_test(test_progress_boot_wall_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
