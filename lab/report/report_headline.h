@@ -118,5 +118,7 @@ struct report_mail_opts {
  */
 int report_render_mail(const json_t *report, const struct report_mail_opts *o,
 		       struct strbuf *out, struct strbuf *why);
+/* "$USER@hostname", the sender when lab.conf names none: free() it. */
+char *report_mail_default_from(void);
 
 #endif

@@ -276,13 +276,12 @@ static void answer(const struct report_view *v, struct strbuf *sb)
 }
 
 /* Then the context: the session, its kernels, host, guest, design, statistics. */
-static void context(const struct report_view *v, struct strbuf *sb)
+void report_text_context(const struct report_view *v, struct strbuf *sb)
 {
 	struct strbuf line = STRBUF_INIT;
 
 	sb_addf(&line, "%s (%s), %s %s", or(v->session.id, "-"), or(v->session.mode, "-"),
 		or(v->generator.name, "?"), or(v->generator.version, "?"));
-	sb_addc(sb, '\n');
 	kv(sb, "session", line.buf);
 	sb_release(&line);
 	kernel_lines(v, sb);
@@ -774,7 +773,8 @@ void report_render_text(const json_t *report, struct strbuf *out)
 	} else {
 		title(&v, out);
 		answer(&v, out);
-		context(&v, out);
+		sb_addc(out, '\n');
+		report_text_context(&v, out);
 		verdict_counts(&v, out);
 		primary_table(&v, out);
 		layout_section(&v, out);
