@@ -111,10 +111,11 @@ static void header(struct strbuf *sb, const char *name, const char *value)
 	while (ascii && i < n) {
 		size_t w = strcspn(value + i, " ");
 
-		if (col > strlen(name) + 2 && col + 1 + w > MAIL_WIDTH) {
+		/* Folding puts a space before the word: the one it replaces. */
+		if (i && col + 1 + w > MAIL_WIDTH) {
 			sb_adds(sb, "\n ");
 			col = 1;
-		} else if (col > strlen(name) + 2) {
+		} else if (i) {
 			sb_addc(sb, ' ');
 			col++;
 		}
