@@ -126,35 +126,34 @@ out:
 
 int report_cli_mail(const json_t *report, const char *config_path, struct strbuf *out)
 {
-	struct lab_config cfg = { 0 };
+	struct report_cfg rc = { 0 };
 	struct report_mail_opts o = { 0 };
 	struct strbuf why = STRBUF_INIT;
 	const char *path = cmd_config_path(config_path);
 	char *from = NULL;
-	int loaded = 0, r;
+	int r;
 
-	/* lab.conf is optional here: a report can be mailed from anywhere. */
-	if (config_path || access(path, F_OK) == 0) {
-		if (config_load_or_report(path, &cfg)) {
-			config_release(&cfg);
-			return LAB_EUSER;
-		}
-		loaded = 1;
-		o.from = cfg.report.mail_from;
-		o.to = cfg.report.mail_to;
-		o.cc = cfg.report.mail_cc;
-		o.base_url = cfg.report.base_url;
+	/* lab.conf is optional here, and only its [report] is read: mail from anywhere. */
+	if ((config_path || access(path, F_OK) == 0) && config_load_report(path, &rc, &why)) {
+		sb_trim_trailing_newlines(&why);
+		r = user_error("%s", sb_str(&why));
+		goto out;
 	}
+	o.from = rc.mail_from;
+	o.to = rc.mail_to;
+	o.cc = rc.mail_cc;
+	o.base_url = rc.base_url;
 	if (!o.from)
 		o.from = from = report_mail_default_from();
 	r = report_render_mail(report, &o, out, &why);
 	if (r)
 		warning("mail: %s", sb_str(&why));
+	r = r < 0 ? LAB_EUSER : LAB_OK;
+out:
 	free(from);
-	if (loaded)
-		config_release(&cfg);
+	report_cfg_release(&rc);
 	sb_release(&why);
-	return r < 0 ? LAB_EUSER : LAB_OK;
+	return r;
 }
 
 int cmd_report(int argc, char **argv)

@@ -631,6 +631,40 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 	return err->len > before ? LAB_EUSER : LAB_OK;
 }
 
+/* The [report] keys alone: a report can be mailed where no lab is set up. */
+static int on_report_key(void *user, const char *section, const char *key, const char *value,
+			 int line)
+{
+	struct parse_ctx *ctx = user;
+
+	if (strcmp(section, "report"))
+		return 0;
+	return set_from_specs(ctx, &ctx->cfg->report, report_keys, section, key, value, line);
+}
+
+int config_load_report(const char *path, struct report_cfg *out, struct strbuf *err)
+{
+	struct lab_config cfg;
+	struct parse_ctx ctx = { .cfg = &cfg, .ini = { .path = path, .err = err } };
+	size_t before = err->len;
+	int r;
+
+	memset(&cfg, 0, sizeof(cfg));
+	r = ini_parse_lines(path, on_report_key, &ctx, err);
+	*out = cfg.report;
+	ini_check_release(&ctx.ini);
+	return r < 0 || err->len > before ? LAB_EUSER : LAB_OK;
+}
+
+void report_cfg_release(struct report_cfg *r)
+{
+	free(r->mail_from);
+	free(r->mail_to);
+	free(r->mail_cc);
+	free(r->base_url);
+	memset(r, 0, sizeof(*r));
+}
+
 void config_release(struct lab_config *cfg)
 {
 	free(cfg->path);
@@ -641,10 +675,7 @@ void config_release(struct lab_config *cfg)
 	free(cfg->uri);
 	free(cfg->accel);
 	free(cfg->ccache);
-	free(cfg->report.mail_from);
-	free(cfg->report.mail_to);
-	free(cfg->report.mail_cc);
-	free(cfg->report.base_url);
+	report_cfg_release(&cfg->report);
 	for (size_t i = 0; i < cfg->nr_kernels; i++) {
 		struct kernel_cfg *k = &cfg->kernels[i];
 		free(k->name);

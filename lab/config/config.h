@@ -137,6 +137,15 @@ LAB_MUST_CHECK
 int config_load(const char *path, struct lab_config *cfg, struct strbuf *err);
 void config_release(struct lab_config *cfg);
 
+/*
+ * Only the [report] section of @path into @out (the rest is not checked:
+ * `report --mail` needs no lab). 0, or LAB_EUSER with the errors in @err.
+ * report_cfg_release() @out either way.
+ */
+LAB_MUST_CHECK
+int config_load_report(const char *path, struct report_cfg *out, struct strbuf *err);
+void report_cfg_release(struct report_cfg *r);
+
 /* Default config path: $MGLRULAB_CONFIG, else ./lab.conf. */
 const char *config_default_path(void);
 /* Load, printing errors; shared by every command that takes -c. */
