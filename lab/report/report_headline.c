@@ -131,7 +131,8 @@ static void bisect_hint(const struct report_view *v, struct headline *h, struct 
 {
 	size_t npatches = 0;
 
-	if (!h->regressions)
+	/* A comparison of two sessions names no kernels a bisection could take. */
+	if (!h->regressions || (v->session.mode && !strcmp(v->session.mode, "compare")))
 		return;
 	for (size_t i = 0; i < v->nkernels; i++)
 		if (v->kernels[i].name && h->patched && !strcmp(v->kernels[i].name, h->patched))

@@ -174,6 +174,28 @@ static void test_primaries(void **state)
 	json_decref(s);
 }
 
+/* A comparison of two sessions: no bisection of kernels named "A:..." and "B:...". */
+static void test_compare_no_bisect(void **state)
+{
+	json_t *a = load_session(), *b = load_session(), *c, *r;
+	struct strbuf err = STRBUF_INIT;
+	struct report_view v;
+	struct headline h;
+	(void)state;
+
+	c = report_compare_session(a, b, "base", NULL, &err);
+	assert_non_null(c);
+	headline_of(c, &r, &v, &h);
+	assert_int_equal(h.regressions, 1);
+	for (size_t i = 0; i < h.ntodo; i++)
+		assert_null(strstr(h.todo[i].text, "bisect"));
+	done(r, &v, &h);
+	json_decref(c);
+	json_decref(a);
+	json_decref(b);
+	sb_release(&err);
+}
+
 /* What is undecided, and what it would take. */
 static void test_undecided(void **state)
 {
@@ -410,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_text_opens_with_answer),
 		cmocka_unit_test(test_primaries),
 		cmocka_unit_test(test_undecided),
+		cmocka_unit_test(test_compare_no_bisect),
 		cmocka_unit_test(test_budget_resume),
 		cmocka_unit_test(test_warning_names),
 		cmocka_unit_test(test_mail_threaded_under_cover),
