@@ -80,6 +80,7 @@ static void build_lines(const struct report_view *v, struct headline *h)
 		h->improvements += l->verdict == VERDICT_IMPROVEMENT;
 		h->regressions += l->verdict == VERDICT_REGRESSION;
 		h->undecided += is_undecided(l->verdict);
+		h->invalid += l->verdict == VERDICT_INVALID;
 	}
 	h->nlines = n;
 }
@@ -279,7 +280,9 @@ void headline_summary(const struct headline *h, struct strbuf *out)
 		sb_addf(out, " %s)", d);
 	}
 	count(out, h->improvements, "improvement", "improvements", &first);
-	count(out, h->undecided, "undecided", "undecided", &first);
+	/* An invalid result is not a "maybe": the runs failed, say so apart. */
+	count(out, h->undecided - h->invalid, "undecided", "undecided", &first);
+	count(out, h->invalid, "invalid", "invalid", &first);
 	if (first)
 		sb_adds(out, h->nlines || h->quiet ? "no change" : "nothing measured");
 }

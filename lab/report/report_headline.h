@@ -63,6 +63,7 @@ struct headline {
 	int primaries;			/* 1: lines are the primaries; 0: every metric */
 	int culprit_known;		/* the report says which patch a regression is */
 	long improvements, regressions, undecided;	/* among the lines */
+	long invalid;			/* of the undecided: invalid (failed runs, ...) */
 	long quiet;			/* no primaries: metrics left out, no news */
 	double confidence;		/* of the intervals that are not RCIs: 0.95 */
 	size_t nlines;

@@ -196,6 +196,40 @@ static void test_compare_no_bisect(void **state)
 	sb_release(&err);
 }
 
+/* An invalid primary (its runs failed) is said as invalid, with its reason. */
+static void test_invalid_said(void **state)
+{
+	json_t *s = load_session(), *r, *run, *w;
+	struct report_view v;
+	struct headline h;
+	struct strbuf t = STRBUF_INIT;
+	size_t i;
+	int reason = 0;
+	(void)state;
+
+	json_object_set_new(s, "schema", json_string(REPORT_SCHEMA));
+	json_array_foreach(json_object_get(s, "workloads"), i, w)
+		if (!strcmp(json_string_value(json_object_get(w, "name")), "kbuild"))
+			json_object_set_new(w, "primary", json_pack("[s]", "elapsed_s"));
+	/* The patched kernel's kbuild runs all failed (a kernel that crashes the guest). */
+	json_array_foreach(json_object_get(s, "runs"), i, run)
+		if (!strcmp(json_string_value(json_object_get(run, "workload")), "kbuild") &&
+		    !strcmp(json_string_value(json_object_get(run, "kernel")), "patched")) {
+			json_object_set_new(run, "status", json_string("failed"));
+			json_object_set_new(run, "failure", json_string("guest panicked"));
+		}
+	headline_of(s, &r, &v, &h);
+	assert_int_equal(h.invalid, 1);
+	headline_summary(&h, &t);
+	assert_string_equal(t.buf, "1 invalid");
+	for (i = 0; i < h.ntodo; i++)
+		reason |= !strncmp(h.todo[i].text, "kbuild: elapsed_s: invalid: ", 28);
+	assert_true(reason);
+	sb_release(&t);
+	done(r, &v, &h);
+	json_decref(s);
+}
+
 /* What is undecided, and what it would take. */
 static void test_undecided(void **state)
 {
@@ -432,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_text_opens_with_answer),
 		cmocka_unit_test(test_primaries),
 		cmocka_unit_test(test_undecided),
+		cmocka_unit_test(test_invalid_said),
 		cmocka_unit_test(test_compare_no_bisect),
 		cmocka_unit_test(test_budget_resume),
 		cmocka_unit_test(test_warning_names),
