@@ -6,13 +6,17 @@
  */
 #include "cmd.h"
 #include "fsutil.h"
+#include "config.h"
 #include "report.h"
 #include "report_cli.h"
+#include "report_headline.h"
 #include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg)
 {
@@ -30,12 +34,16 @@ static const struct lab_option report_options[] = {
 	REPORT_GATE_OPTIONS,
 	LAB_OPT_BOOL("benchfmt-counters", 0, struct report_cli, benchfmt_counters,
 		     "--benchfmt: add each run's counters (GROUP.NAME values)"),
+	REPORT_OPT_OUTPUT_("mail", REPORT_OUT_MAIL,
+			   "a reply mail to the series on stdout, ready to send\n"
+			   "(From/To/Cc and links: lab.conf [report])"),
 	LAB_OPT_END
 };
 
 static const char *const report_synopsis[] = {
 	"mglrulab report REPORT.json [--html FILE] [--text] [--benchfmt] [--json]",
-	"                [--benchfmt-counters] [-o FILE] [--fail-on WHAT] [--junit FILE]",
+	"                [--benchfmt-counters] [--mail] [-o FILE] [--fail-on WHAT]",
+	"                [--junit FILE]",
 	NULL
 };
 
@@ -45,8 +53,15 @@ const struct lab_usage report_usage = {
 		"Recompute the statistics of a session from its raw runs and recorded\n"
 		"settings, and write the outputs. Without an output option, --text.\n"
 		"The same JSON always gives byte-identical outputs. One output goes to\n"
-		"standard output: --text, --benchfmt, --json (unless -o FILE), --html -\n"
-		"or --junit -; two of them are refused.\n",
+		"standard output: --text, --benchfmt, --json, --mail (unless -o FILE),\n"
+		"--html - or --junit -; two of them are refused.\n"
+		"\n"
+		"--mail writes an LKP-style reply to the series the session measured:\n"
+		"headers threaded under its cover letter (In-Reply-To, References), the\n"
+		"answer, the lab's setup, how to reproduce, and the HTML's address when\n"
+		"lab.conf's [report] base_url is set. From, To and Cc come from [report]\n"
+		"mail_from, mail_to and mail_cc of $MGLRULAB_CONFIG or ./lab.conf (From\n"
+		"defaults to $USER@hostname). Send it with git send-email or a mail client.\n",
 	.options = report_options,
 	.footer = "exit status: 0 ok (without --fail-on, whatever the verdicts), 1 unreadable\n"
 		  "or invalid JSON, 2 cannot write output or (--fail-on) the lab could not\n"
@@ -60,7 +75,7 @@ static const char *out_option(enum report_out w)
 {
 	static const char *const name[] = {
 		[REPORT_OUT_TEXT] = "--text", [REPORT_OUT_BENCHFMT] = "--benchfmt",
-		[REPORT_OUT_JSON] = "--json",
+		[REPORT_OUT_JSON] = "--json", [REPORT_OUT_MAIL] = "--mail",
 	};
 
 	return (size_t)w < ARRAY_SIZE(name) && name[w] ? name[w] : "an output option";
@@ -151,6 +166,11 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 				.counters = cli->benchfmt_counters }, &out);
 			break;
 		case REPORT_OUT_JSON: report_dump(report, &out); break;
+		case REPORT_OUT_MAIL:
+			ret = report_cli_mail(report, NULL, &out);
+			if (ret)
+				goto out;
+			break;
 		}
 	}
 	if (out.len && write_user_output(cli->out, out.buf, out.len)) {
@@ -162,6 +182,38 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 out:
 	sb_release(&out);
 	return ret;
+}
+
+int report_cli_mail(const json_t *report, const char *config_path, struct strbuf *out)
+{
+	struct report_cfg rc = { 0 };
+	struct report_mail_opts o = { 0 };
+	struct strbuf why = STRBUF_INIT;
+	const char *path = cmd_config_path(config_path);
+	char *from = NULL;
+	int r;
+
+	/* lab.conf is optional here, and only its [report] is read: mail from anywhere. */
+	if ((config_path || access(path, F_OK) == 0) && config_load_report(path, &rc, &why)) {
+		sb_trim_trailing_newlines(&why);
+		r = user_error("%s", sb_str(&why));
+		goto out;
+	}
+	o.from = rc.mail_from;
+	o.to = rc.mail_to;
+	o.cc = rc.mail_cc;
+	o.base_url = rc.base_url;
+	if (!o.from)
+		o.from = from = report_mail_default_from();
+	r = report_render_mail(report, &o, out, &why);
+	if (r)
+		warning("mail: %s", sb_str(&why));
+	r = r < 0 ? LAB_EUSER : LAB_OK;
+out:
+	free(from);
+	report_cfg_release(&rc);
+	sb_release(&why);
+	return r;
 }
 
 int cmd_report(int argc, char **argv)

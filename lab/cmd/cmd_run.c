@@ -78,6 +78,9 @@ static const struct lab_option run_options[] = {
 		     "text report (no FILE, or \"-\"): the session folder,\n"
 		     "each primary's verdict, the exit status and its\n"
 		     "meaning, the reports' paths"),
+	LAB_OPT_STRING("mail", 0, struct session_opts, mail, "FILE",
+		       "a reply mail to the series, ready to send (see\n"
+		       "'mglrulab help report')"),
 	LAB_OPT_BOOL("no-counters", 0, struct session_opts, no_counters,
 		     "skip vmstat/tracepoint/lru_gen collection"),
 	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),
@@ -88,10 +91,11 @@ static const struct lab_option run_options[] = {
 static const char *const run_synopsis[] = {
 	"mglrulab run [--ab [BASE NEW] | --aa [BASE]] [-c FILE] [--runs N] [--warmups N] [--seed S]",
 	"             [--workloads a,b] [--kernel NAME] [--junit FILE] [--json [FILE]]",
+	"             [--mail FILE]",
 	"             [--fail-on regression|change|invalid|none] [--no-counters] [-q] [-v]",
 	"             [--until decided [--max-runs N] [--budget DURATION]]",
 	"mglrulab run --resume [SESSION] [--budget DURATION] [-c FILE] [--fail-on ...] [--junit FILE]",
-	"             [--json [FILE]]",
+	"             [--json [FILE]] [--mail FILE]",
 	NULL
 };
 

@@ -97,6 +97,13 @@ struct run_cfg {
 	struct strvec hosts;		/* [host] names the runs go to (never empty after load) */
 };
 
+/* [report]: what the reply mail (`report --mail`, `run --mail`) says about its sender. */
+struct report_cfg {
+	char *mail_from;		/* NULL: "mglrulab <$USER@hostname>" */
+	char *mail_to, *mail_cc;	/* NULL: left for the user */
+	char *base_url;			/* where reports_dir is published; NULL: no link */
+};
+
 struct lab_config {
 	char *path;			/* absolute path of the file */
 	char *dir;			/* its folder: relative paths resolve here */
@@ -119,6 +126,7 @@ struct lab_config {
 	struct strmap host_index;	/* host name -> index in hosts (config_host()) */
 	struct run_cfg run;
 	struct stats_cfg stats;
+	struct report_cfg report;
 };
 
 /*
@@ -128,6 +136,15 @@ struct lab_config {
 LAB_MUST_CHECK
 int config_load(const char *path, struct lab_config *cfg, struct strbuf *err);
 void config_release(struct lab_config *cfg);
+
+/*
+ * Only the [report] section of @path into @out (the rest is not checked:
+ * `report --mail` needs no lab). 0, or LAB_EUSER with the errors in @err.
+ * report_cfg_release() @out either way.
+ */
+LAB_MUST_CHECK
+int config_load_report(const char *path, struct report_cfg *out, struct strbuf *err);
+void report_cfg_release(struct report_cfg *r);
 
 /* Default config path: $MGLRULAB_CONFIG, else ./lab.conf. */
 const char *config_default_path(void);

@@ -40,6 +40,12 @@ char *report_view_runs_exceptions(const struct report_view *v);
  * safe, cut with "..."; no value is "n/a"; one run "n=1, no interval").
  */
 void result_host_line(const struct result_host *h, struct strbuf *out);
+/*
+ * The text report's context block (session, kernels and their patches,
+ * host, guest, design, time, statistics), 78 columns, strings made safe:
+ * the mail's "Setup" is the same.
+ */
+void report_text_context(const struct report_view *v, struct strbuf *sb);
 /* One plain-text sentence on a host_states[] entry, for text and HTML. */
 struct view_host_state;
 void hoststate_line(const struct view_host_state *hs, struct strbuf *out);

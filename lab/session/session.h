@@ -40,6 +40,7 @@ struct session_opts {
 	enum fail_on fail_on;
 	const char *junit;
 	const char *json;		/* --json FILE ("-": stdout): session_summary_json() */
+	const char *mail;		/* --mail FILE: the reply mail of the report */
 	int no_counters;
 	int until_decided;		/* --until decided: sequential session */
 	long max_runs;			/* --max-runs: run cap per kernel and workload (0: default) */
@@ -162,6 +163,14 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
  */
 void session_summary_json(const char *dir, const json_t *report, enum fail_on f, int status,
 			  struct strbuf *out);
+
+/*
+ * The reply mail of @report (report_render_mail()) at @path, From, To, Cc
+ * and the link from lab.conf's [report] @rc: LAB_OK, or LAB_ELAB when it
+ * cannot be written (said, naming it). Not threaded is a warning.
+ */
+LAB_MUST_CHECK
+int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc);
 
 /*
  * The progress line of finished run @i of @total ("run 3/8 base yp: failed:

@@ -6,6 +6,7 @@
 #include "fsutil.h"
 #include "report.h"
 #include "report_gate.h"
+#include "report_headline.h"
 #include "report_result.h"
 #include "run_record.h"
 #include "util.h"
@@ -111,15 +112,17 @@ static int write_summary(const struct session *s, const json_t *report, int stat
 }
 
 /*
- * --junit and --json, once the exit status is known: each said, naming
- * the file, when it cannot be written (CI would read no verdicts at all);
- * 1 then.
+ * --junit, --json and --mail, once the exit status is known: each said,
+ * naming the file, when it cannot be written (CI would read no verdicts
+ * at all); 1 then.
  */
 static int write_ci_outputs(const struct session *s, const json_t *report, int status)
 {
 	int failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
 
 	if (s->o->json && write_summary(s, report, status))
+		failed = 1;
+	if (s->o->mail && session_write_mail(s->o->mail, report, &s->cfg.report))
 		failed = 1;
 	return failed;
 }
@@ -185,6 +188,30 @@ void session_stdout_restore(struct session *s)
 		close(s->saved_stdout);
 		s->saved_stdout = -1;
 	}
+}
+
+int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc)
+{
+	struct report_mail_opts o = {
+		.from = rc->mail_from, .to = rc->mail_to, .cc = rc->mail_cc,
+		.base_url = rc->base_url,
+	};
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
+	char *from = o.from ? NULL : report_mail_default_from();
+	int r;
+
+	if (from)
+		o.from = from;
+	/* Not threaded is said, not fatal: the mail is still worth sending. */
+	if (report_render_mail(report, &o, &sb, &why))
+		warning("mail %s: %s", path, sb_str(&why));
+	r = write_user_output(path, sb.buf, sb.len);
+	if (r)
+		r = lab_error("cannot write %s: %s", user_output_name(path), user_file_strerror(errno));
+	free(from);
+	sb_release(&sb);
+	sb_release(&why);
+	return r;
 }
 
 int session_finish(struct session *s, enum plan_end end)

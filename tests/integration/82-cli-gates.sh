@@ -8,6 +8,7 @@
 # writes nothing; one output per stdout; "-" is stdout; -v after a
 # command; -q with -v refused; run --json with --junit - refused. Each
 # of these passed silently before. About 3 s.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 FX=tests/fixtures/reports
 

@@ -427,6 +427,34 @@ static void test_finish_json_summary(void **state)
 }
 
 /*
+ * run --mail FILE: the reply mail is written when the session ends, with
+ * the lab's [report] sender; a mail that cannot be written is a lab
+ * failure, as an unwritable JUnit file is (guards `run --mail`).
+ */
+static void test_finish_mail(void **state)
+{
+	struct finish_case c;
+	char mail[128];
+	(void)state;
+
+	session_from_fixture(&c, "s3", 1);
+	c.o.fail_on = FAIL_ON_NONE;
+	snprintf(mail, sizeof(mail), "%s/s3/reply.mail", dir);
+	c.o.mail = mail;
+	c.s.cfg.report.mail_from = xstrdup("Lab <lab@example.org>");
+	assert_int_equal(finish_quietly(&c.s, PLAN_DONE), LAB_OK);
+	char *text = read_back(mail);
+	assert_int_equal(strncmp(text, "From: Lab <lab@example.org>\nSubject: Re: ", 41), 0);
+	assert_non_null(strstr(text, "\n\nHi,\n"));
+	assert_non_null(strstr(text, "\nAnswer:  "));
+	free(text);
+	snprintf(mail, sizeof(mail), "%s/no-such-folder/reply.mail", dir);
+	assert_int_equal(finish_quietly(&c.s, PLAN_DONE), LAB_ELAB);
+	free(c.s.cfg.report.mail_from);
+	finish_case_release(&c);
+}
+
+/*
  * --junit FILE that cannot be written: an error naming the file and a
  * non-zero exit, not a green run whose CI finds no JUnit file. A verdict
  * that fails --fail-on still says 3.
@@ -659,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_finish_status),
 		cmocka_unit_test(test_finish_json_summary),
 		cmocka_unit_test(test_finish_junit_unwritable),
+		cmocka_unit_test(test_finish_mail),
 		cmocka_unit_test(test_finish_unreadable_record),
 		cmocka_unit_test(test_finish_unrecorded),
 		cmocka_unit_test(test_finish_report_unwritable),
