@@ -87,6 +87,29 @@ static const char css[] =
 	".badge{font-size:7pt;padding:0 4px}"
 	".results td:first-child,.counters td:nth-child(2){word-break:break-all}}\n";
 
+/*
+ * The session report's own rules (the history page shares css[] but not
+ * these): the forest plots' shared axis, grid and zero line, the plot
+ * grids, and a layout that keeps the verdict column in view.
+ */
+static const char report_css[] =
+	"svg .grid,svg .gridl{stroke:var(--line);stroke-width:1}"
+	"svg .zero{stroke:var(--fg);stroke-opacity:.6;stroke-width:1}"
+	"svg .tick{stroke:var(--muted)}svg text.cap{fill:var(--fg);font-size:10px}"
+	"svg .clip{fill:currentColor}svg text.unit{fill:var(--fg)}\n"
+	"th.plot,td.plot{padding:1px 6px;width:240px}th.verdict,td.verdict{white-space:nowrap}"
+	"td.name{overflow-wrap:anywhere;min-width:12em}\n"
+	".detail{border-top:1px solid var(--line);padding:6px 0 10px}"
+	".detail h3{margin:8px 0 4px;font-size:14px;font-weight:600}.detail h3 .muted{font-weight:400}"
+	"details.rawv{display:inline-block;margin-top:4px}\n"
+	"@media (max-width:1100px){th,td{padding:3px 5px}"
+	/* The thread tables: four groups of four columns fit 900 px. */
+	"table.layout th,table.layout td{padding:2px 3px}table.layout .num{font-size:11.5px}"
+	"table.layout .badge{padding:0 5px}"
+	"svg.forest,svg.faxis{width:210px;height:auto}th.plot,td.plot{width:210px}}\n"
+	"@media print{svg.forest,svg.faxis{width:180px;height:auto}th.plot,td.plot{width:180px}"
+	".detail{break-inside:avoid}}\n";
+
 static void esc(struct strbuf *sb, const char *s)
 {
 	sb_add_xml(sb, s);
@@ -355,22 +378,85 @@ static void verdict_summary(const struct report_view *v, struct strbuf *sb)
 		(long long)sm->runs_failed, (long long)sm->runs_warmup);
 }
 
-static void change_cells(struct strbuf *sb, const struct result_record *res)
+/* Which way is better for @res: counters have no better. */
+static enum svg_better result_better(const struct result_record *res)
+{
+	if (res->is_counter)
+		return SVG_BETTER_NONE;
+	return res->better && !strcmp(res->better, "lower") ? SVG_BETTER_LOWER : SVG_BETTER_HIGHER;
+}
+
+/* Widen @ax to @res's change and noise band. */
+static void axis_add_result(struct svg_forest_axis *ax, const struct result_record *res)
+{
+	const struct result_change *c = &res->change;
+
+	svg_forest_axis_add(ax, c->ratio, c->lo, c->hi);
+	if (isfinite(res->threshold) && res->threshold > 0 && res->threshold < 1)
+		svg_forest_axis_add(ax, 1 + res->threshold, 1 - res->threshold, NAN);
+}
+
+/* The verdict (or change, for a counter) cell; "-" when nothing was compared. */
+static void verdict_cell(struct strbuf *sb, const char *id)
+{
+	sb_adds(sb, "<td class=\"verdict\">");
+	if (id)
+		badge(sb, id);
+	else
+		sb_adds(sb, "-");	/* one kernel: nothing was compared */
+	sb_adds(sb, "</td>");
+}
+
+/* The change, its interval and its forest plot on the table's axis @ax. */
+static void change_cells(struct strbuf *sb, const struct svg_forest_axis *ax,
+			 const struct result_record *res)
 {
 	const struct result_change *c = &res->change;
 	const char *id = result_id(res);
-	char d[32], ci[64], p[16];
+	char d[32], ci[64];
 
-	td_num(sb, res->side[0].median);
-	td_num(sb, res->side[1].median);
 	fmt_pct(d, sizeof(d), c->delta_pct);
 	fmt_ratio_ci(ci, sizeof(ci), c->lo, c->hi);
-	fmt_p(p, sizeof(p), res->p_used);
 	sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
-	sb_adds(sb, "<td>");
-	svg_forest(sb, c->ratio, c->lo, c->hi, res->threshold,
-		   !res->better || strcmp(res->better, "lower") != 0, css_id(id ? id : "invalid"));
-	sb_addf(sb, "</td><td class=\"num\">%s</td>", p);
+	sb_adds(sb, "<td class=\"plot\">");
+	svg_forest(sb, ax, c->ratio, c->lo, c->hi, res->threshold, result_better(res),
+		   css_id(id ? id : "invalid"));
+	sb_adds(sb, "</td>");
+}
+
+/* The two medians. */
+static void median_cells(struct strbuf *sb, const struct result_record *res)
+{
+	td_num(sb, res->side[0].median);
+	td_num(sb, res->side[1].median);
+}
+
+static void p_cell(struct strbuf *sb, const struct result_record *res)
+{
+	char p[16];
+
+	fmt_p(p, sizeof(p), res->p_used);
+	sb_addf(sb, "<td class=\"num\">%s</td>", p);
+}
+
+/*
+ * The heading of a results table's columns: the verdict and the change
+ * first, so they stay in view on a narrow screen; the plots' column carries
+ * the table's one axis.
+ */
+static void results_head(const struct report_view *v, struct strbuf *sb, const char *first,
+			 const char *verdict, const struct svg_forest_axis *ax)
+{
+	sb_adds(sb, "<thead><tr>");
+	sb_adds(sb, first);
+	sb_addf(sb, "<th class=\"verdict\">%s</th><th class=\"num\">Change</th>"
+		"<th class=\"num\">Interval</th><th class=\"plot\">", verdict);
+	svg_forest_head(sb, ax);
+	sb_adds(sb, "</th><th class=\"num\">");
+	esc(sb, kname(v, 0));
+	sb_adds(sb, "</th><th class=\"num\">");
+	esc(sb, kname(v, 1));
+	sb_adds(sb, "</th>");
 }
 
 /*
@@ -395,6 +481,7 @@ static void heterogeneity_row(struct strbuf *sb, const struct result_record *res
  */
 static void results_table(const struct report_view *v, struct strbuf *sb, int primary)
 {
+	struct svg_forest_axis ax;
 	const char *cur = NULL;
 	size_t i, n = 0;
 
@@ -402,20 +489,20 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 		n += !!v->results[i].primary == primary;
 	if (!n)
 		return;
+	svg_forest_axis_init(&ax, v->statistics.threshold);
+	for (i = 0; i < v->nresults; i++)
+		if (!!v->results[i].primary == primary)
+			axis_add_result(&ax, &v->results[i]);
+	svg_forest_axis_done(&ax);
 	if (primary)
 		sb_adds(sb, "<section id=\"primary\"><h2>Primary metrics</h2><p class=\"muted\">"
 			"Declared before the first run: the question this session answers. "
 			"Multiplicity is corrected among them alone.</p>");
 	else
 		sb_adds(sb, "<section id=\"results\"><h2>Other metrics</h2>");
-	sb_adds(sb, "<div class=\"tw\"><table class=\"results\"><thead><tr><th>Metric</th><th>Unit</th>"
-		"<th class=\"num\">");
-	esc(sb, kname(v, 0));
-	sb_adds(sb, "</th><th class=\"num\">");
-	esc(sb, kname(v, 1));
-	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
-		"<th>Ratio against 1.0 (band: noise)</th><th class=\"num\">p / q</th>"
-		"<th>Verdict</th></tr></thead><tbody>\n");
+	sb_adds(sb, "<div class=\"tw\"><table class=\"results\">");
+	results_head(v, sb, "<th>Metric</th>", "Verdict", &ax);
+	sb_adds(sb, "<th>Unit</th><th class=\"num\">p / q</th></tr></thead><tbody>\n");
 	for (i = 0; i < v->nresults; i++) {
 		const struct result_record *res = &v->results[i];
 		const char *wn = str_or(res->workload, "");
@@ -428,17 +515,16 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 			sb_adds(sb, "</td></tr>\n");
 			cur = wn;
 		}
-		sb_addf(sb, "<tr class=\"metric\" id=\"m%zu\"><td><a href=\"#d%zu\">", i, i);
+		sb_addf(sb, "<tr class=\"metric\" id=\"m%zu\"><td class=\"name\"><a href=\"#d%zu\">",
+			i, i);
 		esc(sb, res->metric);
 		sb_adds(sb, "</a></td>");
+		verdict_cell(sb, res->verdict_id);
+		change_cells(sb, &ax, res);
+		median_cells(sb, res);
 		td_text(sb, res->unit ? res->unit : "");
-		change_cells(sb, res);
-		sb_adds(sb, "<td>");
-		if (res->verdict_id)
-			badge(sb, res->verdict_id);
-		else
-			sb_adds(sb, "-");	/* one kernel: nothing was compared */
-		sb_adds(sb, "</td></tr>\n");
+		p_cell(sb, res);
+		sb_adds(sb, "</tr>\n");
 		if (primary)
 			heterogeneity_row(sb, res);
 	}
@@ -645,13 +731,21 @@ static void hosts_tables(const struct report_view *v, struct strbuf *sb)
 
 static void geomean_table(const struct report_view *v, struct strbuf *sb)
 {
+	struct svg_forest_axis ax;
+
 	if (!v->ngeomean)
 		return;
+	svg_forest_axis_init(&ax, v->statistics.threshold);
+	for (size_t i = 0; i < v->ngeomean; i++)
+		svg_forest_axis_add(&ax, v->geomean[i].ratio, v->geomean[i].lo, v->geomean[i].hi);
+	svg_forest_axis_done(&ax);
 	sb_adds(sb, "<section id=\"geomean\"><h3>Geometric mean per workload</h3><p class=\"muted\">Each metric's ratio "
 		"oriented so that &gt; 1 means the patched kernel is better; interval from a joint "
-		"bootstrap over runs.</p><table class=\"geomean\"><thead><tr><th>Workload</th>"
-		"<th class=\"num\">Metrics</th><th class=\"num\">Patched better by</th>"
-		"<th class=\"num\">Interval</th><th>Ratio against 1.0</th></tr></thead><tbody>\n");
+		"bootstrap over runs.</p><div class=\"tw\"><table class=\"geomean\"><thead><tr>"
+		"<th>Workload</th><th class=\"num\">Metrics</th><th class=\"num\">Patched better by</th>"
+		"<th class=\"num\">Interval</th><th class=\"plot\">");
+	svg_forest_head(sb, &ax);
+	sb_adds(sb, "</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < v->ngeomean; i++) {
 		const struct view_geomean *g = &v->geomean[i];
 		char d[32], ci[64];
@@ -664,11 +758,11 @@ static void geomean_table(const struct report_view *v, struct strbuf *sb)
 		sb_adds(sb, "<tr>");
 		td_text(sb, str_or(g->workload, ""));
 		sb_addf(sb, "<td class=\"num\">%lld</td><td class=\"num\">%s</td>"
-			"<td class=\"num\">%s</td><td>", (long long)g->metrics, d, ci);
-		svg_forest(sb, ratio, lo, hi, v->statistics.threshold, 1, cls);
+			"<td class=\"num\">%s</td><td class=\"plot\">", (long long)g->metrics, d, ci);
+		svg_forest(sb, &ax, ratio, lo, hi, v->statistics.threshold, SVG_BETTER_HIGHER, cls);
 		sb_adds(sb, "</td></tr>\n");
 	}
-	sb_adds(sb, "</tbody></table></section>\n");
+	sb_adds(sb, "</tbody></table></div></section>\n");
 }
 
 static void stat_row(struct strbuf *sb, const char *label, double a, double b)
@@ -847,22 +941,26 @@ static void raw_values(const struct report_view *v, const struct result_record *
 	sb_adds(sb, "</tbody></table></div>");
 }
 
+/*
+ * Each metric's distributions, open on the page and in print (a collapsed
+ * <details> hid them until clicked and dropped them from a printout); only
+ * the table of raw values folds away.
+ */
 static void details(const struct report_view *v, struct strbuf *sb)
 {
-
 	sb_adds(sb, "<section id=\"details\"><h2>Per-metric details</h2>\n");
 	for (size_t i = 0; i < v->nresults; i++) {
 		const struct result_record *res = &v->results[i];
 
-		sb_addf(sb, "<details id=\"d%zu\"><summary>", i);
+		sb_addf(sb, "<article class=\"detail\" id=\"d%zu\"><h3>", i);
 		badge(sb, css_id(res->verdict_id ? res->verdict_id : "invalid"));
-		sb_adds(sb, " <b>");
+		sb_adds(sb, " ");
 		esc(sb, res->workload);
 		sb_adds(sb, " / ");
 		esc(sb, res->metric);
-		sb_adds(sb, "</b> <span class=\"muted\">");
+		sb_adds(sb, " <span class=\"muted\">");
 		esc(sb, res->reason ? res->reason : "");
-		sb_adds(sb, "</span></summary>");
+		sb_adds(sb, "</span></h3>");
 		if (res->nwarnings) {
 			sb_adds(sb, "<ul>");
 			for (size_t j = 0; j < res->nwarnings; j++) {
@@ -877,41 +975,43 @@ static void details(const struct report_view *v, struct strbuf *sb)
 		svg_run_order(sb, res);
 		sb_adds(sb, "</div><div>");
 		detail_stats(v, res, sb);
-		sb_adds(sb, "</div>");
+		sb_adds(sb, "</div></div><details class=\"rawv\"><summary>Each run's value</summary>");
 		raw_values(v, res, sb);
-		sb_adds(sb, "</div></details>\n");
+		sb_adds(sb, "</details></article>\n");
 	}
 	sb_adds(sb, "</section>\n");
 }
 
 static void counters(const struct report_view *v, struct strbuf *sb)
 {
+	struct svg_forest_axis ax;
 
 	if (!v->ncounters)
 		return;
+	svg_forest_axis_init(&ax, v->statistics.threshold);
+	for (size_t i = 0; i < v->ncounters; i++)
+		axis_add_result(&ax, &v->counters[i]);
+	svg_forest_axis_done(&ax);
 	sb_adds(sb, "<section id=\"counters\"><h2>Counters</h2><p class=\"muted\">vmstat deltas, "
 		"tracepoint counts and lru_gen statistics, with the same statistics as the metrics "
 		"(their own BH family), sorted by size of change. Counters have no "
 		"&ldquo;better&rdquo;: the badge says which way they moved.</p>"
-		"<div class=\"tw\"><table class=\"counters\"><thead><tr><th>Workload</th><th>Counter</th>"
-		"<th class=\"num\">");
-	esc(sb, kname(v, 0));
-	sb_adds(sb, "</th><th class=\"num\">");
-	esc(sb, kname(v, 1));
-	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
-		"<th>Ratio against 1.0</th><th class=\"num\">q</th><th>Moved</th></tr></thead><tbody>\n");
+		"<div class=\"tw\"><table class=\"counters\">");
+	results_head(v, sb, "<th>Workload</th><th>Counter</th>", "Moved", &ax);
+	sb_adds(sb, "<th class=\"num\">q</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < v->ncounters; i++) {
 		const struct result_record *c = &v->counters[i];
 
 		sb_adds(sb, "<tr class=\"counter\">");
 		td_text(sb, c->workload);
-		sb_adds(sb, "<td><code>");
+		sb_adds(sb, "<td class=\"name\"><code>");
 		esc(sb, c->metric);
 		sb_adds(sb, "</code></td>");
-		change_cells(sb, c);
-		sb_adds(sb, "<td>");
-		badge(sb, c->change_id ? c->change_id : "invalid");
-		sb_adds(sb, "</td></tr>\n");
+		verdict_cell(sb, c->change_id ? c->change_id : "invalid");
+		change_cells(sb, &ax, c);
+		median_cells(sb, c);
+		p_cell(sb, c);
+		sb_adds(sb, "</tr>\n");
 	}
 	sb_adds(sb, "</tbody></table></div></section>\n");
 }
@@ -1154,8 +1254,11 @@ static void methodology(const struct report_view *v, struct strbuf *sb)
 		"the host gave that CPU; the slope of log rate on log reference, estimated inside "
 		"each kernel and pooled, moves every cell to the session's median reference, and the "
 		"run's value is the median of its cells.</dd>"
-		"<dt>Forest plot</dt><dd>the dot is the ratio, the bar its interval, the dashed line "
-		"1.0 (no change), the shaded band &plusmn;%g%% (the noise threshold).</dd>"
+		"<dt>Forest plot</dt><dd>the dot is the ratio, the bar its interval, the dark line "
+		"no change, the shaded band &plusmn;%g%% (the noise threshold). Every row of a table "
+		"is drawn on the one axis in the column's heading (change in %%, on a log scale of "
+		"the ratio), with a grid line at each tick; an arrow marks an interval that runs "
+		"past the axis' end.</dd>"
 		"<dt>Verdicts</dt><dd><b>improvement / regression</b>: p (q) &lt; %g and the whole "
 		"interval lies beyond the band, in the metric's better / worse direction. "
 		"<b>&#8776;</b>: significant, and the interval lies inside the band. "
@@ -1216,7 +1319,7 @@ static void render(const struct report_view *v, struct strbuf *sb)
 {
 	char *title = xasprintf("mglrulab: %s vs %s", kname(v, 0), kname(v, 1));
 
-	report_html_begin(sb, title, NULL);
+	report_html_begin(sb, title, report_css);
 	free(title);
 	header(v, sb);
 	warnings(v, sb);
