@@ -6,13 +6,17 @@
  */
 #include "cmd.h"
 #include "fsutil.h"
+#include "config.h"
 #include "report.h"
 #include "report_cli.h"
+#include "report_headline.h"
 #include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg)
 {
@@ -27,12 +31,15 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg)
 
 static const struct lab_option report_options[] = {
 	REPORT_OUTPUT_OPTIONS,
+	REPORT_OPT_OUTPUT_("mail", REPORT_OUT_MAIL,
+			   "a reply mail to the series on stdout, ready to send\n"
+			   "(From/To/Cc and links: lab.conf [report])"),
 	LAB_OPT_END
 };
 
 static const char *const report_synopsis[] = {
 	"mglrulab report REPORT.json [--html FILE] [--text] [--benchfmt] [--json]",
-	"                [-o FILE]",
+	"                [--mail] [-o FILE]",
 	NULL
 };
 
@@ -41,7 +48,14 @@ const struct lab_usage report_usage = {
 	.description =
 		"Recompute the statistics of a session from its raw runs and recorded\n"
 		"settings, and write the outputs. Without an output option, --text.\n"
-		"The same JSON always gives byte-identical outputs.\n",
+		"The same JSON always gives byte-identical outputs.\n"
+		"\n"
+		"--mail writes an LKP-style reply to the series the session measured:\n"
+		"headers threaded under its cover letter (In-Reply-To, References), the\n"
+		"answer, the lab's setup, how to reproduce, and the HTML's address when\n"
+		"lab.conf's [report] base_url is set. From, To and Cc come from [report]\n"
+		"mail_from, mail_to and mail_cc of $MGLRULAB_CONFIG or ./lab.conf (From\n"
+		"defaults to $USER@hostname). Send it with git send-email or a mail client.\n",
 	.options = report_options,
 	.footer = "exit status: 0 ok, 1 unreadable or invalid JSON, 2 cannot write output.\n",
 };
@@ -90,6 +104,11 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 		case REPORT_OUT_TEXT: report_render_text(report, &out); break;
 		case REPORT_OUT_BENCHFMT: report_render_benchfmt(report, &out); break;
 		case REPORT_OUT_JSON: report_dump(report, &out); break;
+		case REPORT_OUT_MAIL:
+			ret = report_cli_mail(report, NULL, &out);
+			if (ret)
+				goto out;
+			break;
 		}
 	}
 	if (!out.len)
@@ -103,6 +122,39 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 out:
 	sb_release(&out);
 	return ret;
+}
+
+int report_cli_mail(const json_t *report, const char *config_path, struct strbuf *out)
+{
+	struct lab_config cfg = { 0 };
+	struct report_mail_opts o = { 0 };
+	struct strbuf why = STRBUF_INIT;
+	const char *path = cmd_config_path(config_path);
+	char *from = NULL;
+	int loaded = 0, r;
+
+	/* lab.conf is optional here: a report can be mailed from anywhere. */
+	if (config_path || access(path, F_OK) == 0) {
+		if (config_load_or_report(path, &cfg)) {
+			config_release(&cfg);
+			return LAB_EUSER;
+		}
+		loaded = 1;
+		o.from = cfg.report.mail_from;
+		o.to = cfg.report.mail_to;
+		o.cc = cfg.report.mail_cc;
+		o.base_url = cfg.report.base_url;
+	}
+	if (!o.from)
+		o.from = from = report_mail_default_from();
+	r = report_render_mail(report, &o, out, &why);
+	if (r)
+		warning("mail: %s", sb_str(&why));
+	free(from);
+	if (loaded)
+		config_release(&cfg);
+	sb_release(&why);
+	return r < 0 ? LAB_EUSER : LAB_OK;
 }
 
 int cmd_report(int argc, char **argv)

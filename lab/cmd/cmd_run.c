@@ -75,6 +75,9 @@ static const struct lab_option run_options[] = {
 		       "exit 3 on a regression (default), on any change, or never"),
 	LAB_OPT_STRING("junit", 0, struct session_opts, junit, "FILE",
 		       "one JUnit test case per workload metric with its verdict"),
+	LAB_OPT_STRING("mail", 0, struct session_opts, mail, "FILE",
+		       "a reply mail to the series, ready to send (see\n"
+		       "'mglrulab help report')"),
 	LAB_OPT_BOOL("no-counters", 0, struct session_opts, no_counters,
 		     "skip vmstat/tracepoint/lru_gen collection"),
 	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),
@@ -85,9 +88,10 @@ static const struct lab_option run_options[] = {
 static const char *const run_synopsis[] = {
 	"mglrulab run [--ab [BASE NEW] | --aa [BASE]] [-c FILE] [--runs N] [--warmups N] [--seed S]",
 	"             [--workloads a,b] [--kernel NAME] [--fail-on regression|change|none]",
-	"             [--junit FILE] [--no-counters] [-q] [-v]",
+	"             [--junit FILE] [--mail FILE] [--no-counters] [-q] [-v]",
 	"             [--until decided [--max-runs N] [--budget DURATION]]",
 	"mglrulab run --resume [SESSION] [--budget DURATION] [-c FILE] [--fail-on ...] [--junit FILE]",
+	"             [--mail FILE]",
 	NULL
 };
 

@@ -74,6 +74,50 @@ static const struct ini_key stats_keys[] = {
 	{ NULL },
 };
 
+/*
+ * A mail header's value: printable ASCII with an '@', nothing a header
+ * could be cut or continued with (the mail writes it as it is).
+ */
+static int parse_mail_address(const char *value, void *field)
+{
+	if (!strchr(value, '@'))
+		return -1;
+	for (const char *p = value; *p; p++)
+		if (*p < ' ' || *p > '~')
+			return -1;
+	free(*(char **)field);
+	*(char **)field = xstrdup(value);
+	return 0;
+}
+
+/* http(s)://HOST/PATH of printable ASCII without spaces: it goes into a mail as a link. */
+static int parse_base_url(const char *value, void *field)
+{
+	size_t scheme = !strncmp(value, "https://", 8) ? 8 : !strncmp(value, "http://", 7) ? 7 : 0;
+
+	if (!scheme || !value[scheme] || value[scheme] == '/')
+		return -1;
+	for (const char *p = value; *p; p++)
+		if (*p <= ' ' || *p > '~' || strchr("\"<>\\^`{|}", *p))
+			return -1;
+	free(*(char **)field);
+	*(char **)field = xstrdup(value);
+	return 0;
+}
+
+#define REPORT(f) .offset = offsetof(struct report_cfg, f)
+static const struct ini_key report_keys[] = {
+	{ "mail_from", INI_CUSTOM, REPORT(mail_from), .parse = parse_mail_address,
+	  .expected = "a mail address in printable ASCII (Name <user@example.org>)" },
+	{ "mail_to", INI_CUSTOM, REPORT(mail_to), .parse = parse_mail_address,
+	  .expected = "mail addresses in printable ASCII, separated by commas" },
+	{ "mail_cc", INI_CUSTOM, REPORT(mail_cc), .parse = parse_mail_address,
+	  .expected = "mail addresses in printable ASCII, separated by commas" },
+	{ "base_url", INI_CUSTOM, REPORT(base_url), .parse = parse_base_url,
+	  .expected = "an http:// or https:// URL without spaces or quotes" },
+	{ NULL },
+};
+
 struct parse_ctx {
 	struct lab_config *cfg;
 	struct ini_check ini;		/* path, error text, keys seen */
@@ -298,14 +342,15 @@ static void on_section(void *user, const char *section, int line)
 	char *kind, *name;
 
 	split_section(section, &kind, &name);
-	if (!strcmp(kind, "lab") || !strcmp(kind, "run") || !strcmp(kind, "stats")) {
+	if (!strcmp(kind, "lab") || !strcmp(kind, "run") || !strcmp(kind, "stats") ||
+	    !strcmp(kind, "report")) {
 		if (name)
 			cfg_error(ctx, line, "[%s] takes no name (write [%s])", section, kind);
 		if (!strcmp(kind, "run"))
 			ctx->run_line = ctx->run_line ? ctx->run_line : line;
 		else if (!strcmp(kind, "stats"))
 			ctx->stats_line = ctx->stats_line ? ctx->stats_line : line;
-		else
+		else if (!strcmp(kind, "lab"))
 			ctx->lab_line = ctx->lab_line ? ctx->lab_line : line;
 	} else if (!strcmp(kind, "kernel") || !strcmp(kind, "guest") || !strcmp(kind, "workload") ||
 		   !strcmp(kind, "host")) {
@@ -322,7 +367,7 @@ static void on_section(void *user, const char *section, int line)
 			get_workload(cfg, name, line);
 	} else {
 		cfg_error(ctx, line, "unknown section [%s] (expected [lab], [kernel NAME], "
-			  "[guest NAME], [workload NAME], [host NAME], [run] or [stats])", section);
+			  "[guest NAME], [workload NAME], [host NAME], [run], [stats] or [report])", section);
 	}
 	free(kind);
 	free(name);
@@ -346,6 +391,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		r = set_from_specs(ctx, &cfg->run, run_keys, section, key, value, line);
 	else if (!strcmp(kind, "stats") && !name)
 		r = set_from_specs(ctx, &cfg->stats, stats_keys, section, key, value, line);
+	else if (!strcmp(kind, "report") && !name)
+		r = set_from_specs(ctx, &cfg->report, report_keys, section, key, value, line);
 	else if (name && config_valid_name(name) && !strcmp(kind, "kernel"))
 		r = set_from_specs(ctx, get_kernel(cfg, name, line), kernel_keys, section, key, value, line);
 	else if (name && config_valid_name(name) && !strcmp(kind, "guest"))
@@ -594,6 +641,10 @@ void config_release(struct lab_config *cfg)
 	free(cfg->uri);
 	free(cfg->accel);
 	free(cfg->ccache);
+	free(cfg->report.mail_from);
+	free(cfg->report.mail_to);
+	free(cfg->report.mail_cc);
+	free(cfg->report.base_url);
 	for (size_t i = 0; i < cfg->nr_kernels; i++) {
 		struct kernel_cfg *k = &cfg->kernels[i];
 		free(k->name);

@@ -97,6 +97,13 @@ struct run_cfg {
 	struct strvec hosts;		/* [host] names the runs go to (never empty after load) */
 };
 
+/* [report]: what the reply mail (`report --mail`, `run --mail`) says about its sender. */
+struct report_cfg {
+	char *mail_from;		/* NULL: "mglrulab <$USER@hostname>" */
+	char *mail_to, *mail_cc;	/* NULL: left for the user */
+	char *base_url;			/* where reports_dir is published; NULL: no link */
+};
+
 struct lab_config {
 	char *path;			/* absolute path of the file */
 	char *dir;			/* its folder: relative paths resolve here */
@@ -119,6 +126,7 @@ struct lab_config {
 	struct strmap host_index;	/* host name -> index in hosts (config_host()) */
 	struct run_cfg run;
 	struct stats_cfg stats;
+	struct report_cfg report;
 };
 
 /*

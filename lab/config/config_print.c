@@ -17,6 +17,12 @@ static json_t *strvec_json(const struct strvec *sv)
 	return a;
 }
 
+/* [report] is shown only when lab.conf has it: most labs send no mail. */
+static int report_set(const struct report_cfg *r)
+{
+	return r->mail_from || r->mail_to || r->mail_cc || r->base_url;
+}
+
 static json_t *opt_string(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -78,6 +84,12 @@ char *config_to_json(const struct lab_config *cfg)
 		"stats", "alpha", cfg->stats.alpha, "confidence", cfg->stats.confidence,
 		"threshold", cfg->stats.threshold, "resamples", (json_int_t)cfg->stats.resamples,
 		"max_failed", cfg->stats.max_failed);
+	if (report_set(&cfg->report))
+		json_object_set_new(root, "report", xjson_pack("{s:o, s:o, s:o, s:o}",
+			"mail_from", opt_string(cfg->report.mail_from),
+			"mail_to", opt_string(cfg->report.mail_to),
+			"mail_cc", opt_string(cfg->report.mail_cc),
+			"base_url", opt_string(cfg->report.base_url)));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	return text;
@@ -137,4 +149,15 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 	sb_addf(out, "\n[stats]\n  alpha      %g\n  confidence %g\n  threshold  %g%%\n"
 		"  resamples  %ld\n  max_failed %g%%\n", cfg->stats.alpha, cfg->stats.confidence,
 		cfg->stats.threshold * 100, cfg->stats.resamples, cfg->stats.max_failed * 100);
+	if (!report_set(&cfg->report))
+		return;
+	sb_adds(out, "\n[report]\n");
+	if (cfg->report.mail_from)
+		sb_addf(out, "  mail_from  %s\n", cfg->report.mail_from);
+	if (cfg->report.mail_to)
+		sb_addf(out, "  mail_to    %s\n", cfg->report.mail_to);
+	if (cfg->report.mail_cc)
+		sb_addf(out, "  mail_cc    %s\n", cfg->report.mail_cc);
+	if (cfg->report.base_url)
+		sb_addf(out, "  base_url   %s\n", cfg->report.base_url);
 }

@@ -506,3 +506,42 @@ char *patch_label(const struct patch *p)
 	sb_addf(&sb, ", message %d)", p->index);
 	return sb_detach(&sb);
 }
+
+/* The first cover letter of @pl that carries a Message-Id or a subject. */
+static const struct patch *first_cover(const struct patch_list *pl)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->v[i].is_cover && pl->v[i].has_headers &&
+		    (pl->v[i].message_id || pl->v[i].subject))
+			return &pl->v[i];
+	return NULL;
+}
+
+void mbox_thread_json(const struct patch_list *pl, json_t *kernel)
+{
+	json_t *series = json_object_get(kernel, "series");
+	const struct patch *cover = first_cover(pl);
+	size_t k = 0;
+
+	for (size_t i = 0; i < pl->n; i++) {
+		json_t *e;
+
+		if (pl->v[i].is_cover)
+			continue;
+		/* A prefix kernel (NAME@K) applied only the first K of them. */
+		e = json_array_get(series, k++);
+		if (!e)
+			break;
+		if (pl->v[i].message_id)
+			json_object_set_new(e, "message_id", json_string_lossy(pl->v[i].message_id));
+	}
+	if (!cover)
+		return;
+	json_object_set_new(kernel, "cover", json_object());
+	if (cover->subject)
+		json_object_set_new(json_object_get(kernel, "cover"), "subject",
+				    json_string_lossy(cover->subject));
+	if (cover->message_id)
+		json_object_set_new(json_object_get(kernel, "cover"), "message_id",
+				    json_string_lossy(cover->message_id));
+}

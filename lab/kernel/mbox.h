@@ -8,6 +8,7 @@
 
 #include "util.h"
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "strbuf.h"
@@ -50,6 +51,15 @@ void patch_list_release(struct patch_list *pl);
  * cut the message in two, and each line reaches git as it is in @text.
  */
 void mbox_quote_rd(struct strbuf *out, const char *text);
+/*
+ * Where the series of @pl was posted, into @kernel (a session's kernels[]
+ * element, whose "series" lists the applied patches in order):
+ * series[i].message_id of the i-th message that is not a cover letter, and
+ * "cover": {subject, message_id} of the first cover letter, so that a reply
+ * mail (`mglrulab report --mail`) threads under the series. Strings as in
+ * the mail (raw: filtered where printed); absent ones are left out.
+ */
+void mbox_thread_json(const struct patch_list *pl, json_t *kernel);
 /*
  * "[PATCH 2/3] mm: foo" (file.mbox, message 3)" — how errors name a patch;
  * subject and file name pass sb_add_text_safe(), so it is safe to print.

@@ -8,7 +8,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
-enum report_out { REPORT_OUT_TEXT, REPORT_OUT_BENCHFMT, REPORT_OUT_JSON };
+#include "strbuf.h"
+
+enum report_out { REPORT_OUT_TEXT, REPORT_OUT_BENCHFMT, REPORT_OUT_JSON, REPORT_OUT_MAIL };
 
 struct report_cli {
 	const char *files[2];
@@ -30,5 +32,13 @@ int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli);
 /* Render and write every requested output of @report. Returns an exit status. */
 LAB_MUST_CHECK
 int report_cli_write(const json_t *report, const struct report_cli *cli);
+
+/*
+ * The reply mail of @report into @out, its From, To, Cc and links from
+ * lab.conf's [report] (@config_path; NULL: $MGLRULAB_CONFIG or ./lab.conf
+ * when it exists). Why it is not threaded goes to stderr. An exit status.
+ */
+LAB_MUST_CHECK
+int report_cli_mail(const json_t *report, const char *config_path, struct strbuf *out);
 
 #endif

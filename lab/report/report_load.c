@@ -176,11 +176,16 @@ static int check_series_entry(struct vctx *v, const json_t *p, void *data)
 {
 	static const struct field f[] = {
 		{ "subject", W_STRING, 1 }, { "hash", W_STRING, 0 },
-		{ "author", W_STRING, 0 }, { NULL, 0, 0 },
+		{ "author", W_STRING, 0 }, { "message_id", W_STRING, 0 }, { NULL, 0, 0 },
 	};
 	(void)data;
 	return check_fields(v, p, f);
 }
+
+/* kernels[].cover: the series' cover letter, which a reply mail answers. */
+static const struct field cover_fields[] = {
+	{ "subject", W_STRING, 0 }, { "message_id", W_STRING, 0 }, { NULL, 0, 0 },
+};
 
 static int check_kernel(struct vctx *v, const json_t *k, void *data)
 {
@@ -191,7 +196,7 @@ static int check_kernel(struct vctx *v, const json_t *k, void *data)
 		{ "cache_key", W_STRING, 0 }, { NULL, 0, 0 },
 	};
 	(void)data;
-	if (check_fields(v, k, f))
+	if (check_fields(v, k, f) || check_object(v, k, "cover", 0, cover_fields, NULL))
 		return -1;
 	return each(v, k, "series", 0, check_series_entry, NULL);
 }

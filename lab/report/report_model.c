@@ -1398,11 +1398,45 @@ static void warn_session(const struct model *m, json_t *w, size_t total)
 	}
 }
 
-/* The metrics' own warnings, counted: how many metrics each kind touches. */
+/* Names a metric warning lists before "and N more": one or two lines of text. */
+#define WARN_NAMES_MAX	6
+
+/* 1 when @s (a metric, not a counter) carries a warning of @kind's flag. */
+static int warned_of(const struct series *s, unsigned flag)
+{
+	if (!flag)	/* invalid: the verdict, not a flag */
+		return s->verdict && !strcmp(s->verdict, "invalid");
+	return !!(s->warned & flag);
+}
+
+/*
+ * ": yp_shared:cs_per_sec_1cpu, kbuild:elapsed_s and 3 more" for the
+ * metrics warned of @flag, so that a reader knows which ones to look at
+ * without searching every table.
+ */
+static void warned_names(const struct model *m, unsigned flag, size_t n, struct strbuf *out)
+{
+	size_t named = 0;
+
+	sb_reset(out);
+	for (size_t i = 0; i < m->ns && named < WARN_NAMES_MAX; i++) {
+		const struct series *s = &m->s[i];
+
+		if (s->is_counter || !warned_of(s, flag))
+			continue;
+		sb_addf(out, "%s%s:%s", named ? ", " : ": ", s->workload, s->name);
+		named++;
+	}
+	if (n > named)
+		sb_addf(out, " and %zu more", n - named);
+}
+
+/* The metrics' own warnings, counted and named. */
 static void warn_metrics(const struct model *m, json_t *w)
 {
 	size_t i, n_few = 0, n_drift = 0, n_out = 0, n_invalid = 0, n_missing = 0;
 	size_t n_metrics = 0, n_het = 0;
+	struct strbuf names = STRBUF_INIT;
 
 	for (i = 0; i < m->ns; i++) {
 		struct series *s = &m->s[i];
@@ -1410,32 +1444,49 @@ static void warn_metrics(const struct model *m, json_t *w)
 		if (s->is_counter)
 			continue;
 		n_metrics++;
-		n_few += !!(s->warned & WARNED_FEW);
-		n_drift += !!(s->warned & WARNED_DRIFT);
-		n_out += !!(s->warned & WARNED_OUTLIERS);
-		n_missing += !!(s->warned & WARNED_MISSING);
-		n_het += !!(s->warned & WARNED_HET);
-		n_invalid += s->verdict && !strcmp(s->verdict, "invalid");
+		n_few += warned_of(s, WARNED_FEW);
+		n_drift += warned_of(s, WARNED_DRIFT);
+		n_out += warned_of(s, WARNED_OUTLIERS);
+		n_missing += warned_of(s, WARNED_MISSING);
+		n_het += warned_of(s, WARNED_HET);
+		n_invalid += warned_of(s, 0);
 	}
-	if (n_few)
+	if (n_few) {
+		warned_names(m, WARNED_FEW, n_few, &names);
 		add_warning(w, "too-few-runs", "%zu metric(s) have too few runs for a %.0f%% "
-			    "median interval", n_few, 100 * m->st.confidence);
-	if (n_invalid)
-		add_warning(w, "invalid", "%zu metric(s) are invalid (see their reasons)", n_invalid);
-	if (n_missing)
-		add_warning(w, "missing-values", "%zu metric(s) lack values in some runs", n_missing);
-	if (n_drift)
+			    "median interval%s", n_few, 100 * m->st.confidence, sb_str(&names));
+	}
+	if (n_invalid) {
+		warned_names(m, 0, n_invalid, &names);
+		add_warning(w, "invalid", "%zu metric(s) are invalid (see their reasons)%s",
+			    n_invalid, sb_str(&names));
+	}
+	if (n_missing) {
+		warned_names(m, WARNED_MISSING, n_missing, &names);
+		add_warning(w, "missing-values", "%zu metric(s) lack values in some runs%s",
+			    n_missing, sb_str(&names));
+	}
+	/* Only the HTML report draws run-order plots: say where they are. */
+	if (n_drift) {
+		warned_names(m, WARNED_DRIFT, n_drift, &names);
 		add_warning(w, "drift", "%zu of %zu metric(s) trend with run order (Spearman p < %g; "
-			    "by chance alone about %g%% would): check their run-order plots for an "
-			    "unsteady host", n_drift, n_metrics, m->st.alpha, 100 * m->st.alpha);
-	if (n_out)
+			    "by chance alone about %g%% would)%s; an unsteady host shows in their "
+			    "run-order plots in the HTML report", n_drift, n_metrics, m->st.alpha,
+			    100 * m->st.alpha, sb_str(&names));
+	}
+	if (n_out) {
+		warned_names(m, WARNED_OUTLIERS, n_out, &names);
 		add_warning(w, "outliers", "%zu metric(s) have outliers (flagged, kept in every "
-			    "statistic)", n_out);
-	if (n_het)
+			    "statistic)%s", n_out, sb_str(&names));
+	}
+	if (n_het) {
+		warned_names(m, WARNED_HET, n_het, &names);
 		add_warning(w, "host-heterogeneity", "%zu primary metric(s) differ between hosts "
-			    "beyond their intervals (Cochran's Q p < %.2g): their pooled verdicts "
+			    "beyond their intervals (Cochran's Q p < %.2g)%s; their pooled verdicts "
 			    "average over machines that disagree; see the per-host results",
-			    n_het, STATS_HET_ALPHA);
+			    n_het, STATS_HET_ALPHA, sb_str(&names));
+	}
+	sb_release(&names);
 }
 
 static json_t *report_warnings(struct model *m)

@@ -39,6 +39,12 @@ char *report_view_runs_exceptions(const struct report_view *v);
  * result's hosts (plain text: the host name is made safe).
  */
 void result_host_line(const struct result_host *h, struct strbuf *out);
+/*
+ * The text report's context block (session, kernels and their patches,
+ * host, guest, design, time, statistics), 78 columns, strings made safe:
+ * the mail's "Setup" is the same.
+ */
+void report_text_context(const struct report_view *v, struct strbuf *sb);
 /* One plain-text sentence on a host_states[] entry, for text and HTML. */
 struct view_host_state;
 void hoststate_line(const struct view_host_state *hs, struct strbuf *out);

@@ -7,6 +7,7 @@
  */
 #include "report.h"
 #include "escape.h"
+#include "report_headline.h"
 #include "report_layout.h"
 #include "report_priv.h"
 #include "report_view.h"
@@ -145,11 +146,7 @@ static void sequential_lines(const struct report_view *v, struct strbuf *sb)
 		seq_stop_line(&v->sequential.workloads[i], &line);
 		kv(sb, "", line.buf);
 	}
-	if (report_view_budget_stopped(v)) {
-		sb_reset(&line);
-		report_view_budget_resume_line(v, &line);
-		kv(sb, "", line.buf);
-	}
+	/* What the budget left undecided and how to go on: in the answer above. */
 	sb_release(&line);
 }
 
@@ -251,10 +248,8 @@ static void stats_lines(const struct report_view *v, struct strbuf *sb)
 	sb_release(&line);
 }
 
-static void header(const struct report_view *v, struct strbuf *sb)
+static void title(const struct report_view *v, struct strbuf *sb)
 {
-	struct strbuf line = STRBUF_INIT;
-
 	sb_adds(sb, "mglrulab report: ");
 	sb_add_text_fit(sb, or(v->design.baseline, "?"), 30);
 	if (v->design.patched) {
@@ -263,10 +258,30 @@ static void header(const struct report_view *v, struct strbuf *sb)
 	} else {
 		sb_adds(sb, " (one kernel, no comparison)");
 	}
-	sb_addc(sb, '\n');
+	sb_adds(sb, "\n\n");
+}
+
+/*
+ * The answer first (report_headline.h): the primaries' verdicts by name,
+ * what is undecided and what it would take, the warnings with the metrics
+ * they concern. The mail and the HTML page open with the same.
+ */
+static void answer(const struct report_view *v, struct strbuf *sb)
+{
+	struct headline h;
+
+	headline_build(v, &h);
+	headline_render_text(&h, sb);
+	headline_release(&h);
+}
+
+/* Then the context: the session, its kernels, host, guest, design, statistics. */
+void report_text_context(const struct report_view *v, struct strbuf *sb)
+{
+	struct strbuf line = STRBUF_INIT;
+
 	sb_addf(&line, "%s (%s), %s %s", or(v->session.id, "-"), or(v->session.mode, "-"),
 		or(v->generator.name, "?"), or(v->generator.version, "?"));
-	sb_addc(sb, '\n');
 	kv(sb, "session", line.buf);
 	sb_release(&line);
 	kernel_lines(v, sb);
@@ -275,15 +290,6 @@ static void header(const struct report_view *v, struct strbuf *sb)
 	sequential_lines(v, sb);
 	time_line(v, sb);
 	stats_lines(v, sb);
-}
-
-static void warnings(const struct report_view *v, struct strbuf *sb)
-{
-	for (size_t i = 0; i < v->nwarnings; i++) {
-		if (!i)
-			sb_addc(sb, '\n');
-		wrap(sb, "WARNING: ", v->warnings[i].message);
-	}
 }
 
 /* "Verdicts: 2 improvement, ..." for the counts in @c (summary.verdicts or the like). */
@@ -765,8 +771,10 @@ void report_render_text(const json_t *report, struct strbuf *out)
 	if (report_view_decode(report, &v, &err)) {
 		sb_addf(out, "mglrulab report: the report does not decode: %s\n", err.buf);
 	} else {
-		header(&v, out);
-		warnings(&v, out);
+		title(&v, out);
+		answer(&v, out);
+		sb_addc(out, '\n');
+		report_text_context(&v, out);
 		verdict_counts(&v, out);
 		primary_table(&v, out);
 		layout_section(&v, out);

@@ -186,7 +186,21 @@ static void read_series(struct vd *d, const json_t *k, const char *where, struct
 		o->series[i].subject = vd_str(d, p, at, "subject");
 		o->series[i].hash = vd_str(d, p, at, "hash");
 		o->series[i].author = vd_str(d, p, at, "author");
+		o->series[i].message_id = vd_str(d, p, at, "message_id");
 	}
+}
+
+/* kernels[].cover, the cover letter of the series (absent: none known). */
+static void read_cover(struct vd *d, const json_t *k, const char *where, struct view_kernel *o)
+{
+	const json_t *c = vd_obj(d, k, where, "cover");
+	char at[64];
+
+	if (!c)
+		return;
+	snprintf(at, sizeof(at), "%s.cover", where);
+	o->cover_subject = vd_str(d, c, at, "subject");
+	o->cover_message_id = vd_str(d, c, at, "message_id");
 }
 
 static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
@@ -208,6 +222,7 @@ static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 		o->config_hash = vd_str(d, k, at, "config_hash");
 		o->cache_key = vd_str(d, k, at, "cache_key");
 		read_series(d, k, at, o);
+		read_cover(d, k, at, o);
 	}
 }
 

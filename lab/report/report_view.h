@@ -48,6 +48,7 @@ struct view_host {
 
 struct view_patch {
 	const char *subject, *hash, *author;
+	const char *message_id;		/* "<...>" as in the mbox; NULL: not known */
 };
 
 struct view_kernel {
@@ -55,6 +56,8 @@ struct view_kernel {
 	const char *config_hash, *cache_key;
 	size_t nseries;
 	struct view_patch *series;
+	/* The series' cover letter ([PATCH 0/N]); NULL: none, or not recorded. */
+	const char *cover_subject, *cover_message_id;
 };
 
 struct view_node {

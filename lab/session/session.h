@@ -39,6 +39,7 @@ struct session_opts {
 	const char *resume_id;		/* NULL: reports/latest */
 	enum fail_on fail_on;
 	const char *junit;
+	const char *mail;		/* --mail FILE: the reply mail of the report */
 	int no_counters;
 	int until_decided;		/* --until decided: sequential session */
 	long max_runs;			/* --max-runs: run cap per kernel and workload (0: default) */
@@ -144,6 +145,13 @@ int session_verdict_status(const json_t *report, enum fail_on fail_on, struct st
 /* The JUnit file of @report at @path: LAB_OK, or LAB_ELAB when it cannot be written (said, naming it). */
 LAB_MUST_CHECK
 int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on);
+/*
+ * The reply mail of @report (report_render_mail()) at @path, From, To, Cc
+ * and the link from lab.conf's [report] @rc: LAB_OK, or LAB_ELAB when it
+ * cannot be written (said, naming it). Not threaded is a warning.
+ */
+LAB_MUST_CHECK
+int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc);
 /*
  * The progress line of finished run @i of @total ("run 3/8 base yp: failed:
  * why"): the first line of the failure reason, or the first metrics. What

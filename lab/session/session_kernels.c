@@ -12,6 +12,7 @@
 #include "interrupt.h"
 #include "kcache.h"
 #include "kimage.h"
+#include "mbox.h"
 #include "report.h"
 
 #include <errno.h>
@@ -127,6 +128,28 @@ void session_kernels_release(struct session_kernels *sk)
 	memset(sk, 0, sizeof(*sk));
 }
 
+/*
+ * The Message-Ids of the series' mails and its cover letter, for a reply
+ * mail that threads under the series. The files were just read to build
+ * the kernel; one that no longer splits leaves them out, not the session.
+ */
+static void series_thread(const struct kernel_cfg *k, json_t *kernel)
+{
+	struct patch_list pl = { 0 };
+	struct strbuf err = STRBUF_INIT;
+
+	for (size_t i = 0; i < k->series.n; i++) {
+		if (mbox_split(k->series.v[i], &pl, &err)) {
+			debug("no Message-Ids for [kernel %s]: %s", k->name, sb_str(&err));
+			goto out;
+		}
+	}
+	mbox_thread_json(&pl, kernel);
+out:
+	patch_list_release(&pl);
+	sb_release(&err);
+}
+
 static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const char *role,
 			   const struct kbuild_result *res)
 {
@@ -148,6 +171,7 @@ static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const c
 		"config_hash", meta.config_sha256,
 		"cache_key", res->key, "bzImage", res->bzimage, "config_name", k->name);
 	json_object_set_new(j, "series_files", files);
+	series_thread(k, j);
 	/* The release the image reports ("6.12.57"): what the report names the kernel by. */
 	char *release = kimage_release(res->bzimage);
 	if (release)

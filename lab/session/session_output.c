@@ -5,6 +5,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
+#include "report_headline.h"
 #include "report_result.h"
 #include "run_record.h"
 #include "util.h"
@@ -182,6 +183,40 @@ void session_stdout_restore(struct session *s)
 	}
 }
 
+int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc)
+{
+	struct report_mail_opts o = {
+		.from = rc->mail_from, .to = rc->mail_to, .cc = rc->mail_cc,
+		.base_url = rc->base_url,
+	};
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
+	char *from = o.from ? NULL : report_mail_default_from();
+	int r;
+
+	if (from)
+		o.from = from;
+	/* Not threaded is said, not fatal: the mail is still worth sending. */
+	if (report_render_mail(report, &o, &sb, &why))
+		warning("mail %s: %s", path, sb_str(&why));
+	r = write_user_file(path, sb.buf, sb.len);
+	if (r)
+		r = lab_error("cannot write %s: %s", path, user_file_strerror(errno));
+	free(from);
+	sb_release(&sb);
+	sb_release(&why);
+	return r;
+}
+
+/* The files the command line asked for besides the reports: --junit, --mail. */
+static int write_side_files(struct session *s, const json_t *report)
+{
+	int failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
+
+	if (s->o->mail)
+		failed += !!session_write_mail(s->o->mail, report, &s->cfg.report);
+	return failed;
+}
+
 int session_finish(struct session *s, enum plan_end end)
 {
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
@@ -223,7 +258,7 @@ int session_finish(struct session *s, enum plan_end end)
 	sb_release(&text);
 	free(txt);
 	/* Said, naming the file; CI would read no verdicts at all. */
-	int junit_failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
+	int junit_failed = write_side_files(s, report);
 	if (!unwritten)
 		term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
 	json_t *summary = json_object_get(report, "summary");

@@ -127,9 +127,46 @@ static void test_unknown_section(void **state)
 	(void)state;
 	expect_error(GOOD_KERNELS "\n[kernal foo]\nsource = x\n",
 		     "8: unknown section [kernal foo] (expected [lab], [kernel NAME], [guest NAME], "
-		     "[workload NAME], [host NAME], [run] or [stats])");
+		     "[workload NAME], [host NAME], [run], [stats] or [report])");
 	expect_error(GOOD_KERNELS "[kernel]\n",
 		     "7: [kernel] needs a name of letters, digits, '-', '_' or '.' (e.g. [kernel baseline])");
+}
+
+/*
+ * [report]: the reply mail's sender, recipients and the reports' address.
+ * A value that would reach a mail header or link unchecked is refused at
+ * its line (guards the keys added with `report --mail`).
+ */
+static void test_report_section(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	(void)state;
+	char *err = load("[report]\nmail_from = Lab <lab@example.org>\n"
+			 "mail_to = linux-mm@kvack.org\nbase_url = https://example.org/r\n"
+			 GOOD_KERNELS, &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_string_equal(cfg.report.mail_from, "Lab <lab@example.org>");
+	assert_string_equal(cfg.report.mail_to, "linux-mm@kvack.org");
+	assert_null(cfg.report.mail_cc);
+	assert_string_equal(cfg.report.base_url, "https://example.org/r");
+	free(err);
+	config_release(&cfg);
+	expect_error("[report]\nbase_url = ftp://example.org/\n" GOOD_KERNELS,
+		     "2: [report] base_url: expected an http:// or https:// URL without spaces "
+		     "or quotes, not 'ftp://example.org/'");
+	expect_error("[report]\nbase_url = https://example.org/a b\n" GOOD_KERNELS,
+		     "2: [report] base_url: expected an http:// or https:// URL without spaces "
+		     "or quotes, not 'https://example.org/a b'");
+	expect_error("[report]\nbase_url = https://x/\"><script>\n" GOOD_KERNELS,
+		     "2: [report] base_url: expected an http:// or https:// URL without spaces "
+		     "or quotes, not 'https://x/\"><script>'");
+	expect_error("[report]\nmail_from = nobody\n" GOOD_KERNELS,
+		     "2: [report] mail_from: expected a mail address in printable ASCII "
+		     "(Name <user@example.org>), not 'nobody'");
+	expect_error("[report]\nmail_bcc = a@b\n" GOOD_KERNELS,
+		     "2: [report] unknown key 'mail_bcc' (did you mean 'mail_cc'?)");
 }
 
 static void test_bad_values(void **state)
@@ -406,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_stats_defaults_agree),
 		cmocka_unit_test(test_unknown_key_suggests),
 		cmocka_unit_test(test_unknown_section),
+		cmocka_unit_test(test_report_section),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_workload_params),

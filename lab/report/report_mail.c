@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reply mail (`mglrulab report --mail`, `run --mail FILE`): an
+ * LKP-style plain-text answer to the series a report measured, ready for
+ * git send-email or a mail client. RFC 5322 headers threaded under the
+ * series' cover letter (or first patch), then the answer
+ * (report_headline.h), the lab's setup, how to reproduce and the HTML's
+ * address. Every string from the report (patch subjects, guest and host
+ * strings, names) passes sb_add_text_safe(): no control character, so no
+ * header can be injected and no terminal escape reaches a reader.
+ */
+#include "report_headline.h"
+#include "escape.h"
+#include "report.h"
+#include "report_priv.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAIL_WIDTH	78
+
+static const char *or(const char *s, const char *def)
+{
+	return s ? s : def;
+}
+
+/*
+ * A Message-Id fit for a header: "<...>" of printable ASCII without spaces
+ * or further angle brackets. Anything else (a hand-edited report) is
+ * treated as absent rather than copied into a header.
+ */
+static int msgid_ok(const char *id)
+{
+	size_t n = id ? strlen(id) : 0;
+
+	if (n < 3 || n > 250 || id[0] != '<' || id[n - 1] != '>')
+		return 0;
+	for (size_t i = 1; i + 1 < n; i++)
+		if (id[i] <= ' ' || id[i] > '~' || id[i] == '<' || id[i] == '>')
+			return 0;
+	return 1;
+}
+
+/* The mail the reply answers: the cover letter, else the first patch. */
+struct thread {
+	const char *subject, *msgid;
+	const char *what;	/* "cover letter", "first patch" */
+};
+
+static const struct view_kernel *patched_kernel(const struct report_view *v)
+{
+	for (size_t i = 0; v->design.patched && i < v->nkernels; i++)
+		if (v->kernels[i].name && !strcmp(v->kernels[i].name, v->design.patched))
+			return &v->kernels[i];
+	return NULL;
+}
+
+static void thread_of(const struct report_view *v, struct thread *t)
+{
+	const struct view_kernel *k = patched_kernel(v);
+
+	memset(t, 0, sizeof(*t));
+	if (!k)
+		return;
+	if (k->cover_subject || msgid_ok(k->cover_message_id)) {
+		t->subject = k->cover_subject;
+		t->msgid = msgid_ok(k->cover_message_id) ? k->cover_message_id : NULL;
+		t->what = "cover letter";
+	}
+	if (!t->msgid && k->nseries && msgid_ok(k->series[0].message_id)) {
+		t->msgid = k->series[0].message_id;
+		t->what = "first patch";
+	}
+	if (!t->subject && k->nseries)
+		t->subject = k->series[0].subject;
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void base64(struct strbuf *sb, const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
+			     (i + 2 < n ? s[i + 2] : 0);
+
+		sb_addc(sb, b64[v >> 18 & 63]);
+		sb_addc(sb, b64[v >> 12 & 63]);
+		sb_addc(sb, i + 1 < n ? b64[v >> 6 & 63] : '=');
+		sb_addc(sb, i + 2 < n ? b64[v & 63] : '=');
+	}
+}
+
+/*
+ * A header whose @value is safe text: plain ASCII folds at spaces (RFC
+ * 5322 2.2.3); anything else becomes RFC 2047 encoded words of whole
+ * UTF-8 characters, one per folded line.
+ */
+static void header(struct strbuf *sb, const char *name, const char *value)
+{
+	size_t col = strlen(name) + 2, n = strlen(value), i = 0;
+	int ascii = 1;
+
+	for (size_t j = 0; j < n; j++)
+		ascii &= (unsigned char)value[j] < 0x80;
+	sb_addf(sb, "%s: ", name);
+	while (ascii && i < n) {
+		size_t w = strcspn(value + i, " ");
+
+		/* Folding puts a space before the word: the one it replaces. */
+		if (i && col + 1 + w > MAIL_WIDTH) {
+			sb_adds(sb, "\n ");
+			col = 1;
+		} else if (i) {
+			sb_addc(sb, ' ');
+			col++;
+		}
+		sb_add(sb, value + i, w);
+		col += w;
+		i += w;
+		while (value[i] == ' ')
+			i++;
+	}
+	while (!ascii && i < n) {
+		size_t len = 0;
+
+		/* 36 bytes encode to 48: "=?UTF-8?B?" + 48 + "?=" fits a line. */
+		while (i + len < n && len < 36) {
+			size_t c = 1;
+
+			while (i + len + c < n && ((unsigned char)value[i + len + c] & 0xc0) == 0x80)
+				c++;
+			if (len + c > 36 && len)
+				break;
+			len += c;
+		}
+		sb_adds(sb, i ? "\n =?UTF-8?B?" : "=?UTF-8?B?");
+		base64(sb, (const unsigned char *)value + i, len);
+		sb_adds(sb, "?=");
+		i += len;
+	}
+	sb_addc(sb, '\n');
+}
+
+/* "2026-12-01T15:34:09Z" as "Tue, 01 Dec 2026 15:34:09 +0000"; 0: not a date. */
+static int rfc5322_date(const char *iso, char *buf, size_t size)
+{
+	struct tm tm = { 0 };
+	const char *end = iso ? strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+	time_t t;
+
+	if (!end || *end)
+		return 0;
+	t = timegm(&tm);
+	gmtime_r(&t, &tm);
+	return strftime(buf, size, "%a, %d %b %Y %H:%M:%S +0000", &tm) > 0;
+}
+
+static void subject(const struct report_view *v, const struct headline *h,
+		    const struct thread *t, struct strbuf *sb)
+{
+	struct strbuf s = STRBUF_INIT, verdict = STRBUF_INIT;
+
+	headline_summary(h, &verdict);
+	if (t->subject) {
+		const char *subj = t->subject;
+
+		/* One "Re:" however many the subject already has. */
+		while (!strncasecmp(subj, "Re: ", 4))
+			subj += 4;
+		sb_adds(&s, "Re: ");
+		sb_add_text_safe(&s, subj);
+		sb_adds(&s, " [mglrulab: ");
+	} else {
+		sb_adds(&s, "mglrulab: ");
+		sb_add_text_safe(&s, h->baseline);
+		sb_adds(&s, " vs ");
+		sb_add_text_safe(&s, or(v->design.patched, "-"));
+		sb_adds(&s, " [");
+	}
+	sb_add(&s, verdict.buf, verdict.len);
+	sb_adds(&s, "]");
+	header(sb, "Subject", sb_str(&s));
+	sb_release(&s);
+	sb_release(&verdict);
+}
+
+/* A configured header value: safe text, or left out when empty. */
+static void opt_header(struct strbuf *sb, const char *name, const char *value)
+{
+	struct strbuf s = STRBUF_INIT;
+
+	if (!value || !*value)
+		return;
+	sb_add_text_safe(&s, value);
+	header(sb, name, sb_str(&s));
+	sb_release(&s);
+}
+
+static void headers(const struct report_view *v, const struct headline *h,
+		    const struct report_mail_opts *o, const struct thread *t, struct strbuf *sb)
+{
+	char date[64];
+
+	opt_header(sb, "From", or(o->from, "mglrulab <mglrulab@localhost>"));
+	opt_header(sb, "To", o->to);
+	opt_header(sb, "Cc", o->cc);
+	subject(v, h, t, sb);
+	if (o->date)
+		opt_header(sb, "Date", o->date);
+	else if (rfc5322_date(v->session.finished, date, sizeof(date)))
+		header(sb, "Date", date);
+	if (t->msgid) {
+		header(sb, "In-Reply-To", t->msgid);
+		header(sb, "References", t->msgid);
+	}
+	sb_adds(sb, "MIME-Version: 1.0\n"
+		"Content-Type: text/plain; charset=utf-8\n"
+		"Content-Transfer-Encoding: 8bit\n"
+		"X-Mailer: mglrulab report --mail\n\n");
+}
+
+/* A paragraph of safe @text, wrapped to MAIL_WIDTH, every line @indent spaces in. */
+static void para(struct strbuf *sb, size_t indent, const char *text)
+{
+	size_t col = indent;
+
+	sb_addf(sb, "%*s", (int)indent, "");
+	while (*text) {
+		size_t bytes = strcspn(text, " "), w;
+		char *word = xstrndup(text, bytes);
+
+		w = text_safe_width(word);
+		if (col > indent && col + 1 + w > MAIL_WIDTH) {
+			sb_addf(sb, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			sb_addc(sb, ' ');
+			col++;
+		}
+		sb_adds(sb, word);
+		col += w;
+		free(word);
+		text += bytes;
+		while (*text == ' ')
+			text++;
+	}
+	sb_addc(sb, '\n');
+}
+
+static void opening(const struct report_view *v, const struct thread *t, struct strbuf *sb)
+{
+	const struct view_kernel *k = patched_kernel(v);
+	struct strbuf s = STRBUF_INIT;
+
+	sb_adds(sb, "Hi,\n\n");
+	sb_adds(&s, "mglrulab, a lab that boots each kernel in a fresh guest for every run, "
+		"measured ");
+	sb_add_text_safe(&s, or(v->design.patched, "?"));
+	if (k && k->nseries)
+		sb_addf(&s, " (%zu patch%s)", k->nseries, k->nseries == 1 ? "" : "es");
+	sb_adds(&s, " against ");
+	sb_add_text_safe(&s, or(v->design.baseline, "?"));
+	sb_adds(&s, t->subject ? ": the series this mail replies to." : ".");
+	para(sb, 0, sb_str(&s));
+	sb_addc(sb, '\n');
+	sb_release(&s);
+}
+
+/* Percent-encode what a URL path segment may not hold as it is. */
+static void url_segment(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~:", c))
+			sb_addc(sb, (char)c);
+		else
+			sb_addf(sb, "%%%02X", c);
+	}
+}
+
+static void reproduce(const struct report_view *v, const struct report_mail_opts *o,
+		      struct strbuf *sb)
+{
+	struct strbuf s = STRBUF_INIT;
+
+	sb_adds(sb, "\nTo reproduce (README.md sets up the lab):\n");
+	if (v->session.command) {
+		sb_add_text_safe(&s, v->session.command);
+		para(sb, 2, sb_str(&s));
+	}
+	sb_adds(sb, "  mglrulab report report.json   (this report again, from the raw runs)\n");
+	if (o->base_url && v->session.id) {
+		sb_reset(&s);
+		sb_adds(&s, o->base_url);
+		if (!s.len || s.buf[s.len - 1] != '/')
+			sb_addc(&s, '/');
+		url_segment(&s, v->session.id);
+		sb_adds(sb, "\nThe full report, with every run and its plots:\n  ");
+		sb_add_text_safe(sb, sb_str(&s));
+		sb_adds(sb, "/report.html\n  ");
+		sb_add_text_safe(sb, sb_str(&s));
+		sb_adds(sb, "/report.json\n");
+	}
+	sb_release(&s);
+}
+
+int report_render_mail(const json_t *report, const struct report_mail_opts *o,
+		       struct strbuf *out, struct strbuf *why)
+{
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	struct headline h;
+	struct thread t;
+	int ret = 0;
+
+	if (report_view_decode(report, &v, &err)) {
+		sb_addf(why, "the report does not decode: %s", sb_str(&err));
+		report_view_release(&v);
+		sb_release(&err);
+		return -1;
+	}
+	headline_build(&v, &h);
+	thread_of(&v, &t);
+	if (!t.msgid) {
+		sb_adds(why, "the report records no Message-Id of the series (a session from before "
+			"mglrulab recorded them, or a series without Message-Id headers): the mail "
+			"has no In-Reply-To; add the cover letter's by hand");
+		ret = 1;
+	}
+	headers(&v, &h, o, &t, out);
+	opening(&v, &t, out);
+	headline_render_text(&h, out);
+	sb_adds(out, "\nSetup\n");
+	report_text_context(&v, out);
+	reproduce(&v, o, out);
+	sb_addf(out, "\n-- \n%s %s\n", or(v.generator.name, "mglrulab"), or(v.generator.version, ""));
+	headline_release(&h);
+	report_view_release(&v);
+	sb_release(&err);
+	return ret;
+}
+
+char *report_mail_default_from(void)
+{
+	const char *user = getenv("USER");
+	char host[256] = "localhost";
+
+	if (gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	return xasprintf("%s@%s", user && *user ? user : "mglrulab", host);
+}
