@@ -9,6 +9,7 @@
  */
 #include "report.h"
 #include "escape.h"
+#include "report_headline.h"
 #include "report_layout.h"
 #include "report_priv.h"
 #include "report_result.h"
@@ -102,6 +103,8 @@ static const char report_css[] =
 	".detail{border-top:1px solid var(--line);padding:6px 0 10px}"
 	".detail h3{margin:8px 0 4px;font-size:14px;font-weight:600}.detail h3 .muted{font-weight:400}"
 	"details.rawv{display:inline-block;margin-top:4px}\n"
+	"table.answer{width:auto;font-size:15px}table.answer td{padding:4px 12px 4px 4px}"
+	".answer h2{border:none;margin-top:16px}.undecided{margin-top:10px}.undecided ul{margin:4px 0}\n"
 	"@media (max-width:1100px){th,td{padding:3px 5px}"
 	/* The thread tables: four groups of four columns fit 900 px. */
 	"table.layout th,table.layout td{padding:2px 3px}table.layout .num{font-size:11.5px}"
@@ -138,6 +141,17 @@ static void badge(struct strbuf *sb, const char *id)
 	else
 		sb_adds(sb, verdict_symbol(id));
 	sb_adds(sb, "</span>");
+}
+
+/* The verdict (or change, for a counter) cell; "-" when nothing was compared. */
+static void verdict_cell(struct strbuf *sb, const char *id)
+{
+	sb_adds(sb, "<td class=\"verdict\">");
+	if (id)
+		badge(sb, id);
+	else
+		sb_adds(sb, "-");	/* one kernel: nothing was compared */
+	sb_adds(sb, "</td>");
 }
 
 static void td_num(struct strbuf *sb, double v)
@@ -312,7 +326,13 @@ static void header(const struct report_view *v, struct strbuf *sb)
 	esc(sb, str_or(v->session.id, "-"));
 	sb_adds(sb, "</code> &middot; ");
 	esc(sb, str_or(v->session.created, ""));
-	sb_adds(sb, "</p><dl class=\"meta\">");
+	sb_adds(sb, "</p></header>\n");
+}
+
+/* The context, after the answer: what was compared, where and how. */
+static void context(const struct report_view *v, struct strbuf *sb)
+{
+	sb_adds(sb, "<section id=\"context\"><dl class=\"meta\">");
 	compared_item(v, sb);
 	sb_adds(sb, "<dt>Workloads</dt><dd>");
 	for (size_t i = 0; i < v->nworkloads; i++) {
@@ -324,20 +344,102 @@ static void header(const struct report_view *v, struct strbuf *sb)
 	where_item(v, sb);
 	how_item(v, sb);
 	sequential_items(v, sb);
-	sb_adds(sb, "</dl></header>\n");
+	sb_adds(sb, "</dl></section>\n");
 }
 
-static void warnings(const struct report_view *v, struct strbuf *sb)
+/* The index of the result @l answers for, to link its details; -1: none. */
+static long answer_result(const struct report_view *v, const struct headline_line *l)
 {
-	if (!v->nwarnings)
-		return;
-	sb_adds(sb, "<section class=\"warnings\" id=\"warnings\"><strong>Warnings</strong><ul>");
-	for (size_t i = 0; i < v->nwarnings; i++) {
-		sb_adds(sb, "<li>");
-		esc(sb, v->warnings[i].message);
-		sb_adds(sb, "</li>");
+	for (size_t i = 0; i < v->nresults; i++)
+		if (v->results[i].metric == l->metric && v->results[i].workload == l->workload)
+			return (long)i;
+	return -1;
+}
+
+/* A primary's row; @culprits: the report knows which patch a regression is. */
+static void answer_row(const struct report_view *v, const struct headline_line *l,
+		       int culprits, struct strbuf *sb)
+{
+	long i = answer_result(v, l);
+	char d[32], ci[48];
+
+	headline_change(l, d, sizeof(d));
+	headline_interval(l, ci, sizeof(ci));
+	sb_adds(sb, "<tr><td class=\"name\">");
+	if (i >= 0)
+		sb_addf(sb, "<a href=\"#d%ld\">", i);
+	esc(sb, str_or(l->workload, "?"));
+	sb_adds(sb, ": ");
+	esc(sb, str_or(l->metric, "?"));
+	sb_adds(sb, i >= 0 ? "</a></td><td class=\"verdict\">" : "</td><td class=\"verdict\">");
+	if (l->verdict_id)
+		badge(sb, l->verdict_id);
+	sb_addf(sb, " %s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>",
+		l->verdict_label, d, ci);
+	if (culprits) {
+		sb_adds(sb, "<td>");
+		esc(sb, str_or(l->culprit, ""));
+		sb_adds(sb, "</td>");
 	}
-	sb_adds(sb, "</ul></section>\n");
+	sb_adds(sb, "</tr>\n");
+}
+
+static void list_item(struct strbuf *sb, const char *text)
+{
+	sb_adds(sb, "<li>");
+	esc(sb, text);
+	sb_adds(sb, "</li>");
+}
+
+/*
+ * The answer first (report_headline.h), as the text report and the mail
+ * open: one row per primary with its verdict, change and interval, what
+ * is undecided and what it would take, and the warnings with the metrics
+ * they name. The context follows it.
+ */
+static void answer(const struct report_view *v, struct strbuf *sb)
+{
+	struct headline h;
+	struct strbuf t = STRBUF_INIT;
+
+	headline_build(v, &h);
+	if (h.patched)
+		headline_summary(&h, &t);
+	sb_adds(sb, "<section id=\"answer\" class=\"answer\"><h2>The answer: ");
+	if (h.patched) {
+		sb_adds(sb, h.primaries ? "primary metrics, " : "every metric (no primaries declared), ");
+		esc(sb, sb_str(&t));
+	} else {
+		sb_adds(sb, "one kernel measured, nothing compared");
+	}
+	sb_adds(sb, "</h2>");
+	if (h.nlines) {
+		sb_addf(sb, "<div class=\"tw\"><table class=\"answer\"><thead><tr><th>Workload: "
+			"metric</th><th class=\"verdict\">Verdict</th><th class=\"num\">Change</th>"
+			"<th class=\"num\">%s</th>%s</tr></thead><tbody>\n",
+			!strcmp(h.lines[0].interval, "RCI") ? "RCI" : "Interval",
+			h.culprit_known ? "<th>Culprit</th>" : "");
+		for (size_t i = 0; i < h.nlines; i++)
+			answer_row(v, &h.lines[i], h.culprit_known, sb);
+		sb_adds(sb, "</tbody></table></div>");
+	}
+	if (h.quiet)
+		sb_addf(sb, "<p class=\"muted\">%ld other metric%s: no change or within the noise "
+			"band.</p>", h.quiet, h.quiet == 1 ? "" : "s");
+	if (h.ntodo)
+		sb_adds(sb, "<div class=\"undecided\"><strong>Undecided, and what it would take"
+			"</strong><ul>");
+	for (size_t i = 0; i < h.ntodo; i++)
+		list_item(sb, h.todo[i].text);
+	sb_adds(sb, h.ntodo ? "</ul></div></section>\n" : "</section>\n");
+	if (h.nwarnings)
+		sb_adds(sb, "<section class=\"warnings\" id=\"warnings\"><strong>Warnings</strong><ul>");
+	for (size_t i = 0; i < h.nwarnings; i++)
+		list_item(sb, h.warnings[i].text);
+	if (h.nwarnings)
+		sb_adds(sb, "</ul></section>\n");
+	sb_release(&t);
+	headline_release(&h);
 }
 
 /* One badge per verdict id with its count in @c (summary.verdicts or the like). */
@@ -394,17 +496,6 @@ static void axis_add_result(struct svg_forest_axis *ax, const struct result_reco
 	svg_forest_axis_add(ax, c->ratio, c->lo, c->hi);
 	if (isfinite(res->threshold) && res->threshold > 0 && res->threshold < 1)
 		svg_forest_axis_add(ax, 1 + res->threshold, 1 - res->threshold, NAN);
-}
-
-/* The verdict (or change, for a counter) cell; "-" when nothing was compared. */
-static void verdict_cell(struct strbuf *sb, const char *id)
-{
-	sb_adds(sb, "<td class=\"verdict\">");
-	if (id)
-		badge(sb, id);
-	else
-		sb_adds(sb, "-");	/* one kernel: nothing was compared */
-	sb_adds(sb, "</td>");
 }
 
 /* The change, its interval and its forest plot on the table's axis @ax. */
@@ -1322,7 +1413,8 @@ static void render(const struct report_view *v, struct strbuf *sb)
 	report_html_begin(sb, title, report_css);
 	free(title);
 	header(v, sb);
-	warnings(v, sb);
+	answer(v, sb);
+	context(v, sb);
 	verdict_summary(v, sb);
 	results_table(v, sb, 1);
 	layout_tables_html(v, sb);

@@ -3,8 +3,8 @@
  * The HTML report's plots read like plots (issue 29): every forest plot of
  * a table on one scale with ticks and a unit in the heading, no "better"
  * on counters, strip and run-order plots with more than two labels, a unit
- * and a grid, the distributions outside collapsed <details>, and no
- * heading without content under it.
+ * and a grid, the distributions outside collapsed <details>, no heading
+ * without content under it, and the answer before the metadata.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -255,6 +255,33 @@ static void test_no_empty_headings(void **state)
 	sb_release(&h);
 }
 
+/*
+ * The answer comes first: before the session's metadata, one row per
+ * metric it names, each linked to its details, and the warnings after it.
+ */
+static void test_answer_first(void **state)
+{
+	struct report_view v;
+	struct strbuf h = STRBUF_INIT;
+	json_t *r = render(&h, &v);
+	const char *answer = strstr(h.buf, "<section id=\"answer\"");
+	const char *meta = strstr(h.buf, "<dt>Compared</dt>");
+	char *block;
+	(void)state;
+
+	assert_non_null(answer);
+	assert_non_null(meta);
+	assert_true(answer < meta);
+	assert_true(strstr(h.buf, "id=\"warnings\"") > answer);
+	block = between(answer, "<section id=\"answer\"", "</section>");
+	assert_true(count(block, "<tr><td class=\"name\"><a href=\"#d") >= 1);
+	assert_true(count(block, "class=\"badge v-") >= 1);
+	free(block);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_distribution_axes),
 		cmocka_unit_test(test_distributions_not_collapsed),
 		cmocka_unit_test(test_no_empty_headings),
+		cmocka_unit_test(test_answer_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
