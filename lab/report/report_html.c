@@ -426,6 +426,9 @@ static void answer(const struct report_view *v, struct strbuf *sb)
 	if (h.quiet)
 		sb_addf(sb, "<p class=\"muted\">%ld other metric%s: no change or within the noise "
 			"band.</p>", h.quiet, h.quiet == 1 ? "" : "s");
+	if (!h.nlines && !h.quiet && !h.ntodo)
+		sb_adds(sb, "<p class=\"muted\">No verdict to give: the tables below show what was "
+			"measured.</p>");
 	if (h.ntodo)
 		sb_adds(sb, "<div class=\"undecided\"><strong>Undecided, and what it would take"
 			"</strong><ul>");

@@ -226,33 +226,58 @@ static void test_distributions_not_collapsed(void **state)
 	sb_release(&h);
 }
 
-/* Every h2/h3 has something under it before the next heading of its level or the section's end. */
+/* The HTML of the report in @path, analysed. */
+static void render_file(const char *path, struct strbuf *h)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *s, *r;
+
+	if (report_load(path, &s, &err))
+		fail_msg("%s", err.buf);
+	r = report_analyze(s, &err);
+	if (!r)
+		fail_msg("%s: %s", path, err.buf);
+	report_render_html(r, h);
+	json_decref(r);
+	json_decref(s);
+	sb_release(&err);
+}
+
+/*
+ * Every h2/h3 of every fixture's page (one kernel, two, few runs) has
+ * something under it before the next heading of its level or the end of
+ * its section.
+ */
 static void test_no_empty_headings(void **state)
 {
-	struct report_view v;
-	struct strbuf h = STRBUF_INIT;
-	json_t *r = render(&h, &v);
+	static const char *const fixtures[] = {
+		FIXTURE, "tests/fixtures/reports/session-one.json",
+		"tests/fixtures/reports/session-small.json", "tests/fixtures/reports/nightly-a.json",
+	};
 	(void)state;
 
-	for (const char *p = h.buf; (p = strstr(p, "<h")); p++) {
-		const char *end, *next;
+	for (size_t f = 0; f < sizeof(fixtures) / sizeof(*fixtures); f++) {
+		struct strbuf h = STRBUF_INIT;
 
-		if (p[2] != '2' && p[2] != '3')
-			continue;
-		end = strstr(p, "</h");
-		assert_non_null(end);
-		assert_true(end > strchr(p, '>') + 1);	/* text inside */
-		next = end + 5;
-		while (*next == '\n')
-			next++;
-		/* A heading followed by one of its own level or above, or by its section's end. */
-		if (!strncmp(next, "</section>", 10) || !strncmp(next, "<h2", 3) ||
-		    (p[2] == '3' && !strncmp(next, "<h3", 3)))
-			fail_msg("empty heading: %.60s", p);
+		render_file(fixtures[f], &h);
+		for (const char *p = h.buf; (p = strstr(p, "<h")); p++) {
+			const char *end, *next;
+
+			if (p[2] != '2' && p[2] != '3')
+				continue;
+			end = strstr(p, "</h");
+			assert_non_null(end);
+			assert_true(end > strchr(p, '>') + 1);	/* text inside */
+			next = end + 5;
+			while (*next == '\n')
+				next++;
+			/* Followed by one of its own level or above, or by its section's end. */
+			if (!strncmp(next, "</section>", 10) || !strncmp(next, "<h2", 3) ||
+			    (p[2] == '3' && !strncmp(next, "<h3", 3)))
+				fail_msg("%s: empty heading: %.60s", fixtures[f], p);
+		}
+		sb_release(&h);
 	}
-	report_view_release(&v);
-	json_decref(r);
-	sb_release(&h);
 }
 
 /*
