@@ -497,6 +497,40 @@ static void series_section(const struct history *h, const char *html_path, size_
 	free(lv);
 }
 
+/*
+ * The series of the metrics that are not primaries, folded unless they
+ * changed; no section at all when every series is a primary (an empty
+ * "Other metrics" heading read as if something were missing).
+ */
+static void other_metrics(const struct history *h, const char *html_path, struct strbuf *sb)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < h->nseries; i++)
+		n += !h->series[i].primary;
+	if (!n)
+		return;
+	sb_adds(sb, "<section id=\"other\"><h2>Other metrics</h2>\n");
+	for (i = 0; i < h->nseries; i++) {
+		if (h->series[i].primary)
+			continue;
+		sb_adds(sb, "<details");
+		if (h->series[i].ncp || h->series[i].ndrift)
+			sb_adds(sb, " open");
+		sb_adds(sb, "><summary>");
+		esc(sb, h->series[i].line);
+		sb_adds(sb, " &middot; ");
+		esc(sb, h->series[i].workload);
+		sb_adds(sb, " &middot; ");
+		esc(sb, h->series[i].metric);
+		sb_addf(sb, " (%zu change point%s)</summary>", h->series[i].ncp,
+			h->series[i].ncp == 1 ? "" : "s");
+		series_section(h, html_path, i, sb);
+		sb_adds(sb, "</details>\n");
+	}
+	sb_adds(sb, "</section>\n");
+}
+
 void history_render_html(const struct history *h, const char *html_path, struct strbuf *sb)
 {
 	size_t recent_n = count_cps(h, 1), i;
@@ -550,25 +584,9 @@ void history_render_html(const struct history *h, const char *html_path, struct 
 	for (i = 0; i < h->nseries; i++)
 		if (h->series[i].primary)
 			series_section(h, html_path, i, sb);
-	sb_adds(sb, "</section>\n<section id=\"other\"><h2>Other metrics</h2>\n");
-	for (i = 0; i < h->nseries; i++) {
-		if (h->series[i].primary)
-			continue;
-		sb_adds(sb, "<details");
-		if (h->series[i].ncp || h->series[i].ndrift)
-			sb_adds(sb, " open");
-		sb_adds(sb, "><summary>");
-		esc(sb, h->series[i].line);
-		sb_adds(sb, " &middot; ");
-		esc(sb, h->series[i].workload);
-		sb_adds(sb, " &middot; ");
-		esc(sb, h->series[i].metric);
-		sb_addf(sb, " (%zu change point%s)</summary>", h->series[i].ncp,
-			h->series[i].ncp == 1 ? "" : "s");
-		series_section(h, html_path, i, sb);
-		sb_adds(sb, "</details>\n");
-	}
-	sb_addf(sb, "</section>\n<section id=\"methodology\"><h2>Methodology</h2><p>One series "
+	sb_adds(sb, "</section>\n");
+	other_metrics(h, html_path, sb);
+	sb_addf(sb, "<section id=\"methodology\"><h2>Methodology</h2><p>One series "
 		"per kernel line, workload and metric, and per context (host, guest topology, "
 		"workload parameters: never mixed). Every raw run of every night is used: change "
 		"points are found by binary segmentation over the boundaries between nights, with "
