@@ -98,9 +98,9 @@ static const char report_css[] =
 	"svg .zero{stroke:var(--fg);stroke-opacity:.6;stroke-width:1}"
 	"svg .tick{stroke:var(--muted)}svg text.cap{fill:var(--fg);font-size:10px}"
 	"svg .clip{fill:currentColor}svg text.unit{fill:var(--fg)}\n"
-	"th.plot,td.plot{padding:1px 6px;width:240px}th.verdict,td.verdict{white-space:nowrap}"
+	"th.plot,td.plot{padding:1px 6px;width:300px}svg.forest,svg.faxis{width:300px;height:auto}th.verdict,td.verdict{white-space:nowrap}"
 	"td.name{overflow-wrap:anywhere;min-width:12em}\n"
-	".detail{border-top:1px solid var(--line);padding:6px 0 10px}"
+	".detail{padding:6px 0 10px}.detail+.detail{border-top:1px solid var(--line)}"
 	".detail h3{margin:8px 0 4px;font-size:14px;font-weight:600}.detail h3 .muted{font-weight:400}"
 	"details.rawv{display:inline-block;margin-top:4px}\n"
 	"table.answer{width:auto;font-size:15px}table.answer td{padding:4px 12px 4px 4px}"
@@ -374,8 +374,10 @@ static void answer_row(const struct report_view *v, const struct headline_line *
 	sb_adds(sb, i >= 0 ? "</a></td><td class=\"verdict\">" : "</td><td class=\"verdict\">");
 	if (l->verdict_id)
 		badge(sb, l->verdict_id);
-	sb_addf(sb, " %s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>",
-		l->verdict_label, d, ci);
+	/* The label beside a symbol ("~ no change"), not beside itself ("regression"). */
+	if (!l->verdict_id || strcmp(verdict_symbol(css_id(l->verdict_id)), l->verdict_label))
+		sb_addf(sb, " %s", l->verdict_label);
+	sb_addf(sb, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
 	if (culprits) {
 		sb_adds(sb, "<td>");
 		esc(sb, str_or(l->culprit, ""));
