@@ -500,7 +500,7 @@ static void axis_add_result(struct svg_forest_axis *ax, const struct result_reco
 
 	svg_forest_axis_add(ax, c->ratio, c->lo, c->hi);
 	if (isfinite(res->threshold) && res->threshold > 0 && res->threshold < 1)
-		svg_forest_axis_add(ax, 1 + res->threshold, 1 - res->threshold, NAN);
+		svg_forest_axis_add(ax, 1, 1 - res->threshold, 1 + res->threshold);
 }
 
 /* The change, its interval and its forest plot on the table's axis @ax. */

@@ -48,33 +48,56 @@ void svg_forest_axis_init(struct svg_forest_axis *ax, double threshold)
 		ax->span = fmax(log1p(threshold), -log1p(-threshold));
 }
 
+/*
+ * A row without an interval draws no bar and no dot ("no interval"), so its
+ * ratio (+300% from a counter of 1 and 4) does not stretch the axis.
+ */
 void svg_forest_axis_add(struct svg_forest_axis *ax, double ratio, double lo, double hi)
 {
 	const double v[] = { ratio, lo, hi };
 
+	if (!(isfinite(lo) && isfinite(hi) && lo > 0 && hi > 0))
+		return;
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
 		if (isfinite(v[i]) && v[i] > 0)
 			ax->span = fmax(ax->span, fabs(log(v[i])));
 }
 
-/*
- * Ticks closer than this (in the plot's units) would run their labels
- * into each other: on a log axis percent ticks crowd on the positive side.
- */
-#define FOREST_TICK_GAP 30.0
-
-static double forest_gap(const struct svg_forest_axis *ax, double r0, double r1)
+/* "0", "+5%", "-0.5%", "+900%": a tick's change from its ratio. */
+static void forest_tick_label(char *buf, size_t size, double r)
 {
-	return fabs(log(r1) - log(r0)) / ax->span * FOREST_HALF;
+	double pct = 100 * (r - 1);
+
+	if (fabs(pct) < 1e-9)
+		snprintf(buf, size, "0");
+	else if (fabs(pct - round(pct)) < 1e-6)
+		snprintf(buf, size, "%+.0f%%", pct);
+	else
+		snprintf(buf, size, "%+.1f%%", pct);
+}
+
+/*
+ * Whether ticks at ratios @r0 and @r1 are far enough apart that their
+ * labels (about 5.5 units a character, centred) do not run into each
+ * other: on a log axis percent ticks crowd on the positive side.
+ */
+static int forest_apart(const struct svg_forest_axis *ax, double r0, double r1)
+{
+	char a[32], b[32];
+
+	forest_tick_label(a, sizeof(a), r0);
+	forest_tick_label(b, sizeof(b), r1);
+	return fabs(log(r1) - log(r0)) / ax->span * FOREST_HALF >=
+		5.5 * (double)(strlen(a) + strlen(b)) / 2 + 8;
 }
 
 /*
  * The ticks @gen(k) for k = 1, 2, ... going out from no change in
  * direction @dir, into @out (at most @max): those inside the axis and not
- * too close to the previous one.
+ * too close to the previous one. @strict: a tick too close fails (-1).
  */
-static size_t forest_side(const struct svg_forest_axis *ax, double (*gen)(double, int),
-			  double arg, int dir, double *out, size_t max)
+static long forest_side(const struct svg_forest_axis *ax, double (*gen)(double, int),
+			double arg, int dir, int strict, double *out, size_t max)
 {
 	double prev = 1;
 	size_t n = 0;
@@ -84,12 +107,15 @@ static size_t forest_side(const struct svg_forest_axis *ax, double (*gen)(double
 
 		if (!(r > 0) || fabs(log(r)) > ax->span + 1e-9)
 			break;
-		if (forest_gap(ax, prev, r) < FOREST_TICK_GAP)
+		if (!forest_apart(ax, prev, r)) {
+			if (strict)
+				return -1;
 			continue;
+		}
 		out[n++] = r;
 		prev = r;
 	}
-	return n;
+	return (long)n;
 }
 
 static double tick_pct(double step, int k)
@@ -104,24 +130,27 @@ static double tick_pow(double f, int k)
 
 /*
  * The ticks of @gen with @arg, sorted: no change and what fits on either
- * side. Returns 0 when the first tick on either side would crowd no change.
+ * side. Returns 0 when the first tick on either side would crowd no change,
+ * or (@strict) any tick its neighbour, or there would be fewer than @min.
  */
-static int forest_ticks(struct svg_forest_axis *ax, double (*gen)(double, int), double arg)
+static int forest_ticks(struct svg_forest_axis *ax, double (*gen)(double, int), double arg,
+			int strict, size_t min)
 {
 	const size_t side = (SVG_FOREST_TICKS_MAX - 1) / 2;
 	double neg[(SVG_FOREST_TICKS_MAX - 1) / 2], pos[(SVG_FOREST_TICKS_MAX - 1) / 2];
-	size_t nn, np;
+	long nn, np;
 
-	if (forest_gap(ax, 1, gen(arg, 1)) < FOREST_TICK_GAP ||
-	    (gen(arg, -1) > 0 && forest_gap(ax, 1, gen(arg, -1)) < FOREST_TICK_GAP))
+	if (!forest_apart(ax, 1, gen(arg, 1)) || (gen(arg, -1) > 0 && !forest_apart(ax, 1, gen(arg, -1))))
 		return 0;
-	nn = forest_side(ax, gen, arg, -1, neg, side);
-	np = forest_side(ax, gen, arg, 1, pos, side);
+	nn = forest_side(ax, gen, arg, -1, strict, neg, side);
+	np = forest_side(ax, gen, arg, 1, strict, pos, side);
+	if (nn < 0 || np < 0 || (size_t)(nn + np + 1) < min)
+		return 0;
 	ax->nticks = 0;
 	while (nn)
 		ax->ticks[ax->nticks++] = neg[--nn];
 	ax->ticks[ax->nticks++] = 1;
-	for (size_t i = 0; i < np; i++)
+	for (long i = 0; i < np; i++)
 		ax->ticks[ax->nticks++] = pos[i];
 	return 1;
 }
@@ -136,26 +165,14 @@ void svg_forest_axis_done(struct svg_forest_axis *ax)
 	int done = 0;
 
 	ax->span = fmin(fmax(ax->span * 1.1, log(1.02)), log(10));
-	if (ax->span <= log(2) + 1e-9)
+	/* Evenly spaced percentages if four or more fit, else as many as fit. */
+	for (int strict = 1; strict >= 0 && !done && ax->span <= log(2) + 1e-9; strict--)
 		for (size_t i = 0; i < ARRAY_SIZE(steps) && !done; i++)
-			done = forest_ticks(ax, tick_pct, steps[i]);
+			done = forest_ticks(ax, tick_pct, steps[i], strict, strict ? 4 : 1);
 	if (!done)
-		done = forest_ticks(ax, tick_pow, 2);
+		done = forest_ticks(ax, tick_pow, 2, 0, 1);
 	if (!done)
-		forest_ticks(ax, tick_pow, 10);
-}
-
-/* "0", "+5%", "-0.5%", "+900%": a tick's change from its ratio. */
-static void forest_tick_label(char *buf, size_t size, double r)
-{
-	double pct = 100 * (r - 1);
-
-	if (fabs(pct) < 1e-9)
-		snprintf(buf, size, "0");
-	else if (fabs(pct - round(pct)) < 1e-6)
-		snprintf(buf, size, "%+.0f%%", pct);
-	else
-		snprintf(buf, size, "%+.1f%%", pct);
+		forest_ticks(ax, tick_pow, 10, 0, 1);
 }
 
 void svg_forest_head(struct strbuf *sb, const struct svg_forest_axis *ax)
@@ -375,14 +392,14 @@ static void strip_axis(struct strbuf *sb, const struct axis *ax, double left, do
 	}
 	sb_addf(sb, "<line class=\"axl\" x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\"/>",
 		left, base, right, base);
-	unit_text(sb, left - 8, base + 10, "end", unit);
+	unit_text(sb, (left + right) / 2, base + 21, "middle", unit);
 #undef X
 }
 
 void svg_strip(struct strbuf *sb, const struct result_record *res, const char *base_name,
 	       const char *patched_name)
 {
-	const double w = 420, h = 88, left = 80, right = 14, base = 72;
+	const double w = 420, h = 96, left = 80, right = 14, base = 72;
 	const char *name[2] = { base_name, patched_name };
 	struct axis ax = { INFINITY, -INFINITY };
 
