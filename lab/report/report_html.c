@@ -103,7 +103,7 @@ static const char report_css[] =
 	".detail{padding:6px 0 10px}.detail+.detail{border-top:1px solid var(--line)}"
 	".detail h3{margin:8px 0 4px;font-size:14px;font-weight:600}.detail h3 .muted{font-weight:400}"
 	"details.rawv{display:inline-block;margin-top:4px}\n"
-	"table.answer{width:auto;font-size:15px}table.answer td{padding:4px 12px 4px 4px}"
+	"table.geomean{width:auto}table.answer{width:auto;font-size:15px}table.answer td{padding:4px 12px 4px 4px}"
 	".answer h2{border:none;margin-top:16px}.undecided{margin-top:10px}.undecided ul{margin:4px 0}\n"
 	"@media (max-width:1100px){th,td{padding:3px 5px}"
 	/* The thread tables: four groups of four columns fit 900 px. */
