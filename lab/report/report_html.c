@@ -9,6 +9,7 @@
  */
 #include "report.h"
 #include "escape.h"
+#include "report_headline.h"
 #include "report_layout.h"
 #include "report_priv.h"
 #include "report_result.h"
@@ -87,6 +88,31 @@ static const char css[] =
 	".badge{font-size:7pt;padding:0 4px}"
 	".results td:first-child,.counters td:nth-child(2){word-break:break-all}}\n";
 
+/*
+ * The session report's own rules (the history page shares css[] but not
+ * these): the forest plots' shared axis, grid and zero line, the plot
+ * grids, and a layout that keeps the verdict column in view.
+ */
+static const char report_css[] =
+	"svg .grid,svg .gridl{stroke:var(--line);stroke-width:1}"
+	"svg .zero{stroke:var(--fg);stroke-opacity:.6;stroke-width:1}"
+	"svg .tick{stroke:var(--muted)}svg text.cap{fill:var(--fg);font-size:10px}"
+	"svg .clip{fill:currentColor}svg text.unit{fill:var(--fg)}\n"
+	"th.plot,td.plot{padding:1px 6px;width:300px}svg.forest,svg.faxis{width:300px;height:auto}th.verdict,td.verdict{white-space:nowrap}"
+	"td.name{overflow-wrap:anywhere;min-width:12em}\n"
+	".detail{padding:6px 0 10px}.detail+.detail{border-top:1px solid var(--line)}"
+	".detail h3{margin:8px 0 4px;font-size:14px;font-weight:600}.detail h3 .muted{font-weight:400}"
+	"details.rawv{display:inline-block;margin-top:4px}\n"
+	"table.geomean{width:auto}table.answer{width:auto;font-size:15px}table.answer td{padding:4px 12px 4px 4px}"
+	".answer h2{border:none;margin-top:16px}.undecided{margin-top:10px}.undecided ul{margin:4px 0}\n"
+	"@media (max-width:1100px){th,td{padding:3px 5px}"
+	/* The thread tables: four groups of four columns fit 900 px. */
+	"table.layout th,table.layout td{padding:2px 3px}table.layout .num{font-size:11.5px}"
+	"table.layout .badge{padding:0 5px}"
+	"svg.forest,svg.faxis{width:210px;height:auto}th.plot,td.plot{width:210px}}\n"
+	"@media print{svg.forest,svg.faxis{width:180px;height:auto}th.plot,td.plot{width:180px}"
+	".detail{break-inside:avoid}}\n";
+
 static void esc(struct strbuf *sb, const char *s)
 {
 	sb_add_xml(sb, s);
@@ -115,6 +141,17 @@ static void badge(struct strbuf *sb, const char *id)
 	else
 		sb_adds(sb, verdict_symbol(id));
 	sb_adds(sb, "</span>");
+}
+
+/* The verdict (or change, for a counter) cell; "-" when nothing was compared. */
+static void verdict_cell(struct strbuf *sb, const char *id)
+{
+	sb_adds(sb, "<td class=\"verdict\">");
+	if (id)
+		badge(sb, id);
+	else
+		sb_adds(sb, "-");	/* one kernel: nothing was compared */
+	sb_adds(sb, "</td>");
 }
 
 static void td_num(struct strbuf *sb, double v)
@@ -289,7 +326,13 @@ static void header(const struct report_view *v, struct strbuf *sb)
 	esc(sb, str_or(v->session.id, "-"));
 	sb_adds(sb, "</code> &middot; ");
 	esc(sb, str_or(v->session.created, ""));
-	sb_adds(sb, "</p><dl class=\"meta\">");
+	sb_adds(sb, "</p></header>\n");
+}
+
+/* The context, after the answer: what was compared, where and how. */
+static void context(const struct report_view *v, struct strbuf *sb)
+{
+	sb_adds(sb, "<section id=\"context\"><dl class=\"meta\">");
 	compared_item(v, sb);
 	sb_adds(sb, "<dt>Workloads</dt><dd>");
 	for (size_t i = 0; i < v->nworkloads; i++) {
@@ -301,20 +344,107 @@ static void header(const struct report_view *v, struct strbuf *sb)
 	where_item(v, sb);
 	how_item(v, sb);
 	sequential_items(v, sb);
-	sb_adds(sb, "</dl></header>\n");
+	sb_adds(sb, "</dl></section>\n");
 }
 
-static void warnings(const struct report_view *v, struct strbuf *sb)
+/* The index of the result @l answers for, to link its details; -1: none. */
+static long answer_result(const struct report_view *v, const struct headline_line *l)
 {
-	if (!v->nwarnings)
-		return;
-	sb_adds(sb, "<section class=\"warnings\" id=\"warnings\"><strong>Warnings</strong><ul>");
-	for (size_t i = 0; i < v->nwarnings; i++) {
-		sb_adds(sb, "<li>");
-		esc(sb, v->warnings[i].message);
-		sb_adds(sb, "</li>");
+	for (size_t i = 0; i < v->nresults; i++)
+		if (v->results[i].metric == l->metric && v->results[i].workload == l->workload)
+			return (long)i;
+	return -1;
+}
+
+/* A primary's row; @culprits: the report knows which patch a regression is. */
+static void answer_row(const struct report_view *v, const struct headline_line *l,
+		       int culprits, struct strbuf *sb)
+{
+	long i = answer_result(v, l);
+	char d[32], ci[48];
+
+	headline_change(l, d, sizeof(d));
+	headline_interval(l, ci, sizeof(ci));
+	sb_adds(sb, "<tr><td class=\"name\">");
+	if (i >= 0)
+		sb_addf(sb, "<a href=\"#d%ld\">", i);
+	esc(sb, str_or(l->workload, "?"));
+	sb_adds(sb, ": ");
+	esc(sb, str_or(l->metric, "?"));
+	sb_adds(sb, i >= 0 ? "</a></td><td class=\"verdict\">" : "</td><td class=\"verdict\">");
+	if (l->verdict_id)
+		badge(sb, l->verdict_id);
+	/* The label beside a symbol ("~ no change"), not beside itself ("regression"). */
+	if (!l->verdict_id || strcmp(verdict_symbol(css_id(l->verdict_id)), l->verdict_label))
+		sb_addf(sb, " %s", l->verdict_label);
+	sb_addf(sb, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
+	if (culprits) {
+		sb_adds(sb, "<td>");
+		esc(sb, str_or(l->culprit, ""));
+		sb_adds(sb, "</td>");
 	}
-	sb_adds(sb, "</ul></section>\n");
+	sb_adds(sb, "</tr>\n");
+}
+
+static void list_item(struct strbuf *sb, const char *text)
+{
+	sb_adds(sb, "<li>");
+	esc(sb, text);
+	sb_adds(sb, "</li>");
+}
+
+/*
+ * The answer first (report_headline.h), as the text report and the mail
+ * open: one row per primary with its verdict, change and interval, what
+ * is undecided and what it would take, and the warnings with the metrics
+ * they name. The context follows it.
+ */
+static void answer(const struct report_view *v, struct strbuf *sb)
+{
+	struct headline h;
+	struct strbuf t = STRBUF_INIT;
+
+	headline_build(v, &h);
+	if (h.patched)
+		headline_summary(&h, &t);
+	sb_adds(sb, "<section id=\"answer\" class=\"answer\"><h2>The answer: ");
+	if (h.patched) {
+		sb_adds(sb, h.primaries ? "primary metrics, " : "every metric (no primaries declared), ");
+		esc(sb, sb_str(&t));
+	} else {
+		sb_adds(sb, "one kernel measured, nothing compared");
+	}
+	sb_adds(sb, "</h2>");
+	if (h.nlines) {
+		sb_addf(sb, "<div class=\"tw\"><table class=\"answer\"><thead><tr><th>Workload: "
+			"metric</th><th class=\"verdict\">Verdict</th><th class=\"num\">Change</th>"
+			"<th class=\"num\">%s</th>%s</tr></thead><tbody>\n",
+			!strcmp(h.lines[0].interval, "RCI") ? "RCI" : "Interval",
+			h.culprit_known ? "<th>Culprit</th>" : "");
+		for (size_t i = 0; i < h.nlines; i++)
+			answer_row(v, &h.lines[i], h.culprit_known, sb);
+		sb_adds(sb, "</tbody></table></div>");
+	}
+	if (h.quiet)
+		sb_addf(sb, "<p class=\"muted\">%ld other metric%s: no change or within the noise "
+			"band.</p>", h.quiet, h.quiet == 1 ? "" : "s");
+	if (!h.nlines && !h.quiet && !h.ntodo)
+		sb_adds(sb, "<p class=\"muted\">No verdict to give: the tables below show what was "
+			"measured.</p>");
+	if (h.ntodo)
+		sb_adds(sb, "<div class=\"undecided\"><strong>Undecided, and what it would take"
+			"</strong><ul>");
+	for (size_t i = 0; i < h.ntodo; i++)
+		list_item(sb, h.todo[i].text);
+	sb_adds(sb, h.ntodo ? "</ul></div></section>\n" : "</section>\n");
+	if (h.nwarnings)
+		sb_adds(sb, "<section class=\"warnings\" id=\"warnings\"><strong>Warnings</strong><ul>");
+	for (size_t i = 0; i < h.nwarnings; i++)
+		list_item(sb, h.warnings[i].text);
+	if (h.nwarnings)
+		sb_adds(sb, "</ul></section>\n");
+	sb_release(&t);
+	headline_release(&h);
 }
 
 /* One badge per verdict id with its count in @c (summary.verdicts or the like). */
@@ -355,22 +485,74 @@ static void verdict_summary(const struct report_view *v, struct strbuf *sb)
 		(long long)sm->runs_failed, (long long)sm->runs_warmup);
 }
 
-static void change_cells(struct strbuf *sb, const struct result_record *res)
+/* Which way is better for @res: counters have no better. */
+static enum svg_better result_better(const struct result_record *res)
+{
+	if (res->is_counter)
+		return SVG_BETTER_NONE;
+	return res->better && !strcmp(res->better, "lower") ? SVG_BETTER_LOWER : SVG_BETTER_HIGHER;
+}
+
+/* Widen @ax to @res's change and noise band. */
+static void axis_add_result(struct svg_forest_axis *ax, const struct result_record *res)
+{
+	const struct result_change *c = &res->change;
+
+	svg_forest_axis_add(ax, c->ratio, c->lo, c->hi);
+	if (isfinite(res->threshold) && res->threshold > 0 && res->threshold < 1)
+		svg_forest_axis_add(ax, 1, 1 - res->threshold, 1 + res->threshold);
+}
+
+/* The change, its interval and its forest plot on the table's axis @ax. */
+static void change_cells(struct strbuf *sb, const struct svg_forest_axis *ax,
+			 const struct result_record *res)
 {
 	const struct result_change *c = &res->change;
 	const char *id = result_id(res);
-	char d[32], ci[64], p[16];
+	char d[32], ci[64];
 
-	td_num(sb, res->side[0].median);
-	td_num(sb, res->side[1].median);
 	fmt_pct(d, sizeof(d), c->delta_pct);
 	fmt_ratio_ci(ci, sizeof(ci), c->lo, c->hi);
-	fmt_p(p, sizeof(p), res->p_used);
 	sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
-	sb_adds(sb, "<td>");
-	svg_forest(sb, c->ratio, c->lo, c->hi, res->threshold,
-		   !res->better || strcmp(res->better, "lower") != 0, css_id(id ? id : "invalid"));
-	sb_addf(sb, "</td><td class=\"num\">%s</td>", p);
+	sb_adds(sb, "<td class=\"plot\">");
+	svg_forest(sb, ax, c->ratio, c->lo, c->hi, res->threshold, result_better(res),
+		   css_id(id ? id : "invalid"));
+	sb_adds(sb, "</td>");
+}
+
+/* The two medians. */
+static void median_cells(struct strbuf *sb, const struct result_record *res)
+{
+	td_num(sb, res->side[0].median);
+	td_num(sb, res->side[1].median);
+}
+
+static void p_cell(struct strbuf *sb, const struct result_record *res)
+{
+	char p[16];
+
+	fmt_p(p, sizeof(p), res->p_used);
+	sb_addf(sb, "<td class=\"num\">%s</td>", p);
+}
+
+/*
+ * The heading of a results table's columns: the verdict and the change
+ * first, so they stay in view on a narrow screen; the plots' column carries
+ * the table's one axis.
+ */
+static void results_head(const struct report_view *v, struct strbuf *sb, const char *first,
+			 const char *verdict, const struct svg_forest_axis *ax)
+{
+	sb_adds(sb, "<thead><tr>");
+	sb_adds(sb, first);
+	sb_addf(sb, "<th class=\"verdict\">%s</th><th class=\"num\">Change</th>"
+		"<th class=\"num\">Interval</th><th class=\"plot\">", verdict);
+	svg_forest_head(sb, ax);
+	sb_adds(sb, "</th><th class=\"num\">");
+	esc(sb, kname(v, 0));
+	sb_adds(sb, "</th><th class=\"num\">");
+	esc(sb, kname(v, 1));
+	sb_adds(sb, "</th>");
 }
 
 /*
@@ -395,6 +577,7 @@ static void heterogeneity_row(struct strbuf *sb, const struct result_record *res
  */
 static void results_table(const struct report_view *v, struct strbuf *sb, int primary)
 {
+	struct svg_forest_axis ax;
 	const char *cur = NULL;
 	size_t i, n = 0;
 
@@ -402,20 +585,20 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 		n += !!v->results[i].primary == primary;
 	if (!n)
 		return;
+	svg_forest_axis_init(&ax, v->statistics.threshold);
+	for (i = 0; i < v->nresults; i++)
+		if (!!v->results[i].primary == primary)
+			axis_add_result(&ax, &v->results[i]);
+	svg_forest_axis_done(&ax);
 	if (primary)
 		sb_adds(sb, "<section id=\"primary\"><h2>Primary metrics</h2><p class=\"muted\">"
 			"Declared before the first run: the question this session answers. "
 			"Multiplicity is corrected among them alone.</p>");
 	else
 		sb_adds(sb, "<section id=\"results\"><h2>Other metrics</h2>");
-	sb_adds(sb, "<div class=\"tw\"><table class=\"results\"><thead><tr><th>Metric</th><th>Unit</th>"
-		"<th class=\"num\">");
-	esc(sb, kname(v, 0));
-	sb_adds(sb, "</th><th class=\"num\">");
-	esc(sb, kname(v, 1));
-	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
-		"<th>Ratio against 1.0 (band: noise)</th><th class=\"num\">p / q</th>"
-		"<th>Verdict</th></tr></thead><tbody>\n");
+	sb_adds(sb, "<div class=\"tw\"><table class=\"results\">");
+	results_head(v, sb, "<th>Metric</th>", "Verdict", &ax);
+	sb_adds(sb, "<th>Unit</th><th class=\"num\">p / q</th></tr></thead><tbody>\n");
 	for (i = 0; i < v->nresults; i++) {
 		const struct result_record *res = &v->results[i];
 		const char *wn = str_or(res->workload, "");
@@ -428,17 +611,16 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 			sb_adds(sb, "</td></tr>\n");
 			cur = wn;
 		}
-		sb_addf(sb, "<tr class=\"metric\" id=\"m%zu\"><td><a href=\"#d%zu\">", i, i);
+		sb_addf(sb, "<tr class=\"metric\" id=\"m%zu\"><td class=\"name\"><a href=\"#d%zu\">",
+			i, i);
 		esc(sb, res->metric);
 		sb_adds(sb, "</a></td>");
+		verdict_cell(sb, res->verdict_id);
+		change_cells(sb, &ax, res);
+		median_cells(sb, res);
 		td_text(sb, res->unit ? res->unit : "");
-		change_cells(sb, res);
-		sb_adds(sb, "<td>");
-		if (res->verdict_id)
-			badge(sb, res->verdict_id);
-		else
-			sb_adds(sb, "-");	/* one kernel: nothing was compared */
-		sb_adds(sb, "</td></tr>\n");
+		p_cell(sb, res);
+		sb_adds(sb, "</tr>\n");
 		if (primary)
 			heterogeneity_row(sb, res);
 	}
@@ -645,13 +827,21 @@ static void hosts_tables(const struct report_view *v, struct strbuf *sb)
 
 static void geomean_table(const struct report_view *v, struct strbuf *sb)
 {
+	struct svg_forest_axis ax;
+
 	if (!v->ngeomean)
 		return;
+	svg_forest_axis_init(&ax, v->statistics.threshold);
+	for (size_t i = 0; i < v->ngeomean; i++)
+		svg_forest_axis_add(&ax, v->geomean[i].ratio, v->geomean[i].lo, v->geomean[i].hi);
+	svg_forest_axis_done(&ax);
 	sb_adds(sb, "<section id=\"geomean\"><h3>Geometric mean per workload</h3><p class=\"muted\">Each metric's ratio "
 		"oriented so that &gt; 1 means the patched kernel is better; interval from a joint "
-		"bootstrap over runs.</p><table class=\"geomean\"><thead><tr><th>Workload</th>"
-		"<th class=\"num\">Metrics</th><th class=\"num\">Patched better by</th>"
-		"<th class=\"num\">Interval</th><th>Ratio against 1.0</th></tr></thead><tbody>\n");
+		"bootstrap over runs.</p><div class=\"tw\"><table class=\"geomean\"><thead><tr>"
+		"<th>Workload</th><th class=\"num\">Metrics</th><th class=\"num\">Patched better by</th>"
+		"<th class=\"num\">Interval</th><th class=\"plot\">");
+	svg_forest_head(sb, &ax);
+	sb_adds(sb, "</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < v->ngeomean; i++) {
 		const struct view_geomean *g = &v->geomean[i];
 		char d[32], ci[64];
@@ -664,11 +854,11 @@ static void geomean_table(const struct report_view *v, struct strbuf *sb)
 		sb_adds(sb, "<tr>");
 		td_text(sb, str_or(g->workload, ""));
 		sb_addf(sb, "<td class=\"num\">%lld</td><td class=\"num\">%s</td>"
-			"<td class=\"num\">%s</td><td>", (long long)g->metrics, d, ci);
-		svg_forest(sb, ratio, lo, hi, v->statistics.threshold, 1, cls);
+			"<td class=\"num\">%s</td><td class=\"plot\">", (long long)g->metrics, d, ci);
+		svg_forest(sb, &ax, ratio, lo, hi, v->statistics.threshold, SVG_BETTER_HIGHER, cls);
 		sb_adds(sb, "</td></tr>\n");
 	}
-	sb_adds(sb, "</tbody></table></section>\n");
+	sb_adds(sb, "</tbody></table></div></section>\n");
 }
 
 static void stat_row(struct strbuf *sb, const char *label, double a, double b)
@@ -847,22 +1037,26 @@ static void raw_values(const struct report_view *v, const struct result_record *
 	sb_adds(sb, "</tbody></table></div>");
 }
 
+/*
+ * Each metric's distributions, open on the page and in print (a collapsed
+ * <details> hid them until clicked and dropped them from a printout); only
+ * the table of raw values folds away.
+ */
 static void details(const struct report_view *v, struct strbuf *sb)
 {
-
 	sb_adds(sb, "<section id=\"details\"><h2>Per-metric details</h2>\n");
 	for (size_t i = 0; i < v->nresults; i++) {
 		const struct result_record *res = &v->results[i];
 
-		sb_addf(sb, "<details id=\"d%zu\"><summary>", i);
+		sb_addf(sb, "<article class=\"detail\" id=\"d%zu\"><h3>", i);
 		badge(sb, css_id(res->verdict_id ? res->verdict_id : "invalid"));
-		sb_adds(sb, " <b>");
+		sb_adds(sb, " ");
 		esc(sb, res->workload);
 		sb_adds(sb, " / ");
 		esc(sb, res->metric);
-		sb_adds(sb, "</b> <span class=\"muted\">");
+		sb_adds(sb, " <span class=\"muted\">");
 		esc(sb, res->reason ? res->reason : "");
-		sb_adds(sb, "</span></summary>");
+		sb_adds(sb, "</span></h3>");
 		if (res->nwarnings) {
 			sb_adds(sb, "<ul>");
 			for (size_t j = 0; j < res->nwarnings; j++) {
@@ -877,41 +1071,43 @@ static void details(const struct report_view *v, struct strbuf *sb)
 		svg_run_order(sb, res);
 		sb_adds(sb, "</div><div>");
 		detail_stats(v, res, sb);
-		sb_adds(sb, "</div>");
+		sb_adds(sb, "</div></div><details class=\"rawv\"><summary>Each run's value</summary>");
 		raw_values(v, res, sb);
-		sb_adds(sb, "</div></details>\n");
+		sb_adds(sb, "</details></article>\n");
 	}
 	sb_adds(sb, "</section>\n");
 }
 
 static void counters(const struct report_view *v, struct strbuf *sb)
 {
+	struct svg_forest_axis ax;
 
 	if (!v->ncounters)
 		return;
+	svg_forest_axis_init(&ax, v->statistics.threshold);
+	for (size_t i = 0; i < v->ncounters; i++)
+		axis_add_result(&ax, &v->counters[i]);
+	svg_forest_axis_done(&ax);
 	sb_adds(sb, "<section id=\"counters\"><h2>Counters</h2><p class=\"muted\">vmstat deltas, "
 		"tracepoint counts and lru_gen statistics, with the same statistics as the metrics "
 		"(their own BH family), sorted by size of change. Counters have no "
 		"&ldquo;better&rdquo;: the badge says which way they moved.</p>"
-		"<div class=\"tw\"><table class=\"counters\"><thead><tr><th>Workload</th><th>Counter</th>"
-		"<th class=\"num\">");
-	esc(sb, kname(v, 0));
-	sb_adds(sb, "</th><th class=\"num\">");
-	esc(sb, kname(v, 1));
-	sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
-		"<th>Ratio against 1.0</th><th class=\"num\">q</th><th>Moved</th></tr></thead><tbody>\n");
+		"<div class=\"tw\"><table class=\"counters\">");
+	results_head(v, sb, "<th>Workload</th><th>Counter</th>", "Moved", &ax);
+	sb_adds(sb, "<th class=\"num\">q</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < v->ncounters; i++) {
 		const struct result_record *c = &v->counters[i];
 
 		sb_adds(sb, "<tr class=\"counter\">");
 		td_text(sb, c->workload);
-		sb_adds(sb, "<td><code>");
+		sb_adds(sb, "<td class=\"name\"><code>");
 		esc(sb, c->metric);
 		sb_adds(sb, "</code></td>");
-		change_cells(sb, c);
-		sb_adds(sb, "<td>");
-		badge(sb, c->change_id ? c->change_id : "invalid");
-		sb_adds(sb, "</td></tr>\n");
+		verdict_cell(sb, c->change_id ? c->change_id : "invalid");
+		change_cells(sb, &ax, c);
+		median_cells(sb, c);
+		p_cell(sb, c);
+		sb_adds(sb, "</tr>\n");
 	}
 	sb_adds(sb, "</tbody></table></div></section>\n");
 }
@@ -1163,8 +1359,11 @@ static void methodology(const struct report_view *v, struct strbuf *sb)
 		"the host gave that CPU; the slope of log rate on log reference, estimated inside "
 		"each kernel and pooled, moves every cell to the session's median reference, and the "
 		"run's value is the median of its cells.</dd>"
-		"<dt>Forest plot</dt><dd>the dot is the ratio, the bar its interval, the dashed line "
-		"1.0 (no change), the shaded band &plusmn;%g%% (the noise threshold).</dd>"
+		"<dt>Forest plot</dt><dd>the dot is the ratio, the bar its interval, the dark line "
+		"no change, the shaded band &plusmn;%g%% (the noise threshold). Every row of a table "
+		"is drawn on the one axis in the column's heading (change in %%, on a log scale of "
+		"the ratio), with a grid line at each tick; an arrow marks an interval that runs "
+		"past the axis' end.</dd>"
 		"<dt>Verdicts</dt><dd><b>improvement / regression</b>: p (q) &lt; %g and the whole "
 		"interval lies beyond the band, in the metric's better / worse direction. "
 		"<b>&#8776;</b>: significant, and the interval lies inside the band. "
@@ -1225,10 +1424,11 @@ static void render(const struct report_view *v, struct strbuf *sb)
 {
 	char *title = xasprintf("mglrulab: %s vs %s", kname(v, 0), kname(v, 1));
 
-	report_html_begin(sb, title, NULL);
+	report_html_begin(sb, title, report_css);
 	free(title);
 	header(v, sb);
-	warnings(v, sb);
+	answer(v, sb);
+	context(v, sb);
 	verdict_summary(v, sb);
 	results_table(v, sb, 1);
 	layout_tables_html(v, sb);

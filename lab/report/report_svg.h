@@ -15,12 +15,42 @@
 #include "strbuf.h"
 
 /*
- * Forest-plot cell: the ratio interval [lo, hi] and point @ratio on a log
- * axis centred on 1.0, with the +-@threshold noise band shaded. @verdict is
- * a verdict or change id used as the CSS class of the interval.
+ * Forest plots share one axis per table, so intervals can be compared down
+ * a column: collect every row's ratio and interval with
+ * svg_forest_axis_add(), fix the axis with svg_forest_axis_done(), draw
+ * its tick labels and unit once in the column's heading with
+ * svg_forest_head(), then each row with svg_forest(). The axis is the
+ * change in percent on a log scale of the ratio (so -50% and +100% are
+ * equally far from 0), centred on no change, at most x0.1 .. x10: an
+ * interval beyond is clipped with an arrow at the edge.
  */
-void svg_forest(struct strbuf *sb, double ratio, double lo, double hi, double threshold,
-		int better_higher, const char *verdict);
+#define SVG_FOREST_TICKS_MAX 16
+
+struct svg_forest_axis {
+	double span;			/* |log ratio| at either edge */
+	double ticks[SVG_FOREST_TICKS_MAX];	/* ratios with a grid line and label */
+	size_t nticks;
+};
+
+/* Which way is better for a row's metric; counters have no better. */
+enum svg_better { SVG_BETTER_NONE, SVG_BETTER_HIGHER, SVG_BETTER_LOWER };
+
+/* An empty axis that shows at least the noise band +-@threshold. */
+void svg_forest_axis_init(struct svg_forest_axis *ax, double threshold);
+void svg_forest_axis_add(struct svg_forest_axis *ax, double ratio, double lo, double hi);
+void svg_forest_axis_done(struct svg_forest_axis *ax);
+
+/* The axis' tick labels and unit, for the heading of the plots' column. */
+void svg_forest_head(struct strbuf *sb, const struct svg_forest_axis *ax);
+
+/*
+ * One row's cell: the ratio interval [lo, hi] and point @ratio on @ax, the
+ * +-@threshold noise band shaded, the grid and the zero line. @verdict is
+ * a verdict or change id used as the CSS class of the interval; @better
+ * puts "better" on the side it points to (nothing for SVG_BETTER_NONE).
+ */
+void svg_forest(struct strbuf *sb, const struct svg_forest_axis *ax, double ratio, double lo,
+		double hi, double threshold, enum svg_better better, const char *verdict);
 
 /* One row of points per kernel with the median and its interval. */
 void svg_strip(struct strbuf *sb, const struct result_record *result, const char *base_name,

@@ -300,6 +300,33 @@ static void test_bisection_steps_are_not_nights(void **state)
 	free(bisect);
 }
 
+/*
+ * A history whose every series is a primary has no "Other metrics"
+ * section: the page showed the heading over nothing (issue 29).
+ */
+static void test_html_no_empty_other(void **state)
+{
+	struct history h;
+	struct strbuf sb = STRBUF_INIT;
+	char name[16];
+	(void)state;
+
+	for (int d = 1; d <= 6; d++) {
+		snprintf(name, sizeof(name), "n%02d", d);
+		session(name, d, "hostE", "1", "mm: only primaries", 1000, 6, 0, NULL);
+	}
+	build(&h, 0, NULL);
+	assert_true(h.nseries > 0);
+	for (size_t i = 0; i < h.nseries; i++)
+		assert_true(h.series[i].primary);
+	history_render_html(&h, NULL, &sb);
+	assert_non_null(strstr(sb.buf, "<h2>Primary metrics</h2>"));
+	assert_null(strstr(sb.buf, "<h2>Other metrics</h2>"));
+	assert_non_null(strstr(sb.buf, "</html>"));
+	sb_release(&sb);
+	history_release(&h);
+}
+
 /* The history of @root as JSON, with the digest cache @cache (NULL: none). */
 static char *history_json(const char *cache, size_t *cached)
 {
@@ -944,6 +971,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_trend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_html_no_empty_other, setup, teardown),
 	};
 
 	int r;

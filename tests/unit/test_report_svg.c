@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The SVG charts' coordinates (lab/report/report_svg.c): printf's text, faster. */
+/* The SVG charts (lab/report/report_svg.c): coordinates as printf writes them, the forest axis. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -48,10 +48,48 @@ static void test_coord_as_printf(void **state)
 	}
 }
 
+/*
+ * The shared forest axis: a row without an interval (drawn as "no
+ * interval") does not stretch it, the noise band is on it, its ticks are
+ * sorted with no change among them, and labels do not crowd.
+ */
+static void test_forest_axis(void **state)
+{
+	struct svg_forest_axis ax;
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	svg_forest_axis_init(&ax, 0.03);
+	svg_forest_axis_add(&ax, 4, NAN, NAN);		/* a counter of 1 and 4 */
+	svg_forest_axis_add(&ax, 1.05, 1.01, 1.10);
+	svg_forest_axis_done(&ax);
+	assert_true(ax.span >= log(1.10) && ax.span < log(1.25));
+	assert_true(ax.nticks >= 4);
+	for (size_t i = 1; i < ax.nticks; i++)
+		assert_true(ax.ticks[i] > ax.ticks[i - 1]);
+	for (size_t i = 0; i < ax.nticks && ax.ticks[i] != 1; i++)
+		assert_true(i + 1 < ax.nticks);
+	svg_forest_head(&sb, &ax);
+	assert_non_null(strstr(sb.buf, "change, %"));
+	assert_non_null(strstr(sb.buf, ">+5%</text>"));
+	sb_release(&sb);
+
+	/* Beyond x10 the axis stops and the bar gets an arrow. */
+	svg_forest_axis_init(&ax, 0.03);
+	svg_forest_axis_add(&ax, 50, 20, 90);
+	svg_forest_axis_done(&ax);
+	assert_true(fabs(ax.span - log(10)) < 1e-9);
+	svg_forest(&sb, &ax, 50, 20, 90, 0.03, SVG_BETTER_NONE, "increase");
+	assert_non_null(strstr(sb.buf, "class=\"clip\""));
+	assert_null(strstr(sb.buf, "better"));
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_coord_as_printf),
+		cmocka_unit_test(test_forest_axis),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

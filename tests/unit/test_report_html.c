@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The HTML report's plots read like plots (issue 29): every forest plot of
+ * a table on one scale with ticks and a unit in the heading, no "better"
+ * on counters, strip and run-order plots with more than two labels, a unit
+ * and a grid, the distributions outside collapsed <details>, no heading
+ * without content under it, and the answer before the metadata.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_view.h"
+
+#define FIXTURE "tests/fixtures/reports/session-ab.json"
+
+/* The fixture, analysed, rendered as HTML into @h; its decoded view in @v. */
+static json_t *render(struct strbuf *h, struct report_view *v)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *s, *r;
+
+	if (report_load(FIXTURE, &s, &err))
+		fail_msg("%s", err.buf);
+	r = report_analyze(s, &err);
+	if (!r)
+		fail_msg("%s", err.buf);
+	json_decref(s);
+	if (report_view_decode(r, v, &err))
+		fail_msg("%s", err.buf);
+	report_render_html(r, h);
+	sb_release(&err);
+	return r;
+}
+
+/* The text between @from and the first @to after it, as a new string (NULL: none). */
+static char *between(const char *s, const char *from, const char *to)
+{
+	const char *a = strstr(s, from), *b;
+
+	if (!a)
+		return NULL;
+	b = strstr(a, to);
+	return b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	while ((s = strstr(s, what)))
+		n++, s++;
+	return n;
+}
+
+/*
+ * The plot's units per unit of log ratio in metric row @i: its interval
+ * bar (the first line of the "ci" group) against the result's interval.
+ * NaN: the row has no bar to measure (no interval, zero width, clipped).
+ */
+static double row_scale(const char *html, size_t i, const struct result_record *res)
+{
+	char id[64], *row;
+	const char *g;
+	double x1, x2, scale = NAN;
+
+	snprintf(id, sizeof(id), "<tr class=\"metric\" id=\"m%zu\"", i);
+	row = between(html, id, "</tr>");
+	assert_non_null(row);
+	g = strstr(row, "<g class=\"ci");
+	if (g && !strstr(row, "class=\"clip\"") && res->change.hi > res->change.lo * 1.001 &&
+	    sscanf(strstr(g, "<line"), "<line x1=\"%lf\" y1=\"%*[^\"]\" x2=\"%lf\"", &x1, &x2) == 2)
+		scale = (x2 - x1) / (log(res->change.hi) - log(res->change.lo));
+	free(row);
+	return scale;
+}
+
+/* All forest plots of a table share its scale, so bars compare down a column. */
+static void test_forest_one_scale_per_table(void **state)
+{
+	struct report_view v;
+	struct strbuf h = STRBUF_INIT;
+	json_t *r = render(&h, &v);
+	(void)state;
+
+	for (int primary = 0; primary < 2; primary++) {
+		double first = NAN;
+		size_t rows = 0;
+
+		for (size_t i = 0; i < v.nresults; i++) {
+			double s;
+
+			if (!!v.results[i].primary != primary)
+				continue;
+			s = row_scale(h.buf, i, &v.results[i]);
+			if (isnan(s))
+				continue;
+			rows++;
+			if (isnan(first))
+				first = s;
+			/* Coordinates have two decimals: a bar of 20 units is exact to 0.1%. */
+			if (fabs(s / first - 1) > 0.02)
+				fail_msg("row m%zu: %g units per log ratio, the table's first row %g",
+					 i, s, first);
+		}
+		if (!primary)
+			assert_true(rows >= 5);
+	}
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&h);
+}
+
+/* Each plotted table says its unit once, with tick labels and a zero. */
+static void test_forest_axis_has_ticks_and_unit(void **state)
+{
+	static const char *const tables[] = { "<table class=\"results\">",
+					       "<table class=\"counters\">" };
+	struct report_view v;
+	struct strbuf h = STRBUF_INIT;
+	json_t *r = render(&h, &v);
+	(void)state;
+
+	for (size_t t = 0; t < sizeof(tables) / sizeof(*tables); t++) {
+		char *head = between(h.buf, tables[t], "</thead>");
+
+		assert_non_null(head);
+		assert_non_null(strstr(head, "change, %"));
+		assert_true(count(head, "%</text>") >= 2);
+		assert_non_null(strstr(head, ">0</text>"));
+		free(head);
+	}
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&h);
+}
+
+/* Counters have no better: their plots must not say which way is better. */
+static void test_counters_have_no_better(void **state)
+{
+	struct report_view v;
+	struct strbuf h = STRBUF_INIT;
+	json_t *r = render(&h, &v);
+	char *table = between(h.buf, "<table class=\"counters\">", "</table>");
+	(void)state;
+
+	assert_non_null(table);
+	assert_true(count(table, "<svg class=\"forest\"") > 0);
+	assert_null(strstr(table, "better"));
+	free(table);
+	/* ... while a metric's plot still does. */
+	table = between(h.buf, "<table class=\"results\">", "</table>");
+	assert_non_null(strstr(table, "better"));
+	free(table);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&h);
+}
+
+/* Strip and run-order plots: more labels than min and max, a unit, a grid. */
+static void test_distribution_axes(void **state)
+{
+	static const char *const kinds[] = { "<svg class=\"strip\"", "<svg class=\"order\"" };
+	struct report_view v;
+	struct strbuf h = STRBUF_INIT;
+	json_t *r = render(&h, &v);
+	(void)state;
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++) {
+		size_t n = 0;
+
+		for (const char *p = h.buf; (p = strstr(p, kinds[k])); p++) {
+			char *svg = between(p, kinds[k], "</svg>");
+
+			assert_non_null(svg);
+			if (count(svg, "<circle class=\"pt") >= 2) {
+				if (count(svg, "<text class=\"ax\"") < 4)
+					fail_msg("%s with %zu labels", kinds[k],
+						 count(svg, "<text class=\"ax\""));
+				assert_true(count(svg, "class=\"gridl\"") >= 2);
+				assert_non_null(strstr(svg, "<text class=\"unit\""));
+				n++;
+			}
+			free(svg);
+		}
+		assert_true(n >= 5);
+	}
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&h);
+}
+
+/*
+ * The distributions are on the page without a click and in print: no
+ * strip or run-order plot sits inside a <details> that is not open.
+ */
+static void test_distributions_not_collapsed(void **state)
+{
+	struct report_view v;
+	struct strbuf h = STRBUF_INIT;
+	json_t *r = render(&h, &v);
+	size_t plots = 0;
+	(void)state;
+
+	for (const char *p = h.buf; (p = strstr(p, "<svg class=\"strip\"")); p++) {
+		const char *d = NULL, *close = NULL;
+
+		for (const char *q = h.buf; (q = strstr(q, "<details")) && q < p; q++)
+			d = q;
+		for (const char *q = d; q && (q = strstr(q, "</details>")) && q < p; q++)
+			close = q;
+		if (d && !close && strncmp(d, "<details open", 13))
+			fail_msg("a strip plot inside a closed <details> at offset %td", p - h.buf);
+		plots++;
+	}
+	assert_true(plots > 0);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&h);
+}
+
+/* The HTML of the report in @path, analysed. */
+static void render_file(const char *path, struct strbuf *h)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *s, *r;
+
+	if (report_load(path, &s, &err))
+		fail_msg("%s", err.buf);
+	r = report_analyze(s, &err);
+	if (!r)
+		fail_msg("%s: %s", path, err.buf);
+	report_render_html(r, h);
+	json_decref(r);
+	json_decref(s);
+	sb_release(&err);
+}
+
+/*
+ * Every h2/h3 of every fixture's page (one kernel, two, few runs) has
+ * something under it before the next heading of its level or the end of
+ * its section.
+ */
+static void test_no_empty_headings(void **state)
+{
+	static const char *const fixtures[] = {
+		FIXTURE, "tests/fixtures/reports/session-one.json",
+		"tests/fixtures/reports/session-small.json", "tests/fixtures/reports/nightly-a.json",
+	};
+	(void)state;
+
+	for (size_t f = 0; f < sizeof(fixtures) / sizeof(*fixtures); f++) {
+		struct strbuf h = STRBUF_INIT;
+
+		render_file(fixtures[f], &h);
+		for (const char *p = h.buf; (p = strstr(p, "<h")); p++) {
+			const char *end, *next;
+
+			if (p[2] != '2' && p[2] != '3')
+				continue;
+			end = strstr(p, "</h");
+			assert_non_null(end);
+			assert_true(end > strchr(p, '>') + 1);	/* text inside */
+			next = end + 5;
+			while (*next == '\n')
+				next++;
+			/* Followed by one of its own level or above, or by its section's end. */
+			if (!strncmp(next, "</section>", 10) || !strncmp(next, "<h2", 3) ||
+			    (p[2] == '3' && !strncmp(next, "<h3", 3)))
+				fail_msg("%s: empty heading: %.60s", fixtures[f], p);
+		}
+		sb_release(&h);
+	}
+}
+
+/*
+ * The answer comes first: before the session's metadata, one row per
+ * metric it names, each linked to its details, and the warnings after it.
+ */
+static void test_answer_first(void **state)
+{
+	struct report_view v;
+	struct strbuf h = STRBUF_INIT;
+	json_t *r = render(&h, &v);
+	const char *answer = strstr(h.buf, "<section id=\"answer\"");
+	const char *meta = strstr(h.buf, "<dt>Compared</dt>");
+	char *block;
+	(void)state;
+
+	assert_non_null(answer);
+	assert_non_null(meta);
+	assert_true(answer < meta);
+	assert_true(strstr(h.buf, "id=\"warnings\"") > answer);
+	block = between(answer, "<section id=\"answer\"", "</section>");
+	assert_true(count(block, "<tr><td class=\"name\"><a href=\"#d") >= 1);
+	assert_true(count(block, "class=\"badge v-") >= 1);
+	free(block);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_forest_one_scale_per_table),
+		cmocka_unit_test(test_forest_axis_has_ticks_and_unit),
+		cmocka_unit_test(test_counters_have_no_better),
+		cmocka_unit_test(test_distribution_axes),
+		cmocka_unit_test(test_distributions_not_collapsed),
+		cmocka_unit_test(test_no_empty_headings),
+		cmocka_unit_test(test_answer_first),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
