@@ -289,9 +289,12 @@ int lab_options_parse(const struct lab_usage *u, const char *what, int argc, cha
 			goto out;
 		}
 		opt = find_option(opts, n, c);
-		/* getopt_long takes an optional value only as --opt=V; --opt V too */
+		/*
+		 * getopt_long takes an optional value only as --opt=V; --opt V
+		 * too, and "--opt -" (stdout) though "-" starts with a dash.
+		 */
 		if (opt->flags & LAB_OPT_OPTIONAL_ARG && !arg && optind < argc &&
-		    argv[optind][0] != '-')
+		    (argv[optind][0] != '-' || !strcmp(argv[optind], "-")))
 			arg = argv[optind++];
 		r = store(&(struct lab_opt_ctx){ .what = what, .opt = opt, .base = base }, arg);
 		if (r)

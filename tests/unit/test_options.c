@@ -195,6 +195,10 @@ static void test_optional_value(void **state)
 	assert_int_equal(PARSE(&o, &err, &args, &nargs, "--resume", "--flag"), 0);
 	assert_null(o.resume_id);
 	assert_int_equal(o.flag, 1);
+	/* "-" is a value (stdout: run --json -), not an option nor an argument */
+	assert_int_equal(PARSE(&o, &err, &args, &nargs, "--resume", "-", "arg"), 0);
+	assert_string_equal(o.resume_id, "-");
+	assert_int_equal(nargs, 1);
 	sb_release(&err);
 }
 
