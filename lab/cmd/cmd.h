@@ -107,6 +107,32 @@ extern const struct lab_choice cmd_fail_on_choices[];
  */
 LAB_MUST_CHECK
 int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char *junit);
+/*
+ * The same gate over any @subject (history's is the nights): @ops renders
+ * its JUnit file and judges it against @f, as report_gate_junit() and
+ * report_gate_status() do for a report.
+ */
+struct cmd_gate_ops {
+	void (*junit)(const void *subject, enum fail_on f, struct strbuf *out);
+	int (*status)(const void *subject, enum fail_on f, struct strbuf *why);
+};
+LAB_MUST_CHECK
+int cmd_gate_with(const char *what, const struct cmd_gate_ops *ops, const void *subject,
+		  enum fail_on f, const char *junit);
+
+/*
+ * One output on standard output at most: two formats there are one stream
+ * no program can split. @outputs are { option as the user wrote it, its
+ * file (NULL: not asked; "-": stdout) } pairs, @n of them. LAB_OK, with
+ * *@on_stdout set when one goes there, or a user error naming two.
+ */
+struct cmd_output {
+	const char *option;
+	const char *path;
+};
+LAB_MUST_CHECK
+int cmd_one_stdout_output(const char *what, const struct cmd_output *outputs, size_t n,
+			  int *on_stdout);
 
 /*
  * --json [FILE|-] of run and bisect: the machine-readable summary, to

@@ -115,24 +115,13 @@ static int write_out(const char *path, const struct strbuf *sb)
 /* One output on standard output, as for report (cmd_report.c). */
 static int one_stdout_output(const struct history_cli *c)
 {
-	const char *on_stdout[4];
-	size_t n = 0;
+	const char *out = c->out ? c->out : USER_OUTPUT_STDOUT;
+	struct cmd_output outs[] = {
+		{ "--text", c->text ? out : NULL }, { "--json", c->json ? out : NULL },
+		{ "--html -", c->html }, { "--junit -", c->junit },
+	};
 
-	if (user_output_is_stdout(c->out)) {
-		if (c->text)
-			on_stdout[n++] = "--text";
-		if (c->json)
-			on_stdout[n++] = "--json";
-	}
-	if (c->html && user_output_is_stdout(c->html))
-		on_stdout[n++] = "--html -";
-	if (c->junit && user_output_is_stdout(c->junit))
-		on_stdout[n++] = "--junit -";
-	if (n < 2)
-		return LAB_OK;
-	return user_error("history: %s and %s would both write to standard output: keep one "
-			  "there and send the other to a file (--html FILE, --junit FILE, -o FILE)",
-			  on_stdout[0], on_stdout[1]);
+	return cmd_one_stdout_output("history", outs, ARRAY_SIZE(outs), NULL);
 }
 
 static int options_to(const struct history_cli *c, struct history_opts *o)
@@ -206,26 +195,30 @@ static int no_session(const struct history *h, const char *dir, int more)
 }
 
 /* --junit and --fail-on (history_gate.c): 3, else 2, else the status of the JUnit file. */
+/* What the gate judges: the nights, and the time the command took (JUnit's). */
+struct gated_history {
+	const struct history *h;
+	double time_s;
+};
+
+static void history_junit(const void *subject, enum fail_on f, struct strbuf *out)
+{
+	const struct gated_history *g = subject;
+
+	history_render_junit(g->h, f, g->time_s, out);
+}
+
+static int history_status(const void *subject, enum fail_on f, struct strbuf *why)
+{
+	return history_gate_status(((const struct gated_history *)subject)->h, f, why);
+}
+
 static int gate(const struct history_cli *c, const struct history *h, double time_s)
 {
-	struct strbuf sb = STRBUF_INIT;
-	int r = LAB_OK, status = LAB_OK;
+	static const struct cmd_gate_ops ops = { history_junit, history_status };
+	struct gated_history g = { h, time_s };
 
-	if (c->junit) {
-		history_render_junit(h, c->fail_on == FAIL_ON_DEFAULT ? FAIL_ON_REGRESSION :
-				     c->fail_on, time_s, &sb);
-		if (write_user_output(c->junit, sb.buf, sb.len))
-			r = lab_error("history: cannot write %s: %s", user_output_name(c->junit),
-				      user_file_strerror(errno));
-		sb_reset(&sb);
-	}
-	if (c->fail_on != FAIL_ON_DEFAULT)
-		status = history_gate_status(h, c->fail_on, &sb);
-	if (status)
-		term_printf(stderr, "failing (--fail-on %s):\n%s", fail_on_name(c->fail_on),
-			    sb_str(&sb));
-	sb_release(&sb);
-	return status == LAB_REGRESSION || !r ? status : r;
+	return cmd_gate_with("history", &ops, &g, c->fail_on, c->junit);
 }
 
 int cmd_history(int argc, char **argv)

@@ -35,29 +35,66 @@ int cmd_opt_json(const struct lab_opt_ctx *ctx, const char *arg)
 	return 0;
 }
 
+int cmd_one_stdout_output(const char *what, const struct cmd_output *outputs, size_t n,
+			  int *on_stdout)
+{
+	const char *first = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!outputs[i].path || !user_output_is_stdout(outputs[i].path))
+			continue;
+		if (first)
+			return user_error("%s: %s and %s would both write to standard output: keep "
+					  "one there and send the other to a file", what, first,
+					  outputs[i].option);
+		first = outputs[i].option;
+	}
+	if (on_stdout)
+		*on_stdout = first != NULL;
+	return LAB_OK;
+}
+
 /* From least to most strict; `none` first is what `run -h` lists first too. */
 const struct lab_choice cmd_fail_on_choices[] = {
 	{ "none", FAIL_ON_NONE }, { "invalid", FAIL_ON_INVALID },
 	{ "regression", FAIL_ON_REGRESSION }, { "change", FAIL_ON_CHANGE }, { NULL, 0 },
 };
 
-int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char *junit)
+int cmd_gate_with(const char *what, const struct cmd_gate_ops *ops, const void *subject,
+		  enum fail_on f, const char *junit)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int r = LAB_OK, status = LAB_OK;
 
 	if (junit) {
 		/* Without --fail-on, the cases are judged by run's default. */
-		report_gate_junit(report, f == FAIL_ON_DEFAULT ? FAIL_ON_REGRESSION : f, &sb);
+		ops->junit(subject, f == FAIL_ON_DEFAULT ? FAIL_ON_REGRESSION : f, &sb);
 		if (write_user_output(junit, sb.buf, sb.len))
 			r = lab_error("%s: cannot write %s: %s", what, user_output_name(junit),
 				      user_file_strerror(errno));
 		sb_reset(&sb);
 	}
 	if (f != FAIL_ON_DEFAULT)
-		status = report_gate_status(report, f, &sb);
+		status = ops->status(subject, f, &sb);
 	if (status)
 		term_printf(stderr, "failing (--fail-on %s):\n%s", fail_on_name(f), sb_str(&sb));
 	sb_release(&sb);
 	return status == LAB_REGRESSION || !r ? status : r;
+}
+
+static void report_junit(const void *report, enum fail_on f, struct strbuf *out)
+{
+	report_gate_junit(report, f, out);
+}
+
+static int report_status(const void *report, enum fail_on f, struct strbuf *why)
+{
+	return report_gate_status(report, f, why);
+}
+
+int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char *junit)
+{
+	static const struct cmd_gate_ops ops = { report_junit, report_status };
+
+	return cmd_gate_with(what, &ops, report, f, junit);
 }

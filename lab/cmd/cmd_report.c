@@ -10,6 +10,7 @@
 #include "report.h"
 #include "report_cli.h"
 #include "report_headline.h"
+#include "session.h"
 #include "util.h"
 
 #include <errno.h>
@@ -32,6 +33,7 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg)
 static const struct lab_option report_options[] = {
 	REPORT_OUTPUT_OPTIONS,
 	REPORT_GATE_OPTIONS,
+	CMD_OPT_CONFIG(struct report_cli, config),
 	LAB_OPT_BOOL("benchfmt-counters", 0, struct report_cli, benchfmt_counters,
 		     "--benchfmt: add each run's counters (GROUP.NAME values)"),
 	REPORT_OPT_OUTPUT_("mail", REPORT_OUT_MAIL,
@@ -82,26 +84,20 @@ static const char *out_option(enum report_out w)
 }
 
 /*
- * At most one output on standard output: two formats there are one
- * stream no program can split (`--text --json` once wrote both).
- * The ones -o FILE takes go to that file, together, as asked.
+ * At most one output on standard output (cmd_one_stdout_output()); the
+ * ones -o FILE takes go to that file, together, as asked.
  */
 static int one_stdout_output(const char *what, const struct report_cli *cli)
 {
-	const char *on_stdout[ARRAY_SIZE(cli->what) + 2];
+	struct cmd_output outs[ARRAY_SIZE(cli->what) + 2];
 	size_t n = 0;
 
-	for (size_t i = 0; user_output_is_stdout(cli->out) && i < cli->nwhat; i++)
-		on_stdout[n++] = out_option(cli->what[i]);
-	if (cli->html && user_output_is_stdout(cli->html))
-		on_stdout[n++] = "--html -";
-	if (cli->junit && user_output_is_stdout(cli->junit))
-		on_stdout[n++] = "--junit -";
-	if (n < 2)
-		return 0;
-	return user_error("%s: %s and %s would both write to standard output: keep one there "
-			  "and send the other to a file (--html FILE, --junit FILE, -o FILE)",
-			  what, on_stdout[0], on_stdout[1]);
+	for (size_t i = 0; i < cli->nwhat; i++)
+		outs[n++] = (struct cmd_output){ out_option(cli->what[i]),
+						 cli->out ? cli->out : USER_OUTPUT_STDOUT };
+	outs[n++] = (struct cmd_output){ "--html -", cli->html };
+	outs[n++] = (struct cmd_output){ "--junit -", cli->junit };
+	return cmd_one_stdout_output(what, outs, n, NULL);
 }
 
 /* Is @want among the @n outputs of @what? */
@@ -167,7 +163,7 @@ int report_cli_write(const json_t *report, const struct report_cli *cli)
 			break;
 		case REPORT_OUT_JSON: report_dump(report, &out); break;
 		case REPORT_OUT_MAIL:
-			ret = report_cli_mail(report, NULL, &out);
+			ret = report_cli_mail(report, cli->config, &out);
 			if (ret)
 				goto out;
 			break;
@@ -187,30 +183,19 @@ out:
 int report_cli_mail(const json_t *report, const char *config_path, struct strbuf *out)
 {
 	struct report_cfg rc = { 0 };
-	struct report_mail_opts o = { 0 };
 	struct strbuf why = STRBUF_INIT;
 	const char *path = cmd_config_path(config_path);
-	char *from = NULL;
-	int r;
+	/* A named lab.conf (-c, $MGLRULAB_CONFIG) must be there; ./lab.conf need not. */
+	int named = config_path || getenv("MGLRULAB_CONFIG");
+	int r = LAB_OK;
 
-	/* lab.conf is optional here, and only its [report] is read: mail from anywhere. */
-	if ((config_path || access(path, F_OK) == 0) && config_load_report(path, &rc, &why)) {
+	/* Only its [report] is read: a mail can be made from anywhere. */
+	if ((named || access(path, F_OK) == 0) && config_load_report(path, &rc, &why)) {
 		sb_trim_trailing_newlines(&why);
 		r = user_error("%s", sb_str(&why));
-		goto out;
+	} else if (session_render_mail(report, &rc, out)) {
+		r = LAB_EUSER;
 	}
-	o.from = rc.mail_from;
-	o.to = rc.mail_to;
-	o.cc = rc.mail_cc;
-	o.base_url = rc.base_url;
-	if (!o.from)
-		o.from = from = report_mail_default_from();
-	r = report_render_mail(report, &o, out, &why);
-	if (r)
-		warning("mail: %s", sb_str(&why));
-	r = r < 0 ? LAB_EUSER : LAB_OK;
-out:
-	free(from);
 	report_cfg_release(&rc);
 	sb_release(&why);
 	return r;

@@ -121,17 +121,17 @@ const struct lab_usage run_usage = {
 		"one kernel failed in the guest while the other's succeeded (--fail-on).\n",
 };
 
-/* --json - or --junit - take stdout from the text report; both is one too many. */
+/*
+ * --json -, --junit - or --mail - take stdout from the text report; two
+ * of them is one too many.
+ */
 static int one_stdout_output(struct session_opts *o)
 {
-	int json = o->json && user_output_is_stdout(o->json);
-	int junit = o->junit && user_output_is_stdout(o->junit);
+	struct cmd_output outs[] = {
+		{ "--json", o->json }, { "--junit -", o->junit }, { "--mail -", o->mail },
+	};
 
-	if (json && junit)
-		return user_error("run: --json and --junit - would both write to standard output: "
-				  "send one to a file");
-	o->no_stdout_report = json || junit;
-	return 0;
+	return cmd_one_stdout_output("run", outs, ARRAY_SIZE(outs), &o->no_stdout_report);
 }
 
 int cmd_run(int argc, char **argv)

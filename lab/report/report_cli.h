@@ -25,6 +25,7 @@ struct report_cli {
 	enum fail_on fail_on;	/* --fail-on; FAIL_ON_DEFAULT: exit 0 whatever the verdicts */
 	const char *junit;	/* --junit FILE */
 	int benchfmt_counters;			/* report: --benchfmt-counters */
+	const char *config;	/* report: -c FILE, for --mail's [report] */
 };
 
 /*

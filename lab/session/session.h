@@ -165,7 +165,16 @@ void session_summary_json(const char *dir, const json_t *report, enum fail_on f,
 			  struct strbuf *out);
 
 /*
- * The reply mail of @report (report_render_mail()) at @path, From, To, Cc
+ * The reply mail of @report (report_render_mail()) into @out, with From,
+ * To, Cc and the link from lab.conf's [report] @rc (From defaults to
+ * $USER@hostname): 0; -1 when the report cannot be read (said). Not
+ * threaded is a warning. `report --mail` and `run --mail` share it.
+ */
+LAB_MUST_CHECK
+int session_render_mail(const json_t *report, const struct report_cfg *rc, struct strbuf *out);
+
+/*
+ * The reply mail of @report (session_render_mail()) at @path, From, To, Cc
  * and the link from lab.conf's [report] @rc: LAB_OK, or LAB_ELAB when it
  * cannot be written (said, naming it). Not threaded is a warning.
  */

@@ -190,27 +190,42 @@ void session_stdout_restore(struct session *s)
 	}
 }
 
-int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc)
+int session_render_mail(const json_t *report, const struct report_cfg *rc, struct strbuf *out)
 {
 	struct report_mail_opts o = {
 		.from = rc->mail_from, .to = rc->mail_to, .cc = rc->mail_cc,
 		.base_url = rc->base_url,
 	};
-	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT;
 	char *from = o.from ? NULL : report_mail_default_from();
 	int r;
 
 	if (from)
 		o.from = from;
+	r = report_render_mail(report, &o, out, &why);
 	/* Not threaded is said, not fatal: the mail is still worth sending. */
-	if (report_render_mail(report, &o, &sb, &why))
-		warning("mail %s: %s", path, sb_str(&why));
-	r = write_user_output(path, sb.buf, sb.len);
-	if (r)
-		r = lab_error("cannot write %s: %s", user_output_name(path), user_file_strerror(errno));
+	if (r > 0)
+		warning("mail: %s", sb_str(&why));
+	else if (r < 0)
+		lab_error("mail: %s", sb_str(&why));
 	free(from);
-	sb_release(&sb);
 	sb_release(&why);
+	return r < 0 ? -1 : 0;
+}
+
+int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = LAB_ELAB;
+
+	/* A report the mail cannot read writes no empty mail. */
+	if (session_render_mail(report, rc, &sb))
+		goto out;
+	r = LAB_OK;
+	if (write_user_output(path, sb.buf, sb.len))
+		r = lab_error("cannot write %s: %s", user_output_name(path), user_file_strerror(errno));
+out:
+	sb_release(&sb);
 	return r;
 }
 
@@ -241,11 +256,14 @@ int session_finish(struct session *s, enum plan_end end)
 		json_object_set_new(session_json, "sequential", json_deep_copy(session_seq_state(s->seq)));
 	json_t *report = session_write_reports(s->dir, session_json, &unwritten);
 	json_decref(session_json);
+	session_stdout_restore(s);
 	if (!report) {
+		/* No report: the --json summary still tells a script where and why. */
+		if (s->o->json)
+			LAB_IGNORE(write_summary(s, NULL, LAB_ELAB));
 		sb_release(&err);
 		return LAB_ELAB;
 	}
-	session_stdout_restore(s);
 	char *txt = xasprintf("%s/report.txt", s->dir);
 	struct strbuf text = STRBUF_INIT;
 	/* (with a report unwritten, report.txt may be an older one) */

@@ -113,7 +113,18 @@ check_junit "$TMP/stdout.xml" >/dev/null || fail "--junit - is not JUnit alone o
 "$LAB" -q -v version >/dev/null 2>"$TMP/qv.err" && fail "-q -v accepted"
 grep -q -- "-q and -v" "$TMP/qv.err" || fail "the -q -v refusal does not say why"
 "$LAB" -q report "$FX/session-ab.json" -v -o /dev/null 2>/dev/null && fail "-q before and -v after accepted"
-"$LAB" run --json --junit - >/dev/null 2>&1 && fail "run --json --junit - accepted"
+# run's refusals come from its options alone: exit 1 and the reason, before
+# any lab.conf is read (any other failure would also exit non-zero).
+run_refused() {	# run_refused ARGS...
+	"$LAB" run "$@" >"$TMP/run.out" 2>"$TMP/run.err"
+	local rc=$?
+	[ $rc -eq 1 ] || fail "run $* exited $rc, expected 1: $(cat "$TMP/run.err")"
+	grep -q "would both write to standard output" "$TMP/run.err" ||
+		fail "run $*: the refusal does not say why: $(cat "$TMP/run.err")"
+}
+run_refused --json --junit -
+run_refused --json - --junit -
+run_refused --mail - --json
 
 # --- history: no session is an error, and nothing is written ---
 mkdir "$TMP/empty" "$TMP/notreports"
