@@ -299,13 +299,15 @@ static void esc(struct strbuf *sb, const char *s)
 	sb_add_xml(sb, s);
 }
 
+static char *night_href(const char *html_path, const struct history_session *ss);
+
 static void link_session(const struct history *h, const char *html_path, size_t sess,
 			 struct strbuf *sb)
 {
 	const struct history_session *s = &h->s[sess];
 
 	if (s->html && html_path) {
-		char *l = rel_link(html_path, s->html);
+		char *l = night_href(html_path, s);
 		sb_adds(sb, "<a href=\"");
 		esc(sb, l);
 		sb_adds(sb, "\">");
@@ -407,16 +409,18 @@ static void cp_table_head(struct strbuf *sb)
  */
 static char *night_href(const char *html_path, const struct history_session *ss)
 {
-	char *l, *out;
+	struct strbuf sb = STRBUF_INIT;
+	char *l;
 
 	if (!ss->html || !html_path)
 		return NULL;
 	l = rel_link(html_path, ss->html);
-	if (*l == '/' || *l == '.')
-		return l;
-	out = xasprintf("./%s", l);
+	/* "./" first: a folder named "https:x" must not read as a scheme. */
+	if (*l != '/' && *l != '.')
+		sb_adds(&sb, "./");
+	sb_add_url_path(&sb, l, 1);
 	free(l);
-	return out;
+	return sb_detach(&sb);
 }
 
 /* What svg_trend() draws for one series; trend_release() frees it. */
@@ -473,7 +477,7 @@ static void trend_build(const struct history *h, const char *html_path,
 		fmt_pct(d, sizeof(d), c->delta_pct);
 		t->titles[j] = xasprintf("%s %s from %s to %s", c->kind, d, session_before(h, s, c),
 					 ss->id);
-		t->hrefs[j] = ss->html && html_path ? rel_link(html_path, ss->html) : NULL;
+		t->hrefs[j] = night_href(html_path, ss);
 		t->mk[j] = (struct svg_trend_mark){ c->at, c->kind, t->titles[j], t->hrefs[j] };
 	}
 }

@@ -178,3 +178,16 @@ void sb_add_bench_token(struct strbuf *sb, const char *str)
 			sb_addc(sb, '_');
 	}
 }
+
+void sb_add_url_path(struct strbuf *sb, const char *s, int keep_slash)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~:", c) || (keep_slash && c == '/'))
+			sb_addc(sb, (char)c);
+		else
+			sb_addf(sb, "%%%02X", c);
+	}
+}

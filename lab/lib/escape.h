@@ -35,6 +35,12 @@ void sb_add_xml(struct strbuf *sb, const char *s);
  * since one report line is one table row) and every invalid byte becomes '?'.
  */
 void sb_add_text_safe(struct strbuf *sb, const char *s);
+/*
+ * @s as a URL path: every byte but the unreserved ones (RFC 3986: letters,
+ * digits, "-._~") and ':' percent-encoded, and '/' too unless @keep_slash.
+ * A '#', '?' or '%' in a folder name then stays part of the path.
+ */
+void sb_add_url_path(struct strbuf *sb, const char *s, int keep_slash);
 
 /*
  * Same as sb_add_text_safe() but keeps newline and tab: for multi-line text

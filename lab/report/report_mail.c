@@ -271,20 +271,6 @@ static void opening(const struct report_view *v, const struct thread *t, struct 
 	sb_release(&s);
 }
 
-/* Percent-encode what a URL path segment may not hold as it is. */
-static void url_segment(struct strbuf *sb, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		    strchr("-._~:", c))
-			sb_addc(sb, (char)c);
-		else
-			sb_addf(sb, "%%%02X", c);
-	}
-}
-
 static void reproduce(const struct report_view *v, const struct report_mail_opts *o,
 		      struct strbuf *sb)
 {
@@ -301,7 +287,7 @@ static void reproduce(const struct report_view *v, const struct report_mail_opts
 		sb_adds(&s, o->base_url);
 		if (!s.len || s.buf[s.len - 1] != '/')
 			sb_addc(&s, '/');
-		url_segment(&s, v->session.id);
+		sb_add_url_path(&s, v->session.id, 0);
 		sb_adds(sb, "\nThe full report, with every run and its plots:\n  ");
 		sb_add_text_safe(sb, sb_str(&s));
 		sb_adds(sb, "/report.html\n  ");
