@@ -130,8 +130,6 @@ struct bisect_head {
 	json_t *prefixes;		/* {"K": {"builds": bool}}; NULL: none yet */
 	const json_t *tracked;		/* step results of the whole series */
 	const json_t *waterfall;	/* result.waterfall; NULL: none */
-	const char *outcome;		/* result.outcome; NULL: no result yet */
-	long culprit;			/* result.culprit: the patch's position; 0: none */
 };
 void bisect_head_decode(const json_t *state, struct bisect_head *out);
 

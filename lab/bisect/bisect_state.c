@@ -404,9 +404,6 @@ void bisect_head_decode(const json_t *state, struct bisect_head *out)
 	out->prefixes = container_of(state, "prefixes", 1);
 	out->tracked = container_of(state, "tracked", 0);
 	out->waterfall = json_object_get(json_object_get(state, "result"), "waterfall");
-	out->outcome = str_of(json_object_get(state, "result"), "outcome");
-	out->culprit = (long)json_integer_value(json_object_get(json_object_get(state, "result"),
-								"culprit"));
 }
 
 void bisect_step_decode(const json_t *s, struct bisect_step *out)
@@ -418,7 +415,6 @@ void bisect_step_decode(const json_t *s, struct bisect_step *out)
 	out->session = str_of(s, "session");
 	out->dir = str_of(s, "dir");
 	out->state = str_of(s, "state");
-	out->session = str_of(s, "session");
 	out->results = json_object_get(s, "results");
 }
 

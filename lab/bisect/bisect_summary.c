@@ -10,14 +10,14 @@
 
 #define BISECT_SUMMARY_SCHEMA "mglrulab-bisect-summary/1"
 
-static json_t *culprit_json(const struct bisect_head *h)
+static json_t *culprit_json(const struct bisect_head *h, const struct bisect_end *end)
 {
 	struct bisect_patch p;
 
-	if (h->culprit < 1)
+	if (end->culprit < 1)
 		return json_null();
-	bisect_patch_decode(h, h->culprit, &p);
-	return xjson_pack("{s:I, s:s?, s:s?}", "position", (json_int_t)h->culprit,
+	bisect_patch_decode(h, end->culprit, &p);
+	return xjson_pack("{s:I, s:s?, s:s?}", "position", (json_int_t)end->culprit,
 			  "subject", p.subject, "message_id", p.message_id);
 }
 
@@ -68,18 +68,21 @@ void bisect_summary_json(const char *dir, const json_t *state, int status, struc
 {
 	static const char *const names[3] = { "bisect.json", "bisect.txt", "bisect.html" };
 	struct bisect_head h = { 0 };
+	struct bisect_end end = { 0 };
 	char *paths[3];
 	json_t *root;
 
-	if (state)
+	if (state) {
 		bisect_head_decode(state, &h);
+		bisect_end_decode(state, &end);
+	}
 	for (int i = 0; i < 3; i++)
 		paths[i] = path_join(dir, names[i]);
 	root = xjson_pack("{s:s, s:s, s:b, s:s?, s:s?, s:s?, s:o, s:o, s:o, "
 			  "s:{s:s, s:s, s:s}, s:i, s:s}",
 		"schema", BISECT_SUMMARY_SCHEMA, "bisection", dir, "complete", h.complete,
-		"baseline", h.baseline, "series_kernel", h.series_kernel, "outcome", h.outcome,
-		"culprit", culprit_json(&h), "primaries", primaries_json(&h),
+		"baseline", h.baseline, "series_kernel", h.series_kernel, "outcome", end.outcome,
+		"culprit", culprit_json(&h, &end), "primaries", primaries_json(&h),
 		"steps", steps_json(&h),
 		"reports", "json", paths[0], "text", paths[1], "html", paths[2],
 		"exit_status", status, "exit_meaning", report_gate_status_meaning(status));
