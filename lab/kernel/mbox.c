@@ -508,11 +508,18 @@ char *patch_label(const struct patch *p)
 }
 
 /* The first cover letter of @pl that carries a Message-Id or a subject. */
+/*
+ * The series' cover letter: a mail whose subject says [PATCH 0/N]. A mail
+ * without a diff is skipped like one when the series is applied, but in a
+ * thread saved from lore it may be a reviewer's reply: the reply mail must
+ * not thread under that, so without a 0/N subject there is no cover (and
+ * the reply goes under the first patch).
+ */
 static const struct patch *first_cover(const struct patch_list *pl)
 {
 	for (size_t i = 0; i < pl->n; i++)
-		if (pl->v[i].is_cover && pl->v[i].has_headers &&
-		    (pl->v[i].message_id || pl->v[i].subject))
+		if (pl->v[i].is_cover && pl->v[i].has_headers && pl->v[i].subject &&
+		    is_cover_subject(pl->v[i].subject))
 			return &pl->v[i];
 	return NULL;
 }
