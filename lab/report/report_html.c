@@ -679,9 +679,14 @@ static void layout_tables_html(const struct report_view *v, struct strbuf *sb)
 		"Each workload's numbers arranged like the table of the linux-mm thread it comes "
 		"from: medians of the runs, the change of the medians and its verdict.</p>\n");
 	for (size_t i = 0; i < n; i++) {
-		size_t cells = t[i].groups.n * t[i].ncols, cell, row;
+		size_t cells = t[i].groups.n * t[i].ncols, cell, row, rows = 0;
 		int heads = t[i].ncols > 1 || *t[i].groups.v[0];
 
+		/* No row of dashes, and no table of nothing (as the text report). */
+		for (row = 0; row < t[i].rows.n; row++)
+			rows += !layout_row_empty(&t[i], row);
+		if (!rows)
+			continue;
 		sb_adds(sb, "<h3>");
 		esc(sb, t[i].title.buf);
 		sb_adds(sb, "</h3><div class=\"tw\"><table class=\"results layout\"><thead>");
@@ -711,6 +716,8 @@ static void layout_tables_html(const struct report_view *v, struct strbuf *sb)
 		}
 		sb_adds(sb, "</tr></thead><tbody>\n");
 		for (row = 0; row < t[i].rows.n; row++) {
+			if (layout_row_empty(&t[i], row))
+				continue;
 			sb_adds(sb, "<tr>");
 			td_text(sb, t[i].rows.v[row]);
 			for (cell = 0; cell < cells; cell++) {

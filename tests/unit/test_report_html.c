@@ -281,6 +281,41 @@ static void test_no_empty_headings(void **state)
 }
 
 /*
+ * "As the threads showed them" in HTML: no row whose every cell is "-"
+ * (session-small lacks pgmajfault and three of aging's rows; the page
+ * showed them as rows of dashes, as the text report no longer does).
+ */
+static void test_thread_tables_no_dash_rows(void **state)
+{
+	struct strbuf h = STRBUF_INIT;
+	const char *sec, *end;
+	int rows = 0;
+	(void)state;
+
+	render_file("tests/fixtures/reports/session-small.json", &h);
+	sec = strstr(h.buf, "<section id=\"threads\">");
+	assert_non_null(sec);
+	end = strstr(sec, "</section>");
+	assert_non_null(end);
+	for (const char *p = sec; (p = strstr(p, "<tr><td>")) && p < end; p++) {
+		const char *stop = strstr(p, "</tr>");
+		int values = 0;
+
+		rows++;
+		for (const char *c = strstr(p + 8, "<td"); c && c < stop; c = strstr(c + 3, "<td")) {
+			const char *v = strchr(c, '>') + 1;
+
+			values += strncmp(v, "-</td>", 6) != 0;
+		}
+		if (!values)
+			fail_msg("a row of dashes: %.60s", p);
+	}
+	assert_true(rows > 0);
+	assert_null(strstr(sec, "<td>pgmajfault</td>"));
+	sb_release(&h);
+}
+
+/*
  * The answer comes first: before the session's metadata, one row per
  * metric it names, each linked to its details, and the warnings after it.
  */
@@ -316,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_distribution_axes),
 		cmocka_unit_test(test_distributions_not_collapsed),
 		cmocka_unit_test(test_no_empty_headings),
+		cmocka_unit_test(test_thread_tables_no_dash_rows),
 		cmocka_unit_test(test_answer_first),
 	};
 
