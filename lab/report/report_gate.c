@@ -2,6 +2,7 @@
 /* What CI reads of a report: the gate, the exit status, JUnit (report_gate.h). */
 #include "report_gate.h"
 #include "escape.h"
+#include "report_priv.h"
 #include "report_view.h"
 #include "xjson.h"
 
@@ -49,6 +50,15 @@ static enum gate_kind judge_invalid(const struct result_record *res, struct strb
 			"the %s's all succeeded", side_name[k], s[k].failed, attempted(&s[k]),
 			side_name[!k]);
 		return GATE_KERNEL_FAILED;
+	}
+	/*
+	 * Fewer than two runs of a kernel, none failed: the session stopped
+	 * (its budget, its cap) before it could judge. Undecided, as "?" is,
+	 * not the lab failing: a demo whose budget ran out exits 0.
+	 */
+	if (result_too_few_runs(res)) {
+		sb_adds(why, "too few runs to judge (fewer than 2 of a kernel, none failed)");
+		return GATE_SKIPPED;
 	}
 	sb_addf(why, "invalid: could not measure: %s", res->reason ? res->reason : "no reason");
 	/* A secondary metric without a ratio (a median of 0) is no lab failure. */

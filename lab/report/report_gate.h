@@ -16,9 +16,11 @@
  *                       exit 3
  *   GATE_LAB_FAILED     invalid because runs of both kernels failed, or
  *                       a primary metric that could not be measured
- *                       (too few runs, no ratio, no interval): the lab
- *                       could not answer, <error>, exit 2
- *   GATE_SKIPPED        "?" inconclusive, or a secondary metric invalid
+ *                       (no ratio, no interval): the lab could not
+ *                       answer, <error>, exit 2
+ *   GATE_SKIPPED        "?" inconclusive; too few runs (fewer than two of
+ *                       a kernel, none failed: a budget or cap stopped
+ *                       the session first); a secondary metric invalid
  *                       without failed runs: <skipped>, exit 0
  *   GATE_PASS           every other verdict, or one that --fail-on does
  *                       not gate: a passing test case

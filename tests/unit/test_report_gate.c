@@ -73,6 +73,33 @@ static size_t count(const char *s, const char *what)
 	return n;
 }
 
+/*
+ * A primary with one run of each kernel and none failed (a budget stopped
+ * the session): too few runs is undecided, exit 0, not the lab failing
+ * (`make demo` with its 25-minute budget must not exit 2 for that).
+ */
+static void test_too_few_runs_is_undecided(void **state)
+{
+	struct result_record r = { 0 };
+	struct strbuf why = STRBUF_INIT;
+	(void)state;
+
+	r.primary = 1;
+	r.verdict_id = "invalid";
+	r.verdict = VERDICT_INVALID;
+	r.reason = "too few runs";
+	r.side[0].n = 1;
+	r.side[1].n = 1;
+	assert_int_equal(report_gate_judge(&r, FAIL_ON_REGRESSION, &why), GATE_SKIPPED);
+	assert_non_null(strstr(sb_str(&why), "too few runs"));
+	/* One of them failed: that is the kernel failing, as before. */
+	r.side[1].failed = 1;
+	r.reason = "too many failed runs";
+	sb_reset(&why);
+	assert_int_equal(report_gate_judge(&r, FAIL_ON_REGRESSION, &why), GATE_KERNEL_FAILED);
+	sb_release(&why);
+}
+
 /* The patched kernel fails every kbuild run; the baseline's succeed. */
 static void test_patched_kernel_failed(void **state)
 {
@@ -156,6 +183,7 @@ static void test_junit_suite_complete(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_too_few_runs_is_undecided),
 		cmocka_unit_test(test_patched_kernel_failed),
 		cmocka_unit_test(test_lab_failed),
 		cmocka_unit_test(test_junit_suite_complete),
