@@ -4,6 +4,7 @@
  * state on disk, the summary. The search itself is bisect_search.c.
  */
 #include "bisect.h"
+#include "seq_state.h"
 #include "bisect_search.h"
 #include "config.h"
 #include "escape.h"
@@ -228,7 +229,7 @@ static json_t *add_step(struct bisect *bs, const char *purpose, const char *a, c
  * bisection or on a resume, is never run again.
  */
 static int run_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
-		    json_t **results)
+		    const struct seq_placements *place, json_t **results)
 {
 	struct bisect_step st;
 	json_t *step = find_step(bs, a, b, &st);
@@ -257,6 +258,7 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 		.config = bs->o->config, .mode = SESSION_AB, .warmups = -1,
 		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
 		.budget_s = bs->o->budget_s, .reports_dir = dir, .no_stdout_report = 1,
+		.placement = place,
 		/* A step that failed starts a new session: its failed runs are on record. */
 		.resume = session_started(dir) && strcmp(st.state, "failed"),
 	};
@@ -398,39 +400,138 @@ static int record_probe(struct bisect *bs, long k, enum bisect_class c)
 	return save(bs);
 }
 
+/*
+ * Where each tracked metric's midpoint lies: the geometric middle of the
+ * series' whole change (the confirming step's), which a probe's first
+ * session places its prefix against. A metric whose change is not a
+ * finite ratio other than 1 gets none.
+ */
+static void midpoints(const json_t *tracked, struct seq_placements *out)
+{
+	struct step_results t;
+
+	memset(out, 0, sizeof(*out));
+	step_results_decode(tracked, &t);
+	out->v = xcalloc(t.n + 1, sizeof(*out->v));
+	for (size_t i = 0; i < t.n; i++) {
+		double e = 1 + t.v[i].delta_pct / 100;
+
+		if (!(e > 0) || !isfinite(e) || e == 1)
+			continue;
+		out->v[out->n].workload = xstrdup(t.v[i].workload);
+		out->v[out->n].metric = xstrdup(t.v[i].metric);
+		out->v[out->n++].midpoint = sqrt(e);
+	}
+	step_results_release(&t);
+}
+
+/*
+ * The midpoint rule: prefix k from its first session alone (the baseline
+ * against it), each tracked metric's interval wholly on one side of its
+ * midpoint. All on the baseline's side: at the baseline; all beyond: at
+ * the end; some each way: between. A metric not placed (its interval
+ * holds the midpoint, or it has none): BISECT_UNDECIDED, and the probe
+ * goes on as before the rule, with a second session.
+ */
+static enum bisect_class place(const struct seq_placements *mid, const json_t *from_base)
+{
+	struct step_results fb;
+	int base = 0, end = 0, unplaced = !mid->n;
+
+	step_results_decode(from_base, &fb);
+	for (size_t i = 0; i < mid->n; i++) {
+		const struct step_result *r = step_results_find(&fb, mid->v[i].workload,
+								mid->v[i].metric);
+		int side = r ? stats_side_of_midpoint(1 + r->lo_pct / 100, 1 + r->hi_pct / 100,
+						      mid->v[i].midpoint) : 0;
+
+		base += side < 0;
+		end += side > 0;
+		unplaced += !side;
+	}
+	step_results_release(&fb);
+	if (unplaced)
+		return BISECT_UNDECIDED;
+	return base && end ? BISECT_BETWEEN : base ? BISECT_AT_BASE : BISECT_AT_END;
+}
+
+static enum bisect_class stopped(struct bisect *bs, int r)
+{
+	bs->status = r;
+	return BISECT_STOPPED;
+}
+
+/* Both sessions of a probe, classified by their verdicts (before the midpoint rule). */
+static int two_sided(struct bisect *bs, const char *name, const json_t *from_base,
+		     enum bisect_class *c)
+{
+	json_t *to_end;
+	int r = run_step(bs, "probe-end", name, bs->series, NULL, &to_end);
+
+	if (!r)
+		*c = classify(head_of(bs).tracked, from_base, to_end);
+	return r;
+}
+
+/*
+ * The class bisect.json recorded for prefix @k: 1 and *@c, or 0. A
+ * resumed or complete bisection follows what it recorded, whatever rule
+ * placed the prefix then (one started before the midpoint rule too).
+ */
+static int recorded_class(struct bisect *bs, long k, enum bisect_class *c)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(head_of(bs).probes, i, p) {
+		struct bisect_probe bp;
+
+		bisect_probe_decode(p, &bp);
+		if (bp.prefix != k || !bp.cls)
+			continue;
+		for (int x = BISECT_AT_BASE; x <= BISECT_UNBUILDABLE; x++)
+			if (!strcmp(bp.cls, bisect_class_name((enum bisect_class)x))) {
+				*c = (enum bisect_class)x;
+				return 1;
+			}
+	}
+	return 0;
+}
+
 static enum bisect_class oracle(long k, void *data)
 {
 	struct bisect *bs = data;
-	json_t *from_base, *to_end;
-	enum bisect_class c;
+	struct seq_placements mid;
+	struct bisect_step st;
+	json_t *from_base;
+	enum bisect_class c = BISECT_UNDECIDED;
+	const char *how = "placed against the midpoint";
 	int r = build_prefix(bs, k);
 
 	if (r == 1) {
 		r = record_probe(bs, k, BISECT_UNBUILDABLE);
-		if (r) {
-			bs->status = r;
-			return BISECT_STOPPED;
-		}
-		return BISECT_UNBUILDABLE;
+		return r ? stopped(bs, r) : BISECT_UNBUILDABLE;
 	}
+	if (!r && recorded_class(bs, k, &c))
+		return c;
 	char *name = prefix_name(bs, k);
+	midpoints(head_of(bs).tracked, &mid);
 	if (!r)
-		r = run_step(bs, "probe-base", bs->base, name, &from_base);
-	if (!r)
-		r = run_step(bs, "probe-end", name, bs->series, &to_end);
+		r = run_step(bs, "probe-base", bs->base, name, &mid, &from_base);
+	/* A probe whose second session was started (before the rule, or by it) ends with it. */
+	if (!r && !find_step(bs, name, bs->series, &st))
+		c = place(&mid, from_base);
+	if (!r && c == BISECT_UNDECIDED) {
+		how = "both sides";
+		r = two_sided(bs, name, from_base, &c);
+	}
+	seq_placements_release(&mid);
 	free(name);
-	if (r) {
-		bs->status = r;
-		return BISECT_STOPPED;
-	}
-	c = classify(head_of(bs).tracked, from_base, to_end);
-	say("prefix %ld of %ld: %s", k, bs->n, bisect_class_name(c));
+	if (r)
+		return stopped(bs, r);
+	say("prefix %ld of %ld: %s (%s)", k, bs->n, bisect_class_name(c), how);
 	r = record_probe(bs, k, c);
-	if (r) {
-		bs->status = r;
-		return BISECT_STOPPED;
-	}
-	return c;
+	return r ? stopped(bs, r) : c;
 }
 
 /* The metrics the whole series moved: primaries, or all of a workload without any. */
@@ -625,14 +726,28 @@ static int culprit_effects(struct bisect *bs, long c, json_t *result, struct str
 		}
 	}
 	if (!r)
-		r = run_step(bs, "own-effect", before, at, &own);
+		r = run_step(bs, "own-effect", before, at, NULL, &own);
 	if (r)
 		goto out;
 	sb_addf(text, "\nits own effect (%s against %s):\n", at, before);
 	fmt_tracked(text, tracked, own);
 	json_object_set(result, "own_effect", own);
-	if (c < bs->n) {
-		rest = step_results(bs, at, bs->series);
+	struct bisect_step st;
+
+	if (c < bs->n && !(rest = step_results(bs, at, bs->series)) &&
+	    !find_step(bs, at, bs->series, &st)) {
+		char range[48];
+
+		/* The probe placed c by its first session alone (the midpoint rule). */
+		if (c + 1 == bs->n)
+			snprintf(range, sizeof(range), "patch %ld", c + 1);
+		else
+			snprintf(range, sizeof(range), "patches %ld..%ld", c + 1, bs->n);
+		sb_addf(text, "the remaining %s: not measured (the probe placed patch %ld with one "
+			"session); mglrulab run --ab %s %s measures %s\n", range, c, at, bs->series,
+			c + 1 == bs->n ? "it" : "them");
+		json_object_set_new(result, "remaining", json_null());
+	} else if (c < bs->n) {
 		if (c + 1 == bs->n)
 			sb_addf(text, "the remaining patch %ld (%s against %s):\n", c + 1, bs->series, at);
 		else
@@ -733,7 +848,7 @@ static int per_patch(struct bisect *bs, struct strbuf *text)
 		if (r)
 			goto fail;
 		char *a = prefix_name(bs, prev), *b = prefix_name(bs, k);
-		r = run_step(bs, "per-patch", a, b, &res);
+		r = run_step(bs, "per-patch", a, b, NULL, &res);
 		if (!r) {
 			json_array_append_new(steps, xjson_pack("{s:I, s:I, s:s, s:s, s:O}", "from",
 				(json_int_t)prev, "to", (json_int_t)k, "a", a, "b", b, "results", res));
@@ -948,7 +1063,7 @@ static void check_prefix0(struct bisect *bs)
 static int confirm(struct bisect *bs, struct strbuf *text)
 {
 	json_t *res, *tracked;
-	int r = run_step(bs, "confirm", bs->base, bs->series, &res);
+	int r = run_step(bs, "confirm", bs->base, bs->series, NULL, &res);
 
 	if (r)
 		return r;

@@ -6,13 +6,15 @@
  *                decided: the metrics it tracks are the primaries (all
  *                metrics when a workload declares none) with an improvement
  *                or regression verdict. None: "not confirmed", stop.
- *   2. search    bisect_search.h over the prefix kernels NAME@K: each probe
- *                is two sessions, the baseline against NAME@K and NAME@K
- *                against the series' end, each until decided or its budget
- *                is spent. A prefix that does not build is skipped.
+ *   2. search    bisect_search.h over the prefix kernels NAME@K: a probe is
+ *                the baseline against NAME@K, until its tracked metrics'
+ *                intervals lie on one side of the series' midpoint (placed)
+ *                or it is decided; a probe that did not place its prefix
+ *                adds NAME@K against the series' end and is classified by
+ *                the two verdicts. A prefix that does not build is skipped.
  *   3. culprit   its own effect, NAME@(c-1) against NAME@c, and what the
- *                remaining patches do (NAME@c against the end, from the
- *                probe).
+ *                remaining patches do (NAME@c against the end, when a
+ *                probe measured it).
  * With --per-patch (series of at most BISECT_PER_PATCH_MAX patches) every
  * step NAME@(k-1) against NAME@k is measured instead of searching: a
  * waterfall of each patch's own effect.

@@ -219,6 +219,13 @@ static void answer_found(struct strbuf *h, const struct page *p)
 	if (p->end.remaining && find_step(p, "probe-end", p->end.remaining, &st))
 		step_kernels(h, &st);
 	sb_adds(h, "</h3>\n");
+	if (!p->end.remaining) {
+		/* A probe placed the culprit with one session: that pair was never run. */
+		sb_addf(h, "<p>Not measured: no finished session compared the prefix of patch %ld "
+			"with the series' end (the probe placed it with one session, docs/bisect.md, "
+			"or that session did not finish).</p>\n", c);
+		return;
+	}
 	effect_table(h, p, p->end.remaining);
 }
 

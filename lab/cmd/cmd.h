@@ -107,6 +107,11 @@ extern const struct lab_choice cmd_fail_on_choices[];
  */
 LAB_MUST_CHECK
 int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char *junit);
+/* The same of a view (report_analyze_view()): `mglrulab report`'s. */
+struct report_view;
+LAB_MUST_CHECK
+int cmd_gate_view(const char *what, const struct report_view *v, enum fail_on f,
+		  const char *junit);
 /*
  * The same gate over any @subject (history's is the nights): @ops renders
  * its JUnit file and judges it against @f, as report_gate_junit() and

@@ -435,7 +435,7 @@ static enum guest_accel print_xml_accel(const char *state, enum guest_accel want
 static int print_xml(const struct guest_opts *o, const struct guest_topology *topo, int is_run)
 {
 	const char *state = o->state ? o->state : guest_default_state_dir();
-	char *run_dir, *name, *job, *xml;
+	char *run_dir, *name, *job, *xml, *job_cmdline;
 	struct domain_owner owner;
 	struct guest_run run;
 	int r = LAB_OK;
@@ -462,6 +462,8 @@ static int print_xml(const struct guest_opts *o, const struct guest_topology *to
 	run.initrd = o->initrd;
 	run.base_image = o->no_image ? NULL : "(the guest image)";
 	run.job_json = job;
+	job_cmdline = is_run ? guest_job_cmdline((const char *const *)o->args.v) : NULL;
+	run.job_cmdline = job_cmdline;
 	run.extra_cmdline = o->cmdline;
 	run.run_dir = run_dir;
 	run.shares = o->shares;
@@ -479,6 +481,7 @@ static int print_xml(const struct guest_opts *o, const struct guest_topology *to
 	free(xml);
 	free(name);
 	free(job);
+	free(job_cmdline);
 	free(run_dir);
 	return r;
 }

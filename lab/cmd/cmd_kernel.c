@@ -159,34 +159,80 @@ static json_t *load_entries(const char *cache_dir)
 	return list;
 }
 
+/* A cache entry: its folder's name (the key) and what its meta.json says. */
+struct kentry {
+	char *key;
+	struct kcache_meta meta;	/* empty when unreadable */
+};
+
+/* The entries under @cache_dir/entries, in the order the folder lists them. */
+static struct kentry *read_entries(const char *cache_dir, size_t *n)
+{
+	char *dir = xasprintf("%s/entries", cache_dir);
+	struct kentry *v = NULL;
+	size_t alloc = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	*n = 0;
+	while (d && (de = readdir(d))) {
+		struct strbuf err = STRBUF_INIT;
+		char *edir;
+
+		if (strlen(de->d_name) != SHA256_HEX_LEN)
+			continue;
+		ALLOC_GROW(v, *n + 1, alloc);
+		/* The key is the folder's name, as load_entries() says why. */
+		v[*n].key = xstrdup(de->d_name);
+		edir = xasprintf("%s/%s", dir, de->d_name);
+		/* An unreadable meta.json leaves the fields empty: listed as "?". */
+		if (kcache_entry_meta(edir, &v[*n].meta, &err))
+			sb_reset(&err);
+		sb_release(&err);
+		free(edir);
+		(*n)++;
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return v;
+}
+
+static void kentries_free(struct kentry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
+		kcache_meta_release(&v[i].meta);
+	}
+	free(v);
+}
+
 static int kernel_list(struct lab_config *cfg, struct kernel_opts *o)
 {
-	json_t *list = load_entries(cfg->cache_dir), *m;
-	size_t i;
+	struct kentry *list;
+	size_t n;
 
 	if (o->json) {
-		char *text = json_dumps(list, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_t *all = load_entries(cfg->cache_dir);
+		char *text = json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		puts(text);
 		free(text);
-		json_decref(list);
+		json_decref(all);
 		return LAB_OK;
 	}
+	list = read_entries(cfg->cache_dir, &n);
 	printf("%-12s  %-12s  %-20s  %8s  %s\n", "KEY", "NAME", "BUILT", "IMAGE", "SERIES");
 	/* Subjects come from patches, the rest from meta.json files: filtered. */
-	json_array_foreach(list, i, m) {
-		json_t *subjects = json_object_get(m, "subjects");
-		const char *first = json_string_value(json_array_get(subjects, 0));
-		term_printf(stdout, "%-12.12s  %-12s  %-20s  %7.1fM  %s%s\n",
-			    json_string_value(json_object_get(m, "key")) ?: "?",
-			    json_string_value(json_object_get(m, "name")) ?: "?",
-			    json_string_value(json_object_get(m, "built_at")) ?: "?",
-			    json_number_value(json_object_get(json_object_get(m, "sizes"), "bzImage")) / 1048576.0,
-			    first ? first : "(none)",
-			    json_array_size(subjects) > 1 ? " ..." : "");
+	for (size_t i = 0; i < n; i++) {
+		const struct kcache_meta *m = &list[i].meta;
+		const char *first = m->subjects.n ? m->subjects.v[0] : NULL;
+
+		term_printf(stdout, "%-12.12s  %-12s  %-20s  %7.1fM  %s%s\n", list[i].key,
+			    m->name ?: "?", m->built_at ?: "?", m->image_size / 1048576.0,
+			    first ? first : "(none)", m->subjects.n > 1 ? " ..." : "");
 	}
-	term_printf(stdout, "%zu entr%s in %s/entries\n", json_array_size(list),
-		    json_array_size(list) == 1 ? "y" : "ies", cfg->cache_dir);
-	json_decref(list);
+	term_printf(stdout, "%zu entr%s in %s/entries\n", n, n == 1 ? "y" : "ies", cfg->cache_dir);
+	kentries_free(list, n);
 	return LAB_OK;
 }
 
@@ -199,9 +245,9 @@ static int kernel_list(struct lab_config *cfg, struct kernel_opts *o)
  */
 static int kernel_gc(struct lab_config *cfg, struct kernel_opts *o)
 {
-	json_t *list, *m;
+	struct kentry *list;
 	struct strvec keep = STRVEC_INIT;
-	size_t i, removed = 0, kept = 0, in_use = 0;
+	size_t i, n, removed = 0, kept = 0, in_use = 0;
 	char key[SHA256_HEX_LEN + 1];
 	int lock_fd = -1, r = LAB_OK;
 
@@ -211,14 +257,14 @@ static int kernel_gc(struct lab_config *cfg, struct kernel_opts *o)
 		if (r)
 			return r;
 	}
-	list = load_entries(cfg->cache_dir);
+	list = read_entries(cfg->cache_dir, &n);
 	/* Referenced: what a kernel of this configuration resolves to today. */
 	for (size_t k = 0; k < cfg->nr_kernels; k++)
 		if (!kbuild_lookup(cfg, &cfg->kernels[k], key))
 			strvec_push(&keep, key);
-	json_array_foreach(list, i, m) {
-		const char *ek = json_string_value(json_object_get(m, "key"));
-		const char *name = json_string_value(json_object_get(m, "name")) ?: "?";
+	for (i = 0; i < n; i++) {
+		const char *ek = list[i].key;
+		const char *name = list[i].meta.name ?: "?";
 		int referenced = 0;
 		for (size_t k = 0; ek && k < keep.n; k++)
 			referenced |= !strcmp(keep.v[k], ek);
@@ -254,7 +300,7 @@ static int kernel_gc(struct lab_config *cfg, struct kernel_opts *o)
 	if (lock_fd >= 0)
 		close(lock_fd);
 	strvec_clear(&keep);
-	json_decref(list);
+	kentries_free(list, n);
 	return r;
 }
 

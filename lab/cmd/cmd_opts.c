@@ -98,3 +98,21 @@ int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char 
 
 	return cmd_gate_with(what, &ops, report, f, junit);
 }
+
+static void view_junit(const void *v, enum fail_on f, struct strbuf *out)
+{
+	report_gate_junit_view(v, f, out);
+}
+
+static int view_status(const void *v, enum fail_on f, struct strbuf *why)
+{
+	return report_gate_status_view(v, f, why);
+}
+
+int cmd_gate_view(const char *what, const struct report_view *v, enum fail_on f,
+		  const char *junit)
+{
+	static const struct cmd_gate_ops ops = { view_junit, view_status };
+
+	return cmd_gate_with(what, &ops, v, f, junit);
+}

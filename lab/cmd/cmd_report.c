@@ -10,6 +10,7 @@
 #include "report.h"
 #include "report_cli.h"
 #include "report_headline.h"
+#include "report_view.h"
 #include "session.h"
 #include "util.h"
 
@@ -140,44 +141,125 @@ int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli)
 	return one_stdout_output(what, cli);
 }
 
-int report_cli_write(const json_t *report, const struct report_cli *cli)
+static int cannot_write(const char *path)
+{
+	return lab_error("cannot write %s: %s", user_output_name(path), user_file_strerror(errno));
+}
+
+/* What is rendered: a report's tree, or a view of it (report_analyze_view()). */
+struct cli_report {
+	const json_t *json;		/* NULL: the view */
+	const struct report_view *view;
+};
+
+typedef int (*render_fn)(const struct cli_report *r, const struct report_cli *cli,
+			 struct strbuf *out);
+
+static int render_html(const struct cli_report *r, const struct report_cli *cli,
+		       struct strbuf *out)
+{
+	(void)cli;
+	if (r->view)
+		report_render_html_view(r->view, out);
+	else
+		report_render_html(r->json, out);
+	return LAB_OK;
+}
+
+/* The mail reads the report as a tree: a view's is made for it alone. */
+static int render_mail(const struct cli_report *r, const struct report_cli *cli,
+		       struct strbuf *out)
+{
+	json_t *tree = r->view ? report_view_tree(r->view) : NULL;
+	int ret = report_cli_mail(tree ? tree : r->json, cli->config, out);
+
+	json_decref(tree);
+	return ret;
+}
+
+/* The outputs -o FILE (or standard output) takes, one after the other as asked. */
+static int render_outputs(const struct cli_report *r, const struct report_cli *cli,
+			  struct strbuf *out)
+{
+	const struct report_benchfmt_opts bf = { .counters = cli->benchfmt_counters };
+
+	for (size_t i = 0; i < cli->nwhat; i++) {
+		int ret;
+
+		switch (cli->what[i]) {
+		case REPORT_OUT_TEXT:
+			r->view ? report_render_text_view(r->view, out) :
+				  report_render_text(r->json, out);
+			break;
+		case REPORT_OUT_BENCHFMT:
+			r->view ? report_render_benchfmt_view(r->view, &bf, out) :
+				  report_render_benchfmt_opts(r->json, &bf, out);
+			break;
+		case REPORT_OUT_JSON:
+			r->view ? report_view_dump(r->view, out) : report_dump(r->json, out);
+			break;
+		case REPORT_OUT_MAIL:
+			ret = render_mail(r, cli, out);
+			if (ret)
+				return ret;
+			break;
+		}
+	}
+	return LAB_OK;
+}
+
+/*
+ * @render's output streams to @path as it is produced (the renderers'
+ * flush points): a report's HTML page or JSON of hundreds of MB is never
+ * held whole. A file appears whole or not at all (user_file_begin()).
+ */
+static int write_streamed(const char *path, render_fn render, const struct cli_report *report,
+			  const struct report_cli *cli)
 {
 	struct strbuf out = STRBUF_INIT;
-	int ret = LAB_OK;
+	struct user_file uf;
+	int ret;
 
-	if (cli->html) {
-		report_render_html(report, &out);
-		if (write_user_output(cli->html, out.buf, out.len)) {
-			ret = lab_error("cannot write %s: %s", user_output_name(cli->html),
-					user_file_strerror(errno));
-			goto out;
-		}
-		sb_reset(&out);
-	}
-	for (size_t i = 0; i < cli->nwhat; i++) {
-		switch (cli->what[i]) {
-		case REPORT_OUT_TEXT: report_render_text(report, &out); break;
-		case REPORT_OUT_BENCHFMT:
-			report_render_benchfmt_opts(report, &(struct report_benchfmt_opts){
-				.counters = cli->benchfmt_counters }, &out);
-			break;
-		case REPORT_OUT_JSON: report_dump(report, &out); break;
-		case REPORT_OUT_MAIL:
-			ret = report_cli_mail(report, cli->config, &out);
-			if (ret)
-				goto out;
-			break;
-		}
-	}
-	if (out.len && write_user_output(cli->out, out.buf, out.len)) {
-		ret = lab_error("cannot write %s: %s", user_output_name(cli->out),
-				user_file_strerror(errno));
-		goto out;
-	}
-	ret = cmd_gate(cli->cmd, report, cli->fail_on, cli->junit);
-out:
+	if (user_file_begin(path, &uf))
+		return cannot_write(path);
+	sb_set_sink(&out, uf.fd);
+	ret = render(report, cli, &out);
+	if (!ret && sb_sink_finish(&out))
+		ret = cannot_write(path);
+	if (ret)
+		user_file_abort(&uf);
+	else if (user_file_commit(&uf))
+		ret = cannot_write(path);
 	sb_release(&out);
 	return ret;
+}
+
+static int cli_write(const struct cli_report *report, const struct report_cli *cli)
+{
+	int ret;
+
+	if (cli->html) {
+		ret = write_streamed(cli->html, render_html, report, cli);
+		if (ret)
+			return ret;
+	}
+	if (cli->nwhat) {
+		ret = write_streamed(cli->out, render_outputs, report, cli);
+		if (ret)
+			return ret;
+	}
+	return report->view ? cmd_gate_view(cli->cmd, report->view, cli->fail_on, cli->junit) :
+			      cmd_gate(cli->cmd, report->json, cli->fail_on, cli->junit);
+}
+
+int report_cli_write(const json_t *report, const struct report_cli *cli)
+{
+	return cli_write(&(struct cli_report){ .json = report }, cli);
+}
+
+int report_cli_write_view(const struct report_view *v, const struct report_cli *cli)
+{
+	return cli_write(&(struct cli_report){ .view = v }, cli);
 }
 
 int report_cli_mail(const json_t *report, const char *config_path, struct strbuf *out)
@@ -205,7 +287,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct report_cli cli;
-	json_t *in = NULL, *report = NULL;
+	struct report_view v = { 0 };
+	json_t *in = NULL;
 	int ret;
 
 	ret = report_cli_parse(argc, argv, 1, &cli);
@@ -215,15 +298,16 @@ int cmd_report(int argc, char **argv)
 		ret = user_error("%s", err.buf);
 		goto out;
 	}
-	report = report_analyze(in, &err);
-	if (!report) {
-		ret = user_error("%s", err.buf);
+	/* Analysed once: every output is rendered from the one view. */
+	if (report_analyze_view(in, &v, &err)) {
+		/* The analysis names the member; the file is the user's to find. */
+		ret = user_error("%s: %s", cli.files[0], err.buf);
 		goto out;
 	}
-	ret = report_cli_write(report, &cli);
+	ret = report_cli_write_view(&v, &cli);
 out:
+	report_view_release(&v);
 	json_decref(in);
-	json_decref(report);
 	sb_release(&err);
 	return ret;
 }

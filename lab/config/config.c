@@ -10,6 +10,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "ini_lines.h"
+#include "mail_addr.h"
 #include "stats_defaults.h"
 
 #include <dirent.h>
@@ -80,13 +81,17 @@ static const struct ini_key stats_keys[] = {
  * A mail header's value: printable ASCII with an '@', nothing a header
  * could be cut or continued with (the mail writes it as it is).
  */
+/* A list mail_addr.h takes: the reply mail writes it without checking it again. */
 static int parse_mail_address(const char *value, void *field)
 {
-	if (!strchr(value, '@'))
+	struct mail_addrs a;
+	struct strbuf err = STRBUF_INIT;
+	int bad = mail_addr_parse(value, &a, &err);
+
+	mail_addrs_release(&a);
+	sb_release(&err);
+	if (bad)
 		return -1;
-	for (const char *p = value; *p; p++)
-		if (*p < ' ' || *p > '~')
-			return -1;
 	free(*(char **)field);
 	*(char **)field = xstrdup(value);
 	return 0;
@@ -110,11 +115,12 @@ static int parse_base_url(const char *value, void *field)
 #define REPORT(f) .offset = offsetof(struct report_cfg, f)
 static const struct ini_key report_keys[] = {
 	{ "mail_from", INI_CUSTOM, REPORT(mail_from), .parse = parse_mail_address,
-	  .expected = "a mail address in printable ASCII (Name <user@example.org>)" },
+	  .expected = "a mail address: user@example.org or Name <user@example.org>, the name "
+		      "in UTF-8, the address in ASCII" },
 	{ "mail_to", INI_CUSTOM, REPORT(mail_to), .parse = parse_mail_address,
-	  .expected = "mail addresses in printable ASCII, separated by commas" },
+	  .expected = "mail addresses (Name <user@example.org>), separated by commas" },
 	{ "mail_cc", INI_CUSTOM, REPORT(mail_cc), .parse = parse_mail_address,
-	  .expected = "mail addresses in printable ASCII, separated by commas" },
+	  .expected = "mail addresses (Name <user@example.org>), separated by commas" },
 	{ "base_url", INI_CUSTOM, REPORT(base_url), .parse = parse_base_url,
 	  .expected = "an http:// or https:// URL without spaces or quotes" },
 	{ NULL },

@@ -63,6 +63,7 @@ struct host_cfg {
 	int line;			/* of the [host NAME] header; 0 for the implicit host */
 	char *uri;			/* "qemu:///embed": the embedded driver under state_dir */
 	long slots;			/* guests at once on this host */
+	int slots_set;			/* lab.conf gave slots; else config_resolve_slots() */
 	char *cpus;			/* host CPUs the lab may use, as written; NULL: every CPU */
 	int *cpu_ids;			/* cpus as CPU ids, in the order written */
 	int nr_cpus;
@@ -178,7 +179,15 @@ const struct host_cfg *config_host(const struct lab_config *cfg, const char *nam
  * not fit; returns 0, or LAB_EUSER.
  */
 LAB_MUST_CHECK
-int config_check_host_cpus(const struct lab_config *cfg, int guest_vcpus, struct strbuf *err);
+int config_check_host_cpus(const struct lab_config *cfg, int slot_cpus, int icount,
+			   struct strbuf *err);
+/*
+ * The slots of the [run] hosts that lab.conf leaves unset: under @icount,
+ * one per CPU the lab may use on this machine (`cpus`, else the CPUs this
+ * process may run on), for the embedded driver and qemu:///system; else,
+ * and on other machines, one (docs/hosts.md, "Slots under icount").
+ */
+void config_resolve_slots(struct lab_config *cfg, int icount);
 /* A workload parameter's effective value (set, or the definition's default). */
 const char *workload_cfg_value(const struct workload_cfg *w, const char *param);
 /*

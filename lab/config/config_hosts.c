@@ -10,6 +10,7 @@
 #include "cpulist.h"
 #include "lab_uri.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,8 @@
 #define HOST(f) .offset = offsetof(struct host_cfg, f)
 static const struct ini_key host_keys[] = {
 	{ "uri", INI_STRING, HOST(uri), .expected = "a libvirt URI" },
-	{ "slots", INI_LONG, HOST(slots), .min = 1, .max = 1024 },
+	{ "slots", INI_LONG, HOST(slots), .set_flag = INI_FLAG(struct host_cfg, slots_set),
+	  .min = 1, .max = 1024 },
 	{ "cpus", INI_STRING, HOST(cpus), .expected = "a CPU list such as 0-3,6" },
 	{ "pool", INI_STRING, HOST(pool), .expected = "a storage pool name" },
 	{ "pool_dir", INI_STRING, HOST(pool_dir), .expected = "an absolute folder on that host" },
@@ -223,7 +225,12 @@ void config_check_hosts(struct lab_config *cfg, struct ini_check *ini, int run_l
 	check_distinct(cfg, ini);
 }
 
-int config_check_host_cpus(const struct lab_config *cfg, int guest_vcpus, struct strbuf *err)
+/*
+ * Each host's cpus against its slots, @slot_cpus host CPUs per guest
+ * (guest_slot_cpus(): one per vCPU, one under @icount).
+ */
+int config_check_host_cpus(const struct lab_config *cfg, int slot_cpus, int icount,
+			   struct strbuf *err)
 {
 	int r = LAB_OK;
 
@@ -233,16 +240,68 @@ int config_check_host_cpus(const struct lab_config *cfg, int guest_vcpus, struct
 
 		if (!h || !h->nr_cpus)
 			continue;
-		need = h->slots * guest_vcpus;
+		need = h->slots * slot_cpus;
 		if (need <= h->nr_cpus)
 			continue;
-		sb_addf(err, "%s:%d: [host %s] cpus: %ld slot%s x %d guest vCPUs need %ld CPUs, "
-			"'%s' has %d (one host CPU per vCPU keeps the slots from measuring each "
-			"other)\n", cfg->path, h->cpus_line ? h->cpus_line : h->line, h->name,
-			h->slots, h->slots == 1 ? "" : "s", guest_vcpus, need, h->cpus, h->nr_cpus);
+		sb_addf(err, "%s:%d: [host %s] cpus: %ld slot%s x %d CPU%s need %ld CPUs, '%s' has "
+			"%d (%s keeps the slots from measuring each other)\n", cfg->path,
+			h->cpus_line ? h->cpus_line : h->line, h->name, h->slots,
+			h->slots == 1 ? "" : "s", slot_cpus, slot_cpus == 1 ? "" : "s", need, h->cpus,
+			h->nr_cpus, icount ? "one host CPU for the icount guest's emulator thread" :
+			"one host CPU per guest vCPU");
 		r = LAB_EUSER;
 	}
 	return r;
+}
+
+/*
+ * The CPUs this process may run on, as @h's cpus: each slot is pinned to
+ * one of them (pin_slots()), and session.json keeps the list, so that a
+ * resumed session pins the same.
+ */
+static void own_cpus(struct host_cfg *h)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	h->cpu_ids = xmalloc(sizeof(*h->cpu_ids) * (size_t)(CPU_COUNT(&set) + 1));
+	for (int c = 0; c < CPU_SETSIZE && c < CONFIG_MAX_HOST_CPUS; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		h->cpu_ids[n++] = c;
+		sb_addf(&sb, "%s%d", n > 1 ? "," : "", c);
+	}
+	h->nr_cpus = n;
+	free(h->cpus);
+	h->cpus = sb_detach(&sb);
+}
+
+/*
+ * Each guest under icount keeps one host CPU busy (its one emulator
+ * thread) and its figures count the guest's instructions, not the host's
+ * time: guests side by side on CPUs of their own do not measure each
+ * other (bench/icount-slots). Host-clock figures do, so they keep one
+ * slot unless lab.conf says otherwise. Another machine's CPUs are known
+ * only once connected: one slot there too.
+ */
+void config_resolve_slots(struct lab_config *cfg, int icount)
+{
+	for (size_t i = 0; i < cfg->run.hosts.n; i++) {
+		struct host_cfg *h = (struct host_cfg *)config_host(cfg, cfg->run.hosts.v[i]);
+		long n = 1;
+
+		if (!h || h->slots_set)
+			continue;
+		if (icount && (lab_uri_is_embedded(h->uri) || lab_uri_same(h->uri, "qemu:///system"))) {
+			if (!h->nr_cpus)
+				own_cpus(h);
+			n = h->nr_cpus ? h->nr_cpus : 1;
+		}
+		h->slots = n > 1024 ? 1024 : n;
+	}
 }
 
 void config_free_hosts(struct lab_config *cfg)

@@ -44,8 +44,9 @@ static json_t *hosts_json(const struct lab_config *cfg)
 
 	for (size_t i = 0; i < cfg->nr_hosts; i++) {
 		const struct host_cfg *h = &cfg->hosts[i];
-		json_array_append_new(a, xjson_pack("{s:s, s:s, s:I, s:o, s:s, s:s, s:b}",
+		json_array_append_new(a, xjson_pack("{s:s, s:s, s:I, s:b, s:o, s:s, s:s, s:b}",
 			"name", h->name, "uri", h->uri, "slots", (json_int_t)h->slots,
+			"slots_auto", !h->slots_set,
 			"cpus", opt_string(h->cpus), "pool", h->pool, "pool_dir", h->pool_dir,
 			"implicit", !h->line));
 	}
@@ -133,11 +134,16 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 	}
 	for (size_t i = 0; i < cfg->nr_hosts; i++) {
 		const struct host_cfg *h = &cfg->hosts[i];
-		sb_addf(out, "\n[host %s]%s\n  uri        %s%s\n  slots      %ld\n  cpus       %s\n"
+		char slots[32];
+
+		snprintf(slots, sizeof(slots), "%ld", h->slots);
+		sb_addf(out, "\n[host %s]%s\n  uri        %s%s\n  slots      %s\n  cpus       %s\n"
 			"  pool       %s\n  pool_dir   %s\n", h->name,
 			h->line ? "" : " (implicit: no [host] section)", h->uri,
 			lab_uri_same(h->uri, CONFIG_EMBED_URI) ? " (embedded, under state_dir)" : "",
-			h->slots, h->cpus ? h->cpus : "(every CPU)", h->pool, h->pool_dir);
+			h->slots_set ? slots : "auto (on this machine, one per CPU when the guest "
+			"runs under icount; else 1)", h->cpus ? h->cpus : "(every CPU)", h->pool,
+			h->pool_dir);
 	}
 	sb_adds(out, "\n[run]\n");
 	list(out, "kernels", &cfg->run.kernels);

@@ -112,41 +112,19 @@ static void close_problems(json_t *problems, size_t dropped)
 
 #define problem(c, ...) add_problem((c)->problems, &(c)->problems_dropped, __VA_ARGS__)
 
-static const char *str_field(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static const char *label_of(const json_t *line)
-{
-	const char *l = str_field(line, "label");
-
-	return l && *l ? l : "main";
-}
-
-static double num_field(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : 0;
-}
-
 /* A "snapshot" line: one source's text before or after the run. */
-static int add_snapshot(struct counters *c, const json_t *line)
+static int add_snapshot(struct counters *c, const struct counters_line *line)
 {
-	const char *phase = str_field(line, "phase"), *source = str_field(line, "source");
-	const json_t *text = json_object_get(line, "text");
-	const char *tp = str_field(line, "tracepoint");
+	const char *phase = line->phase, *source = line->source, *tp = line->tracepoint;
+	const json_t *text = line->text;
 	struct snapshot *s;
 
-	if (!phase || !source || !json_is_string(text) ||
+	if (!phase || !source || !text ||
 	    (strcmp(phase, "before") && strcmp(phase, "after"))) {
 		problem(c, "malformed snapshot line (phase, source or text missing)");
 		return -1;
 	}
-	if (strlen(source) > COUNTERS_MAX_NAME || strlen(label_of(line)) > COUNTERS_MAX_NAME ||
+	if (strlen(source) > COUNTERS_MAX_NAME || strlen(line->label) > COUNTERS_MAX_NAME ||
 	    (tp && strlen(tp) > COUNTERS_MAX_NAME)) {
 		problem(c, "snapshot line with a label, source or tracepoint longer than %d bytes "
 			"(COUNTERS_MAX_NAME): ignored", COUNTERS_MAX_NAME);
@@ -160,91 +138,86 @@ static int add_snapshot(struct counters *c, const json_t *line)
 	}
 	ALLOC_GROW(c->snap, c->nsnap + 1, c->snap_alloc);
 	s = &c->snap[c->nsnap++];
-	s->label = xstrdup(label_of(line));
+	s->label = xstrdup(line->label);
 	s->source = xstrdup(source);
 	s->tracepoint = tp ? xstrdup(tp) : NULL;
 	s->text_json = json_incref((json_t *)text);
 	s->text = json_string_value(text);
 	s->len = json_string_length(text);
 	s->after = !strcmp(phase, "after");
-	s->truncated = json_is_true(json_object_get(line, "truncated"));
+	s->truncated = line->truncated;
 	return 0;
 }
 
 /* An "info" line about a tracepoint: whether it was there, and why not. */
-static int add_tracepoint(struct counters *c, const json_t *line)
+static int add_tracepoint(struct counters *c, const struct counters_line *line)
 {
 	struct tp_info *t;
-	const char *reason = str_field(line, "reason");
 
-	if (strlen(str_field(line, "tracepoint")) > COUNTERS_MAX_NAME ||
-	    strlen(label_of(line)) > COUNTERS_MAX_NAME) {
+	if (strlen(line->tracepoint) > COUNTERS_MAX_NAME ||
+	    strlen(line->label) > COUNTERS_MAX_NAME) {
 		problem(c, "tracepoint line with a label or name longer than %d bytes "
 			"(COUNTERS_MAX_NAME): ignored", COUNTERS_MAX_NAME);
 		return -1;
 	}
 	ALLOC_GROW(c->tp, c->ntp + 1, c->tp_alloc);
 	t = &c->tp[c->ntp++];
-	t->label = xstrdup(label_of(line));
-	t->name = xstrdup(str_field(line, "tracepoint"));
-	t->reason = xstrdup(reason ? reason : "");
-	t->absent = json_is_true(json_object_get(line, "absent"));
+	t->label = xstrdup(line->label);
+	t->name = xstrdup(line->tracepoint);
+	t->reason = xstrdup(line->reason ? line->reason : "");
+	t->absent = line->absent;
 	return 0;
 }
 
 /* The "counter_overhead" info line: what reading the counters cost. */
-static int add_overhead(struct counters *c, const json_t *line)
+static int add_overhead(struct counters *c, const struct counters_line *line)
 {
 	struct overhead *o;
 
-	if (strlen(label_of(line)) > COUNTERS_MAX_NAME) {
+	if (strlen(line->label) > COUNTERS_MAX_NAME) {
 		problem(c, "counter_overhead line with a label longer than %d bytes "
 			"(COUNTERS_MAX_NAME): ignored", COUNTERS_MAX_NAME);
 		return -1;
 	}
 	ALLOC_GROW(c->oh, c->noh + 1, c->oh_alloc);
 	o = &c->oh[c->noh++];
-	o->label = xstrdup(label_of(line));
-	o->before = num_field(line, "before_ms");
-	o->after = num_field(line, "after_ms");
-	o->total = num_field(line, "total_ms");
+	o->label = xstrdup(line->label);
+	o->before = line->before_ms;
+	o->after = line->after_ms;
+	o->total = line->total_ms;
 	return 0;
 }
 
 /* Whether @line is an "info" line named @name. */
-static int is_info_named(const json_t *line, const char *name)
+static int is_info_named(const struct counters_line *line, const char *name)
 {
-	const char *n = str_field(line, "name");
-
-	return n && !strcmp(n, name);
+	return line->name && !strcmp(line->name, name);
 }
 
-int counters_add_line(struct counters *c, const json_t *line)
+int counters_add_line(struct counters *c, const json_t *json)
 {
-	const char *type = str_field(line, "type");
+	struct counters_line line;
 
-	if (!type)
+	counters_line_decode(json, &line);
+	if (line.kind == COUNTERS_LINE_SNAPSHOT)
+		return add_snapshot(c, &line);
+	if (line.kind != COUNTERS_LINE_INFO)
 		return 0;
-	if (!strcmp(type, "snapshot"))
-		return add_snapshot(c, line);
-	if (strcmp(type, "info"))
-		return 0;
-	if ((str_field(line, "tracepoint") || is_info_named(line, "counter_overhead")) &&
+	if ((line.tracepoint || is_info_named(&line, "counter_overhead")) &&
 	    c->ntp + c->noh >= COUNTERS_MAX_INFOS) {
 		if (!c->info_limit_hit++)
 			problem(c, "more than %d tracepoint and overhead lines (COUNTERS_MAX_INFOS): "
 				"the rest are ignored", COUNTERS_MAX_INFOS);
 		return -1;
 	}
-	if (str_field(line, "tracepoint"))
-		return add_tracepoint(c, line);
-	if (is_info_named(line, "will_it_scale_output") &&
-	    json_is_string(json_object_get(line, "text")) && !c->wis_text) {
-		c->wis_text = json_incref(json_object_get(line, "text"));
+	if (line.tracepoint)
+		return add_tracepoint(c, &line);
+	if (is_info_named(&line, "will_it_scale_output") && line.text && !c->wis_text) {
+		c->wis_text = json_incref((json_t *)line.text);
 		return 0;
 	}
-	if (is_info_named(line, "counter_overhead"))
-		return add_overhead(c, line);
+	if (is_info_named(&line, "counter_overhead"))
+		return add_overhead(c, &line);
 	return 0;
 }
 

@@ -47,6 +47,29 @@
 
 struct counters;
 
+/*
+ * One guest line as the counters read it, decoded once by
+ * counters_line_decode() (counters_line.c). A member of another type
+ * reads as absent (NULL, 0): the checks that make a line a problem are
+ * counters_add_line()'s. The strings point into the line.
+ */
+enum counters_line_kind {
+	COUNTERS_LINE_OTHER,		/* carries no counters: ignored */
+	COUNTERS_LINE_SNAPSHOT,		/* "type": "snapshot" */
+	COUNTERS_LINE_INFO,		/* "type": "info" */
+};
+
+struct counters_line {
+	enum counters_line_kind kind;
+	const char *label;		/* "main" when absent or empty */
+	const char *phase, *source, *tracepoint, *name, *reason;
+	const json_t *text;		/* the "text" string, or NULL */
+	int truncated, absent;		/* true, not merely present */
+	double before_ms, after_ms, total_ms;	/* 0 when not numbers */
+};
+
+void counters_line_decode(const json_t *line, struct counters_line *out);
+
 struct counters *counters_new(void);
 void counters_free(struct counters *c);
 /*

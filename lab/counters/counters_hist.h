@@ -46,9 +46,10 @@ struct hist_file {
 /* Always succeeds (no allocation); garbage lines are counted. */
 void hist_parse(const char *text, size_t len, struct hist_file *out);
 /*
- * The count of events seen by the histogram whose trigger starts with
- * @prefix (NULL: the first). Returns 0 on success, 1 if the count is
- * only partial (no Totals), -1 if there is no such histogram.
+ * The count of events seen by the first histogram whose trigger starts
+ * with @prefix (NULL: any) and is not paused (a paused one counts nothing).
+ * Returns 0 on success, 1 if the count is only partial (no Totals), -1 if
+ * there is no such histogram.
  */
 LAB_MUST_CHECK
 int hist_count(const struct hist_file *f, const char *prefix, uint64_t *count);

@@ -16,6 +16,8 @@ char *guest_run_cmdline(const struct guest_run *run)
 		sb_adds(&sb, " " GUEST_TCG_CMDLINE);
 	if (run->remote ? run->remote->disk != NULL : run->base_image != NULL)
 		sb_adds(&sb, " root=/dev/vda rootfstype=ext4 rw init=" GUEST_RUNNER_PATH);
+	if (run->job_cmdline && *run->job_cmdline)
+		sb_addf(&sb, " %s", run->job_cmdline);
 	if (run->extra_cmdline && *run->extra_cmdline)
 		sb_addf(&sb, " %s", run->extra_cmdline);
 	return sb_detach(&sb);

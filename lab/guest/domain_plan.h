@@ -16,8 +16,8 @@
 
 /*
  * GUEST_BASE_CMDLINE, GUEST_TCG_CMDLINE under TCG, the root disk and the
- * runner as init when the run has a disk, then run->extra_cmdline (so its
- * init= wins). Caller frees.
+ * runner as init when the run has a disk, run->job_cmdline, then
+ * run->extra_cmdline (so its init= wins). Caller frees.
  */
 char *guest_run_cmdline(const struct guest_run *run);
 

@@ -54,6 +54,7 @@ struct guest_run {
 	const char *initrd;		/* or NULL */
 	const char *base_image;		/* from guest_image_ensure(); NULL: no disk */
 	const char *job_json;		/* from guest_job_json(); NULL: no job */
+	const char *job_cmdline;	/* guest_job_cmdline()'s, or NULL */
 	const char *extra_cmdline;	/* appended last (its init= wins), or NULL */
 	const char *run_dir;		/* created if needed */
 	int keep_disk;			/* keep run_dir/disk.qcow2 for extraction */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "guest_accel.h"
+#include "guest_accel_cache.h"
 #include "xjson.h"
 #include "domain_run.h"
 #include "guest_lab.h"
@@ -57,15 +58,23 @@ static int cache_lookup(const char *state_dir, char **reason)
 {
 	char *path = cache_path(state_dir), key[65];
 	json_t *j = json_load_file(path, 0, NULL);
+	struct strbuf err = STRBUF_INIT;
+	struct kvm_probe_cache c;
 	int r = -1;
 
 	host_key(key);
-	if (json_is_object(j) && json_is_boolean(json_object_get(j, "kvm_works")) &&
-	    !strcmp(json_string_value(json_object_get(j, "host_key")) ?: "", key)) {
-		r = json_is_true(json_object_get(j, "kvm_works"));
-		if (reason)
-			*reason = xstrdup(json_string_value(json_object_get(j, "reason")) ?: "");
+	/* A file that does not decode is no answer: the host is probed again. */
+	if (j && kvm_probe_cache_decode(j, &c, &err)) {
+		debug("%s: %s; probing again", path, sb_str(&err));
+	} else if (j) {
+		if (!strcmp(c.host_key, key)) {
+			r = c.kvm_works;
+			if (reason)
+				*reason = xstrdup(c.reason);
+		}
+		kvm_probe_cache_release(&c);
 	}
+	sb_release(&err);
 	json_decref(j);
 	free(path);
 	return r;
@@ -85,12 +94,13 @@ int guest_kvm_cached_reason(const char *state_dir, char **reason)
 static void cache_store(const char *state_dir, int works, const char *reason)
 {
 	char *path = cache_path(state_dir), key[65], when[32], *s;
+	struct kvm_probe_cache c = { .host_key = key, .kvm_works = works,
+				     .reason = (char *)reason, .probed_at = when };
 	json_t *j;
 
 	host_key(key);
 	iso8601_now(when);
-	j = xjson_pack("{s:s,s:b,s:o,s:s}", "host_key", key, "kvm_works", works,
-		      "reason", json_string_lossy(reason), "probed_at", when);
+	j = kvm_probe_cache_encode(&c);
 	s = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
 	if (s && (mkdir_p(state_dir, 0755) || write_file_atomic(path, s, strlen(s))))
 		warning("cannot cache the KVM probe in %s: %s", path, strerror(errno));

@@ -574,6 +574,11 @@ char *guest_conf_path(const char *guests_dir, const char *name_or_path)
 	return xasprintf("%s/%s.conf", guests_dir, name_or_path);
 }
 
+int guest_slot_cpus(const struct guest_topology *t)
+{
+	return t->icount_shift >= 0 ? 1 : t->vcpus;
+}
+
 void guest_topology_release(struct guest_topology *t)
 {
 	free(t->name);

@@ -87,6 +87,12 @@ int guest_topology_load(const char *path, struct guest_topology *t, struct strbu
 /* Resolve a guest NAME to guests/NAME.conf under @guests_dir (a path with '/' or ".conf" is used as is). */
 char *guest_conf_path(const char *guests_dir, const char *name_or_path);
 void guest_topology_release(struct guest_topology *t);
+/*
+ * Host CPUs one guest of @t keeps busy, what a host slot must have to
+ * itself: one per vCPU, but under icount one, since QEMU then runs every
+ * vCPU in one emulator thread.
+ */
+int guest_slot_cpus(const struct guest_topology *t);
 
 /* One line per node: "node 0: cpus 0 memory 512 MiB distances 10,20". */
 void guest_topology_format(const struct guest_topology *t, struct strbuf *out);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "guest_job.h"
 #include "guest_protocol.h"
+#include "strbuf.h"
 #include "utf8.h"
+#include "workload_params.h"
 #include "util.h"
 
 #include <errno.h>
@@ -49,4 +51,36 @@ char *guest_job_json(const char *run_id, const char *workload, const char *const
 	if (!s)
 		errno = ENOMEM;
 	return s;
+}
+
+/* Past this the list is cut (x86's command line holds 2,048 bytes in all). */
+#define JOB_CMDLINE_MAX 1024
+
+char *guest_job_cmdline(const char *const *args)
+{
+	static const char tp_key[] = "--tracepoints=";
+	const char *list = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	int counters = 1;
+
+	for (const char *const *p = args; p && *p; p++) {
+		if (!strncmp(*p, tp_key, strlen(tp_key)))
+			list = *p + strlen(tp_key);
+		else if (!strcmp(*p, "--counters=0"))
+			counters = 0;	/* the workload installs no trigger */
+	}
+	if (!counters)
+		return NULL;
+	for (const char *s = list; s && *s;) {
+		size_t len;
+
+		s += strspn(s, ", \t");
+		len = strcspn(s, ", \t");
+		/* checked when the session was made; a stray one is simply not sent */
+		if (len && param_tracepoint(s, len) >= 0 &&
+		    sb.len + len + 14 <= JOB_CMDLINE_MAX)
+			sb_addf(&sb, "%s%.*s", sb.len ? "," : "trace_event=", (int)len, s);
+		s += len;
+	}
+	return sb.len ? sb_detach(&sb) : NULL;
 }

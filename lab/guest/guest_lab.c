@@ -150,11 +150,15 @@ int guest_lab_run_with(struct guest_lab *lab, const struct guest_topology *topo,
 		return -1;
 	}
 	run->job_json = job_json;
+	char *job_cmdline = guest_job_cmdline(job->args);
+	run->job_cmdline = job_cmdline;
 	if (fn)
 		fn(ctx, run);
 	else
 		guest_run(lab->conn, run);
 	run->job_json = NULL;
+	run->job_cmdline = NULL;
+	free(job_cmdline);
 	free(job_json);
 	if (run->status == GUEST_RUN_OK)
 		check_topology(topo, run);

@@ -5,6 +5,7 @@
 #include "workload_contract.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ void guest_result_init(struct guest_result *r)
 	r->stderr_lines = json_array();
 	r->errors = json_array();
 	r->max_line = GUEST_RECORD_MAX;
+	r->exit.elapsed_s = NAN;
 }
 
 void guest_result_release(struct guest_result *r)
@@ -29,7 +31,7 @@ void guest_result_release(struct guest_result *r)
 	json_decref(r->records);
 	json_decref(r->stderr_lines);
 	json_decref(r->errors);
-	json_decref(r->exit);
+	free(r->recs);
 	strvec_clear(&r->bad);
 	sb_release(&r->pending);
 	memset(r, 0, sizeof(*r));
@@ -83,6 +85,44 @@ static const char *check_workload_record(json_t *rec)
 			return "series without a \"name\" string";
 	}
 	return NULL;
+}
+
+static const struct {
+	const char *name;
+	enum guest_record_type type;
+} record_types[] = {
+	{ WL_REC_METRIC, GUEST_RECORD_METRIC },
+	{ WL_REC_SERIES, GUEST_RECORD_SERIES },
+	{ WL_REC_SNAPSHOT, GUEST_RECORD_SNAPSHOT },
+	{ WL_REC_INFO, GUEST_RECORD_INFO },
+	{ WL_REC_ERROR, GUEST_RECORD_ERROR },
+};
+
+static const char *str_member(const json_t *rec, const char *key)
+{
+	return json_string_value(json_object_get(rec, key));
+}
+
+/* @rec (checked by check_workload_record()) typed, into @out. */
+static void decode_workload_record(const json_t *rec, struct guest_record *out)
+{
+	const char *type = str_member(rec, "type");
+	const json_t *v;
+
+	memset(out, 0, sizeof(*out));
+	out->json = rec;
+	out->type = GUEST_RECORD_OTHER;
+	for (size_t i = 0; i < ARRAY_SIZE(record_types); i++)
+		if (!strcmp(type, record_types[i].name))
+			out->type = record_types[i].type;
+	out->name = str_member(rec, "name");
+	out->reason = str_member(rec, "reason");
+	v = json_object_get(rec, "value");
+	out->value = json_is_number(v) ? json_number_value(v) : NAN;
+	out->value_is_int = json_is_integer(v);
+	out->ivalue = json_integer_value(v);
+	v = json_object_get(rec, "values");
+	out->values = json_is_array(v) ? v : NULL;
 }
 
 static void take(json_t **slot, json_t *obj)
@@ -177,6 +217,8 @@ static void store_workload(struct guest_result *r, json_t *obj)
 		return;
 	}
 	json_array_append(r->records, rec);
+	ALLOC_GROW(r->recs, r->nrecs + 1, r->recs_alloc);
+	decode_workload_record(rec, &r->recs[r->nrecs++]);
 	r->valid++;
 }
 
@@ -207,6 +249,16 @@ static const char *store_done(struct guest_result *r, json_t *obj)
 	return NULL;
 }
 
+/* The "exit" record (its status checked): a later one replaces it. */
+static void store_exit(struct guest_result *r, const json_t *obj)
+{
+	const json_t *e = json_object_get(obj, "elapsed_s");
+
+	r->exit.seen = 1;
+	r->exit.status = json_integer_value(json_object_get(obj, "status"));
+	r->exit.elapsed_s = json_is_number(e) ? json_number_value(e) : NAN;
+}
+
 /* Keep a record whose envelope is good where its type belongs. */
 static void store_record(struct guest_result *r, json_t *obj, const char *type)
 {
@@ -234,7 +286,7 @@ static void store_record(struct guest_result *r, json_t *obj, const char *type)
 		if (!is_int(json_object_get(obj, "status")))
 			why = "exit record without an integer \"status\"";
 		else
-			take(&r->exit, obj);
+			store_exit(r, obj);
 	} else if (!strcmp(type, GUEST_REC_DONE)) {
 		why = store_done(r, obj);
 	} else {

@@ -17,14 +17,52 @@
 #include "strbuf.h"
 #include "util.h"
 
+/* A workload record's type (common/workload_contract.h's WL_REC_*). */
+enum guest_record_type {
+	GUEST_RECORD_METRIC,
+	GUEST_RECORD_SERIES,
+	GUEST_RECORD_SNAPSHOT,
+	GUEST_RECORD_INFO,
+	GUEST_RECORD_ERROR,
+	GUEST_RECORD_OTHER,	/* a type this host does not know: kept, not read */
+};
+
+/*
+ * One record a workload printed, decoded once by the parser (the session
+ * reads this, not the JSON): a metric always has a name and a number, a
+ * series a name; the rest is what the record has, NULL when absent or of
+ * another type. Strings and @values point into @json, which r->records
+ * holds; snapshot and info lines are the counters' (counters_line_decode()
+ * reads @json).
+ */
+struct guest_record {
+	enum guest_record_type type;
+	const char *name;
+	double value;			/* metric: the number */
+	int value_is_int;		/* metric: written as an integer, @ivalue */
+	json_int_t ivalue;
+	const json_t *values;		/* series: "values" when an array */
+	const char *reason;		/* error: "reason" when a string */
+	const json_t *json;
+};
+
+/* The workload's exit, from the runner's "exit" record. */
+struct guest_exit {
+	int seen;			/* the record arrived */
+	long long status;		/* WL_EXIT_* */
+	double elapsed_s;		/* NaN when not a number */
+};
+
 struct guest_result {
 	json_t *hello;		/* the "hello" record, or NULL */
 	json_t *topology;	/* the "topology" record, or NULL */
 	json_t *job;		/* the "job" record, or NULL */
 	json_t *records;	/* array: every object the workload printed, in order */
+	struct guest_record *recs;	/* the same, decoded */
+	size_t nrecs, recs_alloc;
 	json_t *stderr_lines;	/* array of strings */
 	json_t *errors;		/* array of strings: the runner's "error" records */
-	json_t *exit;		/* the "exit" record, or NULL */
+	struct guest_exit exit;	/* the "exit" record */
 	int done;		/* the "done" record arrived and its count matched */
 	double done_t;		/* its "t": runner seconds from start to done */
 	long valid;		/* accepted records */

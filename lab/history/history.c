@@ -6,6 +6,7 @@
  * and one that does not load is skipped with the reason, never fatal.
  */
 #include "history.h"
+#include "history_digest.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
@@ -34,8 +35,6 @@ void history_init(struct history *h, const struct history_opts *o)
 {
 	memset(h, 0, sizeof(*h));
 	h->o = *o;
-	h->ix = json_object();
-	h->seen = json_object();
 	h->skipped = json_array();
 	h->contexts = json_object();
 	h->latest = (size_t)-1;
@@ -73,8 +72,8 @@ void history_release(struct history *h)
 	}
 	free(h->s);
 	free(h->series);
-	json_decref(h->ix);
-	json_decref(h->seen);
+	strmap_clear(&h->ix);
+	strmap_clear(&h->seen);
 	json_decref(h->skipped);
 	json_decref(h->contexts);
 	json_decref(h->cache);
@@ -157,83 +156,45 @@ static json_t *context_of(const struct report_view *v, const struct view_workloa
 }
 
 /*
- * A report's digest: what the history takes from one report.json, and all
- * it takes (the digest cache keeps it, history_cache.c), so that a report
- * read and a report found in the cache give the same series:
- *
- *   {"id", "created", "host", "kernels", "runs", "failed",
- *    "counts": {"kernel\nworkload": [ok runs, failed runs]},
- *    "nights": [[context id, line, kernel, workload, metric, better,
- *                unit, primary, "values"], ...]}
- *
- * one night per series the session has a night on, in the order the runs
- * first reach them (which orders the series of the page), with the runs'
- * values in run order: as text, each the shortest "%.15g" to "%.17g" that
- * reads back as the same double, one space apart (a third of the size of
- * JSON reals, and no JSON value per run to parse and free). The contexts
- * are in h->contexts by id.
+ * A report's digest (history_digest.h): what the history takes from one
+ * report.json, and all it takes. The contexts its nights name are in
+ * h->contexts by id.
  */
 
-/* @arr's numbers as the text of a digest's night. */
-static json_t *values_text(const json_t *arr)
+/* A string table: a name's place in @v, found through @ix. */
+struct strtab {
+	struct strmap ix;
+	struct strvec v;
+};
+
+static const char *strtab_get(const struct strtab *t, const char *key)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const json_t *v;
 	size_t i;
-	json_t *t;
 
-	json_array_foreach(arr, i, v) {
-		double x = json_real_value(v);
-		char buf[32];
-
-		for (int prec = 15; prec <= 17; prec++) {
-			snprintf(buf, sizeof(buf), "%.*g", prec, x);
-			if (strtod(buf, NULL) == x)
-				break;
-		}
-		sb_adds(&sb, i ? " " : "");
-		sb_adds(&sb, buf);
-	}
-	t = json_string(sb_str(&sb));
-	sb_release(&sb);
-	if (!t)
-		die("out of memory");
-	return t;
+	return strmap_get(&t->ix, key, &i) ? t->v.v[i] : NULL;
 }
 
-/*
- * A digest night's values: how many, or -1 when the text is not finite
- * numbers one space apart. Stored into @out (room for as many) when not
- * NULL.
- */
-static long values_parse(const char *s, double *out)
+static const char *strtab_put(struct strtab *t, const char *key, const char *val)
 {
-	long n = 0;
-
-	while (*s) {
-		char *end;
-		double x;
-
-		if (*s == ' ' || *s == '\t' || *s == '\n')
-			return -1;
-		x = strtod(s, &end);
-		if (end == s || !isfinite(x) || (*end && *end != ' ') || (*end && !end[1]))
-			return -1;
-		if (out)
-			out[n] = x;
-		n++;
-		s = *end ? end + 1 : end;
-	}
-	return n;
+	strmap_put(&t->ix, key, t->v.n);
+	strvec_push(&t->v, val);
+	return t->v.v[t->v.n - 1];
 }
+
+static void strtab_clear(struct strtab *t)
+{
+	strmap_clear(&t->ix);
+	strvec_clear(&t->v);
+}
+
 struct session_ctx {
 	struct history *h;
 	const struct report_view *v;
-	json_t *lines;		/* kernel name -> line */
-	json_t *contexts;	/* workload name -> context id */
-	json_t *counts;		/* "kernel\nworkload" -> [ok, failed] */
-	json_t *ix;		/* series key -> index in nights */
-	json_t *nights;
+	struct history_digest *d;
+	struct strtab lines;		/* kernel name -> line */
+	struct strtab contexts;		/* workload name -> context id */
+	struct strmap counts;		/* "kernel\nworkload" -> index in d->counts */
+	struct strmap ix;		/* series key -> index in d->nights */
 };
 
 /* The first kernel of the report named @name; NULL: none. */
@@ -247,26 +208,22 @@ static const struct view_kernel *kernel_named(const struct report_view *v, const
 
 static const char *line_of(struct session_ctx *c, const char *kernel)
 {
-	json_t *l = json_object_get(c->lines, kernel);
-	char *subj;
+	const char *l = strtab_get(&c->lines, kernel);
+	char *subj, *t;
 
 	if (l)
-		return json_string_value(l);
+		return l;
 	subj = c->h->o.by_name ? NULL : series_subject(kernel_named(c->v, kernel));
-	if (subj) {
-		char *t = xasprintf("%s + %s", kernel, subj);
-		json_object_set_new(c->lines, kernel, json_string_lossy(t));
-		free(t);
-	} else {
-		json_object_set_new(c->lines, kernel, json_string_lossy(kernel));
-	}
+	t = subj ? xasprintf("%s + %s", kernel, subj) : xstrdup(kernel);
+	l = strtab_put(&c->lines, kernel, t);
+	free(t);
 	free(subj);
-	return json_string_value(json_object_get(c->lines, kernel));
+	return l;
 }
 
 static const char *ctx_of(struct session_ctx *c, const char *workload)
 {
-	json_t *e = json_object_get(c->contexts, workload);
+	const char *e = strtab_get(&c->contexts, workload);
 	char id[13];
 
 	if (!e) {
@@ -275,231 +232,212 @@ static const char *ctx_of(struct session_ctx *c, const char *workload)
 		if (!json_object_get(c->h->contexts, id))
 			json_object_set(c->h->contexts, id, ctx);
 		json_decref(ctx);
-		e = json_string(id);
-		json_object_set_new(c->contexts, workload, e);
+		e = strtab_put(&c->contexts, workload, id);
 	}
-	return json_string_value(e);
+	return e;
 }
 
-/* The night of this session on (kernel, workload, metric): its values. */
-static json_t *night_of(struct session_ctx *c, const char *kernel, const char *workload,
-			const char *metric)
+/* The night of this session on (kernel, workload, metric). */
+static struct digest_night *night_of(struct session_ctx *c, const char *kernel,
+				     const char *workload, const char *metric)
 {
 	const char *id = ctx_of(c, workload), *line = line_of(c, kernel), *unit = "";
 	char *key = xasprintf("%s\n%s\n%s\n%s", id, line, workload, metric);
-	json_t *ix = json_object_get(c->ix, key), *n;
-	int primary = 0, better;
+	struct digest_night *n;
+	size_t ix;
 
-	if (ix) {
+	if (strmap_get(&c->ix, key, &ix)) {
 		free(key);
-		return json_array_get(json_array_get(c->nights, (size_t)json_integer_value(ix)), 8);
+		return &c->d->nights[ix];
 	}
-	json_object_set_new(c->ix, key, json_integer((json_int_t)json_array_size(c->nights)));
+	strmap_put(&c->ix, key, c->d->nnights);
 	free(key);
-	better = report_metric_info(c->v->json, workload, metric, &unit, &primary);
-	n = xjson_pack("[s,o,o,o,o,i,o,b,[]]", id, json_string_lossy(line),
-		       json_string_lossy(kernel), json_string_lossy(workload),
-		       json_string_lossy(metric), better, json_string_lossy(unit), primary);
-	json_array_append_new(c->nights, n);
-	return json_array_get(n, 8);
+	n = history_digest_add_night(c->d);
+	n->better = report_metric_info(c->v->json, workload, metric, &unit, &n->primary);
+	n->ctx = xstrdup(id);
+	n->line = xstrdup(line);
+	n->kernel = xstrdup(kernel);
+	n->workload = xstrdup(workload);
+	n->metric = xstrdup(metric);
+	n->unit = xstrdup(unit);
+	return n;
 }
 
-static json_t *count_of(json_t *counts, const char *kernel, const char *workload)
+static struct digest_count *count_of(struct session_ctx *c, const char *kernel,
+				     const char *workload)
 {
 	char *key = xasprintf("%s\n%s", kernel, workload);
-	json_t *e = json_object_get(counts, key);
+	struct digest_count *e;
+	size_t ix;
 
-	if (!e) {
-		e = xjson_pack("[i,i]", 0, 0);
-		json_object_set_new(counts, key, e);
+	if (strmap_get(&c->counts, key, &ix)) {
+		e = &c->d->counts[ix];
+	} else {
+		strmap_put(&c->counts, key, c->d->ncounts);
+		e = history_digest_add_count(c->d);
+		e->kernel = xstrdup(kernel);
+		e->workload = xstrdup(workload);
 	}
 	free(key);
 	return e;
 }
 
-static void bump(json_t *arr, size_t i)
-{
-	json_t *n = json_array_get(arr, i);
-
-	json_integer_set(n, json_integer_value(n) + 1);
-}
-
-/* @val: NaN when the run has no number for @key. */
+/* @val: NaN when the run has no number for @key (a digest keeps finite values). */
 static void add_value(struct session_ctx *c, const char *k, const char *w, const char *key,
 		      int ok, double val)
 {
-	json_t *v = night_of(c, k, w, key);
+	struct digest_night *n = night_of(c, k, w, key);
 
-	if (ok && !isnan(val))
-		json_array_append_new(v, json_real(val));
+	if (ok && isfinite(val)) {
+		ALLOC_GROW(n->v, n->n + 1, n->alloc);
+		n->v[n->n++] = val;
+	}
 }
 
-/* The digest of a loaded (validated, complete) report, its context in @v. */
-static json_t *digest_of(struct history *h, const struct report_view *v)
+/* The runs of a loaded (validated, complete) report, its context in @v, into @c->d. */
+static void digest_runs(struct session_ctx *c, const struct report_view *v)
 {
-	struct session_ctx c = { .h = h, .v = v };
-	const json_t *r = v->json;
-	const char *key;
-	json_t *val, *counts;
-	struct run_records rs;
-	size_t i, runs = 0, failed = 0;
-
 	const char *kname[2] = { v->design.baseline ? v->design.baseline : "",
 				 v->design.patched };
-	json_t *hs_info, *derived;
+	struct run_records rs;
+	json_t *hs_info, *derived, *val;
+	const char *key;
 
-	c.lines = json_object();
-	c.contexts = json_object();
-	c.counts = json_object();
-	c.ix = json_object();
-	c.nights = json_array();
 	/* The host-adjusted primaries exist only as the report derives them. */
 	/* Validated by report_load(): every run decodes. */
-	run_records_decode_valid(json_object_get(r, "runs"), &rs);
-	derived = report_hoststate(r, &rs, kname, &hs_info);
-	for (i = 0; i < rs.n; i++) {
+	run_records_decode_valid(json_object_get(v->json, "runs"), &rs);
+	derived = report_hoststate(v->json, &rs, kname, &hs_info);
+	for (size_t i = 0; i < rs.n; i++) {
 		const struct run_record *run = &rs.v[i];
 		const char *k = run->kernel, *w = run->workload;
+		struct digest_count *cnt;
 
 		if (run->warmup)
 			continue;
-		runs++;
-		failed += !run->ok;
-		bump(count_of(c.counts, k, w), run->ok ? 0 : 1);
+		c->d->runs++;
+		c->d->failed += !run->ok;
+		cnt = count_of(c, k, w);
+		*(run->ok ? &cnt->ok : &cnt->failed) += 1;
 		for (size_t j = 0; j < run->nr_metrics; j++)
-			add_value(&c, k, w, run->metrics[j].name, run->ok, run->metrics[j].value);
+			add_value(c, k, w, run->metrics[j].name, run->ok, run->metrics[j].value);
 		json_object_foreach(json_array_get(derived, i), key, val)
-			add_value(&c, k, w, key, run->ok,
+			add_value(c, k, w, key, run->ok,
 				  json_is_number(val) ? json_number_value(val) : NAN);
 	}
 	json_decref(derived);
 	run_records_release(&rs);
 	json_decref(hs_info);
-	/* A declared metric whose every run failed still has its night: failed. */
-	json_object_foreach(c.counts, key, counts) {
-		const char *nl = strchr(key, '\n');
-		char *k = xstrndup(key, (size_t)(nl - key));
-		const struct view_workload *wl = report_view_workload(v, nl + 1);
-
-		for (i = 0; wl && i < wl->nmetrics; i++)
-			night_of(&c, k, nl + 1, wl->metrics[i].name ? wl->metrics[i].name : "");
-		free(k);
-	}
-	json_array_foreach(c.nights, i, val)
-		json_array_set_new(val, 8, values_text(json_array_get(val, 8)));
-	json_decref(c.lines);
-	json_decref(c.contexts);
-	json_decref(c.ix);
-	return xjson_pack("{s:s,s:s,s:O*,s:O*,s:I,s:I,s:o,s:o}",
-			  "id", v->session.id,
-			  "created", v->session.created,
-			  "host", v->host_json,
-			  "kernels", v->kernels_json,
-			  "runs", (json_int_t)runs, "failed", (json_int_t)failed,
-			  "counts", c.counts, "nights", c.nights);
 }
 
-static int is_count(const json_t *j)
+/* The digest of a loaded (validated, complete) report, its context in @v. */
+static void digest_of(struct history *h, const struct report_view *v, struct history_digest *d)
 {
-	return json_is_integer(j) && json_integer_value(j) >= 0;
+	struct session_ctx c = { .h = h, .v = v, .d = d };
+
+	memset(d, 0, sizeof(*d));
+	d->id = xstrdup(v->session.id);
+	d->created = xstrdup(v->session.created);
+	d->host = json_incref((json_t *)v->host_json);
+	d->kernels = json_incref((json_t *)v->kernels_json);
+	digest_runs(&c, v);
+	/* A declared metric whose every run failed still has its night: failed. */
+	for (size_t i = 0; i < d->ncounts; i++) {
+		const char *k = d->counts[i].kernel, *w = d->counts[i].workload;
+		const struct view_workload *wl = report_view_workload(v, w);
+
+		for (size_t j = 0; wl && j < wl->nmetrics; j++)
+			night_of(&c, k, w, wl->metrics[j].name ? wl->metrics[j].name : "");
+	}
+	strtab_clear(&c.lines);
+	strtab_clear(&c.contexts);
+	strmap_clear(&c.counts);
+	strmap_clear(&c.ix);
 }
 
 /*
- * A digest from the cache file is untrusted input like a report: every
- * field used is checked before any is, so that a bad one leaves the
- * history as it was (and the report is read instead).
+ * A digest from the cache file decoded (history_digest_decode()); its
+ * nights must name contexts this history has (a context's id is its hash,
+ * checked by history_cache_load()).
  */
-static int digest_valid(const struct history *h, const json_t *d)
+static int digest_usable(const struct history *h, const struct history_digest *d)
 {
-	const json_t *n, *e;
-	const char *key;
-	size_t i, j;
-
-	if (!json_is_object(d) || !json_is_string(json_object_get(d, "id")) ||
-	    !json_is_string(json_object_get(d, "created")) ||
-	    !is_count(json_object_get(d, "runs")) || !is_count(json_object_get(d, "failed")) ||
-	    !json_is_object(json_object_get(d, "counts")) ||
-	    !json_is_array(json_object_get(d, "nights")))
-		return 0;
-	if ((json_object_get(d, "host") && !json_is_object(json_object_get(d, "host"))) ||
-	    (json_object_get(d, "kernels") && !json_is_array(json_object_get(d, "kernels"))))
-		return 0;
-	json_object_foreach((json_t *)json_object_get(d, "counts"), key, e)
-		if (!strchr(key, '\n') || json_array_size(e) != 2 ||
-		    !is_count(json_array_get(e, 0)) || !is_count(json_array_get(e, 1)))
+	for (size_t i = 0; i < d->nnights; i++)
+		if (!json_object_get(h->contexts, d->nights[i].ctx))
 			return 0;
-	json_array_foreach(json_object_get(d, "nights"), i, n) {
-		if (json_array_size(n) != 9)
-			return 0;
-		for (j = 0; j < 5; j++)
-			if (!json_is_string(json_array_get(n, j)))
-				return 0;
-		if (!json_object_get(h->contexts, json_string_value(json_array_get(n, 0))) ||
-		    !json_is_integer(json_array_get(n, 5)) ||
-		    json_integer_value(json_array_get(n, 5)) < -1 ||
-		    json_integer_value(json_array_get(n, 5)) > 1 ||
-		    !json_is_string(json_array_get(n, 6)) || !json_is_boolean(json_array_get(n, 7)) ||
-		    !json_is_string(json_array_get(n, 8)) ||
-		    values_parse(json_string_value(json_array_get(n, 8)), NULL) < 0)
-			return 0;
-	}
 	return 1;
 }
 
-/* The series of @key, made when new. */
-static struct history_series *series_of(struct history *h, const json_t *n)
+/* The series of night @n, made when new. */
+static struct history_series *series_of(struct history *h, const struct digest_night *n)
 {
-	const char *id = json_string_value(json_array_get(n, 0));
-	char *key = xasprintf("%s\n%s\n%s\n%s", id, json_string_value(json_array_get(n, 1)),
-			      json_string_value(json_array_get(n, 3)),
-			      json_string_value(json_array_get(n, 4)));
-	json_t *ix = json_object_get(h->ix, key);
+	char *key = xasprintf("%s\n%s\n%s\n%s", n->ctx, n->line, n->workload, n->metric);
 	struct history_series *s;
+	size_t ix, l;
 
-	if (ix) {
+	if (strmap_get(&h->ix, key, &ix)) {
 		free(key);
-		return &h->series[json_integer_value(ix)];
+		return &h->series[ix];
 	}
 	ALLOC_GROW(h->series, h->nseries + 1, h->alloc);
-	json_object_set_new(h->ix, key, json_integer((json_int_t)h->nseries));
+	strmap_put(&h->ix, key, h->nseries);
 	s = &h->series[h->nseries++];
 	memset(s, 0, sizeof(*s));
 	s->key = key;
-	s->line = xstrdup(json_string_value(json_array_get(n, 1)));
-	s->kernel = xstrdup(json_string_value(json_array_get(n, 2)));
-	s->workload = xstrdup(json_string_value(json_array_get(n, 3)));
-	s->metric = xstrdup(json_string_value(json_array_get(n, 4)));
-	{
-		size_t l = strnlen(id, sizeof(s->ctx_id) - 1);
-
-		memcpy(s->ctx_id, id, l);
-		s->ctx_id[l] = '\0';
-	}
-	s->context = json_incref(json_object_get(h->contexts, id));
+	s->line = xstrdup(n->line);
+	s->kernel = xstrdup(n->kernel);
+	s->workload = xstrdup(n->workload);
+	s->metric = xstrdup(n->metric);
+	l = strnlen(n->ctx, sizeof(s->ctx_id) - 1);
+	memcpy(s->ctx_id, n->ctx, l);
+	s->ctx_id[l] = '\0';
+	s->context = json_incref(json_object_get(h->contexts, n->ctx));
 	s->better = -1;
 	s->unit = xstrdup("");
 	return s;
 }
 
-/* A (valid) digest's nights into the series, as session @session. */
-static void add_digest(struct history *h, const json_t *d, size_t session)
+static const struct digest_count *count_in(const struct history_digest *d, const char *kernel,
+					   const char *workload)
 {
-	const json_t *n, *counts = json_object_get(d, "counts");
-	size_t *touched = NULL, ntouched = 0, talloc = 0, i, count;
-	const char *text;
+	for (size_t i = 0; i < d->ncounts; i++)
+		if (!strcmp(d->counts[i].kernel, kernel) &&
+		    !strcmp(d->counts[i].workload, workload))
+			return &d->counts[i];
+	return NULL;
+}
 
-	json_array_foreach(json_object_get(d, "nights"), i, n) {
+/* A night's failed and missing runs, and its median with its interval. */
+static void night_finish(struct history_night *night, const struct digest_count *cnt)
+{
+	size_t ok = cnt ? cnt->ok : 0;
+	struct stats_summary sum;
+
+	night->failed = cnt ? cnt->failed : 0;
+	night->missing = ok > night->n ? ok - night->n : 0;
+	if (night->n && !stats_summarize(night->v, NULL, night->n, 0.95, &sum, NULL)) {
+		night->median = sum.median;
+		night->lo = sum.median_ci.lo;
+		night->hi = sum.median_ci.hi;
+	}
+}
+
+/* A (valid) digest's nights into the series, as session @session. */
+static void add_digest(struct history *h, const struct history_digest *d, size_t session)
+{
+	size_t *touched = NULL, ntouched = 0, talloc = 0, i;
+
+	for (i = 0; i < d->nnights; i++) {
+		const struct digest_night *n = &d->nights[i];
 		struct history_series *s = series_of(h, n);
-		int better = (int)json_integer_value(json_array_get(n, 5));
 		struct history_night *night;
 
 		/* Unit, direction and primary as the newest session declares them. */
-		if (better >= 0 || s->better < 0) {
-			s->better = better;
+		if (n->better >= 0 || s->better < 0) {
+			s->better = n->better;
 			free(s->unit);
-			s->unit = xstrdup(json_string_value(json_array_get(n, 6)));
+			s->unit = xstrdup(n->unit);
 		}
-		s->primary |= json_is_true(json_array_get(n, 7));
+		s->primary |= n->primary;
 		if (!s->nn || s->nights[s->nn - 1].session != session) {
 			ALLOC_GROW(s->nights, s->nn + 1, s->alloc);
 			night = &s->nights[s->nn++];
@@ -510,67 +448,76 @@ static void add_digest(struct history *h, const json_t *d, size_t session)
 			touched[ntouched++] = (size_t)(s - h->series);
 		}
 		night = &s->nights[s->nn - 1];
-		text = json_string_value(json_array_get(n, 8));
-		count = (size_t)values_parse(text, NULL);
-		ALLOC_GROW(night->v, night->n + count, night->alloc);
-		night->n += (size_t)values_parse(text, night->v + night->n);
+		ALLOC_GROW(night->v, night->n + n->n, night->alloc);
+		if (n->n)
+			memcpy(night->v + night->n, n->v, n->n * sizeof(*n->v));
+		night->n += n->n;
 	}
 	for (i = 0; i < ntouched; i++) {
 		struct history_series *s = &h->series[touched[i]];
-		struct history_night *night = &s->nights[s->nn - 1];
-		char *key = xasprintf("%s\n%s", s->kernel, s->workload);
-		const json_t *cnt = json_object_get(counts, key);
-		size_t ok = (size_t)json_integer_value(json_array_get(cnt, 0));
-		struct stats_summary sum;
 
-		free(key);
-		night->failed = (size_t)json_integer_value(json_array_get(cnt, 1));
-		night->missing = ok > night->n ? ok - night->n : 0;
-		if (night->n && !stats_summarize(night->v, NULL, night->n, 0.95, &sum, NULL)) {
-			night->median = sum.median;
-			night->lo = sum.median_ci.lo;
-			night->hi = sum.median_ci.hi;
-		}
+		night_finish(&s->nights[s->nn - 1], count_in(d, s->kernel, s->workload));
 	}
 	free(touched);
 }
 
 /*
- * @path's digest: from the cache when its entry is for this very file
- * (device, inode, size, mtime and ctime: a report rewritten in place
- * changes its ctime, whatever its mtime says) and valid, else from the
- * report itself (NULL, with a warning and h->skipped, when it is skipped).
+ * The digest of the cache's entry for @real when it is for this very
+ * file (@key) and usable: 0 and @d, else -1 (an entry that does not
+ * decode is rejected with the reason).
  */
-static json_t *digest_for(struct history *h, const char *path, const char *real)
+static int digest_cached(struct history *h, const char *path, const char *real,
+			 const json_t *key, struct history_digest *d)
 {
+	const json_t *e = json_object_get(h->cache, real);
 	struct strbuf err = STRBUF_INIT;
-	struct stat st;
-	int have_st = real && !stat(path, &st);
-	json_t *r = NULL, *d = NULL, *key = NULL;
-	struct report_view v = { 0 };
-	const json_t *e;
 
-	if (have_st)
-		key = history_cache_key(&st);
-	e = key ? json_object_get(h->cache, real) : NULL;
 	/*
 	 * An entry (its MAC checked when the cache was loaded: this history
 	 * made it) is used only for a file last changed before the cache was
 	 * written: one changed in the same clock tick would show the times it
 	 * had when its digest was made (as Git's racy index).
 	 */
-	if (e && json_equal(json_object_get(e, "file"), key) &&
-	    json_integer_value(json_array_get(key, 3)) < h->cache_mtime &&
-	    json_integer_value(json_array_get(key, 4)) < h->cache_mtime) {
-		d = json_object_get(e, "digest");
-		if (digest_valid(h, d)) {
+	if (!e || !json_equal(json_object_get(e, "file"), key) ||
+	    json_integer_value(json_array_get(key, 3)) >= h->cache_mtime ||
+	    json_integer_value(json_array_get(key, 4)) >= h->cache_mtime)
+		return -1;
+	if (!history_digest_decode(json_object_get(e, "digest"), d, &err)) {
+		if (digest_usable(h, d)) {
 			json_object_set(h->cache_out, real, (json_t *)e);
 			h->cached++;
-			json_decref(key);
-			return json_incref(d);
+			sb_release(&err);
+			return 0;
 		}
-		history_cache_reject(h, path, "its digest does not validate");
-		d = NULL;
+		history_digest_release(d);
+	}
+	debug("%s: its cached digest: %s", path, err.len ? sb_str(&err) : "an unknown context");
+	history_cache_reject(h, path, "its digest does not validate");
+	sb_release(&err);
+	return -1;
+}
+
+/*
+ * @path's digest: from the cache when its entry is for this very file
+ * (device, inode, size, mtime and ctime: a report rewritten in place
+ * changes its ctime, whatever its mtime says) and valid, else from the
+ * report itself. 0, or -1 when it is skipped (with a warning and
+ * h->skipped).
+ */
+static int digest_for(struct history *h, const char *path, const char *real,
+		      struct history_digest *d)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct stat st;
+	int have_st = real && !stat(path, &st), ret = -1;
+	json_t *r = NULL, *key = NULL;
+	struct report_view v = { 0 };
+
+	if (have_st)
+		key = history_cache_key(&st);
+	if (key && !digest_cached(h, path, real, key, d)) {
+		json_decref(key);
+		return 0;
 	}
 	if (report_load(path, &r, &err)) {
 		const char *why = sb_str(&err);
@@ -597,10 +544,12 @@ static json_t *digest_for(struct history *h, const char *path, const char *real)
 		skip(h, path, "session.id and session.created are needed to place it in time");
 		goto out;
 	}
-	d = digest_of(h, &v);
+	digest_of(h, &v, d);
+	ret = 0;
 	if (key && h->cache_out) {
 		json_object_set_new(h->cache_out, real,
-				    xjson_pack("{s:O,s:O}", "file", key, "digest", d));
+				    xjson_pack("{s:O,s:o}", "file", key, "digest",
+					       history_digest_encode(d)));
 		h->cache_dirty = 1;
 	}
 out:
@@ -608,13 +557,14 @@ out:
 	json_decref(key);
 	json_decref(r);
 	sb_release(&err);
-	return d;
+	return ret;
 }
 
 /*
  * @s's host and kernels typed, from its digest's copies (checked by
- * digest_valid() or made from a loaded report): a member of another type
- * reads as none, as the differences between nights read it before.
+ * history_digest_decode() or made from a loaded report): a member of
+ * another type reads as none, as the differences between nights read it
+ * before.
  */
 static void session_ctx_decode(struct history_session *s)
 {
@@ -628,60 +578,62 @@ static void session_ctx_decode(struct history_session *s)
 	sb_release(&err);
 }
 
+/* 0 when @d is a session not seen yet; else why it is skipped, said. */
+static int session_seen(struct history *h, const char *path, const struct history_digest *d)
+{
+	char *sid = xasprintf("session\n%s\n%s", d->id, d->created);
+	size_t first;
+
+	if (strmap_get(&h->seen, sid, &first)) {
+		skip(h, path, "the same session as %s", h->s[first].path);
+		free(sid);
+		return 1;
+	}
+	strmap_put(&h->seen, sid, h->ns);
+	free(sid);
+	return 0;
+}
+
 int history_add_file(struct history *h, const char *path)
 {
 	char *real = realpath(path, NULL), *dir, *html;
-	const char *id, *created;
+	struct history_digest d = { 0 };
 	struct history_session *s;
-	json_t *d = NULL;
 	int added = 0;
 
-	if (real && json_object_get(h->seen, real))
+	if (real && strmap_get(&h->seen, real, NULL))
 		goto out;
-	d = digest_for(h, path, real);
-	if (!d)
+	if (digest_for(h, path, real, &d))
 		goto out;
-	id = jget_str(d, "id", NULL);
-	created = jget_str(d, "created", NULL);
-	if (h->o.since && strcmp(created, h->o.since) < 0) {
+	if (h->o.since && strcmp(d.created, h->o.since) < 0) {
 		h->before_since++;
 		goto out;
 	}
-	{
-		char *sid = xasprintf("session\n%s\n%s", id, created);
-		json_t *first = json_object_get(h->seen, sid);
-
-		if (first) {
-			skip(h, path, "the same session as %s", json_string_value(first));
-			free(sid);
-			goto out;
-		}
-		json_object_set_new(h->seen, sid, json_string_lossy(path));
-		free(sid);
-	}
+	if (session_seen(h, path, &d))
+		goto out;
 	if (real)
-		json_object_set_new(h->seen, real, json_true());
+		strmap_put(&h->seen, real, (size_t)-1);
 	ALLOC_GROW(h->s, h->ns + 1, h->salloc);
 	s = &h->s[h->ns];
 	memset(s, 0, sizeof(*s));
-	s->id = xstrdup(id);
-	s->created = xstrdup(created);
+	s->id = xstrdup(d.id);
+	s->created = xstrdup(d.created);
 	s->path = xstrdup(path);
 	dir = path_dirname(path);
 	html = path_join(dir, "report.html");
 	s->html = is_regular_file(html) ? html : (free(html), NULL);
 	free(dir);
-	s->host = json_incref(json_object_get(d, "host"));
-	s->kernels = json_incref(json_object_get(d, "kernels"));
+	s->host = json_incref(d.host);
+	s->kernels = json_incref(d.kernels);
 	session_ctx_decode(s);
-	s->runs = (size_t)json_integer_value(json_object_get(d, "runs"));
-	s->failed = (size_t)json_integer_value(json_object_get(d, "failed"));
-	add_digest(h, d, h->ns);
+	s->runs = d.runs;
+	s->failed = d.failed;
+	add_digest(h, &d, h->ns);
 	h->ns++;
 	added = 1;
 out:
 	free(real);
-	json_decref(d);
+	history_digest_release(&d);
 	return added;
 }
 
@@ -958,51 +910,62 @@ static void size_cps(struct history *h, struct history_series *s, const size_t *
  * inserted in the past is no error (the series is searched again);
  * anything else that does not hold is said (history_state_reject()).
  */
-static size_t resume(struct history *h, const struct history_series *s, const size_t *map,
-		     size_t k, const json_t *state, size_t *at, double *p)
+static size_t resume_series(struct history *h, const struct history_series *s,
+			    const size_t *map, size_t k, const struct state_series *st,
+			    size_t *at, double *p, double *gross)
 {
-	const json_t *st = json_object_get(json_object_get(state, "series"), s->key), *e;
-	const json_t *ids = json_object_get(st, "sessions"), *conf = json_object_get(st, "confirmed");
-	const char *vals = json_string_value(json_object_get(st, "values"));
 	char hex[SHA256_HEX_LEN + 1];
-	size_t i, n = 0, nids = json_array_size(ids);
+	size_t i, n = 0, nids = st->sessions.n;
 
-	if (!st)
-		return 0;
-	if (!json_is_array(ids) || !json_is_array(conf) || !vals)
-		return history_state_reject(h, s, "expected sessions, values and confirmed"), 0;
-	json_array_foreach(ids, i, e)
-		if (!json_is_string(e))
-			return history_state_reject(h, s, "sessions[%zu]: expected a session id", i), 0;
 	if (nids > k)
 		return 0;
-	json_array_foreach(ids, i, e)
-		if (strcmp(json_string_value(e), h->s[s->nights[map[i]].session].id))
+	for (i = 0; i < nids; i++)
+		if (strcmp(st->sessions.v[i], h->s[s->nights[map[i]].session].id))
 			return 0;
-	json_array_foreach(conf, i, e) {
-		const json_t *ja = json_object_get(e, "at"), *jp = json_object_get(e, "p");
-		json_int_t a = json_integer_value(ja);
-		double pv = json_number_value(jp);
+	for (i = 0; i < st->nconfirmed; i++) {
+		long long a = st->confirmed[i].at;
+		double pv = st->confirmed[i].p;
 
 		if (nids < 2)
 			return history_state_reject(h, s, "confirmed[%zu]: expected none over %zu "
 						    "night%s", i, nids, nids == 1 ? "" : "s"), 0;
-		if (!json_is_integer(ja) || a <= 0 || (uint64_t)a >= nids ||
-		    (n && (size_t)a <= at[n - 1]))
+		if (a <= 0 || (uint64_t)a >= nids || (n && (size_t)a <= at[n - 1]))
 			return history_state_reject(h, s, "confirmed[%zu].at: expected a night from 1 to "
 						    "%zu, after the one before", i, nids - 1), 0;
-		if (!json_is_number(jp) || !(pv > 0 && pv <= 1))
+		if (!(pv > 0 && pv <= 1))
 			return history_state_reject(h, s, "confirmed[%zu].p: expected a p value above 0, "
 						    "at most 1", i), 0;
+		if (!(st->confirmed[i].gross == 0 || st->confirmed[i].gross >= h->o.cp.gross))
+			return history_state_reject(h, s, "confirmed[%zu].gross: expected none, or a "
+						    "ratio of at least %g", i, h->o.cp.gross), 0;
 		at[n] = (size_t)a;
+		gross[n] = st->confirmed[i].gross;
 		p[n++] = pv;
 	}
 	history_state_values(s, nids, hex);
-	if (strcmp(hex, vals))
+	if (strcmp(hex, st->values))
 		return history_state_reject(h, s, "values: the runs of its first %zu nights are not "
 					    "those its change points were found in (a report "
 					    "changed)", nids), 0;
 	return n ? n : (size_t)-1;	/* -1: resumable, nothing confirmed */
+}
+
+static size_t resume(struct history *h, const struct history_series *s, const size_t *map,
+		     size_t k, const json_t *state, size_t *at, double *p, double *gross)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct state_series st;
+	size_t n;
+	int r = history_state_series(state, s->key, &st, &why);
+
+	if (r < 0)
+		history_state_reject(h, s, "%s", sb_str(&why));
+	sb_release(&why);
+	if (r <= 0)
+		return 0;
+	n = resume_series(h, s, map, k, &st, at, p, gross);
+	state_series_release(&st);
+	return n;
 }
 
 /*
@@ -1021,7 +984,8 @@ static void find_drifts(struct history_series *s,
 
 	s->seg = xcalloc(s->ncp + 1, sizeof(*s->seg));
 	for (size_t i = 0; i < s->ncp; i++)
-		s->seg[i] = (struct history_seg){ s->cps[i].at, s->cps[i].p, s->cps[i].tentative };
+		s->seg[i] = (struct history_seg){ s->cps[i].at, s->cps[i].p, s->cps[i].gross,
+						  s->cps[i].tentative };
 	s->nseg = s->ncp;
 	stats_cp_drift_settings_default(&ds);
 	nd = stats_cp_drifts(nights, k, at, s->ncp, &ds, &d);
@@ -1063,6 +1027,7 @@ static void detect(struct history *h, struct history_series *s, const json_t *st
 	struct stats_cp_night *nights = xmalloc((s->nn + 1) * sizeof(*nights));
 	size_t *at = xmalloc((s->nn + 1) * sizeof(*at));
 	double *p = xmalloc((s->nn + 1) * sizeof(*p));
+	double *gross = xmalloc((s->nn + 1) * sizeof(*gross));
 	struct stats_cp_settings cs = h->o.cp;
 	struct stats_cp *found = NULL;
 
@@ -1073,7 +1038,7 @@ static void detect(struct history *h, struct history_series *s, const json_t *st
 		nights[k] = (struct stats_cp_night){ s->nights[i].v, s->nights[i].n };
 		map[k++] = i;
 	}
-	nkept = state ? resume(h, s, map, k, state, at, p) : 0;
+	nkept = state ? resume(h, s, map, k, state, at, p, gross) : 0;
 	if (nkept == (size_t)-1) {
 		nkept = 0;
 		s->resumed = 1;
@@ -1089,11 +1054,13 @@ static void detect(struct history *h, struct history_series *s, const json_t *st
 	s->cps = xcalloc(ncp + 1, sizeof(*s->cps));
 	for (size_t i = 0; i < nkept; i++) {
 		s->cps[i].p = p[i];
+		s->cps[i].gross = gross[i];
 		s->cps[i].kept = 1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		at[nkept + i] = found[i].at;
 		s->cps[nkept + i].p = found[i].p;
+		s->cps[nkept + i].gross = found[i].gross;
 		s->cps[nkept + i].tentative = found[i].tentative;
 	}
 	s->ncp = ncp;
@@ -1104,6 +1071,7 @@ static void detect(struct history *h, struct history_series *s, const json_t *st
 	free(nights);
 	free(at);
 	free(p);
+	free(gross);
 }
 
 void history_build(struct history *h, const json_t *state)

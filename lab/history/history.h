@@ -36,6 +36,7 @@
 #include "sha256.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "strmap.h"
 #include "util.h"
 
 #define HISTORY_SCHEMA "mglrulab-history/1"
@@ -77,6 +78,7 @@ struct history_cp {
 	double p;
 	double delta_pct, lo_pct, hi_pct;	/* Hodges-Lehmann ratio after/before */
 	double before, after;		/* medians of the segments' runs */
+	double gross;			/* a gross step: gap over spread (stats.h); 0: ranks */
 	int tentative, kept, is_new;
 	const char *kind;		/* "regression", "improvement", "change" */
 	struct strvec diff;		/* what changed between the two nights */
@@ -99,7 +101,7 @@ struct history_drift {
 /* A change point as segmentation found it (the state file keeps these). */
 struct history_seg {
 	size_t at;			/* night index */
-	double p;
+	double p, gross;
 	int tentative;
 };
 
@@ -126,8 +128,8 @@ struct history {
 	size_t ns, salloc;
 	struct history_series *series;
 	size_t nseries, alloc;
-	json_t *ix;			/* series key -> index */
-	json_t *seen;			/* realpath and session id -> 1 */
+	struct strmap ix;		/* series key -> index in series */
+	struct strmap seen;		/* realpath, and session id -> index in s */
 	json_t *skipped;		/* [{file, reason}] */
 	size_t latest;			/* the newest session, or (size_t)-1 */
 	size_t before_since;		/* sessions read and left out by --since */
@@ -171,8 +173,8 @@ int history_add_dir(struct history *h, const char *dir);
 int history_add_file(struct history *h, const char *path);
 
 /*
- * The digest cache: what each report.json gave the series (history.c,
- * "A report's digest"), by the report's real path, for the file it was
+ * The digest cache: what each report.json gave the series (its digest,
+ * history_digest.h), by the report's real path, for the file it was
  * read from (device, inode, size, mtime and ctime in ns), so that a later
  * history reads only the reports that are new or changed. A sealed file
  * (history_seal.h): each entry carries a MAC under this user's key, so an
@@ -221,6 +223,31 @@ json_t *history_state_json(const struct history *h);
 /* 0, or -1 with errno (0 without writing when there is no key). */
 LAB_MUST_CHECK
 int history_state_save(const struct history *h, const char *path);
+/* A change point a series' line keeps: at and p as written, or -1 and NaN when not numbers. */
+struct state_cp {
+	long long at;
+	double p;
+	double gross;			/* 0: absent (found by ranks) */
+};
+
+/* A series' line of the state, typed (history_state_series()). */
+struct state_series {
+	struct strvec sessions;		/* the ids of its first nights, in order */
+	char *values;			/* history_state_values() of those nights */
+	struct state_cp *confirmed;
+	size_t nconfirmed;
+};
+
+/*
+ * The line of @state (history_state_load()) for series @key: 1 with @out
+ * (release it), 0 when there is none, -1 with what is wrong in @why
+ * ("sessions[2]: expected a session id") when it does not decode. The
+ * members of each confirmed change point are checked against the nights
+ * by resume() in history.c, which knows them.
+ */
+int history_state_series(const json_t *state, const char *key, struct state_series *out,
+			 struct strbuf *why);
+void state_series_release(struct state_series *s);
 /* The digest of the runs of @s's first @k nights with a value. */
 void history_state_values(const struct history_series *s, size_t k,
 			  char hex[SHA256_HEX_LEN + 1]);

@@ -2,7 +2,7 @@
 /*
  * The digest cache of mglrulab history (history.h): the file, its
  * checksum and what of it may be trusted. The digests themselves are made
- * and checked in history.c.
+ * in history.c and decoded by history_digest_decode() (history_digest.c).
  */
 #include "history.h"
 #include "history_seal.h"
@@ -58,7 +58,7 @@ void history_cache_reject(struct history *h, const char *what, const char *why)
 	}
 }
 
-/* An entry as the cache writes it; its digest is checked when used (digest_valid()). */
+/* An entry as the cache writes it; its digest is decoded when used (digest_cached()). */
 static int entry_ok(const json_t *e)
 {
 	const json_t *f = json_object_get(e, "file"), *x;

@@ -80,13 +80,14 @@ static json_t *cp_json(const struct history *h, const struct history_series *s,
 
 	for (size_t i = 0; i < c->diff.n; i++)
 		json_array_append_new(d, json_string_lossy(c->diff.v[i]));
-	return xjson_pack("{s:I,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:b,s:o}",
+	return xjson_pack("{s:I,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:b,s:o}",
 			  "night", (json_int_t)c->at,
 			  "before", json_string_lossy(session_before(h, s, c)),
 			  "after", json_string_lossy(h->s[s->nights[c->at].session].id),
 			  "kind", c->kind, "delta_pct", jnum(c->delta_pct),
 			  "lo_pct", jnum(c->lo_pct), "hi_pct", jnum(c->hi_pct),
-			  "p", jnum(c->p), "median_before", jnum(c->before),
+			  "p", jnum(c->p), "gross", c->gross > 0 ? jnum(c->gross) : json_null(),
+			  "median_before", jnum(c->before),
 			  "median_after", jnum(c->after), "tentative", c->tentative,
 			  "new", c->is_new, "kept", c->kept, "difference", d);
 }
@@ -135,11 +136,12 @@ void history_render_json(const struct history *h, struct strbuf *out)
 			"context_id", s->ctx_id, "context", s->context, "resumed", s->resumed,
 			"nights", nights, "change_points", cps, "drifts", drifts));
 	}
-	root = xjson_pack("{s:s,s:{s:s,s:s},s:{s:f,s:I,s:I,s:I,s:b,s:o},s:o,s:O,s:o,s:{s:I,s:I,s:I,s:I,s:I}}",
+	root = xjson_pack("{s:s,s:{s:s,s:s},s:{s:f,s:I,s:f,s:I,s:I,s:b,s:o},s:o,s:O,s:o,s:{s:I,s:I,s:I,s:I,s:I}}",
 			  "schema", HISTORY_SCHEMA,
 			  "generator", "name", "mglrulab", "version", MGLRULAB_VERSION,
 			  "settings", "alpha", h->o.cp.alpha,
 			  "permutations", (json_int_t)h->o.cp.permutations,
+			  "gross", h->o.cp.gross,
 			  "min_nights", (json_int_t)h->o.cp.min_nights,
 			  "seed", (json_int_t)h->o.cp.seed, "by_name", h->o.by_name,
 			  "since", h->o.since ? json_string_lossy(h->o.since) : json_null(),
@@ -169,8 +171,11 @@ static void text_cp(const struct history *h, const struct history_series *s,
 	sb_add_text_fit(out, s->workload, 14);
 	sb_adds(out, " / ");
 	sb_add_text_fit(out, s->metric, 26);
-	sb_addf(out, "\n            %s %s, p %.3g%s%s\n            from ", d, ci, c->p,
-		c->tentative ? ", tentative" : "", c->is_new ? ", NEW tonight" : "");
+	sb_addf(out, "\n            %s %s, p %.3g", d, ci, c->p);
+	if (c->gross > 0)
+		sb_addf(out, ", gross step (runs apart by %.0fx their spread)", c->gross);
+	sb_addf(out, "%s%s\n            from ", c->tentative ? ", tentative" : "",
+		c->is_new ? ", NEW tonight" : "");
 	sb_add_text_fit(out, session_before(h, s, c), 30);
 	sb_adds(out, " to ");
 	sb_add_text_fit(out, h->s[s->nights[c->at].session].id, 30);
@@ -354,7 +359,7 @@ static void cp_row(const struct history *h, const char *html_path, size_t si,
 		c->is_new ? " <b>new</b>" : "", si);
 	esc_series_name(s, sb);
 	sb_addf(sb, "</a></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-		"<td class=\"num\">%s</td><td>", d, ci, p);
+		"<td class=\"num\">%s%s</td><td>", d, ci, p, c->gross > 0 ? " (gross step)" : "");
 	if (before != (size_t)-1)
 		link_session(h, html_path, before, sb);
 	sb_adds(sb, " &#8594; ");
@@ -662,13 +667,15 @@ static void html_methodology(const struct history *h, struct strbuf *sb)
 		"the Mann-Whitney statistic of the runs on either side corrected for the spread "
 		"between nights, tested against %u seeded permutations at alpha %g; at least %zu "
 		"nights on each side, except that tonight alone may start a change (tentative until "
-		"the next night). The size is the Hodges-Lehmann shift of the runs after against "
+		"the next night). Ranks cannot say how far runs moved: a gross step, every run on "
+		"one side apart from every run on the other by %g times the larger side's spread "
+		"(from 4 nights), is a change too. The size is the Hodges-Lehmann shift of the runs after against "
 		"the runs before, with its %.0f%% interval. Change points of one direction "
 		"that a line over at least %zu nights fits better than steps (BIC, by %g) are "
 		"one drift, with its Theil-Sen slope per night, not steps. Each night: raw runs (faint), median "
 		"and its exact order-statistic interval; &#215; marks failed runs. A night's column "
 		"links to its report.</p></section>\n", h->o.cp.permutations,
-		h->o.cp.alpha, h->o.cp.min_nights, 95.0, (size_t)STATS_CP_DRIFT_MIN_NIGHTS,
+		h->o.cp.alpha, h->o.cp.min_nights, h->o.cp.gross, 95.0, (size_t)STATS_CP_DRIFT_MIN_NIGHTS,
 		STATS_CP_DRIFT_BIC);
 }
 

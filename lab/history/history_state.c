@@ -4,8 +4,8 @@
  * confirmed in each series, so that the next history searches only what
  * came after them. Sealed (history_seal.h), one series a line:
  *
- *   {"settings": {alpha, permutations, min_nights, seed, by_name}, "nonce"}
- *   {"key", "sessions": [id, ...], "values": SHA-256, "confirmed": [{at, p}]}
+ *   {"settings": {alpha, permutations, gross, min_nights, seed, by_name}, "nonce"}
+ *   {"key", "sessions": [id, ...], "values": SHA-256, "confirmed": [{at, p[, gross]}]}
  *
  * It makes history faster and must never change what it says: resume()
  * in history.c uses a series' line only when the reports show the same
@@ -21,8 +21,8 @@
 
 static json_t *settings_json(const struct history_opts *o)
 {
-	return xjson_pack("{s:f,s:i,s:i,s:I,s:b}", "alpha", o->cp.alpha,
-			 "permutations", (json_int_t)o->cp.permutations,
+	return xjson_pack("{s:f,s:i,s:f,s:i,s:I,s:b}", "alpha", o->cp.alpha,
+			 "permutations", (json_int_t)o->cp.permutations, "gross", o->cp.gross,
 			 "min_nights", (json_int_t)o->cp.min_nights,
 			 "seed", (json_int_t)o->cp.seed, "by_name", o->by_name);
 }
@@ -61,6 +61,52 @@ void history_state_reject(struct history *h, const struct history_series *s, con
 	debug("%s: %s: %s", h->state_path ? h->state_path : "history state", s->key, sb_str(&why));
 	reject(h, s->key, sb_str(&why));
 	sb_release(&why);
+}
+
+void state_series_release(struct state_series *s)
+{
+	strvec_clear(&s->sessions);
+	free(s->values);
+	free(s->confirmed);
+	memset(s, 0, sizeof(*s));
+}
+
+int history_state_series(const json_t *state, const char *key, struct state_series *out,
+			 struct strbuf *why)
+{
+	const json_t *st = json_object_get(json_object_get(state, "series"), key), *e;
+	const json_t *ids = json_object_get(st, "sessions"), *conf = json_object_get(st, "confirmed");
+	const json_t *vals = json_object_get(st, "values");
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!st)
+		return 0;
+	if (!json_is_array(ids) || !json_is_array(conf) || !json_is_string(vals)) {
+		sb_adds(why, "expected sessions, values and confirmed");
+		return -1;
+	}
+	json_array_foreach(ids, i, e) {
+		if (!json_is_string(e)) {
+			sb_addf(why, "sessions[%zu]: expected a session id", i);
+			state_series_release(out);
+			return -1;
+		}
+		strvec_push(&out->sessions, json_string_value(e));
+	}
+	out->values = xstrdup(json_string_value(vals));
+	out->confirmed = xcalloc(json_array_size(conf) + 1, sizeof(*out->confirmed));
+	json_array_foreach(conf, i, e) {
+		const json_t *ja = json_object_get(e, "at"), *jp = json_object_get(e, "p");
+		const json_t *jg = json_object_get(e, "gross");
+		struct state_cp *cp = &out->confirmed[out->nconfirmed++];
+
+		cp->at = json_is_integer(ja) ? (long long)json_integer_value(ja) : -1;
+		cp->p = json_is_number(jp) ? json_number_value(jp) : NAN;
+		/* Absent: found by ranks; anything but a number: NAN, refused. */
+		cp->gross = !jg ? 0 : json_is_number(jg) ? json_number_value(jg) : NAN;
+	}
+	return 1;
 }
 
 /*
@@ -138,6 +184,17 @@ out:
 	return series ? xjson_pack("{s:o}", "series", series) : NULL;
 }
 
+/* A confirmed change point at compact night @k; "gross" only for a gross step. */
+static json_t *confirmed_json(const struct history_seg *c, size_t k)
+{
+	json_t *o = xjson_pack("{s:I,s:f}", "at", (json_int_t)k,
+			       "p", isfinite(c->p) ? c->p : 1.0);
+
+	if (c->gross > 0)
+		json_object_set_new(o, "gross", json_real(c->gross));
+	return o;
+}
+
 json_t *history_state_json(const struct history *h)
 {
 	json_t *series = json_object();
@@ -153,8 +210,7 @@ json_t *history_state_json(const struct history *h)
 				continue;
 			for (; c < s->nseg && s->seg[c].at == j; c++)
 				if (!s->seg[c].tentative)
-					json_array_append_new(conf, xjson_pack("{s:I,s:f}", "at",
-						(json_int_t)k, "p", isfinite(s->seg[c].p) ? s->seg[c].p : 1.0));
+					json_array_append_new(conf, confirmed_json(&s->seg[c], k));
 			json_array_append_new(ids, json_string_lossy(h->s[s->nights[j].session].id));
 			k++;
 		}

@@ -148,7 +148,7 @@ int hosts_check_config(const struct lab_config *cfg, struct strbuf *err)
 	memset(&t, 0, sizeof(t));
 	r = guest_topology_load(file, &t, err);
 	if (r == 0)
-		r = config_check_host_cpus(cfg, t.vcpus, err);
+		r = config_check_host_cpus(cfg, guest_slot_cpus(&t), t.icount_shift >= 0, err);
 	else
 		r = LAB_EUSER;
 	guest_topology_release(&t);

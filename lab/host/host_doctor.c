@@ -113,6 +113,7 @@ static void check_pool(struct hdoc *d, virConnectPtr c)
 	free(s);
 }
 
+/* @vcpus: host CPUs per slot (guest_slot_cpus()). */
 static void check_cpus(struct hdoc *d, virConnectPtr c, int vcpus)
 {
 	const struct host_cfg *hc = d->hc;
@@ -131,8 +132,8 @@ static void check_cpus(struct hdoc *d, virConnectPtr c, int vcpus)
 			      ni.cpus, ni.cpus - 1);
 		say(d, HOST_FAIL, "CPUs", s, "fix cpus = in the [host] section");
 	} else if (!hc->nr_cpus && hc->slots * vcpus > (long)ni.cpus) {
-		s = xasprintf("%ld slots x %d vCPUs need %ld CPUs; the host has %u", hc->slots, vcpus,
-			      hc->slots * vcpus, ni.cpus);
+		s = xasprintf("%ld slots x %d CPU%s need %ld CPUs; the host has %u", hc->slots, vcpus,
+			      vcpus == 1 ? "" : "s", hc->slots * vcpus, ni.cpus);
 		say(d, HOST_WARN, "CPUs", s, "fewer slots, or a smaller guest");
 	} else {
 		s = xasprintf("%u CPUs, %u NUMA node%s; the lab uses %s for %ld slot%s", ni.cpus,
@@ -193,7 +194,7 @@ static void doctor_one(struct hdoc *d, const char *state_dir, const struct guest
 	else
 		check_pool(d, h.conn);
 	if (t) {
-		check_cpus(d, h.conn, t->vcpus);
+		check_cpus(d, h.conn, guest_slot_cpus(t));
 		check_memory(d, h.conn, t->memory_mib);
 	}
 	host_close(&h);

@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "interrupt.h"
 #include "kbuild_mtime.h"
+#include "kbuild_estimate.h"
 #include "kcache.h"
 #include "lockfile.h"
 #include "ksource.h"
@@ -54,7 +55,7 @@ struct build_ctx {
 	char *head_commit;
 	double t_unpack, t_apply, t_config, t_compile;
 	/* progress */
-	long steps, est_steps;		/* est_steps: of the last such build, 0: unknown */
+	long steps, est_steps;		/* est_steps: settle_and_estimate()'s; 0: unknown */
 	char *est_file;			/* where this build's count is kept for the next */
 	const char *phase;
 	double last_tick;
@@ -1009,8 +1010,12 @@ static int open_build_dir(struct build_ctx *b)
 
 /*
  * Before make: the files git changed since the folder's last build get
- * stamps make sees as new, and the step count of a build like this one
- * (full or incremental, for @config_text) is looked up for the progress.
+ * stamps make sees as new, and the step count for the progress: an
+ * incremental build's from what depends on those files
+ * (kbuild_estimate_rebuild(): the last build of this config took 31 steps
+ * or 1,500, depending on the series); else the step count of the last
+ * build like this one (full or incremental, for @config_text); a first
+ * full build of the config gets kbuild_estimate_steps()'s.
  */
 static void settle_and_estimate(struct build_ctx *b, const char *config_text)
 {
@@ -1019,14 +1024,34 @@ static void settle_and_estimate(struct build_ctx *b, const char *config_text)
 	struct stat state_st;
 	/* The state file is written when a build completes (copies keep its stamp). */
 	time_t built_time = stat(state_file, &state_st) ? 0 : state_st.st_mtime;
+	struct strvec renewed = STRVEC_INIT;
 	int stamped;
 
 	free(state_file);
 	stamped = kbuild_settle_mtimes(b->src.tree, b->prev_head, b->head_commit, built_at,
-				       built_time);
+				       built_time, &renewed);
 	debug("settled the stamps of %d files for %s", stamped, b->build_dir);
 	b->est_file = steps_file(b->cfg->cache_dir, config_text, built_at != NULL);
-	b->est_steps = steps_get(b->est_file);
+	if (stamped >= 0 && renewed.n) {
+		char *seeded = xasprintf("%s/" SEEDED_MARK, b->build_dir);
+
+		b->est_steps = kbuild_estimate_rebuild(b->build_dir, b->src.tree,
+						       (const char *const *)renewed.v, renewed.n);
+		if (b->est_steps && !access(seeded, F_OK))
+			b->est_steps += KBUILD_SEEDED_STEPS;
+		debug("%zu files changed since %s's last build: ~%ld steps from its dependency lists",
+		      renewed.n, b->build_dir, b->est_steps);
+		free(seeded);
+	}
+	strvec_clear(&renewed);
+	if (!b->est_steps)
+		b->est_steps = steps_get(b->est_file);
+	/* A first build of this config: the total from the tree, so a newcomer sees an ETA too. */
+	if (!b->est_steps && !built_at) {
+		b->est_steps = kbuild_estimate_steps(b->src.tree, config_text, "x86");
+		debug("no earlier build of this config: ~%ld steps, estimated from %s's Kbuild files",
+		      b->est_steps, b->src.tree);
+	}
 	free(built_at);
 }
 

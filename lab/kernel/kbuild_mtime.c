@@ -93,7 +93,7 @@ static void files_newer(const char *tree, time_t since, struct strvec *out)
 }
 
 int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *head,
-			 const char *built_at, time_t built_time)
+			 const char *built_at, time_t built_time, struct strvec *renewed)
 {
 	struct strvec touched = STRVEC_INIT, differ = STRVEC_INIT;
 	int n = 0;
@@ -116,6 +116,8 @@ int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *he
 		struct timespec ts[2];
 		if (contains(&differ, touched.v[i])) {
 			ts[0].tv_nsec = ts[1].tv_nsec = UTIME_NOW;
+			if (renewed)
+				strvec_push(renewed, touched.v[i]);
 		} else {
 			ts[0].tv_sec = ts[1].tv_sec = ANCIENT;
 			ts[0].tv_nsec = ts[1].tv_nsec = 0;

@@ -97,10 +97,13 @@ struct kcache_meta {
 	size_t nr_series;
 	char *config_sha256;		/* of the merged .config, or NULL */
 	char *tree;			/* the source work tree built from, as recorded, or NULL */
+	char *name;			/* the kernel's name in lab.conf, or NULL */
+	char *built_at;			/* when, ISO 8601, or NULL */
+	double image_size;		/* bytes of bzImage, 0 when not recorded */
 };
 
 /*
- * Read <@entry_dir>/meta.json into @m. 0, or -1 with the reason (naming
+ * Read <@entry_dir>/meta.json into @m (kcache_meta.c). 0, or -1 with the reason (naming
  * the file) in @err; either way @m holds what could be read (fields
  * missing or of the wrong type stay empty) and must be released.
  */

@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,7 +290,11 @@ static char *tmp_template(const char *path)
 	return xasprintf("%.*s%.*s" TMP_SUFFIX, (int)(base - path), path, (int)keep, base);
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len)
+/*
+ * Start writing @path atomically: a new temporary file beside it, whose
+ * name goes to *@tmp. Its descriptor, or -1 with errno.
+ */
+static int atomic_begin(const char *path, char **tmp)
 {
 	/*
 	 * A unique name, created with O_EXCL: the folder may be shared
@@ -297,19 +302,48 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	 * anyone plant a symlink that we would follow and truncate. Same
 	 * folder as @path, so the rename is atomic.
 	 */
-	char *tmp = tmp_template(path);
-	int fd = mkostemp(tmp, O_CLOEXEC);
+	int fd, e;
 
-	if (fd < 0)
-		goto fail;
-	if (fchmod(fd, umasked(0644)) || write_all(fd, data, len) || fsync(fd)) {
+	*tmp = tmp_template(path);
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd >= 0 && !fchmod(fd, umasked(0644)))
+		return fd;
+	e = errno;
+	if (fd >= 0) {
 		close(fd);
-		unlink(tmp);
-		goto fail;
+		unlink(*tmp);
+	}
+	free(*tmp);
+	*tmp = NULL;
+	errno = e;
+	return -1;
+}
+
+/* Give up atomic_begin()'s file: nothing appears at its path. Keeps errno. */
+static void atomic_abort(int fd, char *tmp)
+{
+	int e = errno;
+
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = e;
+}
+
+/* Put atomic_begin()'s file, written whole, at @path; else as atomic_abort(). */
+static int atomic_commit(const char *path, int fd, char *tmp)
+{
+	if (fsync(fd)) {
+		atomic_abort(fd, tmp);
+		return -1;
 	}
 	if (close(fd) || rename(tmp, path)) {
+		int e = errno;
+
 		unlink(tmp);
-		goto fail;
+		free(tmp);
+		errno = e;
+		return -1;
 	}
 	/* Make the rename itself durable: a run record must survive SIGKILL and power loss. */
 	char *dir = path_dirname(path);
@@ -321,9 +355,20 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	free(dir);
 	free(tmp);
 	return 0;
-fail:
-	free(tmp);
-	return -1;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp;
+	int fd = atomic_begin(path, &tmp);
+
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len)) {
+		atomic_abort(fd, tmp);
+		return -1;
+	}
+	return atomic_commit(path, fd, tmp);
 }
 
 /* A name tmp_template() made: something, then ".tmp." and mkostemp()'s six characters. */
@@ -385,45 +430,166 @@ static int is_null_device(const struct stat *st)
 	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
 }
 
-int write_user_file(const char *path, const void *data, size_t len)
+/* /dev/null at @path, opened to be written in place; -1 with errno when it is not that. */
+static int open_null_device(const char *path)
 {
-	struct stat st, fst;
-	int fd, r;
+	struct stat st;
+	/*
+	 * A rename would replace it (run as root, `-o /dev/null` once made it
+	 * a regular file for the whole machine). O_NOFOLLOW and O_NONBLOCK,
+	 * then fstat: whatever was put there since the lstat is neither
+	 * followed nor waited on.
+	 */
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
 
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st))
+		e = errno;
+	else if (is_null_device(&st))
+		return fd;
+	else
+		e = EINVAL;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+/* A new or regular file at @path: written to a temporary, renamed over at commit. */
+/*
+ * A user's file is written while it is rendered, which for a 200 MB page
+ * takes seconds: a Ctrl-C then must not leave FILE.tmp.XXXXXX behind. One
+ * temporary at a time (the commands write their outputs one after the
+ * other, from the main thread): its name is kept where a signal handler
+ * may read it, and a SIGINT or SIGTERM whose action is still the default
+ * (the lab's own handler, interrupt.h, is left alone) removes it and then
+ * ends the process as the default would.
+ */
+static char pending_tmp[PATH_MAX];
+static volatile sig_atomic_t pending_set;
+static struct sigaction pending_old[2];
+static int pending_installed[2];		/* ours replaced the default */
+
+static void unlink_pending(int sig)
+{
+	if (pending_set)
+		unlink(pending_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void pending_begin(const char *tmp)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction sa = { .sa_handler = unlink_pending };
+
+	if (strlen(tmp) >= sizeof(pending_tmp))
+		return;
+	memcpy(pending_tmp, tmp, strlen(tmp) + 1);
+	pending_set = 1;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++) {
+		struct sigaction cur;
+
+		/* Only over the default action: a handler already there wins. */
+		pending_installed[i] = !sigaction(sigs[i], NULL, &cur) &&
+				       !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL &&
+				       !sigaction(sigs[i], &sa, &pending_old[i]);
+	}
+}
+
+static void pending_end(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+
+	if (!pending_set)
+		return;
+	pending_set = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		if (pending_installed[i])
+			sigaction(sigs[i], &pending_old[i], NULL);
+}
+
+static int user_file_begin_atomic(const char *path, struct user_file *uf)
+{
+	uf->fd = atomic_begin(path, &uf->tmp);
+	if (uf->fd < 0)
+		return -1;
+	uf->path = xstrdup(path);
+	pending_begin(uf->tmp);
+	return 0;
+}
+
+int user_file_begin(const char *path, struct user_file *uf)
+{
+	struct stat st;
+
+	*uf = (struct user_file){ .fd = -1 };
+	if (user_output_is_stdout(path)) {
+		/* What stdio holds goes first: the output is written past it. */
+		if (fflush(stdout))
+			return -1;
+		uf->fd = STDOUT_FILENO;
+		return 0;
+	}
 	/*
 	 * lstat, never stat: a link at @path is refused whatever it points
 	 * to. A plain open() would follow `out.html -> /dev/loop0` onto the
 	 * device, and block forever on a FIFO with no reader.
 	 */
 	if (lstat(path, &st))
-		return errno == ENOENT ? write_file_atomic(path, data, len) : -1;
+		return errno == ENOENT ? user_file_begin_atomic(path, uf) : -1;
 	if (S_ISREG(st.st_mode))
-		return write_file_atomic(path, data, len);
+		return user_file_begin_atomic(path, uf);
 	if (!is_null_device(&st)) {
 		errno = S_ISDIR(st.st_mode) ? EISDIR : S_ISLNK(st.st_mode) ? ELOOP : EINVAL;
 		return -1;
 	}
-	/*
-	 * /dev/null, written in place: a rename would replace it (run as
-	 * root, `-o /dev/null` once made it a regular file for the whole
-	 * machine). O_NOFOLLOW and O_NONBLOCK, then fstat: whatever was put
-	 * there since the lstat is neither followed nor waited on.
-	 */
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	r = fstat(fd, &fst) ? -1 : is_null_device(&fst) ? 0 : (errno = EINVAL, -1);
-	if (r) {
-		int e = errno;
+	uf->fd = open_null_device(path);
+	return uf->fd < 0 ? -1 : 0;
+}
 
-		close(fd);
-		errno = e;
+int user_file_commit(struct user_file *uf)
+{
+	int r = 0;
+
+	if (uf->tmp) {
+		r = atomic_commit(uf->path, uf->fd, uf->tmp);
+		pending_end();
+	}
+	else if (uf->fd != STDOUT_FILENO && uf->fd >= 0)
+		r = close(uf->fd);
+	free(uf->path);
+	*uf = (struct user_file){ .fd = -1 };
+	return r ? -1 : 0;
+}
+
+void user_file_abort(struct user_file *uf)
+{
+	int e = errno;
+
+	if (uf->tmp) {
+		atomic_abort(uf->fd, uf->tmp);
+		pending_end();
+	}
+	else if (uf->fd != STDOUT_FILENO && uf->fd >= 0)
+		close(uf->fd);
+	free(uf->path);
+	*uf = (struct user_file){ .fd = -1 };
+	errno = e;
+}
+
+int write_user_file(const char *path, const void *data, size_t len)
+{
+	struct user_file uf;
+
+	if (user_file_begin(path, &uf))
+		return -1;
+	if (write_all(uf.fd, data, len)) {
+		user_file_abort(&uf);
 		return -1;
 	}
-	r = write_all(fd, data, len);
-	if (close(fd))
-		r = -1;
-	return r ? -1 : 0;
+	return user_file_commit(&uf);
 }
 
 int write_user_output(const char *path, const void *data, size_t len)

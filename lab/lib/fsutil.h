@@ -85,6 +85,30 @@ DIR *opendir_nofollow(const char *path);
  */
 LAB_MUST_CHECK
 int write_user_file(const char *path, const void *data, size_t len);
+/*
+ * write_user_file() as the output is produced, for outputs too large to
+ * hold whole (report --html of 200 MB): user_file_begin() gives the
+ * descriptor to write to (a strbuf's sink), user_file_commit() puts the
+ * file in place, user_file_abort() gives it up. Same rules and errors as
+ * write_user_file(): a regular file, new or old, is written to a
+ * temporary file beside it and renamed over it at commit, so a reader
+ * never sees half a file, and a failure (ENOSPC on a write, in commit)
+ * leaves neither the temporary nor a changed file; /dev/null is written
+ * in place; anything else is refused by begin. USER_OUTPUT_STDOUT ("-")
+ * and NULL are standard output (stdio flushed first, never closed). After
+ * commit or abort, @uf holds nothing. Abort keeps errno.
+ */
+struct user_file {
+	int fd;
+	/* The user's path and the temporary renamed to it; NULL when written in place. */
+	char *path;
+	char *tmp;
+};
+LAB_MUST_CHECK
+int user_file_begin(const char *path, struct user_file *uf);
+LAB_MUST_CHECK
+int user_file_commit(struct user_file *uf);
+void user_file_abort(struct user_file *uf);
 /* Why write_user_file() failed, in words: its refusals above, else strerror(). */
 const char *user_file_strerror(int errnum);
 /*

@@ -95,3 +95,15 @@ void xjson_path_pop(struct strbuf *path, size_t old)
 	if (path->buf)
 		path->buf[old] = '\0';
 }
+
+void xjson_fail(struct xjson_err *d, const char *want, const json_t *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->failed++)
+		return;
+	va_start(ap, fmt);
+	sb_vaddf(d->err, fmt, ap);
+	va_end(ap);
+	sb_addf(d->err, ": expected %s, got %s", want, v ? xjson_type_name(v) : "nothing");
+}

@@ -46,4 +46,19 @@ size_t xjson_path_key(struct strbuf *path, const char *key);
 size_t xjson_path_index(struct strbuf *path, size_t i);
 void xjson_path_pop(struct strbuf *path, size_t old);
 
+/*
+ * A decoder's first error, named by its path: the first xjson_fail() on
+ * @d writes "PATH: expected WANT, got TYPE" (TYPE "nothing" for a missing
+ * @v) into @err; the later ones only count in @failed. The state files'
+ * decoders (sequential.json, session.json's jobs, history's digests)
+ * share it.
+ */
+struct xjson_err {
+	struct strbuf *err;
+	int failed;
+};
+
+void xjson_fail(struct xjson_err *d, const char *want, const json_t *v, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif

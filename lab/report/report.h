@@ -146,6 +146,18 @@ void report_render_benchfmt_opts(const json_t *report, const struct report_bench
 				 struct strbuf *out);
 
 /*
+ * The same documents from a view (report_view.h), decoded or made by
+ * report_analyze_view(): `mglrulab report` analyses once and renders
+ * every output from the one view. The json entry points above decode
+ * and call these.
+ */
+struct report_view;
+void report_render_html_view(const struct report_view *v, struct strbuf *out);
+void report_render_text_view(const struct report_view *v, struct strbuf *out);
+void report_render_benchfmt_view(const struct report_view *v,
+				 const struct report_benchfmt_opts *opts, struct strbuf *out);
+
+/*
  * Dump @report the way every mglrulab JSON file is written (2-space indent,
  * keys in insertion order, trailing newline).
  */

@@ -27,6 +27,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * A flush point (strbuf.h): a streamed output may be written out here,
+ * where no caller holds a position in @sb. A failed write is reported by
+ * the sink's owner (sb_sink_finish()), so the renderer carries on.
+ */
+static void flush_point(struct strbuf *sb)
+{
+	LAB_IGNORE(sb_flush_point(sb));
+}
+
 static void config_line(struct strbuf *out, const char *key, const char *val)
 {
 	/* Config values run to the end of the line: only control characters matter. */
@@ -351,16 +361,21 @@ void report_render_benchfmt_opts(const json_t *r, const struct report_benchfmt_o
 	struct report_view v;
 	struct strbuf err = STRBUF_INIT;
 
-	if (report_view_decode(r, &v, &err)) {
+	if (report_view_decode(r, &v, &err))
 		/* report_analyze()'s output decodes: this is a bug, said where it is seen. */
 		sb_addf(out, "mglrulab report: the report does not decode: %s\n", err.buf);
-		report_view_release(&v);
-		sb_release(&err);
-		return;
-	}
-	config_lines(&v, out);
+	else
+		report_render_benchfmt_view(&v, opts, out);
+	report_view_release(&v);
+	sb_release(&err);
+}
+
+void report_render_benchfmt_view(const struct report_view *v,
+				 const struct report_benchfmt_opts *opts, struct strbuf *out)
+{
+	config_lines(v, out);
 	sb_addc(out, '\n');
-	unit_lines(&v, out);
+	unit_lines(v, out);
 	sb_addc(out, '\n');
 	/*
 	 * The baseline's runs first: benchstat's first column is the first
@@ -368,15 +383,14 @@ void report_render_benchfmt_opts(const json_t *r, const struct report_benchfmt_o
 	 * otherwise in report order (the order statistics ignore).
 	 */
 	for (int base = 1; base >= 0; base--) {
-		for (size_t i = 0; i < v.runs.n; i++) {
-			const struct run_record *run = &v.runs.v[i];
-			int is_base = v.design.baseline && run->kernel &&
-				      !strcmp(run->kernel, v.design.baseline);
+		for (size_t i = 0; i < v->runs.n; i++) {
+			const struct run_record *run = &v->runs.v[i];
+			int is_base = v->design.baseline && run->kernel &&
+				      !strcmp(run->kernel, v->design.baseline);
 
 			if (!run->warmup && run->ok && is_base == base)
-				run_line(&v, run, opts, out);
+				run_line(v, run, opts, out);
+			flush_point(out);
 		}
 	}
-	report_view_release(&v);
-	sb_release(&err);
 }

@@ -41,6 +41,14 @@ int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli);
  */
 LAB_MUST_CHECK
 int report_cli_write(const json_t *report, const struct report_cli *cli);
+/*
+ * The same from a view (report_analyze_view()): every output rendered
+ * from the one view, the JSON written result by result
+ * (report_view_dump()); only --mail builds the whole tree.
+ */
+struct report_view;
+LAB_MUST_CHECK
+int report_cli_write_view(const struct report_view *v, const struct report_cli *cli);
 
 /*
  * The reply mail of @report into @out, its From, To, Cc and links from

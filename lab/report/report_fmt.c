@@ -40,6 +40,23 @@ char *report_view_runs_exceptions(const struct report_view *v)
 	return sb_detach(&sb);
 }
 
+char *report_view_slots_phrase(const struct report_view *v)
+{
+	const struct view_design *d = &v->design;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = json_array_size(d->alone);
+
+	if (d->slots <= 1)
+		return NULL;
+	sb_addf(&sb, ", %ld guests at once", d->slots);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(&sb, "%s%s", i ? ", " : " (alone: ",
+			json_string_value(json_array_get(d->alone, i)));
+	if (n)
+		sb_adds(&sb, ")");
+	return sb_detach(&sb);
+}
+
 void fmt_num(char *buf, size_t size, double v)
 {
 	double a = fabs(v);

@@ -96,10 +96,10 @@ static int gate_fails(enum gate_kind g)
 	return g == GATE_REGRESSION || g == GATE_KERNEL_FAILED || g == GATE_LAB_FAILED;
 }
 
-int report_gate_status(const json_t *report, enum fail_on f, struct strbuf *why)
+/* report_gate_status() of @n records @res. */
+static int records_status(const struct result_record *res, size_t n, enum fail_on f,
+			  struct strbuf *why)
 {
-	size_t n;
-	struct result_record *res = report_result_records(report, &n, NULL);
 	struct strbuf line = STRBUF_INIT;
 	int regression = 0, lab = 0;
 
@@ -117,8 +117,22 @@ int report_gate_status(const json_t *report, enum fail_on f, struct strbuf *why)
 		lab |= g == GATE_LAB_FAILED;
 	}
 	sb_release(&line);
-	result_records_free(res, n);
 	return regression ? LAB_REGRESSION : lab ? LAB_ELAB : LAB_OK;
+}
+
+int report_gate_status(const json_t *report, enum fail_on f, struct strbuf *why)
+{
+	size_t n;
+	struct result_record *res = report_result_records(report, &n, NULL);
+	int r = records_status(res, n, f, why);
+
+	result_records_free(res, n);
+	return r;
+}
+
+int report_gate_status_view(const struct report_view *v, enum fail_on f, struct strbuf *why)
+{
+	return records_status(v->results, v->nresults, f, why);
 }
 
 /* --- JUnit --- */
@@ -191,43 +205,52 @@ static double utc_seconds(const char *s)
 }
 
 /* The <testsuite> attributes the report can give: when, where, how long. */
-static void junit_suite_attrs(struct strbuf *sb, const json_t *report)
+static void junit_suite_attrs(struct strbuf *sb, const struct report_view *v)
 {
-	struct strbuf err = STRBUF_INIT;
-	struct report_view v;
 	double t0, t1;
 
-	LAB_IGNORE(report_view_decode_context(report, &v, &err));	/* absent: left out */
-	t0 = utc_seconds(v.session.created);
-	t1 = utc_seconds(v.session.finished);
+	t0 = utc_seconds(v->session.created);
+	t1 = utc_seconds(v->session.finished);
 	if (!isnan(t0)) {
 		/* The schema's timestamp has no zone: it is UTC, the Z dropped. */
-		sb_addf(sb, " timestamp=\"%.19s\"", v.session.created);
+		sb_addf(sb, " timestamp=\"%.19s\"", v->session.created);
 	}
 	sb_adds(sb, " hostname=\"");
-	sb_add_xml(sb, v.host.hostname ? v.host.hostname : "localhost");
+	sb_add_xml(sb, v->host.hostname ? v->host.hostname : "localhost");
 	sb_addf(sb, "\" time=\"%.0f\"", !isnan(t0) && !isnan(t1) && t1 >= t0 ? t1 - t0 : 0.0);
-	report_view_release(&v);
-	sb_release(&err);
 }
 
 void report_gate_junit(const json_t *report, enum fail_on f, struct strbuf *out)
 {
-	struct strbuf cases = STRBUF_INIT;
-	struct junit_counts c = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	struct report_view v;
 	size_t n;
 	struct result_record *res = report_result_records(report, &n, NULL);
+
+	LAB_IGNORE(report_view_decode_context(report, &v, &err));	/* absent: left out */
+	v.results = res;
+	v.nresults = n;
+	report_gate_junit_view(&v, f, out);
+	report_view_release(&v);	/* frees res too */
+	sb_release(&err);
+}
+
+void report_gate_junit_view(const struct report_view *v, enum fail_on f, struct strbuf *out)
+{
+	struct strbuf cases = STRBUF_INIT;
+	struct junit_counts c = { 0 };
+	const struct result_record *res = v->results;
+	size_t n = v->nresults;
 
 	for (size_t i = 0; i < n; i++)
 		if (res[i].verdict_id)	/* one kernel: nothing compared, no case */
 			junit_case(&cases, &res[i], f, &c);
-	result_records_free(res, n);
 	sb_addf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuites name=\"mglrulab\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
 		"skipped=\"%zu\">\n  <testsuite name=\"mglrulab\" tests=\"%zu\" failures=\"%zu\" "
 		"errors=\"%zu\" skipped=\"%zu\"", c.tests, c.failures, c.errors, c.skipped,
 		c.tests, c.failures, c.errors, c.skipped);
-	junit_suite_attrs(out, report);
+	junit_suite_attrs(out, v);
 	sb_adds(out, ">\n");
 	sb_add(out, sb_str(&cases), cases.len);
 	sb_adds(out, "  </testsuite>\n</testsuites>\n");

@@ -75,6 +75,9 @@ enum gate_kind report_gate_judge(const struct result_record *res, enum fail_on f
  * each result that fails.
  */
 int report_gate_status(const json_t *report, enum fail_on f, struct strbuf *why);
+/* The same of a view's results (report_analyze_view()). */
+struct report_view;
+int report_gate_status_view(const struct report_view *v, enum fail_on f, struct strbuf *why);
 
 /*
  * The JUnit XML of @report under @f into @out: the common shape CI
@@ -87,6 +90,8 @@ int report_gate_status(const json_t *report, enum fail_on f, struct strbuf *why)
  * XML-escaped. Deterministic: the same report gives the same bytes.
  */
 void report_gate_junit(const json_t *report, enum fail_on f, struct strbuf *out);
+/* The same of a view: its context and its results. */
+void report_gate_junit_view(const struct report_view *v, enum fail_on f, struct strbuf *out);
 
 /* What exit status @status of run, bisect, report, compare or history means, in words. */
 const char *report_gate_status_meaning(int status);

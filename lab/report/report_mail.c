@@ -11,6 +11,7 @@
  */
 #include "report_headline.h"
 #include "escape.h"
+#include "mail_addr.h"
 #include "report.h"
 #include "report_priv.h"
 #include "util.h"
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #define MAIL_WIDTH	78
+#define WORD_CHARS	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 static const char *or(const char *s, const char *def)
 {
@@ -80,25 +82,10 @@ static void thread_of(const struct report_view *v, struct thread *t)
 		t->subject = k->series[0].subject;
 }
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void base64(struct strbuf *sb, const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
-			     (i + 2 < n ? s[i + 2] : 0);
-
-		sb_addc(sb, b64[v >> 18 & 63]);
-		sb_addc(sb, b64[v >> 12 & 63]);
-		sb_addc(sb, i + 1 < n ? b64[v >> 6 & 63] : '=');
-		sb_addc(sb, i + 2 < n ? b64[v & 63] : '=');
-	}
-}
-
 /*
  * A header whose @value is safe text: plain ASCII folds at spaces (RFC
  * 5322 2.2.3); anything else becomes RFC 2047 encoded words of whole
- * UTF-8 characters, one per folded line.
+ * UTF-8 characters (mail_encoded_words()), one per folded line.
  */
 static void header(struct strbuf *sb, const char *name, const char *value)
 {
@@ -125,24 +112,8 @@ static void header(struct strbuf *sb, const char *name, const char *value)
 		while (value[i] == ' ')
 			i++;
 	}
-	while (!ascii && i < n) {
-		size_t len = 0;
-
-		/* 36 bytes encode to 48: "=?UTF-8?B?" + 48 + "?=" fits a line. */
-		while (i + len < n && len < 36) {
-			size_t c = 1;
-
-			while (i + len + c < n && ((unsigned char)value[i + len + c] & 0xc0) == 0x80)
-				c++;
-			if (len + c > 36 && len)
-				break;
-			len += c;
-		}
-		sb_adds(sb, i ? "\n =?UTF-8?B?" : "=?UTF-8?B?");
-		base64(sb, (const unsigned char *)value + i, len);
-		sb_adds(sb, "?=");
-		i += len;
-	}
+	if (!ascii)
+		mail_encoded_words(sb, value, &col, MAIL_WIDTH);
 	sb_addc(sb, '\n');
 }
 
@@ -201,14 +172,34 @@ static void opt_header(struct strbuf *sb, const char *name, const char *value)
 	sb_release(&s);
 }
 
+/*
+ * From, To or Cc: lab.conf checked the list (mail_addr_parse()), so only
+ * the names are encoded, never an address. A list that does not parse
+ * (a caller's own) is written as text, which a reader shows as it is.
+ */
+static void addr_header(struct strbuf *sb, const char *name, const char *value)
+{
+	struct mail_addrs a;
+	struct strbuf err = STRBUF_INIT;
+
+	if (!value || !*value)
+		return;
+	if (mail_addr_parse(value, &a, &err))
+		opt_header(sb, name, value);
+	else
+		mail_addr_header(sb, name, &a, MAIL_WIDTH);
+	mail_addrs_release(&a);
+	sb_release(&err);
+}
+
 static void headers(const struct report_view *v, const struct headline *h,
 		    const struct report_mail_opts *o, const struct thread *t, struct strbuf *sb)
 {
 	char date[64];
 
-	opt_header(sb, "From", or(o->from, "mglrulab <mglrulab@localhost>"));
-	opt_header(sb, "To", o->to);
-	opt_header(sb, "Cc", o->cc);
+	addr_header(sb, "From", or(o->from, "mglrulab <mglrulab@localhost>"));
+	addr_header(sb, "To", o->to);
+	addr_header(sb, "Cc", o->cc);
 	subject(v, h, t, sb);
 	if (o->date)
 		opt_header(sb, "Date", o->date);
@@ -341,5 +332,10 @@ char *report_mail_default_from(void)
 	if (gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
-	return xasprintf("%s@%s", user && *user ? user : "mglrulab", host);
+	/* Only a plain ASCII user and host make an address a mail server takes. */
+	if (!user || !*user || user[strspn(user, WORD_CHARS)])
+		user = "mglrulab";
+	if (host[strspn(host, WORD_CHARS ".")])
+		snprintf(host, sizeof(host), "localhost");
+	return xasprintf("%s@%s", user, host);
 }

@@ -45,8 +45,9 @@ struct series {
 	long *seq[2], *block[2];
 	size_t *host[2];	/* index into model.hosts of each value */
 	size_t failed[2], missing[2];
-	json_t *result;		/* built by analyze_series() */
-	const char *verdict;	/* result's "verdict" (static); NULL: none */
+	/* Its place in model.results or model.counters: filled by analyze_series(), decide(). */
+	struct result_record *rec;
+	const char *verdict;	/* rec's verdict id (static); NULL: none */
 	struct stats_comparison cmp;	/* kept for stats_decide() after BH */
 	double p, q, sortkey;
 	int compared;		/* result has a "comparison" (both kernels had values) */
@@ -63,6 +64,28 @@ struct compared_run {
 	long seq, block;
 	int k, ok;
 };
+
+/* What the analysis hands the view (report_analyze_view()). */
+struct analysed {
+	struct result_record *results, *counters;
+	size_t nresults, ncounters;
+	struct view_geomean *geomean;	/* geomean_all() */
+	size_t ngeomean;
+	struct result_strings *strings;
+};
+
+static void analysed_release(struct analysed *a)
+{
+	result_records_free(a->results, a->nresults);
+	result_records_free(a->counters, a->ncounters);
+	for (size_t i = 0; i < a->ngeomean; i++)
+		free(a->geomean[i].of_names);
+	free(a->geomean);
+	if (a->strings)
+		result_strings_release(a->strings);
+	free(a->strings);
+	memset(a, 0, sizeof(*a));
+}
 
 struct model {
 	struct session_input in;	/* what the session says, decoded once */
@@ -103,6 +126,12 @@ struct model {
 	const char **hosts;
 	size_t nhosts, hosts_alloc;
 	struct strbuf key;	/* scratch for series_key() */
+	/*
+	 * The records, the metrics' in report order (place_records()), the
+	 * counters' in series order until sorted (sort_counters()), and the
+	 * strings they hold that the analysis made: the view's, in the end.
+	 */
+	struct analysed a;
 };
 
 /* Unambiguous: lengths first, and metrics and counters apart. */
@@ -167,7 +196,8 @@ static void push_value(struct series *s, int k, double v, long seq, long block, 
 	size_t a = s->alloc[k];
 
 	if (s->n[k] == a) {
-		a = a ? 2 * a : 16;
+		/* Few runs per series is the common case: a crafted report has 20,000 series. */
+		a = a ? 2 * a : 4;
 		s->v[k] = xrealloc(s->v[k], a * sizeof(double));
 		s->seq[k] = xrealloc(s->seq[k], a * sizeof(long));
 		s->block[k] = xrealloc(s->block[k], a * sizeof(long));
@@ -495,75 +525,108 @@ static json_t *settings_json(const struct model *m)
 		"outliers", "modified z-score > 3.5 (flagged, never dropped)");
 }
 
-static json_t *median_ci_json(const struct stats_median_ci *ci)
+/* A number as the report holds it: what JSON cannot (NaN, infinities) is null, read NaN. */
+static double jv(double v)
 {
-	json_t *j = xjson_pack("{s:o, s:o, s:I, s:I, s:o, s:b}",
-		"lo", jnum(ci->lo), "hi", jnum(ci->hi),
-		"lo_order", (json_int_t)ci->lo_order, "hi_order", (json_int_t)ci->hi_order,
-		"achieved", jnum(ci->achieved), "ok", ci->ok);
-	json_object_set_new(j, "reason", ci->reason ? json_string(ci->reason) : json_null());
-	return j;
+	return isfinite(v) ? v : NAN;
 }
 
-static json_t *summary_json(const struct series *s, int k, const struct stats_summary *sum,
-			    const unsigned char *flags)
+/* The statistics of a kernel with values, as side_json() writes them (report_encode.c). */
+static void fill_side_stats(const struct stats_summary *sum, struct result_side *o)
 {
-	json_t *runs = json_array(), *values = json_array(), *outl = json_array();
-	json_t *j;
+	o->median = jv(sum->median);
+	o->median_ci.lo = jv(sum->median_ci.lo);
+	o->median_ci.hi = jv(sum->median_ci.hi);
+	o->median_ci.achieved = jv(sum->median_ci.achieved);
+	o->median_ci.lo_order = (long)sum->median_ci.lo_order;
+	o->median_ci.hi_order = (long)sum->median_ci.hi_order;
+	o->median_ci.ok = !!sum->median_ci.ok;
+	o->median_ci.reason = sum->median_ci.reason;	/* static */
+	o->min = jv(sum->min);
+	o->q1 = jv(sum->q1);
+	o->q3 = jv(sum->q3);
+	o->max = jv(sum->max);
+	o->mean = jv(sum->mean);
+	o->stddev = jv(sum->stddev);
+	o->cv = jv(sum->cv);
+	o->mad = jv(sum->mad);
+	o->outliers = (long)sum->outliers;
+	o->drift.valid = !!sum->drift_valid;
+	o->drift.rho = jv(sum->drift_rho);
+	o->drift.p = jv(sum->drift_p);
+}
 
-	for (size_t i = 0; i < s->n[k]; i++) {
-		json_array_append_new(runs, json_integer(s->seq[k][i]));
-		json_array_append_new(values, jnum(s->v[k][i]));
+/* Kernel @k's side of @s's record: its runs and values, and its statistics when @sum. */
+static void fill_side(const struct series *s, int k, const struct stats_summary *sum,
+		      const unsigned char *flags, struct result_side *o)
+{
+	size_t n = s->n[k], no = 0;
+
+	free(o->values);
+	free(o->runs);
+	free(o->outlier_runs);
+	o->nvalues = n;
+	o->values = xcalloc(n + 1, sizeof(*o->values));
+	o->runs = xcalloc(n + 1, sizeof(*o->runs));
+	o->outlier_runs = xcalloc(n + 1, sizeof(*o->outlier_runs));
+	for (size_t i = 0; i < n; i++) {
+		o->runs[i] = s->seq[k][i];
+		o->values[i] = jv(s->v[k][i]);
 		if (flags && flags[i])
-			json_array_append_new(outl, json_integer(s->seq[k][i]));
+			o->outlier_runs[no++] = s->seq[k][i];
 	}
-	j = xjson_pack("{s:I, s:I, s:I}", "n", (json_int_t)s->n[k],
-		      "failed", (json_int_t)s->failed[k], "missing", (json_int_t)s->missing[k]);
-	if (sum) {
-		json_object_set_new(j, "median", jnum(sum->median));
-		json_object_set_new(j, "median_ci", median_ci_json(&sum->median_ci));
-		json_object_set_new(j, "min", jnum(sum->min));
-		json_object_set_new(j, "q1", jnum(sum->q1));
-		json_object_set_new(j, "q3", jnum(sum->q3));
-		json_object_set_new(j, "max", jnum(sum->max));
-		json_object_set_new(j, "mean", jnum(sum->mean));
-		json_object_set_new(j, "stddev", jnum(sum->stddev));
-		json_object_set_new(j, "cv", jnum(sum->cv));
-		json_object_set_new(j, "mad", jnum(sum->mad));
-		json_object_set_new(j, "outliers", json_integer((json_int_t)sum->outliers));
-		json_object_set_new(j, "drift", xjson_pack("{s:b, s:o, s:o}",
-			"valid", sum->drift_valid, "rho", jnum(sum->drift_rho), "p", jnum(sum->drift_p)));
-	}
-	json_object_set_new(j, "runs", runs);
-	json_object_set_new(j, "values", values);
-	json_object_set_new(j, "outlier_runs", outl);
-	return j;
+	o->noutlier_runs = no;
+	o->n = (long)n;
+	o->failed = (long)s->failed[k];
+	o->missing = (long)s->missing[k];
+	if (sum)
+		fill_side_stats(sum, o);
 }
 
-static json_t *comparison_json(const struct stats_comparison *c, const struct stats_paired *pd)
+static const char *or_none(const char *s)
 {
-	json_t *j = xjson_pack("{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:s, s:I}, "
-			      "s:{s:o, s:o, s:s}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o}, s:o}",
-		"ratio", jnum(c->ratio), "delta_pct", jnum(c->delta_pct),
-		"all_equal", c->all_equal,
-		"ci", "lo", jnum(c->ratio_lo), "hi", jnum(c->ratio_hi), "level", jnum(c->ci_level),
-		"method", c->ci_method ? c->ci_method : "none", "resamples", (json_int_t)c->resamples,
-		"mann_whitney", "u", jnum(c->mw_u), "p", jnum(c->mw_p),
-		"method", c->mw_method_name ? c->mw_method_name : "none",
-		"hodges_lehmann", "shift", jnum(c->hl_shift), "lo", jnum(c->hl_lo),
-		"hi", jnum(c->hl_hi), "ratio", jnum(c->hl_ratio), "ratio_lo", jnum(c->hl_ratio_lo),
-		"ratio_hi", jnum(c->hl_ratio_hi), "level", jnum(c->hl_level),
-		"mde_pct", jnum(c->mde_pct));
+	return s ? s : "none";
+}
 
+static void fill_paired(const struct stats_paired *pd, struct result_comparison *o)
+{
+	o->paired.present = 1;
+	o->paired.pairs = (long)pd->n_pairs;
+	o->paired.used = (long)pd->n_used;
+	o->paired.valid = !!pd->valid;
+	o->paired.median_ratio = jv(pd->median_ratio);
+	o->paired.hl_ratio = jv(pd->hl_ratio);
+	o->paired.w_plus = jv(pd->w_plus);
+	o->paired.p = jv(pd->p);
+	o->paired.method = or_none(pd->method);
+}
+
+/* "comparison" of a record; its q comes with the verdict (decide()). */
+static void fill_comparison(const struct stats_comparison *c, const struct stats_paired *pd,
+			    struct result_comparison *o)
+{
+	o->present = 1;
+	o->ratio = jv(c->ratio);
+	o->delta_pct = jv(c->delta_pct);
+	o->all_equal = !!c->all_equal;
+	o->ci.lo = jv(c->ratio_lo);
+	o->ci.hi = jv(c->ratio_hi);
+	o->ci.level = jv(c->ci_level);
+	o->ci.method = or_none(c->ci_method);
+	o->ci.resamples = (long)c->resamples;
+	o->mann_whitney.u = jv(c->mw_u);
+	o->mann_whitney.p = jv(c->mw_p);
+	o->mann_whitney.method = or_none(c->mw_method_name);
+	o->hodges_lehmann.shift = jv(c->hl_shift);
+	o->hodges_lehmann.lo = jv(c->hl_lo);
+	o->hodges_lehmann.hi = jv(c->hl_hi);
+	o->hodges_lehmann.ratio = jv(c->hl_ratio);
+	o->hodges_lehmann.ratio_lo = jv(c->hl_ratio_lo);
+	o->hodges_lehmann.ratio_hi = jv(c->hl_ratio_hi);
+	o->hodges_lehmann.level = jv(c->hl_level);
+	o->mde_pct = jv(c->mde_pct);
 	if (pd && pd->n_pairs)
-		json_object_set_new(j, "paired", xjson_pack("{s:I, s:I, s:b, s:o, s:o, s:o, s:o, s:s}",
-			"pairs", (json_int_t)pd->n_pairs, "used", (json_int_t)pd->n_used,
-			"valid", pd->valid, "median_ratio", jnum(pd->median_ratio),
-			"hl_ratio", jnum(pd->hl_ratio), "w_plus", jnum(pd->w_plus),
-			"p", jnum(pd->p), "method", pd->method ? pd->method : "none"));
-	else
-		json_object_set_new(j, "paired", json_null());
-	return j;
+		fill_paired(pd, o);
 }
 
 /* A value and its block, to be sorted by block. */
@@ -648,6 +711,27 @@ static void add_warning(json_t *warnings, const char *kind, const char *fmt, ...
 	sb_release(&sb);
 }
 
+/* A warning of @s's record; its message is the model's string. */
+static void series_warning(struct model *m, struct series *s, const char *kind,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void series_warning(struct model *m, struct series *s, const char *kind,
+			   const char *fmt, ...)
+{
+	struct result_record *rec = s->rec;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	/* the message quotes names from the session file, cut to a width: lossy */
+	rec->warnings = xrealloc(rec->warnings, (rec->nwarnings + 1) * sizeof(*rec->warnings));
+	rec->warnings[rec->nwarnings++] = (struct result_warning){
+		kind, result_strings_add(m->a.strings, sb_str(&sb)),
+	};
+	sb_release(&sb);
+}
+
 static int is_seq_primary(const struct model *m, const struct series *s)
 {
 	return m->sequential && s->primary && !s->is_counter;
@@ -690,11 +774,6 @@ static void group_by_host(const struct series *s, int k, const size_t *stratum, 
 	for (size_t i = 0; i < s->n[k]; i++)
 		out[at[stratum[s->host[k][i]]]++] = s->v[k][i];
 	free(at);
-}
-
-static json_t *pair_json(double a, double b)
-{
-	return xjson_pack("[o, o]", jnum(a), jnum(b));
 }
 
 /*
@@ -786,43 +865,53 @@ static void host_compare_each(const struct model *m, struct host_groups *g,
 }
 
 /* "hosts": each host's runs, medians, ratio and interval, and whether it was pooled. */
-static json_t *hosts_json(const struct model *m, const struct host_groups *g)
+static void fill_hosts(struct model *m, const struct host_groups *g, struct result_record *rec)
 {
-	json_t *hosts = json_array();
-
+	rec->nhosts = g->nh;
+	rec->hosts = xcalloc(g->nh + 1, sizeof(*rec->hosts));
 	for (size_t h = 0; h < g->nh; h++) {
 		const struct stats_stratum *x = &g->strata[h];
+		struct result_host *o = &rec->hosts[h];
 
-		json_array_append_new(hosts, xjson_pack("{s:o, s:[I, I], s:o, s:o, s:o, s:o, s:b}",
-			"host", json_string_lossy(m->hosts[g->hix[h]]),
-			"n", (json_int_t)x->nb, (json_int_t)x->np,
-			"median", pair_json(x->nb ? stats_median(x->base, x->nb) : NAN,
-					    x->np ? stats_median(x->patched, x->np) : NAN),
-			"ratio", jnum(g->ratio[h]),
-			"delta_pct", jnum(isfinite(g->ratio[h]) ? 100 * (g->ratio[h] - 1) : NAN),
-			"ci", pair_json(g->lo[h], g->hi[h]), "pooled", g->used[h]));
+		o->host = result_strings_add(m->a.strings, m->hosts[g->hix[h]]);
+		o->n[0] = (long)x->nb;
+		o->n[1] = (long)x->np;
+		o->median[0] = jv(x->nb ? stats_median(x->base, x->nb) : NAN);
+		o->median[1] = jv(x->np ? stats_median(x->patched, x->np) : NAN);
+		o->ratio = jv(g->ratio[h]);
+		o->delta_pct = jv(isfinite(g->ratio[h]) ? 100 * (g->ratio[h] - 1) : NAN);
+		o->lo = jv(g->lo[h]);
+		o->hi = jv(g->hi[h]);
+		o->pooled = !!g->used[h];
 	}
-	return hosts;
 }
 
-/* "pooled" and "heterogeneity" of @r, from the pooled ratio and van Elteren's test. */
-static void set_pooled_json(json_t *r, const struct stats_pooled *pool, double ve_z,
-			    double ve_p, const char *ve_method)
+/* "pooled" and "heterogeneity" of a record, from the pooled ratio and van Elteren's test. */
+static void fill_pooled(const struct stats_pooled *pool, double ve_z, double ve_p,
+			const char *ve_method, struct result_pooled *o)
 {
+	o->present = 1;
+	o->method = "inverse-variance pooled log ratio of the hosts' medians; "
+		    "van Elteren's stratified rank-sum test";
+	o->hosts = (long)pool->k;
+	o->ratio = jv(pool->ratio);
+	o->delta_pct = jv(pool->k ? 100 * (pool->ratio - 1) : NAN);
+	o->lo = jv(pool->lo);
+	o->hi = jv(pool->hi);
+	o->level = jv(pool->level);
+	o->z = jv(ve_z);
+	o->p = jv(ve_p);
+	o->p_method = ve_method;
 	/* No host gave a usable interval: the all-runs comparison decides, as with one host. */
-	json_object_set_new(r, "pooled", xjson_pack(
-		"{s:s, s:I, s:o, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:s, s:s}",
-		"method", "inverse-variance pooled log ratio of the hosts' medians; "
-			  "van Elteren's stratified rank-sum test",
-		"hosts", (json_int_t)pool->k, "ratio", jnum(pool->ratio),
-		"delta_pct", jnum(pool->k ? 100 * (pool->ratio - 1) : NAN),
-		"ci", "lo", jnum(pool->lo), "hi", jnum(pool->hi), "level", jnum(pool->level),
-		"z", jnum(ve_z), "p", jnum(ve_p), "p_method", ve_method,
-		"basis", pool->k && isfinite(ve_p) ? "pooled" : "all-runs"));
-	json_object_set_new(r, "heterogeneity", xjson_pack("{s:o, s:I, s:o, s:o, s:b, s:o, s:b}",
-		"q", jnum(pool->q), "df", (json_int_t)pool->df, "p", jnum(pool->q_p),
-		"i2", jnum(pool->i2), "overlap", pool->overlap, "alpha", jnum(STATS_HET_ALPHA),
-		"heterogeneous", pool->heterogeneous));
+	o->basis = pool->k && isfinite(ve_p) ? "pooled" : "all-runs";
+	o->heterogeneity.present = 1;
+	o->heterogeneity.q = jv(pool->q);
+	o->heterogeneity.df = (long)pool->df;
+	o->heterogeneity.p = jv(pool->q_p);
+	o->heterogeneity.i2 = jv(pool->i2);
+	o->heterogeneity.overlap = !!pool->overlap;
+	o->heterogeneity.alpha = jv(STATS_HET_ALPHA);
+	o->heterogeneity.heterogeneous = !!pool->heterogeneous;
 }
 
 /* What warn_heterogeneity() says of @s, with the numbers as the result has them. */
@@ -854,7 +943,7 @@ static void note_heterogeneity(const struct model *m, struct series *s,
  * only: nothing changes, as in a one-host session.
  */
 static void host_strata(struct model *m, struct series *s, const struct stats_settings *st,
-			const char *key, struct stats_comparison *dec, json_t *r)
+			const char *key, struct stats_comparison *dec)
 {
 	struct host_groups g = { .hix = xcalloc(m->nhosts + 1, sizeof(size_t)) };
 	size_t *stratum = xcalloc(m->nhosts + 1, sizeof(*stratum));
@@ -873,8 +962,8 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
 	host_compare_each(m, &g, st, key);
 	stats_pool_ratios(g.ratio, g.lo, g.hi, g.nh, st->confidence, &pool, g.used);
 	stats_van_elteren(g.strata, g.nh, st->mw_exact_max, &ve_z, &ve_p, &ve_method);
-	json_object_set_new(r, "hosts", hosts_json(m, &g));
-	set_pooled_json(r, &pool, ve_z, ve_p, ve_method);
+	fill_hosts(m, &g, s->rec);
+	fill_pooled(&pool, ve_z, ve_p, ve_method, &s->rec->pool);
 	if (pool.heterogeneous)
 		note_heterogeneity(m, s, &g, &pool);
 	if (pool.k && isfinite(ve_p)) {
@@ -892,12 +981,12 @@ static void host_strata(struct model *m, struct series *s, const struct stats_se
  * A primary whose hosts disagree beyond their intervals: the pooled
  * verdict averages over machines that saw different things, so say which.
  */
-static void warn_heterogeneity(struct series *s, json_t *warnings)
+static void warn_heterogeneity(struct model *m, struct series *s)
 {
 	if (!s->primary || !s->het_hosts)
 		return;
 	s->warned |= WARNED_HET;
-	add_warning(warnings, "host-heterogeneity", "hosts disagree beyond their intervals "
+	series_warning(m, s, "host-heterogeneity", "hosts disagree beyond their intervals "
 		    "(Cochran's Q %.1f, p %.2g < %.2g): %s; the verdict pools them",
 		    s->het_q, s->het_p, STATS_HET_ALPHA, s->het_hosts);
 }
@@ -918,46 +1007,51 @@ static void summarize_sides(const struct series *s, const struct stats_settings 
 	}
 }
 
-/* A result's description of its series and each kernel's summary. */
-static json_t *series_json(const struct model *m, const struct series *s,
-			   const struct stats_settings *st, const struct stats_summary *sum,
-			   unsigned char **flags, const int *have)
+/* A record's description of its series and each kernel's summary. */
+static void fill_series(struct model *m, struct series *s, const struct stats_settings *st,
+			const struct stats_summary *sum, unsigned char **flags, const int *have)
 {
-	json_t *r;
+	struct result_record *rec = s->rec;
+	struct result_strings *str = m->a.strings;
 
 	/*
 	 * Names come from run records, which quote the guest (a counter's name
 	 * from its /proc text): lossy, so a bad byte shows as U+FFFD instead
 	 * of the result vanishing.
 	 */
-	r = xjson_pack("{s:o, s:o}", "workload", json_string_lossy(s->workload),
-		       s->is_counter ? "counter" : "metric", json_string_lossy(s->name));
+	rec->workload = result_strings_add(str, s->workload);
+	rec->metric = result_strings_add(str, s->name);
+	rec->is_counter = s->is_counter;
 	if (s->group) {
-		json_object_set_new(r, "group", json_string_lossy(s->group));
-		json_object_set_new(r, "name", json_string_lossy(s->cname));
+		rec->group = result_strings_add(str, s->group);
+		rec->name = result_strings_add(str, s->cname);
 	}
 	if (!s->is_counter) {
-		json_object_set_new(r, "unit", json_string(s->unit));
-		json_object_set_new(r, "better", json_string(s->better_higher ? "higher" : "lower"));
-		json_object_set_new(r, "primary", json_boolean(s->primary));
+		rec->unit = result_strings_add(str, s->unit);
+		rec->better = s->better_higher ? "higher" : "lower";
+		rec->primary = !!s->primary;
 	}
-	json_object_set_new(r, "threshold", jnum(s->threshold >= 0 ? s->threshold : st->threshold));
-	json_object_set_new(r, "band_source", json_string(s->band_source ? s->band_source :
-							  m->band_source));
-	json_object_set_new(r, "baseline", summary_json(s, BASE, have[BASE] ? &sum[BASE] : NULL, flags[BASE]));
-	json_object_set_new(r, "patched", summary_json(s, PATCHED, have[PATCHED] ? &sum[PATCHED] : NULL, flags[PATCHED]));
-	return r;
+	rec->threshold = jv(s->threshold >= 0 ? s->threshold : st->threshold);
+	rec->band_source = s->band_source ? s->band_source : m->band_source;
+	for (int k = 0; k < 2; k++) {
+		fill_side(s, k, have[k] ? &sum[k] : NULL, flags[k], &rec->side[k]);
+		rec->summarized[k] = !!have[k];
+	}
 }
 
-/* A sequential primary's p, scaled to the overall alpha, and "sequential" of @r. */
-static void set_sequential(struct model *m, struct series *s, double p, json_t *r)
+/* A sequential primary's p, scaled to the overall alpha, and "sequential" of its record. */
+static void set_sequential(struct model *m, struct series *s, double p)
 {
+	struct result_sequential *o = &s->rec->sequential;
+
 	s->p = s->look ? stats_seq_p_adjust(&m->seq, s->look, p) : NAN;
-	json_object_set_new(r, "sequential", xjson_pack("{s:I, s:I, s:I, s:o, s:o, s:o}",
-		"look", (json_int_t)s->look, "looks", (json_int_t)stats_seq_looks(&m->seq),
-		"runs_at_look", (json_int_t)(s->look ? stats_seq_runs_at(&m->seq, s->look) : 0),
-		"alpha_look", jnum(s->look ? stats_seq_alpha_at(&m->seq, s->look) : NAN),
-		"p", jnum(p), "p_adjusted", jnum(s->p)));
+	o->present = 1;
+	o->look = (long)s->look;
+	o->looks = (long)stats_seq_looks(&m->seq);
+	o->runs_at_look = (long)(s->look ? stats_seq_runs_at(&m->seq, s->look) : 0);
+	o->alpha_look = jv(s->look ? stats_seq_alpha_at(&m->seq, s->look) : NAN);
+	o->p = jv(p);
+	o->p_adjusted = jv(s->p);
 }
 
 /*
@@ -966,8 +1060,7 @@ static void set_sequential(struct model *m, struct series *s, double p, json_t *
  * on several hosts, else the same.
  */
 static void compare_sides(struct model *m, struct series *s, const struct stats_settings *st,
-			  const char *key, json_t *r, struct stats_comparison *cmp,
-			  struct stats_comparison *dec)
+			  const char *key, struct stats_comparison *cmp, struct stats_comparison *dec)
 {
 	struct stats_paired pd;
 	double *pb = NULL, *pp = NULL;
@@ -982,14 +1075,14 @@ static void compare_sides(struct model *m, struct series *s, const struct stats_
 	*dec = *cmp;
 	/* Hosts are strata only where the runs came from more than one. */
 	if (m->nhosts > 1 && !s->is_counter)
-		host_strata(m, s, st, key, dec, r);
+		host_strata(m, s, st, key, dec);
 	s->p = dec->mw_p;
 	if (is_seq_primary(m, s))
-		set_sequential(m, s, dec->mw_p, r);
+		set_sequential(m, s, dec->mw_p);
 	/* Large changes first when sorting counters; unknown ratios after. */
 	s->sortkey = cmp->ratio_valid && cmp->ratio > 0 ? fabs(log(cmp->ratio)) :
 		(cmp->all_equal ? -2 : -1);
-	json_object_set_new(r, "comparison", comparison_json(cmp, np >= 2 ? &pd : NULL));
+	fill_comparison(cmp, np >= 2 ? &pd : NULL, &s->rec->comparison);
 	s->compared = 1;
 	s->ratio = isfinite(cmp->ratio) ? cmp->ratio : NAN;
 	free(pb);
@@ -997,40 +1090,40 @@ static void compare_sides(struct model *m, struct series *s, const struct stats_
 }
 
 /* Warnings that belong to this series; the verdict comes after BH. */
-static void series_warnings(const struct model *m, struct series *s,
+static void series_warnings(struct model *m, struct series *s,
 			    const struct stats_settings *st, const struct stats_summary *sum,
-			    const int *have, json_t *warnings)
+			    const int *have)
 {
 	for (int k = 0; k < 2; k++) {
 		const char *role = k == BASE ? "baseline" : "patched";
 
 		if (s->failed[k])
-			add_warning(warnings, "failed-runs", "%zu failed run(s) of %s", s->failed[k], role);
+			series_warning(m, s, "failed-runs", "%zu failed run(s) of %s", s->failed[k], role);
 		if (s->missing[k])
-			s->warned |= WARNED_MISSING, add_warning(warnings, "missing-values", "%zu run(s) of %s lack this value",
+			s->warned |= WARNED_MISSING, series_warning(m, s, "missing-values", "%zu run(s) of %s lack this value",
 				    s->missing[k], role);
 		if (!have[k])
 			continue;
 		if (!sum[k].median_ci.ok || s->n[k] < m->min_runs)
 			s->warned |= WARNED_FEW;
 		if (!sum[k].median_ci.ok)
-			add_warning(warnings, "too-few-runs",
+			series_warning(m, s, "too-few-runs",
 				    "%s: %zu runs, the median interval reaches only %.0f%% confidence",
 				    role, s->n[k], 100 * sum[k].median_ci.achieved);
 		else if (s->n[k] < m->min_runs)
-			add_warning(warnings, "too-few-runs", "%s: %zu runs, fewer than the %zu asked for",
+			series_warning(m, s, "too-few-runs", "%s: %zu runs, fewer than the %zu asked for",
 				    role, s->n[k], m->min_runs);
 		if (sum[k].outliers)
-			s->warned |= WARNED_OUTLIERS, add_warning(warnings, "outliers", "%s: %zu outlier(s) flagged (kept)",
+			s->warned |= WARNED_OUTLIERS, series_warning(m, s, "outliers", "%s: %zu outlier(s) flagged (kept)",
 				    role, sum[k].outliers);
 		if (sum[k].drift_valid && sum[k].drift_p < st->alpha)
-			s->warned |= WARNED_DRIFT, add_warning(warnings, "drift",
+			s->warned |= WARNED_DRIFT, series_warning(m, s, "drift",
 				    "%s: values drift with run order (Spearman rho %.2f, p %.3f)",
 				    role, sum[k].drift_rho, sum[k].drift_p);
 	}
-	warn_heterogeneity(s, warnings);
+	warn_heterogeneity(m, s);
 	if (!s->declared && !s->is_counter)
-		add_warning(warnings, "undeclared-metric",
+		series_warning(m, s, "undeclared-metric",
 			    "no unit or direction declared; assumed higher is better");
 }
 
@@ -1040,14 +1133,14 @@ static void analyze_series(struct model *m, struct series *s)
 	struct stats_comparison cmp, dec;
 	unsigned char *flags[2];
 	struct stats_settings st = m->st;
-	json_t *r, *warnings = json_array();
 	int have[2];
 	char key[512];
 
 	if (s->is_counter)
 		st.resamples = m->counter_resamples;
 	summarize_sides(s, &st, sum, flags, have);
-	r = series_json(m, s, &st, sum, flags, have);
+	result_record_clear(s->rec);
+	fill_series(m, s, &st, sum, flags, have);
 
 	snprintf(key, sizeof(key), "%s/%s", s->workload, s->name);
 	/*
@@ -1061,7 +1154,7 @@ static void analyze_series(struct model *m, struct series *s)
 			st.confidence = 1 - stats_seq_alpha_at(&m->seq, s->look);
 	}
 	if (have[BASE] && have[PATCHED]) {
-		compare_sides(m, s, &st, key, r, &cmp, &dec);
+		compare_sides(m, s, &st, key, &cmp, &dec);
 	} else {
 		memset(&cmp, 0, sizeof(cmp));
 		cmp.n_base = s->n[BASE];
@@ -1069,11 +1162,9 @@ static void analyze_series(struct model *m, struct series *s)
 		cmp.ratio = cmp.ratio_lo = cmp.ratio_hi = cmp.mw_p = NAN;
 		dec = cmp;
 		s->sortkey = -3;
-		json_object_set_new(r, "comparison", json_null());
 	}
-	series_warnings(m, s, &st, sum, have, warnings);
-	json_object_set_new(r, "warnings", warnings);
-	s->result = r;
+	series_warnings(m, s, &st, sum, have);
+	result_record_set_basis(s->rec);
 	/* The verdict needs the q values, known only once every series is done. */
 	s->cmp = dec;
 	free(flags[0]);
@@ -1083,17 +1174,17 @@ static void analyze_series(struct model *m, struct series *s)
 static void decide(struct model *m, struct series *s, size_t family)
 {
 	struct stats_decision d;
-	json_t *r = s->result, *c = s->compared ? json_object_get(r, "comparison") : NULL;
+	struct result_record *r = s->rec;
+	int c = s->compared;
 	size_t failed = s->failed[0] + s->failed[1] + s->missing[0] + s->missing[1];
 	size_t attempted = failed + s->n[0] + s->n[1];
 	const char *id;
 
 	if (c)
-		json_object_set_new(c, "q", jnum(s->q));
+		r->comparison.q = jv(s->q);
 	if (!m->kname[PATCHED]) {
 		/* One kernel: nothing to compare, so no verdict at all (not "invalid"). */
-		json_object_set_new(r, "reason", json_string("single-kernel session: statistics "
-							     "without comparison"));
+		r->reason = "single-kernel session: statistics without comparison";
 		return;
 	}
 	/* A sequential primary always uses its q: the look-adjusted p, BH-corrected. */
@@ -1119,18 +1210,20 @@ static void decide(struct model *m, struct series *s, size_t family)
 		if (d.verdict == VERDICT_IMPROVEMENT || d.verdict == VERDICT_REGRESSION) {
 			id = s->ratio >= 1 ? "increase" : "decrease";
 		}
-		json_object_set_new(r, "change", json_string(id));
+		r->change_id = id;
 	} else {
 		s->verdict = id;
-		json_object_set_new(r, "verdict", json_string(id));
-		json_object_set_new(r, "marker", json_string(stats_verdict_marker(d.verdict)));
+		r->marker = stats_verdict_marker(d.verdict);
 	}
-	json_object_set_new(r, "reason", json_string(d.reason));
-	json_object_set_new(r, "p_used", jnum(d.p_used));
-	json_object_set_new(r, "used_q", json_boolean(d.used_q));
-	json_object_set_new(r, "runs_needed", json_integer(d.runs_needed));
+	/* As result_record_decode() reads the id back: an unknown one is "invalid". */
+	r->verdict = stats_verdict_from_id(id);
+	r->verdict_id = stats_verdict_id(r->verdict);
+	r->reason = result_strings_add(m->a.strings, d.reason);
+	r->p_used = jv(d.p_used);
+	r->used_q = !!d.used_q;
+	r->runs_needed = (long)d.runs_needed;
 	/* More runs would not refine it: what `run --until decided` waits for. */
-	json_object_set_new(r, "final", json_boolean(d.final));
+	r->final = !!d.final;
 }
 
 /*
@@ -1169,8 +1262,8 @@ static void bh_family(struct model *m, enum family f)
 			m->s[i].q = p[j++];
 	for (size_t i = 0; i < m->ns; i++)
 		if (family_of(&m->s[i]) == f) {
-			json_object_set_new(m->s[i].result, "family", json_string(family_names[f]));
-			json_object_set_new(m->s[i].result, "family_size", json_integer((json_int_t)n));
+			m->s[i].rec->family = family_names[f];
+			m->s[i].rec->family_size = (long)n;
 			decide(m, &m->s[i], n);
 		}
 	free(p);
@@ -1204,13 +1297,15 @@ static void values_of_runs(const struct series *s, int k, const long *runs, size
  */
 struct geo_group {
 	const char *workload;
+	const char *name;	/* the workload as its records have it */
 	long *runs[2];
 	size_t nr[2], nrun_alloc[2];
 	struct series **ms;
 	size_t nm, ms_alloc;
 };
 
-static json_t *geomean_json(struct model *m, struct geo_group *gg)
+/* @gg's geometric mean into @o: its names and workload are its records'. */
+static void geomean_fill(struct model *m, struct geo_group *gg, struct view_geomean *o)
 {
 	const char *workload = gg->workload;
 	long **runs = gg->runs;
@@ -1219,11 +1314,12 @@ static json_t *geomean_json(struct model *m, struct geo_group *gg)
 	unsigned char *better;
 	double *mat[2];
 	struct stats_geomean g;
-	json_t *names = json_array(), *j;
 	char key[300];
 
+	o->nof = nm;
+	o->of_names = xcalloc(nm + 1, sizeof(*o->of_names));
 	for (size_t a = 0; a < nm; a++)
-		json_array_append_new(names, json_string(ms[a]->name));
+		o->of_names[a] = ms[a]->rec->metric;
 	better = xcalloc(nm + 1, 1);
 	for (int k = 0; k < 2; k++) {
 		mat[k] = xcalloc(nm * nr[k] + 1, sizeof(double));
@@ -1238,21 +1334,24 @@ static json_t *geomean_json(struct model *m, struct geo_group *gg)
 	if (nm && nr[0] && nr[1])
 		stats_geomean(mat[BASE], nr[BASE], mat[PATCHED], nr[PATCHED], nm, better,
 			      &m->st, stats_seed_for(m->st.seed, key), &g);
-	j = xjson_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:o}",
-		"workload", workload, "metrics", (json_int_t)g.k, "skipped", (json_int_t)g.skipped,
-		"ratio", jnum(g.ratio), "lo", jnum(g.lo), "hi", jnum(g.hi), "level", jnum(g.level),
-		"method", g.method ? g.method : "none", "of", names);
-	json_object_set_new(j, "orientation", json_string("ratio > 1 means the patched kernel is better"));
+	o->workload = gg->name;
+	o->metrics = (long)g.k;
+	o->skipped = (long)g.skipped;
+	o->ratio = jv(g.ratio);
+	o->lo = jv(g.lo);
+	o->hi = jv(g.hi);
+	o->level = jv(g.level);
+	o->method = g.method ? g.method : "none";	/* static */
 	free(better);
 	free(mat[0]);
 	free(mat[1]);
-	return j;
 }
 
-/* Geometric means in the order workloads first produced metrics. */
-static json_t *geomean_all(struct model *m)
+/* Geometric means in the order workloads first produced metrics: *@n of them. */
+static struct view_geomean *geomean_all(struct model *m, size_t *n)
 {
-	json_t *geo = json_array(), *ix = json_object(), *at;
+	json_t *ix = json_object(), *at;
+	struct view_geomean *geo;
 	struct geo_group *gs = NULL;
 	size_t ng = 0, g_alloc = 0, i;
 
@@ -1270,6 +1369,7 @@ static json_t *geomean_all(struct model *m)
 			gg = &gs[ng++];
 			memset(gg, 0, sizeof(*gg));
 			gg->workload = s->workload;
+			gg->name = s->rec->workload;
 		}
 		if (s->verdict && strcmp(s->verdict, "invalid")) {
 			ALLOC_GROW(gg->ms, gg->nm + 1, gg->ms_alloc);
@@ -1288,8 +1388,10 @@ static json_t *geomean_all(struct model *m)
 		ALLOC_GROW(gg->runs[k], gg->nr[k] + 1, gg->nrun_alloc[k]);
 		gg->runs[k][gg->nr[k]++] = run->seq;
 	}
+	geo = xcalloc(ng + 1, sizeof(*geo));
+	*n = ng;
 	for (i = 0; i < ng; i++) {
-		json_array_append_new(geo, geomean_json(m, &gs[i]));
+		geomean_fill(m, &gs[i], &geo[i]);
 		free(gs[i].runs[0]);
 		free(gs[i].runs[1]);
 		free(gs[i].ms);
@@ -1621,29 +1723,38 @@ static json_t *summary(struct model *m)
  * Metric results grouped by workload, in the session's workload order, the
  * primaries of each workload first: a workload is one block of the report
  * even when some of its metrics (per-node ones) are only named by its runs.
+ * Counters in series order: sort_counters() orders them once analysed.
+ * Each series gets its record's place, so no record is ever copied.
  */
-static json_t *ordered_results(const struct model *m)
+static void place_records(struct model *m)
 {
-	json_t *results = json_array();
 	unsigned char *done = xcalloc(m->ns + 1, 1);
+	size_t n = 0;
 
+	for (size_t j = 0; j < m->ns; j++)
+		m->a.ncounters += m->s[j].is_counter;
+	m->a.nresults = m->ns - m->a.ncounters;
+	m->a.results = xcalloc(m->a.nresults + 1, sizeof(*m->a.results));
+	m->a.counters = xcalloc(m->a.ncounters + 1, sizeof(*m->a.counters));
 	for (size_t i = 0; i < m->in.nworkloads; i++)
 		for (int prim = 1; prim >= 0; prim--)
 			for (size_t j = 0; j < m->ns; j++) {
-				const struct series *s = &m->s[j];
+				struct series *s = &m->s[j];
 
 				if (s->is_counter || done[j] || s->primary != prim ||
 				    strcmp(s->workload, m->in.workloads[i].name))
 					continue;
-				json_array_append(results, s->result);
+				s->rec = &m->a.results[n++];
 				done[j] = 1;
 			}
 	/* Workloads the session did not declare (hand-written files): as found. */
-	for (size_t j = 0; j < m->ns; j++)
-		if (!m->s[j].is_counter && !done[j])
-			json_array_append(results, m->s[j].result);
+	for (size_t j = 0, c = 0; j < m->ns; j++) {
+		if (m->s[j].is_counter)
+			m->s[j].rec = &m->a.counters[c++];
+		else if (!done[j])
+			m->s[j].rec = &m->a.results[n++];
+	}
 	free(done);
-	return results;
 }
 
 /* The model of @session before any series: its kernels, settings and sequential plan. */
@@ -1695,7 +1806,6 @@ static void model_release(struct model *m)
 {
 	for (size_t i = 0; i < m->ns; i++) {
 		struct series *s = &m->s[i];
-		json_decref(s->result);
 		free(s->het_hosts);
 		free(s->workload);
 		free(s->name);
@@ -1708,6 +1818,7 @@ static void model_release(struct model *m)
 		}
 	}
 	free(m->s);
+	analysed_release(&m->a);
 	json_decref(m->series_ix);
 	json_decref(m->workloads);
 	json_decref(m->host_ix);
@@ -1744,68 +1855,124 @@ static json_t *report_shell(const struct model *m, const json_t *session)
 	return report;
 }
 
-/* The counters' results, largest changes first (cmp_counter()). */
-static json_t *counter_results(struct model *m)
+/* The counters' records, largest changes first (cmp_counter()). */
+static void sort_counters(struct model *m)
 {
-	struct series **cs = xcalloc(m->ns + 1, sizeof(*cs));
-	json_t *counters = json_array();
+	struct series **cs = xcalloc(m->a.ncounters + 1, sizeof(*cs));
+	struct result_record *sorted = xcalloc(m->a.ncounters + 1, sizeof(*sorted));
 	size_t nc = 0;
 
 	for (size_t i = 0; i < m->ns; i++)
 		if (m->s[i].is_counter)
 			cs[nc++] = &m->s[i];
 	qsort(cs, nc, sizeof(*cs), cmp_counter);
-	for (size_t i = 0; i < nc; i++)
-		json_array_append(counters, cs[i]->result);
+	for (size_t i = 0; i < nc; i++) {
+		sorted[i] = *cs[i]->rec;
+		cs[i]->rec = &sorted[i];
+	}
+	free(m->a.counters);
+	m->a.counters = sorted;
 	free(cs);
-	return counters;
 }
 
-json_t *report_analyze(const json_t *session, struct strbuf *err)
+/*
+ * The analysis of @session into @m, and the report's members other than the
+ * results into @shell. 0, or -1 with why in @err (the runs do not decode).
+ */
+static int analyze(const json_t *session, struct model *m, json_t **shell, struct strbuf *err)
 {
-	struct model m;
-	json_t *report, *results, *counters, *geo, *derived, *host_states;
+	json_t *derived, *host_states;
 	struct run_records runs;
 
 	/* The runs, decoded as they are checked: the analysis reads struct run_record. */
 	if (report_validate_runs(session, &runs, err))
-		return NULL;
-	model_init(&m, session);
-	report = report_shell(&m, session);
+		return -1;
+	model_init(m, session);
+	*shell = report_shell(m, session);
 
-	declare_series(&m);
-	derived = report_hoststate_of(&m.in, &runs, m.kname, &host_states, &m.notes);
-	collect_runs(&m, &runs, derived);
+	declare_series(m);
+	derived = report_hoststate_of(&m->in, &runs, m->kname, &host_states, &m->notes);
+	collect_runs(m, &runs, derived);
 	json_decref(derived);
-	count_failures(&m, &runs);
-	note_runs(&m, &runs);
+	count_failures(m, &runs);
+	note_runs(m, &runs);
 	run_records_release(&runs);
-	for (size_t i = 0; i < m.ns; i++)
-		analyze_series(&m, &m.s[i]);
-	bh_family(&m, FAMILY_PRIMARY);
-	bh_family(&m, FAMILY_SECONDARY);
-	bh_family(&m, FAMILY_COUNTER);
+	m->a.strings = xcalloc(1, sizeof(*m->a.strings));
+	place_records(m);
+	for (size_t i = 0; i < m->ns; i++)
+		analyze_series(m, &m->s[i]);
+	bh_family(m, FAMILY_PRIMARY);
+	bh_family(m, FAMILY_SECONDARY);
+	bh_family(m, FAMILY_COUNTER);
+	sort_counters(m);
 
-	results = ordered_results(&m);
-	counters = counter_results(&m);
-	geo = m.kname[PATCHED] ? geomean_all(&m) : json_array();
-	json_object_set_new(report, "results", results);
-	json_object_set_new(report, "counter_results", counters);
-	json_object_set_new(report, "geomean", geo);
-	json_object_set_new(report, "host_states", host_states);
-	json_object_set_new(report, "warnings", report_warnings(&m));
-	json_object_set_new(report, "summary", summary(&m));
+	/* "results", "counter_results" and "geomean" go before "host_states" (report_view_tree()). */
+	if (m->kname[PATCHED])
+		m->a.geomean = geomean_all(m, &m->a.ngeomean);
+	json_object_set_new(*shell, "host_states", host_states);
+	json_object_set_new(*shell, "warnings", report_warnings(m));
+	json_object_set_new(*shell, "summary", summary(m));
+	return 0;
+}
+
+int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err)
+{
+	struct analysed a;
+	struct model m;
+	json_t *shell;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (analyze(session, &m, &shell, err))
+		return -1;
+	/* The model goes first: decoding the shell's runs reuses its memory. */
+	a = m.a;
+	memset(&m.a, 0, sizeof(m.a));
 	model_release(&m);
+	r = report_view_decode(shell, out, err);
+	/* Whatever it says, the view owns what the analysis made: its release frees them. */
+	out->own_json = shell;
+	out->strings = a.strings;
+	out->results = a.results;
+	out->nresults = a.nresults;
+	out->counters = a.counters;
+	out->ncounters = a.ncounters;
+	report_view_set_geomean(out, a.geomean, a.ngeomean);
+	for (size_t i = 0; i < a.nresults; i++)
+		out->several_hosts |= a.results[i].nhosts > 0;
+	return r;
+}
+
+json_t *report_analyze(const json_t *session, struct strbuf *err)
+{
+	struct report_view v;
+	json_t *report = NULL;
+
+	if (!report_analyze_view(session, &v, err))
+		report = report_view_tree(&v);
+	report_view_release(&v);
 	return report;
 }
 
+/* json_dump_callback()'s: each piece goes to @data's strbuf, and on to its sink. */
+static int dump_piece(const char *buf, size_t size, void *data)
+{
+	struct strbuf *out = data;
+
+	sb_add(out, buf, size);
+	/* Between two pieces nothing reads @out back. A failed write is the sink's to report. */
+	LAB_IGNORE(sb_flush_point(out));
+	return 0;
+}
+
+/*
+ * Piece by piece (json_dump_callback(), the bytes json_dumps() would
+ * give): a report's 96 MB JSON is never one string, only @out's sink
+ * threshold held at a time when @out streams.
+ */
 void report_dump(const json_t *report, struct strbuf *out)
 {
-	char *s = json_dumps(report, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-	if (!s)
+	if (json_dump_callback(report, dump_piece, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
 		die("out of memory dumping the report");
-	sb_adds(out, s);
 	sb_addc(out, '\n');
-	free(s);
 }

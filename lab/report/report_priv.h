@@ -22,6 +22,11 @@ struct run_records;
 LAB_MUST_CHECK
 int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err);
 
+/* @v's geomean[] replaced by @g (n of them, @v's now) and indexed. */
+struct report_view;
+struct view_geomean;
+void report_view_set_geomean(struct report_view *v, struct view_geomean *g, size_t n);
+
 struct report_view;
 struct result_host;
 /* How many workloads of a sequential session the budget stopped undecided. */
@@ -34,6 +39,12 @@ void report_view_budget_resume_line(const struct report_view *v, struct strbuf *
  * Plain text: the caller escapes it. Free it.
  */
 char *report_view_runs_exceptions(const struct report_view *v);
+/*
+ * ", 2 guests at once (alone: kbuild)" when several guests ran at once
+ * (design.slots, design.alone), else NULL. Plain text: the caller escapes
+ * it. Free it.
+ */
+char *report_view_slots_phrase(const struct report_view *v);
 /*
  * "a: 6/6 runs, 70745 -> 62430, -11.8% [-13.9%, -9.9%]" for one of a
  * result's hosts, for the text report (plain text: the host name is made

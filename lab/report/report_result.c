@@ -9,6 +9,7 @@
  * kept; later members are still read so that the record is whole.
  */
 #include "report_result.h"
+#include "escape.h"
 #include "report.h"
 #include "util.h"
 #include "xjson.h"
@@ -398,7 +399,7 @@ static int read_identity(struct rd *r, const json_t *res, struct result_record *
  * The verdict of a session on several hosts rests on "pooled" when its
  * basis says so (too few hosts with runs: "all-runs", the comparison).
  */
-static void read_basis(struct result_record *out)
+void result_record_set_basis(struct result_record *out)
 {
 	const struct result_comparison *c = &out->comparison;
 	const struct result_pooled *p = &out->pool;
@@ -445,8 +446,47 @@ int result_record_decode(const json_t *res, struct result_record *out, struct st
 	read_hosts(&r, res, out);
 	read_warnings(&r, res, out);
 	read_sequential(&r, res, &out->sequential);
-	read_basis(out);
+	result_record_set_basis(out);
 	return r.failed ? -1 : 0;
+}
+
+void result_record_clear(struct result_record *rec)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct rd r = { .err = &err, .where = "" };
+
+	memset(rec, 0, sizeof(*rec));
+	/* The readers of absent members: the decoder's own "none", whatever it is. */
+	read_side(&r, NULL, "baseline", &rec->side[0]);
+	read_side(&r, NULL, "patched", &rec->side[1]);
+	read_comparison(&r, NULL, &rec->comparison);
+	read_pooled(&r, NULL, &rec->pool);
+	read_sequential(&r, NULL, &rec->sequential);
+	rec->threshold = rd_num(&r, NULL, "threshold");
+	rec->p_used = rd_num(&r, NULL, "p_used");
+	/* No verdict reads as an unknown one: never a pass. */
+	rec->verdict = stats_verdict_from_id(NULL);
+	result_record_set_basis(rec);
+	sb_release(&err);
+}
+
+const char *result_strings_add(struct result_strings *st, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	s = s ? s : "";
+	sb_add_utf8_lossy(&sb, s, strlen(s));
+	ALLOC_GROW(st->v, st->n + 1, st->alloc);
+	st->v[st->n] = sb_detach(&sb);
+	return st->v[st->n++];
+}
+
+void result_strings_release(struct result_strings *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->v[i]);
+	free(st->v);
+	memset(st, 0, sizeof(*st));
 }
 
 void result_record_release(struct result_record *rec)

@@ -12,6 +12,12 @@
  * thread. The strings and the const json_t pointers point into the JSON
  * the record was decoded from: they live as long as it does. The arrays
  * are the record's own: result_record_release() frees them.
+ *
+ * The analysis (report_analyze_view()) fills records directly, with no
+ * JSON: their json is NULL, the strings it makes (names, reasons,
+ * warnings) live in a struct result_strings the view owns, and the rest
+ * are static or point into the session analysed. result_record_encode()
+ * writes such a record as the JSON element result_record_decode() reads.
  */
 #ifndef LAB_REPORT_RESULT_H
 #define LAB_REPORT_RESULT_H
@@ -145,7 +151,7 @@ struct result_record {
 	size_t nwarnings;
 	struct result_warning *warnings;
 	struct result_sequential sequential;
-	const json_t *json;		/* the element decoded */
+	const json_t *json;		/* the element decoded; NULL: made by the analysis */
 	/*
 	 * side[k] has its statistics (median, outliers, drift, ...): the
 	 * kernel has values. Without them side[k].outliers reads 0, which
@@ -179,6 +185,37 @@ struct result_record *report_result_records(const json_t *report, size_t *n, siz
 struct result_record *report_records_of(const json_t *report, const char *member, size_t *n,
 					size_t *bad);
 void result_records_free(struct result_record *recs, size_t n);
+
+/*
+ * @rec as "none" everywhere, exactly as result_record_decode() reads an
+ * element whose optional members are all absent (NaN, 0, NULL): what the
+ * analysis starts from before it fills what it knows.
+ */
+void result_record_clear(struct result_record *rec);
+
+/* rec->pooled and rec->change from rec->pool and rec->comparison, as the decoder sets them. */
+void result_record_set_basis(struct result_record *rec);
+
+/*
+ * @rec as the JSON element of "results" or "counter_results" that
+ * report_analyze() writes: the same members in the same order, null where
+ * it has null, integers where it has integers, so that
+ * result_record_decode() of it gives @rec back (report_encode.c).
+ */
+json_t *result_record_encode(const struct result_record *rec);
+
+/*
+ * Strings the analysis makes for its records: each added string is a
+ * copy (bytes that are not UTF-8 replaced, as json_string_lossy() does),
+ * valid until result_strings_release().
+ */
+struct result_strings {
+	char **v;
+	size_t n, alloc;
+};
+
+const char *result_strings_add(struct result_strings *st, const char *s);
+void result_strings_release(struct result_strings *st);
 
 /* 1 when @rec carries a warning of @kind. */
 int result_record_has_warning(const struct result_record *rec, const char *kind);

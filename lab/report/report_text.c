@@ -26,6 +26,16 @@ static const char *or(const char *s, const char *def)
 	return s ? s : def;
 }
 
+/*
+ * A flush point (strbuf.h): a streamed output may be written out here,
+ * where no caller holds a position in @sb. A failed write is reported by
+ * the sink's owner (sb_sink_finish()), so the renderer carries on.
+ */
+static void flush_point(struct strbuf *sb)
+{
+	LAB_IGNORE(sb_flush_point(sb));
+}
+
 static void pad_to(struct strbuf *sb, size_t line_start, size_t col)
 {
 	/* Columns are counted in code points: names may hold UTF-8. */
@@ -168,6 +178,9 @@ static void seq_stop_line(const struct view_seq_workload *w, struct strbuf *line
 		sb_addf(line, "stopped at the run cap (%.0f runs per kernel), undecided", n);
 	else if (!strcmp(w->why, "below-first-look"))
 		sb_addf(line, "its own cap of %.0f runs per kernel is below the first look", n);
+	else if (!strcmp(w->why, "placed"))
+		sb_addf(line, "placed against the bisection's midpoint at look %lld "
+			"(%.0f runs per kernel)", (long long)w->look, n);
 	else
 		sb_addf(line, "stopped by the budget, undecided");
 }
@@ -255,6 +268,10 @@ static void design_line(const struct report_view *v, struct strbuf *sb)
 		except ? " (" : "", except ? except : "", except ? ")" : "",
 		(long long)d->warmups, or(d->order, "-"), (long long)d->seed);
 	free(except);
+	char *slots = report_view_slots_phrase(v);
+	if (slots)
+		sb_adds(&line, slots);
+	free(slots);
 	kv(sb, "design", line.buf);
 	sb_release(&line);
 }
@@ -687,6 +704,7 @@ static void primary_table(const struct report_view *v, struct strbuf *sb)
 		row(sb, v, res, name.buf, marker_of(res));
 		host_lines(sb, res);
 		sb_release(&name);
+		flush_point(sb);
 	}
 }
 
@@ -929,6 +947,7 @@ static void layout_section(const struct report_view *v, struct strbuf *sb)
 		if (ncells)
 			layout_runs(sb, v, &t[i]);
 		free(cells);
+		flush_point(sb);
 	}
 	layout_tables_free(t, n);
 }
@@ -954,6 +973,7 @@ static void metric_tables(const struct report_view *v, struct strbuf *sb)
 			cur = res->workload;
 		}
 		row(sb, v, res, res->metric, marker_of(res));
+		flush_point(sb);
 	}
 	if (cur)
 		geomean_line(v, cur, sb);
@@ -1008,6 +1028,7 @@ static void result_notes(const struct report_view *v, struct strbuf *sb)
 			or(res->reason, ""));
 		wrap(sb, "  ", line.buf);
 		sb_release(&line);
+		flush_point(sb);
 	}
 }
 
@@ -1099,26 +1120,32 @@ static void legend(const struct report_view *v, struct strbuf *sb)
  * (a bug in the analysis, or a caller's hand-made report), say what is
  * wrong instead of a report with holes.
  */
+void report_render_text_view(const struct report_view *v, struct strbuf *out)
+{
+	title(v, out);
+	answer(v, out);
+	sb_addc(out, '\n');
+	report_text_context(v, out);
+	verdict_counts(v, out);
+	primary_table(v, out);
+	layout_section(v, out);
+	metric_tables(v, out);
+	counters(v, out);
+	flush_point(out);
+	notes(v, out);
+	flush_point(out);
+	legend(v, out);
+}
+
 void report_render_text(const json_t *report, struct strbuf *out)
 {
 	struct report_view v;
 	struct strbuf err = STRBUF_INIT;
 
-	if (report_view_decode(report, &v, &err)) {
+	if (report_view_decode(report, &v, &err))
 		sb_addf(out, "mglrulab report: the report does not decode: %s\n", err.buf);
-	} else {
-		title(&v, out);
-		answer(&v, out);
-		sb_addc(out, '\n');
-		report_text_context(&v, out);
-		verdict_counts(&v, out);
-		primary_table(&v, out);
-		layout_section(&v, out);
-		metric_tables(&v, out);
-		counters(&v, out);
-		notes(&v, out);
-		legend(&v, out);
-	}
+	else
+		report_render_text_view(&v, out);
 	report_view_release(&v);
 	sb_release(&err);
 }

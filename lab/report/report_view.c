@@ -12,6 +12,7 @@
  * still read so that the view is whole and its arrays can be released.
  */
 #include "report_view.h"
+#include "report_priv.h"
 #include "util.h"
 #include "xjson.h"
 
@@ -309,6 +310,15 @@ static void read_design(struct vd *d, const json_t *r, struct view_design *o)
 	o->blocks = vd_long(d, ds, "design", "blocks");
 	o->seed = vd_int(d, ds, "design", "seed", NULL);
 	o->order = vd_str(d, ds, "design", "order");
+	o->slots = vd_long(d, ds, "design", "slots");
+	o->alone = vd_arr(d, ds, "design", "alone");
+	for (size_t i = 0; i < json_array_size(o->alone); i++)
+		if (!json_is_string(json_array_get(o->alone, i))) {
+			vd_fail(d, "design", "alone", "an array of workload names",
+				json_array_get(o->alone, i));
+			o->alone = NULL;
+			break;
+		}
 	sq = vd_obj(d, ds, "design", "sequential");
 	o->sequential.present = sq != NULL;
 	o->sequential.until = vd_str(d, sq, "design.sequential", "until");
@@ -378,6 +388,18 @@ static void read_summary(struct vd *d, const json_t *r, struct view_summary *o)
 	}
 }
 
+/* The strings of a geomean's "of", for its encoder. */
+static void read_of_names(struct view_geomean *o)
+{
+	const json_t *e;
+	size_t i;
+
+	o->of_names = xcalloc(json_array_size(o->of) + 1, sizeof(*o->of_names));
+	json_array_foreach(o->of, i, e)
+		if (json_is_string(e))
+			o->of_names[o->nof++] = json_string_value(e);
+}
+
 static void read_geomean(struct vd *d, const json_t *r, struct report_view *v)
 {
 	const json_t *g;
@@ -398,6 +420,7 @@ static void read_geomean(struct vd *d, const json_t *r, struct report_view *v)
 		o->hi = vd_num(d, g, at, "hi");
 		o->level = vd_num(d, g, at, "level");
 		o->of = vd_arr(d, g, at, "of");
+		read_of_names(o);
 	}
 }
 
@@ -585,6 +608,17 @@ int report_view_decode_context(const json_t *report, struct report_view *out,
 	return d.failed ? -1 : 0;
 }
 
+void report_view_set_geomean(struct report_view *v, struct view_geomean *g, size_t n)
+{
+	for (size_t i = 0; i < v->ngeomean; i++)
+		free(v->geomean[i].of_names);
+	free(v->geomean);
+	free(v->geomean_ix);
+	v->geomean = g;
+	v->ngeomean = n;
+	v->geomean_ix = index_build(g ? &g[0].workload : NULL, sizeof(*g), n);
+}
+
 int report_view_decode(const json_t *report, struct report_view *out, struct strbuf *err)
 {
 	struct vd d = { .err = err };
@@ -621,6 +655,8 @@ void report_view_release(struct report_view *v)
 	for (size_t i = 0; i < v->nworkloads; i++)
 		free(v->workloads[i].metrics);
 	free(v->workloads);
+	for (size_t i = 0; i < v->ngeomean; i++)
+		free(v->geomean[i].of_names);
 	free(v->geomean);
 	free(v->warnings);
 	free(v->host_states);
@@ -633,6 +669,10 @@ void report_view_release(struct report_view *v)
 	result_records_free(v->counters, v->ncounters);
 	free(v->workload_ix);
 	free(v->geomean_ix);
+	if (v->strings)
+		result_strings_release(v->strings);
+	free(v->strings);
+	json_decref(v->own_json);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -13,6 +13,14 @@
  * live as long as it does. The arrays are the view's own:
  * report_view_release() frees them (never the struct).
  *
+ * A view the analysis made (report_analyze_view()) owns more: its json, a
+ * shell tree of every member but "results", "counter_results" and
+ * "geomean" (it shares the session's members, runs and all), and the
+ * strings its records and geomeans hold that the analysis made (names,
+ * reasons, warnings). Their other strings are static or point into the
+ * session analysed: the session must outlive the view.
+ * report_view_release() frees what the view owns.
+ *
  * Absent or null optional members decode as "none": NULL strings, NaN
  * numbers, 0 counts, a has_ / present flag of 0 where a renderer tells
  * "none" from 0.
@@ -108,6 +116,8 @@ struct view_design {
 	long long seed;
 	const char *order;
 	struct view_seq_plan sequential;
+	long slots;		/* guests at once; 0: not recorded (one) */
+	const json_t *alone;	/* names of workloads whose runs took the host alone, or NULL */
 };
 
 struct view_statistics {
@@ -142,14 +152,16 @@ struct view_geomean {
 	const char *workload, *method;
 	long metrics, skipped;
 	double ratio, lo, hi, level;
-	const json_t *of;	/* the metric names, an array; NULL: none */
+	const json_t *of;	/* the metric names, an array; NULL: none, or made by the analysis */
+	size_t nof;
+	const char **of_names;	/* of's strings, the view's array */
 };
 
 /* sequential.workloads.NAME: where a workload of a sequential session stopped. */
 struct view_seq_workload {
 	const char *name;
 	int stopped;
-	const char *why;	/* decided, max-runs, budget, below-first-look; NULL: running */
+	const char *why;	/* decided, max-runs, budget, below-first-look, placed; NULL: running */
 	long look;
 	double runs_per_kernel;
 };
@@ -209,6 +221,9 @@ struct report_view {
 	struct result_record *counters;	/* counter_results */
 	int several_hosts;		/* some result was analysed host by host */
 	const json_t *json;		/* the report decoded */
+	/* report_analyze_view(): json, owned (NULL: borrowed), and the records' strings. */
+	json_t *own_json;
+	struct result_strings *strings;
 	/*
 	 * workloads[] and geomean[] by name, then place: a renderer looks
 	 * them up per workload, and a scan per lookup was quadratic in them
@@ -254,6 +269,34 @@ int report_view_decode_context(const json_t *report, struct report_view *out,
 
 /* Frees what @v holds; @v may then be decoded into again. */
 void report_view_release(struct report_view *v);
+
+/*
+ * The analysis of @session (report_analyze()) as a view, with no JSON tree
+ * per result: out->json is the report without "results",
+ * "counter_results" and "geomean" (owned by the view), its context and
+ * summary decoded from it, and out->results, out->counters and
+ * out->geomean the analysis's own records (their json and of NULL). 0, or
+ * -1 with why in @err. Either way report_view_release() @out afterwards;
+ * @session must outlive it.
+ */
+LAB_MUST_CHECK
+int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err);
+
+/*
+ * The report as one JSON tree, what report_analyze() returns: the json of
+ * @v (from report_analyze_view(); shared, shallowly copied) with its
+ * records encoded as "results", "counter_results" and "geomean" before
+ * "host_states" (report_encode.c).
+ */
+json_t *report_view_tree(const struct report_view *v);
+
+/*
+ * report_dump() of report_view_tree(@v), written member by member into
+ * @out: one result at a time is encoded, dumped and freed, and
+ * sb_flush_point() is called after each, so that a large report is never
+ * whole in memory as a tree or as text.
+ */
+void report_view_dump(const struct report_view *v, struct strbuf *out);
 
 /* The workload declared as @name (the first of that name); NULL: none. */
 const struct view_workload *report_view_workload(const struct report_view *v, const char *name);

@@ -47,6 +47,18 @@ static int raise_budget(struct session *s)
 	return r;
 }
 
+/* What the runs read of session.json, decoded once it is final. */
+static int session_jobs_load(struct session *s)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = LAB_OK;
+
+	if (session_jobs_decode(s->ctx, &s->jobs, &err))
+		r = user_error("%s/session.json: %s", s->dir, sb_str(&err));
+	sb_release(&err);
+	return r;
+}
+
 /* A resumed session: its folder, session.json, the kernels still in the cache, the guest lab. */
 static int resume_session(struct session *s)
 {
@@ -63,6 +75,8 @@ static int resume_session(struct session *s)
 		return user_error("%s/session.json: %s", s->dir, s->ctx ? "no plan" : jerr.text);
 	/* nothing it names is used before it is checked */
 	r = session_resume_check(s);
+	if (!r)
+		r = session_jobs_load(s);
 	if (r)
 		return r;
 	r = session_lock(s->cfg.state_dir, s->dir, &s->lock_fd);
@@ -80,13 +94,11 @@ static int resume_session(struct session *s)
 	r = session_kernels_hold(s);
 	if (r)
 		return r;
-	const char *gfile = json_string_value(json_object_get(json_object_get(s->ctx, "guest"), "file"));
-	const char *first = json_string_value(json_object_get(json_array_get(json_object_get(s->ctx, "kernels"), 0),
-							      "name"));
-	r = session_guest_open(s, gfile ? gfile : "", session_kernel_image(s->ctx, first));
+	const char *gfile = s->jobs.guest_file;
+	const char *first = s->jobs.nk ? s->jobs.k[0].bzimage : NULL;
+	r = session_guest_open(s, gfile ? gfile : "", first);
 	if (!r)
-		r = session_hosts_open(s, json_object_get(s->ctx, "hosts"),
-				       session_kernel_image(s->ctx, first));
+		r = session_hosts_open(s, json_object_get(s->ctx, "hosts"), first);
 	return r ? r : session_hosts_check_shares(s);
 }
 
@@ -111,6 +123,10 @@ static int start_session(struct session *s)
 	sb_release(&err);
 	if (r)
 		return user_error("%s: the [host] sections do not fit the guest (see above)", s->cfg.path);
+	/* A mistake in the guest or a workload's node leaves no session folder behind. */
+	r = session_guest_check(s, gfile);
+	if (r)
+		return r;
 	if (mkdir_p(s->cfg.reports_dir, 0755))
 		return lab_error("cannot create %s: %s", s->cfg.reports_dir, strerror(errno));
 	r = session_dir_create(s->cfg.reports_dir, s->cfg.state_dir, mode, &s->dir, &s->id,
@@ -122,9 +138,6 @@ static int start_session(struct session *s)
 		return lab_error("cannot set up signal handling: %s", strerror(errno));
 	if (!lab_quiet)
 		term_printf(stderr, "session %s\n", s->dir);
-	r = session_guest_check(gfile);
-	if (r)
-		return r;
 	/* Kernels first: the accel probe boots one. */
 	r = session_kernel_first(s, &s->kernels.res[0]);
 	if (r)
@@ -132,6 +145,8 @@ static int start_session(struct session *s)
 	r = session_guest_open(s, gfile, s->kernels.res[0].bzimage);
 	if (r)
 		return r;
+	/* The accel is known now: icount is in force only under TCG. */
+	config_resolve_slots(&s->cfg, s->topo.icount_shift >= 0 && s->lab.accel == ACCEL_TCG);
 	json_t *hosts = session_hosts_json(&s->cfg);
 	r = session_hosts_open(s, hosts, s->kernels.res[0].bzimage);
 	json_decref(hosts);
@@ -148,6 +163,8 @@ static int start_session(struct session *s)
 	s->kernels.res[0].hold_fd = -1;	/* as kbuild_result_release() leaves it */
 	r = session_new(s);
 	kbuild_result_release(&first);
+	if (!r)
+		r = session_jobs_load(s);
 	return r ? r : session_hosts_check_shares(s);
 }
 
@@ -206,6 +223,7 @@ out:
 	for (size_t i = 0; i < ARRAY_SIZE(s.kernel_holds); i++)
 		if (s.kernel_holds[i] >= 0)
 			close(s.kernel_holds[i]);
+	session_jobs_release(&s.jobs);
 	json_decref(s.ctx);
 	session_seq_free(s.seq);
 	if (s.lock_fd >= 0)

@@ -26,6 +26,8 @@
 
 enum session_mode { SESSION_AB, SESSION_AA, SESSION_ONE };
 
+struct seq_placements;
+
 struct session_opts {
 	const char *config;
 	enum session_mode mode;
@@ -45,6 +47,12 @@ struct session_opts {
 	int until_decided;		/* --until decided: sequential session */
 	long max_runs;			/* --max-runs: run cap per kernel and workload (0: default) */
 	double budget_s;		/* --budget: run time for the session, seconds (0: none) */
+	/*
+	 * A bisection's probe (bisect.c): stop once every listed primary
+	 * is placed against its midpoint (seq_state.h); NULL: none. Only
+	 * with until_decided; recorded in design.sequential.placement.
+	 */
+	const struct seq_placements *placement;
 	/*
 	 * Kernel names of the command line in place of [run] kernels (run
 	 * --ab BASE NEW, --aa BASE); "NAME@K" names a prefix kernel

@@ -7,6 +7,7 @@
  * lab.conf cannot change a session half way.
  */
 #include "session_stages.h"
+#include "seq_state.h"
 #include "xjson.h"
 #include "escape.h"
 #include "fsutil.h"
@@ -14,6 +15,7 @@
 #include "run_command.h"
 #include "session_plan.h"
 #include "guest_accel.h"
+#include "workload_def.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -137,13 +139,43 @@ static json_t *sequential_json(const struct session_opts *o, const struct lab_co
 {
 	struct stats_seq_plan sp;
 
+	json_t *j;
+
 	stats_seq_plan_default(&sp, (size_t)runs);
 	sp.alpha = cfg->stats.alpha;
-	return xjson_pack("{s:s, s:s, s:f, s:I, s:I, s:I, s:f, s:o}", "until", "decided",
-			 "method", SESSION_SEQ_METHOD, "alpha", sp.alpha,
-			 "min_runs", (json_int_t)sp.min_runs, "max_runs", (json_int_t)sp.max_runs,
-			 "step", (json_int_t)sp.step, "rho", sp.rho,
-			 "budget_s", o->budget_s > 0 ? json_real(o->budget_s) : json_null());
+	j = xjson_pack("{s:s, s:s, s:f, s:I, s:I, s:I, s:f, s:o}", "until", "decided",
+		       "method", SESSION_SEQ_METHOD, "alpha", sp.alpha,
+		       "min_runs", (json_int_t)sp.min_runs, "max_runs", (json_int_t)sp.max_runs,
+		       "step", (json_int_t)sp.step, "rho", sp.rho,
+		       "budget_s", o->budget_s > 0 ? json_real(o->budget_s) : json_null());
+	if (o->placement && o->placement->n)
+		json_object_set_new(j, "placement", seq_placements_encode(o->placement));
+	return j;
+}
+
+/*
+ * How many guests ran at once (every host's slots), and, when more than
+ * one, the workloads whose runs took the host alone (workload_def.alone):
+ * the report says both.
+ */
+static void slots_json(const struct session *s, const struct strvec *wl, json_t *design)
+{
+	json_t *alone = json_array();
+	long slots = 0;
+
+	for (size_t i = 0; i < s->hosts.n; i++)
+		slots += s->hosts.v[i].cfg.slots;
+	for (size_t i = 0; slots > 1 && i < wl->n; i++) {
+		const struct workload_cfg *w = config_workload(&s->cfg, wl->v[i]);
+
+		if (w && w->def && w->def->alone)
+			json_array_append_new(alone, json_string(wl->v[i]));
+	}
+	json_object_set_new(design, "slots", json_integer(slots ? slots : 1));
+	if (json_array_size(alone))
+		json_object_set_new(design, "alone", alone);
+	else
+		json_decref(alone);
 }
 
 int session_new(struct session *s)
@@ -222,6 +254,7 @@ int session_new(struct session *s)
 		json_object_set_new(json_object_get(s->ctx, "guest"), "icount_shift",
 				    json_integer(s->topo.icount_shift));
 	json_object_set_new(s->ctx, "hosts", session_hosts_state_json(s));
+	slots_json(s, &wl, json_object_get(s->ctx, "design"));
 	if (o->until_decided)
 		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",
 				    sequential_json(o, cfg, runs));

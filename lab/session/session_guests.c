@@ -37,13 +37,54 @@ static int load_topology(const char *guest_file, struct guest_topology *topo)
 	return r;
 }
 
-int session_guest_check(const char *guest_file)
+/*
+ * The value of @key of workload @w as the guest will get it: lab.conf's,
+ * else the parameter's default. NULL: the workload has no such parameter.
+ */
+static const char *workload_value(const struct workload_cfg *w, const char *key)
+{
+	const struct param_def *p = w->def ? param_find(w->def->params, key) : NULL;
+
+	for (size_t i = 0; p && i < w->keys.n; i++)
+		if (!strcmp(w->keys.v[i], key))
+			return w->values.v[i];
+	return p ? p->def : NULL;
+}
+
+/*
+ * Every workload's node = ... names a node the guest has. Without this a
+ * typo costs a newcomer two kernel builds and a boot before the guest's
+ * precondition says the same.
+ */
+static int check_nodes(const struct session *s, const char *guest_file,
+		       const struct guest_topology *topo)
+{
+	const struct strvec *names = s->o->workloads.n ? &s->o->workloads : &s->cfg.run.workloads;
+	int r = LAB_OK;
+
+	for (size_t i = 0; i < names->n; i++) {
+		const struct workload_cfg *w = config_workload(&s->cfg, names->v[i]);
+		const char *v = w ? workload_value(w, "node") : NULL;
+		long node = v ? strtol(v, NULL, 10) : 0;
+
+		if (v && node >= topo->nr_nodes)
+			r = user_error("%s:%d: [workload %s] node = %ld: guest %s (%s) has node%s 0%s%d",
+				       s->cfg.path, w->line, w->name, node, topo->name, guest_file,
+				       topo->nr_nodes == 1 ? "" : "s", topo->nr_nodes == 1 ? "" : "-",
+				       topo->nr_nodes == 1 ? 0 : topo->nr_nodes - 1);
+	}
+	return r;
+}
+
+int session_guest_check(const struct session *s, const char *guest_file)
 {
 	struct guest_topology topo;
 	int r;
 
 	memset(&topo, 0, sizeof(topo));
 	r = load_topology(guest_file, &topo);
+	if (!r)
+		r = check_nodes(s, guest_file, &topo);
 	guest_topology_release(&topo);
 	return r;
 }

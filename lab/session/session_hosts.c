@@ -8,6 +8,7 @@
  * get their own.
  */
 #include "session_stages.h"
+#include "session_host_rec.h"
 #include "lab_uri.h"
 #include "cpulist.h"
 #include "escape.h"
@@ -17,21 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *str_or(const json_t *o, const char *key, const char *def)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-
-	return v ? v : def;
-}
-
-/* A host as session.json has it; @accel_reason NULL: not resolved yet. */
-static json_t *host_json(const struct host_cfg *h, const char *accel, const char *accel_reason)
-{
-	return xjson_pack("{s:s, s:s, s:I, s:s?, s:s, s:s, s:s?, s:s?}", "name", h->name, "uri", h->uri,
-			  "slots", (json_int_t)h->slots, "cpus", h->cpus, "pool", h->pool,
-			  "pool_dir", h->pool_dir, "accel", accel, "accel_reason", accel_reason);
-}
-
 json_t *session_hosts_json(const struct lab_config *cfg)
 {
 	json_t *a = json_array();
@@ -40,51 +26,9 @@ json_t *session_hosts_json(const struct lab_config *cfg)
 		const struct host_cfg *h = config_host(cfg, cfg->run.hosts.v[i]);
 
 		if (h)	/* else config_load() refused it already */
-			json_array_append_new(a, host_json(h, NULL, NULL));
+			json_array_append_new(a, session_host_encode(h, NULL, NULL));
 	}
 	return a;
-}
-
-/* One host of session.json into @hc (owned by the session). */
-static int host_cfg_from_json(const json_t *j, struct host_cfg *hc, struct strbuf *err)
-{
-	const char *name = json_string_value(json_object_get(j, "name"));
-	const char *uri = json_string_value(json_object_get(j, "uri"));
-	const char *cpus = json_string_value(json_object_get(j, "cpus"));
-	json_int_t slots = json_integer_value(json_object_get(j, "slots"));
-
-	memset(hc, 0, sizeof(*hc));
-	if (!name || !*name || !uri || slots < 1 || slots > 1024) {
-		sb_adds(err, "a host without a name, a URI or 1 to 1024 slots");
-		return -1;
-	}
-	hc->name = xstrdup(name);
-	hc->uri = xstrdup(uri);
-	hc->slots = (long)slots;
-	hc->pool = xstrdup(str_or(j, "pool", CONFIG_DEFAULT_POOL));
-	hc->pool_dir = xstrdup(str_or(j, "pool_dir", CONFIG_DEFAULT_POOL_DIR));
-	if (cpus) {
-		hc->cpus = xstrdup(cpus);
-		hc->cpu_ids = xcalloc(CONFIG_MAX_HOST_CPUS, sizeof(int));
-		hc->nr_cpus = cpulist_ids(cpus, CONFIG_MAX_HOST_CPUS, hc->cpu_ids,
-					  CONFIG_MAX_HOST_CPUS);
-		if (hc->nr_cpus <= 0) {
-			sb_addf(err, "host %s: cpus '%s' is not a CPU list", name, cpus);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static void host_cfg_release(struct host_cfg *hc)
-{
-	free(hc->name);
-	free(hc->uri);
-	free(hc->cpus);
-	free(hc->cpu_ids);
-	free(hc->pool);
-	free(hc->pool_dir);
-	memset(hc, 0, sizeof(*hc));
 }
 
 /*
@@ -101,18 +45,20 @@ static json_t *implicit_hosts(const struct session *s)
  * run of vCPUs-many ids in the order lab.conf lists them (list them node
  * by node for NUMA-aligned slots), one per vCPU, and QEMU's own threads
  * on the same set, so that guests at once on one host do not measure
- * each other. The slot's topology is the guest's with that placement.
+ * each other. Under icount one emulator thread runs every vCPU: a slot
+ * is one CPU, the thread's (guest_slot_cpus()). The slot's topology is
+ * the guest's with that placement.
  */
 static int pin_slots(struct session *s, struct session_host *h)
 {
-	int v = s->topo.vcpus;
+	int v = guest_slot_cpus(&s->topo);
 
 	if (!h->cfg.nr_cpus)
 		return LAB_OK;	/* the topology's own placement, if any */
 	if ((long)h->cfg.nr_cpus < h->cfg.slots * v)
 		return user_error("host %s: cpus = %s holds %d CPUs, fewer than %ld slot%s x %d "
-				  "guest vCPUs", h->cfg.name, h->cfg.cpus, h->cfg.nr_cpus,
-				  h->cfg.slots, h->cfg.slots == 1 ? "" : "s", v);
+				  "CPU%s", h->cfg.name, h->cfg.cpus, h->cfg.nr_cpus,
+				  h->cfg.slots, h->cfg.slots == 1 ? "" : "s", v, v == 1 ? "" : "s");
 	h->slot_topo = xcalloc((size_t)h->cfg.slots, sizeof(*h->slot_topo));
 	for (long k = 0; k < h->cfg.slots; k++) {
 		struct guest_topology *t = &h->slot_topo[k];
@@ -123,7 +69,8 @@ static int pin_slots(struct session *s, struct session_host *h)
 			int cpu = h->cfg.cpu_ids[k * v + i];
 
 			/* icount: one emulator thread runs every vCPU; the set pins it. */
-			t->vcpupin[i] = s->topo.icount_shift < 0 ? xasprintf("%d", cpu) : NULL;
+			if (s->topo.icount_shift < 0)
+				t->vcpupin[i] = xasprintf("%d", cpu);
 			sb_addf(&all, "%s%d", i ? "," : "", cpu);
 		}
 		t->emulatorpin = sb_detach(&all);
@@ -138,8 +85,8 @@ json_t *session_hosts_state_json(const struct session *s)
 	for (size_t i = 0; i < s->hosts.n; i++) {
 		const struct session_host *h = &s->hosts.v[i];
 
-		json_array_append_new(a, host_json(&h->cfg, guest_accel_name(h->accel),
-						   h->accel_reason));
+		json_array_append_new(a, session_host_encode(&h->cfg, guest_accel_name(h->accel),
+							     h->accel_reason));
 	}
 	return a;
 }
@@ -159,7 +106,7 @@ int session_hosts_open(struct session *s, const json_t *hosts, const char *probe
 	json_array_foreach(list, i, j) {
 		struct session_host *h = &hs->v[i];
 
-		if (host_cfg_from_json(j, &h->cfg, &err)) {
+		if (session_host_decode(j, &h->cfg, &err)) {
 			r = user_error("%s/session.json: hosts[%zu]: %s", s->dir, i, sb_str(&err));
 			hs->n = i + 1;	/* what it allocated goes with the rest */
 			break;
@@ -245,7 +192,7 @@ void session_hosts_close(struct session *s)
 
 		if (!h->borrowed && h->host.conn)
 			host_close(&h->host);
-		host_cfg_release(&h->cfg);
+		session_host_release(&h->cfg);
 		free(h->down_reason);
 		free(h->accel_reason);
 	}
@@ -255,11 +202,10 @@ void session_hosts_close(struct session *s)
 
 int session_hosts_check_shares(const struct session *s)
 {
-	json_t *w;
-	size_t i;
+	for (size_t i = 0; i < s->jobs.nw; i++) {
+		const struct session_job *w = &s->jobs.w[i];
 
-	json_array_foreach(json_object_get(s->ctx, "workloads"), i, w) {
-		if (!json_array_size(json_object_get(w, "shares")))
+		if (!w->nshares)
 			continue;
 		for (size_t k = 0; k < s->hosts.n; k++) {
 			const struct session_host *h = &s->hosts.v[k];
@@ -270,7 +216,7 @@ int session_hosts_check_shares(const struct session *s)
 					  "(kernel_build's toolchain), which needs the lab's own host; "
 					  "host %s (%s) is another: run this workload with [run] hosts "
 					  "naming only an embedded host",
-					  str_or(w, "name", "?"), h->cfg.name, h->cfg.uri);
+					  w->name, h->cfg.name, h->cfg.uri);
 		}
 	}
 	return LAB_OK;

@@ -98,11 +98,8 @@ int session_kernels_build(struct session *s, struct session_kernels *sk)
 
 int session_kernels_hold(struct session *s)
 {
-	json_t *k;
-	size_t i;
-
-	json_array_foreach(json_object_get(s->ctx, "kernels"), i, k) {
-		const char *img = json_string_value(json_object_get(k, "bzImage"));
+	for (size_t i = 0; i < s->jobs.nk; i++) {
+		const char *img = s->jobs.k[i].bzimage;
 		char *entry = img ? path_dirname(img) : NULL;
 		int fd = entry ? kcache_entry_hold(entry) : -1;
 
@@ -221,7 +218,7 @@ void session_kernels_copy_logs(const struct session *s, const struct session_ker
 	}
 }
 
-const char *session_kernel_image(const json_t *ctx, const char *name)
+const char *session_kernel_image(const struct session *s, const char *name)
 {
-	return json_string_value(json_object_get(report_find_named(ctx, "kernels", name), "bzImage"));
+	return session_jobs_image(&s->jobs, name);
 }

@@ -253,7 +253,7 @@ int session_finish(struct session *s, enum plan_end end)
 	json_object_set_new(session_json, "runs", runs);
 	/* Why each workload stopped where it did, and every look taken. */
 	if (s->seq)
-		json_object_set_new(session_json, "sequential", json_deep_copy(session_seq_state(s->seq)));
+		json_object_set_new(session_json, "sequential", session_seq_state_json(s->seq));
 	json_t *report = session_write_reports(s->dir, session_json, &unwritten);
 	json_decref(session_json);
 	session_stdout_restore(s);

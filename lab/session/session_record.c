@@ -140,34 +140,31 @@ static int room_for(json_t *obj, const char *name, size_t max, int *full, struct
 static void collect(const struct guest_result *res, json_t *metrics, json_t *series,
 		    struct run_errors *errors, struct counters *ctr)
 {
-	size_t i;
-	json_t *rec;
+	for (size_t i = 0; i < res->nrecs; i++) {
+		const struct guest_record *rec = &res->recs[i];
+		const char *name = rec->name;
 
-	json_array_foreach(res->records, i, rec) {
-		const char *type = json_string_value(json_object_get(rec, "type"));
-		const char *name = json_string_value(json_object_get(rec, "name"));
-		if (!type)
-			continue;
-		if (!strcmp(type, WL_REC_METRIC) && good_name(name)) {
-			json_t *v = json_object_get(rec, "value");
-			if (!json_is_number(v) || !isfinite(json_number_value(v)))
+		if (rec->type == GUEST_RECORD_METRIC && good_name(name)) {
+			if (!isfinite(rec->value))
 				run_error(errors, json_sprintf("metric %s: value is not a finite number",
 							       name));
 			else if (room_for(metrics, name, RECORD_MAX_METRICS, &errors->metrics_full,
 					  errors, "metrics", "RECORD_MAX_METRICS"))
-				json_object_set(metrics, name, v);
-		} else if (!strcmp(type, WL_REC_SERIES) && good_name(name)) {
-			json_t *vals = json_object_get(rec, "values");
-			if (json_is_array(vals) &&
+				/* as the guest wrote it: an integer stays one */
+				json_object_set_new(metrics, name, rec->value_is_int ?
+						    json_integer(rec->ivalue) :
+						    json_real(rec->value));
+		} else if (rec->type == GUEST_RECORD_SERIES && good_name(name)) {
+			if (rec->values &&
 			    room_for(series, name, RECORD_MAX_SERIES, &errors->series_full, errors,
 				     "series", "RECORD_MAX_SERIES"))
-				json_object_set(series, name, vals);
-		} else if (!strcmp(type, WL_REC_ERROR)) {
-			const char *why = json_string_value(json_object_get(rec, "reason"));
-			run_error(errors, json_string_lossy(why ? why : "workload error"));
+				json_object_set(series, name, (json_t *)rec->values);
+		} else if (rec->type == GUEST_RECORD_ERROR) {
+			run_error(errors, json_string_lossy(rec->reason ? rec->reason :
+							    "workload error"));
 		}
-		if (ctr)
-			counters_add_line(ctr, rec);
+		if (ctr && (rec->type == GUEST_RECORD_SNAPSHOT || rec->type == GUEST_RECORD_INFO))
+			counters_add_line(ctr, rec->json);
 	}
 	if (errors->dropped)
 		json_array_append_new(errors->list, json_sprintf("%zu more errors not listed "
@@ -187,18 +184,18 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 	double workload_s = -1;
 
 	collect(&run->result, metrics, series, &errs, ctr);
-	json_t *exit_rec = run->result.exit;
-	if (exit_rec && json_is_number(json_object_get(exit_rec, "elapsed_s")))
-		workload_s = json_number_value(json_object_get(exit_rec, "elapsed_s"));
+	const struct guest_exit *ex = &run->result.exit;
+	if (ex->seen && !isnan(ex->elapsed_s))
+		workload_s = ex->elapsed_s;
 
 	if (run->status != GUEST_RUN_OK) {
 		failure = xasprintf("%s: %s", guest_run_status_name(run->status),
 				    run->failure ? run->failure : "no reason given");
 	} else if ((failure = guest_result_topology_problem(&run->result, declared))) {
 		/* set */
-	} else if (!exit_rec || json_integer_value(json_object_get(exit_rec, "status")) != WL_EXIT_OK) {
+	} else if (!ex->seen || ex->status != WL_EXIT_OK) {
 		struct strbuf sb = STRBUF_INIT;
-		json_int_t st = exit_rec ? json_integer_value(json_object_get(exit_rec, "status")) : -1;
+		long long st = ex->seen ? ex->status : -1;
 		sb_addf(&sb, "the workload %s (exit status %lld)",
 			st == WL_EXIT_PRECOND ? "found a precondition unmet" : "failed", (long long)st);
 		size_t i;

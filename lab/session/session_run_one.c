@@ -75,14 +75,9 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot,
 			const struct plan_entry *p, int seq, struct strbuf *dropped)
 {
 	const char *wname = p->workload, *kname = p->kernel;
-	json_t *w = report_find_named(s->ctx, "workloads", wname);
-	const char *image = session_kernel_image(s->ctx, kname);
-	struct strvec args = STRVEC_INIT;
-	json_t *a, *rec = NULL;
-	size_t j;
-
-	json_array_foreach(json_object_get(w, "args"), j, a)
-		strvec_push(&args, json_string_value(a));
+	const struct session_job *w = session_job_find(&s->jobs, wname);
+	const char *image = session_kernel_image(s, kname);
+	json_t *rec = NULL;
 	/*
 	 * The id is the session folder's name, which --resume takes from the
 	 * user and may not be UTF-8; the guest only echoes it, so a stand-in
@@ -91,23 +86,25 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot,
 	 */
 	const char *id = utf8_valid_len(s->id, strlen(s->id)) == strlen(s->id) ? s->id : "session";
 	char *run_id = xasprintf("%s/%04d", id, seq);
-	char *job = guest_job_json(run_id, json_string_value(json_object_get(w, "type")),
-				   (const char *const *)args.v, s->topo.run_timeout_s);
+	char *job = guest_job_json(run_id, w ? w->type : NULL,
+				   (const char *const *)(w ? w->args.v : NULL), s->topo.run_timeout_s);
 	if (!job)
 		die("run %s: cannot write the job: %s", run_id, strerror(errno));
 	char *run_dir = xasprintf("%s/logs/run-%04d", s->dir, seq);
 	char started[32];
 	iso8601_now(started);
 	/* all of them (session_resume.c checked a resumed session's) */
-	const json_t *wshares = json_object_get(w, "shares");
-	struct domain_share *shares = xcalloc(json_array_size(wshares) + 1, sizeof(*shares));
+	size_t nw = w ? w->nshares : 0;
+	struct domain_share *shares = xcalloc(nw + 1, sizeof(*shares));
 	int nr_shares = 0;
-	json_array_foreach(wshares, j, a) {
-		shares[nr_shares].host_dir = json_string_value(json_object_get(a, "host_dir"));
-		shares[nr_shares++].tag = json_string_value(json_object_get(a, "tag"));
+	for (size_t j = 0; j < nw; j++) {
+		shares[nr_shares].host_dir = w->shares[j].host_dir;
+		shares[nr_shares++].tag = w->shares[j].tag;
 	}
+	char *job_cmdline = guest_job_cmdline((const char *const *)(w ? w->args.v : NULL));
 	struct guest_run gr = { .topo = session_slot_topology(s, h, slot), .kernel = image,
-				.base_image = s->lab.image, .job_json = job, .run_dir = run_dir,
+				.base_image = s->lab.image, .job_json = job, .job_cmdline = job_cmdline,
+				.run_dir = run_dir,
 				.shares = shares, .nr_shares = nr_shares };
 	struct host_run_stats hst;
 	struct host_sample hs_before, hs_after;
@@ -142,10 +139,10 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot,
 		}
 	}
 	guest_run_release(&gr);
+	free(job_cmdline);
 	free(shares);
 	free(run_id);
 	free(job);
 	free(run_dir);
-	strvec_clear(&args);
 	return rec;
 }

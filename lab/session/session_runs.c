@@ -11,6 +11,7 @@
 #include "escape.h"
 #include "interrupt.h"
 #include "run_record.h"
+#include "workload_def.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -170,20 +171,17 @@ static int runs_left(const struct sched *q, const char *workload)
 static int budget_waits(struct sched *q, const char *workload)
 {
 	struct session *s = q->s;
-	const json_t *wls = json_object_get(s->ctx, "workloads"), *w;
 	double budget = s->seq ? session_seq_budget_s(s->seq) : 0;
-	size_t n = json_array_size(wls), i, me = n;
+	size_t n = s->jobs.nw, i, me = n;
 	struct budget_use *u;
 	int wait;
 
 	if (budget <= 0 || !n)
 		return 0;
 	u = xcalloc(n, sizeof(*u));
-	json_array_foreach(wls, i, w) {
-		const char *name = json_string_value(json_object_get(w, "name"));
+	for (i = 0; i < n; i++) {
+		const char *name = s->jobs.w[i].name;
 
-		if (!name)
-			continue;
 		u[i].spent_s = session_seq_spent_s(q->done, name);
 		u[i].running = !session_seq_stopped(s->seq, name) && runs_left(q, name);
 		if (!strcmp(name, workload))
@@ -200,16 +198,39 @@ static int budget_waits(struct sched *q, const char *workload)
 	return wait;
 }
 
+/* Do @workload's runs take the host alone (workload_def.alone)? */
+static int runs_alone(const struct sched *q, const char *workload)
+{
+	const struct session_job *j = session_job_find(&q->s->jobs, workload);
+	const struct workload_def *d = j && j->type ? workload_find(j->type) : NULL;
+
+	return d && d->alone;
+}
+
+/* Is a block that must run alone running? Under the lock. */
+static int alone_in_flight(const struct sched *q)
+{
+	for (size_t b = 0; b < q->nblocks; b++)
+		if (q->blocks[b].claimed && runs_alone(q, plan_workload(q, q->blocks[b].idx[0])))
+			return 1;
+	return 0;
+}
+
 /*
  * The next block with runs left whose workload the stopping rule still
  * wants, claimed; NULL when there is none. A workload past its share of
  * the budget comes after the others (budget_waits()); when nothing else is
- * left and nothing runs, it goes on. Under the lock.
+ * left and nothing runs, it goes on. A block that must run alone waits,
+ * when it is next, until the running ones end, and nothing starts beside
+ * it. Under the lock.
  */
 static struct block *claim_block(struct sched *q)
 {
 	struct session *s = q->s;
-	struct block *waiting = NULL;
+	struct block *waiting = NULL, *gated = NULL;
+
+	if (alone_in_flight(q))
+		return NULL;
 
 	for (size_t b = 0; b < q->nblocks; b++) {
 		struct block *bl = &q->blocks[b];
@@ -224,9 +245,18 @@ static struct block *claim_block(struct sched *q)
 			waiting = waiting ? waiting : bl;
 			continue;
 		}
+		if (s->seq && !session_seq_may_start(s->seq, wname, plan_block(q, bl->idx[bl->next]))) {
+			gated = gated ? gated : bl;	/* after the look */
+			continue;
+		}
+		if (runs_alone(q, wname) && blocks_in_flight(q))
+			return NULL;	/* it is next: the others end first */
 		bl->claimed = 1;
 		return bl;
 	}
+	/* Nothing runs that could take the look: go on rather than stall. */
+	if (!waiting && gated && !blocks_in_flight(q))
+		waiting = gated;
 	if (waiting && !blocks_in_flight(q)) {
 		waiting->claimed = 1;
 		return waiting;
@@ -375,7 +405,6 @@ int session_run_plan(struct session *s, enum plan_end *end)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct sched q = { .s = s, .t0 = now_monotonic() };
-	json_t *p;
 	size_t i;
 	int r = LAB_OK, stopped = 0;
 
@@ -396,10 +425,8 @@ int session_run_plan(struct session *s, enum plan_end *end)
 		goto out;
 	}
 	/* A resumed session first takes any look that a crash interrupted. */
-	json_array_foreach(json_object_get(s->ctx, "workloads"), i, p)
-		if (s->seq && json_is_string(json_object_get(p, "name")) &&
-		    (r = session_seq_after_run(s->seq, s->ctx, q.done,
-					       json_string_value(json_object_get(p, "name")))))
+	for (i = 0; s->seq && i < s->jobs.nw; i++)
+		if ((r = session_seq_after_run(s->seq, s->ctx, q.done, s->jobs.w[i].name)))
 			goto out;
 	q.have = done_flags(q.done, q.total);
 	for (i = 0; i < q.total; i++) {

@@ -27,6 +27,7 @@
 #include "fsutil.h"
 #include "session.h"
 #include "session_plan.h"
+#include "seq_state.h"
 #include "stats.h"
 #include "util.h"
 
@@ -38,14 +39,16 @@
 
 struct session_seq {
 	char *path;			/* <session>/sequential.json */
-	json_t *state;			/* {"workloads": {NAME: {...}}, "looks": [...]} */
+	struct seq_state state;		/* sequential.json (seq_state.h) */
 	struct stats_seq_plan plan;
 	double budget_s;		/* 0: none */
+	struct seq_placements placement;	/* a bisection's probe; n 0: none */
 	size_t spent_runs;		/* records spent_cache covers */
 	double spent_cache;
 };
 
 static LAB_MUST_CHECK int save(struct session_seq *q);
+static int save_quiet(struct session_seq *q);
 
 /*
  * A session the budget stopped, resumed with a larger one (run --resume
@@ -55,18 +58,17 @@ static LAB_MUST_CHECK int save(struct session_seq *q);
  */
 static int reopen_after_budget(struct session_seq *q)
 {
-	json_t *w;
-	const char *name;
+	struct seq_state *st = &q->state;
 
-	if (!json_is_true(json_object_get(q->state, "budget_spent")) ||
-	    (q->budget_s && jget_num(q->state, "spent_s") >= q->budget_s))
+	/* spent_s NaN (not set) compares as not reached. */
+	if (st->budget_spent != 1 || (q->budget_s && st->spent_s >= q->budget_s))
 		return 0;
-	json_object_foreach(json_object_get(q->state, "workloads"), name, w)
-		if (!strcmp(jget_str(w, "why", ""), "budget")) {
-			json_object_set_new(w, "stopped", json_false());
-			json_object_set_new(w, "why", json_null());
+	for (size_t i = 0; i < st->nw; i++)
+		if (st->w[i].why == SEQ_WHY_BUDGET) {
+			st->w[i].stopped = 0;
+			st->w[i].why = SEQ_WHY_NONE;
 		}
-	json_object_set_new(q->state, "budget_spent", json_false());
+	st->budget_spent = 0;
 	if (!lab_quiet)
 		fprintf(stderr, "budget raised to %.0f s: the workloads it stopped go on\n", q->budget_s);
 	return 1;
@@ -77,6 +79,7 @@ int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **ou
 {
 	struct session_seq *q;
 	json_error_t jerr;
+	json_t *j;
 	int r;
 
 	*out = NULL;
@@ -90,20 +93,28 @@ int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **ou
 		return LAB_EUSER;
 	}
 	q->path = xasprintf("%s/sequential.json", dir);
+	seq_state_init(&q->state);
+	if (seq_placements_decode(ctx, &q->placement, err)) {
+		sb_addf(err, " (in %s/session.json)", dir);
+		session_seq_free(q);
+		return LAB_EUSER;
+	}
 	if (path_exists(q->path)) {
-		q->state = json_load_file(q->path, 0, &jerr);
-		if (!json_is_object(q->state) ||
-		    !json_is_object(json_object_get(q->state, "workloads"))) {
+		struct strbuf why = STRBUF_INIT;
+
+		j = json_load_file(q->path, 0, &jerr);
+		if (!j || seq_state_decode(j, &q->state, &why)) {
 			sb_addf(err, "%s: %s: the stopping rule's state of this session is unreadable, "
-				"so it cannot run on", q->path,
-				q->state ? "not a sequential state (no \"workloads\" object)" : jerr.text);
+				"so it cannot run on", q->path, j ? sb_str(&why) : jerr.text);
+			sb_release(&why);
+			json_decref(j);
 			session_seq_free(q);
 			return LAB_EUSER;
 		}
-	} else {
-		q->state = xjson_pack("{s:{}, s:[]}", "workloads", "looks");
+		sb_release(&why);
+		json_decref(j);
 	}
-	if (reopen_after_budget(q) && session_write_json(q->path, q->state)) {
+	if (reopen_after_budget(q) && save_quiet(q)) {
 		sb_addf(err, "cannot record the raised budget in %s: %s", q->path, strerror(errno));
 		session_seq_free(q);
 		return LAB_ELAB;
@@ -116,32 +127,32 @@ void session_seq_free(struct session_seq *q)
 {
 	if (!q)
 		return;
-	json_decref(q->state);
+	seq_state_release(&q->state);
+	seq_placements_release(&q->placement);
 	free(q->path);
 	free(q);
 }
 
-static json_t *wstate(struct session_seq *q, const char *workload)
-{
-	json_t *all = json_object_get(q->state, "workloads");
-	json_t *w = json_object_get(all, workload);
-
-	if (!w) {
-		w = xjson_pack("{s:b, s:n, s:i}", "stopped", 0, "why", "look", 0);
-		json_object_set_new(all, workload, w);
-	}
-	return w;
-}
-
 int session_seq_stopped(struct session_seq *q, const char *workload)
 {
-	return json_is_true(json_object_get(json_object_get(json_object_get(q->state, "workloads"),
-							     workload), "stopped"));
+	const struct seq_workload *w = seq_state_find(&q->state, workload);
+
+	return w && w->stopped;
+}
+
+/* sequential.json written: 0, or -1 with errno. */
+static int save_quiet(struct session_seq *q)
+{
+	json_t *j = seq_state_encode(&q->state);
+	int r = session_write_json(q->path, j);
+
+	json_decref(j);
+	return r;
 }
 
 static int save(struct session_seq *q)
 {
-	if (session_write_json(q->path, q->state))
+	if (save_quiet(q))
 		return lab_error("cannot write %s: %s", q->path, strerror(errno));
 	return LAB_OK;
 }
@@ -200,21 +211,20 @@ int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
 		q->spent_runs = json_array_size(runs);
 	}
 	spent = q->spent_cache;
-	json_t *w;
-	const char *name;
+	struct seq_state *st = &q->state;
 	int changed = 0;
 
 	if (!q->budget_s || spent < q->budget_s)
 		return 0;
-	json_object_foreach(json_object_get(q->state, "workloads"), name, w)
-		if (!json_is_true(json_object_get(w, "stopped"))) {
-			json_object_set_new(w, "stopped", json_true());
-			json_object_set_new(w, "why", json_string("budget"));
+	for (size_t i = 0; i < st->nw; i++)
+		if (!st->w[i].stopped) {
+			st->w[i].stopped = 1;
+			st->w[i].why = SEQ_WHY_BUDGET;
 			changed = 1;
 		}
-	if (changed || !json_is_true(json_object_get(q->state, "budget_spent"))) {
-		json_object_set_new(q->state, "budget_spent", json_true());
-		json_object_set_new(q->state, "spent_s", json_real(spent));
+	if (changed || st->budget_spent != 1) {
+		st->budget_spent = 1;
+		st->spent_s = spent;
 		if (save(q))
 			return -1;
 	}
@@ -222,15 +232,18 @@ int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
 }
 
 /*
- * The highest block of @workload with a record, and whether every planned
- * run of that block has one (a look needs the whole block).
+ * The highest block of @workload with a recorded run, and in *@complete
+ * whether every run of it and of the blocks before it is recorded: with
+ * several slots blocks end out of order, and a look must not be taken
+ * while an earlier block is still running.
  */
 static long last_block(const json_t *ctx, const json_t *runs, const char *workload, int *complete)
 {
 	struct plan_entry *plan = NULL;
 	struct strbuf err = STRBUF_INIT;
 	struct run_records rs;
-	size_t i, j, n;
+	unsigned char *have = NULL;
+	size_t i, n = 0;
 	long top = 0;
 
 	run_records_decode_valid(runs, &rs);
@@ -239,19 +252,34 @@ static long last_block(const json_t *ctx, const json_t *runs, const char *worklo
 			top = rs.v[i].block > top ? rs.v[i].block : top;
 	/* session_run_plan() decoded the plan before the first run: it decodes. */
 	*complete = top > 0 && !plan_entries_decode(json_object_get(ctx, "plan"), &plan, &n, &err);
-	for (i = 0; *complete && i < n; i++) {
-		int found = 0;
-
-		if (strcmp(plan[i].workload, workload) || plan[i].block != top)
-			continue;
-		for (j = 0; j < rs.n && !found; j++)
-			found = rs.v[j].seq == plan[i].seq;
-		*complete &= found;
+	if (*complete) {
+		have = xcalloc(n + 2, 1);
+		for (i = 0; i < rs.n; i++)
+			if (rs.v[i].seq >= 1 && (size_t)rs.v[i].seq <= n)
+				have[rs.v[i].seq] = 1;
 	}
+	for (i = 0; *complete && i < n; i++) {
+		if (strcmp(plan[i].workload, workload) || plan[i].block < 1 || plan[i].block > top)
+			continue;
+		*complete &= plan[i].seq >= 1 && (size_t)plan[i].seq <= n && have[plan[i].seq];
+	}
+	free(have);
 	run_records_release(&rs);
 	free(plan);
 	sb_release(&err);
 	return top;
+}
+
+int session_seq_may_start(struct session_seq *q, const char *workload, long block)
+{
+	struct seq_workload *w = seq_state_workload(&q->state, workload);
+	size_t next;
+
+	if (block < 1)
+		return 1;	/* a warm-up */
+	next = w->look_block < 1 ? stats_seq_runs_at(&q->plan, 1) :
+	       stats_seq_runs_at(&q->plan, stats_seq_look_of(&q->plan, (size_t)w->look_block) + 1);
+	return !next || (size_t)block <= next;
 }
 
 void session_seq_primary_line(const struct result_record *res, struct strbuf *sb)
@@ -290,16 +318,42 @@ static void print_primary(const struct result_record *res)
 }
 
 /*
+ * A bisection's probe: 1 when @res is a listed primary and its interval
+ * (the one its verdict rests on) lies wholly on one side of its midpoint,
+ * said on stderr; 0 when listed and not placed; -1 when not listed.
+ */
+static int placed(const struct session_seq *q, const struct result_record *res)
+{
+	for (size_t i = 0; i < q->placement.n; i++) {
+		const struct seq_placement *p = &q->placement.v[i];
+		int side;
+
+		if (strcmp(p->workload, res->workload) || strcmp(p->metric, res->metric))
+			continue;
+		side = stats_side_of_midpoint(res->change.lo, res->change.hi, p->midpoint);
+		if (side && !lab_quiet)
+			term_printf(stderr, "    placed: %s on the %s side of the midpoint %+.1f%%\n",
+				    res->metric, side < 0 ? "baseline's" : "series end's",
+				    100 * (p->midpoint - 1));
+		return side != 0;
+	}
+	return -1;
+}
+
+/*
  * Analyse the session as it stands and decide whether @workload's primaries
- * are all decided. Returns 1 when they are, 0 when not, -1 on error.
+ * are all decided. Returns 1 when they are, 2 when a bisection's probe has
+ * placed every primary it lists (and at least one), 0 when neither, -1 on
+ * error.
  */
 static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 		const char *workload, long block)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *session = json_deep_copy(ctx), *report, *verdicts = json_object();
+	json_t *session = json_deep_copy(ctx), *report;
 	struct result_record *res;
-	size_t i, nres, nprim = 0, decided = 0;
+	struct seq_look *l;
+	size_t i, nres, nprim = 0, decided = 0, listed = 0, nplaced = 0;
 	size_t k = stats_seq_look_of(&q->plan, (size_t)block);
 
 	json_object_set(session, "runs", (json_t *)runs);
@@ -308,14 +362,19 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 	if (!report) {
 		lab_error("sequential look: cannot analyse the session: %s", sb_str(&err));
 		sb_release(&err);
-		json_decref(verdicts);
 		return -1;
 	}
 	if (!lab_quiet)
 		fprintf(stderr, "look %zu of %zu for %s (%ld runs per kernel, this look's level %.2g):\n",
 			k, stats_seq_looks(&q->plan), workload, block, stats_seq_alpha_at(&q->plan, k));
 	res = report_result_records(report, &nres, NULL);
+	l = seq_state_add_look(&q->state, workload);
+	l->look = (long)k;
+	l->runs_per_kernel = block;
+	l->alpha = stats_seq_alpha_at(&q->plan, k);
 	for (i = 0; i < nres; i++) {
+		int p;
+
 		if (strcmp(res[i].workload, workload) || !res[i].primary)
 			continue;
 		nprim++;
@@ -326,42 +385,42 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 		 * the power in bench/sequential-sim).
 		 */
 		decided += res[i].final;
-		json_object_set_new(verdicts, res[i].metric,
-				    json_string(res[i].verdict_id ? res[i].verdict_id : "invalid"));
+		seq_look_verdict(l, res[i].metric, res[i].verdict_id ? res[i].verdict_id : "invalid");
 		if (!lab_quiet)
 			print_primary(&res[i]);
+		p = placed(q, &res[i]);
+		listed += p >= 0;
+		nplaced += p == 1;
 	}
 	result_records_free(res, nres);
-	json_array_append_new(json_object_get(q->state, "looks"),
-			      xjson_pack("{s:s, s:I, s:I, s:f, s:o}", "workload", workload,
-					"look", (json_int_t)k, "runs_per_kernel", (json_int_t)block,
-					"alpha", stats_seq_alpha_at(&q->plan, k), "verdicts", verdicts));
 	json_decref(report);
 	sb_release(&err);
 	/* A workload that declares no primaries has nothing to wait for. */
-	return decided == nprim;
+	if (decided == nprim)
+		return 1;
+	return listed && nplaced == listed ? 2 : 0;
 }
 
 int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t *runs,
 			  const char *workload)
 {
-	json_t *w = wstate(q, workload);
+	struct seq_workload *w = seq_state_workload(&q->state, workload);
 	const json_t *wl = report_find_named(ctx, "workloads", workload);
 	long cap = (long)jget_num(wl, "runs"), block;
 	int complete, r;
 
-	if (json_is_true(json_object_get(w, "stopped")))
+	if (w->stopped)
 		return LAB_OK;
 	block = last_block(ctx, runs, workload, &complete);
 	/* A workload capped below the first look (a short kernel build) just ends. */
 	if (complete && block >= cap && block < (long)q->plan.min_runs) {
-		json_object_set_new(w, "stopped", json_true());
-		json_object_set_new(w, "why", json_string("below-first-look"));
-		json_object_set_new(w, "runs_per_kernel", json_integer(block));
+		w->stopped = 1;
+		w->why = SEQ_WHY_BELOW_FIRST_LOOK;
+		w->runs_per_kernel = block;
 		return save(q);
 	}
 	if (!complete || block < (long)q->plan.min_runs ||
-	    (long)jget_num(w, "look_block") >= block)
+	    w->look_block >= block)
 		return LAB_OK;
 	/* Only scheduled looks: an extra look would spend a level twice. */
 	if (stats_seq_runs_at(&q->plan, stats_seq_look_of(&q->plan, (size_t)block)) != (size_t)block &&
@@ -370,20 +429,20 @@ int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t
 	r = look(q, ctx, runs, workload, block);
 	if (r < 0)
 		return LAB_ELAB;
-	json_object_set_new(w, "look", json_integer((json_int_t)stats_seq_look_of(&q->plan, (size_t)block)));
-	json_object_set_new(w, "look_block", json_integer(block));
+	w->look = (long)stats_seq_look_of(&q->plan, (size_t)block);
+	w->look_block = block;
 	if (r) {
-		json_object_set_new(w, "stopped", json_true());
-		json_object_set_new(w, "why", json_string("decided"));
+		w->stopped = 1;
+		w->why = r == 2 ? SEQ_WHY_PLACED : SEQ_WHY_DECIDED;
 	} else if (block >= cap) {
-		json_object_set_new(w, "stopped", json_true());
-		json_object_set_new(w, "why", json_string("max-runs"));
+		w->stopped = 1;
+		w->why = SEQ_WHY_MAX_RUNS;
 	}
-	json_object_set_new(w, "runs_per_kernel", json_integer(block));
+	w->runs_per_kernel = block;
 	return save(q);
 }
 
-const json_t *session_seq_state(const struct session_seq *q)
+json_t *session_seq_state_json(const struct session_seq *q)
 {
-	return q->state;
+	return seq_state_encode(&q->state);
 }

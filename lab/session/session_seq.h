@@ -61,6 +61,15 @@ int budget_share_wait(const struct budget_use *u, size_t n, size_t i, double bud
  */
 double session_seq_spent_s(const json_t *runs, const char *workload);
 
+/*
+ * May block @block (1-based; 0: a warm-up) of @workload start now? Not
+ * when it lies past the next scheduled look that has not been taken: with
+ * several slots, a block started beyond a look would run on after the
+ * look decided, and the look's runs per kernel would not be the
+ * session's.
+ */
+int session_seq_may_start(struct session_seq *q, const char *workload, long block);
+
 /* The session's budget in seconds, 0 for none. */
 double session_seq_budget_s(const struct session_seq *q);
 
@@ -84,7 +93,7 @@ int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t
 struct result_record;
 void session_seq_primary_line(const struct result_record *res, struct strbuf *out);
 
-/* The state (for the report): {"workloads": {...}, "looks": [...], ...}. */
-const json_t *session_seq_state(const struct session_seq *q);
+/* The state as sequential.json has it (seq_state.h), for the report: a new reference. */
+json_t *session_seq_state_json(const struct session_seq *q);
 
 #endif

@@ -16,6 +16,7 @@
 #ifndef LAB_SESSION_STAGES_H
 #define LAB_SESSION_STAGES_H
 
+#include "session_jobs.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -64,6 +65,7 @@ struct session {
 	struct lab_config cfg;
 	char *dir, *id;
 	json_t *ctx;			/* session.json */
+	struct session_jobs jobs;	/* what the runs read of it, once it is final */
 	struct guest_topology topo;
 	struct guest_lab lab;		/* libvirt, the accelerator, the guest image */
 	struct session_kernels kernels;	/* a new session's, while it is planned */
@@ -104,15 +106,18 @@ json_t *session_kernels_json(const struct session_kernels *k);
 char *session_kernel_tree(const struct kbuild_result *res);
 /* Copy each kernel's build.log into the session's logs/. */
 void session_kernels_copy_logs(const struct session *s, const struct session_kernels *k);
-/* The bzImage of kernel @name in session.json @ctx, or NULL. */
-const char *session_kernel_image(const json_t *ctx, const char *name);
+/* The bzImage of kernel @name in the session's jobs, or NULL. */
+const char *session_kernel_image(const struct session *s, const char *name);
 
 /* --- session_guests.c --- */
 /* The topology file of lab.conf's [run] guest, or NULL. */
 const char *session_guest_file(const struct session *s);
-/* Check the topology @guest_file before any kernel is built. */
+/*
+ * Check the topology @guest_file, and that the node = of every workload of
+ * the session is one of its nodes, before any kernel is built.
+ */
 LAB_MUST_CHECK
-int session_guest_check(const char *guest_file);
+int session_guest_check(const struct session *s, const char *guest_file);
 /*
  * Load the topology and open the guest lab: libvirt, the accelerator
  * (probing KVM with @probe_kernel), the guest image.

@@ -473,6 +473,17 @@ size_t stats_seq_look_of(const struct stats_seq_plan *p, size_t n);
 size_t stats_seq_runs_at(const struct stats_seq_plan *p, size_t look);
 /* alpha_k for look 1..K (0 for look 0 or beyond K). */
 double stats_seq_alpha_at(const struct stats_seq_plan *p, size_t look);
+/*
+ * Which side of @midpoint (a ratio, patched / baseline) a ratio interval
+ * [@lo, @hi] lies on, as a bisection places a prefix kernel: the series'
+ * whole change is E and @midpoint its geometric middle, E^(1/2). -1: the
+ * whole interval is on the baseline's side (nearer 1 than the midpoint),
+ * +1: wholly beyond the midpoint (on the side of E), 0: it holds the
+ * midpoint, or a bound is not a positive finite number, or @midpoint is 1
+ * (no change to place against). bench/bisect-place-sim measures the rule.
+ */
+int stats_side_of_midpoint(double lo, double hi, double midpoint);
+
 /* min(1, @pval * alpha / alpha_k); 1 at look 0, NaN for a NaN p. */
 double stats_seq_p_adjust(const struct stats_seq_plan *p, size_t look,
 			  double pval);
@@ -643,6 +654,7 @@ struct stats_cp_settings {
 				 * segment of the series may have 1: tentative) */
 	uint64_t seed;		/* the series' seed (stats_seed_for()) */
 	double clear;		/* STATS_CP_CLEAR; 0: always draw the permutations */
+	double gross;		/* STATS_CP_GROSS; 0: ranks alone decide */
 	uint64_t *drawn;	/* when not NULL, the permutations drawn are added */
 };
 
@@ -656,6 +668,12 @@ struct stats_cp_settings {
  * astronomically less.
  */
 #define STATS_CP_CLEAR		1e-9
+/*
+ * A gross step (stats_changepoints()): the two sides' runs apart by at
+ * least this many times the larger side's spread. bench/gross-step-sim
+ * measures what it adds and what it costs.
+ */
+#define STATS_CP_GROSS		20.0
 void stats_cp_settings_default(struct stats_cp_settings *s);
 
 struct stats_cp {
@@ -665,6 +683,10 @@ struct stats_cp {
 				 * > 0 when the values went down) */
 	int tentative;		/* fewer than min_nights after it: one more night
 				 * may confirm or withdraw it */
+	double gross;		/* 0: the ranks found it; else a gross step, the
+				 * gap between the sides over their spread (p is
+				 * then the ranks' p, which alone did not make it
+				 * a change) */
 };
 
 /*
@@ -717,6 +739,15 @@ struct stats_cp {
  *    what losing its runs would do (one outlier night next to a boundary
  *    is not a change); the significant boundary with the largest
  *    statistic that passes is the change (the three largest are tried);
+ *  - when no boundary is significant by ranks, a gross step is a change
+ *    all the same: every run on one side of the boundary beyond every
+ *    run on the other, the gap between them at least @s->gross times
+ *    the larger side's spread (its largest run less its smallest; on
+ *    the logs when every value is positive). Ranks cannot tell how far
+ *    apart the sides are: with 3 nights of 5 runs that differ between
+ *    nights, a night at a quarter of the others ranks like one 4 % below
+ *    them and is not significant, however far it fell. The largest such
+ *    ratio is the change (.gross; .p the ranks' p);
  *  - a significant segment is split there and both halves are tested
  *    again.
  *

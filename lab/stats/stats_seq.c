@@ -203,3 +203,13 @@ enum stats_verdict stats_seq_decide(const struct stats_seq_plan *p,
 			       used_q ? q : r->cmp.mw_p, used_q,
 			       better_higher, threshold, failed, attempted, d);
 }
+
+int stats_side_of_midpoint(double lo, double hi, double midpoint)
+{
+	if (!(lo > 0) || !(hi >= lo) || !isfinite(hi) || !(midpoint > 0) || !isfinite(midpoint) ||
+	    midpoint == 1)
+		return 0;
+	if (midpoint > 1)
+		return hi < midpoint ? -1 : lo > midpoint ? 1 : 0;
+	return lo > midpoint ? -1 : hi < midpoint ? 1 : 0;
+}

@@ -141,6 +141,14 @@ struct workload_def {
 	 * workload shares nothing. 1 or 0.
 	 */
 	int (*check_share)(const char *tag, const char *host_dir, const struct workload_run_env *env);
+	/*
+	 * 1: its runs take a host slot alone, no other guest beside them.
+	 * Its figures count time the guest waits on the host (kernel_build:
+	 * 9p reads, idle), which icount does not take out: with a second
+	 * guest beside it, its elapsed time moved +37 % and its CV from 14 %
+	 * to 32 % (bench/icount-slots, 2026-12-02).
+	 */
+	int alone;
 };
 
 /* All workloads, NULL-name terminated. */

@@ -8,7 +8,7 @@
  * sealed here with the key, as only a bug of ours or a holder of the key
  * could: what is fuzzed is what comes after the MAC. The input is lines:
  * the first is the state's line for a series, each other one a digest
- * (history.c, "A report's digest") put in the cache entry of one of the
+ * (history_digest.h) put in the cache entry of one of the
  * reports, with the file identity the report has on disk, so that the
  * digest is checked and, when valid, made into series, searched and
  * rendered. An input starting with '!' is written as both files raw,

@@ -7,19 +7,26 @@
 # nothing else (the folder was really up to date at the guest's paths).
 # One run: status ok, a positive build time, the target produced (the
 # program's artifact check), the vmstat deltas and memory.events present.
+# Then on tiny-icount beside mglru_aging: the session gets a slot per CPU,
+# and no run overlaps a kernel_build run (it runs alone, docs/hosts.md).
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 [ -d /etc/alternatives ] && command -v make >/dev/null && command -v gcc >/dev/null ||
 	skip "no host toolchain to share (make, gcc, /etc/alternatives)"
 CONF=tests/fixtures/labs/kbuild.conf
 
-"$LAB" run -c "$CONF" > "$TMP/out" 2> "$TMP/err"
-rc=$?
-grep '^run ' "$TMP/err"
-[ $rc -eq 0 ] || { tail -20 "$TMP/err"; fail "run exited $rc"; }
-# The session directory this run made (reports/tests/latest may be another test's).
-d=$(sed -n 's/^session //p' "$TMP/err" | head -1)
-[ -d "$d" ] || fail "no session directory in the output"
+# session CONF TAG: run it; d= the session folder this run made
+# (reports/tests/latest may be another test's)
+session() {
+	"$LAB" run -c "$1" > "$TMP/out-$2" 2> "$TMP/err-$2"
+	local rc=$?
+	grep '^run ' "$TMP/err-$2"
+	[ $rc -eq 0 ] || { tail -20 "$TMP/err-$2"; fail "the $2 session ($1) exited $rc"; }
+	d=$(sed -n 's/^session //p' "$TMP/err-$2" | head -1)
+	[ -d "$d" ] || fail "no session directory in the $2 session's output"
+}
+
+session "$CONF" kbuild
 python3 - "$d" <<'PY' || fail "implausible kernel_build result"
 import json, os, sys
 d = sys.argv[1]
@@ -62,5 +69,33 @@ assert built[0]["compiled"] == 1 and built[0]["steps"] == 1, built
 assert w["params"]["artifact"], "no artifact to check"
 print("kernel_build: elapsed %.1f s, user %.1f s, pgmajfault %d, memcg_max_events %d, boot %.1f s" %
       (m["elapsed_s"], m["user_s"], m["pgmajfault"], m["memcg_max_events"], r["timings"]["boot_s"]))
+PY
+
+# kernel_build alone among two slots (claim_block(), lab/session/session_runs.c)
+nproc_here=$(nproc)
+[ "$nproc_here" -ge 2 ] || { echo ok; exit 0; }
+session tests/fixtures/labs/kbuild-alone.conf kbuild+aging
+python3 - "$d" <<'PY' || fail "kernel_build did not run alone"
+import calendar, json, os, sys, time
+d = sys.argv[1]
+rep = json.load(open(os.path.join(d, "report.json")))
+design = rep["design"]
+assert design.get("slots", 1) >= 2, design          # icount: a slot per CPU
+assert design.get("alone") == ["kbuild"], design
+runs = [json.load(open(os.path.join(d, "runs", f))) for f in sorted(os.listdir(os.path.join(d, "runs")))]
+assert len(runs) == 3 and all(r["status"] == "ok" for r in runs), [(r["workload"], r["status"]) for r in runs]
+span = []
+for r in runs:
+    t0 = calendar.timegm(time.strptime(r["started"], "%Y-%m-%dT%H:%M:%SZ"))
+    span.append((r["workload"], t0, t0 + r["timings"]["wall_s"], r["seq"]))
+# "started" has whole seconds: a run that begins as another ends may seem to overlap by up to 1 s
+for w, a0, a1, sa in span:
+    if w != "kbuild":
+        continue
+    for v, b0, b1, sb in span:
+        if sb != sa:
+            assert min(a1, b1) - max(a0, b0) < 1.5, ("overlap", (w, sa, a0, a1), (v, sb, b0, b1))
+print("alone: %d runs, kbuild %s s, %d slots" %
+      (len(runs), ", ".join("%.0f" % (e - s) for w, s, e, _ in span if w == "kbuild"), design["slots"]))
 PY
 echo ok

@@ -10,8 +10,10 @@
 #
 # Cost: a step that differs stops at its first look (6 runs per kernel); one
 # that does not runs to --max-runs 8 (a single look at 6 was inconclusive
-# once under heavy host load). The three-patch bisection is 6 sessions
-# (confirm, two probes of two, the culprit's own effect), about 70 runs;
+# once under heavy host load). A probe's first session places its prefix
+# against the middle of the series' change at its first look, so the
+# three-patch bisection is 4 sessions (confirm, two probes of one, the
+# culprit's own effect); before the midpoint rule 6, about 70 runs;
 # the neutral one 12 (--max-runs 6). At --max-runs 10 the test took 523 s
 # of a clean-clone CI run; 8 keeps CI inside its time. Prefix builds are
 # about 20-30 s each the first time, cache hits after.
@@ -93,6 +95,17 @@ for s in steps:
     seqs = [r["seq"] for r in runs]
     assert len(seqs) == len(set(seqs)), (s["dir"], "a run was done twice")
 assert {p["prefix"]: p["class"] for p in st["probes"]} == {1: "at-baseline", 2: "at-series-end"}, st["probes"]
+# The midpoint rule: patch 2 moves the primary by about -70 %, so the first
+# session of each probe places its prefix and no probe needs a second one.
+purposes = [s["purpose"] for s in steps]
+assert "probe-end" not in purposes, purposes
+assert purposes.count("probe-base") == 2, purposes
+# Each stopped placed (or decided at the same look: the verdict goes first).
+for s in steps:
+    if s["purpose"] == "probe-base":
+        seq = json.load(open(os.path.join(s["session"], "sequential.json")))
+        assert all(w["why"] in ("placed", "decided")
+                   for w in seq["workloads"].values()), seq["workloads"]
 assert st["prefixes"]["1"]["builds"] and st["prefixes"]["2"]["builds"], st["prefixes"]
 nruns = sum(len(glob.glob(os.path.join(s["session"], "runs", "*.json"))) for s in steps)
 print(f"culprit patch 2, own effect {own['cs_per_sec_per_cpu_1cpu_hostadj']['delta_pct']:+.1f} %, "

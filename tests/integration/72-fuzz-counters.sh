@@ -11,7 +11,7 @@ out=build/fuzz
 mkdir -p "$out/corpus-counters" || fail "cannot create $out"
 bin=$out/fuzz_counters
 # The counters and their parsers, with what they use; no libvirt.
-srcs="lab/counters/counters.c lab/counters/counters_hist.c common/lru_gen_parse.c lab/counters/counters_vmstat.c
+srcs="lab/counters/counters.c lab/counters/counters_line.c lab/counters/counters_hist.c common/lru_gen_parse.c lab/counters/counters_vmstat.c
       common/wis_parse.c lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c common/parse_num.c"
 # shellcheck disable=SC2086
 clang -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"fuzz"' -O1 -g $(scripts/lab-includes) \

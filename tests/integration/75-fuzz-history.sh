@@ -16,7 +16,8 @@ bin=$out/fuzz_history
 # without coverage: they took nine tenths of each run, and their input is
 # fuzzed by tests 71; sanitizers stay on everywhere.
 srcs="lab/history/*.c lab/report/*.c common/sort_cmp.c
-      lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c lab/lib/sha256.c
+      lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/strmap.c lab/lib/util.c lab/lib/sha256.c
+      lab/lib/mail_addr.c
       common/parse_num.c lab/lib/fsutil.c lab/lib/xjson.c lab/workload/workload_defs.c
       common/workload_params.c"
 # shellcheck disable=SC2206,SC2207

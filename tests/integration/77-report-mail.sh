@@ -78,6 +78,43 @@ for line in raw.decode().split("\n"):
 print("mail: headers, thread, answer and link as expected")
 PY
 
+# -c FILE from another folder, and names that are not ASCII: only the names
+# are RFC 2047 encoded, so a reader still finds every address (before, the
+# whole "Name <address>" was one encoded word, which hides the address).
+mkdir -p "$out/elsewhere"
+cat > "$out/utf8.conf" <<'CONF' || fail "cannot write utf8.conf"
+[report]
+mail_from = Jörg Müller <joerg@example.org>
+mail_to = linux-mm@kvack.org, "Morton, Andrew" <akpm@example.org>
+mail_cc = Zoë Ångström-Ödegaard von Überlänge <zoe@example.org>, plain@example.org
+CONF
+( cd "$out/elsewhere" && "$LAB" report "$out/threaded.json" --mail -c "$out/utf8.conf" \
+	-o "$out/utf8.txt" ) 2>"$out/utf8.err" || fail "report --mail -c failed: $(cat "$out/utf8.err")"
+python3 - "$out/utf8.txt" <<'PY' || fail "the names or addresses are not what lab.conf says"
+import email, email.policy, sys
+raw = open(sys.argv[1], "rb").read()
+msg = email.message_from_bytes(raw, policy=email.policy.default)
+assert not msg.defects, msg.defects
+def pairs(h):
+    return [(a.display_name, a.addr_spec) for a in msg[h].addresses]
+assert pairs("From") == [("Jörg Müller", "joerg@example.org")], pairs("From")
+assert pairs("To") == [("", "linux-mm@kvack.org"), ("Morton, Andrew", "akpm@example.org")], pairs("To")
+assert pairs("Cc") == [("Zoë Ångström-Ödegaard von Überlänge", "zoe@example.org"),
+                       ("", "plain@example.org")], pairs("Cc")
+for h in ("From", "To", "Cc"):
+    assert not msg[h].defects, (h, msg[h].defects)
+for line in raw.decode("ascii").split("\n"):
+    assert len(line) <= 80, f"line over 80 columns: {line!r}"
+print("mail: -c FILE read, UTF-8 names encoded, addresses intact")
+PY
+
+# An address lab.conf cannot take is refused at its line, with the form expected.
+printf '[report]\nmail_to = Jörg <jörg@example.org>\n' > "$out/badaddr.conf"
+"$LAB" report "$fixture" --mail -c "$out/badaddr.conf" >/dev/null 2>"$out/badaddr.err" &&
+	fail "a non-ASCII address was accepted"
+grep -q 'badaddr.conf:2: \[report\] mail_to: expected mail addresses' "$out/badaddr.err" ||
+	fail "the bad address is not named at its line: $(cat "$out/badaddr.err")"
+
 # Hostile strings: nothing but '\n' of the control characters, no Bcc header.
 ( cd "$out/none" && "$LAB" report "$out/hostile.json" --mail -o "$out/hostile.txt" ) \
 	2>"$out/hostile.err" || fail "report --mail failed on the hostile report"

@@ -187,7 +187,7 @@ sl = [
     '{"key":"%s","sessions":[],"values":"","confirmed":[{"at":99999999999999999999}]}' %
     keys[2].replace("\n", "\\n"),
 ]
-sealed(d + "/.history-state.json", ss, {"settings": {"alpha": 0.01, "permutations": 999,
+sealed(d + "/.history-state.json", ss, {"settings": {"alpha": 0.01, "permutations": 999, "gross": 20.0,
        "min_nights": 2, "seed": 1, "by_name": False}}, sl)
 PY
 "$LAB" history "$d" --json -o "$TMP/m.json" 2>"$TMP/err3"

@@ -163,8 +163,9 @@ static void test_report_section(void **state)
 		     "2: [report] base_url: expected an http:// or https:// URL without spaces "
 		     "or quotes, not 'https://x/\"><script>'");
 	expect_error("[report]\nmail_from = nobody\n" GOOD_KERNELS,
-		     "2: [report] mail_from: expected a mail address in printable ASCII "
-		     "(Name <user@example.org>), not 'nobody'");
+		     "2: [report] mail_from: expected a mail address: user@example.org or "
+		     "Name <user@example.org>, the name in UTF-8, the address in ASCII, "
+		     "not 'nobody'");
 	expect_error("[report]\nmail_bcc = a@b\n" GOOD_KERNELS,
 		     "2: [report] unknown key 'mail_bcc' (did you mean 'mail_cc'?)");
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* [host NAME] and [run] hosts in lab.conf: defaults, values, every error path. */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +63,46 @@ static void test_implicit_host(void **state)
 	config_release(&cfg);
 }
 
+/*
+ * Unset slots (config_resolve_slots()): under icount, on this machine, one
+ * per CPU this process may use, which become the host's cpus; without
+ * icount one; slots = N and other machines keep theirs.
+ */
+static void test_resolve_slots(void **state)
+{
+	struct lab_config cfg;
+	cpu_set_t set;
+	int status;
+	(void)state;
+	char *err = load("[host here]\n[host there]\nuri = qemu+ssh://root@box/system\n"
+			 "[host fixed]\nuri = qemu:///system\nslots = 1\n", &cfg, &status);
+	struct host_cfg *here = (struct host_cfg *)config_host(&cfg, "here");
+
+	assert_string_equal(err, "");
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	config_resolve_slots(&cfg, 0);
+	assert_int_equal(here->slots, 1);
+	assert_null(here->cpus);
+	config_resolve_slots(&cfg, 1);
+	assert_int_equal(here->slots, CPU_COUNT(&set));
+	assert_int_equal(here->nr_cpus, CPU_COUNT(&set));
+	assert_non_null(here->cpus);
+	assert_true(CPU_ISSET(here->cpu_ids[0], &set));
+	assert_int_equal(config_host(&cfg, "there")->slots, 1);
+	assert_int_equal(config_host(&cfg, "fixed")->slots, 1);
+	free(err);
+	config_release(&cfg);
+
+	/* cpus given: one slot per listed CPU */
+	err = load("[host here]\ncpus = 0\n", &cfg, &status);
+	assert_string_equal(err, "");
+	config_resolve_slots(&cfg, 1);
+	assert_int_equal(config_host(&cfg, "here")->slots, 1);
+	assert_string_equal(config_host(&cfg, "here")->cpus, "0");
+	free(err);
+	config_release(&cfg);
+}
+
 static void test_hosts(void **state)
 {
 	struct lab_config cfg;
@@ -92,11 +133,11 @@ static void test_hosts(void **state)
 
 	/* slots x vCPUs against cpus: 2 x 3 = 6 fit in 7, 2 x 4 = 8 do not */
 	struct strbuf e = STRBUF_INIT;
-	assert_int_equal(config_check_host_cpus(&cfg, 3, &e), LAB_OK);
+	assert_int_equal(config_check_host_cpus(&cfg, 3, 0, &e), LAB_OK);
 	assert_string_equal(sb_str(&e), "");
-	assert_int_equal(config_check_host_cpus(&cfg, 4, &e), LAB_EUSER);
-	char *want = xasprintf("%s/lab.conf:4: [host big] cpus: 2 slots x 4 guest vCPUs need 8 "
-			       "CPUs, '0-3,6,8-9' has 7", tmpdir);
+	assert_int_equal(config_check_host_cpus(&cfg, 4, 0, &e), LAB_EUSER);
+	char *want = xasprintf("%s/lab.conf:4: [host big] cpus: 2 slots x 4 CPUs need 8 "
+			       "CPUs, '0-3,6,8-9' has 7 (one host CPU per guest vCPU", tmpdir);
 	if (!strstr(sb_str(&e), want))
 		fail_msg("expected\n  %s\ngot\n  %s", want, sb_str(&e));
 	free(want);
@@ -161,7 +202,7 @@ static void test_host_errors(void **state)
 		     "'.' (e.g. [host baseline])");
 }
 
-/* config check's host CPUs with the [run] guest's real topology (tiny: 2 vCPUs). */
+/* config check's host CPUs with the [run] guest's real topology (tiny: 2 vCPUs; tiny-icount). */
 static void test_check_config(void **state)
 {
 	struct lab_config cfg;
@@ -175,7 +216,7 @@ static void test_check_config(void **state)
 
 	assert_string_equal(err, "");
 	assert_int_equal(hosts_check_config(&cfg, &e), LAB_EUSER);
-	assert_non_null(strstr(sb_str(&e), "lab.conf:6: [host a] cpus: 2 slots x 2 guest vCPUs need 4 "
+	assert_non_null(strstr(sb_str(&e), "lab.conf:6: [host a] cpus: 2 slots x 2 CPUs need 4 "
 				 "CPUs, '0-2' has 3"));
 	config_release(&cfg);
 	free(err);
@@ -186,6 +227,23 @@ static void test_check_config(void **state)
 	err = load(text, &cfg, &status);
 	assert_int_equal(hosts_check_config(&cfg, &e), LAB_OK);
 	assert_string_equal(sb_str(&e), "");
+	config_release(&cfg);
+	free(err);
+	free(text);
+	/* Under icount one emulator thread runs both vCPUs: a slot is one CPU. */
+	text = xasprintf("[guest t]\nfile = %s/guests/tiny-icount.conf\n[host a]\n"
+			 "uri = qemu:///system\nslots = 2\ncpus = 0-1\n[run]\nguest = t\n", cwd);
+	err = load(text, &cfg, &status);
+	assert_int_equal(hosts_check_config(&cfg, &e), LAB_OK);
+	config_release(&cfg);
+	free(err);
+	free(text);
+	text = xasprintf("[guest t]\nfile = %s/guests/tiny-icount.conf\n[host a]\n"
+			 "uri = qemu:///system\nslots = 3\ncpus = 0-1\n[run]\nguest = t\n", cwd);
+	err = load(text, &cfg, &status);
+	assert_int_equal(hosts_check_config(&cfg, &e), LAB_EUSER);
+	assert_non_null(strstr(sb_str(&e), "[host a] cpus: 3 slots x 1 CPU need 3 CPUs, '0-1' has 2 "
+				 "(one host CPU for the icount guest's emulator thread"));
 	config_release(&cfg);
 	free(err);
 	free(text);
@@ -257,6 +315,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_implicit_host),
+		cmocka_unit_test(test_resolve_slots),
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_host_errors),
 		cmocka_unit_test(test_check_config),

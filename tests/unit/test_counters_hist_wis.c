@@ -49,6 +49,26 @@ static void test_hist_multi_dropped(void **state)
 	free(t);
 }
 
+/* The runner's paused hold comes first in the file; it counted nothing. */
+static void test_hist_held(void **state)
+{
+	size_t len;
+	char *t = fixture("hist_held.txt", &len);
+	struct hist_file f;
+	uint64_t n = 0;
+
+	(void)state;
+	hist_parse(t, len, &f);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.bad_lines, 0);
+	assert_int_equal(hist_count(&f, "hist:keys=common_", &n), 0);
+	assert_int_equal(n, 203812);
+	assert_int_equal(hist_count(&f, NULL, &n), 0);
+	assert_int_equal(n, 203812);
+	assert_int_equal(hist_count(&f, "hist:keys=common_cpu", &n), -1);
+	free(t);
+}
+
 static void test_hist_truncated_garbage(void **state)
 {
 	size_t len;
@@ -141,6 +161,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hist_single),
 		cmocka_unit_test(test_hist_multi_dropped),
+		cmocka_unit_test(test_hist_held),
 		cmocka_unit_test(test_hist_truncated_garbage),
 		cmocka_unit_test(test_wis_ours),
 		cmocka_unit_test(test_wis_bad_lines),

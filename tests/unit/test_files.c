@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -629,6 +630,44 @@ static void test_session_dir_sweep(void **state)
 	free(dir);
 }
 
+/*
+ * A SIGTERM (or Ctrl-C) while a user's file is being written leaves neither
+ * the file nor its temporary: the output streams while it renders, for
+ * seconds on a large report, and a FILE.tmp.XXXXXX was left in the user's
+ * folder. A handler already installed (a session's) is left alone.
+ */
+static void test_user_file_signal_leaves_nothing(void **state)
+{
+	char *dir = scratch(), *out = path_join(dir, "out.html");
+	struct dirent *e;
+	int status, left = 0;
+	pid_t pid;
+	DIR *d;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct user_file uf;
+
+		if (user_file_begin(out, &uf) || write(uf.fd, "<html>", 6) != 6)
+			_exit(3);
+		raise(SIGTERM);
+		_exit(4);	/* not reached when the signal ends the process */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		left += e->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(left, 0);
+	assert_int_equal(rmdir(dir), 0);
+	free(out);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_user_file_regular_and_null),
 		cmocka_unit_test(test_user_file_refuses_special_files),
 		cmocka_unit_test(test_user_file_refuses_symlinks),
+		cmocka_unit_test(test_user_file_signal_leaves_nothing),
 		cmocka_unit_test(test_read_regular_file_refuses_planted),
 		cmocka_unit_test(test_copy_file_refuses_symlink),
 		cmocka_unit_test(test_mkdir_new_is_exclusive),

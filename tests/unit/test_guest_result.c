@@ -8,11 +8,13 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "guest_result.h"
 #include "guest_protocol.h"
 #include "guest_job.h"
+#include "strbuf.h"
 
 #define HELLO "{\"v\":1,\"seq\":0,\"type\":\"hello\",\"uptime_s\":1.25}\n"
 #define TOPO "{\"v\":1,\"seq\":1,\"type\":\"topology\",\"vcpus_online\":2,\"nodes\":[" \
@@ -20,6 +22,7 @@
 	"{\"id\":1,\"cpus\":\"1\",\"memory_kib\":500000,\"distances\":[20,10]}]}\n"
 #define METRIC "{\"v\":1,\"seq\":2,\"type\":\"workload\",\"record\":{\"type\":\"metric\",\"name\":\"x\",\"value\":3,\"unit\":\"s\"}}\n"
 #define EXIT "{\"v\":1,\"seq\":3,\"type\":\"exit\",\"status\":0}\n"
+#define EXIT0 "{\"v\":1,\"seq\":0,\"type\":\"exit\",\"status\":0}\n"
 #define DONE "{\"v\":1,\"seq\":4,\"type\":\"done\",\"records\":4}\n"
 
 static void parse(struct guest_result *r, const char *text, size_t len)
@@ -152,6 +155,62 @@ static void test_seq_overflow(void **state)
 		free(big);
 	}
 	expect_bads("{\"v\":1,\"seq\":-1,\"type\":\"hello\"}\n", "out of range");
+}
+
+/*
+ * The workload's records and its exit, decoded once by the parser: the
+ * session reads these members (session_record()), never the JSON by key.
+ */
+static void test_records_typed(void **state)
+{
+	const char text[] =
+		"{\"v\":1,\"seq\":0,\"type\":\"workload\",\"record\":{\"type\":\"metric\","
+		"\"name\":\"ops\",\"value\":12}}\n"
+		"{\"v\":1,\"seq\":1,\"type\":\"workload\",\"record\":{\"type\":\"metric\","
+		"\"name\":\"lat\",\"value\":1.5}}\n"
+		"{\"v\":1,\"seq\":2,\"type\":\"workload\",\"record\":{\"type\":\"series\","
+		"\"name\":\"s\",\"values\":[1,2]}}\n"
+		"{\"v\":1,\"seq\":3,\"type\":\"workload\",\"record\":{\"type\":\"series\","
+		"\"name\":\"t\",\"values\":\"no\"}}\n"
+		"{\"v\":1,\"seq\":4,\"type\":\"workload\",\"record\":{\"type\":\"error\","
+		"\"reason\":\"disk full\"}}\n"
+		"{\"v\":1,\"seq\":5,\"type\":\"workload\",\"record\":{\"type\":\"info\","
+		"\"name\":\"counter_overhead\"}}\n"
+		"{\"v\":1,\"seq\":6,\"type\":\"workload\",\"record\":{\"type\":\"novel\"}}\n"
+		"{\"v\":1,\"seq\":7,\"type\":\"exit\",\"status\":3,\"elapsed_s\":2.5}\n";
+	struct guest_result r;
+
+	(void)state;
+	parse(&r, text, sizeof(text) - 1);
+	assert_int_equal(r.bad.n, 0);
+	assert_int_equal(r.nrecs, 7);
+	assert_int_equal(r.recs[0].type, GUEST_RECORD_METRIC);
+	assert_string_equal(r.recs[0].name, "ops");
+	assert_true(r.recs[0].value_is_int && r.recs[0].ivalue == 12 && r.recs[0].value == 12);
+	assert_false(r.recs[1].value_is_int);
+	assert_true(r.recs[1].value == 1.5);
+	assert_int_equal(r.recs[2].type, GUEST_RECORD_SERIES);
+	assert_int_equal(json_array_size(r.recs[2].values), 2);
+	assert_null(r.recs[3].values);	/* not an array: none */
+	assert_int_equal(r.recs[4].type, GUEST_RECORD_ERROR);
+	assert_string_equal(r.recs[4].reason, "disk full");
+	assert_int_equal(r.recs[5].type, GUEST_RECORD_INFO);
+	assert_ptr_equal(r.recs[5].json, json_array_get(r.records, 5));
+	assert_int_equal(r.recs[6].type, GUEST_RECORD_OTHER);
+	assert_true(r.exit.seen);
+	assert_int_equal(r.exit.status, 3);
+	assert_true(r.exit.elapsed_s == 2.5);
+	guest_result_release(&r);
+
+	/* no exit record: not seen; one without elapsed_s: NaN */
+	parse(&r, HELLO, strlen(HELLO));
+	assert_false(r.exit.seen);
+	guest_result_release(&r);
+	parse(&r, EXIT0, strlen(EXIT0));
+	assert_int_equal(r.bad.n, 0);
+	assert_true(r.exit.seen);
+	assert_true(isnan(r.exit.elapsed_s));
+	guest_result_release(&r);
 }
 
 /* The host holds the runner's cap on workload records again: its memory is bounded by it. */
@@ -311,6 +370,43 @@ static void test_job_json(void **state)
 	free(s);
 }
 
+/* The tracepoints a job counts are enabled at boot; nothing else goes on the command line. */
+static void test_job_cmdline(void **state)
+{
+	const char *tps[] = { "--mm=shared", "--tracepoints=sched:sched_switch, vmscan:mm_vmscan_lru_gen_age",
+			      NULL };
+	const char *off[] = { "--tracepoints=sched:sched_switch", "--counters=0", NULL };
+	const char *none[] = { "--tracepoints=", "--counters=1", NULL };
+	const char *bad[] = { "--tracepoints=sched:sched_switch,a b;reboot,x:y\"z", NULL };
+	const char *many[3] = { NULL, NULL, NULL };
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+
+	(void)state;
+	s = guest_job_cmdline(tps);
+	assert_string_equal(s, "trace_event=sched:sched_switch,vmscan:mm_vmscan_lru_gen_age");
+	free(s);
+	assert_null(guest_job_cmdline(off));
+	assert_null(guest_job_cmdline(none));
+	assert_null(guest_job_cmdline(NULL));
+	/* what is not sys:event never reaches the kernel's command line */
+	s = guest_job_cmdline(bad);
+	assert_string_equal(s, "trace_event=sched:sched_switch");
+	free(s);
+	/* a long list is cut well inside the kernel's 2,048 bytes */
+	sb_adds(&sb, "--tracepoints=");
+	for (int i = 0; i < 200; i++)
+		sb_addf(&sb, "%ssys%d:event_number_%d", i ? "," : "", i, i);
+	many[0] = sb_str(&sb);
+	s = guest_job_cmdline(many);
+	assert_non_null(s);
+	assert_true(strlen(s) <= 1024);
+	assert_true(strlen(s) > 900);
+	assert_int_equal(strncmp(s, "trace_event=sys0:event_number_0,sys1:", 37), 0);
+	free(s);
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,11 +414,13 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_seq_overflow),
 		cmocka_unit_test(test_records_cap),
+		cmocka_unit_test(test_records_typed),
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_random_garbage),
 		cmocka_unit_test(test_bad_topology),
 		cmocka_unit_test(test_topology_problem),
 		cmocka_unit_test(test_job_json),
+		cmocka_unit_test(test_job_cmdline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,6 +242,52 @@ static void test_incremental(void **state)
 }
 
 /*
+ * A gross step (stats.h): nights that alternate 4 % apart, then nights at
+ * a quarter. By ranks the step is one more pair of nights apart; its runs
+ * are apart by about 30 times the spread. Confirmed, it is kept in the
+ * state with its ratio, and read back as it was.
+ */
+static void test_gross_step_kept(void **state)
+{
+	static const double base[] = { 1000, 1040, 1000, 1040, 250, 250 };
+	struct history h;
+	struct history_series *s;
+	json_t *st, *conf;
+	char name[16];
+	double gross;
+	(void)state;
+
+	for (int d = 1; d <= 6; d++) {
+		snprintf(name, sizeof(name), "g%02d", d);
+		session(name, d, "hostG", "1", "mm: gross", base[d - 1], 8, 0, NULL);
+	}
+	build(&h, 0, NULL);
+	s = find(&h, "hostG", "next + mm: gross");
+	assert_non_null(s);
+	assert_int_equal(s->ncp, 1);
+	assert_int_equal(s->cps[0].at, 4);
+	assert_false(s->cps[0].tentative);
+	assert_string_equal(s->cps[0].kind, "regression");
+	gross = s->cps[0].gross;
+	assert_true(gross >= STATS_CP_GROSS && gross < 40);
+	st = history_state_json(&h);
+	history_release(&h);
+	conf = json_object_get(json_object_iter_value(json_object_iter(json_object_get(st,
+							"series"))), "confirmed");
+	assert_int_equal(json_array_size(conf), 1);
+	assert_true(json_real_value(json_object_get(json_array_get(conf, 0), "gross")) == gross);
+
+	build(&h, 0, st);
+	s = find(&h, "hostG", "next + mm: gross");
+	assert_true(s->resumed);
+	assert_int_equal(s->ncp, 1);
+	assert_true(s->cps[0].kept);
+	assert_true(s->cps[0].gross == gross);
+	history_release(&h);
+	json_decref(st);
+}
+
+/*
  * A bisection (reports/<stamp>-bisect/, bisect.json) keeps each step's
  * session under steps/: measured on purpose against a prefix of a series,
  * they are not nights. Counted, a later, slower step became "tonight" and
@@ -701,6 +747,8 @@ static void test_state_checks(void **state)
 		{ "confirmed", "[{\"at\": 10.0, \"p\": 0.001}]" },
 		{ "confirmed", "[{\"at\": 12, \"p\": 0.001}, {\"at\": 12, \"p\": 0.001}]" },
 		{ "confirmed", "{\"at\": 10}" },
+		{ "confirmed", "[{\"at\": 10, \"p\": 0.001, \"gross\": 3}]" },
+		{ "confirmed", "[{\"at\": 10, \"p\": 0.001, \"gross\": \"big\"}]" },
 		{ "sessions", "[1, 2]" },
 		{ "sessions", "[]" },
 		{ "values", "[]" },
@@ -709,7 +757,10 @@ static void test_state_checks(void **state)
 		"confirmed[0].at: expected a night from 1 to 18, after the one before",
 		"confirmed[0].p: expected a p value above 0, at most 1",
 		"confirmed[0].at", "confirmed[0].at", "confirmed[1].at",
-		"expected sessions, values and confirmed", "sessions[0]: expected a session id",
+		"expected sessions, values and confirmed",
+		"confirmed[0].gross: expected none, or a ratio of at least 20",
+		"confirmed[0].gross: expected none, or a ratio of at least 20",
+		"sessions[0]: expected a session id",
 		"confirmed[0]: expected none over 0 nights", "expected sessions, values and confirmed",
 	};
 	(void)state;
@@ -964,6 +1015,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_gate_failed_night, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_series_and_skips, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gross_step_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_change_point_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),

@@ -138,7 +138,9 @@ static void test_switch_back_rebuilds_nothing(void **state)
 	stamp_all_old(r, old);
 	set_mtime(r, "a.c", time(NULL));	/* as the switch left them: "now" */
 	set_mtime(r, "b.c", time(NULL));
-	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2, r->s2, 0), 2);
+	struct strvec renewed = STRVEC_INIT;
+	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2, r->s2, 0, &renewed), 2);
+	assert_int_equal(renewed.n, 0);	/* nothing to compile again */
 	assert_int_equal(mtime(r, "a.c"), ANCIENT);
 	assert_int_equal(mtime(r, "b.c"), ANCIENT);
 	assert_int_equal(mtime(r, "c.c"), old);	/* never touched by a series: kept */
@@ -150,9 +152,16 @@ static void test_changed_content_is_new(void **state)
 	struct repo *r = *state;
 	time_t old = time(NULL) - 3600, t0 = time(NULL);
 
+	struct strvec renewed = STRVEC_INIT;
+
 	checkout(r, r->s2);
 	stamp_all_old(r, old);
-	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2, r->s1, 0), 2);
+	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2, r->s1, 0, &renewed), 2);
+	/* what make compiles again, for the build's estimate */
+	assert_int_equal(renewed.n, 2);
+	assert_string_equal(renewed.v[0], "a.c");
+	assert_string_equal(renewed.v[1], "b.c");
+	strvec_clear(&renewed);
 	assert_true(mtime(r, "a.c") >= t0);
 	assert_true(mtime(r, "b.c") >= t0);
 	assert_int_equal(mtime(r, "c.c"), old);
@@ -172,7 +181,7 @@ static void test_stamped_since_last_build(void **state)
 	checkout(r, r->s2);
 	stamp_all_old(r, built - 3600);
 	set_mtime(r, "c.c", built + 60);
-	assert_int_equal(kbuild_settle_mtimes(r->dir, NULL, r->s2, r->s2, built), 2);
+	assert_int_equal(kbuild_settle_mtimes(r->dir, NULL, r->s2, r->s2, built, NULL), 2);
 	assert_int_equal(mtime(r, "c.c"), ANCIENT);
 	assert_int_equal(mtime(r, "b.c"), ANCIENT);	/* series 2's own file: same content */
 	assert_int_equal(mtime(r, "a.c"), built - 3600);
@@ -192,9 +201,9 @@ static void test_unknown_last_build(void **state)
 
 	checkout(r, r->s2);
 	stamp_all_old(r, now);
-	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2, NULL, 0), -1);
+	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2, NULL, 0, NULL), -1);
 	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2,
-					      "0123456789012345678901234567890123456789", 0), -1);
+					      "0123456789012345678901234567890123456789", 0, NULL), -1);
 	assert_int_equal(mtime(r, "a.c"), now);
 	assert_int_equal(mtime(r, "b.c"), now);
 }

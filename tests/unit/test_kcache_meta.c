@@ -49,7 +49,7 @@ static void test_round_trip(void **state)
 	struct kbuild_meta m = { .key = "k", .input_key = "ik", .name = "patched", .src = &src,
 				 .series = &series, .series_text = &texts, .subjects = &subjects,
 				 .fragments = &none, .fragment_text = &none, .config_base = "tinyconfig",
-				 .config_sha256 = "c0ff", .compiler = "gcc 12", .image_sha256 = "ab",
+				 .config_sha256 = "c0ff", .compiler = "gcc 12", .image_sha256 = "ab", .image_size = 4194304,
 				 .built_at = "2026-01-01T00:00:00Z", .build_dir = "/b" };
 	struct kcache_meta km;
 	struct strbuf err = STRBUF_INIT;
@@ -81,6 +81,10 @@ static void test_round_trip(void **state)
 	assert_string_equal(km.series[1].sha256, hex);
 	assert_string_equal(km.config_sha256, "c0ff");
 	assert_string_equal(km.tree, "/cache/trees/tar-00");
+	/* what `kernel list` and `kernel gc` print of an entry */
+	assert_string_equal(km.name, "patched");
+	assert_string_equal(km.built_at, "2026-01-01T00:00:00Z");
+	assert_true(km.image_size == 4194304);
 	kcache_meta_release(&km);
 	assert_null(km.tree);
 
@@ -100,7 +104,8 @@ static void test_wrong_types(void **state)
 	(void)state;
 
 	write_meta("{\"subjects\": [\"a\", 7, null, \"b\"], \"series\": [{\"file\": \"/f\"}, 3, {}],"
-		   " \"config_sha256\": 5, \"tree\": [\"/t\"]}");
+		   " \"config_sha256\": 5, \"tree\": [\"/t\"], \"name\": 1, \"built_at\": {},"
+		   " \"sizes\": {\"bzImage\": \"big\"}}");
 	assert_int_equal(kcache_entry_meta(dir, &km, &err), 0);
 	assert_int_equal(km.subjects.n, 2);
 	assert_string_equal(km.subjects.v[1], "b");
@@ -109,6 +114,9 @@ static void test_wrong_types(void **state)
 	assert_null(km.series[0].sha256);
 	assert_null(km.config_sha256);
 	assert_null(km.tree);
+	assert_null(km.name);
+	assert_null(km.built_at);
+	assert_true(km.image_size == 0);
 	kcache_meta_release(&km);
 	sb_release(&err);
 }

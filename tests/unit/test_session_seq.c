@@ -174,6 +174,14 @@ static void test_open_corrupt_state(void **state)
 	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_EUSER);
 	assert_non_null(strstr(sb_str(&err), path));
 
+	/* A hand-edited member is named, not read as "not stopped" or a NaN block. */
+	sb_reset(&err);
+	write_text_file(path, "{\"workloads\": {\"yield\": {\"stopped\": true, "
+			"\"why\": \"decided\", \"look\": 1, \"look_block\": \"six\"}}}");
+	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_EUSER);
+	assert_null(q);
+	assert_non_null(strstr(sb_str(&err), "workloads.yield.look_block: expected an integer"));
+
 	/* no file yet: a fresh state; a fixed-N session: none */
 	unlink(path);
 	sb_reset(&err);

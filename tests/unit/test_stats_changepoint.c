@@ -402,6 +402,63 @@ static void test_steps_are_not_drifts(void **state)
 	}
 }
 
+/*
+ * Ranks cannot see how far a night fell. Three nights of runs in two
+ * modes 4 % apart (what the icount guest gives: test 60's history), then a
+ * night at a quarter of them: by ranks, tonight is one more low night
+ * (not significant without the low one of them); its runs are apart from every other by 33 times their
+ * spread, a gross step. Halved runs are not (16 times), and neither are
+ * two nights before tonight, or sides that overlap.
+ */
+static void test_gross_step(void **state)
+{
+	static const double before[3][5] = {
+		{ 124575, 124623, 124711, 129450, 129481 },
+		{ 124404, 124486, 124518, 124524, 129151 },
+		{ 124477, 124559, 124656, 124672, 129430 },
+	};
+	double v[4][5];
+	struct stats_cp_night n[4];
+	struct stats_cp_settings s;
+	struct stats_cp *cps;
+	(void)state;
+
+	for (size_t i = 0; i < 4; i++) {
+		for (size_t j = 0; j < 5; j++)
+			v[i][j] = i < 3 ? before[i][j] : before[i - 1][j] / 4;
+		n[i] = (struct stats_cp_night){ v[i], 5 };
+	}
+	stats_cp_settings_default(&s);
+	s.seed = 7;
+	assert_int_equal(stats_changepoints(n, 4, 0, &s, &cps), 1);
+	assert_int_equal(cps[0].at, 3);
+	assert_true(cps[0].tentative || s.min_nights == 1);
+	assert_true(cps[0].gross > 30 && cps[0].gross < 36);
+	assert_true(cps[0].p > 0 && cps[0].p <= 1);
+	assert_true(cps[0].z > 0);	/* down */
+	free(cps);
+	/* The ranks alone do not call it. */
+	s.gross = 0;
+	assert_int_equal(stats_changepoints(n, 4, 0, &s, &cps), 0);
+	free(cps);
+	s.gross = STATS_CP_GROSS;
+	/* Two nights before tonight: their spread says too little (the ranks may). */
+	for (size_t i = 0, k = stats_changepoints(n + 1, 3, 0, &s, &cps); i < k; i++)
+		assert_true(cps[i].gross == 0);
+	free(cps);
+	/* Halved: 16 times the spread, a step the ranks must find, not this. */
+	for (size_t j = 0; j < 5; j++)
+		v[3][j] = before[2][j] / 2;
+	assert_int_equal(stats_changepoints(n, 4, 0, &s, &cps), 0);
+	free(cps);
+	/* One run of tonight among the others: the sides overlap. */
+	for (size_t j = 0; j < 5; j++)
+		v[3][j] = before[2][j] / 4;
+	v[3][4] = 124600;
+	assert_int_equal(stats_changepoints(n, 4, 0, &s, &cps), 0);
+	free(cps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_null_tail_bounds),
 		cmocka_unit_test(test_drift_is_one_finding),
 		cmocka_unit_test(test_steps_are_not_drifts),
+		cmocka_unit_test(test_gross_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -341,6 +341,29 @@ static void test_simulated_aa(void **state)
 	assert_true(total_naive > binom_upper(2 * sims, 0.05));
 }
 
+/*
+ * A bisection's placement: an interval wholly on one side of the series'
+ * geometric midpoint places the prefix, one holding it does not; the same
+ * for a change that lowers the metric; nonsense bounds place nothing.
+ */
+static void test_side_of_midpoint(void **state)
+{
+	double up = sqrt(1.08), down = sqrt(0.29);
+
+	(void)state;
+	assert_int_equal(stats_side_of_midpoint(0.980, 1.030, up), -1);
+	assert_int_equal(stats_side_of_midpoint(1.050, 1.110, up), 1);
+	assert_int_equal(stats_side_of_midpoint(1.020, 1.060, up), 0);
+	assert_int_equal(stats_side_of_midpoint(0.900, 1.100, down), -1);
+	assert_int_equal(stats_side_of_midpoint(0.250, 0.330, down), 1);
+	assert_int_equal(stats_side_of_midpoint(0.400, 0.700, down), 0);
+	assert_int_equal(stats_side_of_midpoint(0.980, 1.030, 1.0), 0);
+	assert_int_equal(stats_side_of_midpoint(NAN, 1.030, up), 0);
+	assert_int_equal(stats_side_of_midpoint(0.0, 1.030, up), 0);
+	assert_int_equal(stats_side_of_midpoint(1.030, 0.980, up), 0);
+	assert_int_equal(stats_side_of_midpoint(0.980, INFINITY, up), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_plan_check),
 		cmocka_unit_test(test_decide_one_look),
 		cmocka_unit_test(test_simulated_aa),
+		cmocka_unit_test(test_side_of_midpoint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,12 +81,33 @@ static void test_path(void **state)
 	sb_release(&p);
 }
 
+/* A decoder's first error is written with its path; later ones only count. */
+static void test_fail_first_only(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct xjson_err d = { .err = &err };
+	json_t *n = json_integer(3);
+
+	(void)state;
+	xjson_fail(&d, "a string", n, "%s.%s", "workloads", "name");
+	xjson_fail(&d, "an array", NULL, "looks");
+	assert_int_equal(d.failed, 2);
+	assert_string_equal(sb_str(&err), "workloads.name: expected a string, got an integer");
+	sb_reset(&err);
+	d.failed = 0;
+	xjson_fail(&d, "an array", NULL, "looks");
+	assert_string_equal(sb_str(&err), "looks: expected an array, got nothing");
+	json_decref(n);
+	sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pack_ok),
 		cmocka_unit_test(test_pack_bad_dies),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_fail_first_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,6 +96,45 @@ int wl_snap_file(const char *phase, const char *label, const char *path, const c
  */
 static const char *const trigger_specs[] = { "hist:keys=common_type", "hist:keys=common_pid" };
 
+/*
+ * A paused histogram: it never fires, and it keeps the event in the
+ * kernel's "soft mode" (kernel/trace/trace_events.c), where a disabled event
+ * keeps its probe registered.
+ */
+static const char hold_spec[] = "hist:keys=common_cpu:size=128:pause";
+
+/*
+ * The host enabled the event at boot (trace_event=, lab/guest/guest_job.h)
+ * so that its probe was registered before the other CPUs started: doing it
+ * now would rewrite kernel text under them, which multi-threaded TCG
+ * mishandles now and then (an int3 panic). Keep it registered from here on
+ * and stop recording it into the ring buffer: the hold trigger first, then
+ * "0" to enable (soft mode: only marks it disabled). Installing and removing
+ * the counting trigger then never registers or unregisters a probe.
+ */
+static void tp_hold(struct wl_tp *tp)
+{
+	char path[400], *text;
+	size_t len;
+	int truncated;
+
+	if (tp->held)
+		return;
+	tp->held = 1;
+	snprintf(path, sizeof(path), "%s/enable", tp->dir);
+	text = wl_read_file(path, 64, &len, &truncated);
+	/* "1": enabled, and not in soft mode (that reads "1*" or "0*") */
+	if (text && len >= 1 && text[0] == '1' && (len == 1 || text[1] == '\n')) {
+		char trigger[400];
+
+		snprintf(trigger, sizeof(trigger), "%s/trigger", tp->dir);
+		/* without the hold, "0" unregisters: still better than recording every event */
+		wl_write_file(trigger, hold_spec);
+		wl_write_file(path, "0");
+	}
+	free(text);
+}
+
 static void tp_install(struct wl_snap *s, struct wl_tp *tp)
 {
 	char path[400];
@@ -111,6 +150,7 @@ static void tp_install(struct wl_snap *s, struct wl_tp *tp)
 		snprintf(tp->state, sizeof(tp->state), "absent: no such event in this kernel");
 		return;
 	}
+	tp_hold(tp);
 	snprintf(path, sizeof(path), "%s/trigger", tp->dir);
 	for (size_t i = 0; i < sizeof(trigger_specs) / sizeof(trigger_specs[0]); i++) {
 		err = wl_write_file(path, trigger_specs[i]);

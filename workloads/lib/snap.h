@@ -18,6 +18,7 @@ struct wl_tp {
 	char sys[PARAM_TP_SYS_LEN], evt[PARAM_TP_EVT_LEN];	/* param_tracepoint() limits */
 	char dir[320];		/* <tracefs>/events/sys/evt */
 	const char *spec;	/* the trigger we installed, NULL if none */
+	int held;		/* tp_hold() ran */
 	char state[160];	/* why it is not counted, if it is not */
 };
 

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the run stage reads of session.json, typed: each workload's job
+ * (its type, the arguments its program gets, the host folders it shares
+ * with the guest), each kernel's image, the guest file. Decoded once by
+ * session_jobs_decode() (session_jobs.c) when the session starts or
+ * resumes (a resumed one after session_resume_check()); the scheduler,
+ * one run, the hosts' checks and the kernels' holds read the struct.
+ */
+#ifndef LAB_SESSION_JOBS_H
+#define LAB_SESSION_JOBS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+#include "util.h"
+
+struct session_share {
+	char *tag, *host_dir;
+};
+
+/* One element of "workloads". */
+struct session_job {
+	char *name, *type;
+	struct strvec args;		/* "--param=value", as the program gets them */
+	struct session_share *shares;
+	size_t nshares;
+};
+
+/* One element of "kernels". */
+struct session_kernel_image {
+	char *name, *bzimage;		/* bzimage: NULL when not recorded */
+};
+
+struct session_jobs {
+	struct session_job *w;
+	size_t nw;
+	struct session_kernel_image *k;
+	size_t nk;
+	char *guest_file;		/* "guest.file", or NULL */
+};
+
+/*
+ * @ctx (session.json) into @j. A member of the wrong type is an error
+ * naming it ("workloads[1].shares[0].tag: expected a string, got null"):
+ * -1, @j released. 0 when it decodes.
+ */
+LAB_MUST_CHECK
+int session_jobs_decode(const json_t *ctx, struct session_jobs *j, struct strbuf *err);
+void session_jobs_release(struct session_jobs *j);
+
+/* The workload named @name; NULL when the session has none. */
+const struct session_job *session_job_find(const struct session_jobs *j, const char *name);
+/* The image of the kernel named @name; NULL when there is none. */
+const char *session_jobs_image(const struct session_jobs *j, const char *name);
+
+#endif
