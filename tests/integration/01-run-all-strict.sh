@@ -64,6 +64,36 @@ rm -f "$TMP"/p/mark-*
 PAIRED_JOBS=1 ONLY=fake INTEGRATION_DIR="$TMP/p" tests/integration/run-all > "$TMP/out" 2>&1
 grep -q "the other paired test never ran beside me" "$TMP/out" || fail "PAIRED_JOBS=1 ran two at once: $(cat "$TMP/out")"
 
+# A test past its limit ("# run-all: timeout N", else TEST_TIMEOUT) is
+# stopped with what it started, counted as failed and named; the run goes on.
+mkdir "$TMP/h"
+for kind in serial paired; do
+	n=1; [ $kind = paired ] && n=2
+	hdr=; [ $kind = paired ] && hdr='# run-all: paired'
+	cat > "$TMP/h/$n-fake-hangs-$kind.sh" <<EOF
+$hdr
+# run-all: timeout 2
+sleep 300 & echo \$! > "$TMP/h/$kind.pid"
+wait
+EOF
+done
+printf 'exit 0\n' > "$TMP/h/3-fake-after.sh"
+t0=$(date +%s)
+ONLY=fake INTEGRATION_DIR="$TMP/h" tests/integration/run-all > "$TMP/out" 2>&1 && fail "a hung test passed: $(cat "$TMP/out")"
+[ $(( $(date +%s) - t0 )) -lt 60 ] || fail "the limits did not stop the hung tests: $(cat "$TMP/out")"
+for kind in serial paired; do
+	n=1; [ $kind = paired ] && n=2
+	grep -q "FAIL $TMP/h/$n-fake-hangs-$kind.sh (timed out: stopped at its limit of 2 s)" "$TMP/out" ||
+		fail "the hung $kind test is not named as timed out: $(cat "$TMP/out")"
+	# (a zombie is dead: nothing here may reap an orphan)
+	pid=$(cat "$TMP/h/$kind.pid")
+	[ -e /proc/$pid ] && [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" != Z ] &&
+		fail "the hung $kind test's child outlived its limit"
+done
+grep -q "integration: 1 passed, 2 failed, 0 skipped" "$TMP/out" || fail "counts with hung tests: $(cat "$TMP/out")"
+TEST_TIMEOUT=x ONLY=fake INTEGRATION_DIR="$TMP/h" tests/integration/run-all > "$TMP/out" 2>&1
+[ $? -eq 2 ] && grep -q "TEST_TIMEOUT: expected seconds, got 'x'" "$TMP/out" || fail "a bad TEST_TIMEOUT: $(cat "$TMP/out")"
+
 # The real list names only tests that exist.
 while read -r name _; do
 	[ -f "tests/integration/$name" ] || fail "expected-skips names $name, which does not exist"

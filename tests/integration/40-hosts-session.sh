@@ -53,6 +53,23 @@ for _ in $(seq 600); do
 	fi
 	sleep 0.2
 done
+# The session's end, bounded: a session that hangs after the drop fails
+# here with what it was doing, instead of holding the suite until run-all's
+# limit.
+for _ in $(seq 4500); do
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.2
+done
+if kill -0 $pid 2>/dev/null; then
+	echo "the session has not ended 15 minutes after the drop; its threads:" >&2
+	for t in /proc/$pid/task/*; do
+		echo "  $(basename "$t") $(cat "$t/comm") wchan=$(cat "$t/wchan") syscall=$(cut -d' ' -f1 "$t/syscall")" >&2
+	done
+	ps -o pid,ppid,stat,etime,cmd --ppid $pid >&2
+	tail -30 "$TMP/err" >&2
+	kill $pid; sleep 10; kill -KILL $pid 2>/dev/null
+	fail "the session hung after the remote host dropped"
+fi
 wait $pid
 rc=$?
 [ "$stopped" != 0 ] || { tail -20 "$TMP/err"; fail "no run finished on the remote host"; }

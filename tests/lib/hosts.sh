@@ -28,7 +28,8 @@ hosts_need() {
 	command -v nc >/dev/null || skip "no nc (apt-get install netcat-openbsd; scripts/install-deps)"
 }
 
-hosts_virsh() { virsh -q -c "$HOSTS_LOCAL_URI" "$@"; }
+# (bounded: a daemon that hangs must fail the test, not hold it)
+hosts_virsh() { timeout -k 5 60 virsh -q -c "$HOSTS_LOCAL_URI" "$@"; }
 
 # The daemon alone, stopped (a host that drops) and started again.
 hosts_daemon_start() {
@@ -43,10 +44,28 @@ hosts_daemon_start() {
 	[ -S "$HOSTS_SOCK" ] || { cat "$d/stdout" "$d/libvirtd.log" >&2; fail "libvirtd did not start"; }
 }
 
+# hosts_kill PID NAME: TERM, then KILL if it is still there 15 s later (a
+# daemon's graceful stop may wait on a client's call), and reap it: a test
+# never waits on a process without a bound.
+hosts_kill() {
+	local pid=$1 name=$2
+	kill "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+	for _ in $(seq 150); do
+		kill -0 "$pid" 2>/dev/null || break
+		[ "$(awk '{print $3}' /proc/"$pid"/stat 2>/dev/null)" = Z ] && break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null && [ "$(awk '{print $3}' /proc/"$pid"/stat 2>/dev/null)" != Z ]; then
+		echo "hosts: $name (pid $pid) still there 15 s after TERM: KILL" >&2
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
 hosts_daemon_stop() {
 	[ -n "${HOSTS_LIBVIRTD_PID:-}" ] || return 0
-	kill "$HOSTS_LIBVIRTD_PID" 2>/dev/null
-	wait "$HOSTS_LIBVIRTD_PID" 2>/dev/null
+	hosts_kill "$HOSTS_LIBVIRTD_PID" libvirtd
 	HOSTS_LIBVIRTD_PID=
 }
 
@@ -112,9 +131,8 @@ hosts_stop() {
 		hosts_virsh pool-destroy "$HOSTS_POOL" >/dev/null 2>&1
 		hosts_virsh pool-undefine "$HOSTS_POOL" >/dev/null 2>&1
 	fi
-	[ -n "${HOSTS_SSHD_PID:-}" ] && kill "$HOSTS_SSHD_PID" 2>/dev/null && wait "$HOSTS_SSHD_PID" 2>/dev/null
-	[ -n "${HOSTS_LIBVIRTD_PID:-}" ] && kill "$HOSTS_LIBVIRTD_PID" 2>/dev/null &&
-		wait "$HOSTS_LIBVIRTD_PID" 2>/dev/null
+	[ -n "${HOSTS_SSHD_PID:-}" ] && hosts_kill "$HOSTS_SSHD_PID" sshd
+	[ -n "${HOSTS_LIBVIRTD_PID:-}" ] && hosts_kill "$HOSTS_LIBVIRTD_PID" libvirtd
 	if [ -n "${HOSTS_PORT:-}" ]; then
 		if [ "$HOSTS_HAD_KNOWN" = 0 ]; then
 			rm -f "$HOSTS_KNOWN" "$HOSTS_KNOWN.old"
