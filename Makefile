@@ -40,7 +40,7 @@ LIB_OBJS_SAN := $(filter-out build/san/lab/cmd/%.o,$(LAB_SRCS:%.c=build/san/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check test unit integration deps clean workloads demo test-guest check-layers \
+.PHONY: all check test unit integration deps clean workloads demo test-guest check-layers plugin \
 	check-style
 # Keep the sanitizer objects: they are intermediate to the tests, and make
 # would otherwise delete them and rebuild them on every `make unit`.
@@ -92,6 +92,18 @@ $(GUEST_RUNNER): guests/runner/runner.c common/cpulist.c common/cpulist.h common
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static -Icommon -o $@ $(filter %.c,$^) -l:libjansson.a
 
+# The attribution plugin (guests/plugin/), loaded by QEMU: its API header
+# comes from Debian's qemu source package, the installed version's
+# (scripts/qemu-plugin-header; the first time needs root and the archive).
+PLUGIN := build/plugin/mglrulab-attr.so
+PLUGIN_INC := build/plugin/include
+plugin: $(PLUGIN)
+$(PLUGIN_INC)/qemu-plugin.h:
+	scripts/qemu-plugin-header $(PLUGIN_INC)
+$(PLUGIN): guests/plugin/mglrulab_attr.c $(PLUGIN_INC)/qemu-plugin.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -fPIC -shared -pthread -I$(PLUGIN_INC) -o $@ $<
+
 # Test-only guest programs: tests/guest/NAME.c becomes build/tests/guest/NAME,
 # never build/guest/NAME, so no lab image holds them; a test builds an image
 # of its own with them (guest run --bin-dir).
@@ -111,7 +123,7 @@ unit: $(UNIT_BINS)
 		echo "== $$t"; $$t; pass=$$((pass+1)); done; \
 	echo "unit: $$pass test programs passed"
 
-integration: mglrulab workloads test-guest
+integration: mglrulab workloads test-guest plugin
 	tests/integration/run-all
 
 # Who may include whom: docs/layout.md. Seconds, so it runs first.
