@@ -29,6 +29,7 @@
  * the host derives median_ms_per_gen_hostadj from them (docs/reports.md,
  * "Host states").
  */
+#include "attr_mark.h"
 #include "args.h"
 #include "cgroup.h"
 #include "fileio.h"
@@ -233,6 +234,7 @@ static double timed_aging(const struct aging *a, uint64_t seq0, struct wl_ref *l
 		err = wl_lru_gen_age((unsigned int)a->id, (int)a->node, seq0 + (uint64_t)g,
 				     (int)a->can_swap, (int)a->force_scan);
 		ms[g] = (wl_now() - t0) * 1e3;
+		wl_mark_unit();	/* one generation: the attribution's unit */
 		if (err)
 			aging_failed(snap, "", seq0 + (uint64_t)g, err);
 		total += ms[g];

@@ -47,6 +47,7 @@
  * by fork) is incremented by every task, so the number of distinct
  * address spaces is proved, not assumed (info "mm_check").
  */
+#include "attr_mark.h"
 #include "args.h"
 #include "fileio.h"
 #include "jsonl.h"
@@ -134,6 +135,7 @@ static void *task_main(void *arg)
 			continue;
 		}
 		sched_yield();
+		wl_mark_unit();	/* one yield: the attribution's unit */
 		/* Single writer: a plain load+store, no locked instruction. */
 		atomic_store_explicit(&ts->count,
 				      atomic_load_explicit(&ts->count, memory_order_relaxed) + 1,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "snap.h"
+#include "attr_mark.h"
 #include "fileio.h"
 #include "jsonl.h"
 #include "topo.h"
@@ -196,15 +197,16 @@ void wl_snap_before(struct wl_snap *s, const char *label)
 	double t0;
 
 	snprintf(s->label, sizeof(s->label), "%s", label ? label : "");
-	if (!s->enabled)
-		return;
-	t0 = wl_now();
-	if (s->ntp)
-		find_tracing(s);
-	for (int i = 0; i < s->ntp; i++)
-		tp_install(s, &s->tps[i]);
-	snap_files("before", s->label);
-	s->t_before = wl_now() - t0;
+	if (s->enabled) {
+		t0 = wl_now();
+		if (s->ntp)
+			find_tracing(s);
+		for (int i = 0; i < s->ntp; i++)
+			tp_install(s, &s->tps[i]);
+		snap_files("before", s->label);
+		s->t_before = wl_now() - t0;
+	}
+	wl_mark_open();	/* last: the window is the measured phase alone */
 }
 
 void wl_snap_after(struct wl_snap *s)
@@ -212,6 +214,7 @@ void wl_snap_after(struct wl_snap *s)
 	double t0;
 	struct jl j;
 
+	wl_mark_close();	/* first, for the same reason */
 	if (!s->enabled)
 		return;
 	t0 = wl_now();

@@ -36,9 +36,13 @@ struct wl_snap {
  * common/workload_params.c); exits 1 on a malformed tracepoint name.
  */
 void wl_snap_init(struct wl_snap *s, const struct wl_args *args);
-/* Install triggers, then snapshot "before". @label tells several measured phases apart. */
+/*
+ * Install triggers, then snapshot "before", then open the attribution
+ * plugin's window (one NOP without the plugin). @label tells several
+ * measured phases apart.
+ */
 void wl_snap_before(struct wl_snap *s, const char *label);
-/* Snapshot "after", read and remove the triggers, report the overhead. */
+/* Close the plugin's window, snapshot "after", read and remove the triggers, report the overhead. */
 void wl_snap_after(struct wl_snap *s);
 /* Remove any trigger still installed (error paths). */
 void wl_snap_cleanup(struct wl_snap *s);
