@@ -150,7 +150,8 @@ int cmd_opt_json(const struct lab_opt_ctx *ctx, const char *arg);
 	  .help = (h) }
 
 extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
-	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage, host_usage;
+	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage, host_usage,
+	attribute_usage;
 
 LAB_MUST_CHECK
 int cmd_config(int argc, char **argv);
@@ -172,5 +173,7 @@ LAB_MUST_CHECK
 int cmd_host(int argc, char **argv);
 LAB_MUST_CHECK
 int cmd_history(int argc, char **argv);
+LAB_MUST_CHECK
+int cmd_attribute(int argc, char **argv);
 
 #endif

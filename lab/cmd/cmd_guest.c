@@ -37,7 +37,7 @@
 
 struct guest_opts {
 	const char *guest, *kernel, *initrd, *state, *uri, *cmdline, *run_dir, *workload;
-	const char *guests_dir, *bin_dir, *host;
+	const char *guests_dir, *bin_dir, *host, *attr_plugin;
 	struct strvec args;
 	struct domain_share shares[8];
 	int nr_shares;
@@ -149,6 +149,9 @@ static const struct lab_option guest_options[] = {
 		     "kernel and image as volumes there, console and results as streams"),
 	GUEST_STRING("run-dir", 0, run_dir, "DIR", "where the run's files go (default STATE/runs/...)"),
 	GUEST_BOOL("keep-disk", keep_disk, "keep the run's overlay disk for 'guest extract'"),
+	GUEST_STRING("attr-plugin", 0, attr_plugin, "SO",
+		     "(run, TCG) load the attribution plugin (build/plugin/mglrulab-attr.so):\n"
+		     "instructions per block of each measured phase in RUN_DIR/attr.N"),
 	LAB_OPT_LONG("repeat", 0, struct guest_opts, repeat, 1, 10000, "N",
 		     "N fresh guests in a row through one connection"),
 	LAB_OPT_LONG("jobs", 0, struct guest_opts, jobs, 1, GUEST_MAX_JOBS, "J",
@@ -220,6 +223,11 @@ static int parse_opts(int argc, char **argv, struct guest_opts *o, int need_gues
 		return user_error("guest: which guest? (e.g. 'mglrulab guest boot tiny --kernel PATH')");
 	if (need_guest && !o->kernel)
 		return user_error("guest: --kernel PATH_TO_BZIMAGE is required");
+	if (o->attr_plugin && o->host)
+		return user_error("--attr-plugin: not with --host (QEMU loads it from this machine's files)");
+	if (o->attr_plugin && !is_regular_file(o->attr_plugin))
+		return user_error("--attr-plugin %s: no such file (make plugin builds "
+				  "build/plugin/mglrulab-attr.so)", o->attr_plugin);
 	if (o->kernel && !is_regular_file(o->kernel)) {
 		if (strchr(o->kernel, '/'))
 			return user_error("--kernel %s: no such file (a bzImage, or a [kernel NAME] of lab.conf)",
@@ -468,6 +476,7 @@ static int print_xml(const struct guest_opts *o, const struct guest_topology *to
 	run.run_dir = run_dir;
 	run.shares = o->shares;
 	run.nr_shares = o->nr_shares;
+	run.attr_plugin = o->attr_plugin;
 	/* the name and owner tag the first domain of this process would get */
 	name = xasprintf(LAB_DOMAIN_PREFIX "%ld-0", (long)getpid());
 	domain_owner_self(&owner, state);
@@ -508,6 +517,7 @@ static void fill_batch(struct guest_opts *o, struct guest_lab *lab, const struct
 			.initrd = o->initrd,
 			.shares = o->shares,
 			.nr_shares = o->nr_shares,
+			.attr_plugin = o->attr_plugin,
 		};
 		if (!o->json && !lab_quiet)
 			term_printf(stdout, "booting %s (%d vCPUs, %d nodes) with %s ...\n", topo->name,

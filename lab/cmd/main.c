@@ -40,6 +40,8 @@ const struct command lab_commands[] = {
 	  &run_usage },
 	{ "bisect", cmd_bisect, "which patch of a series moved the metric: confirm, bisect prefixes",
 	  &bisect_usage },
+	{ "attribute", cmd_attribute, "which kernel functions a run's instructions went to (TCG plugin)",
+	  &attribute_usage },
 	{ "help", cmd_help, "show help for mglrulab or one command", &help_usage },
 	{ "version", cmd_version, "print the version", &version_usage },
 	{ NULL, NULL, NULL, NULL },

@@ -33,11 +33,38 @@ static int absolute(const char *p, char **out)
 	return *out ? 0 : -1;
 }
 
+/* QEMU's option syntax: a comma inside a value is written twice. */
+static void add_qemu_opt(struct strbuf *sb, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == ',')
+			sb_addc(sb, ',');
+		sb_addc(sb, *v);
+	}
+}
+
+/* -plugin's value for the attribution plugin @so writing to @dir/attr.N; NULL if @so is not absolute-able. */
+static char *plugin_arg(const char *so, const char *dir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *abs;
+
+	if (absolute(so, &abs) || !abs)
+		return NULL;
+	add_qemu_opt(&sb, abs);
+	sb_adds(&sb, ",out=");
+	add_qemu_opt(&sb, dir);
+	sb_adds(&sb, "/attr");
+	free(abs);
+	return sb_detach(&sb);
+}
+
 char *guest_run_domain_xml(const struct guest_run *run, const char *name,
 			   const struct domain_owner *owner)
 {
 	char *dir = NULL, *kernel = NULL, *initrd = NULL, *xml = NULL;
 	char *disk = NULL, *job = NULL, *console = NULL, *channel = NULL, *cmdline = NULL;
+	char *plugin = NULL;
 	const struct guest_remote *rem = run->remote;
 	struct domain_spec spec;
 
@@ -53,12 +80,15 @@ char *guest_run_domain_xml(const struct guest_run *run, const char *name,
 	if (!rem && run->job_json)
 		job = path_join(dir, "job.json");
 	cmdline = guest_run_cmdline(run);
+	if (run->attr_plugin && !rem && !(plugin = plugin_arg(run->attr_plugin, dir)))
+		goto out;
 	spec = (struct domain_spec){
 		.name = name, .topo = run->topo, .accel = run->accel,
 		.kernel = rem ? rem->kernel : kernel, .initrd = rem ? rem->initrd : initrd,
 		.cmdline = cmdline, .disk = disk, .job = rem ? rem->job : job,
 		.console_log = console, .channel_log = channel, .streams = !!rem,
 		.shares = run->shares, .nr_shares = run->nr_shares, .owner = owner,
+		.qemu_plugin = plugin,
 	};
 	xml = domain_xml(&spec);
 out:
@@ -70,5 +100,6 @@ out:
 	free(console);
 	free(channel);
 	free(cmdline);
+	free(plugin);
 	return xml;
 }

@@ -57,6 +57,12 @@ struct guest_run {
 	const char *job_cmdline;	/* guest_job_cmdline()'s, or NULL */
 	const char *extra_cmdline;	/* appended last (its init= wins), or NULL */
 	const char *run_dir;		/* created if needed */
+	/*
+	 * The attribution plugin (guests/plugin/mglrulab_attr.c, a .so), or
+	 * NULL: under TCG it writes its windows to run_dir/attr.N. Local
+	 * hosts only.
+	 */
+	const char *attr_plugin;
 	int keep_disk;			/* keep run_dir/disk.qcow2 for extraction */
 	int boot_timeout_s, run_timeout_s;	/* 0: the topology's */
 	const struct domain_share *shares;	/* read-only host folders over 9p (kernel_build's toolchain) */

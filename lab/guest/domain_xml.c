@@ -186,10 +186,11 @@ char *domain_xml(const struct domain_spec *s)
 	struct strbuf sb = STRBUF_INIT;
 
 	int icount = s->accel == ACCEL_TCG && t->icount_shift >= 0;
+	const char *plugin = s->accel == ACCEL_TCG ? s->qemu_plugin : NULL;
 
 	/* libvirt has no element for -icount: the QEMU namespace passes it on. */
 	sb_addf(&sb, "<domain type='%s'%s>\n", s->accel == ACCEL_KVM ? "kvm" : "qemu",
-		icount ? " xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'" : "");
+		icount || plugin ? " xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'" : "");
 	add_text_elem(&sb, "  ", "name", s->name);
 	/* who started it: what a later mglrulab judges a leftover by (domain_owner.h) */
 	if (s->owner)
@@ -218,10 +219,18 @@ char *domain_xml(const struct domain_spec *s)
 	 * timer instead of waiting for the host's clock, so an idle guest
 	 * costs no wall time and nothing of the host's pace leaks in.
 	 */
+	if (icount || plugin)
+		sb_adds(&sb, "  <qemu:commandline>\n");
 	if (icount)
-		sb_addf(&sb, "  <qemu:commandline>\n    <qemu:arg value='-icount'/>\n"
-			"    <qemu:arg value='shift=%d,sleep=off'/>\n  </qemu:commandline>\n",
-			t->icount_shift);
+		sb_addf(&sb, "    <qemu:arg value='-icount'/>\n"
+			"    <qemu:arg value='shift=%d,sleep=off'/>\n", t->icount_shift);
+	if (plugin) {
+		sb_adds(&sb, "    <qemu:arg value='-plugin'/>\n    <qemu:arg value='");
+		sb_add_xml(&sb, plugin);
+		sb_adds(&sb, "'/>\n");
+	}
+	if (icount || plugin)
+		sb_adds(&sb, "  </qemu:commandline>\n");
 	sb_adds(&sb, "</domain>\n");
 	return sb_detach(&sb);
 }

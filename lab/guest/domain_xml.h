@@ -37,6 +37,8 @@ struct domain_spec {
 	int nr_shares;
 	/* who starts it, in <metadata> (domain_owner.h); NULL: no tag */
 	const struct domain_owner *owner;
+	/* TCG only: -plugin's value (the .so and its arguments, QEMU's commas doubled), or NULL */
+	const char *qemu_plugin;
 };
 
 /* The domain XML (caller frees). */

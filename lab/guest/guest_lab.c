@@ -119,6 +119,7 @@ int guest_lab_run_with(struct guest_lab *lab, const struct guest_topology *topo,
 	run->initrd = job->initrd;
 	run->shares = job->shares;
 	run->nr_shares = job->nr_shares;
+	run->attr_plugin = job->attr_plugin;
 	run->workload = job->workload;
 	if (!lab->accel_resolved || topo->accel != ACCEL_AUTO) {
 		enum guest_accel a;

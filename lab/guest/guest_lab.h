@@ -66,6 +66,7 @@ struct guest_job_spec {
 	const char *initrd;		/* NULL normally (lab kernels need none) */
 	const struct domain_share *shares;	/* read-only 9p shares, or NULL */
 	int nr_shares;
+	const char *attr_plugin;	/* guest_run.attr_plugin, or NULL */
 };
 
 /*

@@ -113,6 +113,51 @@ static void test_icount(void **state)
 	sb_release(&err);
 }
 
+/*
+ * The attribution plugin: -plugin with an absolute .so and out= the run's
+ * folder, commas doubled (QEMU's option syntax) and quotes escaped (XML);
+ * under KVM, which cannot load it, and on a remote host, nothing.
+ */
+static void test_attr_plugin(void **state)
+{
+	struct guest_topology t;
+	struct strbuf err = STRBUF_INIT;
+	struct guest_run run;
+	struct guest_remote rem = { .host = "box", .kernel = "/pool/k" };
+	char *xml, *cwd = getcwd(NULL, 0), *want;
+
+	(void)state;
+	assert_int_equal(guest_topology_load("guests/tiny.conf", &t, &err), 0);
+	memset(&run, 0, sizeof(run));
+	run.topo = &t;
+	run.accel = ACCEL_TCG;
+	run.kernel = "/k/bzImage";
+	run.run_dir = "/runs/a,b'c";
+	run.attr_plugin = "build/plugin/x.so";
+	xml = guest_run_domain_xml(&run, "mglrulab-1-0", NULL);
+	/* no icount in tiny: the namespace for the plugin alone */
+	contains(xml, "<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>");
+	want = xasprintf("  <qemu:commandline>\n    <qemu:arg value='-plugin'/>\n"
+			 "    <qemu:arg value='%s/build/plugin/x.so,out=/runs/a,,b&#39;c/attr'/>\n"
+			 "  </qemu:commandline>\n", cwd);
+	contains(xml, want);
+	free(want);
+	free(xml);
+	run.accel = ACCEL_KVM;
+	xml = guest_run_domain_xml(&run, "mglrulab-1-0", NULL);
+	assert_null(strstr(xml, "-plugin"));
+	assert_null(strstr(xml, "qemu:"));
+	free(xml);
+	run.accel = ACCEL_TCG;
+	run.remote = &rem;
+	xml = guest_run_domain_xml(&run, "mglrulab-1-0", NULL);
+	assert_null(strstr(xml, "-plugin"));
+	free(xml);
+	guest_topology_release(&t);
+	sb_release(&err);
+	free(cwd);
+}
+
 static void test_placement_and_memory_only_node(void **state)
 {
 	struct guest_topology t;
@@ -294,6 +339,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tiny),
 		cmocka_unit_test(test_icount),
+		cmocka_unit_test(test_attr_plugin),
 		cmocka_unit_test(test_placement_and_memory_only_node),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_remote),

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Attribution: where the guest spent its instructions, per kernel
+ * function and per unit of the workload (docs/attribution.md).
+ *
+ * The attribution plugin (guests/plugin/mglrulab_attr.c) writes one file
+ * per measured window, RUN_DIR/attr.N: the window's unit count, then each
+ * translated block that ran, with its instructions and executions. Here
+ * those files are read (attr_window_load()), the blocks resolved to
+ * functions with the kernel's System.map (attr_symbols_load()), and summed
+ * into a table per unit (attr_table_build()); two tables, the baseline's
+ * and the patched kernel's, give the functions whose cost moved
+ * (attr_diff_build()).
+ */
+#ifndef LAB_ATTR_H
+#define LAB_ATTR_H
+
+#include "strbuf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Guest addresses below this are user space (x86-64's lower half). */
+#define ATTR_KERNEL_BASE	0xffff800000000000ull
+#define ATTR_ROW_USER		"[user space]"
+#define ATTR_ROW_UNKNOWN	"[kernel, no symbol]"
+
+/* A window file's size limit: a guest kernel has some 10^5 blocks. */
+#define ATTR_WINDOW_MAX_BYTES	(256ll << 20)
+
+struct attr_sym {
+	uint64_t addr;
+	char *name;
+};
+
+/* A kernel's text symbols, by address. */
+struct attr_symbols {
+	struct attr_sym *v;
+	size_t n;
+};
+
+/*
+ * Read @path (a System.map: "ADDRESS TYPE NAME" lines, nm's output) into
+ * @s: its text symbols (types T, t, W, w), sorted. -1 with FILE:LINE and
+ * what was expected in @err.
+ */
+int attr_symbols_load(const char *path, struct attr_symbols *s, struct strbuf *err);
+/* The function @addr lies in (the last symbol at or below it), or NULL. */
+const char *attr_symbols_find(const struct attr_symbols *s, uint64_t addr);
+void attr_symbols_release(struct attr_symbols *s);
+
+struct attr_block {
+	uint64_t addr;		/* the block's first instruction */
+	uint32_t insns;		/* its instructions */
+	uint64_t execs;		/* its executions in the window */
+};
+
+/* One window of a run: the plugin's attr.N. */
+struct attr_window {
+	uint64_t units;
+	struct attr_block *v;
+	size_t n;
+};
+
+/*
+ * Read the plugin's window file @path into @w. The file is QEMU's output,
+ * read as untrusted: every line checked, a missing "end" (QEMU stopped
+ * while writing) refused, FILE:LINE and what was expected in @err.
+ */
+int attr_window_load(const char *path, struct attr_window *w, struct strbuf *err);
+void attr_window_release(struct attr_window *w);
+
+struct attr_row {
+	char *name;		/* a function, ATTR_ROW_USER or ATTR_ROW_UNKNOWN */
+	uint64_t insns;		/* instructions in the window */
+};
+
+/* A window's instructions per function, largest first. */
+struct attr_table {
+	struct attr_row *v;
+	size_t n;
+	uint64_t total, units;
+};
+
+/* Sum @w's blocks per function of @s into @t. */
+void attr_table_build(const struct attr_window *w, const struct attr_symbols *s,
+		      struct attr_table *t);
+void attr_table_release(struct attr_table *t);
+/* Instructions per unit (per window when it counted no unit). */
+double attr_per_unit(const struct attr_table *t, uint64_t insns);
+
+struct attr_diff_row {
+	const char *name;	/* owned by the tables */
+	double base, patched;	/* instructions per unit */
+};
+
+/* Two tables side by side: every function of either, by |change| descending. */
+struct attr_diff {
+	struct attr_diff_row *v;
+	size_t n;
+	double base_total, patched_total;	/* per unit */
+};
+
+void attr_diff_build(const struct attr_table *base, const struct attr_table *patched,
+		     struct attr_diff *d);
+void attr_diff_release(struct attr_diff *d);
+
+#endif
