@@ -12,7 +12,8 @@
 # no longer does: lab_git_env). It must be re-parented to mglrulab and
 # reaped. Asserts: the session exits 0; the daemon's parent was mglrulab;
 # no zombie child of mglrulab lives longer than the reaper's grace plus a
-# margin, sampled all through; every run's host overhead is under 1 s.
+# margin, sampled all through; every run's host overhead is under 3 s
+# (the bug cost about 40 s a run; the 2-core machines measure 0.3-1.7 s).
 # Then SIGINT during a run: exit 2 within 5 s, no QEMU of this test's
 # state folder left. Looks only at its own pids and state folder.
 . "$(dirname "$0")/../lib/common.sh"
@@ -101,7 +102,7 @@ sys.exit(1 if stuck else 0)
 PY
 
 d=$(readlink -f "$TMP/reports/latest")
-python3 - "$d" <<'PY' || fail "a run's host overhead was 1 s or more"
+python3 - "$d" <<'PY' || fail "a run's host overhead was 3 s or more"
 import glob, json, sys
 runs = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/runs/*.json"))]
 assert len(runs) == 4, "expected 4 runs, found %d" % len(runs)
@@ -109,7 +110,7 @@ bad = 0
 for r in runs:
     h = r["timings"]["host_overhead_s"]
     print("run %d %s: boot %.2f s, host overhead %.2f s" % (r["seq"], r["kernel"], r["timings"]["boot_s"], h))
-    bad += h is None or h >= 1.0
+    bad += h is None or h >= 3.0
 sys.exit(1 if bad else 0)
 PY
 
