@@ -17,6 +17,8 @@
 
 #include "strbuf.h"
 
+#include <jansson.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +29,8 @@
 
 /* A window file's size limit: a guest kernel has some 10^5 blocks. */
 #define ATTR_WINDOW_MAX_BYTES	(256ll << 20)
+/* A System.map's: a distribution kernel's is some 10 MiB. */
+#define ATTR_MAP_MAX_BYTES	(128ll << 20)
 
 struct attr_sym {
 	uint64_t addr;
@@ -104,5 +108,27 @@ struct attr_diff {
 void attr_diff_build(const struct attr_table *base, const struct attr_table *patched,
 		     struct attr_diff *d);
 void attr_diff_release(struct attr_diff *d);
+
+/* The runs of one kernel for attr_compare_json(): their folders and its System.map. */
+struct attr_side {
+	const char *const *dirs;
+	size_t n;
+	const char *map;
+};
+
+#define ATTR_MAX_RUNS	16
+
+/*
+ * Window @window of several runs of each kernel (attr_compare.c): every
+ * function's instructions per unit averaged over its kernel's runs, with
+ * the delta and its share of the whole change, largest |delta| first,
+ * the first @top of them in "functions"; the spread (max - min between
+ * runs of one kernel, the larger of the two) per function, and the
+ * table's noise, the largest spread of a kernel function (null with one
+ * run per kernel). A new reference, or NULL with FILE:LINE and what was
+ * expected in @err. reports/SCHEMA.md, "attribution", has the members.
+ */
+json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *patched,
+			  long window, long top, struct strbuf *err);
 
 #endif

@@ -5,10 +5,43 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * @path opened for reading, if it is a regular file of at most @max bytes:
+ * both inputs come from elsewhere (a System.map named on the command line,
+ * a window QEMU wrote), and a FIFO or a device there would block the open
+ * or the read forever. O_NONBLOCK keeps the open itself from waiting; it
+ * is cleared once the file is known to be regular. NULL with the reason
+ * in @err.
+ */
+static FILE *open_regular(const char *path, long long max, struct strbuf *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		sb_addf(err, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > max) {
+		sb_addf(err, "%s: not a regular file of at most %lld MiB", path, max >> 20);
+		close(fd);
+		return NULL;
+	}
+	if (fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "r"))) {
+		sb_addf(err, "%s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
 
 /* An unsigned number of @base filling [@s, @end) exactly, without sign or overflow. */
 static int span_u64(const char *s, const char *end, int base, uint64_t *out)
@@ -48,17 +81,15 @@ static int sym_cmp(const void *a, const void *b)
 
 int attr_symbols_load(const char *path, struct attr_symbols *s, struct strbuf *err)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = open_regular(path, ATTR_MAP_MAX_BYTES, err);
 	char *line = NULL;
 	size_t cap = 0, alloc = 0;
 	ssize_t len;
 	long lineno = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (!f) {
-		sb_addf(err, "%s: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		const char *p = line, *a, *ae, *t, *te, *n, *ne;
 		uint64_t addr;
@@ -158,23 +189,16 @@ static int block_line(const char *line, struct attr_block *b)
 
 int attr_window_load(const char *path, struct attr_window *w, struct strbuf *err)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = open_regular(path, ATTR_WINDOW_MAX_BYTES, err);
 	char *line = NULL;
 	size_t cap = 0, alloc = 0;
 	ssize_t len;
 	long lineno = 0;
 	int ended = 0;
-	struct stat st;
 
 	memset(w, 0, sizeof(*w));
-	if (!f) {
-		sb_addf(err, "%s: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > ATTR_WINDOW_MAX_BYTES) {
-		sb_addf(err, "%s: not a regular file of at most %lld MiB", path, ATTR_WINDOW_MAX_BYTES >> 20);
-		goto fail;
-	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		if (len && line[len - 1] == '\n')

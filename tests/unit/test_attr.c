@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "attr.h"
@@ -188,6 +190,123 @@ static void test_diff(void **state)
 	attr_diff_release(&d);
 }
 
+/* A run folder @name under dir with window 1: @units, then the block lines. */
+static char *run_with(const char *name, const char *window)
+{
+	char *d = xasprintf("%s/%s", dir, name), *f;
+
+	assert_int_equal(mkdir_p(d, 0755), 0);
+	f = xasprintf("%s/attr.1", d);
+	assert_int_equal(write_file_atomic(f, window, strlen(window)), 0);
+	free(f);
+	return d;
+}
+
+static const json_t *row_named(const json_t *t, const char *fn)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(t, "functions"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "function")), fn))
+			return r;
+	fail_msg("no row %s", fn);
+	return NULL;
+}
+
+static double num(const json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+/*
+ * Two runs per kernel: do_sched_yield +10 per unit in both patched runs,
+ * __schedule wobbling by 3 between the baseline's runs (the noise), user
+ * space by 50 (not the kernel's noise), weak_fn only in the patched kernel.
+ */
+static void test_compare(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *map = put("System.map", MAP);
+	/* per unit (10 units): __schedule 40/43, yield 20, user 5/10 */
+	char *b1 = run_with("b1", "units 10\nffffffff81002000 4 100\nffffffff81001000 2 100\n"
+			    "401000 5 10\nend\n");
+	char *b2 = run_with("b2", "units 10\nffffffff81002000 43 10\nffffffff81001000 2 100\n"
+			    "401000 10 10\nend\n");
+	char *p1 = run_with("p1", "units 20\nffffffff81002000 4 200\nffffffff81001000 6 100\n"
+			    "401000 5 20\nffffffff81003000 1 20\nend\n");
+	char *p2 = run_with("p2", "units 10\nffffffff81002000 4 100\nffffffff81001000 3 100\n"
+			    "401000 5 10\nffffffff81003000 1 10\nend\n");
+	const char *bd[] = { b1, b2 }, *pd[] = { p1, p2 };
+	struct attr_side base = { bd, 2, map }, patched = { pd, 2, map };
+	json_t *t;
+	(void)state;
+
+	t = attr_compare_json(&base, &patched, 1, 2, &err);
+	assert_non_null(t);
+	/* by |delta|: do_sched_yield +10, user space -2.5, __schedule -1.5, weak_fn +1 */
+	assert_int_equal(json_array_size(json_object_get(t, "functions")), 2);
+	assert_int_equal(json_integer_value(json_object_get(t, "more")), 2);
+	const json_t *y = json_array_get(json_object_get(t, "functions"), 0);
+	assert_string_equal(json_string_value(json_object_get(y, "function")), "do_sched_yield");
+	assert_true(num(y, "base") == 20.0 && num(y, "patched") == 30.0 && num(y, "delta") == 10.0);
+	assert_true(num(y, "spread") == 0.0);
+	assert_true(num(t, "noise") == 3.0);		/* __schedule 40 vs 43; user's 5 not counted */
+	assert_int_equal(json_integer_value(json_object_get(t, "beyond_noise")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(t, "functions"), 1), "function")), ATTR_ROW_USER);
+	/* totals: base (65+73)/2 = 69, patched (76+76)/2 = 76 */
+	assert_true(num(t, "base_per_unit") == 69.0 && num(t, "patched_per_unit") == 76.0);
+	assert_true(num(t, "base_kernel_per_unit") == 61.5);
+	assert_true(num(t, "patched_kernel_per_unit") == 71.0);
+	assert_true(fabs(num(y, "share_of_change") - 10.0 / 7.0) < 1e-12);
+	json_decref(t);
+
+	t = attr_compare_json(&base, &patched, 1, 100, &err);
+	assert_non_null(t);
+	assert_true(num(row_named(t, "weak_fn"), "base") == 0.0);
+	assert_true(num(row_named(t, "weak_fn"), "patched") == 1.0);
+	assert_true(num(row_named(t, "__schedule"), "spread") == 3.0);
+	json_decref(t);
+
+	/* one run per kernel: no noise claimed */
+	base.n = patched.n = 1;
+	t = attr_compare_json(&base, &patched, 1, 100, &err);
+	assert_non_null(t);
+	assert_true(json_is_null(json_object_get(t, "noise")));
+	assert_true(json_is_null(json_object_get(row_named(t, "__schedule"), "spread")));
+	json_decref(t);
+
+	/* a window the runs did not write: the file named */
+	assert_null(attr_compare_json(&base, &patched, 2, 10, &err));
+	assert_non_null(strstr(sb_str(&err), "b1/attr.2"));
+	sb_release(&err);
+	free(b1);
+	free(b2);
+	free(p1);
+	free(p2);
+	free(map);
+}
+
+/* A FIFO as the System.map or a window: refused at once, not a hang in open(). */
+static void test_fifo_refused(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct attr_symbols s;
+	struct attr_window w;
+	char *fifo = xasprintf("%s/fifo", dir);
+	(void)state;
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(attr_symbols_load(fifo, &s, &err), -1);
+	assert_non_null(strstr(sb_str(&err), "not a regular file"));
+	sb_reset(&err);
+	assert_int_equal(attr_window_load(fifo, &w, &err), -1);
+	assert_non_null(strstr(sb_str(&err), "not a regular file"));
+	sb_release(&err);
+	free(fifo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +315,8 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_window_malformed),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_fifo_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Several attribution runs of each of two kernels, one window: every
+ * function's instructions per unit averaged over a kernel's runs, the
+ * delta between the kernels, and the spread between runs of one kernel,
+ * which is the table's noise (attr.h: attr_compare_json()).
+ *
+ * The spread is what lets a reader tell a function that moved from one
+ * that wobbles: under icount one kernel's boots differ only by where the
+ * guest's timer interrupts and the one-CPU ping-pong's two modes fall
+ * (docs/attribution.md), and two runs per kernel measure that directly.
+ */
+#include "attr.h"
+#include "fsutil.h"
+#include "strmap.h"
+#include "util.h"
+#include "xjson.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every function of every run: its instructions per unit in each run (0: it did not run). */
+struct cmp {
+	struct strmap ix;
+	char **names;
+	double *vals;		/* names x runs, row-major */
+	size_t n, alloc, runs;
+	double *totals, *user;	/* per run: all instructions, user space's, per unit */
+	uint64_t *units;
+};
+
+struct cmp_row {
+	const char *name;
+	double base, patched, spread;
+	int user;
+};
+
+static size_t cmp_slot(struct cmp *c, const char *name)
+{
+	size_t k;
+
+	if (strmap_get(&c->ix, name, &k))
+		return k;
+	if (c->n == c->alloc) {
+		c->alloc = c->alloc ? 2 * c->alloc : 512;
+		c->names = xrealloc(c->names, c->alloc * sizeof(*c->names));
+		c->vals = xrealloc(c->vals, c->alloc * c->runs * sizeof(*c->vals));
+	}
+	k = c->n++;
+	c->names[k] = xstrdup(name);
+	memset(&c->vals[k * c->runs], 0, c->runs * sizeof(*c->vals));
+	strmap_put(&c->ix, name, k);
+	return k;
+}
+
+/* Run @dir's window @window under @syms into column @col. */
+static int cmp_add(struct cmp *c, size_t col, const char *dir, const struct attr_symbols *syms,
+		   long window, struct strbuf *err)
+{
+	struct attr_window w;
+	struct attr_table t;
+	char name[32];
+	char *path;
+	int r;
+
+	snprintf(name, sizeof(name), "attr.%ld", window);
+	path = path_join(dir, name);
+	r = attr_window_load(path, &w, err);
+	free(path);
+	if (r)
+		return -1;
+	attr_table_build(&w, syms, &t);
+	attr_window_release(&w);
+	c->units[col] = t.units;
+	c->totals[col] = attr_per_unit(&t, t.total);
+	for (size_t i = 0; i < t.n; i++) {
+		size_t k = cmp_slot(c, t.v[i].name);
+
+		c->vals[k * c->runs + col] = attr_per_unit(&t, t.v[i].insns);
+		if (!strcmp(t.v[i].name, ATTR_ROW_USER))
+			c->user[col] = c->vals[k * c->runs + col];
+	}
+	attr_table_release(&t);
+	return 0;
+}
+
+static int cmp_side(struct cmp *c, size_t col0, const struct attr_side *side, long window,
+		    struct strbuf *err)
+{
+	struct attr_symbols syms;
+	int r = 0;
+
+	if (attr_symbols_load(side->map, &syms, err))
+		return -1;
+	for (size_t i = 0; i < side->n && !r; i++)
+		r = cmp_add(c, col0 + i, side->dirs[i], &syms, window, err);
+	attr_symbols_release(&syms);
+	return r;
+}
+
+static double mean_of(const double *v, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / (double)n : NAN;
+}
+
+/* max - min of @v[0..n), 0 for fewer than two values. */
+static double range_of(const double *v, size_t n)
+{
+	double lo = INFINITY, hi = -INFINITY;
+
+	if (n < 2)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, v[i]);
+		hi = fmax(hi, v[i]);
+	}
+	return hi - lo;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct cmp_row *x = a, *y = b;
+	double dx = fabs(x->patched - x->base), dy = fabs(y->patched - y->base);
+
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static json_t *units_json(const uint64_t *u, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)u[i]));
+	return a;
+}
+
+json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *patched,
+			  long window, long top, struct strbuf *err)
+{
+	size_t nb = base->n, np = patched->n;
+	struct cmp c = { .runs = nb + np };
+	struct cmp_row *rows = NULL;
+	json_t *out = NULL;
+
+	if (!nb || !np || nb > ATTR_MAX_RUNS || np > ATTR_MAX_RUNS) {
+		sb_addf(err, "attribution: 1 to %d runs per kernel, got %zu and %zu",
+			ATTR_MAX_RUNS, nb, np);
+		return NULL;
+	}
+	c.totals = xcalloc(c.runs, sizeof(*c.totals));
+	c.user = xcalloc(c.runs, sizeof(*c.user));
+	c.units = xcalloc(c.runs, sizeof(*c.units));
+	if (cmp_side(&c, 0, base, window, err) || cmp_side(&c, nb, patched, window, err))
+		goto out;
+
+	rows = xcalloc(c.n + 1, sizeof(*rows));
+	double noise = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		const double *v = &c.vals[k * c.runs];
+
+		rows[k] = (struct cmp_row){ .name = c.names[k], .base = mean_of(v, nb),
+			.patched = mean_of(v + nb, np),
+			.spread = fmax(range_of(v, nb), range_of(v + nb, np)),
+			.user = !strcmp(c.names[k], ATTR_ROW_USER) };
+		/* user space holds the workload's own reference loops: not the kernel's noise */
+		if (!rows[k].user)
+			noise = fmax(noise, rows[k].spread);
+	}
+	if (c.n)
+		qsort(rows, c.n, sizeof(*rows), row_cmp);
+
+	double bt = mean_of(c.totals, nb), pt = mean_of(c.totals + nb, np);
+	double bu = mean_of(c.user, nb), pu = mean_of(c.user + nb, np);
+	double change = pt - bt;
+	int has_noise = nb > 1 || np > 1;
+	size_t beyond = 0;
+	json_t *fns = json_array();
+
+	for (size_t k = 0; k < c.n; k++) {
+		double delta = rows[k].patched - rows[k].base;
+
+		if (!rows[k].user && has_noise && fabs(delta) > noise)
+			beyond++;
+		if ((long)k >= top)
+			continue;
+		json_array_append_new(fns, xjson_pack("{s:s, s:o, s:o, s:o, s:o, s:o}",
+			"function", rows[k].name, "base", jnum(rows[k].base),
+			"patched", jnum(rows[k].patched), "delta", jnum(delta),
+			"share_of_change", fabs(change) > 0 ? jnum(delta / change) : json_null(),
+			"spread", has_noise ? jnum(rows[k].spread) : json_null()));
+	}
+	out = xjson_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I}",
+			 "window", (json_int_t)window,
+			 "base_units", units_json(c.units, nb),
+			 "patched_units", units_json(c.units + nb, np),
+			 "base_per_unit", jnum(bt), "patched_per_unit", jnum(pt),
+			 "base_kernel_per_unit", jnum(bt - bu),
+			 "patched_kernel_per_unit", jnum(pt - pu),
+			 "noise", has_noise ? jnum(noise) : json_null(),
+			 "beyond_noise", has_noise ? json_integer((json_int_t)beyond) : json_null(),
+			 "nfunctions", (json_int_t)c.n,
+			 "functions", fns,
+			 "more", (json_int_t)(c.n > (size_t)top ? c.n - (size_t)top : 0));
+out:
+	for (size_t k = 0; k < c.n; k++)
+		free(c.names[k]);
+	free(c.names);
+	free(c.vals);
+	free(c.totals);
+	free(c.user);
+	free(c.units);
+	free(rows);
+	strmap_clear(&c.ix);
+	return out;
+}
