@@ -27,6 +27,22 @@ static int opt_seed(const struct lab_opt_ctx *ctx, const char *arg)
 	return 0;
 }
 
+/* --attribute[=changed|all] */
+static int opt_attribute(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	struct session_opts *o = ctx->base;
+
+	if (!arg || !strcmp(arg, "changed"))
+		o->attribute = RUN_ATTRIBUTE_CHANGED;
+	else if (!strcmp(arg, "all"))
+		o->attribute = RUN_ATTRIBUTE_ALL;
+	else if (!strcmp(arg, "off"))
+		o->attribute = RUN_ATTRIBUTE_OFF;
+	else
+		return lab_opt_error(ctx, "expected changed, all or off, got '%s'", arg);
+	return 0;
+}
+
 static const struct lab_choice until_choices[] = {
 	{ "decided", 1 }, { "runs", 0 }, { NULL, 0 },
 };
@@ -81,6 +97,13 @@ static const struct lab_option run_options[] = {
 	LAB_OPT_STRING("mail", 0, struct session_opts, mail, "FILE",
 		       "a reply mail to the series, ready to send (see\n"
 		       "'mglrulab help report')"),
+	{ .long_name = "attribute", .kind = LAB_OPT_CALLBACK, .cb = opt_attribute,
+	  .argname = "WHICH", .flags = LAB_OPT_OPTIONAL_ARG,
+	  .help = "once the verdicts are in, attribution runs: where each\n"
+		  "kernel spent its instructions, per function and per unit,\n"
+		  "for the workloads whose primary changed (changed, the\n"
+		  "default), or all; needs a TCG guest under icount\n"
+		  "([run] attribute; docs/attribution.md)" },
 	LAB_OPT_BOOL("no-counters", 0, struct session_opts, no_counters,
 		     "skip vmstat/tracepoint/lru_gen collection"),
 	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),
@@ -91,11 +114,11 @@ static const struct lab_option run_options[] = {
 static const char *const run_synopsis[] = {
 	"mglrulab run [--ab [BASE NEW] | --aa [BASE]] [-c FILE] [--runs N] [--warmups N] [--seed S]",
 	"             [--workloads a,b] [--kernel NAME] [--junit FILE] [--json [FILE]]",
-	"             [--mail FILE]",
+	"             [--mail FILE] [--attribute[=changed|all]]",
 	"             [--fail-on regression|change|invalid|none] [--no-counters] [-q] [-v]",
 	"             [--until decided [--max-runs N] [--budget DURATION]]",
 	"mglrulab run --resume [SESSION] [--budget DURATION] [-c FILE] [--fail-on ...] [--junit FILE]",
-	"             [--json [FILE]] [--mail FILE]",
+	"             [--json [FILE]] [--mail FILE] [--attribute[=changed|all]]",
 	NULL
 };
 
@@ -136,7 +159,8 @@ static int one_stdout_output(struct session_opts *o)
 
 int cmd_run(int argc, char **argv)
 {
-	struct session_opts o = { .warmups = -1, .fail_on = FAIL_ON_REGRESSION, .mode = SESSION_ONE };
+	struct session_opts o = { .warmups = -1, .fail_on = FAIL_ON_REGRESSION, .mode = SESSION_ONE,
+				  .attribute = -1 };
 	int nargs, r;
 
 	r = lab_options_parse(&run_usage, "run", argc, argv, &o, &nargs);

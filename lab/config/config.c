@@ -63,6 +63,7 @@ static const struct ini_key run_keys[] = {
 	{ "warmups", INI_LONG, RUN(warmups), .min = 0, .max = 1000 },
 	{ "seed", INI_U64, RUN(seed) },
 	{ "hosts", INI_WORDS, RUN(hosts), .expected = "host names" },
+	{ "attribute", INI_CHOICE, RUN(attribute), .choices = RUN_ATTRIBUTE_CHOICES },
 	{ NULL },
 };
 

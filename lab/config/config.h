@@ -96,7 +96,16 @@ struct run_cfg {
 	long warmups;			/* extra runs per kernel, excluded from statistics */
 	uint64_t seed;
 	struct strvec hosts;		/* [host] names the runs go to (never empty after load) */
+	int attribute;			/* RUN_ATTRIBUTE_*: attribution runs after the verdicts */
 };
+
+/* [run] attribute (docs/attribution.md), in the order of its choices. */
+enum {
+	RUN_ATTRIBUTE_OFF,
+	RUN_ATTRIBUTE_CHANGED,		/* the workloads whose primary changed */
+	RUN_ATTRIBUTE_ALL,
+};
+#define RUN_ATTRIBUTE_CHOICES	"off|changed|all"
 
 /* [report]: what the reply mail (`report --mail`, `run --mail`) says about its sender. */
 struct report_cfg {

@@ -8,6 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* [run] attribute's value, as lab.conf spells it. */
+static const char *attribute_name(int a)
+{
+	static const char *const names[] = { "off", "changed", "all" };
+
+	return a >= 0 && a < (int)ARRAY_SIZE(names) ? names[a] : "off";
+}
+
 static json_t *strvec_json(const struct strvec *sv)
 {
 	json_t *a = json_array();
@@ -71,7 +79,7 @@ char *config_to_json(const struct lab_config *cfg)
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
 		json_array_append_new(workloads, workload_json(&cfg->workloads[i], cfg->run.runs));
 	root = xjson_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o, s:o,"
-			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o},"
+			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o, s:s},"
 			 " s:{s:f, s:f, s:f, s:I, s:f}}",
 		"file", cfg->path,
 		"lab", "state_dir", cfg->state_dir, "cache_dir", cfg->cache_dir,
@@ -82,6 +90,7 @@ char *config_to_json(const struct lab_config *cfg)
 		"workloads", strvec_json(&cfg->run.workloads), "runs", (json_int_t)cfg->run.runs,
 		"warmups", (json_int_t)cfg->run.warmups, "seed", (json_int_t)cfg->run.seed,
 		"hosts", strvec_json(&cfg->run.hosts),
+		"attribute", attribute_name(cfg->run.attribute),
 		"stats", "alpha", cfg->stats.alpha, "confidence", cfg->stats.confidence,
 		"threshold", cfg->stats.threshold, "resamples", (json_int_t)cfg->stats.resamples,
 		"max_failed", cfg->stats.max_failed);
@@ -152,6 +161,7 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 	list(out, "workloads", &cfg->run.workloads);
 	sb_addf(out, "  runs       %ld\n  warmups    %ld\n  seed       %llu\n", cfg->run.runs,
 		cfg->run.warmups, (unsigned long long)cfg->run.seed);
+	sb_addf(out, "  attribute  %s\n", attribute_name(cfg->run.attribute));
 	sb_addf(out, "\n[stats]\n  alpha      %g\n  confidence %g\n  threshold  %g%%\n"
 		"  resamples  %ld\n  max_failed %g%%\n", cfg->stats.alpha, cfg->stats.confidence,
 		cfg->stats.threshold * 100, cfg->stats.resamples, cfg->stats.max_failed * 100);
