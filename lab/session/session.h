@@ -61,6 +61,12 @@ struct session_opts {
 	struct strvec kernel_names;
 	const char *reports_dir;	/* NULL: lab.conf's (a bisection's steps: its folder) */
 	int no_stdout_report;		/* leave report.txt unprinted (a bisection prints its own) */
+	/*
+	 * --attribute: RUN_ATTRIBUTE_* (config.h), or -1 for lab.conf's
+	 * [run] attribute: attribution runs once the verdicts are in
+	 * (session_attribute.c).
+	 */
+	int attribute;
 };
 
 /*

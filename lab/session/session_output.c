@@ -229,6 +229,24 @@ out:
 	return r;
 }
 
+/*
+ * Attribution runs read the verdicts, so they follow the first report; the
+ * reports are then written again with an "attribution" member, every other
+ * member as it was (session_attribute.c).  Returns the report to go on with.
+ */
+static json_t *write_attributed_reports(struct session *s, json_t *session_json, json_t *report,
+					int *unwritten)
+{
+	json_t *attribution = session_attribute(s, report);
+
+	if (!attribution)
+		return report;
+	json_object_set_new(session_json, "attribution", attribution);
+	json_decref(report);
+	*unwritten = 0;
+	return session_write_reports(s->dir, session_json, unwritten);
+}
+
 int session_finish(struct session *s, enum plan_end end)
 {
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
@@ -255,6 +273,8 @@ int session_finish(struct session *s, enum plan_end end)
 	if (s->seq)
 		json_object_set_new(session_json, "sequential", session_seq_state_json(s->seq));
 	json_t *report = session_write_reports(s->dir, session_json, &unwritten);
+	if (report && !stopped && !unrecorded && !unreadable)
+		report = write_attributed_reports(s, session_json, report, &unwritten);
 	json_decref(session_json);
 	session_stdout_restore(s);
 	if (!report) {

@@ -188,6 +188,16 @@ enum plan_end {
 LAB_MUST_CHECK
 int session_run_plan(struct session *s, enum plan_end *end);
 
+/* --- session_attribute.c --- */
+/*
+ * run --attribute (or [run] attribute): once @report has the verdicts,
+ * attribution runs of each kernel for the workloads it asks for, and the
+ * report's "attribution" member (reports/SCHEMA.md); NULL when not asked.
+ * A workload whose runs fail gets its error there, said on stderr too;
+ * attribution never changes the session's exit status.
+ */
+json_t *session_attribute(struct session *s, const json_t *report);
+
 /* --- session_run_one.c --- */
 /*
  * Run planned run @planned (number @seq) in a fresh guest and write its
