@@ -1463,6 +1463,7 @@ static void render(const struct report_view *v, struct strbuf *sb)
 	verdict_summary(v, sb);
 	flush_point(sb);
 	results_table(v, sb, 1);
+	report_attr_html(v, sb);
 	layout_tables_html(v, sb);
 	results_table(v, sb, 0);
 	hosts_tables(v, sb);

@@ -79,4 +79,11 @@ size_t report_view_boot_wall(const struct report_view *v, double *median, double
 const char *verdict_marker(const char *id);
 const char *verdict_label(const char *id);
 
+/*
+ * report_text.c: word-wrap @text (made safe first) to 78 columns; the
+ * first line starts after @prefix, continuation lines are indented by
+ * @indent.
+ */
+void report_text_wrap(struct strbuf *sb, const char *prefix, size_t indent, const char *text);
+
 #endif

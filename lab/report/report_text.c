@@ -97,7 +97,7 @@ static void pct_cell(char *buf, size_t size, double pct)
  * Word-wrap @text (made safe first) to 78 columns; the first line starts
  * after @prefix, continuation lines are indented by @indent.
  */
-static void wrap_at(struct strbuf *sb, const char *prefix, size_t indent, const char *text)
+void report_text_wrap(struct strbuf *sb, const char *prefix, size_t indent, const char *text)
 {
 	struct strbuf safe = STRBUF_INIT;
 	size_t col = strlen(prefix), cols;
@@ -131,10 +131,10 @@ static void wrap_at(struct strbuf *sb, const char *prefix, size_t indent, const 
 	sb_release(&safe);
 }
 
-/* wrap_at(), continuation lines indented to @prefix's end. */
+/* report_text_wrap(), continuation lines indented to @prefix's end. */
 static void wrap(struct strbuf *sb, const char *prefix, const char *text)
 {
-	wrap_at(sb, prefix, strlen(prefix), text);
+	report_text_wrap(sb, prefix, strlen(prefix), text);
 }
 
 /* A "key     value" line, wrapped under the value. */
@@ -1089,7 +1089,7 @@ static void marker_legend(const struct report_view *v, struct strbuf *sb)
 			continue;
 		sb_reset(&line);
 		sb_addf(&line, "%s %s", mark_sym[m], meaning[m]);
-		wrap_at(sb, first ? "Markers: " : "         ", 11, line.buf);
+		report_text_wrap(sb, first ? "Markers: " : "         ", 11, line.buf);
 		first = 0;
 	}
 	wrap(sb, first ? "Markers: " : "         ", NO_VALUE " no value");
@@ -1128,6 +1128,7 @@ void report_render_text_view(const struct report_view *v, struct strbuf *out)
 	report_text_context(v, out);
 	verdict_counts(v, out);
 	primary_table(v, out);
+	report_attr_text(v, out);
 	layout_section(v, out);
 	metric_tables(v, out);
 	counters(v, out);

@@ -636,6 +636,8 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 	read_warnings(&d, report, out);
 	read_host_states(&d, report, out);
 	read_sequential(&d, report, &out->sequential);
+	if (!d.failed && report_attr_decode(report, &out->attribution, err))
+		d.failed++;
 	read_runs(&d, report, &out->runs);
 	read_results(&d, report, "results", &out->results, &out->nresults);
 	read_results(&d, report, "counter_results", &out->counters, &out->ncounters);
@@ -664,6 +666,7 @@ void report_view_release(struct report_view *v)
 		free(v->host_state_recs[i].own_states);
 	free(v->host_state_recs);
 	free(v->sequential.workloads);
+	report_attr_release(&v->attribution);
 	run_records_release(&v->runs);
 	result_records_free(v->results, v->nresults);
 	result_records_free(v->counters, v->ncounters);

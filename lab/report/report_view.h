@@ -193,6 +193,43 @@ struct view_host_state {
 	const json_t *json;
 };
 
+/* attribution (run --attribute): report_attr.c decodes and shows it. */
+struct view_attr_row {
+	const char *function;
+	double base, patched, delta, share, spread;	/* per unit; NaN: none */
+};
+
+struct view_attr_window {
+	long window;
+	double base_per_unit, patched_per_unit, base_kernel, patched_kernel;
+	double noise, beyond_noise, more;		/* NaN: none */
+	size_t nrows;
+	struct view_attr_row *rows;
+};
+
+struct view_attr_primary {
+	const char *metric, *verdict;
+	double delta_pct;
+};
+
+struct view_attr_workload {
+	const char *workload;
+	const char *skipped, *error;	/* NULL: a table */
+	double seconds[2];		/* the attribution runs' wall time, per kernel */
+	size_t nprimaries;
+	struct view_attr_primary *primaries;
+	size_t nwindows;
+	struct view_attr_window *windows;
+};
+
+struct view_attribution {
+	int present;
+	const char *method, *which, *unavailable, *cannot_see;
+	double runs_per_kernel;
+	size_t nworkloads;
+	struct view_attr_workload *workloads;
+};
+
 struct report_view {
 	const char *schema;
 	struct view_session session;
@@ -214,6 +251,7 @@ struct report_view {
 	const json_t **host_states;	/* the elements as in the report */
 	struct view_host_state *host_state_recs;	/* host_states[i], typed */
 	struct view_sequential sequential;
+	struct view_attribution attribution;
 	struct run_records runs;
 	size_t nresults;
 	struct result_record *results;
@@ -238,6 +276,14 @@ struct report_view {
 	 */
 	const json_t *host_json, *guest_json, *kernels_json;
 };
+
+/* report_attr.c: "attribution" into @out (0, or -1 with the member that is wrong in @err). */
+LAB_MUST_CHECK
+int report_attr_decode(const json_t *report, struct view_attribution *out, struct strbuf *err);
+void report_attr_release(struct view_attribution *a);
+/* Its sections of the text and HTML reports (nothing when the report has none). */
+void report_attr_text(const struct report_view *v, struct strbuf *sb);
+void report_attr_html(const struct report_view *v, struct strbuf *sb);
 
 /* An element of an index: the name, and where the element is. */
 struct view_index {

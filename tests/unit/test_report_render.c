@@ -667,6 +667,74 @@ static void test_benchfmt_units(void **state)
 	json_decref(s);
 }
 
+/* An "attribution" member as run --attribute writes it, with hostile names in it. */
+static json_t *with_attribution(json_t *s)
+{
+	json_t *fns = json_pack("[{s:s, s:f, s:f, s:f, s:f, s:f}, {s:o, s:f, s:f, s:f, s:n, s:f}]",
+		"function", "__x64_sys_sched_yield", "base", 19.0, "patched", 120.0, "delta", 101.0,
+		"share_of_change", 0.97, "spread", 0.0,
+		"function", raw_string(hostile), "base", 3.0, "patched", 5.0, "delta", 2.0,
+		"share_of_change", "spread", 4.5);
+	json_t *win = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:o}", "window", 1,
+		"base_per_unit", 2600.0, "patched_per_unit", 2704.0, "base_kernel_per_unit", 2100.0,
+		"patched_kernel_per_unit", 2203.0, "noise", 4.5, "beyond_noise", 1, "nfunctions", 900,
+		"more", 898, "functions", fns);
+
+	json_object_set_new(s, "attribution", json_pack(
+		"{s:s, s:s, s:i, s:s, s:[s, s], s:[{s:s, s:[{s:s, s:s, s:f}], s:{s:f, s:f}, s:[o]},"
+		" {s:o, s:[], s:s}]}",
+		"method", "QEMU TCG plugin", "which", "changed", "runs_per_kernel", 2,
+		"cannot_see", "instructions only", "kernels", "baseline", "patched",
+		"workloads", "workload", "yield_shared", "primaries", "metric", "switches_per_s",
+		"verdict", "regression", "delta_pct", -3.8, "seconds", "baseline", 24.0,
+		"patched", 25.0, "windows", win,
+		"workload", raw_string(hostile), "primaries", "skipped", "no primary changed"));
+	return s;
+}
+
+static void test_attribution_rendered(void **state)
+{
+	json_t *s = with_attribution(load_fixture()), *r = analyze(s);
+	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT;
+	(void)state;
+
+	report_render_text(r, &t);
+	check_text_safe(&t, 80);
+	assert_non_null(strstr(t.buf, "\nAttribution (instructions per unit, 2 runs per kernel"));
+	assert_non_null(strstr(t.buf, "      19.0      120.0    +101.0    97%     0.0  "
+				      "__x64_sys_sched_yield\n"));
+	assert_non_null(strstr(t.buf, "1 kernel function moved by more than the noise (4.5"));
+	assert_non_null(strstr(t.buf, "no primary changed"));
+	assert_non_null(strstr(t.buf, "What this cannot see: instructions only."));
+	report_render_html(r, &h);
+	assert_true(valid_utf8(h.buf, h.len));
+	assert_null(strstr(h.buf, "<script"));
+	assert_non_null(strstr(h.buf, "<section id=\"attribution\">"));
+	assert_non_null(strstr(h.buf, "<code>__x64_sys_sched_yield</code>"));
+	assert_non_null(strstr(h.buf, "<strong>+101.0</strong>"));
+	sb_release(&t);
+	sb_release(&h);
+	json_decref(r);
+	json_decref(s);
+}
+
+/* A malformed attribution member: the analysis refuses it, naming the member. */
+static void test_attribution_malformed(void **state)
+{
+	json_t *s = with_attribution(load_fixture());
+	json_t *w = json_array_get(json_object_get(json_object_get(s, "attribution"), "workloads"), 0);
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(json_array_get(json_object_get(w, "windows"), 0), "noise",
+			    json_string("big"));
+	assert_null(report_analyze(s, &err));
+	assert_non_null(strstr(err.buf, "attribution.workloads[0].windows[0].noise: expected a "
+					"number or null, got a string"));
+	sb_release(&err);
+	json_decref(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -686,6 +754,8 @@ int main(void)
 		cmocka_unit_test(test_all_failed_is_invalid),
 		cmocka_unit_test(test_single_kernel),
 		cmocka_unit_test(test_partial_session_warns),
+		cmocka_unit_test(test_attribution_rendered),
+		cmocka_unit_test(test_attribution_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

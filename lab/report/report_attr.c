@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report's "attribution" member (run --attribute, reports/SCHEMA.md):
+ * decoded into the view, then shown in the text and HTML reports as one
+ * table per workload and measured phase: the kernel functions whose
+ * instructions per unit moved, with the noise they are to be read
+ * against, and what instructions cannot show.
+ *
+ * Function names come from a System.map and workload names from lab.conf:
+ * both are escaped on the way out like everything else.
+ */
+#include "report_priv.h"
+#include "report_view.h"
+#include "escape.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ad {
+	struct strbuf *err;
+	int failed;
+};
+
+static void ad_fail(struct ad *d, const char *where, const char *key, const char *want,
+		    const json_t *v)
+{
+	if (d->failed++)
+		return;
+	sb_addf(d->err, "%s.%s: expected %s, got %s", where, key, want,
+		v ? xjson_type_name(v) : "nothing");
+}
+
+static const char *ad_str(struct ad *d, const json_t *o, const char *where, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (v && !json_is_null(v) && !json_is_string(v)) {
+		ad_fail(d, where, key, "a string or null", v);
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+static double ad_num(struct ad *d, const json_t *o, const char *where, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (v && !json_is_null(v) && !json_is_number(v)) {
+		ad_fail(d, where, key, "a number or null", v);
+		return NAN;
+	}
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The objects of array @key of @o: a new array of *@n elements of @size (NULL: none). */
+static void *ad_elems(struct ad *d, const json_t *o, const char *where, const char *key,
+		      size_t size, size_t *n)
+{
+	const json_t *a = json_object_get(o, key), *e;
+	size_t i;
+
+	*n = 0;
+	if (!a || json_is_null(a))
+		return NULL;
+	if (!json_is_array(a)) {
+		ad_fail(d, where, key, "an array or null", a);
+		return NULL;
+	}
+	json_array_foreach(a, i, e)
+		if (!json_is_object(e)) {
+			char at[64];
+
+			snprintf(at, sizeof(at), "%s[%zu]", key, i);
+			ad_fail(d, where, at, "an object", e);
+			return NULL;
+		}
+	*n = json_array_size(a);
+	return *n ? xcalloc(*n, size) : NULL;
+}
+
+static void read_window(struct ad *d, const json_t *j, const char *where,
+			struct view_attr_window *w)
+{
+	const json_t *e;
+	size_t i;
+	char at[256];
+
+	w->window = (long)ad_num(d, j, where, "window");
+	w->base_per_unit = ad_num(d, j, where, "base_per_unit");
+	w->patched_per_unit = ad_num(d, j, where, "patched_per_unit");
+	w->base_kernel = ad_num(d, j, where, "base_kernel_per_unit");
+	w->patched_kernel = ad_num(d, j, where, "patched_kernel_per_unit");
+	w->noise = ad_num(d, j, where, "noise");
+	w->beyond_noise = ad_num(d, j, where, "beyond_noise");
+	w->more = ad_num(d, j, where, "more");
+	w->rows = ad_elems(d, j, where, "functions", sizeof(*w->rows), &w->nrows);
+	json_array_foreach(w->nrows ? json_object_get(j, "functions") : NULL, i, e) {
+		struct view_attr_row *r = &w->rows[i];
+
+		snprintf(at, sizeof(at), "%s.functions[%zu]", where, i);
+		r->function = ad_str(d, e, at, "function");
+		r->base = ad_num(d, e, at, "base");
+		r->patched = ad_num(d, e, at, "patched");
+		r->delta = ad_num(d, e, at, "delta");
+		r->share = ad_num(d, e, at, "share_of_change");
+		r->spread = ad_num(d, e, at, "spread");
+		if (!r->function)
+			r->function = "?";
+	}
+}
+
+static void read_workload(struct ad *d, const json_t *j, const char *where,
+			  struct view_attr_workload *w)
+{
+	const json_t *e, *sec = json_object_get(j, "seconds");
+	size_t i;
+	char at[192];
+
+	w->workload = ad_str(d, j, where, "workload");
+	if (!w->workload)
+		w->workload = "?";
+	w->skipped = ad_str(d, j, where, "skipped");
+	w->error = ad_str(d, j, where, "error");
+	w->seconds[0] = ad_num(d, sec, where, "baseline");
+	w->seconds[1] = ad_num(d, sec, where, "patched");
+	w->primaries = ad_elems(d, j, where, "primaries", sizeof(*w->primaries), &w->nprimaries);
+	json_array_foreach(w->nprimaries ? json_object_get(j, "primaries") : NULL, i, e) {
+		snprintf(at, sizeof(at), "%s.primaries[%zu]", where, i);
+		w->primaries[i].metric = ad_str(d, e, at, "metric");
+		w->primaries[i].verdict = ad_str(d, e, at, "verdict");
+		w->primaries[i].delta_pct = ad_num(d, e, at, "delta_pct");
+	}
+	w->windows = ad_elems(d, j, where, "windows", sizeof(*w->windows), &w->nwindows);
+	json_array_foreach(w->nwindows ? json_object_get(j, "windows") : NULL, i, e) {
+		snprintf(at, sizeof(at), "%s.windows[%zu]", where, i);
+		read_window(d, e, at, &w->windows[i]);
+	}
+}
+
+int report_attr_decode(const json_t *report, struct view_attribution *out, struct strbuf *err)
+{
+	const json_t *a = json_object_get(report, "attribution"), *e;
+	struct ad d = { .err = err };
+	size_t i;
+	char at[64];
+
+	memset(out, 0, sizeof(*out));
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_object(a)) {
+		sb_addf(err, "attribution: expected an object or null, got %s", xjson_type_name(a));
+		return -1;
+	}
+	out->present = 1;
+	out->method = ad_str(&d, a, "attribution", "method");
+	out->which = ad_str(&d, a, "attribution", "which");
+	out->unavailable = ad_str(&d, a, "attribution", "unavailable");
+	out->cannot_see = ad_str(&d, a, "attribution", "cannot_see");
+	out->runs_per_kernel = ad_num(&d, a, "attribution", "runs_per_kernel");
+	out->workloads = ad_elems(&d, a, "attribution", "workloads", sizeof(*out->workloads),
+				  &out->nworkloads);
+	json_array_foreach(out->nworkloads ? json_object_get(a, "workloads") : NULL, i, e) {
+		snprintf(at, sizeof(at), "attribution.workloads[%zu]", i);
+		read_workload(&d, e, at, &out->workloads[i]);
+	}
+	return d.failed ? -1 : 0;
+}
+
+void report_attr_release(struct view_attribution *a)
+{
+	for (size_t i = 0; i < a->nworkloads; i++) {
+		for (size_t k = 0; k < a->workloads[i].nwindows; k++)
+			free(a->workloads[i].windows[k].rows);
+		free(a->workloads[i].windows);
+		free(a->workloads[i].primaries);
+	}
+	free(a->workloads);
+	memset(a, 0, sizeof(*a));
+}
+
+/* "+3.87%" of @to against @from, or "-". */
+static void pct_of(char *buf, size_t size, double from, double to)
+{
+	fmt_pct(buf, size, from > 0 && isfinite(to) ? 100.0 * (to - from) / from : NAN);
+}
+
+/* "1,234.5"-style is locale work: one decimal is what a reader compares. */
+static void num1(char *buf, size_t size, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%.1f", v);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void signed1(char *buf, size_t size, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%+.1f", v);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void share_of(char *buf, size_t size, double share)
+{
+	if (isfinite(share))
+		snprintf(buf, size, "%.0f%%", 100.0 * share);
+	else
+		snprintf(buf, size, "-");
+}
+
+/* What the table says of phase @w, in one sentence (text and HTML share it). */
+static void window_summary(const struct view_attr_window *w, struct strbuf *sb)
+{
+	char b[32], p[32], d[32], pct[32], kb[32], kp[32], n[32];
+
+	num1(b, sizeof(b), w->base_per_unit);
+	num1(p, sizeof(p), w->patched_per_unit);
+	signed1(d, sizeof(d), w->patched_per_unit - w->base_per_unit);
+	pct_of(pct, sizeof(pct), w->base_per_unit, w->patched_per_unit);
+	num1(kb, sizeof(kb), w->base_kernel);
+	num1(kp, sizeof(kp), w->patched_kernel);
+	num1(n, sizeof(n), w->noise);
+	sb_addf(sb, "phase %ld: %s -> %s instructions per unit (%s, %s); kernel %s -> %s. ",
+		w->window, b, p, d, pct, kb, kp);
+	if (!isfinite(w->noise))
+		sb_adds(sb, "One run per kernel: no noise measured.");
+	else if (w->beyond_noise > 0)
+		sb_addf(sb, "%.0f kernel function%s moved by more than the noise (%s per unit, "
+			"the largest spread between runs of one kernel).", w->beyond_noise,
+			w->beyond_noise == 1 ? "" : "s", n);
+	else
+		sb_addf(sb, "No kernel function moved by more than the noise (%s per unit, the "
+			"largest spread between runs of one kernel): nothing here is a result.", n);
+}
+
+static void primaries_line(const struct view_attr_workload *w, struct strbuf *sb, int html)
+{
+	sb_adds(sb, "primaries:");
+	for (size_t i = 0; i < w->nprimaries; i++) {
+		char pct[32];
+
+		fmt_pct(pct, sizeof(pct), w->primaries[i].delta_pct);
+		sb_adds(sb, i ? "; " : " ");
+		/* text: made safe by the wrap that prints the line */
+		if (html)
+			sb_add_xml(sb, w->primaries[i].metric ? w->primaries[i].metric : "?");
+		else
+			sb_adds(sb, w->primaries[i].metric ? w->primaries[i].metric : "?");
+		sb_addf(sb, " %s %s", w->primaries[i].verdict ? w->primaries[i].verdict : "-", pct);
+	}
+	if (!w->nprimaries)
+		sb_adds(sb, " none declared");
+}
+
+/* The text report's rows: 52 columns of numbers, the function in the rest of 80. */
+#define TEXT_FN_WIDTH	28
+
+void report_attr_text(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_attribution *a = &v->attribution;
+	struct strbuf line = STRBUF_INIT;
+
+	if (!a->present)
+		return;
+	sb_addf(sb, "\nAttribution (instructions per unit, %g runs per kernel; "
+		"docs/attribution.md):\n", a->runs_per_kernel);
+	if (a->unavailable) {
+		report_text_wrap(sb, "  not done: ", 4, a->unavailable);
+		return;
+	}
+	for (size_t i = 0; i < a->nworkloads; i++) {
+		const struct view_attr_workload *w = &a->workloads[i];
+
+		sb_reset(&line);
+		sb_addf(&line, "%s: ", w->workload);
+		if (w->skipped || w->error) {
+			sb_adds(&line, w->skipped ? w->skipped : w->error);
+			report_text_wrap(sb, "  ", 4, line.buf);
+			continue;
+		}
+		primaries_line(w, &line, 0);
+		sb_addf(&line, " (attribution runs: %.0f s baseline, %.0f s patched)", w->seconds[0],
+			w->seconds[1]);
+		report_text_wrap(sb, "  ", 4, line.buf);
+		for (size_t k = 0; k < w->nwindows; k++) {
+			const struct view_attr_window *win = &w->windows[k];
+
+			sb_reset(&line);
+			window_summary(win, &line);
+			report_text_wrap(sb, "    ", 6, line.buf);
+			sb_addf(sb, "    %10s %10s %9s %6s %7s  %s\n", "base/unit", "patched", "delta",
+				"of chg", "spread", "function");
+			for (size_t r = 0; r < win->nrows; r++) {
+				const struct view_attr_row *row = &win->rows[r];
+				char b[32], p[32], d[32], s[32], sp[32];
+
+				num1(b, sizeof(b), row->base);
+				num1(p, sizeof(p), row->patched);
+				signed1(d, sizeof(d), row->delta);
+				share_of(s, sizeof(s), row->share);
+				num1(sp, sizeof(sp), row->spread);
+				sb_addf(sb, "    %10s %10s %9s %6s %7s  ", b, p, d, s, sp);
+				sb_add_text_fit(sb, row->function, TEXT_FN_WIDTH);
+				sb_addc(sb, '\n');
+			}
+			if (win->more > 0)
+				sb_addf(sb, "    (%.0f more: `mglrulab attribute` on the session's "
+					"attribution/ runs)\n", win->more);
+		}
+	}
+	if (a->cannot_see) {
+		sb_reset(&line);
+		sb_addf(&line, "%s.", a->cannot_see);
+		report_text_wrap(sb, "  What this cannot see: ", 4, line.buf);
+	}
+	sb_release(&line);
+}
+
+void report_attr_html(const struct report_view *v, struct strbuf *sb)
+{
+	const struct view_attribution *a = &v->attribution;
+
+	if (!a->present)
+		return;
+	sb_addf(sb, "<section id=\"attribution\"><h2>Attribution: where the instructions went</h2>\n"
+		"<p>Instructions per unit of each workload (a yield, a generation), per kernel "
+		"function, %g attribution runs per kernel after the verdicts "
+		"(docs/attribution.md). A row moved only where its delta exceeds the noise.</p>\n",
+		a->runs_per_kernel);
+	if (a->unavailable) {
+		sb_adds(sb, "<p class=\"note\">Not done: ");
+		sb_add_xml(sb, a->unavailable);
+		sb_adds(sb, "</p></section>\n");
+		return;
+	}
+	for (size_t i = 0; i < a->nworkloads; i++) {
+		const struct view_attr_workload *w = &a->workloads[i];
+
+		sb_adds(sb, "<h3>");
+		sb_add_xml(sb, w->workload);
+		sb_adds(sb, "</h3>\n<p>");
+		if (w->skipped || w->error) {
+			sb_add_xml(sb, w->skipped ? w->skipped : w->error);
+			sb_adds(sb, "</p>\n");
+			continue;
+		}
+		primaries_line(w, sb, 1);
+		sb_addf(sb, ". Attribution runs: %.0f s baseline, %.0f s patched.</p>\n",
+			w->seconds[0], w->seconds[1]);
+		for (size_t k = 0; k < w->nwindows; k++) {
+			const struct view_attr_window *win = &w->windows[k];
+
+			sb_adds(sb, "<p>");
+			window_summary(win, sb);
+			sb_adds(sb, "</p>\n<table><thead><tr><th>function</th><th>base/unit</th>"
+				"<th>patched/unit</th><th>delta</th><th>of change</th><th>spread</th>"
+				"</tr></thead><tbody>\n");
+			for (size_t r = 0; r < win->nrows; r++) {
+				const struct view_attr_row *row = &win->rows[r];
+				char b[32], p[32], d[32], s[32], sp[32];
+				int moved = isfinite(win->noise) && fabs(row->delta) > win->noise;
+
+				num1(b, sizeof(b), row->base);
+				num1(p, sizeof(p), row->patched);
+				signed1(d, sizeof(d), row->delta);
+				share_of(s, sizeof(s), row->share);
+				num1(sp, sizeof(sp), row->spread);
+				sb_addf(sb, "<tr%s><td><code>", moved ? " class=\"moved\"" : "");
+				sb_add_xml(sb, row->function);
+				sb_addf(sb, "</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+					"<td class=\"num\">%s%s%s</td><td class=\"num\">%s</td>"
+					"<td class=\"num\">%s</td></tr>\n", b, p, moved ? "<strong>" : "", d,
+					moved ? "</strong>" : "", s, sp);
+			}
+			sb_adds(sb, "</tbody></table>\n");
+		}
+	}
+	if (a->cannot_see) {
+		sb_adds(sb, "<p class=\"note\">What this cannot see: ");
+		sb_add_xml(sb, a->cannot_see);
+		sb_adds(sb, ".</p>\n");
+	}
+	sb_adds(sb, "</section>\n");
+}
