@@ -95,6 +95,18 @@ static void read_window(struct ad *d, const json_t *j, const char *where,
 	w->noise = ad_num(d, j, where, "noise");
 	w->beyond_noise = ad_num(d, j, where, "beyond_noise");
 	w->more = ad_num(d, j, where, "more");
+	const json_t *acc = json_object_get(j, "accounts");
+	w->measured_pct = w->predicted_pct = NAN;
+	if (acc && !json_is_null(acc)) {
+		snprintf(at, sizeof(at), "%s.accounts", where);
+		if (!json_is_object(acc)) {
+			ad_fail(d, where, "accounts", "an object or null", acc);
+		} else {
+			w->accounts_metric = ad_str(d, acc, at, "metric");
+			w->measured_pct = ad_num(d, acc, at, "measured_pct");
+			w->predicted_pct = ad_num(d, acc, at, "predicted_pct");
+		}
+	}
 	w->rows = ad_elems(d, j, where, "functions", sizeof(*w->rows), &w->nrows);
 	json_array_foreach(w->nrows ? json_object_get(j, "functions") : NULL, i, e) {
 		struct view_attr_row *r = &w->rows[i];
@@ -211,8 +223,17 @@ static void share_of(char *buf, size_t size, double share)
 		snprintf(buf, size, "-");
 }
 
-/* What the table says of phase @w, in one sentence (text and HTML share it). */
-static void window_summary(const struct view_attr_window *w, struct strbuf *sb)
+/* The metric's name: escaped for HTML, made safe for text by the wrap that prints it. */
+static void add_name(struct strbuf *sb, const char *name, int html)
+{
+	if (html)
+		sb_add_xml(sb, name);
+	else
+		sb_adds(sb, name);
+}
+
+/* What the table says of phase @w, in a few sentences (text and HTML share them). */
+static void window_summary(const struct view_attr_window *w, struct strbuf *sb, int html)
 {
 	char b[32], p[32], d[32], pct[32], kb[32], kp[32], n[32];
 
@@ -234,6 +255,22 @@ static void window_summary(const struct view_attr_window *w, struct strbuf *sb)
 	else
 		sb_addf(sb, "No kernel function moved by more than the noise (%s per unit, the "
 			"largest spread between runs of one kernel): nothing here is a result.", n);
+	if (!w->accounts_metric)
+		return;
+	char pr[32], me[32];
+
+	fmt_pct(pr, sizeof(pr), w->predicted_pct);
+	fmt_pct(me, sizeof(me), w->measured_pct);
+	if (isfinite(w->predicted_pct)) {
+		sb_adds(sb, " Under icount time is instructions: this table predicts ");
+		add_name(sb, w->accounts_metric, html);
+		sb_addf(sb, " %s, measured %s.", pr, me);
+	} else {
+		sb_adds(sb, " ");
+		add_name(sb, w->accounts_metric, html);
+		sb_addf(sb, " (measured %s) is neither a time nor a rate: the table does not "
+			"predict it.", me);
+	}
 }
 
 static void primaries_line(const struct view_attr_workload *w, struct strbuf *sb, int html)
@@ -244,11 +281,7 @@ static void primaries_line(const struct view_attr_workload *w, struct strbuf *sb
 
 		fmt_pct(pct, sizeof(pct), w->primaries[i].delta_pct);
 		sb_adds(sb, i ? "; " : " ");
-		/* text: made safe by the wrap that prints the line */
-		if (html)
-			sb_add_xml(sb, w->primaries[i].metric ? w->primaries[i].metric : "?");
-		else
-			sb_adds(sb, w->primaries[i].metric ? w->primaries[i].metric : "?");
+		add_name(sb, w->primaries[i].metric ? w->primaries[i].metric : "?", html);
 		sb_addf(sb, " %s %s", w->primaries[i].verdict ? w->primaries[i].verdict : "-", pct);
 	}
 	if (!w->nprimaries)
@@ -289,7 +322,7 @@ void report_attr_text(const struct report_view *v, struct strbuf *sb)
 			const struct view_attr_window *win = &w->windows[k];
 
 			sb_reset(&line);
-			window_summary(win, &line);
+			window_summary(win, &line, 0);
 			report_text_wrap(sb, "    ", 6, line.buf);
 			sb_addf(sb, "    %10s %10s %9s %6s %7s  %s\n", "base/unit", "patched", "delta",
 				"of chg", "spread", "function");
@@ -354,7 +387,7 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 			const struct view_attr_window *win = &w->windows[k];
 
 			sb_adds(sb, "<p>");
-			window_summary(win, sb);
+			window_summary(win, sb, 1);
 			sb_adds(sb, "</p>\n<table><thead><tr><th>function</th><th>base/unit</th>"
 				"<th>patched/unit</th><th>delta</th><th>of change</th><th>spread</th>"
 				"</tr></thead><tbody>\n");

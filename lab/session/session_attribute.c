@@ -19,6 +19,7 @@
 #include "guest_job.h"
 #include "interrupt.h"
 #include "lab_paths.h"
+#include "report_result.h"
 #include "xjson.h"
 
 #include <errno.h>
@@ -28,6 +29,8 @@
 
 /* Runs per kernel: two give each function's spread between boots, the table's noise. */
 #define ATTR_RUNS_PER_KERNEL	2
+/* A workload's primaries matched to its phases (yield_pingpong: one per CPU count). */
+#define MAX_PRIMARIES		16
 /* Rows per table in the report. */
 #define ATTR_REPORT_TOP		12
 
@@ -54,28 +57,79 @@ static char *plugin_path(void)
 	return p;
 }
 
-/* The report's primaries of workload @w: their verdicts and changes; 1 when one changed. */
-static int primaries_of(const json_t *report, const char *w, json_t *out)
+/*
+ * The primaries of workload @w among @res, in the report's order: their
+ * verdicts and the change each rests on (pooled on several hosts) into
+ * @out, the records themselves into @mine (up to @max). 1 when one changed.
+ */
+static int primaries_of(const struct result_record *res, size_t n, const char *w, json_t *out,
+			const struct result_record **mine, size_t max, size_t *nmine)
 {
-	const json_t *r;
-	size_t i;
 	int changed = 0;
 
-	json_array_foreach(json_object_get(report, "results"), i, r) {
-		const char *verdict = json_string_value(json_object_get(r, "verdict"));
-		const json_t *cmp = json_object_get(r, "comparison");
+	*nmine = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct result_record *r = &res[i];
 
-		if (!json_is_true(json_object_get(r, "primary")) ||
-		    strcmp(json_string_value(json_object_get(r, "workload")) ?: "", w))
+		if (!r->primary || r->is_counter || strcmp(r->workload, w))
 			continue;
-		changed |= verdict && (!strcmp(verdict, "regression") ||
-				       !strcmp(verdict, "improvement"));
+		changed |= r->verdict == VERDICT_REGRESSION || r->verdict == VERDICT_IMPROVEMENT;
 		json_array_append_new(out, xjson_pack("{s:o, s:o, s:o}",
-			"metric", json_deep_copy(json_object_get(r, "metric")),
-			"verdict", verdict ? json_string(verdict) : json_null(),
-			"delta_pct", jnum(jget_num(cmp, "delta_pct"))));
+			"metric", json_string_lossy(r->metric),
+			"verdict", r->verdict_id ? json_string(r->verdict_id) : json_null(),
+			"delta_pct", jnum(r->change.delta_pct)));
+		if (*nmine < max)
+			mine[(*nmine)++] = r;
 	}
 	return changed;
+}
+
+/*
+ * Under icount the guest's clock is its instructions, so a phase's
+ * instructions per unit predict its primary: a time per unit moves with
+ * them, a rate the other way. NaN for a primary that is neither (entries
+ * scanned, passes).
+ */
+static double predicted_pct(const struct result_record *r, double base, double patched)
+{
+	static const char *const times[] = { "ns", "us", "ms", "s" };
+	const char *unit = r->unit ? r->unit : "";
+	size_t len = strlen(unit);
+
+	if (!(base > 0 && patched > 0) || !r->better)
+		return NAN;
+	if (!strcmp(r->better, "higher") && len > 2 && !strcmp(unit + len - 2, "/s"))
+		return 100.0 * (base / patched - 1.0);
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		if (!strcmp(r->better, "lower") && !strcmp(unit, times[i]))
+			return 100.0 * (patched / base - 1.0);
+	return NAN;
+}
+
+/*
+ * Does the table account for the measured change? Phase k goes with the
+ * k-th primary when there are as many of each (yield_pingpong's one
+ * primary per CPU count, a phase per CPU count), or a lone phase with the
+ * first primary.
+ */
+static void add_accounts(json_t *tables, const struct result_record *const *prim, size_t nprim)
+{
+	size_t nwin = json_array_size(tables);
+
+	for (size_t k = 0; k < nwin; k++) {
+		json_t *t = json_array_get(tables, k);
+		const struct result_record *r = nwin == nprim ? prim[k] :
+						nwin == 1 && nprim ? prim[0] : NULL;
+
+		if (!r)
+			continue;
+		json_object_set_new(t, "accounts", xjson_pack("{s:o, s:o, s:o}",
+			"metric", json_string_lossy(r->metric),
+			"measured_pct", jnum(r->change.delta_pct),
+			"predicted_pct", jnum(predicted_pct(r,
+				json_number_value(json_object_get(t, "base_per_unit")),
+				json_number_value(json_object_get(t, "patched_per_unit"))))));
+	}
 }
 
 /* The measured phases run @dir's plugin wrote: attr.1, attr.2 ... */
@@ -159,7 +213,8 @@ static char *map_of(const char *image)
 /* Workload @w: its runs on both kernels, then a table per measured phase. */
 static json_t *attribute_workload(struct session *s, const struct session_job *w,
 				  const char *plugin, const char *const name[2],
-				  const char *const image[2], json_t *entry)
+				  const char *const image[2], const struct result_record *const *prim,
+				  size_t nprim, json_t *entry)
 {
 	char *dirs[2][ATTR_RUNS_PER_KERNEL] = { { 0 } };
 	double seconds[2] = { 0, 0 };
@@ -202,6 +257,7 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 			else
 				r = -1;
 		}
+		add_accounts(tables, prim, nprim);
 		json_object_set_new(entry, "windows", tables);
 		free(map[0]);
 		free(map[1]);
@@ -268,11 +324,15 @@ json_t *session_attribute(struct session *s, const json_t *report)
 	const char *name[2] = { s->jobs.k[0].name, s->jobs.k[1].name };
 	const char *image[2] = { s->jobs.k[0].bzimage, s->jobs.k[1].bzimage };
 	json_t *wls = json_array();
+	size_t nres;
+	struct result_record *res = report_result_records(report, &nres, NULL);
 
 	for (size_t i = 0; i < s->jobs.nw && !interrupted(); i++) {
 		const struct session_job *w = &s->jobs.w[i];
 		json_t *prim = json_array();
-		int changed = primaries_of(report, w->name, prim);
+		const struct result_record *mine[MAX_PRIMARIES];
+		size_t nmine;
+		int changed = primaries_of(res, nres, w->name, prim, mine, MAX_PRIMARIES, &nmine);
 		json_t *entry = xjson_pack("{s:s, s:o}", "workload", w->name, "primaries", prim);
 
 		if (!changed && which != RUN_ATTRIBUTE_ALL) {
@@ -281,10 +341,12 @@ json_t *session_attribute(struct session *s, const json_t *report)
 			json_array_append_new(wls, entry);
 			continue;
 		}
-		json_array_append_new(wls, attribute_workload(s, w, plugin, name, image, entry));
+		json_array_append_new(wls, attribute_workload(s, w, plugin, name, image, mine,
+								  nmine, entry));
 	}
 	json_object_set_new(out, "kernels", xjson_pack("[s, s]", name[0], name[1]));
 	json_object_set_new(out, "workloads", wls);
+	result_records_free(res, nres);
 	free(plugin);
 	return out;
 }

@@ -675,10 +675,12 @@ static json_t *with_attribution(json_t *s)
 		"share_of_change", 0.97, "spread", 0.0,
 		"function", raw_string(hostile), "base", 3.0, "patched", 5.0, "delta", 2.0,
 		"share_of_change", "spread", 4.5);
-	json_t *win = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:o}", "window", 1,
+	json_t *win = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:o, "
+		"s:{s:o, s:f, s:f}}", "window", 1,
 		"base_per_unit", 2600.0, "patched_per_unit", 2704.0, "base_kernel_per_unit", 2100.0,
 		"patched_kernel_per_unit", 2203.0, "noise", 4.5, "beyond_noise", 1, "nfunctions", 900,
-		"more", 898, "functions", fns);
+		"more", 898, "functions", fns, "accounts", "metric", raw_string(hostile),
+		"measured_pct", -3.74, "predicted_pct", -3.85);
 
 	json_object_set_new(s, "attribution", json_pack(
 		"{s:s, s:s, s:i, s:s, s:[s, s], s:[{s:s, s:[{s:s, s:s, s:f}], s:{s:f, s:f}, s:[o]},"
@@ -706,12 +708,16 @@ static void test_attribution_rendered(void **state)
 	assert_non_null(strstr(t.buf, "1 kernel function moved by more than the noise (4.5"));
 	assert_non_null(strstr(t.buf, "no primary changed"));
 	assert_non_null(strstr(t.buf, "What this cannot see: instructions only."));
+	/* the prediction from the table beside the measured change (words may wrap) */
+	assert_non_null(strstr(t.buf, "this table predicts"));
+	assert_non_null(strstr(t.buf, "-3.9%, measured -3.7%."));
 	report_render_html(r, &h);
 	assert_true(valid_utf8(h.buf, h.len));
 	assert_null(strstr(h.buf, "<script"));
 	assert_non_null(strstr(h.buf, "<section id=\"attribution\">"));
 	assert_non_null(strstr(h.buf, "<code>__x64_sys_sched_yield</code>"));
 	assert_non_null(strstr(h.buf, "<strong>+101.0</strong>"));
+	assert_non_null(strstr(h.buf, "-3.9%, measured -3.7%."));
 	sb_release(&t);
 	sb_release(&h);
 	json_decref(r);
