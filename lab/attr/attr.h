@@ -119,14 +119,25 @@ struct attr_side {
 #define ATTR_MAX_RUNS	16
 
 /*
+ * A row is named as moved when |delta| exceeds this many times the noise.
+ * bench/attr-noise-sim: with two runs per kernel, |delta| > noise names
+ * some function in 6-12 % of tables of two boots of one kernel, because
+ * the noisiest function's own delta can pass its spread; 1.5 x brings
+ * that to 0.1-1.1 % and still names a lone +2.5 x noise change 90 % of
+ * the time.
+ */
+#define ATTR_NOISE_MULTIPLE	1.5
+
+/*
  * Window @window of several runs of each kernel (attr_compare.c): every
  * function's instructions per unit averaged over its kernel's runs, with
  * the delta and its share of the whole change, largest |delta| first,
  * the first @top of them in "functions"; the spread (max - min between
  * runs of one kernel, the larger of the two) per function, and the
- * table's noise, the largest spread of a kernel function (null with one
- * run per kernel). A new reference, or NULL with FILE:LINE and what was
- * expected in @err. reports/SCHEMA.md, "attribution", has the members.
+ * table's noise, the largest spread of a kernel function, and the
+ * threshold a row must pass to be named, ATTR_NOISE_MULTIPLE x noise
+ * (null with one run per kernel). A new reference, or NULL with
+ * FILE:LINE and what was expected in @err. reports/SCHEMA.md, "attribution", has the members.
  */
 json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *patched,
 			  long window, long top, struct strbuf *err);

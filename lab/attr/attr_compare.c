@@ -187,7 +187,7 @@ json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *
 	for (size_t k = 0; k < c.n; k++) {
 		double delta = rows[k].patched - rows[k].base;
 
-		if (!rows[k].user && has_noise && fabs(delta) > noise)
+		if (!rows[k].user && has_noise && fabs(delta) > ATTR_NOISE_MULTIPLE * noise)
 			beyond++;
 		if ((long)k >= top)
 			continue;
@@ -197,7 +197,7 @@ json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *
 			"share_of_change", fabs(change) > 0 ? jnum(delta / change) : json_null(),
 			"spread", has_noise ? jnum(rows[k].spread) : json_null()));
 	}
-	out = xjson_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I}",
+	out = xjson_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I}",
 			 "window", (json_int_t)window,
 			 "base_units", units_json(c.units, nb),
 			 "patched_units", units_json(c.units + nb, np),
@@ -205,6 +205,7 @@ json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *
 			 "base_kernel_per_unit", jnum(bt - bu),
 			 "patched_kernel_per_unit", jnum(pt - pu),
 			 "noise", has_noise ? jnum(noise) : json_null(),
+			 "threshold", has_noise ? jnum(ATTR_NOISE_MULTIPLE * noise) : json_null(),
 			 "beyond_noise", has_noise ? json_integer((json_int_t)beyond) : json_null(),
 			 "nfunctions", (json_int_t)c.n,
 			 "functions", fns,

@@ -93,6 +93,9 @@ static void read_window(struct ad *d, const json_t *j, const char *where,
 	w->base_kernel = ad_num(d, j, where, "base_kernel_per_unit");
 	w->patched_kernel = ad_num(d, j, where, "patched_kernel_per_unit");
 	w->noise = ad_num(d, j, where, "noise");
+	w->threshold = ad_num(d, j, where, "threshold");
+	if (!isfinite(w->threshold))
+		w->threshold = w->noise;
 	w->beyond_noise = ad_num(d, j, where, "beyond_noise");
 	w->more = ad_num(d, j, where, "more");
 	const json_t *acc = json_object_get(j, "accounts");
@@ -235,7 +238,7 @@ static void add_name(struct strbuf *sb, const char *name, int html)
 /* What the table says of phase @w, in a few sentences (text and HTML share them). */
 static void window_summary(const struct view_attr_window *w, struct strbuf *sb, int html)
 {
-	char b[32], p[32], d[32], pct[32], kb[32], kp[32], n[32];
+	char b[32], p[32], d[32], pct[32], kb[32], kp[32], n[32], th[32];
 
 	num1(b, sizeof(b), w->base_per_unit);
 	num1(p, sizeof(p), w->patched_per_unit);
@@ -244,17 +247,21 @@ static void window_summary(const struct view_attr_window *w, struct strbuf *sb, 
 	num1(kb, sizeof(kb), w->base_kernel);
 	num1(kp, sizeof(kp), w->patched_kernel);
 	num1(n, sizeof(n), w->noise);
+	num1(th, sizeof(th), w->threshold);
 	sb_addf(sb, "phase %ld: %s -> %s instructions per unit (%s, %s); kernel %s -> %s. ",
 		w->window, b, p, d, pct, kb, kp);
 	if (!isfinite(w->noise))
 		sb_adds(sb, "One run per kernel: no noise measured.");
 	else if (w->beyond_noise > 0)
-		sb_addf(sb, "%.0f kernel function%s moved by more than the noise (%s per unit, "
-			"the largest spread between runs of one kernel).", w->beyond_noise,
-			w->beyond_noise == 1 ? "" : "s", n);
+		sb_addf(sb, "%.0f kernel function%s moved by more than %s per unit (the noise, "
+			"%s, is the largest spread between runs of one kernel; a row must pass "
+			"it %.1f times).", w->beyond_noise, w->beyond_noise == 1 ? "" : "s", th, n,
+			w->noise > 0 ? w->threshold / w->noise : 1.0);
 	else
-		sb_addf(sb, "No kernel function moved by more than the noise (%s per unit, the "
-			"largest spread between runs of one kernel): nothing here is a result.", n);
+		sb_addf(sb, "No kernel function moved by more than %s per unit (the noise, %s, "
+			"is the largest spread between runs of one kernel; a row must pass it %.1f "
+			"times): nothing here is a result.", th, n,
+			w->noise > 0 ? w->threshold / w->noise : 1.0);
 	if (!w->accounts_metric)
 		return;
 	char pr[32], me[32];
@@ -361,7 +368,8 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 	sb_addf(sb, "<section id=\"attribution\"><h2>Attribution: where the instructions went</h2>\n"
 		"<p>Instructions per unit of each workload (a yield, a generation), per kernel "
 		"function, %g attribution runs per kernel after the verdicts "
-		"(docs/attribution.md). A row moved only where its delta exceeds the noise.</p>\n",
+		"(docs/attribution.md). A row moved only where its delta passes the threshold "
+		"(in bold).</p>\n",
 		a->runs_per_kernel);
 	if (a->unavailable) {
 		sb_adds(sb, "<p class=\"note\">Not done: ");
@@ -394,7 +402,8 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 			for (size_t r = 0; r < win->nrows; r++) {
 				const struct view_attr_row *row = &win->rows[r];
 				char b[32], p[32], d[32], s[32], sp[32];
-				int moved = isfinite(win->noise) && fabs(row->delta) > win->noise;
+				int moved = isfinite(win->threshold) &&
+					    fabs(row->delta) > win->threshold;
 
 				num1(b, sizeof(b), row->base);
 				num1(p, sizeof(p), row->patched);

@@ -202,7 +202,7 @@ struct view_attr_row {
 struct view_attr_window {
 	long window;
 	double base_per_unit, patched_per_unit, base_kernel, patched_kernel;
-	double noise, beyond_noise, more;		/* NaN: none */
+	double noise, threshold, beyond_noise, more;	/* NaN: none */
 	/* the primary this phase predicts (NULL: none) and both changes, in % */
 	const char *accounts_metric;
 	double measured_pct, predicted_pct;

@@ -222,7 +222,8 @@ static double num(const json_t *o, const char *key)
 /*
  * Two runs per kernel: do_sched_yield +10 per unit in both patched runs,
  * __schedule wobbling by 3 between the baseline's runs (the noise), user
- * space by 50 (not the kernel's noise), weak_fn only in the patched kernel.
+ * space by 50 (not the kernel's noise), weak_fn only in the patched kernel,
+ * by 4: past the noise but not 1.5 times it, so not named.
  */
 static void test_compare(void **state)
 {
@@ -234,9 +235,9 @@ static void test_compare(void **state)
 	char *b2 = run_with("b2", "units 10\nffffffff81002000 43 10\nffffffff81001000 2 100\n"
 			    "401000 10 10\nend\n");
 	char *p1 = run_with("p1", "units 20\nffffffff81002000 4 200\nffffffff81001000 6 100\n"
-			    "401000 5 20\nffffffff81003000 1 20\nend\n");
+			    "401000 5 20\nffffffff81003000 1 80\nend\n");
 	char *p2 = run_with("p2", "units 10\nffffffff81002000 4 100\nffffffff81001000 3 100\n"
-			    "401000 5 10\nffffffff81003000 1 10\nend\n");
+			    "401000 5 10\nffffffff81003000 1 40\nend\n");
 	const char *bd[] = { b1, b2 }, *pd[] = { p1, p2 };
 	struct attr_side base = { bd, 2, map }, patched = { pd, 2, map };
 	json_t *t;
@@ -244,7 +245,7 @@ static void test_compare(void **state)
 
 	t = attr_compare_json(&base, &patched, 1, 2, &err);
 	assert_non_null(t);
-	/* by |delta|: do_sched_yield +10, user space -2.5, __schedule -1.5, weak_fn +1 */
+	/* by |delta|: do_sched_yield +10, weak_fn +4, user space -2.5, __schedule -1.5 */
 	assert_int_equal(json_array_size(json_object_get(t, "functions")), 2);
 	assert_int_equal(json_integer_value(json_object_get(t, "more")), 2);
 	const json_t *y = json_array_get(json_object_get(t, "functions"), 0);
@@ -252,20 +253,22 @@ static void test_compare(void **state)
 	assert_true(num(y, "base") == 20.0 && num(y, "patched") == 30.0 && num(y, "delta") == 10.0);
 	assert_true(num(y, "spread") == 0.0);
 	assert_true(num(t, "noise") == 3.0);		/* __schedule 40 vs 43; user's 5 not counted */
+	assert_true(num(t, "threshold") == ATTR_NOISE_MULTIPLE * 3.0);
+	/* do_sched_yield alone: weak_fn's 4 passes the noise, not the threshold */
 	assert_int_equal(json_integer_value(json_object_get(t, "beyond_noise")), 1);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(
-		json_object_get(t, "functions"), 1), "function")), ATTR_ROW_USER);
-	/* totals: base (65+73)/2 = 69, patched (76+76)/2 = 76 */
-	assert_true(num(t, "base_per_unit") == 69.0 && num(t, "patched_per_unit") == 76.0);
+		json_object_get(t, "functions"), 1), "function")), "weak_fn");
+	/* totals: base (65+73)/2 = 69, patched (79+79)/2 = 79 */
+	assert_true(num(t, "base_per_unit") == 69.0 && num(t, "patched_per_unit") == 79.0);
 	assert_true(num(t, "base_kernel_per_unit") == 61.5);
-	assert_true(num(t, "patched_kernel_per_unit") == 71.0);
-	assert_true(fabs(num(y, "share_of_change") - 10.0 / 7.0) < 1e-12);
+	assert_true(num(t, "patched_kernel_per_unit") == 74.0);
+	assert_true(fabs(num(y, "share_of_change") - 10.0 / 10.0) < 1e-12);
 	json_decref(t);
 
 	t = attr_compare_json(&base, &patched, 1, 100, &err);
 	assert_non_null(t);
 	assert_true(num(row_named(t, "weak_fn"), "base") == 0.0);
-	assert_true(num(row_named(t, "weak_fn"), "patched") == 1.0);
+	assert_true(num(row_named(t, "weak_fn"), "patched") == 4.0);
 	assert_true(num(row_named(t, "__schedule"), "spread") == 3.0);
 	json_decref(t);
 
@@ -274,6 +277,7 @@ static void test_compare(void **state)
 	t = attr_compare_json(&base, &patched, 1, 100, &err);
 	assert_non_null(t);
 	assert_true(json_is_null(json_object_get(t, "noise")));
+	assert_true(json_is_null(json_object_get(t, "threshold")));
 	assert_true(json_is_null(json_object_get(row_named(t, "__schedule"), "spread")));
 	json_decref(t);
 
