@@ -43,6 +43,7 @@
  * snapshotted when it prints "measurement" and when it prints "average".
  */
 #include "args.h"
+#include "attr_mark.h"
 #include "wis_parse.h"
 #include "fileio.h"
 #include "jsonl.h"
@@ -105,6 +106,7 @@ static void sched_yield_test(struct counter *c)
 			continue;
 		}
 		sched_yield();
+		wl_mark_unit();
 		bump(c, 1);
 	}
 }
@@ -163,6 +165,9 @@ static void context_switch1_test(struct counter *c)
 				continue;
 			break;
 		}
+		/* an op is one of the two switches of a round trip, as will-it-scale counts */
+		wl_mark_unit();
+		wl_mark_unit();
 		bump(c, 2);
 	}
 	/* EOF ends the peer. */

@@ -73,6 +73,18 @@ static int cmp_add(struct cmp *c, size_t col, const char *dir, const struct attr
 		return -1;
 	attr_table_build(&w, syms, &t);
 	attr_window_release(&w);
+	/*
+	 * Without unit marks a window's total depends on how long it ran and
+	 * how fast, not on what one operation costs: two kernels' totals are
+	 * not comparable, so no table rather than a wrong one.
+	 */
+	if (!t.units) {
+		sb_addf(err, "%s/attr.%ld: no unit marks in the window: the workload does not "
+			"mark its operations (workloads/lib/attr_mark.h), so there is no "
+			"per-unit table", dir, window);
+		attr_table_release(&t);
+		return -1;
+	}
 	c->units[col] = t.units;
 	c->totals[col] = attr_per_unit(&t, t.total);
 	for (size_t i = 0; i < t.n; i++) {

@@ -281,6 +281,15 @@ static void test_compare(void **state)
 	assert_true(json_is_null(json_object_get(row_named(t, "__schedule"), "spread")));
 	json_decref(t);
 
+	/* a window without unit marks: no table, the file and the reason named */
+	char *nounits = run_with("n1", "units 0\nffffffff81002000 4 100\nend\n");
+	const char *nd[] = { nounits };
+	struct attr_side bare = { nd, 1, map };
+	assert_null(attr_compare_json(&bare, &patched, 1, 10, &err));
+	assert_non_null(strstr(sb_str(&err), "n1/attr.1: no unit marks in the window"));
+	sb_reset(&err);
+	free(nounits);
+
 	/* a window the runs did not write: the file named */
 	assert_null(attr_compare_json(&base, &patched, 2, 10, &err));
 	assert_non_null(strstr(sb_str(&err), "b1/attr.2"));
