@@ -253,15 +253,17 @@ static void window_summary(const struct view_attr_window *w, struct strbuf *sb, 
 	if (!isfinite(w->noise))
 		sb_adds(sb, "One run per kernel: no noise measured.");
 	else if (w->beyond_noise > 0)
-		sb_addf(sb, "%.0f kernel function%s moved by more than %s per unit (the noise, "
-			"%s, is the largest spread between runs of one kernel; a row must pass "
-			"it %.1f times).", w->beyond_noise, w->beyond_noise == 1 ? "" : "s", th, n,
-			w->noise > 0 ? w->threshold / w->noise : 1.0);
+		sb_addf(sb, "%.0f kernel function%s moved by more than %s per unit", w->beyond_noise,
+			w->beyond_noise == 1 ? "" : "s", th);
 	else
-		sb_addf(sb, "No kernel function moved by more than %s per unit (the noise, %s, "
-			"is the largest spread between runs of one kernel; a row must pass it %.1f "
-			"times): nothing here is a result.", th, n,
-			w->noise > 0 ? w->threshold / w->noise : 1.0);
+		sb_addf(sb, "No kernel function moved by more than %s per unit", th);
+	if (isfinite(w->noise) && w->threshold > w->noise)
+		sb_addf(sb, " (%.1f times the noise, %s: the largest spread between runs of one "
+			"kernel)", w->threshold / w->noise, n);
+	else if (isfinite(w->noise))
+		sb_adds(sb, " (the noise: the largest spread between runs of one kernel)");
+	if (isfinite(w->noise))
+		sb_adds(sb, w->beyond_noise > 0 ? "." : ": nothing here is a result.");
 	if (!w->accounts_metric)
 		return;
 	char pr[32], me[32];
