@@ -20,6 +20,7 @@
 #include "interrupt.h"
 #include "lab_paths.h"
 #include "report_result.h"
+#include "workload_def.h"
 #include "xjson.h"
 
 #include <errno.h>
@@ -335,9 +336,16 @@ json_t *session_attribute(struct session *s, const json_t *report)
 		int changed = primaries_of(res, nres, w->name, prim, mine, MAX_PRIMARIES, &nmine);
 		json_t *entry = xjson_pack("{s:s, s:o}", "workload", w->name, "primaries", prim);
 
-		if (!changed && which != RUN_ATTRIBUTE_ALL) {
-			json_object_set_new(entry, "skipped",
-					    json_string("no primary changed (--attribute=all runs it)"));
+		const struct workload_def *def = workload_find(w->type);
+		const char *skip = NULL;
+
+		if (!def || !def->attr_units)
+			skip = "its program marks no operations for the plugin, so it has no "
+			       "instructions per operation to compare (workloads/README.md)";
+		else if (!changed && which != RUN_ATTRIBUTE_ALL)
+			skip = "no primary changed (--attribute=all runs it)";
+		if (skip) {
+			json_object_set_new(entry, "skipped", json_string(skip));
 			json_array_append_new(wls, entry);
 			continue;
 		}

@@ -149,6 +149,12 @@ struct workload_def {
 	 * to 32 % (bench/icount-slots, 2026-12-02).
 	 */
 	int alone;
+	/*
+	 * 1: its loop marks each operation for the attribution plugin
+	 * (workloads/lib/attr_mark.h), so run --attribute can put its
+	 * instructions per operation side by side; 0: no table for it.
+	 */
+	int attr_units;
 };
 
 /* All workloads, NULL-name terminated. */

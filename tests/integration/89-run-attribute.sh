@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# run --ab --attribute (docs/attribution.md): after the verdicts, two
+# attribution runs per kernel in tiny-icount with the TCG plugin loaded,
+# and the report's attribution section. On ab-small's baseline against
+# slow5 (50 iterations of a two-instruction loop in sched_yield()): the
+# table names the syscall first, about +100 instructions per yield, with
+# the spread between boots of one kernel as its noise, in report.json,
+# report.txt and report.html, and again from report.json alone. The
+# attribution runs stay out of runs/ and out of the analysis: the results
+# with and without the attribution member are the same bytes. Two boots
+# of one kernel (--aa) name nothing. Without
+# the plugin the report says why no table, never an empty one.
+# run-all: paired
+# run-all: timeout 1500
+. "$(dirname "$0")/../lib/common.sh"
+need_kernel_source
+CONF=$TMP/attr.conf
+sed 's/^kernels = baseline patched/kernels = baseline slow5/; s/^guest = tiny$/guest = tiny-icount/; s/^runs = 5$/runs = 2/' \
+	tests/fixtures/labs/ab-small.conf > "$CONF"
+sed -i "s#\.\./\.\./\.\./#$ROOT/#; s#\.\./series/#$ROOT/tests/fixtures/series/#" "$CONF"
+# lab.conf asks for the changed workloads; the command line asks for all
+sed -i 's/^\[run\]$/[run]\nattribute = changed/' "$CONF"
+grep -q '^attribute = changed$' "$CONF" || fail "no attribute line in the test lab"
+grep -q '^guest = tiny-icount$' "$CONF" || fail "the test lab does not run in tiny-icount"
+private_lab "$CONF"
+[ -f "$ROOT/build/plugin/mglrulab-attr.so" ] || fail "no build/plugin/mglrulab-attr.so (make plugin)"
+
+# a bad value names the file, the line and what it takes
+printf '[run]\nattribute = sometimes\n' >"$TMP/bad.conf"
+"$LAB" config check -c "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err" && fail "attribute = sometimes was taken"
+grep -q "bad.conf:2: \[run\] attribute: expected one of off|changed|all, not 'sometimes'" "$TMP/bad.err" ||
+	fail "the bad value: $(cat "$TMP/bad.err")"
+"$LAB" run --ab -c "$CONF" --attribute=often >/dev/null 2>"$TMP/bad.err" && fail "--attribute=often was taken"
+grep -q -- "--attribute: expected changed, all or off, got 'often'" "$TMP/bad.err" ||
+	fail "the bad option: $(cat "$TMP/bad.err")"
+
+"$LAB" run --ab -c "$CONF" --attribute=all --fail-on none >"$TMP/run.out" 2>"$TMP/run.err" ||
+	{ tail -30 "$TMP/run.err" >&2; fail "run --attribute exited $?"; }
+S=$(readlink -f "$REPORTS/latest")
+grep -q '^attribution: yield on baseline, run 1 of 2' "$TMP/run.err" || fail "no attribution progress: $(tail "$TMP/run.err")"
+[ "$(ls "$S/runs" | wc -l)" -eq 4 ] || fail "runs/ holds more than the plan's 4 runs: $(ls "$S/runs")"
+for d in baseline-1 patched-1 baseline-2 patched-2; do
+	[ -f "$S/attribution/yield/$d/attr.1" ] || fail "no attribution/yield/$d/attr.1"
+	grep -q -- "-plugin" "$S/attribution/yield/$d/domain.xml" || fail "$d: no plugin in its domain"
+done
+
+python3 - "$S" <<'PY' || fail "the attribution section is wrong"
+import json, sys
+s = sys.argv[1]
+r = json.load(open(f"{s}/report.json"))
+a = r["attribution"]
+assert a["which"] == "all" and a["runs_per_kernel"] == 2 and "unavailable" not in a, a
+w = a["workloads"][0]
+assert w["workload"] == "yield" and len(w["windows"]) == 1, w
+t = w["windows"][0]
+top = t["functions"][0]
+print(f"slow5: {t['base_per_unit']:.1f} -> {t['patched_per_unit']:.1f} instructions per yield; "
+      f"first {top['function']} {top['delta']:+.1f} (spread {top['spread']:.1f}), noise {t['noise']:.1f}, "
+      f"{t['beyond_noise']} kernel function(s) beyond it; runs {w['seconds']['baseline']:.0f} s + "
+      f"{w['seconds']['patched']:.0f} s")
+assert "sched_yield" in top["function"], [f["function"] for f in t["functions"][:5]]
+assert 95 <= top["delta"] <= 105, top
+assert top["delta"] > 3 * t["noise"], (top, t["noise"])
+assert t["beyond_noise"] >= 1
+assert len(t["base_units"]) == 2 and min(t["base_units"] + t["patched_units"]) > 1000, t
+prim = w["primaries"]
+assert prim and prim[0]["metric"], prim
+assert t["threshold"] == 1.5 * t["noise"], t
+# the table predicts the primary (a rate: base/patched - 1), beside what was measured
+acc = t["accounts"]
+print(f"accounts: {acc['metric']} predicted {acc['predicted_pct']:+.1f} %, measured {acc['measured_pct']:+.1f} %")
+assert acc["metric"] == prim[0]["metric"], acc
+assert abs(acc["predicted_pct"] - 100 * (t["base_per_unit"] / t["patched_per_unit"] - 1)) < 1e-9, acc
+assert acc["predicted_pct"] < 0 and acc["measured_pct"] < 0, acc
+PY
+
+grep -q '^Attribution (instructions per unit, 2 runs per kernel' "$S/report.txt" || fail "no attribution in report.txt"
+grep -Eq '^ +[0-9.]+ +[0-9.]+ +\+(9[5-9]|10[0-5])\.[0-9] .*sched_yield' "$S/report.txt" ||
+	fail "report.txt has no sched_yield row: $(grep -A8 '^Attribution' "$S/report.txt")"
+grep -q 'What this cannot see: instructions only' "$S/report.txt" || fail "report.txt does not say what it cannot see"
+grep -q '<section id="attribution">' "$S/report.html" || fail "no attribution in report.html"
+grep -q 'sched_yield</code>' "$S/report.html" || fail "report.html has no sched_yield row"
+sed -n '/^Attribution/,/^$/p' "$S/report.txt"
+
+# from report.json alone, the same section
+"$LAB" report "$S/report.json" --text -o "$TMP/again.txt" || fail "report --text"
+diff <(sed -n '/^Attribution/,/^$/p' "$S/report.txt") <(sed -n '/^Attribution/,/^$/p' "$TMP/again.txt") ||
+	fail "report.json alone renders another attribution section"
+
+# the analysis does not see the attribution: same results without it
+python3 - "$S/report.json" "$TMP/plain.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+del r["attribution"]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+"$LAB" report "$S/report.json" --json -o "$TMP/with.json" || fail "report --json with"
+"$LAB" report "$TMP/plain.json" --json -o "$TMP/without.json" || fail "report --json without"
+python3 - "$TMP/with.json" "$TMP/without.json" <<'PY' || fail "the attribution changed the analysis"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("results", "counter_results", "summary", "runs"):
+    assert json.dumps(a[k], sort_keys=True) == json.dumps(b[k], sort_keys=True), k
+PY
+
+# two boots of the same kernel (run --aa): nothing named, every delta inside the threshold
+"$LAB" run --aa -c "$CONF" --runs 1 --attribute=all --fail-on none >/dev/null 2>"$TMP/aa.err" ||
+	{ tail -30 "$TMP/aa.err" >&2; fail "run --aa --attribute exited $?"; }
+S3=$(readlink -f "$REPORTS/latest")
+python3 - "$S3" <<'PY' || fail "the A/A attribution names a function"
+import json, sys
+t = json.load(open(f"{sys.argv[1]}/report.json"))["attribution"]["workloads"][0]["windows"][0]
+k = [f for f in t["functions"] if f["function"] != "[user space]"]
+print(f"A/A: noise {t['noise']:.1f}, threshold {t['threshold']:.1f}, largest kernel delta "
+      f"{max(abs(f['delta']) for f in k):.1f} ({k[0]['function']}), named {t['beyond_noise']}")
+assert t["beyond_noise"] == 0, t
+assert all(abs(f["delta"]) <= t["threshold"] for f in k), k[:3]
+PY
+grep -q 'No kernel function moved by more than' "$S3/report.txt" || fail "report.txt of the A/A says something moved"
+
+# without the plugin: said, no table; the session still succeeds
+MGLRULAB_ATTR_PLUGIN=$TMP/none.so "$LAB" run --ab -c "$CONF" --runs 1 --attribute --fail-on none \
+	>/dev/null 2>"$TMP/noplugin.err" || fail "a session without the plugin failed"
+S2=$(readlink -f "$REPORTS/latest")
+grep -q 'attribution: not done: the attribution plugin is not built' "$TMP/noplugin.err" ||
+	fail "no message without the plugin: $(tail -5 "$TMP/noplugin.err")"
+grep -A1 '^Attribution' "$S2/report.txt" | grep -q 'not done: the attribution plugin is not built' ||
+	fail "report.txt does not say why there is no table"
+[ -d "$S2/attribution" ] && fail "attribution runs without a plugin"
+echo "run --attribute: the table names sched_yield, the report says it in three forms"
+exit 0
