@@ -27,7 +27,7 @@ static int opt_seed(const struct lab_opt_ctx *ctx, const char *arg)
 	return 0;
 }
 
-/* --attribute[=changed|all] */
+/* --attribute[=changed|all|off] */
 static int opt_attribute(const struct lab_opt_ctx *ctx, const char *arg)
 {
 	struct session_opts *o = ctx->base;
@@ -102,8 +102,8 @@ static const struct lab_option run_options[] = {
 	  .help = "once the verdicts are in, attribution runs: where each\n"
 		  "kernel spent its instructions, per function and per unit,\n"
 		  "for the workloads whose primary changed (changed, the\n"
-		  "default), or all; needs a TCG guest under icount\n"
-		  "([run] attribute; docs/attribution.md)" },
+		  "default), or all (off: not, whatever lab.conf says); needs\n"
+		  "a TCG guest under icount ([run] attribute; docs/attribution.md)" },
 	LAB_OPT_BOOL("no-counters", 0, struct session_opts, no_counters,
 		     "skip vmstat/tracepoint/lru_gen collection"),
 	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),
@@ -114,11 +114,11 @@ static const struct lab_option run_options[] = {
 static const char *const run_synopsis[] = {
 	"mglrulab run [--ab [BASE NEW] | --aa [BASE]] [-c FILE] [--runs N] [--warmups N] [--seed S]",
 	"             [--workloads a,b] [--kernel NAME] [--junit FILE] [--json [FILE]]",
-	"             [--mail FILE] [--attribute[=changed|all]]",
+	"             [--mail FILE] [--attribute[=changed|all|off]]",
 	"             [--fail-on regression|change|invalid|none] [--no-counters] [-q] [-v]",
 	"             [--until decided [--max-runs N] [--budget DURATION]]",
 	"mglrulab run --resume [SESSION] [--budget DURATION] [-c FILE] [--fail-on ...] [--junit FILE]",
-	"             [--json [FILE]] [--mail FILE] [--attribute[=changed|all]]",
+	"             [--json [FILE]] [--mail FILE] [--attribute[=changed|all|off]]",
 	NULL
 };
 

@@ -87,7 +87,13 @@ static void read_window(struct ad *d, const json_t *j, const char *where,
 	size_t i;
 	char at[256];
 
-	w->window = (long)ad_num(d, j, where, "window");
+	double win = ad_num(d, j, where, "window");
+
+	/* a phase's number: a count from 1, never a double cast blind */
+	if (!(win >= 1 && win <= 1e6 && win == floor(win)))
+		ad_fail(d, where, "window", "a phase number from 1",
+			json_object_get(j, "window"));
+	w->window = isfinite(win) && win >= 1 && win <= 1e6 ? (long)win : 0;
 	w->base_per_unit = ad_num(d, j, where, "base_per_unit");
 	w->patched_per_unit = ad_num(d, j, where, "patched_per_unit");
 	w->base_kernel = ad_num(d, j, where, "base_kernel_per_unit");
@@ -291,7 +297,9 @@ static void primaries_line(const struct view_attr_workload *w, struct strbuf *sb
 		fmt_pct(pct, sizeof(pct), w->primaries[i].delta_pct);
 		sb_adds(sb, i ? "; " : " ");
 		add_name(sb, w->primaries[i].metric ? w->primaries[i].metric : "?", html);
-		sb_addf(sb, " %s %s", w->primaries[i].verdict ? w->primaries[i].verdict : "-", pct);
+		sb_adds(sb, " ");
+		add_name(sb, w->primaries[i].verdict ? w->primaries[i].verdict : "-", html);
+		sb_addf(sb, " %s", pct);
 	}
 	if (!w->nprimaries)
 		sb_adds(sb, " none declared");
@@ -404,8 +412,10 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 			for (size_t r = 0; r < win->nrows; r++) {
 				const struct view_attr_row *row = &win->rows[r];
 				char b[32], p[32], d[32], s[32], sp[32];
+				/* user space is not the kernel's: never named, as in beyond_noise */
 				int moved = isfinite(win->threshold) &&
-					    fabs(row->delta) > win->threshold;
+					    fabs(row->delta) > win->threshold &&
+					    strcmp(row->function, "[user space]");
 
 				num1(b, sizeof(b), row->base);
 				num1(p, sizeof(p), row->patched);

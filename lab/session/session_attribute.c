@@ -258,8 +258,13 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 			else
 				r = -1;
 		}
-		add_accounts(tables, prim, nprim);
-		json_object_set_new(entry, "windows", tables);
+		/* a table or an error, never both: the reader sees the whole answer or why not */
+		if (!r) {
+			add_accounts(tables, prim, nprim);
+			json_object_set_new(entry, "windows", tables);
+		} else {
+			json_decref(tables);
+		}
 		free(map[0]);
 		free(map[1]);
 	}

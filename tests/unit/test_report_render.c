@@ -684,12 +684,12 @@ static json_t *with_attribution(json_t *s)
 		"measured_pct", -3.74, "predicted_pct", -3.85);
 
 	json_object_set_new(s, "attribution", json_pack(
-		"{s:s, s:s, s:i, s:s, s:[s, s], s:[{s:s, s:[{s:s, s:s, s:f}], s:{s:f, s:f}, s:[o]},"
+		"{s:s, s:s, s:i, s:s, s:[s, s], s:[{s:s, s:[{s:s, s:o, s:f}], s:{s:f, s:f}, s:[o]},"
 		" {s:o, s:[], s:s}]}",
 		"method", "QEMU TCG plugin", "which", "changed", "runs_per_kernel", 2,
 		"cannot_see", "instructions only", "kernels", "baseline", "patched",
 		"workloads", "workload", "yield_shared", "primaries", "metric", "switches_per_s",
-		"verdict", "regression", "delta_pct", -3.8, "seconds", "baseline", 24.0,
+		"verdict", raw_string(hostile), "delta_pct", -3.8, "seconds", "baseline", 24.0,
 		"patched", 25.0, "windows", win,
 		"workload", raw_string(hostile), "primaries", "skipped", "no primary changed"));
 	return s;
@@ -759,6 +759,17 @@ static void test_attribution_malformed(void **state)
 	assert_null(report_analyze(s, &err));
 	assert_non_null(strstr(err.buf, "attribution.workloads[0].windows[0].noise: expected a "
 					"number or null, got a string"));
+	sb_release(&err);
+	json_decref(s);
+
+	/* a phase number that is no count: refused, not cast */
+	s = with_attribution(load_fixture());
+	w = json_array_get(json_object_get(json_object_get(s, "attribution"), "workloads"), 0);
+	json_object_set_new(json_array_get(json_object_get(w, "windows"), 0), "window",
+			    json_real(1e300));
+	assert_null(report_analyze(s, &err));
+	assert_non_null(strstr(err.buf, "attribution.workloads[0].windows[0].window: expected a "
+					"phase number from 1"));
 	sb_release(&err);
 	json_decref(s);
 }
