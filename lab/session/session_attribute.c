@@ -163,7 +163,16 @@ static int attr_run(struct session *s, const struct session_job *w, const char *
 	struct guest_run gr = { 0 };
 	int r = -1;
 
-	if (is_regular_file(done)) {
+	/*
+	 * A finished run is reused on --resume only if it ran this image:
+	 * cache entries are content-addressed, so the path names the kernel
+	 * and the System.map its windows are read against.
+	 */
+	struct strbuf was = STRBUF_INIT;
+	int same = !read_regular_file(done, &was, 4096) && !strcmp(sb_str(&was), image);
+
+	sb_release(&was);
+	if (same) {
 		free(done);
 		return 0;
 	}
@@ -190,7 +199,7 @@ static int attr_run(struct session *s, const struct session_job *w, const char *
 		sb_addf(err, "%s: the run failed: %.200s", dir, gr.failure ? gr.failure : "?");
 	else if (!windows_in(dir))
 		sb_addf(err, "%s: the plugin wrote no window (attr.1)", dir);
-	else if (write_file_atomic(done, "", 0))
+	else if (write_file_atomic(done, image, strlen(image)))
 		sb_addf(err, "%s: %s", done, strerror(errno));
 	else
 		r = 0;
