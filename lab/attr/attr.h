@@ -109,6 +109,13 @@ void attr_diff_build(const struct attr_table *base, const struct attr_table *pat
 		     struct attr_diff *d);
 void attr_diff_release(struct attr_diff *d);
 
+/*
+ * The tables' row order, for qsort comparators: larger |patched - base|
+ * first, then by name, so equal changes list the same way every time.
+ */
+int attr_delta_order(double base_a, double patched_a, const char *name_a,
+		     double base_b, double patched_b, const char *name_b);
+
 /* The runs of one kernel for attr_compare_json(): their folders and its System.map. */
 struct attr_side {
 	const char *const *dirs;

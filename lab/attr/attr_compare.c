@@ -138,11 +138,8 @@ static double range_of(const double *v, size_t n)
 static int row_cmp(const void *a, const void *b)
 {
 	const struct cmp_row *x = a, *y = b;
-	double dx = fabs(x->patched - x->base), dy = fabs(y->patched - y->base);
 
-	if (dx != dy)
-		return dx < dy ? 1 : -1;
-	return strcmp(x->name, y->name);
+	return attr_delta_order(x->base, x->patched, x->name, y->base, y->patched, y->name);
 }
 
 static json_t *units_json(const uint64_t *u, size_t n)

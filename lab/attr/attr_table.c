@@ -71,14 +71,21 @@ double attr_per_unit(const struct attr_table *t, uint64_t insns)
 	return t->units ? (double)insns / (double)t->units : (double)insns;
 }
 
+int attr_delta_order(double base_a, double patched_a, const char *name_a,
+		     double base_b, double patched_b, const char *name_b)
+{
+	double da = fabs(patched_a - base_a), db = fabs(patched_b - base_b);
+
+	if (da != db)
+		return da < db ? 1 : -1;
+	return strcmp(name_a, name_b);
+}
+
 static int diff_cmp(const void *a, const void *b)
 {
 	const struct attr_diff_row *x = a, *y = b;
-	double dx = fabs(x->patched - x->base), dy = fabs(y->patched - y->base);
 
-	if (dx != dy)
-		return dx < dy ? 1 : -1;
-	return strcmp(x->name, y->name);
+	return attr_delta_order(x->base, x->patched, x->name, y->base, y->patched, y->name);
 }
 
 void attr_diff_build(const struct attr_table *base, const struct attr_table *patched,
