@@ -148,5 +148,14 @@ struct attr_side {
  */
 json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *patched,
 			  long window, long top, struct strbuf *err);
+/*
+ * Window @window of several runs of one kernel (mglrulab profile): every
+ * function's instructions per unit averaged over the runs, largest first,
+ * with its share of the whole and its spread between runs; the noise is
+ * the largest spread of a kernel function (null with one run). A new
+ * reference, or NULL with FILE:LINE and what was expected in @err.
+ */
+json_t *attr_profile_json(const struct attr_side *side, long window, long top,
+			  struct strbuf *err);
 
 #endif

@@ -151,6 +151,18 @@ static json_t *units_json(const uint64_t *u, size_t n)
 	return a;
 }
 
+static void cmp_release(struct cmp *c)
+{
+	for (size_t k = 0; k < c->n; k++)
+		free(c->names[k]);
+	free(c->names);
+	free(c->vals);
+	free(c->totals);
+	free(c->user);
+	free(c->units);
+	strmap_clear(&c->ix);
+}
+
 json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *patched,
 			  long window, long top, struct strbuf *err)
 {
@@ -220,14 +232,67 @@ json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *
 			 "functions", fns,
 			 "more", (json_int_t)(c.n > (size_t)top ? c.n - (size_t)top : 0));
 out:
-	for (size_t k = 0; k < c.n; k++)
-		free(c.names[k]);
-	free(c.names);
-	free(c.vals);
-	free(c.totals);
-	free(c.user);
-	free(c.units);
+	cmp_release(&c);
 	free(rows);
-	strmap_clear(&c.ix);
+	return out;
+}
+
+/* Largest per unit first, then by name: the same list every time. */
+static int cost_cmp(const void *a, const void *b)
+{
+	const struct cmp_row *x = a, *y = b;
+
+	if (x->base != y->base)
+		return x->base < y->base ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+json_t *attr_profile_json(const struct attr_side *side, long window, long top,
+			  struct strbuf *err)
+{
+	size_t n = side->n;
+	struct cmp c = { .runs = n };
+	struct cmp_row *rows = NULL;
+	json_t *out = NULL;
+
+	if (!n || n > ATTR_MAX_RUNS) {
+		sb_addf(err, "attribution: 1 to %d runs, got %zu", ATTR_MAX_RUNS, n);
+		return NULL;
+	}
+	c.totals = xcalloc(n, sizeof(*c.totals));
+	c.user = xcalloc(n, sizeof(*c.user));
+	c.units = xcalloc(n, sizeof(*c.units));
+	if (cmp_side(&c, 0, side, window, err))
+		goto out;
+	rows = xcalloc(c.n + 1, sizeof(*rows));
+	double noise = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		const double *v = &c.vals[k * c.runs];
+
+		rows[k] = (struct cmp_row){ .name = c.names[k], .base = mean_of(v, n),
+			.spread = range_of(v, n), .user = !strcmp(c.names[k], ATTR_ROW_USER) };
+		if (!rows[k].user)
+			noise = fmax(noise, rows[k].spread);
+	}
+	if (c.n)
+		qsort(rows, c.n, sizeof(*rows), cost_cmp);
+
+	double total = mean_of(c.totals, n), user = mean_of(c.user, n);
+	json_t *fns = json_array();
+
+	for (size_t k = 0; k < c.n && (long)k < top; k++)
+		json_array_append_new(fns, xjson_pack("{s:s, s:o, s:o, s:o}",
+			"function", rows[k].name, "per_unit", jnum(rows[k].base),
+			"share", total > 0 ? jnum(rows[k].base / total) : json_null(),
+			"spread", n > 1 ? jnum(rows[k].spread) : json_null()));
+	out = xjson_pack("{s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:I}",
+			 "window", (json_int_t)window, "units", units_json(c.units, n),
+			 "per_unit", jnum(total), "kernel_per_unit", jnum(total - user),
+			 "noise", n > 1 ? jnum(noise) : json_null(),
+			 "nfunctions", (json_int_t)c.n, "functions", fns,
+			 "more", (json_int_t)(c.n > (size_t)top ? c.n - (size_t)top : 0));
+out:
+	cmp_release(&c);
+	free(rows);
 	return out;
 }

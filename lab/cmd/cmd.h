@@ -151,7 +151,7 @@ int cmd_opt_json(const struct lab_opt_ctx *ctx, const char *arg);
 
 extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
 	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage, host_usage,
-	attribute_usage;
+	attribute_usage, profile_usage;
 
 LAB_MUST_CHECK
 int cmd_config(int argc, char **argv);
@@ -175,5 +175,7 @@ LAB_MUST_CHECK
 int cmd_history(int argc, char **argv);
 LAB_MUST_CHECK
 int cmd_attribute(int argc, char **argv);
+LAB_MUST_CHECK
+int cmd_profile(int argc, char **argv);
 
 #endif

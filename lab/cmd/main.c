@@ -42,6 +42,8 @@ const struct command lab_commands[] = {
 	  &bisect_usage },
 	{ "attribute", cmd_attribute, "which kernel functions a run's instructions went to (TCG plugin)",
 	  &attribute_usage },
+	{ "profile", cmd_profile, "where one kernel spends a workload's instructions, per function",
+	  &profile_usage },
 	{ "help", cmd_help, "show help for mglrulab or one command", &help_usage },
 	{ "version", cmd_version, "print the version", &version_usage },
 	{ NULL, NULL, NULL, NULL },

@@ -11,6 +11,7 @@
  */
 #include "report_priv.h"
 #include "report_view.h"
+#include "view_decode.h"
 #include "escape.h"
 
 #include <math.h>
@@ -18,152 +19,125 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct ad {
-	struct strbuf *err;
-	int failed;
-};
-
-static void ad_fail(struct ad *d, const char *where, const char *key, const char *want,
-		    const json_t *v)
+/* A phase's number: a count from 1, never a double cast blind. */
+static long read_phase(struct vd *d, const json_t *j, const char *where)
 {
-	if (d->failed++)
-		return;
-	sb_addf(d->err, "%s.%s: expected %s, got %s", where, key, want,
-		v ? xjson_type_name(v) : "nothing");
+	double win = vd_num(d, j, where, "window");
+
+	if (!(win >= 1 && win <= 1e6 && win == floor(win)))
+		vd_fail(d, where, "window", "a phase number from 1", json_object_get(j, "window"));
+	return isfinite(win) && win >= 1 && win <= 1e6 ? (long)win : 0;
 }
 
-static const char *ad_str(struct ad *d, const json_t *o, const char *where, const char *key)
+static void read_profile(struct vd *d, const json_t *j, const char *where,
+			 struct view_attr_profile *p)
 {
-	const json_t *v = json_object_get(o, key);
-
-	if (v && !json_is_null(v) && !json_is_string(v)) {
-		ad_fail(d, where, key, "a string or null", v);
-		return NULL;
-	}
-	return json_string_value(v);
-}
-
-static double ad_num(struct ad *d, const json_t *o, const char *where, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (v && !json_is_null(v) && !json_is_number(v)) {
-		ad_fail(d, where, key, "a number or null", v);
-		return NAN;
-	}
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* The objects of array @key of @o: a new array of *@n elements of @size (NULL: none). */
-static void *ad_elems(struct ad *d, const json_t *o, const char *where, const char *key,
-		      size_t size, size_t *n)
-{
-	const json_t *a = json_object_get(o, key), *e;
+	const json_t *e;
 	size_t i;
+	char at[256];
 
-	*n = 0;
-	if (!a || json_is_null(a))
-		return NULL;
-	if (!json_is_array(a)) {
-		ad_fail(d, where, key, "an array or null", a);
-		return NULL;
+	p->window = read_phase(d, j, where);
+	p->per_unit = vd_num(d, j, where, "per_unit");
+	p->kernel_per_unit = vd_num(d, j, where, "kernel_per_unit");
+	p->noise = vd_num(d, j, where, "noise");
+	p->more = vd_num(d, j, where, "more");
+	p->rows = vd_elems(d, j, where, "functions", sizeof(*p->rows), &p->nrows);
+	json_array_foreach(p->nrows ? json_object_get(j, "functions") : NULL, i, e) {
+		struct view_attr_cost *r = &p->rows[i];
+
+		snprintf(at, sizeof(at), "%s.functions[%zu]", where, i);
+		r->function = vd_str(d, e, at, "function");
+		r->per_unit = vd_num(d, e, at, "per_unit");
+		r->share = vd_num(d, e, at, "share");
+		r->spread = vd_num(d, e, at, "spread");
+		if (!r->function)
+			r->function = "?";
 	}
-	json_array_foreach(a, i, e)
-		if (!json_is_object(e)) {
-			char at[64];
-
-			snprintf(at, sizeof(at), "%s[%zu]", key, i);
-			ad_fail(d, where, at, "an object", e);
-			return NULL;
-		}
-	*n = json_array_size(a);
-	return *n ? xcalloc(*n, size) : NULL;
 }
 
-static void read_window(struct ad *d, const json_t *j, const char *where,
+static void read_window(struct vd *d, const json_t *j, const char *where,
 			struct view_attr_window *w)
 {
 	const json_t *e;
 	size_t i;
 	char at[256];
 
-	double win = ad_num(d, j, where, "window");
-
-	/* a phase's number: a count from 1, never a double cast blind */
-	if (!(win >= 1 && win <= 1e6 && win == floor(win)))
-		ad_fail(d, where, "window", "a phase number from 1",
-			json_object_get(j, "window"));
-	w->window = isfinite(win) && win >= 1 && win <= 1e6 ? (long)win : 0;
-	w->base_per_unit = ad_num(d, j, where, "base_per_unit");
-	w->patched_per_unit = ad_num(d, j, where, "patched_per_unit");
-	w->base_kernel = ad_num(d, j, where, "base_kernel_per_unit");
-	w->patched_kernel = ad_num(d, j, where, "patched_kernel_per_unit");
-	w->noise = ad_num(d, j, where, "noise");
-	w->threshold = ad_num(d, j, where, "threshold");
+	w->window = read_phase(d, j, where);
+	w->base_per_unit = vd_num(d, j, where, "base_per_unit");
+	w->patched_per_unit = vd_num(d, j, where, "patched_per_unit");
+	w->base_kernel = vd_num(d, j, where, "base_kernel_per_unit");
+	w->patched_kernel = vd_num(d, j, where, "patched_kernel_per_unit");
+	w->noise = vd_num(d, j, where, "noise");
+	w->threshold = vd_num(d, j, where, "threshold");
 	if (!isfinite(w->threshold))
 		w->threshold = w->noise;
-	w->beyond_noise = ad_num(d, j, where, "beyond_noise");
-	w->more = ad_num(d, j, where, "more");
+	w->beyond_noise = vd_num(d, j, where, "beyond_noise");
+	w->more = vd_num(d, j, where, "more");
 	const json_t *acc = json_object_get(j, "accounts");
 	w->measured_pct = w->predicted_pct = NAN;
 	if (acc && !json_is_null(acc)) {
 		snprintf(at, sizeof(at), "%s.accounts", where);
 		if (!json_is_object(acc)) {
-			ad_fail(d, where, "accounts", "an object or null", acc);
+			vd_fail(d, where, "accounts", "an object or null", acc);
 		} else {
-			w->accounts_metric = ad_str(d, acc, at, "metric");
-			w->measured_pct = ad_num(d, acc, at, "measured_pct");
-			w->predicted_pct = ad_num(d, acc, at, "predicted_pct");
+			w->accounts_metric = vd_str(d, acc, at, "metric");
+			w->measured_pct = vd_num(d, acc, at, "measured_pct");
+			w->predicted_pct = vd_num(d, acc, at, "predicted_pct");
 		}
 	}
-	w->rows = ad_elems(d, j, where, "functions", sizeof(*w->rows), &w->nrows);
+	w->rows = vd_elems(d, j, where, "functions", sizeof(*w->rows), &w->nrows);
 	json_array_foreach(w->nrows ? json_object_get(j, "functions") : NULL, i, e) {
 		struct view_attr_row *r = &w->rows[i];
 
 		snprintf(at, sizeof(at), "%s.functions[%zu]", where, i);
-		r->function = ad_str(d, e, at, "function");
-		r->base = ad_num(d, e, at, "base");
-		r->patched = ad_num(d, e, at, "patched");
-		r->delta = ad_num(d, e, at, "delta");
-		r->share = ad_num(d, e, at, "share_of_change");
-		r->spread = ad_num(d, e, at, "spread");
+		r->function = vd_str(d, e, at, "function");
+		r->base = vd_num(d, e, at, "base");
+		r->patched = vd_num(d, e, at, "patched");
+		r->delta = vd_num(d, e, at, "delta");
+		r->share = vd_num(d, e, at, "share_of_change");
+		r->spread = vd_num(d, e, at, "spread");
 		if (!r->function)
 			r->function = "?";
 	}
 }
 
-static void read_workload(struct ad *d, const json_t *j, const char *where,
+static void read_workload(struct vd *d, const json_t *j, const char *where,
 			  struct view_attr_workload *w)
 {
-	const json_t *e, *sec = json_object_get(j, "seconds");
+	const json_t *e, *sec = vd_obj(d, j, where, "seconds");
 	size_t i;
 	char at[192];
 
-	w->workload = ad_str(d, j, where, "workload");
+	w->workload = vd_str(d, j, where, "workload");
 	if (!w->workload)
 		w->workload = "?";
-	w->skipped = ad_str(d, j, where, "skipped");
-	w->error = ad_str(d, j, where, "error");
-	w->seconds[0] = ad_num(d, sec, where, "baseline");
-	w->seconds[1] = ad_num(d, sec, where, "patched");
-	w->primaries = ad_elems(d, j, where, "primaries", sizeof(*w->primaries), &w->nprimaries);
+	w->skipped = vd_str(d, j, where, "skipped");
+	w->error = vd_str(d, j, where, "error");
+	w->seconds[0] = vd_num(d, sec, where, "baseline");
+	w->seconds[1] = vd_num(d, sec, where, "patched");
+	w->primaries = vd_elems(d, j, where, "primaries", sizeof(*w->primaries), &w->nprimaries);
 	json_array_foreach(w->nprimaries ? json_object_get(j, "primaries") : NULL, i, e) {
 		snprintf(at, sizeof(at), "%s.primaries[%zu]", where, i);
-		w->primaries[i].metric = ad_str(d, e, at, "metric");
-		w->primaries[i].verdict = ad_str(d, e, at, "verdict");
-		w->primaries[i].delta_pct = ad_num(d, e, at, "delta_pct");
+		w->primaries[i].metric = vd_str(d, e, at, "metric");
+		w->primaries[i].verdict = vd_str(d, e, at, "verdict");
+		w->primaries[i].delta_pct = vd_num(d, e, at, "delta_pct");
 	}
-	w->windows = ad_elems(d, j, where, "windows", sizeof(*w->windows), &w->nwindows);
+	w->windows = vd_elems(d, j, where, "windows", sizeof(*w->windows), &w->nwindows);
 	json_array_foreach(w->nwindows ? json_object_get(j, "windows") : NULL, i, e) {
 		snprintf(at, sizeof(at), "%s.windows[%zu]", where, i);
 		read_window(d, e, at, &w->windows[i]);
+	}
+	w->profiles = vd_elems(d, j, where, "profiles", sizeof(*w->profiles), &w->nprofiles);
+	json_array_foreach(w->nprofiles ? json_object_get(j, "profiles") : NULL, i, e) {
+		snprintf(at, sizeof(at), "%s.profiles[%zu]", where, i);
+		read_profile(d, e, at, &w->profiles[i]);
 	}
 }
 
 int report_attr_decode(const json_t *report, struct view_attribution *out, struct strbuf *err)
 {
 	const json_t *a = json_object_get(report, "attribution"), *e;
-	struct ad d = { .err = err };
+	struct vd d = { .err = err };
 	size_t i;
 	char at[64];
 
@@ -175,12 +149,13 @@ int report_attr_decode(const json_t *report, struct view_attribution *out, struc
 		return -1;
 	}
 	out->present = 1;
-	out->method = ad_str(&d, a, "attribution", "method");
-	out->which = ad_str(&d, a, "attribution", "which");
-	out->unavailable = ad_str(&d, a, "attribution", "unavailable");
-	out->cannot_see = ad_str(&d, a, "attribution", "cannot_see");
-	out->runs_per_kernel = ad_num(&d, a, "attribution", "runs_per_kernel");
-	out->workloads = ad_elems(&d, a, "attribution", "workloads", sizeof(*out->workloads),
+	out->method = vd_str(&d, a, "attribution", "method");
+	out->which = vd_str(&d, a, "attribution", "which");
+	out->unavailable = vd_str(&d, a, "attribution", "unavailable");
+	out->cannot_see = vd_str(&d, a, "attribution", "cannot_see");
+	out->runs_per_kernel = vd_num(&d, a, "attribution", "runs_per_kernel");
+	out->nkernels = json_array_size(vd_arr(&d, a, "attribution", "kernels"));
+	out->workloads = vd_elems(&d, a, "attribution", "workloads", sizeof(*out->workloads),
 				  &out->nworkloads);
 	json_array_foreach(out->nworkloads ? json_object_get(a, "workloads") : NULL, i, e) {
 		snprintf(at, sizeof(at), "attribution.workloads[%zu]", i);
@@ -195,6 +170,9 @@ void report_attr_release(struct view_attribution *a)
 		for (size_t k = 0; k < a->workloads[i].nwindows; k++)
 			free(a->workloads[i].windows[k].rows);
 		free(a->workloads[i].windows);
+		for (size_t k = 0; k < a->workloads[i].nprofiles; k++)
+			free(a->workloads[i].profiles[k].rows);
+		free(a->workloads[i].profiles);
 		free(a->workloads[i].primaries);
 	}
 	free(a->workloads);
@@ -308,6 +286,49 @@ static void primaries_line(const struct view_attr_workload *w, struct strbuf *sb
 /* The text report's rows: 52 columns of numbers, the function in the rest of 80. */
 #define TEXT_FN_WIDTH	28
 
+/* What a one-kernel table (mglrulab profile) says of phase @p. */
+static void profile_summary(const struct view_attr_profile *p, struct strbuf *sb)
+{
+	char t[32], k[32], n[32];
+
+	num1(t, sizeof(t), p->per_unit);
+	num1(k, sizeof(k), p->kernel_per_unit);
+	num1(n, sizeof(n), p->noise);
+	sb_addf(sb, "phase %ld: %s instructions per unit, kernel %s. ", p->window, t, k);
+	if (isfinite(p->noise))
+		sb_addf(sb, "A kernel function's figure is good to about %s per unit (the noise: "
+			"the largest spread between runs).", n);
+	else
+		sb_adds(sb, "One run: no noise measured.");
+}
+
+static void profile_text(const struct view_attr_workload *w, struct strbuf *sb,
+			 struct strbuf *line)
+{
+	for (size_t k = 0; k < w->nprofiles; k++) {
+		const struct view_attr_profile *p = &w->profiles[k];
+
+		sb_reset(line);
+		profile_summary(p, line);
+		report_text_wrap(sb, "    ", 6, line->buf);
+		sb_addf(sb, "    %10s %6s %7s  %s\n", "instr/unit", "share", "spread", "function");
+		for (size_t r = 0; r < p->nrows; r++) {
+			const struct view_attr_cost *row = &p->rows[r];
+			char u[32], s[32], sp[32];
+
+			num1(u, sizeof(u), row->per_unit);
+			share_of(s, sizeof(s), row->share);
+			num1(sp, sizeof(sp), row->spread);
+			sb_addf(sb, "    %10s %6s %7s  ", u, s, sp);
+			sb_add_text_fit(sb, row->function, TEXT_FN_WIDTH + 18);
+			sb_addc(sb, '\n');
+		}
+		if (p->more > 0)
+			sb_addf(sb, "    (%.0f more: `mglrulab attribute` on the session's "
+				"attribution/ runs)\n", p->more);
+	}
+}
+
 void report_attr_text(const struct report_view *v, struct strbuf *sb)
 {
 	const struct view_attribution *a = &v->attribution;
@@ -315,8 +336,12 @@ void report_attr_text(const struct report_view *v, struct strbuf *sb)
 
 	if (!a->present)
 		return;
-	sb_addf(sb, "\nAttribution (instructions per unit, %g runs per kernel; "
-		"docs/attribution.md):\n", a->runs_per_kernel);
+	if (a->nkernels == 1)
+		sb_addf(sb, "\nProfile (instructions per unit, %g runs; docs/attribution.md):\n",
+			a->runs_per_kernel);
+	else
+		sb_addf(sb, "\nAttribution (instructions per unit, %g runs per kernel; "
+			"docs/attribution.md):\n", a->runs_per_kernel);
 	if (a->unavailable) {
 		report_text_wrap(sb, "  not done: ", 4, a->unavailable);
 		return;
@@ -329,6 +354,12 @@ void report_attr_text(const struct report_view *v, struct strbuf *sb)
 		if (w->skipped || w->error) {
 			sb_adds(&line, w->skipped ? w->skipped : w->error);
 			report_text_wrap(sb, "  ", 4, line.buf);
+			continue;
+		}
+		if (w->nprofiles) {
+			sb_addf(&line, "(attribution runs: %.0f s)", w->seconds[0]);
+			report_text_wrap(sb, "  ", 4, line.buf);
+			profile_text(w, sb, &line);
 			continue;
 		}
 		primaries_line(w, &line, 0);
@@ -369,18 +400,49 @@ void report_attr_text(const struct report_view *v, struct strbuf *sb)
 	sb_release(&line);
 }
 
+static void profile_html(const struct view_attr_workload *w, struct strbuf *sb)
+{
+	sb_addf(sb, "<p>Attribution runs: %.0f s.</p>\n", w->seconds[0]);
+	for (size_t k = 0; k < w->nprofiles; k++) {
+		const struct view_attr_profile *p = &w->profiles[k];
+
+		sb_adds(sb, "<p>");
+		profile_summary(p, sb);
+		sb_adds(sb, "</p>\n<table><thead><tr><th>function</th><th>instructions/unit</th>"
+			"<th>share</th><th>spread</th></tr></thead><tbody>\n");
+		for (size_t r = 0; r < p->nrows; r++) {
+			const struct view_attr_cost *row = &p->rows[r];
+			char u[32], s[32], sp[32];
+
+			num1(u, sizeof(u), row->per_unit);
+			share_of(s, sizeof(s), row->share);
+			num1(sp, sizeof(sp), row->spread);
+			sb_adds(sb, "<tr><td><code>");
+			sb_add_xml(sb, row->function);
+			sb_addf(sb, "</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+				"<td class=\"num\">%s</td></tr>\n", u, s, sp);
+		}
+		sb_adds(sb, "</tbody></table>\n");
+	}
+}
+
 void report_attr_html(const struct report_view *v, struct strbuf *sb)
 {
 	const struct view_attribution *a = &v->attribution;
 
 	if (!a->present)
 		return;
-	sb_addf(sb, "<section id=\"attribution\"><h2>Attribution: where the instructions went</h2>\n"
-		"<p>Instructions per unit of each workload (a yield, a generation), per kernel "
-		"function, %g attribution runs per kernel after the verdicts "
-		"(docs/attribution.md). A row moved only where its delta passes the threshold "
-		"(in bold).</p>\n",
-		a->runs_per_kernel);
+	if (a->nkernels == 1)
+		sb_addf(sb, "<section id=\"attribution\"><h2>Profile: where the instructions "
+			"went</h2>\n<p>Instructions per unit of each workload (a yield, a "
+			"generation), per kernel function, %g attribution runs "
+			"(docs/attribution.md).</p>\n", a->runs_per_kernel);
+	else
+		sb_addf(sb, "<section id=\"attribution\"><h2>Attribution: where the instructions "
+			"went</h2>\n<p>Instructions per unit of each workload (a yield, a "
+			"generation), per kernel function, %g attribution runs per kernel after the "
+			"verdicts (docs/attribution.md). A row moved only where its delta passes the "
+			"threshold (in bold).</p>\n", a->runs_per_kernel);
 	if (a->unavailable) {
 		sb_adds(sb, "<p class=\"note\">Not done: ");
 		sb_add_xml(sb, a->unavailable);
@@ -392,12 +454,18 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 
 		sb_adds(sb, "<h3>");
 		sb_add_xml(sb, w->workload);
-		sb_adds(sb, "</h3>\n<p>");
+		sb_adds(sb, "</h3>\n");
 		if (w->skipped || w->error) {
+			sb_adds(sb, "<p>");
 			sb_add_xml(sb, w->skipped ? w->skipped : w->error);
 			sb_adds(sb, "</p>\n");
 			continue;
 		}
+		if (w->nprofiles) {
+			profile_html(w, sb);
+			continue;
+		}
+		sb_adds(sb, "<p>");
 		primaries_line(w, sb, 1);
 		sb_addf(sb, ". Attribution runs: %.0f s baseline, %.0f s patched.</p>\n",
 			w->seconds[0], w->seconds[1]);

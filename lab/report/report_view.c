@@ -13,6 +13,7 @@
  */
 #include "report_view.h"
 #include "report_priv.h"
+#include "view_decode.h"
 #include "util.h"
 #include "xjson.h"
 
@@ -20,123 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct vd {
-	struct strbuf *err;
-	int failed;
-};
-
-/* @where: the object's path ("host", "kernels[1]"; "" at the top). */
-static void vd_fail(struct vd *d, const char *where, const char *key, const char *want,
-		    const json_t *v)
-{
-	if (d->failed++)
-		return;
-	sb_addf(d->err, "%s%s%s: expected %s, got %s", where, *where ? "." : "", key, want,
-		v ? xjson_type_name(v) : "nothing");
-}
-
-/* The member, or NULL when absent or null. */
-static const json_t *vd_get(const json_t *obj, const char *key)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	return json_is_null(v) ? NULL : v;
-}
-
-static const char *vd_str(struct vd *d, const json_t *obj, const char *where, const char *key)
-{
-	const json_t *v = vd_get(obj, key);
-
-	if (v && !json_is_string(v)) {
-		vd_fail(d, where, key, "a string or null", v);
-		return NULL;
-	}
-	return json_string_value(v);
-}
-
-static double vd_num(struct vd *d, const json_t *obj, const char *where, const char *key)
-{
-	const json_t *v = vd_get(obj, key);
-
-	if (v && !json_is_number(v)) {
-		vd_fail(d, where, key, "a number or null", v);
-		return NAN;
-	}
-	return v ? json_number_value(v) : NAN;
-}
-
-/* An integer member; *@has (may be NULL) says whether there was one. */
-static long long vd_int(struct vd *d, const json_t *obj, const char *where, const char *key,
-			int *has)
-{
-	const json_t *v = vd_get(obj, key);
-
-	if (has)
-		*has = json_is_integer(v);
-	if (v && !json_is_integer(v)) {
-		vd_fail(d, where, key, "an integer or null", v);
-		return 0;
-	}
-	return json_integer_value(v);
-}
-
-static long vd_long(struct vd *d, const json_t *obj, const char *where, const char *key)
-{
-	return (long)vd_int(d, obj, where, key, NULL);
-}
-
-static int vd_bool(struct vd *d, const json_t *obj, const char *where, const char *key)
-{
-	const json_t *v = vd_get(obj, key);
-
-	if (v && !json_is_boolean(v))
-		vd_fail(d, where, key, "a boolean or null", v);
-	return json_is_true(v);
-}
-
-static const json_t *vd_typed(struct vd *d, const json_t *obj, const char *where,
-			      const char *key, int want_object)
-{
-	const json_t *v = vd_get(obj, key);
-
-	if (v && (want_object ? !json_is_object(v) : !json_is_array(v))) {
-		vd_fail(d, where, key, want_object ? "an object or null" : "an array or null", v);
-		return NULL;
-	}
-	return v;
-}
-
-static const json_t *vd_obj(struct vd *d, const json_t *obj, const char *where, const char *key)
-{
-	return vd_typed(d, obj, where, key, 1);
-}
-
-static const json_t *vd_arr(struct vd *d, const json_t *obj, const char *where, const char *key)
-{
-	return vd_typed(d, obj, where, key, 0);
-}
-
-/*
- * The elements of array member @key of @obj, each an object: a new array
- * of *@n elements of @size bytes (NULL when none). A non-object element is
- * an error naming it and stays zeroed.
- */
-static void *vd_elems(struct vd *d, const json_t *obj, const char *key, size_t size, size_t *n)
-{
-	const json_t *a = vd_arr(d, obj, "", key), *e;
-	size_t i;
-
-	*n = json_array_size(a);
-	json_array_foreach(a, i, e)
-		if (!json_is_object(e)) {
-			char where[64];
-
-			snprintf(where, sizeof(where), "%s[%zu]", key, i);
-			vd_fail(d, "", where, "an object", e);
-		}
-	return *n ? xcalloc(*n, size) : NULL;
-}
 
 static void read_session(struct vd *d, const json_t *r, struct report_view *v)
 {
@@ -210,7 +94,7 @@ static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 	char at[48];
 	size_t i;
 
-	v->kernels = vd_elems(d, r, "kernels", sizeof(*v->kernels), &v->nkernels);
+	v->kernels = vd_elems(d, r, "", "kernels", sizeof(*v->kernels), &v->nkernels);
 	json_array_foreach(json_object_get(r, "kernels"), i, k) {
 		struct view_kernel *o = &v->kernels[i];
 
@@ -285,7 +169,7 @@ static void read_workloads(struct vd *d, const json_t *r, struct report_view *v)
 	char at[48];
 	size_t i;
 
-	v->workloads = vd_elems(d, r, "workloads", sizeof(*v->workloads), &v->nworkloads);
+	v->workloads = vd_elems(d, r, "", "workloads", sizeof(*v->workloads), &v->nworkloads);
 	json_array_foreach(json_object_get(r, "workloads"), i, w) {
 		struct view_workload *o = &v->workloads[i];
 
@@ -406,7 +290,7 @@ static void read_geomean(struct vd *d, const json_t *r, struct report_view *v)
 	char at[48];
 	size_t i;
 
-	v->geomean = vd_elems(d, r, "geomean", sizeof(*v->geomean), &v->ngeomean);
+	v->geomean = vd_elems(d, r, "", "geomean", sizeof(*v->geomean), &v->ngeomean);
 	json_array_foreach(json_object_get(r, "geomean"), i, g) {
 		struct view_geomean *o = &v->geomean[i];
 
@@ -431,7 +315,7 @@ static void read_warnings(struct vd *d, const json_t *r, struct report_view *v)
 	char at[48];
 	size_t i;
 
-	v->warnings = vd_elems(d, r, "warnings", sizeof(*v->warnings), &v->nwarnings);
+	v->warnings = vd_elems(d, r, "", "warnings", sizeof(*v->warnings), &v->nwarnings);
 	json_array_foreach(json_object_get(r, "warnings"), i, w) {
 		snprintf(at, sizeof(at), "warnings[%zu]", i);
 		v->warnings[i].kind = vd_str(d, w, at, "kind");
@@ -477,7 +361,7 @@ static void read_host_states(struct vd *d, const json_t *r, struct report_view *
 	char at[48];
 	size_t i;
 
-	v->host_states = vd_elems(d, r, "host_states", sizeof(*v->host_states), &v->nhost_states);
+	v->host_states = vd_elems(d, r, "", "host_states", sizeof(*v->host_states), &v->nhost_states);
 	v->host_state_recs = v->nhost_states ?
 			     xcalloc(v->nhost_states, sizeof(*v->host_state_recs)) : NULL;
 	json_array_foreach(json_object_get(r, "host_states"), i, h) {

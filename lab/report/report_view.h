@@ -210,6 +210,19 @@ struct view_attr_window {
 	struct view_attr_row *rows;
 };
 
+/* mglrulab profile: one kernel's cost per function, largest first. */
+struct view_attr_cost {
+	const char *function;
+	double per_unit, share, spread;	/* share of the whole; NaN: none */
+};
+
+struct view_attr_profile {
+	long window;
+	double per_unit, kernel_per_unit, noise, more;	/* NaN: none */
+	size_t nrows;
+	struct view_attr_cost *rows;
+};
+
 struct view_attr_primary {
 	const char *metric, *verdict;
 	double delta_pct;
@@ -222,13 +235,16 @@ struct view_attr_workload {
 	size_t nprimaries;
 	struct view_attr_primary *primaries;
 	size_t nwindows;
-	struct view_attr_window *windows;
+	struct view_attr_window *windows;	/* two kernels */
+	size_t nprofiles;
+	struct view_attr_profile *profiles;	/* one kernel */
 };
 
 struct view_attribution {
 	int present;
 	const char *method, *which, *unavailable, *cannot_see;
 	double runs_per_kernel;
+	size_t nkernels;		/* 1: profiles (mglrulab profile), 2: comparisons */
 	size_t nworkloads;
 	struct view_attr_workload *workloads;
 };

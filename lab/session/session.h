@@ -67,6 +67,11 @@ struct session_opts {
 	 * (session_attribute.c).
 	 */
 	int attribute;
+	/*
+	 * mglrulab profile: a session without a table for each workload
+	 * (attribution not possible, a workload skipped or failed) fails.
+	 */
+	int attribution_required;
 };
 
 /*

@@ -220,9 +220,13 @@ static char *map_of(const char *image)
 	return map;
 }
 
-/* Workload @w: its runs on both kernels, then a table per measured phase. */
+/*
+ * Workload @w: its runs on each of the @nk kernels (ABAB with two), then a
+ * table per measured phase: the functions that moved between two kernels,
+ * or one kernel's cost per function (mglrulab profile).
+ */
 static json_t *attribute_workload(struct session *s, const struct session_job *w,
-				  const char *plugin, const char *const name[2],
+				  const char *plugin, size_t nk, const char *const name[2],
 				  const char *const image[2], const struct result_record *const *prim,
 				  size_t nprim, json_t *entry)
 {
@@ -233,7 +237,7 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 
 	/* ABAB: a drift of the host shows as spread, not as a delta */
 	for (int i = 0; i < ATTR_RUNS_PER_KERNEL && !r; i++)
-		for (int k = 0; k < 2 && !r; k++) {
+		for (size_t k = 0; k < nk && !r; k++) {
 			char leaf[64];
 
 			snprintf(leaf, sizeof(leaf), "%s-%d", k ? "patched" : "baseline", i + 1);
@@ -248,10 +252,12 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 				r = attr_run(s, w, image[k], plugin, dirs[k][i], &seconds[k], &err);
 			}
 		}
-	json_object_set_new(entry, "seconds", xjson_pack("{s:o, s:o}", "baseline",
-			    jnum(seconds[0]), "patched", jnum(seconds[1])));
+	json_object_set_new(entry, "seconds", nk == 2 ?
+			    xjson_pack("{s:o, s:o}", "baseline", jnum(seconds[0]), "patched",
+				       jnum(seconds[1])) :
+			    xjson_pack("{s:o}", "baseline", jnum(seconds[0])));
 	if (!r) {
-		char *map[2] = { map_of(image[0]), map_of(image[1]) };
+		char *map[2] = { map_of(image[0]), nk == 2 ? map_of(image[1]) : NULL };
 		struct attr_side side[2] = {
 			{ (const char *const *)dirs[0], ATTR_RUNS_PER_KERNEL, map[0] },
 			{ (const char *const *)dirs[1], ATTR_RUNS_PER_KERNEL, map[1] },
@@ -260,7 +266,9 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 		json_t *tables = json_array();
 
 		for (long win = 1; win <= nwin && !r; win++) {
-			json_t *t = attr_compare_json(&side[0], &side[1], win, ATTR_REPORT_TOP, &err);
+			json_t *t = nk == 2 ?
+				attr_compare_json(&side[0], &side[1], win, ATTR_REPORT_TOP, &err) :
+				attr_profile_json(&side[0], win, ATTR_REPORT_TOP, &err);
 
 			if (t)
 				json_array_append_new(tables, t);
@@ -268,9 +276,11 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 				r = -1;
 		}
 		/* a table or an error, never both: the reader sees the whole answer or why not */
-		if (!r) {
+		if (!r && nk == 2) {
 			add_accounts(tables, prim, nprim);
 			json_object_set_new(entry, "windows", tables);
+		} else if (!r) {
+			json_object_set_new(entry, "profiles", tables);
 		} else {
 			json_decref(tables);
 		}
@@ -281,7 +291,7 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 		json_object_set_new(entry, "error", json_string_lossy(sb_str(&err)));
 		lab_error("attribution of %s: %s", w->name, sb_str(&err));
 	}
-	for (int k = 0; k < 2; k++)
+	for (size_t k = 0; k < nk; k++)
 		for (int i = 0; i < ATTR_RUNS_PER_KERNEL; i++)
 			free(dirs[k][i]);
 	sb_release(&err);
@@ -291,15 +301,15 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 /* Why this session cannot attribute, or NULL. */
 static const char *unavailable(const struct session *s, const char *plugin)
 {
-	if (s->jobs.nk != 2)
-		return "attribution compares two kernels: run --ab or --aa";
+	if (s->jobs.nk != 1 && s->jobs.nk != 2)
+		return "attribution profiles one kernel or compares two";
 	if (s->lab.accel != ACCEL_TCG || s->topo.icount_shift < 0)
 		return "attribution counts the guest's instructions under icount: this session's "
 		       "guest ran under KVM or on the host's clock (use a guest with icount, "
 		       "guests/tiny-icount.conf)";
 	if (!is_regular_file(plugin))
 		return "the attribution plugin is not built (make plugin)";
-	for (size_t k = 0; k < 2; k++) {
+	for (size_t k = 0; k < s->jobs.nk; k++) {
 		char *map;
 		int ok;
 
@@ -336,8 +346,9 @@ json_t *session_attribute(struct session *s, const json_t *report)
 		free(plugin);
 		return out;
 	}
-	const char *name[2] = { s->jobs.k[0].name, s->jobs.k[1].name };
-	const char *image[2] = { s->jobs.k[0].bzimage, s->jobs.k[1].bzimage };
+	size_t nk = s->jobs.nk;
+	const char *name[2] = { s->jobs.k[0].name, nk == 2 ? s->jobs.k[1].name : NULL };
+	const char *image[2] = { s->jobs.k[0].bzimage, nk == 2 ? s->jobs.k[1].bzimage : NULL };
 	json_t *wls = json_array();
 	size_t nres;
 	struct result_record *res = report_result_records(report, &nres, NULL);
@@ -356,17 +367,19 @@ json_t *session_attribute(struct session *s, const json_t *report)
 		if (!def || !def->attr_units)
 			skip = "its program marks no operations for the plugin, so it has no "
 			       "instructions per operation to compare (workloads/README.md)";
-		else if (!changed && which != RUN_ATTRIBUTE_ALL)
+		/* one kernel has no verdicts: its profile is the point */
+		else if (!changed && which != RUN_ATTRIBUTE_ALL && nk == 2)
 			skip = "no primary changed (--attribute=all runs it)";
 		if (skip) {
 			json_object_set_new(entry, "skipped", json_string(skip));
 			json_array_append_new(wls, entry);
 			continue;
 		}
-		json_array_append_new(wls, attribute_workload(s, w, plugin, name, image, mine,
+		json_array_append_new(wls, attribute_workload(s, w, plugin, nk, name, image, mine,
 								  nmine, entry));
 	}
-	json_object_set_new(out, "kernels", xjson_pack("[s, s]", name[0], name[1]));
+	json_object_set_new(out, "kernels", nk == 2 ? xjson_pack("[s, s]", name[0], name[1]) :
+			    xjson_pack("[s]", name[0]));
 	json_object_set_new(out, "workloads", wls);
 	result_records_free(res, nres);
 	free(plugin);

@@ -234,13 +234,35 @@ out:
  * reports are then written again with an "attribution" member, every other
  * member as it was (session_attribute.c).  Returns the report to go on with.
  */
+/* Why an attribution member holds no table for some workload, or NULL. */
+static const char *attribution_missing(const json_t *a)
+{
+	const char *why = json_string_value(json_object_get(a, "unavailable"));
+	const json_t *w;
+	size_t i;
+
+	if (why)
+		return why;
+	json_array_foreach(json_object_get(a, "workloads"), i, w) {
+		why = json_string_value(json_object_get(w, "error"));
+		if (!why)
+			why = json_string_value(json_object_get(w, "skipped"));
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
 static json_t *write_attributed_reports(struct session *s, json_t *session_json, json_t *report,
-					int *unwritten)
+					int *unwritten, char **missing)
 {
 	json_t *attribution = session_attribute(s, report);
+	const char *why = attribution ? attribution_missing(attribution) : NULL;
 
 	if (!attribution)
 		return report;
+	if (why)
+		*missing = xstrdup(why);
 	json_object_set_new(session_json, "attribution", attribution);
 	json_decref(report);
 	*unwritten = 0;
@@ -256,6 +278,7 @@ int session_finish(struct session *s, enum plan_end end)
 	int unreadable = err.len > 0;
 	int unwritten = 0;
 	int stopped = end == PLAN_STOPPED;
+	char *no_table = NULL;		/* why some workload has no attribution table */
 	char finished[32];
 	int r = LAB_OK;
 
@@ -274,7 +297,7 @@ int session_finish(struct session *s, enum plan_end end)
 		json_object_set_new(session_json, "sequential", session_seq_state_json(s->seq));
 	json_t *report = session_write_reports(s->dir, session_json, &unwritten);
 	if (report && !stopped && !unrecorded && !unreadable)
-		report = write_attributed_reports(s, session_json, report, &unwritten);
+		report = write_attributed_reports(s, session_json, report, &unwritten, &no_table);
 	json_decref(session_json);
 	session_stdout_restore(s);
 	if (!report) {
@@ -282,6 +305,7 @@ int session_finish(struct session *s, enum plan_end end)
 		if (s->o->json)
 			LAB_IGNORE(write_summary(s, NULL, LAB_ELAB));
 		sb_release(&err);
+		free(no_table);
 		return LAB_ELAB;
 	}
 	char *txt = xasprintf("%s/report.txt", s->dir);
@@ -330,6 +354,9 @@ int session_finish(struct session *s, enum plan_end end)
 	 */
 	if ((unreadable || unwritten) && r == LAB_OK)
 		r = LAB_ELAB;
+	if (s->o->attribution_required && no_table && r == LAB_OK)
+		r = lab_error("no table: %s", no_table);
+	free(no_table);
 	if (write_ci_outputs(s, report, r) && r == LAB_OK)
 		r = LAB_ELAB;
 	json_decref(report);

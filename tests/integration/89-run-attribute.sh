@@ -10,6 +10,8 @@
 # with and without the attribution member are the same bytes. Two boots
 # of one kernel (--aa) name nothing. Without
 # the plugin the report says why no table, never an empty one.
+# `mglrulab profile slow5` gives one kernel's table, by cost, with the
+# loop inside sched_yield's; without the plugin it fails, saying why.
 # run-all: paired
 # run-all: timeout 1500
 . "$(dirname "$0")/../lib/common.sh"
@@ -127,5 +129,36 @@ grep -q 'attribution: not done: the attribution plugin is not built' "$TMP/noplu
 grep -A1 '^Attribution' "$S2/report.txt" | grep -q 'not done: the attribution plugin is not built' ||
 	fail "report.txt does not say why there is no table"
 [ -d "$S2/attribution" ] && fail "attribution runs without a plugin"
-echo "run --attribute: the table names sched_yield, the report says it in three forms"
+# mglrulab profile: one kernel's table, sched_yield's loop inside its cost
+"$LAB" profile slow5 -c "$CONF" >/dev/null 2>"$TMP/prof.err" && fail "profile without --workload was taken"
+grep -q -- "--workload NAME is required" "$TMP/prof.err" || fail "profile without --workload: $(cat "$TMP/prof.err")"
+"$LAB" profile slow5 --workload yield -c "$CONF" >"$TMP/prof.out" 2>"$TMP/prof.err" ||
+	{ tail -20 "$TMP/prof.err" >&2; fail "profile exited $?"; }
+S4=$(readlink -f "$REPORTS/latest")
+python3 - "$S4" <<'PY' || fail "the profile's table is wrong"
+import json, sys
+a = json.load(open(f"{sys.argv[1]}/report.json"))["attribution"]
+assert a["kernels"] == ["slow5"], a["kernels"]
+w = a["workloads"][0]
+assert "windows" not in w and len(w["profiles"]) == 1, w
+p = w["profiles"][0]
+rows = {f["function"]: f for f in p["functions"]}
+y = rows.get("__x64_sys_sched_yield")
+print(f"profile slow5: {p['per_unit']:.1f} instructions per yield (kernel {p['kernel_per_unit']:.1f}), "
+      f"noise {p['noise']:.1f}; __x64_sys_sched_yield {y and y['per_unit']:.1f}, runs {w['seconds']['baseline']:.0f} s")
+# the loop's 100 instructions and the syscall's own few, exactly under icount
+assert y and 100 <= y["per_unit"] <= 115 and y["spread"] < 0.5, y
+assert p["functions"] == sorted(p["functions"], key=lambda f: -f["per_unit"]), "rows not by cost"
+assert abs(sum(f["share"] for f in p["functions"]) - sum(f["per_unit"] for f in p["functions"]) / p["per_unit"]) < 1e-6
+PY
+grep -q '^Profile (instructions per unit, 2 runs' "$TMP/prof.out" || fail "profile printed no Profile section"
+grep -Eq '^ +1[01][0-9]\.[0-9] +[0-9]+% +0\.0  __x64_sys_sched_yield' "$TMP/prof.out" ||
+	fail "no sched_yield row in the profile: $(sed -n '/^Profile/,/^$/p' "$TMP/prof.out")"
+grep -q 'sched_yield</code>' "$S4/report.html" || fail "report.html has no profile row"
+# no table is a failure of profile, with the reason
+MGLRULAB_ATTR_PLUGIN=$TMP/none.so "$LAB" profile slow5 --workload yield -c "$CONF" \
+	>/dev/null 2>"$TMP/prof2.err" && fail "profile without the plugin succeeded"
+grep -q 'no table: the attribution plugin is not built' "$TMP/prof2.err" ||
+	fail "profile without the plugin: $(tail -3 "$TMP/prof2.err")"
+echo "run --attribute: the table names sched_yield, the report says it in three forms; profile too"
 exit 0

@@ -302,6 +302,65 @@ static void test_compare(void **state)
 }
 
 /* A FIFO as the System.map or a window: refused at once, not a hang in open(). */
+/* One kernel's table (mglrulab profile): by cost, shares of the whole, spread as noise. */
+static void test_profile(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *map = put("System.map", MAP);
+	/* per unit: __schedule 40 / 43, do_sched_yield 20, user space 5 / 10 */
+	char *r1 = run_with("r1", "units 10\nffffffff81002000 4 100\nffffffff81001000 2 100\n"
+			    "401000 5 10\nend\n");
+	char *r2 = run_with("r2", "units 10\nffffffff81002000 43 10\nffffffff81001000 2 100\n"
+			    "401000 10 10\nend\n");
+	const char *dirs[] = { r1, r2 };
+	struct attr_side side = { dirs, 2, map };
+	json_t *t;
+	(void)state;
+
+	t = attr_profile_json(&side, 1, 2, &err);
+	assert_non_null(t);
+	const json_t *f = json_object_get(t, "functions");
+	assert_int_equal(json_array_size(f), 2);
+	assert_int_equal(json_integer_value(json_object_get(t, "more")), 1);
+	assert_int_equal(json_integer_value(json_object_get(t, "nfunctions")), 3);
+	/* largest per unit first: __schedule 41.5, do_sched_yield 20 */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "function")),
+			    "__schedule");
+	assert_true(num(json_array_get(f, 0), "per_unit") == 41.5);
+	assert_true(num(json_array_get(f, 0), "spread") == 3.0);
+	assert_true(num(json_array_get(f, 1), "per_unit") == 20.0);
+	/* totals (65 + 73) / 2, kernel without user space's 7.5 */
+	assert_true(num(t, "per_unit") == 69.0 && num(t, "kernel_per_unit") == 61.5);
+	assert_true(fabs(num(json_array_get(f, 1), "share") - 20.0 / 69.0) < 1e-12);
+	assert_true(num(t, "noise") == 3.0);	/* user space's spread of 5 is not the kernel's */
+	json_decref(t);
+
+	/* one run: no noise, no spread claimed */
+	side.n = 1;
+	t = attr_profile_json(&side, 1, 10, &err);
+	assert_non_null(t);
+	assert_true(json_is_null(json_object_get(t, "noise")));
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(t, "functions"), 0),
+						 "spread")));
+	json_decref(t);
+
+	/* a window without unit marks is refused as for a comparison */
+	char *bare = run_with("n2", "units 0\nffffffff81002000 4 100\nend\n");
+	const char *bd[] = { bare };
+	struct attr_side nounits = { bd, 1, map };
+	assert_null(attr_profile_json(&nounits, 1, 10, &err));
+	assert_non_null(strstr(sb_str(&err), "n2/attr.1: no unit marks in the window"));
+	sb_reset(&err);
+	side.n = 0;
+	assert_null(attr_profile_json(&side, 1, 10, &err));
+	assert_non_null(strstr(sb_str(&err), "1 to 16 runs, got 0"));
+	sb_release(&err);
+	free(bare);
+	free(r1);
+	free(r2);
+	free(map);
+}
+
 static void test_fifo_refused(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -329,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_window_malformed),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_fifo_refused),
 	};
 

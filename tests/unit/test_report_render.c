@@ -774,6 +774,57 @@ static void test_attribution_malformed(void **state)
 	json_decref(s);
 }
 
+/* A one-kernel attribution (mglrulab profile): a Profile table, by cost, names escaped. */
+static void test_profile_rendered(void **state)
+{
+	json_t *s = load_fixture(), *r;
+	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT, err = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(s, "attribution", json_pack(
+		"{s:s, s:s, s:i, s:s, s:[s], s:[{s:s, s:[], s:{s:f}, s:[{s:i, s:[i, i], s:f, s:f, "
+		"s:f, s:i, s:i, s:[{s:s, s:f, s:f, s:f}, {s:o, s:f, s:f, s:f}]}]}]}",
+		"method", "QEMU TCG plugin", "which", "all", "runs_per_kernel", 2,
+		"cannot_see", "instructions only", "kernels", "slow5",
+		"workloads", "workload", "yield_shared", "primaries", "seconds", "baseline", 14.0,
+		"profiles", "window", 1, "units", 1000, 1001, "per_unit", 2756.6,
+		"kernel_per_unit", 2205.8, "noise", 19.6, "nfunctions", 1700, "more", 1698,
+		"functions", "function", "__x64_sys_sched_yield", "per_unit", 105.0, "share", 0.038,
+		"spread", 0.0, "function", raw_string(hostile), "per_unit", 3.0, "share", 0.001,
+		"spread", 1.5));
+	r = analyze(s);
+	report_render_text(r, &t);
+	check_text_safe(&t, 80);
+	assert_non_null(strstr(t.buf, "\nProfile (instructions per unit, 2 runs; "));
+	assert_non_null(strstr(t.buf, "  yield_shared: (attribution runs: 14 s)\n"));
+	assert_non_null(strstr(t.buf, "      105.0     4%     0.0  __x64_sys_sched_yield\n"));
+	assert_non_null(strstr(t.buf, "(1698 more: "));
+	char *flat = unwrapped(t.buf);
+	assert_non_null(strstr(flat, "phase 1: 2756.6 instructions per unit, kernel 2205.8. A "
+				     "kernel function's figure is good to about 19.6 per unit"));
+	free(flat);
+	report_render_html(r, &h);
+	assert_true(valid_utf8(h.buf, h.len));
+	assert_null(strstr(h.buf, "<script"));
+	assert_non_null(strstr(h.buf, "<h2>Profile: where the instructions went</h2>"));
+	assert_non_null(strstr(h.buf, "<code>__x64_sys_sched_yield</code></td><td class=\"num\">"
+				      "105.0</td>"));
+	json_decref(r);
+
+	/* a profile row of the wrong type is refused, naming it */
+	json_t *p = json_array_get(json_object_get(json_array_get(json_object_get(json_object_get(
+		s, "attribution"), "workloads"), 0), "profiles"), 0);
+	json_object_set_new(json_array_get(json_object_get(p, "functions"), 0), "share",
+			    json_true());
+	assert_null(report_analyze(s, &err));
+	assert_non_null(strstr(err.buf, "attribution.workloads[0].profiles[0].functions[0].share: "
+					"expected a number or null, got a boolean"));
+	sb_release(&err);
+	sb_release(&t);
+	sb_release(&h);
+	json_decref(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -795,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_partial_session_warns),
 		cmocka_unit_test(test_attribution_rendered),
 		cmocka_unit_test(test_attribution_malformed),
+		cmocka_unit_test(test_profile_rendered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

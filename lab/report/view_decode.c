@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Typed reading of a report's members (view_decode.h): report_view.c's
+ * decoder and report_attr.c's share them, so that both say the same
+ * "PATH: expected TYPE, got TYPE" for the same mistake.
+ */
+#include "view_decode.h"
+#include "util.h"
+#include "xjson.h"
+
+#include <math.h>
+#include <stdio.h>
+
+void vd_fail(struct vd *d, const char *where, const char *key, const char *want, const json_t *v)
+{
+	if (d->failed++)
+		return;
+	sb_addf(d->err, "%s%s%s: expected %s, got %s", where, *where ? "." : "", key, want,
+		v ? xjson_type_name(v) : "nothing");
+}
+
+const json_t *vd_get(const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_null(v) ? NULL : v;
+}
+
+const char *vd_str(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (v && !json_is_string(v)) {
+		vd_fail(d, where, key, "a string or null", v);
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+double vd_num(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (v && !json_is_number(v)) {
+		vd_fail(d, where, key, "a number or null", v);
+		return NAN;
+	}
+	return v ? json_number_value(v) : NAN;
+}
+
+long long vd_int(struct vd *d, const json_t *obj, const char *where, const char *key, int *has)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (has)
+		*has = json_is_integer(v);
+	if (v && !json_is_integer(v)) {
+		vd_fail(d, where, key, "an integer or null", v);
+		return 0;
+	}
+	return json_integer_value(v);
+}
+
+long vd_long(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	return (long)vd_int(d, obj, where, key, NULL);
+}
+
+int vd_bool(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (v && !json_is_boolean(v))
+		vd_fail(d, where, key, "a boolean or null", v);
+	return json_is_true(v);
+}
+
+static const json_t *vd_typed(struct vd *d, const json_t *obj, const char *where,
+			      const char *key, int want_object)
+{
+	const json_t *v = vd_get(obj, key);
+
+	if (v && (want_object ? !json_is_object(v) : !json_is_array(v))) {
+		vd_fail(d, where, key, want_object ? "an object or null" : "an array or null", v);
+		return NULL;
+	}
+	return v;
+}
+
+const json_t *vd_obj(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	return vd_typed(d, obj, where, key, 1);
+}
+
+const json_t *vd_arr(struct vd *d, const json_t *obj, const char *where, const char *key)
+{
+	return vd_typed(d, obj, where, key, 0);
+}
+
+void *vd_elems(struct vd *d, const json_t *obj, const char *where, const char *key, size_t size,
+	       size_t *n)
+{
+	const json_t *a = vd_arr(d, obj, where, key), *e;
+	size_t i;
+
+	*n = json_array_size(a);
+	json_array_foreach(a, i, e)
+		if (!json_is_object(e)) {
+			char at[96];
+
+			snprintf(at, sizeof(at), "%s[%zu]", key, i);
+			vd_fail(d, where, at, "an object", e);
+		}
+	return *n ? xcalloc(*n, size) : NULL;
+}
