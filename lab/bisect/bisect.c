@@ -229,7 +229,7 @@ static json_t *add_step(struct bisect *bs, const char *purpose, const char *a, c
  * bisection or on a resume, is never run again.
  */
 static int run_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
-		    const struct seq_placements *place, json_t **results)
+		    const struct seq_placements *place, int attribute, json_t **results)
 {
 	struct bisect_step st;
 	json_t *step = find_step(bs, a, b, &st);
@@ -258,7 +258,7 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 		.config = bs->o->config, .mode = SESSION_AB, .warmups = -1,
 		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
 		.budget_s = bs->o->budget_s, .reports_dir = dir, .no_stdout_report = 1,
-		.placement = place,
+		.placement = place, .attribute = attribute,
 		/* A step that failed starts a new session: its failed runs are on record. */
 		.resume = session_started(dir) && strcmp(st.state, "failed"),
 	};
@@ -466,7 +466,7 @@ static int two_sided(struct bisect *bs, const char *name, const json_t *from_bas
 		     enum bisect_class *c)
 {
 	json_t *to_end;
-	int r = run_step(bs, "probe-end", name, bs->series, NULL, &to_end);
+	int r = run_step(bs, "probe-end", name, bs->series, NULL, RUN_ATTRIBUTE_OFF, &to_end);
 
 	if (!r)
 		*c = classify(head_of(bs).tracked, from_base, to_end);
@@ -517,7 +517,7 @@ static enum bisect_class oracle(long k, void *data)
 	char *name = prefix_name(bs, k);
 	midpoints(head_of(bs).tracked, &mid);
 	if (!r)
-		r = run_step(bs, "probe-base", bs->base, name, &mid, &from_base);
+		r = run_step(bs, "probe-base", bs->base, name, &mid, RUN_ATTRIBUTE_OFF, &from_base);
 	/* A probe whose second session was started (before the rule, or by it) ends with it. */
 	if (!r && !find_step(bs, name, bs->series, &st))
 		c = place(&mid, from_base);
@@ -708,6 +708,41 @@ static int moves_any(const json_t *tracked, const json_t *results)
 	return any;
 }
 
+/*
+ * The culprit's own step with --attribute: where its instructions moved,
+ * from the step session's report (its "attribution" member), into
+ * result.attribution and a few lines of @text.
+ */
+static void culprit_attribution(struct bisect *bs, const char *before, const char *at,
+				json_t *result, struct strbuf *text)
+{
+	struct bisect_step st;
+	struct strbuf err = STRBUF_INIT;
+	struct view_attribution va;
+	json_t *report = NULL, *a = NULL;
+
+	if (find_step(bs, before, at, &st) && st.session) {
+		char *path = xasprintf("%s/report.json", st.session);
+
+		report = json_load_file(path, 0, NULL);
+		free(path);
+	}
+	a = json_object_get(report, "attribution");
+	sb_adds(text, "where its instructions moved (docs/attribution.md):\n");
+	if (!a) {
+		/* a step measured before --attribute was asked for (an earlier step of these kernels) */
+		sb_adds(text, "  not attributed: its step's report has no attribution\n");
+	} else if (report_attr_decode(report, &va, &err)) {
+		sb_addf(text, "  not shown: %s\n", sb_str(&err));
+	} else {
+		report_attr_brief(&va, text, 0);
+		report_attr_release(&va);
+		json_object_set(result, "attribution", a);
+	}
+	json_decref(report);
+	sb_release(&err);
+}
+
 /* After a culprit: its own effect, and what the patches after it do. */
 static int culprit_effects(struct bisect *bs, long c, json_t *result, struct strbuf *text)
 {
@@ -726,12 +761,14 @@ static int culprit_effects(struct bisect *bs, long c, json_t *result, struct str
 		}
 	}
 	if (!r)
-		r = run_step(bs, "own-effect", before, at, NULL, &own);
+		r = run_step(bs, "own-effect", before, at, NULL, bs->o->attribute, &own);
 	if (r)
 		goto out;
 	sb_addf(text, "\nits own effect (%s against %s):\n", at, before);
 	fmt_tracked(text, tracked, own);
 	json_object_set(result, "own_effect", own);
+	if (bs->o->attribute != RUN_ATTRIBUTE_OFF)
+		culprit_attribution(bs, before, at, result, text);
 	struct bisect_step st;
 
 	if (c < bs->n && !(rest = step_results(bs, at, bs->series)) &&
@@ -848,7 +885,7 @@ static int per_patch(struct bisect *bs, struct strbuf *text)
 		if (r)
 			goto fail;
 		char *a = prefix_name(bs, prev), *b = prefix_name(bs, k);
-		r = run_step(bs, "per-patch", a, b, NULL, &res);
+		r = run_step(bs, "per-patch", a, b, NULL, RUN_ATTRIBUTE_OFF, &res);
 		if (!r) {
 			json_array_append_new(steps, xjson_pack("{s:I, s:I, s:s, s:s, s:O}", "from",
 				(json_int_t)prev, "to", (json_int_t)k, "a", a, "b", b, "results", res));
@@ -975,6 +1012,11 @@ static int start(struct bisect *bs)
 		"per_patch", o->per_patch, "workloads", wl,
 		"steps", "prefixes", "probes");
 	json_object_set_new(bs->state, "complete", json_false());
+	/* fixed for the bisection, like the other settings: a resume attributes as it began */
+	if (o->attribute < 0)
+		o->attribute = bs->cfg.run.attribute;
+	json_object_set_new(json_object_get(bs->state, "settings"), "attribute",
+			    json_string(config_attribute_name(o->attribute)));
 	r = load_patches(bs, k);
 	if (!r && (size_t)n != json_array_size(head_of(bs).patches))
 		r = lab_error("bisect: the series counted %ld patches, then %zu", n,
@@ -1002,6 +1044,7 @@ static int resume(struct bisect *bs)
 	bs->o->max_runs = h.settings.max_runs;
 	bs->o->budget_s = h.settings.budget_s;
 	bs->o->per_patch = h.settings.per_patch;
+	bs->o->attribute = h.settings.attribute;
 	strvec_clear(&bs->o->workloads);
 	json_t *w;
 	size_t i;
@@ -1063,7 +1106,7 @@ static void check_prefix0(struct bisect *bs)
 static int confirm(struct bisect *bs, struct strbuf *text)
 {
 	json_t *res, *tracked;
-	int r = run_step(bs, "confirm", bs->base, bs->series, NULL, &res);
+	int r = run_step(bs, "confirm", bs->base, bs->series, NULL, RUN_ATTRIBUTE_OFF, &res);
 
 	if (r)
 		return r;

@@ -49,6 +49,11 @@ struct bisect_opts {
 	double budget_s;		/* per step session (0: none) */
 	struct strvec workloads;	/* empty: [run] workloads */
 	int per_patch;
+	/*
+	 * --attribute: RUN_ATTRIBUTE_* (config.h) for the culprit's own step,
+	 * -1 for lab.conf's [run] attribute; settings.attribute keeps it.
+	 */
+	int attribute;
 	int resume;
 	const char *resume_id;		/* NULL: <reports>/latest-bisect */
 	const char *json;		/* --json FILE ("-": stdout): bisect_summary_json() */
@@ -119,6 +124,7 @@ struct bisect_settings {
 	long max_runs;
 	double budget_s;
 	int per_patch;
+	int attribute;			/* RUN_ATTRIBUTE_*; absent: off */
 	const json_t *workloads;	/* an array of workload names */
 };
 
@@ -134,6 +140,7 @@ struct bisect_head {
 	const json_t *waterfall;	/* result.waterfall; NULL: none */
 };
 void bisect_head_decode(const json_t *state, struct bisect_head *out);
+
 
 /* One element of steps[]: a step session. */
 struct bisect_step {
@@ -159,6 +166,7 @@ struct bisect_end {
 	long first, last;	/* the patches the change lies in */
 	long culprit, split;
 	const json_t *own_effect, *remaining;	/* step results; NULL: none */
+	const json_t *result;	/* the object, for its "attribution" (report_attr_decode()) */
 };
 void bisect_end_decode(const json_t *state, struct bisect_end *out);
 

@@ -17,6 +17,7 @@
 #include "bisect.h"
 #include "escape.h"
 #include "report.h"
+#include "report_view.h"
 #include "stats.h"
 
 #include <jansson.h>
@@ -192,6 +193,26 @@ static void step_kernels(struct strbuf *h, const struct bisect_step *st)
 	free(rel);
 }
 
+/* bisect --attribute: where the culprit's instructions moved (its step's report has the tables). */
+static void culprit_attribution(struct strbuf *h, const struct page *p)
+{
+	struct view_attribution va;
+	struct strbuf err = STRBUF_INIT;
+
+	if (!json_object_get(p->end.result, "attribution"))
+		return;
+	sb_adds(h, "<h3>Where its instructions moved</h3>\n");
+	if (report_attr_decode(p->end.result, &va, &err)) {
+		sb_adds(h, "<p>Not shown: ");
+		esc(h, sb_str(&err));
+		sb_adds(h, "</p>\n");
+	} else {
+		report_attr_brief(&va, h, 1);
+		report_attr_release(&va);
+	}
+	sb_release(&err);
+}
+
 static void answer_found(struct strbuf *h, const struct page *p)
 {
 	struct bisect_patch pa;
@@ -208,6 +229,7 @@ static void answer_found(struct strbuf *h, const struct page *p)
 		step_kernels(h, &st);
 	sb_adds(h, "</h3>\n");
 	effect_table(h, p, p->end.own_effect);
+	culprit_attribution(h, p);
 	if (c >= p->hd.n) {
 		sb_adds(h, "<p>It is the last patch: nothing comes after it.</p>\n");
 		return;

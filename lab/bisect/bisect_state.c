@@ -8,6 +8,7 @@
  * file and the field, never a crash or a bisection of something else.
  */
 #include "bisect.h"
+#include "config.h"
 #include "fsutil.h"
 #include "xjson.h"
 #include "util.h"
@@ -148,6 +149,11 @@ static int check_settings(struct check *c, const json_t *s)
 	if (!json_is_boolean(v))
 		return fail(c, "settings.per_patch", "expected a boolean, got %s",
 			    v ? xjson_type_name(v) : "nothing");
+	/* absent in a bisection begun before --attribute: off */
+	v = json_object_get(s, "attribute");
+	if (v && config_attribute_parse(json_string_value(v)) < 0)
+		return fail(c, "settings.attribute", "expected off, changed or all, got %s",
+			    json_is_string(v) ? json_string_value(v) : xjson_type_name(v));
 	v = json_object_get(s, "workloads");
 	if (!json_is_array(v))
 		return fail(c, "settings.workloads", "expected an array of workload names, got %s",
@@ -397,6 +403,10 @@ void bisect_head_decode(const json_t *state, struct bisect_head *out)
 	out->settings.max_runs = (long)json_integer_value(json_object_get(set, "max_runs"));
 	out->settings.budget_s = json_number_value(json_object_get(set, "budget_s"));
 	out->settings.per_patch = json_is_true(json_object_get(set, "per_patch"));
+	out->settings.attribute = config_attribute_parse(json_string_value(json_object_get(set,
+								"attribute")));
+	if (out->settings.attribute < 0)
+		out->settings.attribute = RUN_ATTRIBUTE_OFF;
 	out->settings.workloads = container_of(set, "workloads", 0);
 	out->steps = container_of(state, "steps", 0);
 	out->patches = container_of(state, "patches", 0);
@@ -441,6 +451,7 @@ void bisect_end_decode(const json_t *state, struct bisect_end *out)
 	out->split = long_of(r, "split");
 	out->own_effect = container_of(r, "own_effect", 0);
 	out->remaining = container_of(r, "remaining", 0);
+	out->result = r;
 }
 
 void bisect_probe_decode(const json_t *p, struct bisect_probe *out)

@@ -139,6 +139,9 @@ LAB_MUST_CHECK
 int cmd_one_stdout_output(const char *what, const struct cmd_output *outputs, size_t n,
 			  int *on_stdout);
 
+/* --attribute[=changed|all|off] of run and bisect: RUN_ATTRIBUTE_* into an int. */
+int cmd_opt_attribute(const struct lab_opt_ctx *ctx, const char *arg);
+
 /*
  * --json [FILE|-] of run and bisect: the machine-readable summary, to
  * FILE or (without one, or "-") to stdout in place of the text report.

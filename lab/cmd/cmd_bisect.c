@@ -29,6 +29,13 @@ static const struct lab_option bisect_options[] = {
 	LAB_OPT_BOOL("per-patch", 0, struct bisect_opts, per_patch,
 		     "measure every patch's own step instead of searching\n"
 		     "(series of up to 6 patches): a waterfall"),
+	{ .long_name = "attribute", .kind = LAB_OPT_CALLBACK, .cb = cmd_opt_attribute,
+	  LAB_OPT_FIELD_(struct bisect_opts, attribute), .argname = "WHICH",
+	  .flags = LAB_OPT_OPTIONAL_ARG,
+	  .help = "the culprit's own step gets attribution runs: which kernel\n"
+		  "functions its instructions moved to (changed, the default:\n"
+		  "if its primary changed; all; off); needs a TCG guest under\n"
+		  "icount ([run] attribute; docs/attribution.md)" },
 	{ .long_name = "resume", .kind = LAB_OPT_CALLBACK, .cb = opt_resume, .argname = "BISECTION",
 	  .flags = LAB_OPT_OPTIONAL_ARG,
 	  .help = "continue a stopped bisection (default: reports/latest-bisect)" },
@@ -44,7 +51,8 @@ static const struct lab_option bisect_options[] = {
 
 static const char *const bisect_synopsis[] = {
 	"mglrulab bisect [BASE NEW] [-c FILE] [--max-runs N] [--budget DURATION]",
-	"                [--workloads a,b] [--per-patch] [--json [FILE]] [-q] [-v]",
+	"                [--workloads a,b] [--per-patch] [--attribute[=WHICH]] [--json [FILE]]",
+	"                [-q] [-v]",
 	"mglrulab bisect --resume [BISECTION] [-c FILE] [--json [FILE]]",
 	NULL
 };
@@ -61,7 +69,8 @@ const struct lab_usage bisect_usage = {
 		"with the same statistics as `run --ab --until decided`. A prefix that does not\n"
 		"build is skipped, as git bisect skip does. It names the culprit (subject,\n"
 		"position, Message-Id), its own effect (NEW@(c-1) against NEW@c) with its\n"
-		"interval, and what the remaining patches do; a change spread over patches is\n"
+		"interval, and what the remaining patches do; with --attribute, which kernel\n"
+		"functions the culprit's instructions moved to. A change spread over patches is\n"
 		"said to be so. Everything is in reports/<stamp>-bisect/ (bisect.json,\n"
 		"bisect.txt, bisect.html: the answer, then each step linked to its report;\n"
 		"steps/ with each step's session); the summary goes to stdout.\n",
@@ -72,7 +81,7 @@ const struct lab_usage bisect_usage = {
 
 int cmd_bisect(int argc, char **argv)
 {
-	struct bisect_opts o = { 0 };
+	struct bisect_opts o = { .attribute = -1 };
 	int nargs, r;
 
 	r = lab_options_parse(&bisect_usage, "bisect", argc, argv, &o, &nargs);
@@ -89,9 +98,10 @@ int cmd_bisect(int argc, char **argv)
 		r = user_error("bisect: --budget %.0fs cannot fit a step's first look: %d runs per "
 			       "kernel, at least %.0f s", o.budget_s, STATS_SEQ_MIN_RUNS,
 			       STATS_SEQ_MIN_RUNS * 2 * SESSION_SEQ_MIN_RUN_S);
-	if (!r && o.resume && (o.max_runs || o.budget_s || o.per_patch || o.workloads.n))
-		r = user_error("bisect --resume: --max-runs, --budget, --per-patch and --workloads "
-			       "are fixed when a bisection starts");
+	if (!r && o.resume && (o.max_runs || o.budget_s || o.per_patch || o.workloads.n ||
+			       o.attribute >= 0))
+		r = user_error("bisect --resume: --max-runs, --budget, --per-patch, --workloads and "
+			       "--attribute are fixed when a bisection starts");
 	if (!r) {
 		o.config = cmd_config_path(o.config);
 		r = bisect_main(&o);

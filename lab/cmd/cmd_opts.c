@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Option callbacks that more than one command takes (cmd.h). */
 #include "cmd.h"
+#include "config.h"
 #include "fsutil.h"
 #include "stats.h"
 #include "escape.h"
@@ -26,6 +27,16 @@ int cmd_opt_max_runs(const struct lab_opt_ctx *ctx, const char *arg)
 int cmd_opt_workloads(const struct lab_opt_ctx *ctx, const char *arg)
 {
 	strvec_split((struct strvec *)((char *)ctx->base + ctx->opt->off), arg, ", ");
+	return 0;
+}
+
+int cmd_opt_attribute(const struct lab_opt_ctx *ctx, const char *arg)
+{
+	int *which = (int *)((char *)ctx->base + ctx->opt->off);
+
+	*which = arg ? config_attribute_parse(arg) : RUN_ATTRIBUTE_CHANGED;
+	if (*which < 0)
+		return lab_opt_error(ctx, "expected changed, all or off, got '%s'", arg);
 	return 0;
 }
 

@@ -27,22 +27,6 @@ static int opt_seed(const struct lab_opt_ctx *ctx, const char *arg)
 	return 0;
 }
 
-/* --attribute[=changed|all|off] */
-static int opt_attribute(const struct lab_opt_ctx *ctx, const char *arg)
-{
-	struct session_opts *o = ctx->base;
-
-	if (!arg || !strcmp(arg, "changed"))
-		o->attribute = RUN_ATTRIBUTE_CHANGED;
-	else if (!strcmp(arg, "all"))
-		o->attribute = RUN_ATTRIBUTE_ALL;
-	else if (!strcmp(arg, "off"))
-		o->attribute = RUN_ATTRIBUTE_OFF;
-	else
-		return lab_opt_error(ctx, "expected changed, all or off, got '%s'", arg);
-	return 0;
-}
-
 static const struct lab_choice until_choices[] = {
 	{ "decided", 1 }, { "runs", 0 }, { NULL, 0 },
 };
@@ -97,9 +81,9 @@ static const struct lab_option run_options[] = {
 	LAB_OPT_STRING("mail", 0, struct session_opts, mail, "FILE",
 		       "a reply mail to the series, ready to send (see\n"
 		       "'mglrulab help report')"),
-	{ .long_name = "attribute", .kind = LAB_OPT_CALLBACK, .cb = opt_attribute,
-	  .argname = "WHICH", .flags = LAB_OPT_OPTIONAL_ARG,
-	  .help = "once the verdicts are in, attribution runs: where each\n"
+	{ .long_name = "attribute", .kind = LAB_OPT_CALLBACK, .cb = cmd_opt_attribute,
+	  LAB_OPT_FIELD_(struct session_opts, attribute), .argname = "WHICH",
+	  .flags = LAB_OPT_OPTIONAL_ARG, .help = "once the verdicts are in, attribution runs: where each\n"
 		  "kernel spent its instructions, per function and per unit,\n"
 		  "for the workloads whose primary changed (changed, the\n"
 		  "default), or all (off: not, whatever lab.conf says); needs\n"

@@ -64,6 +64,7 @@ static const struct ini_key run_keys[] = {
 	{ "seed", INI_U64, RUN(seed) },
 	{ "hosts", INI_WORDS, RUN(hosts), .expected = "host names" },
 	{ "attribute", INI_CHOICE, RUN(attribute), .choices = RUN_ATTRIBUTE_CHOICES },
+	{ "note", INI_STRING, RUN(note), .expected = "a sentence for the reports" },
 	{ NULL },
 };
 
@@ -856,6 +857,7 @@ void config_release(struct lab_config *cfg)
 	strvec_clear(&cfg->run.kernels);
 	strvec_clear(&cfg->run.workloads);
 	free(cfg->run.guest);
+	free(cfg->run.note);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

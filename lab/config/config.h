@@ -97,6 +97,12 @@ struct run_cfg {
 	uint64_t seed;
 	struct strvec hosts;		/* [host] names the runs go to (never empty after load) */
 	int attribute;			/* RUN_ATTRIBUTE_*: attribution runs after the verdicts */
+	/*
+	 * A sentence every report of the lab shows: what the experiment can
+	 * and cannot see (a seed lab whose mechanism costs no instructions
+	 * says why it runs on the host's clock). NULL: none.
+	 */
+	char *note;
 };
 
 /* [run] attribute (docs/attribution.md), in the order of its choices. */
@@ -106,6 +112,9 @@ enum {
 	RUN_ATTRIBUTE_ALL,
 };
 #define RUN_ATTRIBUTE_CHOICES	"off|changed|all"
+/* RUN_ATTRIBUTE_* as lab.conf spells it ("off" for none), and back (-1: not one). */
+const char *config_attribute_name(int attribute);
+int config_attribute_parse(const char *name);
 
 /* [report]: what the reply mail (`report --mail`, `run --mail`) says about its sender. */
 struct report_cfg {

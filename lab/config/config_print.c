@@ -8,12 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* [run] attribute's value, as lab.conf spells it. */
-static const char *attribute_name(int a)
-{
-	static const char *const names[] = { "off", "changed", "all" };
+static const char *const attribute_names[] = {
+	[RUN_ATTRIBUTE_OFF] = "off", [RUN_ATTRIBUTE_CHANGED] = "changed", [RUN_ATTRIBUTE_ALL] = "all",
+};
 
-	return a >= 0 && a < (int)ARRAY_SIZE(names) ? names[a] : "off";
+const char *config_attribute_name(int a)
+{
+	return a >= 0 && a < (int)ARRAY_SIZE(attribute_names) ? attribute_names[a] : "off";
+}
+
+int config_attribute_parse(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(attribute_names); i++)
+		if (!strcmp(name, attribute_names[i]))
+			return (int)i;
+	return -1;
 }
 
 static json_t *strvec_json(const struct strvec *sv)
@@ -79,7 +88,7 @@ char *config_to_json(const struct lab_config *cfg)
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
 		json_array_append_new(workloads, workload_json(&cfg->workloads[i], cfg->run.runs));
 	root = xjson_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o, s:o,"
-			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o, s:s},"
+			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o, s:s, s:o},"
 			 " s:{s:f, s:f, s:f, s:I, s:f}}",
 		"file", cfg->path,
 		"lab", "state_dir", cfg->state_dir, "cache_dir", cfg->cache_dir,
@@ -90,7 +99,7 @@ char *config_to_json(const struct lab_config *cfg)
 		"workloads", strvec_json(&cfg->run.workloads), "runs", (json_int_t)cfg->run.runs,
 		"warmups", (json_int_t)cfg->run.warmups, "seed", (json_int_t)cfg->run.seed,
 		"hosts", strvec_json(&cfg->run.hosts),
-		"attribute", attribute_name(cfg->run.attribute),
+		"attribute", config_attribute_name(cfg->run.attribute), "note", opt_string(cfg->run.note),
 		"stats", "alpha", cfg->stats.alpha, "confidence", cfg->stats.confidence,
 		"threshold", cfg->stats.threshold, "resamples", (json_int_t)cfg->stats.resamples,
 		"max_failed", cfg->stats.max_failed);
@@ -161,7 +170,9 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 	list(out, "workloads", &cfg->run.workloads);
 	sb_addf(out, "  runs       %ld\n  warmups    %ld\n  seed       %llu\n", cfg->run.runs,
 		cfg->run.warmups, (unsigned long long)cfg->run.seed);
-	sb_addf(out, "  attribute  %s\n", attribute_name(cfg->run.attribute));
+	sb_addf(out, "  attribute  %s\n", config_attribute_name(cfg->run.attribute));
+	if (cfg->run.note)
+		sb_addf(out, "  note       %s\n", cfg->run.note);
 	sb_addf(out, "\n[stats]\n  alpha      %g\n  confidence %g\n  threshold  %g%%\n"
 		"  resamples  %ld\n  max_failed %g%%\n", cfg->stats.alpha, cfg->stats.confidence,
 		cfg->stats.threshold * 100, cfg->stats.resamples, cfg->stats.max_failed * 100);

@@ -283,6 +283,79 @@ static void primaries_line(const struct view_attr_workload *w, struct strbuf *sb
 		sb_adds(sb, " none declared");
 }
 
+/* At most this many functions named per phase in a brief. */
+#define BRIEF_NAMED	3
+
+/* Phase @win of workload @w in one sentence: the functions past the threshold, or none. */
+static void brief_window(const struct view_attr_workload *w, const struct view_attr_window *win,
+			 struct strbuf *sb, int html)
+{
+	char pct[32], th[32];
+	size_t named = 0;
+
+	add_name(sb, w->workload, html);
+	sb_addf(sb, ", phase %ld: ", win->window);
+	for (size_t r = 0; r < win->nrows && named < BRIEF_NAMED; r++) {
+		const struct view_attr_row *row = &win->rows[r];
+		char d[32], sh[32];
+
+		if (!isfinite(win->threshold) || !(fabs(row->delta) > win->threshold) ||
+		    !strcmp(row->function, "[user space]"))
+			continue;
+		signed1(d, sizeof(d), row->delta);
+		share_of(sh, sizeof(sh), row->share);
+		sb_adds(sb, named++ ? "; " : "");
+		add_name(sb, row->function, html);
+		sb_addf(sb, " %s instructions per unit (%s of the change)", d, sh);
+	}
+	num1(th, sizeof(th), win->threshold);
+	pct_of(pct, sizeof(pct), win->base_per_unit, win->patched_per_unit);
+	if (!named && isfinite(win->threshold))
+		sb_addf(sb, "no kernel function moved by more than %s per unit", th);
+	else if (!named)
+		sb_adds(sb, "one run per kernel: nothing can be named against a noise");
+	sb_addf(sb, "; all instructions per unit %s", pct);
+	if (named && isfinite(win->threshold))
+		sb_addf(sb, "; named past %s per unit (1.5 times the noise)", th);
+	sb_adds(sb, ".");
+}
+
+void report_attr_brief(const struct view_attribution *a, struct strbuf *sb, int html)
+{
+	struct strbuf line = STRBUF_INIT;
+
+	if (html)
+		sb_adds(sb, "<ul class=\"attribution\">\n");
+	for (size_t i = 0; i <= a->nworkloads; i++) {
+		const struct view_attr_workload *w = i < a->nworkloads ? &a->workloads[i] : NULL;
+		size_t nwin = w && !w->skipped && !w->error ? w->nwindows : 1;
+
+		if (!w && (a->nworkloads || !a->unavailable))
+			break;
+		for (size_t k = 0; k < nwin; k++) {
+			sb_reset(&line);
+			if (!w) {
+				sb_adds(&line, "not done: ");
+				add_name(&line, a->unavailable, html);
+			} else if (w->skipped || w->error || !w->nwindows) {
+				add_name(&line, w->workload, html);
+				sb_adds(&line, ": ");
+				add_name(&line, w->skipped ? w->skipped : w->error ? w->error :
+					 "no measured phase", html);
+			} else {
+				brief_window(w, &w->windows[k], &line, html);
+			}
+			if (html)
+				sb_addf(sb, "<li>%s</li>\n", line.buf);
+			else
+				report_text_wrap(sb, "  ", 4, line.buf);
+		}
+	}
+	if (html)
+		sb_adds(sb, "</ul>\n");
+	sb_release(&line);
+}
+
 /* The text report's rows: 52 columns of numbers, the function in the rest of 80. */
 #define TEXT_FN_WIDTH	28
 

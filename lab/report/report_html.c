@@ -297,9 +297,15 @@ static void where_item(const struct report_view *v, struct strbuf *sb)
 	esc(sb, str_or(v->host.accel, "?"));
 	sb_adds(sb, "</b>; guest ");
 	esc(sb, str_or(v->guest.name, "?"));
-	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes%s)</dd>", (long long)v->guest.vcpus,
+	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes%s%s)</dd>", (long long)v->guest.vcpus,
 		v->guest.nnodes,
-		v->guest.has_icount_shift ? "; guest time counts instructions (icount)" : "");
+		v->guest.has_icount_shift ? "; guest time counts instructions (icount): " : "",
+		v->guest.has_icount_shift ? REPORT_ICOUNT_BLIND : "");
+	if (v->note) {
+		sb_adds(sb, "<dt>Note</dt><dd>");
+		esc(sb, v->note);
+		sb_adds(sb, "</dd>");
+	}
 }
 
 /* "How": the design and the statistics. */

@@ -259,6 +259,13 @@ static void opening(const struct report_view *v, const struct thread *t, struct 
 	sb_adds(&s, t->subject ? ": the series this mail replies to." : ".");
 	para(sb, 0, sb_str(&s));
 	sb_addc(sb, '\n');
+	/* what the experiment can and cannot see, before any figure */
+	if (v->note) {
+		sb_reset(&s);
+		sb_add_text_safe(&s, v->note);
+		para(sb, 0, sb_str(&s));
+		sb_addc(sb, '\n');
+	}
 	sb_release(&s);
 }
 

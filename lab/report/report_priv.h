@@ -84,6 +84,15 @@ const char *verdict_label(const char *id);
  * first line starts after @prefix, continuation lines are indented by
  * @indent.
  */
+/*
+ * Beside a guest under icount, in every report: its time is instructions,
+ * so what costs none does not move a figure, and "no change" is no
+ * evidence about it (docs/guests.md, docs/attribution.md).
+ */
+#define REPORT_ICOUNT_BLIND \
+	"cache misses, cache-line bouncing, false sharing and memory latency cost no " \
+	"instructions and do not show"
+
 void report_text_wrap(struct strbuf *sb, const char *prefix, size_t indent, const char *text);
 
 #endif

@@ -250,10 +250,12 @@ static void host_guest_lines(const struct report_view *v, struct strbuf *sb)
 			(long long)guest->vcpus, isfinite(guest->memory_mib) ? guest->memory_mib : 0,
 			guest->nnodes);
 		if (guest->has_icount_shift)
-			sb_addf(&line, "; guest time counts instructions (icount, 2^%lld ns each)",
-				(long long)guest->icount_shift);
+			sb_addf(&line, "; guest time counts instructions (icount, 2^%lld ns each): "
+				"%s", (long long)guest->icount_shift, REPORT_ICOUNT_BLIND);
 		kv(sb, "guest", line.buf);
 	}
+	if (v->note)
+		kv(sb, "note", v->note);
 	sb_release(&line);
 }
 

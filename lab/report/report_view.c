@@ -464,6 +464,7 @@ static struct view_index *index_build(const void *first, size_t stride, size_t n
 static void read_context(struct vd *d, const json_t *report, struct report_view *out)
 {
 	out->schema = vd_str(d, report, "", "schema");
+	out->note = vd_str(d, report, "", "note");
 	read_session(d, report, out);
 	read_host(d, report, &out->host);
 	read_kernels(d, report, out);

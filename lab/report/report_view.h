@@ -251,6 +251,7 @@ struct view_attribution {
 
 struct report_view {
 	const char *schema;
+	const char *note;		/* [run] note of the lab file; NULL: none */
 	struct view_session session;
 	struct view_generator generator;
 	struct view_host host;
@@ -303,6 +304,13 @@ void report_attr_release(struct view_attribution *a);
 /* Its sections of the text and HTML reports (nothing when the report has none). */
 void report_attr_text(const struct report_view *v, struct strbuf *sb);
 void report_attr_html(const struct report_view *v, struct strbuf *sb);
+/*
+ * A few lines of @a for a bisection's culprit: per workload and phase the
+ * kernel functions past the threshold with their delta and share, or that
+ * none moved, or why there is no table; a <ul> when @html, else wrapped
+ * text lines indented by two.
+ */
+void report_attr_brief(const struct view_attribution *a, struct strbuf *sb, int html);
 
 /* An element of an index: the name, and where the element is. */
 struct view_index {

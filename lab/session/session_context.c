@@ -254,6 +254,8 @@ int session_new(struct session *s)
 		json_object_set_new(json_object_get(s->ctx, "guest"), "icount_shift",
 				    json_integer(s->topo.icount_shift));
 	json_object_set_new(s->ctx, "hosts", session_hosts_state_json(s));
+	if (cfg->run.note)
+		json_object_set_new(s->ctx, "note", json_string_lossy(cfg->run.note));
 	slots_json(s, &wl, json_object_get(s->ctx, "design"));
 	if (o->until_decided)
 		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",

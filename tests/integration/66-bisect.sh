@@ -47,11 +47,15 @@ bad "--ab takes two kernel names" run --ab baseline
 bad "the series of [kernel three] has 3 patches, not 4" kernel build three@4
 bad "expected NAME@K" kernel build three@x
 bad "are fixed when a bisection starts" bisect --resume --per-patch
+bad "are fixed when a bisection starts" bisect --resume --attribute
+bad "--attribute: expected changed, all or off, got 'often'" bisect --attribute=often
 bad "cannot fit a step's first look" bisect --budget 30s
 
 t0=$(date +%s)
 old=$(readlink -f "$REPORTS/latest-bisect" 2>/dev/null)
-"$LAB" bisect -c "$CONF" --max-runs 8 > "$TMP/out0" 2> "$TMP/err0" &
+# --attribute: kept across the resume; on this host-clock guest the culprit's
+# step says why it has no table (tests/integration/89 has the tables).
+"$LAB" bisect -c "$CONF" --max-runs 8 --attribute > "$TMP/out0" 2> "$TMP/err0" &
 pid=$!
 # Kill it without warning in the middle of the first probe's session.
 for _ in $(seq 1200); do
@@ -107,12 +111,21 @@ for s in steps:
         assert all(w["why"] in ("placed", "decided")
                    for w in seq["workloads"].values()), seq["workloads"]
 assert st["prefixes"]["1"]["builds"] and st["prefixes"]["2"]["builds"], st["prefixes"]
+# --attribute, kept by the resume: the culprit's own step only, and why no table here
+assert st["settings"]["attribute"] == "changed", st["settings"]
+assert "under icount" in res["attribution"]["unavailable"], res.get("attribution")
+for s in steps:
+    r = json.load(open(os.path.join(s["session"], "report.json")))
+    assert ("attribution" in r) == (s["purpose"] == "own-effect"), (s["purpose"], r.get("attribution"))
 nruns = sum(len(glob.glob(os.path.join(s["session"], "runs", "*.json"))) for s in steps)
 print(f"culprit patch 2, own effect {own['cs_per_sec_per_cpu_1cpu_hostadj']['delta_pct']:+.1f} %, "
       f"{len(steps)} steps, {nruns} runs")
 PY
 grep -q "^culprit: patch 2/3: " "$TMP/out" || fail "the summary does not name patch 2"
 grep -q "Message-Id: <1bc31cd0533a" "$TMP/out" || fail "the summary lacks the Message-Id"
+grep -A1 "^where its instructions moved" "$TMP/out" | grep -q "not done: attribution counts the guest's" ||
+	fail "the summary does not say why the culprit has no attribution: $(cat "$TMP/out")"
+grep -q "<h3>Where its instructions moved</h3>" "$d/bisect.html" || fail "bisect.html has no attribution"
 cmp -s "$TMP/out" "$d/bisect.txt" || fail "bisect.txt is not what was printed"
 
 # A complete bisection's summary is read back from bisect.json: with an

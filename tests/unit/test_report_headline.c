@@ -416,6 +416,28 @@ static void test_mail_first_patch_or_none(void **state)
 	json_decref(s);
 }
 
+/* [run] note: after the opening, before any figure, made safe like every string. */
+static void test_mail_note(void **state)
+{
+	struct report_mail_opts o = { .from = "lab@example.org" };
+	json_t *s = load_session(), *r;
+	char *mail;
+	(void)state;
+
+	json_object_set_new(s, "note", json_string("Cache-line bouncing costs no instructions:\n"
+						    "Subject: injected\x1b[31m"));
+	r = analyze(s);
+	mail = mail_of(r, &o, 1);
+	assert_mail_shape(mail);
+	const char *note = strstr(mail, "Cache-line bouncing costs no instructions:");
+	assert_non_null(note);
+	assert_true(note > strstr(mail, "Hi,\n"));
+	assert_null(strstr(mail, "\nSubject: injected"));
+	free(mail);
+	json_decref(r);
+	json_decref(s);
+}
+
 /*
  * A hostile report: a cover subject that tries to add a header, escape
  * sequences in host and guest strings, a Message-Id with a newline.
@@ -473,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_mail_threaded_under_cover),
 		cmocka_unit_test(test_mail_first_patch_or_none),
 		cmocka_unit_test(test_mail_hostile),
+		cmocka_unit_test(test_mail_note),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -825,6 +825,41 @@ static void test_profile_rendered(void **state)
 	json_decref(s);
 }
 
+/* [run] note and the icount caveat: beside the guest in text and HTML, escaped. */
+static void test_note_and_icount(void **state)
+{
+	json_t *s = load_fixture(), *r;
+	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(s, "note", raw_string(hostile));
+	json_object_set_new(json_object_get(s, "guest"), "icount_shift", json_integer(2));
+	r = analyze(s);
+	report_render_text(r, &t);
+	check_text_safe(&t, 80);
+	assert_non_null(strstr(t.buf, "\nnote     <script>"));
+	char *flat = unwrapped(t.buf);
+	assert_non_null(strstr(flat, "(icount, 2^2 ns each): cache misses, cache-line bouncing, "
+				     "false sharing and memory latency cost no instructions and do "
+				     "not show"));
+	free(flat);
+	report_render_html(r, &h);
+	assert_true(valid_utf8(h.buf, h.len));
+	assert_null(strstr(h.buf, "<script"));
+	assert_non_null(strstr(h.buf, "<dt>Note</dt><dd>&lt;script&gt;"));
+	assert_non_null(strstr(h.buf, "(icount): cache misses, cache-line bouncing"));
+	json_decref(r);
+	/* not a string: refused, named */
+	struct strbuf err = STRBUF_INIT;
+	json_object_set_new(s, "note", json_integer(3));
+	assert_null(report_analyze(s, &err));
+	assert_non_null(strstr(err.buf, "note: expected a string or null, got an integer"));
+	sb_release(&err);
+	sb_release(&t);
+	sb_release(&h);
+	json_decref(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -847,6 +882,7 @@ int main(void)
 		cmocka_unit_test(test_attribution_rendered),
 		cmocka_unit_test(test_attribution_malformed),
 		cmocka_unit_test(test_profile_rendered),
+		cmocka_unit_test(test_note_and_icount),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
