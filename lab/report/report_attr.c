@@ -74,7 +74,7 @@ static void read_window(struct vd *d, const json_t *j, const char *where,
 	w->beyond_noise = vd_num(d, j, where, "beyond_noise");
 	w->more = vd_num(d, j, where, "more");
 	const json_t *acc = json_object_get(j, "accounts");
-	w->measured_pct = w->predicted_pct = NAN;
+	w->measured_pct = w->predicted_pct = w->predicted_kernel_pct = NAN;
 	if (acc && !json_is_null(acc)) {
 		snprintf(at, sizeof(at), "%s.accounts", where);
 		if (!json_is_object(acc)) {
@@ -83,6 +83,7 @@ static void read_window(struct vd *d, const json_t *j, const char *where,
 			w->accounts_metric = vd_str(d, acc, at, "metric");
 			w->measured_pct = vd_num(d, acc, at, "measured_pct");
 			w->predicted_pct = vd_num(d, acc, at, "predicted_pct");
+			w->predicted_kernel_pct = vd_num(d, acc, at, "predicted_kernel_pct");
 		}
 	}
 	w->rows = vd_elems(d, j, where, "functions", sizeof(*w->rows), &w->nrows);
@@ -255,9 +256,16 @@ static void window_summary(const struct view_attr_window *w, struct strbuf *sb, 
 	fmt_pct(pr, sizeof(pr), w->predicted_pct);
 	fmt_pct(me, sizeof(me), w->measured_pct);
 	if (isfinite(w->predicted_pct)) {
+		char kpr[32];
+
+		fmt_pct(kpr, sizeof(kpr), w->predicted_kernel_pct);
 		sb_adds(sb, " Under icount time is instructions: this table predicts ");
 		add_name(sb, w->accounts_metric, html);
-		sb_addf(sb, " %s, measured %s.", pr, me);
+		if (isfinite(w->predicted_kernel_pct))
+			sb_addf(sb, " %s (from the kernel's instructions alone %s), measured %s.",
+				pr, kpr, me);
+		else
+			sb_addf(sb, " %s, measured %s.", pr, me);
 	} else {
 		sb_adds(sb, " ");
 		add_name(sb, w->accounts_metric, html);

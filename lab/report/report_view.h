@@ -205,7 +205,7 @@ struct view_attr_window {
 	double noise, threshold, beyond_noise, more;	/* NaN: none */
 	/* the primary this phase predicts (NULL: none) and both changes, in % */
 	const char *accounts_metric;
-	double measured_pct, predicted_pct;
+	double measured_pct, predicted_pct, predicted_kernel_pct;
 	size_t nrows;
 	struct view_attr_row *rows;
 };

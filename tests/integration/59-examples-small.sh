@@ -82,6 +82,25 @@ titles = {"yield_pingpong": "Context switches per second per CPU",
 for w in wanted:
     t = titles.get(types[w])
     assert t is None or t in text, (w, "the text report lacks the thread's table", t)
+# a lab's note (seeds 000, 003: why the host's clock) in the report and its text
+note = cfg["run"].get("note")
+if note:
+    assert rep.get("note") == note, ("the report lacks the lab's note", rep.get("note"))
+    assert "note     " + note.split()[0] in text, "the text report lacks the note"
+# attribute = all (seed 002 under icount): the functions its stand-in changes, named
+if cfg["run"]["attribute"] == "all":
+    a = rep["attribution"]
+    assert "unavailable" not in a, a.get("unavailable")
+    for w in a["workloads"]:
+        assert "windows" in w, (w["workload"], w.get("error") or w.get("skipped"))
+        t = w["windows"][0]
+        named = [f["function"] for f in t["functions"]
+                 if f["function"] != "[user space]" and abs(f["delta"]) > t["threshold"]]
+        print(f'{w["workload"]}: kernel {t["base_kernel_per_unit"]:.0f} -> '
+              f'{t["patched_kernel_per_unit"]:.0f} instructions per unit; named {named[:5]}')
+        if types[w["workload"]] == "mglru_aging":
+            assert "lru_gen_update_size" in named, named
+            assert t["patched_kernel_per_unit"] < t["base_kernel_per_unit"], t
 print(", ".join(f'{r["workload"]} {r["metric"]} {r["verdict"]}'
                 for r in rep["results"] if r.get("primary") and r["workload"] in wanted))
 PY

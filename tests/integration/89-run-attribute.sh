@@ -74,6 +74,8 @@ print(f"accounts: {acc['metric']} predicted {acc['predicted_pct']:+.1f} %, measu
 assert acc["metric"] == prim[0]["metric"], acc
 assert abs(acc["predicted_pct"] - 100 * (t["base_per_unit"] / t["patched_per_unit"] - 1)) < 1e-9, acc
 assert acc["predicted_pct"] < 0 and acc["measured_pct"] < 0, acc
+k = 100 * (t["base_kernel_per_unit"] / t["patched_kernel_per_unit"] - 1)
+assert abs(acc["predicted_kernel_pct"] - k) < 1e-9 and acc["predicted_kernel_pct"] < acc["predicted_pct"], acc
 PY
 
 grep -q '^Attribution (instructions per unit, 2 runs per kernel' "$S/report.txt" || fail "no attribution in report.txt"

@@ -676,12 +676,12 @@ static json_t *with_attribution(json_t *s)
 		"function", raw_string(hostile), "base", 3.0, "patched", 5.0, "delta", 2.0,
 		"share_of_change", "spread", 4.5);
 	json_t *win = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:o, "
-		"s:{s:o, s:f, s:f}}", "window", 1,
+		"s:{s:o, s:f, s:f, s:f}}", "window", 1,
 		"base_per_unit", 2600.0, "patched_per_unit", 2704.0, "base_kernel_per_unit", 2100.0,
 		"patched_kernel_per_unit", 2203.0, "noise", 4.5, "threshold", 6.75, "beyond_noise", 1,
 		"nfunctions", 900,
 		"more", 898, "functions", fns, "accounts", "metric", raw_string(hostile),
-		"measured_pct", -3.74, "predicted_pct", -3.85);
+		"measured_pct", -3.74, "predicted_pct", -3.85, "predicted_kernel_pct", -4.67);
 
 	json_object_set_new(s, "attribution", json_pack(
 		"{s:s, s:s, s:i, s:s, s:[s, s], s:[{s:s, s:[{s:s, s:o, s:f}], s:{s:f, s:f}, s:[o]},"
@@ -731,7 +731,8 @@ static void test_attribution_rendered(void **state)
 	/* the prediction from the table beside the measured change (words may wrap) */
 	char *flat = unwrapped(t.buf);
 	assert_non_null(strstr(flat, "this table predicts <script>"));
-	assert_non_null(strstr(flat, "-3.9%, measured -3.7%."));
+	assert_non_null(strstr(flat, "-3.9% (from the kernel's instructions alone -4.7%), "
+				     "measured -3.7%."));
 	free(flat);
 	report_render_html(r, &h);
 	assert_true(valid_utf8(h.buf, h.len));
@@ -739,7 +740,8 @@ static void test_attribution_rendered(void **state)
 	assert_non_null(strstr(h.buf, "<section id=\"attribution\">"));
 	assert_non_null(strstr(h.buf, "<code>__x64_sys_sched_yield</code>"));
 	assert_non_null(strstr(h.buf, "<strong>+101.0</strong>"));
-	assert_non_null(strstr(h.buf, "-3.9%, measured -3.7%."));
+	assert_non_null(strstr(h.buf, "-3.9% (from the kernel's instructions alone -4.7%), "
+				      "measured -3.7%."));
 	sb_release(&t);
 	sb_release(&h);
 	json_decref(r);
