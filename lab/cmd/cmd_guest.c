@@ -596,8 +596,11 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 		lo.resolve_accel = 1;
 		lo.accel = topo.accel == ACCEL_KVM ? ACCEL_KVM : ACCEL_TCG;
 	}
-	if (o->jobs > 1 && !lo.resolve_accel) {
-		/* now, before the threads: the first run would resolve it into @lab */
+	if ((o->jobs > 1 || o->attr_plugin) && !lo.resolve_accel) {
+		/*
+		 * now, before the threads: the first run would resolve it into
+		 * @lab; and --attr-plugin must know it before any boot
+		 */
 		lo.resolve_accel = 1;
 		lo.accel = topo.accel;
 		lo.probe_kernel = o->kernel;
@@ -606,6 +609,17 @@ static int do_boot_or_run(struct guest_opts *o, int is_run)
 		r = lab_error("%s", sb_str(&err));
 		goto out_lab;
 	}
+	/* KVM runs the guest on the CPU: the plugin would see no instruction at all */
+	if (o->attr_plugin && lab.accel == ACCEL_KVM) {
+		r = user_error("--attr-plugin: %s runs under KVM here, where QEMU's plugins see "
+			       "no guest instruction: attribution needs TCG (accel = tcg in the "
+			       "guest file; exact under icount, docs/attribution.md)", topo.name);
+		goto out_lab;
+	}
+	if (o->attr_plugin && topo.icount_shift < 0)
+		term_printf(stderr, "warning: --attr-plugin: %s has no icount: several vCPU threads "
+			    "may lose each other's counts, so the table is approximate "
+			    "(docs/attribution.md)\n", topo.name);
 	if (on_host && topo.accel == ACCEL_AUTO) {
 		free(lab.accel_reason);
 		lab.accel_reason = xasprintf("host %s: no KVM probe on a [host] yet", o->host);
