@@ -8,7 +8,7 @@
 # report.txt and report.html, and again from report.json alone. The
 # attribution runs stay out of runs/ and out of the analysis: the results
 # with and without the attribution member are the same bytes. Two boots
-# of one kernel (--aa) name nothing. Without
+# of one kernel (--aa) name nothing, nor does a comment-only patch. Without
 # the plugin the report says why no table, never an empty one.
 # `mglrulab profile slow5` gives one kernel's table, by cost, with the
 # loop inside sched_yield's; without the plugin it fails, saying why.
@@ -121,6 +121,23 @@ assert t["beyond_noise"] == 0, t
 assert all(abs(f["delta"]) <= t["threshold"] for f in k), k[:3]
 PY
 grep -q 'No kernel function moved by more than' "$S3/report.txt" || fail "report.txt of the A/A says something moved"
+
+# a comment-only patch (yield-three's patch 1, built by test 66 or here): nothing named
+printf '\n[kernel three]\nfrom = baseline\nseries = %s\n' "$ROOT/tests/fixtures/series/yield-three.mbox" >>"$CONF"
+"$LAB" run --ab baseline three@1 -c "$CONF" --runs 1 --attribute=all --fail-on none >/dev/null \
+	2>"$TMP/comment.err" || { tail -30 "$TMP/comment.err" >&2; fail "run --ab baseline three@1 exited $?"; }
+S5=$(readlink -f "$REPORTS/latest")
+python3 - "$S5" <<'PY' || fail "a comment-only patch moved a function past the threshold"
+import json, sys
+a = json.load(open(f"{sys.argv[1]}/report.json"))["attribution"]
+assert a["kernels"] == ["baseline", "three@1"], a["kernels"]
+t = a["workloads"][0]["windows"][0]
+k = [f for f in t["functions"] if f["function"] != "[user space]"]
+print(f"comment-only patch: noise {t['noise']:.1f}, threshold {t['threshold']:.1f}, largest kernel "
+      f"delta {max(abs(f['delta']) for f in k):.1f} ({k[0]['function']}), named {t['beyond_noise']}")
+assert t["beyond_noise"] == 0, t
+assert all(abs(f["delta"]) <= t["threshold"] for f in k), k[:3]
+PY
 
 # without the plugin: said, no table; the session still succeeds
 MGLRULAB_ATTR_PLUGIN=$TMP/none.so "$LAB" run --ab -c "$CONF" --runs 1 --attribute --fail-on none \
