@@ -719,21 +719,30 @@ static void culprit_attribution(struct bisect *bs, const char *before, const cha
 	struct bisect_step st;
 	struct strbuf err = STRBUF_INIT;
 	struct view_attribution va;
-	json_t *report = NULL, *a = NULL;
+	json_t *report = NULL, *a;
+	json_error_t jerr;
+	char *rel = find_step(bs, before, at, &st) ? bisect_step_file(&st, "report.json") : NULL;
+	/* relative to the bisection's folder: a bisection moved elsewhere still finds it */
+	char *path = rel ? xasprintf("%s/%s", bs->dir, rel) : NULL;
 
-	if (find_step(bs, before, at, &st) && st.session) {
-		char *path = xasprintf("%s/report.json", st.session);
-
-		report = json_load_file(path, 0, NULL);
-		free(path);
-	}
+	if (path && !(report = json_load_file(path, 0, &jerr)))
+		sb_addf(&err, "%s:%d: %s", path, jerr.line, jerr.text);
 	a = json_object_get(report, "attribution");
 	sb_adds(text, "where its instructions moved (docs/attribution.md):\n");
-	if (!a) {
+	if (!path) {
+		sb_adds(text, "  not attributed: its step has no session\n");
+	} else if (!report) {
+		sb_adds(text, "  not shown: cannot read the step's report: ");
+		sb_add_text_safe(text, sb_str(&err));
+		sb_addc(text, '\n');
+	} else if (!a) {
 		/* a step measured before --attribute was asked for (an earlier step of these kernels) */
 		sb_adds(text, "  not attributed: its step's report has no attribution\n");
 	} else if (report_attr_decode(report, &va, &err)) {
-		sb_addf(text, "  not shown: %s\n", sb_str(&err));
+		sb_adds(text, "  not shown: ");
+		sb_add_text_safe(text, sb_str(&err));
+		sb_addc(text, '\n');
+		report_attr_release(&va);
 	} else {
 		report_attr_brief(&va, text, 0);
 		report_attr_release(&va);
@@ -741,6 +750,8 @@ static void culprit_attribution(struct bisect *bs, const char *before, const cha
 	}
 	json_decref(report);
 	sb_release(&err);
+	free(path);
+	free(rel);
 }
 
 /* After a culprit: its own effect, and what the patches after it do. */

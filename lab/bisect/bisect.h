@@ -141,7 +141,6 @@ struct bisect_head {
 };
 void bisect_head_decode(const json_t *state, struct bisect_head *out);
 
-
 /* One element of steps[]: a step session. */
 struct bisect_step {
 	long step;			/* from 1 */

@@ -208,8 +208,9 @@ static void culprit_attribution(struct strbuf *h, const struct page *p)
 		sb_adds(h, "</p>\n");
 	} else {
 		report_attr_brief(&va, h, 1);
-		report_attr_release(&va);
 	}
+	/* a failed decode may have read some arrays already */
+	report_attr_release(&va);
 	sb_release(&err);
 }
 

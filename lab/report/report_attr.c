@@ -323,8 +323,9 @@ static void brief_window(const struct view_attr_workload *w, const struct view_a
 	else if (!named)
 		sb_adds(sb, "one run per kernel: nothing can be named against a noise");
 	sb_addf(sb, "; all instructions per unit %s", pct);
-	if (named && isfinite(win->threshold))
-		sb_addf(sb, "; named past %s per unit (1.5 times the noise)", th);
+	if (named && isfinite(win->threshold) && win->noise > 0)
+		sb_addf(sb, "; named past %s per unit (%.1f times the noise)", th,
+			win->threshold / win->noise);
 	sb_adds(sb, ".");
 }
 
@@ -336,7 +337,7 @@ void report_attr_brief(const struct view_attribution *a, struct strbuf *sb, int 
 		sb_adds(sb, "<ul class=\"attribution\">\n");
 	for (size_t i = 0; i <= a->nworkloads; i++) {
 		const struct view_attr_workload *w = i < a->nworkloads ? &a->workloads[i] : NULL;
-		size_t nwin = w && !w->skipped && !w->error ? w->nwindows : 1;
+		size_t nwin = w && !w->skipped && !w->error && w->nwindows ? w->nwindows : 1;
 
 		if (!w && (a->nworkloads || !a->unavailable))
 			break;
@@ -437,7 +438,7 @@ void report_attr_text(const struct report_view *v, struct strbuf *sb)
 			report_text_wrap(sb, "  ", 4, line.buf);
 			continue;
 		}
-		if (w->nprofiles) {
+		if (a->nkernels == 1) {
 			sb_addf(&line, "(attribution runs: %.0f s)", w->seconds[0]);
 			report_text_wrap(sb, "  ", 4, line.buf);
 			profile_text(w, sb, &line);
@@ -481,6 +482,14 @@ void report_attr_text(const struct report_view *v, struct strbuf *sb)
 	sb_release(&line);
 }
 
+/* The rows a table leaves out, and where they are. */
+static void more_html(double more, struct strbuf *sb)
+{
+	if (more > 0)
+		sb_addf(sb, "<p class=\"muted\">%.0f more functions: <code>mglrulab attribute</code> "
+			"on the session's <code>attribution/</code> runs.</p>\n", more);
+}
+
 static void profile_html(const struct view_attr_workload *w, struct strbuf *sb)
 {
 	sb_addf(sb, "<p>Attribution runs: %.0f s.</p>\n", w->seconds[0]);
@@ -504,6 +513,7 @@ static void profile_html(const struct view_attr_workload *w, struct strbuf *sb)
 				"<td class=\"num\">%s</td></tr>\n", u, s, sp);
 		}
 		sb_adds(sb, "</tbody></table>\n");
+		more_html(p->more, sb);
 	}
 }
 
@@ -542,7 +552,7 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 			sb_adds(sb, "</p>\n");
 			continue;
 		}
-		if (w->nprofiles) {
+		if (a->nkernels == 1) {
 			profile_html(w, sb);
 			continue;
 		}
@@ -579,6 +589,7 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 					moved ? "</strong>" : "", s, sp);
 			}
 			sb_adds(sb, "</tbody></table>\n");
+			more_html(win->more, sb);
 		}
 	}
 	if (a->cannot_see) {

@@ -80,11 +80,6 @@ const char *verdict_marker(const char *id);
 const char *verdict_label(const char *id);
 
 /*
- * report_text.c: word-wrap @text (made safe first) to 78 columns; the
- * first line starts after @prefix, continuation lines are indented by
- * @indent.
- */
-/*
  * Beside a guest under icount, in every report: its time is instructions,
  * so what costs none does not move a figure, and "no change" is no
  * evidence about it (docs/guests.md, docs/attribution.md).
@@ -93,6 +88,11 @@ const char *verdict_label(const char *id);
 	"cache misses, cache-line bouncing, false sharing and memory latency cost no " \
 	"instructions and do not show"
 
+/*
+ * report_text.c: word-wrap @text (made safe first) to 78 columns; the
+ * first line starts after @prefix, continuation lines are indented by
+ * @indent.
+ */
 void report_text_wrap(struct strbuf *sb, const char *prefix, size_t indent, const char *text);
 
 #endif

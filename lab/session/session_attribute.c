@@ -333,9 +333,30 @@ static const char *unavailable(const struct session *s, const char *plugin)
 	return NULL;
 }
 
+/*
+ * Which workloads to attribute: --attribute, else what the session was
+ * started with (design.attribute: a resumed `run --attribute` or
+ * profile), else lab.conf's [run] attribute.
+ */
+static int attribute_which(const struct session *s)
+{
+	int kept = config_attribute_parse(json_string_value(json_object_get(
+			json_object_get(s->ctx, "design"), "attribute")));
+
+	if (s->o->attribute >= 0)
+		return s->o->attribute;
+	return kept >= 0 ? kept : s->cfg.run.attribute;
+}
+
+int session_attribution_required(const struct session *s)
+{
+	return s->o->attribution_required ||
+	       json_is_true(json_object_get(json_object_get(s->ctx, "design"), "profile"));
+}
+
 json_t *session_attribute(struct session *s, const json_t *report)
 {
-	int which = s->o->attribute >= 0 ? s->o->attribute : s->cfg.run.attribute;
+	int which = attribute_which(s);
 	char *plugin;
 	const char *why;
 	json_t *out;
@@ -348,6 +369,10 @@ json_t *session_attribute(struct session *s, const json_t *report)
 			 "QEMU TCG plugin, instructions per translated block (docs/attribution.md)",
 			 "which", which == RUN_ATTRIBUTE_ALL ? "all" : "changed",
 			 "runs_per_kernel", ATTR_RUNS_PER_KERNEL, "cannot_see", attr_cannot_see);
+	json_t *names = json_array();
+	for (size_t k = 0; k < s->jobs.nk && k < 2; k++)
+		json_array_append_new(names, json_string_lossy(s->jobs.k[k].name));
+	json_object_set_new(out, "kernels", names);
 	if (why) {
 		json_object_set_new(out, "unavailable", json_string(why));
 		term_printf(stderr, "attribution: not done: %s\n", why);
@@ -361,7 +386,7 @@ json_t *session_attribute(struct session *s, const json_t *report)
 	size_t nres;
 	struct result_record *res = report_result_records(report, &nres, NULL);
 
-	for (size_t i = 0; i < s->jobs.nw && !interrupted(); i++) {
+	for (size_t i = 0; i < s->jobs.nw; i++) {
 		const struct session_job *w = &s->jobs.w[i];
 		json_t *prim = json_array();
 		const struct result_record *mine[MAX_PRIMARIES];
@@ -372,6 +397,13 @@ json_t *session_attribute(struct session *s, const json_t *report)
 		const struct workload_def *def = workload_find(w->type);
 		const char *skip = NULL;
 
+		/* every workload gets its entry: a profile must see what it lacks */
+		if (interrupted()) {
+			json_object_set_new(entry, "error", json_string("interrupted before its "
+								       "attribution runs"));
+			json_array_append_new(wls, entry);
+			continue;
+		}
 		if (!def || !def->attr_units)
 			skip = "its program marks no operations for the plugin, so it has no "
 			       "instructions per operation to compare (workloads/README.md)";
@@ -386,8 +418,6 @@ json_t *session_attribute(struct session *s, const json_t *report)
 		json_array_append_new(wls, attribute_workload(s, w, plugin, nk, name, image, mine,
 								  nmine, entry));
 	}
-	json_object_set_new(out, "kernels", nk == 2 ? xjson_pack("[s, s]", name[0], name[1]) :
-			    xjson_pack("[s]", name[0]));
 	json_object_set_new(out, "workloads", wls);
 	result_records_free(res, nres);
 	free(plugin);

@@ -256,6 +256,12 @@ int session_new(struct session *s)
 	json_object_set_new(s->ctx, "hosts", session_hosts_state_json(s));
 	if (cfg->run.note)
 		json_object_set_new(s->ctx, "note", json_string_lossy(cfg->run.note));
+	/* --attribute and profile, kept for a resume: lab.conf may say otherwise */
+	if (o->attribute >= 0)
+		json_object_set_new(json_object_get(s->ctx, "design"), "attribute",
+				    json_string(config_attribute_name(o->attribute)));
+	if (o->attribution_required)
+		json_object_set_new(json_object_get(s->ctx, "design"), "profile", json_true());
 	slots_json(s, &wl, json_object_get(s->ctx, "design"));
 	if (o->until_decided)
 		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",

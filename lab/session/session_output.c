@@ -229,11 +229,6 @@ out:
 	return r;
 }
 
-/*
- * Attribution runs read the verdicts, so they follow the first report; the
- * reports are then written again with an "attribution" member, every other
- * member as it was (session_attribute.c).  Returns the report to go on with.
- */
 /* Why an attribution member holds no table for some workload, or NULL. */
 static const char *attribution_missing(const json_t *a)
 {
@@ -247,12 +242,21 @@ static const char *attribution_missing(const json_t *a)
 		why = json_string_value(json_object_get(w, "error"));
 		if (!why)
 			why = json_string_value(json_object_get(w, "skipped"));
+		if (!why && !json_array_size(json_object_get(w, "windows")) &&
+		    !json_array_size(json_object_get(w, "profiles")))
+			why = "a workload has no measured phase";
 		if (why)
 			return why;
 	}
 	return NULL;
 }
 
+/*
+ * Attribution runs read the verdicts, so they follow the first report; the
+ * reports are then written again with an "attribution" member, every other
+ * member as it was (session_attribute.c). Returns the report to go on
+ * with; *@missing says why some workload has no table (NULL: all have one).
+ */
 static json_t *write_attributed_reports(struct session *s, json_t *session_json, json_t *report,
 					int *unwritten, char **missing)
 {
@@ -354,7 +358,7 @@ int session_finish(struct session *s, enum plan_end end)
 	 */
 	if ((unreadable || unwritten) && r == LAB_OK)
 		r = LAB_ELAB;
-	if (s->o->attribution_required && no_table && r == LAB_OK)
+	if (session_attribution_required(s) && no_table && r == LAB_OK)
 		r = lab_error("no table: %s", no_table);
 	free(no_table);
 	if (write_ci_outputs(s, report, r) && r == LAB_OK)

@@ -197,6 +197,8 @@ int session_run_plan(struct session *s, enum plan_end *end);
  * attribution never changes the session's exit status.
  */
 json_t *session_attribute(struct session *s, const json_t *report);
+/* mglrulab profile, now or when it was started (a resume): no table is a failure. */
+int session_attribution_required(const struct session *s);
 
 /* --- session_run_one.c --- */
 /*

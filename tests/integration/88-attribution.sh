@@ -32,7 +32,7 @@ attr_run() {
 	"$LAB" guest run guests/tiny-icount.conf --kernel "$k" --workload yield_pingpong \
 		--arg cpus=1,2 --arg duration=1 --arg warmup=0 --timeout 120 --json \
 		--attr-plugin "$PLUGIN" --run-dir "$TMP/$tag" >"$TMP/$tag.out" 2>"$TMP/$tag.err" ||
-		{ cat "$TMP/$tag.err" >&2; fail "guest run $tag exited $?"; }
+		{ rc=$?; cat "$TMP/$tag.err" >&2; fail "guest run $tag exited $rc"; }
 	grep -q "<qemu:arg value='-icount'/>" "$TMP/$tag/domain.xml" ||
 		skip "the guest did not run under icount (KVM?): attribution needs TCG"
 	grep -q "<qemu:arg value='-plugin'/>" "$TMP/$tag/domain.xml" || fail "$tag: no -plugin in the domain"
@@ -130,7 +130,7 @@ grep -q "attr.9: no window 9" "$TMP/none.err" || fail "the missing window: $(cat
 "$LAB" guest run guests/tiny.conf --kernel "$(image baseline)" --workload yield_pingpong \
 	--arg cpus=1 --arg duration=1 --arg warmup=0 --timeout 120 --attr-plugin "$PLUGIN" \
 	--run-dir "$TMP/noicount" >/dev/null 2>"$TMP/noicount.err" ||
-	{ cat "$TMP/noicount.err" >&2; fail "guest run without icount exited $?"; }
+	{ rc=$?; cat "$TMP/noicount.err" >&2; fail "guest run without icount exited $rc"; }
 grep -q "warning: --attr-plugin: tiny has no icount" "$TMP/noicount.err" ||
 	fail "no warning without icount: $(cat "$TMP/noicount.err")"
 exit 0

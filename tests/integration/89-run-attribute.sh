@@ -37,7 +37,7 @@ grep -q -- "--attribute: expected changed, all or off, got 'often'" "$TMP/bad.er
 	fail "the bad option: $(cat "$TMP/bad.err")"
 
 "$LAB" run --ab -c "$CONF" --attribute=all --fail-on none >"$TMP/run.out" 2>"$TMP/run.err" ||
-	{ tail -30 "$TMP/run.err" >&2; fail "run --attribute exited $?"; }
+	{ rc=$?; tail -30 "$TMP/run.err" >&2; fail "run --attribute exited $rc"; }
 S=$(readlink -f "$REPORTS/latest")
 grep -q '^attribution: yield on baseline, run 1 of 2' "$TMP/run.err" || fail "no attribution progress: $(tail "$TMP/run.err")"
 [ "$(ls "$S/runs" | wc -l)" -eq 4 ] || fail "runs/ holds more than the plan's 4 runs: $(ls "$S/runs")"
@@ -109,7 +109,7 @@ PY
 
 # two boots of the same kernel (run --aa): nothing named, every delta inside the threshold
 "$LAB" run --aa -c "$CONF" --runs 1 --attribute=all --fail-on none >/dev/null 2>"$TMP/aa.err" ||
-	{ tail -30 "$TMP/aa.err" >&2; fail "run --aa --attribute exited $?"; }
+	{ rc=$?; tail -30 "$TMP/aa.err" >&2; fail "run --aa --attribute exited $rc"; }
 S3=$(readlink -f "$REPORTS/latest")
 python3 - "$S3" <<'PY' || fail "the A/A attribution names a function"
 import json, sys
@@ -125,7 +125,7 @@ grep -q 'No kernel function moved by more than' "$S3/report.txt" || fail "report
 # a comment-only patch (yield-three's patch 1, built by test 66 or here): nothing named
 printf '\n[kernel three]\nfrom = baseline\nseries = %s\n' "$ROOT/tests/fixtures/series/yield-three.mbox" >>"$CONF"
 "$LAB" run --ab baseline three@1 -c "$CONF" --runs 1 --attribute=all --fail-on none >/dev/null \
-	2>"$TMP/comment.err" || { tail -30 "$TMP/comment.err" >&2; fail "run --ab baseline three@1 exited $?"; }
+	2>"$TMP/comment.err" || { rc=$?; tail -30 "$TMP/comment.err" >&2; fail "run --ab baseline three@1 exited $rc"; }
 S5=$(readlink -f "$REPORTS/latest")
 python3 - "$S5" <<'PY' || fail "a comment-only patch moved a function past the threshold"
 import json, sys
@@ -152,7 +152,7 @@ grep -A1 '^Attribution' "$S2/report.txt" | grep -q 'not done: the attribution pl
 "$LAB" profile slow5 -c "$CONF" >/dev/null 2>"$TMP/prof.err" && fail "profile without --workload was taken"
 grep -q -- "--workload NAME is required" "$TMP/prof.err" || fail "profile without --workload: $(cat "$TMP/prof.err")"
 "$LAB" profile slow5 --workload yield -c "$CONF" >"$TMP/prof.out" 2>"$TMP/prof.err" ||
-	{ tail -20 "$TMP/prof.err" >&2; fail "profile exited $?"; }
+	{ rc=$?; tail -20 "$TMP/prof.err" >&2; fail "profile exited $rc"; }
 S4=$(readlink -f "$REPORTS/latest")
 python3 - "$S4" <<'PY' || fail "the profile's table is wrong"
 import json, sys

@@ -301,7 +301,6 @@ static void test_compare(void **state)
 	free(map);
 }
 
-/* A FIFO as the System.map or a window: refused at once, not a hang in open(). */
 /* One kernel's table (mglrulab profile): by cost, shares of the whole, spread as noise. */
 static void test_profile(void **state)
 {
@@ -361,6 +360,7 @@ static void test_profile(void **state)
 	free(map);
 }
 
+/* A FIFO as the System.map or a window: refused at once, not a hang in open(). */
 static void test_fifo_refused(void **state)
 {
 	struct strbuf err = STRBUF_INIT;

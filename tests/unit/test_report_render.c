@@ -19,6 +19,7 @@
 #include "escape.h"
 #include "report.h"
 #include "report_priv.h"
+#include "report_view.h"
 #include "stats.h"
 
 #define FIXTURE "tests/fixtures/reports/session-ab.json"
@@ -748,6 +749,44 @@ static void test_attribution_rendered(void **state)
 	json_decref(s);
 }
 
+/* A bisection's brief of the same member: the named row, the skipped workload, escaped. */
+static void test_attribution_brief(void **state)
+{
+	json_t *s = with_attribution(load_fixture());
+	struct view_attribution va;
+	struct strbuf err = STRBUF_INIT, t = STRBUF_INIT, h = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(report_attr_decode(s, &va, &err), 0);
+	report_attr_brief(&va, &t, 0);
+	report_attr_brief(&va, &h, 1);
+	check_text_safe(&t, 80);
+	char *flat = unwrapped(t.buf);
+	/* __x64_sys_sched_yield passes the threshold of 6.75; the hostile row's +2.0 does not */
+	assert_non_null(strstr(flat, "yield_shared, phase 1: __x64_sys_sched_yield +101.0 "
+				     "instructions per unit (97% of the change); all instructions "
+				     "per unit +4.0%; named past 6.8 per unit (1.5 times the noise)."));
+	assert_non_null(strstr(flat, ": no primary changed"));
+	free(flat);
+	assert_null(strstr(h.buf, "<script"));
+	assert_non_null(strstr(h.buf, "<li>&lt;script&gt;"));
+	report_attr_release(&va);
+
+	/* unavailable: the reason alone */
+	json_object_set_new(json_object_get(s, "attribution"), "unavailable",
+			    json_string("the attribution plugin is not built"));
+	json_object_del(json_object_get(s, "attribution"), "workloads");
+	assert_int_equal(report_attr_decode(s, &va, &err), 0);
+	sb_reset(&t);
+	report_attr_brief(&va, &t, 0);
+	assert_string_equal(t.buf, "  not done: the attribution plugin is not built\n");
+	report_attr_release(&va);
+	sb_release(&err);
+	sb_release(&t);
+	sb_release(&h);
+	json_decref(s);
+}
+
 /* A malformed attribution member: the analysis refuses it, naming the member. */
 static void test_attribution_malformed(void **state)
 {
@@ -883,6 +922,7 @@ int main(void)
 		cmocka_unit_test(test_partial_session_warns),
 		cmocka_unit_test(test_attribution_rendered),
 		cmocka_unit_test(test_attribution_malformed),
+		cmocka_unit_test(test_attribution_brief),
 		cmocka_unit_test(test_profile_rendered),
 		cmocka_unit_test(test_note_and_icount),
 	};
