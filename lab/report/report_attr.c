@@ -517,6 +517,38 @@ static void profile_html(const struct view_attr_workload *w, struct strbuf *sb)
 	}
 }
 
+/* Phase @win of two kernels: what it says, then its rows; a moved row in bold. */
+static void window_html(const struct view_attr_window *win, struct strbuf *sb)
+{
+	sb_adds(sb, "<p>");
+	window_summary(win, sb, 1);
+	sb_adds(sb, "</p>\n<table><thead><tr><th>function</th><th>base/unit</th>"
+		"<th>patched/unit</th><th>delta</th><th>of change</th><th>spread</th>"
+		"</tr></thead><tbody>\n");
+	for (size_t r = 0; r < win->nrows; r++) {
+		const struct view_attr_row *row = &win->rows[r];
+		char b[32], p[32], d[32], s[32], sp[32];
+		/* user space is not the kernel's: never named, as in beyond_noise */
+		int moved = isfinite(win->threshold) &&
+			    fabs(row->delta) > win->threshold &&
+			    strcmp(row->function, "[user space]");
+
+		num1(b, sizeof(b), row->base);
+		num1(p, sizeof(p), row->patched);
+		signed1(d, sizeof(d), row->delta);
+		share_of(s, sizeof(s), row->share);
+		num1(sp, sizeof(sp), row->spread);
+		sb_addf(sb, "<tr%s><td><code>", moved ? " class=\"moved\"" : "");
+		sb_add_xml(sb, row->function);
+		sb_addf(sb, "</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+			"<td class=\"num\">%s%s%s</td><td class=\"num\">%s</td>"
+			"<td class=\"num\">%s</td></tr>\n", b, p, moved ? "<strong>" : "", d,
+			moved ? "</strong>" : "", s, sp);
+	}
+	sb_adds(sb, "</tbody></table>\n");
+	more_html(win->more, sb);
+}
+
 void report_attr_html(const struct report_view *v, struct strbuf *sb)
 {
 	const struct view_attribution *a = &v->attribution;
@@ -560,37 +592,8 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 		primaries_line(w, sb, 1);
 		sb_addf(sb, ". Attribution runs: %.0f s baseline, %.0f s patched.</p>\n",
 			w->seconds[0], w->seconds[1]);
-		for (size_t k = 0; k < w->nwindows; k++) {
-			const struct view_attr_window *win = &w->windows[k];
-
-			sb_adds(sb, "<p>");
-			window_summary(win, sb, 1);
-			sb_adds(sb, "</p>\n<table><thead><tr><th>function</th><th>base/unit</th>"
-				"<th>patched/unit</th><th>delta</th><th>of change</th><th>spread</th>"
-				"</tr></thead><tbody>\n");
-			for (size_t r = 0; r < win->nrows; r++) {
-				const struct view_attr_row *row = &win->rows[r];
-				char b[32], p[32], d[32], s[32], sp[32];
-				/* user space is not the kernel's: never named, as in beyond_noise */
-				int moved = isfinite(win->threshold) &&
-					    fabs(row->delta) > win->threshold &&
-					    strcmp(row->function, "[user space]");
-
-				num1(b, sizeof(b), row->base);
-				num1(p, sizeof(p), row->patched);
-				signed1(d, sizeof(d), row->delta);
-				share_of(s, sizeof(s), row->share);
-				num1(sp, sizeof(sp), row->spread);
-				sb_addf(sb, "<tr%s><td><code>", moved ? " class=\"moved\"" : "");
-				sb_add_xml(sb, row->function);
-				sb_addf(sb, "</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-					"<td class=\"num\">%s%s%s</td><td class=\"num\">%s</td>"
-					"<td class=\"num\">%s</td></tr>\n", b, p, moved ? "<strong>" : "", d,
-					moved ? "</strong>" : "", s, sp);
-			}
-			sb_adds(sb, "</tbody></table>\n");
-			more_html(win->more, sb);
-		}
+		for (size_t k = 0; k < w->nwindows; k++)
+			window_html(&w->windows[k], sb);
 	}
 	if (a->cannot_see) {
 		sb_adds(sb, "<p class=\"note\">What this cannot see: ");

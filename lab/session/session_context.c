@@ -178,6 +178,20 @@ static void slots_json(const struct session *s, const struct strvec *wl, json_t 
 		json_decref(alone);
 }
 
+/* [run] note, and --attribute and profile kept for a resume (lab.conf may say otherwise). */
+static void note_and_attribution(struct session *s)
+{
+	json_t *design = json_object_get(s->ctx, "design");
+
+	if (s->cfg.run.note)
+		json_object_set_new(s->ctx, "note", json_string_lossy(s->cfg.run.note));
+	if (s->o->attribute >= 0)
+		json_object_set_new(design, "attribute",
+				    json_string(config_attribute_name(s->o->attribute)));
+	if (s->o->attribution_required)
+		json_object_set_new(design, "profile", json_true());
+}
+
 int session_new(struct session *s)
 {
 	struct session_opts *o = s->o;
@@ -254,14 +268,7 @@ int session_new(struct session *s)
 		json_object_set_new(json_object_get(s->ctx, "guest"), "icount_shift",
 				    json_integer(s->topo.icount_shift));
 	json_object_set_new(s->ctx, "hosts", session_hosts_state_json(s));
-	if (cfg->run.note)
-		json_object_set_new(s->ctx, "note", json_string_lossy(cfg->run.note));
-	/* --attribute and profile, kept for a resume: lab.conf may say otherwise */
-	if (o->attribute >= 0)
-		json_object_set_new(json_object_get(s->ctx, "design"), "attribute",
-				    json_string(config_attribute_name(o->attribute)));
-	if (o->attribution_required)
-		json_object_set_new(json_object_get(s->ctx, "design"), "profile", json_true());
+	note_and_attribution(s);
 	slots_json(s, &wl, json_object_get(s->ctx, "design"));
 	if (o->until_decided)
 		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",
