@@ -194,7 +194,8 @@ int session_run_plan(struct session *s, enum plan_end *end);
  * attribution runs of each kernel for the workloads it asks for, and the
  * report's "attribution" member (reports/SCHEMA.md); NULL when not asked.
  * A workload whose runs fail gets its error there, said on stderr too;
- * attribution never changes the session's exit status.
+ * attribution changes the session's exit status only for a profile
+ * (session_attribution_required()), which exists for its table.
  */
 json_t *session_attribute(struct session *s, const json_t *report);
 /* mglrulab profile, now or when it was started (a resume): no table is a failure. */
