@@ -163,6 +163,43 @@ static void cmp_release(struct cmp *c)
 	strmap_clear(&c->ix);
 }
 
+/* The per-run arrays of @c for its c->runs runs. */
+static void cmp_alloc(struct cmp *c)
+{
+	c->totals = xcalloc(c->runs, sizeof(*c->totals));
+	c->user = xcalloc(c->runs, sizeof(*c->user));
+	c->units = xcalloc(c->runs, sizeof(*c->units));
+}
+
+/*
+ * A row per function of @c, the first @nb runs the baseline's and the
+ * rest the patched kernel's (none for one kernel: patched NaN), sorted by
+ * @order; the spread is the larger of the two kernels' ranges, and
+ * *@noise the largest spread of a kernel function (user space holds the
+ * workload's own reference loops: not the kernel's noise).
+ */
+static struct cmp_row *cmp_rows(const struct cmp *c, size_t nb,
+				int (*order)(const void *, const void *), double *noise)
+{
+	struct cmp_row *rows = xcalloc(c->n + 1, sizeof(*rows));
+	size_t np = c->runs - nb;
+
+	*noise = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		const double *v = &c->vals[k * c->runs];
+
+		rows[k] = (struct cmp_row){ .name = c->names[k], .base = mean_of(v, nb),
+			.patched = mean_of(v + nb, np),
+			.spread = fmax(range_of(v, nb), range_of(v + nb, np)),
+			.user = !strcmp(c->names[k], ATTR_ROW_USER) };
+		if (!rows[k].user)
+			*noise = fmax(*noise, rows[k].spread);
+	}
+	if (c->n)
+		qsort(rows, c->n, sizeof(*rows), order);
+	return rows;
+}
+
 json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *patched,
 			  long window, long top, struct strbuf *err)
 {
@@ -176,27 +213,11 @@ json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *
 			ATTR_MAX_RUNS, nb, np);
 		return NULL;
 	}
-	c.totals = xcalloc(c.runs, sizeof(*c.totals));
-	c.user = xcalloc(c.runs, sizeof(*c.user));
-	c.units = xcalloc(c.runs, sizeof(*c.units));
+	cmp_alloc(&c);
 	if (cmp_side(&c, 0, base, window, err) || cmp_side(&c, nb, patched, window, err))
 		goto out;
-
-	rows = xcalloc(c.n + 1, sizeof(*rows));
-	double noise = 0;
-	for (size_t k = 0; k < c.n; k++) {
-		const double *v = &c.vals[k * c.runs];
-
-		rows[k] = (struct cmp_row){ .name = c.names[k], .base = mean_of(v, nb),
-			.patched = mean_of(v + nb, np),
-			.spread = fmax(range_of(v, nb), range_of(v + nb, np)),
-			.user = !strcmp(c.names[k], ATTR_ROW_USER) };
-		/* user space holds the workload's own reference loops: not the kernel's noise */
-		if (!rows[k].user)
-			noise = fmax(noise, rows[k].spread);
-	}
-	if (c.n)
-		qsort(rows, c.n, sizeof(*rows), row_cmp);
+	double noise;
+	rows = cmp_rows(&c, nb, row_cmp, &noise);
 
 	double bt = mean_of(c.totals, nb), pt = mean_of(c.totals + nb, np);
 	double bu = mean_of(c.user, nb), pu = mean_of(c.user + nb, np);
@@ -259,23 +280,11 @@ json_t *attr_profile_json(const struct attr_side *side, long window, long top,
 		sb_addf(err, "attribution: 1 to %d runs, got %zu", ATTR_MAX_RUNS, n);
 		return NULL;
 	}
-	c.totals = xcalloc(n, sizeof(*c.totals));
-	c.user = xcalloc(n, sizeof(*c.user));
-	c.units = xcalloc(n, sizeof(*c.units));
+	cmp_alloc(&c);
 	if (cmp_side(&c, 0, side, window, err))
 		goto out;
-	rows = xcalloc(c.n + 1, sizeof(*rows));
-	double noise = 0;
-	for (size_t k = 0; k < c.n; k++) {
-		const double *v = &c.vals[k * c.runs];
-
-		rows[k] = (struct cmp_row){ .name = c.names[k], .base = mean_of(v, n),
-			.spread = range_of(v, n), .user = !strcmp(c.names[k], ATTR_ROW_USER) };
-		if (!rows[k].user)
-			noise = fmax(noise, rows[k].spread);
-	}
-	if (c.n)
-		qsort(rows, c.n, sizeof(*rows), cost_cmp);
+	double noise;
+	rows = cmp_rows(&c, n, cost_cmp, &noise);
 
 	double total = mean_of(c.totals, n), user = mean_of(c.user, n);
 	json_t *fns = json_array();

@@ -224,6 +224,56 @@ static json_t *add_step(struct bisect *bs, const char *purpose, const char *a, c
 }
 
 /*
+ * Step @st's report.json, found relative to the bisection's folder (a
+ * bisection moved elsewhere still finds it); NULL with why in @err.
+ */
+static json_t *step_report(const struct bisect *bs, const struct bisect_step *st,
+			   struct strbuf *err)
+{
+	char *rel = bisect_step_file(st, "report.json"), *path;
+	json_error_t jerr;
+	json_t *rep;
+
+	if (!rel) {
+		sb_adds(err, "the step has no session yet");
+		return NULL;
+	}
+	path = xasprintf("%s/%s", bs->dir, rel);
+	rep = json_load_file(path, 0, &jerr);
+	if (!rep)
+		sb_addf(err, "%s:%d: %s", path, jerr.line, jerr.text);
+	free(path);
+	free(rel);
+	return rep;
+}
+
+/*
+ * Whether step @st is measured as asked: done, and attributed when
+ * @attribute asks for it. A step measured before its attribution was
+ * asked for (a one-patch series: the confirm step is the culprit's own)
+ * is not: its session is resumed, which adds no run to a finished plan
+ * and writes the reports again with the attribution runs.
+ */
+static int step_measured(const struct bisect *bs, const struct bisect_step *st, int attribute)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *rep;
+	int has;
+
+	if (strcmp(st->state, "done"))
+		return 0;
+	if (attribute == RUN_ATTRIBUTE_OFF || bs->complete)
+		return 1;
+	rep = step_report(bs, st, &err);
+	has = json_object_get(rep, "attribution") != NULL;
+	json_decref(rep);
+	sb_release(&err);
+	if (!has)
+		say("step %d: its session again, for the attribution runs", (int)st->step);
+	return has;
+}
+
+/*
  * Run (or resume, or read back) the session @a against @b; its results in
  * *@results (borrowed from the state). A step already measured, in this
  * bisection or on a resume, is never run again.
@@ -237,7 +287,7 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 	int r;
 
 	*results = NULL;
-	if (step && !strcmp(st.state, "done")) {
+	if (step && step_measured(bs, &st, attribute)) {
 		*results = (json_t *)st.results;
 		return LAB_OK;
 	}
@@ -253,7 +303,7 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 		free(dir);
 		return r;
 	}
-	say("step %d (%s): %s against %s", (int)st.step, purpose, a, b);
+	say("step %d (%s): %s against %s", (int)st.step, st.purpose, a, b);
 	struct session_opts so = {
 		.config = bs->o->config, .mode = SESSION_AB, .warmups = -1,
 		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
@@ -619,15 +669,10 @@ static json_t *step_results(struct bisect *bs, const char *a, const char *b)
 static struct bisect_step_runs step_runs(const struct bisect *bs, const struct bisect_step *st)
 {
 	struct bisect_step_runs out = { -1, -1 };
-	char *rel = bisect_step_file(st, "report.json"), *path;
 	struct report_view v = { 0 };
 	struct strbuf err = STRBUF_INIT;
-	json_t *rep;
+	json_t *rep = step_report(bs, st, &err);
 
-	if (!rel)
-		return out;
-	path = xasprintf("%s/%s", bs->dir, rel);
-	rep = json_load_file(path, 0, NULL);
 	if (rep && !report_view_decode(rep, &v, &err) && v.summary.runs >= 0) {
 		out.ok = v.summary.runs_ok;
 		out.failed = v.summary.runs_failed;
@@ -635,8 +680,6 @@ static struct bisect_step_runs step_runs(const struct bisect *bs, const struct b
 	report_view_release(&v);
 	json_decref(rep);
 	sb_release(&err);
-	free(path);
-	free(rel);
 	return out;
 }
 
@@ -719,17 +762,12 @@ static void culprit_attribution(struct bisect *bs, const char *before, const cha
 	struct bisect_step st;
 	struct strbuf err = STRBUF_INIT;
 	struct view_attribution va;
-	json_t *report = NULL, *a;
-	json_error_t jerr;
-	char *rel = find_step(bs, before, at, &st) ? bisect_step_file(&st, "report.json") : NULL;
-	/* relative to the bisection's folder: a bisection moved elsewhere still finds it */
-	char *path = rel ? xasprintf("%s/%s", bs->dir, rel) : NULL;
+	int found = find_step(bs, before, at, &st) != NULL;
+	json_t *report = found ? step_report(bs, &st, &err) : NULL, *a;
 
-	if (path && !(report = json_load_file(path, 0, &jerr)))
-		sb_addf(&err, "%s:%d: %s", path, jerr.line, jerr.text);
 	a = json_object_get(report, "attribution");
 	sb_adds(text, "where its instructions moved (docs/attribution.md):\n");
-	if (!path) {
+	if (!found) {
 		sb_adds(text, "  not attributed: its step has no session\n");
 	} else if (!report) {
 		sb_adds(text, "  not shown: cannot read the step's report: ");
@@ -750,8 +788,6 @@ static void culprit_attribution(struct bisect *bs, const char *before, const cha
 	}
 	json_decref(report);
 	sb_release(&err);
-	free(path);
-	free(rel);
 }
 
 /* After a culprit: its own effect, and what the patches after it do. */
