@@ -1,34 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The attribution table's noise rule under simulation
- * (lab/attr/attr_compare.c, attr_compare_json()): per kernel function the
- * mean of each kernel's runs, delta = patched - base, spread = the larger
- * of the two kernels' ranges; noise = the largest spread over all kernel
- * functions; a function is named as moved, and counted in beyond_noise,
- * when |delta| > noise; rows are ordered by |delta|. Built and run by
- * bench/attr-noise-sim.
+ * (lab/attr/attr_compare.c, attr_compare_json(), and its confirmation in
+ * lab/session/session_attribute.c): per kernel function the mean of each
+ * kernel's runs, delta = patched - base, spread = the larger of the two
+ * kernels' ranges; noise = the largest spread over all kernel functions;
+ * a function is named as moved, and counted in beyond_noise, when
+ * |delta| > t x noise (t = 1.5, ATTR_NOISE_MULTIPLE); rows are ordered by
+ * |delta|. When the first look (R runs per kernel) names a function and
+ * -C is above R, the table is made again from C runs per kernel, and
+ * that one counts. Built and run by bench/attr-noise-sim.
  *
  *   attr_noise_sim [-n tables] [-f functions] [-r runs per kernel, list]
- *                  [-a sd floor] [-b sd share] [-m bimodal functions]
- *                  [-j bimodal jump] [-d drift per run] [-e effects, list]
+ *                  [-C confirm runs (5)] [-i] [-a sd floor] [-b sd share]
+ *                  [-m bimodal functions] [-j bimodal jump]
+ *                  [-d drift per run] [-e effects, list]
  *                  [-k functions an effect is spread over]
- *                  [-t a row is named beyond t x noise (1)] [-s seed]
+ *                  [-t a row is named beyond t x noise (1.5)] [-s seed]
  *
- * The model (assumptions, not measurements): F kernel functions (300)
- * whose instructions per unit are log-uniform between 0.1 and 500, drawn
- * anew for every table, so a table's noise is set by its own largest
- * functions. Between boots of one kernel each function varies normally
- * with sd max(a, b * mean), a = 0.3, b = 2 %: the floor stands for a
- * timer interrupt landing in a small function, the share for the
- * interrupts in a big one. m = 3 of them are also bimodal: every boot
- * falls in one of two modes J = 15 apart with equal odds, so two boots
- * differ by J half of the time (the one-CPU ping-pong's two modes,
- * guests/tiny-icount.conf). docs/attribution.md measured, between two
- * boots of one kernel, no function moving by more than 3-22 instructions
- * per yield and the kernel's total agreeing within 1 %; the first line
- * printed is the model's own figures for those two, to hold it against
- * that. Values may go below 0 for the smallest functions: the rule uses
- * only differences and their spread never sets the noise, so no clamp.
+ * The model (assumptions, held against measurements by the first line
+ * printed): F kernel functions (300) whose instructions per unit are
+ * log-uniform between 0.1 and 500, drawn anew for every table. Between
+ * boots of one kernel each function varies normally with sd
+ * max(a, b * mean), a = 0.3, b = 0.2 % (a timer interrupt landing in a
+ * small function; the interrupts in a big one: __update_load_avg_se's
+ * 141 per yield moved by 0.15 between boots). m = 3 of them are also
+ * bimodal, and share one mode per boot (-i: each its own): every boot
+ * falls in one of two modes with equal odds, function i moving by
+ * J / 2^i, J = 18 (the one-CPU ping-pong's two modes, guests/tiny-icount.conf:
+ * avg_vruntime 17, update_deadline 8.5, rb_next 2.7 in one A/A). With
+ * two boots per kernel, both of each kernel in one mode and the kernels
+ * in opposite ones (1 in 8) shows the jump as a delta the noise never
+ * saw: how CI's A/A named avg_vruntime on 2026-12-05.
+ * docs/attribution.md measured, between two boots of one kernel, no
+ * function moving by more than 3-22 instructions per yield and the
+ * kernel's total agreeing within 1 %; the first line printed is the
+ * model's own figures for those two. Values may go below 0 for the
+ * smallest functions: the rule uses only differences, so no clamp.
  *
  * Cases, with the same stream of random numbers for every case at one R
  * so that rows differ by the effect only: A/A; +E on one function; +E
@@ -38,14 +46,15 @@
  * Effected functions are never bimodal; their means are drawn like the
  * others', so an effect lands on a function of random size.
  *
- * Printed per case and R, over N tables (2000): the mean noise; fp, the
+ * Printed per case and R (R>C: confirmed), over N tables (2000): runs,
+ * the mean runs per kernel the table cost; the mean noise; fp, the
  * share of tables naming at least one function without an effect, and
  * others, the mean number of such functions (in A/A: the false-positive
  * rate and beyond_noise); first, the share of tables whose top row by
  * |delta| is an effected function; power, the share of effected functions
  * beyond noise; bias, the mean of delta - true effect over effected
- * functions; cov, the share of them whose delta +- noise (the interval a
- * reader takes from the table) holds the true effect.
+ * functions; cov, the share of them whose delta +- t x noise (the
+ * threshold a reader takes from the table) holds the true effect.
  */
 #include "rng.h"
 
@@ -65,6 +74,7 @@ struct model {
 	size_t funcs, bimodal, spread_k;
 	double a, b, jump, drift;
 	double k_noise;		/* a row is named when |delta| > k_noise x noise */
+	int independent;	/* bimodal functions draw their own mode (else one per run) */
 };
 
 /* One case: @e instructions per unit split over @k functions, under drift or not. */
@@ -88,7 +98,7 @@ static int effected(const struct model *m, const struct effect *ef, size_t f)
 }
 
 struct tally {
-	double noise, others, bias, power;
+	double noise, others, bias, power, runs;
 	size_t fp, first, covered;
 };
 
@@ -134,15 +144,24 @@ static void table_free(struct table *t)
 /*
  * Draw one table's functions and its 2R runs: v[f * 2R + j], base runs
  * at j < R, patched at j >= R. Bimodal functions are 0 .. m - 1, effected
- * ones follow; means are exchangeable, so that is a random choice. The draws do not depend on the effect, which keeps the stream
- * common to all cases.
+ * ones follow; means are exchangeable, so that is a random choice. The
+ * draws do not depend on the effect, which keeps the stream common to all
+ * cases. Bimodal functions share one mode per run (the ping-pong's mode
+ * is the run's, and every function of its path moves with it), function
+ * i by jump / 2^i: avg_vruntime 17, update_deadline 8.5, rb_next 2.7 in
+ * one measured A/A; with -i each draws its own, by the whole jump.
  */
 static void table_draw(const struct model *m, const struct effect *ef, struct table *t,
 		       struct rng *r)
 {
 	size_t nr = 2 * t->runs;
+	int mode[2 * MAX_RUNS];
 
+	for (size_t j = 0; j < nr; j++)
+		mode[j] = rng_double(r) < 0.5;
 	for (size_t f = 0; f < m->funcs; f++) {
+		double jump = m->independent ? m->jump : m->jump / (double)(1u << f);
+
 		t->mu[f] = MEAN_LO * pow(MEAN_HI / MEAN_LO, rng_double(r));
 		t->sd[f] = fmax(m->a, m->b * t->mu[f]);
 		t->eff[f] = effected(m, ef, f) ? ef->e / (double)ef->k : 0;
@@ -151,8 +170,11 @@ static void table_draw(const struct model *m, const struct effect *ef, struct ta
 			size_t i = j % t->runs, pos = 2 * i + (size_t)patched;	/* ABAB */
 			double x = t->mu[f] + t->sd[f] * gauss(r) + (patched ? t->eff[f] : 0);
 
-			if (f < m->bimodal)
-				x += rng_double(r) < 0.5 ? m->jump / 2 : -m->jump / 2;
+			if (f < m->bimodal) {
+				int up = m->independent ? rng_double(r) < 0.5 : mode[j];
+
+				x += up ? jump / 2 : -jump / 2;
+			}
 			if (ef->drift)
 				x *= 1 + m->drift * (double)pos;
 			t->v[f * nr + j] = x;
@@ -180,8 +202,12 @@ static double range_of(const double *v, size_t n)
 	return hi - lo;
 }
 
-/* The rule itself, as attr_compare_json() applies it: returns the table's noise. */
-static double table_rule(const struct model *m, struct table *t)
+/*
+ * The rule itself, as attr_compare_json() applies it, on the first @n of
+ * each kernel's runs: returns the table's noise, and in *@named how many
+ * functions pass k_noise x noise.
+ */
+static double table_rule(const struct model *m, struct table *t, size_t n, size_t *named)
 {
 	size_t R = t->runs;
 	double noise = 0;
@@ -189,10 +215,13 @@ static double table_rule(const struct model *m, struct table *t)
 	for (size_t f = 0; f < m->funcs; f++) {
 		const double *v = &t->v[f * 2 * R];
 
-		t->delta[f] = mean_of(v + R, R) - mean_of(v, R);
-		t->spread[f] = fmax(range_of(v, R), range_of(v + R, R));
+		t->delta[f] = mean_of(v + R, n) - mean_of(v, n);
+		t->spread[f] = fmax(range_of(v, n), range_of(v + R, n));
 		noise = fmax(noise, t->spread[f]);
 	}
+	*named = 0;
+	for (size_t f = 0; f < m->funcs; f++)
+		*named += fabs(t->delta[f]) > m->k_noise * noise;
 	return noise;
 }
 
@@ -221,22 +250,44 @@ static void table_score(const struct model *m, const struct effect *ef, const st
 	tl->first += (size_t)effected(m, ef, top);
 }
 
-static void case_run(const struct model *m, const struct effect *ef, size_t runs, size_t tables,
-		     uint64_t seed)
+/*
+ * One case over @tables tables: @runs runs per kernel at the first look
+ * and, when that names a function and @confirm > @runs, the table again
+ * from @confirm runs per kernel (session_attribute.c: the runs added to
+ * confirm what the first look named).
+ */
+static void case_run(const struct model *m, const struct effect *ef, size_t runs,
+		     size_t confirm, size_t tables, uint64_t seed)
 {
 	struct table t;
 	struct tally tl = { 0 };
 	struct rng r;
 	double n = (double)tables, nk = n * (double)ef->k;
+	char rr[48];
 
-	table_alloc(&t, m->funcs, runs);
+	if (confirm < runs)
+		confirm = runs;
+	table_alloc(&t, m->funcs, confirm);
 	rng_seed(&r, seed);
 	for (size_t i = 0; i < tables; i++) {
+		size_t named, used = runs;
+		double noise;
+
 		table_draw(m, ef, &t, &r);
-		table_score(m, ef, &t, table_rule(m, &t), &tl);
+		noise = table_rule(m, &t, runs, &named);
+		if (named && confirm > runs) {
+			used = confirm;
+			noise = table_rule(m, &t, confirm, &named);
+		}
+		tl.runs += (double)used;
+		table_score(m, ef, &t, noise, &tl);
 	}
-	printf("%-14s %6g %2zu %6.1f %6.3f %6.3f", ef->kind, ef->e, runs, tl.noise / n,
-	       (double)tl.fp / n, tl.others / n);
+	if (confirm > runs)
+		snprintf(rr, sizeof(rr), "%zu>%zu", runs, confirm);
+	else
+		snprintf(rr, sizeof(rr), "%zu", runs);
+	printf("%-14s %6g %4s %5.2f %6.1f %6.3f %6.3f", ef->kind, ef->e, rr, tl.runs / n,
+	       tl.noise / n, (double)tl.fp / n, tl.others / n);
 	if (ef->k)
 		printf(" %6.3f %6.3f %+7.2f %6.3f\n", (double)tl.first / n, tl.power / nk,
 		       tl.bias / nk, (double)tl.covered / nk);
@@ -295,7 +346,7 @@ static void calibrate(const struct model *m, size_t tables, uint64_t seed)
 static void usage(void)
 {
 	fprintf(stderr, "usage: attr_noise_sim [-n tables] [-f functions] [-r runs[,runs...]]"
-			" [-a sd floor] [-b sd share] [-m bimodal] [-j jump] [-d drift]"
+			" [-C confirm runs] [-i] [-a sd floor] [-b sd share] [-m bimodal] [-j jump] [-d drift]"
 			" [-e effect[,effect...]] [-k spread over] [-t noise multiple] [-s seed]\n");
 	exit(2);
 }
@@ -331,42 +382,53 @@ static size_t num_list(const char *s, double *out)
 	return n;
 }
 
-/* Every case at every R: A/A, one function, spread, drift alone, drift with one function. */
+/*
+ * Every case at every R, and with the confirming runs when -C is above R:
+ * A/A, one function, spread, drift alone, drift with one function.
+ */
 static void run_all(const struct model *m, const double *es, size_t nes, const double *rs,
-		    size_t nrs, size_t tables, uint64_t seed)
+		    size_t nrs, size_t confirm, size_t tables, uint64_t seed)
 {
 	char spread[40];
 
 	snprintf(spread, sizeof(spread), "spread over %zu", m->spread_k);
-	for (size_t ri = 0; ri < nrs; ri++) {
-		size_t R = (size_t)rs[ri];
-		struct effect aa = { "A/A", 0, 0, 0 }, drift = { "drift A/A", 0, 0, 1 };
+	for (size_t ri = 0; ri < nrs; ri++)
+		for (int c = 0; c < 2; c++) {
+			size_t R = (size_t)rs[ri], C = c ? confirm : R;
+			struct effect aa = { "A/A", 0, 0, 0 }, drift = { "drift A/A", 0, 0, 1 };
 
-		case_run(m, &aa, R, tables, seed);
-		for (size_t i = 0; i < nes; i++)
-			case_run(m, &(struct effect){ "one function", es[i], 1, 0 }, R, tables, seed);
-		for (size_t i = 0; i < nes; i++)
-			case_run(m, &(struct effect){ spread, es[i], m->spread_k, 0 }, R, tables, seed);
-		case_run(m, &drift, R, tables, seed);
-		for (size_t i = 0; i < nes; i++)
-			case_run(m, &(struct effect){ "drift + one", es[i], 1, 1 }, R, tables, seed);
-		printf("\n");
-	}
+			if (c && C <= R)
+				continue;
+			case_run(m, &aa, R, C, tables, seed);
+			for (size_t i = 0; i < nes; i++)
+				case_run(m, &(struct effect){ "one function", es[i], 1, 0 }, R, C,
+					 tables, seed);
+			for (size_t i = 0; i < nes; i++)
+				case_run(m, &(struct effect){ spread, es[i], m->spread_k, 0 }, R, C,
+					 tables, seed);
+			case_run(m, &drift, R, C, tables, seed);
+			for (size_t i = 0; i < nes; i++)
+				case_run(m, &(struct effect){ "drift + one", es[i], 1, 1 }, R, C,
+					 tables, seed);
+			printf("\n");
+		}
 }
 
 int main(int argc, char **argv)
 {
-	struct model m = { 300, 3, 5, 0.3, 0.02, 15, 0.005, 1.0 };
-	double rs[MAX_LIST] = { 2, 3 }, es[MAX_LIST] = { 2, 5, 10, 20, 50, 100 };
-	size_t nrs = 2, nes = 6, tables = 2000;
+	struct model m = { 300, 3, 5, 0.3, 0.002, 18, 0.005, 1.5, 0 };
+	double rs[MAX_LIST] = { 2 }, es[MAX_LIST] = { 2, 5, 10, 20, 50, 100 };
+	size_t nrs = 1, nes = 6, tables = 2000, confirm = 5;
 	uint64_t seed = 1;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:f:r:a:b:j:m:s:d:e:k:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:f:r:C:a:b:j:m:is:d:e:k:t:")) != -1) {
 		switch (opt) {
 		case 'n': tables = (size_t)num(optarg); break;
 		case 'f': m.funcs = (size_t)num(optarg); break;
 		case 'r': nrs = num_list(optarg, rs); break;
+		case 'C': confirm = (size_t)num(optarg); break;
+		case 'i': m.independent = 1; break;
 		case 'a': m.a = num(optarg); break;
 		case 'b': m.b = num(optarg); break;
 		case 'j': m.jump = num(optarg); break;
@@ -383,18 +445,22 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nrs; i++)
 		if (rs[i] < 2 || rs[i] > MAX_RUNS || rs[i] != floor(rs[i]))
 			usage();
+	if (confirm > MAX_RUNS || m.bimodal > 30)
+		usage();
 	if (tables < 20 || !m.spread_k || m.funcs <= m.bimodal + m.spread_k || optind != argc)
 		usage();
 	printf("%zu tables of %zu functions (per-unit means log-uniform %g-%g), boot sd"
-	       " max(%g, %g %% of mean),\n%zu bimodal by %g; drift %g %% a run in ABAB order;"
-	       " seed %llu\n", tables, m.funcs, MEAN_LO, MEAN_HI, m.a, 100 * m.b, m.bimodal,
-	       m.jump, 100 * m.drift, (unsigned long long)seed);
+	       " max(%g, %g %% of mean),\n%zu bimodal by %g%s; drift %g %% a run in ABAB order;"
+	       " named beyond %g x noise; seed %llu\n", tables, m.funcs, MEAN_LO, MEAN_HI, m.a,
+	       100 * m.b, m.bimodal, m.jump,
+	       m.independent ? ", each its own mode" : " / 2^i, one mode per run",
+	       100 * m.drift, m.k_noise, (unsigned long long)seed);
 	calibrate(&m, tables, seed);
 	printf("fp/others: tables naming an unaffected function / their mean number;"
 	       " first: an\neffected function tops the table; power, bias, cov: per effected"
 	       " function (delta +- noise holds E/k)\n\n");
-	printf("%-14s %6s %2s %6s %6s %6s %6s %6s %7s %6s\n", "case", "E", "R", "noise", "fp",
-	       "others", "first", "power", "bias", "cov");
-	run_all(&m, es, nes, rs, nrs, tables, seed);
+	printf("%-14s %6s %4s %5s %6s %6s %6s %6s %6s %7s %6s\n", "case", "E", "R", "runs",
+	       "noise", "fp", "others", "first", "power", "bias", "cov");
+	run_all(&m, es, nes, rs, nrs, confirm, tables, seed);
 	return 0;
 }

@@ -127,11 +127,13 @@ struct attr_side {
 
 /*
  * A row is named as moved when |delta| exceeds this many times the noise.
- * bench/attr-noise-sim: with two runs per kernel, |delta| > noise names
- * some function in 6-12 % of tables of two boots of one kernel, because
- * the noisiest function's own delta can pass its spread; 1.5 x brings
- * that to 0.1-1.1 % and still names a lone +2.5 x noise change 90 % of
- * the time.
+ * bench/attr-noise-sim: past 1 x the noise, the noisiest function's own
+ * delta names something in 6-12 % of tables of two boots of one kernel;
+ * 1.5 x guards against that. It does not guard against a mode shared by
+ * every boot being the same within each kernel and opposite between them
+ * (12 % of A/A tables at two runs per kernel, with the measured modes):
+ * session_attribute.c confirms a first look that names a function with
+ * five runs per kernel, which brings that to 0.1 %.
  */
 #define ATTR_NOISE_MULTIPLE	1.5
 

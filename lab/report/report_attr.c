@@ -116,6 +116,7 @@ static void read_workload(struct vd *d, const json_t *j, const char *where,
 	w->error = vd_str(d, j, where, "error");
 	w->seconds[0] = vd_num(d, sec, where, "baseline");
 	w->seconds[1] = vd_num(d, sec, where, "patched");
+	w->runs = vd_num(d, j, where, "runs_per_kernel");
 	w->primaries = vd_elems(d, j, where, "primaries", sizeof(*w->primaries), &w->nprimaries);
 	json_array_foreach(w->nprimaries ? json_object_get(j, "primaries") : NULL, i, e) {
 		snprintf(at, sizeof(at), "%s.primaries[%zu]", where, i);
@@ -155,6 +156,7 @@ int report_attr_decode(const json_t *report, struct view_attribution *out, struc
 	out->unavailable = vd_str(&d, a, "attribution", "unavailable");
 	out->cannot_see = vd_str(&d, a, "attribution", "cannot_see");
 	out->runs_per_kernel = vd_num(&d, a, "attribution", "runs_per_kernel");
+	out->confirm_runs = vd_num(&d, a, "attribution", "confirm_runs_per_kernel");
 	out->nkernels = json_array_size(vd_arr(&d, a, "attribution", "kernels"));
 	out->workloads = vd_elems(&d, a, "attribution", "workloads", sizeof(*out->workloads),
 				  &out->nworkloads);
@@ -411,10 +413,30 @@ static void profile_text(const struct view_attr_workload *w, struct strbuf *sb,
 	}
 }
 
+/* The header's word on confirming runs, or "" (a report from before them). */
+static const char *confirm_note(const struct view_attribution *a, char *buf, size_t size)
+{
+	if (!isfinite(a->confirm_runs) || a->confirm_runs <= a->runs_per_kernel)
+		return "";
+	snprintf(buf, size, ", %g to confirm where the first look names a function",
+		 a->confirm_runs);
+	return buf;
+}
+
+/* "5 per kernel to confirm what 2 named; " when @w's table was confirmed, else "". */
+static void confirmed(const struct view_attribution *a, const struct view_attr_workload *w,
+		      struct strbuf *sb)
+{
+	if (isfinite(w->runs) && w->runs > a->runs_per_kernel)
+		sb_addf(sb, "%g per kernel to confirm what %g named; ", w->runs,
+			a->runs_per_kernel);
+}
+
 void report_attr_text(const struct report_view *v, struct strbuf *sb)
 {
 	const struct view_attribution *a = &v->attribution;
 	struct strbuf line = STRBUF_INIT;
+	char note[96];
 
 	if (!a->present)
 		return;
@@ -422,8 +444,8 @@ void report_attr_text(const struct report_view *v, struct strbuf *sb)
 		sb_addf(sb, "\nProfile (instructions per unit, %g runs; docs/attribution.md):\n",
 			a->runs_per_kernel);
 	else
-		sb_addf(sb, "\nAttribution (instructions per unit, %g runs per kernel; "
-			"docs/attribution.md):\n", a->runs_per_kernel);
+		sb_addf(sb, "\nAttribution (instructions per unit, %g runs per kernel%s; "
+			"docs/attribution.md):\n", a->runs_per_kernel, confirm_note(a, note, sizeof(note)));
 	if (a->unavailable) {
 		report_text_wrap(sb, "  not done: ", 4, a->unavailable);
 		return;
@@ -445,8 +467,9 @@ void report_attr_text(const struct report_view *v, struct strbuf *sb)
 			continue;
 		}
 		primaries_line(w, &line, 0);
-		sb_addf(&line, " (attribution runs: %.0f s baseline, %.0f s patched)", w->seconds[0],
-			w->seconds[1]);
+		sb_adds(&line, " (attribution runs: ");
+		confirmed(a, w, &line);
+		sb_addf(&line, "%.0f s baseline, %.0f s patched)", w->seconds[0], w->seconds[1]);
 		report_text_wrap(sb, "  ", 4, line.buf);
 		for (size_t k = 0; k < w->nwindows; k++) {
 			const struct view_attr_window *win = &w->windows[k];
@@ -552,6 +575,7 @@ static void window_html(const struct view_attr_window *win, struct strbuf *sb)
 void report_attr_html(const struct report_view *v, struct strbuf *sb)
 {
 	const struct view_attribution *a = &v->attribution;
+	char note[96];
 
 	if (!a->present)
 		return;
@@ -563,9 +587,9 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 	else
 		sb_addf(sb, "<section id=\"attribution\"><h2>Attribution: where the instructions "
 			"went</h2>\n<p>Instructions per unit of each workload (a yield, a "
-			"generation), per kernel function, %g attribution runs per kernel after the "
+			"generation), per kernel function, %g attribution runs per kernel%s after the "
 			"verdicts (docs/attribution.md). A row moved only where its delta passes the "
-			"threshold (in bold).</p>\n", a->runs_per_kernel);
+			"threshold (in bold).</p>\n", a->runs_per_kernel, confirm_note(a, note, sizeof(note)));
 	if (a->unavailable) {
 		sb_adds(sb, "<p class=\"note\">Not done: ");
 		sb_add_xml(sb, a->unavailable);
@@ -590,8 +614,9 @@ void report_attr_html(const struct report_view *v, struct strbuf *sb)
 		}
 		sb_adds(sb, "<p>");
 		primaries_line(w, sb, 1);
-		sb_addf(sb, ". Attribution runs: %.0f s baseline, %.0f s patched.</p>\n",
-			w->seconds[0], w->seconds[1]);
+		sb_adds(sb, ". Attribution runs: ");
+		confirmed(a, w, sb);
+		sb_addf(sb, "%.0f s baseline, %.0f s patched.</p>\n", w->seconds[0], w->seconds[1]);
 		for (size_t k = 0; k < w->nwindows; k++)
 			window_html(&w->windows[k], sb);
 	}

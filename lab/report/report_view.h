@@ -232,6 +232,7 @@ struct view_attr_workload {
 	const char *workload;
 	const char *skipped, *error;	/* NULL: a table */
 	double seconds[2];		/* the attribution runs' wall time, per kernel */
+	double runs;			/* runs per kernel behind its tables; NaN: the first look's */
 	size_t nprimaries;
 	struct view_attr_primary *primaries;
 	size_t nwindows;
@@ -243,7 +244,8 @@ struct view_attr_workload {
 struct view_attribution {
 	int present;
 	const char *method, *which, *unavailable, *cannot_see;
-	double runs_per_kernel;
+	double runs_per_kernel;		/* at the first look */
+	double confirm_runs;		/* when the first look names a function; NaN: never */
 	size_t nkernels;		/* 1: profiles (mglrulab profile), 2: comparisons */
 	size_t nworkloads;
 	struct view_attr_workload *workloads;
