@@ -444,11 +444,17 @@ void report_attr_text(const struct report_view *v, struct strbuf *sb)
 		sb_addf(sb, "\nProfile (instructions per unit, %g runs; docs/attribution.md):\n",
 			a->runs_per_kernel);
 	else
-		sb_addf(sb, "\nAttribution (instructions per unit, %g runs per kernel%s; "
-			"docs/attribution.md):\n", a->runs_per_kernel, confirm_note(a, note, sizeof(note)));
+		sb_addf(sb, "\nAttribution (instructions per unit, %g runs per kernel; "
+			"docs/attribution.md):\n", a->runs_per_kernel);
 	if (a->unavailable) {
 		report_text_wrap(sb, "  not done: ", 4, a->unavailable);
 		return;
+	}
+	/* on a line of its own: the header with it outgrows 80 columns */
+	if (a->nkernels > 1 && *confirm_note(a, note, sizeof(note))) {
+		sb_addf(&line, "(%g runs per kernel where the first look names a function, "
+			"to confirm it)", a->confirm_runs);
+		report_text_wrap(sb, "  ", 3, line.buf);
 	}
 	for (size_t i = 0; i < a->nworkloads; i++) {
 		const struct view_attr_workload *w = &a->workloads[i];

@@ -743,9 +743,74 @@ static void test_attribution_rendered(void **state)
 	assert_non_null(strstr(h.buf, "<strong>+101.0</strong>"));
 	assert_non_null(strstr(h.buf, "-3.9% (from the kernel's instructions alone -4.7%), "
 				      "measured -3.7%."));
+	/* a member from before the confirming runs says nothing of them */
+	assert_null(strstr(t.buf, "to confirm"));
+	assert_null(strstr(h.buf, "to confirm"));
 	sb_release(&t);
 	sb_release(&h);
 	json_decref(r);
+	json_decref(s);
+}
+
+/* A table confirmed with more runs says so, in the header and on its workload's line. */
+static void test_attribution_confirmed(void **state)
+{
+	json_t *s = with_attribution(load_fixture()), *r;
+	json_t *a = json_object_get(s, "attribution");
+	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(a, "confirm_runs_per_kernel", json_integer(5));
+	json_object_set_new(json_array_get(json_object_get(a, "workloads"), 0), "runs_per_kernel",
+			    json_integer(5));
+	r = analyze(s);
+	report_render_text(r, &t);
+	check_text_safe(&t, 80);
+	char *flat = unwrapped(t.buf);
+	assert_non_null(strstr(flat, "Attribution (instructions per unit, 2 runs per kernel; "
+				     "docs/attribution.md): (5 runs per kernel where the first "
+				     "look names a function, to confirm it) "));
+	assert_non_null(strstr(flat, "(attribution runs: 5 per kernel to confirm what 2 named; "
+				     "24 s baseline, 25 s patched)"));
+	free(flat);
+	report_render_html(r, &h);
+	assert_non_null(strstr(h.buf, "2 attribution runs per kernel, 5 to confirm where the first "
+				      "look names a function after the verdicts"));
+	assert_non_null(strstr(h.buf, "Attribution runs: 5 per kernel to confirm what 2 named; "
+				      "24 s baseline, 25 s patched.</p>"));
+	json_decref(r);
+
+	/* not done: the header, then the reason alone, no word on confirming */
+	json_t *un = json_deep_copy(s);
+	json_t *ua = json_object_get(un, "attribution");
+
+	json_object_set_new(ua, "unavailable", json_string("the attribution plugin is not built"));
+	json_object_del(ua, "workloads");
+	r = analyze(un);
+	sb_reset(&t);
+	report_render_text(r, &t);
+	check_text_safe(&t, 80);
+	flat = unwrapped(t.buf);
+	assert_non_null(strstr(flat, "2 runs per kernel; docs/attribution.md): not done: the "
+				     "attribution plugin is not built "));
+	assert_null(strstr(flat, "to confirm"));
+	free(flat);
+	json_decref(r);
+	json_decref(un);
+	sb_release(&t);
+	sb_release(&h);
+
+	/* a workload's runs that are not a number: refused, naming the member */
+	struct view_attribution va;
+	struct strbuf err = STRBUF_INIT;
+
+	json_object_set_new(json_array_get(json_object_get(a, "workloads"), 0), "runs_per_kernel",
+			    json_string("five"));
+	assert_int_equal(report_attr_decode(s, &va, &err), -1);
+	assert_non_null(strstr(err.buf, "attribution.workloads[0].runs_per_kernel: expected a "
+					"number"));
+	report_attr_release(&va);
+	sb_release(&err);
 	json_decref(s);
 }
 
@@ -923,6 +988,7 @@ int main(void)
 		cmocka_unit_test(test_attribution_rendered),
 		cmocka_unit_test(test_attribution_malformed),
 		cmocka_unit_test(test_attribution_brief),
+		cmocka_unit_test(test_attribution_confirmed),
 		cmocka_unit_test(test_profile_rendered),
 		cmocka_unit_test(test_note_and_icount),
 	};
