@@ -128,6 +128,34 @@ static const struct ini_key report_keys[] = {
 	{ NULL },
 };
 
+/* A duration: 90s, 15m, 2d (parse_duration()); more than zero. */
+static int parse_grace(const char *value, void *field)
+{
+	double s;
+
+	if (parse_duration(value, &s) || !(s > 0))
+		return -1;
+	*(double *)field = s;
+	return 0;
+}
+
+#define WATCH(f) .offset = offsetof(struct watch_cfg, f)
+static const struct ini_key watch_keys[] = {
+	{ "archive", INI_PATH, WATCH(archive),
+	  .expected = "a maildir or a public-inbox v2 folder" },
+	{ "paths", INI_WORDS, WATCH(paths),
+	  .expected = "folders (mm/) or patterns (include/linux/mm*.h)" },
+	{ "grace", INI_CUSTOM, WATCH(grace_s), .parse = parse_grace,
+	  .expected = "a duration over zero: 90s, 15m, 12h, 2d" },
+	{ "max_patches", INI_LONG, WATCH(max_patches), .min = 1, .max = 10000 },
+	{ "baseline", INI_STRING, WATCH(baseline), .expected = "a kernel name" },
+	{ "budget", INI_CUSTOM, WATCH(budget_s), .parse = parse_grace,
+	  .expected = "a duration over zero: 90s, 15m, 1h" },
+	{ "interval", INI_CUSTOM, WATCH(interval_s), .parse = parse_grace,
+	  .expected = "a duration over zero: 90s, 15m, 1h" },
+	{ NULL },
+};
+
 struct parse_ctx {
 	struct lab_config *cfg;
 	struct ini_check ini;		/* path, error text, keys seen */
@@ -406,7 +434,7 @@ static void on_section(void *user, const char *section, int line)
 
 	split_section(section, &kind, &name);
 	if (!strcmp(kind, "lab") || !strcmp(kind, "run") || !strcmp(kind, "stats") ||
-	    !strcmp(kind, "report")) {
+	    !strcmp(kind, "report") || !strcmp(kind, "watch")) {
 		if (name)
 			cfg_error(ctx, line, "[%s] takes no name (write [%s])", section, kind);
 		if (!strcmp(kind, "run"))
@@ -430,7 +458,8 @@ static void on_section(void *user, const char *section, int line)
 			get_workload(cfg, name, line);
 	} else {
 		cfg_error(ctx, line, "unknown section [%s] (expected [lab], [kernel NAME], "
-			  "[guest NAME], [workload NAME], [host NAME], [run], [stats] or [report])", section);
+			  "[guest NAME], [workload NAME], [host NAME], [run], [stats], [report] or [watch])",
+			  section);
 	}
 	free(kind);
 	free(name);
@@ -456,6 +485,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		r = set_from_specs(ctx, &cfg->stats, stats_keys, section, key, value, line);
 	else if (!strcmp(kind, "report") && !name)
 		r = set_from_specs(ctx, &cfg->report, report_keys, section, key, value, line);
+	else if (!strcmp(kind, "watch") && !name)
+		r = set_from_specs(ctx, &cfg->watch, watch_keys, section, key, value, line);
 	else if (name && config_valid_name(name) && !strcmp(kind, "kernel"))
 		r = set_from_specs(ctx, get_kernel(cfg, name, line), kernel_keys, section, key, value, line);
 	else if (name && config_valid_name(name) && !strcmp(kind, "guest"))
@@ -829,6 +860,9 @@ void config_release(struct lab_config *cfg)
 	free(cfg->accel);
 	free(cfg->ccache);
 	report_cfg_release(&cfg->report);
+	free(cfg->watch.archive);
+	strvec_clear(&cfg->watch.paths);
+	free(cfg->watch.baseline);
 	for (size_t i = 0; i < cfg->nr_kernels; i++) {
 		struct kernel_cfg *k = &cfg->kernels[i];
 		free(k->name);
@@ -837,6 +871,7 @@ void config_release(struct lab_config *cfg)
 		free(k->ref);
 		free(k->config);
 		free(k->prefix_of);
+		free(k->build_name);
 		strvec_clear(&k->series);
 		strvec_clear(&k->fragments);
 	}
@@ -944,6 +979,34 @@ const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const cha
 	}
 	free(base_name);
 	return k;
+}
+
+const struct kernel_cfg *config_kernel_with_series(struct lab_config *cfg, const char *base_name,
+						   const char *name, const char *series,
+						   struct strbuf *err)
+{
+	const struct kernel_cfg *base = config_kernel(cfg, base_name);
+
+	if (!base) {
+		sb_addf(err, "no [kernel %s] in %s", base_name, cfg->path);
+		return NULL;
+	}
+	if (config_kernel(cfg, name)) {
+		sb_addf(err, "[kernel %s] is in %s already", name, cfg->path);
+		return NULL;
+	}
+	/* Copy the fields first: the array may move when it grows. */
+	struct kernel_cfg nk = {
+		.name = xstrdup(name), .line = base->line, .source = xstrdup(base->source),
+		.ref = base->ref ? xstrdup(base->ref) : NULL, .config = xstrdup(base->config),
+		.series_set = 1, .fragments_set = base->fragments_set,
+		.build_name = xstrdup("watch"),
+	};
+	strvec_push(&nk.series, series);
+	strvec_pushv(&nk.fragments, (const char *const *)base->fragments.v);
+	ALLOC_GROW(cfg->kernels, cfg->nr_kernels + 1, cfg->alloc_kernels);
+	cfg->kernels[cfg->nr_kernels] = nk;
+	return &cfg->kernels[cfg->nr_kernels++];
 }
 
 const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name)

@@ -33,6 +33,12 @@ struct kernel_cfg {
 	 */
 	char *prefix_of;
 	long prefix;
+	/*
+	 * The build folder's name when it is not prefix_of or name: every
+	 * series `mglrulab watch` builds shares one ("watch"), so each is an
+	 * incremental build of the one before. NULL for lab.conf's kernels.
+	 */
+	char *build_name;
 };
 
 struct guest_cfg {
@@ -123,6 +129,17 @@ struct report_cfg {
 	char *base_url;			/* where reports_dir is published; NULL: no link */
 };
 
+/* [watch]: `mglrulab watch`, a mailing-list archive's series (docs/watch.md). */
+struct watch_cfg {
+	char *archive;			/* a maildir or a public-inbox v2 folder */
+	struct strvec paths;		/* "mm/" (a folder) or fnmatch patterns; empty: defaults */
+	double grace_s;			/* how long a series may stay incomplete (0: default) */
+	long max_patches;		/* larger series are skipped (0: default) */
+	char *baseline;			/* the kernel a series goes on (NULL: [run] kernels' first) */
+	double budget_s;		/* run time of each series' session (0: default) */
+	double interval_s;		/* `watch run`: between two scans (0: default) */
+};
+
 struct lab_config {
 	char *path;			/* absolute path of the file */
 	char *dir;			/* its folder: relative paths resolve here */
@@ -146,6 +163,7 @@ struct lab_config {
 	struct run_cfg run;
 	struct stats_cfg stats;
 	struct report_cfg report;
+	struct watch_cfg watch;
 };
 
 /*
@@ -186,6 +204,15 @@ const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const cha
 					       struct strbuf *err);
 /* The separator of "NAME@K". */
 #define CONFIG_PREFIX_SEP '@'
+/*
+ * Add a kernel @name to @cfg: [kernel @base]'s source and config with
+ * @series (one mbox) as its series (`mglrulab watch`: a series from the
+ * list on the baseline). NULL with the reason in @err when @base is not
+ * a kernel of @cfg or @name is taken.
+ */
+const struct kernel_cfg *config_kernel_with_series(struct lab_config *cfg, const char *base,
+						   const char *name, const char *series,
+						   struct strbuf *err);
 const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name);
 /* The [host NAME] (or the implicit host) called @name, or NULL. */
 const struct host_cfg *config_host(const struct lab_config *cfg, const char *name);

@@ -40,6 +40,13 @@ static int report_set(const struct report_cfg *r)
 	return r->mail_from || r->mail_to || r->mail_cc || r->base_url;
 }
 
+/* [watch] likewise: only when lab.conf has it. */
+static int watch_set(const struct watch_cfg *w)
+{
+	return w->archive || w->paths.n || w->grace_s > 0 || w->max_patches || w->baseline ||
+	       w->budget_s > 0 || w->interval_s > 0;
+}
+
 static json_t *opt_string(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -109,6 +116,13 @@ char *config_to_json(const struct lab_config *cfg)
 			"mail_to", opt_string(cfg->report.mail_to),
 			"mail_cc", opt_string(cfg->report.mail_cc),
 			"base_url", opt_string(cfg->report.base_url)));
+	if (watch_set(&cfg->watch))
+		json_object_set_new(root, "watch", xjson_pack("{s:o, s:o, s:f, s:I, s:o, s:f, s:f}",
+			"archive", opt_string(cfg->watch.archive),
+			"paths", strvec_json(&cfg->watch.paths), "grace_s", cfg->watch.grace_s,
+			"max_patches", (json_int_t)cfg->watch.max_patches,
+			"baseline", opt_string(cfg->watch.baseline), "budget_s", cfg->watch.budget_s,
+			"interval_s", cfg->watch.interval_s));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	return text;
@@ -176,6 +190,15 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 	sb_addf(out, "\n[stats]\n  alpha      %g\n  confidence %g\n  threshold  %g%%\n"
 		"  resamples  %ld\n  max_failed %g%%\n", cfg->stats.alpha, cfg->stats.confidence,
 		cfg->stats.threshold * 100, cfg->stats.resamples, cfg->stats.max_failed * 100);
+	if (watch_set(&cfg->watch)) {
+		sb_addf(out, "\n[watch]\n  archive    %s\n  paths     ",
+			cfg->watch.archive ? cfg->watch.archive : "(none)");
+		for (size_t i = 0; i < cfg->watch.paths.n; i++)
+			sb_addf(out, " %s", cfg->watch.paths.v[i]);
+		sb_addf(out, "%s\n", cfg->watch.paths.n ? "" : " (default)");
+		if (cfg->watch.baseline)
+			sb_addf(out, "  baseline   %s\n", cfg->watch.baseline);
+	}
 	if (!report_set(&cfg->report))
 		return;
 	sb_adds(out, "\n[report]\n");

@@ -990,7 +990,7 @@ static int open_build_dir(struct build_ctx *b)
 	const struct kernel_cfg *k = b->k;
 
 	b->build_dir = xasprintf("%s/build/%s-%s", b->cfg->cache_dir, path_basename(b->src.tree),
-				 k->prefix_of ? k->prefix_of : k->name);
+				 k->build_name ? k->build_name : k->prefix_of ? k->prefix_of : k->name);
 	/* A prefix kernel builds in its series' folder: one patch at a time, incrementally. */
 	if (!is_dir(b->build_dir)) {
 		char *parent = path_dirname(b->build_dir);

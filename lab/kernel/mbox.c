@@ -309,6 +309,11 @@ static char *header_value(const char *msg, const char *msg_end, const char *name
 	return NULL;
 }
 
+char *mbox_header(const char *msg, size_t len, const char *name)
+{
+	return header_value(msg, msg + len, name);
+}
+
 static int contains_diff(const char *s, const char *end)
 {
 	for (const char *p = s; p < end; p = line_end(p, end) + 1) {
@@ -323,6 +328,11 @@ static int contains_diff(const char *s, const char *end)
 			break;
 	}
 	return 0;
+}
+
+int mbox_contains_diff(const char *msg, size_t len)
+{
+	return contains_diff(msg, msg + len);
 }
 
 /* "[PATCH 0/3]", "[RFC PATCH v2 00/12]": the numerator is all zeros. */

@@ -61,6 +61,15 @@ void mbox_quote_rd(struct strbuf *out, const char *text);
  */
 void mbox_thread_json(const struct patch_list *pl, json_t *kernel);
 /*
+ * The value of header @name in the message @msg (its headers end at the
+ * first empty line; a leading mbox "From " line is skipped): unfolded,
+ * RFC 2047-decoded, control characters made spaces. NULL when absent.
+ * The first of several. Raw: filter it before printing.
+ */
+char *mbox_header(const char *msg, size_t len, const char *name);
+/* Whether @msg has a diff ("diff --git " or a "--- "/"+++ " pair). */
+int mbox_contains_diff(const char *msg, size_t len);
+/*
  * "[PATCH 2/3] mm: foo" (file.mbox, message 3)" — how errors name a patch;
  * subject and file name pass sb_add_text_safe(), so it is safe to print.
  */

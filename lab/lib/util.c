@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util.h"
 #include "escape.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -36,11 +37,30 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	funlockfile(stderr);
 }
 
+/* Per thread: a watch's build keeps its own errors, a slot worker's are not in it. */
+static _Thread_local struct strbuf *error_sink;
+
+struct strbuf *error_capture(struct strbuf *sink)
+{
+	struct strbuf *old = error_sink;
+
+	error_sink = sink;
+	return old;
+}
+
 int error_status(int status, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
+	if (error_sink) {
+		va_list copy;
+
+		va_copy(copy, ap);
+		sb_vaddf(error_sink, fmt, copy);
+		sb_addc(error_sink, '\n');
+		va_end(copy);
+	}
 	vreport("error: ", fmt, ap);
 	va_end(ap);
 	return status;

@@ -62,6 +62,14 @@ extern int lab_quiet;		/* -q */
 /* Print "mglrulab: error: ..." and return @status (so callers can `return error(...)`). */
 int error_status(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define user_error(...) error_status(LAB_EUSER, __VA_ARGS__)
+/*
+ * Also append every message of error_status() in this thread, unfiltered
+ * and one per line, to @sink (NULL: stop). Returns the sink before, to put
+ * back. For a caller that must say what failed elsewhere (a watch's reply
+ * mail quotes why a series did not build).
+ */
+struct strbuf;
+struct strbuf *error_capture(struct strbuf *sink);
 #define lab_error(...) error_status(LAB_ELAB, __VA_ARGS__)
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

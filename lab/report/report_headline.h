@@ -120,6 +120,16 @@ struct report_mail_opts {
  */
 int report_render_mail(const json_t *report, const struct report_mail_opts *o,
 		       struct strbuf *out, struct strbuf *why);
+/*
+ * A reply that is no report's (`mglrulab watch`: a series that could not
+ * be measured): report_render_mail()'s headers, Subject "Re: @subject
+ * [mglrulab: @tag]" threaded under @msgid ("<id@host>"; left out when it
+ * is not one), then @body: each line wrapped to 78 columns at its own
+ * indent; every string filtered. Date: now, unless @o->date.
+ */
+void report_render_plain_mail(const struct report_mail_opts *o, const char *subject,
+			      const char *tag, const char *msgid, const char *body,
+			      struct strbuf *out);
 /* "$USER@hostname", the sender when lab.conf names none: free() it. */
 char *report_mail_default_from(void);
 

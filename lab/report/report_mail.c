@@ -331,6 +331,58 @@ int report_render_mail(const json_t *report, const struct report_mail_opts *o,
 	return ret;
 }
 
+void report_render_plain_mail(const struct report_mail_opts *o, const char *subj,
+			      const char *tag, const char *msgid, const char *body,
+			      struct strbuf *out)
+{
+	struct strbuf s = STRBUF_INIT, line = STRBUF_INIT;
+	char date[64];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	addr_header(out, "From", or(o->from, "mglrulab <mglrulab@localhost>"));
+	addr_header(out, "To", o->to);
+	addr_header(out, "Cc", o->cc);
+	while (subj && !strncasecmp(subj, "Re: ", 4))
+		subj += 4;
+	sb_adds(&s, "Re: ");
+	sb_add_text_safe(&s, or(subj, "your series"));
+	sb_adds(&s, " [mglrulab: ");
+	sb_add_text_safe(&s, tag);
+	sb_adds(&s, "]");
+	header(out, "Subject", sb_str(&s));
+	if (o->date)
+		opt_header(out, "Date", o->date);
+	else if (gmtime_r(&now, &tm) && strftime(date, sizeof(date),
+						  "%a, %d %b %Y %H:%M:%S +0000", &tm))
+		header(out, "Date", date);
+	if (msgid_ok(msgid)) {
+		header(out, "In-Reply-To", msgid);
+		header(out, "References", msgid);
+	}
+	sb_adds(out, "MIME-Version: 1.0\n"
+		"Content-Type: text/plain; charset=utf-8\n"
+		"Content-Transfer-Encoding: 8bit\n"
+		"X-Mailer: mglrulab watch\n\n");
+	/* each line a paragraph, wrapped at its own indent (a hunk's line stays indented) */
+	for (const char *p = body; *p;) {
+		size_t len = strcspn(p, "\n"), indent = strspn(p, " ");
+
+		sb_reset(&line);
+		sb_add(&line, p + (indent < len ? indent : len), len - (indent < len ? indent : len));
+		sb_reset(&s);
+		sb_add_text_safe(&s, line.buf);
+		if (s.len)
+			para(out, indent, s.buf);
+		else
+			sb_addc(out, '\n');
+		p += len + (p[len] == '\n');
+	}
+	sb_adds(out, "\n-- \nmglrulab watch\n");
+	sb_release(&s);
+	sb_release(&line);
+}
+
 char *report_mail_default_from(void)
 {
 	const char *user = getenv("USER");

@@ -179,6 +179,10 @@ static int override_kernels(struct session *s)
 	struct strbuf err = STRBUF_INIT;
 	int r = LAB_OK;
 
+	if (o->series_kernel && !config_kernel_with_series(&s->cfg, o->series_kernel->base,
+							   o->series_kernel->name,
+							   o->series_kernel->series, &err))
+		r = user_error("run: %s", sb_str(&err));
 	for (size_t i = 0; i < o->kernel_names.n && !r; i++)
 		if (!config_kernel_resolve(&s->cfg, o->kernel_names.v[i], &err))
 			r = user_error("run: %s", sb_str(&err));

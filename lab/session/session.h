@@ -59,6 +59,15 @@ struct session_opts {
 	 * (config_kernel_resolve()).
 	 */
 	struct strvec kernel_names;
+	/*
+	 * A kernel that is not in lab.conf: [kernel base]'s inputs with the
+	 * series in the mbox @series, named @name (`mglrulab watch`: a series
+	 * from the list); NULL: none. It joins the configuration before
+	 * kernel_names are resolved, so kernel_names may name it.
+	 */
+	const struct session_series_kernel {
+		const char *base, *name, *series;
+	} *series_kernel;
 	const char *reports_dir;	/* NULL: lab.conf's (a bisection's steps: its folder) */
 	int no_stdout_report;		/* leave report.txt unprinted (a bisection prints its own) */
 	/*

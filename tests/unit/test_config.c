@@ -127,7 +127,7 @@ static void test_unknown_section(void **state)
 	(void)state;
 	expect_error(GOOD_KERNELS "\n[kernal foo]\nsource = x\n",
 		     "8: unknown section [kernal foo] (expected [lab], [kernel NAME], [guest NAME], "
-		     "[workload NAME], [host NAME], [run], [stats] or [report])");
+		     "[workload NAME], [host NAME], [run], [stats], [report] or [watch])");
 	expect_error(GOOD_KERNELS "[kernel]\n",
 		     "7: [kernel] needs a name of letters, digits, '-', '_' or '.' (e.g. [kernel baseline])");
 }
