@@ -16,7 +16,7 @@
 
 VERSION  := 0.1.0
 CC       ?= cc
-PKGS     := libvirt libguestfs jansson inih libcrypto
+PKGS     := libvirt libguestfs jansson inih libcrypto sqlite3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

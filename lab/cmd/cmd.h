@@ -154,12 +154,14 @@ int cmd_opt_json(const struct lab_opt_ctx *ctx, const char *arg);
 
 extern const struct lab_usage config_usage, kernel_usage, report_usage, compare_usage,
 	guest_usage, doctor_usage, run_usage, history_usage, bisect_usage, host_usage,
-	attribute_usage, profile_usage;
+	attribute_usage, profile_usage, watch_usage;
 
 LAB_MUST_CHECK
 int cmd_config(int argc, char **argv);
 LAB_MUST_CHECK
 int cmd_kernel(int argc, char **argv);
+LAB_MUST_CHECK
+int cmd_watch(int argc, char **argv);
 LAB_MUST_CHECK
 int cmd_run(int argc, char **argv);
 LAB_MUST_CHECK

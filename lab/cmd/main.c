@@ -44,6 +44,8 @@ const struct command lab_commands[] = {
 	  &attribute_usage },
 	{ "profile", cmd_profile, "where one kernel spends a workload's instructions, per function",
 	  &profile_usage },
+	{ "watch", cmd_watch, "a mailing-list archive's patch series into a durable queue",
+	  &watch_usage },
 	{ "help", cmd_help, "show help for mglrulab or one command", &help_usage },
 	{ "version", cmd_version, "print the version", &version_usage },
 	{ NULL, NULL, NULL, NULL },

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mglrulab watch: a list archive's series into a durable queue
+ * (docs/watch.md). `scan` reads what is new and assembles series; `status`
+ * lists the queue. Every string shown came from the list: filtered.
+ */
+#include "cmd.h"
+#include "config.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "interrupt.h"
+#include "lockfile.h"
+#include "subreaper.h"
+#include "watch_archive.h"
+#include "watch_db.h"
+#include "watch_index.h"
+#include "watch_series.h"
+#include "watch_work.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct watch_opts {
+	const char *config;
+	const char *archive;
+	const char *state;
+	int json;
+	int once;
+};
+
+static const struct lab_option watch_options[] = {
+	CMD_OPT_CONFIG(struct watch_opts, config),
+	LAB_OPT_STRING("archive", 0, struct watch_opts, archive, "DIR",
+		       "(scan) the archive: a maildir or a public-inbox v2\n"
+		       "folder (default: [watch] archive)"),
+	LAB_OPT_STRING("state", 0, struct watch_opts, state, "DIR",
+		       "the watch's folder, with its queue " WATCH_DB_FILE "\n"
+		       "(default: [lab] state_dir/watch)"),
+	LAB_OPT_BOOL("json", 0, struct watch_opts, json, "(status) the queue as JSON"),
+	LAB_OPT_BOOL("once", 0, struct watch_opts, once,
+		     "(run) one scan, then every series queued, then exit"),
+	LAB_OPT_END
+};
+
+static const char *const watch_synopsis[] = {
+	"mglrulab watch scan   [-c FILE] [--archive DIR] [--state DIR]",
+	"mglrulab watch run    [-c FILE] [--archive DIR] [--state DIR] [--once]",
+	"mglrulab watch status [-c FILE] [--state DIR] [--json]",
+	NULL
+};
+
+const struct lab_usage watch_usage = {
+	.synopsis = watch_synopsis,
+	.description =
+		"scan    Read the mails of the archive the queue has not seen (a maildir's\n"
+		"        new/ and cur/, or a public-inbox v2 folder's git/N.git epochs), file\n"
+		"        them, and assemble series: a cover letter and its [PATCH vN k/n]\n"
+		"        replies, complete when all n are in. A complete series that touches\n"
+		"        [watch] paths is queued; others are skipped with the reason\n"
+		"        (superseded by vN+1, incomplete after [watch] grace, no path of\n"
+		"        interest, more than [watch] max_patches). Safe to kill at any point.\n"
+		"run     Scan, then measure each queued series: its kernel built on [watch]\n"
+		"        baseline (default: [run] kernels' first), a decisive session of the\n"
+		"        baseline against it within [watch] budget, its reply mail\n"
+		"        (series/ID/reply.eml, ready to send) and the index page (index.html).\n"
+		"        A series that does not apply or build gets a reply that says so.\n"
+		"        Then scan again every [watch] interval (default 5m), until SIGINT or\n"
+		"        SIGTERM; with --once, exit when the queue is empty. Killed at any\n"
+		"        point (even kill -9), the next run goes on where it was.\n"
+		"status  List every series with its state and reason.\n",
+	.options = watch_options,
+};
+
+static char *state_dir(const struct lab_config *cfg, const struct watch_opts *o)
+{
+	return o->state ? xstrdup(o->state) : xasprintf("%s/watch", cfg->state_dir);
+}
+
+static int open_queue(const struct lab_config *cfg, const struct watch_opts *o,
+		      struct watch_db *w)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *dir = state_dir(cfg, o), *path = xasprintf("%s/%s", dir, WATCH_DB_FILE);
+	int r = 0;
+
+	if (mkdir_p(dir, 0755))
+		r = lab_error("watch: cannot create %s: %s", dir, strerror(errno));
+	else if (watch_db_open(path, w, &err))
+		r = lab_error("watch: %s", sb_str(&err));
+	sb_release(&err);
+	free(dir);
+	free(path);
+	return r;
+}
+
+/* Read the archive and assemble: a status. */
+static int scan(const struct lab_config *cfg, const struct watch_opts *o, struct watch_db *w)
+{
+	const char *archive = o->archive ? o->archive : cfg->watch.archive;
+	struct strvec defaults = STRVEC_INIT;
+	struct watch_scan_stats stats = { 0 };
+	struct watch_assembly as;
+	struct strbuf err = STRBUF_INIT;
+	time_t now = time(NULL);
+	int r;
+
+	if (!archive)
+		return user_error("watch: no archive: give --archive DIR or [watch] archive "
+				  "in %s", cfg->path);
+	char *copy = xstrdup(WATCH_PATHS_DEFAULT);
+	for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " "))
+		strvec_push(&defaults, tok);
+	free(copy);
+	const struct strvec *paths = cfg->watch.paths.n ? &cfg->watch.paths : &defaults;
+	struct watch_rules rules = {
+		.paths = (const char *const *)paths->v, .npaths = paths->n,
+		.grace_s = cfg->watch.grace_s > 0 ? cfg->watch.grace_s : WATCH_GRACE_DEFAULT_S,
+		.max_patches = cfg->watch.max_patches > 0 ? cfg->watch.max_patches :
+			       WATCH_MAX_PATCHES_DEFAULT,
+	};
+	r = watch_archive_scan(w, archive, now, &stats, &err);
+	if (!r)
+		r = watch_assemble(w, &rules, now, &as, &err);
+	if (r) {
+		r = lab_error("watch: %s", sb_str(&err));
+	} else {
+		printf("watch: %ld mail%s filed, %ld seen before, %ld refused; %ld patch%s put in "
+		       "series, %ld not a series' own; %ld series changed state\n",
+		       stats.read, stats.read == 1 ? "" : "s", stats.duplicates, stats.rejected,
+		       as.filed, as.filed == 1 ? "" : "es", as.strays, as.changed);
+		fflush(stdout);
+	}
+	strvec_clear(&defaults);
+	sb_release(&err);
+	return r;
+}
+
+static int watch_scan(const struct lab_config *cfg, const struct watch_opts *o)
+{
+	struct watch_db w;
+	int r;
+
+	if (open_queue(cfg, o, &w))
+		return LAB_ELAB;
+	r = scan(cfg, o, &w);
+	watch_db_close(&w);
+	return r;
+}
+
+static int write_index(struct watch_db *w, const char *dir)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = watch_index_write(w, dir, &err) ? lab_error("watch: %s", sb_str(&err)) : 0;
+
+	sb_release(&err);
+	return r;
+}
+
+/* Sleep @s seconds, or until a signal: whether one came. */
+static int nap(double s)
+{
+	for (double t = 0; t < s && !interrupted(); t += 1)
+		sleep(1);
+	return interrupted();
+}
+
+static int watch_run(const struct lab_config *cfg, const struct watch_opts *o)
+{
+	char *dir = state_dir(cfg, o);
+	struct watch_work_opts wo = { .config = cmd_config_path(o->config), .dir = dir, .cfg = cfg };
+	double interval = cfg->watch.interval_s > 0 ? cfg->watch.interval_s : 300;
+	char *lock = xasprintf("%s/watch.lock", dir), *who = xasprintf("pid %ld\n", (long)getpid());
+	struct strbuf held_by = STRBUF_INIT;
+	struct watch_db w;
+	int r, lock_fd = -1;
+	enum lockfile_status ls;
+
+	if (mkdir_p(dir, 0755))
+		r = lab_error("watch: cannot create %s: %s", dir, strerror(errno));
+	/* one watch per queue: a cron pass while the last one still measures goes away */
+	else if ((ls = lockfile_take(lock, 0, who, &held_by, &lock_fd)) == LOCKFILE_HELD)
+		r = user_error("watch: another watch works on %s (%s); nothing to do",
+			       dir, sb_str(&held_by));
+	else if (ls == LOCKFILE_FAILED)
+		r = lab_error("watch: cannot lock %s: %s", lock, strerror(errno));
+	else if (interrupt_catch())
+		r = lab_error("cannot set up signal handling: %s", strerror(errno));
+	else
+		r = 0;
+	free(lock);
+	free(who);
+	sb_release(&held_by);
+	if (r) {
+		if (lock_fd >= 0)
+			close(lock_fd);
+		free(dir);
+		return r;
+	}
+	/* the embedded driver's QEMU and a stopped build's orphans are ours to reap */
+	if (subreaper_enable())
+		debug("cannot become a subreaper: %s", strerror(errno));
+	if (open_queue(cfg, o, &w)) {
+		close(lock_fd);
+		free(dir);
+		return LAB_ELAB;
+	}
+	for (;;) {
+		r = scan(cfg, o, &w);
+		while (!r && !interrupted() && (r = watch_work_next(&w, &wo)) == 1) {
+			r = write_index(&w, dir);
+		}
+		r = r < 0 ? -r : r;
+		if (!r)
+			r = write_index(&w, dir);
+		if (r || o->once || nap(interval))
+			break;
+	}
+	if (!r && interrupted())
+		r = LAB_ELAB;
+	watch_db_close(&w);
+	close(lock_fd);
+	free(dir);
+	return r;
+}
+
+static json_t *series_json(sqlite3_stmt *st)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "id", json_integer(sqlite3_column_int64(st, 0)));
+	json_object_set_new(j, "state", json_string(watch_col_text(st, 1)));
+	json_object_set_new(j, "version", json_integer(sqlite3_column_int(st, 2)));
+	json_object_set_new(j, "patches", json_integer(sqlite3_column_int(st, 3)));
+	json_object_set_new(j, "filed", json_integer(sqlite3_column_int(st, 4)));
+	json_object_set_new(j, "title", json_string(watch_col_text(st, 5)));
+	json_object_set_new(j, "author", json_string(watch_col_text(st, 6)));
+	json_object_set_new(j, "root", json_string(watch_col_text(st, 7)));
+	if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+		json_object_set_new(j, "reason", json_string(watch_col_text(st, 8)));
+	if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+		json_object_set_new(j, "base_commit", json_string(watch_col_text(st, 9)));
+	json_object_set_new(j, "rfc", json_boolean(sqlite3_column_int(st, 10)));
+	if (sqlite3_column_type(st, 11) != SQLITE_NULL)
+		json_object_set_new(j, "verdict", json_string(watch_col_text(st, 11)));
+	return j;
+}
+
+static void series_line(sqlite3_stmt *st)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "%4lld %-10s v%-2d %3d/%-3d ", (long long)sqlite3_column_int64(st, 0),
+		watch_col_text(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 4),
+		sqlite3_column_int(st, 3));
+	sb_add_text_safe(&sb, watch_col_text(st, 5));
+	/* the verdict, or the reason (git's words, several lines), under the title */
+	for (const char *p = sqlite3_column_type(st, 11) != SQLITE_NULL ? watch_col_text(st, 11) :
+			     watch_col_text(st, 8); *p;) {
+		size_t len = strcspn(p, "\n");
+		char *l = xstrndup(p, len);
+
+		if (len) {
+			sb_adds(&sb, "\n       ");
+			sb_add_text_safe(&sb, l);
+		}
+		free(l);
+		p += len + (p[len] == '\n');
+	}
+	printf("%s\n", sb.buf);
+	sb_release(&sb);
+}
+
+static int watch_status(const struct lab_config *cfg, const struct watch_opts *o)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct watch_db w;
+	sqlite3_stmt *st;
+	json_t *all = json_array();
+	int r = 0, step;
+
+	if (open_queue(cfg, o, &w)) {
+		json_decref(all);
+		return LAB_ELAB;
+	}
+	st = watch_db_prepare(&w, "SELECT s.id, s.state, s.version, s.n,"
+			      " (SELECT COUNT(*) FROM messages m WHERE m.series_id = s.id AND m.k > 0),"
+			      " s.title, s.author, s.root, s.reason, s.base_commit, s.rfc, s.verdict"
+			      " FROM series s ORDER BY s.id", &err);
+	if (!st) {
+		r = lab_error("watch status: %s", sb_str(&err));
+		goto out;
+	}
+	if (!o->json)
+		printf("  id state      ver  have/n  title\n");
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (o->json)
+			json_array_append_new(all, series_json(st));
+		else
+			series_line(st);
+	}
+	if (step != SQLITE_DONE) {
+		watch_db_error(&w, &err);
+		r = lab_error("watch status: %s", sb_str(&err));
+	}
+	sqlite3_finalize(st);
+	if (!r && o->json) {
+		json_dumpf(all, stdout, JSON_INDENT(2));
+		putchar('\n');
+	}
+out:
+	json_decref(all);
+	watch_db_close(&w);
+	sb_release(&err);
+	return r;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct watch_opts o = { 0 };
+	struct lab_config cfg;
+	const char *sub = argc > 1 ? argv[1] : NULL;
+	char what[32];
+	int nargs, r;
+
+	if (!sub || (strcmp(sub, "scan") && strcmp(sub, "status") && strcmp(sub, "run"))) {
+		r = lab_options_parse(&watch_usage, "watch", argc, argv, &o, &nargs);
+		if (r)
+			return cmd_status(r);
+		if (!sub) {
+			lab_usage_print(&watch_usage);
+			return LAB_EUSER;
+		}
+		return user_error("watch: unknown subcommand '%s' (scan, run or status)", sub);
+	}
+	snprintf(what, sizeof(what), "watch %s", sub);
+	argc--, argv++;
+	r = lab_options_parse(&watch_usage, what, argc, argv, &o, &nargs);
+	if (r)
+		return cmd_status(r);
+	if (nargs)
+		return user_error("%s: unexpected argument '%s'", what, argv[0]);
+	r = config_load_or_report(cmd_config_path(o.config), &cfg);
+	if (!r)
+		r = !strcmp(sub, "scan") ? watch_scan(&cfg, &o) :
+		    !strcmp(sub, "run") ? watch_run(&cfg, &o) : watch_status(&cfg, &o);
+	config_release(&cfg);
+	return r;
+}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A list archive (maildir, public-inbox v2) read into the watch's database. */
+#include "watch_archive.h"
+#include "watch_msg.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "run_command.h"
+
+/* Mails per transaction: a kill -9 costs at most one batch read again. */
+#define WATCH_BATCH	200
+
+static void join_lines(struct strbuf *sb, const struct strvec *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		sb_addf(sb, "%s%s", i ? "\n" : "", v->v[i]);
+}
+
+static int reject(struct watch_db *w, const char *source, const char *origin,
+		  const char *reason, time_t now, struct watch_scan_stats *stats, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "INSERT INTO rejected(source, key, reason, at) "
+					    "VALUES(?, ?, ?, ?)", err);
+	int r;
+
+	if (!st)
+		return -2;
+	sqlite3_bind_text(st, 1, source, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, origin, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)now);
+	r = sqlite3_step(st) == SQLITE_DONE ? -1 : watch_db_error(w, err) - 1;
+	sqlite3_finalize(st);
+	stats->rejected += r == -1;
+	return r;
+}
+
+int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
+		    const char *buf, size_t len, time_t now, struct watch_scan_stats *stats,
+		    struct strbuf *err)
+{
+	struct watch_msg m;
+	struct strbuf why = STRBUF_INIT, refs = STRBUF_INIT, paths = STRBUF_INIT,
+		      trailers = STRBUF_INIT;
+	sqlite3_stmt *st;
+	int r;
+
+	if (watch_msg_parse(buf, len, &m, &why)) {
+		r = reject(w, source, origin, why.buf, now, stats, err);
+		sb_release(&why);
+		return r;
+	}
+	join_lines(&refs, &m.references);
+	join_lines(&paths, &m.paths);
+	join_lines(&trailers, &m.trailers);
+	st = watch_db_prepare(w, "INSERT OR IGNORE INTO messages(message_id, in_reply_to, refs,"
+			      " subject, from_addr, is_patch, is_reply, version, k, n, rfc, title,"
+			      " paths, base_commit, trailers, origin, raw, seen_at)"
+			      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
+	if (!st) {
+		r = -2;
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, m.message_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m.in_reply_to, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, sb_str(&refs), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, m.subject ? m.subject : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, m.from ? m.from : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 6, m.tag.is_patch);
+	sqlite3_bind_int(st, 7, m.tag.is_reply);
+	sqlite3_bind_int(st, 8, m.tag.version);
+	sqlite3_bind_int(st, 9, m.tag.k);
+	sqlite3_bind_int(st, 10, m.tag.n);
+	sqlite3_bind_int(st, 11, m.tag.rfc);
+	sqlite3_bind_text(st, 12, m.tag.title, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 13, sb_str(&paths), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 14, m.base_commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 15, sb_str(&trailers), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 16, origin, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 17, buf, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 18, (sqlite3_int64)now);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		r = watch_db_error(w, err) - 1;
+	} else {
+		r = sqlite3_changes(w->db) > 0;
+		if (r)
+			stats->read++;
+		else
+			stats->duplicates++;
+	}
+	sqlite3_finalize(st);
+out:
+	watch_msg_release(&m);
+	sb_release(&refs);
+	sb_release(&paths);
+	sb_release(&trailers);
+	return r;
+}
+
+/* -2 is a database error (stop); -1 a refused mail (go on). */
+static int db_failed(int r)
+{
+	return r < -1;
+}
+
+static int is_seen(struct watch_db *w, sqlite3_stmt *seen, const char *key)
+{
+	int r;
+
+	sqlite3_reset(seen);
+	sqlite3_bind_text(seen, 1, key, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(seen) == SQLITE_ROW;
+	(void)w;
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every file name of @dir/cur and @dir/new, as "cur/NAME", sorted by name. */
+static int maildir_list(const char *dir, struct strvec *out, struct strbuf *err)
+{
+	static const char *const subs[] = { "new", "cur" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(subs); i++) {
+		char *d = xasprintf("%s/%s", dir, subs[i]);
+		DIR *dh = opendir(d);
+		struct dirent *de;
+
+		if (!dh) {
+			sb_addf(err, "%s: %s", d, strerror(errno));
+			free(d);
+			return -1;
+		}
+		while ((de = readdir(dh)))
+			if (de->d_name[0] != '.')
+				strvec_pushf(out, "%s/%s", subs[i], de->d_name);
+		closedir(dh);
+		free(d);
+	}
+	/* by the name after "cur/" or "new/": delivery order for most MDAs */
+	qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	return 0;
+}
+
+static int begin(struct watch_db *w, struct strbuf *err)
+{
+	return watch_db_exec(w, "BEGIN IMMEDIATE", err);
+}
+
+static int commit(struct watch_db *w, struct strbuf *err)
+{
+	return watch_db_exec(w, "COMMIT", err);
+}
+
+static int rollback(struct watch_db *w)
+{
+	struct strbuf ignored = STRBUF_INIT;
+	int r = watch_db_exec(w, "ROLLBACK", &ignored);
+
+	sb_release(&ignored);
+	return r;
+}
+
+static int maildir_scan(struct watch_db *w, const char *dir, time_t now,
+			struct watch_scan_stats *stats, struct strbuf *err)
+{
+	struct strvec files = STRVEC_INIT;
+	sqlite3_stmt *seen = NULL, *mark = NULL;
+	int r = -1, in_tx = 0, batch = 0;
+
+	if (maildir_list(dir, &files, err))
+		goto out;
+	seen = watch_db_prepare(w, "SELECT 1 FROM seen WHERE source = 'maildir' AND key = ?", err);
+	mark = watch_db_prepare(w, "INSERT OR IGNORE INTO seen(source, key) VALUES('maildir', ?)",
+				err);
+	if (!seen || !mark)
+		goto out;
+	for (size_t i = 0; i < files.n; i++) {
+		/* the name up to ':' (the flags after it change when a reader marks it) */
+		char *key = xstrndup(files.v[i] + 4, strcspn(files.v[i] + 4, ":"));
+		char *path = xasprintf("%s/%s", dir, files.v[i]);
+		struct strbuf buf = STRBUF_INIT;
+		int fr = 0;
+
+		if (!is_seen(w, seen, key)) {
+			if (!in_tx && begin(w, err))
+				fr = -2;
+			else
+				in_tx = 1;
+			if (db_failed(fr)) {
+				/* the database refused the transaction */
+			} else if (read_regular_file(path, &buf, WATCH_MSG_MAX_BYTES)) {
+				struct strbuf why = STRBUF_INIT;
+
+				sb_addf(&why, "cannot read it: %s", strerror(errno));
+				fr = reject(w, "maildir", files.v[i], why.buf, now, stats, err);
+				sb_release(&why);
+			} else {
+				fr = watch_file_mail(w, "maildir", files.v[i], buf.buf, buf.len, now,
+						     stats, err);
+			}
+			if (!db_failed(fr)) {
+				sqlite3_reset(mark);
+				sqlite3_bind_text(mark, 1, key, -1, SQLITE_TRANSIENT);
+				if (sqlite3_step(mark) != SQLITE_DONE)
+					fr = watch_db_error(w, err) - 1;
+			}
+			if (!db_failed(fr) && ++batch == WATCH_BATCH) {
+				fr = commit(w, err) ? -2 : 0;
+				in_tx = fr ? in_tx : 0;
+				batch = 0;
+			}
+		}
+		sb_release(&buf);
+		free(path);
+		free(key);
+		if (db_failed(fr))
+			goto out;
+	}
+	r = in_tx && commit(w, err) ? -1 : 0;
+	in_tx = in_tx && r;
+out:
+	if (in_tx)
+		rollback(w);
+	sqlite3_finalize(seen);
+	sqlite3_finalize(mark);
+	strvec_clear(&files);
+	return r;
+}
+
+static int git_out(const char *git_dir, const char *const *args, struct strbuf *out,
+		   struct strbuf *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	int r;
+
+	strvec_push(&argv, "git");
+	strvec_pushf(&argv, "--git-dir=%s", git_dir);
+	for (size_t i = 0; args[i]; i++)
+		strvec_push(&argv, args[i]);
+	r = run_capture((const char *const *)argv.v, NULL, out);
+	if (r)
+		sb_addf(err, "%s: git %s failed (status %d)", git_dir, args[0], r);
+	strvec_clear(&argv);
+	return r ? -1 : 0;
+}
+
+static char *cursor_of(struct watch_db *w, const char *source)
+{
+	struct strbuf ignored = STRBUF_INIT;
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT position FROM cursors WHERE source = ?",
+					    &ignored);
+	char *pos = NULL;
+
+	sb_release(&ignored);
+	if (!st)
+		return NULL;
+	sqlite3_bind_text(st, 1, source, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		pos = xstrdup(watch_col_text(st, 0));
+	sqlite3_finalize(st);
+	return pos;
+}
+
+static int set_cursor(struct watch_db *w, const char *source, const char *pos,
+		      struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "INSERT OR REPLACE INTO cursors(source, position)"
+					    " VALUES(?, ?)", err);
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, source, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, pos, -1, SQLITE_STATIC);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The commits of @git_dir after the cursor, oldest first (all when it is gone). */
+static int epoch_commits(struct watch_db *w, const char *git_dir, const char *source,
+			 struct strvec *out, struct strbuf *err)
+{
+	struct strbuf list = STRBUF_INIT;
+	char *cur = cursor_of(w, source), *range = cur ? xasprintf("%s..HEAD", cur) : NULL;
+	const char *args[] = { "rev-list", "--reverse", "--first-parent",
+			       range ? range : "HEAD", NULL };
+	struct strbuf ignored = STRBUF_INIT;
+	int r = git_out(git_dir, args, &list, range ? &ignored : err);
+
+	if (r && range) {
+		/* a rewritten epoch: read it all again; Message-IDs keep it one */
+		args[3] = "HEAD";
+		sb_reset(&list);
+		r = git_out(git_dir, args, &list, err);
+	}
+	for (char *s = list.buf, *nl; !r && s && *s; s = nl ? nl + 1 : NULL) {
+		nl = strchr(s, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*s)
+			strvec_push(out, s);
+	}
+	sb_release(&ignored);
+	sb_release(&list);
+	free(range);
+	free(cur);
+	return r;
+}
+
+static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, time_t now,
+		      struct watch_scan_stats *stats, struct strbuf *err)
+{
+	char *source = xasprintf("public-inbox:%d", epoch);
+	struct strvec commits = STRVEC_INIT;
+	int r = epoch_commits(w, git_dir, source, &commits, err), in_tx = 0;
+
+	for (size_t i = 0; !r && i < commits.n; i++) {
+		struct strbuf mail = STRBUF_INIT, why = STRBUF_INIT;
+		char *obj = xasprintf("%s:m", commits.v[i]);
+		const char *args[] = { "cat-file", "blob", obj, NULL };
+		int fr;
+
+		if (!in_tx && !(r = begin(w, err)))
+			in_tx = 1;
+		/* a commit without "m" deletes a mail (spam): nothing to read */
+		if (r || git_out(git_dir, args, &mail, &why))
+			fr = 0;
+		else
+			fr = watch_file_mail(w, source, obj, mail.buf, mail.len, now, stats, err);
+		if (!r && db_failed(fr))
+			r = -1;
+		if (!r && (r = set_cursor(w, source, commits.v[i], err)) == 0 &&
+		    ((i + 1) % WATCH_BATCH == 0 || i + 1 == commits.n)) {
+			r = commit(w, err);
+			in_tx = r ? in_tx : 0;
+		}
+		sb_release(&mail);
+		sb_release(&why);
+		free(obj);
+	}
+	if (in_tx)
+		rollback(w);
+	strvec_clear(&commits);
+	free(source);
+	return r;
+}
+
+int watch_archive_scan(struct watch_db *w, const char *archive, time_t now,
+		       struct watch_scan_stats *stats, struct strbuf *err)
+{
+	char *cur = xasprintf("%s/cur", archive), *epoch0 = xasprintf("%s/git/0.git", archive);
+	int r;
+
+	if (is_dir(cur)) {
+		r = maildir_scan(w, archive, now, stats, err);
+	} else if (is_dir(epoch0)) {
+		r = 0;
+		for (int e = 0; !r; e++) {
+			char *gd = xasprintf("%s/git/%d.git", archive, e);
+
+			if (!is_dir(gd)) {
+				free(gd);
+				break;
+			}
+			r = epoch_scan(w, gd, e, now, stats, err);
+			free(gd);
+		}
+	} else {
+		sb_addf(err, "%s: neither a maildir (cur/, new/) nor a public-inbox v2 folder "
+			"(git/0.git)", archive);
+		r = -1;
+	}
+	free(cur);
+	free(epoch0);
+	return r;
+}

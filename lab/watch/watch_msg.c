@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One list mail, parsed for `mglrulab watch`. The headers come through
+ * mbox_header() (the same unfolding and RFC 2047 decoding as a series'
+ * mbox); the subject's tag follows the kernel's conventions as b4 reads
+ * them: "[RFC PATCH v3 02/10] title", other words in the brackets (a tree
+ * name, RESEND) ignored, a lone "[PATCH]" is 1/1, "Re:" makes any mail a
+ * reply. Every string is scrubbed to valid UTF-8 (a list carries Latin-1
+ * and worse) and every list is bounded, so a hostile mail costs at most
+ * its own size.
+ */
+#include "watch_msg.h"
+#include "mbox.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf8.h"
+
+void watch_utf8_scrub(char *s)
+{
+	size_t len = strlen(s), at = 0;
+
+	while (at < len) {
+		size_t ok = utf8_valid_len(s + at, len - at);
+
+		at += ok;
+		if (at < len)
+			s[at++] = '?';
+	}
+}
+
+static const char *skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* "Re:", "RE:", "Aw:", "Fwd:", "Fw:" at @s: the length, else 0. */
+static size_t reply_prefix(const char *s)
+{
+	static const char *const prefixes[] = { "re:", "aw:", "fwd:", "fw:" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncasecmp(s, prefixes[i], strlen(prefixes[i])))
+			return strlen(prefixes[i]);
+	return 0;
+}
+
+/* One word of a bracket tag: "PATCH", "RFC", "v3", "2/10". */
+static void tag_word(const char *w, size_t len, struct watch_tag *t, int *patch, int *bad)
+{
+	char buf[32];
+	long a, b;
+	char *end;
+
+	if (!len || len >= sizeof(buf))
+		return;
+	memcpy(buf, w, len);
+	buf[len] = '\0';
+	if (!strcasecmp(buf, "patch")) {
+		*patch = 1;
+	} else if (!strcasecmp(buf, "rfc")) {
+		t->rfc = 1;
+	} else if ((buf[0] == 'v' || buf[0] == 'V') && isdigit((unsigned char)buf[1])) {
+		a = strtol(buf + 1, &end, 10);
+		if (*end || a < 1 || a > 1000)
+			*bad = 1;
+		else
+			t->version = (int)a;
+	} else if (isdigit((unsigned char)buf[0]) && strchr(buf, '/')) {
+		a = strtol(buf, &end, 10);
+		if (*end != '/' || !isdigit((unsigned char)end[1]))
+			return;
+		b = strtol(end + 1, &end, 10);
+		if (*end || b < 1 || b > 100000 || a < 0 || a > b)
+			*bad = 1;
+		else
+			t->k = (int)a, t->n = (int)b;
+	}
+}
+
+int watch_subject_parse(const char *subject, struct watch_tag *t)
+{
+	const char *s = skip_space(subject ? subject : "");
+	int patch = 0, bad = 0;
+	size_t pl;
+
+	memset(t, 0, sizeof(*t));
+	t->version = 1;
+	while ((pl = reply_prefix(s))) {
+		t->is_reply = 1;
+		s = skip_space(s + pl);
+	}
+	/* Leading bracket groups: "[PATCH v2 1/3]", "[LSF/MM] [PATCH]". */
+	while (*s == '[') {
+		const char *e = strchr(s, ']');
+		int this_patch = 0;
+		struct watch_tag save = *t;
+
+		if (!e)
+			break;
+		for (const char *w = s + 1; w < e;) {
+			size_t len = strcspn(w, " \t,]");
+
+			tag_word(w, len, t, &this_patch, &bad);
+			w += len;
+			w += strspn(w, " \t,");
+		}
+		if (!this_patch)	/* another group's numbers are not the series' */
+			*t = save;
+		patch |= this_patch;
+		s = skip_space(e + 1);
+		if (reply_prefix(s))	/* "[PATCH] Re: ..." is a reply posted as one */
+			t->is_reply = 1;
+	}
+	if (patch && !t->n)
+		t->k = t->n = 1;
+	t->is_patch = patch && !bad && !t->is_reply;
+	t->title = xstrdup(s);
+	watch_utf8_scrub(t->title);
+	return t->is_patch;
+}
+
+void watch_tag_release(struct watch_tag *t)
+{
+	free(t->title);
+	t->title = NULL;
+}
+
+/* "<id@host>" -> "id@host"; a value without brackets is taken when it has no space. */
+static char *msgid_of(const char *v)
+{
+	const char *b, *e;
+
+	if (!v)
+		return NULL;
+	b = strchr(v, '<');
+	e = b ? strchr(b, '>') : NULL;
+	if (b && e && e > b + 1)
+		v = b + 1;
+	else if (b || strpbrk(skip_space(v), " \t") || !*skip_space(v))
+		return NULL;
+	else
+		v = skip_space(v), e = v + strlen(v);
+	for (const char *p = v; p < e; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || *p == '<')
+			return NULL;
+	if (e - v > 998)
+		return NULL;
+	return xstrndup(v, (size_t)(e - v));
+}
+
+/* Every "<...>" of a References: header, the last WATCH_MSG_MAX_REFS kept. */
+static void references_of(const char *v, struct strvec *out)
+{
+	while (v && (v = strchr(v, '<'))) {
+		const char *e = strchr(v, '>');
+		char *tok, *id;
+
+		if (!e)
+			break;
+		tok = xstrndup(v, (size_t)(e - v + 1));
+		id = msgid_of(tok);
+		free(tok);
+		if (id) {
+			if (out->n == WATCH_MSG_MAX_REFS) {
+				free(out->v[0]);
+				memmove(out->v, out->v + 1, (out->n - 1) * sizeof(*out->v));
+				out->v[--out->n] = NULL;
+			}
+			strvec_push(out, id);
+			free(id);
+		}
+		v = e + 1;
+	}
+}
+
+static void add_path(struct watch_msg *m, const char *p, size_t len)
+{
+	char *s;
+
+	if (!len || m->paths.n >= WATCH_MSG_MAX_PATHS || len > 4096)
+		return;
+	s = xstrndup(p, len);
+	watch_utf8_scrub(s);
+	for (size_t i = 0; i < m->paths.n; i++)
+		if (!strcmp(m->paths.v[i], s)) {
+			free(s);
+			return;
+		}
+	strvec_push(&m->paths, s);
+	free(s);
+}
+
+/* A review trailer of the mail's own text (quoted lines start with '>'). */
+static int is_review_trailer(const char *l, size_t len)
+{
+	static const char *const keys[] = { "Reviewed-by:", "Acked-by:", "Tested-by:" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (len > strlen(keys[i]) + 1 && !strncasecmp(l, keys[i], strlen(keys[i])))
+			return 1;
+	return 0;
+}
+
+/* The body's lines: the paths of its diff, base-commit:, review trailers. */
+static void scan_body(struct watch_msg *m, const char *s, const char *end)
+{
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		size_t len = (size_t)(le - s);
+
+		if (len > 13 && !memcmp(s, "diff --git a/", 13)) {
+			const char *b = memmem(s + 13, len - 13, " b/", 3);
+
+			if (b) {
+				add_path(m, s + 13, (size_t)(b - s - 13));
+				add_path(m, b + 3, (size_t)(le - b - 3));
+			}
+		} else if (len > 6 && (!memcmp(s, "+++ b/", 6) || !memcmp(s, "--- a/", 6))) {
+			size_t l = strcspn(s + 6, "\t\n");
+
+			add_path(m, s + 6, l < len - 6 ? l : len - 6);
+		} else if (!m->base_commit && len > 13 && !memcmp(s, "base-commit: ", 13)) {
+			const char *h = s + 13;
+			size_t hl = strspn(h, "0123456789abcdef");
+
+			if (hl >= 7 && hl <= 64 && (h + hl == le || h[hl] == ' ' || h[hl] == '\r'))
+				m->base_commit = xstrndup(h, hl);
+		} else if (m->trailers.n < 100 && is_review_trailer(s, len)) {
+			char *t = xstrndup(s, len > 400 ? 400 : len);
+
+			watch_utf8_scrub(t);
+			strvec_push(&m->trailers, t);
+			free(t);
+		}
+		s = le + 1;
+	}
+}
+
+/* The first empty line ends the headers; the body follows it. */
+static const char *body_of(const char *buf, const char *end)
+{
+	for (const char *s = buf; s < end;) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+		if (!nl)
+			return end;
+		if (nl == s)
+			return nl + 1;
+		s = nl + 1;
+	}
+	return end;
+}
+
+static char *scrubbed(char *s)
+{
+	if (s)
+		watch_utf8_scrub(s);
+	return s;
+}
+
+static char *crlf_to_lf(const char *buf, size_t *len)
+{
+	char *out = xmalloc(*len + 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < *len; i++)
+		if (!(buf[i] == '\r' && i + 1 < *len && buf[i + 1] == '\n'))
+			out[n++] = buf[i];
+	out[n] = '\0';
+	*len = n;
+	return out;
+}
+
+int watch_msg_parse(const char *buf, size_t len, struct watch_msg *m, struct strbuf *err)
+{
+	char *lf, *mid;
+
+	memset(m, 0, sizeof(*m));
+	if (len > WATCH_MSG_MAX_BYTES) {
+		sb_addf(err, "%zu bytes, more than the %u a mail may have", len,
+			WATCH_MSG_MAX_BYTES);
+		return -1;
+	}
+	if (memchr(buf, '\0', len)) {
+		sb_adds(err, "a NUL byte in the mail");
+		return -1;
+	}
+	lf = crlf_to_lf(buf, &len);
+	mid = mbox_header(lf, len, "Message-ID");
+	m->message_id = msgid_of(mid);
+	free(mid);
+	if (!m->message_id) {
+		sb_adds(err, "no Message-ID header of the form <id@host>");
+		free(lf);
+		return -1;
+	}
+	char *v = mbox_header(lf, len, "In-Reply-To");
+	m->in_reply_to = msgid_of(v);
+	free(v);
+	v = mbox_header(lf, len, "References");
+	references_of(v, &m->references);
+	free(v);
+	m->subject = scrubbed(mbox_header(lf, len, "Subject"));
+	m->from = scrubbed(mbox_header(lf, len, "From"));
+	watch_subject_parse(m->subject, &m->tag);
+	m->has_diff = mbox_contains_diff(lf, len);
+	scan_body(m, body_of(lf, lf + len), lf + len);
+	/* A mail without a diff is a cover letter at most. */
+	if (m->tag.is_patch && m->tag.k && !m->has_diff)
+		m->tag.is_patch = 0;
+	free(lf);
+	return 0;
+}
+
+void watch_msg_release(struct watch_msg *m)
+{
+	free(m->message_id);
+	free(m->in_reply_to);
+	strvec_clear(&m->references);
+	free(m->subject);
+	free(m->from);
+	watch_tag_release(&m->tag);
+	strvec_clear(&m->paths);
+	free(m->base_commit);
+	strvec_clear(&m->trailers);
+	memset(m, 0, sizeof(*m));
+}
+
+int watch_path_matches(const char *path, const char *const *patterns, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t pl = strlen(patterns[i]);
+
+		if (pl && patterns[i][pl - 1] == '/' ? !strncmp(path, patterns[i], pl) :
+		    !fnmatch(patterns[i], path, 0))
+			return 1;
+	}
+	return 0;
+}

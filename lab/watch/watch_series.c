@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Series assembled from the filed mails, and their states: watch_series.h. */
+#include "watch_series.h"
+#include "watch_msg.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A deep-threaded series is a chain of n replies; a longer chain is a thread bomb. */
+#define WATCH_THREAD_DEPTH	(WATCH_MAX_PATCHES_DEFAULT * 3)
+
+char *watch_title_key(const char *title)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int space = 0;
+
+	for (const char *p = title; *p; p++) {
+		if (isspace((unsigned char)*p)) {
+			space = sb.len > 0;
+			continue;
+		}
+		if (space)
+			sb_addc(&sb, ' ');
+		space = 0;
+		sb_addc(&sb, (char)tolower((unsigned char)*p));
+	}
+	return sb_detach(&sb);
+}
+
+/* "Name <a@b>" -> "a@b", lower-cased: one author however the name is spelt. */
+static char *author_key(const char *from)
+{
+	const char *b = strrchr(from, '<'), *e = b ? strchr(b, '>') : NULL;
+	char *k = b && e ? xstrndup(b + 1, (size_t)(e - b - 1)) : xstrdup(from);
+
+	for (char *p = k; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return k;
+}
+
+struct patch_mail {
+	long id;
+	char *message_id, *in_reply_to, *from, *title, *base_commit;
+	int is_patch, version, k, n, rfc;
+};
+
+static void patch_mail_release(struct patch_mail *m)
+{
+	free(m->message_id);
+	free(m->in_reply_to);
+	free(m->from);
+	free(m->title);
+	free(m->base_commit);
+	memset(m, 0, sizeof(*m));
+}
+
+#define MAIL_COLUMNS "id, message_id, in_reply_to, from_addr, title, base_commit, is_patch," \
+		     " version, k, n, rfc"
+
+static void mail_from_row(sqlite3_stmt *st, struct patch_mail *m)
+{
+	m->id = (long)sqlite3_column_int64(st, 0);
+	m->message_id = xstrdup(watch_col_text(st, 1));
+	m->in_reply_to = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL :
+			 xstrdup(watch_col_text(st, 2));
+	m->from = xstrdup(watch_col_text(st, 3));
+	m->title = xstrdup(watch_col_text(st, 4));
+	m->base_commit = sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL :
+			 xstrdup(watch_col_text(st, 5));
+	m->is_patch = sqlite3_column_int(st, 6);
+	m->version = sqlite3_column_int(st, 7);
+	m->k = sqlite3_column_int(st, 8);
+	m->n = sqlite3_column_int(st, 9);
+	m->rfc = sqlite3_column_int(st, 10);
+}
+
+/* The filed mail @message_id; 1 found, 0 not filed, -1 error. */
+static int mail_by_id(struct watch_db *w, const char *message_id, struct patch_mail *m,
+		      struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT " MAIL_COLUMNS " FROM messages"
+					    " WHERE message_id = ?", err);
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		mail_from_row(st, m);
+	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/*
+ * The root of @m's series: a cover letter or a lone patch is its own; a
+ * patch k/n walks up In-Reply-To through patches of its version and size
+ * (deep threading) to the cover letter or patch 1. A parent not yet filed
+ * is taken as the root (its cover letter, most likely, still on its way).
+ */
+static int root_of(struct watch_db *w, const struct patch_mail *m, char **root,
+		   struct strbuf *err)
+{
+	struct patch_mail cur = { 0 }, parent;
+	int r = 0;
+
+	*root = NULL;
+	if (m->k == 0 || m->n == 1 || !m->in_reply_to) {
+		*root = xstrdup(m->message_id);
+		return 0;
+	}
+	cur.message_id = xstrdup(m->message_id);
+	cur.in_reply_to = xstrdup(m->in_reply_to);
+	cur.k = m->k;
+	for (int depth = 0; depth < WATCH_THREAD_DEPTH; depth++) {
+		memset(&parent, 0, sizeof(parent));
+		if (cur.k == 0 || !cur.in_reply_to) {
+			*root = xstrdup(cur.message_id);
+			break;
+		}
+		r = mail_by_id(w, cur.in_reply_to, &parent, err);
+		if (r < 0)
+			break;
+		if (!r) {
+			*root = xstrdup(cur.in_reply_to);
+			r = 0;
+			break;
+		}
+		if (!parent.is_patch || parent.version != m->version || parent.n != m->n) {
+			/* a no-cover series posted in reply to another thread */
+			*root = xstrdup(cur.k == 1 ? cur.message_id : cur.in_reply_to);
+			patch_mail_release(&parent);
+			r = 0;
+			break;
+		}
+		patch_mail_release(&cur);
+		cur = parent;
+		r = 0;
+	}
+	if (!r && !*root)	/* a chain longer than any series: its top */
+		*root = xstrdup(cur.message_id);
+	patch_mail_release(&cur);
+	return r;
+}
+
+static int add_event(struct watch_db *w, long series, const char *state, const char *reason,
+		     time_t now, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "INSERT INTO events(series_id, at, state, reason)"
+					    " VALUES(?, ?, ?, ?)", err);
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, series);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)now);
+	sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* Find or create the series of @root for @m; its id, or 0 when @m cannot join it. */
+static long series_for(struct watch_db *w, const char *root, const struct patch_mail *m,
+		       time_t now, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, n FROM series WHERE root = ?",
+					    err);
+	long id = -1;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, root, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int(st, 1) == m->version && sqlite3_column_int(st, 2) == m->n ?
+		     (long)sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (id >= 0)
+		return id;
+	char *key = watch_title_key(m->title), *author = author_key(m->from);
+	st = watch_db_prepare(w, "INSERT INTO series(root, version, n, rfc, title, title_key,"
+			      " author, base_commit, state, first_seen, updated)"
+			      " VALUES(?,?,?,?,?,?,?,?,'incomplete',?,?)", err);
+	if (st) {
+		sqlite3_bind_text(st, 1, root, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, m->version);
+		sqlite3_bind_int(st, 3, m->n);
+		sqlite3_bind_int(st, 4, m->rfc);
+		sqlite3_bind_text(st, 5, m->title, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, author, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 8, m->base_commit, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 9, (sqlite3_int64)now);
+		sqlite3_bind_int64(st, 10, (sqlite3_int64)now);
+		if (sqlite3_step(st) == SQLITE_DONE)
+			id = (long)sqlite3_last_insert_rowid(w->db);
+		else
+			watch_db_error(w, err);
+		sqlite3_finalize(st);
+	}
+	free(key);
+	free(author);
+	if (id > 0 && add_event(w, id, "incomplete", "first mail filed", now, err))
+		id = -1;
+	return id;
+}
+
+static int exec_bound(struct watch_db *w, const char *sql, long a, long b, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, sql, err);
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, a);
+	sqlite3_bind_int64(st, 2, b);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* Whether series @s has a patch k already; -1 error. */
+static int has_patch(struct watch_db *w, long s, int k, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT 1 FROM messages WHERE series_id = ?"
+					    " AND k = ?", err);
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, s);
+	sqlite3_bind_int(st, 2, k);
+	r = sqlite3_step(st);
+	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The series' title, author and base from its cover letter (or patch 1 without one). */
+static int take_head(struct watch_db *w, long s, const struct patch_mail *m,
+		     struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "UPDATE series SET title = ?, title_key = ?,"
+					    " author = ?, base_commit = COALESCE(?, base_commit)"
+					    " WHERE id = ?", err);
+	char *key = watch_title_key(m->title), *author = author_key(m->from);
+	int r = -1;
+
+	if (st) {
+		sqlite3_bind_text(st, 1, m->title, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, author, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, m->base_commit, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, s);
+		r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
+		sqlite3_finalize(st);
+	}
+	free(key);
+	free(author);
+	return r;
+}
+
+/* File one patch mail into its series (or as a stray: series_id 0). */
+static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now,
+		      struct watch_assembly *out, struct strbuf *err)
+{
+	char *root;
+	long s;
+	int dup = 0;
+
+	if (root_of(w, m, &root, err))
+		return -1;
+	s = series_for(w, root, m, now, err);
+	if (s > 0 && (dup = has_patch(w, s, m->k, err)) < 0)
+		s = -1;
+	if (s < 0) {
+		free(root);
+		return -1;
+	}
+	if (dup)
+		s = 0;
+	if (exec_bound(w, "UPDATE messages SET series_id = ? WHERE id = ?", s, m->id, err) ||
+	    (s && (m->k == 0 || !strcmp(root, m->message_id)) && take_head(w, s, m, err))) {
+		free(root);
+		return -1;
+	}
+	if (s)
+		out->filed++;
+	else
+		out->strays++;
+	free(root);
+	return 0;
+}
+
+static int file_patches(struct watch_db *w, time_t now, struct watch_assembly *out,
+			struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	struct patch_mail *v = NULL;
+	size_t n = 0, alloc = 0;
+	int r = 0, step;
+
+	/* what is not a patch is no series' */
+	if (watch_db_exec(w, "UPDATE messages SET series_id = 0 WHERE series_id IS NULL"
+			  " AND is_patch = 0", err))
+		return -1;
+	st = watch_db_prepare(w, "SELECT " MAIL_COLUMNS " FROM messages WHERE series_id IS NULL"
+			      " ORDER BY k, id", err);
+	if (!st)
+		return -1;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(v, n + 1, alloc);
+		memset(&v[n], 0, sizeof(v[n]));
+		mail_from_row(st, &v[n++]);
+	}
+	if (step != SQLITE_DONE)
+		r = watch_db_error(w, err);
+	sqlite3_finalize(st);
+	/* covers first (k = 0), so patches find their series by its root */
+	for (size_t i = 0; !r && i < n; i++)
+		r = file_patch(w, &v[i], now, out, err);
+	for (size_t i = 0; i < n; i++)
+		patch_mail_release(&v[i]);
+	free(v);
+	return r;
+}
+
+struct series_row {
+	long id;
+	char *root, *title_key, *author, *state;
+	int version, n;
+	double first_seen;
+};
+
+static void series_row_release(struct series_row *s)
+{
+	free(s->root);
+	free(s->title_key);
+	free(s->author);
+	free(s->state);
+}
+
+static int set_state(struct watch_db *w, const struct series_row *s, const char *state,
+		     const char *reason, time_t now, struct watch_assembly *out, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (!strcmp(s->state, state))
+		return 0;
+	st = watch_db_prepare(w, "UPDATE series SET state = ?, reason = ?, updated = ?"
+			      " WHERE id = ?", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)now);
+	sqlite3_bind_int64(st, 4, s->id);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	out->changed += !r;
+	return r ? r : add_event(w, s->id, state, reason, now, err);
+}
+
+int watch_series_set_state(struct watch_db *w, long id, const char *state, const char *reason,
+			   time_t now, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT state FROM series WHERE id = ?", err);
+	struct series_row s = { .id = id };
+	struct watch_assembly ignored = { 0 };
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		s.state = xstrdup(watch_col_text(st, 0));
+	else
+		sb_addf(err, "%s: no series %ld", w->path, id);
+	sqlite3_finalize(st);
+	r = s.state ? set_state(w, &s, state, reason, now, &ignored, err) : -1;
+	free(s.state);
+	return r;
+}
+
+/*
+ * A later version of @s by its author, or an earlier series of the same
+ * version (a resend): the reason @s is not measured, into @why.
+ */
+static int superseded(struct watch_db *w, const struct series_row *s, struct strbuf *why,
+		      struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series"
+					    " WHERE title_key = ? AND author = ? AND id != ? AND"
+					    " (version > ? OR (version = ? AND id < ? AND"
+					    "  state != 'skipped')) ORDER BY version DESC LIMIT 1",
+					    err);
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, s->title_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, s->author, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, s->id);
+	sqlite3_bind_int(st, 4, s->version);
+	sqlite3_bind_int(st, 5, s->version);
+	sqlite3_bind_int64(st, 6, s->id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		int v = sqlite3_column_int(st, 1);
+
+		if (v > s->version)
+			sb_addf(why, "superseded by v%d (series %lld, <%s>)", v,
+				(long long)sqlite3_column_int64(st, 0), watch_col_text(st, 2));
+		else
+			sb_addf(why, "a resend of series %lld (<%s>), the same v%d",
+				(long long)sqlite3_column_int64(st, 0), watch_col_text(st, 2), v);
+	}
+	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The patches 1..n @s lacks ("2, 4") into @missing, and which paths it touches. */
+static int patches_of(struct watch_db *w, const struct series_row *s, struct strbuf *missing,
+		      struct strvec *paths, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT k, paths FROM messages WHERE series_id = ?"
+					    " AND k > 0 ORDER BY k", err);
+	int expect = 1, step, shown = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, s->id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int k = sqlite3_column_int(st, 0);
+		char *p = xstrdup(watch_col_text(st, 1));
+
+		for (; expect < k; expect++)
+			if (shown++ < 20)
+				sb_addf(missing, "%s%d", missing->len ? ", " : "", expect);
+		expect = k + 1;
+		for (char *tok = strtok(p, "\n"); tok; tok = strtok(NULL, "\n"))
+			strvec_push(paths, tok);
+		free(p);
+	}
+	for (; expect <= s->n; expect++)
+		if (shown++ < 20)
+			sb_addf(missing, "%s%d", missing->len ? ", " : "", expect);
+	if (shown > 20)
+		sb_addf(missing, " and %d more", shown - 20);
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? 0 : watch_db_error(w, err);
+}
+
+static void paths_reason(struct strbuf *why, const struct watch_rules *rules,
+			 const struct strvec *paths)
+{
+	sb_adds(why, "touches no path of [watch] paths (");
+	for (size_t i = 0; i < rules->npaths; i++)
+		sb_addf(why, "%s%s", i ? " " : "", rules->paths[i]);
+	sb_adds(why, "): ");
+	for (size_t i = 0; i < paths->n && i < 5; i++)
+		sb_addf(why, "%s%s", i ? ", " : "", paths->v[i]);
+	if (paths->n > 5)
+		sb_addf(why, " and %zu more", paths->n - 5);
+	if (!paths->n)
+		sb_adds(why, "no diff");
+}
+
+static int judge(struct watch_db *w, const struct watch_rules *rules, const struct series_row *s,
+		 time_t now, struct watch_assembly *out, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT, missing = STRBUF_INIT;
+	struct strvec paths = STRVEC_INIT;
+	const char *state = NULL;
+	int r;
+
+	if (s->n > rules->max_patches) {
+		sb_addf(&why, "%d patches, more than [watch] max_patches = %ld", s->n,
+			rules->max_patches);
+		state = "skipped";
+	} else if ((r = superseded(w, s, &why, err)) != 0) {
+		if (r < 0)
+			goto out;
+		state = "skipped";
+	} else if ((r = patches_of(w, s, &missing, &paths, err)) < 0) {
+		goto out;
+	} else if (missing.len) {
+		if ((double)now - s->first_seen > rules->grace_s) {
+			sb_addf(&why, "incomplete after the grace of %.0f s: patch%s %s of %d "
+				"missing", rules->grace_s, strchr(missing.buf, ',') ||
+				strstr(missing.buf, "more") ? "es" : "", missing.buf, s->n);
+			state = "skipped";
+		}
+	} else if (!rules->npaths) {
+		state = "queued";
+	} else {
+		state = "skipped";
+		for (size_t i = 0; i < paths.n; i++)
+			if (watch_path_matches(paths.v[i], rules->paths, rules->npaths))
+				state = "queued";
+		if (!strcmp(state, "skipped"))
+			paths_reason(&why, rules, &paths);
+	}
+	r = state ? set_state(w, s, state, why.len ? why.buf : NULL, now, out, err) : 0;
+out:
+	sb_release(&why);
+	sb_release(&missing);
+	strvec_clear(&paths);
+	return r;
+}
+
+/* Every incomplete or queued series to the state the rules give it. */
+static int judge_all(struct watch_db *w, const struct watch_rules *rules, time_t now,
+		     struct watch_assembly *out, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, root, title_key, author, state, version,"
+					    " n, first_seen FROM series WHERE state IN"
+					    " ('incomplete', 'queued') ORDER BY id", err);
+	struct series_row *v = NULL;
+	size_t n = 0, alloc = 0;
+	int r = 0, step;
+
+	if (!st)
+		return -1;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(v, n + 1, alloc);
+		v[n] = (struct series_row){
+			.id = (long)sqlite3_column_int64(st, 0),
+			.root = xstrdup(watch_col_text(st, 1)),
+			.title_key = xstrdup(watch_col_text(st, 2)),
+			.author = xstrdup(watch_col_text(st, 3)),
+			.state = xstrdup(watch_col_text(st, 4)),
+			.version = sqlite3_column_int(st, 5),
+			.n = sqlite3_column_int(st, 6),
+			.first_seen = (double)sqlite3_column_int64(st, 7),
+		};
+		n++;
+	}
+	if (step != SQLITE_DONE)
+		r = watch_db_error(w, err);
+	sqlite3_finalize(st);
+	for (size_t i = 0; !r && i < n; i++)
+		r = judge(w, rules, &v[i], now, out, err);
+	for (size_t i = 0; i < n; i++)
+		series_row_release(&v[i]);
+	free(v);
+	return r;
+}
+
+int watch_assemble(struct watch_db *w, const struct watch_rules *rules, time_t now,
+		   struct watch_assembly *out, struct strbuf *err)
+{
+	struct strbuf ignored = STRBUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	if (watch_db_exec(w, "BEGIN IMMEDIATE", err))
+		return -1;
+	if (file_patches(w, now, out, err) || judge_all(w, rules, now, out, err) ||
+	    watch_db_exec(w, "COMMIT", err)) {
+		/* (a failed COMMIT may have ended the transaction already) */
+		(void)!watch_db_exec(w, "ROLLBACK", &ignored);
+		sb_release(&ignored);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Series from the filed mails, as b4 assembles them: a cover letter
+ * "[PATCH vN 0/n]" and its "[PATCH vN k/n]" replies (In-Reply-To, or the
+ * chain of them with deep threading); without a cover, patch 1/n is the
+ * root; a lone "[PATCH]" is a series of one. A series is complete when
+ * patches 1..n are all filed. Its states:
+ *
+ *   incomplete  waiting for patches (up to [watch] grace after its first mail)
+ *   queued      complete, touches a path of interest: to be measured
+ *   building, running, decided, failed   the measurement (a session)
+ *   skipped     never measured, with the reason: incomplete past the grace,
+ *               superseded by vN+1, no path of interest, too many patches,
+ *               a resend of a series already filed
+ */
+#ifndef LAB_WATCH_SERIES_H
+#define LAB_WATCH_SERIES_H
+
+#include "watch_db.h"
+
+#include <time.h>
+
+struct watch_rules {
+	const char *const *paths;	/* patterns (watch_path_matches()) */
+	size_t npaths;
+	double grace_s;
+	long max_patches;
+};
+
+#define WATCH_GRACE_DEFAULT_S	(2 * 86400.0)
+#define WATCH_MAX_PATCHES_DEFAULT 100
+/* [watch] paths when lab.conf gives none */
+#define WATCH_PATHS_DEFAULT	"mm/ include/linux/mm*.h include/linux/swap*.h " \
+				"include/linux/memcontrol.h include/linux/huge_mm.h " \
+				"include/linux/rmap.h include/linux/page*.h"
+
+struct watch_assembly {
+	long filed;		/* patches put into a series */
+	long strays;		/* patch mails that are no series' (duplicates, mismatched) */
+	long changed;		/* series whose state changed */
+};
+
+/*
+ * File the patch mails not yet in a series, then move each incomplete or
+ * queued series to its state under @rules at time @now. One transaction:
+ * 0, or -1 with the message in @err and nothing changed.
+ */
+LAB_MUST_CHECK
+int watch_assemble(struct watch_db *w, const struct watch_rules *rules, time_t now,
+		   struct watch_assembly *out, struct strbuf *err);
+
+/*
+ * Move series @id to @state with @reason (NULL: none), recorded in its
+ * events; nothing when it is in @state already. 0, or -1 with @err.
+ */
+LAB_MUST_CHECK
+int watch_series_set_state(struct watch_db *w, long id, const char *state, const char *reason,
+			   time_t now, struct strbuf *err);
+
+/* "mm: foo  bar" -> "mm: foo bar" lower-cased: how versions of a series are matched. */
+char *watch_title_key(const char *title);
+
+#endif

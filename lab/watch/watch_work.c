@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Measuring a queued series: watch_work.h. */
+#include "watch_work.h"
+#include "watch_series.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fsutil.h"
+#include "interrupt.h"
+#include "kbuild.h"
+#include "mbox.h"
+#include "report_headline.h"
+#include "session.h"
+
+struct series_job {
+	long id;
+	char *root, *state, *title, *subject, *base_commit;
+	int version, n;
+	char *dir;			/* <watch>/series/<id> */
+	char *kernel;			/* "watch-<id>" */
+	const char *baseline;		/* the kernel it goes on */
+};
+
+static void job_release(struct series_job *j)
+{
+	free(j->root);
+	free(j->state);
+	free(j->title);
+	free(j->subject);
+	free(j->base_commit);
+	free(j->dir);
+	free(j->kernel);
+}
+
+static char *dup_col(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ? NULL : xstrdup(watch_col_text(st, col));
+}
+
+/* A series left building or running first (a crash, a signal), else the oldest queued. */
+static int next_series(struct watch_db *w, struct series_job *j, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT s.id, s.root, s.state, s.title,"
+					    " (SELECT subject FROM messages WHERE message_id = s.root),"
+					    " s.base_commit, s.version, s.n FROM series s"
+					    " WHERE s.state IN ('building', 'running', 'queued')"
+					    " ORDER BY s.state = 'queued', s.id LIMIT 1", err);
+	int r;
+
+	if (!st)
+		return -1;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		j->id = (long)sqlite3_column_int64(st, 0);
+		j->root = dup_col(st, 1);
+		j->state = dup_col(st, 2);
+		j->title = dup_col(st, 3);
+		j->subject = dup_col(st, 4);
+		j->base_commit = dup_col(st, 5);
+		j->version = sqlite3_column_int(st, 6);
+		j->n = sqlite3_column_int(st, 7);
+	}
+	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* One mail for git am: its own From_ line (or ours), LF line ends. */
+static void add_mail(struct strbuf *mbox, const char *raw, size_t len)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	if (len < 5 || memcmp(raw, "From ", 5))
+		sb_adds(&text, "From mglrulab-watch Mon Sep 17 00:00:00 2001\n");
+	for (size_t i = 0; i < len; i++)
+		if (!(raw[i] == '\r' && i + 1 < len && raw[i + 1] == '\n'))
+			sb_addc(&text, raw[i]);
+	if (text.len && text.buf[text.len - 1] != '\n')
+		sb_addc(&text, '\n');
+	if (mbox->len)
+		sb_addc(mbox, '\n');
+	mbox_quote_rd(mbox, text.buf);
+	sb_release(&text);
+}
+
+/* The series' cover letter and patches 1..n, in order, as series/ID/series.mbox. */
+static int write_mbox(struct watch_db *w, const struct series_job *j, const char *path,
+		      struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT raw FROM messages WHERE series_id = ?"
+					    " ORDER BY k", err);
+	struct strbuf mbox = STRBUF_INIT;
+	int step, r = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, j->id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW)
+		add_mail(&mbox, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+	if (step != SQLITE_DONE)
+		r = watch_db_error(w, err);
+	else if (write_file_atomic(path, mbox.buf, mbox.len))
+		r = (sb_addf(err, "cannot write %s: %s", path, strerror(errno)), -1);
+	sqlite3_finalize(st);
+	sb_release(&mbox);
+	return r;
+}
+
+static int set_state(struct watch_db *w, const struct series_job *j, const char *state,
+		     const char *reason)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = watch_series_set_state(w, j->id, state, reason, time(NULL), &err);
+
+	if (r)
+		lab_error("watch: %s", sb_str(&err));
+	sb_release(&err);
+	return r;
+}
+
+static int set_column(struct watch_db *w, const struct series_job *j, const char *sql,
+		      const char *value)
+{
+	struct strbuf err = STRBUF_INIT;
+	sqlite3_stmt *st = watch_db_prepare(w, sql, &err);
+	int r = -1;
+
+	if (st) {
+		sqlite3_bind_text(st, 1, value, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, j->id);
+		r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, &err);
+		sqlite3_finalize(st);
+	}
+	if (r)
+		lab_error("watch: %s", sb_str(&err));
+	sb_release(&err);
+	return r;
+}
+
+/* What the reply says beyond the measurement: the base the series went on. */
+static char *base_note(const struct series_job *j, const struct lab_config *cfg)
+{
+	const struct kernel_cfg *k = config_kernel(cfg, j->baseline);
+
+	if (!j->base_commit)
+		return xasprintf("Built on [kernel %s] of the lab (%s): the series names no "
+				 "base-commit.", j->baseline, k ? k->source : "?");
+	return xasprintf("The series names base-commit %s; built on [kernel %s] of the lab "
+			 "(%s) instead, which is no git tree at that commit ([watch] baseline).",
+			 j->base_commit, j->baseline, k ? k->source : "?");
+}
+
+/* The reply to a series that could not be measured, as series/ID/reply.eml. */
+static int write_failure_reply(const struct series_job *j, const struct lab_config *cfg,
+			       const char *tag, const char *what, const char *errors)
+{
+	struct report_mail_opts mo = {
+		.from = cfg->report.mail_from, .to = cfg->report.mail_to, .cc = cfg->report.mail_cc,
+	};
+	char *from = mo.from ? NULL : report_mail_default_from();
+	char *msgid = xasprintf("<%s>", j->root), *note = base_note(j, cfg);
+	char *path = xasprintf("%s/reply.eml", j->dir);
+	struct strbuf body = STRBUF_INIT, mail = STRBUF_INIT;
+	int r = 0;
+
+	if (from)
+		mo.from = from;
+	sb_addf(&body, "mglrulab could not measure this series (v%d, %d patch%s): %s\n\n", j->version,
+		j->n, j->n == 1 ? "" : "es", what);
+	/* the errors as the lab said them, indented; the lab's own folders are no news */
+	for (const char *p = errors; *p;) {
+		size_t len = strcspn(p, "\n"), sp = strspn(p, " ");
+
+		if (len && strncmp(p + sp, "the work tree ", 14))
+			sb_addf(&body, "  %.*s\n", (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+	sb_addf(&body, "\n%s\n", note);
+	report_render_plain_mail(&mo, j->subject ? j->subject : j->title, tag, msgid, body.buf,
+				 &mail);
+	if (write_file_atomic(path, mail.buf, mail.len))
+		r = lab_error("watch: cannot write %s: %s", path, strerror(errno));
+	free(from);
+	free(msgid);
+	free(note);
+	free(path);
+	sb_release(&body);
+	sb_release(&mail);
+	return r;
+}
+
+/* Build the baseline and the series' kernel. 0 built, 1 the series failed, <0 stop. */
+static int build_step(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o)
+{
+	struct lab_config cfg;
+	struct strbuf err = STRBUF_INIT, errors = STRBUF_INIT, *old;
+	char *mbox = xasprintf("%s/series.mbox", j->dir);
+	const struct kernel_cfg *base, *k = NULL;
+	struct kbuild_result res;
+	int r;
+
+	if (set_state(w, j, "building", NULL) || write_mbox(w, j, mbox, &err)) {
+		if (err.len)
+			lab_error("watch: %s", sb_str(&err));
+		free(mbox);
+		sb_release(&err);
+		return -LAB_ELAB;
+	}
+	if (config_load_or_report(o->config, &cfg)) {
+		free(mbox);
+		return -LAB_EUSER;
+	}
+	info("series %ld: building [kernel %s] and %s (%d patch%s) on it", j->id, j->baseline,
+	     j->kernel, j->n, j->n == 1 ? "" : "es");
+	base = config_kernel(&cfg, j->baseline);
+	k = base ? config_kernel_with_series(&cfg, j->baseline, j->kernel, mbox, &err) : NULL;
+	base = config_kernel(&cfg, j->baseline);	/* the array may have moved */
+	if (!base || !k) {
+		/* the lab's configuration, not the series: it stays building */
+		r = -user_error("watch: %s", base ? sb_str(&err) : "no [kernel] of [watch] baseline");
+		config_release(&cfg);
+		free(mbox);
+		sb_release(&err);
+		return r;
+	}
+	old = error_capture(&errors);
+	memset(&res, 0, sizeof(res));
+	r = kbuild_kernel(&cfg, base, &res);
+	kbuild_result_release(&res);
+	if (!r) {
+		memset(&res, 0, sizeof(res));
+		r = kbuild_kernel(&cfg, k, &res);
+		if (r == LAB_ELAB && res.build_failed)
+			r = LAB_EUSER + 100;	/* the series' kernel does not build */
+		kbuild_result_release(&res);
+	}
+	error_capture(old);
+	if (interrupted()) {
+		r = -LAB_ELAB;
+	} else if (r == LAB_EUSER || r == LAB_EUSER + 100) {
+		/* (a series may also drop an option of the lab's config fragments) */
+		const int apply = r == LAB_EUSER && strstr(sb_str(&errors),
+							   "does not apply");
+		const char *what = apply ? "it does not apply to the baseline" :
+				   r == LAB_EUSER ? "its kernel cannot be configured as the lab's" :
+				   "its kernel does not build";
+
+		r = write_failure_reply(j, &cfg, apply ? "does not apply" : r == LAB_EUSER ?
+					"does not configure" : "does not build", what,
+					sb_str(&errors)) ||
+		    set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", what) ||
+		    set_state(w, j, "failed", errors.len ? errors.buf : what) ? -LAB_ELAB : 1;
+	} else if (r) {
+		r = -r;		/* the lab's failure, not the series': it stays building */
+	}
+	config_release(&cfg);
+	free(mbox);
+	sb_release(&err);
+	sb_release(&errors);
+	return r;
+}
+
+/* "yield_shared ops_per_sec: regression -5.1% [-6.0%, -4.2%]; ..." from summary.json. */
+static char *verdict_of(const char *summary)
+{
+	json_error_t je;
+	json_t *s = json_load_file(summary, 0, &je), *p;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (!s)
+		return xstrdup("no summary");
+	json_array_foreach(json_object_get(s, "primaries"), i, p) {
+		const char *wl = json_string_value(json_object_get(p, "workload"));
+		const char *m = json_string_value(json_object_get(p, "metric"));
+		const char *v = json_string_value(json_object_get(p, "verdict"));
+		double d = json_number_value(json_object_get(p, "delta_pct"));
+		double lo = json_number_value(json_object_get(p, "ci_lo_pct"));
+		double hi = json_number_value(json_object_get(p, "ci_hi_pct"));
+
+		if (!wl || !m)
+			continue;
+		sb_addf(&sb, "%s%s %s: %s", sb.len ? "; " : "", wl, m, v ? v : "none");
+		if (json_is_number(json_object_get(p, "delta_pct")))
+			sb_addf(&sb, " %+.1f%% [%+.1f%%, %+.1f%%]", d, lo, hi);
+	}
+	json_decref(s);
+	if (!sb.len)
+		sb_adds(&sb, "no primary metric");
+	return sb_detach(&sb);
+}
+
+/* The session of the baseline against the series. 1 done (decided or failed), <0 stop. */
+static int run_step(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o)
+{
+	char *mbox = xasprintf("%s/series.mbox", j->dir), *reports = xasprintf("%s/reports", j->dir);
+	char *summary = xasprintf("%s/summary.json", j->dir), *reply = xasprintf("%s/reply.eml", j->dir);
+	char *latest = xasprintf("%s/latest/session.json", reports);
+	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox };
+	struct strbuf errors = STRBUF_INIT, *old;
+	struct session_opts so = {
+		.config = o->config, .mode = SESSION_AB, .warmups = -1, .fail_on = FAIL_ON_NONE,
+		.until_decided = 1, .reports_dir = reports, .no_stdout_report = 1, .json = summary,
+		.mail = reply, .series_kernel = &sk, .attribute = RUN_ATTRIBUTE_OFF,
+		/* a session killed with the watch goes on from its runs on disk */
+		.resume = !strcmp(j->state, "running") && is_regular_file(latest),
+	};
+	int r;
+
+	if (set_state(w, j, "running", NULL)) {
+		r = -LAB_ELAB;
+		goto out;
+	}
+	if (!so.resume) {
+		/* (a resumed session keeps its budget: a --budget would extend it) */
+		so.budget_s = o->cfg->watch.budget_s > 0 ? o->cfg->watch.budget_s :
+			      WATCH_BUDGET_DEFAULT_S;
+		strvec_push(&so.kernel_names, j->baseline);
+		strvec_push(&so.kernel_names, j->kernel);
+	}
+	info("series %ld: %s session of [kernel %s] against %s", j->id,
+	     so.resume ? "resuming the" : "a decisive", j->baseline, j->kernel);
+	old = error_capture(&errors);
+	r = session_main(&so);
+	error_capture(old);
+	strvec_clear(&so.kernel_names);
+	if (interrupted()) {
+		r = -LAB_ELAB;
+	} else if (r == LAB_OK || r == LAB_REGRESSION) {
+		char *v = verdict_of(summary);
+
+		r = set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", v) ||
+		    set_state(w, j, "decided", NULL) ? -LAB_ELAB : 1;
+		info("series %ld: %s", j->id, v);
+		free(v);
+	} else {
+		const char *what = "its session failed";
+		struct lab_config cfg;
+
+		r = -LAB_ELAB;
+		if (!config_load_or_report(o->config, &cfg)) {
+			if (!write_failure_reply(j, &cfg, "session failed", what,
+						 errors.len ? errors.buf : "") &&
+			    !set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", what) &&
+			    !set_state(w, j, "failed", errors.len ? errors.buf : what))
+				r = 1;
+			config_release(&cfg);
+		}
+	}
+out:
+	sb_release(&errors);
+	free(mbox);
+	free(reports);
+	free(summary);
+	free(reply);
+	free(latest);
+	return r;
+}
+
+int watch_work_next(struct watch_db *w, const struct watch_work_opts *o)
+{
+	struct series_job j = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	int r = next_series(w, &j, &err);
+
+	if (r <= 0) {
+		if (r < 0)
+			lab_error("watch: %s", sb_str(&err));
+		sb_release(&err);
+		return r < 0 ? -LAB_ELAB : 0;
+	}
+	j.dir = xasprintf("%s/series/%ld", o->dir, j.id);
+	j.kernel = xasprintf("watch-%ld", j.id);
+	j.baseline = o->cfg->watch.baseline ? o->cfg->watch.baseline :
+		     o->cfg->run.kernels.n ? o->cfg->run.kernels.v[0] : NULL;
+	if (!j.baseline) {
+		r = -user_error("watch: no baseline: set [watch] baseline or [run] kernels in %s",
+				o->cfg->path);
+	} else if (mkdir_p(j.dir, 0755)) {
+		r = -lab_error("watch: cannot create %s: %s", j.dir, strerror(errno));
+	} else {
+		/* a series killed while running has its kernels: straight to its session */
+		r = strcmp(j.state, "running") ? build_step(w, &j, o) : 0;
+		if (r == 0)
+			r = run_step(w, &j, o);
+	}
+	job_release(&j);
+	sb_release(&err);
+	return r;
+}

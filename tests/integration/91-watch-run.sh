@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# mglrulab watch run on a small list archive, with real kernels and guests:
+# the 5 % sched_yield() regression posted as a patch (slow5's diff, its own
+# mail) is built on the baseline, measured by a decisive session and
+# answered with a reply mail threaded under it that says "regression"; a
+# series whose second patch does not apply fails at once, its reply naming
+# the patch and the hunk; a series outside the paths of interest is
+# skipped. The watch is killed with kill -9 (with everything it started,
+# as a service manager does) during the kernel build and again during the
+# session; each restart goes on where it stopped, and the end is the same:
+# every series in its state, each state entered once, the index page
+# listing them. tests/integration/90 checks the assembly on a larger
+# archive; here its queued series fail to apply, each with its reply. About
+# 3 minutes (one incremental kernel build, one session).
+# run-all: paired
+. "$(dirname "$0")/../lib/common.sh"
+need_kernel_source
+CONF=$TMP/watch.conf
+sed 's/^threshold = 5%/threshold = 2%/; s/^guest = tiny$/guest = tiny-icount/' \
+	tests/fixtures/labs/ab-small.conf > "$CONF"
+# The copy lives in $TMP: make its relative paths absolute again.
+sed -i "s#\.\./\.\./\.\./#$ROOT/#; s#\.\./series/#$ROOT/tests/fixtures/series/#" "$CONF"
+printf '\n[watch]\narchive = %s\npaths = mm/ kernel/sched/\nbudget = 5m\ninterval = 1s\n' \
+	"$TMP/archive" >> "$CONF"
+private_lab "$CONF"
+W=$TMP/lab/watch
+WPID=
+# A killed watch's guests outlive it (libvirt's QEMU is in a session of its
+# own) until the next watch's libvirt connection destroys them: on the way
+# out, whatever still runs of this test goes.
+trap '[ -n "$WPID" ] && pkill -9 -s "$WPID"; pkill -9 -f -- "$TMP/lab/"; rm -rf "$TMP"' EXIT
+DB=$W/watch.sqlite
+CACHE=${MGLRULAB_CACHE_DIR:-$ROOT/kernels/cache}
+
+# The archive: tests/integration/90's twelve threads (their diffs are made
+# up: every series of them that is queued does not apply), slow5's patch as
+# a posted mail, the two-patch series whose second patch does not apply,
+# and an ext4 patch.
+python3 tests/fixtures/gen-list-archive.py maildir "$TMP/archive" || fail "generator failed"
+python3 tests/fixtures/gen-list-archive.py expect > "$TMP/expect.json" || fail "generator failed"
+python3 - "$TMP/archive" "$ROOT/tests/fixtures/series" <<'PY' || fail "cannot write the archive"
+import os, sys
+d, fx = sys.argv[1], sys.argv[2]
+def put(name, text):
+    open(f"{d}/new/{name}", "w").write(text)
+def with_ids(msg, mid, irt=None):
+    head, body = msg.split("\n\n", 1)
+    lines = [l for l in head.split("\n") if not l.startswith("From mglrulab ")]
+    lines.insert(1, f"Message-ID: <{mid}>")
+    if irt:
+        lines.insert(2, f"In-Reply-To: <{irt}>\nReferences: <{irt}>")
+    return "\n".join(lines) + "\n\n" + body
+broken = open(f"{fx}/broken-second.mbox").read().split("\nFrom mglrulab Mon Sep 17")
+put("2000000001000.broken1", with_ids(broken[0], "broken-1@example.org"))
+put("2000000001001.broken2", with_ids("From mglrulab Mon Sep 17" + broken[1], "broken-2@example.org",
+                             "broken-1@example.org"))
+# A header of this run's own: the mail's bytes, hence the kernel's cache key,
+# are new, so its kernel is built (incrementally) rather than found cached.
+slow5 = open(f"{fx}/sched-yield-delay-small.patch").read().replace(
+    "\nDate: ", f"\nX-Test-Run: {d}\nDate: ", 1)
+put("2000000001002.slow5", with_ids(slow5, "slow5@example.org"))
+put("2000000001003.ext4", "From: A <a@example.org>\nMessage-ID: <ext4@example.org>\n"
+    "Subject: [PATCH] ext4: faster fsync\n\n---\ndiff --git a/fs/ext4/fsync.c b/fs/ext4/fsync.c\n"
+    "--- a/fs/ext4/fsync.c\n+++ b/fs/ext4/fsync.c\n@@ -1 +1 @@\n-a\n+b\n")
+PY
+
+state_of() {	# state_of ROOT: the state of the series with that root ("" before the first scan)
+	python3 -c 'import sqlite3,sys
+try:
+    r = sqlite3.connect(sys.argv[1], timeout=10).execute("SELECT state FROM series WHERE root = ?", (sys.argv[2],)).fetchone()
+    print(r[0] if r else "")
+except Exception:
+    print("")' "$DB" "$1"
+}
+# A watch in a session of its own, so that it and all it starts (make,
+# QEMU) can be killed at once, as systemd kills a service's cgroup.
+start_watch() {
+	setsid "$LAB" watch run -c "$CONF" --once >> "$TMP/watch.out" 2>> "$TMP/watch.err" &
+	WPID=$!
+}
+kill_watch() {
+	pkill -9 -s "$WPID" 2>/dev/null
+	kill -9 "$WPID" 2>/dev/null
+	wait "$WPID" 2>/dev/null
+	sleep 1
+}
+
+# 1. kill -9 while slow5's kernel builds (make running in the "watch" build folder).
+t0=$(date +%s)
+start_watch
+for _ in $(seq 1200); do
+	[ "$(state_of slow5@example.org)" = building ] && pgrep -s "$WPID" -x make > /dev/null && break
+	kill -0 "$WPID" 2>/dev/null || fail "the watch ended before slow5 was built: $(tail -5 "$TMP/watch.err")"
+	sleep 0.5
+done
+[ "$(state_of slow5@example.org)" = building ] || fail "slow5 never reached building"
+# One watch per queue: a second one (a cron pass while this one builds) goes away.
+"$LAB" watch run -c "$CONF" --once > /dev/null 2> "$TMP/second.err" && fail "a second watch ran beside the first"
+grep -q "another watch works on $W (pid $WPID)" "$TMP/second.err" || fail "second watch: $(cat "$TMP/second.err")"
+sleep 5
+kill_watch
+echo "killed during the build after $(($(date +%s) - t0)) s"
+[ "$(state_of broken-1@example.org)" = failed ] || fail "the broken series is $(state_of broken-1@example.org), not failed"
+[ "$(state_of slow5@example.org)" = building ] || fail "after kill -9 in the build, slow5 is $(state_of slow5@example.org)"
+
+# 2. kill -9 during its session, once three runs are on disk.
+start_watch
+for _ in $(seq 1800); do
+	n=$(ls "$W"/series/*/reports/latest/runs/*.json 2>/dev/null | wc -l)
+	[ "$(state_of slow5@example.org)" = running ] && [ "$n" -ge 3 ] && break
+	kill -0 "$WPID" 2>/dev/null || fail "the watch ended before the session ran: $(tail -5 "$TMP/watch.err")"
+	sleep 0.5
+done
+[ "$n" -ge 3 ] || fail "the session never wrote 3 runs"
+kill_watch
+echo "killed during the session after $(($(date +%s) - t0)) s, $n runs on disk"
+grep -q 'building \[kernel baseline\] and watch-' "$TMP/watch.out" || fail "no build progress: $(cat "$TMP/watch.out")"
+
+# 3. To the end.
+"$LAB" watch run -c "$CONF" --once >> "$TMP/watch.out" 2>> "$TMP/watch.err" ||
+	fail "the last watch run failed: $(tail -20 "$TMP/watch.err")"
+echo "done after $(($(date +%s) - t0)) s"
+grep -q 'resuming the session' "$TMP/watch.out" || fail "the session was not resumed: $(cat "$TMP/watch.out")"
+
+python3 - "$DB" "$W" "$TMP/expect.json" <<'PY' || fail "the queue or the replies are not what they should be"
+import email, email.policy, glob, json, os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+W = sys.argv[2]
+rows = {r[0]: r for r in db.execute("SELECT root, id, state, reason, verdict FROM series")}
+# the generated threads: what was queued does not apply (made-up diffs); a
+# reply for each series measured or failed, none for the others
+for root, (state, why) in json.load(open(sys.argv[3])).items():
+    r = rows.pop(root)
+    want = "failed" if state == "queued" else state
+    assert r[2] == want, (root, r, want)
+    if want == "failed":
+        assert "does not apply" in r[3] and r[4] == "it does not apply to the baseline", r
+    elif why:
+        assert why in r[3], (root, r, why)
+    assert os.path.exists(f"{W}/series/{r[1]}/reply.eml") == (want == "failed"), (root, r)
+assert sorted(rows) == ["broken-1@example.org", "ext4@example.org", "slow5@example.org"], rows
+slow5, broken, ext4 = rows["slow5@example.org"], rows["broken-1@example.org"], rows["ext4@example.org"]
+assert ext4[2] == "skipped" and "touches no path" in ext4[3], ext4
+assert slow5[2] == "decided", slow5
+assert slow5[4].startswith("yield cs_per_sec") and ": regression " in slow5[4], slow5
+assert broken[2] == "failed" and "patch 2 of the series does not apply" in broken[3], broken
+assert "hunk: include/linux/mm_types.h" in broken[3], broken
+# every state entered once, in order
+for root, want in (("slow5@example.org", ["incomplete", "queued", "building", "running", "decided"]),
+                   ("broken-1@example.org", ["incomplete", "queued", "building", "failed"])):
+    got = [r[0] for r in db.execute("SELECT state FROM events WHERE series_id = ? ORDER BY id",
+                                    (rows[root][1],))]
+    assert got == want, (root, got)
+
+def reply(sid):
+    return email.message_from_binary_file(open(f"{W}/series/{sid}/reply.eml", "rb"),
+                                          policy=email.policy.default)
+m = reply(slow5[1])
+assert m["In-Reply-To"] == "<slow5@example.org>", m["In-Reply-To"]
+assert m["Subject"].startswith("Re: [PATCH] sched: add a fixed spin"), m["Subject"]
+assert "regression" in m["Subject"], m["Subject"]
+b = reply(broken[1])
+assert b["In-Reply-To"] == "<broken-1@example.org>", b["In-Reply-To"]
+assert b["Subject"].startswith("Re: [PATCH 1/2] mm/vmscan: touch a comment"), b["Subject"]
+assert "[mglrulab: does not apply]" in b["Subject"], b["Subject"]
+body = b.get_content()
+assert "hunk: include/linux/mm_types.h" in body and "patch 2 of the series" in body, body
+assert "names no base-commit" in body, body
+assert all(len(l) <= 78 for l in body.splitlines()), "a reply line over 78 columns"
+assert not os.path.exists(f"{W}/series/{ext4[1]}"), "a skipped series got a folder"
+html = open(f"{W}/index.html").read()
+for t in ("sched: add a fixed spin", "mm/vmscan: touch a comment", "ext4: faster fsync",
+          f'href="series/{slow5[1]}/reports/latest/report.html"', "regression"):
+    assert t in html, t
+print("slow5:", slow5[4])
+print("broken:", broken[3].splitlines()[0])
+PY
+# The index renders without a console error where chromium is installed.
+if command -v chromium > /dev/null; then
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$W/index.html" \
+		> "$TMP/dom.html" 2> /dev/null || fail "chromium could not render index.html"
+	grep -q 'ext4: faster fsync' "$TMP/dom.html" || fail "the rendered index lacks a series"
+fi
+echo ok
