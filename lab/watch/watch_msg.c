@@ -98,7 +98,7 @@ int watch_subject_parse(const char *subject, struct watch_tag *t)
 	/* Leading bracket groups: "[PATCH v2 1/3]", "[LSF/MM] [PATCH]". */
 	while (*s == '[') {
 		const char *e = strchr(s, ']');
-		int this_patch = 0;
+		int this_patch = 0, this_bad = 0;
 		struct watch_tag save = *t;
 
 		if (!e)
@@ -106,13 +106,14 @@ int watch_subject_parse(const char *subject, struct watch_tag *t)
 		for (const char *w = s + 1; w < e;) {
 			size_t len = strcspn(w, " \t,]");
 
-			tag_word(w, len, t, &this_patch, &bad);
+			tag_word(w, len, t, &this_patch, &this_bad);
 			w += len;
 			w += strspn(w, " \t,");
 		}
 		if (!this_patch)	/* another group's numbers are not the series' */
 			*t = save;
 		patch |= this_patch;
+		bad |= this_patch && this_bad;
 		s = skip_space(e + 1);
 		if (reply_prefix(s))	/* "[PATCH] Re: ..." is a reply posted as one */
 			t->is_reply = 1;
@@ -288,7 +289,7 @@ int watch_msg_parse(const char *buf, size_t len, struct watch_msg *m, struct str
 			WATCH_MSG_MAX_BYTES);
 		return -1;
 	}
-	if (memchr(buf, '\0', len)) {
+	if (len && memchr(buf, '\0', len)) {
 		sb_adds(err, "a NUL byte in the mail");
 		return -1;
 	}

@@ -263,6 +263,34 @@ static int take_head(struct watch_db *w, long s, const struct patch_mail *m,
 	return r;
 }
 
+/*
+ * A patch filed before its parent took the parent's id as its root (deep
+ * threading, out of order): when that parent finds the real root @s, the
+ * series it left behind, still incomplete, joins @s.
+ */
+static int absorb(struct watch_db *w, long s, const char *msgid, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id FROM series WHERE root = ? AND id != ?"
+					    " AND state = 'incomplete'", err);
+	long old = 0;
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, s);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		old = (long)sqlite3_column_int64(st, 0);
+	r = r == SQLITE_ROW || r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	if (r || !old)
+		return r;
+	return exec_bound(w, "UPDATE messages SET series_id = ? WHERE series_id = ?", s, old, err) ||
+	       exec_bound(w, "DELETE FROM events WHERE series_id = ?1 AND ?2 = ?1", old, old, err) ||
+	       exec_bound(w, "DELETE FROM series WHERE id = ?1 AND ?2 = ?1", old, old, err) ? -1 : 0;
+}
+
 /* File one patch mail into its series (or as a stray: series_id 0). */
 static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now,
 		      struct watch_assembly *out, struct strbuf *err)
@@ -283,6 +311,7 @@ static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now
 	if (dup)
 		s = 0;
 	if (exec_bound(w, "UPDATE messages SET series_id = ? WHERE id = ?", s, m->id, err) ||
+	    (s && strcmp(root, m->message_id) && absorb(w, s, m->message_id, err)) ||
 	    (s && (m->k == 0 || !strcmp(root, m->message_id)) && take_head(w, s, m, err))) {
 		free(root);
 		return -1;
