@@ -126,7 +126,9 @@ struct attr_side {
 #define ATTR_MAX_RUNS	16
 
 /*
- * A row is named as moved when |delta| exceeds this many times the noise.
+ * A row is named as moved when |delta| exceeds this many times the noise
+ * and its own spread (attr_compare.c: a function that ran in bursts is
+ * left out of the noise and held to its own spread).
  * bench/attr-noise-sim: past 1 x the noise, the noisiest function's own
  * delta names something in 6-12 % of tables of two boots of one kernel;
  * 1.5 x guards against that. It does not guard against a mode shared by
@@ -143,9 +145,10 @@ struct attr_side {
  * the delta and its share of the whole change, largest |delta| first,
  * the first @top of them in "functions"; the spread (max - min between
  * runs of one kernel, the larger of the two) per function, and the
- * table's noise, the largest spread of a kernel function, and the
- * threshold a row must pass to be named, ATTR_NOISE_MULTIPLE x noise
- * (null with one run per kernel). A new reference, or NULL with
+ * table's noise, the largest spread of a kernel function that ran
+ * steadily, and the threshold a row must pass to be named,
+ * ATTR_NOISE_MULTIPLE x noise (null with one run per kernel); each row
+ * says whether it ran in bursts and whether it is named. A new reference, or NULL with
  * FILE:LINE and what was expected in @err. reports/SCHEMA.md, "attribution", has the members.
  */
 json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *patched,
@@ -154,7 +157,8 @@ json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *
  * Window @window of several runs of one kernel (mglrulab profile): every
  * function's instructions per unit averaged over the runs, largest first,
  * with its share of the whole and its spread between runs; the noise is
- * the largest spread of a kernel function (null with one run). A new
+ * the largest spread of a kernel function that ran steadily (null with
+ * one run). A new
  * reference, or NULL with FILE:LINE and what was expected in @err.
  */
 json_t *attr_profile_json(const struct attr_side *side, long window, long top,

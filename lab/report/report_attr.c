@@ -72,6 +72,8 @@ static void read_window(struct vd *d, const json_t *j, const char *where,
 	if (!isfinite(w->threshold))
 		w->threshold = w->noise;
 	w->beyond_noise = vd_num(d, j, where, "beyond_noise");
+	w->noise_function = vd_str(d, j, where, "noise_function");
+	w->bursts = vd_num(d, j, where, "bursts");
 	w->more = vd_num(d, j, where, "more");
 	const json_t *acc = json_object_get(j, "accounts");
 	w->measured_pct = w->predicted_pct = w->predicted_kernel_pct = NAN;
@@ -99,6 +101,12 @@ static void read_window(struct vd *d, const json_t *j, const char *where,
 		r->spread = vd_num(d, e, at, "spread");
 		if (!r->function)
 			r->function = "?";
+		/* reports before 2026-12-05 have no "named": the threshold alone */
+		if (vd_get(e, "named"))
+			r->named = vd_bool(d, e, at, "named");
+		else
+			r->named = isfinite(w->threshold) && fabs(r->delta) > w->threshold &&
+				   strcmp(r->function, "[user space]");
 	}
 }
 
@@ -246,11 +254,23 @@ static void window_summary(const struct view_attr_window *w, struct strbuf *sb, 
 		sb_addf(sb, "No kernel function moved by more than %s per unit", th);
 	if (isfinite(w->noise) && w->threshold > w->noise)
 		sb_addf(sb, " (%.1f times the noise, %s: the largest spread between runs of one "
-			"kernel)", w->threshold / w->noise, n);
+			"kernel", w->threshold / w->noise, n);
 	else if (isfinite(w->noise))
-		sb_adds(sb, " (the noise: the largest spread between runs of one kernel)");
+		sb_adds(sb, " (the noise: the largest spread between runs of one kernel");
+	if (isfinite(w->noise) && w->noise_function) {
+		sb_adds(sb, ", ");
+		add_name(sb, w->noise_function, html);
+		sb_adds(sb, "'s");
+	}
+	if (isfinite(w->noise))
+		sb_adds(sb, ")");
 	if (isfinite(w->noise))
 		sb_adds(sb, w->beyond_noise > 0 ? "." : ": nothing here is a result.");
+	if (isfinite(w->noise) && w->bursts > 0)
+		sb_addf(sb, " %.0f function%s that ran in bursts (a spread at least %s mean) "
+			"%s held to %s own spread instead.", w->bursts,
+			w->bursts == 1 ? "" : "s", w->bursts == 1 ? "its" : "their",
+			w->bursts == 1 ? "is" : "are", w->bursts == 1 ? "its" : "their");
 	if (!w->accounts_metric)
 		return;
 	char pr[32], me[32];
@@ -309,8 +329,7 @@ static void brief_window(const struct view_attr_workload *w, const struct view_a
 		const struct view_attr_row *row = &win->rows[r];
 		char d[32], sh[32];
 
-		if (!isfinite(win->threshold) || !(fabs(row->delta) > win->threshold) ||
-		    !strcmp(row->function, "[user space]"))
+		if (!row->named)
 			continue;
 		signed1(d, sizeof(d), row->delta);
 		share_of(sh, sizeof(sh), row->share);
@@ -557,10 +576,7 @@ static void window_html(const struct view_attr_window *win, struct strbuf *sb)
 	for (size_t r = 0; r < win->nrows; r++) {
 		const struct view_attr_row *row = &win->rows[r];
 		char b[32], p[32], d[32], s[32], sp[32];
-		/* user space is not the kernel's: never named, as in beyond_noise */
-		int moved = isfinite(win->threshold) &&
-			    fabs(row->delta) > win->threshold &&
-			    strcmp(row->function, "[user space]");
+		int moved = row->named;
 
 		num1(b, sizeof(b), row->base);
 		num1(p, sizeof(p), row->patched);

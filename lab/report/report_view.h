@@ -197,12 +197,15 @@ struct view_host_state {
 struct view_attr_row {
 	const char *function;
 	double base, patched, delta, share, spread;	/* per unit; NaN: none */
+	int named;	/* past the threshold and its own spread (attr.h) */
 };
 
 struct view_attr_window {
 	long window;
 	double base_per_unit, patched_per_unit, base_kernel, patched_kernel;
 	double noise, threshold, beyond_noise, more;	/* NaN: none */
+	const char *noise_function;	/* whose spread the noise is; NULL: not said */
+	double bursts;	/* bursty functions left out of the noise; NaN: not said */
 	/* the primary this phase predicts (NULL: none) and both changes, in % */
 	const char *accounts_metric;
 	double measured_pct, predicted_pct, predicted_kernel_pct;

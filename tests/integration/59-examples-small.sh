@@ -94,10 +94,11 @@ if cfg["run"]["attribute"] == "all":
     for w in a["workloads"]:
         assert "windows" in w, (w["workload"], w.get("error") or w.get("skipped"))
         t = w["windows"][0]
-        named = [f["function"] for f in t["functions"]
-                 if f["function"] != "[user space]" and abs(f["delta"]) > t["threshold"]]
+        named = [f["function"] for f in t["functions"] if f["named"]]
         print(f'{w["workload"]}: kernel {t["base_kernel_per_unit"]:.0f} -> '
-              f'{t["patched_kernel_per_unit"]:.0f} instructions per unit; named {named[:5]}')
+              f'{t["patched_kernel_per_unit"]:.0f} instructions per unit; named {named[:5]}; '
+              f'noise {t["noise"]:.0f} ({t["noise_function"]}), {t["bursts"]} bursty above it, '
+              f'{w["runs_per_kernel"]} runs per kernel')
         if types[w["workload"]] == "mglru_aging":
             assert "lru_gen_update_size" in named, named
             assert t["patched_kernel_per_unit"] < t["base_kernel_per_unit"], t

@@ -752,6 +752,60 @@ static void test_attribution_rendered(void **state)
 	json_decref(s);
 }
 
+/*
+ * A table whose noise set bursty functions aside names whose spread the
+ * noise is and how many it left out, and takes a row's "named" as it is:
+ * a bursty row past the threshold but not its own spread is not bold.
+ */
+static void test_attribution_bursts(void **state)
+{
+	json_t *s = with_attribution(load_fixture()), *r;
+	json_t *w = json_array_get(json_object_get(json_object_get(s, "attribution"), "workloads"), 0);
+	json_t *win = json_array_get(json_object_get(w, "windows"), 0);
+	json_t *fns = json_object_get(win, "functions");
+	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(win, "noise_function", raw_string(hostile));
+	json_object_set_new(win, "bursts", json_integer(2));
+	json_object_set_new(json_array_get(fns, 0), "named", json_true());
+	json_object_set_new(json_array_get(fns, 1), "named", json_false());
+	json_array_insert_new(fns, 1, json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:b, s:b}",
+		"function", "crc32_body", "base", 1576.0, "patched", 0.0, "delta", -1576.0,
+		"share_of_change", -15.0, "spread", 3152.0, "bursty", 1, "named", 0));
+	r = analyze(s);
+	report_render_text(r, &t);
+	check_text_safe(&t, 80);
+	char *flat = unwrapped(t.buf);
+	assert_non_null(strstr(flat, "(1.5 times the noise, 4.5: the largest spread between runs "
+				     "of one kernel, <script>"));
+	assert_non_null(strstr(flat, " 2 functions that ran in bursts (a spread at least their "
+				     "mean) are held to their own spread instead."));
+	free(flat);
+	/* named by the row's own flag: one, not crc32_body's -1576 past 6.75 */
+	struct view_attribution va;
+	struct strbuf err = STRBUF_INIT, b = STRBUF_INIT;
+
+	assert_int_equal(report_attr_decode(s, &va, &err), 0);
+	report_attr_brief(&va, &b, 0);
+	flat = unwrapped(b.buf);
+	assert_non_null(strstr(flat, "yield_shared, phase 1: __x64_sys_sched_yield +101.0"));
+	assert_null(strstr(flat, "crc32_body"));
+	free(flat);
+	report_attr_release(&va);
+	sb_release(&err);
+	sb_release(&b);
+	report_render_html(r, &h);
+	assert_null(strstr(h.buf, "<script"));
+	assert_non_null(strstr(h.buf, "<strong>+101.0</strong>"));
+	assert_null(strstr(h.buf, "<strong>-1576.0</strong>"));
+	assert_non_null(strstr(h.buf, "of one kernel, &lt;script&gt;"));
+	json_decref(r);
+	json_decref(s);
+	sb_release(&t);
+	sb_release(&h);
+}
+
 /* A table confirmed with more runs says so, in the header and on its workload's line. */
 static void test_attribution_confirmed(void **state)
 {
@@ -989,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_attribution_malformed),
 		cmocka_unit_test(test_attribution_brief),
 		cmocka_unit_test(test_attribution_confirmed),
+		cmocka_unit_test(test_attribution_bursts),
 		cmocka_unit_test(test_profile_rendered),
 		cmocka_unit_test(test_note_and_icount),
 	};
