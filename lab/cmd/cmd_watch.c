@@ -133,6 +133,11 @@ static int scan(const struct lab_config *cfg, const struct watch_opts *o, struct
 		       stats.read, stats.read == 1 ? "" : "s", stats.duplicates, stats.rejected,
 		       as.filed, as.filed == 1 ? "" : "es", as.strays, as.changed);
 		fflush(stdout);
+		if (stats.deferred)
+			info("watch: %ld mail%s of %s could not be read now (moved since the "
+			     "listing, or an I/O error): the next scan reads %s", stats.deferred,
+			     stats.deferred == 1 ? "" : "s", archive,
+			     stats.deferred == 1 ? "it" : "them");
 	}
 	strvec_clear(&defaults);
 	sb_release(&err);

@@ -199,9 +199,23 @@ static int maildir_scan(struct watch_db *w, const char *dir, time_t now,
 			} else if (read_regular_file(path, &buf, WATCH_MSG_MAX_BYTES)) {
 				struct strbuf why = STRBUF_INIT;
 
-				sb_addf(&why, "cannot read it: %s", strerror(errno));
-				fr = reject(w, "maildir", files.v[i], why.buf, now, stats, err);
+				/*
+				 * Too big or no file are the mail's own and final. Anything
+				 * else (gone: a reader moved it from new/ to cur/ since the
+				 * listing; EIO, EACCES) is left unseen for the next scan:
+				 * marking it seen would lose the mail for good.
+				 */
+				if (errno != EFBIG && errno != EINVAL) {
+					stats->deferred++;
+					fr = 1;
+				} else {
+					sb_addf(&why, "cannot read it: %s", strerror(errno));
+					fr = reject(w, "maildir", files.v[i], why.buf, now, stats,
+						    err);
+				}
 				sb_release(&why);
+				if (fr == 1)
+					goto next;
 			} else {
 				fr = watch_file_mail(w, "maildir", files.v[i], buf.buf, buf.len, now,
 						     stats, err);
@@ -218,6 +232,7 @@ static int maildir_scan(struct watch_db *w, const char *dir, time_t now,
 				batch = 0;
 			}
 		}
+next:
 		sb_release(&buf);
 		free(path);
 		free(key);
@@ -316,6 +331,30 @@ static int epoch_commits(struct watch_db *w, const char *git_dir, const char *so
 	return r;
 }
 
+/*
+ * After `git cat-file blob COMMIT:m` failed: 0 when COMMIT has no "m" (a
+ * deletion, as public-inbox records spam removed), -1 with @err when the
+ * mail is there but could not be read (a broken pack, a full disk, no
+ * git): then the scan stops before its cursor passes the mail.
+ */
+static int mail_absent(const char *git_dir, const char *commit, const char *obj,
+		       struct strbuf *err)
+{
+	const char *has_mail[] = { "cat-file", "-e", obj, NULL };
+	const char *has_commit[] = { "cat-file", "-e", commit, NULL };
+	struct strbuf out = STRBUF_INIT, ignored = STRBUF_INIT;
+	int r = 0;
+
+	if (!git_out(git_dir, has_mail, &out, &ignored) ||
+	    git_out(git_dir, has_commit, &out, &ignored)) {
+		sb_addf(err, "%s: cannot read the mail of commit %s", git_dir, commit);
+		r = -1;
+	}
+	sb_release(&out);
+	sb_release(&ignored);
+	return r;
+}
+
 static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, time_t now,
 		      struct watch_scan_stats *stats, struct strbuf *err)
 {
@@ -332,8 +371,10 @@ static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, time_t
 		if (!in_tx && !(r = begin(w, err)))
 			in_tx = 1;
 		/* a commit without "m" deletes a mail (spam): nothing to read */
-		if (r || git_out(git_dir, args, &mail, &why))
+		if (r)
 			fr = 0;
+		else if (git_out(git_dir, args, &mail, &why))
+			fr = mail_absent(git_dir, commits.v[i], obj, err) ? -2 : 0;
 		else
 			fr = watch_file_mail(w, source, obj, mail.buf, mail.len, now, stats, err);
 		if (!r && db_failed(fr))

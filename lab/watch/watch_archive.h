@@ -20,6 +20,7 @@ struct watch_scan_stats {
 	long read;		/* mails filed */
 	long duplicates;	/* Message-IDs filed before */
 	long rejected;		/* refused, each with a reason in `rejected` */
+	long deferred;		/* not readable this time (moved, EIO): the next scan reads them */
 };
 
 /*

@@ -416,9 +416,32 @@ int watch_series_set_state(struct watch_db *w, long id, const char *state, const
 	return r;
 }
 
+long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, time_t now,
+			      struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	long n = -1;
+
+	if (add_event(w, id, "lab-failure", reason, now, err))
+		return -1;
+	st = watch_db_prepare(w, "SELECT COUNT(*) FROM events WHERE series_id = ? AND"
+			      " state = 'lab-failure'", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	else
+		watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return n;
+}
+
 /*
  * A later version of @s by its author, or an earlier series of the same
- * version (a resend): the reason @s is not measured, into @why.
+ * version (@s is a resend; an earlier one still incomplete or skipped
+ * does not count, else a RESEND of a series whose patches went missing is
+ * never measured): the reason @s is not measured, into @why.
  */
 static int superseded(struct watch_db *w, const struct series_row *s, struct strbuf *why,
 		      struct strbuf *err)
@@ -426,7 +449,8 @@ static int superseded(struct watch_db *w, const struct series_row *s, struct str
 	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series"
 					    " WHERE title_key = ? AND author = ? AND id != ? AND"
 					    " (version > ? OR (version = ? AND id < ? AND"
-					    "  state != 'skipped')) ORDER BY version DESC LIMIT 1",
+					    "  state NOT IN ('skipped', 'incomplete')))"
+					    " ORDER BY version DESC LIMIT 1",
 					    err);
 	int r;
 

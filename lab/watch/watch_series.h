@@ -57,6 +57,16 @@ LAB_MUST_CHECK
 int watch_series_set_state(struct watch_db *w, long id, const char *state, const char *reason,
 			   time_t now, struct strbuf *err);
 
+/*
+ * Record that the lab failed series @id (a session that could not be
+ * held: a host, libvirt, the disk), as an event "lab-failure" with
+ * @reason; its state does not change. The number of such events the
+ * series has now (1, 2, ...), or -1 with @err.
+ */
+LAB_MUST_CHECK
+long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, time_t now,
+			      struct strbuf *err);
+
 /* "mm: foo  bar" -> "mm: foo bar" lower-cased: how versions of a series are matched. */
 char *watch_title_key(const char *title);
 

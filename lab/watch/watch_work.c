@@ -227,17 +227,21 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 		sb_release(&err);
 		return r;
 	}
-	old = error_capture(&errors);
 	memset(&res, 0, sizeof(res));
 	r = kbuild_kernel(&cfg, base, &res);
 	kbuild_result_release(&res);
-	if (!r) {
-		memset(&res, 0, sizeof(res));
-		r = kbuild_kernel(&cfg, k, &res);
-		if (r == LAB_ELAB && res.build_failed)
-			r = LAB_EUSER + 100;	/* the series' kernel does not build */
-		kbuild_result_release(&res);
+	if (r) {
+		/* the lab's own kernel: no series is to blame; it stays building */
+		r = -lab_error("watch: [kernel %s] of %s, the baseline, does not build: series %ld "
+			       "waits for it", j->baseline, cfg.path, j->id);
+		goto out;
 	}
+	old = error_capture(&errors);
+	memset(&res, 0, sizeof(res));
+	r = kbuild_kernel(&cfg, k, &res);
+	if (r == LAB_ELAB && res.build_failed)
+		r = LAB_EUSER + 100;	/* the series' kernel does not build */
+	kbuild_result_release(&res);
 	error_capture(old);
 	if (interrupted()) {
 		r = -LAB_ELAB;
@@ -257,6 +261,7 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 	} else if (r) {
 		r = -r;		/* the lab's failure, not the series': it stays building */
 	}
+out:
 	config_release(&cfg);
 	free(mbox);
 	sb_release(&err);
@@ -292,6 +297,43 @@ static char *verdict_of(const char *summary)
 	if (!sb.len)
 		sb_adds(&sb, "no primary metric");
 	return sb_detach(&sb);
+}
+
+/*
+ * A session that failed as a whole: its kernels built, so the lab (a
+ * host, libvirt, the disk), not the series, is the likely cause; a kernel
+ * that does not boot fails runs, not the session. The series stays
+ * running, to be resumed by the next watch, which stops now; only after
+ * WATCH_LAB_ATTEMPTS such failures is it failed, with a reply that says
+ * the lab could not measure it, so that one series cannot stall the
+ * queue for good. 1 failed, <0 stop.
+ */
+static int session_failed(struct watch_db *w, struct series_job *j,
+			  const struct watch_work_opts *o, const char *errors)
+{
+	struct strbuf err = STRBUF_INIT;
+	long n = watch_series_lab_failure(w, j->id, errors, time(NULL), &err);
+	const char *what = "the lab failed to measure it";
+	struct lab_config cfg;
+	int r = -LAB_ELAB;
+
+	if (n < 0) {
+		lab_error("watch: %s", sb_str(&err));
+	} else if (n < WATCH_LAB_ATTEMPTS) {
+		lab_error("watch: series %ld: its session failed (%ld of %d times): it stays "
+			  "running, and the next watch resumes it", j->id, n, WATCH_LAB_ATTEMPTS);
+	} else if (!config_load_or_report(o->config, &cfg)) {
+		char *why = xasprintf("%s, %ld times; this says nothing of the series", what, n);
+
+		if (!write_failure_reply(j, &cfg, "not measured", why, errors) &&
+		    !set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", what) &&
+		    !set_state(w, j, "failed", errors))
+			r = 1;
+		free(why);
+		config_release(&cfg);
+	}
+	sb_release(&err);
+	return r;
 }
 
 /* The session of the baseline against the series. 1 done (decided or failed), <0 stop. */
@@ -338,18 +380,7 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 		info("series %ld: %s", j->id, v);
 		free(v);
 	} else {
-		const char *what = "its session failed";
-		struct lab_config cfg;
-
-		r = -LAB_ELAB;
-		if (!config_load_or_report(o->config, &cfg)) {
-			if (!write_failure_reply(j, &cfg, "session failed", what,
-						 errors.len ? errors.buf : "") &&
-			    !set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", what) &&
-			    !set_state(w, j, "failed", errors.len ? errors.buf : what))
-				r = 1;
-			config_release(&cfg);
-		}
+		r = session_failed(w, j, o, errors.len ? errors.buf : "the session failed");
 	}
 out:
 	sb_release(&errors);

@@ -29,6 +29,8 @@ struct watch_work_opts {
 };
 
 #define WATCH_BUDGET_DEFAULT_S	(20 * 60.0)
+/* sessions of one series that may fail as a whole before it is failed (watch_work.c) */
+#define WATCH_LAB_ATTEMPTS	3
 
 /*
  * Work on the next series: one left in building or running first, else

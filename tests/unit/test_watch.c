@@ -1034,6 +1034,44 @@ static void test_series_resend(void **state)
 	expect_reason(f, "again-0@x", "resend", "first-0@x", NULL);
 }
 
+/*
+ * A RESEND of a series whose second patch never reached the list: the
+ * incomplete first posting is no reason to skip the complete resend.
+ */
+static void test_series_resend_of_incomplete(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+
+	post(f, AUTHOR, "first", 2, 2, 0, 1, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW);
+	expect_state(f, "first-0@x", "incomplete");
+	post(f, AUTHOR, "again", 2, 2, 0, 2, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW + 60);
+	expect_state(f, "again-0@x", "queued");
+}
+
+/* The lab's failures of a series are counted as events; its state stays. */
+static void test_series_lab_failure(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	struct strbuf err = STRBUF_INIT;
+	long id;
+
+	post(f, AUTHOR, "v1", 1, 1, 1, 1, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW);
+	id = q_long(f, "SELECT id FROM series WHERE root = ?", "v1-1@x");
+	assert_int_equal(watch_series_set_state(&f->db, id, "running", NULL, NOW, &err), 0);
+	assert_int_equal(watch_series_lab_failure(&f->db, id, "libvirt went away", NOW, &err), 1);
+	assert_int_equal(watch_series_lab_failure(&f->db, id, "again", NOW + 1, &err), 2);
+	expect_state(f, "v1-1@x", "running");
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM events WHERE state = 'lab-failure'"
+				" AND reason = 'libvirt went away' AND series_id = (SELECT id FROM"
+				" series WHERE root = ?)", "v1-1@x"), 1);
+	sb_release(&err);
+}
+
 /* (d) A complete series touching only fs/ext4/inode.c, paths = mm/: skipped, saying why. */
 static void test_series_no_path(void **state)
 {
@@ -1258,6 +1296,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_resend, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_resend_of_incomplete, db_setup,
+						db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_lab_failure, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_no_path, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_grace, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_max_patches, db_setup, db_teardown),
