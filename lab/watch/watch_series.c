@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A deep-threaded series is a chain of n replies; a longer chain is a thread bomb. */
-#define WATCH_THREAD_DEPTH	(WATCH_MAX_PATCHES_DEFAULT * 3)
+/* A deep-threaded series is a chain of n replies (root_of() stops after n + 1 steps): a backstop. */
+#define WATCH_THREAD_DEPTH	10000
 
 char *watch_title_key(const char *title)
 {
@@ -95,10 +95,37 @@ static int mail_by_id(struct watch_db *w, const char *message_id, struct patch_m
 }
 
 /*
- * The root of @m's series: a cover letter or a lone patch is its own; a
- * patch k/n walks up In-Reply-To through patches of its version and size
- * (deep threading) to the cover letter or patch 1. A parent not yet filed
- * is taken as the root (its cover letter, most likely, still on its way).
+ * Whether @p, a filed mail, may be a patch or the cover letter of @m's
+ * series: its version and size, and sent by the same address (git
+ * send-email sends a series' mails from one; a patch's author may differ
+ * in its body's own From: line, which this is not).
+ */
+static int same_series_shape(const struct patch_mail *p, const struct patch_mail *m)
+{
+	char *a, *b;
+	int same;
+
+	if (!p->is_patch || p->version != m->version || p->n != m->n)
+		return 0;
+	a = author_key(p->from ? p->from : "");
+	b = author_key(m->from ? m->from : "");
+	same = !strcmp(a, b);
+	free(a);
+	free(b);
+	return same;
+}
+
+/*
+ * The root of @m's series: a cover letter is its own; a patch k/n walks up
+ * In-Reply-To through patches of its version and size with a smaller k
+ * (deep threading: 3/3 under 2/3; shallow: under 1/n or 0/n) to the cover
+ * letter 0/n or, without one, patch 1/n, which never walks further: a
+ * series without a cover posted in reply to another series' patch is its
+ * own. As k falls at each step the walk ends within n steps. A lone patch
+ * ([PATCH] or 1/1) is its own root unless it answers its 0/1 cover
+ * letter. A parent not yet filed is taken as the root (its cover letter,
+ * most likely, still on its way), but not for a lone patch: it often
+ * answers a discussion the archive never had.
  */
 static int root_of(struct watch_db *w, const struct patch_mail *m, char **root,
 		   struct strbuf *err)
@@ -107,14 +134,14 @@ static int root_of(struct watch_db *w, const struct patch_mail *m, char **root,
 	int r = 0;
 
 	*root = NULL;
-	if (m->k == 0 || m->n == 1 || !m->in_reply_to) {
+	if (m->k == 0 || !m->in_reply_to) {
 		*root = xstrdup(m->message_id);
 		return 0;
 	}
 	cur.message_id = xstrdup(m->message_id);
 	cur.in_reply_to = xstrdup(m->in_reply_to);
 	cur.k = m->k;
-	for (int depth = 0; depth < WATCH_THREAD_DEPTH; depth++) {
+	for (int depth = 0; depth <= m->n && depth < WATCH_THREAD_DEPTH; depth++) {
 		memset(&parent, 0, sizeof(parent));
 		if (cur.k == 0 || !cur.in_reply_to) {
 			*root = xstrdup(cur.message_id);
@@ -124,22 +151,28 @@ static int root_of(struct watch_db *w, const struct patch_mail *m, char **root,
 		if (r < 0)
 			break;
 		if (!r) {
-			*root = xstrdup(cur.in_reply_to);
+			*root = xstrdup(m->n == 1 ? cur.message_id : cur.in_reply_to);
 			r = 0;
 			break;
 		}
-		if (!parent.is_patch || parent.version != m->version || parent.n != m->n) {
-			/* a no-cover series posted in reply to another thread */
-			*root = xstrdup(cur.k == 1 ? cur.message_id : cur.in_reply_to);
+		r = 0;
+		if (same_series_shape(&parent, m) && parent.k == 0) {
+			*root = xstrdup(cur.in_reply_to);	/* its cover letter */
 			patch_mail_release(&parent);
-			r = 0;
+			break;
+		}
+		if (!same_series_shape(&parent, m) || parent.k >= cur.k || cur.k == 1) {
+			/* patch 1/n is a no-cover series' root; a k/n under no patch of
+			 * its own answers a thread shallowly, the parent the root */
+			*root = xstrdup(cur.k == 1 || same_series_shape(&parent, m) ?
+					cur.message_id : cur.in_reply_to);
+			patch_mail_release(&parent);
 			break;
 		}
 		patch_mail_release(&cur);
 		cur = parent;
-		r = 0;
 	}
-	if (!r && !*root)	/* a chain longer than any series: its top */
+	if (!r && !*root)	/* (cannot happen: k falls at each step) */
 		*root = xstrdup(cur.message_id);
 	patch_mail_release(&cur);
 	return r;

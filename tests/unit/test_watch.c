@@ -1208,6 +1208,64 @@ static void test_series_deep_threading(void **state)
 			       " (SELECT id FROM series WHERE root = ?)", "d-0@x"), 4);
 }
 
+/* A one-patch series with its 0/1 cover letter is one series, rooted at the cover. */
+static void test_series_one_patch_with_cover(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+
+	post(f, AUTHOR, "one", 1, 1, 0, 1, "mm: lone", "mm/x.c");
+	assemble(f, &rules, NOW);
+	assert_int_equal(series_count(f), 1);
+	expect_state(f, "one-0@x", "queued");
+
+	/* a lone patch answering a discussion (filed, no patch) is its own */
+	assert_int_equal(file_mail(f, AUTHOR, "talk@x", NULL, NULL, "mm: why is it slow?", NULL),
+			 1);
+	assert_int_equal(file_mail(f, AUTHOR, "fix@x", "talk@x", NULL, "[PATCH] mm: fast again",
+				   "mm/y.c"), 1);
+	/* and one answering a mail the archive never had */
+	assert_int_equal(file_mail(f, AUTHOR, "fix2@x", "gone@x", NULL, "[PATCH] mm: faster",
+				   "mm/z.c"), 1);
+	assemble(f, &rules, NOW);
+	assert_int_equal(series_count(f), 3);
+	expect_state(f, "fix@x", "queued");
+	expect_state(f, "fix2@x", "queued");
+}
+
+/*
+ * A series without a cover letter posted in reply to another series'
+ * patch (the same version and size): its patch 1 is its root, it does not
+ * walk into the other one, whoever sent it.
+ */
+static void test_series_no_cover_under_other_series(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+
+	post(f, AUTHOR, "a", 1, 2, 0, 2, "mm: first series", "mm/a.c");
+	for (int i = 0; i < 2; i++) {
+		const char *from = i ? "Bob <bob@example.org>" : AUTHOR;
+		char *p1 = xasprintf("b%d-1@x", i), *p2 = xasprintf("b%d-2@x", i);
+
+		/* 1/2 under a's 2/2, 2/2 under its own 1/2 (deep threading) */
+		assert_int_equal(file_mail(f, from, p1, "a-2@x", NULL,
+					   "[PATCH 1/2] mm: second series", "mm/b.c"), 1);
+		assert_int_equal(file_mail(f, from, p2, p1, NULL, "[PATCH 2/2] mm: second series",
+					   "mm/c.c"), 1);
+		free(p1);
+		free(p2);
+	}
+	assemble(f, &rules, NOW);
+	assert_int_equal(series_count(f), 3);
+	expect_state(f, "a-0@x", "queued");
+	expect_state(f, "b0-1@x", "queued");
+	expect_state(f, "b1-1@x", "queued");
+	assert_int_equal(q_long(f, "SELECT n FROM series WHERE root = ?", "a-0@x"), 2);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages WHERE series_id ="
+				" (SELECT id FROM series WHERE root = ?)", "a-0@x"), 3);
+}
+
 /* Deep threading without a cover letter: patch 1 is the root. */
 static void test_series_deep_threading_no_cover(void **state)
 {
@@ -1296,6 +1354,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_resend, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_one_patch_with_cover, db_setup,
+						db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_no_cover_under_other_series, db_setup,
+						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_resend_of_incomplete, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_lab_failure, db_setup, db_teardown),
