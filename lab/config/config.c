@@ -1002,6 +1002,8 @@ const struct kernel_cfg *config_kernel_with_series(struct lab_config *cfg, const
 		.series_set = 1, .fragments_set = base->fragments_set,
 		.build_name = xstrdup("watch"),
 	};
+	/* a baseline with a series of its own (a fix the lab carries): that first */
+	strvec_pushv(&nk.series, (const char *const *)base->series.v);
 	strvec_push(&nk.series, series);
 	strvec_pushv(&nk.fragments, (const char *const *)base->fragments.v);
 	ALLOC_GROW(cfg->kernels, cfg->nr_kernels + 1, cfg->alloc_kernels);

@@ -221,7 +221,11 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 	base = config_kernel(&cfg, j->baseline);	/* the array may have moved */
 	if (!base || !k) {
 		/* the lab's configuration, not the series: it stays building */
-		r = -user_error("watch: %s", base ? sb_str(&err) : "no [kernel] of [watch] baseline");
+		if (base)
+			r = -user_error("watch: %s", sb_str(&err));
+		else
+			r = -user_error("watch: %s: [watch] baseline names [kernel %s], which it "
+					"does not have", cfg.path, j->baseline);
 		config_release(&cfg);
 		free(mbox);
 		sb_release(&err);

@@ -89,6 +89,42 @@ static void test_valid(void **state)
 }
 
 /*
+ * The kernel `mglrulab watch` builds for a posted series: its baseline's
+ * inputs, the baseline's own series first (a fix the lab carries), then
+ * the mail's, built in the shared "watch" folder.
+ */
+static void test_kernel_with_series(void **state)
+{
+	struct lab_config cfg;
+	struct strbuf err = STRBUF_INIT;
+	int status;
+	(void)state;
+	char *e = load("[lab]\n" GOOD_KERNELS "[run]\nkernels = baseline patched\n", &cfg, &status);
+
+	assert_string_equal(e, "");
+	const struct kernel_cfg *k = config_kernel_with_series(&cfg, "patched", "watch-7",
+								"/x/series.mbox", &err);
+	assert_non_null(k);
+	assert_int_equal(k->series.n, 2);
+	assert_non_null(strstr(k->series.v[0], "/a.mbox"));
+	assert_string_equal(k->series.v[1], "/x/series.mbox");
+	assert_string_equal(k->build_name, "watch");
+	assert_int_equal(k->fragments.n, 1);
+	k = config_kernel_with_series(&cfg, "baseline", "watch-8", "/x/s8.mbox", &err);
+	assert_non_null(k);
+	assert_int_equal(k->series.n, 1);
+	/* a name lab.conf has, and a baseline it has not: refused, saying which */
+	assert_null(config_kernel_with_series(&cfg, "baseline", "watch-8", "/x/s.mbox", &err));
+	assert_non_null(strstr(sb_str(&err), "[kernel watch-8] is in"));
+	sb_reset(&err);
+	assert_null(config_kernel_with_series(&cfg, "nosuch", "watch-9", "/x/s.mbox", &err));
+	assert_non_null(strstr(sb_str(&err), "no [kernel nosuch] in"));
+	sb_release(&err);
+	free(e);
+	config_release(&cfg);
+}
+
+/*
  * A lab.conf without [stats] and a report analysed without the session's
  * settings must use the same numbers: the seed once differed (1 here,
  * "mglrulab" in stats_settings_default()).
@@ -506,6 +542,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_kernel_with_series),
 		cmocka_unit_test(test_prefix_kernels),
 		cmocka_unit_test(test_stats_defaults_agree),
 		cmocka_unit_test(test_unknown_key_suggests),
