@@ -121,6 +121,7 @@ static int scan(const struct lab_config *cfg, const struct watch_opts *o, struct
 		.grace_s = cfg->watch.grace_s > 0 ? cfg->watch.grace_s : WATCH_GRACE_DEFAULT_S,
 		.max_patches = cfg->watch.max_patches > 0 ? cfg->watch.max_patches :
 			       WATCH_MAX_PATCHES_DEFAULT,
+		.history_measure = cfg->watch.history == WATCH_HISTORY_MEASURE,
 	};
 	r = watch_archive_scan(w, archive, now, &stats, &err);
 	if (!r)
@@ -133,6 +134,10 @@ static int scan(const struct lab_config *cfg, const struct watch_opts *o, struct
 		       stats.read, stats.read == 1 ? "" : "s", stats.duplicates, stats.rejected,
 		       as.filed, as.filed == 1 ? "" : "es", as.strays, as.changed);
 		fflush(stdout);
+		if (as.history)
+			info("watch: the first scan: %ld series on the list before the watch began "
+			     "skipped as history ([watch] history = measure measures them)",
+			     as.history);
 		if (stats.deferred)
 			info("watch: %ld mail%s of %s could not be read now (moved since the "
 			     "listing, or an I/O error): the next scan reads %s", stats.deferred,

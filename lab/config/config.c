@@ -153,6 +153,7 @@ static const struct ini_key watch_keys[] = {
 	  .expected = "a duration over zero: 90s, 15m, 1h" },
 	{ "interval", INI_CUSTOM, WATCH(interval_s), .parse = parse_grace,
 	  .expected = "a duration over zero: 90s, 15m, 1h" },
+	{ "history", INI_CHOICE, WATCH(history), .choices = WATCH_HISTORY_CHOICES },
 	{ NULL },
 };
 

@@ -138,7 +138,11 @@ struct watch_cfg {
 	char *baseline;			/* the kernel a series goes on (NULL: [run] kernels' first) */
 	double budget_s;		/* run time of each series' session (0: default) */
 	double interval_s;		/* `watch run`: between two scans (0: default) */
+	int history;			/* WATCH_HISTORY_*: the first scan's series */
 };
+
+#define WATCH_HISTORY_CHOICES	"skip|measure"
+enum { WATCH_HISTORY_SKIP, WATCH_HISTORY_MEASURE };
 
 struct lab_config {
 	char *path;			/* absolute path of the file */

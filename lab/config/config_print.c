@@ -44,7 +44,7 @@ static int report_set(const struct report_cfg *r)
 static int watch_set(const struct watch_cfg *w)
 {
 	return w->archive || w->paths.n || w->grace_s > 0 || w->max_patches || w->baseline ||
-	       w->budget_s > 0 || w->interval_s > 0;
+	       w->budget_s > 0 || w->interval_s > 0 || w->history != WATCH_HISTORY_SKIP;
 }
 
 static json_t *opt_string(const char *s)
@@ -117,12 +117,13 @@ char *config_to_json(const struct lab_config *cfg)
 			"mail_cc", opt_string(cfg->report.mail_cc),
 			"base_url", opt_string(cfg->report.base_url)));
 	if (watch_set(&cfg->watch))
-		json_object_set_new(root, "watch", xjson_pack("{s:o, s:o, s:f, s:I, s:o, s:f, s:f}",
+		json_object_set_new(root, "watch", xjson_pack("{s:o, s:o, s:f, s:I, s:o, s:f, s:f, s:s}",
 			"archive", opt_string(cfg->watch.archive),
 			"paths", strvec_json(&cfg->watch.paths), "grace_s", cfg->watch.grace_s,
 			"max_patches", (json_int_t)cfg->watch.max_patches,
 			"baseline", opt_string(cfg->watch.baseline), "budget_s", cfg->watch.budget_s,
-			"interval_s", cfg->watch.interval_s));
+			"interval_s", cfg->watch.interval_s, "history",
+			cfg->watch.history == WATCH_HISTORY_MEASURE ? "measure" : "skip"));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	return text;
@@ -198,6 +199,8 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 		sb_addf(out, "%s\n", cfg->watch.paths.n ? "" : " (default)");
 		if (cfg->watch.baseline)
 			sb_addf(out, "  baseline   %s\n", cfg->watch.baseline);
+		sb_addf(out, "  history    %s\n", cfg->watch.history == WATCH_HISTORY_MEASURE ?
+			"measure" : "skip (the first scan's series)");
 	}
 	if (!report_set(&cfg->report))
 		return;

@@ -639,6 +639,65 @@ static int judge_all(struct watch_db *w, const struct watch_rules *rules, time_t
 	return r;
 }
 
+/*
+ * The first assembly of a watch marks when it began (cursors row
+ * "watch:began"); unless @rules measure history, every series it found
+ * incomplete or queued is skipped as posted before then.
+ */
+static int mark_history(struct watch_db *w, const struct watch_rules *rules, time_t now,
+			struct watch_assembly *out, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT 1 FROM cursors WHERE source = 'watch:began'",
+					    err);
+	struct strvec ids = STRVEC_INIT;
+	char *reason, *when;
+	int r, began;
+
+	if (!st)
+		return -1;
+	r = sqlite3_step(st);
+	began = r == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return watch_db_error(w, err);
+	if (began)
+		return 0;
+	st = watch_db_prepare(w, "INSERT INTO cursors(source, position) VALUES('watch:began', ?)",
+			      err);
+	if (!st)
+		return -1;
+	when = xasprintf("%lld", (long long)now);
+	sqlite3_bind_text(st, 1, when, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	free(when);
+	if (r || rules->history_measure)
+		return r;
+	st = watch_db_prepare(w, "SELECT id FROM series WHERE state IN ('incomplete', 'queued')"
+			      " ORDER BY id", err);
+	if (!st)
+		return -1;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		strvec_pushf(&ids, "%lld", (long long)sqlite3_column_int64(st, 0));
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE) {
+		strvec_clear(&ids);
+		return watch_db_error(w, err);
+	}
+	reason = xstrdup("on the list before the watch began: its first scan takes the archive "
+			 "as history ([watch] history = measure measures it)");
+	r = 0;
+	for (size_t i = 0; !r && i < ids.n; i++) {
+		r = watch_series_set_state(w, strtol(ids.v[i], NULL, 10), "skipped", reason, now,
+					   err);
+		out->history += !r;
+		out->changed += !r;
+	}
+	free(reason);
+	strvec_clear(&ids);
+	return r;
+}
+
 int watch_assemble(struct watch_db *w, const struct watch_rules *rules, time_t now,
 		   struct watch_assembly *out, struct strbuf *err)
 {
@@ -648,7 +707,7 @@ int watch_assemble(struct watch_db *w, const struct watch_rules *rules, time_t n
 	if (watch_db_exec(w, "BEGIN IMMEDIATE", err))
 		return -1;
 	if (file_patches(w, now, out, err) || judge_all(w, rules, now, out, err) ||
-	    watch_db_exec(w, "COMMIT", err)) {
+	    mark_history(w, rules, now, out, err) || watch_db_exec(w, "COMMIT", err)) {
 		/* (a failed COMMIT may have ended the transaction already) */
 		(void)!watch_db_exec(w, "ROLLBACK", &ignored);
 		sb_release(&ignored);

@@ -25,6 +25,12 @@ struct watch_rules {
 	size_t npaths;
 	double grace_s;
 	long max_patches;
+	/*
+	 * 0: the series on the list before the watch's first assembly are
+	 * skipped as history (a watch pointed at lore's archive would
+	 * otherwise queue years of it); 1: they are measured.
+	 */
+	int history_measure;
 };
 
 #define WATCH_GRACE_DEFAULT_S	(2 * 86400.0)
@@ -38,6 +44,7 @@ struct watch_assembly {
 	long filed;		/* patches put into a series */
 	long strays;		/* patch mails that are no series' (duplicates, mismatched) */
 	long changed;		/* series whose state changed */
+	long history;		/* of them, skipped as before the watch began */
 };
 
 /*

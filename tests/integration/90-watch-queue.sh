@@ -19,7 +19,8 @@ conf=$TMP/lab.conf
 cp lab.conf "$conf" || fail "cannot copy lab.conf"
 ln -s "$ROOT/guests" "$TMP/guests" && ln -s "$ROOT/kernels" "$TMP/kernels" || fail "cannot link"
 sed -i "s#^state_dir = .*#state_dir = $TMP/lab#" "$conf"
-printf '\n[watch]\ngrace = 1h\n' >> "$conf"
+# (history = measure: the archive's threads are what is checked, not skipped as the past)
+printf '\n[watch]\ngrace = 1h\nhistory = measure\n' >> "$conf"
 python3 "$GEN" expect > "$TMP/expect.json" || fail "generator failed"
 
 # The queue of state folder $1 against the generator's expectations.
@@ -54,6 +55,16 @@ grep -q '24 mails filed, 0 seen before, 1 refused' "$TMP/scan1" || fail "first s
 check_queue "$TMP/s-md" maildir
 "$LAB" watch scan -c "$conf" --archive "$TMP/md" --state "$TMP/s-md" > "$TMP/scan2" || fail "rescan failed"
 grep -q '^watch: 0 mails filed, 0 seen before, 0 refused' "$TMP/scan2" || fail "the second scan read again: $(cat "$TMP/scan2")"
+
+# By default the first scan takes the archive as the past: nothing queued.
+sed '/^history = measure$/d' "$conf" > "$TMP/past.conf"
+"$LAB" watch scan -c "$TMP/past.conf" --archive "$TMP/md" --state "$TMP/s-past" > "$TMP/past.err" \
+	2>&1 || fail "watch scan (history = skip) failed: $(cat "$TMP/past.err")"
+grep -q 'series on the list before the watch began skipped as history' "$TMP/past.err" ||
+	fail "the first scan did not say it skipped the past: $(cat "$TMP/past.err")"
+"$LAB" -q watch status -c "$TMP/past.conf" --state "$TMP/s-past" > "$TMP/past.txt" || fail "status failed"
+! grep -q '^ *[0-9]\+ queued ' "$TMP/past.txt" || fail "the archive's past was queued: $(cat "$TMP/past.txt")"
+grep -q 'before the watch began' "$TMP/past.txt" || fail "status does not say why: $(cat "$TMP/past.txt")"
 
 # What the database keeps: the refused mail with its reason, the review's
 # own trailer (not the one it quotes), every mail once.

@@ -21,7 +21,7 @@ sed 's/^threshold = 5%/threshold = 2%/; s/^guest = tiny$/guest = tiny-icount/' \
 	tests/fixtures/labs/ab-small.conf > "$CONF"
 # The copy lives in $TMP: make its relative paths absolute again.
 sed -i "s#\.\./\.\./\.\./#$ROOT/#; s#\.\./series/#$ROOT/tests/fixtures/series/#" "$CONF"
-printf '\n[watch]\narchive = %s\npaths = mm/ kernel/sched/\nbudget = 5m\ninterval = 1s\n' \
+printf '\n[watch]\narchive = %s\npaths = mm/ kernel/sched/\nbudget = 5m\ninterval = 1s\nhistory = measure\n' \
 	"$TMP/archive" >> "$CONF"
 private_lab "$CONF"
 W=$TMP/lab/watch

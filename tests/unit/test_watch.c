@@ -661,7 +661,7 @@ static struct watch_rules mm_rules(void)
 {
 	return (struct watch_rules){ .paths = mm_paths, .npaths = 1,
 				     .grace_s = WATCH_GRACE_DEFAULT_S,
-				     .max_patches = WATCH_MAX_PATCHES_DEFAULT };
+				     .max_patches = WATCH_MAX_PATCHES_DEFAULT, .history_measure = 1 };
 }
 
 #define AUTHOR	"Ann Author <ann@example.org>"
@@ -1208,6 +1208,30 @@ static void test_series_deep_threading(void **state)
 			       " (SELECT id FROM series WHERE root = ?)", "d-0@x"), 4);
 }
 
+/*
+ * [watch] history = skip (the default): what the first assembly finds is
+ * the archive's past, skipped saying so; what comes after is measured.
+ */
+static void test_series_history(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	struct watch_assembly as;
+
+	rules.history_measure = 0;
+	post(f, AUTHOR, "old", 1, 2, 0, 2, "mm: old", "mm/x.c");
+	post(f, AUTHOR, "half", 1, 2, 0, 1, "mm: half", "mm/x.c");
+	as = assemble(f, &rules, NOW);
+	assert_int_equal(as.history, 2);
+	expect_state(f, "old-0@x", "skipped");
+	expect_reason(f, "old-0@x", "before the watch began", "history = measure", NULL);
+	expect_state(f, "half-0@x", "skipped");
+	post(f, AUTHOR, "new", 1, 1, 1, 1, "mm: new", "mm/y.c");
+	as = assemble(f, &rules, NOW + 60);
+	assert_int_equal(as.history, 0);
+	expect_state(f, "new-1@x", "queued");
+}
+
 /* A one-patch series with its 0/1 cover letter is one series, rooted at the cover. */
 static void test_series_one_patch_with_cover(void **state)
 {
@@ -1354,6 +1378,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_resend, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_history, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_one_patch_with_cover, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_no_cover_under_other_series, db_setup,
