@@ -175,7 +175,8 @@ static int write_failure_reply(const struct series_job *j, const struct lab_conf
 	for (const char *p = errors; *p;) {
 		size_t len = strcspn(p, "\n"), sp = strspn(p, " ");
 
-		if (len && strncmp(p + sp, "the work tree ", 14))
+		if (len && strncmp(p + sp, "the work tree ", 14) &&
+		    strncmp(p + sp, "and the work tree ", 18))
 			sb_addf(&body, "  %.*s\n", (int)len, p);
 		p += len + (p[len] == '\n');
 	}
