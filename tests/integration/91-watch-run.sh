@@ -160,6 +160,8 @@ m = reply(slow5[1])
 assert m["In-Reply-To"] == "<slow5@example.org>", m["In-Reply-To"]
 assert m["Subject"].startswith("Re: [PATCH] sched: add a fixed spin"), m["Subject"]
 assert "regression" in m["Subject"], m["Subject"]
+flat = " ".join(m.get_content().split())
+assert f"(from = baseline, series = {W}/series/{slow5[1]}/series.mbox) added to it" in flat, flat
 b = reply(broken[1])
 assert b["In-Reply-To"] == "<broken-1@example.org>", b["In-Reply-To"]
 assert b["Subject"].startswith("Re: [PATCH 1/2] mm/vmscan: touch a comment"), b["Subject"]
