@@ -109,8 +109,14 @@ int watch_db_open(const char *path, struct watch_db *w, struct strbuf *err)
 		goto fail;
 	}
 	if (v < WATCH_DB_VERSION) {
-		char *sql = xasprintf("BEGIN IMMEDIATE; %s PRAGMA user_version=%d; COMMIT;",
-				      schema, WATCH_DB_VERSION);
+		/*
+		 * A new database: its watch has not begun (watch_series.c,
+		 * mark_history()). One made before that existed has no row,
+		 * and its queue is left as it is.
+		 */
+		char *sql = xasprintf("BEGIN IMMEDIATE; %s %s PRAGMA user_version=%d; COMMIT;",
+				      schema, v == 0 ? "INSERT OR IGNORE INTO cursors(source, position)"
+				      " VALUES('watch:began', 'pending');" : "", WATCH_DB_VERSION);
 		int r = watch_db_exec(w, sql, err);
 
 		free(sql);

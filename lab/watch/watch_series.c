@@ -641,14 +641,16 @@ static int judge_all(struct watch_db *w, const struct watch_rules *rules, time_t
 
 /*
  * The first assembly of a watch marks when it began (cursors row
- * "watch:began"); unless @rules measure history, every series it found
- * incomplete or queued is skipped as posted before then.
+ * "watch:began", "pending" in a new database, then the time); unless
+ * @rules measure history, every series it found incomplete or queued is
+ * skipped as posted before then. A database from before the row existed
+ * has none: its watch began long ago.
  */
 static int mark_history(struct watch_db *w, const struct watch_rules *rules, time_t now,
 			struct watch_assembly *out, struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT 1 FROM cursors WHERE source = 'watch:began'",
-					    err);
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT 1 FROM cursors WHERE source = 'watch:began'"
+					    " AND position = 'pending'", err);
 	struct strvec ids = STRVEC_INIT;
 	char *reason, *when;
 	int r, began;
@@ -656,13 +658,13 @@ static int mark_history(struct watch_db *w, const struct watch_rules *rules, tim
 	if (!st)
 		return -1;
 	r = sqlite3_step(st);
-	began = r == SQLITE_ROW;
+	began = r != SQLITE_ROW;
 	sqlite3_finalize(st);
 	if (r != SQLITE_ROW && r != SQLITE_DONE)
 		return watch_db_error(w, err);
 	if (began)
 		return 0;
-	st = watch_db_prepare(w, "INSERT INTO cursors(source, position) VALUES('watch:began', ?)",
+	st = watch_db_prepare(w, "UPDATE cursors SET position = ? WHERE source = 'watch:began'",
 			      err);
 	if (!st)
 		return -1;

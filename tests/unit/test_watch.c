@@ -1232,6 +1232,21 @@ static void test_series_history(void **state)
 	expect_state(f, "new-1@x", "queued");
 }
 
+/* A database made before the watch's beginning was recorded keeps its queue. */
+static void test_series_history_old_database(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	char *err = NULL;
+
+	rules.history_measure = 0;
+	assert_int_equal(sqlite3_exec(f->db.db, "DELETE FROM cursors WHERE source = 'watch:began'",
+				      NULL, NULL, &err), SQLITE_OK);
+	post(f, AUTHOR, "old", 1, 1, 1, 1, "mm: old", "mm/x.c");
+	assert_int_equal(assemble(f, &rules, NOW).history, 0);
+	expect_state(f, "old-1@x", "queued");
+}
+
 /* A one-patch series with its 0/1 cover letter is one series, rooted at the cover. */
 static void test_series_one_patch_with_cover(void **state)
 {
@@ -1379,6 +1394,8 @@ int main(void)
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_resend, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_history, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_history_old_database, db_setup,
+						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_one_patch_with_cover, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_no_cover_under_other_series, db_setup,
