@@ -14,6 +14,7 @@
 #include "watch_archive.h"
 #include "watch_db.h"
 #include "watch_index.h"
+#include "watch_send.h"
 #include "watch_series.h"
 #include "watch_work.h"
 
@@ -28,6 +29,7 @@ struct watch_opts {
 	const char *config;
 	const char *archive;
 	const char *state;
+	const char *sendmail;
 	int json;
 	int once;
 };
@@ -43,12 +45,16 @@ static const struct lab_option watch_options[] = {
 	LAB_OPT_BOOL("json", 0, struct watch_opts, json, "(status) the queue as JSON"),
 	LAB_OPT_BOOL("once", 0, struct watch_opts, once,
 		     "(run) one scan, then every series queued, then exit"),
+	LAB_OPT_STRING("sendmail", 0, struct watch_opts, sendmail, "CMD",
+		       "(run) hand each new reply to CMD on its stdin\n"
+		       "(\"sendmail -t\"; split at blanks, no shell)"),
 	LAB_OPT_END
 };
 
 static const char *const watch_synopsis[] = {
 	"mglrulab watch scan   [-c FILE] [--archive DIR] [--state DIR]",
-	"mglrulab watch run    [-c FILE] [--archive DIR] [--state DIR] [--once]",
+	"mglrulab watch run    [-c FILE] [--archive DIR] [--state DIR] [--once]\n"
+	"                             [--sendmail CMD]",
 	"mglrulab watch status [-c FILE] [--state DIR] [--json]",
 	NULL
 };
@@ -62,12 +68,15 @@ const struct lab_usage watch_usage = {
 		"        replies, complete when all n are in. A complete series that touches\n"
 		"        [watch] paths is queued; others are skipped with the reason\n"
 		"        (superseded by vN+1, incomplete after [watch] grace, no path of\n"
-		"        interest, more than [watch] max_patches). Safe to kill at any point.\n"
+		"        interest, more than [watch] max_patches, on the list before the watch\n"
+		"        began: [watch] history). Safe to kill at any point.\n"
 		"run     Scan, then measure each queued series: its kernel built on [watch]\n"
 		"        baseline (default: [run] kernels' first), a decisive session of the\n"
 		"        baseline against it within [watch] budget, its reply mail\n"
 		"        (series/ID/reply.eml, ready to send) and the index page (index.html).\n"
 		"        A series that does not apply or build gets a reply that says so.\n"
+		"        --sendmail CMD hands each reply to CMD once (replies of series that\n"
+		"        ended before --sendmail was first given are not sent).\n"
 		"        Then scan again every [watch] interval (default 5m), until SIGINT or\n"
 		"        SIGTERM; with --once, exit when the queue is empty. Killed at any\n"
 		"        point (even kill -9), the next run goes on where it was.\n"
@@ -178,6 +187,26 @@ static int nap(double s)
 	return interrupted();
 }
 
+/* --sendmail: the replies not sent yet; 0, or 1 when some could not be (said). */
+static int send_replies(struct watch_db *w, const char *dir, const struct watch_opts *o)
+{
+	struct strbuf err = STRBUF_INIT;
+	long sent = 0;
+	int r = 0;
+
+	if (!o->sendmail)
+		return 0;
+	if (watch_send_replies(w, dir, o->sendmail, time(NULL), &sent, &err)) {
+		lab_error("watch: a reply was not sent (the next pass tries again): %s",
+			  sb_str(&err));
+		r = 1;
+	}
+	if (sent)
+		info("watch: %ld repl%s handed to %s", sent, sent == 1 ? "y" : "ies", o->sendmail);
+	sb_release(&err);
+	return r;
+}
+
 static int watch_run(const struct lab_config *cfg, const struct watch_opts *o)
 {
 	char *dir = state_dir(cfg, o);
@@ -186,7 +215,7 @@ static int watch_run(const struct lab_config *cfg, const struct watch_opts *o)
 	char *lock = xasprintf("%s/watch.lock", dir), *who = xasprintf("pid %ld\n", (long)getpid());
 	struct strbuf held_by = STRBUF_INIT;
 	struct watch_db w;
-	int r, lock_fd = -1;
+	int r, lock_fd = -1, unsent = 0;
 	enum lockfile_status ls;
 
 	if (mkdir_p(dir, 0755))
@@ -220,8 +249,11 @@ static int watch_run(const struct lab_config *cfg, const struct watch_opts *o)
 	}
 	for (;;) {
 		r = scan(cfg, o, &w);
+		/* a crash may have left replies unsent: those first */
+		unsent = !r && send_replies(&w, dir, o);
 		while (!r && !interrupted() && (r = watch_work_next(&w, &wo)) == 1) {
 			r = write_index(&w, dir);
+			unsent = send_replies(&w, dir, o);
 		}
 		r = r < 0 ? -r : r;
 		if (!r)
@@ -229,7 +261,7 @@ static int watch_run(const struct lab_config *cfg, const struct watch_opts *o)
 		if (r || o->once || nap(interval))
 			break;
 	}
-	if (!r && interrupted())
+	if (!r && (interrupted() || unsent))
 		r = LAB_ELAB;
 	watch_db_close(&w);
 	close(lock_fd);

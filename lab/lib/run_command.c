@@ -303,13 +303,16 @@ static void child_say(const char *what, const char *name, int err)
 		_exit(127);
 }
 
-/* In the child: stdin from /dev/null, stdout and stderr where @r routes them. */
+/* In the child: stdin from /dev/null or c->stdin_path, stdout and stderr where @r routes them. */
 static void child_redirect(const struct run *r)
 {
 	const struct child *c = r->c;
 	int devnull = open("/dev/null", O_RDWR);
+	int in = c->stdin_path ? open(c->stdin_path, O_RDONLY) : devnull;
 
-	dup2(devnull, 0);
+	if (in < 0)
+		_exit(127);	/* (the parent checked it is readable) */
+	dup2(in, 0);
 	if (r->want_pipe) {
 		dup2(r->pipefd[1], 1);
 		if (c->merge_stderr || c->log_path || c->on_line)

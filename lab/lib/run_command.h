@@ -19,6 +19,7 @@ struct child {
 	const char *dir;		/* working directory, or NULL */
 	const char *const *env;		/* extra "NAME=value" entries, or NULL */
 	const char *log_path;		/* append stdout and stderr here, or NULL */
+	const char *stdin_path;		/* stdin from this file (NULL: /dev/null) */
 	struct strbuf *out;		/* capture stdout here, or NULL */
 	int merge_stderr;		/* capture stderr into @out as well */
 	int null_stdout;		/* discard output not otherwise routed */

@@ -449,6 +449,12 @@ int watch_series_set_state(struct watch_db *w, long id, const char *state, const
 	return r;
 }
 
+int watch_series_event(struct watch_db *w, long id, const char *state, const char *reason,
+		       time_t now, struct strbuf *err)
+{
+	return add_event(w, id, state, reason, now, err);
+}
+
 long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, time_t now,
 			      struct strbuf *err)
 {

@@ -64,6 +64,11 @@ LAB_MUST_CHECK
 int watch_series_set_state(struct watch_db *w, long id, const char *state, const char *reason,
 			   time_t now, struct strbuf *err);
 
+/* Record event @state (not a state: "mailed") of series @id with @reason. 0, or -1 with @err. */
+LAB_MUST_CHECK
+int watch_series_event(struct watch_db *w, long id, const char *state, const char *reason,
+		       time_t now, struct strbuf *err);
+
 /*
  * Record that the lab failed series @id (a session that could not be
  * held: a host, libvirt, the disk), as an event "lab-failure" with

@@ -9,10 +9,11 @@
 # as a service manager does) during the kernel build and again during the
 # session; each restart goes on where it stopped, and the end is the same:
 # every series in its state, each state entered once, the index page
-# listing them. Then libvirt made unreachable: the series is not blamed
-# until the lab failed its session three times. tests/integration/90 checks the assembly on a larger
-# archive; here its queued series fail to apply, each with its reply. About
-# 3 minutes (one incremental kernel build, one session).
+# listing them; the reply handed to an MTA once (--sendmail). Then libvirt
+# made unreachable: the series is not blamed until the lab failed its
+# session three times. tests/integration/90 checks the assembly on a
+# larger archive; here its queued series fail to apply, each with its
+# reply. About 3 minutes (one incremental kernel build, one session).
 # run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
@@ -117,11 +118,24 @@ kill_watch
 echo "killed during the session after $(($(date +%s) - t0)) s, $n runs on disk"
 grep -q 'building \[kernel baseline\] and watch-' "$TMP/watch.out" || fail "no build progress: $(cat "$TMP/watch.out")"
 
-# 3. To the end.
-"$LAB" watch run -c "$CONF" --once >> "$TMP/watch.out" 2>> "$TMP/watch.err" ||
-	fail "the last watch run failed: $(tail -20 "$TMP/watch.err")"
+# 3. To the end, handing replies to an MTA that fails: the watch exits 2
+# saying so, and the next pass (nothing left to measure) sends the reply,
+# once. Replies of series that ended before --sendmail was first given
+# (the broken ones) are not sent.
+rc=0
+"$LAB" watch run -c "$CONF" --once --sendmail false >> "$TMP/watch.out" 2>> "$TMP/watch.err" || rc=$?
+[ "$rc" = 2 ] || fail "a watch whose MTA failed exited $rc: $(tail -20 "$TMP/watch.err")"
+grep -q 'a reply was not sent (the next pass tries again): series [0-9]*: false failed' "$TMP/watch.err" ||
+	fail "the failed MTA was not told: $(tail -5 "$TMP/watch.err")"
 echo "done after $(($(date +%s) - t0)) s"
 grep -q 'resuming the session' "$TMP/watch.out" || fail "the session was not resumed: $(cat "$TMP/watch.out")"
+SEND="$ROOT/tests/fixtures/capture-sendmail $TMP/sent"
+for _ in 1 2; do
+	"$LAB" watch run -c "$CONF" --once --sendmail "$SEND" >> "$TMP/watch.out" 2>> "$TMP/watch.err" ||
+		fail "the watch that sends failed: $(tail -5 "$TMP/watch.err")"
+done
+[ "$(find "$TMP/sent" -name '*.eml' | wc -l)" = 1 ] || fail "not one reply sent: $(ls "$TMP/sent")"
+grep -q '^In-Reply-To: <slow5@example.org>' "$TMP/sent/1.eml" || fail "the sent reply is not slow5's"
 
 python3 - "$DB" "$W" "$TMP/expect.json" <<'PY' || fail "the queue or the replies are not what they should be"
 import email, email.policy, glob, json, os, sqlite3, sys

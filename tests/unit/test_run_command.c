@@ -114,6 +114,28 @@ static void test_stdin_is_empty(void **state)
 	sb_release(&out);
 }
 
+/* stdin_path: the file is the child's stdin (watch run --sendmail's reply); a missing one: 127. */
+static void test_stdin_from_file(void **state)
+{
+	const char *argv[] = { "cat", NULL };
+	char path[] = "/tmp/mglrulab-test-stdin-XXXXXX";
+	int fd = mkstemp(path);
+	struct strbuf out = STRBUF_INIT;
+	struct child c = { .argv = argv, .out = &out, .stdin_path = path };
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "Subject: hi\n\nbody\n", 19), 19);
+	close(fd);
+	assert_int_equal(run_command(&c), 0);
+	assert_string_equal(sb_str(&out), "Subject: hi\n\nbody\n");
+	unlink(path);
+	sb_reset(&out);
+	assert_int_equal(run_command(&c), 127);
+	assert_int_equal(out.len, 0);
+	sb_release(&out);
+}
+
 static void test_dir_and_env(void **state)
 {
 	const char *pwd[] = { "pwd", NULL };
@@ -479,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_killed_by_signal),
 		cmocka_unit_test(test_program_that_does_not_exist),
 		cmocka_unit_test(test_capture_and_stderr),
+		cmocka_unit_test(test_stdin_from_file),
 		cmocka_unit_test(test_stdin_is_empty),
 		cmocka_unit_test(test_dir_and_env),
 		cmocka_unit_test(test_lines),
