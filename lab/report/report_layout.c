@@ -250,6 +250,11 @@ size_t layout_tables_view(const struct report_view *v, struct layout_table **out
 		}
 		free(ws);
 	}
+	/* none built: no array either (the callers free only what they were given tables in) */
+	if (!n) {
+		free(tabs);
+		tabs = NULL;
+	}
 	*out = tabs;
 	return n;
 }
