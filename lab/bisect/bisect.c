@@ -316,6 +316,8 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 		strvec_push(&so.kernel_names, a);
 		strvec_push(&so.kernel_names, b);
 		strvec_pushv(&so.workloads, (const char *const *)bs->o->workloads.v);
+	} else {
+		so.budget_s = 0;	/* the step keeps its budget: a --budget would raise it */
 	}
 	r = session_main(&so);
 	strvec_clear(&so.kernel_names);
