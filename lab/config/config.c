@@ -154,6 +154,7 @@ static const struct ini_key watch_keys[] = {
 	{ "interval", INI_CUSTOM, WATCH(interval_s), .parse = parse_grace,
 	  .expected = "a duration over zero: 90s, 15m, 1h" },
 	{ "history", INI_CHOICE, WATCH(history), .choices = WATCH_HISTORY_CHOICES },
+	{ "bisect", INI_CHOICE, WATCH(bisect), .choices = WATCH_BISECT_CHOICES },
 	{ NULL },
 };
 
@@ -971,6 +972,8 @@ const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const cha
 			.ref = base->ref ? xstrdup(base->ref) : NULL, .config = xstrdup(base->config),
 			.series_set = 1, .fragments_set = base->fragments_set,
 			.prefix_of = xstrdup(base_name), .prefix = prefix,
+			/* a watched series' prefixes build in its folder, incrementally */
+			.build_name = base->build_name ? xstrdup(base->build_name) : NULL,
 		};
 		strvec_pushv(&nk.series, (const char *const *)base->series.v);
 		strvec_pushv(&nk.fragments, (const char *const *)base->fragments.v);

@@ -139,10 +139,13 @@ struct watch_cfg {
 	double budget_s;		/* run time of each series' session (0: default) */
 	double interval_s;		/* `watch run`: between two scans (0: default) */
 	int history;			/* WATCH_HISTORY_*: the first scan's series */
+	int bisect;			/* WATCH_BISECT_*: after a regression */
 };
 
 #define WATCH_HISTORY_CHOICES	"skip|measure"
 enum { WATCH_HISTORY_SKIP, WATCH_HISTORY_MEASURE };
+#define WATCH_BISECT_CHOICES	"regression|no"
+enum { WATCH_BISECT_REGRESSION, WATCH_BISECT_NO };
 
 struct lab_config {
 	char *path;			/* absolute path of the file */
