@@ -275,7 +275,7 @@ int report_cli_mail(const json_t *report, const char *config_path, struct strbuf
 	if ((named || access(path, F_OK) == 0) && config_load_report(path, &rc, &why)) {
 		sb_trim_trailing_newlines(&why);
 		r = user_error("%s", sb_str(&why));
-	} else if (session_render_mail(report, &rc, out)) {
+	} else if (session_render_mail(report, &rc, NULL, out)) {
 		r = LAB_EUSER;
 	}
 	report_cfg_release(&rc);

@@ -106,6 +106,12 @@ struct report_mail_opts {
 	const char *to, *cc;	/* NULL: "To:" left for the user to fill */
 	const char *base_url;	/* [report] base_url: where report.html is published */
 	const char *date;	/* RFC 5322 date; NULL: the report's session.finished */
+	/*
+	 * A section of the caller's after the answer (`mglrulab watch`: the
+	 * bisection of a series that regressed), its lines wrapped at their
+	 * own indent; NULL: none.
+	 */
+	const char *appendix;
 };
 
 /*

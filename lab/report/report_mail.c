@@ -243,6 +243,31 @@ static void para(struct strbuf *sb, size_t indent, const char *text)
 	sb_addc(sb, '\n');
 }
 
+/*
+ * Text of the caller's (untrusted strings in it are filtered): each line a
+ * paragraph, wrapped at its own indent (a hunk's line stays indented).
+ */
+static void plain_lines(struct strbuf *out, const char *text)
+{
+	struct strbuf s = STRBUF_INIT, line = STRBUF_INIT;
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n"), indent = strspn(p, " ");
+
+		sb_reset(&line);
+		sb_add(&line, p + (indent < len ? indent : len), len - (indent < len ? indent : len));
+		sb_reset(&s);
+		sb_add_text_safe(&s, line.buf);
+		if (s.len)
+			para(out, indent, s.buf);
+		else
+			sb_addc(out, '\n');
+		p += len + (p[len] == '\n');
+	}
+	sb_release(&s);
+	sb_release(&line);
+}
+
 static void opening(const struct report_view *v, const struct thread *t, struct strbuf *sb)
 {
 	const struct view_kernel *k = patched_kernel(v);
@@ -321,6 +346,10 @@ int report_render_mail(const json_t *report, const struct report_mail_opts *o,
 	headers(&v, &h, o, &t, out);
 	opening(&v, &t, out);
 	headline_render_text(&h, out);
+	if (o->appendix && *o->appendix) {
+		sb_addc(out, '\n');
+		plain_lines(out, o->appendix);
+	}
 	sb_adds(out, "\nSetup\n");
 	report_text_context(&v, out);
 	reproduce(&v, o, out);
@@ -335,7 +364,7 @@ void report_render_plain_mail(const struct report_mail_opts *o, const char *subj
 			      const char *tag, const char *msgid, const char *body,
 			      struct strbuf *out)
 {
-	struct strbuf s = STRBUF_INIT, line = STRBUF_INIT;
+	struct strbuf s = STRBUF_INIT;
 	char date[64];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -364,23 +393,9 @@ void report_render_plain_mail(const struct report_mail_opts *o, const char *subj
 		"Content-Type: text/plain; charset=utf-8\n"
 		"Content-Transfer-Encoding: 8bit\n"
 		"X-Mailer: mglrulab watch\n\n");
-	/* each line a paragraph, wrapped at its own indent (a hunk's line stays indented) */
-	for (const char *p = body; *p;) {
-		size_t len = strcspn(p, "\n"), indent = strspn(p, " ");
-
-		sb_reset(&line);
-		sb_add(&line, p + (indent < len ? indent : len), len - (indent < len ? indent : len));
-		sb_reset(&s);
-		sb_add_text_safe(&s, line.buf);
-		if (s.len)
-			para(out, indent, s.buf);
-		else
-			sb_addc(out, '\n');
-		p += len + (p[len] == '\n');
-	}
+	plain_lines(out, body);
 	sb_adds(out, "\n-- \nmglrulab watch\n");
 	sb_release(&s);
-	sb_release(&line);
 }
 
 char *report_mail_default_from(void)

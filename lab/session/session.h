@@ -197,9 +197,11 @@ void session_summary_json(const char *dir, const json_t *report, enum fail_on f,
  * To, Cc and the link from lab.conf's [report] @rc (From defaults to
  * $USER@hostname): 0; -1 when the report cannot be read (said). Not
  * threaded is a warning. `report --mail` and `run --mail` share it.
+ * @appendix: report_mail_opts' (NULL: none).
  */
 LAB_MUST_CHECK
-int session_render_mail(const json_t *report, const struct report_cfg *rc, struct strbuf *out);
+int session_render_mail(const json_t *report, const struct report_cfg *rc, const char *appendix,
+			struct strbuf *out);
 
 /*
  * The reply mail of @report (session_render_mail()) at @path, From, To, Cc
@@ -207,7 +209,8 @@ int session_render_mail(const json_t *report, const struct report_cfg *rc, struc
  * cannot be written (said, naming it). Not threaded is a warning.
  */
 LAB_MUST_CHECK
-int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc);
+int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc,
+		       const char *appendix);
 
 /*
  * The progress line of finished run @i of @total ("run 3/8 base yp: failed:

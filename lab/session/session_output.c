@@ -122,7 +122,7 @@ static int write_ci_outputs(const struct session *s, const json_t *report, int s
 
 	if (s->o->json && write_summary(s, report, status))
 		failed = 1;
-	if (s->o->mail && session_write_mail(s->o->mail, report, &s->cfg.report))
+	if (s->o->mail && session_write_mail(s->o->mail, report, &s->cfg.report, NULL))
 		failed = 1;
 	return failed;
 }
@@ -190,11 +190,12 @@ void session_stdout_restore(struct session *s)
 	}
 }
 
-int session_render_mail(const json_t *report, const struct report_cfg *rc, struct strbuf *out)
+int session_render_mail(const json_t *report, const struct report_cfg *rc, const char *appendix,
+			struct strbuf *out)
 {
 	struct report_mail_opts o = {
 		.from = rc->mail_from, .to = rc->mail_to, .cc = rc->mail_cc,
-		.base_url = rc->base_url,
+		.base_url = rc->base_url, .appendix = appendix,
 	};
 	struct strbuf why = STRBUF_INIT;
 	char *from = o.from ? NULL : report_mail_default_from();
@@ -213,13 +214,14 @@ int session_render_mail(const json_t *report, const struct report_cfg *rc, struc
 	return r < 0 ? -1 : 0;
 }
 
-int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc)
+int session_write_mail(const char *path, const json_t *report, const struct report_cfg *rc,
+		       const char *appendix)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int r = LAB_ELAB;
 
 	/* A report the mail cannot read writes no empty mail. */
-	if (session_render_mail(report, rc, &sb))
+	if (session_render_mail(report, rc, appendix, &sb))
 		goto out;
 	r = LAB_OK;
 	if (write_user_output(path, sb.buf, sb.len))

@@ -390,6 +390,35 @@ static void test_mail_threaded_under_cover(void **state)
 	json_decref(r);
 }
 
+/*
+ * An appendix (the watch's bisection) after the answer, before Setup: its
+ * long lines wrapped at their own indent, its control characters gone.
+ */
+static void test_mail_appendix(void **state)
+{
+	struct report_mail_opts o = {
+		.from = "lab@example.org",
+		.appendix = "Bisection of the series:\n\nculprit: patch 2/3: [PATCH 2/3] sched: add a "
+			    "fixed 10us delay to sched_yield() (mglrulab test series), and more words "
+			    "to wrap\n    yield cs: -5.0 % \x1b[31m[-5.7, -2.9] regression\n",
+	};
+	json_t *r = threaded_report(1);
+	char *mail = mail_of(r, &o, 0);
+	const char *answer = strstr(mail, "\nAnswer:"), *bis = strstr(mail, "\nBisection of");
+	const char *setup = strstr(mail, "\nSetup\n");
+	(void)state;
+
+	assert_non_null(answer);
+	assert_non_null(bis);
+	assert_non_null(setup);
+	assert_true(answer < bis && bis < setup);
+	assert_non_null(strstr(bis, "\nculprit: patch 2/3: [PATCH 2/3] sched: add a fixed 10us"));
+	assert_non_null(strstr(bis, "\n    yield cs: -5.0 % ?[31m[-5.7, -2.9] regression\n"));
+	assert_mail_shape(mail);
+	free(mail);
+	json_decref(r);
+}
+
 /* No cover letter: the first patch's Message-Id; none at all: said, not fatal. */
 static void test_mail_first_patch_or_none(void **state)
 {
@@ -494,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_warning_names),
 		cmocka_unit_test(test_mail_threaded_under_cover),
 		cmocka_unit_test(test_mail_first_patch_or_none),
+		cmocka_unit_test(test_mail_appendix),
 		cmocka_unit_test(test_mail_hostile),
 		cmocka_unit_test(test_mail_note),
 	};
