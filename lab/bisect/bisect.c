@@ -308,7 +308,7 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 		.config = bs->o->config, .mode = SESSION_AB, .warmups = -1,
 		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
 		.budget_s = bs->o->budget_s, .reports_dir = dir, .no_stdout_report = 1,
-		.placement = place, .attribute = attribute,
+		.placement = place, .attribute = attribute, .series_kernel = bs->o->series_kernel,
 		/* A step that failed starts a new session: its failed runs are on record. */
 		.resume = session_started(dir) && strcmp(st.state, "failed"),
 	};
@@ -1017,6 +1017,62 @@ static int create_dir(struct bisect *bs)
 	return LAB_OK;
 }
 
+/*
+ * --confirmed (`mglrulab watch`): the session that found the regression is
+ * the confirm step, measured once. The step's folder links to it (a
+ * relative link: the reports folder may move), so the step reads like any
+ * other.
+ */
+static int adopt_confirmed(struct bisect *bs)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct bisect_step st;
+	json_t *step = add_step(bs, "confirm", bs->base, bs->series, &st), *res = NULL;
+	char *real = realpath(bs->o->confirmed, NULL);
+	char *dir = xasprintf("%s/%s", bs->dir, st.dir), *link = NULL, *target = NULL;
+	char *reports = realpath(bs->cfg.reports_dir, NULL);
+	const char *bad;
+	int r = LAB_OK;
+
+	if (!real || !reports) {
+		r = lab_error("bisect: %s: %s", real ? bs->cfg.reports_dir : bs->o->confirmed,
+			      strerror(errno));
+		goto out;
+	}
+	if (strncmp(real, reports, strlen(reports)) || real[strlen(reports)] != '/' ||
+	    strchr(real + strlen(reports) + 1, '/')) {
+		r = lab_error("bisect: the confirmed session %s is not in %s", real, reports);
+		goto out;
+	}
+	res = report_results(real, &err);
+	bad = res ? invalid_metric(res) : NULL;
+	if (!res || bad) {
+		r = lab_error("bisect: the confirmed session %s: %s", real,
+			      res ? "a metric is invalid (too many failed runs)" : sb_str(&err));
+		goto out;
+	}
+	link = xasprintf("%s/%s", dir, path_basename(real));
+	target = xasprintf("../../../%s", path_basename(real));
+	if (mkdir_p(dir, 0755) || (symlink(target, link) && errno != EEXIST)) {
+		r = lab_error("cannot link %s to %s: %s", link, target, strerror(errno));
+		goto out;
+	}
+	json_object_set_new(step, "session", json_string_lossy(real));
+	json_object_set_new(step, "results", res);
+	json_object_set_new(step, "state", json_string("done"));
+	res = NULL;
+	say("step %d (confirm): the session %s", (int)st.step, real);
+out:
+	json_decref(res);
+	free(real);
+	free(reports);
+	free(dir);
+	free(link);
+	free(target);
+	sb_release(&err);
+	return r;
+}
+
 static int start(struct bisect *bs)
 {
 	struct bisect_opts *o = bs->o;
@@ -1070,6 +1126,11 @@ static int start(struct bisect *bs)
 	if (!r && (size_t)n != json_array_size(head_of(bs).patches))
 		r = lab_error("bisect: the series counted %ld patches, then %zu", n,
 			      json_array_size(head_of(bs).patches));
+	if (!r && o->confirmed) {
+		bs->base = base;
+		bs->series = series;
+		r = adopt_confirmed(bs);
+	}
 	return r ? r : save(bs);
 }
 
@@ -1205,6 +1266,18 @@ int bisect_main(struct bisect_opts *o)
 	struct strbuf text = STRBUF_INIT;
 	int r = config_load_or_report(o->config, &bs.cfg);
 
+	if (!r && o->reports_dir) {
+		free(bs.cfg.reports_dir);
+		bs.cfg.reports_dir = xstrdup(o->reports_dir);
+	}
+	if (!r && o->series_kernel) {
+		struct strbuf err = STRBUF_INIT;
+
+		if (!config_kernel_with_series(&bs.cfg, o->series_kernel->base,
+					       o->series_kernel->name, o->series_kernel->series, &err))
+			r = user_error("bisect: %s", sb_str(&err));
+		sb_release(&err);
+	}
 	if (r)
 		goto out;
 	fflush(stdout);
@@ -1249,7 +1322,9 @@ int bisect_main(struct bisect_opts *o)
 	if (!r)
 		r = o->per_patch ? per_patch(&bs, &text) : search(&bs, &text);
 out:
-	if (r && bs.dir)
+	if (r && bs.dir && o->series_kernel)
+		term_printf(stderr, "bisection %s stopped; the next watch goes on with it\n", bs.dir);
+	else if (r && bs.dir)
 		term_printf(stderr, "bisection stopped; continue with:\n  mglrulab bisect --resume %s -c %s\n",
 			    path_basename(bs.dir), bs.cfg.path ? bs.cfg.path : o->config);
 	if (bs.lock_fd >= 0)

@@ -42,6 +42,8 @@
 #define BISECT_PER_PATCH_MAX	6
 #define BISECT_SCHEMA		"mglrulab-bisect/1"
 
+struct session_series_kernel;
+
 struct bisect_opts {
 	const char *config;
 	const char *base, *series;	/* kernel names; NULL: [run] kernels */
@@ -57,6 +59,16 @@ struct bisect_opts {
 	int resume;
 	const char *resume_id;		/* NULL: <reports>/latest-bisect */
 	const char *json;		/* --json FILE ("-": stdout): bisect_summary_json() */
+	/*
+	 * `mglrulab watch`: the series' kernel, which lab.conf has not
+	 * (session.h; NULL: none), the folder the bisection goes in (NULL:
+	 * lab.conf's reports), and the folder of a finished session of base
+	 * against series that is the confirm step (NULL: it is run). The
+	 * session must be in the same reports folder: the step links to it.
+	 */
+	const struct session_series_kernel *series_kernel;
+	const char *reports_dir;
+	const char *confirmed;
 };
 
 /* The runs of one step's session, from its report.json: -1 where unknown. */
