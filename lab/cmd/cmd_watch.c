@@ -288,6 +288,8 @@ static json_t *series_json(sqlite3_stmt *st)
 	json_object_set_new(j, "rfc", json_boolean(sqlite3_column_int(st, 10)));
 	if (sqlite3_column_type(st, 11) != SQLITE_NULL)
 		json_object_set_new(j, "verdict", json_string(watch_col_text(st, 11)));
+	if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+		json_object_set_new(j, "note", json_string(watch_col_text(st, 12)));
 	return j;
 }
 
@@ -299,9 +301,14 @@ static void series_line(sqlite3_stmt *st)
 		watch_col_text(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 4),
 		sqlite3_column_int(st, 3));
 	sb_add_text_safe(&sb, watch_col_text(st, 5));
-	/* the verdict, or the reason (git's words, several lines), under the title */
-	for (const char *p = sqlite3_column_type(st, 11) != SQLITE_NULL ? watch_col_text(st, 11) :
-			     watch_col_text(st, 8); *p;) {
+	/*
+	 * the verdict and the bisection's culprit, or the reason (git's
+	 * words, several lines), under the title
+	 */
+	char *said = sqlite3_column_type(st, 11) == SQLITE_NULL ? xstrdup(watch_col_text(st, 8)) :
+		     xasprintf("%s\n%s", watch_col_text(st, 11), watch_col_text(st, 12));
+
+	for (const char *p = said; *p;) {
 		size_t len = strcspn(p, "\n");
 		char *l = xstrndup(p, len);
 
@@ -312,6 +319,7 @@ static void series_line(sqlite3_stmt *st)
 		free(l);
 		p += len + (p[len] == '\n');
 	}
+	free(said);
 	printf("%s\n", sb.buf);
 	sb_release(&sb);
 }
@@ -330,8 +338,8 @@ static int watch_status(const struct lab_config *cfg, const struct watch_opts *o
 	}
 	st = watch_db_prepare(&w, "SELECT s.id, s.state, s.version, s.n,"
 			      " (SELECT COUNT(*) FROM messages m WHERE m.series_id = s.id AND m.k > 0),"
-			      " s.title, s.author, s.root, s.reason, s.base_commit, s.rfc, s.verdict"
-			      " FROM series s ORDER BY s.id", &err);
+			      " s.title, s.author, s.root, s.reason, s.base_commit, s.rfc, s.verdict,"
+			      " s.note FROM series s ORDER BY s.id", &err);
 	if (!st) {
 		r = lab_error("watch status: %s", sb_str(&err));
 		goto out;

@@ -53,8 +53,14 @@ static void row(struct strbuf *sb, sqlite3_stmt *st, const char *dir)
 	if (sqlite3_column_type(st, 6) != SQLITE_NULL && sqlite3_column_type(st, 7) != SQLITE_NULL)
 		sb_adds(sb, "\n");
 	sb_add_xml(sb, watch_col_text(st, 7));
+	/* the bisection's culprit */
+	if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
+		sb_adds(sb, "\n");
+		sb_add_xml(sb, watch_col_text(st, 8));
+	}
 	sb_adds(sb, "</td><td>");
 	link_if(sb, dir, id, "reports/latest/report.html", "report");
+	link_if(sb, dir, id, "reports/latest-bisect/bisect.html", "bisection");
 	link_if(sb, dir, id, "reply.eml", "reply");
 	link_if(sb, dir, id, "series.mbox", "mbox");
 	sb_adds(sb, "</td></tr>\n");
@@ -63,7 +69,7 @@ static void row(struct strbuf *sb, sqlite3_stmt *st, const char *dir)
 int watch_index_write(struct watch_db *w, const char *dir, struct strbuf *err)
 {
 	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, state, version, n, title, author,"
-					    " verdict, reason FROM series ORDER BY id DESC", err);
+					    " verdict, reason, note FROM series ORDER BY id DESC", err);
 	struct strbuf sb = STRBUF_INIT;
 	char *path = xasprintf("%s/index.html", dir);
 	int step, r = 0;
@@ -74,8 +80,9 @@ int watch_index_write(struct watch_db *w, const char *dir, struct strbuf *err)
 	}
 	report_html_begin(&sb, "mglrulab watch", index_css);
 	sb_adds(&sb, "<h1>mglrulab watch</h1>\n<p>Every series the list archive held, newest "
-		"first: its state (queued, building, running, decided, failed, skipped), its "
-		"verdict or why it was not measured.</p>\n<table class=\"watch\"><thead><tr>"
+		"first: its state (queued, building, running, bisecting, decided, failed, "
+		"skipped), its verdict or why it was not measured, the culprit of a "
+		"regression that was bisected.</p>\n<table class=\"watch\"><thead><tr>"
 		"<th>#</th><th>state</th><th>series</th><th>verdict or reason</th><th></th></tr>"
 		"</thead><tbody>\n");
 	while ((step = sqlite3_step(st)) == SQLITE_ROW)

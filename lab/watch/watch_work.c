@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bisect.h"
 #include "fsutil.h"
 #include "interrupt.h"
 #include "kbuild.h"
@@ -47,7 +48,7 @@ static int next_series(struct watch_db *w, struct series_job *j, struct strbuf *
 	sqlite3_stmt *st = watch_db_prepare(w, "SELECT s.id, s.root, s.state, s.title,"
 					    " (SELECT subject FROM messages WHERE message_id = s.root),"
 					    " s.base_commit, s.version, s.n FROM series s"
-					    " WHERE s.state IN ('building', 'running', 'queued')"
+					    " WHERE s.state IN ('building', 'running', 'bisecting', 'queued')"
 					    " ORDER BY s.state = 'queued', s.id LIMIT 1", err);
 	int r;
 
@@ -274,14 +275,18 @@ out:
 	return r;
 }
 
-/* "yield_shared ops_per_sec: regression -5.1% [-6.0%, -4.2%]; ..." from summary.json. */
-static char *verdict_of(const char *summary)
+/*
+ * "yield_shared ops_per_sec: regression -5.1% [-6.0%, -4.2%]; ..." from
+ * summary.json; *@regressed: whether a primary regressed.
+ */
+static char *verdict_of(const char *summary, int *regressed)
 {
 	json_error_t je;
 	json_t *s = json_load_file(summary, 0, &je), *p;
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
+	*regressed = 0;
 	if (!s)
 		return xstrdup("no summary");
 	json_array_foreach(json_object_get(s, "primaries"), i, p) {
@@ -294,6 +299,7 @@ static char *verdict_of(const char *summary)
 
 		if (!wl || !m)
 			continue;
+		*regressed |= v && !strcmp(v, stats_verdict_id(VERDICT_REGRESSION));
 		sb_addf(&sb, "%s%s %s: %s", sb.len ? "; " : "", wl, m, v ? v : "none");
 		if (json_is_number(json_object_get(p, "delta_pct")))
 			sb_addf(&sb, " %+.1f%% [%+.1f%%, %+.1f%%]", d, lo, hi);
@@ -341,6 +347,158 @@ static int session_failed(struct watch_db *w, struct series_job *j,
 	return r;
 }
 
+/*
+ * A series whose session found a regression is bisected ([watch] bisect)
+ * when it has patches to tell apart and its kernel is the baseline plus
+ * the series: a baseline carrying patches of its own would make them
+ * prefixes of the bisection.
+ */
+static int wants_bisection(const struct series_job *j, const struct watch_work_opts *o)
+{
+	const struct kernel_cfg *base = config_kernel(o->cfg, j->baseline);
+
+	if (o->cfg->watch.bisect != WATCH_BISECT_REGRESSION || j->n < 2)
+		return 0;
+	if (base && base->series.n) {
+		info("series %ld: not bisected: [kernel %s] carries a series of its own", j->id,
+		     j->baseline);
+		return 0;
+	}
+	return 1;
+}
+
+/* "culprit: patch 2 of 3, [PATCH 2/3] ...", or the outcome, from bisect --json's summary. */
+static char *bisect_note(const char *summary, long n)
+{
+	json_error_t je;
+	json_t *s = json_load_file(summary, 0, &je);
+	const json_t *c = json_object_get(s, "culprit");
+	const char *outcome = json_string_value(json_object_get(s, "outcome"));
+	const char *subject = json_string_value(json_object_get(c, "subject"));
+	char *note;
+
+	if (json_is_integer(json_object_get(c, "position")))
+		note = xasprintf("culprit: patch %" JSON_INTEGER_FORMAT " of %ld, %s",
+				 json_integer_value(json_object_get(c, "position")), n,
+				 subject ? subject : "(no subject)");
+	else
+		note = xasprintf("bisection: %s", outcome ? outcome : "no outcome");
+	json_decref(s);
+	return note;
+}
+
+/* series/ID/reply.eml again, from the session's report, with @appendix after the answer. */
+static int rewrite_reply(const struct series_job *j, const struct watch_work_opts *o,
+			 const char *appendix)
+{
+	char *report = xasprintf("%s/reports/latest/report.json", j->dir);
+	char *reply = xasprintf("%s/reply.eml", j->dir);
+	json_error_t je;
+	json_t *rep = json_load_file(report, 0, &je);
+	int r;
+
+	if (!rep)
+		r = lab_error("watch: %s:%d: %s", report, je.line, je.text);
+	else
+		r = session_write_mail(reply, rep, &o->cfg->report, appendix);
+	json_decref(rep);
+	free(report);
+	free(reply);
+	return r;
+}
+
+/*
+ * The bisection of a series that regressed (state bisecting), in
+ * series/ID/reports next to its session, which is its confirm step; a
+ * watch killed in it resumes it. The culprit goes into the series' note
+ * and into the reply, after the answer. A bisection the lab fails is a
+ * lab failure (session_failed()): after WATCH_LAB_ATTEMPTS the series is
+ * decided on its session alone, the reply saying the bisection did not
+ * finish. 1 done, <0 stop.
+ */
+static int bisect_step(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o)
+{
+	char *mbox = xasprintf("%s/series.mbox", j->dir), *reports = xasprintf("%s/reports", j->dir);
+	char *summary = xasprintf("%s/bisect-summary.json", j->dir);
+	char *latest = xasprintf("%s/latest", reports);
+	char *state = xasprintf("%s/latest-bisect/bisect.json", reports);
+	char *text_path = xasprintf("%s/latest-bisect/bisect.txt", reports);
+	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox };
+	struct strbuf errors = STRBUF_INIT, appendix = STRBUF_INIT, err = STRBUF_INIT, *old;
+	struct bisect_opts bo = {
+		.config = o->config, .base = j->baseline, .series = j->kernel,
+		.budget_s = o->cfg->watch.budget_s > 0 ? o->cfg->watch.budget_s :
+			    WATCH_BUDGET_DEFAULT_S,
+		.attribute = RUN_ATTRIBUTE_OFF, .json = summary, .series_kernel = &sk,
+		.reports_dir = reports, .confirmed = latest,
+		/* one killed before it wrote its state starts again */
+		.resume = is_regular_file(state),
+	};
+	struct strbuf text = STRBUF_INIT;
+	char *note = NULL;
+	long n;
+	int r;
+
+	info("series %ld: %s bisection of its %d patches", j->id, bo.resume ? "resuming the" :
+	     "a regression: a", j->n);
+	old = error_capture(&errors);
+	r = bisect_main(&bo);
+	error_capture(old);
+	strvec_clear(&bo.workloads);
+	if (interrupted()) {
+		r = -LAB_ELAB;
+		goto out;
+	}
+	if (r == LAB_OK && !read_file(text_path, &text, 1 << 20)) {
+		note = bisect_note(summary, j->n);
+		sb_addf(&appendix, "Bisection of the series (mglrulab bisect: each step a "
+			"session like the one above, the first of them that session):\n\n%s",
+			sb_str(&text));
+	} else {
+		n = watch_series_lab_failure(w, j->id, errors.len ? errors.buf :
+					     "the bisection failed", time(NULL), &err);
+		if (n < 0) {
+			lab_error("watch: %s", sb_str(&err));
+			r = -LAB_ELAB;
+			goto out;
+		}
+		if (n < WATCH_LAB_ATTEMPTS) {
+			r = -lab_error("watch: series %ld: its bisection failed (%ld of %d times): it "
+				       "stays bisecting, and the next watch resumes it", j->id, n,
+				       WATCH_LAB_ATTEMPTS);
+			goto out;
+		}
+		note = xstrdup("bisection failed");
+		sb_addf(&appendix, "The bisection of the series did not finish: the lab failed it "
+			"%ld times. It said:\n", n);
+		for (const char *p = errors.len ? errors.buf : "(nothing)"; *p;) {
+			size_t len = strcspn(p, "\n");
+
+			if (len)
+				sb_addf(&appendix, "  %.*s\n", (int)len, p);
+			p += len + (p[len] == '\n');
+		}
+	}
+	r = rewrite_reply(j, o, appendix.buf) ||
+	    set_column(w, j, "UPDATE series SET note = ? WHERE id = ?", note) ||
+	    set_state(w, j, "decided", NULL) ? -LAB_ELAB : 1;
+	if (r == 1)
+		info("series %ld: %s", j->id, note);
+out:
+	free(note);
+	sb_release(&text);
+	free(mbox);
+	free(reports);
+	free(summary);
+	free(latest);
+	free(state);
+	free(text_path);
+	sb_release(&errors);
+	sb_release(&appendix);
+	sb_release(&err);
+	return r;
+}
+
 /* The session of the baseline against the series. 1 done (decided or failed), <0 stop. */
 static int run_step(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o)
 {
@@ -378,10 +536,13 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 	if (interrupted()) {
 		r = -LAB_ELAB;
 	} else if (r == LAB_OK || r == LAB_REGRESSION) {
-		char *v = verdict_of(summary);
+		int regressed;
+		char *v = verdict_of(summary, &regressed);
+		const int bisect = regressed && wants_bisection(j, o);
 
+		/* 0: on to the bisection */
 		r = set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", v) ||
-		    set_state(w, j, "decided", NULL) ? -LAB_ELAB : 1;
+		    set_state(w, j, bisect ? "bisecting" : "decided", NULL) ? -LAB_ELAB : !bisect;
 		info("series %ld: %s", j->id, v);
 		free(v);
 	} else {
@@ -420,9 +581,13 @@ int watch_work_next(struct watch_db *w, const struct watch_work_opts *o)
 		r = -lab_error("watch: cannot create %s: %s", j.dir, strerror(errno));
 	} else {
 		/* a series killed while running has its kernels: straight to its session */
-		r = strcmp(j.state, "running") ? build_step(w, &j, o) : 0;
-		if (r == 0)
+		const int bisecting = !strcmp(j.state, "bisecting");
+
+		r = strcmp(j.state, "running") && !bisecting ? build_step(w, &j, o) : 0;
+		if (r == 0 && !bisecting)
 			r = run_step(w, &j, o);
+		if (r == 0)
+			r = bisect_step(w, &j, o);
 	}
 	job_release(&j);
 	sb_release(&err);

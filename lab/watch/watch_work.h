@@ -7,13 +7,17 @@
  * budget) of the baseline against it in series/ID/reports, its summary
  * (summary.json) and its reply mail (reply.eml). A series that does not
  * apply or does not build gets a reply saying so, naming the patch and the
- * hunk. States: queued -> building -> running -> decided, or failed.
+ * hunk. States: queued -> building -> running -> decided, or failed; a
+ * series of several patches whose session found a primary regression goes
+ * running -> bisecting -> decided ([watch] bisect): `mglrulab bisect` in
+ * series/ID/reports with the session as its confirm step, the culprit in
+ * the series' note and in the reply.
  *
  * Crash-safe by construction: a state is entered (committed) before its
  * work starts, so a kill -9 leaves the series in building or running; the
  * next `watch run` takes such a series first and does its step again (a
  * build from where the cache and the build folder are, a session resumed
- * from its runs on disk). A signal (SIGINT, SIGTERM) stops the step the
+ * from its runs on disk, a bisection resumed). A signal (SIGINT, SIGTERM) stops the step the
  * same way, state left as it was.
  */
 #ifndef LAB_WATCH_WORK_H

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # mglrulab watch run on a small list archive, with real kernels and guests:
-# the 5 % sched_yield() regression posted as a patch (slow5's diff, its own
-# mail) is built on the baseline, measured by a decisive session and
-# answered with a reply mail threaded under it that says "regression"; a
+# the 5 % sched_yield() regression posted as the second patch of two
+# (after a neutral comment; slow5's diff) is built on the baseline,
+# measured by a decisive session, bisected (the session its confirm step)
+# and answered with a reply mail threaded under it that says "regression"
+# and names patch 2 as the culprit; a
 # series whose second patch does not apply fails at once, its reply naming
 # the patch and the hunk; a series outside the paths of interest is
 # skipped. The watch is killed with kill -9 (with everything it started,
-# as a service manager does) during the kernel build and again during the
-# session; each restart goes on where it stopped, and the end is the same:
+# as a service manager does) during the kernel build, during the session
+# and during the bisection; each restart goes on where it stopped, and
+# the end is the same:
 # every series in its state, each state entered once, the index page
 # listing them; the reply handed to an MTA once (--sendmail). Then libvirt
 # made unreachable: the series is not blamed until the lab failed its
 # session three times. tests/integration/90 checks the assembly on a
 # larger archive; here its queued series fail to apply, each with its
-# reply. About 3 minutes (one incremental kernel build, one session).
+# reply. About 6 minutes (two incremental kernel builds, three sessions).
 # run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
@@ -56,12 +59,34 @@ broken = open(f"{fx}/broken-second.mbox").read().split("\nFrom mglrulab Mon Sep 
 put("2000000001000.broken1", with_ids(broken[0], "broken-1@example.org"))
 put("2000000001001.broken2", with_ids("From mglrulab Mon Sep 17" + broken[1], "broken-2@example.org",
                              "broken-1@example.org"))
-# A header of this run's own: the mail's bytes, hence the kernel's cache key,
-# are new, so its kernel is built (incrementally) rather than found cached.
+# slow5 as the second patch of two, after yield-three.mbox's neutral
+# comment (a cover letter, both patches in reply to it). A header of this
+# run's own: the mail's bytes, hence the kernel's cache key, are new, so
+# its kernel is built (incrementally) rather than found cached.
+def own_headers(msg):	# a patch of another thread: its ids go
+    head, body = msg.split("\n\n", 1)
+    keep, skip = [], False
+    for l in head.split("\n"):
+        if l[:1] in (" ", "\t"):
+            if not skip:
+                keep.append(l)
+            continue
+        skip = l.lower().startswith(("message-id:", "in-reply-to:", "references:")) or \
+            l.endswith(" Mon Sep 17 00:00:00 2001")	# the mbox's From_ line
+        if not skip:
+            keep.append(l)
+    return "\n".join(keep) + "\n\n" + body
+put("2000000001002.slow5", "From: mglrulab test <test@mglrulab.invalid>\n"
+    "Message-ID: <slow5@example.org>\nSubject: [PATCH 0/2] sched: a comment, then a fixed "
+    "spin in sched_yield()\n\nThe first patch is neutral, the second makes sched_yield() "
+    "about 5 % slower.\n")
+comment = own_headers(open(f"{fx}/yield-three.mbox").read().split("\n\nFrom ")[1]
+                      ).replace("[PATCH 1/3]", "[PATCH 1/2]")
+put("2000000001003.slow5-1", with_ids(comment, "slow5-1@example.org", "slow5@example.org"))
 slow5 = open(f"{fx}/sched-yield-delay-small.patch").read().replace(
-    "\nDate: ", f"\nX-Test-Run: {d}\nDate: ", 1)
-put("2000000001002.slow5", with_ids(slow5, "slow5@example.org"))
-put("2000000001003.ext4", "From: A <a@example.org>\nMessage-ID: <ext4@example.org>\n"
+    "\nDate: ", f"\nX-Test-Run: {d}\nDate: ", 1).replace("[PATCH]", "[PATCH 2/2]", 1)
+put("2000000001004.slow5-2", with_ids(slow5, "slow5-2@example.org", "slow5@example.org"))
+put("2000000001005.ext4", "From: A <a@example.org>\nMessage-ID: <ext4@example.org>\n"
     "Subject: [PATCH] ext4: faster fsync\n\n---\ndiff --git a/fs/ext4/fsync.c b/fs/ext4/fsync.c\n"
     "--- a/fs/ext4/fsync.c\n+++ b/fs/ext4/fsync.c\n@@ -1 +1 @@\n-a\n+b\n")
 PY
@@ -102,7 +127,6 @@ grep -q "another watch works on $W (pid $WPID)" "$TMP/second.err" || fail "secon
 sleep 5
 kill_watch
 echo "killed during the build after $(($(date +%s) - t0)) s"
-[ "$(state_of broken-1@example.org)" = failed ] || fail "the broken series is $(state_of broken-1@example.org), not failed"
 [ "$(state_of slow5@example.org)" = building ] || fail "after kill -9 in the build, slow5 is $(state_of slow5@example.org)"
 
 # 2. kill -9 during its session, once three runs are on disk.
@@ -118,10 +142,29 @@ kill_watch
 echo "killed during the session after $(($(date +%s) - t0)) s, $n runs on disk"
 grep -q 'building \[kernel baseline\] and watch-' "$TMP/watch.out" || fail "no build progress: $(cat "$TMP/watch.out")"
 
+# 2b. The session finds the regression and the watch bisects the two
+# patches, its session the confirm step: kill -9 once a probe has two runs
+# on disk; the next watch resumes the bisection.
+start_watch
+for _ in $(seq 2400); do
+	n=$(ls "$W"/series/*/reports/*-bisect/steps/*/latest/runs/*.json 2>/dev/null | wc -l)
+	[ "$(state_of slow5@example.org)" = bisecting ] && [ "$n" -ge 2 ] && break
+	kill -0 "$WPID" 2>/dev/null || fail "the watch ended before the bisection ran: $(tail -5 "$TMP/watch.err")"
+	sleep 0.5
+done
+[ "$n" -ge 2 ] || fail "the bisection never wrote 2 runs"
+kill_watch
+echo "killed during the bisection after $(($(date +%s) - t0)) s, $n runs of its steps on disk"
+
 # 3. To the end, handing replies to an MTA that fails: the watch exits 2
-# saying so, and the next pass (nothing left to measure) sends the reply,
-# once. Replies of series that ended before --sendmail was first given
-# (the broken ones) are not sent.
+# saying so, and the next pass (nothing left to measure) sends the
+# replies, each once. Replies of series that ended before --sendmail was
+# first given (those that did not apply, taken before the kills) are not
+# sent.
+python3 -c 'import sqlite3,sys
+for (i,) in sqlite3.connect(sys.argv[1]).execute("SELECT id FROM series WHERE state IN (\"decided\", \"failed\")"):
+    print(i)' "$DB" > "$TMP/old-replies"
+[ -s "$TMP/old-replies" ] || fail "no series ended before the first kill"
 rc=0
 "$LAB" watch run -c "$CONF" --once --sendmail false >> "$TMP/watch.out" 2>> "$TMP/watch.err" || rc=$?
 [ "$rc" = 2 ] || fail "a watch whose MTA failed exited $rc: $(tail -20 "$TMP/watch.err")"
@@ -129,19 +172,27 @@ grep -q 'a reply was not sent (the next pass tries again): series [0-9]*: false 
 	fail "the failed MTA was not told: $(tail -5 "$TMP/watch.err")"
 echo "done after $(($(date +%s) - t0)) s"
 grep -q 'resuming the session' "$TMP/watch.out" || fail "the session was not resumed: $(cat "$TMP/watch.out")"
+grep -q 'resuming the bisection' "$TMP/watch.out" || fail "the bisection was not resumed: $(cat "$TMP/watch.out")"
 SEND="$ROOT/tests/fixtures/capture-sendmail $TMP/sent"
 for _ in 1 2; do
 	"$LAB" watch run -c "$CONF" --once --sendmail "$SEND" >> "$TMP/watch.out" 2>> "$TMP/watch.err" ||
 		fail "the watch that sends failed: $(tail -5 "$TMP/watch.err")"
 done
-[ "$(find "$TMP/sent" -name '*.eml' | wc -l)" = 1 ] || fail "not one reply sent: $(ls "$TMP/sent")"
-grep -q '^In-Reply-To: <slow5@example.org>' "$TMP/sent/1.eml" || fail "the sent reply is not slow5's"
 
-python3 - "$DB" "$W" "$TMP/expect.json" <<'PY' || fail "the queue or the replies are not what they should be"
+python3 - "$DB" "$W" "$TMP/expect.json" "$TMP/old-replies" "$TMP/sent" <<'PY' || fail "the queue or the replies are not what they should be"
 import email, email.policy, glob, json, os, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 W = sys.argv[2]
-rows = {r[0]: r for r in db.execute("SELECT root, id, state, reason, verdict FROM series")}
+# every reply but those of series ended before step 3 sent once, slow5's
+# among them (its session's reply, waiting for the bisection, was no end)
+old = {int(x) for x in open(sys.argv[4]).read().split()}
+sent = [email.message_from_binary_file(open(f, "rb"), policy=email.policy.default)["In-Reply-To"]
+        for f in glob.glob(f"{sys.argv[5]}/*.eml")]
+want = [f"<{r}>" for i, r in db.execute("SELECT id, root FROM series")
+        if os.path.exists(f"{W}/series/{i}/reply.eml") and i not in old]
+assert sorted(sent) == sorted(want) and "<slow5@example.org>" in sent, (sent, want, old)
+mailed = {i for (i,) in db.execute("SELECT series_id FROM events WHERE state = 'mailed'")}
+rows = {r[0]: r for r in db.execute("SELECT root, id, state, reason, verdict, note FROM series")}
 # the generated threads: what was queued does not apply (made-up diffs); a
 # reply for each series measured or failed, none for the others
 for root, (state, why) in json.load(open(sys.argv[3])).items():
@@ -161,23 +212,39 @@ assert slow5[4].startswith("yield cs_per_sec") and ": regression " in slow5[4], 
 assert broken[2] == "failed" and "patch 2 of the series does not apply" in broken[3], broken
 assert "hunk: include/linux/mm_types.h" in broken[3], broken
 # every state entered once, in order
-for root, want in (("slow5@example.org", ["incomplete", "queued", "building", "running", "decided"]),
+for root, want in (("slow5@example.org", ["incomplete", "queued", "building", "running",
+                                          "bisecting", "decided"]),
                    ("broken-1@example.org", ["incomplete", "queued", "building", "failed"])):
     got = [r[0] for r in db.execute("SELECT state FROM events WHERE series_id = ? ORDER BY id",
                                     (rows[root][1],))]
     # (events that are no state: the reply handed to the MTA, once, last)
     assert [g for g in got if g != "mailed"] == want, (root, got)
-    assert got.count("mailed") == (root == "slow5@example.org") and got[-1] == \
-        ("mailed" if root == "slow5@example.org" else want[-1]), (root, got)
+    sid = rows[root][1]
+    assert got.count("mailed") == (sid not in old) and (sid in mailed) == (sid not in old) and \
+        got[-1] == ("mailed" if sid not in old else want[-1]), (root, got)
 
 def reply(sid):
     return email.message_from_binary_file(open(f"{W}/series/{sid}/reply.eml", "rb"),
                                           policy=email.policy.default)
 m = reply(slow5[1])
 assert m["In-Reply-To"] == "<slow5@example.org>", m["In-Reply-To"]
-assert m["Subject"].startswith("Re: [PATCH] sched: add a fixed spin"), m["Subject"]
+assert m["Subject"].startswith("Re: [PATCH 0/2] sched: a comment, then a fixed spin"), m["Subject"]
 assert "regression" in m["Subject"], m["Subject"]
 flat = " ".join(m.get_content().split())
+# the bisection: the session was its confirm step; the culprit in the
+# note, the reply and the index
+assert slow5[5].startswith("culprit: patch 2 of 2, [PATCH 2/2] sched: add a fixed spin"), slow5
+assert "Bisection of the series" in flat and "culprit: patch 2/2: [PATCH 2/2] sched: add" in flat, flat
+assert all(len(l) <= 78 for l in m.get_content().splitlines()), "a reply line over 78 columns"
+bdir = os.path.realpath(f"{W}/series/{slow5[1]}/reports/latest-bisect")
+st = json.load(open(f"{bdir}/bisect.json"))
+session = os.path.realpath(f"{W}/series/{slow5[1]}/reports/latest")
+assert st["complete"] and st["result"]["culprit"] == 2, st["result"]
+assert st["steps"][0]["purpose"] == "confirm" and st["steps"][0]["session"] == session, st["steps"][0]
+assert os.path.realpath(f"{bdir}/{st['steps'][0]['dir']}/{os.path.basename(session)}") == session
+assert [x for x in st["steps"] if (x["a"], x["b"]) == ("baseline", f"watch-{slow5[1]}")] == \
+    st["steps"][:1], "the confirm step was measured again"
+assert st["prefixes"]["1"]["builds"], st["prefixes"]
 assert f"(from = baseline, series = {W}/series/{slow5[1]}/series.mbox) added to it" in flat, flat
 b = reply(broken[1])
 assert b["In-Reply-To"] == "<broken-1@example.org>", b["In-Reply-To"]
@@ -189,10 +256,11 @@ assert "names no base-commit" in body, body
 assert all(len(l) <= 78 for l in body.splitlines()), "a reply line over 78 columns"
 assert not os.path.exists(f"{W}/series/{ext4[1]}"), "a skipped series got a folder"
 html = open(f"{W}/index.html").read()
-for t in ("sched: add a fixed spin", "mm/vmscan: touch a comment", "ext4: faster fsync",
-          f'href="series/{slow5[1]}/reports/latest/report.html"', "regression"):
+for t in ("sched: a comment, then a fixed spin", "mm/vmscan: touch a comment", "ext4: faster fsync",
+          f'href="series/{slow5[1]}/reports/latest/report.html"', "regression",
+          f'href="series/{slow5[1]}/reports/latest-bisect/bisect.html"', "culprit: patch 2 of 2"):
     assert t in html, t
-print("slow5:", slow5[4])
+print("slow5:", slow5[4], "|", slow5[5])
 print("broken:", broken[3].splitlines()[0])
 PY
 # 4. The lab's fault is not the series': slow5 taken again (its state set
