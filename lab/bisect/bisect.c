@@ -1260,24 +1260,33 @@ static int write_summary(const struct bisect *bs, int status)
 	return r;
 }
 
+/* `mglrulab watch`'s reports folder and series kernel (bisect_opts). */
+static int callers_config(struct bisect *bs)
+{
+	const struct bisect_opts *o = bs->o;
+	struct strbuf err = STRBUF_INIT;
+	int r = LAB_OK;
+
+	if (o->reports_dir) {
+		free(bs->cfg.reports_dir);
+		bs->cfg.reports_dir = xstrdup(o->reports_dir);
+	}
+	if (o->series_kernel && !config_kernel_with_series(&bs->cfg, o->series_kernel->base,
+							   o->series_kernel->name,
+							   o->series_kernel->series, &err))
+		r = user_error("bisect: %s", sb_str(&err));
+	sb_release(&err);
+	return r;
+}
+
 int bisect_main(struct bisect_opts *o)
 {
 	struct bisect bs = { .o = o, .lock_fd = -1, .saved_stdout = -1 };
 	struct strbuf text = STRBUF_INIT;
 	int r = config_load_or_report(o->config, &bs.cfg);
 
-	if (!r && o->reports_dir) {
-		free(bs.cfg.reports_dir);
-		bs.cfg.reports_dir = xstrdup(o->reports_dir);
-	}
-	if (!r && o->series_kernel) {
-		struct strbuf err = STRBUF_INIT;
-
-		if (!config_kernel_with_series(&bs.cfg, o->series_kernel->base,
-					       o->series_kernel->name, o->series_kernel->series, &err))
-			r = user_error("bisect: %s", sb_str(&err));
-		sb_release(&err);
-	}
+	if (!r)
+		r = callers_config(&bs);
 	if (r)
 		goto out;
 	fflush(stdout);

@@ -408,6 +408,40 @@ static int rewrite_reply(const struct series_job *j, const struct watch_work_opt
 }
 
 /*
+ * A bisection that failed (@errors, what the lab said): a lab failure
+ * (session_failed()). <0: stop, the series stays bisecting; 1: the
+ * attempts are spent, the reply's words on it in @appendix.
+ */
+static int bisect_failed(struct watch_db *w, const struct series_job *j, const char *errors,
+			 struct strbuf *appendix)
+{
+	struct strbuf err = STRBUF_INIT;
+	long n = watch_series_lab_failure(w, j->id, *errors ? errors : "the bisection failed",
+					  time(NULL), &err);
+
+	if (n < 0) {
+		lab_error("watch: %s", sb_str(&err));
+		sb_release(&err);
+		return -LAB_ELAB;
+	}
+	sb_release(&err);
+	if (n < WATCH_LAB_ATTEMPTS)
+		return -lab_error("watch: series %ld: its bisection failed (%ld of %d times): it "
+				  "stays bisecting, and the next watch resumes it", j->id, n,
+				  WATCH_LAB_ATTEMPTS);
+	sb_addf(appendix, "The bisection of the series did not finish: the lab failed it %ld "
+		"times. It said:\n", n);
+	for (const char *p = *errors ? errors : "(nothing)"; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len)
+			sb_addf(appendix, "  %.*s\n", (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+	return 1;
+}
+
+/*
  * The bisection of a series that regressed (state bisecting), in
  * series/ID/reports next to its session, which is its confirm step; a
  * watch killed in it resumes it. The culprit goes into the series' note
@@ -424,7 +458,7 @@ static int bisect_step(struct watch_db *w, struct series_job *j, const struct wa
 	char *state = xasprintf("%s/latest-bisect/bisect.json", reports);
 	char *text_path = xasprintf("%s/latest-bisect/bisect.txt", reports);
 	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox };
-	struct strbuf errors = STRBUF_INIT, appendix = STRBUF_INIT, err = STRBUF_INIT, *old;
+	struct strbuf errors = STRBUF_INIT, appendix = STRBUF_INIT, *old;
 	struct bisect_opts bo = {
 		.config = o->config, .base = j->baseline, .series = j->kernel,
 		.budget_s = o->cfg->watch.budget_s > 0 ? o->cfg->watch.budget_s :
@@ -436,7 +470,6 @@ static int bisect_step(struct watch_db *w, struct series_job *j, const struct wa
 	};
 	struct strbuf text = STRBUF_INIT;
 	char *note = NULL;
-	long n;
 	int r;
 
 	info("series %ld: %s bisection of its %d patches", j->id, bo.resume ? "resuming the" :
@@ -454,30 +487,10 @@ static int bisect_step(struct watch_db *w, struct series_job *j, const struct wa
 		sb_addf(&appendix, "Bisection of the series (mglrulab bisect: each step a "
 			"session like the one above, the first of them that session):\n\n%s",
 			sb_str(&text));
+	} else if ((r = bisect_failed(w, j, sb_str(&errors), &appendix)) <= 0) {
+		goto out;
 	} else {
-		n = watch_series_lab_failure(w, j->id, errors.len ? errors.buf :
-					     "the bisection failed", time(NULL), &err);
-		if (n < 0) {
-			lab_error("watch: %s", sb_str(&err));
-			r = -LAB_ELAB;
-			goto out;
-		}
-		if (n < WATCH_LAB_ATTEMPTS) {
-			r = -lab_error("watch: series %ld: its bisection failed (%ld of %d times): it "
-				       "stays bisecting, and the next watch resumes it", j->id, n,
-				       WATCH_LAB_ATTEMPTS);
-			goto out;
-		}
 		note = xstrdup("bisection failed");
-		sb_addf(&appendix, "The bisection of the series did not finish: the lab failed it "
-			"%ld times. It said:\n", n);
-		for (const char *p = errors.len ? errors.buf : "(nothing)"; *p;) {
-			size_t len = strcspn(p, "\n");
-
-			if (len)
-				sb_addf(&appendix, "  %.*s\n", (int)len, p);
-			p += len + (p[len] == '\n');
-		}
 	}
 	r = rewrite_reply(j, o, appendix.buf) ||
 	    set_column(w, j, "UPDATE series SET note = ? WHERE id = ?", note) ||
@@ -495,7 +508,6 @@ out:
 	free(text_path);
 	sb_release(&errors);
 	sb_release(&appendix);
-	sb_release(&err);
 	return r;
 }
 
