@@ -1271,9 +1271,7 @@ static int callers_config(struct bisect *bs)
 		free(bs->cfg.reports_dir);
 		bs->cfg.reports_dir = xstrdup(o->reports_dir);
 	}
-	if (o->series_kernel && !config_kernel_with_series(&bs->cfg, o->series_kernel->base,
-							   o->series_kernel->name,
-							   o->series_kernel->series, &err))
+	if (o->series_kernel && session_series_kernel_add(&bs->cfg, o->series_kernel, &err))
 		r = user_error("bisect: %s", sb_str(&err));
 	sb_release(&err);
 	return r;

@@ -985,9 +985,14 @@ const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const cha
 	return k;
 }
 
-const struct kernel_cfg *config_kernel_with_series(struct lab_config *cfg, const char *base_name,
-						   const char *name, const char *series,
-						   struct strbuf *err)
+/*
+ * A kernel @name of @cfg's with [kernel @base_name]'s inputs, in the
+ * watch's build folder, at @ref (NULL: the base's) and with @series after
+ * the base's own (NULL: none).
+ */
+static const struct kernel_cfg *watch_kernel(struct lab_config *cfg, const char *base_name,
+					     const char *name, const char *ref, const char *series,
+					     struct strbuf *err)
 {
 	const struct kernel_cfg *base = config_kernel(cfg, base_name);
 
@@ -1002,17 +1007,32 @@ const struct kernel_cfg *config_kernel_with_series(struct lab_config *cfg, const
 	/* Copy the fields first: the array may move when it grows. */
 	struct kernel_cfg nk = {
 		.name = xstrdup(name), .line = base->line, .source = xstrdup(base->source),
-		.ref = base->ref ? xstrdup(base->ref) : NULL, .config = xstrdup(base->config),
+		.ref = ref ? xstrdup(ref) : base->ref ? xstrdup(base->ref) : NULL,
+		.config = xstrdup(base->config),
 		.series_set = 1, .fragments_set = base->fragments_set,
 		.build_name = xstrdup("watch"),
 	};
 	/* a baseline with a series of its own (a fix the lab carries): that first */
 	strvec_pushv(&nk.series, (const char *const *)base->series.v);
-	strvec_push(&nk.series, series);
+	if (series)
+		strvec_push(&nk.series, series);
 	strvec_pushv(&nk.fragments, (const char *const *)base->fragments.v);
 	ALLOC_GROW(cfg->kernels, cfg->nr_kernels + 1, cfg->alloc_kernels);
 	cfg->kernels[cfg->nr_kernels] = nk;
 	return &cfg->kernels[cfg->nr_kernels++];
+}
+
+const struct kernel_cfg *config_kernel_with_series(struct lab_config *cfg, const char *base_name,
+						   const char *name, const char *series,
+						   struct strbuf *err)
+{
+	return watch_kernel(cfg, base_name, name, NULL, series, err);
+}
+
+const struct kernel_cfg *config_kernel_at(struct lab_config *cfg, const char *base_name,
+					  const char *name, const char *ref, struct strbuf *err)
+{
+	return watch_kernel(cfg, base_name, name, ref, NULL, err);
 }
 
 const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name)

@@ -220,6 +220,13 @@ const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const cha
 const struct kernel_cfg *config_kernel_with_series(struct lab_config *cfg, const char *base,
 						   const char *name, const char *series,
 						   struct strbuf *err);
+/*
+ * Add a kernel @name to @cfg: [kernel @base] at git commit @ref instead
+ * of its own (`mglrulab watch`: the baseline at a series' base-commit),
+ * in the watch's build folder. NULL with the reason in @err, as above.
+ */
+const struct kernel_cfg *config_kernel_at(struct lab_config *cfg, const char *base,
+					  const char *name, const char *ref, struct strbuf *err);
 const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name);
 /* The [host NAME] (or the implicit host) called @name, or NULL. */
 const struct host_cfg *config_host(const struct lab_config *cfg, const char *name);

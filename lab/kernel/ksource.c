@@ -126,6 +126,20 @@ static LAB_MUST_CHECK int git_rev(const char *repo, const char *rev, struct strb
 	return r;
 }
 
+char *ksource_git_commit(const char *path, const char *rev)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *gitdir = path_join(path, ".git"), *want = xasprintf("%s^{commit}", rev), *c = NULL;
+
+	if (*rev != '-' && is_dir(path) && (path_exists(gitdir) || str_ends_with(path, ".git")) &&
+	    !git_rev(path, want, &sb) && sb.len)
+		c = sb_detach(&sb);
+	sb_release(&sb);
+	free(gitdir);
+	free(want);
+	return c;
+}
+
 static int git_identify(const char *path, const char *ref, struct ksource *src,
 			struct strbuf *err)
 {

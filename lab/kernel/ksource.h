@@ -36,6 +36,13 @@ void ksource_release(struct ksource *src);
 LAB_MUST_CHECK
 int ksource_git(const char *tree, const char *const *args, struct strbuf *out);
 
+/*
+ * The full commit @rev names when @path is a git source (a repository, as
+ * ksource_identify() takes one) that has it, else NULL. @rev comes from
+ * lab.conf or is checked by the caller: it must not start with '-'.
+ */
+char *ksource_git_commit(const char *path, const char *rev);
+
 /* Environment for git commands the lab runs in its own trees. */
 extern const char *const lab_git_env[];
 

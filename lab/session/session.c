@@ -168,6 +168,19 @@ static int start_session(struct session *s)
 	return r ? r : session_hosts_check_shares(s);
 }
 
+int session_series_kernel_add(struct lab_config *cfg, const struct session_series_kernel *sk,
+			      struct strbuf *err)
+{
+	const char *base = sk->base;
+
+	if (sk->commit) {
+		if (!config_kernel_at(cfg, sk->base, sk->base_at, sk->commit, err))
+			return -1;
+		base = sk->base_at;
+	}
+	return config_kernel_with_series(cfg, base, sk->name, sk->series, err) ? 0 : -1;
+}
+
 /*
  * Kernels named on the command line replace [run] kernels; a prefix
  * kernel ("NAME@K") joins the configuration here, before anything holds
@@ -179,9 +192,7 @@ static int override_kernels(struct session *s)
 	struct strbuf err = STRBUF_INIT;
 	int r = LAB_OK;
 
-	if (o->series_kernel && !config_kernel_with_series(&s->cfg, o->series_kernel->base,
-							   o->series_kernel->name,
-							   o->series_kernel->series, &err))
+	if (o->series_kernel && session_series_kernel_add(&s->cfg, o->series_kernel, &err))
 		r = user_error("run: %s", sb_str(&err));
 	for (size_t i = 0; i < o->kernel_names.n && !r; i++)
 		if (!config_kernel_resolve(&s->cfg, o->kernel_names.v[i], &err))

@@ -67,6 +67,12 @@ struct session_opts {
 	 */
 	const struct session_series_kernel {
 		const char *base, *name, *series;
+		/*
+		 * A git commit (the series' base-commit): then @name goes
+		 * on [kernel @base] at that commit, a kernel named @base_at
+		 * that joins the configuration too; NULL: on @base.
+		 */
+		const char *commit, *base_at;
 	} *series_kernel;
 	const char *reports_dir;	/* NULL: lab.conf's (a bisection's steps: its folder) */
 	int no_stdout_report;		/* leave report.txt unprinted (a bisection prints its own) */
@@ -191,6 +197,14 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
  */
 void session_summary_json(const char *dir, const json_t *report, enum fail_on f, int status,
 			  struct strbuf *out);
+
+/*
+ * Add @sk's kernels to @cfg (session_opts.series_kernel): 0, or -1 with
+ * the reason in @err. The session and the bisection call it.
+ */
+LAB_MUST_CHECK
+int session_series_kernel_add(struct lab_config *cfg, const struct session_series_kernel *sk,
+			      struct strbuf *err);
 
 /*
  * The reply mail of @report (report_render_mail()) into @out, with From,

@@ -243,10 +243,15 @@ int session_new(struct session *s)
 	const char *mode = o->mode == SESSION_AB ? "ab" : o->mode == SESSION_AA ? "aa" : "one";
 	const struct session_series_kernel *ser = o->series_kernel;
 	/* a watched series' kernel is not in lab.conf: say how to put it there */
-	char *command = ser ? xasprintf("mglrulab run --%s %s %s -c %s, with [kernel %s] (from = %s, "
-					"series = %s) added to it", mode, ser->base, ser->name,
-					cfg->path, ser->name, ser->base, ser->series) :
-			      xasprintf("mglrulab run --%s -c %s", mode, cfg->path);
+	char *command = !ser ? xasprintf("mglrulab run --%s -c %s", mode, cfg->path) :
+			!ser->commit ? xasprintf("mglrulab run --%s %s %s -c %s, with [kernel %s] "
+						 "(from = %s, series = %s) added to it", mode,
+						 ser->base, ser->name, cfg->path, ser->name,
+						 ser->base, ser->series) :
+			xasprintf("mglrulab run --%s %s %s -c %s, with [kernel %s] (from = %s, ref = %s) "
+				  "and [kernel %s] (from = %s, series = %s) added to it", mode,
+				  ser->base_at, ser->name, cfg->path, ser->base_at, ser->base,
+				  ser->commit, ser->name, ser->base_at, ser->series);
 	s->ctx = xjson_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:o, s:o,"
 			   " s:{s:s, s:s, s:i, s:I, s:o, s:s}, s:o,"
 			   " s:{s:s, s:s?, s:I, s:I, s:s, s:I, s:I},"

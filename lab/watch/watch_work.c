@@ -23,7 +23,16 @@ struct series_job {
 	int version, n;
 	char *dir;			/* <watch>/series/<id> */
 	char *kernel;			/* "watch-<id>" */
-	const char *baseline;		/* the kernel it goes on */
+	const char *baseline;		/* [watch] baseline */
+	/*
+	 * The series' base-commit when the baseline is a git source that has
+	 * it (and is not at it already): the series goes on the baseline at
+	 * that commit, kernel base_at ("watch-<id>-base"); NULL: on the
+	 * baseline. base_is_own: the base-commit is the baseline's commit.
+	 */
+	char *commit, *base_at;
+	int base_is_own;
+	const char *a;			/* the kernel it goes on: base_at or baseline */
 };
 
 static void job_release(struct series_job *j)
@@ -35,6 +44,8 @@ static void job_release(struct series_job *j)
 	free(j->base_commit);
 	free(j->dir);
 	free(j->kernel);
+	free(j->commit);
+	free(j->base_at);
 }
 
 static char *dup_col(sqlite3_stmt *st, int col)
@@ -146,13 +157,48 @@ static int set_column(struct watch_db *w, const struct series_job *j, const char
 static char *base_note(const struct series_job *j, const struct lab_config *cfg)
 {
 	const struct kernel_cfg *k = config_kernel(cfg, j->baseline);
+	const char *src = k ? k->source : "?";
 
 	if (!j->base_commit)
 		return xasprintf("Built on [kernel %s] of the lab (%s): the series names no "
-				 "base-commit.", j->baseline, k ? k->source : "?");
+				 "base-commit.", j->baseline, src);
+	if (j->commit)
+		return xasprintf("Built on the series' base-commit %s: [kernel %s] of the lab (%s) "
+				 "at that commit, for the baseline and the series alike.",
+				 j->base_commit, j->baseline, src);
+	if (j->base_is_own)
+		return xasprintf("Built on the series' base-commit %s, the commit of [kernel %s] "
+				 "of the lab (%s).", j->base_commit, j->baseline, src);
 	return xasprintf("The series names base-commit %s; built on [kernel %s] of the lab "
-			 "(%s) instead, which is no git tree at that commit ([watch] baseline).",
-			 j->base_commit, j->baseline, k ? k->source : "?");
+			 "(%s) instead, which is no git tree that has that commit ([watch] "
+			 "baseline).", j->base_commit, j->baseline, src);
+}
+
+/*
+ * Where the series goes (series_job.commit): its base-commit, when it is
+ * a commit's hex name (the mail is untrusted) that the baseline's git
+ * source has and the baseline is not at already.
+ */
+static void choose_base(struct series_job *j, const struct lab_config *cfg)
+{
+	const struct kernel_cfg *k = config_kernel(cfg, j->baseline);
+	const char *c = j->base_commit;
+	size_t len = c ? strspn(c, "0123456789abcdef") : 0;
+	char *commit, *own;
+
+	j->a = j->baseline;
+	if (!k || !c || len < 7 || len > 64 || c[len] || !(commit = ksource_git_commit(k->source, c)))
+		return;
+	own = ksource_git_commit(k->source, k->ref ? k->ref : "HEAD");
+	if (own && !strcmp(own, commit)) {
+		j->base_is_own = 1;
+		free(commit);
+	} else {
+		j->commit = commit;
+		j->base_at = xasprintf("%s-base", j->kernel);
+		j->a = j->base_at;
+	}
+	free(own);
 }
 
 /* The reply to a series that could not be measured, as series/ID/reply.eml. */
@@ -195,6 +241,31 @@ static int write_failure_reply(const struct series_job *j, const struct lab_conf
 	return r;
 }
 
+/*
+ * The series' kernel (and the baseline at its base-commit) joined to
+ * @cfg, the kernel it goes on in *@base; NULL when lab.conf does not
+ * allow it (said).
+ */
+static const struct kernel_cfg *add_kernels(struct lab_config *cfg, const struct series_job *j,
+					    const char *mbox, const struct kernel_cfg **base)
+{
+	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox, j->commit,
+						  j->base_at };
+	struct strbuf err = STRBUF_INIT;
+	const struct kernel_cfg *k = NULL;
+
+	*base = NULL;
+	if (!config_kernel(cfg, j->baseline))
+		user_error("watch: %s: [watch] baseline names [kernel %s], which it does not have",
+			   cfg->path, j->baseline);
+	else if (session_series_kernel_add(cfg, &sk, &err))
+		user_error("watch: %s", sb_str(&err));
+	else if ((k = config_kernel(cfg, j->kernel)))
+		*base = config_kernel(cfg, j->a);	/* after the array grew */
+	sb_release(&err);
+	return *base ? k : NULL;
+}
+
 /* Build the baseline and the series' kernel. 0 built, 1 the series failed, <0 stop. */
 static int build_step(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o)
 {
@@ -216,30 +287,24 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 		free(mbox);
 		return -LAB_EUSER;
 	}
-	info("series %ld: building [kernel %s] and %s (%d patch%s) on it", j->id, j->baseline,
-	     j->kernel, j->n, j->n == 1 ? "" : "es");
-	base = config_kernel(&cfg, j->baseline);
-	k = base ? config_kernel_with_series(&cfg, j->baseline, j->kernel, mbox, &err) : NULL;
-	base = config_kernel(&cfg, j->baseline);	/* the array may have moved */
-	if (!base || !k) {
+	info("series %ld: building %s%s%s and %s (%d patch%s) on it", j->id,
+	     j->commit ? "" : "[kernel ", j->a, j->commit ? " (the baseline at its base-commit)" :
+	     "]", j->kernel, j->n, j->n == 1 ? "" : "es");
+	k = add_kernels(&cfg, j, mbox, &base);
+	if (!k) {
 		/* the lab's configuration, not the series: it stays building */
-		if (base)
-			r = -user_error("watch: %s", sb_str(&err));
-		else
-			r = -user_error("watch: %s: [watch] baseline names [kernel %s], which it "
-					"does not have", cfg.path, j->baseline);
 		config_release(&cfg);
 		free(mbox);
-		sb_release(&err);
-		return r;
+		return -LAB_EUSER;
 	}
 	memset(&res, 0, sizeof(res));
 	r = kbuild_kernel(&cfg, base, &res);
 	kbuild_result_release(&res);
 	if (r) {
 		/* the lab's own kernel: no series is to blame; it stays building */
-		r = -lab_error("watch: [kernel %s] of %s, the baseline, does not build: series %ld "
-			       "waits for it", j->baseline, cfg.path, j->id);
+		r = -lab_error("watch: [kernel %s] of %s, the baseline%s, does not build: series "
+			       "%ld waits for it", j->baseline, cfg.path, j->commit ?
+			       " at the series' base-commit" : "", j->id);
 		goto out;
 	}
 	old = error_capture(&errors);
@@ -457,10 +522,11 @@ static int bisect_step(struct watch_db *w, struct series_job *j, const struct wa
 	char *latest = xasprintf("%s/latest", reports);
 	char *state = xasprintf("%s/latest-bisect/bisect.json", reports);
 	char *text_path = xasprintf("%s/latest-bisect/bisect.txt", reports);
-	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox };
+	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox, j->commit,
+						  j->base_at };
 	struct strbuf errors = STRBUF_INIT, appendix = STRBUF_INIT, *old;
 	struct bisect_opts bo = {
-		.config = o->config, .base = j->baseline, .series = j->kernel,
+		.config = o->config, .base = j->a, .series = j->kernel,
 		.budget_s = o->cfg->watch.budget_s > 0 ? o->cfg->watch.budget_s :
 			    WATCH_BUDGET_DEFAULT_S,
 		.attribute = RUN_ATTRIBUTE_OFF, .json = summary, .series_kernel = &sk,
@@ -469,7 +535,7 @@ static int bisect_step(struct watch_db *w, struct series_job *j, const struct wa
 		.resume = is_regular_file(state),
 	};
 	struct strbuf text = STRBUF_INIT;
-	char *note = NULL;
+	char *note = NULL, *base;
 	int r;
 
 	info("series %ld: %s bisection of its %d patches", j->id, bo.resume ? "resuming the" :
@@ -482,6 +548,9 @@ static int bisect_step(struct watch_db *w, struct series_job *j, const struct wa
 		r = -LAB_ELAB;
 		goto out;
 	}
+	base = base_note(j, o->cfg);
+	sb_addf(&appendix, "%s\n\n", base);
+	free(base);
 	if (r == LAB_OK && !read_file(text_path, &text, 1 << 20)) {
 		note = bisect_note(summary, j->n);
 		sb_addf(&appendix, "Bisection of the series (mglrulab bisect: each step a "
@@ -517,7 +586,8 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 	char *mbox = xasprintf("%s/series.mbox", j->dir), *reports = xasprintf("%s/reports", j->dir);
 	char *summary = xasprintf("%s/summary.json", j->dir), *reply = xasprintf("%s/reply.eml", j->dir);
 	char *latest = xasprintf("%s/latest/session.json", reports);
-	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox };
+	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox, j->commit,
+						  j->base_at };
 	struct strbuf errors = STRBUF_INIT, *old;
 	struct session_opts so = {
 		.config = o->config, .mode = SESSION_AB, .warmups = -1, .fail_on = FAIL_ON_NONE,
@@ -536,11 +606,11 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 		/* (a resumed session keeps its budget: a --budget would extend it) */
 		so.budget_s = o->cfg->watch.budget_s > 0 ? o->cfg->watch.budget_s :
 			      WATCH_BUDGET_DEFAULT_S;
-		strvec_push(&so.kernel_names, j->baseline);
+		strvec_push(&so.kernel_names, j->a);
 		strvec_push(&so.kernel_names, j->kernel);
 	}
 	info("series %ld: %s session of [kernel %s] against %s", j->id,
-	     so.resume ? "resuming the" : "a decisive", j->baseline, j->kernel);
+	     so.resume ? "resuming the" : "a decisive", j->a, j->kernel);
 	old = error_capture(&errors);
 	r = session_main(&so);
 	error_capture(old);
@@ -551,10 +621,13 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 		int regressed;
 		char *v = verdict_of(summary, &regressed);
 		const int bisect = regressed && wants_bisection(j, o);
+		char *note = base_note(j, o->cfg);
 
-		/* 0: on to the bisection */
-		r = set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", v) ||
+		/* the base it went on after the answer; 0: on to the bisection */
+		r = (!bisect && rewrite_reply(j, o, note)) ||
+		    set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", v) ||
 		    set_state(w, j, bisect ? "bisecting" : "decided", NULL) ? -LAB_ELAB : !bisect;
+		free(note);
 		info("series %ld: %s", j->id, v);
 		free(v);
 	} else {
@@ -595,6 +668,7 @@ int watch_work_next(struct watch_db *w, const struct watch_work_opts *o)
 		/* a series killed while running has its kernels: straight to its session */
 		const int bisecting = !strcmp(j.state, "bisecting");
 
+		choose_base(&j, o->cfg);
 		r = strcmp(j.state, "running") && !bisecting ? build_step(w, &j, o) : 0;
 		if (r == 0 && !bisecting)
 			r = run_step(w, &j, o);
