@@ -3,8 +3,10 @@
  * Measuring a queued series: its patches as an mbox (series/ID/series.mbox,
  * from the mails as filed), its kernel built on the baseline ("watch-ID",
  * every series in the one build folder "watch", so each build is
- * incremental), then a decisive session (`--until decided`, [watch]
- * budget) of the baseline against it in series/ID/reports, its summary
+ * incremental; on the baseline at the series' base-commit, "watch-ID-base",
+ * when the baseline is a git source that has it), then a decisive session
+ * (`--until decided`, [watch] budget) of that base against it in
+ * series/ID/reports, its summary
  * (summary.json) and its reply mail (reply.eml). A series that does not
  * apply or does not build gets a reply saying so, naming the patch and the
  * hunk. States: queued -> building -> running -> decided, or failed; a
