@@ -66,6 +66,10 @@ grep -q "the other paired test never ran beside me" "$TMP/out" || fail "PAIRED_J
 
 # A test past its limit ("# run-all: timeout N", else TEST_TIMEOUT) is
 # stopped with what it started, counted as failed and named; the run goes on.
+# What it started is gone before the next test starts, even a child that
+# ignores TERM (as a daemon does while it shuts down gracefully: a libvirtd
+# that outlived test 39 kept test 40's from starting); so is what a test
+# that passed left running.
 mkdir "$TMP/h"
 for kind in serial paired; do
 	n=1; [ $kind = paired ] && n=2
@@ -73,11 +77,16 @@ for kind in serial paired; do
 	cat > "$TMP/h/$n-fake-hangs-$kind.sh" <<EOF
 $hdr
 # run-all: timeout 2
-sleep 300 & echo \$! > "$TMP/h/$kind.pid"
+(trap '' TERM; exec sleep 300) & echo \$! > "$TMP/h/$kind.pid"
 wait
 EOF
 done
-printf 'exit 0\n' > "$TMP/h/3-fake-after.sh"
+cat > "$TMP/h/3-fake-after.sh" <<EOF
+pid=\$(cat "$TMP/h/serial.pid")
+[ -e /proc/\$pid ] && [ "\$(awk '{print \$3}' /proc/\$pid/stat)" != Z ] && { echo "3: the hung test's child still runs"; exit 1; }
+(trap '' TERM; exec sleep 300) & echo \$! > "$TMP/h/leaves.pid"
+exit 0
+EOF
 t0=$(date +%s)
 ONLY=fake INTEGRATION_DIR="$TMP/h" tests/integration/run-all > "$TMP/out" 2>&1 && fail "a hung test passed: $(cat "$TMP/out")"
 [ $(( $(date +%s) - t0 )) -lt 60 ] || fail "the limits did not stop the hung tests: $(cat "$TMP/out")"
@@ -90,6 +99,9 @@ for kind in serial paired; do
 	[ -e /proc/$pid ] && [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" != Z ] &&
 		fail "the hung $kind test's child outlived its limit"
 done
+pid=$(cat "$TMP/h/leaves.pid")
+[ -e /proc/$pid ] && [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" != Z ] &&
+	fail "what a passed test left running outlived it"
 grep -q "integration: 1 passed, 2 failed, 0 skipped" "$TMP/out" || fail "counts with hung tests: $(cat "$TMP/out")"
 TEST_TIMEOUT=x ONLY=fake INTEGRATION_DIR="$TMP/h" tests/integration/run-all > "$TMP/out" 2>&1
 [ $? -eq 2 ] && grep -q "TEST_TIMEOUT: expected seconds, got 'x'" "$TMP/out" || fail "a bad TEST_TIMEOUT: $(cat "$TMP/out")"
