@@ -6,6 +6,14 @@ cd "$ROOT"
 LAB="$ROOT/mglrulab"
 TMP=$(mktemp -d /tmp/mglrulab-it.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# Stopped by run-all at its time limit (TERM to the test's process group):
+# name the command it was in (the hung step), then exit, which runs the
+# test's EXIT trap, its cleanup (a daemon it started, its domains), rather
+# than dying without it. stopped_hook, when a library defines it, adds what
+# it knows (tests/lib/hosts.sh: the daemon's log).
+trap 'echo "FAIL: stopped by SIGTERM (past its time limit?) in: $BASH_COMMAND" >&2
+	declare -F stopped_hook >/dev/null && stopped_hook
+	exit 143' TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }

@@ -3,10 +3,13 @@
 # an sshd on 127.0.0.1 with a host key and a client key made here, so the
 # daemon is reached the way a remote host is: qemu+ssh. There is no systemd
 # on the lab's machines; these are plain processes, stopped by hosts_stop.
-# The daemon runs in a mount namespace of its own where /etc/libvirt and
-# /var/log are folders under $1: its qemu.conf is the test's (QEMU as root,
-# no virtlogd: the embedded driver's settings, DESIGN.md), and what it
-# writes there (pool definitions, QEMU's logs) stays in the test's folder.
+# The daemon runs in a mount namespace of its own where /etc/libvirt,
+# /run/libvirt and /var/log are folders under $1: its qemu.conf is the
+# test's (QEMU as root, no virtlogd: the embedded driver's settings,
+# DESIGN.md), what it writes there (pool definitions, QEMU's logs) stays in
+# the test's folder, and its drivers' pid files (/run/libvirt/*/driver.pid,
+# locked while it runs) are its own: another checkout's test daemon, or
+# one still shutting down, does not keep it from starting.
 #
 #   hosts_need                 skip (77) unless root, libvirtd, sshd and nc
 #   hosts_start DIR            start both; sets HOSTS_URI (qemu+ssh),
@@ -36,8 +39,12 @@ hosts_daemon_start() {
 	local d=$HOSTS_DAEMON_DIR
 	rm -f "$HOSTS_SOCK"
 	# (unshare and sh exec: $! is the daemon's pid)
+	# (/run/libvirt is made if this machine never ran a libvirtd: a mount
+	# point must exist; it is what libvirt's packages create)
+	mkdir -p /run/libvirt
 	unshare --mount --propagation private -- sh -c \
-		'mount --bind "$1/etc" /etc/libvirt && mount --bind "$1/log" /var/log && shift && exec "$@"' \
+		'mount --bind "$1/etc" /etc/libvirt && mount --bind "$1/log" /var/log &&
+		 mount --bind "$1/state" /run/libvirt && shift && exec "$@"' \
 		sh "$d" "$HOSTS_LIBVIRTD" -f "$d/libvirtd.conf" -p "$d/libvirtd.pid" >>"$d/stdout" 2>&1 &
 	HOSTS_LIBVIRTD_PID=$!
 	for _ in $(seq 100); do [ -S "$HOSTS_SOCK" ] && break; sleep 0.1; done
@@ -63,6 +70,18 @@ hosts_kill() {
 	return 0
 }
 
+# (common.sh's TERM trap: a test stopped at its limit shows the daemon's
+# last words and what of the test still runs)
+stopped_hook() {
+	[ -n "${HOSTS_DAEMON_DIR:-}" ] || return 0
+	echo "hosts: the end of $HOSTS_DAEMON_DIR/libvirtd.log:" >&2
+	tail -n 20 "$HOSTS_DAEMON_DIR/libvirtd.log" >&2 2>/dev/null
+	echo "hosts: the test's processes:" >&2
+	ps -eo pid,pgid,stat,wchan:24,etime,args |
+		awk -v g="$(ps -o pgid= $$ | tr -d ' ')" 'NR == 1 || $2 == g' >&2
+	return 0
+}
+
 hosts_daemon_stop() {
 	[ -n "${HOSTS_LIBVIRTD_PID:-}" ] || return 0
 	hosts_kill "$HOSTS_LIBVIRTD_PID" libvirtd
@@ -85,7 +104,7 @@ auth_unix_ro = "none"
 auth_unix_rw = "none"
 log_outputs = "3:file:$d/libvirtd.log"
 CONF
-	mkdir -p "$d/etc" "$d/log"
+	mkdir -p "$d/etc" "$d/log" "$d/state"
 	cat >"$d/etc/qemu.conf" <<CONF
 user = "root"
 group = "root"
