@@ -40,7 +40,7 @@ LIB_OBJS_SAN := $(filter-out build/san/lab/cmd/%.o,$(LAB_SRCS:%.c=build/san/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check test unit integration deps clean workloads demo test-guest check-layers plugin \
+.PHONY: check-build all check test unit integration deps clean workloads demo test-guest check-layers plugin \
 	check-style
 # Keep the sanitizer objects: they are intermediate to the tests, and make
 # would otherwise delete them and rebuild them on every `make unit`.
@@ -138,8 +138,16 @@ check-style:
 
 check: check-layers check-style unit integration
 
+# Everything check compiles, built in parallel first: on a 2-core machine
+# 202 s one file at a time, 110 s with -j2 (2026-12-05). check itself stays
+# serial: its tests must not run beside each other.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+check-build:
+	$(MAKE) -j$(JOBS) $(UNIT_BINS) mglrulab workloads test-guest plugin
+
 # The README's two commands: each installs what it needs first.
 test: deps
+	$(MAKE) check-build
 	$(MAKE) check
 demo: deps
 	$(MAKE) all
