@@ -43,6 +43,7 @@ struct session_opts {
 	const char *junit;
 	const char *json;		/* --json FILE ("-": stdout): session_summary_json() */
 	const char *mail;		/* --mail FILE: the reply mail of the report */
+	const char *mail_appendix;	/* words after the mail's answer (NULL: none) */
 	int no_counters;
 	int until_decided;		/* --until decided: sequential session */
 	long max_runs;			/* --max-runs: run cap per kernel and workload (0: default) */

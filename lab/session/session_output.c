@@ -122,7 +122,7 @@ static int write_ci_outputs(const struct session *s, const json_t *report, int s
 
 	if (s->o->json && write_summary(s, report, status))
 		failed = 1;
-	if (s->o->mail && session_write_mail(s->o->mail, report, &s->cfg.report, NULL))
+	if (s->o->mail && session_write_mail(s->o->mail, report, &s->cfg.report, s->o->mail_appendix))
 		failed = 1;
 	return failed;
 }

@@ -344,6 +344,12 @@ out:
  * "yield_shared ops_per_sec: regression -5.1% [-6.0%, -4.2%]; ..." from
  * summary.json; *@regressed: whether a primary regressed.
  */
+/* A session's budget, and each bisection step's: [watch] budget or its default. */
+static double watch_budget(const struct lab_config *cfg)
+{
+	return cfg->watch.budget_s > 0 ? cfg->watch.budget_s : WATCH_BUDGET_DEFAULT_S;
+}
+
 static char *verdict_of(const char *summary, int *regressed)
 {
 	json_error_t je;
@@ -527,8 +533,7 @@ static int bisect_step(struct watch_db *w, struct series_job *j, const struct wa
 	struct strbuf errors = STRBUF_INIT, appendix = STRBUF_INIT, *old;
 	struct bisect_opts bo = {
 		.config = o->config, .base = j->a, .series = j->kernel,
-		.budget_s = o->cfg->watch.budget_s > 0 ? o->cfg->watch.budget_s :
-			    WATCH_BUDGET_DEFAULT_S,
+		.budget_s = watch_budget(o->cfg),
 		.attribute = RUN_ATTRIBUTE_OFF, .json = summary, .series_kernel = &sk,
 		.reports_dir = reports, .confirmed = latest,
 		/* one killed before it wrote its state starts again */
@@ -589,10 +594,13 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox, j->commit,
 						  j->base_at };
 	struct strbuf errors = STRBUF_INIT, *old;
+	/* every reply says which base the series went on, after the answer */
+	char *note = base_note(j, o->cfg);
 	struct session_opts so = {
 		.config = o->config, .mode = SESSION_AB, .warmups = -1, .fail_on = FAIL_ON_NONE,
 		.until_decided = 1, .reports_dir = reports, .no_stdout_report = 1, .json = summary,
-		.mail = reply, .series_kernel = &sk, .attribute = RUN_ATTRIBUTE_OFF,
+		.mail = reply, .mail_appendix = note, .series_kernel = &sk,
+		.attribute = RUN_ATTRIBUTE_OFF,
 		/* a session killed with the watch goes on from its runs on disk */
 		.resume = !strcmp(j->state, "running") && is_regular_file(latest),
 	};
@@ -604,8 +612,7 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 	}
 	if (!so.resume) {
 		/* (a resumed session keeps its budget: a --budget would extend it) */
-		so.budget_s = o->cfg->watch.budget_s > 0 ? o->cfg->watch.budget_s :
-			      WATCH_BUDGET_DEFAULT_S;
+		so.budget_s = watch_budget(o->cfg);
 		strvec_push(&so.kernel_names, j->a);
 		strvec_push(&so.kernel_names, j->kernel);
 	}
@@ -621,13 +628,10 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 		int regressed;
 		char *v = verdict_of(summary, &regressed);
 		const int bisect = regressed && wants_bisection(j, o);
-		char *note = base_note(j, o->cfg);
 
-		/* the base it went on after the answer; 0: on to the bisection */
-		r = (!bisect && rewrite_reply(j, o, note)) ||
-		    set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", v) ||
+		/* 0: on to the bisection, which writes the reply again */
+		r = set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", v) ||
 		    set_state(w, j, bisect ? "bisecting" : "decided", NULL) ? -LAB_ELAB : !bisect;
-		free(note);
 		info("series %ld: %s", j->id, v);
 		free(v);
 	} else {
@@ -635,6 +639,7 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 	}
 out:
 	sb_release(&errors);
+	free(note);
 	free(mbox);
 	free(reports);
 	free(summary);
