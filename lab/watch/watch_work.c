@@ -340,16 +340,16 @@ out:
 	return r;
 }
 
-/*
- * "yield_shared ops_per_sec: regression -5.1% [-6.0%, -4.2%]; ..." from
- * summary.json; *@regressed: whether a primary regressed.
- */
 /* A session's budget, and each bisection step's: [watch] budget or its default. */
 static double watch_budget(const struct lab_config *cfg)
 {
 	return cfg->watch.budget_s > 0 ? cfg->watch.budget_s : WATCH_BUDGET_DEFAULT_S;
 }
 
+/*
+ * "yield_shared ops_per_sec: regression -5.1% [-6.0%, -4.2%]; ..." from
+ * summary.json; *@regressed: whether a primary regressed.
+ */
 static char *verdict_of(const char *summary, int *regressed)
 {
 	json_error_t je;
