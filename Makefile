@@ -123,7 +123,9 @@ unit: $(UNIT_BINS)
 		echo "== $$t"; $$t; pass=$$((pass+1)); done; \
 	echo "unit: $$pass test programs passed"
 
-integration: mglrulab workloads test-guest plugin
+# What the integration tests run (check-build compiles it too).
+INTEGRATION_BINS := mglrulab workloads test-guest plugin
+integration: $(INTEGRATION_BINS)
 	tests/integration/run-all
 
 # Who may include whom: docs/layout.md. Seconds, so it runs first.
@@ -143,7 +145,7 @@ check: check-layers check-style unit integration
 # serial: its tests must not run beside each other.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check-build:
-	$(MAKE) -j$(JOBS) $(UNIT_BINS) mglrulab workloads test-guest plugin
+	$(MAKE) -j$(JOBS) $(UNIT_BINS) $(INTEGRATION_BINS)
 
 # The README's two commands: each installs what it needs first.
 test: deps

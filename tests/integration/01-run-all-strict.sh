@@ -69,7 +69,8 @@ grep -q "the other paired test never ran beside me" "$TMP/out" || fail "PAIRED_J
 # What it started is gone before the next test starts, even a child that
 # ignores TERM (as a daemon does while it shuts down gracefully: a libvirtd
 # that outlived test 39 kept test 40's from starting); so is what a test
-# that passed left running.
+# that passed left running. A test on tests/lib/common.sh says which
+# command it was stopped in, and its EXIT trap (its cleanup) runs.
 mkdir "$TMP/h"
 for kind in serial paired; do
 	n=1; [ $kind = paired ] && n=2
@@ -77,8 +78,10 @@ for kind in serial paired; do
 	cat > "$TMP/h/$n-fake-hangs-$kind.sh" <<EOF
 $hdr
 # run-all: timeout 2
+. "$PWD/tests/lib/common.sh"
+trap 'touch "$TMP/h/$kind.cleaned"; rm -rf "\$TMP"' EXIT
 (trap '' TERM; exec sleep 300) & echo \$! > "$TMP/h/$kind.pid"
-wait
+sleep 299
 EOF
 done
 cat > "$TMP/h/3-fake-after.sh" <<EOF
@@ -94,6 +97,9 @@ for kind in serial paired; do
 	n=1; [ $kind = paired ] && n=2
 	grep -q "FAIL $TMP/h/$n-fake-hangs-$kind.sh (timed out: stopped at its limit of 2 s)" "$TMP/out" ||
 		fail "the hung $kind test is not named as timed out: $(cat "$TMP/out")"
+	grep -q "FAIL: stopped by SIGTERM (past its time limit?) in: sleep 299" "$TMP/out" ||
+		fail "the hung $kind test does not say where it was stopped: $(cat "$TMP/out")"
+	[ -e "$TMP/h/$kind.cleaned" ] || fail "the hung $kind test's EXIT trap did not run"
 	# (a zombie is dead: nothing here may reap an orphan)
 	pid=$(cat "$TMP/h/$kind.pid")
 	[ -e /proc/$pid ] && [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" != Z ] &&
