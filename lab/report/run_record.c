@@ -192,7 +192,8 @@ static int decode_host_slot(struct dec *d, const json_t *r, struct run_record *o
 
 static int decode_timings(struct dec *d, const json_t *r, struct run_timings *t)
 {
-	const json_t *tim, *boot, *work, *host, *wall;
+	/* (NULL: a failed get() stops the chain below before the later ones set theirs) */
+	const json_t *tim, *boot = NULL, *work = NULL, *host = NULL, *wall = NULL;
 	size_t old;
 	int ret;
 
