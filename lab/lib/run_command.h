@@ -14,10 +14,25 @@
 
 #include <sys/types.h>
 
+/*
+ * Who the child runs as, set between fork and exec (sandbox.h builds it):
+ * limits first, then, when @uid is not -1, no supplementary groups, the
+ * gid and the uid (real, effective and saved: no way back), and with
+ * @no_new_privs no setuid binary or file capability can give any back.
+ */
+struct child_creds {
+	uid_t uid;			/* (uid_t)-1: keep the caller's */
+	gid_t gid;
+	int no_new_privs;
+	/* resource limits, soft = hard; 0: leave as inherited */
+	unsigned long long as_bytes, cpu_s, nproc, fsize_bytes;
+};
+
 struct child {
 	const char *const *argv;	/* argv[0] is looked up in PATH */
 	const char *dir;		/* working directory, or NULL */
 	const char *const *env;		/* extra "NAME=value" entries, or NULL */
+	int env_only;			/* @env is the whole environment, nothing inherited */
 	const char *log_path;		/* append stdout and stderr here, or NULL */
 	const char *stdin_path;		/* stdin from this file (NULL: /dev/null) */
 	struct strbuf *out;		/* capture stdout here, or NULL */
@@ -42,6 +57,8 @@ struct child {
 	 * never read the terminal (stdin is /dev/null anyway).
 	 */
 	int new_group;
+	/* Drop to these credentials and limits before exec, or NULL. */
+	const struct child_creds *creds;
 };
 
 /*
