@@ -15,6 +15,7 @@
 #include "libvirt_conn.h"
 #include "run_command.h"
 #include "util.h"
+#include "sandbox.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -392,6 +393,21 @@ const struct lab_usage doctor_usage = {
 	.options = doctor_options,
 };
 
+/* Whether a series can be built at all: the sandbox runs a command with no network. */
+static void check_sandbox(struct doctor *d)
+{
+	static const struct sandbox_policy defaults;
+	struct strbuf err = STRBUF_INIT;
+
+	if (sandbox_probe(&defaults, &err))
+		report(d, FAIL, "build sandbox", sb_str(&err),
+		       "scripts/install-deps (bubblewrap, the build user); docs/security.md");
+	else
+		report(d, OK, "build sandbox", geteuid() ? "bubblewrap, as this user" :
+		       "bubblewrap, as " SANDBOX_DEFAULT_USER, NULL);
+	sb_release(&err);
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	struct doctor_opts o = { 0 };
@@ -443,6 +459,7 @@ int cmd_doctor(int argc, char **argv)
 		       "apt-get install linux-source-6.12");
 	}
 	check_runner(&d);
+	check_sandbox(&d);
 	check_space(&d, state);
 	check_hosts(&d, o.config, state);
 

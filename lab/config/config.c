@@ -21,6 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A duration: 90s, 15m, 2h (parse_duration()); more than zero. */
+static int parse_grace(const char *value, void *field)
+{
+	double s;
+
+	if (parse_duration(value, &s) || !(s > 0))
+		return -1;
+	*(double *)field = s;
+	return 0;
+}
+
 #define LAB(f) .offset = offsetof(struct lab_config, f)
 static const struct ini_key lab_keys[] = {
 	{ "state_dir", INI_PATH, LAB(state_dir), .expected = "a folder" },
@@ -30,6 +41,10 @@ static const struct ini_key lab_keys[] = {
 	{ "accel", INI_ENUM, LAB(accel), .choices = "auto|kvm|tcg" },
 	{ "jobs", INI_LONG, LAB(jobs), .min = 0, .max = 4096 },
 	{ "ccache", INI_ENUM, LAB(ccache), .choices = "no|yes" },
+	{ "build_user", INI_STRING, LAB(sandbox.user), .expected = "an unprivileged user name" },
+	{ "build_timeout", INI_CUSTOM, LAB(sandbox.wall_s), .parse = parse_grace,
+	  .expected = "a duration over zero: 90s, 15m, 2h" },
+	{ "build_memory", INI_LONG, LAB(sandbox.memory_mib), .min = 64, .max = 1L << 24 },
 	{ NULL },
 };
 
@@ -127,17 +142,6 @@ static const struct ini_key report_keys[] = {
 	  .expected = "an http:// or https:// URL without spaces or quotes" },
 	{ NULL },
 };
-
-/* A duration: 90s, 15m, 2d (parse_duration()); more than zero. */
-static int parse_grace(const char *value, void *field)
-{
-	double s;
-
-	if (parse_duration(value, &s) || !(s > 0))
-		return -1;
-	*(double *)field = s;
-	return 0;
-}
 
 #define WATCH(f) .offset = offsetof(struct watch_cfg, f)
 static const struct ini_key watch_keys[] = {
@@ -861,6 +865,7 @@ void config_release(struct lab_config *cfg)
 	free(cfg->uri);
 	free(cfg->accel);
 	free(cfg->ccache);
+	free(cfg->sandbox.user);
 	report_cfg_release(&cfg->report);
 	free(cfg->watch.archive);
 	strvec_clear(&cfg->watch.paths);

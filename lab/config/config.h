@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "strbuf.h"
+#include "sandbox.h"
 #include "strmap.h"
 #include "util.h"
 #include "workload_def.h"
@@ -157,6 +158,7 @@ struct lab_config {
 	char *accel;			/* auto, kvm or tcg */
 	long jobs;			/* make -j; 0 = number of CPUs */
 	char *ccache;			/* "yes": kernel builds through ccache; "no" */
+	struct sandbox_policy sandbox;	/* build_user, build_timeout, build_memory */
 
 	struct kernel_cfg *kernels;
 	size_t nr_kernels, alloc_kernels;

@@ -142,9 +142,13 @@ static void list(struct strbuf *out, const char *label, const struct strvec *sv)
 void config_print(const struct lab_config *cfg, struct strbuf *out)
 {
 	sb_addf(out, "%s\n\n[lab]\n  state_dir  %s\n  cache_dir  %s\n  reports    %s\n"
-		"  uri        %s\n  accel      %s\n  jobs       %ld%s\n  ccache     %s\n",
+		"  uri        %s\n  accel      %s\n  jobs       %ld%s\n  ccache     %s\n"
+		"  build_user %s\n  build_timeout %.0f s\n  build_memory %ld MiB\n",
 		cfg->path, cfg->state_dir, cfg->cache_dir, cfg->reports_dir, cfg->uri, cfg->accel,
-		cfg->jobs, cfg->jobs ? "" : " (number of CPUs)", cfg->ccache);
+		cfg->jobs, cfg->jobs ? "" : " (number of CPUs)", cfg->ccache,
+		cfg->sandbox.user ? cfg->sandbox.user : SANDBOX_DEFAULT_USER,
+		sandbox_wall_s(&cfg->sandbox), cfg->sandbox.memory_mib > 0 ?
+		cfg->sandbox.memory_mib : SANDBOX_DEFAULT_MEMORY_MIB);
 	for (size_t i = 0; i < cfg->nr_kernels; i++) {
 		const struct kernel_cfg *k = &cfg->kernels[i];
 		sb_addf(out, "\n[kernel %s]%s%s\n  source     %s\n", k->name,

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -193,35 +195,13 @@ int read_file(const char *path, struct strbuf *out, size_t max)
 	return n < 0 ? -1 : 0;
 }
 
+static int read_regular_fd(int fd, struct strbuf *out, size_t max);
+
 int read_regular_file(const char *path, struct strbuf *out, size_t max)
 {
-	char buf[8192];
-	ssize_t n;
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY), saved;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (max && (uint64_t)st.st_size > max)) {
-		saved = errno;
-		if (!fstat(fd, &st))
-			saved = !S_ISREG(st.st_mode) ? EINVAL : EFBIG;
-		close(fd);
-		errno = saved;
-		return -1;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (max && out->len + (size_t)n > max) {
-			close(fd);
-			errno = EFBIG;
-			return -1;
-		}
-		sb_add(out, buf, (size_t)n);
-	}
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return n < 0 ? -1 : 0;
+	return fd < 0 ? -1 : read_regular_fd(fd, out, max);
 }
 
 int write_all(int fd, const void *data, size_t len)
@@ -622,14 +602,66 @@ const char *user_file_strerror(int errnum)
 	}
 }
 
-int copy_file(const char *src, const char *dst, mode_t mode)
+int open_beneath(const char *root, const char *rel, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC),
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS };
+	int dirfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd, e;
+
+	if (dirfd < 0)
+		return -1;
+	fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	e = errno;
+	close(dirfd);
+	errno = e;
+	return fd;
+}
+
+/* Read all of @fd, a regular file of at most @max bytes (0: any), into @out; closes it. */
+static int read_regular_fd(int fd, struct strbuf *out, size_t max)
+{
+	char buf[8192];
+	struct stat st;
+	ssize_t n;
+	int e;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (max && (uint64_t)st.st_size > max)) {
+		e = errno;
+		if (!fstat(fd, &st))
+			e = !S_ISREG(st.st_mode) ? EINVAL : EFBIG;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (max && out->len + (size_t)n > max) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+		sb_add(out, buf, (size_t)n);
+	}
+	e = errno;
+	close(fd);
+	errno = e;
+	return n < 0 ? -1 : 0;
+}
+
+int read_file_beneath(const char *root, const char *rel, struct strbuf *out, size_t max)
+{
+	int fd = open_beneath(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+
+	return fd < 0 ? -1 : read_regular_fd(fd, out, max);
+}
+
+/* Copy the open @in to a new @dst (never through a link there); closes @in. */
+static int copy_fd(int in, const char *dst, mode_t mode)
 {
 	char buf[65536];
 	ssize_t n;
-	int in = open(src, O_RDONLY | O_CLOEXEC), out;
+	int out;
 
-	if (in < 0)
-		return -1;
 	/* Never through a symlink someone left at @dst. */
 	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (out < 0) {
@@ -646,6 +678,30 @@ int copy_file(const char *src, const char *dst, mode_t mode)
 	if (close(out) || n < 0)
 		return -1;
 	return 0;
+}
+
+int copy_file_beneath(const char *root, const char *rel, const char *dst, mode_t mode)
+{
+	int in = open_beneath(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+
+	if (in < 0)
+		return -1;
+	if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
+		close(in);
+		errno = EINVAL;
+		return -1;
+	}
+	return copy_fd(in, dst, mode);
+}
+
+int copy_file(const char *src, const char *dst, mode_t mode)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+
+	if (in < 0)
+		return -1;
+	return copy_fd(in, dst, mode);
 }
 
 void tail_lines(const char *path, int n, struct strbuf *out)

@@ -128,6 +128,22 @@ int write_user_output(const char *path, const void *data, size_t len);
 const char *user_output_name(const char *path);
 LAB_MUST_CHECK
 int copy_file(const char *src, const char *dst, mode_t mode);
+/*
+ * For folders someone else writes (a sandboxed build's tree and output,
+ * sandbox.h): open @rel below @root with no symbolic link anywhere on the
+ * way and no ".." out of it (openat2() RESOLVE_BENEATH and
+ * RESOLVE_NO_SYMLINKS; ELOOP or EXDEV when the path tries), @flags as
+ * open()'s. A link there could point the lab, which may be root, at any
+ * file of the host. The descriptor, or -1 with errno.
+ */
+LAB_MUST_CHECK
+int open_beneath(const char *root, const char *rel, int flags);
+/* copy_file() of @root/@rel, opened by open_beneath(), only a regular file (EINVAL). */
+LAB_MUST_CHECK
+int copy_file_beneath(const char *root, const char *rel, const char *dst, mode_t mode);
+/* read_regular_file() of @root/@rel, opened by open_beneath(). */
+LAB_MUST_CHECK
+int read_file_beneath(const char *root, const char *rel, struct strbuf *out, size_t max);
 /* Last @n lines of a file (for "the log's last lines" in error messages). */
 void tail_lines(const char *path, int n, struct strbuf *out);
 LAB_MUST_CHECK
