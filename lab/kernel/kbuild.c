@@ -37,6 +37,7 @@
 
 struct build_ctx {
 	const struct lab_config *cfg;
+	const struct sandbox_policy *sp;	/* &cfg->sandbox: how the tree's code runs */
 	const struct kernel_cfg *k;
 	struct ksource src;
 	struct strvec series_text;	/* contents of each series file */
@@ -51,7 +52,8 @@ struct build_ctx {
 	char *prev_head;		/* where the shared tree was before this build */
 	int series_cut;			/* a prefix kernel short of the series' end: */
 	long prefix;			/* apply only this many patches */
-	int compile_failed;		/* make bzImage failed (not interrupted) */
+	enum kbuild_failure failure;	/* what failed, for the result */
+	struct strbuf why;		/* what may be said of it in public (kbuild.h) */
 	char *head_commit;
 	double t_unpack, t_apply, t_config, t_compile;
 	/* progress */
@@ -255,12 +257,14 @@ static void describe_failure(const struct patch *p, const char *git_out, struct 
  * Back to the unmodified source: 0, or -1 with the git command that failed
  * and its output in @err (a tree left half-patched must not be built).
  */
-static LAB_MUST_CHECK int reset_tree(const char *tree, struct strbuf *err)
+static LAB_MUST_CHECK int reset_tree(const struct sandbox_policy *sp, const char *tree,
+				      struct strbuf *err)
 {
 	const char *abort_am[] = { "am", "--abort", NULL };
 	const char *reset[] = { "reset", "-q", "--hard", NULL };
 	const char *co[] = { "checkout", "-q", "-f", "--detach", "mglrulab-base", NULL };
-	const char *clean[] = { "clean", "-q", "-f", "-d", NULL };
+	/* -x: ignored files too, so nothing a series left behind reaches the next build */
+	const char *clean[] = { "clean", "-q", "-f", "-d", "-x", NULL };
 	const char *const *steps[] = { abort_am, reset, co, clean };
 	char *rebase_apply = xasprintf("%s/.git/rebase-apply", tree);
 	int r = 0;
@@ -269,7 +273,7 @@ static LAB_MUST_CHECK int reset_tree(const char *tree, struct strbuf *err)
 	for (size_t i = path_exists(rebase_apply) ? 0 : 1; i < ARRAY_SIZE(steps) && !r; i++) {
 		struct strbuf out = STRBUF_INIT;
 
-		r = ksource_git(tree, steps[i], &out);
+		r = ksource_git(sp, tree, steps[i], &out);
 		if (r)
 			sb_addf(err, "git %s %s: %s", steps[i][0], steps[i][1], sb_str(&out));
 		sb_release(&out);
@@ -284,8 +288,8 @@ static LAB_MUST_CHECK int reset_tree(const char *tree, struct strbuf *err)
  * line to it ("From the numbers below, 12:30 09:00 2001"), and git am would
  * refuse a legitimate patch ("Patch is empty"). See mbox_quote_rd().
  */
-int kbuild_apply_patch(const char *tree, const struct patch *p, const char *tmpfile,
-		       struct strbuf *out)
+int kbuild_apply_patch(const struct sandbox_policy *sp, const char *tree, const struct patch *p,
+		       const char *tmpfile, struct strbuf *out)
 {
 	struct strbuf mail = STRBUF_INIT;
 	int r, e;
@@ -302,17 +306,18 @@ int kbuild_apply_patch(const char *tree, const struct patch *p, const char *tmpf
 		return -1;
 	}
 	if (p->has_headers) {
+		/* on standard input: the file is the lab's, outside the sandbox's view */
 		const char *am[] = { "am", "-q", "--no-3way", "--keep-cr",
-				     "--patch-format=mboxrd", tmpfile, NULL };
-		return ksource_git(tree, am, out) ? -1 : 0;
+				     "--patch-format=mboxrd", NULL };
+		return ksource_git_in(sp, tree, am, tmpfile, out) ? -1 : 0;
 	}
 	/* A bare diff: apply it and name the commit after its file. */
-	const char *apply[] = { "apply", "--index", tmpfile, NULL };
-	if (ksource_git(tree, apply, out))
+	const char *apply[] = { "apply", "--index", NULL };
+	if (ksource_git_in(sp, tree, apply, tmpfile, out))
 		return -1;
 	char *msg = xasprintf("%s (bare diff)", path_basename(p->file));
 	const char *commit[] = { "commit", "-q", "--no-verify", "-m", msg, NULL };
-	r = ksource_git(tree, commit, out);
+	r = ksource_git(sp, tree, commit, out);
 	free(msg);
 	return r ? -1 : 0;
 }
@@ -324,7 +329,7 @@ static int tree_head(const struct build_ctx *b, char **commit)
 	struct strbuf out = STRBUF_INIT;
 	int r = LAB_OK;
 
-	if (ksource_git(b->src.tree, head, &out)) {
+	if (ksource_git(b->sp, b->src.tree, head, &out)) {
 		r = lab_error("[kernel %s] git rev-parse HEAD in %s: %s", b->k->name, b->src.tree,
 			      sb_str(&out));
 	} else {
@@ -348,12 +353,14 @@ static int patch_failed(struct build_ctx *b, const struct patch *p, int nth, con
 	if (build_stopped()) {
 		/* git was killed by the stop: the patch is not to blame */
 		/* the stop may kill this git too; the next build resets the tree first */
-		LAB_IGNORE(reset_tree(b->src.tree, &err));
+		LAB_IGNORE(reset_tree(b->sp, b->src.tree, &err));
 		sb_release(&err);
 		return stopped_error(b);
 	}
 	describe_failure(p, out, &msg);
-	if (reset_tree(b->src.tree, &err))
+	b->failure = KBUILD_FAIL_APPLY;
+	sb_addf(&b->why, "patch %d of the series does not apply: %s%s", nth, label, sb_str(&msg));
+	if (reset_tree(b->sp, b->src.tree, &err))
 		r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
 			       "  and the work tree %s cannot be reset: %s",
 			       b->k->name, nth, label, sb_str(&msg), b->src.tree, sb_str(&err));
@@ -378,7 +385,7 @@ static int apply_series(struct build_ctx *b)
 	r = tree_head(b, &b->prev_head);
 	if (r)
 		goto out;
-	if (reset_tree(b->src.tree, &err)) {
+	if (reset_tree(b->sp, b->src.tree, &err)) {
 		r = lab_error("[kernel %s] cannot reset the work tree %s: %s", k->name, b->src.tree,
 			      sb_str(&err));
 		goto out;
@@ -402,7 +409,7 @@ static int apply_series(struct build_ctx *b)
 			break;
 		}
 		sb_reset(&out);
-		if (!kbuild_apply_patch(b->src.tree, p, tmpfile, &out)) {
+		if (!kbuild_apply_patch(b->sp, b->src.tree, p, tmpfile, &out)) {
 			applied++;
 			strvec_push(&b->subjects, p->subject ? p->subject : path_basename(p->file));
 		} else {
@@ -424,7 +431,52 @@ out:
 	return r;
 }
 
-static int make_in(struct build_ctx *b, const char *const *targets, struct child *proto)
+/*
+ * @c (argv, env, output) in the sandbox: the source tree and what it
+ * borrows read-only (an out-of-tree build writes nothing there), the build
+ * folder, and @extra_rw (ccache's folder) writable. A wall limit that
+ * stopped it is a failure of its own (KBUILD_FAIL_TIMEOUT).
+ */
+static int run_sandboxed(struct build_ctx *b, struct child *c, const char *extra_rw)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct ksource_binds kb;
+	struct sandbox_bind *binds;
+	struct sandbox_cmd sc = { .policy = b->sp };
+	int r;
+
+	ksource_binds(b->src.tree, 0, &kb);
+	binds = xcalloc(kb.n + 2, sizeof(*binds));
+	memcpy(binds, kb.v, kb.n * sizeof(*binds));
+	sc.nr_binds = kb.n;
+	binds[sc.nr_binds++] = (struct sandbox_bind){ .path = b->build_dir, .writable = 1 };
+	if (extra_rw)
+		binds[sc.nr_binds++] = (struct sandbox_bind){ .path = extra_rw, .writable = 1 };
+	sc.binds = binds;
+	/* A signal between two steps, with no make to stop, still stops the build. */
+	c->unless_stopped = 1;
+	/* Stopped with its sub-makes and compilers, all gone before build.lock is. */
+	c->new_group = 1;
+	r = sandbox_run(&sc, c, &err);
+	if (r < 0 && !build_stopped())
+		lab_error("[kernel %s] %s", b->k->name, sb_str(&err));
+	if (sc.timed_out) {
+		char wall[32];
+
+		format_duration(wall, sizeof(wall), sandbox_wall_s(b->sp));
+		b->failure = KBUILD_FAIL_TIMEOUT;
+		sb_reset(&b->why);
+		sb_addf(&b->why, "the build did not finish within %s (the lab's [lab] "
+			"build_timeout) and was stopped", wall);
+	}
+	sb_release(&err);
+	free(binds);
+	ksource_binds_release(&kb);
+	return r;
+}
+
+static int make_in(struct build_ctx *b, const char *const *targets, struct child *proto,
+		   const char *extra_rw)
 {
 	struct strvec argv = STRVEC_INIT;
 	struct child c = proto ? *proto : (struct child){ 0 };
@@ -436,27 +488,60 @@ static int make_in(struct build_ctx *b, const char *const *targets, struct child
 	c.argv = (const char *const *)argv.v;
 	if (!c.log_path)
 		c.log_path = b->log;
-	/* A signal between two steps, with no make to stop, still stops the build. */
-	c.unless_stopped = 1;
-	/* Stopped with its sub-makes and compilers, all gone before build.lock is. */
-	c.new_group = 1;
-	r = run_command(&c);
+	r = run_sandboxed(b, &c, extra_rw);
 	strvec_clear(&argv);
 	return r;
 }
 
-static int fail_with_log(struct build_ctx *b, int status, const char *what)
+/*
+ * A step of @kind failed: say so with the log's end (for whoever runs the
+ * lab: it is their terminal), and keep what may be said in public, the
+ * first error the log names inside the tree (kbuild_public_error()).
+ */
+static int fail_with_log(struct build_ctx *b, int status, enum kbuild_failure kind,
+			 const char *what)
 {
 	struct strbuf tail = STRBUF_INIT;
 
 	if (build_stopped())
 		return stopped_error(b);
-
+	if (b->failure != KBUILD_FAIL_TIMEOUT) {
+		b->failure = kind;
+		sb_reset(&b->why);
+		kbuild_public_error(b->log, b->src.tree, b->build_dir, what, &b->why);
+	}
 	tail_lines(b->log, 20, &tail);
 	error_status(status, "[kernel %s] %s; the log is %s, its last lines:\n%s", b->k->name,
 		     what, b->log, sb_str(&tail));
 	sb_release(&tail);
 	return status;
+}
+
+/*
+ * The lab's config fragments, as read for the cache key, copied into the
+ * build folder: the sandbox sees that folder, not the lab's files. 0, or
+ * -1 said.
+ */
+static int fragment_copies(struct build_ctx *b, struct strvec *copies)
+{
+	char *dir = xasprintf("%s/.mglrulab-fragments", b->build_dir);
+	int r = 0;
+
+	rm_rf(dir);
+	if (mkdir_p(dir, 0755) || sandbox_give(b->sp, dir))
+		r = -1;
+	for (size_t i = 0; !r && i < b->fragment_text.n; i++) {
+		char *path = xasprintf("%s/%zu-%s", dir, i, path_basename(b->k->fragments.v[i]));
+
+		strvec_push(copies, path);
+		r = write_file_atomic(path, b->fragment_text.v[i], strlen(b->fragment_text.v[i]));
+		free(path);
+	}
+	if (r)
+		lab_error("[kernel %s] cannot copy the config fragments into %s: %s", b->k->name, dir,
+			  strerror(errno));
+	free(dir);
+	return r;
 }
 
 static int configure(struct build_ctx *b, struct strbuf *config_text)
@@ -467,43 +552,56 @@ static int configure(struct build_ctx *b, struct strbuf *config_text)
 	int r = LAB_OK;
 
 	if (k->config[0] == '/') {
-		if (copy_file(k->config, dotconfig, 0644)) {
+		/* a new file of the build user's, never written through what is there */
+		unlink(dotconfig);
+		if (copy_file(k->config, dotconfig, 0644) || sandbox_give(b->sp, dotconfig)) {
 			r = lab_error("cannot copy %s to %s: %s", k->config, dotconfig, strerror(errno));
 			goto out;
 		}
-	} else if (make_in(b, (const char *const[]){ k->config, NULL }, NULL)) {
-		r = fail_with_log(b, LAB_ELAB, "make tinyconfig/defconfig failed");
+	} else if (make_in(b, (const char *const[]){ k->config, NULL }, NULL, NULL)) {
+		r = fail_with_log(b, LAB_ELAB, KBUILD_FAIL_CONFIG, "make tinyconfig/defconfig failed");
 		goto out;
 	}
 	if (k->fragments.n) {
-		struct strvec argv = STRVEC_INIT;
-		strvec_pushv(&argv, (const char *const[]){ "scripts/kconfig/merge_config.sh", "-m",
-							  "-O", b->build_dir, dotconfig, NULL });
-		strvec_pushv(&argv, (const char *const *)k->fragments.v);
-		struct child c = { .argv = (const char *const *)argv.v, .dir = b->src.tree,
-				   .log_path = b->log, .unless_stopped = 1, .new_group = 1 };
-		int mr = run_command(&c);
+		struct strvec argv = STRVEC_INIT, copies = STRVEC_INIT;
+		char *script = xasprintf("%s/scripts/kconfig/merge_config.sh", b->src.tree);
+		int mr = fragment_copies(b, &copies);
+
+		strvec_pushv(&argv, (const char *const[]){ script, "-m", "-O", b->build_dir, dotconfig,
+							  NULL });
+		strvec_pushv(&argv, (const char *const *)copies.v);
+		/* in the build folder: the script makes its temporary files where it runs */
+		struct child c = { .argv = (const char *const *)argv.v, .dir = b->build_dir,
+				   .log_path = b->log };
+		if (!mr)
+			mr = run_sandboxed(b, &c, NULL);
 		strvec_clear(&argv);
+		strvec_clear(&copies);
+		free(script);
 		if (mr) {
-			r = fail_with_log(b, LAB_ELAB, "merge_config.sh failed");
+			r = fail_with_log(b, LAB_ELAB, KBUILD_FAIL_CONFIG, "merge_config.sh failed");
 			goto out;
 		}
 	}
-	if (make_in(b, (const char *const[]){ "olddefconfig", NULL }, NULL)) {
-		r = fail_with_log(b, LAB_ELAB, "make olddefconfig failed");
+	if (make_in(b, (const char *const[]){ "olddefconfig", NULL }, NULL, NULL)) {
+		r = fail_with_log(b, LAB_ELAB, KBUILD_FAIL_CONFIG, "make olddefconfig failed");
 		goto out;
 	}
-	if (read_file(dotconfig, config_text, 16 << 20)) {
+	if (read_file_beneath(b->build_dir, ".config", config_text, 16 << 20)) {
 		r = lab_error("cannot read %s: %s", dotconfig, strerror(errno));
 		goto out;
 	}
 	struct strbuf dropped = STRBUF_INIT;
 	int bad = kconfig_verify((const char *const *)b->fragment_text.v, b->fragment_text.n,
 				 sb_str(config_text), &dropped);
-	if (bad)
+	if (bad) {
+		b->failure = KBUILD_FAIL_CONFIG;
+		sb_addf(&b->why, "Kconfig dropped %d option%s the lab's config fragments request "
+			"(unmet dependencies?):\n%s", bad, bad == 1 ? "" : "s", sb_str(&dropped));
 		r = user_error("[kernel %s] Kconfig dropped %d option%s the fragments request "
 			       "(unmet dependencies?):\n%s  merged config: %s", k->name, bad,
 			       bad == 1 ? "" : "s", sb_str(&dropped), dotconfig);
+	}
 	sb_release(&dropped);
 out:
 	b->t_config = now_monotonic() - t0;
@@ -613,12 +711,26 @@ static int compile(struct build_ctx *b)
 	 * per-folder timestamps already make rebuilds incremental.
 	 */
 	int use_ccache = !strcmp(b->cfg->ccache, "yes") && program_in_path("ccache");
+	char *ccache_dir = NULL;
 	if (!strcmp(b->cfg->ccache, "yes") && !use_ccache)
 		warning("[lab] ccache = yes but ccache is not installed: building without it");
 	if (use_ccache) {
-		strvec_push(&targets, "CC=ccache gcc");
-		if (!getenv("CCACHE_DIR"))
-			strvec_pushf(&env, "CCACHE_DIR=%s/ccache", b->cfg->cache_dir);
+		const char *env_dir = getenv("CCACHE_DIR");
+
+		ccache_dir = env_dir && *env_dir ? xstrdup(env_dir) :
+			     xasprintf("%s/ccache", b->cfg->cache_dir);
+		/* the sandbox writes it: the build user's, and in its reach */
+		if (mkdir_p(ccache_dir, 0755) || sandbox_adopt(b->sp, ccache_dir, &b->why)) {
+			warning("[kernel %s] ccache's folder %s: %s; building without it", b->k->name,
+				ccache_dir, b->why.len ? sb_str(&b->why) : strerror(errno));
+			sb_reset(&b->why);
+			free(ccache_dir);
+			ccache_dir = NULL;
+			use_ccache = 0;
+		} else {
+			strvec_push(&targets, "CC=ccache gcc");
+			strvec_pushf(&env, "CCACHE_DIR=%s", ccache_dir);
+		}
 	}
 	strvec_push(&targets, "bzImage");
 	b->tty = isatty(1);
@@ -629,15 +741,15 @@ static int compile(struct build_ctx *b)
 	kbuild_info(b, "compile  make -j%ld bzImage%s", jobs, use_ccache ? " (ccache)" : "");
 	struct child c = { .env = (const char *const *)env.v, .log_path = b->log,
 			   .on_line = on_make_line, .data = b, .merge_stderr = 1 };
-	r = make_in(b, (const char *const *)targets.v, &c);
+	r = make_in(b, (const char *const *)targets.v, &c, ccache_dir);
+	free(ccache_dir);
 	if (b->tty && !lab_quiet)
 		printf("\r\033[K");
 	b->t_compile = now_monotonic() - b->t_compile;
 	strvec_clear(&targets);
 	strvec_clear(&env);
 	if (r) {
-		b->compile_failed = !build_stopped();
-		return fail_with_log(b, LAB_ELAB, "the kernel build failed");
+		return fail_with_log(b, LAB_ELAB, KBUILD_FAIL_COMPILE, "the kernel build failed");
 	}
 	if (b->est_file)
 		steps_put(b->est_file, b->steps, b->t_compile);
@@ -671,7 +783,7 @@ static void seed_build_dir(struct build_ctx *b)
 	time_t best_t = 0;
 	int best_is_base = 0;
 
-	if (!ksource_git(b->src.tree, rev, &sb)) {
+	if (!ksource_git(b->sp, b->src.tree, rev, &sb)) {
 		sb_trim_trailing_newlines(&sb);
 		base = sb_detach(&sb);
 	}
@@ -796,7 +908,8 @@ static int store_entry(struct build_ctx *b, const char *config_text)
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		char *from = xasprintf("%s/%s", b->build_dir, files[i].from);
 		char *to = xasprintf("%s/%s", tmp, files[i].to);
-		int cr = copy_file(from, to, 0644);
+		/* the sandbox wrote the folder: a link there could name any host file */
+		int cr = copy_file_beneath(b->build_dir, files[i].from, to, 0644);
 		if (cr)
 			r = lab_error("cannot copy %s to the cache: %s", from, strerror(errno));
 		free(from);
@@ -899,6 +1012,7 @@ static void build_ctx_release(struct build_ctx *b)
 	free(b->head_commit);
 	free(b->prev_head);
 	free(b->est_file);
+	sb_release(&b->why);
 }
 
 /* The patches of the series, cover letters not counted; -1 with @err on a bad file. */
@@ -988,6 +1102,8 @@ int kbuild_lookup(const struct lab_config *cfg, const struct kernel_cfg *k,
 static int open_build_dir(struct build_ctx *b)
 {
 	const struct kernel_cfg *k = b->k;
+	struct strbuf err = STRBUF_INIT;
+	int r = LAB_OK;
 
 	b->build_dir = xasprintf("%s/build/%s-%s", b->cfg->cache_dir, path_basename(b->src.tree),
 				 k->build_name ? k->build_name : k->prefix_of ? k->prefix_of : k->name);
@@ -1003,9 +1119,22 @@ static int open_build_dir(struct build_ctx *b)
 	}
 	if (mkdir_p(b->build_dir, 0755))
 		return lab_error("cannot create %s: %s", b->build_dir, strerror(errno));
-	b->log = xasprintf("%s/build.log", b->build_dir);
+	if (sandbox_adopt(b->sp, b->build_dir, &err)) {
+		r = lab_error("[kernel %s] %s", b->k->name, sb_str(&err));
+		sb_release(&err);
+		return r;
+	}
+	/*
+	 * The log stays outside the sandbox's reach: in the build folder a
+	 * series could swap it for a link to any file, and the lab reads it.
+	 */
+	char *logs = xasprintf("%s/logs", b->cfg->cache_dir);
+	if (mkdir_p(logs, 0755))
+		r = lab_error("cannot create %s: %s", logs, strerror(errno));
+	b->log = xasprintf("%s/%s.log", logs, path_basename(b->build_dir));
+	free(logs);
 	unlink(b->log);
-	return LAB_OK;
+	return r;
 }
 
 /*
@@ -1028,7 +1157,7 @@ static void settle_and_estimate(struct build_ctx *b, const char *config_text)
 	int stamped;
 
 	free(state_file);
-	stamped = kbuild_settle_mtimes(b->src.tree, b->prev_head, b->head_commit, built_at,
+	stamped = kbuild_settle_mtimes(b->sp, b->src.tree, b->prev_head, b->head_commit, built_at,
 				       built_time, &renewed);
 	debug("settled the stamps of %d files for %s", stamped, b->build_dir);
 	b->est_file = steps_file(b->cfg->cache_dir, config_text, built_at != NULL);
@@ -1075,6 +1204,9 @@ static int prepare_tree(struct build_ctx *b)
 	struct strbuf err = STRBUF_INIT;
 	int r = ksource_prepare_tree(&b->src, &err, &b->t_unpack);
 
+	/* From here on only the sandbox's user changes the tree (a cache of before: once). */
+	if (!r && sandbox_adopt(b->sp, b->src.tree, &err))
+		r = LAB_ELAB;
 	if (r && build_stopped())
 		r = stopped_error(b);
 	else if (r)
@@ -1085,7 +1217,7 @@ static int prepare_tree(struct build_ctx *b)
 int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		  struct kbuild_result *res)
 {
-	struct build_ctx b = { .cfg = cfg, .k = k };
+	struct build_ctx b = { .cfg = cfg, .sp = &cfg->sandbox, .k = k, .why = STRBUF_INIT };
 	struct strbuf config_text = STRBUF_INIT;
 	double t0 = now_monotonic();
 	int lock_fd = -1, r;
@@ -1133,7 +1265,6 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 	}
 	settle_and_estimate(&b, sb_str(&config_text));
 	r = compile(&b);
-	res->build_failed = b.compile_failed;
 	if (r)
 		goto out;
 	mark_built(&b);
@@ -1152,6 +1283,12 @@ int kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *k,
 		r = lab_error("[kernel %s] %s/entries/%s is not complete right after it was stored",
 			      k->name, cfg->cache_dir, b.key);
 out:
+	if (r && b.failure && !build_stopped()) {
+		res->failure = b.failure;
+		res->public_reason = sb_detach(&b.why);
+		/* the inputs do not make a kernel: a bisection skips such a prefix */
+		res->build_failed = b.failure != KBUILD_FAIL_APPLY;
+	}
 	if (lock_fd >= 0)
 		close(lock_fd);
 	sb_release(&config_text);
@@ -1166,6 +1303,7 @@ void kbuild_result_release(struct kbuild_result *res)
 		close(res->hold_fd);
 	free(res->entry_dir);
 	free(res->bzimage);
+	free(res->public_reason);
 	memset(res, 0, sizeof(*res));
 	res->hold_fd = -1;
 }

@@ -11,13 +11,31 @@
 #include "ksource.h"
 #include "sha256.h"
 
+/* What stopped a build whose inputs are to blame (not the lab, not a signal). */
+enum kbuild_failure {
+	KBUILD_FAIL_NONE,
+	KBUILD_FAIL_APPLY,	/* a patch of the series does not apply */
+	KBUILD_FAIL_CONFIG,	/* configuring failed, or dropped a fragment's option */
+	KBUILD_FAIL_COMPILE,	/* make bzImage failed */
+	KBUILD_FAIL_TIMEOUT,	/* a step ran past [lab] build_timeout */
+};
+
 struct kbuild_result {
 	char key[SHA256_HEX_LEN + 1];
 	char *entry_dir;	/* <cache>/entries/<key> */
 	char *bzimage;		/* <entry_dir>/bzImage */
 	int cache_hit;
-	int build_failed;	/* LAB_ELAB because make bzImage failed: the inputs do
-				   not build (a bisection skips such a prefix) */
+	int build_failed;	/* the inputs make no kernel (a failure but APPLY):
+				   a bisection skips such a prefix */
+	enum kbuild_failure failure;
+	/*
+	 * With a failure: what may be said of it in public (a reply to the
+	 * list, a page): the patch and hunk git named, the first error the
+	 * log names at a file and line inside the tree, or the limit that
+	 * stopped it. Never a host path or a line of a file outside the tree
+	 * (kbuild_public_error()). NULL otherwise.
+	 */
+	char *public_reason;
 	double seconds;
 	long long image_size;
 	int hold_fd;		/* the entry held (kcache_entry_hold()) until
@@ -53,11 +71,22 @@ struct patch;
  * mbox_quote_rd() so that git cannot cut it in two; a bare diff with `git
  * apply --index` and a commit named after its file. Returns 0, or -1 with
  * git's output (or why @tmpfile could not be written) in @out. After a
- * failed git am the tree is mid-am: the caller aborts it.
+ * failed git am the tree is mid-am: the caller aborts it. git runs in the
+ * sandbox @sp (ksource_git()), the mail on its standard input.
  */
 LAB_MUST_CHECK
-int kbuild_apply_patch(const char *tree, const struct patch *p, const char *tmpfile,
-		       struct strbuf *out);
+int kbuild_apply_patch(const struct sandbox_policy *sp, const char *tree, const struct patch *p,
+		       const char *tmpfile, struct strbuf *out);
+
+/*
+ * From the build log @log of the tree @tree built in @build_dir, what may
+ * be said in public of a failed step @what: the first line that reads as
+ * an error at FILE:LINE with FILE inside the tree (or the build folder),
+ * both shown relative to it, and in which no other absolute path stands;
+ * else only @what. Appended to @out, one line, filtered as text.
+ */
+void kbuild_public_error(const char *log, const char *tree, const char *build_dir,
+			 const char *what, struct strbuf *out);
 /* The patches of @k's series, cover letters not counted; -1 with @err. */
 LAB_MUST_CHECK
 long kbuild_series_length(const struct kernel_cfg *k, struct strbuf *err);

@@ -30,18 +30,20 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 
 /* Older than any object file: 2000-01-01. */
 #define ANCIENT 946684800
 
-static void diff_names(const char *tree, const char *a, const char *b, struct strvec *out)
+static void diff_names(const struct sandbox_policy *sp, const char *tree, const char *a,
+		       const char *b, struct strvec *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *argv[] = { "diff", "--name-only", "--no-renames", a, b, NULL };
 
-	if (!ksource_git(tree, argv, &sb))
+	if (!ksource_git(sp, tree, argv, &sb))
 		strvec_split(out, sb_str(&sb), "\n");
 	sb_release(&sb);
 }
@@ -54,12 +56,12 @@ static int contains(const struct strvec *sv, const char *s)
 	return 0;
 }
 
-static int commit_exists(const char *tree, const char *rev)
+static int commit_exists(const struct sandbox_policy *sp, const char *tree, const char *rev)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *spec = xasprintf("%s^{commit}", rev);
 	const char *argv[] = { "cat-file", "-e", spec, NULL };
-	int ok = !ksource_git(tree, argv, &sb);
+	int ok = !ksource_git(sp, tree, argv, &sb);
 
 	free(spec);
 	sb_release(&sb);
@@ -92,27 +94,46 @@ static void files_newer(const char *tree, time_t since, struct strvec *out)
 	nftw(tree, newer_one, 64, FTW_PHYS | FTW_ACTIONRETVAL);
 }
 
-int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *head,
+/*
+ * Stamp @rel below @tree, never through a symbolic link on the way: the
+ * series wrote the tree (it may have added a link "a" -> "/etc"), and the
+ * lab may be root. 0, or -1 with errno.
+ */
+static int stamp_beneath(const char *tree, const char *rel, const struct timespec ts[2])
+{
+	const char *slash = strrchr(rel, '/');
+	char *dir = slash ? xstrndup(rel, (size_t)(slash - rel)) : xstrdup(".");
+	int fd = open_beneath(tree, dir, O_PATH | O_DIRECTORY), r = -1;
+
+	if (fd >= 0) {
+		r = utimensat(fd, slash ? slash + 1 : rel, ts, AT_SYMLINK_NOFOLLOW);
+		close(fd);
+	}
+	free(dir);
+	return r;
+}
+
+int kbuild_settle_mtimes(const struct sandbox_policy *sp, const char *tree,
+			 const char *prev_head, const char *head,
 			 const char *built_at, time_t built_time, struct strvec *renewed)
 {
 	struct strvec touched = STRVEC_INIT, differ = STRVEC_INIT;
 	int n = 0;
 
-	if (!built_at || !commit_exists(tree, built_at))
+	if (!built_at || !commit_exists(sp, tree, built_at))
 		return -1;
 	if (built_time > 0)
 		files_newer(tree, built_time, &touched);
-	diff_names(tree, "mglrulab-base", head, &touched);
-	diff_names(tree, "mglrulab-base", built_at, &touched);
-	if (prev_head && commit_exists(tree, prev_head))
-		diff_names(tree, "mglrulab-base", prev_head, &touched);
-	diff_names(tree, built_at, head, &differ);
+	diff_names(sp, tree, "mglrulab-base", head, &touched);
+	diff_names(sp, tree, "mglrulab-base", built_at, &touched);
+	if (prev_head && commit_exists(sp, tree, prev_head))
+		diff_names(sp, tree, "mglrulab-base", prev_head, &touched);
+	diff_names(sp, tree, built_at, head, &differ);
 	/* The lists overlap (a series' files are in several diffs): each file once. */
 	strvec_sort(&touched);
 	for (size_t i = 0; i < touched.n; i++) {
 		if (i && !strcmp(touched.v[i], touched.v[i - 1]))
 			continue;
-		char *path = xasprintf("%s/%s", tree, touched.v[i]);
 		struct timespec ts[2];
 		if (contains(&differ, touched.v[i])) {
 			ts[0].tv_nsec = ts[1].tv_nsec = UTIME_NOW;
@@ -122,9 +143,8 @@ int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *he
 			ts[0].tv_sec = ts[1].tv_sec = ANCIENT;
 			ts[0].tv_nsec = ts[1].tv_nsec = 0;
 		}
-		if (!utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW))
+		if (!stamp_beneath(tree, touched.v[i], ts))
 			n++;
-		free(path);
 	}
 	strvec_clear(&touched);
 	strvec_clear(&differ);
@@ -133,17 +153,16 @@ int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *he
 
 char *kbuild_state_read(const char *build_dir)
 {
-	char *path = xasprintf("%s/.mglrulab-state", build_dir);
 	struct strbuf sb = STRBUF_INIT;
 	char *res = NULL;
 
-	if (!read_file(path, &sb, 256)) {
+	/* the sandbox writes the folder: never read through a link it left */
+	if (!read_file_beneath(build_dir, ".mglrulab-state", &sb, 256)) {
 		sb_trim_trailing_newlines(&sb);
 		if (sb.len)
 			res = sb_detach(&sb);
 	}
 	sb_release(&sb);
-	free(path);
 	return res;
 }
 

@@ -4,6 +4,7 @@
 #define LAB_KBUILD_MTIME_H
 
 #include "util.h"
+#include "sandbox.h"
 
 #include <time.h>
 
@@ -17,7 +18,8 @@
  * those whose objects make will compile again.
  */
 LAB_MUST_CHECK
-int kbuild_settle_mtimes(const char *tree, const char *prev_head, const char *head,
+int kbuild_settle_mtimes(const struct sandbox_policy *sp, const char *tree,
+			 const char *prev_head, const char *head,
 			 const char *built_at, time_t built_time, struct strvec *renewed);
 /* The commit a build folder was last built at (.mglrulab-state), or NULL. */
 char *kbuild_state_read(const char *build_dir);

@@ -5,6 +5,7 @@
 #include "ksource.h"
 #include "lab_paths.h"
 #include "run_command.h"
+#include "sandbox.h"
 #include "sha256.h"
 #include "strbuf.h"
 #include "util.h"
@@ -19,18 +20,87 @@
 
 #define PREP_STAMP ".mglrulab-prepared"
 
-static int run_make(const char *tree, const char *dir, const char *log, const char *const *targets)
+/*
+ * The lab's own executable, copied to <cache>/bin/mglrulab-<sha256> (once
+ * per build of it): the sandbox's user may not reach where it lies (a
+ * clone under /root), but it reaches the cache. NULL when it cannot be
+ * copied (the bind then fails, saying why).
+ */
+static char *exe_copy(const struct lab_config *cfg, const char *exe)
+{
+	char hex[SHA256_HEX_LEN + 1];
+	char *dir = xasprintf("%s/bin", cfg->cache_dir), *path = NULL, *tmp = NULL;
+
+	if (sha256_file_hex(exe, hex) || mkdir_p(dir, 0755))
+		goto out;
+	path = xasprintf("%s/mglrulab-%.16s", dir, hex);
+	if (is_regular_file(path))
+		goto out;
+	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	if (copy_file(exe, tmp, 0755) || rename(tmp, path)) {
+		unlink(tmp);
+		free(path);
+		path = NULL;
+	}
+out:
+	free(tmp);
+	free(dir);
+	return path;
+}
+
+/*
+ * @c in the sandbox (sandbox.h): the work tree, and @exe (the recorder)
+ * when given, read-only; the folder @dir writable. The tree holds a
+ * series' code as much as a kernel build's does.
+ */
+static int run_in_sandbox(const struct lab_config *cfg, const char *tree, const char *dir,
+			  const char *exe, struct child *c)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct ksource_binds kb;
+	struct sandbox_bind *binds;
+	struct sandbox_cmd sc = { .policy = &cfg->sandbox };
+	int r;
+
+	ksource_binds(tree, 0, &kb);
+	binds = xcalloc(kb.n + 2, sizeof(*binds));
+	memcpy(binds, kb.v, kb.n * sizeof(*binds));
+	sc.nr_binds = kb.n;
+	binds[sc.nr_binds++] = (struct sandbox_bind){ .path = dir, .writable = 1 };
+	/* the recorder: a copy in the cache (which the build user reaches), seen at its own path */
+	char *copy = exe ? exe_copy(cfg, exe) : NULL;
+	if (exe && copy)
+		binds[sc.nr_binds++] =
+			(struct sandbox_bind){ .path = copy, .writable = 0, .dest = exe };
+	sc.binds = binds;
+	/* A group of its own: stopped with its compilers, all gone before build.lock is. */
+	c->unless_stopped = 1;
+	c->new_group = 1;
+	r = sandbox_run(&sc, c, &err);
+	if (r < 0)
+		lab_error("kernel_build: %s", sb_str(&err));
+	else if (sc.timed_out)
+		lab_error("kernel_build: make in %s ran past [lab] build_timeout and was stopped",
+			  dir);
+	sb_release(&err);
+	free(binds);
+	free(copy);
+	ksource_binds_release(&kb);
+	return r;
+}
+
+static int run_make(const struct lab_config *cfg, const char *tree, const char *dir,
+		    const char *log, const char *const *targets)
 {
 	struct strvec argv = STRVEC_INIT;
-	/* A group of its own: stopped with its compilers, all gone before build.lock is. */
-	struct child c = { .log_path = log, .null_stdout = 1, .unless_stopped = 1, .new_group = 1 };
+	struct child c = { .log_path = log, .null_stdout = 1 };
 	int r;
 
 	strvec_pushv(&argv, (const char *const[]){ "make", "-C", tree, NULL });
 	strvec_pushf(&argv, "O=%s", dir);
 	strvec_pushv(&argv, targets);
 	c.argv = (const char *const *)argv.v;
-	r = run_command(&c);
+	r = run_in_sandbox(cfg, tree, dir, NULL, &c);
 	strvec_clear(&argv);
 	return r;
 }
@@ -127,7 +197,8 @@ int kbuild_make_env_pick(const char *rec, size_t len, struct strbuf *out)
  * Build PROBE_OBJ natively with the recorder as $(MAKE) and keep the
  * environment of its Makefile.build sub-make in <dir>/MAKE_ENV_FILE.
  */
-static int record_make_env(const char *tree, const char *dir, const char *log)
+static int record_make_env(const struct lab_config *cfg, const char *tree, const char *dir,
+			   const char *log)
 {
 	char *exe = lab_exe_path();
 	char *rec = xasprintf("%s/.mglrulab-record", dir);
@@ -149,7 +220,7 @@ static int record_make_env(const char *tree, const char *dir, const char *log)
 		goto out;
 	}
 	rm_rf(rec);
-	if (mkdir_p(rec, 0755))
+	if (mkdir_p(rec, 0755) || sandbox_give(&cfg->sandbox, rec))
 		goto out;
 	/* Absent, so that make really descends and builds it. */
 	probe = xasprintf("%s/" PROBE_OBJ, dir);
@@ -159,18 +230,18 @@ static int record_make_env(const char *tree, const char *dir, const char *log)
 	strvec_pushf(&argv, "MAKE=%s " KBUILD_MAKE_RECORDER, exe);
 	strvec_push(&argv, PROBE_OBJ);
 	struct child c = { .argv = (const char *const *)argv.v, .log_path = log,
-			   .env = (const char *const[]){ env_rec, NULL }, .null_stdout = 1,
-			   .unless_stopped = 1 };
-	if (run_command(&c)) {
+			   .env = (const char *const[]){ env_rec, NULL }, .null_stdout = 1 };
+	if (run_in_sandbox(cfg, tree, dir, exe, &c)) {
 		failed("make " PROBE_OBJ " (recording kbuild's environment)", log);
 		goto out;
 	}
-	d = opendir(rec);
+	/* the sandbox wrote them: no link is followed */
+	d = opendir_nofollow(rec);
 	while (d && (de = readdir(d)) && r) {
 		char *path = xasprintf("%s/%s", rec, de->d_name);
 
 		sb_reset(&text);
-		if (de->d_name[0] != '.' && read_file(path, &text, 1 << 22) >= 0) {
+		if (de->d_name[0] != '.' && read_regular_file(path, &text, 1 << 22) >= 0) {
 			sb_reset(&env);
 			r = kbuild_make_env_pick(text.buf, text.len, &env);
 		}
@@ -202,13 +273,15 @@ out:
 }
 
 /* The folder's key: what its contents depend on. */
-static int prep_key(const char *tree, const char *config, char key[SHA256_HEX_LEN + 1])
+static int prep_key(const struct lab_config *cfg, const char *tree, const char *config,
+		    char key[SHA256_HEX_LEN + 1])
 {
 	struct strbuf head = STRBUF_INIT, cc = STRBUF_INIT;
 	struct sha256 h;
 	int r = 0;
 
-	if (ksource_git(tree, (const char *const[]){ "rev-parse", "HEAD", NULL }, &head) ||
+	if (ksource_git(&cfg->sandbox, tree, (const char *const[]){ "rev-parse", "HEAD", NULL },
+			&head) ||
 	    run_capture((const char *const[]){ "gcc", "--version", NULL }, NULL, &cc))
 		r = -1;
 	sb_trim_trailing_newlines(&head);
@@ -272,27 +345,34 @@ static int prepare_in(const struct lab_config *cfg, const char *rtree, const cha
 	char *dotconfig = xasprintf("%s/.config", dir);
 	char *jobs = xasprintf("-j%ld", cfg->jobs ? cfg->jobs : sysconf(_SC_NPROCESSORS_ONLN));
 	char *text = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int r = LAB_ELAB;
 
 	if (access(stamp, R_OK)) {
 		/* New, or left half-made by a crash: start over. */
 		info("kernel_build: preparing a build folder natively (olddefconfig, prepare) in %s", dir);
 		rm_rf(dir);
-		if (mkdir_p(dir, 0755) || copy_file(config_path, dotconfig, 0644)) {
-			lab_error("kernel_build: cannot start %s: %s", dir, strerror(errno));
+		if (mkdir_p(dir, 0755) || copy_file(config_path, dotconfig, 0644) ||
+		    sandbox_adopt(&cfg->sandbox, dir, &err)) {
+			lab_error("kernel_build: cannot start %s: %s", dir,
+				  err.len ? sb_str(&err) : strerror(errno));
 			goto out;
 		}
-		if (run_make(rtree, dir, log_path, (const char *const[]){ "olddefconfig", NULL })) {
+		if (run_make(cfg, rtree, dir, log_path, (const char *const[]){ "olddefconfig", NULL })) {
 			r = failed("make olddefconfig (on the host)", log_path);
 			goto out;
 		}
 	}
 	/* Always: a no-op in seconds when the tree has not changed since. */
-	if (run_make(rtree, dir, log_path, (const char *const[]){ jobs, "prepare", NULL })) {
+	if (sandbox_adopt(&cfg->sandbox, dir, &err)) {
+		lab_error("kernel_build: %s", sb_str(&err));
+		goto out;
+	}
+	if (run_make(cfg, rtree, dir, log_path, (const char *const[]){ jobs, "prepare", NULL })) {
 		r = failed("make prepare (on the host)", log_path);
 		goto out;
 	}
-	if (record_make_env(rtree, dir, log_path))
+	if (record_make_env(cfg, rtree, dir, log_path))
 		goto out;
 	text = xasprintf("srctree %s\nobjtree %s\n", rtree, dir);
 	if (write_file_atomic(stamp, text, strlen(text))) {
@@ -301,6 +381,7 @@ static int prepare_in(const struct lab_config *cfg, const char *rtree, const cha
 	}
 	r = LAB_OK;
 out:
+	sb_release(&err);
 	free(text);
 	free(stamp);
 	free(dotconfig);
@@ -328,7 +409,7 @@ int kbuild_prepare_dir(const struct lab_config *cfg, const char *tree, const cha
 		lab_error("kernel_build: cannot read %s: %s", config_path, strerror(errno));
 		goto out;
 	}
-	if (prep_key(rtree, sb_str(&config), key)) {
+	if (prep_key(cfg, rtree, sb_str(&config), key)) {
 		lab_error("kernel_build: cannot identify %s (git rev-parse HEAD) or gcc", rtree);
 		goto out;
 	}

@@ -2,6 +2,7 @@
 #include "ksource.h"
 #include "fsutil.h"
 #include "run_command.h"
+#include "sandbox.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -26,10 +27,13 @@ const char *const lab_git_env[] = {
 	"GIT_COMMITTER_NAME=mglrulab", "GIT_COMMITTER_EMAIL=mglrulab@localhost",
 	"GIT_AUTHOR_DATE=1970-01-01T00:00:00Z", "GIT_COMMITTER_DATE=1970-01-01T00:00:00Z",
 	"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
-	"GIT_CONFIG_COUNT=3",
+	"GIT_CONFIG_COUNT=5",
 	"GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
 	"GIT_CONFIG_KEY_1=maintenance.auto", "GIT_CONFIG_VALUE_1=false",
 	"GIT_CONFIG_KEY_2=gc.autoDetach", "GIT_CONFIG_VALUE_2=false",
+	/* A series' tree runs no hook and no monitor of its own, even in the sandbox. */
+	"GIT_CONFIG_KEY_3=core.hooksPath", "GIT_CONFIG_VALUE_3=/dev/null",
+	"GIT_CONFIG_KEY_4=core.fsmonitor", "GIT_CONFIG_VALUE_4=false",
 	NULL,
 };
 
@@ -221,9 +225,88 @@ static int run_git(const char *tree, const char *const *args, const char *log, s
 	return r;
 }
 
-int ksource_git(const char *tree, const char *const *args, struct strbuf *out)
+/*
+ * The file beside a git source's work tree that names the object folders
+ * its clone borrows (git clone --shared), written by the lab when it made
+ * the tree: the sandbox must see them, read-only, and the tree's own
+ * .git/objects/info/alternates is in the sandbox's reach, so not the word
+ * to go by.
+ */
+static char *objects_file(const char *tree)
 {
-	return run_git(tree, args, NULL, out);
+	return xasprintf("%s.objects", tree);
+}
+
+/* Record the clone's borrowed object folders (at the clone, before anything ran in it). */
+static void record_objects(const char *tmp, const char *tree)
+{
+	char *alt = xasprintf("%s/.git/objects/info/alternates", tmp), *file = objects_file(tree);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!read_regular_file(alt, &sb, 1 << 16) && write_file_atomic(file, sb.buf, sb.len))
+		debug("cannot write %s: %s", file, strerror(errno));
+	sb_release(&sb);
+	free(file);
+	free(alt);
+}
+
+void ksource_binds(const char *tree, int tree_writable, struct ksource_binds *kb)
+{
+	char *file = objects_file(tree);
+	struct strbuf sb = STRBUF_INIT;
+
+	memset(kb, 0, sizeof(*kb));
+	/* a tree cloned before the lab recorded this: what its clone said, once */
+	if (!path_exists(file))
+		record_objects(tree, tree);
+	if (!read_regular_file(file, &sb, 1 << 16))
+		strvec_split(&kb->paths, sb_str(&sb), "\n");
+	kb->v = xcalloc(kb->paths.n + 1, sizeof(*kb->v));
+	kb->v[kb->n++] = (struct sandbox_bind){ .path = tree, .writable = tree_writable };
+	for (size_t i = 0; i < kb->paths.n; i++)
+		if (kb->paths.v[i][0] == '/' && is_dir(kb->paths.v[i]))
+			kb->v[kb->n++] = (struct sandbox_bind){ .path = kb->paths.v[i], .writable = 0 };
+	sb_release(&sb);
+	free(file);
+}
+
+void ksource_binds_release(struct ksource_binds *kb)
+{
+	strvec_clear(&kb->paths);
+	free(kb->v);
+	memset(kb, 0, sizeof(*kb));
+}
+
+int ksource_git_in(const struct sandbox_policy *sp, const char *tree, const char *const *args,
+		   const char *stdin_path, struct strbuf *out)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct ksource_binds kb;
+	struct child c = { .dir = tree, .env = lab_git_env, .out = out, .merge_stderr = 1,
+			   .null_stdout = 1, .stdin_path = stdin_path };
+	struct sandbox_cmd sc = { .policy = sp };
+	int r;
+
+	ksource_binds(tree, 1, &kb);
+	sc.binds = kb.v;
+	sc.nr_binds = kb.n;
+	strvec_push(&argv, "git");
+	strvec_pushv(&argv, args);
+	c.argv = (const char *const *)argv.v;
+	r = sandbox_run(&sc, &c, &err);
+	if (r < 0 && out)
+		sb_addf(out, "error: %s\n", sb_str(&err));
+	strvec_clear(&argv);
+	sb_release(&err);
+	ksource_binds_release(&kb);
+	return r;
+}
+
+int ksource_git(const struct sandbox_policy *sp, const char *tree, const char *const *args,
+		struct strbuf *out)
+{
+	return ksource_git_in(sp, tree, args, NULL, out);
 }
 
 /* Fill @tmp with the source's files. */
@@ -251,6 +334,7 @@ static int populate(const struct ksource *src, const char *tmp, const char *log,
 		r = run_command(&c);
 		if (!r) {
 			const char *co[] = { "checkout", "-q", "-f", "--detach", src->commit, NULL };
+			record_objects(tmp, src->tree);
 			r = run_git(tmp, co, log, NULL);
 		}
 	}

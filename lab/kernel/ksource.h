@@ -8,6 +8,7 @@
 #define LAB_KSOURCE_H
 
 #include "util.h"
+#include "sandbox.h"
 #include "strbuf.h"
 
 enum source_kind { SOURCE_ARCHIVE, SOURCE_GIT, SOURCE_DIR };
@@ -32,9 +33,34 @@ int ksource_identify(const char *cache_dir, const char *path, const char *ref,
 LAB_MUST_CHECK
 int ksource_prepare_tree(struct ksource *src, struct strbuf *err, double *seconds);
 void ksource_release(struct ksource *src);
-/* Run git with @args in @tree (the lab's identity and environment), output into @out. */
+/*
+ * Run git with @args in the work tree @tree, in the sandbox (sandbox.h) as
+ * its build user, with the lab's identity and environment (lab_git_env):
+ * after a series' patches and build ran there, the tree's .git may hold
+ * anything they could write, and git obeys its config and hooks. Its
+ * output (and stderr) into @out; run_command()'s status, or -1 with the
+ * sandbox's reason in @out. _in: standard input from @stdin_path.
+ */
 LAB_MUST_CHECK
-int ksource_git(const char *tree, const char *const *args, struct strbuf *out);
+int ksource_git(const struct sandbox_policy *sp, const char *tree, const char *const *args,
+		struct strbuf *out);
+LAB_MUST_CHECK
+int ksource_git_in(const struct sandbox_policy *sp, const char *tree, const char *const *args,
+		   const char *stdin_path, struct strbuf *out);
+
+/*
+ * What a sandboxed command in @tree sees of the host beside the tree
+ * itself (writable or not): a git source's borrowed object folders, as the
+ * lab recorded them in <tree>.objects when it cloned. kb->v[0] is the
+ * tree.
+ */
+struct ksource_binds {
+	struct sandbox_bind *v;
+	size_t n;
+	struct strvec paths;
+};
+void ksource_binds(const char *tree, int tree_writable, struct ksource_binds *kb);
+void ksource_binds_release(struct ksource_binds *kb);
 
 /*
  * The full commit @rev names when @path is a git source (a repository, as

@@ -87,12 +87,15 @@ static const char first_message[] =
 	"\n"
 	"Signed-off-by: A <a@example.org>\n";
 
+/* The lab's defaults: git runs in the sandbox, as its build user when we are root. */
+static const struct sandbox_policy sp;
+
 /* git @args in @tree with the lab's environment; its output, trailing newlines kept. */
 static char *git(const char *tree, const char *const *args)
 {
 	struct strbuf out = STRBUF_INIT;
 
-	if (ksource_git(tree, args, &out))
+	if (ksource_git(&sp, tree, args, &out))
 		fail_msg("git %s failed: %s", args[0], sb_str(&out));
 	return sb_detach(&out);
 }
@@ -140,7 +143,11 @@ static void test_series_with_from_lines_applies(void **state)
 	assert_non_null(mkdtemp(dir));
 	char *tree = path_join(dir, "tree"), *mbox = path_join(dir, "series.mbox");
 	char *tmpfile = path_join(dir, "tree.patch");
-	assert_int_equal(mkdir(tree, 0700), 0);
+	/* the sandbox's user must reach and own it, as the lab's work trees */
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(mkdir(tree, 0755), 0);
+	if (sandbox_adopt(&sp, tree, &err))
+		fail_msg("%s", sb_str(&err));
 	put(tree, "a.txt", "one\ntwo\nthree\n");
 	put(tree, "b.txt", "one\ntwo\nthree\n");
 	const char *init[] = { "init", "-q", NULL };
@@ -156,7 +163,7 @@ static void test_series_with_from_lines_applies(void **state)
 	for (size_t i = 0; i < pl.n; i++) {
 		assert_false(pl.v[i].is_cover);
 		sb_reset(&out);
-		if (kbuild_apply_patch(tree, &pl.v[i], tmpfile, &out))
+		if (kbuild_apply_patch(&sp, tree, &pl.v[i], tmpfile, &out))
 			fail_msg("patch %zu does not apply: %s", i + 1, sb_str(&out));
 	}
 

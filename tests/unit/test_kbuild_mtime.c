@@ -27,6 +27,9 @@
 
 #define ANCIENT 946684800	/* what kbuild_mtime.c stamps: 2000-01-01 */
 
+/* The lab's defaults: git runs in the sandbox, as its build user when we are root. */
+static const struct sandbox_policy sp;
+
 struct repo {
 	char dir[64];
 	char base[41], s1[41], s2[41];	/* mglrulab-base, series 1 (a.c), series 2 (b.c) */
@@ -36,7 +39,7 @@ static void git(const char *dir, const char *const *args, struct strbuf *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	assert_int_equal(ksource_git(dir, args, out ? out : &sb), 0);
+	assert_int_equal(ksource_git(&sp, dir, args, out ? out : &sb), 0);
 	sb_trim_trailing_newlines(out ? out : &sb);
 	sb_release(&sb);
 }
@@ -92,6 +95,12 @@ static int setup(void **state)
 
 	strcpy(r->dir, "/tmp/mglrulab-mtime-XXXXXX");
 	assert_non_null(mkdtemp(r->dir));
+	struct strbuf err = STRBUF_INIT;
+	/* the sandbox's user must reach and own it, as the lab's work trees */
+	assert_int_equal(chmod(r->dir, 0755), 0);
+	if (sandbox_adopt(&sp, r->dir, &err))
+		fail_msg("%s", sb_str(&err));
+	sb_release(&err);
 	git(r->dir, (const char *[]){ "init", "-q", NULL }, NULL);
 	put(r, "a.c", "a\n");
 	put(r, "b.c", "b\n");
@@ -139,7 +148,7 @@ static void test_switch_back_rebuilds_nothing(void **state)
 	set_mtime(r, "a.c", time(NULL));	/* as the switch left them: "now" */
 	set_mtime(r, "b.c", time(NULL));
 	struct strvec renewed = STRVEC_INIT;
-	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2, r->s2, 0, &renewed), 2);
+	assert_int_equal(kbuild_settle_mtimes(&sp, r->dir, r->s1, r->s2, r->s2, 0, &renewed), 2);
 	assert_int_equal(renewed.n, 0);	/* nothing to compile again */
 	assert_int_equal(mtime(r, "a.c"), ANCIENT);
 	assert_int_equal(mtime(r, "b.c"), ANCIENT);
@@ -156,7 +165,7 @@ static void test_changed_content_is_new(void **state)
 
 	checkout(r, r->s2);
 	stamp_all_old(r, old);
-	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2, r->s1, 0, &renewed), 2);
+	assert_int_equal(kbuild_settle_mtimes(&sp, r->dir, r->s1, r->s2, r->s1, 0, &renewed), 2);
 	/* what make compiles again, for the build's estimate */
 	assert_int_equal(renewed.n, 2);
 	assert_string_equal(renewed.v[0], "a.c");
@@ -181,7 +190,7 @@ static void test_stamped_since_last_build(void **state)
 	checkout(r, r->s2);
 	stamp_all_old(r, built - 3600);
 	set_mtime(r, "c.c", built + 60);
-	assert_int_equal(kbuild_settle_mtimes(r->dir, NULL, r->s2, r->s2, built, NULL), 2);
+	assert_int_equal(kbuild_settle_mtimes(&sp, r->dir, NULL, r->s2, r->s2, built, NULL), 2);
 	assert_int_equal(mtime(r, "c.c"), ANCIENT);
 	assert_int_equal(mtime(r, "b.c"), ANCIENT);	/* series 2's own file: same content */
 	assert_int_equal(mtime(r, "a.c"), built - 3600);
@@ -201,8 +210,8 @@ static void test_unknown_last_build(void **state)
 
 	checkout(r, r->s2);
 	stamp_all_old(r, now);
-	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2, NULL, 0, NULL), -1);
-	assert_int_equal(kbuild_settle_mtimes(r->dir, r->s1, r->s2,
+	assert_int_equal(kbuild_settle_mtimes(&sp, r->dir, r->s1, r->s2, NULL, 0, NULL), -1);
+	assert_int_equal(kbuild_settle_mtimes(&sp, r->dir, r->s1, r->s2,
 					      "0123456789012345678901234567890123456789", 0, NULL), -1);
 	assert_int_equal(mtime(r, "a.c"), now);
 	assert_int_equal(mtime(r, "b.c"), now);
