@@ -32,6 +32,8 @@ struct series_job {
 	 */
 	char *commit, *base_at;
 	int base_is_own;
+	/* the base-commit did not build here: on the baseline instead, and said */
+	int base_fell_back;
 	const char *a;			/* the kernel it goes on: base_at or baseline */
 };
 
@@ -153,15 +155,64 @@ static int set_column(struct watch_db *w, const struct series_job *j, const char
 	return r;
 }
 
+/* The event of a series whose base-commit did not build: it goes on the baseline from then on. */
+#define BASE_UNBUILDABLE "base-unbuildable"
+
+/* Whether series @j has an event @state (a missing table or row: no). */
+static int has_event(struct watch_db *w, const struct series_job *j, const char *state)
+{
+	struct strbuf err = STRBUF_INIT;
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT 1 FROM events WHERE series_id = ? AND"
+					    " state = ? LIMIT 1", &err);
+	int found = 0;
+
+	if (st) {
+		sqlite3_bind_int64(st, 1, j->id);
+		sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	sb_release(&err);
+	return found;
+}
+
+static int add_job_event(struct watch_db *w, const struct series_job *j, const char *state,
+			 const char *reason)
+{
+	struct strbuf err = STRBUF_INIT;
+	sqlite3_stmt *st = watch_db_prepare(w, "INSERT INTO events(series_id, at, state, reason)"
+					    " VALUES(?, ?, ?, ?)", &err);
+	int r = -1;
+
+	if (st) {
+		sqlite3_bind_int64(st, 1, j->id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+		sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
+		r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, &err);
+		sqlite3_finalize(st);
+	}
+	if (r)
+		lab_error("watch: %s", sb_str(&err));
+	sb_release(&err);
+	return r;
+}
+
 /* What the reply says beyond the measurement: the base the series went on. */
 static char *base_note(const struct series_job *j, const struct lab_config *cfg)
 {
 	const struct kernel_cfg *k = config_kernel(cfg, j->baseline);
-	const char *src = k ? k->source : "?";
+	/* the source's name, not where it lies on the lab's machine: a reply is public */
+	const char *src = k ? path_basename(k->source) : "?";
 
 	if (!j->base_commit)
 		return xasprintf("Built on [kernel %s] of the lab (%s): the series names no "
 				 "base-commit.", j->baseline, src);
+	if (j->base_fell_back)
+		return xasprintf("The series names base-commit %s, which the lab's [kernel %s] "
+				 "(%s) has but which does not build here; built on [kernel %s] as "
+				 "the lab has it instead.", j->base_commit, j->baseline, src,
+				 j->baseline);
 	if (j->commit)
 		return xasprintf("Built on the series' base-commit %s: [kernel %s] of the lab (%s) "
 				 "at that commit, for the baseline and the series alike.",
@@ -179,7 +230,7 @@ static char *base_note(const struct series_job *j, const struct lab_config *cfg)
  * a commit's hex name (the mail is untrusted) that the baseline's git
  * source has and the baseline is not at already.
  */
-static void choose_base(struct series_job *j, const struct lab_config *cfg)
+static void choose_base(struct watch_db *w, struct series_job *j, const struct lab_config *cfg)
 {
 	const struct kernel_cfg *k = config_kernel(cfg, j->baseline);
 	const char *c = j->base_commit;
@@ -187,7 +238,9 @@ static void choose_base(struct series_job *j, const struct lab_config *cfg)
 	char *commit, *own;
 
 	j->a = j->baseline;
-	if (!k || !c || len < 7 || len > 64 || c[len] || !(commit = ksource_git_commit(k->source, c)))
+	j->base_fell_back = has_event(w, j, BASE_UNBUILDABLE);
+	if (j->base_fell_back || !k || !c || len < 7 || len > 64 || c[len] ||
+	    !(commit = ksource_git_commit(k->source, c)))
 		return;
 	own = ksource_git_commit(k->source, k->ref ? k->ref : "HEAD");
 	if (own && !strcmp(own, commit)) {
@@ -266,11 +319,64 @@ static const struct kernel_cfg *add_kernels(struct lab_config *cfg, const struct
 	return *base ? k : NULL;
 }
 
-/* Build the baseline and the series' kernel. 0 built, 1 the series failed, <0 stop. */
+static int lab_failed(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o,
+		      const char *step, const char *errors);
+
+/* The words of a reply and of the queue for a series whose kernel @f stopped. */
+static void failure_words(enum kbuild_failure f, const char **tag, const char **what)
+{
+	switch (f) {
+	case KBUILD_FAIL_APPLY:
+		*tag = "does not apply";
+		*what = "it does not apply to the baseline";
+		break;
+	case KBUILD_FAIL_CONFIG:
+		*tag = "does not configure";
+		*what = "its kernel cannot be configured as the lab's";
+		break;
+	case KBUILD_FAIL_TIMEOUT:
+		*tag = "build timed out";
+		*what = "its kernel's build ran past the lab's time limit";
+		break;
+	default:
+		*tag = "does not build";
+		*what = "its kernel does not build";
+		break;
+	}
+}
+
+/*
+ * The base-commit's kernel did not build: the series goes on [watch]
+ * baseline from now on (an event says so, and the reply's base note),
+ * never stuck on a commit someone named. 0, or <0 stop.
+ */
+static int fall_back_to_baseline(struct watch_db *w, struct series_job *j)
+{
+	warning("watch: series %ld: its base-commit %s does not build here: it goes on [kernel %s] "
+		"instead", j->id, j->base_commit, j->baseline);
+	if (add_job_event(w, j, BASE_UNBUILDABLE, j->commit))
+		return -LAB_ELAB;
+	free(j->commit);
+	free(j->base_at);
+	j->commit = j->base_at = NULL;
+	j->a = j->baseline;
+	j->base_fell_back = 1;
+	return 0;
+}
+
+/*
+ * Build the baseline and the series' kernel. 0 built, 1 the series failed,
+ * <0 stop. Whatever stops a kernel that holds the series (apply,
+ * configure, compile, the time limit) is the series' failure, with a reply
+ * that says only what kbuild allows in public (kbuild.h, public_reason);
+ * the baseline's own failure is the lab's, counted like a failed session
+ * (WATCH_LAB_ATTEMPTS), and a base-commit that does not build falls back
+ * to the baseline.
+ */
 static int build_step(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o)
 {
 	struct lab_config cfg;
-	struct strbuf err = STRBUF_INIT, errors = STRBUF_INIT, *old;
+	struct strbuf err = STRBUF_INIT;
 	char *mbox = xasprintf("%s/series.mbox", j->dir);
 	const struct kernel_cfg *base, *k = NULL;
 	struct kbuild_result res;
@@ -300,43 +406,42 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 	memset(&res, 0, sizeof(res));
 	r = kbuild_kernel(&cfg, base, &res);
 	kbuild_result_release(&res);
-	if (r) {
-		/* the lab's own kernel: no series is to blame; it stays building */
-		r = -lab_error("watch: [kernel %s] of %s, the baseline%s, does not build: series "
-			       "%ld waits for it", j->baseline, cfg.path, j->commit ?
-			       " at the series' base-commit" : "", j->id);
+	if (r && interrupted()) {
+		r = -LAB_ELAB;
+	} else if (r && j->commit) {
+		r = fall_back_to_baseline(w, j);
+		config_release(&cfg);
+		free(mbox);
+		sb_release(&err);
+		return r ? r : build_step(w, j, o);
+	} else if (r) {
+		/* the lab's own kernel: no series is to blame */
+		r = lab_failed(w, j, o, "the lab's baseline kernel did not build",
+			       "the lab could not build its baseline kernel");
 		goto out;
 	}
-	old = error_capture(&errors);
 	memset(&res, 0, sizeof(res));
 	r = kbuild_kernel(&cfg, k, &res);
-	if (r == LAB_ELAB && res.build_failed)
-		r = LAB_EUSER + 100;	/* the series' kernel does not build */
-	kbuild_result_release(&res);
-	error_capture(old);
 	if (interrupted()) {
 		r = -LAB_ELAB;
-	} else if (r == LAB_EUSER || r == LAB_EUSER + 100) {
-		/* (a series may also drop an option of the lab's config fragments) */
-		const int apply = r == LAB_EUSER && strstr(sb_str(&errors),
-							   "does not apply");
-		const char *what = apply ? "it does not apply to the baseline" :
-				   r == LAB_EUSER ? "its kernel cannot be configured as the lab's" :
-				   "its kernel does not build";
+	} else if (r && res.failure) {
+		const char *tag, *what;
+		const char *why = res.public_reason ? res.public_reason : "";
 
-		r = write_failure_reply(j, &cfg, apply ? "does not apply" : r == LAB_EUSER ?
-					"does not configure" : "does not build", what,
-					sb_str(&errors)) ||
+		failure_words(res.failure, &tag, &what);
+		r = write_failure_reply(j, &cfg, tag, what, why) ||
 		    set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", what) ||
-		    set_state(w, j, "failed", errors.len ? errors.buf : what) ? -LAB_ELAB : 1;
+		    set_state(w, j, "failed", *why ? why : what) ? -LAB_ELAB : 1;
 	} else if (r) {
-		r = -r;		/* the lab's failure, not the series': it stays building */
+		/* the lab's failure (its disk, its tools), not the series' */
+		r = lab_failed(w, j, o, "the lab could not build its kernel",
+			       "the lab failed to build the series' kernel");
 	}
+	kbuild_result_release(&res);
 out:
 	config_release(&cfg);
 	free(mbox);
 	sb_release(&err);
-	sb_release(&errors);
 	return r;
 }
 
@@ -382,16 +487,18 @@ static char *verdict_of(const char *summary, int *regressed)
 }
 
 /*
- * A session that failed as a whole: its kernels built, so the lab (a
- * host, libvirt, the disk), not the series, is the likely cause; a kernel
- * that does not boot fails runs, not the session. The series stays
- * running, to be resumed by the next watch, which stops now; only after
- * WATCH_LAB_ATTEMPTS such failures is it failed, with a reply that says
- * the lab could not measure it, so that one series cannot stall the
- * queue for good. 1 failed, <0 stop.
+ * A step that failed for the lab's reasons: a session that failed as a
+ * whole (its kernels built, so a host, libvirt or the disk, not the
+ * series, is the likely cause; a kernel that does not boot fails runs,
+ * not the session), or the lab's baseline that did not build. The series
+ * stays where it is, to be taken up by the next watch, which stops now;
+ * only after WATCH_LAB_ATTEMPTS such failures is it failed, with a reply
+ * that says the lab could not measure it (@public: the words it may say),
+ * so that one series cannot stall the queue for good. @step names the
+ * failure in the lab's own messages. 1 failed, <0 stop.
  */
-static int session_failed(struct watch_db *w, struct series_job *j,
-			  const struct watch_work_opts *o, const char *errors)
+static int lab_failed(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o,
+		      const char *step, const char *errors)
 {
 	struct strbuf err = STRBUF_INIT;
 	long n = watch_series_lab_failure(w, j->id, errors, time(NULL), &err);
@@ -402,8 +509,8 @@ static int session_failed(struct watch_db *w, struct series_job *j,
 	if (n < 0) {
 		lab_error("watch: %s", sb_str(&err));
 	} else if (n < WATCH_LAB_ATTEMPTS) {
-		lab_error("watch: series %ld: its session failed (%ld of %d times): it stays "
-			  "running, and the next watch resumes it", j->id, n, WATCH_LAB_ATTEMPTS);
+		lab_error("watch: series %ld: %s (%ld of %d times): it stays in the queue, and the "
+			  "next watch takes it up again", j->id, step, n, WATCH_LAB_ATTEMPTS);
 	} else if (!config_load_or_report(o->config, &cfg)) {
 		char *why = xasprintf("%s, %ld times; this says nothing of the series", what, n);
 
@@ -480,7 +587,7 @@ static int rewrite_reply(const struct series_job *j, const struct watch_work_opt
 
 /*
  * A bisection that failed (@errors, what the lab said): a lab failure
- * (session_failed()). <0: stop, the series stays bisecting; 1: the
+ * (lab_failed()). <0: stop, the series stays bisecting; 1: the
  * attempts are spent, the reply's words on it in @appendix.
  */
 static int bisect_failed(struct watch_db *w, const struct series_job *j, const char *errors,
@@ -517,7 +624,7 @@ static int bisect_failed(struct watch_db *w, const struct series_job *j, const c
  * series/ID/reports next to its session, which is its confirm step; a
  * watch killed in it resumes it. The culprit goes into the series' note
  * and into the reply, after the answer. A bisection the lab fails is a
- * lab failure (session_failed()): after WATCH_LAB_ATTEMPTS the series is
+ * lab failure (lab_failed()): after WATCH_LAB_ATTEMPTS the series is
  * decided on its session alone, the reply saying the bisection did not
  * finish. 1 done, <0 stop.
  */
@@ -635,7 +742,8 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 		info("series %ld: %s", j->id, v);
 		free(v);
 	} else {
-		r = session_failed(w, j, o, errors.len ? errors.buf : "the session failed");
+		r = lab_failed(w, j, o, "its session failed",
+			       errors.len ? errors.buf : "the session failed");
 	}
 out:
 	sb_release(&errors);
@@ -673,7 +781,7 @@ int watch_work_next(struct watch_db *w, const struct watch_work_opts *o)
 		/* a series killed while running has its kernels: straight to its session */
 		const int bisecting = !strcmp(j.state, "bisecting");
 
-		choose_base(&j, o->cfg);
+		choose_base(w, &j, o->cfg);
 		r = strcmp(j.state, "running") && !bisecting ? build_step(w, &j, o) : 0;
 		if (r == 0 && !bisecting)
 			r = run_step(w, &j, o);
