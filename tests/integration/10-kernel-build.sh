@@ -21,9 +21,9 @@ done
 entry=$(dirname "$patch_img")
 tree=$(json_get "$entry/meta.json" 'd["tree"]')
 head=$(json_get "$entry/meta.json" 'd["head_commit"]')
-grep -q "READ_ONCE(mm->lru_gen.bitmap) != -1UL" <(git -C "$tree" show "$head:include/linux/mm_types.h") ||
+grep -q "READ_ONCE(mm->lru_gen.bitmap) != -1UL" <(git -c safe.directory="*" -C "$tree" show "$head:include/linux/mm_types.h") ||
 	fail "patched tree lacks the series' change"
-grep -q "READ_ONCE(mm->lru_gen.bitmap)" <(git -C "$tree" show "mglrulab-base:include/linux/mm_types.h") &&
+grep -q "READ_ONCE(mm->lru_gen.bitmap)" <(git -c safe.directory="*" -C "$tree" show "mglrulab-base:include/linux/mm_types.h") &&
 	fail "baseline tree has the series' change"
 [ "$(json_get "$entry/meta.json" 'd["subjects"][0]')" = \
   "[PATCH 1/1] mm/mglru: avoid the redundant bitmap store in lru_gen_use_mm()" ] || fail "wrong subject in meta.json"

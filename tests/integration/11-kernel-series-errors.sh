@@ -23,8 +23,8 @@ grep -q "broken-second.mbox, message 2" "$TMP/err" || fail "the file is not name
 grep -q "hunk: include/linux/mm_types.h at line 1142: @@ -1142,7" "$TMP/err" || fail "the hunk is not named"
 tree=$(sed -n 's/.*the work tree \(.*\) is back at the unmodified source/\1/p' "$TMP/err")
 [ -d "$tree" ] || fail "no work tree named"
-[ -z "$(git -C "$tree" status --porcelain)" ] || fail "work tree is not clean"
-[ "$(git -C "$tree" rev-parse HEAD)" = "$(git -C "$tree" rev-parse mglrulab-base)" ] || fail "HEAD is not the unmodified source"
+[ -z "$(git -c safe.directory="*" -C "$tree" status --porcelain)" ] || fail "work tree is not clean"
+[ "$(git -c safe.directory="*" -C "$tree" rev-parse HEAD)" = "$(git -c safe.directory="*" -C "$tree" rev-parse mglrulab-base)" ] || fail "HEAD is not the unmodified source"
 [ -d "$tree/.git/rebase-apply" ] && fail "git am left a session behind"
 
 # The same series with the failing patch's subject RFC 2047-encoded and
