@@ -21,34 +21,6 @@
 #define PREP_STAMP ".mglrulab-prepared"
 
 /*
- * The lab's own executable, copied to <cache>/bin/mglrulab-<sha256> (once
- * per build of it): the sandbox's user may not reach where it lies (a
- * clone under /root), but it reaches the cache. NULL when it cannot be
- * copied (the bind then fails, saying why).
- */
-static char *exe_copy(const struct lab_config *cfg, const char *exe)
-{
-	char hex[SHA256_HEX_LEN + 1];
-	char *dir = xasprintf("%s/bin", cfg->cache_dir), *path = NULL, *tmp = NULL;
-
-	if (sha256_file_hex(exe, hex) || mkdir_p(dir, 0755))
-		goto out;
-	path = xasprintf("%s/mglrulab-%.16s", dir, hex);
-	if (is_regular_file(path))
-		goto out;
-	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	if (copy_file(exe, tmp, 0755) || rename(tmp, path)) {
-		unlink(tmp);
-		free(path);
-		path = NULL;
-	}
-out:
-	free(tmp);
-	free(dir);
-	return path;
-}
-
-/*
  * @c in the sandbox (sandbox.h): the work tree, and @exe (the recorder)
  * when given, read-only; the folder @dir writable. The tree holds a
  * series' code as much as a kernel build's does.
@@ -67,11 +39,8 @@ static int run_in_sandbox(const struct lab_config *cfg, const char *tree, const 
 	memcpy(binds, kb.v, kb.n * sizeof(*binds));
 	sc.nr_binds = kb.n;
 	binds[sc.nr_binds++] = (struct sandbox_bind){ .path = dir, .writable = 1 };
-	/* the recorder: a copy in the cache (which the build user reaches), seen at its own path */
-	char *copy = exe ? exe_copy(cfg, exe) : NULL;
-	if (exe && copy)
-		binds[sc.nr_binds++] =
-			(struct sandbox_bind){ .path = copy, .writable = 0, .dest = exe };
+	if (exe)
+		binds[sc.nr_binds++] = (struct sandbox_bind){ .path = exe, .writable = 0 };
 	sc.binds = binds;
 	/* A group of its own: stopped with its compilers, all gone before build.lock is. */
 	c->unless_stopped = 1;
@@ -84,7 +53,6 @@ static int run_in_sandbox(const struct lab_config *cfg, const char *tree, const 
 			  dir);
 	sb_release(&err);
 	free(binds);
-	free(copy);
 	ksource_binds_release(&kb);
 	return r;
 }

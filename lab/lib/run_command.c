@@ -393,6 +393,10 @@ static _Noreturn void exec_child(const struct run *r, const sigset_t *old_mask)
 		child_say("chdir to", r->c->dir, errno);
 		_exit(127);
 	}
+	if (r->c->in_child && r->c->in_child(r->c->in_child_data)) {
+		child_say("prepare", r->c->argv[0], errno);
+		_exit(127);
+	}
 	if (r->c->creds)
 		child_drop(r->c->creds);
 	execvpe(r->c->argv[0], (char *const *)r->c->argv, r->envp ? r->envp : environ);

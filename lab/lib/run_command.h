@@ -59,6 +59,14 @@ struct child {
 	int new_group;
 	/* Drop to these credentials and limits before exec, or NULL. */
 	const struct child_creds *creds;
+	/*
+	 * Called in the child after the fork, before @creds are applied and
+	 * before exec (with the lab's privileges still): system calls on
+	 * memory prepared beforehand only, as after any fork of a threaded
+	 * process. Nonzero (errno set) ends the child, status 127.
+	 */
+	int (*in_child)(const void *data);
+	const void *in_child_data;
 };
 
 /*

@@ -3,12 +3,15 @@
 #include "fsutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,45 +56,6 @@ static int identity(const struct sandbox_policy *p, uid_t *uid, gid_t *gid, stru
 	return 0;
 }
 
-/* Whether @uid/@gid may enter folder @st (search permission, as the kernel would judge it). */
-static int can_enter(const struct stat *st, uid_t uid, gid_t gid)
-{
-	if (st->st_uid == uid)
-		return !!(st->st_mode & S_IXUSR);
-	if (st->st_gid == gid)
-		return !!(st->st_mode & S_IXGRP);
-	return !!(st->st_mode & S_IXOTH);
-}
-
-/*
- * Every folder above @path must let the build user through, or bubblewrap
- * cannot bind it: say which one stops it, before the build starts.
- */
-static int reachable(const char *path, uid_t uid, gid_t gid, struct strbuf *err)
-{
-	char *dir = path_dirname(path);
-	int r = 0;
-
-	while (!r && strcmp(dir, "/") && strcmp(dir, ".")) {
-		struct stat st;
-		char *up;
-
-		if (!stat(dir, &st) && !can_enter(&st, uid, gid)) {
-			sb_addf(err, "the sandbox's user (uid %ld) cannot reach %s: %s is mode %04o, "
-				"owned by uid %ld; move the kernel cache (MGLRULAB_CACHE_DIR or "
-				"[lab] cache_dir) to a folder others may enter, or chmod o+x %s",
-				(long)uid, path, dir, (unsigned)(st.st_mode & 07777), (long)st.st_uid,
-				dir);
-			r = -1;
-		}
-		up = path_dirname(dir);
-		free(dir);
-		dir = up;
-	}
-	free(dir);
-	return r;
-}
-
 /* The parts of the host every command sees, read-only. */
 static void add_base(struct strvec *argv)
 {
@@ -121,8 +85,93 @@ static void add_base(struct strvec *argv)
 						  "--tmpfs", "/tmp", NULL });
 }
 
-/* timeout(1), then bubblewrap with everything @sc and @c ask for, then the command. */
-static void build_argv(const struct sandbox_cmd *sc, const struct child *c, struct strvec *argv)
+/*
+ * Where a root lab stages the binds for the build user: a folder of the
+ * lab's, covered in the child's own mount namespace by a tmpfs that holds
+ * one bind mount per folder the command may see (stage_binds()). The
+ * build user reaches them there, whatever the folders above the original
+ * (a cache in a clone under /root, a test's 0700 folder); the host's
+ * mount table never sees them.
+ */
+#define SANDBOX_STAGE "/run/mglrulab-sandbox"
+
+struct stage {
+	size_t n;
+	char **src, **dst;	/* host path, its bind below SANDBOX_STAGE */
+	int *is_dir;
+};
+
+static void stage_release(struct stage *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		free(st->src[i]);
+		free(st->dst[i]);
+	}
+	free(st->src);
+	free(st->dst);
+	free(st->is_dir);
+	memset(st, 0, sizeof(*st));
+}
+
+/* In the child, as root: a private mount namespace with the binds staged. */
+static int stage_binds(const void *data)
+{
+	const struct stage *st = data;
+
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tmpfs", SANDBOX_STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k"))
+		return -1;
+	for (size_t i = 0; i < st->n; i++) {
+		int fd;
+
+		if (st->is_dir[i]) {
+			if (mkdir(st->dst[i], 0755))
+				return -1;
+		} else {
+			fd = open(st->dst[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd < 0)
+				return -1;
+			close(fd);
+		}
+		if (mount(st->src[i], st->dst[i], NULL, MS_BIND, NULL))
+			return -1;
+	}
+	return 0;
+}
+
+/* The staging of @sc's binds, or -1 with @err (a bind that is not there). */
+static int stage_prepare(const struct sandbox_cmd *sc, struct stage *st, struct strbuf *err)
+{
+	memset(st, 0, sizeof(*st));
+	if (mkdir(SANDBOX_STAGE, 0755) && errno != EEXIST) {
+		sb_addf(err, "cannot create %s: %s", SANDBOX_STAGE, strerror(errno));
+		return -1;
+	}
+	st->src = xcalloc(sc->nr_binds + 1, sizeof(*st->src));
+	st->dst = xcalloc(sc->nr_binds + 1, sizeof(*st->dst));
+	st->is_dir = xcalloc(sc->nr_binds + 1, sizeof(*st->is_dir));
+	for (; st->n < sc->nr_binds; st->n++) {
+		struct stat sb;
+		size_t i = st->n;
+
+		if (stat(sc->binds[i].path, &sb)) {
+			sb_addf(err, "cannot bind %s into the sandbox: %s", sc->binds[i].path,
+				strerror(errno));
+			return -1;
+		}
+		st->src[i] = xstrdup(sc->binds[i].path);
+		st->dst[i] = xasprintf(SANDBOX_STAGE "/%zu", i);
+		st->is_dir[i] = S_ISDIR(sb.st_mode);
+	}
+	return 0;
+}
+
+/*
+ * timeout(1), then bubblewrap with everything @sc and @c ask for, then the
+ * command; each bind from its staged place when @st has them.
+ */
+static void build_argv(const struct sandbox_cmd *sc, const struct child *c,
+		       const struct stage *st, struct strvec *argv)
 {
 	strvec_pushv(argv, (const char *const[]){ "timeout", "-k", NULL });
 	strvec_pushf(argv, "%d", SANDBOX_KILL_AFTER_S);
@@ -133,7 +182,8 @@ static void build_argv(const struct sandbox_cmd *sc, const struct child *c, stru
 	add_base(argv);
 	for (size_t i = 0; i < sc->nr_binds; i++)
 		strvec_pushv(argv, (const char *const[]){
-			sc->binds[i].writable ? "--bind" : "--ro-bind", sc->binds[i].path,
+			sc->binds[i].writable ? "--bind" : "--ro-bind",
+			st->n ? st->dst[i] : sc->binds[i].path,
 			sc->binds[i].dest ? sc->binds[i].dest : sc->binds[i].path, NULL });
 	if (c->dir)
 		strvec_pushv(argv, (const char *const[]){ "--chdir", c->dir, NULL });
@@ -163,17 +213,17 @@ int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err)
 	struct child_creds cr = { .uid = (uid_t)-1, .gid = (gid_t)-1, .no_new_privs = 1 };
 	struct child run = *c;
 	double wall = sandbox_wall_s(sc->policy), t0;
+	struct stage st = { 0 };
 	uid_t uid;
 	gid_t gid;
-	int r;
+	int r = -1;
 
 	sc->timed_out = 0;
 	sc->seconds = 0;
 	if (identity(sc->policy, &uid, &gid, err))
 		return -1;
-	for (size_t i = 0; i < sc->nr_binds; i++)
-		if (reachable(sc->binds[i].path, uid, gid, err))
-			return -1;
+	if (geteuid() == 0 && stage_prepare(sc, &st, err))
+		goto out;
 	if (geteuid() == 0) {
 		cr.uid = uid;
 		cr.gid = gid;
@@ -183,8 +233,12 @@ int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err)
 					   sc->policy->memory_mib : SANDBOX_DEFAULT_MEMORY_MIB) << 20;
 	cr.cpu_s = (unsigned long long)wall + 1;
 	cr.fsize_bytes = SANDBOX_FSIZE_BYTES;
-	build_argv(sc, c, &argv);
+	build_argv(sc, c, &st, &argv);
 	run.argv = (const char *const *)argv.v;
+	if (st.n) {
+		run.in_child = stage_binds;
+		run.in_child_data = &st;
+	}
 	run.dir = NULL;		/* bubblewrap's --chdir, inside */
 	run.env = outer_env;	/* timeout and bubblewrap see nothing of the lab's */
 	run.env_only = 1;
@@ -196,6 +250,8 @@ int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err)
 	sc->timed_out = (r == 124 || r == 128 + 9) && sc->seconds >= wall - 1;
 	if (r < 0)
 		sb_addf(err, "cannot start the sandbox (timeout, bwrap): %s", strerror(errno));
+out:
+	stage_release(&st);
 	strvec_clear(&argv);
 	return r;
 }

@@ -81,9 +81,11 @@ struct sandbox_cmd {
  * Run @c in the sandbox @sc describes: c->argv inside it, c->dir its
  * working folder there (it must be under a bind), c->env its whole
  * environment beyond the sandbox's own; c's output routing, groups and
- * stop handling as run_command() has them. Returns run_command()'s
- * status, or -1 with the reason in @err (no build user, a bind the build
- * user cannot reach); sc->timed_out says whether the wall limit ended it.
+ * stop handling as run_command() has them. A root lab stages each bind in
+ * the child's own mount namespace first, so the build user needs no way
+ * through the folders above it. Returns run_command()'s
+ * status, or -1 with the reason in @err (no build user, a bind that cannot
+ * be opened); sc->timed_out says whether the wall limit ended it.
  */
 LAB_MUST_CHECK
 int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err);

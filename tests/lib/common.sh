@@ -5,10 +5,6 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 LAB="$ROOT/mglrulab"
 TMP=$(mktemp -d /tmp/mglrulab-it.XXXXXX)
-# Searchable by others: kernel caches here are built by the sandbox's user
-# (lab/lib/sandbox.h), which must reach them. What a test keeps secret goes
-# in a folder of its own, mode 0700.
-chmod 755 "$TMP"
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 # Stopped by run-all at its time limit (TERM to the test's process group):
 # name the command it was in (the hung step), then exit, which runs the
