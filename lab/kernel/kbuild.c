@@ -720,7 +720,7 @@ static int compile(struct build_ctx *b)
 		ccache_dir = env_dir && *env_dir ? xstrdup(env_dir) :
 			     xasprintf("%s/ccache", b->cfg->cache_dir);
 		/* the sandbox writes it: the build user's, and in its reach */
-		if (mkdir_p(ccache_dir, 0755) || sandbox_adopt(b->sp, ccache_dir, &b->why)) {
+		if (mkdir_p(ccache_dir, 0755) || sandbox_adopt(b->sp, ccache_dir, &b->why) < 0) {
 			warning("[kernel %s] ccache's folder %s: %s; building without it", b->k->name,
 				ccache_dir, b->why.len ? sb_str(&b->why) : strerror(errno));
 			sb_reset(&b->why);
@@ -1119,7 +1119,7 @@ static int open_build_dir(struct build_ctx *b)
 	}
 	if (mkdir_p(b->build_dir, 0755))
 		return lab_error("cannot create %s: %s", b->build_dir, strerror(errno));
-	if (sandbox_adopt(b->sp, b->build_dir, &err)) {
+	if (sandbox_adopt(b->sp, b->build_dir, &err) < 0) {
 		r = lab_error("[kernel %s] %s", b->k->name, sb_str(&err));
 		sb_release(&err);
 		return r;
@@ -1205,8 +1205,22 @@ static int prepare_tree(struct build_ctx *b)
 	int r = ksource_prepare_tree(&b->src, &err, &b->t_unpack);
 
 	/* From here on only the sandbox's user changes the tree (a cache of before: once). */
-	if (!r && sandbox_adopt(b->sp, b->src.tree, &err))
+	int adopted = r ? 0 : sandbox_adopt(b->sp, b->src.tree, &err);
+	if (adopted < 0) {
 		r = LAB_ELAB;
+	} else if (adopted) {
+		/*
+		 * The owner is in git's index too: left stale, the next reset
+		 * --hard would rewrite every file, and make would rebuild
+		 * everything. A refresh re-reads what changed (the owner), once.
+		 */
+		const char *refresh[] = { "update-index", "-q", "--refresh", NULL };
+		struct strbuf out = STRBUF_INIT;
+
+		if (ksource_git(b->sp, b->src.tree, refresh, &out) < 0)
+			debug("git update-index --refresh in %s: %s", b->src.tree, sb_str(&out));
+		sb_release(&out);
+	}
 	if (r && build_stopped())
 		r = stopped_error(b);
 	else if (r)

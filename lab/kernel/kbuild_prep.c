@@ -321,7 +321,7 @@ static int prepare_in(const struct lab_config *cfg, const char *rtree, const cha
 		info("kernel_build: preparing a build folder natively (olddefconfig, prepare) in %s", dir);
 		rm_rf(dir);
 		if (mkdir_p(dir, 0755) || copy_file(config_path, dotconfig, 0644) ||
-		    sandbox_adopt(&cfg->sandbox, dir, &err)) {
+		    sandbox_adopt(&cfg->sandbox, dir, &err) < 0) {
 			lab_error("kernel_build: cannot start %s: %s", dir,
 				  err.len ? sb_str(&err) : strerror(errno));
 			goto out;
@@ -332,7 +332,7 @@ static int prepare_in(const struct lab_config *cfg, const char *rtree, const cha
 		}
 	}
 	/* Always: a no-op in seconds when the tree has not changed since. */
-	if (sandbox_adopt(&cfg->sandbox, dir, &err)) {
+	if (sandbox_adopt(&cfg->sandbox, dir, &err) < 0) {
 		lab_error("kernel_build: %s", sb_str(&err));
 		goto out;
 	}

@@ -297,7 +297,7 @@ int sandbox_adopt(const struct sandbox_policy *p, const char *dir, struct strbuf
 	if (r)
 		sb_addf(err, "cannot give %s to the sandbox's user (uid %ld): %s", dir, (long)uid,
 			strerror(errno));
-	return r ? -1 : 0;
+	return r ? -1 : 1;
 }
 
 int sandbox_give(const struct sandbox_policy *p, const char *path)

@@ -93,8 +93,8 @@ int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err);
 /*
  * Make @dir and everything in it the build user's, when the lab runs as
  * root and @dir's top is not (a cache made before the sandbox, a folder
- * the lab just created). Never follows a symbolic link. 0, or -1 with
- * the reason in @err.
+ * the lab just created). Never follows a symbolic link. 1 when it did, 0
+ * when there was nothing to do, -1 with the reason in @err.
  */
 LAB_MUST_CHECK
 int sandbox_adopt(const struct sandbox_policy *p, const char *dir, struct strbuf *err);

@@ -183,9 +183,27 @@ fi
 [ $((t1 - t0)) -lt 120 ] || fail "the watch took $((t1 - t0)) s: the time limit did not stop series 3"
 
 # `kernel build` (run --ab's path) of series 1: a failed build, the secret
-# nowhere in what it printed, nothing outside the tree.
+# nowhere in what it printed, nothing outside the tree. Before it, the work
+# tree goes back to root, as a cache from before the sandbox has it: given
+# to the build user again, its files keep their stamps (git's index knows
+# the owner: left stale, the reset would rewrite every file, and make
+# would rebuild the whole kernel).
 printf '[kernel evil]\nfrom = toy\nseries = %s\n' "$TMP/escape.mbox" >> "$CONF"
+"$LAB" -q kernel build --json -c "$CONF" toy > "$TMP/toy.json" || fail "the toy kernel does not build"
+tree=$(json_get "$(dirname "$(json_get "$TMP/toy.json" 'd[0]["bzImage"]')")/meta.json" 'd["tree"]')
+[ -f "$tree/Kconfig" ] || fail "no work tree at '$tree'"
+if [ "$(id -u)" -eq 0 ]; then
+	# (the index then says root owns each file, as root's git wrote it)
+	chown -R 0:0 "$tree" && git -c safe.directory='*' -C "$tree" update-index -q --refresh ||
+		fail "cannot give $tree back to root"
+fi
+stamp=$(stat -c %y "$tree/Kconfig")
+sleep 1
 "$LAB" kernel build -c "$CONF" evil > "$TMP/kb.out" 2> "$TMP/kb.err" && fail "series 1 built"
+[ "$(stat -c %y "$tree/Kconfig")" = "$stamp" ] ||
+	fail "a file no series touched was rewritten when the tree changed owner"
+[ "$(id -u)" -ne 0 ] || [ "$(stat -c %U "$tree/Kconfig")" = mglrulab-build ] ||
+	fail "the work tree was not given to the build user"
 grep -q "the kernel build failed" "$TMP/kb.err" || fail "kernel build did not say why: $(cat "$TMP/kb.err")"
 grep -q "$WORD" "$TMP/kb.out" "$TMP/kb.err" && fail "kernel build printed the secret"
 [ -e "$ESCAPE" ] && fail "kernel build let the series write $ESCAPE"

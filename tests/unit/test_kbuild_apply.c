@@ -145,7 +145,7 @@ static void test_series_with_from_lines_applies(void **state)
 	char *tmpfile = path_join(dir, "tree.patch");
 	/* the sandbox's user owns it, as the lab's work trees */
 	assert_int_equal(mkdir(tree, 0755), 0);
-	if (sandbox_adopt(&sp, tree, &err))
+	if (sandbox_adopt(&sp, tree, &err) < 0)
 		fail_msg("%s", sb_str(&err));
 	put(tree, "a.txt", "one\ntwo\nthree\n");
 	put(tree, "b.txt", "one\ntwo\nthree\n");

@@ -97,7 +97,7 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(r->dir));
 	struct strbuf err = STRBUF_INIT;
 	/* the sandbox's user owns it, as the lab's work trees */
-	if (sandbox_adopt(&sp, r->dir, &err))
+	if (sandbox_adopt(&sp, r->dir, &err) < 0)
 		fail_msg("%s", sb_str(&err));
 	sb_release(&err);
 	git(r->dir, (const char *[]){ "init", "-q", NULL }, NULL);

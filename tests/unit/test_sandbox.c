@@ -47,7 +47,7 @@ static int setup(void **state)
 	assert_int_equal(mkdir(b->ro, 0755), 0);
 	assert_int_equal(write_file_atomic(b->secret, "hush\n", 5), 0);
 	assert_int_equal(chmod(b->secret, 0600), 0);
-	if (sandbox_adopt(&defaults, b->rw, &err))
+	if (sandbox_adopt(&defaults, b->rw, &err) < 0)
 		fail_msg("%s", sb_str(&err));
 	sb_release(&err);
 	*state = b;
@@ -229,7 +229,7 @@ static void test_bind_below_private_folder(void **state)
 	assert_int_equal(mkdir(hidden, 0700), 0);
 	assert_int_equal(mkdir(inner, 0755), 0);
 	assert_int_equal(mkdir(sibling, 0755), 0);
-	if (sandbox_adopt(&defaults, inner, &err))
+	if (sandbox_adopt(&defaults, inner, &err) < 0)
 		fail_msg("%s", sb_str(&err));
 	assert_int_equal(sandbox_run(&sc, &c, &err), 0);
 	assert_string_equal(sb_str(&out), "ok\n");
