@@ -200,14 +200,20 @@ static int maildir_scan(struct watch_db *w, const char *dir, time_t now,
 				struct strbuf why = STRBUF_INIT;
 
 				/*
-				 * Too big or no file are the mail's own and final. Anything
+				 * Too big, no file or a symbolic link (O_NOFOLLOW: ELOOP;
+				 * a link could name any file of the host, and a mail is a
+				 * file of its own) are the mail's own and final. Anything
 				 * else (gone: a reader moved it from new/ to cur/ since the
 				 * listing; EIO, EACCES) is left unseen for the next scan:
 				 * marking it seen would lose the mail for good.
 				 */
-				if (errno != EFBIG && errno != EINVAL) {
+				if (errno != EFBIG && errno != EINVAL && errno != ELOOP) {
 					stats->deferred++;
 					fr = 1;
+				} else if (errno == ELOOP) {
+					sb_adds(&why, "a symbolic link, not a mail: never followed");
+					fr = reject(w, "maildir", files.v[i], why.buf, now, stats,
+						    err);
 				} else {
 					sb_addf(&why, "cannot read it: %s", strerror(errno));
 					fr = reject(w, "maildir", files.v[i], why.buf, now, stats,
