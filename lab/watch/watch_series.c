@@ -477,17 +477,22 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 }
 
 /*
- * A later version of @s by its author, or an earlier series of the same
- * version (@s is a resend; an earlier one still incomplete or skipped
- * does not count, else a RESEND of a series whose patches went missing is
- * never measured): the reason @s is not measured, into @why.
+ * A later version of @s by its author, complete (patches 1..n filed: one
+ * mail "[PATCH v3 1/9]" with a series' title and address, which anyone
+ * can send, must not take a complete v2 off the queue), or an earlier
+ * series of the same version (@s is a resend; an earlier one still
+ * incomplete or skipped does not count, else a RESEND of a series whose
+ * patches went missing is never measured): the reason @s is not
+ * measured, into @why.
  */
 static int superseded(struct watch_db *w, const struct series_row *s, struct strbuf *why,
 		      struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series"
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series t"
 					    " WHERE title_key = ? AND author = ? AND id != ? AND"
-					    " (version > ? OR (version = ? AND id < ? AND"
+					    " ((version > ? AND (SELECT COUNT(DISTINCT k) FROM messages"
+					    "   WHERE series_id = t.id AND k BETWEEN 1 AND t.n) = t.n)"
+					    "  OR (version = ? AND id < ? AND"
 					    "  state NOT IN ('skipped', 'incomplete')))"
 					    " ORDER BY version DESC LIMIT 1",
 					    err);

@@ -994,6 +994,33 @@ static void test_series_superseded(void **state)
 	expect_state(f, "bob-1@x", "queued");
 }
 
+/*
+ * Only a complete newer version supersedes: one mail "[PATCH v3 1/9]" with
+ * a queued v2's title and address (anyone can send it, the From: too)
+ * leaves the complete v2 queued. Once v3 has its nine patches, v2 is
+ * skipped as superseded.
+ */
+static void test_series_superseded_only_by_complete(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+
+	post(f, AUTHOR, "v2", 2, 9, 0, 9, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW);
+	expect_state(f, "v2-0@x", "queued");
+
+	post(f, AUTHOR, "v3", 3, 9, 1, 1, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW + 60);
+	expect_state(f, "v2-0@x", "queued");
+	expect_state(f, "v3-0@x", "incomplete");
+
+	post(f, AUTHOR, "v3", 3, 9, 2, 9, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW + 120);
+	expect_state(f, "v2-0@x", "skipped");
+	expect_reason(f, "v2-0@x", "superseded by v3", "v3-0@x", NULL);
+	expect_state(f, "v3-0@x", "queued");
+}
+
 /* A series measured already keeps its state when its next version arrives. */
 static void test_series_superseded_after_measured(void **state)
 {
@@ -1390,6 +1417,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_cover_filed_last_same_pass, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_superseded_only_by_complete, db_setup,
+						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_resend, db_setup, db_teardown),
