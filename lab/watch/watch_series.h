@@ -10,8 +10,9 @@
  *   queued      complete, touches a path of interest: to be measured
  *   building, running, decided, failed   the measurement (a session)
  *   skipped     never measured, with the reason: incomplete past the grace,
- *               superseded by vN+1, no path of interest, too many patches,
- *               a resend of a series already filed
+ *               superseded by a complete vN+1, no path of interest, too many
+ *               patches, a resend of a series already filed, ambiguous (two
+ *               different mails claim one of its patches)
  */
 #ifndef LAB_WATCH_SERIES_H
 #define LAB_WATCH_SERIES_H

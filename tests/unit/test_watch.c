@@ -1214,6 +1214,65 @@ static void test_series_reply_and_duplicate(void **state)
 	sb_release(&err);
 }
 
+/*
+ * Two different mails (Message-IDs, diffs) claiming patch 2/2 of one
+ * series: which is the author's cannot be told, so the series is skipped
+ * as ambiguous, naming both, whether the second comes in the same scan or
+ * after the series was queued; an ambiguous v2 supersedes no v1. An
+ * identical resend of a patch (test_series_reply_and_duplicate) is not
+ * ambiguous.
+ */
+static void test_series_ambiguous_patch(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+
+	/* the same scan: the first mail for 2/2 used to win */
+	post(f, AUTHOR, "a", 1, 2, 0, 2, "mm: foo", "mm/x.c");
+	assert_int_equal(file_mail(f, AUTHOR, "evil-2@x", "a-0@x", NULL, "[PATCH 2/2] mm: foo",
+				   "mm/evil.c"), 1);
+	assemble(f, &rules, NOW);
+	expect_state(f, "a-0@x", "skipped");
+	expect_reason(f, "a-0@x", "ambiguous", "2/2", "a-2@x", "evil-2@x", NULL);
+	assert_int_equal(q_long(f, "SELECT series_id FROM messages WHERE message_id = ?",
+				"evil-2@x"), 0);
+
+	/* after it was queued */
+	post(f, AUTHOR, "b", 1, 2, 0, 2, "mm: bar", "mm/x.c");
+	assemble(f, &rules, NOW + 10);
+	expect_state(f, "b-0@x", "queued");
+	assert_int_equal(file_mail(f, AUTHOR, "evil-b1@x", "b-0@x", NULL, "[PATCH 1/2] mm: bar",
+				   "mm/evil.c"), 1);
+	assemble(f, &rules, NOW + 20);
+	expect_state(f, "b-0@x", "skipped");
+	expect_reason(f, "b-0@x", "ambiguous", "1/2", "b-1@x", "evil-b1@x", NULL);
+
+	/* an ambiguous v2, complete as it is, does not take v1 off the queue */
+	post(f, AUTHOR, "c1", 1, 2, 0, 2, "mm: baz", "mm/x.c");
+	post(f, AUTHOR, "c2", 2, 2, 0, 2, "mm: baz", "mm/x.c");
+	assert_int_equal(file_mail(f, AUTHOR, "evil-c2@x", "c2-0@x", NULL,
+				   "[PATCH v2 2/2] mm: baz", "mm/evil.c"), 1);
+	assemble(f, &rules, NOW + 30);
+	expect_state(f, "c2-0@x", "skipped");
+	expect_state(f, "c1-0@x", "queued");
+}
+
+/* A version 1 database gains series.ambiguous when opened. */
+static void test_db_migrates(void **state)
+{
+	struct fx *f = *state;
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(watch_db_exec(&f->db, "ALTER TABLE series DROP COLUMN ambiguous;"
+				       " PRAGMA user_version=1;", &err), 0);
+	watch_db_close(&f->db);
+	assert_int_equal(watch_db_open(f->path, &f->db, &err), 0);
+	assert_int_equal(q_long(f, "PRAGMA user_version", NULL), WATCH_DB_VERSION);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('series')"
+			       " WHERE name = 'ambiguous'", NULL), 1);
+	sb_release(&err);
+}
+
 /* (h) Deep threading: 3/3 replies to 2/3, 2/3 to 1/3, 1/3 to the cover: one series. */
 static void test_series_deep_threading(void **state)
 {
@@ -1437,6 +1496,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_max_patches, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_reply_and_duplicate, db_setup,
 						db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_ambiguous_patch, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_db_migrates, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading_no_cover, db_setup,
 						db_teardown),
