@@ -565,6 +565,23 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 	return n;
 }
 
+long watch_series_next(struct watch_db *w, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id FROM series"
+					    " WHERE state IN ('building', 'running', 'bisecting', 'queued')"
+					    " ORDER BY state = 'queued', id LIMIT 1", err);
+	long id;
+	int r;
+
+	if (!st)
+		return -1;
+	r = sqlite3_step(st);
+	id = r == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : r == SQLITE_DONE ? 0 :
+	     watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return id;
+}
+
 /*
  * A later version of @s by its author, complete (patches 1..n filed: one
  * mail "[PATCH v3 1/9]" with a series' title and address, which anyone

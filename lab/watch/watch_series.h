@@ -80,6 +80,14 @@ LAB_MUST_CHECK
 long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, time_t now,
 			      struct strbuf *err);
 
+/*
+ * The id of the series `watch run` works on next: one left building,
+ * running or bisecting (a crash, a signal) first, else the oldest queued.
+ * 0 when there is none, -1 with @err.
+ */
+LAB_MUST_CHECK
+long watch_series_next(struct watch_db *w, struct strbuf *err);
+
 /* "mm: foo  bar" -> "mm: foo bar" lower-cased: how versions of a series are matched. */
 char *watch_title_key(const char *title);
 
