@@ -565,11 +565,26 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 	return n;
 }
 
+/*
+ * Round-robin between senders: of the queued series, those of the address
+ * whose last series was taken longest ago (its last event "building";
+ * never comes first) go first, each sender's oldest first. One sender's
+ * 100 series then delay another's one by one place, not by 100: a list
+ * where anyone may post must not let one address own the lab's time. A
+ * series left building, running or bisecting is the lab's unfinished
+ * work and goes before any queued.
+ */
 long watch_series_next(struct watch_db *w, struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id FROM series"
-					    " WHERE state IN ('building', 'running', 'bisecting', 'queued')"
-					    " ORDER BY state = 'queued', id LIMIT 1", err);
+	sqlite3_stmt *st = watch_db_prepare(w, "WITH taken(author, last) AS"
+					    " (SELECT t.author, MAX(e.id) FROM events e"
+					    "  JOIN series t ON t.id = e.series_id"
+					    "  WHERE e.state = 'building' GROUP BY t.author)"
+					    " SELECT s.id FROM series s LEFT JOIN taken"
+					    " ON taken.author = s.author"
+					    " WHERE s.state IN ('building', 'running', 'bisecting', 'queued')"
+					    " ORDER BY s.state = 'queued', CASE s.state WHEN 'queued'"
+					    " THEN taken.last END NULLS FIRST, s.id LIMIT 1", err);
 	long id;
 	int r;
 

@@ -82,7 +82,8 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 
 /*
  * The id of the series `watch run` works on next: one left building,
- * running or bisecting (a crash, a signal) first, else the oldest queued.
+ * running or bisecting (a crash, a signal) first, else a queued one,
+ * round-robin between senders (by address), each sender's oldest first.
  * 0 when there is none, -1 with @err.
  */
 LAB_MUST_CHECK

@@ -1273,6 +1273,79 @@ static void test_db_migrates(void **state)
 	sb_release(&err);
 }
 
+/* watch_series_next(), which must not fail here. */
+static long next_id(struct fx *f)
+{
+	struct strbuf err = STRBUF_INIT;
+	long id = watch_series_next(&f->db, &err);
+
+	if (id < 0)
+		fail_msg("watch_series_next: %s", sb_str(&err));
+	sb_release(&err);
+	return id;
+}
+
+static long id_of(struct fx *f, const char *root)
+{
+	return q_long(f, "SELECT id FROM series WHERE root = ?", root);
+}
+
+/* Take series @id as `watch run` does (building), then end it (decided). */
+static void measure(struct fx *f, long id, int finish)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(watch_series_set_state(&f->db, id, "building", NULL, NOW, &err), 0);
+	if (finish)
+		assert_int_equal(watch_series_set_state(&f->db, id, "decided", NULL, NOW, &err),
+				 0);
+	sb_release(&err);
+}
+
+/*
+ * The queue is fair between senders: Ann queues 20 series, then Bob one;
+ * once Ann's first is taken, Bob's is next, not 20 places on. Round-robin
+ * by address, each sender's own oldest first; a series left building (a
+ * crash) is still taken before any queued.
+ */
+static void test_series_next_round_robin(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	char pfx[16], title[32];
+
+	assert_int_equal(next_id(f), 0);
+	for (int i = 0; i < 20; i++) {
+		snprintf(pfx, sizeof(pfx), "ann%d", i);
+		snprintf(title, sizeof(title), "mm: ann's change %d", i);
+		post(f, AUTHOR, pfx, 1, 1, 1, 1, title, "mm/x.c");
+	}
+	post(f, "Bob <bob@example.org>", "bob0", 1, 1, 1, 1, "mm: bob's change", "mm/x.c");
+	post(f, "Bob <bob@example.org>", "bob1", 1, 1, 1, 1, "mm: bob's other change",
+	     "mm/x.c");
+	assemble(f, &rules, NOW);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM series WHERE state = 'queued'", NULL),
+			 22);
+
+	/* nobody served yet: the oldest queued */
+	assert_int_equal(next_id(f), id_of(f, "ann0-1@x"));
+	measure(f, id_of(f, "ann0-1@x"), 0);
+	/* left building: taken again first */
+	assert_int_equal(next_id(f), id_of(f, "ann0-1@x"));
+	measure(f, id_of(f, "ann0-1@x"), 1);
+	/* Bob has waited longest since his last turn (never) */
+	assert_int_equal(next_id(f), id_of(f, "bob0-1@x"));
+	measure(f, id_of(f, "bob0-1@x"), 1);
+	assert_int_equal(next_id(f), id_of(f, "ann1-1@x"));
+	measure(f, id_of(f, "ann1-1@x"), 1);
+	assert_int_equal(next_id(f), id_of(f, "bob1-1@x"));
+	measure(f, id_of(f, "bob1-1@x"), 1);
+	/* Bob has nothing left: Ann's, in order */
+	assert_int_equal(next_id(f), id_of(f, "ann2-1@x"));
+	measure(f, id_of(f, "ann2-1@x"), 1);
+	assert_int_equal(next_id(f), id_of(f, "ann3-1@x"));
+}
+
 /* (h) Deep threading: 3/3 replies to 2/3, 2/3 to 1/3, 1/3 to the cover: one series. */
 static void test_series_deep_threading(void **state)
 {
@@ -1498,6 +1571,8 @@ int main(void)
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_ambiguous_patch, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_db_migrates, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_next_round_robin, db_setup,
+						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading_no_cover, db_setup,
 						db_teardown),
