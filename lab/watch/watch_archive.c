@@ -44,8 +44,8 @@ static int reject(struct watch_db *w, const char *source, const char *origin,
 }
 
 int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
-		    const char *buf, size_t len, time_t now, struct watch_scan_stats *stats,
-		    struct strbuf *err)
+		    const char *buf, size_t len, long max_n, time_t now,
+		    struct watch_scan_stats *stats, struct strbuf *err)
 {
 	struct watch_msg m;
 	struct strbuf why = STRBUF_INIT, refs = STRBUF_INIT, paths = STRBUF_INIT,
@@ -53,7 +53,7 @@ int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
 	sqlite3_stmt *st;
 	int r;
 
-	if (watch_msg_parse(buf, len, &m, &why)) {
+	if (watch_msg_parse(buf, len, max_n, &m, &why)) {
 		r = reject(w, source, origin, why.buf, now, stats, err);
 		sb_release(&why);
 		return r;
@@ -172,7 +172,7 @@ static int rollback(struct watch_db *w)
 	return r;
 }
 
-static int maildir_scan(struct watch_db *w, const char *dir, time_t now,
+static int maildir_scan(struct watch_db *w, const char *dir, long max_n, time_t now,
 			struct watch_scan_stats *stats, struct strbuf *err)
 {
 	struct strvec files = STRVEC_INIT;
@@ -227,7 +227,7 @@ static int maildir_scan(struct watch_db *w, const char *dir, time_t now,
 				if (fr == 1)
 					goto next;
 			} else {
-				fr = watch_file_mail(w, "maildir", files.v[i], buf.buf, buf.len, now,
+				fr = watch_file_mail(w, "maildir", files.v[i], buf.buf, buf.len, max_n, now,
 						     stats, err);
 			}
 			if (!db_failed(fr)) {
@@ -505,8 +505,8 @@ out:
 
 /* File @commit's mail @obj of @size bytes (mail_sizes()), or say why not. */
 static int epoch_mail(struct watch_db *w, const char *git_dir, const char *source,
-		      const char *commit, const char *obj, long long size, time_t now,
-		      struct watch_scan_stats *stats, struct strbuf *err)
+		      const char *commit, const char *obj, long long size, long max_n,
+		      time_t now, struct watch_scan_stats *stats, struct strbuf *err)
 {
 	const char *args[] = { "cat-file", "blob", obj, NULL };
 	struct strbuf mail = STRBUF_INIT, why = STRBUF_INIT;
@@ -525,14 +525,14 @@ static int epoch_mail(struct watch_db *w, const char *git_dir, const char *sourc
 	} else if (git_out(git_dir, args, &mail, &why)) {
 		fr = mail_absent(git_dir, commit, obj, err) ? -2 : 0;
 	} else {
-		fr = watch_file_mail(w, source, obj, mail.buf, mail.len, now, stats, err);
+		fr = watch_file_mail(w, source, obj, mail.buf, mail.len, max_n, now, stats, err);
 	}
 	sb_release(&mail);
 	sb_release(&why);
 	return fr;
 }
 
-static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, time_t now,
+static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, long max_n, time_t now,
 		      struct watch_scan_stats *stats, struct strbuf *err)
 {
 	char *source = xasprintf("public-inbox:%d", epoch);
@@ -555,8 +555,8 @@ static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, time_t
 		if (r)
 			fr = 0;
 		else
-			fr = epoch_mail(w, git_dir, source, commits.v[i], obj, sizes[i], now, stats,
-					err);
+			fr = epoch_mail(w, git_dir, source, commits.v[i], obj, sizes[i], max_n, now,
+					stats, err);
 		if (!r && db_failed(fr))
 			r = -1;
 		if (!r && (r = set_cursor(w, source, commits.v[i], err)) == 0 &&
@@ -574,14 +574,14 @@ static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, time_t
 	return r;
 }
 
-int watch_archive_scan(struct watch_db *w, const char *archive, time_t now,
+int watch_archive_scan(struct watch_db *w, const char *archive, long max_n, time_t now,
 		       struct watch_scan_stats *stats, struct strbuf *err)
 {
 	char *cur = xasprintf("%s/cur", archive), *epoch0 = xasprintf("%s/git/0.git", archive);
 	int r;
 
 	if (is_dir(cur)) {
-		r = maildir_scan(w, archive, now, stats, err);
+		r = maildir_scan(w, archive, max_n, now, stats, err);
 	} else if (is_dir(epoch0)) {
 		r = 0;
 		for (int e = 0; !r; e++) {
@@ -591,7 +591,7 @@ int watch_archive_scan(struct watch_db *w, const char *archive, time_t now,
 				free(gd);
 				break;
 			}
-			r = epoch_scan(w, gd, e, now, stats, err);
+			r = epoch_scan(w, gd, e, max_n, now, stats, err);
 			free(gd);
 		}
 	} else {

@@ -40,7 +40,7 @@
 static struct watch_tag tag_of(const char *subject, int expect_ret)
 {
 	struct watch_tag t;
-	int r = watch_subject_parse(subject, &t);
+	int r = watch_subject_parse(subject, 0, &t);
 
 	if (r != expect_ret) {
 		watch_tag_release(&t);	/* (nothing left to leak when the test stops here) */
@@ -201,6 +201,36 @@ static void test_subject_other_group_bad_numbers(void **state)
 	watch_tag_release(&t);
 }
 
+/*
+ * n and k above the limit the parser is given ([watch] max_patches) are
+ * that limit + 1: "[PATCH 1/999999999]" is a patch of a series too large
+ * to measure, costing no more than one of max_patches + 1. Without a
+ * limit, the most max_patches may be.
+ */
+static void test_subject_n_clamped(void **state)
+{
+	struct watch_tag t;
+
+	(void)state;
+	assert_int_equal(watch_subject_parse("[PATCH 1/999999999] mm: huge", 100, &t), 1);
+	assert_int_equal(t.k, 1);
+	assert_int_equal(t.n, 101);
+	watch_tag_release(&t);
+	assert_int_equal(watch_subject_parse("[PATCH 500/999999999] mm: huge", 100, &t), 1);
+	assert_int_equal(t.k, 101);
+	assert_int_equal(t.n, 101);
+	watch_tag_release(&t);
+	assert_int_equal(watch_subject_parse("[PATCH 7/99999999999999999999999] x", 0, &t), 1);
+	assert_int_equal(t.k, 7);
+	assert_int_equal(t.n, WATCH_MSG_MAX_N + 1);
+	watch_tag_release(&t);
+	/* within the limit, as written */
+	assert_int_equal(watch_subject_parse("[PATCH 3/100] x", 100, &t), 1);
+	assert_int_equal(t.k, 3);
+	assert_int_equal(t.n, 100);
+	watch_tag_release(&t);
+}
+
 /* k > n, k/0, a silly version, and no tag at all: not a patch (the title is still set). */
 static void test_subject_not_patch(void **state)
 {
@@ -248,7 +278,7 @@ static void parse_ok(const char *buf, size_t len, struct watch_msg *m)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	if (watch_msg_parse(buf, len, m, &err))
+	if (watch_msg_parse(buf, len, 0, m, &err))
 		fail_msg("watch_msg_parse() refused the mail: %s", sb_str(&err));
 	sb_release(&err);
 }
@@ -264,7 +294,7 @@ static void parse_refused(const char *buf, size_t len, const char *why)
 	struct strbuf err = STRBUF_INIT;
 	struct watch_msg m;
 
-	assert_int_equal(watch_msg_parse(buf, len, &m, &err), -1);
+	assert_int_equal(watch_msg_parse(buf, len, 0, &m, &err), -1);
 	if (!strstr(sb_str(&err), why))
 		fail_msg("the error '%s' does not say '%s'", sb_str(&err), why);
 	watch_msg_release(&m);
@@ -606,6 +636,45 @@ static void test_title_key(void **state)
 	free(k);
 }
 
+/* A mail whose "GIT binary patch" hunk carries @bytes of base85 lines. */
+static char *binary_mail(size_t bytes)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *line = "zcmV+b0RR91AOHXW0001Zob8=fZrVT)h5rH&4@jwRb)1kKAYQ~?2NGWT5)s%0zK2\n";
+
+	sb_adds(&sb, "From: A <a@example.org>\nMessage-ID: <bin@x>\n"
+		"Subject: [PATCH] firmware: add a blob\n\nbody\n---\n"
+		"diff --git a/fw/blob.bin b/fw/blob.bin\nnew file mode 100644\n"
+		"index 0000000000000000000000000000000000000000.."
+		"1111111111111111111111111111111111111111\n"
+		"GIT binary patch\nliteral 4000000\n");
+	for (size_t n = 0; n < bytes; n += strlen(line))
+		sb_adds(&sb, line);
+	sb_adds(&sb, "\nliteral 0\nHcmV?d00001\n\n");
+	return sb_detach(&sb);
+}
+
+/*
+ * "GIT binary patch" hunks over WATCH_MSG_MAX_BINARY_BYTES of encoded
+ * text make the mail refused, naming the limit; a small one is a patch
+ * like any other.
+ */
+static void test_msg_binary_limit(void **state)
+{
+	struct watch_msg m;
+	char *text = binary_mail(WATCH_MSG_MAX_BINARY_BYTES + 100);
+
+	(void)state;
+	parse_refused(text, strlen(text), "GIT binary patch");
+	free(text);
+	text = binary_mail(64 << 10);
+	parse_ok(text, strlen(text), &m);
+	assert_true(m.tag.is_patch);
+	assert_true(m.has_diff);
+	watch_msg_release(&m);
+	free(text);
+}
+
 /* ------------------------------------------------------------------ */
 /* The database and series                                            */
 /* ------------------------------------------------------------------ */
@@ -697,7 +766,7 @@ static int file_mail(struct fx *f, const char *from, const char *id, const char 
 	struct strbuf err = STRBUF_INIT;
 	char *text = mail_text(from, id, irt, refs, subject, path);
 	char *origin = xasprintf("origin-%d", ++f->origin);
-	int r = watch_file_mail(&f->db, "test", origin, text, strlen(text), NOW, &f->stats,
+	int r = watch_file_mail(&f->db, "test", origin, text, strlen(text), 0, NOW, &f->stats,
 				&err);
 
 	if (r < -1)
@@ -866,8 +935,8 @@ static void test_file_mail_rejected(void **state)
 	const char *text = "From: A <a@example.org>\nSubject: [PATCH] x\n\nbody\n";
 	char *why;
 
-	assert_int_equal(watch_file_mail(&f->db, "test", "origin-bad", text, strlen(text), NOW,
-					 &f->stats, &err), -1);
+	assert_int_equal(watch_file_mail(&f->db, "test", "origin-bad", text, strlen(text), 0,
+					 NOW, &f->stats, &err), -1);
 	assert_int_equal(f->stats.rejected, 1);
 	assert_int_equal(f->stats.read, 0);
 	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages", NULL), 0);
@@ -1194,8 +1263,8 @@ static void test_series_reply_and_duplicate(void **state)
 
 	/* the same Message-ID again: 0, a duplicate, one row */
 	text = mail_text(AUTHOR, "r-1@x", "r-0@x", NULL, "[PATCH 1/2] mm: foo", "mm/x.c");
-	assert_int_equal(watch_file_mail(&f->db, "test", "origin-dup", text, strlen(text), NOW,
-					 &f->stats, &err), 0);
+	assert_int_equal(watch_file_mail(&f->db, "test", "origin-dup", text, strlen(text), 0,
+					 NOW, &f->stats, &err), 0);
 	assert_int_equal(f->stats.duplicates, 1);
 	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages WHERE message_id = ?",
 				"r-1@x"), 1);
@@ -1344,6 +1413,29 @@ static void test_series_next_round_robin(void **state)
 	assert_int_equal(next_id(f), id_of(f, "ann2-1@x"));
 	measure(f, id_of(f, "ann2-1@x"), 1);
 	assert_int_equal(next_id(f), id_of(f, "ann3-1@x"));
+}
+
+/*
+ * A series that claims 999,999,999 patches, filed under [watch]
+ * max_patches = 100, is one of 101: skipped at once as too large.
+ */
+static void test_series_huge_n(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	struct strbuf err = STRBUF_INIT;
+	char *text = mail_text(AUTHOR, "huge-1@x", NULL, NULL, "[PATCH 1/999999999] mm: huge",
+			       "mm/x.c");
+
+	rules.max_patches = 100;
+	assert_int_equal(watch_file_mail(&f->db, "test", "origin-huge", text, strlen(text), 100,
+					 NOW, &f->stats, &err), 1);
+	assemble(f, &rules, NOW);
+	assert_int_equal(q_long(f, "SELECT n FROM series WHERE root = ?", "huge-1@x"), 101);
+	expect_state(f, "huge-1@x", "skipped");
+	expect_reason(f, "huge-1@x", "max_patches", NULL);
+	free(text);
+	sb_release(&err);
 }
 
 /* (h) Deep threading: 3/3 replies to 2/3, 2/3 to 1/3, 1/3 to the cover: one series. */
@@ -1527,6 +1619,8 @@ int main(void)
 		cmocka_unit_test(test_subject_other_group),
 		cmocka_unit_test(test_subject_other_group_bad_numbers),
 		cmocka_unit_test(test_subject_not_patch),
+		cmocka_unit_test(test_subject_n_clamped),
+		cmocka_unit_test(test_msg_binary_limit),
 		cmocka_unit_test(test_msg_ids),
 		cmocka_unit_test(test_msg_references_bounded),
 		cmocka_unit_test(test_msg_refused),
@@ -1573,6 +1667,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_db_migrates, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_next_round_robin, db_setup,
 						db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_huge_n, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading_no_cover, db_setup,
 						db_teardown),

@@ -95,7 +95,7 @@ static const char mail[] =
 static int scan(struct fx *f, struct strbuf *err)
 {
 	memset(&f->stats, 0, sizeof(f->stats));
-	return watch_archive_scan(&f->db, f->archive, NOW, &f->stats, err);
+	return watch_archive_scan(&f->db, f->archive, 0, NOW, &f->stats, err);
 }
 
 /* The reason `rejected` holds for @key; NULL when none. */
