@@ -43,9 +43,20 @@ static const char schema[] =
  * 2: series.ambiguous, 1 when two different mails claimed one of its
  *    patches (watch_series.c, file_patch()): such a series supersedes
  *    nothing.
+ * 3: messages.root, the series root a patch found when it was filed, so
+ *    that the next patch of a deep thread takes its parent's instead of
+ *    walking the chain again (NULL for mails filed before: they are
+ *    walked); indexes for a series' patch k and for the versions of a
+ *    title by an author, so that assembly costs the same per mail however
+ *    long the thread.
  */
 static const char *const migrations[] = {
 	"ALTER TABLE series ADD COLUMN ambiguous INTEGER NOT NULL DEFAULT 0;",
+	"ALTER TABLE messages ADD COLUMN root TEXT;"
+	" CREATE INDEX IF NOT EXISTS messages_series_k ON messages(series_id, k);"
+	" DROP INDEX IF EXISTS messages_unfiled;"
+	" CREATE INDEX IF NOT EXISTS series_title_author ON series(title_key, author, version);"
+	" DROP INDEX IF EXISTS series_title;",
 };
 _Static_assert(ARRAY_SIZE(migrations) == WATCH_DB_VERSION - 1, "one migration per version");
 

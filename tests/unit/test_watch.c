@@ -1326,19 +1326,22 @@ static void test_series_ambiguous_patch(void **state)
 	expect_state(f, "c1-0@x", "queued");
 }
 
-/* A version 1 database gains series.ambiguous when opened. */
+/* A version 1 database gains series.ambiguous and messages.root when opened. */
 static void test_db_migrates(void **state)
 {
 	struct fx *f = *state;
 	struct strbuf err = STRBUF_INIT;
 
 	assert_int_equal(watch_db_exec(&f->db, "ALTER TABLE series DROP COLUMN ambiguous;"
+				       " ALTER TABLE messages DROP COLUMN root;"
 				       " PRAGMA user_version=1;", &err), 0);
 	watch_db_close(&f->db);
 	assert_int_equal(watch_db_open(f->path, &f->db, &err), 0);
 	assert_int_equal(q_long(f, "PRAGMA user_version", NULL), WATCH_DB_VERSION);
 	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('series')"
 			       " WHERE name = 'ambiguous'", NULL), 1);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('messages')"
+			       " WHERE name = 'root'", NULL), 1);
 	sb_release(&err);
 }
 
@@ -1436,6 +1439,64 @@ static void test_series_huge_n(void **state)
 	expect_reason(f, "huge-1@x", "max_patches", NULL);
 	free(text);
 	sb_release(&err);
+}
+
+static int count_steps(void *data)
+{
+	(*(long *)data)++;
+	return 0;
+}
+
+/*
+ * The SQLite virtual-machine steps (in hundreds) one assembly of a deep
+ * thread of @n mails takes ("[PATCH k/n]", each in reply to the one
+ * before): a measure of its cost that does not depend on the machine.
+ */
+static long deep_thread_cost(int n)
+{
+	struct fx *f;
+	struct watch_rules rules = mm_rules();
+	long steps = 0;
+
+	assert_int_equal(db_setup((void **)&f), 0);
+	rules.max_patches = WATCH_MSG_MAX_N;
+	for (int k = 1; k <= n; k++) {
+		char *id = xasprintf("d-%d@x", k), *irt = xasprintf("d-%d@x", k - 1);
+		char *subj = xasprintf("[PATCH %d/%d] mm: deep", k, n);
+
+		assert_int_equal(file_mail(f, AUTHOR, id, k > 1 ? irt : NULL, NULL, subj,
+					   "mm/x.c"), 1);
+		free(id);
+		free(irt);
+		free(subj);
+	}
+	sqlite3_progress_handler(f->db.db, 100, count_steps, &steps);
+	assemble(f, &rules, NOW);
+	sqlite3_progress_handler(f->db.db, 0, NULL, NULL);
+	expect_state(f, "d-1@x", "queued");
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages WHERE series_id ="
+			       " (SELECT id FROM series WHERE root = ?)", "d-1@x"), n);
+	db_teardown((void **)&f);
+	return steps;
+}
+
+/*
+ * Assembly is linear in the mails: a deep thread twice as long costs
+ * about twice as much (each patch finds its root through its parent's,
+ * stored when the parent was filed, and "has the series a patch k" is an
+ * index lookup), not four times as it did when each patch walked the
+ * whole chain up and scanned its series' patches.
+ */
+static void test_series_assembly_linear(void **state)
+{
+	long small, large;
+
+	(void)state;
+	small = deep_thread_cost(300);
+	large = deep_thread_cost(600);
+	if ((double)large > 2.5 * (double)small)
+		fail_msg("600 mails cost %ld hundred steps, 300 cost %ld: %.1f times, not linear",
+			 large, small, (double)large / (double)small);
 }
 
 /* (h) Deep threading: 3/3 replies to 2/3, 2/3 to 1/3, 1/3 to the cover: one series. */
@@ -1668,6 +1729,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_next_round_robin, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_huge_n, db_setup, db_teardown),
+		cmocka_unit_test(test_series_assembly_linear),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading_no_cover, db_setup,
 						db_teardown),
