@@ -172,6 +172,33 @@ static int rollback(struct watch_db *w)
 	return r;
 }
 
+/*
+ * Maildir file @name could not be read (@errnum). Too big, no file or a
+ * symbolic link (O_NOFOLLOW: ELOOP; a link could name any file of the
+ * host, and a mail is a file of its own) are the mail's own and final:
+ * refused, reject()'s result. Anything else (gone: a reader moved it from
+ * new/ to cur/ since the listing; EIO, EACCES) is left unseen for the
+ * next scan, 1: marking it seen would lose the mail for good.
+ */
+static int unreadable(struct watch_db *w, const char *name, int errnum, time_t now,
+		      struct watch_scan_stats *stats, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int fr;
+
+	if (errnum != EFBIG && errnum != EINVAL && errnum != ELOOP) {
+		stats->deferred++;
+		return 1;
+	}
+	if (errnum == ELOOP)
+		sb_adds(&why, "a symbolic link, not a mail: never followed");
+	else
+		sb_addf(&why, "cannot read it: %s", strerror(errnum));
+	fr = reject(w, "maildir", name, why.buf, now, stats, err);
+	sb_release(&why);
+	return fr;
+}
+
 static int maildir_scan(struct watch_db *w, const char *dir, long max_n, time_t now,
 			struct watch_scan_stats *stats, struct strbuf *err)
 {
@@ -201,29 +228,7 @@ static int maildir_scan(struct watch_db *w, const char *dir, long max_n, time_t 
 			if (db_failed(fr)) {
 				/* the database refused the transaction */
 			} else if (read_regular_file(path, &buf, WATCH_MSG_MAX_BYTES)) {
-				struct strbuf why = STRBUF_INIT;
-
-				/*
-				 * Too big, no file or a symbolic link (O_NOFOLLOW: ELOOP;
-				 * a link could name any file of the host, and a mail is a
-				 * file of its own) are the mail's own and final. Anything
-				 * else (gone: a reader moved it from new/ to cur/ since the
-				 * listing; EIO, EACCES) is left unseen for the next scan:
-				 * marking it seen would lose the mail for good.
-				 */
-				if (errno != EFBIG && errno != EINVAL && errno != ELOOP) {
-					stats->deferred++;
-					fr = 1;
-				} else if (errno == ELOOP) {
-					sb_adds(&why, "a symbolic link, not a mail: never followed");
-					fr = reject(w, "maildir", files.v[i], why.buf, now, stats,
-						    err);
-				} else {
-					sb_addf(&why, "cannot read it: %s", strerror(errno));
-					fr = reject(w, "maildir", files.v[i], why.buf, now, stats,
-						    err);
-				}
-				sb_release(&why);
+				fr = unreadable(w, files.v[i], errno, now, stats, err);
 				if (fr == 1)
 					goto next;
 			} else {
