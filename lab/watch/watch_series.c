@@ -375,11 +375,11 @@ static int patch_k(struct watch_db *w, long s, int k, long mail, char **id, int 
  * after that (its measurement stands). It supersedes nothing either
  * (superseded()).
  */
-static int make_ambiguous(struct watch_db *w, long s, const struct patch_mail *m,
-			  const char *first, time_t now, struct watch_assembly *out,
+static int make_ambiguous(struct watch_db *w, long s, int k, const char *first,
+			  const char *second, time_t now, struct watch_assembly *out,
 			  struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT state FROM series WHERE id = ?", err);
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT state, n FROM series WHERE id = ?", err);
 	struct series_row row = { .id = s };
 	char *why;
 	int r;
@@ -388,14 +388,16 @@ static int make_ambiguous(struct watch_db *w, long s, const struct patch_mail *m
 		return -1;
 	sqlite3_bind_int64(st, 1, s);
 	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	if (r == SQLITE_ROW) {
 		row.state = xstrdup(watch_col_text(st, 0));
+		row.n = sqlite3_column_int(st, 1);
+	}
 	r = r == SQLITE_ROW ? 0 : watch_db_error(w, err);
 	sqlite3_finalize(st);
 	if (r)
 		return -1;
 	why = xasprintf("ambiguous: two different mails claim patch %d/%d: <%s> and <%s>",
-			m->k, m->n, first, m->message_id);
+			k, row.n, first, second);
 	r = exec_bound(w, "UPDATE series SET ambiguous = 1 WHERE id = ?1 AND ?2 = ?1", s, s, err);
 	if (!r && (!strcmp(row.state, "incomplete") || !strcmp(row.state, "queued")))
 		r = set_state(w, &row, "skipped", why, now, out, err);
@@ -431,11 +433,59 @@ static int take_head(struct watch_db *w, long s, const struct patch_mail *m,
 }
 
 /*
+ * After absorb(): a patch k both series had (one of them replying to a
+ * mail not filed yet, as a patch may to make the lab take it later). The
+ * later mail becomes a stray, as if the two had been one series from the
+ * start, and when it says something else the series is ambiguous.
+ */
+static int merged_twice(struct watch_db *w, long s, time_t now, struct watch_assembly *out,
+			struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT a.k, a.message_id, b.message_id, a.raw,"
+					    " b.raw, b.id FROM messages a JOIN messages b"
+					    " ON b.series_id = a.series_id AND b.k = a.k AND b.id > a.id"
+					    " WHERE a.series_id = ? AND a.k > 0", err);
+	struct strvec ids = STRVEC_INIT;
+	int r = 0, step;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, s);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+		mail_body(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), &a);
+		mail_body(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &b);
+		/* k, the two Message-IDs, the later mail's id, whether they differ */
+		strvec_pushf(&ids, "%d", sqlite3_column_int(st, 0));
+		strvec_push(&ids, watch_col_text(st, 1));
+		strvec_push(&ids, watch_col_text(st, 2));
+		strvec_pushf(&ids, "%lld", (long long)sqlite3_column_int64(st, 5));
+		strvec_push(&ids, a.len != b.len || memcmp(sb_str(&a), sb_str(&b), a.len) ? "1" : "");
+		sb_release(&a);
+		sb_release(&b);
+	}
+	if (step != SQLITE_DONE)
+		r = watch_db_error(w, err);
+	sqlite3_finalize(st);
+	for (size_t i = 0; !r && i + 5 <= ids.n; i += 5) {
+		r = exec_bound(w, "UPDATE messages SET series_id = 0 WHERE id = ?1 AND ?2 = ?1",
+			       strtol(ids.v[i + 3], NULL, 10), strtol(ids.v[i + 3], NULL, 10), err);
+		if (!r && *ids.v[i + 4])
+			r = make_ambiguous(w, s, (int)strtol(ids.v[i], NULL, 10), ids.v[i + 1],
+					   ids.v[i + 2], now, out, err);
+	}
+	strvec_clear(&ids);
+	return r;
+}
+
+/*
  * A patch filed before its parent took the parent's id as its root (deep
  * threading, out of order): when that parent finds the real root @s, the
  * series it left behind, still incomplete, joins @s.
  */
-static int absorb(struct watch_db *w, long s, const char *msgid, struct strbuf *err)
+static int absorb(struct watch_db *w, long s, const char *msgid, time_t now,
+		  struct watch_assembly *out, struct strbuf *err)
 {
 	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id FROM series WHERE root = ? AND id != ?"
 					    " AND state = 'incomplete'", err);
@@ -456,7 +506,8 @@ static int absorb(struct watch_db *w, long s, const char *msgid, struct strbuf *
 	return exec_bound(w, "UPDATE messages SET series_id = ?1, root = (SELECT root FROM series"
 			  " WHERE id = ?1) WHERE series_id = ?2", s, old, err) ||
 	       exec_bound(w, "DELETE FROM events WHERE series_id = ?1 AND ?2 = ?1", old, old, err) ||
-	       exec_bound(w, "DELETE FROM series WHERE id = ?1 AND ?2 = ?1", old, old, err) ? -1 : 0;
+	       exec_bound(w, "DELETE FROM series WHERE id = ?1 AND ?2 = ?1", old, old, err) ||
+	       merged_twice(w, s, now, out, err) ? -1 : 0;
 }
 
 /* Mail @id is series @s's (0: none's), found under @root. */
@@ -493,7 +544,8 @@ static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now
 	s = series_for(w, root, m, now, err);
 	if (s > 0 && patch_k(w, s, m->k, m->id, &first, &same, err))
 		s = -1;
-	if (s > 0 && first && !same && make_ambiguous(w, s, m, first, now, out, err))
+	if (s > 0 && first && !same &&
+	    make_ambiguous(w, s, m->k, first, m->message_id, now, out, err))
 		s = -1;
 	if (s < 0) {
 		free(first);
@@ -504,7 +556,7 @@ static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now
 		s = 0;
 	free(first);
 	if (file_as(w, m->id, s, root, err) ||
-	    (s && strcmp(root, m->message_id) && absorb(w, s, m->message_id, err)) ||
+	    (s && strcmp(root, m->message_id) && absorb(w, s, m->message_id, now, out, err)) ||
 	    (s && (m->k == 0 || !strcmp(root, m->message_id)) && take_head(w, s, m, err))) {
 		free(root);
 		return -1;

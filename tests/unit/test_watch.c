@@ -1326,6 +1326,34 @@ static void test_series_ambiguous_patch(void **state)
 	expect_state(f, "c1-0@x", "queued");
 }
 
+/*
+ * A different patch 3/3 posted in reply to patch 2/3 before 2/3 reached
+ * the archive waits in a series of its own rooted at 2/3's id; when 2/3
+ * arrives and joins the real series, that one already has a 3/3: the
+ * merged series is ambiguous, not a series of four patches with two 3s.
+ */
+static void test_series_ambiguous_after_absorb(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+
+	post(f, AUTHOR, "c", 1, 3, 0, 1, "mm: foo", "mm/x.c");
+	post(f, AUTHOR, "c", 1, 3, 3, 3, "mm: foo", "mm/x.c");
+	assert_int_equal(file_mail(f, AUTHOR, "evil-3@x", "c-2@x", NULL, "[PATCH 3/3] mm: foo",
+				   "mm/evil.c"), 1);
+	assemble(f, &rules, NOW);
+	expect_state(f, "c-0@x", "incomplete");
+	expect_state(f, "c-2@x", "incomplete");
+
+	post(f, AUTHOR, "c", 1, 3, 2, 2, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW + 60);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM series WHERE root = ?", "c-2@x"), 0);
+	expect_state(f, "c-0@x", "skipped");
+	expect_reason(f, "c-0@x", "ambiguous", "3/3", "c-3@x", "evil-3@x", NULL);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages WHERE k = 3 AND series_id ="
+			       " (SELECT id FROM series WHERE root = ?)", "c-0@x"), 1);
+}
+
 /* A version 1 database gains series.ambiguous and messages.root when opened. */
 static void test_db_migrates(void **state)
 {
@@ -1725,6 +1753,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_reply_and_duplicate, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_ambiguous_patch, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_ambiguous_after_absorb, db_setup,
+						db_teardown),
 		cmocka_unit_test_setup_teardown(test_db_migrates, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_next_round_robin, db_setup,
 						db_teardown),
