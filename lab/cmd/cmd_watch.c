@@ -132,7 +132,7 @@ static int scan(const struct lab_config *cfg, const struct watch_opts *o, struct
 			       WATCH_MAX_PATCHES_DEFAULT,
 		.history_measure = cfg->watch.history == WATCH_HISTORY_MEASURE,
 	};
-	r = watch_archive_scan(w, archive, now, &stats, &err);
+	r = watch_archive_scan(w, archive, rules.max_patches, now, &stats, &err);
 	if (!r)
 		r = watch_assemble(w, &rules, now, &as, &err);
 	if (r) {

@@ -5,8 +5,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "run_command.h"
@@ -40,8 +44,8 @@ static int reject(struct watch_db *w, const char *source, const char *origin,
 }
 
 int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
-		    const char *buf, size_t len, time_t now, struct watch_scan_stats *stats,
-		    struct strbuf *err)
+		    const char *buf, size_t len, long max_n, time_t now,
+		    struct watch_scan_stats *stats, struct strbuf *err)
 {
 	struct watch_msg m;
 	struct strbuf why = STRBUF_INIT, refs = STRBUF_INIT, paths = STRBUF_INIT,
@@ -49,7 +53,7 @@ int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
 	sqlite3_stmt *st;
 	int r;
 
-	if (watch_msg_parse(buf, len, &m, &why)) {
+	if (watch_msg_parse(buf, len, max_n, &m, &why)) {
 		r = reject(w, source, origin, why.buf, now, stats, err);
 		sb_release(&why);
 		return r;
@@ -168,7 +172,34 @@ static int rollback(struct watch_db *w)
 	return r;
 }
 
-static int maildir_scan(struct watch_db *w, const char *dir, time_t now,
+/*
+ * Maildir file @name could not be read (@errnum). Too big, no file or a
+ * symbolic link (O_NOFOLLOW: ELOOP; a link could name any file of the
+ * host, and a mail is a file of its own) are the mail's own and final:
+ * refused, reject()'s result. Anything else (gone: a reader moved it from
+ * new/ to cur/ since the listing; EIO, EACCES) is left unseen for the
+ * next scan, 1: marking it seen would lose the mail for good.
+ */
+static int unreadable(struct watch_db *w, const char *name, int errnum, time_t now,
+		      struct watch_scan_stats *stats, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int fr;
+
+	if (errnum != EFBIG && errnum != EINVAL && errnum != ELOOP) {
+		stats->deferred++;
+		return 1;
+	}
+	if (errnum == ELOOP)
+		sb_adds(&why, "a symbolic link, not a mail: never followed");
+	else
+		sb_addf(&why, "cannot read it: %s", strerror(errnum));
+	fr = reject(w, "maildir", name, why.buf, now, stats, err);
+	sb_release(&why);
+	return fr;
+}
+
+static int maildir_scan(struct watch_db *w, const char *dir, long max_n, time_t now,
 			struct watch_scan_stats *stats, struct strbuf *err)
 {
 	struct strvec files = STRVEC_INIT;
@@ -197,27 +228,11 @@ static int maildir_scan(struct watch_db *w, const char *dir, time_t now,
 			if (db_failed(fr)) {
 				/* the database refused the transaction */
 			} else if (read_regular_file(path, &buf, WATCH_MSG_MAX_BYTES)) {
-				struct strbuf why = STRBUF_INIT;
-
-				/*
-				 * Too big or no file are the mail's own and final. Anything
-				 * else (gone: a reader moved it from new/ to cur/ since the
-				 * listing; EIO, EACCES) is left unseen for the next scan:
-				 * marking it seen would lose the mail for good.
-				 */
-				if (errno != EFBIG && errno != EINVAL) {
-					stats->deferred++;
-					fr = 1;
-				} else {
-					sb_addf(&why, "cannot read it: %s", strerror(errno));
-					fr = reject(w, "maildir", files.v[i], why.buf, now, stats,
-						    err);
-				}
-				sb_release(&why);
+				fr = unreadable(w, files.v[i], errno, now, stats, err);
 				if (fr == 1)
 					goto next;
 			} else {
-				fr = watch_file_mail(w, "maildir", files.v[i], buf.buf, buf.len, now,
+				fr = watch_file_mail(w, "maildir", files.v[i], buf.buf, buf.len, max_n, now,
 						     stats, err);
 			}
 			if (!db_failed(fr)) {
@@ -250,21 +265,97 @@ out:
 	return r;
 }
 
-static int git_out(const char *git_dir, const char *const *args, struct strbuf *out,
-		   struct strbuf *err)
+/*
+ * The environment of every git run on an epoch. An epoch is a folder the
+ * list's mirror wrote, and git reads its config (and whatever that config
+ * includes) as the repository's own: an epoch whose config names a
+ * promisor remote at "ext::SCRIPT" with protocol.ext.allow = always makes
+ * `git cat-file blob COMMIT:m` of a missing object run SCRIPT as the lab
+ * (a lazy fetch; tests/unit/test_watch_archive.c). So: no system or
+ * global config (the operator's aliases, pagers and helpers are not
+ * wanted either), no transport at all (GIT_ALLOW_PROTOCOL overrides a
+ * repository's protocol.<name>.allow, which protocol.allow = never alone
+ * does not), no lazy fetch (git 2.44 and later), no replace objects (a
+ * refs/replace/ entry would swap the mail a commit holds), and the keys
+ * that name programs git might start pinned to values that start none.
+ * Command-line config (GIT_CONFIG_COUNT) wins over the repository's.
+ */
+static const char *const epoch_git_env[] = {
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent",
+	"XDG_CONFIG_HOME=/nonexistent", "GIT_NO_REPLACE_OBJECTS=1", "GIT_NO_LAZY_FETCH=1",
+	"GIT_ALLOW_PROTOCOL=none", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat",
+	"LC_ALL=C",
+	"GIT_CONFIG_COUNT=9",
+	"GIT_CONFIG_KEY_0=protocol.allow", "GIT_CONFIG_VALUE_0=never",
+	"GIT_CONFIG_KEY_1=protocol.ext.allow", "GIT_CONFIG_VALUE_1=never",
+	"GIT_CONFIG_KEY_2=protocol.file.allow", "GIT_CONFIG_VALUE_2=never",
+	"GIT_CONFIG_KEY_3=core.fsmonitor", "GIT_CONFIG_VALUE_3=false",
+	"GIT_CONFIG_KEY_4=core.hooksPath", "GIT_CONFIG_VALUE_4=/dev/null",
+	"GIT_CONFIG_KEY_5=core.pager", "GIT_CONFIG_VALUE_5=cat",
+	"GIT_CONFIG_KEY_6=gc.auto", "GIT_CONFIG_VALUE_6=0",
+	"GIT_CONFIG_KEY_7=maintenance.auto", "GIT_CONFIG_VALUE_7=false",
+	"GIT_CONFIG_KEY_8=core.alternateRefsCommand", "GIT_CONFIG_VALUE_8=",
+	NULL,
+};
+
+/* git @args on @git_dir under epoch_git_env, stdin from @in (NULL: none), stdout into @out. */
+static int git_out_in(const char *git_dir, const char *const *args, const char *in,
+		      struct strbuf *out, struct strbuf *err)
 {
 	struct strvec argv = STRVEC_INIT;
+	struct child c = { .env = epoch_git_env, .stdin_path = in, .out = out, .null_stdout = 1 };
 	int r;
 
 	strvec_push(&argv, "git");
 	strvec_pushf(&argv, "--git-dir=%s", git_dir);
 	for (size_t i = 0; args[i]; i++)
 		strvec_push(&argv, args[i]);
-	r = run_capture((const char *const *)argv.v, NULL, out);
+	c.argv = (const char *const *)argv.v;
+	r = run_command(&c);
+	sb_trim_trailing_newlines(out);
 	if (r)
 		sb_addf(err, "%s: git %s failed (status %d)", git_dir, args[0], r);
 	strvec_clear(&argv);
 	return r ? -1 : 0;
+}
+
+static int git_out(const char *git_dir, const char *const *args, struct strbuf *out,
+		   struct strbuf *err)
+{
+	return git_out_in(git_dir, args, NULL, out, err);
+}
+
+/*
+ * An epoch (its folder, objects/ and config) must be the lab's user's:
+ * git runs another user's repository config as the lab's user, and with
+ * --git-dir given it does not check ownership itself (safe.directory is
+ * for repositories it discovers). Someone else's mirror is refused, named.
+ */
+static int epoch_owned(const char *git_dir, struct strbuf *err)
+{
+	static const char *const parts[] = { "", "/objects", "/config" };
+	struct stat st;
+
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		char *p = xasprintf("%s%s", git_dir, parts[i]);
+		int r = stat(p, &st);
+
+		if (!r && st.st_uid != geteuid()) {
+			sb_addf(err, "%s: owned by uid %u, not by the lab's uid %u: refused (git would "
+				"run another user's repository config as the lab's user; clone the "
+				"epoch as this user, or run the watch as its owner)", p,
+				(unsigned)st.st_uid, (unsigned)geteuid());
+			free(p);
+			return -1;
+		}
+		if (r && errno != ENOENT) {
+			sb_addf(err, "%s: %s", p, strerror(errno));
+			free(p);
+			return -1;
+		}
+		free(p);
+	}
+	return 0;
 }
 
 static char *cursor_of(struct watch_db *w, const char *source)
@@ -355,28 +446,122 @@ static int mail_absent(const char *git_dir, const char *commit, const char *obj,
 	return r;
 }
 
-static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, time_t now,
+#define MAIL_ABSENT	(-1)	/* mail_sizes(): the commit has no "m" */
+#define MAIL_NOT_BLOB	(-2)	/* its "m" is a tree or worse */
+
+/*
+ * The size of each commit's mail (COMMIT:m) into @sizes, or MAIL_ABSENT,
+ * MAIL_NOT_BLOB, from one `git cat-file --batch-check`: a mail larger
+ * than WATCH_MSG_MAX_BYTES is refused before a byte of it is read (`git
+ * cat-file blob` hands over the whole blob, whatever its size, and the
+ * capture would hold it all). The object names go in through a file of
+ * our own (run_command() takes stdin from a file).
+ */
+static int mail_sizes(const char *git_dir, const struct strvec *commits, long long *sizes,
+		      struct strbuf *err)
+{
+	const char *args[] = { "cat-file", "--batch-check=%(objecttype) %(objectsize)", NULL };
+	const char *tmpdir = getenv("TMPDIR");
+	char *tmp = xasprintf("%s/mglrulab-watch-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	struct strbuf out = STRBUF_INIT;
+	int fd = mkostemp(tmp, O_CLOEXEC), r = -1;
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "w");
+	size_t i = 0;
+
+	if (!fp) {
+		sb_addf(err, "%s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	for (size_t k = 0; k < commits->n; k++)
+		fprintf(fp, "%s:m\n", commits->v[k]);
+	if (fclose(fp)) {
+		sb_addf(err, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (git_out_in(git_dir, args, tmp, &out, err))
+		goto out;
+	for (char *line = out.buf, *nl; line && *line && i < commits->n; line = nl ? nl + 1 : NULL) {
+		char *end;
+		long long v;
+
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(line, "blob ", 5) && (v = strtoll(line + 5, &end, 10)) >= 0 && !*end)
+			sizes[i++] = v;
+		else if (strlen(line) > 8 && !strcmp(line + strlen(line) - 8, " missing"))
+			sizes[i++] = MAIL_ABSENT;
+		else
+			sizes[i++] = MAIL_NOT_BLOB;
+	}
+	r = i == commits->n ? 0 : -1;
+	if (r)
+		sb_addf(err, "%s: git cat-file --batch-check answered %zu of %zu objects", git_dir,
+			i, commits->n);
+out:
+	if (fd >= 0)
+		unlink(tmp);
+	sb_release(&out);
+	free(tmp);
+	return r;
+}
+
+/* File @commit's mail @obj of @size bytes (mail_sizes()), or say why not. */
+static int epoch_mail(struct watch_db *w, const char *git_dir, const char *source,
+		      const char *commit, const char *obj, long long size, long max_n,
+		      time_t now, struct watch_scan_stats *stats, struct strbuf *err)
+{
+	const char *args[] = { "cat-file", "blob", obj, NULL };
+	struct strbuf mail = STRBUF_INIT, why = STRBUF_INIT;
+	int fr;
+
+	/* a commit without "m" deletes a mail (spam): nothing to read */
+	if (size == MAIL_ABSENT) {
+		fr = mail_absent(git_dir, commit, obj, err) ? -2 : 0;
+	} else if (size == MAIL_NOT_BLOB || size > WATCH_MSG_MAX_BYTES) {
+		if (size == MAIL_NOT_BLOB)
+			sb_adds(&why, "\"m\" is not a file (a blob) of the commit");
+		else
+			sb_addf(&why, "%lld bytes, more than the %u a mail may have", size,
+				WATCH_MSG_MAX_BYTES);
+		fr = reject(w, source, obj, why.buf, now, stats, err);
+	} else if (git_out(git_dir, args, &mail, &why)) {
+		fr = mail_absent(git_dir, commit, obj, err) ? -2 : 0;
+	} else {
+		fr = watch_file_mail(w, source, obj, mail.buf, mail.len, max_n, now, stats, err);
+	}
+	sb_release(&mail);
+	sb_release(&why);
+	return fr;
+}
+
+static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, long max_n, time_t now,
 		      struct watch_scan_stats *stats, struct strbuf *err)
 {
 	char *source = xasprintf("public-inbox:%d", epoch);
 	struct strvec commits = STRVEC_INIT;
-	int r = epoch_commits(w, git_dir, source, &commits, err), in_tx = 0;
+	long long *sizes = NULL;
+	int r = epoch_owned(git_dir, err), in_tx = 0;
 
+	if (!r)
+		r = epoch_commits(w, git_dir, source, &commits, err);
+	if (!r && commits.n) {
+		sizes = xcalloc(commits.n, sizeof(*sizes));
+		r = mail_sizes(git_dir, &commits, sizes, err);
+	}
 	for (size_t i = 0; !r && i < commits.n; i++) {
-		struct strbuf mail = STRBUF_INIT, why = STRBUF_INIT;
 		char *obj = xasprintf("%s:m", commits.v[i]);
-		const char *args[] = { "cat-file", "blob", obj, NULL };
 		int fr;
 
 		if (!in_tx && !(r = begin(w, err)))
 			in_tx = 1;
-		/* a commit without "m" deletes a mail (spam): nothing to read */
 		if (r)
 			fr = 0;
-		else if (git_out(git_dir, args, &mail, &why))
-			fr = mail_absent(git_dir, commits.v[i], obj, err) ? -2 : 0;
 		else
-			fr = watch_file_mail(w, source, obj, mail.buf, mail.len, now, stats, err);
+			fr = epoch_mail(w, git_dir, source, commits.v[i], obj, sizes[i], max_n, now,
+					stats, err);
 		if (!r && db_failed(fr))
 			r = -1;
 		if (!r && (r = set_cursor(w, source, commits.v[i], err)) == 0 &&
@@ -384,25 +569,24 @@ static int epoch_scan(struct watch_db *w, const char *git_dir, int epoch, time_t
 			r = commit(w, err);
 			in_tx = r ? in_tx : 0;
 		}
-		sb_release(&mail);
-		sb_release(&why);
 		free(obj);
 	}
 	if (in_tx)
 		rollback(w);
 	strvec_clear(&commits);
+	free(sizes);
 	free(source);
 	return r;
 }
 
-int watch_archive_scan(struct watch_db *w, const char *archive, time_t now,
+int watch_archive_scan(struct watch_db *w, const char *archive, long max_n, time_t now,
 		       struct watch_scan_stats *stats, struct strbuf *err)
 {
 	char *cur = xasprintf("%s/cur", archive), *epoch0 = xasprintf("%s/git/0.git", archive);
 	int r;
 
 	if (is_dir(cur)) {
-		r = maildir_scan(w, archive, now, stats, err);
+		r = maildir_scan(w, archive, max_n, now, stats, err);
 	} else if (is_dir(epoch0)) {
 		r = 0;
 		for (int e = 0; !r; e++) {
@@ -412,7 +596,7 @@ int watch_archive_scan(struct watch_db *w, const char *archive, time_t now,
 				free(gd);
 				break;
 			}
-			r = epoch_scan(w, gd, e, now, stats, err);
+			r = epoch_scan(w, gd, e, max_n, now, stats, err);
 			free(gd);
 		}
 	} else {

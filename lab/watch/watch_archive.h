@@ -24,17 +24,22 @@ struct watch_scan_stats {
 };
 
 /*
- * Read what @archive holds that the database has not seen. Returns 0, or
+ * Read what @archive holds that the database has not seen, subjects' n
+ * bounded by @max_n (watch_file_mail()). Returns 0, or
  * -1 with a message naming the archive in @err (neither kind, unreadable,
  * git failing).
  */
 LAB_MUST_CHECK
-int watch_archive_scan(struct watch_db *w, const char *archive, time_t now,
+int watch_archive_scan(struct watch_db *w, const char *archive, long max_n, time_t now,
 		       struct watch_scan_stats *stats, struct strbuf *err);
 
-/* File one mail (@origin says where it came from); 1 filed, 0 a duplicate, -1 refused. */
+/*
+ * File one mail (@origin says where it came from), n above @max_n filed
+ * as @max_n + 1 (watch_msg_parse(); [watch] max_patches); 1 filed, 0 a
+ * duplicate, -1 refused.
+ */
 int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
-		    const char *buf, size_t len, time_t now, struct watch_scan_stats *stats,
-		    struct strbuf *err);
+		    const char *buf, size_t len, long max_n, time_t now,
+		    struct watch_scan_stats *stats, struct strbuf *err);
 
 #endif

@@ -35,6 +35,31 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
 	" at INTEGER NOT NULL, state TEXT NOT NULL, reason TEXT);";
 
+/*
+ * What each version adds to the one before, run in order after the schema
+ * above (version 1's) on a new database and from its own version on an
+ * old one: migrations[i] makes version i + 2.
+ *
+ * 2: series.ambiguous, 1 when two different mails claimed one of its
+ *    patches (watch_series.c, file_patch()): such a series supersedes
+ *    nothing.
+ * 3: messages.root, the series root a patch found when it was filed, so
+ *    that the next patch of a deep thread takes its parent's instead of
+ *    walking the chain again (NULL for mails filed before: they are
+ *    walked); indexes for a series' patch k and for the versions of a
+ *    title by an author, so that assembly costs the same per mail however
+ *    long the thread.
+ */
+static const char *const migrations[] = {
+	"ALTER TABLE series ADD COLUMN ambiguous INTEGER NOT NULL DEFAULT 0;",
+	"ALTER TABLE messages ADD COLUMN root TEXT;"
+	" CREATE INDEX IF NOT EXISTS messages_series_k ON messages(series_id, k);"
+	" DROP INDEX IF EXISTS messages_unfiled;"
+	" CREATE INDEX IF NOT EXISTS series_title_author ON series(title_key, author, version);"
+	" DROP INDEX IF EXISTS series_title;",
+};
+_Static_assert(ARRAY_SIZE(migrations) == WATCH_DB_VERSION - 1, "one migration per version");
+
 int watch_db_error(struct watch_db *w, struct strbuf *err)
 {
 	sb_addf(err, "%s: %s", w->path, w->db ? sqlite3_errmsg(w->db) : "cannot open");
@@ -114,14 +139,24 @@ int watch_db_open(const char *path, struct watch_db *w, struct strbuf *err)
 		 * mark_history()). One made before that existed has no row,
 		 * and its queue is left as it is.
 		 */
-		char *sql = xasprintf("BEGIN IMMEDIATE; %s %s PRAGMA user_version=%d; COMMIT;",
-				      schema, v == 0 ? "INSERT OR IGNORE INTO cursors(source, position)"
-				      " VALUES('watch:began', 'pending');" : "", WATCH_DB_VERSION);
-		int r = watch_db_exec(w, sql, err);
+		struct strbuf sql = STRBUF_INIT;
+		int r;
 
-		free(sql);
-		if (r)
+		sb_addf(&sql, "BEGIN IMMEDIATE; %s %s", v == 0 ? schema : "", v == 0 ?
+			"INSERT OR IGNORE INTO cursors(source, position)"
+			" VALUES('watch:began', 'pending');" : "");
+		for (int i = v < 2 ? 0 : v - 1; i < WATCH_DB_VERSION - 1; i++)
+			sb_adds(&sql, migrations[i]);
+		sb_addf(&sql, " PRAGMA user_version=%d; COMMIT;", WATCH_DB_VERSION);
+		r = watch_db_exec(w, sql.buf, err);
+		sb_release(&sql);
+		if (r) {
+			struct strbuf ignored = STRBUF_INIT;
+
+			(void)!watch_db_exec(w, "ROLLBACK", &ignored);
+			sb_release(&ignored);
 			goto fail;
+		}
 	}
 	return 0;
 fail:

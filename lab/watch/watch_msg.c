@@ -50,8 +50,13 @@ static size_t reply_prefix(const char *s)
 	return 0;
 }
 
-/* One word of a bracket tag: "PATCH", "RFC", "v3", "2/10". */
-static void tag_word(const char *w, size_t len, struct watch_tag *t, int *patch, int *bad)
+/*
+ * One word of a bracket tag: "PATCH", "RFC", "v3", "2/10"; k and n above
+ * @max_n become @max_n + 1 (a subject "[PATCH 1/999999999]" must cost no
+ * more than one of max_patches + 1).
+ */
+static void tag_word(const char *w, size_t len, long max_n, struct watch_tag *t, int *patch,
+		     int *bad)
 {
 	char buf[32];
 	long a, b;
@@ -76,14 +81,14 @@ static void tag_word(const char *w, size_t len, struct watch_tag *t, int *patch,
 		if (*end != '/' || !isdigit((unsigned char)end[1]))
 			return;
 		b = strtol(end + 1, &end, 10);
-		if (*end || b < 1 || b > 100000 || a < 0 || a > b)
+		if (*end || b < 1 || a < 0 || a > b)
 			*bad = 1;
 		else
-			t->k = (int)a, t->n = (int)b;
+			t->k = (int)(a > max_n ? max_n + 1 : a), t->n = (int)(b > max_n ? max_n + 1 : b);
 	}
 }
 
-int watch_subject_parse(const char *subject, struct watch_tag *t)
+int watch_subject_parse(const char *subject, long max_n, struct watch_tag *t)
 {
 	const char *s = skip_space(subject ? subject : "");
 	int patch = 0, bad = 0;
@@ -91,6 +96,8 @@ int watch_subject_parse(const char *subject, struct watch_tag *t)
 
 	memset(t, 0, sizeof(*t));
 	t->version = 1;
+	if (max_n <= 0 || max_n > WATCH_MSG_MAX_N)
+		max_n = WATCH_MSG_MAX_N;
 	while ((pl = reply_prefix(s))) {
 		t->is_reply = 1;
 		s = skip_space(s + pl);
@@ -106,7 +113,7 @@ int watch_subject_parse(const char *subject, struct watch_tag *t)
 		for (const char *w = s + 1; w < e;) {
 			size_t len = strcspn(w, " \t,]");
 
-			tag_word(w, len, t, &this_patch, &this_bad);
+			tag_word(w, len, max_n, t, &this_patch, &this_bad);
 			w += len;
 			w += strspn(w, " \t,");
 		}
@@ -208,14 +215,27 @@ static int is_review_trailer(const char *l, size_t len)
 	return 0;
 }
 
-/* The body's lines: the paths of its diff, base-commit:, review trailers. */
-static void scan_body(struct watch_msg *m, const char *s, const char *end)
+/*
+ * The body's lines: the paths of its diff, base-commit:, review trailers;
+ * the bytes of its "GIT binary patch" hunks (each from its marker to the
+ * next "diff --git") into @binary.
+ */
+static void scan_body(struct watch_msg *m, const char *s, const char *end, size_t *binary)
 {
+	int in_binary = 0;
+
+	*binary = 0;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *le = nl ? nl : end;
 		size_t len = (size_t)(le - s);
 
+		if (len > 13 && !memcmp(s, "diff --git ", 11))
+			in_binary = 0;
+		else if (len == 16 && !memcmp(s, "GIT binary patch", 16))
+			in_binary = 1;
+		if (in_binary)
+			*binary += len + 1;
 		if (len > 13 && !memcmp(s, "diff --git a/", 13)) {
 			const char *b = memmem(s + 13, len - 13, " b/", 3);
 
@@ -279,9 +299,11 @@ static char *crlf_to_lf(const char *buf, size_t *len)
 	return out;
 }
 
-int watch_msg_parse(const char *buf, size_t len, struct watch_msg *m, struct strbuf *err)
+int watch_msg_parse(const char *buf, size_t len, long max_n, struct watch_msg *m,
+		    struct strbuf *err)
 {
 	char *lf, *mid;
+	size_t binary;
 
 	memset(m, 0, sizeof(*m));
 	if (len > WATCH_MSG_MAX_BYTES) {
@@ -310,9 +332,16 @@ int watch_msg_parse(const char *buf, size_t len, struct watch_msg *m, struct str
 	free(v);
 	m->subject = scrubbed(mbox_header(lf, len, "Subject"));
 	m->from = scrubbed(mbox_header(lf, len, "From"));
-	watch_subject_parse(m->subject, &m->tag);
+	watch_subject_parse(m->subject, max_n, &m->tag);
 	m->has_diff = mbox_contains_diff(lf, len);
-	scan_body(m, body_of(lf, lf + len), lf + len);
+	scan_body(m, body_of(lf, lf + len), lf + len, &binary);
+	if (binary > WATCH_MSG_MAX_BINARY_BYTES) {
+		sb_addf(err, "%zu bytes of \"GIT binary patch\" hunks, more than the %u a patch "
+			"from the list may carry", binary, WATCH_MSG_MAX_BINARY_BYTES);
+		free(lf);
+		watch_msg_release(m);
+		return -1;
+	}
 	/* A mail without a diff is a cover letter at most. */
 	if (m->tag.is_patch && m->tag.k && !m->has_diff)
 		m->tag.is_patch = 0;

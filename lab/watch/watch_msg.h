@@ -15,6 +15,21 @@
 
 /* A message larger than this is refused (its record says so). */
 #define WATCH_MSG_MAX_BYTES	(16u << 20)
+/*
+ * The encoded text of a mail's "GIT binary patch" hunks (base85, from the
+ * marker to the next "diff --git"): a mail with more is refused. A list
+ * patch is text to review; 1 MiB of base85 is a 800 KiB binary, past any
+ * firmware blob or test image a kernel patch carries on the list, and
+ * git apply would inflate a delta past it to any size.
+ */
+#define WATCH_MSG_MAX_BINARY_BYTES	(1u << 20)
+/*
+ * A subject's n (and k) above the limit the parser is given, [watch]
+ * max_patches, is filed as that limit + 1: the series is skipped as too
+ * large without a cost per n. Without a limit (0), this one, the most
+ * max_patches may be (lab/config/config.c).
+ */
+#define WATCH_MSG_MAX_N		10000
 /* At most this many References are kept (the nearest ones), and paths. */
 #define WATCH_MSG_MAX_REFS	64
 #define WATCH_MSG_MAX_PATHS	1000
@@ -42,19 +57,22 @@ struct watch_msg {
 };
 
 /*
- * Parse @subject (decoded, one line) into @t. Returns 1 when it is a
- * patch or a cover letter, 0 otherwise (t->title is set either way).
+ * Parse @subject (decoded, one line) into @t, n and k above @max_n (0:
+ * WATCH_MSG_MAX_N) as @max_n + 1. Returns 1 when it is a patch or a
+ * cover letter, 0 otherwise (t->title is set either way).
  */
-int watch_subject_parse(const char *subject, struct watch_tag *t);
+int watch_subject_parse(const char *subject, long max_n, struct watch_tag *t);
 void watch_tag_release(struct watch_tag *t);
 
 /*
- * Parse the raw message @buf (@len bytes, CRLF or LF). Returns 0, or -1
- * with the reason in @err: larger than WATCH_MSG_MAX_BYTES, a NUL byte, no
- * headers, no Message-ID.
+ * Parse the raw message @buf (@len bytes, CRLF or LF), its subject's n
+ * bounded by @max_n (watch_subject_parse()). Returns 0, or -1 with the
+ * reason in @err: larger than WATCH_MSG_MAX_BYTES, a NUL byte, no
+ * headers, no Message-ID, binary hunks over WATCH_MSG_MAX_BINARY_BYTES.
  */
 LAB_MUST_CHECK
-int watch_msg_parse(const char *buf, size_t len, struct watch_msg *m, struct strbuf *err);
+int watch_msg_parse(const char *buf, size_t len, long max_n, struct watch_msg *m,
+		    struct strbuf *err);
 void watch_msg_release(struct watch_msg *m);
 
 /* @s with every byte of an invalid UTF-8 sequence replaced by '?', in place. */

@@ -39,9 +39,33 @@ static char *author_key(const char *from)
 	return k;
 }
 
+/* The text of mail @raw after its headers, CRLF made LF, into @out. */
+static void mail_body(const void *raw, size_t len, struct strbuf *out)
+{
+	const char *s = raw ? raw : "", *end = s + (raw ? len : 0), *b = s;
+
+	for (const char *p = s; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl) {
+			b = end;
+			break;
+		}
+		if (nl == p || (nl == p + 1 && *p == '\r')) {
+			b = nl + 1;
+			break;
+		}
+		p = nl + 1;
+	}
+	for (const char *p = b; p < end; p++)
+		if (!(*p == '\r' && p + 1 < end && p[1] == '\n'))
+			sb_addc(out, *p);
+}
+
 struct patch_mail {
 	long id;
 	char *message_id, *in_reply_to, *from, *title, *base_commit;
+	char *root;		/* the root it found when filed; NULL: not filed yet */
 	int is_patch, version, k, n, rfc;
 };
 
@@ -52,11 +76,12 @@ static void patch_mail_release(struct patch_mail *m)
 	free(m->from);
 	free(m->title);
 	free(m->base_commit);
+	free(m->root);
 	memset(m, 0, sizeof(*m));
 }
 
 #define MAIL_COLUMNS "id, message_id, in_reply_to, from_addr, title, base_commit, is_patch," \
-		     " version, k, n, rfc"
+		     " version, k, n, rfc, root"
 
 static void mail_from_row(sqlite3_stmt *st, struct patch_mail *m)
 {
@@ -73,6 +98,8 @@ static void mail_from_row(sqlite3_stmt *st, struct patch_mail *m)
 	m->k = sqlite3_column_int(st, 8);
 	m->n = sqlite3_column_int(st, 9);
 	m->rfc = sqlite3_column_int(st, 10);
+	m->root = sqlite3_column_type(st, 11) == SQLITE_NULL ? NULL :
+		  xstrdup(watch_col_text(st, 11));
 }
 
 /* The filed mail @message_id; 1 found, 0 not filed, -1 error. */
@@ -169,6 +196,18 @@ static int root_of(struct watch_db *w, const struct patch_mail *m, char **root,
 			patch_mail_release(&parent);
 			break;
 		}
+		if (parent.root) {
+			/*
+			 * The walk would go on from the parent, a patch of the same
+			 * shape: to where the parent's own walk went when it was
+			 * filed (absorb() keeps that up to date). Without this a
+			 * deep thread of n patches costs n^2 / 2 steps.
+			 */
+			*root = parent.root;
+			parent.root = NULL;
+			patch_mail_release(&parent);
+			break;
+		}
 		patch_mail_release(&cur);
 		cur = parent;
 	}
@@ -255,20 +294,117 @@ static int exec_bound(struct watch_db *w, const char *sql, long a, long b, struc
 	return r;
 }
 
-/* Whether series @s has a patch k already; -1 error. */
-static int has_patch(struct watch_db *w, long s, int k, struct strbuf *err)
+struct series_row {
+	long id;
+	char *root, *title_key, *author, *state;
+	int version, n;
+	double first_seen;
+};
+
+static void series_row_release(struct series_row *s)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT 1 FROM messages WHERE series_id = ?"
-					    " AND k = ?", err);
+	free(s->root);
+	free(s->title_key);
+	free(s->author);
+	free(s->state);
+}
+
+static int set_state(struct watch_db *w, const struct series_row *s, const char *state,
+		     const char *reason, time_t now, struct watch_assembly *out, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (!strcmp(s->state, state))
+		return 0;
+	st = watch_db_prepare(w, "UPDATE series SET state = ?, reason = ?, updated = ?"
+			      " WHERE id = ?", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)now);
+	sqlite3_bind_int64(st, 4, s->id);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	out->changed += !r;
+	return r ? r : add_event(w, s->id, state, reason, now, err);
+}
+
+/*
+ * The Message-ID of series @s's patch k into @id (NULL when it has none),
+ * and whether that mail says what mail @mail says: the same text after
+ * the headers (line ends aside), an identical resend. -1 error.
+ */
+static int patch_k(struct watch_db *w, long s, int k, long mail, char **id, int *same,
+		   struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT a.message_id, a.raw, b.raw FROM messages a,"
+					    " messages b WHERE a.series_id = ? AND a.k = ? AND"
+					    " b.id = ? LIMIT 1", err);
+	int r;
+
+	*id = NULL;
+	*same = 0;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, s);
+	sqlite3_bind_int(st, 2, k);
+	sqlite3_bind_int64(st, 3, mail);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+		*id = xstrdup(watch_col_text(st, 0));
+		mail_body(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &a);
+		mail_body(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), &b);
+		*same = a.len == b.len && !memcmp(sb_str(&a), sb_str(&b), a.len);
+		sb_release(&a);
+		sb_release(&b);
+	}
+	r = r == SQLITE_ROW || r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/*
+ * Two different mails claim patch k of series @s (@first filed, @m now):
+ * which one is the author's cannot be told from the list (anyone can
+ * send the second, with the first's From:), so the series is not
+ * measured: skipped with the reason while incomplete or queued, an event
+ * after that (its measurement stands). It supersedes nothing either
+ * (superseded()).
+ */
+static int make_ambiguous(struct watch_db *w, long s, int k, const char *first,
+			  const char *second, time_t now, struct watch_assembly *out,
+			  struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT state, n FROM series WHERE id = ?", err);
+	struct series_row row = { .id = s };
+	char *why;
 	int r;
 
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, s);
-	sqlite3_bind_int(st, 2, k);
 	r = sqlite3_step(st);
-	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	if (r == SQLITE_ROW) {
+		row.state = xstrdup(watch_col_text(st, 0));
+		row.n = sqlite3_column_int(st, 1);
+	}
+	r = r == SQLITE_ROW ? 0 : watch_db_error(w, err);
 	sqlite3_finalize(st);
+	if (r)
+		return -1;
+	why = xasprintf("ambiguous: two different mails claim patch %d/%d: <%s> and <%s>",
+			k, row.n, first, second);
+	r = exec_bound(w, "UPDATE series SET ambiguous = 1 WHERE id = ?1 AND ?2 = ?1", s, s, err);
+	if (!r && (!strcmp(row.state, "incomplete") || !strcmp(row.state, "queued")))
+		r = set_state(w, &row, "skipped", why, now, out, err);
+	else if (!r)
+		r = add_event(w, s, "ambiguous", why, now, err);
+	free(why);
+	free(row.state);
 	return r;
 }
 
@@ -297,11 +433,59 @@ static int take_head(struct watch_db *w, long s, const struct patch_mail *m,
 }
 
 /*
+ * After absorb(): a patch k both series had (one of them replying to a
+ * mail not filed yet, as a patch may to make the lab take it later). The
+ * later mail becomes a stray, as if the two had been one series from the
+ * start, and when it says something else the series is ambiguous.
+ */
+static int merged_twice(struct watch_db *w, long s, time_t now, struct watch_assembly *out,
+			struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT a.k, a.message_id, b.message_id, a.raw,"
+					    " b.raw, b.id FROM messages a JOIN messages b"
+					    " ON b.series_id = a.series_id AND b.k = a.k AND b.id > a.id"
+					    " WHERE a.series_id = ? AND a.k > 0", err);
+	struct strvec ids = STRVEC_INIT;
+	int r = 0, step;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, s);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+		mail_body(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), &a);
+		mail_body(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &b);
+		/* k, the two Message-IDs, the later mail's id, whether they differ */
+		strvec_pushf(&ids, "%d", sqlite3_column_int(st, 0));
+		strvec_push(&ids, watch_col_text(st, 1));
+		strvec_push(&ids, watch_col_text(st, 2));
+		strvec_pushf(&ids, "%lld", (long long)sqlite3_column_int64(st, 5));
+		strvec_push(&ids, a.len != b.len || memcmp(sb_str(&a), sb_str(&b), a.len) ? "1" : "");
+		sb_release(&a);
+		sb_release(&b);
+	}
+	if (step != SQLITE_DONE)
+		r = watch_db_error(w, err);
+	sqlite3_finalize(st);
+	for (size_t i = 0; !r && i + 5 <= ids.n; i += 5) {
+		r = exec_bound(w, "UPDATE messages SET series_id = 0 WHERE id = ?1 AND ?2 = ?1",
+			       strtol(ids.v[i + 3], NULL, 10), strtol(ids.v[i + 3], NULL, 10), err);
+		if (!r && *ids.v[i + 4])
+			r = make_ambiguous(w, s, (int)strtol(ids.v[i], NULL, 10), ids.v[i + 1],
+					   ids.v[i + 2], now, out, err);
+	}
+	strvec_clear(&ids);
+	return r;
+}
+
+/*
  * A patch filed before its parent took the parent's id as its root (deep
  * threading, out of order): when that parent finds the real root @s, the
  * series it left behind, still incomplete, joins @s.
  */
-static int absorb(struct watch_db *w, long s, const char *msgid, struct strbuf *err)
+static int absorb(struct watch_db *w, long s, const char *msgid, time_t now,
+		  struct watch_assembly *out, struct strbuf *err)
 {
 	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id FROM series WHERE root = ? AND id != ?"
 					    " AND state = 'incomplete'", err);
@@ -319,32 +503,60 @@ static int absorb(struct watch_db *w, long s, const char *msgid, struct strbuf *
 	sqlite3_finalize(st);
 	if (r || !old)
 		return r;
-	return exec_bound(w, "UPDATE messages SET series_id = ? WHERE series_id = ?", s, old, err) ||
+	return exec_bound(w, "UPDATE messages SET series_id = ?1, root = (SELECT root FROM series"
+			  " WHERE id = ?1) WHERE series_id = ?2", s, old, err) ||
 	       exec_bound(w, "DELETE FROM events WHERE series_id = ?1 AND ?2 = ?1", old, old, err) ||
-	       exec_bound(w, "DELETE FROM series WHERE id = ?1 AND ?2 = ?1", old, old, err) ? -1 : 0;
+	       exec_bound(w, "DELETE FROM series WHERE id = ?1 AND ?2 = ?1", old, old, err) ||
+	       merged_twice(w, s, now, out, err) ? -1 : 0;
 }
 
-/* File one patch mail into its series (or as a stray: series_id 0). */
+/* Mail @id is series @s's (0: none's), found under @root. */
+static int file_as(struct watch_db *w, long id, long s, const char *root, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "UPDATE messages SET series_id = ?, root = ?"
+					    " WHERE id = ?", err);
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, s);
+	sqlite3_bind_text(st, 2, root, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, id);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/*
+ * File one patch mail into its series (or as a stray: series_id 0). A
+ * second mail for a patch k the series has is a stray too: an identical
+ * resend says nothing new, a different one makes the series ambiguous.
+ */
 static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now,
 		      struct watch_assembly *out, struct strbuf *err)
 {
-	char *root;
+	char *root, *first = NULL;
 	long s;
-	int dup = 0;
+	int same = 0;
 
 	if (root_of(w, m, &root, err))
 		return -1;
 	s = series_for(w, root, m, now, err);
-	if (s > 0 && (dup = has_patch(w, s, m->k, err)) < 0)
+	if (s > 0 && patch_k(w, s, m->k, m->id, &first, &same, err))
+		s = -1;
+	if (s > 0 && first && !same &&
+	    make_ambiguous(w, s, m->k, first, m->message_id, now, out, err))
 		s = -1;
 	if (s < 0) {
+		free(first);
 		free(root);
 		return -1;
 	}
-	if (dup)
+	if (first)
 		s = 0;
-	if (exec_bound(w, "UPDATE messages SET series_id = ? WHERE id = ?", s, m->id, err) ||
-	    (s && strcmp(root, m->message_id) && absorb(w, s, m->message_id, err)) ||
+	free(first);
+	if (file_as(w, m->id, s, root, err) ||
+	    (s && strcmp(root, m->message_id) && absorb(w, s, m->message_id, now, out, err)) ||
 	    (s && (m->k == 0 || !strcmp(root, m->message_id)) && take_head(w, s, m, err))) {
 		free(root);
 		return -1;
@@ -388,43 +600,6 @@ static int file_patches(struct watch_db *w, time_t now, struct watch_assembly *o
 		patch_mail_release(&v[i]);
 	free(v);
 	return r;
-}
-
-struct series_row {
-	long id;
-	char *root, *title_key, *author, *state;
-	int version, n;
-	double first_seen;
-};
-
-static void series_row_release(struct series_row *s)
-{
-	free(s->root);
-	free(s->title_key);
-	free(s->author);
-	free(s->state);
-}
-
-static int set_state(struct watch_db *w, const struct series_row *s, const char *state,
-		     const char *reason, time_t now, struct watch_assembly *out, struct strbuf *err)
-{
-	sqlite3_stmt *st;
-	int r;
-
-	if (!strcmp(s->state, state))
-		return 0;
-	st = watch_db_prepare(w, "UPDATE series SET state = ?, reason = ?, updated = ?"
-			      " WHERE id = ?", err);
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)now);
-	sqlite3_bind_int64(st, 4, s->id);
-	r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
-	sqlite3_finalize(st);
-	out->changed += !r;
-	return r ? r : add_event(w, s->id, state, reason, now, err);
 }
 
 int watch_series_set_state(struct watch_db *w, long id, const char *state, const char *reason,
@@ -477,17 +652,56 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 }
 
 /*
- * A later version of @s by its author, or an earlier series of the same
- * version (@s is a resend; an earlier one still incomplete or skipped
- * does not count, else a RESEND of a series whose patches went missing is
- * never measured): the reason @s is not measured, into @why.
+ * Round-robin between senders: of the queued series, those of the address
+ * whose last series was taken longest ago (its last event "building";
+ * never comes first) go first, each sender's oldest first. One sender's
+ * 100 series then delay another's one by one place, not by 100: a list
+ * where anyone may post must not let one address own the lab's time. A
+ * series left building, running or bisecting is the lab's unfinished
+ * work and goes before any queued.
+ */
+long watch_series_next(struct watch_db *w, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "WITH taken(author, last) AS"
+					    " (SELECT t.author, MAX(e.id) FROM events e"
+					    "  JOIN series t ON t.id = e.series_id"
+					    "  WHERE e.state = 'building' GROUP BY t.author)"
+					    " SELECT s.id FROM series s LEFT JOIN taken"
+					    " ON taken.author = s.author"
+					    " WHERE s.state IN ('building', 'running', 'bisecting', 'queued')"
+					    " ORDER BY s.state = 'queued', CASE s.state WHEN 'queued'"
+					    " THEN taken.last END NULLS FIRST, s.id LIMIT 1", err);
+	long id;
+	int r;
+
+	if (!st)
+		return -1;
+	r = sqlite3_step(st);
+	id = r == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : r == SQLITE_DONE ? 0 :
+	     watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/*
+ * A later version of @s by its author, complete (patches 1..n filed: one
+ * mail "[PATCH v3 1/9]" with a series' title and address, which anyone
+ * can send, must not take a complete v2 off the queue) and not ambiguous
+ * (make_ambiguous(): which mails are its patches is unknown), or an earlier
+ * series of the same version (@s is a resend; an earlier one still
+ * incomplete or skipped does not count, else a RESEND of a series whose
+ * patches went missing is never measured): the reason @s is not
+ * measured, into @why.
  */
 static int superseded(struct watch_db *w, const struct series_row *s, struct strbuf *why,
 		      struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series"
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series t"
 					    " WHERE title_key = ? AND author = ? AND id != ? AND"
-					    " (version > ? OR (version = ? AND id < ? AND"
+					    " ((version > ? AND NOT ambiguous AND"
+					    "   (SELECT COUNT(DISTINCT k) FROM messages"
+					    "   WHERE series_id = t.id AND k BETWEEN 1 AND t.n) = t.n)"
+					    "  OR (version = ? AND id < ? AND"
 					    "  state NOT IN ('skipped', 'incomplete')))"
 					    " ORDER BY version DESC LIMIT 1",
 					    err);

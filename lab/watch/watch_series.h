@@ -10,8 +10,9 @@
  *   queued      complete, touches a path of interest: to be measured
  *   building, running, decided, failed   the measurement (a session)
  *   skipped     never measured, with the reason: incomplete past the grace,
- *               superseded by vN+1, no path of interest, too many patches,
- *               a resend of a series already filed
+ *               superseded by a complete vN+1, no path of interest, too many
+ *               patches, a resend of a series already filed, ambiguous (two
+ *               different mails claim one of its patches)
  */
 #ifndef LAB_WATCH_SERIES_H
 #define LAB_WATCH_SERIES_H
@@ -78,6 +79,15 @@ int watch_series_event(struct watch_db *w, long id, const char *state, const cha
 LAB_MUST_CHECK
 long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, time_t now,
 			      struct strbuf *err);
+
+/*
+ * The id of the series `watch run` works on next: one left building,
+ * running or bisecting (a crash, a signal) first, else a queued one,
+ * round-robin between senders (by address), each sender's oldest first.
+ * 0 when there is none, -1 with @err.
+ */
+LAB_MUST_CHECK
+long watch_series_next(struct watch_db *w, struct strbuf *err);
 
 /* "mm: foo  bar" -> "mm: foo bar" lower-cased: how versions of a series are matched. */
 char *watch_title_key(const char *title);

@@ -55,18 +55,21 @@ static char *dup_col(sqlite3_stmt *st, int col)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? NULL : xstrdup(watch_col_text(st, col));
 }
 
-/* A series left building or running first (a crash, a signal), else the oldest queued. */
+/* The series to work on next (watch_series_next()), into @j: 1, 0 none, -1 error. */
 static int next_series(struct watch_db *w, struct series_job *j, struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT s.id, s.root, s.state, s.title,"
-					    " (SELECT subject FROM messages WHERE message_id = s.root),"
-					    " s.base_commit, s.version, s.n FROM series s"
-					    " WHERE s.state IN ('building', 'running', 'bisecting', 'queued')"
-					    " ORDER BY s.state = 'queued', s.id LIMIT 1", err);
+	long id = watch_series_next(w, err);
+	sqlite3_stmt *st;
 	int r;
 
+	if (id <= 0)
+		return id < 0 ? -1 : 0;
+	st = watch_db_prepare(w, "SELECT s.id, s.root, s.state, s.title,"
+			      " (SELECT subject FROM messages WHERE message_id = s.root),"
+			      " s.base_commit, s.version, s.n FROM series s WHERE s.id = ?", err);
 	if (!st)
 		return -1;
+	sqlite3_bind_int64(st, 1, id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
 		j->id = (long)sqlite3_column_int64(st, 0);

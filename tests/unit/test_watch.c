@@ -40,7 +40,7 @@
 static struct watch_tag tag_of(const char *subject, int expect_ret)
 {
 	struct watch_tag t;
-	int r = watch_subject_parse(subject, &t);
+	int r = watch_subject_parse(subject, 0, &t);
 
 	if (r != expect_ret) {
 		watch_tag_release(&t);	/* (nothing left to leak when the test stops here) */
@@ -201,6 +201,36 @@ static void test_subject_other_group_bad_numbers(void **state)
 	watch_tag_release(&t);
 }
 
+/*
+ * n and k above the limit the parser is given ([watch] max_patches) are
+ * that limit + 1: "[PATCH 1/999999999]" is a patch of a series too large
+ * to measure, costing no more than one of max_patches + 1. Without a
+ * limit, the most max_patches may be.
+ */
+static void test_subject_n_clamped(void **state)
+{
+	struct watch_tag t;
+
+	(void)state;
+	assert_int_equal(watch_subject_parse("[PATCH 1/999999999] mm: huge", 100, &t), 1);
+	assert_int_equal(t.k, 1);
+	assert_int_equal(t.n, 101);
+	watch_tag_release(&t);
+	assert_int_equal(watch_subject_parse("[PATCH 500/999999999] mm: huge", 100, &t), 1);
+	assert_int_equal(t.k, 101);
+	assert_int_equal(t.n, 101);
+	watch_tag_release(&t);
+	assert_int_equal(watch_subject_parse("[PATCH 7/99999999999999999999999] x", 0, &t), 1);
+	assert_int_equal(t.k, 7);
+	assert_int_equal(t.n, WATCH_MSG_MAX_N + 1);
+	watch_tag_release(&t);
+	/* within the limit, as written */
+	assert_int_equal(watch_subject_parse("[PATCH 3/100] x", 100, &t), 1);
+	assert_int_equal(t.k, 3);
+	assert_int_equal(t.n, 100);
+	watch_tag_release(&t);
+}
+
 /* k > n, k/0, a silly version, and no tag at all: not a patch (the title is still set). */
 static void test_subject_not_patch(void **state)
 {
@@ -248,7 +278,7 @@ static void parse_ok(const char *buf, size_t len, struct watch_msg *m)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	if (watch_msg_parse(buf, len, m, &err))
+	if (watch_msg_parse(buf, len, 0, m, &err))
 		fail_msg("watch_msg_parse() refused the mail: %s", sb_str(&err));
 	sb_release(&err);
 }
@@ -264,7 +294,7 @@ static void parse_refused(const char *buf, size_t len, const char *why)
 	struct strbuf err = STRBUF_INIT;
 	struct watch_msg m;
 
-	assert_int_equal(watch_msg_parse(buf, len, &m, &err), -1);
+	assert_int_equal(watch_msg_parse(buf, len, 0, &m, &err), -1);
 	if (!strstr(sb_str(&err), why))
 		fail_msg("the error '%s' does not say '%s'", sb_str(&err), why);
 	watch_msg_release(&m);
@@ -606,6 +636,45 @@ static void test_title_key(void **state)
 	free(k);
 }
 
+/* A mail whose "GIT binary patch" hunk carries @bytes of base85 lines. */
+static char *binary_mail(size_t bytes)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *line = "zcmV+b0RR91AOHXW0001Zob8=fZrVT)h5rH&4@jwRb)1kKAYQ~?2NGWT5)s%0zK2\n";
+
+	sb_adds(&sb, "From: A <a@example.org>\nMessage-ID: <bin@x>\n"
+		"Subject: [PATCH] firmware: add a blob\n\nbody\n---\n"
+		"diff --git a/fw/blob.bin b/fw/blob.bin\nnew file mode 100644\n"
+		"index 0000000000000000000000000000000000000000.."
+		"1111111111111111111111111111111111111111\n"
+		"GIT binary patch\nliteral 4000000\n");
+	for (size_t n = 0; n < bytes; n += strlen(line))
+		sb_adds(&sb, line);
+	sb_adds(&sb, "\nliteral 0\nHcmV?d00001\n\n");
+	return sb_detach(&sb);
+}
+
+/*
+ * "GIT binary patch" hunks over WATCH_MSG_MAX_BINARY_BYTES of encoded
+ * text make the mail refused, naming the limit; a small one is a patch
+ * like any other.
+ */
+static void test_msg_binary_limit(void **state)
+{
+	struct watch_msg m;
+	char *text = binary_mail(WATCH_MSG_MAX_BINARY_BYTES + 100);
+
+	(void)state;
+	parse_refused(text, strlen(text), "GIT binary patch");
+	free(text);
+	text = binary_mail(64 << 10);
+	parse_ok(text, strlen(text), &m);
+	assert_true(m.tag.is_patch);
+	assert_true(m.has_diff);
+	watch_msg_release(&m);
+	free(text);
+}
+
 /* ------------------------------------------------------------------ */
 /* The database and series                                            */
 /* ------------------------------------------------------------------ */
@@ -697,7 +766,7 @@ static int file_mail(struct fx *f, const char *from, const char *id, const char 
 	struct strbuf err = STRBUF_INIT;
 	char *text = mail_text(from, id, irt, refs, subject, path);
 	char *origin = xasprintf("origin-%d", ++f->origin);
-	int r = watch_file_mail(&f->db, "test", origin, text, strlen(text), NOW, &f->stats,
+	int r = watch_file_mail(&f->db, "test", origin, text, strlen(text), 0, NOW, &f->stats,
 				&err);
 
 	if (r < -1)
@@ -866,8 +935,8 @@ static void test_file_mail_rejected(void **state)
 	const char *text = "From: A <a@example.org>\nSubject: [PATCH] x\n\nbody\n";
 	char *why;
 
-	assert_int_equal(watch_file_mail(&f->db, "test", "origin-bad", text, strlen(text), NOW,
-					 &f->stats, &err), -1);
+	assert_int_equal(watch_file_mail(&f->db, "test", "origin-bad", text, strlen(text), 0,
+					 NOW, &f->stats, &err), -1);
 	assert_int_equal(f->stats.rejected, 1);
 	assert_int_equal(f->stats.read, 0);
 	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages", NULL), 0);
@@ -992,6 +1061,33 @@ static void test_series_superseded(void **state)
 	post(f, "Bob <bob@example.org>", "bob", 1, 1, 1, 1, "mm: foo", "mm/x.c");
 	assemble(f, &rules, NOW + 7200);
 	expect_state(f, "bob-1@x", "queued");
+}
+
+/*
+ * Only a complete newer version supersedes: one mail "[PATCH v3 1/9]" with
+ * a queued v2's title and address (anyone can send it, the From: too)
+ * leaves the complete v2 queued. Once v3 has its nine patches, v2 is
+ * skipped as superseded.
+ */
+static void test_series_superseded_only_by_complete(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+
+	post(f, AUTHOR, "v2", 2, 9, 0, 9, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW);
+	expect_state(f, "v2-0@x", "queued");
+
+	post(f, AUTHOR, "v3", 3, 9, 1, 1, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW + 60);
+	expect_state(f, "v2-0@x", "queued");
+	expect_state(f, "v3-0@x", "incomplete");
+
+	post(f, AUTHOR, "v3", 3, 9, 2, 9, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW + 120);
+	expect_state(f, "v2-0@x", "skipped");
+	expect_reason(f, "v2-0@x", "superseded by v3", "v3-0@x", NULL);
+	expect_state(f, "v3-0@x", "queued");
 }
 
 /* A series measured already keeps its state when its next version arrives. */
@@ -1167,8 +1263,8 @@ static void test_series_reply_and_duplicate(void **state)
 
 	/* the same Message-ID again: 0, a duplicate, one row */
 	text = mail_text(AUTHOR, "r-1@x", "r-0@x", NULL, "[PATCH 1/2] mm: foo", "mm/x.c");
-	assert_int_equal(watch_file_mail(&f->db, "test", "origin-dup", text, strlen(text), NOW,
-					 &f->stats, &err), 0);
+	assert_int_equal(watch_file_mail(&f->db, "test", "origin-dup", text, strlen(text), 0,
+					 NOW, &f->stats, &err), 0);
 	assert_int_equal(f->stats.duplicates, 1);
 	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages WHERE message_id = ?",
 				"r-1@x"), 1);
@@ -1185,6 +1281,250 @@ static void test_series_reply_and_duplicate(void **state)
 	expect_state(f, "r-0@x", "queued");
 	assert_int_equal(series_count(f), 1);
 	sb_release(&err);
+}
+
+/*
+ * Two different mails (Message-IDs, diffs) claiming patch 2/2 of one
+ * series: which is the author's cannot be told, so the series is skipped
+ * as ambiguous, naming both, whether the second comes in the same scan or
+ * after the series was queued; an ambiguous v2 supersedes no v1. An
+ * identical resend of a patch (test_series_reply_and_duplicate) is not
+ * ambiguous.
+ */
+static void test_series_ambiguous_patch(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+
+	/* the same scan: the first mail for 2/2 used to win */
+	post(f, AUTHOR, "a", 1, 2, 0, 2, "mm: foo", "mm/x.c");
+	assert_int_equal(file_mail(f, AUTHOR, "evil-2@x", "a-0@x", NULL, "[PATCH 2/2] mm: foo",
+				   "mm/evil.c"), 1);
+	assemble(f, &rules, NOW);
+	expect_state(f, "a-0@x", "skipped");
+	expect_reason(f, "a-0@x", "ambiguous", "2/2", "a-2@x", "evil-2@x", NULL);
+	assert_int_equal(q_long(f, "SELECT series_id FROM messages WHERE message_id = ?",
+				"evil-2@x"), 0);
+
+	/* after it was queued */
+	post(f, AUTHOR, "b", 1, 2, 0, 2, "mm: bar", "mm/x.c");
+	assemble(f, &rules, NOW + 10);
+	expect_state(f, "b-0@x", "queued");
+	assert_int_equal(file_mail(f, AUTHOR, "evil-b1@x", "b-0@x", NULL, "[PATCH 1/2] mm: bar",
+				   "mm/evil.c"), 1);
+	assemble(f, &rules, NOW + 20);
+	expect_state(f, "b-0@x", "skipped");
+	expect_reason(f, "b-0@x", "ambiguous", "1/2", "b-1@x", "evil-b1@x", NULL);
+
+	/* an ambiguous v2, complete as it is, does not take v1 off the queue */
+	post(f, AUTHOR, "c1", 1, 2, 0, 2, "mm: baz", "mm/x.c");
+	post(f, AUTHOR, "c2", 2, 2, 0, 2, "mm: baz", "mm/x.c");
+	assert_int_equal(file_mail(f, AUTHOR, "evil-c2@x", "c2-0@x", NULL,
+				   "[PATCH v2 2/2] mm: baz", "mm/evil.c"), 1);
+	assemble(f, &rules, NOW + 30);
+	expect_state(f, "c2-0@x", "skipped");
+	expect_state(f, "c1-0@x", "queued");
+}
+
+/*
+ * A different patch 3/3 posted in reply to patch 2/3 before 2/3 reached
+ * the archive waits in a series of its own rooted at 2/3's id; when 2/3
+ * arrives and joins the real series, that one already has a 3/3: the
+ * merged series is ambiguous, not a series of four patches with two 3s.
+ */
+static void test_series_ambiguous_after_absorb(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+
+	post(f, AUTHOR, "c", 1, 3, 0, 1, "mm: foo", "mm/x.c");
+	post(f, AUTHOR, "c", 1, 3, 3, 3, "mm: foo", "mm/x.c");
+	assert_int_equal(file_mail(f, AUTHOR, "evil-3@x", "c-2@x", NULL, "[PATCH 3/3] mm: foo",
+				   "mm/evil.c"), 1);
+	assemble(f, &rules, NOW);
+	expect_state(f, "c-0@x", "incomplete");
+	expect_state(f, "c-2@x", "incomplete");
+
+	post(f, AUTHOR, "c", 1, 3, 2, 2, "mm: foo", "mm/x.c");
+	assemble(f, &rules, NOW + 60);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM series WHERE root = ?", "c-2@x"), 0);
+	expect_state(f, "c-0@x", "skipped");
+	expect_reason(f, "c-0@x", "ambiguous", "3/3", "c-3@x", "evil-3@x", NULL);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages WHERE k = 3 AND series_id ="
+			       " (SELECT id FROM series WHERE root = ?)", "c-0@x"), 1);
+}
+
+/* A version 1 database gains series.ambiguous and messages.root when opened. */
+static void test_db_migrates(void **state)
+{
+	struct fx *f = *state;
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(watch_db_exec(&f->db, "ALTER TABLE series DROP COLUMN ambiguous;"
+				       " ALTER TABLE messages DROP COLUMN root;"
+				       " PRAGMA user_version=1;", &err), 0);
+	watch_db_close(&f->db);
+	assert_int_equal(watch_db_open(f->path, &f->db, &err), 0);
+	assert_int_equal(q_long(f, "PRAGMA user_version", NULL), WATCH_DB_VERSION);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('series')"
+			       " WHERE name = 'ambiguous'", NULL), 1);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('messages')"
+			       " WHERE name = 'root'", NULL), 1);
+	sb_release(&err);
+}
+
+/* watch_series_next(), which must not fail here. */
+static long next_id(struct fx *f)
+{
+	struct strbuf err = STRBUF_INIT;
+	long id = watch_series_next(&f->db, &err);
+
+	if (id < 0)
+		fail_msg("watch_series_next: %s", sb_str(&err));
+	sb_release(&err);
+	return id;
+}
+
+static long id_of(struct fx *f, const char *root)
+{
+	return q_long(f, "SELECT id FROM series WHERE root = ?", root);
+}
+
+/* Take series @id as `watch run` does (building), then end it (decided). */
+static void measure(struct fx *f, long id, int finish)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(watch_series_set_state(&f->db, id, "building", NULL, NOW, &err), 0);
+	if (finish)
+		assert_int_equal(watch_series_set_state(&f->db, id, "decided", NULL, NOW, &err),
+				 0);
+	sb_release(&err);
+}
+
+/*
+ * The queue is fair between senders: Ann queues 20 series, then Bob one;
+ * once Ann's first is taken, Bob's is next, not 20 places on. Round-robin
+ * by address, each sender's own oldest first; a series left building (a
+ * crash) is still taken before any queued.
+ */
+static void test_series_next_round_robin(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	char pfx[16], title[32];
+
+	assert_int_equal(next_id(f), 0);
+	for (int i = 0; i < 20; i++) {
+		snprintf(pfx, sizeof(pfx), "ann%d", i);
+		snprintf(title, sizeof(title), "mm: ann's change %d", i);
+		post(f, AUTHOR, pfx, 1, 1, 1, 1, title, "mm/x.c");
+	}
+	post(f, "Bob <bob@example.org>", "bob0", 1, 1, 1, 1, "mm: bob's change", "mm/x.c");
+	post(f, "Bob <bob@example.org>", "bob1", 1, 1, 1, 1, "mm: bob's other change",
+	     "mm/x.c");
+	assemble(f, &rules, NOW);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM series WHERE state = 'queued'", NULL),
+			 22);
+
+	/* nobody served yet: the oldest queued */
+	assert_int_equal(next_id(f), id_of(f, "ann0-1@x"));
+	measure(f, id_of(f, "ann0-1@x"), 0);
+	/* left building: taken again first */
+	assert_int_equal(next_id(f), id_of(f, "ann0-1@x"));
+	measure(f, id_of(f, "ann0-1@x"), 1);
+	/* Bob has waited longest since his last turn (never) */
+	assert_int_equal(next_id(f), id_of(f, "bob0-1@x"));
+	measure(f, id_of(f, "bob0-1@x"), 1);
+	assert_int_equal(next_id(f), id_of(f, "ann1-1@x"));
+	measure(f, id_of(f, "ann1-1@x"), 1);
+	assert_int_equal(next_id(f), id_of(f, "bob1-1@x"));
+	measure(f, id_of(f, "bob1-1@x"), 1);
+	/* Bob has nothing left: Ann's, in order */
+	assert_int_equal(next_id(f), id_of(f, "ann2-1@x"));
+	measure(f, id_of(f, "ann2-1@x"), 1);
+	assert_int_equal(next_id(f), id_of(f, "ann3-1@x"));
+}
+
+/*
+ * A series that claims 999,999,999 patches, filed under [watch]
+ * max_patches = 100, is one of 101: skipped at once as too large.
+ */
+static void test_series_huge_n(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	struct strbuf err = STRBUF_INIT;
+	char *text = mail_text(AUTHOR, "huge-1@x", NULL, NULL, "[PATCH 1/999999999] mm: huge",
+			       "mm/x.c");
+
+	rules.max_patches = 100;
+	assert_int_equal(watch_file_mail(&f->db, "test", "origin-huge", text, strlen(text), 100,
+					 NOW, &f->stats, &err), 1);
+	assemble(f, &rules, NOW);
+	assert_int_equal(q_long(f, "SELECT n FROM series WHERE root = ?", "huge-1@x"), 101);
+	expect_state(f, "huge-1@x", "skipped");
+	expect_reason(f, "huge-1@x", "max_patches", NULL);
+	free(text);
+	sb_release(&err);
+}
+
+static int count_steps(void *data)
+{
+	(*(long *)data)++;
+	return 0;
+}
+
+/*
+ * The SQLite virtual-machine steps (in hundreds) one assembly of a deep
+ * thread of @n mails takes ("[PATCH k/n]", each in reply to the one
+ * before): a measure of its cost that does not depend on the machine.
+ */
+static long deep_thread_cost(int n)
+{
+	struct fx *f;
+	struct watch_rules rules = mm_rules();
+	long steps = 0;
+
+	assert_int_equal(db_setup((void **)&f), 0);
+	rules.max_patches = WATCH_MSG_MAX_N;
+	for (int k = 1; k <= n; k++) {
+		char *id = xasprintf("d-%d@x", k), *irt = xasprintf("d-%d@x", k - 1);
+		char *subj = xasprintf("[PATCH %d/%d] mm: deep", k, n);
+
+		assert_int_equal(file_mail(f, AUTHOR, id, k > 1 ? irt : NULL, NULL, subj,
+					   "mm/x.c"), 1);
+		free(id);
+		free(irt);
+		free(subj);
+	}
+	sqlite3_progress_handler(f->db.db, 100, count_steps, &steps);
+	assemble(f, &rules, NOW);
+	sqlite3_progress_handler(f->db.db, 0, NULL, NULL);
+	expect_state(f, "d-1@x", "queued");
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages WHERE series_id ="
+			       " (SELECT id FROM series WHERE root = ?)", "d-1@x"), n);
+	db_teardown((void **)&f);
+	return steps;
+}
+
+/*
+ * Assembly is linear in the mails: a deep thread twice as long costs
+ * about twice as much (each patch finds its root through its parent's,
+ * stored when the parent was filed, and "has the series a patch k" is an
+ * index lookup), not four times as it did when each patch walked the
+ * whole chain up and scanned its series' patches.
+ */
+static void test_series_assembly_linear(void **state)
+{
+	long small, large;
+
+	(void)state;
+	small = deep_thread_cost(300);
+	large = deep_thread_cost(600);
+	if ((double)large > 2.5 * (double)small)
+		fail_msg("600 mails cost %ld hundred steps, 300 cost %ld: %.1f times, not linear",
+			 large, small, (double)large / (double)small);
 }
 
 /* (h) Deep threading: 3/3 replies to 2/3, 2/3 to 1/3, 1/3 to the cover: one series. */
@@ -1368,6 +1708,8 @@ int main(void)
 		cmocka_unit_test(test_subject_other_group),
 		cmocka_unit_test(test_subject_other_group_bad_numbers),
 		cmocka_unit_test(test_subject_not_patch),
+		cmocka_unit_test(test_subject_n_clamped),
+		cmocka_unit_test(test_msg_binary_limit),
 		cmocka_unit_test(test_msg_ids),
 		cmocka_unit_test(test_msg_references_bounded),
 		cmocka_unit_test(test_msg_refused),
@@ -1390,6 +1732,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_cover_filed_last_same_pass, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_superseded_only_by_complete, db_setup,
+						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_resend, db_setup, db_teardown),
@@ -1408,6 +1752,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_max_patches, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_reply_and_duplicate, db_setup,
 						db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_ambiguous_patch, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_ambiguous_after_absorb, db_setup,
+						db_teardown),
+		cmocka_unit_test_setup_teardown(test_db_migrates, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_next_round_robin, db_setup,
+						db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_huge_n, db_setup, db_teardown),
+		cmocka_unit_test(test_series_assembly_linear),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading_no_cover, db_setup,
 						db_teardown),
