@@ -99,6 +99,7 @@ struct stage {
 	size_t n;
 	char **src, **dst;	/* host path, its bind below SANDBOX_STAGE */
 	int *is_dir;
+	int info_fd;		/* bubblewrap's --info-fd: inherited, or -1 */
 };
 
 static void stage_release(struct stage *st)
@@ -113,11 +114,18 @@ static void stage_release(struct stage *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* In the child, as root: a private mount namespace with the binds staged. */
+/*
+ * In the child: bubblewrap's info descriptor handed on; as root, a private
+ * mount namespace with the binds staged.
+ */
 static int stage_binds(const void *data)
 {
 	const struct stage *st = data;
 
+	if (st->info_fd >= 0 && fcntl(st->info_fd, F_SETFD, 0))
+		return -1;
+	if (!st->n)
+		return 0;
 	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    mount("tmpfs", SANDBOX_STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k"))
 		return -1;
@@ -142,7 +150,6 @@ static int stage_binds(const void *data)
 /* The staging of @sc's binds, or -1 with @err (a bind that is not there). */
 static int stage_prepare(const struct sandbox_cmd *sc, struct stage *st, struct strbuf *err)
 {
-	memset(st, 0, sizeof(*st));
 	if (mkdir(SANDBOX_STAGE, 0755) && errno != EEXIST) {
 		sb_addf(err, "cannot create %s: %s", SANDBOX_STAGE, strerror(errno));
 		return -1;
@@ -179,6 +186,10 @@ static void build_argv(const struct sandbox_cmd *sc, const struct child *c,
 	strvec_pushv(argv, (const char *const[]){
 		"bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
 		"--new-session", "--hostname", "mglrulab-build", NULL });
+	if (st->info_fd >= 0) {
+		strvec_push(argv, "--info-fd");
+		strvec_pushf(argv, "%d", st->info_fd);
+	}
 	add_base(argv);
 	for (size_t i = 0; i < sc->nr_binds; i++)
 		strvec_pushv(argv, (const char *const[]){
@@ -205,6 +216,46 @@ static void build_argv(const struct sandbox_cmd *sc, const struct child *c,
 	strvec_pushv(argv, c->argv);
 }
 
+/*
+ * After the command: wait until its pid namespace is empty. A stop kills
+ * bubblewrap's outer process; the namespace's first process dies with it
+ * (--die-with-parent) and takes every other with it, but after our child
+ * has been reaped. A compiler must not outlive the lab's hold on
+ * build.lock, and a test that looks for processes of the build right
+ * after must find none. The first process is gone, or a zombie, only
+ * once all the others are: its pid comes from bubblewrap's --info-fd.
+ */
+static void drain_namespace(int info_rd)
+{
+	char buf[512], *p, path[64];
+	ssize_t n;
+	long pid;
+
+	fcntl(info_rd, F_SETFL, O_NONBLOCK);
+	n = read(info_rd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;		/* bubblewrap never got that far */
+	buf[n] = '\0';
+	p = strstr(buf, "\"child-pid\"");
+	if (!p || !(p = strchr(p, ':')) || (pid = strtol(p + 1, NULL, 10)) <= 1)
+		return;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	for (double until = now_monotonic() + SANDBOX_KILL_AFTER_S; now_monotonic() < until;) {
+		struct strbuf st = STRBUF_INIT;
+		const char *state;
+		int gone = read_file(path, &st, 4096) ||
+			   !(state = strrchr(sb_str(&st), ')')) || state[1] != ' ' ||
+			   state[2] == 'Z' || state[2] == 'X';
+
+		sb_release(&st);
+		if (gone)
+			return;
+		usleep(10 * 1000);
+	}
+	warning("the sandbox's processes (namespace of pid %ld) still run %d s after the build",
+		pid, SANDBOX_KILL_AFTER_S);
+}
+
 int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err)
 {
 	static const char *const outer_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C",
@@ -213,7 +264,8 @@ int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err)
 	struct child_creds cr = { .uid = (uid_t)-1, .gid = (gid_t)-1, .no_new_privs = 1 };
 	struct child run = *c;
 	double wall = sandbox_wall_s(sc->policy), t0;
-	struct stage st = { 0 };
+	struct stage st = { .info_fd = -1 };
+	int info[2] = { -1, -1 };
 	uid_t uid;
 	gid_t gid;
 	int r = -1;
@@ -224,6 +276,9 @@ int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err)
 		return -1;
 	if (geteuid() == 0 && stage_prepare(sc, &st, err))
 		goto out;
+	/* where bubblewrap says its namespace's first process, to wait for at the end */
+	if (!pipe2(info, O_CLOEXEC))
+		st.info_fd = info[1];
 	if (geteuid() == 0) {
 		cr.uid = uid;
 		cr.gid = gid;
@@ -235,10 +290,8 @@ int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err)
 	cr.fsize_bytes = SANDBOX_FSIZE_BYTES;
 	build_argv(sc, c, &st, &argv);
 	run.argv = (const char *const *)argv.v;
-	if (st.n) {
-		run.in_child = stage_binds;
-		run.in_child_data = &st;
-	}
+	run.in_child = stage_binds;
+	run.in_child_data = &st;
 	run.dir = NULL;		/* bubblewrap's --chdir, inside */
 	run.env = outer_env;	/* timeout and bubblewrap see nothing of the lab's */
 	run.env_only = 1;
@@ -250,7 +303,16 @@ int sandbox_run(struct sandbox_cmd *sc, struct child *c, struct strbuf *err)
 	sc->timed_out = (r == 124 || r == 128 + 9) && sc->seconds >= wall - 1;
 	if (r < 0)
 		sb_addf(err, "cannot start the sandbox (timeout, bwrap): %s", strerror(errno));
+	if (info[1] >= 0) {
+		close(info[1]);
+		info[1] = -1;
+		drain_namespace(info[0]);
+	}
 out:
+	if (info[0] >= 0)
+		close(info[0]);
+	if (info[1] >= 0)
+		close(info[1]);
 	stage_release(&st);
 	strvec_clear(&argv);
 	return r;

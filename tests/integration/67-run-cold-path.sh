@@ -8,11 +8,14 @@
 # subreaper, and hid every QEMU zombie from the reaper, so each guest stop
 # waited about 40 s for libvirt.
 #
-# A wrapper for make leaves a daemonized grandchild behind on purpose (git
-# no longer does: lab_git_env). It must be re-parented to mglrulab and
-# reaped. Asserts: the session exits 0; the daemon's parent was mglrulab;
-# no zombie child of mglrulab lives longer than the reaper's grace plus a
-# margin, sampled all through; every run's host overhead is under 3 s
+# A wrapper for qemu-img (which makes each run's overlay disk) leaves a
+# daemonized grandchild behind on purpose (git no longer does:
+# lab_git_env; nothing a kernel build starts can, since it runs in the
+# sandbox's pid namespace and dies with it). It must be re-parented to
+# mglrulab and reaped. Asserts: the session exits 0; the daemon's parent
+# was mglrulab; no zombie child of mglrulab lives longer than the reaper's
+# grace plus a margin, sampled all through; every run's host overhead is
+# under 3 s
 # (the bug cost about 40 s a run; the 2-core machines measure 0.3-1.7 s).
 # Then SIGINT during a run: exit 2 within 5 s, no QEMU of this test's
 # state folder left. Looks only at its own pids and state folder.
@@ -37,9 +40,9 @@ sed -e "s#^state_dir = .*#state_dir = $STATE#" -e "s#^reports_dir = .*#reports_d
 grep -q '^kernels = baseline coldpath' "$CONF" && grep -q "^state_dir = $STATE" "$CONF" ||
 	fail "the test config was not made"
 
-# make, once, leaves a daemon behind: setsid, and it outlives make by a
-# moment, so that it is orphaned while mglrulab runs (the subreaper since
-# the guest lab opened) and dies a zombie of mglrulab before the runs.
+# qemu-img, once, leaves a daemon behind: setsid, and it outlives qemu-img
+# by a moment, so that it is orphaned while mglrulab runs (the subreaper
+# since the guest lab opened) and dies a zombie of mglrulab.
 mkdir -p "$TMP/bin"
 cat > "$TMP/bin/daemon" <<'EOF'
 #!/bin/sh
@@ -50,14 +53,14 @@ out=$2
 set -- $(cat /proc/$$/stat)
 echo "$$ $4" > "$out"
 EOF
-cat > "$TMP/bin/make" <<EOF
+cat > "$TMP/bin/qemu-img" <<EOF
 #!/bin/sh
 if mkdir "$TMP/daemon.once" 2>/dev/null; then
 	setsid "$TMP/bin/daemon" \$\$ "$TMP/daemon.ppid" < /dev/null > /dev/null 2>&1 &
 fi
-exec /usr/bin/make "\$@"
+exec /usr/bin/qemu-img "\$@"
 EOF
-chmod +x "$TMP/bin/daemon" "$TMP/bin/make"
+chmod +x "$TMP/bin/daemon" "$TMP/bin/qemu-img"
 
 # Sample mglrulab's zombie children twice a second: "time pid".
 sample_zombies() {
@@ -78,7 +81,7 @@ tail -4 "$TMP/err"
 [ $rc -eq 0 ] || { cat "$TMP/err"; fail "the cold-path session: expected exit status 0, got $rc"; }
 grep -q '^\[coldpath\] compile' "$TMP/err" || fail "the coldpath kernel was not built in this process"
 
-[ -s "$TMP/daemon.ppid" ] || fail "the make wrapper's daemon never ran"
+[ -s "$TMP/daemon.ppid" ] || fail "the qemu-img wrapper's daemon never ran"
 read -r dpid dparent < "$TMP/daemon.ppid"
 [ "$dparent" = "$pid" ] ||
 	fail "the daemon's parent was $dparent, not mglrulab ($pid): not the path this test is for"
