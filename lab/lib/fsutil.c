@@ -173,14 +173,13 @@ long long file_size(const char *path)
 	return stat(path, &st) ? -1 : (long long)st.st_size;
 }
 
-int read_file(const char *path, struct strbuf *out, size_t max)
+/* Read @fd to its end into @out, at most @max bytes (0: any; EFBIG past it); closes it. */
+static int read_fd_all(int fd, struct strbuf *out, size_t max)
 {
 	char buf[8192];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int e;
 
-	if (fd < 0)
-		return -1;
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		if (max && out->len + (size_t)n > max) {
 			close(fd);
@@ -189,10 +188,17 @@ int read_file(const char *path, struct strbuf *out, size_t max)
 		}
 		sb_add(out, buf, (size_t)n);
 	}
-	int saved = errno;
+	e = errno;
 	close(fd);
-	errno = saved;
+	errno = e;
 	return n < 0 ? -1 : 0;
+}
+
+int read_file(const char *path, struct strbuf *out, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -1 : read_fd_all(fd, out, max);
 }
 
 static int read_regular_fd(int fd, struct strbuf *out, size_t max);
@@ -621,9 +627,7 @@ int open_beneath(const char *root, const char *rel, int flags)
 /* Read all of @fd, a regular file of at most @max bytes (0: any), into @out; closes it. */
 static int read_regular_fd(int fd, struct strbuf *out, size_t max)
 {
-	char buf[8192];
 	struct stat st;
-	ssize_t n;
 	int e;
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (max && (uint64_t)st.st_size > max)) {
@@ -634,18 +638,7 @@ static int read_regular_fd(int fd, struct strbuf *out, size_t max)
 		errno = e;
 		return -1;
 	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (max && out->len + (size_t)n > max) {
-			close(fd);
-			errno = EFBIG;
-			return -1;
-		}
-		sb_add(out, buf, (size_t)n);
-	}
-	e = errno;
-	close(fd);
-	errno = e;
-	return n < 0 ? -1 : 0;
+	return read_fd_all(fd, out, max);
 }
 
 int read_file_beneath(const char *root, const char *rel, struct strbuf *out, size_t max)

@@ -630,6 +630,23 @@ int watch_series_event(struct watch_db *w, long id, const char *state, const cha
 	return add_event(w, id, state, reason, now, err);
 }
 
+int watch_series_has_event(struct watch_db *w, long id, const char *state)
+{
+	struct strbuf err = STRBUF_INIT;
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT 1 FROM events WHERE series_id = ? AND"
+					    " state = ? LIMIT 1", &err);
+	int found = 0;
+
+	if (st) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	sb_release(&err);
+	return found;
+}
+
 long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, time_t now,
 			      struct strbuf *err)
 {

@@ -70,6 +70,8 @@ LAB_MUST_CHECK
 int watch_series_event(struct watch_db *w, long id, const char *state, const char *reason,
 		       time_t now, struct strbuf *err);
 
+/* Whether series @id has an event @state (a database that cannot say: no). */
+int watch_series_has_event(struct watch_db *w, long id, const char *state);
 /*
  * Record that the lab failed series @id (a session that could not be
  * held: a host, libvirt, the disk), as an event "lab-failure" with

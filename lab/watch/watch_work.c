@@ -161,46 +161,6 @@ static int set_column(struct watch_db *w, const struct series_job *j, const char
 /* The event of a series whose base-commit did not build: it goes on the baseline from then on. */
 #define BASE_UNBUILDABLE "base-unbuildable"
 
-/* Whether series @j has an event @state (a missing table or row: no). */
-static int has_event(struct watch_db *w, const struct series_job *j, const char *state)
-{
-	struct strbuf err = STRBUF_INIT;
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT 1 FROM events WHERE series_id = ? AND"
-					    " state = ? LIMIT 1", &err);
-	int found = 0;
-
-	if (st) {
-		sqlite3_bind_int64(st, 1, j->id);
-		sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
-		found = sqlite3_step(st) == SQLITE_ROW;
-		sqlite3_finalize(st);
-	}
-	sb_release(&err);
-	return found;
-}
-
-static int add_job_event(struct watch_db *w, const struct series_job *j, const char *state,
-			 const char *reason)
-{
-	struct strbuf err = STRBUF_INIT;
-	sqlite3_stmt *st = watch_db_prepare(w, "INSERT INTO events(series_id, at, state, reason)"
-					    " VALUES(?, ?, ?, ?)", &err);
-	int r = -1;
-
-	if (st) {
-		sqlite3_bind_int64(st, 1, j->id);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
-		sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
-		r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, &err);
-		sqlite3_finalize(st);
-	}
-	if (r)
-		lab_error("watch: %s", sb_str(&err));
-	sb_release(&err);
-	return r;
-}
-
 /* What the reply says beyond the measurement: the base the series went on. */
 static char *base_note(const struct series_job *j, const struct lab_config *cfg)
 {
@@ -241,7 +201,7 @@ static void choose_base(struct watch_db *w, struct series_job *j, const struct l
 	char *commit, *own;
 
 	j->a = j->baseline;
-	j->base_fell_back = has_event(w, j, BASE_UNBUILDABLE);
+	j->base_fell_back = watch_series_has_event(w, j->id, BASE_UNBUILDABLE);
 	if (j->base_fell_back || !k || !c || len < 7 || len > 64 || c[len] ||
 	    !(commit = ksource_git_commit(k->source, c)))
 		return;
@@ -357,8 +317,14 @@ static int fall_back_to_baseline(struct watch_db *w, struct series_job *j)
 {
 	warning("watch: series %ld: its base-commit %s does not build here: it goes on [kernel %s] "
 		"instead", j->id, j->base_commit, j->baseline);
-	if (add_job_event(w, j, BASE_UNBUILDABLE, j->commit))
+	struct strbuf err = STRBUF_INIT;
+
+	if (watch_series_event(w, j->id, BASE_UNBUILDABLE, j->commit, time(NULL), &err)) {
+		lab_error("watch: %s", sb_str(&err));
+		sb_release(&err);
 		return -LAB_ELAB;
+	}
+	sb_release(&err);
 	free(j->commit);
 	free(j->base_at);
 	j->commit = j->base_at = NULL;

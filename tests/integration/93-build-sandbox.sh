@@ -31,38 +31,25 @@ ESCAPE=$TMP/escaped
 # The toy tree: commit 1 does not build (its bzImage fails), commit 2 does.
 TOY=$TMP/toy
 mkdir -p "$TOY" && cd "$TOY" || fail "cannot create $TOY"
-cat > Makefile <<'EOF'
-# A kernel tree in miniature: the targets mglrulab's build runs.
-O ?= .
-.PHONY: tinyconfig olddefconfig bzImage
-tinyconfig:
-	@echo "CONFIG_TOY=y" > $(O)/.config
-olddefconfig:
-	@awk '/^bad/ { print FILENAME ":" NR ": syntax error"; bad = 1 } END { exit bad }' Kconfig
-	@test -f $(O)/.config
-bzImage:
-	@false
-EOF
+# toy_makefile RECIPE...: the tree's Makefile, bzImage made by RECIPE's lines.
+toy_makefile() {
+	{
+		printf '%s\n' "# A kernel tree in miniature: the targets mglrulab's build runs." \
+			'O ?= .' '.PHONY: tinyconfig olddefconfig bzImage' 'tinyconfig:' \
+			'	@echo "CONFIG_TOY=y" > $(O)/.config' 'olddefconfig:' \
+			'	@awk '"'"'/^bad/ { print FILENAME ":" NR ": syntax error"; bad = 1 } END { exit bad }'"'"' Kconfig' \
+			'	@test -f $(O)/.config' 'bzImage:'
+		printf '\t%s\n' "$@"
+	} > Makefile
+}
+toy_makefile '@false'
 printf 'config TOY\n\tbool "toy"\n' > Kconfig
 printf 'int toy(void)\n{\n\treturn 0;\n}\n' > toy.c
 g() { git -c user.name=t -c user.email=t@example.org -c commit.gpgsign=false "$@"; }
 g init -q && g add -A && g commit -q -m "toy: a tree that does not build" || fail "git failed"
 OLD=$(git rev-parse HEAD)
-cat > Makefile <<'EOF'
-# A kernel tree in miniature: the targets mglrulab's build runs.
-O ?= .
-.PHONY: tinyconfig olddefconfig bzImage
-tinyconfig:
-	@echo "CONFIG_TOY=y" > $(O)/.config
-olddefconfig:
-	@awk '/^bad/ { print FILENAME ":" NR ": syntax error"; bad = 1 } END { exit bad }' Kconfig
-	@test -f $(O)/.config
-bzImage:
-	@mkdir -p $(O)/arch/x86/boot
-	$(CC) -c toy.c -o $(O)/toy.o
-	@cp $(O)/toy.o $(O)/arch/x86/boot/bzImage
-	@echo "0000000000000000 T toy" > $(O)/System.map
-EOF
+toy_makefile '@mkdir -p $(O)/arch/x86/boot' '$(CC) -c toy.c -o $(O)/toy.o' \
+	'@cp $(O)/toy.o $(O)/arch/x86/boot/bzImage' '@echo "0000000000000000 T toy" > $(O)/System.map'
 g commit -q -a -m "toy: it builds" || fail "git failed"
 
 # The five series, made with git format-patch on a scratch copy.
