@@ -386,7 +386,9 @@ int sandbox_probe(const struct sandbox_policy *p, struct strbuf *err)
 			       "tr -d ' ')\" = lo && echo sandboxed", NULL };
 	struct strbuf out = STRBUF_INIT;
 	struct child c = { .argv = argv, .out = &out, .merge_stderr = 1 };
-	struct sandbox_cmd sc = { .policy = p };
+	/* one bind, so that a root lab's staging (a mount namespace) is tried too */
+	const struct sandbox_bind bind = { .path = "/usr/share", .writable = 0 };
+	struct sandbox_cmd sc = { .policy = p, .binds = &bind, .nr_binds = 1 };
 	int r;
 
 	if (!program_in_path("bwrap")) {
