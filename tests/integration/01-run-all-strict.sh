@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run-all's strict mode (what .ci/run uses): a skipped test fails the run
 # unless expected-skips lists it; without STRICT a skip is only counted.
+# run-all: quick
 set -u
 cd "$(dirname "$0")/../.."
 fail() { echo "FAIL: $*" >&2; exit 1; }
