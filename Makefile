@@ -3,6 +3,8 @@
 #   make            build ./mglrulab and the static guest programs
 #   make check      unit tests (ASan+UBSan) and integration tests (real kernels, guests)
 #   make unit       unit tests only (seconds)
+#   make test-quick unit tests and the integration tests that build no kernel
+#                   and boot no guest (under 5 minutes: run it on every change)
 #   make check-layers  fail when a folder includes a header it must not
 #   make check-style   fail when more functions are over 80 lines than allowed
 #   make deps       install the Debian packages the lab needs (idempotent, root)
@@ -40,7 +42,7 @@ LIB_OBJS_SAN := $(filter-out build/san/lab/cmd/%.o,$(LAB_SRCS:%.c=build/san/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: check-build all check test unit integration deps clean workloads demo test-guest check-layers plugin \
+.PHONY: check-build all check test test-quick unit integration deps clean workloads demo test-guest check-layers plugin \
 	check-style
 # Keep the sanitizer objects: they are intermediate to the tests, and make
 # would otherwise delete them and rebuild them on every `make unit`.
@@ -146,6 +148,19 @@ check: check-layers check-style unit integration
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check-build:
 	$(MAKE) -j$(JOBS) $(UNIT_BINS) $(INTEGRATION_BINS)
+
+# On every change (`make test` before a stop): the layer and style checks,
+# the unit tests and the integration tests whose header says
+# "# run-all: quick" (no kernel built, no guest booted). No deps: a
+# development machine has them; no plugin: no quick test loads it. The
+# fuzzers get 10 s each, not 30 (71, 75): 88 s each beside a kernel build,
+# the quick suite's longest tests (2026-12-06); `make test` keeps 30.
+QUICK_BINS := mglrulab workloads test-guest
+QUICK_FUZZ_SECONDS ?= 10
+test-quick:
+	$(MAKE) -j$(JOBS) $(UNIT_BINS) $(QUICK_BINS)
+	$(MAKE) check-layers check-style unit
+	QUICK=1 FUZZ_SECONDS=$(QUICK_FUZZ_SECONDS) tests/integration/run-all
 
 # The README's two commands: each installs what it needs first.
 test: deps

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # run-all's strict mode (what .ci/run uses): a skipped test fails the run
 # unless expected-skips lists it; without STRICT a skip is only counted.
+# run-all: quick
 set -u
 cd "$(dirname "$0")/../.."
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# What the run-all running this test was given is not for the ones it runs
+# (under `make test-quick`, QUICK=1 would select only the quick fakes).
+unset QUICK TIMES_FILE BUDGET_S PAIRED_JOBS TEST_TIMEOUT EXPECTED_SKIPS
 TMP=$(mktemp -d /tmp/mglrulab-it.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -111,6 +115,50 @@ pid=$(cat "$TMP/h/leaves.pid")
 grep -q "integration: 1 passed, 2 failed, 0 skipped" "$TMP/out" || fail "counts with hung tests: $(cat "$TMP/out")"
 TEST_TIMEOUT=x ONLY=fake INTEGRATION_DIR="$TMP/h" tests/integration/run-all > "$TMP/out" 2>&1
 [ $? -eq 2 ] && grep -q "TEST_TIMEOUT: expected seconds, got 'x'" "$TMP/out" || fail "a bad TEST_TIMEOUT: $(cat "$TMP/out")"
+
+# QUICK=1 runs only the tests whose header says "# run-all: quick". Every
+# run writes each test's time, status and mode to TIMES_FILE afresh, and
+# ends with the tests by cost, the wall time against BUDGET_S, and then,
+# still last, the counts.
+mkdir "$TMP/q"
+printf '#!/usr/bin/env bash\n# a fake quick test\n# run-all: quick\ntouch "%s/q/quick.ran"\nexit 0\n' "$TMP" > "$TMP/q/10-fake-quick.sh"
+printf '# a fake slow test\ntouch "%s/q/slow.ran"\nsleep 2\nexit 0\n' "$TMP" > "$TMP/q/20-fake-slow.sh"
+printf '# run-all: paired\n# run-all: quick\necho "SKIP: none here" >&2; exit 77\n' > "$TMP/q/30-fake-quick-paired.sh"
+times=$TMP/times/t.tsv
+mkdir "$TMP/times"; printf 'stale\t1\tPASS\tserial\n' > "$times"
+QUICK=1 TIMES_FILE=$times ONLY=fake INTEGRATION_DIR="$TMP/q" tests/integration/run-all > "$TMP/out" 2>&1 ||
+	fail "the quick run failed: $(cat "$TMP/out")"
+[ -e "$TMP/q/quick.ran" ] || fail "QUICK=1 did not run the quick test: $(cat "$TMP/out")"
+[ -e "$TMP/q/slow.ran" ] && fail "QUICK=1 ran a test without '# run-all: quick': $(cat "$TMP/out")"
+[ "$(tail -n 1 "$TMP/out")" = "integration: 1 passed, 0 failed, 1 skipped" ] ||
+	fail "the quick run's last line is not the counts: $(cat "$TMP/out")"
+grep -q stale "$times" && fail "the times file was not written afresh: $(cat "$times")"
+[ "$(grep -vc '^#' "$times")" -eq 3 ] || fail "a quick run's times file has other than a header and 2 tests: $(cat "$times")"
+grep -qP '^30-fake-quick-paired\.sh\t[0-9]+\tSKIP\tpaired$' "$times" || fail "no paired skip in the times file: $(cat "$times")"
+rm -f "$TMP/q/quick.ran"
+STRICT=1 BUDGET_S=1 TIMES_FILE=$times ONLY=fake INTEGRATION_DIR="$TMP/q" tests/integration/run-all > "$TMP/out" 2>&1 &&
+	fail "an unlisted skip passed a strict run: $(cat "$TMP/out")"
+[ -e "$TMP/q/quick.ran" ] && [ -e "$TMP/q/slow.ran" ] || fail "without QUICK not every test ran: $(cat "$TMP/out")"
+grep -qP '^10-fake-quick\.sh\t[0-9]+\tPASS\tserial$' "$times" || fail "the quick test's time is not recorded: $(cat "$times")"
+grep -qP '^20-fake-slow\.sh\t[1-9][0-9]*\tPASS\tserial$' "$times" || fail "the slow test's time is not recorded: $(cat "$times")"
+grep -qP '^30-fake-quick-paired\.sh\t[0-9]+\tFAIL\tpaired$' "$times" || fail "a strict run's unlisted skip is not FAIL: $(cat "$times")"
+grep -qP '^# wall\t[1-9][0-9]*$' "$times" || fail "no wall time in the times file: $(cat "$times")"
+# The table: most expensive first (20-fake-slow sleeps 2 s), over the 1 s budget.
+sed -n '/^test times (/,$p' "$TMP/out" | grep -m1 -q ' serial  20-fake-slow\.sh$' ||
+	fail "the table does not start with the slowest test: $(cat "$TMP/out")"
+grep -q "integration wall time: [0-9]* s (.*) against a budget of 1 s (0:01): OVER by" "$TMP/out" ||
+	fail "the wall time is not shown against BUDGET_S: $(cat "$TMP/out")"
+[ "$(tail -n 1 "$TMP/out")" = "integration: 2 passed, 1 failed, 0 skipped (strict)" ] ||
+	fail "the last line is not the counts: $(cat "$TMP/out")"
+# bench/ci-time reads the same table back from the run's output (a CI log).
+bench/ci-time "$TMP/out" > "$TMP/ci-time" || fail "bench/ci-time cannot read run-all's output: $(cat "$TMP/ci-time")"
+grep -q '^  3 tests, ' "$TMP/ci-time" && grep -q ' FAIL   paired  30-fake-quick-paired\.sh$' "$TMP/ci-time" ||
+	fail "bench/ci-time's table of the log: $(cat "$TMP/ci-time")"
+# With INTEGRATION_DIR and no TIMES_FILE, the times stay in that folder.
+ONLY=fake INTEGRATION_DIR="$TMP/q" QUICK=1 tests/integration/run-all > "$TMP/out" 2>&1
+[ -f "$TMP/q/test-times.tsv" ] || fail "INTEGRATION_DIR's run wrote its times elsewhere: $(cat "$TMP/out")"
+BUDGET_S=20m ONLY=fake INTEGRATION_DIR="$TMP/q" tests/integration/run-all > "$TMP/out" 2>&1
+[ $? -eq 2 ] && grep -q "BUDGET_S: expected seconds, got '20m'" "$TMP/out" || fail "a bad BUDGET_S: $(cat "$TMP/out")"
 
 # The real list names only tests that exist.
 while read -r name _; do

@@ -2,6 +2,7 @@
 # scripts/check-layers accepts this tree, and refuses a tree in which a
 # lower stage includes a higher one, guest code includes a host header, or
 # two folders hold a header of the same name.
+# run-all: quick
 set -u
 cd "$(dirname "$0")/../.."
 fail() { echo "FAIL: $*" >&2; exit 1; }

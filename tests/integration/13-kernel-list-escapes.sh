@@ -3,6 +3,7 @@
 # carries terminal escapes (a title change, a screen clear) is shown with
 # '?' in place of each control character, never raw. No kernel is built:
 # the cache entry is written by hand.
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 
 key=$(printf '%064d' 0 | tr 0 a)

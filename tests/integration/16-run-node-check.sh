@@ -5,6 +5,7 @@
 # the workload's own precondition said so. No kernel is built here: the
 # test's cache is empty, and the check comes first, before the session's
 # folder too.
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 
 conf=$TMP/lab.conf

@@ -8,6 +8,7 @@
 #  - a line that is not JSON, cut in the middle of a UTF-8 sequence;
 #  - more records than GUEST_WORKLOAD_RECORDS_MAX;
 #  - more bytes than GUEST_WORKLOAD_BYTES_MAX.
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 [ -x build/guest/mglrulab-runner ] || make -s workloads >/dev/null || fail "cannot build the guest programs"
 RUNNER=build/guest/mglrulab-runner

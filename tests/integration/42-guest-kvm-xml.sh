@@ -3,6 +3,8 @@
 # libvirt without starting it (issue 25: the first run on a workstation
 # with KVM, which the development machines cannot give: their /dev/kvm is
 # kvm-pvm, on which stock kernels hang).
+# No guest boots and no kernel is built (the XML only names one):
+# run-all: quick
 #
 # For each guests/*.conf and examples/guests/*.conf (the full-size guests
 # of the seed labs) in three placements (the file as it is; without

@@ -9,6 +9,7 @@
 # timer that wakes late lengthens its window and leaves none empty. Before
 # each window a reference loop runs on each CPU with the tasks parked
 # (docs/reports.md, Host states).
+# run-all: quick
 . "$(dirname "$0")/50-workload-lib.bash"
 
 ncpu=$(nproc)

@@ -7,6 +7,7 @@
 # loop runs on each CPU, and each sample's rate and the reference rate go
 # out as cells (docs/reports.md, Host states). --binary runs an external will-it-scale-like program and parses
 # its stdout, snapshotting at its phase markers.
+# run-all: quick
 . "$(dirname "$0")/50-workload-lib.bash"
 
 for t in context_switch1 sched_yield; do

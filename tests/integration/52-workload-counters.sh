@@ -6,6 +6,7 @@
 # --counters=0 takes none; a malformed tracepoint name is refused. The
 # snapshots are then fed through the host parser (unit-tested separately)
 # by checking that event deltas computed here are never negative.
+# run-all: quick
 . "$(dirname "$0")/50-workload-lib.bash"
 
 run snap $G/yield_pingpong --cpus=1 --duration=1 --warmup=0 \

@@ -5,6 +5,7 @@
 # what is missing, computed here independently; on a host that has all of
 # it they must run and give plausible results (aged exactly G generations,
 # worker RSS unchanged).
+# run-all: quick
 . "$(dirname "$0")/50-workload-lib.bash"
 
 # What this host lacks, in the order the programs check it.

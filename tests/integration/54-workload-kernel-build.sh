@@ -4,6 +4,7 @@
 # tree (O=) from a read-only source, the artifact check works, make's
 # output stays out of stdout, a failing build exits 1 with the log's tail,
 # and with memcg=1 a host without cgroup v2 memory exits 2 (cgroup_v2).
+# run-all: quick
 . "$(dirname "$0")/50-workload-lib.bash"
 
 command -v make >/dev/null && command -v gcc >/dev/null || skip "no make/gcc on this host"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every program rejects what it does not understand (exit 1, one error
 # line, nothing measured) and documents its options with --help.
+# run-all: quick
 . "$(dirname "$0")/50-workload-lib.bash"
 
 for p in yield_pingpong will_it_scale numa_workload kernel_build mglru_aging thp_scale; do

@@ -8,6 +8,7 @@
 #    1 before measuring anything, its error line expecting what the host's
 #    message expects. (A value the host accepts is not run here: the
 #    program would measure.)
+# run-all: quick
 . "$(dirname "$0")/50-workload-lib.bash"
 
 [ -x ./mglrulab ] || make -s mglrulab >/dev/null || fail "cannot build mglrulab"

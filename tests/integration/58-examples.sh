@@ -11,6 +11,7 @@
 # The small variants are run end to end by bench/seed-labs, not here (a
 # few minutes each plus a kernel build each: CI's budget).
 # About 5 s with a cached tree (30 s when the 6.12 archive is read).
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 

@@ -12,6 +12,11 @@
 #    64 run kernel_build in a session).
 # About 2 minutes with the kernels cached (166 s with seed 000 in a
 # clean-clone CI run, which took CI past its 25 minutes).
+# why this long: three labs end to end (seed 000 is the default lab, which
+# the session tests run), each a session of fresh guest boots on its own
+# guest: 138 s of sessions on 2026-12-06 (82 s of it seed 002's, whose
+# mglru_aging runs under icount with attribution runs after the verdict),
+# and on an empty cache each seed's two kernels first (28-36 s a seed).
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 

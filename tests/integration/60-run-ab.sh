@@ -5,6 +5,10 @@
 # The guest is tiny-icount: the history check at the end compares the
 # two sessions' baseline runs, and with the host's clock a host that
 # changed speed between them made a change point there now and then.
+# why this long: two sessions of ten fresh boots each (the A/B session,
+# then A/A with --runs 5) in tiny-icount, whose boot costs 7-15 s of host
+# time beside the other paired test (2.2 s of its own clock): 259 s in a
+# CI run on 2026-12-06 (the A/B session's runs 123 s of it).
 # run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source

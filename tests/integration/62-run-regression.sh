@@ -11,6 +11,11 @@
 # The guest is tiny-icount: its clock counts instructions, so the host's
 # load cannot hide the change or fake one (with the host's clock, a noisy
 # hour left the 5 % undecided at 20 runs per kernel). The cap stays 20.
+# why this long: at least 24 fresh boots in tiny-icount, 7-15 s of host
+# time each beside the other paired test: the A/B session's first look
+# needs 6 runs per kernel (killed after 4 runs and resumed: a run in flight
+# at the kill runs again), and the A/A session runs to its --max-runs 6 per
+# kernel: 316 s in a CI run on 2026-12-06.
 # run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source

@@ -4,6 +4,7 @@
 # strvec_push()), or any other field of the wrong type, is exit status 1
 # naming the file and the field. No kernel is built and no guest booted:
 # the bisection folder is written by hand, the lab file only names kernels.
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 
 mkdir -p "$TMP/reports" "$TMP/src"

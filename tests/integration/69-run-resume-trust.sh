@@ -8,6 +8,7 @@
 # opened. The untampered file, with a host URI spelled another way, a
 # prepared folder and the baseline's tree shared, passes the check and
 # stops only at the kernel image, which this test never builds.
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 # this test's own kernel cache, the one its lab.conf names
 unset MGLRULAB_CACHE_DIR

@@ -6,6 +6,7 @@
 # here as a "Refused to execute" message), and screenshots are kept for a
 # human to look at. Also: the same JSON gives byte-identical HTML and text.
 # run-all: paired
+# run-all: quick
 set -u
 cd "$(dirname "$0")/../.."
 

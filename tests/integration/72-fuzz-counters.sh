@@ -5,6 +5,7 @@
 # JSON lines built from the checked-in counter fixtures.
 # FUZZ_SECONDS (default 10) bounds the run.
 # run-all: paired
+# run-all: quick
 . "$(dirname "$0")/../lib/fuzz.sh"
 
 out=build/fuzz

@@ -5,6 +5,7 @@
 # series under tests/fixtures/series and kernels/patches, plus CRLF and
 # mboxrd variants. FUZZ_SECONDS (default 10) bounds the run.
 # run-all: paired
+# run-all: quick
 . "$(dirname "$0")/../lib/fuzz.sh"
 
 out=build/fuzz-mbox

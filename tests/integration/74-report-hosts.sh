@@ -8,6 +8,7 @@
 # host at all; a hostile host name reaches the HTML escaped; a bad host in
 # a record is an error naming the run. About 3 s.
 # run-all: paired
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 GEN=tests/fixtures/gen-reports.py
 HOSTILE='h<script>x</script>"&amp'

@@ -9,6 +9,7 @@
 # [report] gives From/To/Cc and the link, and a bad value is refused at
 # its line. Guards issue 29 ("report --mail").
 # run-all: paired
+# run-all: quick
 set -u
 cd "$(dirname "$0")/../.."
 

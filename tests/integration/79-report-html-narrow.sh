@@ -8,6 +8,7 @@
 # guest. chromium comes from scripts/install-deps; without it the test
 # fails unless this machine lists it in tests/integration/expected-skips.
 # run-all: paired
+# run-all: quick
 set -u
 cd "$(dirname "$0")/../.."
 

@@ -11,6 +11,7 @@
 # error; the state file makes a second run give the same change points.
 # About 10 s.
 # run-all: paired
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 GEN=tests/fixtures/gen-reports.py
 

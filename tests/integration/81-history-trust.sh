@@ -15,6 +15,7 @@
 #   output is that of no cache and no state.
 # Runs with its own history key (XDG_STATE_HOME). About 10 s.
 # run-all: paired
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 GEN=tests/fixtures/gen-reports.py
 export XDG_STATE_HOME="$TMP/state"

@@ -9,6 +9,7 @@
 # command; -q with -v refused; run --json with --junit - refused. Each
 # of these passed silently before. About 3 s.
 # run-all: paired
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 FX=tests/fixtures/reports
 

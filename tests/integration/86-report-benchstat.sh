@@ -9,6 +9,7 @@
 # 12's archive has no golang-golang-x-perf-cmd, so BENCHSTAT=PATH can name
 # one built from golang.org/x/perf (docs/reports.md says how).
 # run-all: paired
+# run-all: quick
 set -u
 cd "$(dirname "$0")/../.."
 

@@ -8,6 +8,7 @@
 # no temporary; standard output on a full device exits 2 too. No guest, no
 # kernel.
 # run-all: paired
+# run-all: quick
 set -u
 cd "$(dirname "$0")/../.."
 

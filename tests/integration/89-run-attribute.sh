@@ -14,6 +14,11 @@
 # `bisect baseline slow5` names sched_yield in its culprit's table.
 # `mglrulab profile slow5` gives one kernel's table, by cost, with the
 # loop inside sched_yield's; without the plugin it fails, saying why.
+# why this long: six sessions on tiny-icount (the A/B with its attribution
+# runs, 2 per kernel and 5 where the first look names a function; the A/A;
+# the comment-only patch; the bisection, 12 runs; the one without the
+# plugin; profile), and a run with the TCG plugin counting instructions
+# takes about 35 s: 313 s in a CI run on 2026-12-06.
 # run-all: paired
 # run-all: timeout 1500
 . "$(dirname "$0")/../lib/common.sh"

@@ -10,6 +10,7 @@
 # kill -9 during scans of a thread bomb (20,000 replies) loses and doubles
 # nothing. No guest, no kernel: about 15 s.
 # run-all: paired
+# run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 GEN=tests/fixtures/gen-list-archive.py
 
