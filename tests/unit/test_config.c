@@ -155,7 +155,7 @@ static void test_unknown_key_suggests(void **state)
 	expect_error("[lab]\njbos = 2\n" GOOD_KERNELS, "2: [lab] unknown key 'jbos' (did you mean 'jobs'?)");
 	expect_error("[lab]\nfrobnicate = 2\n" GOOD_KERNELS,
 		     "2: [lab] unknown key 'frobnicate' (expected one of: state_dir, cache_dir, "
-		     "reports_dir, uri, accel, jobs, ccache)");
+		     "reports_dir, uri, accel, jobs, ccache, build_user, build_timeout, build_memory)");
 }
 
 static void test_unknown_section(void **state)
