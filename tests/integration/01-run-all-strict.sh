@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # What the run-all running this test was given is not for the ones it runs
 # (under `make test-quick`, QUICK=1 would select only the quick fakes).
-unset QUICK TIMES_FILE BUDGET_S PAIRED_JOBS TEST_TIMEOUT EXPECTED_SKIPS
+unset QUICK STRICT TIMES_FILE BUDGET_S PAIRED_JOBS TEST_TIMEOUT EXPECTED_SKIPS
 TMP=$(mktemp -d /tmp/mglrulab-it.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
