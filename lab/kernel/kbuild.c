@@ -224,8 +224,13 @@ static char *find_hunk(const char *patch, const char *file, long line)
 	return res;
 }
 
-/* Turn git's "error: patch failed: FILE:LINE" lines into hunk descriptions. */
-static void describe_failure(const struct patch *p, const char *git_out, struct strbuf *msg)
+/*
+ * Turn git's "error: patch failed: FILE:LINE" lines into hunk descriptions;
+ * without them, git's own error lines when @git_words (not in public: they
+ * may name the lab's paths).
+ */
+static void describe_failure(const struct patch *p, const char *git_out, struct strbuf *msg,
+			     int git_words)
 {
 	const char *key = "patch failed: ";
 	int found = 0;
@@ -245,7 +250,7 @@ static void describe_failure(const struct patch *p, const char *git_out, struct 
 		free(file);
 		found = 1;
 	}
-	if (!found) {
+	if (!found && git_words) {
 		/* Corrupt patch or the like: git's own words are the best we have. */
 		for (const char *s = git_out; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
 			if (str_starts_with(s, "error:") || str_starts_with(s, "fatal:"))
@@ -357,9 +362,13 @@ static int patch_failed(struct build_ctx *b, const struct patch *p, int nth, con
 		sb_release(&err);
 		return stopped_error(b);
 	}
-	describe_failure(p, out, &msg);
+	describe_failure(p, out, &msg, 1);
 	b->failure = KBUILD_FAIL_APPLY;
-	sb_addf(&b->why, "patch %d of the series does not apply: %s%s", nth, label, sb_str(&msg));
+	/* in public: the subject and the hunks, not the file's path on the lab's machine */
+	sb_addf(&b->why, "patch %d of the series does not apply: \"", nth);
+	sb_add_text_safe(&b->why, p->subject ? p->subject : "(no subject)");
+	sb_adds(&b->why, "\"");
+	describe_failure(p, out, &b->why, 0);
 	if (reset_tree(b->sp, b->src.tree, &err))
 		r = user_error("[kernel %s] patch %d of the series does not apply: %s%s\n"
 			       "  and the work tree %s cannot be reset: %s",

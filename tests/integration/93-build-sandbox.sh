@@ -2,13 +2,15 @@
 # A series posted to the list is the attacker's code: its Makefile lines,
 # Kconfig and sources run when the lab builds it. On a toy kernel tree (a
 # git repository whose Makefile has the targets the lab's build runs, in a
-# second) the watch takes five hostile series, each a single mail:
+# second) the watch takes six hostile series, each a single mail:
 #   1. a Makefile that reads a root-only file, copies it into the build
 #      folder, writes outside the tree, and fails;
 #   2. `#include` of that file's absolute path;
 #   3. a build that never ends (`sleep`), past [lab] build_timeout;
 #   4. a Kconfig syntax error (configure fails);
-#   5. a base-commit whose tree does not build, and a compile error.
+#   5. a base-commit whose tree does not build, and a compile error;
+#   6. a patch that does not apply (its reply names the patch and hunk,
+#      not where the lab keeps the series' file).
 # Each is the series' failure, with its reply; the watch goes on to the
 # next and exits 0. Nothing of the secret reaches reply.eml, index.html,
 # `watch status`, the terminal or the cache; no file appears outside the
@@ -82,6 +84,10 @@ post "toy: a new option" "" "$HEAD"
 # 5: on the old commit that does not build, with a compile error of its own.
 sed -i 's#return 0;#return = 0;#' toy.c
 post "toy: return something" "$OLD" "$HEAD"
+# 6: a patch whose context is not in the tree (on a commit never posted).
+sed -i 's#return 0;#return 1;#' toy.c && g commit -q -a -m "toy: not posted"
+sed -i 's#return 1;#return 2;#' toy.c
+post "toy: return two" "" "$HEAD"
 cd "$ROOT" || fail "cannot go back to $ROOT"
 grep -q "^base-commit: $OLD" "$TMP/archive/new/1000000005.mail" || fail "series 5 names no base-commit"
 
@@ -131,6 +137,7 @@ want = {
     3: ("build timed out", "did not finish within 15s"),
     4: ("does not configure", "Kconfig:3: syntax error"),
     5: ("does not build", "toy.c:3:16: error:"),
+    6: ("does not apply", 'patch 1 of the series does not apply: "[PATCH] toy: return two"'),
 }
 for i, (tag, quote) in want.items():
     s = by_root[f"hostile-{i}@example.org"]
@@ -145,7 +152,7 @@ for i, (tag, quote) in want.items():
         assert host not in body, (i, host, body)
     if i == 5:
         assert f"base-commit {old}" in body and "does not build here" in body, body
-print("five hostile series failed, each with its reply")
+print("six hostile series failed, each with its reply")
 PY
 
 # Nothing of the secret anywhere the public or the lab's user reads.
@@ -173,7 +180,7 @@ fi
 # `kernel build` (run --ab's path) of series 1: a failed build, the secret
 # nowhere in what it printed, nothing outside the tree. Before it, the work
 # tree goes back to root, as a cache from before the sandbox has it: given
-# to the build user again, its files keep their stamps (git's index knows
+# to the build user again, its files are not rewritten (git's index knows
 # the owner: left stale, the reset would rewrite every file, and make
 # would rebuild the whole kernel).
 printf '[kernel evil]\nfrom = toy\nseries = %s\n' "$TMP/escape.mbox" >> "$CONF"
@@ -185,10 +192,13 @@ if [ "$(id -u)" -eq 0 ]; then
 	chown -R 0:0 "$tree" && git -c safe.directory='*' -C "$tree" update-index -q --refresh ||
 		fail "cannot give $tree back to root"
 fi
-stamp=$(stat -c %y "$tree/Kconfig")
-sleep 1
+# (git rewrites a file as a new one: its inode tells; its stamp may be
+# settled by kbuild_mtime.c either way). On this toy tree git keeps the
+# files even without the refresh; on the 6.12 tree it rewrote all 86,630
+# (kbuild.c, prepare_tree()): the check guards, it does not reproduce.
+inode=$(stat -c %i "$tree/Kconfig")
 "$LAB" kernel build -c "$CONF" evil > "$TMP/kb.out" 2> "$TMP/kb.err" && fail "series 1 built"
-[ "$(stat -c %y "$tree/Kconfig")" = "$stamp" ] ||
+[ "$(stat -c %i "$tree/Kconfig")" = "$inode" ] ||
 	fail "a file no series touched was rewritten when the tree changed owner"
 [ "$(id -u)" -ne 0 ] || [ "$(stat -c %U "$tree/Kconfig")" = mglrulab-build ] ||
 	fail "the work tree was not given to the build user"
