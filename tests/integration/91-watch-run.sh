@@ -113,11 +113,14 @@ kill_watch() {
 	sleep 1
 }
 
-# 1. kill -9 while slow5's kernel builds (make running in the "watch" build folder).
+# 1. kill -9 while slow5's kernel builds (make running in the "watch" build folder,
+# in the build sandbox, which dies with the watch).
 t0=$(date +%s)
 start_watch
 for _ in $(seq 1200); do
-	[ "$(state_of slow5@example.org)" = building ] && pgrep -s "$WPID" -x make > /dev/null && break
+	# (make runs in the build sandbox's own session: the sandbox that runs it is in the watch's)
+	[ "$(state_of slow5@example.org)" = building ] &&
+		pgrep -s "$WPID" -f -- '-- make -C .* bzImage' > /dev/null && break
 	kill -0 "$WPID" 2>/dev/null || fail "the watch ended before slow5 was built: $(tail -5 "$TMP/watch.err")"
 	sleep 0.5
 done
