@@ -215,6 +215,76 @@ static void test_from_line_forms(void **state)
 	patch_list_release(&pl);
 }
 
+/*
+ * RFC 5322 allows a header without a space after the colon: a mail whose
+ * first header is "X-Mailer:git-send-email 2.39.5" still starts a message
+ * (it used to be merged into the one before, its diff and all). The body
+ * line after a blank line "From 6.12 on, ..." followed by "Note:x" stays
+ * body text: it is no From_ line.
+ */
+static const char nospace_mbox[] =
+	"From git@z Thu Jan  1 00:00:00 1970\n"
+	"X-Mailer:git-send-email 2.39.5\n"
+	"Subject:[PATCH 1/2] one\n"
+	"\n"
+	"From 6.12 on, the bitmap is stored.\n"
+	"Note:looks like a header\n"
+	"\n" DIFF("a.c")
+	"\n"
+	"From git@z Thu Jan  1 00:00:00 1970\n"
+	"X-Mailer:git-send-email 2.39.5\n"
+	"Subject:[PATCH 2/2] two\n"
+	"Message-ID:\n <2@example.org>\n"
+	"\n" DIFF("b.c")
+	"\n"
+	"From git@z Thu Jan  1 00:00:00 1970\n"
+	"Received:\n"
+	" from x\n"
+	"Subject: [PATCH 3/2] three\n"
+	"\n" DIFF("c.c");
+
+static void check_nospace(const struct patch_list *pl)
+{
+	assert_int_equal(pl->n, 3);
+	assert_string_equal(pl->v[0].subject, "[PATCH 1/2] one");
+	assert_non_null(strstr(pl->v[0].text, "\n\nFrom 6.12 on, the bitmap"));
+	assert_null(strstr(pl->v[0].text, "b.c"));
+	assert_string_equal(pl->v[1].subject, "[PATCH 2/2] two");
+	assert_string_equal(pl->v[1].message_id, "<2@example.org>");
+	assert_true(pl->v[1].has_diff);
+	assert_string_equal(pl->v[2].subject, "[PATCH 3/2] three");
+}
+
+static void test_header_without_space(void **state)
+{
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	mbox_split_buffer("n.mbox", nospace_mbox, strlen(nospace_mbox), &pl);
+	check_nospace(&pl);
+	patch_list_release(&pl);
+}
+
+/* The same as a saved series file, through mbox_split() (run --ab, bisect). */
+static void test_header_without_space_file(void **state)
+{
+	char path[] = "/tmp/test_mbox_nospace.XXXXXX";
+	int fd = mkstemp(path);
+	struct patch_list pl = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, nospace_mbox, sizeof(nospace_mbox) - 1),
+			 (ssize_t)sizeof(nospace_mbox) - 1);
+	close(fd);
+	assert_int_equal(mbox_split(path, &pl, &err), 0);
+	unlink(path);
+	check_nospace(&pl);
+	sb_release(&err);
+	patch_list_release(&pl);
+}
+
 /* A NUL would cut the text git am gets while the diff was found past it. */
 static void test_nul_byte_is_an_error(void **state)
 {
@@ -443,6 +513,8 @@ int main(void)
 		cmocka_unit_test(test_body_from_paragraph),
 		cmocka_unit_test(test_quote_rd),
 		cmocka_unit_test(test_from_line_forms),
+		cmocka_unit_test(test_header_without_space),
+		cmocka_unit_test(test_header_without_space_file),
 		cmocka_unit_test(test_nul_byte_is_an_error),
 		cmocka_unit_test(test_encoded_subjects),
 		cmocka_unit_test(test_label_filters_escapes),
