@@ -183,6 +183,49 @@ static void test_subject_other_group(void **state)
 }
 
 /*
+ * Subject forms of linux-mm, with what b4 0.12's LoreSubject makes of
+ * them (version, k, n): the same for all but "v2.1", which b4 reads as
+ * v1 (its version word is "v" and digits only) and we as v2, so that a
+ * fixed-up v2 is not taken for a series older than v2.
+ */
+static void test_subject_b4_forms(void **state)
+{
+	static const struct {
+		const char *subject;
+		int version, k, n;
+	} cases[] = {
+		{ "[PATCHv2 1/3] mm: x", 2, 1, 3 },		/* b4: 2 1 3 */
+		{ "[PATCHSET v2 1/3] mm: x", 2, 1, 3 },		/* b4: 2 1 3 */
+		{ "[PATCHES v4 2/7] mm: x", 4, 2, 7 },		/* b4: 4 2 7 */
+		{ "[PATCH v2.1 1/3] mm: x", 2, 1, 3 },		/* b4: 1 1 3 */
+		{ "[PATCH v2] [1/3] mm: x", 2, 1, 3 },		/* b4: 2 1 3 */
+		{ "[PATCH] [v2] mm: x", 2, 1, 1 },		/* b4: 2 1 1 */
+		{ "[PATCH 1/2] [v3] mm: x", 3, 1, 2 },		/* b4: 3 1 2 */
+		{ "[RFC PATCHv3 0/5] mm: x", 3, 0, 5 },		/* b4: 3 0 5 */
+		{ "[PATCHv2] mm: x", 2, 1, 1 },			/* b4: 2 1 1 */
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct watch_tag t;
+		int r = watch_subject_parse(cases[i].subject, 0, &t);
+
+		if (r != 1 || t.version != cases[i].version || t.k != cases[i].k ||
+		    t.n != cases[i].n || strcmp(t.title, "mm: x")) {
+			fail_msg("'%s': patch %d v%d %d/%d '%s', expected v%d %d/%d 'mm: x'",
+				 cases[i].subject, r, t.version, t.k, t.n, t.title,
+				 cases[i].version, cases[i].k, cases[i].n);
+		}
+		watch_tag_release(&t);
+	}
+	/* A version word past the number, after the tag too: no patch. */
+	struct watch_tag t = tag_of("[PATCH v2.x 1/3] bad", 0);
+	watch_tag_release(&t);
+	t = tag_of("[PATCH 1/2] [5/4] bad", 0);
+	watch_tag_release(&t);
+}
+
+/*
  * (Once a bug of watch_msg.c, fixed:) a bracket
  * group without PATCH is dropped ("another group's numbers are not the
  * series'", watch_subject_parse()), yet numbers in it that are no valid
@@ -1707,6 +1750,7 @@ int main(void)
 		cmocka_unit_test(test_subject_tree_name),
 		cmocka_unit_test(test_subject_other_group),
 		cmocka_unit_test(test_subject_other_group_bad_numbers),
+		cmocka_unit_test(test_subject_b4_forms),
 		cmocka_unit_test(test_subject_not_patch),
 		cmocka_unit_test(test_subject_n_clamped),
 		cmocka_unit_test(test_msg_binary_limit),
