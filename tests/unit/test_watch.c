@@ -1740,6 +1740,83 @@ static void test_series_deep_threading_out_of_order(void **state)
 	expect_state(f, "o-0@x", "queued");
 }
 
+/* File @text as one mail (1 filed, 0 duplicate, -1 refused). */
+static int file_text(struct fx *f, const char *text)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *origin = xasprintf("origin-%d", ++f->origin);
+	int r = watch_file_mail(&f->db, "test", origin, text, strlen(text), 0, NOW, &f->stats,
+				&err);
+
+	if (r < -1)
+		fail_msg("watch_file_mail: database error: %s", sb_str(&err));
+	free(origin);
+	sb_release(&err);
+	return r;
+}
+
+/* Mail @id, patch @k of 2 of "mm: based" replying to @pfx-0, "base-commit: @base" if any. */
+static void file_based(struct fx *f, const char *pfx, int k, const char *base)
+{
+	char *id = xasprintf("%s-%d@x", pfx, k), *cover = xasprintf("%s-0@x", pfx);
+	char *subj = xasprintf("[PATCH %d/2] mm: based", k);
+	char *text = mail_text(AUTHOR, id, k ? cover : NULL, NULL, subj, k ? "mm/a.c" : NULL);
+	char *full = base ? xasprintf("%s\nbase-commit: %s\n", text, base) : xstrdup(text);
+
+	assert_int_equal(file_text(f, full), 1);
+	free(full);
+	free(text);
+	free(subj);
+	free(cover);
+	free(id);
+}
+
+/*
+ * The series' base-commit is its cover letter's, or patch 1's (where git
+ * format-patch --base puts it without a cover), whatever order the mails
+ * come in: with the cover filed in the same scan before the patches,
+ * patch 1's used to be dropped.
+ */
+static void test_series_base_commit_any_order(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	char *b;
+
+	/* one scan: a cover without base-commit, patch 1 with one */
+	file_based(f, "b1", 0, NULL);
+	file_based(f, "b1", 1, "1111111111111111111111111111111111111111");
+	file_based(f, "b1", 2, NULL);
+	assemble(f, &rules, NOW);
+	b = q_text(f, "SELECT base_commit FROM series WHERE root = ?", "b1-0@x");
+	assert_non_null(b);
+	assert_string_equal(b, "1111111111111111111111111111111111111111");
+	free(b);
+
+	/* the cover's own wins, in either order; patch 2's is not the series' */
+	file_based(f, "b2", 0, "2222222");
+	file_based(f, "b2", 1, "1111111");
+	file_based(f, "b2", 2, "3333333");
+	assemble(f, &rules, NOW);
+	file_based(f, "b3", 2, "3333333");
+	file_based(f, "b3", 1, "1111111");
+	assemble(f, &rules, NOW);
+	file_based(f, "b3", 0, "2222222");
+	assemble(f, &rules, NOW);
+	b = q_text(f, "SELECT base_commit FROM series WHERE root = ?", "b2-0@x");
+	assert_string_equal(b, "2222222");
+	free(b);
+	b = q_text(f, "SELECT base_commit FROM series WHERE root = ?", "b3-0@x");
+	assert_string_equal(b, "2222222");
+	free(b);
+
+	/* patch 2 alone says a base: none for the series */
+	file_based(f, "b4", 2, "3333333");
+	file_based(f, "b4", 1, NULL);
+	assemble(f, &rules, NOW);
+	assert_null(q_text(f, "SELECT base_commit FROM series WHERE root = ?", "b4-0@x"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1806,6 +1883,8 @@ int main(void)
 		cmocka_unit_test(test_series_assembly_linear),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading_no_cover, db_setup,
+						db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_base_commit_any_order, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading_out_of_order, db_setup,
 						db_teardown),
