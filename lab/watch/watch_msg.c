@@ -378,6 +378,28 @@ int watch_msg_parse(const char *buf, size_t len, long max_n, struct watch_msg *m
 	return 0;
 }
 
+void watch_msg_body(const void *raw, size_t len, struct strbuf *out)
+{
+	const char *s = raw ? raw : "", *end = s + (raw ? len : 0), *b = s;
+
+	for (const char *p = s; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl) {
+			b = end;
+			break;
+		}
+		if (nl == p || (nl == p + 1 && *p == '\r')) {
+			b = nl + 1;
+			break;
+		}
+		p = nl + 1;
+	}
+	for (const char *p = b; p < end; p++)
+		if (!(*p == '\r' && p + 1 < end && p[1] == '\n'))
+			sb_addc(out, *p);
+}
+
 void watch_msg_release(struct watch_msg *m)
 {
 	free(m->message_id);

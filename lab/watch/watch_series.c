@@ -39,29 +39,6 @@ static char *author_key(const char *from)
 	return k;
 }
 
-/* The text of mail @raw after its headers, CRLF made LF, into @out. */
-static void mail_body(const void *raw, size_t len, struct strbuf *out)
-{
-	const char *s = raw ? raw : "", *end = s + (raw ? len : 0), *b = s;
-
-	for (const char *p = s; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		if (!nl) {
-			b = end;
-			break;
-		}
-		if (nl == p || (nl == p + 1 && *p == '\r')) {
-			b = nl + 1;
-			break;
-		}
-		p = nl + 1;
-	}
-	for (const char *p = b; p < end; p++)
-		if (!(*p == '\r' && p + 1 < end && p[1] == '\n'))
-			sb_addc(out, *p);
-}
-
 struct patch_mail {
 	long id;
 	char *message_id, *in_reply_to, *from, *title, *base_commit;
@@ -357,8 +334,8 @@ static int patch_k(struct watch_db *w, long s, int k, long mail, char **id, int 
 		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 
 		*id = xstrdup(watch_col_text(st, 0));
-		mail_body(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &a);
-		mail_body(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), &b);
+		watch_msg_body(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &a);
+		watch_msg_body(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), &b);
 		*same = a.len == b.len && !memcmp(sb_str(&a), sb_str(&b), a.len);
 		sb_release(&a);
 		sb_release(&b);
@@ -481,8 +458,8 @@ static int merged_twice(struct watch_db *w, long s, time_t now, struct watch_ass
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 
-		mail_body(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), &a);
-		mail_body(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &b);
+		watch_msg_body(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), &a);
+		watch_msg_body(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &b);
 		/* k, the two Message-IDs, the later mail's id, whether they differ */
 		strvec_pushf(&ids, "%d", sqlite3_column_int(st, 0));
 		strvec_push(&ids, watch_col_text(st, 1));
