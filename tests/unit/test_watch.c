@@ -820,6 +820,21 @@ static int file_mail(struct fx *f, const char *from, const char *id, const char 
 	return r;
 }
 
+/* File @text as one mail (1 filed, 0 duplicate, -1 refused). */
+static int file_text(struct fx *f, const char *text)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *origin = xasprintf("origin-%d", ++f->origin);
+	int r = watch_file_mail(&f->db, "test", origin, text, strlen(text), 0, NOW, &f->stats,
+				&err);
+
+	if (r < -1)
+		fail_msg("watch_file_mail: database error: %s", sb_str(&err));
+	free(origin);
+	sb_release(&err);
+	return r;
+}
+
 /* Subject of patch @k of @n, version @v: "[PATCH v2 1/3] title" ("[PATCH 1/3]" for v1). */
 static char *subject_of(int v, int k, int n, const char *title)
 {
@@ -988,6 +1003,36 @@ static void test_file_mail_rejected(void **state)
 	assert_non_null(strstr(why, "Message-ID"));
 	free(why);
 	sb_release(&err);
+}
+
+/*
+ * A different mail with a Message-ID filed before is refused, the reason
+ * naming the ID, and counted as refused: it used to be dropped as a
+ * duplicate, unseen. The same mail again (here with a Received: header
+ * more, as a second delivery has) is a duplicate.
+ */
+static void test_file_mail_reused_id(void **state)
+{
+	struct fx *f = *state;
+	char *why;
+
+	assert_int_equal(file_text(f, "From: A <a@example.org>\nMessage-ID: <reuse@x>\n"
+				   "Subject: [PATCH] mm: one\n\nthe first text\n"), 1);
+	assert_int_equal(file_text(f, "Received: from b\nFrom: A <a@example.org>\n"
+				   "Message-ID: <reuse@x>\nSubject: [PATCH] mm: one\n\n"
+				   "the first text\n"), 0);
+	assert_int_equal(f->stats.duplicates, 1);
+	assert_int_equal(f->stats.rejected, 0);
+	assert_int_equal(file_text(f, "From: B <b@example.org>\nMessage-ID: <reuse@x>\n"
+				   "Subject: [PATCH] mm: one\n\nanother text\n"), -1);
+	assert_int_equal(f->stats.duplicates, 1);
+	assert_int_equal(f->stats.rejected, 1);
+	assert_int_equal(f->stats.read, 1);
+	why = q_text(f, "SELECT reason FROM rejected WHERE key = ?", "origin-3");
+	assert_non_null(why);
+	assert_non_null(strstr(why, "<reuse@x>"));
+	free(why);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages", NULL), 1);
 }
 
 /* (a) A cover 0/2 and two patches touching mm/: one series, complete, queued. */
@@ -1740,21 +1785,6 @@ static void test_series_deep_threading_out_of_order(void **state)
 	expect_state(f, "o-0@x", "queued");
 }
 
-/* File @text as one mail (1 filed, 0 duplicate, -1 refused). */
-static int file_text(struct fx *f, const char *text)
-{
-	struct strbuf err = STRBUF_INIT;
-	char *origin = xasprintf("origin-%d", ++f->origin);
-	int r = watch_file_mail(&f->db, "test", origin, text, strlen(text), 0, NOW, &f->stats,
-				&err);
-
-	if (r < -1)
-		fail_msg("watch_file_mail: database error: %s", sb_str(&err));
-	free(origin);
-	sb_release(&err);
-	return r;
-}
-
 /* Mail @id, patch @k of 2 of "mm: based" replying to @pfx-0, "base-commit: @base" if any. */
 static void file_based(struct fx *f, const char *pfx, int k, const char *base)
 {
@@ -1846,6 +1876,7 @@ int main(void)
 		cmocka_unit_test(test_db_not_a_database),
 		cmocka_unit_test_setup_teardown(test_db_newer_schema, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_file_mail_rejected, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_file_mail_reused_id, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_cover_and_patches, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_patches_before_cover, db_setup,
