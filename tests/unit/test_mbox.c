@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mail_decode.h"
 #include "mbox.h"
 #include "strbuf.h"
 #include "util.h"
@@ -498,6 +499,53 @@ static void test_message_id(void **state)
 	patch_list_release(&pl);
 }
 
+/*
+ * mail_decode(): what is left alone (plain text, a binary part, a
+ * multipart mail without a boundary or text part), and the edges of
+ * quoted-printable (a soft break after white space, a stray "=") and
+ * base64 (line ends, padding), with the From_ line and headers kept.
+ */
+static void test_mail_decode(void **state)
+{
+	static const char *const unchanged[] = {
+		"Subject: x\n\nplain =3D text\n",
+		"Subject: x\nContent-Transfer-Encoding: quoted-printable\n",
+		"Subject: x\nContent-Type: application/octet-stream\n"
+		"Content-Transfer-Encoding: base64\n\nAAAA\n",
+		"Subject: x\nContent-Type: multipart/mixed\n\n--b\n\nx\n--b--\n",
+		"Subject: x\nContent-Type: multipart/mixed; boundary=b\n\n--b\n"
+		"Content-Type: image/png\n\nx\n--b--\n",
+	};
+	static const char qp[] =
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: q\n"
+		"Content-Transfer-Encoding:\n quoted-printable\n"
+		"X-After: kept\n"
+		"\n"
+		"soft =  \nbreak, =3d, a stray = and =ZZ\n";
+	static const char b64[] =
+		"Subject: b\nContent-Type: text/x-diff\nContent-Transfer-Encoding: BASE64\n\n"
+		"ZGlm\nZiAt\nLWdp\ndAo=\n";
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(unchanged); i++) {
+		if (mail_decode(unchanged[i], strlen(unchanged[i]), &out))
+			fail_msg("decoded: '%s'", unchanged[i]);
+		assert_int_equal(out.len, 0);
+	}
+	assert_int_equal(mail_decode(qp, strlen(qp), &out), 1);
+	assert_string_equal(sb_str(&out), "From x Mon Sep 17 00:00:00 2001\nSubject: q\n"
+			    "X-After: kept\nContent-Type: text/plain\n"
+			    "Content-Transfer-Encoding: 8bit\n\n"
+			    "soft break, =, a stray = and =ZZ\n");
+	sb_release(&out);
+	assert_int_equal(mail_decode(b64, strlen(b64), &out), 1);
+	assert_string_equal(sb_str(&out), "Subject: b\nContent-Type: text/plain\n"
+			    "Content-Transfer-Encoding: 8bit\n\ndiff --git\n");
+	sb_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_encoded_subjects),
 		cmocka_unit_test(test_label_filters_escapes),
 		cmocka_unit_test(test_encoded_subject_is_one_line),
+		cmocka_unit_test(test_mail_decode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
