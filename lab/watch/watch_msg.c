@@ -10,6 +10,7 @@
  * its own size.
  */
 #include "watch_msg.h"
+#include "mail_decode.h"
 #include "mbox.h"
 
 #include <ctype.h>
@@ -345,6 +346,18 @@ int watch_msg_parse(const char *buf, size_t len, long max_n, struct watch_msg *m
 		return -1;
 	}
 	lf = crlf_to_lf(buf, &len);
+	/* a base64 or quoted-printable patch: the tests below read its text */
+	struct strbuf dec = STRBUF_INIT;
+	if (mail_decode(lf, len, &dec) > 0) {
+		free(lf);
+		len = dec.len;
+		lf = sb_detach(&dec);
+		if (memchr(lf, '\0', len)) {
+			sb_adds(err, "a NUL byte in the mail's decoded text");
+			free(lf);
+			return -1;
+		}
+	}
 	mid = mbox_header(lf, len, "Message-ID");
 	m->message_id = msgid_of(mid);
 	free(mid);
@@ -398,6 +411,33 @@ void watch_msg_body(const void *raw, size_t len, struct strbuf *out)
 	for (const char *p = b; p < end; p++)
 		if (!(*p == '\r' && p + 1 < end && p[1] == '\n'))
 			sb_addc(out, *p);
+}
+
+void watch_msg_for_am(struct strbuf *mbox, const void *raw, size_t len)
+{
+	struct strbuf text = STRBUF_INIT, dec = STRBUF_INIT;
+	const char *r = raw ? raw : "";
+
+	if (len < 5 || memcmp(r, "From ", 5))
+		sb_adds(&text, "From mglrulab-watch Mon Sep 17 00:00:00 2001\n");
+	for (size_t i = 0; i < len; i++)
+		if (!(r[i] == '\r' && i + 1 < len && r[i + 1] == '\n'))
+			sb_addc(&text, r[i]);
+	if (text.len && text.buf[text.len - 1] != '\n')
+		sb_addc(&text, '\n');
+	/*
+	 * Decoded as watch_msg_parse() decoded it to find the diff: the
+	 * splitter that reads series.mbox knows no MIME, and would take an
+	 * encoded patch for a cover letter.
+	 */
+	if (mail_decode(text.buf, text.len, &dec) > 0) {
+		sb_release(&text);
+		text = dec;
+	}
+	if (mbox->len)
+		sb_addc(mbox, '\n');
+	mbox_quote_rd(mbox, text.buf);
+	sb_release(&text);
 }
 
 void watch_msg_release(struct watch_msg *m)

@@ -82,6 +82,13 @@ void watch_msg_release(struct watch_msg *m);
  */
 void watch_msg_body(const void *raw, size_t len, struct strbuf *out);
 
+/*
+ * Append mail @raw (@len bytes, as filed) to @mbox for git am: its own
+ * From_ line (or ours), LF line ends, a base64 or quoted-printable body
+ * decoded (mail_decode()), mboxrd-quoted (mbox_quote_rd()).
+ */
+void watch_msg_for_am(struct strbuf *mbox, const void *raw, size_t len);
+
 /* @s with every byte of an invalid UTF-8 sequence replaced by '?', in place. */
 void watch_utf8_scrub(char *s);
 

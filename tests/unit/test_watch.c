@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "fsutil.h"
+#include "mbox.h"
 #include "strbuf.h"
 #include "util.h"
 #include "watch_archive.h"
@@ -530,6 +531,129 @@ static void test_msg_diff_paths(void **state)
 	for (size_t i = 0; i < m.paths.n; i++)
 		assert_null(strstr(m.paths.v[i], "dev/null"));
 	watch_msg_release(&m);
+}
+
+/* A patch sent base64 inline (CRLF, as some relays send it): its text once decoded. */
+static const char b64_mail[] =
+	"From: A <a@example.org>\r\n"
+	"Message-ID: <b64@x>\r\n"
+	"Subject: [PATCH] mm: encoded\r\n"
+	"MIME-Version: 1.0\r\n"
+	"Content-Type: text/plain; charset=\"utf-8\"\r\n"
+	"Content-Transfer-Encoding: base64\r\n"
+	"\r\n"
+	"VGhlIGJpdG1hcCBpcyBzdG9yZWQgb24gZXZlcnkgc3dpdGNoLgoKU2lnbmVkLW9mZi1ieTogQSA8\r\n"
+	"YUBleGFtcGxlLm9yZz4KLS0tCmRpZmYgLS1naXQgYS9tbS9hLmMgYi9tbS9hLmMKLS0tIGEvbW0v\r\n"
+	"YS5jCisrKyBiL21tL2EuYwpAQCAtMSwyICsxLDIgQEAKIGEKLWIKK2MgPSAxOwogCmJhc2UtY29t\r\n"
+	"bWl0OiAwMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3Cg==\r\n";
+
+/*
+ * A multipart mail: the message quoted-printable, the patch a base64
+ * text/x-patch attachment, an HTML part and a signature left out.
+ */
+static const char multipart_mail[] =
+	"From: A <a@example.org>\n"
+	"Message-ID: <mp@x>\n"
+	"Subject: [PATCH v2 1/1] mm: attached\n"
+	"MIME-Version: 1.0\n"
+	"Content-Type: multipart/mixed;\n boundary=\"==b1==\"\n"
+	"\n"
+	"This is a multi-part message in MIME format.\n"
+	"--==b1==\n"
+	"Content-Type: multipart/alternative; boundary=b2\n"
+	"\n"
+	"--b2\n"
+	"Content-Type: text/plain; charset=iso-8859-1\n"
+	"Content-Transfer-Encoding: quoted-printable\n"
+	"\n"
+	"The bitmap is stored on every switch, J=F6rg says; a =3D b, and a long li=\n"
+	"ne.\n"
+	"--b2\n"
+	"Content-Type: text/html\n"
+	"\n"
+	"<p>diff --git a/html/x b/html/x</p>\n"
+	"--b2--\n"
+	"--==b1==\n"
+	"Content-Type: text/x-patch; name=\"0001.patch\"\n"
+	"Content-Disposition: attachment; filename=\"0001.patch\"\n"
+	"Content-Transfer-Encoding: base64\n"
+	"\n"
+	"LS0tCmRpZmYgLS1naXQgYS9tbS9iLmMgYi9tbS9iLmMKLS0tIGEvbW0vYi5jCisrKyBiL21tL2Iu\n"
+	"YwpAQCAtMSArMSBAQAotYQorYgo=\n"
+	"--==b1==\n"
+	"Content-Type: application/pgp-signature\n"
+	"\n"
+	"diff --git a/sig/x b/sig/x\n"
+	"--==b1==--\n";
+
+/*
+ * base64 and quoted-printable patches: the diff test, its paths and
+ * base-commit read the decoded text (the mail used to be no patch, "a
+ * tagged mail without a diff"); the mail for git am is the decoded one,
+ * which the series splitter takes for a patch, not a cover letter.
+ */
+static void test_msg_encoded_patch(void **state)
+{
+	struct watch_msg m;
+	struct strbuf am = STRBUF_INIT;
+	struct patch_list pl = { 0 };
+
+	(void)state;
+	parse_ok(b64_mail, sizeof(b64_mail) - 1, &m);
+	assert_true(m.has_diff);
+	assert_true(m.tag.is_patch);
+	assert_int_equal(m.paths.n, 1);
+	assert_string_equal(m.paths.v[0], "mm/a.c");
+	assert_non_null(m.base_commit);
+	assert_string_equal(m.base_commit, "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(m.subject, "[PATCH] mm: encoded");
+	watch_msg_release(&m);
+
+	watch_msg_for_am(&am, b64_mail, sizeof(b64_mail) - 1);
+	assert_non_null(strstr(sb_str(&am), "\n+++ b/mm/a.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c = 1;\n \n"));
+	assert_non_null(strstr(sb_str(&am), "\nContent-Type: text/plain; charset=utf-8\n"
+			       "Content-Transfer-Encoding: 8bit\n\nThe bitmap"));
+	assert_null(strstr(sb_str(&am), "base64"));
+	assert_null(strchr(sb_str(&am), '\r'));
+	mbox_split_buffer("series.mbox", am.buf, am.len, &pl);
+	assert_int_equal(pl.n, 1);
+	assert_true(pl.v[0].has_diff);
+	assert_false(pl.v[0].is_cover);
+	assert_string_equal(pl.v[0].subject, "[PATCH] mm: encoded");
+	patch_list_release(&pl);
+	sb_release(&am);
+
+	parse_ok(multipart_mail, sizeof(multipart_mail) - 1, &m);
+	assert_true(m.has_diff);
+	assert_true(m.tag.is_patch);
+	assert_int_equal(m.tag.version, 2);
+	assert_int_equal(m.paths.n, 1);
+	assert_string_equal(m.paths.v[0], "mm/b.c");
+	watch_msg_release(&m);
+
+	watch_msg_for_am(&am, multipart_mail, sizeof(multipart_mail) - 1);
+	const char *t = sb_str(&am);
+	assert_true(str_starts_with(t, "From mglrulab-watch "));
+	assert_non_null(strstr(t, "\nContent-Type: text/plain; charset=iso-8859-1\n"
+			       "Content-Transfer-Encoding: 8bit\n\n"
+			       "The bitmap is stored on every switch, J\xf6rg says; a = b, and a"
+			       " long line.\n---\ndiff --git a/mm/b.c b/mm/b.c\n"));
+	assert_non_null(strstr(t, "\n+++ b/mm/b.c\n@@ -1 +1 @@\n-a\n+b\n"));
+	assert_null(strstr(t, "html/x"));
+	assert_null(strstr(t, "sig/x"));
+	assert_null(strstr(t, "multipart"));
+	mbox_split_buffer("series.mbox", am.buf, am.len, &pl);
+	assert_int_equal(pl.n, 1);
+	assert_false(pl.v[0].is_cover);
+	patch_list_release(&pl);
+	sb_release(&am);
+
+	/* plain text is written as it came */
+	const char plain[] = "Message-ID: <p@x>\nSubject: [PATCH] x\n\nbody\n";
+	watch_msg_for_am(&am, plain, sizeof(plain) - 1);
+	assert_string_equal(sb_str(&am), "From mglrulab-watch Mon Sep 17 00:00:00 2001\n"
+			    "Message-ID: <p@x>\nSubject: [PATCH] x\n\nbody\n");
+	sb_release(&am);
 }
 
 /* "base-commit: <40 hex>" is found; an abbreviation too short or not hex is not. */
@@ -1868,6 +1992,7 @@ int main(void)
 		cmocka_unit_test(test_msg_crlf),
 		cmocka_unit_test(test_msg_diff_paths),
 		cmocka_unit_test(test_msg_base_commit),
+		cmocka_unit_test(test_msg_encoded_patch),
 		cmocka_unit_test(test_msg_trailers),
 		cmocka_unit_test(test_msg_utf8_scrub),
 		cmocka_unit_test(test_msg_patch_without_diff),
