@@ -24,9 +24,10 @@
  * MAIL_DECODE_MAX_DEPTH), each decoded, joined in order; other parts
  * (HTML, signatures, binaries) are left out. The headers are kept but
  * Content-Type and Content-Transfer-Encoding, which become "text/plain"
- * (with the first text part's charset) and "8bit". The result is never
- * longer than @msg plus that charset: the size limits of the raw mail
- * bound it.
+ * (with the first text part's charset, if a short token) and "8bit".
+ * The result is never longer than @msg plus 100 bytes (decoding shrinks,
+ * the two new header lines replace at least one): the size limits of the
+ * raw mail bound it.
  *
  * Returns 1 with the mail in @out, or 0 when it needs no decoding
  * (nothing is added to @out).
