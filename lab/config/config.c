@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A duration: 90s, 15m, 2h (parse_duration()); more than zero. */
+/* A duration: 90s, 15m, 2h, 2d (parse_duration()); more than zero. */
 static int parse_grace(const char *value, void *field)
 {
 	double s;

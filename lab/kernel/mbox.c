@@ -34,7 +34,8 @@
  * The rules (docs/security.md, "Patch series (mboxes)"):
  * - a message starts at the start of the file, or at a "From " line that
  *   follows an empty line, looks like a From_ line ("From <addr-or-hash>
- *   <asctime date>") and is followed by a header line;
+ *   <asctime date>") and is followed by a header line ("Name:value", a
+ *   space after the colon or not);
  * - mboxrd quoting: a line ^>+"From " loses one '>' (correct for mboxo too);
  * - a file whose first line ends in CRLF is CRLF throughout: CRLF -> LF;
  * - a NUL byte makes the message unusable (mbox_split() names file and line);
@@ -53,14 +54,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A "Key: value" mail header line. */
+/*
+ * A mail header line, "Name:value": RFC 5322 puts no space after the colon
+ * (git send-email's "X-Mailer:git-send-email 2.39.5" is real), and the
+ * value may be empty, folded onto the next line ("Message-ID:\n <id>").
+ * Requiring ": " merged such a mail into the one before it. The From_ line
+ * before it is what keeps prose ("Note:x") from starting a message.
+ */
 static int is_header_line(const char *s, const char *end)
 {
 	const char *p = s;
 
 	while (p < end && (isalnum((unsigned char)*p) || *p == '-'))
 		p++;
-	return p > s && p + 1 < end && p[0] == ':' && (p[1] == ' ' || p[1] == '\t');
+	return p > s && p < end && p[0] == ':';
 }
 
 static const char *line_end(const char *s, const char *end)

@@ -304,10 +304,10 @@ int parse_double(const char *s, double *out)
 int parse_duration(const char *s, double *seconds)
 {
 	static const struct { char unit; double scale; } units[] = {
-		{ 'h', 3600 }, { 'm', 60 }, { 's', 1 },
+		{ 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 },
 	};
 	double total = 0;
-	size_t next = 0;	/* units must come in h, m, s order, each once */
+	size_t next = 0;	/* units must come in d, h, m, s order, each once */
 	const char *p = s;
 
 	if (!s || !*s)

@@ -116,8 +116,9 @@ int str_starts_with(const char *s, const char *prefix);
 int str_ends_with(const char *s, const char *suffix);
 /* parse_long(): common/parse_num.h, shared with the guest programs. */
 /*
- * A duration: plain seconds ("900") or numbers with units h, m, s in that
- * order ("90s", "15m", "1h30m"). 0 and *@seconds > 0, or -1.
+ * A duration: plain seconds ("900") or numbers with units d, h, m, s in
+ * that order ("90s", "15m", "1h30m", "2d": a watch's grace is days). 0 and
+ * *@seconds > 0, or -1.
  */
 LAB_MUST_CHECK
 int parse_duration(const char *s, double *seconds);

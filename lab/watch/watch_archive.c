@@ -43,6 +43,38 @@ static int reject(struct watch_db *w, const char *source, const char *origin,
 	return r;
 }
 
+/*
+ * Whether the mail filed as @message_id says what @buf says (the text
+ * after the headers: a second delivery differs in Received: and such).
+ * 1 the same, 0 another mail, -2 a database error.
+ */
+static int same_as_filed(struct watch_db *w, const char *message_id, const char *buf,
+			 size_t len, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT raw FROM messages WHERE message_id = ?",
+					    err);
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	int r;
+
+	if (!st)
+		return -2;
+	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		watch_msg_body(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), &a);
+		watch_msg_body(buf, len, &b);
+		r = a.len == b.len && !memcmp(sb_str(&a), sb_str(&b), a.len);
+	} else if (r == SQLITE_DONE) {
+		r = 1;	/* (not filed after all: nothing to tell apart) */
+	} else {
+		r = watch_db_error(w, err) - 1;
+	}
+	sqlite3_finalize(st);
+	sb_release(&a);
+	sb_release(&b);
+	return r;
+}
+
 int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
 		    const char *buf, size_t len, long max_n, time_t now,
 		    struct watch_scan_stats *stats, struct strbuf *err)
@@ -91,14 +123,29 @@ int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
 		r = watch_db_error(w, err) - 1;
 	} else {
 		r = sqlite3_changes(w->db) > 0;
-		if (r)
-			stats->read++;
-		else
-			stats->duplicates++;
 	}
 	sqlite3_finalize(st);
+	if (r == 1) {
+		stats->read++;
+	} else if (r == 0) {
+		/*
+		 * Anyone can send a mail with a Message-ID seen before: the
+		 * first one stays filed, and the other is refused in the open
+		 * rather than dropped as if it were the first again.
+		 */
+		r = same_as_filed(w, m.message_id, buf, len, err);
+		if (r == 1) {
+			stats->duplicates++;
+			r = 0;
+		} else if (r == 0) {
+			sb_addf(&why, "Message-ID <%s> was filed before for another mail (a "
+				"different text after the headers): refused", m.message_id);
+			r = reject(w, source, origin, why.buf, now, stats, err);
+		}
+	}
 out:
 	watch_msg_release(&m);
+	sb_release(&why);
 	sb_release(&refs);
 	sb_release(&paths);
 	sb_release(&trailers);

@@ -3,13 +3,14 @@
  * One list mail, parsed for `mglrulab watch`. The headers come through
  * mbox_header() (the same unfolding and RFC 2047 decoding as a series'
  * mbox); the subject's tag follows the kernel's conventions as b4 reads
- * them: "[RFC PATCH v3 02/10] title", other words in the brackets (a tree
- * name, RESEND) ignored, a lone "[PATCH]" is 1/1, "Re:" makes any mail a
- * reply. Every string is scrubbed to valid UTF-8 (a list carries Latin-1
+ * them: "[RFC PATCH v3 02/10] title", "[PATCHv2 1/3]", "[PATCH v2] [1/3]",
+ * other words in the brackets (a tree name, RESEND) ignored, a lone
+ * "[PATCH]" is 1/1, "Re:" makes any mail a reply. Every string is scrubbed to valid UTF-8 (a list carries Latin-1
  * and worse) and every list is bounded, so a hostile mail costs at most
  * its own size.
  */
 #include "watch_msg.h"
+#include "mail_decode.h"
 #include "mbox.h"
 
 #include <ctype.h>
@@ -51,9 +52,34 @@ static size_t reply_prefix(const char *s)
 }
 
 /*
+ * A version word at @v, "v3" or "v2.1": the number before the dot is the
+ * version. (b4 0.12 takes only "v" and digits and reads "v2.1" as v1,
+ * which would make a fixed-up v2 older than v2; "v2.1" is v2 to us.)
+ */
+static void version_word(const char *v, struct watch_tag *t, int *bad)
+{
+	char *end;
+	long a = strtol(v + 1, &end, 10);
+
+	if (*end == '.' && isdigit((unsigned char)end[1]))
+		strtol(end + 1, &end, 10);
+	if (*end || a < 1 || a > 1000)
+		*bad = 1;
+	else
+		t->version = (int)a;
+}
+
+static int is_version_word(const char *w)
+{
+	return (w[0] == 'v' || w[0] == 'V') && isdigit((unsigned char)w[1]);
+}
+
+/*
  * One word of a bracket tag: "PATCH", "RFC", "v3", "2/10"; k and n above
  * @max_n become @max_n + 1 (a subject "[PATCH 1/999999999]" must cost no
- * more than one of max_patches + 1).
+ * more than one of max_patches + 1). As in b4, any word that starts with
+ * "PATCH" is the patch word ("PATCHSET", "PATCHES"), and "PATCHv2" is
+ * "PATCH v2" (both common on linux-mm).
  */
 static void tag_word(const char *w, size_t len, long max_n, struct watch_tag *t, int *patch,
 		     int *bad)
@@ -66,16 +92,14 @@ static void tag_word(const char *w, size_t len, long max_n, struct watch_tag *t,
 		return;
 	memcpy(buf, w, len);
 	buf[len] = '\0';
-	if (!strcasecmp(buf, "patch")) {
+	if (!strncasecmp(buf, "patch", 5)) {
 		*patch = 1;
+		if (is_version_word(buf + 5))
+			version_word(buf + 5, t, bad);
 	} else if (!strcasecmp(buf, "rfc")) {
 		t->rfc = 1;
-	} else if ((buf[0] == 'v' || buf[0] == 'V') && isdigit((unsigned char)buf[1])) {
-		a = strtol(buf + 1, &end, 10);
-		if (*end || a < 1 || a > 1000)
-			*bad = 1;
-		else
-			t->version = (int)a;
+	} else if (is_version_word(buf)) {
+		version_word(buf, t, bad);
 	} else if (isdigit((unsigned char)buf[0]) && strchr(buf, '/')) {
 		a = strtol(buf, &end, 10);
 		if (*end != '/' || !isdigit((unsigned char)end[1]))
@@ -102,7 +126,13 @@ int watch_subject_parse(const char *subject, long max_n, struct watch_tag *t)
 		t->is_reply = 1;
 		s = skip_space(s + pl);
 	}
-	/* Leading bracket groups: "[PATCH v2 1/3]", "[LSF/MM] [PATCH]". */
+	/*
+	 * Leading bracket groups: "[PATCH v2 1/3]", "[LSF/MM] [PATCH]". A
+	 * group before the one with PATCH is not the series' ("[TOPIC v7 3/4]
+	 * [PATCH]" is a lone v1 patch, where b4 would read v7 3/4); a group
+	 * after it is, as in b4: "[PATCH v2] [1/3]" is patch 1 of 3 of v2,
+	 * "[PATCH] [v2]" a v2.
+	 */
 	while (*s == '[') {
 		const char *e = strchr(s, ']');
 		int this_patch = 0, this_bad = 0;
@@ -117,10 +147,10 @@ int watch_subject_parse(const char *subject, long max_n, struct watch_tag *t)
 			w += len;
 			w += strspn(w, " \t,");
 		}
-		if (!this_patch)	/* another group's numbers are not the series' */
+		if (!this_patch && !patch)	/* a group before the tag is not the series' */
 			*t = save;
 		patch |= this_patch;
-		bad |= this_patch && this_bad;
+		bad |= patch && this_bad;
 		s = skip_space(e + 1);
 		if (reply_prefix(s))	/* "[PATCH] Re: ..." is a reply posted as one */
 			t->is_reply = 1;
@@ -316,6 +346,18 @@ int watch_msg_parse(const char *buf, size_t len, long max_n, struct watch_msg *m
 		return -1;
 	}
 	lf = crlf_to_lf(buf, &len);
+	/* a base64 or quoted-printable patch: the tests below read its text */
+	struct strbuf dec = STRBUF_INIT;
+	if (mail_decode(lf, len, &dec) > 0) {
+		free(lf);
+		len = dec.len;
+		lf = sb_detach(&dec);
+		if (memchr(lf, '\0', len)) {
+			sb_adds(err, "a NUL byte in the mail's decoded text");
+			free(lf);
+			return -1;
+		}
+	}
 	mid = mbox_header(lf, len, "Message-ID");
 	m->message_id = msgid_of(mid);
 	free(mid);
@@ -347,6 +389,55 @@ int watch_msg_parse(const char *buf, size_t len, long max_n, struct watch_msg *m
 		m->tag.is_patch = 0;
 	free(lf);
 	return 0;
+}
+
+void watch_msg_body(const void *raw, size_t len, struct strbuf *out)
+{
+	const char *s = raw ? raw : "", *end = s + (raw ? len : 0), *b = s;
+
+	for (const char *p = s; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl) {
+			b = end;
+			break;
+		}
+		if (nl == p || (nl == p + 1 && *p == '\r')) {
+			b = nl + 1;
+			break;
+		}
+		p = nl + 1;
+	}
+	for (const char *p = b; p < end; p++)
+		if (!(*p == '\r' && p + 1 < end && p[1] == '\n'))
+			sb_addc(out, *p);
+}
+
+void watch_msg_for_am(struct strbuf *mbox, const void *raw, size_t len)
+{
+	struct strbuf text = STRBUF_INIT, dec = STRBUF_INIT;
+	const char *r = raw ? raw : "";
+
+	if (len < 5 || memcmp(r, "From ", 5))
+		sb_adds(&text, "From mglrulab-watch Mon Sep 17 00:00:00 2001\n");
+	for (size_t i = 0; i < len; i++)
+		if (!(r[i] == '\r' && i + 1 < len && r[i + 1] == '\n'))
+			sb_addc(&text, r[i]);
+	if (text.len && text.buf[text.len - 1] != '\n')
+		sb_addc(&text, '\n');
+	/*
+	 * Decoded as watch_msg_parse() decoded it to find the diff: the
+	 * splitter that reads series.mbox knows no MIME, and would take an
+	 * encoded patch for a cover letter.
+	 */
+	if (mail_decode(text.buf, text.len, &dec) > 0) {
+		sb_release(&text);
+		text = dec;
+	}
+	if (mbox->len)
+		sb_addc(mbox, '\n');
+	mbox_quote_rd(mbox, text.buf);
+	sb_release(&text);
 }
 
 void watch_msg_release(struct watch_msg *m)

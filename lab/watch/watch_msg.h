@@ -75,6 +75,20 @@ int watch_msg_parse(const char *buf, size_t len, long max_n, struct watch_msg *m
 		    struct strbuf *err);
 void watch_msg_release(struct watch_msg *m);
 
+/*
+ * The text of mail @raw (@len bytes) after its headers, CRLF made LF, into
+ * @out: what says whether two mails are the same (an identical resend, or
+ * one mail delivered twice with other Received: headers) or not.
+ */
+void watch_msg_body(const void *raw, size_t len, struct strbuf *out);
+
+/*
+ * Append mail @raw (@len bytes, as filed) to @mbox for git am: its own
+ * From_ line (or ours), LF line ends, a base64 or quoted-printable body
+ * decoded (mail_decode()), mboxrd-quoted (mbox_quote_rd()).
+ */
+void watch_msg_for_am(struct strbuf *mbox, const void *raw, size_t len);
+
 /* @s with every byte of an invalid UTF-8 sequence replaced by '?', in place. */
 void watch_utf8_scrub(char *s);
 

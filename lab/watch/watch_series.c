@@ -39,29 +39,6 @@ static char *author_key(const char *from)
 	return k;
 }
 
-/* The text of mail @raw after its headers, CRLF made LF, into @out. */
-static void mail_body(const void *raw, size_t len, struct strbuf *out)
-{
-	const char *s = raw ? raw : "", *end = s + (raw ? len : 0), *b = s;
-
-	for (const char *p = s; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		if (!nl) {
-			b = end;
-			break;
-		}
-		if (nl == p || (nl == p + 1 && *p == '\r')) {
-			b = nl + 1;
-			break;
-		}
-		p = nl + 1;
-	}
-	for (const char *p = b; p < end; p++)
-		if (!(*p == '\r' && p + 1 < end && p[1] == '\n'))
-			sb_addc(out, *p);
-}
-
 struct patch_mail {
 	long id;
 	char *message_id, *in_reply_to, *from, *title, *base_commit;
@@ -264,7 +241,8 @@ static long series_for(struct watch_db *w, const char *root, const struct patch_
 		sqlite3_bind_text(st, 5, m->title, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 6, key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 7, author, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 8, m->base_commit, -1, SQLITE_STATIC);
+		/* the base is the cover's or patch 1's (take_base()), not patch k's */
+		sqlite3_bind_text(st, 8, m->k <= 1 ? m->base_commit : NULL, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 9, (sqlite3_int64)now);
 		sqlite3_bind_int64(st, 10, (sqlite3_int64)now);
 		if (sqlite3_step(st) == SQLITE_DONE)
@@ -356,8 +334,8 @@ static int patch_k(struct watch_db *w, long s, int k, long mail, char **id, int 
 		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 
 		*id = xstrdup(watch_col_text(st, 0));
-		mail_body(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &a);
-		mail_body(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), &b);
+		watch_msg_body(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &a);
+		watch_msg_body(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), &b);
 		*same = a.len == b.len && !memcmp(sb_str(&a), sb_str(&b), a.len);
 		sb_release(&a);
 		sb_release(&b);
@@ -433,6 +411,32 @@ static int take_head(struct watch_db *w, long s, const struct patch_mail *m,
 }
 
 /*
+ * Patch 1's base-commit (git format-patch --base puts it there when there
+ * is no cover letter) when the series has none: the cover letter's, filed
+ * before it in the same scan or after it later (take_head()), wins. Only
+ * the head's own mail went through take_head(), so a patch 1 filed after
+ * its cover letter lost its base.
+ */
+static int take_base(struct watch_db *w, long s, const struct patch_mail *m,
+		     struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (m->k != 1 || !m->base_commit)
+		return 0;
+	st = watch_db_prepare(w, "UPDATE series SET base_commit = COALESCE(base_commit, ?)"
+			      " WHERE id = ?", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, m->base_commit, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, s);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/*
  * After absorb(): a patch k both series had (one of them replying to a
  * mail not filed yet, as a patch may to make the lab take it later). The
  * later mail becomes a stray, as if the two had been one series from the
@@ -454,8 +458,8 @@ static int merged_twice(struct watch_db *w, long s, time_t now, struct watch_ass
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 
-		mail_body(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), &a);
-		mail_body(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &b);
+		watch_msg_body(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), &a);
+		watch_msg_body(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &b);
 		/* k, the two Message-IDs, the later mail's id, whether they differ */
 		strvec_pushf(&ids, "%d", sqlite3_column_int(st, 0));
 		strvec_push(&ids, watch_col_text(st, 1));
@@ -557,7 +561,8 @@ static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now
 	free(first);
 	if (file_as(w, m->id, s, root, err) ||
 	    (s && strcmp(root, m->message_id) && absorb(w, s, m->message_id, now, out, err)) ||
-	    (s && (m->k == 0 || !strcmp(root, m->message_id)) && take_head(w, s, m, err))) {
+	    (s && (m->k == 0 || !strcmp(root, m->message_id)) && take_head(w, s, m, err)) ||
+	    (s && take_base(w, s, m, err))) {
 		free(root);
 		return -1;
 	}

@@ -13,9 +13,9 @@
 #include "fsutil.h"
 #include "interrupt.h"
 #include "kbuild.h"
-#include "mbox.h"
 #include "report_headline.h"
 #include "session.h"
+#include "watch_msg.h"
 
 struct series_job {
 	long id;
@@ -86,24 +86,6 @@ static int next_series(struct watch_db *w, struct series_job *j, struct strbuf *
 	return r;
 }
 
-/* One mail for git am: its own From_ line (or ours), LF line ends. */
-static void add_mail(struct strbuf *mbox, const char *raw, size_t len)
-{
-	struct strbuf text = STRBUF_INIT;
-
-	if (len < 5 || memcmp(raw, "From ", 5))
-		sb_adds(&text, "From mglrulab-watch Mon Sep 17 00:00:00 2001\n");
-	for (size_t i = 0; i < len; i++)
-		if (!(raw[i] == '\r' && i + 1 < len && raw[i + 1] == '\n'))
-			sb_addc(&text, raw[i]);
-	if (text.len && text.buf[text.len - 1] != '\n')
-		sb_addc(&text, '\n');
-	if (mbox->len)
-		sb_addc(mbox, '\n');
-	mbox_quote_rd(mbox, text.buf);
-	sb_release(&text);
-}
-
 /* The series' cover letter and patches 1..n, in order, as series/ID/series.mbox. */
 static int write_mbox(struct watch_db *w, const struct series_job *j, const char *path,
 		      struct strbuf *err)
@@ -117,7 +99,8 @@ static int write_mbox(struct watch_db *w, const struct series_job *j, const char
 		return -1;
 	sqlite3_bind_int64(st, 1, j->id);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW)
-		add_mail(&mbox, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+		watch_msg_for_am(&mbox, sqlite3_column_blob(st, 0),
+				 (size_t)sqlite3_column_bytes(st, 0));
 	if (step != SQLITE_DONE)
 		r = watch_db_error(w, err);
 	else if (write_file_atomic(path, mbox.buf, mbox.len))

@@ -224,6 +224,20 @@ static void test_bad_values(void **state)
 		     "8: [run] seed: expected a non-negative integer, not '-1'");
 }
 
+/* "grace = 2d" is what lab.conf's comment and docs/watch.md show: accepted. */
+static void test_watch_grace_days(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	(void)state;
+	char *err = load(GOOD_KERNELS "[watch]\ngrace = 2d\n", &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_true(cfg.watch.grace_s == 2 * 86400.0);
+	free(err);
+	config_release(&cfg);
+}
+
 static void test_duplicate_key(void **state)
 {
 	(void)state;
@@ -549,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_section),
 		cmocka_unit_test(test_report_section),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_watch_grace_days),
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_workload_params),
 		cmocka_unit_test(test_workload_runs),

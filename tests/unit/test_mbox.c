@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mail_decode.h"
 #include "mbox.h"
 #include "strbuf.h"
 #include "util.h"
@@ -212,6 +213,76 @@ static void test_from_line_forms(void **state)
 	assert_int_equal(pl.n, 2);
 	assert_string_equal(pl.v[0].subject, "[PATCH 1/2] one");
 	assert_string_equal(pl.v[1].subject, "[PATCH 2/2] two");
+	patch_list_release(&pl);
+}
+
+/*
+ * RFC 5322 allows a header without a space after the colon: a mail whose
+ * first header is "X-Mailer:git-send-email 2.39.5" still starts a message
+ * (it used to be merged into the one before, its diff and all). The body
+ * line after a blank line "From 6.12 on, ..." followed by "Note:x" stays
+ * body text: it is no From_ line.
+ */
+static const char nospace_mbox[] =
+	"From git@z Thu Jan  1 00:00:00 1970\n"
+	"X-Mailer:git-send-email 2.39.5\n"
+	"Subject:[PATCH 1/2] one\n"
+	"\n"
+	"From 6.12 on, the bitmap is stored.\n"
+	"Note:looks like a header\n"
+	"\n" DIFF("a.c")
+	"\n"
+	"From git@z Thu Jan  1 00:00:00 1970\n"
+	"X-Mailer:git-send-email 2.39.5\n"
+	"Subject:[PATCH 2/2] two\n"
+	"Message-ID:\n <2@example.org>\n"
+	"\n" DIFF("b.c")
+	"\n"
+	"From git@z Thu Jan  1 00:00:00 1970\n"
+	"Received:\n"
+	" from x\n"
+	"Subject: [PATCH 3/2] three\n"
+	"\n" DIFF("c.c");
+
+static void check_nospace(const struct patch_list *pl)
+{
+	assert_int_equal(pl->n, 3);
+	assert_string_equal(pl->v[0].subject, "[PATCH 1/2] one");
+	assert_non_null(strstr(pl->v[0].text, "\n\nFrom 6.12 on, the bitmap"));
+	assert_null(strstr(pl->v[0].text, "b.c"));
+	assert_string_equal(pl->v[1].subject, "[PATCH 2/2] two");
+	assert_string_equal(pl->v[1].message_id, "<2@example.org>");
+	assert_true(pl->v[1].has_diff);
+	assert_string_equal(pl->v[2].subject, "[PATCH 3/2] three");
+}
+
+static void test_header_without_space(void **state)
+{
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	mbox_split_buffer("n.mbox", nospace_mbox, strlen(nospace_mbox), &pl);
+	check_nospace(&pl);
+	patch_list_release(&pl);
+}
+
+/* The same as a saved series file, through mbox_split() (run --ab, bisect). */
+static void test_header_without_space_file(void **state)
+{
+	char path[] = "/tmp/test_mbox_nospace.XXXXXX";
+	int fd = mkstemp(path);
+	struct patch_list pl = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, nospace_mbox, sizeof(nospace_mbox) - 1),
+			 (ssize_t)sizeof(nospace_mbox) - 1);
+	close(fd);
+	assert_int_equal(mbox_split(path, &pl, &err), 0);
+	unlink(path);
+	check_nospace(&pl);
+	sb_release(&err);
 	patch_list_release(&pl);
 }
 
@@ -428,6 +499,53 @@ static void test_message_id(void **state)
 	patch_list_release(&pl);
 }
 
+/*
+ * mail_decode(): what is left alone (plain text, a binary part, a
+ * multipart mail without a boundary or text part), and the edges of
+ * quoted-printable (a soft break after white space, a stray "=") and
+ * base64 (line ends, padding), with the From_ line and headers kept.
+ */
+static void test_mail_decode(void **state)
+{
+	static const char *const unchanged[] = {
+		"Subject: x\n\nplain =3D text\n",
+		"Subject: x\nContent-Transfer-Encoding: quoted-printable\n",
+		"Subject: x\nContent-Type: application/octet-stream\n"
+		"Content-Transfer-Encoding: base64\n\nAAAA\n",
+		"Subject: x\nContent-Type: multipart/mixed\n\n--b\n\nx\n--b--\n",
+		"Subject: x\nContent-Type: multipart/mixed; boundary=b\n\n--b\n"
+		"Content-Type: image/png\n\nx\n--b--\n",
+	};
+	static const char qp[] =
+		"From x Mon Sep 17 00:00:00 2001\n"
+		"Subject: q\n"
+		"Content-Transfer-Encoding:\n quoted-printable\n"
+		"X-After: kept\n"
+		"\n"
+		"soft =  \nbreak, =3d, a stray = and =ZZ\n";
+	static const char b64[] =
+		"Subject: b\nContent-Type: text/x-diff\nContent-Transfer-Encoding: BASE64\n\n"
+		"ZGlm\nZiAt\nLWdp\ndAo=\n";
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(unchanged); i++) {
+		if (mail_decode(unchanged[i], strlen(unchanged[i]), &out))
+			fail_msg("decoded: '%s'", unchanged[i]);
+		assert_int_equal(out.len, 0);
+	}
+	assert_int_equal(mail_decode(qp, strlen(qp), &out), 1);
+	assert_string_equal(sb_str(&out), "From x Mon Sep 17 00:00:00 2001\nSubject: q\n"
+			    "X-After: kept\nContent-Type: text/plain\n"
+			    "Content-Transfer-Encoding: 8bit\n\n"
+			    "soft break, =, a stray = and =ZZ\n");
+	sb_release(&out);
+	assert_int_equal(mail_decode(b64, strlen(b64), &out), 1);
+	assert_string_equal(sb_str(&out), "Subject: b\nContent-Type: text/plain\n"
+			    "Content-Transfer-Encoding: 8bit\n\ndiff --git\n");
+	sb_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,10 +561,13 @@ int main(void)
 		cmocka_unit_test(test_body_from_paragraph),
 		cmocka_unit_test(test_quote_rd),
 		cmocka_unit_test(test_from_line_forms),
+		cmocka_unit_test(test_header_without_space),
+		cmocka_unit_test(test_header_without_space_file),
 		cmocka_unit_test(test_nul_byte_is_an_error),
 		cmocka_unit_test(test_encoded_subjects),
 		cmocka_unit_test(test_label_filters_escapes),
 		cmocka_unit_test(test_encoded_subject_is_one_line),
+		cmocka_unit_test(test_mail_decode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

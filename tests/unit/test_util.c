@@ -14,10 +14,12 @@ static void test_parse_duration(void **state)
 	static const struct { const char *in; double s; } good[] = {
 		{ "900", 900 }, { "90s", 90 }, { "15m", 900 }, { "1h", 3600 },
 		{ "1h30m", 5400 }, { "1h30m15s", 5415 }, { "2m30", 150 }, { "0h1s", 1 },
+		/* lab.conf's "grace = 2d", as its comment and docs/watch.md show it. */
+		{ "2d", 172800 }, { "1d12h", 129600 }, { "1d30", 86430 },
 	};
 	static const char *const bad[] = {
 		"", "0", "0s", "m", "15x", "-5m", "1m1h", "1h1h", "1.5h", " 5m", "5m ", "15mm",
-		"99999999999h", "1s30",
+		"99999999999h", "1s30", "1h1d", "1d1d", "d", "2D",
 	};
 	double v;
 	(void)state;

@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "fsutil.h"
+#include "mbox.h"
 #include "strbuf.h"
 #include "util.h"
 #include "watch_archive.h"
@@ -179,6 +180,49 @@ static void test_subject_other_group(void **state)
 	assert_int_equal(t.k, 1);
 	assert_int_equal(t.n, 1);
 	assert_int_equal(t.version, 1);
+	watch_tag_release(&t);
+}
+
+/*
+ * Subject forms of linux-mm, with what b4 0.12's LoreSubject makes of
+ * them (version, k, n): the same for all but "v2.1", which b4 reads as
+ * v1 (its version word is "v" and digits only) and we as v2, so that a
+ * fixed-up v2 is not taken for a series older than v2.
+ */
+static void test_subject_b4_forms(void **state)
+{
+	static const struct {
+		const char *subject;
+		int version, k, n;
+	} cases[] = {
+		{ "[PATCHv2 1/3] mm: x", 2, 1, 3 },		/* b4: 2 1 3 */
+		{ "[PATCHSET v2 1/3] mm: x", 2, 1, 3 },		/* b4: 2 1 3 */
+		{ "[PATCHES v4 2/7] mm: x", 4, 2, 7 },		/* b4: 4 2 7 */
+		{ "[PATCH v2.1 1/3] mm: x", 2, 1, 3 },		/* b4: 1 1 3 */
+		{ "[PATCH v2] [1/3] mm: x", 2, 1, 3 },		/* b4: 2 1 3 */
+		{ "[PATCH] [v2] mm: x", 2, 1, 1 },		/* b4: 2 1 1 */
+		{ "[PATCH 1/2] [v3] mm: x", 3, 1, 2 },		/* b4: 3 1 2 */
+		{ "[RFC PATCHv3 0/5] mm: x", 3, 0, 5 },		/* b4: 3 0 5 */
+		{ "[PATCHv2] mm: x", 2, 1, 1 },			/* b4: 2 1 1 */
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct watch_tag t;
+		int r = watch_subject_parse(cases[i].subject, 0, &t);
+
+		if (r != 1 || t.version != cases[i].version || t.k != cases[i].k ||
+		    t.n != cases[i].n || strcmp(t.title, "mm: x")) {
+			fail_msg("'%s': patch %d v%d %d/%d '%s', expected v%d %d/%d 'mm: x'",
+				 cases[i].subject, r, t.version, t.k, t.n, t.title,
+				 cases[i].version, cases[i].k, cases[i].n);
+		}
+		watch_tag_release(&t);
+	}
+	/* A version word past the number, after the tag too: no patch. */
+	struct watch_tag t = tag_of("[PATCH v2.x 1/3] bad", 0);
+	watch_tag_release(&t);
+	t = tag_of("[PATCH 1/2] [5/4] bad", 0);
 	watch_tag_release(&t);
 }
 
@@ -489,6 +533,129 @@ static void test_msg_diff_paths(void **state)
 	watch_msg_release(&m);
 }
 
+/* A patch sent base64 inline (CRLF, as some relays send it): its text once decoded. */
+static const char b64_mail[] =
+	"From: A <a@example.org>\r\n"
+	"Message-ID: <b64@x>\r\n"
+	"Subject: [PATCH] mm: encoded\r\n"
+	"MIME-Version: 1.0\r\n"
+	"Content-Type: text/plain; charset=\"utf-8\"\r\n"
+	"Content-Transfer-Encoding: base64\r\n"
+	"\r\n"
+	"VGhlIGJpdG1hcCBpcyBzdG9yZWQgb24gZXZlcnkgc3dpdGNoLgoKU2lnbmVkLW9mZi1ieTogQSA8\r\n"
+	"YUBleGFtcGxlLm9yZz4KLS0tCmRpZmYgLS1naXQgYS9tbS9hLmMgYi9tbS9hLmMKLS0tIGEvbW0v\r\n"
+	"YS5jCisrKyBiL21tL2EuYwpAQCAtMSwyICsxLDIgQEAKIGEKLWIKK2MgPSAxOwogCmJhc2UtY29t\r\n"
+	"bWl0OiAwMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3Cg==\r\n";
+
+/*
+ * A multipart mail: the message quoted-printable, the patch a base64
+ * text/x-patch attachment, an HTML part and a signature left out.
+ */
+static const char multipart_mail[] =
+	"From: A <a@example.org>\n"
+	"Message-ID: <mp@x>\n"
+	"Subject: [PATCH v2 1/1] mm: attached\n"
+	"MIME-Version: 1.0\n"
+	"Content-Type: multipart/mixed;\n boundary=\"==b1==\"\n"
+	"\n"
+	"This is a multi-part message in MIME format.\n"
+	"--==b1==\n"
+	"Content-Type: multipart/alternative; boundary=b2\n"
+	"\n"
+	"--b2\n"
+	"Content-Type: text/plain; charset=iso-8859-1\n"
+	"Content-Transfer-Encoding: quoted-printable\n"
+	"\n"
+	"The bitmap is stored on every switch, J=F6rg says; a =3D b, and a long li=\n"
+	"ne.\n"
+	"--b2\n"
+	"Content-Type: text/html\n"
+	"\n"
+	"<p>diff --git a/html/x b/html/x</p>\n"
+	"--b2--\n"
+	"--==b1==\n"
+	"Content-Type: text/x-patch; name=\"0001.patch\"\n"
+	"Content-Disposition: attachment; filename=\"0001.patch\"\n"
+	"Content-Transfer-Encoding: base64\n"
+	"\n"
+	"LS0tCmRpZmYgLS1naXQgYS9tbS9iLmMgYi9tbS9iLmMKLS0tIGEvbW0vYi5jCisrKyBiL21tL2Iu\n"
+	"YwpAQCAtMSArMSBAQAotYQorYgo=\n"
+	"--==b1==\n"
+	"Content-Type: application/pgp-signature\n"
+	"\n"
+	"diff --git a/sig/x b/sig/x\n"
+	"--==b1==--\n";
+
+/*
+ * base64 and quoted-printable patches: the diff test, its paths and
+ * base-commit read the decoded text (the mail used to be no patch, "a
+ * tagged mail without a diff"); the mail for git am is the decoded one,
+ * which the series splitter takes for a patch, not a cover letter.
+ */
+static void test_msg_encoded_patch(void **state)
+{
+	struct watch_msg m;
+	struct strbuf am = STRBUF_INIT;
+	struct patch_list pl = { 0 };
+
+	(void)state;
+	parse_ok(b64_mail, sizeof(b64_mail) - 1, &m);
+	assert_true(m.has_diff);
+	assert_true(m.tag.is_patch);
+	assert_int_equal(m.paths.n, 1);
+	assert_string_equal(m.paths.v[0], "mm/a.c");
+	assert_non_null(m.base_commit);
+	assert_string_equal(m.base_commit, "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(m.subject, "[PATCH] mm: encoded");
+	watch_msg_release(&m);
+
+	watch_msg_for_am(&am, b64_mail, sizeof(b64_mail) - 1);
+	assert_non_null(strstr(sb_str(&am), "\n+++ b/mm/a.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c = 1;\n \n"));
+	assert_non_null(strstr(sb_str(&am), "\nContent-Type: text/plain; charset=utf-8\n"
+			       "Content-Transfer-Encoding: 8bit\n\nThe bitmap"));
+	assert_null(strstr(sb_str(&am), "base64"));
+	assert_null(strchr(sb_str(&am), '\r'));
+	mbox_split_buffer("series.mbox", am.buf, am.len, &pl);
+	assert_int_equal(pl.n, 1);
+	assert_true(pl.v[0].has_diff);
+	assert_false(pl.v[0].is_cover);
+	assert_string_equal(pl.v[0].subject, "[PATCH] mm: encoded");
+	patch_list_release(&pl);
+	sb_release(&am);
+
+	parse_ok(multipart_mail, sizeof(multipart_mail) - 1, &m);
+	assert_true(m.has_diff);
+	assert_true(m.tag.is_patch);
+	assert_int_equal(m.tag.version, 2);
+	assert_int_equal(m.paths.n, 1);
+	assert_string_equal(m.paths.v[0], "mm/b.c");
+	watch_msg_release(&m);
+
+	watch_msg_for_am(&am, multipart_mail, sizeof(multipart_mail) - 1);
+	const char *t = sb_str(&am);
+	assert_true(str_starts_with(t, "From mglrulab-watch "));
+	assert_non_null(strstr(t, "\nContent-Type: text/plain; charset=iso-8859-1\n"
+			       "Content-Transfer-Encoding: 8bit\n\n"
+			       "The bitmap is stored on every switch, J\xf6rg says; a = b, and a"
+			       " long line.\n---\ndiff --git a/mm/b.c b/mm/b.c\n"));
+	assert_non_null(strstr(t, "\n+++ b/mm/b.c\n@@ -1 +1 @@\n-a\n+b\n"));
+	assert_null(strstr(t, "html/x"));
+	assert_null(strstr(t, "sig/x"));
+	assert_null(strstr(t, "multipart"));
+	mbox_split_buffer("series.mbox", am.buf, am.len, &pl);
+	assert_int_equal(pl.n, 1);
+	assert_false(pl.v[0].is_cover);
+	patch_list_release(&pl);
+	sb_release(&am);
+
+	/* plain text is written as it came */
+	const char plain[] = "Message-ID: <p@x>\nSubject: [PATCH] x\n\nbody\n";
+	watch_msg_for_am(&am, plain, sizeof(plain) - 1);
+	assert_string_equal(sb_str(&am), "From mglrulab-watch Mon Sep 17 00:00:00 2001\n"
+			    "Message-ID: <p@x>\nSubject: [PATCH] x\n\nbody\n");
+	sb_release(&am);
+}
+
 /* "base-commit: <40 hex>" is found; an abbreviation too short or not hex is not. */
 static void test_msg_base_commit(void **state)
 {
@@ -777,6 +944,21 @@ static int file_mail(struct fx *f, const char *from, const char *id, const char 
 	return r;
 }
 
+/* File @text as one mail (1 filed, 0 duplicate, -1 refused). */
+static int file_text(struct fx *f, const char *text)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *origin = xasprintf("origin-%d", ++f->origin);
+	int r = watch_file_mail(&f->db, "test", origin, text, strlen(text), 0, NOW, &f->stats,
+				&err);
+
+	if (r < -1)
+		fail_msg("watch_file_mail: database error: %s", sb_str(&err));
+	free(origin);
+	sb_release(&err);
+	return r;
+}
+
 /* Subject of patch @k of @n, version @v: "[PATCH v2 1/3] title" ("[PATCH 1/3]" for v1). */
 static char *subject_of(int v, int k, int n, const char *title)
 {
@@ -945,6 +1127,36 @@ static void test_file_mail_rejected(void **state)
 	assert_non_null(strstr(why, "Message-ID"));
 	free(why);
 	sb_release(&err);
+}
+
+/*
+ * A different mail with a Message-ID filed before is refused, the reason
+ * naming the ID, and counted as refused: it used to be dropped as a
+ * duplicate, unseen. The same mail again (here with a Received: header
+ * more, as a second delivery has) is a duplicate.
+ */
+static void test_file_mail_reused_id(void **state)
+{
+	struct fx *f = *state;
+	char *why;
+
+	assert_int_equal(file_text(f, "From: A <a@example.org>\nMessage-ID: <reuse@x>\n"
+				   "Subject: [PATCH] mm: one\n\nthe first text\n"), 1);
+	assert_int_equal(file_text(f, "Received: from b\nFrom: A <a@example.org>\n"
+				   "Message-ID: <reuse@x>\nSubject: [PATCH] mm: one\n\n"
+				   "the first text\n"), 0);
+	assert_int_equal(f->stats.duplicates, 1);
+	assert_int_equal(f->stats.rejected, 0);
+	assert_int_equal(file_text(f, "From: B <b@example.org>\nMessage-ID: <reuse@x>\n"
+				   "Subject: [PATCH] mm: one\n\nanother text\n"), -1);
+	assert_int_equal(f->stats.duplicates, 1);
+	assert_int_equal(f->stats.rejected, 1);
+	assert_int_equal(f->stats.read, 1);
+	why = q_text(f, "SELECT reason FROM rejected WHERE key = ?", "origin-3");
+	assert_non_null(why);
+	assert_non_null(strstr(why, "<reuse@x>"));
+	free(why);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages", NULL), 1);
 }
 
 /* (a) A cover 0/2 and two patches touching mm/: one series, complete, queued. */
@@ -1697,6 +1909,68 @@ static void test_series_deep_threading_out_of_order(void **state)
 	expect_state(f, "o-0@x", "queued");
 }
 
+/* Mail @id, patch @k of 2 of "mm: based" replying to @pfx-0, "base-commit: @base" if any. */
+static void file_based(struct fx *f, const char *pfx, int k, const char *base)
+{
+	char *id = xasprintf("%s-%d@x", pfx, k), *cover = xasprintf("%s-0@x", pfx);
+	char *subj = xasprintf("[PATCH %d/2] mm: based", k);
+	char *text = mail_text(AUTHOR, id, k ? cover : NULL, NULL, subj, k ? "mm/a.c" : NULL);
+	char *full = base ? xasprintf("%s\nbase-commit: %s\n", text, base) : xstrdup(text);
+
+	assert_int_equal(file_text(f, full), 1);
+	free(full);
+	free(text);
+	free(subj);
+	free(cover);
+	free(id);
+}
+
+/*
+ * The series' base-commit is its cover letter's, or patch 1's (where git
+ * format-patch --base puts it without a cover), whatever order the mails
+ * come in: with the cover filed in the same scan before the patches,
+ * patch 1's used to be dropped.
+ */
+static void test_series_base_commit_any_order(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	char *b;
+
+	/* one scan: a cover without base-commit, patch 1 with one */
+	file_based(f, "b1", 0, NULL);
+	file_based(f, "b1", 1, "1111111111111111111111111111111111111111");
+	file_based(f, "b1", 2, NULL);
+	assemble(f, &rules, NOW);
+	b = q_text(f, "SELECT base_commit FROM series WHERE root = ?", "b1-0@x");
+	assert_non_null(b);
+	assert_string_equal(b, "1111111111111111111111111111111111111111");
+	free(b);
+
+	/* the cover's own wins, in either order; patch 2's is not the series' */
+	file_based(f, "b2", 0, "2222222");
+	file_based(f, "b2", 1, "1111111");
+	file_based(f, "b2", 2, "3333333");
+	assemble(f, &rules, NOW);
+	file_based(f, "b3", 2, "3333333");
+	file_based(f, "b3", 1, "1111111");
+	assemble(f, &rules, NOW);
+	file_based(f, "b3", 0, "2222222");
+	assemble(f, &rules, NOW);
+	b = q_text(f, "SELECT base_commit FROM series WHERE root = ?", "b2-0@x");
+	assert_string_equal(b, "2222222");
+	free(b);
+	b = q_text(f, "SELECT base_commit FROM series WHERE root = ?", "b3-0@x");
+	assert_string_equal(b, "2222222");
+	free(b);
+
+	/* patch 2 alone says a base: none for the series */
+	file_based(f, "b4", 2, "3333333");
+	file_based(f, "b4", 1, NULL);
+	assemble(f, &rules, NOW);
+	assert_null(q_text(f, "SELECT base_commit FROM series WHERE root = ?", "b4-0@x"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1707,6 +1981,7 @@ int main(void)
 		cmocka_unit_test(test_subject_tree_name),
 		cmocka_unit_test(test_subject_other_group),
 		cmocka_unit_test(test_subject_other_group_bad_numbers),
+		cmocka_unit_test(test_subject_b4_forms),
 		cmocka_unit_test(test_subject_not_patch),
 		cmocka_unit_test(test_subject_n_clamped),
 		cmocka_unit_test(test_msg_binary_limit),
@@ -1717,6 +1992,7 @@ int main(void)
 		cmocka_unit_test(test_msg_crlf),
 		cmocka_unit_test(test_msg_diff_paths),
 		cmocka_unit_test(test_msg_base_commit),
+		cmocka_unit_test(test_msg_encoded_patch),
 		cmocka_unit_test(test_msg_trailers),
 		cmocka_unit_test(test_msg_utf8_scrub),
 		cmocka_unit_test(test_msg_patch_without_diff),
@@ -1725,6 +2001,7 @@ int main(void)
 		cmocka_unit_test(test_db_not_a_database),
 		cmocka_unit_test_setup_teardown(test_db_newer_schema, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_file_mail_rejected, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_file_mail_reused_id, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_cover_and_patches, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_patches_before_cover, db_setup,
@@ -1762,6 +2039,8 @@ int main(void)
 		cmocka_unit_test(test_series_assembly_linear),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading_no_cover, db_setup,
+						db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_base_commit_any_order, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_deep_threading_out_of_order, db_setup,
 						db_teardown),
