@@ -266,7 +266,7 @@ static const struct kernel_cfg *add_kernels(struct lab_config *cfg, const struct
 }
 
 static int lab_failed(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o,
-		      const char *step, const char *errors);
+		      const char *step, const char *state, const char *errors);
 
 /* The words of a reply and of the queue for a series whose kernel @f stopped. */
 static void failure_words(enum kbuild_failure f, const char **tag, const char **what)
@@ -368,7 +368,7 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 		return r ? r : build_step(w, j, o);
 	} else if (r) {
 		/* the lab's own kernel: no series is to blame */
-		r = lab_failed(w, j, o, "the lab's baseline kernel did not build",
+		r = lab_failed(w, j, o, "the lab's baseline kernel did not build", "building",
 			       "the lab could not build its baseline kernel");
 		goto out;
 	}
@@ -386,7 +386,7 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 		    set_state(w, j, "failed", *why ? why : what) ? -LAB_ELAB : 1;
 	} else if (r) {
 		/* the lab's failure (its disk, its tools), not the series' */
-		r = lab_failed(w, j, o, "the lab could not build its kernel",
+		r = lab_failed(w, j, o, "the lab could not build its kernel", "building",
 			       "the lab failed to build the series' kernel");
 	}
 	kbuild_result_release(&res);
@@ -445,12 +445,12 @@ static char *verdict_of(const char *summary, int *regressed)
  * not the session), or the lab's baseline that did not build. The series
  * stays where it is, to be taken up by the next watch, which stops now;
  * only after WATCH_LAB_ATTEMPTS such failures is it failed, with a reply
- * that says the lab could not measure it (@public: the words it may say),
- * so that one series cannot stall the queue for good. @step names the
- * failure in the lab's own messages. 1 failed, <0 stop.
+ * that says the lab could not measure it, so that one series cannot stall
+ * the queue for good. @step names the failure in the lab's own messages,
+ * @state the state the series keeps meanwhile. 1 failed, <0 stop.
  */
 static int lab_failed(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o,
-		      const char *step, const char *errors)
+		      const char *step, const char *state, const char *errors)
 {
 	struct strbuf err = STRBUF_INIT;
 	long n = watch_series_lab_failure(w, j->id, errors, time(NULL), &err);
@@ -461,8 +461,8 @@ static int lab_failed(struct watch_db *w, struct series_job *j, const struct wat
 	if (n < 0) {
 		lab_error("watch: %s", sb_str(&err));
 	} else if (n < WATCH_LAB_ATTEMPTS) {
-		lab_error("watch: series %ld: %s (%ld of %d times): it stays in the queue, and the "
-			  "next watch takes it up again", j->id, step, n, WATCH_LAB_ATTEMPTS);
+		lab_error("watch: series %ld: %s (%ld of %d times): it stays %s, and the next watch "
+			  "resumes it", j->id, step, n, WATCH_LAB_ATTEMPTS, state);
 	} else if (!config_load_or_report(o->config, &cfg)) {
 		char *why = xasprintf("%s, %ld times; this says nothing of the series", what, n);
 
@@ -694,7 +694,7 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 		info("series %ld: %s", j->id, v);
 		free(v);
 	} else {
-		r = lab_failed(w, j, o, "its session failed",
+		r = lab_failed(w, j, o, "its session failed", "running",
 			       errors.len ? errors.buf : "the session failed");
 	}
 out:
