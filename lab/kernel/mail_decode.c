@@ -95,7 +95,7 @@ static char *charset_of(const char *ct)
 	return cs;
 }
 
-static int hexval(int c)
+int mail_hexval(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -103,7 +103,7 @@ static int hexval(int c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-static int b64val(int c)
+int mail_b64val(int c)
 {
 	if (c >= 'A' && c <= 'Z')
 		return c - 'A';
@@ -121,7 +121,7 @@ static void add_base64(struct strbuf *out, const char *s, const char *e)
 	int bits = 0;
 
 	for (; s < e; s++) {
-		int v = b64val((unsigned char)*s);
+		int v = mail_b64val((unsigned char)*s);
 
 		if (*s == '=') {	/* padding: the quantum ends */
 			acc = 0;
@@ -157,10 +157,10 @@ static void add_qp(struct strbuf *out, const char *s, const char *e)
 				s = t;
 				continue;
 			}
-			if (e - s >= 3 && hexval((unsigned char)s[1]) >= 0 &&
-			    hexval((unsigned char)s[2]) >= 0) {
-				sb_addc(out, (char)(hexval((unsigned char)s[1]) * 16 +
-						    hexval((unsigned char)s[2])));
+			if (e - s >= 3 && mail_hexval((unsigned char)s[1]) >= 0 &&
+			    mail_hexval((unsigned char)s[2]) >= 0) {
+				sb_addc(out, (char)(mail_hexval((unsigned char)s[1]) * 16 +
+						    mail_hexval((unsigned char)s[2])));
 				s += 2;
 				continue;
 			}

@@ -35,4 +35,9 @@
 #define MAIL_DECODE_MAX_DEPTH	4
 int mail_decode(const char *msg, size_t len, struct strbuf *out);
 
+/* A hex digit's value, or -1 (quoted-printable, RFC 2047's Q encoding). */
+int mail_hexval(int c);
+/* A base64 digit's value (RFC 4648), or -1: '=' and everything else. */
+int mail_b64val(int c);
+
 #endif

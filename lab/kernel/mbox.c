@@ -45,6 +45,7 @@
  *   a space: a subject is one line everywhere.
  */
 #include "mbox.h"
+#include "mail_decode.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "util.h"
@@ -126,22 +127,6 @@ static int is_separator(const char *buf, const char *s, const char *end)
 	return is_header_line(le + 1, line_end(le + 1, end));
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-static int b64val(int c)
-{
-	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const char *p = c ? strchr(set, c) : NULL;
-
-	return p ? (int)(p - set) : -1;
-}
-
 /* Append the decoded bytes of one encoded word; -1 if it is malformed. */
 static int decode_word(struct strbuf *out, char enc, const char *s, const char *e)
 {
@@ -150,9 +135,11 @@ static int decode_word(struct strbuf *out, char enc, const char *s, const char *
 			if (*s == '_') {
 				sb_addc(out, ' ');
 			} else if (*s == '=') {
-				if (e - s < 3 || hexval(s[1]) < 0 || hexval(s[2]) < 0)
+				if (e - s < 3 || mail_hexval((unsigned char)s[1]) < 0 ||
+				    mail_hexval((unsigned char)s[2]) < 0)
 					return -1;
-				sb_addc(out, (char)(hexval(s[1]) * 16 + hexval(s[2])));
+				sb_addc(out, (char)(mail_hexval((unsigned char)s[1]) * 16 +
+						    mail_hexval((unsigned char)s[2])));
 				s += 2;
 			} else {
 				sb_addc(out, *s);
@@ -165,7 +152,7 @@ static int decode_word(struct strbuf *out, char enc, const char *s, const char *
 	unsigned acc = 0;
 	int bits = 0;
 	for (; s < e && *s != '='; s++) {
-		int v = b64val(*s);
+		int v = mail_b64val((unsigned char)*s);
 		if (v < 0)
 			return -1;
 		acc = (acc << 6) | (unsigned)v;

@@ -15,7 +15,7 @@ bin=$out/fuzz_mbox
 # shellcheck disable=SC2046
 clang -std=c11 -D_GNU_SOURCE -O1 -g $(scripts/lab-includes) $(pkg-config --cflags jansson) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-o "$bin" tests/fuzz/fuzz_mbox.c lab/kernel/mbox.c lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c common/parse_num.c \
+	-o "$bin" tests/fuzz/fuzz_mbox.c lab/kernel/mbox.c lab/kernel/mail_decode.c lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c common/parse_num.c \
 	lab/lib/fsutil.c $(pkg-config --libs jansson) 2>"$out/build.log" ||
 	{ cat "$out/build.log" >&2; fail "cannot build the fuzz target"; }
 
