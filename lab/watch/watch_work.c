@@ -298,10 +298,10 @@ static void failure_words(enum kbuild_failure f, const char **tag, const char **
  */
 static int fall_back_to_baseline(struct watch_db *w, struct series_job *j)
 {
-	warning("watch: series %ld: its base-commit %s does not build here: it goes on [kernel %s] "
-		"instead", j->id, j->base_commit, j->baseline);
 	struct strbuf err = STRBUF_INIT;
 
+	warning("watch: series %ld: its base-commit %s does not build here: it goes on [kernel %s] "
+		"instead", j->id, j->base_commit, j->baseline);
 	if (watch_series_event(w, j->id, BASE_UNBUILDABLE, j->commit, time(NULL), &err)) {
 		lab_error("watch: %s", sb_str(&err));
 		sb_release(&err);
