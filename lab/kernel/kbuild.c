@@ -449,27 +449,14 @@ out:
 static int run_sandboxed(struct build_ctx *b, struct child *c, const char *extra_rw)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct ksource_binds kb;
-	struct sandbox_bind *binds;
-	struct sandbox_cmd sc = { .policy = b->sp };
-	int r;
+	const struct sandbox_bind extra = { .path = extra_rw, .writable = 1 };
+	int timed_out, r;
 
-	ksource_binds(b->src.tree, 0, &kb);
-	binds = xcalloc(kb.n + 2, sizeof(*binds));
-	memcpy(binds, kb.v, kb.n * sizeof(*binds));
-	sc.nr_binds = kb.n;
-	binds[sc.nr_binds++] = (struct sandbox_bind){ .path = b->build_dir, .writable = 1 };
-	if (extra_rw)
-		binds[sc.nr_binds++] = (struct sandbox_bind){ .path = extra_rw, .writable = 1 };
-	sc.binds = binds;
-	/* A signal between two steps, with no make to stop, still stops the build. */
-	c->unless_stopped = 1;
-	/* Stopped with its sub-makes and compilers, all gone before build.lock is. */
-	c->new_group = 1;
-	r = sandbox_run(&sc, c, &err);
+	r = ksource_build_run(b->sp, b->src.tree, b->build_dir, extra_rw ? &extra : NULL, c,
+			      &timed_out, &err);
 	if (r < 0 && !build_stopped())
 		lab_error("[kernel %s] %s", b->k->name, sb_str(&err));
-	if (sc.timed_out) {
+	if (timed_out) {
 		char wall[32];
 
 		format_duration(wall, sizeof(wall), sandbox_wall_s(b->sp));
@@ -479,8 +466,6 @@ static int run_sandboxed(struct build_ctx *b, struct child *c, const char *extra
 			"build_timeout) and was stopped", wall);
 	}
 	sb_release(&err);
-	free(binds);
-	ksource_binds_release(&kb);
 	return r;
 }
 

@@ -29,31 +29,17 @@ static int run_in_sandbox(const struct lab_config *cfg, const char *tree, const 
 			  const char *exe, struct child *c)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct ksource_binds kb;
-	struct sandbox_bind *binds;
-	struct sandbox_cmd sc = { .policy = &cfg->sandbox };
-	int r;
+	const struct sandbox_bind recorder = { .path = exe, .writable = 0 };
+	int timed_out, r;
 
-	ksource_binds(tree, 0, &kb);
-	binds = xcalloc(kb.n + 2, sizeof(*binds));
-	memcpy(binds, kb.v, kb.n * sizeof(*binds));
-	sc.nr_binds = kb.n;
-	binds[sc.nr_binds++] = (struct sandbox_bind){ .path = dir, .writable = 1 };
-	if (exe)
-		binds[sc.nr_binds++] = (struct sandbox_bind){ .path = exe, .writable = 0 };
-	sc.binds = binds;
-	/* A group of its own: stopped with its compilers, all gone before build.lock is. */
-	c->unless_stopped = 1;
-	c->new_group = 1;
-	r = sandbox_run(&sc, c, &err);
+	r = ksource_build_run(&cfg->sandbox, tree, dir, exe ? &recorder : NULL, c, &timed_out,
+			      &err);
 	if (r < 0)
 		lab_error("kernel_build: %s", sb_str(&err));
-	else if (sc.timed_out)
+	else if (timed_out)
 		lab_error("kernel_build: make in %s ran past [lab] build_timeout and was stopped",
 			  dir);
 	sb_release(&err);
-	free(binds);
-	ksource_binds_release(&kb);
 	return r;
 }
 

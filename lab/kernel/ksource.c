@@ -277,6 +277,34 @@ void ksource_binds_release(struct ksource_binds *kb)
 	memset(kb, 0, sizeof(*kb));
 }
 
+int ksource_build_run(const struct sandbox_policy *sp, const char *tree, const char *out_dir,
+		      const struct sandbox_bind *extra, struct child *c, int *timed_out,
+		      struct strbuf *err)
+{
+	struct ksource_binds kb;
+	struct sandbox_bind *binds;
+	struct sandbox_cmd sc = { .policy = sp };
+	int r;
+
+	ksource_binds(tree, 0, &kb);
+	binds = xcalloc(kb.n + 2, sizeof(*binds));
+	memcpy(binds, kb.v, kb.n * sizeof(*binds));
+	sc.nr_binds = kb.n;
+	binds[sc.nr_binds++] = (struct sandbox_bind){ .path = out_dir, .writable = 1 };
+	if (extra)
+		binds[sc.nr_binds++] = *extra;
+	sc.binds = binds;
+	/* A signal between two steps, with no make to stop, still stops the build. */
+	c->unless_stopped = 1;
+	/* Stopped with its sub-makes and compilers, all gone before build.lock is. */
+	c->new_group = 1;
+	r = sandbox_run(&sc, c, err);
+	*timed_out = sc.timed_out;
+	free(binds);
+	ksource_binds_release(&kb);
+	return r;
+}
+
 int ksource_git_in(const struct sandbox_policy *sp, const char *tree, const char *const *args,
 		   const char *stdin_path, struct strbuf *out)
 {

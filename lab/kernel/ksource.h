@@ -63,6 +63,18 @@ void ksource_binds(const char *tree, int tree_writable, struct ksource_binds *kb
 void ksource_binds_release(struct ksource_binds *kb);
 
 /*
+ * A build command @c in the sandbox: the work tree @tree and what it
+ * borrows read-only (an out-of-tree build writes nothing there), @out_dir
+ * writable, and @extra (or NULL) as it says. Stopped with all it started
+ * (new_group, unless_stopped). sandbox_run()'s status, or -1 with @err;
+ * *@timed_out when [lab] build_timeout ended it.
+ */
+LAB_MUST_CHECK
+int ksource_build_run(const struct sandbox_policy *sp, const char *tree, const char *out_dir,
+		      const struct sandbox_bind *extra, struct child *c, int *timed_out,
+		      struct strbuf *err);
+
+/*
  * The full commit @rev names when @path is a git source (a repository, as
  * ksource_identify() takes one) that has it, else NULL. @rev comes from
  * lab.conf or is checked by the caller: it must not start with '-'.
