@@ -67,6 +67,16 @@ done
 rm -f "$TMP"/p/mark-*
 PAIRED_JOBS=1 ONLY=fake INTEGRATION_DIR="$TMP/p" tests/integration/run-all > "$TMP/out" 2>&1
 grep -q "the other paired test never ran beside me" "$TMP/out" || fail "PAIRED_JOBS=1 ran two at once: $(cat "$TMP/out")"
+# Longest first ("# run-all: cost SECONDS"; 10 without one), then by name.
+mkdir "$TMP/o"
+printf '# run-all: paired\n# run-all: cost 300\nexit 0\n' > "$TMP/o/70-fake-long.sh"
+printf '# run-all: paired\n# run-all: cost 40\nexit 0\n' > "$TMP/o/60-fake-mid.sh"
+printf '# run-all: paired\nexit 0\n' > "$TMP/o/20-fake-short.sh"
+printf '# run-all: paired\nexit 0\n' > "$TMP/o/10-fake-short.sh"
+PAIRED_JOBS=1 ONLY=fake INTEGRATION_DIR="$TMP/o" tests/integration/run-all > "$TMP/out" 2>&1 ||
+	fail "the ordered paired tests failed: $(cat "$TMP/out")"
+order=$(sed -n 's#^== .*/\([0-9]*\)-fake-[a-z]*\.sh (paired)$#\1#p' "$TMP/out" | tr '\n' ' ')
+[ "$order" = "70 60 10 20 " ] || fail "paired tests not longest first: '$order'"
 
 # A test past its limit ("# run-all: timeout N", else TEST_TIMEOUT) is
 # stopped with what it started, counted as failed and named; the run goes on.
