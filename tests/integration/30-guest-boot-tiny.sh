@@ -2,6 +2,7 @@
 # Boot the `tiny` guest with the lab kernel under TCG and verify, end to end
 # through the guest runner, that it has the declared 2-node topology; the
 # domain XML is saved beside the results and no QEMU process remains.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

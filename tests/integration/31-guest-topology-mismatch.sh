@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A declared topology the guest does not show is rejected, with both shown:
 # numa=off on the kernel command line folds tiny's two nodes into one.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

@@ -3,6 +3,7 @@
 # (init=/bin/sh waits on a console nobody types into) and a SIGTERM in the
 # middle of a run. Each ends with the domain destroyed, the run failed with
 # the console's last lines, and no QEMU process of the lab left.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

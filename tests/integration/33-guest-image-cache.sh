@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The guest image is a cache hit when its inputs are unchanged, a rebuild
 # when one changes, and a run leaves the base image byte-identical.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

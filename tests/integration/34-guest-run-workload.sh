@@ -3,6 +3,7 @@
 # runner: yield_pingpong with tiny parameters in `tiny`, its metrics
 # forwarded (each rate the median of its reps=5 windows, whose series
 # came along), its exit status recorded, the run counted.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

@@ -20,6 +20,7 @@
 #     the run naming console.log and the limit, and the file stays within
 #     the cap.
 # No domain is left running.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

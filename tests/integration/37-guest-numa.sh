@@ -5,6 +5,7 @@
 # [placement] vcpupin/emulatorpin is booted and QEMU's vCPU threads are
 # checked to run on the host CPUs the file names (neither bundled file pins:
 # a pin only means something on a NUMA host, see the comment in numa2.conf).
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

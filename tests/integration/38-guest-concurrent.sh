@@ -4,6 +4,7 @@
 # them: each run sees its own domain's end and its own results. Then two
 # idle guests at once: SIGINT wakes both waiters, both guests are
 # destroyed, both runs say interrupted.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

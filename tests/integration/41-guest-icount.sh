@@ -5,6 +5,7 @@
 # must agree within 1 % (with the host's clock they differ by 5-20 % on
 # the development machines; bench/noise-floor measured CV 0.03 % with
 # icount), and the domain really ran with -icount.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

@@ -20,6 +20,7 @@
 # looked at: it destroyed them. After `mglrulab doctor` opens the folder
 # only -0 and -6 are gone, each with a warning saying why, and -4 is
 # named with the command that destroys it.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

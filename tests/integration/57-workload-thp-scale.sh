@@ -13,6 +13,7 @@
 #  - on this host: a mapsize beyond the memory is the precondition
 #    "memory" (or "thp" on a host without THP), before any setting changes.
 # About 40-60 s on a busy 2-core TCG host.
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel
