@@ -119,6 +119,8 @@ build/tests/guest/%: tests/guest/%.c common/guest_protocol.h
 # The guest-side JSON-line writer and median are unit-tested on the host as well.
 build/tests/test_counters_jsonl: build/san/workloads/lib/jsonl.o
 build/tests/test_wl_median: build/san/workloads/lib/median.o
+# A bisection's steps, each session and build what the test says (no kernel, no guest).
+build/tests/test_bisect_steps: LDLIBS += -Wl,--wrap=session_main -Wl,--wrap=kbuild_kernel
 
 unit: $(UNIT_BINS)
 	@set -e; pass=0; for t in $(UNIT_BINS); do \
