@@ -136,11 +136,16 @@ integration: $(INTEGRATION_BINS)
 check-layers:
 	scripts/check-layers
 
-# Functions over 80 lines (scripts/long-functions lists them): the count may
-# only go down. Lower MAX_LONG_FUNCTIONS when you split one.
+# Ratchets: what may only go down. Functions over 80 lines
+# (scripts/long-functions lists them): lower MAX_LONG_FUNCTIONS when you
+# split one. JSON key lookups outside the codecs, as docs/layout.md
+# defines them (scripts/json-lookups): lower MAX_JSON_LOOKUPS when one
+# moves into a decoder.
 MAX_LONG_FUNCTIONS := 2
+MAX_JSON_LOOKUPS := 104
 check-style:
 	scripts/long-functions --max $(MAX_LONG_FUNCTIONS)
+	scripts/json-lookups --max $(MAX_JSON_LOOKUPS)
 
 check: check-layers check-style unit integration
 
