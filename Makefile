@@ -141,7 +141,8 @@ check-layers:
 # split one. JSON key lookups outside the codecs, as docs/layout.md
 # defines them (scripts/json-lookups): lower MAX_JSON_LOOKUPS when one
 # moves into a decoder. Files in lab/ over 800 lines (scripts/long-files):
-# each listed in docs/layout.md with its reason.
+# each listed in docs/layout.md with its reason. Their self-test:
+# tests/integration/06-ratchets.sh.
 MAX_LONG_FUNCTIONS := 2
 MAX_JSON_LOOKUPS := 104
 check-style:
