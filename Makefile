@@ -121,6 +121,9 @@ build/tests/test_counters_jsonl: build/san/workloads/lib/jsonl.o
 build/tests/test_wl_median: build/san/workloads/lib/median.o
 # A bisection's steps, each session and build what the test says (no kernel, no guest).
 build/tests/test_bisect_steps: LDLIBS += -Wl,--wrap=session_main -Wl,--wrap=kbuild_kernel
+# A watch's steps, each build, session and bisection what the test says.
+build/tests/test_watch_work: LDLIBS += -Wl,--wrap=session_main -Wl,--wrap=kbuild_kernel \
+	-Wl,--wrap=bisect_main
 
 unit: $(UNIT_BINS)
 	@set -e; pass=0; for t in $(UNIT_BINS); do \
