@@ -39,6 +39,7 @@ static int session_status;
 static int sessions;
 static int build_status, build_failed;
 static enum kbuild_failure build_failure;
+static const char *build_fails;		/* the kernel whose build fails; NULL: every one */
 static int builds;
 
 int __wrap_session_main(struct session_opts *o);
@@ -73,7 +74,7 @@ int __wrap_kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *
 	memset(res, 0, sizeof(*res));
 	res->hold_fd = -1;
 	builds++;
-	if (!build_status)
+	if (!build_status || (build_fails && strcmp(k->name, build_fails)))
 		return LAB_OK;
 	res->build_failed = build_failed;
 	res->failure = build_failure;
@@ -122,7 +123,7 @@ static int teardown(void **state)
  * whose confirm step is done and found a regression, so that --resume
  * goes on to the prefixes without a session.
  */
-static void write_confirmed(const char *name)
+static void write_confirmed(const char *name, int per_patch)
 {
 	char *d = xasprintf("%s/reports/%s", dir, name), *path = xasprintf("%s/bisect.json", d);
 	json_t *st = json_pack(
@@ -131,7 +132,7 @@ static void write_confirmed(const char *name)
 		" s:[{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:[{s:s, s:s, s:b, s:s, s:f, s:f, s:f}]}],"
 		" s:{}, s:[], s:[], s:b}",
 		"schema", BISECT_SCHEMA, "config", conf, "baseline", "base", "series_kernel", "three",
-		"n", 3, "settings", "max_runs", 8, "budget_s", 0.0, "per_patch", 0,
+		"n", 3, "settings", "max_runs", 8, "budget_s", 0.0, "per_patch", per_patch,
 		"workloads", "yield_pingpong",
 		"patches", "position", 1, "subject", "mm: one", "message_id",
 		"position", 2, "subject", "mm: two", "message_id",
@@ -255,7 +256,7 @@ static void test_prefix_user_error(void **state)
 	json_t *st;
 	(void)state;
 
-	write_confirmed("apply");
+	write_confirmed("apply", 0);
 	build_status = LAB_EUSER;
 	build_failed = 0;
 	build_failure = KBUILD_FAIL_APPLY;
@@ -280,7 +281,7 @@ static void test_prefix_does_not_build(void **state)
 	json_t *st;
 	(void)state;
 
-	write_confirmed("skip");
+	write_confirmed("skip", 0);
 	build_status = LAB_ELAB;
 	build_failed = 1;
 	build_failure = KBUILD_FAIL_COMPILE;
@@ -295,6 +296,32 @@ static void test_prefix_does_not_build(void **state)
 	json_decref(st);
 }
 
+/*
+ * --per-patch: a prefix whose patches no longer apply stops the
+ * bisection with status 1. It was taken for a prefix that does not build
+ * ("measured with patch 2"), and a step's user error became status 2.
+ */
+static void test_per_patch_user_error(void **state)
+{
+	json_t *st;
+	(void)state;
+
+	write_confirmed("per-patch", 1);
+	build_status = LAB_EUSER;
+	build_failed = 0;
+	build_failure = KBUILD_FAIL_APPLY;
+	build_fails = "three@1";
+	session_status = LAB_ELAB;
+	sessions = builds = 0;
+	assert_int_equal(resume("per-patch"), LAB_EUSER);
+	assert_int_equal(sessions, 0);
+	st = read_state("per-patch");
+	assert_null(json_object_get(json_object_get(st, "prefixes"), "1"));
+	assert_null(json_object_get(st, "result"));
+	json_decref(st);
+	build_fails = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_not_confirmed),
 		cmocka_unit_test(test_prefix_user_error),
 		cmocka_unit_test(test_prefix_does_not_build),
+		cmocka_unit_test(test_per_patch_user_error),
 	};
 
 	lab_quiet = 1;
