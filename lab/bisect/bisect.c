@@ -360,8 +360,18 @@ static int run_step(struct bisect *bs, const char *purpose, const char *a, const
 
 /* --- prefixes --- */
 
-/* Build prefix @k: 0 built, 1 does not build (recorded, skipped), else the status. */
-static int build_prefix(struct bisect *bs, long k)
+/* What building a prefix came to, when its status is LAB_OK (build_prefix()). */
+enum prefix_build {
+	PREFIX_BUILT,		/* in the cache, held until the bisection ends */
+	PREFIX_UNBUILDABLE,	/* its inputs make no kernel: recorded, skipped */
+};
+
+/*
+ * Build prefix @k, what it came to in *@out. Returns LAB_OK, or the
+ * status that stops the bisection (said): a user error (the prefix does
+ * not resolve, its patches no longer apply) or the lab's.
+ */
+static LAB_MUST_CHECK int build_prefix(struct bisect *bs, long k, enum prefix_build *out)
 {
 	struct bisect_head h = head_of(bs);
 	char key[24], *name = prefix_name(bs, k);
@@ -371,13 +381,10 @@ static int build_prefix(struct bisect *bs, long k)
 	int r;
 
 	snprintf(key, sizeof(key), "%ld", k);
-	if (builds == 0) {
+	*out = builds == 0 ? PREFIX_UNBUILDABLE : PREFIX_BUILT;
+	if (builds == 0 || (bs->complete && builds == 1)) {
 		free(name);
-		return 1;
-	}
-	if (bs->complete && builds == 1) {
-		free(name);
-		return 0;
+		return LAB_OK;
 	}
 	const struct kernel_cfg *kc = config_kernel_resolve(&bs->cfg, name, &err);
 	if (!kc) {
@@ -388,7 +395,8 @@ static int build_prefix(struct bisect *bs, long k)
 	if (r && res.build_failed) {
 		say("prefix %ld (%s) does not build: skipped, as git bisect skip does", k, name);
 		json_object_set_new(h.prefixes, key, xjson_pack("{s:s, s:b}", "kernel", name, "builds", 0));
-		r = save(bs) ? LAB_ELAB : 1;
+		*out = PREFIX_UNBUILDABLE;
+		r = save(bs);
 	} else if (!r) {
 		json_object_set_new(h.prefixes, key, xjson_pack("{s:s, s:b, s:s, s:b, s:f}", "kernel", name,
 			"builds", 1, "key", res.key, "cache_hit", res.cache_hit, "seconds", res.seconds));
@@ -558,9 +566,10 @@ static enum bisect_class oracle(long k, void *data)
 	json_t *from_base;
 	enum bisect_class c = BISECT_UNDECIDED;
 	const char *how = "placed against the midpoint";
-	int r = build_prefix(bs, k);
+	enum prefix_build built;
+	int r = build_prefix(bs, k, &built);
 
-	if (r == 1) {
+	if (!r && built == PREFIX_UNBUILDABLE) {
 		r = record_probe(bs, k, BISECT_UNBUILDABLE);
 		return r ? stopped(bs, r) : BISECT_UNBUILDABLE;
 	}
@@ -798,15 +807,15 @@ static int culprit_effects(struct bisect *bs, long c, json_t *result, struct str
 	const json_t *tracked = head_of(bs).tracked;
 	char *before = prefix_name(bs, c - 1), *at = prefix_name(bs, c);
 	json_t *own = NULL, *rest = NULL;
+	enum prefix_build built;
 	int r = LAB_OK;
 
 	/* Patch 1 against the series' source: the baseline, when NAME@0 does not build. */
 	if (c == 1 && !bs->base_is_prefix0) {
-		r = build_prefix(bs, 0);
-		if (r == 1) {
+		r = build_prefix(bs, 0, &built);
+		if (!r && built == PREFIX_UNBUILDABLE) {
 			free(before);
 			before = xstrdup(bs->base);
-			r = LAB_OK;
 		}
 	}
 	if (!r)
@@ -916,17 +925,23 @@ static int per_patch(struct bisect *bs, struct strbuf *text)
 	const json_t *tracked = head_of(bs).tracked;
 	json_t *steps = json_array();
 	long prev = 0;
+	enum prefix_build built = PREFIX_BUILT;
 	int r = LAB_OK;
 
 	if (!bs->base_is_prefix0)
-		r = build_prefix(bs, 0);
+		r = build_prefix(bs, 0, &built);
+	/* no prefix 0 to measure patch 1 against: the lab's failure, as it always was */
+	if (!r && built == PREFIX_UNBUILDABLE)
+		r = LAB_ELAB;
 	if (r)
 		goto fail;
 	sb_addf(text, "\nper patch (each prefix against the one before it):\n");
 	for (long k = 1; k <= bs->n; k++) {
 		json_t *res;
-		r = k < bs->n ? build_prefix(bs, k) : 0;
-		if (r == 1) {
+
+		built = PREFIX_BUILT;
+		r = k < bs->n ? build_prefix(bs, k, &built) : LAB_OK;
+		if (!r && built == PREFIX_UNBUILDABLE) {
 			sb_addf(text, "  patch %ld: the prefix does not build; measured with patch %ld\n",
 				k, k + 1);
 			continue;
@@ -954,7 +969,7 @@ static int per_patch(struct bisect *bs, struct strbuf *text)
 	return finish(bs, xjson_pack("{s:s, s:o}", "outcome", "per-patch", "waterfall", steps), text);
 fail:
 	json_decref(steps);
-	return r < 0 || r == 1 ? LAB_ELAB : r;
+	return r;
 }
 
 /* --- setup --- */
@@ -1213,11 +1228,23 @@ static void check_prefix0(struct bisect *bs)
 	free(name);
 }
 
-static int confirm(struct bisect *bs, struct strbuf *text)
+/* What the confirm step came to, when its status is LAB_OK (confirm()). */
+enum confirm_outcome {
+	SERIES_CONFIRMED,	/* a tracked metric moved: on to the search */
+	SERIES_NOT_CONFIRMED,	/* none did: the bisection is finished, said so */
+};
+
+/*
+ * The whole series against the baseline, what it came to in *@out.
+ * Returns LAB_OK, or the status that stops the bisection (said).
+ */
+static LAB_MUST_CHECK int confirm(struct bisect *bs, struct strbuf *text,
+				  enum confirm_outcome *out)
 {
 	json_t *res, *tracked;
 	int r = run_step(bs, "confirm", bs->base, bs->series, NULL, RUN_ATTRIBUTE_OFF, &res);
 
+	*out = SERIES_NOT_CONFIRMED;
 	if (r)
 		return r;
 	tracked = tracked_metrics(res);
@@ -1240,8 +1267,10 @@ static int confirm(struct bisect *bs, struct strbuf *text)
 			"(improvement or regression); nothing to bisect");
 		sb_adds(text, strstr(sb_str(text), " inconclusive\n") ?
 			" (an inconclusive verdict may decide with more runs: --max-runs, --budget)\n" : "\n");
-		return finish(bs, xjson_pack("{s:s}", "outcome", "not-confirmed"), text) ? LAB_ELAB : 1;
+		return finish(bs, xjson_pack("{s:s}", "outcome", "not-confirmed"), text) ?
+		       LAB_ELAB : LAB_OK;
 	}
+	*out = SERIES_CONFIRMED;
 	fmt_tracked(text, tracked, res);
 	return save(bs);
 }
@@ -1281,6 +1310,7 @@ int bisect_main(struct bisect_opts *o)
 {
 	struct bisect bs = { .o = o, .lock_fd = -1, .saved_stdout = -1 };
 	struct strbuf text = STRBUF_INIT;
+	enum confirm_outcome confirmed;
 	int r = config_load_or_report(o->config, &bs.cfg);
 
 	if (!r)
@@ -1321,12 +1351,9 @@ int bisect_main(struct bisect_opts *o)
 		goto out;
 	}
 	check_prefix0(&bs);
-	r = confirm(&bs, &text);
-	if (r == 1) {
-		r = LAB_OK;	/* not confirmed: said so, done */
-		goto out;
-	}
-	if (!r)
+	r = confirm(&bs, &text, &confirmed);
+	/* not confirmed: said so, done */
+	if (!r && confirmed == SERIES_CONFIRMED)
 		r = o->per_patch ? per_patch(&bs, &text) : search(&bs, &text);
 out:
 	if (r && bs.dir && o->series_kernel)

@@ -55,13 +55,18 @@ static char *dup_col(sqlite3_stmt *st, int col)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? NULL : xstrdup(watch_col_text(st, col));
 }
 
-/* The series to work on next (watch_series_next()), into @j: 1, 0 none, -1 error. */
-static int next_series(struct watch_db *w, struct series_job *j, struct strbuf *err)
+/*
+ * The series to work on next (watch_series_next()), into @j: 0 (@j's id
+ * 0 when there is none), or -1 with why in @err.
+ */
+static LAB_MUST_CHECK int next_series(struct watch_db *w, struct series_job *j,
+				      struct strbuf *err)
 {
 	long id = watch_series_next(w, err);
 	sqlite3_stmt *st;
 	int r;
 
+	j->id = 0;
 	if (id <= 0)
 		return id < 0 ? -1 : 0;
 	st = watch_db_prepare(w, "SELECT s.id, s.root, s.state, s.title,"
@@ -81,7 +86,7 @@ static int next_series(struct watch_db *w, struct series_job *j, struct strbuf *
 		j->version = sqlite3_column_int(st, 6);
 		j->n = sqlite3_column_int(st, 7);
 	}
-	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	r = r == SQLITE_ROW || r == SQLITE_DONE ? 0 : watch_db_error(w, err);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -265,8 +270,19 @@ static const struct kernel_cfg *add_kernels(struct lab_config *cfg, const struct
 	return *base ? k : NULL;
 }
 
-static int lab_failed(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o,
-		      const char *step, const char *state, const char *errors);
+/*
+ * Where a step leaves its series, when its status is 0 (build_step(),
+ * run_step()); a status (a negated LAB_E*) stops the watch instead, the
+ * series left in its state.
+ */
+enum series_step_end {
+	SERIES_NEXT_STEP,	/* built: on to its session; regressed: on to its bisection */
+	SERIES_DONE,		/* decided, or failed with its reply: nothing more to do */
+};
+
+static LAB_MUST_CHECK int lab_failed(struct watch_db *w, struct series_job *j,
+				     const struct watch_work_opts *o, const char *step,
+				     const char *state, const char *errors);
 
 /* The words of a reply and of the queue for a series whose kernel @f stopped. */
 static void failure_words(enum kbuild_failure f, const char **tag, const char **what)
@@ -317,15 +333,17 @@ static int fall_back_to_baseline(struct watch_db *w, struct series_job *j)
 }
 
 /*
- * Build the baseline and the series' kernel. 0 built, 1 the series failed,
- * <0 stop. Whatever stops a kernel that holds the series (apply,
+ * Build the baseline and the series' kernel: 0 and *@end SERIES_NEXT_STEP
+ * (built) or SERIES_DONE (the series failed, its reply written), or <0
+ * stop. Whatever stops a kernel that holds the series (apply,
  * configure, compile, the time limit) is the series' failure, with a reply
  * that says only what kbuild allows in public (kbuild.h, public_reason);
  * the baseline's own failure is the lab's, counted like a failed session
  * (WATCH_LAB_ATTEMPTS), and a base-commit that does not build falls back
  * to the baseline.
  */
-static int build_step(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o)
+static LAB_MUST_CHECK int build_step(struct watch_db *w, struct series_job *j,
+				     const struct watch_work_opts *o, enum series_step_end *end)
 {
 	struct lab_config cfg;
 	struct strbuf err = STRBUF_INIT;
@@ -334,6 +352,7 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 	struct kbuild_result res;
 	int r;
 
+	*end = SERIES_NEXT_STEP;
 	if (set_state(w, j, "building", NULL) || write_mbox(w, j, mbox, &err)) {
 		if (err.len)
 			lab_error("watch: %s", sb_str(&err));
@@ -365,11 +384,12 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 		config_release(&cfg);
 		free(mbox);
 		sb_release(&err);
-		return r ? r : build_step(w, j, o);
+		return r ? r : build_step(w, j, o, end);
 	} else if (r) {
 		/* the lab's own kernel: no series is to blame */
 		r = lab_failed(w, j, o, "the lab's baseline kernel did not build", "building",
 			       "the lab could not build its baseline kernel");
+		*end = SERIES_DONE;
 		goto out;
 	}
 	memset(&res, 0, sizeof(res));
@@ -383,11 +403,13 @@ static int build_step(struct watch_db *w, struct series_job *j, const struct wat
 		failure_words(res.failure, &tag, &what);
 		r = write_failure_reply(j, &cfg, tag, what, why) ||
 		    set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", what) ||
-		    set_state(w, j, "failed", *why ? why : what) ? -LAB_ELAB : 1;
+		    set_state(w, j, "failed", *why ? why : what) ? -LAB_ELAB : 0;
+		*end = SERIES_DONE;
 	} else if (r) {
 		/* the lab's failure (its disk, its tools), not the series' */
 		r = lab_failed(w, j, o, "the lab could not build its kernel", "building",
 			       "the lab failed to build the series' kernel");
+		*end = SERIES_DONE;
 	}
 	kbuild_result_release(&res);
 out:
@@ -447,7 +469,8 @@ static char *verdict_of(const char *summary, int *regressed)
  * only after WATCH_LAB_ATTEMPTS such failures is it failed, with a reply
  * that says the lab could not measure it, so that one series cannot stall
  * the queue for good. @step names the failure in the lab's own messages,
- * @state the state the series keeps meanwhile. 1 failed, <0 stop.
+ * @state the state the series keeps meanwhile. 0 the series is failed
+ * (its reply written), <0 stop.
  */
 static int lab_failed(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o,
 		      const char *step, const char *state, const char *errors)
@@ -469,7 +492,7 @@ static int lab_failed(struct watch_db *w, struct series_job *j, const struct wat
 		if (!write_failure_reply(j, &cfg, "not measured", why, errors) &&
 		    !set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", what) &&
 		    !set_state(w, j, "failed", errors))
-			r = 1;
+			r = 0;
 		free(why);
 		config_release(&cfg);
 	}
@@ -539,11 +562,11 @@ static int rewrite_reply(const struct series_job *j, const struct watch_work_opt
 
 /*
  * A bisection that failed (@errors, what the lab said): a lab failure
- * (lab_failed()). <0: stop, the series stays bisecting; 1: the
+ * (lab_failed()). <0: stop, the series stays bisecting; 0: the
  * attempts are spent, the reply's words on it in @appendix.
  */
-static int bisect_failed(struct watch_db *w, const struct series_job *j, const char *errors,
-			 struct strbuf *appendix)
+static LAB_MUST_CHECK int bisect_failed(struct watch_db *w, const struct series_job *j,
+					const char *errors, struct strbuf *appendix)
 {
 	struct strbuf err = STRBUF_INIT;
 	long n = watch_series_lab_failure(w, j->id, *errors ? errors : "the bisection failed",
@@ -568,7 +591,7 @@ static int bisect_failed(struct watch_db *w, const struct series_job *j, const c
 			sb_addf(appendix, "  %.*s\n", (int)len, p);
 		p += len + (p[len] == '\n');
 	}
-	return 1;
+	return 0;
 }
 
 /*
@@ -578,9 +601,10 @@ static int bisect_failed(struct watch_db *w, const struct series_job *j, const c
  * and into the reply, after the answer. A bisection the lab fails is a
  * lab failure (lab_failed()): after WATCH_LAB_ATTEMPTS the series is
  * decided on its session alone, the reply saying the bisection did not
- * finish. 1 done, <0 stop.
+ * finish. 0 decided, <0 stop.
  */
-static int bisect_step(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o)
+static LAB_MUST_CHECK int bisect_step(struct watch_db *w, struct series_job *j,
+				      const struct watch_work_opts *o)
 {
 	char *mbox = xasprintf("%s/series.mbox", j->dir), *reports = xasprintf("%s/reports", j->dir);
 	char *summary = xasprintf("%s/bisect-summary.json", j->dir);
@@ -620,15 +644,15 @@ static int bisect_step(struct watch_db *w, struct series_job *j, const struct wa
 		sb_addf(&appendix, "Bisection of the series (mglrulab bisect: each step a "
 			"session like the one above, the first of them that session):\n\n%s",
 			sb_str(&text));
-	} else if ((r = bisect_failed(w, j, sb_str(&errors), &appendix)) <= 0) {
+	} else if ((r = bisect_failed(w, j, sb_str(&errors), &appendix))) {
 		goto out;
 	} else {
 		note = xstrdup("bisection failed");
 	}
 	r = rewrite_reply(j, o, appendix.buf) ||
 	    set_column(w, j, "UPDATE series SET note = ? WHERE id = ?", note) ||
-	    set_state(w, j, "decided", NULL) ? -LAB_ELAB : 1;
-	if (r == 1)
+	    set_state(w, j, "decided", NULL) ? -LAB_ELAB : 0;
+	if (!r)
 		info("series %ld: %s", j->id, note);
 out:
 	free(note);
@@ -644,8 +668,13 @@ out:
 	return r;
 }
 
-/* The session of the baseline against the series. 1 done (decided or failed), <0 stop. */
-static int run_step(struct watch_db *w, struct series_job *j, const struct watch_work_opts *o)
+/*
+ * The session of the baseline against the series: 0 and *@end
+ * SERIES_DONE (decided, or failed) or SERIES_NEXT_STEP (a regression to
+ * bisect), or <0 stop.
+ */
+static LAB_MUST_CHECK int run_step(struct watch_db *w, struct series_job *j,
+				   const struct watch_work_opts *o, enum series_step_end *end)
 {
 	char *mbox = xasprintf("%s/series.mbox", j->dir), *reports = xasprintf("%s/reports", j->dir);
 	char *summary = xasprintf("%s/summary.json", j->dir), *reply = xasprintf("%s/reply.eml", j->dir);
@@ -665,6 +694,7 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 	};
 	int r;
 
+	*end = SERIES_DONE;
 	if (set_state(w, j, "running", NULL)) {
 		r = -LAB_ELAB;
 		goto out;
@@ -688,9 +718,11 @@ static int run_step(struct watch_db *w, struct series_job *j, const struct watch
 		char *v = verdict_of(summary, &regressed);
 		const int bisect = regressed && wants_bisection(j, o);
 
-		/* 0: on to the bisection, which writes the reply again */
 		r = set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", v) ||
-		    set_state(w, j, bisect ? "bisecting" : "decided", NULL) ? -LAB_ELAB : !bisect;
+		    set_state(w, j, bisect ? "bisecting" : "decided", NULL) ? -LAB_ELAB : 0;
+		/* on to the bisection, which writes the reply again */
+		if (bisect)
+			*end = SERIES_NEXT_STEP;
 		info("series %ld: %s", j->id, v);
 		free(v);
 	} else {
@@ -714,11 +746,11 @@ int watch_work_next(struct watch_db *w, const struct watch_work_opts *o)
 	struct strbuf err = STRBUF_INIT;
 	int r = next_series(w, &j, &err);
 
-	if (r <= 0) {
-		if (r < 0)
+	if (r || !j.id) {
+		if (r)
 			lab_error("watch: %s", sb_str(&err));
 		sb_release(&err);
-		return r < 0 ? -LAB_ELAB : 0;
+		return r ? -LAB_ELAB : 0;
 	}
 	j.dir = xasprintf("%s/series/%ld", o->dir, j.id);
 	j.kernel = xasprintf("watch-%ld", j.id);
@@ -732,13 +764,16 @@ int watch_work_next(struct watch_db *w, const struct watch_work_opts *o)
 	} else {
 		/* a series killed while running has its kernels: straight to its session */
 		const int bisecting = !strcmp(j.state, "bisecting");
+		enum series_step_end end = SERIES_NEXT_STEP;
 
 		choose_base(w, &j, o->cfg);
-		r = strcmp(j.state, "running") && !bisecting ? build_step(w, &j, o) : 0;
-		if (r == 0 && !bisecting)
-			r = run_step(w, &j, o);
-		if (r == 0)
+		r = strcmp(j.state, "running") && !bisecting ? build_step(w, &j, o, &end) : 0;
+		if (!r && end == SERIES_NEXT_STEP && !bisecting)
+			r = run_step(w, &j, o, &end);
+		if (!r && end == SERIES_NEXT_STEP)
 			r = bisect_step(w, &j, o);
+		if (!r)
+			r = 1;	/* worked on, whatever its end */
 	}
 	job_release(&j);
 	sb_release(&err);
