@@ -3,6 +3,7 @@
 # through the guest runner, that it has the declared 2-node topology; the
 # domain XML is saved beside the results and no QEMU process remains.
 # run-all: paired
+# run-all: cost 15
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

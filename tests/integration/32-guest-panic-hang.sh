@@ -4,6 +4,7 @@
 # middle of a run. Each ends with the domain destroyed, the run failed with
 # the console's last lines, and no QEMU process of the lab left.
 # run-all: paired
+# run-all: cost 20
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

@@ -21,6 +21,7 @@
 #     the cap.
 # No domain is left running.
 # run-all: paired
+# run-all: cost 30
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

@@ -6,6 +6,7 @@
 # the development machines; bench/noise-floor measured CV 0.03 % with
 # icount), and the domain really ran with -icount.
 # run-all: paired
+# run-all: cost 20
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

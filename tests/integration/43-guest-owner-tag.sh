@@ -21,6 +21,7 @@
 # only -0 and -6 are gone, each with a warning saying why, and -4 is
 # named with the command that destroys it.
 # run-all: paired
+# run-all: cost 25
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 need_lab_kernel

@@ -17,6 +17,8 @@
 # guest: 138 s of sessions on 2026-12-06 (82 s of it seed 002's, whose
 # mglru_aging runs under icount with attribution runs after the verdict),
 # and on an empty cache each seed's two kernels first (28-36 s a seed).
+# run-all: paired
+# run-all: cost 120
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 
@@ -32,6 +34,7 @@ for f in examples/*.small.conf; do
 	conf=$(mktemp "examples/.t59.XXXXXX.conf")
 	confs+=("$conf")
 	sed -e '/^reports_dir *=/d' -e "s#^\[lab\]\$#[lab]\nreports_dir = $TMP/$name#" "$f" > "$conf"
+	private_state "$conf"	# paired: a state folder of its own
 	"$LAB" config check "$conf" --json > "$TMP/$name.cfg.json" 2> "$TMP/err" ||
 		fail "$f: config check: $(cat "$TMP/err")"
 	wl=$(python3 - "$TMP/$name.cfg.json" <<'PY'

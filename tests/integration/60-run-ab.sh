@@ -10,6 +10,7 @@
 # time beside the other paired test (2.2 s of its own clock): 259 s in a
 # CI run on 2026-12-06 (the A/B session's runs 123 s of it).
 # run-all: paired
+# run-all: cost 145
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 CONF=$TMP/ab.conf

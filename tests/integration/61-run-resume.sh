@@ -3,16 +3,18 @@
 # kernel and workload, no duplicates, the same planned order. Then SIGINT
 # during a run: no QEMU process of the lab remains, a partial report
 # exists and the resume command is printed.
+# run-all: paired
+# run-all: cost 30
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
-CONF=tests/fixtures/labs/ab-small.conf
+fixture_lab ab-small
 
-old=$(readlink -f reports/tests/latest 2>/dev/null)
+old=$(readlink -f $REPORTS/latest 2>/dev/null)
 "$LAB" run --ab -c "$CONF" --runs 3 > "$TMP/out" 2> "$TMP/err" &
 pid=$!
 # Wait until the new session has two runs on disk, then kill without warning.
 for _ in $(seq 600); do
-	d=$(readlink -f reports/tests/latest 2>/dev/null)
+	d=$(readlink -f $REPORTS/latest 2>/dev/null)
 	n=0
 	[ "$d" != "$old" ] && n=$(ls "$d"/runs/*.json 2>/dev/null | wc -l)
 	[ "$n" -ge 2 ] && break
@@ -20,7 +22,7 @@ for _ in $(seq 600); do
 done
 kill -9 $pid
 wait $pid 2>/dev/null
-d=$(readlink -f reports/tests/latest)
+d=$(readlink -f $REPORTS/latest)
 before=$(ls "$d"/runs/*.json | wc -l)
 [ "$before" -ge 2 ] && [ "$before" -lt 6 ] || fail "expected a partial session, found $before runs"
 cp "$d/session.json" "$TMP/plan-before.json"
@@ -47,11 +49,11 @@ assert per == {"baseline": 3, "patched": 3}, per
 PY
 
 # SIGINT during a run.
-old=$(readlink -f reports/tests/latest)
+old=$(readlink -f $REPORTS/latest)
 "$LAB" run --ab -c "$CONF" --runs 3 > "$TMP/out3" 2> "$TMP/err3" &
 pid=$!
 for _ in $(seq 600); do
-	pgrep -f "qemu-system.*$ROOT/.lab/" > /dev/null && break
+	pgrep -f "qemu-system.*$TMP/lab/" > /dev/null && break
 	sleep 0.2
 done
 sleep 1
@@ -61,8 +63,8 @@ rc=$?
 cat "$TMP/err3" | tail -5
 [ $rc -eq 2 ] || fail "interrupted session: expected exit status 2, got $rc"
 sleep 1
-pgrep -af "qemu-system.*$ROOT/.lab/" && fail "a QEMU process of the lab survived SIGINT"
-d=$(readlink -f reports/tests/latest)
+pgrep -af "qemu-system.*$TMP/lab/" && fail "a QEMU process of the lab survived SIGINT"
+d=$(readlink -f $REPORTS/latest)
 [ "$d" != "$old" ] || fail "the interrupted session did not start"
 [ -s "$d/report.json" ] || fail "no partial report after SIGINT"
 grep -q "mglrulab run --resume $(basename "$d")" "$TMP/err3" || fail "resume command not printed"

@@ -17,6 +17,7 @@
 # at the kill runs again), and the A/A session runs to its --max-runs 6 per
 # kernel: 316 s in a CI run on 2026-12-06.
 # run-all: paired
+# run-all: cost 150
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 CONF=$TMP/regression.conf

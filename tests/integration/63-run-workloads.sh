@@ -5,15 +5,17 @@
 # with mm=shared and not with mm=private; numa_workload keeps its RSS and
 # ages the other node; mglru_aging ages exactly G generations; the
 # tracepoint counted in the kernel moved.
+# run-all: paired
+# run-all: cost 35
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
-CONF=tests/fixtures/labs/workloads.conf
+fixture_lab workloads
 
 "$LAB" run -c "$CONF" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 grep '^run ' "$TMP/err"
 [ $rc -eq 0 ] || { tail -20 "$TMP/err"; fail "run exited $rc"; }
-d=$(readlink -f reports/tests/latest)
+d=$(readlink -f $REPORTS/latest)
 python3 - "$d" <<'PY' || fail "implausible workload results"
 import json, os, statistics, sys
 d = sys.argv[1]

@@ -4,6 +4,7 @@
 # checked-in fixtures, cut down so that mutations reach deep fields quickly.
 # FUZZ_SECONDS (default 30) bounds the run.
 # run-all: paired
+# run-all: cost 45
 # run-all: quick
 . "$(dirname "$0")/../lib/fuzz.sh"
 

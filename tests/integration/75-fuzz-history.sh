@@ -6,6 +6,7 @@
 # seal's reader. Seeds: the cache and state history writes for a small
 # synthetic history. FUZZ_SECONDS (default 30) bounds the run.
 # run-all: paired
+# run-all: cost 50
 # run-all: quick
 . "$(dirname "$0")/../lib/fuzz.sh"
 

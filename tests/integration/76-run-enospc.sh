@@ -7,6 +7,8 @@
 # every record on disk parses, and report.json if any. A resume while the
 # folder is still full changes nothing and says so again. Once room is
 # made, `run --resume` finishes the session: each planned run once, ok.
+# run-all: paired
+# run-all: cost 25
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 [ "$(id -u)" = 0 ] || skip "needs root to mount a tmpfs"
@@ -27,12 +29,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# ab-small.conf's kernels (cached) and guest image (the lab's state
-# folder), the reports on the tmpfs
-sed -e "s|^state_dir = .*|state_dir = $ROOT/.lab|" \
-    -e "s|^reports_dir = .*|reports_dir = $MNT/reports|" \
+# ab-small.conf's kernels (cached), a state folder of its own with the
+# checkout's guest image, the reports on the tmpfs
+sed -e "s|^reports_dir = .*|reports_dir = $MNT/reports|" \
     -e "s|\.\./\.\./\.\./|$ROOT/|g" -e "s|\.\./series/|$ROOT/tests/fixtures/series/|" \
     tests/fixtures/labs/ab-small.conf > "$CONF"
+private_state "$CONF"
 
 # check_folder DIR: every record parses and is the run its name says;
 # report.json, if there is one, parses; no temporary file is left.

@@ -10,6 +10,7 @@
 # kill, no QEMU of the killed processes left, no overlay or temporary file
 # left. The 50-point campaign is `bench/kill-campaign` with no options.
 # run-all: paired
+# run-all: cost 40
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 command -v python3 >/dev/null || skip "no python3"

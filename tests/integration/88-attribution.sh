@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # run-all: paired
+# run-all: cost 50
 # Attribution (docs/attribution.md): the ping-pong in tiny-icount with the
 # TCG plugin loaded, on ab-small.conf's kernels. Each measured phase leaves
 # a window file; the unit marks count the yields the rate counted. Two boots

@@ -20,6 +20,7 @@
 # plugin; profile), and a run with the TCG plugin counting instructions
 # takes about 35 s: 313 s in a CI run on 2026-12-06.
 # run-all: paired
+# run-all: cost 300
 # run-all: timeout 1500
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source

@@ -20,6 +20,7 @@
 # `kernel build` (the path of `run --ab`) of series 1: the same. No guest,
 # a toy kernel: about 40 s, most of it the time limit of series 3.
 # run-all: paired
+# run-all: cost 20
 # run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 command -v bwrap >/dev/null || fail "bubblewrap is not installed (scripts/install-deps)"

@@ -22,21 +22,43 @@ json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(
 need_kernel_source() {
 	[ -f /usr/src/linux-source-6.12.tar.xz ] || skip "no /usr/src/linux-source-6.12.tar.xz (apt-get install linux-source-6.12)"
 }
-# private_lab CONF: point a lab.conf copied into $TMP at state and reports
-# folders of its own, so that run-all may run the test beside another one
-# (a session holds its state folder's lock; tests find their session
-# through REPORTS/latest). The guest images the checkout has built are
-# hard-linked in: an image is written once, under a new name, and renamed.
-# So is the KVM probe's answer (it is keyed to this host): probing again
-# costs up to 20 s.
-private_lab() {
-	mkdir -p "$TMP/lab" "$TMP/reports" || fail "cannot create $TMP/lab"
-	if [ -d "$ROOT/.lab/images" ]; then
+# private_state CONF: point a lab.conf copied into $TMP at a state folder of
+# its own, so that run-all may run the test beside another one (a session
+# holds its state folder's lock; an embedded libvirt root serves one
+# process). The guest images the checkout has built are hard-linked in: an
+# image is written once, under a new name, and renamed. So is the KVM
+# probe's answer (it is keyed to this host): probing again costs up to 20 s.
+private_state() {
+	mkdir -p "$TMP/lab" "$ROOT/.lab" || fail "cannot create $TMP/lab"
+	# made once, in the checkout's state folder (under a lock: tests run
+	# two at a time), whichever test comes first
+	flock "$ROOT/.lab/.image.lock" "$LAB" -q guest image --state "$ROOT/.lab" >/dev/null ||
+		fail "cannot make the guest image in $ROOT/.lab"
+	if [ -d "$ROOT/.lab/images" ] && [ ! -d "$TMP/lab/images" ]; then
 		cp -al "$ROOT/.lab/images" "$TMP/lab/images" 2>/dev/null || rm -rf "$TMP/lab/images"
 	fi
 	[ -f "$ROOT/.lab/kvm-probe.json" ] && cp "$ROOT/.lab/kvm-probe.json" "$TMP/lab/"
-	sed -i "s#^state_dir = .*#state_dir = $TMP/lab#; s#^reports_dir = .*#reports_dir = $TMP/reports#" "$1"
+	sed -i "s#^state_dir = .*#state_dir = $TMP/lab#" "$1"
 	grep -qx "state_dir = $TMP/lab" "$1" || fail "$1 has no state_dir line to move"
+}
+
+# private_lab CONF: private_state, and a reports folder of its own (tests
+# find their session through REPORTS/latest).
+private_lab() {
+	private_state "$1"
+	mkdir -p "$TMP/reports" || fail "cannot create $TMP/reports"
+	sed -i "s#^reports_dir = .*#reports_dir = $TMP/reports#" "$1"
 	grep -qx "reports_dir = $TMP/reports" "$1" || fail "$1 has no reports_dir line to move"
 	REPORTS=$TMP/reports
+}
+
+# fixture_lab NAME: tests/fixtures/labs/NAME.conf copied to $TMP/NAME.conf
+# (its relative paths made absolute) with state and reports of its own;
+# CONF names the copy.
+fixture_lab() {
+	CONF=$TMP/$1.conf
+	sed "s#\.\./\.\./\.\./#$ROOT/#; s#\.\./series/#$ROOT/tests/fixtures/series/#" \
+		"tests/fixtures/labs/$1.conf" > "$CONF" || fail "cannot copy tests/fixtures/labs/$1.conf"
+	grep -q '\.\./' "$CONF" && fail "$CONF keeps a relative path: $(grep -n '\.\./' "$CONF")"
+	private_lab "$CONF"
 }
