@@ -673,6 +673,39 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 	return n;
 }
 
+int watch_series_mbox(struct watch_db *w, long id, struct strbuf *mbox, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT raw FROM messages WHERE series_id = ?"
+					    " ORDER BY k", err);
+	int step;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW)
+		watch_msg_for_am(mbox, sqlite3_column_blob(st, 0),
+				 (size_t)sqlite3_column_bytes(st, 0));
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? 0 : watch_db_error(w, err);
+}
+
+int watch_series_mails(struct watch_db *w, long id, struct strvec *out, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT k, message_id FROM messages"
+					    " WHERE series_id = ? ORDER BY k", err);
+	int step;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		strvec_pushf(out, "%d", sqlite3_column_int(st, 0));
+		strvec_push(out, watch_col_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? 0 : watch_db_error(w, err);
+}
+
 /*
  * Round-robin between senders: of the queued series, those of the address
  * whose last series was taken longest ago (its last event "building";

@@ -91,6 +91,23 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 LAB_MUST_CHECK
 long watch_series_next(struct watch_db *w, struct strbuf *err);
 
+/*
+ * Series @id's mails as git am reads them (watch_msg_for_am()): its cover
+ * letter, then patches 1..n in order, appended to @mbox: what
+ * series/ID/series.mbox holds and `watch status --mbox ID` prints. 0, or
+ * -1 with @err.
+ */
+LAB_MUST_CHECK
+int watch_series_mbox(struct watch_db *w, long id, struct strbuf *mbox, struct strbuf *err);
+
+/*
+ * Series @id's mails in the order of watch_series_mbox(), as pairs pushed
+ * onto @out: k ("0" the cover letter), then the Message-ID. 0, or -1 with
+ * @err.
+ */
+LAB_MUST_CHECK
+int watch_series_mails(struct watch_db *w, long id, struct strvec *out, struct strbuf *err);
+
 /* "mm: foo  bar" -> "mm: foo bar" lower-cased: how versions of a series are matched. */
 char *watch_title_key(const char *title);
 
