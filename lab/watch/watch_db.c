@@ -49,6 +49,10 @@ static const char schema[] =
  *    walked); indexes for a series' patch k and for the versions of a
  *    title by an author, so that assembly costs the same per mail however
  *    long the thread.
+ * 4: messages.change_id, the "change-id:" line b4 writes into a cover
+ *    letter (or patch 1): the versions of a series share it whatever
+ *    their titles and threads; an index for the versions of an author,
+ *    which a newer version found by threading or change-id is.
  */
 static const char *const migrations[] = {
 	"ALTER TABLE series ADD COLUMN ambiguous INTEGER NOT NULL DEFAULT 0;",
@@ -57,6 +61,8 @@ static const char *const migrations[] = {
 	" DROP INDEX IF EXISTS messages_unfiled;"
 	" CREATE INDEX IF NOT EXISTS series_title_author ON series(title_key, author, version);"
 	" DROP INDEX IF EXISTS series_title;",
+	"ALTER TABLE messages ADD COLUMN change_id TEXT;"
+	" CREATE INDEX IF NOT EXISTS series_author ON series(author, version);",
 };
 _Static_assert(ARRAY_SIZE(migrations) == WATCH_DB_VERSION - 1, "one migration per version");
 

@@ -738,6 +738,26 @@ long watch_series_next(struct watch_db *w, struct strbuf *err)
 	return id;
 }
 
+/* Series @id's change-id (its cover letter's, else patch 1's), or NULL; -1 on error. */
+static int change_id_of(struct watch_db *w, long id, char **cid, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT change_id FROM messages WHERE series_id = ?"
+					    " AND k <= 1 AND change_id IS NOT NULL ORDER BY k LIMIT 1",
+					    err);
+	int r;
+
+	*cid = NULL;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*cid = xstrdup(watch_col_text(st, 0));
+	r = r == SQLITE_ROW || r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
 /*
  * A later version of @s by its author, complete (patches 1..n filed: one
  * mail "[PATCH v3 1/9]" with a series' title and address, which anyone
@@ -747,42 +767,66 @@ long watch_series_next(struct watch_db *w, struct strbuf *err)
  * incomplete or skipped does not count, else a RESEND of a series whose
  * patches went missing is never measured): the reason @s is not
  * measured, into @why.
+ *
+ * A later version is @s's when it has @s's title, or, as b4 links them,
+ * whatever its title: when its root (cover letter, else patch 1) replies
+ * into @s's thread (In-Reply-To or References name a mail of @s: git
+ * send-email --in-reply-to, the common v2 with a cover letter after a v1
+ * without one), or when it carries @s's change-id: (b4 prep writes one
+ * into every version).
  */
 static int superseded(struct watch_db *w, const struct series_row *s, struct strbuf *why,
 		      struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series t"
-					    " WHERE title_key = ? AND author = ? AND id != ? AND"
-					    " ((version > ? AND NOT ambiguous AND"
-					    "   (SELECT COUNT(DISTINCT k) FROM messages"
-					    "   WHERE series_id = t.id AND k BETWEEN 1 AND t.n) = t.n)"
-					    "  OR (version = ? AND id < ? AND"
-					    "  state NOT IN ('skipped', 'incomplete')))"
-					    " ORDER BY version DESC LIMIT 1",
-					    err);
+	sqlite3_stmt *st;
+	char *cid;
 	int r;
 
-	if (!st)
+	if (change_id_of(w, s->id, &cid, err))
 		return -1;
+	st = watch_db_prepare(w, "SELECT id, version, root, title_key = ?1 FROM series t"
+			      " WHERE author = ?2 AND id != ?3 AND"
+			      " ((version > ?4 AND NOT ambiguous AND"
+			      "   (SELECT COUNT(DISTINCT k) FROM messages"
+			      "   WHERE series_id = t.id AND k BETWEEN 1 AND t.n) = t.n AND"
+			      "   (title_key = ?1 OR"
+			      "    EXISTS (SELECT 1 FROM messages r JOIN messages p"
+			      "     ON p.series_id = ?3 AND (p.message_id = r.in_reply_to OR"
+			      "      instr(char(10) || r.refs || char(10),"
+			      "            char(10) || p.message_id || char(10)) > 0)"
+			      "     WHERE r.message_id = t.root) OR"
+			      "    (?5 IS NOT NULL AND ?5 = (SELECT change_id FROM messages"
+			      "     WHERE series_id = t.id AND k <= 1 AND change_id IS NOT NULL"
+			      "     ORDER BY k LIMIT 1))))"
+			      "  OR (version = ?4 AND id < ?3 AND title_key = ?1 AND"
+			      "  state NOT IN ('skipped', 'incomplete')))"
+			      " ORDER BY version DESC LIMIT 1",
+			      err);
+	if (!st) {
+		free(cid);
+		return -1;
+	}
 	sqlite3_bind_text(st, 1, s->title_key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, s->author, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, s->id);
 	sqlite3_bind_int(st, 4, s->version);
-	sqlite3_bind_int(st, 5, s->version);
-	sqlite3_bind_int64(st, 6, s->id);
+	sqlite3_bind_text(st, 5, cid, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
 		int v = sqlite3_column_int(st, 1);
 
 		if (v > s->version)
-			sb_addf(why, "superseded by v%d (series %lld, <%s>)", v,
-				(long long)sqlite3_column_int64(st, 0), watch_col_text(st, 2));
+			sb_addf(why, "superseded by v%d (series %lld, <%s>%s)", v,
+				(long long)sqlite3_column_int64(st, 0), watch_col_text(st, 2),
+				sqlite3_column_int(st, 3) ? "" : ", its thread or change-id: a new "
+				"title");
 		else
 			sb_addf(why, "a resend of series %lld (<%s>), the same v%d",
 				(long long)sqlite3_column_int64(st, 0), watch_col_text(st, 2), v);
 	}
 	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
 	sqlite3_finalize(st);
+	free(cid);
 	return r;
 }
 

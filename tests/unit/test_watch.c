@@ -1276,6 +1276,61 @@ static void test_series_superseded(void **state)
 }
 
 /*
+ * A v2 with a new title supersedes v1 when it replies into v1's thread
+ * (the common v1 without a cover letter, v2 with one, sent with
+ * --in-reply-to), as b4 links them; and, in a thread of its own, when it
+ * carries v1's change-id:. Another author's v2 in the thread does not.
+ */
+static void test_series_superseded_by_thread(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	static const char cid_cover[] =
+		"From: " AUTHOR "\nMessage-ID: <c2-0@x>\nSubject: [PATCH v2 0/1] mm: renamed\n\n"
+		"blurb\n\nchange-id: 20261201-lru-0123\n";
+	static const char cid_v1[] =
+		"From: " AUTHOR "\nMessage-ID: <c1-0@x>\nSubject: [PATCH 0/1] mm: first name\n\n"
+		"blurb\n\nChange-Id: 20261201-lru-0123\n";
+
+	/* v1: two patches, no cover letter */
+	assert_int_equal(file_mail(f, AUTHOR, "a-1@x", NULL, NULL, "[PATCH 1/2] mm: one",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "a-2@x", "a-1@x", NULL, "[PATCH 2/2] mm: two",
+				   "mm/x.c"), 1);
+	/* someone else's v2 in the thread takes nothing off the queue */
+	assert_int_equal(file_mail(f, "Bob <bob@example.org>", "b-1@x", "a-1@x", NULL,
+				   "[PATCH v2] mm: one", "mm/x.c"), 1);
+	assemble(f, &rules, NOW);
+	expect_state(f, "a-1@x", "queued");
+	expect_state(f, "b-1@x", "queued");
+	/* v2 with a cover letter (another title), in reply to v1's patch 1 */
+	assert_int_equal(file_mail(f, AUTHOR, "a2-0@x", "a-1@x", NULL,
+				   "[PATCH v2 0/2] mm: a better name", NULL), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "a2-1@x", "a2-0@x", "<a-1@x> <a2-0@x>",
+				   "[PATCH v2 1/2] mm: one", "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "a2-2@x", "a2-0@x", "<a-1@x> <a2-0@x>",
+				   "[PATCH v2 2/2] mm: two", "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 60);
+	expect_state(f, "a-1@x", "skipped");
+	expect_reason(f, "a-1@x", "superseded by v2", "a2-0@x", "new title", NULL);
+	expect_state(f, "a2-0@x", "queued");
+
+	/* change-id: across threads, another title */
+	assert_int_equal(file_text(f, cid_v1), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "c1-1@x", "c1-0@x", NULL, "[PATCH 1/1] mm: x",
+				   "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 120);
+	expect_state(f, "c1-0@x", "queued");
+	assert_int_equal(file_text(f, cid_cover), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "c2-1@x", "c2-0@x", NULL, "[PATCH v2 1/1] mm: x",
+				   "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 180);
+	expect_state(f, "c1-0@x", "skipped");
+	expect_reason(f, "c1-0@x", "superseded by v2", "c2-0@x", NULL);
+	expect_state(f, "c2-0@x", "queued");
+}
+
+/*
  * Only a complete newer version supersedes: one mail "[PATCH v3 1/9]" with
  * a queued v2's title and address (anyone can send it, the From: too)
  * leaves the complete v2 queued. Once v3 has its nine patches, v2 is
@@ -1574,6 +1629,7 @@ static void test_db_migrates(void **state)
 
 	assert_int_equal(watch_db_exec(&f->db, "ALTER TABLE series DROP COLUMN ambiguous;"
 				       " ALTER TABLE messages DROP COLUMN root;"
+				       " ALTER TABLE messages DROP COLUMN change_id;"
 				       " PRAGMA user_version=1;", &err), 0);
 	watch_db_close(&f->db);
 	assert_int_equal(watch_db_open(f->path, &f->db, &err), 0);
@@ -1582,6 +1638,8 @@ static void test_db_migrates(void **state)
 			       " WHERE name = 'ambiguous'", NULL), 1);
 	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('messages')"
 			       " WHERE name = 'root'", NULL), 1);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('messages')"
+			       " WHERE name = 'change_id'", NULL), 1);
 	sb_release(&err);
 }
 
@@ -2009,6 +2067,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_cover_filed_last_same_pass, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_superseded_by_thread, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_only_by_complete, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
