@@ -2,6 +2,7 @@
 /* Series assembled from the filed mails, and their states: watch_series.h. */
 #include "watch_series.h"
 #include "watch_msg.h"
+#include "watch_untagged.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ char *watch_title_key(const char *title)
 }
 
 /* "Name <a@b>" -> "a@b", lower-cased: one author however the name is spelt. */
-static char *author_key(const char *from)
+char *watch_author_key(const char *from)
 {
 	const char *b = strrchr(from, '<'), *e = b ? strchr(b, '>') : NULL;
 	char *k = b && e ? xstrndup(b + 1, (size_t)(e - b - 1)) : xstrdup(from);
@@ -111,8 +112,8 @@ static int same_series_shape(const struct patch_mail *p, const struct patch_mail
 
 	if (!p->is_patch || p->version != m->version || p->n != m->n)
 		return 0;
-	a = author_key(p->from ? p->from : "");
-	b = author_key(m->from ? m->from : "");
+	a = watch_author_key(p->from ? p->from : "");
+	b = watch_author_key(m->from ? m->from : "");
 	same = !strcmp(a, b);
 	free(a);
 	free(b);
@@ -229,7 +230,7 @@ static long series_for(struct watch_db *w, const char *root, const struct patch_
 	sqlite3_finalize(st);
 	if (id >= 0)
 		return id;
-	char *key = watch_title_key(m->title), *author = author_key(m->from);
+	char *key = watch_title_key(m->title), *author = watch_author_key(m->from);
 	st = watch_db_prepare(w, "INSERT INTO series(root, version, n, rfc, title, title_key,"
 			      " author, base_commit, state, first_seen, updated)"
 			      " VALUES(?,?,?,?,?,?,?,?,'incomplete',?,?)", err);
@@ -393,7 +394,7 @@ static int take_head(struct watch_db *w, long s, const struct patch_mail *m,
 	sqlite3_stmt *st = watch_db_prepare(w, "UPDATE series SET title = ?, title_key = ?,"
 					    " author = ?, base_commit = COALESCE(?, base_commit)"
 					    " WHERE id = ?", err);
-	char *key = watch_title_key(m->title), *author = author_key(m->from);
+	char *key = watch_title_key(m->title), *author = watch_author_key(m->from);
 	int r = -1;
 
 	if (st) {
@@ -582,8 +583,9 @@ static int file_patches(struct watch_db *w, time_t now, struct watch_assembly *o
 	size_t n = 0, alloc = 0;
 	int r = 0, step;
 
-	/* what is not a patch is no series' */
-	if (watch_db_exec(w, "UPDATE messages SET series_id = 0 WHERE series_id IS NULL"
+	/* what is not a patch is no series', unless patches answer it as their cover */
+	if (watch_untagged_covers(w, err) < 0 ||
+	    watch_db_exec(w, "UPDATE messages SET series_id = 0 WHERE series_id IS NULL"
 			  " AND is_patch = 0", err))
 		return -1;
 	st = watch_db_prepare(w, "SELECT " MAIL_COLUMNS " FROM messages WHERE series_id IS NULL"

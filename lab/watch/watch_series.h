@@ -108,6 +108,9 @@ int watch_series_mbox(struct watch_db *w, long id, struct strbuf *mbox, struct s
 LAB_MUST_CHECK
 int watch_series_mails(struct watch_db *w, long id, struct strvec *out, struct strbuf *err);
 
+/* "Name <a@b>" -> "a@b", lower-cased: one author however the name is spelt. */
+char *watch_author_key(const char *from);
+
 /* "mm: foo  bar" -> "mm: foo bar" lower-cased: how versions of a series are matched. */
 char *watch_title_key(const char *title);
 

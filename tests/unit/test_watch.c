@@ -1331,6 +1331,50 @@ static void test_series_superseded_by_thread(void **state)
 }
 
 /*
+ * A cover letter without "0/n" ("[PATCH v2] mm: topic", a diffstat, no
+ * diff) is the series' root when its patches reply to it, as b4 finds
+ * it by threading, also when it was filed in an assembly before them.
+ * One without a diffstat (a question posted as "[PATCH]") is not.
+ */
+static void test_series_untagged_cover(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	static const char cover[] =
+		"From: " AUTHOR "\nMessage-ID: <u-0@x>\nSubject: [PATCH v2] mm: topic\n\n"
+		"The blurb.\n\n mm/x.c | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n";
+	static const char question[] =
+		"From: " AUTHOR "\nMessage-ID: <q-0@x>\nSubject: [PATCH] mm: would this do?\n\n"
+		"A question, no diffstat.\n";
+
+	assert_int_equal(file_text(f, cover), 1);
+	assert_int_equal(file_text(f, question), 1);
+	assemble(f, &rules, NOW);
+	assert_int_equal(series_count(f), 0);
+	assert_int_equal(file_mail(f, AUTHOR, "u-1@x", "u-0@x", NULL, "[PATCH v2 1/2] mm: one",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "u-2@x", "u-0@x", NULL, "[PATCH v2 2/2] mm: two",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "q-1@x", "q-0@x", NULL, "[PATCH 1/2] mm: one",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "q-2@x", "q-0@x", NULL, "[PATCH 2/2] mm: two",
+				   "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 60);
+	expect_state(f, "u-0@x", "queued");
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages m JOIN series s"
+			       " ON m.series_id = s.id WHERE s.root = ?", "u-0@x"), 3);
+	{
+		char *t = q_text(f, "SELECT title FROM series WHERE root = ?", "u-0@x");
+
+		assert_string_equal(t, "mm: topic");
+		free(t);
+	}
+	/* the question is still no patch and no cover letter */
+	assert_int_equal(q_long(f, "SELECT is_patch + k FROM messages WHERE message_id = ?",
+				"q-0@x"), 1);
+}
+
+/*
  * Only a complete newer version supersedes: one mail "[PATCH v3 1/9]" with
  * a queued v2's title and address (anyone can send it, the From: too)
  * leaves the complete v2 queued. Once v3 has its nine patches, v2 is
@@ -2068,6 +2112,7 @@ int main(void)
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_by_thread, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_untagged_cover, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_only_by_complete, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
