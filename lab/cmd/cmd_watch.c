@@ -316,6 +316,8 @@ static json_t *series_json(sqlite3_stmt *st)
 		json_object_set_new(j, "verdict", json_string(watch_col_text(st, 11)));
 	if (sqlite3_column_type(st, 12) != SQLITE_NULL)
 		json_object_set_new(j, "note", json_string(watch_col_text(st, 12)));
+	if (sqlite3_column_type(st, 13) != SQLITE_NULL)	/* a partial reroll of that series */
+		json_object_set_new(j, "reroll_of", json_integer(sqlite3_column_int64(st, 13)));
 	return j;
 }
 
@@ -384,9 +386,10 @@ static int watch_status(const struct lab_config *cfg, const struct watch_opts *o
 		goto out;
 	}
 	st = watch_db_prepare(&w, "SELECT s.id, s.state, s.version, s.n,"
-			      " (SELECT COUNT(*) FROM messages m WHERE m.series_id = s.id AND m.k > 0),"
+			      " (SELECT COUNT(*) FROM messages WHERE " WATCH_SERIES_MAILS("s.id")
+			      " AND k > 0),"
 			      " s.title, s.author, s.root, s.reason, s.base_commit, s.rfc, s.verdict,"
-			      " s.note FROM series s ORDER BY s.id", &err);
+			      " s.note, s.reroll_of FROM series s ORDER BY s.id", &err);
 	if (!st) {
 		r = lab_error("watch status: %s", sb_str(&err));
 		goto out;

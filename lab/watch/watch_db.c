@@ -52,7 +52,9 @@ static const char schema[] =
  * 4: messages.change_id, the "change-id:" line b4 writes into a cover
  *    letter (or patch 1): the versions of a series share it whatever
  *    their titles and threads; an index for the versions of an author,
- *    which a newer version found by threading or change-id is.
+ *    which a newer version found by threading or change-id is;
+ *    series.reroll_of, the series a partial reroll takes the patches it
+ *    does not replace from (watch_reroll.h).
  */
 static const char *const migrations[] = {
 	"ALTER TABLE series ADD COLUMN ambiguous INTEGER NOT NULL DEFAULT 0;",
@@ -62,7 +64,9 @@ static const char *const migrations[] = {
 	" CREATE INDEX IF NOT EXISTS series_title_author ON series(title_key, author, version);"
 	" DROP INDEX IF EXISTS series_title;",
 	"ALTER TABLE messages ADD COLUMN change_id TEXT;"
-	" CREATE INDEX IF NOT EXISTS series_author ON series(author, version);",
+	" CREATE INDEX IF NOT EXISTS series_author ON series(author, version);"
+	" ALTER TABLE series ADD COLUMN reroll_of INTEGER;"
+	" CREATE INDEX IF NOT EXISTS series_reroll ON series(reroll_of);",
 };
 _Static_assert(ARRAY_SIZE(migrations) == WATCH_DB_VERSION - 1, "one migration per version");
 

@@ -2,6 +2,7 @@
 /* Series assembled from the filed mails, and their states: watch_series.h. */
 #include "watch_series.h"
 #include "watch_msg.h"
+#include "watch_reroll.h"
 #include "watch_untagged.h"
 
 #include <ctype.h>
@@ -541,10 +542,12 @@ static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now
 		      struct watch_assembly *out, struct strbuf *err)
 {
 	char *root, *first = NULL;
-	long s;
-	int same = 0;
+	long s, older = 0;
+	int same = 0, reroll;
 
-	if (root_of(w, m, &root, err))
+	reroll = watch_reroll_root(w, m->message_id, m->in_reply_to, m->version, m->k, m->n,
+				   m->from, &older, &root, err);
+	if (reroll < 0 || (!reroll && root_of(w, m, &root, err)))
 		return -1;
 	s = series_for(w, root, m, now, err);
 	if (s > 0 && patch_k(w, s, m->k, m->id, &first, &same, err))
@@ -563,7 +566,8 @@ static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now
 	if (file_as(w, m->id, s, root, err) ||
 	    (s && strcmp(root, m->message_id) && absorb(w, s, m->message_id, now, out, err)) ||
 	    (s && (m->k == 0 || !strcmp(root, m->message_id)) && take_head(w, s, m, err)) ||
-	    (s && take_base(w, s, m, err))) {
+	    (s && take_base(w, s, m, err)) ||
+	    (s && older && watch_reroll_mark(w, s, older, now, err))) {
 		free(root);
 		return -1;
 	}
@@ -677,8 +681,8 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 
 int watch_series_mbox(struct watch_db *w, long id, struct strbuf *mbox, struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT raw FROM messages WHERE series_id = ?"
-					    " ORDER BY k", err);
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT raw FROM messages WHERE "
+					    WATCH_SERIES_MAILS("?1") " ORDER BY k", err);
 	int step;
 
 	if (!st)
@@ -693,8 +697,8 @@ int watch_series_mbox(struct watch_db *w, long id, struct strbuf *mbox, struct s
 
 int watch_series_mails(struct watch_db *w, long id, struct strvec *out, struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT k, message_id FROM messages"
-					    " WHERE series_id = ? ORDER BY k", err);
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT k, message_id FROM messages WHERE "
+					    WATCH_SERIES_MAILS("?1") " ORDER BY k", err);
 	int step;
 
 	if (!st)
@@ -790,7 +794,7 @@ static int superseded(struct watch_db *w, const struct series_row *s, struct str
 			      " WHERE author = ?2 AND id != ?3 AND"
 			      " ((version > ?4 AND NOT ambiguous AND"
 			      "   (SELECT COUNT(DISTINCT k) FROM messages"
-			      "   WHERE series_id = t.id AND k BETWEEN 1 AND t.n) = t.n AND"
+			      "   WHERE " WATCH_SERIES_MAILS("t.id") " AND k BETWEEN 1 AND t.n) = t.n AND"
 			      "   (title_key = ?1 OR"
 			      "    EXISTS (SELECT 1 FROM messages r JOIN messages p"
 			      "     ON p.series_id = ?3 AND (p.message_id = r.in_reply_to OR"
@@ -836,8 +840,8 @@ static int superseded(struct watch_db *w, const struct series_row *s, struct str
 static int patches_of(struct watch_db *w, const struct series_row *s, struct strbuf *missing,
 		      struct strvec *paths, struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT k, paths FROM messages WHERE series_id = ?"
-					    " AND k > 0 ORDER BY k", err);
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT k, paths FROM messages WHERE "
+					    WATCH_SERIES_MAILS("?1") " AND k > 0 ORDER BY k", err);
 	int expect = 1, step, shown = 0;
 
 	if (!st)

@@ -92,6 +92,16 @@ LAB_MUST_CHECK
 long watch_series_next(struct watch_db *w, struct strbuf *err);
 
 /*
+ * The mails of series @x (an SQL expression: "?1", "s.id") as a condition
+ * on table messages: its own, and for a partial reroll (watch_reroll.h)
+ * those of the series it rerolls whose k it has none of. Every place
+ * that reads a series' patches (complete?, paths, mbox, status) uses it.
+ */
+#define WATCH_SERIES_MAILS(x) \
+	"(series_id = " x " OR (series_id = (SELECT reroll_of FROM series WHERE id = " x ")" \
+	" AND k NOT IN (SELECT k FROM messages WHERE series_id = " x ")))"
+
+/*
  * Series @id's mails as git am reads them (watch_msg_for_am()): its cover
  * letter, then patches 1..n in order, appended to @mbox: what
  * series/ID/series.mbox holds and `watch status --mbox ID` prints. 0, or

@@ -1375,6 +1375,57 @@ static void test_series_untagged_cover(void **state)
 }
 
 /*
+ * A partial reroll, as b4 rebuilds it: "[PATCH v3 2/3]" in reply to v2's
+ * 2/3 replaces that patch only. The v3 series is v2's cover letter and
+ * patches 1 and 3 with v3's 2/3, complete, queued, with an event that
+ * says so; v2 is superseded, not measured. Its mbox has them in order.
+ */
+static void test_series_partial_reroll(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	struct strbuf mbox = STRBUF_INIT, err = STRBUF_INIT;
+	struct strvec mails = STRVEC_INIT;
+	char *root;
+	long id;
+
+	post(f, AUTHOR, "p2", 2, 3, 0, 3, "mm: reroll me", "mm/x.c");
+	assemble(f, &rules, NOW);
+	expect_state(f, "p2-0@x", "queued");
+	assert_int_equal(file_mail(f, AUTHOR, "p3-2@x", "p2-2@x", "<p2-0@x> <p2-2@x>",
+				   "[PATCH v3 2/3] mm: part two, fixed", "mm/x.c"), 1);
+	/* someone else's "v3" of patch 3 is no reroll of Ann's series */
+	assert_int_equal(file_mail(f, "Bob <bob@example.org>", "b3-3@x", "p2-3@x", NULL,
+				   "[PATCH v3 3/3] mm: part three", "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 60);
+	expect_state(f, "p2-0@x", "skipped");
+	expect_reason(f, "p2-0@x", "superseded by v3", "p3-2@x", NULL);
+	expect_state(f, "p3-2@x", "queued");
+	root = q_text(f, "SELECT title FROM series WHERE root = ?", "p3-2@x");
+	assert_string_equal(root, "mm: reroll me");
+	free(root);
+	id = q_long(f, "SELECT id FROM series WHERE root = ?", "p3-2@x");
+	assert_true(watch_series_has_event(&f->db, id, "reroll"));
+	root = q_text(f, "SELECT reason FROM events WHERE state = 'reroll'", NULL);
+	assert_non_null(strstr(root, "a partial reroll of v2"));
+	free(root);
+	assert_int_equal(watch_series_mails(&f->db, id, &mails, &err), 0);
+	assert_int_equal(mails.n, 8);
+	assert_string_equal(mails.v[1], "p2-0@x");
+	assert_string_equal(mails.v[3], "p2-1@x");
+	assert_string_equal(mails.v[5], "p3-2@x");
+	assert_string_equal(mails.v[7], "p2-3@x");
+	assert_int_equal(watch_series_mbox(&f->db, id, &mbox, &err), 0);
+	assert_non_null(strstr(mbox.buf, "Subject: [PATCH v3 2/3] mm: part two, fixed"));
+	assert_true(strstr(mbox.buf, "<p2-1@x>") < strstr(mbox.buf, "<p3-2@x>"));
+	assert_true(strstr(mbox.buf, "<p3-2@x>") < strstr(mbox.buf, "<p2-3@x>"));
+	assert_null(strstr(mbox.buf, "Message-ID: <p2-2@x>"));
+	strvec_clear(&mails);
+	sb_release(&mbox);
+	sb_release(&err);
+}
+
+/*
  * Only a complete newer version supersedes: one mail "[PATCH v3 1/9]" with
  * a queued v2's title and address (anyone can send it, the From: too)
  * leaves the complete v2 queued. Once v3 has its nine patches, v2 is
@@ -1674,6 +1725,8 @@ static void test_db_migrates(void **state)
 	assert_int_equal(watch_db_exec(&f->db, "ALTER TABLE series DROP COLUMN ambiguous;"
 				       " ALTER TABLE messages DROP COLUMN root;"
 				       " ALTER TABLE messages DROP COLUMN change_id;"
+				       " DROP INDEX series_reroll;"
+				       " ALTER TABLE series DROP COLUMN reroll_of;"
 				       " PRAGMA user_version=1;", &err), 0);
 	watch_db_close(&f->db);
 	assert_int_equal(watch_db_open(f->path, &f->db, &err), 0);
@@ -1684,6 +1737,8 @@ static void test_db_migrates(void **state)
 			       " WHERE name = 'root'", NULL), 1);
 	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('messages')"
 			       " WHERE name = 'change_id'", NULL), 1);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('series')"
+			       " WHERE name = 'reroll_of'", NULL), 1);
 	sb_release(&err);
 }
 
@@ -2113,6 +2168,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_superseded, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_by_thread, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_untagged_cover, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_partial_reroll, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_only_by_complete, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
