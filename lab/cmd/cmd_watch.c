@@ -15,6 +15,7 @@
 #include "watch_db.h"
 #include "watch_index.h"
 #include "watch_send.h"
+#include "watch_trailers.h"
 #include "watch_series.h"
 #include "watch_work.h"
 
@@ -295,6 +296,50 @@ static json_t *mails_json(struct watch_db *w, long id, struct strbuf *err)
 	return a;
 }
 
+/* Its review trailers: [{"trailer": "Reviewed-by: ...", "patches": [1, 2]}, ...] (0: the cover). */
+static json_t *trailers_json(struct watch_db *w, long id, struct strbuf *err)
+{
+	struct strvec v = STRVEC_INIT;
+	json_t *a = json_array();
+
+	if (watch_series_trailers(w, id, &v, err)) {
+		json_decref(a);
+		a = NULL;
+	}
+	for (size_t i = 0; a && i + 1 < v.n; i += 2) {
+		json_t *t = json_object(), *ks = json_array();
+
+		for (const char *p = v.v[i + 1]; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+			json_array_append_new(ks, json_integer(strtol(p, NULL, 10)));
+		json_object_set_new(t, "trailer", json_string(v.v[i]));
+		json_object_set_new(t, "patches", ks);
+		json_array_append_new(a, t);
+	}
+	strvec_clear(&v);
+	return a;
+}
+
+/* Under a series' line: each review trailer and what it covers, filtered for the terminal. */
+static int trailer_lines(struct watch_db *w, long id, struct strbuf *err)
+{
+	struct strvec v = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (watch_series_trailers(w, id, &v, err))
+		return -1;
+	for (size_t i = 0; i + 1 < v.n; i += 2) {
+		sb_adds(&sb, "       ");
+		sb_add_text_safe(&sb, v.v[i]);
+		sb_adds(&sb, " (");
+		watch_trailer_scope(&sb, v.v[i + 1]);
+		sb_adds(&sb, ")\n");
+	}
+	fputs(sb_str(&sb), stdout);
+	sb_release(&sb);
+	strvec_clear(&v);
+	return 0;
+}
+
 static json_t *series_json(sqlite3_stmt *st)
 {
 	json_t *j = json_object();
@@ -398,18 +443,25 @@ static int watch_status(const struct lab_config *cfg, const struct watch_opts *o
 		printf("  id state      ver  have/n  title\n");
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (o->json) {
-			json_t *s = series_json(st), *m = mails_json(&w, (long)sqlite3_column_int64(st, 0),
-								      &err);
+			long id = (long)sqlite3_column_int64(st, 0);
+			json_t *s = series_json(st), *m = mails_json(&w, id, &err);
+			json_t *t = m ? trailers_json(&w, id, &err) : NULL;
 
-			if (!m) {
+			if (!t) {
+				json_decref(m);
 				json_decref(s);
 				step = SQLITE_ERROR;
 				break;
 			}
 			json_object_set_new(s, "mails", m);
+			json_object_set_new(s, "trailers", t);
 			json_array_append_new(all, s);
 		} else {
 			series_line(st);
+			if (trailer_lines(&w, (long)sqlite3_column_int64(st, 0), &err)) {
+				step = SQLITE_ERROR;
+				break;
+			}
 		}
 	}
 	if (step != SQLITE_DONE) {

@@ -54,7 +54,8 @@ static const char schema[] =
  *    their titles and threads; an index for the versions of an author,
  *    which a newer version found by threading or change-id is;
  *    series.reroll_of, the series a partial reroll takes the patches it
- *    does not replace from (watch_reroll.h).
+ *    does not replace from (watch_reroll.h); an index of the replies to
+ *    a mail, for the review trailers a series received (watch_trailers.h).
  */
 static const char *const migrations[] = {
 	"ALTER TABLE series ADD COLUMN ambiguous INTEGER NOT NULL DEFAULT 0;",
@@ -66,7 +67,8 @@ static const char *const migrations[] = {
 	"ALTER TABLE messages ADD COLUMN change_id TEXT;"
 	" CREATE INDEX IF NOT EXISTS series_author ON series(author, version);"
 	" ALTER TABLE series ADD COLUMN reroll_of INTEGER;"
-	" CREATE INDEX IF NOT EXISTS series_reroll ON series(reroll_of);",
+	" CREATE INDEX IF NOT EXISTS series_reroll ON series(reroll_of);"
+	" CREATE INDEX IF NOT EXISTS messages_reply ON messages(in_reply_to);",
 };
 _Static_assert(ARRAY_SIZE(migrations) == WATCH_DB_VERSION - 1, "one migration per version");
 

@@ -9,8 +9,10 @@
 # scan` files them all; `b4 am -m` (Debian's b4, offline: --offline-mode,
 # no cache, a HOME of its own, no network namespace) assembles each thread
 # from its Message-ID; tests/lib/b4-compare.py compares per thread which
-# mails are the series, its version, its patches in order and the trees
-# `git am` makes of both on a toy repository. A difference not listed in
+# mails are the series, its version, its patches in order, the trees
+# `git am` makes of both on a toy repository, and the review trailers of
+# the replies per patch (b4 writes them into the commits; `watch status
+# --json` lists them). A difference not listed in
 # docs/watch.md ("Where b4 and the watch differ") and in b4-compare.py's
 # KNOWN fails, and so does a listed one no longer seen. No guest, no
 # kernel: about 30 s.
@@ -36,6 +38,10 @@ python3 tests/fixtures/gen-b4-threads.py "$SEED" "$GROUPS_N" "$TMP/gen" > "$TMP/
 	fail "watch scan failed: $(cat "$TMP/scan")"
 "$LAB" -q watch status -c "$conf" --state "$TMP/state" --json > "$TMP/status.json" ||
 	fail "watch status failed"
+# the reviews' trailers, under their series, with the patches they cover
+"$LAB" -q watch status -c "$conf" --state "$TMP/state" > "$TMP/status.txt" || fail "watch status failed"
+grep -q '^ \+Reviewed-by: Rev Iewer <rev[0-9]@example.org> (patch' "$TMP/status.txt" ||
+	fail "watch status shows no review trailer: $(head -20 "$TMP/status.txt")"
 
 # b4 without the network or anyone's configuration: a HOME and git
 # identity of its own (b4 am signs nothing, but asks git for user.email)

@@ -18,6 +18,7 @@ import contextlib
 import io
 import json
 import logging
+import mailbox
 import os
 import re
 import subprocess
@@ -77,6 +78,29 @@ def run_b4(mbox, msgid, outdir, name):
             "complete": len(mids) == n and "incomplete" not in log.getvalue().lower()}
 
 
+TRAILER = re.compile(r"^(Reviewed-by|Acked-by|Tested-by): .*$", re.M | re.I)
+
+
+def b4_trailers(mbx):
+    """Per Message-ID, the review trailers b4 wrote into the patch's commit message."""
+    out = {}
+    for msg in mailbox.mbox(mbx):
+        body = msg.get_payload(decode=True).decode("utf-8", "replace")
+        out[msg["Message-Id"].strip("<> ")] = sorted({m.group(0) for m in TRAILER.finditer(body)})
+    return out
+
+
+def watch_trailers(s):
+    """Per Message-ID of a patch, the trailers watch status gives it (the cover's: none)."""
+    by_k = {x["k"]: x["message_id"] for x in s["mails"]}
+    out = {mid: [] for k, mid in by_k.items() if k > 0}
+    for t in s["trailers"]:
+        for k in t["patches"]:
+            if k > 0:
+                out[by_k[k]].append(t["trailer"])
+    return {mid: sorted(set(v)) for mid, v in out.items()}
+
+
 def git(repo, *args, inp=None):
     return subprocess.run(["git", "-C", repo, "-c", "gc.auto=0", "-c", "maintenance.auto=false",
                            *args], input=inp, capture_output=True, text=True)
@@ -114,8 +138,8 @@ def main():
         m = re.match(r"g(\d+)\.", s["root"])
         if m:
             by_group.setdefault(int(m.group(1)), []).append(s)
-    figures = {"series": 0, "version": 0, "patches": 0, "trees": 0}
-    unexpected, known = [], {}
+    figures = {"series": 0, "version": 0, "patches": 0, "trees": 0, "trailers": 0}
+    unexpected, known, reviewed = [], {}, 0
     for grp in manifest:
         g = grp["group"]
         b = run_b4(os.path.join(out, "mbox", f"{g}.mbox"), grp["probe"],
@@ -125,6 +149,7 @@ def main():
         if len(live) == 1:
             s = live[0]
             w = {"version": s["version"], "complete": s["state"] == "queued",
+                 "trailers": watch_trailers(s),
                  "cover": next((x["message_id"] for x in s["mails"] if x["k"] == 0), None),
                  "patches": [x["message_id"] for x in s["mails"] if x["k"] > 0], "id": s["id"]}
         why = []
@@ -146,11 +171,18 @@ def main():
                                 "--mbox", str(w["id"])], stdout=f, check=True)
             tb, tw = am_tree(repo, b["mbox"]), am_tree(repo, wm)
             same["trees"] = w["trees_agree"] = tb == tw and not tb.startswith("git am")
+            # the review trailers of follow-up replies, per patch, as b4 adds them
+            reviewed += any(b4_trailers(b["mbox"]).values())
+            same["trailers"] = b4_trailers(b["mbox"]) == {
+                mid: v for mid, v in w["trailers"].items() if mid in b["patches"]} \
+                if same["patches"] else False
             for k, ok in same.items():
                 figures[k] += ok
                 if not ok:
                     why.append(f"{k}: b4 {b if k != 'trees' else tb}, watch "
-                               f"{w if k != 'trees' else tw}")
+                               f"{w if k != 'trees' else tw}" + (
+                                   f" (b4's {b4_trailers(b['mbox'])})" if k == "trailers"
+                                   else ""))
         d = grp["diff"]
         if d:
             if why and b and w and KNOWN[d](b, w):
@@ -163,7 +195,8 @@ def main():
     n = len(manifest)
     print(f"b4-compare: {n} threads; agreement with b4: series {figures['series']}, "
           f"version {figures['version']}, patches {figures['patches']}, "
-          f"trees {figures['trees']}")
+          f"trees {figures['trees']}, review trailers {figures['trailers']} "
+          f"({reviewed} with trailers)")
     for d, c in sorted(known.items()):
         print(f"b4-compare: known difference '{d}': {c} threads")
     for u in unexpected:

@@ -30,6 +30,8 @@
 #include "watch_db.h"
 #include "watch_msg.h"
 #include "watch_series.h"
+#include "watch_trailers.h"
+#include "watch_index.h"
 
 #define NOW	((time_t)1700000000)
 
@@ -1425,6 +1427,71 @@ static void test_series_partial_reroll(void **state)
 	sb_release(&err);
 }
 
+/* A reply to <@irt> from @from saying @body. */
+static void reply(struct fx *f, const char *from, const char *id, const char *irt,
+		  const char *body)
+{
+	char *text = xasprintf("From: %s\nMessage-ID: <%s>\nIn-Reply-To: <%s>\n"
+			       "Subject: Re: [PATCH] review\n\n%s", from, id, irt, body);
+
+	assert_int_equal(file_text(f, text), 1);
+	free(text);
+}
+
+/*
+ * Review trailers from the replies, as b4 attaches them: to the patch a
+ * reply (or a reply to it) answers, the cover letter's to the whole
+ * series; one whose address is not the sender's is not taken, nor one
+ * quoted. status and index.html show each with its patches, escaped.
+ */
+static void test_series_review_trailers(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	struct strvec t = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT, html = STRBUF_INIT, scope = STRBUF_INIT;
+	char *path;
+	long id;
+
+	post(f, AUTHOR, "r", 1, 3, 0, 3, "mm: reviewed", "mm/x.c");
+	reply(f, "Rita <rita@example.org>", "rv-1@x", "r-1@x",
+	      "> Reviewed-by: Quoted <q@example.org>\n\nReviewed-by: Rita <b>R</b> <rita@example.org>\n");
+	reply(f, "Rita <RITA@example.org>", "rv-3@x", "r-3@x",
+	      "Reviewed-by: Rita <b>R</b> <rita@example.org>\n");
+	reply(f, "Sam <sam@example.org>", "rv-1b@x", "rv-1@x", "Tested-by: Sam <sam@example.org>\n");
+	reply(f, "Eve <eve@example.org>", "rv-2@x", "r-2@x",
+	      "Reviewed-by: Linus <torvalds@example.org>\n");
+	reply(f, "Tom <tom@example.org>", "rv-0@x", "r-0@x", "Acked-by: Tom <tom@example.org>\n");
+	assemble(f, &rules, NOW);
+	id = q_long(f, "SELECT id FROM series WHERE root = ?", "r-0@x");
+	assert_int_equal(watch_series_trailers(&f->db, id, &t, &err), 0);
+	assert_int_equal(t.n, 6);
+	assert_string_equal(t.v[0], "Acked-by: Tom <tom@example.org>");
+	assert_string_equal(t.v[1], "0");
+	assert_string_equal(t.v[2], "Reviewed-by: Rita <b>R</b> <rita@example.org>");
+	assert_string_equal(t.v[3], "1,3");
+	assert_string_equal(t.v[4], "Tested-by: Sam <sam@example.org>");
+	assert_string_equal(t.v[5], "1");
+	watch_trailer_scope(&scope, t.v[3]);
+	assert_string_equal(sb_str(&scope), "patches 1, 3");
+	sb_reset(&scope);
+	watch_trailer_scope(&scope, t.v[1]);
+	assert_string_equal(sb_str(&scope), "the cover letter (the whole series)");
+
+	assert_int_equal(watch_index_write(&f->db, f->dir, &err), 0);
+	path = xasprintf("%s/index.html", f->dir);
+	assert_int_equal(read_file(path, &html, 1 << 20), 0);
+	assert_non_null(strstr(html.buf, "Reviewed-by: Rita &lt;b&gt;R&lt;/b&gt; "
+				"&lt;rita@example.org&gt; (patches 1, 3)"));
+	assert_null(strstr(html.buf, "<b>R"));
+	assert_null(strstr(html.buf, "torvalds"));
+	free(path);
+	strvec_clear(&t);
+	sb_release(&err);
+	sb_release(&html);
+	sb_release(&scope);
+}
+
 /*
  * Only a complete newer version supersedes: one mail "[PATCH v3 1/9]" with
  * a queued v2's title and address (anyone can send it, the From: too)
@@ -2169,6 +2236,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_superseded_by_thread, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_untagged_cover, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_partial_reroll, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_review_trailers, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_only_by_complete, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
