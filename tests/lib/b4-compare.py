@@ -40,6 +40,11 @@ KNOWN = {
     # (the first patch's parent with a diffstat and no diff); the watch
     # leaves it to its version (its text and base-commit: are the older
     # version's). The patches and the trees are the same.
+    # "[PATCH v2.1 1/3]", a fixed-up v2: b4 0.12 takes a revision only
+    # from a bracket word that is all "v" and digits (^v\d+$), so it reads
+    # version 1; the watch reads 2, newer than v1 and not older than v2.
+    "version-dot": lambda b, w: (b["version"] == 1 and w["version"] == 2 and
+                                 b["patches"] == w["patches"]),
     "older-cover": lambda b, w: (w["cover"] is None and b["cover"] is not None and
                                  b["patches"] == w["patches"] and b["version"] == w["version"]
                                  and w["trees_agree"]),
