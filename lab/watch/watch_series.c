@@ -764,6 +764,84 @@ static int change_id_of(struct watch_db *w, long id, char **cid, struct strbuf *
 	return r;
 }
 
+/* A series that makes @s not measured: which, and how it was found. */
+struct successor {
+	long long id;
+	int version;
+	char *root;
+};
+
+/* The first row of @st (bound) into @out: 1, 0 when none, -1 with @err. */
+static int successor_row(struct watch_db *w, sqlite3_stmt *st, struct successor *out,
+			 struct strbuf *err)
+{
+	int r = sqlite3_step(st);
+
+	if (r == SQLITE_ROW) {
+		out->id = (long long)sqlite3_column_int64(st, 0);
+		out->version = sqlite3_column_int(st, 1);
+		out->root = xstrdup(watch_col_text(st, 2));
+	}
+	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* "complete and not ambiguous" of series t, for a newer version to count */
+#define NEWER_COUNTS \
+	" NOT ambiguous AND (SELECT COUNT(DISTINCT k) FROM messages WHERE " \
+	WATCH_SERIES_MAILS("t.id") " AND k BETWEEN 1 AND t.n) = t.n"
+
+/* A newer version or an earlier resend with @s's title and author (indexed by both). */
+static int by_title(struct watch_db *w, const struct series_row *s, struct successor *out,
+		    struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series t"
+					    " WHERE title_key = ?1 AND author = ?2 AND id != ?3 AND"
+					    " ((version > ?4 AND" NEWER_COUNTS ")"
+					    "  OR (version = ?4 AND id < ?3 AND"
+					    "  state NOT IN ('skipped', 'incomplete')))"
+					    " ORDER BY version DESC LIMIT 1", err);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, s->title_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, s->author, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, s->id);
+	sqlite3_bind_int(st, 4, s->version);
+	return successor_row(w, st, out, err);
+}
+
+/*
+ * A newer version by @s's author, whatever its title, whose root replies
+ * into @s's thread or that carries @s's change-id @cid (NULL: none).
+ * Only the author's newer versions are looked at (indexed by author and
+ * version): one address posting many v1 series costs nothing here.
+ */
+static int by_thread(struct watch_db *w, const struct series_row *s, const char *cid,
+		     struct successor *out, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series t"
+					    " WHERE author = ?2 AND version > ?4 AND" NEWER_COUNTS
+					    " AND (EXISTS (SELECT 1 FROM messages r JOIN messages p"
+					    "  ON p.series_id = ?3 AND (p.message_id = r.in_reply_to OR"
+					    "   instr(char(10) || r.refs || char(10),"
+					    "         char(10) || p.message_id || char(10)) > 0)"
+					    "  WHERE r.message_id = t.root) OR"
+					    "  (?5 IS NOT NULL AND ?5 = (SELECT change_id FROM messages"
+					    "   WHERE series_id = t.id AND k <= 1 AND change_id IS NOT NULL"
+					    "   ORDER BY k LIMIT 1)))"
+					    " ORDER BY version DESC LIMIT 1", err);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 2, s->author, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, s->id);
+	sqlite3_bind_int(st, 4, s->version);
+	sqlite3_bind_text(st, 5, cid, -1, SQLITE_STATIC);
+	return successor_row(w, st, out, err);
+}
+
 /*
  * A later version of @s by its author, complete (patches 1..n filed: one
  * mail "[PATCH v3 1/9]" with a series' title and address, which anyone
@@ -784,56 +862,31 @@ static int change_id_of(struct watch_db *w, long id, char **cid, struct strbuf *
 static int superseded(struct watch_db *w, const struct series_row *s, struct strbuf *why,
 		      struct strbuf *err)
 {
-	sqlite3_stmt *st;
-	char *cid;
-	int r;
+	struct successor title = { 0 }, thread = { 0 };
+	char *cid = NULL;
+	int r, rt = 0;
 
-	if (change_id_of(w, s->id, &cid, err))
-		return -1;
-	st = watch_db_prepare(w, "SELECT id, version, root, title_key = ?1 FROM series t"
-			      " WHERE author = ?2 AND id != ?3 AND"
-			      " ((version > ?4 AND NOT ambiguous AND"
-			      "   (SELECT COUNT(DISTINCT k) FROM messages"
-			      "   WHERE " WATCH_SERIES_MAILS("t.id") " AND k BETWEEN 1 AND t.n) = t.n AND"
-			      "   (title_key = ?1 OR"
-			      "    EXISTS (SELECT 1 FROM messages r JOIN messages p"
-			      "     ON p.series_id = ?3 AND (p.message_id = r.in_reply_to OR"
-			      "      instr(char(10) || r.refs || char(10),"
-			      "            char(10) || p.message_id || char(10)) > 0)"
-			      "     WHERE r.message_id = t.root) OR"
-			      "    (?5 IS NOT NULL AND ?5 = (SELECT change_id FROM messages"
-			      "     WHERE series_id = t.id AND k <= 1 AND change_id IS NOT NULL"
-			      "     ORDER BY k LIMIT 1))))"
-			      "  OR (version = ?4 AND id < ?3 AND title_key = ?1 AND"
-			      "  state NOT IN ('skipped', 'incomplete')))"
-			      " ORDER BY version DESC LIMIT 1",
-			      err);
-	if (!st) {
-		free(cid);
-		return -1;
+	r = by_title(w, s, &title, err);
+	if (r >= 0 && (!r || title.version <= s->version)) {
+		rt = change_id_of(w, s->id, &cid, err) ? -1 : by_thread(w, s, cid, &thread, err);
+		if (rt > 0 && (!r || thread.version > title.version))
+			r = 2;
+		else if (rt < 0)
+			r = -1;
 	}
-	sqlite3_bind_text(st, 1, s->title_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, s->author, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, s->id);
-	sqlite3_bind_int(st, 4, s->version);
-	sqlite3_bind_text(st, 5, cid, -1, SQLITE_STATIC);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
-		int v = sqlite3_column_int(st, 1);
-
-		if (v > s->version)
-			sb_addf(why, "superseded by v%d (series %lld, <%s>%s)", v,
-				(long long)sqlite3_column_int64(st, 0), watch_col_text(st, 2),
-				sqlite3_column_int(st, 3) ? "" : ", its thread or change-id: a new "
-				"title");
-		else
-			sb_addf(why, "a resend of series %lld (<%s>), the same v%d",
-				(long long)sqlite3_column_int64(st, 0), watch_col_text(st, 2), v);
-	}
-	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
-	sqlite3_finalize(st);
+	if (r == 2)
+		sb_addf(why, "superseded by v%d (series %lld, <%s>, its thread or change-id: a "
+			"new title)", thread.version, thread.id, thread.root);
+	else if (r == 1 && title.version > s->version)
+		sb_addf(why, "superseded by v%d (series %lld, <%s>)", title.version, title.id,
+			title.root);
+	else if (r == 1)
+		sb_addf(why, "a resend of series %lld (<%s>), the same v%d", title.id, title.root,
+			title.version);
+	free(title.root);
+	free(thread.root);
 	free(cid);
-	return r;
+	return r < 0 ? -1 : r > 0;
 }
 
 /* The patches 1..n @s lacks ("2, 4") into @missing, and which paths it touches. */
