@@ -875,8 +875,8 @@ static int superseded(struct watch_db *w, const struct series_row *s, struct str
 			r = -1;
 	}
 	if (r == 2)
-		sb_addf(why, "superseded by v%d (series %lld, <%s>, its thread or change-id: a "
-			"new title)", thread.version, thread.id, thread.root);
+		sb_addf(why, "superseded by v%d (series %lld, <%s>) under a new title, found by "
+			"its thread or change-id", thread.version, thread.id, thread.root);
 	else if (r == 1 && title.version > s->version)
 		sb_addf(why, "superseded by v%d (series %lld, <%s>)", title.version, title.id,
 			title.root);
