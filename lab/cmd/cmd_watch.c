@@ -403,6 +403,10 @@ static int print_mbox(struct watch_db *w, long id)
 	struct strbuf err = STRBUF_INIT, mbox = STRBUF_INIT;
 	int r = 0;
 
+	/* raw list mail (escape sequences and all) is for a file or a pipe, not a terminal */
+	if (isatty(STDOUT_FILENO))
+		return user_error("watch status --mbox: prints list mail as it came; redirect "
+				  "it to a file or a pipe");
 	if (watch_series_mbox(w, id, &mbox, &err))
 		r = lab_error("watch status: %s", sb_str(&err));
 	else if (!mbox.len)
