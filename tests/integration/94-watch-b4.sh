@@ -23,7 +23,9 @@ command -v b4 >/dev/null && /usr/bin/python3 -c 'import b4' 2>/dev/null ||
 	skip "no b4 (apt-get install b4, scripts/install-deps)"
 SEED=${SEED:-$(date +%s)}
 GROUPS_N=${GROUPS_N:-220}
-trap 'rc=$?; [ $rc -ne 0 ] && [ $rc -ne 77 ] && echo "94-watch-b4: seed $SEED (SEED=$SEED to repeat)" >&2' EXIT
+# (common.sh's EXIT trap, the cleanup, runs after the seed is said)
+trap 'rc=$?; [ $rc -ne 0 ] && [ $rc -ne 77 ] && echo "94-watch-b4: seed $SEED (SEED=$SEED to repeat)" >&2
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 
 conf=$TMP/lab.conf
 cp lab.conf "$conf" || fail "cannot copy lab.conf"
