@@ -94,12 +94,18 @@ long watch_series_next(struct watch_db *w, struct strbuf *err);
 /*
  * The mails of series @x (an SQL expression: "?1", "s.id") as a condition
  * on table messages: its own, and for a partial reroll (watch_reroll.h)
- * those of the series it rerolls whose k it has none of. Every place
- * that reads a series' patches (complete?, paths, mbox, status) uses it.
+ * those of the series it rerolls whose k it has none of, and so on down
+ * a chain of rerolls (v4 of one patch of a v3 that took v2's others), at
+ * most 8 deep: for each k the newest version's mail. Every place that
+ * reads a series' patches (complete?, paths, mbox, status) uses it.
  */
 #define WATCH_SERIES_MAILS(x) \
-	"(series_id = " x " OR (series_id = (SELECT reroll_of FROM series WHERE id = " x ")" \
-	" AND k NOT IN (SELECT k FROM messages WHERE series_id = " x ")))"
+	"id IN (WITH RECURSIVE chain(sid, d) AS (SELECT " x ", 0" \
+	" UNION ALL SELECT s.reroll_of, chain.d + 1 FROM series s JOIN chain ON s.id = chain.sid" \
+	" WHERE s.reroll_of IS NOT NULL AND chain.d < 8)" \
+	" SELECT m.id FROM chain JOIN messages m ON m.series_id = chain.sid" \
+	" WHERE NOT EXISTS (SELECT 1 FROM chain c2 JOIN messages m2 ON m2.series_id = c2.sid" \
+	" WHERE m2.k = m.k AND c2.d < chain.d))"
 
 /*
  * Series @id's mails as git am reads them (watch_msg_for_am()): its cover

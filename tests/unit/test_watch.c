@@ -1422,6 +1422,21 @@ static void test_series_partial_reroll(void **state)
 	assert_true(strstr(mbox.buf, "<p2-1@x>") < strstr(mbox.buf, "<p3-2@x>"));
 	assert_true(strstr(mbox.buf, "<p3-2@x>") < strstr(mbox.buf, "<p2-3@x>"));
 	assert_null(strstr(mbox.buf, "Message-ID: <p2-2@x>"));
+
+	/* v4 rerolls v3's patch 2 again: v2's others still come along */
+	assert_int_equal(file_mail(f, AUTHOR, "p4-2@x", "p3-2@x", NULL,
+				   "[PATCH v4 2/3] mm: part two, fixed again", "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 120);
+	expect_state(f, "p3-2@x", "skipped");
+	expect_state(f, "p4-2@x", "queued");
+	strvec_clear(&mails);
+	id = q_long(f, "SELECT id FROM series WHERE root = ?", "p4-2@x");
+	assert_int_equal(watch_series_mails(&f->db, id, &mails, &err), 0);
+	assert_int_equal(mails.n, 8);
+	assert_string_equal(mails.v[1], "p2-0@x");
+	assert_string_equal(mails.v[3], "p2-1@x");
+	assert_string_equal(mails.v[5], "p4-2@x");
+	assert_string_equal(mails.v[7], "p2-3@x");
 	strvec_clear(&mails);
 	sb_release(&mbox);
 	sb_release(&err);
