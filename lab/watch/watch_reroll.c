@@ -18,11 +18,24 @@ int watch_reroll_root(struct watch_db *w, const char *msgid, const char *in_repl
 	*root = NULL;
 	if (k < 1 || !in_reply_to)
 		return 0;
-	st = watch_db_prepare(w, "SELECT p.series_id, p.from_addr, (SELECT root FROM series t"
-			      " WHERE t.reroll_of = p.series_id AND t.version = ?2 ORDER BY t.id"
-			      " LIMIT 1) FROM messages p WHERE p.message_id = ?1 AND p.is_patch"
-			      " AND p.k = ?3 AND p.n = ?4 AND p.version < ?2 AND p.series_id > 0",
-			      err);
+	/*
+	 * The series rerolled is the parent's, or the newest reroll of it
+	 * (down the chain, 8 deep) older than this patch: v4's 1/3 answering
+	 * v2's 1/3, which a v3 of patch 2 took over, rerolls v3 (b4 rebuilds
+	 * v3 first).
+	 */
+	st = watch_db_prepare(w, "WITH RECURSIVE p(series_id, from_addr) AS (SELECT series_id,"
+			      " from_addr FROM messages WHERE message_id = ?1 AND is_patch AND k = ?3"
+			      " AND n = ?4 AND version < ?2 AND series_id > 0),"
+			      " fam(id, version, d) AS (SELECT s.id, s.version, 0 FROM p"
+			      "  JOIN series s ON s.id = p.series_id"
+			      "  UNION ALL SELECT t.id, t.version, fam.d + 1 FROM fam"
+			      "  JOIN series t ON t.reroll_of = fam.id WHERE fam.d < 8),"
+			      " o(id) AS (SELECT id FROM fam WHERE version < ?2"
+			      "  ORDER BY version DESC, id LIMIT 1)"
+			      " SELECT o.id, p.from_addr, (SELECT root FROM series t"
+			      " WHERE t.reroll_of = o.id AND t.version = ?2 ORDER BY t.id LIMIT 1)"
+			      " FROM p, o", err);
 	if (!st)
 		return -1;
 	sqlite3_bind_text(st, 1, in_reply_to, -1, SQLITE_STATIC);

@@ -17,7 +17,8 @@
  * Whether patch @k/@n of version @version, Message-ID @msgid, from @from,
  * replying to @in_reply_to, rerolls an older version's patch: its parent
  * is a filed patch with the same k and n, an older version, the same
- * address, in a series. Then 1, with that series' id in @older and the
+ * address, in a series. Then 1, with the series rerolled in @older (that
+ * one, or the newest reroll of it older than @version) and the
  * root of the newer version's series in @root (the one already made by
  * another of its patches, else @msgid itself); 0 when not; -1 with @err.
  */

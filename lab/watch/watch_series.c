@@ -592,8 +592,14 @@ static int file_patches(struct watch_db *w, time_t now, struct watch_assembly *o
 	    watch_db_exec(w, "UPDATE messages SET series_id = 0 WHERE series_id IS NULL"
 			  " AND is_patch = 0", err))
 		return -1;
+	/*
+	 * Older versions first, so that a partial reroll finds the rerolls
+	 * before it (v4 of a patch v3 took over from v2 rerolls v3: v3's
+	 * series must be there); in a version, covers first (k = 0), so that
+	 * patches find their series by its root.
+	 */
 	st = watch_db_prepare(w, "SELECT " MAIL_COLUMNS " FROM messages WHERE series_id IS NULL"
-			      " ORDER BY k, id", err);
+			      " ORDER BY version, k, id", err);
 	if (!st)
 		return -1;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -604,7 +610,6 @@ static int file_patches(struct watch_db *w, time_t now, struct watch_assembly *o
 	if (step != SQLITE_DONE)
 		r = watch_db_error(w, err);
 	sqlite3_finalize(st);
-	/* covers first (k = 0), so patches find their series by its root */
 	for (size_t i = 0; !r && i < n; i++)
 		r = file_patch(w, &v[i], now, out, err);
 	for (size_t i = 0; i < n; i++)

@@ -1437,6 +1437,20 @@ static void test_series_partial_reroll(void **state)
 	assert_string_equal(mails.v[3], "p2-1@x");
 	assert_string_equal(mails.v[5], "p4-2@x");
 	assert_string_equal(mails.v[7], "p2-3@x");
+
+	/* v5 of patch 3, answering v2's 3/3 that v3 and v4 took over: it rerolls v4 */
+	assert_int_equal(file_mail(f, AUTHOR, "p5-3@x", "p2-3@x", NULL,
+				   "[PATCH v5 3/3] mm: part three, fixed", "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 180);
+	expect_state(f, "p4-2@x", "skipped");
+	expect_state(f, "p5-3@x", "queued");
+	strvec_clear(&mails);
+	id = q_long(f, "SELECT id FROM series WHERE root = ?", "p5-3@x");
+	assert_int_equal(watch_series_mails(&f->db, id, &mails, &err), 0);
+	assert_int_equal(mails.n, 8);
+	assert_string_equal(mails.v[3], "p2-1@x");
+	assert_string_equal(mails.v[5], "p4-2@x");
+	assert_string_equal(mails.v[7], "p5-3@x");
 	strvec_clear(&mails);
 	sb_release(&mbox);
 	sb_release(&err);
