@@ -30,12 +30,23 @@ static int has_diffstat(const char *body, size_t len)
 
 long watch_untagged_covers(struct watch_db *w, struct strbuf *err)
 {
+	/*
+	 * Its patches filed in this assembly, or before it: then they took
+	 * the cover's Message-ID as their series' root (a parent not filed
+	 * yet), and the cover, read now, is that series' (its author and
+	 * size).
+	 */
 	sqlite3_stmt *st = watch_db_prepare(w, "SELECT DISTINCT c.id, c.from_addr, p.from_addr,"
 					    " p.n, c.raw FROM messages p JOIN messages c"
 					    " ON c.message_id = p.in_reply_to"
 					    " WHERE p.series_id IS NULL AND p.is_patch AND p.k >= 1"
 					    " AND NOT c.is_patch AND NOT c.is_reply AND c.k = 1"
-					    " AND c.n = 1 AND c.version = p.version", err);
+					    " AND c.n = 1 AND c.version = p.version"
+					    " UNION SELECT c.id, c.from_addr, s.author, s.n, c.raw"
+					    " FROM messages c JOIN series s ON s.root = c.message_id"
+					    " WHERE c.series_id IS NULL AND NOT c.is_patch"
+					    " AND NOT c.is_reply AND c.k = 1 AND c.n = 1"
+					    " AND c.version = s.version", err);
 	struct strvec found = STRVEC_INIT;	/* pairs: the mail's id, its n */
 	long made = 0;
 	int step;

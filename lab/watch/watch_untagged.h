@@ -10,7 +10,8 @@
 #include "watch_db.h"
 
 /*
- * Make each mail that a patch not yet filed answers (In-Reply-To) a cover
+ * Make each mail that a patch not yet filed answers (In-Reply-To), or
+ * that filed patches took for their series' root before it came, a cover
  * letter 0/n of that patch's series when it could be one: a "[PATCH ...]"
  * subject without k/n (filed as 1/1), not a reply, no diff but a
  * diffstat, the patch's version, sent from the patch's address. It is

@@ -1371,6 +1371,25 @@ static void test_series_untagged_cover(void **state)
 		assert_string_equal(t, "mm: topic");
 		free(t);
 	}
+	/* the cover letter read after its patches, in an assembly of its own */
+	assert_int_equal(file_mail(f, AUTHOR, "w-1@x", "w-0@x", NULL, "[PATCH v3 1/2] mm: one",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "w-2@x", "w-0@x", NULL, "[PATCH v3 2/2] mm: two",
+				   "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 120);
+	assert_int_equal(file_text(f, "From: " AUTHOR "\nMessage-ID: <w-0@x>\n"
+				   "Subject: [PATCH v3] mm: late topic\n\nblurb\n\n"
+				   " 2 files changed, 2 insertions(+)\n"), 1);
+	assemble(f, &rules, NOW + 180);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages m JOIN series s"
+			       " ON m.series_id = s.id WHERE s.root = ?", "w-0@x"), 3);
+	{
+		char *t = q_text(f, "SELECT title FROM series WHERE root = ?", "w-0@x");
+
+		assert_string_equal(t, "mm: late topic");
+		free(t);
+	}
+
 	/* the question is still no patch and no cover letter */
 	assert_int_equal(q_long(f, "SELECT is_patch + k FROM messages WHERE message_id = ?",
 				"q-0@x"), 1);
