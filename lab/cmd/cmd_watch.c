@@ -15,11 +15,13 @@
 #include "watch_db.h"
 #include "watch_index.h"
 #include "watch_send.h"
+#include "watch_trailers.h"
 #include "watch_series.h"
 #include "watch_work.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +34,7 @@ struct watch_opts {
 	const char *sendmail;
 	int json;
 	int once;
+	long mbox;	/* (status) print this series' mbox */
 };
 
 static const struct lab_option watch_options[] = {
@@ -43,6 +46,9 @@ static const struct lab_option watch_options[] = {
 		       "the watch's folder, with its queue " WATCH_DB_FILE "\n"
 		       "(default: [lab] state_dir/watch)"),
 	LAB_OPT_BOOL("json", 0, struct watch_opts, json, "(status) the queue as JSON"),
+	LAB_OPT_LONG("mbox", 0, struct watch_opts, mbox, 1, LONG_MAX, "ID",
+		     "(status) print series ID's mails as git am reads\n"
+		     "them (its series.mbox), nothing else"),
 	LAB_OPT_BOOL("once", 0, struct watch_opts, once,
 		     "(run) one scan, then every series queued, then exit"),
 	LAB_OPT_STRING("sendmail", 0, struct watch_opts, sendmail, "CMD",
@@ -55,7 +61,7 @@ static const char *const watch_synopsis[] = {
 	"mglrulab watch scan   [-c FILE] [--archive DIR] [--state DIR]",
 	"mglrulab watch run    [-c FILE] [--archive DIR] [--state DIR] [--once]\n"
 	"                             [--sendmail CMD]",
-	"mglrulab watch status [-c FILE] [--state DIR] [--json]",
+	"mglrulab watch status [-c FILE] [--state DIR] [--json | --mbox ID]",
 	NULL
 };
 
@@ -269,6 +275,71 @@ static int watch_run(const struct lab_config *cfg, const struct watch_opts *o)
 	return r;
 }
 
+/* Its mails, cover letter first: [{"k": 0, "message_id": "..."}, ...]. */
+static json_t *mails_json(struct watch_db *w, long id, struct strbuf *err)
+{
+	struct strvec v = STRVEC_INIT;
+	json_t *a = json_array();
+
+	if (watch_series_mails(w, id, &v, err)) {
+		json_decref(a);
+		a = NULL;
+	}
+	for (size_t i = 0; a && i + 1 < v.n; i += 2) {
+		json_t *m = json_object();
+
+		json_object_set_new(m, "k", json_integer(strtol(v.v[i], NULL, 10)));
+		json_object_set_new(m, "message_id", json_string(v.v[i + 1]));
+		json_array_append_new(a, m);
+	}
+	strvec_clear(&v);
+	return a;
+}
+
+/* Its review trailers: [{"trailer": "Reviewed-by: ...", "patches": [1, 2]}, ...] (0: the cover). */
+static json_t *trailers_json(struct watch_db *w, long id, struct strbuf *err)
+{
+	struct strvec v = STRVEC_INIT;
+	json_t *a = json_array();
+
+	if (watch_series_trailers(w, id, &v, err)) {
+		json_decref(a);
+		a = NULL;
+	}
+	for (size_t i = 0; a && i + 1 < v.n; i += 2) {
+		json_t *t = json_object(), *ks = json_array();
+
+		for (const char *p = v.v[i + 1]; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+			json_array_append_new(ks, json_integer(strtol(p, NULL, 10)));
+		json_object_set_new(t, "trailer", json_string(v.v[i]));
+		json_object_set_new(t, "patches", ks);
+		json_array_append_new(a, t);
+	}
+	strvec_clear(&v);
+	return a;
+}
+
+/* Under a series' line: each review trailer and what it covers, filtered for the terminal. */
+static int trailer_lines(struct watch_db *w, long id, struct strbuf *err)
+{
+	struct strvec v = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (watch_series_trailers(w, id, &v, err))
+		return -1;
+	for (size_t i = 0; i + 1 < v.n; i += 2) {
+		sb_adds(&sb, "       ");
+		sb_add_text_safe(&sb, v.v[i]);
+		sb_adds(&sb, " (");
+		watch_trailer_scope(&sb, v.v[i + 1]);
+		sb_adds(&sb, ")\n");
+	}
+	fputs(sb_str(&sb), stdout);
+	sb_release(&sb);
+	strvec_clear(&v);
+	return 0;
+}
+
 static json_t *series_json(sqlite3_stmt *st)
 {
 	json_t *j = json_object();
@@ -290,6 +361,8 @@ static json_t *series_json(sqlite3_stmt *st)
 		json_object_set_new(j, "verdict", json_string(watch_col_text(st, 11)));
 	if (sqlite3_column_type(st, 12) != SQLITE_NULL)
 		json_object_set_new(j, "note", json_string(watch_col_text(st, 12)));
+	if (sqlite3_column_type(st, 13) != SQLITE_NULL)	/* a partial reroll of that series */
+		json_object_set_new(j, "reroll_of", json_integer(sqlite3_column_int64(st, 13)));
 	return j;
 }
 
@@ -324,6 +397,27 @@ static void series_line(sqlite3_stmt *st)
 	sb_release(&sb);
 }
 
+/* `status --mbox ID`: what the series hands git am, for a look or a test (tests/integration/94). */
+static int print_mbox(struct watch_db *w, long id)
+{
+	struct strbuf err = STRBUF_INIT, mbox = STRBUF_INIT;
+	int r = 0;
+
+	/* raw list mail (escape sequences and all) is for a file or a pipe, not a terminal */
+	if (isatty(STDOUT_FILENO))
+		return user_error("watch status --mbox: prints list mail as it came; redirect "
+				  "it to a file or a pipe");
+	if (watch_series_mbox(w, id, &mbox, &err))
+		r = lab_error("watch status: %s", sb_str(&err));
+	else if (!mbox.len)
+		r = user_error("watch status: no series %ld with mails", id);
+	else if (fwrite(mbox.buf, 1, mbox.len, stdout) != mbox.len || fflush(stdout))
+		r = lab_error("watch status: cannot write the mbox: %s", strerror(errno));
+	sb_release(&mbox);
+	sb_release(&err);
+	return r;
+}
+
 static int watch_status(const struct lab_config *cfg, const struct watch_opts *o)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -336,10 +430,15 @@ static int watch_status(const struct lab_config *cfg, const struct watch_opts *o
 		json_decref(all);
 		return LAB_ELAB;
 	}
+	if (o->mbox) {
+		r = print_mbox(&w, o->mbox);
+		goto out;
+	}
 	st = watch_db_prepare(&w, "SELECT s.id, s.state, s.version, s.n,"
-			      " (SELECT COUNT(*) FROM messages m WHERE m.series_id = s.id AND m.k > 0),"
+			      " (SELECT COUNT(*) FROM messages WHERE " WATCH_SERIES_MAILS("s.id")
+			      " AND k > 0),"
 			      " s.title, s.author, s.root, s.reason, s.base_commit, s.rfc, s.verdict,"
-			      " s.note FROM series s ORDER BY s.id", &err);
+			      " s.note, s.reroll_of FROM series s ORDER BY s.id", &err);
 	if (!st) {
 		r = lab_error("watch status: %s", sb_str(&err));
 		goto out;
@@ -347,13 +446,31 @@ static int watch_status(const struct lab_config *cfg, const struct watch_opts *o
 	if (!o->json)
 		printf("  id state      ver  have/n  title\n");
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (o->json)
-			json_array_append_new(all, series_json(st));
-		else
+		if (o->json) {
+			long id = (long)sqlite3_column_int64(st, 0);
+			json_t *s = series_json(st), *m = mails_json(&w, id, &err);
+			json_t *t = m ? trailers_json(&w, id, &err) : NULL;
+
+			if (!t) {
+				json_decref(m);
+				json_decref(s);
+				step = SQLITE_ERROR;
+				break;
+			}
+			json_object_set_new(s, "mails", m);
+			json_object_set_new(s, "trailers", t);
+			json_array_append_new(all, s);
+		} else {
 			series_line(st);
+			if (trailer_lines(&w, (long)sqlite3_column_int64(st, 0), &err)) {
+				step = SQLITE_ERROR;
+				break;
+			}
+		}
 	}
 	if (step != SQLITE_DONE) {
-		watch_db_error(&w, &err);
+		if (!err.len)
+			watch_db_error(&w, &err);
 		r = lab_error("watch status: %s", sb_str(&err));
 	}
 	sqlite3_finalize(st);

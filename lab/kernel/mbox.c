@@ -38,6 +38,8 @@
  *   space after the colon or not);
  * - mboxrd quoting: a line ^>+"From " loses one '>' (correct for mboxo too);
  * - a file whose first line ends in CRLF is CRLF throughout: CRLF -> LF;
+ * - a base64 or quoted-printable body (or text part) is decoded
+ *   (mail_decode()) before the diff is looked for and git am reads it;
  * - a NUL byte makes the message unusable (mbox_split() names file and line);
  * - RFC 2047 encoded words in Subject: (q and b; UTF-8, US-ASCII, Latin-1)
  *   are decoded, so "[PATCH 0/N]" cover letters written that way are found;
@@ -387,7 +389,7 @@ static void add_message(struct patch_list *out, const char *file, int *index,
 			const char *buf, const char *s, const char *end)
 {
 	struct patch *p;
-	struct strbuf text = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, dec = STRBUF_INIT;
 
 	/* Trim the blank lines that separate messages. */
 	while (end > s && end[-1] == '\n')
@@ -400,6 +402,16 @@ static void add_message(struct patch_list *out, const char *file, int *index,
 	p->file = xstrdup(file);
 	p->index = ++*index;
 	unquote(&text, s, end);
+	/*
+	 * A patch sent base64 or quoted-printable (inline, or a multipart
+	 * mail's text/x-patch part) has no diff in its raw text: read as
+	 * is, it was a "cover letter" and left out of git am. Decoded, it is
+	 * the patch git am would read; headers and the From_ line are kept.
+	 */
+	if (mail_decode(text.buf, text.len, &dec) > 0) {
+		sb_release(&text);
+		text = dec;
+	}
 	p->text = sb_detach(&text);
 	const char *nul = memchr(s, '\0', (size_t)(end - s));
 	if (nul) {
@@ -419,7 +431,7 @@ static void add_message(struct patch_list *out, const char *file, int *index,
 		free(p->message_id);
 		p->message_id = NULL;
 	}
-	p->has_diff = contains_diff(s, end);
+	p->has_diff = contains_diff(p->text, p->text + strlen(p->text));
 	p->is_cover = !p->has_diff || is_cover_subject(p->subject);
 }
 

@@ -95,8 +95,8 @@ int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
 	join_lines(&trailers, &m.trailers);
 	st = watch_db_prepare(w, "INSERT OR IGNORE INTO messages(message_id, in_reply_to, refs,"
 			      " subject, from_addr, is_patch, is_reply, version, k, n, rfc, title,"
-			      " paths, base_commit, trailers, origin, raw, seen_at)"
-			      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
+			      " paths, base_commit, trailers, origin, raw, seen_at, change_id)"
+			      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
 	if (!st) {
 		r = -2;
 		goto out;
@@ -119,6 +119,7 @@ int watch_file_mail(struct watch_db *w, const char *source, const char *origin,
 	sqlite3_bind_text(st, 16, origin, -1, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 17, buf, (int)len, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 18, (sqlite3_int64)now);
+	sqlite3_bind_text(st, 19, m.change_id, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		r = watch_db_error(w, err) - 1;
 	} else {

@@ -49,6 +49,13 @@ static const char schema[] =
  *    walked); indexes for a series' patch k and for the versions of a
  *    title by an author, so that assembly costs the same per mail however
  *    long the thread.
+ * 4: messages.change_id, the "change-id:" line b4 writes into a cover
+ *    letter (or patch 1): the versions of a series share it whatever
+ *    their titles and threads; an index for the versions of an author,
+ *    which a newer version found by threading or change-id is;
+ *    series.reroll_of, the series a partial reroll takes the patches it
+ *    does not replace from (watch_reroll.h); an index of the replies to
+ *    a mail, for the review trailers a series received (watch_trailers.h).
  */
 static const char *const migrations[] = {
 	"ALTER TABLE series ADD COLUMN ambiguous INTEGER NOT NULL DEFAULT 0;",
@@ -57,6 +64,11 @@ static const char *const migrations[] = {
 	" DROP INDEX IF EXISTS messages_unfiled;"
 	" CREATE INDEX IF NOT EXISTS series_title_author ON series(title_key, author, version);"
 	" DROP INDEX IF EXISTS series_title;",
+	"ALTER TABLE messages ADD COLUMN change_id TEXT;"
+	" CREATE INDEX IF NOT EXISTS series_author ON series(author, version);"
+	" ALTER TABLE series ADD COLUMN reroll_of INTEGER;"
+	" CREATE INDEX IF NOT EXISTS series_reroll ON series(reroll_of);"
+	" CREATE INDEX IF NOT EXISTS messages_reply ON messages(in_reply_to);",
 };
 _Static_assert(ARRAY_SIZE(migrations) == WATCH_DB_VERSION - 1, "one migration per version");
 

@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 #define WATCH_DB_FILE		"watch.sqlite"
-#define WATCH_DB_VERSION	3
+#define WATCH_DB_VERSION	4
 
 struct watch_db {
 	sqlite3 *db;

@@ -246,6 +246,26 @@ static int is_review_trailer(const char *l, size_t len)
 }
 
 /*
+ * b4's "change-id: 20231201-topic-0123456789ab" (the value after blanks,
+ * up to the next blank, as b4 reads it), at most 100 bytes of it, or NULL.
+ */
+static char *change_id(const char *s, const char *le)
+{
+	const char *e;
+	char *id;
+
+	while (s < le && (*s == ' ' || *s == '\t'))
+		s++;
+	for (e = s; e < le && !isspace((unsigned char)*e); e++)
+		;
+	if (e == s || e - s > 100)
+		return NULL;
+	id = xstrndup(s, (size_t)(e - s));
+	watch_utf8_scrub(id);
+	return id;
+}
+
+/*
  * The body's lines: the paths of its diff, base-commit:, review trailers;
  * the bytes of its "GIT binary patch" hunks (each from its marker to the
  * next "diff --git") into @binary.
@@ -283,6 +303,8 @@ static void scan_body(struct watch_msg *m, const char *s, const char *end, size_
 
 			if (hl >= 7 && hl <= 64 && (h + hl == le || h[hl] == ' ' || h[hl] == '\r'))
 				m->base_commit = xstrndup(h, hl);
+		} else if (!m->change_id && len > 11 && !strncasecmp(s, "change-id:", 10)) {
+			m->change_id = change_id(s + 10, le);
 		} else if (m->trailers.n < 100 && is_review_trailer(s, len)) {
 			char *t = xstrndup(s, len > 400 ? 400 : len);
 
@@ -451,6 +473,7 @@ void watch_msg_release(struct watch_msg *m)
 	strvec_clear(&m->paths);
 	free(m->base_commit);
 	strvec_clear(&m->trailers);
+	free(m->change_id);
 	memset(m, 0, sizeof(*m));
 }
 

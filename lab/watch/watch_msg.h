@@ -53,6 +53,7 @@ struct watch_msg {
 	int has_diff;
 	struct strvec paths;	/* files the diff touches (both sides of a rename) */
 	char *base_commit;	/* "base-commit: HEX" in the body, NULL when none */
+	char *change_id;	/* "change-id: ID" (b4's) in the body, NULL when none */
 	struct strvec trailers;	/* Reviewed-by:, Acked-by:, Tested-by: lines of the body */
 };
 

@@ -2,6 +2,8 @@
 /* Series assembled from the filed mails, and their states: watch_series.h. */
 #include "watch_series.h"
 #include "watch_msg.h"
+#include "watch_reroll.h"
+#include "watch_untagged.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -29,7 +31,7 @@ char *watch_title_key(const char *title)
 }
 
 /* "Name <a@b>" -> "a@b", lower-cased: one author however the name is spelt. */
-static char *author_key(const char *from)
+char *watch_author_key(const char *from)
 {
 	const char *b = strrchr(from, '<'), *e = b ? strchr(b, '>') : NULL;
 	char *k = b && e ? xstrndup(b + 1, (size_t)(e - b - 1)) : xstrdup(from);
@@ -111,8 +113,8 @@ static int same_series_shape(const struct patch_mail *p, const struct patch_mail
 
 	if (!p->is_patch || p->version != m->version || p->n != m->n)
 		return 0;
-	a = author_key(p->from ? p->from : "");
-	b = author_key(m->from ? m->from : "");
+	a = watch_author_key(p->from ? p->from : "");
+	b = watch_author_key(m->from ? m->from : "");
 	same = !strcmp(a, b);
 	free(a);
 	free(b);
@@ -229,7 +231,7 @@ static long series_for(struct watch_db *w, const char *root, const struct patch_
 	sqlite3_finalize(st);
 	if (id >= 0)
 		return id;
-	char *key = watch_title_key(m->title), *author = author_key(m->from);
+	char *key = watch_title_key(m->title), *author = watch_author_key(m->from);
 	st = watch_db_prepare(w, "INSERT INTO series(root, version, n, rfc, title, title_key,"
 			      " author, base_commit, state, first_seen, updated)"
 			      " VALUES(?,?,?,?,?,?,?,?,'incomplete',?,?)", err);
@@ -393,7 +395,7 @@ static int take_head(struct watch_db *w, long s, const struct patch_mail *m,
 	sqlite3_stmt *st = watch_db_prepare(w, "UPDATE series SET title = ?, title_key = ?,"
 					    " author = ?, base_commit = COALESCE(?, base_commit)"
 					    " WHERE id = ?", err);
-	char *key = watch_title_key(m->title), *author = author_key(m->from);
+	char *key = watch_title_key(m->title), *author = watch_author_key(m->from);
 	int r = -1;
 
 	if (st) {
@@ -540,10 +542,12 @@ static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now
 		      struct watch_assembly *out, struct strbuf *err)
 {
 	char *root, *first = NULL;
-	long s;
-	int same = 0;
+	long s, older = 0;
+	int same = 0, reroll;
 
-	if (root_of(w, m, &root, err))
+	reroll = watch_reroll_root(w, m->message_id, m->in_reply_to, m->version, m->k, m->n,
+				   m->from, &older, &root, err);
+	if (reroll < 0 || (!reroll && root_of(w, m, &root, err)))
 		return -1;
 	s = series_for(w, root, m, now, err);
 	if (s > 0 && patch_k(w, s, m->k, m->id, &first, &same, err))
@@ -562,7 +566,8 @@ static int file_patch(struct watch_db *w, const struct patch_mail *m, time_t now
 	if (file_as(w, m->id, s, root, err) ||
 	    (s && strcmp(root, m->message_id) && absorb(w, s, m->message_id, now, out, err)) ||
 	    (s && (m->k == 0 || !strcmp(root, m->message_id)) && take_head(w, s, m, err)) ||
-	    (s && take_base(w, s, m, err))) {
+	    (s && take_base(w, s, m, err)) ||
+	    (s && older && watch_reroll_mark(w, s, older, now, err))) {
 		free(root);
 		return -1;
 	}
@@ -582,12 +587,19 @@ static int file_patches(struct watch_db *w, time_t now, struct watch_assembly *o
 	size_t n = 0, alloc = 0;
 	int r = 0, step;
 
-	/* what is not a patch is no series' */
-	if (watch_db_exec(w, "UPDATE messages SET series_id = 0 WHERE series_id IS NULL"
+	/* what is not a patch is no series', unless patches answer it as their cover */
+	if (watch_untagged_covers(w, err) < 0 ||
+	    watch_db_exec(w, "UPDATE messages SET series_id = 0 WHERE series_id IS NULL"
 			  " AND is_patch = 0", err))
 		return -1;
+	/*
+	 * Older versions first, so that a partial reroll finds the rerolls
+	 * before it (v4 of a patch v3 took over from v2 rerolls v3: v3's
+	 * series must be there); in a version, covers first (k = 0), so that
+	 * patches find their series by its root.
+	 */
 	st = watch_db_prepare(w, "SELECT " MAIL_COLUMNS " FROM messages WHERE series_id IS NULL"
-			      " ORDER BY k, id", err);
+			      " ORDER BY version, k, id", err);
 	if (!st)
 		return -1;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -598,7 +610,6 @@ static int file_patches(struct watch_db *w, time_t now, struct watch_assembly *o
 	if (step != SQLITE_DONE)
 		r = watch_db_error(w, err);
 	sqlite3_finalize(st);
-	/* covers first (k = 0), so patches find their series by its root */
 	for (size_t i = 0; !r && i < n; i++)
 		r = file_patch(w, &v[i], now, out, err);
 	for (size_t i = 0; i < n; i++)
@@ -673,6 +684,39 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 	return n;
 }
 
+int watch_series_mbox(struct watch_db *w, long id, struct strbuf *mbox, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT raw FROM messages WHERE "
+					    WATCH_SERIES_MAILS("?1") " ORDER BY k", err);
+	int step;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW)
+		watch_msg_for_am(mbox, sqlite3_column_blob(st, 0),
+				 (size_t)sqlite3_column_bytes(st, 0));
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? 0 : watch_db_error(w, err);
+}
+
+int watch_series_mails(struct watch_db *w, long id, struct strvec *out, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT k, message_id FROM messages WHERE "
+					    WATCH_SERIES_MAILS("?1") " ORDER BY k", err);
+	int step;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		strvec_pushf(out, "%d", sqlite3_column_int(st, 0));
+		strvec_push(out, watch_col_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? 0 : watch_db_error(w, err);
+}
+
 /*
  * Round-robin between senders: of the queued series, those of the address
  * whose last series was taken longest ago (its last event "building";
@@ -705,6 +749,104 @@ long watch_series_next(struct watch_db *w, struct strbuf *err)
 	return id;
 }
 
+/* Series @id's change-id (its cover letter's, else patch 1's), or NULL; -1 on error. */
+static int change_id_of(struct watch_db *w, long id, char **cid, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT change_id FROM messages WHERE series_id = ?"
+					    " AND k <= 1 AND change_id IS NOT NULL ORDER BY k LIMIT 1",
+					    err);
+	int r;
+
+	*cid = NULL;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*cid = xstrdup(watch_col_text(st, 0));
+	r = r == SQLITE_ROW || r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* A series that makes @s not measured: which, and how it was found. */
+struct successor {
+	long long id;
+	int version;
+	char *root;
+};
+
+/* The first row of @st (bound) into @out: 1, 0 when none, -1 with @err. */
+static int successor_row(struct watch_db *w, sqlite3_stmt *st, struct successor *out,
+			 struct strbuf *err)
+{
+	int r = sqlite3_step(st);
+
+	if (r == SQLITE_ROW) {
+		out->id = (long long)sqlite3_column_int64(st, 0);
+		out->version = sqlite3_column_int(st, 1);
+		out->root = xstrdup(watch_col_text(st, 2));
+	}
+	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* "complete and not ambiguous" of series t, for a newer version to count */
+#define NEWER_COUNTS \
+	" NOT ambiguous AND (SELECT COUNT(DISTINCT k) FROM messages WHERE " \
+	WATCH_SERIES_MAILS("t.id") " AND k BETWEEN 1 AND t.n) = t.n"
+
+/* A newer version or an earlier resend with @s's title and author (indexed by both). */
+static int by_title(struct watch_db *w, const struct series_row *s, struct successor *out,
+		    struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series t"
+					    " WHERE title_key = ?1 AND author = ?2 AND id != ?3 AND"
+					    " ((version > ?4 AND" NEWER_COUNTS ")"
+					    "  OR (version = ?4 AND id < ?3 AND"
+					    "  state NOT IN ('skipped', 'incomplete')))"
+					    " ORDER BY version DESC LIMIT 1", err);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, s->title_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, s->author, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, s->id);
+	sqlite3_bind_int(st, 4, s->version);
+	return successor_row(w, st, out, err);
+}
+
+/*
+ * A newer version by @s's author, whatever its title, whose root replies
+ * into @s's thread or that carries @s's change-id @cid (NULL: none).
+ * Only the author's newer versions are looked at (indexed by author and
+ * version): one address posting many v1 series costs nothing here.
+ */
+static int by_thread(struct watch_db *w, const struct series_row *s, const char *cid,
+		     struct successor *out, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series t"
+					    " WHERE author = ?2 AND version > ?4 AND" NEWER_COUNTS
+					    " AND (EXISTS (SELECT 1 FROM messages r JOIN messages p"
+					    "  ON p.series_id = ?3 AND (p.message_id = r.in_reply_to OR"
+					    "   instr(char(10) || r.refs || char(10),"
+					    "         char(10) || p.message_id || char(10)) > 0)"
+					    "  WHERE r.message_id = t.root) OR"
+					    "  (?5 IS NOT NULL AND ?5 = (SELECT change_id FROM messages"
+					    "   WHERE series_id = t.id AND k <= 1 AND change_id IS NOT NULL"
+					    "   ORDER BY k LIMIT 1)))"
+					    " ORDER BY version DESC LIMIT 1", err);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 2, s->author, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, s->id);
+	sqlite3_bind_int(st, 4, s->version);
+	sqlite3_bind_text(st, 5, cid, -1, SQLITE_STATIC);
+	return successor_row(w, st, out, err);
+}
+
 /*
  * A later version of @s by its author, complete (patches 1..n filed: one
  * mail "[PATCH v3 1/9]" with a series' title and address, which anyone
@@ -714,51 +856,50 @@ long watch_series_next(struct watch_db *w, struct strbuf *err)
  * incomplete or skipped does not count, else a RESEND of a series whose
  * patches went missing is never measured): the reason @s is not
  * measured, into @why.
+ *
+ * A later version is @s's when it has @s's title, or, as b4 links them,
+ * whatever its title: when its root (cover letter, else patch 1) replies
+ * into @s's thread (In-Reply-To or References name a mail of @s: git
+ * send-email --in-reply-to, the common v2 with a cover letter after a v1
+ * without one), or when it carries @s's change-id: (b4 prep writes one
+ * into every version).
  */
 static int superseded(struct watch_db *w, const struct series_row *s, struct strbuf *why,
 		      struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT id, version, root FROM series t"
-					    " WHERE title_key = ? AND author = ? AND id != ? AND"
-					    " ((version > ? AND NOT ambiguous AND"
-					    "   (SELECT COUNT(DISTINCT k) FROM messages"
-					    "   WHERE series_id = t.id AND k BETWEEN 1 AND t.n) = t.n)"
-					    "  OR (version = ? AND id < ? AND"
-					    "  state NOT IN ('skipped', 'incomplete')))"
-					    " ORDER BY version DESC LIMIT 1",
-					    err);
-	int r;
+	struct successor title = { 0 }, thread = { 0 };
+	char *cid = NULL;
+	int r, rt = 0;
 
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, s->title_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, s->author, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, s->id);
-	sqlite3_bind_int(st, 4, s->version);
-	sqlite3_bind_int(st, 5, s->version);
-	sqlite3_bind_int64(st, 6, s->id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
-		int v = sqlite3_column_int(st, 1);
-
-		if (v > s->version)
-			sb_addf(why, "superseded by v%d (series %lld, <%s>)", v,
-				(long long)sqlite3_column_int64(st, 0), watch_col_text(st, 2));
-		else
-			sb_addf(why, "a resend of series %lld (<%s>), the same v%d",
-				(long long)sqlite3_column_int64(st, 0), watch_col_text(st, 2), v);
+	r = by_title(w, s, &title, err);
+	if (r >= 0 && (!r || title.version <= s->version)) {
+		rt = change_id_of(w, s->id, &cid, err) ? -1 : by_thread(w, s, cid, &thread, err);
+		if (rt > 0 && (!r || thread.version > title.version))
+			r = 2;
+		else if (rt < 0)
+			r = -1;
 	}
-	r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : watch_db_error(w, err);
-	sqlite3_finalize(st);
-	return r;
+	if (r == 2)
+		sb_addf(why, "superseded by v%d (series %lld, <%s>) under a new title, found by "
+			"its thread or change-id", thread.version, thread.id, thread.root);
+	else if (r == 1 && title.version > s->version)
+		sb_addf(why, "superseded by v%d (series %lld, <%s>)", title.version, title.id,
+			title.root);
+	else if (r == 1)
+		sb_addf(why, "a resend of series %lld (<%s>), the same v%d", title.id, title.root,
+			title.version);
+	free(title.root);
+	free(thread.root);
+	free(cid);
+	return r < 0 ? -1 : r > 0;
 }
 
 /* The patches 1..n @s lacks ("2, 4") into @missing, and which paths it touches. */
 static int patches_of(struct watch_db *w, const struct series_row *s, struct strbuf *missing,
 		      struct strvec *paths, struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT k, paths FROM messages WHERE series_id = ?"
-					    " AND k > 0 ORDER BY k", err);
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT k, paths FROM messages WHERE "
+					    WATCH_SERIES_MAILS("?1") " AND k > 0 ORDER BY k", err);
 	int expect = 1, step, shown = 0;
 
 	if (!st)

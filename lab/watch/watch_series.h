@@ -91,6 +91,42 @@ long watch_series_lab_failure(struct watch_db *w, long id, const char *reason, t
 LAB_MUST_CHECK
 long watch_series_next(struct watch_db *w, struct strbuf *err);
 
+/*
+ * The mails of series @x (an SQL expression: "?1", "s.id") as a condition
+ * on table messages: its own, and for a partial reroll (watch_reroll.h)
+ * those of the series it rerolls whose k it has none of, and so on down
+ * a chain of rerolls (v4 of one patch of a v3 that took v2's others), at
+ * most 8 deep: for each k the newest version's mail. Every place that
+ * reads a series' patches (complete?, paths, mbox, status) uses it.
+ */
+#define WATCH_SERIES_MAILS(x) \
+	"id IN (WITH RECURSIVE chain(sid, d) AS (SELECT " x ", 0" \
+	" UNION ALL SELECT s.reroll_of, chain.d + 1 FROM series s JOIN chain ON s.id = chain.sid" \
+	" WHERE s.reroll_of IS NOT NULL AND chain.d < 8)" \
+	" SELECT m.id FROM chain JOIN messages m ON m.series_id = chain.sid" \
+	" WHERE NOT EXISTS (SELECT 1 FROM chain c2 JOIN messages m2 ON m2.series_id = c2.sid" \
+	" WHERE m2.k = m.k AND c2.d < chain.d))"
+
+/*
+ * Series @id's mails as git am reads them (watch_msg_for_am()): its cover
+ * letter, then patches 1..n in order, appended to @mbox: what
+ * series/ID/series.mbox holds and `watch status --mbox ID` prints. 0, or
+ * -1 with @err.
+ */
+LAB_MUST_CHECK
+int watch_series_mbox(struct watch_db *w, long id, struct strbuf *mbox, struct strbuf *err);
+
+/*
+ * Series @id's mails in the order of watch_series_mbox(), as pairs pushed
+ * onto @out: k ("0" the cover letter), then the Message-ID. 0, or -1 with
+ * @err.
+ */
+LAB_MUST_CHECK
+int watch_series_mails(struct watch_db *w, long id, struct strvec *out, struct strbuf *err);
+
+/* "Name <a@b>" -> "a@b", lower-cased: one author however the name is spelt. */
+char *watch_author_key(const char *from);
+
 /* "mm: foo  bar" -> "mm: foo bar" lower-cased: how versions of a series are matched. */
 char *watch_title_key(const char *title);
 

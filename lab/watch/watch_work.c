@@ -95,22 +95,11 @@ static LAB_MUST_CHECK int next_series(struct watch_db *w, struct series_job *j,
 static int write_mbox(struct watch_db *w, const struct series_job *j, const char *path,
 		      struct strbuf *err)
 {
-	sqlite3_stmt *st = watch_db_prepare(w, "SELECT raw FROM messages WHERE series_id = ?"
-					    " ORDER BY k", err);
 	struct strbuf mbox = STRBUF_INIT;
-	int step, r = 0;
+	int r = watch_series_mbox(w, j->id, &mbox, err);
 
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, j->id);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW)
-		watch_msg_for_am(&mbox, sqlite3_column_blob(st, 0),
-				 (size_t)sqlite3_column_bytes(st, 0));
-	if (step != SQLITE_DONE)
-		r = watch_db_error(w, err);
-	else if (write_file_atomic(path, mbox.buf, mbox.len))
+	if (!r && write_file_atomic(path, mbox.buf, mbox.len))
 		r = (sb_addf(err, "cannot write %s: %s", path, strerror(errno)), -1);
-	sqlite3_finalize(st);
 	sb_release(&mbox);
 	return r;
 }

@@ -546,6 +546,58 @@ static void test_mail_decode(void **state)
 	sb_release(&out);
 }
 
+/*
+ * A saved series (run --ab's `series =`, bisect) whose patch came base64,
+ * inline or as a multipart mail's text/x-patch part, as some mail clients
+ * send it: the patch is its decoded text, with its diff, not a message
+ * without one (which read as a cover letter and was left out of git am).
+ */
+static void test_base64_patch(void **state)
+{
+	static const char inline_b64[] =
+		"From mglrulab Mon Sep 17 00:00:00 2001\n"
+		"From: A <a@example.org>\n"
+		"Subject: [PATCH 1/2] mm: base64 inline\n"
+		"Content-Type: text/plain; charset=utf-8\n"
+		"Content-Transfer-Encoding: base64\n"
+		"\n"
+		"Qm9keS4KLS0tCiBtbS9hLmMgfCAxICsKCmRpZmYgLS1naXQgYS9tbS9hLmMg\n"
+		"Yi9tbS9hLmMKLS0tIGEvbW0vYS5jCisrKyBiL21tL2EuYwpAQCAtMSwxICsx\n"
+		"LDIgQEAKIGEKK2IK\n"
+		"\n"
+		"From mglrulab Mon Sep 17 00:00:00 2001\n"
+		"From: A <a@example.org>\n"
+		"Subject: [PATCH 2/2] mm: an attachment\n"
+		"Content-Type: multipart/mixed; boundary=\"zz\"\n"
+		"\n"
+		"--zz\n"
+		"Content-Type: text/plain\n"
+		"\n"
+		"Body.\n"
+		"--zz\n"
+		"Content-Type: text/x-patch; name=a.patch\n"
+		"Content-Disposition: attachment; filename=a.patch\n"
+		"Content-Transfer-Encoding: base64\n"
+		"\n"
+		"Qm9keS4KLS0tCiBtbS9hLmMgfCAxICsKCmRpZmYgLS1naXQgYS9tbS9hLmMg\n"
+		"Yi9tbS9hLmMKLS0tIGEvbW0vYS5jCisrKyBiL21tL2EuYwpAQCAtMSwxICsx\n"
+		"LDIgQEAKIGEKK2IK\n"
+		"--zz--\n";
+	struct patch_list pl = { 0 };
+	(void)state;
+
+	mbox_split_buffer("b.mbox", inline_b64, strlen(inline_b64), &pl);
+	assert_int_equal(pl.n, 2);
+	for (size_t i = 0; i < pl.n; i++) {
+		assert_true(pl.v[i].has_diff);
+		assert_false(pl.v[i].is_cover);
+		assert_non_null(strstr(pl.v[i].text, "\n+++ b/mm/a.c\n@@ -1,1 +1,2 @@\n a\n+b\n"));
+		assert_null(strstr(pl.v[i].text, "Encoding: base64"));
+	}
+	assert_string_equal(pl.v[1].subject, "[PATCH 2/2] mm: an attachment");
+	patch_list_release(&pl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_label_filters_escapes),
 		cmocka_unit_test(test_encoded_subject_is_one_line),
 		cmocka_unit_test(test_mail_decode),
+		cmocka_unit_test(test_base64_patch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,8 @@
 #include "watch_db.h"
 #include "watch_msg.h"
 #include "watch_series.h"
+#include "watch_trailers.h"
+#include "watch_index.h"
 
 #define NOW	((time_t)1700000000)
 
@@ -1276,6 +1278,269 @@ static void test_series_superseded(void **state)
 }
 
 /*
+ * A v2 with a new title supersedes v1 when it replies into v1's thread
+ * (the common v1 without a cover letter, v2 with one, sent with
+ * --in-reply-to), as b4 links them; and, in a thread of its own, when it
+ * carries v1's change-id:. Another author's v2 in the thread does not.
+ */
+static void test_series_superseded_by_thread(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	static const char cid_cover[] =
+		"From: " AUTHOR "\nMessage-ID: <c2-0@x>\nSubject: [PATCH v2 0/1] mm: renamed\n\n"
+		"blurb\n\nchange-id: 20261201-lru-0123\n";
+	static const char cid_v1[] =
+		"From: " AUTHOR "\nMessage-ID: <c1-0@x>\nSubject: [PATCH 0/1] mm: first name\n\n"
+		"blurb\n\nChange-Id: 20261201-lru-0123\n";
+
+	/* v1: two patches, no cover letter */
+	assert_int_equal(file_mail(f, AUTHOR, "a-1@x", NULL, NULL, "[PATCH 1/2] mm: one",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "a-2@x", "a-1@x", NULL, "[PATCH 2/2] mm: two",
+				   "mm/x.c"), 1);
+	/* someone else's v2 in the thread takes nothing off the queue */
+	assert_int_equal(file_mail(f, "Bob <bob@example.org>", "b-1@x", "a-1@x", NULL,
+				   "[PATCH v2] mm: one", "mm/x.c"), 1);
+	assemble(f, &rules, NOW);
+	expect_state(f, "a-1@x", "queued");
+	expect_state(f, "b-1@x", "queued");
+	/* v2 with a cover letter (another title), in reply to v1's patch 1 */
+	assert_int_equal(file_mail(f, AUTHOR, "a2-0@x", "a-1@x", NULL,
+				   "[PATCH v2 0/2] mm: a better name", NULL), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "a2-1@x", "a2-0@x", "<a-1@x> <a2-0@x>",
+				   "[PATCH v2 1/2] mm: one", "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "a2-2@x", "a2-0@x", "<a-1@x> <a2-0@x>",
+				   "[PATCH v2 2/2] mm: two", "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 60);
+	expect_state(f, "a-1@x", "skipped");
+	expect_reason(f, "a-1@x", "superseded by v2", "a2-0@x", "new title", NULL);
+	expect_state(f, "a2-0@x", "queued");
+
+	/* change-id: across threads, another title */
+	assert_int_equal(file_text(f, cid_v1), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "c1-1@x", "c1-0@x", NULL, "[PATCH 1/1] mm: x",
+				   "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 120);
+	expect_state(f, "c1-0@x", "queued");
+	assert_int_equal(file_text(f, cid_cover), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "c2-1@x", "c2-0@x", NULL, "[PATCH v2 1/1] mm: x",
+				   "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 180);
+	expect_state(f, "c1-0@x", "skipped");
+	expect_reason(f, "c1-0@x", "superseded by v2", "c2-0@x", NULL);
+	expect_state(f, "c2-0@x", "queued");
+}
+
+/*
+ * A cover letter without "0/n" ("[PATCH v2] mm: topic", a diffstat, no
+ * diff) is the series' root when its patches reply to it, as b4 finds
+ * it by threading, also when it was filed in an assembly before them.
+ * One without a diffstat (a question posted as "[PATCH]") is not.
+ */
+static void test_series_untagged_cover(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	static const char cover[] =
+		"From: " AUTHOR "\nMessage-ID: <u-0@x>\nSubject: [PATCH v2] mm: topic\n\n"
+		"The blurb.\n\n mm/x.c | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n";
+	static const char question[] =
+		"From: " AUTHOR "\nMessage-ID: <q-0@x>\nSubject: [PATCH] mm: would this do?\n\n"
+		"A question, no diffstat.\n";
+
+	assert_int_equal(file_text(f, cover), 1);
+	assert_int_equal(file_text(f, question), 1);
+	assemble(f, &rules, NOW);
+	assert_int_equal(series_count(f), 0);
+	assert_int_equal(file_mail(f, AUTHOR, "u-1@x", "u-0@x", NULL, "[PATCH v2 1/2] mm: one",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "u-2@x", "u-0@x", NULL, "[PATCH v2 2/2] mm: two",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "q-1@x", "q-0@x", NULL, "[PATCH 1/2] mm: one",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "q-2@x", "q-0@x", NULL, "[PATCH 2/2] mm: two",
+				   "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 60);
+	expect_state(f, "u-0@x", "queued");
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages m JOIN series s"
+			       " ON m.series_id = s.id WHERE s.root = ?", "u-0@x"), 3);
+	{
+		char *t = q_text(f, "SELECT title FROM series WHERE root = ?", "u-0@x");
+
+		assert_string_equal(t, "mm: topic");
+		free(t);
+	}
+	/* the cover letter read after its patches, in an assembly of its own */
+	assert_int_equal(file_mail(f, AUTHOR, "w-1@x", "w-0@x", NULL, "[PATCH v3 1/2] mm: one",
+				   "mm/x.c"), 1);
+	assert_int_equal(file_mail(f, AUTHOR, "w-2@x", "w-0@x", NULL, "[PATCH v3 2/2] mm: two",
+				   "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 120);
+	assert_int_equal(file_text(f, "From: " AUTHOR "\nMessage-ID: <w-0@x>\n"
+				   "Subject: [PATCH v3] mm: late topic\n\nblurb\n\n"
+				   " 2 files changed, 2 insertions(+)\n"), 1);
+	assemble(f, &rules, NOW + 180);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM messages m JOIN series s"
+			       " ON m.series_id = s.id WHERE s.root = ?", "w-0@x"), 3);
+	{
+		char *t = q_text(f, "SELECT title FROM series WHERE root = ?", "w-0@x");
+
+		assert_string_equal(t, "mm: late topic");
+		free(t);
+	}
+
+	/* the question is still no patch and no cover letter */
+	assert_int_equal(q_long(f, "SELECT is_patch + k FROM messages WHERE message_id = ?",
+				"q-0@x"), 1);
+}
+
+/*
+ * A partial reroll, as b4 rebuilds it: "[PATCH v3 2/3]" in reply to v2's
+ * 2/3 replaces that patch only. The v3 series is v2's cover letter and
+ * patches 1 and 3 with v3's 2/3, complete, queued, with an event that
+ * says so; v2 is superseded, not measured. Its mbox has them in order.
+ */
+static void test_series_partial_reroll(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	struct strbuf mbox = STRBUF_INIT, err = STRBUF_INIT;
+	struct strvec mails = STRVEC_INIT;
+	char *root;
+	long id;
+
+	post(f, AUTHOR, "p2", 2, 3, 0, 3, "mm: reroll me", "mm/x.c");
+	assemble(f, &rules, NOW);
+	expect_state(f, "p2-0@x", "queued");
+	assert_int_equal(file_mail(f, AUTHOR, "p3-2@x", "p2-2@x", "<p2-0@x> <p2-2@x>",
+				   "[PATCH v3 2/3] mm: part two, fixed", "mm/x.c"), 1);
+	/* someone else's "v3" of patch 3 is no reroll of Ann's series */
+	assert_int_equal(file_mail(f, "Bob <bob@example.org>", "b3-3@x", "p2-3@x", NULL,
+				   "[PATCH v3 3/3] mm: part three", "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 60);
+	expect_state(f, "p2-0@x", "skipped");
+	expect_reason(f, "p2-0@x", "superseded by v3", "p3-2@x", NULL);
+	expect_state(f, "p3-2@x", "queued");
+	root = q_text(f, "SELECT title FROM series WHERE root = ?", "p3-2@x");
+	assert_string_equal(root, "mm: reroll me");
+	free(root);
+	id = q_long(f, "SELECT id FROM series WHERE root = ?", "p3-2@x");
+	assert_true(watch_series_has_event(&f->db, id, "reroll"));
+	root = q_text(f, "SELECT reason FROM events WHERE state = 'reroll'", NULL);
+	assert_non_null(strstr(root, "a partial reroll of v2"));
+	free(root);
+	assert_int_equal(watch_series_mails(&f->db, id, &mails, &err), 0);
+	assert_int_equal(mails.n, 8);
+	assert_string_equal(mails.v[1], "p2-0@x");
+	assert_string_equal(mails.v[3], "p2-1@x");
+	assert_string_equal(mails.v[5], "p3-2@x");
+	assert_string_equal(mails.v[7], "p2-3@x");
+	assert_int_equal(watch_series_mbox(&f->db, id, &mbox, &err), 0);
+	assert_non_null(strstr(mbox.buf, "Subject: [PATCH v3 2/3] mm: part two, fixed"));
+	assert_true(strstr(mbox.buf, "<p2-1@x>") < strstr(mbox.buf, "<p3-2@x>"));
+	assert_true(strstr(mbox.buf, "<p3-2@x>") < strstr(mbox.buf, "<p2-3@x>"));
+	assert_null(strstr(mbox.buf, "Message-ID: <p2-2@x>"));
+
+	/* v4 rerolls v3's patch 2 again: v2's others still come along */
+	assert_int_equal(file_mail(f, AUTHOR, "p4-2@x", "p3-2@x", NULL,
+				   "[PATCH v4 2/3] mm: part two, fixed again", "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 120);
+	expect_state(f, "p3-2@x", "skipped");
+	expect_state(f, "p4-2@x", "queued");
+	strvec_clear(&mails);
+	id = q_long(f, "SELECT id FROM series WHERE root = ?", "p4-2@x");
+	assert_int_equal(watch_series_mails(&f->db, id, &mails, &err), 0);
+	assert_int_equal(mails.n, 8);
+	assert_string_equal(mails.v[1], "p2-0@x");
+	assert_string_equal(mails.v[3], "p2-1@x");
+	assert_string_equal(mails.v[5], "p4-2@x");
+	assert_string_equal(mails.v[7], "p2-3@x");
+
+	/* v5 of patch 3, answering v2's 3/3 that v3 and v4 took over: it rerolls v4 */
+	assert_int_equal(file_mail(f, AUTHOR, "p5-3@x", "p2-3@x", NULL,
+				   "[PATCH v5 3/3] mm: part three, fixed", "mm/x.c"), 1);
+	assemble(f, &rules, NOW + 180);
+	expect_state(f, "p4-2@x", "skipped");
+	expect_state(f, "p5-3@x", "queued");
+	strvec_clear(&mails);
+	id = q_long(f, "SELECT id FROM series WHERE root = ?", "p5-3@x");
+	assert_int_equal(watch_series_mails(&f->db, id, &mails, &err), 0);
+	assert_int_equal(mails.n, 8);
+	assert_string_equal(mails.v[3], "p2-1@x");
+	assert_string_equal(mails.v[5], "p4-2@x");
+	assert_string_equal(mails.v[7], "p5-3@x");
+	strvec_clear(&mails);
+	sb_release(&mbox);
+	sb_release(&err);
+}
+
+/* A reply to <@irt> from @from saying @body. */
+static void reply(struct fx *f, const char *from, const char *id, const char *irt,
+		  const char *body)
+{
+	char *text = xasprintf("From: %s\nMessage-ID: <%s>\nIn-Reply-To: <%s>\n"
+			       "Subject: Re: [PATCH] review\n\n%s", from, id, irt, body);
+
+	assert_int_equal(file_text(f, text), 1);
+	free(text);
+}
+
+/*
+ * Review trailers from the replies, as b4 attaches them: to the patch a
+ * reply (or a reply to it) answers, the cover letter's to the whole
+ * series; one whose address is not the sender's is not taken, nor one
+ * quoted. status and index.html show each with its patches, escaped.
+ */
+static void test_series_review_trailers(void **state)
+{
+	struct fx *f = *state;
+	struct watch_rules rules = mm_rules();
+	struct strvec t = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT, html = STRBUF_INIT, scope = STRBUF_INIT;
+	char *path;
+	long id;
+
+	post(f, AUTHOR, "r", 1, 3, 0, 3, "mm: reviewed", "mm/x.c");
+	reply(f, "Rita <rita@example.org>", "rv-1@x", "r-1@x",
+	      "> Reviewed-by: Quoted <q@example.org>\n\nReviewed-by: Rita <b>R</b> <rita@example.org>\n");
+	reply(f, "Rita <RITA@example.org>", "rv-3@x", "r-3@x",
+	      "Reviewed-by: Rita <b>R</b> <rita@example.org>\n");
+	reply(f, "Sam <sam@example.org>", "rv-1b@x", "rv-1@x", "Tested-by: Sam <sam@example.org>\n");
+	reply(f, "Eve <eve@example.org>", "rv-2@x", "r-2@x",
+	      "Reviewed-by: Linus <torvalds@example.org>\n");
+	reply(f, "Tom <tom@example.org>", "rv-0@x", "r-0@x", "Acked-by: Tom <tom@example.org>\n");
+	assemble(f, &rules, NOW);
+	id = q_long(f, "SELECT id FROM series WHERE root = ?", "r-0@x");
+	assert_int_equal(watch_series_trailers(&f->db, id, &t, &err), 0);
+	assert_int_equal(t.n, 6);
+	assert_string_equal(t.v[0], "Acked-by: Tom <tom@example.org>");
+	assert_string_equal(t.v[1], "0");
+	assert_string_equal(t.v[2], "Reviewed-by: Rita <b>R</b> <rita@example.org>");
+	assert_string_equal(t.v[3], "1,3");
+	assert_string_equal(t.v[4], "Tested-by: Sam <sam@example.org>");
+	assert_string_equal(t.v[5], "1");
+	watch_trailer_scope(&scope, t.v[3]);
+	assert_string_equal(sb_str(&scope), "patches 1, 3");
+	sb_reset(&scope);
+	watch_trailer_scope(&scope, t.v[1]);
+	assert_string_equal(sb_str(&scope), "the cover letter (the whole series)");
+
+	assert_int_equal(watch_index_write(&f->db, f->dir, &err), 0);
+	path = xasprintf("%s/index.html", f->dir);
+	assert_int_equal(read_file(path, &html, 1 << 20), 0);
+	assert_non_null(strstr(html.buf, "Reviewed-by: Rita &lt;b&gt;R&lt;/b&gt; "
+				"&lt;rita@example.org&gt; (patches 1, 3)"));
+	assert_null(strstr(html.buf, "<b>R"));
+	assert_null(strstr(html.buf, "torvalds"));
+	free(path);
+	strvec_clear(&t);
+	sb_release(&err);
+	sb_release(&html);
+	sb_release(&scope);
+}
+
+/*
  * Only a complete newer version supersedes: one mail "[PATCH v3 1/9]" with
  * a queued v2's title and address (anyone can send it, the From: too)
  * leaves the complete v2 queued. Once v3 has its nine patches, v2 is
@@ -1574,6 +1839,9 @@ static void test_db_migrates(void **state)
 
 	assert_int_equal(watch_db_exec(&f->db, "ALTER TABLE series DROP COLUMN ambiguous;"
 				       " ALTER TABLE messages DROP COLUMN root;"
+				       " ALTER TABLE messages DROP COLUMN change_id;"
+				       " DROP INDEX series_reroll;"
+				       " ALTER TABLE series DROP COLUMN reroll_of;"
 				       " PRAGMA user_version=1;", &err), 0);
 	watch_db_close(&f->db);
 	assert_int_equal(watch_db_open(f->path, &f->db, &err), 0);
@@ -1582,6 +1850,10 @@ static void test_db_migrates(void **state)
 			       " WHERE name = 'ambiguous'", NULL), 1);
 	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('messages')"
 			       " WHERE name = 'root'", NULL), 1);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('messages')"
+			       " WHERE name = 'change_id'", NULL), 1);
+	assert_int_equal(q_long(f, "SELECT COUNT(*) FROM pragma_table_info('series')"
+			       " WHERE name = 'reroll_of'", NULL), 1);
 	sb_release(&err);
 }
 
@@ -2009,6 +2281,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_cover_filed_last_same_pass, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_superseded_by_thread, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_untagged_cover, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_partial_reroll, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_series_review_trailers, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_only_by_complete, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_series_superseded_after_measured, db_setup,
