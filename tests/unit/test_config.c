@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "test_config_fixture.h"
 #include "stats.h"
+#include "watch_disk.h"
 
 static int setup(void **state)
 {
@@ -208,8 +209,8 @@ static void test_report_section(void **state)
 
 /*
  * [watch] disk_budget: a size with K, M, G or T, or 0 or off (no budget);
- * unset, not set (the watch's default); anything else a FILE:LINE error
- * that says what is expected.
+ * unset, the default (watch_disk_budget()); anything else a FILE:LINE
+ * error that says what is expected.
  */
 static void test_watch_disk_budget(void **state)
 {
@@ -228,6 +229,7 @@ static void test_watch_disk_budget(void **state)
 		assert_string_equal(err, "");
 		assert_true(cfg.watch.disk_budget_set);
 		assert_true(cfg.watch.disk_budget == good[i].bytes);
+		assert_true(watch_disk_budget(&cfg) == good[i].bytes);
 		free(err);
 		free(text);
 		config_release(&cfg);
@@ -236,6 +238,7 @@ static void test_watch_disk_budget(void **state)
 
 	assert_string_equal(err, "");
 	assert_false(cfg.watch.disk_budget_set);
+	assert_true(watch_disk_budget(&cfg) == WATCH_DISK_BUDGET_DEFAULT);
 	free(err);
 	config_release(&cfg);
 	expect_error(GOOD_KERNELS "[watch]\ndisk_budget = 40GB\n",
