@@ -14,6 +14,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
+#include "watch_disk.h"
 
 static const char index_css[] =
 	"table.watch{border-collapse:collapse;width:100%}"
@@ -63,6 +64,7 @@ static void row(struct strbuf *sb, sqlite3_stmt *st, const char *dir)
 	link_if(sb, dir, id, "reports/latest-bisect/bisect.html", "bisection");
 	link_if(sb, dir, id, "reply.eml", "reply");
 	link_if(sb, dir, id, "series.mbox", "mbox");
+	link_if(sb, dir, id, WATCH_PRUNED_FILE, "reports pruned");
 	sb_adds(sb, "</td></tr>\n");
 }
 
