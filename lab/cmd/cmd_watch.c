@@ -220,11 +220,13 @@ static int send_replies(struct watch_db *w, const char *dir, const struct watch_
 }
 
 /*
- * The disk budget's pass (watch_disk.h): 0, or 1 when the queue could not
- * be read (said); what could not be removed is said and does not stop
- * the watch.
+ * The disk budget's pass (watch_disk.h): 0, or LAB_ELAB when the queue
+ * could not be read (said). What could not be removed is said, and
+ * counted in *@failed (NULL: not wanted): `watch run` goes on, `watch
+ * prune` exits 2.
  */
-static int prune(struct watch_db *w, const struct lab_config *cfg, const char *dir, int dry_run)
+static int prune(struct watch_db *w, const struct lab_config *cfg, const char *dir, int dry_run,
+		 size_t *failed)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct watch_prune_result res;
@@ -232,6 +234,8 @@ static int prune(struct watch_db *w, const struct lab_config *cfg, const char *d
 
 	if (watch_disk_prune(w, cfg, dir, watch_disk_budget(cfg), dry_run, &res, &err))
 		r = lab_error("watch: disk: %s", sb_str(&err));
+	else if (failed)
+		*failed = res.failed;
 	sb_release(&err);
 	return r;
 }
@@ -281,11 +285,11 @@ static int watch_run(const struct lab_config *cfg, const struct watch_opts *o)
 		/* a crash may have left replies unsent: those first */
 		unsent = !r && send_replies(&w, dir, o);
 		if (!r && watch_disk_budget(cfg))
-			r = prune(&w, cfg, dir, 0);
+			r = prune(&w, cfg, dir, 0, NULL);
 		while (!r && !interrupted() && (r = watch_work_next(&w, &wo)) == 1) {
 			unsent = send_replies(&w, dir, o);
 			/* before the index: it shows which series' reports went */
-			r = watch_disk_budget(cfg) ? prune(&w, cfg, dir, 0) : 0;
+			r = watch_disk_budget(cfg) ? prune(&w, cfg, dir, 0, NULL) : 0;
 			r = write_index(&w, dir) || r;
 		}
 		r = r < 0 ? -r : r;
@@ -508,16 +512,20 @@ static int watch_prune(const struct lab_config *cfg, const struct watch_opts *o)
 {
 	char *dir = state_dir(cfg, o);
 	struct watch_db w;
-	int r;
 
 	if (open_queue(cfg, o, &w)) {
 		free(dir);
 		return LAB_ELAB;
 	}
-	r = prune(&w, cfg, dir, o->dry_run);
+	size_t failed = 0;
+	int r = prune(&w, cfg, dir, o->dry_run, &failed);
+
 	/* the page says which series' reports went */
 	if (!o->dry_run)
 		r = write_index(&w, dir) || r ? LAB_ELAB : 0;
+	if (!r && failed)
+		r = lab_error("watch prune: %zu item%s could not be removed (see above)", failed,
+			      failed == 1 ? "" : "s");
 	watch_db_close(&w);
 	free(dir);
 	return r;
