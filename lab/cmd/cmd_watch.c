@@ -13,11 +13,13 @@
 #include "subreaper.h"
 #include "watch_archive.h"
 #include "watch_db.h"
+#include "watch_disk.h"
 #include "watch_index.h"
 #include "watch_send.h"
 #include "watch_trailers.h"
 #include "watch_series.h"
 #include "watch_work.h"
+#include "xjson.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -35,6 +37,7 @@ struct watch_opts {
 	int json;
 	int once;
 	long mbox;	/* (status) print this series' mbox */
+	int dry_run;
 };
 
 static const struct lab_option watch_options[] = {
@@ -51,6 +54,8 @@ static const struct lab_option watch_options[] = {
 		     "them (its series.mbox), nothing else"),
 	LAB_OPT_BOOL("once", 0, struct watch_opts, once,
 		     "(run) one scan, then every series queued, then exit"),
+	LAB_OPT_BOOL("dry-run", 0, struct watch_opts, dry_run,
+		     "(prune) only say what would be removed"),
 	LAB_OPT_STRING("sendmail", 0, struct watch_opts, sendmail, "CMD",
 		       "(run) hand each new reply to CMD on its stdin\n"
 		       "(\"sendmail -t\"; split at blanks, no shell)"),
@@ -62,6 +67,7 @@ static const char *const watch_synopsis[] = {
 	"mglrulab watch run    [-c FILE] [--archive DIR] [--state DIR] [--once]\n"
 	"                             [--sendmail CMD]",
 	"mglrulab watch status [-c FILE] [--state DIR] [--json | --mbox ID]",
+	"mglrulab watch prune  [-c FILE] [--state DIR] [--dry-run]",
 	NULL
 };
 
@@ -86,7 +92,13 @@ const struct lab_usage watch_usage = {
 		"        Then scan again every [watch] interval (default 5m), until SIGINT or\n"
 		"        SIGTERM; with --once, exit when the queue is empty. Killed at any\n"
 		"        point (even kill -9), the next run goes on where it was.\n"
-		"status  List every series with its state and reason.\n",
+		"status  List every series with its state and reason, and the disk the\n"
+		"        watch's series take against [watch] disk_budget.\n"
+		"prune   What run does at the start of each pass and after each series:\n"
+		"        when the series' reports, kernels and base-commit trees take more\n"
+		"        than [watch] disk_budget (default 40G), remove the least recently\n"
+		"        used until they fit; never the baseline's, a series' being\n"
+		"        measured, or what another process holds. --dry-run: only say.\n",
 	.options = watch_options,
 };
 
@@ -213,6 +225,27 @@ static int send_replies(struct watch_db *w, const char *dir, const struct watch_
 	return r;
 }
 
+/*
+ * The disk budget's pass (watch_disk.h): 0, or LAB_ELAB when the queue
+ * could not be read (said). What could not be removed is said, and
+ * counted in *@failed (NULL: not wanted): `watch run` goes on, `watch
+ * prune` exits 2.
+ */
+static int prune(struct watch_db *w, const struct lab_config *cfg, const char *dir, int dry_run,
+		 size_t *failed)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct watch_prune_result res;
+	int r = 0;
+
+	if (watch_disk_prune(w, cfg, dir, watch_disk_budget(cfg), dry_run, &res, &err))
+		r = lab_error("watch: disk: %s", sb_str(&err));
+	else if (failed)
+		*failed = res.failed;
+	sb_release(&err);
+	return r;
+}
+
 static int watch_run(const struct lab_config *cfg, const struct watch_opts *o)
 {
 	char *dir = state_dir(cfg, o);
@@ -257,9 +290,13 @@ static int watch_run(const struct lab_config *cfg, const struct watch_opts *o)
 		r = scan(cfg, o, &w);
 		/* a crash may have left replies unsent: those first */
 		unsent = !r && send_replies(&w, dir, o);
+		if (!r && watch_disk_budget(cfg))
+			r = prune(&w, cfg, dir, 0, NULL);
 		while (!r && !interrupted() && (r = watch_work_next(&w, &wo)) == 1) {
-			r = write_index(&w, dir);
 			unsent = send_replies(&w, dir, o);
+			/* before the index: it shows which series' reports went */
+			r = watch_disk_budget(cfg) ? prune(&w, cfg, dir, 0, NULL) : 0;
+			r = write_index(&w, dir) || r;
 		}
 		r = r < 0 ? -r : r;
 		if (!r)
@@ -340,9 +377,59 @@ static int trailer_lines(struct watch_db *w, long id, struct strbuf *err)
 	return 0;
 }
 
-static json_t *series_json(sqlite3_stmt *st)
+/* When each series' reports were pruned (watch_disk.h): by id, ascending. */
+struct pruned_at {
+	long *id;
+	time_t *at;
+	size_t n, alloc;
+};
+
+static int pruned_load(struct watch_db *w, struct pruned_at *p, struct strbuf *err)
+{
+	sqlite3_stmt *st = watch_db_prepare(w, "SELECT series_id, MAX(at) FROM events WHERE state = '"
+					    WATCH_EVENT_PRUNED "' GROUP BY series_id ORDER BY series_id",
+					    err);
+	size_t alloc_at = 0;
+	int step;
+
+	memset(p, 0, sizeof(*p));
+	if (!st)
+		return -1;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(p->id, p->n + 1, p->alloc);
+		ALLOC_GROW(p->at, p->n + 1, alloc_at);
+		p->id[p->n] = (long)sqlite3_column_int64(st, 0);
+		p->at[p->n++] = (time_t)sqlite3_column_int64(st, 1);
+	}
+	if (step != SQLITE_DONE)
+		watch_db_error(w, err);
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? 0 : -1;
+}
+
+/* "2026-12-06T10:00:00Z" of series @id's pruning into @buf, or 0 when never. */
+static int pruned_when(const struct pruned_at *p, long id, char *buf, size_t len)
+{
+	size_t lo = 0, hi = p->n;
+	struct tm tm;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->id[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->n || p->id[lo] != id || !gmtime_r(&p->at[lo], &tm))
+		return 0;
+	return strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0;
+}
+
+static json_t *series_json(sqlite3_stmt *st, const struct pruned_at *p)
 {
 	json_t *j = json_object();
+	char when[32];
 
 	json_object_set_new(j, "id", json_integer(sqlite3_column_int64(st, 0)));
 	json_object_set_new(j, "state", json_string(watch_col_text(st, 1)));
@@ -363,11 +450,16 @@ static json_t *series_json(sqlite3_stmt *st)
 		json_object_set_new(j, "note", json_string(watch_col_text(st, 12)));
 	if (sqlite3_column_type(st, 13) != SQLITE_NULL)	/* a partial reroll of that series */
 		json_object_set_new(j, "reroll_of", json_integer(sqlite3_column_int64(st, 13)));
+	/* its reports removed for the disk budget: the verdict and the reply stay */
+	if (pruned_when(p, (long)sqlite3_column_int64(st, 0), when, sizeof(when)))
+		json_object_set_new(j, "pruned", json_string(when));
 	return j;
 }
 
-static void series_line(sqlite3_stmt *st)
+static void series_line(sqlite3_stmt *st, const struct pruned_at *pa)
 {
+	char when[32];
+
 	struct strbuf sb = STRBUF_INIT;
 
 	sb_addf(&sb, "%4lld %-10s v%-2d %3d/%-3d ", (long long)sqlite3_column_int64(st, 0),
@@ -393,6 +485,9 @@ static void series_line(sqlite3_stmt *st)
 		p += len + (p[len] == '\n');
 	}
 	free(said);
+	if (pruned_when(pa, (long)sqlite3_column_int64(st, 0), when, sizeof(when)))
+		sb_addf(&sb, "\n       reports pruned %s (disk budget): verdict and reply kept",
+			when);
 	printf("%s\n", sb.buf);
 	sb_release(&sb);
 }
@@ -418,20 +513,80 @@ static int print_mbox(struct watch_db *w, long id)
 	return r;
 }
 
+/* The disk the watch's series take against the budget, as status shows it. */
+static json_t *disk_json(const struct watch_disk *d, unsigned long long budget)
+{
+	unsigned long long pinned = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		pinned += d->v[i].pinned ? d->v[i].bytes : 0;
+	return xjson_pack("{s:I, s:I, s:I, s:I, s:b}", "bytes", (json_int_t)d->total,
+			  "budget", (json_int_t)budget, "items", (json_int_t)d->n,
+			  "pinned_bytes", (json_int_t)pinned, "over", budget && d->total > budget);
+}
+
+static void disk_line(const struct watch_disk *d, unsigned long long budget)
+{
+	char tot[32], bud[32];
+
+	watch_disk_format(tot, sizeof(tot), d->total);
+	watch_disk_format(bud, sizeof(bud), budget);
+	if (budget)
+		printf("disk: %s of %s ([watch] disk_budget) in %zu items%s\n", tot, bud, d->n,
+		       d->total > budget ? ": over, the next pass of `watch run` (or `watch prune`) "
+		       "removes the least recently used" : "");
+	else
+		printf("disk: %s in %zu items; no budget ([watch] disk_budget = off)\n", tot, d->n);
+}
+
+/* One series of `watch status`: appended to @all (--json) or printed with its trailers. */
+static int status_row(struct watch_db *w, sqlite3_stmt *st, const struct pruned_at *pa,
+		      json_t *all, struct strbuf *err)
+{
+	long id = (long)sqlite3_column_int64(st, 0);
+	json_t *s, *m, *t;
+
+	if (!all) {
+		series_line(st, pa);
+		return trailer_lines(w, id, err);
+	}
+	s = series_json(st, pa);
+	m = mails_json(w, id, err);
+	t = m ? trailers_json(w, id, err) : NULL;
+	if (!t) {
+		json_decref(m);
+		json_decref(s);
+		return -1;
+	}
+	json_object_set_new(s, "mails", m);
+	json_object_set_new(s, "trailers", t);
+	json_array_append_new(all, s);
+	return 0;
+}
+
 static int watch_status(const struct lab_config *cfg, const struct watch_opts *o)
 {
 	struct strbuf err = STRBUF_INIT;
+	struct pruned_at pa = { 0 };
+	struct watch_disk disk = { .build_lock_fd = -1 };
 	struct watch_db w;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	json_t *all = json_array();
+	char *dir = state_dir(cfg, o);
 	int r = 0, step;
 
 	if (open_queue(cfg, o, &w)) {
 		json_decref(all);
+		free(dir);
 		return LAB_ELAB;
 	}
 	if (o->mbox) {
 		r = print_mbox(&w, o->mbox);
+		goto out;
+	}
+	/* measured without build.lock: status removes nothing */
+	if (pruned_load(&w, &pa, &err) || watch_disk_survey(&w, cfg, dir, 0, &disk, &err)) {
+		r = lab_error("watch status: %s", sb_str(&err));
 		goto out;
 	}
 	st = watch_db_prepare(&w, "SELECT s.id, s.state, s.version, s.n,"
@@ -446,26 +601,9 @@ static int watch_status(const struct lab_config *cfg, const struct watch_opts *o
 	if (!o->json)
 		printf("  id state      ver  have/n  title\n");
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (o->json) {
-			long id = (long)sqlite3_column_int64(st, 0);
-			json_t *s = series_json(st), *m = mails_json(&w, id, &err);
-			json_t *t = m ? trailers_json(&w, id, &err) : NULL;
-
-			if (!t) {
-				json_decref(m);
-				json_decref(s);
-				step = SQLITE_ERROR;
-				break;
-			}
-			json_object_set_new(s, "mails", m);
-			json_object_set_new(s, "trailers", t);
-			json_array_append_new(all, s);
-		} else {
-			series_line(st);
-			if (trailer_lines(&w, (long)sqlite3_column_int64(st, 0), &err)) {
-				step = SQLITE_ERROR;
-				break;
-			}
+		if (status_row(&w, st, &pa, o->json ? all : NULL, &err)) {
+			step = SQLITE_ERROR;
+			break;
 		}
 	}
 	if (step != SQLITE_DONE) {
@@ -475,13 +613,46 @@ static int watch_status(const struct lab_config *cfg, const struct watch_opts *o
 	}
 	sqlite3_finalize(st);
 	if (!r && o->json) {
-		json_dumpf(all, stdout, JSON_INDENT(2));
+		json_t *top = xjson_pack("{s:O, s:o}", "series", all,
+					 "disk", disk_json(&disk, watch_disk_budget(cfg)));
+
+		json_dumpf(top, stdout, JSON_INDENT(2));
 		putchar('\n');
+		json_decref(top);
+	} else if (!r) {
+		disk_line(&disk, watch_disk_budget(cfg));
 	}
 out:
 	json_decref(all);
+	watch_disk_release(&disk);
+	free(pa.id);
+	free(pa.at);
+	free(dir);
 	watch_db_close(&w);
 	sb_release(&err);
+	return r;
+}
+
+static int watch_prune(const struct lab_config *cfg, const struct watch_opts *o)
+{
+	char *dir = state_dir(cfg, o);
+	struct watch_db w;
+
+	if (open_queue(cfg, o, &w)) {
+		free(dir);
+		return LAB_ELAB;
+	}
+	size_t failed = 0;
+	int r = prune(&w, cfg, dir, o->dry_run, &failed);
+
+	/* the page says which series' reports went */
+	if (!o->dry_run)
+		r = write_index(&w, dir) || r ? LAB_ELAB : 0;
+	if (!r && failed)
+		r = lab_error("watch prune: %zu item%s could not be removed (see above)", failed,
+			      failed == 1 ? "" : "s");
+	watch_db_close(&w);
+	free(dir);
 	return r;
 }
 
@@ -493,7 +664,8 @@ int cmd_watch(int argc, char **argv)
 	char what[32];
 	int nargs, r;
 
-	if (!sub || (strcmp(sub, "scan") && strcmp(sub, "status") && strcmp(sub, "run"))) {
+	if (!sub || (strcmp(sub, "scan") && strcmp(sub, "status") && strcmp(sub, "run") &&
+		     strcmp(sub, "prune"))) {
 		r = lab_options_parse(&watch_usage, "watch", argc, argv, &o, &nargs);
 		if (r)
 			return cmd_status(r);
@@ -501,7 +673,7 @@ int cmd_watch(int argc, char **argv)
 			lab_usage_print(&watch_usage);
 			return LAB_EUSER;
 		}
-		return user_error("watch: unknown subcommand '%s' (scan, run or status)", sub);
+		return user_error("watch: unknown subcommand '%s' (scan, run, status or prune)", sub);
 	}
 	snprintf(what, sizeof(what), "watch %s", sub);
 	argc--, argv++;
@@ -513,7 +685,8 @@ int cmd_watch(int argc, char **argv)
 	r = config_load_or_report(cmd_config_path(o.config), &cfg);
 	if (!r)
 		r = !strcmp(sub, "scan") ? watch_scan(&cfg, &o) :
-		    !strcmp(sub, "run") ? watch_run(&cfg, &o) : watch_status(&cfg, &o);
+		    !strcmp(sub, "run") ? watch_run(&cfg, &o) :
+		    !strcmp(sub, "prune") ? watch_prune(&cfg, &o) : watch_status(&cfg, &o);
 	config_release(&cfg);
 	return r;
 }

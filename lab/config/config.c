@@ -12,6 +12,7 @@
 #include "ini_lines.h"
 #include "mail_addr.h"
 #include "stats_defaults.h"
+#include "workload_params.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +30,17 @@ static int parse_grace(const char *value, void *field)
 	if (parse_duration(value, &s) || !(s > 0))
 		return -1;
 	*(double *)field = s;
+	return 0;
+}
+
+/* [watch] disk_budget: a size with a K, M, G or T suffix (param_parse_size()), or 0 or off. */
+static int parse_disk_budget(const char *value, void *field)
+{
+	unsigned long long bytes = 0;
+
+	if (strcmp(value, "off") && (!strcmp(value, "max") || param_parse_size(value, &bytes)))
+		return -1;
+	*(unsigned long long *)field = bytes;
 	return 0;
 }
 
@@ -159,6 +171,9 @@ static const struct ini_key watch_keys[] = {
 	  .expected = "a duration over zero: 90s, 15m, 1h" },
 	{ "history", INI_CHOICE, WATCH(history), .choices = WATCH_HISTORY_CHOICES },
 	{ "bisect", INI_CHOICE, WATCH(bisect), .choices = WATCH_BISECT_CHOICES },
+	{ "disk_budget", INI_CUSTOM, WATCH(disk_budget), .parse = parse_disk_budget,
+	  .set_flag = INI_FLAG(struct watch_cfg, disk_budget_set),
+	  .expected = "a size with a K, M, G or T suffix (40G), or 0 or off" },
 	{ NULL },
 };
 

@@ -141,6 +141,13 @@ struct watch_cfg {
 	double interval_s;		/* `watch run`: between two scans (0: default) */
 	int history;			/* WATCH_HISTORY_*: the first scan's series */
 	int bisect;			/* WATCH_BISECT_*: after a regression */
+	/*
+	 * Bytes the watch may keep of its series' kernels, trees and reports
+	 * before it removes the least recently used (lab/watch/watch_disk.h);
+	 * 0 with disk_budget_set: off. Unset: WATCH_DISK_BUDGET_DEFAULT.
+	 */
+	unsigned long long disk_budget;
+	int disk_budget_set;
 };
 
 #define WATCH_HISTORY_CHOICES	"skip|measure"

@@ -15,6 +15,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report.h"
+#include "watch_disk.h"
 
 static const char index_css[] =
 	"table.watch{border-collapse:collapse;width:100%}"
@@ -89,6 +90,7 @@ static int row(struct strbuf *sb, struct watch_db *w, sqlite3_stmt *st, const ch
 	link_if(sb, dir, id, "reports/latest-bisect/bisect.html", "bisection");
 	link_if(sb, dir, id, "reply.eml", "reply");
 	link_if(sb, dir, id, "series.mbox", "mbox");
+	link_if(sb, dir, id, WATCH_PRUNED_FILE, "reports pruned");
 	sb_adds(sb, "</td></tr>\n");
 	return 0;
 }

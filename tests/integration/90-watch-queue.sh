@@ -31,7 +31,7 @@ check_queue() {
 	python3 - "$TMP/expect.json" "$1.json" "$2" <<'PY' || fail "$2: the queue is not what the archive says"
 import json, sys
 expect = json.load(open(sys.argv[1]))
-got = {s["root"]: s for s in json.load(open(sys.argv[2]))}
+got = {s["root"]: s for s in json.load(open(sys.argv[2]))["series"]}
 assert sorted(got) == sorted(expect), (sys.argv[3], "series", sorted(got), sorted(expect))
 for root, (state, why) in expect.items():
     s = got[root]
@@ -110,7 +110,7 @@ sleep 2
 "$LAB" -q watch status -c "$conf" --state "$TMP/s-md" --json > "$TMP/grace.json" || fail "status failed"
 python3 - "$TMP/grace.json" <<'PY' || fail "the incomplete series outlived its grace"
 import json, sys
-s = {x["root"]: x for x in json.load(open(sys.argv[1]))}["inc-0@example.org"]
+s = {x["root"]: x for x in json.load(open(sys.argv[1]))["series"]}["inc-0@example.org"]
 assert s["state"] == "skipped" and "patches 2, 3 of 3 missing" in s["reason"], s
 PY
 sed -i 's/^grace = 1s$/grace = 1h/' "$conf"

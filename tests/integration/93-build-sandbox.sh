@@ -134,7 +134,7 @@ W=$TMP/lab/watch
 python3 - "$W" "$TMP/status.json" "$OLD" <<'PY' || fail "the series did not end as expected"
 import email, email.policy, json, sys
 w, status, old = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
-by_root = {s["root"]: s for s in status}
+by_root = {s["root"]: s for s in status["series"]}
 want = {
     1: ("does not build", None),
     2: ("does not build", None),

@@ -128,7 +128,7 @@ def am_tree(repo, mbox):
 def main():
     out, status, lab, conf, state = sys.argv[1:6]
     manifest = json.load(open(os.path.join(out, "manifest.json")))
-    series = json.load(open(status))
+    series = json.load(open(status))["series"]  # watch status --json: {"series": [...], "disk": {...}}
     b4.logger.setLevel(logging.CRITICAL)
     repo = os.path.join(out, "toy")
     subprocess.run(["git", "init", "-q", repo], check=True)

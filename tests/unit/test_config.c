@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "test_config_fixture.h"
 #include "stats.h"
+#include "watch_disk.h"
 
 static int setup(void **state)
 {
@@ -204,6 +205,51 @@ static void test_report_section(void **state)
 		     "not 'nobody'");
 	expect_error("[report]\nmail_bcc = a@b\n" GOOD_KERNELS,
 		     "2: [report] unknown key 'mail_bcc' (did you mean 'mail_cc'?)");
+}
+
+/*
+ * [watch] disk_budget: a size with K, M, G or T, or 0 or off (no budget);
+ * unset, the default (watch_disk_budget()); anything else a FILE:LINE
+ * error that says what is expected.
+ */
+static void test_watch_disk_budget(void **state)
+{
+	static const struct { const char *value; unsigned long long bytes; } good[] = {
+		{ "40G", 40ULL << 30 }, { "512M", 512ULL << 20 }, { "2T", 2ULL << 40 },
+		{ "1048576", 1ULL << 20 }, { "0", 0 }, { "off", 0 },
+	};
+	struct lab_config cfg;
+	int status;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		char *text = xasprintf(GOOD_KERNELS "[watch]\ndisk_budget = %s\n", good[i].value);
+		char *err = load(text, &cfg, &status);
+
+		assert_string_equal(err, "");
+		assert_true(cfg.watch.disk_budget_set);
+		assert_true(cfg.watch.disk_budget == good[i].bytes);
+		assert_true(watch_disk_budget(&cfg) == good[i].bytes);
+		free(err);
+		free(text);
+		config_release(&cfg);
+	}
+	char *err = load(GOOD_KERNELS "[watch]\ngrace = 2d\n", &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_false(cfg.watch.disk_budget_set);
+	assert_true(watch_disk_budget(&cfg) == WATCH_DISK_BUDGET_DEFAULT);
+	free(err);
+	config_release(&cfg);
+	expect_error(GOOD_KERNELS "[watch]\ndisk_budget = 40GB\n",
+		     "8: [watch] disk_budget: expected a size with a K, M, G or T suffix (40G), or "
+		     "0 or off, not '40GB'");
+	expect_error(GOOD_KERNELS "[watch]\ndisk_budget = max\n",
+		     "8: [watch] disk_budget: expected a size with a K, M, G or T suffix (40G), or "
+		     "0 or off, not 'max'");
+	expect_error(GOOD_KERNELS "[watch]\ndisk_budget = -1G\n",
+		     "8: [watch] disk_budget: expected a size with a K, M, G or T suffix (40G), or "
+		     "0 or off, not '-1G'");
 }
 
 static void test_bad_values(void **state)
@@ -564,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_report_section),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_watch_grace_days),
+		cmocka_unit_test(test_watch_disk_budget),
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_workload_params),
 		cmocka_unit_test(test_workload_runs),
