@@ -340,8 +340,13 @@ void seal_close(struct seal_reader *r)
 
 static char *dump(const json_t *j)
 {
-	/* Compact JSON has no newline: one entry, one line. */
-	char *t = json_dumps(j, JSON_COMPACT);
+	/*
+	 * Compact JSON has no newline: one entry, one line. Any value, not
+	 * only an object or array: without JSON_ENCODE_ANY jansson returns
+	 * NULL for a number, and that was taken for "out of memory" (the
+	 * history fuzzer's state line "202" ended the process).
+	 */
+	char *t = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
 
 	if (!t)
 		die("out of memory");

@@ -59,6 +59,9 @@ for i in range(4):
     open(os.path.join(corpus, "seed-%d" % i), "w").write(
         "\n".join([state[0]] + digests[i * 3:i * 3 + 3]) + "\n")
 open(os.path.join(corpus, "seed-raw"), "w").write("!" + open(seed + "/cache").read()[:4000])
+# found by this fuzzer on 2026-12-06: a state line that is a number, not an
+# object ("202"), made the sealed writer die with "out of memory"
+open(os.path.join(corpus, "seed-number-state"), "w").write("202\nUmask:T01:30:00Z")
 PY
 
 secs=${FUZZ_SECONDS:-30}
