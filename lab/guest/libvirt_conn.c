@@ -20,19 +20,35 @@
 #include <libvirt/virterror.h>
 
 /*
- * What Debian 12's libvirt 9.0 embedded driver needs to run QEMU as root
- * without a daemon: no privilege drop, no security driver, and QEMU's
- * stdio straight to files (virtlogd is not running). Without
- * dynamic_ownership/remember_owner it would chown the kernel and log files
- * and keep xattrs on them (and warn about them on every run).
+ * What Debian 12's libvirt 9.0 embedded driver needs to run QEMU without a
+ * daemon: no security driver (no SELinux or AppArmor labels for a
+ * driver nobody else shares), QEMU's stdio straight to files (virtlogd is
+ * not running), and no dynamic_ownership/remember_owner: the lab owns
+ * every file a run uses, and otherwise libvirt would chown the kernel and
+ * log files and keep xattrs on them (and warn about them on every run).
+ * QEMU's seccomp sandbox stays libvirt's default (on).
+ *
+ * As root, QEMU runs as root too: no privilege drop. As anyone else, no
+ * user or group at all: the embedded driver then runs QEMU as the lab's
+ * own user. Naming root there makes it create its dbus state folder as
+ * uid 0, which an ordinary user cannot ("Failed to create dbus state dir
+ * ...: Operation not permitted").
  */
-static const char qemu_conf[] =
+static const char qemu_conf_root[] =
 	"# written by mglrulab: the embedded QEMU driver, running as root\n"
 	"user = \"root\"\n"
 	"group = \"root\"\n"
 	"security_driver = \"none\"\n"
 	"stdio_handler = \"file\"\n"
 	"# we are root and own every file a run uses: no chown, no xattr bookkeeping\n"
+	"dynamic_ownership = 0\n"
+	"remember_owner = 0\n";
+
+static const char qemu_conf_user[] =
+	"# written by mglrulab: the embedded QEMU driver, running as this user (not root)\n"
+	"security_driver = \"none\"\n"
+	"stdio_handler = \"file\"\n"
+	"# we own every file a run uses: no chown, no xattr bookkeeping\n"
 	"dynamic_ownership = 0\n"
 	"remember_owner = 0\n";
 
@@ -100,6 +116,7 @@ static int setup_embed_root(const char *state_dir, struct strbuf *err)
 {
 	char *etc = xasprintf("%s/libvirt/etc", state_dir);
 	char *conf = xasprintf("%s/qemu.conf", etc);
+	const char *qemu_conf = geteuid() ? qemu_conf_user : qemu_conf_root;
 	struct strbuf cur = STRBUF_INIT;
 	int r = 0;
 
