@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "guest_image.h"
+#include "appliance_kernel.h"
 #include "fsutil.h"
 #include "guest_extract.h"
 #include "guest_protocol.h"
@@ -218,7 +219,8 @@ static int build_image(const struct guest_image_spec *spec, const char *path, st
 	int r = -1;
 	double t0 = now_monotonic();
 
-	if (stage_root(spec, root, err) || make_tar(root, tar, err))
+	if (appliance_kernel_check("/boot", geteuid(), getegid(), err) ||
+	    stage_root(spec, root, err) || make_tar(root, tar, err))
 		goto out;
 	debug("guest image: root staged in %.2f s", now_monotonic() - t0);
 	g = guestfs_create();
@@ -469,6 +471,8 @@ int guest_extract_results(const char *const *disks, const char *const *dest_dirs
 
 	if (!n)
 		return 0;
+	if (appliance_kernel_check("/boot", geteuid(), getegid(), err))
+		return -1;
 	g = guestfs_create();
 	if (!g) {
 		sb_adds(err, "cannot create a libguestfs handle\n");
