@@ -60,10 +60,10 @@ getent passwd libvirt-qemu >/dev/null || skip "no user libvirt-qemu (scripts/ins
 # cannot drift apart); virsh's own files in TMP too.
 ROOTDIR=$TMP/libvirt
 mkdir -p "$ROOTDIR/etc" "$TMP/home" "$TMP/state" || fail "cannot create $TMP"
-python3 - lab/guest/libvirt_conn.c "$ROOTDIR/etc/qemu.conf" <<'PY' || fail "no qemu_conf[] in lab/guest/libvirt_conn.c"
+python3 - lab/guest/libvirt_conn.c "$ROOTDIR/etc/qemu.conf" <<'PY' || fail "no qemu_conf_root[] in lab/guest/libvirt_conn.c"
 import ast, re, sys
 src = open(sys.argv[1]).read()
-m = re.search(r'static const char qemu_conf\[\] =((?:\s*"(?:[^"\\]|\\.)*")+)\s*;', src)
+m = re.search(r'static const char qemu_conf_root\[\] =((?:\s*"(?:[^"\\]|\\.)*")+)\s*;', src)
 conf = "".join(ast.literal_eval(x) for x in re.findall(r'"(?:[^"\\]|\\.)*"', m.group(1)))
 assert 'security_driver = "none"' in conf and 'user = "root"' in conf, conf
 open(sys.argv[2], "w").write(conf)
