@@ -18,14 +18,17 @@ command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
 need_lab_kernel
 nobody_gid=$(id -g nobody) || skip "no user nobody"
 
-# nobody's corner of $TMP (mktemp made it 0700, root's)
+# nobody's corner of $TMP (mktemp made it 0700, root's), with copies of the
+# lab, its guest programs and configurations and the kernel: the checkout
+# and the kernel cache may be where nobody cannot look (a clone under /root)
 chmod 0755 "$TMP"
 U=$TMP/u
-mkdir -p "$U/tmp" && chown -R nobody: "$U" || fail "cannot make $U"
-[ -r "$KERNEL" ] && setpriv --reuid=nobody --regid="$nobody_gid" --clear-groups test -r "$KERNEL" ||
-	skip "nobody cannot read the kernel $KERNEL"
-setpriv --reuid=nobody --regid="$nobody_gid" --clear-groups test -x "$LAB" ||
-	skip "nobody cannot run $LAB (the checkout is not world-readable)"
+mkdir -p "$U/tmp" "$U/lab/build" || fail "cannot make $U"
+cp "$LAB" "$U/lab/mglrulab" && cp -r build/guest "$U/lab/build/guest" && cp -r guests "$U/lab/guests" &&
+	cp "$KERNEL" "$U/bzImage" || fail "cannot copy the lab into $U"
+chown -R nobody: "$U" || fail "cannot give $U to nobody"
+KERNEL=$U/bzImage LAB=$U/lab/mglrulab
+cd "$U/lab" || fail "cannot enter $U/lab"
 
 as_nobody() {
 	setpriv --reuid=nobody --regid="$nobody_gid" --clear-groups \
