@@ -34,10 +34,10 @@ static void put(const char *name, mode_t mode)
 
 static void clear(void)
 {
-	char *cmd[] = { "vmlinuz-6.1.0-a", "vmlinuz-6.1.0-b", "config-6.1.0-a" };
+	const char *const names[] = { "vmlinuz-6.1.0-a", "vmlinuz-6.1.0-b", "config-6.1.0-a" };
 
-	for (size_t i = 0; i < 3; i++) {
-		char *p = xasprintf("%s/%s", boot, cmd[i]);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = xasprintf("%s/%s", boot, names[i]);
 
 		unlink(p);
 		free(p);
