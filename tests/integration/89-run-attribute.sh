@@ -8,17 +8,22 @@
 # the spread between boots of one kernel as its noise, in report.json,
 # report.txt and report.html, and again from report.json alone. The
 # attribution runs stay out of runs/ and out of the analysis: the results
-# with and without the attribution member are the same bytes. Two boots
-# of one kernel (--aa) name nothing, nor does a comment-only patch. Without
-# the plugin the report says why no table, never an empty one.
-# `bisect baseline slow5` names sched_yield in its culprit's table.
-# `mglrulab profile slow5` gives one kernel's table, by cost, with the
-# loop inside sched_yield's; without the plugin it fails, saying why.
-# why this long: six sessions on tiny-icount (the A/B with its attribution
-# runs, 2 per kernel and 5 where the first look names a function; the A/A;
-# the comment-only patch; the bisection, 12 runs; the one without the
-# plugin; profile), and a run with the TCG plugin counting instructions
-# takes about 35 s: 313 s in a CI run on 2026-12-06.
+# with and without the attribution member are the same bytes. That A/B
+# session is the confirm step of `bisect baseline slow5` ([run] attribute
+# = changed), whose culprit's table names sched_yield: one session serves
+# both. A comment-only patch (--attribute=all) names nothing, every delta
+# inside its threshold (it stands for the A/A: the same code, two builds,
+# boots of each). Without the plugin the report says why no table, never
+# an empty one. `mglrulab profile slow5` gives one kernel's table, by
+# cost, with the loop inside sched_yield's; without the plugin it fails,
+# saying why.
+# why this long: four sessions on tiny-icount (the bisection's A/B, 6 runs
+# per kernel and 5 attribution runs each; the comment-only patch, 1 run
+# and 2 attribution runs each; the one without the plugin; profile), and
+# a run with the TCG plugin counting instructions takes about 10 s beside
+# the other paired test. Before the A/B and the bisection shared their
+# session, and with an A/A session of its own: 379 s of a CI run on
+# 2026-12-06.
 # run-all: paired
 # run-all: cost 300
 # run-all: timeout 1500
@@ -44,13 +49,46 @@ grep -q "bad.conf:2: \[run\] attribute: expected one of off|changed|all, not 'so
 grep -q -- "--attribute: expected changed, all or off, got 'often'" "$TMP/bad.err" ||
 	fail "the bad option: $(cat "$TMP/bad.err")"
 
-"$LAB" run --ab -c "$CONF" --attribute=all --fail-on none >"$TMP/run.out" 2>"$TMP/run.err" ||
-	{ rc=$?; tail -30 "$TMP/run.err" >&2; fail "run --attribute exited $rc"; }
-S=$(readlink -f "$REPORTS/latest")
+# One A/B session serves the session's checks and the bisection's: `bisect
+# baseline slow5` with lab.conf's [run] attribute = changed. slow5 is one
+# patch, so the confirm step is its culprit's own; measured without
+# attribution, that step's session is finished again with it, adding no
+# run (threshold 2 %: slow5's -5 % is a regression there). Its session is
+# then read as `run --ab --attribute=changed` left it.
+sed 's/^threshold = .*/threshold = 2%/' "$CONF" >"$TMP/bisect.conf"
+grep -q '^threshold = 2%$' "$TMP/bisect.conf" || fail "no threshold line in the test lab"
+"$LAB" bisect baseline slow5 -c "$TMP/bisect.conf" >"$TMP/bisect.out" 2>"$TMP/run.err" ||
+	{ rc=$?; tail -20 "$TMP/run.err" >&2; fail "bisect exited $rc"; }
+B=$(readlink -f "$REPORTS/latest-bisect")
+python3 - "$B" <<'PY' || fail "the bisection's culprit has no attribution table"
+import glob, json, os, sys
+st = json.load(open(os.path.join(sys.argv[1], "bisect.json")))
+res = st["result"]
+assert st["settings"]["attribute"] == "changed", st["settings"]
+assert res["outcome"] == "found" and res["culprit"] == 1, res
+steps = st["steps"]
+assert [s["purpose"] for s in steps] == ["confirm"], steps
+rep = json.load(open(os.path.join(steps[0]["session"], "report.json")))
+runs = glob.glob(os.path.join(steps[0]["session"], "runs", "*.json"))
+assert len(runs) == rep["summary"]["runs"], ("the attribution added runs", len(runs), rep["summary"])
+t = res["attribution"]["workloads"][0]["windows"][0]
+top = t["functions"][0]
+print(f"bisect: culprit patch 1, {top['function']} {top['delta']:+.1f} per yield, "
+      f"threshold {t['threshold']:.1f}, {len(runs)} runs")
+assert "sched_yield" in top["function"] and 95 <= top["delta"] <= 105, top
+print(steps[0]["session"])
+PY
+grep -A1 "^where its instructions moved" "$TMP/bisect.out" | grep -q "yield, phase 1: __x64_sys_sched_yield +10[0-9]" ||
+	fail "the summary does not name sched_yield: $(cat "$TMP/bisect.out")"
+grep -q "<li>yield, phase 1: __x64_sys_sched_yield" "$B/bisect.html" || fail "bisect.html does not name it"
+S=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["session"])' "$B/bisect.json")
+[ -f "$S/report.json" ] || fail "no confirm step session at $S"
+
 grep -q '^attribution: yield on baseline, run 1 of 2' "$TMP/run.err" || fail "no attribution progress: $(tail "$TMP/run.err")"
 grep -q '^attribution: yield on slow5, run 5 of 5 (confirming)' "$TMP/run.err" ||
 	fail "the first look named sched_yield, yet no confirming runs: $(grep '^attribution' "$TMP/run.err")"
-[ "$(ls "$S/runs" | wc -l)" -eq 4 ] || fail "runs/ holds more than the plan's 4 runs: $(ls "$S/runs")"
+nplan=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["runs"])' "$S/report.json")
+[ "$(ls "$S/runs" | wc -l)" -eq "$nplan" ] || fail "runs/ holds more than the session's $nplan runs: $(ls "$S/runs")"
 for d in baseline-1 patched-1 baseline-2 patched-2 baseline-5 patched-5; do
 	[ -f "$S/attribution/yield/$d/attr.1" ] || fail "no attribution/yield/$d/attr.1"
 	grep -q -- "-plugin" "$S/attribution/yield/$d/domain.xml" || fail "$d: no plugin in its domain"
@@ -61,7 +99,7 @@ import json, sys
 s = sys.argv[1]
 r = json.load(open(f"{s}/report.json"))
 a = r["attribution"]
-assert a["which"] == "all" and a["runs_per_kernel"] == 2 and "unavailable" not in a, a
+assert a["which"] == "changed" and a["runs_per_kernel"] == 2 and "unavailable" not in a, a
 assert a["confirm_runs_per_kernel"] == 5, a
 w = a["workloads"][0]
 assert w["runs_per_kernel"] == 5, w
@@ -125,27 +163,6 @@ for k in ("results", "counter_results", "summary", "runs"):
     assert json.dumps(a[k], sort_keys=True) == json.dumps(b[k], sort_keys=True), k
 PY
 
-# two boots of the same kernel (run --aa): nothing named, every delta inside its threshold
-"$LAB" run --aa -c "$CONF" --runs 1 --attribute=all --fail-on none >/dev/null 2>"$TMP/aa.err" ||
-	{ rc=$?; tail -30 "$TMP/aa.err" >&2; fail "run --aa --attribute exited $rc"; }
-S3=$(readlink -f "$REPORTS/latest")
-python3 - "$S3" <<'PY' || fail "the A/A attribution names a function"
-import json, sys
-w = json.load(open(f"{sys.argv[1]}/report.json"))["attribution"]["workloads"][0]
-t = w["windows"][0]
-k = [f for f in t["functions"] if f["function"] != "[user space]"]
-print(f"A/A: noise {t['noise']:.1f} ({t['noise_function']}, {t['bursts']} bursty above it), "
-      f"threshold {t['threshold']:.1f}, largest kernel delta "
-      f"{max(abs(f['delta']) for f in k):.1f} ({k[0]['function']}), named {t['beyond_noise']}, "
-      f"{w['runs_per_kernel']} runs per kernel")
-assert w["runs_per_kernel"] in (2, 5), w
-assert t["beyond_noise"] == 0, t
-# a function that ran in bursts is held to its own spread (attr_compare.c)
-assert not any(f["named"] for f in k), k[:3]
-assert all(abs(f["delta"]) <= 1.5 * max(t["noise"], f["spread"]) for f in k), k[:3]
-PY
-grep -q 'No kernel function moved by more than' "$S3/report.txt" || fail "report.txt of the A/A says something moved"
-
 # a comment-only patch (yield-three's patch 1, built by test 66 or here): nothing named
 printf '\n[kernel three]\nfrom = baseline\nseries = %s\n' "$ROOT/tests/fixtures/series/yield-three.mbox" >>"$CONF"
 "$LAB" run --ab baseline three@1 -c "$CONF" --runs 1 --attribute=all --fail-on none >/dev/null \
@@ -166,36 +183,8 @@ assert t["beyond_noise"] == 0, t
 assert not any(f["named"] for f in k), k[:3]
 assert all(abs(f["delta"]) <= 1.5 * max(t["noise"], f["spread"]) for f in k), k[:3]
 PY
-
-# bisect with lab.conf's [run] attribute: slow5 is one patch, so the confirm
-# step is its culprit's own; measured without attribution, that step's
-# session is finished again with it, adding no run (threshold 2 %: slow5's
-# -5 % is a regression there).
-sed 's/^threshold = .*/threshold = 2%/' "$CONF" >"$TMP/bisect.conf"
-grep -q '^threshold = 2%$' "$TMP/bisect.conf" || fail "no threshold line in the test lab"
-"$LAB" bisect baseline slow5 -c "$TMP/bisect.conf" >"$TMP/bisect.out" 2>"$TMP/bisect.err" ||
-	{ rc=$?; tail -20 "$TMP/bisect.err" >&2; fail "bisect exited $rc"; }
-B=$(readlink -f "$REPORTS/latest-bisect")
-python3 - "$B" <<'PY' || fail "the bisection's culprit has no attribution table"
-import glob, json, os, sys
-st = json.load(open(os.path.join(sys.argv[1], "bisect.json")))
-res = st["result"]
-assert st["settings"]["attribute"] == "changed", st["settings"]
-assert res["outcome"] == "found" and res["culprit"] == 1, res
-steps = st["steps"]
-assert [s["purpose"] for s in steps] == ["confirm"], steps
-rep = json.load(open(os.path.join(steps[0]["session"], "report.json")))
-runs = glob.glob(os.path.join(steps[0]["session"], "runs", "*.json"))
-assert len(runs) == rep["summary"]["runs"], ("the attribution added runs", len(runs), rep["summary"])
-t = res["attribution"]["workloads"][0]["windows"][0]
-top = t["functions"][0]
-print(f"bisect: culprit patch 1, {top['function']} {top['delta']:+.1f} per yield, "
-      f"threshold {t['threshold']:.1f}, {len(runs)} runs")
-assert "sched_yield" in top["function"] and 95 <= top["delta"] <= 105, top
-PY
-grep -A1 "^where its instructions moved" "$TMP/bisect.out" | grep -q "yield, phase 1: __x64_sys_sched_yield +10[0-9]" ||
-	fail "the summary does not name sched_yield: $(cat "$TMP/bisect.out")"
-grep -q "<li>yield, phase 1: __x64_sys_sched_yield" "$B/bisect.html" || fail "bisect.html does not name it"
+grep -q 'No kernel function moved by more than' "$S5/report.txt" ||
+	fail "report.txt of the comment-only patch says something moved"
 
 # without the plugin: said, no table; the session still succeeds
 MGLRULAB_ATTR_PLUGIN=$TMP/none.so "$LAB" run --ab -c "$CONF" --runs 1 --attribute --fail-on none \
