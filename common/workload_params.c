@@ -28,7 +28,8 @@ const struct param_def yield_pingpong_params[] = {
 	  "threads of one process (shared) or one process per CPU (private)" },
 	{ "cpus", PARAM_INT_LIST, "1,2", 1, 4096, NULL,
 	  "CPU counts to sweep, capped at the CPUs the program may use" },
-	{ "duration", PARAM_INT, "2", 1, 3600, NULL, "seconds measured per CPU count" },
+	{ "duration", PARAM_SECONDS, "2", 100, 3600000, NULL,
+	  "seconds measured per CPU count (to the millisecond: 0.5)" },
 	{ "warmup", PARAM_INT, "1", 0, 600, NULL, "seconds run before measuring" },
 	{ "reps", PARAM_INT, "5", 1, 100, NULL,
 	  "windows the duration is cut into, read without stopping the tasks; the metric is"
@@ -320,6 +321,31 @@ static int tracepoints_ok(const char *value)
 	}
 }
 
+int param_parse_ms(const char *value, long *ms)
+{
+	long whole = 0, frac = 0;
+	int digits = 0, decimals = 0;
+	const char *s = value;
+
+	for (; *s >= '0' && *s <= '9'; s++, digits++) {
+		if (whole > 1000000000L)
+			return -1;
+		whole = whole * 10 + (*s - '0');
+	}
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++, decimals++) {
+			if (decimals == 3)
+				return -1;
+			frac = frac * 10 + (*s - '0');
+		}
+	if (*s || !digits)
+		return -1;
+	while (decimals++ < 3)
+		frac *= 10;
+	*ms = whole * 1000 + frac;
+	return 0;
+}
+
 int param_check(const struct param_def *p, const char *value)
 {
 	long v;
@@ -340,6 +366,8 @@ int param_check(const struct param_def *p, const char *value)
 		return v < p->min || v > p->max ? -1 : 0;
 	case PARAM_TRACEPOINTS:
 		return tracepoints_ok(value);
+	case PARAM_SECONDS:
+		return param_parse_ms(value, &v) || v < p->min || v > p->max ? -1 : 0;
 	case PARAM_STRING:
 	case PARAM_PATH:
 		break;
@@ -378,6 +406,10 @@ void param_expected(const struct param_def *p, char *buf, size_t size)
 	case PARAM_TRACEPOINTS:
 		snprintf(buf, size, "subsystem:event tracepoints separated by commas "
 			 "(such as vmscan:mm_vmscan_lru_gen_scan), or empty");
+		return;
+	case PARAM_SECONDS:
+		snprintf(buf, size, "seconds from %g to %g, to the millisecond (such as 0.5)",
+			 p->min / 1000.0, p->max / 1000.0);
 		return;
 	case PARAM_STRING:
 	case PARAM_PATH:

@@ -28,13 +28,15 @@ enum param_type {
 	PARAM_POW2,		/* a power of two in [min, max] */
 	PARAM_TARGETS,		/* make targets: param_targets() */
 	PARAM_TRACEPOINTS,	/* subsystem:event list: param_tracepoint() */
+	PARAM_SECONDS,		/* seconds, to the millisecond: param_parse_ms(); min, max in ms */
 };
 
 struct param_def {
 	const char *name;	/* the program's --name (with underscores) and the lab.conf key */
 	enum param_type type;
 	const char *def;	/* default, as written in lab.conf; never NULL */
-	long min, max;		/* PARAM_INT, _INT_LIST, _POW2; PARAM_TARGETS: how many */
+	long min, max;		/* PARAM_INT, _INT_LIST, _POW2; PARAM_TARGETS: how many;
+				 * PARAM_SECONDS: milliseconds */
 	const char *choices;	/* PARAM_ENUM: "threads|processes" */
 	const char *help;
 };
@@ -66,6 +68,14 @@ LAB_MUST_CHECK
 int param_check(const struct param_def *p, const char *value);
 /* What @p allows, for a message "expected ...": "an integer from 1 to 3600". */
 void param_expected(const struct param_def *p, char *buf, size_t size);
+/*
+ * A PARAM_SECONDS value ("2", "0.5", "1.25": seconds with at most three
+ * decimals, no sign, no exponent) in milliseconds into *@ms; 0 or -1.
+ * Under icount a rate is exact, so half a second of measurement is as
+ * good as two: the unit is the second, its resolution the millisecond.
+ */
+LAB_MUST_CHECK
+int param_parse_ms(const char *value, long *ms);
 /*
  * A PARAM_INT_LIST value: integers in [p->min, p->max] separated by
  * commas, blanks around them allowed, empty items skipped, at least one.

@@ -536,7 +536,7 @@ int main(int argc, char **argv)
 		      argc, argv);
 	o.shared_mm = !strcmp(wl_arg(&args, "mm"), "shared");
 	nk = wl_arg_long_list(&args, "cpus", &ks);
-	o.duration = (double)wl_arg_long(&args, "duration");
+	o.duration = wl_arg_seconds(&args, "duration");
 	o.warmup = (double)wl_arg_long(&args, "warmup");
 	o.reps = wl_arg_long(&args, "reps");
 	o.ref_secs = (double)wl_arg_long(&args, "ref_ms") / 1000.0;

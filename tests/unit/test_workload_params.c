@@ -35,19 +35,55 @@ static void test_defaults_valid(void **state)
 
 static void test_int(void **state)
 {
-	const struct param_def *p = param_find(yield_pingpong_params, "duration");
+	const struct param_def *p = param_find(yield_pingpong_params, "warmup");
 	char buf[128];
 	(void)state;
 
-	assert_int_equal(param_check(p, "1"), 0);
-	assert_int_equal(param_check(p, "3600"), 0);
-	assert_int_equal(param_check(p, "0"), -1);
-	assert_int_equal(param_check(p, "3601"), -1);
+	assert_int_equal(param_check(p, "0"), 0);
+	assert_int_equal(param_check(p, "600"), 0);
+	assert_int_equal(param_check(p, "-1"), -1);
+	assert_int_equal(param_check(p, "601"), -1);
 	assert_int_equal(param_check(p, "2s"), -1);
 	assert_int_equal(param_check(p, ""), -1);
 	assert_int_equal(param_check(p, "99999999999999999999"), -1);
 	param_expected(p, buf, sizeof(buf));
-	assert_string_equal(buf, "an integer from 1 to 3600");
+	assert_string_equal(buf, "an integer from 0 to 600");
+}
+
+/* yield_pingpong's duration: seconds to the millisecond, 0.1 to 3600. */
+static void test_seconds(void **state)
+{
+	const struct param_def *p = param_find(yield_pingpong_params, "duration");
+	char buf[128];
+	long ms = -1;
+	(void)state;
+
+	assert_int_equal(p->type, PARAM_SECONDS);
+	assert_int_equal(param_check(p, "1"), 0);
+	assert_int_equal(param_check(p, "0.5"), 0);
+	assert_int_equal(param_check(p, "0.1"), 0);
+	assert_int_equal(param_check(p, "3600"), 0);
+	assert_int_equal(param_check(p, "3600.000"), 0);
+	assert_int_equal(param_check(p, "0"), -1);
+	assert_int_equal(param_check(p, "0.099"), -1);
+	assert_int_equal(param_check(p, "3600.001"), -1);
+	assert_int_equal(param_check(p, "2s"), -1);
+	assert_int_equal(param_check(p, ""), -1);
+	assert_int_equal(param_check(p, "."), -1);
+	assert_int_equal(param_check(p, ".5"), -1);
+	assert_int_equal(param_check(p, "-1"), -1);
+	assert_int_equal(param_check(p, "+1"), -1);
+	assert_int_equal(param_check(p, "1e3"), -1);
+	assert_int_equal(param_check(p, "0.0001"), -1);
+	assert_int_equal(param_check(p, "99999999999999999999"), -1);
+	assert_int_equal(param_parse_ms("1.25", &ms), 0);
+	assert_int_equal(ms, 1250);
+	assert_int_equal(param_parse_ms("2.", &ms), 0);
+	assert_int_equal(ms, 2000);
+	assert_int_equal(param_parse_ms("0.007", &ms), 0);
+	assert_int_equal(ms, 7);
+	param_expected(p, buf, sizeof(buf));
+	assert_string_equal(buf, "seconds from 0.1 to 3600, to the millisecond (such as 0.5)");
 }
 
 static void test_list(void **state)
@@ -197,6 +233,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_valid),
 		cmocka_unit_test(test_int),
+		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_enum),
 		cmocka_unit_test(test_host_check),

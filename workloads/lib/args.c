@@ -101,6 +101,17 @@ long wl_arg_long(const struct wl_args *a, const char *name)
 	return v;
 }
 
+double wl_arg_seconds(const struct wl_args *a, const char *name)
+{
+	int k = index_of(a, name);
+	long ms;
+
+	/* checked by wl_args_parse (the default by the table's unit test) */
+	if (param_parse_ms(a->val[k], &ms))
+		wl_fail("internal: --%s=%s is not a number of seconds", name, a->val[k]);
+	return (double)ms / 1000.0;
+}
+
 size_t wl_arg_long_list(const struct wl_args *a, const char *name, long **out)
 {
 	const struct param_def *p = &a->params[index_of(a, name)];

@@ -33,6 +33,8 @@ void wl_args_parse(struct wl_args *a, const char *program, const struct param_de
 const char *wl_arg(const struct wl_args *a, const char *name);
 /* A PARAM_INT, or a PARAM_ENUM of numbers ("0|1"), as a number. */
 long wl_arg_long(const struct wl_args *a, const char *name);
+/* A PARAM_SECONDS, in seconds (its millisecond resolution kept). */
+double wl_arg_seconds(const struct wl_args *a, const char *name);
 /* A PARAM_INT_LIST; returns the count, *out is malloc'd. */
 size_t wl_arg_long_list(const struct wl_args *a, const char *name, long **out);
 /* A PARAM_ENUM: the index of its value among the choices. */
