@@ -19,22 +19,8 @@ need_kernel_source
 thaw() { [ -n "${HOSTS_LIBVIRTD_PID:-}" ] && kill -CONT "$HOSTS_LIBVIRTD_PID" 2>/dev/null; }
 trap 'thaw; hosts_stop; rm -rf "$TMP"' EXIT
 hosts_start "$TMP"
-mkdir -p "$TMP/hostb"
-
-sed -e "s|^state_dir = .*|state_dir = $ROOT/.lab|" \
-    -e "s|^cache_dir = .*|cache_dir = $ROOT/kernels/cache|" \
-    -e "s|^reports_dir = .*|reports_dir = $TMP/reports|" \
-    -e "s|\.\./\.\./\.\./|$ROOT/|g" -e "s|\.\./series/|$ROOT/tests/fixtures/series/|" \
-    -e "s|^runs = .*|runs = 6|" \
-    "$ROOT/tests/fixtures/labs/ab-small.conf" >"$TMP/lab.conf"
-cat >>"$TMP/lab.conf" <<CONF
-[host local]
-[host remote]
-uri = $HOSTS_URI
-pool = $HOSTS_POOL
-pool_dir = $TMP/hostb/pool
-CONF
-sed -i "s|^\[run\]|[run]\nhosts = local remote|" "$TMP/lab.conf"
+# ab-small.conf's kernels and guest on the two hosts
+hosts_lab_conf "$TMP"
 
 "$LAB" run --ab --fail-on none -c "$TMP/lab.conf" >"$TMP/out" 2>"$TMP/err" &
 pid=$!

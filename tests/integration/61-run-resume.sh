@@ -13,13 +13,7 @@ old=$(readlink -f $REPORTS/latest 2>/dev/null)
 "$LAB" run --ab -c "$CONF" --runs 3 > "$TMP/out" 2> "$TMP/err" &
 pid=$!
 # Wait until the new session has two runs on disk, then kill without warning.
-for _ in $(seq 600); do
-	d=$(readlink -f $REPORTS/latest 2>/dev/null)
-	n=0
-	[ "$d" != "$old" ] && n=$(ls "$d"/runs/*.json 2>/dev/null | wc -l)
-	[ "$n" -ge 2 ] && break
-	sleep 0.5
-done
+wait_new_runs "$old" 2
 kill -9 $pid
 wait $pid 2>/dev/null
 d=$(readlink -f $REPORTS/latest)

@@ -49,13 +49,7 @@ old=$(readlink -f "$REPORTS/latest" 2>/dev/null)
 	> "$TMP/out0" 2> "$TMP/err0" &
 pid=$!
 # Kill it without warning after four runs, before its first look.
-for _ in $(seq 900); do
-	d=$(readlink -f "$REPORTS/latest" 2>/dev/null)
-	n=0
-	[ "$d" != "$old" ] && n=$(ls "$d"/runs/*.json 2>/dev/null | wc -l)
-	[ "$n" -ge 4 ] && break
-	sleep 0.5
-done
+wait_new_runs "$old" 4 900
 kill -9 $pid
 wait $pid 2>/dev/null
 d=$(readlink -f "$REPORTS/latest")

@@ -62,3 +62,18 @@ fixture_lab() {
 	grep -q '\.\./' "$CONF" && fail "$CONF keeps a relative path: $(grep -n '\.\./' "$CONF")"
 	private_lab "$CONF"
 }
+
+# wait_new_runs OLD N [TRIES]: wait (0.5 s a try, TRIES default 600) until
+# REPORTS/latest is a session other than OLD with at least N run records
+# on disk; D is that session (empty when none started). 0 when it has them.
+wait_new_runs() {
+	local old=$1 want=$2 tries=${3:-600} n
+	for _ in $(seq "$tries"); do
+		D=$(readlink -f "$REPORTS/latest" 2>/dev/null)
+		n=0
+		[ -n "$D" ] && [ "$D" != "$old" ] && n=$(ls "$D"/runs/*.json 2>/dev/null | wc -l)
+		[ "$n" -ge "$want" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}

@@ -163,3 +163,26 @@ hosts_stop() {
 	HOSTS_SSHD_PID= HOSTS_LIBVIRTD_PID= HOSTS_PORT=
 	return 0
 }
+
+# hosts_lab_conf DIR: DIR/lab.conf, ab-small.conf's kernels (cached by the
+# other session tests) and guest at 6 runs, on two hosts: the embedded
+# driver ([host local]) and the daemon hosts_start started ([host remote],
+# its pool in DIR/hostb/pool). Reports go to DIR/reports.
+hosts_lab_conf() {
+	local d=$1
+	mkdir -p "$d/hostb"
+	sed -e "s|^state_dir = .*|state_dir = $ROOT/.lab|" \
+	    -e "s|^cache_dir = .*|cache_dir = $ROOT/kernels/cache|" \
+	    -e "s|^reports_dir = .*|reports_dir = $d/reports|" \
+	    -e "s|\.\./\.\./\.\./|$ROOT/|g" -e "s|\.\./series/|$ROOT/tests/fixtures/series/|" \
+	    -e "s|^runs = .*|runs = 6|" \
+	    "$ROOT/tests/fixtures/labs/ab-small.conf" >"$d/lab.conf"
+	cat >>"$d/lab.conf" <<CONF
+[host local]
+[host remote]
+uri = $HOSTS_URI
+pool = $HOSTS_POOL
+pool_dir = $d/hostb/pool
+CONF
+	sed -i "s|^\[run\]|[run]\nhosts = local remote|" "$d/lab.conf"
+}
