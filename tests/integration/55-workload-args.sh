@@ -13,9 +13,12 @@ for p in yield_pingpong will_it_scale numa_workload kernel_build mglru_aging thp
 	run positional $G/$p stray
 	[ "$(rc_of positional)" = 1 ] || fail "$p: positional argument must exit 1"
 done
-run badint $G/yield_pingpong --duration=abc
-[ "$(rc_of badint)" = 1 ] || fail "--duration=abc must exit 1"
+run badint $G/yield_pingpong --warmup=abc
+[ "$(rc_of badint)" = 1 ] || fail "--warmup=abc must exit 1"
 check badint "'integer' in E[0]['reason']"
+run badsecs $G/yield_pingpong --duration=0.0001
+[ "$(rc_of badsecs)" = 1 ] || fail "--duration=0.0001 must exit 1"
+check badsecs "'to the millisecond' in E[0]['reason']"
 run badenum $G/will_it_scale --mode=fibers
 check badenum "'threads|processes' in E[0]['reason']"
 run badlist $G/yield_pingpong --cpus=1,,x
