@@ -71,23 +71,11 @@ if [ -z "$started" ]; then
 	fail "the build never started compiling"
 fi
 before=$(build_procs | wc -l)
-t0=$(date +%s.%N)
-kill -TERM $pid
-for _ in $(seq 40); do
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.25
-done
-if kill -0 $pid 2>/dev/null; then
-	kill -9 $pid
-	fail "mglrulab still running 10 s after SIGTERM"
-fi
-wait $pid
-rc=$?
-t1=$(date +%s.%N)
+stop_within $pid TERM 10
+rc=$RC
 left=$(build_procs)
 cat "$TMP/out" "$TMP/err"
-awk -v rc=$rc -v s="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" -v n="$before" \
-	'BEGIN { printf "exited %d in %.1f s after SIGTERM; %d processes worked in the build folder before it\n", rc, s, n }'
+echo "exited $rc in $STOP_S s after SIGTERM; $before processes worked in the build folder before it"
 if [ -n "$left" ]; then
 	echo "$left"
 	kill -TERM $(echo "$left" | cut -d' ' -f1) 2>/dev/null

@@ -25,17 +25,8 @@ for _ in $(seq 1200); do
 done
 grep -q '^\[slow49\] compile' "$TMP/err" || { kill -9 $pid 2>/dev/null; cat "$TMP/err"; fail "the build never started"; }
 sleep 3
-kill -TERM $pid
-for _ in $(seq 60); do
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.5
-done
-if kill -0 $pid 2>/dev/null; then
-	kill -9 $pid
-	fail "mglrulab still running 30 s after SIGTERM"
-fi
-wait $pid
-rc=$?
+stop_within $pid TERM 30
+rc=$RC
 tail -3 "$TMP/err"
 [ $rc -eq 2 ] || fail "expected exit status 2 (interrupted), got $rc"
 grep -q 'interrupted: \[kernel slow49\] build stopped by signal 15, nothing cached' "$TMP/err" ||

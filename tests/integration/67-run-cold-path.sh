@@ -127,24 +127,13 @@ for _ in $(seq 600); do
 done
 pgrep -f "qemu-system.*$STATE" > /dev/null || { kill -9 $pid; fail "no guest of the second session started"; }
 sleep 1
-t0=$(date +%s.%N)
-kill -INT $pid
-for _ in $(seq 100); do
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
-t1=$(date +%s.%N)
-if kill -0 $pid 2>/dev/null; then
-	kill -9 $pid
-	fail "mglrulab still running 10 s after SIGINT"
-fi
-wait $pid
-rc=$?
+stop_within $pid INT 10
+rc=$RC
 tail -3 "$TMP/err2"
-took=$(python3 -c "print('%.1f' % ($t1 - $t0))")
+took=$STOP_S
 echo "SIGINT to exit: $took s"
 [ $rc -eq 2 ] || fail "interrupted session: expected exit status 2, got $rc"
-python3 -c "import sys; sys.exit(0 if $t1 - $t0 <= 5 else 1)" || fail "SIGINT took $took s to stop the session (limit 5 s)"
+python3 -c "import sys; sys.exit(0 if $STOP_S <= 5 else 1)" || fail "SIGINT took $took s to stop the session (limit 5 s)"
 pgrep -af "qemu-system.*$STATE" && fail "a QEMU of this test's state folder survived SIGINT"
 
 # The kernel of this run's own series is of no use to anyone: drop its entry.

@@ -77,3 +77,24 @@ wait_new_runs() {
 	done
 	return 1
 }
+
+# stop_within PID SIGNAL SECONDS: send SIGNAL, wait up to SECONDS (tenths
+# of a second) for PID to end; past that, kill -9 it and fail naming the
+# signal. Then reap it: RC is its exit status, STOP_S how long it took.
+stop_within() {
+	local pid=$1 sig=$2 limit=$3 t0 t1
+	t0=$(date +%s.%N)
+	kill "-$sig" "$pid"
+	for _ in $(seq $((limit * 10))); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -9 "$pid"
+		fail "mglrulab still running $limit s after SIG$sig"
+	fi
+	t1=$(date +%s.%N)
+	wait "$pid"
+	RC=$?
+	STOP_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+}
