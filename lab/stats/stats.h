@@ -29,8 +29,14 @@
  *    1.253314 * mean absolute deviation; when that is 0 too, nothing is an
  *    outlier. Outliers are flagged only, never removed from any statistic.
  *  - drift: Spearman rank correlation of the values against run order
- *    (midranks for ties), p from the t approximation with n - 2 degrees of
- *    freedom (as scipy.stats.spearmanr).
+ *    (midranks for ties). Below STATS_SPEARMAN_EXACT_N runs p is the exact
+ *    permutation p (all n! pairings enumerated, ties kept); from there
+ *    the t approximation with n - 2 degrees of freedom (as
+ *    scipy.stats.spearmanr). The exact p cannot go below 2 / n!: 0.33 at
+ *    3 runs and 0.083 at 4, so fewer than 5 runs never show a drift at
+ *    alpha 0.05 (1/60 at 5). The t approximation gave p = 0 to every
+ *    perfectly ordered sample, which flagged a third of trend-free
+ *    kernels at 3 runs (bench/trend-sim).
  *  - ratio interval: stratified bootstrap (each kernel's runs resampled
  *    separately), settings.resamples replicates of
  *    median(B*) / median(A*), BCa (bias-corrected and accelerated, Efron
@@ -133,6 +139,9 @@ struct stats_median_ci {
 	double achieved;	/* exact coverage of [lo, hi] */
 	const char *reason;	/* NULL when ok, else e.g. "too few runs" */
 };
+
+/* Below this many runs the drift p is exact (n! pairings; 9! = 362880). */
+#define STATS_SPEARMAN_EXACT_N 10
 
 struct stats_summary {
 	size_t n;
