@@ -1054,6 +1054,92 @@ static void set_sequential(struct model *m, struct series *s, double p)
 	o->p_adjusted = jv(s->p);
 }
 
+/* @s with the values of blocks up to @upto only, into @sub, its arrays its own. */
+static void sub_series(const struct series *s, long upto, struct series *sub,
+		       struct result_record *scratch)
+{
+	*sub = *s;
+	sub->rec = scratch;
+	sub->het_hosts = NULL;
+	for (int k = 0; k < 2; k++) {
+		size_t n = 0;
+
+		sub->v[k] = xcalloc(s->n[k] + 1, sizeof(double));
+		sub->seq[k] = xcalloc(s->n[k] + 1, sizeof(long));
+		sub->block[k] = xcalloc(s->n[k] + 1, sizeof(long));
+		sub->host[k] = xcalloc(s->n[k] + 1, sizeof(size_t));
+		for (size_t i = 0; i < s->n[k]; i++) {
+			if (s->block[k][i] > upto)
+				continue;
+			sub->v[k][n] = s->v[k][i];
+			sub->seq[k][n] = s->seq[k][i];
+			sub->block[k][n] = s->block[k][i];
+			sub->host[k][n++] = s->host[k][i];
+		}
+		sub->n[k] = sub->alloc[k] = n;
+	}
+}
+
+static void sub_series_release(struct series *sub)
+{
+	for (int k = 0; k < 2; k++) {
+		free(sub->v[k]);
+		free(sub->seq[k]);
+		free(sub->block[k]);
+		free(sub->host[k]);
+	}
+	free(sub->het_hosts);
+}
+
+/*
+ * Final stays final (issue 49; stats.h, stats_seq_carry): a sequential
+ * primary at look K is judged on the intersection of the intervals of
+ * looks 1..K and the smallest look-adjusted p, so a verdict once final
+ * at a look (which the progress lines and sequential.json said) stays
+ * final. Each earlier look is computed again from the runs as that look
+ * saw them (the blocks up to its runs per kernel: session_seq_may_start()
+ * starts none beyond a look not yet taken), with the same seed, level and
+ * method, so the report stays a function of its runs. Sets s->p, @dec's
+ * interval and the record's sequential.lo, hi and p_adjusted.
+ */
+static void carry_looks(struct model *m, struct series *s, const struct stats_settings *st,
+			const char *key, struct stats_comparison *dec)
+{
+	struct result_sequential *o = &s->rec->sequential;
+	struct stats_seq_carry c;
+
+	stats_seq_carry_init(&c);
+	for (size_t j = 1; j < s->look; j++) {
+		struct stats_settings at = *st;
+		struct result_record scratch;
+		struct stats_comparison cj, dj;
+		struct series sub;
+
+		at.confidence = 1 - stats_seq_alpha_at(&m->seq, j);
+		result_record_clear(&scratch);
+		sub_series(s, (long)stats_seq_runs_at(&m->seq, j), &sub, &scratch);
+		if (sub.n[BASE] && sub.n[PATCHED]) {
+			stats_compare(sub.v[BASE], sub.n[BASE], sub.v[PATCHED], sub.n[PATCHED], &at,
+				      stats_seed_for(at.seed, key), &cj);
+			dj = cj;
+			if (m->nhosts > 1)
+				host_strata(m, &sub, &at, key, &dj);
+			stats_seq_carry_add(&m->seq, j, dj.ratio_lo, dj.ratio_hi, dj.mw_p, &c);
+		}
+		sub_series_release(&sub);
+		result_record_release(&scratch);
+	}
+	stats_seq_carry_add(&m->seq, s->look, dec->ratio_lo, dec->ratio_hi, dec->mw_p, &c);
+	if (c.looks) {
+		dec->ratio_lo = c.lo;
+		dec->ratio_hi = c.hi;
+	}
+	s->p = c.p_adj;
+	o->p_adjusted = jv(c.p_adj);
+	o->lo = jv(c.looks ? c.lo : NAN);
+	o->hi = jv(c.looks ? c.hi : NAN);
+}
+
 /*
  * The two kernels compared, all runs in *@cmp ("comparison" of @r), and
  * in *@dec what the verdict rests on: the pooled comparison of a session
@@ -1077,8 +1163,11 @@ static void compare_sides(struct model *m, struct series *s, const struct stats_
 	if (m->nhosts > 1 && !s->is_counter)
 		host_strata(m, s, st, key, dec);
 	s->p = dec->mw_p;
-	if (is_seq_primary(m, s))
+	if (is_seq_primary(m, s)) {
 		set_sequential(m, s, dec->mw_p);
+		if (s->look)
+			carry_looks(m, s, st, key, dec);
+	}
 	/* Large changes first when sorting counters; unknown ratios after. */
 	s->sortkey = cmp->ratio_valid && cmp->ratio > 0 ? fabs(log(cmp->ratio)) :
 		(cmp->all_equal ? -2 : -1);

@@ -530,6 +530,39 @@ enum stats_verdict stats_seq_decide(const struct stats_seq_plan *p,
 				    int better_higher, double threshold,
 				    double q, size_t failed, size_t attempted);
 
+/*
+ * Final stays final (issue 49). A session stops a workload only when all
+ * its primaries are final at the same look, so a primary final at look j
+ * is judged again at later looks, and judged on that look's data alone
+ * 22 % of the primaries that were "~" at some look ended "?". Carried
+ * across looks instead, each look's interval (at 1 - alpha_j) is
+ * intersected with the earlier ones and the p is the smallest
+ * look-adjusted p so far. Both stay valid with the union bound the
+ * looks' levels already rest on: every look's interval covers the true
+ * ratio with probability >= 1 - sum alpha_j = 1 - alpha jointly, so
+ * their intersection does too (Jennison & Turnbull 2000, "Group
+ * Sequential Methods", 9.1: repeated confidence intervals may be
+ * intersected), and P(some p_j < alpha_j) <= alpha under no change. An
+ * interval can only shrink and the p only fall, so a verdict once final
+ * (the interval wholly inside the band, or wholly beyond it with p
+ * below alpha) stays final; "~" can become "≈" when a later look finds
+ * the change significant, still inside the band. A look whose interval
+ * misses the intersection (the joint coverage failed, or the runs
+ * changed their mind) leaves the intersection as it was and is counted
+ * in disjoint.
+ */
+struct stats_seq_carry {
+	size_t looks;		/* looks folded in with a finite interval */
+	double lo, hi;		/* their intersection; NaN: none yet */
+	double p_adj;		/* smallest look-adjusted p; NaN: none */
+	size_t disjoint;	/* looks whose interval missed the intersection */
+};
+
+void stats_seq_carry_init(struct stats_seq_carry *c);
+/* Fold look @look's interval [@lo, @hi] and raw p @pval into @c. */
+void stats_seq_carry_add(const struct stats_seq_plan *p, size_t look, double lo, double hi,
+			 double pval, struct stats_seq_carry *c);
+
 /* ---------------------------------------------------------------- */
 /* Hosts as strata (report_model.c, docs/reports.md "Several hosts").  */
 
