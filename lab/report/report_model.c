@@ -1545,13 +1545,22 @@ static void warn_host_states(json_t *w, const struct hoststate_notes *notes)
 				    "speeds on the two kernels (p = %.2g): the host-state adjustment "
 				    "may take away part of a real effect; compare the plain median",
 				    h->workload, h->metric, p);
-		if (h->refused && isfinite(h->bias_bound_pct))
+		if (h->refused && isfinite(h->bias_bound_pct) && (h->shift_lo > 1 || h->shift_hi < 1))
 			add_warning(w, "reference", "%s %s is not adjusted for the host: the kernels' "
-				    "reference loops differ by %+.1f %% (interval %+.1f %% to %+.1f %%), "
-				    "which could take up to %.1f points from a real effect; it is the "
-				    "plain median of the cells",
+				    "reference loops differ by %+.2f %% (interval %+.2f %% to %+.2f %%, "
+				    "which excludes no difference), which could take up to %.2f points "
+				    "from a real effect; it is the plain median of the cells",
 				    h->workload, h->metric, (h->shift_ratio - 1) * 100,
 				    (h->shift_lo - 1) * 100, (h->shift_hi - 1) * 100, h->bias_bound_pct);
+		else if (h->refused && isfinite(h->bias_bound_pct))
+			add_warning(w, "reference", "%s %s is not adjusted for the host: the kernels' "
+				    "reference loops differ by %+.2f %% (interval %+.2f %% to %+.2f %%), "
+				    "which could take up to %.2f points from a real effect, more than "
+				    "%.2f (a tenth of the metric's own interval); it is the plain "
+				    "median of the cells",
+				    h->workload, h->metric, (h->shift_ratio - 1) * 100,
+				    (h->shift_lo - 1) * 100, (h->shift_hi - 1) * 100, h->bias_bound_pct,
+				    h->bias_limit_pct);
 		else if (h->refused)
 			add_warning(w, "reference", "%s %s is not adjusted for the host: too few runs "
 				    "to bound how far the kernels move the reference loop; it is the "
