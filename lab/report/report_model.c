@@ -1282,7 +1282,12 @@ static void decide(struct model *m, struct series *s, size_t family)
 	if (is_seq_primary(m, s) && !s->look && d.verdict != VERDICT_INVALID) {
 		d.verdict = VERDICT_INCONCLUSIVE;
 		d.final = 0;
-		d.runs_needed = (unsigned)m->seq.min_runs;
+		/*
+		 * The data's own estimate, never the plan's first look passed
+		 * off as one (issue 49): none when they would decide now.
+		 */
+		if (d.runs_needed && d.runs_needed < m->seq.min_runs)
+			d.runs_needed = stats_round_runs((double)m->seq.min_runs, 0);
 		snprintf(d.reason, sizeof(d.reason), "%zu runs per kernel: the first look of the "
 			 "sequential plan is after %zu", s->n[0] < s->n[1] ? s->n[0] : s->n[1],
 			 m->seq.min_runs);

@@ -94,7 +94,9 @@
  *  - runs needed (for "?"): the log half-width of
  *    the ratio interval shrinks as 1/sqrt(n); when the interval already
  *    lies beyond the band and only the test failed, the test's z grows as
- *    sqrt(n) instead (stats_decision.runs_needed).
+ *    sqrt(n) instead (stats_decision.runs_needed). Rounded to one
+ *    significant figure (stats_round_runs()): the model is a guess at
+ *    the scale, and "about 1004 runs" claimed a precision it has not.
  *  - sequential looks (run --until decided): repeated confidence
  *    intervals with alpha spending A(t) = alpha t^rho, the looks' levels
  *    combined by the union bound; see "Sequential A/B" below.
@@ -338,7 +340,7 @@ struct stats_decision {
 	 * interval already lies beyond the band (the test is what did not
 	 * decide): the runs at which the test's z, Phi^-1(1 - p_used/2),
 	 * would reach z_{1-alpha/2}, z growing as sqrt(n). */
-	unsigned runs_needed;
+	unsigned runs_needed;	/* one significant figure, above the runs made */
 	/* 1 when more runs would not refine the verdict: improvement,
 	 * regression, ≈ and ~ (both only ever given with the interval
 	 * inside the band); 0 for "?" and invalid. So "≈" and "~" are never
@@ -346,6 +348,14 @@ struct stats_decision {
 	int final;
 	char reason[192];	/* one human sentence, ASCII */
 };
+
+/*
+ * @need runs per kernel (an estimate) to one significant figure, and
+ * above @n, the runs already made (then the next one-figure number:
+ * 13 after 12 is 20): 1004 -> 1000, 23.4 -> 20, 185 -> 200. 0 for a
+ * @need that is not a positive finite number or rounds past 10^6.
+ */
+unsigned stats_round_runs(double need, size_t n);
 
 /*
  * Decide the verdict of one metric. Rules, in order:
