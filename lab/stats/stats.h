@@ -687,6 +687,47 @@ struct stats_states {
  */
 int stats_two_states(const double *x, size_t n, struct stats_states *out);
 
+/*
+ * Discrete states (modes) of a metric's cells (stats_modes.c, issue 49):
+ * Otsu's cut of the logs without the outer STATS_MODES_TRIM at each end,
+ * every cell then classed by it; the two classes are separate modes when
+ * each holds at least STATS_MODES_MIN_SHARE of the cells and the log
+ * distance of their medians is at least STATS_MODES_MIN_SEPARATION times
+ * the larger of their normal-consistent MADs (infinite when both are 0).
+ * No ratio gate: under icount states 4 % apart are thousands of spreads
+ * apart. Unlike eta, cells caught between the states or a few far
+ * outliers do not hide clean states.
+ */
+#define STATS_MODES_MIN_N 10
+#define STATS_MODES_TRIM 0.025
+#define STATS_MODES_MIN_SHARE 0.05
+#define STATS_MODES_MIN_SEPARATION 8.0
+
+struct stats_modes {
+	int separated;
+	const char *why;	/* not separated: which gate failed (static); NULL when separated */
+	double threshold;	/* a cell > threshold is in the high mode */
+	double low, high;	/* the classes' medians */
+	double ratio;		/* high / low */
+	double separation;	/* log(high / low) over the larger MAD-based sd of a class's logs */
+	size_t n_low, n_high;
+};
+
+/*
+ * @x (@n values; non-positive and non-finite ones ignored) into @out.
+ * Returns 0, or -1 with fewer than STATS_MODES_MIN_N usable values (then
+ * not separated, why "too few cells").
+ */
+int stats_modes(const double *x, size_t n, struct stats_modes *out);
+
+/*
+ * Fisher's exact test of the 2x2 table [[a, b], [c, d]]: the two-sided
+ * p, the sum of the probabilities of the tables with the same margins
+ * that are no likelier than this one (as R's fisher.test). 1 when a
+ * margin is 0.
+ */
+double stats_fisher_exact(size_t a, size_t b, size_t c, size_t d);
+
 /* ---------------------------------------------------------------- */
 /* Change points: a metric over many nights (mglrulab history).       */
 
