@@ -57,6 +57,7 @@
 #include "run_record.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "report_modes.h"
 #include "util.h"
 #include "workload_def.h"
 #include "xjson.h"
@@ -184,6 +185,7 @@ struct derivation {
 	double bias_limit;	/* ADJUST_BIAS_FRACTION x the metric's own half-width, log scale */
 	int refused;		/* a slope was found, but not used: the bound was too wide */
 	double fitted_slope;	/* the slope found, used or not */
+	struct modes_finding modes;	/* emulator states in both kernels' cells (report_modes.c) */
 	int icount;		/* the guest's clock counted instructions: a run's mean of cells */
 	int repeats;		/* the cells repeat one measurement: RUN_SKIP_FIRST */
 };
@@ -424,6 +426,71 @@ static double pooled_state_ratio(const struct derivation *d)
 }
 
 /*
+ * The emulator states found in both kernels' cells pooled (stats_modes():
+ * by their gap, where eta missed wis_cs1's at 0.788), as each kernel's
+ * split, when every kernel with cells has cells in both: the slow cells
+ * are then moved to the fast state as with a split of the kernel's own,
+ * and the runs compare within a state whatever their mix. 1 when used.
+ */
+static int states_from_modes(struct derivation *d)
+{
+	const struct stats_modes *m = &d->modes.modes;
+	int kernels = 0;
+
+	if (!m->separated)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		size_t fast = d->modes.fast_cells[k], all = d->modes.cells[k];
+
+		if (!all)
+			continue;
+		if (!fast || fast == all)
+			return 0;
+		kernels++;
+	}
+	for (int k = 0; k < 2 && kernels; k++) {
+		size_t high = d->better_higher ? d->modes.fast_cells[k] :
+				d->modes.cells[k] - d->modes.fast_cells[k];
+
+		if (!d->modes.cells[k])
+			continue;
+		/* The kernel's own ratio of its states, as a split of its own cells has. */
+		d->own[k] = (struct stats_states){ m->threshold, d->own[k].eta, d->modes.kratio[k],
+						   m->low, m->high, d->modes.cells[k] - high, high,
+						   1 };
+	}
+	return kernels > 0;
+}
+
+/* Every run's usable cells of the metric, for modes_analyse(). */
+static void find_modes(struct derivation *d, const struct run_records *runs,
+		       const char *const kname[2])
+{
+	struct mode_run *mr = xcalloc(runs->n + 1, sizeof(*mr));
+	size_t n = 0;
+
+	for (size_t i = 0; i < runs->n; i++) {
+		int k = kernel_of(&runs->v[i], kname);
+		double *c, *u;
+		size_t nc, m = 0;
+
+		if (!counted(&runs->v[i], d->workload) || k < 0)
+			continue;
+		nc = series_values(&runs->v[i], d->cells, &c);
+		u = xcalloc(nc + 1, sizeof(double));
+		for (size_t j = 0; j < nc; j++)
+			if (usable(c[j]))
+				u[m++] = c[j];
+		free(c);
+		mr[n++] = (struct mode_run){ k, u, m };
+	}
+	modes_analyse(mr, n, d->better_higher, &d->modes);
+	for (size_t i = 0; i < n; i++)
+		free((double *)mr[i].c);
+	free(mr);
+}
+
+/*
  * Does the metric itself show two host states, in every kernel that has
  * cells? Each kernel is split on its own, so a kernel's effect (a few per
  * cent, against the states' x1.5-1.8) never decides which cells are slow.
@@ -462,6 +529,8 @@ static void split_states(struct derivation *d, const struct run_records *runs,
 		split += d->own[k].separated;
 	}
 	d->by_states = kernels && split == kernels;
+	if (!d->by_states)
+		d->by_states = states_from_modes(d);
 	if (!d->by_states)
 		goto out;
 	d->state_ratio = pooled_state_ratio(d);
@@ -650,6 +719,7 @@ static void prepare(struct derivation *d, const struct run_records *runs,
 
 	gather(d, runs, kname, x, y, run_ref, run_val);
 	estimate(d, x, y);
+	find_modes(d, runs, kname);
 	split_states(d, runs, kname);
 	bound_reference_shift(d, run_ref, run_val);
 	for (int k = 0; k < 2; k++) {
@@ -730,6 +800,7 @@ static json_t *info_json(const struct derivation *d, const char *const kname[2])
 			    d->repeats ? json_sprintf("mean without the first %d cell(s)", RUN_SKIP_FIRST) :
 			    json_string("mean"));
 	json_object_set_new(o, "own_states", own_states_json(d, kname));
+	json_object_set_new(o, "modes", modes_json(&d->modes, kname));
 	json_object_set_new(o, "slow_share_p", jnum(d->slow_share_p));
 	json_object_set_new(o, "reference_shift", !isfinite(d->ref_shift) ? json_null() :
 			    xjson_pack("{s:o, s:o, s:o}", "ratio", jnum(d->ref_shift),
@@ -748,7 +819,8 @@ static double as_written(double v)
 	return isfinite(v) ? v : NAN;
 }
 
-static void add_note(struct hoststate_notes *notes, const struct derivation *d)
+static void add_note(struct hoststate_notes *notes, const struct derivation *d,
+		     const char *const kname[2])
 {
 	struct hoststate_note *o;
 	int shift = isfinite(d->ref_shift);
@@ -765,13 +837,22 @@ static void add_note(struct hoststate_notes *notes, const struct derivation *d)
 		.shift_lo = shift ? as_written(d->ref_shift_lo) : NAN,
 		.shift_hi = shift ? as_written(d->ref_shift_hi) : NAN,
 		.refused = d->refused, .by_states = d->by_states,
+		.undecidable = d->modes.undecidable,
 	};
+	if (d->modes.modes.separated) {
+		struct strbuf sb = STRBUF_INIT;
+
+		modes_line(&d->modes, d->workload, d->metric, kname, &sb);
+		o->modes_line = sb_detach(&sb);
+	}
 }
 
 void hoststate_notes_release(struct hoststate_notes *notes)
 {
-	for (size_t i = 0; i < notes->n; i++)
+	for (size_t i = 0; i < notes->n; i++) {
 		free(notes->v[i].metric);
+		free(notes->v[i].modes_line);
+	}
 	free(notes->v);
 	memset(notes, 0, sizeof(*notes));
 }
@@ -822,7 +903,7 @@ static void derive_one(const struct session_input *session, const struct run_rec
 			}
 			json_array_append_new(info, info_json(&d, kname));
 			if (notes)
-				add_note(notes, &d);
+				add_note(notes, &d, kname);
 			free(d.metric);
 			free(d.cells);
 			free(d.ref);

@@ -1260,6 +1260,30 @@ static void analyze_series(struct model *m, struct series *s)
 	free(flags[1]);
 }
 
+/*
+ * A metric whose cells sit in emulator states that the kernels' runs do
+ * not share (report_modes.c): across states the mix of states sets the
+ * value, so no verdict and no runs estimate, only why (issue 49).
+ */
+static void undecidable_on_guest(const struct model *m, const struct series *s,
+				 struct stats_decision *d)
+{
+	if (s->is_counter || d->verdict == VERDICT_INVALID)
+		return;
+	for (size_t i = 0; i < m->notes.n; i++) {
+		const struct hoststate_note *h = &m->notes.v[i];
+
+		if (!h->undecidable || strcmp(h->workload, s->workload) || strcmp(h->metric, s->name))
+			continue;
+		d->verdict = VERDICT_INCONCLUSIVE;
+		d->final = 0;
+		d->runs_needed = 0;
+		snprintf(d->reason, sizeof(d->reason), "not decidable on this guest: %s",
+			 h->undecidable);
+		return;
+	}
+}
+
 static void decide(struct model *m, struct series *s, size_t family)
 {
 	struct stats_decision d;
@@ -1292,6 +1316,7 @@ static void decide(struct model *m, struct series *s, size_t family)
 			 "sequential plan is after %zu", s->n[0] < s->n[1] ? s->n[0] : s->n[1],
 			 m->seq.min_runs);
 	}
+	undecidable_on_guest(m, s, &d);
 	if (!c && d.verdict != VERDICT_INVALID) {
 		/* No comparison at all (a kernel has no values): never a pass. */
 		d.verdict = VERDICT_INVALID;
@@ -1543,6 +1568,10 @@ static void warn_host_states(json_t *w, const struct hoststate_notes *notes)
 	for (size_t i = 0; i < notes->n; i++) {
 		const struct hoststate_note *h = &notes->v[i];
 		double p = h->reference_p;
+
+		/* Emulator states: the kernels within each, and the shares on their own. */
+		if (h->modes_line)
+			add_warning(w, "modes", "%s", h->modes_line);
 
 		/* The adjustment assumes the kernel does not change the reference loop. */
 		if (isfinite(p) && p < 0.01 && h->slope != 0)
