@@ -8,6 +8,8 @@
  *   sequential_sim [-n A/A sessions] [-p power sessions] [-r resamples]
  *                  [-M max runs] [-S step] [-P rho] [-s seed]
  *                  [-R]   (-R: compare rho values)
+ *                  [-m sessions]   (-m: six primaries per session instead,
+ *                                   judged per look and carried, issue 49)
  */
 #include "stats.h"
 #include "stats_internal.h"
@@ -219,9 +221,129 @@ static void rho_table(size_t max_runs, const struct stats_settings *s,
 	}
 }
 
+/*
+ * Six primaries per session, as a workload with several: the session stops
+ * when every one is final at the same look (session_seq.c), and each is
+ * judged again at every look until then. @carried: judged as the analysis
+ * now does, carried across looks (stats_seq_carry); else on each look's
+ * data alone, as before issue 49. The p of each look goes through BH over
+ * the six, as the primary family does.
+ */
+#define NPRIM 6
+
+struct multi_row {
+	size_t sessions_call;	/* sessions with an improvement or regression */
+	size_t calls, improvements;
+	size_t nc_seen, nc_lost;	/* primaries "~" at some look; of them ended "?" */
+	size_t final_lost;	/* primaries final at some look that ended not final */
+	size_t prim;
+	size_t *runs;		/* runs per kernel at the stop, per session */
+};
+
+static void multi_session(const struct stats_seq_plan *p, const struct stats_settings *s,
+			  const struct stats_sim_model *m, double band, int carried,
+			  struct rng *r, struct multi_row *row, size_t at)
+{
+	size_t k = stats_seq_looks(p), nmax = stats_seq_runs_at(p, k);
+	double *a = malloc(NPRIM * nmax * sizeof(double)), *b = malloc(NPRIM * nmax * sizeof(double));
+	struct stats_seq_carry c[NPRIM];
+	struct stats_seq_result res[NPRIM];
+	int was_nc[NPRIM] = { 0 }, was_final[NPRIM] = { 0 }, any = 0;
+
+	if (!a || !b)
+		exit(2);
+	for (size_t i = 0; i < NPRIM * nmax; i++) {
+		a[i] = stats_sim_draw(m, 0, r);
+		b[i] = stats_sim_draw(m, 1, r);
+	}
+	for (size_t i = 0; i < NPRIM; i++)
+		stats_seq_carry_init(&c[i]);
+	for (size_t j = 1; j <= k; j++) {
+		size_t n = stats_seq_runs_at(p, j), nfinal = 0;
+		double padj[NPRIM], q[NPRIM];
+		uint64_t seed = rng_next(r);
+
+		for (size_t i = 0; i < NPRIM; i++) {
+			stats_seq_compare(p, j, a + i * nmax, n, b + i * nmax, n, s, seed + i, &res[i]);
+			stats_seq_carry_add(p, j, res[i].cmp.ratio_lo, res[i].cmp.ratio_hi,
+					    res[i].cmp.mw_p, &c[i]);
+			if (carried && c[i].looks) {
+				res[i].cmp.ratio_lo = c[i].lo;
+				res[i].cmp.ratio_hi = c[i].hi;
+			}
+			padj[i] = carried ? c[i].p_adj : res[i].p_adj;
+		}
+		stats_bh_adjust(padj, NPRIM, q);
+		for (size_t i = 0; i < NPRIM; i++) {
+			enum stats_verdict v = stats_seq_decide(p, &res[i], s, 1, band, q[i], 0, 0);
+
+			was_nc[i] |= v == VERDICT_NO_CHANGE;
+			was_final[i] |= res[i].dec.final;
+			nfinal += res[i].dec.final;
+		}
+		if (nfinal == NPRIM || j == k) {
+			for (size_t i = 0; i < NPRIM; i++) {
+				enum stats_verdict v = res[i].dec.verdict;
+
+				row->calls += is_call(v);
+				row->improvements += v == VERDICT_IMPROVEMENT;
+				any |= is_call(v);
+				row->nc_seen += was_nc[i];
+				row->nc_lost += was_nc[i] && v == VERDICT_INCONCLUSIVE;
+				row->final_lost += was_final[i] && !res[i].dec.final;
+			}
+			row->runs[at] = n;
+			break;
+		}
+	}
+	row->sessions_call += any;
+	row->prim += NPRIM;
+	free(a);
+	free(b);
+}
+
+static void multi(const struct stats_seq_plan *p, const struct stats_settings *s, size_t sims,
+		  struct rng *r)
+{
+	static const struct {
+		const char *what;
+		double cv, shift, band;
+	} cases[] = {
+		{ "A/A, cv 2.5 %, band 3 %", 0.025, 1.0, 0.03 },
+		{ "A/A, cv 1 %, band 1 %", 0.01, 1.0, 0.01 },
+		{ "A/A, cv 3 %, band 0", 0.03, 1.0, 0.0 },
+		{ "+5 %, cv 1 %, band 2 %", 0.01, 1.05, 0.02 },
+		{ "+2 %, cv 1 %, band 1 %", 0.01, 1.02, 0.01 },
+	};
+
+	printf("\n%d primaries per session, stopped when all are final at one look, "
+	       "%zu sessions each:\n", NPRIM, sims);
+	printf("  %-24s %-8s %-14s %-12s %-16s %-12s %s\n", "case", "rule", "sessions w/ call",
+	       "improvement", "\"~\" then \"?\"", "final lost", "runs med/p90");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		for (int carried = 0; carried < 2; carried++) {
+			struct stats_sim_model m = { STATS_SIM_LOGNORMAL, cases[i].cv, cases[i].shift };
+			struct multi_row row = { 0 };
+
+			row.runs = malloc(sims * sizeof(size_t));
+			if (!row.runs)
+				exit(2);
+			for (size_t n = 0; n < sims; n++)
+				multi_session(p, s, &m, cases[i].band, carried, r, &row, n);
+			qsort(row.runs, sims, sizeof(size_t), cmp_size);
+			printf("  %-24s %-8s %6.2f %%        %6.2f %%     %5.1f %% (%zu/%zu)  "
+			       "%5.2f %%     %zu/%zu\n", cases[i].what, carried ? "carried" : "per-look",
+			       100.0 * row.sessions_call / sims, 100.0 * row.improvements / row.prim,
+			       row.nc_seen ? 100.0 * row.nc_lost / row.nc_seen : 0.0, row.nc_lost,
+			       row.nc_seen, 100.0 * row.final_lost / row.prim, quant(row.runs, sims, 0.5),
+			       quant(row.runs, sims, 0.9));
+			free(row.runs);
+		}
+}
+
 int main(int argc, char **argv)
 {
-	size_t n_aa = 2000, n_pow = 1000, max_runs = 40, step = 0;
+	size_t n_aa = 2000, n_pow = 1000, n_multi = 0, max_runs = 40, step = 0;
 	double rho = 0;
 	unsigned resamples = 2000;
 	uint64_t seed = 1;
@@ -232,10 +354,11 @@ int main(int argc, char **argv)
 	char err[256];
 	double c0 = cpu_now();
 
-	while ((opt = getopt(argc, argv, "n:p:r:M:S:P:s:R")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:m:r:M:S:P:s:R")) != -1) {
 		switch (opt) {
 		case 'n': n_aa = strtoul(optarg, NULL, 10); break;
 		case 'p': n_pow = strtoul(optarg, NULL, 10); break;
+		case 'm': n_multi = strtoul(optarg, NULL, 10); break;
 		case 'r': resamples = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'M': max_runs = strtoul(optarg, NULL, 10); break;
 		case 'S': step = strtoul(optarg, NULL, 10); break;
@@ -244,7 +367,7 @@ int main(int argc, char **argv)
 		case 'R': rho_mode = 1; break;
 		default:
 			fprintf(stderr, "usage: %s [-n A/A sessions] [-p power "
-				"sessions] [-r resamples] [-M max runs] "
+				"sessions] [-m six-primary sessions] [-r resamples] [-M max runs] "
 				"[-S step] [-P rho] [-s seed] [-R]\n", argv[0]);
 			return 2;
 		}
@@ -270,7 +393,9 @@ int main(int argc, char **argv)
 	       stats_seq_alpha_at(&p, stats_seq_looks(&p)), s.resamples,
 	       (size_t)sqrt((double)s.mw_exact_max),
 	       (size_t)sqrt((double)s.mw_exact_max));
-	if (rho_mode) {
+	if (n_multi) {
+		multi(&p, &s, n_multi, &r);
+	} else if (rho_mode) {
 		rho_table(max_runs, &s, n_pow, &r);
 	} else {
 		aa(&p, &s, n_aa, &r);

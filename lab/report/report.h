@@ -188,9 +188,11 @@ const char *verdict_symbol(const char *id);
 struct hoststate_note {
 	const char *workload;	/* the session's */
 	char *metric;		/* allocated */
-	double slope, reference_p, slow_share_p, bias_bound_pct;
+	double slope, reference_p, slow_share_p, bias_bound_pct, bias_limit_pct;
 	double shift_ratio, shift_lo, shift_hi;	/* reference_shift */
 	int refused, by_states;
+	char *modes_line;	/* emulator states found: the warning's text; NULL: none */
+	const char *undecidable;	/* states the runs cannot be compared in (static); NULL */
 };
 
 struct hoststate_notes {

@@ -145,10 +145,11 @@ static void set_hosts(json_t *r, const struct result_record *rec)
 
 static json_t *sequential_json(const struct result_sequential *s)
 {
-	return xjson_pack("{s:I, s:I, s:I, s:o, s:o, s:o}",
+	return xjson_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}",
 		"look", (json_int_t)s->look, "looks", (json_int_t)s->looks,
 		"runs_at_look", (json_int_t)s->runs_at_look, "alpha_look", jnum(s->alpha_look),
-		"p", jnum(s->p), "p_adjusted", jnum(s->p_adjusted));
+		"p", jnum(s->p), "p_adjusted", jnum(s->p_adjusted),
+		"lo", jnum(s->lo), "hi", jnum(s->hi));
 }
 
 static json_t *warnings_json(const struct result_record *rec)

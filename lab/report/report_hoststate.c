@@ -57,6 +57,7 @@
 #include "run_record.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "report_modes.h"
 #include "util.h"
 #include "workload_def.h"
 #include "xjson.h"
@@ -81,10 +82,14 @@
 /*
  * The adjustment is used only when the kernels' shift of the reference
  * loop, bounded by its 95 % interval and multiplied by the slope, could
- * move the adjusted comparison by at most this much (log scale: 0.25
- * points). See bound_reference_shift().
+ * move the adjusted comparison by at most this share of the half-width
+ * of the metric's own interval (the plain run values', Hodges-Lehmann),
+ * and when that interval of the shift holds no shift at all. See
+ * bound_reference_shift(). It replaces an absolute 0.25 points, which
+ * on a steady host with 20 runs let a bias of 0.2 points through against
+ * intervals of +-0.1 and covered the truth 86-89 % of the time (issue 49).
  */
-#define ADJUST_BIAS_MAX 0.0025
+#define ADJUST_BIAS_FRACTION 0.1
 
 /* CPU counts per workload and metric; more than any sweep the lab runs. */
 #define HOSTSTATE_MAX_INSTANCES 256
@@ -177,8 +182,10 @@ struct derivation {
 	/* The kernels' shift of the reference (patched over baseline), 95 % interval. */
 	double ref_shift, ref_shift_lo, ref_shift_hi;
 	double bias_bound;	/* slope x the larger end of that interval, log scale */
+	double bias_limit;	/* ADJUST_BIAS_FRACTION x the metric's own half-width, log scale */
 	int refused;		/* a slope was found, but not used: the bound was too wide */
 	double fitted_slope;	/* the slope found, used or not */
+	struct modes_finding modes;	/* emulator states in both kernels' cells (report_modes.c) */
 	int icount;		/* the guest's clock counted instructions: a run's mean of cells */
 	int repeats;		/* the cells repeat one measurement: RUN_SKIP_FIRST */
 };
@@ -268,14 +275,14 @@ static void dpush(struct dvec *d, double x)
  */
 static void gather(struct derivation *d, const struct run_records *runs,
 		   const char *const kname[2], struct dvec x[2], struct dvec y[2],
-		   struct dvec run_ref[2])
+		   struct dvec run_ref[2], struct dvec run_val[2])
 {
 	for (size_t i = 0; i < runs->n; i++) {
 		const struct run_record *run = &runs->v[i];
 		int k = kernel_of(run, kname);
 		double *c, *r;
 		size_t nc, nr;
-		struct dvec mine = { 0 };
+		struct dvec mine = { 0 }, vals = { 0 };
 
 		if (!counted(run, d->workload) || k < 0)
 			continue;
@@ -287,10 +294,14 @@ static void gather(struct derivation *d, const struct run_records *runs,
 			dpush(&x[k], log(r[j]));
 			dpush(&y[k], log(c[j]));
 			dpush(&mine, r[j]);
+			dpush(&vals, c[j]);
 		}
-		if (mine.n)
+		if (mine.n) {
 			dpush(&run_ref[k], stats_median(mine.v, mine.n));
+			dpush(&run_val[k], stats_median(vals.v, vals.n));
+		}
 		free(mine.v);
+		free(vals.v);
 		free(c);
 		free(r);
 	}
@@ -415,6 +426,71 @@ static double pooled_state_ratio(const struct derivation *d)
 }
 
 /*
+ * The emulator states found in both kernels' cells pooled (stats_modes():
+ * by their gap, where eta missed wis_cs1's at 0.788), as each kernel's
+ * split, when every kernel with cells has cells in both: the slow cells
+ * are then moved to the fast state as with a split of the kernel's own,
+ * and the runs compare within a state whatever their mix. 1 when used.
+ */
+static int states_from_modes(struct derivation *d)
+{
+	const struct stats_modes *m = &d->modes.modes;
+	int kernels = 0;
+
+	if (!m->separated)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		size_t fast = d->modes.fast_cells[k], all = d->modes.cells[k];
+
+		if (!all)
+			continue;
+		if (!fast || fast == all)
+			return 0;
+		kernels++;
+	}
+	for (int k = 0; k < 2 && kernels; k++) {
+		size_t high = d->better_higher ? d->modes.fast_cells[k] :
+				d->modes.cells[k] - d->modes.fast_cells[k];
+
+		if (!d->modes.cells[k])
+			continue;
+		/* The kernel's own ratio of its states, as a split of its own cells has. */
+		d->own[k] = (struct stats_states){ m->threshold, d->own[k].eta, d->modes.kratio[k],
+						   m->low, m->high, d->modes.cells[k] - high, high,
+						   1 };
+	}
+	return kernels > 0;
+}
+
+/* Every run's usable cells of the metric, for modes_analyse(). */
+static void find_modes(struct derivation *d, const struct run_records *runs,
+		       const char *const kname[2])
+{
+	struct mode_run *mr = xcalloc(runs->n + 1, sizeof(*mr));
+	size_t n = 0;
+
+	for (size_t i = 0; i < runs->n; i++) {
+		int k = kernel_of(&runs->v[i], kname);
+		double *c, *u;
+		size_t nc, m = 0;
+
+		if (!counted(&runs->v[i], d->workload) || k < 0)
+			continue;
+		nc = series_values(&runs->v[i], d->cells, &c);
+		u = xcalloc(nc + 1, sizeof(double));
+		for (size_t j = 0; j < nc; j++)
+			if (usable(c[j]))
+				u[m++] = c[j];
+		free(c);
+		mr[n++] = (struct mode_run){ k, u, m };
+	}
+	modes_analyse(mr, n, d->better_higher, &d->modes);
+	for (size_t i = 0; i < n; i++)
+		free((double *)mr[i].c);
+	free(mr);
+}
+
+/*
  * Does the metric itself show two host states, in every kernel that has
  * cells? Each kernel is split on its own, so a kernel's effect (a few per
  * cent, against the states' x1.5-1.8) never decides which cells are slow.
@@ -453,6 +529,8 @@ static void split_states(struct derivation *d, const struct run_records *runs,
 		split += d->own[k].separated;
 	}
 	d->by_states = kernels && split == kernels;
+	if (!d->by_states)
+		d->by_states = states_from_modes(d);
 	if (!d->by_states)
 		goto out;
 	d->state_ratio = pooled_state_ratio(d);
@@ -569,9 +647,11 @@ static void derive_run(struct derivation *d, const struct run_record *run, int k
  * share of the kernels' difference (that is what the adjustment removes),
  * so the test cannot be sharper than the reference's run-to-run noise:
  * the Hodges-Lehmann interval of the shift between the kernels' per-run
- * median references. The slope is used when it times the farther end of
- * that interval stays within ADJUST_BIAS_MAX; otherwise the cells are
- * used as measured (the plain median), and the report says why and warns.
+ * median references. The slope is used when that interval holds no
+ * shift (else the kernel does move the loop) and the slope times its
+ * farther end stays within ADJUST_BIAS_FRACTION of the half-width of the
+ * metric's own interval (bias_limit); otherwise the cells are used as
+ * measured (the plain median), and the report says why and warns.
  *
  * The price, said plainly: on a host whose pace moves between runs the
  * interval is as wide as that movement, and the adjustment is refused
@@ -580,12 +660,14 @@ static void derive_run(struct derivation *d, const struct run_record *run, int k
  * memory), to test the first against; the workloads do not have one yet.
  * A one-kernel session has nothing to compare and keeps the slope.
  */
-static void bound_reference_shift(struct derivation *d, struct dvec run_ref[2])
+static void bound_reference_shift(struct derivation *d, struct dvec run_ref[2],
+				  struct dvec run_val[2])
 {
 	struct stats_settings s;
-	struct stats_comparison c;
+	struct stats_comparison c, own;
+	int moved;
 
-	d->ref_shift = d->ref_shift_lo = d->ref_shift_hi = d->bias_bound = NAN;
+	d->ref_shift = d->ref_shift_lo = d->ref_shift_hi = d->bias_bound = d->bias_limit = NAN;
 	d->fitted_slope = d->slope;
 	if (!run_ref[0].n || !run_ref[1].n)
 		return;
@@ -604,27 +686,42 @@ static void bound_reference_shift(struct derivation *d, struct dvec run_ref[2])
 		d->bias_bound = fabs(d->slope) * fmax(fabs(log(c.hl_ratio_lo)),
 						     fabs(log(c.hl_ratio_hi)));
 	}
-	if (d->slope == 0 || d->by_states || d->bias_bound <= ADJUST_BIAS_MAX)
+	/*
+	 * The bound is relative to what the metric itself can resolve: a
+	 * bias that is small against the metric's own interval costs little
+	 * coverage, whatever its size in points.
+	 */
+	if (stats_compare(run_val[0].v, run_val[0].n, run_val[1].v, run_val[1].n, &s, 0, &own) == 0 &&
+	    usable(own.hl_ratio_lo) && usable(own.hl_ratio_hi) && own.hl_level >= s.confidence - 1e-9)
+		d->bias_limit = ADJUST_BIAS_FRACTION * (log(own.hl_ratio_hi) - log(own.hl_ratio_lo)) / 2;
+	/* A shift whose interval excludes none: the kernel moves the reference itself. */
+	moved = isfinite(d->ref_shift) && (d->ref_shift_lo > 1 || d->ref_shift_hi < 1);
+	if (d->slope == 0 || d->by_states || (!moved && d->bias_bound <= d->bias_limit))
 		return;
 	d->refused = 1;
 	d->slope = 0;
-	d->how = "not adjusted: the kernels may run the reference loop at different speeds, by "
+	d->how = moved ? "not adjusted: the kernels run the reference loop at different speeds "
+			 "(the interval of reference_shift excludes no shift), so the adjustment "
+			 "would take part of a real effect: the cells as measured" :
+		 "not adjusted: the kernels may run the reference loop at different speeds, by "
 		 "more than the adjustment could take without hiding part of a real effect "
-		 "(reference_shift, bias_bound): the cells as measured";
+		 "(bias_bound_pct over bias_limit_pct): the cells as measured";
 }
 
 /* Everything derive_run() needs, from the whole session. */
 static void prepare(struct derivation *d, const struct run_records *runs,
 		    const char *const kname[2])
 {
-	struct dvec x[2] = { { 0 } }, y[2] = { { 0 } }, run_ref[2] = { { 0 } }, refs = { 0 };
+	struct dvec x[2] = { { 0 } }, y[2] = { { 0 } }, run_ref[2] = { { 0 } }, run_val[2] = { { 0 } };
+	struct dvec refs = { 0 };
 	double u;
 	enum stats_mw_method how;
 
-	gather(d, runs, kname, x, y, run_ref);
+	gather(d, runs, kname, x, y, run_ref, run_val);
 	estimate(d, x, y);
+	find_modes(d, runs, kname);
 	split_states(d, runs, kname);
-	bound_reference_shift(d, run_ref);
+	bound_reference_shift(d, run_ref, run_val);
 	for (int k = 0; k < 2; k++) {
 		for (size_t i = 0; i < x[k].n; i++)
 			dpush(&refs, exp(x[k].v[i]));
@@ -640,6 +737,7 @@ static void prepare(struct derivation *d, const struct run_records *runs,
 		free(x[k].v);
 		free(y[k].v);
 		free(run_ref[k].v);
+		free(run_val[k].v);
 	}
 	free(refs.v);
 }
@@ -702,11 +800,13 @@ static json_t *info_json(const struct derivation *d, const char *const kname[2])
 			    d->repeats ? json_sprintf("mean without the first %d cell(s)", RUN_SKIP_FIRST) :
 			    json_string("mean"));
 	json_object_set_new(o, "own_states", own_states_json(d, kname));
+	json_object_set_new(o, "modes", modes_json(&d->modes, kname));
 	json_object_set_new(o, "slow_share_p", jnum(d->slow_share_p));
 	json_object_set_new(o, "reference_shift", !isfinite(d->ref_shift) ? json_null() :
 			    xjson_pack("{s:o, s:o, s:o}", "ratio", jnum(d->ref_shift),
 				       "lo", jnum(d->ref_shift_lo), "hi", jnum(d->ref_shift_hi)));
 	json_object_set_new(o, "bias_bound_pct", jnum(d->bias_bound * 100));
+	json_object_set_new(o, "bias_limit_pct", jnum(d->bias_limit * 100));
 	json_object_set_new(o, "adjustment_refused", json_boolean(d->refused));
 	json_object_set_new(o, "fitted_slope", jnum(d->fitted_slope));
 	json_object_set_new(o, "pooled_state_ratio", jnum(d->by_states ? d->state_ratio : NAN));
@@ -719,7 +819,8 @@ static double as_written(double v)
 	return isfinite(v) ? v : NAN;
 }
 
-static void add_note(struct hoststate_notes *notes, const struct derivation *d)
+static void add_note(struct hoststate_notes *notes, const struct derivation *d,
+		     const char *const kname[2])
 {
 	struct hoststate_note *o;
 	int shift = isfinite(d->ref_shift);
@@ -731,17 +832,27 @@ static void add_note(struct hoststate_notes *notes, const struct derivation *d)
 		.slope = as_written(d->slope), .reference_p = as_written(d->ref_p),
 		.slow_share_p = as_written(d->slow_share_p),
 		.bias_bound_pct = as_written(d->bias_bound * 100),
+		.bias_limit_pct = as_written(d->bias_limit * 100),
 		.shift_ratio = shift ? as_written(d->ref_shift) : NAN,
 		.shift_lo = shift ? as_written(d->ref_shift_lo) : NAN,
 		.shift_hi = shift ? as_written(d->ref_shift_hi) : NAN,
 		.refused = d->refused, .by_states = d->by_states,
+		.undecidable = d->modes.undecidable,
 	};
+	if (d->modes.modes.separated) {
+		struct strbuf sb = STRBUF_INIT;
+
+		modes_line(&d->modes, d->workload, d->metric, kname, &sb);
+		o->modes_line = sb_detach(&sb);
+	}
 }
 
 void hoststate_notes_release(struct hoststate_notes *notes)
 {
-	for (size_t i = 0; i < notes->n; i++)
+	for (size_t i = 0; i < notes->n; i++) {
 		free(notes->v[i].metric);
+		free(notes->v[i].modes_line);
+	}
 	free(notes->v);
 	memset(notes, 0, sizeof(*notes));
 }
@@ -792,7 +903,7 @@ static void derive_one(const struct session_input *session, const struct run_rec
 			}
 			json_array_append_new(info, info_json(&d, kname));
 			if (notes)
-				add_note(notes, &d);
+				add_note(notes, &d, kname);
 			free(d.metric);
 			free(d.cells);
 			free(d.ref);

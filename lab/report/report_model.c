@@ -1054,6 +1054,92 @@ static void set_sequential(struct model *m, struct series *s, double p)
 	o->p_adjusted = jv(s->p);
 }
 
+/* @s with the values of blocks up to @upto only, into @sub, its arrays its own. */
+static void sub_series(const struct series *s, long upto, struct series *sub,
+		       struct result_record *scratch)
+{
+	*sub = *s;
+	sub->rec = scratch;
+	sub->het_hosts = NULL;
+	for (int k = 0; k < 2; k++) {
+		size_t n = 0;
+
+		sub->v[k] = xcalloc(s->n[k] + 1, sizeof(double));
+		sub->seq[k] = xcalloc(s->n[k] + 1, sizeof(long));
+		sub->block[k] = xcalloc(s->n[k] + 1, sizeof(long));
+		sub->host[k] = xcalloc(s->n[k] + 1, sizeof(size_t));
+		for (size_t i = 0; i < s->n[k]; i++) {
+			if (s->block[k][i] > upto)
+				continue;
+			sub->v[k][n] = s->v[k][i];
+			sub->seq[k][n] = s->seq[k][i];
+			sub->block[k][n] = s->block[k][i];
+			sub->host[k][n++] = s->host[k][i];
+		}
+		sub->n[k] = sub->alloc[k] = n;
+	}
+}
+
+static void sub_series_release(struct series *sub)
+{
+	for (int k = 0; k < 2; k++) {
+		free(sub->v[k]);
+		free(sub->seq[k]);
+		free(sub->block[k]);
+		free(sub->host[k]);
+	}
+	free(sub->het_hosts);
+}
+
+/*
+ * Final stays final (issue 49; stats.h, stats_seq_carry): a sequential
+ * primary at look K is judged on the intersection of the intervals of
+ * looks 1..K and the smallest look-adjusted p, so a verdict once final
+ * at a look (which the progress lines and sequential.json said) stays
+ * final. Each earlier look is computed again from the runs as that look
+ * saw them (the blocks up to its runs per kernel: session_seq_may_start()
+ * starts none beyond a look not yet taken), with the same seed, level and
+ * method, so the report stays a function of its runs. Sets s->p, @dec's
+ * interval and the record's sequential.lo, hi and p_adjusted.
+ */
+static void carry_looks(struct model *m, struct series *s, const struct stats_settings *st,
+			const char *key, struct stats_comparison *dec)
+{
+	struct result_sequential *o = &s->rec->sequential;
+	struct stats_seq_carry c;
+
+	stats_seq_carry_init(&c);
+	for (size_t j = 1; j < s->look; j++) {
+		struct stats_settings at = *st;
+		struct result_record scratch;
+		struct stats_comparison cj, dj;
+		struct series sub;
+
+		at.confidence = 1 - stats_seq_alpha_at(&m->seq, j);
+		result_record_clear(&scratch);
+		sub_series(s, (long)stats_seq_runs_at(&m->seq, j), &sub, &scratch);
+		if (sub.n[BASE] && sub.n[PATCHED]) {
+			stats_compare(sub.v[BASE], sub.n[BASE], sub.v[PATCHED], sub.n[PATCHED], &at,
+				      stats_seed_for(at.seed, key), &cj);
+			dj = cj;
+			if (m->nhosts > 1)
+				host_strata(m, &sub, &at, key, &dj);
+			stats_seq_carry_add(&m->seq, j, dj.ratio_lo, dj.ratio_hi, dj.mw_p, &c);
+		}
+		sub_series_release(&sub);
+		result_record_release(&scratch);
+	}
+	stats_seq_carry_add(&m->seq, s->look, dec->ratio_lo, dec->ratio_hi, dec->mw_p, &c);
+	if (c.looks) {
+		dec->ratio_lo = c.lo;
+		dec->ratio_hi = c.hi;
+	}
+	s->p = c.p_adj;
+	o->p_adjusted = jv(c.p_adj);
+	o->lo = jv(c.looks ? c.lo : NAN);
+	o->hi = jv(c.looks ? c.hi : NAN);
+}
+
 /*
  * The two kernels compared, all runs in *@cmp ("comparison" of @r), and
  * in *@dec what the verdict rests on: the pooled comparison of a session
@@ -1077,8 +1163,11 @@ static void compare_sides(struct model *m, struct series *s, const struct stats_
 	if (m->nhosts > 1 && !s->is_counter)
 		host_strata(m, s, st, key, dec);
 	s->p = dec->mw_p;
-	if (is_seq_primary(m, s))
+	if (is_seq_primary(m, s)) {
 		set_sequential(m, s, dec->mw_p);
+		if (s->look)
+			carry_looks(m, s, st, key, dec);
+	}
 	/* Large changes first when sorting counters; unknown ratios after. */
 	s->sortkey = cmp->ratio_valid && cmp->ratio > 0 ? fabs(log(cmp->ratio)) :
 		(cmp->all_equal ? -2 : -1);
@@ -1171,6 +1260,30 @@ static void analyze_series(struct model *m, struct series *s)
 	free(flags[1]);
 }
 
+/*
+ * A metric whose cells sit in emulator states that the kernels' runs do
+ * not share (report_modes.c): across states the mix of states sets the
+ * value, so no verdict and no runs estimate, only why (issue 49).
+ */
+static void undecidable_on_guest(const struct model *m, const struct series *s,
+				 struct stats_decision *d)
+{
+	if (s->is_counter || d->verdict == VERDICT_INVALID)
+		return;
+	for (size_t i = 0; i < m->notes.n; i++) {
+		const struct hoststate_note *h = &m->notes.v[i];
+
+		if (!h->undecidable || strcmp(h->workload, s->workload) || strcmp(h->metric, s->name))
+			continue;
+		d->verdict = VERDICT_INCONCLUSIVE;
+		d->final = 0;
+		d->runs_needed = 0;
+		snprintf(d->reason, sizeof(d->reason), "not decidable on this guest: %s",
+			 h->undecidable);
+		return;
+	}
+}
+
 static void decide(struct model *m, struct series *s, size_t family)
 {
 	struct stats_decision d;
@@ -1193,11 +1306,17 @@ static void decide(struct model *m, struct series *s, size_t family)
 	if (is_seq_primary(m, s) && !s->look && d.verdict != VERDICT_INVALID) {
 		d.verdict = VERDICT_INCONCLUSIVE;
 		d.final = 0;
-		d.runs_needed = (unsigned)m->seq.min_runs;
+		/*
+		 * The data's own estimate, never the plan's first look passed
+		 * off as one (issue 49): none when they would decide now.
+		 */
+		if (d.runs_needed && d.runs_needed < m->seq.min_runs)
+			d.runs_needed = stats_round_runs((double)m->seq.min_runs, 0);
 		snprintf(d.reason, sizeof(d.reason), "%zu runs per kernel: the first look of the "
 			 "sequential plan is after %zu", s->n[0] < s->n[1] ? s->n[0] : s->n[1],
 			 m->seq.min_runs);
 	}
+	undecidable_on_guest(m, s, &d);
 	if (!c && d.verdict != VERDICT_INVALID) {
 		/* No comparison at all (a kernel has no values): never a pass. */
 		d.verdict = VERDICT_INVALID;
@@ -1450,19 +1569,32 @@ static void warn_host_states(json_t *w, const struct hoststate_notes *notes)
 		const struct hoststate_note *h = &notes->v[i];
 		double p = h->reference_p;
 
+		/* Emulator states: the kernels within each, and the shares on their own. */
+		if (h->modes_line)
+			add_warning(w, "modes", "%s", h->modes_line);
+
 		/* The adjustment assumes the kernel does not change the reference loop. */
 		if (isfinite(p) && p < 0.01 && h->slope != 0)
 			add_warning(w, "reference", "%s %s: the reference loop ran at different "
 				    "speeds on the two kernels (p = %.2g): the host-state adjustment "
 				    "may take away part of a real effect; compare the plain median",
 				    h->workload, h->metric, p);
-		if (h->refused && isfinite(h->bias_bound_pct))
+		if (h->refused && isfinite(h->bias_bound_pct) && (h->shift_lo > 1 || h->shift_hi < 1))
 			add_warning(w, "reference", "%s %s is not adjusted for the host: the kernels' "
-				    "reference loops differ by %+.1f %% (interval %+.1f %% to %+.1f %%), "
-				    "which could take up to %.1f points from a real effect; it is the "
-				    "plain median of the cells",
+				    "reference loops differ by %+.2f %% (interval %+.2f %% to %+.2f %%, "
+				    "which excludes no difference), which could take up to %.2f points "
+				    "from a real effect; it is the plain median of the cells",
 				    h->workload, h->metric, (h->shift_ratio - 1) * 100,
 				    (h->shift_lo - 1) * 100, (h->shift_hi - 1) * 100, h->bias_bound_pct);
+		else if (h->refused && isfinite(h->bias_bound_pct))
+			add_warning(w, "reference", "%s %s is not adjusted for the host: the kernels' "
+				    "reference loops differ by %+.2f %% (interval %+.2f %% to %+.2f %%), "
+				    "which could take up to %.2f points from a real effect, more than "
+				    "%.2f (a tenth of the metric's own interval); it is the plain "
+				    "median of the cells",
+				    h->workload, h->metric, (h->shift_ratio - 1) * 100,
+				    (h->shift_lo - 1) * 100, (h->shift_hi - 1) * 100, h->bias_bound_pct,
+				    h->bias_limit_pct);
 		else if (h->refused)
 			add_warning(w, "reference", "%s %s is not adjusted for the host: too few runs "
 				    "to bound how far the kernels move the reference loop; it is the "
@@ -1571,10 +1703,16 @@ static void warn_metrics(const struct model *m, json_t *w)
 	/* Only the HTML report draws run-order plots: say where they are. */
 	if (n_drift) {
 		warned_names(m, WARNED_DRIFT, n_drift, &names);
-		add_warning(w, "drift", "%zu of %zu metric(s) trend with run order (Spearman p < %g; "
-			    "by chance alone about %g%% would)%s; an unsteady host shows in their "
-			    "run-order plots in the HTML report", n_drift, n_metrics, m->st.alpha,
-			    100 * m->st.alpha, sb_str(&names));
+		/*
+		 * A metric is flagged when either kernel trends, so chance
+		 * alone flags 1 - (1 - alpha)^2 of them (9.75 % at 0.05),
+		 * not alpha (issue 49: the warning said 5 %).
+		 */
+		add_warning(w, "drift", "%zu of %zu metric(s) trend with run order (Spearman p < %g "
+			    "in either kernel; by chance alone about %.2g%% would)%s; an unsteady host "
+			    "shows in their run-order plots in the HTML report", n_drift, n_metrics,
+			    m->st.alpha, 100 * (1 - (1 - m->st.alpha) * (1 - m->st.alpha)),
+			    sb_str(&names));
 	}
 	if (n_out) {
 		warned_names(m, WARNED_OUTLIERS, n_out, &names);

@@ -359,6 +359,8 @@ static void read_sequential(struct rd *r, const json_t *res, struct result_seque
 	out->alpha_look = rd_num(r, s, "alpha_look");
 	out->p = rd_num(r, s, "p");
 	out->p_adjusted = rd_num(r, s, "p_adjusted");
+	out->lo = rd_num(r, s, "lo");
+	out->hi = rd_num(r, s, "hi");
 	leave(r, buf, old);
 }
 
@@ -408,6 +410,11 @@ void result_record_set_basis(struct result_record *out)
 	out->change = out->pooled ?
 		(struct result_change){ p->ratio, p->delta_pct, p->lo, p->hi } :
 		(struct result_change){ c->ratio, c->delta_pct, c->ci.lo, c->ci.hi };
+	/* A sequential primary's verdict rests on its looks' intervals intersected. */
+	if (out->sequential.present && isfinite(out->sequential.lo) && isfinite(out->sequential.hi)) {
+		out->change.lo = out->sequential.lo;
+		out->change.hi = out->sequential.hi;
+	}
 }
 
 int result_record_decode(const json_t *res, struct result_record *out, struct strbuf *err)

@@ -110,6 +110,7 @@ struct result_sequential {
 	int present;
 	long look, looks, runs_at_look;
 	double alpha_look, p, p_adjusted;
+	double lo, hi;		/* the looks' intervals intersected; NaN: none */
 };
 
 struct result_warning {

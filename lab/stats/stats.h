@@ -29,8 +29,14 @@
  *    1.253314 * mean absolute deviation; when that is 0 too, nothing is an
  *    outlier. Outliers are flagged only, never removed from any statistic.
  *  - drift: Spearman rank correlation of the values against run order
- *    (midranks for ties), p from the t approximation with n - 2 degrees of
- *    freedom (as scipy.stats.spearmanr).
+ *    (midranks for ties). Below STATS_SPEARMAN_EXACT_N runs p is the exact
+ *    permutation p (all n! pairings enumerated, ties kept); from there
+ *    the t approximation with n - 2 degrees of freedom (as
+ *    scipy.stats.spearmanr). The exact p cannot go below 2 / n!: 0.33 at
+ *    3 runs and 0.083 at 4, so fewer than 5 runs never show a drift at
+ *    alpha 0.05 (1/60 at 5). The t approximation gave p = 0 to every
+ *    perfectly ordered sample, which flagged a third of trend-free
+ *    kernels at 3 runs (bench/trend-sim).
  *  - ratio interval: stratified bootstrap (each kernel's runs resampled
  *    separately), settings.resamples replicates of
  *    median(B*) / median(A*), BCa (bias-corrected and accelerated, Efron
@@ -88,7 +94,9 @@
  *  - runs needed (for "?"): the log half-width of
  *    the ratio interval shrinks as 1/sqrt(n); when the interval already
  *    lies beyond the band and only the test failed, the test's z grows as
- *    sqrt(n) instead (stats_decision.runs_needed).
+ *    sqrt(n) instead (stats_decision.runs_needed). Rounded to one
+ *    significant figure (stats_round_runs()): the model is a guess at
+ *    the scale, and "about 1004 runs" claimed a precision it has not.
  *  - sequential looks (run --until decided): repeated confidence
  *    intervals with alpha spending A(t) = alpha t^rho, the looks' levels
  *    combined by the union bound; see "Sequential A/B" below.
@@ -133,6 +141,9 @@ struct stats_median_ci {
 	double achieved;	/* exact coverage of [lo, hi] */
 	const char *reason;	/* NULL when ok, else e.g. "too few runs" */
 };
+
+/* Below this many runs the drift p is exact (n! pairings; 9! = 362880). */
+#define STATS_SPEARMAN_EXACT_N 10
 
 struct stats_summary {
 	size_t n;
@@ -329,7 +340,7 @@ struct stats_decision {
 	 * interval already lies beyond the band (the test is what did not
 	 * decide): the runs at which the test's z, Phi^-1(1 - p_used/2),
 	 * would reach z_{1-alpha/2}, z growing as sqrt(n). */
-	unsigned runs_needed;
+	unsigned runs_needed;	/* one significant figure, above the runs made */
 	/* 1 when more runs would not refine the verdict: improvement,
 	 * regression, ≈ and ~ (both only ever given with the interval
 	 * inside the band); 0 for "?" and invalid. So "≈" and "~" are never
@@ -337,6 +348,14 @@ struct stats_decision {
 	int final;
 	char reason[192];	/* one human sentence, ASCII */
 };
+
+/*
+ * @need runs per kernel (an estimate) to one significant figure, and
+ * above @n, the runs already made (then the next one-figure number:
+ * 13 after 12 is 20): 1004 -> 1000, 23.4 -> 20, 185 -> 200. 0 for a
+ * @need that is not a positive finite number or rounds past 10^6.
+ */
+unsigned stats_round_runs(double need, size_t n);
 
 /*
  * Decide the verdict of one metric. Rules, in order:
@@ -521,6 +540,39 @@ enum stats_verdict stats_seq_decide(const struct stats_seq_plan *p,
 				    int better_higher, double threshold,
 				    double q, size_t failed, size_t attempted);
 
+/*
+ * Final stays final (issue 49). A session stops a workload only when all
+ * its primaries are final at the same look, so a primary final at look j
+ * is judged again at later looks, and judged on that look's data alone
+ * 22 % of the primaries that were "~" at some look ended "?". Carried
+ * across looks instead, each look's interval (at 1 - alpha_j) is
+ * intersected with the earlier ones and the p is the smallest
+ * look-adjusted p so far. Both stay valid with the union bound the
+ * looks' levels already rest on: every look's interval covers the true
+ * ratio with probability >= 1 - sum alpha_j = 1 - alpha jointly, so
+ * their intersection does too (Jennison & Turnbull 2000, "Group
+ * Sequential Methods", 9.1: repeated confidence intervals may be
+ * intersected), and P(some p_j < alpha_j) <= alpha under no change. An
+ * interval can only shrink and the p only fall, so a verdict once final
+ * (the interval wholly inside the band, or wholly beyond it with p
+ * below alpha) stays final; "~" can become "≈" when a later look finds
+ * the change significant, still inside the band. A look whose interval
+ * misses the intersection (the joint coverage failed, or the runs
+ * changed their mind) leaves the intersection as it was and is counted
+ * in disjoint.
+ */
+struct stats_seq_carry {
+	size_t looks;		/* looks folded in with a finite interval */
+	double lo, hi;		/* their intersection; NaN: none yet */
+	double p_adj;		/* smallest look-adjusted p; NaN: none */
+	size_t disjoint;	/* looks whose interval missed the intersection */
+};
+
+void stats_seq_carry_init(struct stats_seq_carry *c);
+/* Fold look @look's interval [@lo, @hi] and raw p @pval into @c. */
+void stats_seq_carry_add(const struct stats_seq_plan *p, size_t look, double lo, double hi,
+			 double pval, struct stats_seq_carry *c);
+
 /* ---------------------------------------------------------------- */
 /* Hosts as strata (report_model.c, docs/reports.md "Several hosts").  */
 
@@ -634,6 +686,47 @@ struct stats_states {
  * separated = 0 and NaNs).
  */
 int stats_two_states(const double *x, size_t n, struct stats_states *out);
+
+/*
+ * Discrete states (modes) of a metric's cells (stats_modes.c, issue 49):
+ * Otsu's cut of the logs without the outer STATS_MODES_TRIM at each end,
+ * every cell then classed by it; the two classes are separate modes when
+ * each holds at least STATS_MODES_MIN_SHARE of the cells and the log
+ * distance of their medians is at least STATS_MODES_MIN_SEPARATION times
+ * the larger of their normal-consistent MADs (infinite when both are 0).
+ * No ratio gate: under icount states 4 % apart are thousands of spreads
+ * apart. Unlike eta, cells caught between the states or a few far
+ * outliers do not hide clean states.
+ */
+#define STATS_MODES_MIN_N 10
+#define STATS_MODES_TRIM 0.025
+#define STATS_MODES_MIN_SHARE 0.05
+#define STATS_MODES_MIN_SEPARATION 8.0
+
+struct stats_modes {
+	int separated;
+	const char *why;	/* not separated: which gate failed (static); NULL when separated */
+	double threshold;	/* a cell > threshold is in the high mode */
+	double low, high;	/* the classes' medians */
+	double ratio;		/* high / low */
+	double separation;	/* log(high / low) over the larger MAD-based sd of a class's logs */
+	size_t n_low, n_high;
+};
+
+/*
+ * @x (@n values; non-positive and non-finite ones ignored) into @out.
+ * Returns 0, or -1 with fewer than STATS_MODES_MIN_N usable values (then
+ * not separated, why "too few cells").
+ */
+int stats_modes(const double *x, size_t n, struct stats_modes *out);
+
+/*
+ * Fisher's exact test of the 2x2 table [[a, b], [c, d]]: the two-sided
+ * p, the sum of the probabilities of the tables with the same margins
+ * that are no likelier than this one (as R's fisher.test). 1 when a
+ * margin is 0.
+ */
+double stats_fisher_exact(size_t a, size_t b, size_t c, size_t d);
 
 /* ---------------------------------------------------------------- */
 /* Change points: a metric over many nights (mglrulab history).       */

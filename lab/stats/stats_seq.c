@@ -204,6 +204,35 @@ enum stats_verdict stats_seq_decide(const struct stats_seq_plan *p,
 			       better_higher, threshold, failed, attempted, d);
 }
 
+void stats_seq_carry_init(struct stats_seq_carry *c)
+{
+	c->looks = c->disjoint = 0;
+	c->lo = c->hi = c->p_adj = NAN;
+}
+
+void stats_seq_carry_add(const struct stats_seq_plan *p, size_t look, double lo, double hi,
+			 double pval, struct stats_seq_carry *c)
+{
+	double adj = look ? stats_seq_p_adjust(p, look, pval) : NAN;
+
+	/* NaN compares false: an earlier finite p stays. */
+	if (!(c->p_adj <= adj))
+		c->p_adj = isnan(adj) ? c->p_adj : adj;
+	if (!(lo > 0) || !(hi >= lo) || !isfinite(hi) || !look)
+		return;
+	if (!c->looks) {
+		c->lo = lo;
+		c->hi = hi;
+	} else if (lo > c->hi || hi < c->lo) {
+		c->disjoint++;
+		return;
+	} else {
+		c->lo = lo > c->lo ? lo : c->lo;
+		c->hi = hi < c->hi ? hi : c->hi;
+	}
+	c->looks++;
+}
+
 int stats_side_of_midpoint(double lo, double hi, double midpoint)
 {
 	if (!(lo > 0) || !(hi >= lo) || !isfinite(hi) || !(midpoint > 0) || !isfinite(midpoint) ||

@@ -82,7 +82,9 @@ void stats_sim_session(const struct stats_seq_plan *p,
 	size_t k = stats_seq_looks(p), nmax = stats_seq_runs_at(p, k);
 	double *a = xmalloc(nmax * sizeof(*a)), *b = xmalloc(nmax * sizeof(*b));
 	int seq_done = 0, naive_done = 0;
+	struct stats_seq_carry carry;
 
+	stats_seq_carry_init(&carry);
 	for (size_t i = 0; i < nmax; i++) {
 		a[i] = stats_sim_draw(m, 0, r);
 		b[i] = stats_sim_draw(m, 1, r);
@@ -96,7 +98,14 @@ void stats_sim_session(const struct stats_seq_plan *p,
 			struct stats_seq_result res;
 
 			stats_seq_compare(p, j, a, n, b, n, s, seed, &res);
-			v = stats_seq_decide(p, &res, s, 1, band, -1, 0, 0);
+			/* As the analysis judges a sequential primary: carried across looks. */
+			stats_seq_carry_add(p, j, res.cmp.ratio_lo, res.cmp.ratio_hi, res.cmp.mw_p,
+					    &carry);
+			if (carry.looks) {
+				res.cmp.ratio_lo = carry.lo;
+				res.cmp.ratio_hi = carry.hi;
+			}
+			v = stats_seq_decide(p, &res, s, 1, band, carry.p_adj, 0, 0);
 			if ((stop_on_final ? res.dec.final :
 			     stats_verdict_decided(v)) || j == k) {
 				out->seq = v;
@@ -105,7 +114,7 @@ void stats_sim_session(const struct stats_seq_plan *p,
 				 * an interval across the band edge. */
 				out->seq_approx_crossing =
 					v == VERDICT_INCONCLUSIVE && res.look &&
-					res.dec.p_used < res.alpha_k;
+					res.dec.p_used < (res.dec.used_q ? p->alpha : res.alpha_k);
 				seq_done = 1;
 			}
 		}

@@ -115,6 +115,22 @@ int stats_verdict_parse(const char *s, enum stats_verdict *out)
 	return -1;
 }
 
+unsigned stats_round_runs(double need, size_t n)
+{
+	double mag, r;
+
+	if (!(need > 0) || !isfinite(need))
+		return 0;
+	mag = pow(10, floor(log10(need)));
+	r = round(need / mag) * mag;
+	/* One figure, and still more than the runs already made. */
+	while (r <= (double)n) {
+		mag = pow(10, floor(log10(r)));
+		r += mag;
+	}
+	return r > 1e6 ? 0 : (unsigned)r;
+}
+
 /*
  * Runs per kernel that would make an interval of log half-width @w fit in
  * @room, assuming the half-width shrinks as 1/sqrt(n) and the centre
@@ -126,12 +142,10 @@ static unsigned runs_for(double w, double room, size_t n)
 
 	if (!(room > 1e-12) || !isfinite(w) || !(w > 0))
 		return 0;
-	need = ceil((double)n * (w / room) * (w / room));
+	need = (double)n * (w / room) * (w / room);
 	if (need > 1e6)
 		return 0;
-	if (need <= (double)n)
-		need = (double)n + 1;
-	return (unsigned)need;
+	return stats_round_runs(need, n);
 }
 
 /*
@@ -146,12 +160,10 @@ static unsigned runs_for_p(double p, double alpha, size_t n)
 	za = stats_norm_quantile(1 - alpha / 2);
 	if (!(p > 0 && p < 1) || !(z > 1e-9) || !isfinite(za))
 		return 0;
-	need = ceil((double)n * (za / z) * (za / z));
+	need = (double)n * (za / z) * (za / z);
 	if (need > 1e6)
 		return 0;
-	if (need <= (double)n)
-		need = (double)n + 1;
-	return (unsigned)need;
+	return stats_round_runs(need, n);
 }
 
 static enum stats_verdict set(struct stats_decision *out,

@@ -171,6 +171,61 @@ static void test_sequential_looks(void **state)
 	json_decref(r);
 }
 
+/*
+ * Final stays final (issue 49): a primary "~" at look 1 (0.1 % noise, band
+ * 2 %) whose later blocks are so noisy (30 %) that look 2's runs alone
+ * cannot rule out a change. A workload stops only when all its primaries
+ * are final at one look, so such a primary is judged again; judged on
+ * look 2's data alone it ended "?" after the progress line and
+ * sequential.json had called it "~". Carried across looks, it stays "~",
+ * on the intersection of the looks' intervals.
+ */
+static void test_sequential_final_stays_final(void **state)
+{
+	struct stats_seq_plan p;
+	json_t *s, *r, *run;
+	const json_t *seq;
+	size_t i, n1;
+	(void)state;
+
+	stats_seq_plan_default(&p, 20);
+	n1 = stats_seq_runs_at(&p, 1);
+	s = session((int)stats_seq_runs_at(&p, 2), 1.0, 1, 20);
+	json_array_foreach(json_object_get(s, "runs"), i, run) {
+		double b = jget_num(run, "block"), noise = b <= (double)n1 ? 0.001 : 0.3;
+		int k = !strcmp(jget_str(run, "kernel", ""), "patched");
+
+		if (strcmp(jget_str(run, "workload", ""), "w"))
+			continue;
+		json_object_set_new(json_object_get(run, "metrics"), "p",
+				    json_real(1000 * (1 + noise * sin(7.0 * b + 3.0 * k))));
+	}
+	/* Look 1 alone: "~", final. */
+	json_t *s1 = json_deep_copy(s);
+	json_t *kept = json_array();
+	json_array_foreach(json_object_get(s1, "runs"), i, run)
+		if (jget_num(run, "block") <= (double)n1)
+			json_array_append(kept, run);
+	json_object_set_new(s1, "runs", kept);
+	r = analyze(s1);
+	assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "no-change");
+	assert_true(json_is_true(json_object_get(result(r, "p"), "final")));
+	json_decref(r);
+
+	/* Look 2: still final, resting on the intersection of both looks' intervals. */
+	r = analyze(s);
+	seq = jpath(result(r, "p"), "sequential");
+	assert_int_equal(jget_num(seq, "look"), 2);
+	print_message("look 2: %s (%s)\n", jget_str(result(r, "p"), "verdict", ""),
+		      jget_str(result(r, "p"), "reason", ""));
+	assert_true(json_is_true(json_object_get(result(r, "p"), "final")));
+	assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "no-change");
+	assert_true(jget_num(seq, "lo") >= jget_num(jpath(result(r, "p"), "comparison.ci"), "lo"));
+	assert_true(jget_num(seq, "hi") <= jget_num(jpath(result(r, "p"), "comparison.ci"), "hi"));
+	assert_true(jget_num(seq, "hi") - jget_num(seq, "lo") < 0.04);
+	json_decref(r);
+}
+
 /* The text of @hay from the first @from to the next @to after it (owned). */
 static char *slice(const char *hay, const char *from, const char *to)
 {
@@ -324,6 +379,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_sequential_looks),
+		cmocka_unit_test(test_sequential_final_stays_final),
 		cmocka_unit_test(test_not_final_at_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

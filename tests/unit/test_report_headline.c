@@ -242,8 +242,8 @@ static void test_undecided(void **state)
 	headline_of(s, &r, &v, &h);
 	for (size_t i = 0; i < h.ntodo; i++)
 		found |= !strcmp(h.todo[i].text, "wis_ctx1: ops_per_sec: inconclusive with 10 runs "
-				 "per kernel; about 185 runs per kernel might decide (a new "
-				 "session with --runs 185)");
+				 "per kernel; about 200 runs per kernel might decide (a new "
+				 "session with --runs 200)");
 	assert_true(found);
 	done(r, &v, &h);
 	json_decref(s);

@@ -147,8 +147,10 @@ static void test_spearman_drift(void **state)
 	 * p 0.0008138621117322101. */
 	double x[] = { 10.2, 10.4, 10.1, 10.8, 10.9, 11.0, 10.7, 11.3, 11.2,
 		       11.6 };
-	/* With ties: spearmanr([5,3,5,4,3,5,4,2], range(8)):
-	 * rho -0.4200412794412907, p 0.30015657998829637. */
+	/* With ties: spearmanr([5,3,5,4,3,5,4,2], range(8)): rho
+	 * -0.4200412794412907; below 10 runs p is the exact permutation p,
+	 * 0.29642857142857143 (all 8! pairings of the midranks counted in
+	 * Python's itertools.permutations; t approximation 0.300). */
 	double t[] = { 5, 3, 5, 4, 3, 5, 4, 2 };
 	/* Run order given explicitly, reversed: rho flips sign. */
 	double rev[10];
@@ -161,11 +163,35 @@ static void test_spearman_drift(void **state)
 	assert_close(s.drift_p, 0.0008138621117322101, 1e-9);
 	assert_int_equal(stats_summarize(t, NULL, 8, 0.95, &s, NULL), 0);
 	assert_close(s.drift_rho, -0.4200412794412907, 1e-12);
-	assert_close(s.drift_p, 0.30015657998829637, 1e-9);
+	assert_close(s.drift_p, 0.29642857142857143, 1e-9);
 	for (int i = 0; i < 10; i++)
 		rev[i] = 100 - i;
 	assert_int_equal(stats_summarize(x, rev, 10, 0.95, &s, NULL), 0);
 	assert_close(s.drift_rho, -0.8787878787878788, 1e-12);
+}
+
+/*
+ * Issue 49: the t approximation gave p = 0 to every perfectly ordered
+ * sample, so 3 trend-free runs were flagged one time in three. The exact
+ * p of a monotone sample is 2 / n!; of 9 runs of the sample above
+ * 0.008267195767195767 (itertools.permutations, as above).
+ */
+static void test_spearman_exact_small_n(void **state)
+{
+	double up3[] = { 1, 2, 3 }, up5[] = { 1, 2, 3, 4, 5 }, mixed[] = { 3, 1, 2, 5, 4, 6 };
+	double x9[] = { 10.2, 10.4, 10.1, 10.8, 10.9, 11.0, 10.7, 11.3, 11.2 };
+	struct stats_summary s;
+
+	(void)state;
+	assert_int_equal(stats_summarize(up3, NULL, 3, 0.95, &s, NULL), 0);
+	assert_close(s.drift_rho, 1, 1e-12);
+	assert_close(s.drift_p, 1.0 / 3, 1e-12);
+	assert_int_equal(stats_summarize(up5, NULL, 5, 0.95, &s, NULL), 0);
+	assert_close(s.drift_p, 2.0 / 120, 1e-12);
+	assert_int_equal(stats_summarize(mixed, NULL, 6, 0.95, &s, NULL), 0);
+	assert_close(s.drift_p, 0.10277777777777777, 1e-12);
+	assert_int_equal(stats_summarize(x9, NULL, 9, 0.95, &s, NULL), 0);
+	assert_close(s.drift_p, 0.008267195767195767, 1e-12);
 }
 
 static void test_summarize_rejects_bad_input(void **state)
@@ -263,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_descriptive_and_outliers),
 		cmocka_unit_test(test_outliers_mad_zero),
 		cmocka_unit_test(test_spearman_drift),
+		cmocka_unit_test(test_spearman_exact_small_n),
 		cmocka_unit_test(test_summarize_rejects_bad_input),
 		cmocka_unit_test(test_settings_and_seed),
 	};

@@ -342,6 +342,34 @@ static void test_simulated_aa(void **state)
 }
 
 /*
+ * Final stays final (issue 49): the looks' intervals intersected and the
+ * smallest look-adjusted p; a look whose interval misses the intersection
+ * leaves it and is counted; a look without an interval keeps what was.
+ */
+static void test_carry(void **state)
+{
+	struct stats_seq_plan p = { 0.05, 6, 20, 2, 1.0 };
+	struct stats_seq_carry c;
+
+	(void)state;
+	stats_seq_carry_init(&c);
+	assert_true(isnan(c.lo) && isnan(c.p_adj));
+	stats_seq_carry_add(&p, 1, 0.98, 1.05, 0.001, &c);
+	assert_true(c.lo == 0.98 && c.hi == 1.05);
+	assert_true(fabs(c.p_adj - stats_seq_p_adjust(&p, 1, 0.001)) < 1e-15);
+	stats_seq_carry_add(&p, 2, 0.97, 1.02, 0.5, &c);
+	assert_true(c.lo == 0.98 && c.hi == 1.02);
+	/* A later, larger p does not raise it. */
+	assert_true(fabs(c.p_adj - stats_seq_p_adjust(&p, 1, 0.001)) < 1e-15);
+	stats_seq_carry_add(&p, 3, 1.10, 1.20, 0.9, &c);
+	assert_int_equal(c.disjoint, 1);
+	assert_true(c.lo == 0.98 && c.hi == 1.02);
+	stats_seq_carry_add(&p, 4, NAN, NAN, NAN, &c);
+	assert_int_equal(c.looks, 2);
+	assert_true(c.lo == 0.98 && c.hi == 1.02);
+}
+
+/*
  * A bisection's placement: an interval wholly on one side of the series'
  * geometric midpoint places the prefix, one holding it does not; the same
  * for a change that lowers the metric; nonsense bounds place nothing.
@@ -376,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_decide_one_look),
 		cmocka_unit_test(test_simulated_aa),
 		cmocka_unit_test(test_side_of_midpoint),
+		cmocka_unit_test(test_carry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
