@@ -44,9 +44,11 @@ const char *cmd_config_path(const char *given);
  */
 LAB_MUST_CHECK
 int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
+/* "--mail -" is stdout too, as "--html -" is; -o FILE sends them to a file. */
 #define REPORT_OPT_OUTPUT_(name, what, h) \
 	{ .long_name = (name), .kind = LAB_OPT_CALLBACK, .cb = report_opt_output, \
-	  .ival = (what), .help = (h) }
+	  .ival = (what), .argname = "-", .flags = LAB_OPT_OPTIONAL_ARG | LAB_OPT_DASH_ONLY, \
+	  .help = (h) }
 #define REPORT_OUTPUT_OPTIONS \
 	LAB_OPT_STRING("html", 0, struct report_cli, html, "FILE", \
 		       "self-contained HTML report (inline CSS and SVG, no\n" \
