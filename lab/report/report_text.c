@@ -1124,9 +1124,10 @@ static void legend(const struct report_view *v, struct strbuf *sb)
  */
 void report_render_text_view(const struct report_view *v, struct strbuf *out)
 {
-	title(v, out);
+	/* the answer's counts are the first line: what a reader, a pager or a log tail sees */
 	answer(v, out);
 	sb_addc(out, '\n');
+	title(v, out);
 	report_text_context(v, out);
 	verdict_counts(v, out);
 	primary_table(v, out);
