@@ -466,6 +466,42 @@ static void assert_mail_shape(const char *mail)
 	}
 }
 
+/*
+ * Issue 50: a list-ready mail. To from the series' author when lab.conf
+ * names nobody (it was "To:" nowhere), each row's medians with their CV,
+ * change, interval, verdict and runs, and a reproduction recipe with no
+ * path of the sender's machine (it printed "-c /home/.../lab.conf").
+ */
+static void test_mail_list_ready(void **state)
+{
+	struct report_mail_opts o = { .from = "Lab <lab@example.org>" };
+	json_t *s = load_session(), *r, *k = patched_kernel(s);
+	char *mail;
+	(void)state;
+
+	json_object_set_new(json_array_get(json_object_get(k, "series"), 0), "author",
+			    json_string("Ridong Chen <ridong@example.org>"));
+	json_object_set_new(json_object_get(s, "session"), "command",
+			    json_string("mglrulab run --ab -c /home/alice/lab/lab.conf --runs 10"));
+	r = analyze(s);
+	mail = mail_of(r, &o, 1);
+	assert_non_null(strstr(mail, "\nTo: Ridong Chen <ridong@example.org>\n"));
+	assert_null(strstr(mail, "/home/alice"));
+	assert_non_null(strstr(mail, "\n  mglrulab run --ab -c lab.conf --runs 10\n"));
+	/* the kernels by source, ref, config digest and patches */
+	assert_non_null(strstr(mail, "\n  patched: linux-source-6.12.tar.xz at v6.12, config "
+			       "sha256:5b0e7c1d\n    + 3 patches, 3f1c2a9e0b7d..c0ffee123456\n"));
+	/* LKP's row: base +-CV, patched +-CV, change, interval, verdict, runs */
+	char *row = line_with(mail, "96.153 +-1.3%");
+	assert_non_null(strstr(row, "99.501 +-1.0%   +3.5%   [+1.8%, +4.9%] regression"));
+	assert_non_null(strstr(row, " 10/10"));
+	free(row);
+	assert_mail_shape(mail);
+	free(mail);
+	json_decref(r);
+	json_decref(s);
+}
+
 static void test_mail_threaded_under_cover(void **state)
 {
 	struct report_mail_opts o = { .from = "Lab <lab@example.org>", .to = "linux-mm@kvack.org",
@@ -628,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_budget_resume),
 		cmocka_unit_test(test_warning_names),
 		cmocka_unit_test(test_mail_threaded_under_cover),
+		cmocka_unit_test(test_mail_list_ready),
 		cmocka_unit_test(test_mail_first_patch_or_none),
 		cmocka_unit_test(test_mail_appendix),
 		cmocka_unit_test(test_mail_hostile),
