@@ -50,6 +50,9 @@ case $first in
 esac
 grep -q '^  yp_shared: cs_per_sec_per_cpu_2cpu .* cannot test here$' "$TMP/r.txt" ||
 	fail "the claimed metric is not \"cannot test here\": $(grep yp_shared: "$TMP/r.txt" | head -2)"
+# the primaries' table keeps the statistics' "~", and says what it is worth here
+grep -q '^    cannot test here: TCG with icount does not see cache-line traffic' "$TMP/r.txt" ||
+	fail "the primaries' table does not say \"cannot test here\""
 grep -q 'TCG with icount cannot see cache-line' "$TMP/r.txt" ||
 	tr '\n' ' ' <"$TMP/r.txt" | grep -q 'TCG with icount cannot see cache-line' ||
 	fail "the text does not say why it cannot test the claim"
