@@ -22,6 +22,22 @@ struct command {
 extern const struct command lab_commands[];
 const struct command *find_command(const char *name);
 
+/*
+ * Subcommands (kernel build, watch scan...) and the commands themselves,
+ * each from one NULL-terminated table of names (cmd_select.c), not a chain
+ * of strcmp(): the index of @word in @names, or -1 (@word NULL: -1).
+ */
+int cmd_select(const char *const *names, const char *word);
+/*
+ * The user error for a @word that is none of @names: "@what: unknown
+ * subcommand 'bulid': did you mean 'build'? (build, list or gc)", or for
+ * @what NULL "'reprot' is not a mglrulab command: did you mean 'report'?".
+ * Returns LAB_EUSER.
+ */
+int cmd_select_error(const char *what, const char *const *names, const char *word);
+/* The names of lab_commands, NULL-terminated, for cmd_select() (main.c). */
+const char *const *cmd_command_names(void);
+
 /* A lab_options_parse() result as the command's exit status: -h is success. */
 static inline int cmd_status(int r)
 {
@@ -44,9 +60,11 @@ const char *cmd_config_path(const char *given);
  */
 LAB_MUST_CHECK
 int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
+/* "--mail -" is stdout too, as "--html -" is; -o FILE sends them to a file. */
 #define REPORT_OPT_OUTPUT_(name, what, h) \
 	{ .long_name = (name), .kind = LAB_OPT_CALLBACK, .cb = report_opt_output, \
-	  .ival = (what), .help = (h) }
+	  .ival = (what), .argname = "-", .flags = LAB_OPT_OPTIONAL_ARG | LAB_OPT_DASH_ONLY, \
+	  .help = (h) }
 #define REPORT_OUTPUT_OPTIONS \
 	LAB_OPT_STRING("html", 0, struct report_cli, html, "FILE", \
 		       "self-contained HTML report (inline CSS and SVG, no\n" \

@@ -49,8 +49,10 @@ int cmd_compare(int argc, char **argv)
 	int ret;
 
 	ret = report_cli_parse(argc, argv, 2, &cli);
-	if (ret)
+	if (ret) {
+		report_cli_release(&cli);
 		return cmd_status(ret);
+	}
 	if (report_load(cli.files[0], &a, &err) || report_load(cli.files[1], &b, &err)) {
 		ret = user_error("%s", err.buf);
 		goto out;
@@ -66,6 +68,7 @@ out:
 	json_decref(b);
 	json_decref(session);
 	json_decref(report);
+	report_cli_release(&cli);
 	sb_release(&err);
 	return ret;
 }

@@ -719,32 +719,30 @@ int cmd_guest(int argc, char **argv)
 {
 	struct guest_opts o = { .args = STRVEC_INIT, .repeat = 1, .jobs = 1, .accel = -1 };
 	const char *sub = argc > 1 ? argv[1] : NULL;
+	static const char *const subs[] = { "boot", "run", "image", "extract", NULL };
+	enum { BOOT, RUN, IMAGE, EXTRACT } which;
 	int r, nargs;
 
 	if (!sub) {
 		lab_usage_print(&guest_usage);
 		return LAB_EUSER;
 	}
-	if (!strcmp(sub, "extract"))
+	which = cmd_select(subs, sub);
+	if (which == EXTRACT)
 		return cmd_status(do_extract(argc - 1, argv + 1));
-	if (strcmp(sub, "boot") && strcmp(sub, "run") && strcmp(sub, "image")) {
+	if ((int)which < 0) {
 		/* -h, or not a subcommand */
 		r = lab_options_parse(&guest_usage, "guest", argc, argv, &o, &nargs);
 		if (!r)
-			r = user_error("guest: unknown subcommand '%s' (boot, run, image, extract)", sub);
+			r = cmd_select_error("guest", subs, sub);
 		goto out;
 	}
-	r = parse_opts(argc - 1, argv + 1, &o, strcmp(sub, "image") != 0);
+	r = parse_opts(argc - 1, argv + 1, &o, which != IMAGE);
 	if (r)
 		goto out;
 	if (o.json)
 		lab_quiet = 1;	/* stdout is for the JSON alone */
-	if (!strcmp(sub, "boot"))
-		r = do_boot_or_run(&o, 0);
-	else if (!strcmp(sub, "run"))
-		r = do_boot_or_run(&o, 1);
-	else
-		r = do_image(&o);
+	r = which == IMAGE ? do_image(&o) : do_boot_or_run(&o, which == RUN);
 out:
 	strvec_clear(&o.args);
 	return cmd_status(r);

@@ -154,7 +154,9 @@ int cmd_host(int argc, char **argv)
 	const char *sub = argc > 1 ? argv[1] : NULL;
 	int nargs, r;
 
-	if (!sub || strcmp(sub, "upload")) {
+	static const char *const subs[] = { "upload", NULL };
+
+	if (cmd_select(subs, sub) < 0) {
 		r = lab_options_parse(&host_usage, "host", argc, argv, &o, &nargs);
 		if (r)
 			return cmd_status(r);
@@ -162,7 +164,7 @@ int cmd_host(int argc, char **argv)
 			lab_usage_print(&host_usage);
 			return LAB_EUSER;
 		}
-		return user_error("host: unknown subcommand '%s' (upload)", sub);
+		return cmd_select_error("host", subs, sub);
 	}
 	argc--, argv++;
 	r = lab_options_parse(&host_usage, "host upload", argc, argv, &o, &nargs);

@@ -312,7 +312,10 @@ int cmd_kernel(int argc, char **argv)
 	char what[32];
 	int nargs, r;
 
-	if (!sub || (strcmp(sub, "build") && strcmp(sub, "list") && strcmp(sub, "gc"))) {
+	static const char *const subs[] = { "build", "list", "gc", NULL };
+	enum { BUILD, LIST, GC } which = cmd_select(subs, sub);
+
+	if ((int)which < 0) {
 		/* -h, or no subcommand: the usage (an error without a subcommand) */
 		r = lab_options_parse(&kernel_usage, "kernel", argc, argv, &o, &nargs);
 		if (r)
@@ -321,7 +324,7 @@ int cmd_kernel(int argc, char **argv)
 			lab_usage_print(&kernel_usage);
 			return LAB_EUSER;
 		}
-		return user_error("kernel: unknown subcommand '%s' (build, list or gc)", sub);
+		return cmd_select_error("kernel", subs, sub);
 	}
 	snprintf(what, sizeof(what), "kernel %s", sub);
 	argc--, argv++;		/* past the command: argv[0] is the subcommand */
@@ -332,12 +335,8 @@ int cmd_kernel(int argc, char **argv)
 		strvec_push(&o.names, argv[i]);
 	r = config_load_or_report(cmd_config_path(o.config), &cfg);
 	if (!r) {
-		if (!strcmp(sub, "build"))
-			r = kernel_build(&cfg, &o);
-		else if (!strcmp(sub, "list"))
-			r = kernel_list(&cfg, &o);
-		else
-			r = kernel_gc(&cfg, &o);
+		r = which == BUILD ? kernel_build(&cfg, &o) :
+		    which == LIST ? kernel_list(&cfg, &o) : kernel_gc(&cfg, &o);
 	}
 	config_release(&cfg);
 	strvec_clear(&o.names);

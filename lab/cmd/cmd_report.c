@@ -18,13 +18,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg)
 {
 	struct report_cli *cli = ctx->base;
 
-	(void)arg;
+	if (arg && strcmp(arg, "-"))
+		return lab_opt_error(ctx, "writes to standard output (\"-\"), got '%s': -o FILE "
+				     "sends it to a file", arg);
 	if (cli->nwhat == ARRAY_SIZE(cli->what))
 		return lab_opt_error(ctx, "too many output options");
 	cli->what[cli->nwhat++] = (enum report_out)ctx->opt->ival;
@@ -101,6 +104,22 @@ static int one_stdout_output(const char *what, const struct report_cli *cli)
 	return cmd_one_stdout_output(what, outs, n, NULL);
 }
 
+/*
+ * A session folder (reports/latest/) names its report.json: what `run`
+ * printed is what `report` takes. @path itself otherwise, for
+ * report_load() to judge; *@own holds what the caller frees.
+ */
+static const char *session_report_file(const char *path, char **own)
+{
+	struct stat st;
+
+	*own = NULL;
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return path;
+	*own = xasprintf("%s%sreport.json", path, str_ends_with(path, "/") ? "" : "/");
+	return *own;
+}
+
 /* Is @want among the @n outputs of @what? */
 static int wants_output(const enum report_out *what, size_t n, enum report_out want)
 {
@@ -132,7 +151,7 @@ int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli)
 		return user_error("%s: expected %d JSON file%s (see 'mglrulab help %s')", what, nfiles,
 				  nfiles == 1 ? "" : "s", what);
 	for (int i = 0; i < nargs; i++)
-		cli->files[cli->nfiles++] = argv[i];
+		cli->files[cli->nfiles++] = session_report_file(argv[i], &cli->dir_files[i]);
 	if (cli->benchfmt_counters && !wants_output(cli->what, cli->nwhat, REPORT_OUT_BENCHFMT))
 		return user_error("%s: --benchfmt-counters goes with --benchfmt", what);
 	/* The default --text, unless --junit - asked for stdout already. */
@@ -252,6 +271,14 @@ static int cli_write(const struct cli_report *report, const struct report_cli *c
 			      cmd_gate(cli->cmd, report->json, cli->fail_on, cli->junit);
 }
 
+void report_cli_release(struct report_cli *cli)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cli->dir_files); i++) {
+		free(cli->dir_files[i]);
+		cli->dir_files[i] = NULL;
+	}
+}
+
 int report_cli_write(const json_t *report, const struct report_cli *cli)
 {
 	return cli_write(&(struct cli_report){ .json = report }, cli);
@@ -292,8 +319,10 @@ int cmd_report(int argc, char **argv)
 	int ret;
 
 	ret = report_cli_parse(argc, argv, 1, &cli);
-	if (ret)
+	if (ret) {
+		report_cli_release(&cli);
 		return cmd_status(ret);
+	}
 	if (report_load(cli.files[0], &in, &err)) {
 		ret = user_error("%s", err.buf);
 		goto out;
@@ -307,6 +336,7 @@ int cmd_report(int argc, char **argv)
 	ret = report_cli_write_view(&v, &cli);
 out:
 	report_view_release(&v);
+	report_cli_release(&cli);
 	json_decref(in);
 	sb_release(&err);
 	return ret;

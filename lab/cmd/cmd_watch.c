@@ -664,8 +664,10 @@ int cmd_watch(int argc, char **argv)
 	char what[32];
 	int nargs, r;
 
-	if (!sub || (strcmp(sub, "scan") && strcmp(sub, "status") && strcmp(sub, "run") &&
-		     strcmp(sub, "prune"))) {
+	static const char *const subs[] = { "scan", "run", "status", "prune", NULL };
+	enum { SCAN, RUN, STATUS, PRUNE } which = cmd_select(subs, sub);
+
+	if ((int)which < 0) {
 		r = lab_options_parse(&watch_usage, "watch", argc, argv, &o, &nargs);
 		if (r)
 			return cmd_status(r);
@@ -673,7 +675,7 @@ int cmd_watch(int argc, char **argv)
 			lab_usage_print(&watch_usage);
 			return LAB_EUSER;
 		}
-		return user_error("watch: unknown subcommand '%s' (scan, run, status or prune)", sub);
+		return cmd_select_error("watch", subs, sub);
 	}
 	snprintf(what, sizeof(what), "watch %s", sub);
 	argc--, argv++;
@@ -684,9 +686,9 @@ int cmd_watch(int argc, char **argv)
 		return user_error("%s: unexpected argument '%s'", what, argv[0]);
 	r = config_load_or_report(cmd_config_path(o.config), &cfg);
 	if (!r)
-		r = !strcmp(sub, "scan") ? watch_scan(&cfg, &o) :
-		    !strcmp(sub, "run") ? watch_run(&cfg, &o) :
-		    !strcmp(sub, "prune") ? watch_prune(&cfg, &o) : watch_status(&cfg, &o);
+		r = which == SCAN ? watch_scan(&cfg, &o) :
+		    which == RUN ? watch_run(&cfg, &o) :
+		    which == PRUNE ? watch_prune(&cfg, &o) : watch_status(&cfg, &o);
 	config_release(&cfg);
 	return r;
 }

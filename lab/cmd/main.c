@@ -51,12 +51,21 @@ const struct command lab_commands[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
+const char *const *cmd_command_names(void)
+{
+	static const char *names[ARRAY_SIZE(lab_commands)];
+
+	if (!names[0])
+		for (size_t i = 0; lab_commands[i].name; i++)
+			names[i] = lab_commands[i].name;
+	return names;
+}
+
 const struct command *find_command(const char *name)
 {
-	for (const struct command *c = lab_commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
+	int i = cmd_select(cmd_command_names(), name);
+
+	return i < 0 ? NULL : &lab_commands[i];
 }
 
 /* mglrulab's own options, before the command. */
@@ -117,7 +126,7 @@ static int cmd_help(int argc, char **argv)
 	}
 	c = find_command(argv[0]);
 	if (!c)
-		return user_error("no such command '%s' (see 'mglrulab help')", argv[0]);
+		return cmd_select_error(NULL, cmd_command_names(), argv[0]);
 	lab_usage_print(c->usage);
 	return LAB_OK;
 }
@@ -156,6 +165,6 @@ int main(int argc, char **argv)
 	}
 	c = find_command(argv[0]);
 	if (!c)
-		return user_error("'%s' is not a mglrulab command (see 'mglrulab help')", argv[0]);
+		return cmd_select_error(NULL, cmd_command_names(), argv[0]);
 	return c->fn(nargs, argv);
 }

@@ -455,9 +455,11 @@ static void on_section(void *user, const char *section, int line)
 
 	split_section(section, &kind, &name);
 	if (!strcmp(kind, "lab") || !strcmp(kind, "run") || !strcmp(kind, "stats") ||
-	    !strcmp(kind, "report") || !strcmp(kind, "watch")) {
+	    !strcmp(kind, "report") || !strcmp(kind, "watch") || !strcmp(kind, "claim")) {
 		if (name)
 			cfg_error(ctx, line, "[%s] takes no name (write [%s])", section, kind);
+		if (!strcmp(kind, "claim") && !cfg->claim.line)
+			cfg->claim.line = line;
 		if (!strcmp(kind, "run"))
 			ctx->run_line = ctx->run_line ? ctx->run_line : line;
 		else if (!strcmp(kind, "stats"))
@@ -479,7 +481,8 @@ static void on_section(void *user, const char *section, int line)
 			get_workload(cfg, name, line);
 	} else {
 		cfg_error(ctx, line, "unknown section [%s] (expected [lab], [kernel NAME], "
-			  "[guest NAME], [workload NAME], [host NAME], [run], [stats], [report] or [watch])",
+			  "[guest NAME], [workload NAME], [host NAME], [run], [stats], [report], [watch] or "
+			  "[claim])",
 			  section);
 	}
 	free(kind);
@@ -508,6 +511,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		r = set_from_specs(ctx, &cfg->report, report_keys, section, key, value, line);
 	else if (!strcmp(kind, "watch") && !name)
 		r = set_from_specs(ctx, &cfg->watch, watch_keys, section, key, value, line);
+	else if (!strcmp(kind, "claim") && !name)
+		r = config_claim_key(&ctx->ini, &cfg->claim, key, value, line);
 	else if (name && config_valid_name(name) && !strcmp(kind, "kernel"))
 		r = set_from_specs(ctx, get_kernel(cfg, name, line), kernel_keys, section, key, value, line);
 	else if (name && config_valid_name(name) && !strcmp(kind, "guest"))
@@ -527,6 +532,7 @@ static int on_key(void *user, const char *section, const char *key, const char *
 static void set_defaults(struct lab_config *cfg)
 {
 	cfg->uri = xstrdup("qemu:///embed");
+	cfg->claim.size = -1;	/* [claim] size: not said (0 % is a claim of no change) */
 	cfg->accel = xstrdup("auto");
 	cfg->ccache = xstrdup("no");
 	cfg->run.runs = 5;
@@ -809,6 +815,7 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 			check_kernel(&ctx, &cfg->kernels[i]);
 		check_run(&ctx);
 		config_check_hosts(cfg, &ctx.ini, ctx.run_line ? ctx.run_line : 1);
+		config_check_claim(&ctx.ini, cfg);
 		default_path(cfg, &cfg->state_dir, ".lab");
 		default_path(cfg, &cfg->cache_dir, "kernels/cache");
 		default_path(cfg, &cfg->reports_dir, "reports");
@@ -882,6 +889,7 @@ void config_release(struct lab_config *cfg)
 	free(cfg->ccache);
 	free(cfg->sandbox.user);
 	report_cfg_release(&cfg->report);
+	claim_cfg_release(&cfg->claim);
 	free(cfg->watch.archive);
 	strvec_clear(&cfg->watch.paths);
 	free(cfg->watch.baseline);

@@ -130,6 +130,21 @@ struct report_cfg {
 	char *base_url;			/* where reports_dir is published; NULL: no link */
 };
 
+/*
+ * [claim]: the effect the series claims (issue 50), so that the answer
+ * can say whether this guest can test it (mechanism.h) and how the
+ * interval stands against it. Recorded in session.json as "claim".
+ */
+struct claim_cfg {
+	int line;			/* of the [claim] header; 0: no claim */
+	char *workload;			/* [workload NAME] it concerns; NULL: every one */
+	char *metric;			/* a metric or %d pattern; NULL: the primaries */
+	char *direction;		/* "higher" or "lower": the metric's move */
+	double size;			/* 0.023 for 2.3 %; < 0: not said */
+	char *mechanism;		/* MECHANISM_CHOICES: what it goes through */
+	char *source;			/* where it comes from ("cover letter, hardware"); NULL */
+};
+
 /* [watch]: `mglrulab watch`, a mailing-list archive's series (docs/watch.md). */
 struct watch_cfg {
 	char *archive;			/* a maildir or a public-inbox v2 folder */
@@ -180,6 +195,7 @@ struct lab_config {
 	struct stats_cfg stats;
 	struct report_cfg report;
 	struct watch_cfg watch;
+	struct claim_cfg claim;
 };
 
 /*

@@ -24,4 +24,15 @@ int config_host_key(struct ini_check *ini, struct host_cfg *h, const char *secti
 void config_check_hosts(struct lab_config *cfg, struct ini_check *ini, int run_line);
 void config_free_hosts(struct lab_config *cfg);
 
+/*
+ * [claim] (config_claim.c): one key of it, and its checks once the file is
+ * read (mechanism and direction given; the workload and metric it names
+ * are the lab's). Errors name the file and line, as every key's.
+ */
+LAB_MUST_CHECK
+int config_claim_key(struct ini_check *ini, struct claim_cfg *c, const char *key,
+		     const char *value, int line);
+void config_check_claim(struct ini_check *ini, const struct lab_config *cfg);
+void claim_cfg_release(struct claim_cfg *c);
+
 #endif

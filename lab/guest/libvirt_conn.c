@@ -383,8 +383,46 @@ static int lock_embed_root(const char *state_dir, struct strbuf *err)
 	return r;
 }
 
+/*
+ * Who holds libvirt's own lock on the embedded root, its driver pid file
+ * (<root>/run/qemu/driver.pid, locked with fcntl by the embedded QEMU
+ * driver of the process that opened it): a process that holds it without
+ * our mglrulab.lock (another lab's binary, virsh on that URI) makes
+ * virConnectOpen() fail with "Failed to acquire pid file", which reads as
+ * a broken libvirt. F_GETLK names the holder without taking the lock.
+ * 1 and "pid N, COMM" in @who when held; 0 when free or not there.
+ */
+static int embed_driver_holder(const char *state_dir, struct strbuf *who)
+{
+	char *path = xasprintf("%s/libvirt/run/qemu/driver.pid", state_dir);
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), held = 0;
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	if (!fcntl(fd, F_GETLK, &fl) && fl.l_type != F_UNLCK) {
+		struct strbuf comm = STRBUF_INIT;
+		char *p = xasprintf("/proc/%ld/comm", (long)fl.l_pid);
+
+		held = 1;
+		sb_addf(who, "pid %ld", (long)fl.l_pid);
+		/* the holder's name is for people: a process gone since is only its pid */
+		if (!read_file(p, &comm, 256)) {
+			sb_trim_trailing_newlines(&comm);
+			sb_addf(who, ", %s", sb_str(&comm));
+		}
+		sb_release(&comm);
+		free(p);
+	}
+	close(fd);
+	return held;
+}
+
 virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbuf *err)
 {
+	struct strbuf who = STRBUF_INIT;
+
 	char *embed = NULL;
 	virConnectPtr conn;
 
@@ -393,6 +431,14 @@ virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbu
 			return NULL;
 		if (embed_lock_fd < 0 && lock_embed_root(state_dir, err))
 			return NULL;
+		if (embed_driver_holder(state_dir, &who)) {
+			sb_addf(err, "the lab state folder %s is in use by %s, which holds its "
+				"embedded libvirt driver (%s/libvirt/run/qemu/driver.pid); wait for "
+				"it, or use another --state folder", state_dir, sb_str(&who),
+				state_dir);
+			sb_release(&who);
+			return NULL;
+		}
 		forget_dead_starts(state_dir);
 		uri = embed = lab_virt_embed_uri(state_dir);
 	}
@@ -411,7 +457,7 @@ virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbu
 	if (!conn) {
 		sb_addf(err, "cannot connect to %s: %s", uri, lab_virt_error());
 		if (embed)
-			sb_adds(err, " (run 'mglrulab doctor')");
+			sb_adds(err, LAB_VIRT_DOCTOR_HINT);
 		free(embed);
 		return NULL;
 	}

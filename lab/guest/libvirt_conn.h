@@ -25,9 +25,14 @@ char *lab_virt_embed_uri(const char *state_dir);
  * process per embedded root). Domains a previous mglrulab process left
  * running are destroyed when their owner tag (domain_owner.h) says that
  * process is gone; the others named like the lab's are left alone, and
- * said so. NULL with the reason in @err on failure (also when another
- * mglrulab holds the state folder).
+ * said so. NULL with the reason in @err on failure; when another process
+ * holds the state folder (our lock, or libvirt's own driver.pid lock) the
+ * reason says "is in use by" and names the folder and the holder's pid.
+ * A failed embedded connection ends with LAB_VIRT_DOCTOR_HINT, which
+ * doctor itself leaves out.
  */
+#define LAB_VIRT_DOCTOR_HINT " (run 'mglrulab doctor')"
+
 LAB_MUST_CHECK
 virConnectPtr lab_virt_open(const char *uri, const char *state_dir, struct strbuf *err);
 

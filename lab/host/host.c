@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Hosts: their connections and pools (host.h). */
 #include "host.h"
+#include "mechanism.h"
 #include "lab_uri.h"
 #include "escape.h"
 #include "guest_conf.h"
@@ -137,6 +138,30 @@ static const char *run_guest_file(const struct lab_config *cfg)
 	return NULL;
 }
 
+/*
+ * A [claim] whose mechanism the guest cannot see (mechanism.h): the
+ * session's "no change" would say nothing of the patch, so say it before
+ * it runs (config check, run, doctor). Under accel = kvm icount is
+ * ignored; auto falls back to TCG where KVM does not boot a guest, so a
+ * guest with icount is taken to run under it (the warning says so).
+ */
+static void claim_guest_warning(const struct lab_config *cfg, int icount)
+{
+	unsigned mech = mechanism_parse(cfg->claim.mechanism);
+	int kvm = cfg->accel && !strcmp(cfg->accel, "kvm");
+
+	/* without icount, auto may well be KVM: nothing to say before the probe */
+	if (!mech || kvm || (!icount && strcmp(cfg->accel ? cfg->accel : "", "tcg")))
+		return;
+	if (mechanism_guest_sees(0, icount) & mech)
+		return;
+	warning("%s: [claim] mechanism = %s: guest %s runs under %s, which cannot see %s: "
+		"the answer for the claim will be \"cannot test here\", not \"no change\" "
+		"(a KVM host can test it; docs/reports.md, \"What this guest can test\")",
+		cfg->path, cfg->claim.mechanism, cfg->run.guest, mechanism_guest_mode(0, icount),
+		mechanism_words(mech));
+}
+
 int hosts_check_config(const struct lab_config *cfg, struct strbuf *err)
 {
 	struct guest_topology t;
@@ -147,9 +172,10 @@ int hosts_check_config(const struct lab_config *cfg, struct strbuf *err)
 		return LAB_OK;	/* config_load() said so already */
 	memset(&t, 0, sizeof(t));
 	r = guest_topology_load(file, &t, err);
-	if (r == 0)
+	if (r == 0) {
 		r = config_check_host_cpus(cfg, guest_slot_cpus(&t), t.icount_shift >= 0, err);
-	else
+		claim_guest_warning(cfg, t.icount_shift >= 0);
+	} else
 		r = LAB_EUSER;
 	guest_topology_release(&t);
 	return r;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ini_schema.h"
+#include "closest.h"
 #include "fsutil.h"
 #include "util.h"
 
@@ -20,40 +21,13 @@ void ini_check_error(struct ini_check *c, int line, const char *fmt, ...)
 	sb_addc(c->err, '\n');
 }
 
-/* Edit distance, to suggest the key a typo meant. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = xcalloc(lb + 1, sizeof(*row));
-
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	size_t d = row[lb];
-	free(row);
-	return d;
-}
-
 const char *ini_nearest(const char *word, const char *const *known, size_t n)
 {
 	const char *best = NULL;
 	size_t best_d = 3, len = strlen(word);
 
 	for (size_t i = 0; i < n; i++) {
-		size_t d = edit_distance(word, known[i]);
+		size_t d = str_edit_distance(word, known[i]);	/* closest.h */
 
 		/* "a" is one edit from every one-letter name: no hint at all. */
 		if (d && d < best_d && d < len) {

@@ -212,6 +212,21 @@ static int option_error(int c, const struct lab_option *opts, size_t n, const ch
 }
 
 /*
+ * Did getopt_long take @given ("--htm", "--htm=x") for the long option
+ * @name by abbreviation? options.h says why that is refused.
+ */
+static int abbreviated(const char *given, const char *name)
+{
+	size_t len;
+
+	if (strncmp(given, "--", 2))
+		return 0;
+	given += 2;
+	len = strcspn(given, "=");
+	return len != strlen(name) || strncmp(given, name, len);
+}
+
+/*
  * -v and -q are mglrulab's own options, and every command takes them as
  * well (`mglrulab report F -v`, as git takes -c anywhere it makes sense);
  * a table that declares the letter itself keeps its own.
@@ -267,9 +282,21 @@ int lab_options_parse(const struct lab_usage *u, const char *what, int argc, cha
 	build_getopt(opts, n, lo, &shorts);
 	optind = 0;	/* glibc: start over, forgetting any earlier parse */
 	opterr = 0;	/* the messages are ours */
-	while ((c = getopt_long(argc, argv, shorts.buf, lo, NULL)) != -1) {
+	for (;;) {
 		const struct lab_option *opt;
-		const char *arg = optarg;
+		const char *arg;
+		int at = optind ? optind : 1, li = -1;
+
+		c = getopt_long(argc, argv, shorts.buf, lo, &li);
+		if (c == -1)
+			break;
+		arg = optarg;
+		if (li >= 0 && at < argc && abbreviated(argv[at], lo[li].name)) {
+			r = user_error("%s%s'%.*s' is not an option: did you mean --%s? (long options "
+				       "are spelled whole)", what ?: "", what ? ": " : "",
+				       (int)strcspn(argv[at], "="), argv[at], lo[li].name);
+			goto out;
+		}
 
 		if (c == 1) {
 			if (u->stop_at_arg) {
@@ -294,7 +321,8 @@ int lab_options_parse(const struct lab_usage *u, const char *what, int argc, cha
 		 * too, and "--opt -" (stdout) though "-" starts with a dash.
 		 */
 		if (opt->flags & LAB_OPT_OPTIONAL_ARG && !arg && optind < argc &&
-		    (argv[optind][0] != '-' || !strcmp(argv[optind], "-")))
+		    ((argv[optind][0] != '-' && !(opt->flags & LAB_OPT_DASH_ONLY)) ||
+		     !strcmp(argv[optind], "-")))
 			arg = argv[optind++];
 		r = store(&(struct lab_opt_ctx){ .what = what, .opt = opt, .base = base }, arg);
 		if (r)

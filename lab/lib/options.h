@@ -25,8 +25,11 @@
  * an option that sets a global (-v, -q) names it with .ptr instead.
  *
  * What getopt_long gives us for free: --opt=V and --opt V, -cV and -c V,
- * clustered short flags (-qv), "--" ending the options, and unambiguous
- * abbreviations of long names (--dry for --dry-run).
+ * clustered short flags (-qv) and "--" ending the options. Not its
+ * abbreviations of long names: "--htm x.html" was taken as --html without
+ * a word, and an abbreviation that works today breaks a script once a
+ * second option shares its prefix. A long name is spelled whole; a prefix
+ * of one is refused with "did you mean --html?".
  */
 #ifndef LAB_OPTIONS_H
 #define LAB_OPTIONS_H
@@ -62,6 +65,12 @@ struct lab_choice {
  * callback's @arg; a STRING is left as it was).
  */
 #define LAB_OPT_OPTIONAL_ARG	0x1
+/*
+ * With LAB_OPT_OPTIONAL_ARG: the next argument is the value only when it
+ * is "-" (--mail -, as --html - says "stdout"); any other is left for the
+ * command (`report --mail FILE.json` keeps its report).
+ */
+#define LAB_OPT_DASH_ONLY	0x2
 
 struct lab_option;
 

@@ -15,7 +15,8 @@ enum report_out { REPORT_OUT_TEXT, REPORT_OUT_BENCHFMT, REPORT_OUT_JSON, REPORT_
 
 struct report_cli {
 	const char *cmd;	/* "report" or "compare", for messages */
-	const char *files[2];
+	const char *files[2];	/* a folder's report.json for a folder */
+	char *dir_files[2];	/* those paths, report_cli_release() frees them */
 	int nfiles;
 	const char *html;	/* --html FILE */
 	const char *out;	/* -o FILE: stdout outputs go there */
@@ -29,12 +30,15 @@ struct report_cli {
 };
 
 /*
- * Parse argv (argv[0] = command name) expecting @nfiles JSON files.
+ * Parse argv (argv[0] = command name) expecting @nfiles JSON files (a
+ * session folder: its report.json).
  * Returns 0, LAB_OPTS_HELP (lab/lib/options.h) after printing the usage
  * for -h, or an exit status.
  */
 LAB_MUST_CHECK
 int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli);
+/* Free what report_cli_parse() allocated (the folders' report.json paths). */
+void report_cli_release(struct report_cli *cli);
 /*
  * Render and write every requested output of @report, then its gate
  * (--junit, --fail-on: cmd_gate()). Returns an exit status.

@@ -164,6 +164,14 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 			kern_a ? kb : ka);
 	else
 		s = compare_session(&ia, &ib, ka, kb, kern_a, kern_b);
+	/*
+	 * The same runs on both sides can only say "no change": a
+	 * mistyped path, not a finding. Said, not refused: an A/A of the
+	 * comparator itself is a fair use.
+	 */
+	if (s && ia.id && ib.id && !strcmp(ia.id, ib.id) && !strcmp(ka, kb))
+		warning("compare: A and B are the same session (%s) and kernel (%s): its runs "
+			"against themselves, so no change by construction", ia.id, ka);
 	session_input_release(&ia);
 	session_input_release(&ib);
 	return s;

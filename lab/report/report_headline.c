@@ -8,6 +8,8 @@
 #include "escape.h"
 #include "report.h"
 #include "report_priv.h"
+#include "report_validity.h"
+#include "mechanism.h"
 #include "util.h"
 
 #include <math.h>
@@ -52,6 +54,28 @@ static void line_of(const struct report_view *v, const struct result_record *r,
 	/* A sequential session's primaries rest on the repeated interval of their look. */
 	l->interval = r->primary && v->design.sequential.present ? "RCI" : "CI";
 	l->culprit = NULL;
+	l->threshold_pct = isfinite(r->threshold) ? 100 * r->threshold : NAN;
+}
+
+/*
+ * The claim on @l: its interval against the claimed size, or, when this
+ * guest cannot see the claimed mechanism, "cannot test here" in place of
+ * a "no change" or "undecided" it could not have avoided. A regression or
+ * an improvement stays: the guest did measure a change, of what it sees.
+ */
+static void claim_on(const struct report_view *v, const struct validity *val,
+		     struct headline_line *l)
+{
+	if (!l->verdict_id || !validity_claim_applies(&v->claim, l->workload, l->metric))
+		return;
+	if (!validity_can_test(v, val, l->workload, l->metric)) {
+		if (l->verdict != VERDICT_REGRESSION && l->verdict != VERDICT_IMPROVEMENT) {
+			l->cannot_test = 1;
+			l->verdict_label = "cannot test here";
+		}
+		return;
+	}
+	validity_vs_claim(&v->claim, l->lo_pct, l->hi_pct, l->vs_claim, sizeof(l->vs_claim));
 }
 
 /*
@@ -61,8 +85,12 @@ static void line_of(const struct report_view *v, const struct result_record *r,
  */
 static void build_lines(const struct report_view *v, struct headline *h)
 {
+	struct validity val;
 	size_t n = 0;
+	int bands = 0;
 
+	validity_of(v, &val);
+	h->band_pct = NAN;
 	for (size_t i = 0; i < v->nresults; i++)
 		h->primaries |= v->results[i].primary;
 	h->lines = xcalloc(v->nresults + 1, sizeof(*h->lines));
@@ -78,10 +106,23 @@ static void build_lines(const struct report_view *v, struct headline *h)
 		n++;
 		if (!l->verdict_id)
 			continue;
+		claim_on(v, &val, l);
+		if (l->cannot_test) {
+			h->cannot_test++;
+			continue;
+		}
 		h->improvements += l->verdict == VERDICT_IMPROVEMENT;
 		h->regressions += l->verdict == VERDICT_REGRESSION;
 		h->undecided += is_undecided(l->verdict);
 		h->invalid += l->verdict == VERDICT_INVALID;
+		if (l->verdict == VERDICT_NO_CHANGE || l->verdict == VERDICT_WITHIN_NOISE) {
+			h->no_change++;
+			/* one band for all, or none named: "no change (+-1%)" */
+			if (!bands++)
+				h->band_pct = l->threshold_pct;
+			else if (!(h->band_pct == l->threshold_pct))
+				h->band_pct = NAN;
+		}
 	}
 	h->nlines = n;
 }
@@ -203,14 +244,106 @@ static void build_warnings(const struct report_view *v, struct headline *h)
 	sb_release(&t);
 }
 
+static void add_validity(struct headline *h, const char *text)
+{
+	h->validity = xrealloc(h->validity, (h->nvalidity + 1) * sizeof(*h->validity));
+	h->validity[h->nvalidity++].text = xstrdup(text);
+}
+
+/* "a, b and c" of the mechanisms in @m, in words. */
+static void mech_list(unsigned m, struct strbuf *t)
+{
+	unsigned left = m;
+
+	for (unsigned bit = 1; bit & MECH_ALL; bit <<= 1) {
+		if (!(m & bit))
+			continue;
+		left &= ~bit;
+		if (left != m - bit && t->len)
+			sb_adds(t, left ? ", " : " and ");
+		sb_adds(t, mechanism_words(bit));
+	}
+}
+
+/*
+ * The guest mode and what it cannot see of the primaries' mechanisms;
+ * then the claim, and whether this guest can test it. Plain text.
+ */
+static void build_validity(const struct report_view *v, struct headline *h)
+{
+	struct strbuf t = STRBUF_INIT, blind = STRBUF_INIT, names = STRBUF_INIT;
+	struct validity val;
+	unsigned unseen = 0;
+	size_t nnames = 0;
+
+	validity_of(v, &val);
+	for (size_t i = 0; i < h->nlines; i++) {
+		unsigned m = validity_workload_mechs(v, h->lines[i].workload) & ~val.sees;
+		const char *w = h->lines[i].workload;
+
+		if (!m || (i && !strcmp(w, h->lines[i - 1].workload)))
+			continue;
+		unseen |= m;
+		sb_adds(&names, nnames++ ? ", " : "");
+		sb_add_text_safe(&names, w);
+	}
+	if (unseen) {
+		mech_list(unseen, &blind);
+		sb_addf(&t, "this guest runs under %s and sees ", val.mode);
+		mech_list(val.sees, &t);
+		sb_addf(&t, " only, not %s: a \"no change\" of %s speaks for what it sees", sb_str(&blind), sb_str(&names));
+		add_validity(h, sb_str(&t));
+	}
+	if (v->claim.present) {
+		sb_reset(&t);
+		sb_adds(&t, "the series claims ");
+		if (v->claim.metric) {
+			sb_add_text_safe(&t, v->claim.metric);
+			sb_adds(&t, " ");
+		}
+		if (v->claim.workload) {
+			sb_adds(&t, "of ");
+			sb_add_text_safe(&t, v->claim.workload);
+			sb_adds(&t, " ");
+		}
+		if (v->claim.direction)
+			sb_add_text_safe(&t, v->claim.direction);
+		if (isfinite(v->claim.size_pct))
+			sb_addf(&t, " by %.1f%%", v->claim.size_pct);
+		if (val.claimed)
+			sb_addf(&t, " through %s", mechanism_words(val.claimed));
+		if (v->claim.source) {
+			sb_adds(&t, " (");
+			sb_add_text_safe(&t, v->claim.source);
+			sb_adds(&t, ")");
+		}
+		if (!val.claimed)
+			sb_adds(&t, "; it names no mechanism, so whether this guest can test it "
+				"is not known");
+		else if (!(val.sees & val.claimed))
+			sb_addf(&t, ": %s cannot see %s, so this session cannot test the claim "
+				"(\"cannot test here\", not \"no change\"); a KVM host can", val.mode,
+				mechanism_words(val.claimed));
+		else
+			sb_addf(&t, ": %s sees it; the answer's lines say how their intervals stand "
+				"against it", val.mode);
+		add_validity(h, sb_str(&t));
+	}
+	sb_release(&t);
+	sb_release(&blind);
+	sb_release(&names);
+}
+
 void headline_build(const struct report_view *v, struct headline *h)
 {
 	memset(h, 0, sizeof(*h));
+	h->band_pct = NAN;
 	h->baseline = or(v->design.baseline, "?");
 	h->patched = v->design.patched;
 	h->confidence = isfinite(v->statistics.confidence) ? v->statistics.confidence : 0.95;
 	if (h->patched)
 		build_lines(v, h);
+	build_validity(v, h);
 	build_todo(v, h);
 	build_warnings(v, h);
 }
@@ -221,6 +354,9 @@ void headline_release(struct headline *h)
 		free(h->todo[i].text);
 	for (size_t i = 0; i < h->nwarnings; i++)
 		free(h->warnings[i].text);
+	for (size_t i = 0; i < h->nvalidity; i++)
+		free(h->validity[i].text);
+	free(h->validity);
 	free(h->todo);
 	free(h->warnings);
 	free(h->lines);
@@ -276,7 +412,13 @@ void headline_summary(const struct headline *h, struct strbuf *out)
 		sb_adds(out, "one kernel, nothing compared");
 		return;
 	}
-	count(out, h->regressions, "regression", "regressions", &first);
+	if (!h->nlines && !h->quiet) {
+		sb_adds(out, "nothing measured");
+		return;
+	}
+	/* the one count a reader looks for first, even at 0 */
+	sb_addf(out, "%ld regression%s", h->regressions, h->regressions == 1 ? "" : "s");
+	first = 0;
 	if (l && h->regressions == 1) {
 		headline_change(l, d, sizeof(d));
 		sb_adds(out, " (");
@@ -286,11 +428,13 @@ void headline_summary(const struct headline *h, struct strbuf *out)
 		sb_addf(out, " %s)", d);
 	}
 	count(out, h->improvements, "improvement", "improvements", &first);
+	count(out, h->no_change + h->quiet, "no change", "no change", &first);
+	if (h->no_change + h->quiet && isfinite(h->band_pct))
+		sb_addf(out, " (+-%g%%)", h->band_pct);
 	/* An invalid result is not a "maybe": the runs failed, say so apart. */
 	count(out, h->undecided - h->invalid, "undecided", "undecided", &first);
 	count(out, h->invalid, "invalid", "invalid", &first);
-	if (first)
-		sb_adds(out, h->nlines || h->quiet ? "no change" : "nothing measured");
+	count(out, h->cannot_test, "cannot test here", "cannot test here", &first);
 }
 
 /*
@@ -350,7 +494,10 @@ static void answer_row(const struct headline_line *l, struct strbuf *sb)
 		start = sb->len;
 	}
 	pad(sb, start, 2 + HL_NAME_W);
-	sb_addf(sb, " %7s %17s  %s\n", d, ci, l->verdict_label);
+	/* 78 columns with the longest label, "cannot test here" */
+	sb_addf(sb, " %7s %16s %s\n", d, ci, l->verdict_label);
+	if (*l->vs_claim)
+		sb_addf(sb, "      %s\n", l->vs_claim);
 	if (l->culprit) {
 		sb_adds(sb, "      culprit: ");
 		sb_add_text_fit(sb, l->culprit, HL_WIDTH - 15);
@@ -368,8 +515,9 @@ static void answer_head(const struct headline *h, struct strbuf *sb)
 		sb_add_text_safe(&t, h->baseline);
 		sb_adds(&t, "), nothing compared");
 	} else {
-		sb_adds(&t, h->primaries ? "primary metrics: " : "metrics (no primaries declared): ");
 		headline_summary(h, &t);
+		sb_adds(&t, h->primaries ? " (primary metrics)" : " (every metric: no primaries "
+			"declared)");
 	}
 	hl_wrap(sb, "Answer:  ", 9, sb_str(&t));
 	sb_release(&t);
@@ -386,14 +534,19 @@ void headline_render_text(const struct headline *h, struct strbuf *sb)
 			snprintf(ci, sizeof(ci), "RCI");
 		else
 			snprintf(ci, sizeof(ci), "%.0f%% CI", 100 * h->confidence);
-		sb_addf(sb, "  %-*s %7s %17s  %s\n", HL_NAME_W, "workload: metric", "change", ci,
+		sb_addf(sb, "  %-*s %7s %16s %s\n", HL_NAME_W, "workload: metric", "change", ci,
 			"verdict");
 		for (size_t i = 0; i < h->nlines; i++)
 			answer_row(&h->lines[i], sb);
 	}
+
 	if (h->quiet)
 		sb_addf(sb, "  (%ld other metric%s: no change or within the noise band)\n", h->quiet,
 			h->quiet == 1 ? "" : "s");
+	if (h->nvalidity)
+		sb_adds(sb, "\nWhat this guest can test:\n");
+	for (size_t i = 0; i < h->nvalidity; i++)
+		hl_wrap(sb, "  * ", 4, h->validity[i].text);
 	if (h->ntodo)
 		sb_adds(sb, "\nUndecided, and what it would take:\n");
 	for (size_t i = 0; i < h->ntodo; i++)

@@ -45,6 +45,15 @@ struct headline_line {
 	const char *interval;		/* "95% CI", "RCI" (static) */
 	long fewest_runs;		/* of the two kernels' runs; 1: no interval */
 	const char *culprit;		/* view; the patch blamed; NULL: not known */
+	double threshold_pct;		/* its noise band, in percent; NaN: none */
+	/*
+	 * 1: the claim ([claim]) concerns it and this guest cannot see the
+	 * claimed mechanism (report_validity.h): its "no change" or
+	 * "undecided" is "cannot test here" (verdict_label says so).
+	 */
+	int cannot_test;
+	/* How its interval stands against the claim; "": no claim on it. */
+	char vs_claim[64];
 };
 
 /* Something undecided and what it would take: one plain-text sentence. */
@@ -65,6 +74,9 @@ struct headline {
 	int culprit_known;		/* the report says which patch a regression is */
 	long improvements, regressions, undecided;	/* among the lines */
 	long invalid;			/* of the undecided: invalid (failed runs, ...) */
+	long no_change;			/* no change or within the band */
+	long cannot_test;		/* the claim's, which this guest cannot see */
+	double band_pct;		/* the lines' one noise band; NaN: none, or several */
 	long quiet;			/* no primaries: metrics left out, no news */
 	double confidence;		/* of the intervals that are not RCIs: 0.95 */
 	size_t nlines;
@@ -73,6 +85,13 @@ struct headline {
 	struct headline_todo *todo;
 	size_t nwarnings;
 	struct headline_warning *warnings;
+	/*
+	 * What this guest can test, said before the verdicts are read: one
+	 * plain sentence each (the guest mode and what it cannot see of the
+	 * primaries; the claim and whether it can be tested here).
+	 */
+	size_t nvalidity;
+	struct headline_todo *validity;
 };
 
 /*
@@ -87,9 +106,12 @@ void headline_change(const struct headline_line *l, char *buf, size_t size);
 void headline_interval(const struct headline_line *l, char *buf, size_t size);
 
 /*
- * The verdict in a few words for a mail Subject or a page title:
- * "1 regression (wis: ops_per_sec -3.1%)", "no change", "2 improvements,
- * 1 undecided". Plain text, made safe.
+ * The verdict in a few words for the text's first line, the page's title
+ * and heading and the mail's Subject: the count of regressions (always),
+ * then improvements, no change (with the band), undecided, invalid and
+ * "cannot test here", each when there are any: "0 regressions, 7 no
+ * change (+-1%), 2 undecided", "1 regression (wis: ops_per_sec -3.1%), 1
+ * cannot test here". Plain text, made safe.
  */
 void headline_summary(const struct headline *h, struct strbuf *out);
 

@@ -104,7 +104,7 @@ static const char report_css[] =
 	".detail h3{margin:8px 0 4px;font-size:14px;font-weight:600}.detail h3 .muted{font-weight:400}"
 	"details.rawv{display:inline-block;margin-top:4px}\n"
 	"table.geomean{width:auto}table.answer{width:auto;font-size:15px}table.answer td{padding:4px 12px 4px 4px}"
-	".answer h2{border:none;margin-top:16px}.undecided{margin-top:10px}.undecided ul{margin:4px 0}\n"
+	".answer h2{border:none;margin-top:16px}.undecided,.validity{margin-top:10px}.undecided ul,.validity ul{margin:4px 0}\n"
 	"@media (max-width:1100px){th,td{padding:3px 5px}"
 	/* The thread tables: four groups of four columns fit 900 px. */
 	"table.layout th,table.layout td{padding:2px 3px}table.layout .num{font-size:11.5px}"
@@ -395,11 +395,17 @@ static void answer_row(const struct report_view *v, const struct headline_line *
 	sb_adds(sb, ": ");
 	esc(sb, str_or(l->metric, "?"));
 	sb_adds(sb, i >= 0 ? "</a></td><td class=\"verdict\">" : "</td><td class=\"verdict\">");
-	if (l->verdict_id)
+	/* not the verdict's badge: "~" would read as a no change it is not */
+	if (l->cannot_test)
+		sb_adds(sb, "<span class=\"badge v-inconclusive\">cannot test here</span>");
+	else if (l->verdict_id)
 		badge(sb, l->verdict_id);
 	/* The label beside a symbol ("~ no change"), not beside itself ("regression"). */
-	if (!l->verdict_id || strcmp(verdict_symbol(css_id(l->verdict_id)), l->verdict_label))
+	if (!l->cannot_test &&
+	    (!l->verdict_id || strcmp(verdict_symbol(css_id(l->verdict_id)), l->verdict_label)))
 		sb_addf(sb, " %s", l->verdict_label);
+	if (*l->vs_claim)
+		sb_addf(sb, "<br><small>%s</small>", l->vs_claim);
 	sb_addf(sb, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
 	if (culprits) {
 		sb_adds(sb, "<td>");
@@ -432,8 +438,9 @@ static void answer(const struct report_view *v, struct strbuf *sb)
 		headline_summary(&h, &t);
 	sb_adds(sb, "<section id=\"answer\" class=\"answer\"><h2>The answer: ");
 	if (h.patched) {
-		sb_adds(sb, h.primaries ? "primary metrics, " : "every metric (no primaries declared), ");
 		esc(sb, sb_str(&t));
+		sb_adds(sb, h.primaries ? " <small>(primary metrics)</small>" :
+			" <small>(every metric: no primaries declared)</small>");
 	} else {
 		sb_adds(sb, "one kernel measured, nothing compared");
 	}
@@ -451,6 +458,12 @@ static void answer(const struct report_view *v, struct strbuf *sb)
 	if (h.quiet)
 		sb_addf(sb, "<p class=\"muted\">%ld other metric%s: no change or within the noise "
 			"band.</p>", h.quiet, h.quiet == 1 ? "" : "s");
+	if (h.nvalidity)
+		sb_adds(sb, "<div class=\"validity\"><strong>What this guest can test</strong><ul>");
+	for (size_t i = 0; i < h.nvalidity; i++)
+		list_item(sb, h.validity[i].text);
+	if (h.nvalidity)
+		sb_adds(sb, "</ul></div>");
 	if (!h.nlines && !h.quiet && !h.ntodo)
 		sb_adds(sb, "<p class=\"muted\">No verdict to give: the tables below show what was "
 			"measured.</p>");
@@ -1112,9 +1125,44 @@ static void details(const struct report_view *v, struct strbuf *sb)
 	sb_adds(sb, "</section>\n");
 }
 
+/* Did counter @c move: q (or p, alone in its family) below alpha? */
+static int counter_moved(const struct report_view *v, const struct result_record *c)
+{
+	return isfinite(c->p_used) && c->p_used < v->statistics.alpha;
+}
+
+/* The counters that @moved (or not), as rows; how many the other kind has. */
+static size_t counter_rows(const struct report_view *v, const struct svg_forest_axis *ax,
+			   int moved, struct strbuf *sb)
+{
+	size_t others = 0;
+
+	for (size_t i = 0; i < v->ncounters; i++) {
+		const struct result_record *c = &v->counters[i];
+
+		if (counter_moved(v, c) != moved) {
+			others++;
+			continue;
+		}
+		sb_adds(sb, "<tr class=\"counter\">");
+		td_text(sb, c->workload);
+		sb_adds(sb, "<td class=\"name\"><code>");
+		esc(sb, c->metric);
+		sb_adds(sb, "</code></td>");
+		verdict_cell(sb, c->change_id ? c->change_id : "invalid");
+		change_cells(sb, ax, c);
+		median_cells(sb, c);
+		p_cell(sb, c);
+		sb_adds(sb, "</tr>\n");
+		flush_point(sb);
+	}
+	return others;
+}
+
 static void counters(const struct report_view *v, struct strbuf *sb)
 {
 	struct svg_forest_axis ax;
+	size_t nfolded;
 
 	if (!v->ncounters)
 		return;
@@ -1125,26 +1173,34 @@ static void counters(const struct report_view *v, struct strbuf *sb)
 	sb_adds(sb, "<section id=\"counters\"><h2>Counters</h2><p class=\"muted\">vmstat deltas, "
 		"tracepoint counts and lru_gen statistics, with the same statistics as the metrics "
 		"(their own BH family), sorted by size of change. Counters have no "
-		"&ldquo;better&rdquo;: the badge says which way they moved.</p>"
-		"<div class=\"tw\"><table class=\"counters\">");
-	results_head(v, sb, "<th>Workload</th><th>Counter</th>", "Moved", &ax);
-	sb_adds(sb, "<th class=\"num\">q</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < v->ncounters; i++) {
-		const struct result_record *c = &v->counters[i];
-
-		sb_adds(sb, "<tr class=\"counter\">");
-		td_text(sb, c->workload);
-		sb_adds(sb, "<td class=\"name\"><code>");
-		esc(sb, c->metric);
-		sb_adds(sb, "</code></td>");
-		verdict_cell(sb, c->change_id ? c->change_id : "invalid");
-		change_cells(sb, &ax, c);
-		median_cells(sb, c);
-		p_cell(sb, c);
-		sb_adds(sb, "</tr>\n");
-		flush_point(sb);
+		"&ldquo;better&rdquo;: the badge says which way they moved.</p>");
+	nfolded = 0;
+	for (size_t i = 0; i < v->ncounters; i++)
+		nfolded += !counter_moved(v, &v->counters[i]);
+	if (nfolded < v->ncounters) {
+		sb_adds(sb, "<div class=\"tw\"><table class=\"counters\">");
+		results_head(v, sb, "<th>Workload</th><th>Counter</th>", "Moved", &ax);
+		sb_adds(sb, "<th class=\"num\">q</th></tr></thead><tbody>\n");
+		(void)counter_rows(v, &ax, 1, sb);
+		sb_adds(sb, "</tbody></table></div>");
+	} else {
+		sb_addf(sb, "<p>No counter moved (q &lt; %g).</p>", v->statistics.alpha);
 	}
-	sb_adds(sb, "</tbody></table></div></section>\n");
+	/*
+	 * Issue 50: 730 rows, nearly all "?", were 21,600 px of the page.
+	 * Those that did not move (q >= alpha) are folded and counted, still
+	 * in the file for whoever opens them.
+	 */
+	if (nfolded) {
+		sb_addf(sb, "<details><summary>%zu counter%s that did not move (q &ge; %g), "
+			"folded</summary><div class=\"tw\"><table class=\"counters\">", nfolded,
+			nfolded == 1 ? "" : "s", v->statistics.alpha);
+		results_head(v, sb, "<th>Workload</th><th>Counter</th>", "Moved", &ax);
+		sb_adds(sb, "<th class=\"num\">q</th></tr></thead><tbody>\n");
+		(void)counter_rows(v, &ax, 0, sb);
+		sb_adds(sb, "</tbody></table></div></details>");
+	}
+	sb_adds(sb, "</section>\n");
 }
 
 static void td_secs(struct strbuf *sb, double v)
@@ -1459,10 +1515,19 @@ static void undecodable(struct strbuf *sb, const char *err)
 
 static void render(const struct report_view *v, struct strbuf *sb)
 {
-	char *title = xasprintf("mglrulab: %s vs %s", kname(v, 0), kname(v, 1));
+	struct strbuf title = STRBUF_INIT;
+	struct headline h;
 
-	report_html_begin(sb, title, report_css);
-	free(title);
+	/* the answer's counts first: what a tab or a bookmark shows */
+	headline_build(v, &h);
+	if (h.patched) {
+		headline_summary(&h, &title);
+		sb_adds(&title, " - ");
+	}
+	headline_release(&h);
+	sb_addf(&title, "mglrulab: %s vs %s", kname(v, 0), kname(v, 1));
+	report_html_begin(sb, sb_str(&title), report_css);
+	sb_release(&title);
 	header(v, sb);
 	answer(v, sb);
 	context(v, sb);

@@ -197,8 +197,11 @@ static void headers(const struct report_view *v, const struct headline *h,
 {
 	char date[64];
 
+	const char *author = report_mail_series_author(v);
+
 	addr_header(sb, "From", or(o->from, "mglrulab <mglrulab@localhost>"));
-	addr_header(sb, "To", o->to);
+	/* the series' author when lab.conf names nobody: a reply goes to who wrote it */
+	addr_header(sb, "To", o->to ? o->to : author && strchr(author, '@') ? author : NULL);
 	addr_header(sb, "Cc", o->cc);
 	subject(v, h, t, sb);
 	if (o->date)
@@ -299,11 +302,7 @@ static void reproduce(const struct report_view *v, const struct report_mail_opts
 {
 	struct strbuf s = STRBUF_INIT;
 
-	sb_adds(sb, "\nTo reproduce (README.md sets up the lab):\n");
-	if (v->session.command) {
-		sb_add_text_safe(&s, v->session.command);
-		para(sb, 2, sb_str(&s));
-	}
+	report_mail_recipe(v, sb);
 	sb_adds(sb, "  mglrulab report report.json   (this report again, from the raw runs)\n");
 	if (o->base_url && v->session.id) {
 		sb_reset(&s);
@@ -346,6 +345,7 @@ int report_render_mail(const json_t *report, const struct report_mail_opts *o,
 	headers(&v, &h, o, &t, out);
 	opening(&v, &t, out);
 	headline_render_text(&h, out);
+	report_mail_rows(&v, &h, out);
 	if (o->appendix && *o->appendix) {
 		sb_addc(out, '\n');
 		plain_lines(out, o->appendix);

@@ -95,4 +95,16 @@ const char *verdict_label(const char *id);
  */
 void report_text_wrap(struct strbuf *sb, const char *prefix, size_t indent, const char *text);
 
+/*
+ * The reply mail's LKP parts (report_mail_lkp.c): the rows that decided or
+ * matter, each kernel's median +-CV, change, interval, verdict and runs;
+ * the reproduction recipe without a path of the sender's; the series'
+ * first author (raw, "Name <addr>" as the mbox had it; NULL: none), the
+ * To of a mail lab.conf names nobody for.
+ */
+struct headline;
+void report_mail_rows(const struct report_view *v, const struct headline *h, struct strbuf *sb);
+void report_mail_recipe(const struct report_view *v, struct strbuf *sb);
+const char *report_mail_series_author(const struct report_view *v);
+
 #endif

@@ -10,6 +10,8 @@
 #include "report_headline.h"
 #include "report_layout.h"
 #include "report_priv.h"
+#include "report_validity.h"
+#include "mechanism.h"
 #include "report_view.h"
 #include "util.h"
 
@@ -687,7 +689,10 @@ static void host_lines(struct strbuf *sb, const struct result_record *res)
  */
 static void primary_table(const struct report_view *v, struct strbuf *sb)
 {
+	struct validity val;
 	size_t n = 0;
+
+	validity_of(v, &val);
 
 	for (size_t i = 0; i < v->nresults; i++)
 		n += v->results[i].primary;
@@ -704,6 +709,11 @@ static void primary_table(const struct report_view *v, struct strbuf *sb)
 			continue;
 		sb_addf(&name, "%s: %s", res->workload, res->metric);
 		row(sb, v, res, name.buf, marker_of(res));
+		/* the statistics' "~" stands; what it is worth here, the answer's word says */
+		if (!validity_can_test(v, &val, res->workload, res->metric) &&
+		    res->verdict != VERDICT_REGRESSION && res->verdict != VERDICT_IMPROVEMENT)
+			sb_addf(sb, "    cannot test here: %s does not see %s, the claim's mechanism\n",
+				val.mode, mechanism_words(val.claimed));
 		host_lines(sb, res);
 		sb_release(&name);
 		flush_point(sb);
@@ -1124,9 +1134,10 @@ static void legend(const struct report_view *v, struct strbuf *sb)
  */
 void report_render_text_view(const struct report_view *v, struct strbuf *out)
 {
-	title(v, out);
+	/* the answer's counts are the first line: what a reader, a pager or a log tail sees */
 	answer(v, out);
 	sb_addc(out, '\n');
+	title(v, out);
 	report_text_context(v, out);
 	verdict_counts(v, out);
 	primary_table(v, out);

@@ -460,11 +460,25 @@ static struct view_index *index_build(const void *first, size_t stride, size_t n
 	return ix;
 }
 
+static void read_claim(struct vd *d, const json_t *r, struct view_claim *o)
+{
+	const json_t *c = vd_obj(d, r, "", "claim");
+
+	o->present = c != NULL;
+	o->workload = vd_str(d, c, "claim", "workload");
+	o->metric = vd_str(d, c, "claim", "metric");
+	o->direction = vd_str(d, c, "claim", "direction");
+	o->size_pct = vd_num(d, c, "claim", "size_pct");
+	o->mechanism = vd_str(d, c, "claim", "mechanism");
+	o->source = vd_str(d, c, "claim", "source");
+}
+
 /* The members that describe the session: read by both decoders. */
 static void read_context(struct vd *d, const json_t *report, struct report_view *out)
 {
 	out->schema = vd_str(d, report, "", "schema");
 	out->note = vd_str(d, report, "", "note");
+	read_claim(d, report, &out->claim);
 	read_session(d, report, out);
 	read_host(d, report, &out->host);
 	read_kernels(d, report, out);

@@ -254,9 +254,25 @@ struct view_attribution {
 	struct view_attr_workload *workloads;
 };
 
+/*
+ * The effect the series claims (lab.conf [claim], session.json "claim"):
+ * what the answer is read against (report_validity.c). Strings are the
+ * report's, raw.
+ */
+struct view_claim {
+	int present;
+	const char *workload;		/* NULL: every workload */
+	const char *metric;		/* a name or %d pattern; NULL: the primaries */
+	const char *direction;		/* "higher" or "lower"; NULL: not said */
+	double size_pct;		/* 2.3 for 2.3 %; NaN: not said */
+	const char *mechanism;		/* mechanism.h's names; NULL: not said */
+	const char *source;		/* NULL: none */
+};
+
 struct report_view {
 	const char *schema;
 	const char *note;		/* [run] note of the lab file; NULL: none */
+	struct view_claim claim;
 	struct view_session session;
 	struct view_generator generator;
 	struct view_host host;

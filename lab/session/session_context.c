@@ -178,6 +178,26 @@ static void slots_json(const struct session *s, const struct strvec *wl, json_t 
 		json_decref(alone);
 }
 
+/*
+ * lab.conf's [claim] into session.json's "claim", so that every report of
+ * the session reads its answer against it (reports/SCHEMA.md). Whether
+ * this guest can see its mechanism, hosts_check_config() said before.
+ */
+static void claim(struct session *s)
+{
+	const struct claim_cfg *c = &s->cfg.claim;
+	json_t *j;
+
+	if (!c->line)
+		return;
+	j = xjson_pack("{s:s?, s:s?, s:s?, s:s?, s:s?}", "workload", c->workload, "metric",
+		       c->metric, "direction", c->direction, "mechanism", c->mechanism, "source",
+		       c->source);
+	if (c->size >= 0)
+		json_object_set_new(j, "size_pct", json_real(100 * c->size));
+	json_object_set_new(s->ctx, "claim", j);
+}
+
 /* [run] note, and --attribute and profile kept for a resume (lab.conf may say otherwise). */
 static void note_and_attribution(struct session *s)
 {
@@ -279,6 +299,7 @@ int session_new(struct session *s)
 				    json_integer(s->topo.icount_shift));
 	json_object_set_new(s->ctx, "hosts", session_hosts_state_json(s));
 	note_and_attribution(s);
+	claim(s);
 	slots_json(s, &wl, json_object_get(s->ctx, "design"));
 	if (o->until_decided)
 		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",

@@ -9,6 +9,7 @@
 #ifndef LAB_WORKLOAD_DEF_H
 #define LAB_WORKLOAD_DEF_H
 
+#include "mechanism.h"
 #include "util.h"
 #include "workload_params.h"
 
@@ -155,6 +156,11 @@ struct workload_def {
 	 * instructions per operation side by side; 0: no table for it.
 	 */
 	int attr_units;
+	/*
+	 * What its primaries can reflect (mechanism.h): what a patch's
+	 * claimed effect must go through for this workload to show it.
+	 */
+	unsigned mechanisms;
 };
 
 /* All workloads, NULL-name terminated. */

@@ -191,18 +191,23 @@ static const struct report_layout thp_scale_layout = {
 
 const struct workload_def workload_defs[] = {
 	{ "yield_pingpong", yield_pingpong_summary, yield_pingpong_params, yield_pingpong_metrics,
-	  NULL, yield_pingpong_hoststate, &yield_pingpong_layout, NULL, 0, 1 },
+	  NULL, yield_pingpong_hoststate, &yield_pingpong_layout, NULL, 0, 1,
+	  MECH_INSTRUCTIONS | MECH_CACHE_LINES | MECH_WALL_CLOCK },
 	{ "will_it_scale", will_it_scale_summary, will_it_scale_params, will_it_scale_metrics, NULL,
-	  will_it_scale_hoststate, NULL, NULL, 0, 1 },
+	  will_it_scale_hoststate, NULL, NULL, 0, 1,
+	  MECH_INSTRUCTIONS | MECH_CACHE_LINES | MECH_WALL_CLOCK },
 	{ "numa_workload", numa_workload_summary, numa_workload_params, numa_workload_metrics, NULL,
-	  NULL, &numa_workload_layout, NULL, 0, 0 },
+	  NULL, &numa_workload_layout, NULL, 0, 0,
+	  MECH_INSTRUCTIONS | MECH_MEMORY_LATENCY | MECH_WALL_CLOCK },
 	{ "kernel_build", kernel_build_summary, kernel_build_params, kernel_build_metrics,
-	  kernel_build_prepare_run, NULL, &kernel_build_layout, kernel_build_check_share, 1, 0 },
+	  kernel_build_prepare_run, NULL, &kernel_build_layout, kernel_build_check_share, 1, 0, MECH_ALL },
 	{ "mglru_aging", mglru_aging_summary, mglru_aging_params, mglru_aging_metrics, NULL,
-	  mglru_aging_hoststate, &mglru_aging_layout, NULL, 0, 1 },
+	  mglru_aging_hoststate, &mglru_aging_layout, NULL, 0, 1,
+	  MECH_INSTRUCTIONS | MECH_MEMORY_LATENCY | MECH_WALL_CLOCK },
 	{ "thp_scale", thp_scale_summary, thp_scale_params, thp_scale_metrics, NULL, NULL,
-	  &thp_scale_layout, NULL, 0, 0 },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 },
+	  &thp_scale_layout, NULL, 0, 0,
+	  MECH_INSTRUCTIONS | MECH_MEMORY_LATENCY | MECH_WALL_CLOCK },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 },
 };
 
 const struct workload_def *workload_find(const char *name)

@@ -17,7 +17,7 @@ line=$(grep -n '^\[workload numa\]' "$conf" | cut -d: -f1)
 private_lab "$conf"
 start=$(date +%s)
 # timeout: were the check gone, the session would build two kernels.
-MGLRULAB_CACHE_DIR=$TMP/cache timeout -s INT 120 "$LAB" run --ab -c "$conf" --workload numa >"$TMP/out" 2>"$TMP/err"
+MGLRULAB_CACHE_DIR=$TMP/cache timeout -s INT 120 "$LAB" run --ab -c "$conf" --workloads numa >"$TMP/out" 2>"$TMP/err"
 rc=$?
 cat "$TMP/err"
 [ $rc -eq 1 ] || fail "node = 5 on a two-node guest exited $rc, expected 1"

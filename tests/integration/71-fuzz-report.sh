@@ -16,7 +16,7 @@ bin=$out/fuzz_report_load
 srcs="lab/report/*.c lab/lib/escape.c lab/stats/stats_*.c lab/stats/rng.c common/sort_cmp.c
       lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c common/parse_num.c lab/lib/fsutil.c lab/lib/xjson.c
       lab/lib/mail_addr.c
-      lab/workload/workload_defs.c
+      lab/workload/workload_defs.c lab/workload/mechanism.c
       common/workload_params.c"
 # shellcheck disable=SC2086
 clang -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"fuzz"' -O1 -g $(scripts/lab-includes) \

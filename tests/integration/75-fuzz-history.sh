@@ -20,7 +20,7 @@ bin=$out/fuzz_history
 srcs="lab/history/*.c lab/report/*.c common/sort_cmp.c
       lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/strmap.c lab/lib/util.c lab/lib/sha256.c
       lab/lib/mail_addr.c
-      common/parse_num.c lab/lib/fsutil.c lab/lib/xjson.c lab/workload/workload_defs.c
+      common/parse_num.c lab/lib/fsutil.c lab/lib/xjson.c lab/workload/workload_defs.c lab/workload/mechanism.c
       common/workload_params.c"
 # shellcheck disable=SC2206,SC2207
 cflags=(-std=c11 -D_GNU_SOURCE '-DMGLRULAB_VERSION="fuzz"' -O1 -g $(scripts/lab-includes)

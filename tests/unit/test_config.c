@@ -164,7 +164,7 @@ static void test_unknown_section(void **state)
 	(void)state;
 	expect_error(GOOD_KERNELS "\n[kernal foo]\nsource = x\n",
 		     "8: unknown section [kernal foo] (expected [lab], [kernel NAME], [guest NAME], "
-		     "[workload NAME], [host NAME], [run], [stats], [report] or [watch])");
+		     "[workload NAME], [host NAME], [run], [stats], [report], [watch] or [claim])");
 	expect_error(GOOD_KERNELS "[kernel]\n",
 		     "7: [kernel] needs a name of letters, digits, '-', '_' or '.' (e.g. [kernel baseline])");
 }
@@ -205,6 +205,47 @@ static void test_report_section(void **state)
 		     "not 'nobody'");
 	expect_error("[report]\nmail_bcc = a@b\n" GOOD_KERNELS,
 		     "2: [report] unknown key 'mail_bcc' (did you mean 'mail_cc'?)");
+}
+
+/*
+ * [claim] (issue 50): the effect a series claims, what its answer is read
+ * against; errors with file, line and what was expected, as every key's.
+ */
+static void test_claim_section(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	(void)state;
+	char *err = load(GOOD_KERNELS "[workload ys]\ntype = yield_pingpong\nmm = shared\n"
+			 "[claim]\nworkload = ys\nmetric = cs_per_sec_per_cpu_%dcpu\n"
+			 "direction = higher\nsize = 2.3%\nmechanism = cache-lines\n"
+			 "source = seed 000, on hardware\n", &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_int_equal(cfg.claim.line, 10);
+	assert_string_equal(cfg.claim.workload, "ys");
+	assert_string_equal(cfg.claim.direction, "higher");
+	assert_true(cfg.claim.size > 0.0229 && cfg.claim.size < 0.0231);
+	assert_string_equal(cfg.claim.mechanism, "cache-lines");
+	free(err);
+	config_release(&cfg);
+	/* no [claim]: no claim, its size "not said" */
+	err = load(GOOD_KERNELS, &cfg, &status);
+	assert_int_equal(cfg.claim.line, 0);
+	assert_true(cfg.claim.size < 0);
+	free(err);
+	config_release(&cfg);
+	expect_error(GOOD_KERNELS "[claim]\nmechanism = caches\ndirection = higher\n",
+		     "8: [claim] mechanism: expected one of instructions|cache-lines|"
+		     "memory-latency|wall-clock, not 'caches'");
+	expect_error(GOOD_KERNELS "[claim]\ndirection = higher\n",
+		     "7: [claim] needs mechanism = instructions|cache-lines|memory-latency|"
+		     "wall-clock: what the claimed effect goes through, which decides the guests "
+		     "that can test it");
+	expect_error(GOOD_KERNELS "[claim]\nmechanism = instructions\ndirection = higher\n"
+		     "workload = nope\n", "10: [claim] workload: no [workload nope] in this file");
+	expect_error(GOOD_KERNELS "[claim]\nmechanism = instructions\ndirection = up\n",
+		     "9: [claim] direction: expected one of higher|lower, not 'up'");
 }
 
 /*
@@ -608,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_key_suggests),
 		cmocka_unit_test(test_unknown_section),
 		cmocka_unit_test(test_report_section),
+		cmocka_unit_test(test_claim_section),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_watch_grace_days),
 		cmocka_unit_test(test_watch_disk_budget),

@@ -62,6 +62,8 @@ static const struct lab_option t_options[] = {
 	LAB_OPT_CALLBACK("call", 0, t_cb, "X", "a callback"),
 	{ .long_name = "resume", .kind = LAB_OPT_CALLBACK, .cb = t_resume, .argname = "ID",
 	  .flags = LAB_OPT_OPTIONAL_ARG, .help = "optional value" },
+	{ .long_name = "mail", .kind = LAB_OPT_CALLBACK, .cb = t_resume, .argname = "-",
+	  .flags = LAB_OPT_OPTIONAL_ARG | LAB_OPT_DASH_ONLY, .help = "\"-\" or nothing" },
 	LAB_OPT_GLOBAL_COUNT(NULL, 'v', t_global, "a counter in a global"),
 	LAB_OPT_BOOL("kernel-a", 0, struct t_opts, count, "for abbreviations"),
 	LAB_OPT_BOOL("kernel-b", 0, struct t_opts, count, "for abbreviations"),
@@ -146,7 +148,7 @@ static void test_kinds(void **state)
 	sb_release(&err);
 }
 
-/* --opt=V and --opt V, -cV and -c V, and abbreviations, all store the same. */
+/* --opt=V and --opt V, -cV and -c V all store the same. */
 static void test_value_spellings(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -164,7 +166,7 @@ static void test_value_spellings(void **state)
 	assert_int_equal(PARSE(&o, &err, &args, &nargs, "-n5", "-cz.conf"), 0);
 	assert_int_equal(o.n, 5);
 	assert_string_equal(o.config, "z.conf");
-	assert_int_equal(PARSE(&o, &err, &args, &nargs, "--nu", "6", "--lev=high"), 0);
+	assert_int_equal(PARSE(&o, &err, &args, &nargs, "--num", "6", "--level=high"), 0);
 	assert_int_equal(o.n, 6);
 	assert_int_equal(o.choice, 30);
 	/* a value that starts with '-' is still the value of an option that needs one */
@@ -199,6 +201,18 @@ static void test_optional_value(void **state)
 	assert_int_equal(PARSE(&o, &err, &args, &nargs, "--resume", "-", "arg"), 0);
 	assert_string_equal(o.resume_id, "-");
 	assert_int_equal(nargs, 1);
+	/*
+	 * LAB_OPT_DASH_ONLY: "--mail -" is stdout (report --mail - was "too
+	 * many arguments"), but "--mail report.json" keeps the report an
+	 * argument, not the mail's file.
+	 */
+	assert_int_equal(PARSE(&o, &err, &args, &nargs, "--mail", "-"), 0);
+	assert_string_equal(o.resume_id, "-");
+	assert_int_equal(nargs, 0);
+	assert_int_equal(PARSE(&o, &err, &args, &nargs, "--mail", "report.json"), 0);
+	assert_null(o.resume_id);
+	assert_int_equal(nargs, 1);
+	assert_string_equal(args[0], "report.json");
 	sb_release(&err);
 }
 
@@ -267,6 +281,13 @@ static void test_errors(void **state)
 		{ { "-vx" }, "t: unknown option '-x' (see 'mglrulab t -h')" },
 		{ { "--flag=1" }, "t: --flag: takes no value" },
 		{ { "--kernel" }, "t: ambiguous option '--kernel' (--kernel-a, --kernel-b)" },
+		/* a prefix of one option is refused, not taken for it: --htm was --html */
+		{ { "--nu", "6" }, "t: '--nu' is not an option: did you mean --num? (long options "
+				   "are spelled whole)" },
+		{ { "--lev=high" }, "t: '--lev' is not an option: did you mean --level? (long "
+				    "options are spelled whole)" },
+		{ { "--he" }, "t: '--he' is not an option: did you mean --help? (long options are "
+			      "spelled whole)" },
 	};
 	struct strbuf err = STRBUF_INIT, want = STRBUF_INIT;
 	struct t_opts o;

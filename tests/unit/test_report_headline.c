@@ -112,7 +112,7 @@ static void test_named_metrics(void **state)
 	sb_reset(&t);
 	headline_summary(&h, &t);
 	assert_string_equal(t.buf, "1 regression (kbuild: elapsed_s +3.5%), 2 improvements, "
-			    "3 undecided");
+			    "3 no change, 3 undecided");
 	sb_release(&t);
 	done(r, &v, &h);
 	json_decref(s);
@@ -127,7 +127,10 @@ static void test_text_opens_with_answer(void **state)
 
 	r = analyze(s);
 	report_render_text(r, &t);
-	assert_int_equal(strncmp(t.buf, "mglrulab report: base vs patched\n\nAnswer:", 41), 0);
+	/* issue 50: the counts on the first line, the title after the answer */
+	assert_int_equal(strncmp(t.buf, "Answer:  1 regression (kbuild: elapsed_s +3.5%), 2 "
+			 "improvements, 3 no change,", 71), 0);
+	assert_true(strstr(t.buf, "Answer:") < strstr(t.buf, "mglrulab report: base vs patched"));
 	/* The regression is named within the first 10 lines. */
 	const char *p = t.buf;
 	for (int i = 0; i < 10 && p; i++, p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
@@ -170,6 +173,106 @@ static void test_primaries(void **state)
 	for (i = 0; i < h.ntodo; i++)
 		bisect |= strstr(h.todo[i].text, "mglrulab bisect base patched") != NULL;
 	assert_true(bisect);
+	done(r, &v, &h);
+	json_decref(s);
+}
+
+/* Declare @metric the primary of workload @wname of @s. */
+static void set_primary(json_t *s, const char *wname, const char *metric)
+{
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "workloads"), i, w)
+		if (!strcmp(json_string_value(json_object_get(w, "name")), wname))
+			json_object_set_new(w, "primary", json_pack("[s]", metric));
+}
+
+/*
+ * Issue 50: the headline counts regressions (even at 0), improvements,
+ * no change with its band, undecided: "primary metrics: 2 undecided"
+ * said nothing of the rest.
+ */
+static void test_summary_counts(void **state)
+{
+	json_t *s = load_session(), *r;
+	struct report_view v;
+	struct headline h;
+	struct strbuf t = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(s, "schema", json_string(REPORT_SCHEMA));
+	set_primary(s, "yp_private", "cs_per_sec_per_cpu_2cpu");
+	set_primary(s, "wis_ctx1", "ops_per_sec");
+	headline_of(s, &r, &v, &h);
+	assert_int_equal(h.no_change, 1);
+	headline_summary(&h, &t);
+	assert_string_equal(t.buf, "0 regressions, 1 no change (+-1%), 1 undecided");
+	sb_reset(&t);
+	headline_render_text(&h, &t);
+	static const char first[] = "Answer:  0 regressions, 1 no change (+-1%), 1 undecided "
+				    "(primary metrics)\n";
+	assert_int_equal(strncmp(t.buf, first, strlen(first)), 0);
+	sb_release(&t);
+	done(r, &v, &h);
+	json_decref(s);
+}
+
+/*
+ * The demo's series (seed 000): a cache-line fix, claimed +2.3 % on
+ * hardware. Under icount the guest cannot see cache-line transfers, so
+ * its "no change" is "cannot test here" (issue 50: a public "no change"
+ * can sink a valid patch); on KVM the interval is read against the claim.
+ */
+static void test_claim_cannot_test_here(void **state)
+{
+	json_t *s = load_session(), *r, *run;
+	struct report_view v;
+	struct headline h;
+	struct strbuf t = STRBUF_INIT;
+	size_t i, nb = 0;
+	json_t *base[32];
+	(void)state;
+
+	json_object_set_new(s, "schema", json_string(REPORT_SCHEMA));
+	set_primary(s, "yp_shared", "cs_per_sec_per_cpu_2cpu");
+	set_primary(s, "yp_private", "cs_per_sec_per_cpu_2cpu");
+	/* what icount measures of this patch: the same switches per second */
+	json_array_foreach(json_object_get(s, "runs"), i, run)
+		if (!strcmp(json_string_value(json_object_get(run, "workload")), "yp_shared") &&
+		    !strcmp(json_string_value(json_object_get(run, "kernel")), "base") && nb < 32)
+			base[nb++] = json_object_get(run, "metrics");
+	size_t k = 0;
+	json_array_foreach(json_object_get(s, "runs"), i, run)
+		if (!strcmp(json_string_value(json_object_get(run, "workload")), "yp_shared") &&
+		    !strcmp(json_string_value(json_object_get(run, "kernel")), "patched") && nb)
+			json_object_set(run, "metrics", base[k++ % nb]);
+	json_object_set_new(json_object_get(s, "guest"), "icount_shift", json_integer(2));
+	json_object_set_new(s, "claim", json_pack("{s:s, s:s, s:s, s:f, s:s, s:s}", "workload",
+		"yp_shared", "metric", "cs_per_sec_per_cpu_%dcpu", "direction", "higher",
+		"size_pct", 2.3, "mechanism", "cache-lines", "source", "seed 000"));
+	headline_of(s, &r, &v, &h);
+	assert_int_equal(h.cannot_test, 1);
+	assert_int_equal(h.no_change, 1);	/* yp_private: the claim is not on it */
+	assert_string_equal(h.lines[0].workload, "yp_shared");
+	assert_string_equal(h.lines[0].verdict_label, "cannot test here");
+	headline_summary(&h, &t);
+	assert_string_equal(t.buf, "0 regressions, 1 no change (+-1%), 1 cannot test here");
+	sb_reset(&t);
+	/* the sentences, not their wrapped lines */
+	assert_int_equal(h.nvalidity, 2);
+	assert_non_null(strstr(h.validity[0].text, "TCG with icount and sees instructions only"));
+	assert_non_null(strstr(h.validity[1].text, "TCG with icount cannot see cache-line traffic"));
+	sb_release(&t);
+	done(r, &v, &h);
+
+	/* The same runs on KVM: testable, and the interval rules the claim out. */
+	json_object_set_new(json_object_get(s, "host"), "accel", json_string("kvm"));
+	json_object_del(json_object_get(s, "guest"), "icount_shift");
+	headline_of(s, &r, &v, &h);
+	assert_int_equal(h.cannot_test, 0);
+	assert_string_equal(h.lines[0].verdict_label, "no change");
+	assert_string_equal(h.lines[0].vs_claim, "rules out the claimed +2.3%");
 	done(r, &v, &h);
 	json_decref(s);
 }
@@ -221,7 +324,7 @@ static void test_invalid_said(void **state)
 	headline_of(s, &r, &v, &h);
 	assert_int_equal(h.invalid, 1);
 	headline_summary(&h, &t);
-	assert_string_equal(t.buf, "1 invalid");
+	assert_string_equal(t.buf, "0 regressions, 1 invalid");
 	for (i = 0; i < h.ntodo; i++)
 		reason |= !strncmp(h.todo[i].text, "kbuild: elapsed_s: invalid: ", 28);
 	assert_true(reason);
@@ -363,6 +466,42 @@ static void assert_mail_shape(const char *mail)
 	}
 }
 
+/*
+ * Issue 50: a list-ready mail. To from the series' author when lab.conf
+ * names nobody (it was "To:" nowhere), each row's medians with their CV,
+ * change, interval, verdict and runs, and a reproduction recipe with no
+ * path of the sender's machine (it printed "-c /home/.../lab.conf").
+ */
+static void test_mail_list_ready(void **state)
+{
+	struct report_mail_opts o = { .from = "Lab <lab@example.org>" };
+	json_t *s = load_session(), *r, *k = patched_kernel(s);
+	char *mail;
+	(void)state;
+
+	json_object_set_new(json_array_get(json_object_get(k, "series"), 0), "author",
+			    json_string("Ridong Chen <ridong@example.org>"));
+	json_object_set_new(json_object_get(s, "session"), "command",
+			    json_string("mglrulab run --ab -c /home/alice/lab/lab.conf --runs 10"));
+	r = analyze(s);
+	mail = mail_of(r, &o, 1);
+	assert_non_null(strstr(mail, "\nTo: Ridong Chen <ridong@example.org>\n"));
+	assert_null(strstr(mail, "/home/alice"));
+	assert_non_null(strstr(mail, "\n  mglrulab run --ab -c lab.conf --runs 10\n"));
+	/* the kernels by source, ref, config digest and patches */
+	assert_non_null(strstr(mail, "\n  patched: linux-source-6.12.tar.xz at v6.12, config "
+			       "sha256:5b0e7c1d\n    + 3 patches, 3f1c2a9e0b7d..c0ffee123456\n"));
+	/* LKP's row: base +-CV, patched +-CV, change, interval, verdict, runs */
+	char *row = line_with(mail, "96.153 +-1.3%");
+	assert_non_null(strstr(row, "99.501 +-1.0%   +3.5%   [+1.8%, +4.9%] regression"));
+	assert_non_null(strstr(row, " 10/10"));
+	free(row);
+	assert_mail_shape(mail);
+	free(mail);
+	json_decref(r);
+	json_decref(s);
+}
+
 static void test_mail_threaded_under_cover(void **state)
 {
 	struct report_mail_opts o = { .from = "Lab <lab@example.org>", .to = "linux-mm@kvack.org",
@@ -380,7 +519,8 @@ static void test_mail_threaded_under_cover(void **state)
 	/* Headers end at the first blank line; the answer opens the body. */
 	const char *body = strstr(mail, "\n\n");
 	assert_non_null(body);
-	assert_non_null(strstr(body, "\nAnswer:  metrics (no primaries declared): 1 regression"));
+	assert_non_null(strstr(body, "\nAnswer:  1 regression (kbuild: elapsed_s +3.5%), 2 "
+				     "improvements, 3 no change,"));
 	assert_non_null(strstr(body, "\n  kbuild: elapsed_s"));
 	assert_non_null(strstr(body, "\nsession  2026-11-29T184628Z-ab"));
 	assert_non_null(strstr(body, "\n  mglrulab run --ab -c lab.conf --runs 10\n"));
@@ -516,12 +656,15 @@ int main(void)
 		cmocka_unit_test(test_named_metrics),
 		cmocka_unit_test(test_text_opens_with_answer),
 		cmocka_unit_test(test_primaries),
+		cmocka_unit_test(test_summary_counts),
+		cmocka_unit_test(test_claim_cannot_test_here),
 		cmocka_unit_test(test_undecided),
 		cmocka_unit_test(test_invalid_said),
 		cmocka_unit_test(test_compare_no_bisect),
 		cmocka_unit_test(test_budget_resume),
 		cmocka_unit_test(test_warning_names),
 		cmocka_unit_test(test_mail_threaded_under_cover),
+		cmocka_unit_test(test_mail_list_ready),
 		cmocka_unit_test(test_mail_first_patch_or_none),
 		cmocka_unit_test(test_mail_appendix),
 		cmocka_unit_test(test_mail_hostile),

@@ -164,6 +164,34 @@ static void test_counters_have_no_better(void **state)
 	sb_release(&h);
 }
 
+/*
+ * Issue 50: the counters' table was 730 rows, nearly all "?", 21,600 px of
+ * the page. Those that did not move are folded and counted; none moved
+ * here, and the section says so in one line.
+ */
+static void test_counters_folded(void **state)
+{
+	struct report_view v;
+	struct strbuf h = STRBUF_INIT;
+	json_t *r = render(&h, &v);
+	char *sec = between(h.buf, "<section id=\"counters\">", "</section>");
+	char *open;
+	(void)state;
+
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "<p>No counter moved (q &lt; 0.05).</p>"));
+	assert_non_null(strstr(sec, "<details><summary>50 counters that did not move (q &ge; "
+				    "0.05), folded</summary>"));
+	open = strstr(sec, "<details>");
+	/* every row is inside the fold */
+	assert_true(strstr(sec, "<tr class=\"counter\">") > open);
+	assert_int_equal(count(open, "<tr class=\"counter\">"), 50);
+	free(sec);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&h);
+}
+
 /* Strip and run-order plots: more labels than min and max, a unit, a grid. */
 static void test_distribution_axes(void **state)
 {
@@ -348,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_forest_one_scale_per_table),
 		cmocka_unit_test(test_forest_axis_has_ticks_and_unit),
 		cmocka_unit_test(test_counters_have_no_better),
+		cmocka_unit_test(test_counters_folded),
 		cmocka_unit_test(test_distribution_axes),
 		cmocka_unit_test(test_distributions_not_collapsed),
 		cmocka_unit_test(test_no_empty_headings),

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What makes the reply mail list-ready, in the manner of LKP's (issue 50):
+ * a table of the rows that decided or matter, each kernel's median with
+ * its spread and runs; a reproduction recipe that works on someone else's
+ * machine (the kernels by source, ref, config digest and patches, the
+ * guest and the command, no path of the sender's); and the series'
+ * author for To when lab.conf names nobody.
+ */
+#include "report.h"
+#include "report_headline.h"
+#include "report_priv.h"
+#include "report_validity.h"
+#include "escape.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define LKP_MAX_ROWS 20		/* a mail, not the report: the rest is counted */
+
+static const char *or(const char *s, const char *def)
+{
+	return s ? s : def;
+}
+
+/* Does @r go in the mail: a primary, or a metric that decided (not a counter)? */
+static int mail_row(const struct result_record *r, int any_primary)
+{
+	if (!r->verdict_id || r->is_counter)
+		return 0;
+	if (any_primary && r->primary)
+		return 1;
+	return r->verdict == VERDICT_REGRESSION || r->verdict == VERDICT_IMPROVEMENT;
+}
+
+/* "176701 +-1.2%": a kernel's median and its CV, 13 columns (78 in all). */
+static void side_cell(const struct result_side *s, struct strbuf *sb)
+{
+	char num[32], cell[48];
+
+	fmt_num(num, sizeof(num), s->median);
+	if (isfinite(s->cv))
+		snprintf(cell, sizeof(cell), "%s +-%.1f%%", num, 100 * s->cv);
+	else
+		snprintf(cell, sizeof(cell), "%s", num);
+	sb_addf(sb, "%13s", cell);
+}
+
+void report_mail_rows(const struct report_view *v, const struct headline *h, struct strbuf *sb)
+{
+	size_t shown = 0, left = 0;
+	int any_primary = 0;
+
+	for (size_t i = 0; i < v->nresults; i++)
+		any_primary |= v->results[i].primary;
+	sb_adds(sb, "\nPer metric (base and patched: median +-CV; change and interval of the "
+		"median's\nratio; runs per kernel):\n\n");
+	sb_addf(sb, "  %13s %13s %7s %16s %-16s %s\n", "base", "patched", "change", "interval",
+		"verdict", "runs");
+	for (size_t i = 0; i < v->nresults; i++) {
+		const struct result_record *r = &v->results[i];
+		struct headline_line l = { 0 };
+		struct strbuf name = STRBUF_INIT;
+		char d[32], ci[48];
+
+		if (!mail_row(r, any_primary))
+			continue;
+		if (shown == LKP_MAX_ROWS) {
+			left++;
+			continue;
+		}
+		shown++;
+		/* the headline's own line: the same change, interval and label */
+		for (size_t k = 0; k < h->nlines; k++)
+			if (h->lines[k].workload == r->workload && h->lines[k].metric == r->metric)
+				l = h->lines[k];
+		if (!l.workload) {
+			l.verdict_label = stats_verdict_label(r->verdict);
+			l.delta_pct = r->change.delta_pct;
+			l.lo_pct = 100 * (r->change.lo - 1);
+			l.hi_pct = 100 * (r->change.hi - 1);
+			l.fewest_runs = r->side[0].n < r->side[1].n ? r->side[0].n : r->side[1].n;
+		}
+		headline_change(&l, d, sizeof(d));
+		headline_interval(&l, ci, sizeof(ci));
+		sb_addf(&name, "%s: %s", or(r->workload, "?"), or(r->metric, "?"));
+		if (r->unit)
+			sb_addf(&name, " (%s)", r->unit);
+		sb_adds(sb, "  ");
+		sb_add_text_fit(sb, sb_str(&name), 76);
+		sb_adds(sb, "\n  ");
+		side_cell(&r->side[0], sb);
+		sb_addc(sb, ' ');
+		side_cell(&r->side[1], sb);
+		sb_addf(sb, " %7s %16s %-16s %ld/%ld\n", d, ci, l.verdict_label, r->side[0].n,
+			r->side[1].n);
+		sb_release(&name);
+	}
+	if (!shown)
+		sb_adds(sb, "  (no metric decided, and no primary declared)\n");
+	if (left)
+		sb_addf(sb, "  (%zu more that decided: the report lists them)\n", left);
+}
+
+/* @path's last component: a path of the sender's says nothing to a reader. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* @cmd with each absolute path reduced to its file name, as the recipe's lab.conf is. */
+static void command_without_paths(const char *cmd, struct strbuf *out)
+{
+	struct strbuf word = STRBUF_INIT;
+
+	for (const char *p = cmd; *p;) {
+		size_t n = strcspn(p, " ");
+
+		sb_reset(&word);
+		sb_add(&word, p, n);
+		if (word.buf[0] == '/' || !strncmp(word.buf, "~/", 2))
+			sb_add_text_safe(out, base_name(word.buf));
+		else
+			sb_add_text_safe(out, word.buf);
+		p += n;
+		while (*p == ' ')
+			sb_addc(out, *p++);
+	}
+	sb_release(&word);
+}
+
+static void kernel_recipe(const struct view_kernel *k, struct strbuf *sb)
+{
+	struct strbuf s = STRBUF_INIT;
+
+	sb_adds(&s, or(k->name, "?"));
+	sb_adds(&s, ": ");
+	sb_adds(&s, base_name(or(k->source, "?")));
+	if (k->ref) {
+		sb_adds(&s, " at ");
+		sb_adds(&s, k->ref);
+	}
+	if (k->config_hash) {
+		sb_adds(&s, ", config ");
+		sb_adds(&s, k->config_hash);
+	}
+	sb_adds(sb, "  ");
+	sb_add_text_fit(sb, sb_str(&s), 76);
+	sb_addc(sb, '\n');
+	if (k->nseries) {
+		sb_reset(&s);
+		sb_addf(&s, "+ %zu patch%s, %s..%s", k->nseries, k->nseries == 1 ? "" : "es",
+			or(k->series[0].hash, "?"), or(k->series[k->nseries - 1].hash, "?"));
+		sb_adds(sb, "    ");
+		sb_add_text_fit(sb, sb_str(&s), 74);
+		sb_addc(sb, '\n');
+	}
+	sb_release(&s);
+}
+
+void report_mail_recipe(const struct report_view *v, struct strbuf *sb)
+{
+	struct validity val;
+	struct strbuf s = STRBUF_INIT;
+
+	validity_of(v, &val);
+	sb_adds(sb, "\nTo reproduce (README.md sets up the lab; the kernels by source, ref,\n"
+		"config digest and patches, which lab.conf's [kernel] sections name):\n");
+	for (size_t i = 0; i < v->nkernels; i++)
+		kernel_recipe(&v->kernels[i], sb);
+	sb_addf(&s, "guest %s: %ld vCPUs, %.0f MiB, %zu node%s, %s", or(v->guest.name, "?"),
+		v->guest.vcpus, v->guest.memory_mib, v->guest.nnodes, v->guest.nnodes == 1 ? "" : "s",
+		val.mode);
+	sb_adds(sb, "  ");
+	sb_add_text_fit(sb, sb_str(&s), 76);
+	sb_addc(sb, '\n');
+	if (v->session.command) {
+		sb_reset(&s);
+		command_without_paths(v->session.command, &s);
+		sb_adds(sb, "  ");
+		sb_add_text_fit(sb, sb_str(&s), 76);
+		sb_addc(sb, '\n');
+	}
+	sb_release(&s);
+}
+
+const char *report_mail_series_author(const struct report_view *v)
+{
+	for (size_t i = 0; i < v->nkernels; i++)
+		if (v->kernels[i].name && v->design.patched &&
+		    !strcmp(v->kernels[i].name, v->design.patched) && v->kernels[i].nseries)
+			return v->kernels[i].series[0].author;
+	return NULL;
+}
