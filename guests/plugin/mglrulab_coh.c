@@ -26,11 +26,13 @@
  * applied once every running vCPU's clock has passed its time, since no
  * earlier access can still come; until then it waits in its vCPU's ring.
  *
- * What waits. Only accesses to lines more than one vCPU has touched in the
- * window: a line only one vCPU touched cannot move, so its accesses are
- * applied at once (the line remembers who held and wrote it). The first
- * access of a second vCPU is then judged against the first vCPU's latest
- * state, at most one slice early: once per line per window.
+ * What waits. Every access, in its vCPU's ring, until the merge reaches
+ * it; with one vCPU running (the others halted) that is at most one block.
+ * Only lines touched by more than one vCPU can move, but which those are
+ * cannot be known in execution order: round-robin runs one vCPU's whole
+ * slice before the other touches the line at all. Applying the first
+ * vCPU's accesses at once until a second one came (tried first) lost 99 %
+ * of the calibration's shared-counter transfers (docs/coherence.md).
  *
  * Idle vCPUs. A halted vCPU runs nothing, and under round-robin icount
  * QEMU 7.2 calls no idle callback per vCPU, so the plugin watches the
@@ -76,17 +78,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 #define LINE_SHIFT	6
 #define MAX_VCPUS	64
-#define LINE_CAP	(1u << 20)	/* 48 MiB of line records */
+#define LINE_CAP	(1u << 20)	/* 32 MiB of line records */
 #define LINE_FILL	(LINE_CAP / 8 * 7)
 #define PAIR_CAP	(1u << 16)	/* 2 MiB */
 #define PAIR_FILL	(PAIR_CAP / 8 * 7)
-#define RING_CAP	(1u << 20)	/* 24 MiB per vCPU */
+#define RING_CAP	(1u << 22)	/* 96 MiB per vCPU: a slice of some 5 M instructions */
 
 struct line {
 	uint64_t key;		/* line number + 1; 0: empty */
 	uint64_t vaddr;		/* a virtual address it was reached by, for the host's names */
 	uint64_t holders;	/* vCPUs holding it (bit per vCPU) */
-	uint64_t touched;	/* vCPUs that touched it in the window, in execution order */
 	int32_t last_writer;	/* -1: none in the window */
 	uint32_t pad;
 };
@@ -110,6 +111,7 @@ struct vcpu {
 	uint64_t tb_base;	/* time of the current block's first instruction */
 	uint64_t insns;		/* instructions executed in the window */
 	int running;		/* holds the merge back */
+	int halted;		/* executed hlt/mwait, no block since: in or out of a window */
 	struct ev *ring;
 	uint64_t head, tail;	/* ring[head % RING_CAP] .. tail */
 };
@@ -331,8 +333,13 @@ static void window_open(void)
 	for (int v = 0; v < MAX_VCPUS; v++) {
 		struct vcpu *c = &cpus[v];
 
+		/*
+		 * A vCPU that is not halted runs beside the opener from time 0
+		 * (round-robin merely has not run it yet); a halted one joins
+		 * when it wakes, like any vCPU back from idle.
+		 */
 		c->clock = c->tb_base = c->insns = 0;
-		c->running = 0;		/* joins at its next block */
+		c->running = v < ncpus && !c->halted;
 		c->head = c->tail = 0;
 	}
 	done = 0;
@@ -433,8 +440,14 @@ static void on_tb(unsigned int vcpu, void *udata)
 	struct vcpu *c;
 	int v;
 
-	if (!open_now)
+	if (!open_now) {
+		if (vcpu < MAX_VCPUS) {	/* one emulator thread under icount: no race */
+			cpus[vcpu].halted = 0;
+			if ((int)vcpu >= ncpus)
+				ncpus = (int)vcpu + 1;
+		}
 		return;
+	}
 	pthread_mutex_lock(&lock);
 	v = vcpu_get(vcpu);
 	if (v < 0 || !open_now) {
@@ -442,6 +455,7 @@ static void on_tb(unsigned int vcpu, void *udata)
 		return;
 	}
 	c = &cpus[v];
+	c->halted = 0;
 	if (!c->running) {
 		/* Back from idle, or its first block in the window: not before what was applied. */
 		c->running = 1;
@@ -462,6 +476,8 @@ static void vcpu_halts(unsigned int vcpu)
 
 	pthread_mutex_lock(&lock);
 	v = vcpu_get(vcpu);
+	if (v >= 0)
+		cpus[v].halted = 1;
 	if (open_now && v >= 0 && cpus[v].running) {
 		cpus[v].running = 0;
 		advance();
@@ -486,7 +502,7 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 	const struct insn_rec *r = udata;
 	struct qemu_plugin_hwaddr *hw;
 	struct vcpu *c;
-	uint64_t me, t;
+	uint64_t t;
 	int64_t slot;
 	int v, write;
 
@@ -507,13 +523,7 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 		n_untracked++;
 		goto out;
 	}
-	me = 1ull << v;
 	t = c->tb_base + r->idx;
-	lines[slot].touched |= me;
-	if (lines[slot].touched == me) {
-		apply(v, (uint32_t)slot, r->vaddr, write);	/* nobody else's: cannot move yet */
-		goto out;
-	}
 	if (write && c->tail != c->head) {
 		struct ev *last = &c->ring[(c->tail - 1) % RING_CAP];
 
