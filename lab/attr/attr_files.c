@@ -127,7 +127,12 @@ int attr_symbols_load_types(const char *path, const char *types, struct attr_sym
 		goto fail;
 	}
 	if (!s->n) {
-		sb_addf(err, "%s: no symbol of the types %s: not a kernel's System.map?", path, types);
+		if (!strcmp(types, "TtWw"))
+			sb_addf(err, "%s: no text symbol (T, t, W or w): not a kernel's System.map?",
+				path);
+		else
+			sb_addf(err, "%s: no symbol of the types %s: not a kernel's System.map?", path,
+				types);
 		goto fail;
 	}
 	free(line);
