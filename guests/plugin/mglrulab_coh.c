@@ -82,7 +82,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LINE_FILL	(LINE_CAP / 8 * 7)
 #define PAIR_CAP	(1u << 16)	/* 2 MiB */
 #define PAIR_FILL	(PAIR_CAP / 8 * 7)
-#define RING_CAP	(1u << 22)	/* 96 MiB per vCPU: a slice of some 5 M instructions */
+#define RING_CAP	(1u << 22)	/* 96 MiB per vCPU: LAG_MAX at up to 2 accesses each */
+#define LAG_MAX		(2u << 20)	/* instructions: two slices (a 4 ms tick at icount shift 2 is 1 M) */
 
 struct line {
 	uint64_t key;		/* line number + 1; 0: empty */
@@ -141,7 +142,7 @@ static uint32_t nlines, npairs;
 static struct vcpu cpus[MAX_VCPUS];
 static int ncpus;		/* highest vCPU index seen + 1 */
 static uint64_t done;		/* every access before this time is applied */
-static uint64_t n_access, n_buffered, n_forced, n_untracked, n_dropped, n_transfers;
+static uint64_t n_access, n_buffered, n_forced, n_stalled, n_untracked, n_dropped, n_transfers;
 
 static struct insn_rec *rec_new(uint64_t vaddr, uint32_t idx)
 {
@@ -283,9 +284,41 @@ static uint64_t frontier(void)
 	return f == UINT64_MAX ? hi + 1 : f;	/* none running: everything seen */
 }
 
+/*
+ * Keep every running vCPU within LAG_MAX instructions of the one furthest
+ * ahead. Round-robin does not give the vCPUs equal instructions: with
+ * both busy in yield_pingpong, one ran 103 M instructions in a window in
+ * which the other ran 150 M (a vCPU whose slice an interrupt for the
+ * other cuts short loses the rest of it). In lockstep the slower one's
+ * clock would fall further behind for the whole window, every access of
+ * the other would wait for it, and the rings would overflow (65 M
+ * accesses forced out of order in that window). On hardware a CPU that
+ * ran fewer instructions in the same time was stalled or idle for the
+ * difference; the model puts that where round-robin did not run it,
+ * which keeps it within a slice or two of when it happened.
+ */
+static void bound_lag(void)
+{
+	uint64_t hi = 0;
+
+	for (int v = 0; v < ncpus; v++)
+		if (cpus[v].running && cpus[v].clock > hi)
+			hi = cpus[v].clock;
+	if (hi <= LAG_MAX)
+		return;
+	for (int v = 0; v < ncpus; v++)
+		if (cpus[v].running && cpus[v].clock < hi - LAG_MAX) {
+			n_stalled += hi - LAG_MAX - cpus[v].clock;
+			cpus[v].clock = hi - LAG_MAX;
+		}
+}
+
 static void advance(void)
 {
-	uint64_t f = frontier();
+	uint64_t f;
+
+	bound_lag();
+	f = frontier();
 
 	drain(f, 0);
 	if (f > done)
@@ -343,7 +376,7 @@ static void window_open(void)
 		c->head = c->tail = 0;
 	}
 	done = 0;
-	n_access = n_buffered = n_forced = n_untracked = n_dropped = n_transfers = 0;
+	n_access = n_buffered = n_forced = n_stalled = n_untracked = n_dropped = n_transfers = 0;
 	units_at_open = units;
 	open_now = 1;
 }
@@ -386,9 +419,9 @@ static void window_write(void)
 		units - units_at_open, ncpus);
 	for (int v = 0; v < ncpus; v++)
 		fprintf(f, "vcpu %d %" PRIu64 "\n", v, cpus[v].insns);
-	fprintf(f, "accesses %" PRIu64 "\nbuffered %" PRIu64 "\nforced %" PRIu64 "\n"
-		"untracked %" PRIu64 "\ndropped %" PRIu64 "\nlines %" PRIu32 "\ntransfers %" PRIu64 "\n",
-		n_access, n_buffered, n_forced, n_untracked, n_dropped, nlines, n_transfers);
+	fprintf(f, "accesses %" PRIu64 "\nbuffered %" PRIu64 "\nforced %" PRIu64 "\nstalled %" PRIu64
+		"\nuntracked %" PRIu64 "\ndropped %" PRIu64 "\nlines %" PRIu32 "\ntransfers %" PRIu64 "\n",
+		n_access, n_buffered, n_forced, n_stalled, n_untracked, n_dropped, nlines, n_transfers);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct pair *p = &pairs[i];
 		const struct line *l = &lines[p->slot];

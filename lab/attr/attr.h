@@ -191,7 +191,7 @@ struct coh_pair {
 struct coh_window {
 	uint64_t line_bytes, units, vcpus;
 	uint64_t insns[COH_MAX_VCPUS];	/* per vCPU, in the window */
-	uint64_t accesses, buffered, forced, untracked, dropped, lines, transfers;
+	uint64_t accesses, buffered, forced, stalled, untracked, dropped, lines, transfers;
 	struct coh_pair *v;
 	size_t n;
 };

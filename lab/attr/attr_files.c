@@ -323,7 +323,7 @@ static const struct coh_key coh_head[] = {
 	COH_KEY(line_bytes), COH_KEY(units), COH_KEY(vcpus),
 };
 static const struct coh_key coh_tail[] = {
-	COH_KEY(accesses), COH_KEY(buffered), COH_KEY(forced), COH_KEY(untracked),
+	COH_KEY(accesses), COH_KEY(buffered), COH_KEY(forced), COH_KEY(stalled), COH_KEY(untracked),
 	COH_KEY(dropped), COH_KEY(lines), COH_KEY(transfers),
 };
 #define COH_HEAD_N	(sizeof(coh_head) / sizeof(coh_head[0]))

@@ -248,10 +248,11 @@ static json_t *coh_rows_json(const struct coh_table *t, const struct coh_row *v,
 static json_t *coh_json(const struct coh_table *t, const struct coh_window *w, long window,
 			long top)
 {
-	return xjson_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:o, s:o}",
+	return xjson_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
 			  "window", (json_int_t)window, "units", (json_int_t)t->units,
 			  "transfers", (json_int_t)t->total, "per_unit", coh_per_unit(t, t->total),
 			  "accesses", (json_int_t)w->accesses, "forced", (json_int_t)w->forced,
+			  "stalled", (json_int_t)w->stalled,
 			  "untracked", (json_int_t)w->untracked, "dropped", (json_int_t)w->dropped,
 			  "functions", coh_rows_json(t, t->funcs, t->nfuncs, top, 0),
 			  "lines", coh_rows_json(t, t->lines, t->nlines, top, 1));
@@ -263,6 +264,9 @@ static void print_coh(const char *run_dir, const struct coh_table *t, const stru
 	term_printf(stdout, "%s, window %ld: %llu units, %llu transfers, %.4f per %s\n", run_dir,
 		    window, (unsigned long long)t->units, (unsigned long long)t->total,
 		    coh_per_unit(t, t->total), t->units ? "unit" : "window (no unit marks)");
+	if (w->stalled)
+		printf("lockstep: %llu instructions of stall put on vCPUs that round-robin ran less "
+		       "(docs/coherence.md)\n", (unsigned long long)w->stalled);
 	if (w->forced || w->untracked || w->dropped)
 		printf("bounds reached: %llu accesses applied before their time, %llu on untracked "
 		       "lines, %llu transfers not attributed\n", (unsigned long long)w->forced,

@@ -60,7 +60,7 @@ static const char MAP[] =
 	"ffffffff81b00000 B _end\n";
 
 #define HEAD "mglrulab-coh 1\nline_bytes 64\nunits 100\nvcpus 2\nvcpu 0 5000\nvcpu 1 4000\n" \
-	"accesses 900\nbuffered 800\nforced 0\nuntracked 0\ndropped 1\nlines 50\n"
+	"accesses 900\nbuffered 800\nforced 0\nstalled 7\nuntracked 0\ndropped 1\nlines 50\n"
 
 /* 3 + 2 + 4 + 1 + 1, and 1 dropped: 12 transfers */
 static const char GOOD[] = HEAD "transfers 12\n"
@@ -155,17 +155,17 @@ static void test_malformed(void **state)
 		     "bad:6: expected \"accesses N\"");
 	expect_error(HEAD "transfers 3\nend\nend\n", "a line after \"end\"");
 	/* pairs: hexadecimal addresses, line-aligned lines, counts not both 0 */
-	expect_error(HEAD "transfers 3\nt 1800100 ffffffff81800100 zz 1 2\nend\n", "bad:14:");
+	expect_error(HEAD "transfers 3\nt 1800100 ffffffff81800100 zz 1 2\nend\n", "bad:15:");
 	expect_error(HEAD "transfers 3\nt 1800104 ffffffff81800100 ffffffff81002010 1 2\nend\n",
-		     "bad:14:");
+		     "bad:15:");
 	expect_error(HEAD "transfers 1\nt 1800100 ffffffff81800100 ffffffff81002010 0 0\nend\n",
-		     "bad:14:");
+		     "bad:15:");
 	expect_error(HEAD "transfers 3\nt 1800100 ffffffff81800100 ffffffff81002010 1 2 3\nend\n",
-		     "bad:14:");
+		     "bad:15:");
 	expect_error(HEAD "transfers 3\nt 1800100 ffffffff81800100 ffffffff81002010 -1 2\nend\n",
-		     "bad:14:");
+		     "bad:15:");
 	expect_error(HEAD "transfers 2\nt 1800100 ffffffff81800100 ffffffff81002010 "
-		     "18446744073709551615 2\nend\n", "bad:14:");	/* the sum would wrap */
+		     "18446744073709551615 2\nend\n", "bad:15:");	/* the sum would wrap */
 	/* the pairs and the dropped ones must add up to the header's transfers */
 	expect_error(HEAD "transfers 5\nt 1800100 ffffffff81800100 ffffffff81002010 1 2\nend\n",
 		     "do not add up");
