@@ -48,6 +48,8 @@ static const char *const attribute_synopsis[] = {
 	"mglrulab attribute BASE_RUN_DIR --vs PATCHED_RUN_DIR --map SYSTEM_MAP",
 	"                   [--vs-map SYSTEM_MAP] [--window N] [--top N] [--json]",
 	"mglrulab attribute RUN_DIR --coherence --map SYSTEM_MAP [--window N] [--top N] [--json]",
+	"mglrulab attribute BASE_RUN_DIR --coherence --vs PATCHED_RUN_DIR --map SYSTEM_MAP",
+	"                   [--vs-map SYSTEM_MAP] [--window N] [--top N]",
 	NULL
 };
 
@@ -64,7 +66,8 @@ const struct lab_usage attribute_usage = {
 		"docs/attribution.md says what the table can and cannot see.\n"
 		"With --coherence, a run made with build/plugin/mglrulab-coh.so instead: its\n"
 		"modelled cache-line transfers between vCPUs per unit, by the function whose\n"
-		"access moved the line and by line (docs/coherence.md).\n",
+		"access moved the line and by line (docs/coherence.md); with --vs, both runs'\n"
+		"transfers per unit and per function side by side, by the size of the change.\n",
 	.options = attribute_options,
 	.footer = "exit status: 0 ok, 1 a missing or malformed window file or System.map\n"
 		  "(FILE:LINE and what was expected), 2 cannot write the output.\n",
@@ -286,16 +289,62 @@ static void print_coh(const char *run_dir, const struct coh_table *t, const stru
 			    t->lines[i].by ? t->lines[i].by : "");
 }
 
+/* The rows of @t's functions as an attribution table, for attr_diff_build(): transfers for instructions. */
+static void coh_as_attr(const struct coh_table *t, struct attr_table *a)
+{
+	a->n = t->nfuncs;
+	a->v = xcalloc(t->nfuncs ? t->nfuncs : 1, sizeof(*a->v));
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		a->v[i].name = t->funcs[i].name;
+		a->v[i].insns = t->funcs[i].reads + t->funcs[i].writes;
+	}
+	a->total = t->total;
+	a->units = t->units;
+}
+
+/* Two runs' functions side by side, by the size of the change in transfers per unit. */
+static int coh_vs(const char *base_dir, const struct coh_table *b, const struct attribute_opts *o)
+{
+	struct coh_window w = { 0 };
+	struct coh_table p = { 0 };
+	struct attr_table ab = { 0 }, ap = { 0 };
+	struct attr_diff d;
+	int r = load_coh(o->vs, o->vs_map ? o->vs_map : o->map, o->window, &p, &w);
+
+	if (r)
+		goto out;
+	coh_as_attr(b, &ab);
+	coh_as_attr(&p, &ap);
+	attr_diff_build(&ab, &ap, &d);
+	term_printf(stdout, "base %s, patched %s, window %ld:\n", base_dir, o->vs, o->window);
+	printf("transfers per unit %.4f -> %.4f (%+.4f)\n", d.base_total, d.patched_total,
+	       d.patched_total - d.base_total);
+	printf("%12s %12s %12s  %s\n", "base/unit", "patched/unit", "delta", "function");
+	for (size_t i = 0; i < d.n && (long)i < o->top; i++)
+		term_printf(stdout, "%12.4f %12.4f %+12.4f  %s\n", d.v[i].base, d.v[i].patched,
+			    d.v[i].patched - d.v[i].base, d.v[i].name);
+	attr_diff_release(&d);
+	/* the names belong to the coherence tables */
+	free(ab.v);
+	free(ap.v);
+out:
+	coh_table_release(&p);
+	coh_window_release(&w);
+	return r;
+}
+
 static int cmd_coherence(const char *run_dir, const struct attribute_opts *o)
 {
 	struct coh_window w = { 0 };
 	struct coh_table t = { 0 };
 	int r;
 
-	if (o->vs)
-		return user_error("attribute --coherence: no --vs yet (run it on each run)");
+	if (o->vs && o->json)
+		return user_error("attribute --coherence --vs: no --json yet (run --json on each run)");
 	r = load_coh(run_dir, o->map, o->window, &t, &w);
-	if (!r) {
+	if (!r && o->vs) {
+		r = coh_vs(run_dir, &t, o);
+	} else if (!r) {
 		if (o->json)
 			r = print_json(coh_json(&t, &w, o->window, o->top));
 		else
