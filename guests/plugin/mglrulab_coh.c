@@ -82,8 +82,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LINE_FILL	(LINE_CAP / 8 * 7)
 #define PAIR_CAP	(1u << 16)	/* 2 MiB */
 #define PAIR_FILL	(PAIR_CAP / 8 * 7)
-#define RING_CAP	(1u << 22)	/* 96 MiB per vCPU: LAG_MAX at up to 2 accesses each */
-#define LAG_MAX		(2u << 20)	/* instructions: two slices (a 4 ms tick at icount shift 2 is 1 M) */
+#define RING_CAP	(1u << 22)	/* 96 MiB per vCPU: the lag allowed between vCPUs */
 
 struct line {
 	uint64_t key;		/* line number + 1; 0: empty */
@@ -284,50 +283,46 @@ static uint64_t frontier(void)
 	return f == UINT64_MAX ? hi + 1 : f;	/* none running: everything seen */
 }
 
-/*
- * Keep every running vCPU within LAG_MAX instructions of the one furthest
- * ahead. Round-robin does not give the vCPUs equal instructions: with
- * both busy in yield_pingpong, one ran 103 M instructions in a window in
- * which the other ran 150 M (a vCPU whose slice an interrupt for the
- * other cuts short loses the rest of it). In lockstep the slower one's
- * clock would fall further behind for the whole window, every access of
- * the other would wait for it, and the rings would overflow (65 M
- * accesses forced out of order in that window). On hardware a CPU that
- * ran fewer instructions in the same time was stalled or idle for the
- * difference; the model puts that where round-robin did not run it,
- * which keeps it within a slice or two of when it happened.
- */
-static void bound_lag(void)
-{
-	uint64_t hi = 0;
-
-	for (int v = 0; v < ncpus; v++)
-		if (cpus[v].running && cpus[v].clock > hi)
-			hi = cpus[v].clock;
-	if (hi <= LAG_MAX)
-		return;
-	for (int v = 0; v < ncpus; v++)
-		if (cpus[v].running && cpus[v].clock < hi - LAG_MAX) {
-			n_stalled += hi - LAG_MAX - cpus[v].clock;
-			cpus[v].clock = hi - LAG_MAX;
-		}
-}
-
 static void advance(void)
 {
-	uint64_t f;
-
-	bound_lag();
-	f = frontier();
+	uint64_t f = frontier();
 
 	drain(f, 0);
 	if (f > done)
 		done = f;
 }
 
-/* A ring with no room: apply its vCPU's oldest waiting accesses before their time. */
+/*
+ * A ring with no room: its vCPU ran so far ahead of another running one
+ * that its accesses cannot wait any longer. Round-robin does not give
+ * busy vCPUs equal instructions: in a window of yield_pingpong (shared
+ * mm, 2 CPUs) one vCPU ran 103 M instructions while the other ran 150 M
+ * (a slice that an interrupt for the other vCPU cuts short loses the rest
+ * of its budget), so in pure lockstep the slower clock falls behind for
+ * the whole window; forcing the accesses out of order applied 65 M of
+ * 139 M of them unordered. On hardware a CPU that ran fewer instructions
+ * in the same time stalled or idled for the difference: the vCPUs
+ * holding the merge back are moved up to the time of the ring's eighth
+ * oldest access, as if they had stalled there, which frees an eighth of
+ * the ring. So the lag between vCPUs is bounded by the ring (some 4 M
+ * accesses, 7 M instructions of yield_pingpong), not by a guess at the
+ * slice length: a bound of 2 M instructions also cut into the
+ * calibration's long slices (shared counter 0.70-0.99 transfers per add
+ * instead of 0.99). Only with no running vCPU behind are accesses
+ * applied before their time ("forced").
+ */
 static void make_room(struct vcpu *c)
 {
+	if (c->tail - c->head >= RING_CAP) {
+		uint64_t t = c->ring[(c->head + RING_CAP / 8) % RING_CAP].time;
+
+		for (int v = 0; v < ncpus; v++)
+			if (&cpus[v] != c && cpus[v].running && cpus[v].clock < t) {
+				n_stalled += t - cpus[v].clock;
+				cpus[v].clock = t;
+			}
+		advance();
+	}
 	while (c->tail - c->head >= RING_CAP) {
 		int best = -1;
 		uint64_t bt = 0;
