@@ -39,18 +39,25 @@
  * guest's hlt and mwait: a vCPU that executes one leaves the set whose
  * clocks hold the merge back, and its next block brings it back with its
  * clock moved up to the time already applied (it cannot have acted
- * earlier than what the others have been seen to do). A vCPU joins the
- * window the same way at its first block after the opening mark. The idle
- * callback, where QEMU calls it, does the same as hlt.
+ * earlier than what the others have been seen to do). A vCPU halted when
+ * the window opens joins it the same way when it wakes; one that is not
+ * halted starts at time 0 beside the opener. The idle callback, where
+ * QEMU calls it, does the same as hlt.
+ *
+ * Unequal slices. A running vCPU that round-robin runs less than another
+ * falls behind in lockstep; when the ring of the one ahead fills, the
+ * ones behind are moved up as if they had stalled (make_room()).
  *
  * Memory, bounded (docs/coherence.md): LINE_CAP lines (those past it are
  * counted as untracked), PAIR_CAP (line, instruction) pairs with
- * transfers (past it: dropped), RING_CAP waiting accesses per vCPU (when a
- * ring is full the oldest waiting accesses are applied before their time:
- * "forced"), MAX_VCPUS vCPUs, plus one record per translated instruction
+ * transfers (past it: dropped), RING_CAP waiting accesses per vCPU (a full
+ * ring stalls the vCPUs behind, above; with none running behind, its
+ * oldest accesses are applied before their time: "forced"), MAX_VCPUS
+ * vCPUs, plus one record per translated instruction
  * that accesses memory, as the attribution plugin has per block. Each
- * window's file says how many accesses were untracked, dropped or forced,
- * so a reader knows whether the bounds were reached.
+ * window's file says how many accesses were untracked, dropped or forced
+ * and how much stall was added, so a reader knows whether the bounds were
+ * reached. About 34 MiB plus 96 MiB per vCPU in all.
  *
  * Output: at the closing mark, DIR/coh.N next to the attribution plugin's
  * attr.N (DIR: the folder of out=PREFIX; N: the window, from 1), the
