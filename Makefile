@@ -98,11 +98,16 @@ $(GUEST_RUNNER): guests/runner/runner.c common/cpulist.c common/cpulist.h common
 # comes from Debian's qemu source package, the installed version's
 # (scripts/qemu-plugin-header; the first time needs root and the archive).
 PLUGIN := build/plugin/mglrulab-attr.so
+# The coherence plugin (docs/coherence.md), loaded the same way in its place.
+COH_PLUGIN := build/plugin/mglrulab-coh.so
 PLUGIN_INC := build/plugin/include
-plugin: $(PLUGIN)
+plugin: $(PLUGIN) $(COH_PLUGIN)
 $(PLUGIN_INC)/qemu-plugin.h:
 	scripts/qemu-plugin-header $(PLUGIN_INC)
 $(PLUGIN): guests/plugin/mglrulab_attr.c $(PLUGIN_INC)/qemu-plugin.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -fPIC -shared -pthread -I$(PLUGIN_INC) -o $@ $<
+$(COH_PLUGIN): guests/plugin/mglrulab_coh.c $(PLUGIN_INC)/qemu-plugin.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -fPIC -shared -pthread -I$(PLUGIN_INC) -o $@ $<
 

@@ -146,6 +146,16 @@ const struct param_def thp_scale_params[] = {
 	END,
 };
 
+const char coh_calib_summary[] =
+	"coherence model calibration: two pinned threads add to a shared, false-shared or own line";
+const struct param_def coh_calib_params[] = {
+	{ "case", PARAM_ENUM, "all", 0, 0, "all|shared|false|separate",
+	  "which counters the two threads add to (all: the three in turn, one measured phase each)" },
+	{ "iters", PARAM_INT, "200000", 1, 1000000000, NULL, "locked adds per thread and case" },
+	COUNTER_PARAMS,
+	END,
+};
+
 const struct param_def *param_find(const struct param_def *params, const char *name)
 {
 	for (const struct param_def *p = params; p->name; p++)

@@ -59,6 +59,8 @@ extern const struct param_def mglru_aging_params[];
 extern const char mglru_aging_summary[];
 extern const struct param_def thp_scale_params[];
 extern const char thp_scale_summary[];
+extern const struct param_def coh_calib_params[];
+extern const char coh_calib_summary[];
 
 /* @name in @params, or NULL. */
 const struct param_def *param_find(const struct param_def *params, const char *name);

@@ -49,6 +49,12 @@ struct attr_symbols {
  * what was expected in @err.
  */
 int attr_symbols_load(const char *path, struct attr_symbols *s, struct strbuf *err);
+/*
+ * The same for the symbols of @types ("DdBbRr": data, bss, read-only),
+ * which the coherence tables name lines by (coh_table_build()).
+ */
+int attr_symbols_load_types(const char *path, const char *types, struct attr_symbols *s,
+			    struct strbuf *err);
 /* The function @addr lies in (the last symbol at or below it), or NULL. */
 const char *attr_symbols_find(const struct attr_symbols *s, uint64_t addr);
 void attr_symbols_release(struct attr_symbols *s);
@@ -163,5 +169,67 @@ json_t *attr_compare_json(const struct attr_side *base, const struct attr_side *
  */
 json_t *attr_profile_json(const struct attr_side *side, long window, long top,
 			  struct strbuf *err);
+
+/*
+ * Coherence (docs/coherence.md): the coherence plugin
+ * (guests/plugin/mglrulab_coh.c) writes RUN_DIR/coh.N per measured window,
+ * the modelled cache-line transfers between vCPUs per (line, instruction).
+ */
+
+/* A coherence file's size limit: the plugin writes at most 57,344 pairs. */
+#define COH_WINDOW_MAX_BYTES	(32ll << 20)
+#define COH_MAX_VCPUS		64
+
+struct coh_pair {
+	uint64_t line;		/* physical address of the 64-byte line */
+	uint64_t line_vaddr;	/* a virtual address it was reached by */
+	uint64_t insn;		/* the instruction whose access moved it */
+	uint64_t reads, writes;	/* transfers it caused by reading, by writing */
+};
+
+/* One window of a run: the plugin's coh.N, every count as written. */
+struct coh_window {
+	uint64_t line_bytes, units, vcpus;
+	uint64_t insns[COH_MAX_VCPUS];	/* per vCPU, in the window */
+	uint64_t accesses, buffered, forced, stalled, untracked, dropped, lines, transfers;
+	struct coh_pair *v;
+	size_t n;
+};
+
+/*
+ * Read the coherence plugin's window file @path into @w, as untrusted
+ * input: the header's keys in their order, every number checked, lines
+ * over 1 KiB, a missing "end" and counts that do not add up (the pairs
+ * and the dropped ones against "transfers") refused, with FILE:LINE and
+ * what was expected in @err.
+ */
+int coh_window_load(const char *path, struct coh_window *w, struct strbuf *err);
+void coh_window_release(struct coh_window *w);
+
+struct coh_row {
+	char *name;		/* a function, or a line's name */
+	char *by;		/* lines: the function that moved it most; NULL for functions */
+	uint64_t line;		/* lines: the physical address */
+	uint64_t reads, writes;	/* transfers */
+};
+
+/* A window's transfers per function and per line, most first. */
+struct coh_table {
+	struct coh_row *funcs, *lines;
+	size_t nfuncs, nlines;
+	uint64_t total, units, dropped;
+};
+
+/*
+ * Sum @w's pairs per function of @text (instructions, as attr_table_build())
+ * and per line, naming a line by the symbol of @data it lies in when it
+ * was reached through the kernel image's mapping (static data: "jiffies",
+ * "sym+0x40"), else by its physical address ("[line 0x1234c0]", or
+ * "[user line 0x1234c0]" when reached from user space), with the function
+ * that moved it most in "by".
+ */
+void coh_table_build(const struct coh_window *w, const struct attr_symbols *text,
+		     const struct attr_symbols *data, struct coh_table *t);
+void coh_table_release(struct coh_table *t);
 
 #endif

@@ -122,6 +122,16 @@ static const struct metric_def thp_scale_metrics[] = {
 	{ NULL, NULL, 0, NULL, 0 },
 };
 
+/* The coherence model's calibration (docs/coherence.md): its figures are the plugin's. */
+static const struct metric_def coh_calib_metrics[] = {
+	{ "shared_ns_per_add", "ns", BETTER_LOWER, "guest time per locked add, one shared counter", 1 },
+	{ "false_ns_per_add", "ns", BETTER_LOWER, "guest time per locked add, two counters in one line",
+	  0 },
+	{ "separate_ns_per_add", "ns", BETTER_LOWER, "guest time per locked add, a line per counter",
+	  0 },
+	{ NULL, NULL, 0, NULL, 0 },
+};
+
 /*
  * The threads' tables (struct report_layout). Seed threads: context
  * switches per second per CPU at each CPU count, shared against private
@@ -207,6 +217,8 @@ const struct workload_def workload_defs[] = {
 	{ "thp_scale", thp_scale_summary, thp_scale_params, thp_scale_metrics, NULL, NULL,
 	  &thp_scale_layout, NULL, 0, 0,
 	  MECH_INSTRUCTIONS | MECH_MEMORY_LATENCY | MECH_WALL_CLOCK },
+	{ "coh_calib", coh_calib_summary, coh_calib_params, coh_calib_metrics, NULL, NULL, NULL,
+	  NULL, 0, 1, MECH_INSTRUCTIONS | MECH_CACHE_LINES | MECH_WALL_CLOCK },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 },
 };
 

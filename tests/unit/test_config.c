@@ -344,7 +344,7 @@ static void test_workload_params(void **state)
 		     "8: [workload yield_pingpong] unknown key 'durration' (did you mean 'duration'?)");
 	expect_error(GOOD_KERNELS "[workload foo]\ntype = nosuch\n",
 		     "8: [workload foo] type: expected one of yield_pingpong, will_it_scale, "
-		     "numa_workload, kernel_build, mglru_aging, thp_scale, not 'nosuch'");
+		     "numa_workload, kernel_build, mglru_aging, thp_scale, coh_calib, not 'nosuch'");
 	expect_error(GOOD_KERNELS "[workload foo]\nmm = shared\n",
 		     "8: [workload foo] 'foo' is not a known workload: set 'type = ' first");
 	expect_error(GOOD_KERNELS "[workload kb]\ntype = kernel_build\nruns = 0\n",
@@ -452,7 +452,7 @@ static void test_cross_references(void **state)
 		     "(did you mean 'kernel_build'?)");
 	expect_error(GOOD_KERNELS "[workload k]\ntype = kernel-build\n",
 		     "8: [workload k] type: expected one of yield_pingpong, will_it_scale, "
-		     "numa_workload, kernel_build, mglru_aging, thp_scale, not 'kernel-build' "
+		     "numa_workload, kernel_build, mglru_aging, thp_scale, coh_calib, not 'kernel-build' "
 		     "(did you mean 'kernel_build'?)");
 	expect_error("[kernel a]\nfrom = b\n[kernel b]\nfrom = a\n",
 		     "2: [kernel a] from: 'from' chain loops back to itself");
