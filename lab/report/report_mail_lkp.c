@@ -133,6 +133,42 @@ static void command_without_paths(const char *cmd, struct strbuf *out)
 	sb_release(&word);
 }
 
+/*
+ * @text (made safe by the caller) as lines of at most @width columns,
+ * broken between words, the first indented by @first, the rest by @rest
+ * spaces: a recipe must be copied whole, never cut short with "~". A
+ * word longer than the line keeps its own line.
+ */
+static void wrap_words(struct strbuf *sb, const char *text, int first, int rest, size_t width)
+{
+	size_t col = (size_t)first;
+
+	sb_addf(sb, "%*s", first, "");
+	for (const char *p = text; *p;) {
+		size_t n;
+
+		while (*p == ' ')
+			p++;
+		n = strcspn(p, " ");
+		if (!n)
+			break;
+		if (col > (size_t)first && col + 1 + n > width) {
+			sb_addf(sb, "\n%*s", rest, "");
+			col = (size_t)rest;
+		} else if (col > (size_t)first) {
+			sb_addc(sb, ' ');
+			col++;
+		}
+		sb_add(sb, p, n);
+		col += n;
+		p += n;
+	}
+	sb_addc(sb, '\n');
+}
+
+/* A digest as git abbreviates an object: 12 hex digits name it among many. */
+#define RECIPE_DIGEST_LEN 12
+
 static void kernel_recipe(const struct view_kernel *k, struct strbuf *sb)
 {
 	struct strbuf s = STRBUF_INIT;
@@ -146,15 +182,23 @@ static void kernel_recipe(const struct view_kernel *k, struct strbuf *sb)
 	}
 	if (k->config_hash) {
 		sb_adds(&s, ", config ");
-		sb_adds(&s, k->config_hash);
+		const char *colon = strchr(k->config_hash, ':');
+		size_t algo = colon ? (size_t)(colon - k->config_hash) + 1 : 0;
+
+		/* "sha256:" and the digest's first 12 digits */
+		sb_add(&s, k->config_hash, algo + strnlen(k->config_hash + algo, RECIPE_DIGEST_LEN));
 	}
 	sb_adds(sb, "  ");
 	sb_add_text_fit(sb, sb_str(&s), 76);
 	sb_addc(sb, '\n');
 	if (k->nseries) {
+		const char *first = k->series[0].hash, *last = k->series[k->nseries - 1].hash;
+
 		sb_reset(&s);
-		sb_addf(&s, "+ %zu patch%s, %s..%s", k->nseries, k->nseries == 1 ? "" : "es",
-			or(k->series[0].hash, "?"), or(k->series[k->nseries - 1].hash, "?"));
+		sb_addf(&s, "+ %zu patch%s", k->nseries, k->nseries == 1 ? "" : "es");
+		/* a watched series' mails carry no commit: no "?..?" */
+		if (first && last)
+			sb_addf(&s, ", %.*s..%.*s", RECIPE_DIGEST_LEN, first, RECIPE_DIGEST_LEN, last);
 		sb_adds(sb, "    ");
 		sb_add_text_fit(sb, sb_str(&s), 74);
 		sb_addc(sb, '\n');
@@ -181,9 +225,7 @@ void report_mail_recipe(const struct report_view *v, struct strbuf *sb)
 	if (v->session.command) {
 		sb_reset(&s);
 		command_without_paths(v->session.command, &s);
-		sb_adds(sb, "  ");
-		sb_add_text_fit(sb, sb_str(&s), 76);
-		sb_addc(sb, '\n');
+		wrap_words(sb, sb_str(&s), 2, 4, 76);
 	}
 	sb_release(&s);
 }

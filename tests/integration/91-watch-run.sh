@@ -249,7 +249,9 @@ assert os.path.realpath(f"{bdir}/{st['steps'][0]['dir']}/{os.path.basename(sessi
 assert [x for x in st["steps"] if (x["a"], x["b"]) == ("baseline", f"watch-{slow5[1]}")] == \
     st["steps"][:1], "the confirm step was measured again"
 assert st["prefixes"]["1"]["builds"], st["prefixes"]
-assert f"(from = baseline, series = {W}/series/{slow5[1]}/series.mbox) added to it" in flat, flat
+# the recipe names the series' kernel as lab.conf would, with no path of this machine
+assert f"with [kernel watch-{slow5[1]}] (from = baseline, series = series.mbox) added to it" in flat, flat
+assert W not in m.get_content() and "~" not in flat.split("To reproduce")[1], flat
 b = reply(broken[1])
 assert b["In-Reply-To"] == "<broken-1@example.org>", b["In-Reply-To"]
 assert b["Subject"].startswith("Re: [PATCH 1/2] mm/vmscan: touch a comment"), b["Subject"]

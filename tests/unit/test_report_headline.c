@@ -499,6 +499,24 @@ static void test_mail_list_ready(void **state)
 	assert_mail_shape(mail);
 	free(mail);
 	json_decref(r);
+
+	/*
+	 * A watched series' command is longer than a line: wrapped between
+	 * words, never cut with "~" (a recipe is copied whole), its paths
+	 * reduced to file names.
+	 */
+	json_object_set_new(json_object_get(s, "session"), "command",
+			    json_string("mglrulab run --ab baseline watch-6 -c /var/lib/w/watch.conf, "
+					"with [kernel watch-6] (from = baseline, series = "
+					"/var/lib/w/series/6/series.mbox) added to it"));
+	r = analyze(s);
+	mail = mail_of(r, &o, 1);
+	assert_null(strstr(mail, "/var/lib/w"));
+	assert_non_null(strstr(mail, "\n  mglrulab run --ab baseline watch-6 -c watch.conf, with [kernel watch-6]\n"
+			       "    (from = baseline, series = series.mbox) added to it\n"));
+	assert_mail_shape(mail);
+	free(mail);
+	json_decref(r);
 	json_decref(s);
 }
 
