@@ -24,7 +24,7 @@
  */
 #include "bisect_search.h"
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "rng.h"
 #include "util.h"
 

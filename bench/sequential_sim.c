@@ -12,7 +12,7 @@
  *                                   judged per look and carried, issue 49)
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "rng.h"
 #include "util.h"
 

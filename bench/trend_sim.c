@@ -10,7 +10,7 @@
  *   trend_sim [-n metrics per size] [-s seed]
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "rng.h"
 #include "util.h"
 

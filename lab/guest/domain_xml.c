@@ -133,7 +133,7 @@ static void add_console_and_channel(struct strbuf *sb, const struct domain_spec 
 {
 	if (s->streams) {
 		/*
-		 * Read over the connection (domain_run.c): the console as a pty
+		 * Read over the connection (domain_streams.c): the console as a pty
 		 * (opened while the domain is still paused: QEMU drops what the
 		 * serial port sends to a pty nobody holds open), the results
 		 * port as a UNIX socket QEMU listens on, in a folder libvirt

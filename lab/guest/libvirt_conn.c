@@ -87,7 +87,7 @@ static int start_event_loop(struct strbuf *err)
 		sb_addf(err, "cannot set up the libvirt event loop: %s", lab_virt_error());
 		return -1;
 	}
-	/* signals belong to the main thread (domain_run.c's handlers) */
+	/* signals belong to the main thread (domain_events.c's handlers) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int r = pthread_create(&th, NULL, event_loop, NULL);

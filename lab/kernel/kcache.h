@@ -87,7 +87,7 @@ struct kcache_series_file {
 };
 
 /*
- * What an entry's meta.json (written by lab/kernel/kbuild.c) tells the
+ * What an entry's meta.json (written by lab/kernel/kbuild_meta.c) tells the
  * kernel's users: a session describes its kernels with it and shares the
  * source tree with workloads that build it.
  */

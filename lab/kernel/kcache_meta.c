@@ -2,7 +2,7 @@
 /*
  * A cache entry's meta.json as its users read it (kcache.h, struct
  * kcache_meta): the one place its members are looked up by name. The
- * file is written by kbuild_meta_json() (lab/kernel/kbuild.c).
+ * file is written by kbuild_meta_json() (lab/kernel/kbuild_meta.c).
  */
 #include "kcache.h"
 #include "util.h"

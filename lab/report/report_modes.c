@@ -14,7 +14,7 @@
  * the guest's placement, to balance the partners against, not a verdict).
  */
 #include "report_modes.h"
-#include "stats_internal.h"
+#include "stats.h"
 #include "util.h"
 #include "xjson.h"
 

@@ -9,9 +9,9 @@
  * editing lab.conf cannot change a session half way.
  *
  * This file is the driver: a new session or a resumed one, then the runs,
- * then the output. Each stage is a file of its own (session_stages.h).
+ * then the output. Each stage is a file of its own (session_priv.h).
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "interrupt.h"

@@ -12,7 +12,7 @@
  * analysis. The verdicts, intervals and run records of a session are
  * byte for byte those it would have without --attribute.
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "attr.h"
 #include "escape.h"
 #include "fsutil.h"

@@ -6,7 +6,7 @@
  * session takes all of it from there, not from lab.conf, so editing
  * lab.conf cannot change a session half way.
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "seq_state.h"
 #include "xjson.h"
 #include "escape.h"

@@ -4,7 +4,7 @@
  * (lab/guest/guest_lab.h) every run boots through: one libvirt connection,
  * the accelerator resolved once, the guest image built or found.
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "lab_uri.h"
 #include "escape.h"
 #include "fsutil.h"

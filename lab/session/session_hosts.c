@@ -7,7 +7,7 @@
  * (the embedded driver admits one connection per state folder); the others
  * get their own.
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "session_host_rec.h"
 #include "lab_uri.h"
 #include "cpulist.h"

@@ -6,7 +6,7 @@
  * does not start. The results hold their cache entries (kcache.h) until
  * the session ends, so that `kernel gc` leaves the images it boots alone.
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "xjson.h"
 #include "fsutil.h"
 #include "interrupt.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What a session leaves behind for people and for CI: reports, JUnit, exit status. */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "session_plan.h"
 #include "escape.h"
 #include "fsutil.h"

@@ -24,7 +24,7 @@
  * lab.conf changed (a host's slots and cpus, the workloads' parameters,
  * the plan) is not a path and is not compared.
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "fsutil.h"
 #include "kbuild_prep.h"
 #include "kcache.h"

@@ -5,7 +5,7 @@
  * the host's load around it, and the run record (session_record.c) on
  * disk the moment it exists.
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "session_plan.h"
 #include "domain_run.h"
 #include "guest_job.h"

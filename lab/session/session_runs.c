@@ -6,7 +6,7 @@
  * stops the loop, a host that drops gives its runs to the others. Progress
  * goes to stderr: one line per finished run, a live line on a terminal.
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "session_plan.h"
 #include "escape.h"
 #include "interrupt.h"

@@ -5,7 +5,7 @@
  * guest, the primaries, and whatever a workload's prepare_run hook
  * (lab/workload/workload_def.h) set up on the host for its runs.
  */
-#include "session_stages.h"
+#include "session_priv.h"
 #include "xjson.h"
 #include "kbuild_prep.h"
 #include "workload_def.h"

@@ -11,7 +11,7 @@
  * O(n), still with no comparisons.
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "rng.h"
 #include "util.h"
 

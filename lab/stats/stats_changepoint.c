@@ -6,7 +6,7 @@
  * and a seeded permutation test.
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "util.h"
 
 #include <math.h>

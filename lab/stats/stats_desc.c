@@ -5,7 +5,7 @@
  */
 #include "stats.h"
 #include "stats_defaults.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "rng.h"
 #include "util.h"
 

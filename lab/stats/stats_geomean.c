@@ -6,7 +6,7 @@
  * keeps the correlation between metrics in the interval.
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "rng.h"
 #include "util.h"
 

@@ -3,7 +3,7 @@
  * Drawing bootstrap medians fast: the exact resampling law of the median
  * and Walker's alias method to sample from it in O(1).
  */
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "util.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
  * selection, ranks and the exact permutation distributions. Kept apart so
  * the methods in stats_*.c read as the formulas they implement.
  */
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "sort_cmp.h"
 #include "util.h"
 

@@ -16,7 +16,7 @@
  * count are tens to thousands apart.
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "util.h"
 
 #include <math.h>

@@ -11,7 +11,7 @@
  * of doubled midranks (always integers) is exact in every case.
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "util.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
  */
 #include "stats.h"
 #include "stats_defaults.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 
 #include <math.h>
 #include <stdio.h>

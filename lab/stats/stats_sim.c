@@ -7,7 +7,7 @@
  * the lab itself never simulates.
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "util.h"
 
 #include <math.h>

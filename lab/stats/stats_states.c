@@ -6,7 +6,7 @@
  * into two clusters about x1.4 apart, and this finds where they divide.
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 
 #include <math.h>
 #include <stdlib.h>

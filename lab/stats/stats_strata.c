@@ -7,7 +7,7 @@
  * machines' own speeds out of the kernel comparison.
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "util.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
  * whole interval, because a maintainer acts on those two words.
  */
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "util.h"
 
 #include <math.h>

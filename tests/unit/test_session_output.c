@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "session_stages.h"
+#include "session_priv.h"
 
 static char dir[64];
 

@@ -22,7 +22,7 @@
 #include "report.h"
 #include "report_result.h"
 #include "session_seq.h"
-#include "session_stages.h"
+#include "session_priv.h"
 #include "util.h"
 
 static char dir[64];

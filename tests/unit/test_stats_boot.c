@@ -16,7 +16,7 @@
 
 #include "rng.h"
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 
 #define assert_close(a, b, tol)                                              \
 	do {                                                                 \

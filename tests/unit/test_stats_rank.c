@@ -22,7 +22,7 @@
 
 #include "rng.h"
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 #include "util.h"
 
 #define assert_close(a, b, tol)                                              \

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "stats.h"
-#include "stats_internal.h"
+#include "stats_priv.h"
 
 #define assert_close(a, b, tol)                                              \
 	do {                                                                 \

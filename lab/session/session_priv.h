@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The stages of a session, for session.c (the driver) and the files that
- * do each one. Not for use outside lab/session/: session.h is the API.
+ * do each one. Not for use outside lab/session/: session.h is the API
+ * (named *_priv.h, so scripts/check-layers refuses it to other folders).
  *
  *   session_kernels.c   which kernels, built or found in the cache
  *   session_guests.c    the guest topology and the guest lab (libvirt, image)
@@ -13,8 +14,8 @@
  *   session_run_one.c   one planned run: a fresh guest, its record on disk
  *   session_output.c    reports, the exit status, JUnit
  */
-#ifndef LAB_SESSION_STAGES_H
-#define LAB_SESSION_STAGES_H
+#ifndef LAB_SESSION_PRIV_H
+#define LAB_SESSION_PRIV_H
 
 #include "session_jobs.h"
 #include "util.h"

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the stats_*.c files and their tests; not part of the
- * public API (lab/stats/stats.h).
+ * public API (lab/stats/stats.h). Named *_priv.h, so scripts/check-layers
+ * refuses it to every other folder (bench/'s simulators are not checked).
  */
-#ifndef LAB_STATS_INTERNAL_H
-#define LAB_STATS_INTERNAL_H
+#ifndef LAB_STATS_PRIV_H
+#define LAB_STATS_PRIV_H
 
 #include <math.h>
 #include <stddef.h>

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A bisection's steps, each one session of two kernels: their results
+ * (bisect_step_results()), the step found, added, run or resumed in
+ * bisect.json, and the prefix kernels NAME@K built for them.
+ */
+#include "bisect_priv.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "interrupt.h"
+#include "kbuild.h"
+#include "report_result.h"
+#include "session.h"
+#include "stats.h"
+#include "xjson.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *pct_or_null(double ratio)
+{
+	return isfinite(ratio) ? json_real(100.0 * (ratio - 1.0)) : json_null();
+}
+
+json_t *bisect_step_results(const json_t *report)
+{
+	json_t *out = json_array();
+	size_t i, n;
+	struct result_record *res = report_result_records(report, &n, NULL);
+
+	for (i = 0; i < n; i++) {
+		/* The change the verdict rests on: the pooled one on several hosts. */
+		const struct result_change *c = &res[i].change;
+
+		if (!res[i].verdict_id)
+			continue;
+		json_array_append_new(out, xjson_pack("{s:o, s:o, s:b, s:s, s:o, s:o, s:o}",
+			"workload", json_string_lossy(res[i].workload),
+			"metric", json_string_lossy(res[i].metric),
+			"primary", res[i].primary, "verdict", res[i].verdict_id,
+			"delta_pct", isfinite(c->delta_pct) ? json_real(c->delta_pct) : json_null(),
+			"ci_lo_pct", pct_or_null(c->lo), "ci_hi_pct", pct_or_null(c->hi)));
+	}
+	result_records_free(res, n);
+	return out;
+}
+
+/* bisect_step_results() of <session_dir>/report.json. */
+json_t *bisect_report_results(const char *session_dir, struct strbuf *err)
+{
+	char *path = xasprintf("%s/report.json", session_dir);
+	json_error_t jerr;
+	json_t *rep = json_load_file(path, 0, &jerr), *out = NULL;
+
+	if (!json_is_object(rep))
+		sb_addf(err, "%s: %s", path, rep ? "not a JSON object" : jerr.text);
+	else
+		out = bisect_step_results(rep);
+	json_decref(rep);
+	free(path);
+	return out;
+}
+
+/* improvement or regression: the step says the two kernels differ. */
+int bisect_decisive(const struct step_result *r)
+{
+	return r && (r->verdict == VERDICT_IMPROVEMENT || r->verdict == VERDICT_REGRESSION);
+}
+
+/* The primaries, or every metric when there are none: what a step decides on. */
+int bisect_any_primary(const struct step_results *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].primary)
+			return 1;
+	return 0;
+}
+
+/*
+ * A metric the session could not analyse (too many failed runs: the lab,
+ * not the kernels) says nothing about where a prefix is: the step fails
+ * rather than count as "no difference". The primaries, or all metrics
+ * when there are none.
+ */
+const char *bisect_invalid_metric(const json_t *results)
+{
+	struct step_results rs;
+	const char *bad = NULL;
+	int primaries;
+
+	step_results_decode(results, &rs);
+	primaries = bisect_any_primary(&rs);
+	for (size_t i = 0; i < rs.n && !bad; i++)
+		if ((!primaries || rs.v[i].primary) && rs.v[i].verdict == VERDICT_INVALID)
+			bad = rs.v[i].metric;
+	step_results_release(&rs);
+	return bad;
+}
+
+/* --- steps: one session each --- */
+
+/* bisect.json's top, decoded now: the state grows as the bisection goes. */
+struct bisect_head bisect_head_of(const struct bisect *bs)
+{
+	struct bisect_head h;
+
+	bisect_head_decode(bs->state, &h);
+	return h;
+}
+
+/* The step of @a against @b (decoded into *@out), or NULL. */
+json_t *bisect_find_step(struct bisect *bs, const char *a, const char *b, struct bisect_step *out)
+{
+	struct bisect_head h = bisect_head_of(bs);
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(h.steps, i, s) {
+		bisect_step_decode(s, out);
+		if (out->a && out->b && !strcmp(out->a, a) && !strcmp(out->b, b))
+			return s;
+	}
+	return NULL;
+}
+
+static int session_started(const char *reports_dir)
+{
+	char *p = xasprintf("%s/latest/session.json", reports_dir);
+	int ok = is_regular_file(p);
+
+	free(p);
+	return ok;
+}
+
+/* A new step of @a against @b, running, at the end of steps[] (decoded into *@st). */
+json_t *bisect_add_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
+			struct bisect_step *st)
+{
+	struct bisect_head h = bisect_head_of(bs);
+	size_t nr = json_array_size(h.steps) + 1;
+	char *rel = xasprintf("steps/%02zu-%s", nr, purpose);
+	json_t *step = xjson_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "step", (int)nr,
+				  "purpose", purpose, "a", a, "b", b, "dir", rel, "state", "running");
+
+	json_array_append_new(h.steps, step);
+	free(rel);
+	bisect_step_decode(step, st);
+	return step;
+}
+
+/*
+ * Step @st's report.json, found relative to the bisection's folder (a
+ * bisection moved elsewhere still finds it); NULL with why in @err.
+ */
+json_t *bisect_step_report(const struct bisect *bs, const struct bisect_step *st,
+			   struct strbuf *err)
+{
+	char *rel = bisect_step_file(st, "report.json"), *path;
+	json_error_t jerr;
+	json_t *rep;
+
+	if (!rel) {
+		sb_adds(err, "the step has no session yet");
+		return NULL;
+	}
+	path = xasprintf("%s/%s", bs->dir, rel);
+	rep = json_load_file(path, 0, &jerr);
+	if (!rep)
+		sb_addf(err, "%s:%d: %s", path, jerr.line, jerr.text);
+	free(path);
+	free(rel);
+	return rep;
+}
+
+/*
+ * Whether step @st is measured as asked: done, and attributed when
+ * @attribute asks for it. A step measured before its attribution was
+ * asked for (a one-patch series: the confirm step is the culprit's own)
+ * is not: its session is resumed, which adds no run to a finished plan
+ * and writes the reports again with the attribution runs.
+ */
+static int step_measured(const struct bisect *bs, const struct bisect_step *st, int attribute)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *rep;
+	int has;
+
+	if (strcmp(st->state, "done"))
+		return 0;
+	if (attribute == RUN_ATTRIBUTE_OFF || bs->complete)
+		return 1;
+	rep = bisect_step_report(bs, st, &err);
+	has = json_object_get(rep, "attribution") != NULL;
+	json_decref(rep);
+	sb_release(&err);
+	if (!has)
+		bisect_say("step %d: its session again, for the attribution runs", (int)st->step);
+	return has;
+}
+
+/*
+ * Run (or resume, or read back) the session @a against @b; its results in
+ * *@results (borrowed from the state). A step already measured, in this
+ * bisection or on a resume, is never run again.
+ */
+int bisect_run_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
+		    const struct seq_placements *place, int attribute, json_t **results)
+{
+	struct bisect_step st;
+	json_t *step = bisect_find_step(bs, a, b, &st);
+	struct strbuf err = STRBUF_INIT;
+	int r;
+
+	*results = NULL;
+	if (step && step_measured(bs, &st, attribute)) {
+		*results = (json_t *)st.results;
+		return LAB_OK;
+	}
+	if (!step) {
+		step = bisect_add_step(bs, purpose, a, b, &st);
+		r = bisect_save(bs);
+		if (r)
+			return r;
+	}
+	char *dir = xasprintf("%s/%s", bs->dir, st.dir);
+	if (mkdir_p(dir, 0755)) {
+		r = lab_error("cannot create %s: %s", dir, strerror(errno));
+		free(dir);
+		return r;
+	}
+	bisect_say("step %d (%s): %s against %s", (int)st.step, st.purpose, a, b);
+	struct session_opts so = {
+		.config = bs->o->config, .mode = SESSION_AB, .warmups = -1,
+		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
+		.budget_s = bs->o->budget_s, .reports_dir = dir, .no_stdout_report = 1,
+		.placement = place, .attribute = attribute, .series_kernel = bs->o->series_kernel,
+		/* A step that failed starts a new session: its failed runs are on record. */
+		.resume = session_started(dir) && strcmp(st.state, "failed"),
+	};
+	if (!so.resume) {
+		strvec_push(&so.kernel_names, a);
+		strvec_push(&so.kernel_names, b);
+		strvec_pushv(&so.workloads, (const char *const *)bs->o->workloads.v);
+	} else {
+		so.budget_s = 0;	/* the step keeps its budget: a --budget would raise it */
+	}
+	r = session_main(&so);
+	strvec_clear(&so.kernel_names);
+	strvec_clear(&so.workloads);
+	if (!r && interrupted())
+		r = LAB_ELAB;
+	if (r) {
+		free(dir);
+		return r;
+	}
+	char *latest = xasprintf("%s/latest", dir);
+	char *real = realpath(latest, NULL);
+	json_t *res = real ? bisect_report_results(real, &err) : NULL;
+	const char *bad = res ? bisect_invalid_metric(res) : NULL;
+	if (!res) {
+		r = lab_error("step %s against %s: no report: %s", a, b,
+			      real ? sb_str(&err) : strerror(errno));
+	} else if (bad) {
+		r = lab_error("step %s against %s: %s is invalid (too many failed runs; see %s/logs/):"
+			      " the lab is failing, not the kernels; --resume runs the step again",
+			      a, b, bad, real);
+		json_object_set_new(step, "session", json_string_lossy(real));
+		json_object_set_new(step, "state", json_string("failed"));
+		if (bisect_save(bs))
+			r = LAB_ELAB;	/* bisect_save() named the file */
+		json_decref(res);
+	} else {
+		json_object_set_new(step, "session", json_string_lossy(real));
+		json_object_set_new(step, "results", res);
+		json_object_set_new(step, "state", json_string("done"));
+		*results = res;
+		r = bisect_save(bs);
+	}
+	free(real);
+	free(latest);
+	free(dir);
+	sb_release(&err);
+	return r;
+}
+
+/* --- prefixes --- */
+
+/*
+ * Build prefix @k, what it came to in *@out. Returns LAB_OK, or the
+ * status that stops the bisection (said): a user error (the prefix does
+ * not resolve, its patches no longer apply) or the lab's.
+ */
+LAB_MUST_CHECK int bisect_build_prefix(struct bisect *bs, long k, enum prefix_build *out)
+{
+	struct bisect_head h = bisect_head_of(bs);
+	char key[24], *name = bisect_prefix_name(bs, k);
+	int builds = bisect_prefix_builds(&h, k);
+	struct strbuf err = STRBUF_INIT;
+	struct kbuild_result res;
+	int r;
+
+	snprintf(key, sizeof(key), "%ld", k);
+	*out = builds == 0 ? PREFIX_UNBUILDABLE : PREFIX_BUILT;
+	if (builds == 0 || (bs->complete && builds == 1)) {
+		free(name);
+		return LAB_OK;
+	}
+	const struct kernel_cfg *kc = config_kernel_resolve(&bs->cfg, name, &err);
+	if (!kc) {
+		r = user_error("bisect: %s", sb_str(&err));
+		goto out;
+	}
+	r = kbuild_kernel(&bs->cfg, kc, &res);
+	if (r && res.build_failed) {
+		bisect_say("prefix %ld (%s) does not build: skipped, as git bisect skip does", k, name);
+		json_object_set_new(h.prefixes, key, xjson_pack("{s:s, s:b}", "kernel", name, "builds", 0));
+		*out = PREFIX_UNBUILDABLE;
+		r = bisect_save(bs);
+	} else if (!r) {
+		json_object_set_new(h.prefixes, key, xjson_pack("{s:s, s:b, s:s, s:b, s:f}", "kernel", name,
+			"builds", 1, "key", res.key, "cache_hit", res.cache_hit, "seconds", res.seconds));
+		r = bisect_save(bs);
+		bs->holds = xrealloc(bs->holds, (bs->nr_holds + 1) * sizeof(*bs->holds));
+		bs->holds[bs->nr_holds++] = res.hold_fd;
+		res.hold_fd = -1;	/* the bisection's now */
+	}
+	kbuild_result_release(&res);
+out:
+	sb_release(&err);
+	free(name);
+	return r;
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A bisection's summary: each effect and patch as text, bisect.html from
+ * the steps' reports, and the end that writes bisect.json's result,
+ * bisect.txt and the page.
+ */
+#include "bisect_priv.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "report_view.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void bisect_fmt_effect(struct strbuf *sb, const struct step_result *r)
+{
+	if (!r) {
+		sb_adds(sb, "(not measured)");
+		return;
+	}
+	if (isfinite(r->delta_pct))
+		sb_addf(sb, "%+.1f %%", r->delta_pct);
+	else
+		sb_adds(sb, "n/a");
+	if (isfinite(r->lo_pct) && isfinite(r->hi_pct))
+		sb_addf(sb, " [%+.1f, %+.1f]", r->lo_pct, r->hi_pct);
+	sb_addf(sb, " %s", r->verdict_id);
+}
+
+/* One line per tracked metric of @results: "  yield cs_per_sec: -64.1 % [...] regression". */
+void bisect_fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *results)
+{
+	struct step_results t, rs;
+
+	step_results_decode(tracked, &t);
+	step_results_decode(results, &rs);
+	for (size_t i = 0; i < t.n; i++) {
+		sb_addf(sb, "    %s %s: ", t.v[i].workload, t.v[i].metric);
+		bisect_fmt_effect(sb, step_results_find(&rs, t.v[i].workload, t.v[i].metric));
+		sb_addc(sb, '\n');
+	}
+	step_results_release(&t);
+	step_results_release(&rs);
+}
+
+/* patches[@k - 1] as stored: a result copies it whole. */
+const json_t *bisect_patch_at(const struct bisect *bs, long k)
+{
+	return json_array_get(bisect_head_of(bs).patches, (size_t)(k - 1));
+}
+
+void bisect_fmt_patch(struct strbuf *sb, const struct bisect *bs, long k)
+{
+	struct bisect_head h = bisect_head_of(bs);
+	struct bisect_patch p;
+
+	bisect_patch_decode(&h, k, &p);
+	sb_addf(sb, "patch %ld/%ld: ", k, bs->n);
+	sb_add_text_safe(sb, p.subject ? p.subject : "(no subject)");
+	if (p.message_id) {
+		sb_adds(sb, "\n  Message-Id: ");
+		sb_add_text_safe(sb, p.message_id);
+	}
+	sb_addc(sb, '\n');
+}
+
+json_t *bisect_results_of(struct bisect *bs, const char *a, const char *b)
+{
+	struct bisect_step st;
+
+	return bisect_find_step(bs, a, b, &st) ? (json_t *)st.results : NULL;
+}
+
+/* The runs of step @st's session, from its report.json: -1 each when it does not decode. */
+static struct bisect_step_runs step_runs(const struct bisect *bs, const struct bisect_step *st)
+{
+	struct bisect_step_runs out = { -1, -1 };
+	struct report_view v = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	json_t *rep = bisect_step_report(bs, st, &err);
+
+	if (rep && !report_view_decode(rep, &v, &err) && v.summary.runs >= 0) {
+		out.ok = v.summary.runs_ok;
+		out.failed = v.summary.runs_failed;
+	}
+	report_view_release(&v);
+	json_decref(rep);
+	sb_release(&err);
+	return out;
+}
+
+/* bisect.html, with each step's runs read from its report: LAB_OK or the status (said). */
+static LAB_MUST_CHECK int write_page(const struct bisect *bs)
+{
+	struct bisect_head h = bisect_head_of(bs);
+	size_t n = json_array_size(h.steps), i;
+	struct bisect_step_runs *runs = xcalloc(n + 1, sizeof(*runs));
+	struct strbuf html = STRBUF_INIT;
+	char *path = xasprintf("%s/bisect.html", bs->dir);
+	const json_t *s;
+	int r = LAB_OK;
+
+	json_array_foreach(h.steps, i, s) {
+		struct bisect_step st;
+
+		bisect_step_decode(s, &st);
+		runs[i] = step_runs(bs, &st);
+	}
+	bisect_html(&html, bs->state, runs, n);
+	if (write_file_atomic(path, html.buf, html.len))
+		r = lab_error("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	free(runs);
+	sb_release(&html);
+	return r;
+}
+
+int bisect_finish(struct bisect *bs, json_t *result, struct strbuf *text)
+{
+	json_object_set_new(bs->state, "result", result);
+	json_object_set_new(bs->state, "complete", json_true());
+	int r = bisect_save(bs);
+	char *path = xasprintf("%s/bisect.txt", bs->dir);
+
+	if (write_file_atomic(path, text->buf, text->len))
+		r = lab_error("cannot write %s: %s", path, strerror(errno));
+	int w = write_page(bs);
+	if (w)
+		r = w;
+	if (bs->saved_stdout >= 0) {
+		fflush(stdout);
+		dup2(bs->saved_stdout, 1);
+		close(bs->saved_stdout);
+		bs->saved_stdout = -1;
+	}
+	/* --json - takes stdout; the summary is in bisect.txt */
+	if (!bs->o->json || !user_output_is_stdout(bs->o->json))
+		fputs(sb_str(text), stdout);
+	fflush(stdout);
+	term_printf(stderr, "\nbisection: %s/bisect.json, bisect.txt, bisect.html\n", bs->dir);
+	free(path);
+	return r;
+}
