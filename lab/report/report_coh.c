@@ -8,6 +8,7 @@
  */
 #include "report_coh.h"
 #include "escape.h"
+#include "report_priv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -124,9 +125,13 @@ void report_coh_text(const json_t *report, struct strbuf *sb)
 	lat = json_object_get(c, "latency");
 	sb_addf(sb, "\nCache-line transfers (model; %.0f runs per kernel; docs/coherence.md):\n",
 		num(c, "runs_per_kernel"));
-	sb_adds(sb, "  ");
-	sb_add_text_safe(sb, str(c, "model_note") ? str(c, "model_note") : "a model");
-	sb_addf(sb, ".\n  Latency model: %.0f ns per transfer within a node, %.0f across nodes.\n",
+	struct strbuf note = STRBUF_INIT;
+
+	sb_add_text_safe(&note, str(c, "model_note") ? str(c, "model_note") : "a model");
+	sb_addc(&note, '.');
+	report_text_wrap(sb, "  ", 2, sb_str(&note));
+	sb_release(&note);
+	sb_addf(sb, "  Latency model: %.0f ns per transfer within a node, %.0f across nodes.\n",
 		num(lat, "node_ns"), num(lat, "remote_ns"));
 	if (str(c, "unavailable")) {
 		sb_adds(sb, "  not done: ");
