@@ -143,6 +143,13 @@ static void list(struct strbuf *out, const char *label, const struct strvec *sv)
 	sb_addc(out, '\n');
 }
 
+static void print_coherence(struct strbuf *out, const struct run_cfg *run)
+{
+	sb_addf(out, "  coherence  %s (%ld ns per transfer within a node, %ld across)\n",
+		config_attribute_name(run->coherence), run->coherence_ns_node,
+		run->coherence_ns_remote);
+}
+
 void config_print(const struct lab_config *cfg, struct strbuf *out)
 {
 	sb_addf(out, "%s\n\n[lab]\n  state_dir  %s\n  cache_dir  %s\n  reports    %s\n"
@@ -194,9 +201,7 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 	sb_addf(out, "  runs       %ld\n  warmups    %ld\n  seed       %llu\n", cfg->run.runs,
 		cfg->run.warmups, (unsigned long long)cfg->run.seed);
 	sb_addf(out, "  attribute  %s\n", config_attribute_name(cfg->run.attribute));
-	sb_addf(out, "  coherence  %s (%ld ns per transfer within a node, %ld across)\n",
-		config_attribute_name(cfg->run.coherence), cfg->run.coherence_ns_node,
-		cfg->run.coherence_ns_remote);
+	print_coherence(out, &cfg->run);
 	if (cfg->run.note)
 		sb_addf(out, "  note       %s\n", cfg->run.note);
 	sb_addf(out, "\n[stats]\n  alpha      %g\n  confidence %g\n  threshold  %g%%\n"
