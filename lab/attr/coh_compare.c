@@ -207,16 +207,16 @@ json_t *coh_compare_json(const struct attr_side *base, const struct attr_side *p
 	double mean[2] = { 0, 0 }, spread[2] = { 0, 0 };
 	size_t n[2] = { sum[0].n, patched ? sum[1].n : 1 };
 
-	out = xjson_pack("{s:I, s:o}", "window", (json_int_t)window, "baseline",
-			 side_json(&sum[0], &mean[0], &spread[0]));
-	json_object_set_new(json_object_get(out, "baseline"), "cost_ns_per_unit",
-			    cost_json(m, mean[0]));
+	json_t *b = side_json(&sum[0], &mean[0], &spread[0]);
+
+	json_object_set_new(b, "cost_ns_per_unit", cost_json(m, mean[0]));
+	out = xjson_pack("{s:I, s:o}", "window", (json_int_t)window, "baseline", b);
 	if (patched) {
+		json_t *p = side_json(&sum[1], &mean[1], &spread[1]);
 		double change, noise;
 
-		json_object_set_new(out, "patched", side_json(&sum[1], &mean[1], &spread[1]));
-		json_object_set_new(json_object_get(out, "patched"), "cost_ns_per_unit",
-				    cost_json(m, mean[1]));
+		json_object_set_new(p, "cost_ns_per_unit", cost_json(m, mean[1]));
+		json_object_set_new(out, "patched", p);
 		change = mean[1] - mean[0];
 		noise = spread[0] > spread[1] ? spread[0] : spread[1];
 		json_object_set_new(out, "change", jnum(change));
