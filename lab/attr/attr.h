@@ -232,4 +232,26 @@ void coh_table_build(const struct coh_window *w, const struct attr_symbols *text
 		     const struct attr_symbols *data, struct coh_table *t);
 void coh_table_release(struct coh_table *t);
 
+/*
+ * The latency model (docs/coherence.md): nanoseconds per transfer when
+ * the two CPUs share a node, and when they do not.
+ */
+struct coh_model {
+	double ns_node, ns_remote;
+};
+
+/*
+ * Window @window of the coherence runs of one kernel (@base) or two:
+ * transfers per unit for each kernel (each run's, their mean and spread),
+ * the change, its modelled cost per unit under @m, and the @top functions
+ * and lines by the size of their change (by their transfers with one
+ * kernel). Lines named by a data symbol are matched by name; the others
+ * (slab and page lines, whose addresses change between boots) by the
+ * function that moved them most: "[lines moved most by F]". A new object,
+ * or NULL with FILE:LINE and what was expected in @err. reports/SCHEMA.md,
+ * "coherence", has the members.
+ */
+json_t *coh_compare_json(const struct attr_side *base, const struct attr_side *patched,
+			 long window, long top, const struct coh_model *m, struct strbuf *err);
+
 #endif

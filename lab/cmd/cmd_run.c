@@ -88,6 +88,13 @@ static const struct lab_option run_options[] = {
 		  "for the workloads whose primary changed (changed, the\n"
 		  "default), or all (off: not, whatever lab.conf says); needs\n"
 		  "a TCG guest under icount ([run] attribute; docs/attribution.md)" },
+	{ .long_name = "coherence", .kind = LAB_OPT_CALLBACK, .cb = cmd_opt_attribute,
+	  LAB_OPT_FIELD_(struct session_opts, coherence), .argname = "WHICH",
+	  .flags = LAB_OPT_OPTIONAL_ARG, .help = "once the verdicts are in, coherence runs: the modelled\n"
+		  "cache-line transfers between vCPUs per unit, by function\n"
+		  "and line, for the workloads whose primary changed (changed,\n"
+		  "the default), or all (off: not); a model, never a verdict\n"
+		  "([run] coherence; docs/coherence.md)" },
 	LAB_OPT_BOOL("no-counters", 0, struct session_opts, no_counters,
 		     "skip vmstat/tracepoint/lru_gen collection"),
 	LAB_OPT_GLOBAL_BOOL(NULL, 'q', lab_quiet, "no progress output"),
@@ -98,11 +105,12 @@ static const struct lab_option run_options[] = {
 static const char *const run_synopsis[] = {
 	"mglrulab run [--ab [BASE NEW] | --aa [BASE]] [-c FILE] [--runs N] [--warmups N] [--seed S]",
 	"             [--workloads a,b] [--kernel NAME] [--junit FILE] [--json [FILE]]",
-	"             [--mail FILE] [--attribute[=changed|all|off]]",
+	"             [--mail FILE] [--attribute[=changed|all|off]] [--coherence[=changed|all|off]]",
 	"             [--fail-on regression|change|invalid|none] [--no-counters] [-q] [-v]",
 	"             [--until decided [--max-runs N] [--budget DURATION]]",
 	"mglrulab run --resume [SESSION] [--budget DURATION] [-c FILE] [--fail-on ...] [--junit FILE]",
 	"             [--json [FILE]] [--mail FILE] [--attribute[=changed|all|off]]",
+	"             [--coherence[=changed|all|off]]",
 	NULL
 };
 
@@ -144,7 +152,7 @@ static int one_stdout_output(struct session_opts *o)
 int cmd_run(int argc, char **argv)
 {
 	struct session_opts o = { .warmups = -1, .fail_on = FAIL_ON_REGRESSION, .mode = SESSION_ONE,
-				  .attribute = -1 };
+				  .attribute = -1, .coherence = -1 };
 	int nargs, r;
 
 	r = lab_options_parse(&run_usage, "run", argc, argv, &o, &nargs);

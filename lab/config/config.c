@@ -91,6 +91,9 @@ static const struct ini_key run_keys[] = {
 	{ "seed", INI_U64, RUN(seed) },
 	{ "hosts", INI_WORDS, RUN(hosts), .expected = "host names" },
 	{ "attribute", INI_CHOICE, RUN(attribute), .choices = RUN_ATTRIBUTE_CHOICES },
+	{ "coherence", INI_CHOICE, RUN(coherence), .choices = RUN_ATTRIBUTE_CHOICES },
+	{ "coherence_ns_node", INI_LONG, RUN(coherence_ns_node), .min = 1, .max = 100000 },
+	{ "coherence_ns_remote", INI_LONG, RUN(coherence_ns_remote), .min = 1, .max = 100000 },
 	{ "note", INI_STRING, RUN(note), .expected = "a sentence for the reports" },
 	{ NULL },
 };
@@ -536,6 +539,8 @@ static void set_defaults(struct lab_config *cfg)
 	cfg->accel = xstrdup("auto");
 	cfg->ccache = xstrdup("no");
 	cfg->run.runs = 5;
+	cfg->run.coherence_ns_node = CONFIG_COH_NS_NODE;
+	cfg->run.coherence_ns_remote = CONFIG_COH_NS_REMOTE;
 	cfg->run.seed = STATS_DEFAULT_SEED;
 	cfg->stats.alpha = STATS_DEFAULT_ALPHA;
 	cfg->stats.confidence = STATS_DEFAULT_CONFIDENCE;

@@ -104,6 +104,9 @@ struct run_cfg {
 	uint64_t seed;
 	struct strvec hosts;		/* [host] names the runs go to (never empty after load) */
 	int attribute;			/* RUN_ATTRIBUTE_*: attribution runs after the verdicts */
+	int coherence;			/* RUN_ATTRIBUTE_*: coherence runs after the verdicts */
+	/* the coherence cost model: ns per cache-line transfer within a node, across nodes */
+	long coherence_ns_node, coherence_ns_remote;
 	/*
 	 * A sentence every report of the lab shows: what the experiment can
 	 * and cannot see (a seed lab whose mechanism costs no instructions
@@ -111,6 +114,14 @@ struct run_cfg {
 	 */
 	char *note;
 };
+
+/*
+ * [run] coherence_ns_node, coherence_ns_remote: the latency model's
+ * defaults, nanoseconds per cache-line transfer (docs/coherence.md has
+ * their sources).
+ */
+#define CONFIG_COH_NS_NODE	50
+#define CONFIG_COH_NS_REMOTE	130
 
 /* [run] attribute (docs/attribution.md), in the order of its choices. */
 enum {

@@ -95,7 +95,7 @@ char *config_to_json(const struct lab_config *cfg)
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
 		json_array_append_new(workloads, workload_json(&cfg->workloads[i], cfg->run.runs));
 	root = xjson_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o, s:o,"
-			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o, s:s, s:o},"
+			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o, s:s, s:s, s:I, s:I, s:o},"
 			 " s:{s:f, s:f, s:f, s:I, s:f}}",
 		"file", cfg->path,
 		"lab", "state_dir", cfg->state_dir, "cache_dir", cfg->cache_dir,
@@ -106,7 +106,11 @@ char *config_to_json(const struct lab_config *cfg)
 		"workloads", strvec_json(&cfg->run.workloads), "runs", (json_int_t)cfg->run.runs,
 		"warmups", (json_int_t)cfg->run.warmups, "seed", (json_int_t)cfg->run.seed,
 		"hosts", strvec_json(&cfg->run.hosts),
-		"attribute", config_attribute_name(cfg->run.attribute), "note", opt_string(cfg->run.note),
+		"attribute", config_attribute_name(cfg->run.attribute),
+		"coherence", config_attribute_name(cfg->run.coherence),
+		"coherence_ns_node", (json_int_t)cfg->run.coherence_ns_node,
+		"coherence_ns_remote", (json_int_t)cfg->run.coherence_ns_remote,
+		"note", opt_string(cfg->run.note),
 		"stats", "alpha", cfg->stats.alpha, "confidence", cfg->stats.confidence,
 		"threshold", cfg->stats.threshold, "resamples", (json_int_t)cfg->stats.resamples,
 		"max_failed", cfg->stats.max_failed);
@@ -137,6 +141,13 @@ static void list(struct strbuf *out, const char *label, const struct strvec *sv)
 	for (size_t i = 0; i < sv->n; i++)
 		sb_addf(out, "%s%s", i ? "\n             " : " ", sv->v[i]);
 	sb_addc(out, '\n');
+}
+
+static void print_coherence(struct strbuf *out, const struct run_cfg *run)
+{
+	sb_addf(out, "  coherence  %s (%ld ns per transfer within a node, %ld across)\n",
+		config_attribute_name(run->coherence), run->coherence_ns_node,
+		run->coherence_ns_remote);
 }
 
 void config_print(const struct lab_config *cfg, struct strbuf *out)
@@ -190,6 +201,7 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 	sb_addf(out, "  runs       %ld\n  warmups    %ld\n  seed       %llu\n", cfg->run.runs,
 		cfg->run.warmups, (unsigned long long)cfg->run.seed);
 	sb_addf(out, "  attribute  %s\n", config_attribute_name(cfg->run.attribute));
+	print_coherence(out, &cfg->run);
 	if (cfg->run.note)
 		sb_addf(out, "  note       %s\n", cfg->run.note);
 	sb_addf(out, "\n[stats]\n  alpha      %g\n  confidence %g\n  threshold  %g%%\n"

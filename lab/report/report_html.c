@@ -9,6 +9,7 @@
  */
 #include "report.h"
 #include "escape.h"
+#include "report_coh.h"
 #include "report_headline.h"
 #include "report_layout.h"
 #include "report_priv.h"
@@ -1535,6 +1536,7 @@ static void render(const struct report_view *v, struct strbuf *sb)
 	flush_point(sb);
 	results_table(v, sb, 1);
 	report_attr_html(v, sb);
+	report_coh_html(v->json, sb);
 	layout_tables_html(v, sb);
 	results_table(v, sb, 0);
 	hosts_tables(v, sb);

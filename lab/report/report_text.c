@@ -7,6 +7,7 @@
  */
 #include "report.h"
 #include "escape.h"
+#include "report_coh.h"
 #include "report_headline.h"
 #include "report_layout.h"
 #include "report_priv.h"
@@ -1142,6 +1143,7 @@ void report_render_text_view(const struct report_view *v, struct strbuf *out)
 	verdict_counts(v, out);
 	primary_table(v, out);
 	report_attr_text(v, out);
+	report_coh_text(v->json, out);
 	layout_section(v, out);
 	metric_tables(v, out);
 	counters(v, out);

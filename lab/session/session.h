@@ -84,6 +84,11 @@ struct session_opts {
 	 */
 	int attribute;
 	/*
+	 * --coherence: RUN_ATTRIBUTE_*, or -1 for lab.conf's [run] coherence:
+	 * coherence runs once the verdicts are in (session_coherence.c).
+	 */
+	int coherence;
+	/*
 	 * mglrulab profile: a session without a table for each workload
 	 * (attribution not possible, a workload skipped or failed) fails.
 	 */

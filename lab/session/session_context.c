@@ -210,6 +210,9 @@ static void note_and_attribution(struct session *s)
 				    json_string(config_attribute_name(s->o->attribute)));
 	if (s->o->attribution_required)
 		json_object_set_new(design, "profile", json_true());
+	if (s->o->coherence >= 0)
+		json_object_set_new(design, "coherence",
+				    json_string(config_attribute_name(s->o->coherence)));
 }
 
 int session_new(struct session *s)

@@ -275,6 +275,28 @@ static json_t *write_attributed_reports(struct session *s, json_t *session_json,
 	return session_write_reports(s->dir, session_json, unwritten);
 }
 
+/* The same for the coherence runs (session_coherence.c): a "coherence" member. */
+static json_t *write_coherence_reports(struct session *s, json_t *session_json, json_t *report,
+				       int *unwritten)
+{
+	json_t *coherence = session_coherence(s, report);
+
+	if (!coherence)
+		return report;
+	json_object_set_new(session_json, "coherence", coherence);
+	json_decref(report);
+	*unwritten = 0;
+	return session_write_reports(s->dir, session_json, unwritten);
+}
+
+/* Attribution, then coherence: each follows the verdicts, each rewrites the reports. */
+static json_t *write_late_reports(struct session *s, json_t *session_json, json_t *report,
+				  int *unwritten, char **missing)
+{
+	report = write_attributed_reports(s, session_json, report, unwritten, missing);
+	return report ? write_coherence_reports(s, session_json, report, unwritten) : NULL;
+}
+
 int session_finish(struct session *s, enum plan_end end)
 {
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
@@ -303,7 +325,7 @@ int session_finish(struct session *s, enum plan_end end)
 		json_object_set_new(session_json, "sequential", session_seq_state_json(s->seq));
 	json_t *report = session_write_reports(s->dir, session_json, &unwritten);
 	if (report && !stopped && !unrecorded && !unreadable)
-		report = write_attributed_reports(s, session_json, report, &unwritten, &no_table);
+		report = write_late_reports(s, session_json, report, &unwritten, &no_table);
 	json_decref(session_json);
 	session_stdout_restore(s);
 	if (!report) {

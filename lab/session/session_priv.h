@@ -202,6 +202,15 @@ json_t *session_attribute(struct session *s, const json_t *report);
 /* mglrulab profile, now or when it was started (a resume): no table is a failure. */
 int session_attribution_required(const struct session *s);
 
+/* --- session_coherence.c --- */
+/*
+ * run --coherence (or [run] coherence): once @report has the verdicts,
+ * coherence runs of each kernel for the workloads it asks for, and the
+ * report's "coherence" member (reports/SCHEMA.md); NULL when not asked.
+ * Never changes a verdict or the exit status.
+ */
+json_t *session_coherence(struct session *s, const json_t *report);
+
 /* --- session_run_one.c --- */
 /*
  * Run planned run @planned (number @seq) in a fresh guest and write its

@@ -54,7 +54,8 @@ static void test_valid(void **state)
 			 GOOD_KERNELS
 			 "[workload ys]\ntype = yield_pingpong\nmm = private\ncpus = 1,2,4\n"
 			 "[run]\nkernels = baseline patched\nworkloads = ys mglru_aging\n"
-			 "runs = 7\nseed = 42\n[stats]\nthreshold = 2%\nalpha = 0.01\n",
+			 "runs = 7\nseed = 42\ncoherence = all\ncoherence_ns_remote = 140\n"
+			 "[stats]\nthreshold = 2%\nalpha = 0.01\n",
 			 &cfg, &status);
 
 	assert_string_equal(err, "");
@@ -79,6 +80,9 @@ static void test_valid(void **state)
 	assert_non_null(config_workload(&cfg, "mglru_aging"));		/* bare type */
 	assert_int_equal(cfg.run.runs, 7);
 	assert_int_equal(cfg.run.seed, 42);
+	assert_int_equal(cfg.run.coherence, RUN_ATTRIBUTE_ALL);
+	assert_int_equal(cfg.run.coherence_ns_node, CONFIG_COH_NS_NODE);	/* default */
+	assert_int_equal(cfg.run.coherence_ns_remote, 140);
 	assert_true(cfg.stats.threshold > 0.0199 && cfg.stats.threshold < 0.0201);
 	assert_string_equal(cfg.run.guest, "tiny");
 	char *cache = xasprintf("%s/kernels/cache", tmpdir);
@@ -307,6 +311,10 @@ static void test_bad_values(void **state)
 	/* The analysis's own limit (STATS_MAX_RESAMPLES), not a larger one it would ignore. */
 	expect_error(GOOD_KERNELS "[stats]\nresamples = 2000000\n",
 		     "8: [stats] resamples: expected an integer from 100 to 1000000, not '2000000'");
+	expect_error(GOOD_KERNELS "[run]\ncoherence = some\n",
+		     "8: [run] coherence: expected one of off|changed|all, not 'some'");
+	expect_error(GOOD_KERNELS "[run]\ncoherence_ns_node = 0\n",
+		     "8: [run] coherence_ns_node: expected an integer from 1 to 100000, not '0'");
 	expect_error(GOOD_KERNELS "[run]\nseed = -1\n",
 		     "8: [run] seed: expected a non-negative integer, not '-1'");
 }

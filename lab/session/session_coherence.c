@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run --coherence: once the verdicts are in, two coherence runs per kernel
+ * for each workload whose primary changed (or every workload), and the
+ * report's "coherence" member: per workload and measured window, the
+ * modelled cache-line transfers between vCPUs per unit, their change, the
+ * functions and lines that moved, and their modelled cost
+ * (docs/coherence.md).
+ *
+ * As attribution runs (session_attribute.c), coherence runs are not
+ * measurement runs: they run after the plan, in their own folders
+ * (coherence/WORKLOAD/KERNEL-N) with QEMU's coherence plugin loaded, and
+ * nothing of them enters runs/, the analysis, a verdict or the exit status.
+ */
+#include "session_priv.h"
+#include "attr.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "guest_job.h"
+#include "interrupt.h"
+#include "lab_paths.h"
+#include "report_result.h"
+#include "workload_def.h"
+#include "xjson.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Runs per kernel: the spread between boots is the change's yardstick. */
+#define COH_RUNS_PER_KERNEL	2
+/* Rows per table in the report. */
+#define COH_REPORT_TOP		8
+
+static const char *const coh_is_model =
+	"a model: transfers are counted as if the vCPUs ran side by side (lockstep), "
+	"not measured, and their cost is a latency model's; neither enters a verdict";
+
+/* The plugin next to the program (make plugin), or $MGLRULAB_COH_PLUGIN. */
+static char *plugin_path(void)
+{
+	const char *env = getenv("MGLRULAB_COH_PLUGIN");
+	char *exe, *dir, *p;
+
+	if (env && *env)
+		return xstrdup(env);
+	exe = lab_exe_path();
+	if (!exe)
+		return xstrdup("build/plugin/mglrulab-coh.so");
+	dir = path_dirname(exe);
+	p = path_join(dir, "build/plugin/mglrulab-coh.so");
+	free(dir);
+	free(exe);
+	return p;
+}
+
+/* The measured windows the plugin wrote into @dir: coh.1, coh.2 ... */
+static long windows_in(const char *dir)
+{
+	long n = 0;
+
+	for (;;) {
+		char name[32], *p;
+		int there;
+
+		snprintf(name, sizeof(name), "coh.%ld", n + 1);
+		p = path_join(dir, name);
+		there = is_regular_file(p);
+		free(p);
+		if (!there)
+			return n;
+		n++;
+	}
+}
+
+/* One coherence run of @w on @image into @dir, unless a finished one is there. */
+static int coh_run(struct session *s, const struct session_job *w, const char *image,
+		   const char *plugin, const char *dir, double *seconds, struct strbuf *err)
+{
+	char *done = path_join(dir, "coherence.done");
+	struct guest_run gr = { 0 };
+	struct strbuf was = STRBUF_INIT;
+	int r = -1;
+	int same = !read_regular_file(done, &was, 4096) && !strcmp(sb_str(&was), image);
+
+	sb_release(&was);
+	if (same) {
+		free(done);
+		return 0;
+	}
+	if (rm_rf(dir) || mkdir_p(dir, 0755)) {
+		sb_addf(err, "%s: %s", dir, strerror(errno));
+		free(done);
+		return -1;
+	}
+	struct domain_share *shares = xcalloc(w->nshares + 1, sizeof(*shares));
+	for (size_t j = 0; j < w->nshares; j++) {
+		shares[j].host_dir = w->shares[j].host_dir;
+		shares[j].tag = w->shares[j].tag;
+	}
+	char *cmdline = guest_job_cmdline((const char *const *)w->args.v);
+	struct guest_job_spec job = {
+		.run_id = "coherence", .workload = w->type,
+		.args = (const char *const *)w->args.v,
+		.workload_timeout_s = s->topo.run_timeout_s, .extra_cmdline = cmdline,
+		.shares = shares, .nr_shares = (int)w->nshares, .attr_plugin = plugin,
+	};
+	double t0 = now_monotonic();
+
+	if (guest_lab_run(&s->lab, &s->topo, image, &job, dir, &gr))
+		sb_addf(err, "%s: the run failed: %.200s", dir, gr.failure ? gr.failure : "?");
+	else if (!windows_in(dir))
+		sb_addf(err, "%s: the plugin wrote no window (coh.1)", dir);
+	else if (write_file_atomic(done, image, strlen(image)))
+		sb_addf(err, "%s: %s", done, strerror(errno));
+	else
+		r = 0;
+	*seconds += now_monotonic() - t0;
+	guest_run_release(&gr);
+	free(cmdline);
+	free(shares);
+	free(done);
+	return r;
+}
+
+static char *map_of(const char *image)
+{
+	char *dir = path_dirname(image), *map = path_join(dir, "System.map");
+
+	free(dir);
+	return map;
+}
+
+/* Workload @w: its runs on each kernel, ABAB, then a table per window, into @entry. */
+static void coh_workload(struct session *s, const struct session_job *w, const char *plugin,
+			 size_t nk, const char *const image[2], const struct coh_model *m,
+			 json_t *entry)
+{
+	char *dirs[2][COH_RUNS_PER_KERNEL] = { { 0 } };
+	char *map[2] = { map_of(image[0]), nk == 2 ? map_of(image[1]) : NULL };
+	double seconds[2] = { 0, 0 };
+	struct strbuf err = STRBUF_INIT;
+	json_t *tables = json_array();
+	int r = 0;
+
+	for (int i = 0; i < COH_RUNS_PER_KERNEL && !r; i++)
+		for (size_t k = 0; k < nk && !r; k++) {
+			dirs[k][i] = xasprintf("%s/coherence/%s/%s-%d", s->dir, w->name,
+					       k ? "patched" : "baseline", i + 1);
+			if (!lab_quiet)
+				term_printf(stderr, "coherence: %s on %s, run %d of %d\n", w->name,
+					    s->jobs.k[k].name, i + 1, COH_RUNS_PER_KERNEL);
+			if (interrupted()) {
+				sb_adds(&err, "interrupted");
+				r = -1;
+			} else {
+				r = coh_run(s, w, image[k], plugin, dirs[k][i], &seconds[k], &err);
+			}
+		}
+	struct attr_side side[2] = {
+		{ (const char *const *)dirs[0], COH_RUNS_PER_KERNEL, map[0] },
+		{ (const char *const *)dirs[1], COH_RUNS_PER_KERNEL, map[1] },
+	};
+	long nwin = r ? 0 : windows_in(dirs[0][0]);
+
+	for (long win = 1; win <= nwin && !r; win++) {
+		json_t *t = coh_compare_json(&side[0], nk == 2 ? &side[1] : NULL, win,
+					     COH_REPORT_TOP, m, &err);
+
+		if (!t)
+			r = -1;
+		else
+			json_array_append_new(tables, t);
+	}
+	json_object_set_new(entry, "runs_per_kernel", json_integer(COH_RUNS_PER_KERNEL));
+	json_object_set_new(entry, "seconds", nk == 2 ?
+			    xjson_pack("{s:o, s:o}", "baseline", jnum(seconds[0]), "patched",
+				       jnum(seconds[1])) :
+			    xjson_pack("{s:o}", "baseline", jnum(seconds[0])));
+	if (!r) {
+		json_object_set_new(entry, "windows", tables);
+	} else {
+		json_decref(tables);
+		json_object_set_new(entry, "error", json_string_lossy(sb_str(&err)));
+		lab_error("coherence of %s: %s", w->name, sb_str(&err));
+	}
+	for (size_t k = 0; k < 2; k++) {
+		free(map[k]);
+		for (int i = 0; i < COH_RUNS_PER_KERNEL; i++)
+			free(dirs[k][i]);
+	}
+	sb_release(&err);
+}
+
+static const char *unavailable(const struct session *s, const char *plugin)
+{
+	if (s->jobs.nk != 1 && s->jobs.nk != 2)
+		return "coherence profiles one kernel or compares two";
+	if (s->lab.accel != ACCEL_TCG || s->topo.icount_shift < 0)
+		return "the coherence model orders the vCPUs' accesses by their instructions under "
+		       "icount: this session's guest ran under KVM or on the host's clock (use a "
+		       "guest with icount, guests/tiny-icount.conf)";
+	if (!is_regular_file(plugin))
+		return "the coherence plugin is not built (make plugin)";
+	for (size_t k = 0; k < s->jobs.nk; k++) {
+		char *map;
+		int ok;
+
+		if (!s->jobs.k[k].bzimage)
+			return "a kernel's image is not recorded";
+		map = map_of(s->jobs.k[k].bzimage);
+		ok = is_regular_file(map);
+		free(map);
+		if (!ok)
+			return "a kernel's System.map is not in the kernel cache (a kernel cached "
+			       "before the lab kept it: `mglrulab kernel build --rebuild`)";
+	}
+	return NULL;
+}
+
+/* --coherence, else what the session was started with, else lab.conf's [run] coherence. */
+static int coherence_which(const struct session *s)
+{
+	int kept = config_attribute_parse(json_string_value(json_object_get(
+			json_object_get(s->ctx, "design"), "coherence")));
+
+	if (s->o->coherence >= 0)
+		return s->o->coherence;
+	return kept >= 0 ? kept : s->cfg.run.coherence;
+}
+
+/* Workload @w's primaries into @out; 1 when one changed. */
+static int primaries_of(const struct result_record *res, size_t n, const char *w, json_t *out)
+{
+	int changed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct result_record *r = &res[i];
+
+		if (!r->primary || r->is_counter || strcmp(r->workload, w))
+			continue;
+		changed |= r->verdict == VERDICT_REGRESSION || r->verdict == VERDICT_IMPROVEMENT;
+		json_array_append_new(out, xjson_pack("{s:o, s:o, s:o}",
+			"metric", json_string_lossy(r->metric),
+			"verdict", r->verdict_id ? json_string(r->verdict_id) : json_null(),
+			"delta_pct", jnum(r->change.delta_pct)));
+	}
+	return changed;
+}
+
+json_t *session_coherence(struct session *s, const json_t *report)
+{
+	int which = coherence_which(s);
+	struct coh_model m = { (double)s->cfg.run.coherence_ns_node,
+			       (double)s->cfg.run.coherence_ns_remote };
+	char *plugin;
+	const char *why;
+	json_t *out;
+
+	if (which == RUN_ATTRIBUTE_OFF)
+		return NULL;
+	plugin = plugin_path();
+	why = unavailable(s, plugin);
+	out = xjson_pack("{s:s, s:s, s:i, s:s, s:{s:f, s:f, s:s}}", "method",
+			 "QEMU TCG plugin, MESI-style transfers between vCPUs in lockstep "
+			 "(docs/coherence.md)",
+			 "which", which == RUN_ATTRIBUTE_ALL ? "all" : "changed",
+			 "runs_per_kernel", COH_RUNS_PER_KERNEL, "model_note", coh_is_model,
+			 "latency", "node_ns", m.ns_node, "remote_ns", m.ns_remote,
+			 "source", "[run] coherence_ns_node, coherence_ns_remote "
+			 "(defaults and their sources: docs/coherence.md)");
+	json_t *names = json_array();
+	for (size_t k = 0; k < s->jobs.nk && k < 2; k++)
+		json_array_append_new(names, json_string_lossy(s->jobs.k[k].name));
+	json_object_set_new(out, "kernels", names);
+	if (why) {
+		json_object_set_new(out, "unavailable", json_string(why));
+		term_printf(stderr, "coherence: not done: %s\n", why);
+		free(plugin);
+		return out;
+	}
+	size_t nk = s->jobs.nk;
+	const char *image[2] = { s->jobs.k[0].bzimage, nk == 2 ? s->jobs.k[1].bzimage : NULL };
+	json_t *wls = json_array();
+	size_t nres;
+	struct result_record *res = report_result_records(report, &nres, NULL);
+
+	for (size_t i = 0; i < s->jobs.nw; i++) {
+		const struct session_job *w = &s->jobs.w[i];
+		json_t *prim = json_array();
+		int changed = primaries_of(res, nres, w->name, prim);
+		json_t *entry = xjson_pack("{s:s, s:o}", "workload", w->name, "primaries", prim);
+		const struct workload_def *def = workload_find(w->type);
+		const char *skip = NULL;
+
+		if (interrupted())
+			skip = "interrupted before its coherence runs";
+		else if (!def || !def->attr_units)
+			skip = "its program marks no operations for the plugin, so it has no "
+			       "transfers per operation (workloads/README.md)";
+		else if (!changed && which != RUN_ATTRIBUTE_ALL && nk == 2)
+			skip = "no primary changed (--coherence=all runs it)";
+		if (skip)
+			json_object_set_new(entry, "skipped", json_string(skip));
+		else
+			coh_workload(s, w, plugin, nk, image, &m, entry);
+		json_array_append_new(wls, entry);
+	}
+	json_object_set_new(out, "workloads", wls);
+	result_records_free(res, nres);
+	free(plugin);
+	return out;
+}

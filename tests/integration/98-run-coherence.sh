@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# run --coherence (docs/coherence.md, "In sessions"): one session of one
+# kernel, one run of the calibration workload in tiny-icount, then its two
+# coherence runs with the coherence plugin: the report's coherence member
+# (the shared and false-sharing windows about one transfer per add, the
+# separate one about none), the text section, and the runs kept out of
+# runs/ and out of the analysis (the results with and without the member
+# are the same bytes). A bad [run] coherence value names file and line.
+# why this cost: three guest runs of coh_calib at 100,000 adds per case
+# (a plain one, 7-10 s, and two with the plugin, 7-12 s each).
+# run-all: paired
+# run-all: cost 35
+. "$(dirname "$0")/../lib/common.sh"
+need_kernel_source
+[ -f "$ROOT/build/plugin/mglrulab-coh.so" ] || fail "no build/plugin/mglrulab-coh.so (make plugin)"
+
+printf '[run]\ncoherence = sometimes\n' >"$TMP/bad.conf"
+"$LAB" config check -c "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err" && fail "coherence = sometimes was taken"
+grep -q "bad.conf:2: \[run\] coherence: expected one of off|changed|all, not 'sometimes'" "$TMP/bad.err" ||
+	fail "the bad value: $(cat "$TMP/bad.err")"
+
+CONF=$TMP/coh.conf
+sed "s#^fragments = kernels/#fragments = $ROOT/kernels/#; s#^series = kernels/#series = $ROOT/kernels/#; s#^file = guests/#file = $ROOT/guests/#" \
+	lab.conf >"$CONF"
+printf '[workload cc]\ntype = coh_calib\niters = 100000\ncounters = 0\n' >>"$CONF"
+private_lab "$CONF"
+"$LAB" run -c "$CONF" --kernel baseline --workloads cc --runs 1 --warmups 0 \
+	--coherence=all --fail-on none >"$TMP/run.out" 2>"$TMP/run.err" ||
+	{ rc=$?; cat "$TMP/run.err" >&2; fail "run --coherence exited $rc"; }
+D=$(readlink -f "$REPORTS/latest")
+python3 -c 'import json, sys; sys.exit("unavailable" not in json.load(open(sys.argv[1]))["coherence"])' \
+	"$D/report.json" && skip "coherence not possible here: $(grep 'coherence: not done' "$TMP/run.err")"
+[ "$(ls "$D"/runs/*.json | wc -l)" -eq 1 ] || fail "the coherence runs went into runs/: $(ls "$D/runs")"
+[ -f "$D/coherence/cc/baseline-2/coh.3" ] || fail "no coherence run folder: $(ls -R "$D/coherence" | head)"
+grep -q "^Cache-line transfers (model; 2 runs per kernel" "$D/report.txt" ||
+	fail "no coherence section in report.txt"
+"$LAB" report --json "$D/report.json" >"$TMP/with.json" || fail "report --json"
+python3 - "$D/report.json" "$TMP/without.json" <<'PY' || fail "the coherence member is off"
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["coherence"]
+assert r["design"]["coherence"] == "all", r["design"]
+assert c["which"] == "all" and c["latency"]["node_ns"] == 50, c
+w = c["workloads"][0]
+assert w["workload"] == "cc" and w["runs_per_kernel"] == 2, w
+win = w["windows"]
+assert len(win) == 3, win
+for k in (0, 1):
+    b = win[k]["baseline"]
+    assert 0.5 <= b["per_unit"] <= 1.05 and len(b["runs"]) == 2, b
+    assert "patched" not in win[k] and b["cost_ns_per_unit"]["node_ns"] > 0, win[k]
+assert win[2]["baseline"]["per_unit"] < 0.05, win[2]
+print("transfers per add: %s" % ", ".join("%.4f" % x["baseline"]["per_unit"] for x in win))
+del r["coherence"]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+"$LAB" report --json "$TMP/without.json" >"$TMP/without.out" || fail "report --json without the member"
+python3 - "$TMP/with.json" "$TMP/without.out" <<'PY' || fail "the results differ with the coherence member"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+a.pop("coherence")
+assert a == b
+PY
+echo "PASS"
