@@ -388,8 +388,7 @@ static const char *unavailable(const struct session *s, const char *plugin)
  */
 static int attribute_which(const struct session *s)
 {
-	int kept = config_attribute_parse(json_string_value(json_object_get(
-			json_object_get(s->ctx, "design"), "attribute")));
+	int kept = config_attribute_parse(session_design_choice(s->ctx, "attribute"));
 
 	if (s->o->attribute >= 0)
 		return s->o->attribute;

@@ -221,8 +221,7 @@ static const char *unavailable(const struct session *s, const char *plugin)
 /* --coherence, else what the session was started with, else lab.conf's [run] coherence. */
 static int coherence_which(const struct session *s)
 {
-	int kept = config_attribute_parse(json_string_value(json_object_get(
-			json_object_get(s->ctx, "design"), "coherence")));
+	int kept = config_attribute_parse(session_design_choice(s->ctx, "coherence"));
 
 	if (s->o->coherence >= 0)
 		return s->o->coherence;

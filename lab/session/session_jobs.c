@@ -163,3 +163,8 @@ int session_jobs_decode(const json_t *ctx, struct session_jobs *j, struct strbuf
 	}
 	return 0;
 }
+
+const char *session_design_choice(const json_t *ctx, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(ctx, "design"), key));
+}

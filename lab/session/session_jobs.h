@@ -55,4 +55,11 @@ const struct session_job *session_job_find(const struct session_jobs *j, const c
 /* The image of the kernel named @name; NULL when there is none. */
 const char *session_jobs_image(const struct session_jobs *j, const char *name);
 
+/*
+ * design.@key of session.json @ctx as the session was started with it
+ * (design.attribute, design.coherence: which workloads get those runs,
+ * kept for --resume); NULL when it is absent or not a string.
+ */
+const char *session_design_choice(const json_t *ctx, const char *key);
+
 #endif
