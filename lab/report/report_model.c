@@ -1788,7 +1788,8 @@ static void warn_metrics(const struct model *m, json_t *w)
 		 */
 		add_warning(w, "drift", "%zu of %zu metric(s) trend with run order (Spearman p < %g "
 			    "in either kernel; by chance alone about %.2g%% would)%s; an unsteady host "
-			    "shows in their run-order plots in the HTML report", n_drift, n_metrics,
+			    "shows in their run-order plots in the HTML report, and a trend that a "
+			    "second session repeats is not chance", n_drift, n_metrics,
 			    m->st.alpha, 100 * (1 - (1 - m->st.alpha) * (1 - m->st.alpha)),
 			    sb_str(&names));
 	}
