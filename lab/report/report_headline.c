@@ -228,21 +228,20 @@ static void build_todo(const struct report_view *v, struct headline *h)
 {
 	struct strbuf t = STRBUF_INIT;
 
-	unsigned char *listed = xcalloc(v->nresults + 1, 1);
+	json_t *said = json_object();	/* "workload\nmeasurement" of the lines so far */
 
 	for (size_t i = 0; i < v->nresults; i++) {
 		const struct result_record *r = &v->results[i];
-		int said = 0;
 
 		if ((h->primaries && !r->primary) || !r->verdict_id || !is_undecided(r->verdict))
 			continue;
 		/* One line per measurement: x, x_hostadj and x_mean are one (report_family.h). */
-		for (size_t j = 0; j < i && !said; j++)
-			said = listed[j] && !strcmp(v->results[j].workload, r->workload) &&
-			       metric_family_same(v->results[j].metric, r->metric);
-		if (said)
+		sb_reset(&t);
+		sb_addf(&t, "%s\n%.*s", or(r->workload, ""),
+			(int)metric_family_stem_len(or(r->metric, "")), or(r->metric, ""));
+		if (json_object_get(said, sb_str(&t)))
 			continue;
-		listed[i] = 1;
+		json_object_set_new(said, sb_str(&t), json_true());
 		sb_reset(&t);
 		sb_add_text_safe(&t, r->workload);
 		sb_adds(&t, ": ");
@@ -256,7 +255,7 @@ static void build_todo(const struct report_view *v, struct headline *h)
 		}
 		add_todo(h, sb_str(&t));
 	}
-	free(listed);
+	json_decref(said);
 	bisect_hint(v, h, &t);
 	if (report_view_budget_stopped(v)) {
 		sb_reset(&t);

@@ -1423,6 +1423,7 @@ struct geo_group {
 	size_t nr[2], nrun_alloc[2];
 	struct series **ms;
 	size_t nm, ms_alloc;
+	json_t *fam;	/* measurement (name without its form) -> index into ms */
 };
 
 /* @gg's geometric mean into @o: its names and workload are its records'. */
@@ -1479,14 +1480,22 @@ static int geo_prefer(const struct series *a, const struct series *b)
 /* @s into @gg's metrics, once per measurement (report_family.h): its best form. */
 static void geo_add(struct geo_group *gg, struct series *s)
 {
-	for (size_t a = 0; a < gg->nm; a++)
-		if (metric_family_same(gg->ms[a]->name, s->name)) {
-			if (geo_prefer(s, gg->ms[a]))
-				gg->ms[a] = s;
-			return;
-		}
-	ALLOC_GROW(gg->ms, gg->nm + 1, gg->ms_alloc);
-	gg->ms[gg->nm++] = s;
+	char *stem = xstrndup(s->name, metric_family_stem_len(s->name));
+	json_t *at;
+
+	if (!gg->fam)
+		gg->fam = json_object();
+	if ((at = json_object_get(gg->fam, stem))) {
+		size_t a = (size_t)json_integer_value(at);
+
+		if (geo_prefer(s, gg->ms[a]))
+			gg->ms[a] = s;
+	} else {
+		json_object_set_new(gg->fam, stem, json_integer((json_int_t)gg->nm));
+		ALLOC_GROW(gg->ms, gg->nm + 1, gg->ms_alloc);
+		gg->ms[gg->nm++] = s;
+	}
+	free(stem);
 }
 
 /* Geometric means in the order workloads first produced metrics: *@n of them. */
@@ -1535,6 +1544,7 @@ static struct view_geomean *geomean_all(struct model *m, size_t *n)
 		free(gs[i].runs[0]);
 		free(gs[i].runs[1]);
 		free(gs[i].ms);
+		json_decref(gs[i].fam);
 	}
 	free(gs);
 	json_decref(ix);
