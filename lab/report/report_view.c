@@ -81,6 +81,7 @@ static void read_cover(struct vd *d, const json_t *k, const char *where, struct 
 	const json_t *c = vd_obj(d, k, where, "cover");
 	char at[64];
 
+	o->posted_to = vd_str(d, k, where, "posted_to");
 	if (!c)
 		return;
 	snprintf(at, sizeof(at), "%s.cover", where);

@@ -66,6 +66,8 @@ struct view_kernel {
 	struct view_patch *series;
 	/* The series' cover letter ([PATCH 0/N]); NULL: none, or not recorded. */
 	const char *cover_subject, *cover_message_id;
+	/* The To and Cc the series was posted with, as in its mail; NULL: not recorded. */
+	const char *posted_to;
 };
 
 struct view_node {
