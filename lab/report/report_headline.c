@@ -9,6 +9,7 @@
 #include "report.h"
 #include "report_priv.h"
 #include "report_family.h"
+#include "strmap.h"
 #include "report_validity.h"
 #include "mechanism.h"
 #include "util.h"
@@ -176,9 +177,7 @@ static void more_runs(const struct report_view *v, const struct result_record *r
 	sb_addf(t, "inconclusive with %ld runs per kernel", runs_of(r));
 	/* A runs estimate assumes one spread; two emulator states are not one. */
 	if (hs) {
-		const json_t *d = json_object_get(json_object_get(hs->json, "modes"), "decidable");
-
-		if (json_is_false(d))
+		if (hs->modes_undecidable)
 			sb_adds(t, "; its runs sit at two emulator states that the kernels do not "
 				"share, so more runs here do not decide it: runs of both kernels in "
 				"one state would (a guest under icount has one)");
@@ -228,7 +227,8 @@ static void build_todo(const struct report_view *v, struct headline *h)
 {
 	struct strbuf t = STRBUF_INIT;
 
-	json_t *said = json_object();	/* "workload\nmeasurement" of the lines so far */
+	struct strmap said = STRMAP_INIT;	/* "workload\nmeasurement" of the lines so far */
+	size_t one;
 
 	for (size_t i = 0; i < v->nresults; i++) {
 		const struct result_record *r = &v->results[i];
@@ -239,9 +239,9 @@ static void build_todo(const struct report_view *v, struct headline *h)
 		sb_reset(&t);
 		sb_addf(&t, "%s\n%.*s", or(r->workload, ""),
 			(int)metric_family_stem_len(or(r->metric, "")), or(r->metric, ""));
-		if (json_object_get(said, sb_str(&t)))
+		if (strmap_get(&said, sb_str(&t), &one))
 			continue;
-		json_object_set_new(said, sb_str(&t), json_true());
+		strmap_put(&said, sb_str(&t), 1);
 		sb_reset(&t);
 		sb_add_text_safe(&t, r->workload);
 		sb_adds(&t, ": ");
@@ -255,7 +255,7 @@ static void build_todo(const struct report_view *v, struct headline *h)
 		}
 		add_todo(h, sb_str(&t));
 	}
-	json_decref(said);
+	strmap_clear(&said);
 	bisect_hint(v, h, &t);
 	if (report_view_budget_stopped(v)) {
 		sb_reset(&t);

@@ -10,6 +10,7 @@
 #include "xjson.h"
 #include "report_priv.h"
 #include "report_family.h"
+#include "strmap.h"
 #include "report_view.h"
 #include "run_record.h"
 #include "escape.h"
@@ -1423,7 +1424,7 @@ struct geo_group {
 	size_t nr[2], nrun_alloc[2];
 	struct series **ms;
 	size_t nm, ms_alloc;
-	json_t *fam;	/* measurement (name without its form) -> index into ms */
+	struct strmap fam;	/* measurement (name without its form) -> index into ms */
 };
 
 /* @gg's geometric mean into @o: its names and workload are its records'. */
@@ -1481,17 +1482,13 @@ static int geo_prefer(const struct series *a, const struct series *b)
 static void geo_add(struct geo_group *gg, struct series *s)
 {
 	char *stem = xstrndup(s->name, metric_family_stem_len(s->name));
-	json_t *at;
+	size_t a;
 
-	if (!gg->fam)
-		gg->fam = json_object();
-	if ((at = json_object_get(gg->fam, stem))) {
-		size_t a = (size_t)json_integer_value(at);
-
+	if (strmap_get(&gg->fam, stem, &a)) {
 		if (geo_prefer(s, gg->ms[a]))
 			gg->ms[a] = s;
 	} else {
-		json_object_set_new(gg->fam, stem, json_integer((json_int_t)gg->nm));
+		strmap_put(&gg->fam, stem, gg->nm);
 		ALLOC_GROW(gg->ms, gg->nm + 1, gg->ms_alloc);
 		gg->ms[gg->nm++] = s;
 	}
@@ -1544,7 +1541,7 @@ static struct view_geomean *geomean_all(struct model *m, size_t *n)
 		free(gs[i].runs[0]);
 		free(gs[i].runs[1]);
 		free(gs[i].ms);
-		json_decref(gs[i].fam);
+		strmap_clear(&gs[i].fam);
 	}
 	free(gs);
 	json_decref(ix);
@@ -1686,8 +1683,9 @@ struct measurements {
 
 static void measurements_build(const struct model *m, struct measurements *ms)
 {
-	json_t *ix = json_object(), *at;
+	struct strmap ix = STRMAP_INIT;
 	struct strbuf key = STRBUF_INIT;
+	size_t at;
 
 	ms->first = xcalloc(m->ns + 1, sizeof(*ms->first));
 	ms->of = xcalloc(m->ns + 1, sizeof(*ms->of));
@@ -1700,16 +1698,16 @@ static void measurements_build(const struct model *m, struct measurements *ms)
 			continue;
 		sb_reset(&key);
 		sb_addf(&key, "%s\n%.*s", s->workload, (int)metric_family_stem_len(s->name), s->name);
-		if ((at = json_object_get(ix, sb_str(&key)))) {
-			ms->of[i] = (size_t)json_integer_value(at);
+		if (strmap_get(&ix, sb_str(&key), &at)) {
+			ms->of[i] = at;
 			continue;
 		}
-		json_object_set_new(ix, sb_str(&key), json_integer((json_int_t)ms->n));
+		strmap_put(&ix, sb_str(&key), ms->n);
 		ms->of[i] = ms->n;
 		ms->first[ms->n++] = i;
 	}
 	sb_release(&key);
-	json_decref(ix);
+	strmap_clear(&ix);
 }
 
 /* Measurements with a metric warned of @flag; @named: 1 per series named for it. */

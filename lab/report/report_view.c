@@ -379,6 +379,12 @@ static void read_host_states(struct vd *d, const json_t *r, struct report_view *
 		o->reference_rate = vd_num(d, h, at, "reference_rate");
 		o->by_states = vd_bool(d, h, at, "by_states");
 		o->separated = vd_bool(d, h, at, "separated");
+		{
+			const json_t *m = vd_obj(d, h, at, "modes");
+
+			/* "decidable": false; absent in reports before issue 49 */
+			o->modes_undecidable = m && json_is_false(vd_get(m, "decidable"));
+		}
 		read_own_states(d, h, at, o);
 	}
 }

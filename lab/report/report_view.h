@@ -190,6 +190,7 @@ struct view_host_state {
 	const char *workload, *metric, *method;
 	double slope, correlation, reference_rate;	/* NaN: none */
 	int by_states, separated;
+	int modes_undecidable;	/* "modes": two emulator states the kernels do not share */
 	size_t nown_states;
 	struct view_own_state *own_states;	/* in the report's order */
 	const json_t *json;
