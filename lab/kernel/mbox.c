@@ -540,11 +540,40 @@ static const struct patch *first_cover(const struct patch_list *pl)
 	return NULL;
 }
 
+/*
+ * "posted_to" of @kernel: the To and Cc of @msg (the cover letter, else
+ * the first patch), where the series was posted, so that a reply mail
+ * can Cc the list. Left out when @msg has neither.
+ */
+static void posted_to_json(const struct patch *msg, json_t *kernel)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *names[] = { "To", "Cc" };
+
+	if (!msg || !msg->has_headers || !msg->text)
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		char *v = mbox_header(msg->text, strlen(msg->text), names[i]);
+
+		if (v && *v)
+			sb_addf(&sb, "%s%s", sb.len ? ", " : "", v);
+		free(v);
+	}
+	if (sb.len)
+		json_object_set_new(kernel, "posted_to", json_string_lossy(sb_str(&sb)));
+	sb_release(&sb);
+}
+
 void mbox_thread_json(const struct patch_list *pl, json_t *kernel)
 {
 	json_t *series = json_object_get(kernel, "series");
-	const struct patch *cover = first_cover(pl);
+	const struct patch *cover = first_cover(pl), *first = NULL;
 	size_t k = 0;
+
+	for (size_t i = 0; i < pl->n && !first; i++)
+		if (!pl->v[i].is_cover)
+			first = &pl->v[i];
+	posted_to_json(cover ? cover : first, kernel);
 
 	for (size_t i = 0; i < pl->n; i++) {
 		json_t *e;

@@ -8,6 +8,8 @@
 #include "escape.h"
 #include "report.h"
 #include "report_priv.h"
+#include "report_family.h"
+#include "strmap.h"
 #include "report_validity.h"
 #include "mechanism.h"
 #include "util.h"
@@ -148,13 +150,42 @@ static const struct view_seq_workload *seq_of(const struct report_view *v, const
 	return NULL;
 }
 
+/*
+ * The host state of @r's measurement whose runs sit at two emulator
+ * states (report_modes.c); NULL: none.
+ */
+static const struct view_host_state *modes_of(const struct report_view *v,
+					      const struct result_record *r)
+{
+	for (size_t i = 0; i < v->nhost_states; i++) {
+		const struct view_host_state *hs = &v->host_state_recs[i];
+
+		if (hs->separated && hs->workload && hs->metric &&
+		    !strcmp(hs->workload, r->workload) && metric_family_same(hs->metric, r->metric))
+			return hs;
+	}
+	return NULL;
+}
+
 /* What more runs would do for an inconclusive @r, and how to get them. */
 static void more_runs(const struct report_view *v, const struct result_record *r,
 		      struct strbuf *t)
 {
 	const struct view_seq_workload *w = seq_of(v, r->workload);
+	const struct view_host_state *hs = modes_of(v, r);
 
 	sb_addf(t, "inconclusive with %ld runs per kernel", runs_of(r));
+	/* A runs estimate assumes one spread; two emulator states are not one. */
+	if (hs) {
+		if (hs->modes_undecidable)
+			sb_adds(t, "; its runs sit at two emulator states that the kernels do not "
+				"share, so more runs here do not decide it: runs of both kernels in "
+				"one state would (a guest under icount has one)");
+		else
+			sb_adds(t, "; its runs sit at two emulator states: the change within a "
+				"state (warning \"modes\") decides it, not more runs of the mix");
+		return;
+	}
 	if (w && w->why && !strcmp(w->why, "below-first-look"))
 		sb_adds(t, ", its own cap ([workload] runs), below the first look");
 	if (w && w->why && !strcmp(w->why, "budget"))
@@ -196,11 +227,21 @@ static void build_todo(const struct report_view *v, struct headline *h)
 {
 	struct strbuf t = STRBUF_INIT;
 
+	struct strmap said = STRMAP_INIT;	/* "workload\nmeasurement" of the lines so far */
+	size_t one;
+
 	for (size_t i = 0; i < v->nresults; i++) {
 		const struct result_record *r = &v->results[i];
 
 		if ((h->primaries && !r->primary) || !r->verdict_id || !is_undecided(r->verdict))
 			continue;
+		/* One line per measurement: x, x_hostadj and x_mean are one (report_family.h). */
+		sb_reset(&t);
+		sb_addf(&t, "%s\n%.*s", or(r->workload, ""),
+			(int)metric_family_stem_len(or(r->metric, "")), or(r->metric, ""));
+		if (strmap_get(&said, sb_str(&t), &one))
+			continue;
+		strmap_put(&said, sb_str(&t), 1);
 		sb_reset(&t);
 		sb_add_text_safe(&t, r->workload);
 		sb_adds(&t, ": ");
@@ -214,6 +255,7 @@ static void build_todo(const struct report_view *v, struct headline *h)
 		}
 		add_todo(h, sb_str(&t));
 	}
+	strmap_clear(&said);
 	bisect_hint(v, h, &t);
 	if (report_view_budget_stopped(v)) {
 		sb_reset(&t);

@@ -16,6 +16,7 @@
 #include "report_result.h"
 #include "report_view.h"
 #include "report_svg.h"
+#include "report_validity.h"
 #include "run_record.h"
 #include "util.h"
 
@@ -100,7 +101,10 @@ static const char report_css[] =
 	"svg .tick{stroke:var(--muted)}svg text.cap{fill:var(--fg);font-size:10px}"
 	"svg .clip{fill:currentColor}svg text.unit{fill:var(--fg)}\n"
 	"th.plot,td.plot{padding:1px 6px;width:300px}svg.forest,svg.faxis{width:300px;height:auto}th.verdict,td.verdict{white-space:nowrap}"
-	"td.name{overflow-wrap:anywhere;min-width:12em}\n"
+	"td.name{overflow-wrap:anywhere;min-width:12em}"
+	/* A workload's parameters (kbuild's make arguments) wrap anywhere, never widen the page. */
+	"td.params{overflow-wrap:anywhere;word-break:break-word}"
+	"svg .claim line{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:3 2}svg .claim path{fill:var(--fg)}\n"
 	".detail{padding:6px 0 10px}.detail+.detail{border-top:1px solid var(--line)}"
 	".detail h3{margin:8px 0 4px;font-size:14px;font-weight:600}.detail h3 .muted{font-weight:400}"
 	"details.rawv{display:inline-block;margin-top:4px}\n"
@@ -540,9 +544,26 @@ static void axis_add_result(struct svg_forest_axis *ax, const struct result_reco
 		svg_forest_axis_add(ax, 1, 1 - res->threshold, 1 + res->threshold);
 }
 
-/* The change, its interval and its forest plot on the table's axis @ax. */
-static void change_cells(struct strbuf *sb, const struct svg_forest_axis *ax,
-			 const struct result_record *res)
+/*
+ * The ratio the series claims for @res (lab.conf [claim], report.json
+ * "claim"), NaN when it claims none for it or says no size and direction.
+ */
+static double claimed_ratio(const struct report_view *v, const struct result_record *res)
+{
+	const struct view_claim *c = &v->claim;
+
+	if (!c->direction || !isfinite(c->size_pct) ||
+	    !validity_claim_applies(c, res->workload, res->metric))
+		return NAN;
+	/* A claim with no metric names the primaries. */
+	if (!c->metric && !res->primary)
+		return NAN;
+	return 1 + (!strcmp(c->direction, "lower") ? -c->size_pct : c->size_pct) / 100;
+}
+
+/* The same, with the claimed ratio @claim (NaN: none) marked on the plot. */
+static void change_cells_claim(struct strbuf *sb, const struct svg_forest_axis *ax,
+			       const struct result_record *res, double claim)
 {
 	const struct result_change *c = &res->change;
 	const char *id = result_id(res);
@@ -552,9 +573,16 @@ static void change_cells(struct strbuf *sb, const struct svg_forest_axis *ax,
 	fmt_ratio_ci(ci, sizeof(ci), c->lo, c->hi);
 	sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
 	sb_adds(sb, "<td class=\"plot\">");
-	svg_forest(sb, ax, c->ratio, c->lo, c->hi, res->threshold, result_better(res),
-		   css_id(id ? id : "invalid"));
+	svg_forest_claimed(sb, ax, c->ratio, c->lo, c->hi, res->threshold, result_better(res),
+			   css_id(id ? id : "invalid"), claim);
 	sb_adds(sb, "</td>");
+}
+
+/* The change, its interval and its forest plot on the table's axis @ax. */
+static void change_cells(struct strbuf *sb, const struct svg_forest_axis *ax,
+			 const struct result_record *res)
+{
+	change_cells_claim(sb, ax, res, NAN);
 }
 
 /* The two medians. */
@@ -622,10 +650,18 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 		n += !!v->results[i].primary == primary;
 	if (!n)
 		return;
+	/*
+	 * One axis for both tables of metrics, primaries and others, so a
+	 * change reads the same in either (issue 50); the claim is on it.
+	 */
 	svg_forest_axis_init(&ax, v->statistics.threshold);
-	for (i = 0; i < v->nresults; i++)
-		if (!!v->results[i].primary == primary)
-			axis_add_result(&ax, &v->results[i]);
+	for (i = 0; i < v->nresults; i++) {
+		double claim = claimed_ratio(v, &v->results[i]);
+
+		axis_add_result(&ax, &v->results[i]);
+		if (isfinite(claim))
+			svg_forest_axis_add(&ax, claim, claim, claim);
+	}
 	svg_forest_axis_done(&ax);
 	if (primary)
 		sb_adds(sb, "<section id=\"primary\"><h2>Primary metrics</h2><p class=\"muted\">"
@@ -653,7 +689,7 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 		esc(sb, res->metric);
 		sb_adds(sb, "</a></td>");
 		verdict_cell(sb, res->verdict_id);
-		change_cells(sb, &ax, res);
+		change_cells_claim(sb, &ax, res, claimed_ratio(v, res));
 		median_cells(sb, res);
 		td_text(sb, res->unit ? res->unit : "");
 		p_cell(sb, res);
@@ -1396,7 +1432,7 @@ static void env_workloads(const struct report_view *v, struct strbuf *sb)
 		sb_adds(sb, "<tr>");
 		td_text(sb, str_or(w->name, ""));
 		td_text(sb, str_or(w->type, ""));
-		sb_adds(sb, "<td><code>");
+		sb_adds(sb, "<td class=\"params\"><code>");
 		json_object_foreach((json_t *)w->params, key, val) {
 			char *s = json_dumps(val, JSON_ENCODE_ANY);
 

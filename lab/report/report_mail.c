@@ -202,7 +202,8 @@ static void headers(const struct report_view *v, const struct headline *h,
 	addr_header(sb, "From", or(o->from, "mglrulab <mglrulab@localhost>"));
 	/* the series' author when lab.conf names nobody: a reply goes to who wrote it */
 	addr_header(sb, "To", o->to ? o->to : author && strchr(author, '@') ? author : NULL);
-	addr_header(sb, "Cc", o->cc);
+	/* the list (and people) the series was posted to, when lab.conf names nobody */
+	addr_header(sb, "Cc", o->cc ? o->cc : report_mail_series_posted_to(v));
 	subject(v, h, t, sb);
 	if (o->date)
 		opt_header(sb, "Date", o->date);

@@ -238,3 +238,12 @@ const char *report_mail_series_author(const struct report_view *v)
 			return v->kernels[i].series[0].author;
 	return NULL;
 }
+
+const char *report_mail_series_posted_to(const struct report_view *v)
+{
+	for (size_t i = 0; i < v->nkernels; i++)
+		if (v->kernels[i].name && v->design.patched &&
+		    !strcmp(v->kernels[i].name, v->design.patched))
+			return v->kernels[i].posted_to;
+	return NULL;
+}

@@ -9,6 +9,8 @@
 #include "report.h"
 #include "xjson.h"
 #include "report_priv.h"
+#include "report_family.h"
+#include "strmap.h"
 #include "report_view.h"
 #include "run_record.h"
 #include "escape.h"
@@ -18,6 +20,7 @@
 #include "workload_def.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1421,6 +1424,7 @@ struct geo_group {
 	size_t nr[2], nrun_alloc[2];
 	struct series **ms;
 	size_t nm, ms_alloc;
+	struct strmap fam;	/* measurement (name without its form) -> index into ms */
 };
 
 /* @gg's geometric mean into @o: its names and workload are its records'. */
@@ -1466,6 +1470,31 @@ static void geomean_fill(struct model *m, struct geo_group *gg, struct view_geom
 	free(mat[1]);
 }
 
+/* 1 when @a is the better form of a measurement than @b: primary, raw, _hostadj, _mean. */
+static int geo_prefer(const struct series *a, const struct series *b)
+{
+	if (a->primary != b->primary)
+		return a->primary;
+	return metric_family_form(a->name) < metric_family_form(b->name);
+}
+
+/* @s into @gg's metrics, once per measurement (report_family.h): its best form. */
+static void geo_add(struct geo_group *gg, struct series *s)
+{
+	char *stem = xstrndup(s->name, metric_family_stem_len(s->name));
+	size_t a;
+
+	if (strmap_get(&gg->fam, stem, &a)) {
+		if (geo_prefer(s, gg->ms[a]))
+			gg->ms[a] = s;
+	} else {
+		strmap_put(&gg->fam, stem, gg->nm);
+		ALLOC_GROW(gg->ms, gg->nm + 1, gg->ms_alloc);
+		gg->ms[gg->nm++] = s;
+	}
+	free(stem);
+}
+
 /* Geometric means in the order workloads first produced metrics: *@n of them. */
 static struct view_geomean *geomean_all(struct model *m, size_t *n)
 {
@@ -1490,10 +1519,8 @@ static struct view_geomean *geomean_all(struct model *m, size_t *n)
 			gg->workload = s->workload;
 			gg->name = s->rec->workload;
 		}
-		if (s->verdict && strcmp(s->verdict, "invalid")) {
-			ALLOC_GROW(gg->ms, gg->nm + 1, gg->ms_alloc);
-			gg->ms[gg->nm++] = s;
-		}
+		if (s->verdict && strcmp(s->verdict, "invalid") && metric_in_geomean(s->name))
+			geo_add(gg, s);
 	}
 	/* Each workload's runs that produced values, in order, per kernel. */
 	for (i = 0; i < m->ncruns; i++) {
@@ -1514,6 +1541,7 @@ static struct view_geomean *geomean_all(struct model *m, size_t *n)
 		free(gs[i].runs[0]);
 		free(gs[i].runs[1]);
 		free(gs[i].ms);
+		strmap_clear(&gs[i].fam);
 	}
 	free(gs);
 	json_decref(ix);
@@ -1644,65 +1672,123 @@ static int warned_of(const struct series *s, unsigned flag)
 }
 
 /*
- * ": yp_shared:cs_per_sec_1cpu, kbuild:elapsed_s and 3 more" for the
- * metrics warned of @flag, so that a reader knows which ones to look at
- * without searching every table.
+ * The metrics as measurements (report_family.h): a metric's raw value,
+ * its _hostadj and its _mean are one, warned of once. @first is the
+ * index of each measurement's first metric in model.s, in that order.
  */
-static void warned_names(const struct model *m, unsigned flag, size_t n, struct strbuf *out)
-{
-	size_t named = 0;
+struct measurements {
+	size_t *first, n;
+	size_t *of;	/* per series: its measurement, or SIZE_MAX for counters */
+};
 
-	sb_reset(out);
-	for (size_t i = 0; i < m->ns && named < WARN_NAMES_MAX; i++) {
+static void measurements_build(const struct model *m, struct measurements *ms)
+{
+	struct strmap ix = STRMAP_INIT;
+	struct strbuf key = STRBUF_INIT;
+	size_t at;
+
+	ms->first = xcalloc(m->ns + 1, sizeof(*ms->first));
+	ms->of = xcalloc(m->ns + 1, sizeof(*ms->of));
+	ms->n = 0;
+	for (size_t i = 0; i < m->ns; i++) {
 		const struct series *s = &m->s[i];
 
-		if (s->is_counter || !warned_of(s, flag))
-			continue;
-		sb_addf(out, "%s%s:%s", named ? ", " : ": ", s->workload, s->name);
-		named++;
-	}
-	if (n > named)
-		sb_addf(out, " and %zu more", n - named);
-}
-
-/* The metrics' own warnings, counted and named. */
-static void warn_metrics(const struct model *m, json_t *w)
-{
-	size_t i, n_few = 0, n_drift = 0, n_out = 0, n_invalid = 0, n_missing = 0;
-	size_t n_metrics = 0, n_het = 0;
-	struct strbuf names = STRBUF_INIT;
-
-	for (i = 0; i < m->ns; i++) {
-		struct series *s = &m->s[i];
-
+		ms->of[i] = SIZE_MAX;
 		if (s->is_counter)
 			continue;
-		n_metrics++;
-		n_few += warned_of(s, WARNED_FEW);
-		n_drift += warned_of(s, WARNED_DRIFT);
-		n_out += warned_of(s, WARNED_OUTLIERS);
-		n_missing += warned_of(s, WARNED_MISSING);
-		n_het += warned_of(s, WARNED_HET);
-		n_invalid += warned_of(s, 0);
+		sb_reset(&key);
+		sb_addf(&key, "%s\n%.*s", s->workload, (int)metric_family_stem_len(s->name), s->name);
+		if (strmap_get(&ix, sb_str(&key), &at)) {
+			ms->of[i] = at;
+			continue;
+		}
+		strmap_put(&ix, sb_str(&key), ms->n);
+		ms->of[i] = ms->n;
+		ms->first[ms->n++] = i;
 	}
+	sb_release(&key);
+	strmap_clear(&ix);
+}
+
+/* Measurements with a metric warned of @flag; @named: 1 per series named for it. */
+static size_t measurements_warned(const struct model *m, const struct measurements *ms,
+				  unsigned flag, unsigned char *named)
+{
+	unsigned char *seen = xcalloc(ms->n + 1, 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->ns; i++) {
+		named[i] = 0;
+		if (ms->of[i] == SIZE_MAX || seen[ms->of[i]] || !warned_of(&m->s[i], flag))
+			continue;
+		seen[ms->of[i]] = 1;
+		named[i] = 1;
+		n++;
+	}
+	free(seen);
+	return n;
+}
+
+/*
+ * ": yp_shared:cs_per_sec_1cpu, kbuild:elapsed_s and 3 more" for the
+ * measurements warned of @flag (each by its first metric so warned),
+ * so that a reader knows which ones to look at without searching every
+ * table.
+ */
+static void warned_names(const struct model *m, const unsigned char *named, size_t n,
+			 struct strbuf *out)
+{
+	size_t k = 0;
+
+	sb_reset(out);
+	for (size_t i = 0; i < m->ns && k < WARN_NAMES_MAX; i++) {
+		const struct series *s = &m->s[i];
+
+		if (!named[i])
+			continue;
+		sb_addf(out, "%s%s:%s", k ? ", " : ": ", s->workload, s->name);
+		k++;
+	}
+	if (n > k)
+		sb_addf(out, " and %zu more", n - k);
+}
+
+/* The metrics' own warnings, counted once per measurement and named. */
+static void warn_metrics(const struct model *m, json_t *w)
+{
+	size_t n_few, n_drift, n_out, n_invalid, n_missing, n_metrics, n_het;
+	unsigned char *nm[6];
+	struct measurements ms;
+	struct strbuf names = STRBUF_INIT;
+
+	measurements_build(m, &ms);
+	n_metrics = ms.n;
+	for (size_t k = 0; k < 6; k++)
+		nm[k] = xcalloc(m->ns + 1, 1);
+	n_few = measurements_warned(m, &ms, WARNED_FEW, nm[0]);
+	n_invalid = measurements_warned(m, &ms, 0, nm[1]);
+	n_missing = measurements_warned(m, &ms, WARNED_MISSING, nm[2]);
+	n_drift = measurements_warned(m, &ms, WARNED_DRIFT, nm[3]);
+	n_out = measurements_warned(m, &ms, WARNED_OUTLIERS, nm[4]);
+	n_het = measurements_warned(m, &ms, WARNED_HET, nm[5]);
 	if (n_few) {
-		warned_names(m, WARNED_FEW, n_few, &names);
+		warned_names(m, nm[0], n_few, &names);
 		add_warning(w, "too-few-runs", "%zu metric(s) have too few runs for a %.0f%% "
 			    "median interval%s", n_few, 100 * m->st.confidence, sb_str(&names));
 	}
 	if (n_invalid) {
-		warned_names(m, 0, n_invalid, &names);
+		warned_names(m, nm[1], n_invalid, &names);
 		add_warning(w, "invalid", "%zu metric(s) are invalid (see their reasons)%s",
 			    n_invalid, sb_str(&names));
 	}
 	if (n_missing) {
-		warned_names(m, WARNED_MISSING, n_missing, &names);
+		warned_names(m, nm[2], n_missing, &names);
 		add_warning(w, "missing-values", "%zu metric(s) lack values in some runs%s",
 			    n_missing, sb_str(&names));
 	}
 	/* Only the HTML report draws run-order plots: say where they are. */
 	if (n_drift) {
-		warned_names(m, WARNED_DRIFT, n_drift, &names);
+		warned_names(m, nm[3], n_drift, &names);
 		/*
 		 * A metric is flagged when either kernel trends, so chance
 		 * alone flags 1 - (1 - alpha)^2 of them (9.75 % at 0.05),
@@ -1710,23 +1796,28 @@ static void warn_metrics(const struct model *m, json_t *w)
 		 */
 		add_warning(w, "drift", "%zu of %zu metric(s) trend with run order (Spearman p < %g "
 			    "in either kernel; by chance alone about %.2g%% would)%s; an unsteady host "
-			    "shows in their run-order plots in the HTML report", n_drift, n_metrics,
+			    "shows in their run-order plots in the HTML report, and a trend that a "
+			    "second session repeats is not chance", n_drift, n_metrics,
 			    m->st.alpha, 100 * (1 - (1 - m->st.alpha) * (1 - m->st.alpha)),
 			    sb_str(&names));
 	}
 	if (n_out) {
-		warned_names(m, WARNED_OUTLIERS, n_out, &names);
+		warned_names(m, nm[4], n_out, &names);
 		add_warning(w, "outliers", "%zu metric(s) have outliers (flagged, kept in every "
 			    "statistic)%s", n_out, sb_str(&names));
 	}
 	if (n_het) {
-		warned_names(m, WARNED_HET, n_het, &names);
+		warned_names(m, nm[5], n_het, &names);
 		add_warning(w, "host-heterogeneity", "%zu primary metric(s) differ between hosts "
 			    "beyond their intervals (Cochran's Q p < %.2g)%s; their pooled verdicts "
 			    "average over machines that disagree; see the per-host results",
 			    n_het, STATS_HET_ALPHA, sb_str(&names));
 	}
 	sb_release(&names);
+	for (size_t k = 0; k < 6; k++)
+		free(nm[k]);
+	free(ms.first);
+	free(ms.of);
 }
 
 static json_t *report_warnings(struct model *m)

@@ -200,7 +200,8 @@ void modes_line(const struct modes_finding *f, const char *workload, const char 
 		return;
 	sb_addf(sb, "%s %s: two emulator states x%.3g apart; ", workload, metric, f->modes.ratio);
 	if (f->undecidable) {
-		sb_addf(sb, "not decidable on this guest: %s", f->undecidable);
+		sb_addf(sb, "not decidable on this guest: %s; runs of both kernels in one state "
+			"would decide it (a guest under icount has one)", f->undecidable);
 		return;
 	}
 	sb_addf(sb, "within the fast state %s changes it ", kname[1] ? kname[1] : "patched");
@@ -211,7 +212,7 @@ void modes_line(const struct modes_finding *f, const char *workload, const char 
 	pct_ci(sb, f->pooled, f->pooled_lo, f->pooled_hi);
 	sb_addf(sb, "; the fast state holds %.0f %% of %s's cells against %.0f %% of %s's "
 		"(Fisher p %.2g): a shift of the guest's states, its own finding, not the "
-		"kernel's effect",
+		"kernel's effect; the change within a state decides it",
 		f->cells[1] ? 100.0 * (double)f->fast_cells[1] / (double)f->cells[1] : NAN,
 		kname[1] ? kname[1] : "patched",
 		f->cells[0] ? 100.0 * (double)f->fast_cells[0] / (double)f->cells[0] : NAN,

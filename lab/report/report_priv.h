@@ -106,5 +106,7 @@ struct headline;
 void report_mail_rows(const struct report_view *v, const struct headline *h, struct strbuf *sb);
 void report_mail_recipe(const struct report_view *v, struct strbuf *sb);
 const char *report_mail_series_author(const struct report_view *v);
+/* The To and Cc the patched kernel's series was posted with (NULL: not recorded). */
+const char *report_mail_series_posted_to(const struct report_view *v);
 
 #endif

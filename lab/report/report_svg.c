@@ -244,6 +244,29 @@ static void forest_interval(struct strbuf *sb, const struct svg_forest_axis *ax,
 void svg_forest(struct strbuf *sb, const struct svg_forest_axis *ax, double ratio, double lo,
 		double hi, double threshold, enum svg_better better, const char *verdict)
 {
+	svg_forest_claimed(sb, ax, ratio, lo, hi, threshold, better, verdict, NAN);
+}
+
+/* The claimed ratio @claim as a labelled, dashed mark across a row @h high. */
+static void forest_claim(struct strbuf *sb, const struct svg_forest_axis *ax, double claim,
+			 double h)
+{
+	double x;
+	char a[32];
+
+	if (!isfinite(claim) || claim <= 0 || fabs(log(claim)) > ax->span)
+		return;
+	x = forest_x(ax, claim);
+	fmt_pct(a, sizeof(a), 100 * (claim - 1));
+	sb_addf(sb, "<g class=\"claim\"><title>claimed %s</title><line x1=\"" F "\" y1=\"0\" "
+		"x2=\"" F "\" y2=\"%.0f\"/><path d=\"M" F " 0h8l-4 5z\"/></g>",
+		a, x, x, h, x - 4);
+}
+
+void svg_forest_claimed(struct strbuf *sb, const struct svg_forest_axis *ax, double ratio,
+			double lo, double hi, double threshold, enum svg_better better,
+			const char *verdict, double claim)
+{
 	const double h = better == SVG_BETTER_NONE ? 20 : 30, y = 10;
 	char a[32], c[48];
 
@@ -269,6 +292,7 @@ void svg_forest(struct strbuf *sb, const struct svg_forest_axis *ax, double rati
 	else if (better == SVG_BETTER_LOWER)
 		sb_addf(sb, "<text class=\"ax\" x=\"%.0f\" y=\"28\">&#8592; better</text>",
 			FOREST_MID - FOREST_HALF);
+	forest_claim(sb, ax, claim, h);
 	sb_adds(sb, "</svg>");
 }
 

@@ -52,6 +52,11 @@ void svg_forest_head(struct strbuf *sb, const struct svg_forest_axis *ax);
 void svg_forest(struct strbuf *sb, const struct svg_forest_axis *ax, double ratio, double lo,
 		double hi, double threshold, enum svg_better better, const char *verdict);
 
+/* The same with the ratio a series claims (@claim; NaN: none) marked as a dashed line. */
+void svg_forest_claimed(struct strbuf *sb, const struct svg_forest_axis *ax, double ratio,
+			double lo, double hi, double threshold, enum svg_better better,
+			const char *verdict, double claim);
+
 /* One row of points per kernel with the median and its interval. */
 void svg_strip(struct strbuf *sb, const struct result_record *result, const char *base_name,
 	       const char *patched_name);

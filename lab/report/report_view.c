@@ -81,6 +81,7 @@ static void read_cover(struct vd *d, const json_t *k, const char *where, struct 
 	const json_t *c = vd_obj(d, k, where, "cover");
 	char at[64];
 
+	o->posted_to = vd_str(d, k, where, "posted_to");
 	if (!c)
 		return;
 	snprintf(at, sizeof(at), "%s.cover", where);
@@ -378,6 +379,12 @@ static void read_host_states(struct vd *d, const json_t *r, struct report_view *
 		o->reference_rate = vd_num(d, h, at, "reference_rate");
 		o->by_states = vd_bool(d, h, at, "by_states");
 		o->separated = vd_bool(d, h, at, "separated");
+		{
+			const json_t *m = vd_obj(d, h, at, "modes");
+
+			/* "decidable": false; absent in reports before issue 49 */
+			o->modes_undecidable = m && json_is_false(vd_get(m, "decidable"));
+		}
 		read_own_states(d, h, at, o);
 	}
 }

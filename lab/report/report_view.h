@@ -66,6 +66,8 @@ struct view_kernel {
 	struct view_patch *series;
 	/* The series' cover letter ([PATCH 0/N]); NULL: none, or not recorded. */
 	const char *cover_subject, *cover_message_id;
+	/* The To and Cc the series was posted with, as in its mail; NULL: not recorded. */
+	const char *posted_to;
 };
 
 struct view_node {
@@ -188,6 +190,7 @@ struct view_host_state {
 	const char *workload, *metric, *method;
 	double slope, correlation, reference_rate;	/* NaN: none */
 	int by_states, separated;
+	int modes_undecidable;	/* "modes": two emulator states the kernels do not share */
 	size_t nown_states;
 	struct view_own_state *own_states;	/* in the report's order */
 	const json_t *json;

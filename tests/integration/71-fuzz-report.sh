@@ -15,7 +15,7 @@ bin=$out/fuzz_report_load
 # Every file of lab/report/, so a new one (a decoder) is in without a word here.
 srcs="lab/report/*.c lab/lib/escape.c lab/stats/stats_*.c lab/stats/rng.c common/sort_cmp.c
       lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c common/parse_num.c lab/lib/fsutil.c lab/lib/xjson.c
-      lab/lib/mail_addr.c
+      lab/lib/mail_addr.c lab/lib/strmap.c
       lab/workload/workload_defs.c lab/workload/mechanism.c
       common/workload_params.c"
 # shellcheck disable=SC2086
