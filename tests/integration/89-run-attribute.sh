@@ -25,7 +25,7 @@
 # session, and with an A/A session of its own: 379 s of a CI run on
 # 2026-12-06.
 # run-all: paired
-# run-all: cost 300
+# run-all: cost 260
 # run-all: timeout 1500
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
