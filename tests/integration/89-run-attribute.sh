@@ -23,7 +23,7 @@
 # a run with the TCG plugin counting instructions takes about 10 s beside
 # the other paired test. Before the A/B and the bisection shared their
 # session, and with an A/A session of its own: 379 s of a CI run on
-# 2026-12-06.
+# 2026-12-06; 260 s that evening, after.
 # run-all: paired
 # run-all: cost 260
 # run-all: timeout 1500
