@@ -153,93 +153,6 @@ static void add_accounts(json_t *tables, const struct result_record *const *prim
 	}
 }
 
-/* The measured phases run @dir's plugin wrote: attr.1, attr.2 ... */
-static long windows_in(const char *dir)
-{
-	long n = 0;
-
-	for (;;) {
-		char name[32], *p;
-		int there;
-
-		snprintf(name, sizeof(name), "attr.%ld", n + 1);
-		p = path_join(dir, name);
-		there = is_regular_file(p);
-		free(p);
-		if (!there)
-			return n;
-		n++;
-	}
-}
-
-/*
- * One attribution run of workload @w on kernel @k into @dir, unless a
- * finished one is there (a resumed session). 0, or -1 with why in @err.
- */
-static int attr_run(struct session *s, const struct session_job *w, const char *image,
-		    const char *plugin, const char *dir, double *seconds, struct strbuf *err)
-{
-	char *done = path_join(dir, "attribution.done");
-	struct guest_run gr = { 0 };
-	int r = -1;
-
-	/*
-	 * A finished run is reused on --resume only if it ran this image:
-	 * cache entries are content-addressed, so the path names the kernel
-	 * and the System.map its windows are read against.
-	 */
-	struct strbuf was = STRBUF_INIT;
-	int same = !read_regular_file(done, &was, 4096) && !strcmp(sb_str(&was), image);
-
-	sb_release(&was);
-	if (same) {
-		free(done);
-		return 0;
-	}
-	if (rm_rf(dir) || mkdir_p(dir, 0755)) {
-		sb_addf(err, "%s: %s", dir, strerror(errno));
-		free(done);
-		return -1;
-	}
-	struct domain_share *shares = xcalloc(w->nshares + 1, sizeof(*shares));
-	for (size_t j = 0; j < w->nshares; j++) {
-		shares[j].host_dir = w->shares[j].host_dir;
-		shares[j].tag = w->shares[j].tag;
-	}
-	char *cmdline = guest_job_cmdline((const char *const *)w->args.v);
-	struct guest_job_spec job = {
-		.run_id = "attribution", .workload = w->type,
-		.args = (const char *const *)w->args.v,
-		.workload_timeout_s = s->topo.run_timeout_s, .extra_cmdline = cmdline,
-		.shares = shares, .nr_shares = (int)w->nshares, .attr_plugin = plugin,
-	};
-	double t0 = now_monotonic();
-
-	if (guest_lab_run(&s->lab, &s->topo, image, &job, dir, &gr))
-		sb_addf(err, "%s: the run failed: %.200s", dir, gr.failure ? gr.failure : "?");
-	else if (!windows_in(dir))
-		sb_addf(err, "%s: the plugin wrote no window (attr.1)", dir);
-	else if (write_file_atomic(done, image, strlen(image)))
-		sb_addf(err, "%s: %s", done, strerror(errno));
-	else
-		r = 0;
-	*seconds += now_monotonic() - t0;
-	guest_run_release(&gr);
-	free(cmdline);
-	free(shares);
-	free(done);
-	return r;
-}
-
-/* The System.map the kernel cache keeps beside @image. */
-static char *map_of(const char *image)
-{
-	char *dir = path_dirname(image), *map = path_join(dir, "System.map");
-
-	free(dir);
-	return map;
-}
-
 /* Runs @from .. @to - 1 of workload @w on each of the @nk kernels, ABAB. */
 static int attribute_runs(struct session *s, const struct session_job *w, const char *plugin,
 			  size_t nk, const char *const name[2], const char *const image[2],
@@ -263,7 +176,8 @@ static int attribute_runs(struct session *s, const struct session_job *w, const 
 				sb_adds(err, "interrupted");
 				r = -1;
 			} else {
-				r = attr_run(s, w, image[k], plugin, dirs[k][i], &seconds[k], err);
+				r = session_plugin_run(s, w, image[k], &(struct plugin_run){ plugin, "attribution", "attr" },
+						       dirs[k][i], &seconds[k], err);
 			}
 		}
 	return r;
@@ -276,12 +190,12 @@ static int attribute_runs(struct session *s, const struct session_job *w, const 
 static json_t *attribute_tables(size_t nk, char *dirs[2][ATTR_CONFIRM_RUNS], int n,
 				const char *const image[2], long *named, struct strbuf *err)
 {
-	char *map[2] = { map_of(image[0]), nk == 2 ? map_of(image[1]) : NULL };
+	char *map[2] = { session_system_map(image[0]), nk == 2 ? session_system_map(image[1]) : NULL };
 	struct attr_side side[2] = {
 		{ (const char *const *)dirs[0], (size_t)n, map[0] },
 		{ (const char *const *)dirs[1], (size_t)n, map[1] },
 	};
-	long nwin = windows_in(dirs[0][0]);
+	long nwin = session_plugin_windows(dirs[0][0], "attr");
 	json_t *tables = json_array();
 
 	*named = 0;
@@ -371,7 +285,7 @@ static const char *unavailable(const struct session *s, const char *plugin)
 
 		if (!s->jobs.k[k].bzimage)
 			return "a kernel's image is not recorded";
-		map = map_of(s->jobs.k[k].bzimage);
+		map = session_system_map(s->jobs.k[k].bzimage);
 		ok = is_regular_file(map);
 		free(map);
 		if (!ok)

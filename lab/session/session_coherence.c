@@ -54,90 +54,13 @@ static char *plugin_path(void)
 	return p;
 }
 
-/* The measured windows the plugin wrote into @dir: coh.1, coh.2 ... */
-static long windows_in(const char *dir)
-{
-	long n = 0;
-
-	for (;;) {
-		char name[32], *p;
-		int there;
-
-		snprintf(name, sizeof(name), "coh.%ld", n + 1);
-		p = path_join(dir, name);
-		there = is_regular_file(p);
-		free(p);
-		if (!there)
-			return n;
-		n++;
-	}
-}
-
-/* One coherence run of @w on @image into @dir, unless a finished one is there. */
-static int coh_run(struct session *s, const struct session_job *w, const char *image,
-		   const char *plugin, const char *dir, double *seconds, struct strbuf *err)
-{
-	char *done = path_join(dir, "coherence.done");
-	struct guest_run gr = { 0 };
-	struct strbuf was = STRBUF_INIT;
-	int r = -1;
-	int same = !read_regular_file(done, &was, 4096) && !strcmp(sb_str(&was), image);
-
-	sb_release(&was);
-	if (same) {
-		free(done);
-		return 0;
-	}
-	if (rm_rf(dir) || mkdir_p(dir, 0755)) {
-		sb_addf(err, "%s: %s", dir, strerror(errno));
-		free(done);
-		return -1;
-	}
-	struct domain_share *shares = xcalloc(w->nshares + 1, sizeof(*shares));
-	for (size_t j = 0; j < w->nshares; j++) {
-		shares[j].host_dir = w->shares[j].host_dir;
-		shares[j].tag = w->shares[j].tag;
-	}
-	char *cmdline = guest_job_cmdline((const char *const *)w->args.v);
-	struct guest_job_spec job = {
-		.run_id = "coherence", .workload = w->type,
-		.args = (const char *const *)w->args.v,
-		.workload_timeout_s = s->topo.run_timeout_s, .extra_cmdline = cmdline,
-		.shares = shares, .nr_shares = (int)w->nshares, .attr_plugin = plugin,
-	};
-	double t0 = now_monotonic();
-
-	if (guest_lab_run(&s->lab, &s->topo, image, &job, dir, &gr))
-		sb_addf(err, "%s: the run failed: %.200s", dir, gr.failure ? gr.failure : "?");
-	else if (!windows_in(dir))
-		sb_addf(err, "%s: the plugin wrote no window (coh.1)", dir);
-	else if (write_file_atomic(done, image, strlen(image)))
-		sb_addf(err, "%s: %s", done, strerror(errno));
-	else
-		r = 0;
-	*seconds += now_monotonic() - t0;
-	guest_run_release(&gr);
-	free(cmdline);
-	free(shares);
-	free(done);
-	return r;
-}
-
-static char *map_of(const char *image)
-{
-	char *dir = path_dirname(image), *map = path_join(dir, "System.map");
-
-	free(dir);
-	return map;
-}
-
 /* Workload @w: its runs on each kernel, ABAB, then a table per window, into @entry. */
 static void coh_workload(struct session *s, const struct session_job *w, const char *plugin,
 			 size_t nk, const char *const image[2], const struct coh_model *m,
 			 json_t *entry)
 {
 	char *dirs[2][COH_RUNS_PER_KERNEL] = { { 0 } };
-	char *map[2] = { map_of(image[0]), nk == 2 ? map_of(image[1]) : NULL };
+	char *map[2] = { session_system_map(image[0]), nk == 2 ? session_system_map(image[1]) : NULL };
 	double seconds[2] = { 0, 0 };
 	struct strbuf err = STRBUF_INIT;
 	json_t *tables = json_array();
@@ -154,14 +77,16 @@ static void coh_workload(struct session *s, const struct session_job *w, const c
 				sb_adds(&err, "interrupted");
 				r = -1;
 			} else {
-				r = coh_run(s, w, image[k], plugin, dirs[k][i], &seconds[k], &err);
+				r = session_plugin_run(s, w, image[k],
+						       &(struct plugin_run){ plugin, "coherence", "coh" },
+						       dirs[k][i], &seconds[k], &err);
 			}
 		}
 	struct attr_side side[2] = {
 		{ (const char *const *)dirs[0], COH_RUNS_PER_KERNEL, map[0] },
 		{ (const char *const *)dirs[1], COH_RUNS_PER_KERNEL, map[1] },
 	};
-	long nwin = r ? 0 : windows_in(dirs[0][0]);
+	long nwin = r ? 0 : session_plugin_windows(dirs[0][0], "coh");
 
 	for (long win = 1; win <= nwin && !r; win++) {
 		json_t *t = coh_compare_json(&side[0], nk == 2 ? &side[1] : NULL, win,
@@ -208,7 +133,7 @@ static const char *unavailable(const struct session *s, const char *plugin)
 
 		if (!s->jobs.k[k].bzimage)
 			return "a kernel's image is not recorded";
-		map = map_of(s->jobs.k[k].bzimage);
+		map = session_system_map(s->jobs.k[k].bzimage);
 		ok = is_regular_file(map);
 		free(map);
 		if (!ok)

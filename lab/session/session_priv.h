@@ -202,6 +202,27 @@ json_t *session_attribute(struct session *s, const json_t *report);
 /* mglrulab profile, now or when it was started (a resume): no table is a failure. */
 int session_attribution_required(const struct session *s);
 
+/* --- session_plugin_run.c --- */
+/* What a run after the verdicts loads and writes. */
+struct plugin_run {
+	const char *plugin;		/* the TCG plugin (.so) */
+	const char *run_id;		/* "attribution", "coherence": the job's id, RUN.done */
+	const char *window_prefix;	/* "attr", "coh": the plugin's window files */
+};
+/*
+ * One run of workload @w on @image with @pr's plugin into @dir, unless a
+ * finished one of this image is there (--resume). 0, or -1 with why in @err;
+ * its wall time is added to *@seconds.
+ */
+LAB_MUST_CHECK
+int session_plugin_run(struct session *s, const struct session_job *w, const char *image,
+		       const struct plugin_run *pr, const char *dir, double *seconds,
+		       struct strbuf *err);
+/* How many window files PREFIX.1, PREFIX.2 ... @dir holds. */
+long session_plugin_windows(const char *dir, const char *prefix);
+/* The System.map the kernel cache keeps beside @image (to free). */
+char *session_system_map(const char *image);
+
 /* --- session_coherence.c --- */
 /*
  * run --coherence (or [run] coherence): once @report has the verdicts,

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The runs after the verdicts with a TCG plugin loaded (attribution,
+ * session_attribute.c; coherence, session_coherence.c): one run of a
+ * workload into a folder of its own, kept out of runs/ and out of the
+ * analysis, and reused on --resume when it ran the same image.
+ */
+#include "session_priv.h"
+#include "fsutil.h"
+#include "guest_job.h"
+#include "lab_paths.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+long session_plugin_windows(const char *dir, const char *prefix)
+{
+	long n = 0;
+
+	for (;;) {
+		char name[64], *p;
+		int there;
+
+		snprintf(name, sizeof(name), "%s.%ld", prefix, n + 1);
+		p = path_join(dir, name);
+		there = is_regular_file(p);
+		free(p);
+		if (!there)
+			return n;
+		n++;
+	}
+}
+
+char *session_system_map(const char *image)
+{
+	char *dir = path_dirname(image), *map = path_join(dir, "System.map");
+
+	free(dir);
+	return map;
+}
+
+int session_plugin_run(struct session *s, const struct session_job *w, const char *image,
+		       const struct plugin_run *pr, const char *dir, double *seconds,
+		       struct strbuf *err)
+{
+	char *done_name = xasprintf("%s.done", pr->run_id);
+	char *done = path_join(dir, done_name);
+	struct guest_run gr = { 0 };
+	struct strbuf was = STRBUF_INIT;
+	int r = -1;
+
+	free(done_name);
+	/*
+	 * A finished run is reused on --resume only if it ran this image:
+	 * cache entries are content-addressed, so the path names the kernel
+	 * and the System.map its windows are read against.
+	 */
+	int same = !read_regular_file(done, &was, 4096) && !strcmp(sb_str(&was), image);
+
+	sb_release(&was);
+	if (same) {
+		free(done);
+		return 0;
+	}
+	if (rm_rf(dir) || mkdir_p(dir, 0755)) {
+		sb_addf(err, "%s: %s", dir, strerror(errno));
+		free(done);
+		return -1;
+	}
+	struct domain_share *shares = xcalloc(w->nshares + 1, sizeof(*shares));
+	for (size_t j = 0; j < w->nshares; j++) {
+		shares[j].host_dir = w->shares[j].host_dir;
+		shares[j].tag = w->shares[j].tag;
+	}
+	char *cmdline = guest_job_cmdline((const char *const *)w->args.v);
+	struct guest_job_spec job = {
+		.run_id = pr->run_id, .workload = w->type,
+		.args = (const char *const *)w->args.v,
+		.workload_timeout_s = s->topo.run_timeout_s, .extra_cmdline = cmdline,
+		.shares = shares, .nr_shares = (int)w->nshares, .attr_plugin = pr->plugin,
+	};
+	double t0 = now_monotonic();
+
+	if (guest_lab_run(&s->lab, &s->topo, image, &job, dir, &gr))
+		sb_addf(err, "%s: the run failed: %.200s", dir, gr.failure ? gr.failure : "?");
+	else if (!session_plugin_windows(dir, pr->window_prefix))
+		sb_addf(err, "%s: the plugin wrote no window (%s.1)", dir, pr->window_prefix);
+	else if (write_file_atomic(done, image, strlen(image)))
+		sb_addf(err, "%s: %s", done, strerror(errno));
+	else
+		r = 0;
+	*seconds += now_monotonic() - t0;
+	guest_run_release(&gr);
+	free(cmdline);
+	free(shares);
+	free(done);
+	return r;
+}
