@@ -22,31 +22,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Otsu's cut of sorted @l[0..m): the index of the first value above it, 0: none. */
-static size_t otsu_cut(const double *l, size_t m)
-{
-	double tot = 0, s = 0, best = -1;
-	size_t cut = 0;
-
-	for (size_t i = 0; i < m; i++)
-		tot += l[i];
-	for (size_t i = 1; i < m; i++) {
-		double w0 = (double)i / (double)m, m0, m1, vb;
-
-		s += l[i - 1];
-		if (l[i] == l[i - 1])
-			continue;
-		m0 = s / (double)i;
-		m1 = (tot - s) / (double)(m - i);
-		vb = w0 * (1 - w0) * (m1 - m0) * (m1 - m0);
-		if (vb > best) {
-			best = vb;
-			cut = i;
-		}
-	}
-	return cut;
-}
-
 /* Median and normal-consistent MAD of sorted @l[0..n), n > 0. */
 static void robust(const double *l, size_t n, double *med, double *sd)
 {
@@ -87,7 +62,7 @@ int stats_modes(const double *x, size_t n, struct stats_modes *out)
 	 * classed by it.
 	 */
 	trim = (size_t)floor(STATS_MODES_TRIM * (double)m);
-	cut = otsu_cut(l + trim, m - 2 * trim);
+	cut = stats_otsu_cut(l + trim, m - 2 * trim, NULL);
 	if (!cut) {
 		free(l);
 		return fail(out, "every cell has one value");

@@ -217,4 +217,12 @@ enum stats_verdict stats_sim_fixed(size_t n, const struct stats_settings *s,
 /* Type 7 quantile of an unsorted array, by selection (reorders @x). */
 double stats_select_quantile(double *x, size_t n, double p);
 
+/*
+ * Otsu's cut of sorted @l[0..m) (Otsu 1979): the index of the first value
+ * above it, 0 when all are equal; *@between (when not NULL) gets the
+ * between-class variance at the cut (stats_two_states()' eta is it over
+ * the total variance). stats_states.c; stats_modes.c cuts with it too.
+ */
+size_t stats_otsu_cut(const double *l, size_t m, double *between);
+
 #endif

@@ -11,6 +11,33 @@
 #include <math.h>
 #include <stdlib.h>
 
+size_t stats_otsu_cut(const double *l, size_t m, double *between)
+{
+	double tot = 0, s = 0, best = -1;
+	size_t cut = 0;
+
+	for (size_t i = 0; i < m; i++)
+		tot += l[i];
+	/* Cut between l[i-1] and l[i]; equal values never straddle a cut. */
+	for (size_t i = 1; i < m; i++) {
+		double w0 = (double)i / (double)m, m0, m1, vb;
+
+		s += l[i - 1];
+		if (l[i] == l[i - 1])
+			continue;
+		m0 = s / (double)i;
+		m1 = (tot - s) / (double)(m - i);
+		vb = w0 * (1 - w0) * (m1 - m0) * (m1 - m0);
+		if (vb > best) {
+			best = vb;
+			cut = i;
+		}
+	}
+	if (between)
+		*between = best;
+	return cut;
+}
+
 int stats_two_states(const double *x, size_t n, struct stats_states *out)
 {
 	double *l = malloc((n ? n : 1) * sizeof(*l));
@@ -34,21 +61,7 @@ int stats_two_states(const double *x, size_t n, struct stats_states *out)
 	for (size_t i = 0; i < m; i++)
 		vt += (l[i] - mean) * (l[i] - mean);
 	vt /= (double)m;
-	/* Cut between l[i-1] and l[i]; equal values never straddle a cut. */
-	for (size_t i = 1; i < m; i++) {
-		double w0 = (double)i / (double)m, m0, m1, vb;
-
-		s += l[i - 1];
-		if (l[i] == l[i - 1])
-			continue;
-		m0 = s / (double)i;
-		m1 = (tot - s) / (double)(m - i);
-		vb = w0 * (1 - w0) * (m1 - m0) * (m1 - m0);
-		if (vb > best) {
-			best = vb;
-			cut = i;
-		}
-	}
+	cut = stats_otsu_cut(l, m, &best);
 	if (!cut) {	/* all equal: one state */
 		out->threshold = exp(l[0]);
 		out->eta = 0;
