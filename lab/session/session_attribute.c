@@ -279,20 +279,7 @@ static const char *unavailable(const struct session *s, const char *plugin)
 		       "guests/tiny-icount.conf)";
 	if (!is_regular_file(plugin))
 		return "the attribution plugin is not built (make plugin)";
-	for (size_t k = 0; k < s->jobs.nk; k++) {
-		char *map;
-		int ok;
-
-		if (!s->jobs.k[k].bzimage)
-			return "a kernel's image is not recorded";
-		map = session_system_map(s->jobs.k[k].bzimage);
-		ok = is_regular_file(map);
-		free(map);
-		if (!ok)
-			return "a kernel's System.map is not in the kernel cache (a kernel cached "
-			       "before the lab kept it: `mglrulab kernel build --rebuild`)";
-	}
-	return NULL;
+	return session_maps_missing(s);
 }
 
 /*

@@ -41,6 +41,24 @@ char *session_system_map(const char *image)
 	return map;
 }
 
+const char *session_maps_missing(const struct session *s)
+{
+	for (size_t k = 0; k < s->jobs.nk; k++) {
+		char *map;
+		int ok;
+
+		if (!s->jobs.k[k].bzimage)
+			return "a kernel's image is not recorded";
+		map = session_system_map(s->jobs.k[k].bzimage);
+		ok = is_regular_file(map);
+		free(map);
+		if (!ok)
+			return "a kernel's System.map is not in the kernel cache (a kernel cached "
+			       "before the lab kept it: `mglrulab kernel build --rebuild`)";
+	}
+	return NULL;
+}
+
 int session_plugin_run(struct session *s, const struct session_job *w, const char *image,
 		       const struct plugin_run *pr, const char *dir, double *seconds,
 		       struct strbuf *err)

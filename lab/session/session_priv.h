@@ -222,6 +222,11 @@ int session_plugin_run(struct session *s, const struct session_job *w, const cha
 long session_plugin_windows(const char *dir, const char *prefix);
 /* The System.map the kernel cache keeps beside @image (to free). */
 char *session_system_map(const char *image);
+/*
+ * Why the session's kernels cannot be read by a plugin's table (an image
+ * not recorded, a System.map not in the cache), or NULL.
+ */
+const char *session_maps_missing(const struct session *s);
 
 /* --- session_coherence.c --- */
 /*
