@@ -123,6 +123,7 @@ static void test_to_the_author(void **state)
 	(void)state;
 
 	/* the cover letter's From, not the first patch's */
+	assert_non_null(a);
 	assert_string_equal(json_string_value(json_object_get(a, "name")), "Ann Author");
 	assert_string_equal(json_string_value(json_object_get(a, "address")), "ann@example.org");
 	mail = mail_of(s, &o);
@@ -187,6 +188,17 @@ static void test_forged_from(void **state)
 	mail = mail_of(s, &o);
 	h = headers_of(mail);
 	assert_one_recipient(h, NULL);
+	free(h);
+	free(mail);
+
+	/* a report from before series_author: its first patch's author, one address of it */
+	json_object_del(k, "series_author");
+	json_object_set_new(json_array_get(json_object_get(k, "series"), 0), "author",
+			    json_string("Mallory <m@example.org>, victim@example.net"));
+	mail = mail_of(s, &o);
+	h = headers_of(mail);
+	assert_one_recipient(h, "\nTo: Mallory <m@example.org>\n");
+	assert_null(strstr(h, "victim@"));
 	free(h);
 	free(mail);
 	json_decref(s);
