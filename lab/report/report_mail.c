@@ -10,6 +10,7 @@
  * header can be injected and no terminal escape reaches a reader.
  */
 #include "report_headline.h"
+#include "report_coh.h"
 #include "escape.h"
 #include "mail_addr.h"
 #include "report.h"
@@ -351,6 +352,24 @@ static void reproduce(const struct report_view *v, const struct report_mail_opts
 	sb_release(&s);
 }
 
+/*
+ * The evidence of the mechanism when the session gathered it, as LKP's
+ * mails add perf's: the kernel functions the instructions per unit moved
+ * to (run --attribute), and the modelled cache-line transfers per unit
+ * before and after with the functions that moved most (run --coherence).
+ */
+static void evidence(const struct report_view *v, const json_t *report, struct strbuf *out)
+{
+	const struct view_attribution *a = &v->attribution;
+
+	if (a->present) {
+		sb_addf(out, "\nAttribution (instructions per unit, %g runs per kernel; "
+			"docs/attribution.md):\n", a->runs_per_kernel);
+		report_attr_brief(a, out, 0);
+	}
+	report_coh_brief(report, out);
+}
+
 int report_render_mail(const json_t *report, const struct report_mail_opts *o,
 		       struct strbuf *out, struct strbuf *why)
 {
@@ -378,6 +397,7 @@ int report_render_mail(const json_t *report, const struct report_mail_opts *o,
 	opening(&v, &t, out);
 	headline_render_text(&h, out);
 	report_mail_rows(&v, &h, out);
+	evidence(&v, report, out);
 	if (o->appendix && *o->appendix) {
 		sb_addc(out, '\n');
 		plain_lines(out, o->appendix);
