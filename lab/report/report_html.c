@@ -114,7 +114,8 @@ static const char report_css[] =
 	/* The thread tables: four groups of four columns fit 900 px. */
 	"table.layout th,table.layout td{padding:2px 3px}table.layout .num{font-size:11.5px}"
 	"table.layout .badge{padding:0 5px}"
-	"svg.forest,svg.faxis{width:210px;height:auto}th.plot,td.plot{width:210px}}\n"
+	/* the results tables, primaries' strips and all, fit a 900 px window without scrolling */
+	"svg.forest,svg.faxis{width:170px;height:auto}th.plot,td.plot{width:170px}td.name{min-width:9em}}\n"
 	"@media print{svg.forest,svg.faxis{width:180px;height:auto}th.plot,td.plot{width:180px}"
 	".detail{break-inside:avoid}}\n";
 
