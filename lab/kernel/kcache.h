@@ -96,6 +96,8 @@ struct kcache_meta {
 	struct kcache_series_file *series;	/* the series files, in order */
 	size_t nr_series;
 	char *config_sha256;		/* of the merged .config, or NULL */
+	char *source_id;		/* what the source is, for anyone: "tar:SHA256" of
+					   the archive, "git:COMMIT", "dir:SHA256"; or NULL */
 	char *tree;			/* the source work tree built from, as recorded, or NULL */
 	char *name;			/* the kernel's name in lab.conf, or NULL */
 	char *built_at;			/* when, ISO 8601, or NULL */

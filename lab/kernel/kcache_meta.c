@@ -46,6 +46,7 @@ int kcache_entry_meta(const char *entry_dir, struct kcache_meta *m, struct strbu
 	}
 	m->config_sha256 = opt_string(meta, "config_sha256");
 	m->tree = opt_string(meta, "tree");
+	m->source_id = opt_string(json_object_get(meta, "source"), "id");
 	m->name = opt_string(meta, "name");
 	m->built_at = opt_string(meta, "built_at");
 	v = json_object_get(json_object_get(meta, "sizes"), "bzImage");
@@ -65,6 +66,7 @@ void kcache_meta_release(struct kcache_meta *m)
 	free(m->series);
 	free(m->config_sha256);
 	free(m->tree);
+	free(m->source_id);
 	free(m->name);
 	free(m->built_at);
 	memset(m, 0, sizeof(*m));

@@ -50,7 +50,9 @@
 #include "mail_decode.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "mail_addr.h"
 #include "util.h"
+#include "xjson.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -564,6 +566,29 @@ static void posted_to_json(const struct patch *msg, json_t *kernel)
 	sb_release(&sb);
 }
 
+/*
+ * "series_author" of @kernel: the From of @msg (the cover letter, else the
+ * first patch), the reply mail's To. Salvaged (mail_addr_salvage()): the
+ * From is the sender's to write, so a forged one (a second address, a
+ * CR/LF, brackets in the name) records one address and a plain name, or
+ * nothing.
+ */
+static void series_author_json(const struct patch *msg, json_t *kernel)
+{
+	struct mail_addr a;
+	char *from;
+
+	if (!msg || !msg->has_headers || !msg->text)
+		return;
+	from = mbox_header(msg->text, strlen(msg->text), "From");
+	if (!mail_addr_salvage(from, &a)) {
+		json_object_set_new(kernel, "series_author",
+				    xjson_pack("{s:s?, s:s}", "name", a.name, "address", a.spec));
+		mail_addr_release(&a);
+	}
+	free(from);
+}
+
 void mbox_thread_json(const struct patch_list *pl, json_t *kernel)
 {
 	json_t *series = json_object_get(kernel, "series");
@@ -574,6 +599,7 @@ void mbox_thread_json(const struct patch_list *pl, json_t *kernel)
 		if (!pl->v[i].is_cover)
 			first = &pl->v[i];
 	posted_to_json(cover ? cover : first, kernel);
+	series_author_json(cover ? cover : first, kernel);
 
 	for (size_t i = 0; i < pl->n; i++) {
 		json_t *e;

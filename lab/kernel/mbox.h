@@ -56,8 +56,11 @@ void mbox_quote_rd(struct strbuf *out, const char *text);
  * element, whose "series" lists the applied patches in order):
  * series[i].message_id of the i-th message that is not a cover letter, and
  * "cover": {subject, message_id} of the first cover letter, so that a reply
- * mail (`mglrulab report --mail`) threads under the series. Strings as in
- * the mail (raw: filtered where printed); absent ones are left out.
+ * mail (`mglrulab report --mail`) threads under the series; "posted_to",
+ * the To and Cc it was posted with (its Cc), and "series_author",
+ * {name, address} of its From (its To), of the cover letter, else the
+ * first patch. Strings as in the mail (raw: filtered where printed) but
+ * the author, salvaged (mail_addr_salvage()); absent ones are left out.
  */
 void mbox_thread_json(const struct patch_list *pl, json_t *kernel);
 /*

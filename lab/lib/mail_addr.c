@@ -4,6 +4,7 @@
  * reply mail's From, To and Cc with only the display names encoded.
  */
 #include "mail_addr.h"
+#include "escape.h"
 #include "utf8.h"
 
 #include <stdio.h>
@@ -133,6 +134,125 @@ void mail_addrs_release(struct mail_addrs *a)
 	}
 	free(a->v);
 	memset(a, 0, sizeof(*a));
+}
+
+void mail_addr_release(struct mail_addr *a)
+{
+	free(a->name);
+	free(a->spec);
+	memset(a, 0, sizeof(*a));
+}
+
+int mail_addr_spec_ok(const char *spec)
+{
+	return spec && !spec_problem(spec, strlen(spec));
+}
+
+/* The display columns a salvaged name keeps: a name, not a paragraph. */
+#define SALVAGED_NAME_WIDTH 64
+
+/*
+ * The length of the element @s starts with: up to a comma outside quotes
+ * and angle brackets.
+ */
+static size_t element_len(const char *s)
+{
+	size_t n = 0;
+	int quoted = 0, angle = 0;
+
+	for (; s[n]; n++) {
+		if (s[n] == '"' && !angle)
+			quoted ^= 1;
+		else if (!quoted && (s[n] == '<' || s[n] == '>'))
+			angle = s[n] == '<';
+		else if (!quoted && !angle && s[n] == ',')
+			break;
+	}
+	return n;
+}
+
+/*
+ * A display name from outside as safe text: control characters (CR and
+ * LF among them) become spaces, quotes, backslashes and angle brackets go,
+ * the rest passes sb_add_text_safe(); spaces collapse. NULL when empty.
+ */
+static char *salvage_name(const char *s, size_t n)
+{
+	struct strbuf raw = STRBUF_INIT, safe = STRBUF_INIT, out = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < ' ' || c == 0x7f)
+			sb_addc(&raw, ' ');
+		else if (!strchr("\"\\<>", c))
+			sb_addc(&raw, (char)c);
+	}
+	sb_add_text_fit(&safe, sb_str(&raw), SALVAGED_NAME_WIDTH);
+	for (const char *p = sb_str(&safe); *p; p++)
+		if (*p != ' ' || (out.len && p[1] && p[1] != ' '))
+			sb_addc(&out, *p);
+	sb_release(&raw);
+	sb_release(&safe);
+	return out.len ? sb_detach(&out) : (sb_release(&out), NULL);
+}
+
+/* One element, @s of @n bytes: "Name <addr>", "<addr>" or "addr [(comment)]". */
+static int salvage_one(const char *s, size_t n, struct mail_addr *out)
+{
+	const char *lt, *gt;
+	size_t nn;
+
+	memset(out, 0, sizeof(*out));
+	n = trim(&s, n);
+	/* the first '<' outside quotes: a quoted name may hold one */
+	lt = NULL;
+	for (size_t i = 0, quoted = 0; i < n && !lt; i++) {
+		quoted ^= s[i] == '"';
+		lt = !quoted && s[i] == '<' ? s + i : NULL;
+	}
+	if (!lt) {
+		/* a bare address, perhaps with an old "(Name)" comment after it */
+		n = strcspn(s, " \t") < n ? strcspn(s, " \t") : n;
+		if (!n || spec_problem(s, n))
+			return -1;
+		out->spec = xstrndup(s, n);
+		return 0;
+	}
+	gt = memchr(lt, '>', (size_t)(s + n - lt));
+	if (!gt || spec_problem(lt + 1, (size_t)(gt - lt - 1)))
+		return -1;
+	out->spec = xstrndup(lt + 1, (size_t)(gt - lt - 1));
+	nn = trim(&s, (size_t)(lt - s));
+	if (nn >= 2 && s[0] == '"' && s[nn - 1] == '"') {
+		s++;
+		nn -= 2;
+	}
+	out->name = salvage_name(s, nn);
+	return 0;
+}
+
+int mail_addr_salvage(const char *value, struct mail_addr *out)
+{
+	const char *p = value ? value + strspn(value, ", ") : "";
+
+	/* The first element only: a forged list adds no one. */
+	return salvage_one(p, element_len(p), out);
+}
+
+void mail_addrs_salvage(const char *list, struct mail_addrs *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (const char *p = list ? list : ""; *p;) {
+		size_t n = element_len(p);
+		struct mail_addr a;
+
+		if (!salvage_one(p, n, &a)) {
+			out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+			out->v[out->n++] = a;
+		}
+		p += n + (p[n] == ',');
+	}
 }
 
 static void base64(struct strbuf *sb, const unsigned char *p, size_t n)

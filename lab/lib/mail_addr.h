@@ -39,6 +39,26 @@ int mail_addr_parse(const char *list, struct mail_addrs *out, struct strbuf *err
 void mail_addrs_release(struct mail_addrs *a);
 
 /*
+ * One mailbox of a header that came from outside (a series' From, read
+ * from its mbox or from a report.json anyone may edit), salvaged for a
+ * header of ours: the first element of @value (commas inside quotes kept
+ * in the name), its address checked as mail_addr_parse() checks one, its
+ * name made safe text without quotes, backslashes, angle brackets or
+ * control characters (so a forged From adds no header and no recipient).
+ * 0 with @out filled (release it with mail_addr_release()), or -1: no
+ * usable address, @out empty.
+ */
+int mail_addr_salvage(const char *value, struct mail_addr *out);
+void mail_addr_release(struct mail_addr *a);
+/* Whether @spec is one user@domain as mail_addr_parse() takes it. */
+int mail_addr_spec_ok(const char *spec);
+/*
+ * A list from outside (the To and Cc a series was posted with):
+ * mail_addr_salvage() of each element, the unusable ones left out.
+ */
+void mail_addrs_salvage(const char *list, struct mail_addrs *out);
+
+/*
  * "@hname: " and @a, folded at @width columns between addresses: ASCII
  * names as they are (quoted when they hold a character RFC 5322 reserves),
  * other names as RFC 2047 encoded words of whole UTF-8 characters.

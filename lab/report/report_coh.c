@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 static const char *str(const json_t *o, const char *k)
@@ -54,7 +55,9 @@ static void text_cost(const json_t *c, struct strbuf *sb)
 	sb_addf(sb, "%.1f-%.1f ns", num(c, "node_ns"), num(c, "remote_ns"));
 }
 
-static void text_rows(const json_t *rows, const char *what, int two, struct strbuf *sb)
+/* The first @max of @rows (the model's order: the largest change first). */
+static void text_rows(const json_t *rows, const char *what, int two, size_t max,
+		      struct strbuf *sb)
 {
 	const json_t *r;
 	size_t i;
@@ -68,6 +71,9 @@ static void text_rows(const json_t *rows, const char *what, int two, struct strb
 		sb_addf(sb, "    %10s  %s\n", "per unit", what);
 	json_array_foreach(rows, i, r) {
 		const char *name = str(r, "function") ? str(r, "function") : str(r, "line");
+
+		if (i == max)
+			break;
 		const char *by = str(r, "by");
 
 		if (two)
@@ -86,7 +92,11 @@ static void text_rows(const json_t *rows, const char *what, int two, struct strb
 	}
 }
 
-static void text_window(const json_t *w, const char *workload, struct strbuf *sb)
+/* At most this many functions in the mail's brief of a window. */
+#define BRIEF_FUNCTIONS 3
+
+/* @brief: the mail's, transfers per unit and the functions that moved most; else the report's. */
+static void text_window(const json_t *w, const char *workload, int brief, struct strbuf *sb)
 {
 	const json_t *base = json_object_get(w, "baseline"), *patched = json_object_get(w, "patched");
 	char b[32];
@@ -102,19 +112,23 @@ static void text_window(const json_t *w, const char *workload, struct strbuf *sb
 			num(w, "change"), 1), json_is_true(json_object_get(w, "beyond_spread")) ?
 			"beyond" : "within");
 	}
-	sb_adds(sb, "\n    modelled cost per unit (within a node - across nodes): ");
-	text_cost(json_object_get(base, "cost_ns_per_unit"), sb);
-	if (json_is_object(patched)) {
-		sb_adds(sb, " -> ");
-		text_cost(json_object_get(patched, "cost_ns_per_unit"), sb);
+	if (!brief) {
+		sb_adds(sb, "\n    modelled cost per unit (within a node - across nodes): ");
+		text_cost(json_object_get(base, "cost_ns_per_unit"), sb);
+		if (json_is_object(patched)) {
+			sb_adds(sb, " -> ");
+			text_cost(json_object_get(patched, "cost_ns_per_unit"), sb);
+		}
 	}
 	sb_addc(sb, '\n');
-	text_rows(json_object_get(w, "functions"), "function", json_is_object(patched), sb);
-	text_rows(json_object_get(w, "lines"), "line (by: the function that moved it most)",
-		  json_is_object(patched), sb);
+	text_rows(json_object_get(w, "functions"), "function", json_is_object(patched),
+		  brief ? BRIEF_FUNCTIONS : SIZE_MAX, sb);
+	if (!brief)
+		text_rows(json_object_get(w, "lines"), "line (by: the function that moved it most)",
+			  json_is_object(patched), SIZE_MAX, sb);
 }
 
-void report_coh_text(const json_t *report, struct strbuf *sb)
+static void coh_text(const json_t *report, int brief, struct strbuf *sb)
 {
 	const json_t *c = json_object_get(report, "coherence"), *w;
 	const json_t *lat;
@@ -131,8 +145,9 @@ void report_coh_text(const json_t *report, struct strbuf *sb)
 	sb_addc(&note, '.');
 	report_text_wrap(sb, "  ", 2, sb_str(&note));
 	sb_release(&note);
-	sb_addf(sb, "  Latency model: %.0f ns per transfer within a node, %.0f across nodes.\n",
-		num(lat, "node_ns"), num(lat, "remote_ns"));
+	if (!brief)
+		sb_addf(sb, "  Latency model: %.0f ns per transfer within a node, %.0f across "
+			"nodes.\n", num(lat, "node_ns"), num(lat, "remote_ns"));
 	if (str(c, "unavailable")) {
 		sb_adds(sb, "  not done: ");
 		sb_add_text_safe(sb, str(c, "unavailable"));
@@ -154,8 +169,18 @@ void report_coh_text(const json_t *report, struct strbuf *sb)
 			continue;
 		}
 		json_array_foreach(json_object_get(w, "windows"), j, win)
-			text_window(win, name, sb);
+			text_window(win, name, brief, sb);
 	}
+}
+
+void report_coh_text(const json_t *report, struct strbuf *sb)
+{
+	coh_text(report, 0, sb);
+}
+
+void report_coh_brief(const json_t *report, struct strbuf *sb)
+{
+	coh_text(report, 1, sb);
 }
 
 static void html_num(struct strbuf *sb, double v, int sign)

@@ -13,6 +13,12 @@
 #include <jansson.h>
 
 void report_coh_text(const json_t *report, struct strbuf *sb);
+/*
+ * The reply mail's: per window, the transfers per unit of each kernel, the
+ * change and whether it is beyond the runs' spread, and the (at most 3)
+ * functions whose transfers moved most; no latency model, no lines.
+ */
+void report_coh_brief(const json_t *report, struct strbuf *sb);
 void report_coh_html(const json_t *report, struct strbuf *sb);
 
 #endif

@@ -101,7 +101,7 @@ static const char report_css[] =
 	"svg .tick{stroke:var(--muted)}svg text.cap{fill:var(--fg);font-size:10px}"
 	"svg .clip{fill:currentColor}svg text.unit{fill:var(--fg)}\n"
 	"th.plot,td.plot{padding:1px 6px;width:300px}svg.forest,svg.faxis{width:300px;height:auto}th.verdict,td.verdict{white-space:nowrap}"
-	"td.name{overflow-wrap:anywhere;min-width:12em}"
+	"td.name{overflow-wrap:anywhere;min-width:12em}svg.runs{margin-top:3px}"
 	/* A workload's parameters (kbuild's make arguments) wrap anywhere, never widen the page. */
 	"td.params{overflow-wrap:anywhere;word-break:break-word}"
 	"svg .claim line{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:3 2}svg .claim path{fill:var(--fg)}\n"
@@ -114,7 +114,8 @@ static const char report_css[] =
 	/* The thread tables: four groups of four columns fit 900 px. */
 	"table.layout th,table.layout td{padding:2px 3px}table.layout .num{font-size:11.5px}"
 	"table.layout .badge{padding:0 5px}"
-	"svg.forest,svg.faxis{width:210px;height:auto}th.plot,td.plot{width:210px}}\n"
+	/* the results tables, primaries' strips and all, fit a 900 px window without scrolling */
+	"svg.forest,svg.faxis{width:170px;height:auto}th.plot,td.plot{width:170px}td.name{min-width:9em}}\n"
 	"@media print{svg.forest,svg.faxis{width:180px;height:auto}th.plot,td.plot{width:180px}"
 	".detail{break-inside:avoid}}\n";
 
@@ -687,7 +688,11 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 		sb_addf(sb, "<tr class=\"metric\" id=\"m%zu\"><td class=\"name\"><a href=\"#d%zu\">",
 			i, i);
 		esc(sb, res->metric);
-		sb_adds(sb, "</a></td>");
+		sb_adds(sb, "</a>");
+		/* a primary's runs under its name: what the verdict rests on, in no new column */
+		if (primary)
+			svg_runs_inline(sb, res, kname(v, 0), kname(v, 1));
+		sb_adds(sb, "</td>");
 		verdict_cell(sb, res->verdict_id);
 		change_cells_claim(sb, &ax, res, claimed_ratio(v, res));
 		median_cells(sb, res);

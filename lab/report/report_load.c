@@ -187,16 +187,33 @@ static const struct field cover_fields[] = {
 	{ "subject", W_STRING, 0 }, { "message_id", W_STRING, 0 }, { NULL, 0, 0 },
 };
 
+/* kernels[].series_author: the series' From, the reply mail's To. */
+static const struct field author_fields[] = {
+	{ "name", W_STRING, 0 }, { "address", W_STRING, 1 }, { NULL, 0, 0 },
+};
+
+static int check_series_file(struct vctx *v, const json_t *p, void *data)
+{
+	static const struct field f[] = {
+		{ "file", W_STRING, 0 }, { "sha256", W_STRING, 0 }, { NULL, 0, 0 },
+	};
+	(void)data;
+	return check_fields(v, p, f);
+}
+
 static int check_kernel(struct vctx *v, const json_t *k, void *data)
 {
 	static const struct field f[] = {
 		{ "name", W_STRING, 1 }, { "role", W_STRING, 0 },
 		{ "source", W_STRING, 0 }, { "ref", W_STRING, 0 },
 		{ "version", W_STRING, 0 }, { "config_hash", W_STRING, 0 },
-		{ "cache_key", W_STRING, 0 }, { NULL, 0, 0 },
+		{ "cache_key", W_STRING, 0 }, { "posted_to", W_STRING, 0 },
+		{ "source_id", W_STRING, 0 }, { NULL, 0, 0 },
 	};
 	(void)data;
-	if (check_fields(v, k, f) || check_object(v, k, "cover", 0, cover_fields, NULL))
+	if (check_fields(v, k, f) || check_object(v, k, "cover", 0, cover_fields, NULL) ||
+	    check_object(v, k, "series_author", 0, author_fields, NULL) ||
+	    each(v, k, "series_files", 0, check_series_file, NULL))
 		return -1;
 	return each(v, k, "series", 0, check_series_entry, NULL);
 }
@@ -536,7 +553,7 @@ static int validate(struct vctx *v, const json_t *root, struct run_records *runs
 	static const struct field session_f[] = {
 		{ "id", W_STRING, 0 }, { "created", W_STRING, 0 }, { "finished", W_STRING, 0 },
 		{ "mode", W_STRING, 0 }, { "command", W_STRING, 0 },
-		{ "complete", W_BOOL, 0 }, { NULL, 0, 0 },
+		{ "complete", W_BOOL, 0 }, { "lab_conf_sha256", W_STRING, 0 }, { NULL, 0, 0 },
 	};
 	static const struct field host_f[] = {
 		{ "hostname", W_STRING, 0 }, { "cpu", W_STRING, 0 }, { "cpus", W_INT, 0 },

@@ -10,6 +10,7 @@
  * header can be injected and no terminal escape reaches a reader.
  */
 #include "report_headline.h"
+#include "report_coh.h"
 #include "escape.h"
 #include "mail_addr.h"
 #include "report.h"
@@ -192,18 +193,49 @@ static void addr_header(struct strbuf *sb, const char *name, const char *value)
 	sb_release(&err);
 }
 
+/* A header of addresses salvaged from the series (mail_addr_salvage()); none: left out. */
+static void salvaged_header(struct strbuf *sb, const char *name, const struct mail_addrs *a)
+{
+	if (a->n)
+		mail_addr_header(sb, name, a, MAIL_WIDTH);
+}
+
+/*
+ * To the series' author and Cc where it was posted, unless lab.conf's
+ * [report] says otherwise. Both come from the series' mails (and then
+ * from a report.json anyone may edit): each address is salvaged again
+ * here, so a forged From or To adds no header and no recipient.
+ */
+static void series_recipients(struct strbuf *sb, const struct report_view *v,
+			      const struct report_mail_opts *o)
+{
+	struct mail_addrs to = { 0 }, cc = { 0 };
+	struct mail_addr a;
+
+	if (o->to) {
+		addr_header(sb, "To", o->to);
+	} else if (!report_mail_series_author(v, &a)) {
+		to.v = xmalloc(sizeof(*to.v));
+		to.v[to.n++] = a;
+		salvaged_header(sb, "To", &to);
+	}
+	if (o->cc) {
+		addr_header(sb, "Cc", o->cc);
+	} else {
+		mail_addrs_salvage(report_mail_series_posted_to(v), &cc);
+		salvaged_header(sb, "Cc", &cc);
+	}
+	mail_addrs_release(&to);
+	mail_addrs_release(&cc);
+}
+
 static void headers(const struct report_view *v, const struct headline *h,
 		    const struct report_mail_opts *o, const struct thread *t, struct strbuf *sb)
 {
 	char date[64];
 
-	const char *author = report_mail_series_author(v);
-
 	addr_header(sb, "From", or(o->from, "mglrulab <mglrulab@localhost>"));
-	/* the series' author when lab.conf names nobody: a reply goes to who wrote it */
-	addr_header(sb, "To", o->to ? o->to : author && strchr(author, '@') ? author : NULL);
-	/* the list (and people) the series was posted to, when lab.conf names nobody */
-	addr_header(sb, "Cc", o->cc ? o->cc : report_mail_series_posted_to(v));
+	series_recipients(sb, v, o);
 	subject(v, h, t, sb);
 	if (o->date)
 		opt_header(sb, "Date", o->date);
@@ -303,7 +335,7 @@ static void reproduce(const struct report_view *v, const struct report_mail_opts
 {
 	struct strbuf s = STRBUF_INIT;
 
-	report_mail_recipe(v, sb);
+	report_mail_recipe(v, o->base_url, sb);
 	sb_adds(sb, "  mglrulab report report.json   (this report again, from the raw runs)\n");
 	if (o->base_url && v->session.id) {
 		sb_reset(&s);
@@ -318,6 +350,24 @@ static void reproduce(const struct report_view *v, const struct report_mail_opts
 		sb_adds(sb, "/report.json\n");
 	}
 	sb_release(&s);
+}
+
+/*
+ * The evidence of the mechanism when the session gathered it, as LKP's
+ * mails add perf's: the kernel functions the instructions per unit moved
+ * to (run --attribute), and the modelled cache-line transfers per unit
+ * before and after with the functions that moved most (run --coherence).
+ */
+static void evidence(const struct report_view *v, const json_t *report, struct strbuf *out)
+{
+	const struct view_attribution *a = &v->attribution;
+
+	if (a->present) {
+		sb_addf(out, "\nAttribution (instructions per unit, %g runs per kernel; "
+			"docs/attribution.md):\n", a->runs_per_kernel);
+		report_attr_brief(a, out, 0);
+	}
+	report_coh_brief(report, out);
 }
 
 int report_render_mail(const json_t *report, const struct report_mail_opts *o,
@@ -347,6 +397,7 @@ int report_render_mail(const json_t *report, const struct report_mail_opts *o,
 	opening(&v, &t, out);
 	headline_render_text(&h, out);
 	report_mail_rows(&v, &h, out);
+	evidence(&v, report, out);
 	if (o->appendix && *o->appendix) {
 		sb_addc(out, '\n');
 		plain_lines(out, o->appendix);

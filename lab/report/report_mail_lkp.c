@@ -12,6 +12,7 @@
 #include "report_priv.h"
 #include "report_validity.h"
 #include "escape.h"
+#include "mail_addr.h"
 #include "util.h"
 
 #include <math.h>
@@ -169,28 +170,103 @@ static void wrap_words(struct strbuf *sb, const char *text, int first, int rest,
 /* A digest as git abbreviates an object: 12 hex digits name it among many. */
 #define RECIPE_DIGEST_LEN 12
 
-static void kernel_recipe(const struct view_kernel *k, struct strbuf *sb)
+/* "sha256:" and the first 12 digits of @digest, with or without its "sha256:" already. */
+static void short_digest(struct strbuf *sb, const char *digest)
 {
 	struct strbuf s = STRBUF_INIT;
 
-	sb_adds(&s, or(k->name, "?"));
+	if (!strncmp(digest, "sha256:", 7))
+		digest += 7;
+	sb_adds(sb, "sha256:");
+	sb_add(&s, digest, strnlen(digest, RECIPE_DIGEST_LEN));
+	sb_add_text_safe(sb, sb_str(&s));
+	sb_release(&s);
+}
+
+/* The base as anyone can fetch it: the archive's digest, the commit, the tree's digest. */
+static void source_identity(struct strbuf *sb, const char *id)
+{
+	struct strbuf s = STRBUF_INIT;
+
+	if (!id)
+		return;
+	if (!strncmp(id, "tar:", 4)) {
+		sb_adds(sb, " (");
+		short_digest(sb, id + 4);
+		sb_adds(sb, ")");
+	} else if (!strncmp(id, "git:", 4) || !strncmp(id, "dir:", 4)) {
+		sb_adds(sb, *id == 'g' ? " (commit " : " (tree ");
+		sb_add(&s, id + 4, strnlen(id + 4, RECIPE_DIGEST_LEN));
+		sb_add_text_safe(sb, sb_str(&s));
+		sb_adds(sb, ")");
+	}
+	sb_release(&s);
+}
+
+/* "BASE_URL/SESSION/inputs/" (the session's copy of its inputs), or nothing without both. */
+static int inputs_url(const struct report_view *v, const char *base_url, struct strbuf *sb)
+{
+	if (!base_url || !*base_url || !v->session.id)
+		return 0;
+	sb_add_text_safe(sb, base_url);
+	if (base_url[strlen(base_url) - 1] != '/')
+		sb_addc(sb, '/');
+	sb_add_url_path(sb, v->session.id, 0);
+	sb_adds(sb, "/inputs/");
+	return 1;
+}
+
+/* Each series file: its digest and name, or where the session published it. */
+static void series_files_recipe(const struct report_view *v, const struct view_kernel *k,
+				const char *base_url, struct strbuf *sb)
+{
+	struct strbuf s = STRBUF_INIT;
+
+	for (size_t i = 0; i < k->nseries_files; i++) {
+		const struct view_series_file *f = &k->series_files[i];
+
+		if (!f->sha256)
+			continue;
+		sb_reset(&s);
+		sb_adds(&s, "series ");
+		if (inputs_url(v, base_url, &s)) {
+			struct strbuf d = STRBUF_INIT;
+
+			/* the session's copy, under its digest's first digits */
+			sb_add(&d, f->sha256, strnlen(f->sha256, RECIPE_DIGEST_LEN));
+			sb_add_url_path(&s, sb_str(&d), 0);
+			sb_adds(&s, ".mbox");
+			sb_release(&d);
+		} else {
+			short_digest(&s, f->sha256);
+			if (f->file) {
+				sb_adds(&s, " ");
+				sb_add_text_safe(&s, base_name(f->file));
+			}
+		}
+		wrap_words(sb, sb_str(&s), 4, 6, 76);
+	}
+	sb_release(&s);
+}
+
+static void kernel_recipe(const struct report_view *v, const struct view_kernel *k,
+			  const char *base_url, struct strbuf *sb)
+{
+	struct strbuf s = STRBUF_INIT;
+
+	sb_add_text_safe(&s, or(k->name, "?"));
 	sb_adds(&s, ": ");
-	sb_adds(&s, base_name(or(k->source, "?")));
+	sb_add_text_safe(&s, base_name(or(k->source, "?")));
+	source_identity(&s, k->source_id);
 	if (k->ref) {
 		sb_adds(&s, " at ");
-		sb_adds(&s, k->ref);
+		sb_add_text_safe(&s, k->ref);
 	}
 	if (k->config_hash) {
 		sb_adds(&s, ", config ");
-		const char *colon = strchr(k->config_hash, ':');
-		size_t algo = colon ? (size_t)(colon - k->config_hash) + 1 : 0;
-
-		/* "sha256:" and the digest's first 12 digits */
-		sb_add(&s, k->config_hash, algo + strnlen(k->config_hash + algo, RECIPE_DIGEST_LEN));
+		short_digest(&s, k->config_hash);
 	}
-	sb_adds(sb, "  ");
-	sb_add_text_fit(sb, sb_str(&s), 76);
-	sb_addc(sb, '\n');
+	wrap_words(sb, sb_str(&s), 2, 4, 76);
 	if (k->nseries) {
 		const char *first = k->series[0].hash, *last = k->series[k->nseries - 1].hash;
 
@@ -203,10 +279,28 @@ static void kernel_recipe(const struct view_kernel *k, struct strbuf *sb)
 		sb_add_text_fit(sb, sb_str(&s), 74);
 		sb_addc(sb, '\n');
 	}
+	series_files_recipe(v, k, base_url, sb);
 	sb_release(&s);
 }
 
-void report_mail_recipe(const struct report_view *v, struct strbuf *sb)
+/* The lab file that ran: its digest, or where the session published it. */
+static void lab_conf_recipe(const struct report_view *v, const char *base_url, struct strbuf *sb)
+{
+	struct strbuf s = STRBUF_INIT;
+
+	sb_adds(&s, "lab.conf ");
+	if (inputs_url(v, base_url, &s))
+		sb_adds(&s, "lab.conf");
+	else if (v->session.lab_conf_sha256)
+		short_digest(&s, v->session.lab_conf_sha256);
+	else
+		sb_reset(&s);
+	if (s.len)
+		wrap_words(sb, sb_str(&s), 2, 4, 76);
+	sb_release(&s);
+}
+
+void report_mail_recipe(const struct report_view *v, const char *base_url, struct strbuf *sb)
 {
 	struct validity val;
 	struct strbuf s = STRBUF_INIT;
@@ -215,7 +309,8 @@ void report_mail_recipe(const struct report_view *v, struct strbuf *sb)
 	sb_adds(sb, "\nTo reproduce (README.md sets up the lab; the kernels by source, ref,\n"
 		"config digest and patches, which lab.conf's [kernel] sections name):\n");
 	for (size_t i = 0; i < v->nkernels; i++)
-		kernel_recipe(&v->kernels[i], sb);
+		kernel_recipe(v, &v->kernels[i], base_url, sb);
+	lab_conf_recipe(v, base_url, sb);
 	sb_addf(&s, "guest %s: %ld vCPUs, %.0f MiB, %zu node%s, %s", or(v->guest.name, "?"),
 		v->guest.vcpus, v->guest.memory_mib, v->guest.nnodes, v->guest.nnodes == 1 ? "" : "s",
 		val.mode);
@@ -230,13 +325,35 @@ void report_mail_recipe(const struct report_view *v, struct strbuf *sb)
 	sb_release(&s);
 }
 
-const char *report_mail_series_author(const struct report_view *v)
+int report_mail_series_author(const struct report_view *v, struct mail_addr *out)
 {
-	for (size_t i = 0; i < v->nkernels; i++)
+	const struct view_kernel *k = NULL;
+	struct strbuf s = STRBUF_INIT;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < v->nkernels && !k; i++)
 		if (v->kernels[i].name && v->design.patched &&
-		    !strcmp(v->kernels[i].name, v->design.patched) && v->kernels[i].nseries)
-			return v->kernels[i].series[0].author;
-	return NULL;
+		    !strcmp(v->kernels[i].name, v->design.patched))
+			k = &v->kernels[i];
+	if (!k)
+		return -1;
+	/* a session's record; else the first patch's author of older reports */
+	if (k->author_address && !mail_addr_spec_ok(k->author_address)) {
+		return -1;
+	} else if (k->author_address) {
+		/* as one "Name <address>", salvaged again: the record is anyone's to edit */
+		sb_addc(&s, '"');
+		for (const char *c = or(k->author_name, ""); *c; c++)
+			if (*c != '"' && *c != '\\')
+				sb_addc(&s, *c);
+		sb_addf(&s, "\" <%s>", k->author_address);
+	} else if (k->nseries && k->series[0].author) {
+		sb_adds(&s, k->series[0].author);
+	}
+	r = s.len ? mail_addr_salvage(sb_str(&s), out) : -1;
+	sb_release(&s);
+	return r;
 }
 
 const char *report_mail_series_posted_to(const struct report_view *v)

@@ -99,13 +99,16 @@ void report_text_wrap(struct strbuf *sb, const char *prefix, size_t indent, cons
  * The reply mail's LKP parts (report_mail_lkp.c): the rows that decided or
  * matter, each kernel's median +-CV, change, interval, verdict and runs;
  * the reproduction recipe without a path of the sender's; the series'
- * first author (raw, "Name <addr>" as the mbox had it; NULL: none), the
- * To of a mail lab.conf names nobody for.
+ * author (kernels[].series_author, else series[0].author of older
+ * reports), salvaged by mail_addr_salvage() into @out (release it with
+ * mail_addr_release()): the To of a mail lab.conf names nobody for; 0, or
+ * -1 when there is no usable address.
  */
 struct headline;
+struct mail_addr;
 void report_mail_rows(const struct report_view *v, const struct headline *h, struct strbuf *sb);
-void report_mail_recipe(const struct report_view *v, struct strbuf *sb);
-const char *report_mail_series_author(const struct report_view *v);
+void report_mail_recipe(const struct report_view *v, const char *base_url, struct strbuf *sb);
+int report_mail_series_author(const struct report_view *v, struct mail_addr *out);
 /* The To and Cc the patched kernel's series was posted with (NULL: not recorded). */
 const char *report_mail_series_posted_to(const struct report_view *v);
 

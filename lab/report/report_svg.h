@@ -61,6 +61,14 @@ void svg_forest_claimed(struct strbuf *sb, const struct svg_forest_axis *ax, dou
 void svg_strip(struct strbuf *sb, const struct result_record *result, const char *base_name,
 	       const char *patched_name);
 
+/*
+ * The primaries' inline strip (report_svg_runs.c): one dot per run with a
+ * value, the baseline above the patched kernel, on the row's own scale,
+ * each dot's <title> "KERNEL run #N: VALUE". Nothing when no run has one.
+ */
+void svg_runs_inline(struct strbuf *sb, const struct result_record *res, const char *base_name,
+		     const char *patched_name);
+
 /* Value against run order, coloured by kernel; outliers ringed. */
 void svg_run_order(struct strbuf *sb, const struct result_record *result);
 

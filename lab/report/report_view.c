@@ -32,6 +32,7 @@ static void read_session(struct vd *d, const json_t *r, struct report_view *v)
 	o->finished = vd_str(d, s, "session", "finished");
 	o->mode = vd_str(d, s, "session", "mode");
 	o->command = vd_str(d, s, "session", "command");
+	o->lab_conf_sha256 = vd_str(d, s, "session", "lab_conf_sha256");
 	o->complete = !json_is_false(json_object_get(s, "complete"));
 	vd_bool(d, s, "session", "complete");
 	v->generator.name = vd_str(d, g, "generator", "name");
@@ -75,13 +76,44 @@ static void read_series(struct vd *d, const json_t *k, const char *where, struct
 	}
 }
 
-/* kernels[].cover, the cover letter of the series (absent: none known). */
+/* kernels[].series_files: the series as built, each file's digest (the mail's recipe). */
+static void read_series_files(struct vd *d, const json_t *k, const char *where,
+			      struct view_kernel *o)
+{
+	const json_t *files = vd_arr(d, k, where, "series_files"), *f;
+	char at[96];
+	size_t i;
+
+	o->nseries_files = json_array_size(files);
+	o->series_files = o->nseries_files ? xcalloc(o->nseries_files, sizeof(*o->series_files)) : NULL;
+	json_array_foreach(files, i, f) {
+		snprintf(at, sizeof(at), "%s.series_files[%zu]", where, i);
+		if (!json_is_object(f)) {
+			vd_fail(d, "", at, "an object", f);
+			continue;
+		}
+		o->series_files[i].file = vd_str(d, f, at, "file");
+		o->series_files[i].sha256 = vd_str(d, f, at, "sha256");
+	}
+}
+
+/*
+ * kernels[].cover, the cover letter of the series (absent: none known),
+ * where it was posted and by whom: what the reply mail answers.
+ */
 static void read_cover(struct vd *d, const json_t *k, const char *where, struct view_kernel *o)
 {
 	const json_t *c = vd_obj(d, k, where, "cover");
+	const json_t *a = vd_obj(d, k, where, "series_author");
 	char at[64];
 
 	o->posted_to = vd_str(d, k, where, "posted_to");
+	o->source_id = vd_str(d, k, where, "source_id");
+	if (a) {
+		snprintf(at, sizeof(at), "%s.series_author", where);
+		o->author_name = vd_str(d, a, at, "name");
+		o->author_address = vd_str(d, a, at, "address");
+	}
 	if (!c)
 		return;
 	snprintf(at, sizeof(at), "%s.cover", where);
@@ -109,6 +141,7 @@ static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 		o->cache_key = vd_str(d, k, at, "cache_key");
 		read_series(d, k, at, o);
 		read_cover(d, k, at, o);
+		read_series_files(d, k, at, o);
 	}
 }
 
@@ -556,8 +589,10 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 
 void report_view_release(struct report_view *v)
 {
-	for (size_t i = 0; i < v->nkernels; i++)
+	for (size_t i = 0; i < v->nkernels; i++) {
 		free(v->kernels[i].series);
+		free(v->kernels[i].series_files);
+	}
 	free(v->kernels);
 	free(v->guest.nodes);
 	for (size_t i = 0; i < v->nworkloads; i++)

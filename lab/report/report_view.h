@@ -38,6 +38,7 @@
 
 struct view_session {
 	const char *id, *created, *finished, *mode, *command;
+	const char *lab_conf_sha256;	/* of the lab.conf that ran; NULL: not recorded */
 	int complete;		/* 0: "complete": false, a partial report */
 };
 
@@ -68,6 +69,13 @@ struct view_kernel {
 	const char *cover_subject, *cover_message_id;
 	/* The To and Cc the series was posted with, as in its mail; NULL: not recorded. */
 	const char *posted_to;
+	/* What the source is for anyone: "tar:SHA256", "git:COMMIT", "dir:SHA256"; NULL: not recorded. */
+	const char *source_id;
+	/* The series files as built, in order: their digests (and paths, the sender's). */
+	size_t nseries_files;
+	struct view_series_file { const char *file, *sha256; } *series_files;
+	/* The series' From (salvaged when recorded; check again: a report is anyone's). */
+	const char *author_name, *author_address;
 };
 
 struct view_node {

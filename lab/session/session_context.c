@@ -14,6 +14,7 @@
 #include "report.h"
 #include "run_command.h"
 #include "session_plan.h"
+#include "sha256.h"
 #include "guest_accel.h"
 #include "workload_def.h"
 
@@ -275,13 +276,17 @@ int session_new(struct session *s)
 				  "and [kernel %s] (from = %s, series = %s) added to it", mode,
 				  ser->base_at, ser->name, cfg->path, ser->base_at, ser->base,
 				  ser->commit, ser->name, ser->base_at, ser->series);
-	s->ctx = xjson_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:o, s:o,"
+	/* session.lab_conf_sha256: which lab.conf ran, for the mail's recipe */
+	char lab_hex[SHA256_HEX_LEN + 1];
+	const char *lab_sha = cfg->path && !sha256_file_hex(cfg->path, lab_hex) ? lab_hex : NULL;
+	s->ctx = xjson_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s?}, s:o, s:o,"
 			   " s:{s:s, s:s, s:i, s:I, s:o, s:s}, s:o,"
 			   " s:{s:s, s:s?, s:I, s:I, s:s, s:I, s:I},"
 			   " s:{s:f, s:f, s:I, s:I, s:f, s:f}, s:o}",
 		"schema", REPORT_SCHEMA,
 		"generator", "name", "mglrulab", "version", MGLRULAB_VERSION,
 		"session", "id", s->id, "created", created, "mode", mode, "command", command,
+		"lab_conf_sha256", lab_sha,
 		"host", host_json(s),
 		"kernels", kernels,
 		"guest", "name", cfg->run.guest, "file", s->topo.path ? s->topo.path : "",
@@ -312,7 +317,9 @@ int session_new(struct session *s)
 	char *path = xasprintf("%s/session.json", s->dir);
 	r = session_write_json(path, s->ctx) ? lab_error("cannot write %s: %s", path, strerror(errno)) : LAB_OK;
 	free(path);
-	if (!r)
+	if (!r) {
 		session_kernels_copy_logs(s, sk);
+		session_copy_inputs(s, sk);
+	}
 	return r;
 }

@@ -8,12 +8,14 @@
  */
 #include "session_priv.h"
 #include "xjson.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "interrupt.h"
 #include "kcache.h"
 #include "kimage.h"
 #include "mbox.h"
 #include "report.h"
+#include "sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -168,6 +170,9 @@ static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const c
 		"config_hash", meta.config_sha256,
 		"cache_key", res->key, "bzImage", res->bzimage, "config_name", k->name);
 	json_object_set_new(j, "series_files", files);
+	/* the base as anyone names it (an archive's digest, a commit), for the mail's recipe */
+	if (meta.source_id)
+		json_object_set_new(j, "source_id", json_string_lossy(meta.source_id));
 	series_thread(k, j);
 	/* The release the image reports ("6.12.57"): what the report names the kernel by. */
 	char *release = kimage_release(res->bzimage);
@@ -216,6 +221,44 @@ void session_kernels_copy_logs(const struct session *s, const struct session_ker
 		free(from);
 		free(to);
 	}
+}
+
+/*
+ * The session's inputs for a reader elsewhere: lab.conf and each series
+ * file in inputs/, a series under its digest's first 12 digits
+ * (inputs/71dafa1b0ec3.mbox, of kernels[].series_files[].sha256), so that a report published under
+ * [report] base_url links what reproduces it (the mail's recipe). A file
+ * that cannot be copied is warned of, not the session's end.
+ */
+void session_copy_inputs(const struct session *s, const struct session_kernels *sk)
+{
+	char *dir = xasprintf("%s/inputs", s->dir), *to;
+	char hex[SHA256_HEX_LEN + 1];
+
+	if (mkdir_p(dir, 0755)) {
+		warning("cannot create %s: %s", dir, strerror(errno));
+		free(dir);
+		return;
+	}
+	to = xasprintf("%s/lab.conf", dir);
+	if (s->cfg.path && copy_file(s->cfg.path, to, 0644))
+		warning("cannot copy %s to %s: %s", s->cfg.path, to, strerror(errno));
+	free(to);
+	for (int i = 0; i < sk->n; i++) {
+		for (size_t k = 0; sk->cfg[i] && k < sk->cfg[i]->series.n; k++) {
+			const char *from = sk->cfg[i]->series.v[k];
+
+			if (sha256_file_hex(from, hex)) {
+				warning("cannot read %s: %s", from, strerror(errno));
+				continue;
+			}
+			to = xasprintf("%s/%.12s.mbox", dir, hex);
+			if (copy_file(from, to, 0644))
+				warning("cannot copy %s to %s: %s", from, to, strerror(errno));
+			free(to);
+		}
+	}
+	free(dir);
 }
 
 const char *session_kernel_image(const struct session *s, const char *name)

@@ -107,6 +107,8 @@ json_t *session_kernels_json(const struct session_kernels *k);
 char *session_kernel_tree(const struct kbuild_result *res);
 /* Copy each kernel's build.log into the session's logs/. */
 void session_kernels_copy_logs(const struct session *s, const struct session_kernels *k);
+/* Copy lab.conf and the series files into the session's inputs/ (base_url links them). */
+void session_copy_inputs(const struct session *s, const struct session_kernels *sk);
 /* The bzImage of kernel @name in the session's jobs, or NULL. */
 const char *session_kernel_image(const struct session *s, const char *name);
 
