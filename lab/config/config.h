@@ -105,6 +105,13 @@ struct run_cfg {
 	struct strvec hosts;		/* [host] names the runs go to (never empty after load) */
 	int attribute;			/* RUN_ATTRIBUTE_*: attribution runs after the verdicts */
 	int coherence;			/* RUN_ATTRIBUTE_*: coherence runs after the verdicts */
+	/*
+	 * [run] coherence = NAME ...: only these workloads get coherence runs,
+	 * whatever their verdicts (coherence is then RUN_ATTRIBUTE_ALL); empty:
+	 * coherence's choice applies to every workload. coherence_words is the
+	 * key as written, which config_check_coherence() resolves.
+	 */
+	struct strvec coherence_workloads, coherence_words;
 	/* the coherence cost model: ns per cache-line transfer within a node, across nodes */
 	long coherence_ns_node, coherence_ns_remote;
 	/*

@@ -35,4 +35,11 @@ int config_claim_key(struct ini_check *ini, struct claim_cfg *c, const char *key
 void config_check_claim(struct ini_check *ini, const struct lab_config *cfg);
 void claim_cfg_release(struct claim_cfg *c);
 
+/*
+ * [run] coherence (config_coh.c): off, changed or all, or names of [run]
+ * workloads (each an error at its line when it is not one). @run_line:
+ * the [run] header's line (1 without one).
+ */
+void config_check_coherence(struct ini_check *ini, struct lab_config *cfg, int run_line);
+
 #endif
