@@ -124,8 +124,9 @@ struct run_cfg {
 
 /*
  * [run] coherence_ns_node, coherence_ns_remote: the latency model's
- * defaults, nanoseconds per cache-line transfer (docs/coherence.md has
- * their sources).
+ * defaults, nanoseconds per cache-line transfer. Unverified: the paper
+ * they were quoted from (David et al., SOSP 2013, Table 2) could not be
+ * checked; docs/coherence.md, "The latency model", says what was.
  */
 #define CONFIG_COH_NS_NODE	50
 #define CONFIG_COH_NS_REMOTE	130

@@ -16,7 +16,7 @@ need_kernel_source
 
 printf '[run]\ncoherence = sometimes\n' >"$TMP/bad.conf"
 "$LAB" config check -c "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err" && fail "coherence = sometimes was taken"
-grep -q "bad.conf:2: \[run\] coherence: expected one of off|changed|all, not 'sometimes'" "$TMP/bad.err" ||
+grep -q "bad.conf:2: \[run\] coherence: 'sometimes' is not one of \[run\] workloads (off, changed, all, or names of \[run\] workloads)" "$TMP/bad.err" ||
 	fail "the bad value: $(cat "$TMP/bad.err")"
 
 CONF=$TMP/coh.conf
