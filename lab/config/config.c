@@ -448,6 +448,8 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 	}
 	if (!strcmp(key, "primary"))
 		return workload_primary_key(ctx, w, section, value, line);
+	if (!strcmp(key, "coherence_params"))
+		return config_workload_coh_params(&ctx->ini, w, section, value, line);
 	return workload_param_key(ctx, w, section, key, value, line);
 }
 
@@ -923,6 +925,8 @@ void config_release(struct lab_config *cfg)
 		strvec_clear(&cfg->workloads[i].keys);
 		strvec_clear(&cfg->workloads[i].values);
 		strvec_clear(&cfg->workloads[i].primary);
+		strvec_clear(&cfg->workloads[i].coh_keys);
+		strvec_clear(&cfg->workloads[i].coh_values);
 	}
 	free(cfg->workloads);
 	config_free_hosts(cfg);

@@ -58,6 +58,12 @@ struct workload_cfg {
 	int primary_set;		/* primary = was given (empty: no primaries) */
 	double threshold;		/* threshold = band of its metrics; < 0: [stats]'s */
 	int threshold_line;		/* where it was set (for messages), 0: not set */
+	/*
+	 * coherence_params = KEY=VALUE ...: parameters of its coherence runs
+	 * only (docs/coherence.md), in place of the section's (checked as
+	 * they are); empty: the coherence runs are the workload's own run.
+	 */
+	struct strvec coh_keys, coh_values;
 };
 
 /*
@@ -293,6 +299,8 @@ int config_check_host_cpus(const struct lab_config *cfg, int slot_cpus, int icou
 void config_resolve_slots(struct lab_config *cfg, int icount);
 /* A workload parameter's effective value (set, or the definition's default). */
 const char *workload_cfg_value(const struct workload_cfg *w, const char *param);
+/* Its coherence_params' value of @param; NULL: not set there. */
+const char *workload_cfg_coh_value(const struct workload_cfg *w, const char *param);
 /*
  * The workload's primary metrics (names or "%d" patterns) appended to @out:
  * lab.conf's `primary =` when set, else the definition's (workload_def.h).

@@ -57,22 +57,38 @@ static long cpus_of_metric(const char *metric)
 }
 
 /*
- * Which window (1, 2, ...) measured @metric: the only one, or for a
- * workload that sweeps "cpus = 1,2" (a window per CPU count, in the
- * order written: docs/attribution.md) the one of the metric's K.
- * 0: not known.
+ * The "cpus" the coherence runs of @entry had: their own arguments when
+ * [workload] coherence_params set them ("args": "--cpus=2"), else the
+ * workload's parameter; NULL: none.
  */
-static long window_of(const struct report_view *v, const char *workload, const char *metric,
-		      size_t nwin)
+static const char *cpus_of_runs(const struct report_view *v, const json_t *entry,
+				const char *workload)
 {
 	const struct view_workload *w = report_view_workload(v, workload);
-	const char *cpus = w ? json_string_value(json_object_get(w->params, "cpus")) : NULL;
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(json_object_get(entry, "args"), i, a) {
+		const char *arg = json_string_value(a);
+
+		if (arg && !strncmp(arg, "--cpus=", 7))
+			return arg + 7;
+	}
+	return w ? json_string_value(json_object_get(w->params, "cpus")) : NULL;
+}
+
+/*
+ * Which window (1, 2, ...) measured @metric: for a workload that sweeps
+ * "cpus = 1,2" (a window per CPU count, in the order written:
+ * docs/attribution.md) the one of the metric's K, none when the runs did
+ * not have K; else the only one. 0: not known.
+ */
+static long window_of(const char *cpus, const char *metric, size_t nwin)
+{
 	long k = cpus_of_metric(metric), idx = 1;
 
-	if (nwin == 1)
-		return 1;
 	if (!cpus || k <= 0)
-		return 0;
+		return nwin == 1;
 	for (const char *p = cpus; *p; idx++) {
 		char *end;
 		long c = strtol(p, &end, 10);
@@ -95,7 +111,7 @@ int report_coh_answer(const struct report_view *v, const char *workload, const c
 	long n;
 
 	memset(out, 0, sizeof(*out));
-	if (!e || !(n = window_of(v, workload, metric, json_array_size(wins))))
+	if (!e || !(n = window_of(cpus_of_runs(v, e, workload), metric, json_array_size(wins))))
 		return 0;
 	win = json_array_get(wins, (size_t)n - 1);
 	if (num(win, "window") != (double)n || !json_is_object(json_object_get(win, "patched")))

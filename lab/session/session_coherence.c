@@ -65,6 +65,17 @@ static void coh_workload(struct session *s, const struct session_job *w, const c
 	struct strbuf err = STRBUF_INIT;
 	json_t *tables = json_array();
 	int r = 0;
+	/* [workload] coherence_params: its coherence runs' own arguments */
+	struct session_job cw = *w;
+
+	if (w->coh_args.n) {
+		cw.args = w->coh_args;
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < w->coh_args.n; i++)
+			json_array_append_new(a, json_string_lossy(w->coh_args.v[i]));
+		json_object_set_new(entry, "args", a);
+	}
 
 	for (int i = 0; i < COH_RUNS_PER_KERNEL && !r; i++)
 		for (size_t k = 0; k < nk && !r; k++) {
@@ -77,7 +88,7 @@ static void coh_workload(struct session *s, const struct session_job *w, const c
 				sb_adds(&err, "interrupted");
 				r = -1;
 			} else {
-				r = session_plugin_run(s, w, image[k],
+				r = session_plugin_run(s, &cw, image[k],
 						       &(struct plugin_run){ plugin, "coherence", "coh" },
 						       dirs[k][i], &seconds[k], &err);
 			}

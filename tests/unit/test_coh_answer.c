@@ -248,12 +248,50 @@ static void test_no_figures(void **state)
 	json_decref(s);
 }
 
+/*
+ * Coherence runs with their own parameters ([workload] coherence_params
+ * cpus=2: the member's "args"): their one window is the 2-CPU metric's,
+ * and the 1-CPU metric, which they did not run, gets no figure. Without
+ * "args" the one window would have been read as every metric's.
+ */
+static void test_runs_own_cpus(void **state)
+{
+	json_t *s = icount_claim_session(), *e;
+	struct answer a;
+	const struct headline_line *one = NULL, *two = NULL;
+	(void)state;
+
+	set_primary(s, "yp_shared", "cs_per_sec_per_cpu_%dcpu");
+	add_coherence(s);
+	e = json_array_get(json_object_get(json_object_get(s, "coherence"), "workloads"), 0);
+	json_object_set_new(e, "windows", json_pack("[o]", window(1, 0.9766, 0.8531, 0.0280,
+								  0.0182)));
+	json_object_set_new(e, "args", json_pack("[s, s]", "--mm=shared", "--cpus=2"));
+	answer_of(s, &a);
+	for (size_t i = 0; i < a.h.nlines; i++) {
+		if (strcmp(a.h.lines[i].workload, "yp_shared"))
+			continue;
+		if (strstr(a.h.lines[i].metric, "_1cpu"))
+			one = &a.h.lines[i];
+		else if (strstr(a.h.lines[i].metric, "_2cpu"))
+			two = &a.h.lines[i];
+	}
+	assert_non_null(one);
+	assert_non_null(two);
+	assert_string_equal(one->coh, "");
+	assert_non_null(strstr(two->coh, "cache-line transfers -0.89 per yield"));
+	assert_int_equal(two->coh_window, 1);
+	answer_done(&a);
+	json_decref(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answer_says_model),
 		cmocka_unit_test(test_mail_says_model),
 		cmocka_unit_test(test_no_figures),
+		cmocka_unit_test(test_runs_own_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

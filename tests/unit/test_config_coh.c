@@ -107,12 +107,46 @@ static void test_errors(void **state)
 		     "its own (off, changed or all), not one of a list of workloads");
 }
 
+/*
+ * [workload] coherence_params: its coherence runs' own parameters, so the
+ * demo's yield_shared models two CPUs only; checked as the section's own.
+ */
+static void test_coherence_params(void **state)
+{
+	struct lab_config cfg;
+	int status;
+	char *err;
+	(void)state;
+
+	err = load("[workload yc]\ntype = yield_pingpong\ncpus = 1,2\n"
+		   "coherence_params = cpus=2 ref_ms=0\n" LAB, &cfg, &status);
+	assert_string_equal(err, "");
+	const struct workload_cfg *w = config_workload(&cfg, "yc");
+	assert_non_null(w);
+	assert_string_equal(workload_cfg_value(w, "cpus"), "1,2");	/* its own runs' */
+	assert_string_equal(workload_cfg_coh_value(w, "cpus"), "2");
+	assert_string_equal(workload_cfg_coh_value(w, "ref_ms"), "0");
+	assert_null(workload_cfg_coh_value(w, "mm"));
+	free(err);
+	config_release(&cfg);
+
+	expect_error("[workload yc]\ntype = yield_pingpong\ncoherence_params = cpu=2\n" LAB,
+		     "3: [workload yc] coherence_params: 'cpu' is not a parameter of "
+		     "yield_pingpong");
+	expect_error("[workload yc]\ntype = yield_pingpong\ncoherence_params = cpus\n" LAB,
+		     "3: [workload yc] coherence_params: expected KEY=VALUE, not 'cpus'");
+	expect_error("[workload yc]\ntype = yield_pingpong\ncoherence_params = duration=x\n"
+		     LAB, "3: [workload yc] coherence_params: duration: expected seconds from 0.1 "
+		     "to 3600, to the millisecond (such as 0.5), not 'x'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_choices),
 		cmocka_unit_test(test_workload_list),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_coherence_params),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
