@@ -10,7 +10,7 @@
 # (a plain one, two with the attribution plugin, two with the coherence
 # plugin, 7-12 s each).
 # run-all: paired
-# run-all: cost 60
+# run-all: cost 50
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 [ -f "$ROOT/build/plugin/mglrulab-coh.so" ] || fail "no build/plugin/mglrulab-coh.so (make plugin)"
