@@ -62,6 +62,7 @@
  * (thp=madvise on a kernel whose madvise(MADV_HUGEPAGE) fails), in this order.
  */
 #include "args.h"
+#include "attr_mark.h"
 #include "cgroup.h"
 #include "fileio.h"
 #include "jsonl.h"
@@ -182,6 +183,7 @@ static void fault_all(struct worker *w, char *base)
 		memset(r, 2, w->hpage);
 		w->lat_us[i] = (wl_now() - t0) * 1e6;
 		w->huge[i] = vec & 1;
+		wl_mark_unit();	/* one huge-page-sized fault and fill: the plugins' unit */
 	}
 }
 

@@ -203,6 +203,19 @@ static int step_measured(const struct bisect *bs, const struct bisect_step *st, 
 }
 
 /*
+ * The coherence runs of a step (docs/coherence.md): lab.conf's [run]
+ * coherence (-1) for the whole series' confirm step and the culprit's own
+ * step, as `run --ab` would run them, so a series whose effect is cache
+ * lines gets the model's figures where its answer is read; none for the
+ * probes, many sessions that only place the change.
+ */
+static int step_coherence(const char *purpose)
+{
+	return !strcmp(purpose, "confirm") || !strcmp(purpose, "own-effect") ? -1 :
+	       RUN_ATTRIBUTE_OFF;
+}
+
+/*
  * Run (or resume, or read back) the session @a against @b; its results in
  * *@results (borrowed from the state). A step already measured, in this
  * bisection or on a resume, is never run again.
@@ -238,6 +251,7 @@ int bisect_run_step(struct bisect *bs, const char *purpose, const char *a, const
 		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
 		.budget_s = bs->o->budget_s, .reports_dir = dir, .no_stdout_report = 1,
 		.placement = place, .attribute = attribute, .series_kernel = bs->o->series_kernel,
+		.coherence = step_coherence(purpose),
 		/* A step that failed starts a new session: its failed runs are on record. */
 		.resume = session_started(dir) && strcmp(st.state, "failed"),
 	};

@@ -6,8 +6,10 @@
  *
  * A profile is a one-kernel session (run without --ab) of one measured
  * run, the workload's figure for reference, followed by the attribution
- * runs of every chosen workload: the same folders, reports and resume as
- * any session, with a one-kernel table in place of a comparison.
+ * runs of every chosen workload (and with --coherence, the coherence
+ * model's runs: which cache lines move between its CPUs, per unit): the
+ * same folders, reports and resume as any session, with a one-kernel
+ * table in place of a comparison.
  */
 #include "cmd.h"
 #include "session.h"
@@ -19,11 +21,14 @@ static const struct lab_option profile_options[] = {
 	{ .long_name = "workload", .kind = LAB_OPT_CALLBACK, .cb = cmd_opt_workloads,
 	  LAB_OPT_FIELD_(struct session_opts, workloads), .argname = "NAME[,NAME]",
 	  .help = "the [workload NAME] sections to profile (required)" },
+	LAB_OPT_SET_INT("coherence", 0, struct session_opts, coherence, RUN_ATTRIBUTE_ALL,
+			"also the cache-line transfers between its CPUs per unit, from\n"
+			"two runs with the coherence plugin (docs/coherence.md)"),
 	LAB_OPT_END
 };
 
 static const char *const profile_synopsis[] = {
-	"mglrulab profile KERNEL --workload NAME[,NAME] [-c FILE] [-q] [-v]",
+	"mglrulab profile KERNEL --workload NAME[,NAME] [--coherence] [-c FILE] [-q] [-v]",
 	NULL
 };
 
@@ -38,7 +43,11 @@ const struct lab_usage profile_usage = {
 		"then twice with the attribution plugin. The guest must run under icount\n"
 		"(guests/tiny-icount.conf) and the plugin must be built (make plugin).\n"
 		"The session folder and its reports are those of `mglrulab run`; the table is\n"
-		"the report's \"Profile\" section (docs/attribution.md).\n",
+		"the report's \"Profile\" section (docs/attribution.md). With --coherence, two\n"
+		"more runs with the coherence plugin give the modelled cache-line transfers\n"
+		"between its CPUs per unit, by function and line: the report's \"Cache-line\n"
+		"transfers (model)\" section (docs/coherence.md); lab.conf's [run] coherence\n"
+		"does not apply to a profile.\n",
 	.options = profile_options,
 	.footer = "exit status: 0 a table for every workload, 1 a lab failure or no table\n"
 		  "(the reason is printed: not under icount, no plugin, a workload that marks\n"
@@ -49,7 +58,7 @@ int cmd_profile(int argc, char **argv)
 {
 	struct session_opts o = { .mode = SESSION_ONE, .runs = 1, .warmups = 0,
 				  .fail_on = FAIL_ON_NONE, .attribute = RUN_ATTRIBUTE_ALL,
-				  .attribution_required = 1 };
+				  .coherence = RUN_ATTRIBUTE_OFF, .attribution_required = 1 };
 	int nargs, r;
 
 	r = lab_options_parse(&profile_usage, "profile", argc, argv, &o, &nargs);

@@ -91,7 +91,8 @@ static const struct ini_key run_keys[] = {
 	{ "seed", INI_U64, RUN(seed) },
 	{ "hosts", INI_WORDS, RUN(hosts), .expected = "host names" },
 	{ "attribute", INI_CHOICE, RUN(attribute), .choices = RUN_ATTRIBUTE_CHOICES },
-	{ "coherence", INI_CHOICE, RUN(coherence), .choices = RUN_ATTRIBUTE_CHOICES },
+	{ "coherence", INI_WORDS, RUN(coherence_words),
+	  .expected = "off, changed, all or names of [run] workloads" },
 	{ "coherence_ns_node", INI_LONG, RUN(coherence_ns_node), .min = 1, .max = 100000 },
 	{ "coherence_ns_remote", INI_LONG, RUN(coherence_ns_remote), .min = 1, .max = 100000 },
 	{ "note", INI_STRING, RUN(note), .expected = "a sentence for the reports" },
@@ -447,6 +448,8 @@ static int workload_key(struct parse_ctx *ctx, struct workload_cfg *w, const cha
 	}
 	if (!strcmp(key, "primary"))
 		return workload_primary_key(ctx, w, section, value, line);
+	if (!strcmp(key, "coherence_params"))
+		return config_workload_coh_params(&ctx->ini, w, section, value, line);
 	return workload_param_key(ctx, w, section, key, value, line);
 }
 
@@ -821,6 +824,7 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 		check_run(&ctx);
 		config_check_hosts(cfg, &ctx.ini, ctx.run_line ? ctx.run_line : 1);
 		config_check_claim(&ctx.ini, cfg);
+		config_check_coherence(&ctx.ini, cfg, ctx.run_line ? ctx.run_line : 1);
 		default_path(cfg, &cfg->state_dir, ".lab");
 		default_path(cfg, &cfg->cache_dir, "kernels/cache");
 		default_path(cfg, &cfg->reports_dir, "reports");
@@ -921,11 +925,15 @@ void config_release(struct lab_config *cfg)
 		strvec_clear(&cfg->workloads[i].keys);
 		strvec_clear(&cfg->workloads[i].values);
 		strvec_clear(&cfg->workloads[i].primary);
+		strvec_clear(&cfg->workloads[i].coh_keys);
+		strvec_clear(&cfg->workloads[i].coh_values);
 	}
 	free(cfg->workloads);
 	config_free_hosts(cfg);
 	strvec_clear(&cfg->run.kernels);
 	strvec_clear(&cfg->run.workloads);
+	strvec_clear(&cfg->run.coherence_workloads);
+	strvec_clear(&cfg->run.coherence_words);
 	free(cfg->run.guest);
 	free(cfg->run.note);
 	memset(cfg, 0, sizeof(*cfg));

@@ -58,6 +58,12 @@ struct workload_cfg {
 	int primary_set;		/* primary = was given (empty: no primaries) */
 	double threshold;		/* threshold = band of its metrics; < 0: [stats]'s */
 	int threshold_line;		/* where it was set (for messages), 0: not set */
+	/*
+	 * coherence_params = KEY=VALUE ...: parameters of its coherence runs
+	 * only (docs/coherence.md), in place of the section's (checked as
+	 * they are); empty: the coherence runs are the workload's own run.
+	 */
+	struct strvec coh_keys, coh_values;
 };
 
 /*
@@ -105,6 +111,13 @@ struct run_cfg {
 	struct strvec hosts;		/* [host] names the runs go to (never empty after load) */
 	int attribute;			/* RUN_ATTRIBUTE_*: attribution runs after the verdicts */
 	int coherence;			/* RUN_ATTRIBUTE_*: coherence runs after the verdicts */
+	/*
+	 * [run] coherence = NAME ...: only these workloads get coherence runs,
+	 * whatever their verdicts (coherence is then RUN_ATTRIBUTE_ALL); empty:
+	 * coherence's choice applies to every workload. coherence_words is the
+	 * key as written, which config_check_coherence() resolves.
+	 */
+	struct strvec coherence_workloads, coherence_words;
 	/* the coherence cost model: ns per cache-line transfer within a node, across nodes */
 	long coherence_ns_node, coherence_ns_remote;
 	/*
@@ -117,8 +130,9 @@ struct run_cfg {
 
 /*
  * [run] coherence_ns_node, coherence_ns_remote: the latency model's
- * defaults, nanoseconds per cache-line transfer (docs/coherence.md has
- * their sources).
+ * defaults, nanoseconds per cache-line transfer. Unverified: the paper
+ * they were quoted from (David et al., SOSP 2013, Table 2) could not be
+ * checked; docs/coherence.md, "The latency model", says what was.
  */
 #define CONFIG_COH_NS_NODE	50
 #define CONFIG_COH_NS_REMOTE	130
@@ -285,6 +299,8 @@ int config_check_host_cpus(const struct lab_config *cfg, int slot_cpus, int icou
 void config_resolve_slots(struct lab_config *cfg, int icount);
 /* A workload parameter's effective value (set, or the definition's default). */
 const char *workload_cfg_value(const struct workload_cfg *w, const char *param);
+/* Its coherence_params' value of @param; NULL: not set there. */
+const char *workload_cfg_coh_value(const struct workload_cfg *w, const char *param);
 /*
  * The workload's primary metrics (names or "%d" patterns) appended to @out:
  * lab.conf's `primary =` when set, else the definition's (workload_def.h).

@@ -95,7 +95,7 @@ char *config_to_json(const struct lab_config *cfg)
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
 		json_array_append_new(workloads, workload_json(&cfg->workloads[i], cfg->run.runs));
 	root = xjson_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o, s:o,"
-			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o, s:s, s:s, s:I, s:I, s:o},"
+			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o, s:s, s:s, s:o, s:I, s:I, s:o},"
 			 " s:{s:f, s:f, s:f, s:I, s:f}}",
 		"file", cfg->path,
 		"lab", "state_dir", cfg->state_dir, "cache_dir", cfg->cache_dir,
@@ -108,6 +108,7 @@ char *config_to_json(const struct lab_config *cfg)
 		"hosts", strvec_json(&cfg->run.hosts),
 		"attribute", config_attribute_name(cfg->run.attribute),
 		"coherence", config_attribute_name(cfg->run.coherence),
+		"coherence_workloads", strvec_json(&cfg->run.coherence_workloads),
 		"coherence_ns_node", (json_int_t)cfg->run.coherence_ns_node,
 		"coherence_ns_remote", (json_int_t)cfg->run.coherence_ns_remote,
 		"note", opt_string(cfg->run.note),
@@ -145,9 +146,14 @@ static void list(struct strbuf *out, const char *label, const struct strvec *sv)
 
 static void print_coherence(struct strbuf *out, const struct run_cfg *run)
 {
-	sb_addf(out, "  coherence  %s (%ld ns per transfer within a node, %ld across)\n",
-		config_attribute_name(run->coherence), run->coherence_ns_node,
-		run->coherence_ns_remote);
+	sb_adds(out, "  coherence ");
+	/* a list: those workloads, whatever their verdicts */
+	for (size_t i = 0; i < run->coherence_workloads.n; i++)
+		sb_addf(out, " %s", run->coherence_workloads.v[i]);
+	if (!run->coherence_workloads.n)
+		sb_addf(out, " %s", config_attribute_name(run->coherence));
+	sb_addf(out, " (%ld ns per transfer within a node, %ld across)\n",
+		run->coherence_ns_node, run->coherence_ns_remote);
 }
 
 void config_print(const struct lab_config *cfg, struct strbuf *out)

@@ -35,4 +35,19 @@ int config_claim_key(struct ini_check *ini, struct claim_cfg *c, const char *key
 void config_check_claim(struct ini_check *ini, const struct lab_config *cfg);
 void claim_cfg_release(struct claim_cfg *c);
 
+/*
+ * [run] coherence (config_coh.c): off, changed or all, or names of [run]
+ * workloads (each an error at its line when it is not one). @run_line:
+ * the [run] header's line (1 without one).
+ */
+void config_check_coherence(struct ini_check *ini, struct lab_config *cfg, int run_line);
+/*
+ * [workload NAME] coherence_params = KEY=VALUE ... (config_coh.c): each
+ * KEY a parameter of the workload, each VALUE checked as lab.conf's own;
+ * 0, or -1 with the error recorded at @line.
+ */
+LAB_MUST_CHECK
+int config_workload_coh_params(struct ini_check *ini, struct workload_cfg *w,
+			       const char *section, const char *value, int line);
+
 #endif

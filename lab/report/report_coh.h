@@ -21,4 +21,25 @@ void report_coh_text(const json_t *report, struct strbuf *sb);
 void report_coh_brief(const json_t *report, struct strbuf *sb);
 void report_coh_html(const json_t *report, struct strbuf *sb);
 
+struct report_view;
+
+/*
+ * What the model measured for the answer line of @workload's @metric
+ * (report_coh_answer.c): the window that measured it (the only one, or
+ * the one of the metric's CPU count), patched - baseline transfers per
+ * unit, the larger of the two kernels' spreads and whether the change is
+ * beyond it. Its own quantity: never a change of the metric's rate.
+ */
+struct coh_answer {
+	int present;		/* 0: no figures for this line (none run, one kernel, ...) */
+	long window;
+	double change, spread;
+	int beyond;
+	const char *unit;	/* "yield", "add", "unit" (static) */
+};
+
+/* 1 and @out filled when the report has figures for the line; else 0. */
+int report_coh_answer(const struct report_view *v, const char *workload, const char *metric,
+		      struct coh_answer *out);
+
 #endif

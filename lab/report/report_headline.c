@@ -6,6 +6,7 @@
  */
 #include "report_headline.h"
 #include "escape.h"
+#include "report_coh.h"
 #include "report.h"
 #include "report_priv.h"
 #include "report_family.h"
@@ -80,6 +81,56 @@ static void claim_on(const struct report_view *v, const struct validity *val,
 	validity_vs_claim(&v->claim, l->lo_pct, l->hi_pct, l->vs_claim, sizeof(l->vs_claim));
 }
 
+/* "-0.89", "+0.0004": two decimals, four below 0.01. */
+static void coh_num(struct strbuf *sb, double x, int sign)
+{
+	sb_addf(sb, fabs(x) >= 0.01 ? (sign ? "%+.2f" : "%.2f") : (sign ? "%+.4f" : "%.4f"), x);
+}
+
+static void mech_list(unsigned m, struct strbuf *t);
+
+/*
+ * What the coherence model measured for @l, when this guest cannot see
+ * cache-line transfers and the report has figures for its workload's
+ * window: said beside the verdict, never instead of it, and counted once
+ * per window in h->coh_windows and h->coh_changes.
+ */
+static void coh_on(const struct report_view *v, const struct validity *val,
+		   struct headline_line *l, struct headline *h)
+{
+	struct strbuf t = STRBUF_INIT, sees = STRBUF_INIT;
+	struct coh_answer a;
+	int seen = 0;
+
+	if ((val->sees & MECH_CACHE_LINES) || !report_coh_answer(v, l->workload, l->metric, &a))
+		return;
+	mech_list(val->sees, &sees);
+	if (l->verdict == VERDICT_NO_CHANGE || l->verdict == VERDICT_WITHIN_NOISE)
+		sb_adds(&t, "no change in ");
+	else if (is_undecided(l->verdict))
+		sb_adds(&t, "undecided in ");
+	else
+		sb_addf(&t, "%s in ", stats_verdict_label(l->verdict));
+	sb_addf(&t, "%s; cache-line transfers ", sb_str(&sees));
+	coh_num(&t, a.change, 1);
+	sb_addf(&t, " per %s (model; %s the runs' spread of ", a.unit,
+		a.beyond ? "beyond" : "within");
+	coh_num(&t, a.spread, 0);
+	sb_adds(&t, "), see \"Cache-line transfers (model)\"");
+	snprintf(l->coh, sizeof(l->coh), "%s", sb_str(&t));
+	l->coh_window = a.window;
+	l->coh_beyond = a.beyond;
+	for (size_t i = 0; h->lines + i < l; i++)
+		seen |= h->lines[i].coh_window == a.window &&
+			!strcmp(h->lines[i].workload, l->workload);
+	if (!seen) {
+		h->coh_windows++;
+		h->coh_changes += a.beyond;
+	}
+	sb_release(&t);
+	sb_release(&sees);
+}
+
 /*
  * The lines: the primaries when the session declared any (the answer it
  * was run for), else every metric whose verdict is news; those left out
@@ -109,6 +160,7 @@ static void build_lines(const struct report_view *v, struct headline *h)
 		if (!l->verdict_id)
 			continue;
 		claim_on(v, &val, l);
+		coh_on(v, &val, l, h);
 		if (l->cannot_test) {
 			h->cannot_test++;
 			continue;
@@ -477,6 +529,12 @@ void headline_summary(const struct headline *h, struct strbuf *out)
 	count(out, h->undecided - h->invalid, "undecided", "undecided", &first);
 	count(out, h->invalid, "invalid", "invalid", &first);
 	count(out, h->cannot_test, "cannot test here", "cannot test here", &first);
+	/* the model's own count, apart from the verdicts: it decides none of them */
+	if (h->coh_changes)
+		sb_addf(out, "; %ld cache-line change%s (model)", h->coh_changes,
+			h->coh_changes == 1 ? "" : "s");
+	else if (h->coh_windows)
+		sb_adds(out, "; no cache-line change (model)");
 }
 
 /*
@@ -540,6 +598,8 @@ static void answer_row(const struct headline_line *l, struct strbuf *sb)
 	sb_addf(sb, " %7s %16s %s\n", d, ci, l->verdict_label);
 	if (*l->vs_claim)
 		sb_addf(sb, "      %s\n", l->vs_claim);
+	if (*l->coh)
+		hl_wrap(sb, "      ", 6, l->coh);
 	if (l->culprit) {
 		sb_adds(sb, "      culprit: ");
 		sb_add_text_fit(sb, l->culprit, HL_WIDTH - 15);

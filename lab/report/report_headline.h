@@ -54,6 +54,15 @@ struct headline_line {
 	int cannot_test;
 	/* How its interval stands against the claim; "": no claim on it. */
 	char vs_claim[64];
+	/*
+	 * What the coherence model (report_coh.h) measured for it when the
+	 * guest cannot see cache-line transfers and the report has figures:
+	 * "no change in instructions; cache-line transfers -0.89 per yield
+	 * (model; beyond the runs' spread of 0.12)"; "": none. Plain text.
+	 */
+	char coh[192];
+	long coh_window;		/* the window it is of; 0: none */
+	int coh_beyond;			/* its change is beyond the runs' spread */
 };
 
 /* Something undecided and what it would take: one plain-text sentence. */
@@ -76,6 +85,12 @@ struct headline {
 	long invalid;			/* of the undecided: invalid (failed runs, ...) */
 	long no_change;			/* no change or within the band */
 	long cannot_test;		/* the claim's, which this guest cannot see */
+	/*
+	 * The coherence model's figures on the lines: workload windows with
+	 * any, and those whose change is beyond the runs' spread. Not verdicts:
+	 * a count of their own ("1 cache-line change (model)").
+	 */
+	long coh_windows, coh_changes;
 	double band_pct;		/* the lines' one noise band; NaN: none, or several */
 	long quiet;			/* no primaries: metrics left out, no news */
 	double confidence;		/* of the intervals that are not RCIs: 0.95 */
@@ -111,7 +126,10 @@ void headline_interval(const struct headline_line *l, char *buf, size_t size);
  * then improvements, no change (with the band), undecided, invalid and
  * "cannot test here", each when there are any: "0 regressions, 7 no
  * change (+-1%), 2 undecided", "1 regression (wis: ops_per_sec -3.1%), 1
- * cannot test here". Plain text, made safe.
+ * cannot test here". When the coherence model has figures for the lines,
+ * its own count after a semicolon, apart from the verdicts: "...; 1
+ * cache-line change (model)" or "...; no cache-line change (model)".
+ * Plain text, made safe.
  */
 void headline_summary(const struct headline *h, struct strbuf *out);
 

@@ -412,6 +412,12 @@ static void answer_row(const struct report_view *v, const struct headline_line *
 		sb_addf(sb, " %s", l->verdict_label);
 	if (*l->vs_claim)
 		sb_addf(sb, "<br><small>%s</small>", l->vs_claim);
+	/* the coherence model's figure, its own quantity: to its section */
+	if (*l->coh) {
+		sb_adds(sb, "<br><small><a href=\"#coherence\">");
+		esc(sb, l->coh);
+		sb_adds(sb, "</a></small>");
+	}
 	sb_addf(sb, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
 	if (culprits) {
 		sb_adds(sb, "<td>");

@@ -65,6 +65,17 @@ static void coh_workload(struct session *s, const struct session_job *w, const c
 	struct strbuf err = STRBUF_INIT;
 	json_t *tables = json_array();
 	int r = 0;
+	/* [workload] coherence_params: its coherence runs' own arguments */
+	struct session_job cw = *w;
+
+	if (w->coh_args.n) {
+		cw.args = w->coh_args;
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < w->coh_args.n; i++)
+			json_array_append_new(a, json_string_lossy(w->coh_args.v[i]));
+		json_object_set_new(entry, "args", a);
+	}
 
 	for (int i = 0; i < COH_RUNS_PER_KERNEL && !r; i++)
 		for (size_t k = 0; k < nk && !r; k++) {
@@ -77,7 +88,7 @@ static void coh_workload(struct session *s, const struct session_job *w, const c
 				sb_adds(&err, "interrupted");
 				r = -1;
 			} else {
-				r = session_plugin_run(s, w, image[k],
+				r = session_plugin_run(s, &cw, image[k],
 						       &(struct plugin_run){ plugin, "coherence", "coh" },
 						       dirs[k][i], &seconds[k], &err);
 			}
@@ -140,6 +151,27 @@ static int coherence_which(const struct session *s)
 	return kept >= 0 ? kept : s->cfg.run.coherence;
 }
 
+/*
+ * lab.conf's [run] coherence = NAME ...: the workloads it names, when
+ * neither --coherence nor the session's start said otherwise; NULL: none.
+ */
+static const struct strvec *coherence_listed(const struct session *s)
+{
+	if (s->o->coherence >= 0 ||
+	    config_attribute_parse(session_design_choice(s->ctx, "coherence")) >= 0 ||
+	    !s->cfg.run.coherence_workloads.n)
+		return NULL;
+	return &s->cfg.run.coherence_workloads;
+}
+
+static int listed_in(const struct strvec *l, const char *name)
+{
+	for (size_t i = 0; l && i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return 1;
+	return 0;
+}
+
 /* Workload @w's primaries into @out; 1 when one changed. */
 static int primaries_of(const struct result_record *res, size_t n, const char *w, json_t *out)
 {
@@ -162,6 +194,7 @@ static int primaries_of(const struct result_record *res, size_t n, const char *w
 json_t *session_coherence(struct session *s, const json_t *report)
 {
 	int which = coherence_which(s);
+	const struct strvec *listed = coherence_listed(s);
 	struct coh_model m = { (double)s->cfg.run.coherence_ns_node,
 			       (double)s->cfg.run.coherence_ns_remote };
 	char *plugin;
@@ -175,7 +208,7 @@ json_t *session_coherence(struct session *s, const json_t *report)
 	out = xjson_pack("{s:s, s:s, s:i, s:s, s:{s:f, s:f, s:s}}", "method",
 			 "QEMU TCG plugin, MESI-style transfers between vCPUs in lockstep "
 			 "(docs/coherence.md)",
-			 "which", which == RUN_ATTRIBUTE_ALL ? "all" : "changed",
+			 "which", listed ? "listed" : which == RUN_ATTRIBUTE_ALL ? "all" : "changed",
 			 "runs_per_kernel", COH_RUNS_PER_KERNEL, "model_note", coh_is_model,
 			 "latency", "node_ns", m.ns_node, "remote_ns", m.ns_remote,
 			 "source", "[run] coherence_ns_node, coherence_ns_remote "
@@ -209,6 +242,8 @@ json_t *session_coherence(struct session *s, const json_t *report)
 		else if (!def || !def->attr_units)
 			skip = "its program marks no operations for the plugin, so it has no "
 			       "transfers per operation (workloads/README.md)";
+		else if (listed && !listed_in(listed, w->name))
+			skip = "not one of the workloads [run] coherence names";
 		else if (!changed && which != RUN_ATTRIBUTE_ALL && nk == 2)
 			skip = "no primary changed (--coherence=all runs it)";
 		if (skip)

@@ -14,6 +14,7 @@ void session_jobs_release(struct session_jobs *j)
 		free(w->name);
 		free(w->type);
 		strvec_clear(&w->args);
+		strvec_clear(&w->coh_args);
 		for (size_t k = 0; k < w->nshares; k++) {
 			free(w->shares[k].tag);
 			free(w->shares[k].host_dir);
@@ -88,6 +89,14 @@ static void job_decode(struct xjson_err *d, const json_t *o, const char *where,
 			return;
 		}
 		strvec_push(&w->args, json_string_value(v));
+	}
+	/* optional: a session started before coherence_params has none */
+	json_array_foreach(jd_arr(d, o, where, "coherence_args"), i, v) {
+		if (!json_is_string(v)) {
+			xjson_fail(d, "a string", v, "%s.coherence_args[%zu]", where, i);
+			return;
+		}
+		strvec_push(&w->coh_args, json_string_value(v));
 	}
 	w->shares = xcalloc(json_array_size(shares) + 1, sizeof(*w->shares));
 	json_array_foreach(shares, i, v) {

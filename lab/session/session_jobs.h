@@ -24,6 +24,8 @@ struct session_share {
 struct session_job {
 	char *name, *type;
 	struct strvec args;		/* "--param=value", as the program gets them */
+	/* of its coherence runs ([workload] coherence_params); empty: args */
+	struct strvec coh_args;
 	struct session_share *shares;
 	size_t nshares;
 };

@@ -91,6 +91,35 @@ static const char *setup_value(const struct workload_run_setup *setup, const cha
 	return NULL;
 }
 
+/*
+ * [workload] coherence_params: the arguments of its coherence runs, @args
+ * (its own) with those parameters replaced or added, in "coherence_args"
+ * of @j, so a resumed session runs what it started with. Nothing when
+ * the section has none.
+ */
+static void coherence_args(const struct workload_cfg *w, const json_t *args, json_t *j)
+{
+	json_t *out = json_array(), *a;
+	size_t i;
+
+	if (!w->coh_keys.n) {
+		json_decref(out);
+		return;
+	}
+	json_array_foreach(args, i, a) {
+		const char *arg = json_string_value(a), *eq = strchr(arg, '=');
+		char *name = xstrndup(arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2));
+
+		if (!workload_cfg_coh_value(w, name))
+			json_array_append(out, a);
+		free(name);
+	}
+	for (size_t k = 0; k < w->coh_keys.n; k++)
+		json_array_append_new(out, json_sprintf("--%s=%s", w->coh_keys.v[k],
+							w->coh_values.v[k]));
+	json_object_set_new(j, "coherence_args", out);
+}
+
 /* @setup: what the workload's prepare_run hook decided for its runs. */
 static json_t *workload_json(const struct workload_cfg *w, const struct guest_topology *t,
 			     int counters, const struct workload_run_setup *setup)
@@ -113,6 +142,7 @@ static json_t *workload_json(const struct workload_cfg *w, const struct guest_to
 	j = xjson_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
 		      "params", params, "metrics", metrics_json(w, t), "primary", primaries_json(w),
 		      "args", args);
+	coherence_args(w, args, j);
 	/* The band of this workload's metrics, where lab.conf sets one. */
 	if (w->threshold >= 0)
 		json_object_set_new(j, "threshold", json_real(w->threshold));

@@ -215,7 +215,7 @@ const struct workload_def workload_defs[] = {
 	  mglru_aging_hoststate, &mglru_aging_layout, NULL, 0, 1,
 	  MECH_INSTRUCTIONS | MECH_MEMORY_LATENCY | MECH_WALL_CLOCK },
 	{ "thp_scale", thp_scale_summary, thp_scale_params, thp_scale_metrics, NULL, NULL,
-	  &thp_scale_layout, NULL, 0, 0,
+	  &thp_scale_layout, NULL, 0, 1,
 	  MECH_INSTRUCTIONS | MECH_MEMORY_LATENCY | MECH_WALL_CLOCK },
 	{ "coh_calib", coh_calib_summary, coh_calib_params, coh_calib_metrics, NULL, NULL, NULL,
 	  NULL, 0, 1, MECH_INSTRUCTIONS | MECH_CACHE_LINES | MECH_WALL_CLOCK },

@@ -6,8 +6,9 @@
 # separate one about none), the text section, and the runs kept out of
 # runs/ and out of the analysis (the results with and without the member
 # are the same bytes). A bad [run] coherence value names file and line.
+# [workload] coherence_params gives the coherence runs their own iters.
 # why this cost: three guest runs of coh_calib at 100,000 adds per case
-# (a plain one, 7-10 s, and two with the plugin, 7-12 s each).
+# (a plain one, 7-10 s, and two with the plugin at 50,000, 5-10 s each).
 # run-all: paired
 # run-all: cost 35
 . "$(dirname "$0")/../lib/common.sh"
@@ -16,13 +17,14 @@ need_kernel_source
 
 printf '[run]\ncoherence = sometimes\n' >"$TMP/bad.conf"
 "$LAB" config check -c "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err" && fail "coherence = sometimes was taken"
-grep -q "bad.conf:2: \[run\] coherence: expected one of off|changed|all, not 'sometimes'" "$TMP/bad.err" ||
+grep -q "bad.conf:2: \[run\] coherence: 'sometimes' is not one of \[run\] workloads (off, changed, all, or names of \[run\] workloads)" "$TMP/bad.err" ||
 	fail "the bad value: $(cat "$TMP/bad.err")"
 
 CONF=$TMP/coh.conf
 sed "s#^fragments = kernels/#fragments = $ROOT/kernels/#; s#^series = kernels/#series = $ROOT/kernels/#; s#^file = guests/#file = $ROOT/guests/#" \
 	lab.conf >"$CONF"
-printf '[workload cc]\ntype = coh_calib\niters = 100000\ncounters = 0\n' >>"$CONF"
+# coherence_params: the coherence runs at half the plain run's adds
+printf '[workload cc]\ntype = coh_calib\niters = 100000\ncounters = 0\ncoherence_params = iters=50000\n' >>"$CONF"
 private_lab "$CONF"
 "$LAB" run -c "$CONF" --kernel baseline --workloads cc --runs 1 --warmups 0 \
 	--coherence=all --fail-on none >"$TMP/run.out" 2>"$TMP/run.err" ||
@@ -43,11 +45,13 @@ assert r["design"]["coherence"] == "all", r["design"]
 assert c["which"] == "all" and c["latency"]["node_ns"] == 50, c
 w = c["workloads"][0]
 assert w["workload"] == "cc" and w["runs_per_kernel"] == 2, w
+assert "--iters=50000" in w["args"], w["args"]
 win = w["windows"]
 assert len(win) == 3, win
 for k in (0, 1):
     b = win[k]["baseline"]
     assert 0.5 <= b["per_unit"] <= 1.05 and len(b["runs"]) == 2, b
+    assert b["units"] == 2 * 2 * 50000, b  # two runs of two threads' adds, coherence_params's
     assert "patched" not in win[k] and b["cost_ns_per_unit"]["node_ns"] > 0, win[k]
 assert win[2]["baseline"]["per_unit"] < 0.05, win[2]
 print("transfers per add: %s" % ", ".join("%.4f" % x["baseline"]["per_unit"] for x in win))

@@ -41,10 +41,14 @@ static int build_status, build_failed;
 static enum kbuild_failure build_failure;
 static const char *build_fails;		/* the kernel whose build fails; NULL: every one */
 static int builds;
+/* --coherence of each step session (session_opts.coherence), in the order run */
+static int coherence_of[8];
 
 int __wrap_session_main(struct session_opts *o);
 int __wrap_session_main(struct session_opts *o)
 {
+	if (sessions < 8)
+		coherence_of[sessions] = o->coherence;
 	sessions++;
 	if (session_status == LAB_EUSER)
 		return user_error("run --resume: [kernel base] is no longer in the kernel cache");
@@ -223,6 +227,11 @@ static void test_not_confirmed(void **state)
 	assert_int_equal(sessions, 1);
 	assert_int_equal(builds, 0);
 	assert_int_equal(r, LAB_OK);
+	/*
+	 * Issue 51: the confirm session runs the coherence model as lab.conf's
+	 * [run] coherence says (-1), as run --ab does; it got 0, "off".
+	 */
+	assert_int_equal(coherence_of[0], -1);
 	st = read_state("latest-bisect");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(st, "result"),
 							      "outcome")), "not-confirmed");

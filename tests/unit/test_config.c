@@ -312,7 +312,8 @@ static void test_bad_values(void **state)
 	expect_error(GOOD_KERNELS "[stats]\nresamples = 2000000\n",
 		     "8: [stats] resamples: expected an integer from 100 to 1000000, not '2000000'");
 	expect_error(GOOD_KERNELS "[run]\ncoherence = some\n",
-		     "8: [run] coherence: expected one of off|changed|all, not 'some'");
+		     "8: [run] coherence: 'some' is not one of [run] workloads (off, changed, all, "
+		     "or names of [run] workloads)");
 	expect_error(GOOD_KERNELS "[run]\ncoherence_ns_node = 0\n",
 		     "8: [run] coherence_ns_node: expected an integer from 1 to 100000, not '0'");
 	expect_error(GOOD_KERNELS "[run]\nseed = -1\n",
