@@ -30,11 +30,22 @@ struct report_view;
  * unit, the larger of the two kernels' spreads and whether the change is
  * beyond it. Its own quantity: never a change of the metric's rate.
  */
+/*
+ * The smallest change of transfers per unit the answer counts as a
+ * cache-line change: 0.05 is 2.5-6.5 ns per unit at the latency model's
+ * 50-130 ns, under a percent of a context switch on hardware (about 1 us).
+ * Below it a change beyond the runs' spread is still shown, not counted:
+ * the demo's control (a private mm) moved by -0.002 per yield, beyond its
+ * two runs' spread of 0.0018, which is no finding about the series.
+ */
+#define COH_ANSWER_MIN_CHANGE	0.05
+
 struct coh_answer {
 	int present;		/* 0: no figures for this line (none run, one kernel, ...) */
 	long window;
 	double change, spread;
-	int beyond;
+	int beyond;		/* |change| beyond the larger spread of the two kernels' runs */
+	int counts;		/* beyond, and at least COH_ANSWER_MIN_CHANGE */
 	const char *unit;	/* "yield", "add", "unit" (static) */
 };
 

@@ -123,6 +123,7 @@ int report_coh_answer(const struct report_view *v, const char *workload, const c
 	out->beyond = json_is_true(json_object_get(win, "beyond_spread"));
 	if (!isfinite(out->change) || !isfinite(out->spread))
 		return 0;
+	out->counts = out->beyond && fabs(out->change) >= COH_ANSWER_MIN_CHANGE;
 	w = report_view_workload(v, workload);
 	out->unit = "unit";
 	if (w && w->type && !strcmp(w->type, "yield_pingpong"))

@@ -116,16 +116,18 @@ static void coh_on(const struct report_view *v, const struct validity *val,
 	sb_addf(&t, " per %s (model; %s the runs' spread of ", a.unit,
 		a.beyond ? "beyond" : "within");
 	coh_num(&t, a.spread, 0);
+	if (a.beyond && !a.counts)
+		sb_addf(&t, ", under the %.2f the answer counts", COH_ANSWER_MIN_CHANGE);
 	sb_adds(&t, "), see \"Cache-line transfers (model)\"");
 	snprintf(l->coh, sizeof(l->coh), "%s", sb_str(&t));
 	l->coh_window = a.window;
-	l->coh_beyond = a.beyond;
+	l->coh_beyond = a.counts;
 	for (size_t i = 0; h->lines + i < l; i++)
 		seen |= h->lines[i].coh_window == a.window &&
 			!strcmp(h->lines[i].workload, l->workload);
 	if (!seen) {
 		h->coh_windows++;
-		h->coh_changes += a.beyond;
+		h->coh_changes += a.counts;
 	}
 	sb_release(&t);
 	sb_release(&sees);
