@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "domain_run.h"
@@ -127,12 +128,42 @@ static void test_boot_clocks(void **state)
 	json_decref(rec);
 }
 
+/*
+ * The bytes of a whole record, as session_record() wrote them before the
+ * run record's table drove it (run_record_encode()): the members, their
+ * order and their JSON types (0.0, not 0) are the published runs/NNNN.json.
+ */
+static void test_record_bytes(void **state)
+{
+	static const char want[] =
+		"{\"seq\":1,\"kernel\":\"base\",\"workload\":\"w\",\"status\":\"ok\",\"failure\":"
+		"null,\"started\":\"2026-11-30T00:00:00Z\",\"timings\":{\"boot_s\":1.5,\"workload"
+		"_s\":2.0,\"host_overhead_s\":0.0,\"wall_s\":0.0,\"boot_wall_s\":15.25},\"metrics"
+		"\":{\"m0\":0,\"m1\":1},\"series\":{\"s0\":[1,2]},\"counters\":{\"vmstat\":{},\"t"
+		"racepoints\":{},\"lru_gen\":{}},\"counters_detail\":{\"phases\":{},\"problems\":"
+		"[]},\"guest_topology\":{\"v\":1,\"seq\":1,\"type\":\"topology\",\"vcpus_online\""
+		":1,\"nodes\":[{\"id\":0,\"cpus\":\"0\",\"memory_kib\":524288,\"distances\":[10]}"
+		"]}}";
+	json_t *rec;
+	char *s;
+	(void)state;
+
+	boot_wall = 15.25;
+	rec = record_of(2, 1, 0);
+	s = json_dumps(rec, JSON_COMPACT);
+	assert_string_equal(s, want);
+	free(s);
+	json_decref(rec);
+	boot_wall = -1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_boot_clocks),
 		cmocka_unit_test(test_ok_run),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_record_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
