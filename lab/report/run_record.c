@@ -196,7 +196,8 @@ const struct run_field run_record_fields[] = {
 	{ "counters", RK_CUSTOM, 0, RN_OPTIONAL, RW_OWNER, .json_type = "object",
 	  .decode = decode_counters },
 	{ "host", RK_STRING, RUN(host), RN_OPTIONAL, RW_HOST, .name_max = RUN_HOST_MAX },
-	{ "slot", RK_INT, RUN(slot), RN_OPTIONAL, RW_HOST, .min = 0, .max = RUN_SLOT_MAX - 1 },
+	{ "slot", RK_INT, RUN(slot), RN_OPTIONAL, RW_HOST, .min = 0, .max = RUN_SLOT_MAX - 1,
+	  .what = "a slot" },
 	{ "guest_messages", RK_CUSTOM, 0, RN_OPTIONAL, RW_OWNER, .json_type = "array",
 	  .decode = decode_messages },
 	{ "host_load", RK_CUSTOM, 0, RN_OPTIONAL, RW_OWNER, .json_type = "object",
@@ -226,8 +227,8 @@ static int check_value(struct run_decoder *d, const struct run_field *f, const j
 
 	if ((f->kind == RK_INT || f->kind == RK_LONG) && f->max > f->min &&
 	    (json_number_value(j) < f->min || json_number_value(j) > f->max))
-		return fail(d, "expected a %s from %ld to %ld, got %.0f", f->key, f->min, f->max,
-			    json_number_value(j));
+		return fail(d, "expected %s from %ld to %ld, got %.0f",
+			    f->what ? f->what : "an integer", f->min, f->max, json_number_value(j));
 	if (f->kind == RK_STRING && f->name_max) {
 		for (i = 0; i < len && s[i] >= 0x20 && s[i] < 0x7f; i++)
 			;

@@ -122,6 +122,7 @@ struct run_field {
 	enum run_need need;
 	unsigned writer;	/* enum run_writer */
 	long min, max;		/* RK_INT, RK_LONG: the bounds when max > min */
+	const char *what;	/* the bounds' message: "expected WHAT from MIN..."; NULL: an integer */
 	size_t name_max;	/* RK_STRING: printable ASCII of 1 to name_max; 0: any */
 	int names_kernel;	/* RK_STRING: a kernels[].name, where the caller gives them */
 	const struct run_field *sub;	/* RK_OBJECT: its members, ending in { NULL } */
