@@ -190,6 +190,7 @@ const struct run_field run_record_fields[] = {
 	{ "status", RK_STATUS, RUN(ok), RN_REQUIRED, RW_RECORD },
 	{ "failure", RK_STRING_OR_NULL, RUN(failure), RN_OPTIONAL, RW_RECORD },
 	{ "started", RK_STRING, RUN(started), RN_OPTIONAL, RW_RECORD },
+	{ "exit_status", RK_INT, RUN(exit_status), RN_OPTIONAL, RW_RECORD, .min = 0, .max = 255 },
 	{ "timings", RK_OBJECT, RUN(timings), RN_OPTIONAL, RW_RECORD, .sub = timings_fields },
 	{ "metrics", RK_CUSTOM, 0, RN_IF_OK, RW_OWNER, .json_type = "object",
 	  .decode = decode_metrics },

@@ -62,6 +62,7 @@ struct run_record {
 	int ok;			/* status "ok"; 0: "failed" */
 	const char *failure;	/* why it failed; NULL: none said */
 	const char *started;	/* ISO 8601; NULL: not recorded */
+	int exit_status;	/* the workload's, 0 to 255 (WL_EXIT_*); -1: it did not exit */
 	const char *host;	/* NULL: a record from before hosts ("local") */
 	int slot;		/* 0 to RUN_SLOT_MAX - 1; -1: absent */
 	struct run_timings timings;

@@ -212,6 +212,7 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 	}
 	struct run_record r = {
 		.ok = !failure, .failure = failure, .started = started,
+		.exit_status = ex->seen && ex->status >= 0 && ex->status <= 255 ? (int)ex->status : -1,
 		.timings = {
 			.boot_s = run->boot_s >= 0 ? run->boot_s : 0.0,
 			.workload_s = workload_s >= 0 ? workload_s : 0.0,
