@@ -16,6 +16,7 @@
  */
 #include "bisect.h"
 #include "escape.h"
+#include "html_kit.h"
 #include "report.h"
 #include "report_view.h"
 #include "stats.h"
@@ -48,11 +49,6 @@ struct page {
 	size_t nr_runs;
 };
 
-static void esc(struct strbuf *h, const char *s)
-{
-	sb_add_xml(h, s ? s : "");
-}
-
 /* The verdict's CSS class: v-<id> for the ones the page colours. */
 static const char *verdict_cls(const char *v)
 {
@@ -62,22 +58,17 @@ static const char *verdict_cls(const char *v)
 
 static void badge(struct strbuf *h, const char *verdict)
 {
-	if (!verdict) {
-		sb_adds(h, "<span class=\"muted\">not measured</span>");
-		return;
-	}
-	sb_adds(h, "<span class=\"badge v-");
-	esc(h, verdict);
-	sb_adds(h, "\">");
-	esc(h, verdict);
-	sb_adds(h, "</span>");
+	if (verdict)
+		html_badge(h, verdict, verdict);
+	else
+		html_muted(h, "not measured");
 }
 
 /* "-76.3 % [-77.3, -75.5]": the change and its interval, or what is missing. */
 static void effect(struct strbuf *h, const struct step_result *r)
 {
 	if (!r) {
-		sb_adds(h, "<span class=\"muted\">not measured</span>");
+		html_muted(h, "not measured");
 		return;
 	}
 	if (isfinite(r->delta_pct))
@@ -88,14 +79,6 @@ static void effect(struct strbuf *h, const struct step_result *r)
 		sb_addf(h, " [%+.1f, %+.1f]", r->lo_pct, r->hi_pct);
 }
 
-/* A link to @rel (relative to bisect.html), "./" first so that no folder reads as a scheme. */
-static void link_open(struct strbuf *h, const char *rel)
-{
-	sb_adds(h, "<a href=\"./");
-	esc(h, rel);
-	sb_adds(h, "\">");
-}
-
 /* "patch 2/3: SUBJECT", the subject whole (it wraps). */
 static void patch_name(struct strbuf *h, const struct page *p, long k)
 {
@@ -103,7 +86,7 @@ static void patch_name(struct strbuf *h, const struct page *p, long k)
 
 	bisect_patch_decode(&p->hd, k, &pa);
 	sb_addf(h, "patch %ld/%ld: <span class=\"subject\">", k, p->hd.n);
-	esc(h, pa.subject ? pa.subject : "(no subject)");
+	html_esc(h, pa.subject ? pa.subject : "(no subject)");
 	sb_adds(h, "</span>");
 }
 
@@ -119,7 +102,7 @@ static void patch_list(struct strbuf *h, const struct page *p, long first, long 
 		patch_name(h, p, k);
 		if (pa.message_id) {
 			sb_adds(h, " <code>");
-			esc(h, pa.message_id);
+			html_esc(h, pa.message_id);
 			sb_adds(h, "</code>");
 		}
 		sb_adds(h, "</li>");
@@ -133,23 +116,28 @@ static void effect_table(struct strbuf *h, const struct page *p, const json_t *r
 	struct step_results rs;
 
 	step_results_decode(results, &rs);
-	sb_adds(h, "<div class=\"tw\"><table><thead><tr><th>Workload</th><th>Metric</th>"
-		"<th class=\"num\">Change [interval]</th><th>Verdict</th></tr></thead><tbody>");
+	static const struct html_col cols[] = {
+		{ "Workload", 0 }, { "Metric", 0 }, { "Change [interval]", 1 }, { "Verdict", 0 },
+		{ NULL, 0 },
+	};
+
+	html_table_open(h, NULL, cols);
 	for (size_t i = 0; i < p->tracked.n; i++) {
 		const struct step_result *t = &p->tracked.v[i];
 		const struct step_result *r = step_results_find(&rs, t->workload, t->metric);
 
 		sb_adds(h, "<tr><td>");
-		esc(h, t->workload);
+		html_esc(h, t->workload);
 		sb_adds(h, "</td><td>");
-		esc(h, t->metric);
+		html_esc(h, t->metric);
 		sb_adds(h, "</td><td class=\"num\">");
 		effect(h, r);
 		sb_adds(h, "</td><td>");
 		badge(h, r ? r->verdict_id : NULL);
 		sb_adds(h, "</td></tr>");
 	}
-	sb_adds(h, "</tbody></table></div>\n");
+	html_table_close(h);
+	sb_addc(h, '\n');
 	step_results_release(&rs);
 }
 
@@ -181,12 +169,12 @@ static void step_kernels(struct strbuf *h, const struct bisect_step *st)
 	char *rel = bisect_step_file(st, "report.html");
 
 	sb_adds(h, " <span class=\"muted\">(");
-	esc(h, st->b);
+	html_esc(h, st->b);
 	sb_adds(h, " against ");
-	esc(h, st->a);
+	html_esc(h, st->a);
 	if (rel) {
 		sb_adds(h, ", ");
-		link_open(h, rel);
+		html_link_open(h, rel);
 		sb_adds(h, "report</a>");
 	}
 	sb_adds(h, ")</span>");
@@ -204,7 +192,7 @@ static void culprit_attribution(struct strbuf *h, const struct page *p)
 	sb_adds(h, "<h3>Where its instructions moved</h3>\n");
 	if (report_attr_decode(p->end.result, &va, &err)) {
 		sb_adds(h, "<p>Not shown: ");
-		esc(h, sb_str(&err));
+		html_esc(h, sb_str(&err));
 		sb_adds(h, "</p>\n");
 	} else {
 		report_attr_brief(&va, h, 1);
@@ -224,7 +212,7 @@ static void answer_found(struct strbuf *h, const struct page *p)
 	sb_adds(h, "<p class=\"answer\"><strong>Culprit:</strong> ");
 	patch_name(h, p, c);
 	sb_adds(h, "</p>\n<dl class=\"meta\"><dt>Message-Id</dt><dd><code>");
-	esc(h, pa.message_id ? pa.message_id : "(none)");
+	html_esc(h, pa.message_id ? pa.message_id : "(none)");
 	sb_adds(h, "</code></dd></dl>\n<h3>Its own effect");
 	if (find_step(p, "own-effect", NULL, &st))
 		step_kernels(h, &st);
@@ -264,9 +252,9 @@ static void answer_per_patch(struct strbuf *h, const struct page *p)
 		int any = 0;
 
 		sb_adds(h, "<li>");
-		esc(h, t->workload);
+		html_esc(h, t->workload);
 		sb_adds(h, " ");
-		esc(h, t->metric);
+		html_esc(h, t->metric);
 		sb_adds(h, ":<ul>");
 		json_array_foreach(p->hd.waterfall, j, s) {
 			struct bisect_wf_step ws;
@@ -319,7 +307,7 @@ static void answer_other(struct strbuf *h, const struct page *p, const char *o)
 		patch_list(h, p, e->first, e->last);
 	} else {
 		sb_adds(h, "<p class=\"answer\"><strong>No answer:</strong> outcome ");
-		esc(h, o);
+		html_esc(h, o);
 		sb_adds(h, ".</p>\n");
 	}
 }
@@ -397,7 +385,7 @@ static void step_verdicts(struct strbuf *h, const struct page *p, const json_t *
 		if (i)
 			sb_adds(h, "<br>");
 		if (p->tracked.n > 1) {
-			esc(h, t->metric);
+			html_esc(h, t->metric);
 			sb_adds(h, ": ");
 		}
 		effect(h, step_results_find(&rs, t->workload, t->metric));
@@ -422,11 +410,11 @@ static void step_row(struct strbuf *h, const struct page *p, size_t i, const str
 	const struct bisect_step_runs *r = i < p->nr_runs ? &p->runs[i] : NULL;
 
 	sb_addf(h, "<tr><td class=\"num\">%ld</td><td>", st->step);
-	esc(h, st->purpose);
+	html_esc(h, st->purpose);
 	sb_adds(h, "</td><td><code>");
-	esc(h, st->a);
+	html_esc(h, st->a);
 	sb_adds(h, "</code> &#8594; <code>");
-	esc(h, st->b);
+	html_esc(h, st->b);
 	sb_adds(h, "</code></td>");
 	step_verdicts(h, p, st->results);
 	sb_adds(h, "<td class=\"num\">");
@@ -438,12 +426,12 @@ static void step_row(struct strbuf *h, const struct page *p, size_t i, const str
 		sb_adds(h, "?");
 	sb_adds(h, "</td><td>");
 	if (rel) {
-		link_open(h, rel);
+		html_link_open(h, rel);
 		sb_adds(h, "report</a>");
 	}
 	if (st->state && strcmp(st->state, "done")) {
 		sb_adds(h, " <span class=\"muted\">");
-		esc(h, st->state);
+		html_esc(h, st->state);
 		sb_adds(h, "</span>");
 	}
 	sb_adds(h, "</td></tr>\n");
@@ -452,22 +440,26 @@ static void step_row(struct strbuf *h, const struct page *p, size_t i, const str
 
 static void steps_table(struct strbuf *h, const struct page *p)
 {
+	static const struct html_col cols[] = {
+		{ "#", 1 }, { "Purpose", 0 }, { "Kernels", 0 }, { "Change [interval]", 1 },
+		{ "Verdict", 0 }, { "Runs", 1 }, { "Report", 0 }, { NULL, 0 },
+	};
 	const json_t *s;
 	size_t i;
 
 	sb_adds(h, "<section id=\"steps\"><h2>Steps</h2>\n<p class=\"sub\">Each step is an A/B "
 		"session until decided: the change of the second kernel against the first, for "
-		"the tracked metrics; runs are both kernels' runs that gave a value.</p>\n"
-		"<div class=\"tw\"><table><thead><tr><th class=\"num\">#</th><th>Purpose</th>"
-		"<th>Kernels</th><th class=\"num\">Change [interval]</th><th>Verdict</th>"
-		"<th class=\"num\">Runs</th><th>Report</th></tr></thead><tbody>\n");
+		"the tracked metrics; runs are both kernels' runs that gave a value.</p>\n");
+	html_table_open(h, NULL, cols);
+	sb_addc(h, '\n');
 	json_array_foreach(p->hd.steps, i, s) {
 		struct bisect_step st;
 
 		bisect_step_decode(s, &st);
 		step_row(h, p, i, &st);
 	}
-	sb_adds(h, "</tbody></table></div></section>\n");
+	html_table_close(h);
+	sb_adds(h, "</section>\n");
 }
 
 /* ---- bar rows: the waterfall and the probes' levels ---- */
@@ -533,14 +525,14 @@ static void bar_row(struct strbuf *h, const struct scale *s, const struct bar *b
 	double x0 = bar_x(s, fmin(b->from, b->to)), x1 = bar_x(s, fmax(b->from, b->to));
 
 	sb_adds(h, "<tr><td class=\"lbl\" title=\"");
-	esc(h, b->label);
+	html_esc(h, b->label);
 	sb_adds(h, "\">");
 	if (b->href)
-		link_open(h, b->href);
-	esc(h, b->label);
+		html_link_open(h, b->href);
+	html_esc(h, b->label);
 	sb_addf(h, "%s</td><td class=\"plot\"><svg class=\"bar %s\" width=\"%d\" height=\"%d\" "
 		"role=\"img\"><title>", b->href ? "</a>" : "", verdict_cls(b->verdict), W_PLOT, ROW);
-	esc(h, b->label);
+	html_esc(h, b->label);
 	sb_addf(h, ": %+.1f %% to %+.1f %% of the baseline, %s</title>", b->from, b->to,
 		b->verdict ? b->verdict : "not measured");
 	bar_grid(h, s, ROW);
@@ -595,12 +587,18 @@ static void bar_table(struct strbuf *h, const struct bar *b, int n, const char *
 	struct scale s = bar_scale(b, n);
 
 	legend(h);
-	sb_addf(h, "<div class=\"tw\"><table class=\"bars\"><thead><tr><th>%s</th><th>Level</th>"
-		"<th class=\"num\">From &#8594; to</th><th>Verdict</th></tr></thead><tbody>\n", what);
+	const struct html_col cols[] = {
+		{ what, 0 }, { "Level", 0 }, { "From &#8594; to", 1 }, { "Verdict", 0 },
+		{ NULL, 0 },
+	};
+
+	html_table_open(h, "bars", cols);
+	sb_addc(h, '\n');
 	for (int i = 0; i < n; i++)
 		bar_row(h, &s, &b[i]);
 	bar_axis(h, &s);
-	sb_adds(h, "</tbody></table></div>\n");
+	html_table_close(h);
+	sb_addc(h, '\n');
 }
 
 static void bars_free(struct bar *b, int n)
@@ -655,9 +653,9 @@ static void whole_bar(const struct page *p, const struct step_result *t, struct 
 static void metric_heading(struct strbuf *h, const struct step_result *t)
 {
 	sb_adds(h, "<h3>");
-	esc(h, t->workload);
+	html_esc(h, t->workload);
 	sb_adds(h, " ");
-	esc(h, t->metric);
+	html_esc(h, t->metric);
 	sb_adds(h, "</h3>\n");
 }
 
@@ -764,9 +762,9 @@ static void levels(struct strbuf *h, const struct page *p)
 static void header(struct strbuf *h, const struct page *p)
 {
 	sb_adds(h, "<header><h1>Bisection: <code>");
-	esc(h, p->hd.baseline);
+	html_esc(h, p->hd.baseline);
 	sb_adds(h, "</code> &#8594; <code>");
-	esc(h, p->hd.series_kernel);
+	html_esc(h, p->hd.series_kernel);
 	sb_addf(h, "</code></h1><p class=\"sub\">mglrulab bisect &middot; %ld patch%s &middot; %s",
 		p->hd.n, p->hd.n == 1 ? "" : "es",
 		p->hd.settings.per_patch ? "per patch" : "search");

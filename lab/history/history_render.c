@@ -9,6 +9,7 @@
 #include "history.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "html_kit.h"
 #include "report.h"
 #include "xjson.h"
 #include "report_svg.h"
@@ -299,11 +300,6 @@ static char *rel_link(const char *from_file, const char *to)
 	return sb_detach(&sb);
 }
 
-static void esc(struct strbuf *sb, const char *s)
-{
-	sb_add_xml(sb, s);
-}
-
 static char *night_href(const char *html_path, const struct history_session *ss);
 
 static void link_session(const struct history *h, const char *html_path, size_t sess,
@@ -314,14 +310,14 @@ static void link_session(const struct history *h, const char *html_path, size_t 
 	if (s->html && html_path) {
 		char *l = night_href(html_path, s);
 		sb_adds(sb, "<a href=\"");
-		esc(sb, l);
+		html_esc(sb, l);
 		sb_adds(sb, "\">");
-		esc(sb, s->id);
+		html_esc(sb, s->id);
 		sb_adds(sb, "</a>");
 		free(l);
 	} else {
 		sb_adds(sb, "<code>");
-		esc(sb, s->id);
+		html_esc(sb, s->id);
 		sb_adds(sb, "</code>");
 	}
 }
@@ -337,11 +333,11 @@ static size_t session_index_of(const struct history *h, const char *id)
 /* "line / workload / metric", escaped: how a table row names its series. */
 static void esc_series_name(const struct history_series *s, struct strbuf *sb)
 {
-	esc(sb, s->line);
+	html_esc(sb, s->line);
 	sb_adds(sb, " / ");
-	esc(sb, s->workload);
+	html_esc(sb, s->workload);
 	sb_adds(sb, " / ");
-	esc(sb, s->metric);
+	html_esc(sb, s->metric);
 }
 
 static void cp_row(const struct history *h, const char *html_path, size_t si,
@@ -354,8 +350,9 @@ static void cp_row(const struct history *h, const char *html_path, size_t si,
 	fmt_pct(d, sizeof(d), c->delta_pct);
 	fmt_ratio_ci(ci, sizeof(ci), 1 + c->lo_pct / 100, 1 + c->hi_pct / 100);
 	fmt_p(p, sizeof(p), c->p);
-	sb_addf(sb, "<tr class=\"cp\"><td><span class=\"badge v-%s\">%s</span>%s%s</td><td>"
-		"<a href=\"#s%zu\">", c->kind, c->kind, c->tentative ? " <i>tentative</i>" : "",
+	sb_adds(sb, "<tr class=\"cp\"><td>");
+	html_badge(sb, c->kind, c->kind);
+	sb_addf(sb, "%s%s</td><td><a href=\"#s%zu\">", c->tentative ? " <i>tentative</i>" : "",
 		c->is_new ? " <b>new</b>" : "", si);
 	esc_series_name(s, sb);
 	sb_addf(sb, "</a></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
@@ -368,7 +365,7 @@ static void cp_row(const struct history *h, const char *html_path, size_t si,
 	for (size_t i = 0; i < c->diff.n; i++) {
 		if (i)
 			sb_adds(sb, "<br>");
-		esc(sb, c->diff.v[i]);
+		html_esc(sb, c->diff.v[i]);
 	}
 	sb_adds(sb, "</td></tr>");
 }
@@ -382,8 +379,9 @@ static void drift_row(const struct history *h, const char *html_path, size_t si,
 	snprintf(sl, sizeof(sl), "%+.2f%%", d->slope_pct);
 	fmt_pct(tot, sizeof(tot), d->total_pct);
 	fmt_p(p, sizeof(p), d->p);
-	sb_addf(sb, "<tr class=\"drift\"><td><span class=\"badge v-%s\">drift</span> %s%s</td>"
-		"<td><a href=\"#s%zu\">", d->kind, d->kind, d->is_new ? " <b>new</b>" : "", si);
+	sb_adds(sb, "<tr class=\"drift\"><td>");
+	html_badge(sb, d->kind, "drift");
+	sb_addf(sb, " %s%s</td><td><a href=\"#s%zu\">", d->kind, d->is_new ? " <b>new</b>" : "", si);
 	esc_series_name(s, sb);
 	sb_addf(sb, "</a></td><td class=\"num\">%s</td><td class=\"num\">%s over %zu nights</td>"
 		"<td class=\"num\">%s</td><td>", sl, tot, d->to - d->from + 1, p);
@@ -394,19 +392,15 @@ static void drift_row(const struct history *h, const char *html_path, size_t si,
 		d->ncp, d->ncp == 1 ? "" : "s");
 }
 
-static void drift_table_head(struct strbuf *sb)
-{
-	sb_adds(sb, "<div class=\"tw\"><table><thead><tr><th>Drift</th><th>Series</th>"
-		"<th class=\"num\">Per night</th><th class=\"num\">Total</th><th class=\"num\">p</th>"
-		"<th>Sessions</th><th>In place of</th></tr></thead><tbody>");
-}
+static const struct html_col drift_cols[] = {
+	{ "Drift", 0 }, { "Series", 0 }, { "Per night", 1 }, { "Total", 1 }, { "p", 1 },
+	{ "Sessions", 0 }, { "In place of", 0 }, { NULL, 0 },
+};
 
-static void cp_table_head(struct strbuf *sb)
-{
-	sb_adds(sb, "<div class=\"tw\"><table><thead><tr><th>Change</th><th>Series</th>"
-		"<th class=\"num\">Size</th><th class=\"num\">Interval</th><th class=\"num\">p</th>"
-		"<th>Sessions</th><th>What changed between them</th></tr></thead><tbody>");
-}
+static const struct html_col cp_cols[] = {
+	{ "Change", 0 }, { "Series", 0 }, { "Size", 1 }, { "Interval", 1 }, { "p", 1 },
+	{ "Sessions", 0 }, { "What changed between them", 0 }, { NULL, 0 },
+};
 
 /*
  * Night @ss's report.html relative to the page, as an href no folder name
@@ -512,13 +506,13 @@ static void series_heading(const struct history_series *s, size_t si, size_t fai
 	json_t *v;
 
 	sb_addf(sb, "<section class=\"series\" id=\"s%zu\"><h3>", si);
-	esc(sb, s->line);
+	html_esc(sb, s->line);
 	sb_adds(sb, " &middot; ");
-	esc(sb, s->workload);
+	html_esc(sb, s->workload);
 	sb_adds(sb, " &middot; ");
-	esc(sb, s->metric);
+	html_esc(sb, s->metric);
 	sb_adds(sb, " <span class=\"muted\">(");
-	esc(sb, s->unit);
+	html_esc(sb, s->unit);
 	sb_addf(sb, "%s%s)</span></h3><p class=\"sub\">%zu nights, %zu change point%s",
 		s->better < 0 ? ", no better direction declared" : s->better ? ", higher is better" :
 		", lower is better", s->primary ? ", primary" : "", s->nn, s->ncp,
@@ -529,22 +523,22 @@ static void series_heading(const struct history_series *s, size_t si, size_t fai
 		sb_addf(sb, ", <span class=\"v-regression\">%zu failed run%s</span>", failed,
 			failed == 1 ? "" : "s");
 	sb_addf(sb, " &middot; context <code>%s</code>: ", s->ctx_id);
-	esc(sb, jget_str(jpath(s->context, "host"), "hostname", "?"));
+	html_esc(sb, jget_str(jpath(s->context, "host"), "hostname", "?"));
 	sb_adds(sb, ", ");
-	esc(sb, jget_str(jpath(s->context, "host"), "accel", "?"));
+	html_esc(sb, jget_str(jpath(s->context, "host"), "accel", "?"));
 	sb_adds(sb, ", guest ");
-	esc(sb, jget_str(jpath(s->context, "guest"), "name", "?"));
+	html_esc(sb, jget_str(jpath(s->context, "guest"), "name", "?"));
 	sb_adds(sb, ", ");
-	esc(sb, jget_str(jpath(s->context, "workload"), "type", "?"));
+	html_esc(sb, jget_str(jpath(s->context, "workload"), "type", "?"));
 	json_object_foreach(jpath(s->context, "workload.params"), key, v) {
 		sb_adds(sb, " ");
-		esc(sb, key);
+		html_esc(sb, key);
 		sb_adds(sb, "=");
 		if (json_is_string(v)) {
-			esc(sb, json_string_value(v));
+			html_esc(sb, json_string_value(v));
 		} else {
 			char *t = json_dumps(v, JSON_ENCODE_ANY);
-			esc(sb, t ? t : "?");
+			html_esc(sb, t ? t : "?");
 			free(t);
 		}
 	}
@@ -561,16 +555,16 @@ static void series_section(const struct history *h, const char *html_path, size_
 	series_heading(s, si, t.failed, sb);
 	svg_trend(sb, s->unit, t.tn, s->nn, t.mk, s->ncp, t.lv, s->ncp + 1);
 	if (s->ncp) {
-		cp_table_head(sb);
+		html_table_open(sb, NULL, cp_cols);
 		for (size_t j = 0; j < s->ncp; j++)
 			cp_row(h, html_path, si, &s->cps[j], sb);
-		sb_adds(sb, "</tbody></table></div>");
+		html_table_close(sb);
 	}
 	if (s->ndrift) {
-		drift_table_head(sb);
+		html_table_open(sb, NULL, drift_cols);
 		for (size_t j = 0; j < s->ndrift; j++)
 			drift_row(h, html_path, si, &s->drifts[j], sb);
-		sb_adds(sb, "</tbody></table></div>");
+		html_table_close(sb);
 	}
 	sb_adds(sb, "</section>\n");
 	trend_release(&t);
@@ -586,22 +580,22 @@ static void html_summary(const struct history *h, const char *html_path, struct 
 	if (!count_cps(h, 1)) {
 		sb_adds(sb, "<p>None.</p>");
 	} else {
-		cp_table_head(sb);
+		html_table_open(sb, NULL, cp_cols);
 		for (i = 0; i < h->nseries; i++)
 			for (size_t j = 0; j < h->series[i].ncp; j++)
 				if (recent(h, &h->series[i], &h->series[i].cps[j]))
 					cp_row(h, html_path, i, &h->series[i].cps[j], sb);
-		sb_adds(sb, "</tbody></table></div>");
+		html_table_close(sb);
 	}
 	if (count_drifts(h, 1)) {
 		sb_addf(sb, "<h2>Drifts reaching into the last %zu sessions</h2>", h->o.last);
-		drift_table_head(sb);
+		html_table_open(sb, NULL, drift_cols);
 		for (i = 0; i < h->nseries; i++)
 			for (size_t j = 0; j < h->series[i].ndrift; j++)
 				if (h->series[i].nights[h->series[i].drifts[j].to].session +
 				    h->o.last >= h->ns)
 					drift_row(h, html_path, i, &h->series[i].drifts[j], sb);
-		sb_adds(sb, "</tbody></table></div>");
+		html_table_close(sb);
 	}
 	sb_adds(sb, "</section>\n");
 }
@@ -616,18 +610,18 @@ static void html_header(const struct history *h, struct strbuf *sb)
 		count_cps(h, 0));
 	if (h->ns) {
 		sb_adds(sb, " &middot; ");
-		esc(sb, h->s[0].created);
+		html_esc(sb, h->s[0].created);
 		sb_adds(sb, " to ");
-		esc(sb, h->s[h->ns - 1].created);
+		html_esc(sb, h->s[h->ns - 1].created);
 	}
 	sb_adds(sb, "</p></header>\n");
 	if (json_array_size(h->skipped)) {
 		sb_adds(sb, "<div class=\"warnings\"><strong>Skipped</strong><ul>");
 		json_array_foreach(h->skipped, i, e) {
 			sb_adds(sb, "<li><code>");
-			esc(sb, jget_str(e, "file", ""));
+			html_esc(sb, jget_str(e, "file", ""));
 			sb_adds(sb, "</code>: ");
-			esc(sb, jget_str(e, "reason", ""));
+			html_esc(sb, jget_str(e, "reason", ""));
 			sb_adds(sb, "</li>");
 		}
 		sb_adds(sb, "</ul></div>\n");
@@ -645,11 +639,11 @@ static void html_other(const struct history *h, const char *html_path, struct st
 		if (h->series[i].ncp || h->series[i].ndrift)
 			sb_adds(sb, " open");
 		sb_adds(sb, "><summary>");
-		esc(sb, h->series[i].line);
+		html_esc(sb, h->series[i].line);
 		sb_adds(sb, " &middot; ");
-		esc(sb, h->series[i].workload);
+		html_esc(sb, h->series[i].workload);
 		sb_adds(sb, " &middot; ");
-		esc(sb, h->series[i].metric);
+		html_esc(sb, h->series[i].metric);
 		sb_addf(sb, " (%zu change point%s)</summary>", h->series[i].ncp,
 			h->series[i].ncp == 1 ? "" : "s");
 		series_section(h, html_path, i, sb);

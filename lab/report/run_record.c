@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The run record's one decoder (run_record.h). session_record.c writes the
- * keys, compare writes its renumbered copies; the validation, the
+ * The run record's one definition (run_record.h): the table below drives
+ * the decoder, its checks and the encoder the session's writers call
+ * (plan_entry_encode(), session_record(), session_run_one.c); compare
+ * writes its renumbered copies; the validation, the
  * analysis's collection of values, the host-state adjustment, history, and
  * the stopping rule read struct run_record. (The renderers' run tables,
  * report_model.c's summary, warnings, geometric means and look position,
  * and the scheduler's done flags still read keys: issue 28.) The checks
  * and their messages are the ones report_load() always made: its errors
  * name a JSON path ("runs[3].metrics.ops: expected a number or null, got
- * a string"), and the tests and fuzzers hold it to them.
+ * a string"), and the tests and fuzzers hold it to them. Each member is
+ * checked whole, type then value, in the table's order: a record with two
+ * faults names the first of them in that order (before the table, host
+ * and slot came before the timings, and a kernel's name after "started").
  */
 #include "run_record.h"
 #include "escape.h"
@@ -52,14 +57,14 @@ static int type_ok(const json_t *j, enum want w)
 }
 
 /* The decoding of one array: the path of what is being read, and where errors go. */
-struct dec {
+struct run_decoder {
 	struct strbuf path;	/* "runs[3].metrics", or "" for a lone record */
 	struct strbuf *err;
 	const struct run_kernel_names *kernels;
 };
 
-static int fail(struct dec *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct dec *d, const char *fmt, ...)
+static int fail(struct run_decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct run_decoder *d, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -74,149 +79,14 @@ static int fail(struct dec *d, const char *fmt, ...)
 	return -1;
 }
 
-/*
- * @key of @obj, its type checked. Absent and optional: *@out = NULL and 0;
- * a null for an optional key that may not be null counts as absent, since
- * writers commonly emit null for "not known".
- */
-static int get(struct dec *d, const json_t *obj, const char *key, enum want w, int required,
-	       const json_t **out)
-{
-	const json_t *j = json_object_get(obj, key);
-	size_t old;
-	int ret = 0;
-
-	*out = NULL;
-	if (j && json_is_null(j) && !required && w != W_STRING_OR_NULL && w != W_NUMBER_OR_NULL)
-		j = NULL;
-	if (!j && !required)
-		return 0;
-	old = xjson_path_key(&d->path, key);
-	if (!j)
-		ret = fail(d, "missing (expected %s)", want_names[w]);
-	else if (!type_ok(j, w))
-		ret = fail(d, "expected %s, got %s", want_names[w], xjson_type_name(j));
-	else
-		*out = j;
-	xjson_path_pop(&d->path, old);
-	return ret;
-}
-
-/* A string member: NULL when absent (or null, where it may be). */
-static int get_string(struct dec *d, const json_t *obj, const char *key, enum want w,
-		      int required, const char **out)
-{
-	const json_t *j;
-
-	if (get(d, obj, key, w, required, &j))
-		return -1;
-	*out = json_string_value(j);
-	return 0;
-}
-
 /* A number of a member that passed W_NUMBER_OR_NULL; NaN for null or absent. */
 static double number_or_nan(const json_t *j)
 {
 	return json_is_number(j) ? json_number_value(j) : NAN;
 }
 
-/* seq to started, in the order report_load() always checked them. */
-static int decode_scalars(struct dec *d, const json_t *r, struct run_record *out,
-			  const char **status)
-{
-	const json_t *seq, *block, *warmup;
-
-	if (get(d, r, "seq", W_INT, 1, &seq) || get(d, r, "block", W_INT, 0, &block) ||
-	    get_string(d, r, "kernel", W_STRING, 1, &out->kernel) ||
-	    get_string(d, r, "workload", W_STRING, 1, &out->workload) ||
-	    get(d, r, "warmup", W_BOOL, 0, &warmup) ||
-	    get_string(d, r, "status", W_STRING, 1, status) ||
-	    get_string(d, r, "failure", W_STRING_OR_NULL, 0, &out->failure) ||
-	    get_string(d, r, "started", W_STRING, 0, &out->started))
-		return -1;
-	out->seq = (long)json_number_value(seq);
-	out->block = block ? (long)json_number_value(block) : -1;
-	out->warmup = json_is_true(warmup);
-	return 0;
-}
-
-static int check_kernel(struct dec *d, const char *name)
-{
-	size_t old;
-
-	if (!d->kernels || d->kernels->known(name, d->kernels->data))
-		return 0;
-	old = xjson_path_key(&d->path, "kernel");
-	fail(d, "no kernel named \"");
-	sb_add_text_safe(d->err, name);
-	sb_adds(d->err, "\" in kernels[]");
-	xjson_path_pop(&d->path, old);
-	return -1;
-}
-
-/*
- * Where a run ran: "host" names the lab.conf [host] section (records from
- * before hosts have none: the one implicit host "local") and "slot" its
- * 0-based slot there ([host] slots is at most 1024). Host names reach every
- * renderer, so they are kept short and printable here.
- */
-static int decode_host_slot(struct dec *d, const json_t *r, struct run_record *out)
-{
-	const json_t *host, *slot;
-	size_t old, len, i;
-	int ret = 0;
-
-	if (get(d, r, "host", W_STRING, 0, &host) || get(d, r, "slot", W_INT, 0, &slot))
-		return -1;
-	out->host = json_string_value(host);
-	len = json_string_length(host);
-	for (i = 0; i < len && out->host[i] >= 0x20 && out->host[i] < 0x7f; i++)
-		;
-	if (host && (!len || len > RUN_HOST_MAX || i < len)) {
-		old = xjson_path_key(&d->path, "host");
-		ret = fail(d, "expected a host name of 1 to %d printable ASCII characters",
-			   RUN_HOST_MAX);
-		xjson_path_pop(&d->path, old);
-		return ret;
-	}
-	if (slot && (json_number_value(slot) < 0 || json_number_value(slot) >= RUN_SLOT_MAX)) {
-		old = xjson_path_key(&d->path, "slot");
-		ret = fail(d, "expected a slot from 0 to %d, got %.0f", RUN_SLOT_MAX - 1,
-			   json_number_value(slot));
-		xjson_path_pop(&d->path, old);
-		return ret;
-	}
-	out->slot = slot ? (int)json_number_value(slot) : -1;
-	return 0;
-}
-
-static int decode_timings(struct dec *d, const json_t *r, struct run_timings *t)
-{
-	/* (NULL: a failed get() stops the chain below before the later ones set theirs) */
-	const json_t *tim, *boot = NULL, *work = NULL, *host = NULL, *wall = NULL;
-	size_t old;
-	int ret;
-
-	t->boot_s = t->workload_s = t->host_overhead_s = t->boot_wall_s = NAN;
-	if (get(d, r, "timings", W_OBJECT, 0, &tim))
-		return -1;
-	if (!tim)
-		return 0;
-	old = xjson_path_key(&d->path, "timings");
-	ret = get(d, tim, "boot_s", W_NUMBER_OR_NULL, 0, &boot) ||
-	      get(d, tim, "workload_s", W_NUMBER_OR_NULL, 0, &work) ||
-	      get(d, tim, "host_overhead_s", W_NUMBER_OR_NULL, 0, &host) ||
-	      get(d, tim, "boot_wall_s", W_NUMBER_OR_NULL, 0, &wall) ? -1 : 0;
-	xjson_path_pop(&d->path, old);
-	t->boot_s = number_or_nan(boot);
-	t->workload_s = number_or_nan(work);
-	t->host_overhead_s = number_or_nan(host);
-	t->boot_wall_s = number_or_nan(wall);
-	return ret;
-}
-
 /* Every member of @obj must be a number or null (metrics, counter groups). */
-static int check_number_map(struct dec *d, const json_t *obj)
+static int check_number_map(struct run_decoder *d, const json_t *obj)
 {
 	const char *key;
 	const json_t *val;
@@ -232,23 +102,14 @@ static int check_number_map(struct dec *d, const json_t *obj)
 	return 0;
 }
 
-/* A run that completed must say what it measured, even if nothing. */
-static int decode_metrics(struct dec *d, const json_t *r, struct run_record *out)
+/* metrics: a run that completed must say what it measured, even if nothing. */
+static int decode_metrics(struct run_decoder *d, const json_t *metrics, struct run_record *out)
 {
-	const json_t *metrics, *val;
+	const json_t *val;
 	const char *key;
-	size_t old;
 
-	if (get(d, r, "metrics", W_OBJECT, out->ok, &metrics))
+	if (check_number_map(d, metrics))
 		return -1;
-	if (!metrics)
-		return 0;
-	old = xjson_path_key(&d->path, "metrics");
-	if (check_number_map(d, metrics)) {
-		xjson_path_pop(&d->path, old);
-		return -1;
-	}
-	xjson_path_pop(&d->path, old);
 	if (!json_object_size(metrics))
 		return 0;
 	out->metrics = xcalloc(json_object_size(metrics), sizeof(*out->metrics));
@@ -257,47 +118,35 @@ static int decode_metrics(struct dec *d, const json_t *r, struct run_record *out
 	return 0;
 }
 
-static int decode_counters(struct dec *d, const json_t *r, struct run_record *out)
+static int decode_counters(struct run_decoder *d, const json_t *counters, struct run_record *out)
 {
-	const json_t *counters, *group;
+	const json_t *group;
 	const char *gname;
-	size_t old;
 
-	if (get(d, r, "counters", W_OBJECT, 0, &counters))
-		return -1;
 	out->counters = counters;
-	if (!counters)
-		return 0;
-	old = xjson_path_key(&d->path, "counters");
 	json_object_foreach((json_t *)counters, gname, group) {
 		size_t o = xjson_path_key(&d->path, gname);
 		int ret = json_is_object(group) ? check_number_map(d, group) :
 			fail(d, "expected an object, got %s", xjson_type_name(group));
 
 		xjson_path_pop(&d->path, o);
-		if (ret) {
-			xjson_path_pop(&d->path, old);
+		if (ret)
 			return -1;
-		}
 	}
-	xjson_path_pop(&d->path, old);
 	return 0;
 }
 
-static int decode_messages(struct dec *d, const json_t *r, struct run_record *out)
+static int decode_messages(struct run_decoder *d, const json_t *msgs, struct run_record *out)
 {
-	const json_t *msgs, *el;
+	const json_t *el;
 	size_t i;
 
-	if (get(d, r, "guest_messages", W_ARRAY, 0, &msgs))
-		return -1;
 	json_array_foreach(msgs, i, el) {
 		if (!json_is_string(el)) {
-			size_t old = xjson_path_key(&d->path, "guest_messages"), o = xjson_path_index(&d->path, i);
+			size_t o = xjson_path_index(&d->path, i);
 
 			fail(d, "expected a string, got %s", xjson_type_name(el));
 			xjson_path_pop(&d->path, o);
-			xjson_path_pop(&d->path, old);
 			return -1;
 		}
 	}
@@ -306,49 +155,222 @@ static int decode_messages(struct dec *d, const json_t *r, struct run_record *ou
 	return 0;
 }
 
-/* host_load: shown, never checked, so never an error. */
-static void decode_host_load(const json_t *r, struct run_host_load *out)
+/* host_load: shown, never checked, so never an error (a member of another type is none). */
+static int decode_host_load(struct run_decoder *d, const json_t *load, struct run_record *out)
 {
-	const json_t *load = json_object_get(r, "host_load");
-
-	out->busy = json_is_true(json_object_get(load, "busy"));
-	out->other_cpus = number_or_nan(json_object_get(load, "other_cpus"));
-	out->steal_s = number_or_nan(json_object_get(load, "steal_s"));
+	(void)d;
+	out->host_load.busy = json_is_true(json_object_get(load, "busy"));
+	out->host_load.other_cpus = number_or_nan(json_object_get(load, "other_cpus"));
+	out->host_load.steal_s = number_or_nan(json_object_get(load, "steal_s"));
+	return 0;
 }
 
-static int decode(struct dec *d, const json_t *r, struct run_record *out)
-{
-	const char *status;
-	size_t old;
+#define RUN(f) .offset = offsetof(struct run_record, f)
+#define TIM(f) .offset = offsetof(struct run_timings, f)
 
+static const struct run_field timings_fields[] = {
+	{ "boot_s", RK_NUMBER, TIM(boot_s) },
+	{ "workload_s", RK_NUMBER, TIM(workload_s) },
+	{ "host_overhead_s", RK_NUMBER, TIM(host_overhead_s) },
+	{ "wall_s", RK_NUMBER, TIM(wall_s) },
+	{ "boot_wall_s", RK_NUMBER, TIM(boot_wall_s) },
+	{ NULL },
+};
+
+/*
+ * In the order the members are checked (so the first error is the one
+ * said) and written (each writer's members, in its own order).
+ */
+const struct run_field run_record_fields[] = {
+	{ "seq", RK_LONG, RUN(seq), RN_REQUIRED, RW_PLAN },
+	{ "block", RK_LONG, RUN(block), RN_OPTIONAL, RW_PLAN },
+	{ "kernel", RK_STRING, RUN(kernel), RN_REQUIRED, RW_PLAN, .names_kernel = 1 },
+	{ "workload", RK_STRING, RUN(workload), RN_REQUIRED, RW_PLAN },
+	{ "warmup", RK_BOOL, RUN(warmup), RN_OPTIONAL, RW_PLAN },
+	{ "status", RK_STATUS, RUN(ok), RN_REQUIRED, RW_RECORD },
+	{ "failure", RK_STRING_OR_NULL, RUN(failure), RN_OPTIONAL, RW_RECORD },
+	{ "started", RK_STRING, RUN(started), RN_OPTIONAL, RW_RECORD },
+	{ "exit_status", RK_INT, RUN(exit_status), RN_OPTIONAL, RW_RECORD, .min = 0, .max = 255 },
+	{ "timings", RK_OBJECT, RUN(timings), RN_OPTIONAL, RW_RECORD, .sub = timings_fields },
+	{ "metrics", RK_CUSTOM, 0, RN_IF_OK, RW_OWNER, .json_type = "object",
+	  .decode = decode_metrics },
+	{ "counters", RK_CUSTOM, 0, RN_OPTIONAL, RW_OWNER, .json_type = "object",
+	  .decode = decode_counters },
+	{ "host", RK_STRING, RUN(host), RN_OPTIONAL, RW_HOST, .name_max = RUN_HOST_MAX },
+	{ "slot", RK_INT, RUN(slot), RN_OPTIONAL, RW_HOST, .min = 0, .max = RUN_SLOT_MAX - 1,
+	  .what = "a slot" },
+	{ "guest_messages", RK_CUSTOM, 0, RN_OPTIONAL, RW_OWNER, .json_type = "array",
+	  .decode = decode_messages },
+	{ "host_load", RK_CUSTOM, 0, RN_OPTIONAL, RW_OWNER, .json_type = "object",
+	  .decode = decode_host_load, .lenient = 1 },
+	{ NULL },
+};
+
+static enum want want_of(const struct run_field *f)
+{
+	switch (f->kind) {
+	case RK_LONG: case RK_INT: return W_INT;
+	case RK_STRING: case RK_STATUS: return W_STRING;
+	case RK_STRING_OR_NULL: return W_STRING_OR_NULL;
+	case RK_BOOL: return W_BOOL;
+	case RK_NUMBER: return W_NUMBER_OR_NULL;
+	case RK_OBJECT: return W_OBJECT;
+	case RK_CUSTOM: return !strcmp(f->json_type, "array") ? W_ARRAY : W_OBJECT;
+	}
+	return W_OBJECT;
+}
+
+/* A member's value's own checks, past its type: bounds, names, the status, the kernels. */
+static int check_value(struct run_decoder *d, const struct run_field *f, const json_t *j)
+{
+	const char *s = json_string_value(j);
+	size_t len = json_string_length(j), i;
+
+	if ((f->kind == RK_INT || f->kind == RK_LONG) && f->max > f->min &&
+	    (json_number_value(j) < f->min || json_number_value(j) > f->max))
+		return fail(d, "expected %s from %ld to %ld, got %.0f",
+			    f->what ? f->what : "an integer", f->min, f->max, json_number_value(j));
+	if (f->kind == RK_STRING && f->name_max) {
+		for (i = 0; i < len && s[i] >= 0x20 && s[i] < 0x7f; i++)
+			;
+		if (!len || len > f->name_max || i < len)
+			return fail(d, "expected a %s name of 1 to %zu printable ASCII characters",
+				    f->key, f->name_max);
+	}
+	if (f->kind == RK_STATUS && strcmp(s, "ok") && strcmp(s, "failed"))
+		return fail(d, "expected \"ok\" or \"failed\"");
+	if (f->names_kernel && d->kernels && !d->kernels->known(s, d->kernels->data)) {
+		fail(d, "no kernel named \"");
+		sb_add_text_safe(d->err, s);
+		sb_adds(d->err, "\" in kernels[]");
+		return -1;
+	}
+	return 0;
+}
+
+static int decode_fields(struct run_decoder *d, const json_t *obj, const struct run_field *fields,
+			 void *base, struct run_record *rec);
+
+/* Member @j (NULL: absent) of row @f into @base; its type already checked. */
+static int store(struct run_decoder *d, const struct run_field *f, const json_t *j, void *base,
+		 struct run_record *rec)
+{
+	void *field = (char *)base + f->offset;
+
+	if (j && check_value(d, f, j))
+		return -1;
+	switch (f->kind) {
+	case RK_LONG: *(long *)field = j ? (long)json_number_value(j) : -1; break;
+	case RK_INT: *(int *)field = j ? (int)json_number_value(j) : -1; break;
+	case RK_STRING: case RK_STRING_OR_NULL: *(const char **)field = json_string_value(j); break;
+	case RK_BOOL: *(int *)field = json_is_true(j); break;
+	case RK_STATUS: *(int *)field = !strcmp(json_string_value(j), "ok"); break;
+	case RK_NUMBER: *(double *)field = number_or_nan(j); break;
+	case RK_OBJECT: return decode_fields(d, j, f->sub, field, rec);
+	case RK_CUSTOM: return j ? f->decode(d, j, rec) : 0;
+	}
+	return 0;
+}
+
+/*
+ * @key of @obj, its type checked. Absent and optional: *@out = NULL and 0;
+ * a null for an optional key that may not be null counts as absent, since
+ * writers commonly emit null for "not known".
+ */
+static int get(struct run_decoder *d, const json_t *obj, const char *key, enum want w, int required,
+	       const json_t **out)
+{
+	const json_t *j = json_object_get(obj, key);
+	int ret = 0;
+
+	*out = NULL;
+	if (j && json_is_null(j) && !required && w != W_STRING_OR_NULL && w != W_NUMBER_OR_NULL)
+		j = NULL;
+	if (!j && !required)
+		return 0;
+	if (!j)
+		ret = fail(d, "missing (expected %s)", want_names[w]);
+	else if (!type_ok(j, w))
+		ret = fail(d, "expected %s, got %s", want_names[w], xjson_type_name(j));
+	else
+		*out = j;
+	return ret;
+}
+
+/* Every row of @fields from @obj (NULL: all absent) into @base, in the table's order. */
+static int decode_fields(struct run_decoder *d, const json_t *obj, const struct run_field *fields,
+			 void *base, struct run_record *rec)
+{
+	for (const struct run_field *f = fields; f->key; f++) {
+		int required = f->need == RN_REQUIRED || (f->need == RN_IF_OK && rec->ok);
+		size_t old = xjson_path_key(&d->path, f->key);
+		const json_t *j;
+		int ret;
+
+		if (f->lenient)
+			ret = f->decode(d, json_object_get(obj, f->key), rec);
+		else
+			ret = get(d, obj, f->key, want_of(f), required, &j) ||
+			      store(d, f, j, base, rec) ? -1 : 0;
+		xjson_path_pop(&d->path, old);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+static int decode(struct run_decoder *d, const json_t *r, struct run_record *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->json = r;
 	out->block = -1;
 	out->slot = -1;
 	if (!json_is_object(r))
 		return fail(d, "expected an object, got %s", xjson_type_name(r));
-	if (decode_scalars(d, r, out, &status) || check_kernel(d, out->kernel) ||
-	    decode_host_slot(d, r, out))
-		return -1;
-	out->ok = !strcmp(status, "ok");
-	if (!out->ok && strcmp(status, "failed")) {
-		old = xjson_path_key(&d->path, "status");
-		fail(d, "expected \"ok\" or \"failed\"");
-		xjson_path_pop(&d->path, old);
-		return -1;
-	}
-	if (decode_timings(d, r, &out->timings) || decode_metrics(d, r, out) ||
-	    decode_counters(d, r, out) || decode_messages(d, r, out)) {
+	if (decode_fields(d, r, run_record_fields, out, out)) {
 		run_record_release(out);
 		return -1;
 	}
-	decode_host_load(r, &out->host_load);
 	return 0;
+}
+
+/* Row @f of @base into @obj, unless its value is the absent one. */
+static void encode_field(const struct run_field *f, const void *base, json_t *obj)
+{
+	const void *field = (const char *)base + f->offset;
+	json_t *v = NULL;
+
+	switch (f->kind) {
+	case RK_LONG: if (*(const long *)field != -1) v = json_integer(*(const long *)field); break;
+	case RK_INT: if (*(const int *)field != -1) v = json_integer(*(const int *)field); break;
+	case RK_STRING: v = *(const char *const *)field ? json_string_lossy(*(const char *const *)field) : NULL; break;
+	case RK_STRING_OR_NULL:
+		v = *(const char *const *)field ? json_string_lossy(*(const char *const *)field) : json_null();
+		break;
+	case RK_BOOL: v = json_boolean(*(const int *)field); break;
+	case RK_STATUS: v = json_string(*(const int *)field ? "ok" : "failed"); break;
+	case RK_NUMBER: if (!isnan(*(const double *)field)) v = json_real(*(const double *)field); break;
+	case RK_OBJECT:
+		v = json_object();
+		for (const struct run_field *s = f->sub; s->key; s++)
+			encode_field(s, field, v);
+		break;
+	case RK_CUSTOM: break;
+	}
+	if (v)
+		json_object_set_new(obj, f->key, v);
+}
+
+void run_record_encode(const struct run_record *r, unsigned writers, json_t *obj)
+{
+	for (const struct run_field *f = run_record_fields; f->key; f++)
+		if (f->writer & writers)
+			encode_field(f, r, obj);
 }
 
 int run_record_decode(const json_t *r, struct run_record *out, struct strbuf *err)
 {
-	struct dec d = { STRBUF_INIT, err, NULL };
+	struct run_decoder d = { STRBUF_INIT, err, NULL };
 	int ret = decode(&d, r, out);
 
 	sb_release(&d.path);
@@ -365,7 +387,7 @@ void run_record_release(struct run_record *r)
 int run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
 		       struct run_records *out, struct strbuf *err)
 {
-	struct dec d = { STRBUF_INIT, err, kernels };
+	struct run_decoder d = { STRBUF_INIT, err, kernels };
 	const json_t *r;
 	size_t i;
 	int ret = 0;

@@ -28,11 +28,12 @@ struct run_metric {
 	double value;
 };
 
-/* Seconds; NaN where the record has none or null. */
+/* Seconds; NaN where the record has none or null (the encoder then writes none). */
 struct run_timings {
 	double boot_s;		/* the guest's clock: its uptime when the runner started */
 	double workload_s;
 	double host_overhead_s;
+	double wall_s;		/* domain start to stop, seen from the host */
 	/* The boot on the host's clock (records from before 2026-12-02 have none). */
 	double boot_wall_s;
 };
@@ -61,6 +62,7 @@ struct run_record {
 	int ok;			/* status "ok"; 0: "failed" */
 	const char *failure;	/* why it failed; NULL: none said */
 	const char *started;	/* ISO 8601; NULL: not recorded */
+	int exit_status;	/* the workload's, 0 to 255 (WL_EXIT_*); -1: it did not exit */
 	const char *host;	/* NULL: a record from before hosts ("local") */
 	int slot;		/* 0 to RUN_SLOT_MAX - 1; -1: absent */
 	struct run_timings timings;
@@ -80,10 +82,72 @@ struct run_record {
 #define RUN_SLOT_MAX	1024
 
 /*
+ * The record's one definition: a row per member, from which the decoder,
+ * its checks and the encoder are driven (like config.c's ini_key tables).
+ * A new member is a struct line above and a row in run_record.c, and the
+ * schema and SCHEMA.md rows the tests hold to the table
+ * (tests/unit/test_run_record_table.c).
+ */
+enum run_kind {
+	RK_LONG,		/* long, an integer; -1: absent (not encoded) */
+	RK_INT,			/* int, an integer; -1: absent (not encoded) */
+	RK_STRING,		/* const char *; NULL: absent */
+	RK_STRING_OR_NULL,	/* const char *; NULL: null or absent (encoded as null) */
+	RK_BOOL,		/* int, true or false */
+	RK_STATUS,		/* int: "ok" 1, "failed" 0 */
+	RK_NUMBER,		/* double, a number or null; NaN: null or absent (not encoded) */
+	RK_OBJECT,		/* a struct at offset, its members in .sub */
+	RK_CUSTOM,		/* an object or array of .json_type, read by .decode, written by its owner */
+};
+
+/* Who writes a member (run_record_encode()'s @writers): the three steps of one run. */
+enum run_writer {
+	RW_PLAN = 1 << 0,	/* plan_entry_encode(): session.json's plan element */
+	RW_RECORD = 1 << 1,	/* session_record(): what the guest run came to */
+	RW_HOST = 1 << 2,	/* the run's host and slot (session_run_one.c) */
+	RW_OWNER = 1 << 3,	/* RK_CUSTOM: its owner builds it (metrics, counters, ...) */
+};
+
+enum run_need {
+	RN_OPTIONAL,		/* absent, or null where the type has no null: none */
+	RN_REQUIRED,
+	RN_IF_OK,		/* required when the status is "ok" (decoded before it) */
+};
+
+struct run_decoder;
+
+struct run_field {
+	const char *key;
+	enum run_kind kind;
+	size_t offset;		/* in struct run_record, or in .sub's struct */
+	enum run_need need;
+	unsigned writer;	/* enum run_writer */
+	long min, max;		/* RK_INT, RK_LONG: the bounds when max > min */
+	const char *what;	/* the bounds' message: "expected WHAT from MIN..."; NULL: an integer */
+	size_t name_max;	/* RK_STRING: printable ASCII of 1 to name_max; 0: any */
+	int names_kernel;	/* RK_STRING: a kernels[].name, where the caller gives them */
+	const struct run_field *sub;	/* RK_OBJECT: its members, ending in { NULL } */
+	const char *json_type;	/* RK_CUSTOM: "object" or "array" (checked before .decode) */
+	/* RK_CUSTOM: 0, or -1 with the error said through the decoder */
+	int (*decode)(struct run_decoder *d, const json_t *v, struct run_record *out);
+	int lenient;		/* RK_CUSTOM: .decode gets the member whatever it is, never fails */
+};
+
+/* The members of "runs[]", ending in { NULL }; "timings" has its own table as .sub. */
+extern const struct run_field run_record_fields[];
+
+/*
+ * Sets in @obj every member of @r whose row's writer is in @writers, in the
+ * table's order (a member @obj has keeps its place). RK_CUSTOM rows are
+ * their owners'. The absent values above are left out.
+ */
+void run_record_encode(const struct run_record *r, unsigned writers, json_t *obj);
+
+/*
  * Decode one run. 0, or -1 with the member and what was expected in @err
  * ("metrics.ops: expected a number or null, got a string"; "expected an
  * object, got an array" for the element itself). The checks are
- * report_load()'s, in its order, so the first error is the one it says.
+ * report_load()'s, made member by member in run_record_fields[]'s order.
  * On error *@out holds nothing to release.
  */
 LAB_MUST_CHECK

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "session_plan.h"
+#include "run_record.h"
 #include "strbuf.h"
 #include "util.h"
 #include "xjson.h"
@@ -92,8 +93,13 @@ void session_plan_release(struct session_plan *p)
 
 json_t *plan_entry_encode(const struct planned_run *p, const char *kernel, const char *workload)
 {
-	return xjson_pack("{s:i, s:i, s:s, s:s, s:b}", "seq", p->seq, "block", p->block,
-			  "kernel", kernel, "workload", workload, "warmup", p->warmup);
+	/* The run record's first members: the record is this element, completed. */
+	struct run_record r = { .seq = p->seq, .block = p->block, .kernel = kernel,
+				.workload = workload, .warmup = p->warmup };
+	json_t *e = json_object();
+
+	run_record_encode(&r, RW_PLAN, e);
+	return e;
 }
 
 /* An integer member from @min to INT_MAX. */

@@ -6,6 +6,7 @@
  * topology, the runner finished, and the workload exited 0.
  */
 #include "session.h"
+#include "run_record.h"
 #include "xjson.h"
 #include "counters.h"
 #include "domain_run.h"
@@ -209,17 +210,18 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 	} else if (!json_object_size(metrics)) {
 		failure = xstrdup("the workload reported no metric");
 	}
-	json_object_set_new(rec, "status", json_string(failure ? "failed" : "ok"));
-	json_object_set_new(rec, "failure", failure ? json_string_lossy(failure) : json_null());
-	json_object_set_new(rec, "started", json_string(started));
-	json_t *timings = xjson_pack("{s:f, s:f, s:f, s:f}",
-		"boot_s", run->boot_s >= 0 ? run->boot_s : 0.0,
-		"workload_s", workload_s >= 0 ? workload_s : 0.0,
-		"host_overhead_s", run->host_s, "wall_s", run->wall_s);
-	/* boot_s is the guest's clock (its uptime); this one the host's, which a reader means. */
-	if (run->boot_wall_s >= 0)
-		json_object_set_new(timings, "boot_wall_s", json_real(run->boot_wall_s));
-	json_object_set_new(rec, "timings", timings);
+	struct run_record r = {
+		.ok = !failure, .failure = failure, .started = started,
+		.exit_status = ex->seen && ex->status >= 0 && ex->status <= 255 ? (int)ex->status : -1,
+		.timings = {
+			.boot_s = run->boot_s >= 0 ? run->boot_s : 0.0,
+			.workload_s = workload_s >= 0 ? workload_s : 0.0,
+			.host_overhead_s = run->host_s, .wall_s = run->wall_s,
+			/* boot_s is the guest's clock (its uptime); this the host's, which a reader means */
+			.boot_wall_s = run->boot_wall_s >= 0 ? run->boot_wall_s : NAN,
+		},
+	};
+	run_record_encode(&r, RW_RECORD, rec);
 	json_object_set_new(rec, "metrics", failure ? json_object() : json_incref(metrics));
 	json_object_set_new(rec, "series", series);
 	json_t *detail = counters_delta_json(ctr);

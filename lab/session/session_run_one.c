@@ -12,6 +12,7 @@
 #include "host_load.h"
 #include "host_run.h"
 #include "report.h"
+#include "run_record.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -26,9 +27,10 @@ static json_t *record_of(const json_t *planned, const struct guest_run *gr, cons
 	json_t *rec = session_record(planned, gr, &s->topo, started);
 	json_t *load = host_load_json(before, after, gr->qemu_cpu_s);
 
+	struct run_record where = { .host = h->cfg.name, .slot = slot };
+
 	json_object_set_new(rec, "run_dir", json_string(gr->run_dir));
-	json_object_set_new(rec, "host", json_string(h->cfg.name));
-	json_object_set_new(rec, "slot", json_integer(slot));
+	run_record_encode(&where, RW_HOST, rec);
 	if (load)
 		json_object_set_new(rec, "host_load", load);
 	return rec;

@@ -39,6 +39,8 @@ assert [r["seq"] for r in runs] == list(range(1, 11))
 per = {}
 for r in runs:
     assert r["status"] == "ok", r.get("failure")
+    # the workload's own exit status, written from the run record's table
+    assert r["exit_status"] == 0, r.get("exit_status")
     per[r["kernel"]] = per.get(r["kernel"], 0) + 1
     assert r["metrics"]["cs_per_sec_per_cpu_1cpu"] > 0
     assert all(v >= 0 for v in r["counters"]["vmstat"].values())

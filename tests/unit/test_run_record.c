@@ -20,12 +20,12 @@
 
 static json_t *full_run(void)
 {
-	json_t *r = json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:n, s:s, s:s, s:i,"
+	json_t *r = json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:n, s:s, s:i, s:s, s:i,"
 			      " s:{s:f, s:f, s:f, s:f, s:f}, s:{s:f, s:n, s:i},"
 			      " s:{s:{s:i}, s:{}}, s:[s, s], s:{s:[i]}}",
 			      "seq", 7, "block", 3, "kernel", "base", "workload", "yield",
 			      "warmup", 0, "status", "ok", "failure", "started",
-			      "2026-12-01T10:00:00Z", "host", "rack-a", "slot", 2,
+			      "2026-12-01T10:00:00Z", "exit_status", 0, "host", "rack-a", "slot", 2,
 			      "timings", "boot_s", 1.5, "workload_s", 20.25, "host_overhead_s", 0.5,
 			      "wall_s", 23.0, "boot_wall_s", 2.25,
 			      "metrics", "ops_per_sec", 1234.5, "p99_us", "switches", 42,
@@ -54,6 +54,8 @@ static void test_decode_full(void **state)
 	assert_true(rec.ok);
 	assert_null(rec.failure);
 	assert_string_equal(rec.started, "2026-12-01T10:00:00Z");
+	assert_int_equal(rec.exit_status, 0);
+	assert_true(rec.timings.wall_s == 23.0);
 	assert_string_equal(rec.host, "rack-a");
 	assert_int_equal(rec.slot, 2);
 	assert_true(rec.timings.boot_s == 1.5 && rec.timings.workload_s == 20.25 &&
@@ -102,6 +104,8 @@ static void test_decode_nulls_and_absent(void **state)
 	assert_false(rec.ok);
 	assert_null(rec.failure);
 	assert_null(rec.started);
+	/* Records from before exit_status: the workload's exit unknown, not 0. */
+	assert_int_equal(rec.exit_status, -1);
 	assert_null(rec.host);
 	assert_int_equal(rec.slot, -1);
 	assert_true(isnan(rec.timings.boot_s) && isnan(rec.timings.workload_s) &&
@@ -150,6 +154,9 @@ static const struct hostile hostile[] = {
 	{ "status", "\"passed\"", "status: expected \"ok\" or \"failed\"" },
 	{ "failure", "{}", "failure: expected a string or null, got an object" },
 	{ "started", "0", "started: expected a string, got an integer" },
+	{ "exit_status", "\"2\"", "exit_status: expected an integer, got a string" },
+	{ "exit_status", "256", "exit_status: expected an integer from 0 to 255, got 256" },
+	{ "exit_status", "-1", "exit_status: expected an integer from 0 to 255, got -1" },
 	{ "host", "7", "host: expected a string, got an integer" },
 	{ "host", "\"\"", "host: expected a host name of 1 to 64 printable ASCII characters" },
 	{ "host", "\"a\\u001b[2Jb\"", "host: expected a host name of 1 to 64 printable" },

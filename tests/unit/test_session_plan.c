@@ -174,6 +174,29 @@ static void test_entries_round_trip(void **state)
 }
 
 /* A hand-edited plan: an error naming the element and member. */
+/* The element's bytes, as xjson_pack() wrote them before the run record's table did. */
+static void test_entry_bytes(void **state)
+{
+	const struct planned_run warm = { .seq = 1, .block = 0, .kernel = 0, .workload = 0, .warmup = 1 };
+	const struct planned_run run = { .seq = 12, .block = 3, .kernel = 1, .workload = 0 };
+	json_t *e;
+	char *s;
+	(void)state;
+
+	e = plan_entry_encode(&warm, "base", "w\u00e9");
+	s = json_dumps(e, JSON_COMPACT);
+	assert_string_equal(s, "{\"seq\":1,\"block\":0,\"kernel\":\"base\","
+			    "\"workload\":\"w\u00e9\",\"warmup\":true}");
+	free(s);
+	json_decref(e);
+	e = plan_entry_encode(&run, "patched", "w");
+	s = json_dumps(e, JSON_COMPACT);
+	assert_string_equal(s, "{\"seq\":12,\"block\":3,\"kernel\":\"patched\","
+			    "\"workload\":\"w\",\"warmup\":false}");
+	free(s);
+	json_decref(e);
+}
+
 static void test_entries_errors(void **state)
 {
 	static const struct {
@@ -222,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_per_workload_runs),
 		cmocka_unit_test(test_entries_round_trip),
 		cmocka_unit_test(test_entries_errors),
+		cmocka_unit_test(test_entry_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

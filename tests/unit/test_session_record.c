@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "domain_run.h"
@@ -18,6 +19,8 @@
 static long seq;
 /* The run's boot on the host's clock, as domain_run.c measured it (-1: not seen). */
 static double boot_wall = -1;
+/* What the runner's "exit" record says: the workload's status (-1: killed by a signal). */
+static int exit_status;
 
 static void line(struct strbuf *ch, const char *type, const char *body)
 {
@@ -48,7 +51,9 @@ static json_t *record_of(int metrics, int series, int errors)
 	}
 	for (int i = 0; i < errors; i++)
 		line(&ch, "workload", "\"record\":{\"type\":\"error\",\"reason\":\"no\"}");
-	line(&ch, "exit", "\"status\":0,\"elapsed_s\":2");
+	sb_reset(&b);
+	sb_addf(&b, "\"status\":%d,\"elapsed_s\":2", exit_status);
+	line(&ch, "exit", b.buf);
 	sb_reset(&b);
 	sb_addf(&b, "\"records\":%ld", seq);
 	line(&ch, "done", b.buf);
@@ -127,12 +132,71 @@ static void test_boot_clocks(void **state)
 	json_decref(rec);
 }
 
+/*
+ * The bytes of a whole record, as session_record() wrote them before the
+ * run record's table drove it (run_record_encode()): the members, their
+ * order and their JSON types (0.0, not 0) are the published runs/NNNN.json.
+ */
+static void test_record_bytes(void **state)
+{
+	static const char want[] =
+		"{\"seq\":1,\"kernel\":\"base\",\"workload\":\"w\",\"status\":\"ok\",\"failure\":"
+		"null,\"started\":\"2026-11-30T00:00:00Z\",\"exit_status\":0,\"timings\":{\"boot_s\":1.5,\"workload"
+		"_s\":2.0,\"host_overhead_s\":0.0,\"wall_s\":0.0,\"boot_wall_s\":15.25},\"metrics"
+		"\":{\"m0\":0,\"m1\":1},\"series\":{\"s0\":[1,2]},\"counters\":{\"vmstat\":{},\"t"
+		"racepoints\":{},\"lru_gen\":{}},\"counters_detail\":{\"phases\":{},\"problems\":"
+		"[]},\"guest_topology\":{\"v\":1,\"seq\":1,\"type\":\"topology\",\"vcpus_online\""
+		":1,\"nodes\":[{\"id\":0,\"cpus\":\"0\",\"memory_kib\":524288,\"distances\":[10]}"
+		"]}}";
+	json_t *rec;
+	char *s;
+	(void)state;
+
+	boot_wall = 15.25;
+	rec = record_of(2, 1, 0);
+	s = json_dumps(rec, JSON_COMPACT);
+	assert_string_equal(s, want);
+	free(s);
+	json_decref(rec);
+	boot_wall = -1;
+}
+
+/*
+ * The workload's exit status is a member of its own: a precondition unmet
+ * (2) is told from a failure (1) without parsing "failure"; a workload that
+ * did not exit (the runner's -1: a signal) has none.
+ */
+static void test_exit_status(void **state)
+{
+	static const struct { int status; long long want; const char *run; } cases[] = {
+		{ 0, 0, "ok" }, { 1, 1, "failed" }, { 2, 2, "failed" }, { -1, -1, "failed" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *rec, *st;
+
+		exit_status = cases[i].status;
+		rec = record_of(1, 0, 0);
+		st = json_object_get(rec, "exit_status");
+		assert_string_equal(json_string_value(json_object_get(rec, "status")), cases[i].run);
+		if (cases[i].want < 0)
+			assert_null(st);
+		else
+			assert_int_equal(json_integer_value(st), cases[i].want);
+		json_decref(rec);
+	}
+	exit_status = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_boot_clocks),
 		cmocka_unit_test(test_ok_run),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_record_bytes),
+		cmocka_unit_test(test_exit_status),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
