@@ -161,9 +161,15 @@ static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const c
 		debug("%s", sb_str(&err));
 	for (size_t i = 0; i < meta.subjects.n; i++)
 		json_array_append_new(series, xjson_pack("{s:s}", "subject", meta.subjects.v[i]));
+	/*
+	 * The digests are the cache entry's; the files this lab.conf names
+	 * (the entry's own paths are those of whichever checkout built it
+	 * first: the key holds the series' bytes, so they are the same files).
+	 */
 	for (size_t i = 0; i < meta.nr_series; i++)
-		json_array_append_new(files, xjson_pack("{s:s?, s:s?}", "file", meta.series[i].file,
-						       "sha256", meta.series[i].sha256));
+		json_array_append_new(files, xjson_pack("{s:s?, s:s?}", "file",
+			meta.nr_series == k->series.n ? k->series.v[i] : meta.series[i].file,
+			"sha256", meta.series[i].sha256));
 	json_t *j = xjson_pack("{s:s, s:s, s:s, s:o, s:o, s:s?, s:s, s:s, s:s}",
 		"name", name, "role", role, "source", k->source,
 		"ref", k->ref ? json_string(k->ref) : json_null(), "series", series,
