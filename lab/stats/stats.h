@@ -716,6 +716,8 @@ int stats_two_states(const double *x, size_t n, struct stats_states *out);
 #define STATS_MODES_MIN_CORE 3
 /* A core's count against its neighbours' density: a peak beyond this Poisson p. */
 #define STATS_MODES_PEAK_P 1e-4
+/* The two cores hold at least this share of the cells (else more states, or none). */
+#define STATS_MODES_MIN_CORES_SHARE (1.0 / 3)
 
 struct stats_modes {
 	int separated;
