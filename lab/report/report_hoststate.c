@@ -176,6 +176,7 @@ struct derivation {
 	size_t cells_used[2], unknown[2], runs_without[2], off_range[2];
 	/* The metric's own cells per kernel, split in two (Otsu); used when both are. */
 	int by_states;
+	int from_modes;		/* the states are stats_modes()' (d->modes) */
 	struct stats_states own[2];
 	double state_ratio;	/* fast over slow, pooled over the kernels: the same move for both */
 	double slow_share_p;	/* do the kernels' runs differ in their slow-state shares? */
@@ -434,32 +435,42 @@ static double pooled_state_ratio(const struct derivation *d)
  */
 static int states_from_modes(struct derivation *d)
 {
-	const struct stats_modes *m = &d->modes.modes;
+	const struct modes_finding *f = &d->modes;
 	int kernels = 0;
 
-	if (!m->separated)
+	/* Not decidable: the values stay as measured, the verdict says why. */
+	if (!f->modes.separated || f->undecidable || !(f->cells[0] + f->cells[1]))
 		return 0;
 	for (int k = 0; k < 2; k++) {
-		size_t fast = d->modes.fast_cells[k], all = d->modes.cells[k];
+		size_t high = d->better_higher ? f->fast_cells[k] : f->cells[k] - f->fast_cells[k];
 
-		if (!all)
+		if (!f->cells[k])
 			continue;
-		if (!fast || fast == all)
-			return 0;
 		kernels++;
+		/*
+		 * The kernel's own ratio of its states, as a split of its own
+		 * cells has. A kernel (nearly) all in one state takes the
+		 * other's, with no weight in the pooled ratio: the other's
+		 * cells then move to the state they share by its own ratio,
+		 * and the two compare within that state (issue 49).
+		 */
+		d->own[k] = (struct stats_states){ f->modes.threshold, d->own[k].eta,
+						   k == f->single ? f->kratio[!k] : f->kratio[k],
+						   f->modes.low, f->modes.high, f->cells[k] - high,
+						   high, 1 };
 	}
-	for (int k = 0; k < 2 && kernels; k++) {
-		size_t high = d->better_higher ? d->modes.fast_cells[k] :
-				d->modes.cells[k] - d->modes.fast_cells[k];
-
-		if (!d->modes.cells[k])
-			continue;
-		/* The kernel's own ratio of its states, as a split of its own cells has. */
-		d->own[k] = (struct stats_states){ m->threshold, d->own[k].eta, d->modes.kratio[k],
-						   m->low, m->high, d->modes.cells[k] - high, high,
-						   1 };
-	}
+	d->from_modes = kernels > 0;
 	return kernels > 0;
+}
+
+/*
+ * Under the emulator states found by stats_modes(): is cell @c one the
+ * run's value takes? Not when it lies between the states' cores: it
+ * averages both, in a proportion of its own.
+ */
+static int in_compared_state(const struct derivation *d, double c)
+{
+	return modes_cell_state(&d->modes, c) >= 0;
 }
 
 /* Every run's usable cells of the metric, for modes_analyse(). */
@@ -528,7 +539,12 @@ static void split_states(struct derivation *d, const struct run_records *runs,
 		stats_two_states(cells[k].v, cells[k].n, &d->own[k]);
 		split += d->own[k].separated;
 	}
-	d->by_states = kernels && split == kernels;
+	/*
+	 * States with cells between their cores are stats_modes()': a
+	 * kernel's own split would class the cells between and move them
+	 * by the states' ratio, which reads the mix of states again.
+	 */
+	d->by_states = !d->modes.modes.core && kernels && split == kernels;
 	if (!d->by_states)
 		d->by_states = states_from_modes(d);
 	if (!d->by_states)
@@ -588,6 +604,8 @@ static void derive_run(struct derivation *d, const struct run_record *run, int k
 		if (!usable(c[j]))
 			continue;
 		if (d->by_states) {
+			if (d->from_modes && !in_compared_state(d, c[j]))
+				continue;
 			d->cells_used[k]++;
 			v[n++] = is_slow(d, k, c[j]) ? to_fast_state(d, c[j]) : c[j];
 			continue;

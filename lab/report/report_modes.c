@@ -22,9 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int in_fast(const struct modes_finding *f, double c)
+int modes_cell_state(const struct modes_finding *f, double c)
 {
-	return f->fast_high ? c > f->modes.threshold : c <= f->modes.threshold;
+	int high = stats_modes_state(&f->modes, c);
+
+	return high < 0 ? -1 : f->fast_high ? high : !high;
 }
 
 /* Each run's median of its cells in the fast (@fast) state, per kernel. */
@@ -36,7 +38,7 @@ static void state_values(const struct modes_finding *f, const struct mode_run *r
 		size_t m = 0;
 
 		for (size_t j = 0; j < runs[i].n; j++)
-			if (in_fast(f, runs[i].c[j]) == fast)
+			if (modes_cell_state(f, runs[i].c[j]) == fast)
 				mine[m++] = runs[i].c[j];
 		if (m)
 			v[runs[i].k][nv[runs[i].k]++] = stats_median(mine, m);
@@ -76,7 +78,9 @@ static void pool_states(struct modes_finding *f)
 
 	f->pooled = f->pooled_lo = f->pooled_hi = NAN;
 	for (int s = 0; s < 2; s++)
-		if (isfinite(f->within[s].ratio) && f->within[s].lo > 0) {
+		/* within[0] is the fast state, f->only 1 the fast state */
+		if ((f->only < 0 || s == !f->only) && isfinite(f->within[s].ratio) &&
+		    f->within[s].lo > 0) {
 			r[k] = f->within[s].ratio;
 			lo[k] = f->within[s].lo;
 			hi[k++] = f->within[s].hi;
@@ -103,9 +107,11 @@ static void kernel_ratios(struct modes_finding *f, const struct mode_run *runs, 
 
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; runs[i].k == k && j < runs[i].n; j++) {
-				if (runs[i].c[j] > f->modes.threshold)
+				int st = stats_modes_state(&f->modes, runs[i].c[j]);
+
+				if (st > 0)
 					hi[nh++] = runs[i].c[j];
-				else
+				else if (!st)
 					lo[nl++] = runs[i].c[j];
 			}
 		f->kratio[k] = nh && nl ? stats_median(hi, nh) / stats_median(lo, nl) : NAN;
@@ -123,15 +129,33 @@ static void kernel_ratios(struct modes_finding *f, const struct mode_run *runs, 
  */
 #define MODES_MIN_SHARE 0.05
 
+static int kernel_mixed(const struct modes_finding *f, int k)
+{
+	double all = (double)f->cells[k], fast = (double)f->fast_cells[k];
+
+	return all > 0 && fast >= MODES_MIN_SHARE * all && all - fast >= MODES_MIN_SHARE * all;
+}
+
 static int mixed_in_a_kernel(const struct modes_finding *f)
 {
-	for (int k = 0; k < 2; k++) {
-		double all = (double)f->cells[k], fast = (double)f->fast_cells[k];
+	return kernel_mixed(f, 0) || kernel_mixed(f, 1);
+}
 
-		if (all > 0 && fast >= MODES_MIN_SHARE * all && all - fast >= MODES_MIN_SHARE * all)
-			return 1;
-	}
-	return 0;
+/*
+ * A kernel with (nearly) all its cells in one state, beside one that has
+ * both: only that state compares them. Pooled over both states, the
+ * other state's ratio came from one kernel alone and its mix of states
+ * set the verdict (issue 49). -1: both kernels show both states.
+ */
+static int only_state(struct modes_finding *f)
+{
+	for (int k = 0; k < 2; k++)
+		if (f->cells[k] && !kernel_mixed(f, k)) {
+			f->single = k;
+			return 2 * f->fast_cells[k] >= f->cells[k];
+		}
+	f->single = -1;
+	return -1;
 }
 
 void modes_analyse(const struct mode_run *runs, size_t n, int better_higher,
@@ -154,13 +178,21 @@ void modes_analyse(const struct mode_run *runs, size_t n, int better_higher,
 	out->fast_high = better_higher;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < runs[i].n; j++) {
+			int st = modes_cell_state(out, runs[i].c[j]);
+
+			/* Cells between the cores are in neither state's share. */
+			if (st < 0) {
+				out->between[runs[i].k]++;
+				continue;
+			}
 			out->cells[runs[i].k]++;
-			out->fast_cells[runs[i].k] += in_fast(out, runs[i].c[j]);
+			out->fast_cells[runs[i].k] += st;
 		}
 	if (!mixed_in_a_kernel(out)) {
 		memset(out, 0, sizeof(*out));
 		return;
 	}
+	out->only = only_state(out);
 	kernel_ratios(out, runs, n);
 	compare_within(out, runs, n, 1, &out->within[0]);
 	compare_within(out, runs, n, 0, &out->within[1]);
@@ -168,7 +200,15 @@ void modes_analyse(const struct mode_run *runs, size_t n, int better_higher,
 	out->share_p = stats_fisher_exact(out->fast_cells[0], out->cells[0] - out->fast_cells[0],
 					  out->fast_cells[1], out->cells[1] - out->fast_cells[1]);
 	/* No state both kernels ran in enough: the runs cannot be compared on this guest. */
-	if (!isfinite(out->pooled))
+	if (!isfinite(out->pooled) && out->only >= 0)
+		out->undecidable = out->only ?
+			"one kernel's cells sit (nearly) all in the fast emulator state, where the "
+			"other kernel has fewer than 2 runs; across states the mix of states, not "
+			"the kernel, sets the value" :
+			"one kernel's cells sit (nearly) all in the slow emulator state, where the "
+			"other kernel has fewer than 2 runs; across states the mix of states, not "
+			"the kernel, sets the value";
+	else if (!isfinite(out->pooled))
 		out->undecidable = "the kernels' runs share no emulator state with at least 2 runs "
 				   "of each, and across states the mix of states, not the kernel, "
 				   "sets the value";
@@ -187,25 +227,33 @@ static json_t *within_json(const struct mode_within *w, const char *const kname[
 
 json_t *modes_json(const struct modes_finding *f, const char *const kname[2])
 {
-	json_t *share;
+	json_t *share, *between, *o;
 
 	if (!f->modes.separated)
 		return json_null();
 	share = json_object();
-	for (int k = 0; k < 2; k++)
+	between = json_object();
+	for (int k = 0; k < 2; k++) {
 		if (kname[k] && f->cells[k])
 			json_object_set_new(share, kname[k],
 					    jnum((double)f->fast_cells[k] / (double)f->cells[k]));
-	return xjson_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:o}",
-			  "threshold", jnum(f->modes.threshold), "ratio", jnum(f->modes.ratio),
-			  "separation", jnum(isfinite(f->modes.separation) ? f->modes.separation : 1e9),
-			  "fast", within_json(&f->within[0], kname),
-			  "slow", within_json(&f->within[1], kname),
-			  "fast_share", share,
-			  "within", "ratio", jnum(f->pooled), "lo", jnum(f->pooled_lo),
-			  "hi", jnum(f->pooled_hi),
-			  "share_p", jnum(f->share_p), "decidable", json_boolean(!f->undecidable),
-			  "why", f->undecidable ? json_string(f->undecidable) : json_null());
+		if (kname[k])
+			json_object_set_new(between, kname[k],
+					    json_integer((json_int_t)f->between[k]));
+	}
+	o = xjson_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:o}",
+		       "threshold", jnum(f->modes.threshold), "ratio", jnum(f->modes.ratio),
+		       "separation", jnum(isfinite(f->modes.separation) ? f->modes.separation : 1e9),
+		       "fast", within_json(&f->within[0], kname),
+		       "slow", within_json(&f->within[1], kname),
+		       "fast_share", share,
+		       "within", "ratio", jnum(f->pooled), "lo", jnum(f->pooled_lo),
+		       "hi", jnum(f->pooled_hi),
+		       "share_p", jnum(f->share_p), "decidable", json_boolean(!f->undecidable),
+		       "why", f->undecidable ? json_string(f->undecidable) : json_null());
+	json_object_set_new(o, "cores", json_boolean(f->modes.core));
+	json_object_set_new(o, "between", between);
+	return o;
 }
 
 static void pct_ci(struct strbuf *sb, double r, double lo, double hi)
@@ -222,7 +270,13 @@ void modes_line(const struct modes_finding *f, const char *workload, const char 
 {
 	if (!f->modes.separated)
 		return;
-	sb_addf(sb, "%s %s: two emulator states x%.3g apart; ", workload, metric, f->modes.ratio);
+	sb_addf(sb, "%s %s: two emulator states x%.3g apart", workload, metric, f->modes.ratio);
+	if (f->modes.core)
+		/* Cells that averaged both states inside them: in neither state's comparison. */
+		sb_addf(sb, " (%zu of %zu cells between them, left out)",
+			f->between[0] + f->between[1],
+			f->between[0] + f->between[1] + f->cells[0] + f->cells[1]);
+	sb_adds(sb, "; ");
 	if (f->undecidable) {
 		sb_addf(sb, "not decidable on this guest: %s; runs of both kernels in one state "
 			"would decide it (a guest under icount has one)", f->undecidable);

@@ -31,8 +31,12 @@ struct modes_finding {
 	int fast_high;			/* the fast state is the high one (a rate) */
 	struct mode_within within[2];	/* [0] the fast state, [1] the slow one */
 	double pooled, pooled_lo, pooled_hi;	/* the states pooled (inverse variance) */
-	size_t fast_cells[2], cells[2];
+	size_t fast_cells[2], cells[2];	/* per kernel, cells in the fast state and in either */
+	size_t between[2];		/* per kernel, cells between the states' cores */
 	double kratio[2];		/* each kernel's median high over median low (NaN: one state) */
+	int only;			/* 1 fast, 0 slow: a kernel sits (nearly) all in that state,
+					   the only one compared; -1 both kernels show both */
+	int single;			/* that kernel (-1: none) */
 	double share_p;			/* Fisher: the fast state's share, kernel against kernel */
 	const char *undecidable;	/* static reason, NULL: decidable (or no states) */
 };
@@ -43,6 +47,8 @@ struct modes_finding {
  */
 void modes_analyse(const struct mode_run *runs, size_t n, int better_higher,
 		   struct modes_finding *out);
+/* Cell @c's state: 1 fast, 0 slow, -1 between the cores (or no states). */
+int modes_cell_state(const struct modes_finding *f, double c);
 /* "modes" of a host_states[] entry: null without separated states. */
 json_t *modes_json(const struct modes_finding *f, const char *const kname[2]);
 /* The warning's text for @workload's @metric, nothing without states. */

@@ -155,6 +155,27 @@ static int decode_messages(struct run_decoder *d, const json_t *msgs, struct run
 	return 0;
 }
 
+/* partners: each an object naming the workload and kernel of a run beside this one. */
+static int decode_partners(struct run_decoder *d, const json_t *partners, struct run_record *out)
+{
+	const json_t *el;
+	size_t i;
+
+	json_array_foreach(partners, i, el) {
+		if (!json_is_object(el) || !json_is_string(json_object_get(el, "workload")) ||
+		    !json_is_string(json_object_get(el, "kernel"))) {
+			size_t o = xjson_path_index(&d->path, i);
+
+			fail(d, "expected an object {workload, kernel} of strings, got %s",
+			     xjson_type_name(el));
+			xjson_path_pop(&d->path, o);
+			return -1;
+		}
+	}
+	out->partners = partners;
+	return 0;
+}
+
 /* host_load: shown, never checked, so never an error (a member of another type is none). */
 static int decode_host_load(struct run_decoder *d, const json_t *load, struct run_record *out)
 {
@@ -203,6 +224,8 @@ const struct run_field run_record_fields[] = {
 	  .decode = decode_messages },
 	{ "host_load", RK_CUSTOM, 0, RN_OPTIONAL, RW_OWNER, .json_type = "object",
 	  .decode = decode_host_load, .lenient = 1 },
+	{ "partners", RK_CUSTOM, 0, RN_OPTIONAL, RW_OWNER, .json_type = "array",
+	  .decode = decode_partners },
 	{ NULL },
 };
 

@@ -73,6 +73,8 @@ struct run_record {
 	/* Strings, checked; NULL: none. */
 	const json_t *guest_messages;
 	size_t nr_guest_messages;
+	/* the runs beside it on the other slots, each {workload, kernel}; NULL: not recorded */
+	const json_t *partners;
 	const json_t *json;	/* the element: series, ... untyped */
 	struct run_host_load host_load;
 };

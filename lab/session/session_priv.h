@@ -21,6 +21,7 @@
 #include "util.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "config.h"
@@ -249,8 +250,18 @@ json_t *session_coherence(struct session *s, const json_t *report);
  * the reason is in @dropped too: no more runs should go there.
  */
 struct plan_entry;
+/*
+ * What ran beside a run on the other slots (session_runs.c): @v holds
+ * pairs, workload then kernel, of every run that overlapped it; other
+ * workers add to it while it runs, so it is read under @lock.
+ */
+struct run_partners {
+	pthread_mutex_t *lock;
+	const struct strvec *v;
+};
 json_t *session_run_one(struct session *s, struct session_host *h, int slot,
-			const struct plan_entry *planned, int seq, struct strbuf *dropped);
+			const struct plan_entry *planned, int seq,
+			const struct run_partners *partners, struct strbuf *dropped);
 
 /* --- session_output.c --- */
 /* Kernel builds and guest setup talk on stdout; keep stdout for the report. */

@@ -14,20 +14,50 @@
 #include "report.h"
 #include "run_record.h"
 #include "utf8.h"
+#include "xjson.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The runs beside it on the other slots, each {workload, kernel} once
+ * (issue 49: under icount which emulator state a run lands in followed
+ * its partner); an empty array when it ran alone.
+ */
+static json_t *partners_json(const struct run_partners *pt)
+{
+	json_t *a = json_array();
+	size_t i, j;
+
+	if (!pt || !pt->v)
+		return a;
+	pthread_mutex_lock(pt->lock);
+	for (i = 0; i + 1 < pt->v->n; i += 2) {
+		/* once each: a slot may run the same workload and kernel again */
+		for (j = 0; j < i; j += 2)
+			if (!strcmp(pt->v->v[j], pt->v->v[i]) && !strcmp(pt->v->v[j + 1], pt->v->v[i + 1]))
+				break;
+		if (j == i)
+			json_array_append_new(a, xjson_pack("{s:s, s:s}", "workload", pt->v->v[i],
+							    "kernel", pt->v->v[i + 1]));
+	}
+	pthread_mutex_unlock(pt->lock);
+	return a;
+}
+
 /* The record of finished run @gr, with where its files are, its host and slot, the host's load. */
 static json_t *record_of(const json_t *planned, const struct guest_run *gr, const struct session *s,
 			 const struct session_host *h, int slot, const char *started,
-			 const struct host_sample *before, const struct host_sample *after)
+			 const struct host_sample *before, const struct host_sample *after,
+			 const struct run_partners *pt)
 {
 	json_t *rec = session_record(planned, gr, &s->topo, started);
 	json_t *load = host_load_json(before, after, gr->qemu_cpu_s);
 
 	struct run_record where = { .host = h->cfg.name, .slot = slot };
+
+	json_object_set_new(rec, "partners", partners_json(pt));
 
 	json_object_set_new(rec, "run_dir", json_string(gr->run_dir));
 	run_record_encode(&where, RW_HOST, rec);
@@ -74,7 +104,8 @@ static void run_on_host(struct session_host *h, struct guest_run *gr, struct hos
 }
 
 json_t *session_run_one(struct session *s, struct session_host *h, int slot,
-			const struct plan_entry *p, int seq, struct strbuf *dropped)
+			const struct plan_entry *p, int seq, const struct run_partners *partners,
+			struct strbuf *dropped)
 {
 	const char *wname = p->workload, *kname = p->kernel;
 	const struct session_job *w = session_job_find(&s->jobs, wname);
@@ -128,7 +159,8 @@ json_t *session_run_one(struct session *s, struct session_host *h, int slot,
 			  "not count, and `run --resume` runs it again", seq, (int)strcspn(f, "\n"), f);
 		atomic_fetch_add(&s->unrecorded, 1);
 	} else if (gr.status != GUEST_RUN_INTERRUPTED) {
-		rec = record_of(p->json, &gr, s, h, slot, started, &hs_before, &hs_after);
+		rec = record_of(p->json, &gr, s, h, slot, started, &hs_before, &hs_after,
+				partners);
 		/*
 		 * Not on disk, not a result: counted in memory, it would feed
 		 * the sequential rule and the progress a run that the report

@@ -102,6 +102,8 @@ struct sched {
 	int stopped;			/* interrupted, or a run could not be recorded */
 	int failed;			/* the stopping rule failed (said): its status, not an interruption */
 	struct strvec share_said;	/* workloads told they wait for the budget's other shares */
+	struct worker *workers;		/* every slot's, for the partners of a run */
+	size_t nworkers;
 };
 
 struct worker {
@@ -110,6 +112,8 @@ struct worker {
 	int slot;
 	pthread_t thread;
 	int started;
+	const struct plan_entry *cur;	/* the run in flight on this slot, or NULL */
+	struct strvec partners;		/* workload, kernel of each run beside it */
 };
 
 static const char *plan_workload(const struct sched *q, size_t i)
@@ -273,6 +277,28 @@ static int all_hosts_down(const struct session *s)
 	return 1;
 }
 
+/*
+ * Run @p starts on @wk's slot: the runs in flight on the other slots are
+ * its partners, and it is theirs. Under the lock.
+ */
+static void start_beside(struct worker *wk, const struct plan_entry *p)
+{
+	struct sched *q = wk->q;
+
+	strvec_clear(&wk->partners);
+	wk->cur = p;
+	for (size_t i = 0; i < q->nworkers; i++) {
+		struct worker *o = &q->workers[i];
+
+		if (o == wk || !o->cur)
+			continue;
+		strvec_push(&wk->partners, o->cur->workload);
+		strvec_push(&wk->partners, o->cur->kernel);
+		strvec_push(&o->partners, p->workload);
+		strvec_push(&o->partners, p->kernel);
+	}
+}
+
 /* Run block @bl's remaining runs on the worker's slot. Called and returns under the lock. */
 static void run_block(struct worker *wk, struct block *bl)
 {
@@ -301,9 +327,12 @@ static void run_block(struct worker *wk, struct block *bl)
 			break;
 		}
 		progress(q->done_now, q->todo, q->total, i + 1, p, NULL, now_monotonic() - q->t0);
+		start_beside(wk, p);
 		pthread_mutex_unlock(&q->lock);
-		json_t *rec = session_run_one(s, wk->h, wk->slot, p, seq, &dropped);
+		struct run_partners pt = { &q->lock, &wk->partners };
+		json_t *rec = session_run_one(s, wk->h, wk->slot, p, seq, &pt, &dropped);
 		pthread_mutex_lock(&q->lock);
+		wk->cur = NULL;
 		if (!rec) {
 			q->stopped = 1;
 			break;
@@ -385,6 +414,10 @@ static void run_workers(struct sched *q)
 	for (size_t i = 0; i < s->hosts.n; i++)
 		for (long slot = 0; slot < s->hosts.v[i].cfg.slots; slot++)
 			wk[n++] = (struct worker){ .q = q, .h = &s->hosts.v[i], .slot = (int)slot };
+	pthread_mutex_lock(&q->lock);
+	q->workers = wk;
+	q->nworkers = n;
+	pthread_mutex_unlock(&q->lock);
 	for (size_t i = 0; i + 1 < n; i++) {
 		int e = pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]);
 
@@ -398,6 +431,12 @@ static void run_workers(struct sched *q)
 	for (size_t i = 0; i + 1 < n; i++)
 		if (wk[i].started)
 			pthread_join(wk[i].thread, NULL);
+	pthread_mutex_lock(&q->lock);
+	q->workers = NULL;
+	q->nworkers = 0;
+	pthread_mutex_unlock(&q->lock);
+	for (size_t i = 0; i < n; i++)
+		strvec_clear(&wk[i].partners);
 	free(wk);
 }
 

@@ -702,15 +702,34 @@ int stats_two_states(const double *x, size_t n, struct stats_states *out);
 #define STATS_MODES_TRIM 0.025
 #define STATS_MODES_MIN_SHARE 0.05
 #define STATS_MODES_MIN_SEPARATION 8.0
+/*
+ * When the classes overlap only because cells lie between the states
+ * (a cell that averages the states the guest flipped between inside
+ * it), each class's densest window of this log width (1 %) is a core,
+ * and the cores are the states when each holds STATS_MODES_MIN_SHARE
+ * of the cells and STATS_MODES_MIN_CORE, each is a peak against the
+ * cells around it (STATS_MODES_PEAK_P), and they pass the separation
+ * gate on their own spreads. A cell within the width of a core's
+ * median is in that state; the others are between states.
+ */
+#define STATS_MODES_CORE_WIDTH 0.01
+#define STATS_MODES_MIN_CORE 3
+/* A core's count against its neighbours' density: a peak beyond this Poisson p. */
+#define STATS_MODES_PEAK_P 1e-4
+/* The two cores hold at least this share of the cells (else more states, or none). */
+#define STATS_MODES_MIN_CORES_SHARE (1.0 / 3)
 
 struct stats_modes {
 	int separated;
 	const char *why;	/* not separated: which gate failed (static); NULL when separated */
-	double threshold;	/* a cell > threshold is in the high mode */
-	double low, high;	/* the classes' medians */
+	int core;		/* the states are tight cores, with cells between them */
+	double threshold;	/* the classes' cut; without cores a cell > threshold is high */
+	double low, high;	/* the classes' (or cores') medians */
 	double ratio;		/* high / low */
 	double separation;	/* log(high / low) over the larger MAD-based sd of a class's logs */
-	size_t n_low, n_high;
+	double band;	/* cores: a cell within this factor of a core's median is in it */
+	size_t n_low, n_high;	/* cells in each state */
+	size_t n_between;	/* cores: cells in neither */
 };
 
 /*
@@ -719,6 +738,9 @@ struct stats_modes {
  * not separated, why "too few cells").
  */
 int stats_modes(const double *x, size_t n, struct stats_modes *out);
+
+/* @x's state in separated @m: 1 high, 0 low, -1 between the cores (or no states). */
+int stats_modes_state(const struct stats_modes *m, double x);
 
 /*
  * Fisher's exact test of the 2x2 table [[a, b], [c, d]]: the two-sided

@@ -64,6 +64,16 @@ host = json.load(open(os.path.join(d, "session.json")))["hosts"][0]
 assert host["slots"] == cpus and len(host["cpus"].split(",")) == cpus, host
 used = {r["slot"] for r in runs}
 assert used <= set(range(cpus)) and len(used) >= min(cpus, 2), sorted(used)
+# Each run records what ran beside it on the other slots (issue 49: under
+# icount a run's emulator state followed its partner): with two slots busy
+# some runs had one, each a planned workload and kernel.
+names = {k["name"] for k in rep["kernels"]}
+for r in runs:
+    assert isinstance(r["partners"], list), r.get("partners")
+    for p in r["partners"]:
+        assert p["workload"] in {w["name"] for w in rep["workloads"]} and p["kernel"] in names, p
+if len(used) > 1:
+    assert any(r["partners"] for r in runs), [r["partners"] for r in runs]
 PY
 # under icount the guest's uptime is not the host's time: the host's clock first
 grep -Eq 'boot [0-9.]+ s \(guest clock [0-9.]+ s\)' "$dir/report.txt" ||

@@ -582,6 +582,31 @@ static void modes_within_state(void **state)
 	json_decref(s);
 }
 
+/*
+ * Issue 49: the baseline never in the fast state, the patched kernel in
+ * 5 runs of 10, and 0.1 % slower within each state. The verdict read the
+ * mix (about +2 %: half its runs 4 % faster); only the slow state, which
+ * both have, compares them now.
+ */
+static void modes_one_kernel_one_state(void **state)
+{
+	json_t *s = modes_session(0, 5, 0.001), *rep = analyze(s);
+	json_t *hs = json_array_get(json_object_get(rep, "host_states"), 0);
+	json_t *res = result(rep, ADJ);
+	double d = jget_num(json_object_get(res, "comparison"), "delta_pct");
+
+	(void)state;
+	print_message("%s: %+.3f %%, %s\n", jget_str(res, "verdict", ""), d,
+		      jget_str(res, "reason", ""));
+	assert_true(json_is_true(json_object_get(hs, "by_states")));
+	assert_true(fabs(d + 0.1) < 0.03);
+	/* The fast state: one kernel alone, not compared. */
+	assert_false(json_is_number(json_object_get(json_object_get(json_object_get(hs, "modes"),
+								    "fast"), "ratio")));
+	json_decref(rep);
+	json_decref(s);
+}
+
 /* The fixture session with one mglru_aging workload whose primary is the adjusted median. */
 static json_t *aging_session(void)
 {
@@ -831,9 +856,15 @@ static void icount_mean_of_cells(void **state)
 	json_object_set_new(json_object_get(s, "guest"), "icount_shift", json_integer(2));
 	run0 = json_array_get(json_object_get(s, "runs"), 0);
 	cells = json_object_get(json_object_get(run0, "series"), CELLS);
-	/* Two values 4 % apart, as the one-CPU ping-pong's windows under icount. */
+	/*
+	 * Two values 4 % apart, as the one-CPU ping-pong's windows under
+	 * icount, inside the session's 2 % noise: a run of one kernel alone
+	 * at half the others' rate (124.6k against 240k) would be an
+	 * emulator state the other kernel never shows, compared within the
+	 * state they share (issue 49).
+	 */
 	for (size_t j = 0; j < 5; j++) {
-		double c = j < 3 ? 124.6e3 : 129.7e3;
+		double c = j < 3 ? 235.3e3 : 244.7e3;
 
 		json_array_set_new(cells, j, json_real(c));
 		sum += c;
@@ -978,6 +1009,7 @@ int main(void)
 		cmocka_unit_test(reference_shift_bounded),
 		cmocka_unit_test(reference_shift_small_but_real),
 		cmocka_unit_test(modes_within_state),
+		cmocka_unit_test(modes_one_kernel_one_state),
 		cmocka_unit_test(too_few_runs_not_adjusted),
 		cmocka_unit_test(reference_moved_by_kernel),
 		cmocka_unit_test(time_metric),

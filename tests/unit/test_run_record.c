@@ -181,6 +181,10 @@ static const struct hostile hostile[] = {
 	  "counters.vmstat.pgfault: expected a number or null, got an object" },
 	{ "guest_messages", "\"hi\"", "guest_messages: expected an array, got a string" },
 	{ "guest_messages", "[\"a\", 1]", "guest_messages[1]: expected a string, got an integer" },
+	{ "partners", "{}", "partners: expected an array, got an object" },
+	{ "partners", "[{\"workload\": \"y\", \"kernel\": \"base\"}, {\"workload\": 1}]",
+	  "partners[1]: expected an object {workload, kernel} of strings, got an object" },
+	{ "partners", "[\"y\"]", "partners[0]: expected an object {workload, kernel} of strings, got a string" },
 };
 
 static void test_hostile_members(void **state)
