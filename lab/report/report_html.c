@@ -102,6 +102,10 @@ static const char report_css[] =
 	"svg .clip{fill:currentColor}svg text.unit{fill:var(--fg)}\n"
 	"th.plot,td.plot{padding:1px 6px;width:300px}svg.forest,svg.faxis{width:300px;height:auto}th.verdict,td.verdict{white-space:nowrap}"
 	"td.name{overflow-wrap:anywhere;min-width:12em}svg.runs{margin-top:3px}"
+	/* The notes under a verdict (the claim, the coherence model's figure) wrap: one
+	 * line of them made the answer table wider than the page and cut off its
+	 * intervals on the demo's report (2026-12-06). */
+	"td.verdict small{display:block;white-space:normal;max-width:34em}"
 	/* A workload's parameters (kbuild's make arguments) wrap anywhere, never widen the page. */
 	"td.params{overflow-wrap:anywhere;word-break:break-word}"
 	"svg .claim line{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:3 2}svg .claim path{fill:var(--fg)}\n"
