@@ -230,8 +230,66 @@ void session_kernels_copy_logs(const struct session *s, const struct session_ker
 }
 
 /*
- * The session's inputs for a reader elsewhere: lab.conf and each series
- * file in inputs/, a series under its digest's first 12 digits
+ * Sections of lab.conf that describe this machine and its people, not the
+ * experiment: its folders ([lab]), the hosts and their URIs ([host NAME]),
+ * where mail goes ([report]) and the list watch ([watch]).
+ */
+static int private_section(const char *line, size_t n)
+{
+	static const char *const kinds[] = { "lab", "host", "report", "watch" };
+	size_t i = 1, k;
+
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	k = i;
+	while (k < n && line[k] != ' ' && line[k] != '\t' && line[k] != ']')
+		k++;
+	for (size_t j = 0; j < sizeof(kinds) / sizeof(*kinds); j++)
+		if (k - i == strlen(kinds[j]) && !memcmp(line + i, kinds[j], k - i))
+			return 1;
+	return 0;
+}
+
+/*
+ * lab.conf as published beside the report (inputs/lab.conf): without its
+ * private sections (above), each replaced by a comment that says so, so
+ * that [report] base_url publishes no host URI, address or folder of this
+ * machine. session.lab_conf_sha256 stays the digest of the whole file.
+ */
+static int copy_lab_conf_public(const char *from, const char *to)
+{
+	struct strbuf in = STRBUF_INIT, out = STRBUF_INIT;
+	int skip = 0, rc = -1;
+
+	if (read_file(from, &in, 4 << 20))
+		goto done;
+	for (const char *p = sb_str(&in), *end = p + in.len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		const char *q = p;
+
+		while (q < p + n && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q < p + n && *q == '[') {
+			skip = private_section(q, (size_t)(p + n - q));
+			if (skip)
+				sb_addf(&out, "# %.*s left out of the published copy\n",
+					(int)strcspn(q, "]\n") + (q[strcspn(q, "]\n")] == ']'), q);
+		}
+		if (!skip)
+			sb_add(&out, p, n);
+		p += n;
+	}
+	rc = write_file_atomic(to, out.buf ? out.buf : "", out.len);
+done:
+	sb_release(&in);
+	sb_release(&out);
+	return rc;
+}
+
+/*
+ * The session's inputs for a reader elsewhere: lab.conf (its public part)
+ * and each series file in inputs/, a series under its digest's first 12 digits
  * (inputs/71dafa1b0ec3.mbox, of kernels[].series_files[].sha256), so that a report published under
  * [report] base_url links what reproduces it (the mail's recipe). A file
  * that cannot be copied is warned of, not the session's end.
@@ -247,7 +305,7 @@ void session_copy_inputs(const struct session *s, const struct session_kernels *
 		return;
 	}
 	to = xasprintf("%s/lab.conf", dir);
-	if (s->cfg.path && copy_file(s->cfg.path, to, 0644))
+	if (s->cfg.path && copy_lab_conf_public(s->cfg.path, to))
 		warning("cannot copy %s to %s: %s", s->cfg.path, to, strerror(errno));
 	free(to);
 	for (int i = 0; i < sk->n; i++) {

@@ -20,6 +20,19 @@
 #include "session_priv.h"
 #include "sha256.h"
 
+/*
+ * The published copy leaves out this machine's folders, hosts, mail
+ * addresses and watch (a [host] URI names a user and a machine; [report]
+ * names people).
+ */
+#define LAB_CONF "# a lab\n[lab]\nstate_dir = /home/alice/.lab\n\n[kernel base]\nsource = x\n" \
+	" [host remote]\nuri = qemu+ssh://alice@box.example.org/system\n[report]\n" \
+	"to = Alice <alice@example.org>\n[run]\nkernels = base\n[watch]\narchive = /srv/x\n"
+#define PUBLIC_CONF "# a lab\n# [lab] left out of the published copy\n[kernel base]\n" \
+	"source = x\n# [host remote] left out of the published copy\n" \
+	"# [report] left out of the published copy\n[run]\nkernels = base\n" \
+	"# [watch] left out of the published copy\n"
+
 static void test_inputs_copied(void **state)
 {
 	char tmp[] = "/tmp/mglrulab-inputs-XXXXXX", hex[SHA256_HEX_LEN + 1];
@@ -33,7 +46,7 @@ static void test_inputs_copied(void **state)
 	assert_non_null(mkdtemp(tmp));
 	conf = xasprintf("%s/lab.conf", tmp);
 	mbox = xasprintf("%s/v1.mbox", tmp);
-	assert_int_equal(write_file_atomic(conf, "[run]\n", 6), 0);
+	assert_int_equal(write_file_atomic(conf, LAB_CONF, strlen(LAB_CONF)), 0);
 	assert_int_equal(write_file_atomic(mbox, "From x\n", 7), 0);
 	memset(&s, 0, sizeof(s));
 	memset(&sk, 0, sizeof(sk));
@@ -48,7 +61,7 @@ static void test_inputs_copied(void **state)
 	session_copy_inputs(&s, &sk);
 	copy = xasprintf("%s/inputs/lab.conf", s.dir);
 	assert_int_equal(read_file(copy, &sb, 1 << 20), 0);
-	assert_string_equal(sb.buf, "[run]\n");
+	assert_string_equal(sb.buf, PUBLIC_CONF);
 	free(copy);
 	assert_int_equal(sha256_file_hex(mbox, hex), 0);
 	copy = xasprintf("%s/inputs/%.12s.mbox", s.dir, hex);
