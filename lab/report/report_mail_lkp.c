@@ -203,10 +203,28 @@ static void source_identity(struct strbuf *sb, const char *id)
 	sb_release(&s);
 }
 
-/* "BASE_URL/SESSION/inputs/" (the session's copy of its inputs), or nothing without both. */
+/*
+ * A session folder's name as the lab makes them (20261206-162814-ab):
+ * letters, digits, '-', '_' and '.', not starting with '.', so that a
+ * hand-edited report.json ("..") cannot point the link elsewhere.
+ */
+static int plain_session_id(const char *id)
+{
+	if (!id || !*id || *id == '.' || strlen(id) > 128)
+		return 0;
+	return id[strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")] == 0;
+}
+
+/*
+ * "BASE_URL/SESSION/inputs/" (the session's copy of its inputs), or
+ * nothing: without base_url, without a plain session id, or for a session
+ * from before the copies (no session.lab_conf_sha256, no inputs/ folder:
+ * its recipe keeps the digests rather than link what is not there).
+ */
 static int inputs_url(const struct report_view *v, const char *base_url, struct strbuf *sb)
 {
-	if (!base_url || !*base_url || !v->session.id)
+	if (!base_url || !*base_url || !plain_session_id(v->session.id) ||
+	    !v->session.lab_conf_sha256)
 		return 0;
 	sb_add_text_safe(sb, base_url);
 	if (base_url[strlen(base_url) - 1] != '/')

@@ -236,6 +236,21 @@ static void test_recipe_digests(void **state)
 	assert_non_null(strstr(mail, "\n  lab.conf https://example.org/r/2026-11-29T184628Z-ab/"
 			       "inputs/lab.conf\n"));
 	free(mail);
+
+	/* a session id that is not a folder's name links nothing: the digests stay */
+	json_object_set_new(json_object_get(s, "session"), "id", json_string(".."));
+	mail = mail_of(s, &o);
+	assert_null(strstr(mail, "inputs/"));
+	assert_non_null(strstr(mail, "\n  lab.conf sha256:abcdef012345\n"));
+	free(mail);
+
+	/* a session from before the copies (no lab.conf digest) has no inputs/ to link */
+	json_object_set_new(json_object_get(s, "session"), "id", json_string("2026-11-29T184628Z-ab"));
+	json_object_del(json_object_get(s, "session"), "lab_conf_sha256");
+	mail = mail_of(s, &o);
+	assert_null(strstr(mail, "inputs/"));
+	assert_non_null(strstr(mail, "\n    series sha256:71dafa1b0ec3 v1.mbox\n"));
+	free(mail);
 	json_decref(s);
 }
 
