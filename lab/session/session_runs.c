@@ -278,8 +278,9 @@ static int all_hosts_down(const struct session *s)
 }
 
 /*
- * Run @p starts on @wk's slot: the runs in flight on the other slots are
- * its partners, and it is theirs. Under the lock.
+ * Run @p starts on @wk's slot: the runs in flight on the other slots of
+ * the same host are its partners, and it is theirs (a run on another
+ * machine shares no emulator with it). Under the lock.
  */
 static void start_beside(struct worker *wk, const struct plan_entry *p)
 {
@@ -290,7 +291,7 @@ static void start_beside(struct worker *wk, const struct plan_entry *p)
 	for (size_t i = 0; i < q->nworkers; i++) {
 		struct worker *o = &q->workers[i];
 
-		if (o == wk || !o->cur)
+		if (o == wk || !o->cur || o->h != wk->h)
 			continue;
 		strvec_push(&wk->partners, o->cur->workload);
 		strvec_push(&wk->partners, o->cur->kernel);

@@ -78,6 +78,12 @@ assert set(seqs) == planned, ("runs missing", planned - set(seqs))
 hosts = {r["host"] for r in runs}
 assert hosts == {"local", "remote"}, hosts
 assert all(r["slot"] == 0 for r in runs), [r["slot"] for r in runs]
+# One slot on each host: a run's partners are the runs beside it on its
+# own host's other slots, so none here (the other host's guest shares no
+# emulator with it; they were recorded as partners before).
+assert all(r.get("partners") == [] for r in runs if "partners" in r), \
+    [(r["seq"], r["host"], r["partners"]) for r in runs if r.get("partners")]
+assert any("partners" in r for r in runs), "no run records its partners"
 ok_remote = [r for r in runs if r["host"] == "remote" and r["status"] == "ok"]
 assert ok_remote, "no remote run counted"
 failed = [r for r in runs if r["status"] != "ok"]
