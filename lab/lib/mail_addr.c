@@ -161,7 +161,10 @@ static size_t element_len(const char *s)
 	int quoted = 0, angle = 0;
 
 	for (; s[n]; n++) {
-		if (s[n] == '"' && !angle)
+		/* RFC 5322's quoted-pair: "a\" <x@y>, b" is one quoted name */
+		if (quoted && s[n] == '\\' && s[n + 1])
+			n++;
+		else if (s[n] == '"' && !angle)
 			quoted ^= 1;
 		else if (!quoted && (s[n] == '<' || s[n] == '>'))
 			angle = s[n] == '<';
@@ -208,6 +211,10 @@ static int salvage_one(const char *s, size_t n, struct mail_addr *out)
 	/* the first '<' outside quotes: a quoted name may hold one */
 	lt = NULL;
 	for (size_t i = 0, quoted = 0; i < n && !lt; i++) {
+		if (quoted && s[i] == '\\' && i + 1 < n) {
+			i++;	/* a quoted-pair, as element_len() reads it */
+			continue;
+		}
 		quoted ^= s[i] == '"';
 		lt = !quoted && s[i] == '<' ? s + i : NULL;
 	}

@@ -122,6 +122,32 @@ static void test_long_name(void **state)
 	sb_release(&out);
 }
 
+/*
+ * A series' From salvaged: the first element only, and the address a mail
+ * client shows. A backslash-quoted '"' inside a quoted name (RFC 5322's
+ * quoted-pair) once ended the quote for the salvager alone, which then
+ * mailed x@evil.org while a mail client showed real@example.org.
+ */
+static void test_salvage(void **state)
+{
+	struct mail_addr a;
+	(void)state;
+
+	assert_int_equal(mail_addr_salvage("\"a\\\" <x@evil.org>, b\" <real@example.org>", &a), 0);
+	assert_string_equal(a.spec, "real@example.org");
+	assert_null(strstr(a.name, "\""));
+	mail_addr_release(&a);
+	assert_int_equal(mail_addr_salvage("Mallory <m@example.org>, victim@example.net", &a), 0);
+	assert_string_equal(a.spec, "m@example.org");
+	assert_string_equal(a.name, "Mallory");
+	mail_addr_release(&a);
+	assert_int_equal(mail_addr_salvage("Eve\r\nBcc: x@y.z <e@example.org>", &a), 0);
+	assert_string_equal(a.spec, "e@example.org");
+	assert_null(strchr(a.name, '\n'));
+	mail_addr_release(&a);
+	assert_int_equal(mail_addr_salvage("no address here", &a), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +156,7 @@ int main(void)
 		cmocka_unit_test(test_lenient),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_long_name),
+		cmocka_unit_test(test_salvage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
