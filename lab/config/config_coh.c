@@ -82,6 +82,11 @@ int config_workload_coh_params(struct ini_check *ini, struct workload_cfg *w,
 			bad = 1;
 			ini_check_error(ini, line, "[%s] coherence_params: '%s' is not a "
 					"parameter of %s", section, key, w->def->name);
+		} else if (workload_cfg_coh_value(w, key)) {
+			/* the program would take one, the report's window another */
+			bad = 1;
+			ini_check_error(ini, line, "[%s] coherence_params: %s given twice",
+					section, key);
 		} else if (workload_param_check(p, eq + 1, &expected)) {
 			bad = 1;
 			ini_check_error(ini, line, "[%s] coherence_params: %s: expected %s, not "

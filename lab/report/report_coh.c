@@ -82,10 +82,14 @@ static void text_rows(const json_t *rows, const char *what, int two, size_t max,
 				fmt(b2, sizeof(b2), num(r, "change"), 1));
 		else
 			sb_addf(sb, "    %10s  ", fmt(b0, sizeof(b0), num(r, "baseline"), 0));
-		sb_add_text_safe(sb, name ? name : "?");
+		/*
+		 * Names come from report.json: fitted, so that a row stays near the
+		 * text's 78 columns and far under a mail's 998-byte line limit.
+		 */
+		sb_add_text_fit(sb, name ? name : "?", 40);
 		if (by && name && strncmp(name, "[", 1)) {
 			sb_adds(sb, " (by ");
-			sb_add_text_safe(sb, by);
+			sb_add_text_fit(sb, by, 24);
 			sb_adds(sb, ")");
 		}
 		sb_addc(sb, '\n');

@@ -135,6 +135,9 @@ static void test_coherence_params(void **state)
 		     "yield_pingpong");
 	expect_error("[workload yc]\ntype = yield_pingpong\ncoherence_params = cpus\n" LAB,
 		     "3: [workload yc] coherence_params: expected KEY=VALUE, not 'cpus'");
+	/* twice: the program would take the last, the report's window the first */
+	expect_error("[workload yc]\ntype = yield_pingpong\ncoherence_params = cpus=1 cpus=2\n" LAB,
+		     "3: [workload yc] coherence_params: cpus given twice");
 	expect_error("[workload yc]\ntype = yield_pingpong\ncoherence_params = duration=x\n"
 		     LAB, "3: [workload yc] coherence_params: duration: expected seconds from 0.1 "
 		     "to 3600, to the millisecond (such as 0.5), not 'x'");
