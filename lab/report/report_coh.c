@@ -116,8 +116,9 @@ static void text_window(const json_t *w, const char *workload, int brief, struct
 			num(w, "change"), 1), json_is_true(json_object_get(w, "beyond_spread")) ?
 			"beyond" : "within");
 	}
-	if (!brief) {
-		sb_adds(sb, "\n    modelled cost per unit (within a node - across nodes): ");
+	/* (its own line, in 78 columns; none when the report has no costs) */
+	if (!brief && json_is_object(json_object_get(base, "cost_ns_per_unit"))) {
+		sb_adds(sb, "\n    modelled cost per unit, within a node - across nodes:\n      ");
 		text_cost(json_object_get(base, "cost_ns_per_unit"), sb);
 		if (json_is_object(patched)) {
 			sb_adds(sb, " -> ");
@@ -153,9 +154,11 @@ static void coh_text(const json_t *report, int brief, struct strbuf *sb)
 		sb_addf(sb, "  Latency model: %.0f ns per transfer within a node, %.0f across "
 			"nodes.\n", num(lat, "node_ns"), num(lat, "remote_ns"));
 	if (str(c, "unavailable")) {
-		sb_adds(sb, "  not done: ");
-		sb_add_text_safe(sb, str(c, "unavailable"));
-		sb_addc(sb, '\n');
+		struct strbuf t = STRBUF_INIT;
+
+		sb_addf(&t, "not done: %s", str(c, "unavailable"));
+		report_text_wrap(sb, "  ", 4, sb_str(&t));
+		sb_release(&t);
 		return;
 	}
 	json_array_foreach(json_object_get(c, "workloads"), i, w) {
@@ -164,12 +167,18 @@ static void coh_text(const json_t *report, int brief, struct strbuf *sb)
 		const json_t *win;
 		size_t j;
 
+		/*
+		 * Why a workload has no figures: in the report, wrapped to its 78
+		 * columns; the mail names only what the model measured.
+		 */
 		if (why) {
-			sb_adds(sb, "  ");
-			sb_add_text_safe(sb, name);
-			sb_adds(sb, ": ");
-			sb_add_text_safe(sb, why);
-			sb_addc(sb, '\n');
+			struct strbuf t = STRBUF_INIT;
+
+			if (brief)
+				continue;
+			sb_addf(&t, "%s: %s", name, why);
+			report_text_wrap(sb, "  ", 4, sb_str(&t));
+			sb_release(&t);
 			continue;
 		}
 		json_array_foreach(json_object_get(w, "windows"), j, win)

@@ -712,9 +712,15 @@ static void primary_table(const struct report_view *v, struct strbuf *sb)
 		row(sb, v, res, name.buf, marker_of(res));
 		/* the statistics' "~" stands; what it is worth here, the answer's word says */
 		if (!validity_can_test(v, &val, res->workload, res->metric) &&
-		    res->verdict != VERDICT_REGRESSION && res->verdict != VERDICT_IMPROVEMENT)
-			sb_addf(sb, "    cannot test here: %s does not see %s, the claim's mechanism\n",
+		    res->verdict != VERDICT_REGRESSION && res->verdict != VERDICT_IMPROVEMENT) {
+			struct strbuf t = STRBUF_INIT;
+
+			/* wrapped: the text report is for mail, 78 columns */
+			sb_addf(&t, "cannot test here: %s does not see %s, the claim's mechanism",
 				val.mode, mechanism_words(val.claimed));
+			report_text_wrap(sb, "    ", 6, sb_str(&t));
+			sb_release(&t);
+		}
 		host_lines(sb, res);
 		sb_release(&name);
 		flush_point(sb);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_coh.h"
 #include "report_headline.h"
 
 #define FIXTURE "tests/fixtures/reports/session-ab.json"
@@ -118,10 +119,52 @@ static void test_evidence_in_the_mail(void **state)
 	free(mail);
 }
 
+/*
+ * A workload the model did not measure: the mail leaves it out (the
+ * demo's mail carried "numa: its program marks no operations for the
+ * plugin, ..." in 113 columns), the report wraps it to 78.
+ */
+static void test_unmeasured_workload(void **state)
+{
+	json_t *coh = coherence(), *sr;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	const char *why = "its program marks no operations for the plugin, so it has no "
+			  "transfers per operation (workloads/README.md)";
+	char *mail;
+	(void)state;
+
+	json_array_append_new(json_object_get(coh, "workloads"),
+			      json_pack("{s:s, s:s}", "workload", "numa", "skipped", why));
+	mail = mail_with(json_deep_copy(coh), NULL);
+	assert_non_null(strstr(mail, "-0.8950  __schedule"));
+	assert_null(strstr(mail, "marks no operations"));
+	for (const char *p = mail, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		if (nl - p > 78)
+			fail_msg("a mail line of %td columns: %.*s", nl - p, (int)(nl - p), p);
+	}
+	free(mail);
+
+	if (report_load(FIXTURE, &sr, &err))
+		fail_msg("%s", err.buf);
+	json_object_set_new(sr, "coherence", coh);
+	report_coh_text(sr, &text);
+	assert_non_null(strstr(text.buf, "  numa: its program marks no operations for the plugin, so it"));
+	for (const char *p = text.buf, *nl; (nl = strchr(p, '\n')); p = nl + 1)
+		if (nl - p > 78)
+			fail_msg("a report line of %td columns: %.*s", nl - p, (int)(nl - p), p);
+	json_decref(sr);
+	sb_release(&text);
+	sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_evidence_in_the_mail),
+		cmocka_unit_test(test_unmeasured_workload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
