@@ -144,25 +144,29 @@ QUICK=1 TIMES_FILE=$times ONLY=fake INTEGRATION_DIR="$TMP/q" tests/integration/r
 	fail "the quick run's last line is not the counts: $(cat "$TMP/out")"
 grep -q stale "$times" && fail "the times file was not written afresh: $(cat "$times")"
 [ "$(grep -vc '^#' "$times")" -eq 3 ] || fail "a quick run's times file has other than a header and 2 tests: $(cat "$times")"
-grep -qP '^30-fake-quick-paired\.sh\t[0-9]+\tSKIP\tpaired$' "$times" || fail "no paired skip in the times file: $(cat "$times")"
+grep -qP '^30-fake-quick-paired\.sh\t[0-9]+\tSKIP\tpaired\t-$' "$times" || fail "no paired skip in the times file: $(cat "$times")"
 rm -f "$TMP/q/quick.ran"
 STRICT=1 BUDGET_S=1 TIMES_FILE=$times ONLY=fake INTEGRATION_DIR="$TMP/q" tests/integration/run-all > "$TMP/out" 2>&1 &&
 	fail "an unlisted skip passed a strict run: $(cat "$TMP/out")"
 [ -e "$TMP/q/quick.ran" ] && [ -e "$TMP/q/slow.ran" ] || fail "without QUICK not every test ran: $(cat "$TMP/out")"
-grep -qP '^10-fake-quick\.sh\t[0-9]+\tPASS\tserial$' "$times" || fail "the quick test's time is not recorded: $(cat "$times")"
-grep -qP '^20-fake-slow\.sh\t[1-9][0-9]*\tPASS\tserial$' "$times" || fail "the slow test's time is not recorded: $(cat "$times")"
-grep -qP '^30-fake-quick-paired\.sh\t[0-9]+\tFAIL\tpaired$' "$times" || fail "a strict run's unlisted skip is not FAIL: $(cat "$times")"
+grep -qP '^10-fake-quick\.sh\t[0-9]+\tPASS\tserial\t[0-9]+$' "$times" || fail "the quick test's time is not recorded: $(cat "$times")"
+grep -qP '^20-fake-slow\.sh\t[1-9][0-9]*\tPASS\tserial\t[0-9]+$' "$times" || fail "the slow test's time is not recorded: $(cat "$times")"
+grep -qP '^30-fake-quick-paired\.sh\t[0-9]+\tFAIL\tpaired\t-$' "$times" || fail "a strict run's unlisted skip is not FAIL: $(cat "$times")"
 grep -qP '^# wall\t[1-9][0-9]*$' "$times" || fail "no wall time in the times file: $(cat "$times")"
+# how busy the CPUs were: per serial test (above) and for the paired phase
+grep -qP '^# paired-phase\t[0-9]+\t([0-9]+|-)$' "$times" || fail "no paired phase line in the times file: $(cat "$times")"
 # The table: most expensive first (20-fake-slow sleeps 2 s), over the 1 s budget.
-sed -n '/^test times (/,$p' "$TMP/out" | grep -m1 -q ' serial  20-fake-slow\.sh$' ||
+sed -n '/^test times (/,$p' "$TMP/out" | grep -m1 -Eq ' serial +[0-9]+% +20-fake-slow\.sh$' ||
 	fail "the table does not start with the slowest test: $(cat "$TMP/out")"
+grep -Eq '^  serial phase: the CPUs [0-9]+ % busy; their idle time adds up to [0-9]+ s' "$TMP/out" ||
+	fail "the table does not say how busy the serial phase kept the CPUs: $(cat "$TMP/out")"
 grep -q "integration wall time: [0-9]* s (.*) against a budget of 1 s (0:01): OVER by" "$TMP/out" ||
 	fail "the wall time is not shown against BUDGET_S: $(cat "$TMP/out")"
 [ "$(tail -n 1 "$TMP/out")" = "integration: 2 passed, 1 failed, 0 skipped (strict)" ] ||
 	fail "the last line is not the counts: $(cat "$TMP/out")"
 # bench/ci-time reads the same table back from the run's output (a CI log).
 bench/ci-time "$TMP/out" > "$TMP/ci-time" || fail "bench/ci-time cannot read run-all's output: $(cat "$TMP/ci-time")"
-grep -q '^  3 tests, ' "$TMP/ci-time" && grep -q ' FAIL   paired  30-fake-quick-paired\.sh$' "$TMP/ci-time" ||
+grep -q '^  3 tests, ' "$TMP/ci-time" && grep -Eq ' FAIL   paired +-  30-fake-quick-paired\.sh$' "$TMP/ci-time" ||
 	fail "bench/ci-time's table of the log: $(cat "$TMP/ci-time")"
 # With INTEGRATION_DIR and no TIMES_FILE, the times stay in that folder.
 ONLY=fake INTEGRATION_DIR="$TMP/q" QUICK=1 tests/integration/run-all > "$TMP/out" 2>&1
