@@ -6,6 +6,11 @@
 # why. Entries nobody holds or references go, and so do the folders that
 # killed builds and gc runs leave in entries/. The shared cache is never
 # touched: gc runs on $TMP/cache only.
+# Paired (run-all): the session's 3 runs are plumbing (statuses), the kernel
+# cache is the test's own copy, and the session has a state folder of its
+# own (private_state).
+# run-all: paired
+# run-all: cost 20
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 [ -x build/guest/mglrulab-runner ] || make -s workloads >/dev/null || fail "cannot build the guest programs"
@@ -24,6 +29,7 @@ export MGLRULAB_CACHE_DIR=$TMP/cache
 CONF=$TMP/session.conf
 sed -e "s#\.\./\.\./\.\./#$ROOT/#" -e "s#\.\./series/#$ROOT/tests/fixtures/series/#" \
 	-e "s#^reports_dir = .*#reports_dir = $TMP/reports#" tests/fixtures/labs/ab-small.conf > "$CONF"
+private_state "$CONF"
 # gc of the session's own lab file keeps the baseline anyway (a kernel of
 # it resolves there): gc runs with a lab whose one kernel resolves nowhere.
 mkdir -p "$TMP/src"

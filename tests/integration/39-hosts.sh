@@ -18,6 +18,11 @@
 # refused. No daemon, pool, volume or domain is left. About 45 s; the
 # baseline kernel is cached by the guest tests before it.
 # run-all: timeout 600
+# Paired (run-all): its checks are statuses, files, volumes and streams,
+# never a time or rate on the host's clock; the daemon, sshd, port, pool,
+# known_hosts and state folder are its own (tests/lib/hosts.sh).
+# run-all: paired
+# run-all: cost 40
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/guest.sh"
 . "$(dirname "$0")/../lib/hosts.sh"
@@ -68,6 +73,15 @@ p = c["host remote: pool"]
 assert p["status"] == "ok" and "creates it as a dir pool" in p["detail"], p
 PY
 [ ! -e "$HOSTB/pool" ] || fail "doctor created the pool"
+# The daemon's host key went to this test's known_hosts (tests/lib/hosts.sh's
+# ssh wrapper), never to the user's: run-all runs the host tests two at a time.
+# (ssh-keygen -F: Debian's ssh_config hashes the names in known_hosts)
+ssh-keygen -F "[127.0.0.1]:$HOSTS_PORT" -f "$HOSTS_KNOWN" >/dev/null ||
+	fail "the host key is not in $HOSTS_KNOWN"
+for k in /root/.ssh/known_hosts ~/.ssh/known_hosts; do
+	[ -e "$k" ] || continue
+	ssh-keygen -F "[127.0.0.1]:$HOSTS_PORT" -f "$k" >/dev/null && fail "the test wrote $k"
+done
 
 sed "s/127.0.0.1:$HOSTS_PORT/127.0.0.1:1/" "$TMP/lab.conf" >"$TMP/down.conf"
 "$LAB" doctor -c "$TMP/down.conf" >"$TMP/down.out" 2>&1

@@ -12,6 +12,11 @@
 # one whose cpus cannot hold the guest is refused with FILE:LINE. The daemon started again
 # holds no guest and at most the cut run's two volumes; the test
 # removes its pool.
+# Paired (run-all): it asserts records, hosts and statuses, no metric; the
+# daemon, sshd, port, pool, known_hosts, state and reports are its own
+# (tests/lib/hosts.sh). About 30 s.
+# run-all: paired
+# run-all: cost 32
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_need

@@ -5,6 +5,10 @@
 # kvm-pvm, on which stock kernels hang).
 # No guest boots and no kernel is built (the XML only names one):
 # run-all: quick
+# Paired (run-all): no guest, no clock; its libvirt root and state are
+# under its own folder.
+# run-all: paired
+# run-all: cost 13
 #
 # For each guests/*.conf and examples/guests/*.conf (the full-size guests
 # of the seed labs) in three placements (the file as it is; without

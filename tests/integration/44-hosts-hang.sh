@@ -11,6 +11,12 @@
 # its runs go to the embedded host and the session finishes: every
 # planned run once, at most the cut one failed, naming the host. Thawed,
 # the daemon holds no guest (AUTODESTROY).
+# Paired (run-all): the keepalive's 35 s are idle; what it asserts is that
+# the session ends, and its records, never a time on the host's clock
+# beyond the 180 s it allows; the daemon, sshd, port, pool, known_hosts,
+# state and reports are its own (tests/lib/hosts.sh).
+# run-all: paired
+# run-all: cost 46
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_need

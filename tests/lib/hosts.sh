@@ -18,11 +18,14 @@
 #   hosts_daemon_stop          stop the daemon alone (a host that drops)
 #   hosts_daemon_start         start it again (after hosts_start)
 #   hosts_stop                 undefine pool $HOSTS_POOL (and its volumes),
-#                              stop both, drop the test's known_hosts line
+#                              stop both
+# The ssh that libvirt's qemu+ssh transport runs (found on PATH) is a
+# wrapper of the test's own: its known_hosts is in the test's folder, so
+# the user's ~/.ssh is never written and two host tests may run at once
+# (run-all pairs them).
 HOSTS_LIBVIRTD=/usr/sbin/libvirtd
 HOSTS_SSHD=/usr/sbin/sshd
 HOSTS_POOL=mglrulab-test-$$
-HOSTS_KNOWN=/root/.ssh/known_hosts
 
 hosts_need() {
 	[ "$(id -u)" = 0 ] || skip "needs root (a system libvirtd and an sshd)"
@@ -93,8 +96,6 @@ hosts_start() {
 	mkdir -p "$d/run" "$s"
 	HOSTS_SOCK=$d/run/libvirt-sock
 	HOSTS_LOCAL_URI="qemu+unix:///system?socket=$HOSTS_SOCK"
-	HOSTS_HAD_KNOWN=0; [ -e "$HOSTS_KNOWN" ] && HOSTS_HAD_KNOWN=1
-	HOSTS_HAD_SSH_DIR=0; [ -d /root/.ssh ] && HOSTS_HAD_SSH_DIR=1
 	cat >"$d/libvirtd.conf" <<CONF
 listen_tls = 0
 listen_tcp = 0
@@ -138,6 +139,11 @@ CONF
 			2>/dev/null && break
 		sleep 0.1
 	done
+	HOSTS_KNOWN=$s/known_hosts
+	mkdir -p "$s/bin"
+	printf '#!/bin/sh\nexec /usr/bin/ssh -o UserKnownHostsFile=%s -o GlobalKnownHostsFile=/dev/null "$@"\n' \
+		"$HOSTS_KNOWN" >"$s/bin/ssh" && chmod +x "$s/bin/ssh" || fail "cannot write $s/bin/ssh"
+	export PATH="$s/bin:$PATH"
 	# netcat=nc: the daemon's socket is ours, not the one virt-ssh-helper would pick
 	HOSTS_URI="qemu+ssh://root@127.0.0.1:$HOSTS_PORT/system?keyfile=$s/id&no_verify=1&no_tty=1&socket=$HOSTS_SOCK&netcat=nc"
 }
@@ -152,14 +158,6 @@ hosts_stop() {
 	fi
 	[ -n "${HOSTS_SSHD_PID:-}" ] && hosts_kill "$HOSTS_SSHD_PID" sshd
 	[ -n "${HOSTS_LIBVIRTD_PID:-}" ] && hosts_kill "$HOSTS_LIBVIRTD_PID" libvirtd
-	if [ -n "${HOSTS_PORT:-}" ]; then
-		if [ "$HOSTS_HAD_KNOWN" = 0 ]; then
-			rm -f "$HOSTS_KNOWN" "$HOSTS_KNOWN.old"
-			[ "$HOSTS_HAD_SSH_DIR" = 0 ] && rmdir /root/.ssh 2>/dev/null
-		else
-			ssh-keygen -q -R "[127.0.0.1]:$HOSTS_PORT" -f "$HOSTS_KNOWN" >/dev/null 2>&1
-		fi
-	fi
 	HOSTS_SSHD_PID= HOSTS_LIBVIRTD_PID= HOSTS_PORT=
 	return 0
 }
@@ -167,7 +165,8 @@ hosts_stop() {
 # hosts_lab_conf DIR: DIR/lab.conf, ab-small.conf's kernels (cached by the
 # other session tests) and guest at 6 runs, on two hosts: the embedded
 # driver ([host local]) and the daemon hosts_start started ([host remote],
-# its pool in DIR/hostb/pool). Reports go to DIR/reports.
+# its pool in DIR/hostb/pool). Reports go to DIR/reports, the state to
+# $TMP/lab (private_state).
 hosts_lab_conf() {
 	local d=$1
 	mkdir -p "$d/hostb"
@@ -185,4 +184,6 @@ pool = $HOSTS_POOL
 pool_dir = $d/hostb/pool
 CONF
 	sed -i "s|^\[run\]|[run]\nhosts = local remote|" "$d/lab.conf"
+	# a state folder of its own (an embedded libvirt root serves one process)
+	private_state "$d/lab.conf"
 }
