@@ -22,6 +22,7 @@
 #include "xjson.h"
 #include "report.h"
 #include "report_result.h"
+#include "report_view.h"
 #include "run_record.h"
 #include "escape.h"
 #include "fsutil.h"
@@ -350,24 +351,29 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 		const char *workload, long block)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *session = json_deep_copy(ctx), *report;
-	struct result_record *res;
+	json_t *session = json_deep_copy(ctx);
+	struct report_view v;
+	const struct result_record *res;
 	struct seq_look *l;
 	size_t i, nres, nprim = 0, decided = 0, listed = 0, nplaced = 0;
 	size_t k = stats_seq_look_of(&q->plan, (size_t)block);
+	int bad;
 
 	json_object_set(session, "runs", (json_t *)runs);
-	report = report_analyze(session, &err);
+	/* The analysis's own result records: no report tree to encode and decode back. */
+	bad = report_analyze_view(session, &v, &err);
 	json_decref(session);
-	if (!report) {
+	if (bad) {
 		lab_error("sequential look: cannot analyse the session: %s", sb_str(&err));
+		report_view_release(&v);
 		sb_release(&err);
 		return -1;
 	}
 	if (!lab_quiet)
 		fprintf(stderr, "look %zu of %zu for %s (%ld runs per kernel, this look's level %.2g):\n",
 			k, stats_seq_looks(&q->plan), workload, block, stats_seq_alpha_at(&q->plan, k));
-	res = report_result_records(report, &nres, NULL);
+	res = v.results;
+	nres = v.nresults;
 	l = seq_state_add_look(&q->state, workload);
 	l->look = (long)k;
 	l->runs_per_kernel = block;
@@ -392,8 +398,7 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 		listed += p >= 0;
 		nplaced += p == 1;
 	}
-	result_records_free(res, nres);
-	json_decref(report);
+	report_view_release(&v);
 	sb_release(&err);
 	/* A workload that declares no primaries has nothing to wait for. */
 	if (decided == nprim)
