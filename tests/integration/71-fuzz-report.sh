@@ -18,11 +18,13 @@ srcs="lab/report/*.c lab/lib/escape.c lab/stats/stats_*.c lab/stats/rng.c common
       lab/lib/mail_addr.c lab/lib/strmap.c
       lab/workload/workload_defs.c lab/workload/mechanism.c
       common/workload_params.c"
-# shellcheck disable=SC2086
-clang -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"fuzz"' -O1 -g $(scripts/lab-includes) \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	$(pkg-config --cflags jansson) -o "$bin" tests/fuzz/fuzz_report_load.c $srcs \
-	$(pkg-config --libs jansson) -lm 2>"$out/build.log" ||
+# shellcheck disable=SC2046,SC2086
+fuzz_objects "$out/obj-report" -std=c11 -D_GNU_SOURCE '-DMGLRULAB_VERSION="fuzz"' -O1 -g \
+	$(scripts/lab-includes) -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined $(pkg-config --cflags jansson) \
+	-- tests/fuzz/fuzz_report_load.c $srcs 2>"$out/build.log" &&
+clang -fsanitize=fuzzer,address,undefined -o "$bin" "${FUZZ_OBJS[@]}" \
+	$(pkg-config --libs jansson) -lm 2>>"$out/build.log" ||
 	{ cat "$out/build.log" >&2; fail "cannot build the fuzz target"; }
 
 # Seeds: a small valid session (few runs keeps each execution fast) and the

@@ -14,11 +14,13 @@ bin=$out/fuzz_counters
 # The counters and their parsers, with what they use; no libvirt.
 srcs="lab/counters/counters.c lab/counters/counters_line.c lab/counters/counters_hist.c common/lru_gen_parse.c lab/counters/counters_vmstat.c
       common/wis_parse.c lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c common/parse_num.c"
-# shellcheck disable=SC2086
-clang -std=c11 -D_GNU_SOURCE -DMGLRULAB_VERSION='"fuzz"' -O1 -g $(scripts/lab-includes) \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	$(pkg-config --cflags jansson) -o "$bin" tests/fuzz/fuzz_counters.c $srcs \
-	$(pkg-config --libs jansson) -lm 2>"$out/build-counters.log" ||
+# shellcheck disable=SC2046,SC2086
+fuzz_objects "$out/obj-counters" -std=c11 -D_GNU_SOURCE '-DMGLRULAB_VERSION="fuzz"' -O1 -g \
+	$(scripts/lab-includes) -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined $(pkg-config --cflags jansson) \
+	-- tests/fuzz/fuzz_counters.c $srcs 2>"$out/build-counters.log" &&
+clang -fsanitize=fuzzer,address,undefined -o "$bin" "${FUZZ_OBJS[@]}" \
+	$(pkg-config --libs jansson) -lm 2>>"$out/build-counters.log" ||
 	{ cat "$out/build-counters.log" >&2; fail "cannot build the fuzz target"; }
 
 # Seeds: real snapshots paired and unpaired, under a few labels, and a

@@ -14,10 +14,14 @@ bin=$out/fuzz_mbox
 # escape.c makes JSON strings (json_string_lossy) and the thread's author
 # goes through mail_addr.c and xjson.c: jansson links in.
 # shellcheck disable=SC2046
-clang -std=c11 -D_GNU_SOURCE -O1 -g $(scripts/lab-includes) $(pkg-config --cflags jansson) \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-o "$bin" tests/fuzz/fuzz_mbox.c lab/kernel/mbox.c lab/kernel/mail_decode.c lab/lib/escape.c lab/lib/utf8.c lab/lib/strbuf.c lab/lib/util.c common/parse_num.c \
-	lab/lib/fsutil.c lab/lib/mail_addr.c lab/lib/xjson.c $(pkg-config --libs jansson) 2>"$out/build.log" ||
+fuzz_objects "$out/obj" -std=c11 -D_GNU_SOURCE -O1 -g $(scripts/lab-includes) \
+	$(pkg-config --cflags jansson) -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined \
+	-- tests/fuzz/fuzz_mbox.c lab/kernel/mbox.c lab/kernel/mail_decode.c lab/lib/escape.c lab/lib/utf8.c \
+	lab/lib/strbuf.c lab/lib/util.c common/parse_num.c lab/lib/fsutil.c lab/lib/mail_addr.c \
+	lab/lib/xjson.c 2>"$out/build.log" &&
+clang -fsanitize=fuzzer,address,undefined -o "$bin" "${FUZZ_OBJS[@]}" \
+	$(pkg-config --libs jansson) 2>>"$out/build.log" ||
 	{ cat "$out/build.log" >&2; fail "cannot build the fuzz target"; }
 
 # Seeds: every series we ship, each also as CRLF and with a quoted body line.

@@ -25,17 +25,15 @@ srcs="lab/history/*.c lab/report/*.c common/sort_cmp.c
 # shellcheck disable=SC2206,SC2207
 cflags=(-std=c11 -D_GNU_SOURCE '-DMGLRULAB_VERSION="fuzz"' -O1 -g $(scripts/lab-includes)
 	$(pkg-config --cflags jansson libcrypto))
-rm -rf "$out/history-stats"
-mkdir -p "$out/history-stats" || fail "cannot create $out"
-for f in lab/stats/stats_*.c lab/stats/rng.c; do
-	clang "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined -c \
-		-o "$out/history-stats/$(basename "$f" .c).o" "$f" 2>>"$out/history-build.log" ||
-		{ cat "$out/history-build.log" >&2; fail "cannot build $f"; }
-done
-# shellcheck disable=SC2046,SC2086
-clang "${cflags[@]}" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-o "$bin" tests/fuzz/fuzz_history.c $srcs "$out"/history-stats/*.o \
-	$(pkg-config --libs jansson libcrypto) -lm 2>"$out/history-build.log" ||
+fuzz_objects "$out/obj-history-stats" "${cflags[@]}" -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined -- lab/stats/stats_*.c lab/stats/rng.c 2>"$out/history-build.log" ||
+	{ cat "$out/history-build.log" >&2; fail "cannot build the statistics"; }
+stats_objs=("${FUZZ_OBJS[@]}")
+# shellcheck disable=SC2086
+fuzz_objects "$out/obj-history" "${cflags[@]}" -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined -- tests/fuzz/fuzz_history.c $srcs 2>>"$out/history-build.log" &&
+clang -fsanitize=fuzzer,address,undefined -o "$bin" "${FUZZ_OBJS[@]}" "${stats_objs[@]}" \
+	$(pkg-config --libs jansson libcrypto) -lm 2>>"$out/history-build.log" ||
 	{ cat "$out/history-build.log" >&2; fail "cannot build the fuzz target"; }
 
 reports=$out/history-reports
