@@ -7,7 +7,9 @@
 # Each is exit status 1 naming the file and the field, before anything is
 # opened. The untampered file, with a host URI spelled another way, a
 # prepared folder and the baseline's tree shared, passes the check and
-# stops only at the kernel image, which this test never builds.
+# stops only at the kernel image, which this test never builds. Before
+# those checks the file is decoded whole by its table (session_doc.c): a
+# member missing or of the wrong type is refused the same way.
 # run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 # this test's own kernel cache, the one its lab.conf names
@@ -54,6 +56,9 @@ resume_with() {
 import json, sys
 out, change, tmp, root, key = sys.argv[1:]
 d = {"schema": "mglrulab-report/3",
+     "generator": {"name": "mglrulab", "version": "0.1.0"},
+     "host": {"accel": "tcg"},
+     "design": {"baseline": "base", "patched": None},
      "kernels": [{"name": "base", "role": "baseline", "cache_key": key,
                   "bzImage": f"{tmp}/cache/entries/{key}/bzImage"}],
      "guest": {"name": "tiny", "file": f"{root}/guests/tiny.conf"},
@@ -89,6 +94,10 @@ rc=$(resume_with good 'pass')
 [ "$rc" -eq 1 ] && grep -q "kernel image $TMP/cache/entries/$KEY/bzImage is gone from the cache" "$TMP/good.err" ||
 	{ cat "$TMP/good.err"; fail "the untampered session.json did not pass the check"; }
 
+# session.json decoded whole first (lab/report/session_doc.c): a member missing or of
+# the wrong type is named before anything in it is used
+expect_refused no-design "design" 'del d["design"]'
+expect_refused slots-type "design.slots" 'd["design"]["slots"] = "2"'
 expect_refused k-path "kernels[0].bzImage" 'd["kernels"][0]["bzImage"] = tmp + "/evil/bzImage"'
 expect_refused k-other "kernels[0].bzImage" \
 	'd["kernels"][0]["bzImage"] = tmp + "/cache/entries/" + "0" * 64 + "/bzImage"'
