@@ -10,6 +10,7 @@
 #include "report.h"
 #include "report_priv.h"
 #include "run_record.h"
+#include "session_doc.h"
 #include "escape.h"
 #include "stats_defaults.h"
 #include "util.h"
@@ -483,33 +484,32 @@ static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
 	return ret;
 }
 
+/*
+ * Member @key of @root as session.json's table defines it (session_doc.c:
+ * the session's members of a report are its); *@out the object, NULL when
+ * absent or null.
+ */
+static int check_doc_member(struct vctx *v, const json_t *root, const char *key, json_t **out)
+{
+	json_t *o;
+
+	if (session_doc_check(root, key, v->err))
+		return -1;
+	o = json_object_get(root, key);
+	if (out)
+		*out = json_is_object(o) ? o : NULL;
+	return 0;
+}
+
 /* Everything after kernels[], which the rest refers to. */
 static int validate_rest(struct vctx *v, const json_t *root, const struct kernel_names *kn,
 			 struct run_records *runs)
 {
-	static const struct field guest_f[] = {
-		{ "name", W_STRING, 0 }, { "vcpus", W_INT, 0 },
-		{ "memory_mib", W_NUMBER, 0 }, { NULL, 0, 0 },
-	};
-	static const struct field design_f[] = {
-		/* No patched kernel: a single-kernel session, statistics without comparison. */
-		{ "baseline", W_STRING, 1 }, { "patched", W_STRING_OR_NULL, 0 },
-		{ "runs_per_kernel", W_INT, 0 }, { "warmups", W_INT, 0 },
-		{ "order", W_STRING, 0 }, { "seed", W_INT, 0 }, { "blocks", W_INT, 0 },
-		{ NULL, 0, 0 },
-	};
-	static const struct field stats_f[] = {
-		{ "alpha", W_NUMBER, 0 }, { "confidence", W_NUMBER, 0 },
-		{ "resamples", W_INT, 0 }, { "counter_resamples", W_INT, 0 }, { "seed", W_INT, 0 },
-		{ "threshold", W_NUMBER, 0 }, { "bootstrap", W_STRING, 0 },
-		{ "max_failed_fraction", W_NUMBER, 0 }, { "min_runs", W_INT, 0 },
-		{ NULL, 0, 0 },
-	};
 	json_t *guest, *design, *stats;
 
 	if (check_unique_kernels(v, kn))
 		return -1;
-	if (check_object(v, root, "guest", 0, guest_f, &guest))
+	if (check_doc_member(v, root, "guest", &guest))
 		return -1;
 	if (guest) {
 		size_t old = xjson_path_key(&v->path, "guest");
@@ -520,7 +520,8 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 	}
 	if (each(v, root, "workloads", 0, check_workload, NULL))
 		return -1;
-	if (check_object(v, root, "design", 1, design_f, &design))
+	/* No patched kernel: a single-kernel session, statistics without comparison. */
+	if (check_doc_member(v, root, "design", &design))
 		return -1;
 	{
 		size_t old = xjson_path_key(&v->path, "design");
@@ -539,7 +540,7 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 		if (ret)
 			return -1;
 	}
-	if (check_object(v, root, "statistics", 0, stats_f, &stats) ||
+	if (check_doc_member(v, root, "statistics", &stats) ||
 	    check_resamples(v, stats, "resamples") || check_resamples(v, stats, "counter_resamples"))
 		return -1;
 	return check_runs(v, root, kn, runs);
@@ -547,21 +548,6 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 
 static int validate(struct vctx *v, const json_t *root, struct run_records *runs)
 {
-	static const struct field gen_f[] = {
-		{ "name", W_STRING, 1 }, { "version", W_STRING, 1 }, { NULL, 0, 0 },
-	};
-	static const struct field session_f[] = {
-		{ "id", W_STRING, 0 }, { "created", W_STRING, 0 }, { "finished", W_STRING, 0 },
-		{ "mode", W_STRING, 0 }, { "command", W_STRING, 0 },
-		{ "complete", W_BOOL, 0 }, { "lab_conf_sha256", W_STRING, 0 }, { NULL, 0, 0 },
-	};
-	static const struct field host_f[] = {
-		{ "hostname", W_STRING, 0 }, { "cpu", W_STRING, 0 }, { "cpus", W_INT, 0 },
-		{ "memory_mib", W_NUMBER, 0 }, { "kernel", W_STRING, 0 },
-		{ "qemu_version", W_STRING, 0 }, { "libvirt_version", W_STRING, 0 },
-		{ "libvirt_uri", W_STRING, 0 },
-		{ "accel", W_STRING, 1 }, { "accel_reason", W_STRING, 0 }, { NULL, 0, 0 },
-	};
 	json_t *schema, *kernels;
 	struct kernel_names kn = { NULL, 0 };
 	int ret;
@@ -578,9 +564,9 @@ static int validate(struct vctx *v, const json_t *root, struct run_records *runs
 			"\" (a newer or foreign file?)");
 		return -1;
 	}
-	if (check_object(v, root, "generator", 1, gen_f, NULL) ||
-	    check_object(v, root, "session", 0, session_f, NULL) ||
-	    check_object(v, root, "host", 1, host_f, NULL))
+	if (check_doc_member(v, root, "generator", NULL) ||
+	    check_doc_member(v, root, "session", NULL) ||
+	    check_doc_member(v, root, "host", NULL))
 		return -1;
 	if (get(v, root, "kernels", W_ARRAY, 1, &kernels) ||
 	    each(v, root, "kernels", 1, check_kernel, NULL))

@@ -26,19 +26,36 @@
  * session.json before anything runs; session_seq_open() then lets the
  * workloads the old budget stopped go on.
  */
+/* session.json decoded into s->doc, whose strings are s->ctx's. */
+static int session_doc_load(struct session *s)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = LAB_OK;
+
+	if (session_doc_decode(s->ctx, &s->doc, &err))
+		r = user_error("%s/session.json: %s", s->dir, sb_str(&err));
+	sb_release(&err);
+	return r;
+}
+
 static int raise_budget(struct session *s)
 {
-	json_t *seq = json_object_get(json_object_get(s->ctx, "design"), "sequential");
-	double old = json_number_value(json_object_get(seq, "budget_s"));
+	struct sdoc_sequential *seq = &s->doc.design.sequential;
+	double old = seq->budget_s;
 	char *path;
 	int r;
 
-	if (!json_is_object(seq))
+	if (!seq->present)
 		return user_error("run --resume --budget: %s is not an --until decided session", s->dir);
 	if (old > 0 && s->o->budget_s <= old)
 		return user_error("run --resume --budget: %.0f s is not more than the session's budget "
 				  "(%.0f s); give a larger one", s->o->budget_s, old);
-	json_object_set_new(seq, "budget_s", json_real(s->o->budget_s));
+	seq->budget_s = s->o->budget_s;
+	/* design again from the document: the old design's strings go with it, so decode anew */
+	json_object_set_new(s->ctx, "design", session_doc_member_encode(&s->doc, "design"));
+	r = session_doc_load(s);
+	if (r)
+		return r;
 	path = xasprintf("%s/session.json", s->dir);
 	r = session_write_json(path, s->ctx);
 	if (r)
@@ -71,8 +88,13 @@ static int resume_session(struct session *s)
 	char *path = xasprintf("%s/session.json", s->dir);
 	s->ctx = json_load_file(path, 0, &jerr);
 	free(path);
-	if (!s->ctx || !json_is_array(json_object_get(s->ctx, "plan")))
-		return user_error("%s/session.json: %s", s->dir, s->ctx ? "no plan" : jerr.text);
+	if (!s->ctx)
+		return user_error("%s/session.json: %s", s->dir, jerr.text);
+	r = session_doc_load(s);
+	if (r)
+		return r;
+	if (!s->doc.plan)
+		return user_error("%s/session.json: no plan", s->dir);
 	/* nothing it names is used before it is checked */
 	r = session_resume_check(s);
 	if (!r)
@@ -94,11 +116,11 @@ static int resume_session(struct session *s)
 	r = session_kernels_hold(s);
 	if (r)
 		return r;
-	const char *gfile = s->jobs.guest_file;
+	const char *gfile = s->doc.guest.file;
 	const char *first = s->jobs.nk ? s->jobs.k[0].bzimage : NULL;
 	r = session_guest_open(s, gfile ? gfile : "", first);
 	if (!r)
-		r = session_hosts_open(s, json_object_get(s->ctx, "hosts"), first);
+		r = session_hosts_open(s, s->doc.hosts, first);
 	return r ? r : session_hosts_check_shares(s);
 }
 
@@ -163,6 +185,8 @@ static int start_session(struct session *s)
 	s->kernels.res[0].hold_fd = -1;	/* as kbuild_result_release() leaves it */
 	r = session_new(s);
 	kbuild_result_release(&first);
+	if (!r)
+		r = session_doc_load(s);
 	if (!r)
 		r = session_jobs_load(s);
 	return r ? r : session_hosts_check_shares(s);

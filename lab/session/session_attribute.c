@@ -289,7 +289,7 @@ static const char *unavailable(const struct session *s, const char *plugin)
  */
 static int attribute_which(const struct session *s)
 {
-	int kept = config_attribute_parse(session_design_choice(s->ctx, "attribute"));
+	int kept = config_attribute_parse(s->doc.design.attribute);
 
 	if (s->o->attribute >= 0)
 		return s->o->attribute;
@@ -299,7 +299,7 @@ static int attribute_which(const struct session *s)
 int session_attribution_required(const struct session *s)
 {
 	return s->o->attribution_required ||
-	       json_is_true(json_object_get(json_object_get(s->ctx, "design"), "profile"));
+	       s->doc.design.profile == 1;
 }
 
 json_t *session_attribute(struct session *s, const json_t *report)

@@ -144,7 +144,7 @@ static const char *unavailable(const struct session *s, const char *plugin)
 /* --coherence, else what the session was started with, else lab.conf's [run] coherence. */
 static int coherence_which(const struct session *s)
 {
-	int kept = config_attribute_parse(session_design_choice(s->ctx, "coherence"));
+	int kept = config_attribute_parse(s->doc.design.coherence);
 
 	if (s->o->coherence >= 0)
 		return s->o->coherence;
@@ -158,7 +158,7 @@ static int coherence_which(const struct session *s)
 static const struct strvec *coherence_listed(const struct session *s)
 {
 	if (s->o->coherence >= 0 ||
-	    config_attribute_parse(session_design_choice(s->ctx, "coherence")) >= 0 ||
+	    config_attribute_parse(s->doc.design.coherence) >= 0 ||
 	    !s->cfg.run.coherence_workloads.n)
 		return NULL;
 	return &s->cfg.run.coherence_workloads;

@@ -13,12 +13,14 @@
 #include "fsutil.h"
 #include "report.h"
 #include "run_command.h"
+#include "session_doc.h"
 #include "session_plan.h"
 #include "sha256.h"
 #include "guest_accel.h"
 #include "workload_def.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,38 +55,48 @@ static char *cpu_model(void)
 	return model ? model : xstrdup("unknown");
 }
 
-static json_t *host_json(struct session *s)
-{
-	char host[256] = "unknown";
+/* The host's strings, owned while session.json is encoded. */
+struct host_strings {
+	char host[256];
 	struct utsname u;
-	unsigned long libver = 0;
-	char *cpu = cpu_model();
-	char *qemu = first_line_of((const char *const[]){ "qemu-system-x86_64", "--version", NULL });
-	json_t *j;
+	char *cpu, *qemu, *libvirt, *uri;
+};
 
-	gethostname(host, sizeof(host) - 1);
-	uname(&u);
+/*
+ * The host's own strings (its name, the CPU model, QEMU's banner, the
+ * reason KVM failed) are any bytes: the encoder writes every string
+ * lossily, so one that is not UTF-8 cannot make the document fail.
+ */
+static void host_fill(struct session *s, struct host_strings *hs, struct sdoc_host *h)
+{
+	unsigned long libver = 0;
+
+	strcpy(hs->host, "unknown");
+	gethostname(hs->host, sizeof(hs->host) - 1);
+	uname(&hs->u);
 	virGetVersion(&libver, NULL, NULL);
-	char *libvirt = xasprintf("%lu.%lu.%lu", libver / 1000000, libver / 1000 % 1000, libver % 1000);
-	char *uri = s->lab.conn ? virConnectGetURI(s->lab.conn) : NULL;
-	/*
-	 * The host's own strings (its name, the CPU model, QEMU's banner, the
-	 * reason KVM failed) are any bytes: a plain "s" would make the whole
-	 * pack fail on one that is not UTF-8.
-	 */
-	j = xjson_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:s, s:o, s:s, s:o}",
-		"hostname", json_string_lossy(host), "cpu", json_string_lossy(cpu),
-		"cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
-		"memory_mib", (json_int_t)((long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) >> 20),
-		"kernel", json_string_lossy(u.release), "qemu_version", json_string_lossy(qemu),
-		"libvirt_version", libvirt, "libvirt_uri", json_string_lossy(uri ? uri : s->cfg.uri),
-		"accel", guest_accel_name(s->lab.accel),
-		"accel_reason", json_string_lossy(s->lab.accel_reason ? s->lab.accel_reason : ""));
-	free(uri);
-	free(cpu);
-	free(qemu);
-	free(libvirt);
-	return j;
+	hs->cpu = cpu_model();
+	hs->qemu = first_line_of((const char *const[]){ "qemu-system-x86_64", "--version", NULL });
+	hs->libvirt = xasprintf("%lu.%lu.%lu", libver / 1000000, libver / 1000 % 1000, libver % 1000);
+	hs->uri = s->lab.conn ? virConnectGetURI(s->lab.conn) : NULL;
+	h->hostname = hs->host;
+	h->cpu = hs->cpu;
+	h->cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	h->memory_mib = (double)((long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) >> 20);
+	h->kernel = hs->u.release;
+	h->qemu_version = hs->qemu;
+	h->libvirt_version = hs->libvirt;
+	h->libvirt_uri = hs->uri ? hs->uri : s->cfg.uri ? s->cfg.uri : "";
+	h->accel = guest_accel_name(s->lab.accel);
+	h->accel_reason = s->lab.accel_reason ? s->lab.accel_reason : "";
+}
+
+static void host_strings_release(struct host_strings *hs)
+{
+	free(hs->uri);
+	free(hs->cpu);
+	free(hs->qemu);
+	free(hs->libvirt);
 }
 
 /*
@@ -135,23 +147,25 @@ static json_t *nodes_json(const struct guest_topology *t)
 	return nodes;
 }
 
-/* --until decided: the stopping rule's settings, for the report. */
-static json_t *sequential_json(const struct session_opts *o, const struct lab_config *cfg, long runs)
+/* --until decided: the stopping rule's settings, for the report (design.sequential). */
+static void sequential_fill(const struct session_opts *o, const struct lab_config *cfg, long runs,
+			    struct sdoc_sequential *q)
 {
 	struct stats_seq_plan sp;
 
-	json_t *j;
-
 	stats_seq_plan_default(&sp, (size_t)runs);
 	sp.alpha = cfg->stats.alpha;
-	j = xjson_pack("{s:s, s:s, s:f, s:I, s:I, s:I, s:f, s:o}", "until", "decided",
-		       "method", SESSION_SEQ_METHOD, "alpha", sp.alpha,
-		       "min_runs", (json_int_t)sp.min_runs, "max_runs", (json_int_t)sp.max_runs,
-		       "step", (json_int_t)sp.step, "rho", sp.rho,
-		       "budget_s", o->budget_s > 0 ? json_real(o->budget_s) : json_null());
+	q->present = 1;
+	q->until = "decided";
+	q->method = SESSION_SEQ_METHOD;
+	q->alpha = sp.alpha;
+	q->min_runs = (long long)sp.min_runs;
+	q->max_runs = (long long)sp.max_runs;
+	q->step = (long long)sp.step;
+	q->rho = sp.rho;
+	q->budget_s = o->budget_s > 0 ? o->budget_s : NAN;
 	if (o->placement && o->placement->n)
-		json_object_set_new(j, "placement", seq_placements_encode(o->placement));
-	return j;
+		q->placement = seq_placements_encode(o->placement);
 }
 
 /*
@@ -159,7 +173,7 @@ static json_t *sequential_json(const struct session_opts *o, const struct lab_co
  * one, the workloads whose runs took the host alone (workload_def.alone):
  * the report says both.
  */
-static void slots_json(const struct session *s, const struct strvec *wl, json_t *design)
+static void slots_fill(const struct session *s, const struct strvec *wl, struct sdoc_design *d)
 {
 	json_t *alone = json_array();
 	long slots = 0;
@@ -172,9 +186,9 @@ static void slots_json(const struct session *s, const struct strvec *wl, json_t 
 		if (w && w->def && w->def->alone)
 			json_array_append_new(alone, json_string(wl->v[i]));
 	}
-	json_object_set_new(design, "slots", json_integer(slots ? slots : 1));
+	d->slots = slots ? slots : 1;
 	if (json_array_size(alone))
-		json_object_set_new(design, "alone", alone);
+		d->alone = alone;
 	else
 		json_decref(alone);
 }
@@ -184,56 +198,162 @@ static void slots_json(const struct session *s, const struct strvec *wl, json_t 
  * the session reads its answer against it (reports/SCHEMA.md). Whether
  * this guest can see its mechanism, hosts_check_config() said before.
  */
-static void claim(struct session *s)
+static json_t *claim_json(const struct claim_cfg *c)
 {
-	const struct claim_cfg *c = &s->cfg.claim;
 	json_t *j;
 
 	if (!c->line)
-		return;
+		return NULL;
 	j = xjson_pack("{s:s?, s:s?, s:s?, s:s?, s:s?}", "workload", c->workload, "metric",
 		       c->metric, "direction", c->direction, "mechanism", c->mechanism, "source",
 		       c->source);
 	if (c->size >= 0)
 		json_object_set_new(j, "size_pct", json_real(100 * c->size));
-	json_object_set_new(s->ctx, "claim", j);
+	return j;
 }
 
-/* [run] note, and --attribute and profile kept for a resume (lab.conf may say otherwise). */
-static void note_and_attribution(struct session *s)
+/* The command that ran, for the report; a watched series' kernel is not in lab.conf: how to put it there. */
+static char *command_of(const struct session_opts *o, const struct lab_config *cfg,
+			const char *mode)
 {
-	json_t *design = json_object_get(s->ctx, "design");
+	const struct session_series_kernel *ser = o->series_kernel;
 
-	if (s->cfg.run.note)
-		json_object_set_new(s->ctx, "note", json_string_lossy(s->cfg.run.note));
-	if (s->o->attribute >= 0)
-		json_object_set_new(design, "attribute",
-				    json_string(config_attribute_name(s->o->attribute)));
-	if (s->o->attribution_required)
-		json_object_set_new(design, "profile", json_true());
-	if (s->o->coherence >= 0)
-		json_object_set_new(design, "coherence",
-				    json_string(config_attribute_name(s->o->coherence)));
+	if (!ser)
+		return xasprintf("mglrulab run --%s -c %s", mode, cfg->path);
+	if (!ser->commit)
+		return xasprintf("mglrulab run --%s %s %s -c %s, with [kernel %s] (from = %s, "
+				 "series = %s) added to it", mode, ser->base, ser->name, cfg->path,
+				 ser->name, ser->base, ser->series);
+	return xasprintf("mglrulab run --%s %s %s -c %s, with [kernel %s] (from = %s, ref = %s) "
+			 "and [kernel %s] (from = %s, series = %s) added to it", mode,
+			 ser->base_at, ser->name, cfg->path, ser->base_at, ser->base, ser->commit,
+			 ser->name, ser->base_at, ser->series);
+}
+
+/* What a new session's session.json holds besides its workloads and plan. */
+struct doc_parts {
+	struct session_doc doc;
+	struct host_strings hs;
+	char created[32];
+	char lab_hex[SHA256_HEX_LEN + 1];
+	char *command;
+	struct session_plan plan;	/* design.order is its text */
+	int planned;
+};
+
+/* session.json's members from lab.conf, the options and what was found; @p->doc's JSON is ours. */
+static void doc_fill(struct session *s, const struct strvec *wl, long runs, struct doc_parts *p)
+{
+	const struct session_opts *o = s->o;
+	const struct lab_config *cfg = &s->cfg;
+	struct session_doc *d = &p->doc;
+	const char *mode = o->mode == SESSION_AB ? "ab" : o->mode == SESSION_AA ? "aa" : "one";
+
+	d->schema = REPORT_SCHEMA;
+	d->generator = (struct sdoc_generator){ "mglrulab", MGLRULAB_VERSION };
+	iso8601_now(p->created);
+	p->command = command_of(o, cfg, mode);
+	d->session.id = s->id;
+	d->session.created = p->created;
+	d->session.mode = mode;
+	d->session.command = p->command;
+	/* session.lab_conf_sha256: which lab.conf ran, for the mail's recipe */
+	if (cfg->path && !sha256_file_hex(cfg->path, p->lab_hex))
+		d->session.lab_conf_sha256 = p->lab_hex;
+	host_fill(s, &p->hs, &d->host);
+	d->kernels = session_kernels_json(&s->kernels);
+	d->guest.name = cfg->run.guest;
+	d->guest.file = s->topo.path ? s->topo.path : "";
+	d->guest.vcpus = s->topo.vcpus;
+	d->guest.memory_mib = (double)s->topo.memory_mib;
+	d->guest.nodes = nodes_json(&s->topo);
+	d->guest.accel = guest_accel_name(s->lab.accel);
+	/* Recorded only when in force: under KVM the guest's icount is ignored. */
+	if (s->topo.icount_shift >= 0 && s->lab.accel == ACCEL_TCG)
+		d->guest.icount_shift = s->topo.icount_shift;
+	d->design.baseline = s->kernels.name[0];
+	d->design.patched = s->kernels.n == 2 ? s->kernels.name[1] : NULL;
+	/* --attribute and profile kept for a resume (lab.conf may say otherwise) */
+	if (o->attribute >= 0)
+		d->design.attribute = config_attribute_name(o->attribute);
+	if (o->attribution_required)
+		d->design.profile = 1;
+	if (o->coherence >= 0)
+		d->design.coherence = config_attribute_name(o->coherence);
+	slots_fill(s, wl, &d->design);
+	if (o->until_decided)
+		sequential_fill(o, cfg, runs, &d->design.sequential);
+	d->statistics.alpha = cfg->stats.alpha;
+	d->statistics.confidence = cfg->stats.confidence;
+	d->statistics.resamples = cfg->stats.resamples;
+	d->statistics.threshold = cfg->stats.threshold;
+	d->statistics.max_failed_fraction = cfg->stats.max_failed;
+	d->hosts = session_hosts_state_json(s);
+	d->note = cfg->run.note;
+	d->claim = claim_json(&cfg->claim);
+}
+
+/* What doc_fill() and session_new() made for @p. */
+static void doc_parts_release(struct doc_parts *p)
+{
+	struct session_doc *d = &p->doc;
+	const json_t *const made[] = { d->kernels, d->guest.nodes, d->workloads, d->design.alone,
+				       d->design.sequential.placement, d->plan, d->hosts, d->claim };
+
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		json_decref((json_t *)made[i]);
+	host_strings_release(&p->hs);
+	free(p->command);
+	if (p->planned)
+		session_plan_release(&p->plan);
+}
+
+/* The plan of @wl's runs into @p's design and plan; LAB_OK or the workloads' error. */
+static int plan_fill(struct session *s, const struct strvec *wl, long runs, struct doc_parts *p)
+{
+	const struct session_opts *o = s->o;
+	const struct lab_config *cfg = &s->cfg;
+	struct sdoc_design *d = &p->doc.design;
+	json_t *wls = json_array();
+	int *wruns = xcalloc(wl->n, sizeof(*wruns));
+	int r = session_workloads_json(s, wl, runs, &s->kernels.res[0], wls, wruns);
+	struct session_plan *plan = &p->plan;
+
+	p->doc.workloads = wls;
+	if (r) {
+		free(wruns);
+		return r;
+	}
+	d->runs_per_kernel = runs;
+	d->warmups = o->warmups >= 0 ? o->warmups : cfg->run.warmups;
+	d->seed = (long long)(o->seed_set ? o->seed : cfg->run.seed);
+	p->doc.statistics.seed = d->seed;
+	session_plan_make(plan, s->kernels.n, (int)wl->n, wruns, (int)d->warmups,
+			  (uint64_t)d->seed);
+	p->planned = 1;
+	d->blocks = 0;
+	for (size_t i = 0; i < wl->n; i++)
+		d->blocks = wruns[i] > d->blocks ? wruns[i] : d->blocks;
+	free(wruns);
+	p->doc.plan = planned_json(plan, (const char *const *)s->kernels.name, wl);
+	d->order = plan->order;
+	return LAB_OK;
 }
 
 int session_new(struct session *s)
 {
 	struct session_opts *o = s->o;
 	struct lab_config *cfg = &s->cfg;
-	struct session_kernels *sk = &s->kernels;
-	const char *const *names = sk->name;
-	int nk, r;
+	struct strvec wl = STRVEC_INIT;
+	struct doc_parts p = { .planned = 0 };
+	int r = session_kernels_build(s, &s->kernels);
 
-	r = session_kernels_build(s, sk);
 	if (r)
 		return r;
-	nk = sk->n;
-	struct strvec wl = STRVEC_INIT;
 	strvec_pushv(&wl, (const char *const *)(o->workloads.n ? o->workloads.v : cfg->run.workloads.v));
 	if (!wl.n)
 		return user_error("run: no workloads: set [run] workloads in %s or pass --workloads",
 				  cfg->path);
-	json_t *wls = json_array();
 	/*
 	 * --runs sets every workload; else a [workload] runs = N, else [run]
 	 * runs. A sequential session plans up to its run cap: a workload's
@@ -243,83 +363,22 @@ int session_new(struct session *s)
 	long runs = o->runs ? o->runs : cfg->run.runs;
 	if (o->until_decided)
 		runs = o->max_runs ? o->max_runs : SESSION_SEQ_MAX_RUNS;
-	int *wruns = xcalloc(wl.n, sizeof(*wruns));
-	r = session_workloads_json(s, &wl, runs, &sk->res[0], wls, wruns);
-	if (r) {
-		json_decref(wls);
-		strvec_clear(&wl);
-		free(wruns);
-		return r;
+	session_doc_init(&p.doc);
+	r = plan_fill(s, &wl, runs, &p);
+	if (!r) {
+		doc_fill(s, &wl, runs, &p);
+		s->ctx = session_doc_encode(&p.doc);
 	}
-	long warmups = o->warmups >= 0 ? o->warmups : cfg->run.warmups;
-	uint64_t seed = o->seed_set ? o->seed : cfg->run.seed;
-	struct session_plan plan;
-	session_plan_make(&plan, nk, (int)wl.n, wruns, (int)warmups, seed);
-	long blocks = 0;
-	for (size_t i = 0; i < wl.n; i++)
-		blocks = wruns[i] > blocks ? wruns[i] : blocks;
-	free(wruns);
-	json_t *planned = planned_json(&plan, names, &wl);
-	json_t *kernels = session_kernels_json(sk);
-	json_t *nodes = nodes_json(&s->topo);
-	char created[32];
-	iso8601_now(created);
-	const char *mode = o->mode == SESSION_AB ? "ab" : o->mode == SESSION_AA ? "aa" : "one";
-	const struct session_series_kernel *ser = o->series_kernel;
-	/* a watched series' kernel is not in lab.conf: say how to put it there */
-	char *command = !ser ? xasprintf("mglrulab run --%s -c %s", mode, cfg->path) :
-			!ser->commit ? xasprintf("mglrulab run --%s %s %s -c %s, with [kernel %s] "
-						 "(from = %s, series = %s) added to it", mode,
-						 ser->base, ser->name, cfg->path, ser->name,
-						 ser->base, ser->series) :
-			xasprintf("mglrulab run --%s %s %s -c %s, with [kernel %s] (from = %s, ref = %s) "
-				  "and [kernel %s] (from = %s, series = %s) added to it", mode,
-				  ser->base_at, ser->name, cfg->path, ser->base_at, ser->base,
-				  ser->commit, ser->name, ser->base_at, ser->series);
-	/* session.lab_conf_sha256: which lab.conf ran, for the mail's recipe */
-	char lab_hex[SHA256_HEX_LEN + 1];
-	const char *lab_sha = cfg->path && !sha256_file_hex(cfg->path, lab_hex) ? lab_hex : NULL;
-	s->ctx = xjson_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s?}, s:o, s:o,"
-			   " s:{s:s, s:s, s:i, s:I, s:o, s:s}, s:o,"
-			   " s:{s:s, s:s?, s:I, s:I, s:s, s:I, s:I},"
-			   " s:{s:f, s:f, s:I, s:I, s:f, s:f}, s:o}",
-		"schema", REPORT_SCHEMA,
-		"generator", "name", "mglrulab", "version", MGLRULAB_VERSION,
-		"session", "id", s->id, "created", created, "mode", mode, "command", command,
-		"lab_conf_sha256", lab_sha,
-		"host", host_json(s),
-		"kernels", kernels,
-		"guest", "name", cfg->run.guest, "file", s->topo.path ? s->topo.path : "",
-		"vcpus", s->topo.vcpus, "memory_mib", (json_int_t)s->topo.memory_mib, "nodes", nodes,
-		"accel", guest_accel_name(s->lab.accel),
-		"workloads", wls,
-		"design", "baseline", names[0], "patched", nk == 2 ? names[1] : NULL,
-		"runs_per_kernel", (json_int_t)runs, "warmups", (json_int_t)warmups,
-		"order", plan.order, "seed", (json_int_t)seed, "blocks", (json_int_t)blocks,
-		"statistics", "alpha", cfg->stats.alpha, "confidence", cfg->stats.confidence,
-		"resamples", (json_int_t)cfg->stats.resamples, "seed", (json_int_t)seed,
-		"threshold", cfg->stats.threshold, "max_failed_fraction", cfg->stats.max_failed,
-		"plan", planned);
-	free(command);
-	/* Recorded only when in force: under KVM the guest's icount is ignored. */
-	if (s->topo.icount_shift >= 0 && s->lab.accel == ACCEL_TCG)
-		json_object_set_new(json_object_get(s->ctx, "guest"), "icount_shift",
-				    json_integer(s->topo.icount_shift));
-	json_object_set_new(s->ctx, "hosts", session_hosts_state_json(s));
-	note_and_attribution(s);
-	claim(s);
-	slots_json(s, &wl, json_object_get(s->ctx, "design"));
-	if (o->until_decided)
-		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",
-				    sequential_json(o, cfg, runs));
-	session_plan_release(&plan);
+	doc_parts_release(&p);
 	strvec_clear(&wl);
+	if (r)
+		return r;
 	char *path = xasprintf("%s/session.json", s->dir);
 	r = session_write_json(path, s->ctx) ? lab_error("cannot write %s: %s", path, strerror(errno)) : LAB_OK;
 	free(path);
 	if (!r) {
-		session_kernels_copy_logs(s, sk);
-		session_copy_inputs(s, sk);
+		session_kernels_copy_logs(s, &s->kernels);
+		session_copy_inputs(s, &s->kernels);
 	}
 	return r;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* session.json's jobs, kernels' images and guest file (session_jobs.h): the one decoder. */
+/* session.json's jobs and kernels' images (session_jobs.h): the one decoder. */
 #include "session_jobs.h"
 #include "xjson.h"
 
@@ -27,7 +27,6 @@ void session_jobs_release(struct session_jobs *j)
 	}
 	free(j->w);
 	free(j->k);
-	free(j->guest_file);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -154,7 +153,6 @@ static void kernel_one(struct xjson_err *d, const json_t *o, const char *where, 
 int session_jobs_decode(const json_t *ctx, struct session_jobs *j, struct strbuf *err)
 {
 	struct xjson_err d = { .err = err };
-	const json_t *guest = json_object_get(ctx, "guest");
 	void *w = NULL, *k = NULL;
 
 	memset(j, 0, sizeof(*j));
@@ -162,18 +160,9 @@ int session_jobs_decode(const json_t *ctx, struct session_jobs *j, struct strbuf
 	j->w = w;
 	j->nk = each_object(&d, ctx, "kernels", sizeof(*j->k), &k, kernel_one);
 	j->k = k;
-	if (guest && !json_is_object(guest))
-		xjson_fail(&d, "an object", guest, "guest");
-	else
-		j->guest_file = jd_str(&d, guest, "guest", "file", 1);
 	if (d.failed) {
 		session_jobs_release(j);
 		return -1;
 	}
 	return 0;
-}
-
-const char *session_design_choice(const json_t *ctx, const char *key)
-{
-	return json_string_value(json_object_get(json_object_get(ctx, "design"), key));
 }

@@ -2,7 +2,8 @@
 /*
  * What the run stage reads of session.json, typed: each workload's job
  * (its type, the arguments its program gets, the host folders it shares
- * with the guest), each kernel's image, the guest file. Decoded once by
+ * with the guest), each kernel's image. (Its scalars, the guest file
+ * among them, are struct session_doc's: session_doc.h.) Decoded once by
  * session_jobs_decode() (session_jobs.c) when the session starts or
  * resumes (a resumed one after session_resume_check()); the scheduler,
  * one run, the hosts' checks and the kernels' holds read the struct.
@@ -40,7 +41,6 @@ struct session_jobs {
 	size_t nw;
 	struct session_kernel_image *k;
 	size_t nk;
-	char *guest_file;		/* "guest.file", or NULL */
 };
 
 /*
@@ -56,12 +56,5 @@ void session_jobs_release(struct session_jobs *j);
 const struct session_job *session_job_find(const struct session_jobs *j, const char *name);
 /* The image of the kernel named @name; NULL when there is none. */
 const char *session_jobs_image(const struct session_jobs *j, const char *name);
-
-/*
- * design.@key of session.json @ctx as the session was started with it
- * (design.attribute, design.coherence: which workloads get those runs,
- * kept for --resume); NULL when it is absent or not a string.
- */
-const char *session_design_choice(const json_t *ctx, const char *key);
 
 #endif

@@ -357,7 +357,7 @@ int session_finish(struct session *s, enum plan_end end)
 		term_printf(stderr, "interrupted: %lld of %zu runs done; continue with:\n"
 			    "  mglrulab run --resume %s -c %s\n",
 			    (long long)json_integer_value(json_object_get(summary, "runs")),
-			    json_array_size(json_object_get(s->ctx, "plan")), s->id, s->cfg.path);
+			    json_array_size(s->doc.plan), s->id, s->cfg.path);
 		r = LAB_ELAB;
 	} else if (json_integer_value(json_object_get(summary, "runs_ok")) == 0) {
 		r = lab_error("no run succeeded: the lab itself is failing (see %s/logs/)", s->dir);

@@ -17,6 +17,7 @@
 #ifndef LAB_SESSION_PRIV_H
 #define LAB_SESSION_PRIV_H
 
+#include "session_doc.h"
 #include "session_jobs.h"
 #include "util.h"
 
@@ -67,6 +68,8 @@ struct session {
 	struct lab_config cfg;
 	char *dir, *id;
 	json_t *ctx;			/* session.json */
+	/* session.json decoded (its strings are ctx's), once it is final */
+	struct session_doc doc;
 	struct session_jobs jobs;	/* what the runs read of it, once it is final */
 	struct guest_topology topo;
 	struct guest_lab lab;		/* libvirt, the accelerator, the guest image */

@@ -96,8 +96,7 @@ static int check_kernels(const struct session *s)
 /* The topology is the file lab.conf gives the guest's name (as config_load() finds it). */
 static int check_guest(const struct session *s)
 {
-	const json_t *g = json_object_get(s->ctx, "guest");
-	const char *name = str_at(g, "name"), *file = str_at(g, "file"), *want = NULL;
+	const char *name = s->doc.guest.name, *file = s->doc.guest.file, *want = NULL;
 	char *def = NULL, *real_file, *real_want;
 	int same;
 

@@ -7,7 +7,9 @@
 # Each is exit status 1 naming the file and the field, before anything is
 # opened. The untampered file, with a host URI spelled another way, a
 # prepared folder and the baseline's tree shared, passes the check and
-# stops only at the kernel image, which this test never builds.
+# stops only at the kernel image, which this test never builds. Before
+# those checks the file is decoded whole by its table (session_doc.c): a
+# member missing or of the wrong type is refused the same way.
 # run-all: quick
 . "$(dirname "$0")/../lib/common.sh"
 # this test's own kernel cache, the one its lab.conf names
@@ -45,15 +47,20 @@ hosts = local remote
 workloads = kb
 CONF
 
-# resume_with NAME PYTHON: a session NAME whose session.json is a started
-# session's, changed by the PYTHON statement on `d`; prints the exit status.
+# resume_with NAME PYTHON [ARG...]: a session NAME whose session.json is a
+# started session's, changed by the PYTHON statement on `d`, resumed (with
+# the ARGs); prints the exit status.
 resume_with() {
 	local name=$1 change=$2
+	shift 2
 	mkdir -p "$TMP/reports/$name/runs"
 	python3 - "$TMP/reports/$name/session.json" "$change" "$TMP" "$ROOT" "$KEY" <<'PY' || fail "cannot write session.json"
 import json, sys
 out, change, tmp, root, key = sys.argv[1:]
 d = {"schema": "mglrulab-report/3",
+     "generator": {"name": "mglrulab", "version": "0.1.0"},
+     "host": {"accel": "tcg"},
+     "design": {"baseline": "base", "patched": None},
      "kernels": [{"name": "base", "role": "baseline", "cache_key": key,
                   "bzImage": f"{tmp}/cache/entries/{key}/bzImage"}],
      "guest": {"name": "tiny", "file": f"{root}/guests/tiny.conf"},
@@ -70,7 +77,7 @@ d = {"schema": "mglrulab-report/3",
 exec(change)
 json.dump(d, open(out, "w"))
 PY
-	"$LAB" run --resume "$name" -c "$TMP/lab.conf" > "$TMP/$name.out" 2> "$TMP/$name.err"
+	"$LAB" run --resume "$name" -c "$TMP/lab.conf" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err"
 	echo $?
 }
 
@@ -89,6 +96,10 @@ rc=$(resume_with good 'pass')
 [ "$rc" -eq 1 ] && grep -q "kernel image $TMP/cache/entries/$KEY/bzImage is gone from the cache" "$TMP/good.err" ||
 	{ cat "$TMP/good.err"; fail "the untampered session.json did not pass the check"; }
 
+# session.json decoded whole first (lab/report/session_doc.c): a member missing or of
+# the wrong type is named before anything in it is used
+expect_refused no-design "design" 'del d["design"]'
+expect_refused slots-type "design.slots" 'd["design"]["slots"] = "2"'
 expect_refused k-path "kernels[0].bzImage" 'd["kernels"][0]["bzImage"] = tmp + "/evil/bzImage"'
 expect_refused k-other "kernels[0].bzImage" \
 	'd["kernels"][0]["bzImage"] = tmp + "/cache/entries/" + "0" * 64 + "/bzImage"'
@@ -114,4 +125,24 @@ expect_refused share-prep "workloads[0].shares[8]" \
 expect_refused share-twice "workloads[0].shares[1]" \
 	'd["workloads"][0]["shares"][1] = {"tag": "usrbin", "host_dir": "/usr/bin"}'
 expect_refused share-type "workloads[0].shares" 'd["workloads"][0]["type"] = "yield_pingpong"'
+
+# run --resume --budget: design.sequential.budget_s raised in session.json
+# (design written again from the decoded document), every other member as
+# it was, before the kernels are held (here the image is gone)
+seq='d["design"]["slots"] = 2; d["design"]["sequential"] = {"until": "decided", "method": "m", "alpha": 0.05, "min_runs": 5, "max_runs": 30, "step": 5, "rho": 2.0, "budget_s": 100.0}'
+rc=$(resume_with budget "$seq" --budget 200s)
+[ "$rc" -eq 1 ] && grep -q "is gone from the cache" "$TMP/budget.err" ||
+	{ cat "$TMP/budget.err"; fail "budget: run --resume --budget exited $rc"; }
+python3 - "$TMP/reports/budget/session.json" <<'PY' || fail "--resume --budget changed more than the budget"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d["design"]) == ["baseline", "patched", "slots", "sequential"], list(d["design"])
+assert d["design"]["sequential"] == {"until": "decided", "method": "m", "alpha": 0.05, "min_runs": 5,
+                                     "max_runs": 30, "step": 5, "rho": 2.0, "budget_s": 200.0}, d["design"]
+assert d["guest"]["name"] == "tiny" and d["plan"][0]["seq"] == 1 and len(d["hosts"]) == 2
+PY
+"$LAB" run --resume budget -c "$TMP/lab.conf" --budget 150s > /dev/null 2> "$TMP/budget2.err" &&
+	fail "a smaller budget was taken"
+grep -q "150 s is not more than the session's budget (200 s)" "$TMP/budget2.err" ||
+	{ cat "$TMP/budget2.err"; fail "a smaller budget: not said"; }
 echo ok

@@ -145,6 +145,19 @@ static void test_wrong_types(void **state)
 	r = parse(base_session);
 	json_object_set_new(r, "statistics", json_pack("{s:s}", "alpha", "0.05"));
 	expect(r, "statistics.alpha: expected a number, got a string");
+
+	/* the session's members, every one session.json's table has (session_doc.c) */
+	r = parse(base_session);
+	json_object_set_new(json_object_get(r, "design"), "attribute", json_integer(5));
+	expect(r, "design.attribute: expected a string, got an integer");
+
+	r = parse(base_session);
+	json_object_set_new(json_object_get(r, "design"), "sequential", json_pack("{s:f}", "alpha", 0.05));
+	expect(r, "design.sequential.min_runs: missing (expected an integer)");
+
+	r = parse(base_session);
+	json_object_set_new(r, "guest", json_pack("{s:s, s:b}", "name", "tiny", "file", 1));
+	expect(r, "guest.file: expected a string, got a boolean");
 }
 
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the run stage reads of session.json (lab/session/session_jobs.c):
- * a session's jobs, kernels' images and guest file read whole, and a
+ * a session's jobs and kernels' images read whole, and a
  * member of the wrong type refused naming it, never handed to a guest as
  * a NULL argument or share.
  */
@@ -56,7 +56,6 @@ static void test_good(void **state)
 	assert_string_equal(session_jobs_image(&j, "base"), "/c/e1/bzImage");
 	assert_null(session_jobs_image(&j, "next"));	/* not recorded */
 	assert_null(session_jobs_image(&j, "gone"));
-	assert_string_equal(j.guest_file, "guests/g.conf");
 	session_jobs_release(&j);
 	json_decref(ctx);
 	sb_release(&err);
@@ -110,8 +109,6 @@ static void test_bad_members(void **state)
 	bad("kernels/0", "name", NULL, "kernels[0].name: expected a string, got nothing");
 	bad("kernels/0", "bzImage", json_integer(3),
 	    "kernels[0].bzImage: expected a string, got an integer");
-	bad("", "guest", json_string("g"), "guest: expected an object, got a string");
-	bad("guest", "file", json_false(), "guest.file: expected a string, got a boolean");
 }
 
 int main(void)

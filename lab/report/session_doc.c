@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.json's one definition (session_doc.h): the tables below drive
+ * its encoder (session_new() fills a struct session_doc and writes what
+ * this makes of it) and its decoder, which the session's readers share
+ * (a resumed session's checks, its jobs, the budget raised on --resume,
+ * the attribution and coherence runs' choices). The rows are in the
+ * order session.json has always been written, which the encoder keeps:
+ * a row's place is its member's place in the file. The checks' messages
+ * are run_record.c's and report_load()'s: "PATH: expected TYPE, got TYPE",
+ * "PATH: missing (expected TYPE)".
+ */
+#include "session_doc.h"
+#include "escape.h"
+#include "xjson.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define DOC(f) .offset = offsetof(struct session_doc, f)
+#define GEN(f) .offset = offsetof(struct sdoc_generator, f)
+#define SES(f) .offset = offsetof(struct sdoc_session, f)
+#define HOST(f) .offset = offsetof(struct sdoc_host, f)
+#define GST(f) .offset = offsetof(struct sdoc_guest, f)
+#define SEQ(f) .offset = offsetof(struct sdoc_sequential, f)
+#define DES(f) .offset = offsetof(struct sdoc_design, f)
+#define STA(f) .offset = offsetof(struct sdoc_statistics, f)
+
+static const struct sdoc_field generator_fields[] = {
+	{ "name", SK_STRING, GEN(name), SN_REQUIRED },
+	{ "version", SK_STRING, GEN(version), SN_REQUIRED },
+	{ NULL },
+};
+
+static const struct sdoc_field session_fields[] = {
+	{ "id", SK_STRING, SES(id) },
+	{ "created", SK_STRING, SES(created) },
+	{ "mode", SK_STRING, SES(mode) },
+	{ "command", SK_STRING, SES(command) },
+	{ "lab_conf_sha256", SK_STRING_OR_NULL, SES(lab_conf_sha256) },
+	{ "finished", SK_STRING, SES(finished) },
+	{ "complete", SK_BOOL, SES(complete) },
+	{ NULL },
+};
+
+static const struct sdoc_field host_fields[] = {
+	{ "hostname", SK_STRING, HOST(hostname) },
+	{ "cpu", SK_STRING, HOST(cpu) },
+	{ "cpus", SK_INT, HOST(cpus) },
+	{ "memory_mib", SK_INT_NUMBER, HOST(memory_mib) },
+	{ "kernel", SK_STRING, HOST(kernel) },
+	{ "qemu_version", SK_STRING, HOST(qemu_version) },
+	{ "libvirt_version", SK_STRING, HOST(libvirt_version) },
+	{ "libvirt_uri", SK_STRING, HOST(libvirt_uri) },
+	{ "accel", SK_STRING, HOST(accel), SN_REQUIRED },
+	{ "accel_reason", SK_STRING, HOST(accel_reason) },
+	{ NULL },
+};
+
+static const struct sdoc_field guest_fields[] = {
+	{ "name", SK_STRING, GST(name) },
+	{ "file", SK_STRING, GST(file) },
+	{ "vcpus", SK_INT, GST(vcpus) },
+	{ "memory_mib", SK_INT_NUMBER, GST(memory_mib) },
+	{ "nodes", SK_JSON, GST(nodes), .json_type = "array" },
+	{ "accel", SK_STRING, GST(accel) },
+	{ "icount_shift", SK_INT, GST(icount_shift) },
+	{ NULL },
+};
+
+static const struct sdoc_field sequential_fields[] = {
+	{ "until", SK_STRING, SEQ(until) },
+	{ "method", SK_STRING, SEQ(method) },
+	{ "alpha", SK_NUMBER, SEQ(alpha), SN_REQUIRED },
+	{ "min_runs", SK_INT, SEQ(min_runs), SN_REQUIRED },
+	{ "max_runs", SK_INT, SEQ(max_runs), SN_REQUIRED },
+	{ "step", SK_INT, SEQ(step), SN_REQUIRED },
+	{ "rho", SK_NUMBER, SEQ(rho), SN_REQUIRED },
+	{ "budget_s", SK_NUMBER_OR_NULL, SEQ(budget_s) },
+	{ "placement", SK_JSON, SEQ(placement), .json_type = "array" },
+	{ NULL },
+};
+
+static const struct sdoc_field design_fields[] = {
+	{ "baseline", SK_STRING, DES(baseline), SN_REQUIRED },
+	{ "patched", SK_STRING_OR_NULL, DES(patched) },
+	{ "runs_per_kernel", SK_INT, DES(runs_per_kernel) },
+	{ "warmups", SK_INT, DES(warmups) },
+	{ "order", SK_STRING, DES(order) },
+	{ "seed", SK_INT, DES(seed) },
+	{ "blocks", SK_INT, DES(blocks) },
+	{ "attribute", SK_STRING, DES(attribute) },
+	{ "profile", SK_BOOL, DES(profile) },
+	{ "coherence", SK_STRING, DES(coherence) },
+	{ "slots", SK_INT, DES(slots) },
+	{ "alone", SK_JSON, DES(alone), .json_type = "array" },
+	{ "sequential", SK_OBJECT, DES(sequential), .sub = sequential_fields, .has_present = 1 },
+	{ NULL },
+};
+
+static const struct sdoc_field statistics_fields[] = {
+	{ "alpha", SK_NUMBER, STA(alpha) },
+	{ "confidence", SK_NUMBER, STA(confidence) },
+	{ "resamples", SK_INT, STA(resamples) },
+	{ "seed", SK_INT, STA(seed) },
+	{ "threshold", SK_NUMBER, STA(threshold) },
+	{ "max_failed_fraction", SK_NUMBER, STA(max_failed_fraction) },
+	{ "counter_resamples", SK_INT, STA(counter_resamples) },
+	{ "power", SK_NUMBER, STA(power) },
+	{ "min_runs", SK_INT, STA(min_runs) },
+	{ "mw_exact_max", SK_INT, STA(mw_exact_max) },
+	{ "wilcoxon_exact_max", SK_INT, STA(wilcoxon_exact_max) },
+	{ "bootstrap", SK_STRING, STA(bootstrap) },
+	{ "median_ci", SK_STRING, STA(median_ci) },
+	{ "test", SK_STRING, STA(test) },
+	{ "threshold_source", SK_STRING, STA(threshold_source) },
+	{ "multiple_comparisons", SK_STRING, STA(multiple_comparisons) },
+	{ "outliers", SK_STRING, STA(outliers) },
+	{ NULL },
+};
+
+const struct sdoc_field session_doc_fields[] = {
+	{ "schema", SK_STRING, DOC(schema), SN_REQUIRED },
+	{ "generator", SK_OBJECT, DOC(generator), SN_REQUIRED, .sub = generator_fields },
+	{ "session", SK_OBJECT, DOC(session), .sub = session_fields },
+	{ "host", SK_OBJECT, DOC(host), SN_REQUIRED, .sub = host_fields },
+	{ "kernels", SK_JSON, DOC(kernels), SN_REQUIRED, .json_type = "array" },
+	{ "guest", SK_OBJECT, DOC(guest), .sub = guest_fields },
+	{ "workloads", SK_JSON, DOC(workloads), .json_type = "array" },
+	{ "design", SK_OBJECT, DOC(design), SN_REQUIRED, .sub = design_fields },
+	{ "statistics", SK_OBJECT, DOC(statistics), .sub = statistics_fields },
+	{ "plan", SK_JSON, DOC(plan), .json_type = "array" },
+	{ "hosts", SK_JSON, DOC(hosts), .json_type = "array" },
+	{ "note", SK_STRING, DOC(note) },
+	{ "claim", SK_JSON, DOC(claim), .json_type = "object" },
+	{ NULL },
+};
+
+/* Every member of @fields at @base absent; objects' members too. */
+static void init_fields(const struct sdoc_field *fields, void *base)
+{
+	for (const struct sdoc_field *f = fields; f->key; f++) {
+		void *p = (char *)base + f->offset;
+
+		switch (f->kind) {
+		case SK_STRING: case SK_STRING_OR_NULL: *(const char **)p = NULL; break;
+		case SK_INT: *(long long *)p = SDOC_NONE; break;
+		case SK_INT_NUMBER: case SK_NUMBER: case SK_NUMBER_OR_NULL: *(double *)p = NAN; break;
+		case SK_BOOL: *(int *)p = -1; break;
+		case SK_OBJECT:
+			if (f->has_present)
+				*(int *)p = 0;
+			init_fields(f->sub, p);
+			break;
+		case SK_JSON: *(const json_t **)p = NULL; break;
+		}
+	}
+}
+
+void session_doc_init(struct session_doc *d)
+{
+	init_fields(session_doc_fields, d);
+}
+
+/* --- encoding --- */
+
+static json_t *encode_object(const struct sdoc_field *fields, const void *base);
+
+/* Row @f of @base as JSON; NULL when its value is the absent one. */
+static json_t *encode_value(const struct sdoc_field *f, const void *base)
+{
+	const void *p = (const char *)base + f->offset;
+	const char *s = NULL;
+	long long n;
+	double x = NAN;
+
+	if (f->kind == SK_STRING || f->kind == SK_STRING_OR_NULL)
+		s = *(const char *const *)p;
+	if (f->kind == SK_INT_NUMBER || f->kind == SK_NUMBER || f->kind == SK_NUMBER_OR_NULL)
+		x = *(const double *)p;
+	switch (f->kind) {
+	case SK_STRING: return s ? json_string_lossy(s) : NULL;
+	case SK_STRING_OR_NULL: return s ? json_string_lossy(s) : json_null();
+	case SK_INT:
+		n = *(const long long *)p;
+		return n == SDOC_NONE ? NULL : json_integer(n);
+	case SK_INT_NUMBER:
+		if (isnan(x))
+			return NULL;
+		/* an integer as written; a number read that no integer holds stays one */
+		return fabs(x) < 9e15 && x == floor(x) ? json_integer((json_int_t)x) : json_real(x);
+	case SK_NUMBER: return isnan(x) ? NULL : json_real(x);
+	case SK_NUMBER_OR_NULL: return isnan(x) ? json_null() : json_real(x);
+	case SK_BOOL: return *(const int *)p < 0 ? NULL : json_boolean(*(const int *)p);
+	case SK_OBJECT:
+		if (f->has_present && !*(const int *)p)
+			return NULL;
+		return encode_object(f->sub, p);
+	case SK_JSON:
+		return *(json_t *const *)p ? json_incref(*(json_t *const *)p) : NULL;
+	}
+	return NULL;
+}
+
+static json_t *encode_object(const struct sdoc_field *fields, const void *base)
+{
+	json_t *obj = json_object();
+
+	for (const struct sdoc_field *f = fields; f->key; f++) {
+		json_t *v = encode_value(f, base);
+
+		if (v)
+			json_object_set_new(obj, f->key, v);
+	}
+	return obj;
+}
+
+json_t *session_doc_encode(const struct session_doc *d)
+{
+	return encode_object(session_doc_fields, d);
+}
+
+json_t *session_doc_member_encode(const struct session_doc *d, const char *key)
+{
+	for (const struct sdoc_field *f = session_doc_fields; f->key; f++)
+		if (!strcmp(f->key, key))
+			return encode_value(f, d);
+	return NULL;
+}
+
+/* --- decoding --- */
+
+struct decoder {
+	struct strbuf path;	/* "design.sequential", "" at the top */
+	struct strbuf *err;
+};
+
+static int fail(struct decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct decoder *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* member names come from the file: filtered, as everything said about it */
+	sb_add_text_safe(d->err, d->path.len ? sb_str(&d->path) : "(top level)");
+	sb_adds(d->err, ": ");
+	va_start(ap, fmt);
+	sb_vaddf(d->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int is_integer(const json_t *j)
+{
+	/* 5.0 is an integer too: other writers may not distinguish */
+	return json_is_integer(j) || (json_is_real(j) && json_real_value(j) == floor(json_real_value(j)) &&
+				      fabs(json_real_value(j)) < 9e15);
+}
+
+/* What row @f reads, as the messages say it; whether @j is one. */
+static const char *want(const struct sdoc_field *f, const json_t *j, int *ok)
+{
+	switch (f->kind) {
+	case SK_STRING: *ok = json_is_string(j); return "a string";
+	case SK_STRING_OR_NULL: *ok = json_is_string(j) || json_is_null(j); return "a string or null";
+	case SK_INT: *ok = is_integer(j); return "an integer";
+	case SK_INT_NUMBER: case SK_NUMBER: *ok = json_is_number(j); return "a number";
+	case SK_NUMBER_OR_NULL: *ok = json_is_number(j) || json_is_null(j); return "a number or null";
+	case SK_BOOL: *ok = json_is_boolean(j); return "true or false";
+	case SK_OBJECT: *ok = json_is_object(j); return "an object";
+	case SK_JSON:
+		*ok = !strcmp(f->json_type, "array") ? json_is_array(j) : json_is_object(j);
+		return !strcmp(f->json_type, "array") ? "an array" : "an object";
+	}
+	*ok = 0;
+	return "?";
+}
+
+static int decode_object(struct decoder *d, const json_t *obj, const struct sdoc_field *fields,
+			 void *base);
+
+/* Member @j of row @f (type checked) into @base. */
+static int store(struct decoder *d, const struct sdoc_field *f, const json_t *j, void *base)
+{
+	void *p = (char *)base + f->offset;
+
+	switch (f->kind) {
+	case SK_STRING: case SK_STRING_OR_NULL: *(const char **)p = json_string_value(j); break;
+	case SK_INT:
+		*(long long *)p = json_is_integer(j) ? (long long)json_integer_value(j) :
+			(long long)json_real_value(j);
+		break;
+	case SK_INT_NUMBER: case SK_NUMBER: case SK_NUMBER_OR_NULL:
+		*(double *)p = json_is_number(j) ? json_number_value(j) : NAN;
+		break;
+	case SK_BOOL: *(int *)p = json_is_true(j); break;
+	case SK_OBJECT:
+		if (f->has_present)
+			*(int *)p = 1;
+		return decode_object(d, j, f->sub, p);
+	case SK_JSON: *(const json_t **)p = j; break;
+	}
+	return 0;
+}
+
+/*
+ * Row @f of @obj into @base. A null for an optional member whose kind has
+ * no null counts as absent: writers commonly emit null for "not known"
+ * (reports/SCHEMA.md).
+ */
+static int decode_row(struct decoder *d, const json_t *obj, const struct sdoc_field *f, void *base)
+{
+	const json_t *j = json_object_get(obj, f->key);
+	size_t old = xjson_path_key(&d->path, f->key);
+	int ok, ret = 0;
+	const char *what = want(f, j, &ok);
+
+	if (j && json_is_null(j) && f->need != SN_REQUIRED && !ok)
+		j = NULL;
+	if (!j && f->need == SN_REQUIRED)
+		ret = fail(d, "missing (expected %s)", what);
+	else if (j && !ok)
+		ret = fail(d, "expected %s, got %s", what, xjson_type_name(j));
+	else if (j)
+		ret = store(d, f, j, base);
+	xjson_path_pop(&d->path, old);
+	return ret;
+}
+
+static int decode_object(struct decoder *d, const json_t *obj, const struct sdoc_field *fields,
+			 void *base)
+{
+	for (const struct sdoc_field *f = fields; f->key; f++)
+		if (decode_row(d, obj, f, base))
+			return -1;
+	return 0;
+}
+
+int session_doc_decode(const json_t *j, struct session_doc *doc, struct strbuf *err)
+{
+	struct decoder d = { STRBUF_INIT, err };
+	int ret;
+
+	session_doc_init(doc);
+	if (!json_is_object(j))
+		ret = fail(&d, "expected an object, got %s", xjson_type_name(j));
+	else
+		ret = decode_object(&d, j, session_doc_fields, doc);
+	sb_release(&d.path);
+	return ret;
+}
+
+int session_doc_check(const json_t *j, const char *key, struct strbuf *err)
+{
+	struct decoder d = { STRBUF_INIT, err };
+	struct session_doc doc;
+	int ret = -1;
+
+	session_doc_init(&doc);
+	for (const struct sdoc_field *f = session_doc_fields; f->key; f++)
+		if (!strcmp(f->key, key))
+			ret = decode_row(&d, j, f, &doc);
+	sb_release(&d.path);
+	return ret;
+}

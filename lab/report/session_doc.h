@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * session.json, typed: its one definition. What session_new() writes
+ * before the first run (the host, the kernels, the guest, the workloads,
+ * the design and statistics settings, the plan, the hosts, the note and
+ * the claim), and what a report carries of it. A table per object
+ * (session_doc_fields[] and the rows it points to, session_doc.c: a row
+ * per member, its JSON key, kind, offset, required or not) drives the
+ * encoder, the decoder and its type checks, like run_record_fields[]
+ * (run_record.h) for a run and config.c's ini_key for lab.conf; the
+ * arrays with codecs of their own (kernels, workloads, plan, hosts, the
+ * guest's nodes, ...) are rows of kind SK_JSON, kept as they are.
+ * tests/unit/test_session_doc_table.c holds reports/schema/ and
+ * reports/SCHEMA.md to the table, and re-encodes real session.json files
+ * byte for byte.
+ *
+ * A new member is a struct line below and a row in session_doc.c (then
+ * the schema and SCHEMA.md, which the test holds to the row).
+ *
+ * Not thread-safe on one document; documents are plain values. Decoded,
+ * the strings and SK_JSON members point into the JSON they came from and
+ * live as long as it does; encoded, nothing of the struct is kept (SK_JSON
+ * members are referenced, not stolen).
+ */
+#ifndef LAB_SESSION_DOC_H
+#define LAB_SESSION_DOC_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+#include "util.h"
+
+/*
+ * An SK_INT that is absent (not written; absent or null when read). The
+ * one value it takes from the integers: a seed of 2^63 (--seed
+ * 9223372036854775808, written as its int64, -2^63) would read as none.
+ */
+#define SDOC_NONE LLONG_MIN
+
+struct sdoc_generator {
+	const char *name, *version;
+};
+
+struct sdoc_session {
+	const char *id;
+	const char *created;		/* ISO 8601 UTC */
+	const char *mode;		/* ab, aa, one (compare: a comparison of sessions) */
+	const char *command;		/* how to run it again */
+	const char *lab_conf_sha256;	/* NULL: written as null (no lab.conf read) */
+	/* Written into the report when the session ends, never into session.json. */
+	const char *finished;
+	int complete;			/* -1: absent; 0: an interrupted session's partial report */
+};
+
+struct sdoc_host {
+	const char *hostname, *cpu;
+	long long cpus;
+	double memory_mib;		/* written as an integer */
+	const char *kernel, *qemu_version, *libvirt_version, *libvirt_uri;
+	const char *accel;		/* kvm or tcg */
+	const char *accel_reason;
+};
+
+struct sdoc_guest {
+	const char *name;		/* the [guest] of lab.conf */
+	const char *file;		/* its topology file; NULL: not recorded */
+	long long vcpus;
+	double memory_mib;		/* written as an integer */
+	const json_t *nodes;		/* [{id, cpus, memory_mib}] */
+	const char *accel;		/* kvm or tcg */
+	long long icount_shift;		/* SDOC_NONE: not in force */
+};
+
+/* design.sequential: run --until decided's plan of looks. */
+struct sdoc_sequential {
+	int present;			/* an object (SK_OBJECT of an optional object) */
+	const char *until, *method;
+	double alpha;
+	long long min_runs, max_runs, step;
+	double rho;
+	double budget_s;		/* NaN: null, no budget */
+	const json_t *placement;	/* a bisection's probe; NULL: none */
+};
+
+struct sdoc_design {
+	const char *baseline;
+	const char *patched;		/* NULL: null, a one-kernel session */
+	long long runs_per_kernel, warmups;
+	const char *order;		/* "ABBA BAAB ..." */
+	long long seed, blocks;
+	const char *attribute;		/* --attribute as started (off, changed, all); NULL: lab.conf's */
+	int profile;			/* -1: absent; 1: mglrulab profile */
+	const char *coherence;		/* --coherence, likewise */
+	long long slots;		/* guests at once; SDOC_NONE: before slots (one) */
+	const json_t *alone;		/* workloads that took the host alone; NULL: none */
+	struct sdoc_sequential sequential;
+};
+
+/* NaN or SDOC_NONE: absent (the analysis' defaults; reports/SCHEMA.md). */
+struct sdoc_statistics {
+	double alpha, confidence;
+	long long resamples, seed;
+	double threshold, max_failed_fraction;
+	/* written by the analysis into the report, never into session.json */
+	long long counter_resamples;
+	double power;
+	long long min_runs, mw_exact_max, wilcoxon_exact_max;
+	/* the methods, named; where the noise band came from */
+	const char *bootstrap, *median_ci, *test, *threshold_source;
+	const char *multiple_comparisons, *outliers;
+};
+
+struct session_doc {
+	const char *schema;
+	struct sdoc_generator generator;
+	struct sdoc_session session;
+	struct sdoc_host host;
+	const json_t *kernels;
+	struct sdoc_guest guest;
+	const json_t *workloads;
+	struct sdoc_design design;
+	struct sdoc_statistics statistics;
+	const json_t *plan;		/* NULL: none (a report of no session) */
+	const json_t *hosts;		/* NULL: a session from before hosts */
+	const char *note;		/* [run] note */
+	const json_t *claim;		/* [claim] */
+};
+
+/* Every member absent (the encoder then writes only the required objects). */
+void session_doc_init(struct session_doc *d);
+
+enum sdoc_kind {
+	SK_STRING,		/* const char *; NULL: absent */
+	SK_STRING_OR_NULL,	/* const char *; NULL: null (absent reads as null; always written) */
+	SK_INT,			/* long long, an integer; SDOC_NONE: absent */
+	SK_INT_NUMBER,		/* double, written as an integer, read as any number; NaN: absent */
+	SK_NUMBER,		/* double, written as a real; NaN: absent */
+	SK_NUMBER_OR_NULL,	/* double; NaN: null (always written) */
+	SK_BOOL,		/* int; -1: absent */
+	SK_OBJECT,		/* a struct at .offset, its members in .sub */
+	SK_JSON,		/* const json_t * of .json_type, a member with its own codec; NULL: absent */
+};
+
+enum sdoc_need {
+	SN_OPTIONAL,		/* absent, or null where the kind has no null: none */
+	SN_REQUIRED,
+};
+
+struct sdoc_field {
+	const char *key;
+	enum sdoc_kind kind;
+	size_t offset;		/* in struct session_doc, or in .sub's struct */
+	enum sdoc_need need;
+	const struct sdoc_field *sub;	/* SK_OBJECT: its members, ending in { NULL } */
+	/* SK_OBJECT, optional: the struct's first member is int present */
+	int has_present;
+	const char *json_type;	/* SK_JSON: "object" or "array" */
+};
+
+/* The top level, in the order session_new() writes it, ending in { NULL }. */
+extern const struct sdoc_field session_doc_fields[];
+
+/*
+ * session.json of @d: every member of the table that is not absent, in
+ * the table's order (the order session.json has always had).
+ */
+json_t *session_doc_encode(const struct session_doc *d);
+
+/* The top-level member @key of @d encoded alone; NULL when absent or no such row. */
+json_t *session_doc_member_encode(const struct session_doc *d, const char *key);
+
+/*
+ * Decode @j (a session.json, or the session's members of a report) into
+ * @d, every member's type checked in the table's order. 0, or -1 with the
+ * first member that is not what the table says, by its JSON path, in @err
+ * ("design.slots: expected an integer, got a string"; "guest: missing
+ * (expected an object)"). Unknown members are ignored.
+ */
+LAB_MUST_CHECK
+int session_doc_decode(const json_t *j, struct session_doc *d, struct strbuf *err);
+
+/*
+ * The member @key of the object @j alone, checked as session_doc_decode()
+ * checks it (report_validate() checks a report's members one by one, in
+ * its own order). 0, or -1 with the error in @err; -1 for a key of no row.
+ */
+LAB_MUST_CHECK
+int session_doc_check(const json_t *j, const char *key, struct strbuf *err);
+
+#endif

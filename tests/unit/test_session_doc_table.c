@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.json's table (session_doc_fields[], lab/report/session_doc.c)
+ * is its one definition: the published JSON Schema and reports/SCHEMA.md
+ * must say what it says (a member added to the table and not to them, or
+ * to them and not to the table, fails here, naming it); real session.json
+ * files, as the lab wrote them, decode and encode again byte for byte; a
+ * member of the wrong type is refused by its path.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "session_doc.h"
+#include "strbuf.h"
+#include "util.h"
+
+#define SCHEMA_JSON "reports/schema/mglrulab-report-2.schema.json"
+#define SCHEMA_MD "reports/SCHEMA.md"
+#define FIXTURES "tests/fixtures/session/"
+
+static const struct sdoc_field *find(const struct sdoc_field *t, const char *key)
+{
+	for (; t->key; t++)
+		if (!strcmp(t->key, key))
+			return t;
+	return NULL;
+}
+
+/* The JSON type a row reads, and whether it reads null as a value. */
+static const char *type_of(const struct sdoc_field *f, int *null_ok)
+{
+	*null_ok = f->kind == SK_STRING_OR_NULL || f->kind == SK_NUMBER_OR_NULL;
+	switch (f->kind) {
+	case SK_STRING: case SK_STRING_OR_NULL: return "string";
+	case SK_INT: return "integer";
+	case SK_INT_NUMBER: case SK_NUMBER: case SK_NUMBER_OR_NULL: return "number";
+	case SK_BOOL: return "boolean";
+	case SK_OBJECT: return "object";
+	case SK_JSON: return f->json_type;
+	}
+	return "?";
+}
+
+/* A schema property's type (a "const" string is a string), and whether null is one. */
+static const char *schema_type(const json_t *root, const json_t *prop, int *null_ok)
+{
+	const json_t *t, *el;
+	const char *type = NULL;
+	size_t i;
+
+	if (json_object_get(prop, "$ref")) {
+		assert_string_equal(json_string_value(json_object_get(prop, "$ref")), "#/$defs/num");
+		prop = json_object_get(json_object_get(root, "$defs"), "num");
+	}
+	*null_ok = 0;
+	if (json_is_string(json_object_get(prop, "const")))
+		return "string";
+	t = json_object_get(prop, "type");
+	if (json_is_string(t))
+		return json_string_value(t);
+	json_array_foreach(t, i, el) {
+		if (!strcmp(json_string_value(el), "null"))
+			*null_ok = 1;
+		else
+			type = json_string_value(el);
+	}
+	return type;
+}
+
+/* @key of the object at @where ("" at the top), as the messages name it. */
+static char *at(const char *where, const char *key)
+{
+	return *where ? xasprintf("%s.%s", where, key) : xstrdup(key);
+}
+
+/*
+ * Every row of @t against the schema object @obj: its type, null and
+ * required. @whole: the schema has no member the table lacks (the top
+ * level has the report's own members besides, runs and results).
+ */
+static void check_object(const json_t *root, const json_t *obj, const struct sdoc_field *t,
+			 const char *where, int whole)
+{
+	const json_t *props = json_object_get(obj, "properties"), *prop, *req;
+	const char *key, *type;
+	int null_ok, tnull;
+	size_t i, nreq = 0, nreq_ours = 0;
+
+	json_object_foreach((json_t *)props, key, prop)
+		if (whole && !find(t, key))
+			fail_msg("%s: in the schema, not in the table", at(where, key));
+	for (const struct sdoc_field *f = t; f->key; f++) {
+		const char *want = type_of(f, &tnull);
+		char *here = at(where, f->key);
+
+		prop = json_object_get(props, f->key);
+		if (!prop)
+			fail_msg("%s: in the table, not in the schema", here);
+		type = schema_type(root, prop, &null_ok);
+		if (!type || strcmp(type, want))
+			fail_msg("%s: the schema says %s, the table %s", here, type ? type : "no type",
+				 want);
+		if (tnull != null_ok)
+			fail_msg("%s: the table %s null, the schema %s", here,
+				 tnull ? "writes" : "never writes", null_ok ? "allows it" : "does not");
+		if (f->kind == SK_OBJECT)
+			check_object(root, prop, f->sub, here, 1);
+		nreq_ours += f->need == SN_REQUIRED;
+		free(here);
+	}
+	req = json_object_get(obj, "required");
+	json_array_foreach(req, i, prop) {
+		const struct sdoc_field *f = find(t, json_string_value(prop));
+
+		if ((f && f->need != SN_REQUIRED) || (!f && whole))
+			fail_msg("%s: required in the schema, not in the table",
+				 at(where, json_string_value(prop)));
+		nreq += f != NULL;
+	}
+	if (nreq != nreq_ours)
+		fail_msg("%s: %zu members required in the table, %zu of them in the schema",
+			 *where ? where : "the top level", nreq_ours, nreq);
+}
+
+static void test_schema_json(void **state)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(SCHEMA_JSON, 0, &jerr);
+	(void)state;
+
+	if (!root)
+		fail_msg("%s: %s", SCHEMA_JSON, jerr.text);
+	check_object(root, root, session_doc_fields, "", 0);
+	json_decref(root);
+}
+
+/* --- reports/SCHEMA.md --- */
+
+static char *read_all(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (read_file(path, &sb, 1 << 24))
+		fail_msg("cannot read %s", path);
+	return sb_detach(&sb);
+}
+
+/* The text from the line starting with @head to the next heading; NULL: none. */
+static char *section(const char *md, const char *head)
+{
+	const char *p = md, *end;
+
+	while ((p = strstr(p, head)) && p != md && p[-1] != '\n')
+		p++;
+	if (!p)
+		return NULL;
+	end = strstr(p + 1, "\n#");
+	return xstrndup(p, end ? (size_t)(end - p) : strlen(p));
+}
+
+/* The line of the markdown table row "| `@key` |" in @md; NULL: none. */
+static char *table_row(const char *md, const char *key)
+{
+	char *want = xasprintf("\n| `%s` |", key);
+	const char *p = strstr(md, want);
+
+	free(want);
+	return p ? xstrndup(p + 1, strcspn(p + 1, "\n")) : NULL;
+}
+
+/* Whether @word is a word of a `code span` of @text ("`{id, created}`" names id). */
+static int in_code(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = strchr(text, '`'); p; p = strchr(p + 1, '`')) {
+		const char *end = strchr(p + 1, '`');
+
+		if (!end)
+			break;
+		for (const char *w = p + 1; w < end; w++) {
+			if ((w == p + 1 || !(isalnum((unsigned char)w[-1]) || w[-1] == '_')) &&
+			    (size_t)(end - w) >= n && !strncmp(w, word, n) &&
+			    !(isalnum((unsigned char)w[n]) || w[n] == '_'))
+				return 1;
+		}
+		p = end;
+	}
+	return 0;
+}
+
+/* Every member of @f's object named in its SCHEMA.md text, nested objects too. */
+static void check_named(const char *text, const struct sdoc_field *f, const char *where)
+{
+	for (const struct sdoc_field *s = f->sub; s->key; s++) {
+		if (!in_code(text, s->key))
+			fail_msg("SCHEMA.md: %s.%s is not named", where, s->key);
+		if (s->kind == SK_OBJECT) {
+			char *sub = xasprintf("%s.%s", where, s->key);
+
+			check_named(text, s, sub);
+			free(sub);
+		}
+	}
+}
+
+/* A table's rows in @text: each first column's `names` must be members of @t. */
+static void check_table_rows(const char *text, const struct sdoc_field *t, const char *where)
+{
+	for (const char *p = strstr(text, "\n| `"); p; p = strstr(p + 1, "\n| `")) {
+		const char *end = strchr(p + 3, '|');
+
+		for (const char *q = strchr(p + 3, '`'); q && q < end; q = strchr(q + 1, '`')) {
+			const char *close = strchr(q + 1, '`');
+			char *name = xstrndup(q + 1, (size_t)(close - q - 1));
+
+			if (!find(t, name))
+				fail_msg("SCHEMA.md: %s.%s is not in the table", where, name);
+			free(name);
+			q = close;
+		}
+	}
+}
+
+static void test_schema_md(void **state)
+{
+	char *md = read_all(SCHEMA_MD);
+	char *top = section(md, "## Top level"), *files = strstr(md, "also holds `session.json`");
+	(void)state;
+
+	assert_non_null(top);
+	assert_non_null(files);
+	/* the paragraph on session.json: the members it has beside the report's */
+	files = xstrndup(files, strstr(files, "\n\n") ? (size_t)(strstr(files, "\n\n") - files) :
+			 strlen(files));
+	for (const struct sdoc_field *f = session_doc_fields; f->key; f++) {
+		char *head = xasprintf("### `%s`", f->key);
+		char *text = section(md, head), *row = table_row(top, f->key);
+
+		/* a member of the report's top level, or of session.json's alone */
+		if (!row && !in_code(files, f->key))
+			fail_msg("SCHEMA.md: `%s` is not a row of the top level", f->key);
+		if (f->kind == SK_OBJECT) {
+			/* its own section, else its row's meaning ("{name, version}") */
+			if (!text && !row)
+				fail_msg("SCHEMA.md: `%s` has neither a section nor a row", f->key);
+			check_named(text ? text : row, f, f->key);
+			if (text && strstr(text, "\n| `"))
+				check_table_rows(text, f->sub, f->key);
+		}
+		free(head);
+		free(text);
+		free(row);
+	}
+	free(files);
+	free(top);
+	free(md);
+}
+
+/* --- real files --- */
+
+static char *dump(const json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+
+	assert_non_null(s);
+	return s;
+}
+
+/*
+ * @name as the lab wrote it, decoded and encoded again: byte for byte what
+ * session_write_json() writes. Files from before session.lab_conf_sha256
+ * read it as null (session_doc.h: absent reads as null), and are compared
+ * with it added.
+ */
+static void round_trip(const char *name)
+{
+	char *path = xasprintf(FIXTURES "%s", name), *text = read_all(path), *want, *got;
+	json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL), *out, *ses;
+	struct session_doc d;
+	struct strbuf err = STRBUF_INIT;
+
+	assert_non_null(j);
+	if (session_doc_decode(j, &d, &err))
+		fail_msg("%s: %s", path, sb_str(&err));
+	out = session_doc_encode(&d);
+	ses = json_object_get(j, "session");
+	if (!json_object_get(ses, "lab_conf_sha256")) {
+		json_object_set_new(ses, "lab_conf_sha256", json_null());
+		want = dump(j);
+	} else {
+		want = xstrndup(text, strlen(text) - 1);	/* the file ends in a newline */
+	}
+	got = dump(out);
+	if (strcmp(got, want)) {
+		size_t i = 0;
+
+		while (got[i] == want[i])
+			i++;
+		fail_msg("%s: encoded again, it differs at byte %zu: \"%.60s\" for \"%.60s\"", path,
+			 i, got + i, want + i);
+	}
+	free(got);
+	free(want);
+	json_decref(out);
+	json_decref(j);
+	sb_release(&err);
+	free(text);
+	free(path);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	round_trip("one-alone.json");		/* one kernel, design.alone, icount_shift */
+	round_trip("ab-note.json");		/* A/B, note */
+	round_trip("ab-claim.json");		/* claim */
+	round_trip("ab-sequential.json");	/* design.sequential */
+}
+
+/*
+ * A fixture with its member @path/@key set to @val (NULL: removed):
+ * refused, naming @want; NULL: decoded.
+ */
+static void refused(const char *path, const char *key, json_t *val, const char *want)
+{
+	json_t *j = json_load_file(FIXTURES "ab-sequential.json", 0, NULL), *o = j;
+	struct session_doc d;
+	struct strbuf err = STRBUF_INIT;
+	char *p = xstrdup(path), *tok, *save;
+
+	assert_non_null(j);
+	for (tok = strtok_r(p, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
+		o = json_object_get(o, tok);
+	if (val)
+		json_object_set_new(o, key, val);
+	else
+		json_object_del(o, key);
+	if (!want) {
+		assert_int_equal(session_doc_decode(j, &d, &err), 0);
+	} else {
+		assert_int_equal(session_doc_decode(j, &d, &err), -1);
+		if (strcmp(sb_str(&err), want))
+			fail_msg("%s %s: got \"%s\", want \"%s\"", path, key, sb_str(&err), want);
+	}
+	free(p);
+	json_decref(j);
+	sb_release(&err);
+}
+
+static void test_refused(void **state)
+{
+	(void)state;
+	refused("", "design", NULL, "design: missing (expected an object)");
+	refused("", "guest", json_string("g"), "guest: expected an object, got a string");
+	refused("guest", "file", json_false(), "guest.file: expected a string, got a boolean");
+	refused("design", "slots", json_string("2"), "design.slots: expected an integer, got a string");
+	refused("design/sequential", "budget_s", json_string("1h"),
+		"design.sequential.budget_s: expected a number or null, got a string");
+	refused("design/sequential", "rho", NULL, "design.sequential.rho: missing (expected a number)");
+	refused("host", "accel", json_null(), "host.accel: expected a string, got null");
+	refused("", "plan", json_object(), "plan: expected an array, got an object");
+	/* null for an optional member that has no null is "none" (reports/SCHEMA.md) */
+	refused("design", "slots", json_null(), NULL);
+	refused("guest", "icount_shift", json_null(), NULL);
+}
+
+/* What the session's readers get: the members, typed; absent ones as the header says. */
+static void test_decoded(void **state)
+{
+	json_t *j = json_load_file(FIXTURES "ab-sequential.json", 0, NULL);
+	struct session_doc d;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(session_doc_decode(j, &d, &err), 0);
+	assert_string_equal(d.design.baseline, json_string_value(json_object_get(
+		json_object_get(j, "design"), "baseline")));
+	assert_int_equal(d.design.sequential.present, 1);
+	assert_true(d.design.sequential.budget_s != d.design.sequential.budget_s);	/* null: NaN */
+	assert_int_equal(d.design.profile, -1);
+	assert_null(d.design.attribute);
+	assert_null(d.session.lab_conf_sha256);
+	assert_true(d.session.finished == NULL && d.session.complete == -1);
+	assert_true(d.statistics.counter_resamples == SDOC_NONE);
+	assert_non_null(d.plan);
+	assert_non_null(d.guest.file);
+	json_decref(j);
+	sb_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schema_json),
+		cmocka_unit_test(test_schema_md),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_decoded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
