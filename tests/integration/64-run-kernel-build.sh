@@ -9,11 +9,19 @@
 # program's artifact check), the vmstat deltas and memory.events present.
 # Then on tiny-icount beside mglru_aging: the session gets a slot per CPU,
 # and no run overlaps a kernel_build run (it runs alone, docs/hosts.md).
+# Paired (run-all): it asserts statuses, files and which runs overlapped,
+# never a time on the host's clock; the sessions have state and reports
+# of their own (fixture_lab), and the prepared build folder is made under
+# the kernel cache's build lock. About 50 s alone.
+# run-all: paired
+# run-all: cost 50
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 [ -d /etc/alternatives ] && command -v make >/dev/null && command -v gcc >/dev/null ||
 	skip "no host toolchain to share (make, gcc, /etc/alternatives)"
-CONF=tests/fixtures/labs/kbuild.conf
+fixture_lab kbuild-alone
+ALONE=$CONF
+fixture_lab kbuild
 
 # session CONF TAG: run it; d= the session folder this run made
 # (reports/tests/latest may be another test's)
@@ -74,7 +82,7 @@ PY
 # kernel_build alone among two slots (claim_block(), lab/session/session_runs.c)
 nproc_here=$(nproc)
 [ "$nproc_here" -ge 2 ] || { echo ok; exit 0; }
-session tests/fixtures/labs/kbuild-alone.conf kbuild+aging
+session "$ALONE" kbuild+aging
 python3 - "$d" <<'PY' || fail "kernel_build did not run alone"
 import calendar, json, os, sys, time
 d = sys.argv[1]
