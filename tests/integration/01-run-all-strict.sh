@@ -2,6 +2,11 @@
 # run-all's strict mode (what .ci/run uses): a skipped test fails the run
 # unless expected-skips lists it; without STRICT a skip is only counted.
 # run-all: quick
+# Paired (run-all): its fake suites keep their times and logs under its own
+# folder; their limits are seconds of sleep, which a neighbour's load
+# does not move.
+# run-all: paired
+# run-all: cost 13
 set -u
 cd "$(dirname "$0")/../.."
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -9,6 +9,9 @@
 #    message expects. (A value the host accepts is not run here: the
 #    program would measure.)
 # run-all: quick
+# Paired (run-all): --help and refused values, nothing measured.
+# run-all: paired
+# run-all: cost 8
 . "$(dirname "$0")/50-workload-lib.bash"
 
 [ -x ./mglrulab ] || make -s mglrulab >/dev/null || fail "cannot build mglrulab"
