@@ -16,9 +16,15 @@
 # made unreachable: the series is not blamed until the lab failed its
 # session three times. tests/integration/90 checks the assembly on a
 # larger archive; here its queued series fail to apply, each with its
-# reply. About 6 minutes (two incremental kernel builds, three sessions).
-# Not paired: beside test 89 (kernel builds and guests of its own) it took
-# 1,108 s of CI instead of 335 s, the two holding the paired phase.
+# reply. About 3 minutes alone (two incremental kernel builds, three
+# sessions). Paired (run-all): the guests count instructions (tiny-icount),
+# every wait is for a state or a file, and the watch, its queue, state and
+# reports are the test's own. It was not, once: beside test 89 it took
+# 1,108 s of CI instead of 335 s, when both built kernels under the kernel
+# cache's one build lock; with a warm cache 89 builds none. The cold run of
+# 2026-12-06 measured it serial at 79 % of the CPUs, 157 s.
+# run-all: paired
+# run-all: cost 170
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 CONF=$TMP/watch.conf
