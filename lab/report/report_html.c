@@ -3,12 +3,14 @@
  * The HTML report: one self-contained file (inline CSS and SVG, no scripts,
  * no external resources) that a maintainer can open from a mail attachment
  * or a CI artifact. Every string that came from the session - config,
- * patch subjects, metric names, guest output - goes through sb_add_xml().
+ * patch subjects, metric names, guest output - goes through sb_add_xml(),
+ * by way of the HTML kit (html_kit.h) that bisect.html and history's page
+ * share.
  * Element ids are indices, never names, so no name reaches an attribute
  * unescaped or unpredictably.
  */
 #include "report.h"
-#include "escape.h"
+#include "html_kit.h"
 #include "report_coh.h"
 #include "report_headline.h"
 #include "report_layout.h"
@@ -134,62 +136,6 @@ static void flush_point(struct strbuf *sb)
 	LAB_IGNORE(sb_flush_point(sb));
 }
 
-static void esc(struct strbuf *sb, const char *s)
-{
-	sb_add_xml(sb, s);
-}
-
-/* Verdict and change ids come from our own tables; anything else is shown as invalid. */
-static const char *css_id(const char *id)
-{
-	static const char *const ok[] = {
-		"improvement", "regression", "within-noise", "no-change", "inconclusive",
-		"invalid", "increase", "decrease", "constant",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
-		if (id && !strcmp(id, ok[i]))
-			return ok[i];
-	return "invalid";
-}
-
-static void badge(struct strbuf *sb, const char *id)
-{
-	id = css_id(id);
-	sb_addf(sb, "<span class=\"badge v-%s\" title=\"%s\">", id, verdict_label(id));
-	if (!strcmp(id, "increase") || !strcmp(id, "decrease") || !strcmp(id, "constant"))
-		sb_adds(sb, id);
-	else
-		sb_adds(sb, verdict_symbol(id));
-	sb_adds(sb, "</span>");
-}
-
-/* The verdict (or change, for a counter) cell; "-" when nothing was compared. */
-static void verdict_cell(struct strbuf *sb, const char *id)
-{
-	sb_adds(sb, "<td class=\"verdict\">");
-	if (id)
-		badge(sb, id);
-	else
-		sb_adds(sb, "-");	/* one kernel: nothing was compared */
-	sb_adds(sb, "</td>");
-}
-
-static void td_num(struct strbuf *sb, double v)
-{
-	char b[48];
-
-	fmt_num(b, sizeof(b), v);
-	sb_addf(sb, "<td class=\"num\">%s</td>", b);
-}
-
-static void td_text(struct strbuf *sb, const char *s)
-{
-	sb_adds(sb, "<td>");
-	esc(sb, s);
-	sb_adds(sb, "</td>");
-}
-
 static const char *kname(const struct report_view *v, int k)
 {
 	const char *name = k ? v->design.patched : v->design.baseline;
@@ -217,7 +163,7 @@ static void sequential_stops(const struct report_view *v, struct strbuf *sb)
 		const char *why = str_or(w->why, "");
 
 		sb_adds(sb, "<li><b>");
-		esc(sb, w->name);
+		html_esc(sb, w->name);
 		sb_adds(sb, "</b>: ");
 		if (!strcmp(why, "decided"))
 			sb_addf(sb, "every primary decided at look %lld (%.0f runs per kernel)",
@@ -250,7 +196,7 @@ static void sequential_items(const struct report_view *v, struct strbuf *sb)
 	sb_addf(sb, "<dt>Until</dt><dd>decided: looks at %lld, %lld, &hellip; up to %lld runs per "
 		"kernel, alpha %g spent over the looks (", (long long)plan->min_runs,
 		(long long)(plan->min_runs + plan->step), (long long)plan->max_runs, plan->alpha);
-	esc(sb, str_or(plan->method, "sequential"));
+	html_esc(sb, str_or(plan->method, "sequential"));
 	sb_adds(sb, ")");
 	if (plan->budget_s > 0)
 		sb_addf(sb, "; budget %.0f s of runs", plan->budget_s);
@@ -260,7 +206,7 @@ static void sequential_items(const struct report_view *v, struct strbuf *sb)
 
 		report_view_budget_resume_line(v, &line);
 		sb_adds(sb, "<p class=\"budget\">");
-		esc(sb, sb_str(&line));
+		html_esc(sb, sb_str(&line));
 		sb_adds(sb, "</p>");
 		sb_release(&line);
 	}
@@ -279,17 +225,17 @@ static void compared_item(const struct report_view *v, struct strbuf *sb)
 		if (i)
 			sb_adds(sb, " &middot; ");
 		sb_adds(sb, "<b>");
-		esc(sb, str_or(k->name, "?"));
+		html_esc(sb, str_or(k->name, "?"));
 		sb_adds(sb, "</b>: ");
 		if (k->version) {
 			sb_adds(sb, "Linux ");
-			esc(sb, k->version);
+			html_esc(sb, k->version);
 			sb_adds(sb, " from ");
 		}
-		esc(sb, slash && slash[1] ? slash + 1 : src);
+		html_esc(sb, slash && slash[1] ? slash + 1 : src);
 		if (k->ref) {
 			sb_adds(sb, " at ");
-			esc(sb, k->ref);
+			html_esc(sb, k->ref);
 		}
 		if (np)
 			sb_addf(sb, " + %zu patch%s", np, np == 1 ? "" : "es");
@@ -301,20 +247,20 @@ static void compared_item(const struct report_view *v, struct strbuf *sb)
 static void where_item(const struct report_view *v, struct strbuf *sb)
 {
 	sb_adds(sb, "<dt>Where</dt><dd>");
-	esc(sb, str_or(v->host.hostname, "?"));
+	html_esc(sb, str_or(v->host.hostname, "?"));
 	sb_adds(sb, ": ");
-	esc(sb, str_or(v->host.cpu, "?"));
+	html_esc(sb, str_or(v->host.cpu, "?"));
 	sb_adds(sb, ", accel <b>");
-	esc(sb, str_or(v->host.accel, "?"));
+	html_esc(sb, str_or(v->host.accel, "?"));
 	sb_adds(sb, "</b>; guest ");
-	esc(sb, str_or(v->guest.name, "?"));
+	html_esc(sb, str_or(v->guest.name, "?"));
 	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes%s%s)</dd>", (long long)v->guest.vcpus,
 		v->guest.nnodes,
 		v->guest.has_icount_shift ? "; guest time counts instructions (icount): " : "",
 		v->guest.has_icount_shift ? REPORT_ICOUNT_BLIND : "");
 	if (v->note) {
 		sb_adds(sb, "<dt>Note</dt><dd>");
-		esc(sb, v->note);
+		html_esc(sb, v->note);
 		sb_adds(sb, "</dd>");
 	}
 }
@@ -329,37 +275,37 @@ static void how_item(const struct report_view *v, struct strbuf *sb)
 		v->design.sequential.present ? "up to " : "", (long long)v->design.runs_per_kernel);
 	if (except) {
 		sb_adds(sb, " (");
-		esc(sb, except);
+		html_esc(sb, except);
 		sb_adds(sb, ")");
 		free(except);
 	}
 	sb_addf(sb, " (fresh boot each), %lld warm-up, order ", (long long)v->design.warmups);
-	esc(sb, str_or(v->design.order, "-"));
+	html_esc(sb, str_or(v->design.order, "-"));
 	char *slots = report_view_slots_phrase(v);
 	if (slots)
-		esc(sb, slots);
+		html_esc(sb, slots);
 	free(slots);
 	sb_addf(sb, "; medians, %.0f%% bootstrap interval of the ratio (%lld resamples), "
 		"Mann-Whitney U, BH q within families, alpha %g, noise band &plusmn;%g%% (",
 		100 * st->confidence, (long long)st->resamples, st->alpha, 100 * st->threshold);
-	esc(sb, str_or(st->threshold_source, "[stats] threshold"));
+	html_esc(sb, str_or(st->threshold_source, "[stats] threshold"));
 	sb_adds(sb, ")</dd>");
 }
 
 static void header(const struct report_view *v, struct strbuf *sb)
 {
 	sb_adds(sb, "<header><h1><span class=\"k0t\">");
-	esc(sb, kname(v, 0));
+	html_esc(sb, kname(v, 0));
 	if (v->design.patched) {
 		sb_adds(sb, "</span> vs <span class=\"k1t\">");
-		esc(sb, kname(v, 1));
+		html_esc(sb, kname(v, 1));
 	} else {
 		sb_adds(sb, "</span> <span class=\"muted\">(one kernel, no comparison)");
 	}
 	sb_adds(sb, "</span></h1><p class=\"sub\">mglrulab report &middot; session <code>");
-	esc(sb, str_or(v->session.id, "-"));
+	html_esc(sb, str_or(v->session.id, "-"));
 	sb_adds(sb, "</code> &middot; ");
-	esc(sb, str_or(v->session.created, ""));
+	html_esc(sb, str_or(v->session.created, ""));
 	sb_adds(sb, "</p></header>\n");
 }
 
@@ -372,7 +318,7 @@ static void context(const struct report_view *v, struct strbuf *sb)
 	for (size_t i = 0; i < v->nworkloads; i++) {
 		if (i)
 			sb_adds(sb, ", ");
-		esc(sb, str_or(v->workloads[i].name, "?"));
+		html_esc(sb, str_or(v->workloads[i].name, "?"));
 	}
 	sb_adds(sb, "</dd>");
 	where_item(v, sb);
@@ -402,41 +348,34 @@ static void answer_row(const struct report_view *v, const struct headline_line *
 	sb_adds(sb, "<tr><td class=\"name\">");
 	if (i >= 0)
 		sb_addf(sb, "<a href=\"#d%ld\">", i);
-	esc(sb, str_or(l->workload, "?"));
+	html_esc(sb, str_or(l->workload, "?"));
 	sb_adds(sb, ": ");
-	esc(sb, str_or(l->metric, "?"));
+	html_esc(sb, str_or(l->metric, "?"));
 	sb_adds(sb, i >= 0 ? "</a></td><td class=\"verdict\">" : "</td><td class=\"verdict\">");
 	/* not the verdict's badge: "~" would read as a no change it is not */
 	if (l->cannot_test)
-		sb_adds(sb, "<span class=\"badge v-inconclusive\">cannot test here</span>");
+		html_badge(sb, "inconclusive", "cannot test here");
 	else if (l->verdict_id)
-		badge(sb, l->verdict_id);
+		html_verdict_badge(sb, l->verdict_id);
 	/* The label beside a symbol ("~ no change"), not beside itself ("regression"). */
 	if (!l->cannot_test &&
-	    (!l->verdict_id || strcmp(verdict_symbol(css_id(l->verdict_id)), l->verdict_label)))
+	    (!l->verdict_id || strcmp(verdict_symbol(html_verdict_class(l->verdict_id)), l->verdict_label)))
 		sb_addf(sb, " %s", l->verdict_label);
 	if (*l->vs_claim)
 		sb_addf(sb, "<br><small>%s</small>", l->vs_claim);
 	/* the coherence model's figure, its own quantity: to its section */
 	if (*l->coh) {
 		sb_adds(sb, "<br><small><a href=\"#coherence\">");
-		esc(sb, l->coh);
+		html_esc(sb, l->coh);
 		sb_adds(sb, "</a></small>");
 	}
 	sb_addf(sb, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
 	if (culprits) {
 		sb_adds(sb, "<td>");
-		esc(sb, str_or(l->culprit, ""));
+		html_esc(sb, str_or(l->culprit, ""));
 		sb_adds(sb, "</td>");
 	}
 	sb_adds(sb, "</tr>\n");
-}
-
-static void list_item(struct strbuf *sb, const char *text)
-{
-	sb_adds(sb, "<li>");
-	esc(sb, text);
-	sb_adds(sb, "</li>");
 }
 
 /*
@@ -455,7 +394,7 @@ static void answer(const struct report_view *v, struct strbuf *sb)
 		headline_summary(&h, &t);
 	sb_adds(sb, "<section id=\"answer\" class=\"answer\"><h2>The answer: ");
 	if (h.patched) {
-		esc(sb, sb_str(&t));
+		html_esc(sb, sb_str(&t));
 		sb_adds(sb, h.primaries ? " <small>(primary metrics)</small>" :
 			" <small>(every metric: no primaries declared)</small>");
 	} else {
@@ -478,7 +417,7 @@ static void answer(const struct report_view *v, struct strbuf *sb)
 	if (h.nvalidity)
 		sb_adds(sb, "<div class=\"validity\"><strong>What this guest can test</strong><ul>");
 	for (size_t i = 0; i < h.nvalidity; i++)
-		list_item(sb, h.validity[i].text);
+		html_li(sb, h.validity[i].text);
 	if (h.nvalidity)
 		sb_adds(sb, "</ul></div>");
 	if (!h.nlines && !h.quiet && !h.ntodo)
@@ -488,12 +427,12 @@ static void answer(const struct report_view *v, struct strbuf *sb)
 		sb_adds(sb, "<div class=\"undecided\"><strong>Undecided, and what it would take"
 			"</strong><ul>");
 	for (size_t i = 0; i < h.ntodo; i++)
-		list_item(sb, h.todo[i].text);
+		html_li(sb, h.todo[i].text);
 	sb_adds(sb, h.ntodo ? "</ul></div></section>\n" : "</section>\n");
 	if (h.nwarnings)
 		sb_adds(sb, "<section class=\"warnings\" id=\"warnings\"><strong>Warnings</strong><ul>");
 	for (size_t i = 0; i < h.nwarnings; i++)
-		list_item(sb, h.warnings[i].text);
+		html_li(sb, h.warnings[i].text);
 	if (h.nwarnings)
 		sb_adds(sb, "</ul></section>\n");
 	sb_release(&t);
@@ -512,11 +451,12 @@ static void verdict_badges(struct strbuf *sb, const struct view_counts *c)
 	sb_adds(sb, "<div class=\"counts\">");
 	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
 		const char *sym = verdict_symbol(ids[i]), *label = verdict_label(ids[i]);
+		char text[96];
 
 		/* "≈ significant, within noise" but not "improvement improvement". */
-		sb_addf(sb, "<span class=\"badge v-%s\">%s%s%s: %lld</span>", ids[i],
-			strcmp(sym, label) ? sym : "", strcmp(sym, label) ? " " : "", label,
-			(long long)n[i]);
+		snprintf(text, sizeof(text), "%s%s%s: %lld", strcmp(sym, label) ? sym : "",
+			 strcmp(sym, label) ? " " : "", label, (long long)n[i]);
+		html_badge(sb, ids[i], text);
 	}
 	sb_adds(sb, "</div>");
 }
@@ -586,7 +526,7 @@ static void change_cells_claim(struct strbuf *sb, const struct svg_forest_axis *
 	sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", d, ci);
 	sb_adds(sb, "<td class=\"plot\">");
 	svg_forest_claimed(sb, ax, c->ratio, c->lo, c->hi, res->threshold, result_better(res),
-			   css_id(id ? id : "invalid"), claim);
+			   html_verdict_class(id ? id : "invalid"), claim);
 	sb_adds(sb, "</td>");
 }
 
@@ -600,8 +540,8 @@ static void change_cells(struct strbuf *sb, const struct svg_forest_axis *ax,
 /* The two medians. */
 static void median_cells(struct strbuf *sb, const struct result_record *res)
 {
-	td_num(sb, res->side[0].median);
-	td_num(sb, res->side[1].median);
+	html_td_num(sb, res->side[0].median);
+	html_td_num(sb, res->side[1].median);
 }
 
 static void p_cell(struct strbuf *sb, const struct result_record *res)
@@ -626,9 +566,9 @@ static void results_head(const struct report_view *v, struct strbuf *sb, const c
 		"<th class=\"num\">Interval</th><th class=\"plot\">", verdict);
 	svg_forest_head(sb, ax);
 	sb_adds(sb, "</th><th class=\"num\">");
-	esc(sb, kname(v, 0));
+	html_esc(sb, kname(v, 0));
 	sb_adds(sb, "</th><th class=\"num\">");
-	esc(sb, kname(v, 1));
+	html_esc(sb, kname(v, 1));
 	sb_adds(sb, "</th>");
 }
 
@@ -643,7 +583,7 @@ static void heterogeneity_row(struct strbuf *sb, const struct result_record *res
 			continue;
 		sb_adds(sb, "<tr class=\"het\"><td colspan=\"9\"><div class=\"warnings\">"
 			"<strong>Warning:</strong> ");
-		esc(sb, res->warnings[i].message);
+		html_esc(sb, res->warnings[i].message);
 		sb_addf(sb, " (<a href=\"#hosts\">per host</a>)</div></td></tr>\n");
 	}
 }
@@ -692,22 +632,22 @@ static void results_table(const struct report_view *v, struct strbuf *sb, int pr
 			continue;
 		if (!cur || strcmp(cur, wn)) {
 			sb_adds(sb, "<tr class=\"wl\"><td colspan=\"9\">");
-			esc(sb, wn);
+			html_esc(sb, wn);
 			sb_adds(sb, "</td></tr>\n");
 			cur = wn;
 		}
 		sb_addf(sb, "<tr class=\"metric\" id=\"m%zu\"><td class=\"name\"><a href=\"#d%zu\">",
 			i, i);
-		esc(sb, res->metric);
+		html_esc(sb, res->metric);
 		sb_adds(sb, "</a>");
 		/* a primary's runs under its name: what the verdict rests on, in no new column */
 		if (primary)
 			svg_runs_inline(sb, res, kname(v, 0), kname(v, 1));
 		sb_adds(sb, "</td>");
-		verdict_cell(sb, res->verdict_id);
+		html_td_verdict(sb, res->verdict_id);
 		change_cells_claim(sb, &ax, res, claimed_ratio(v, res));
 		median_cells(sb, res);
-		td_text(sb, res->unit ? res->unit : "");
+		html_td_text(sb, res->unit ? res->unit : "");
 		p_cell(sb, res);
 		sb_adds(sb, "</tr>\n");
 		if (primary)
@@ -738,7 +678,7 @@ static void layout_runs_html(const struct report_view *v, const struct layout_ta
 		if (!n[k])
 			continue;
 		sb_addf(sb, "<th colspan=\"%zu\">", n[k]);
-		esc(sb, kname(v, k));
+		html_esc(sb, kname(v, k));
 		sb_adds(sb, "</th>");
 	}
 	sb_adds(sb, "</tr><tr><th></th>");
@@ -748,10 +688,10 @@ static void layout_runs_html(const struct report_view *v, const struct layout_ta
 	sb_adds(sb, "</tr></thead><tbody>\n");
 	for (size_t row = 0; row < t->rows.n; row++) {
 		sb_adds(sb, "<tr>");
-		td_text(sb, t->rows.v[row]);
+		html_td_text(sb, t->rows.v[row]);
 		for (int k = 0; k < 2; k++)
 			for (size_t i = 0; i < n[k]; i++)
-				td_num(sb, layout_run_value(layout_cell(t, row, 0, 0), k, seqs[k][i]));
+				html_td_num(sb, layout_run_value(layout_cell(t, row, 0, 0), k, seqs[k][i]));
 		sb_adds(sb, "</tr>\n");
 	}
 	sb_adds(sb, "</tbody></table></div>\n");
@@ -778,7 +718,7 @@ static void layout_tables_html(const struct report_view *v, struct strbuf *sb)
 		if (!rows)
 			continue;
 		sb_adds(sb, "<h3>");
-		esc(sb, t[i].title.buf);
+		html_esc(sb, t[i].title.buf);
 		sb_adds(sb, "</h3><div class=\"tw\"><table class=\"results layout\"><thead>");
 		if (heads) {
 			sb_adds(sb, "<tr><th></th>");
@@ -787,21 +727,21 @@ static void layout_tables_html(const struct report_view *v, struct strbuf *sb)
 				const char *c = t[i].ncols > 1 ? layout_col_label(&t[i], cell % t[i].ncols) : "";
 
 				sb_adds(sb, "<th colspan=\"4\">");
-				esc(sb, g);
+				html_esc(sb, g);
 				sb_adds(sb, *g && *c ? " " : "");
-				esc(sb, c);
+				html_esc(sb, c);
 				sb_adds(sb, "</th>");
 			}
 			sb_adds(sb, "</tr>");
 		}
 		sb_adds(sb, "<tr><th>");
-		esc(sb, t[i].layout->kind == LAYOUT_SWEEP ? t[i].layout->row_head : "");
+		html_esc(sb, t[i].layout->kind == LAYOUT_SWEEP ? t[i].layout->row_head : "");
 		sb_adds(sb, "</th>");
 		for (cell = 0; cell < cells; cell++) {
 			sb_adds(sb, "<th class=\"num\">");
-			esc(sb, kname(v, 0));
+			html_esc(sb, kname(v, 0));
 			sb_adds(sb, "</th><th class=\"num\">");
-			esc(sb, kname(v, 1));
+			html_esc(sb, kname(v, 1));
 			sb_adds(sb, "</th><th class=\"num\">Change</th><th>Verdict</th>");
 		}
 		sb_adds(sb, "</tr></thead><tbody>\n");
@@ -809,18 +749,18 @@ static void layout_tables_html(const struct report_view *v, struct strbuf *sb)
 			if (layout_row_empty(&t[i], row))
 				continue;
 			sb_adds(sb, "<tr>");
-			td_text(sb, t[i].rows.v[row]);
+			html_td_text(sb, t[i].rows.v[row]);
 			for (cell = 0; cell < cells; cell++) {
 				const struct layout_cell *c = layout_cell(&t[i], row, cell / t[i].ncols,
 									   cell % t[i].ncols);
 				char d[32];
 
-				td_num(sb, c->base);
-				td_num(sb, c->patched);
+				html_td_num(sb, c->base);
+				html_td_num(sb, c->patched);
 				fmt_pct(d, sizeof(d), c->delta_pct);
 				sb_addf(sb, "<td class=\"num\">%s</td><td>", d);
 				if (c->verdict)
-					badge(sb, c->verdict);
+					html_verdict_badge(sb, c->verdict);
 				else
 					sb_adds(sb, "-");
 				sb_adds(sb, "</td>");
@@ -845,10 +785,10 @@ static void host_pooled_note(struct strbuf *sb, const struct result_record *res)
 		sb_adds(sb, "<strong>hosts disagree</strong>, ");
 	fmt_p(p, sizeof(p), pl->heterogeneity.p);
 	sb_addf(sb, "Cochran's Q %.2f, p ", pl->heterogeneity.q);
-	esc(sb, p);
+	html_esc(sb, p);
 	sb_addf(sb, ", I&sup2; %.0f%%; van Elteren p ", 100 * pl->heterogeneity.i2);
 	fmt_p(p, sizeof(p), pl->p);
-	esc(sb, p);
+	html_esc(sb, p);
 	sb_adds(sb, "</td></tr>\n");
 }
 
@@ -860,11 +800,11 @@ static void host_row(struct strbuf *sb, const struct result_record *res,
 
 	sb_adds(sb, "<tr><td></td><td>");
 	if (h) {
-		esc(sb, h->host);
+		html_esc(sb, h->host);
 		sb_addf(sb, "</td><td class=\"num\">%lld / %lld</td>", (long long)h->n[0],
 			(long long)h->n[1]);
 		for (size_t k = 0; k < 2; k++)
-			td_num(sb, h->median[k]);
+			html_td_num(sb, h->median[k]);
 		fmt_pct(d, sizeof(d), h->delta_pct);
 		fmt_ratio_ci(ci, sizeof(ci), h->lo, h->hi);
 		sb_addf(sb, "<td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
@@ -903,18 +843,18 @@ static void hosts_tables(const struct report_view *v, struct strbuf *sb)
 			if (cur)
 				sb_adds(sb, "</tbody></table></div>\n");
 			sb_adds(sb, "<h3>");
-			esc(sb, wn);
+			html_esc(sb, wn);
 			sb_adds(sb, "</h3><div class=\"tw\"><table class=\"results hosts\"><thead><tr>"
 				"<th>Metric</th><th>Host</th><th class=\"num\">Runs</th><th class=\"num\">");
-			esc(sb, kname(v, 0));
+			html_esc(sb, kname(v, 0));
 			sb_adds(sb, "</th><th class=\"num\">");
-			esc(sb, kname(v, 1));
+			html_esc(sb, kname(v, 1));
 			sb_adds(sb, "</th><th class=\"num\">Change</th><th class=\"num\">Interval</th>"
 				"<th></th></tr></thead><tbody>\n");
 			cur = wn;
 		}
 		sb_adds(sb, "<tr class=\"metric\"><td colspan=\"8\">");
-		esc(sb, res->metric);
+		html_esc(sb, res->metric);
 		sb_adds(sb, "</td></tr>\n");
 		for (size_t j = 0; j < res->nhosts; j++)
 			host_row(sb, res, &res->hosts[j]);
@@ -951,7 +891,7 @@ static void geomean_table(const struct report_view *v, struct strbuf *sb)
 		fmt_pct(d, sizeof(d), 100 * (ratio - 1));
 		fmt_ratio_ci(ci, sizeof(ci), lo, hi);
 		sb_adds(sb, "<tr>");
-		td_text(sb, str_or(g->workload, ""));
+		html_td_text(sb, str_or(g->workload, ""));
 		sb_addf(sb, "<td class=\"num\">%lld</td><td class=\"num\">%s</td>"
 			"<td class=\"num\">%s</td><td class=\"plot\">", (long long)g->metrics, d, ci);
 		svg_forest(sb, &ax, ratio, lo, hi, v->statistics.threshold, SVG_BETTER_HIGHER, cls);
@@ -963,8 +903,8 @@ static void geomean_table(const struct report_view *v, struct strbuf *sb)
 static void stat_row(struct strbuf *sb, const char *label, double a, double b)
 {
 	sb_addf(sb, "<tr><th>%s</th>", label);
-	td_num(sb, a);
-	td_num(sb, b);
+	html_td_num(sb, a);
+	html_td_num(sb, b);
 	sb_adds(sb, "</tr>");
 }
 
@@ -982,13 +922,13 @@ static void pooled_rows(const struct result_record *res, struct strbuf *sb)
 		"<td class=\"num\">%s %s</td></tr>", (long long)pl->hosts, a, b);
 	fmt_p(p, sizeof(p), pl->p);
 	sb_adds(sb, "<tr><th>van Elteren, by host (");
-	esc(sb, pl->p_method ? pl->p_method : "none");
+	html_esc(sb, pl->p_method ? pl->p_method : "none");
 	sb_adds(sb, ")</th><td class=\"num\">p ");
-	esc(sb, p);
+	html_esc(sb, p);
 	fmt_p(p, sizeof(p), pl->heterogeneity.p);
 	sb_addf(sb, "</td></tr><tr><th>Cochran's Q (hosts disagree: p &lt; %g)</th>"
 		"<td class=\"num\">%.2f, p ", pl->heterogeneity.alpha, pl->heterogeneity.q);
-	esc(sb, p);
+	html_esc(sb, p);
 	sb_addf(sb, ", I&sup2; %.0f%%</td></tr>", 100 * pl->heterogeneity.i2);
 }
 
@@ -1061,13 +1001,13 @@ static void comparison_rows(const struct result_record *res, struct strbuf *sb)
 	sb_addf(sb, "<tr><th>ratio of medians</th><td class=\"num\">%.5f (%s)</td></tr>",
 		c->ratio, a);
 	sb_addf(sb, "<tr><th>%.0f%% interval (", 100 * c->ci.level);
-	esc(sb, c->ci.method ? c->ci.method : "none");
+	html_esc(sb, c->ci.method ? c->ci.method : "none");
 	sb_addf(sb, ", %lld resamples)</th><td class=\"num\">%s</td></tr>",
 		(long long)c->ci.resamples, b);
 	fmt_p(p, sizeof(p), c->mann_whitney.p);
 	fmt_p(q, sizeof(q), c->q);
 	sb_addf(sb, "<tr><th>Mann-Whitney U (");
-	esc(sb, c->mann_whitney.method ? c->mann_whitney.method : "none");
+	html_esc(sb, c->mann_whitney.method ? c->mann_whitney.method : "none");
 	sb_addf(sb, ")</th><td class=\"num\">U %g, p %s, q %s</td></tr>", c->mann_whitney.u, p, q);
 	fmt_pct(a, sizeof(a), 100 * (c->hodges_lehmann.ratio - 1));
 	fmt_ratio_ci(b, sizeof(b), c->hodges_lehmann.ratio_lo, c->hodges_lehmann.ratio_hi);
@@ -1090,9 +1030,9 @@ static void detail_stats(const struct report_view *v, const struct result_record
 {
 	sb_adds(sb, "<table class=\"stats\" style=\"width:auto\"><thead><tr><th></th>"
 		"<th class=\"num k0t\">");
-	esc(sb, kname(v, 0));
+	html_esc(sb, kname(v, 0));
 	sb_adds(sb, "</th><th class=\"num k1t\">");
-	esc(sb, kname(v, 1));
+	html_esc(sb, kname(v, 1));
 	sb_adds(sb, "</th></tr></thead><tbody>");
 	side_rows(res, sb);
 	median_ci_row(res, sb);
@@ -1127,9 +1067,9 @@ static void raw_values(const struct report_view *v, const struct result_record *
 
 			sb_addf(sb, "<tr><td><a href=\"#run%lld\">#%lld</a></td><td class=\"k%dt\">",
 				id, id, k);
-			esc(sb, kname(v, k));
+			html_esc(sb, kname(v, k));
 			sb_adds(sb, "</td>");
-			td_num(sb, s->values[i]);
+			html_td_num(sb, s->values[i]);
 			sb_addf(sb, "<td>%s</td></tr>", side_outlier(s, s->runs[i]) ? "outlier (kept)" : "");
 		}
 	}
@@ -1161,21 +1101,18 @@ static void details(const struct report_view *v, struct strbuf *sb)
 
 		sb_addf(sb, fold ? "<details class=\"detail\" id=\"d%zu\"><summary><h3>" :
 			"<article class=\"detail\" id=\"d%zu\"><h3>", i);
-		badge(sb, css_id(res->verdict_id ? res->verdict_id : "invalid"));
+		html_verdict_badge(sb, html_verdict_class(res->verdict_id ? res->verdict_id : "invalid"));
 		sb_adds(sb, " ");
-		esc(sb, res->workload);
+		html_esc(sb, res->workload);
 		sb_adds(sb, " / ");
-		esc(sb, res->metric);
+		html_esc(sb, res->metric);
 		sb_adds(sb, " <span class=\"muted\">");
-		esc(sb, res->reason ? res->reason : "");
+		html_esc(sb, res->reason ? res->reason : "");
 		sb_adds(sb, fold ? "</span></h3></summary>" : "</span></h3>");
 		if (res->nwarnings) {
 			sb_adds(sb, "<ul>");
-			for (size_t j = 0; j < res->nwarnings; j++) {
-				sb_adds(sb, "<li>");
-				esc(sb, res->warnings[j].message);
-				sb_adds(sb, "</li>");
-			}
+			for (size_t j = 0; j < res->nwarnings; j++)
+				html_li(sb, res->warnings[j].message);
 			sb_adds(sb, "</ul>");
 		}
 		sb_adds(sb, "<div class=\"plots\"><div>");
@@ -1211,11 +1148,11 @@ static size_t counter_rows(const struct report_view *v, const struct svg_forest_
 			continue;
 		}
 		sb_adds(sb, "<tr class=\"counter\">");
-		td_text(sb, c->workload);
+		html_td_text(sb, c->workload);
 		sb_adds(sb, "<td class=\"name\"><code>");
-		esc(sb, c->metric);
+		html_esc(sb, c->metric);
 		sb_adds(sb, "</code></td>");
-		verdict_cell(sb, c->change_id ? c->change_id : "invalid");
+		html_td_verdict(sb, c->change_id ? c->change_id : "invalid");
 		change_cells(sb, ax, c);
 		median_cells(sb, c);
 		p_cell(sb, c);
@@ -1284,13 +1221,13 @@ static void run_notes(struct strbuf *sb, const struct run_record *run)
 	size_t j;
 
 	if (!run->ok)
-		esc(sb, run->failure ? run->failure : "no reason recorded");
+		html_esc(sb, run->failure ? run->failure : "no reason recorded");
 	if (run->host_load.busy)
 		sb_addf(sb, "<div class=\"muted\">busy host: others used %.2f CPUs, "
 			"steal %.2f s</div>", run->host_load.other_cpus, run->host_load.steal_s);
 	json_array_foreach(run->guest_messages, j, m) {
 		sb_adds(sb, "<div class=\"muted\">guest: <code>");
-		esc(sb, json_string_value(m));
+		html_esc(sb, json_string_value(m));
 		sb_adds(sb, "</code></div>");
 	}
 }
@@ -1303,8 +1240,8 @@ static void run_row(struct strbuf *sb, const struct run_record *run)
 		sb_addf(sb, "<td class=\"num\">%ld</td>", run->block);
 	else
 		sb_adds(sb, "<td></td>");
-	td_text(sb, run->kernel);
-	td_text(sb, run->workload);
+	html_td_text(sb, run->kernel);
+	html_td_text(sb, run->workload);
 	sb_addf(sb, "<td>%s%s</td>", run->ok ? "ok" : "failed", run->warmup ? " (warm-up)" : "");
 	td_secs(sb, run->timings.boot_s);
 	td_secs(sb, run->timings.workload_s);
@@ -1354,28 +1291,21 @@ static void runs_table(const struct report_view *v, struct strbuf *sb)
 	sb_adds(sb, "</tbody></table></details></section>\n");
 }
 
-static void dl_item(struct strbuf *sb, const char *term, const char *val)
-{
-	sb_addf(sb, "<dt>%s</dt><dd>", term);
-	esc(sb, val && *val ? val : "-");
-	sb_adds(sb, "</dd>");
-}
-
 static void env_host(const struct report_view *v, struct strbuf *sb)
 {
 	const struct view_host *host = &v->host;
 
 	sb_adds(sb, "<h3>Host</h3><dl class=\"meta\">");
-	dl_item(sb, "hostname", host->hostname);
-	dl_item(sb, "CPU", host->cpu);
+	html_dl_item(sb, "hostname", host->hostname);
+	html_dl_item(sb, "CPU", host->cpu);
 	sb_addf(sb, "<dt>CPUs / memory</dt><dd>%lld / %g MiB</dd>", (long long)host->cpus,
 		isfinite(host->memory_mib) ? host->memory_mib : 0);
-	dl_item(sb, "kernel", host->kernel);
-	dl_item(sb, "QEMU", host->qemu_version);
-	dl_item(sb, "libvirt", host->libvirt_version);
-	dl_item(sb, "libvirt URI", host->libvirt_uri);
-	dl_item(sb, "acceleration", host->accel);
-	dl_item(sb, "why", host->accel_reason);
+	html_dl_item(sb, "kernel", host->kernel);
+	html_dl_item(sb, "QEMU", host->qemu_version);
+	html_dl_item(sb, "libvirt", host->libvirt_version);
+	html_dl_item(sb, "libvirt URI", host->libvirt_uri);
+	html_dl_item(sb, "acceleration", host->accel);
+	html_dl_item(sb, "why", host->accel_reason);
 	sb_adds(sb, "</dl>");
 	if (v->nhost_states)
 		sb_adds(sb, "<h3>Host states</h3>");
@@ -1384,7 +1314,7 @@ static void env_host(const struct report_view *v, struct strbuf *sb)
 
 		hoststate_line(&v->host_state_recs[i], &line);
 		sb_adds(sb, "<p>");
-		esc(sb, line.buf);
+		html_esc(sb, line.buf);
 		sb_adds(sb, "</p>");
 		sb_release(&line);
 	}
@@ -1400,11 +1330,11 @@ static void env_series(const struct view_kernel *k, struct strbuf *sb)
 		const struct view_patch *p = &k->series[j];
 
 		sb_adds(sb, "<tr>");
-		td_text(sb, str_or(p->subject, ""));
+		html_td_text(sb, str_or(p->subject, ""));
 		sb_adds(sb, "<td><code>");
-		esc(sb, str_or(p->hash, ""));
+		html_esc(sb, str_or(p->hash, ""));
 		sb_adds(sb, "</code></td>");
-		td_text(sb, str_or(p->author, ""));
+		html_td_text(sb, str_or(p->author, ""));
 		sb_adds(sb, "</tr>");
 	}
 	sb_adds(sb, "</tbody></table>");
@@ -1418,14 +1348,14 @@ static void env_kernels(const struct report_view *v, struct strbuf *sb)
 
 		sb_addf(sb, "<dl class=\"meta\"><dt>name</dt><dd class=\"k%dt\">",
 			!strcmp(str_or(k->name, ""), kname(v, 1)));
-		esc(sb, str_or(k->name, ""));
+		html_esc(sb, str_or(k->name, ""));
 		sb_adds(sb, "</dd>");
-		dl_item(sb, "role", k->role);
-		dl_item(sb, "source", k->source);
-		dl_item(sb, "ref", k->ref);
-		dl_item(sb, "version", k->version);
-		dl_item(sb, "config hash", k->config_hash);
-		dl_item(sb, "cache key", k->cache_key);
+		html_dl_item(sb, "role", k->role);
+		html_dl_item(sb, "source", k->source);
+		html_dl_item(sb, "ref", k->ref);
+		html_dl_item(sb, "version", k->version);
+		html_dl_item(sb, "config hash", k->config_hash);
+		html_dl_item(sb, "cache key", k->cache_key);
 		sb_adds(sb, "</dl>");
 		env_series(k, sb);
 	}
@@ -1436,14 +1366,14 @@ static void env_guest(const struct report_view *v, struct strbuf *sb)
 	const struct view_guest *guest = &v->guest;
 
 	sb_adds(sb, "<h3>Guest</h3><dl class=\"meta\">");
-	dl_item(sb, "topology", guest->name);
+	html_dl_item(sb, "topology", guest->name);
 	sb_addf(sb, "<dt>vCPUs / memory</dt><dd>%lld / %g MiB</dd>", (long long)guest->vcpus,
 		isfinite(guest->memory_mib) ? guest->memory_mib : 0);
 	for (size_t i = 0; i < guest->nnodes; i++) {
 		const struct view_node *n = &guest->nodes[i];
 
 		sb_addf(sb, "<dt>node %lld</dt><dd>CPUs ", (long long)n->id);
-		esc(sb, str_or(n->cpus, "-"));
+		html_esc(sb, str_or(n->cpus, "-"));
 		sb_addf(sb, ", %g MiB</dd>", isfinite(n->memory_mib) ? n->memory_mib : 0);
 	}
 	sb_adds(sb, "</dl>");
@@ -1459,15 +1389,15 @@ static void env_workloads(const struct report_view *v, struct strbuf *sb)
 		json_t *val;
 
 		sb_adds(sb, "<tr>");
-		td_text(sb, str_or(w->name, ""));
-		td_text(sb, str_or(w->type, ""));
+		html_td_text(sb, str_or(w->name, ""));
+		html_td_text(sb, str_or(w->type, ""));
 		sb_adds(sb, "<td class=\"params\"><code>");
 		json_object_foreach((json_t *)w->params, key, val) {
 			char *s = json_dumps(val, JSON_ENCODE_ANY);
 
-			esc(sb, key);
+			html_esc(sb, key);
 			sb_adds(sb, "=");
-			esc(sb, json_is_string(val) ? json_string_value(val) : s ? s : "?");
+			html_esc(sb, json_is_string(val) ? json_string_value(val) : s ? s : "?");
 			sb_adds(sb, " ");
 			free(s);
 		}
@@ -1562,7 +1492,7 @@ void report_html_begin(struct strbuf *sb, const char *title, const char *extra_c
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		"style-src 'unsafe-inline'; img-src data:\">"
 		"<title>");
-	esc(sb, title);
+	html_esc(sb, title);
 	sb_adds(sb, "</title>\n<style>\n");
 	sb_adds(sb, css);
 	if (extra_css)
@@ -1575,7 +1505,7 @@ static void undecodable(struct strbuf *sb, const char *err)
 {
 	report_html_begin(sb, "mglrulab report", NULL);
 	sb_adds(sb, "<p>mglrulab report: the report does not decode: ");
-	esc(sb, err);
+	html_esc(sb, err);
 	sb_adds(sb, "</p>\n</body></html>\n");
 }
 
@@ -1613,9 +1543,9 @@ static void render(const struct report_view *v, struct strbuf *sb)
 	flush_point(sb);
 	methodology(v, sb);
 	sb_adds(sb, "<footer>Generated by ");
-	esc(sb, str_or(v->generator.name, "mglrulab"));
+	html_esc(sb, str_or(v->generator.name, "mglrulab"));
 	sb_adds(sb, " ");
-	esc(sb, str_or(v->generator.version, ""));
+	html_esc(sb, str_or(v->generator.version, ""));
 	sb_adds(sb, " from the session's JSON alone (schema " REPORT_SCHEMA "); "
 		"<code>mglrulab report report.json --html FILE</code> regenerates this page.</footer>\n"
 		"</body></html>\n");
