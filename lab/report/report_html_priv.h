@@ -46,4 +46,14 @@ void report_html_answer(const struct report_view *v, struct strbuf *sb);
 void report_html_context(const struct report_view *v, struct strbuf *sb);
 void report_html_verdicts(const struct report_view *v, struct strbuf *sb);
 
+/*
+ * report_html_tables.c: the tables of results, each on one forest-plot
+ * axis; @primary 1: the primaries of every workload, 0: the other metrics
+ */
+void report_html_results(const struct report_view *v, struct strbuf *sb, int primary);
+void report_html_layout_tables(const struct report_view *v, struct strbuf *sb);
+void report_html_hosts(const struct report_view *v, struct strbuf *sb);
+void report_html_geomean(const struct report_view *v, struct strbuf *sb);
+void report_html_counters(const struct report_view *v, struct strbuf *sb);
+
 #endif
