@@ -56,4 +56,7 @@ void report_html_hosts(const struct report_view *v, struct strbuf *sb);
 void report_html_geomean(const struct report_view *v, struct strbuf *sb);
 void report_html_counters(const struct report_view *v, struct strbuf *sb);
 
+/* report_html_details.c: each metric's distributions, statistics and runs */
+void report_html_details(const struct report_view *v, struct strbuf *sb);
+
 #endif
