@@ -59,4 +59,9 @@ void report_html_counters(const struct report_view *v, struct strbuf *sb);
 /* report_html_details.c: each metric's distributions, statistics and runs */
 void report_html_details(const struct report_view *v, struct strbuf *sb);
 
+/* report_html_env.c: the runs, the environment and the methodology */
+void report_html_runs(const struct report_view *v, struct strbuf *sb);
+void report_html_environment(const struct report_view *v, struct strbuf *sb);
+void report_html_methodology(const struct report_view *v, struct strbuf *sb);
+
 #endif
