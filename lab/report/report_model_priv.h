@@ -144,4 +144,11 @@ void model_declare_series(struct model *m);
 void model_collect_runs(struct model *m, const struct run_records *runs, const json_t *derived);
 void model_count_failures(struct model *m, const struct run_records *runs);
 
+/*
+ * report_model_strata.c: a metric with values from several hosts, the
+ * hosts as its strata; what its verdict rests on into *@dec
+ */
+void model_host_strata(struct model *m, struct series *s, const struct stats_settings *st,
+		       const char *key, struct stats_comparison *dec);
+
 #endif
