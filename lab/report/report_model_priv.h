@@ -151,4 +151,9 @@ void model_count_failures(struct model *m, const struct run_records *runs);
 void model_host_strata(struct model *m, struct series *s, const struct stats_settings *st,
 		       const char *key, struct stats_comparison *dec);
 
+/* report_model_warn.c: a series' warnings (before its verdict), the report's (after all) */
+void model_series_warnings(struct model *m, struct series *s, const struct stats_settings *st,
+			   const struct stats_summary *sum, const int *have);
+json_t *model_report_warnings(struct model *m);
+
 #endif
