@@ -156,4 +156,7 @@ void model_series_warnings(struct model *m, struct series *s, const struct stats
 			   const struct stats_summary *sum, const int *have);
 json_t *model_report_warnings(struct model *m);
 
+/* report_model_geomean.c: each workload's geometric mean, *@n of them */
+struct view_geomean *model_geomean_all(struct model *m, size_t *n);
+
 #endif
