@@ -138,6 +138,14 @@ static inline int is_seq_primary(const struct model *m, const struct series *s)
 	return m->sequential && s->primary && !s->is_counter;
 }
 
+/*
+ * Verdict families: the primary metrics declared before the first run,
+ * the other (secondary) metrics, and the counters, each corrected for
+ * multiplicity on its own, so that adding counters or secondary metrics to
+ * a session never dilutes the answer to its question.
+ */
+enum family { FAMILY_PRIMARY, FAMILY_SECONDARY, FAMILY_COUNTER };
+
 /* report_model_series.c: the runs into series */
 int model_kernel_index(const struct model *m, const char *name);
 void model_declare_series(struct model *m);
@@ -158,5 +166,8 @@ json_t *model_report_warnings(struct model *m);
 
 /* report_model_geomean.c: each workload's geometric mean, *@n of them */
 struct view_geomean *model_geomean_all(struct model *m, size_t *n);
+
+/* report_model_verdict.c: family @f's q values (Benjamini-Hochberg), then each series' verdict */
+void model_bh_family(struct model *m, enum family f);
 
 #endif
