@@ -170,4 +170,10 @@ struct view_geomean *model_geomean_all(struct model *m, size_t *n);
 /* report_model_verdict.c: family @f's q values (Benjamini-Hochberg), then each series' verdict */
 void model_bh_family(struct model *m, enum family f);
 
+/*
+ * report_model_fill.c: series @s summarized, compared and its record
+ * filled, all but the verdict (model_bh_family())
+ */
+void model_analyze_series(struct model *m, struct series *s);
+
 #endif
