@@ -176,4 +176,11 @@ void model_bh_family(struct model *m, enum family f);
  */
 void model_analyze_series(struct model *m, struct series *s);
 
+/*
+ * report_model_summary.c: what the stages after the series need of @runs,
+ * noted before their records are released; then the report's "summary"
+ */
+void model_note_runs(struct model *m, const struct run_records *runs);
+json_t *model_summary(struct model *m);
+
 #endif
