@@ -5,24 +5,23 @@
  * and write everything the renderers need into the report JSON. Nothing is
  * dropped: failed runs, missing values and outliers are counted and carried
  * into warnings, and the verdict rules of stats_decide() see them.
+ *
+ * This file drives the analysis: the model of a session and its settings,
+ * the records' places, the stages in order (analyze()), the report's shell
+ * around the records, and its dump. The stages are the files that
+ * report_model_priv.h names.
  */
 #include "report.h"
 #include "xjson.h"
 #include "report_priv.h"
 #include "report_model_priv.h"
-#include "report_family.h"
-#include "strmap.h"
 #include "report_view.h"
 #include "run_record.h"
-#include "escape.h"
 #include "stats.h"
 #include "stats_defaults.h"
 #include "util.h"
-#include "workload_def.h"
 
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +174,7 @@ static void place_records(struct model *m)
 	free(done);
 }
 
+/* The model of @session before any series: its kernels, settings and sequential plan. */
 static void model_init(struct model *m, const json_t *session)
 {
 	memset(m, 0, sizeof(*m));

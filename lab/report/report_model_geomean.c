@@ -18,11 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Look up the value of run @seq in kernel @k of @s (NaN when missing). */
 /*
  * Row @k of the geomean matrix for @s: its value in each of @runs, NAN
  * where it has none. Its values came from those runs in the same order
- * (collect_runs() walks runs[] as geomean_all() does), so one merge pass
+ * (model_collect_runs() walks runs[] as model_geomean_all() does), so one merge pass
  * does it, where a search per cell was cubic in a long session.
  */
 static void values_of_runs(const struct series *s, int k, const long *runs, size_t nr, double *out)

@@ -50,14 +50,14 @@ struct series {
 	long *seq[2], *block[2];
 	size_t *host[2];	/* index into model.hosts of each value */
 	size_t failed[2], missing[2];
-	/* Its place in model.results or model.counters: filled by analyze_series(), decide(). */
+	/* Its place in model.results or model.counters: filled by model_analyze_series(), decide(). */
 	struct result_record *rec;
 	const char *verdict;	/* rec's verdict id (static); NULL: none */
 	struct stats_comparison cmp;	/* kept for stats_decide() after BH */
 	double p, q, sortkey;
 	int compared;		/* result has a "comparison" (both kernels had values) */
 	unsigned warned;	/* WARNED_* kinds among the result's warnings */
-	/* Hosts that disagree (host_strata()): Cochran's Q, p, and each host's change. */
+	/* Hosts that disagree (model_host_strata()): Cochran's Q, p, and each host's change. */
 	char *het_hosts;	/* NULL: not heterogeneous */
 	double het_q, het_p;
 	double ratio;		/* its ratio as written: NaN when not finite */
@@ -74,7 +74,7 @@ struct compared_run {
 struct analysed {
 	struct result_record *results, *counters;
 	size_t nresults, ncounters;
-	struct view_geomean *geomean;	/* geomean_all() */
+	struct view_geomean *geomean;	/* model_geomean_all() */
 	size_t ngeomean;
 	struct result_strings *strings;
 };
@@ -83,7 +83,7 @@ struct model {
 	struct session_input in;	/* what the session says, decoded once */
 	/*
 	 * What the later stages need of the runs, noted before their records
-	 * are released (a large report holds millions: note_runs()): the
+	 * are released (a large report holds millions: model_note_runs()): the
 	 * non-warm-up runs of the compared kernels, the counts, and the
 	 * summary's runs per kernel and timings, already JSON.
 	 */
@@ -112,7 +112,7 @@ struct model {
 	/*
 	 * The hosts the compared runs came from (runs[].host, "local" when a
 	 * record has none), in order of first appearance; more than one makes
-	 * the host a stratum of every metric (host_strata()).
+	 * the host a stratum of every metric (model_host_strata()).
 	 */
 	json_t *host_ix;	/* name -> index into hosts */
 	const char **hosts;

@@ -213,7 +213,7 @@ static void push_metric(struct model *m, const char *wn, const char *key, double
 	struct series *s = find_series(m, wn, NULL, key);
 
 	if (!s) {
-		/* Not declared (declare_series() made those): built-in or unknown. */
+		/* Not declared (model_declare_series() made those): built-in or unknown. */
 		s = add_series(m, wn, NULL, key);
 		describe_workload(s, model_workload(m, wn));
 		describe_builtin(s, model_workload(m, wn));
@@ -306,7 +306,7 @@ void model_count_failures(struct model *m, const struct run_records *runs)
 		n = json_array_get(c, (size_t)(!run->ok * 2 + k));
 		json_integer_set(n, json_integer_value(n) + 1);
 	}
-	/* An ok run without a value is one that pushed none (collect_runs()). */
+	/* An ok run without a value is one that pushed none (model_collect_runs()). */
 	for (i = 0; i < m->ns; i++) {
 		struct series *s = &m->s[i];
 

@@ -132,8 +132,7 @@ json_t *model_summary(struct model *m)
 		"runs_per_kernel", json_incref(m->runs_per_kernel), "timings", json_incref(m->timings));
 }
 
-/* The model of @session before any series: its kernels, settings and sequential plan. */
-/* What the stages after collect_runs() need of @runs (struct model). */
+/* What the stages after model_collect_runs() need of @runs (struct model). */
 void model_note_runs(struct model *m, const struct run_records *runs)
 {
 	size_t alloc = 0;
