@@ -5,9 +5,9 @@
  * page, a table with its head. Every string that came from a file, a
  * guest or lab.conf goes through sb_add_xml() here; a table's heads are
  * the caller's own markup (entities such as "&#8594;"), never data.
- * Adopted by bisect.html (lab/bisect/bisect_html.c) and history's page
- * (lab/history/history_render.c); report.html (report_html.c) has copies
- * of its own still. The CSS the classes name is report_html_begin()'s.
+ * Used by report.html (report_html*.c), bisect.html (lab/bisect/bisect_html.c)
+ * and history's page (lab/history/history_render.c). The CSS the classes
+ * name is report_html_begin()'s.
  *
  * Thread-safe: each call writes only the caller's strbuf.
  */
@@ -21,6 +21,35 @@ void html_esc(struct strbuf *sb, const char *s);
 
 /* <span class="badge v-CLS">TEXT</span>: a verdict or kind, coloured by its class. */
 void html_badge(struct strbuf *sb, const char *cls, const char *text);
+
+/*
+ * A verdict's badge, or a counter's change's: <span class="badge v-ID"
+ * title="LABEL">SYMBOL</span> ("increase", "decrease" and "constant" show
+ * their id). An id that is not one of html_verdict_class()'s is "invalid".
+ */
+void html_verdict_badge(struct strbuf *sb, const char *id);
+
+/*
+ * @id if it is a verdict or change id the CSS colours (improvement ...
+ * invalid, increase, decrease, constant), else "invalid": ids come from
+ * our own tables, and anything else is shown as invalid.
+ */
+const char *html_verdict_class(const char *id);
+
+/* <td class="verdict">: html_verdict_badge(@id), or "-" when @id is NULL (nothing compared). */
+void html_td_verdict(struct strbuf *sb, const char *id);
+
+/* <td class="num">: @v as fmt_num() writes it ("-" for NaN). */
+void html_td_num(struct strbuf *sb, double v);
+
+/* <td>TEXT</td>, escaped; NULL: an empty cell. */
+void html_td_text(struct strbuf *sb, const char *text);
+
+/* <li>TEXT</li>, escaped. */
+void html_li(struct strbuf *sb, const char *text);
+
+/* <dt>TERM</dt><dd>VALUE</dd>: @term is the caller's markup, @val escaped, "-" when empty. */
+void html_dl_item(struct strbuf *sb, const char *term, const char *val);
 
 /* <span class="muted">TEXT</span>: what is not there ("not measured"). */
 void html_muted(struct strbuf *sb, const char *text);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The result record's one decoder (report_result.h). The keys of a result
- * are read here and in the analysis that writes them (report_model.c),
+ * are read here and in the analysis that writes them (report_model*.c),
  * nowhere else after the analysis.
  *
  * Reading is typed and total: each member is either what the schema says,

@@ -6,7 +6,7 @@
  * writes its renumbered copies; the validation, the
  * analysis's collection of values, the host-state adjustment, history, and
  * the stopping rule read struct run_record. (The renderers' run tables,
- * report_model.c's summary, warnings, geometric means and look position,
+ * the analysis' summary, warnings, geometric means and look position,
  * and the scheduler's done flags still read keys: issue 28.) The checks
  * and their messages are the ones report_load() always made: its errors
  * name a JSON path ("runs[3].metrics.ops: expected a number or null, got

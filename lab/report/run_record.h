@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One element of a session's "runs": what session_record() writes for a
- * guest run, and what the analysis (report_model.c, report_hoststate.c),
+ * guest run, and what the analysis (report_model*.c, report_hoststate.c),
  * compare, history, the stopping rule and the renderers read. Decoded
  * here, once, with every check report_load() makes of a run, so a reader
  * of the struct picks no key by hand and meets no type it did not expect.

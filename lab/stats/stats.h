@@ -574,7 +574,7 @@ void stats_seq_carry_add(const struct stats_seq_plan *p, size_t look, double lo,
 			 double pval, struct stats_seq_carry *c);
 
 /* ---------------------------------------------------------------- */
-/* Hosts as strata (report_model.c, docs/reports.md "Several hosts").  */
+/* Hosts as strata (report_model_strata.c, docs/reports.md "Several hosts").  */
 
 /*
  * A session on several libvirt hosts runs every block on one host slot,
