@@ -157,10 +157,14 @@ static json_t *sequential_json(const struct session_opts *o, const struct lab_co
 /*
  * How many guests ran at once (every host's slots), and, when more than
  * one, the workloads whose runs took the host alone (workload_def.alone):
- * the report says both.
+ * the report says both. Then [run] partners as the scheduler will follow
+ * it, also on --resume whatever lab.conf says by then: a session of one
+ * kernel (@nk) has no A and B to balance, and its slots run free.
  */
-static void slots_json(const struct session *s, const struct strvec *wl, json_t *design)
+static void slots_json(const struct session *s, const struct strvec *wl, int nk, json_t *design)
 {
+	int partners = nk == 2 ? s->cfg.run.partners : RUN_PARTNERS_FREE;
+
 	json_t *alone = json_array();
 	long slots = 0;
 
@@ -177,6 +181,7 @@ static void slots_json(const struct session *s, const struct strvec *wl, json_t 
 		json_object_set_new(design, "alone", alone);
 	else
 		json_decref(alone);
+	json_object_set_new(design, "partners", json_string(config_partners_name(partners)));
 }
 
 /*
@@ -308,7 +313,7 @@ int session_new(struct session *s)
 	json_object_set_new(s->ctx, "hosts", session_hosts_state_json(s));
 	note_and_attribution(s);
 	claim(s);
-	slots_json(s, &wl, json_object_get(s->ctx, "design"));
+	slots_json(s, &wl, nk, json_object_get(s->ctx, "design"));
 	if (o->until_decided)
 		json_object_set_new(json_object_get(s->ctx, "design"), "sequential",
 				    sequential_json(o, cfg, runs));

@@ -155,6 +155,7 @@ int session_jobs_decode(const json_t *ctx, struct session_jobs *j, struct strbuf
 {
 	struct xjson_err d = { .err = err };
 	const json_t *guest = json_object_get(ctx, "guest");
+	const json_t *partners = json_object_get(json_object_get(ctx, "design"), "partners");
 	void *w = NULL, *k = NULL;
 
 	memset(j, 0, sizeof(*j));
@@ -166,6 +167,10 @@ int session_jobs_decode(const json_t *ctx, struct session_jobs *j, struct strbuf
 		xjson_fail(&d, "an object", guest, "guest");
 	else
 		j->guest_file = jd_str(&d, guest, "guest", "file", 1);
+	j->partners = RUN_PARTNERS_FREE;
+	if (partners && (!json_is_string(partners) ||
+			 (j->partners = config_partners_parse(json_string_value(partners))) < 0))
+		xjson_fail(&d, "balanced or free", partners, "design.partners");
 	if (d.failed) {
 		session_jobs_release(j);
 		return -1;
