@@ -496,7 +496,7 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 		{ "baseline", W_STRING, 1 }, { "patched", W_STRING_OR_NULL, 0 },
 		{ "runs_per_kernel", W_INT, 0 }, { "warmups", W_INT, 0 },
 		{ "order", W_STRING, 0 }, { "seed", W_INT, 0 }, { "blocks", W_INT, 0 },
-		{ NULL, 0, 0 },
+		{ "partners", W_STRING, 0 }, { NULL, 0, 0 },
 	};
 	static const struct field stats_f[] = {
 		{ "alpha", W_NUMBER, 0 }, { "confidence", W_NUMBER, 0 },
