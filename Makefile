@@ -142,6 +142,8 @@ build/tests/test_counters_jsonl: build/san/workloads/lib/jsonl.o
 build/tests/test_wl_median: build/san/workloads/lib/median.o
 # A bisection's steps, each session and build what the test says (no kernel, no guest).
 build/tests/test_bisect_steps: LDLIBS += -Wl,--wrap=session_main -Wl,--wrap=kbuild_kernel
+# The scheduler's runs, each a record the test writes at once (no guest).
+build/tests/test_session_twins: LDLIBS += -Wl,--wrap=session_run_one
 # A watch's steps, each build, session and bisection what the test says.
 build/tests/test_watch_work: LDLIBS += -Wl,--wrap=session_main -Wl,--wrap=kbuild_kernel \
 	-Wl,--wrap=bisect_main

@@ -95,6 +95,7 @@ static const struct ini_key run_keys[] = {
 	  .expected = "off, changed, all or names of [run] workloads" },
 	{ "coherence_ns_node", INI_LONG, RUN(coherence_ns_node), .min = 1, .max = 100000 },
 	{ "coherence_ns_remote", INI_LONG, RUN(coherence_ns_remote), .min = 1, .max = 100000 },
+	{ "partners", INI_CHOICE, RUN(partners), .choices = RUN_PARTNERS_CHOICES },
 	{ "note", INI_STRING, RUN(note), .expected = "a sentence for the reports" },
 	{ NULL },
 };

@@ -121,6 +121,12 @@ struct run_cfg {
 	/* the coherence cost model: ns per cache-line transfer within a node, across nodes */
 	long coherence_ns_node, coherence_ns_remote;
 	/*
+	 * [run] partners (RUN_PARTNERS_*): with two slots or more on a host,
+	 * whether its slots run a block's runs two at a time, baseline beside
+	 * patched (balanced, the default), or each slot its own block (free).
+	 */
+	int partners;
+	/*
 	 * A sentence every report of the lab shows: what the experiment can
 	 * and cannot see (a seed lab whose mechanism costs no instructions
 	 * says why it runs on the host's clock). NULL: none.
@@ -147,6 +153,22 @@ enum {
 /* RUN_ATTRIBUTE_* as lab.conf spells it ("off" for none), and back (-1: not one). */
 const char *config_attribute_name(int attribute);
 int config_attribute_parse(const char *name);
+
+/*
+ * [run] partners (docs/hosts.md, "Partners"): balanced pairs the slots of
+ * a host and runs each block's A and B runs side by side, so that every
+ * run's partner is the same workload on the other kernel; free gives each
+ * slot blocks of its own (what ran beside a run is chance). 0 (balanced)
+ * is the default.
+ */
+enum {
+	RUN_PARTNERS_BALANCED,
+	RUN_PARTNERS_FREE,
+};
+#define RUN_PARTNERS_CHOICES	"balanced|free"
+/* RUN_PARTNERS_* as lab.conf and session.json spell it, and back (-1: not one). */
+const char *config_partners_name(int partners);
+int config_partners_parse(const char *name);
 
 /* [report]: what the reply mail (`report --mail`, `run --mail`) says about its sender. */
 struct report_cfg {

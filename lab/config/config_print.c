@@ -25,6 +25,23 @@ int config_attribute_parse(const char *name)
 	return -1;
 }
 
+static const char *const partners_names[] = {
+	[RUN_PARTNERS_BALANCED] = "balanced", [RUN_PARTNERS_FREE] = "free",
+};
+
+const char *config_partners_name(int p)
+{
+	return p >= 0 && p < (int)ARRAY_SIZE(partners_names) ? partners_names[p] : "balanced";
+}
+
+int config_partners_parse(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(partners_names); i++)
+		if (!strcmp(name, partners_names[i]))
+			return (int)i;
+	return -1;
+}
+
 static json_t *strvec_json(const struct strvec *sv)
 {
 	json_t *a = json_array();
@@ -95,7 +112,7 @@ char *config_to_json(const struct lab_config *cfg)
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
 		json_array_append_new(workloads, workload_json(&cfg->workloads[i], cfg->run.runs));
 	root = xjson_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:I, s:s}, s:o, s:o, s:o, s:o,"
-			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o, s:s, s:s, s:o, s:I, s:I, s:o},"
+			 " s:{s:o, s:s, s:o, s:I, s:I, s:I, s:o, s:s, s:s, s:o, s:I, s:I, s:s, s:o},"
 			 " s:{s:f, s:f, s:f, s:I, s:f}}",
 		"file", cfg->path,
 		"lab", "state_dir", cfg->state_dir, "cache_dir", cfg->cache_dir,
@@ -111,6 +128,7 @@ char *config_to_json(const struct lab_config *cfg)
 		"coherence_workloads", strvec_json(&cfg->run.coherence_workloads),
 		"coherence_ns_node", (json_int_t)cfg->run.coherence_ns_node,
 		"coherence_ns_remote", (json_int_t)cfg->run.coherence_ns_remote,
+		"partners", config_partners_name(cfg->run.partners),
 		"note", opt_string(cfg->run.note),
 		"stats", "alpha", cfg->stats.alpha, "confidence", cfg->stats.confidence,
 		"threshold", cfg->stats.threshold, "resamples", (json_int_t)cfg->stats.resamples,
@@ -154,6 +172,15 @@ static void print_coherence(struct strbuf *out, const struct run_cfg *run)
 		sb_addf(out, " %s", config_attribute_name(run->coherence));
 	sb_addf(out, " (%ld ns per transfer within a node, %ld across)\n",
 		run->coherence_ns_node, run->coherence_ns_remote);
+}
+
+/* [run]'s choices: the runs after the verdicts, and how the slots share the runs. */
+static void print_run_choices(struct strbuf *out, const struct run_cfg *run)
+{
+	sb_addf(out, "  attribute  %s\n", config_attribute_name(run->attribute));
+	print_coherence(out, run);
+	sb_addf(out, "  partners   %s\n", run->partners == RUN_PARTNERS_FREE ? "free (each slot "
+		"its own blocks)" : "balanced (a host's slots in pairs, A beside B)");
 }
 
 void config_print(const struct lab_config *cfg, struct strbuf *out)
@@ -206,8 +233,7 @@ void config_print(const struct lab_config *cfg, struct strbuf *out)
 	list(out, "workloads", &cfg->run.workloads);
 	sb_addf(out, "  runs       %ld\n  warmups    %ld\n  seed       %llu\n", cfg->run.runs,
 		cfg->run.warmups, (unsigned long long)cfg->run.seed);
-	sb_addf(out, "  attribute  %s\n", config_attribute_name(cfg->run.attribute));
-	print_coherence(out, &cfg->run);
+	print_run_choices(out, &cfg->run);
 	if (cfg->run.note)
 		sb_addf(out, "  note       %s\n", cfg->run.note);
 	sb_addf(out, "\n[stats]\n  alpha      %g\n  confidence %g\n  threshold  %g%%\n"

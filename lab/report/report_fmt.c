@@ -49,6 +49,9 @@ char *report_view_slots_phrase(const struct report_view *v)
 	if (d->slots <= 1)
 		return NULL;
 	sb_addf(&sb, ", %ld guests at once", d->slots);
+	/* [run] partners (issue 49): balanced, each run beside its block's other kernel */
+	if (d->partners && (!strcmp(d->partners, "balanced") || !strcmp(d->partners, "free")))
+		sb_addf(&sb, ", partners %s", d->partners);
 	for (size_t i = 0; i < n; i++)
 		sb_addf(&sb, "%s%s", i ? ", " : " (alone: ",
 			json_string_value(json_array_get(d->alone, i)));

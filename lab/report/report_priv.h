@@ -40,9 +40,9 @@ void report_view_budget_resume_line(const struct report_view *v, struct strbuf *
  */
 char *report_view_runs_exceptions(const struct report_view *v);
 /*
- * ", 2 guests at once (alone: kbuild)" when several guests ran at once
- * (design.slots, design.alone), else NULL. Plain text: the caller escapes
- * it. Free it.
+ * ", 2 guests at once, partners balanced (alone: kbuild)" when several
+ * guests ran at once (design.slots, design.partners, design.alone), else
+ * NULL. Plain text: the caller escapes it. Free it.
  */
 char *report_view_slots_phrase(const struct report_view *v);
 /*

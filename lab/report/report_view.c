@@ -230,6 +230,7 @@ static void read_design(struct vd *d, const json_t *r, struct view_design *o)
 	o->order = vd_str(d, ds, "design", "order");
 	o->slots = vd_long(d, ds, "design", "slots");
 	o->alone = vd_arr(d, ds, "design", "alone");
+	o->partners = vd_str(d, ds, "design", "partners");
 	for (size_t i = 0; i < json_array_size(o->alone); i++)
 		if (!json_is_string(json_array_get(o->alone, i))) {
 			vd_fail(d, "design", "alone", "an array of workload names",

@@ -128,6 +128,7 @@ struct view_design {
 	struct view_seq_plan sequential;
 	long slots;		/* guests at once; 0: not recorded (one) */
 	const json_t *alone;	/* names of workloads whose runs took the host alone, or NULL */
+	const char *partners;	/* "balanced", "free"; NULL: not recorded (before issue 49) */
 };
 
 struct view_statistics {

@@ -95,6 +95,7 @@ static const struct sdoc_field design_fields[] = {
 	{ "coherence", SK_STRING, DES(coherence) },
 	{ "slots", SK_INT, DES(slots) },
 	{ "alone", SK_JSON, DES(alone), .json_type = "array" },
+	{ "partners", SK_STRING, DES(partners) },
 	{ "sequential", SK_OBJECT, DES(sequential), .sub = sequential_fields, .has_present = 1 },
 	{ NULL },
 };

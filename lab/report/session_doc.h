@@ -95,6 +95,7 @@ struct sdoc_design {
 	const char *coherence;		/* --coherence, likewise */
 	long long slots;		/* guests at once; SDOC_NONE: before slots (one) */
 	const json_t *alone;		/* workloads that took the host alone; NULL: none */
+	const char *partners;		/* [run] partners in force: balanced or free; NULL: not written (before it) */
 	struct sdoc_sequential sequential;
 };
 

@@ -171,10 +171,13 @@ static void sequential_fill(const struct session_opts *o, const struct lab_confi
 /*
  * How many guests ran at once (every host's slots), and, when more than
  * one, the workloads whose runs took the host alone (workload_def.alone):
- * the report says both.
+ * the report says both. Then [run] partners as the scheduler will follow
+ * it, also on --resume whatever lab.conf says by then: a session of one
+ * kernel has no A and B to balance, and its slots run free.
  */
 static void slots_fill(const struct session *s, const struct strvec *wl, struct sdoc_design *d)
 {
+	int partners = s->kernels.n == 2 ? s->cfg.run.partners : RUN_PARTNERS_FREE;
 	json_t *alone = json_array();
 	long slots = 0;
 
@@ -191,6 +194,7 @@ static void slots_fill(const struct session *s, const struct strvec *wl, struct 
 		d->alone = alone;
 	else
 		json_decref(alone);
+	d->partners = config_partners_name(partners);
 }
 
 /*

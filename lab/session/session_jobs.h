@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "config.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -41,6 +42,12 @@ struct session_jobs {
 	size_t nw;
 	struct session_kernel_image *k;
 	size_t nk;
+	/*
+	 * design.partners, RUN_PARTNERS_* (config.h): how the scheduler
+	 * shares a host's slots, as the session started (a resume keeps it);
+	 * absent, in sessions from before it, RUN_PARTNERS_FREE: how they ran.
+	 */
+	int partners;
 };
 
 /*

@@ -11,6 +11,7 @@
  *   session_resume.c    a resumed session's session.json, checked before use
  *   session_hosts.c     the hosts of session.json, their connections and slots
  *   session_runs.c      the plan's runs over the hosts' slots, progress, resume
+ *   session_twins.c     which runs of a block go side by side on a pair of slots
  *   session_run_one.c   one planned run: a fresh guest, its record on disk
  *   session_output.c    reports, the exit status, JUnit
  */

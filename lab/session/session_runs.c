@@ -3,11 +3,14 @@
  * The plan's runs, in order, on the session's host slots: those with a
  * record are done (a resumed session skips them), a sequential session
  * skips what its stopping rule (session_seq.c) no longer needs, a signal
- * stops the loop, a host that drops gives its runs to the others. Progress
- * goes to stderr: one line per finished run, a live line on a terminal.
+ * stops the loop, a host that drops gives its runs to the others. With
+ * [run] partners = balanced a host's slots work in pairs, a block's runs
+ * two at a time side by side (session_twins.h). Progress goes to stderr:
+ * one line per finished run, a live line on a terminal.
  */
 #include "session_priv.h"
 #include "session_plan.h"
+#include "session_twins.h"
 #include "escape.h"
 #include "interrupt.h"
 #include "run_record.h"
@@ -78,9 +81,12 @@ static unsigned char *done_flags(const json_t *runs, size_t total)
  * one host slot, so the paired comparison inside it never mixes hosts;
  * blocks go to whichever slot is free next, in plan order. One worker
  * thread per slot; with one slot in all the one worker is this thread,
- * and the runs go in plan order exactly as before hosts. What the workers
- * share (the records, the stopping rule, the hosts' state, progress) is
- * under one lock; the runs themselves are not.
+ * and the runs go in plan order exactly as before hosts. With balanced
+ * partners the worker of a pair's even slot runs the block, its runs two
+ * at a time, the second on the odd slot in a thread of its own; the odd
+ * slot has no worker thread. What the workers share (the records, the
+ * stopping rule, the hosts' state, progress) is under one lock; the runs
+ * themselves are not.
  */
 struct block {
 	size_t *idx;			/* plan indices, in order */
@@ -112,6 +118,12 @@ struct worker {
 	int slot;
 	pthread_t thread;
 	int started;
+	/*
+	 * Balanced partners: the pair's odd slot, whose runs this worker
+	 * starts beside its own; NULL: this slot's runs go one at a time.
+	 */
+	struct worker *twin;
+	int passive;			/* no thread: a pair's odd slot, or a last slot that idles */
 	const struct plan_entry *cur;	/* the run in flight on this slot, or NULL */
 	struct strvec partners;		/* workload, kernel of each run beside it */
 };
@@ -300,63 +312,159 @@ static void start_beside(struct worker *wk, const struct plan_entry *p)
 	}
 }
 
-/* Run block @bl's remaining runs on the worker's slot. Called and returns under the lock. */
+/*
+ * May the block's next step start? No when the session stops (a signal,
+ * the stopping rule failing) or the rule no longer needs the workload's
+ * runs (the block then ends: bl->next moves past them). Under the lock.
+ */
+static int step_may_start(struct sched *q, struct block *bl, const char *wname)
+{
+	struct session *s = q->s;
+
+	if (interrupted()) {
+		q->stopped = 1;
+		return 0;
+	}
+	int spent = s->seq ? session_seq_budget_spent(s->seq, q->done) : 0;
+	if (spent < 0) {
+		q->failed = LAB_ELAB;
+		q->stopped = 1;
+		return 0;
+	}
+	if (spent || (s->seq && session_seq_stopped(s->seq, wname))) {
+		bl->next = bl->n;	/* the rule no longer needs them */
+		return 0;
+	}
+	return 1;
+}
+
+/* A step's run on the pair's odd slot, in a thread of its own (run_step()). */
+struct twin_run {
+	struct worker *wk;
+	const struct plan_entry *p;
+	json_t *rec;
+	struct strbuf *dropped;
+	pthread_t thread;
+};
+
+static void *twin_main(void *arg)
+{
+	struct twin_run *t = arg;
+	struct sched *q = t->wk->q;
+	struct run_partners pt = { &q->lock, &t->wk->partners };
+
+	t->rec = session_run_one(q->s, t->wk->h, t->wk->slot, t->p, t->p->seq, &pt, t->dropped);
+	return NULL;
+}
+
+/*
+ * Run @n runs (1, or 2 side by side: @p[0] on the worker's slot, @p[1] on
+ * its twin's) and wait for both. Both start beside each other, so each
+ * is the other's partner. Their records go to @rec (NULL: none), a
+ * dropped host's reason to @dropped. -1, said, when the second run's
+ * thread cannot start: nothing ran. Called and returns under the lock.
+ */
+static int run_step(struct worker *wk, const struct plan_entry *const p[2], size_t n,
+		    json_t *rec[2], struct strbuf dropped[2])
+{
+	struct sched *q = wk->q;
+	struct twin_run t = { .wk = wk->twin, .p = p[1], .dropped = &dropped[1] };
+	struct run_partners pt = { &q->lock, &wk->partners };
+	int e;
+
+	if (n == 2 && (e = pthread_create(&t.thread, NULL, twin_main, &t))) {
+		lab_error("cannot start a thread for host %s slot %d: %s; `run --resume` goes on",
+			  wk->h->cfg.name, wk->twin->slot, strerror(e));
+		q->stopped = 1;
+		return -1;
+	}
+	/* under the lock: the twin's record, which reads its partners, waits for both */
+	start_beside(wk, p[0]);
+	if (n == 2)
+		start_beside(wk->twin, p[1]);
+	pthread_mutex_unlock(&q->lock);
+	rec[0] = session_run_one(q->s, wk->h, wk->slot, p[0], p[0]->seq, &pt, &dropped[0]);
+	if (n == 2)
+		pthread_join(t.thread, NULL);
+	pthread_mutex_lock(&q->lock);
+	wk->cur = NULL;
+	if (n == 2) {
+		wk->twin->cur = NULL;
+		rec[1] = t.rec;
+	}
+	return 0;
+}
+
+/* Run @i's record @rec, kept: counted, shown, and the stopping rule's look. Under the lock. */
+static void take_record(struct sched *q, size_t i, json_t *rec)
+{
+	struct session *s = q->s;
+
+	q->done_now++;
+	progress(q->done_now, q->todo, q->total, i + 1, &q->plan[i], rec, now_monotonic() - q->t0);
+	json_array_append_new(q->done, rec);
+	if (s->seq && session_seq_after_run(s->seq, s->ctx, q->done, plan_workload(q, i))) {
+		q->failed = LAB_ELAB;	/* said, naming the file */
+		q->stopped = 1;
+	}
+}
+
+/* Did the worker's host drop during the step (@dropped)? Then it is down. Under the lock. */
+static int host_dropped_in(struct worker *wk, const struct strbuf dropped[2])
+{
+	const struct strbuf *why = dropped[0].len ? &dropped[0] : dropped[1].len ? &dropped[1] : NULL;
+
+	if (!why)
+		return 0;
+	wk->h->down = 1;
+	if (!wk->h->down_reason)
+		wk->h->down_reason = xstrdup(sb_str(why));
+	term_printf(stderr, "%s; its runs go to the other hosts\n", sb_str(why));
+	return 1;
+}
+
+/*
+ * Run block @bl's remaining runs on the worker's slot, or on its pair
+ * side by side (session_twins.h); after each step its records in seq
+ * order, each followed by the stopping rule's look. Called and returns
+ * under the lock.
+ */
 static void run_block(struct worker *wk, struct block *bl)
 {
 	struct sched *q = wk->q;
-	struct session *s = q->s;
-	struct strbuf dropped = STRBUF_INIT;
+	struct strbuf dropped[2] = { STRBUF_INIT, STRBUF_INIT };
+	struct twin_step *steps = xcalloc(bl->n, sizeof(*steps));
 
 	while (bl->next < bl->n && !q->stopped) {
-		size_t i = bl->idx[bl->next];
-		const struct plan_entry *p = &q->plan[i];
-		const char *wname = plan_workload(q, i);
-		int seq = plan_seq(q, i);
+		const size_t *idx = &bl->idx[bl->next];
+		const char *wname = plan_workload(q, idx[0]);
+		json_t *rec[2] = { NULL, NULL };
 
-		if (interrupted()) {
-			q->stopped = 1;
+		if (!step_may_start(q, bl, wname))
 			break;
-		}
-		int spent = s->seq ? session_seq_budget_spent(s->seq, q->done) : 0;
-		if (spent < 0) {
-			q->failed = LAB_ELAB;
-			q->stopped = 1;
+		twin_steps(bl->n - bl->next, wk->twin ? 2 : 1, runs_alone(q, wname), steps);
+		/* the first step: the block's next n runs (consecutive) */
+		size_t n = steps[0].n, at[2] = { idx[steps[0].run[0]], idx[steps[0].run[1]] };
+		const struct plan_entry *p[2] = { &q->plan[at[0]], &q->plan[at[1]] };
+
+		for (size_t k = 0; k < n; k++)
+			progress(q->done_now, q->todo, q->total, at[k] + 1, p[k], NULL,
+				 now_monotonic() - q->t0);
+		if (run_step(wk, p, n, rec, dropped))
 			break;
-		}
-		if (spent || (s->seq && session_seq_stopped(s->seq, wname))) {
-			bl->next = bl->n;	/* the rule no longer needs them */
-			break;
-		}
-		progress(q->done_now, q->todo, q->total, i + 1, p, NULL, now_monotonic() - q->t0);
-		start_beside(wk, p);
-		pthread_mutex_unlock(&q->lock);
-		struct run_partners pt = { &q->lock, &wk->partners };
-		json_t *rec = session_run_one(s, wk->h, wk->slot, p, seq, &pt, &dropped);
-		pthread_mutex_lock(&q->lock);
-		wk->cur = NULL;
-		if (!rec) {
-			q->stopped = 1;
-			break;
-		}
-		bl->next++;
-		q->done_now++;
-		progress(q->done_now, q->todo, q->total, i + 1, p, rec, now_monotonic() - q->t0);
-		json_array_append_new(q->done, rec);
-		if (s->seq && session_seq_after_run(s->seq, s->ctx, q->done, wname)) {
-			q->failed = LAB_ELAB;	/* said, naming the file */
-			q->stopped = 1;
-		}
-		if (dropped.len) {
-			/* the rest of the block goes to another slot, on another host */
-			wk->h->down = 1;
-			if (!wk->h->down_reason)
-				wk->h->down_reason = xstrdup(sb_str(&dropped));
-			term_printf(stderr, "%s; its runs go to the other hosts\n", sb_str(&dropped));
-			break;
-		}
+		for (size_t k = 0; k < n; k++)
+			if (rec[k])
+				take_record(q, at[k], rec[k]);
+			else
+				q->stopped = 1;	/* interrupted, or not recorded */
+		bl->next += n;
+		if (host_dropped_in(wk, dropped))
+			break;	/* the rest of the block goes to another slot, on another host */
 	}
 	bl->claimed = 0;
-	sb_release(&dropped);
+	free(steps);
+	sb_release(&dropped[0]);
+	sb_release(&dropped[1]);
 }
 
 /* Is a block running on some slot? Its host may drop and give it back. Under the lock. */
@@ -405,31 +513,62 @@ static void sched_release(struct sched *q)
 	pthread_mutex_destroy(&q->lock);
 }
 
-/* Start one worker per slot of every host; this thread is the last one. */
+/*
+ * Balanced partners: each host's slots in pairs (2k, 2k+1), the even
+ * slot's worker running both (session_twins.h). An odd last slot idles: a
+ * run there would have beside it whatever the pairs run, the mix that
+ * balance takes out; `[run] partners = free` uses it.
+ */
+static void pair_slots(struct worker *wk, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct worker *w = &wk[i];
+		long slots = w->h->cfg.slots;
+
+		if (slots < 2)
+			continue;
+		if (w->slot % 2) {
+			wk[i - 1].twin = w;	/* the same host's slot before it */
+			w->passive = 1;
+		} else if (w->slot + 1 == slots) {
+			w->passive = 1;
+			if (!lab_quiet)
+				term_printf(stderr, "host %s: slot %d idles: balanced partners run a "
+					    "host's slots in pairs ([run] partners = free uses it)\n",
+					    w->h->cfg.name, w->slot);
+		}
+	}
+}
+
+/* Start a worker for every slot that is not passive; this thread is the last one. */
 static void run_workers(struct sched *q)
 {
 	struct session *s = q->s;
 	struct worker *wk = xcalloc(s->hosts.nr_slots ? s->hosts.nr_slots : 1, sizeof(*wk));
-	size_t n = 0;
+	size_t n = 0, last = 0;
 
 	for (size_t i = 0; i < s->hosts.n; i++)
 		for (long slot = 0; slot < s->hosts.v[i].cfg.slots; slot++)
 			wk[n++] = (struct worker){ .q = q, .h = &s->hosts.v[i], .slot = (int)slot };
+	if (s->jobs.partners == RUN_PARTNERS_BALANCED)
+		pair_slots(wk, n);
+	for (size_t i = 0; i < n; i++)
+		last = wk[i].passive ? last : i;
 	pthread_mutex_lock(&q->lock);
 	q->workers = wk;
 	q->nworkers = n;
 	pthread_mutex_unlock(&q->lock);
-	for (size_t i = 0; i + 1 < n; i++) {
-		int e = pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]);
+	for (size_t i = 0; i < last; i++) {
+		int e = wk[i].passive ? 0 : pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]);
 
 		if (e)
 			warning("cannot start a worker for host %s slot %d: %s; its runs go to the "
 				"other slots", wk[i].h->cfg.name, wk[i].slot, strerror(e));
-		wk[i].started = !e;
+		wk[i].started = !e && !wk[i].passive;
 	}
 	if (n)
-		worker_main(&wk[n - 1]);
-	for (size_t i = 0; i + 1 < n; i++)
+		worker_main(&wk[last]);
+	for (size_t i = 0; i < last; i++)
 		if (wk[i].started)
 			pthread_join(wk[i].thread, NULL);
 	pthread_mutex_lock(&q->lock);

@@ -8,7 +8,10 @@
 # why this long: two sessions of ten fresh boots each (the A/B session,
 # then A/A with --runs 5) in tiny-icount, whose boot costs 7-15 s of host
 # time beside the other paired test (2.2 s of its own clock): 259 s in a
-# CI run on 2026-12-06 (the A/B session's runs 123 s of it).
+# CI run on 2026-12-06 (the A/B session's runs 123 s of it). Balanced
+# partners (each block's two runs side by side) did not make it longer:
+# the A/B session's runs took 40 s balanced against 41 s free, back to
+# back on 2026-12-06 (238 s in all under a load of 7).
 # run-all: paired
 # run-all: cost 145
 . "$(dirname "$0")/../lib/common.sh"
@@ -74,6 +77,20 @@ for r in runs:
         assert p["workload"] in {w["name"] for w in rep["workloads"]} and p["kernel"] in names, p
 if len(used) > 1:
     assert any(r["partners"] for r in runs), [r["partners"] for r in runs]
+# Balanced partners (issue 49, [run] partners' default): a pair of slots
+# runs each block's two runs side by side, so every run's only partner
+# is its own workload on the other kernel, the two on different slots;
+# on one slot nothing is beside any run (with four or more, the other
+# pair's runs are partners too).
+assert rep["design"]["partners"] == "balanced", rep["design"]
+other = {"baseline": "patched", "patched": "baseline"}
+for r in runs:
+    want = [{"workload": r["workload"], "kernel": other[r["kernel"]]}] if cpus >= 2 else []
+    ok = r["partners"] == want if cpus < 4 else want[0] in r["partners"]
+    assert ok, (r["seq"], r["kernel"], r["partners"])
+if cpus >= 2:
+    for i in range(0, 10, 2):
+        assert runs[i]["slot"] != runs[i + 1]["slot"], (runs[i], runs[i + 1])
 PY
 # under icount the guest's uptime is not the host's time: the host's clock first
 grep -Eq 'boot [0-9.]+ s \(guest clock [0-9.]+ s\)' "$dir/report.txt" ||
@@ -99,6 +116,12 @@ for r in rep["results"]:
 # one primary must be a final "~" (no change beyond the band).
 decided = [r for r in rep["results"] if r.get("primary") and r.get("verdict") == "no-change" and r.get("final")]
 assert decided, [(r["metric"], r.get("verdict")) for r in rep["results"] if r.get("primary")]
+# A/A is two kernels too: each run beside its block's other one (balanced partners)
+d = rep["design"]
+other = {d["baseline"]: d["patched"], d["patched"]: d["baseline"]}
+if len(os.sched_getaffinity(0)) in (2, 3):
+    for r in rep["runs"]:
+        assert r["partners"] == [{"workload": r["workload"], "kernel": other[r["kernel"]]}], r
 PY
 
 # The two sessions as a history (mglrulab history): the nights of the

@@ -83,6 +83,7 @@ static void test_valid(void **state)
 	assert_int_equal(cfg.run.coherence, RUN_ATTRIBUTE_ALL);
 	assert_int_equal(cfg.run.coherence_ns_node, CONFIG_COH_NS_NODE);	/* default */
 	assert_int_equal(cfg.run.coherence_ns_remote, 140);
+	assert_int_equal(cfg.run.partners, RUN_PARTNERS_BALANCED);	/* default */
 	assert_true(cfg.stats.threshold > 0.0199 && cfg.stats.threshold < 0.0201);
 	assert_string_equal(cfg.run.guest, "tiny");
 	char *cache = xasprintf("%s/kernels/cache", tmpdir);
@@ -316,6 +317,9 @@ static void test_bad_values(void **state)
 		     "or names of [run] workloads)");
 	expect_error(GOOD_KERNELS "[run]\ncoherence_ns_node = 0\n",
 		     "8: [run] coherence_ns_node: expected an integer from 1 to 100000, not '0'");
+	/* issue 49: how a host's slots share their runs */
+	expect_error(GOOD_KERNELS "[run]\npartners = paired\n",
+		     "8: [run] partners: expected one of balanced|free, not 'paired'");
 	expect_error(GOOD_KERNELS "[run]\nseed = -1\n",
 		     "8: [run] seed: expected a non-negative integer, not '-1'");
 }
@@ -363,6 +367,30 @@ static void test_workload_params(void **state)
 }
 
 /* runs = N in a [workload] section: that workload's repetitions, not a program argument. */
+/* [run] partners = free: each slot its own blocks; config print and --json say which. */
+static void test_run_partners(void **state)
+{
+	struct lab_config cfg;
+	struct strbuf out = STRBUF_INIT;
+	int status;
+	(void)state;
+	char *err = load(GOOD_KERNELS "[run]\npartners = free\n", &cfg, &status);
+
+	assert_string_equal(err, "");
+	assert_int_equal(cfg.run.partners, RUN_PARTNERS_FREE);
+	assert_string_equal(config_partners_name(cfg.run.partners), "free");
+	assert_int_equal(config_partners_parse("balanced"), RUN_PARTNERS_BALANCED);
+	assert_int_equal(config_partners_parse("paired"), -1);
+	config_print(&cfg, &out);
+	assert_non_null(strstr(sb_str(&out), "\n  partners   free (each slot its own blocks)\n"));
+	char *json = config_to_json(&cfg);
+	assert_non_null(strstr(json, "\"partners\": \"free\""));
+	free(json);
+	sb_release(&out);
+	free(err);
+	config_release(&cfg);
+}
+
 static void test_workload_runs(void **state)
 {
 	struct lab_config cfg;
@@ -664,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_watch_disk_budget),
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_workload_params),
+		cmocka_unit_test(test_run_partners),
 		cmocka_unit_test(test_workload_runs),
 		cmocka_unit_test(test_workload_primary),
 		cmocka_unit_test(test_cross_references),

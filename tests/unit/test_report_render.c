@@ -495,6 +495,36 @@ static void test_per_workload_runs_shown(void **state)
 	json_decref(s);
 }
 
+/*
+ * How the slots shared the runs (design.partners, issue 49) is said beside
+ * how many guests ran at once; a value the lab never writes is not shown.
+ */
+static void test_partners_shown(void **state)
+{
+	json_t *s = load_fixture(), *design = json_object_get(s, "design"), *r;
+	struct strbuf html = STRBUF_INIT, text = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(design, "slots", json_integer(2));
+	json_object_set_new(design, "alone", json_pack("[s]", "kbuild"));
+	json_object_set_new(design, "partners", json_string("balanced"));
+	r = analyze(s);
+	report_render_text(r, &text);
+	report_render_html(r, &html);
+	assert_non_null(strstr(text.buf, ", 2 guests at once, partners balanced (alone: kbuild)"));
+	assert_non_null(strstr(html.buf, ", 2 guests at once, partners balanced (alone: kbuild)"));
+	json_decref(r);
+	sb_reset(&text);
+	json_object_set_new(design, "partners", raw_string(hostile));
+	r = analyze(s);
+	report_render_text(r, &text);
+	assert_non_null(strstr(text.buf, ", 2 guests at once (alone: kbuild)"));
+	sb_release(&html);
+	sb_release(&text);
+	json_decref(r);
+	json_decref(s);
+}
+
 /* A run on a busy host says so in the HTML runs table; a quiet one says nothing. */
 static void test_busy_host_noted(void **state)
 {
@@ -1036,6 +1066,7 @@ int main(void)
 		cmocka_unit_test(test_per_workload_runs_shown),
 		cmocka_unit_test(test_budget_stop_says_resume),
 		cmocka_unit_test(test_busy_host_noted),
+		cmocka_unit_test(test_partners_shown),
 		cmocka_unit_test(test_all_failed_is_invalid),
 		cmocka_unit_test(test_single_kernel),
 		cmocka_unit_test(test_partial_session_warns),
