@@ -5,7 +5,10 @@
 # the workload's own precondition said so. No kernel is built here: the
 # test's cache is empty, and the check comes first, before the session's
 # folder too.
+# Paired (run-all): a state, reports and kernel cache of its own, no guest
+# booted, nothing timed but its whole (under the timeout's 120 s).
 # run-all: quick
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 
 conf=$TMP/lab.conf

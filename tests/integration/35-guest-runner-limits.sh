@@ -8,7 +8,10 @@
 #  - a line that is not JSON, cut in the middle of a UTF-8 sequence;
 #  - more records than GUEST_WORKLOAD_RECORDS_MAX;
 #  - more bytes than GUEST_WORKLOAD_BYTES_MAX.
+# Paired (run-all): the runner on the host in the test's own folder, no
+# guest, nothing timed.
 # run-all: quick
+# run-all: paired
 . "$(dirname "$0")/../lib/common.sh"
 [ -x build/guest/mglrulab-runner ] || make -s workloads >/dev/null || fail "cannot build the guest programs"
 RUNNER=build/guest/mglrulab-runner
