@@ -174,17 +174,8 @@ static int start_session(struct session *s)
 	json_decref(hosts);
 	if (r)
 		return r;
-	/*
-	 * session_new() builds (finds) every kernel again into res[]; the
-	 * first one's hold is let go only after that, so that a `kernel gc`
-	 * in between cannot remove it.
-	 */
-	struct kbuild_result first = s->kernels.res[0];
-
-	memset(&s->kernels.res[0], 0, sizeof(s->kernels.res[0]));
-	s->kernels.res[0].hold_fd = -1;	/* as kbuild_result_release() leaves it */
+	/* The first kernel's result (and its hold) serves session_new() too. */
 	r = session_new(s);
-	kbuild_result_release(&first);
 	if (!r)
 		r = session_doc_load(s);
 	if (!r)

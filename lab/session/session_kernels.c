@@ -84,6 +84,9 @@ int session_kernels_build(struct session *s, struct session_kernels *sk)
 	int r = pick_kernels(s, sk);
 
 	for (int i = 0; i < sk->n && !r; i++) {
+		/* Found (built) already for the accel probe: session_kernel_first(). */
+		if (i == 0 && res[0].bzimage)
+			continue;
 		if (i == 1 && sk->cfg[1] == sk->cfg[0]) {
 			res[1] = res[0];
 			res[1].entry_dir = xstrdup(res[0].entry_dir);

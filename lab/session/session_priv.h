@@ -95,7 +95,11 @@ struct session {
 /* Build (or find) the kernel the accelerator probe boots: the first to run. */
 LAB_MUST_CHECK
 int session_kernel_first(struct session *s, struct kbuild_result *res);
-/* Pick the session's kernels by mode and build (or find) each; stops at a signal. */
+/*
+ * Pick the session's kernels by mode and build (or find) each; stops at a
+ * signal. A first result already in @k->res[0] (session_kernel_first())
+ * is kept, with its hold: the kernel is not looked up twice.
+ */
 LAB_MUST_CHECK
 int session_kernels_build(struct session *s, struct session_kernels *k);
 void session_kernels_release(struct session_kernels *k);
