@@ -36,7 +36,6 @@ void history_init(struct history *h, const struct history_opts *o)
 {
 	memset(h, 0, sizeof(*h));
 	h->o = *o;
-	h->skipped = json_array();
 	h->contexts = json_object();
 	h->latest = (size_t)-1;
 }
@@ -75,7 +74,11 @@ void history_release(struct history *h)
 	free(h->series);
 	strmap_clear(&h->ix);
 	strmap_clear(&h->seen);
-	json_decref(h->skipped);
+	for (size_t i = 0; i < h->nskipped; i++) {
+		free(h->skipped[i].file);
+		free(h->skipped[i].reason);
+	}
+	free(h->skipped);
 	json_decref(h->contexts);
 	json_decref(h->cache);
 	json_decref(h->cache_out);
@@ -83,6 +86,15 @@ void history_release(struct history *h)
 	free(h->cache_invalid_first);
 	free(h->state_path);
 	free(h->state_invalid_first);
+}
+
+/* @s as valid UTF-8, a new string: file names and reasons go into JSON as they are. */
+static char *utf8_lossy(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_add_utf8_lossy(&sb, s, strlen(s));
+	return sb_detach(&sb);
 }
 
 static void skip(struct history *h, const char *file, const char *fmt, ...)
@@ -96,8 +108,9 @@ static void skip(struct history *h, const char *file, const char *fmt, ...)
 	sb_vaddf(&why, fmt, ap);
 	va_end(ap);
 	warning("%s: %s; skipped", file, sb_str(&why));
-	json_array_append_new(h->skipped, xjson_pack("{s:o,s:o}", "file", json_string_lossy(file),
-						     "reason", json_string_lossy(sb_str(&why))));
+	ALLOC_GROW(h->skipped, h->nskipped + 1, h->skipalloc);
+	h->skipped[h->nskipped++] = (struct history_skip){ utf8_lossy(file),
+							   utf8_lossy(sb_str(&why)) };
 	sb_release(&why);
 }
 
