@@ -202,6 +202,14 @@ LAB_MUST_CHECK
 int history_cache_save(const struct history *h);
 /* An entry not used: @what names its report, @why says what is wrong with it. */
 void history_cache_reject(struct history *h, const char *what, const char *why);
+/*
+ * The cache's entry for the report at @real when it is for this very file
+ * (@key, history_cache_key()) and the file last changed before the cache
+ * was written, its digest (still to decode, history_digest_decode()) in
+ * *@digest; NULL: none that may be used.
+ */
+const json_t *history_cache_entry(const struct history *h, const char *real, const json_t *key,
+				  const json_t **digest);
 /* What identifies the file @st describes (the entry's "file"). */
 struct stat;
 json_t *history_cache_key(const struct stat *st);

@@ -7,6 +7,7 @@
  * from a report goes through sb_add_xml() or sb_add_text_safe().
  */
 #include "history.h"
+#include "history_context.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "html_kit.h"
@@ -515,6 +516,7 @@ static void series_heading(const struct history_series *s, size_t si, size_t fai
 {
 	const char *key;
 	json_t *v;
+	struct history_context ctx;
 
 	sb_addf(sb, "<section class=\"series\" id=\"s%zu\"><h3>", si);
 	html_esc(sb, s->line);
@@ -534,14 +536,15 @@ static void series_heading(const struct history_series *s, size_t si, size_t fai
 		sb_addf(sb, ", <span class=\"v-regression\">%zu failed run%s</span>", failed,
 			failed == 1 ? "" : "s");
 	sb_addf(sb, " &middot; context <code>%s</code>: ", s->ctx_id);
-	html_esc(sb, jget_str(jpath(s->context, "host"), "hostname", "?"));
+	history_context_decode(s->context, &ctx);
+	html_esc(sb, ctx.hostname ? ctx.hostname : "?");
 	sb_adds(sb, ", ");
-	html_esc(sb, jget_str(jpath(s->context, "host"), "accel", "?"));
+	html_esc(sb, ctx.accel ? ctx.accel : "?");
 	sb_adds(sb, ", guest ");
-	html_esc(sb, jget_str(jpath(s->context, "guest"), "name", "?"));
+	html_esc(sb, ctx.guest ? ctx.guest : "?");
 	sb_adds(sb, ", ");
-	html_esc(sb, jget_str(jpath(s->context, "workload"), "type", "?"));
-	json_object_foreach(jpath(s->context, "workload.params"), key, v) {
+	html_esc(sb, ctx.type ? ctx.type : "?");
+	json_object_foreach((json_t *)ctx.params, key, v) {
 		sb_adds(sb, " ");
 		html_esc(sb, key);
 		sb_adds(sb, "=");
