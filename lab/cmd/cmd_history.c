@@ -187,7 +187,7 @@ static int render(const struct history_cli *c, const struct history *h)
 
 static int no_session(const struct history *h, const char *dir, int more)
 {
-	size_t skipped = json_array_size(h->skipped);
+	size_t skipped = h->nskipped;
 
 	return user_error("history: %s%s: no session to read: no report.json under it that loads "
 			  "(%zu skipped); nothing written", dir, more ? " and the other folders" : "",

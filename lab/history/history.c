@@ -6,6 +6,7 @@
  * and one that does not load is skipped with the reason, never fatal.
  */
 #include "history.h"
+#include "history_context.h"
 #include "history_digest.h"
 #include "history_priv.h"
 #include "escape.h"
@@ -14,7 +15,6 @@
 #include "report_view.h"
 #include "run_record.h"
 #include "xjson.h"
-#include "sha256.h"
 
 #include <math.h>
 #include <dirent.h>
@@ -36,7 +36,6 @@ void history_init(struct history *h, const struct history_opts *o)
 {
 	memset(h, 0, sizeof(*h));
 	h->o = *o;
-	h->skipped = json_array();
 	h->contexts = json_object();
 	h->latest = (size_t)-1;
 }
@@ -75,7 +74,11 @@ void history_release(struct history *h)
 	free(h->series);
 	strmap_clear(&h->ix);
 	strmap_clear(&h->seen);
-	json_decref(h->skipped);
+	for (size_t i = 0; i < h->nskipped; i++) {
+		free(h->skipped[i].file);
+		free(h->skipped[i].reason);
+	}
+	free(h->skipped);
 	json_decref(h->contexts);
 	json_decref(h->cache);
 	json_decref(h->cache_out);
@@ -83,6 +86,15 @@ void history_release(struct history *h)
 	free(h->cache_invalid_first);
 	free(h->state_path);
 	free(h->state_invalid_first);
+}
+
+/* @s as valid UTF-8, a new string: file names and reasons go into JSON as they are. */
+static char *utf8_lossy(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_add_utf8_lossy(&sb, s, strlen(s));
+	return sb_detach(&sb);
 }
 
 static void skip(struct history *h, const char *file, const char *fmt, ...)
@@ -96,8 +108,9 @@ static void skip(struct history *h, const char *file, const char *fmt, ...)
 	sb_vaddf(&why, fmt, ap);
 	va_end(ap);
 	warning("%s: %s; skipped", file, sb_str(&why));
-	json_array_append_new(h->skipped, xjson_pack("{s:o,s:o}", "file", json_string_lossy(file),
-						     "reason", json_string_lossy(sb_str(&why))));
+	ALLOC_GROW(h->skipped, h->nskipped + 1, h->skipalloc);
+	h->skipped[h->nskipped++] = (struct history_skip){ utf8_lossy(file),
+							   utf8_lossy(sb_str(&why)) };
 	sb_release(&why);
 }
 
@@ -117,39 +130,6 @@ static char *series_subject(const struct view_kernel *kernel)
 
 	s = s ? history_subject_core(s) : NULL;
 	return s && *s ? xstrdup(s) : NULL;
-}
-
-/*
- * What must be equal for two nights to be comparable, and its short id:
- * host members as stored (a memory_mib written 2048 or 2048.0 hashes as
- * the file has it, so an id does not change with the reader).
- */
-static json_t *context_of(const struct report_view *v, const struct view_workload *wl,
-			  char id[13])
-{
-	static const char *const host_keys[] = { "hostname", "cpu", "cpus", "memory_mib",
-						 "accel" };
-	json_t *host = json_object(), *ctx;
-	char *text;
-	char hex[SHA256_HEX_LEN + 1];
-
-	for (size_t i = 0; host && i < ARRAY_SIZE(host_keys); i++) {
-		const json_t *m = json_object_get(v->host_json, host_keys[i]);
-
-		json_object_set_new(host, host_keys[i], m ? json_incref((json_t *)m) : json_null());
-	}
-	ctx = host ? xjson_pack("{s:o,s:O?,s:{s:s?,s:O?}}", "host", host,
-				"guest", v->guest_json,
-				"workload", "type", wl ? wl->type : NULL,
-				"params", wl ? wl->params : NULL) : NULL;
-	text = ctx ? json_dumps(ctx, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
-	if (!ctx || !text)
-		die("out of memory building a series context");
-	sha256_hex_of(text, strlen(text), hex);
-	memcpy(id, hex, 12);
-	id[12] = '\0';
-	free(text);
-	return ctx;
 }
 
 /*
@@ -220,13 +200,12 @@ static const char *line_of(struct session_ctx *c, const char *kernel)
 static const char *ctx_of(struct session_ctx *c, const char *workload)
 {
 	const char *e = strtab_get(&c->contexts, workload);
-	char id[13];
+	char id[HISTORY_CONTEXT_ID_LEN + 1];
 
 	if (!e) {
-		json_t *ctx = context_of(c->v, report_view_workload(c->v, workload), id);
+		json_t *ctx = history_context_encode(c->v, report_view_workload(c->v, workload), id);
 
-		if (!json_object_get(c->h->contexts, id))
-			json_object_set(c->h->contexts, id, ctx);
+		history_context_add(c->h->contexts, id, ctx);
 		json_decref(ctx);
 		e = strtab_put(&c->contexts, workload, id);
 	}
@@ -358,7 +337,7 @@ static void digest_of(struct history *h, const struct report_view *v, struct his
 static int digest_usable(const struct history *h, const struct history_digest *d)
 {
 	for (size_t i = 0; i < d->nnights; i++)
-		if (!json_object_get(h->contexts, d->nights[i].ctx))
+		if (!history_context_find(h->contexts, d->nights[i].ctx))
 			return 0;
 	return 1;
 }
@@ -386,7 +365,7 @@ static struct history_series *series_of(struct history *h, const struct digest_n
 	l = strnlen(n->ctx, sizeof(s->ctx_id) - 1);
 	memcpy(s->ctx_id, n->ctx, l);
 	s->ctx_id[l] = '\0';
-	s->context = json_incref(json_object_get(h->contexts, n->ctx));
+	s->context = json_incref((json_t *)history_context_find(h->contexts, n->ctx));
 	s->better = -1;
 	s->unit = xstrdup("");
 	return s;
@@ -465,20 +444,12 @@ static void add_digest(struct history *h, const struct history_digest *d, size_t
 static int digest_cached(struct history *h, const char *path, const char *real,
 			 const json_t *key, struct history_digest *d)
 {
-	const json_t *e = json_object_get(h->cache, real);
+	const json_t *digest, *e = history_cache_entry(h, real, key, &digest);
 	struct strbuf err = STRBUF_INIT;
 
-	/*
-	 * An entry (its MAC checked when the cache was loaded: this history
-	 * made it) is used only for a file last changed before the cache was
-	 * written: one changed in the same clock tick would show the times it
-	 * had when its digest was made (as Git's racy index).
-	 */
-	if (!e || !json_equal(json_object_get(e, "file"), key) ||
-	    json_integer_value(json_array_get(key, 3)) >= h->cache_mtime ||
-	    json_integer_value(json_array_get(key, 4)) >= h->cache_mtime)
+	if (!e)
 		return -1;
-	if (!history_digest_decode(json_object_get(e, "digest"), d, &err)) {
+	if (!history_digest_decode(digest, d, &err)) {
 		if (digest_usable(h, d)) {
 			json_object_set(h->cache_out, real, (json_t *)e);
 			h->cached++;

@@ -122,6 +122,11 @@ struct history_series {
 	int resumed;			/* the state file's change points were kept */
 };
 
+/* A report skipped, and why: valid UTF-8 (bytes that are not are U+FFFD). */
+struct history_skip {
+	char *file, *reason;
+};
+
 struct history {
 	struct history_opts o;
 	struct history_session *s;
@@ -130,7 +135,8 @@ struct history {
 	size_t nseries, alloc;
 	struct strmap ix;		/* series key -> index in series */
 	struct strmap seen;		/* realpath, and session id -> index in s */
-	json_t *skipped;		/* [{file, reason}] */
+	struct history_skip *skipped;	/* the reports skipped, in the order met */
+	size_t nskipped, skipalloc;
 	size_t latest;			/* the newest session, or (size_t)-1 */
 	size_t before_since;		/* sessions read and left out by --since */
 	size_t resumed, searched;	/* series resumed from the state; nights searched */
@@ -196,6 +202,14 @@ LAB_MUST_CHECK
 int history_cache_save(const struct history *h);
 /* An entry not used: @what names its report, @why says what is wrong with it. */
 void history_cache_reject(struct history *h, const char *what, const char *why);
+/*
+ * The cache's entry for the report at @real when it is for this very file
+ * (@key, history_cache_key()) and the file last changed before the cache
+ * was written, its digest (still to decode, history_digest_decode()) in
+ * *@digest; NULL: none that may be used.
+ */
+const json_t *history_cache_entry(const struct history *h, const char *real, const json_t *key,
+				  const json_t **digest);
 /* What identifies the file @st describes (the entry's "file"). */
 struct stat;
 json_t *history_cache_key(const struct stat *st);

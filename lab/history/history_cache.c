@@ -5,10 +5,10 @@
  * in history.c and decoded by history_digest_decode() (history_digest.c).
  */
 #include "history.h"
+#include "history_context.h"
 #include "history_seal.h"
 #include "fsutil.h"
 #include "xjson.h"
-#include "sha256.h"
 
 #include <math.h>
 #include <errno.h>
@@ -29,24 +29,34 @@ static json_t *cache_settings(const struct history *h)
 	return xjson_pack("{s:b}", "by_name", h->o.by_name);
 }
 
-/* A context's id is its hash (context_of() in history.c): one that is not is not used. */
+/* A context's id is its hash (history_context.h): one that is not is not used. */
 static void load_contexts(struct history *h, const json_t *contexts)
 {
 	const char *id;
 	json_t *ctx;
 
-	json_object_foreach((json_t *)contexts, id, ctx) {
-		char *text = json_dumps(ctx, JSON_SORT_KEYS | JSON_COMPACT);
-		char hex[SHA256_HEX_LEN + 1];
+	json_object_foreach((json_t *)contexts, id, ctx)
+		if (history_context_valid(id, ctx))
+			history_context_add(h->contexts, id, ctx);
+}
 
-		if (!text)
-			continue;
-		sha256_hex_of(text, strlen(text), hex);
-		free(text);
-		if (json_is_object(ctx) && strlen(id) == 12 && !strncmp(hex, id, 12) &&
-		    !json_object_get(h->contexts, id))
-			json_object_set(h->contexts, id, ctx);
-	}
+const json_t *history_cache_entry(const struct history *h, const char *real, const json_t *key,
+				  const json_t **digest)
+{
+	const json_t *e = json_object_get(h->cache, real);
+
+	/*
+	 * An entry (its MAC checked when the cache was loaded: this history
+	 * made it) is used only for a file last changed before the cache was
+	 * written: one changed in the same clock tick would show the times it
+	 * had when its digest was made (as Git's racy index).
+	 */
+	if (!e || !json_equal(json_object_get(e, "file"), key) ||
+	    json_integer_value(json_array_get(key, 3)) >= h->cache_mtime ||
+	    json_integer_value(json_array_get(key, 4)) >= h->cache_mtime)
+		return NULL;
+	*digest = json_object_get(e, "digest");
+	return e;
 }
 
 /* Counted, and said once by history_cache_save(): an old or damaged cache may have many. */

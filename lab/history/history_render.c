@@ -7,6 +7,7 @@
  * from a report goes through sb_add_xml() or sb_add_text_safe().
  */
 #include "history.h"
+#include "history_context.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "html_kit.h"
@@ -105,6 +106,18 @@ static json_t *drift_json(const struct history *h, const struct history_series *
 			  "change_points", (json_int_t)d->ncp, "new", d->is_new);
 }
 
+/* The reports skipped, [{file, reason}]: new. */
+static json_t *skipped_json(const struct history *h)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < h->nskipped; i++)
+		json_array_append_new(out, xjson_pack("{s:o,s:o}",
+			"file", json_string_lossy(h->skipped[i].file),
+			"reason", json_string_lossy(h->skipped[i].reason)));
+	return out;
+}
+
 void history_render_json(const struct history *h, struct strbuf *out)
 {
 	json_t *sess = json_array(), *series = json_array(), *root;
@@ -137,7 +150,7 @@ void history_render_json(const struct history *h, struct strbuf *out)
 			"context_id", s->ctx_id, "context", s->context, "resumed", s->resumed,
 			"nights", nights, "change_points", cps, "drifts", drifts));
 	}
-	root = xjson_pack("{s:s,s:{s:s,s:s},s:{s:f,s:I,s:f,s:I,s:I,s:b,s:o},s:o,s:O,s:o,s:{s:I,s:I,s:I,s:I,s:I}}",
+	root = xjson_pack("{s:s,s:{s:s,s:s},s:{s:f,s:I,s:f,s:I,s:I,s:b,s:o},s:o,s:o,s:o,s:{s:I,s:I,s:I,s:I,s:I}}",
 			  "schema", HISTORY_SCHEMA,
 			  "generator", "name", "mglrulab", "version", MGLRULAB_VERSION,
 			  "settings", "alpha", h->o.cp.alpha,
@@ -146,7 +159,7 @@ void history_render_json(const struct history *h, struct strbuf *out)
 			  "min_nights", (json_int_t)h->o.cp.min_nights,
 			  "seed", (json_int_t)h->o.cp.seed, "by_name", h->o.by_name,
 			  "since", h->o.since ? json_string_lossy(h->o.since) : json_null(),
-			  "sessions", sess, "skipped", h->skipped, "series", series,
+			  "sessions", sess, "skipped", skipped_json(h), "series", series,
 			  "summary", "sessions", (json_int_t)h->ns, "series", (json_int_t)h->nseries,
 			  "change_points", (json_int_t)count_cps(h, 0),
 			  "drifts", (json_int_t)count_drifts(h, 0),
@@ -216,7 +229,6 @@ static void text_drift(const struct history *h, const struct history_series *s,
 void history_render_text(const struct history *h, struct strbuf *out)
 {
 	size_t recent_n = count_cps(h, 1), failed = 0;
-	json_t *e;
 	size_t i;
 
 	sb_addf(out, "mglrulab history: %zu session%s, %zu series, %zu change point%s\n", h->ns,
@@ -232,11 +244,11 @@ void history_render_text(const struct history *h, struct strbuf *out)
 		failed += h->s[i].failed;
 	if (failed)
 		sb_addf(out, "failed runs: %zu (each night's count is in the JSON and HTML)\n", failed);
-	json_array_foreach(h->skipped, i, e) {
+	for (i = 0; i < h->nskipped; i++) {
 		sb_adds(out, "skipped: ");
-		sb_add_text_fit(out, jget_str(e, "file", ""), 70);
+		sb_add_text_fit(out, h->skipped[i].file, 70);
 		sb_adds(out, "\n         ");
-		sb_add_text_fit(out, jget_str(e, "reason", ""), 70);
+		sb_add_text_fit(out, h->skipped[i].reason, 70);
 		sb_adds(out, "\n");
 	}
 	sb_addf(out, "\nChange points in the last %zu sessions: %zu\n", h->o.last, recent_n);
@@ -504,6 +516,7 @@ static void series_heading(const struct history_series *s, size_t si, size_t fai
 {
 	const char *key;
 	json_t *v;
+	struct history_context ctx;
 
 	sb_addf(sb, "<section class=\"series\" id=\"s%zu\"><h3>", si);
 	html_esc(sb, s->line);
@@ -523,14 +536,15 @@ static void series_heading(const struct history_series *s, size_t si, size_t fai
 		sb_addf(sb, ", <span class=\"v-regression\">%zu failed run%s</span>", failed,
 			failed == 1 ? "" : "s");
 	sb_addf(sb, " &middot; context <code>%s</code>: ", s->ctx_id);
-	html_esc(sb, jget_str(jpath(s->context, "host"), "hostname", "?"));
+	history_context_decode(s->context, &ctx);
+	html_esc(sb, ctx.hostname ? ctx.hostname : "?");
 	sb_adds(sb, ", ");
-	html_esc(sb, jget_str(jpath(s->context, "host"), "accel", "?"));
+	html_esc(sb, ctx.accel ? ctx.accel : "?");
 	sb_adds(sb, ", guest ");
-	html_esc(sb, jget_str(jpath(s->context, "guest"), "name", "?"));
+	html_esc(sb, ctx.guest ? ctx.guest : "?");
 	sb_adds(sb, ", ");
-	html_esc(sb, jget_str(jpath(s->context, "workload"), "type", "?"));
-	json_object_foreach(jpath(s->context, "workload.params"), key, v) {
+	html_esc(sb, ctx.type ? ctx.type : "?");
+	json_object_foreach((json_t *)ctx.params, key, v) {
 		sb_adds(sb, " ");
 		html_esc(sb, key);
 		sb_adds(sb, "=");
@@ -602,8 +616,6 @@ static void html_summary(const struct history *h, const char *html_path, struct 
 
 static void html_header(const struct history *h, struct strbuf *sb)
 {
-	size_t i;
-	json_t *e;
 
 	sb_addf(sb, "<header><h1>Nightly history</h1><p class=\"sub\">mglrulab history &middot; "
 		"%zu sessions &middot; %zu series &middot; %zu change points", h->ns, h->nseries,
@@ -615,13 +627,13 @@ static void html_header(const struct history *h, struct strbuf *sb)
 		html_esc(sb, h->s[h->ns - 1].created);
 	}
 	sb_adds(sb, "</p></header>\n");
-	if (json_array_size(h->skipped)) {
+	if (h->nskipped) {
 		sb_adds(sb, "<div class=\"warnings\"><strong>Skipped</strong><ul>");
-		json_array_foreach(h->skipped, i, e) {
+		for (size_t i = 0; i < h->nskipped; i++) {
 			sb_adds(sb, "<li><code>");
-			html_esc(sb, jget_str(e, "file", ""));
+			html_esc(sb, h->skipped[i].file);
 			sb_adds(sb, "</code>: ");
-			html_esc(sb, jget_str(e, "reason", ""));
+			html_esc(sb, h->skipped[i].reason);
 			sb_adds(sb, "</li>");
 		}
 		sb_adds(sb, "</ul></div>\n");

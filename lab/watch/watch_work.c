@@ -16,6 +16,7 @@
 #include "report_headline.h"
 #include "session.h"
 #include "watch_msg.h"
+#include "watch_verdict.h"
 
 struct series_job {
 	long id;
@@ -415,41 +416,6 @@ static double watch_budget(const struct lab_config *cfg)
 }
 
 /*
- * "yield_shared ops_per_sec: regression -5.1% [-6.0%, -4.2%]; ..." from
- * summary.json; *@regressed: whether a primary regressed.
- */
-static char *verdict_of(const char *summary, int *regressed)
-{
-	json_error_t je;
-	json_t *s = json_load_file(summary, 0, &je), *p;
-	struct strbuf sb = STRBUF_INIT;
-	size_t i;
-
-	*regressed = 0;
-	if (!s)
-		return xstrdup("no summary");
-	json_array_foreach(json_object_get(s, "primaries"), i, p) {
-		const char *wl = json_string_value(json_object_get(p, "workload"));
-		const char *m = json_string_value(json_object_get(p, "metric"));
-		const char *v = json_string_value(json_object_get(p, "verdict"));
-		double d = json_number_value(json_object_get(p, "delta_pct"));
-		double lo = json_number_value(json_object_get(p, "ci_lo_pct"));
-		double hi = json_number_value(json_object_get(p, "ci_hi_pct"));
-
-		if (!wl || !m)
-			continue;
-		*regressed |= v && !strcmp(v, stats_verdict_id(VERDICT_REGRESSION));
-		sb_addf(&sb, "%s%s %s: %s", sb.len ? "; " : "", wl, m, v ? v : "none");
-		if (json_is_number(json_object_get(p, "delta_pct")))
-			sb_addf(&sb, " %+.1f%% [%+.1f%%, %+.1f%%]", d, lo, hi);
-	}
-	json_decref(s);
-	if (!sb.len)
-		sb_adds(&sb, "no primary metric");
-	return sb_detach(&sb);
-}
-
-/*
  * A step that failed for the lab's reasons: a session that failed as a
  * whole (its kernels built, so a host, libvirt or the disk, not the
  * series, is the likely cause; a kernel that does not boot fails runs,
@@ -507,26 +473,6 @@ static int wants_bisection(const struct series_job *j, const struct watch_work_o
 		return 0;
 	}
 	return 1;
-}
-
-/* "culprit: patch 2 of 3, [PATCH 2/3] ...", or the outcome, from bisect --json's summary. */
-static char *bisect_note(const char *summary, long n)
-{
-	json_error_t je;
-	json_t *s = json_load_file(summary, 0, &je);
-	const json_t *c = json_object_get(s, "culprit");
-	const char *outcome = json_string_value(json_object_get(s, "outcome"));
-	const char *subject = json_string_value(json_object_get(c, "subject"));
-	char *note;
-
-	if (json_is_integer(json_object_get(c, "position")))
-		note = xasprintf("culprit: patch %" JSON_INTEGER_FORMAT " of %ld, %s",
-				 json_integer_value(json_object_get(c, "position")), n,
-				 subject ? subject : "(no subject)");
-	else
-		note = xasprintf("bisection: %s", outcome ? outcome : "no outcome");
-	json_decref(s);
-	return note;
 }
 
 /* series/ID/reply.eml again, from the session's report, with @appendix after the answer. */
@@ -629,7 +575,7 @@ static LAB_MUST_CHECK int bisect_step(struct watch_db *w, struct series_job *j,
 	sb_addf(&appendix, "%s\n\n", base);
 	free(base);
 	if (r == LAB_OK && !read_file(text_path, &text, 1 << 20)) {
-		note = bisect_note(summary, j->n);
+		note = watch_bisect_note(state, j->n);
 		sb_addf(&appendix, "Bisection of the series (mglrulab bisect: each step a "
 			"session like the one above, the first of them that session):\n\n%s",
 			sb_str(&text));
@@ -668,6 +614,7 @@ static LAB_MUST_CHECK int run_step(struct watch_db *w, struct series_job *j,
 	char *mbox = xasprintf("%s/series.mbox", j->dir), *reports = xasprintf("%s/reports", j->dir);
 	char *summary = xasprintf("%s/summary.json", j->dir), *reply = xasprintf("%s/reply.eml", j->dir);
 	char *latest = xasprintf("%s/latest/session.json", reports);
+	char *report = xasprintf("%s/latest/report.json", reports);
 	const struct session_series_kernel sk = { j->baseline, j->kernel, mbox, j->commit,
 						  j->base_at };
 	struct strbuf errors = STRBUF_INIT, *old;
@@ -704,7 +651,7 @@ static LAB_MUST_CHECK int run_step(struct watch_db *w, struct series_job *j,
 		r = -LAB_ELAB;
 	} else if (r == LAB_OK || r == LAB_REGRESSION) {
 		int regressed;
-		char *v = verdict_of(summary, &regressed);
+		char *v = watch_verdict_of(report, &regressed);
 		const int bisect = regressed && wants_bisection(j, o);
 
 		r = set_column(w, j, "UPDATE series SET verdict = ? WHERE id = ?", v) ||
@@ -726,6 +673,7 @@ out:
 	free(summary);
 	free(reply);
 	free(latest);
+	free(report);
 	return r;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fixtures_report.h"
 #include "report.h"
 #include "report_priv.h"
 #include "session.h"
@@ -46,16 +47,8 @@ static json_t *session(int blocks, double shift, int sequential, size_t max_runs
 				"seq", ++seq, "block", b, "kernel", kn, "workload", "v", "status", "ok",
 				"metrics", "x", 10 * noise));
 		}
-	json_t *s = json_pack("{s:s, s:{s:s, s:s}, s:{s:s}, s:[{s:s}, {s:s}],"
-			      " s:{s:s, s:s}, s:[{s:s, s:s, s:[s], s:[{s:s, s:s, s:b}, {s:s, s:s}]},"
-			      " {s:s, s:s, s:[], s:[{s:s, s:s}]}], s:{s:f}, s:o}",
-		"schema", REPORT_SCHEMA, "generator", "name", "mglrulab", "version", "test",
-		"host", "accel", "kvm", "kernels", "name", "base", "name", "patched",
-		"design", "baseline", "base", "patched", "patched",
-		"workloads", "name", "w", "type", "none", "primary", "p",
-		"metrics", "name", "p", "better", "higher", "primary", 1, "name", "s", "better", "higher",
-		"name", "v", "type", "none", "primary", "metrics", "name", "x", "better", "higher",
-		"statistics", "threshold", 0.02, "runs", runs);
+	json_t *s = fixture_wv_session(runs);
+
 	if (sequential) {
 		struct stats_seq_plan p;
 
@@ -68,47 +61,23 @@ static json_t *session(int blocks, double shift, int sequential, size_t max_runs
 	return s;
 }
 
-static json_t *analyze(json_t *s)
-{
-	struct strbuf err = STRBUF_INIT;
-	json_t *r = report_analyze(s, &err);
-
-	if (!r)
-		fail_msg("report_analyze: %s", sb_str(&err));
-	sb_release(&err);
-	json_decref(s);
-	return r;
-}
-
-static const json_t *result(const json_t *r, const char *metric)
-{
-	const json_t *res;
-	size_t i;
-
-	json_array_foreach(json_object_get(r, "results"), i, res)
-		if (!strcmp(jget_str(res, "metric", ""), metric))
-			return res;
-	fail_msg("no result for %s", metric);
-	return NULL;
-}
-
 static void test_families(void **state)
 {
-	json_t *r = analyze(session(8, 1.10, 0, 0));
+	json_t *r = fixture_analyze_owned(session(8, 1.10, 0, 0));
 	(void)state;
 
 	assert_string_equal(jget_str(r, "schema", ""), REPORT_SCHEMA);
-	assert_true(json_is_true(json_object_get(result(r, "p"), "primary")));
-	assert_string_equal(jget_str(result(r, "p"), "family", ""), "primary");
-	assert_int_equal(jget_num(result(r, "p"), "family_size"), 1);
-	assert_true(json_is_false(json_object_get(result(r, "s"), "primary")));
-	assert_string_equal(jget_str(result(r, "s"), "family", ""), "secondary");
+	assert_true(json_is_true(json_object_get(fixture_result(r, "p"), "primary")));
+	assert_string_equal(jget_str(fixture_result(r, "p"), "family", ""), "primary");
+	assert_int_equal(jget_num(fixture_result(r, "p"), "family_size"), 1);
+	assert_true(json_is_false(json_object_get(fixture_result(r, "s"), "primary")));
+	assert_string_equal(jget_str(fixture_result(r, "s"), "family", ""), "secondary");
 	/* The secondary family holds w's s and v's x: corrected between them only. */
-	assert_int_equal(jget_num(result(r, "s"), "family_size"), 2);
+	assert_int_equal(jget_num(fixture_result(r, "s"), "family_size"), 2);
 	/* A primary alone in its family uses its own p. */
-	assert_true(jget_num(result(r, "p"), "p_used") ==
-		    jget_num(jpath(result(r, "p"), "comparison.mann_whitney"), "p"));
-	assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "improvement");
+	assert_true(jget_num(fixture_result(r, "p"), "p_used") ==
+		    jget_num(jpath(fixture_result(r, "p"), "comparison.mann_whitney"), "p"));
+	assert_string_equal(jget_str(fixture_result(r, "p"), "verdict", ""), "improvement");
 	assert_int_equal(json_integer_value(jpath(r, "summary.primaries")), 1);
 	assert_int_equal(json_integer_value(jpath(r, "summary.primary_verdicts.improvement")), 1);
 	/* Grouped by workload, primaries first. */
@@ -128,40 +97,40 @@ static void test_sequential_looks(void **state)
 
 	stats_seq_plan_default(&p, 20);
 	/* Before the first look nothing can be decided, whatever the data say. */
-	r = analyze(session((int)p.min_runs - 1, 1.10, 1, 20));
-	assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "inconclusive");
-	assert_true(json_is_false(json_object_get(result(r, "p"), "final")));
-	assert_non_null(strstr(jget_str(result(r, "p"), "reason", ""), "first look"));
-	assert_int_equal(jget_num(jpath(result(r, "p"), "sequential"), "look"), 0);
+	r = fixture_analyze_owned(session((int)p.min_runs - 1, 1.10, 1, 20));
+	assert_string_equal(jget_str(fixture_result(r, "p"), "verdict", ""), "inconclusive");
+	assert_true(json_is_false(json_object_get(fixture_result(r, "p"), "final")));
+	assert_non_null(strstr(jget_str(fixture_result(r, "p"), "reason", ""), "first look"));
+	assert_int_equal(jget_num(jpath(fixture_result(r, "p"), "sequential"), "look"), 0);
 	/* Secondary metrics keep the fixed-N analysis. */
-	assert_null(json_object_get(result(r, "s"), "sequential"));
+	assert_null(json_object_get(fixture_result(r, "s"), "sequential"));
 	json_decref(r);
 
 	/* At the first look: the interval at 1 - alpha_1, the p scaled by alpha / alpha_1. */
-	r = analyze(session((int)p.min_runs, 1.10, 1, 20));
-	seq = jpath(result(r, "p"), "sequential");
+	r = fixture_analyze_owned(session((int)p.min_runs, 1.10, 1, 20));
+	seq = jpath(fixture_result(r, "p"), "sequential");
 	assert_int_equal(jget_num(seq, "look"), 1);
 	assert_true(fabs(jget_num(seq, "alpha_look") - stats_seq_alpha_at(&p, 1)) < 1e-12);
-	assert_true(fabs(jget_num(jpath(result(r, "p"), "comparison.ci"), "level") -
+	assert_true(fabs(jget_num(jpath(fixture_result(r, "p"), "comparison.ci"), "level") -
 			 (1 - stats_seq_alpha_at(&p, 1))) < 1e-12);
 	assert_true(fabs(jget_num(seq, "p_adjusted") -
 			 fmin(1, jget_num(seq, "p") * p.alpha / stats_seq_alpha_at(&p, 1))) < 1e-12);
-	assert_true(jget_num(result(r, "p"), "p_used") == jget_num(seq, "p_adjusted"));
+	assert_true(jget_num(fixture_result(r, "p"), "p_used") == jget_num(seq, "p_adjusted"));
 	/* A 10 % shift at 1 % noise is decided at the first look, for good. */
-	assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "improvement");
-	assert_true(json_is_true(json_object_get(result(r, "p"), "final")));
+	assert_string_equal(jget_str(fixture_result(r, "p"), "verdict", ""), "improvement");
+	assert_true(json_is_true(json_object_get(fixture_result(r, "p"), "final")));
 	json_decref(r);
 
 	/* One block past a look is the next look: no level is spent twice. */
-	r = analyze(session((int)p.min_runs + 1, 1.0, 1, 20));
-	assert_int_equal(jget_num(jpath(result(r, "p"), "sequential"), "look"), 2);
+	r = fixture_analyze_owned(session((int)p.min_runs + 1, 1.0, 1, 20));
+	assert_int_equal(jget_num(jpath(fixture_result(r, "p"), "sequential"), "look"), 2);
 	json_decref(r);
 
 	/* A broken plan is reported, and the session analysed as fixed-N. */
 	json_t *s = session((int)p.min_runs, 1.10, 1, 20);
 	json_object_set_new(jpath(s, "design.sequential"), "step", json_integer(0));
-	r = analyze(s);
-	assert_null(json_object_get(result(r, "p"), "sequential"));
+	r = fixture_analyze_owned(s);
+	assert_null(json_object_get(fixture_result(r, "p"), "sequential"));
 	json_t *w;
 	size_t i;
 	int warned = 0;
@@ -207,21 +176,21 @@ static void test_sequential_final_stays_final(void **state)
 		if (jget_num(run, "block") <= (double)n1)
 			json_array_append(kept, run);
 	json_object_set_new(s1, "runs", kept);
-	r = analyze(s1);
-	assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "no-change");
-	assert_true(json_is_true(json_object_get(result(r, "p"), "final")));
+	r = fixture_analyze_owned(s1);
+	assert_string_equal(jget_str(fixture_result(r, "p"), "verdict", ""), "no-change");
+	assert_true(json_is_true(json_object_get(fixture_result(r, "p"), "final")));
 	json_decref(r);
 
 	/* Look 2: still final, resting on the intersection of both looks' intervals. */
-	r = analyze(s);
-	seq = jpath(result(r, "p"), "sequential");
+	r = fixture_analyze_owned(s);
+	seq = jpath(fixture_result(r, "p"), "sequential");
 	assert_int_equal(jget_num(seq, "look"), 2);
-	print_message("look 2: %s (%s)\n", jget_str(result(r, "p"), "verdict", ""),
-		      jget_str(result(r, "p"), "reason", ""));
-	assert_true(json_is_true(json_object_get(result(r, "p"), "final")));
-	assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "no-change");
-	assert_true(jget_num(seq, "lo") >= jget_num(jpath(result(r, "p"), "comparison.ci"), "lo"));
-	assert_true(jget_num(seq, "hi") <= jget_num(jpath(result(r, "p"), "comparison.ci"), "hi"));
+	print_message("look 2: %s (%s)\n", jget_str(fixture_result(r, "p"), "verdict", ""),
+		      jget_str(fixture_result(r, "p"), "reason", ""));
+	assert_true(json_is_true(json_object_get(fixture_result(r, "p"), "final")));
+	assert_string_equal(jget_str(fixture_result(r, "p"), "verdict", ""), "no-change");
+	assert_true(jget_num(seq, "lo") >= jget_num(jpath(fixture_result(r, "p"), "comparison.ci"), "lo"));
+	assert_true(jget_num(seq, "hi") <= jget_num(jpath(fixture_result(r, "p"), "comparison.ci"), "hi"));
 	assert_true(jget_num(seq, "hi") - jget_num(seq, "lo") < 0.04);
 	json_decref(r);
 }
@@ -269,8 +238,8 @@ static void test_not_final_at_cap(void **state)
 
 	for (int step = 0; step <= 20; step++) {
 		double shift = 1.0 + 0.0025 * step;
-		json_t *r = analyze(session((int)cap, shift, 1, cap));
-		const json_t *res, *p = result(r, "p");
+		json_t *r = fixture_analyze_owned(session((int)cap, shift, 1, cap));
+		const json_t *res, *p = fixture_result(r, "p");
 		const char *v = jget_str(p, "verdict", "");
 		size_t i;
 
@@ -363,8 +332,8 @@ static void test_not_final_at_cap(void **state)
 			if (report_load_buffer(sb_str(&dump), dump.len, &back, &err))
 				fail_msg("an old report no longer loads: %s", sb_str(&err));
 			json_decref(r);
-			r = analyze(back);
-			assert_string_equal(jget_str(result(r, "p"), "verdict", ""), "inconclusive");
+			r = fixture_analyze_owned(back);
+			assert_string_equal(jget_str(fixture_result(r, "p"), "verdict", ""), "inconclusive");
 			sb_release(&dump);
 			sb_release(&err);
 		}

@@ -16,38 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures_report.h"
 #include "escape.h"
 #include "mbox.h"
 #include "report.h"
 #include "report_headline.h"
 #include "report_view.h"
 
-#define FIXTURE "tests/fixtures/reports/session-ab.json"
 #define SERIES "tests/fixtures/series/yield-three.mbox"
 #define COVER_ID "<cover.1796058141.git.test@mglrulab.invalid>"
 #define PATCH1_ID "<9f30fd64695635abcd65ff0f43f5b72aba2710bc.1796058141.git.test@mglrulab.invalid>"
-
-static json_t *load_session(void)
-{
-	struct strbuf err = STRBUF_INIT;
-	json_t *j;
-
-	if (report_load(FIXTURE, &j, &err))
-		fail_msg("%s", err.buf);
-	sb_release(&err);
-	return j;
-}
-
-static json_t *analyze(const json_t *session)
-{
-	struct strbuf err = STRBUF_INIT;
-	json_t *r = report_analyze(session, &err);
-
-	if (!r)
-		fail_msg("%s", err.buf);
-	sb_release(&err);
-	return r;
-}
 
 static json_t *patched_kernel(json_t *session)
 {
@@ -60,7 +38,7 @@ static void headline_of(const json_t *session, json_t **r, struct report_view *v
 {
 	struct strbuf err = STRBUF_INIT;
 
-	*r = analyze(session);
+	*r = fixture_analyze(session);
 	if (report_view_decode(*r, v, &err))
 		fail_msg("%s", err.buf);
 	headline_build(v, h);
@@ -90,7 +68,7 @@ static char *line_with(const char *text, const char *needle)
 /* Without primaries: every metric with news, by name, the regression among them. */
 static void test_named_metrics(void **state)
 {
-	json_t *s = load_session(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct report_view v;
 	struct headline h;
 	struct strbuf t = STRBUF_INIT;
@@ -121,11 +99,11 @@ static void test_named_metrics(void **state)
 /* The text report's first lines are the answer, not the metadata. */
 static void test_text_opens_with_answer(void **state)
 {
-	json_t *s = load_session(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct strbuf t = STRBUF_INIT;
 	(void)state;
 
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &t);
 	/* issue 50: the counts on the first line, the title after the answer */
 	assert_int_equal(strncmp(t.buf, "Answer:  1 regression (kbuild: elapsed_s +3.5%), 2 "
@@ -148,7 +126,7 @@ static void test_text_opens_with_answer(void **state)
 /* Declared primaries: only they are lines, a regression line among them. */
 static void test_primaries(void **state)
 {
-	json_t *s = load_session(), *r, *w;
+	json_t *s = fixture_session_ab(), *r, *w;
 	struct report_view v;
 	struct headline h;
 	size_t i;
@@ -195,7 +173,7 @@ static void set_primary(json_t *s, const char *wname, const char *metric)
  */
 static void test_summary_counts(void **state)
 {
-	json_t *s = load_session(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct report_view v;
 	struct headline h;
 	struct strbuf t = STRBUF_INIT;
@@ -226,7 +204,7 @@ static void test_summary_counts(void **state)
  */
 static void test_claim_cannot_test_here(void **state)
 {
-	json_t *s = load_session(), *r, *run;
+	json_t *s = fixture_session_ab(), *r, *run;
 	struct report_view v;
 	struct headline h;
 	struct strbuf t = STRBUF_INIT;
@@ -280,7 +258,7 @@ static void test_claim_cannot_test_here(void **state)
 /* A comparison of two sessions: no bisection of kernels named "A:..." and "B:...". */
 static void test_compare_no_bisect(void **state)
 {
-	json_t *a = load_session(), *b = load_session(), *c, *r;
+	json_t *a = fixture_session_ab(), *b = fixture_session_ab(), *c, *r;
 	struct strbuf err = STRBUF_INIT;
 	struct report_view v;
 	struct headline h;
@@ -302,7 +280,7 @@ static void test_compare_no_bisect(void **state)
 /* An invalid primary (its runs failed) is said as invalid, with its reason. */
 static void test_invalid_said(void **state)
 {
-	json_t *s = load_session(), *r, *run, *w;
+	json_t *s = fixture_session_ab(), *r, *run, *w;
 	struct report_view v;
 	struct headline h;
 	struct strbuf t = STRBUF_INIT;
@@ -336,7 +314,7 @@ static void test_invalid_said(void **state)
 /* What is undecided, and what it would take. */
 static void test_undecided(void **state)
 {
-	json_t *s = load_session(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct report_view v;
 	struct headline h;
 	int found = 0;
@@ -355,7 +333,7 @@ static void test_undecided(void **state)
 /* A sequential session the budget stopped: the existing resume line, once. */
 static void test_budget_resume(void **state)
 {
-	json_t *s = load_session(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct report_view v;
 	struct headline h;
 	struct strbuf t = STRBUF_INIT;
@@ -383,7 +361,7 @@ static void test_budget_resume(void **state)
 /* Warnings name their metrics and say where the run-order plots are. */
 static void test_warning_names(void **state)
 {
-	json_t *s = load_session(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct report_view v;
 	struct headline h;
 	int outliers = 0, drift = 0;
@@ -413,7 +391,7 @@ static void test_warning_names(void **state)
 /* The session as it records its series: the fixture mbox's Message-Ids. */
 static json_t *threaded_report(int with_cover)
 {
-	json_t *s = load_session(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct patch_list pl = { 0 };
 	struct strbuf err = STRBUF_INIT;
 
@@ -432,7 +410,7 @@ static json_t *threaded_report(int with_cover)
 	mbox_thread_json(&pl, patched_kernel(s));
 	patch_list_release(&pl);
 	sb_release(&err);
-	r = analyze(s);
+	r = fixture_analyze(s);
 	json_decref(s);
 	return r;
 }
@@ -475,7 +453,7 @@ static void assert_mail_shape(const char *mail)
 static void test_mail_list_ready(void **state)
 {
 	struct report_mail_opts o = { .from = "Lab <lab@example.org>" };
-	json_t *s = load_session(), *r, *k = patched_kernel(s);
+	json_t *s = fixture_session_ab(), *r, *k = patched_kernel(s);
 	char *mail;
 	(void)state;
 
@@ -483,7 +461,7 @@ static void test_mail_list_ready(void **state)
 			    json_string("Ridong Chen <ridong@example.org>"));
 	json_object_set_new(json_object_get(s, "session"), "command",
 			    json_string("mglrulab run --ab -c /home/alice/lab/lab.conf --runs 10"));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	mail = mail_of(r, &o, 1);
 	assert_non_null(strstr(mail, "\nTo: Ridong Chen <ridong@example.org>\n"));
 	assert_null(strstr(mail, "/home/alice"));
@@ -509,7 +487,7 @@ static void test_mail_list_ready(void **state)
 			    json_string("mglrulab run --ab baseline watch-6 -c /var/lib/w/watch.conf, "
 					"with [kernel watch-6] (from = baseline, series = "
 					"/var/lib/w/series/6/series.mbox) added to it"));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	mail = mail_of(r, &o, 1);
 	assert_null(strstr(mail, "/var/lib/w"));
 	assert_non_null(strstr(mail, "\n  mglrulab run --ab baseline watch-6 -c watch.conf, with [kernel watch-6]\n"
@@ -593,8 +571,8 @@ static void test_mail_first_patch_or_none(void **state)
 	free(mail);
 	json_decref(r);
 
-	s = load_session();
-	r = analyze(s);
+	s = fixture_session_ab();
+	r = fixture_analyze(s);
 	mail = mail_of(r, &o, 1);
 	assert_null(strstr(mail, "In-Reply-To"));
 	assert_non_null(strstr(mail, "\nSubject: Re: [RFC PATCH 1/3] mm/mglru"));
@@ -608,13 +586,13 @@ static void test_mail_first_patch_or_none(void **state)
 static void test_mail_note(void **state)
 {
 	struct report_mail_opts o = { .from = "lab@example.org" };
-	json_t *s = load_session(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	char *mail;
 	(void)state;
 
 	json_object_set_new(s, "note", json_string("Cache-line bouncing costs no instructions:\n"
 						    "Subject: injected\x1b[31m"));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	mail = mail_of(r, &o, 1);
 	assert_mail_shape(mail);
 	const char *note = strstr(mail, "Cache-line bouncing costs no instructions:");
@@ -633,7 +611,7 @@ static void test_mail_note(void **state)
 static void test_mail_hostile(void **state)
 {
 	struct report_mail_opts o = { .from = "lab@example.org" };
-	json_t *s = load_session(), *r, *k;
+	json_t *s = fixture_session_ab(), *r, *k;
 	const char *evil = "[PATCH 0/1] x\r\nBcc: victim@example.org\x1b[2J\x07 \xe2\x80\xae end";
 	(void)state;
 
@@ -643,7 +621,7 @@ static void test_mail_hostile(void **state)
 	json_object_set_new(json_object_get(s, "host"), "cpu", json_string("CPU\x1b]0;title\x07\r"));
 	json_object_set_new(json_object_get(s, "session"), "command",
 			    json_string("mglrulab run\x1b[31m --ab\nrm -rf /"));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	char *mail = mail_of(r, &o, 1);
 
 	assert_mail_shape(mail);
@@ -658,7 +636,7 @@ static void test_mail_hostile(void **state)
 	/* A UTF-8 subject is encoded (RFC 2047), not sent as raw 8-bit in a header. */
 	json_object_set_new(k, "cover", json_pack("{s:s, s:s}", "subject",
 						  "[PATCH 0/2] mm: Zoë's fix", "message_id", "<c@d>"));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	mail = mail_of(r, &o, 0);
 	assert_non_null(strstr(mail, "\nSubject: =?UTF-8?B?"));
 	const char *subj = strstr(mail, "\nSubject: ");

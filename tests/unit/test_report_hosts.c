@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures_report.h"
 #include "report.h"
 #include "report_priv.h"
 #include "stats.h"
@@ -58,40 +59,7 @@ static json_t *session(const char *const *hosts, int nhosts, int slow)
 			json_array_append_new(runs, run);
 		}
 	}
-	return json_pack("{s:s, s:{s:s, s:s}, s:{s:s}, s:[{s:s}, {s:s}],"
-			 " s:{s:s, s:s}, s:[{s:s, s:s, s:[s], s:[{s:s, s:s, s:b}, {s:s, s:s}]},"
-			 " {s:s, s:s, s:[], s:[{s:s, s:s}]}], s:{s:f}, s:o}",
-		"schema", REPORT_SCHEMA, "generator", "name", "mglrulab", "version", "test",
-		"host", "accel", "kvm", "kernels", "name", "base", "name", "patched",
-		"design", "baseline", "base", "patched", "patched",
-		"workloads", "name", "w", "type", "none", "primary", "p",
-		"metrics", "name", "p", "better", "higher", "primary", 1, "name", "s", "better", "higher",
-		"name", "v", "type", "none", "primary", "metrics", "name", "x", "better", "higher",
-		"statistics", "threshold", 0.02, "runs", runs);
-}
-
-static json_t *analyze(json_t *s)
-{
-	struct strbuf err = STRBUF_INIT;
-	json_t *r = report_analyze(s, &err);
-
-	if (!r)
-		fail_msg("report_analyze: %s", sb_str(&err));
-	sb_release(&err);
-	json_decref(s);
-	return r;
-}
-
-static const json_t *result(const json_t *r, const char *metric)
-{
-	const json_t *res;
-	size_t i;
-
-	json_array_foreach(json_object_get(r, "results"), i, res)
-		if (!strcmp(jget_str(res, "metric", ""), metric))
-			return res;
-	fail_msg("no result for %s", metric);
-	return NULL;
+	return fixture_wv_session(runs);
 }
 
 static int has_warning(const json_t *warnings, const char *kind)
@@ -108,8 +76,8 @@ static int has_warning(const json_t *warnings, const char *kind)
 static void test_hosts_disagree(void **state)
 {
 	static const char *const hosts[] = { "a", "b" };
-	json_t *r = analyze(session(hosts, 2, 1));
-	const json_t *p = result(r, "p"), *h = json_object_get(p, "hosts");
+	json_t *r = fixture_analyze_owned(session(hosts, 2, 1));
+	const json_t *p = fixture_result(r, "p"), *h = json_object_get(p, "hosts");
 	const json_t *pooled = json_object_get(p, "pooled"), *het = json_object_get(p, "heterogeneity");
 	(void)state;
 
@@ -126,12 +94,12 @@ static void test_hosts_disagree(void **state)
 	assert_true(has_warning(json_object_get(p, "warnings"), "host-heterogeneity"));
 	assert_true(has_warning(json_object_get(r, "warnings"), "host-heterogeneity"));
 	/* The secondary "s" is the same on both hosts: per host, no warning. */
-	assert_int_equal(json_array_size(json_object_get(result(r, "s"), "hosts")), 2);
-	assert_false(json_is_true(jpath(result(r, "s"), "heterogeneity.heterogeneous")));
-	assert_false(has_warning(json_object_get(result(r, "s"), "warnings"), "host-heterogeneity"));
+	assert_int_equal(json_array_size(json_object_get(fixture_result(r, "s"), "hosts")), 2);
+	assert_false(json_is_true(jpath(fixture_result(r, "s"), "heterogeneity.heterogeneous")));
+	assert_false(has_warning(json_object_get(fixture_result(r, "s"), "warnings"), "host-heterogeneity"));
 	/* "v" ran on host a only: analysed as in a one-host session. */
-	assert_null(json_object_get(result(r, "x"), "hosts"));
-	assert_null(json_object_get(result(r, "x"), "pooled"));
+	assert_null(json_object_get(fixture_result(r, "x"), "hosts"));
+	assert_null(json_object_get(fixture_result(r, "x"), "pooled"));
 	json_decref(r);
 }
 
@@ -152,8 +120,8 @@ static void test_hosts_agree(void **state)
 		    !strcmp(jget_str(run, "workload", ""), "w"))
 			json_object_set_new(json_object_get(run, "metrics"), "p",
 				json_real(0.8 * jget_num(json_object_get(run, "metrics"), "p")));
-	r = analyze(s);
-	p = result(r, "p");
+	r = fixture_analyze_owned(s);
+	p = fixture_result(r, "p");
 	assert_false(json_is_true(jpath(p, "heterogeneity.heterogeneous")));
 	assert_false(has_warning(json_object_get(r, "warnings"), "host-heterogeneity"));
 	assert_string_equal(jget_str(p, "verdict", ""), "regression");
@@ -168,8 +136,8 @@ static void test_hosts_agree(void **state)
 static void test_one_host_unchanged(void **state)
 {
 	static const char *const none[] = { NULL }, *const local[] = { "local" }, *const a[] = { "a" };
-	json_t *r0 = analyze(session(none, 1, -1)), *r1 = analyze(session(local, 1, -1));
-	json_t *r2 = analyze(session(a, 1, -1));
+	json_t *r0 = fixture_analyze_owned(session(none, 1, -1)), *r1 = fixture_analyze_owned(session(local, 1, -1));
+	json_t *r2 = fixture_analyze_owned(session(a, 1, -1));
 	static const char *const keys[] = { "results", "counter_results", "geomean", "warnings",
 					    "summary" };
 	(void)state;
@@ -178,7 +146,7 @@ static void test_one_host_unchanged(void **state)
 		assert_true(json_equal(json_object_get(r0, keys[k]), json_object_get(r1, keys[k])));
 		assert_true(json_equal(json_object_get(r0, keys[k]), json_object_get(r2, keys[k])));
 	}
-	assert_null(json_object_get(result(r0, "p"), "hosts"));
+	assert_null(json_object_get(fixture_result(r0, "p"), "hosts"));
 	json_decref(r0);
 	json_decref(r1);
 	json_decref(r2);

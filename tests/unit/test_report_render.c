@@ -16,38 +16,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "fixtures_report.h"
 #include "escape.h"
 #include "report.h"
 #include "report_priv.h"
 #include "report_view.h"
 #include "stats.h"
 
-#define FIXTURE "tests/fixtures/reports/session-ab.json"
-
 /* Markup, quotes, an escape sequence, a bidi override and invalid UTF-8. */
 static const char hostile[] = "<script>alert('x')</script>\"&amp;\x1b[31m\xe2\x80\xae\xff\xc0\xaf";
-
-static json_t *load_fixture(void)
-{
-	struct strbuf err = STRBUF_INIT;
-	json_t *j;
-
-	if (report_load(FIXTURE, &j, &err))
-		fail_msg("%s", err.buf);
-	sb_release(&err);
-	return j;
-}
-
-static json_t *analyze(const json_t *session)
-{
-	struct strbuf err = STRBUF_INIT;
-	json_t *r = report_analyze(session, &err);
-
-	if (!r)
-		fail_msg("%s", err.buf);
-	sb_release(&err);
-	return r;
-}
 
 /* jansson checks UTF-8 on input; a session built in C can still carry anything. */
 static json_t *raw_string(const char *s)
@@ -57,7 +34,7 @@ static json_t *raw_string(const char *s)
 
 static json_t *hostile_session(void)
 {
-	json_t *s = load_fixture(), *run, *k;
+	json_t *s = fixture_session_ab(), *run, *k;
 	size_t i;
 
 	k = json_array_get(json_object_get(s, "kernels"), 1);
@@ -116,7 +93,7 @@ static void check_text_safe(const struct strbuf *t, size_t width)
 
 static void test_hostile_html(void **state)
 {
-	json_t *s = hostile_session(), *r = analyze(s);
+	json_t *s = hostile_session(), *r = fixture_analyze(s);
 	struct strbuf h = STRBUF_INIT;
 	(void)state;
 
@@ -138,7 +115,7 @@ static void test_hostile_html(void **state)
 
 static void test_hostile_text(void **state)
 {
-	json_t *s = hostile_session(), *r = analyze(s);
+	json_t *s = hostile_session(), *r = fixture_analyze(s);
 	struct strbuf t = STRBUF_INIT, b = STRBUF_INIT;
 	(void)state;
 
@@ -186,7 +163,7 @@ static void rename_kernel(json_t *s, const char *from, const char *to)
  */
 static void test_benchfmt_config_keys(void **state)
 {
-	json_t *s = load_fixture(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct strbuf b = STRBUF_INIT;
 	json_t *design = json_object_get(s, "design");
 	char *base = strdup(json_string_value(json_object_get(design, "baseline")));
@@ -198,7 +175,7 @@ static void test_benchfmt_config_keys(void **state)
 	rename_kernel(s, base, "Kernel-A");
 	free(base);
 	free(patched);
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_benchfmt(r, &b);
 	for (const char *l = b.buf; *l && *l != '\n'; l = strchr(l, '\n') + 1) {
 		const char *colon = strstr(l, ": ");
@@ -265,7 +242,7 @@ static double analyse_cpu(int n)
 						      "status", "ok", "metrics", m));
 	}
 	t0 = clock();
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &out);
 	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
 	assert_int_equal(json_array_size(json_object_get(r, "results")), n / 2 + DENSE);
@@ -297,11 +274,11 @@ static void test_many_metrics_fast(void **state)
  */
 static void test_report_shares_session(void **state)
 {
-	json_t *s = load_fixture(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	char *before = json_dumps(s, JSON_SORT_KEYS), *after;
 	(void)state;
 
-	r = analyze(s);
+	r = fixture_analyze(s);
 	assert_ptr_equal(json_object_get(r, "runs"), json_object_get(s, "runs"));
 	assert_ptr_equal(json_object_get(r, "kernels"), json_object_get(s, "kernels"));
 	assert_ptr_not_equal(json_object_get(r, "statistics"), json_object_get(s, "statistics"));
@@ -316,12 +293,12 @@ static void test_report_shares_session(void **state)
 
 static void test_byte_identical(void **state)
 {
-	json_t *s = load_fixture();
+	json_t *s = fixture_session_ab();
 	struct strbuf out[2][4];
 	(void)state;
 
 	for (int round = 0; round < 2; round++) {
-		json_t *r = analyze(s);
+		json_t *r = fixture_analyze(s);
 
 		for (int i = 0; i < 4; i++)
 			out[round][i] = (struct strbuf)STRBUF_INIT;
@@ -343,7 +320,7 @@ static void test_byte_identical(void **state)
 /* Re-analysing a written report gives the same report: results are derived, not inputs. */
 static void test_reanalyze_idempotent(void **state)
 {
-	json_t *s = load_fixture(), *r1 = analyze(s), *r2 = analyze(r1);
+	json_t *s = fixture_session_ab(), *r1 = fixture_analyze(s), *r2 = fixture_analyze(r1);
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 	(void)state;
 
@@ -377,7 +354,7 @@ static const char *verdict(const json_t *r, const char *workload, const char *me
 
 static void test_fixture_verdicts(void **state)
 {
-	json_t *s = load_fixture(), *r = analyze(s);
+	json_t *s = fixture_session_ab(), *r = fixture_analyze(s);
 	(void)state;
 
 	/* +2.3 % at CV 0.4 %, n = 10: the effect the series claims. */
@@ -413,14 +390,14 @@ static void test_fixture_verdicts(void **state)
 
 static void test_partial_session_warns(void **state)
 {
-	json_t *s = load_fixture(), *r, *w;
+	json_t *s = fixture_session_ab(), *r, *w;
 	size_t i;
 	int found = 0;
 	(void)state;
 
 	json_object_set_new(json_object_get(s, "session"), "complete", json_false());
 	json_object_set_new(s, "plan", json_pack("[{},{},{}]"));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	json_array_foreach(json_object_get(r, "warnings"), i, w)
 		found |= !strcmp(json_string_value(json_object_get(w, "kind")), "partial");
 	assert_true(found);
@@ -435,7 +412,7 @@ static void test_partial_session_warns(void **state)
  */
 static void test_budget_stop_says_resume(void **state)
 {
-	json_t *s = load_fixture(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct strbuf html = STRBUF_INIT, text = STRBUF_INIT, want = STRBUF_INIT;
 	const char *id;
 	(void)state;
@@ -449,7 +426,7 @@ static void test_budget_stop_says_resume(void **state)
 				      "why", "decided", "look", 1, "runs_per_kernel", 6, "looks"));
 	id = json_string_value(json_object_get(json_object_get(s, "session"), "id"));
 	assert_non_null(id);
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &text);
 	report_render_html(r, &html);
 	sb_addf(&want, "the budget (1500 s of runs) ran out with 1 workload undecided; to go on "
@@ -476,14 +453,14 @@ static void test_budget_stop_says_resume(void **state)
 /* A workload with its own runs = N is named in the design line of both outputs. */
 static void test_per_workload_runs_shown(void **state)
 {
-	json_t *s = load_fixture(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct strbuf html = STRBUF_INIT, text = STRBUF_INIT;
 	(void)state;
 
 	json_object_set_new(report_find_named(s, "workloads", "kbuild"), "runs", json_integer(3));
 	/* Equal to the default: not an exception. */
 	json_object_set_new(report_find_named(s, "workloads", "aging"), "runs", json_integer(10));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &text);
 	report_render_html(r, &html);
 	assert_non_null(strstr(text.buf, "10 runs per kernel (kbuild: 3), 1 warm-up"));
@@ -501,14 +478,14 @@ static void test_per_workload_runs_shown(void **state)
  */
 static void test_partners_shown(void **state)
 {
-	json_t *s = load_fixture(), *design = json_object_get(s, "design"), *r;
+	json_t *s = fixture_session_ab(), *design = json_object_get(s, "design"), *r;
 	struct strbuf html = STRBUF_INIT, text = STRBUF_INIT;
 	(void)state;
 
 	json_object_set_new(design, "slots", json_integer(2));
 	json_object_set_new(design, "alone", json_pack("[s]", "kbuild"));
 	json_object_set_new(design, "partners", json_string("balanced"));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &text);
 	report_render_html(r, &html);
 	assert_non_null(strstr(text.buf, ", 2 guests at once, partners balanced (alone: kbuild)"));
@@ -516,7 +493,7 @@ static void test_partners_shown(void **state)
 	json_decref(r);
 	sb_reset(&text);
 	json_object_set_new(design, "partners", raw_string(hostile));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &text);
 	assert_non_null(strstr(text.buf, ", 2 guests at once (alone: kbuild)"));
 	sb_release(&html);
@@ -528,7 +505,7 @@ static void test_partners_shown(void **state)
 /* A run on a busy host says so in the HTML runs table; a quiet one says nothing. */
 static void test_busy_host_noted(void **state)
 {
-	json_t *s = load_fixture(), *r, *runs;
+	json_t *s = fixture_session_ab(), *r, *runs;
 	struct strbuf html = STRBUF_INIT;
 	(void)state;
 
@@ -539,7 +516,7 @@ static void test_busy_host_noted(void **state)
 	json_object_set_new(json_array_get(runs, 1), "host_load",
 			    json_pack("{s:b, s:f, s:f}", "busy", 0, "other_cpus", 0.1,
 				      "steal_s", 0.0));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_html(r, &html);
 	assert_non_null(strstr(html.buf, "busy host: others used 1.50 CPUs, steal 2.00 s"));
 	assert_null(strstr(html.buf, "others used 0.10 CPUs"));
@@ -550,7 +527,7 @@ static void test_busy_host_noted(void **state)
 
 static void test_all_failed_is_invalid(void **state)
 {
-	json_t *s = load_fixture(), *r, *run;
+	json_t *s = fixture_session_ab(), *r, *run;
 	size_t i;
 	(void)state;
 
@@ -561,7 +538,7 @@ static void test_all_failed_is_invalid(void **state)
 			json_object_set_new(run, "failure", json_string("boot failure"));
 		}
 	}
-	r = analyze(s);
+	r = fixture_analyze(s);
 	assert_string_equal(verdict(r, "aging", "avg_ms_per_gen"), "invalid");
 	json_decref(r);
 	json_decref(s);
@@ -576,7 +553,7 @@ static void test_single_kernel(void **state)
 
 	if (report_load("tests/fixtures/reports/session-one.json", &s, &err))
 		fail_msg("%s", err.buf);
-	r = analyze(s);
+	r = fixture_analyze(s);
 	assert_true(json_array_size(json_object_get(r, "results")) > 0);
 	json_array_foreach(json_object_get(r, "results"), i, res) {
 		/* Nothing was compared, so there is no verdict, not an "invalid" one. */
@@ -661,13 +638,13 @@ static void check_unit_dashes(const char *b, int dashes)
  */
 static void test_benchfmt_units(void **state)
 {
-	json_t *s = load_fixture(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct strbuf b = STRBUF_INIT, c = STRBUF_INIT;
 	const char *l;
 	(void)state;
 
 	rename_kernel(s, "patched", "v6-2");
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_benchfmt(r, &b);
 	assert_non_null(strstr(b.buf, "\nUnit elapsed_s-sec/op better=lower\n"));
 	assert_non_null(strstr(b.buf, "\nUnit avg_ms_per_gen-sec/op better=lower\n"));
@@ -747,7 +724,7 @@ static char *unwrapped(const char *text)
 
 static void test_attribution_rendered(void **state)
 {
-	json_t *s = with_attribution(load_fixture()), *r = analyze(s);
+	json_t *s = with_attribution(fixture_session_ab()), *r = fixture_analyze(s);
 	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT;
 	(void)state;
 
@@ -789,7 +766,7 @@ static void test_attribution_rendered(void **state)
  */
 static void test_attribution_bursts(void **state)
 {
-	json_t *s = with_attribution(load_fixture()), *r;
+	json_t *s = with_attribution(fixture_session_ab()), *r;
 	json_t *w = json_array_get(json_object_get(json_object_get(s, "attribution"), "workloads"), 0);
 	json_t *win = json_array_get(json_object_get(w, "windows"), 0);
 	json_t *fns = json_object_get(win, "functions");
@@ -803,7 +780,7 @@ static void test_attribution_bursts(void **state)
 	json_array_insert_new(fns, 1, json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:b, s:b}",
 		"function", "crc32_body", "base", 1576.0, "patched", 0.0, "delta", -1576.0,
 		"share_of_change", -15.0, "spread", 3152.0, "bursty", 1, "named", 0));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &t);
 	check_text_safe(&t, 80);
 	char *flat = unwrapped(t.buf);
@@ -839,7 +816,7 @@ static void test_attribution_bursts(void **state)
 /* A table confirmed with more runs says so, in the header and on its workload's line. */
 static void test_attribution_confirmed(void **state)
 {
-	json_t *s = with_attribution(load_fixture()), *r;
+	json_t *s = with_attribution(fixture_session_ab()), *r;
 	json_t *a = json_object_get(s, "attribution");
 	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT;
 	(void)state;
@@ -847,7 +824,7 @@ static void test_attribution_confirmed(void **state)
 	json_object_set_new(a, "confirm_runs_per_kernel", json_integer(5));
 	json_object_set_new(json_array_get(json_object_get(a, "workloads"), 0), "runs_per_kernel",
 			    json_integer(5));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &t);
 	check_text_safe(&t, 80);
 	char *flat = unwrapped(t.buf);
@@ -870,7 +847,7 @@ static void test_attribution_confirmed(void **state)
 
 	json_object_set_new(ua, "unavailable", json_string("the attribution plugin is not built"));
 	json_object_del(ua, "workloads");
-	r = analyze(un);
+	r = fixture_analyze(un);
 	sb_reset(&t);
 	report_render_text(r, &t);
 	check_text_safe(&t, 80);
@@ -901,7 +878,7 @@ static void test_attribution_confirmed(void **state)
 /* A bisection's brief of the same member: the named row, the skipped workload, escaped. */
 static void test_attribution_brief(void **state)
 {
-	json_t *s = with_attribution(load_fixture());
+	json_t *s = with_attribution(fixture_session_ab());
 	struct view_attribution va;
 	struct strbuf err = STRBUF_INIT, t = STRBUF_INIT, h = STRBUF_INIT;
 	(void)state;
@@ -939,7 +916,7 @@ static void test_attribution_brief(void **state)
 /* A malformed attribution member: the analysis refuses it, naming the member. */
 static void test_attribution_malformed(void **state)
 {
-	json_t *s = with_attribution(load_fixture());
+	json_t *s = with_attribution(fixture_session_ab());
 	json_t *w = json_array_get(json_object_get(json_object_get(s, "attribution"), "workloads"), 0);
 	struct strbuf err = STRBUF_INIT;
 	(void)state;
@@ -953,7 +930,7 @@ static void test_attribution_malformed(void **state)
 	json_decref(s);
 
 	/* a phase number that is no count: refused, not cast */
-	s = with_attribution(load_fixture());
+	s = with_attribution(fixture_session_ab());
 	w = json_array_get(json_object_get(json_object_get(s, "attribution"), "workloads"), 0);
 	json_object_set_new(json_array_get(json_object_get(w, "windows"), 0), "window",
 			    json_real(1e300));
@@ -967,7 +944,7 @@ static void test_attribution_malformed(void **state)
 /* A one-kernel attribution (mglrulab profile): a Profile table, by cost, names escaped. */
 static void test_profile_rendered(void **state)
 {
-	json_t *s = load_fixture(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT, err = STRBUF_INIT;
 	(void)state;
 
@@ -982,7 +959,7 @@ static void test_profile_rendered(void **state)
 		"functions", "function", "__x64_sys_sched_yield", "per_unit", 105.0, "share", 0.038,
 		"spread", 0.0, "function", raw_string(hostile), "per_unit", 3.0, "share", 0.001,
 		"spread", 1.5));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &t);
 	check_text_safe(&t, 80);
 	assert_non_null(strstr(t.buf, "\nProfile (instructions per unit, 2 runs; "));
@@ -1018,13 +995,13 @@ static void test_profile_rendered(void **state)
 /* [run] note and the icount caveat: beside the guest in text and HTML, escaped. */
 static void test_note_and_icount(void **state)
 {
-	json_t *s = load_fixture(), *r;
+	json_t *s = fixture_session_ab(), *r;
 	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT;
 	(void)state;
 
 	json_object_set_new(s, "note", raw_string(hostile));
 	json_object_set_new(json_object_get(s, "guest"), "icount_shift", json_integer(2));
-	r = analyze(s);
+	r = fixture_analyze(s);
 	report_render_text(r, &t);
 	check_text_safe(&t, 80);
 	assert_non_null(strstr(t.buf, "\nnote     <script>"));

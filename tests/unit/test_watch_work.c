@@ -29,6 +29,7 @@
 #include "config.h"
 #include "fsutil.h"
 #include "kbuild.h"
+#include "report.h"
 #include "session.h"
 #include "util.h"
 #include "watch_db.h"
@@ -58,19 +59,69 @@ int __wrap_kbuild_kernel(const struct lab_config *cfg, const struct kernel_cfg *
 	return user_error("[kernel %s] series: patch 1/2 does not apply", k->name);
 }
 
+/* @text as @dir/@name, its folder made. */
+static void write_in(const char *d, const char *name, const char *text, size_t len)
+{
+	char *path = xasprintf("%s/%s", d, name);
+
+	assert_int_equal(mkdir_p(d, 0755), 0);
+	assert_int_equal(write_file_atomic(path, text, len), 0);
+	free(path);
+}
+
+/*
+ * A session that decides: its report as the session writes it,
+ * reports/latest/report.json, session-ab.json analysed (its kbuild
+ * elapsed_s regressed; no workload declares primaries).
+ */
+static int session_decides(const struct session_opts *o)
+{
+	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
+	char *latest = xasprintf("%s/latest", o->reports_dir);
+	json_t *s = NULL, *r;
+
+	if (report_load("tests/fixtures/reports/session-ab.json", &s, &err) ||
+	    !(r = report_analyze(s, &err)))
+		fail_msg("%s", sb_str(&err));
+	report_dump(r, &sb);
+	write_in(latest, "report.json", sb.buf, sb.len);
+	json_decref(r);
+	json_decref(s);
+	free(latest);
+	sb_release(&sb);
+	sb_release(&err);
+	return session_status;
+}
+
 int __wrap_session_main(struct session_opts *o);
 int __wrap_session_main(struct session_opts *o)
 {
-	(void)o;
 	sessions++;
+	if (session_status == LAB_OK || session_status == LAB_REGRESSION)
+		return session_decides(o);
 	return error_status(session_status, "run: [kernel base] is no longer in the kernel cache");
+}
+
+/* A bisection that finds patch 2: tests/fixtures/bisect/ as reports/latest-bisect/. */
+static int bisect_finds(const struct bisect_opts *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *latest = xasprintf("%s/latest-bisect", o->reports_dir);
+
+	assert_int_equal(read_file("tests/fixtures/bisect/bisect-found.json", &sb, 0), 0);
+	write_in(latest, "bisect.json", sb.buf, sb.len);
+	write_in(latest, "bisect.txt", "culprit: patch 2\n", 17);
+	free(latest);
+	sb_release(&sb);
+	return LAB_OK;
 }
 
 int __wrap_bisect_main(struct bisect_opts *o);
 int __wrap_bisect_main(struct bisect_opts *o)
 {
-	(void)o;
 	bisections++;
+	if (bisect_status == LAB_OK)
+		return bisect_finds(o);
 	return error_status(bisect_status, "bisect --resume: [kernel watch-1] is no longer in "
 			    "lab.conf");
 }
@@ -245,12 +296,45 @@ static void test_bisection_user_error(void **state)
 	watch_db_close(&w);
 }
 
+/*
+ * A session that found a regression, then its bisection: the series'
+ * verdict is read from the session's report.json and its note from the
+ * bisection's bisect.json (watch_verdict.c), the files the two wrote.
+ */
+static void test_verdict_and_note(void **state)
+{
+	struct watch_db w;
+	char *verdict, *note;
+	(void)state;
+
+	queue_with("decide", "running", &w);
+	session_status = LAB_REGRESSION;
+	bisect_status = LAB_OK;
+	builds = sessions = bisections = 0;
+	assert_int_equal(work("decide", &w), 1);
+	assert_int_equal(sessions, 1);
+	assert_int_equal(bisections, 1);
+	expect_state(&w, "decided");
+	verdict = series_column(&w, "verdict");
+	assert_non_null(verdict);
+	assert_non_null(strstr(verdict, "kbuild elapsed_s: regression +3.5% [+1.8%, +4.9%]"));
+	assert_non_null(strstr(verdict, "yp_shared cs_per_sec_per_cpu_1cpu: "));
+	note = series_column(&w, "note");
+	assert_non_null(note);
+	assert_string_equal(note, "culprit: patch 2 of 2, [PATCH 2/3] sched: add a fixed 10us "
+			    "delay to sched_yield() (mglrulab test series)");
+	free(verdict);
+	free(note);
+	watch_db_close(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_does_not_apply),
 		cmocka_unit_test(test_session_user_error),
 		cmocka_unit_test(test_bisection_user_error),
+		cmocka_unit_test(test_verdict_and_note),
 	};
 
 	lab_quiet = 1;

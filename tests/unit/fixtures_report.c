@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The report tests' shared sessions and helpers: fixtures_report.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "fixtures_report.h"
+#include "report.h"
+#include "xjson.h"
+
+json_t *fixture_session_ab(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *j = NULL;
+
+	if (report_load(FIXTURE_SESSION_AB, &j, &err))
+		fail_msg("%s", sb_str(&err));
+	sb_release(&err);
+	return j;
+}
+
+json_t *fixture_analyze(const json_t *session)
+{
+	struct strbuf err = STRBUF_INIT;
+	json_t *r = report_analyze(session, &err);
+
+	if (!r)
+		fail_msg("report_analyze: %s", sb_str(&err));
+	sb_release(&err);
+	return r;
+}
+
+json_t *fixture_analyze_owned(json_t *session)
+{
+	json_t *r = fixture_analyze(session);
+
+	json_decref(session);
+	return r;
+}
+
+json_t *fixture_wv_session(json_t *runs)
+{
+	return json_pack("{s:s, s:{s:s, s:s}, s:{s:s}, s:[{s:s}, {s:s}],"
+			 " s:{s:s, s:s}, s:[{s:s, s:s, s:[s], s:[{s:s, s:s, s:b}, {s:s, s:s}]},"
+			 " {s:s, s:s, s:[], s:[{s:s, s:s}]}], s:{s:f}, s:o}",
+		"schema", REPORT_SCHEMA, "generator", "name", "mglrulab", "version", "test",
+		"host", "accel", "kvm", "kernels", "name", "base", "name", "patched",
+		"design", "baseline", "base", "patched", "patched",
+		"workloads", "name", "w", "type", "none", "primary", "p",
+		"metrics", "name", "p", "better", "higher", "primary", 1, "name", "s", "better", "higher",
+		"name", "v", "type", "none", "primary", "metrics", "name", "x", "better", "higher",
+		"statistics", "threshold", 0.02, "runs", runs);
+}
+
+const json_t *fixture_result(const json_t *report, const char *metric)
+{
+	const json_t *res;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "results"), i, res)
+		if (!strcmp(jget_str(res, "metric", ""), metric))
+			return res;
+	fail_msg("no result for %s", metric);
+	return NULL;
+}
