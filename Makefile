@@ -179,13 +179,17 @@ check-layers:
 # split one. JSON key lookups outside the codecs, as docs/layout.md
 # defines them (scripts/json-lookups): lower MAX_JSON_LOOKUPS when one
 # moves into a decoder. Files in lab/ over 800 lines (scripts/long-files):
-# each listed in docs/layout.md with its reason. Their self-test:
-# tests/integration/06-ratchets.sh.
+# each listed in docs/layout.md with its reason. Pairs of places in lab/
+# sharing a run of 8 or more lines (scripts/duplicate-code, the rule in
+# docs/layout.md): lower MAX_DUPLICATE_PAIRS when a copy goes. Their
+# self-test: tests/integration/06-ratchets.sh.
 MAX_LONG_FUNCTIONS := 1
 MAX_JSON_LOOKUPS := 63
+MAX_DUPLICATE_PAIRS := 3
 check-style:
 	scripts/long-functions --max $(MAX_LONG_FUNCTIONS)
 	scripts/json-lookups --max $(MAX_JSON_LOOKUPS)
+	scripts/duplicate-code --max $(MAX_DUPLICATE_PAIRS)
 	scripts/long-files
 
 check: check-layers check-style unit integration

@@ -4,7 +4,8 @@
 # docs/layout.md's definition read from docs/layout.md) over its ceiling,
 # scripts/long-files (files in lab/ over 800 lines) with a long file not
 # listed, listed without a reason, or listed when it is no longer long,
-# and scripts/long-functions over its ceiling.
+# scripts/long-functions over its ceiling, and scripts/duplicate-code
+# (runs of 8 or more equal lines in two places of lab/) over its ceiling.
 # run-all: quick
 set -u
 cd "$(dirname "$0")/../.."
@@ -84,6 +85,37 @@ seq 400 > "$t"/lab/session/session_big.c
 out=$(scripts/long-files "$t" 2>&1) && fail "a stale entry passed: $out"
 grep -q 'lists lab/session/session_big.c, which is not over 800 lines' <<<"$out" || fail "stale: $out"
 
+# --- duplicate-code: runs of 8 equal lines, comments, blanks and trivia aside ---
+d="$t"/dup
+mkdir -p "$d"/lab/a "$d"/lab/b
+logic() {	# eight lines of logic, then one that differs by $1
+	for i in 1 2 3 4 5 6 7 8; do printf '\tv%s = f%s(x, y);\n' "$i" "$i"; done
+	printf '\tlast = %s;\n' "$1"
+}
+{ echo 'int one(void)'; echo '{'; logic 1; echo '}'; } > "$d"/lab/a/one.c
+# the same logic with other comments, blank lines, braces and spacing
+{
+	echo '/* another file */'; echo 'int two(void)'; echo '{'
+	logic 2 | sed '3s/^/\n\t{\n/; 5s/$/  \/\/ why/; 6s/ = /   =   /; 7s/^/\t\/*\n\t * a comment\n\t *\/\n/'
+	echo '}'
+} > "$d"/lab/b/two.c
+out=$(scripts/duplicate-code --max 1 "$d" 2>&1) || fail "one pair refused at 1: $out"
+grep -q '^lab/a/one.c:3-10 ~ lab/b/two.c:' <<<"$out" || fail "duplicate-code pair: $out"
+grep -q '^total: 1 pairs' <<<"$out" || fail "duplicate-code total: $out"
+out=$(scripts/duplicate-code --max 2 "$d" 2>&1) || fail "under the ceiling refused: $out"
+grep -q 'lower MAX_DUPLICATE_PAIRS' <<<"$out" || fail "no hint to lower the ceiling: $out"
+# a third copy: two more pairs, over the ceiling
+{ echo 'static int three(void)'; echo '{'; logic 3; echo '}'; } > "$d"/lab/b/three.h
+out=$(scripts/duplicate-code --max 1 "$d" 2>&1) && fail "3 pairs passed a ceiling of 1: $out"
+grep -q '3 pairs of duplicated lines, at most 1 allowed' <<<"$out" || fail "duplicate-code: $out"
+# seven equal lines are not a pair; trivia between them does not make one
+{ echo 'int three(void)'; echo '{'; logic 3 | sed '4d'; printf '\treturn 0;\n\t}\n\tbreak;\n'; echo '}'; } \
+	> "$d"/lab/b/three.h
+out=$(scripts/duplicate-code --max 1 "$d" 2>&1) || fail "seven equal lines counted: $out"
+# a file repeating its own lines is not a pair with itself shifted by one
+seq 20 | sed 's/.*/\tx();/' > "$d"/lab/b/three.h
+out=$(scripts/duplicate-code --max 1 "$d" 2>&1) || fail "a run overlapping itself counted: $out"
+
 # --- long-functions ---
 {
 	echo 'int f(void)'
@@ -95,4 +127,4 @@ out=$(scripts/long-functions --max 1 "$t"/lab 2>&1) || fail "one long function r
 out=$(scripts/long-functions --max 0 "$t"/lab 2>&1) && fail "a long function passed --max 0: $out"
 grep -q 'long.c:2 f 92' <<<"$out" || fail "long-functions: $out"
 
-echo "ratchets: the tree passes; a lookup over the ceiling, an unlisted, unexplained or stale long file and a long function over the ceiling are refused"
+echo "ratchets: the tree passes; a lookup over the ceiling, an unlisted, unexplained or stale long file and a long function or a duplicated run over the ceilings are refused"
