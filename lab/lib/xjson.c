@@ -34,6 +34,42 @@ const char *xjson_type_name(const json_t *j)
 	return "something else";
 }
 
+static const char *const want_names[] = {
+	[XJ_STRING] = "a string",
+	[XJ_STRING_OR_NULL] = "a string or null",
+	[XJ_INT] = "an integer",
+	[XJ_NUMBER] = "a number",
+	[XJ_NUMBER_OR_NULL] = "a number or null",
+	[XJ_BOOL] = "true or false",
+	[XJ_OBJECT] = "an object",
+	[XJ_ARRAY] = "an array",
+};
+
+const char *xjson_want_name(enum xjson_want w)
+{
+	return want_names[w];
+}
+
+int xjson_is(const json_t *j, enum xjson_want w)
+{
+	switch (w) {
+	case XJ_STRING: return json_is_string(j);
+	case XJ_STRING_OR_NULL: return json_is_string(j) || json_is_null(j);
+	case XJ_INT:
+		if (json_is_integer(j))
+			return 1;
+		/* 5.0 is an integer too: other writers may not distinguish. */
+		return json_is_real(j) && json_real_value(j) == floor(json_real_value(j)) &&
+			fabs(json_real_value(j)) < 9e15;
+	case XJ_NUMBER: return json_is_number(j);
+	case XJ_NUMBER_OR_NULL: return json_is_number(j) || json_is_null(j);
+	case XJ_BOOL: return json_is_boolean(j);
+	case XJ_OBJECT: return json_is_object(j);
+	case XJ_ARRAY: return json_is_array(j);
+	}
+	return 0;
+}
+
 json_t *jnum(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();

@@ -25,6 +25,20 @@ json_t *xjson_pack(const char *fmt, ...);
 /* "an object", "a string", ..., "null": for errors that say what was found. */
 const char *xjson_type_name(const json_t *j);
 
+/*
+ * What a decoder expects of a member, and its words for the error
+ * ("expected a string or null"). The report's and the run record's
+ * decoders share them, so that both say the same of the same value.
+ * An integer may be written 5.0: other writers may not distinguish.
+ */
+enum xjson_want {
+	XJ_STRING, XJ_STRING_OR_NULL, XJ_INT, XJ_NUMBER, XJ_NUMBER_OR_NULL,
+	XJ_BOOL, XJ_OBJECT, XJ_ARRAY,
+};
+
+int xjson_is(const json_t *j, enum xjson_want w);
+const char *xjson_want_name(enum xjson_want w);
+
 /* JSON cannot hold NaN or infinities: "not available" is written as null. */
 json_t *jnum(double v);
 /* A number member, or NaN when missing / null / not a number. */

@@ -24,47 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
-
-enum want {
-	W_STRING, W_STRING_OR_NULL, W_INT, W_NUMBER, W_NUMBER_OR_NULL,
-	W_BOOL, W_OBJECT, W_ARRAY,
-};
-
-static const char *const want_names[] = {
-	[W_STRING] = "a string",
-	[W_STRING_OR_NULL] = "a string or null",
-	[W_INT] = "an integer",
-	[W_NUMBER] = "a number",
-	[W_NUMBER_OR_NULL] = "a number or null",
-	[W_BOOL] = "true or false",
-	[W_OBJECT] = "an object",
-	[W_ARRAY] = "an array",
-};
-
 struct vctx {
 	struct strbuf path;	/* "runs[3].metrics" */
 	struct strbuf *err;
 };
-
-static int type_ok(const json_t *j, enum want w)
-{
-	switch (w) {
-	case W_STRING: return json_is_string(j);
-	case W_STRING_OR_NULL: return json_is_string(j) || json_is_null(j);
-	case W_INT:
-		if (json_is_integer(j))
-			return 1;
-		/* 5.0 is an integer too: other writers may not distinguish. */
-		return json_is_real(j) && json_real_value(j) == floor(json_real_value(j)) &&
-			fabs(json_real_value(j)) < 9e15;
-	case W_NUMBER: return json_is_number(j);
-	case W_NUMBER_OR_NULL: return json_is_number(j) || json_is_null(j);
-	case W_BOOL: return json_is_boolean(j);
-	case W_OBJECT: return json_is_object(j);
-	case W_ARRAY: return json_is_array(j);
-	}
-	return 0;
-}
 
 static int vfail(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int vfail(struct vctx *v, const char *fmt, ...)
@@ -84,7 +47,7 @@ static int vfail(struct vctx *v, const char *fmt, ...)
  * *@out = NULL and 0; a JSON null for an optional non-nullable key counts
  * as missing, since writers commonly emit null for "not known".
  */
-static int get(struct vctx *v, const json_t *obj, const char *key, enum want w,
+static int get(struct vctx *v, const json_t *obj, const char *key, enum xjson_want w,
 	       int required, json_t **out)
 {
 	json_t *j = json_object_get(obj, key);
@@ -92,15 +55,15 @@ static int get(struct vctx *v, const json_t *obj, const char *key, enum want w,
 	int ret = 0;
 
 	*out = NULL;
-	if (j && json_is_null(j) && !required && w != W_STRING_OR_NULL && w != W_NUMBER_OR_NULL)
+	if (j && json_is_null(j) && !required && w != XJ_STRING_OR_NULL && w != XJ_NUMBER_OR_NULL)
 		j = NULL;
 	if (!j && !required)
 		return 0;
 	old = xjson_path_key(&v->path, key);
 	if (!j)
-		ret = vfail(v, "missing (expected %s)", want_names[w]);
-	else if (!type_ok(j, w))
-		ret = vfail(v, "expected %s, got %s", want_names[w], xjson_type_name(j));
+		ret = vfail(v, "missing (expected %s)", xjson_want_name(w));
+	else if (!xjson_is(j, w))
+		ret = vfail(v, "expected %s, got %s", xjson_want_name(w), xjson_type_name(j));
 	else
 		*out = j;
 	xjson_path_pop(&v->path, old);
@@ -110,7 +73,7 @@ static int get(struct vctx *v, const json_t *obj, const char *key, enum want w,
 /* Optional scalar fields of one object, all checked the same way. */
 struct field {
 	const char *key;
-	enum want want;
+	enum xjson_want want;
 	int required;
 };
 
@@ -131,7 +94,7 @@ static int each(struct vctx *v, const json_t *obj, const char *key, int required
 	json_t *arr, *el;
 	size_t i, old;
 
-	if (get(v, obj, key, W_ARRAY, required, &arr))
+	if (get(v, obj, key, XJ_ARRAY, required, &arr))
 		return -1;
 	if (!arr)
 		return 0;
@@ -161,7 +124,7 @@ static int check_object(struct vctx *v, const json_t *obj, const char *key, int 
 	size_t old;
 	int ret;
 
-	if (get(v, obj, key, W_OBJECT, required, &o))
+	if (get(v, obj, key, XJ_OBJECT, required, &o))
 		return -1;
 	if (out)
 		*out = o;
@@ -176,8 +139,8 @@ static int check_object(struct vctx *v, const json_t *obj, const char *key, int 
 static int check_series_entry(struct vctx *v, const json_t *p, void *data)
 {
 	static const struct field f[] = {
-		{ "subject", W_STRING, 1 }, { "hash", W_STRING, 0 },
-		{ "author", W_STRING, 0 }, { "message_id", W_STRING, 0 }, { NULL, 0, 0 },
+		{ "subject", XJ_STRING, 1 }, { "hash", XJ_STRING, 0 },
+		{ "author", XJ_STRING, 0 }, { "message_id", XJ_STRING, 0 }, { NULL, 0, 0 },
 	};
 	(void)data;
 	return check_fields(v, p, f);
@@ -185,18 +148,18 @@ static int check_series_entry(struct vctx *v, const json_t *p, void *data)
 
 /* kernels[].cover: the series' cover letter, which a reply mail answers. */
 static const struct field cover_fields[] = {
-	{ "subject", W_STRING, 0 }, { "message_id", W_STRING, 0 }, { NULL, 0, 0 },
+	{ "subject", XJ_STRING, 0 }, { "message_id", XJ_STRING, 0 }, { NULL, 0, 0 },
 };
 
 /* kernels[].series_author: the series' From, the reply mail's To. */
 static const struct field author_fields[] = {
-	{ "name", W_STRING, 0 }, { "address", W_STRING, 1 }, { NULL, 0, 0 },
+	{ "name", XJ_STRING, 0 }, { "address", XJ_STRING, 1 }, { NULL, 0, 0 },
 };
 
 static int check_series_file(struct vctx *v, const json_t *p, void *data)
 {
 	static const struct field f[] = {
-		{ "file", W_STRING, 0 }, { "sha256", W_STRING, 0 }, { NULL, 0, 0 },
+		{ "file", XJ_STRING, 0 }, { "sha256", XJ_STRING, 0 }, { NULL, 0, 0 },
 	};
 	(void)data;
 	return check_fields(v, p, f);
@@ -205,11 +168,11 @@ static int check_series_file(struct vctx *v, const json_t *p, void *data)
 static int check_kernel(struct vctx *v, const json_t *k, void *data)
 {
 	static const struct field f[] = {
-		{ "name", W_STRING, 1 }, { "role", W_STRING, 0 },
-		{ "source", W_STRING, 0 }, { "ref", W_STRING, 0 },
-		{ "version", W_STRING, 0 }, { "config_hash", W_STRING, 0 },
-		{ "cache_key", W_STRING, 0 }, { "posted_to", W_STRING, 0 },
-		{ "source_id", W_STRING, 0 }, { NULL, 0, 0 },
+		{ "name", XJ_STRING, 1 }, { "role", XJ_STRING, 0 },
+		{ "source", XJ_STRING, 0 }, { "ref", XJ_STRING, 0 },
+		{ "version", XJ_STRING, 0 }, { "config_hash", XJ_STRING, 0 },
+		{ "cache_key", XJ_STRING, 0 }, { "posted_to", XJ_STRING, 0 },
+		{ "source_id", XJ_STRING, 0 }, { NULL, 0, 0 },
 	};
 	(void)data;
 	if (check_fields(v, k, f) || check_object(v, k, "cover", 0, cover_fields, NULL) ||
@@ -222,8 +185,8 @@ static int check_kernel(struct vctx *v, const json_t *k, void *data)
 static int check_node(struct vctx *v, const json_t *n, void *data)
 {
 	static const struct field f[] = {
-		{ "id", W_INT, 1 }, { "cpus", W_STRING, 0 },
-		{ "memory_mib", W_NUMBER, 0 }, { NULL, 0, 0 },
+		{ "id", XJ_INT, 1 }, { "cpus", XJ_STRING, 0 },
+		{ "memory_mib", XJ_NUMBER, 0 }, { NULL, 0, 0 },
 	};
 	(void)data;
 	return check_fields(v, n, f);
@@ -232,9 +195,9 @@ static int check_node(struct vctx *v, const json_t *n, void *data)
 static int check_metric_decl(struct vctx *v, const json_t *m, void *data)
 {
 	static const struct field f[] = {
-		{ "name", W_STRING, 1 }, { "unit", W_STRING, 0 },
-		{ "better", W_STRING, 0 }, { "threshold", W_NUMBER, 0 },
-		{ "help", W_STRING, 0 }, { NULL, 0, 0 },
+		{ "name", XJ_STRING, 1 }, { "unit", XJ_STRING, 0 },
+		{ "better", XJ_STRING, 0 }, { "threshold", XJ_NUMBER, 0 },
+		{ "help", XJ_STRING, 0 }, { NULL, 0, 0 },
 	};
 	json_t *b;
 	(void)data;
@@ -254,8 +217,8 @@ static int check_metric_decl(struct vctx *v, const json_t *m, void *data)
 static int check_workload(struct vctx *v, const json_t *w, void *data)
 {
 	static const struct field f[] = {
-		{ "name", W_STRING, 1 }, { "type", W_STRING, 0 },
-		{ "params", W_OBJECT, 0 }, { "runs", W_INT, 0 }, { NULL, 0, 0 },
+		{ "name", XJ_STRING, 1 }, { "type", XJ_STRING, 0 },
+		{ "params", XJ_OBJECT, 0 }, { "runs", XJ_INT, 0 }, { NULL, 0, 0 },
 	};
 	(void)data;
 	if (check_fields(v, w, f))
@@ -554,7 +517,7 @@ static int validate(struct vctx *v, const json_t *root, struct run_records *runs
 
 	if (!json_is_object(root))
 		return vfail(v, "expected an object, got %s", xjson_type_name(root));
-	if (get(v, root, "schema", W_STRING, 1, &schema))
+	if (get(v, root, "schema", XJ_STRING, 1, &schema))
 		return -1;
 	if (strcmp(json_string_value(schema), REPORT_SCHEMA) &&
 	    strcmp(json_string_value(schema), REPORT_SCHEMA_V1)) {
@@ -568,7 +531,7 @@ static int validate(struct vctx *v, const json_t *root, struct run_records *runs
 	    check_doc_member(v, root, "session", NULL) ||
 	    check_doc_member(v, root, "host", NULL))
 		return -1;
-	if (get(v, root, "kernels", W_ARRAY, 1, &kernels) ||
+	if (get(v, root, "kernels", XJ_ARRAY, 1, &kernels) ||
 	    each(v, root, "kernels", 1, check_kernel, NULL))
 		return -1;
 	if (!json_array_size(kernels))

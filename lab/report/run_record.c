@@ -25,37 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum want { W_STRING, W_STRING_OR_NULL, W_INT, W_NUMBER_OR_NULL, W_BOOL, W_OBJECT, W_ARRAY };
-
-static const char *const want_names[] = {
-	[W_STRING] = "a string",
-	[W_STRING_OR_NULL] = "a string or null",
-	[W_INT] = "an integer",
-	[W_NUMBER_OR_NULL] = "a number or null",
-	[W_BOOL] = "true or false",
-	[W_OBJECT] = "an object",
-	[W_ARRAY] = "an array",
-};
-
-static int type_ok(const json_t *j, enum want w)
-{
-	switch (w) {
-	case W_STRING: return json_is_string(j);
-	case W_STRING_OR_NULL: return json_is_string(j) || json_is_null(j);
-	case W_INT:
-		if (json_is_integer(j))
-			return 1;
-		/* 5.0 is an integer too: other writers may not distinguish. */
-		return json_is_real(j) && json_real_value(j) == floor(json_real_value(j)) &&
-			fabs(json_real_value(j)) < 9e15;
-	case W_NUMBER_OR_NULL: return json_is_number(j) || json_is_null(j);
-	case W_BOOL: return json_is_boolean(j);
-	case W_OBJECT: return json_is_object(j);
-	case W_ARRAY: return json_is_array(j);
-	}
-	return 0;
-}
-
 /* The decoding of one array: the path of what is being read, and where errors go. */
 struct run_decoder {
 	struct strbuf path;	/* "runs[3].metrics", or "" for a lone record */
@@ -79,7 +48,7 @@ static int fail(struct run_decoder *d, const char *fmt, ...)
 	return -1;
 }
 
-/* A number of a member that passed W_NUMBER_OR_NULL; NaN for null or absent. */
+/* A number of a member that passed XJ_NUMBER_OR_NULL; NaN for null or absent. */
 static double number_or_nan(const json_t *j)
 {
 	return json_is_number(j) ? json_number_value(j) : NAN;
@@ -92,7 +61,7 @@ static int check_number_map(struct run_decoder *d, const json_t *obj)
 	const json_t *val;
 
 	json_object_foreach((json_t *)obj, key, val) {
-		if (!type_ok(val, W_NUMBER_OR_NULL)) {
+		if (!xjson_is(val, XJ_NUMBER_OR_NULL)) {
 			size_t old = xjson_path_key(&d->path, key);
 			int ret = fail(d, "expected a number or null, got %s", xjson_type_name(val));
 			xjson_path_pop(&d->path, old);
@@ -229,18 +198,18 @@ const struct run_field run_record_fields[] = {
 	{ NULL },
 };
 
-static enum want want_of(const struct run_field *f)
+static enum xjson_want want_of(const struct run_field *f)
 {
 	switch (f->kind) {
-	case RK_LONG: case RK_INT: return W_INT;
-	case RK_STRING: case RK_STATUS: return W_STRING;
-	case RK_STRING_OR_NULL: return W_STRING_OR_NULL;
-	case RK_BOOL: return W_BOOL;
-	case RK_NUMBER: return W_NUMBER_OR_NULL;
-	case RK_OBJECT: return W_OBJECT;
-	case RK_CUSTOM: return !strcmp(f->json_type, "array") ? W_ARRAY : W_OBJECT;
+	case RK_LONG: case RK_INT: return XJ_INT;
+	case RK_STRING: case RK_STATUS: return XJ_STRING;
+	case RK_STRING_OR_NULL: return XJ_STRING_OR_NULL;
+	case RK_BOOL: return XJ_BOOL;
+	case RK_NUMBER: return XJ_NUMBER_OR_NULL;
+	case RK_OBJECT: return XJ_OBJECT;
+	case RK_CUSTOM: return !strcmp(f->json_type, "array") ? XJ_ARRAY : XJ_OBJECT;
 	}
-	return W_OBJECT;
+	return XJ_OBJECT;
 }
 
 /* A member's value's own checks, past its type: bounds, names, the status, the kernels. */
@@ -300,21 +269,21 @@ static int store(struct run_decoder *d, const struct run_field *f, const json_t 
  * a null for an optional key that may not be null counts as absent, since
  * writers commonly emit null for "not known".
  */
-static int get(struct run_decoder *d, const json_t *obj, const char *key, enum want w, int required,
+static int get(struct run_decoder *d, const json_t *obj, const char *key, enum xjson_want w, int required,
 	       const json_t **out)
 {
 	const json_t *j = json_object_get(obj, key);
 	int ret = 0;
 
 	*out = NULL;
-	if (j && json_is_null(j) && !required && w != W_STRING_OR_NULL && w != W_NUMBER_OR_NULL)
+	if (j && json_is_null(j) && !required && w != XJ_STRING_OR_NULL && w != XJ_NUMBER_OR_NULL)
 		j = NULL;
 	if (!j && !required)
 		return 0;
 	if (!j)
-		ret = fail(d, "missing (expected %s)", want_names[w]);
-	else if (!type_ok(j, w))
-		ret = fail(d, "expected %s, got %s", want_names[w], xjson_type_name(j));
+		ret = fail(d, "missing (expected %s)", xjson_want_name(w));
+	else if (!xjson_is(j, w))
+		ret = fail(d, "expected %s, got %s", xjson_want_name(w), xjson_type_name(j));
 	else
 		*out = j;
 	return ret;

@@ -101,6 +101,38 @@ static void test_fail_first_only(void **state)
 	sb_release(&err);
 }
 
+/*
+ * What the report's and the run record's decoders accept for each
+ * expectation, and the words of their errors: one table for both.
+ */
+static void test_want(void **state)
+{
+	json_t *s = json_string("x"), *n = json_null(), *i = json_integer(5);
+	json_t *r5 = json_real(5.0), *r = json_real(5.5), *big = json_real(1e16);
+	json_t *b = json_true(), *o = json_object(), *a = json_array();
+	(void)state;
+
+	assert_true(xjson_is(s, XJ_STRING) && !xjson_is(n, XJ_STRING));
+	assert_true(xjson_is(s, XJ_STRING_OR_NULL) && xjson_is(n, XJ_STRING_OR_NULL));
+	assert_false(xjson_is(i, XJ_STRING_OR_NULL));
+	/* 5.0 is an integer as other writers write it; 5.5 and 1e16 are not */
+	assert_true(xjson_is(i, XJ_INT) && xjson_is(r5, XJ_INT));
+	assert_false(xjson_is(r, XJ_INT) || xjson_is(big, XJ_INT) || xjson_is(s, XJ_INT));
+	assert_true(xjson_is(r, XJ_NUMBER) && xjson_is(i, XJ_NUMBER) && !xjson_is(n, XJ_NUMBER));
+	assert_true(xjson_is(n, XJ_NUMBER_OR_NULL) && xjson_is(r, XJ_NUMBER_OR_NULL));
+	assert_false(xjson_is(s, XJ_NUMBER_OR_NULL));
+	assert_true(xjson_is(b, XJ_BOOL) && !xjson_is(i, XJ_BOOL));
+	assert_true(xjson_is(o, XJ_OBJECT) && !xjson_is(a, XJ_OBJECT));
+	assert_true(xjson_is(a, XJ_ARRAY) && !xjson_is(o, XJ_ARRAY));
+	assert_string_equal(xjson_want_name(XJ_STRING_OR_NULL), "a string or null");
+	assert_string_equal(xjson_want_name(XJ_INT), "an integer");
+	assert_string_equal(xjson_want_name(XJ_NUMBER), "a number");
+	assert_string_equal(xjson_want_name(XJ_BOOL), "true or false");
+	assert_string_equal(xjson_want_name(XJ_ARRAY), "an array");
+	json_decref(s), json_decref(n), json_decref(i), json_decref(r5);
+	json_decref(r), json_decref(big), json_decref(b), json_decref(o), json_decref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +140,7 @@ int main(void)
 		cmocka_unit_test(test_pack_bad_dies),
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_fail_first_only),
+		cmocka_unit_test(test_want),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
