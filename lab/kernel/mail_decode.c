@@ -95,6 +95,19 @@ static char *charset_of(const char *ct)
 	return cs;
 }
 
+char *mail_crlf_to_lf(const char *buf, size_t *len)
+{
+	char *out = xmalloc(*len + 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < *len; i++)
+		if (!(buf[i] == '\r' && i + 1 < *len && buf[i + 1] == '\n'))
+			out[n++] = buf[i];
+	out[n] = '\0';
+	*len = n;
+	return out;
+}
+
 int mail_hexval(int c)
 {
 	if (c >= '0' && c <= '9')

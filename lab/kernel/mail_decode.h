@@ -35,6 +35,13 @@
 #define MAIL_DECODE_MAX_DEPTH	4
 int mail_decode(const char *msg, size_t len, struct strbuf *out);
 
+/*
+ * @buf (*@len bytes) with every CRLF made LF, a new string (nul-ended;
+ * a lone CR is kept); *@len becomes its length. For a file whose first
+ * line ends in CRLF: a Windows mail client's mbox, a mail kept as sent.
+ */
+char *mail_crlf_to_lf(const char *buf, size_t *len);
+
 /* A hex digit's value, or -1 (quoted-printable, RFC 2047's Q encoding). */
 int mail_hexval(int c);
 /* A base64 digit's value (RFC 4648), or -1: '=' and everything else. */

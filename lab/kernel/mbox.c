@@ -437,27 +437,13 @@ static void add_message(struct patch_list *out, const char *file, int *index,
 	p->is_cover = !p->has_diff || is_cover_subject(p->subject);
 }
 
-/* A file whose first line ends in CRLF: every CRLF becomes LF. */
-static char *crlf_to_lf(const char *buf, size_t *len)
-{
-	char *out = xmalloc(*len + 1);
-	size_t n = 0;
-
-	for (size_t i = 0; i < *len; i++)
-		if (!(buf[i] == '\r' && i + 1 < *len && buf[i + 1] == '\n'))
-			out[n++] = buf[i];
-	out[n] = '\0';
-	*len = n;
-	return out;
-}
-
 void mbox_split_buffer(const char *file, const char *buf, size_t len, struct patch_list *out)
 {
 	const char *first_nl = memchr(buf, '\n', len);
 	char *lf = NULL;
 
 	if (first_nl && first_nl > buf && first_nl[-1] == '\r')
-		buf = lf = crlf_to_lf(buf, &len);
+		buf = lf = mail_crlf_to_lf(buf, &len);
 
 	const char *end = buf + len, *start = buf, *s = buf;
 	int index = 0;

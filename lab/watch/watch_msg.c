@@ -338,19 +338,6 @@ static char *scrubbed(char *s)
 	return s;
 }
 
-static char *crlf_to_lf(const char *buf, size_t *len)
-{
-	char *out = xmalloc(*len + 1);
-	size_t n = 0;
-
-	for (size_t i = 0; i < *len; i++)
-		if (!(buf[i] == '\r' && i + 1 < *len && buf[i + 1] == '\n'))
-			out[n++] = buf[i];
-	out[n] = '\0';
-	*len = n;
-	return out;
-}
-
 int watch_msg_parse(const char *buf, size_t len, long max_n, struct watch_msg *m,
 		    struct strbuf *err)
 {
@@ -367,7 +354,7 @@ int watch_msg_parse(const char *buf, size_t len, long max_n, struct watch_msg *m
 		sb_adds(err, "a NUL byte in the mail");
 		return -1;
 	}
-	lf = crlf_to_lf(buf, &len);
+	lf = mail_crlf_to_lf(buf, &len);
 	/* a base64 or quoted-printable patch: the tests below read its text */
 	struct strbuf dec = STRBUF_INIT;
 	if (mail_decode(lf, len, &dec) > 0) {

@@ -69,6 +69,24 @@ static void test_multi_patch_mbox(void **state)
 	patch_list_release(&pl);
 }
 
+/* Every CRLF becomes LF, a lone CR stays, and the length follows. */
+static void test_crlf_to_lf(void **state)
+{
+	const char in[] = "a\r\nb\rc\r\n\r\nd\r";
+	size_t len = sizeof(in) - 1;
+	char *out = mail_crlf_to_lf(in, &len);
+	(void)state;
+
+	assert_string_equal(out, "a\nb\rc\n\nd\r");
+	assert_int_equal(len, strlen("a\nb\rc\n\nd\r"));
+	free(out);
+	len = 0;
+	out = mail_crlf_to_lf("", &len);
+	assert_string_equal(out, "");
+	assert_int_equal(len, 0);
+	free(out);
+}
+
 /* series[] with every LF as CRLF, as a Windows mail client saves it. */
 static void test_crlf_mbox(void **state)
 {
@@ -608,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_bare_diff),
 		cmocka_unit_test(test_no_patch_is_an_error),
 		cmocka_unit_test(test_bundled_example_series),
+		cmocka_unit_test(test_crlf_to_lf),
 		cmocka_unit_test(test_crlf_mbox),
 		cmocka_unit_test(test_leading_blank_lines),
 		cmocka_unit_test(test_body_from_paragraph),
