@@ -185,7 +185,7 @@ check-layers:
 # self-test: tests/integration/06-ratchets.sh.
 MAX_LONG_FUNCTIONS := 1
 MAX_JSON_LOOKUPS := 63
-MAX_DUPLICATE_PAIRS := 1
+MAX_DUPLICATE_PAIRS := 0
 check-style:
 	scripts/long-functions --max $(MAX_LONG_FUNCTIONS)
 	scripts/json-lookups --max $(MAX_JSON_LOOKUPS)

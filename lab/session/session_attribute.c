@@ -15,10 +15,8 @@
 #include "session_priv.h"
 #include "attr.h"
 #include "escape.h"
-#include "fsutil.h"
 #include "guest_job.h"
 #include "interrupt.h"
-#include "lab_paths.h"
 #include "report_result.h"
 #include "workload_def.h"
 #include "xjson.h"
@@ -52,50 +50,15 @@ static const char *const attr_cannot_see =
 	"memory latency and NUMA distance cost no instructions, so a change made of them "
 	"moves nothing here although it does on hardware";
 
-/* The plugin next to the program (make plugin), or $MGLRULAB_ATTR_PLUGIN. */
-static char *plugin_path(void)
-{
-	const char *env = getenv("MGLRULAB_ATTR_PLUGIN");
-	char *exe, *dir, *p;
-
-	if (env && *env)
-		return xstrdup(env);
-	exe = lab_exe_path();
-	if (!exe)
-		return xstrdup("build/plugin/mglrulab-attr.so");
-	dir = path_dirname(exe);
-	p = path_join(dir, "build/plugin/mglrulab-attr.so");
-	free(dir);
-	free(exe);
-	return p;
-}
-
-/*
- * The primaries of workload @w among @res, in the report's order: their
- * verdicts and the change each rests on (pooled on several hosts) into
- * @out, the records themselves into @mine (up to @max). 1 when one changed.
- */
-static int primaries_of(const struct result_record *res, size_t n, const char *w, json_t *out,
-			const struct result_record **mine, size_t max, size_t *nmine)
-{
-	int changed = 0;
-
-	*nmine = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct result_record *r = &res[i];
-
-		if (!r->primary || r->is_counter || strcmp(r->workload, w))
-			continue;
-		changed |= r->verdict == VERDICT_REGRESSION || r->verdict == VERDICT_IMPROVEMENT;
-		json_array_append_new(out, xjson_pack("{s:o, s:o, s:o}",
-			"metric", json_string_lossy(r->metric),
-			"verdict", r->verdict_id ? json_string(r->verdict_id) : json_null(),
-			"delta_pct", jnum(r->change.delta_pct)));
-		if (*nmine < max)
-			mine[(*nmine)++] = r;
-	}
-	return changed;
-}
+static const struct plugin_kind attr_kind = {
+	.env = "MGLRULAB_ATTR_PLUGIN",
+	.so = "build/plugin/mglrulab-attr.so",
+	.not_one_or_two = "attribution profiles one kernel or compares two",
+	.no_icount = "attribution counts the guest's instructions under icount: this session's "
+		     "guest ran under KVM or on the host's clock (use a guest with icount, "
+		     "guests/tiny-icount.conf)",
+	.not_built = "the attribution plugin is not built (make plugin)",
+};
 
 /*
  * Under icount the guest's clock is its instructions, so a phase's
@@ -268,34 +231,6 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 	return entry;
 }
 
-/* Why this session cannot attribute, or NULL. */
-static const char *unavailable(const struct session *s, const char *plugin)
-{
-	if (s->jobs.nk != 1 && s->jobs.nk != 2)
-		return "attribution profiles one kernel or compares two";
-	if (s->lab.accel != ACCEL_TCG || s->topo.icount_shift < 0)
-		return "attribution counts the guest's instructions under icount: this session's "
-		       "guest ran under KVM or on the host's clock (use a guest with icount, "
-		       "guests/tiny-icount.conf)";
-	if (!is_regular_file(plugin))
-		return "the attribution plugin is not built (make plugin)";
-	return session_maps_missing(s);
-}
-
-/*
- * Which workloads to attribute: --attribute, else what the session was
- * started with (design.attribute: a resumed `run --attribute` or
- * profile), else lab.conf's [run] attribute.
- */
-static int attribute_which(const struct session *s)
-{
-	int kept = config_attribute_parse(s->doc.design.attribute);
-
-	if (s->o->attribute >= 0)
-		return s->o->attribute;
-	return kept >= 0 ? kept : s->cfg.run.attribute;
-}
-
 int session_attribution_required(const struct session *s)
 {
 	return s->o->attribution_required ||
@@ -304,15 +239,17 @@ int session_attribution_required(const struct session *s)
 
 json_t *session_attribute(struct session *s, const json_t *report)
 {
-	int which = attribute_which(s);
+	/* design.attribute: a resumed `run --attribute` or profile */
+	int which = session_plugin_which(s->o->attribute, s->doc.design.attribute,
+					 s->cfg.run.attribute);
 	char *plugin;
 	const char *why;
 	json_t *out;
 
 	if (which == RUN_ATTRIBUTE_OFF)
 		return NULL;
-	plugin = plugin_path();
-	why = unavailable(s, plugin);
+	plugin = session_plugin_path(&attr_kind);
+	why = session_plugin_unavailable(s, &attr_kind, plugin);
 	out = xjson_pack("{s:s, s:s, s:i, s:i, s:s}", "method",
 			 "QEMU TCG plugin, instructions per translated block (docs/attribution.md)",
 			 "which", which == RUN_ATTRIBUTE_ALL ? "all" : "changed",
@@ -340,7 +277,7 @@ json_t *session_attribute(struct session *s, const json_t *report)
 		json_t *prim = json_array();
 		const struct result_record *mine[MAX_PRIMARIES];
 		size_t nmine;
-		int changed = primaries_of(res, nres, w->name, prim, mine, MAX_PRIMARIES, &nmine);
+		int changed = session_primaries_of(res, nres, w->name, prim, mine, MAX_PRIMARIES, &nmine);
 		json_t *entry = xjson_pack("{s:s, s:o}", "workload", w->name, "primaries", prim);
 
 		const struct workload_def *def = workload_find(w->type);

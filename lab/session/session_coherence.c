@@ -15,10 +15,8 @@
 #include "session_priv.h"
 #include "attr.h"
 #include "escape.h"
-#include "fsutil.h"
 #include "guest_job.h"
 #include "interrupt.h"
-#include "lab_paths.h"
 #include "report_result.h"
 #include "workload_def.h"
 #include "xjson.h"
@@ -36,23 +34,15 @@ static const char *const coh_is_model =
 	"a model: transfers are counted as if the vCPUs ran side by side (lockstep), "
 	"not measured, and their cost is a latency model's; neither enters a verdict";
 
-/* The plugin next to the program (make plugin), or $MGLRULAB_COH_PLUGIN. */
-static char *plugin_path(void)
-{
-	const char *env = getenv("MGLRULAB_COH_PLUGIN");
-	char *exe, *dir, *p;
-
-	if (env && *env)
-		return xstrdup(env);
-	exe = lab_exe_path();
-	if (!exe)
-		return xstrdup("build/plugin/mglrulab-coh.so");
-	dir = path_dirname(exe);
-	p = path_join(dir, "build/plugin/mglrulab-coh.so");
-	free(dir);
-	free(exe);
-	return p;
-}
+static const struct plugin_kind coh_kind = {
+	.env = "MGLRULAB_COH_PLUGIN",
+	.so = "build/plugin/mglrulab-coh.so",
+	.not_one_or_two = "coherence profiles one kernel or compares two",
+	.no_icount = "the coherence model orders the vCPUs' accesses by their instructions under "
+		     "icount: this session's guest ran under KVM or on the host's clock (use a "
+		     "guest with icount, guests/tiny-icount.conf)",
+	.not_built = "the coherence plugin is not built (make plugin)",
+};
 
 /* Workload @w: its runs on each kernel, ABAB, then a table per window, into @entry. */
 static void coh_workload(struct session *s, const struct session_job *w, const char *plugin,
@@ -128,29 +118,6 @@ static void coh_workload(struct session *s, const struct session_job *w, const c
 	sb_release(&err);
 }
 
-static const char *unavailable(const struct session *s, const char *plugin)
-{
-	if (s->jobs.nk != 1 && s->jobs.nk != 2)
-		return "coherence profiles one kernel or compares two";
-	if (s->lab.accel != ACCEL_TCG || s->topo.icount_shift < 0)
-		return "the coherence model orders the vCPUs' accesses by their instructions under "
-		       "icount: this session's guest ran under KVM or on the host's clock (use a "
-		       "guest with icount, guests/tiny-icount.conf)";
-	if (!is_regular_file(plugin))
-		return "the coherence plugin is not built (make plugin)";
-	return session_maps_missing(s);
-}
-
-/* --coherence, else what the session was started with, else lab.conf's [run] coherence. */
-static int coherence_which(const struct session *s)
-{
-	int kept = config_attribute_parse(s->doc.design.coherence);
-
-	if (s->o->coherence >= 0)
-		return s->o->coherence;
-	return kept >= 0 ? kept : s->cfg.run.coherence;
-}
-
 /*
  * lab.conf's [run] coherence = NAME ...: the workloads it names, when
  * neither --coherence nor the session's start said otherwise; NULL: none.
@@ -172,28 +139,10 @@ static int listed_in(const struct strvec *l, const char *name)
 	return 0;
 }
 
-/* Workload @w's primaries into @out; 1 when one changed. */
-static int primaries_of(const struct result_record *res, size_t n, const char *w, json_t *out)
-{
-	int changed = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct result_record *r = &res[i];
-
-		if (!r->primary || r->is_counter || strcmp(r->workload, w))
-			continue;
-		changed |= r->verdict == VERDICT_REGRESSION || r->verdict == VERDICT_IMPROVEMENT;
-		json_array_append_new(out, xjson_pack("{s:o, s:o, s:o}",
-			"metric", json_string_lossy(r->metric),
-			"verdict", r->verdict_id ? json_string(r->verdict_id) : json_null(),
-			"delta_pct", jnum(r->change.delta_pct)));
-	}
-	return changed;
-}
-
 json_t *session_coherence(struct session *s, const json_t *report)
 {
-	int which = coherence_which(s);
+	int which = session_plugin_which(s->o->coherence, s->doc.design.coherence,
+					 s->cfg.run.coherence);
 	const struct strvec *listed = coherence_listed(s);
 	struct coh_model m = { (double)s->cfg.run.coherence_ns_node,
 			       (double)s->cfg.run.coherence_ns_remote };
@@ -203,8 +152,8 @@ json_t *session_coherence(struct session *s, const json_t *report)
 
 	if (which == RUN_ATTRIBUTE_OFF)
 		return NULL;
-	plugin = plugin_path();
-	why = unavailable(s, plugin);
+	plugin = session_plugin_path(&coh_kind);
+	why = session_plugin_unavailable(s, &coh_kind, plugin);
 	out = xjson_pack("{s:s, s:s, s:i, s:s, s:{s:f, s:f, s:s}}", "method",
 			 "QEMU TCG plugin, MESI-style transfers between vCPUs in lockstep "
 			 "(docs/coherence.md)",
@@ -232,7 +181,7 @@ json_t *session_coherence(struct session *s, const json_t *report)
 	for (size_t i = 0; i < s->jobs.nw; i++) {
 		const struct session_job *w = &s->jobs.w[i];
 		json_t *prim = json_array();
-		int changed = primaries_of(res, nres, w->name, prim);
+		int changed = session_primaries_of(res, nres, w->name, prim, NULL, 0, NULL);
 		json_t *entry = xjson_pack("{s:s, s:o}", "workload", w->name, "primaries", prim);
 		const struct workload_def *def = workload_find(w->type);
 		const char *skip = NULL;

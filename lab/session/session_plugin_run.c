@@ -6,14 +6,78 @@
  * analysis, and reused on --resume when it ran the same image.
  */
 #include "session_priv.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "guest_job.h"
 #include "lab_paths.h"
+#include "report_result.h"
+#include "xjson.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+char *session_plugin_path(const struct plugin_kind *k)
+{
+	const char *env = getenv(k->env);
+	char *exe, *dir, *p;
+
+	if (env && *env)
+		return xstrdup(env);
+	exe = lab_exe_path();
+	if (!exe)
+		return xstrdup(k->so);
+	dir = path_dirname(exe);
+	p = path_join(dir, k->so);
+	free(dir);
+	free(exe);
+	return p;
+}
+
+const char *session_plugin_unavailable(const struct session *s, const struct plugin_kind *k,
+				       const char *plugin)
+{
+	if (s->jobs.nk != 1 && s->jobs.nk != 2)
+		return k->not_one_or_two;
+	if (s->lab.accel != ACCEL_TCG || s->topo.icount_shift < 0)
+		return k->no_icount;
+	if (!is_regular_file(plugin))
+		return k->not_built;
+	return session_maps_missing(s);
+}
+
+int session_plugin_which(int option, const char *kept, int conf)
+{
+	int was = config_attribute_parse(kept);
+
+	if (option >= 0)
+		return option;
+	return was >= 0 ? was : conf;
+}
+
+int session_primaries_of(const struct result_record *res, size_t n, const char *w, json_t *out,
+			 const struct result_record **mine, size_t max, size_t *nmine)
+{
+	int changed = 0;
+
+	if (nmine)
+		*nmine = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct result_record *r = &res[i];
+
+		if (!r->primary || r->is_counter || strcmp(r->workload, w))
+			continue;
+		changed |= r->verdict == VERDICT_REGRESSION || r->verdict == VERDICT_IMPROVEMENT;
+		json_array_append_new(out, xjson_pack("{s:o, s:o, s:o}",
+			"metric", json_string_lossy(r->metric),
+			"verdict", r->verdict_id ? json_string(r->verdict_id) : json_null(),
+			"delta_pct", jnum(r->change.delta_pct)));
+		if (mine && *nmine < max)
+			mine[(*nmine)++] = r;
+	}
+	return changed;
+}
 
 long session_plugin_windows(const char *dir, const char *prefix)
 {

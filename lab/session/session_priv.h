@@ -229,6 +229,33 @@ LAB_MUST_CHECK
 int session_plugin_run(struct session *s, const struct session_job *w, const char *image,
 		       const struct plugin_run *pr, const char *dir, double *seconds,
 		       struct strbuf *err);
+/* What tells the attribution's plugin runs from the coherence's before they start. */
+struct plugin_kind {
+	const char *env;		/* "MGLRULAB_ATTR_PLUGIN": the plugin's path, when set */
+	const char *so;			/* "build/plugin/mglrulab-attr.so", beside the program */
+	const char *not_one_or_two;	/* why not, for a session of neither one kernel nor two */
+	const char *no_icount;		/* why not, for a guest that ran under KVM or the host's clock */
+	const char *not_built;		/* why not, when the plugin is not there */
+};
+/* The plugin next to the program (make plugin), or $@k->env (to free). */
+char *session_plugin_path(const struct plugin_kind *k);
+/* Why this session's runs cannot have @k's table with @plugin, or NULL. */
+const char *session_plugin_unavailable(const struct session *s, const struct plugin_kind *k,
+				       const char *plugin);
+/*
+ * Which workloads to profile (RUN_ATTRIBUTE_*): the command line's
+ * @option, else what the session was started with, @kept (a resumed run
+ * or profile), else lab.conf's @conf.
+ */
+int session_plugin_which(int option, const char *kept, int conf);
+/*
+ * The primaries of workload @w among @res, in the report's order: their
+ * verdicts and the change each rests on (pooled on several hosts) into
+ * @out, the records themselves into @mine (up to @max; none when @mine is
+ * NULL). 1 when one changed.
+ */
+int session_primaries_of(const struct result_record *res, size_t n, const char *w, json_t *out,
+			 const struct result_record **mine, size_t max, size_t *nmine);
 /* How many window files PREFIX.1, PREFIX.2 ... @dir holds. */
 long session_plugin_windows(const char *dir, const char *prefix);
 /* The System.map the kernel cache keeps beside @image (to free). */
