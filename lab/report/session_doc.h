@@ -95,7 +95,12 @@ struct sdoc_design {
 	const char *coherence;		/* --coherence, likewise */
 	long long slots;		/* guests at once; SDOC_NONE: before slots (one) */
 	const json_t *alone;		/* workloads that took the host alone; NULL: none */
-	const char *partners;		/* [run] partners in force: balanced or free; NULL: not written (before it) */
+	/*
+	 * [run] partners in force, config_partners_name()'s: balanced or
+	 * free, nothing else (the decoder checks it); NULL: not written
+	 * (before it), sessions that ran free.
+	 */
+	const char *partners;
 	struct sdoc_sequential sequential;
 };
 
@@ -158,6 +163,13 @@ struct sdoc_field {
 	/* SK_OBJECT, optional: the struct's first member is int present */
 	int has_present;
 	const char *json_type;	/* SK_JSON: "object" or "array" */
+	/*
+	 * SK_STRING, optional: the only values it may take, ending in NULL;
+	 * session_doc_decode() refuses another as it refuses the wrong type
+	 * ("expected balanced or free, got a string"), so that the session
+	 * may parse it unchecked.
+	 */
+	const char *const *choices;
 };
 
 /* The top level, in the order session_new() writes it, ending in { NULL }. */
@@ -177,15 +189,19 @@ json_t *session_doc_member_encode(const struct session_doc *d, const char *key);
  * @d, every member's type checked in the table's order. 0, or -1 with the
  * first member that is not what the table says, by its JSON path, in @err
  * ("design.slots: expected an integer, got a string"; "guest: missing
- * (expected an object)"). Unknown members are ignored.
+ * (expected an object)"). Unknown members are ignored. A row's choices
+ * are checked here ("design.partners: expected balanced or free, got a
+ * string"), not by session_doc_check().
  */
 LAB_MUST_CHECK
 int session_doc_decode(const json_t *j, struct session_doc *d, struct strbuf *err);
 
 /*
  * The member @key of the object @j alone, checked as session_doc_decode()
- * checks it (report_validate() checks a report's members one by one, in
- * its own order). 0, or -1 with the error in @err; -1 for a key of no row.
+ * checks it but for the rows' choices (report_validate() checks a report's
+ * members one by one, in its own order; a report written by another lab
+ * may say a partners the renderers do not show). 0, or -1 with the error
+ * in @err; -1 for a key of no row.
  */
 LAB_MUST_CHECK
 int session_doc_check(const json_t *j, const char *key, struct strbuf *err);

@@ -153,7 +153,6 @@ static void kernel_one(struct xjson_err *d, const json_t *o, const char *where, 
 int session_jobs_decode(const json_t *ctx, struct session_jobs *j, struct strbuf *err)
 {
 	struct xjson_err d = { .err = err };
-	const json_t *partners = json_object_get(json_object_get(ctx, "design"), "partners");
 	void *w = NULL, *k = NULL;
 
 	memset(j, 0, sizeof(*j));
@@ -161,10 +160,6 @@ int session_jobs_decode(const json_t *ctx, struct session_jobs *j, struct strbuf
 	j->w = w;
 	j->nk = each_object(&d, ctx, "kernels", sizeof(*j->k), &k, kernel_one);
 	j->k = k;
-	j->partners = RUN_PARTNERS_FREE;
-	if (partners && (!json_is_string(partners) ||
-			 (j->partners = config_partners_parse(json_string_value(partners))) < 0))
-		xjson_fail(&d, "balanced or free", partners, "design.partners");
 	if (d.failed) {
 		session_jobs_release(j);
 		return -1;

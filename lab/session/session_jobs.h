@@ -42,12 +42,6 @@ struct session_jobs {
 	size_t nw;
 	struct session_kernel_image *k;
 	size_t nk;
-	/*
-	 * design.partners, RUN_PARTNERS_* (config.h): how the scheduler
-	 * shares a host's slots, as the session started (a resume keeps it);
-	 * absent, in sessions from before it, RUN_PARTNERS_FREE: how they ran.
-	 */
-	int partners;
 };
 
 /*

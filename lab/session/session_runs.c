@@ -550,7 +550,12 @@ static void run_workers(struct sched *q)
 	for (size_t i = 0; i < s->hosts.n; i++)
 		for (long slot = 0; slot < s->hosts.v[i].cfg.slots; slot++)
 			wk[n++] = (struct worker){ .q = q, .h = &s->hosts.v[i], .slot = (int)slot };
-	if (s->jobs.partners == RUN_PARTNERS_BALANCED)
+	/*
+	 * design.partners as the session started (a resume keeps it; its
+	 * decoder took balanced or free only); absent, in sessions from
+	 * before it, -1: free, how they ran.
+	 */
+	if (config_partners_parse(s->doc.design.partners) == RUN_PARTNERS_BALANCED)
 		pair_slots(wk, n);
 	for (size_t i = 0; i < n; i++)
 		last = wk[i].passive ? last : i;

@@ -111,41 +111,11 @@ static void test_bad_members(void **state)
 	    "kernels[0].bzImage: expected a string, got an integer");
 }
 
-/*
- * design.partners, the scheduler's pairing of slots (issue 49), as the
- * session started with it; a session from before it ran free.
- */
-static void test_partners(void **state)
-{
-	const char *const cases[][2] = { { NULL, "free" }, { "balanced", "balanced" },
-					 { "free", "free" } };
-	struct strbuf err = STRBUF_INIT;
-	struct session_jobs j;
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		json_t *ctx = parse(GOOD);
-
-		if (cases[i][0])
-			json_object_set_new(ctx, "design", json_pack("{s:s}", "partners", cases[i][0]));
-		assert_int_equal(session_jobs_decode(ctx, &j, &err), 0);
-		assert_string_equal(config_partners_name(j.partners), cases[i][1]);
-		session_jobs_release(&j);
-		json_decref(ctx);
-	}
-	bad("", "design", json_pack("{s:s}", "partners", "paired"),
-	    "design.partners: expected balanced or free, got a string");
-	bad("", "design", json_pack("{s:b}", "partners", 1),
-	    "design.partners: expected balanced or free, got a boolean");
-	sb_release(&err);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad_members),
-		cmocka_unit_test(test_partners),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

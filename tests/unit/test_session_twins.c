@@ -208,6 +208,9 @@ static size_t make_session(struct session *s, const char *const *types, int nw, 
 			   "workloads", wls, "kernels", "name", kernels[0], "name", kernels[1],
 			   "design", "baseline", kernels[0], "patched", kernels[1], "partners", partners);
 	assert_int_equal(session_jobs_decode(s->ctx, &s->jobs, &err), 0);
+	/* what session_doc_decode() makes of design.partners: the scheduler reads it there */
+	session_doc_init(&s->doc);
+	s->doc.design.partners = partners;
 	s->hosts.v = xcalloc(1, sizeof(*s->hosts.v));
 	s->hosts.n = 1;
 	s->hosts.nr_slots = (size_t)slots;
