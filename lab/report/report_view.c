@@ -55,46 +55,35 @@ static void read_host(struct vd *d, const json_t *r, struct view_host *o)
 	o->libvirt_uri = vd_str(d, h, "host", "libvirt_uri");
 }
 
+static void read_patch(struct vd *d, const json_t *p, const char *at, void *elem)
+{
+	struct view_patch *o = elem;
+
+	o->subject = vd_str(d, p, at, "subject");
+	o->hash = vd_str(d, p, at, "hash");
+	o->author = vd_str(d, p, at, "author");
+	o->message_id = vd_str(d, p, at, "message_id");
+}
+
 static void read_series(struct vd *d, const json_t *k, const char *where, struct view_kernel *o)
 {
-	const json_t *a = vd_arr(d, k, where, "series"), *p;
-	char at[96];
-	size_t i;
-
-	o->nseries = json_array_size(a);
-	o->series = o->nseries ? xcalloc(o->nseries, sizeof(*o->series)) : NULL;
-	json_array_foreach(a, i, p) {
-		snprintf(at, sizeof(at), "%s.series[%zu]", where, i);
-		if (!json_is_object(p)) {
-			vd_fail(d, "", at, "an object", p);
-			continue;
-		}
-		o->series[i].subject = vd_str(d, p, at, "subject");
-		o->series[i].hash = vd_str(d, p, at, "hash");
-		o->series[i].author = vd_str(d, p, at, "author");
-		o->series[i].message_id = vd_str(d, p, at, "message_id");
-	}
+	o->series = vd_each(d, k, where, "series", sizeof(*o->series), &o->nseries, read_patch);
 }
 
 /* kernels[].series_files: the series as built, each file's digest (the mail's recipe). */
+static void read_series_file(struct vd *d, const json_t *f, const char *at, void *elem)
+{
+	struct view_series_file *o = elem;
+
+	o->file = vd_str(d, f, at, "file");
+	o->sha256 = vd_str(d, f, at, "sha256");
+}
+
 static void read_series_files(struct vd *d, const json_t *k, const char *where,
 			      struct view_kernel *o)
 {
-	const json_t *files = vd_arr(d, k, where, "series_files"), *f;
-	char at[96];
-	size_t i;
-
-	o->nseries_files = json_array_size(files);
-	o->series_files = o->nseries_files ? xcalloc(o->nseries_files, sizeof(*o->series_files)) : NULL;
-	json_array_foreach(files, i, f) {
-		snprintf(at, sizeof(at), "%s.series_files[%zu]", where, i);
-		if (!json_is_object(f)) {
-			vd_fail(d, "", at, "an object", f);
-			continue;
-		}
-		o->series_files[i].file = vd_str(d, f, at, "file");
-		o->series_files[i].sha256 = vd_str(d, f, at, "sha256");
-	}
+	o->series_files = vd_each(d, k, where, "series_files", sizeof(*o->series_files),
+				  &o->nseries_files, read_series_file);
 }
 
 /*
@@ -145,56 +134,44 @@ static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 	}
 }
 
+static void read_node(struct vd *d, const json_t *n, const char *at, void *elem)
+{
+	struct view_node *o = elem;
+
+	o->id = vd_long(d, n, at, "id");
+	o->cpus = vd_str(d, n, at, "cpus");
+	o->memory_mib = vd_num(d, n, at, "memory_mib");
+}
+
 static void read_guest(struct vd *d, const json_t *r, struct view_guest *o)
 {
-	const json_t *g = vd_obj(d, r, "", "guest"), *nodes, *n;
-	char at[48];
-	size_t i;
+	const json_t *g = vd_obj(d, r, "", "guest");
 
 	o->present = g != NULL;
 	o->name = vd_str(d, g, "guest", "name");
 	o->vcpus = vd_long(d, g, "guest", "vcpus");
 	o->memory_mib = vd_num(d, g, "guest", "memory_mib");
 	o->icount_shift = (long)vd_int(d, g, "guest", "icount_shift", &o->has_icount_shift);
-	nodes = vd_arr(d, g, "guest", "nodes");
-	o->nnodes = json_array_size(nodes);
-	o->nodes = o->nnodes ? xcalloc(o->nnodes, sizeof(*o->nodes)) : NULL;
-	json_array_foreach(nodes, i, n) {
-		snprintf(at, sizeof(at), "guest.nodes[%zu]", i);
-		if (!json_is_object(n)) {
-			vd_fail(d, "", at, "an object", n);
-			continue;
-		}
-		o->nodes[i].id = vd_long(d, n, at, "id");
-		o->nodes[i].cpus = vd_str(d, n, at, "cpus");
-		o->nodes[i].memory_mib = vd_num(d, n, at, "memory_mib");
-	}
+	o->nodes = vd_each(d, g, "guest", "nodes", sizeof(*o->nodes), &o->nnodes, read_node);
+}
+
+static void read_metric_decl(struct vd *d, const json_t *m, const char *at, void *elem)
+{
+	struct view_metric_decl *x = elem;
+
+	x->name = vd_str(d, m, at, "name");
+	x->unit = vd_str(d, m, at, "unit");
+	x->better = vd_str(d, m, at, "better");
+	x->help = vd_str(d, m, at, "help");
+	x->threshold = vd_num(d, m, at, "threshold");
+	x->primary = vd_bool(d, m, at, "primary");
 }
 
 static void read_metric_decls(struct vd *d, const json_t *w, const char *where,
 			      struct view_workload *o)
 {
-	const json_t *a = vd_arr(d, w, where, "metrics"), *m;
-	char at[96];
-	size_t i;
-
-	o->nmetrics = json_array_size(a);
-	o->metrics = o->nmetrics ? xcalloc(o->nmetrics, sizeof(*o->metrics)) : NULL;
-	json_array_foreach(a, i, m) {
-		struct view_metric_decl *x = &o->metrics[i];
-
-		snprintf(at, sizeof(at), "%s.metrics[%zu]", where, i);
-		if (!json_is_object(m)) {
-			vd_fail(d, "", at, "an object", m);
-			continue;
-		}
-		x->name = vd_str(d, m, at, "name");
-		x->unit = vd_str(d, m, at, "unit");
-		x->better = vd_str(d, m, at, "better");
-		x->help = vd_str(d, m, at, "help");
-		x->threshold = vd_num(d, m, at, "threshold");
-		x->primary = vd_bool(d, m, at, "primary");
-	}
+	o->metrics = vd_each(d, w, where, "metrics", sizeof(*o->metrics), &o->nmetrics,
+			     read_metric_decl);
 }
 
 static void read_workloads(struct vd *d, const json_t *r, struct report_view *v)

@@ -113,3 +113,25 @@ void *vd_elems(struct vd *d, const json_t *obj, const char *where, const char *k
 		}
 	return *n ? xcalloc(*n, size) : NULL;
 }
+
+void *vd_each(struct vd *d, const json_t *obj, const char *where, const char *key, size_t size,
+	      size_t *n, vd_one_fn *one)
+{
+	const json_t *a = vd_arr(d, obj, where, key), *e;
+	char *elems;
+	size_t i;
+
+	*n = json_array_size(a);
+	elems = *n ? xcalloc(*n, size) : NULL;
+	json_array_foreach(a, i, e) {
+		char at[128];
+
+		snprintf(at, sizeof(at), "%s%s%s[%zu]", where, *where ? "." : "", key, i);
+		if (!json_is_object(e)) {
+			vd_fail(d, "", at, "an object", e);
+			continue;
+		}
+		one(d, e, at, elems + i * size);
+	}
+	return elems;
+}

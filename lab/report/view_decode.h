@@ -40,5 +40,14 @@ const json_t *vd_arr(struct vd *d, const json_t *obj, const char *where, const c
  */
 void *vd_elems(struct vd *d, const json_t *obj, const char *where, const char *key, size_t size,
 	       size_t *n);
+/*
+ * As vd_elems(), each object element read by @one into its element as
+ * they come (@at its path: "WHERE.KEY[I]"), so that the first error named
+ * is the first in the file; a non-object element is the error and stays
+ * zeroed.
+ */
+typedef void vd_one_fn(struct vd *d, const json_t *e, const char *at, void *elem);
+void *vd_each(struct vd *d, const json_t *obj, const char *where, const char *key, size_t size,
+	      size_t *n, vd_one_fn *one);
 
 #endif

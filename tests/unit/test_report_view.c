@@ -180,6 +180,9 @@ static void test_hostile(void **state)
 		{ "", "kernels", "{}", "kernels: expected an array" },
 		{ "", "warnings", "[3]", "warnings[0]: expected an object" },
 		{ "guest", "nodes", "[{\"cpus\": 1}]", "guest.nodes[0].cpus: expected a string" },
+		/* the first error in the file is the one named (vd_each()) */
+		{ "guest", "nodes", "[{\"cpus\": 1}, 2]", "guest.nodes[0].cpus: expected a string" },
+		{ "guest", "nodes", "[{}, 2, {\"id\": \"x\"}]", "guest.nodes[1]: expected an object" },
 		{ "summary", "verdicts", "{\"regression\": \"x\"}",
 		  "summary.verdicts.regression: expected an integer" },
 		{ "", "session", "[]", "session: expected an object" },
