@@ -72,7 +72,24 @@ double stats_norm_quantile(double p)
 	return q < 0 ? -val : val;
 }
 
-/* Continued fraction for the incomplete beta (modified Lentz). */
+/*
+ * One step of the modified Lentz algorithm for the coefficient @aa: @c and
+ * @d updated, kept away from 0 by @tiny; the factor the fraction's value
+ * is multiplied by.
+ */
+static double lentz_step(double aa, double *c, double *d, double tiny)
+{
+	*d = 1.0 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1.0 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1.0 / *d;
+	return *d * *c;
+}
+
+/* Continued fraction for the incomplete beta (modified Lentz): an even and an odd step per m. */
 static double betacf(double x, double a, double b)
 {
 	const double tiny = 1e-300, eps = 1e-15;
@@ -85,26 +102,10 @@ static double betacf(double x, double a, double b)
 	h = d;
 	for (int m = 1; m <= 500; m++) {
 		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		double del;
 
-		d = 1.0 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1.0 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1.0 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1.0 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1.0 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1.0 / d;
-		double del = d * c;
-
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d, tiny);
+		del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d, tiny);
 		h *= del;
 		if (fabs(del - 1.0) < eps)
 			break;
