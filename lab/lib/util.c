@@ -149,14 +149,22 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+static char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory formatting a string");
+	return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory formatting a string");
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }
@@ -185,8 +193,7 @@ void strvec_pushf(struct strvec *sv, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory formatting a string");
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	ALLOC_GROW(sv->v, sv->n + 2, sv->alloc);
 	sv->v[sv->n++] = s;
