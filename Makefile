@@ -169,8 +169,8 @@ check-layers:
 # moves into a decoder. Files in lab/ over 800 lines (scripts/long-files):
 # each listed in docs/layout.md with its reason. Their self-test:
 # tests/integration/06-ratchets.sh.
-MAX_LONG_FUNCTIONS := 1
-MAX_JSON_LOOKUPS := 92
+MAX_LONG_FUNCTIONS := 0
+MAX_JSON_LOOKUPS := 80
 check-style:
 	scripts/long-functions --max $(MAX_LONG_FUNCTIONS)
 	scripts/json-lookups --max $(MAX_JSON_LOOKUPS)

@@ -20,6 +20,7 @@
 #include "interrupt.h"
 #include "lab_paths.h"
 #include "report_result.h"
+#include "report_view.h"
 #include "workload_def.h"
 #include "xjson.h"
 
@@ -191,7 +192,7 @@ static int primaries_of(const struct result_record *res, size_t n, const char *w
 	return changed;
 }
 
-json_t *session_coherence(struct session *s, const json_t *report)
+json_t *session_coherence(struct session *s, const struct report_view *v)
 {
 	int which = coherence_which(s);
 	const struct strvec *listed = coherence_listed(s);
@@ -226,8 +227,8 @@ json_t *session_coherence(struct session *s, const json_t *report)
 	size_t nk = s->jobs.nk;
 	const char *image[2] = { s->jobs.k[0].bzimage, nk == 2 ? s->jobs.k[1].bzimage : NULL };
 	json_t *wls = json_array();
-	size_t nres;
-	struct result_record *res = report_result_records(report, &nres, NULL);
+	size_t nres = v->nresults;
+	const struct result_record *res = v->results;
 
 	for (size_t i = 0; i < s->jobs.nw; i++) {
 		const struct session_job *w = &s->jobs.w[i];
@@ -253,7 +254,6 @@ json_t *session_coherence(struct session *s, const json_t *report)
 		json_array_append_new(wls, entry);
 	}
 	json_object_set_new(out, "workloads", wls);
-	result_records_free(res, nres);
 	free(plugin);
 	return out;
 }
