@@ -96,7 +96,7 @@ static int gate_fails(enum gate_kind g)
 	return g == GATE_REGRESSION || g == GATE_KERNEL_FAILED || g == GATE_LAB_FAILED;
 }
 
-/* report_gate_status() of @n records @res. */
+/* report_gate_status_view() of @n records @res. */
 static int records_status(const struct result_record *res, size_t n, enum fail_on f,
 			  struct strbuf *why)
 {

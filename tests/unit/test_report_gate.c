@@ -194,6 +194,44 @@ static void test_junit_suite_complete(void **state)
 	sb_release(&again);
 }
 
+/*
+ * The --json summary's lists (report_gate_results_view()): with no
+ * primaries declared (schema 1) every result is a primary; the failing
+ * list holds the results that fail --fail-on, each with its gate and why.
+ */
+static void test_results_lists(void **state)
+{
+	struct analysed a;
+	json_t *prim, *failing, *e;
+	size_t i, kbuild = 0;
+	(void)state;
+
+	report_with_failed(&a, "kbuild", (const char *const[]){ "patched", NULL });
+	prim = report_gate_results_view(&a.v, FAIL_ON_REGRESSION, 1);
+	failing = report_gate_results_view(&a.v, FAIL_ON_REGRESSION, 0);
+	assert_int_equal(json_array_size(prim), a.v.nresults);
+	assert_true(json_array_size(failing) >= 2);
+	json_array_foreach(failing, i, e) {
+		const char *gate = json_string_value(json_object_get(e, "gate"));
+
+		assert_true(!strcmp(gate, "failure") || !strcmp(gate, "error"));
+		if (strcmp(json_string_value(json_object_get(e, "workload")), "kbuild"))
+			continue;
+		kbuild++;
+		assert_string_equal(gate, "failure");
+		assert_non_null(strstr(json_string_value(json_object_get(e, "why")),
+				       "the patched kernel failed in the guest"));
+	}
+	assert_true(kbuild >= 2);	/* elapsed_s and pgpgin */
+	json_decref(failing);
+	/* --fail-on none: nothing fails */
+	failing = report_gate_results_view(&a.v, FAIL_ON_NONE, 0);
+	assert_int_equal(json_array_size(failing), 0);
+	json_decref(failing);
+	json_decref(prim);
+	analysed_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_patched_kernel_failed),
 		cmocka_unit_test(test_lab_failed),
 		cmocka_unit_test(test_junit_suite_complete),
+		cmocka_unit_test(test_results_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
