@@ -76,7 +76,7 @@ int report_opt_output(const struct lab_opt_ctx *ctx, const char *arg);
 	LAB_OPT_STRING(NULL, 'o', struct report_cli, out, "FILE", \
 		       "write what would go to stdout into FILE instead;\n" \
 		       "one format per stdout: two are refused")
-/* report and compare: their gate, as run's (cmd_gate()). */
+/* report and compare: their gate, as run's (cmd_gate_view()). */
 #define REPORT_GATE_OPTIONS \
 	CMD_OPT_FAIL_ON(struct report_cli, fail_on, \
 			"exit 3 on a regression or a kernel failing in the\n" \
@@ -118,22 +118,20 @@ extern const struct lab_choice cmd_fail_on_choices[];
 		       "regression or a kernel failing in the guest, <error>\n" \
 		       "when the lab could not measure (\"-\": stdout)")
 /*
- * The gate of a report for report and compare (@what): the JUnit file
- * when @junit, then, unless @f is FAIL_ON_DEFAULT, what fails @f on
- * stderr and its exit status (report_gate_status()). A JUnit file that
- * cannot be written is an error naming it, exit 2 (3 still wins).
+ * The gate of an analysed report @v (report_analyze_view()) for report
+ * and compare (@what): the JUnit file when @junit, then, unless @f is
+ * FAIL_ON_DEFAULT, what fails @f on stderr and its exit status
+ * (report_gate_status_view()). A JUnit file that cannot be written is an
+ * error naming it, exit 2 (3 still wins).
  */
-LAB_MUST_CHECK
-int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char *junit);
-/* The same of a view (report_analyze_view()): `mglrulab report`'s. */
 struct report_view;
 LAB_MUST_CHECK
 int cmd_gate_view(const char *what, const struct report_view *v, enum fail_on f,
 		  const char *junit);
 /*
  * The same gate over any @subject (history's is the nights): @ops renders
- * its JUnit file and judges it against @f, as report_gate_junit() and
- * report_gate_status() do for a report.
+ * its JUnit file and judges it against @f, as report_gate_junit_view()
+ * and report_gate_status_view() do for a report.
  */
 struct cmd_gate_ops {
 	void (*junit)(const void *subject, enum fail_on f, struct strbuf *out);

@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "report.h"
 #include "report_cli.h"
+#include "report_view.h"
 #include "xjson.h"
 #include "util.h"
 
@@ -45,7 +46,8 @@ int cmd_compare(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct report_cli cli;
-	json_t *a = NULL, *b = NULL, *session = NULL, *report = NULL;
+	json_t *a = NULL, *b = NULL, *session = NULL;
+	struct report_view v = { 0 };
 	int ret;
 
 	ret = report_cli_parse(argc, argv, 2, &cli);
@@ -58,16 +60,17 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	session = report_compare_session(a, b, cli.kernel_a, cli.kernel_b, &err);
-	if (!session || !(report = report_analyze(session, &err))) {
+	/* Analysed once, as `mglrulab report` does: every output from the one view. */
+	if (!session || report_analyze_view(session, &v, &err)) {
 		ret = user_error("%s", err.buf);
 		goto out;
 	}
-	ret = report_cli_write(report, &cli);
+	ret = report_cli_write_view(&v, &cli);
 out:
+	report_view_release(&v);	/* before the session it points into */
 	json_decref(a);
 	json_decref(b);
 	json_decref(session);
-	json_decref(report);
 	report_cli_release(&cli);
 	sb_release(&err);
 	return ret;

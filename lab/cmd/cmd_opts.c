@@ -93,23 +93,6 @@ int cmd_gate_with(const char *what, const struct cmd_gate_ops *ops, const void *
 	return status == LAB_REGRESSION || !r ? status : r;
 }
 
-static void report_junit(const void *report, enum fail_on f, struct strbuf *out)
-{
-	report_gate_junit(report, f, out);
-}
-
-static int report_status(const void *report, enum fail_on f, struct strbuf *why)
-{
-	return report_gate_status(report, f, why);
-}
-
-int cmd_gate(const char *what, const json_t *report, enum fail_on f, const char *junit)
-{
-	static const struct cmd_gate_ops ops = { report_junit, report_status };
-
-	return cmd_gate_with(what, &ops, report, f, junit);
-}
-
 static void view_junit(const void *v, enum fail_on f, struct strbuf *out)
 {
 	report_gate_junit_view(v, f, out);

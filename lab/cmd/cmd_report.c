@@ -165,39 +165,30 @@ static int cannot_write(const char *path)
 	return lab_error("cannot write %s: %s", user_output_name(path), user_file_strerror(errno));
 }
 
-/* What is rendered: a report's tree, or a view of it (report_analyze_view()). */
-struct cli_report {
-	const json_t *json;		/* NULL: the view */
-	const struct report_view *view;
-};
-
-typedef int (*render_fn)(const struct cli_report *r, const struct report_cli *cli,
+typedef int (*render_fn)(const struct report_view *v, const struct report_cli *cli,
 			 struct strbuf *out);
 
-static int render_html(const struct cli_report *r, const struct report_cli *cli,
+static int render_html(const struct report_view *v, const struct report_cli *cli,
 		       struct strbuf *out)
 {
 	(void)cli;
-	if (r->view)
-		report_render_html_view(r->view, out);
-	else
-		report_render_html(r->json, out);
+	report_render_html_view(v, out);
 	return LAB_OK;
 }
 
-/* The mail reads the report as a tree: a view's is made for it alone. */
-static int render_mail(const struct cli_report *r, const struct report_cli *cli,
+/* The mail reads the report as a tree: the view's is made for it alone. */
+static int render_mail(const struct report_view *v, const struct report_cli *cli,
 		       struct strbuf *out)
 {
-	json_t *tree = r->view ? report_view_tree(r->view) : NULL;
-	int ret = report_cli_mail(tree ? tree : r->json, cli->config, out);
+	json_t *tree = report_view_tree(v);
+	int ret = report_cli_mail(tree, cli->config, out);
 
 	json_decref(tree);
 	return ret;
 }
 
 /* The outputs -o FILE (or standard output) takes, one after the other as asked. */
-static int render_outputs(const struct cli_report *r, const struct report_cli *cli,
+static int render_outputs(const struct report_view *v, const struct report_cli *cli,
 			  struct strbuf *out)
 {
 	const struct report_benchfmt_opts bf = { .counters = cli->benchfmt_counters };
@@ -207,18 +198,16 @@ static int render_outputs(const struct cli_report *r, const struct report_cli *c
 
 		switch (cli->what[i]) {
 		case REPORT_OUT_TEXT:
-			r->view ? report_render_text_view(r->view, out) :
-				  report_render_text(r->json, out);
+			report_render_text_view(v, out);
 			break;
 		case REPORT_OUT_BENCHFMT:
-			r->view ? report_render_benchfmt_view(r->view, &bf, out) :
-				  report_render_benchfmt_opts(r->json, &bf, out);
+			report_render_benchfmt_view(v, &bf, out);
 			break;
 		case REPORT_OUT_JSON:
-			r->view ? report_view_dump(r->view, out) : report_dump(r->json, out);
+			report_view_dump(v, out);
 			break;
 		case REPORT_OUT_MAIL:
-			ret = render_mail(r, cli, out);
+			ret = render_mail(v, cli, out);
 			if (ret)
 				return ret;
 			break;
@@ -232,7 +221,7 @@ static int render_outputs(const struct cli_report *r, const struct report_cli *c
  * flush points): a report's HTML page or JSON of hundreds of MB is never
  * held whole. A file appears whole or not at all (user_file_begin()).
  */
-static int write_streamed(const char *path, render_fn render, const struct cli_report *report,
+static int write_streamed(const char *path, render_fn render, const struct report_view *v,
 			  const struct report_cli *cli)
 {
 	struct strbuf out = STRBUF_INIT;
@@ -242,7 +231,7 @@ static int write_streamed(const char *path, render_fn render, const struct cli_r
 	if (user_file_begin(path, &uf))
 		return cannot_write(path);
 	sb_set_sink(&out, uf.fd);
-	ret = render(report, cli, &out);
+	ret = render(v, cli, &out);
 	if (!ret && sb_sink_finish(&out))
 		ret = cannot_write(path);
 	if (ret)
@@ -253,22 +242,21 @@ static int write_streamed(const char *path, render_fn render, const struct cli_r
 	return ret;
 }
 
-static int cli_write(const struct cli_report *report, const struct report_cli *cli)
+int report_cli_write_view(const struct report_view *v, const struct report_cli *cli)
 {
 	int ret;
 
 	if (cli->html) {
-		ret = write_streamed(cli->html, render_html, report, cli);
+		ret = write_streamed(cli->html, render_html, v, cli);
 		if (ret)
 			return ret;
 	}
 	if (cli->nwhat) {
-		ret = write_streamed(cli->out, render_outputs, report, cli);
+		ret = write_streamed(cli->out, render_outputs, v, cli);
 		if (ret)
 			return ret;
 	}
-	return report->view ? cmd_gate_view(cli->cmd, report->view, cli->fail_on, cli->junit) :
-			      cmd_gate(cli->cmd, report->json, cli->fail_on, cli->junit);
+	return cmd_gate_view(cli->cmd, v, cli->fail_on, cli->junit);
 }
 
 void report_cli_release(struct report_cli *cli)
@@ -277,16 +265,6 @@ void report_cli_release(struct report_cli *cli)
 		free(cli->dir_files[i]);
 		cli->dir_files[i] = NULL;
 	}
-}
-
-int report_cli_write(const json_t *report, const struct report_cli *cli)
-{
-	return cli_write(&(struct cli_report){ .json = report }, cli);
-}
-
-int report_cli_write_view(const struct report_view *v, const struct report_cli *cli)
-{
-	return cli_write(&(struct cli_report){ .view = v }, cli);
 }
 
 int report_cli_mail(const json_t *report, const char *config_path, struct strbuf *out)

@@ -280,8 +280,9 @@ size_t history_new_regressions(const struct history *h);
  * GATE_REGRESSION (a regression; any kind under FAIL_ON_CHANGE); a series
  * whose night in the newest session has failed runs and no value is
  * GATE_KERNEL_FAILED when other runs of that session succeeded, else
- * GATE_LAB_FAILED. The status is report_gate_status()'s: 3, else 2, else 0,
- * with "  line / workload / metric: why\n" in @why for each failing series.
+ * GATE_LAB_FAILED. The status is report_gate_status_view()'s: 3, else 2,
+ * else 0, with "  line / workload / metric: why\n" in @why for each
+ * failing series.
  */
 int history_gate_status(const struct history *h, enum fail_on f, struct strbuf *why);
 /*

@@ -40,15 +40,11 @@ int report_cli_parse(int argc, char **argv, int nfiles, struct report_cli *cli);
 /* Free what report_cli_parse() allocated (the folders' report.json paths). */
 void report_cli_release(struct report_cli *cli);
 /*
- * Render and write every requested output of @report, then its gate
- * (--junit, --fail-on: cmd_gate()). Returns an exit status.
- */
-LAB_MUST_CHECK
-int report_cli_write(const json_t *report, const struct report_cli *cli);
-/*
- * The same from a view (report_analyze_view()): every output rendered
- * from the one view, the JSON written result by result
- * (report_view_dump()); only --mail builds the whole tree.
+ * Render and write every requested output of an analysed report @v
+ * (report_analyze_view()), then its gate (--junit, --fail-on:
+ * cmd_gate_view()): every output rendered from the one view, the JSON
+ * written result by result (report_view_dump()); only --mail builds the
+ * whole tree. Returns an exit status.
  */
 struct report_view;
 LAB_MUST_CHECK

@@ -96,7 +96,7 @@ static int gate_fails(enum gate_kind g)
 	return g == GATE_REGRESSION || g == GATE_KERNEL_FAILED || g == GATE_LAB_FAILED;
 }
 
-/* report_gate_status() of @n records @res. */
+/* report_gate_status_view() of @n records @res. */
 static int records_status(const struct result_record *res, size_t n, enum fail_on f,
 			  struct strbuf *why)
 {
@@ -118,16 +118,6 @@ static int records_status(const struct result_record *res, size_t n, enum fail_o
 	}
 	sb_release(&line);
 	return regression ? LAB_REGRESSION : lab ? LAB_ELAB : LAB_OK;
-}
-
-int report_gate_status(const json_t *report, enum fail_on f, struct strbuf *why)
-{
-	size_t n;
-	struct result_record *res = report_result_records(report, &n, NULL);
-	int r = records_status(res, n, f, why);
-
-	result_records_free(res, n);
-	return r;
 }
 
 int report_gate_status_view(const struct report_view *v, enum fail_on f, struct strbuf *why)
@@ -220,21 +210,6 @@ static void junit_suite_attrs(struct strbuf *sb, const struct report_view *v)
 	sb_addf(sb, "\" time=\"%.0f\"", !isnan(t0) && !isnan(t1) && t1 >= t0 ? t1 - t0 : 0.0);
 }
 
-void report_gate_junit(const json_t *report, enum fail_on f, struct strbuf *out)
-{
-	struct strbuf err = STRBUF_INIT;
-	struct report_view v;
-	size_t n;
-	struct result_record *res = report_result_records(report, &n, NULL);
-
-	LAB_IGNORE(report_view_decode_context(report, &v, &err));	/* absent: left out */
-	v.results = res;
-	v.nresults = n;
-	report_gate_junit_view(&v, f, out);
-	report_view_release(&v);	/* frees res too */
-	sb_release(&err);
-}
-
 void report_gate_junit_view(const struct report_view *v, enum fail_on f, struct strbuf *out)
 {
 	struct strbuf cases = STRBUF_INIT;
@@ -296,10 +271,10 @@ static int declares_primaries(const struct result_record *res, size_t n, const c
 	return 0;
 }
 
-json_t *report_gate_results_json(const json_t *report, enum fail_on f, int primaries)
+json_t *report_gate_results_view(const struct report_view *v, enum fail_on f, int primaries)
 {
-	size_t n;
-	struct result_record *res = report_result_records(report, &n, NULL);
+	size_t n = v->nresults;
+	const struct result_record *res = v->results;
 	struct strbuf why = STRBUF_INIT;
 	json_t *out = json_array();
 
@@ -321,6 +296,5 @@ json_t *report_gate_results_json(const json_t *report, enum fail_on f, int prima
 			"ci_hi_pct", jnum(pct(r->change.hi))));
 	}
 	sb_release(&why);
-	result_records_free(res, n);
 	return out;
 }

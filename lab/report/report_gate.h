@@ -69,19 +69,17 @@ enum gate_kind report_gate_judge(const struct result_record *res, enum fail_on f
 				 struct strbuf *why);
 
 /*
- * The exit status of @report under @f: LAB_REGRESSION (3) when a result
- * is GATE_REGRESSION or GATE_KERNEL_FAILED, else LAB_ELAB (2) when one is
- * GATE_LAB_FAILED, else LAB_OK. @why gets "  workload metric: why\n" for
- * each result that fails.
+ * The exit status of an analysed report @v (report_analyze_view()) under
+ * @f: LAB_REGRESSION (3) when a result is GATE_REGRESSION or
+ * GATE_KERNEL_FAILED, else LAB_ELAB (2) when one is GATE_LAB_FAILED, else
+ * LAB_OK. @why gets "  workload metric: why\n" for each result that fails.
  */
-int report_gate_status(const json_t *report, enum fail_on f, struct strbuf *why);
-/* The same of a view's results (report_analyze_view()). */
 struct report_view;
 int report_gate_status_view(const struct report_view *v, enum fail_on f, struct strbuf *why);
 
 /*
- * The JUnit XML of @report under @f into @out: the common shape CI
- * systems read (Jenkins' and GitLab's junit, the Ant schema):
+ * The JUnit XML of the analysed report @v under @f into @out: the common
+ * shape CI systems read (Jenkins' and GitLab's junit, the Ant schema):
  * <testsuites> holding one <testsuite name="mglrulab"> with tests,
  * failures, errors and skipped counted from its test cases, timestamp
  * (session.created, UTC), hostname (host.hostname) and time (created to
@@ -89,8 +87,6 @@ int report_gate_status_view(const struct report_view *v, enum fail_on f, struct 
  * <failure>, <error> or <skipped> as judged. Everything from the report is
  * XML-escaped. Deterministic: the same report gives the same bytes.
  */
-void report_gate_junit(const json_t *report, enum fail_on f, struct strbuf *out);
-/* The same of a view: its context and its results. */
 void report_gate_junit_view(const struct report_view *v, enum fail_on f, struct strbuf *out);
 
 /* What exit status @status of run, bisect, report, compare or history means, in words. */
@@ -100,11 +96,11 @@ const char *report_gate_status_meaning(int status);
 const char *gate_kind_name(enum gate_kind g);
 
 /*
- * The results of @report as --json summaries list them: an array of
- * {workload, metric, primary, verdict, gate, why, delta_pct, ci_lo_pct,
- * ci_hi_pct} for the primaries (@primaries) or for every result that
+ * The results of the analysed report @v as --json summaries list them: an
+ * array of {workload, metric, primary, verdict, gate, why, delta_pct,
+ * ci_lo_pct, ci_hi_pct} for the primaries (@primaries) or for every result that
  * fails @f (!@primaries). New reference.
  */
-json_t *report_gate_results_json(const json_t *report, enum fail_on f, int primaries);
+json_t *report_gate_results_view(const struct report_view *v, enum fail_on f, int primaries);
 
 #endif

@@ -175,34 +175,35 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 
 /* --- session_output.c: reports, JUnit, verdict scan --- */
 /*
- * Analyse @session_json (context + runs) into report.json, report.html and
- * report.txt in @dir. Returns the report (new reference) or NULL; each
- * file that cannot be written (ENOSPC) is said, naming it, and counted in
- * *@unwritten. The file it would have replaced stays as it was.
+ * session_finish() analyses the session once (report_analyze_view()) and
+ * renders report.json, report.html, report.txt, the exit status, JUnit,
+ * the --json summary and the mail from that one view, as `mglrulab
+ * report` does.
  */
-json_t *session_write_reports(const char *dir, const json_t *session_json, int *unwritten);
+struct report_view;
 /*
- * Exit status for @report under @fail_on (report_gate_status()):
- * LAB_REGRESSION for a regression or a kernel that failed in the guest,
- * LAB_ELAB when the lab could not measure.
+ * Exit status for the analysed report @v under @fail_on
+ * (report_gate_status_view()): LAB_REGRESSION for a regression or a
+ * kernel that failed in the guest, LAB_ELAB when the lab could not
+ * measure.
  */
-int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why);
+int session_verdict_status(const struct report_view *v, enum fail_on fail_on, struct strbuf *why);
 /*
- * The JUnit file of @report at @path ("-": stdout; report_gate_junit()):
+ * The JUnit file of @v at @path ("-": stdout; report_gate_junit_view()):
  * LAB_OK, or LAB_ELAB when it cannot be written (said, naming it).
  */
 LAB_MUST_CHECK
-int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on);
+int session_write_junit(const char *path, const struct report_view *v, enum fail_on fail_on);
 /*
  * run --json: what a script needs of a finished session in @dir, from its
- * @report (NULL: none was written) and exit @status, as JSON into @out:
- * {schema, session (the folder), complete, reports {json, html, text},
- * fail_on, exit_status, exit_meaning, primaries[] (each primary's verdict
- * and its gate: report_gate_results_json()), failing[] (every result that
- * fails @f)}.
+ * analysed report @v (NULL: none was written) and exit @status, as JSON
+ * into @out: {schema, session (the folder), complete, reports {json, html,
+ * text}, fail_on, exit_status, exit_meaning, primaries[] (each primary's
+ * verdict and its gate: report_gate_results_view()), failing[] (every
+ * result that fails @f)}.
  */
-void session_summary_json(const char *dir, const json_t *report, enum fail_on f, int status,
-			  struct strbuf *out);
+void session_summary_json(const char *dir, const struct report_view *v, enum fail_on f,
+			  int status, struct strbuf *out);
 
 /*
  * Add @sk's kernels to @cfg (session_opts.series_kernel): 0, or -1 with

@@ -18,6 +18,7 @@
 #include "guest_job.h"
 #include "interrupt.h"
 #include "report_result.h"
+#include "report_view.h"
 #include "workload_def.h"
 #include "xjson.h"
 
@@ -237,7 +238,7 @@ int session_attribution_required(const struct session *s)
 	       s->doc.design.profile == 1;
 }
 
-json_t *session_attribute(struct session *s, const json_t *report)
+json_t *session_attribute(struct session *s, const struct report_view *v)
 {
 	/* design.attribute: a resumed `run --attribute` or profile */
 	int which = session_plugin_which(s->o->attribute, s->doc.design.attribute,
@@ -269,8 +270,8 @@ json_t *session_attribute(struct session *s, const json_t *report)
 	const char *name[2] = { s->jobs.k[0].name, nk == 2 ? s->jobs.k[1].name : NULL };
 	const char *image[2] = { s->jobs.k[0].bzimage, nk == 2 ? s->jobs.k[1].bzimage : NULL };
 	json_t *wls = json_array();
-	size_t nres;
-	struct result_record *res = report_result_records(report, &nres, NULL);
+	size_t nres = v->nresults;
+	const struct result_record *res = v->results;
 
 	for (size_t i = 0; i < s->jobs.nw; i++) {
 		const struct session_job *w = &s->jobs.w[i];
@@ -305,7 +306,6 @@ json_t *session_attribute(struct session *s, const json_t *report)
 								  nmine, entry));
 	}
 	json_object_set_new(out, "workloads", wls);
-	result_records_free(res, nres);
 	free(plugin);
 	return out;
 }

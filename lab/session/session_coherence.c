@@ -18,6 +18,7 @@
 #include "guest_job.h"
 #include "interrupt.h"
 #include "report_result.h"
+#include "report_view.h"
 #include "workload_def.h"
 #include "xjson.h"
 
@@ -139,7 +140,7 @@ static int listed_in(const struct strvec *l, const char *name)
 	return 0;
 }
 
-json_t *session_coherence(struct session *s, const json_t *report)
+json_t *session_coherence(struct session *s, const struct report_view *v)
 {
 	int which = session_plugin_which(s->o->coherence, s->doc.design.coherence,
 					 s->cfg.run.coherence);
@@ -175,8 +176,8 @@ json_t *session_coherence(struct session *s, const json_t *report)
 	size_t nk = s->jobs.nk;
 	const char *image[2] = { s->jobs.k[0].bzimage, nk == 2 ? s->jobs.k[1].bzimage : NULL };
 	json_t *wls = json_array();
-	size_t nres;
-	struct result_record *res = report_result_records(report, &nres, NULL);
+	size_t nres = v->nresults;
+	const struct result_record *res = v->results;
 
 	for (size_t i = 0; i < s->jobs.nw; i++) {
 		const struct session_job *w = &s->jobs.w[i];
@@ -202,7 +203,6 @@ json_t *session_coherence(struct session *s, const json_t *report)
 		json_array_append_new(wls, entry);
 	}
 	json_object_set_new(out, "workloads", wls);
-	result_records_free(res, nres);
 	free(plugin);
 	return out;
 }

@@ -8,6 +8,7 @@
 #include "report_gate.h"
 #include "report_headline.h"
 #include "report_result.h"
+#include "report_view.h"
 #include "run_record.h"
 #include "util.h"
 #include "xjson.h"
@@ -30,41 +31,47 @@ static int write_text(const char *dir, const char *name, const struct strbuf *sb
 	return r;
 }
 
-json_t *session_write_reports(const char *dir, const json_t *session_json, int *unwritten)
+/*
+ * The session analysed once (report_analyze_view()) into @v, and every
+ * report rendered from that one view, as `mglrulab report` does: 0, or -1
+ * (said) when the session does not analyse. @session_json must outlive @v.
+ */
+static int write_reports(const char *dir, const json_t *session_json, struct report_view *v,
+			 int *unwritten)
 {
 	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
-	json_t *report = report_analyze(session_json, &err);
 
-	if (!report) {
+	if (report_analyze_view(session_json, v, &err)) {
 		lab_error("%s: cannot analyse the session: %s", dir, sb_str(&err));
+		report_view_release(v);
 		sb_release(&err);
-		return NULL;
+		return -1;
 	}
 	*unwritten = 0;
-	report_dump(report, &sb);
+	report_view_dump(v, &sb);
 	*unwritten += !!write_text(dir, "report.json", &sb);
 	sb_reset(&sb);
-	report_render_html(report, &sb);
+	report_render_html_view(v, &sb);
 	*unwritten += !!write_text(dir, "report.html", &sb);
 	sb_reset(&sb);
-	report_render_text(report, &sb);
+	report_render_text_view(v, &sb);
 	*unwritten += !!write_text(dir, "report.txt", &sb);
 	sb_release(&sb);
 	sb_release(&err);
-	return report;
+	return 0;
 }
 
-int session_verdict_status(const json_t *report, enum fail_on fail_on, struct strbuf *why)
+int session_verdict_status(const struct report_view *v, enum fail_on fail_on, struct strbuf *why)
 {
-	return report_gate_status(report, fail_on, why);
+	return report_gate_status_view(v, fail_on, why);
 }
 
-int session_write_junit(const char *path, const json_t *report, enum fail_on fail_on)
+int session_write_junit(const char *path, const struct report_view *v, enum fail_on fail_on)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int r;
 
-	report_gate_junit(report, fail_on, &sb);
+	report_gate_junit_view(v, fail_on, &sb);
 	r = write_user_output(path, sb.buf, sb.len);
 	if (r)
 		lab_error("cannot write %s: %s", user_output_name(path), user_file_strerror(errno));
@@ -74,23 +81,23 @@ int session_write_junit(const char *path, const json_t *report, enum fail_on fai
 
 #define SESSION_SUMMARY_SCHEMA "mglrulab-run-summary/1"
 
-void session_summary_json(const char *dir, const json_t *report, enum fail_on f, int status,
-			  struct strbuf *out)
+void session_summary_json(const char *dir, const struct report_view *v, enum fail_on f,
+			  int status, struct strbuf *out)
 {
 	char *paths[3];
 	static const char *const names[3] = { "report.json", "report.html", "report.txt" };
-	json_t *session = json_object_get(report, "session"), *root;
+	json_t *root;
 
 	for (int i = 0; i < 3; i++)
 		paths[i] = path_join(dir, names[i]);
 	root = xjson_pack("{s:s, s:s, s:b, s:{s:s, s:s, s:s}, s:s, s:i, s:s, s:o, s:o}",
 		"schema", SESSION_SUMMARY_SCHEMA, "session", dir,
-		"complete", json_is_true(json_object_get(session, "complete")),
+		"complete", v && v->session.complete,
 		"reports", "json", paths[0], "html", paths[1], "text", paths[2],
 		"fail_on", fail_on_name(f), "exit_status", status,
 		"exit_meaning", report_gate_status_meaning(status),
-		"primaries", report ? report_gate_results_json(report, f, 1) : json_array(),
-		"failing", report ? report_gate_results_json(report, f, 0) : json_array());
+		"primaries", v ? report_gate_results_view(v, f, 1) : json_array(),
+		"failing", v ? report_gate_results_view(v, f, 0) : json_array());
 	report_dump(root, out);
 	json_decref(root);
 	for (int i = 0; i < 3; i++)
@@ -98,16 +105,26 @@ void session_summary_json(const char *dir, const json_t *report, enum fail_on f,
 }
 
 /* --json FILE: the summary, or an error naming the file (exit 2 unless 3 already). */
-static int write_summary(const struct session *s, const json_t *report, int status)
+static int write_summary(const struct session *s, const struct report_view *v, int status)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int r = 0;
 
-	session_summary_json(s->dir, report, s->o->fail_on, status, &sb);
+	session_summary_json(s->dir, v, s->o->fail_on, status, &sb);
 	if (write_user_output(s->o->json, sb.buf, sb.len))
 		r = lab_error("cannot write %s: %s", user_output_name(s->o->json),
 			      user_file_strerror(errno));
 	sb_release(&sb);
+	return r;
+}
+
+/* --mail FILE: the mail reads the report as a tree, made from the view for it alone. */
+static int write_mail(const struct session *s, const struct report_view *v)
+{
+	json_t *tree = report_view_tree(v);
+	int r = session_write_mail(s->o->mail, tree, &s->cfg.report, s->o->mail_appendix);
+
+	json_decref(tree);
 	return r;
 }
 
@@ -116,13 +133,13 @@ static int write_summary(const struct session *s, const json_t *report, int stat
  * naming the file, when it cannot be written (CI would read no verdicts
  * at all); 1 then.
  */
-static int write_ci_outputs(const struct session *s, const json_t *report, int status)
+static int write_ci_outputs(const struct session *s, const struct report_view *v, int status)
 {
-	int failed = s->o->junit && session_write_junit(s->o->junit, report, s->o->fail_on);
+	int failed = s->o->junit && session_write_junit(s->o->junit, v, s->o->fail_on);
 
-	if (s->o->json && write_summary(s, report, status))
+	if (s->o->json && write_summary(s, v, status))
 		failed = 1;
-	if (s->o->mail && session_write_mail(s->o->mail, report, &s->cfg.report, s->o->mail_appendix))
+	if (s->o->mail && write_mail(s, v))
 		failed = 1;
 	return failed;
 }
@@ -231,113 +248,131 @@ out:
 	return r;
 }
 
-/* Why an attribution member holds no table for some workload, or NULL. */
-static const char *attribution_missing(const json_t *a)
+/* Why the report's attribution holds no table for some workload, or NULL. */
+static const char *attribution_missing(const struct view_attribution *a)
 {
-	const char *why = json_string_value(json_object_get(a, "unavailable"));
-	const json_t *w;
-	size_t i;
+	if (a->unavailable)
+		return a->unavailable;
+	for (size_t i = 0; i < a->nworkloads; i++) {
+		const struct view_attr_workload *w = &a->workloads[i];
 
-	if (why)
-		return why;
-	json_array_foreach(json_object_get(a, "workloads"), i, w) {
-		why = json_string_value(json_object_get(w, "error"));
-		if (!why)
-			why = json_string_value(json_object_get(w, "skipped"));
-		if (!why && !json_array_size(json_object_get(w, "windows")) &&
-		    !json_array_size(json_object_get(w, "profiles")))
-			why = "a workload has no measured phase";
-		if (why)
-			return why;
+		if (w->error)
+			return w->error;
+		if (w->skipped)
+			return w->skipped;
+		if (!w->nwindows && !w->nprofiles)
+			return "a workload has no measured phase";
 	}
 	return NULL;
 }
 
 /*
  * Attribution runs read the verdicts, so they follow the first report; the
- * reports are then written again with an "attribution" member, every other
- * member as it was (session_attribute.c). Returns the report to go on
- * with; *@missing says why some workload has no table (NULL: all have one).
+ * session is then analysed again with an "attribution" member, every other
+ * member as it was (session_attribute.c), into @v, and the reports written
+ * again. 0, or -1 when it no longer analyses (@v released); *@missing
+ * says why some workload has no table (NULL: all have one).
  */
-static json_t *write_attributed_reports(struct session *s, json_t *session_json, json_t *report,
-					int *unwritten, char **missing)
+static int write_attributed_reports(struct session *s, json_t *session_json,
+				    struct report_view *v, int *unwritten, char **missing)
 {
-	json_t *attribution = session_attribute(s, report);
-	const char *why = attribution ? attribution_missing(attribution) : NULL;
+	json_t *attribution = session_attribute(s, v);
+	const char *why;
 
 	if (!attribution)
-		return report;
+		return 0;
+	json_object_set_new(session_json, "attribution", attribution);
+	report_view_release(v);
+	if (write_reports(s->dir, session_json, v, unwritten))
+		return -1;
+	why = attribution_missing(&v->attribution);
 	if (why)
 		*missing = xstrdup(why);
-	json_object_set_new(session_json, "attribution", attribution);
-	json_decref(report);
-	*unwritten = 0;
-	return session_write_reports(s->dir, session_json, unwritten);
+	return 0;
 }
 
 /* The same for the coherence runs (session_coherence.c): a "coherence" member. */
-static json_t *write_coherence_reports(struct session *s, json_t *session_json, json_t *report,
-				       int *unwritten)
+static int write_coherence_reports(struct session *s, json_t *session_json,
+				   struct report_view *v, int *unwritten)
 {
-	json_t *coherence = session_coherence(s, report);
+	json_t *coherence = session_coherence(s, v);
 
 	if (!coherence)
-		return report;
+		return 0;
 	json_object_set_new(session_json, "coherence", coherence);
-	json_decref(report);
-	*unwritten = 0;
-	return session_write_reports(s->dir, session_json, unwritten);
+	report_view_release(v);
+	return write_reports(s->dir, session_json, v, unwritten);
 }
 
 /* Attribution, then coherence: each follows the verdicts, each rewrites the reports. */
-static json_t *write_late_reports(struct session *s, json_t *session_json, json_t *report,
-				  int *unwritten, char **missing)
+static int write_late_reports(struct session *s, json_t *session_json, struct report_view *v,
+			      int *unwritten, char **missing)
 {
-	report = write_attributed_reports(s, session_json, report, unwritten, missing);
-	return report ? write_coherence_reports(s, session_json, report, unwritten) : NULL;
+	if (write_attributed_reports(s, session_json, v, unwritten, missing))
+		return -1;
+	return write_coherence_reports(s, session_json, v, unwritten);
 }
 
-int session_finish(struct session *s, enum plan_end end)
+/*
+ * session.json's tree as the end reads it: finished now, complete or not,
+ * with the runs read back from runs/ (a record that does not read is in
+ * @err) and the stopping rule's state. A new reference.
+ */
+static json_t *finished_session(const struct session *s, int complete, struct strbuf *err)
 {
-	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	json_t *session_json = json_deep_copy(s->ctx);
-	json_t *runs = session_load_runs(s->dir, &err);
-	int unrecorded = atomic_load(&s->unrecorded);
-	int unreadable = err.len > 0;
-	int unwritten = 0;
-	int stopped = end == PLAN_STOPPED;
-	char *no_table = NULL;		/* why some workload has no attribution table */
+	json_t *meta = json_object_get(session_json, "session");
 	char finished[32];
-	int r = LAB_OK;
 
-	/* A record the report leaves out is said now, whatever happens next. */
-	if (unreadable) {
-		sb_trim_trailing_newlines(&err);
-		lab_error("%s", sb_str(&err));
-	}
+	json_object_set_new(session_json, "runs", session_load_runs(s->dir, err));
 	iso8601_now(finished);
-	json_object_set_new(json_object_get(session_json, "session"), "finished", json_string(finished));
-	json_object_set_new(json_object_get(session_json, "session"), "complete",
-			    json_boolean(!stopped && !unrecorded && !unreadable));
-	json_object_set_new(session_json, "runs", runs);
+	json_object_set_new(meta, "finished", json_string(finished));
+	json_object_set_new(meta, "complete", json_boolean(complete && !err->len));
 	/* Why each workload stopped where it did, and every look taken. */
 	if (s->seq)
 		json_object_set_new(session_json, "sequential", session_seq_state_json(s->seq));
-	json_t *report = session_write_reports(s->dir, session_json, &unwritten);
-	if (report && !stopped && !unrecorded && !unreadable)
-		report = write_late_reports(s, session_json, report, &unwritten, &no_table);
-	json_decref(session_json);
-	session_stdout_restore(s);
-	if (!report) {
-		/* No report: the --json summary still tells a script where and why. */
-		if (s->o->json)
-			LAB_IGNORE(write_summary(s, NULL, LAB_ELAB));
-		sb_release(&err);
-		free(no_table);
-		return LAB_ELAB;
+	return session_json;
+}
+
+/*
+ * The exit status the verdicts and the session's end give: runs not
+ * recorded, interrupted, no run succeeded, else the gate (--fail-on).
+ */
+static int finish_status(const struct session *s, const struct report_view *v, int unrecorded,
+			 int stopped)
+{
+	struct strbuf why = STRBUF_INIT;
+	int r = LAB_OK;
+
+	if (unrecorded) {
+		r = lab_error("%d run%s not recorded (see above): %s not count; make room, then "
+			      "continue with:\n"
+			      "  mglrulab run --resume %s -c %s", unrecorded,
+			      unrecorded == 1 ? "" : "s", unrecorded == 1 ? "it does" : "they do",
+			      s->id, s->cfg.path);
+	} else if (stopped) {
+		term_printf(stderr, "interrupted: %ld of %zu runs done; continue with:\n"
+			    "  mglrulab run --resume %s -c %s\n", v->summary.runs,
+			    json_array_size(s->doc.plan), s->id, s->cfg.path);
+		r = LAB_ELAB;
+	} else if (v->summary.runs_ok == 0) {
+		r = lab_error("no run succeeded: the lab itself is failing (see %s/logs/)", s->dir);
+	} else {
+		r = session_verdict_status(v, s->o->fail_on, &why);
+		if (r)
+			term_printf(stderr, "failing (--fail-on %s):\n%s", fail_on_name(s->o->fail_on),
+				    sb_str(&why));
 	}
+	sb_release(&why);
+	return r;
+}
+
+/* report.txt on stdout (unless a bisection prints its own), and where the reports are. */
+static void show_reports(const struct session *s, int unwritten)
+{
 	char *txt = xasprintf("%s/report.txt", s->dir);
 	struct strbuf text = STRBUF_INIT;
+
 	/* (with a report unwritten, report.txt may be an older one) */
 	if (!s->o->no_stdout_report && !unwritten && !read_file(txt, &text, 0))
 		fputs(sb_str(&text), stdout);
@@ -346,27 +381,39 @@ int session_finish(struct session *s, enum plan_end end)
 	free(txt);
 	if (!unwritten)
 		term_printf(stderr, "\nreports: %s/report.html, report.txt, report.json\n", s->dir);
-	json_t *summary = json_object_get(report, "summary");
-	if (unrecorded) {
-		r = lab_error("%d run%s not recorded (see above): %s not count; make room, then "
-			      "continue with:\n"
-			      "  mglrulab run --resume %s -c %s", unrecorded,
-			      unrecorded == 1 ? "" : "s", unrecorded == 1 ? "it does" : "they do",
-			      s->id, s->cfg.path);
-	} else if (stopped) {
-		term_printf(stderr, "interrupted: %lld of %zu runs done; continue with:\n"
-			    "  mglrulab run --resume %s -c %s\n",
-			    (long long)json_integer_value(json_object_get(summary, "runs")),
-			    json_array_size(s->doc.plan), s->id, s->cfg.path);
-		r = LAB_ELAB;
-	} else if (json_integer_value(json_object_get(summary, "runs_ok")) == 0) {
-		r = lab_error("no run succeeded: the lab itself is failing (see %s/logs/)", s->dir);
-	} else {
-		r = session_verdict_status(report, s->o->fail_on, &why);
-		if (r)
-			term_printf(stderr, "failing (--fail-on %s):\n%s", fail_on_name(s->o->fail_on),
-				    sb_str(&why));
+}
+
+int session_finish(struct session *s, enum plan_end end)
+{
+	struct strbuf err = STRBUF_INIT;
+	int unrecorded = atomic_load(&s->unrecorded);
+	int stopped = end == PLAN_STOPPED;
+	json_t *session_json = finished_session(s, !stopped && !unrecorded, &err);
+	int unreadable = err.len > 0;
+	int unwritten = 0, analysed;
+	char *no_table = NULL;		/* why some workload has no attribution table */
+	struct report_view v = { 0 };
+	int r;
+
+	/* A record the report leaves out is said now, whatever happens next. */
+	if (unreadable) {
+		sb_trim_trailing_newlines(&err);
+		lab_error("%s", sb_str(&err));
 	}
+	/* Analysed once: every output below is rendered from the one view. */
+	analysed = !write_reports(s->dir, session_json, &v, &unwritten);
+	if (analysed && !stopped && !unrecorded && !unreadable)
+		analysed = !write_late_reports(s, session_json, &v, &unwritten, &no_table);
+	session_stdout_restore(s);
+	if (!analysed) {
+		/* No report: the --json summary still tells a script where and why. */
+		if (s->o->json)
+			LAB_IGNORE(write_summary(s, NULL, LAB_ELAB));
+		r = LAB_ELAB;
+		goto out;
+	}
+	show_reports(s, unwritten);
+	r = finish_status(s, &v, unrecorded, stopped);
 	if (unreadable)
 		lab_error("%s: some run records could not be read (above): the report leaves them "
 			  "out and is not complete; move them away, and `mglrulab run --resume %s "
@@ -384,11 +431,12 @@ int session_finish(struct session *s, enum plan_end end)
 		r = LAB_ELAB;
 	if (session_attribution_required(s) && no_table && r == LAB_OK)
 		r = lab_error("no table: %s", no_table);
-	free(no_table);
-	if (write_ci_outputs(s, report, r) && r == LAB_OK)
+	if (write_ci_outputs(s, &v, r) && r == LAB_OK)
 		r = LAB_ELAB;
-	json_decref(report);
+out:
+	report_view_release(&v);
+	json_decref(session_json);
+	free(no_table);
 	sb_release(&err);
-	sb_release(&why);
 	return r;
 }

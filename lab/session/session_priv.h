@@ -202,14 +202,15 @@ int session_run_plan(struct session *s, enum plan_end *end);
 
 /* --- session_attribute.c --- */
 /*
- * run --attribute (or [run] attribute): once @report has the verdicts,
- * attribution runs of each kernel for the workloads it asks for, and the
- * report's "attribution" member (reports/SCHEMA.md); NULL when not asked.
+ * run --attribute (or [run] attribute): once the analysed report @v has
+ * the verdicts, attribution runs of each kernel for the workloads it asks
+ * for, and the report's "attribution" member (reports/SCHEMA.md); NULL when not asked.
  * A workload whose runs fail gets its error there, said on stderr too;
  * attribution changes the session's exit status only for a profile
  * (session_attribution_required()), which exists for its table.
  */
-json_t *session_attribute(struct session *s, const json_t *report);
+struct report_view;
+json_t *session_attribute(struct session *s, const struct report_view *v);
 /* mglrulab profile, now or when it was started (a resume): no table is a failure. */
 int session_attribution_required(const struct session *s);
 
@@ -268,12 +269,12 @@ const char *session_maps_missing(const struct session *s);
 
 /* --- session_coherence.c --- */
 /*
- * run --coherence (or [run] coherence): once @report has the verdicts,
- * coherence runs of each kernel for the workloads it asks for, and the
- * report's "coherence" member (reports/SCHEMA.md); NULL when not asked.
+ * run --coherence (or [run] coherence): once the analysed report @v has
+ * the verdicts, coherence runs of each kernel for the workloads it asks
+ * for, and the report's "coherence" member (reports/SCHEMA.md); NULL when not asked.
  * Never changes a verdict or the exit status.
  */
-json_t *session_coherence(struct session *s, const json_t *report);
+json_t *session_coherence(struct session *s, const struct report_view *v);
 
 /* --- session_run_one.c --- */
 /*

@@ -5,7 +5,7 @@
  * The plan is made for the run cap (--max-runs); after every scheduled look
  * (stats.h: stats_seq_*; a look is due when a workload's block number
  * reaches min_runs, min_runs + step, ...) the session analyses what it has
- * exactly as the final report would (report_analyze()) and stops a
+ * exactly as the final report does (report_analyze_view()) and stops a
  * workload once every one of its primary metrics is decided. Why the
  * verdicts stay valid under this optional stopping is the statistics'
  * business (repeated confidence intervals with alpha spending, see

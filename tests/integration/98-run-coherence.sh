@@ -7,6 +7,8 @@
 # runs/ and out of the analysis (the results with and without the member
 # are the same bytes). A bad [run] coherence value names file and line.
 # [workload] coherence_params gives the coherence runs their own iters.
+# The session's reports are the bytes `mglrulab report` makes of its
+# report.json, coherence member and all.
 # why this cost: three guest runs of coh_calib at 100,000 adds per case
 # (a plain one, 7-10 s, and two with the plugin at 50,000, 5-10 s each).
 # run-all: paired
@@ -37,6 +39,15 @@ python3 -c 'import json, sys; sys.exit("unavailable" not in json.load(open(sys.a
 grep -q "^Cache-line transfers (model; 2 runs per kernel" "$D/report.txt" ||
 	fail "no coherence section in report.txt"
 "$LAB" report --json "$D/report.json" >"$TMP/with.json" || fail "report --json"
+# The session's end analyses once, again after its coherence runs, and
+# renders each report from that view as `mglrulab report` does from
+# report.json (docs/layout.md, the walk of run --ab, steps 9 and 10):
+# the same bytes.
+"$LAB" report "$D/report.json" --text --html "$TMP/again.html" >"$TMP/again.txt" || fail "report --text --html"
+for f in json:with.json html:again.html txt:again.txt; do
+	cmp -s "$D/report.${f%%:*}" "$TMP/${f#*:}" ||
+		fail "report.${f%%:*} is not what mglrulab report makes of report.json"
+done
 python3 - "$D/report.json" "$TMP/without.json" <<'PY' || fail "the coherence member is off"
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -17,17 +17,31 @@
 
 #include "report.h"
 #include "report_gate.h"
+#include "report_view.h"
 
 #define FIXTURE "tests/fixtures/reports/session-ab.json"
 
+/* An analysed report: the view and the session it points into. */
+struct analysed {
+	json_t *in;
+	struct report_view v;
+};
+
+static void analysed_release(struct analysed *a)
+{
+	report_view_release(&a->v);
+	json_decref(a->in);
+}
+
 /*
- * The fixture's session, re-analysed after the runs of workload @wl of
- * the kernels in @kernels (base, patched, or both) failed in the guest.
+ * The fixture's session, re-analysed (report_analyze_view(), as run,
+ * report and compare do) after the runs of workload @wl of the kernels in
+ * @kernels (base, patched, or both) failed in the guest.
  */
-static json_t *report_with_failed(const char *wl, const char *const *kernels)
+static void report_with_failed(struct analysed *a, const char *wl, const char *const *kernels)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *in = NULL, *run, *report;
+	json_t *in = NULL, *run;
 	size_t i;
 
 	assert_int_equal(report_load(FIXTURE, &in, &err), 0);
@@ -44,11 +58,9 @@ static json_t *report_with_failed(const char *wl, const char *const *kernels)
 			json_object_set_new(run, "metrics", json_object());
 		}
 	}
-	report = report_analyze(in, &err);
-	assert_non_null(report);
-	json_decref(in);
+	a->in = in;
+	assert_int_equal(report_analyze_view(in, &a->v, &err), 0);
 	sb_release(&err);
-	return report;
 }
 
 /* The value of attribute @name in the first element @tag of @xml, as a number. */
@@ -103,19 +115,20 @@ static void test_too_few_runs_is_undecided(void **state)
 /* The patched kernel fails every kbuild run; the baseline's succeed. */
 static void test_patched_kernel_failed(void **state)
 {
-	json_t *report = report_with_failed("kbuild", (const char *const[]){ "patched", NULL });
+	struct analysed a;
 	struct strbuf why = STRBUF_INIT, xml = STRBUF_INIT;
 	(void)state;
 
-	assert_int_equal(report_gate_status(report, FAIL_ON_REGRESSION, &why), LAB_REGRESSION);
+	report_with_failed(&a, "kbuild", (const char *const[]){ "patched", NULL });
+	assert_int_equal(report_gate_status_view(&a.v, FAIL_ON_REGRESSION, &why), LAB_REGRESSION);
 	assert_non_null(strstr(sb_str(&why), "kbuild elapsed_s: invalid: the patched kernel failed "
 					     "in the guest: 10 of 10 runs failed"));
 	sb_reset(&why);
 	/* invalid: the failures only; none: nothing */
-	assert_int_equal(report_gate_status(report, FAIL_ON_INVALID, &why), LAB_REGRESSION);
-	assert_int_equal(report_gate_status(report, FAIL_ON_NONE, &why), LAB_OK);
+	assert_int_equal(report_gate_status_view(&a.v, FAIL_ON_INVALID, &why), LAB_REGRESSION);
+	assert_int_equal(report_gate_status_view(&a.v, FAIL_ON_NONE, &why), LAB_OK);
 
-	report_gate_junit(report, FAIL_ON_REGRESSION, &xml);
+	report_gate_junit_view(&a.v, FAIL_ON_REGRESSION, &xml);
 	assert_non_null(strstr(sb_str(&xml), "<failure type=\"kernel-failed\" message=\"invalid: "
 					     "the patched kernel failed in the guest"));
 	assert_null(strstr(sb_str(&xml), "<error"));
@@ -128,7 +141,7 @@ static void test_patched_kernel_failed(void **state)
 			 (long)count(sb_str(&xml), "<testcase "));
 	assert_int_equal(attr(sb_str(&xml), "<testsuite ", "errors"), 0);
 	assert_true(attr(sb_str(&xml), "<testsuite ", "failures") >= 2);	/* kbuild's metrics */
-	json_decref(report);
+	analysed_release(&a);
 	sb_release(&why);
 	sb_release(&xml);
 }
@@ -136,21 +149,21 @@ static void test_patched_kernel_failed(void **state)
 /* Both kernels fail: the lab failed, an <error> and exit 2. */
 static void test_lab_failed(void **state)
 {
-	json_t *report = report_with_failed("kbuild",
-					    (const char *const[]){ "base", "patched", NULL });
+	struct analysed a;
 	struct strbuf why = STRBUF_INIT, xml = STRBUF_INIT;
 	(void)state;
 
+	report_with_failed(&a, "kbuild", (const char *const[]){ "base", "patched", NULL });
 	/* the fixture's other workloads have no regression left: 2, not 3 */
-	assert_int_equal(report_gate_status(report, FAIL_ON_REGRESSION, &why), LAB_ELAB);
+	assert_int_equal(report_gate_status_view(&a.v, FAIL_ON_REGRESSION, &why), LAB_ELAB);
 	assert_non_null(strstr(sb_str(&why), "runs of both kernels failed"));
-	assert_int_equal(report_gate_status(report, FAIL_ON_NONE, &why), LAB_OK);
-	report_gate_junit(report, FAIL_ON_REGRESSION, &xml);
+	assert_int_equal(report_gate_status_view(&a.v, FAIL_ON_NONE, &why), LAB_OK);
+	report_gate_junit_view(&a.v, FAIL_ON_REGRESSION, &xml);
 	assert_non_null(strstr(sb_str(&xml), "<error type=\"lab-failed\""));
 	assert_int_equal(attr(sb_str(&xml), "<testsuite ", "errors"),
 			 (long)count(sb_str(&xml), "<error "));
 	assert_true(attr(sb_str(&xml), "<testsuite ", "errors") >= 2);
-	json_decref(report);
+	analysed_release(&a);
 	sb_release(&why);
 	sb_release(&xml);
 }
@@ -158,11 +171,12 @@ static void test_lab_failed(void **state)
 /* The suite says when, where and how long, from the report alone. */
 static void test_junit_suite_complete(void **state)
 {
-	json_t *report = report_with_failed("none", (const char *const[]){ NULL });
+	struct analysed a;
 	struct strbuf xml = STRBUF_INIT, again = STRBUF_INIT;
 	(void)state;
 
-	report_gate_junit(report, FAIL_ON_REGRESSION, &xml);
+	report_with_failed(&a, "none", (const char *const[]){ NULL });
+	report_gate_junit_view(&a.v, FAIL_ON_REGRESSION, &xml);
 	assert_non_null(strstr(sb_str(&xml), "<testsuites "));
 	assert_non_null(strstr(sb_str(&xml), " timestamp=\"2026-11-29T18:46:28\""));
 	assert_non_null(strstr(sb_str(&xml), " hostname=\"ci-runner-3\""));
@@ -171,13 +185,51 @@ static void test_junit_suite_complete(void **state)
 	assert_non_null(strstr(sb_str(&xml), "<failure type=\"regression\""));
 	assert_int_equal(attr(sb_str(&xml), "<testsuite ", "failures"), 1);
 	/* deterministic */
-	report_gate_junit(report, FAIL_ON_REGRESSION, &again);
+	report_gate_junit_view(&a.v, FAIL_ON_REGRESSION, &again);
 	assert_string_equal(sb_str(&xml), sb_str(&again));
 	assert_string_equal(fail_on_name(FAIL_ON_INVALID), "invalid");
 	assert_string_equal(fail_on_name(FAIL_ON_CHANGE), "change");
-	json_decref(report);
+	analysed_release(&a);
 	sb_release(&xml);
 	sb_release(&again);
+}
+
+/*
+ * The --json summary's lists (report_gate_results_view()): with no
+ * primaries declared (schema 1) every result is a primary; the failing
+ * list holds the results that fail --fail-on, each with its gate and why.
+ */
+static void test_results_lists(void **state)
+{
+	struct analysed a;
+	json_t *prim, *failing, *e;
+	size_t i, kbuild = 0;
+	(void)state;
+
+	report_with_failed(&a, "kbuild", (const char *const[]){ "patched", NULL });
+	prim = report_gate_results_view(&a.v, FAIL_ON_REGRESSION, 1);
+	failing = report_gate_results_view(&a.v, FAIL_ON_REGRESSION, 0);
+	assert_int_equal(json_array_size(prim), a.v.nresults);
+	assert_true(json_array_size(failing) >= 2);
+	json_array_foreach(failing, i, e) {
+		const char *gate = json_string_value(json_object_get(e, "gate"));
+
+		assert_true(!strcmp(gate, "failure") || !strcmp(gate, "error"));
+		if (strcmp(json_string_value(json_object_get(e, "workload")), "kbuild"))
+			continue;
+		kbuild++;
+		assert_string_equal(gate, "failure");
+		assert_non_null(strstr(json_string_value(json_object_get(e, "why")),
+				       "the patched kernel failed in the guest"));
+	}
+	assert_true(kbuild >= 2);	/* elapsed_s and pgpgin */
+	json_decref(failing);
+	/* --fail-on none: nothing fails */
+	failing = report_gate_results_view(&a.v, FAIL_ON_NONE, 0);
+	assert_int_equal(json_array_size(failing), 0);
+	json_decref(failing);
+	json_decref(prim);
+	analysed_release(&a);
 }
 
 int main(void)
@@ -187,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_patched_kernel_failed),
 		cmocka_unit_test(test_lab_failed),
 		cmocka_unit_test(test_junit_suite_complete),
+		cmocka_unit_test(test_results_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "report_view.h"
 #include "session_priv.h"
 
 static char dir[64];
@@ -50,6 +51,20 @@ static json_t *report_of(const char *const *verdicts)
 			"metric", name, "verdict", verdicts[i], "reason", "because"));
 	}
 	return json_pack("{s:o}", "results", results);
+}
+
+/*
+ * The view the gate reads of a report that holds results alone (what
+ * report_analyze_view() gives the session, without the rest): its
+ * records, decoded as every stage decodes them.
+ */
+static struct report_view view_of(json_t *report)
+{
+	struct report_view v = { 0 };
+
+	v.results = report_result_records(report, &v.nresults, NULL);
+	v.own_json = report;	/* the records' strings point into it */
+	return v;
 }
 
 /* --- a small XML checker: enough to catch what an unescaped name breaks --- */
@@ -162,38 +177,39 @@ static void test_checker_catches(void **state)
 
 static void test_verdict_status(void **state)
 {
-	json_t *all = report_of((const char *const[]){ "regression", "improvement", "no-change",
-						  "within-noise", "inconclusive", "invalid", NULL });
-	json_t *calm = report_of((const char *const[]){ "no-change", "inconclusive", "invalid",
-						   "within-noise", NULL });
-	json_t *better = report_of((const char *const[]){ "improvement", NULL });
-	json_t *none = json_object();
+	struct report_view all = view_of(report_of((const char *const[]){ "regression",
+		"improvement", "no-change", "within-noise", "inconclusive", "invalid", NULL }));
+	struct report_view calm = view_of(report_of((const char *const[]){ "no-change",
+		"inconclusive", "invalid", "within-noise", NULL }));
+	struct report_view better = view_of(report_of((const char *const[]){ "improvement",
+										NULL }));
+	struct report_view none = view_of(json_object());
 	struct strbuf why = STRBUF_INIT;
 	(void)state;
 
-	assert_int_equal(session_verdict_status(all, FAIL_ON_REGRESSION, &why), LAB_REGRESSION);
+	assert_int_equal(session_verdict_status(&all, FAIL_ON_REGRESSION, &why), LAB_REGRESSION);
 	assert_int_equal(LAB_REGRESSION, 3);
 	assert_string_equal(sb_str(&why), "  yp m0: regression\n");
 	sb_reset(&why);
-	assert_int_equal(session_verdict_status(all, FAIL_ON_CHANGE, &why), LAB_REGRESSION);
+	assert_int_equal(session_verdict_status(&all, FAIL_ON_CHANGE, &why), LAB_REGRESSION);
 	assert_string_equal(sb_str(&why), "  yp m0: regression\n  yp m1: improvement\n");
 	sb_reset(&why);
-	assert_int_equal(session_verdict_status(all, FAIL_ON_NONE, &why), LAB_OK);
+	assert_int_equal(session_verdict_status(&all, FAIL_ON_NONE, &why), LAB_OK);
 	assert_int_equal(why.len, 0);
 
 	/* an improvement fails only --fail-on change */
-	assert_int_equal(session_verdict_status(better, FAIL_ON_REGRESSION, &why), LAB_OK);
-	assert_int_equal(session_verdict_status(better, FAIL_ON_CHANGE, &why), LAB_REGRESSION);
+	assert_int_equal(session_verdict_status(&better, FAIL_ON_REGRESSION, &why), LAB_OK);
+	assert_int_equal(session_verdict_status(&better, FAIL_ON_CHANGE, &why), LAB_REGRESSION);
 	sb_reset(&why);
 	/* nothing decided, or nothing at all: no failure */
-	assert_int_equal(session_verdict_status(calm, FAIL_ON_CHANGE, &why), LAB_OK);
-	assert_int_equal(session_verdict_status(none, FAIL_ON_CHANGE, &why), LAB_OK);
+	assert_int_equal(session_verdict_status(&calm, FAIL_ON_CHANGE, &why), LAB_OK);
+	assert_int_equal(session_verdict_status(&none, FAIL_ON_CHANGE, &why), LAB_OK);
 	assert_int_equal(why.len, 0);
 
-	json_decref(all);
-	json_decref(calm);
-	json_decref(better);
-	json_decref(none);
+	report_view_release(&all);
+	report_view_release(&calm);
+	report_view_release(&better);
+	report_view_release(&none);
 	sb_release(&why);
 }
 
@@ -215,11 +231,11 @@ static void test_junit(void **state)
 		"workload", "w2", "metric", "lat", "verdict", "inconclusive", "reason", "noisy\x01",
 		"workload", "w2", "metric", "p", "verdict", "no-change", "reason", "same",
 		"workload", "w2", "metric", "pgfault");	/* a counter: no verdict, no test case */
-	json_t *report = json_pack("{s:o}", "results", results);
+	struct report_view report = view_of(json_pack("{s:o}", "results", results));
 	char *path = xasprintf("%s/junit.xml", dir);
 	(void)state;
 
-	assert_int_equal(session_write_junit(path, report, FAIL_ON_REGRESSION), LAB_OK);
+	assert_int_equal(session_write_junit(path, &report, FAIL_ON_REGRESSION), LAB_OK);
 	char *xml = read_back(path);
 	assert_true(xml_well_formed(xml));
 	/* counted from the cases: the inconclusive one is skipped */
@@ -234,14 +250,14 @@ static void test_junit(void **state)
 	assert_null(strstr(strstr(xml, "<failure") + 1, "<failure"));
 	free(xml);
 
-	assert_int_equal(session_write_junit(path, report, FAIL_ON_CHANGE), LAB_OK);
+	assert_int_equal(session_write_junit(path, &report, FAIL_ON_CHANGE), LAB_OK);
 	xml = read_back(path);
 	assert_true(xml_well_formed(xml));
 	assert_non_null(strstr(xml, "tests=\"4\" failures=\"2\""));
 	assert_non_null(strstr(xml, "<failure type=\"improvement\" message=\"improvement: faster &amp; better\"/>"));
 	free(xml);
 
-	assert_int_equal(session_write_junit(path, report, FAIL_ON_NONE), LAB_OK);
+	assert_int_equal(session_write_junit(path, &report, FAIL_ON_NONE), LAB_OK);
 	xml = read_back(path);
 	assert_true(xml_well_formed(xml));
 	assert_non_null(strstr(xml, "failures=\"0\""));
@@ -251,9 +267,9 @@ static void test_junit(void **state)
 
 	/* a folder that is not there: an error, not a silent success */
 	path = xasprintf("%s/no/such/junit.xml", dir);
-	assert_int_equal(session_write_junit(path, report, FAIL_ON_REGRESSION), LAB_ELAB);
+	assert_int_equal(session_write_junit(path, &report, FAIL_ON_REGRESSION), LAB_ELAB);
 	free(path);
-	json_decref(report);
+	report_view_release(&report);
 }
 
 /* --- session_finish(): the exit status of a whole session --- */

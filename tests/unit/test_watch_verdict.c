@@ -22,6 +22,7 @@
 #include "bisect.h"
 #include "fsutil.h"
 #include "report.h"
+#include "report_view.h"
 #include "session.h"
 #include "stats.h"
 #include "util.h"
@@ -97,7 +98,14 @@ static char *same_verdict(const json_t *session, const char *name, int *regresse
 	char *path = write_report(session, name, &report), *old, *got;
 	int old_regressed;
 
-	session_summary_json(dir, report, FAIL_ON_NONE, LAB_OK, &sum);
+	struct report_view v;
+	struct strbuf verr = STRBUF_INIT;
+
+	if (report_view_decode(report, &v, &verr))
+		fail_msg("%s", sb_str(&verr));
+	session_summary_json(dir, &v, FAIL_ON_NONE, LAB_OK, &sum);
+	report_view_release(&v);
+	sb_release(&verr);
 	old = old_verdict(sb_str(&sum), &old_regressed);
 	got = watch_verdict_of(path, regressed);
 	assert_string_equal(got, old);
