@@ -50,12 +50,13 @@ static const struct plugin_kind coh_kind = {
 
 /*
  * One coherence run into @dir, redone while the workload says one of its
- * windows opened with a thread still waiting for the other: the model
- * counts that wait as the thread's time, so in lockstep the two threads'
- * work does not overlap (coh_calib: 0.0007 transfers per add instead of
- * 0.99 when round-robin ends a slice inside its start, docs/coherence.md,
- * "Calibration"). Such a window measures the slice's timing, not the
- * kernel; a run is not kept for it. *@redone counts the runs redone.
+ * windows was skewed: one thread waited, or another task ran on its CPU,
+ * while the other thread worked. The model counts that as the thread's
+ * time, so in lockstep the two threads' work does not overlap (coh_calib:
+ * 0.0007-0.73 transfers per add instead of 0.99, docs/coherence.md,
+ * "Calibration"). Such a window measures the guest's scheduling and where
+ * round-robin slices ended, not the kernel; a run is not kept for it.
+ * *@redone counts the runs redone.
  */
 static int coh_run(struct session *s, const struct session_job *w, const char *plugin,
 		   const char *image, const char *dir, double *seconds, int *redone,

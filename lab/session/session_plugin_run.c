@@ -111,8 +111,8 @@ char *session_plugin_skewed(const char *dir)
 
 			/* its window and spins stay in results.jsonl: the name is what decides */
 			if (g->type == GUEST_RECORD_INFO && g->name && !strcmp(g->name, "window_skewed"))
-				why = xstrdup("a window opened with a thread still waiting for the other "
-					      "(the workload's window_skewed record)");
+				why = xstrdup("in a window, one thread waited or was preempted while the "
+					      "other ran (the workload's window_skewed record)");
 		}
 	guest_result_release(&res);
 	free(path);

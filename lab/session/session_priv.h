@@ -260,9 +260,9 @@ int session_primaries_of(const struct result_record *res, size_t n, const char *
 long session_plugin_windows(const char *dir, const char *prefix);
 /*
  * Why the plugin run in @dir measured a window the workload says started
- * skewed (a "window_skewed" info record in its results.jsonl: a thread
- * was still waiting for the other inside the window, docs/coherence.md,
- * "Calibration"), or NULL (to free).
+ * skewed (a "window_skewed" info record in its results.jsonl: one thread
+ * waited or was preempted inside the window while the other ran,
+ * docs/coherence.md, "Calibration"), or NULL (to free).
  */
 char *session_plugin_skewed(const char *dir);
 /* The System.map the kernel cache keeps beside @image (to free). */

@@ -7,9 +7,9 @@
 # runs/ and out of the analysis (the results with and without the member
 # are the same bytes). A bad [run] coherence value names file and line.
 # [workload] coherence_params gives the coherence runs their own iters.
-# A run whose workload says a window opened skewed (window_skewed: a
-# round-robin slice ended between the opening mark and the second
-# worker's release) is run again, never kept.
+# A run whose workload says a window was skewed (window_skewed: a thread
+# preempted, or a round-robin slice ended between the opening mark and
+# the second worker's release) is run again, never kept.
 # why this cost: three guest runs of coh_calib at 100,000 adds per case
 # (a plain one, 7-10 s, and two with the plugin at 50,000, 5-10 s each).
 # run-all: paired

@@ -125,8 +125,8 @@ static void test_primaries(void **state)
 }
 
 /*
- * A coherence run whose workload says a window opened with a thread still
- * waiting (coh_calib's "window_skewed") is named, so the session runs it
+ * A coherence run whose workload says a window was skewed, one thread
+ * waiting or preempted while the other ran (coh_calib's "window_skewed"), is named, so the session runs it
  * again; a run without one, or without results, is not.
  */
 static void test_skewed(void **state)
@@ -151,8 +151,8 @@ static void test_skewed(void **state)
 	assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
 	why = session_plugin_skewed(dir);
 	assert_non_null(why);
-	assert_string_equal(why, "a window opened with a thread still waiting for the other "
-				 "(the workload's window_skewed record)");
+	assert_string_equal(why, "in a window, one thread waited or was preempted while the "
+				 "other ran (the workload's window_skewed record)");
 	free(why);
 	free(text);
 	assert_int_equal(unlink(path), 0);
