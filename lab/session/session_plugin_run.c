@@ -9,6 +9,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "guest_job.h"
+#include "guest_result.h"
 #include "lab_paths.h"
 #include "report_result.h"
 #include "xjson.h"
@@ -95,6 +96,27 @@ long session_plugin_windows(const char *dir, const char *prefix)
 			return n;
 		n++;
 	}
+}
+
+char *session_plugin_skewed(const char *dir)
+{
+	char *path = path_join(dir, "results.jsonl");
+	struct guest_result res;
+	char *why = NULL;
+
+	guest_result_init(&res);
+	if (!guest_result_parse_file(path, &res))
+		for (size_t i = 0; i < res.nrecs && !why; i++) {
+			const struct guest_record *g = &res.recs[i];
+
+			/* its window and spins stay in results.jsonl: the name is what decides */
+			if (g->type == GUEST_RECORD_INFO && g->name && !strcmp(g->name, "window_skewed"))
+				why = xstrdup("in a window, one thread waited or was preempted while the "
+					      "other ran (the workload's window_skewed record)");
+		}
+	guest_result_release(&res);
+	free(path);
+	return why;
 }
 
 char *session_system_map(const char *image)

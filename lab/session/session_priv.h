@@ -259,6 +259,13 @@ int session_primaries_of(const struct result_record *res, size_t n, const char *
 			 const struct result_record **mine, size_t max, size_t *nmine);
 /* How many window files PREFIX.1, PREFIX.2 ... @dir holds. */
 long session_plugin_windows(const char *dir, const char *prefix);
+/*
+ * Why the plugin run in @dir measured a window the workload says started
+ * skewed (a "window_skewed" info record in its results.jsonl: one thread
+ * waited or was preempted inside the window while the other ran,
+ * docs/coherence.md, "Calibration"), or NULL (to free).
+ */
+char *session_plugin_skewed(const char *dir);
 /* The System.map the kernel cache keeps beside @image (to free). */
 char *session_system_map(const char *image);
 /*

@@ -9,6 +9,9 @@
 # [workload] coherence_params gives the coherence runs their own iters.
 # The session's reports are the bytes `mglrulab report` makes of its
 # report.json, coherence member and all.
+# A run whose workload says a window was skewed (window_skewed: a thread
+# preempted, or a round-robin slice ended between the opening mark and
+# the second worker's release) is run again, never kept.
 # why this cost: three guest runs of coh_calib at 100,000 adds per case
 # (a plain one, 7-10 s, and two with the plugin at 50,000, 5-10 s each).
 # run-all: paired
@@ -36,6 +39,12 @@ python3 -c 'import json, sys; sys.exit("unavailable" not in json.load(open(sys.a
 	"$D/report.json" && skip "coherence not possible here: $(grep 'coherence: not done' "$TMP/run.err")"
 [ "$(ls "$D"/runs/*.json | wc -l)" -eq 1 ] || fail "the coherence runs went into runs/: $(ls "$D/runs")"
 [ -f "$D/coherence/cc/baseline-2/coh.3" ] || fail "no coherence run folder: $(ls -R "$D/coherence" | head)"
+# the runs kept: each case's start seen by the workload, none skewed (docs/coherence.md, "Calibration")
+for r in "$D"/coherence/cc/baseline-[12]; do
+	[ "$(grep -c '"name":"coh_case".*"late_spins":' "$r/results.jsonl")" -eq 3 ] ||
+		fail "$r: no late_spins in its coh_case records"
+	! grep -q '"name":"window_skewed"' "$r/results.jsonl" || fail "$r: a skewed run was kept"
+done
 grep -q "^Cache-line transfers (model; 2 runs per kernel" "$D/report.txt" ||
 	fail "no coherence section in report.txt"
 "$LAB" report --json "$D/report.json" >"$TMP/with.json" || fail "report --json"
@@ -56,6 +65,7 @@ assert r["design"]["coherence"] == "all", r["design"]
 assert c["which"] == "all" and c["latency"]["node_ns"] == 50, c
 w = c["workloads"][0]
 assert w["workload"] == "cc" and w["runs_per_kernel"] == 2, w
+assert isinstance(w["redone"], int) and 0 <= w["redone"] <= 4, w  # window_skewed runs run again
 assert "--iters=50000" in w["args"], w["args"]
 win = w["windows"]
 assert len(win) == 3, win

@@ -124,6 +124,42 @@ static void test_primaries(void **state)
 	json_decref(out);
 }
 
+/*
+ * A coherence run whose workload says a window was skewed, one thread
+ * waiting or preempted while the other ran (coh_calib's "window_skewed"), is named, so the session runs it
+ * again; a run without one, or without results, is not.
+ */
+static void test_skewed(void **state)
+{
+	static const char head[] =
+		"{\"runner\":\"1\",\"uptime_s\":1.7,\"v\":1,\"seq\":0,\"t\":0.1,\"type\":\"hello\"}\n"
+		"{\"record\":{\"type\":\"info\",\"name\":\"coh_case\",\"case\":\"shared\","
+		"\"late_spins\":0},\"v\":1,\"seq\":1,\"t\":0.2,\"type\":\"workload\"}\n";
+	static const char skew[] =
+		"{\"record\":{\"type\":\"info\",\"name\":\"window_skewed\",\"window\":\"false\","
+		"\"spins\":81234},\"v\":1,\"seq\":2,\"t\":0.3,\"type\":\"workload\"}\n";
+	char dir[] = "/tmp/test_session_plugin.XXXXXX";
+	char *path, *text, *why;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_null(session_plugin_skewed(dir));	/* no results.jsonl */
+	path = xasprintf("%s/results.jsonl", dir);
+	assert_int_equal(write_file_atomic(path, head, strlen(head)), 0);
+	assert_null(session_plugin_skewed(dir));
+	text = xasprintf("%s%s", head, skew);
+	assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+	why = session_plugin_skewed(dir);
+	assert_non_null(why);
+	assert_string_equal(why, "in a window, one thread waited or was preempted while the "
+				 "other ran (the workload's window_skewed record)");
+	free(why);
+	free(text);
+	assert_int_equal(unlink(path), 0);
+	free(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +167,7 @@ int main(void)
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_unavailable),
 		cmocka_unit_test(test_primaries),
+		cmocka_unit_test(test_skewed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -192,7 +192,7 @@ static void snap_files(const char *phase, const char *label)
 	wl_snap_file(phase, label, "/sys/kernel/debug/lru_gen_full", NULL);
 }
 
-void wl_snap_before(struct wl_snap *s, const char *label)
+void wl_snap_prepare(struct wl_snap *s, const char *label)
 {
 	double t0;
 
@@ -206,6 +206,11 @@ void wl_snap_before(struct wl_snap *s, const char *label)
 		snap_files("before", s->label);
 		s->t_before = wl_now() - t0;
 	}
+}
+
+void wl_snap_before(struct wl_snap *s, const char *label)
+{
+	wl_snap_prepare(s, label);
 	wl_mark_open();	/* last: the window is the measured phase alone */
 }
 

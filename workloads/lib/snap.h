@@ -42,6 +42,12 @@ void wl_snap_init(struct wl_snap *s, const struct wl_args *args);
  * measured phases apart.
  */
 void wl_snap_before(struct wl_snap *s, const char *label);
+/*
+ * wl_snap_before() without the opening mark: for a workload that must do
+ * something at the very instruction before it (coh_calib), then calls
+ * wl_mark_open() itself.
+ */
+void wl_snap_prepare(struct wl_snap *s, const char *label);
 /* Close the plugin's window, snapshot "after", read and remove the triggers, report the overhead. */
 void wl_snap_after(struct wl_snap *s);
 /* Remove any trigger still installed (error paths). */
