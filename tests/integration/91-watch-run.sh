@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# run-all: paired
+# run-all: cost 170
+# (These two lines first: run-all reads its markers in the first 30 lines,
+# and this header grew past them once, which made the test serial.)
 # mglrulab watch run on a small list archive, with real kernels and guests:
 # the 5 % sched_yield() regression posted as the second patch of two
 # (after a neutral comment; slow5's diff) is built on the baseline,
@@ -30,8 +34,6 @@
 # bisection ran", 2026-12-06), with nothing on record to say why: the
 # failure now names slow5's state and verdict. A decided session stops at
 # its look anyway.
-# run-all: paired
-# run-all: cost 170
 . "$(dirname "$0")/../lib/common.sh"
 need_kernel_source
 CONF=$TMP/watch.conf
