@@ -170,6 +170,11 @@ void session_doc_init(struct session_doc *d)
 	init_fields(session_doc_fields, d);
 }
 
+void sdoc_fields_init(const struct sdoc_field *fields, void *base)
+{
+	init_fields(fields, base);
+}
+
 /* --- encoding --- */
 
 static json_t *encode_object(const struct sdoc_field *fields, const void *base);
@@ -226,6 +231,11 @@ static json_t *encode_object(const struct sdoc_field *fields, const void *base)
 json_t *session_doc_encode(const struct session_doc *d)
 {
 	return encode_object(session_doc_fields, d);
+}
+
+json_t *sdoc_fields_encode(const struct sdoc_field *fields, const void *base)
+{
+	return encode_object(fields, base);
 }
 
 json_t *session_doc_member_encode(const struct session_doc *d, const char *key)
@@ -378,14 +388,20 @@ static int decode_object(struct decoder *d, const json_t *obj, const struct sdoc
 
 int session_doc_decode(const json_t *j, struct session_doc *doc, struct strbuf *err)
 {
+	return sdoc_fields_decode(session_doc_fields, j, doc, err);
+}
+
+int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *base,
+		       struct strbuf *err)
+{
 	struct decoder d = { STRBUF_INIT, err, 1 };
 	int ret;
 
-	session_doc_init(doc);
+	init_fields(fields, base);
 	if (!json_is_object(j))
 		ret = fail(&d, "expected an object, got %s", xjson_type_name(j));
 	else
-		ret = decode_object(&d, j, session_doc_fields, doc);
+		ret = decode_object(&d, j, fields, base);
 	sb_release(&d.path);
 	return ret;
 }

@@ -206,4 +206,17 @@ int session_doc_decode(const json_t *j, struct session_doc *d, struct strbuf *er
 LAB_MUST_CHECK
 int session_doc_check(const json_t *j, const char *key, struct strbuf *err);
 
+/*
+ * The same codec for another document's table (@fields ending in { NULL },
+ * offsets into @base): every member absent; the members that are not, in
+ * the table's order; @j decoded with every row's type and choices checked,
+ * the first error by its JSON path in @err (0 or -1). What a record of its
+ * own (bisect.json, a result) builds its one definition on.
+ */
+void sdoc_fields_init(const struct sdoc_field *fields, void *base);
+json_t *sdoc_fields_encode(const struct sdoc_field *fields, const void *base);
+LAB_MUST_CHECK
+int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *base,
+		       struct strbuf *err);
+
 #endif
