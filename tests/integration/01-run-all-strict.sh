@@ -179,6 +179,15 @@ ONLY=fake INTEGRATION_DIR="$TMP/q" QUICK=1 tests/integration/run-all > "$TMP/out
 BUDGET_S=20m ONLY=fake INTEGRATION_DIR="$TMP/q" tests/integration/run-all > "$TMP/out" 2>&1
 [ $? -eq 2 ] && grep -q "BUDGET_S: expected seconds, got '20m'" "$TMP/out" || fail "a bad BUDGET_S: $(cat "$TMP/out")"
 
+# A marker in the leading comment block past line 30 is not read: the run
+# refuses to start, naming the test and the line, and runs nothing.
+mkdir "$TMP/l"
+{ echo '#!/usr/bin/env bash'; for i in $(seq 31); do echo "# header line $i"; done
+  echo '# run-all: paired'; echo 'touch "$0.ran"'; } > "$TMP/l/10-fake-late.sh"
+ONLY=fake INTEGRATION_DIR="$TMP/l" tests/integration/run-all > "$TMP/out" 2>&1
+[ $? -eq 2 ] && grep -q '10-fake-late.sh:33: a "# run-all:" marker past line 30' "$TMP/out" &&
+	[ ! -e "$TMP/l/10-fake-late.sh.ran" ] || fail "a marker past line 30: $(cat "$TMP/out")"
+
 # The real list names only tests that exist.
 while read -r name _; do
 	[ -f "tests/integration/$name" ] || fail "expected-skips names $name, which does not exist"
