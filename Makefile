@@ -143,6 +143,8 @@ build/tests/test_counters_jsonl: build/san/workloads/lib/jsonl.o
 build/tests/test_wl_median: build/san/workloads/lib/median.o
 # The report tests' shared sessions and helpers, each once (tests/unit/fixtures_report.h).
 REPORT_FIXTURE_TESTS := test_report_headline test_report_render test_report_families \
+	test_report_html test_report_html_runs test_report_html_screens test_report_layout \
+	test_report_text_tables test_strbuf_sink \
 	test_report_hosts
 $(REPORT_FIXTURE_TESTS:%=build/tests/%): build/san/tests/unit/fixtures_report.o
 # A bisection's steps, each session and build what the test says (no kernel, no guest).

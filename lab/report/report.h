@@ -130,30 +130,19 @@ int report_metric_info(const json_t *session, const char *workload, const char *
 void report_html_begin(struct strbuf *sb, const char *title, const char *extra_css);
 
 /*
- * Renderers: append the whole document to @out. @report comes from
- * report_analyze(); each decodes it once (report_view.h) and says so in
- * @out if it does not decode.
- */
-void report_render_html(const json_t *report, struct strbuf *out);
-void report_render_text(const json_t *report, struct strbuf *out);
-void report_render_benchfmt(const json_t *report, struct strbuf *out);
-/* What the Go benchmark format may add (docs/reports.md, "Go benchmark format"). */
-struct report_benchfmt_opts {
-	int counters;		/* each run's counters after its metrics */
-};
-/* report_render_benchfmt() with @opts (NULL: the defaults, all 0). */
-void report_render_benchfmt_opts(const json_t *report, const struct report_benchfmt_opts *opts,
-				 struct strbuf *out);
-
-/*
- * The same documents from a view (report_view.h), decoded or made by
- * report_analyze_view(): `mglrulab report` analyses once and renders
- * every output from the one view. The json entry points above decode
- * and call these.
+ * Renderers: append the whole document to @out, from a view (report_view.h)
+ * decoded (report_view_decode()) or made by report_analyze_view():
+ * `mglrulab report`, `compare` and the session's end analyse once and
+ * render every output from the one view.
  */
 struct report_view;
 void report_render_html_view(const struct report_view *v, struct strbuf *out);
 void report_render_text_view(const struct report_view *v, struct strbuf *out);
+/* What the Go benchmark format may add (docs/reports.md, "Go benchmark format"). */
+struct report_benchfmt_opts {
+	int counters;		/* each run's counters after its metrics */
+};
+/* @opts NULL: the defaults, all 0. */
 void report_render_benchfmt_view(const struct report_view *v,
 				 const struct report_benchfmt_opts *opts, struct strbuf *out);
 

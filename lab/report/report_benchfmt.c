@@ -350,26 +350,6 @@ static void run_line(const struct report_view *v, const struct run_record *run,
 		sb_addc(out, '\n');
 }
 
-void report_render_benchfmt(const json_t *r, struct strbuf *out)
-{
-	report_render_benchfmt_opts(r, NULL, out);
-}
-
-void report_render_benchfmt_opts(const json_t *r, const struct report_benchfmt_opts *opts,
-				 struct strbuf *out)
-{
-	struct report_view v;
-	struct strbuf err = STRBUF_INIT;
-
-	if (report_view_decode(r, &v, &err))
-		/* report_analyze()'s output decodes: this is a bug, said where it is seen. */
-		sb_addf(out, "mglrulab report: the report does not decode: %s\n", err.buf);
-	else
-		report_render_benchfmt_view(&v, opts, out);
-	report_view_release(&v);
-	sb_release(&err);
-}
-
 void report_render_benchfmt_view(const struct report_view *v,
 				 const struct report_benchfmt_opts *opts, struct strbuf *out)
 {

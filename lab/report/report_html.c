@@ -155,15 +155,6 @@ void report_html_begin(struct strbuf *sb, const char *title, const char *extra_c
 	sb_adds(sb, "</style></head><body>\n");
 }
 
-/* A report that does not decode: a page that says so and where, like the other renderers. */
-static void undecodable(struct strbuf *sb, const char *err)
-{
-	report_html_begin(sb, "mglrulab report", NULL);
-	sb_adds(sb, "<p>mglrulab report: the report does not decode: ");
-	html_esc(sb, err);
-	sb_adds(sb, "</p>\n</body></html>\n");
-}
-
 static void render(const struct report_view *v, struct strbuf *sb)
 {
 	struct strbuf title = STRBUF_INIT;
@@ -209,17 +200,4 @@ static void render(const struct report_view *v, struct strbuf *sb)
 void report_render_html_view(const struct report_view *v, struct strbuf *sb)
 {
 	render(v, sb);
-}
-
-void report_render_html(const json_t *r, struct strbuf *sb)
-{
-	struct report_view v;
-	struct strbuf err = STRBUF_INIT;
-
-	if (report_view_decode(r, &v, &err))
-		undecodable(sb, err.buf);
-	else
-		render(&v, sb);
-	report_view_release(&v);
-	sb_release(&err);
 }

@@ -259,21 +259,6 @@ size_t layout_tables_view(const struct report_view *v, struct layout_table **out
 	return n;
 }
 
-size_t layout_tables(const json_t *report, struct layout_table **out)
-{
-	struct report_view v;
-	struct strbuf err = STRBUF_INIT;
-	size_t n = 0;
-
-	/* As the renderers: no tables from a report that does not decode. */
-	*out = NULL;
-	if (!report_view_decode(report, &v, &err))
-		n = layout_tables_view(&v, out);
-	report_view_release(&v);
-	sb_release(&err);
-	return n;
-}
-
 /* The value of run @seq in @c's kernel @k, or NaN. */
 double layout_run_value(const struct layout_cell *c, int k, long long seq)
 {

@@ -10,7 +10,6 @@
 #ifndef LAB_REPORT_LAYOUT_H
 #define LAB_REPORT_LAYOUT_H
 
-#include <jansson.h>
 #include <stddef.h>
 
 #include "report_view.h"
@@ -38,16 +37,11 @@ struct layout_table {
 };
 
 /*
- * The tables of @report (analysed: it has "results"), in the order of its
- * workloads: one per workload, or one per type for a layout with
- * group_by. Workloads without a layout, or without a result for any cell,
- * have none. Returns how many; free with layout_tables_free().
- */
-size_t layout_tables(const json_t *report, struct layout_table **out);
-/*
- * The same from a decoded report, without decoding it again. layout_tables()
- * decodes one: a report that does not decode has no tables (the renderers
- * say why).
+ * The tables of the analysed report @v (decoded, or made by
+ * report_analyze_view()), in the order of its workloads: one per workload,
+ * or one per type for a layout with group_by. Workloads without a layout,
+ * or without a result for any cell, have none. Returns how many; free with
+ * layout_tables_free().
  */
 size_t layout_tables_view(const struct report_view *v, struct layout_table **out);
 void layout_tables_free(struct layout_table *t, size_t n);

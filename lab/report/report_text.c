@@ -1134,11 +1134,6 @@ static void legend(const struct report_view *v, struct strbuf *sb)
 	marker_legend(v, sb);
 }
 
-/*
- * The report comes from report_analyze(): it decodes. When it does not
- * (a bug in the analysis, or a caller's hand-made report), say what is
- * wrong instead of a report with holes.
- */
 void report_render_text_view(const struct report_view *v, struct strbuf *out)
 {
 	/* the answer's counts are the first line: what a reader, a pager or a log tail sees */
@@ -1157,17 +1152,4 @@ void report_render_text_view(const struct report_view *v, struct strbuf *out)
 	notes(v, out);
 	flush_point(out);
 	legend(v, out);
-}
-
-void report_render_text(const json_t *report, struct strbuf *out)
-{
-	struct report_view v;
-	struct strbuf err = STRBUF_INIT;
-
-	if (report_view_decode(report, &v, &err))
-		sb_addf(out, "mglrulab report: the report does not decode: %s\n", err.buf);
-	else
-		report_render_text_view(&v, out);
-	report_view_release(&v);
-	sb_release(&err);
 }

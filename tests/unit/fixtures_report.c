@@ -10,6 +10,8 @@
 
 #include "fixtures_report.h"
 #include "report.h"
+#include "report_layout.h"
+#include "report_view.h"
 #include "xjson.h"
 
 json_t *fixture_session_ab(void)
@@ -66,4 +68,54 @@ const json_t *fixture_result(const json_t *report, const char *metric)
 			return res;
 	fail_msg("no result for %s", metric);
 	return NULL;
+}
+
+enum fixture_doc { DOC_HTML, DOC_TEXT, DOC_BENCHFMT };
+
+static void render(const json_t *report, enum fixture_doc doc,
+		   const struct report_benchfmt_opts *opts, struct strbuf *out)
+{
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+
+	if (report_view_decode(report, &v, &err))
+		fail_msg("the report does not decode: %s", sb_str(&err));
+	else if (doc == DOC_HTML)
+		report_render_html_view(&v, out);
+	else if (doc == DOC_TEXT)
+		report_render_text_view(&v, out);
+	else
+		report_render_benchfmt_view(&v, opts, out);
+	report_view_release(&v);
+	sb_release(&err);
+}
+
+void fixture_render_html(const json_t *report, struct strbuf *out)
+{
+	render(report, DOC_HTML, NULL, out);
+}
+
+void fixture_render_text(const json_t *report, struct strbuf *out)
+{
+	render(report, DOC_TEXT, NULL, out);
+}
+
+void fixture_render_benchfmt(const json_t *report, const struct report_benchfmt_opts *opts,
+			     struct strbuf *out)
+{
+	render(report, DOC_BENCHFMT, opts, out);
+}
+
+size_t fixture_layout_tables(const json_t *report, struct layout_table **out)
+{
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	size_t n;
+
+	if (report_view_decode(report, &v, &err))
+		fail_msg("the report does not decode: %s", sb_str(&err));
+	n = layout_tables_view(&v, out);
+	report_view_release(&v);
+	sb_release(&err);
+	return n;
 }

@@ -270,7 +270,7 @@ static void test_not_final_at_cap(void **state)
 
 		/* Text: the primary's row ends in "?", and the notes say why. */
 		struct strbuf t = STRBUF_INIT;
-		report_render_text(r, &t);
+		fixture_render_text(r, &t);
 		/* The primaries' table, below the answer that opens the report. */
 		const char *table = strstr(sb_str(&t), "\nPrimary metrics");
 		assert_non_null(table);
@@ -285,7 +285,7 @@ static void test_not_final_at_cap(void **state)
 
 		/* HTML: its row in the primary table and its details. */
 		struct strbuf h = STRBUF_INIT;
-		report_render_html(r, &h);
+		fixture_render_html(r, &h);
 		char *row = slice(sb_str(&h), "<tr class=\"metric\" id=\"m0\">", "</tr>");
 		assert_no_decision_shown("HTML row", row);
 		assert_non_null(strstr(row, "v-inconclusive"));

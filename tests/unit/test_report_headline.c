@@ -104,7 +104,7 @@ static void test_text_opens_with_answer(void **state)
 	(void)state;
 
 	r = fixture_analyze(s);
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	/* issue 50: the counts on the first line, the title after the answer */
 	assert_int_equal(strncmp(t.buf, "Answer:  1 regression (kbuild: elapsed_s +3.5%), 2 "
 			 "improvements, 3 no change,", 71), 0);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures_report.h"
 #include "report.h"
 #include "report_view.h"
 
@@ -35,7 +36,7 @@ static json_t *render(struct strbuf *h, struct report_view *v)
 	json_decref(s);
 	if (report_view_decode(r, v, &err))
 		fail_msg("%s", err.buf);
-	report_render_html(r, h);
+	fixture_render_html(r, h);
 	sb_release(&err);
 	return r;
 }
@@ -252,7 +253,7 @@ static void test_distributions_not_collapsed(void **state)
 	json_decref(s);
 	if (report_view_decode(r, &v, &err))
 		fail_msg("%s", err.buf);
-	report_render_html(r, &h);
+	fixture_render_html(r, &h);
 	sb_release(&err);
 
 	for (i = 0; i < v.nresults; i++)
@@ -293,7 +294,7 @@ static void render_file(const char *path, struct strbuf *h)
 	r = report_analyze(s, &err);
 	if (!r)
 		fail_msg("%s: %s", path, err.buf);
-	report_render_html(r, h);
+	fixture_render_html(r, h);
 	json_decref(r);
 	json_decref(s);
 	sb_release(&err);

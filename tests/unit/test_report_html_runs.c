@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures_report.h"
 #include "report.h"
 
 #define FIXTURE "tests/fixtures/reports/session-ab.json"
@@ -85,7 +86,7 @@ static void test_one_dot_per_run(void **state)
 
 	if (!r)
 		fail_msg("%s", err.buf);
-	report_render_html(r, &html);
+	fixture_render_html(r, &html);
 	p = html.buf;
 	json_array_foreach(json_object_get(r, "results"), i, res) {
 		const char *wl = json_string_value(json_object_get(res, "workload"));

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures_report.h"
 #include "report.h"
 
 #define FIXTURE "tests/fixtures/reports/session-ab.json"
@@ -38,7 +39,7 @@ static void render(struct strbuf *h)
 	if (!r)
 		fail_msg("%s", err.buf);
 	json_decref(s);
-	report_render_html(r, h);
+	fixture_render_html(r, h);
 	json_decref(r);
 	sb_release(&err);
 }

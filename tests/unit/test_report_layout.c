@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "fixtures_report.h"
 #include "report.h"
 #include "report_layout.h"
 #include "report_priv.h"
@@ -71,7 +72,7 @@ static void test_sweep_grouped(void **state)
 {
 	json_t *r = analyzed(NULL);
 	struct layout_table *t;
-	size_t n = layout_tables(r, &t);
+	size_t n = fixture_layout_tables(r, &t);
 	const struct layout_table *y = table_of(t, n, "yp_shared, yp_private: Context switches");
 	const char *w[] = { "yp_shared", "yp_private" };
 
@@ -105,7 +106,7 @@ static void test_rows(void **state)
 {
 	json_t *r = analyzed(NULL);
 	struct layout_table *t;
-	size_t n = layout_tables(r, &t);
+	size_t n = fixture_layout_tables(r, &t);
 	const struct layout_table *k = table_of(t, n, "kbuild: Kernel build");
 
 	(void)state;
@@ -136,7 +137,7 @@ static void test_default_group(void **state)
 {
 	json_t *r = analyzed(drop_mm);
 	struct layout_table *t;
-	size_t n = layout_tables(r, &t);
+	size_t n = fixture_layout_tables(r, &t);
 
 	(void)state;
 	assert_string_equal(table_of(t, n, "yp_shared")->groups.v[0], "mm=shared");
@@ -158,8 +159,8 @@ static void test_rendered(void **state)
 	char b[32];
 
 	(void)state;
-	report_render_text(r, &txt);
-	report_render_html(r, &html);
+	fixture_render_text(r, &txt);
+	fixture_render_html(r, &html);
 	assert_non_null(strstr(txt.buf, "As the threads showed them"));
 	assert_non_null(strstr(txt.buf, "  CPUs "));
 	/* The shared-mm 2-CPU median appears on the "2" row of the table. */
@@ -231,7 +232,7 @@ static void test_per_run(void **state)
 {
 	json_t *r = analyzed(add_thp);
 	struct layout_table *t;
-	size_t n = layout_tables(r, &t), cols;
+	size_t n = fixture_layout_tables(r, &t), cols;
 	const struct layout_table *thp = table_of(t, n, "thp: thpscale");
 	long long seqs[3];
 	struct strbuf txt = STRBUF_INIT, html = STRBUF_INIT;
@@ -249,8 +250,8 @@ static void test_per_run(void **state)
 	assert_int_equal(layout_run_columns(thp, 1, seqs, 2, &cols), -1);
 	layout_tables_free(t, n);
 
-	report_render_text(r, &txt);
-	report_render_html(r, &html);
+	fixture_render_text(r, &txt);
+	fixture_render_html(r, &html);
 	sec = strstr(txt.buf, "thp: thpscale");
 	assert_non_null(sec);
 	assert_non_null(strstr(sec, "each run:"));

@@ -97,7 +97,7 @@ static void test_hostile_html(void **state)
 	struct strbuf h = STRBUF_INIT;
 	(void)state;
 
-	report_render_html(r, &h);
+	fixture_render_html(r, &h);
 	assert_true(valid_utf8(h.buf, h.len));
 	assert_null(strstr(h.buf, "<script"));
 	assert_null(strstr(h.buf, "\x1b"));
@@ -119,10 +119,10 @@ static void test_hostile_text(void **state)
 	struct strbuf t = STRBUF_INIT, b = STRBUF_INIT;
 	(void)state;
 
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	check_text_safe(&t, 80);
 	assert_non_null(strstr(t.buf, "<script>alert('x')</script>\"&amp;?[31m???"));
-	report_render_benchfmt(r, &b);
+	fixture_render_benchfmt(r, NULL, &b);
 	check_text_safe(&b, 0);
 	/* Every benchmark line has a name, an iteration count and value/unit pairs. */
 	for (const char *l = b.buf; (l = strstr(l, "\nBenchmark")); l++) {
@@ -176,7 +176,7 @@ static void test_benchfmt_config_keys(void **state)
 	free(base);
 	free(patched);
 	r = fixture_analyze(s);
-	report_render_benchfmt(r, &b);
+	fixture_render_benchfmt(r, NULL, &b);
 	for (const char *l = b.buf; *l && *l != '\n'; l = strchr(l, '\n') + 1) {
 		const char *colon = strstr(l, ": ");
 		const char *p;
@@ -243,7 +243,7 @@ static double analyse_cpu(int n)
 	}
 	t0 = clock();
 	r = fixture_analyze(s);
-	report_render_text(r, &out);
+	fixture_render_text(r, &out);
 	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
 	assert_int_equal(json_array_size(json_object_get(r, "results")), n / 2 + DENSE);
 	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(r, "geomean"), 1),
@@ -302,9 +302,9 @@ static void test_byte_identical(void **state)
 
 		for (int i = 0; i < 4; i++)
 			out[round][i] = (struct strbuf)STRBUF_INIT;
-		report_render_html(r, &out[round][0]);
-		report_render_text(r, &out[round][1]);
-		report_render_benchfmt(r, &out[round][2]);
+		fixture_render_html(r, &out[round][0]);
+		fixture_render_text(r, &out[round][1]);
+		fixture_render_benchfmt(r, NULL, &out[round][2]);
 		report_dump(r, &out[round][3]);
 		json_decref(r);
 	}
@@ -427,8 +427,8 @@ static void test_budget_stop_says_resume(void **state)
 	id = json_string_value(json_object_get(json_object_get(s, "session"), "id"));
 	assert_non_null(id);
 	r = fixture_analyze(s);
-	report_render_text(r, &text);
-	report_render_html(r, &html);
+	fixture_render_text(r, &text);
+	fixture_render_html(r, &html);
 	sb_addf(&want, "the budget (1500 s of runs) ran out with 1 workload undecided; to go on "
 		"where it stopped: mglrulab run --resume %s --budget 3000s", id);
 	/* the text report folds long lines: compare without the folding */
@@ -461,8 +461,8 @@ static void test_per_workload_runs_shown(void **state)
 	/* Equal to the default: not an exception. */
 	json_object_set_new(report_find_named(s, "workloads", "aging"), "runs", json_integer(10));
 	r = fixture_analyze(s);
-	report_render_text(r, &text);
-	report_render_html(r, &html);
+	fixture_render_text(r, &text);
+	fixture_render_html(r, &html);
 	assert_non_null(strstr(text.buf, "10 runs per kernel (kbuild: 3), 1 warm-up"));
 	assert_non_null(strstr(html.buf, "10 runs per kernel (kbuild: 3) (fresh boot each)"));
 	assert_null(strstr(text.buf, "aging: 10"));
@@ -486,15 +486,15 @@ static void test_partners_shown(void **state)
 	json_object_set_new(design, "alone", json_pack("[s]", "kbuild"));
 	json_object_set_new(design, "partners", json_string("balanced"));
 	r = fixture_analyze(s);
-	report_render_text(r, &text);
-	report_render_html(r, &html);
+	fixture_render_text(r, &text);
+	fixture_render_html(r, &html);
 	assert_non_null(strstr(text.buf, ", 2 guests at once, partners balanced (alone: kbuild)"));
 	assert_non_null(strstr(html.buf, ", 2 guests at once, partners balanced (alone: kbuild)"));
 	json_decref(r);
 	sb_reset(&text);
 	json_object_set_new(design, "partners", raw_string(hostile));
 	r = fixture_analyze(s);
-	report_render_text(r, &text);
+	fixture_render_text(r, &text);
 	assert_non_null(strstr(text.buf, ", 2 guests at once (alone: kbuild)"));
 	sb_release(&html);
 	sb_release(&text);
@@ -517,7 +517,7 @@ static void test_busy_host_noted(void **state)
 			    json_pack("{s:b, s:f, s:f}", "busy", 0, "other_cpus", 0.1,
 				      "steal_s", 0.0));
 	r = fixture_analyze(s);
-	report_render_html(r, &html);
+	fixture_render_html(r, &html);
 	assert_non_null(strstr(html.buf, "busy host: others used 1.50 CPUs, steal 2.00 s"));
 	assert_null(strstr(html.buf, "others used 0.10 CPUs"));
 	sb_release(&html);
@@ -560,10 +560,10 @@ static void test_single_kernel(void **state)
 		assert_null(json_object_get(res, "verdict"));
 		assert_true(json_is_number(json_object_get(json_object_get(res, "baseline"), "median")));
 	}
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	check_text_safe(&t, 80);
 	assert_non_null(strstr(t.buf, "one kernel, no comparison"));
-	report_render_html(r, &h);
+	fixture_render_html(r, &h);
 	assert_non_null(strstr(h.buf, "one kernel, no comparison"));
 	sb_release(&err);
 	sb_release(&t);
@@ -645,7 +645,7 @@ static void test_benchfmt_units(void **state)
 
 	rename_kernel(s, "patched", "v6-2");
 	r = fixture_analyze(s);
-	report_render_benchfmt(r, &b);
+	fixture_render_benchfmt(r, NULL, &b);
 	assert_non_null(strstr(b.buf, "\nUnit elapsed_s-sec/op better=lower\n"));
 	assert_non_null(strstr(b.buf, "\nUnit avg_ms_per_gen-sec/op better=lower\n"));
 	assert_non_null(strstr(b.buf, "\nUnit ops_per_sec-ops/s better=higher\n"));
@@ -663,7 +663,7 @@ static void test_benchfmt_units(void **state)
 	check_unit_dashes(b.buf, 1);
 	assert_null(strstr(b.buf, "vmstat.pgfault"));
 	/* --benchfmt-counters: the counters after the metrics, no unit part */
-	report_render_benchfmt_opts(r, &(struct report_benchfmt_opts){ .counters = 1 }, &c);
+	fixture_render_benchfmt(r, &(struct report_benchfmt_opts){ .counters = 1 }, &c);
 	l = bench_line(c.buf, "BenchmarkYp_shared/kernel=base ");
 	assert_non_null(l);
 	assert_true(line_has(l, " 49236 vmstat.pgfault"));
@@ -728,7 +728,7 @@ static void test_attribution_rendered(void **state)
 	struct strbuf t = STRBUF_INIT, h = STRBUF_INIT;
 	(void)state;
 
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	check_text_safe(&t, 80);
 	assert_non_null(strstr(t.buf, "\nAttribution (instructions per unit, 2 runs per kernel"));
 	assert_non_null(strstr(t.buf, "      19.0      120.0    +101.0    97%     0.0  "
@@ -742,7 +742,7 @@ static void test_attribution_rendered(void **state)
 	assert_non_null(strstr(flat, "-3.9% (from the kernel's instructions alone -4.7%), "
 				     "measured -3.7%."));
 	free(flat);
-	report_render_html(r, &h);
+	fixture_render_html(r, &h);
 	assert_true(valid_utf8(h.buf, h.len));
 	assert_null(strstr(h.buf, "<script"));
 	assert_non_null(strstr(h.buf, "<section id=\"attribution\">"));
@@ -781,7 +781,7 @@ static void test_attribution_bursts(void **state)
 		"function", "crc32_body", "base", 1576.0, "patched", 0.0, "delta", -1576.0,
 		"share_of_change", -15.0, "spread", 3152.0, "bursty", 1, "named", 0));
 	r = fixture_analyze(s);
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	check_text_safe(&t, 80);
 	char *flat = unwrapped(t.buf);
 	assert_non_null(strstr(flat, "(1.5 times the noise, 4.5: the largest spread between runs "
@@ -802,7 +802,7 @@ static void test_attribution_bursts(void **state)
 	report_attr_release(&va);
 	sb_release(&err);
 	sb_release(&b);
-	report_render_html(r, &h);
+	fixture_render_html(r, &h);
 	assert_null(strstr(h.buf, "<script"));
 	assert_non_null(strstr(h.buf, "<strong>+101.0</strong>"));
 	assert_null(strstr(h.buf, "<strong>-1576.0</strong>"));
@@ -825,7 +825,7 @@ static void test_attribution_confirmed(void **state)
 	json_object_set_new(json_array_get(json_object_get(a, "workloads"), 0), "runs_per_kernel",
 			    json_integer(5));
 	r = fixture_analyze(s);
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	check_text_safe(&t, 80);
 	char *flat = unwrapped(t.buf);
 	assert_non_null(strstr(flat, "Attribution (instructions per unit, 2 runs per kernel; "
@@ -834,7 +834,7 @@ static void test_attribution_confirmed(void **state)
 	assert_non_null(strstr(flat, "(attribution runs: 5 per kernel to confirm what 2 named; "
 				     "24 s baseline, 25 s patched)"));
 	free(flat);
-	report_render_html(r, &h);
+	fixture_render_html(r, &h);
 	assert_non_null(strstr(h.buf, "2 attribution runs per kernel, 5 to confirm where the first "
 				      "look names a function after the verdicts"));
 	assert_non_null(strstr(h.buf, "Attribution runs: 5 per kernel to confirm what 2 named; "
@@ -849,7 +849,7 @@ static void test_attribution_confirmed(void **state)
 	json_object_del(ua, "workloads");
 	r = fixture_analyze(un);
 	sb_reset(&t);
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	check_text_safe(&t, 80);
 	flat = unwrapped(t.buf);
 	assert_non_null(strstr(flat, "2 runs per kernel; docs/attribution.md): not done: the "
@@ -960,7 +960,7 @@ static void test_profile_rendered(void **state)
 		"spread", 0.0, "function", raw_string(hostile), "per_unit", 3.0, "share", 0.001,
 		"spread", 1.5));
 	r = fixture_analyze(s);
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	check_text_safe(&t, 80);
 	assert_non_null(strstr(t.buf, "\nProfile (instructions per unit, 2 runs; "));
 	assert_non_null(strstr(t.buf, "  yield_shared: (attribution runs: 14 s)\n"));
@@ -970,7 +970,7 @@ static void test_profile_rendered(void **state)
 	assert_non_null(strstr(flat, "phase 1: 2756.6 instructions per unit, kernel 2205.8. A "
 				     "kernel function's figure is good to about 19.6 per unit"));
 	free(flat);
-	report_render_html(r, &h);
+	fixture_render_html(r, &h);
 	assert_true(valid_utf8(h.buf, h.len));
 	assert_null(strstr(h.buf, "<script"));
 	assert_non_null(strstr(h.buf, "<h2>Profile: where the instructions went</h2>"));
@@ -1002,7 +1002,7 @@ static void test_note_and_icount(void **state)
 	json_object_set_new(s, "note", raw_string(hostile));
 	json_object_set_new(json_object_get(s, "guest"), "icount_shift", json_integer(2));
 	r = fixture_analyze(s);
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	check_text_safe(&t, 80);
 	assert_non_null(strstr(t.buf, "\nnote     <script>"));
 	char *flat = unwrapped(t.buf);
@@ -1010,7 +1010,7 @@ static void test_note_and_icount(void **state)
 				     "false sharing and memory latency cost no instructions and do "
 				     "not show"));
 	free(flat);
-	report_render_html(r, &h);
+	fixture_render_html(r, &h);
 	assert_true(valid_utf8(h.buf, h.len));
 	assert_null(strstr(h.buf, "<script"));
 	assert_non_null(strstr(h.buf, "<dt>Note</dt><dd>&lt;script&gt;"));

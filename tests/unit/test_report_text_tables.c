@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "fixtures_report.h"
 #include "report.h"
 #include "report_priv.h"
 #include "report_result.h"
@@ -61,7 +62,7 @@ static void text_of(const char *path, void (*edit)(json_t *), struct strbuf *out
 	if (edit)
 		edit(s);
 	r = analyze(s);
-	report_render_text(r, out);
+	fixture_render_text(r, out);
 	json_decref(r);
 }
 
@@ -349,7 +350,7 @@ static void test_hosts_disagree_in_words(void **state)
 	struct strbuf t = STRBUF_INIT;
 	(void)state;
 
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	assert_non_null(strstr(t.buf, "    WARNING: hosts disagree"));
 	assert_null(strstr(t.buf, "! hosts disagree"));
 	sb_release(&t);
@@ -468,9 +469,9 @@ static void test_boot_wall_clock(void **state)
 
 	icount_boots(s);
 	r = analyze(s);
-	report_render_text(r, &t);
+	fixture_render_text(r, &t);
 	assert_non_null(strstr(t.buf, "per run (median): boot 15.20 s (guest clock 161.80 s),"));
-	report_render_html(r, &h);
+	fixture_render_html(r, &h);
 	assert_non_null(strstr(h.buf, "<tr><th>boot, host clock</th><td class=\"num\">15.20 s"));
 	assert_non_null(strstr(h.buf, "<th>boot, guest clock</th>"));
 	json_decref(r);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_headline.h"
 #include "report_view.h"
 #include "xjson.h"
 #include "util.h"
@@ -257,27 +258,30 @@ static void test_hostile_result(void **state)
 	sb_release(&err);
 }
 
-/* A renderer given a report that does not decode says so, and where. */
+/*
+ * A report that does not decode is refused where it is read, and where is
+ * said: the view renders nothing from it, and the mail (which reads a
+ * report tree) says so instead of a mail with holes.
+ */
 static void test_render_undecodable(void **state)
 {
 	json_t *r = analysed("session-ab.json");
-	struct strbuf text = STRBUF_INIT, bench = STRBUF_INIT, html = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, mail = STRBUF_INIT, why = STRBUF_INIT;
+	struct report_view v;
 	(void)state;
 
 	json_object_set_new(json_object_get(r, "host"), "cpus", json_string("two"));
-	report_render_text(r, &text);
-	report_render_benchfmt(r, &bench);
-	assert_string_equal(text.buf, "mglrulab report: the report does not decode: host.cpus: "
-			    "expected an integer or null, got a string\n");
-	assert_string_equal(bench.buf, text.buf);
-	report_render_html(r, &html);
-	assert_non_null(strstr(html.buf, "<p>mglrulab report: the report does not decode: "
-			       "host.cpus: expected an integer or null, got a string</p>"));
-	assert_null(strstr(html.buf, "<header>"));
+	assert_int_equal(report_view_decode(r, &v, &err), -1);
+	assert_string_equal(err.buf, "host.cpus: expected an integer or null, got a string");
+	assert_int_equal(report_render_mail(r, &(struct report_mail_opts){ 0 }, &mail, &why), -1);
+	assert_string_equal(why.buf, "the report does not decode: host.cpus: "
+			    "expected an integer or null, got a string");
+	assert_int_equal(mail.len, 0);
+	report_view_release(&v);
 	json_decref(r);
-	sb_release(&text);
-	sb_release(&bench);
-	sb_release(&html);
+	sb_release(&err);
+	sb_release(&mail);
+	sb_release(&why);
 }
 
 /*

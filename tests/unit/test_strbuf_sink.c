@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fixtures_report.h"
 #include "fsutil.h"
 #include "report.h"
 #include "strbuf.h"
@@ -312,12 +313,12 @@ static char *streamed(const json_t *report, render_fn render, size_t *len)
 	return sb_detach(&back);
 }
 
-static void render_text(const json_t *r, struct strbuf *out) { report_render_text(r, out); }
-static void render_html(const json_t *r, struct strbuf *out) { report_render_html(r, out); }
+static void render_text(const json_t *r, struct strbuf *out) { fixture_render_text(r, out); }
+static void render_html(const json_t *r, struct strbuf *out) { fixture_render_html(r, out); }
 static void render_json(const json_t *r, struct strbuf *out) { report_dump(r, out); }
 static void render_benchfmt(const json_t *r, struct strbuf *out)
 {
-	report_render_benchfmt_opts(r, &(struct report_benchfmt_opts){ .counters = 1 }, out);
+	fixture_render_benchfmt(r, &(struct report_benchfmt_opts){ .counters = 1 }, out);
 }
 
 static const struct {
