@@ -150,7 +150,9 @@ $(REPORT_FIXTURE_TESTS:%=build/tests/%): build/san/tests/unit/fixtures_report.o
 # A bisection's steps, each session and build what the test says (no kernel, no guest).
 build/tests/test_bisect_steps: LDLIBS += -Wl,--wrap=session_main -Wl,--wrap=kbuild_kernel
 # The scheduler's runs, each a record the test writes at once (no guest).
-build/tests/test_session_twins: LDLIBS += -Wl,--wrap=session_run_one
+# Its records' decodings counted (issue 48: once each).
+build/tests/test_session_twins: LDLIBS += -Wl,--wrap=session_run_one -Wl,--wrap=run_record_decode \
+	-Wl,--wrap=run_records_decode_valid
 # A watch's steps, each build, session and bisection what the test says.
 build/tests/test_watch_work: LDLIBS += -Wl,--wrap=session_main -Wl,--wrap=kbuild_kernel \
 	-Wl,--wrap=bisect_main

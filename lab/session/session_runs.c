@@ -9,6 +9,7 @@
  * one line per finished run, a live line on a terminal.
  */
 #include "session_priv.h"
+#include "session_done.h"
 #include "session_plan.h"
 #include "session_twins.h"
 #include "escape.h"
@@ -22,8 +23,14 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * The progress line of run @i: a live one on a terminal while it runs
+ * (@finished 0), the finished one after (@finished 1), with its record @rec as
+ * decoded (NULL: it does not decode).
+ */
 static void progress(size_t done_now, size_t todo, size_t total, size_t i,
-		     const struct plan_entry *p, const json_t *rec, double elapsed)
+		     const struct plan_entry *p, int finished, const struct run_record *rec,
+		     double elapsed)
 {
 	char el[32], eta[32] = "?";
 
@@ -32,27 +39,22 @@ static void progress(size_t done_now, size_t todo, size_t total, size_t i,
 	if (done_now)
 		format_duration(eta, sizeof(eta), elapsed / (double)done_now * (double)(todo - done_now));
 	format_duration(el, sizeof(el), elapsed);
-	if (isatty(2) && !rec) {
+	if (isatty(2) && !finished) {
 		/* Our cursor control, then the line through the terminal filter. */
 		fputs("\r\033[K", stderr);
 		term_printf(stderr, "[%zu/%zu] %s %s%s  elapsed %s  ETA %s", i, total, p->kernel,
 			    p->workload, p->warmup ? " (warm-up)" : "", el, eta);
 		return;
 	}
-	if (!rec)
+	if (!finished)
 		return;
 	if (isatty(2))
 		fputs("\r\033[K", stderr);
-	struct strbuf line = STRBUF_INIT, err = STRBUF_INIT;
-	struct run_record r;
-	int bad = run_record_decode(rec, &r, &err);
+	struct strbuf line = STRBUF_INIT;
 
-	session_progress_line(&line, i, total, p, bad ? NULL : &r);
+	session_progress_line(&line, i, total, p, rec);
 	fprintf(stderr, "%s  [%s, ETA %s]\n", sb_str(&line), el, eta);
-	if (!bad)
-		run_record_release(&r);
 	sb_release(&line);
-	sb_release(&err);
 }
 
 /*
@@ -99,7 +101,7 @@ struct sched {
 	pthread_cond_t block_back;	/* a block was given back (or the session stops) */
 	struct session *s;
 	struct plan_entry *plan;	/* session.json's plan, decoded */
-	json_t *done;
+	struct session_done done;	/* the records so far, each decoded once */
 	unsigned char *have;
 	struct block *blocks;
 	size_t nblocks;
@@ -198,7 +200,7 @@ static int budget_waits(struct sched *q, const char *workload)
 	for (i = 0; i < n; i++) {
 		const char *name = s->jobs.w[i].name;
 
-		u[i].spent_s = session_seq_spent_s(q->done, name);
+		u[i].spent_s = session_seq_spent_s(&q->done.recs, name);
 		u[i].running = !session_seq_stopped(s->seq, name) && runs_left(q, name);
 		if (!strcmp(name, workload))
 			me = i;
@@ -325,7 +327,7 @@ static int step_may_start(struct sched *q, struct block *bl, const char *wname)
 		q->stopped = 1;
 		return 0;
 	}
-	int spent = s->seq ? session_seq_budget_spent(s->seq, q->done) : 0;
+	int spent = s->seq ? session_seq_budget_spent(s->seq, &q->done.recs) : 0;
 	if (spent < 0) {
 		q->failed = LAB_ELAB;
 		q->stopped = 1;
@@ -399,11 +401,11 @@ static int run_step(struct worker *wk, const struct plan_entry *const p[2], size
 static void take_record(struct sched *q, size_t i, json_t *rec)
 {
 	struct session *s = q->s;
+	const struct run_record *r = session_done_add(&q->done, rec);
 
 	q->done_now++;
-	progress(q->done_now, q->todo, q->total, i + 1, &q->plan[i], rec, now_monotonic() - q->t0);
-	json_array_append_new(q->done, rec);
-	if (s->seq && session_seq_after_run(s->seq, s->ctx, q->done, plan_workload(q, i))) {
+	progress(q->done_now, q->todo, q->total, i + 1, &q->plan[i], 1, r, now_monotonic() - q->t0);
+	if (s->seq && session_seq_after_run(s->seq, s->ctx, &q->done, plan_workload(q, i))) {
 		q->failed = LAB_ELAB;	/* said, naming the file */
 		q->stopped = 1;
 	}
@@ -448,7 +450,7 @@ static void run_block(struct worker *wk, struct block *bl)
 		const struct plan_entry *p[2] = { &q->plan[at[0]], &q->plan[at[1]] };
 
 		for (size_t k = 0; k < n; k++)
-			progress(q->done_now, q->todo, q->total, at[k] + 1, p[k], NULL,
+			progress(q->done_now, q->todo, q->total, at[k] + 1, p[k], 0, NULL,
 				 now_monotonic() - q->t0);
 		if (run_step(wk, p, n, rec, dropped))
 			break;
@@ -508,7 +510,7 @@ static void sched_release(struct sched *q)
 	free(q->have);
 	free(q->plan);
 	strvec_clear(&q->share_said);
-	json_decref(q->done);
+	session_done_release(&q->done);
 	pthread_cond_destroy(&q->block_back);
 	pthread_mutex_destroy(&q->lock);
 }
@@ -594,7 +596,7 @@ int session_run_plan(struct session *s, enum plan_end *end)
 
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_cond_init(&q.block_back, NULL);
-	q.done = session_load_runs(s->dir, &err);
+	session_done_init(&q.done, session_load_runs(s->dir, &err));
 	if (err.len)
 		warning("%s", sb_str(&err));
 	sb_reset(&err);
@@ -610,9 +612,9 @@ int session_run_plan(struct session *s, enum plan_end *end)
 	}
 	/* A resumed session first takes any look that a crash interrupted. */
 	for (i = 0; s->seq && i < s->jobs.nw; i++)
-		if ((r = session_seq_after_run(s->seq, s->ctx, q.done, s->jobs.w[i].name)))
+		if ((r = session_seq_after_run(s->seq, s->ctx, &q.done, s->jobs.w[i].name)))
 			goto out;
-	q.have = done_flags(q.done, q.total);
+	q.have = done_flags(q.done.json, q.total);
 	for (i = 0; i < q.total; i++) {
 		int seq = plan_seq(&q, i);
 		q.todo += !(seq >= 1 && (size_t)seq <= q.total && q.have[seq]);

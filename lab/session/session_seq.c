@@ -159,24 +159,21 @@ static int save(struct session_seq *q)
 }
 
 /* Seconds of run time the records of @runs account for (every invocation). */
-double session_seq_spent_s(const json_t *runs, const char *workload)
+double session_seq_spent_s(const struct run_records *runs, const char *workload)
 {
-	struct run_records rs;
 	double total = 0;
 
-	run_records_decode_valid(runs, &rs);
-	for (size_t i = 0; i < rs.n; i++) {
-		const struct run_timings *t = &rs.v[i].timings;
+	for (size_t i = 0; i < runs->n; i++) {
+		const struct run_timings *t = &runs->v[i].timings;
 		const double v[] = { t->boot_s, t->workload_s, t->host_overhead_s };
 
-		if (workload && strcmp(rs.v[i].workload, workload))
+		if (workload && strcmp(runs->v[i].workload, workload))
 			continue;
 		/* One at a time, in this order: the sum is the one it always was. */
 		for (size_t k = 0; k < ARRAY_SIZE(v); k++)
 			if (isfinite(v[k]) && v[k] > 0)
 				total += v[k];
 	}
-	run_records_release(&rs);
 	return total;
 }
 
@@ -202,14 +199,14 @@ double session_seq_budget_s(const struct session_seq *q)
 	return q->budget_s;
 }
 
-int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
+int session_seq_budget_spent(struct session_seq *q, const struct run_records *runs)
 {
 	double spent;
 
 	/* Asked before every planned run: sum the records only when they change. */
-	if (json_array_size(runs) != q->spent_runs) {
+	if (runs->n != q->spent_runs) {
 		q->spent_cache = session_seq_spent_s(runs, NULL);
-		q->spent_runs = json_array_size(runs);
+		q->spent_runs = runs->n;
 	}
 	spent = q->spent_cache;
 	struct seq_state *st = &q->state;
@@ -238,26 +235,25 @@ int session_seq_budget_spent(struct session_seq *q, const json_t *runs)
  * several slots blocks end out of order, and a look must not be taken
  * while an earlier block is still running.
  */
-static long last_block(const json_t *ctx, const json_t *runs, const char *workload, int *complete)
+static long last_block(const json_t *ctx, const struct run_records *runs, const char *workload,
+		       int *complete)
 {
 	struct plan_entry *plan = NULL;
 	struct strbuf err = STRBUF_INIT;
-	struct run_records rs;
 	unsigned char *have = NULL;
 	size_t i, n = 0;
 	long top = 0;
 
-	run_records_decode_valid(runs, &rs);
-	for (i = 0; i < rs.n; i++)
-		if (!strcmp(rs.v[i].workload, workload) && !rs.v[i].warmup)
-			top = rs.v[i].block > top ? rs.v[i].block : top;
+	for (i = 0; i < runs->n; i++)
+		if (!strcmp(runs->v[i].workload, workload) && !runs->v[i].warmup)
+			top = runs->v[i].block > top ? runs->v[i].block : top;
 	/* session_run_plan() decoded the plan before the first run: it decodes. */
 	*complete = top > 0 && !plan_entries_decode(json_object_get(ctx, "plan"), &plan, &n, &err);
 	if (*complete) {
 		have = xcalloc(n + 2, 1);
-		for (i = 0; i < rs.n; i++)
-			if (rs.v[i].seq >= 1 && (size_t)rs.v[i].seq <= n)
-				have[rs.v[i].seq] = 1;
+		for (i = 0; i < runs->n; i++)
+			if (runs->v[i].seq >= 1 && (size_t)runs->v[i].seq <= n)
+				have[runs->v[i].seq] = 1;
 	}
 	for (i = 0; *complete && i < n; i++) {
 		if (strcmp(plan[i].workload, workload) || plan[i].block < 1 || plan[i].block > top)
@@ -265,7 +261,6 @@ static long last_block(const json_t *ctx, const json_t *runs, const char *worklo
 		*complete &= plan[i].seq >= 1 && (size_t)plan[i].seq <= n && have[plan[i].seq];
 	}
 	free(have);
-	run_records_release(&rs);
 	free(plan);
 	sb_release(&err);
 	return top;
@@ -406,7 +401,7 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 	return listed && nplaced == listed ? 2 : 0;
 }
 
-int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t *runs,
+int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct session_done *done,
 			  const char *workload)
 {
 	struct seq_workload *w = seq_state_workload(&q->state, workload);
@@ -416,7 +411,7 @@ int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t
 
 	if (w->stopped)
 		return LAB_OK;
-	block = last_block(ctx, runs, workload, &complete);
+	block = last_block(ctx, &done->recs, workload, &complete);
 	/* A workload capped below the first look (a short kernel build) just ends. */
 	if (complete && block >= cap && block < (long)q->plan.min_runs) {
 		w->stopped = 1;
@@ -431,7 +426,7 @@ int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t
 	if (stats_seq_runs_at(&q->plan, stats_seq_look_of(&q->plan, (size_t)block)) != (size_t)block &&
 	    block < cap)
 		return LAB_OK;
-	r = look(q, ctx, runs, workload, block);
+	r = look(q, ctx, done->json, workload, block);
 	if (r < 0)
 		return LAB_ELAB;
 	w->look = (long)stats_seq_look_of(&q->plan, (size_t)block);

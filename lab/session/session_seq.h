@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "session_done.h"
 #include "stats.h"
 #include "strbuf.h"
 
@@ -38,7 +39,7 @@ int session_seq_stopped(struct session_seq *q, const char *workload);
  * be written to sequential.json (said, naming the file; LAB_ELAB).
  */
 LAB_MUST_CHECK
-int session_seq_budget_spent(struct session_seq *q, const json_t *runs);
+int session_seq_budget_spent(struct session_seq *q, const struct run_records *runs);
 
 /*
  * Fair shares of the budget, so that a slow workload (a kernel build whose
@@ -57,9 +58,10 @@ int budget_share_wait(const struct budget_use *u, size_t n, size_t i, double bud
 
 /*
  * Run time the records of @runs account for, those of @workload alone
- * (NULL: all). A record that does not decode (run_record.h) counts nothing.
+ * (NULL: all). A record that does not decode is not in @runs
+ * (session_done.h): it counts nothing.
  */
-double session_seq_spent_s(const json_t *runs, const char *workload);
+double session_seq_spent_s(const struct run_records *runs, const char *workload);
 
 /*
  * May block @block (1-based; 0: a warm-up) of @workload start now? Not
@@ -74,14 +76,14 @@ int session_seq_may_start(struct session_seq *q, const char *workload, long bloc
 double session_seq_budget_s(const struct session_seq *q);
 
 /*
- * After a run of @workload was recorded (@runs: every record so far): when
+ * After a run of @workload was recorded (@done: every record so far): when
  * a scheduled look is due, analyse the session, print where each primary
  * stands and stop the workload when all are decided. Also called once per
  * workload on resume, to catch a look a crash interrupted. LAB_OK, or
  * LAB_ELAB (said) when the look fails or sequential.json cannot be written.
  */
 LAB_MUST_CHECK
-int session_seq_after_run(struct session_seq *q, const json_t *ctx, const json_t *runs,
+int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct session_done *done,
 			  const char *workload);
 
 /*

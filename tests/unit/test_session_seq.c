@@ -21,6 +21,7 @@
 #include "fsutil.h"
 #include "report.h"
 #include "report_result.h"
+#include "run_record.h"
 #include "session_seq.h"
 #include "session_priv.h"
 #include "util.h"
@@ -242,6 +243,7 @@ static void test_budget_spent_unwritable(void **state)
 {
 	char *d = session_dir("budget"), *path = xasprintf("%s/sequential.json", d);
 	json_t *ctx = seq_ctx(10), *runs;
+	struct run_records rs;
 	struct session_seq *q;
 	struct strbuf err = STRBUF_INIT;
 	struct stderr_capture cap;
@@ -253,8 +255,9 @@ static void test_budget_spent_unwritable(void **state)
 	runs = json_pack("[{s:i, s:s, s:s, s:s, s:{}, s:{s:f, s:f, s:f}}]", "seq", 1,
 			 "kernel", "base", "workload", "yield", "status", "ok", "metrics", "timings",
 			 "boot_s", 3.0, "workload_s", 9.0, "host_overhead_s", 0.5);
+	assert_int_equal(run_records_decode_valid(runs, &rs), 0);
 	/* spent and recorded */
-	assert_int_equal(session_seq_budget_spent(q, runs), 1);
+	assert_int_equal(session_seq_budget_spent(q, &rs), 1);
 	assert_true(path_exists(path));
 
 	/* a second record, the state to write again, and nowhere to write it */
@@ -263,13 +266,14 @@ static void test_budget_spent_unwritable(void **state)
 	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
 	assert_int_equal(rm_rf(d), 0);
 	capture_begin(&cap);
-	int r = session_seq_budget_spent(q, runs);
+	int r = session_seq_budget_spent(q, &rs);
 	said = capture_end(&cap);
 	assert_int_equal(r, -1);
 	assert_non_null(strstr(said, path));
 	free(said);
 
 	session_seq_free(q);
+	run_records_release(&rs);
 	json_decref(runs);
 	json_decref(ctx);
 	sb_release(&err);

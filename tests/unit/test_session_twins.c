@@ -27,7 +27,9 @@
 
 #include "fsutil.h"
 #include "session_plan.h"
+#include "run_record.h"
 #include "session_priv.h"
+#include "session_seq.h"
 #include "session_twins.h"
 #include "util.h"
 
@@ -145,9 +147,34 @@ json_t *__wrap_session_run_one(struct session *s, struct session_host *h, int sl
 	pthread_mutex_unlock(pt->lock);
 	json_object_set_new(rec, "partners", partners);
 	json_object_set_new(rec, "status", json_string("ok"));
+	json_object_set_new(rec, "metrics", json_object());
+	json_object_set_new(rec, "timings", json_pack("{s:f}", "workload_s", 1.0));
 	json_object_set_new(rec, "slot", json_integer(slot));
 	assert_int_equal(session_write_run(s->dir, seq, rec), 0);
 	return rec;
+}
+
+/*
+ * Every run record decoded, counted: run_record_decode() called from
+ * another file, and each element run_records_decode_valid() decodes (its
+ * own calls to run_record_decode() are not wrapped).
+ */
+static size_t decoded;
+
+int __real_run_record_decode(const json_t *r, struct run_record *out, struct strbuf *err);
+int __wrap_run_record_decode(const json_t *r, struct run_record *out, struct strbuf *err);
+int __wrap_run_record_decode(const json_t *r, struct run_record *out, struct strbuf *err)
+{
+	decoded++;
+	return __real_run_record_decode(r, out, err);
+}
+
+size_t __real_run_records_decode_valid(const json_t *runs, struct run_records *out);
+size_t __wrap_run_records_decode_valid(const json_t *runs, struct run_records *out);
+size_t __wrap_run_records_decode_valid(const json_t *runs, struct run_records *out)
+{
+	decoded += json_array_size(runs);
+	return __real_run_records_decode_valid(runs, out);
 }
 
 static int setup(void **state)
@@ -420,6 +447,46 @@ static void test_one_slot(void **state)
 	session_done(&s);
 }
 
+/*
+ * Issue 48: the scheduler decodes each run record once, when it is
+ * written or read back on resume, however often the budget, the stopping
+ * rule and the progress lines read it: a sequential session with a
+ * budget, resumed after its first run, and its progress shown.
+ */
+static void test_records_decoded_once(void **state)
+{
+	const char *const types[] = { "yield_pingpong" };
+	struct session s;
+	size_t n = make_session(&s, types, 1, 4, 0, 1, "free");
+	json_t *rec = json_deep_copy(json_array_get(json_object_get(s.ctx, "plan"), 0)), *runs;
+	char *seq_path = xasprintf("%s/sequential.json", dir);
+	int quiet = lab_quiet;
+
+	(void)state;
+	/* below its first look: the rule stops it at its cap, with no analysis to run */
+	json_object_set_new(json_object_get(s.ctx, "design"), "sequential",
+			    json_pack("{s:f, s:i, s:i, s:i, s:f, s:f}", "alpha", 0.05, "min_runs", 6,
+				      "max_runs", 10, "step", 2, "rho", 2.0, "budget_s", 1000.0));
+	json_object_set_new(json_array_get(json_object_get(s.ctx, "workloads"), 0), "runs",
+			    json_integer(4));
+	json_object_set_new(rec, "status", json_string("ok"));
+	json_object_set_new(rec, "metrics", json_object());
+	assert_int_equal(session_write_run(dir, 1, rec), 0);
+	json_decref(rec);
+	decoded = 0;
+	lab_quiet = 0;
+	runs = run_plan(&s, n);
+	lab_quiet = quiet;
+	assert_int_equal(n, 8);
+	assert_int_equal(decoded, n);
+	assert_true(session_seq_stopped(s.seq, "w0"));
+	session_seq_free(s.seq);
+	unlink(seq_path);
+	free(seq_path);
+	json_decref(runs);
+	session_done(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_resume_remainder),
 		cmocka_unit_test(test_partners_free),
 		cmocka_unit_test(test_one_slot),
+		cmocka_unit_test(test_records_decoded_once),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

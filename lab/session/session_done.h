@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The run records a running session holds (the scheduler's, session_runs.c):
+ * each decoded once into a struct run_record, when session_record() made it
+ * or when it was read back from runs/ on resume, and read as the struct by
+ * the progress lines, the budget and the stopping rule's counts
+ * (session_seq.c). The JSON stays beside them: the records' strings point
+ * into it, and a look still hands the analysis the "runs" array
+ * (docs/layout.md, the walk of `run --ab`, step 8).
+ *
+ * Not thread-safe: the scheduler holds its lock around every call.
+ */
+#ifndef LAB_SESSION_DONE_H
+#define LAB_SESSION_DONE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "run_record.h"
+
+struct session_done {
+	/* every record, in the order it came (a hand-edited one that does not decode too) */
+	json_t *json;
+	/* those of @json that decode, in the same order; their strings point into @json */
+	struct run_records recs;
+	size_t alloc;		/* of recs.v */
+};
+
+/*
+ * @d holds @runs (an array, session_load_runs()'s; the reference is taken),
+ * each element decoded once; one that does not decode is kept in @d->json
+ * only (the report written at the end says what is wrong with it).
+ */
+void session_done_init(struct session_done *d, json_t *runs);
+
+/*
+ * Appends @rec (the reference is taken) and decodes it: the decoded record,
+ * valid until the next append, or NULL when it does not decode.
+ */
+const struct run_record *session_done_add(struct session_done *d, json_t *rec);
+
+void session_done_release(struct session_done *d);
+
+#endif
