@@ -42,12 +42,12 @@ static const char *type_of(const struct sdoc_field *f, int *null_ok)
 {
 	*null_ok = f->kind == SK_STRING_OR_NULL || f->kind == SK_NUMBER_OR_NULL;
 	switch (f->kind) {
-	case SK_STRING: case SK_STRING_OR_NULL: return "string";
-	case SK_INT: return "integer";
+	case SK_STRING: case SK_STRING_OR_NULL: case SK_TEXT: return "string";
+	case SK_INT: case SK_LONG: case SK_COUNT: return "integer";
 	case SK_INT_NUMBER: case SK_NUMBER: case SK_NUMBER_OR_NULL: return "number";
-	case SK_BOOL: return "boolean";
+	case SK_BOOL: case SK_FLAG: return "boolean";
 	case SK_OBJECT: return "object";
-	case SK_JSON: return f->json_type;
+	case SK_JSON: case SK_CODEC: return f->json_type;
 	}
 	return "?";
 }
