@@ -9,7 +9,10 @@
  * encoder, the decoder and its type checks, like run_record_fields[]
  * (run_record.h) for a run and config.c's ini_key for lab.conf; the
  * arrays with codecs of their own (kernels, workloads, plan, hosts, the
- * guest's nodes, ...) are rows of kind SK_JSON, kept as they are.
+ * guest's nodes, ...) are rows of kind SK_JSON, kept as they are. The
+ * same codec drives other records' tables (sdoc_fields_*() below): a
+ * result's, result_record_fields[] (report_result.h), with the kinds
+ * from SK_LONG on and when().
  * tests/unit/test_session_doc_table.c holds reports/schema/ and
  * reports/SCHEMA.md to the table, and re-encodes real session.json files
  * byte for byte.
