@@ -155,8 +155,8 @@ static void detail_stats(const struct report_view *v, const struct result_record
 	median_ci_row(res, sb);
 	/* No statistics (no values): no outliers were counted, "-" rather than 0. */
 	stat_row(sb, "outliers (kept)",
-		 res->summarized[0] ? (double)res->side[0].outliers : NAN,
-		 res->summarized[1] ? (double)res->side[1].outliers : NAN);
+		 res->side[0].summarized ? (double)res->side[0].outliers : NAN,
+		 res->side[1].summarized ? (double)res->side[1].outliers : NAN);
 	stat_row(sb, "drift rho", res->side[0].drift.rho, res->side[1].drift.rho);
 	sb_adds(sb, "</tbody></table>");
 	if (res->comparison.present)

@@ -240,7 +240,7 @@ static void fill_series(struct model *m, struct series *s, const struct stats_se
 	rec->band_source = s->band_source ? s->band_source : m->band_source;
 	for (int k = 0; k < 2; k++) {
 		fill_side(s, k, have[k] ? &sum[k] : NULL, flags[k], &rec->side[k]);
-		rec->summarized[k] = !!have[k];
+		rec->side[k].summarized = !!have[k];
 	}
 }
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The result record's one decoder (report_result.h). The keys of a result
- * are read here and in the analysis that writes them (report_model*.c),
- * nowhere else after the analysis.
+ * The result record's one definition and its decoder (report_result.h).
+ * The tables below, a row per member in the order the analysis has always
+ * written them, drive result_record_encode() (report_encode.c) and
+ * result_record_decode() here, through session_doc.c's table codec. The
+ * keys of a result are read here and in the analysis that writes them
+ * (report_model*.c), nowhere else after the analysis.
  *
  * Reading is typed and total: each member is either what the schema says,
- * absent or null (NaN, 0, NULL), or an error naming it. The first error is
- * kept; later members are still read so that the record is whole.
+ * absent or null (NaN, 0, NULL), or an error naming it by its path
+ * ("comparison.ci.lo: expected a number or null, got a string").
  */
 #include "report_result.h"
 #include "escape.h"
@@ -18,98 +21,127 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct rd {
-	struct strbuf *err;
-	const char *where;	/* "comparison.ci." etc., or "" */
-	int failed;
-};
+/* Offsets within the structs the rows describe, nested anonymous ones too. */
+#define REC(f) .offset = offsetof(struct result_record, f)
+#define SIDE(f) .offset = offsetof(struct result_side, f)
+#define IN(type, outer, f) .offset = offsetof(type, outer.f) - offsetof(type, outer)
+#define MCI(f) IN(struct result_side, median_ci, f)
+#define DRIFT(f) IN(struct result_side, drift, f)
+#define CMP(f) .offset = offsetof(struct result_comparison, f)
+#define CI(f) IN(struct result_comparison, ci, f)
+#define MW(f) IN(struct result_comparison, mann_whitney, f)
+#define HL(f) IN(struct result_comparison, hodges_lehmann, f)
+#define PAIR(f) IN(struct result_comparison, paired, f)
+#define POOL(f) .offset = offsetof(struct result_pooled, f)
+#define HET(f) IN(struct result_pooled, heterogeneity, f)
+#define SEQ(f) .offset = offsetof(struct result_sequential, f)
 
-static void rd_fail(struct rd *r, const char *key, const char *want, const json_t *v)
+/* --- the codecs of the arrays of structs --- */
+
+/* @n longs (run numbers) as integers. */
+static json_t *longs_json(const long *v, size_t n)
 {
-	if (r->failed++)
-		return;
-	sb_addf(r->err, "%s%s: expected %s, got %s", r->where, key, want,
-		v ? xjson_type_name(v) : "nothing");
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
 }
 
-/* The member, or NULL when absent or null. */
-static const json_t *rd_get(const json_t *obj, const char *key)
+/* Numbers of @a into a new array of its size (+1: never NULL); -1 on one that is not. */
+static int read_longs(const json_t *a, long **out, size_t *n, struct strbuf *why)
 {
-	const json_t *v = json_object_get(obj, key);
+	const json_t *v;
+	size_t i;
 
-	return json_is_null(v) ? NULL : v;
-}
-
-static double rd_num(struct rd *r, const json_t *obj, const char *key)
-{
-	const json_t *v = rd_get(obj, key);
-
-	if (!v)
-		return NAN;
-	if (!json_is_number(v)) {
-		rd_fail(r, key, "a number or null", v);
-		return NAN;
+	*n = json_array_size(a);
+	*out = xcalloc(*n + 1, sizeof(**out));
+	json_array_foreach(a, i, v) {
+		if (!json_is_number(v))
+			return sb_addf(why, "expected numbers, got %s", xjson_type_name(v)), -1;
+		(*out)[i] = (long)json_number_value(v);
 	}
-	return json_number_value(v);
+	return 0;
 }
 
-/* A count; absent or null is 0. Past what a long holds is out of range. */
-static long rd_long(struct rd *r, const json_t *obj, const char *key)
+static json_t *runs_encode(const void *p)
 {
-	const json_t *v = rd_get(obj, key);
-	double d;
+	const struct result_side *s = p;
 
-	if (!v)
-		return 0;
-	d = json_is_number(v) ? json_number_value(v) : NAN;
-	if (!(fabs(d) < 1e15)) {
-		rd_fail(r, key, "an integer or null", v);
-		return 0;
+	return longs_json(s->runs, s->nvalues);
+}
+
+/* "runs" before "values": the run numbers say how many values there are. */
+static int runs_decode(const json_t *j, void *p, struct strbuf *why)
+{
+	struct result_side *s = p;
+
+	return read_longs(j, &s->runs, &s->nvalues, why);
+}
+
+static json_t *values_encode(const void *p)
+{
+	const struct result_side *s = p;
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < s->nvalues; i++)
+		json_array_append_new(a, jnum(s->values[i]));
+	return a;
+}
+
+static int values_decode(const json_t *j, void *p, struct strbuf *why)
+{
+	struct result_side *s = p;
+	const json_t *v;
+	size_t i;
+
+	s->values = xcalloc(s->nvalues + 1, sizeof(*s->values));
+	if (json_array_size(j) != s->nvalues)
+		return sb_addf(why, "expected as many values as run numbers, got %s",
+			       xjson_type_name(j)), -1;
+	json_array_foreach(j, i, v) {
+		if (!json_is_number(v) && !json_is_null(v))
+			return sb_addf(why, "expected numbers or null, got %s", xjson_type_name(v)), -1;
+		s->values[i] = json_is_number(v) ? json_number_value(v) : NAN;
 	}
-	return (long)d;
+	return 0;
 }
 
-static int rd_bool(struct rd *r, const json_t *obj, const char *key)
+static json_t *outlier_runs_encode(const void *p)
 {
-	const json_t *v = rd_get(obj, key);
+	const struct result_side *s = p;
 
-	if (v && !json_is_boolean(v))
-		rd_fail(r, key, "a boolean or null", v);
-	return json_is_true(v);
+	return longs_json(s->outlier_runs, s->noutlier_runs);
 }
 
-static const char *rd_str(struct rd *r, const json_t *obj, const char *key)
+static int outlier_runs_decode(const json_t *j, void *p, struct strbuf *why)
 {
-	const json_t *v = rd_get(obj, key);
+	struct result_side *s = p;
 
-	if (v && !json_is_string(v)) {
-		rd_fail(r, key, "a string or null", v);
-		return NULL;
+	return read_longs(j, &s->outlier_runs, &s->noutlier_runs, why);
+}
+
+static json_t *pair_json(double a, double b)
+{
+	return xjson_pack("[o, o]", jnum(a), jnum(b));
+}
+
+static json_t *hosts_encode(const void *p)
+{
+	const struct result_record *rec = p;
+	json_t *hosts = json_array();
+
+	for (size_t h = 0; h < rec->nhosts; h++) {
+		const struct result_host *x = &rec->hosts[h];
+
+		json_array_append_new(hosts, xjson_pack("{s:o, s:[I, I], s:o, s:o, s:o, s:o, s:b}",
+			"host", json_string_lossy(x->host),
+			"n", (json_int_t)x->n[0], (json_int_t)x->n[1],
+			"median", pair_json(x->median[0], x->median[1]),
+			"ratio", jnum(x->ratio), "delta_pct", jnum(x->delta_pct),
+			"ci", pair_json(x->lo, x->hi), "pooled", x->pooled));
 	}
-	return json_string_value(v);
-}
-
-/* An object member: NULL when absent or null (or not an object: said). */
-static const json_t *rd_obj(struct rd *r, const json_t *obj, const char *key)
-{
-	const json_t *v = rd_get(obj, key);
-
-	if (v && !json_is_object(v)) {
-		rd_fail(r, key, "an object", v);
-		return NULL;
-	}
-	return v;
-}
-
-static const json_t *rd_arr(struct rd *r, const json_t *obj, const char *key)
-{
-	const json_t *v = rd_get(obj, key);
-
-	if (v && !json_is_array(v)) {
-		rd_fail(r, key, "an array", v);
-		return NULL;
-	}
-	return v;
+	return hosts;
 }
 
 /* Element @i of a two-number array ("median": [baseline, patched]). */
@@ -120,209 +152,27 @@ static double pair_num(const json_t *a, size_t i)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* Read members of @obj under "@where@key." (the previous prefix is restored by the caller). */
-static const char *enter(struct rd *r, char **buf, const char *key)
+static int hosts_decode(const json_t *a, void *p, struct strbuf *why)
 {
-	const char *old = r->where;
-
-	*buf = xasprintf("%s%s.", old, key);
-	r->where = *buf;
-	return old;
-}
-
-static void leave(struct rd *r, char *buf, const char *old)
-{
-	r->where = old;
-	free(buf);
-}
-
-static void read_numbers(struct rd *r, const json_t *a, const char *key, double **vals,
-			 long **ints, size_t *n)
-{
-	const json_t *v;
-	size_t i;
-
-	*n = json_array_size(a);
-	if (vals)
-		*vals = xcalloc(*n + 1, sizeof(**vals));
-	if (ints)
-		*ints = xcalloc(*n + 1, sizeof(**ints));
-	json_array_foreach(a, i, v) {
-		if (!json_is_number(v) && !(vals && json_is_null(v))) {
-			rd_fail(r, key, vals ? "numbers or null" : "numbers", v);
-			continue;
-		}
-		if (vals)
-			(*vals)[i] = json_is_number(v) ? json_number_value(v) : NAN;
-		if (ints)
-			(*ints)[i] = json_is_number(v) ? (long)json_number_value(v) : 0;
-	}
-}
-
-static void read_median_ci(struct rd *r, const json_t *ci, struct result_side *s)
-{
-	char *buf;
-	const char *old = enter(r, &buf, "median_ci");
-
-	s->median_ci.lo = rd_num(r, ci, "lo");
-	s->median_ci.hi = rd_num(r, ci, "hi");
-	s->median_ci.achieved = rd_num(r, ci, "achieved");
-	s->median_ci.lo_order = rd_long(r, ci, "lo_order");
-	s->median_ci.hi_order = rd_long(r, ci, "hi_order");
-	s->median_ci.ok = rd_bool(r, ci, "ok");
-	s->median_ci.reason = rd_str(r, ci, "reason");
-	leave(r, buf, old);
-}
-
-static void read_side(struct rd *r, const json_t *res, const char *key, struct result_side *s)
-{
-	const json_t *j = rd_obj(r, res, key), *d;
-	char *buf;
-	const char *old = enter(r, &buf, key);
-	size_t nruns;
-
-	s->n = rd_long(r, j, "n");
-	s->failed = rd_long(r, j, "failed");
-	s->missing = rd_long(r, j, "missing");
-	s->outliers = rd_long(r, j, "outliers");
-	s->median = rd_num(r, j, "median");
-	s->min = rd_num(r, j, "min");
-	s->q1 = rd_num(r, j, "q1");
-	s->q3 = rd_num(r, j, "q3");
-	s->max = rd_num(r, j, "max");
-	s->mean = rd_num(r, j, "mean");
-	s->stddev = rd_num(r, j, "stddev");
-	s->cv = rd_num(r, j, "cv");
-	s->mad = rd_num(r, j, "mad");
-	read_median_ci(r, rd_obj(r, j, "median_ci"), s);
-	d = rd_obj(r, j, "drift");
-	s->drift.valid = json_is_true(json_object_get(d, "valid"));
-	s->drift.rho = json_is_number(json_object_get(d, "rho")) ?
-		       json_number_value(json_object_get(d, "rho")) : NAN;
-	s->drift.p = json_is_number(json_object_get(d, "p")) ?
-		     json_number_value(json_object_get(d, "p")) : NAN;
-	read_numbers(r, rd_arr(r, j, "values"), "values", &s->values, NULL, &s->nvalues);
-	read_numbers(r, rd_arr(r, j, "runs"), "runs", NULL, &s->runs, &nruns);
-	if (nruns != s->nvalues)
-		rd_fail(r, "runs", "as many run numbers as values", rd_arr(r, j, "runs"));
-	read_numbers(r, rd_arr(r, j, "outlier_runs"), "outlier_runs", NULL, &s->outlier_runs,
-		     &s->noutlier_runs);
-	leave(r, buf, old);
-}
-
-static void read_comparison(struct rd *r, const json_t *c, struct result_comparison *out)
-{
-	char *buf, *buf2;
-	const char *old = enter(r, &buf, "comparison"), *old2;
-	const json_t *ci, *mw, *hl, *pd;
-
-	out->present = c != NULL;
-	out->ratio = rd_num(r, c, "ratio");
-	out->delta_pct = rd_num(r, c, "delta_pct");
-	out->q = rd_num(r, c, "q");
-	out->mde_pct = rd_num(r, c, "mde_pct");
-	out->all_equal = rd_bool(r, c, "all_equal");
-	ci = rd_obj(r, c, "ci");
-	mw = rd_obj(r, c, "mann_whitney");
-	hl = rd_obj(r, c, "hodges_lehmann");
-	pd = rd_obj(r, c, "paired");
-
-	old2 = enter(r, &buf2, "ci");
-	out->ci.lo = rd_num(r, ci, "lo");
-	out->ci.hi = rd_num(r, ci, "hi");
-	out->ci.level = rd_num(r, ci, "level");
-	out->ci.method = rd_str(r, ci, "method");
-	out->ci.resamples = rd_long(r, ci, "resamples");
-	leave(r, buf2, old2);
-
-	old2 = enter(r, &buf2, "mann_whitney");
-	out->mann_whitney.u = rd_num(r, mw, "u");
-	out->mann_whitney.p = rd_num(r, mw, "p");
-	out->mann_whitney.method = rd_str(r, mw, "method");
-	leave(r, buf2, old2);
-
-	old2 = enter(r, &buf2, "hodges_lehmann");
-	out->hodges_lehmann.shift = rd_num(r, hl, "shift");
-	out->hodges_lehmann.lo = rd_num(r, hl, "lo");
-	out->hodges_lehmann.hi = rd_num(r, hl, "hi");
-	out->hodges_lehmann.ratio = rd_num(r, hl, "ratio");
-	out->hodges_lehmann.ratio_lo = rd_num(r, hl, "ratio_lo");
-	out->hodges_lehmann.ratio_hi = rd_num(r, hl, "ratio_hi");
-	out->hodges_lehmann.level = rd_num(r, hl, "level");
-	leave(r, buf2, old2);
-
-	old2 = enter(r, &buf2, "paired");
-	out->paired.present = pd != NULL;
-	out->paired.valid = rd_bool(r, pd, "valid");
-	out->paired.pairs = rd_long(r, pd, "pairs");
-	out->paired.used = rd_long(r, pd, "used");
-	out->paired.median_ratio = rd_num(r, pd, "median_ratio");
-	out->paired.hl_ratio = rd_num(r, pd, "hl_ratio");
-	out->paired.w_plus = rd_num(r, pd, "w_plus");
-	out->paired.p = rd_num(r, pd, "p");
-	out->paired.method = rd_str(r, pd, "method");
-	leave(r, buf2, old2);
-	leave(r, buf, old);
-}
-
-static void read_pooled(struct rd *r, const json_t *res, struct result_pooled *out)
-{
-	const json_t *p = rd_obj(r, res, "pooled"), *h = rd_obj(r, res, "heterogeneity"), *ci;
-	char *buf;
-	const char *old = enter(r, &buf, "pooled");
-
-	out->present = p != NULL;
-	out->method = rd_str(r, p, "method");
-	out->basis = rd_str(r, p, "basis");
-	out->p_method = rd_str(r, p, "p_method");
-	out->hosts = rd_long(r, p, "hosts");
-	out->ratio = rd_num(r, p, "ratio");
-	out->delta_pct = rd_num(r, p, "delta_pct");
-	out->z = rd_num(r, p, "z");
-	out->p = rd_num(r, p, "p");
-	ci = rd_obj(r, p, "ci");
-	out->lo = json_is_number(json_object_get(ci, "lo")) ?
-		  json_number_value(json_object_get(ci, "lo")) : NAN;
-	out->hi = json_is_number(json_object_get(ci, "hi")) ?
-		  json_number_value(json_object_get(ci, "hi")) : NAN;
-	out->level = json_is_number(json_object_get(ci, "level")) ?
-		     json_number_value(json_object_get(ci, "level")) : NAN;
-	leave(r, buf, old);
-
-	old = enter(r, &buf, "heterogeneity");
-	out->heterogeneity.present = h != NULL;
-	out->heterogeneity.q = rd_num(r, h, "q");
-	out->heterogeneity.df = rd_long(r, h, "df");
-	out->heterogeneity.p = rd_num(r, h, "p");
-	out->heterogeneity.i2 = rd_num(r, h, "i2");
-	out->heterogeneity.alpha = rd_num(r, h, "alpha");
-	out->heterogeneity.overlap = rd_bool(r, h, "overlap");
-	out->heterogeneity.heterogeneous = rd_bool(r, h, "heterogeneous");
-	leave(r, buf, old);
-}
-
-static void read_hosts(struct rd *r, const json_t *res, struct result_record *out)
-{
-	const json_t *a = rd_arr(r, res, "hosts"), *h;
+	struct result_record *out = p;
+	const json_t *h;
 	size_t i;
 
 	out->nhosts = json_array_size(a);
 	out->hosts = out->nhosts ? xcalloc(out->nhosts, sizeof(*out->hosts)) : NULL;
 	json_array_foreach(a, i, h) {
 		struct result_host *x = &out->hosts[i];
-		const json_t *n = json_object_get(h, "n"), *med = json_object_get(h, "median");
-		const json_t *ci = json_object_get(h, "ci");
+		const json_t *n = json_object_get(h, "n"), *ci = json_object_get(h, "ci");
 
-		if (!json_is_object(h) || !json_is_string(json_object_get(h, "host"))) {
-			rd_fail(r, "hosts", "objects with a host name", h);
-			x->host = "";
-			continue;
-		}
+		x->host = "";
+		if (!json_is_object(h) || !json_is_string(json_object_get(h, "host")))
+			return sb_addf(why, "expected objects with a host name, got %s",
+				       xjson_type_name(h)), -1;
 		x->host = json_string_value(json_object_get(h, "host"));
 		x->n[0] = json_integer_value(json_array_get(n, 0));
 		x->n[1] = json_integer_value(json_array_get(n, 1));
-		x->median[0] = pair_num(med, 0);
-		x->median[1] = pair_num(med, 1);
+		x->median[0] = pair_num(json_object_get(h, "median"), 0);
+		x->median[1] = pair_num(json_object_get(h, "median"), 1);
 		x->lo = pair_num(ci, 0);
 		x->hi = pair_num(ci, 1);
 		x->ratio = json_is_number(json_object_get(h, "ratio")) ?
@@ -331,70 +181,274 @@ static void read_hosts(struct rd *r, const json_t *res, struct result_record *ou
 			       json_number_value(json_object_get(h, "delta_pct")) : NAN;
 		x->pooled = json_is_true(json_object_get(h, "pooled"));
 	}
+	return 0;
 }
 
-static void read_warnings(struct rd *r, const json_t *res, struct result_record *out)
+static json_t *warnings_encode(const void *p)
 {
-	const json_t *a = rd_arr(r, res, "warnings"), *w;
+	const struct result_record *rec = p;
+	json_t *w = json_array();
+
+	for (size_t i = 0; i < rec->nwarnings; i++)
+		json_array_append_new(w, xjson_pack("{s:o, s:o}",
+			"kind", json_string_lossy(rec->warnings[i].kind),
+			"message", json_string_lossy(rec->warnings[i].message)));
+	return w;
+}
+
+static int warnings_decode(const json_t *a, void *p, struct strbuf *why)
+{
+	struct result_record *out = p;
+	const json_t *w;
 	size_t i;
 
+	(void)why;
 	out->nwarnings = json_array_size(a);
 	out->warnings = out->nwarnings ? xcalloc(out->nwarnings, sizeof(*out->warnings)) : NULL;
 	json_array_foreach(a, i, w) {
 		out->warnings[i].kind = jget_str(w, "kind", "");
 		out->warnings[i].message = jget_str(w, "message", "");
 	}
-}
-
-static void read_sequential(struct rd *r, const json_t *res, struct result_sequential *out)
-{
-	const json_t *s = rd_obj(r, res, "sequential");
-	char *buf;
-	const char *old = enter(r, &buf, "sequential");
-
-	out->present = s != NULL;
-	out->look = rd_long(r, s, "look");
-	out->looks = rd_long(r, s, "looks");
-	out->runs_at_look = rd_long(r, s, "runs_at_look");
-	out->alpha_look = rd_num(r, s, "alpha_look");
-	out->p = rd_num(r, s, "p");
-	out->p_adjusted = rd_num(r, s, "p_adjusted");
-	out->lo = rd_num(r, s, "lo");
-	out->hi = rd_num(r, s, "hi");
-	leave(r, buf, old);
-}
-
-/* A string that must be there. */
-static const char *rd_req_str(struct rd *r, const json_t *obj, const char *key)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	if (!json_is_string(v)) {
-		rd_fail(r, key, "a string", v);
-		return NULL;
-	}
-	return json_string_value(v);
-}
-
-/* What names the result and its verdict: required. */
-static int read_identity(struct rd *r, const json_t *res, struct result_record *out)
-{
-	const char *verdict;
-
-	out->is_counter = json_object_get(res, "counter") != NULL;
-	out->workload = rd_req_str(r, res, "workload");
-	out->metric = rd_req_str(r, res, out->is_counter ? "counter" : "metric");
-	/* A one-kernel session compares nothing: its results have no verdict. */
-	verdict = rd_str(r, res, out->is_counter ? "change" : "verdict");
-	if (r->failed)
-		return -1;
-	/* An unknown verdict is never a pass (stats_verdict_from_id()). */
-	out->change_id = out->is_counter ? verdict : NULL;
-	out->verdict = stats_verdict_from_id(verdict);
-	out->verdict_id = verdict ? stats_verdict_id(out->verdict) : NULL;
-	out->group = out->is_counter ? rd_str(r, res, "group") : NULL;
-	out->name = out->is_counter ? rd_str(r, res, "name") : NULL;
 	return 0;
+}
+
+/* --- when a row is written --- */
+
+static int is_metric(const void *p)
+{
+	return !((const struct result_record *)p)->is_counter;
+}
+
+static int is_counter(const void *p)
+{
+	return ((const struct result_record *)p)->is_counter;
+}
+
+/* A verdict (a counter's change): one kernel has none, and only its reason. */
+static int has_verdict(const void *p)
+{
+	const struct result_record *rec = p;
+
+	return (rec->is_counter ? rec->change_id : rec->verdict_id) != NULL;
+}
+
+static int metric_verdict(const void *p)
+{
+	return is_metric(p) && has_verdict(p);
+}
+
+static int counter_change(const void *p)
+{
+	return is_counter(p) && has_verdict(p);
+}
+
+static int summarized(const void *p)
+{
+	return ((const struct result_side *)p)->summarized;
+}
+
+static int pooled(const void *p)
+{
+	return ((const struct result_record *)p)->pool.present;
+}
+
+/* --- the tables --- */
+
+static const struct sdoc_field median_ci_fields[] = {
+	{ "lo", SK_NUMBER_OR_NULL, MCI(lo) },
+	{ "hi", SK_NUMBER_OR_NULL, MCI(hi) },
+	{ "lo_order", SK_LONG, MCI(lo_order) },
+	{ "hi_order", SK_LONG, MCI(hi_order) },
+	{ "achieved", SK_NUMBER_OR_NULL, MCI(achieved) },
+	{ "ok", SK_FLAG, MCI(ok) },
+	{ "reason", SK_STRING_OR_NULL, MCI(reason) },
+	{ NULL },
+};
+
+static const struct sdoc_field drift_fields[] = {
+	{ "valid", SK_FLAG, DRIFT(valid) },
+	{ "rho", SK_NUMBER_OR_NULL, DRIFT(rho) },
+	{ "p", SK_NUMBER_OR_NULL, DRIFT(p) },
+	{ NULL },
+};
+
+/* A kernel's statistics are there when it has values (summarized). */
+#define STAT .when = summarized
+static const struct sdoc_field side_fields[] = {
+	{ "n", SK_LONG, SIDE(n) },
+	{ "failed", SK_LONG, SIDE(failed) },
+	{ "missing", SK_LONG, SIDE(missing) },
+	{ "median", SK_NUMBER_OR_NULL, SIDE(median), STAT },
+	{ "median_ci", SK_OBJECT, SIDE(median_ci), .sub = median_ci_fields, STAT },
+	{ "min", SK_NUMBER_OR_NULL, SIDE(min), STAT },
+	{ "q1", SK_NUMBER_OR_NULL, SIDE(q1), STAT },
+	{ "q3", SK_NUMBER_OR_NULL, SIDE(q3), STAT },
+	{ "max", SK_NUMBER_OR_NULL, SIDE(max), STAT },
+	{ "mean", SK_NUMBER_OR_NULL, SIDE(mean), STAT },
+	{ "stddev", SK_NUMBER_OR_NULL, SIDE(stddev), STAT },
+	{ "cv", SK_NUMBER_OR_NULL, SIDE(cv), STAT },
+	{ "mad", SK_NUMBER_OR_NULL, SIDE(mad), STAT },
+	{ "outliers", SK_LONG, SIDE(outliers), STAT },
+	{ "drift", SK_OBJECT, SIDE(drift), .sub = drift_fields, STAT },
+	{ "runs", SK_CODEC, 0, .json_type = "array", .encode = runs_encode, .decode = runs_decode },
+	{ "values", SK_CODEC, 0, .json_type = "array", .encode = values_encode,
+	  .decode = values_decode },
+	{ "outlier_runs", SK_CODEC, 0, .json_type = "array", .encode = outlier_runs_encode,
+	  .decode = outlier_runs_decode },
+	{ NULL },
+};
+
+static const struct sdoc_field ci_fields[] = {
+	{ "lo", SK_NUMBER_OR_NULL, CI(lo) },
+	{ "hi", SK_NUMBER_OR_NULL, CI(hi) },
+	{ "level", SK_NUMBER_OR_NULL, CI(level) },
+	{ "method", SK_TEXT, CI(method), .if_null = "none" },
+	{ "resamples", SK_LONG, CI(resamples) },
+	{ NULL },
+};
+
+static const struct sdoc_field mann_whitney_fields[] = {
+	{ "u", SK_NUMBER_OR_NULL, MW(u) },
+	{ "p", SK_NUMBER_OR_NULL, MW(p) },
+	{ "method", SK_TEXT, MW(method), .if_null = "none" },
+	{ NULL },
+};
+
+static const struct sdoc_field hodges_lehmann_fields[] = {
+	{ "shift", SK_NUMBER_OR_NULL, HL(shift) },
+	{ "lo", SK_NUMBER_OR_NULL, HL(lo) },
+	{ "hi", SK_NUMBER_OR_NULL, HL(hi) },
+	{ "ratio", SK_NUMBER_OR_NULL, HL(ratio) },
+	{ "ratio_lo", SK_NUMBER_OR_NULL, HL(ratio_lo) },
+	{ "ratio_hi", SK_NUMBER_OR_NULL, HL(ratio_hi) },
+	{ "level", SK_NUMBER_OR_NULL, HL(level) },
+	{ NULL },
+};
+
+static const struct sdoc_field paired_fields[] = {
+	{ "pairs", SK_LONG, PAIR(pairs) },
+	{ "used", SK_LONG, PAIR(used) },
+	{ "valid", SK_FLAG, PAIR(valid) },
+	{ "median_ratio", SK_NUMBER_OR_NULL, PAIR(median_ratio) },
+	{ "hl_ratio", SK_NUMBER_OR_NULL, PAIR(hl_ratio) },
+	{ "w_plus", SK_NUMBER_OR_NULL, PAIR(w_plus) },
+	{ "p", SK_NUMBER_OR_NULL, PAIR(p) },
+	{ "method", SK_TEXT, PAIR(method), .if_null = "none" },
+	{ NULL },
+};
+
+static const struct sdoc_field comparison_fields[] = {
+	{ "ratio", SK_NUMBER_OR_NULL, CMP(ratio) },
+	{ "delta_pct", SK_NUMBER_OR_NULL, CMP(delta_pct) },
+	{ "all_equal", SK_FLAG, CMP(all_equal) },
+	{ "ci", SK_OBJECT, CMP(ci), .sub = ci_fields },
+	{ "mann_whitney", SK_OBJECT, CMP(mann_whitney), .sub = mann_whitney_fields },
+	{ "hodges_lehmann", SK_OBJECT, CMP(hodges_lehmann), .sub = hodges_lehmann_fields },
+	{ "mde_pct", SK_NUMBER_OR_NULL, CMP(mde_pct) },
+	{ "paired", SK_OBJECT, CMP(paired), .sub = paired_fields, .has_present = 1, .or_null = 1 },
+	{ "q", SK_NUMBER_OR_NULL, CMP(q) },
+	{ NULL },
+};
+
+/* pooled.ci: members of struct result_pooled itself. */
+static const struct sdoc_field pooled_ci_fields[] = {
+	{ "lo", SK_NUMBER_OR_NULL, POOL(lo) },
+	{ "hi", SK_NUMBER_OR_NULL, POOL(hi) },
+	{ "level", SK_NUMBER_OR_NULL, POOL(level) },
+	{ NULL },
+};
+
+static const struct sdoc_field pooled_fields[] = {
+	{ "method", SK_TEXT, POOL(method), .if_null = "none" },
+	{ "hosts", SK_LONG, POOL(hosts) },
+	{ "ratio", SK_NUMBER_OR_NULL, POOL(ratio) },
+	{ "delta_pct", SK_NUMBER_OR_NULL, POOL(delta_pct) },
+	{ "ci", SK_OBJECT, 0, .sub = pooled_ci_fields },
+	{ "z", SK_NUMBER_OR_NULL, POOL(z) },
+	{ "p", SK_NUMBER_OR_NULL, POOL(p) },
+	{ "p_method", SK_TEXT, POOL(p_method), .if_null = "none" },
+	{ "basis", SK_TEXT, POOL(basis), .if_null = "none" },
+	{ NULL },
+};
+
+static const struct sdoc_field heterogeneity_fields[] = {
+	{ "q", SK_NUMBER_OR_NULL, HET(q) },
+	{ "df", SK_LONG, HET(df) },
+	{ "p", SK_NUMBER_OR_NULL, HET(p) },
+	{ "i2", SK_NUMBER_OR_NULL, HET(i2) },
+	{ "overlap", SK_FLAG, HET(overlap) },
+	{ "alpha", SK_NUMBER_OR_NULL, HET(alpha) },
+	{ "heterogeneous", SK_FLAG, HET(heterogeneous) },
+	{ NULL },
+};
+
+static const struct sdoc_field sequential_fields[] = {
+	{ "look", SK_LONG, SEQ(look) },
+	{ "looks", SK_LONG, SEQ(looks) },
+	{ "runs_at_look", SK_LONG, SEQ(runs_at_look) },
+	{ "alpha_look", SK_NUMBER_OR_NULL, SEQ(alpha_look) },
+	{ "p", SK_NUMBER_OR_NULL, SEQ(p) },
+	{ "p_adjusted", SK_NUMBER_OR_NULL, SEQ(p_adjusted) },
+	{ "lo", SK_NUMBER_OR_NULL, SEQ(lo) },
+	{ "hi", SK_NUMBER_OR_NULL, SEQ(hi) },
+	{ NULL },
+};
+
+/*
+ * "metric" and "counter" both name the series (rec->metric); a counter's
+ * change is "change", a metric's "verdict". The tail is a verdict's: a
+ * one-kernel session's results have only their reason.
+ */
+const struct sdoc_field result_record_fields[] = {
+	{ "workload", SK_STRING, REC(workload), SN_REQUIRED },
+	{ "metric", SK_STRING, REC(metric), .when = is_metric },
+	{ "counter", SK_STRING, REC(metric), .when = is_counter },
+	{ "group", SK_TEXT, REC(group), .when = is_counter },
+	{ "name", SK_TEXT, REC(name), .when = is_counter },
+	{ "unit", SK_TEXT, REC(unit), .when = is_metric },
+	{ "better", SK_TEXT, REC(better), .when = is_metric },
+	{ "primary", SK_FLAG, REC(primary), .when = is_metric },
+	{ "threshold", SK_NUMBER_OR_NULL, REC(threshold) },
+	{ "band_source", SK_TEXT, REC(band_source) },
+	{ "baseline", SK_OBJECT, REC(side[0]), .sub = side_fields },
+	{ "patched", SK_OBJECT, REC(side[1]), .sub = side_fields },
+	{ "hosts", SK_CODEC, 0, .json_type = "array", .when = pooled, .encode = hosts_encode,
+	  .decode = hosts_decode },
+	{ "pooled", SK_OBJECT, REC(pool), .sub = pooled_fields, .has_present = 1 },
+	{ "heterogeneity", SK_OBJECT, REC(pool.heterogeneity), .sub = heterogeneity_fields,
+	  .has_present = 1 },
+	{ "sequential", SK_OBJECT, REC(sequential), .sub = sequential_fields, .has_present = 1 },
+	{ "comparison", SK_OBJECT, REC(comparison), .sub = comparison_fields, .has_present = 1,
+	  .or_null = 1 },
+	{ "warnings", SK_CODEC, 0, .json_type = "array", .encode = warnings_encode,
+	  .decode = warnings_decode },
+	{ "family", SK_TEXT, REC(family) },
+	{ "family_size", SK_LONG, REC(family_size) },
+	{ "verdict", SK_STRING_OR_NULL, REC(verdict_id), .when = metric_verdict },
+	{ "change", SK_STRING_OR_NULL, REC(change_id), .when = counter_change },
+	{ "marker", SK_TEXT, REC(marker), .when = metric_verdict },
+	{ "reason", SK_TEXT, REC(reason) },
+	{ "p_used", SK_NUMBER_OR_NULL, REC(p_used), .when = has_verdict },
+	{ "used_q", SK_FLAG, REC(used_q), .when = has_verdict },
+	{ "runs_needed", SK_COUNT, REC(runs_needed), .when = has_verdict },
+	{ "final", SK_FLAG, REC(final), .when = has_verdict },
+	{ NULL },
+};
+
+/* --- the decoder: the table's, and what the table cannot say --- */
+
+/*
+ * The arrays of a side whose element had no "baseline": allocated all the
+ * same (never NULL, as the analysis' and every decoded side's are).
+ */
+static void side_arrays(struct result_side *s)
+{
+	if (!s->values)
+		s->values = xcalloc(s->nvalues + 1, sizeof(*s->values));
+	if (!s->runs)
+		s->runs = xcalloc(s->nvalues + 1, sizeof(*s->runs));
+	if (!s->outlier_runs)
+		s->outlier_runs = xcalloc(s->noutlier_runs + 1, sizeof(*s->outlier_runs));
 }
 
 /*
@@ -417,64 +471,56 @@ void result_record_set_basis(struct result_record *out)
 	}
 }
 
+/* The verdict as its id: an unknown one is never a pass (stats_verdict_from_id()). */
+static void set_verdict(struct result_record *out)
+{
+	const char *verdict = out->is_counter ? out->change_id : out->verdict_id;
+
+	out->change_id = out->is_counter ? verdict : NULL;
+	out->verdict = stats_verdict_from_id(verdict);
+	out->verdict_id = verdict ? stats_verdict_id(out->verdict) : NULL;
+}
+
 int result_record_decode(const json_t *res, struct result_record *out, struct strbuf *err)
 {
-	struct rd r = { .err = err, .where = "" };
-	double needed;
-
 	memset(out, 0, sizeof(*out));
 	out->json = res;
 	if (!json_is_object(res)) {
 		sb_addf(err, "expected an object, got %s", xjson_type_name(res));
 		return -1;
 	}
-	if (read_identity(&r, res, out))
+	out->is_counter = json_object_get(res, "counter") != NULL;
+	if (sdoc_fields_decode(result_record_fields, res, out, err))
 		return -1;
-	out->unit = rd_str(&r, res, "unit");
-	out->better = rd_str(&r, res, "better");
-	out->marker = rd_str(&r, res, "marker");
-	out->reason = rd_str(&r, res, "reason");
-	out->family = rd_str(&r, res, "family");
-	out->band_source = rd_str(&r, res, "band_source");
-	out->family_size = rd_long(&r, res, "family_size");
-	out->threshold = rd_num(&r, res, "threshold");
-	out->p_used = rd_num(&r, res, "p_used");
-	out->used_q = rd_bool(&r, res, "used_q");
-	out->primary = rd_bool(&r, res, "primary");
-	out->final = rd_bool(&r, res, "final");
-	needed = rd_num(&r, res, "runs_needed");
-	out->runs_needed = isfinite(needed) && needed > 0 && needed < 1e15 ? (long)needed : 0;
-	read_side(&r, res, "baseline", &out->side[0]);
-	read_side(&r, res, "patched", &out->side[1]);
-	out->summarized[0] = rd_get(rd_get(res, "baseline"), "outliers") != NULL;
-	out->summarized[1] = rd_get(rd_get(res, "patched"), "outliers") != NULL;
-	read_comparison(&r, rd_obj(&r, res, "comparison"), &out->comparison);
-	read_pooled(&r, res, &out->pool);
-	read_hosts(&r, res, out);
-	read_warnings(&r, res, out);
-	read_sequential(&r, res, &out->sequential);
+	/* Which of "metric" and "counter" names it, the table cannot say. */
+	if (!out->metric) {
+		sb_addf(err, "%s: expected a string, got nothing",
+			out->is_counter ? "counter" : "metric");
+		return -1;
+	}
+	set_verdict(out);
+	for (int k = 0; k < 2; k++) {
+		const json_t *side = json_object_get(res, k ? "patched" : "baseline");
+		const json_t *outliers = json_object_get(side, "outliers");
+
+		/* statistics are there when outliers is (0 counted is not null) */
+		out->side[k].summarized = outliers && !json_is_null(outliers);
+		side_arrays(&out->side[k]);
+	}
 	result_record_set_basis(out);
-	return r.failed ? -1 : 0;
+	return 0;
 }
 
 void result_record_clear(struct result_record *rec)
 {
-	struct strbuf err = STRBUF_INIT;
-	struct rd r = { .err = &err, .where = "" };
-
 	memset(rec, 0, sizeof(*rec));
-	/* The readers of absent members: the decoder's own "none", whatever it is. */
-	read_side(&r, NULL, "baseline", &rec->side[0]);
-	read_side(&r, NULL, "patched", &rec->side[1]);
-	read_comparison(&r, NULL, &rec->comparison);
-	read_pooled(&r, NULL, &rec->pool);
-	read_sequential(&r, NULL, &rec->sequential);
-	rec->threshold = rd_num(&r, NULL, "threshold");
-	rec->p_used = rd_num(&r, NULL, "p_used");
+	/* The table's none for every member, exactly what the decoder reads of an absent one. */
+	sdoc_fields_init(result_record_fields, rec);
+	side_arrays(&rec->side[0]);
+	side_arrays(&rec->side[1]);
 	/* No verdict reads as an unknown one: never a pass. */
 	rec->verdict = stats_verdict_from_id(NULL);
 	result_record_set_basis(rec);
-	sb_release(&err);
 }
 
 const char *result_strings_add(struct result_strings *st, const char *s)

@@ -24,6 +24,7 @@
 
 #include <jansson.h>
 
+#include "session_doc.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "util.h"
@@ -37,6 +38,12 @@ struct result_change {
 
 /* "baseline" or "patched": one kernel's statistics. NaN / 0 when absent. */
 struct result_side {
+	/*
+	 * The kernel has its statistics (median, outliers, drift, ...): it
+	 * has values. Without them outliers reads 0, which is not "none
+	 * counted".
+	 */
+	int summarized;
 	long n, failed, missing, outliers;
 	double median, min, q1, q3, max, mean, stddev, cv, mad;
 	struct {
@@ -153,13 +160,25 @@ struct result_record {
 	struct result_warning *warnings;
 	struct result_sequential sequential;
 	const json_t *json;		/* the element decoded; NULL: made by the analysis */
-	/*
-	 * side[k] has its statistics (median, outliers, drift, ...): the
-	 * kernel has values. Without them side[k].outliers reads 0, which
-	 * is not "none counted".
-	 */
-	int summarized[2];
 };
+
+/*
+ * The record's one definition: a row per member of the JSON element, in
+ * the order report_analyze() has always written them, its key, kind and
+ * place in struct result_record (session_doc.h's struct sdoc_field, and its
+ * codec). Both "results" and "counter_results" (a counter's rows are the
+ * ones whose when() says so). The encoder (result_record_encode()) and the
+ * decoder (result_record_decode()) are driven by it; the members whose
+ * shape is an array of structs have codecs of their own, SK_CODEC rows:
+ * "hosts", "warnings", and a side's "runs", "values" and "outlier_runs".
+ * tests/unit/test_result_table.c holds reports/schema/'s result item and
+ * reports/SCHEMA.md's results table to the rows and re-encodes real
+ * reports' results byte for byte.
+ *
+ * A new member is a struct line above and a row in report_result.c (then
+ * the schema and SCHEMA.md, which the test holds to the row).
+ */
+extern const struct sdoc_field result_record_fields[];
 
 /*
  * Decode one element of a report's "results" or "counter_results" into

@@ -161,6 +161,10 @@ static void init_fields(const struct sdoc_field *fields, void *base)
 			init_fields(f->sub, p);
 			break;
 		case SK_JSON: *(const json_t **)p = NULL; break;
+		case SK_LONG: case SK_COUNT: *(long *)p = 0; break;
+		case SK_FLAG: *(int *)p = 0; break;
+		case SK_TEXT: *(const char **)p = NULL; break;
+		case SK_CODEC: break;	/* its decode of nothing is its none */
 		}
 	}
 }
@@ -187,7 +191,9 @@ static json_t *encode_value(const struct sdoc_field *f, const void *base)
 	long long n;
 	double x = NAN;
 
-	if (f->kind == SK_STRING || f->kind == SK_STRING_OR_NULL)
+	if (f->when && !f->when(base))
+		return NULL;
+	if (f->kind == SK_STRING || f->kind == SK_STRING_OR_NULL || f->kind == SK_TEXT)
 		s = *(const char *const *)p;
 	if (f->kind == SK_INT_NUMBER || f->kind == SK_NUMBER || f->kind == SK_NUMBER_OR_NULL)
 		x = *(const double *)p;
@@ -203,14 +209,19 @@ static json_t *encode_value(const struct sdoc_field *f, const void *base)
 		/* an integer as written; a number read that no integer holds stays one */
 		return fabs(x) < 9e15 && x == floor(x) ? json_integer((json_int_t)x) : json_real(x);
 	case SK_NUMBER: return isnan(x) ? NULL : json_real(x);
-	case SK_NUMBER_OR_NULL: return isnan(x) ? json_null() : json_real(x);
+	/* jansson has no infinity: null, as jnum() writes it */
+	case SK_NUMBER_OR_NULL: return isfinite(x) ? json_real(x) : json_null();
 	case SK_BOOL: return *(const int *)p < 0 ? NULL : json_boolean(*(const int *)p);
 	case SK_OBJECT:
 		if (f->has_present && !*(const int *)p)
-			return NULL;
+			return f->or_null ? json_null() : NULL;
 		return encode_object(f->sub, p);
 	case SK_JSON:
 		return *(json_t *const *)p ? json_incref(*(json_t *const *)p) : NULL;
+	case SK_LONG: case SK_COUNT: return json_integer((json_int_t)*(const long *)p);
+	case SK_FLAG: return json_boolean(*(const int *)p);
+	case SK_TEXT: return json_string_lossy(s ? s : f->if_null ? f->if_null : "");
+	case SK_CODEC: return f->encode(p);
 	}
 	return NULL;
 }
@@ -291,9 +302,16 @@ static const char *want(const struct sdoc_field *f, const json_t *j, int *ok)
 	case SK_NUMBER_OR_NULL: *ok = json_is_number(j) || json_is_null(j); return "a number or null";
 	case SK_BOOL: *ok = json_is_boolean(j); return "true or false";
 	case SK_OBJECT: *ok = json_is_object(j); return "an object";
-	case SK_JSON:
+	case SK_JSON: case SK_CODEC:
 		*ok = !strcmp(f->json_type, "array") ? json_is_array(j) : json_is_object(j);
 		return !strcmp(f->json_type, "array") ? "an array" : "an object";
+	/* a count: what a long holds of any number (5.0, 5.5: 5) */
+	case SK_LONG:
+		*ok = json_is_number(j) && fabs(json_number_value(j)) < 1e15;
+		return "an integer or null";
+	case SK_COUNT: *ok = json_is_number(j); return "a number or null";
+	case SK_FLAG: *ok = json_is_boolean(j); return "a boolean or null";
+	case SK_TEXT: *ok = json_is_string(j); return "a string or null";
 	}
 	*ok = 0;
 	return "?";
@@ -331,6 +349,7 @@ static int fail_choice(struct decoder *d, const struct sdoc_field *f, const json
 static int store(struct decoder *d, const struct sdoc_field *f, const json_t *j, void *base)
 {
 	void *p = (char *)base + f->offset;
+	double x;
 
 	switch (f->kind) {
 	case SK_STRING: case SK_STRING_OR_NULL: *(const char **)p = json_string_value(j); break;
@@ -347,8 +366,28 @@ static int store(struct decoder *d, const struct sdoc_field *f, const json_t *j,
 			*(int *)p = 1;
 		return decode_object(d, j, f->sub, p);
 	case SK_JSON: *(const json_t **)p = j; break;
+	case SK_LONG: *(long *)p = (long)json_number_value(j); break;
+	case SK_COUNT:
+		x = json_number_value(j);
+		*(long *)p = isfinite(x) && x > 0 && x < 1e15 ? (long)x : 0;
+		break;
+	case SK_FLAG: *(int *)p = json_is_true(j); break;
+	case SK_TEXT: *(const char **)p = json_string_value(j); break;
+	case SK_CODEC: break;	/* decode_row() calls it */
 	}
 	return 0;
+}
+
+/* Row @f's codec on @j (NULL: absent), its complaint under the row's path. */
+static int decode_codec(struct decoder *d, const struct sdoc_field *f, const json_t *j, void *base)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = 0;
+
+	if (f->decode(j, (char *)base + f->offset, &why))
+		ret = fail(d, "%s", sb_str(&why));
+	sb_release(&why);
+	return ret;
 }
 
 /*
@@ -371,6 +410,8 @@ static int decode_row(struct decoder *d, const json_t *obj, const struct sdoc_fi
 		ret = fail_choice(d, f, j);
 	else if (j && !ok)
 		ret = fail(d, "expected %s, got %s", what, xjson_type_name(j));
+	else if (f->kind == SK_CODEC)
+		ret = decode_codec(d, f, j, base);
 	else if (j)
 		ret = store(d, f, j, base);
 	xjson_path_pop(&d->path, old);

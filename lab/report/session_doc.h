@@ -9,7 +9,10 @@
  * encoder, the decoder and its type checks, like run_record_fields[]
  * (run_record.h) for a run and config.c's ini_key for lab.conf; the
  * arrays with codecs of their own (kernels, workloads, plan, hosts, the
- * guest's nodes, ...) are rows of kind SK_JSON, kept as they are.
+ * guest's nodes, ...) are rows of kind SK_JSON, kept as they are. The
+ * same codec drives other records' tables (sdoc_fields_*() below): a
+ * result's, result_record_fields[] (report_result.h), with the kinds
+ * from SK_LONG on and when().
  * tests/unit/test_session_doc_table.c holds reports/schema/ and
  * reports/SCHEMA.md to the table, and re-encodes real session.json files
  * byte for byte.
@@ -143,10 +146,27 @@ enum sdoc_kind {
 	SK_INT,			/* long long, an integer; SDOC_NONE: absent */
 	SK_INT_NUMBER,		/* double, written as an integer, read as any number; NaN: absent */
 	SK_NUMBER,		/* double, written as a real; NaN: absent */
-	SK_NUMBER_OR_NULL,	/* double; NaN: null (always written) */
+	SK_NUMBER_OR_NULL,	/* double; NaN (or infinite): null (always written) */
 	SK_BOOL,		/* int; -1: absent */
 	SK_OBJECT,		/* a struct at .offset, its members in .sub */
 	SK_JSON,		/* const json_t * of .json_type, a member with its own codec; NULL: absent */
+	/*
+	 * The kinds of a record whose "none" is zero and that is always
+	 * written (a result: reports/SCHEMA.md's "null where not known"):
+	 * absent or null reads as that none, and the messages say "or null".
+	 */
+	SK_LONG,		/* long, an integer; always written; absent: 0 */
+	SK_COUNT,		/* likewise, any number read: one no count holds is 0 (none) */
+	SK_FLAG,		/* int, true or false; always written; absent: 0 */
+	SK_TEXT,		/* const char *; always written, NULL as .if_null ("" unless set) */
+	/*
+	 * A member of .json_type with a codec of its own into C (an array of
+	 * structs): .encode(base + offset), and .decode(j, base + offset, why)
+	 * called whether the member is there or not (j NULL: absent or null),
+	 * so that its none is the codec's; what is wrong goes in why ("expected
+	 * objects with a host name, got an object"), prefixed with the path.
+	 */
+	SK_CODEC,
 };
 
 enum sdoc_need {
@@ -170,6 +190,17 @@ struct sdoc_field {
 	 * may parse it unchecked.
 	 */
 	const char *const *choices;
+	/* SK_OBJECT with has_present: written null, not left out, when not present */
+	int or_null;
+	/* SK_TEXT: what NULL is written as; NULL: "" */
+	const char *if_null;
+	/*
+	 * Written only when when(the row's struct) holds (a counter's members
+	 * against a metric's); NULL: always. Read whenever it is there.
+	 */
+	int (*when)(const void *base);
+	json_t *(*encode)(const void *p);			/* SK_CODEC */
+	int (*decode)(const json_t *j, void *p, struct strbuf *why);	/* SK_CODEC */
 };
 
 /* The top level, in the order session_new() writes it, ending in { NULL }. */

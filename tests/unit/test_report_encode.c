@@ -154,7 +154,7 @@ static void same_record(const struct result_record *a, const struct result_recor
 	same_num(a->change.ratio, b->change.ratio);
 	same_num(a->change.lo, b->change.lo);
 	for (int k = 0; k < 2; k++) {
-		assert_int_equal(a->summarized[k], b->summarized[k]);
+		assert_int_equal(a->side[k].summarized, b->side[k].summarized);
 		same_side(&a->side[k], &b->side[k]);
 	}
 	assert_int_equal(a->comparison.present, b->comparison.present);

@@ -15,6 +15,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +43,12 @@ static const char *type_of(const struct sdoc_field *f, int *null_ok)
 {
 	*null_ok = f->kind == SK_STRING_OR_NULL || f->kind == SK_NUMBER_OR_NULL;
 	switch (f->kind) {
-	case SK_STRING: case SK_STRING_OR_NULL: return "string";
-	case SK_INT: return "integer";
+	case SK_STRING: case SK_STRING_OR_NULL: case SK_TEXT: return "string";
+	case SK_INT: case SK_LONG: case SK_COUNT: return "integer";
 	case SK_INT_NUMBER: case SK_NUMBER: case SK_NUMBER_OR_NULL: return "number";
-	case SK_BOOL: return "boolean";
+	case SK_BOOL: case SK_FLAG: return "boolean";
 	case SK_OBJECT: return "object";
-	case SK_JSON: return f->json_type;
+	case SK_JSON: case SK_CODEC: return f->json_type;
 	}
 	return "?";
 }
@@ -440,6 +441,22 @@ static void test_decoded(void **state)
 	sb_release(&err);
 }
 
+/* JSON has no infinity: a number that is not finite is written null, never left out. */
+static void test_infinite_is_null(void **state)
+{
+	struct session_doc d;
+	json_t *j;
+	(void)state;
+
+	session_doc_init(&d);
+	d.design.sequential.present = 1;
+	d.design.sequential.budget_s = INFINITY;
+	j = session_doc_encode(&d);
+	assert_true(json_is_null(json_object_get(json_object_get(json_object_get(j, "design"),
+							     "sequential"), "budget_s")));
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_decoded),
 		cmocka_unit_test(test_partners),
+		cmocka_unit_test(test_infinite_is_null),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
