@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lab.conf parsing and validation. Two passes: the inih pass stores every
- * key with its line (checking syntax and types as it goes); the second pass
+ * lab.conf parsing and validation. Two passes: the inih pass, here over
+ * the key tables of every section, stores every key with its line
+ * (checking syntax and types as it goes); the second pass (config_check.c)
  * resolves [kernel] inheritance and cross-references ([run] naming kernels,
  * workloads and a guest that exist). Both passes collect every error rather
- * than stopping at the first, so one `config check` shows them all.
+ * than stopping at the first, so one `config check` shows them all. The
+ * lookups on a loaded configuration are config_lookup.c's.
  */
 #include "config_priv.h"
 #include "escape.h"
@@ -14,7 +16,6 @@
 #include "stats_defaults.h"
 #include "workload_params.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,22 +183,13 @@ static const struct ini_key watch_keys[] = {
 	{ NULL },
 };
 
-struct parse_ctx {
-	struct lab_config *cfg;
-	struct ini_check ini;		/* path, error text, keys seen */
-	int run_line, stats_line, lab_line;
-};
-
-#define cfg_error(ctx, line, ...) ini_check_error(&(ctx)->ini, (line), __VA_ARGS__)
-
 /*
  * An error about a name that refers to something lab.conf does not
  * declare, at the line that wrote the name, with the nearest name of
  * @known when one is close: a typo is then a one-glance fix.
  */
-static void __attribute__((format(printf, 5, 6)))
-ref_error(struct parse_ctx *ctx, int line, const struct strvec *known, const char *word,
-	  const char *fmt, ...)
+void config_ref_error(struct parse_ctx *ctx, int line, const struct strvec *known,
+		      const char *word, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -208,28 +200,6 @@ ref_error(struct parse_ctx *ctx, int line, const struct strvec *known, const cha
 	ini_did_you_mean(&sb, word, (const char *const *)known->v, known->n);
 	cfg_error(ctx, line, "%s", sb_str(&sb));
 	sb_release(&sb);
-}
-
-/* Where key @key of [@kind @name] was set; @fallback when it was not. */
-static int key_line(const struct parse_ctx *ctx, const char *kind, const char *name,
-		    const char *key, int fallback)
-{
-	char *section = xasprintf("%s %s", kind, name);
-	int line = ini_check_line(&ctx->ini, section, key);
-
-	free(section);
-	return line ? line : fallback;
-}
-
-/* Where item @i of list key @key of [@kind @name] was written; @fallback when not. */
-static int item_line(const struct parse_ctx *ctx, const char *kind, const char *name,
-		     const char *key, size_t i, int fallback)
-{
-	char *section = name ? xasprintf("%s %s", kind, name) : xstrdup(kind);
-	int line = ini_check_item_line(&ctx->ini, section, key, i);
-
-	free(section);
-	return line ? line : fallback;
 }
 
 static int set_from_specs(struct parse_ctx *ctx, void *base, const struct ini_key *keys,
@@ -278,7 +248,7 @@ static struct kernel_cfg *get_kernel(struct lab_config *cfg, const char *name, i
 	return k;
 }
 
-static struct guest_cfg *get_guest(struct lab_config *cfg, const char *name, int line)
+struct guest_cfg *config_get_guest(struct lab_config *cfg, const char *name, int line)
 {
 	for (size_t i = 0; i < cfg->nr_guests; i++)
 		if (!strcmp(cfg->guests[i].name, name))
@@ -291,7 +261,7 @@ static struct guest_cfg *get_guest(struct lab_config *cfg, const char *name, int
 	return g;
 }
 
-static struct workload_cfg *get_workload(struct lab_config *cfg, const char *name, int line)
+struct workload_cfg *config_get_workload(struct lab_config *cfg, const char *name, int line)
 {
 	for (size_t i = 0; i < cfg->nr_workloads; i++)
 		if (!strcmp(cfg->workloads[i].name, name))
@@ -340,7 +310,7 @@ static int workload_primary_key(struct parse_ctx *ctx, struct workload_cfg *w,
 }
 
 /* Every workload type (workload_defs), for messages and suggestions. */
-static void workload_type_names(struct strvec *out)
+void config_workload_types(struct strvec *out)
 {
 	for (const struct workload_def *x = workload_defs; x->name; x++)
 		strvec_push(out, x->name);
@@ -356,10 +326,10 @@ static int workload_type_key(struct parse_ctx *ctx, struct workload_cfg *w,
 		struct strbuf sb = STRBUF_INIT;
 		struct strvec types = STRVEC_INIT;
 
-		workload_type_names(&types);
+		config_workload_types(&types);
 		for (size_t i = 0; i < types.n; i++)
 			sb_addf(&sb, "%s%s", i ? ", " : "", types.v[i]);
-		ref_error(ctx, line, &types, value, "[%s] type: expected one of %s, not '%s'",
+		config_ref_error(ctx, line, &types, value, "[%s] type: expected one of %s, not '%s'",
 			  section, sb_str(&sb), value);
 		strvec_clear(&types);
 		sb_release(&sb);
@@ -481,11 +451,11 @@ static void on_section(void *user, const char *section, int line)
 		else if (!strcmp(kind, "kernel"))
 			get_kernel(cfg, name, line);
 		else if (!strcmp(kind, "guest"))
-			get_guest(cfg, name, line);
+			config_get_guest(cfg, name, line);
 		else if (!strcmp(kind, "host"))
 			config_get_host(cfg, name, line);
 		else
-			get_workload(cfg, name, line);
+			config_get_workload(cfg, name, line);
 	} else {
 		cfg_error(ctx, line, "unknown section [%s] (expected [lab], [kernel NAME], "
 			  "[guest NAME], [workload NAME], [host NAME], [run], [stats], [report], [watch] or "
@@ -523,9 +493,9 @@ static int on_key(void *user, const char *section, const char *key, const char *
 	else if (name && config_valid_name(name) && !strcmp(kind, "kernel"))
 		r = set_from_specs(ctx, get_kernel(cfg, name, line), kernel_keys, section, key, value, line);
 	else if (name && config_valid_name(name) && !strcmp(kind, "guest"))
-		r = set_from_specs(ctx, get_guest(cfg, name, line), guest_keys, section, key, value, line);
+		r = set_from_specs(ctx, config_get_guest(cfg, name, line), guest_keys, section, key, value, line);
 	else if (name && config_valid_name(name) && !strcmp(kind, "workload"))
-		r = workload_key(ctx, get_workload(cfg, name, line), section, key, value, line);
+		r = workload_key(ctx, config_get_workload(cfg, name, line), section, key, value, line);
 	else if (name && config_valid_name(name) && !strcmp(kind, "host"))
 		r = config_host_key(&ctx->ini, config_get_host(cfg, name, line), section, key, value,
 				    line);
@@ -553,253 +523,6 @@ static void set_defaults(struct lab_config *cfg)
 	cfg->stats.max_failed = STATS_DEFAULT_MAX_FAILED;
 }
 
-static void default_path(struct lab_config *cfg, char **field, const char *rel)
-{
-	if (!*field)
-		*field = path_absolute(cfg->dir, rel);
-}
-
-/* Fill unset keys of @k from its `from` chain; detect cycles. */
-static int inherit_kernel(struct parse_ctx *ctx, struct kernel_cfg *k, int depth)
-{
-	struct lab_config *cfg = ctx->cfg;
-
-	if (!k->from)
-		return 0;
-	if (depth > (int)cfg->nr_kernels) {
-		cfg_error(ctx, key_line(ctx, "kernel", k->name, "from", k->line),
-			  "[kernel %s] from: 'from' chain loops back to itself", k->name);
-		return -1;
-	}
-	struct kernel_cfg *p = NULL;
-	for (size_t i = 0; i < cfg->nr_kernels; i++)
-		if (!strcmp(cfg->kernels[i].name, k->from))
-			p = &cfg->kernels[i];
-	if (!p) {
-		struct strvec names = STRVEC_INIT;
-
-		for (size_t i = 0; i < cfg->nr_kernels; i++)
-			if (&cfg->kernels[i] != k)
-				strvec_push(&names, cfg->kernels[i].name);
-		ref_error(ctx, key_line(ctx, "kernel", k->name, "from", k->line), &names, k->from,
-			  "[kernel %s] from: no [kernel %s] section", k->name, k->from);
-		strvec_clear(&names);
-		return -1;
-	}
-	if (p == k || inherit_kernel(ctx, p, depth + 1)) {
-		if (p == k)
-			cfg_error(ctx, key_line(ctx, "kernel", k->name, "from", k->line),
-				  "[kernel %s] from: a kernel cannot inherit from itself", k->name);
-		return -1;
-	}
-	if (!k->source && p->source)
-		k->source = xstrdup(p->source);
-	if (!k->ref && p->ref)
-		k->ref = xstrdup(p->ref);
-	if (!k->config && p->config)
-		k->config = xstrdup(p->config);
-	if (!k->series_set && p->series_set) {
-		strvec_pushv(&k->series, (const char *const *)p->series.v);
-		k->series_set = 1;
-	}
-	if (!k->fragments_set && p->fragments_set) {
-		strvec_pushv(&k->fragments, (const char *const *)p->fragments.v);
-		k->fragments_set = 1;
-	}
-	return 0;
-}
-
-static void check_kernel(struct parse_ctx *ctx, struct kernel_cfg *k)
-{
-	int source_line = key_line(ctx, "kernel", k->name, "source", k->line);
-	int config_line = key_line(ctx, "kernel", k->name, "config", k->line);
-
-	if (!k->source) {
-		cfg_error(ctx, k->line, "[kernel %s] source: missing (a directory, a .tar.* archive or "
-			  "a git repository)", k->name);
-	} else if (!path_exists(k->source)) {
-		cfg_error(ctx, source_line, "[kernel %s] source: '%s' does not exist%s", k->name,
-			  k->source, str_starts_with(k->source, "/usr/src/linux-source-")
-			  ? " (apt-get install linux-source-6.12, or run scripts/install-deps)" : "");
-	}
-	if (!k->config)
-		k->config = xstrdup("tinyconfig");
-	if (strcmp(k->config, "tinyconfig") && strcmp(k->config, "defconfig") &&
-	    strcmp(k->config, "allnoconfig")) {
-		char *abs = path_absolute(ctx->cfg->dir, k->config);
-		if (!is_regular_file(abs))
-			cfg_error(ctx, config_line, "[kernel %s] config: expected tinyconfig, defconfig, "
-				  "allnoconfig or a config file; '%s' is none", k->name, abs);
-		free(k->config);
-		k->config = abs;
-	}
-	for (size_t i = 0; i < k->series.n; i++)
-		if (!path_exists(k->series.v[i]))
-			cfg_error(ctx, item_line(ctx, "kernel", k->name, "series", i, k->line),
-				  "[kernel %s] series: '%s' does not exist", k->name, k->series.v[i]);
-	for (size_t i = 0; i < k->fragments.n; i++)
-		if (!is_regular_file(k->fragments.v[i]))
-			cfg_error(ctx, item_line(ctx, "kernel", k->name, "fragments", i, k->line),
-				  "[kernel %s] fragments: '%s' is not a file", k->name,
-				  k->fragments.v[i]);
-}
-
-/* [run] kernels: each a [kernel] section, once; without the key, the first two. */
-static void check_run_kernels(struct parse_ctx *ctx, int run_line)
-{
-	struct lab_config *cfg = ctx->cfg;
-	struct run_cfg *run = &cfg->run;
-	struct strvec names = STRVEC_INIT;
-
-	if (!run->kernels.n && cfg->nr_kernels) {
-		/* Default: compare the first two kernels, or run the only one. */
-		for (size_t i = 0; i < cfg->nr_kernels && i < 2; i++)
-			strvec_push(&run->kernels, cfg->kernels[i].name);
-	}
-	for (size_t i = 0; i < cfg->nr_kernels; i++)
-		strvec_push(&names, cfg->kernels[i].name);
-	for (size_t i = 0; i < run->kernels.n; i++) {
-		int line = item_line(ctx, "run", NULL, "kernels", i, run_line);
-
-		if (!config_kernel(cfg, run->kernels.v[i]))
-			ref_error(ctx, line, &names, run->kernels.v[i],
-				  "[run] kernels: no [kernel %s] section", run->kernels.v[i]);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(run->kernels.v[i], run->kernels.v[j]))
-				cfg_error(ctx, line, "[run] kernels: '%s' is listed twice",
-					  run->kernels.v[i]);
-	}
-	strvec_clear(&names);
-}
-
-/* [run] workloads: each a [workload] section or a workload type (run with its defaults). */
-static void check_run_workloads(struct parse_ctx *ctx, int run_line)
-{
-	struct lab_config *cfg = ctx->cfg;
-	struct run_cfg *run = &cfg->run;
-	struct strvec names = STRVEC_INIT;
-
-	for (size_t i = 0; i < cfg->nr_workloads; i++)
-		strvec_push(&names, cfg->workloads[i].name);
-	workload_type_names(&names);
-	for (size_t i = 0; i < run->workloads.n; i++) {
-		const char *w = run->workloads.v[i];
-		int line = item_line(ctx, "run", NULL, "workloads", i, run_line);
-
-		if (config_workload(cfg, w))
-			continue;
-		if (workload_find(w))
-			get_workload(cfg, w, line);	/* a bare type with its defaults */
-		else
-			ref_error(ctx, line, &names, w, "[run] workloads: '%s' is neither a "
-				  "[workload] section nor a known workload", w);
-	}
-	strvec_clear(&names);
-}
-
-/* The guests lab.conf could name: its [guest] sections and guests/NAME.conf beside it. */
-static void guest_names(const struct lab_config *cfg, struct strvec *out)
-{
-	char *dir = path_absolute(cfg->dir, "guests");
-	DIR *d = dir ? opendir(dir) : NULL;
-	struct dirent *de;
-
-	for (size_t i = 0; i < cfg->nr_guests; i++)
-		strvec_push(out, cfg->guests[i].name);
-	while (d && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 5 && !strcmp(de->d_name + len - 5, ".conf"))
-			strvec_pushf(out, "%.*s", (int)(len - 5), de->d_name);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-	strvec_sort(out);	/* readdir's order is the file system's: one hint for one typo */
-}
-
-/* [run] guest: a [guest] section, else guests/NAME.conf beside lab.conf. */
-static void check_run_guest(struct parse_ctx *ctx, int run_line)
-{
-	struct lab_config *cfg = ctx->cfg;
-	struct run_cfg *run = &cfg->run;
-	int line = ini_check_line(&ctx->ini, "run", "guest");
-
-	if (!line)
-		line = run_line;
-	if (!run->guest)
-		run->guest = xstrdup("tiny");
-	for (size_t i = 0; i < cfg->nr_guests; i++)
-		if (!strcmp(cfg->guests[i].name, run->guest))
-			return;
-	/* A guest without a section is guests/NAME.conf beside lab.conf. */
-	char *rel = xasprintf("guests/%s.conf", run->guest);
-	char *file = path_absolute(cfg->dir, rel);
-
-	if (is_regular_file(file)) {
-		struct guest_cfg *g = get_guest(cfg, run->guest, line);
-
-		g->file = file;
-		file = NULL;
-	} else {
-		struct strvec names = STRVEC_INIT;
-
-		guest_names(cfg, &names);
-		ref_error(ctx, line, &names, run->guest, "[run] guest: no [guest %s] section and "
-			  "no %s", run->guest, file);
-		strvec_clear(&names);
-	}
-	free(file);
-	free(rel);
-}
-
-static void check_run(struct parse_ctx *ctx)
-{
-	struct lab_config *cfg = ctx->cfg;
-	int line = ctx->run_line ? ctx->run_line : 1;
-
-	check_run_kernels(ctx, line);
-	check_run_workloads(ctx, line);
-	check_run_guest(ctx, line);
-	for (size_t i = 0; i < cfg->nr_guests; i++) {
-		struct guest_cfg *g = &cfg->guests[i];
-		if (!g->file) {
-			char *rel = xasprintf("guests/%s.conf", g->name);
-			g->file = path_absolute(cfg->dir, rel);
-			free(rel);
-		}
-		if (!is_regular_file(g->file))
-			cfg_error(ctx, key_line(ctx, "guest", g->name, "file", g->line),
-				  "[guest %s] file: '%s' is not a file", g->name, g->file);
-	}
-	for (size_t i = 0; i < cfg->nr_workloads; i++) {
-		struct strvec types = STRVEC_INIT;
-
-		if (cfg->workloads[i].def)
-			continue;
-		workload_type_names(&types);
-		ref_error(ctx, cfg->workloads[i].line, &types, cfg->workloads[i].name,
-			  "[workload %s] is not a known workload: set 'type = '",
-			  cfg->workloads[i].name);
-		strvec_clear(&types);
-	}
-	if (cfg->stats.confidence < 0.5) {
-		int key = ini_check_line(&ctx->ini, "stats", "confidence");
-
-		cfg_error(ctx, key ? key : ctx->stats_line ? ctx->stats_line : 1,
-			  "[stats] confidence: expected at least 0.5 (e.g. 0.95)");
-	}
-}
-
-static void check_utf8_path(struct parse_ctx *ctx, const char *what, const char *path)
-{
-	size_t len = strlen(path), good = utf8_valid_len(path, len);
-
-	if (good < len)
-		sb_addf(ctx->ini.err, "%s: %s is not valid UTF-8 (byte 0x%02x at offset %zu); the lab "
-			"writes its paths into JSON reports\n", path, what, (unsigned char)path[good], good);
-}
-
 int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 {
 	struct parse_ctx ctx = { .cfg = cfg, .ini = { .path = path, .err = err } };
@@ -817,38 +540,8 @@ int config_load(const char *path, struct lab_config *cfg, struct strbuf *err)
 	set_defaults(cfg);
 	ctx.ini.dir = cfg->dir;
 	r = ini_parse_lines_sections(path, on_key, on_section, &ctx, err);
-	if (r >= 0) {
-		for (size_t i = 0; i < cfg->nr_kernels; i++)
-			inherit_kernel(&ctx, &cfg->kernels[i], 0);
-		for (size_t i = 0; i < cfg->nr_kernels; i++)
-			check_kernel(&ctx, &cfg->kernels[i]);
-		check_run(&ctx);
-		config_check_hosts(cfg, &ctx.ini, ctx.run_line ? ctx.run_line : 1);
-		config_check_claim(&ctx.ini, cfg);
-		config_check_coherence(&ctx.ini, cfg, ctx.run_line ? ctx.run_line : 1);
-		default_path(cfg, &cfg->state_dir, ".lab");
-		default_path(cfg, &cfg->cache_dir, "kernels/cache");
-		default_path(cfg, &cfg->reports_dir, "reports");
-		/* The environment wins, so CI can keep one cache across fresh clones. */
-		const char *env_cache = getenv("MGLRULAB_CACHE_DIR");
-		if (env_cache && *env_cache) {
-			char *abs = path_absolute(NULL, env_cache);
-
-			if (abs) {
-				free(cfg->cache_dir);
-				cfg->cache_dir = abs;
-			} else {
-				sb_addf(err, "MGLRULAB_CACHE_DIR: cannot read the current folder to "
-					"resolve %s: %s\n", env_cache, strerror(errno));
-			}
-		}
-		/*
-		 * Every path the lab records in JSON starts from one of these
-		 * (values were checked line by line): JSON must be UTF-8.
-		 */
-		check_utf8_path(&ctx, "the folder of the configuration file", cfg->path);
-		check_utf8_path(&ctx, "MGLRULAB_CACHE_DIR", cfg->cache_dir);
-	}
+	if (r >= 0)
+		config_check(&ctx);
 	ini_check_release(&ctx.ini);
 	return err->len > before ? LAB_EUSER : LAB_OK;
 }
@@ -962,145 +655,3 @@ int config_load_or_report(const char *path, struct lab_config *cfg)
 	return r;
 }
 
-const struct kernel_cfg *config_kernel(const struct lab_config *cfg, const char *name)
-{
-	for (size_t i = 0; i < cfg->nr_kernels; i++)
-		if (!strcmp(cfg->kernels[i].name, name))
-			return &cfg->kernels[i];
-	return NULL;
-}
-
-/* " (did you mean 'NAME'?)" for a kernel lab.conf declares, or nothing. */
-static void kernel_did_you_mean(const struct lab_config *cfg, const char *name,
-				struct strbuf *err)
-{
-	struct strvec names = STRVEC_INIT;
-
-	for (size_t i = 0; i < cfg->nr_kernels; i++)
-		if (!cfg->kernels[i].prefix_of)
-			strvec_push(&names, cfg->kernels[i].name);
-	ini_did_you_mean(err, name, (const char *const *)names.v, names.n);
-	strvec_clear(&names);
-}
-
-const struct kernel_cfg *config_kernel_resolve(struct lab_config *cfg, const char *name,
-					       struct strbuf *err)
-{
-	const struct kernel_cfg *k = config_kernel(cfg, name);
-	const char *at = strrchr(name, CONFIG_PREFIX_SEP);
-	long prefix;
-
-	if (k)
-		return k;
-	if (!at) {
-		sb_addf(err, "no [kernel %s] in %s", name, cfg->path);
-		kernel_did_you_mean(cfg, name, err);
-		return NULL;
-	}
-	char *base_name = xstrndup(name, (size_t)(at - name));
-	const struct kernel_cfg *base = config_kernel(cfg, base_name);
-	if (!base) {
-		sb_addf(err, "%s: no [kernel %s] in %s", name, base_name, cfg->path);
-		kernel_did_you_mean(cfg, base_name, err);
-	} else if (parse_long(at + 1, 0, 100000, &prefix)) {
-		sb_addf(err, "%s: expected NAME%cK, K a patch count from 0, got '%s'", name,
-			CONFIG_PREFIX_SEP, at + 1);
-	} else if (!base->series.n) {
-		sb_addf(err, "%s: [kernel %s] has no series to take patches from", name, base_name);
-	} else {
-		/* Copy the fields first: the array may move when it grows. */
-		struct kernel_cfg nk = {
-			.name = xstrdup(name), .line = base->line, .source = xstrdup(base->source),
-			.ref = base->ref ? xstrdup(base->ref) : NULL, .config = xstrdup(base->config),
-			.series_set = 1, .fragments_set = base->fragments_set,
-			.prefix_of = xstrdup(base_name), .prefix = prefix,
-			/* a watched series' prefixes build in its folder, incrementally */
-			.build_name = base->build_name ? xstrdup(base->build_name) : NULL,
-		};
-		strvec_pushv(&nk.series, (const char *const *)base->series.v);
-		strvec_pushv(&nk.fragments, (const char *const *)base->fragments.v);
-		ALLOC_GROW(cfg->kernels, cfg->nr_kernels + 1, cfg->alloc_kernels);
-		cfg->kernels[cfg->nr_kernels] = nk;
-		k = &cfg->kernels[cfg->nr_kernels++];
-	}
-	free(base_name);
-	return k;
-}
-
-/*
- * A kernel @name of @cfg's with [kernel @base_name]'s inputs, in the
- * watch's build folder, at @ref (NULL: the base's) and with @series after
- * the base's own (NULL: none).
- */
-static const struct kernel_cfg *watch_kernel(struct lab_config *cfg, const char *base_name,
-					     const char *name, const char *ref, const char *series,
-					     struct strbuf *err)
-{
-	const struct kernel_cfg *base = config_kernel(cfg, base_name);
-
-	if (!base) {
-		sb_addf(err, "no [kernel %s] in %s", base_name, cfg->path);
-		return NULL;
-	}
-	if (config_kernel(cfg, name)) {
-		sb_addf(err, "[kernel %s] is in %s already", name, cfg->path);
-		return NULL;
-	}
-	/* Copy the fields first: the array may move when it grows. */
-	struct kernel_cfg nk = {
-		.name = xstrdup(name), .line = base->line, .source = xstrdup(base->source),
-		.ref = ref ? xstrdup(ref) : base->ref ? xstrdup(base->ref) : NULL,
-		.config = xstrdup(base->config),
-		.series_set = 1, .fragments_set = base->fragments_set,
-		.build_name = xstrdup("watch"),
-	};
-	/* a baseline with a series of its own (a fix the lab carries): that first */
-	strvec_pushv(&nk.series, (const char *const *)base->series.v);
-	if (series)
-		strvec_push(&nk.series, series);
-	strvec_pushv(&nk.fragments, (const char *const *)base->fragments.v);
-	ALLOC_GROW(cfg->kernels, cfg->nr_kernels + 1, cfg->alloc_kernels);
-	cfg->kernels[cfg->nr_kernels] = nk;
-	return &cfg->kernels[cfg->nr_kernels++];
-}
-
-const struct kernel_cfg *config_kernel_with_series(struct lab_config *cfg, const char *base_name,
-						   const char *name, const char *series,
-						   struct strbuf *err)
-{
-	return watch_kernel(cfg, base_name, name, NULL, series, err);
-}
-
-const struct kernel_cfg *config_kernel_at(struct lab_config *cfg, const char *base_name,
-					  const char *name, const char *ref, struct strbuf *err)
-{
-	return watch_kernel(cfg, base_name, name, ref, NULL, err);
-}
-
-const struct workload_cfg *config_workload(const struct lab_config *cfg, const char *name)
-{
-	for (size_t i = 0; i < cfg->nr_workloads; i++)
-		if (!strcmp(cfg->workloads[i].name, name))
-			return &cfg->workloads[i];
-	return NULL;
-}
-
-const char *workload_cfg_value(const struct workload_cfg *w, const char *param)
-{
-	for (size_t i = 0; i < w->keys.n; i++)
-		if (!strcmp(w->keys.v[i], param))
-			return w->values.v[i];
-	const struct param_def *p = w->def ? workload_param(w->def, param) : NULL;
-	return p ? p->def : NULL;
-}
-
-void workload_cfg_primaries(const struct workload_cfg *w, struct strvec *out)
-{
-	if (w->primary_set) {
-		strvec_pushv(out, (const char *const *)w->primary.v);
-		return;
-	}
-	for (const struct metric_def *m = w->def ? w->def->metrics : NULL; m && m->name; m++)
-		if (m->primary)
-			strvec_push(out, m->name);
-}

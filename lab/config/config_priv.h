@@ -1,11 +1,41 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What config.c shares with its other files (config_hosts.c). */
+/*
+ * What lab.conf's files share: config.c (the key tables and the first
+ * pass), config_check.c (the second pass), config_lookup.c (the lookups
+ * on a loaded configuration) and the sections of their own files
+ * (config_hosts.c, config_claim.c, config_coh.c).
+ */
 #ifndef LAB_CONFIG_PRIV_H
 #define LAB_CONFIG_PRIV_H
 
 #include "util.h"
 #include "config.h"
 #include "ini_schema.h"
+
+/* Both passes over one lab.conf: what they fill, and where errors go. */
+struct parse_ctx {
+	struct lab_config *cfg;
+	struct ini_check ini;		/* path, error text, keys seen */
+	int run_line, stats_line, lab_line;
+};
+
+#define cfg_error(ctx, line, ...) ini_check_error(&(ctx)->ini, (line), __VA_ARGS__)
+
+/*
+ * An error about a name that refers to something lab.conf does not
+ * declare, at the line that wrote the name, with the nearest name of
+ * @known when one is close (config.c).
+ */
+void __attribute__((format(printf, 5, 6)))
+config_ref_error(struct parse_ctx *ctx, int line, const struct strvec *known, const char *word,
+		 const char *fmt, ...);
+/* [guest NAME] and [workload NAME]: found, or added at @line (config.c). */
+struct guest_cfg *config_get_guest(struct lab_config *cfg, const char *name, int line);
+struct workload_cfg *config_get_workload(struct lab_config *cfg, const char *name, int line);
+/* Every workload type (workload_defs), for messages and suggestions. */
+void config_workload_types(struct strvec *out);
+/* The second pass, once every key is read (config_check.c). */
+void config_check(struct parse_ctx *ctx);
 
 /* A section name: letters, digits, '-', '_' or '.'. */
 int config_valid_name(const char *name);

@@ -2,7 +2,7 @@
 /*
  * The workloads' own tables (struct report_layout in workload_def.h): a
  * report's results arranged the way each workload's linux-mm thread
- * showed them, rendered by report_text.c and report_html_tables.c. Built from
+ * showed them, rendered by report_text_layout.c and report_html_tables.c. Built from
  * the results alone (medians, change, verdict) and, for per-run tables,
  * the runs, read from the decoded report (report_view.h), so it needs
  * nothing the JSON does not hold. Internal to lab/report.

@@ -89,7 +89,7 @@ const char *verdict_label(const char *id);
 	"instructions and do not show"
 
 /*
- * report_text.c: word-wrap @text (made safe first) to 78 columns; the
+ * report_text_kit.c: word-wrap @text (made safe first) to 78 columns; the
  * first line starts after @prefix, continuation lines are indented by
  * @indent.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The text report's tables (lab/report/report_text.c), as a maintainer
+ * The text report's tables (lab/report/report_text*.c), as a maintainer
  * reads them in a mail (issue 29):
  *  - one meaning per symbol: every marker a row shows is in the legend
  *    and the legend lists no other; no value is "n/a", never "-" (the
