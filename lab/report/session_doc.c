@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DOC(f) .offset = offsetof(struct session_doc, f)
@@ -161,6 +162,7 @@ static void init_fields(const struct sdoc_field *fields, void *base)
 			init_fields(f->sub, p);
 			break;
 		case SK_JSON: *(const json_t **)p = NULL; break;
+		case SK_ARRAY: *(struct sdoc_array *)p = (struct sdoc_array){ 0 }; break;
 		}
 	}
 }
@@ -178,6 +180,21 @@ void sdoc_fields_init(const struct sdoc_field *fields, void *base)
 /* --- encoding --- */
 
 static json_t *encode_object(const struct sdoc_field *fields, const void *base);
+
+/* An SK_ARRAY member: its elements, each its row's .sub encoded. */
+static json_t *encode_array(const struct sdoc_field *f, const struct sdoc_array *a)
+{
+	json_t *arr;
+
+	if (!a->present)
+		return NULL;
+	if (a->present < 0)
+		return json_null();
+	arr = json_array();
+	for (size_t i = 0; i < a->n; i++)
+		json_array_append_new(arr, encode_object(f->sub, (const char *)a->v + i * f->elem_size));
+	return arr;
+}
 
 /* Row @f of @base as JSON; NULL when its value is the absent one. */
 static json_t *encode_value(const struct sdoc_field *f, const void *base)
@@ -211,6 +228,7 @@ static json_t *encode_value(const struct sdoc_field *f, const void *base)
 		return encode_object(f->sub, p);
 	case SK_JSON:
 		return *(json_t *const *)p ? json_incref(*(json_t *const *)p) : NULL;
+	case SK_ARRAY: return encode_array(f, p);
 	}
 	return NULL;
 }
@@ -294,6 +312,9 @@ static const char *want(const struct sdoc_field *f, const json_t *j, int *ok)
 	case SK_JSON:
 		*ok = !strcmp(f->json_type, "array") ? json_is_array(j) : json_is_object(j);
 		return !strcmp(f->json_type, "array") ? "an array" : "an object";
+	case SK_ARRAY:
+		*ok = json_is_array(j) || (f->nullable && json_is_null(j));
+		return f->nullable ? "an array or null" : "an array";
 	}
 	*ok = 0;
 	return "?";
@@ -327,6 +348,29 @@ static int fail_choice(struct decoder *d, const struct sdoc_field *f, const json
 	return ret;
 }
 
+/* An SK_ARRAY member @j (an array, or null where the row keeps it) into @a. */
+static int store_array(struct decoder *d, const struct sdoc_field *f, const json_t *j,
+		       struct sdoc_array *a)
+{
+	a->present = json_is_null(j) ? -1 : 1;
+	a->n = json_array_size(j);
+	a->v = a->n ? xcalloc(a->n, f->elem_size) : NULL;
+	for (size_t i = 0; i < a->n; i++) {
+		void *el = (char *)a->v + i * f->elem_size;
+		const json_t *o = json_array_get(j, i);
+		size_t old = xjson_path_index(&d->path, i);
+		int ret;
+
+		init_fields(f->sub, el);
+		ret = json_is_object(o) ? decode_object(d, o, f->sub, el) :
+		      fail(d, "expected an object, got %s", xjson_type_name(o));
+		xjson_path_pop(&d->path, old);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
 /* Member @j of row @f (type checked) into @base. */
 static int store(struct decoder *d, const struct sdoc_field *f, const json_t *j, void *base)
 {
@@ -347,6 +391,7 @@ static int store(struct decoder *d, const struct sdoc_field *f, const json_t *j,
 			*(int *)p = 1;
 		return decode_object(d, j, f->sub, p);
 	case SK_JSON: *(const json_t **)p = j; break;
+	case SK_ARRAY: return store_array(d, f, j, p);
 	}
 	return 0;
 }
@@ -403,7 +448,26 @@ int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *b
 	else
 		ret = decode_object(&d, j, fields, base);
 	sb_release(&d.path);
+	if (ret)
+		sdoc_fields_release(fields, base);
 	return ret;
+}
+
+void sdoc_fields_release(const struct sdoc_field *fields, void *base)
+{
+	for (const struct sdoc_field *f = fields; f->key; f++) {
+		void *p = (char *)base + f->offset;
+		struct sdoc_array *a = p;
+
+		if (f->kind == SK_OBJECT)
+			sdoc_fields_release(f->sub, p);
+		if (f->kind != SK_ARRAY)
+			continue;
+		for (size_t i = 0; i < a->n; i++)
+			sdoc_fields_release(f->sub, (char *)a->v + i * f->elem_size);
+		free(a->v);
+		*a = (struct sdoc_array){ 0 };
+	}
 }
 
 int session_doc_check(const json_t *j, const char *key, struct strbuf *err)

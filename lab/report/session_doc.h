@@ -9,7 +9,9 @@
  * encoder, the decoder and its type checks, like run_record_fields[]
  * (run_record.h) for a run and config.c's ini_key for lab.conf; the
  * arrays with codecs of their own (kernels, workloads, plan, hosts, the
- * guest's nodes, ...) are rows of kind SK_JSON, kept as they are.
+ * guest's nodes, ...) are rows of kind SK_JSON, kept as they are; an
+ * array of objects with a table of their own is SK_ARRAY (bisect.json's
+ * steps, bisect_doc.h).
  * tests/unit/test_session_doc_table.c holds reports/schema/ and
  * reports/SCHEMA.md to the table, and re-encodes real session.json files
  * byte for byte.
@@ -147,6 +149,19 @@ enum sdoc_kind {
 	SK_BOOL,		/* int; -1: absent */
 	SK_OBJECT,		/* a struct at .offset, its members in .sub */
 	SK_JSON,		/* const json_t * of .json_type, a member with its own codec; NULL: absent */
+	SK_ARRAY,		/* struct sdoc_array of .sub's objects, .elem_size bytes each */
+};
+
+/*
+ * An SK_ARRAY member: @n structs of the row's .elem_size at @v, each
+ * described by the row's .sub. Decoding allocates @v (xcalloc: free it
+ * with sdoc_fields_release()); a struct that encoder fills may point @v
+ * at its own array, which the encoder only reads.
+ */
+struct sdoc_array {
+	void *v;
+	size_t n;
+	int present;		/* 0: absent; 1: an array; -1: null (.nullable rows only) */
 };
 
 enum sdoc_need {
@@ -170,6 +185,8 @@ struct sdoc_field {
 	 * may parse it unchecked.
 	 */
 	const char *const *choices;
+	size_t elem_size;	/* SK_ARRAY: sizeof its elements' struct */
+	int nullable;		/* SK_ARRAY: null is a value of its own, kept (present -1) */
 };
 
 /* The top level, in the order session_new() writes it, ending in { NULL }. */
@@ -218,5 +235,11 @@ json_t *sdoc_fields_encode(const struct sdoc_field *fields, const void *base);
 LAB_MUST_CHECK
 int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *base,
 		       struct strbuf *err);
+/*
+ * Free what sdoc_fields_decode() allocated in @base (its SK_ARRAY
+ * members, theirs too) and leave them absent; on a failed decode it has
+ * done so itself. Nothing else of @base is freed.
+ */
+void sdoc_fields_release(const struct sdoc_field *fields, void *base);
 
 #endif

@@ -48,6 +48,7 @@ static const char *type_of(const struct sdoc_field *f, int *null_ok)
 	case SK_BOOL: return "boolean";
 	case SK_OBJECT: return "object";
 	case SK_JSON: return f->json_type;
+	case SK_ARRAY: return "array";
 	}
 	return "?";
 }
