@@ -9,9 +9,11 @@
  * per_patch()'s, in that order.
  */
 #include "bisect_doc.h"
+#include "escape.h"
 #include "xjson.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define DOC(f) .offset = offsetof(struct bisect_doc, f)
 #define SET(f) .offset = offsetof(struct bisect_doc_settings, f)
@@ -39,7 +41,7 @@ static const struct sdoc_field result_fields[] = {
 	{ key, SK_ARRAY, off, .sub = result_fields, \
 	  .elem_size = sizeof(struct bisect_doc_result), __VA_ARGS__ }
 
-static const struct sdoc_field step_fields[] = {
+const struct sdoc_field bisect_doc_step_fields[] = {
 	{ "step", SK_INT, STP(step), SN_REQUIRED },
 	{ "purpose", SK_STRING, STP(purpose), SN_REQUIRED },
 	{ "a", SK_STRING, STP(a), SN_REQUIRED },
@@ -117,7 +119,7 @@ const struct sdoc_field bisect_doc_fields[] = {
 	{ "series_kernel", SK_STRING, DOC(series_kernel), SN_REQUIRED },
 	{ "n", SK_INT, DOC(n), SN_REQUIRED },
 	{ "settings", SK_OBJECT, DOC(settings), SN_REQUIRED, .sub = settings_fields },
-	{ "steps", SK_ARRAY, DOC(steps), SN_REQUIRED, .sub = step_fields,
+	{ "steps", SK_ARRAY, DOC(steps), SN_REQUIRED, .sub = bisect_doc_step_fields,
 	  .elem_size = sizeof(struct bisect_doc_step) },
 	{ "prefixes", SK_JSON, DOC(prefixes), SN_REQUIRED, .json_type = "object" },
 	{ "probes", SK_ARRAY, DOC(probes), SN_REQUIRED, .sub = probe_fields,
@@ -185,4 +187,110 @@ int bisect_doc_decode(const json_t *j, struct bisect_doc *d, struct strbuf *err)
 void bisect_doc_release(struct bisect_doc *d)
 {
 	sdoc_fields_release(bisect_doc_fields, d);
+}
+
+/*
+ * --- the state's writers ---
+ *
+ * The bisection adds to bisect.json as it goes; each piece is encoded
+ * here by its table's rows, and put where the table's order puts it.
+ */
+
+/* @state's member @key, the container the bisection appends to (bisect_doc_encode() made it). */
+static json_t *member(json_t *state, const char *key)
+{
+	return json_object_get(state, key);
+}
+
+json_t *bisect_doc_add_step(json_t *state, const struct bisect_doc_step *st)
+{
+	json_t *step = sdoc_fields_encode(bisect_doc_step_fields, st);
+
+	json_array_append_new(member(state, "steps"), step);
+	return step;
+}
+
+void bisect_doc_step_measured(json_t *step, const char *session, json_t *results)
+{
+	/* session and results after state, where the table has them */
+	json_object_set_new(step, "session", json_string_lossy(session));
+	if (results)
+		json_object_set_new(step, "results", results);
+	json_object_set_new(step, "state", json_string(results ? "done" : "failed"));
+}
+
+void bisect_doc_set_prefix(json_t *state, long k, const struct bisect_doc_prefix *p)
+{
+	char key[24];
+
+	snprintf(key, sizeof(key), "%ld", k);
+	json_object_set_new(member(state, "prefixes"), key,
+			    sdoc_fields_encode(bisect_prefix_fields, p));
+}
+
+void bisect_doc_add_probe(json_t *state, const struct bisect_doc_probe *p)
+{
+	json_array_append_new(member(state, "probes"), sdoc_fields_encode(probe_fields, p));
+}
+
+void bisect_doc_set_tracked(json_t *state, json_t *tracked)
+{
+	json_object_set_new(state, "tracked", tracked);
+}
+
+void bisect_doc_set_result(json_t *state, const struct bisect_doc_end *end)
+{
+	json_object_set_new(state, "result", sdoc_fields_encode(end_fields, end));
+	json_object_set_new(state, "complete", json_true());
+}
+
+void bisect_doc_end_init(struct bisect_doc_end *end)
+{
+	sdoc_fields_init(end_fields, end);
+	end->present = 1;
+}
+
+void bisect_doc_end_release(struct bisect_doc_end *end)
+{
+	sdoc_fields_release(end_fields, end);
+}
+
+/* A results array alone, to decode through result_fields. */
+struct results_box {
+	struct sdoc_array a;
+};
+
+static const struct sdoc_field results_box_fields[] = {
+	RESULTS("results", .offset = offsetof(struct results_box, a)),
+	{ NULL },
+};
+
+int bisect_doc_results(const json_t *arr, struct sdoc_array *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct results_box box;
+	json_t *wrap = json_object();
+	int r;
+
+	*out = (struct sdoc_array){ 0 };
+	if (!arr)
+		return 0;
+	/* the wrapper holds @arr, which holds what the results' strings point into */
+	json_object_set(wrap, "results", (json_t *)arr);
+	r = sdoc_fields_decode(results_box_fields, wrap, &box, &err);
+	json_decref(wrap);
+	sb_release(&err);
+	if (!r)
+		*out = box.a;
+	return r;
+}
+
+int bisect_doc_patch_decode(const json_t *p, struct bisect_doc_patch *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = sdoc_fields_decode(patch_fields, p, out, &err);
+
+	out->present = !r;
+	sb_release(&err);
+	return r;
 }

@@ -111,8 +111,9 @@ struct bisect_doc {
 
 /* The top level, in the order bisect.json has always been written, ending in { NULL }. */
 extern const struct sdoc_field bisect_doc_fields[];
-/* A prefix's entry in prefixes. */
+/* A prefix's entry in prefixes; an element of steps[]. */
 extern const struct sdoc_field bisect_prefix_fields[];
+extern const struct sdoc_field bisect_doc_step_fields[];
 
 /* Every member absent. */
 void bisect_doc_init(struct bisect_doc *d);
@@ -131,5 +132,39 @@ int bisect_doc_decode(const json_t *j, struct bisect_doc *d, struct strbuf *err)
 
 /* Free the arrays bisect_doc_decode() allocated. */
 void bisect_doc_release(struct bisect_doc *d);
+
+/*
+ * The state's writers: bisect.json as bisect_doc_encode() began it, added
+ * to as the bisection goes, each piece encoded by its table's rows and
+ * put in the table's place (the file's member order).
+ */
+/* @st (results and session absent: running) at the end of steps[]; the element. */
+json_t *bisect_doc_add_step(json_t *state, const struct bisect_doc_step *st);
+/* Step @step measured: its session and @results (stolen), done; NULL @results: failed. */
+void bisect_doc_step_measured(json_t *step, const char *session, json_t *results);
+/* prefixes["@k"] = @p. */
+void bisect_doc_set_prefix(json_t *state, long k, const struct bisect_doc_prefix *p);
+/* @p at the end of probes[]. */
+void bisect_doc_add_probe(json_t *state, const struct bisect_doc_probe *p);
+/* tracked = @tracked (stolen): the confirm step's decisive results. */
+void bisect_doc_set_tracked(json_t *state, json_t *tracked);
+/* result = @end, encoded, and complete. */
+void bisect_doc_set_result(json_t *state, const struct bisect_doc_end *end);
+
+/*
+ * result, as the bisection fills it: present, every member absent; the
+ * arrays that bisect_doc_results() and the bisection allocated in it
+ * freed (strings and attribution are the caller's).
+ */
+void bisect_doc_end_init(struct bisect_doc_end *end);
+void bisect_doc_end_release(struct bisect_doc_end *end);
+/*
+ * A step's results (bisect_step_results(), JSON) as an array of struct
+ * bisect_doc_result into @out, its strings @arr's; NULL @arr: absent.
+ * 0, or -1 (@out absent) when an element is not a result.
+ */
+LAB_MUST_CHECK int bisect_doc_results(const json_t *arr, struct sdoc_array *out);
+/* A patches[] element into @out (present); 0, or -1 when it is not one. */
+LAB_MUST_CHECK int bisect_doc_patch_decode(const json_t *p, struct bisect_doc_patch *out);
 
 #endif

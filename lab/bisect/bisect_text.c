@@ -5,6 +5,7 @@
  * bisect.txt and the page.
  */
 #include "bisect_priv.h"
+#include "bisect_doc.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "report_view.h"
@@ -120,10 +121,9 @@ static LAB_MUST_CHECK int write_page(const struct bisect *bs)
 	return r;
 }
 
-int bisect_finish(struct bisect *bs, json_t *result, struct strbuf *text)
+int bisect_finish(struct bisect *bs, const struct bisect_doc_end *end, struct strbuf *text)
 {
-	json_object_set_new(bs->state, "result", result);
-	json_object_set_new(bs->state, "complete", json_true());
+	bisect_doc_set_result(bs->state, end);
 	int r = bisect_save(bs);
 	char *path = xasprintf("%s/bisect.txt", bs->dir);
 

@@ -204,6 +204,63 @@ static void test_decoded(void **state)
 	sb_release(&err);
 }
 
+/*
+ * The state's writers, in the order a bisection calls them (begun, each
+ * step added running and then measured, the prefixes, the probes, tracked,
+ * the result), write the fixture bisection's bisect.json byte for byte.
+ */
+static void test_writers(void **state)
+{
+	char *text = fixture_text(), *out;
+	json_t *j = json_loads(text, 0, NULL), *st, *steps = json_object_get(j, "steps"), *p;
+	struct bisect_doc d, begin;
+	struct strbuf err = STRBUF_INIT;
+	const struct bisect_doc_step *sv;
+	const struct bisect_doc_probe *pv;
+	const char *key;
+	(void)state;
+
+	assert_int_equal(bisect_doc_decode(j, &d, &err), 0);
+	begin = d;
+	begin.steps = begin.probes = (struct sdoc_array){ .present = 1 };
+	begin.prefixes = json_object();
+	begin.complete = 0;
+	begin.tracked = (struct sdoc_array){ 0 };
+	begin.result.present = 0;
+	st = bisect_doc_encode(&begin);
+	json_decref((json_t *)begin.prefixes);
+	sv = d.steps.v;
+	for (size_t i = 0; i < d.steps.n; i++) {
+		struct bisect_doc_step s = sv[i];
+
+		s.state = "running";
+		s.session = NULL;
+		s.results = (struct sdoc_array){ 0 };
+		bisect_doc_step_measured(bisect_doc_add_step(st, &s), sv[i].session,
+					 json_incref(json_object_get(json_array_get(steps, i), "results")));
+	}
+	json_object_foreach(json_object_get(j, "prefixes"), key, p) {
+		struct bisect_doc_prefix pre;
+
+		assert_int_equal(sdoc_fields_decode(bisect_prefix_fields, p, &pre, &err), 0);
+		bisect_doc_set_prefix(st, atol(key), &pre);
+	}
+	pv = d.probes.v;
+	for (size_t i = 0; i < d.probes.n; i++)
+		bisect_doc_add_probe(st, &pv[i]);
+	bisect_doc_set_tracked(st, json_incref(json_object_get(j, "tracked")));
+	bisect_doc_set_result(st, &d.result);
+	out = dump(st);
+	if (strcmp(out, text))
+		fail_msg("the writers wrote another file:\n%s", out);
+	free(out);
+	free(text);
+	json_decref(st);
+	bisect_doc_release(&d);
+	json_decref(j);
+	sb_release(&err);
+}
+
 /* The `keys` of @cell in order, "[]" dropped, into @out (at most @max). */
 static size_t keys_of(const char *cell, char out[][64], size_t max)
 {
@@ -286,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_endings),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_decoded),
+		cmocka_unit_test(test_writers),
 		cmocka_unit_test(test_doc_table),
 	};
 
