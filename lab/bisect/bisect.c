@@ -16,6 +16,7 @@
 #include "report_result.h"
 #include "report_view.h"
 #include "session.h"
+#include "stamped_dir.h"
 #include "xjson.h"
 
 #include <errno.h>
@@ -398,31 +399,11 @@ static int begin_state(struct bisect *bs, const struct kernel_cfg *k, const char
 
 static int create_dir(struct bisect *bs)
 {
-	char stamp[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	for (int n = 0; n < 100 && !bs->dir; n++) {
-		char *d = n ? xasprintf("%s/%s-bisect-%d", bs->cfg.reports_dir, stamp, n) :
-			      xasprintf("%s/%s-bisect", bs->cfg.reports_dir, stamp);
-		if (!path_exists(d))
-			bs->dir = d;
-		else
-			free(d);
-	}
+	bs->dir = stamped_dir_free(bs->cfg.reports_dir, "bisect");
 	if (!bs->dir || mkdir_p(bs->dir, 0755))
 		return lab_error("cannot create a bisection folder in %s", bs->cfg.reports_dir);
 	/* <reports>/latest-bisect -> it, as reports/latest is for sessions. */
-	char *link = xasprintf("%s/latest-bisect", bs->cfg.reports_dir);
-	char *tmp = xasprintf("%s/.latest-bisect.%ld", bs->cfg.reports_dir, (long)getpid());
-	unlink(tmp);
-	if (symlink(path_basename(bs->dir), tmp) || rename(tmp, link))
-		warning("cannot point %s at %s: %s", link, bs->dir, strerror(errno));
-	unlink(tmp);
-	free(tmp);
-	free(link);
+	stamped_dir_link(bs->cfg.reports_dir, "latest-bisect", path_basename(bs->dir));
 	return LAB_OK;
 }
 
@@ -694,10 +675,7 @@ int bisect_main(struct bisect_opts *o)
 		r = callers_config(&bs);
 	if (r)
 		goto out;
-	fflush(stdout);
-	bs.saved_stdout = dup(1);
-	if (bs.saved_stdout >= 0)
-		dup2(2, 1);
+	bs.saved_stdout = stdout_to_stderr();
 	if (interrupt_catch()) {
 		r = lab_error("cannot set up signal handling: %s", strerror(errno));
 		goto out;
@@ -744,11 +722,7 @@ out:
 		if (bs.holds[i] >= 0)
 			close(bs.holds[i]);
 	free(bs.holds);
-	if (bs.saved_stdout >= 0) {
-		fflush(stdout);
-		dup2(bs.saved_stdout, 1);
-		close(bs.saved_stdout);
-	}
+	stdout_restore(&bs.saved_stdout);
 	if (o->json && bs.dir && write_summary(&bs, r) && r == LAB_OK)
 		r = LAB_ELAB;
 	json_decref(bs.state);

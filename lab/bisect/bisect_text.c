@@ -9,6 +9,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "report_view.h"
+#include "stamped_dir.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -132,12 +133,7 @@ int bisect_finish(struct bisect *bs, const struct bisect_doc_end *end, struct st
 	int w = write_page(bs);
 	if (w)
 		r = w;
-	if (bs->saved_stdout >= 0) {
-		fflush(stdout);
-		dup2(bs->saved_stdout, 1);
-		close(bs->saved_stdout);
-		bs->saved_stdout = -1;
-	}
+	stdout_restore(&bs->saved_stdout);
 	/* --json - takes stdout; the summary is in bisect.txt */
 	if (!bs->o->json || !user_output_is_stdout(bs->o->json))
 		fputs(sb_str(text), stdout);
