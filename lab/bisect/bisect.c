@@ -6,6 +6,7 @@
  * the summary bisect_text.c; the search itself is bisect_search.c.
  */
 #include "bisect_priv.h"
+#include "bisect_doc.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "interrupt.h"
@@ -15,6 +16,7 @@
 #include "report_result.h"
 #include "report_view.h"
 #include "session.h"
+#include "stamped_dir.h"
 #include "xjson.h"
 
 #include <errno.h>
@@ -77,10 +79,10 @@ static int moves_any(const json_t *tracked, const json_t *results)
 /*
  * The culprit's own step with --attribute: where its instructions moved,
  * from the step session's report (its "attribution" member), into
- * result.attribution and a few lines of @text.
+ * result.attribution (a reference @end holds) and a few lines of @text.
  */
 static void culprit_attribution(struct bisect *bs, const char *before, const char *at,
-				json_t *result, struct strbuf *text)
+				struct bisect_doc_end *end, struct strbuf *text)
 {
 	struct bisect_step st;
 	struct strbuf err = STRBUF_INIT;
@@ -107,14 +109,15 @@ static void culprit_attribution(struct bisect *bs, const char *before, const cha
 	} else {
 		report_attr_brief(&va, text, 0);
 		report_attr_release(&va);
-		json_object_set(result, "attribution", a);
+		end->attribution = json_incref(a);
 	}
 	json_decref(report);
 	sb_release(&err);
 }
 
 /* After a culprit: its own effect, and what the patches after it do. */
-static int culprit_effects(struct bisect *bs, long c, json_t *result, struct strbuf *text)
+static int culprit_effects(struct bisect *bs, long c, struct bisect_doc_end *end,
+			   struct strbuf *text)
 {
 	const json_t *tracked = bisect_head_of(bs).tracked;
 	char *before = bisect_prefix_name(bs, c - 1), *at = bisect_prefix_name(bs, c);
@@ -136,9 +139,12 @@ static int culprit_effects(struct bisect *bs, long c, json_t *result, struct str
 		goto out;
 	sb_addf(text, "\nits own effect (%s against %s):\n", at, before);
 	bisect_fmt_tracked(text, tracked, own);
-	json_object_set(result, "own_effect", own);
+	if (bisect_doc_results(own, &end->own_effect)) {
+		r = lab_error("bisect: the own step's results are not results");
+		goto out;
+	}
 	if (bs->o->attribute != RUN_ATTRIBUTE_OFF)
-		culprit_attribution(bs, before, at, result, text);
+		culprit_attribution(bs, before, at, end, text);
 	struct bisect_step st;
 
 	if (c < bs->n && !(rest = bisect_results_of(bs, at, bs->series)) &&
@@ -153,7 +159,7 @@ static int culprit_effects(struct bisect *bs, long c, json_t *result, struct str
 		sb_addf(text, "the remaining %s: not measured (the probe placed patch %ld with one "
 			"session); mglrulab run --ab %s %s measures %s\n", range, c, at, bs->series,
 			c + 1 == bs->n ? "it" : "them");
-		json_object_set_new(result, "remaining", json_null());
+		end->remaining.present = -1;
 	} else if (c < bs->n) {
 		if (c + 1 == bs->n)
 			sb_addf(text, "the remaining patch %ld (%s against %s):\n", c + 1, bs->series, at);
@@ -161,7 +167,12 @@ static int culprit_effects(struct bisect *bs, long c, json_t *result, struct str
 			sb_addf(text, "the remaining patches %ld..%ld (%s against %s):\n", c + 1, bs->n,
 				bs->series, at);
 		bisect_fmt_tracked(text, tracked, rest);
-		json_object_set_new(result, "remaining", rest ? json_incref(rest) : json_null());
+		if (bisect_doc_results(rest, &end->remaining)) {
+			r = lab_error("bisect: the remaining step's results are not results");
+			goto out;
+		}
+		if (!rest)
+			end->remaining.present = -1;
 		int adds = moves_any(tracked, rest);
 
 		sb_addf(text, "  %s\n", adds ? "they move it further: see the verdict above" :
@@ -178,31 +189,29 @@ out:
 static int search(struct bisect *bs, struct strbuf *text)
 {
 	struct bisect_result br;
-	json_t *result;
+	struct bisect_doc_end end;
 	int r = LAB_OK;
 
 	bisect_search(bs->n, bisect_oracle, bs, &br);
 	if (br.outcome == BISECT_INTERRUPTED)
 		return bs->status ? bs->status : LAB_ELAB;
-	result = xjson_pack("{s:s, s:I, s:I, s:i}", "outcome", bisect_outcome_name(br.outcome),
-			    "first", (json_int_t)br.first, "last", (json_int_t)br.last,
-			    "probes", br.probes);
+	bisect_doc_end_init(&end);
+	end.outcome = bisect_outcome_name(br.outcome);
+	end.first = br.first;
+	end.last = br.last;
+	end.probes = br.probes;
 	switch (br.outcome) {
-	case BISECT_FOUND: {
-		const json_t *p = bisect_patch_at(bs, br.culprit);
-		json_object_set_new(result, "culprit", json_integer(br.culprit));
-		json_object_set(result, "patch", (json_t *)p);
+	case BISECT_FOUND:
+		end.culprit = br.culprit;
+		/* patches[] was checked: a patch that is not one is left out, as before */
+		if (bisect_doc_patch_decode(bisect_patch_at(bs, br.culprit), &end.patch))
+			end.patch.present = 0;
 		sb_adds(text, "\nculprit: ");
 		bisect_fmt_patch(text, bs, br.culprit);
-		r = culprit_effects(bs, br.culprit, result, text);
-		if (r) {
-			json_decref(result);
-			return r;
-		}
+		r = culprit_effects(bs, br.culprit, &end, text);
 		break;
-	}
 	case BISECT_SPREAD:
-		json_object_set_new(result, "split", json_integer(br.split));
+		end.split = br.split;
 		sb_addf(text, "\nno single culprit: the change is spread over patches %ld..%ld\n"
 			"(prefix %ld differs from both the baseline and the series' end):\n",
 			br.first, br.last, br.split);
@@ -227,26 +236,55 @@ static int search(struct bisect *bs, struct strbuf *text)
 			" again)\n", br.split, br.first, br.last);
 		break;
 	}
-	return bisect_finish(bs, result, text);
+	if (!r)
+		r = bisect_finish(bs, &end, text);
+	json_decref((json_t *)end.attribution);
+	bisect_doc_end_release(&end);
+	return r;
 }
 
 /* --- per patch --- */
 
+/* The waterfall's next step: patches @from+1..@to, @a against @b (taken: free_waterfall()). */
+static int waterfall_add(struct sdoc_array *wf, long from, long to, char *a, char *b,
+			 const json_t *res)
+{
+	struct bisect_doc_wf_step *v = xrealloc(wf->v, (wf->n + 1) * sizeof(*v));
+
+	wf->v = v;
+	v[wf->n] = (struct bisect_doc_wf_step){ .from = from, .to = to, .a = a, .b = b };
+	return bisect_doc_results(res, &v[wf->n++].results);
+}
+
+static void free_waterfall(struct bisect_doc_end *end)
+{
+	struct bisect_doc_wf_step *v = end->waterfall.v;
+
+	for (size_t i = 0; i < end->waterfall.n; i++) {
+		free((char *)v[i].a);
+		free((char *)v[i].b);
+	}
+	bisect_doc_end_release(end);
+}
+
 static int per_patch(struct bisect *bs, struct strbuf *text)
 {
 	const json_t *tracked = bisect_head_of(bs).tracked;
-	json_t *steps = json_array();
+	struct bisect_doc_end end;
 	long prev = 0;
 	enum prefix_build built = PREFIX_BUILT;
 	int r = LAB_OK;
 
+	bisect_doc_end_init(&end);
+	end.outcome = "per-patch";
+	end.waterfall.present = 1;
 	if (!bs->base_is_prefix0)
 		r = bisect_build_prefix(bs, 0, &built);
 	/* no prefix 0 to measure patch 1 against: the lab's failure, as it always was */
 	if (!r && built == PREFIX_UNBUILDABLE)
 		r = LAB_ELAB;
 	if (r)
-		goto fail;
+		goto out;
 	sb_addf(text, "\nper patch (each prefix against the one before it):\n");
 	for (long k = 1; k <= bs->n; k++) {
 		json_t *res;
@@ -259,89 +297,113 @@ static int per_patch(struct bisect *bs, struct strbuf *text)
 			continue;
 		}
 		if (r)
-			goto fail;
+			goto out;
 		char *a = bisect_prefix_name(bs, prev), *b = bisect_prefix_name(bs, k);
 		r = bisect_run_step(bs, "per-patch", a, b, NULL, RUN_ATTRIBUTE_OFF, &res);
-		if (!r) {
-			json_array_append_new(steps, xjson_pack("{s:I, s:I, s:s, s:s, s:O}", "from",
-				(json_int_t)prev, "to", (json_int_t)k, "a", a, "b", b, "results", res));
-			if (prev + 1 == k)
-				sb_adds(text, "  ");
-			else
-				sb_addf(text, "  patches %ld..%ld together, ", prev + 1, k);
-			bisect_fmt_patch(text, bs, k);
-			bisect_fmt_tracked(text, tracked, res);
+		if (r) {
+			free(a);
+			free(b);
+			goto out;
 		}
-		free(a);
-		free(b);
-		if (r)
-			goto fail;
+		if (waterfall_add(&end.waterfall, prev, k, a, b, res)) {
+			r = lab_error("bisect: the step's results of %s against %s are not results", a, b);
+			goto out;
+		}
+		if (prev + 1 == k)
+			sb_adds(text, "  ");
+		else
+			sb_addf(text, "  patches %ld..%ld together, ", prev + 1, k);
+		bisect_fmt_patch(text, bs, k);
+		bisect_fmt_tracked(text, tracked, res);
 		prev = k;
 	}
-	return bisect_finish(bs, xjson_pack("{s:s, s:o}", "outcome", "per-patch", "waterfall", steps),
-			     text);
-fail:
-	json_decref(steps);
+	r = bisect_finish(bs, &end, text);
+out:
+	free_waterfall(&end);
 	return r;
 }
 
 /* --- setup --- */
 
-static int load_patches(struct bisect *bs, const struct kernel_cfg *k)
+/*
+ * The series' patches, cover letters left out, into @d's patches (their
+ * strings are @pl's; free @d's array with bisect_doc_release()).
+ */
+static int load_patches(const struct kernel_cfg *k, struct patch_list *pl, struct bisect_doc *d)
 {
-	struct patch_list pl = { 0 };
 	struct strbuf err = STRBUF_INIT;
-	json_t *patches = json_array();
+	struct bisect_doc_patch *v;
 	int r = LAB_OK;
 
 	for (size_t i = 0; i < k->series.n && !r; i++)
-		if (mbox_split(k->series.v[i], &pl, &err))
+		if (mbox_split(k->series.v[i], pl, &err))
 			r = user_error("bisect: [kernel %s] series: %s", k->name, sb_str(&err));
-	for (size_t i = 0; i < pl.n && !r; i++) {
-		if (pl.v[i].is_cover)
-			continue;
-		json_array_append_new(patches, xjson_pack("{s:I, s:o, s:o, s:o}", "position",
-			(json_int_t)json_array_size(patches) + 1,
-			"subject", pl.v[i].subject ? json_string_lossy(pl.v[i].subject) : json_null(),
-			"message_id", pl.v[i].message_id ? json_string_lossy(pl.v[i].message_id) : json_null(),
-			"file", json_string_lossy(pl.v[i].file)));
-	}
-	if (!r)
-		json_object_set_new(bs->state, "patches", patches);
-	else
-		json_decref(patches);
-	patch_list_release(&pl);
 	sb_release(&err);
+	if (r)
+		return r;
+	v = xcalloc(pl->n + 1, sizeof(*v));
+	d->patches = (struct sdoc_array){ .v = v, .present = 1 };
+	for (size_t i = 0; i < pl->n; i++) {
+		if (pl->v[i].is_cover)
+			continue;
+		v[d->patches.n] = (struct bisect_doc_patch){
+			.position = (long long)d->patches.n + 1, .subject = pl->v[i].subject,
+			.message_id = pl->v[i].message_id, .file = pl->v[i].file,
+		};
+		d->patches.n++;
+	}
+	return LAB_OK;
+}
+
+/*
+ * bisect.json as a bisection begins: its inputs and settings, no step,
+ * prefix or probe yet, the series' patches; encoded by its table.
+ */
+static int begin_state(struct bisect *bs, const struct kernel_cfg *k, const char *base,
+		       const char *series, long n)
+{
+	struct bisect_opts *o = bs->o;
+	struct patch_list pl = { 0 };
+	struct bisect_doc d;
+	json_t *wl = json_array(), *prefixes = json_object();
+	int r;
+
+	for (size_t i = 0; i < o->workloads.n; i++)
+		json_array_append_new(wl, json_string(o->workloads.v[i]));
+	/* fixed for the bisection, like the other settings: a resume attributes as it began */
+	if (o->attribute < 0)
+		o->attribute = bs->cfg.run.attribute;
+	bisect_doc_init(&d);
+	d.schema = BISECT_SCHEMA;
+	d.config = bs->cfg.path;
+	d.baseline = base;
+	d.series_kernel = series;
+	d.n = n;
+	d.settings = (struct bisect_doc_settings){
+		.max_runs = o->max_runs, .budget_s = o->budget_s, .per_patch = !!o->per_patch,
+		.workloads = wl, .attribute = config_attribute_name(o->attribute),
+	};
+	d.steps.present = d.probes.present = 1;
+	d.prefixes = prefixes;
+	d.complete = 0;
+	r = load_patches(k, &pl, &d);
+	if (!r && (size_t)n != d.patches.n)
+		r = lab_error("bisect: the series counted %ld patches, then %zu", n, d.patches.n);
+	bs->state = bisect_doc_encode(&d);
+	bisect_doc_release(&d);
+	patch_list_release(&pl);
+	json_decref(wl);
+	json_decref(prefixes);
 	return r;
 }
 
 static int create_dir(struct bisect *bs)
 {
-	char stamp[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	for (int n = 0; n < 100 && !bs->dir; n++) {
-		char *d = n ? xasprintf("%s/%s-bisect-%d", bs->cfg.reports_dir, stamp, n) :
-			      xasprintf("%s/%s-bisect", bs->cfg.reports_dir, stamp);
-		if (!path_exists(d))
-			bs->dir = d;
-		else
-			free(d);
-	}
+	bs->dir = stamped_dir_free(bs->cfg.reports_dir, "bisect");
 	if (!bs->dir || mkdir_p(bs->dir, 0755))
 		return lab_error("cannot create a bisection folder in %s", bs->cfg.reports_dir);
 	/* <reports>/latest-bisect -> it, as reports/latest is for sessions. */
-	char *link = xasprintf("%s/latest-bisect", bs->cfg.reports_dir);
-	char *tmp = xasprintf("%s/.latest-bisect.%ld", bs->cfg.reports_dir, (long)getpid());
-	unlink(tmp);
-	if (symlink(path_basename(bs->dir), tmp) || rename(tmp, link))
-		warning("cannot point %s at %s: %s", link, bs->dir, strerror(errno));
-	unlink(tmp);
-	free(tmp);
-	free(link);
+	stamped_dir_link(bs->cfg.reports_dir, "latest-bisect", path_basename(bs->dir));
 	return LAB_OK;
 }
 
@@ -385,9 +447,7 @@ static int adopt_confirmed(struct bisect *bs)
 		r = lab_error("cannot link %s to %s: %s", link, target, strerror(errno));
 		goto out;
 	}
-	json_object_set_new(step, "session", json_string_lossy(real));
-	json_object_set_new(step, "results", res);
-	json_object_set_new(step, "state", json_string("done"));
+	bisect_doc_step_measured(step, real, res);
 	res = NULL;
 	bisect_say("step %d (confirm): the session %s", (int)st.step, real);
 out:
@@ -435,25 +495,7 @@ static int start(struct bisect *bs)
 	r = create_dir(bs);
 	if (r)
 		return r;
-	json_t *wl = json_array();
-	for (size_t i = 0; i < o->workloads.n; i++)
-		json_array_append_new(wl, json_string(o->workloads.v[i]));
-	bs->state = xjson_pack("{s:s, s:o, s:s, s:s, s:I, s:{s:I, s:f, s:b, s:o}, s:[], s:{}, s:[]}",
-		"schema", BISECT_SCHEMA, "config", json_string_lossy(bs->cfg.path), "baseline", base,
-		"series_kernel", series, "n", (json_int_t)n,
-		"settings", "max_runs", (json_int_t)o->max_runs, "budget_s", o->budget_s,
-		"per_patch", o->per_patch, "workloads", wl,
-		"steps", "prefixes", "probes");
-	json_object_set_new(bs->state, "complete", json_false());
-	/* fixed for the bisection, like the other settings: a resume attributes as it began */
-	if (o->attribute < 0)
-		o->attribute = bs->cfg.run.attribute;
-	json_object_set_new(json_object_get(bs->state, "settings"), "attribute",
-			    json_string(config_attribute_name(o->attribute)));
-	r = load_patches(bs, k);
-	if (!r && (size_t)n != json_array_size(bisect_head_of(bs).patches))
-		r = lab_error("bisect: the series counted %ld patches, then %zu", n,
-			      json_array_size(bisect_head_of(bs).patches));
+	r = begin_state(bs, k, base, series, n);
 	if (!r && o->confirmed) {
 		bs->base = base;
 		bs->series = series;
@@ -561,7 +603,7 @@ static LAB_MUST_CHECK int confirm(struct bisect *bs, struct strbuf *text,
 	if (r)
 		return r;
 	tracked = bisect_tracked_metrics(res);
-	json_object_set_new(bs->state, "tracked", tracked);
+	bisect_doc_set_tracked(bs->state, tracked);
 	sb_addf(text, "bisect %s..%s: %ld patch%s\n", bs->base, bs->series, bs->n, bs->n == 1 ? "" : "es");
 	sb_addf(text, "whole series (%s against %s):\n", bs->series, bs->base);
 	if (!json_array_size(tracked)) {
@@ -580,8 +622,11 @@ static LAB_MUST_CHECK int confirm(struct bisect *bs, struct strbuf *text,
 			"(improvement or regression); nothing to bisect");
 		sb_adds(text, strstr(sb_str(text), " inconclusive\n") ?
 			" (an inconclusive verdict may decide with more runs: --max-runs, --budget)\n" : "\n");
-		return bisect_finish(bs, xjson_pack("{s:s}", "outcome", "not-confirmed"), text) ?
-		       LAB_ELAB : LAB_OK;
+		struct bisect_doc_end end;
+
+		bisect_doc_end_init(&end);
+		end.outcome = "not-confirmed";
+		return bisect_finish(bs, &end, text) ? LAB_ELAB : LAB_OK;
 	}
 	*out = SERIES_CONFIRMED;
 	bisect_fmt_tracked(text, tracked, res);
@@ -630,10 +675,7 @@ int bisect_main(struct bisect_opts *o)
 		r = callers_config(&bs);
 	if (r)
 		goto out;
-	fflush(stdout);
-	bs.saved_stdout = dup(1);
-	if (bs.saved_stdout >= 0)
-		dup2(2, 1);
+	bs.saved_stdout = stdout_to_stderr();
 	if (interrupt_catch()) {
 		r = lab_error("cannot set up signal handling: %s", strerror(errno));
 		goto out;
@@ -680,11 +722,7 @@ out:
 		if (bs.holds[i] >= 0)
 			close(bs.holds[i]);
 	free(bs.holds);
-	if (bs.saved_stdout >= 0) {
-		fflush(stdout);
-		dup2(bs.saved_stdout, 1);
-		close(bs.saved_stdout);
-	}
+	stdout_restore(&bs.saved_stdout);
 	if (o->json && bs.dir && write_summary(&bs, r) && r == LAB_OK)
 		r = LAB_ELAB;
 	json_decref(bs.state);

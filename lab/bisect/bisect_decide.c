@@ -5,6 +5,7 @@
  * bisect_search() asks and the metrics the whole series moved.
  */
 #include "bisect_priv.h"
+#include "bisect_doc.h"
 #include "xjson.h"
 
 #include <jansson.h>
@@ -53,8 +54,7 @@ static int record_probe(struct bisect *bs, long k, enum bisect_class c)
 
 	if (bisect_probe_known(&h, k))
 		return LAB_OK;
-	json_array_append_new(h.probes, xjson_pack("{s:I, s:s}", "prefix", (json_int_t)k,
-						 "class", bisect_class_name(c)));
+	bisect_doc_add_probe(bs->state, &(struct bisect_doc_probe){ k, bisect_class_name(c) });
 	return bisect_save(bs);
 }
 

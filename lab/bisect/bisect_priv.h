@@ -18,6 +18,8 @@
 
 #include <jansson.h>
 
+struct bisect_doc_end;
+
 struct bisect {
 	struct bisect_opts *o;
 	struct lab_config cfg;
@@ -81,6 +83,8 @@ void bisect_fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *
 const json_t *bisect_patch_at(const struct bisect *bs, long k);
 void bisect_fmt_patch(struct strbuf *sb, const struct bisect *bs, long k);
 json_t *bisect_results_of(struct bisect *bs, const char *a, const char *b);
-LAB_MUST_CHECK int bisect_finish(struct bisect *bs, json_t *result, struct strbuf *text);
+/* result = @end (bisect_doc.h), then bisect.txt, bisect.html and the summary on stdout. */
+LAB_MUST_CHECK int bisect_finish(struct bisect *bs, const struct bisect_doc_end *end,
+				 struct strbuf *text);
 
 #endif

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bisect.json read back by `bisect --resume`: the bisection trusts nothing
- * in it. Every field bisect.c reads later is checked here once, with its
- * type and range, so that the rest of bisect.c can assume them (a string
- * where it calls strcmp(), an integer where it counts): a file edited by
- * hand, cut short or written by another version is an error naming the
- * file and the field, never a crash or a bisection of something else.
+ * in it. Every field bisect.c reads later is checked here once, its type
+ * by bisect.json's table (bisect_doc.h) and its range here, so that the
+ * rest of bisect.c can assume them (a string where it calls strcmp(), an
+ * integer where it counts): a file edited by hand, cut short or written
+ * by another version is an error naming the file and the field, never a
+ * crash or a bisection of something else.
  */
 #include "bisect.h"
+#include "bisect_doc.h"
 #include "config.h"
 #include "fsutil.h"
 #include "xjson.h"
@@ -39,132 +41,30 @@ static int fail(struct check *c, const char *field, const char *fmt, ...)
 	return -1;
 }
 
-/* "FIELD.KEY", or KEY at the top level (@field NULL). */
-static char *member(const char *field, const char *key)
+/*
+ * settings' values that their types do not say: counts, seconds, the
+ * attribution's word and the workloads' names.
+ */
+static int check_settings(struct check *c, const struct bisect_doc_settings *s)
 {
-	return field ? xasprintf("%s.%s", field, key) : xstrdup(key);
-}
-
-/* @obj's @key is present and a string (@opt: or absent / null). */
-static int want_string(struct check *c, const json_t *obj, const char *field, const char *key,
-		       int opt)
-{
-	const json_t *v = json_object_get(obj, key);
-	char *name;
-	int r;
-
-	if (json_is_string(v) || (opt && (!v || json_is_null(v))))
-		return 0;
-	name = member(field, key);
-	r = v ? fail(c, name, "expected a string, got %s", xjson_type_name(v)) :
-		fail(c, name, "missing (expected a string)");
-	free(name);
-	return r;
-}
-
-/* @obj's @key is present and an integer of at least @min. */
-static int want_integer(struct check *c, const json_t *obj, const char *field, const char *key,
-			json_int_t min)
-{
-	const json_t *v = json_object_get(obj, key);
-	char *name;
-	int r = 0;
-
-	if (json_is_integer(v) && json_integer_value(v) >= min)
-		return 0;
-	name = member(field, key);
-	if (!v)
-		r = fail(c, name, "missing (expected an integer)");
-	else if (!json_is_integer(v))
-		r = fail(c, name, "expected an integer, got %s", xjson_type_name(v));
-	else
-		r = fail(c, name, "%lld is below %lld", (long long)json_integer_value(v),
-			 (long long)min);
-	free(name);
-	return r;
-}
-
-/* "a.b[3]"-style names for the messages. */
-static char *item(const char *array, size_t i)
-{
-	return xasprintf("%s[%zu]", array, i);
-}
-
-/* A result of a step's session (bisect_step_results()) or of tracked. */
-static int check_result(struct check *c, const json_t *r, const char *field)
-{
-	if (!json_is_object(r))
-		return fail(c, field, "expected an object, got %s", xjson_type_name(r));
-	if (want_string(c, r, field, "workload", 0) || want_string(c, r, field, "metric", 0) ||
-	    want_string(c, r, field, "verdict", 0))
-		return -1;
-	static const char *const nums[] = { "delta_pct", "ci_lo_pct", "ci_hi_pct" };
-	for (size_t k = 0; k < ARRAY_SIZE(nums); k++) {
-		const json_t *v = json_object_get(r, nums[k]);
-		if (v && !json_is_null(v) && !json_is_number(v)) {
-			char *name = member(field, nums[k]);
-			fail(c, name, "expected a number or null, got %s", xjson_type_name(v));
-			free(name);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int check_results(struct check *c, const json_t *a, const char *field)
-{
-	const json_t *r;
-	size_t i;
-	int ret = 0;
-
-	if (!json_is_array(a))
-		return fail(c, field, "expected an array, got %s", a ? xjson_type_name(a) : "nothing");
-	json_array_foreach(a, i, r) {
-		char *f = item(field, i);
-		ret = check_result(c, r, f);
-		free(f);
-		if (ret)
-			break;
-	}
-	return ret;
-}
-
-static int check_settings(struct check *c, const json_t *s)
-{
-	const json_t *v, *w;
+	const json_t *w;
+	char field[48];
 	size_t i;
 
-	if (!json_is_object(s))
-		return fail(c, "settings", "expected an object, got %s", s ? xjson_type_name(s) : "nothing");
-	if (want_integer(c, s, "settings", "max_runs", 0))
-		return -1;
-	v = json_object_get(s, "budget_s");
-	if (!json_is_number(v))
-		return fail(c, "settings.budget_s", "expected a number of seconds (0: none), got %s",
-			    v ? xjson_type_name(v) : "nothing");
-	if (!isfinite(json_number_value(v)) || json_number_value(v) < 0)
+	if (s->max_runs < 0)
+		return fail(c, "settings.max_runs", "%lld is below 0", s->max_runs);
+	if (!isfinite(s->budget_s) || s->budget_s < 0)
 		return fail(c, "settings.budget_s", "expected a number of seconds (0: none), got %g",
-			    json_number_value(v));
-	v = json_object_get(s, "per_patch");
-	if (!json_is_boolean(v))
-		return fail(c, "settings.per_patch", "expected a boolean, got %s",
-			    v ? xjson_type_name(v) : "nothing");
+			    s->budget_s);
 	/* absent in a bisection begun before --attribute: off */
-	v = json_object_get(s, "attribute");
-	if (v && config_attribute_parse(json_string_value(v)) < 0)
-		return fail(c, "settings.attribute", "expected off, changed or all, got %s",
-			    json_is_string(v) ? json_string_value(v) : xjson_type_name(v));
-	v = json_object_get(s, "workloads");
-	if (!json_is_array(v))
-		return fail(c, "settings.workloads", "expected an array of workload names, got %s",
-			    v ? xjson_type_name(v) : "nothing");
-	json_array_foreach(v, i, w)
+	if (s->attribute && config_attribute_parse(s->attribute) < 0)
+		return fail(c, "settings.attribute", "expected off, changed or all, got \"%s\"",
+			    s->attribute);
+	json_array_foreach(s->workloads, i, w)
 		if (!json_is_string(w) || !*json_string_value(w)) {
-			char *name = item("settings.workloads", i);
-			fail(c, name, "expected a workload name, got %s",
-			     json_is_string(w) ? "an empty string" : xjson_type_name(w));
-			free(name);
-			return -1;
+			snprintf(field, sizeof(field), "settings.workloads[%zu]", i);
+			return fail(c, field, "expected a workload name, got %s",
+				    json_is_string(w) ? "an empty string" : xjson_type_name(w));
 		}
 	return 0;
 }
@@ -186,132 +86,60 @@ static int safe_relative(const char *p)
 	return 1;
 }
 
-static int check_step(struct check *c, const json_t *st, const char *field)
+/* steps[@i]: what bisect.c joins to paths and compares. */
+static int check_step(struct check *c, const struct bisect_doc_step *st, size_t i)
 {
-	const char *state;
+	char field[48];
+	int n = snprintf(field, sizeof(field), "steps[%zu].", i);
 
-	if (!json_is_object(st))
-		return fail(c, field, "expected an object, got %s", xjson_type_name(st));
-	if (want_integer(c, st, field, "step", 1) || want_string(c, st, field, "purpose", 0) ||
-	    want_string(c, st, field, "a", 0) || want_string(c, st, field, "b", 0) ||
-	    want_string(c, st, field, "dir", 0) || want_string(c, st, field, "state", 0) ||
-	    want_string(c, st, field, "session", 1))
-		return -1;
-	if (!safe_relative(json_string_value(json_object_get(st, "dir")))) {
-		char *name = member(field, "dir");
-		fail(c, name, "expected a folder inside the bisection's, got \"%s\"",
-		     json_string_value(json_object_get(st, "dir")));
-		free(name);
-		return -1;
-	}
-	state = json_string_value(json_object_get(st, "state"));
-	if (strcmp(state, "running") && strcmp(state, "done") && strcmp(state, "failed")) {
-		char *name = member(field, "state");
-		fail(c, name, "expected running, done or failed, got \"%s\"", state);
-		free(name);
-		return -1;
-	}
-	if (!strcmp(state, "done") || json_object_get(st, "results")) {
-		char *f = xasprintf("%s.results", field);
-		int r = check_results(c, json_object_get(st, "results"), f);
-		free(f);
-		return r;
-	}
+	snprintf(field + n, sizeof(field) - n, "step");
+	if (st->step < 1)
+		return fail(c, field, "%lld is below 1", st->step);
+	snprintf(field + n, sizeof(field) - n, "dir");
+	if (!safe_relative(st->dir))
+		return fail(c, field, "expected a folder inside the bisection's, got \"%s\"", st->dir);
+	snprintf(field + n, sizeof(field) - n, "state");
+	if (strcmp(st->state, "running") && strcmp(st->state, "done") && strcmp(st->state, "failed"))
+		return fail(c, field, "expected running, done or failed, got \"%s\"", st->state);
+	snprintf(field + n, sizeof(field) - n, "results");
+	if (!strcmp(st->state, "done") && !st->results.present)
+		return fail(c, field, "missing (expected an array: the step is done)");
 	return 0;
 }
 
-static int check_array_of(struct check *c, const json_t *st, const char *key,
-			  int (*one)(struct check *, const json_t *, const char *))
+/* What the table's types do not say (bisect_doc.h): ranges, folders, the count of patches. */
+static int check_doc(struct check *c, const struct bisect_doc *d)
 {
-	const json_t *a = json_object_get(st, key), *el;
-	size_t i;
+	const struct bisect_doc_step *steps = d->steps.v;
+	const struct bisect_doc_probe *probes = d->probes.v;
+	char field[48];
 
-	if (!json_is_array(a))
-		return fail(c, key, "expected an array, got %s", a ? xjson_type_name(a) : "nothing");
-	json_array_foreach(a, i, el) {
-		char *f = item(key, i);
-		int r = one(c, el, f);
-		free(f);
-		if (r)
+	if (check_settings(c, &d->settings))
+		return -1;
+	if (d->n < 1)
+		return fail(c, "n", "%lld is below 1", d->n);
+	if (d->patches.n != (size_t)d->n)
+		return fail(c, "patches", "%zu patches, but n is %lld", d->patches.n, d->n);
+	for (size_t i = 0; i < d->steps.n; i++)
+		if (check_step(c, &steps[i], i))
 			return -1;
-	}
-	return 0;
-}
-
-static int check_patch(struct check *c, const json_t *p, const char *field)
-{
-	if (!json_is_object(p))
-		return fail(c, field, "expected an object, got %s", xjson_type_name(p));
-	return want_string(c, p, field, "subject", 1) || want_string(c, p, field, "message_id", 1) ?
-	       -1 : 0;
-}
-
-static int check_probe(struct check *c, const json_t *p, const char *field)
-{
-	if (!json_is_object(p))
-		return fail(c, field, "expected an object, got %s", xjson_type_name(p));
-	return want_integer(c, p, field, "prefix", 0) || want_string(c, p, field, "class", 0) ? -1 : 0;
-}
-
-static int check_prefixes(struct check *c, const json_t *st)
-{
-	const json_t *pre = json_object_get(st, "prefixes"), *p, *b;
-	const char *key;
-
-	if (!json_is_object(pre))
-		return fail(c, "prefixes", "expected an object, got %s", pre ? xjson_type_name(pre) : "nothing");
-	json_object_foreach((json_t *)pre, key, p) {
-		char *f = xasprintf("prefixes.%s", key), *fb = member(f, "builds");
-		int r = 0;
-		if (!json_is_object(p))
-			r = fail(c, f, "expected an object, got %s", xjson_type_name(p));
-		else if ((b = json_object_get(p, "builds")) && !json_is_boolean(b))
-			r = fail(c, fb, "expected a boolean, got %s", xjson_type_name(b));
-		free(fb);
-		free(f);
-		if (r)
-			return -1;
-	}
-	return 0;
-}
-
-static int check_state(struct check *c, const json_t *st)
-{
-	const json_t *v;
-
-	if (check_settings(c, json_object_get(st, "settings")))
-		return -1;
-	if (want_string(c, st, NULL, "baseline", 0) || want_string(c, st, NULL, "series_kernel", 0) ||
-	    want_integer(c, st, NULL, "n", 1))
-		return -1;
-	if (check_array_of(c, st, "patches", check_patch))
-		return -1;
-	if (json_array_size(json_object_get(st, "patches")) !=
-	    (size_t)json_integer_value(json_object_get(st, "n")))
-		return fail(c, "patches", "%zu patches, but n is %lld",
-			    json_array_size(json_object_get(st, "patches")),
-			    (long long)json_integer_value(json_object_get(st, "n")));
-	if (check_array_of(c, st, "steps", check_step) || check_prefixes(c, st) ||
-	    check_array_of(c, st, "probes", check_probe))
-		return -1;
-	v = json_object_get(st, "tracked");
-	if (v && check_results(c, v, "tracked"))
-		return -1;
-	v = json_object_get(st, "complete");
-	if (v && !json_is_boolean(v))
-		return fail(c, "complete", "expected a boolean, got %s", xjson_type_name(v));
-	v = json_object_get(st, "result");
-	if (v && !json_is_object(v))
-		return fail(c, "result", "expected an object, got %s", xjson_type_name(v));
+	for (size_t i = 0; i < d->probes.n; i++)
+		if (probes[i].prefix < 0) {
+			snprintf(field, sizeof(field), "probes[%zu].prefix", i);
+			return fail(c, field, "%lld is below 0", probes[i].prefix);
+		}
 	return 0;
 }
 
 json_t *bisect_state_load(const char *path, struct strbuf *err)
 {
 	struct check c = { .path = path, .err = err };
+	struct strbuf why = STRBUF_INIT;
+	struct bisect_doc d;
 	json_error_t jerr;
 	json_t *st = json_load_file(path, 0, &jerr);
 	const json_t *schema = json_object_get(st, "schema");
+	int r;
 
 	if (!st) {
 		sb_addf(err, "%s: %s", path, jerr.text);
@@ -323,7 +151,16 @@ json_t *bisect_state_load(const char *path, struct strbuf *err)
 		json_decref(st);
 		return NULL;
 	}
-	if (check_state(&c, st)) {
+	/* the types by the table, which names the member: "steps[1].a: expected a string, ..." */
+	r = bisect_doc_decode(st, &d, &why);
+	if (r) {
+		sb_addf(err, "%s: %s", path, sb_str(&why));
+	} else {
+		r = check_doc(&c, &d);
+		bisect_doc_release(&d);
+	}
+	sb_release(&why);
+	if (r) {
 		json_decref(st);
 		return NULL;
 	}

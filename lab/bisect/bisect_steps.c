@@ -5,6 +5,7 @@
  * bisect.json, and the prefix kernels NAME@K built for them.
  */
 #include "bisect_priv.h"
+#include "bisect_doc.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "interrupt.h"
@@ -143,10 +144,17 @@ json_t *bisect_add_step(struct bisect *bs, const char *purpose, const char *a, c
 	struct bisect_head h = bisect_head_of(bs);
 	size_t nr = json_array_size(h.steps) + 1;
 	char *rel = xasprintf("steps/%02zu-%s", nr, purpose);
-	json_t *step = xjson_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "step", (int)nr,
-				  "purpose", purpose, "a", a, "b", b, "dir", rel, "state", "running");
+	struct bisect_doc_step new;
+	json_t *step;
 
-	json_array_append_new(h.steps, step);
+	sdoc_fields_init(bisect_doc_step_fields, &new);
+	new.step = (long long)nr;
+	new.purpose = purpose;
+	new.a = a;
+	new.b = b;
+	new.dir = rel;
+	new.state = "running";
+	step = bisect_doc_add_step(bs->state, &new);
 	free(rel);
 	bisect_step_decode(step, st);
 	return step;
@@ -282,15 +290,12 @@ int bisect_run_step(struct bisect *bs, const char *purpose, const char *a, const
 		r = lab_error("step %s against %s: %s is invalid (too many failed runs; see %s/logs/):"
 			      " the lab is failing, not the kernels; --resume runs the step again",
 			      a, b, bad, real);
-		json_object_set_new(step, "session", json_string_lossy(real));
-		json_object_set_new(step, "state", json_string("failed"));
+		bisect_doc_step_measured(step, real, NULL);
 		if (bisect_save(bs))
 			r = LAB_ELAB;	/* bisect_save() named the file */
 		json_decref(res);
 	} else {
-		json_object_set_new(step, "session", json_string_lossy(real));
-		json_object_set_new(step, "results", res);
-		json_object_set_new(step, "state", json_string("done"));
+		bisect_doc_step_measured(step, real, res);
 		*results = res;
 		r = bisect_save(bs);
 	}
@@ -311,13 +316,15 @@ int bisect_run_step(struct bisect *bs, const char *purpose, const char *a, const
 LAB_MUST_CHECK int bisect_build_prefix(struct bisect *bs, long k, enum prefix_build *out)
 {
 	struct bisect_head h = bisect_head_of(bs);
-	char key[24], *name = bisect_prefix_name(bs, k);
+	char *name = bisect_prefix_name(bs, k);
 	int builds = bisect_prefix_builds(&h, k);
 	struct strbuf err = STRBUF_INIT;
+	struct bisect_doc_prefix pre;
 	struct kbuild_result res;
 	int r;
 
-	snprintf(key, sizeof(key), "%ld", k);
+	sdoc_fields_init(bisect_prefix_fields, &pre);
+	pre.kernel = name;
 	*out = builds == 0 ? PREFIX_UNBUILDABLE : PREFIX_BUILT;
 	if (builds == 0 || (bs->complete && builds == 1)) {
 		free(name);
@@ -331,12 +338,16 @@ LAB_MUST_CHECK int bisect_build_prefix(struct bisect *bs, long k, enum prefix_bu
 	r = kbuild_kernel(&bs->cfg, kc, &res);
 	if (r && res.build_failed) {
 		bisect_say("prefix %ld (%s) does not build: skipped, as git bisect skip does", k, name);
-		json_object_set_new(h.prefixes, key, xjson_pack("{s:s, s:b}", "kernel", name, "builds", 0));
+		pre.builds = 0;
+		bisect_doc_set_prefix(bs->state, k, &pre);
 		*out = PREFIX_UNBUILDABLE;
 		r = bisect_save(bs);
 	} else if (!r) {
-		json_object_set_new(h.prefixes, key, xjson_pack("{s:s, s:b, s:s, s:b, s:f}", "kernel", name,
-			"builds", 1, "key", res.key, "cache_hit", res.cache_hit, "seconds", res.seconds));
+		pre.builds = 1;
+		pre.key = res.key;
+		pre.cache_hit = !!res.cache_hit;
+		pre.seconds = res.seconds;
+		bisect_doc_set_prefix(bs->state, k, &pre);
 		r = bisect_save(bs);
 		bs->holds = xrealloc(bs->holds, (bs->nr_holds + 1) * sizeof(*bs->holds));
 		bs->holds[bs->nr_holds++] = res.hold_fd;

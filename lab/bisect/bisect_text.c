@@ -5,9 +5,11 @@
  * bisect.txt and the page.
  */
 #include "bisect_priv.h"
+#include "bisect_doc.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "report_view.h"
+#include "stamped_dir.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -120,10 +122,9 @@ static LAB_MUST_CHECK int write_page(const struct bisect *bs)
 	return r;
 }
 
-int bisect_finish(struct bisect *bs, json_t *result, struct strbuf *text)
+int bisect_finish(struct bisect *bs, const struct bisect_doc_end *end, struct strbuf *text)
 {
-	json_object_set_new(bs->state, "result", result);
-	json_object_set_new(bs->state, "complete", json_true());
+	bisect_doc_set_result(bs->state, end);
 	int r = bisect_save(bs);
 	char *path = xasprintf("%s/bisect.txt", bs->dir);
 
@@ -132,12 +133,7 @@ int bisect_finish(struct bisect *bs, json_t *result, struct strbuf *text)
 	int w = write_page(bs);
 	if (w)
 		r = w;
-	if (bs->saved_stdout >= 0) {
-		fflush(stdout);
-		dup2(bs->saved_stdout, 1);
-		close(bs->saved_stdout);
-		bs->saved_stdout = -1;
-	}
+	stdout_restore(&bs->saved_stdout);
 	/* --json - takes stdout; the summary is in bisect.txt */
 	if (!bs->o->json || !user_output_is_stdout(bs->o->json))
 		fputs(sb_str(text), stdout);

@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DOC(f) .offset = offsetof(struct session_doc, f)
@@ -165,6 +166,7 @@ static void init_fields(const struct sdoc_field *fields, void *base)
 		case SK_FLAG: *(int *)p = 0; break;
 		case SK_TEXT: *(const char **)p = NULL; break;
 		case SK_CODEC: break;	/* its decode of nothing is its none */
+		case SK_ARRAY: *(struct sdoc_array *)p = (struct sdoc_array){ 0 }; break;
 		}
 	}
 }
@@ -182,6 +184,21 @@ void sdoc_fields_init(const struct sdoc_field *fields, void *base)
 /* --- encoding --- */
 
 static json_t *encode_object(const struct sdoc_field *fields, const void *base);
+
+/* An SK_ARRAY member: its elements, each its row's .sub encoded. */
+static json_t *encode_array(const struct sdoc_field *f, const struct sdoc_array *a)
+{
+	json_t *arr;
+
+	if (!a->present)
+		return NULL;
+	if (a->present < 0)
+		return json_null();
+	arr = json_array();
+	for (size_t i = 0; i < a->n; i++)
+		json_array_append_new(arr, encode_object(f->sub, (const char *)a->v + i * f->elem_size));
+	return arr;
+}
 
 /* Row @f of @base as JSON; NULL when its value is the absent one. */
 static json_t *encode_value(const struct sdoc_field *f, const void *base)
@@ -222,6 +239,7 @@ static json_t *encode_value(const struct sdoc_field *f, const void *base)
 	case SK_FLAG: return json_boolean(*(const int *)p);
 	case SK_TEXT: return json_string_lossy(s ? s : f->if_null ? f->if_null : "");
 	case SK_CODEC: return f->encode(p);
+	case SK_ARRAY: return encode_array(f, p);
 	}
 	return NULL;
 }
@@ -312,6 +330,9 @@ static const char *want(const struct sdoc_field *f, const json_t *j, int *ok)
 	case SK_COUNT: *ok = json_is_number(j); return "a number or null";
 	case SK_FLAG: *ok = json_is_boolean(j); return "a boolean or null";
 	case SK_TEXT: *ok = json_is_string(j); return "a string or null";
+	case SK_ARRAY:
+		*ok = json_is_array(j) || (f->nullable && json_is_null(j));
+		return f->nullable ? "an array or null" : "an array";
 	}
 	*ok = 0;
 	return "?";
@@ -345,6 +366,29 @@ static int fail_choice(struct decoder *d, const struct sdoc_field *f, const json
 	return ret;
 }
 
+/* An SK_ARRAY member @j (an array, or null where the row keeps it) into @a. */
+static int store_array(struct decoder *d, const struct sdoc_field *f, const json_t *j,
+		       struct sdoc_array *a)
+{
+	a->present = json_is_null(j) ? -1 : 1;
+	a->n = json_array_size(j);
+	a->v = a->n ? xcalloc(a->n, f->elem_size) : NULL;
+	for (size_t i = 0; i < a->n; i++) {
+		void *el = (char *)a->v + i * f->elem_size;
+		const json_t *o = json_array_get(j, i);
+		size_t old = xjson_path_index(&d->path, i);
+		int ret;
+
+		init_fields(f->sub, el);
+		ret = json_is_object(o) ? decode_object(d, o, f->sub, el) :
+		      fail(d, "expected an object, got %s", xjson_type_name(o));
+		xjson_path_pop(&d->path, old);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
 /* Member @j of row @f (type checked) into @base. */
 static int store(struct decoder *d, const struct sdoc_field *f, const json_t *j, void *base)
 {
@@ -374,6 +418,7 @@ static int store(struct decoder *d, const struct sdoc_field *f, const json_t *j,
 	case SK_FLAG: *(int *)p = json_is_true(j); break;
 	case SK_TEXT: *(const char **)p = json_string_value(j); break;
 	case SK_CODEC: break;	/* decode_row() calls it */
+	case SK_ARRAY: return store_array(d, f, j, p);
 	}
 	return 0;
 }
@@ -444,7 +489,26 @@ int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *b
 	else
 		ret = decode_object(&d, j, fields, base);
 	sb_release(&d.path);
+	if (ret)
+		sdoc_fields_release(fields, base);
 	return ret;
+}
+
+void sdoc_fields_release(const struct sdoc_field *fields, void *base)
+{
+	for (const struct sdoc_field *f = fields; f->key; f++) {
+		void *p = (char *)base + f->offset;
+		struct sdoc_array *a = p;
+
+		if (f->kind == SK_OBJECT)
+			sdoc_fields_release(f->sub, p);
+		if (f->kind != SK_ARRAY)
+			continue;
+		for (size_t i = 0; i < a->n; i++)
+			sdoc_fields_release(f->sub, (char *)a->v + i * f->elem_size);
+		free(a->v);
+		*a = (struct sdoc_array){ 0 };
+	}
 }
 
 int session_doc_check(const json_t *j, const char *key, struct strbuf *err)

@@ -9,10 +9,11 @@
  * encoder, the decoder and its type checks, like run_record_fields[]
  * (run_record.h) for a run and config.c's ini_key for lab.conf; the
  * arrays with codecs of their own (kernels, workloads, plan, hosts, the
- * guest's nodes, ...) are rows of kind SK_JSON, kept as they are. The
- * same codec drives other records' tables (sdoc_fields_*() below): a
- * result's, result_record_fields[] (report_result.h), with the kinds
- * from SK_LONG on and when().
+ * guest's nodes, ...) are rows of kind SK_JSON, kept as they are; an
+ * array of objects with a table of their own is SK_ARRAY. The same codec
+ * drives other records' tables (sdoc_fields_*() below): a result's,
+ * result_record_fields[] (report_result.h), with the kinds from SK_LONG
+ * to SK_CODEC and when(), and bisect.json's (bisect_doc.h), with SK_ARRAY.
  * tests/unit/test_session_doc_table.c holds reports/schema/ and
  * reports/SCHEMA.md to the table, and re-encodes real session.json files
  * byte for byte.
@@ -167,6 +168,19 @@ enum sdoc_kind {
 	 * objects with a host name, got an object"), prefixed with the path.
 	 */
 	SK_CODEC,
+	SK_ARRAY,		/* struct sdoc_array of .sub's objects, .elem_size bytes each */
+};
+
+/*
+ * An SK_ARRAY member: @n structs of the row's .elem_size at @v, each
+ * described by the row's .sub. Decoding allocates @v (xcalloc: free it
+ * with sdoc_fields_release()); a struct that encoder fills may point @v
+ * at its own array, which the encoder only reads.
+ */
+struct sdoc_array {
+	void *v;
+	size_t n;
+	int present;		/* 0: absent; 1: an array; -1: null (.nullable rows only) */
 };
 
 enum sdoc_need {
@@ -201,6 +215,8 @@ struct sdoc_field {
 	int (*when)(const void *base);
 	json_t *(*encode)(const void *p);			/* SK_CODEC */
 	int (*decode)(const json_t *j, void *p, struct strbuf *why);	/* SK_CODEC */
+	size_t elem_size;	/* SK_ARRAY: sizeof its elements' struct */
+	int nullable;		/* SK_ARRAY: null is a value of its own, kept (present -1) */
 };
 
 /* The top level, in the order session_new() writes it, ending in { NULL }. */
@@ -249,5 +265,11 @@ json_t *sdoc_fields_encode(const struct sdoc_field *fields, const void *base);
 LAB_MUST_CHECK
 int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *base,
 		       struct strbuf *err);
+/*
+ * Free what sdoc_fields_decode() allocated in @base (its SK_ARRAY
+ * members, theirs too) and leave them absent; on a failed decode it has
+ * done so itself. Nothing else of @base is freed.
+ */
+void sdoc_fields_release(const struct sdoc_field *fields, void *base);
 
 #endif

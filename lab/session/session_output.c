@@ -10,6 +10,7 @@
 #include "report_result.h"
 #include "report_view.h"
 #include "run_record.h"
+#include "stamped_dir.h"
 #include "util.h"
 #include "xjson.h"
 
@@ -192,19 +193,12 @@ void session_progress_line(struct strbuf *out, size_t i, size_t total,
 
 void session_stdout_to_stderr(struct session *s)
 {
-	fflush(stdout);
-	s->saved_stdout = dup(1);
-	dup2(2, 1);
+	s->saved_stdout = stdout_to_stderr();
 }
 
 void session_stdout_restore(struct session *s)
 {
-	fflush(stdout);
-	if (s->saved_stdout >= 0) {
-		dup2(s->saved_stdout, 1);
-		close(s->saved_stdout);
-		s->saved_stdout = -1;
-	}
+	stdout_restore(&s->saved_stdout);
 }
 
 int session_render_mail(const json_t *report, const struct report_cfg *rc, const char *appendix,

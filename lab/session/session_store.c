@@ -3,6 +3,7 @@
 #include "session.h"
 #include "fsutil.h"
 #include "lockfile.h"
+#include "stamped_dir.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -19,24 +20,13 @@
 int session_dir_create(const char *reports_dir, const char *state_dir, const char *mode,
 		       char **dir, char **id, int *lock_fd)
 {
-	char stamp[32];
-	time_t t = time(NULL);
-	struct tm tm;
 	int r;
 
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	for (int n = 0; n < 100; n++) {
-		*id = n ? xasprintf("%s-%s-%d", stamp, mode, n) : xasprintf("%s-%s", stamp, mode);
-		*dir = xasprintf("%s/%s", reports_dir, *id);
-		if (!path_exists(*dir))
-			break;
-		free(*id);
-		free(*dir);
-		*id = *dir = NULL;
-	}
+	*id = NULL;
+	*dir = stamped_dir_free(reports_dir, mode);
 	if (!*dir)
 		return lab_error("cannot find a free session folder name in %s", reports_dir);
+	*id = xstrdup(path_basename(*dir));
 	/*
 	 * The lock before anything on disk: a run that loses the race to
 	 * another session must leave neither an empty folder nor
@@ -64,14 +54,7 @@ int session_dir_create(const char *reports_dir, const char *state_dir, const cha
 		return r;
 	}
 	/* reports/latest -> <id>, replaced atomically. */
-	char *link = xasprintf("%s/latest", reports_dir);
-	char *tmp = xasprintf("%s/.latest.%ld", reports_dir, (long)getpid());
-	unlink(tmp);
-	if (symlink(*id, tmp) || rename(tmp, link))
-		warning("cannot point %s at %s: %s", link, *id, strerror(errno));
-	unlink(tmp);
-	free(tmp);
-	free(link);
+	stamped_dir_link(reports_dir, "latest", *id);
 	return LAB_OK;
 }
 

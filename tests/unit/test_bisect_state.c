@@ -152,7 +152,7 @@ static void test_settings_fields(void **state)
 
 	st = good_state();
 	json_object_set_new(json_object_get(st, "settings"), "per_patch", json_integer(1));
-	expect_refused("per-patch", st, "settings.per_patch", "expected a boolean");
+	expect_refused("per-patch", st, "settings.per_patch", "expected true or false");
 
 	st = good_state();
 	json_object_del(st, "settings");
@@ -211,6 +211,40 @@ static void test_other_fields(void **state)
 	st = good_state();
 	json_object_set_new(st, "schema", json_string("mglrulab-bisect/0"));
 	expect_refused("schema", st, "schema " BISECT_SCHEMA, NULL);
+}
+
+/*
+ * What the hand-written checks never looked at and bisect.json's table
+ * (bisect_doc.h) types: the result's own effect and patch, a patch's
+ * position, a result's primary, the probes' class.
+ */
+static void test_table_types(void **state)
+{
+	json_t *st;
+	(void)state;
+
+	st = good_state();
+	json_object_set_new(st, "result", json_pack("{s:s, s:[{s:s}]}", "outcome", "found",
+						    "own_effect", "workload", "yield"));
+	expect_refused("own-effect", st, "result.own_effect[0].metric", "missing");
+
+	st = good_state();
+	json_object_set_new(st, "result", json_pack("{s:s, s:s}", "outcome", "found", "patch", "2"));
+	expect_refused("result-patch", st, "result.patch", "expected an object, got a string");
+
+	st = good_state();
+	json_object_set_new(json_array_get(json_object_get(st, "patches"), 0), "position",
+			    json_string("1"));
+	expect_refused("position", st, "patches[0].position", "expected an integer");
+
+	st = good_state();
+	json_object_set_new(json_array_get(json_object_get(json_array_get(json_object_get(st, "steps"), 0),
+							  "results"), 0), "primary", json_string("yes"));
+	expect_refused("primary", st, "steps[0].results[0].primary", "expected true or false");
+
+	st = good_state();
+	json_object_set_new(json_array_get(json_object_get(st, "probes"), 0), "class", json_null());
+	expect_refused("class", st, "probes[0].class", "expected a string, got null");
 }
 
 static void test_not_json(void **state)
@@ -300,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_workloads_not_strings),
 		cmocka_unit_test(test_settings_fields),
 		cmocka_unit_test(test_other_fields),
+		cmocka_unit_test(test_table_types),
 		cmocka_unit_test(test_not_json),
 		cmocka_unit_test(test_step_results_pooled),
 	};

@@ -49,6 +49,7 @@ static const char *type_of(const struct sdoc_field *f, int *null_ok)
 	case SK_BOOL: case SK_FLAG: return "boolean";
 	case SK_OBJECT: return "object";
 	case SK_JSON: case SK_CODEC: return f->json_type;
+	case SK_ARRAY: return "array";
 	}
 	return "?";
 }

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bisect.json, typed: its one definition. A table per object
+ * (bisect_doc_fields[] and the rows it points to, bisect_doc.c) drives
+ * its encoder, its decoder and the decoder's type checks through
+ * session_doc.h's sdoc_fields_*(), as session_doc_fields[] does for
+ * session.json. The rows are in the order bisect.c has always written the
+ * members (start(), then confirm(), then bisect_finish()), so the file
+ * encoded from a decoded struct is the file, byte for byte
+ * (tests/unit/test_bisect_doc.c holds the fixture and docs/bisect.md's
+ * table to the rows).
+ *
+ * What the table does not say, bisect_state_load() checks: ranges, a
+ * step's folder inside the bisection's, the count of patches. The prefixes
+ * are an object keyed by K, an SK_JSON row whose entries
+ * bisect_doc_decode() checks against bisect_prefix_fields[].
+ *
+ * Decoded, the strings and SK_JSON members point into the JSON they came
+ * from; bisect_doc_release() frees the arrays the decoder allocated.
+ */
+#ifndef LAB_BISECT_DOC_H
+#define LAB_BISECT_DOC_H
+
+#include <jansson.h>
+
+#include "session_doc.h"
+#include "strbuf.h"
+#include "util.h"
+
+/* One element of a step's results, of tracked, own_effect and remaining. */
+struct bisect_doc_result {
+	const char *workload, *metric;
+	int primary;			/* -1: absent */
+	const char *verdict;		/* stats_verdict_id() */
+	double delta_pct, ci_lo_pct, ci_hi_pct;	/* NaN: null (always written) */
+};
+
+/* One element of steps[]: a step session. */
+struct bisect_doc_step {
+	long long step;			/* from 1 */
+	const char *purpose, *a, *b, *dir;
+	const char *state;		/* running, done or failed */
+	const char *session;		/* NULL: none yet */
+	struct sdoc_array results;	/* of struct bisect_doc_result; absent: not measured */
+};
+
+/* One element of patches[], and result.patch (present: it is there). */
+struct bisect_doc_patch {
+	int present;
+	long long position;
+	const char *subject, *message_id;	/* NULL: null (the mail has none) */
+	const char *file;
+};
+
+/* prefixes["K"]: one prefix's build (checked, not kept: the row is SK_JSON). */
+struct bisect_doc_prefix {
+	const char *kernel;
+	int builds, cache_hit;		/* -1: absent */
+	const char *key;
+	double seconds;
+};
+
+/* One element of probes[]. */
+struct bisect_doc_probe {
+	long long prefix;
+	const char *cls;		/* "class": bisect_class_name() */
+};
+
+/* One element of result.waterfall (--per-patch). */
+struct bisect_doc_wf_step {
+	long long from, to;
+	const char *a, *b;
+	struct sdoc_array results;	/* of struct bisect_doc_result */
+};
+
+struct bisect_doc_settings {
+	long long max_runs;
+	double budget_s;
+	int per_patch;
+	const json_t *workloads;	/* an array of workload names */
+	const char *attribute;		/* off, changed, all; NULL: absent (off) */
+};
+
+/* result: how the bisection ended. */
+struct bisect_doc_end {
+	int present;
+	const char *outcome;
+	long long first, last, probes, culprit;
+	struct bisect_doc_patch patch;
+	long long split;
+	struct sdoc_array own_effect;	/* of struct bisect_doc_result */
+	const json_t *attribution;	/* the own step's report's member */
+	struct sdoc_array remaining;	/* of struct bisect_doc_result; null: not measured */
+	struct sdoc_array waterfall;	/* of struct bisect_doc_wf_step */
+};
+
+struct bisect_doc {
+	const char *schema;		/* BISECT_SCHEMA */
+	const char *config;
+	const char *baseline, *series_kernel;
+	long long n;
+	struct bisect_doc_settings settings;
+	struct sdoc_array steps;	/* of struct bisect_doc_step */
+	const json_t *prefixes;		/* {"K": struct bisect_doc_prefix} */
+	struct sdoc_array probes;	/* of struct bisect_doc_probe */
+	int complete;
+	struct sdoc_array patches;	/* of struct bisect_doc_patch */
+	struct sdoc_array tracked;	/* of struct bisect_doc_result */
+	struct bisect_doc_end result;
+};
+
+/* The top level, in the order bisect.json has always been written, ending in { NULL }. */
+extern const struct sdoc_field bisect_doc_fields[];
+/* A prefix's entry in prefixes; an element of steps[]. */
+extern const struct sdoc_field bisect_prefix_fields[];
+extern const struct sdoc_field bisect_doc_step_fields[];
+
+/* Every member absent. */
+void bisect_doc_init(struct bisect_doc *d);
+
+/* bisect.json of @d: the members that are not absent, in the table's order. */
+json_t *bisect_doc_encode(const struct bisect_doc *d);
+
+/*
+ * @j into @d, every member's type checked by the tables (the prefixes'
+ * entries too); 0, or -1 with the first member that is not what the table
+ * says, by its JSON path, in @err ("steps[1].dir: expected a string, got
+ * an integer"), and @d left absent.
+ */
+LAB_MUST_CHECK
+int bisect_doc_decode(const json_t *j, struct bisect_doc *d, struct strbuf *err);
+
+/* Free the arrays bisect_doc_decode() allocated. */
+void bisect_doc_release(struct bisect_doc *d);
+
+/*
+ * The state's writers: bisect.json as bisect_doc_encode() began it, added
+ * to as the bisection goes, each piece encoded by its table's rows and
+ * put in the table's place (the file's member order).
+ */
+/* @st (results and session absent: running) at the end of steps[]; the element. */
+json_t *bisect_doc_add_step(json_t *state, const struct bisect_doc_step *st);
+/* Step @step measured: its session and @results (stolen), done; NULL @results: failed. */
+void bisect_doc_step_measured(json_t *step, const char *session, json_t *results);
+/* prefixes["@k"] = @p. */
+void bisect_doc_set_prefix(json_t *state, long k, const struct bisect_doc_prefix *p);
+/* @p at the end of probes[]. */
+void bisect_doc_add_probe(json_t *state, const struct bisect_doc_probe *p);
+/* tracked = @tracked (stolen): the confirm step's decisive results. */
+void bisect_doc_set_tracked(json_t *state, json_t *tracked);
+/* result = @end, encoded, and complete. */
+void bisect_doc_set_result(json_t *state, const struct bisect_doc_end *end);
+
+/*
+ * result, as the bisection fills it: present, every member absent; the
+ * arrays that bisect_doc_results() and the bisection allocated in it
+ * freed (strings and attribution are the caller's).
+ */
+void bisect_doc_end_init(struct bisect_doc_end *end);
+void bisect_doc_end_release(struct bisect_doc_end *end);
+/*
+ * A step's results (bisect_step_results(), JSON) as an array of struct
+ * bisect_doc_result into @out, its strings @arr's; NULL @arr: absent.
+ * 0, or -1 (@out absent) when an element is not a result.
+ */
+LAB_MUST_CHECK int bisect_doc_results(const json_t *arr, struct sdoc_array *out);
+/* A patches[] element into @out (present); 0, or -1 when it is not one. */
+LAB_MUST_CHECK int bisect_doc_patch_decode(const json_t *p, struct bisect_doc_patch *out);
+
+#endif
