@@ -147,6 +147,8 @@ REPORT_FIXTURE_TESTS := test_report_headline test_report_render test_report_fami
 	test_report_text_tables test_strbuf_sink \
 	test_report_hosts
 $(REPORT_FIXTURE_TESTS:%=build/tests/%): build/san/tests/unit/fixtures_report.o
+# The field-table tests' shared helpers (tests/unit/fixtures_table.h).
+build/tests/test_session_doc_table build/tests/test_result_table: build/san/tests/unit/fixtures_table.o
 # A bisection's steps, each session and build what the test says (no kernel, no guest).
 build/tests/test_bisect_steps: LDLIBS += -Wl,--wrap=session_main -Wl,--wrap=kbuild_kernel
 # The scheduler's runs, each a record the test writes at once (no guest).

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures_table.h"
 #include "fsutil.h"
 #include "report.h"
 #include "report_result.h"
@@ -27,14 +28,6 @@
 
 #define SCHEMA_JSON "reports/schema/mglrulab-report-2.schema.json"
 #define SCHEMA_MD "reports/SCHEMA.md"
-
-static const struct sdoc_field *find(const struct sdoc_field *t, const char *key)
-{
-	for (; t->key; t++)
-		if (!strcmp(t->key, key))
-			return t;
-	return NULL;
-}
 
 /* The JSON type a row writes, and whether it writes null. */
 static const char *type_of(const struct sdoc_field *f, int *null)
@@ -101,11 +94,6 @@ static int always(const struct sdoc_field *f)
 	}
 }
 
-static char *at(const char *where, const char *key)
-{
-	return *where ? xasprintf("%s.%s", where, key) : xstrdup(key);
-}
-
 /*
  * Every row of @t against the schema object @obj, both ways: its members,
  * their types and null; what the schema requires is written always.
@@ -119,10 +107,10 @@ static void check_object(const json_t *root, const json_t *obj, const struct sdo
 	size_t i;
 
 	json_object_foreach((json_t *)props, key, prop)
-		if (!find(t, key))
-			fail_msg("%s: in the schema, not in the table", at(where, key));
+		if (!fixture_row(t, key))
+			fail_msg("%s: in the schema, not in the table", fixture_path_at(where, key));
 	for (const struct sdoc_field *f = t; f->key; f++) {
-		char *here = at(where, f->key);
+		char *here = fixture_path_at(where, f->key);
 
 		want = type_of(f, &tnull);
 		prop = json_object_get(props, f->key);
@@ -142,11 +130,11 @@ static void check_object(const json_t *root, const json_t *obj, const struct sdo
 	}
 	req = json_object_get(obj, "required");
 	json_array_foreach(req, i, prop) {
-		const struct sdoc_field *f = find(t, json_string_value(prop));
+		const struct sdoc_field *f = fixture_row(t, json_string_value(prop));
 
 		if (f && !always(f))
 			fail_msg("%s: required in the schema, not always written",
-				 at(where, json_string_value(prop)));
+				 fixture_path_at(where, json_string_value(prop)));
 	}
 }
 
@@ -172,43 +160,13 @@ static void test_schema_json(void **state)
 
 /* --- reports/SCHEMA.md --- */
 
-static char *read_all(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	if (read_file(path, &sb, 1 << 24))
-		fail_msg("cannot read %s", path);
-	return sb_detach(&sb);
-}
-
-/* Whether @word is a word of a `code span` of @text. */
-static int in_code(const char *text, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = strchr(text, '`'); p; p = strchr(p + 1, '`')) {
-		const char *end = strchr(p + 1, '`');
-
-		if (!end)
-			break;
-		for (const char *w = p + 1; w < end; w++) {
-			if ((w == p + 1 || !(isalnum((unsigned char)w[-1]) || w[-1] == '_')) &&
-			    (size_t)(end - w) >= n && !strncmp(w, word, n) &&
-			    !(isalnum((unsigned char)w[n]) || w[n] == '_'))
-				return 1;
-		}
-		p = end;
-	}
-	return 0;
-}
-
 /* Every row of @t named in @text, the objects' members too. */
 static void check_named(const char *text, const struct sdoc_field *t, const char *where)
 {
 	for (const struct sdoc_field *f = t; f->key; f++) {
-		char *here = at(where, f->key);
+		char *here = fixture_path_at(where, f->key);
 
-		if (!in_code(text, f->key))
+		if (!fixture_in_code(text, f->key))
 			fail_msg("SCHEMA.md: %s is not named in the results section", here);
 		if (f->kind == SK_OBJECT)
 			check_named(text, f->sub, here);
@@ -234,7 +192,7 @@ static void check_items(const char *text)
 		q += 3;
 		n = strcspn(q, "`[");
 		name = xstrndup(q, n);
-		if (!find(result_record_fields, name))
+		if (!fixture_row(result_record_fields, name))
 			fail_msg("SCHEMA.md: the results section's `%s` is not in the table", name);
 		free(name);
 	}
@@ -242,7 +200,7 @@ static void check_items(const char *text)
 
 static void test_schema_md(void **state)
 {
-	char *md = read_all(SCHEMA_MD), *text;
+	char *md = fixture_read_all(SCHEMA_MD), *text;
 	const char *p = strstr(md, "\n### `results[]` and `counter_results[]`"), *end;
 	(void)state;
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "fixtures_table.h"
 #include "fsutil.h"
 #include "session_doc.h"
 #include "strbuf.h"
@@ -29,14 +30,6 @@
 #define SCHEMA_JSON "reports/schema/mglrulab-report-2.schema.json"
 #define SCHEMA_MD "reports/SCHEMA.md"
 #define FIXTURES "tests/fixtures/session/"
-
-static const struct sdoc_field *find(const struct sdoc_field *t, const char *key)
-{
-	for (; t->key; t++)
-		if (!strcmp(t->key, key))
-			return t;
-	return NULL;
-}
 
 /* The JSON type a row reads, and whether it reads null as a value. */
 static const char *type_of(const struct sdoc_field *f, int *null_ok)
@@ -80,12 +73,6 @@ static const char *schema_type(const json_t *root, const json_t *prop, int *null
 	return type;
 }
 
-/* @key of the object at @where ("" at the top), as the messages name it. */
-static char *at(const char *where, const char *key)
-{
-	return *where ? xasprintf("%s.%s", where, key) : xstrdup(key);
-}
-
 /*
  * Every row of @t against the schema object @obj: its type, null and
  * required. @whole: the schema has no member the table lacks (the top
@@ -100,11 +87,11 @@ static void check_object(const json_t *root, const json_t *obj, const struct sdo
 	size_t i, nreq = 0, nreq_ours = 0;
 
 	json_object_foreach((json_t *)props, key, prop)
-		if (whole && !find(t, key))
-			fail_msg("%s: in the schema, not in the table", at(where, key));
+		if (whole && !fixture_row(t, key))
+			fail_msg("%s: in the schema, not in the table", fixture_path_at(where, key));
 	for (const struct sdoc_field *f = t; f->key; f++) {
 		const char *want = type_of(f, &tnull);
-		char *here = at(where, f->key);
+		char *here = fixture_path_at(where, f->key);
 
 		prop = json_object_get(props, f->key);
 		if (!prop)
@@ -123,11 +110,11 @@ static void check_object(const json_t *root, const json_t *obj, const struct sdo
 	}
 	req = json_object_get(obj, "required");
 	json_array_foreach(req, i, prop) {
-		const struct sdoc_field *f = find(t, json_string_value(prop));
+		const struct sdoc_field *f = fixture_row(t, json_string_value(prop));
 
 		if ((f && f->need != SN_REQUIRED) || (!f && whole))
 			fail_msg("%s: required in the schema, not in the table",
-				 at(where, json_string_value(prop)));
+				 fixture_path_at(where, json_string_value(prop)));
 		nreq += f != NULL;
 	}
 	if (nreq != nreq_ours)
@@ -148,15 +135,6 @@ static void test_schema_json(void **state)
 }
 
 /* --- reports/SCHEMA.md --- */
-
-static char *read_all(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	if (read_file(path, &sb, 1 << 24))
-		fail_msg("cannot read %s", path);
-	return sb_detach(&sb);
-}
 
 /* The text from the line starting with @head to the next heading; NULL: none. */
 static char *section(const char *md, const char *head)
@@ -181,32 +159,11 @@ static char *table_row(const char *md, const char *key)
 	return p ? xstrndup(p + 1, strcspn(p + 1, "\n")) : NULL;
 }
 
-/* Whether @word is a word of a `code span` of @text ("`{id, created}`" names id). */
-static int in_code(const char *text, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = strchr(text, '`'); p; p = strchr(p + 1, '`')) {
-		const char *end = strchr(p + 1, '`');
-
-		if (!end)
-			break;
-		for (const char *w = p + 1; w < end; w++) {
-			if ((w == p + 1 || !(isalnum((unsigned char)w[-1]) || w[-1] == '_')) &&
-			    (size_t)(end - w) >= n && !strncmp(w, word, n) &&
-			    !(isalnum((unsigned char)w[n]) || w[n] == '_'))
-				return 1;
-		}
-		p = end;
-	}
-	return 0;
-}
-
 /* Every member of @f's object named in its SCHEMA.md text, nested objects too. */
 static void check_named(const char *text, const struct sdoc_field *f, const char *where)
 {
 	for (const struct sdoc_field *s = f->sub; s->key; s++) {
-		if (!in_code(text, s->key))
+		if (!fixture_in_code(text, s->key))
 			fail_msg("SCHEMA.md: %s.%s is not named", where, s->key);
 		if (s->kind == SK_OBJECT) {
 			char *sub = xasprintf("%s.%s", where, s->key);
@@ -227,7 +184,7 @@ static void check_table_rows(const char *text, const struct sdoc_field *t, const
 			const char *close = strchr(q + 1, '`');
 			char *name = xstrndup(q + 1, (size_t)(close - q - 1));
 
-			if (!find(t, name))
+			if (!fixture_row(t, name))
 				fail_msg("SCHEMA.md: %s.%s is not in the table", where, name);
 			free(name);
 			q = close;
@@ -237,7 +194,7 @@ static void check_table_rows(const char *text, const struct sdoc_field *t, const
 
 static void test_schema_md(void **state)
 {
-	char *md = read_all(SCHEMA_MD);
+	char *md = fixture_read_all(SCHEMA_MD);
 	char *top = section(md, "## Top level"), *files = strstr(md, "also holds `session.json`");
 	(void)state;
 
@@ -251,7 +208,7 @@ static void test_schema_md(void **state)
 		char *text = section(md, head), *row = table_row(top, f->key);
 
 		/* a member of the report's top level, or of session.json's alone */
-		if (!row && !in_code(files, f->key))
+		if (!row && !fixture_in_code(files, f->key))
 			fail_msg("SCHEMA.md: `%s` is not a row of the top level", f->key);
 		if (f->kind == SK_OBJECT) {
 			/* its own section, else its row's meaning ("{name, version}") */
@@ -288,7 +245,7 @@ static char *dump(const json_t *j)
  */
 static void round_trip(const char *name)
 {
-	char *path = xasprintf(FIXTURES "%s", name), *text = read_all(path), *want, *got;
+	char *path = xasprintf(FIXTURES "%s", name), *text = fixture_read_all(path), *want, *got;
 	json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL), *out, *ses;
 	struct session_doc d;
 	struct strbuf err = STRBUF_INIT;
