@@ -439,7 +439,8 @@ static int states_from_modes(struct derivation *d)
 	int kernels = 0;
 
 	/* Not decidable: the values stay as measured, the verdict says why. */
-	if (!f->modes.separated || f->undecidable || !(f->cells[0] + f->cells[1]))
+	if (!f->modes.separated || f->undecidable || f->follows_kernel ||
+	    !(f->cells[0] + f->cells[1]))
 		return 0;
 	for (int k = 0; k < 2; k++) {
 		size_t high = d->better_higher ? f->fast_cells[k] : f->cells[k] - f->fast_cells[k];
@@ -542,7 +543,11 @@ static void split_states(struct derivation *d, const struct run_records *runs,
 	/*
 	 * States with cells between their cores are stats_modes()': a
 	 * kernel's own split would class the cells between and move them
-	 * by the states' ratio, which reads the mix of states again.
+	 * by the states' ratio, which reads the mix of states again. A
+	 * split of each kernel's own is kept when stats_modes()' groups
+	 * follow the kernel (test slow_kernel_warned: the reference loop
+	 * slows with the cells, so the states are the host's; the shares
+	 * are warned).
 	 */
 	d->by_states = !d->modes.modes.core && kernels && split == kernels;
 	if (!d->by_states)

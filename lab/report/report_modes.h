@@ -38,6 +38,12 @@ struct modes_finding {
 					   the only one compared; -1 both kernels show both */
 	int single;			/* that kernel (-1: none) */
 	double share_p;			/* Fisher: the fast state's share, kernel against kernel */
+	size_t fast_runs[2], runs[2];	/* per kernel, runs mostly fast and runs with a state */
+	double run_share_p;		/* Fisher on those runs (NaN: not tested) */
+	int run_single, run_only;	/* a kernel (-1: none) whose runs all sit in one state
+					   (1 fast, 0 slow) */
+	int follows_kernel;		/* that, and run_share_p under 0.01: the groups are
+					   the kernel's effect, not the guest's states */
 	const char *undecidable;	/* static reason, NULL: decidable (or no states) */
 };
 

@@ -172,10 +172,27 @@ static void one_kernel_one_state(void **state)
 	assert_true(fabs(f.pooled - 0.999) < 0.0003);
 	assert_true(f.pooled == f.within[1].ratio);
 
-	/* Patched fast in 9 runs of 10: one slow run beside the baseline's ten. */
+	/*
+	 * Patched fast in 9 runs of 10 beside the baseline's ten slow: the
+	 * runs' groups follow the kernel (Fisher p about 1e-4), so they are
+	 * its effect, not states ("not decidable on this guest" before).
+	 */
 	pingpong(0, 9, c, r);
 	modes_analyse(r, 20, 1, &f);
 	assert_int_equal(f.only, 0);
+	assert_int_equal(f.follows_kernel, 1);
+	assert_true(f.run_share_p < 0.001);
+	assert_null(f.undecidable);
+
+	/*
+	 * The first 3 runs of each, patched fast in 2 (Fisher p 0.4 on the
+	 * runs): the runs cannot tell, and the slow state, the only one both
+	 * show, has 1 patched run: not decidable.
+	 */
+	pingpong(0, 2, c, r);
+	modes_analyse(r, 6, 1, &f);
+	assert_int_equal(f.modes.separated, 1);
+	assert_int_equal(f.follows_kernel, 0);
 	assert_non_null(f.undecidable);
 	assert_non_null(strstr(f.undecidable, "(nearly) all in the slow emulator state"));
 }
