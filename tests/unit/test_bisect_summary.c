@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bisect.h"
+#include "bisect_doc.h"
 #include "util.h"
 
 #define FIXTURE "tests/fixtures/bisect/bisect-found.json"
@@ -29,12 +30,14 @@ static const char *str(const json_t *o, const char *key)
 
 static void test_summary_found(void **state)
 {
-	json_t *st = json_load_file(FIXTURE, 0, NULL), *j, *c, *steps, *p;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	struct bisect_doc d;
+	json_t *j, *c, *steps, *p;
 	(void)state;
 
-	assert_non_null(st);
-	bisect_summary_json("/r/b1", st, LAB_OK, &sb);
+	if (bisect_doc_load(FIXTURE, &d, &err))
+		fail_msg("%s", sb_str(&err));
+	bisect_summary_json("/r/b1", &d, LAB_OK, &sb);
 	j = json_loads(sb_str(&sb), 0, NULL);
 	assert_non_null(j);
 	assert_string_equal(str(j, "schema"), "mglrulab-bisect-summary/1");
@@ -60,8 +63,9 @@ static void test_summary_found(void **state)
 	assert_int_equal(json_integer_value(json_object_get(j, "exit_status")), 0);
 	assert_non_null(strstr(str(j, "exit_meaning"), "ok"));
 	json_decref(j);
-	json_decref(st);
+	bisect_doc_release(&d);
 	sb_release(&sb);
+	sb_release(&err);
 }
 
 /* Stopped before bisect.json was read: still a summary with the status. */
