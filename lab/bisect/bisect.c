@@ -637,9 +637,15 @@ static LAB_MUST_CHECK int confirm(struct bisect *bs, struct strbuf *text,
 static int write_summary(const struct bisect *bs, int status)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct bisect_doc d;
 	int r = 0;
 
-	bisect_summary_json(bs->dir, bs->state, status, &sb);
+	/* none yet: the summary says so */
+	if (bs->state && bisect_state_doc(bs, &d))
+		return LAB_ELAB;
+	bisect_summary_json(bs->dir, bs->state ? &d : NULL, status, &sb);
+	if (bs->state)
+		bisect_doc_release(&d);
 	if (write_user_output(bs->o->json, sb.buf, sb.len))
 		r = lab_error("cannot write %s: %s", user_output_name(bs->o->json),
 			      user_file_strerror(errno));

@@ -43,6 +43,8 @@
 #define BISECT_SCHEMA		"mglrulab-bisect/1"
 
 struct session_series_kernel;
+struct bisect_doc;
+struct sdoc_array;
 
 struct bisect_opts {
 	const char *config;
@@ -77,14 +79,14 @@ struct bisect_step_runs {
 };
 
 /*
- * bisect.html from bisect.json @state (bisect_html.c): the answer first
+ * bisect.html from bisect.json decoded, @d (bisect_html.c): the answer first
  * (the culprit and its own effect, or why there is none), then every step
  * (its kernels, verdicts, @runs[i] for steps[i], a link to its
  * report.html), the probes' levels, and for --per-patch a waterfall per
  * tracked metric. @runs may be NULL (@nr_runs 0).
  */
-void bisect_html(struct strbuf *out, const json_t *state, const struct bisect_step_runs *runs,
-		 size_t nr_runs);
+void bisect_html(struct strbuf *out, const struct bisect_doc *d,
+		 const struct bisect_step_runs *runs, size_t nr_runs);
 
 /*
  * What a step's decision is made of, from a step session's report.json
@@ -121,6 +123,13 @@ struct step_results {
  */
 void step_results_decode(const json_t *arr, struct step_results *out);
 void step_results_release(struct step_results *rs);
+/*
+ * The same from a decoded results array (struct bisect_doc_result, whose
+ * table requires the strings); json is NULL. step_results_release() frees it.
+ */
+void step_results_of(const struct sdoc_array *a, struct step_results *out);
+/* Whether two decoded results arrays say the same (a step's and the result's copy of it). */
+int step_results_same(const struct sdoc_array *a, const struct sdoc_array *b);
 /* The result for @workload's @metric, or NULL. */
 const struct step_result *step_results_find(const struct step_results *rs, const char *workload,
 					    const char *metric);
@@ -170,6 +179,8 @@ void bisect_step_decode(const json_t *s, struct bisect_step *out);
  * moved elsewhere still finds it). NULL when the step has no session yet.
  */
 char *bisect_step_file(const struct bisect_step *st, const char *file);
+/* The same from a step's @dir and @session (struct bisect_doc_step's). */
+char *bisect_step_path(const char *dir, const char *session, const char *file);
 
 /* result: how the bisection ended (none: every member NULL or 0). */
 struct bisect_end {
@@ -222,15 +233,27 @@ LAB_MUST_CHECK
 json_t *bisect_state_load(const char *path, struct strbuf *err);
 
 /*
+ * What the readers take (bisect.html, the --json summary, the watch's
+ * note): bisect.json at @path read, decoded once by its table and checked
+ * as bisect_state_load() checks it, into @d, which keeps the tree its
+ * strings point into; bisect_doc_release() frees it. 0, or -1 with
+ * "PATH: MEMBER: what was expected" in @err ("PATH: result.culprit:
+ * expected an integer, got a string") and @d absent.
+ */
+LAB_MUST_CHECK
+int bisect_doc_load(const char *path, struct bisect_doc *d, struct strbuf *err);
+
+/*
  * bisect --json: what a script needs of the bisection in @dir, from its
- * bisect.json @state (NULL: none yet) and exit @status, as JSON into @out
+ * bisect.json decoded, @d (NULL: none yet), and exit @status, as JSON into @out
  * (bisect_summary.c): {schema, bisection (the folder), complete, baseline,
  * series_kernel, outcome, culprit {position, subject, message_id} or null,
  * primaries[] (the whole series' verdicts: tracked), steps[] {step,
  * purpose, a, b, state, session, report}, reports {json, text, html},
  * exit_status, exit_meaning}.
  */
-void bisect_summary_json(const char *dir, const json_t *state, int status, struct strbuf *out);
+void bisect_summary_json(const char *dir, const struct bisect_doc *d, int status,
+			 struct strbuf *out);
 
 /* Run (or resume) a bisection; the exit status. */
 LAB_MUST_CHECK

@@ -135,6 +135,7 @@ const struct sdoc_field bisect_doc_fields[] = {
 void bisect_doc_init(struct bisect_doc *d)
 {
 	sdoc_fields_init(bisect_doc_fields, d);
+	d->owned = NULL;
 }
 
 json_t *bisect_doc_encode(const struct bisect_doc *d)
@@ -174,6 +175,7 @@ static int decode_prefixes(const json_t *pre, struct strbuf *err)
 
 int bisect_doc_decode(const json_t *j, struct bisect_doc *d, struct strbuf *err)
 {
+	d->owned = NULL;
 	if (sdoc_fields_decode(bisect_doc_fields, j, d, err))
 		return -1;
 	if (decode_prefixes(d->prefixes, err)) {
@@ -187,6 +189,32 @@ int bisect_doc_decode(const json_t *j, struct bisect_doc *d, struct strbuf *err)
 void bisect_doc_release(struct bisect_doc *d)
 {
 	sdoc_fields_release(bisect_doc_fields, d);
+	json_decref(d->owned);
+	d->owned = NULL;
+}
+
+int bisect_doc_prefix_at(const struct bisect_doc *d, long k, struct bisect_doc_prefix *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	const json_t *p;
+	char key[24];
+	int r;
+
+	snprintf(key, sizeof(key), "%ld", k);
+	p = json_object_get(d->prefixes, key);
+	/* bisect_doc_decode() checked every entry: a failure here is "none" */
+	r = p ? sdoc_fields_decode(bisect_prefix_fields, p, out, &err) : -1;
+	if (r)
+		sdoc_fields_init(bisect_prefix_fields, out);
+	sb_release(&err);
+	return r;
+}
+
+const struct bisect_doc_patch *bisect_doc_patch_at(const struct bisect_doc *d, long k)
+{
+	const struct bisect_doc_patch *v = d->patches.v;
+
+	return k >= 1 && (size_t)k <= d->patches.n ? &v[k - 1] : NULL;
 }
 
 /*

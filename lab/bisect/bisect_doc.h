@@ -107,6 +107,12 @@ struct bisect_doc {
 	struct sdoc_array patches;	/* of struct bisect_doc_patch */
 	struct sdoc_array tracked;	/* of struct bisect_doc_result */
 	struct bisect_doc_end result;
+	/*
+	 * Not a member of the file: the tree bisect_doc_load() read, which
+	 * the strings point into; bisect_doc_release() drops it. NULL when
+	 * decoded from a tree the caller keeps.
+	 */
+	json_t *owned;
 };
 
 /* The top level, in the order bisect.json has always been written, ending in { NULL }. */
@@ -130,8 +136,21 @@ json_t *bisect_doc_encode(const struct bisect_doc *d);
 LAB_MUST_CHECK
 int bisect_doc_decode(const json_t *j, struct bisect_doc *d, struct strbuf *err);
 
-/* Free the arrays bisect_doc_decode() allocated. */
+/* Free the arrays bisect_doc_decode() allocated, and the tree bisect_doc_load() read. */
 void bisect_doc_release(struct bisect_doc *d);
+
+/*
+ * prefixes["@k"] decoded by bisect_prefix_fields[] into @out (its strings
+ * @d's): 0, or -1 when there is none (not built yet) and @out absent.
+ */
+int bisect_doc_prefix_at(const struct bisect_doc *d, long k, struct bisect_doc_prefix *out);
+/* patches[@k - 1]: patch @k of the series, or NULL out of range. */
+const struct bisect_doc_patch *bisect_doc_patch_at(const struct bisect_doc *d, long k);
+/* An SK_INT member as a long: 0 when absent (SDOC_NONE), as the readers always took it. */
+static inline long bisect_doc_long(long long v)
+{
+	return v == SDOC_NONE ? 0 : (long)v;
+}
 
 /*
  * The state's writers: bisect.json as bisect_doc_encode() began it, added

@@ -15,11 +15,13 @@
  * escaped: mail is untrusted input.
  */
 #include "bisect.h"
+#include "bisect_doc.h"
 #include "escape.h"
 #include "html_kit.h"
 #include "report.h"
 #include "report_view.h"
 #include "stats.h"
+#include "xjson.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -42,8 +44,9 @@ static const char bisect_css[] =
 	"vertical-align:middle;margin-right:4px}.muted{color:var(--muted)}\n";
 
 struct page {
-	struct bisect_head hd;
-	struct bisect_end end;
+	const struct bisect_doc *d;
+	long n;				/* patches in the series */
+	const struct bisect_doc_end *end;
 	struct step_results tracked;	/* the metrics shown: shown_metrics() */
 	const struct bisect_step_runs *runs;
 	size_t nr_runs;
@@ -79,13 +82,20 @@ static void effect(struct strbuf *h, const struct step_result *r)
 		sb_addf(h, " [%+.1f, %+.1f]", r->lo_pct, r->hi_pct);
 }
 
+/* patches[k - 1]'s subject and Message-Id (NULL: none, or out of range). */
+static struct bisect_patch patch_at(const struct page *p, long k)
+{
+	const struct bisect_doc_patch *pa = bisect_doc_patch_at(p->d, k);
+
+	return (struct bisect_patch){ pa ? pa->subject : NULL, pa ? pa->message_id : NULL };
+}
+
 /* "patch 2/3: SUBJECT", the subject whole (it wraps). */
 static void patch_name(struct strbuf *h, const struct page *p, long k)
 {
-	struct bisect_patch pa;
+	struct bisect_patch pa = patch_at(p, k);
 
-	bisect_patch_decode(&p->hd, k, &pa);
-	sb_addf(h, "patch %ld/%ld: <span class=\"subject\">", k, p->hd.n);
+	sb_addf(h, "patch %ld/%ld: <span class=\"subject\">", k, p->n);
 	html_esc(h, pa.subject ? pa.subject : "(no subject)");
 	sb_adds(h, "</span>");
 }
@@ -95,9 +105,8 @@ static void patch_list(struct strbuf *h, const struct page *p, long first, long 
 {
 	sb_adds(h, "<ul>");
 	for (long k = first; k <= last && k >= 1; k++) {
-		struct bisect_patch pa;
+		struct bisect_patch pa = patch_at(p, k);
 
-		bisect_patch_decode(&p->hd, k, &pa);
 		sb_adds(h, "<li>");
 		patch_name(h, p, k);
 		if (pa.message_id) {
@@ -111,11 +120,11 @@ static void patch_list(struct strbuf *h, const struct page *p, long first, long 
 }
 
 /* One row per tracked metric: workload, metric, change [interval], verdict in @results. */
-static void effect_table(struct strbuf *h, const struct page *p, const json_t *results)
+static void effect_table(struct strbuf *h, const struct page *p, const struct sdoc_array *results)
 {
 	struct step_results rs;
 
-	step_results_decode(results, &rs);
+	step_results_of(results, &rs);
 	static const struct html_col cols[] = {
 		{ "Workload", 0 }, { "Metric", 0 }, { "Change [interval]", 1 }, { "Verdict", 0 },
 		{ NULL, 0 },
@@ -142,31 +151,25 @@ static void effect_table(struct strbuf *h, const struct page *p, const json_t *r
 }
 
 /* The last step of @purpose, or of @purpose whose results are @results when not NULL. */
-static int find_step(const struct page *p, const char *purpose, const json_t *results,
-		     struct bisect_step *out)
+static const struct bisect_doc_step *find_step(const struct page *p, const char *purpose,
+					       const struct sdoc_array *results)
 {
-	const json_t *s;
-	size_t i;
-	int found = 0;
+	const struct bisect_doc_step *v = p->d->steps.v, *found = NULL;
 
-	json_array_foreach(p->hd.steps, i, s) {
-		struct bisect_step st;
-
-		bisect_step_decode(s, &st);
-		if (!st.purpose || strcmp(st.purpose, purpose))
+	for (size_t i = 0; i < p->d->steps.n; i++) {
+		if (strcmp(v[i].purpose, purpose))
 			continue;
-		if (results && !(st.results && json_equal(st.results, results)))
+		if (results && !step_results_same(&v[i].results, results))
 			continue;
-		*out = st;
-		found = 1;
+		found = &v[i];
 	}
 	return found;
 }
 
 /* "(B against A, report)": which kernels a step compared, linked to its report. */
-static void step_kernels(struct strbuf *h, const struct bisect_step *st)
+static void step_kernels(struct strbuf *h, const struct bisect_doc_step *st)
 {
-	char *rel = bisect_step_file(st, "report.html");
+	char *rel = bisect_step_path(st->dir, st->session, "report.html");
 
 	sb_adds(h, " <span class=\"muted\">(");
 	html_esc(h, st->b);
@@ -186,11 +189,14 @@ static void culprit_attribution(struct strbuf *h, const struct page *p)
 {
 	struct view_attribution va;
 	struct strbuf err = STRBUF_INIT;
+	json_t *holder;
 
-	if (!json_object_get(p->end.result, "attribution"))
+	if (!p->end->attribution)
 		return;
 	sb_adds(h, "<h3>Where its instructions moved</h3>\n");
-	if (report_attr_decode(p->end.result, &va, &err)) {
+	/* report_attr_decode() reads a report's member: the step's report's, copied */
+	holder = xjson_pack("{s:O}", "attribution", (json_t *)p->end->attribution);
+	if (report_attr_decode(holder, &va, &err)) {
 		sb_adds(h, "<p>Not shown: ");
 		html_esc(h, sb_str(&err));
 		sb_adds(h, "</p>\n");
@@ -199,45 +205,50 @@ static void culprit_attribution(struct strbuf *h, const struct page *p)
 	}
 	/* a failed decode may have read some arrays already */
 	report_attr_release(&va);
+	json_decref(holder);
 	sb_release(&err);
 }
 
 static void answer_found(struct strbuf *h, const struct page *p)
 {
-	struct bisect_patch pa;
-	struct bisect_step st;
-	long c = p->end.culprit;
+	const struct bisect_doc_step *st;
+	int measured;
+	long c = bisect_doc_long(p->end->culprit);
+	struct bisect_patch pa = patch_at(p, c);
 
-	bisect_patch_decode(&p->hd, c, &pa);
 	sb_adds(h, "<p class=\"answer\"><strong>Culprit:</strong> ");
 	patch_name(h, p, c);
 	sb_adds(h, "</p>\n<dl class=\"meta\"><dt>Message-Id</dt><dd><code>");
 	html_esc(h, pa.message_id ? pa.message_id : "(none)");
 	sb_adds(h, "</code></dd></dl>\n<h3>Its own effect");
-	if (find_step(p, "own-effect", NULL, &st))
-		step_kernels(h, &st);
+	st = find_step(p, "own-effect", NULL);
+	if (st)
+		step_kernels(h, st);
 	sb_adds(h, "</h3>\n");
-	effect_table(h, p, p->end.own_effect);
+	effect_table(h, p, &p->end->own_effect);
 	culprit_attribution(h, p);
-	if (c >= p->hd.n) {
+	if (c >= p->n) {
 		sb_adds(h, "<p>It is the last patch: nothing comes after it.</p>\n");
 		return;
 	}
-	if (c + 1 == p->hd.n)
+	if (c + 1 == p->n)
 		sb_addf(h, "<h3>The remaining patch %ld", c + 1);
 	else
-		sb_addf(h, "<h3>The remaining patches %ld..%ld", c + 1, p->hd.n);
-	if (p->end.remaining && find_step(p, "probe-end", p->end.remaining, &st))
-		step_kernels(h, &st);
+		sb_addf(h, "<h3>The remaining patches %ld..%ld", c + 1, p->n);
+	/* null (the probe placed it alone) or absent: not measured */
+	measured = p->end->remaining.present == 1;
+	st = measured ? find_step(p, "probe-end", &p->end->remaining) : NULL;
+	if (st)
+		step_kernels(h, st);
 	sb_adds(h, "</h3>\n");
-	if (!p->end.remaining) {
+	if (!measured) {
 		/* A probe placed the culprit with one session: that pair was never run. */
 		sb_addf(h, "<p>Not measured: no finished session compared the prefix of patch %ld "
 			"with the series' end (the probe placed it with one session, docs/bisect.md, "
 			"or that session did not finish).</p>\n", c);
 		return;
 	}
-	effect_table(h, p, p->end.remaining);
+	effect_table(h, p, &p->end->remaining);
 }
 
 /* Per patch: which patches moved each tracked metric (improvement or regression). */
@@ -247,8 +258,7 @@ static void answer_per_patch(struct strbuf *h, const struct page *p)
 		"measured (the waterfalls below); the patches that move a tracked metric:</p><ul>");
 	for (size_t i = 0; i < p->tracked.n; i++) {
 		const struct step_result *t = &p->tracked.v[i];
-		const json_t *s;
-		size_t j;
+		const struct bisect_doc_wf_step *wf = p->end->waterfall.v;
 		int any = 0;
 
 		sb_adds(h, "<li>");
@@ -256,17 +266,15 @@ static void answer_per_patch(struct strbuf *h, const struct page *p)
 		sb_adds(h, " ");
 		html_esc(h, t->metric);
 		sb_adds(h, ":<ul>");
-		json_array_foreach(p->hd.waterfall, j, s) {
-			struct bisect_wf_step ws;
+		for (size_t j = 0; j < p->end->waterfall.n; j++) {
 			struct step_results rs;
 			const struct step_result *r;
 
-			bisect_wf_step_decode(s, &ws);
-			step_results_decode(ws.results, &rs);
+			step_results_of(&wf[j].results, &rs);
 			r = step_results_find(&rs, t->workload, t->metric);
 			if (r && (r->verdict == VERDICT_REGRESSION || r->verdict == VERDICT_IMPROVEMENT)) {
 				sb_adds(h, "<li>");
-				patch_name(h, p, ws.to);
+				patch_name(h, p, bisect_doc_long(wf[j].to));
 				sb_adds(h, ": ");
 				effect(h, r);
 				sb_adds(h, " ");
@@ -285,26 +293,28 @@ static void answer_per_patch(struct strbuf *h, const struct page *p)
 
 static void answer_other(struct strbuf *h, const struct page *p, const char *o)
 {
-	const struct bisect_end *e = &p->end;
+	const struct bisect_doc_end *e = p->end;
+	long first = bisect_doc_long(e->first), last = bisect_doc_long(e->last);
+	long split = bisect_doc_long(e->split);
 
 	if (!strcmp(o, "spread")) {
 		sb_addf(h, "<p class=\"answer\"><strong>No single culprit:</strong> the change is "
 			"spread over patches %ld..%ld (prefix %ld differs from both the baseline and "
-			"the series' end).</p>\n", e->first, e->last, e->split);
-		patch_list(h, p, e->first, e->last);
+			"the series' end).</p>\n", first, last, split);
+		patch_list(h, p, first, last);
 		sb_addf(h, "<p>Measure each of them with <code>mglrulab bisect --per-patch</code> "
 			"(up to %d patches).</p>\n", BISECT_PER_PATCH_MAX);
 	} else if (!strcmp(o, "skipped-only")) {
 		sb_addf(h, "<p class=\"answer\"><strong>No culprit named:</strong> the change is in "
 			"patches %ld..%ld; the prefixes between them do not build, so which one "
-			"cannot be told.</p>\n", e->first, e->last);
-		patch_list(h, p, e->first, e->last);
+			"cannot be told.</p>\n", first, last);
+		patch_list(h, p, first, last);
 	} else if (!strcmp(o, "inconclusive")) {
 		sb_addf(h, "<p class=\"answer\"><strong>No culprit yet:</strong> prefix %ld could "
 			"not be placed within its step's budget; the change lies in patches "
 			"%ld..%ld. Raise <code>--max-runs</code> or <code>--budget</code> and run "
-			"again.</p>\n", e->split, e->first, e->last);
-		patch_list(h, p, e->first, e->last);
+			"again.</p>\n", split, first, last);
+		patch_list(h, p, first, last);
 	} else {
 		sb_adds(h, "<p class=\"answer\"><strong>No answer:</strong> outcome ");
 		html_esc(h, o);
@@ -315,7 +325,7 @@ static void answer_other(struct strbuf *h, const struct page *p, const char *o)
 /* The answer: what the bisection found, before anything else. */
 static void answer(struct strbuf *h, const struct page *p)
 {
-	const char *o = p->end.outcome;
+	const char *o = p->end->outcome;
 
 	sb_adds(h, "<section id=\"answer\"><h2>Answer</h2>\n");
 	if (!o)
@@ -337,14 +347,14 @@ static void answer(struct strbuf *h, const struct page *p)
 /* The change being bisected: the whole series against the baseline. */
 static void whole_series(struct strbuf *h, const struct page *p)
 {
-	struct bisect_step st;
+	const struct bisect_doc_step *st = find_step(p, "confirm", NULL);
 
-	if (!find_step(p, "confirm", NULL, &st))
+	if (!st)
 		return;
 	sb_adds(h, "<section id=\"series\"><h2>The whole series");
-	step_kernels(h, &st);
+	step_kernels(h, st);
 	sb_adds(h, "</h2>\n");
-	effect_table(h, p, st.results);
+	effect_table(h, p, &st->results);
 	sb_adds(h, "</section>\n");
 }
 
@@ -355,15 +365,15 @@ static void whole_series(struct strbuf *h, const struct page *p)
  */
 static void shown_metrics(struct page *p)
 {
-	struct bisect_step st;
+	const struct bisect_doc_step *st = find_step(p, "confirm", NULL);
 	size_t n = 0;
 	int primaries = 0;
 
-	step_results_decode(p->hd.tracked, &p->tracked);
-	if (p->tracked.n || !find_step(p, "confirm", NULL, &st))
+	step_results_of(&p->d->tracked, &p->tracked);
+	if (p->tracked.n || !st)
 		return;
 	step_results_release(&p->tracked);
-	step_results_decode(st.results, &p->tracked);
+	step_results_of(&st->results, &p->tracked);
 	for (size_t i = 0; i < p->tracked.n; i++)
 		primaries |= p->tracked.v[i].primary;
 	for (size_t i = 0; i < p->tracked.n; i++)
@@ -373,11 +383,11 @@ static void shown_metrics(struct page *p)
 }
 
 /* One tracked metric's change and verdict in a step's @results, on a line of the steps table. */
-static void step_verdicts(struct strbuf *h, const struct page *p, const json_t *results)
+static void step_verdicts(struct strbuf *h, const struct page *p, const struct sdoc_array *results)
 {
 	struct step_results rs;
 
-	step_results_decode(results, &rs);
+	step_results_of(results, &rs);
 	sb_adds(h, "<td class=\"num\">");
 	for (size_t i = 0; i < p->tracked.n; i++) {
 		const struct step_result *t = &p->tracked.v[i];
@@ -404,19 +414,20 @@ static void step_verdicts(struct strbuf *h, const struct page *p, const json_t *
 	step_results_release(&rs);
 }
 
-static void step_row(struct strbuf *h, const struct page *p, size_t i, const struct bisect_step *st)
+static void step_row(struct strbuf *h, const struct page *p, size_t i,
+		     const struct bisect_doc_step *st)
 {
-	char *rel = bisect_step_file(st, "report.html");
+	char *rel = bisect_step_path(st->dir, st->session, "report.html");
 	const struct bisect_step_runs *r = i < p->nr_runs ? &p->runs[i] : NULL;
 
-	sb_addf(h, "<tr><td class=\"num\">%ld</td><td>", st->step);
+	sb_addf(h, "<tr><td class=\"num\">%ld</td><td>", bisect_doc_long(st->step));
 	html_esc(h, st->purpose);
 	sb_adds(h, "</td><td><code>");
 	html_esc(h, st->a);
 	sb_adds(h, "</code> &#8594; <code>");
 	html_esc(h, st->b);
 	sb_adds(h, "</code></td>");
-	step_verdicts(h, p, st->results);
+	step_verdicts(h, p, &st->results);
 	sb_adds(h, "<td class=\"num\">");
 	if (r && r->ok >= 0)
 		sb_addf(h, "%ld", r->ok);
@@ -444,20 +455,15 @@ static void steps_table(struct strbuf *h, const struct page *p)
 		{ "#", 1 }, { "Purpose", 0 }, { "Kernels", 0 }, { "Change [interval]", 1 },
 		{ "Verdict", 0 }, { "Runs", 1 }, { "Report", 0 }, { NULL, 0 },
 	};
-	const json_t *s;
-	size_t i;
+	const struct bisect_doc_step *v = p->d->steps.v;
 
 	sb_adds(h, "<section id=\"steps\"><h2>Steps</h2>\n<p class=\"sub\">Each step is an A/B "
 		"session until decided: the change of the second kernel against the first, for "
 		"the tracked metrics; runs are both kernels' runs that gave a value.</p>\n");
 	html_table_open(h, NULL, cols);
 	sb_addc(h, '\n');
-	json_array_foreach(p->hd.steps, i, s) {
-		struct bisect_step st;
-
-		bisect_step_decode(s, &st);
-		step_row(h, p, i, &st);
-	}
+	for (size_t i = 0; i < p->d->steps.n; i++)
+		step_row(h, p, i, &v[i]);
 	html_table_close(h);
 	sb_adds(h, "</section>\n");
 }
@@ -625,20 +631,15 @@ static void bar_from(struct bar *b, double at, const struct step_result *r)
 /* The link to the step that compared @a with @b, or NULL. */
 static char *step_href(const struct page *p, const char *purpose, const char *a, const char *b)
 {
-	const json_t *s;
-	size_t i;
+	const struct bisect_doc_step *v = p->d->steps.v;
 	char *rel = NULL;
 
-	json_array_foreach(p->hd.steps, i, s) {
-		struct bisect_step st;
-
-		bisect_step_decode(s, &st);
-		if (st.purpose && st.a && st.b && !strcmp(st.purpose, purpose) &&
-		    (!a || !strcmp(st.a, a)) && b && !strcmp(st.b, b)) {
+	for (size_t i = 0; i < p->d->steps.n; i++)
+		if (!strcmp(v[i].purpose, purpose) && (!a || !strcmp(v[i].a, a)) && b &&
+		    !strcmp(v[i].b, b)) {
 			free(rel);
-			rel = bisect_step_file(&st, "report.html");
+			rel = bisect_step_path(v[i].dir, v[i].session, "report.html");
 		}
-	}
 	return rel;
 }
 
@@ -647,7 +648,7 @@ static void whole_bar(const struct page *p, const struct step_result *t, struct 
 {
 	bar_from(b, 0, t);
 	b->label = xstrdup("whole series (measured)");
-	b->href = step_href(p, "confirm", NULL, p->hd.series_kernel);
+	b->href = step_href(p, "confirm", NULL, p->d->series_kernel);
 }
 
 static void metric_heading(struct strbuf *h, const struct step_result *t)
@@ -662,19 +663,20 @@ static void metric_heading(struct strbuf *h, const struct step_result *t)
 /* The waterfall of one tracked metric from the per-patch steps and the confirm step. */
 static void metric_waterfall(struct strbuf *h, const struct page *p, const struct step_result *t)
 {
-	size_t i, n = json_array_size(p->hd.waterfall);
+	const struct bisect_doc_wf_step *wf = p->end->waterfall.v;
+	size_t n = p->end->waterfall.n;
 	struct bar *b = xcalloc(n + 1, sizeof(*b));
 	double level = 0;
-	const json_t *s;
 
-	json_array_foreach(p->hd.waterfall, i, s) {
-		struct bisect_wf_step ws;
-		struct bisect_patch pa;
+	for (size_t i = 0; i < n; i++) {
+		struct bisect_wf_step ws = {
+			.from = bisect_doc_long(wf[i].from), .to = bisect_doc_long(wf[i].to),
+			.a = wf[i].a, .b = wf[i].b,
+		};
+		struct bisect_patch pa = patch_at(p, ws.to);
 		struct step_results rs;
 
-		bisect_wf_step_decode(s, &ws);
-		bisect_patch_decode(&p->hd, ws.to, &pa);
-		step_results_decode(ws.results, &rs);
+		step_results_of(&wf[i].results, &rs);
 		bar_from(&b[i], level, step_results_find(&rs, t->workload, t->metric));
 		/* Patches merged after a prefix that did not build: the step names them all. */
 		if (ws.from + 1 < ws.to)
@@ -694,7 +696,7 @@ static void metric_waterfall(struct strbuf *h, const struct page *p, const struc
 
 static void waterfalls(struct strbuf *h, const struct page *p)
 {
-	if (!p->hd.waterfall)
+	if (!p->end->waterfall.present)
 		return;
 	sb_adds(h, "<section id=\"waterfall\"><h2>Waterfall</h2>\n<p class=\"sub\">Each patch's "
 		"own effect, from the level of the patches before it; the last bar is the whole "
@@ -708,33 +710,30 @@ static void waterfalls(struct strbuf *h, const struct page *p)
 static void probe_bar(const struct page *p, const struct step_result *t, long k, const char *cls,
 		      struct bar *b)
 {
-	const char *kernel = bisect_prefix_kernel(&p->hd, k);
-	struct bisect_step st = { 0 };
+	const struct bisect_doc_step *v = p->d->steps.v, *st = NULL;
+	static const struct sdoc_array none;
+	struct bisect_doc_prefix pre;
 	struct step_results rs;
-	const json_t *s;
-	size_t i;
 
-	json_array_foreach(p->hd.steps, i, s) {
-		struct bisect_step x;
-
-		bisect_step_decode(s, &x);
-		if (kernel && x.purpose && x.b && !strcmp(x.purpose, "probe-base") && !strcmp(x.b, kernel))
-			st = x;
-	}
-	step_results_decode(st.results, &rs);
+	bisect_doc_prefix_at(p->d, k, &pre);
+	for (size_t i = 0; i < p->d->steps.n; i++)
+		if (pre.kernel && !strcmp(v[i].purpose, "probe-base") && !strcmp(v[i].b, pre.kernel))
+			st = &v[i];
+	step_results_of(st ? &st->results : &none, &rs);
 	bar_from(b, 0, step_results_find(&rs, t->workload, t->metric));
 	step_results_release(&rs);
 	b->label = xasprintf("prefix %ld (patches 1..%ld): %s", k, k, cls ? cls : "?");
-	b->href = st.step ? bisect_step_file(&st, "report.html") : NULL;
+	b->href = st ? bisect_step_path(st->dir, st->session, "report.html") : NULL;
 }
 
 /* Search mode: each probed prefix's level against the baseline, and the whole series. */
 static void levels(struct strbuf *h, const struct page *p)
 {
-	size_t n = json_array_size(p->hd.probes), i;
-	const json_t *s;
+	const struct bisect_doc_probe *pr = p->d->probes.v;
+	size_t n = p->d->probes.n;
+	struct bisect_doc_prefix pre;
 
-	if (p->hd.waterfall || (!n && !p->hd.prefixes))
+	if (p->end->waterfall.present || (!n && !p->d->prefixes))
 		return;
 	sb_adds(h, "<section id=\"levels\"><h2>Levels</h2>\n<p class=\"sub\">Each prefix the "
 		"search probed (the first K patches), measured against the baseline, and where the "
@@ -742,19 +741,16 @@ static void levels(struct strbuf *h, const struct page *p)
 	for (size_t m = 0; m < p->tracked.n; m++) {
 		struct bar *b = xcalloc(n + 1, sizeof(*b));
 
-		json_array_foreach(p->hd.probes, i, s) {
-			struct bisect_probe pr;
-
-			bisect_probe_decode(s, &pr);
-			probe_bar(p, &p->tracked.v[m], pr.prefix, pr.cls, &b[i]);
-		}
+		for (size_t i = 0; i < n; i++)
+			probe_bar(p, &p->tracked.v[m], bisect_doc_long(pr[i].prefix), pr[i].cls,
+				  &b[i]);
 		whole_bar(p, &p->tracked.v[m], &b[n]);
 		metric_heading(h, &p->tracked.v[m]);
 		bar_table(h, b, (int)n + 1, "Prefix");
 		bars_free(b, (int)n + 1);
 	}
-	for (long k = 1; k < p->hd.n; k++)
-		if (bisect_prefix_builds(&p->hd, k) == 0)
+	for (long k = 1; k < p->n; k++)
+		if (!bisect_doc_prefix_at(p->d, k, &pre) && pre.builds == 0)
 			sb_addf(h, "<p>Prefix %ld does not build: skipped.</p>\n", k);
 	sb_adds(h, "</section>\n");
 }
@@ -762,29 +758,32 @@ static void levels(struct strbuf *h, const struct page *p)
 static void header(struct strbuf *h, const struct page *p)
 {
 	sb_adds(h, "<header><h1>Bisection: <code>");
-	html_esc(h, p->hd.baseline);
+	long max_runs = bisect_doc_long(p->d->settings.max_runs);
+
+	html_esc(h, p->d->baseline);
 	sb_adds(h, "</code> &#8594; <code>");
-	html_esc(h, p->hd.series_kernel);
+	html_esc(h, p->d->series_kernel);
 	sb_addf(h, "</code></h1><p class=\"sub\">mglrulab bisect &middot; %ld patch%s &middot; %s",
-		p->hd.n, p->hd.n == 1 ? "" : "es",
-		p->hd.settings.per_patch ? "per patch" : "search");
-	if (p->hd.settings.max_runs)
+		p->n, p->n == 1 ? "" : "es",
+		p->d->settings.per_patch == 1 ? "per patch" : "search");
+	if (max_runs)
 		sb_addf(h, " &middot; at most %ld runs per kernel and workload in a step",
-			p->hd.settings.max_runs);
+			max_runs);
 	sb_adds(h, "</p></header>\n");
 }
 
-void bisect_html(struct strbuf *h, const json_t *st, const struct bisect_step_runs *runs,
-		 size_t nr_runs)
+void bisect_html(struct strbuf *h, const struct bisect_doc *d,
+		 const struct bisect_step_runs *runs, size_t nr_runs)
 {
-	struct page p = { .runs = runs, .nr_runs = nr_runs };
+	struct page p = {
+		.d = d, .n = bisect_doc_long(d->n), .end = &d->result,
+		.runs = runs, .nr_runs = nr_runs,
+	};
 	char *title;
 
-	bisect_head_decode(st, &p.hd);
-	bisect_end_decode(st, &p.end);
 	shown_metrics(&p);
-	title = xasprintf("mglrulab bisect %s..%s", p.hd.baseline ? p.hd.baseline : "",
-			  p.hd.series_kernel ? p.hd.series_kernel : "");
+	title = xasprintf("mglrulab bisect %s..%s", d->baseline ? d->baseline : "",
+			  d->series_kernel ? d->series_kernel : "");
 	report_html_begin(h, title, bisect_css);
 	free(title);
 	header(h, &p);

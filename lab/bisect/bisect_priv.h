@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+struct bisect_doc;
 struct bisect_doc_end;
 
 struct bisect {
@@ -83,6 +84,12 @@ void bisect_fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *
 const json_t *bisect_patch_at(const struct bisect *bs, long k);
 void bisect_fmt_patch(struct strbuf *sb, const struct bisect *bs, long k);
 json_t *bisect_results_of(struct bisect *bs, const char *a, const char *b);
+/*
+ * The state as the readers take it (bisect_html(), bisect_summary_json()):
+ * bs->state decoded by its table into @d (bisect_doc_release()); LAB_OK,
+ * or LAB_ELAB said (this bisection wrote something its table refuses).
+ */
+LAB_MUST_CHECK int bisect_state_doc(const struct bisect *bs, struct bisect_doc *d);
 /* result = @end (bisect_doc.h), then bisect.txt, bisect.html and the summary on stdout. */
 LAB_MUST_CHECK int bisect_finish(struct bisect *bs, const struct bisect_doc_end *end,
 				 struct strbuf *text);

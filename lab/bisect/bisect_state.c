@@ -131,40 +131,97 @@ static int check_doc(struct check *c, const struct bisect_doc *d)
 	return 0;
 }
 
-json_t *bisect_state_load(const char *path, struct strbuf *err)
+int bisect_doc_load(const char *path, struct bisect_doc *d, struct strbuf *err)
 {
 	struct check c = { .path = path, .err = err };
 	struct strbuf why = STRBUF_INIT;
-	struct bisect_doc d;
 	json_error_t jerr;
 	json_t *st = json_load_file(path, 0, &jerr);
 	const json_t *schema = json_object_get(st, "schema");
 	int r;
 
+	bisect_doc_init(d);
 	if (!st) {
 		sb_addf(err, "%s: %s", path, jerr.text);
-		return NULL;
+		return -1;
 	}
 	if (!json_is_object(st) || !json_is_string(schema) ||
 	    strcmp(json_string_value(schema), BISECT_SCHEMA)) {
 		sb_addf(err, "%s: not a bisection's state (schema " BISECT_SCHEMA ")", path);
 		json_decref(st);
-		return NULL;
+		return -1;
 	}
 	/* the types by the table, which names the member: "steps[1].a: expected a string, ..." */
-	r = bisect_doc_decode(st, &d, &why);
-	if (r) {
+	r = bisect_doc_decode(st, d, &why);
+	if (r)
 		sb_addf(err, "%s: %s", path, sb_str(&why));
-	} else {
-		r = check_doc(&c, &d);
-		bisect_doc_release(&d);
-	}
+	else
+		r = check_doc(&c, d);
 	sb_release(&why);
 	if (r) {
+		/* refused: nothing of it is read (the decoder may have filled some members) */
+		bisect_doc_release(d);
+		bisect_doc_init(d);
 		json_decref(st);
-		return NULL;
+		return -1;
 	}
+	d->owned = st;
+	return 0;
+}
+
+json_t *bisect_state_load(const char *path, struct strbuf *err)
+{
+	struct bisect_doc d;
+	json_t *st;
+
+	if (bisect_doc_load(path, &d, err))
+		return NULL;
+	st = json_incref(d.owned);
+	bisect_doc_release(&d);
 	return st;
+}
+
+void step_results_of(const struct sdoc_array *a, struct step_results *out)
+{
+	const struct bisect_doc_result *v = a->v;
+
+	out->n = 0;
+	out->v = xcalloc(a->n + 1, sizeof(*out->v));
+	for (size_t i = 0; i < a->n; i++) {
+		struct step_result *x = &out->v[out->n++];
+
+		/* workload, metric and verdict are required by the table */
+		x->workload = v[i].workload;
+		x->metric = v[i].metric;
+		x->primary = v[i].primary == 1;
+		x->verdict = stats_verdict_from_id(v[i].verdict);
+		x->verdict_id = stats_verdict_id(x->verdict);
+		x->delta_pct = v[i].delta_pct;
+		x->lo_pct = v[i].ci_lo_pct;
+		x->hi_pct = v[i].ci_hi_pct;
+	}
+}
+
+/* Two results arrays alike, element by element (NaN alike: both null). */
+static int same_num(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+int step_results_same(const struct sdoc_array *a, const struct sdoc_array *b)
+{
+	const struct bisect_doc_result *x = a->v, *y = b->v;
+
+	if (a->present != b->present || a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(x[i].workload, y[i].workload) || strcmp(x[i].metric, y[i].metric) ||
+		    x[i].primary != y[i].primary || strcmp(x[i].verdict, y[i].verdict) ||
+		    !same_num(x[i].delta_pct, y[i].delta_pct) ||
+		    !same_num(x[i].ci_lo_pct, y[i].ci_lo_pct) ||
+		    !same_num(x[i].ci_hi_pct, y[i].ci_hi_pct))
+			return 0;
+	return 1;
 }
 
 static double num_or_nan(const json_t *obj, const char *key)
@@ -265,11 +322,16 @@ void bisect_step_decode(const json_t *s, struct bisect_step *out)
 	out->results = json_object_get(s, "results");
 }
 
+char *bisect_step_path(const char *dir, const char *session, const char *file)
+{
+	if (!dir || !session || !*path_basename(session))
+		return NULL;
+	return xasprintf("%s/%s/%s", dir, path_basename(session), file);
+}
+
 char *bisect_step_file(const struct bisect_step *st, const char *file)
 {
-	if (!st->dir || !st->session || !*path_basename(st->session))
-		return NULL;
-	return xasprintf("%s/%s/%s", st->dir, path_basename(st->session), file);
+	return bisect_step_path(st->dir, st->session, file);
 }
 
 static long long_of(const json_t *obj, const char *key)

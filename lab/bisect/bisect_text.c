@@ -96,6 +96,17 @@ static struct bisect_step_runs step_runs(const struct bisect *bs, const struct b
 	return out;
 }
 
+int bisect_state_doc(const struct bisect *bs, struct bisect_doc *d)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = LAB_OK;
+
+	if (bisect_doc_decode(bs->state, d, &err))
+		r = lab_error("%s/bisect.json as kept: %s", bs->dir, sb_str(&err));
+	sb_release(&err);
+	return r;
+}
+
 /* bisect.html, with each step's runs read from its report: LAB_OK or the status (said). */
 static LAB_MUST_CHECK int write_page(const struct bisect *bs)
 {
@@ -104,8 +115,9 @@ static LAB_MUST_CHECK int write_page(const struct bisect *bs)
 	struct bisect_step_runs *runs = xcalloc(n + 1, sizeof(*runs));
 	struct strbuf html = STRBUF_INIT;
 	char *path = xasprintf("%s/bisect.html", bs->dir);
+	struct bisect_doc d;
 	const json_t *s;
-	int r = LAB_OK;
+	int r;
 
 	json_array_foreach(h.steps, i, s) {
 		struct bisect_step st;
@@ -113,8 +125,12 @@ static LAB_MUST_CHECK int write_page(const struct bisect *bs)
 		bisect_step_decode(s, &st);
 		runs[i] = step_runs(bs, &st);
 	}
-	bisect_html(&html, bs->state, runs, n);
-	if (write_file_atomic(path, html.buf, html.len))
+	r = bisect_state_doc(bs, &d);
+	if (!r) {
+		bisect_html(&html, &d, runs, n);
+		bisect_doc_release(&d);
+	}
+	if (!r && write_file_atomic(path, html.buf, html.len))
 		r = lab_error("cannot write %s: %s", path, strerror(errno));
 	free(path);
 	free(runs);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bisect.h"
+#include "bisect_doc.h"
 #include "report_result.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -64,26 +65,22 @@ char *watch_verdict_of(const char *report_json, int *regressed)
 char *watch_bisect_note(const char *bisect_json, long n)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *state = bisect_state_load(bisect_json, &err);
-	struct bisect_head h = { 0 };
-	struct bisect_end end = { 0 };
-	struct bisect_patch p = { 0 };
+	struct bisect_doc d;
+	const struct bisect_doc_patch *p;
+	long culprit;
 	char *note;
 
-	if (state) {
-		bisect_head_decode(state, &h);
-		bisect_end_decode(state, &end);
-	}
-	if (end.culprit >= 1) {
-		bisect_patch_decode(&h, end.culprit, &p);
-		note = xasprintf("culprit: patch %ld of %ld, %s", end.culprit, n,
-				 p.subject ? p.subject : "(no subject)");
-	} else {
-		note = xasprintf("bisection: %s", end.outcome ? end.outcome : "no outcome");
-	}
-	if (!state)
+	/* refused (absent, cut short, a member of the wrong type): no outcome, said in debug */
+	if (bisect_doc_load(bisect_json, &d, &err))
 		debug("watch: %s", sb_str(&err));
-	json_decref(state);
+	culprit = bisect_doc_long(d.result.culprit);
+	p = bisect_doc_patch_at(&d, culprit);
+	if (culprit >= 1)
+		note = xasprintf("culprit: patch %ld of %ld, %s", culprit, n,
+				 p && p->subject ? p->subject : "(no subject)");
+	else
+		note = xasprintf("bisection: %s", d.result.outcome ? d.result.outcome : "no outcome");
+	bisect_doc_release(&d);
 	sb_release(&err);
 	return note;
 }

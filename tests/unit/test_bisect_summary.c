@@ -12,10 +12,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bisect.h"
+#include "bisect_doc.h"
 #include "util.h"
+#include "watch_verdict.h"
 
 #define FIXTURE "tests/fixtures/bisect/bisect-found.json"
 
@@ -29,12 +33,14 @@ static const char *str(const json_t *o, const char *key)
 
 static void test_summary_found(void **state)
 {
-	json_t *st = json_load_file(FIXTURE, 0, NULL), *j, *c, *steps, *p;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	struct bisect_doc d;
+	json_t *j, *c, *steps, *p;
 	(void)state;
 
-	assert_non_null(st);
-	bisect_summary_json("/r/b1", st, LAB_OK, &sb);
+	if (bisect_doc_load(FIXTURE, &d, &err))
+		fail_msg("%s", sb_str(&err));
+	bisect_summary_json("/r/b1", &d, LAB_OK, &sb);
 	j = json_loads(sb_str(&sb), 0, NULL);
 	assert_non_null(j);
 	assert_string_equal(str(j, "schema"), "mglrulab-bisect-summary/1");
@@ -60,8 +66,9 @@ static void test_summary_found(void **state)
 	assert_int_equal(json_integer_value(json_object_get(j, "exit_status")), 0);
 	assert_non_null(strstr(str(j, "exit_meaning"), "ok"));
 	json_decref(j);
-	json_decref(st);
+	bisect_doc_release(&d);
 	sb_release(&sb);
+	sb_release(&err);
 }
 
 /* Stopped before bisect.json was read: still a summary with the status. */
@@ -82,11 +89,62 @@ static void test_summary_no_state(void **state)
 	sb_release(&sb);
 }
 
+/*
+ * The fixture with one member of another type, as a hand edit leaves it,
+ * written to a file: the readers' load refuses it by its path and the
+ * member's, where the readers of the JSON tree read such a member as none
+ * (a culprit of "2" gave "culprit": null and exit status 0).
+ */
+static void refused(const char *member, const char *key, json_t *value, const char *why)
+{
+	json_t *st = json_load_file(FIXTURE, 0, NULL), *o;
+	char tmpl[] = "/tmp/test_bisect_summary.XXXXXX";
+	int fd = mkstemp(tmpl);
+	struct strbuf err = STRBUF_INIT;
+	struct bisect_doc d;
+	char *note, *want = xasprintf("%s: %s", tmpl, why);
+
+	assert_non_null(st);
+	assert_true(fd >= 0);
+	close(fd);
+	o = !strcmp(member, "result") ? json_object_get(st, "result") :
+	    json_array_get(json_object_get(st, "steps"), 0);
+	json_object_set_new(o, key, value);
+	assert_int_equal(json_dump_file(st, tmpl, 0), 0);
+	assert_int_equal(bisect_doc_load(tmpl, &d, &err), -1);
+	assert_string_equal(sb_str(&err), want);
+	/* refused and left absent: what a reader sees of it is nothing */
+	assert_null(d.baseline);
+	assert_int_equal(d.steps.n, 0);
+	bisect_doc_release(&d);
+	/* the watch's note of it: no outcome, never the culprit read as none */
+	note = watch_bisect_note(tmpl, 3);
+	assert_string_equal(note, "bisection: no outcome");
+	free(note);
+	unlink(tmpl);
+	free(want);
+	json_decref(st);
+	sb_release(&err);
+}
+
+static void test_wrong_type_refused(void **state)
+{
+	(void)state;
+
+	refused("result", "culprit", json_string("2"),
+		"result.culprit: expected an integer, got a string");
+	refused("steps", "session", json_integer(5),
+		"steps[0].session: expected a string, got an integer");
+	refused("result", "remaining", json_object(),
+		"result.remaining: expected an array or null, got an object");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary_found),
 		cmocka_unit_test(test_summary_no_state),
+		cmocka_unit_test(test_wrong_type_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

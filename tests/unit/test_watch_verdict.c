@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "bisect.h"
+#include "bisect_doc.h"
 #include "fsutil.h"
 #include "report.h"
 #include "report_view.h"
@@ -209,13 +210,17 @@ static char *same_note(json_t *state, const char *name)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *d = xasprintf("%s/%s", dir, name), *path = xasprintf("%s/bisect.json", d), *old;
+	struct bisect_doc doc;
 	char *got;
 
 	assert_int_equal(mkdir_p(d, 0755), 0);
 	report_dump(state, &sb);
 	assert_int_equal(write_file_atomic(path, sb.buf, sb.len), 0);
 	sb_reset(&sb);
-	bisect_summary_json(d, state, LAB_OK, &sb);
+	if (bisect_doc_load(path, &doc, &sb))
+		fail_msg("%s", sb_str(&sb));
+	bisect_summary_json(d, &doc, LAB_OK, &sb);
+	bisect_doc_release(&doc);
 	old = old_note(sb_str(&sb), 3);
 	got = watch_bisect_note(path, 3);
 	assert_string_equal(got, old);
