@@ -162,9 +162,11 @@ void run_record_release(struct run_record *r);
 struct run_records {
 	struct run_record *v;
 	size_t n;
+	/* what @v holds room for: a holder that appends grows it (ALLOC_GROW) from here */
+	size_t alloc;
 };
 
-#define RUN_RECORDS_INIT { NULL, 0 }
+#define RUN_RECORDS_INIT { NULL, 0, 0 }
 
 /*
  * The kernels a run may name (report_load()'s kernels[]): checked in the

@@ -12,7 +12,6 @@ void session_done_init(struct session_done *d, json_t *runs)
 {
 	d->json = runs;
 	run_records_decode_valid(runs, &d->recs);
-	d->alloc = json_array_size(runs) + 1;	/* what run_records_decode_valid() allocated */
 }
 
 const struct run_record *session_done_add(struct session_done *d, json_t *rec)
@@ -23,7 +22,7 @@ const struct run_record *session_done_add(struct session_done *d, json_t *rec)
 
 	/* The element lives as long as the array: its record's strings point into it. */
 	json_array_append_new(d->json, rec);
-	ALLOC_GROW(d->recs.v, d->recs.n + 1, d->alloc);
+	ALLOC_GROW(d->recs.v, d->recs.n + 1, d->recs.alloc);
 	r = &d->recs.v[d->recs.n];
 	bad = run_record_decode(rec, r, &err);
 	sb_release(&err);

@@ -22,8 +22,7 @@ struct session_done {
 	/* every record, in the order it came (a hand-edited one that does not decode too) */
 	json_t *json;
 	/* those of @json that decode, in the same order; their strings point into @json */
-	struct run_records recs;
-	size_t alloc;		/* of recs.v */
+	struct run_records recs;	/* recs.alloc: its room, which session_done_add() grows */
 };
 
 /*
