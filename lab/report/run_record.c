@@ -433,6 +433,11 @@ size_t run_records_decode_valid(const json_t *runs, struct run_records *out)
 	return bad;
 }
 
+long run_record_seq(const json_t *r)
+{
+	return (long)json_integer_value(json_object_get(r, "seq"));
+}
+
 void run_records_release(struct run_records *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)

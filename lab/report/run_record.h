@@ -196,6 +196,12 @@ int run_records_decode(const json_t *runs, const struct run_kernel_names *kernel
  */
 size_t run_records_decode_valid(const json_t *runs, struct run_records *out);
 
+/*
+ * The "seq" of @r, a record that may not decode (to name its file,
+ * runs/NNNN.json, which session_load_runs() checked against it); 0: none.
+ */
+long run_record_seq(const json_t *r);
+
 /* Releases every record and the array; @rs is then empty. */
 void run_records_release(struct run_records *rs);
 
