@@ -27,6 +27,8 @@
 struct vctx {
 	struct strbuf path;	/* "runs[3].metrics" */
 	struct strbuf *err;
+	/* the runs already decoded (report_validate_given()); NULL: decoded here */
+	const struct run_records *given;
 };
 
 static int vfail(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -419,11 +421,33 @@ static int kernel_known(const char *name, const void *data)
 	return has_kernel(data, name);
 }
 
+/*
+ * Records decoded without kernel names (a session's own): each names one of
+ * kernels[], said as the decoder says it ("runs[3].kernel: no kernel
+ * named ...").
+ */
+static int check_given_kernels(struct vctx *v, const struct kernel_names *kn,
+			       const struct run_records *runs)
+{
+	for (size_t i = 0; i < runs->n; i++) {
+		if (has_kernel(kn, runs->v[i].kernel))
+			continue;
+		sb_addf(v->err, "runs[%zu].kernel: no kernel named \"", i);
+		sb_add_text_safe(v->err, runs->v[i].kernel);
+		sb_adds(v->err, "\" in kernels[]");
+		return -1;
+	}
+	return 0;
+}
+
 static int check_runs(struct vctx *v, const json_t *root, const struct kernel_names *kn,
 		      struct run_records *runs)
 {
 	const struct run_kernel_names known = { kernel_known, kn };
 
+	if (v->given)
+		return check_given_kernels(v, kn, v->given) || check_host_count(v, v->given) ||
+		       check_unique_seq(v, v->given) ? -1 : 0;
 	return run_records_decode(json_object_get(root, "runs"), &known, runs, v->err) ||
 	       check_host_count(v, runs) || check_unique_seq(v, runs) ? -1 : 0;
 }
@@ -544,7 +568,7 @@ static int validate(struct vctx *v, const json_t *root, struct run_records *runs
 
 int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err)
 {
-	struct vctx v = { STRBUF_INIT, err };
+	struct vctx v = { STRBUF_INIT, err, NULL };
 	int ret;
 
 	runs->v = NULL;
@@ -555,6 +579,19 @@ int report_validate_runs(const json_t *root, struct run_records *runs, struct st
 	sb_release(&v.path);
 	if (ret)
 		run_records_release(runs);
+	return ret;
+}
+
+int report_validate_given(const json_t *root, const struct run_records *runs, struct strbuf *err)
+{
+	struct vctx v = { STRBUF_INIT, err, runs };
+	struct run_records none = RUN_RECORDS_INIT;
+	int ret;
+
+	sb_grow(&v.path, 64);
+	v.path.buf[0] = '\0';
+	ret = validate(&v, root, &none);
+	sb_release(&v.path);
 	return ret;
 }
 

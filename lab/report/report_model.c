@@ -270,26 +270,31 @@ static void sort_counters(struct model *m)
 
 /*
  * The analysis of @session into @m, and the report's members other than the
- * results into @shell. 0, or -1 with why in @err (the runs do not decode).
+ * results into @shell: of @given, its runs decoded already (NULL: decoded
+ * from @session's "runs" here). 0, or -1 with why in @err (the session or
+ * its runs are not valid).
  */
-static int analyze(const json_t *session, struct model *m, json_t **shell, struct strbuf *err)
+static int analyze(const json_t *session, const struct run_records *given, struct model *m,
+		   json_t **shell, struct strbuf *err)
 {
 	json_t *derived, *host_states;
-	struct run_records runs;
+	struct run_records own = RUN_RECORDS_INIT;
+	const struct run_records *runs = given ? given : &own;
 
 	/* The runs, decoded as they are checked: the analysis reads struct run_record. */
-	if (report_validate_runs(session, &runs, err))
+	if (given ? report_validate_given(session, given, err) :
+		    report_validate_runs(session, &own, err))
 		return -1;
 	model_init(m, session);
 	*shell = report_shell(m, session);
 
 	model_declare_series(m);
-	derived = report_hoststate_of(&m->in, &runs, m->kname, &host_states, &m->notes);
-	model_collect_runs(m, &runs, derived);
+	derived = report_hoststate_of(&m->in, runs, m->kname, &host_states, &m->notes);
+	model_collect_runs(m, runs, derived);
 	json_decref(derived);
-	model_count_failures(m, &runs);
-	model_note_runs(m, &runs);
-	run_records_release(&runs);
+	model_count_failures(m, runs);
+	model_note_runs(m, runs);
+	run_records_release(&own);
 	m->a.strings = xcalloc(1, sizeof(*m->a.strings));
 	place_records(m);
 	for (size_t i = 0; i < m->ns; i++)
@@ -308,7 +313,8 @@ static int analyze(const json_t *session, struct model *m, json_t **shell, struc
 	return 0;
 }
 
-int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err)
+static int analyze_view(const json_t *session, const struct run_records *given,
+			struct report_view *out, struct strbuf *err)
 {
 	struct analysed a;
 	struct model m;
@@ -316,7 +322,7 @@ int report_analyze_view(const json_t *session, struct report_view *out, struct s
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (analyze(session, &m, &shell, err))
+	if (analyze(session, given, &m, &shell, err))
 		return -1;
 	/* The model goes first: decoding the shell's runs reuses its memory. */
 	a = m.a;
@@ -334,6 +340,17 @@ int report_analyze_view(const json_t *session, struct report_view *out, struct s
 	for (size_t i = 0; i < a.nresults; i++)
 		out->several_hosts |= a.results[i].nhosts > 0;
 	return r;
+}
+
+int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err)
+{
+	return analyze_view(session, NULL, out, err);
+}
+
+int report_analyze_runs(const json_t *session, const struct run_records *runs,
+			struct report_view *out, struct strbuf *err)
+{
+	return analyze_view(session, runs, out, err);
 }
 
 json_t *report_analyze(const json_t *session, struct strbuf *err)

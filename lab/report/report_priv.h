@@ -22,6 +22,17 @@ struct run_records;
 LAB_MUST_CHECK
 int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err);
 
+/*
+ * report_validate() of @root with its runs already decoded in @runs (a
+ * running session's, struct session_done): what the decoder would have
+ * checked in them against the rest (their kernels named in kernels[]) and
+ * across them (hosts, seqs) is checked here; the types are the decoder's,
+ * so "runs" in @root is not read again.
+ */
+LAB_MUST_CHECK
+int report_validate_given(const json_t *root, const struct run_records *runs,
+			  struct strbuf *err);
+
 /* @v's geomean[] replaced by @g (n of them, @v's now) and indexed. */
 struct report_view;
 struct view_geomean;

@@ -389,6 +389,18 @@ LAB_MUST_CHECK
 int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err);
 
 /*
+ * report_analyze_view() of a session whose runs are decoded already: @runs
+ * (a running session's, struct session_done), the records of @session's
+ * "runs" in order, every one of them decoded; their types are not checked
+ * again, the rest of @session is, and what the runs must agree on with it
+ * (report_validate_given()). The view's own runs are still decoded from
+ * @session's "runs" (report_view_decode()). @runs must outlive @out.
+ */
+LAB_MUST_CHECK
+int report_analyze_runs(const json_t *session, const struct run_records *runs,
+			struct report_view *out, struct strbuf *err);
+
+/*
  * The report as one JSON tree, what report_analyze() returns: the json of
  * @v (from report_analyze_view(); shared, shallowly copied) with its
  * records encoded as "results", "counter_results" and "geomean" before

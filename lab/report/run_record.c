@@ -386,6 +386,7 @@ int run_records_decode(const json_t *runs, const struct run_kernel_names *kernel
 
 	out->v = NULL;
 	out->n = 0;
+	out->alloc = 0;
 	sb_adds(&d.path, "runs");
 	if (!runs)
 		ret = fail(&d, "missing (expected an array)");
@@ -395,7 +396,8 @@ int run_records_decode(const json_t *runs, const struct run_kernel_names *kernel
 		sb_release(&d.path);
 		return ret;
 	}
-	out->v = xcalloc(json_array_size(runs) + 1, sizeof(*out->v));
+	out->alloc = json_array_size(runs) + 1;
+	out->v = xcalloc(out->alloc, sizeof(*out->v));
 	json_array_foreach(runs, i, r) {
 		size_t old = xjson_path_index(&d.path, i);
 
@@ -417,7 +419,8 @@ size_t run_records_decode_valid(const json_t *runs, struct run_records *out)
 	const json_t *r;
 	size_t i, bad = 0;
 
-	out->v = xcalloc(json_array_size(runs) + 1, sizeof(*out->v));
+	out->alloc = json_array_size(runs) + 1;
+	out->v = xcalloc(out->alloc, sizeof(*out->v));
 	out->n = 0;
 	json_array_foreach(runs, i, r) {
 		sb_reset(&err);
@@ -430,6 +433,11 @@ size_t run_records_decode_valid(const json_t *runs, struct run_records *out)
 	return bad;
 }
 
+long run_record_seq(const json_t *r)
+{
+	return (long)json_integer_value(json_object_get(r, "seq"));
+}
+
 void run_records_release(struct run_records *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)
@@ -437,4 +445,5 @@ void run_records_release(struct run_records *rs)
 	free(rs->v);
 	rs->v = NULL;
 	rs->n = 0;
+	rs->alloc = 0;
 }

@@ -162,9 +162,11 @@ void run_record_release(struct run_record *r);
 struct run_records {
 	struct run_record *v;
 	size_t n;
+	/* what @v holds room for: a holder that appends grows it (ALLOC_GROW) from here */
+	size_t alloc;
 };
 
-#define RUN_RECORDS_INIT { NULL, 0 }
+#define RUN_RECORDS_INIT { NULL, 0, 0 }
 
 /*
  * The kernels a run may name (report_load()'s kernels[]): checked in the
@@ -193,6 +195,12 @@ int run_records_decode(const json_t *runs, const struct run_kernel_names *kernel
  * session's own bookkeeping (the report it writes says what is wrong).
  */
 size_t run_records_decode_valid(const json_t *runs, struct run_records *out);
+
+/*
+ * The "seq" of @r, a record that may not decode (to name its file,
+ * runs/NNNN.json, which session_load_runs() checked against it); 0: none.
+ */
+long run_record_seq(const json_t *r);
 
 /* Releases every record and the array; @rs is then empty. */
 void run_records_release(struct run_records *rs);

@@ -6,26 +6,26 @@
 #include "strbuf.h"
 #include "util.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-void session_done_init(struct session_done *d, json_t *runs)
-{
-	d->json = runs;
-	run_records_decode_valid(runs, &d->recs);
-	d->alloc = json_array_size(runs) + 1;	/* what run_records_decode_valid() allocated */
-}
-
-const struct run_record *session_done_add(struct session_done *d, json_t *rec)
+/*
+ * Decodes @rec, an element of d->json, after the records: kept when it
+ * decodes, else counted and, the first time, said with its file
+ * (runs/NNNN.json, by its seq, which session_load_runs() checked against
+ * its name). The decoded record, or NULL.
+ */
+static const struct run_record *take(struct session_done *d, const json_t *rec)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct run_record *r;
 	int bad;
 
-	/* The element lives as long as the array: its record's strings point into it. */
-	json_array_append_new(d->json, rec);
-	ALLOC_GROW(d->recs.v, d->recs.n + 1, d->alloc);
+	ALLOC_GROW(d->recs.v, d->recs.n + 1, d->recs.alloc);
 	r = &d->recs.v[d->recs.n];
 	bad = run_record_decode(rec, r, &err);
+	if (bad && !d->bad++)
+		d->why = xasprintf("runs/%04ld.json: %s", run_record_seq(rec), sb_str(&err));
 	sb_release(&err);
 	if (bad)
 		return NULL;
@@ -33,9 +33,28 @@ const struct run_record *session_done_add(struct session_done *d, json_t *rec)
 	return r;
 }
 
+void session_done_init(struct session_done *d, json_t *runs)
+{
+	const json_t *rec;
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	d->json = runs;
+	json_array_foreach(runs, i, rec)
+		take(d, rec);
+}
+
+const struct run_record *session_done_add(struct session_done *d, json_t *rec)
+{
+	/* The element lives as long as the array: its record's strings point into it. */
+	json_array_append_new(d->json, rec);
+	return take(d, rec);
+}
+
 void session_done_release(struct session_done *d)
 {
 	run_records_release(&d->recs);
 	json_decref(d->json);
+	free(d->why);
 	memset(d, 0, sizeof(*d));
 }

@@ -39,6 +39,7 @@
 #include <string.h>
 
 struct session_seq {
+	char *dir;			/* <session> */
 	char *path;			/* <session>/sequential.json */
 	struct seq_state state;		/* sequential.json (seq_state.h) */
 	struct stats_seq_plan plan;
@@ -93,6 +94,7 @@ int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **ou
 		sb_addf(err, "%s/session.json: design.sequential is not a valid plan", dir);
 		return LAB_EUSER;
 	}
+	q->dir = xstrdup(dir);
 	q->path = xasprintf("%s/sequential.json", dir);
 	seq_state_init(&q->state);
 	if (seq_placements_decode(ctx, &q->placement, err)) {
@@ -130,6 +132,7 @@ void session_seq_free(struct session_seq *q)
 		return;
 	seq_state_release(&q->state);
 	seq_placements_release(&q->placement);
+	free(q->dir);
 	free(q->path);
 	free(q);
 }
@@ -342,11 +345,11 @@ static int placed(const struct session_seq *q, const struct result_record *res)
  * placed every primary it lists (and at least one), 0 when neither, -1 on
  * error.
  */
-static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
+static int look(struct session_seq *q, const json_t *ctx, const struct session_done *done,
 		const char *workload, long block)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *session = json_deep_copy(ctx);
+	json_t *session;
 	struct report_view v;
 	const struct result_record *res;
 	struct seq_look *l;
@@ -354,9 +357,15 @@ static int look(struct session_seq *q, const json_t *ctx, const json_t *runs,
 	size_t k = stats_seq_look_of(&q->plan, (size_t)block);
 	int bad;
 
-	json_object_set(session, "runs", (json_t *)runs);
-	/* The analysis's own result records: no report tree to encode and decode back. */
-	bad = report_analyze_view(session, &v, &err);
+	/* A record that does not decode (hand-edited on --resume): the analysis would refuse it. */
+	if (done->bad) {
+		lab_error("sequential look: cannot analyse the session: %s/%s", q->dir, done->why);
+		return -1;
+	}
+	/* The session's members shared, not copied (the analysis changes none); its runs decoded. */
+	session = json_copy((json_t *)ctx);
+	json_object_set(session, "runs", done->json);
+	bad = report_analyze_runs(session, &done->recs, &v, &err);
 	json_decref(session);
 	if (bad) {
 		lab_error("sequential look: cannot analyse the session: %s", sb_str(&err));
@@ -426,7 +435,7 @@ int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct
 	if (stats_seq_runs_at(&q->plan, stats_seq_look_of(&q->plan, (size_t)block)) != (size_t)block &&
 	    block < cap)
 		return LAB_OK;
-	r = look(q, ctx, done->json, workload, block);
+	r = look(q, ctx, done, workload, block);
 	if (r < 0)
 		return LAB_ELAB;
 	w->look = (long)stats_seq_look_of(&q->plan, (size_t)block);

@@ -26,6 +26,26 @@ char *fixture_path_at(const char *where, const char *key)
 	return *where ? xasprintf("%s.%s", where, key) : xstrdup(key);
 }
 
+char *fixture_section(const char *md, const char *head)
+{
+	const char *p = md, *end;
+
+	while ((p = strstr(p, head)) && p != md && p[-1] != '\n')
+		p++;
+	if (!p)
+		return NULL;
+	end = strstr(p + 1, "\n#");
+	return xstrndup(p, end ? (size_t)(end - p) : strlen(p));
+}
+
+char *fixture_dump(const json_t *j, int indent)
+{
+	char *s = json_dumps(j, JSON_INDENT(indent) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+
+	assert_non_null(s);
+	return s;
+}
+
 char *fixture_read_all(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -8,6 +8,8 @@
 #ifndef TESTS_FIXTURES_TABLE_H
 #define TESTS_FIXTURES_TABLE_H
 
+#include <jansson.h>
+
 #include "session_doc.h"
 
 /* The row of @t (ending in { NULL }) whose key is @key; NULL: none. */
@@ -15,6 +17,15 @@ const struct sdoc_field *fixture_row(const struct sdoc_field *t, const char *key
 
 /* "@where.@key", or @key at the top (@where ""); allocated. */
 char *fixture_path_at(const char *where, const char *key);
+
+/*
+ * The text of the markdown @md from the line that starts with @head to the
+ * next heading, allocated; NULL: no line starts with @head.
+ */
+char *fixture_section(const char *md, const char *head);
+
+/* @j as JSON text indented by @indent, members in their order; allocated. */
+char *fixture_dump(const json_t *j, int indent);
 
 /* The whole file @path (up to 16 MiB), allocated; fails the test when unreadable. */
 char *fixture_read_all(const char *path);

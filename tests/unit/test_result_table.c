@@ -200,13 +200,11 @@ static void check_items(const char *text)
 
 static void test_schema_md(void **state)
 {
-	char *md = fixture_read_all(SCHEMA_MD), *text;
-	const char *p = strstr(md, "\n### `results[]` and `counter_results[]`"), *end;
+	char *md = fixture_read_all(SCHEMA_MD);
+	char *text = fixture_section(md, "### `results[]` and `counter_results[]`");
 	(void)state;
 
-	assert_non_null(p);
-	end = strstr(p + 1, "\n#");
-	text = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
+	assert_non_null(text);
 	check_named(text, result_record_fields, "");
 	check_items(text);
 	free(text);
@@ -214,14 +212,6 @@ static void test_schema_md(void **state)
 }
 
 /* --- real reports --- */
-
-static char *dump(const json_t *j)
-{
-	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
-
-	assert_non_null(s);
-	return s;
-}
 
 /*
  * The report of @name as the lab writes it, read back from its text: each
@@ -238,7 +228,7 @@ static void round_trip(const char *name)
 
 	if (report_load(path, &s, &err) || !(r = report_analyze(s, &err)))
 		fail_msg("%s: %s", path, sb_str(&err));
-	text = dump(r);
+	text = fixture_dump(r, 2);
 	back = json_loads(text, 0, NULL);
 	assert_non_null(back);
 	for (size_t m = 0; m < ARRAY_SIZE(members); m++) {
@@ -248,12 +238,12 @@ static void round_trip(const char *name)
 		json_array_foreach(a, i, el) {
 			struct result_record rec;
 			json_t *again;
-			char *want = dump(el), *got;
+			char *want = fixture_dump(el, 2), *got;
 
 			if (result_record_decode(el, &rec, &err))
 				fail_msg("%s %s[%zu]: %s", name, members[m], i, sb_str(&err));
 			again = result_record_encode(&rec);
-			got = dump(again);
+			got = fixture_dump(again, 2);
 			if (strcmp(got, want))
 				fail_msg("%s %s[%zu]: encoded again, it differs:\n%s\nfor\n%s", name,
 					 members[m], i, got, want);

@@ -315,7 +315,10 @@ static void test_records_decode_valid(void **state)
 	assert_int_equal(rs.v[0].seq, 7);
 	assert_int_equal(rs.v[1].seq, 8);
 	assert_ptr_equal(rs.v[1].json, json_array_get(runs, 2));
+	/* the room it allocated, recorded: a holder grows the array from it (session_done.c) */
+	assert_int_equal(rs.alloc, json_array_size(runs) + 1);
 	run_records_release(&rs);
+	assert_int_equal(rs.alloc, 0);
 	assert_int_equal(run_records_decode_valid(NULL, &rs), 0);
 	assert_int_equal(rs.n, 0);
 	run_records_release(&rs);

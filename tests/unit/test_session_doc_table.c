@@ -136,19 +136,6 @@ static void test_schema_json(void **state)
 
 /* --- reports/SCHEMA.md --- */
 
-/* The text from the line starting with @head to the next heading; NULL: none. */
-static char *section(const char *md, const char *head)
-{
-	const char *p = md, *end;
-
-	while ((p = strstr(p, head)) && p != md && p[-1] != '\n')
-		p++;
-	if (!p)
-		return NULL;
-	end = strstr(p + 1, "\n#");
-	return xstrndup(p, end ? (size_t)(end - p) : strlen(p));
-}
-
 /* The line of the markdown table row "| `@key` |" in @md; NULL: none. */
 static char *table_row(const char *md, const char *key)
 {
@@ -195,7 +182,8 @@ static void check_table_rows(const char *text, const struct sdoc_field *t, const
 static void test_schema_md(void **state)
 {
 	char *md = fixture_read_all(SCHEMA_MD);
-	char *top = section(md, "## Top level"), *files = strstr(md, "also holds `session.json`");
+	char *top = fixture_section(md, "## Top level");
+	char *files = strstr(md, "also holds `session.json`");
 	(void)state;
 
 	assert_non_null(top);
@@ -205,7 +193,7 @@ static void test_schema_md(void **state)
 			 strlen(files));
 	for (const struct sdoc_field *f = session_doc_fields; f->key; f++) {
 		char *head = xasprintf("### `%s`", f->key);
-		char *text = section(md, head), *row = table_row(top, f->key);
+		char *text = fixture_section(md, head), *row = table_row(top, f->key);
 
 		/* a member of the report's top level, or of session.json's alone */
 		if (!row && !fixture_in_code(files, f->key))
@@ -229,14 +217,6 @@ static void test_schema_md(void **state)
 
 /* --- real files --- */
 
-static char *dump(const json_t *j)
-{
-	char *s = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
-
-	assert_non_null(s);
-	return s;
-}
-
 /*
  * @name as the lab wrote it, decoded and encoded again: byte for byte what
  * session_write_json() writes. Files from before session.lab_conf_sha256
@@ -257,11 +237,11 @@ static void round_trip(const char *name)
 	ses = json_object_get(j, "session");
 	if (!json_object_get(ses, "lab_conf_sha256")) {
 		json_object_set_new(ses, "lab_conf_sha256", json_null());
-		want = dump(j);
+		want = fixture_dump(j, 1);
 	} else {
 		want = xstrndup(text, strlen(text) - 1);	/* the file ends in a newline */
 	}
-	got = dump(out);
+	got = fixture_dump(out, 1);
 	if (strcmp(got, want)) {
 		size_t i = 0;
 

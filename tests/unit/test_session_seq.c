@@ -4,7 +4,8 @@
  * sees it: the line a look prints shows the interval the verdict came
  * from (the pooled one on several hosts, as the report does), and its
  * state file failing is an error naming the file, never an interruption
- * that `--resume` would only repeat.
+ * that `--resume` would only repeat. A look analyses the records the
+ * scheduler holds decoded, and refuses a hand-edited one, naming it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include "report.h"
 #include "report_result.h"
 #include "run_record.h"
+#include "session_done.h"
 #include "session_seq.h"
 #include "session_priv.h"
 #include "util.h"
@@ -281,6 +283,136 @@ static void test_budget_spent_unwritable(void **state)
 	free(d);
 }
 
+/* --- a look on the scheduler's records --- */
+
+/*
+ * What a look decodes and copies: run_records_decode() (each a whole
+ * "runs" array decoded) and json_deep_copy() called from the lab.
+ */
+static size_t decodes, deep_copies;
+
+int __real_run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
+			      struct run_records *out, struct strbuf *err);
+int __wrap_run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
+			      struct run_records *out, struct strbuf *err);
+int __wrap_run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
+			      struct run_records *out, struct strbuf *err)
+{
+	decodes++;
+	return __real_run_records_decode(runs, kernels, out, err);
+}
+
+json_t *__real_json_deep_copy(const json_t *j);
+json_t *__wrap_json_deep_copy(const json_t *j);
+json_t *__wrap_json_deep_copy(const json_t *j)
+{
+	deep_copies++;
+	return __real_json_deep_copy(j);
+}
+
+/*
+ * A real session.json of `--until decided` (min_runs 6) and, for each of
+ * its plan's entries up to block 6, the run record the lab would write:
+ * the first look is due.
+ */
+static json_t *look_session(json_t **runs)
+{
+	json_t *ctx = json_load_file("tests/fixtures/session/ab-sequential.json", 0, NULL);
+	const json_t *p;
+	size_t i;
+
+	assert_non_null(ctx);
+	*runs = json_array();
+	json_array_foreach(json_object_get(ctx, "plan"), i, p) {
+		json_t *r, *rest;
+
+		if (json_integer_value(json_object_get(p, "block")) > 6)
+			break;
+		r = json_deep_copy(p);
+		rest = json_pack(
+			"{s:s, s:{s:f, s:f}, s:{s:f, s:f, s:f}}", "status", "ok", "metrics",
+			"cs_per_sec_per_cpu_1cpu", 1000.0 + (double)(i % 4),
+			"cs_per_sec_per_cpu_1cpu_mean", 1000.0, "timings", "boot_s", 1.0,
+			"workload_s", 2.0, "host_overhead_s", 0.5);
+		json_object_update(r, rest);
+		json_decref(rest);
+		json_array_append_new(*runs, r);
+	}
+	assert_int_equal(json_array_size(*runs), 12);
+	return ctx;
+}
+
+/* session_seq_after_run() of @ctx and @runs (taken), its status; what it said in *@said. */
+static int after_run(const char *sub, json_t *ctx, json_t *runs, char **said)
+{
+	char *d = session_dir(sub);
+	struct session_seq *q;
+	struct session_done done;
+	struct strbuf err = STRBUF_INIT;
+	struct stderr_capture cap;
+	int r;
+
+	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
+	session_done_init(&done, runs);
+	decodes = deep_copies = 0;
+	capture_begin(&cap);
+	r = session_seq_after_run(q, ctx, &done, "yield");
+	*said = capture_end(&cap);
+	session_done_release(&done);
+	session_seq_free(q);
+	sb_release(&err);
+	free(d);
+	return r;
+}
+
+/*
+ * The look analyses the scheduler's decoded records: no run decoded again
+ * for the analysis (one decoding, the view's), session.json not
+ * deep-copied (before: two decodings and a deep copy per look).
+ */
+static void test_look_takes_decoded_runs(void **state)
+{
+	json_t *runs, *ctx = look_session(&runs);
+	char *said;
+	(void)state;
+
+	assert_int_equal(after_run("look", ctx, runs, &said), LAB_OK);
+	assert_non_null(strstr(said, "look 1 of"));
+	assert_int_equal(decodes, 1);
+	assert_int_equal(deep_copies, 0);
+	free(said);
+	json_decref(ctx);
+}
+
+/*
+ * Hand-edited records on --resume: the look refuses the session, naming
+ * what is wrong; one that does not decode by its file and member.
+ */
+static void test_look_refuses_edited_runs(void **state)
+{
+	json_t *runs, *ctx = look_session(&runs);
+	char *said;
+	(void)state;
+
+	/* decodes, but names a kernel the session does not have */
+	json_object_set_new(json_array_get(runs, 11), "kernel", json_string("evil"));
+	assert_int_equal(after_run("edit-kernel", ctx, runs, &said), LAB_ELAB);
+	assert_non_null(strstr(said, "runs[11].kernel: no kernel named \"evil\" in kernels[]"));
+	free(said);
+
+	/* a record of the next block whose metrics are not an object: its file named */
+	json_decref(ctx);
+	ctx = look_session(&runs);
+	json_array_append_new(runs, json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:s}", "seq", 13,
+					      "block", 7, "kernel", "baseline", "workload",
+					      "yield", "warmup", 0, "status", "ok", "metrics",
+					      "fast"));
+	assert_int_equal(after_run("edit-metrics", ctx, runs, &said), LAB_ELAB);
+	assert_non_null(strstr(said, "edit-metrics/runs/0013.json: metrics: expected"));
+	free(said);
+	json_decref(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +420,8 @@ int main(void)
 		cmocka_unit_test(test_open_corrupt_state),
 		cmocka_unit_test(test_run_plan_corrupt_state),
 		cmocka_unit_test(test_budget_spent_unwritable),
+		cmocka_unit_test(test_look_takes_decoded_runs),
+		cmocka_unit_test(test_look_refuses_edited_runs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
