@@ -9,6 +9,7 @@
 #include "bisect_doc.h"
 #include "fsutil.h"
 #include "session_doc.h"
+#include "stamped_dir.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -98,7 +99,10 @@ out:
 
 /*
  * The confirm step's folder links to the session (a relative link: the
- * reports folder may move), so the step reads like any other.
+ * reports folder may move), so the step reads like any other; its
+ * "latest" too, as a step's own session is found: a step that still needs
+ * its attribution runs (bisect_run_step()) resumes this session, adding
+ * no run, rather than measuring the pair again in a new one.
  */
 int bisect_adopt_confirmed(struct bisect *bs, struct bisect_confirmed *c)
 {
@@ -112,6 +116,7 @@ int bisect_adopt_confirmed(struct bisect *bs, struct bisect_confirmed *c)
 	if (mkdir_p(dir, 0755) || (symlink(target, link) && errno != EEXIST)) {
 		r = lab_error("cannot link %s to %s: %s", link, target, strerror(errno));
 	} else {
+		stamped_dir_link(dir, "latest", path_basename(c->real));	/* warns on failure */
 		bisect_doc_step_measured(step, c->real, c->results);
 		c->results = NULL;	/* the step holds it */
 		bisect_say("step %d (confirm): the session %s", (int)st.step, c->real);

@@ -2,26 +2,25 @@
 # An injected regression of about 5 % (sched_yield() with a fixed spin of
 # 50 iterations, 100 instructions on a switch of about 1970,
 # tests/fixtures/series/sched-yield-delay-small.patch: kernel slow5) found
-# by `run --ab --until decided --attribute=changed`: exit status 3 under
-# --fail-on regression, the JUnit case failing, the session stopped by a
-# decided look, across a kill -9 and --resume (which keeps --attribute).
-# The attribution runs come after the resume (2 per kernel, 5 to confirm):
-# the table names sched_yield, about +100 instructions per yield, in
-# report.json, .txt and .html, again from report.json alone, and the
-# results are the same bytes without it. That session is then the confirm
-# step of `bisect baseline slow5 --confirmed SESSION`, whose culprit's
-# table names sched_yield: one session serves both (issue 46). Bad inputs
-# of --until, --max-runs, --budget and --confirmed first (no guest). The
-# A/A session of these settings is test 89's. The guest is tiny-icount:
-# its clock counts instructions, so the host's load cannot hide the change
-# or fake one (with the host's clock, a noisy hour left the 5 % undecided
-# at 20 runs per kernel). The cap stays 20.
+# by `run --ab --until decided`: exit status 3 under --fail-on regression,
+# the JUnit case failing, the session stopped by a decided look, across a
+# kill -9 and --resume. That session is then the confirm step of `bisect
+# baseline slow5 --confirmed SESSION` ([run] attribute = changed), which
+# resumes it for the attribution runs (2 per kernel, 5 to confirm), adding
+# no run: the culprit's table names sched_yield, about +100 instructions
+# per yield, in report.json, .txt and .html, again from report.json alone;
+# the results are the same bytes without it. One session serves both
+# (issue 46). Bad inputs of --until, --max-runs, --budget and --confirmed
+# first (no guest). The A/A of these settings is test 89's. The guest is
+# tiny-icount: its clock counts instructions, so the host's load cannot
+# hide the change or fake one (with the host's clock, a noisy hour left
+# the 5 % undecided at 20 runs per kernel). The cap stays 20.
 # why this long: one session, at least 26 fresh boots in tiny-icount, 7-15
 # s each beside the other paired test (about 10 s with the TCG plugin): 6
 # runs per kernel for the first look (killed after 4 and resumed: a run in
-# flight at the kill runs again), then 5 attribution runs per kernel; the
-# bisection adopts it and runs nothing. Before issue 46, 62 had an A/A
-# session and 89 this A/B again: 132 s and 218 s (ci17's test-times.tsv).
+# flight at the kill runs again), then 5 attribution runs per kernel in
+# the bisection. Before issue 46, 62 had an A/A session and 89 this A/B
+# again: 132 s and 218 s (ci17's test-times.tsv); 310 s alone, after.
 # run-all: paired
 # run-all: cost 200
 # run-all: timeout 1500
@@ -34,10 +33,10 @@ sed 's/^kernels = baseline patched/kernels = baseline slow5/; s/^threshold = 5%/
 sed -i "s#\.\./\.\./\.\./#$ROOT/#; s#\.\./series/#$ROOT/tests/fixtures/series/#" "$CONF"
 grep -q '^threshold = 2%' "$CONF" || fail "the test lab has no 2% band"
 grep -q '^guest = tiny-icount$' "$CONF" || fail "the test lab does not run in tiny-icount"
-grep -q '^attribute' "$CONF" && fail "the run's lab asks for attribution: --attribute must"
+grep -q '^attribute' "$CONF" && fail "the run's lab asks for attribution: the bisection's must"
 private_lab "$CONF"
 [ -f "$ROOT/build/plugin/mglrulab-attr.so" ] || fail "no build/plugin/mglrulab-attr.so (make plugin)"
-# the bisection's lab: [run] attribute = changed (the run asks on its command line)
+# the bisection's lab: [run] attribute = changed (the run's asks for none)
 sed 's/^\[run\]$/[run]\nattribute = changed/' "$CONF" >"$TMP/bisect.conf"
 grep -q '^attribute = changed$' "$TMP/bisect.conf" || fail "no attribute line in the bisection's lab"
 
@@ -58,7 +57,7 @@ bad "--max-runs and --budget need --until decided" --max-runs 10
 MAXRUNS=20
 old=$(readlink -f "$REPORTS/latest" 2>/dev/null)
 "$LAB" run --ab -c "$CONF" --until decided --max-runs $MAXRUNS --fail-on regression \
-	--attribute=changed > "$TMP/out0" 2> "$TMP/err0" &
+	> "$TMP/out0" 2> "$TMP/err0" &
 pid=$!
 # Kill it without warning after four runs, before its first look.
 wait_new_runs "$old" 4 900
@@ -66,16 +65,15 @@ kill -9 $pid
 wait $pid 2>/dev/null
 d=$(readlink -f "$REPORTS/latest")
 [ "$d" != "$old" ] || fail "the sequential session did not start"
-# the kill came during the measured runs: no attribution run yet
-grep -q '^attribution' "$TMP/err0" && fail "attribution runs before the kill: $(grep '^attribution' "$TMP/err0")"
-[ -d "$d/attribution" ] && fail "attribution runs before the kill: $(ls "$d/attribution")"
-# --attribute is kept for the resume (session.json's design): not given again
 "$LAB" run --resume "$(basename "$d")" -c "$CONF" --fail-on regression \
 	--junit "$TMP/junit.xml" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 grep -E '^look|cs_per_sec' "$TMP/err" | tail -8
 cat "$TMP/out"
 [ $rc -eq 3 ] || fail "expected exit status 3 (regression found), got $rc"
+# the run asked for no attribution: the bisection adds it, after the resume
+grep -q '^attribution' "$TMP/err0" "$TMP/err" && fail "attribution runs in the run: $(grep '^attribution' "$TMP/err0" "$TMP/err")"
+[ -d "$d/attribution" ] && fail "attribution runs in the run: $(ls "$d/attribution")"
 grep -q "<failure type=\"regression\"" "$TMP/junit.xml" || fail "JUnit does not fail the metric"
 python3 - "$d" "$MAXRUNS" <<'PY' || fail "no sequential regression verdict"
 import json, os, sys
@@ -137,17 +135,18 @@ bad_bisect "are fixed when a bisection starts" 1 --resume --confirmed "$d"
 ls -d "$REPORTS"/*-bisect "$REPORTS/latest-bisect" 2>/dev/null && fail "a refused --confirmed left a bisection"
 
 # The bisection adopts the session as its confirm step ([run] attribute =
-# changed). slow5 is one patch, so the confirm step is its culprit's own,
-# already attributed: no run is added. Its session is then read as
-# `run --ab --attribute=changed` left it.
-before=$(find "$d" -type f | sort | xargs sha256sum | grep -v ' .*/report\.\|/session\.json$')
+# changed). slow5 is one patch, so the confirm step is its culprit's own:
+# measured without attribution, the session is resumed for the attribution
+# runs, adding no run. It is then read as `run --ab --attribute=changed`
+# would have left it.
+before=$(sha256sum "$d"/runs/*.json)
 "$LAB" bisect baseline slow5 --confirmed "$d" -c "$TMP/bisect.conf" >"$TMP/bisect.out" 2>"$TMP/bisect.err" ||
 	{ rc=$?; tail -20 "$TMP/bisect.err" >&2; fail "bisect exited $rc"; }
 cat "$TMP/bisect.err"
 grep -q "step 1 (confirm): the session $d$" "$TMP/bisect.err" || fail "the session was not adopted"
-grep -q 'its session again' "$TMP/bisect.err" && fail "the bisection measured its confirm step again"
-[ "$before" = "$(find "$d" -type f | sort | xargs sha256sum | grep -v ' .*/report\.\|/session\.json$')" ] ||
-	fail "the bisection added runs or attribution runs to the session"
+grep -q '^bisect: step 1: its session again, for the attribution runs' "$TMP/bisect.err" ||
+	fail "the adopted session was not resumed for its attribution"
+[ "$before" = "$(sha256sum "$d"/runs/*.json)" ] || fail "the bisection added or changed runs of the session"
 B=$(readlink -f "$REPORTS/latest-bisect")
 python3 - "$B" <<'PY' || fail "the bisection's culprit has no attribution table"
 import glob, json, os, sys
@@ -178,14 +177,14 @@ S=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0][
 [ -f "$S/report.json" ] || fail "no confirm step session at $S"
 [ "$(readlink -f "$S")" = "$d" ] || fail "the confirm step is $S, not the session $d"
 
-grep -q '^attribution: yield on baseline, run 1 of 2' "$TMP/err" || fail "no attribution progress: $(tail "$TMP/err")"
-grep -q '^attribution: yield on slow5, run 5 of 5 (confirming)' "$TMP/err" ||
-	fail "the first look named sched_yield, yet no confirming runs: $(grep '^attribution' "$TMP/err")"
+grep -q '^attribution: yield on baseline, run 1 of 2' "$TMP/bisect.err" || fail "no attribution progress: $(tail "$TMP/bisect.err")"
+grep -q '^attribution: yield on slow5, run 5 of 5 (confirming)' "$TMP/bisect.err" ||
+	fail "the first look named sched_yield, yet no confirming runs: $(grep '^attribution' "$TMP/bisect.err")"
 nplan=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["runs"])' "$S/report.json")
 [ "$(ls "$S/runs" | wc -l)" -eq "$nplan" ] || fail "runs/ holds more than the session's $nplan runs: $(ls "$S/runs")"
-for d in baseline-1 patched-1 baseline-2 patched-2 baseline-5 patched-5; do
-	[ -f "$S/attribution/yield/$d/attr.1" ] || fail "no attribution/yield/$d/attr.1"
-	grep -q -- "-plugin" "$S/attribution/yield/$d/domain.xml" || fail "$d: no plugin in its domain"
+for k in baseline-1 patched-1 baseline-2 patched-2 baseline-5 patched-5; do
+	[ -f "$S/attribution/yield/$k/attr.1" ] || fail "no attribution/yield/$k/attr.1"
+	grep -q -- "-plugin" "$S/attribution/yield/$k/domain.xml" || fail "$k: no plugin in its domain"
 done
 
 python3 - "$S" <<'PY' || fail "the attribution section is wrong"

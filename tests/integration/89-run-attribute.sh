@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run --ab --attribute (docs/attribution.md) beside test 62, whose A/B
-# session of baseline against slow5 (attributed, then the confirm step of
-# `bisect --confirmed`) holds the table's checks: here the bad values of
-# [run] attribute and --attribute; a comment-only patch (--attribute=all)
-# names nothing, every delta inside its threshold (the same code, two
+# session of baseline against slow5 (the confirm step of `bisect
+# --confirmed`, which attributes it) holds the table's checks. Here: the
+# bad values of [run] attribute and --attribute; a comment-only patch
+# (--attribute=all) names nothing, every delta inside its threshold (the same code, two
 # builds, boots of each). Without the plugin the report says why no table,
 # never an empty one. `mglrulab profile slow5` gives one kernel's table,
 # by cost, with the loop inside sched_yield's; without the plugin it
