@@ -407,60 +407,6 @@ static int create_dir(struct bisect *bs)
 	return LAB_OK;
 }
 
-/*
- * --confirmed (`mglrulab watch`): the session that found the regression is
- * the confirm step, measured once. The step's folder links to it (a
- * relative link: the reports folder may move), so the step reads like any
- * other.
- */
-static int adopt_confirmed(struct bisect *bs)
-{
-	struct strbuf err = STRBUF_INIT;
-	struct bisect_step st;
-	json_t *step = bisect_add_step(bs, "confirm", bs->base, bs->series, &st), *res = NULL;
-	char *real = realpath(bs->o->confirmed, NULL);
-	char *dir = xasprintf("%s/%s", bs->dir, st.dir), *link = NULL, *target = NULL;
-	char *reports = realpath(bs->cfg.reports_dir, NULL);
-	const char *bad;
-	int r = LAB_OK;
-
-	if (!real || !reports) {
-		r = lab_error("bisect: %s: %s", real ? bs->cfg.reports_dir : bs->o->confirmed,
-			      strerror(errno));
-		goto out;
-	}
-	if (strncmp(real, reports, strlen(reports)) || real[strlen(reports)] != '/' ||
-	    strchr(real + strlen(reports) + 1, '/')) {
-		r = lab_error("bisect: the confirmed session %s is not in %s", real, reports);
-		goto out;
-	}
-	res = bisect_report_results(real, &err);
-	bad = res ? bisect_invalid_metric(res) : NULL;
-	if (!res || bad) {
-		r = lab_error("bisect: the confirmed session %s: %s", real,
-			      res ? "a metric is invalid (too many failed runs)" : sb_str(&err));
-		goto out;
-	}
-	link = xasprintf("%s/%s", dir, path_basename(real));
-	target = xasprintf("../../../%s", path_basename(real));
-	if (mkdir_p(dir, 0755) || (symlink(target, link) && errno != EEXIST)) {
-		r = lab_error("cannot link %s to %s: %s", link, target, strerror(errno));
-		goto out;
-	}
-	bisect_doc_step_measured(step, real, res);
-	res = NULL;
-	bisect_say("step %d (confirm): the session %s", (int)st.step, real);
-out:
-	json_decref(res);
-	free(real);
-	free(reports);
-	free(dir);
-	free(link);
-	free(target);
-	sb_release(&err);
-	return r;
-}
-
 static int start(struct bisect *bs)
 {
 	struct bisect_opts *o = bs->o;
@@ -492,15 +438,20 @@ static int start(struct bisect *bs)
 		return user_error("bisect --per-patch: the series has %ld patches; per patch is for "
 				  "series of up to %d (without it, the bisection probes about log2(N))",
 				  n, BISECT_PER_PATCH_MAX);
-	r = create_dir(bs);
-	if (r)
-		return r;
-	r = begin_state(bs, k, base, series, n);
+	struct bisect_confirmed conf = { 0 };
+
+	/* checked before the folder is made: a wrong --confirmed leaves nothing */
+	r = o->confirmed ? bisect_confirmed_check(bs, base, series, &conf) : LAB_OK;
+	if (!r)
+		r = create_dir(bs);
+	if (!r)
+		r = begin_state(bs, k, base, series, n);
 	if (!r && o->confirmed) {
 		bs->base = base;
 		bs->series = series;
-		r = adopt_confirmed(bs);
+		r = bisect_adopt_confirmed(bs, &conf);
 	}
+	bisect_confirmed_release(&conf);
 	return r ? r : bisect_save(bs);
 }
 

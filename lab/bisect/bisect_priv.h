@@ -3,7 +3,8 @@
  * What the files of `mglrulab bisect` share, and nothing outside
  * lab/bisect/ includes: bisect.c (the command, its setup and bisect.json
  * kept on disk, the search and the per-patch walk), bisect_steps.c (the
- * steps as sessions, the prefixes built), bisect_decide.c (what a prefix's
+ * steps as sessions, the prefixes built), bisect_confirmed.c (a session
+ * given as the confirm step), bisect_decide.c (what a prefix's
  * two sessions decide) and bisect_text.c (the summary: bisect.txt,
  * bisect.html and what ends a bisection).
  */
@@ -73,6 +74,22 @@ LAB_MUST_CHECK int bisect_run_step(struct bisect *bs, const char *purpose, const
 				   const char *b, const struct seq_placements *place, int attribute,
 				   json_t **results);
 LAB_MUST_CHECK int bisect_build_prefix(struct bisect *bs, long k, enum prefix_build *out);
+
+/* bisect_confirmed.c: --confirmed, a session that is the confirm step */
+struct bisect_confirmed {
+	char *real;		/* the session's folder, resolved */
+	json_t *results;	/* its results (bisect_report_results()) */
+};
+/*
+ * Whether bs->o->confirmed is a usable session of @base against @series:
+ * in the reports folder, its report's design naming them, no primary
+ * invalid. Its folder and results in @out (released on an error).
+ */
+LAB_MUST_CHECK int bisect_confirmed_check(struct bisect *bs, const char *base, const char *series,
+					  struct bisect_confirmed *out);
+/* bs->base against bs->series: @c becomes the confirm step (its results move to the step). */
+LAB_MUST_CHECK int bisect_adopt_confirmed(struct bisect *bs, struct bisect_confirmed *c);
+void bisect_confirmed_release(struct bisect_confirmed *c);
 
 /* bisect_decide.c: the search's oracle and what it tracks */
 enum bisect_class bisect_oracle(long k, void *data);

@@ -36,6 +36,10 @@ static const struct lab_option bisect_options[] = {
 		  "functions its instructions moved to (changed, the default:\n"
 		  "if its primary changed; all; off); needs a TCG guest under\n"
 		  "icount ([run] attribute; docs/attribution.md)" },
+	LAB_OPT_STRING("confirmed", 0, struct bisect_opts, confirmed, "SESSION",
+		       "a finished `run --ab BASE NEW` session of the reports\n"
+		       "folder (its folder or name) is the confirm step: the\n"
+		       "whole series is not measured again"),
 	{ .long_name = "resume", .kind = LAB_OPT_CALLBACK, .cb = opt_resume, .argname = "BISECTION",
 	  .flags = LAB_OPT_OPTIONAL_ARG,
 	  .help = "continue a stopped bisection (default: reports/latest-bisect)" },
@@ -51,8 +55,8 @@ static const struct lab_option bisect_options[] = {
 
 static const char *const bisect_synopsis[] = {
 	"mglrulab bisect [BASE NEW] [-c FILE] [--max-runs N] [--budget DURATION]",
-	"                [--workloads a,b] [--per-patch] [--attribute[=WHICH]] [--json [FILE]]",
-	"                [-q] [-v]",
+	"                [--workloads a,b] [--per-patch] [--attribute[=WHICH]]",
+	"                [--confirmed SESSION] [--json [FILE]] [-q] [-v]",
 	"mglrulab bisect --resume [BISECTION] [-c FILE] [--json [FILE]]",
 	NULL
 };
@@ -63,7 +67,8 @@ const struct lab_usage bisect_usage = {
 		"Which patch of NEW's series moved the metric (BASE NEW default to [run] kernels).\n"
 		"First an A/B session of BASE against NEW, until decided, confirms the change on\n"
 		"the primary metrics (all metrics of a workload that declares none); without a\n"
-		"confirmed change it stops there. Then it bisects the prefix kernels NEW@K: each\n"
+		"confirmed change it stops there (--confirmed: a session of BASE against NEW\n"
+		"already run is that step). Then it bisects the prefix kernels NEW@K: each\n"
 		"probe is a session of BASE against NEW@K and one of NEW@K against NEW, each run\n"
 		"until decided or its --max-runs/--budget is spent, in the same ABBA order and\n"
 		"with the same statistics as `run --ab --until decided`. A prefix that does not\n"
@@ -99,9 +104,9 @@ int cmd_bisect(int argc, char **argv)
 			       "kernel, at least %.0f s", o.budget_s, STATS_SEQ_MIN_RUNS,
 			       STATS_SEQ_MIN_RUNS * 2 * SESSION_SEQ_MIN_RUN_S);
 	if (!r && o.resume && (o.max_runs || o.budget_s || o.per_patch || o.workloads.n ||
-			       o.attribute >= 0))
-		r = user_error("bisect --resume: --max-runs, --budget, --per-patch, --workloads and "
-			       "--attribute are fixed when a bisection starts");
+			       o.attribute >= 0 || o.confirmed))
+		r = user_error("bisect --resume: --max-runs, --budget, --per-patch, --workloads, "
+			       "--attribute and --confirmed are fixed when a bisection starts");
 	if (!r) {
 		o.config = cmd_config_path(o.config);
 		r = bisect_main(&o);

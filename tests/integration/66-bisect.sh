@@ -78,7 +78,7 @@ trap 'kill $npid 2>/dev/null; wait $npid 2>/dev/null; pkill -9 -f -- "$TMP/lab"
 t0=$(date +%s)
 old=$(readlink -f "$REPORTS/latest-bisect" 2>/dev/null)
 # --attribute: kept across the resume; on this host-clock guest the culprit's
-# step says why it has no table (tests/integration/89 has the tables).
+# step says why it has no table (tests/integration/62 has the tables).
 "$LAB" bisect -c "$CONF" --max-runs 8 --attribute > "$TMP/out0" 2> "$TMP/err0" &
 pid=$!
 # Kill it without warning in the middle of the first probe's session.
