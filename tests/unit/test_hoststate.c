@@ -534,6 +534,30 @@ static void keep_runs(json_t *s, int n)
 	}
 }
 
+/* A modes_session() analysed: its host state, modes member and primary result. */
+struct modes_case {
+	json_t *s, *rep, *hs, *modes, *res;
+	double d;	/* the primary's delta_pct */
+};
+
+static void modes_case_run(struct modes_case *c, int fast_base, int fast_patched, double effect)
+{
+	c->s = modes_session(fast_base, fast_patched, effect);
+	c->rep = analyze(c->s);
+	c->hs = json_array_get(json_object_get(c->rep, "host_states"), 0);
+	c->modes = json_object_get(c->hs, "modes");
+	c->res = result(c->rep, ADJ);
+	c->d = jget_num(json_object_get(c->res, "comparison"), "delta_pct");
+	print_message("%s: %+.3f %%, %s\n", jget_str(c->res, "verdict", ""), c->d,
+		      jget_str(c->res, "reason", ""));
+}
+
+static void modes_case_release(struct modes_case *c)
+{
+	json_decref(c->rep);
+	json_decref(c->s);
+}
+
 static void modes_within_state(void **state)
 {
 	json_t *s = modes_session(3, 7, 0.001), *rep = analyze(s);
@@ -656,23 +680,18 @@ static void modes_one_kernel_one_state(void **state)
  */
 static void modes_kernel_mostly_slow(void **state)
 {
-	json_t *s = modes_session(10, 2, 0), *rep = analyze(s);
-	json_t *hs = json_array_get(json_object_get(rep, "host_states"), 0);
-	json_t *modes = json_object_get(hs, "modes"), *res = result(rep, ADJ);
-	double d = jget_num(json_object_get(res, "comparison"), "delta_pct");
+	struct modes_case c;
 
 	(void)state;
-	print_message("%s: %+.3f %%, %s\n", jget_str(res, "verdict", ""), d,
-		      jget_str(res, "reason", ""));
-	assert_true(json_is_object(modes));
-	assert_true(json_is_true(json_object_get(modes, "follows_kernel")));
-	assert_true(jget_num(modes, "run_share_p") < 0.01);
-	assert_true(json_is_false(json_object_get(hs, "by_states")));
-	assert_string_equal(jget_str(res, "verdict", ""), "regression");
-	assert_true(fabs(d + 100 * (1 - 1 / 1.04)) < 0.3);
-	assert_true(has_warning(rep, "modes", "patched's in the other in 8 of 10"));
-	json_decref(rep);
-	json_decref(s);
+	modes_case_run(&c, 10, 2, 0);
+	assert_true(json_is_object(c.modes));
+	assert_true(json_is_true(json_object_get(c.modes, "follows_kernel")));
+	assert_true(jget_num(c.modes, "run_share_p") < 0.01);
+	assert_true(json_is_false(json_object_get(c.hs, "by_states")));
+	assert_string_equal(jget_str(c.res, "verdict", ""), "regression");
+	assert_true(fabs(c.d + 100 * (1 - 1 / 1.04)) < 0.3);
+	assert_true(has_warning(c.rep, "modes", "patched's in the other in 8 of 10"));
+	modes_case_release(&c);
 }
 
 /* The fixture session with one mglru_aging workload whose primary is the adjusted median. */
