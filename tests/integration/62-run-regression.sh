@@ -21,7 +21,8 @@
 # flight at the kill runs again), then 5 attribution runs per kernel in
 # the bisection. Before issue 46, 62 had an A/A session and 89 this A/B
 # again: 132 s and 218 s in CI (ci17); as a pair on a loaded dev machine
-# 290 s and 378 s before, 206 s and 201 s after (2026-12-07).
+# 290 s and 378 s before, 206 s and 201 s after (2026-12-07); in CI
+# (ci20, a machine 15 % slower than ci17's) 152 s and 139 s.
 # run-all: paired
 # run-all: cost 210
 # run-all: timeout 1500

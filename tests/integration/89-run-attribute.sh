@@ -16,7 +16,8 @@
 # boots of 7-15 s (10 s with the TCG plugin) beside the other paired test.
 # Before issue 46 it held the A/B and its bisection (now 62's) and 62 the
 # A/A: 89 218 s and 62 132 s in CI (ci17); as a pair on a loaded dev
-# machine 378 s and 290 s before, 201 s and 206 s after (2026-12-07).
+# machine 378 s and 290 s before, 201 s and 206 s after (2026-12-07); in
+# CI (ci20, a machine 15 % slower than ci17's) 139 s and 152 s.
 # run-all: paired
 # run-all: cost 200
 # run-all: timeout 1500
