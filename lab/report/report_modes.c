@@ -248,9 +248,10 @@ void modes_analyse(const struct mode_run *runs, size_t n, int better_higher,
 	pool_states(out);
 	out->share_p = stats_fisher_exact(out->fast_cells[0], out->cells[0] - out->fast_cells[0],
 					  out->fast_cells[1], out->cells[1] - out->fast_cells[1]);
-	/* No state both kernels ran in enough: the runs cannot be compared on this guest. */
+	/* The kernel's effect, not states: compared as measured, so decidable. */
 	if (out->follows_kernel)
 		return;
+	/* No state both kernels ran in enough: the runs cannot be compared on this guest. */
 	if (!isfinite(out->pooled) && out->only >= 0)
 		out->undecidable = out->only ?
 			"one kernel's cells sit (nearly) all in the fast emulator state, where the "
