@@ -18,6 +18,7 @@
 #include "xjson.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,20 +228,19 @@ static void read_design(struct vd *d, const json_t *r, struct view_design *o)
 	o->sequential.step = vd_long(d, sq, "design.sequential", "step");
 }
 
-static void read_statistics(struct vd *d, const json_t *r, struct view_statistics *o)
-{
-	const json_t *s = vd_obj(d, r, "", "statistics");
+#define VIEW(f) .offset = offsetof(struct report_view, f)
 
-	o->alpha = vd_num(d, s, "statistics", "alpha");
-	o->confidence = vd_num(d, s, "statistics", "confidence");
-	o->threshold = vd_num(d, s, "statistics", "threshold");
-	o->power = vd_num(d, s, "statistics", "power");
-	o->max_failed_fraction = vd_num(d, s, "statistics", "max_failed_fraction");
-	o->threshold_source = vd_str(d, s, "statistics", "threshold_source");
-	o->resamples = vd_long(d, s, "statistics", "resamples");
-	o->counter_resamples = vd_long(d, s, "statistics", "counter_resamples");
-	o->min_runs = vd_long(d, s, "statistics", "min_runs");
-	o->seed = vd_int(d, s, "statistics", "seed", NULL);
+static const struct sdoc_field statistics_member[] = {
+	{ "statistics", SK_OBJECT, VIEW(statistics), .sub = view_statistics_fields },
+	{ NULL },
+};
+
+static void read_statistics(struct vd *d, const json_t *r, struct report_view *v)
+{
+	vd_table(d, statistics_member, r, v);
+	/* the table's none of an integer is SDOC_NONE; the renderers show 0 */
+	if (v->statistics.seed == SDOC_NONE)
+		v->statistics.seed = 0;
 }
 
 static void read_counts(struct vd *d, const json_t *s, const char *key, struct view_counts *o)
@@ -547,7 +547,7 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 		return -1;
 	}
 	read_context(&d, report, out);
-	read_statistics(&d, report, &out->statistics);
+	read_statistics(&d, report, out);
 	read_summary(&d, report, &out->summary);
 	read_geomean(&d, report, out);
 	read_warnings(&d, report, out);

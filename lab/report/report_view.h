@@ -137,6 +137,8 @@ struct view_statistics {
 	long resamples, counter_resamples, min_runs;
 	long long seed;
 };
+/* Its members' table (view_fields.c): what report_view_decode() reads it by. */
+extern const struct sdoc_field view_statistics_fields[];
 
 /* Counts per verdict id (summary.verdicts, summary.primary_verdicts). */
 struct view_counts {
