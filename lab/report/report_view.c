@@ -243,46 +243,10 @@ static void read_statistics(struct vd *d, const json_t *r, struct report_view *v
 		v->statistics.seed = 0;
 }
 
-static void read_counts(struct vd *d, const json_t *s, const char *key, struct view_counts *o)
-{
-	const json_t *c = vd_obj(d, s, "summary", key);
-	char at[48];
-
-	snprintf(at, sizeof(at), "summary.%s", key);
-	o->improvement = vd_long(d, c, at, "improvement");
-	o->regression = vd_long(d, c, at, "regression");
-	o->within_noise = vd_long(d, c, at, "within-noise");
-	o->no_change = vd_long(d, c, at, "no-change");
-	o->inconclusive = vd_long(d, c, at, "inconclusive");
-	o->invalid = vd_long(d, c, at, "invalid");
-}
-
-static void read_summary(struct vd *d, const json_t *r, struct view_summary *o)
-{
-	static const char *const phases[VIEW_PHASES] = { "boot_s", "workload_s", "host_overhead_s" };
-	const json_t *s = vd_obj(d, r, "", "summary");
-	const json_t *t = vd_obj(d, s, "summary", "timings");
-	char at[48];
-
-	o->metrics = vd_long(d, s, "summary", "metrics");
-	o->counters = vd_long(d, s, "summary", "counters");
-	o->primaries = vd_long(d, s, "summary", "primaries");
-	o->runs = vd_long(d, s, "summary", "runs");
-	o->runs_ok = vd_long(d, s, "summary", "runs_ok");
-	o->runs_failed = vd_long(d, s, "summary", "runs_failed");
-	o->runs_warmup = vd_long(d, s, "summary", "runs_warmup");
-	read_counts(d, s, "verdicts", &o->verdicts);
-	read_counts(d, s, "primary_verdicts", &o->primary_verdicts);
-	o->runs_per_kernel = vd_obj(d, s, "summary", "runs_per_kernel");
-	for (size_t i = 0; i < VIEW_PHASES; i++) {
-		const json_t *p = vd_obj(d, t, "summary.timings", phases[i]);
-
-		snprintf(at, sizeof(at), "summary.timings.%s", phases[i]);
-		o->timings[i].runs = vd_long(d, p, at, "runs");
-		o->timings[i].median = vd_num(d, p, at, "median");
-		o->timings[i].total = vd_num(d, p, at, "total");
-	}
-}
+static const struct sdoc_field summary_member[] = {
+	{ "summary", SK_OBJECT, VIEW(summary), .sub = view_summary_fields },
+	{ NULL },
+};
 
 /* The strings of a geomean's "of", for its encoder. */
 static void read_of_names(struct view_geomean *o)
@@ -548,7 +512,7 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 	}
 	read_context(&d, report, out);
 	read_statistics(&d, report, out);
-	read_summary(&d, report, &out->summary);
+	vd_table(&d, summary_member, report, out);
 	read_geomean(&d, report, out);
 	read_warnings(&d, report, out);
 	read_host_states(&d, report, out);

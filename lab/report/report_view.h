@@ -144,6 +144,8 @@ extern const struct sdoc_field view_statistics_fields[];
 struct view_counts {
 	long improvement, regression, within_noise, no_change, inconclusive, invalid;
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_counts_fields[];
 
 /* summary.timings.<phase>: over every run that recorded it. */
 struct view_timing {
@@ -160,6 +162,8 @@ struct view_summary {
 	struct view_timing timings[VIEW_PHASES];
 	const json_t *runs_per_kernel;	/* {name: {ok, failed, warmup}}; NULL: none */
 };
+/* Its members' table (view_fields.c), the counts' and timings' with it. */
+extern const struct sdoc_field view_summary_fields[];
 
 struct view_geomean {
 	const char *workload, *method;

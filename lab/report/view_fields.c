@@ -27,3 +27,51 @@ const struct sdoc_field view_statistics_fields[] = {
 	{ "seed", SK_INT, STA(seed) },
 	{ NULL },
 };
+
+#define CNT(f) .offset = offsetof(struct view_counts, f)
+#define TIM(f) .offset = offsetof(struct view_timing, f)
+#define SUM(f) .offset = offsetof(struct view_summary, f)
+
+/* summary.verdicts and summary.primary_verdicts: a count per verdict id. */
+const struct sdoc_field view_counts_fields[] = {
+	{ "improvement", SK_LONG, CNT(improvement) },
+	{ "regression", SK_LONG, CNT(regression) },
+	{ "within-noise", SK_LONG, CNT(within_noise) },
+	{ "no-change", SK_LONG, CNT(no_change) },
+	{ "inconclusive", SK_LONG, CNT(inconclusive) },
+	{ "invalid", SK_LONG, CNT(invalid) },
+	{ NULL },
+};
+
+/* summary.timings.<phase> */
+static const struct sdoc_field timing_fields[] = {
+	{ "runs", SK_LONG, TIM(runs) },
+	{ "median", SK_NUMBER, TIM(median) },
+	{ "total", SK_NUMBER, TIM(total) },
+	{ NULL },
+};
+
+/* summary.timings: its phases are the elements of the view's array, by enum view_phase. */
+#define PHASE(p) .offset = (p) * sizeof(struct view_timing)
+static const struct sdoc_field timings_fields[] = {
+	{ "boot_s", SK_OBJECT, PHASE(VIEW_BOOT), .sub = timing_fields },
+	{ "workload_s", SK_OBJECT, PHASE(VIEW_WORKLOAD), .sub = timing_fields },
+	{ "host_overhead_s", SK_OBJECT, PHASE(VIEW_HOST_OVERHEAD), .sub = timing_fields },
+	{ NULL },
+};
+
+/* summary: report_model_summary.c's counts of the session. */
+const struct sdoc_field view_summary_fields[] = {
+	{ "metrics", SK_LONG, SUM(metrics) },
+	{ "counters", SK_LONG, SUM(counters) },
+	{ "primaries", SK_LONG, SUM(primaries) },
+	{ "runs", SK_LONG, SUM(runs) },
+	{ "runs_ok", SK_LONG, SUM(runs_ok) },
+	{ "runs_failed", SK_LONG, SUM(runs_failed) },
+	{ "runs_warmup", SK_LONG, SUM(runs_warmup) },
+	{ "verdicts", SK_OBJECT, SUM(verdicts), .sub = view_counts_fields },
+	{ "primary_verdicts", SK_OBJECT, SUM(primary_verdicts), .sub = view_counts_fields },
+	{ "runs_per_kernel", SK_JSON, SUM(runs_per_kernel), .json_type = "object" },
+	{ "timings", SK_OBJECT, SUM(timings), .sub = timings_fields },
+	{ NULL },
+};
