@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A member read through its table (view_fields.c): a one-row table of the top level. */
+#define VIEW(f) .offset = offsetof(struct report_view, f)
+
 static void read_session(struct vd *d, const json_t *r, struct report_view *v)
 {
 	const json_t *s = vd_obj(d, r, "", "session"), *g = vd_obj(d, r, "", "generator");
@@ -227,8 +230,6 @@ static void read_design(struct vd *d, const json_t *r, struct view_design *o)
 	o->sequential.max_runs = vd_long(d, sq, "design.sequential", "max_runs");
 	o->sequential.step = vd_long(d, sq, "design.sequential", "step");
 }
-
-#define VIEW(f) .offset = offsetof(struct report_view, f)
 
 static const struct sdoc_field statistics_member[] = {
 	{ "statistics", SK_OBJECT, VIEW(statistics), .sub = view_statistics_fields },
@@ -442,25 +443,17 @@ static struct view_index *index_build(const void *first, size_t stride, size_t n
 	return ix;
 }
 
-static void read_claim(struct vd *d, const json_t *r, struct view_claim *o)
-{
-	const json_t *c = vd_obj(d, r, "", "claim");
-
-	o->present = c != NULL;
-	o->workload = vd_str(d, c, "claim", "workload");
-	o->metric = vd_str(d, c, "claim", "metric");
-	o->direction = vd_str(d, c, "claim", "direction");
-	o->size_pct = vd_num(d, c, "claim", "size_pct");
-	o->mechanism = vd_str(d, c, "claim", "mechanism");
-	o->source = vd_str(d, c, "claim", "source");
-}
+static const struct sdoc_field claim_member[] = {
+	{ "claim", SK_OBJECT, VIEW(claim), .sub = view_claim_fields, .has_present = 1 },
+	{ NULL },
+};
 
 /* The members that describe the session: read by both decoders. */
 static void read_context(struct vd *d, const json_t *report, struct report_view *out)
 {
 	out->schema = vd_str(d, report, "", "schema");
 	out->note = vd_str(d, report, "", "note");
-	read_claim(d, report, &out->claim);
+	vd_table(d, claim_member, report, out);
 	read_session(d, report, out);
 	read_host(d, report, &out->host);
 	read_kernels(d, report, out);

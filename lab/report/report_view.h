@@ -286,6 +286,8 @@ struct view_claim {
 	const char *mechanism;		/* mechanism.h's names; NULL: not said */
 	const char *source;		/* NULL: none */
 };
+/* Its members' table (view_fields.c); present is the row's has_present. */
+extern const struct sdoc_field view_claim_fields[];
 
 struct report_view {
 	const char *schema;

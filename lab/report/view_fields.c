@@ -75,3 +75,16 @@ const struct sdoc_field view_summary_fields[] = {
 	{ "timings", SK_OBJECT, SUM(timings), .sub = timings_fields },
 	{ NULL },
 };
+
+#define CLM(f) .offset = offsetof(struct view_claim, f)
+
+/* claim: the [claim] the session tested; present says whether there was one. */
+const struct sdoc_field view_claim_fields[] = {
+	{ "workload", SK_STRING, CLM(workload) },
+	{ "metric", SK_STRING, CLM(metric) },
+	{ "direction", SK_STRING, CLM(direction) },
+	{ "size_pct", SK_NUMBER, CLM(size_pct) },
+	{ "mechanism", SK_STRING, CLM(mechanism) },
+	{ "source", SK_STRING, CLM(source) },
+	{ NULL },
+};

@@ -207,7 +207,8 @@ static void test_hostile(void **state)
 }
 
 /*
- * The members read through their field tables (view_fields.c) are refused
+ * The members read through their field tables (view_fields.c: statistics,
+ * summary, claim) are refused
  * by the table codec, whole message: its path, the table's "expected"
  * (no "or null": null is none), what it got. With two wrong members, the
  * first read is the one named.
@@ -223,16 +224,18 @@ static void test_table_members(void **state)
 		  "summary.timings.boot_s: expected an object, got an integer" },
 		{ "summary", "primary_verdicts", "[]",
 		  "summary.primary_verdicts: expected an object, got an array" },
+		{ "", "claim", "{\"size_pct\": \"big\"}",
+		  "claim.size_pct: expected a number, got a string" },
 	};
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		json_t *r = analysed("session-ab.json");
+		json_t *obj = *cases[i].path ? json_object_get(r, cases[i].path) : r;
 		struct report_view v;
 		struct strbuf err = STRBUF_INIT;
 
-		json_object_set_new(json_object_get(r, cases[i].path), cases[i].key,
-				    json_loads(cases[i].value, JSON_DECODE_ANY, NULL));
+		json_object_set_new(obj, cases[i].key, json_loads(cases[i].value, JSON_DECODE_ANY, NULL));
 		/* a later wrong member is not the one named */
 		json_object_set_new(r, "warnings", json_integer(3));
 		assert_int_equal(report_view_decode(r, &v, &err), -1);
