@@ -26,21 +26,17 @@
 /* A member read through its table (view_fields.c): a one-row table of the top level. */
 #define VIEW(f) .offset = offsetof(struct report_view, f)
 
+static const struct sdoc_field session_members[] = {
+	{ "session", SK_OBJECT, VIEW(session), .sub = view_session_fields },
+	{ "generator", SK_OBJECT, VIEW(generator), .sub = view_generator_fields },
+	{ NULL },
+};
+
 static void read_session(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *s = vd_obj(d, r, "", "session"), *g = vd_obj(d, r, "", "generator");
-	struct view_session *o = &v->session;
-
-	o->id = vd_str(d, s, "session", "id");
-	o->created = vd_str(d, s, "session", "created");
-	o->finished = vd_str(d, s, "session", "finished");
-	o->mode = vd_str(d, s, "session", "mode");
-	o->command = vd_str(d, s, "session", "command");
-	o->lab_conf_sha256 = vd_str(d, s, "session", "lab_conf_sha256");
-	o->complete = !json_is_false(json_object_get(s, "complete"));
-	vd_bool(d, s, "session", "complete");
-	v->generator.name = vd_str(d, g, "generator", "name");
-	v->generator.version = vd_str(d, g, "generator", "version");
+	vd_table(d, session_members, r, v);
+	/* the table's none of a boolean is -1: only "complete": false is a partial report */
+	v->session.complete = v->session.complete != 0;
 }
 
 static void read_host(struct vd *d, const json_t *r, struct view_host *o)

@@ -41,10 +41,13 @@ struct view_session {
 	const char *lab_conf_sha256;	/* of the lab.conf that ran; NULL: not recorded */
 	int complete;		/* 0: "complete": false, a partial report */
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_session_fields[];
 
 struct view_generator {
 	const char *name, *version;
 };
+extern const struct sdoc_field view_generator_fields[];
 
 struct view_host {
 	const char *hostname, *cpu, *kernel;

@@ -88,3 +88,25 @@ const struct sdoc_field view_claim_fields[] = {
 	{ "source", SK_STRING, CLM(source) },
 	{ NULL },
 };
+
+#define SES(f) .offset = offsetof(struct view_session, f)
+#define GEN(f) .offset = offsetof(struct view_generator, f)
+
+/* session: the session's own object, as the report carries it. */
+const struct sdoc_field view_session_fields[] = {
+	{ "id", SK_STRING, SES(id) },
+	{ "created", SK_STRING, SES(created) },
+	{ "finished", SK_STRING, SES(finished) },
+	{ "mode", SK_STRING, SES(mode) },
+	{ "command", SK_STRING, SES(command) },
+	{ "lab_conf_sha256", SK_STRING, SES(lab_conf_sha256) },
+	{ "complete", SK_BOOL, SES(complete) },
+	{ NULL },
+};
+
+/* generator: the lab that wrote the report. */
+const struct sdoc_field view_generator_fields[] = {
+	{ "name", SK_STRING, GEN(name) },
+	{ "version", SK_STRING, GEN(version) },
+	{ NULL },
+};

@@ -208,7 +208,7 @@ static void test_hostile(void **state)
 
 /*
  * The members read through their field tables (view_fields.c: statistics,
- * summary, claim) are refused
+ * summary, claim, session) are refused
  * by the table codec, whole message: its path, the table's "expected"
  * (no "or null": null is none), what it got. With two wrong members, the
  * first read is the one named.
@@ -226,6 +226,8 @@ static void test_table_members(void **state)
 		  "summary.primary_verdicts: expected an object, got an array" },
 		{ "", "claim", "{\"size_pct\": \"big\"}",
 		  "claim.size_pct: expected a number, got a string" },
+		{ "session", "complete", "\"yes\"",
+		  "session.complete: expected true or false, got a string" },
 	};
 	(void)state;
 
