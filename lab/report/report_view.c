@@ -282,17 +282,25 @@ static void read_geomean(struct vd *d, const json_t *r, struct report_view *v)
 }
 
 /* Report-level warnings: a message is what every renderer shows. */
+static const struct sdoc_field warnings_member[] = {
+	{ "warnings", SK_ARRAY, 0, .sub = view_warning_fields,
+	  .elem_size = sizeof(struct result_warning) },
+	{ NULL },
+};
+
 static void read_warnings(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *w;
-	char at[48];
-	size_t i;
+	struct sdoc_array a;
 
-	v->warnings = vd_elems(d, r, "", "warnings", sizeof(*v->warnings), &v->nwarnings);
-	json_array_foreach(json_object_get(r, "warnings"), i, w) {
-		snprintf(at, sizeof(at), "warnings[%zu]", i);
-		v->warnings[i].kind = vd_str(d, w, at, "kind");
-		v->warnings[i].message = vd_str(d, w, at, "message");
+	/*
+	 * The view keeps a plain array, as the analysis makes it: the
+	 * table's is moved into it. A missing kind or message is shown as
+	 * "", which the table's none (NULL) does not say.
+	 */
+	vd_table(d, warnings_member, r, &a);
+	v->warnings = a.v;
+	v->nwarnings = a.n;
+	for (size_t i = 0; i < v->nwarnings; i++) {
 		if (!v->warnings[i].kind)
 			v->warnings[i].kind = "";
 		if (!v->warnings[i].message)

@@ -292,6 +292,9 @@ struct view_claim {
 /* Its members' table (view_fields.c); present is the row's has_present. */
 extern const struct sdoc_field view_claim_fields[];
 
+/* A report-level warning's members (warnings[], struct result_warning), view_fields.c. */
+extern const struct sdoc_field view_warning_fields[];
+
 struct report_view {
 	const char *schema;
 	const char *note;		/* [run] note of the lab file; NULL: none */

@@ -110,3 +110,12 @@ const struct sdoc_field view_generator_fields[] = {
 	{ "version", SK_STRING, GEN(version) },
 	{ NULL },
 };
+
+#define WRN(f) .offset = offsetof(struct result_warning, f)
+
+/* warnings[]: a report-level warning, what every renderer shows. */
+const struct sdoc_field view_warning_fields[] = {
+	{ "kind", SK_TEXT, WRN(kind) },
+	{ "message", SK_TEXT, WRN(message) },
+	{ NULL },
+};

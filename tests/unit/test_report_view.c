@@ -208,7 +208,7 @@ static void test_hostile(void **state)
 
 /*
  * The members read through their field tables (view_fields.c: statistics,
- * summary, claim, session) are refused
+ * summary, claim, session, warnings) are refused
  * by the table codec, whole message: its path, the table's "expected"
  * (no "or null": null is none), what it got. With two wrong members, the
  * first read is the one named.
@@ -228,6 +228,9 @@ static void test_table_members(void **state)
 		  "claim.size_pct: expected a number, got a string" },
 		{ "session", "complete", "\"yes\"",
 		  "session.complete: expected true or false, got a string" },
+		{ "", "warnings", "{}", "warnings: expected an array, got an object" },
+		{ "", "warnings", "[{}, {\"kind\": 1}]",
+		  "warnings[1].kind: expected a string or null, got an integer" },
 	};
 	(void)state;
 
@@ -239,7 +242,7 @@ static void test_table_members(void **state)
 
 		json_object_set_new(obj, cases[i].key, json_loads(cases[i].value, JSON_DECODE_ANY, NULL));
 		/* a later wrong member is not the one named */
-		json_object_set_new(r, "warnings", json_integer(3));
+		json_object_set_new(r, "host_states", json_integer(3));
 		assert_int_equal(report_view_decode(r, &v, &err), -1);
 		if (strcmp(err.buf, cases[i].want))
 			fail_msg("case %zu: \"%s\"", i, err.buf);
