@@ -5,7 +5,8 @@
  * that a member of the wrong type is refused by its path, as a result's
  * is). Each row says a member's JSON key, its kind and its place in the
  * struct beside which the table is declared; what a table cannot say
- * stays as code in report_view.c, with why.
+ * stays as code in report_view.c, with why. Their integers are .whole:
+ * main's hand-written reader refused 1.5 for them, and so do the tables.
  */
 #include "report_view.h"
 
@@ -21,9 +22,9 @@ const struct sdoc_field view_statistics_fields[] = {
 	{ "power", SK_NUMBER, STA(power) },
 	{ "max_failed_fraction", SK_NUMBER, STA(max_failed_fraction) },
 	{ "threshold_source", SK_STRING, STA(threshold_source) },
-	{ "resamples", SK_LONG, STA(resamples) },
-	{ "counter_resamples", SK_LONG, STA(counter_resamples) },
-	{ "min_runs", SK_LONG, STA(min_runs) },
+	{ "resamples", SK_LONG, STA(resamples), .whole = 1 },
+	{ "counter_resamples", SK_LONG, STA(counter_resamples), .whole = 1 },
+	{ "min_runs", SK_LONG, STA(min_runs), .whole = 1 },
 	{ "seed", SK_INT, STA(seed) },
 	{ NULL },
 };
@@ -34,18 +35,18 @@ const struct sdoc_field view_statistics_fields[] = {
 
 /* summary.verdicts and summary.primary_verdicts: a count per verdict id. */
 const struct sdoc_field view_counts_fields[] = {
-	{ "improvement", SK_LONG, CNT(improvement) },
-	{ "regression", SK_LONG, CNT(regression) },
-	{ "within-noise", SK_LONG, CNT(within_noise) },
-	{ "no-change", SK_LONG, CNT(no_change) },
-	{ "inconclusive", SK_LONG, CNT(inconclusive) },
-	{ "invalid", SK_LONG, CNT(invalid) },
+	{ "improvement", SK_LONG, CNT(improvement), .whole = 1 },
+	{ "regression", SK_LONG, CNT(regression), .whole = 1 },
+	{ "within-noise", SK_LONG, CNT(within_noise), .whole = 1 },
+	{ "no-change", SK_LONG, CNT(no_change), .whole = 1 },
+	{ "inconclusive", SK_LONG, CNT(inconclusive), .whole = 1 },
+	{ "invalid", SK_LONG, CNT(invalid), .whole = 1 },
 	{ NULL },
 };
 
 /* summary.timings.<phase> */
 static const struct sdoc_field timing_fields[] = {
-	{ "runs", SK_LONG, TIM(runs) },
+	{ "runs", SK_LONG, TIM(runs), .whole = 1 },
 	{ "median", SK_NUMBER, TIM(median) },
 	{ "total", SK_NUMBER, TIM(total) },
 	{ NULL },
@@ -62,13 +63,13 @@ static const struct sdoc_field timings_fields[] = {
 
 /* summary: report_model_summary.c's counts of the session. */
 const struct sdoc_field view_summary_fields[] = {
-	{ "metrics", SK_LONG, SUM(metrics) },
-	{ "counters", SK_LONG, SUM(counters) },
-	{ "primaries", SK_LONG, SUM(primaries) },
-	{ "runs", SK_LONG, SUM(runs) },
-	{ "runs_ok", SK_LONG, SUM(runs_ok) },
-	{ "runs_failed", SK_LONG, SUM(runs_failed) },
-	{ "runs_warmup", SK_LONG, SUM(runs_warmup) },
+	{ "metrics", SK_LONG, SUM(metrics), .whole = 1 },
+	{ "counters", SK_LONG, SUM(counters), .whole = 1 },
+	{ "primaries", SK_LONG, SUM(primaries), .whole = 1 },
+	{ "runs", SK_LONG, SUM(runs), .whole = 1 },
+	{ "runs_ok", SK_LONG, SUM(runs_ok), .whole = 1 },
+	{ "runs_failed", SK_LONG, SUM(runs_failed), .whole = 1 },
+	{ "runs_warmup", SK_LONG, SUM(runs_warmup), .whole = 1 },
 	{ "verdicts", SK_OBJECT, SUM(verdicts), .sub = view_counts_fields },
 	{ "primary_verdicts", SK_OBJECT, SUM(primary_verdicts), .sub = view_counts_fields },
 	{ "runs_per_kernel", SK_JSON, SUM(runs_per_kernel), .json_type = "object" },

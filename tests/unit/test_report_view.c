@@ -228,6 +228,11 @@ static void test_table_members(void **state)
 		  "claim.size_pct: expected a number, got a string" },
 		{ "session", "complete", "\"yes\"",
 		  "session.complete: expected true or false, got a string" },
+		/* the view's integers are whole (.whole): 1.5 is refused, as by main's vd_long() */
+		{ "statistics", "resamples", "1.5",
+		  "statistics.resamples: expected an integer or null, got a number" },
+		{ "summary", "verdicts", "{\"regression\": 2.5}",
+		  "summary.verdicts.regression: expected an integer or null, got a number" },
 		{ "", "warnings", "{}", "warnings: expected an array, got an object" },
 		{ "", "warnings", "[{}, {\"kind\": 1}]",
 		  "warnings[1].kind: expected a string or null, got an integer" },
