@@ -194,37 +194,28 @@ static void read_workloads(struct vd *d, const json_t *r, struct report_view *v)
 	}
 }
 
-static void read_design(struct vd *d, const json_t *r, struct view_design *o)
-{
-	const json_t *ds = vd_obj(d, r, "", "design"), *sq;
+static const struct sdoc_field design_member[] = {
+	{ "design", SK_OBJECT, VIEW(design), .sub = view_design_fields },
+	{ NULL },
+};
 
-	o->baseline = vd_str(d, ds, "design", "baseline");
-	o->patched = vd_str(d, ds, "design", "patched");
-	o->runs_per_kernel = vd_long(d, ds, "design", "runs_per_kernel");
-	o->warmups = vd_long(d, ds, "design", "warmups");
-	o->blocks = vd_long(d, ds, "design", "blocks");
-	o->seed = vd_int(d, ds, "design", "seed", NULL);
-	o->order = vd_str(d, ds, "design", "order");
-	o->slots = vd_long(d, ds, "design", "slots");
-	o->alone = vd_arr(d, ds, "design", "alone");
-	o->partners = vd_str(d, ds, "design", "partners");
-	for (size_t i = 0; i < json_array_size(o->alone); i++)
-		if (!json_is_string(json_array_get(o->alone, i))) {
-			vd_fail(d, "design", "alone", "an array of workload names",
-				json_array_get(o->alone, i));
+static void read_design(struct vd *d, const json_t *r, struct report_view *v)
+{
+	struct view_design *o = &v->design;
+	const json_t *e;
+	size_t i;
+
+	vd_table(d, design_member, r, v);
+	/* the table's none of an integer is SDOC_NONE; the renderers show 0 */
+	if (o->seed == SDOC_NONE)
+		o->seed = 0;
+	/* a row says an array, not of what: the names are checked here */
+	json_array_foreach(o->alone, i, e)
+		if (!json_is_string(e)) {
+			vd_fail(d, "design", "alone", "an array of workload names", e);
 			o->alone = NULL;
 			break;
 		}
-	sq = vd_obj(d, ds, "design", "sequential");
-	o->sequential.present = sq != NULL;
-	o->sequential.until = vd_str(d, sq, "design.sequential", "until");
-	o->sequential.method = vd_str(d, sq, "design.sequential", "method");
-	o->sequential.alpha = vd_num(d, sq, "design.sequential", "alpha");
-	o->sequential.rho = vd_num(d, sq, "design.sequential", "rho");
-	o->sequential.budget_s = vd_num(d, sq, "design.sequential", "budget_s");
-	o->sequential.min_runs = vd_long(d, sq, "design.sequential", "min_runs");
-	o->sequential.max_runs = vd_long(d, sq, "design.sequential", "max_runs");
-	o->sequential.step = vd_long(d, sq, "design.sequential", "step");
 }
 
 static const struct sdoc_field statistics_member[] = {
@@ -463,7 +454,7 @@ static void read_context(struct vd *d, const json_t *report, struct report_view 
 	read_kernels(d, report, out);
 	read_guest(d, report, &out->guest);
 	read_workloads(d, report, out);
-	read_design(d, report, &out->design);
+	read_design(d, report, out);
 	out->host_json = json_object_get(report, "host");
 	out->guest_json = json_object_get(report, "guest");
 	out->kernels_json = json_object_get(report, "kernels");

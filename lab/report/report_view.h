@@ -121,6 +121,8 @@ struct view_seq_plan {
 	double alpha, rho, budget_s;
 	long min_runs, max_runs, step;
 };
+/* Its members' table (view_fields.c); present is the row's has_present. */
+extern const struct sdoc_field view_seq_plan_fields[];
 
 struct view_design {
 	const char *baseline;
@@ -133,6 +135,8 @@ struct view_design {
 	const json_t *alone;	/* names of workloads whose runs took the host alone, or NULL */
 	const char *partners;	/* "balanced", "free"; NULL: not recorded (before issue 49) */
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_design_fields[];
 
 struct view_statistics {
 	double alpha, confidence, threshold, power, max_failed_fraction;

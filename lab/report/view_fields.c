@@ -120,3 +120,38 @@ const struct sdoc_field view_warning_fields[] = {
 	{ "message", SK_TEXT, WRN(message) },
 	{ NULL },
 };
+
+#define SEQ(f) .offset = offsetof(struct view_seq_plan, f)
+#define DES(f) .offset = offsetof(struct view_design, f)
+
+/* design.sequential: run --until decided's plan of looks; present: there is one. */
+const struct sdoc_field view_seq_plan_fields[] = {
+	{ "until", SK_STRING, SEQ(until) },
+	{ "method", SK_STRING, SEQ(method) },
+	{ "alpha", SK_NUMBER, SEQ(alpha) },
+	{ "rho", SK_NUMBER, SEQ(rho) },
+	{ "budget_s", SK_NUMBER, SEQ(budget_s) },
+	{ "min_runs", SK_LONG, SEQ(min_runs), .whole = 1 },
+	{ "max_runs", SK_LONG, SEQ(max_runs), .whole = 1 },
+	{ "step", SK_LONG, SEQ(step), .whole = 1 },
+	{ NULL },
+};
+
+/*
+ * design: the session's plan as the report carries it. partners has no
+ * choices here: a report may say what this lab never writes.
+ */
+const struct sdoc_field view_design_fields[] = {
+	{ "baseline", SK_STRING, DES(baseline) },
+	{ "patched", SK_STRING, DES(patched) },
+	{ "runs_per_kernel", SK_LONG, DES(runs_per_kernel), .whole = 1 },
+	{ "warmups", SK_LONG, DES(warmups), .whole = 1 },
+	{ "blocks", SK_LONG, DES(blocks), .whole = 1 },
+	{ "seed", SK_INT, DES(seed) },
+	{ "order", SK_STRING, DES(order) },
+	{ "slots", SK_LONG, DES(slots), .whole = 1 },
+	{ "alone", SK_JSON, DES(alone), .json_type = "array" },
+	{ "partners", SK_STRING, DES(partners) },
+	{ "sequential", SK_OBJECT, DES(sequential), .sub = view_seq_plan_fields, .has_present = 1 },
+	{ NULL },
+};
