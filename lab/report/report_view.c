@@ -248,28 +248,22 @@ static void read_of_names(struct view_geomean *o)
 			o->of_names[o->nof++] = json_string_value(e);
 }
 
+static const struct sdoc_field geomean_member[] = {
+	{ "geomean", SK_ARRAY, 0, .sub = view_geomean_fields,
+	  .elem_size = sizeof(struct view_geomean) },
+	{ NULL },
+};
+
 static void read_geomean(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *g;
-	char at[48];
-	size_t i;
+	struct sdoc_array a;
 
-	v->geomean = vd_elems(d, r, "", "geomean", sizeof(*v->geomean), &v->ngeomean);
-	json_array_foreach(json_object_get(r, "geomean"), i, g) {
-		struct view_geomean *o = &v->geomean[i];
-
-		snprintf(at, sizeof(at), "geomean[%zu]", i);
-		o->workload = vd_str(d, g, at, "workload");
-		o->method = vd_str(d, g, at, "method");
-		o->metrics = vd_long(d, g, at, "metrics");
-		o->skipped = vd_long(d, g, at, "skipped");
-		o->ratio = vd_num(d, g, at, "ratio");
-		o->lo = vd_num(d, g, at, "lo");
-		o->hi = vd_num(d, g, at, "hi");
-		o->level = vd_num(d, g, at, "level");
-		o->of = vd_arr(d, g, at, "of");
-		read_of_names(o);
-	}
+	/* the view keeps a plain array, as the analysis makes it: the table's is moved into it */
+	vd_table(d, geomean_member, r, &a);
+	v->geomean = a.v;
+	v->ngeomean = a.n;
+	for (size_t i = 0; i < v->ngeomean; i++)
+		read_of_names(&v->geomean[i]);
 }
 
 /* Report-level warnings: a message is what every renderer shows. */

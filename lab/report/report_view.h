@@ -180,6 +180,8 @@ struct view_geomean {
 	size_t nof;
 	const char **of_names;	/* of's strings, the view's array */
 };
+/* Its members' table (view_fields.c); of_names is made from of. */
+extern const struct sdoc_field view_geomean_fields[];
 
 /* sequential.workloads.NAME: where a workload of a sequential session stopped. */
 struct view_seq_workload {

@@ -155,3 +155,19 @@ const struct sdoc_field view_design_fields[] = {
 	{ "sequential", SK_OBJECT, DES(sequential), .sub = view_seq_plan_fields, .has_present = 1 },
 	{ NULL },
 };
+
+#define GEO(f) .offset = offsetof(struct view_geomean, f)
+
+/* geomean[]: a workload's geometric mean of its metrics' ratios (report_model_geomean.c). */
+const struct sdoc_field view_geomean_fields[] = {
+	{ "workload", SK_STRING, GEO(workload) },
+	{ "method", SK_STRING, GEO(method) },
+	{ "metrics", SK_LONG, GEO(metrics), .whole = 1 },
+	{ "skipped", SK_LONG, GEO(skipped), .whole = 1 },
+	{ "ratio", SK_NUMBER, GEO(ratio) },
+	{ "lo", SK_NUMBER, GEO(lo) },
+	{ "hi", SK_NUMBER, GEO(hi) },
+	{ "level", SK_NUMBER, GEO(level) },
+	{ "of", SK_JSON, GEO(of), .json_type = "array" },
+	{ NULL },
+};

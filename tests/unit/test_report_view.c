@@ -208,7 +208,7 @@ static void test_hostile(void **state)
 
 /*
  * The members read through their field tables (view_fields.c: statistics,
- * summary, claim, session, warnings, design) are refused
+ * summary, claim, session, warnings, design, geomean) are refused
  * by the table codec, whole message: its path, the table's "expected"
  * (no "or null": null is none), what it got. With two wrong members, the
  * first read is the one named.
@@ -234,6 +234,8 @@ static void test_table_members(void **state)
 		{ "summary", "verdicts", "{\"regression\": 2.5}",
 		  "summary.verdicts.regression: expected an integer or null, got a number" },
 		{ "", "warnings", "{}", "warnings: expected an array, got an object" },
+		{ "", "geomean", "[{\"ratio\": 1.1}, {\"of\": \"x\"}]",
+		  "geomean[1].of: expected an array, got a string" },
 		{ "design", "sequential", "\"x\"", "design.sequential: expected an object, got a string" },
 		{ "design", "alone", "[\"stream\", 1]",
 		  "design.alone: expected an array of workload names, got an integer" },
