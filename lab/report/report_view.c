@@ -18,25 +18,25 @@
 #include "xjson.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A member read through its table (view_fields.c): a one-row table of the top level. */
+#define VIEW(f) .offset = offsetof(struct report_view, f)
+
+static const struct sdoc_field session_members[] = {
+	{ "session", SK_OBJECT, VIEW(session), .sub = view_session_fields },
+	{ "generator", SK_OBJECT, VIEW(generator), .sub = view_generator_fields },
+	{ NULL },
+};
+
 static void read_session(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *s = vd_obj(d, r, "", "session"), *g = vd_obj(d, r, "", "generator");
-	struct view_session *o = &v->session;
-
-	o->id = vd_str(d, s, "session", "id");
-	o->created = vd_str(d, s, "session", "created");
-	o->finished = vd_str(d, s, "session", "finished");
-	o->mode = vd_str(d, s, "session", "mode");
-	o->command = vd_str(d, s, "session", "command");
-	o->lab_conf_sha256 = vd_str(d, s, "session", "lab_conf_sha256");
-	o->complete = !json_is_false(json_object_get(s, "complete"));
-	vd_bool(d, s, "session", "complete");
-	v->generator.name = vd_str(d, g, "generator", "name");
-	v->generator.version = vd_str(d, g, "generator", "version");
+	vd_table(d, session_members, r, v);
+	/* the table's none of a boolean is -1: only "complete": false is a partial report */
+	v->session.complete = v->session.complete != 0;
 }
 
 static void read_host(struct vd *d, const json_t *r, struct view_host *o)
@@ -194,95 +194,47 @@ static void read_workloads(struct vd *d, const json_t *r, struct report_view *v)
 	}
 }
 
-static void read_design(struct vd *d, const json_t *r, struct view_design *o)
-{
-	const json_t *ds = vd_obj(d, r, "", "design"), *sq;
+static const struct sdoc_field design_member[] = {
+	{ "design", SK_OBJECT, VIEW(design), .sub = view_design_fields },
+	{ NULL },
+};
 
-	o->baseline = vd_str(d, ds, "design", "baseline");
-	o->patched = vd_str(d, ds, "design", "patched");
-	o->runs_per_kernel = vd_long(d, ds, "design", "runs_per_kernel");
-	o->warmups = vd_long(d, ds, "design", "warmups");
-	o->blocks = vd_long(d, ds, "design", "blocks");
-	o->seed = vd_int(d, ds, "design", "seed", NULL);
-	o->order = vd_str(d, ds, "design", "order");
-	o->slots = vd_long(d, ds, "design", "slots");
-	o->alone = vd_arr(d, ds, "design", "alone");
-	o->partners = vd_str(d, ds, "design", "partners");
-	for (size_t i = 0; i < json_array_size(o->alone); i++)
-		if (!json_is_string(json_array_get(o->alone, i))) {
-			vd_fail(d, "design", "alone", "an array of workload names",
-				json_array_get(o->alone, i));
+static void read_design(struct vd *d, const json_t *r, struct report_view *v)
+{
+	struct view_design *o = &v->design;
+	const json_t *e;
+	size_t i;
+
+	vd_table(d, design_member, r, v);
+	/* the table's none of an integer is SDOC_NONE; the renderers show 0 */
+	if (o->seed == SDOC_NONE)
+		o->seed = 0;
+	/* a row says an array, not of what: the names are checked here */
+	json_array_foreach(o->alone, i, e)
+		if (!json_is_string(e)) {
+			vd_fail(d, "design", "alone", "an array of workload names", e);
 			o->alone = NULL;
 			break;
 		}
-	sq = vd_obj(d, ds, "design", "sequential");
-	o->sequential.present = sq != NULL;
-	o->sequential.until = vd_str(d, sq, "design.sequential", "until");
-	o->sequential.method = vd_str(d, sq, "design.sequential", "method");
-	o->sequential.alpha = vd_num(d, sq, "design.sequential", "alpha");
-	o->sequential.rho = vd_num(d, sq, "design.sequential", "rho");
-	o->sequential.budget_s = vd_num(d, sq, "design.sequential", "budget_s");
-	o->sequential.min_runs = vd_long(d, sq, "design.sequential", "min_runs");
-	o->sequential.max_runs = vd_long(d, sq, "design.sequential", "max_runs");
-	o->sequential.step = vd_long(d, sq, "design.sequential", "step");
 }
 
-static void read_statistics(struct vd *d, const json_t *r, struct view_statistics *o)
+static const struct sdoc_field statistics_member[] = {
+	{ "statistics", SK_OBJECT, VIEW(statistics), .sub = view_statistics_fields },
+	{ NULL },
+};
+
+static void read_statistics(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *s = vd_obj(d, r, "", "statistics");
-
-	o->alpha = vd_num(d, s, "statistics", "alpha");
-	o->confidence = vd_num(d, s, "statistics", "confidence");
-	o->threshold = vd_num(d, s, "statistics", "threshold");
-	o->power = vd_num(d, s, "statistics", "power");
-	o->max_failed_fraction = vd_num(d, s, "statistics", "max_failed_fraction");
-	o->threshold_source = vd_str(d, s, "statistics", "threshold_source");
-	o->resamples = vd_long(d, s, "statistics", "resamples");
-	o->counter_resamples = vd_long(d, s, "statistics", "counter_resamples");
-	o->min_runs = vd_long(d, s, "statistics", "min_runs");
-	o->seed = vd_int(d, s, "statistics", "seed", NULL);
+	vd_table(d, statistics_member, r, v);
+	/* the table's none of an integer is SDOC_NONE; the renderers show 0 */
+	if (v->statistics.seed == SDOC_NONE)
+		v->statistics.seed = 0;
 }
 
-static void read_counts(struct vd *d, const json_t *s, const char *key, struct view_counts *o)
-{
-	const json_t *c = vd_obj(d, s, "summary", key);
-	char at[48];
-
-	snprintf(at, sizeof(at), "summary.%s", key);
-	o->improvement = vd_long(d, c, at, "improvement");
-	o->regression = vd_long(d, c, at, "regression");
-	o->within_noise = vd_long(d, c, at, "within-noise");
-	o->no_change = vd_long(d, c, at, "no-change");
-	o->inconclusive = vd_long(d, c, at, "inconclusive");
-	o->invalid = vd_long(d, c, at, "invalid");
-}
-
-static void read_summary(struct vd *d, const json_t *r, struct view_summary *o)
-{
-	static const char *const phases[VIEW_PHASES] = { "boot_s", "workload_s", "host_overhead_s" };
-	const json_t *s = vd_obj(d, r, "", "summary");
-	const json_t *t = vd_obj(d, s, "summary", "timings");
-	char at[48];
-
-	o->metrics = vd_long(d, s, "summary", "metrics");
-	o->counters = vd_long(d, s, "summary", "counters");
-	o->primaries = vd_long(d, s, "summary", "primaries");
-	o->runs = vd_long(d, s, "summary", "runs");
-	o->runs_ok = vd_long(d, s, "summary", "runs_ok");
-	o->runs_failed = vd_long(d, s, "summary", "runs_failed");
-	o->runs_warmup = vd_long(d, s, "summary", "runs_warmup");
-	read_counts(d, s, "verdicts", &o->verdicts);
-	read_counts(d, s, "primary_verdicts", &o->primary_verdicts);
-	o->runs_per_kernel = vd_obj(d, s, "summary", "runs_per_kernel");
-	for (size_t i = 0; i < VIEW_PHASES; i++) {
-		const json_t *p = vd_obj(d, t, "summary.timings", phases[i]);
-
-		snprintf(at, sizeof(at), "summary.timings.%s", phases[i]);
-		o->timings[i].runs = vd_long(d, p, at, "runs");
-		o->timings[i].median = vd_num(d, p, at, "median");
-		o->timings[i].total = vd_num(d, p, at, "total");
-	}
-}
+static const struct sdoc_field summary_member[] = {
+	{ "summary", SK_OBJECT, VIEW(summary), .sub = view_summary_fields },
+	{ NULL },
+};
 
 /* The strings of a geomean's "of", for its encoder. */
 static void read_of_names(struct view_geomean *o)
@@ -296,42 +248,44 @@ static void read_of_names(struct view_geomean *o)
 			o->of_names[o->nof++] = json_string_value(e);
 }
 
+static const struct sdoc_field geomean_member[] = {
+	{ "geomean", SK_ARRAY, 0, .sub = view_geomean_fields,
+	  .elem_size = sizeof(struct view_geomean) },
+	{ NULL },
+};
+
 static void read_geomean(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *g;
-	char at[48];
-	size_t i;
+	struct sdoc_array a;
 
-	v->geomean = vd_elems(d, r, "", "geomean", sizeof(*v->geomean), &v->ngeomean);
-	json_array_foreach(json_object_get(r, "geomean"), i, g) {
-		struct view_geomean *o = &v->geomean[i];
-
-		snprintf(at, sizeof(at), "geomean[%zu]", i);
-		o->workload = vd_str(d, g, at, "workload");
-		o->method = vd_str(d, g, at, "method");
-		o->metrics = vd_long(d, g, at, "metrics");
-		o->skipped = vd_long(d, g, at, "skipped");
-		o->ratio = vd_num(d, g, at, "ratio");
-		o->lo = vd_num(d, g, at, "lo");
-		o->hi = vd_num(d, g, at, "hi");
-		o->level = vd_num(d, g, at, "level");
-		o->of = vd_arr(d, g, at, "of");
-		read_of_names(o);
-	}
+	/* the view keeps a plain array, as the analysis makes it: the table's is moved into it */
+	vd_table(d, geomean_member, r, &a);
+	v->geomean = a.v;
+	v->ngeomean = a.n;
+	for (size_t i = 0; i < v->ngeomean; i++)
+		read_of_names(&v->geomean[i]);
 }
 
 /* Report-level warnings: a message is what every renderer shows. */
+static const struct sdoc_field warnings_member[] = {
+	{ "warnings", SK_ARRAY, 0, .sub = view_warning_fields,
+	  .elem_size = sizeof(struct result_warning) },
+	{ NULL },
+};
+
 static void read_warnings(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *w;
-	char at[48];
-	size_t i;
+	struct sdoc_array a;
 
-	v->warnings = vd_elems(d, r, "", "warnings", sizeof(*v->warnings), &v->nwarnings);
-	json_array_foreach(json_object_get(r, "warnings"), i, w) {
-		snprintf(at, sizeof(at), "warnings[%zu]", i);
-		v->warnings[i].kind = vd_str(d, w, at, "kind");
-		v->warnings[i].message = vd_str(d, w, at, "message");
+	/*
+	 * The view keeps a plain array, as the analysis makes it: the
+	 * table's is moved into it. A missing kind or message is shown as
+	 * "", which the table's none (NULL) does not say.
+	 */
+	vd_table(d, warnings_member, r, &a);
+	v->warnings = a.v;
+	v->nwarnings = a.n;
+	for (size_t i = 0; i < v->nwarnings; i++) {
 		if (!v->warnings[i].kind)
 			v->warnings[i].kind = "";
 		if (!v->warnings[i].message)
@@ -478,31 +432,23 @@ static struct view_index *index_build(const void *first, size_t stride, size_t n
 	return ix;
 }
 
-static void read_claim(struct vd *d, const json_t *r, struct view_claim *o)
-{
-	const json_t *c = vd_obj(d, r, "", "claim");
-
-	o->present = c != NULL;
-	o->workload = vd_str(d, c, "claim", "workload");
-	o->metric = vd_str(d, c, "claim", "metric");
-	o->direction = vd_str(d, c, "claim", "direction");
-	o->size_pct = vd_num(d, c, "claim", "size_pct");
-	o->mechanism = vd_str(d, c, "claim", "mechanism");
-	o->source = vd_str(d, c, "claim", "source");
-}
+static const struct sdoc_field claim_member[] = {
+	{ "claim", SK_OBJECT, VIEW(claim), .sub = view_claim_fields, .has_present = 1 },
+	{ NULL },
+};
 
 /* The members that describe the session: read by both decoders. */
 static void read_context(struct vd *d, const json_t *report, struct report_view *out)
 {
 	out->schema = vd_str(d, report, "", "schema");
 	out->note = vd_str(d, report, "", "note");
-	read_claim(d, report, &out->claim);
+	vd_table(d, claim_member, report, out);
 	read_session(d, report, out);
 	read_host(d, report, &out->host);
 	read_kernels(d, report, out);
 	read_guest(d, report, &out->guest);
 	read_workloads(d, report, out);
-	read_design(d, report, &out->design);
+	read_design(d, report, out);
 	out->host_json = json_object_get(report, "host");
 	out->guest_json = json_object_get(report, "guest");
 	out->kernels_json = json_object_get(report, "kernels");
@@ -547,8 +493,8 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 		return -1;
 	}
 	read_context(&d, report, out);
-	read_statistics(&d, report, &out->statistics);
-	read_summary(&d, report, &out->summary);
+	read_statistics(&d, report, out);
+	vd_table(&d, summary_member, report, out);
 	read_geomean(&d, report, out);
 	read_warnings(&d, report, out);
 	read_host_states(&d, report, out);

@@ -41,10 +41,13 @@ struct view_session {
 	const char *lab_conf_sha256;	/* of the lab.conf that ran; NULL: not recorded */
 	int complete;		/* 0: "complete": false, a partial report */
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_session_fields[];
 
 struct view_generator {
 	const char *name, *version;
 };
+extern const struct sdoc_field view_generator_fields[];
 
 struct view_host {
 	const char *hostname, *cpu, *kernel;
@@ -118,6 +121,8 @@ struct view_seq_plan {
 	double alpha, rho, budget_s;
 	long min_runs, max_runs, step;
 };
+/* Its members' table (view_fields.c); present is the row's has_present. */
+extern const struct sdoc_field view_seq_plan_fields[];
 
 struct view_design {
 	const char *baseline;
@@ -130,6 +135,8 @@ struct view_design {
 	const json_t *alone;	/* names of workloads whose runs took the host alone, or NULL */
 	const char *partners;	/* "balanced", "free"; NULL: not recorded (before issue 49) */
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_design_fields[];
 
 struct view_statistics {
 	double alpha, confidence, threshold, power, max_failed_fraction;
@@ -137,11 +144,15 @@ struct view_statistics {
 	long resamples, counter_resamples, min_runs;
 	long long seed;
 };
+/* Its members' table (view_fields.c): what report_view_decode() reads it by. */
+extern const struct sdoc_field view_statistics_fields[];
 
 /* Counts per verdict id (summary.verdicts, summary.primary_verdicts). */
 struct view_counts {
 	long improvement, regression, within_noise, no_change, inconclusive, invalid;
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_counts_fields[];
 
 /* summary.timings.<phase>: over every run that recorded it. */
 struct view_timing {
@@ -158,6 +169,8 @@ struct view_summary {
 	struct view_timing timings[VIEW_PHASES];
 	const json_t *runs_per_kernel;	/* {name: {ok, failed, warmup}}; NULL: none */
 };
+/* Its members' table (view_fields.c), the counts' and timings' with it. */
+extern const struct sdoc_field view_summary_fields[];
 
 struct view_geomean {
 	const char *workload, *method;
@@ -167,6 +180,8 @@ struct view_geomean {
 	size_t nof;
 	const char **of_names;	/* of's strings, the view's array */
 };
+/* Its members' table (view_fields.c); of_names is made from of. */
+extern const struct sdoc_field view_geomean_fields[];
 
 /* sequential.workloads.NAME: where a workload of a sequential session stopped. */
 struct view_seq_workload {
@@ -280,6 +295,11 @@ struct view_claim {
 	const char *mechanism;		/* mechanism.h's names; NULL: not said */
 	const char *source;		/* NULL: none */
 };
+/* Its members' table (view_fields.c); present is the row's has_present. */
+extern const struct sdoc_field view_claim_fields[];
+
+/* A report-level warning's members (warnings[], struct result_warning), view_fields.c. */
+extern const struct sdoc_field view_warning_fields[];
 
 struct report_view {
 	const char *schema;

@@ -325,7 +325,8 @@ static const char *want(const struct sdoc_field *f, const json_t *j, int *ok)
 		return !strcmp(f->json_type, "array") ? "an array" : "an object";
 	/* a count: what a long holds of any number (5.0, 5.5: 5) */
 	case SK_LONG:
-		*ok = json_is_number(j) && fabs(json_number_value(j)) < 1e15;
+		*ok = (f->whole ? is_integer(j) : json_is_number(j)) &&
+		      fabs(json_number_value(j)) < 1e15;
 		return "an integer or null";
 	case SK_COUNT: *ok = json_is_number(j); return "a number or null";
 	case SK_FLAG: *ok = json_is_boolean(j); return "a boolean or null";

@@ -217,6 +217,12 @@ struct sdoc_field {
 	int (*decode)(const json_t *j, void *p, struct strbuf *why);	/* SK_CODEC */
 	size_t elem_size;	/* SK_ARRAY: sizeof its elements' struct */
 	int nullable;		/* SK_ARRAY: null is a value of its own, kept (present -1) */
+	/*
+	 * SK_LONG: a whole number only (5 or 5.0, not 5.5), for a member that
+	 * is an integer by its schema (the view's settings and counts), not a
+	 * count any writer may give as a real.
+	 */
+	int whole;
 };
 
 /* The top level, in the order session_new() writes it, ending in { NULL }. */

@@ -135,3 +135,13 @@ void *vd_each(struct vd *d, const json_t *obj, const char *where, const char *ke
 	}
 	return elems;
 }
+
+void vd_table(struct vd *d, const struct sdoc_field *fields, const json_t *obj, void *base)
+{
+	struct strbuf later = STRBUF_INIT;
+
+	/* only the first error is said; a later one is decoded into nothing */
+	if (sdoc_fields_decode(fields, obj, base, d->failed ? &later : d->err))
+		d->failed++;
+	sb_release(&later);
+}

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "session_doc.h"
 #include "strbuf.h"
 
 struct vd {
@@ -49,5 +50,13 @@ void *vd_elems(struct vd *d, const json_t *obj, const char *where, const char *k
 typedef void vd_one_fn(struct vd *d, const json_t *e, const char *at, void *elem);
 void *vd_each(struct vd *d, const json_t *obj, const char *where, const char *key, size_t size,
 	      size_t *n, vd_one_fn *one);
+
+/*
+ * The rows @fields (a view member's table, offsets into @base; report_view.h)
+ * of @obj through the table codec (sdoc_fields_decode()): its error, the
+ * member's path ("statistics.alpha: expected a number, got a string"),
+ * becomes the view's first error unless one was already kept.
+ */
+void vd_table(struct vd *d, const struct sdoc_field *fields, const json_t *obj, void *base);
 
 #endif

@@ -206,6 +206,62 @@ static void test_hostile(void **state)
 	}
 }
 
+/*
+ * The members read through their field tables (view_fields.c: statistics,
+ * summary, claim, session, warnings, design, geomean) are refused
+ * by the table codec, whole message: its path, the table's "expected"
+ * (no "or null": null is none), what it got. With two wrong members, the
+ * first read is the one named.
+ */
+static void test_table_members(void **state)
+{
+	static const struct {
+		const char *path, *key, *value, *want;
+	} cases[] = {
+		{ "statistics", "alpha", "\"low\"", "statistics.alpha: expected a number, got a string" },
+		{ "statistics", "seed", "1.5", "statistics.seed: expected an integer, got a number" },
+		{ "summary", "timings", "{\"boot_s\": 3}",
+		  "summary.timings.boot_s: expected an object, got an integer" },
+		{ "summary", "primary_verdicts", "[]",
+		  "summary.primary_verdicts: expected an object, got an array" },
+		{ "", "claim", "{\"size_pct\": \"big\"}",
+		  "claim.size_pct: expected a number, got a string" },
+		{ "session", "complete", "\"yes\"",
+		  "session.complete: expected true or false, got a string" },
+		/* the view's integers are whole (.whole): 1.5 is refused, as by main's vd_long() */
+		{ "statistics", "resamples", "1.5",
+		  "statistics.resamples: expected an integer or null, got a number" },
+		{ "summary", "verdicts", "{\"regression\": 2.5}",
+		  "summary.verdicts.regression: expected an integer or null, got a number" },
+		{ "", "warnings", "{}", "warnings: expected an array, got an object" },
+		{ "", "geomean", "[{\"ratio\": 1.1}, {\"of\": \"x\"}]",
+		  "geomean[1].of: expected an array, got a string" },
+		{ "design", "sequential", "\"x\"", "design.sequential: expected an object, got a string" },
+		{ "design", "alone", "[\"stream\", 1]",
+		  "design.alone: expected an array of workload names, got an integer" },
+		{ "", "warnings", "[{}, {\"kind\": 1}]",
+		  "warnings[1].kind: expected a string or null, got an integer" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		json_t *r = analysed("session-ab.json");
+		json_t *obj = *cases[i].path ? json_object_get(r, cases[i].path) : r;
+		struct report_view v;
+		struct strbuf err = STRBUF_INIT;
+
+		json_object_set_new(obj, cases[i].key, json_loads(cases[i].value, JSON_DECODE_ANY, NULL));
+		/* a later wrong member is not the one named */
+		json_object_set_new(r, "host_states", json_integer(3));
+		assert_int_equal(report_view_decode(r, &v, &err), -1);
+		if (strcmp(err.buf, cases[i].want))
+			fail_msg("case %zu: \"%s\"", i, err.buf);
+		report_view_release(&v);
+		json_decref(r);
+		sb_release(&err);
+	}
+}
+
 /* A host state decodes typed; its own_states entry is named by its kernel. */
 static void test_host_state(void **state)
 {
@@ -354,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_workload_first_of_name),
 		cmocka_unit_test(test_every_fixture),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_table_members),
 		cmocka_unit_test(test_hostile_result),
 		cmocka_unit_test(test_host_state),
 		cmocka_unit_test(test_render_undecodable),

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report view's members, one table each (report_view.h): the rows
+ * report_view_decode() reads a member through (sdoc_fields_decode(), so
+ * that a member of the wrong type is refused by its path, as a result's
+ * is). Each row says a member's JSON key, its kind and its place in the
+ * struct beside which the table is declared; what a table cannot say
+ * stays as code in report_view.c, with why. Their integers are .whole:
+ * main's hand-written reader refused 1.5 for them, and so do the tables.
+ */
+#include "report_view.h"
+
+#include <stddef.h>
+
+#define STA(f) .offset = offsetof(struct view_statistics, f)
+
+/* statistics: the analysis' settings as it used them (report_model.c). */
+const struct sdoc_field view_statistics_fields[] = {
+	{ "alpha", SK_NUMBER, STA(alpha) },
+	{ "confidence", SK_NUMBER, STA(confidence) },
+	{ "threshold", SK_NUMBER, STA(threshold) },
+	{ "power", SK_NUMBER, STA(power) },
+	{ "max_failed_fraction", SK_NUMBER, STA(max_failed_fraction) },
+	{ "threshold_source", SK_STRING, STA(threshold_source) },
+	{ "resamples", SK_LONG, STA(resamples), .whole = 1 },
+	{ "counter_resamples", SK_LONG, STA(counter_resamples), .whole = 1 },
+	{ "min_runs", SK_LONG, STA(min_runs), .whole = 1 },
+	{ "seed", SK_INT, STA(seed) },
+	{ NULL },
+};
+
+#define CNT(f) .offset = offsetof(struct view_counts, f)
+#define TIM(f) .offset = offsetof(struct view_timing, f)
+#define SUM(f) .offset = offsetof(struct view_summary, f)
+
+/* summary.verdicts and summary.primary_verdicts: a count per verdict id. */
+const struct sdoc_field view_counts_fields[] = {
+	{ "improvement", SK_LONG, CNT(improvement), .whole = 1 },
+	{ "regression", SK_LONG, CNT(regression), .whole = 1 },
+	{ "within-noise", SK_LONG, CNT(within_noise), .whole = 1 },
+	{ "no-change", SK_LONG, CNT(no_change), .whole = 1 },
+	{ "inconclusive", SK_LONG, CNT(inconclusive), .whole = 1 },
+	{ "invalid", SK_LONG, CNT(invalid), .whole = 1 },
+	{ NULL },
+};
+
+/* summary.timings.<phase> */
+static const struct sdoc_field timing_fields[] = {
+	{ "runs", SK_LONG, TIM(runs), .whole = 1 },
+	{ "median", SK_NUMBER, TIM(median) },
+	{ "total", SK_NUMBER, TIM(total) },
+	{ NULL },
+};
+
+/* summary.timings: its phases are the elements of the view's array, by enum view_phase. */
+#define PHASE(p) .offset = (p) * sizeof(struct view_timing)
+static const struct sdoc_field timings_fields[] = {
+	{ "boot_s", SK_OBJECT, PHASE(VIEW_BOOT), .sub = timing_fields },
+	{ "workload_s", SK_OBJECT, PHASE(VIEW_WORKLOAD), .sub = timing_fields },
+	{ "host_overhead_s", SK_OBJECT, PHASE(VIEW_HOST_OVERHEAD), .sub = timing_fields },
+	{ NULL },
+};
+
+/* summary: report_model_summary.c's counts of the session. */
+const struct sdoc_field view_summary_fields[] = {
+	{ "metrics", SK_LONG, SUM(metrics), .whole = 1 },
+	{ "counters", SK_LONG, SUM(counters), .whole = 1 },
+	{ "primaries", SK_LONG, SUM(primaries), .whole = 1 },
+	{ "runs", SK_LONG, SUM(runs), .whole = 1 },
+	{ "runs_ok", SK_LONG, SUM(runs_ok), .whole = 1 },
+	{ "runs_failed", SK_LONG, SUM(runs_failed), .whole = 1 },
+	{ "runs_warmup", SK_LONG, SUM(runs_warmup), .whole = 1 },
+	{ "verdicts", SK_OBJECT, SUM(verdicts), .sub = view_counts_fields },
+	{ "primary_verdicts", SK_OBJECT, SUM(primary_verdicts), .sub = view_counts_fields },
+	{ "runs_per_kernel", SK_JSON, SUM(runs_per_kernel), .json_type = "object" },
+	{ "timings", SK_OBJECT, SUM(timings), .sub = timings_fields },
+	{ NULL },
+};
+
+#define CLM(f) .offset = offsetof(struct view_claim, f)
+
+/* claim: the [claim] the session tested; present says whether there was one. */
+const struct sdoc_field view_claim_fields[] = {
+	{ "workload", SK_STRING, CLM(workload) },
+	{ "metric", SK_STRING, CLM(metric) },
+	{ "direction", SK_STRING, CLM(direction) },
+	{ "size_pct", SK_NUMBER, CLM(size_pct) },
+	{ "mechanism", SK_STRING, CLM(mechanism) },
+	{ "source", SK_STRING, CLM(source) },
+	{ NULL },
+};
+
+#define SES(f) .offset = offsetof(struct view_session, f)
+#define GEN(f) .offset = offsetof(struct view_generator, f)
+
+/* session: the session's own object, as the report carries it. */
+const struct sdoc_field view_session_fields[] = {
+	{ "id", SK_STRING, SES(id) },
+	{ "created", SK_STRING, SES(created) },
+	{ "finished", SK_STRING, SES(finished) },
+	{ "mode", SK_STRING, SES(mode) },
+	{ "command", SK_STRING, SES(command) },
+	{ "lab_conf_sha256", SK_STRING, SES(lab_conf_sha256) },
+	{ "complete", SK_BOOL, SES(complete) },
+	{ NULL },
+};
+
+/* generator: the lab that wrote the report. */
+const struct sdoc_field view_generator_fields[] = {
+	{ "name", SK_STRING, GEN(name) },
+	{ "version", SK_STRING, GEN(version) },
+	{ NULL },
+};
+
+#define WRN(f) .offset = offsetof(struct result_warning, f)
+
+/* warnings[]: a report-level warning, what every renderer shows. */
+const struct sdoc_field view_warning_fields[] = {
+	{ "kind", SK_TEXT, WRN(kind) },
+	{ "message", SK_TEXT, WRN(message) },
+	{ NULL },
+};
+
+#define SEQ(f) .offset = offsetof(struct view_seq_plan, f)
+#define DES(f) .offset = offsetof(struct view_design, f)
+
+/* design.sequential: run --until decided's plan of looks; present: there is one. */
+const struct sdoc_field view_seq_plan_fields[] = {
+	{ "until", SK_STRING, SEQ(until) },
+	{ "method", SK_STRING, SEQ(method) },
+	{ "alpha", SK_NUMBER, SEQ(alpha) },
+	{ "rho", SK_NUMBER, SEQ(rho) },
+	{ "budget_s", SK_NUMBER, SEQ(budget_s) },
+	{ "min_runs", SK_LONG, SEQ(min_runs), .whole = 1 },
+	{ "max_runs", SK_LONG, SEQ(max_runs), .whole = 1 },
+	{ "step", SK_LONG, SEQ(step), .whole = 1 },
+	{ NULL },
+};
+
+/*
+ * design: the session's plan as the report carries it. partners has no
+ * choices here: a report may say what this lab never writes.
+ */
+const struct sdoc_field view_design_fields[] = {
+	{ "baseline", SK_STRING, DES(baseline) },
+	{ "patched", SK_STRING, DES(patched) },
+	{ "runs_per_kernel", SK_LONG, DES(runs_per_kernel), .whole = 1 },
+	{ "warmups", SK_LONG, DES(warmups), .whole = 1 },
+	{ "blocks", SK_LONG, DES(blocks), .whole = 1 },
+	{ "seed", SK_INT, DES(seed) },
+	{ "order", SK_STRING, DES(order) },
+	{ "slots", SK_LONG, DES(slots), .whole = 1 },
+	{ "alone", SK_JSON, DES(alone), .json_type = "array" },
+	{ "partners", SK_STRING, DES(partners) },
+	{ "sequential", SK_OBJECT, DES(sequential), .sub = view_seq_plan_fields, .has_present = 1 },
+	{ NULL },
+};
+
+#define GEO(f) .offset = offsetof(struct view_geomean, f)
+
+/* geomean[]: a workload's geometric mean of its metrics' ratios (report_model_geomean.c). */
+const struct sdoc_field view_geomean_fields[] = {
+	{ "workload", SK_STRING, GEO(workload) },
+	{ "method", SK_STRING, GEO(method) },
+	{ "metrics", SK_LONG, GEO(metrics), .whole = 1 },
+	{ "skipped", SK_LONG, GEO(skipped), .whole = 1 },
+	{ "ratio", SK_NUMBER, GEO(ratio) },
+	{ "lo", SK_NUMBER, GEO(lo) },
+	{ "hi", SK_NUMBER, GEO(hi) },
+	{ "level", SK_NUMBER, GEO(level) },
+	{ "of", SK_JSON, GEO(of), .json_type = "array" },
+	{ NULL },
+};
