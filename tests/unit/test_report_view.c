@@ -169,12 +169,42 @@ static void test_every_fixture(void **state)
 	}
 }
 
+/* session-ab.json's report with @path's member @key set to @value, refused with @want. */
+struct bad_member {
+	const char *path, *key, *value, *want;
+};
+
+/*
+ * Each case's report is refused by report_view_decode() with @want: its
+ * start (@whole 0) or the whole message; @later, when not NULL, is a
+ * second wrong member set after it, which must not be the one named.
+ */
+static void expect_refused(const struct bad_member *cases, size_t n, int whole,
+			   const char *later)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_t *r = analysed("session-ab.json");
+		json_t *obj = *cases[i].path ? json_object_get(r, cases[i].path) : r;
+		struct report_view v;
+		struct strbuf err = STRBUF_INIT;
+
+		json_object_set_new(obj, cases[i].key, json_loads(cases[i].value, JSON_DECODE_ANY, NULL));
+		if (later)
+			json_object_set_new(r, later, json_integer(3));
+		assert_int_equal(report_view_decode(r, &v, &err), -1);
+		if (whole ? strcmp(err.buf, cases[i].want) :
+			    strncmp(err.buf, cases[i].want, strlen(cases[i].want)))
+			fail_msg("case %zu: \"%s\"", i, err.buf);
+		report_view_release(&v);
+		json_decref(r);
+		sb_release(&err);
+	}
+}
+
 /* Each hostile member is named, with its path from the top. */
 static void test_hostile(void **state)
 {
-	static const struct {
-		const char *path, *key, *value, *want;
-	} cases[] = {
+	static const struct bad_member cases[] = {
 		{ "host", "cpus", "\"two\"", "host.cpus: expected an integer" },
 		{ "design", "runs_per_kernel", "1.5", "design.runs_per_kernel: expected an integer" },
 		{ "statistics", "alpha", "\"low\"", "statistics.alpha: expected a number" },
@@ -189,21 +219,7 @@ static void test_hostile(void **state)
 		{ "", "session", "[]", "session: expected an object" },
 	};
 	(void)state;
-
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		json_t *r = analysed("session-ab.json");
-		json_t *obj = *cases[i].path ? json_object_get(r, cases[i].path) : r;
-		struct report_view v;
-		struct strbuf err = STRBUF_INIT;
-
-		json_object_set_new(obj, cases[i].key, json_loads(cases[i].value, JSON_DECODE_ANY, NULL));
-		assert_int_equal(report_view_decode(r, &v, &err), -1);
-		if (strncmp(err.buf, cases[i].want, strlen(cases[i].want)))
-			fail_msg("case %zu: \"%s\"", i, err.buf);
-		report_view_release(&v);
-		json_decref(r);
-		sb_release(&err);
-	}
+	expect_refused(cases, ARRAY_SIZE(cases), 0, NULL);
 }
 
 /*
@@ -215,9 +231,7 @@ static void test_hostile(void **state)
  */
 static void test_table_members(void **state)
 {
-	static const struct {
-		const char *path, *key, *value, *want;
-	} cases[] = {
+	static const struct bad_member cases[] = {
 		{ "statistics", "alpha", "\"low\"", "statistics.alpha: expected a number, got a string" },
 		{ "statistics", "seed", "1.5", "statistics.seed: expected an integer, got a number" },
 		{ "summary", "timings", "{\"boot_s\": 3}",
@@ -243,23 +257,8 @@ static void test_table_members(void **state)
 		  "warnings[1].kind: expected a string or null, got an integer" },
 	};
 	(void)state;
-
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		json_t *r = analysed("session-ab.json");
-		json_t *obj = *cases[i].path ? json_object_get(r, cases[i].path) : r;
-		struct report_view v;
-		struct strbuf err = STRBUF_INIT;
-
-		json_object_set_new(obj, cases[i].key, json_loads(cases[i].value, JSON_DECODE_ANY, NULL));
-		/* a later wrong member is not the one named */
-		json_object_set_new(r, "host_states", json_integer(3));
-		assert_int_equal(report_view_decode(r, &v, &err), -1);
-		if (strcmp(err.buf, cases[i].want))
-			fail_msg("case %zu: \"%s\"", i, err.buf);
-		report_view_release(&v);
-		json_decref(r);
-		sb_release(&err);
-	}
+	/* a later wrong member is not the one named */
+	expect_refused(cases, ARRAY_SIZE(cases), 1, "host_states");
 }
 
 /* A host state decodes typed; its own_states entry is named by its kernel. */
