@@ -85,8 +85,21 @@ static LAB_MUST_CHECK int reset_tree(const struct sandbox_policy *sp, const char
 	const char *clean[] = { "clean", "-q", "-f", "-d", "-x", NULL };
 	const char *const *steps[] = { abort_am, reset, co, clean };
 	char *rebase_apply = xasprintf("%s/.git/rebase-apply", tree);
+	char *index_lock = xasprintf("%s/.git/index.lock", tree);
 	int r = 0;
 
+	/*
+	 * A build killed inside a git command (kill -9 of a watch, a power
+	 * cut) leaves git's index.lock, and every git command here then
+	 * fails until someone removes it by hand: test 91's watch, killed as
+	 * its bisection started, could not resume ("may have crashed in
+	 * this repository earlier: remove the file manually", CI of
+	 * 2026-12-07). The caller holds the cache's build.lock, under which
+	 * no other git runs in this tree, so the file is a dead one's.
+	 */
+	if (unlink(index_lock) == 0)
+		warning("%s: removed git's index.lock, left by a build that was killed", tree);
+	free(index_lock);
 	/* git am --abort only when an am was left half done */
 	for (size_t i = path_exists(rebase_apply) ? 0 : 1; i < ARRAY_SIZE(steps) && !r; i++) {
 		struct strbuf out = STRBUF_INIT;

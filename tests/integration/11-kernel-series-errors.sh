@@ -44,6 +44,22 @@ if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$TMP/out3" "$TMP/err3"; then
 	fail "escapes: control characters reached the terminal"
 fi
 
+# A build killed inside a git command leaves git's index.lock in the work
+# tree; the next build removes it (it holds build.lock, so no git runs
+# there) and goes on, saying so, instead of failing until someone removes
+# it by hand (test 91's watch, killed as its bisection began, CI of
+# 2026-12-07). Planted under build.lock, as a killed build left it.
+flock -x "$(dirname "$(dirname "$tree")")/build.lock" touch "$tree/.git/index.lock" ||
+	fail "cannot plant index.lock in $tree"
+"$LAB" kernel build -c "$TMP/lab.conf" > /dev/null 2> "$TMP/err4"
+rc=$?
+[ -e "$tree/.git/index.lock" ] && { rm -f "$tree/.git/index.lock"; fail "index.lock was left in $tree"; }
+[ $rc -eq 1 ] || fail "stale index.lock: expected exit status 1 (the series), got $rc: $(tail -3 "$TMP/err4")"
+grep -q "removed git's index.lock, left by a build that was killed" "$TMP/err4" ||
+	fail "stale index.lock: not said: $(cat "$TMP/err4")"
+grep -q 'patch 2 of the series does not apply' "$TMP/err4" ||
+	fail "stale index.lock: the build did not go on to the series: $(tail -3 "$TMP/err4")"
+
 # A git source whose ref does not exist.
 git init -q "$TMP/repo" && git -C "$TMP/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
 cat > "$TMP/git.conf" <<EOC
