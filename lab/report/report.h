@@ -182,6 +182,8 @@ struct hoststate_note {
 	int refused, by_states;
 	char *modes_line;	/* emulator states found: the warning's text; NULL: none */
 	const char *undecidable;	/* states the runs cannot be compared in (static); NULL */
+	size_t runs_between[2];	/* runs with every cell between the emulator states' cores:
+				   no value in a state, left out, not failed */
 };
 
 struct hoststate_notes {

@@ -283,6 +283,25 @@ void model_collect_runs(struct model *m, const struct run_records *runs, const j
 }
 
 /*
+ * A host-adjusted metric's runs whose every cell lay between the emulator
+ * states' cores (report_hoststate.c) have no value in a state: left out
+ * as their cells are, neither failed nor missing.
+ */
+static void not_missing_between(const struct model *m, struct series *s)
+{
+	for (size_t i = 0; i < m->notes.n; i++) {
+		const struct hoststate_note *h = &m->notes.v[i];
+
+		if (s->is_counter || strcmp(h->workload, s->workload) || strcmp(h->metric, s->name))
+			continue;
+		for (int k = 0; k < 2; k++)
+			s->missing[k] -= h->runs_between[k] < s->missing[k] ? h->runs_between[k] :
+									     s->missing[k];
+		return;
+	}
+}
+
+/*
  * Failed runs count against every series of their workload; an ok run that
  * lacks a value is "missing" for that series. Both feed the invalid rule.
  */
@@ -318,6 +337,7 @@ void model_count_failures(struct model *m, const struct run_records *runs)
 			s->failed[k] = (size_t)json_integer_value(json_array_get(c, (size_t)(2 + k)));
 			s->missing[k] = ok > s->n[k] ? ok - s->n[k] : 0;
 		}
+		not_missing_between(m, s);
 	}
 	json_decref(counts);
 }

@@ -151,6 +151,11 @@ static void warn_host_states(json_t *w, const struct hoststate_notes *notes)
 		/* Emulator states: the kernels within each, and the shares on their own. */
 		if (h->modes_line)
 			add_warning(w, "modes", "%s", h->modes_line);
+		if (h->runs_between[0] + h->runs_between[1])
+			add_warning(w, "modes", "%s %s: %zu run(s) had every cell between the "
+				    "emulator states (the guest changed state inside each): no value "
+				    "in a state, left out as those cells are, not counted as failed",
+				    h->workload, h->metric, h->runs_between[0] + h->runs_between[1]);
 
 		/* The adjustment assumes the kernel does not change the reference loop. */
 		if (isfinite(p) && p < 0.01 && h->slope != 0)
