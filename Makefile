@@ -157,6 +157,8 @@ build/tests/test_session_twins: LDLIBS += -Wl,--wrap=session_run_one -Wl,--wrap=
 	-Wl,--wrap=run_records_decode_valid
 # A look's decodings and copies counted (issue 48, step 8: the records handed decoded).
 build/tests/test_session_seq: LDLIBS += -Wl,--wrap=run_records_decode -Wl,--wrap=json_deep_copy
+# A report's runs decoded once, by the analysis, and handed to its view (issue 48).
+build/tests/test_view_runs: LDLIBS += -Wl,--wrap=run_records_decode
 # A watch's steps, each build, session and bisection what the test says.
 build/tests/test_watch_work: LDLIBS += -Wl,--wrap=session_main -Wl,--wrap=kbuild_kernel \
 	-Wl,--wrap=bisect_main

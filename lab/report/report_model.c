@@ -271,19 +271,19 @@ static void sort_counters(struct model *m)
 /*
  * The analysis of @session into @m, and the report's members other than the
  * results into @shell: of @given, its runs decoded already (NULL: decoded
- * from @session's "runs" here). 0, or -1 with why in @err (the session or
- * its runs are not valid).
+ * from @session's "runs" here into @own, which the caller releases or
+ * hands on; their strings are @session's). 0, or -1 with why in @err (the
+ * session or its runs are not valid).
  */
-static int analyze(const json_t *session, const struct run_records *given, struct model *m,
-		   json_t **shell, struct strbuf *err)
+static int analyze(const json_t *session, const struct run_records *given,
+		   struct run_records *own, struct model *m, json_t **shell, struct strbuf *err)
 {
 	json_t *derived, *host_states;
-	struct run_records own = RUN_RECORDS_INIT;
-	const struct run_records *runs = given ? given : &own;
+	const struct run_records *runs = given ? given : own;
 
 	/* The runs, decoded as they are checked: the analysis reads struct run_record. */
 	if (given ? report_validate_given(session, given, err) :
-		    report_validate_runs(session, &own, err))
+		    report_validate_runs(session, own, err))
 		return -1;
 	model_init(m, session);
 	*shell = report_shell(m, session);
@@ -294,7 +294,6 @@ static int analyze(const json_t *session, const struct run_records *given, struc
 	json_decref(derived);
 	model_count_failures(m, runs);
 	model_note_runs(m, runs);
-	run_records_release(&own);
 	m->a.strings = xcalloc(1, sizeof(*m->a.strings));
 	place_records(m);
 	for (size_t i = 0; i < m->ns; i++)
@@ -316,19 +315,32 @@ static int analyze(const json_t *session, const struct run_records *given, struc
 static int analyze_view(const json_t *session, const struct run_records *given,
 			struct report_view *out, struct strbuf *err)
 {
+	struct run_records own = RUN_RECORDS_INIT;
 	struct analysed a;
 	struct model m;
 	json_t *shell;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (analyze(session, given, &m, &shell, err))
+	if (analyze(session, given, &own, &m, &shell, err)) {
+		run_records_release(&own);
 		return -1;
-	/* The model goes first: decoding the shell's runs reuses its memory. */
+	}
 	a = m.a;
 	memset(&m.a, 0, sizeof(m.a));
 	model_release(&m);
-	r = report_view_decode(shell, out, err);
+	/*
+	 * The runs are the ones the analysis read, decoded once: the view
+	 * takes @own (whose strings are @session's "runs", which the shell
+	 * shares) or borrows @given, and decodes everything else.
+	 */
+	r = report_view_decode_but_runs(shell, out, err);
+	if (given) {
+		out->runs = *given;
+		out->runs_borrowed = 1;
+	} else {
+		out->runs = own;
+	}
 	/* Whatever it says, the view owns what the analysis made: its release frees them. */
 	out->own_json = shell;
 	out->strings = a.strings;

@@ -37,6 +37,14 @@ int report_validate_given(const json_t *root, const struct run_records *runs,
 struct report_view;
 struct view_geomean;
 void report_view_set_geomean(struct report_view *v, struct view_geomean *g, size_t n);
+/*
+ * report_view_decode() of the analysis' own report (report_model.c), but
+ * for its runs: the analysis decoded them already and hands them to the
+ * view (runs, runs_borrowed), so they are never decoded twice.
+ */
+LAB_MUST_CHECK
+int report_view_decode_but_runs(const json_t *report, struct report_view *out,
+				struct strbuf *err);
 
 struct report_view;
 struct result_host;

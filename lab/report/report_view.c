@@ -482,7 +482,9 @@ void report_view_set_geomean(struct report_view *v, struct view_geomean *g, size
 	v->geomean_ix = index_build(g ? &g[0].workload : NULL, sizeof(*g), n);
 }
 
-int report_view_decode(const json_t *report, struct report_view *out, struct strbuf *err)
+/* report_view_decode(), its runs decoded too when @runs is set. */
+static int decode_view(const json_t *report, struct report_view *out, struct strbuf *err,
+		       int runs)
 {
 	struct vd d = { .err = err };
 
@@ -501,7 +503,8 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 	read_sequential(&d, report, &out->sequential);
 	if (!d.failed && report_attr_decode(report, &out->attribution, err))
 		d.failed++;
-	read_runs(&d, report, &out->runs);
+	if (runs)
+		read_runs(&d, report, &out->runs);
 	read_results(&d, report, "results", &out->results, &out->nresults);
 	read_results(&d, report, "counter_results", &out->counters, &out->ncounters);
 	for (size_t i = 0; i < out->nresults; i++)
@@ -509,6 +512,17 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 	out->geomean_ix = index_build(out->geomean ? &out->geomean[0].workload : NULL,
 				      sizeof(*out->geomean), out->ngeomean);
 	return d.failed ? -1 : 0;
+}
+
+int report_view_decode(const json_t *report, struct report_view *out, struct strbuf *err)
+{
+	return decode_view(report, out, err, 1);
+}
+
+int report_view_decode_but_runs(const json_t *report, struct report_view *out,
+				struct strbuf *err)
+{
+	return decode_view(report, out, err, 0);
 }
 
 void report_view_release(struct report_view *v)
@@ -532,7 +546,8 @@ void report_view_release(struct report_view *v)
 	free(v->host_state_recs);
 	free(v->sequential.workloads);
 	report_attr_release(&v->attribution);
-	run_records_release(&v->runs);
+	if (!v->runs_borrowed)
+		run_records_release(&v->runs);
 	result_records_free(v->results, v->nresults);
 	result_records_free(v->counters, v->ncounters);
 	free(v->workload_ix);

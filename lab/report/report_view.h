@@ -325,7 +325,13 @@ struct report_view {
 	struct view_host_state *host_state_recs;	/* host_states[i], typed */
 	struct view_sequential sequential;
 	struct view_attribution attribution;
+	/*
+	 * The runs, decoded once: by report_view_decode(), or handed over by
+	 * the analysis that decoded them (report_analyze_view()), or the
+	 * caller's (report_analyze_runs(): runs_borrowed, not released here).
+	 */
 	struct run_records runs;
+	int runs_borrowed;
 	size_t nresults;
 	struct result_record *results;
 	size_t ncounters;
@@ -413,8 +419,8 @@ int report_analyze_view(const json_t *session, struct report_view *out, struct s
  * (a running session's, struct session_done), the records of @session's
  * "runs" in order, every one of them decoded; their types are not checked
  * again, the rest of @session is, and what the runs must agree on with it
- * (report_validate_given()). The view's own runs are still decoded from
- * @session's "runs" (report_view_decode()). @runs must outlive @out.
+ * (report_validate_given()). The view borrows them (runs_borrowed): no
+ * run is decoded again. @runs must outlive @out.
  */
 LAB_MUST_CHECK
 int report_analyze_runs(const json_t *session, const struct run_records *runs,

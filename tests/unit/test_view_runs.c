@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The analysis hands its runs to the view it makes (issue 48): a report's
+ * runs are decoded once, by the analysis, not again by the view
+ * (report_analyze_view(): two decodings of every run before); a view made
+ * of a running session's records (report_analyze_runs()) borrows them and
+ * leaves them to their owner. run_records_decode() is wrapped and counted
+ * (the Makefile's --wrap).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_view.h"
+#include "run_record.h"
+#include "strbuf.h"
+
+static size_t decodes;
+
+int __real_run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
+			      struct run_records *out, struct strbuf *err);
+int __wrap_run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
+			      struct run_records *out, struct strbuf *err);
+int __wrap_run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
+			      struct run_records *out, struct strbuf *err)
+{
+	decodes++;
+	return __real_run_records_decode(runs, kernels, out, err);
+}
+
+#define FIXTURE "tests/fixtures/reports/session-ab.json"
+
+static json_t *load_fixture(void)
+{
+	json_error_t jerr;
+	json_t *j = json_load_file(FIXTURE, 0, &jerr);
+
+	if (!j)
+		fail_msg("%s: %s", FIXTURE, jerr.text);
+	assert_true(json_array_size(json_object_get(j, "runs")) > 10);
+	return j;
+}
+
+/* Each of @v's runs is the record of the same element of @session's "runs". */
+static void assert_runs_are_the_session(const struct report_view *v, const json_t *session)
+{
+	const json_t *runs = json_object_get(session, "runs"), *r;
+	size_t i;
+
+	assert_int_equal(v->runs.n, json_array_size(runs));
+	json_array_foreach(runs, i, r) {
+		assert_int_equal(v->runs.v[i].seq, json_integer_value(json_object_get(r, "seq")));
+		assert_string_equal(v->runs.v[i].kernel,
+				    json_string_value(json_object_get(r, "kernel")));
+	}
+}
+
+static void test_analysis_decodes_runs_once(void **state)
+{
+	json_t *session = load_fixture();
+	struct strbuf err = STRBUF_INIT;
+	struct report_view v;
+	(void)state;
+
+	decodes = 0;
+	assert_int_equal(report_analyze_view(session, &v, &err), 0);
+	assert_int_equal(decodes, 1);
+	assert_false(v.runs_borrowed);
+	assert_runs_are_the_session(&v, session);
+	assert_true(v.nresults > 0);
+	report_view_release(&v);
+	sb_release(&err);
+	json_decref(session);
+}
+
+static void test_given_runs_are_borrowed(void **state)
+{
+	json_t *session = load_fixture();
+	struct run_records given = RUN_RECORDS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct report_view v;
+	(void)state;
+
+	assert_int_equal(run_records_decode(json_object_get(session, "runs"), NULL, &given, &err), 0);
+	decodes = 0;
+	assert_int_equal(report_analyze_runs(session, &given, &v, &err), 0);
+	assert_int_equal(decodes, 0);
+	assert_true(v.runs_borrowed);
+	assert_ptr_equal(v.runs.v, given.v);
+	assert_runs_are_the_session(&v, session);
+	report_view_release(&v);
+	/* the records are still the caller's, whole (ASan: not freed by the view) */
+	assert_int_equal(given.n, json_array_size(json_object_get(session, "runs")));
+	assert_non_null(given.v[given.n - 1].kernel);
+	run_records_release(&given);
+	sb_release(&err);
+	json_decref(session);
+}
+
+/* A session whose analysis fails leaves nothing decoded behind (ASan/LSan). */
+static void test_failed_analysis_frees_its_runs(void **state)
+{
+	json_t *session = load_fixture();
+	struct strbuf err = STRBUF_INIT;
+	struct report_view v;
+	(void)state;
+
+	json_object_set_new(json_array_get(json_object_get(session, "runs"), 3), "kernel",
+			    json_string("evil"));
+	assert_int_equal(report_analyze_view(session, &v, &err), -1);
+	assert_non_null(strstr(err.buf, "evil"));
+	report_view_release(&v);
+	sb_release(&err);
+	json_decref(session);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_analysis_decodes_runs_once),
+		cmocka_unit_test(test_given_runs_are_borrowed),
+		cmocka_unit_test(test_failed_analysis_frees_its_runs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
