@@ -23,36 +23,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A member read through its table (view_fields.c): a one-row table of the top level. */
+/* A top-level member's row: the member read through its own table (view_fields.c). */
 #define VIEW(f) .offset = offsetof(struct report_view, f)
 
-static const struct sdoc_field session_members[] = {
+/*
+ * The context's members read whole by their tables, in the order they
+ * are read: the first that is wrong is the one named.
+ */
+static const struct sdoc_field context_members[] = {
+	{ "schema", SK_STRING, VIEW(schema) },
+	{ "note", SK_STRING, VIEW(note) },
+	{ "claim", SK_OBJECT, VIEW(claim), .sub = view_claim_fields, .has_present = 1 },
 	{ "session", SK_OBJECT, VIEW(session), .sub = view_session_fields },
 	{ "generator", SK_OBJECT, VIEW(generator), .sub = view_generator_fields },
+	{ "host", SK_OBJECT, VIEW(host), .sub = view_host_fields },
 	{ NULL },
 };
 
-static void read_session(struct vd *d, const json_t *r, struct report_view *v)
+/*
+ * An integer's none in a table is SDOC_NONE; the view says it by a has_
+ * flag (or not at all) and shows 0. Whether @x was there; 0 in it if not.
+ */
+static int had(long long *x)
 {
-	vd_table(d, session_members, r, v);
-	/* the table's none of a boolean is -1: only "complete": false is a partial report */
-	v->session.complete = v->session.complete != 0;
+	if (*x != SDOC_NONE)
+		return 1;
+	*x = 0;
+	return 0;
 }
 
-static void read_host(struct vd *d, const json_t *r, struct view_host *o)
+static void read_context_members(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *h = vd_obj(d, r, "", "host");
-
-	o->hostname = vd_str(d, h, "host", "hostname");
-	o->cpu = vd_str(d, h, "host", "cpu");
-	o->kernel = vd_str(d, h, "host", "kernel");
-	o->cpus = (long)vd_int(d, h, "host", "cpus", &o->has_cpus);
-	o->memory_mib = vd_num(d, h, "host", "memory_mib");
-	o->accel = vd_str(d, h, "host", "accel");
-	o->accel_reason = vd_str(d, h, "host", "accel_reason");
-	o->qemu_version = vd_str(d, h, "host", "qemu_version");
-	o->libvirt_version = vd_str(d, h, "host", "libvirt_version");
-	o->libvirt_uri = vd_str(d, h, "host", "libvirt_uri");
+	vd_table(d, context_members, r, v);
+	/* the table's none of a boolean is -1: only "complete": false is a partial report */
+	v->session.complete = v->session.complete != 0;
+	v->host.has_cpus = had(&v->host.cpus);
 }
 
 static void read_patch(struct vd *d, const json_t *p, const char *at, void *elem)
@@ -206,9 +211,7 @@ static void read_design(struct vd *d, const json_t *r, struct report_view *v)
 	size_t i;
 
 	vd_table(d, design_member, r, v);
-	/* the table's none of an integer is SDOC_NONE; the renderers show 0 */
-	if (o->seed == SDOC_NONE)
-		o->seed = 0;
+	had(&o->seed);	/* an absent seed shows as 0 */
 	/* a row says an array, not of what: the names are checked here */
 	json_array_foreach(o->alone, i, e)
 		if (!json_is_string(e)) {
@@ -226,9 +229,7 @@ static const struct sdoc_field statistics_member[] = {
 static void read_statistics(struct vd *d, const json_t *r, struct report_view *v)
 {
 	vd_table(d, statistics_member, r, v);
-	/* the table's none of an integer is SDOC_NONE; the renderers show 0 */
-	if (v->statistics.seed == SDOC_NONE)
-		v->statistics.seed = 0;
+	had(&v->statistics.seed);	/* an absent seed shows as 0 */
 }
 
 static const struct sdoc_field summary_member[] = {
@@ -432,19 +433,10 @@ static struct view_index *index_build(const void *first, size_t stride, size_t n
 	return ix;
 }
 
-static const struct sdoc_field claim_member[] = {
-	{ "claim", SK_OBJECT, VIEW(claim), .sub = view_claim_fields, .has_present = 1 },
-	{ NULL },
-};
-
 /* The members that describe the session: read by both decoders. */
 static void read_context(struct vd *d, const json_t *report, struct report_view *out)
 {
-	out->schema = vd_str(d, report, "", "schema");
-	out->note = vd_str(d, report, "", "note");
-	vd_table(d, claim_member, report, out);
-	read_session(d, report, out);
-	read_host(d, report, &out->host);
+	read_context_members(d, report, out);
 	read_kernels(d, report, out);
 	read_guest(d, report, &out->guest);
 	read_workloads(d, report, out);

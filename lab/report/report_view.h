@@ -52,11 +52,13 @@ extern const struct sdoc_field view_generator_fields[];
 struct view_host {
 	const char *hostname, *cpu, *kernel;
 	int has_cpus;
-	long cpus;
+	long long cpus;		/* 0 when !has_cpus */
 	double memory_mib;
 	const char *accel, *accel_reason;
 	const char *qemu_version, *libvirt_version, *libvirt_uri;
 };
+/* Its members' table (view_fields.c); has_cpus is said by cpus' none. */
+extern const struct sdoc_field view_host_fields[];
 
 struct view_patch {
 	const char *subject, *hash, *author;
@@ -374,7 +376,7 @@ struct view_index {
 /*
  * Decode @report (what report_analyze() returns) into @out. 0, or -1 with
  * the first member that is wrong and what was expected in @err
- * ("host.cpus: expected an integer or null, got a string";
+ * ("host.cpus: expected an integer, got a string";
  * "results[2].comparison.ci.lo: ..."). Either way report_view_release()
  * @out afterwards.
  */

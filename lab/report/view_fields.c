@@ -171,3 +171,20 @@ const struct sdoc_field view_geomean_fields[] = {
 	{ "of", SK_JSON, GEO(of), .json_type = "array" },
 	{ NULL },
 };
+
+#define HST(f) .offset = offsetof(struct view_host, f)
+
+/* host: the machine the session ran on. */
+const struct sdoc_field view_host_fields[] = {
+	{ "hostname", SK_STRING, HST(hostname) },
+	{ "cpu", SK_STRING, HST(cpu) },
+	{ "kernel", SK_STRING, HST(kernel) },
+	{ "cpus", SK_INT, HST(cpus) },
+	{ "memory_mib", SK_NUMBER, HST(memory_mib) },
+	{ "accel", SK_STRING, HST(accel) },
+	{ "accel_reason", SK_STRING, HST(accel_reason) },
+	{ "qemu_version", SK_STRING, HST(qemu_version) },
+	{ "libvirt_version", SK_STRING, HST(libvirt_version) },
+	{ "libvirt_uri", SK_STRING, HST(libvirt_uri) },
+	{ NULL },
+};

@@ -223,8 +223,9 @@ static void test_hostile(void **state)
 }
 
 /*
- * The members read through their field tables (view_fields.c: statistics,
- * summary, claim, session, warnings, design, geomean) are refused
+ * The members read through their field tables (view_fields.c: schema,
+ * note, statistics, summary, claim, session, host, warnings, design,
+ * geomean) are refused
  * by the table codec, whole message: its path, the table's "expected"
  * (no "or null": null is none), what it got. With two wrong members, the
  * first read is the one named.
@@ -255,10 +256,50 @@ static void test_table_members(void **state)
 		  "design.alone: expected an array of workload names, got an integer" },
 		{ "", "warnings", "[{}, {\"kind\": 1}]",
 		  "warnings[1].kind: expected a string or null, got an integer" },
+		{ "", "schema", "3", "schema: expected a string, got an integer" },
+		{ "", "note", "[]", "note: expected a string, got an array" },
+		{ "host", "cpus", "\"two\"", "host.cpus: expected an integer, got a string" },
+		{ "host", "memory_mib", "\"big\"", "host.memory_mib: expected a number, got a string" },
+		{ "host", "accel", "true", "host.accel: expected a string, got a boolean" },
 	};
 	(void)state;
 	/* a later wrong member is not the one named */
 	expect_refused(cases, ARRAY_SIZE(cases), 1, "host_states");
+}
+
+/*
+ * What a table reads as none is what the hand-written readers read: an
+ * absent or null member is NULL, NaN or 0 and its has_ flag 0, never the
+ * table's SDOC_NONE or -1; an integer written as 2.0 is an integer.
+ */
+static void test_table_nones(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	json_t *host = json_object_get(r, "host");
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_del(host, "cpus");
+	json_object_set_new(host, "cpu", json_null());
+	json_object_set_new(host, "memory_mib", json_null());
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_false(v.host.has_cpus);
+	assert_int_equal(v.host.cpus, 0);
+	assert_null(v.host.cpu);
+	assert_true(isnan(v.host.memory_mib));
+	assert_string_equal(v.host.accel, "tcg");
+	report_view_release(&v);
+
+	json_object_set_new(host, "cpus", json_real(2.0));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_true(v.host.has_cpus);
+	assert_int_equal(v.host.cpus, 2);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
 }
 
 /* A host state decodes typed; its own_states entry is named by its kernel. */
@@ -327,10 +368,10 @@ static void test_render_undecodable(void **state)
 
 	json_object_set_new(json_object_get(r, "host"), "cpus", json_string("two"));
 	assert_int_equal(report_view_decode(r, &v, &err), -1);
-	assert_string_equal(err.buf, "host.cpus: expected an integer or null, got a string");
+	assert_string_equal(err.buf, "host.cpus: expected an integer, got a string");
 	assert_int_equal(report_render_mail(r, &(struct report_mail_opts){ 0 }, &mail, &why), -1);
 	assert_string_equal(why.buf, "the report does not decode: host.cpus: "
-			    "expected an integer or null, got a string");
+			    "expected an integer, got a string");
 	assert_int_equal(mail.len, 0);
 	report_view_release(&v);
 	json_decref(r);
@@ -410,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_every_fixture),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_table_members),
+		cmocka_unit_test(test_table_nones),
 		cmocka_unit_test(test_hostile_result),
 		cmocka_unit_test(test_host_state),
 		cmocka_unit_test(test_render_undecodable),
