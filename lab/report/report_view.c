@@ -37,6 +37,7 @@ static const struct sdoc_field context_members[] = {
 	{ "session", SK_OBJECT, VIEW(session), .sub = view_session_fields },
 	{ "generator", SK_OBJECT, VIEW(generator), .sub = view_generator_fields },
 	{ "host", SK_OBJECT, VIEW(host), .sub = view_host_fields },
+	{ "guest", SK_OBJECT, VIEW(guest), .sub = view_guest_fields, .has_present = 1 },
 	{ NULL },
 };
 
@@ -52,12 +53,27 @@ static int had(long long *x)
 	return 0;
 }
 
+/*
+ * The view keeps plain arrays, as the analysis makes them: an array a
+ * table decoded (@a) is moved into one of *@n elements, @a left empty.
+ */
+static void *take(struct sdoc_array *a, size_t *n)
+{
+	void *v = a->v;
+
+	*n = a->n;
+	*a = (struct sdoc_array){ 0 };
+	return v;
+}
+
 static void read_context_members(struct vd *d, const json_t *r, struct report_view *v)
 {
 	vd_table(d, context_members, r, v);
 	/* the table's none of a boolean is -1: only "complete": false is a partial report */
 	v->session.complete = v->session.complete != 0;
 	v->host.has_cpus = had(&v->host.cpus);
+	v->guest.has_icount_shift = had(&v->guest.icount_shift);
+	v->guest.nodes = take(&v->guest.nodes_rows, &v->guest.nnodes);
 }
 
 static void read_patch(struct vd *d, const json_t *p, const char *at, void *elem)
@@ -137,27 +153,6 @@ static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 		read_cover(d, k, at, o);
 		read_series_files(d, k, at, o);
 	}
-}
-
-static void read_node(struct vd *d, const json_t *n, const char *at, void *elem)
-{
-	struct view_node *o = elem;
-
-	o->id = vd_long(d, n, at, "id");
-	o->cpus = vd_str(d, n, at, "cpus");
-	o->memory_mib = vd_num(d, n, at, "memory_mib");
-}
-
-static void read_guest(struct vd *d, const json_t *r, struct view_guest *o)
-{
-	const json_t *g = vd_obj(d, r, "", "guest");
-
-	o->present = g != NULL;
-	o->name = vd_str(d, g, "guest", "name");
-	o->vcpus = vd_long(d, g, "guest", "vcpus");
-	o->memory_mib = vd_num(d, g, "guest", "memory_mib");
-	o->icount_shift = (long)vd_int(d, g, "guest", "icount_shift", &o->has_icount_shift);
-	o->nodes = vd_each(d, g, "guest", "nodes", sizeof(*o->nodes), &o->nnodes, read_node);
 }
 
 static void read_metric_decl(struct vd *d, const json_t *m, const char *at, void *elem)
@@ -259,10 +254,8 @@ static void read_geomean(struct vd *d, const json_t *r, struct report_view *v)
 {
 	struct sdoc_array a;
 
-	/* the view keeps a plain array, as the analysis makes it: the table's is moved into it */
 	vd_table(d, geomean_member, r, &a);
-	v->geomean = a.v;
-	v->ngeomean = a.n;
+	v->geomean = take(&a, &v->ngeomean);
 	for (size_t i = 0; i < v->ngeomean; i++)
 		read_of_names(&v->geomean[i]);
 }
@@ -278,14 +271,9 @@ static void read_warnings(struct vd *d, const json_t *r, struct report_view *v)
 {
 	struct sdoc_array a;
 
-	/*
-	 * The view keeps a plain array, as the analysis makes it: the
-	 * table's is moved into it. A missing kind or message is shown as
-	 * "", which the table's none (NULL) does not say.
-	 */
+	/* a missing kind or message is shown as "", which the table's none (NULL) does not say */
 	vd_table(d, warnings_member, r, &a);
-	v->warnings = a.v;
-	v->nwarnings = a.n;
+	v->warnings = take(&a, &v->nwarnings);
 	for (size_t i = 0; i < v->nwarnings; i++) {
 		if (!v->warnings[i].kind)
 			v->warnings[i].kind = "";
@@ -438,7 +426,6 @@ static void read_context(struct vd *d, const json_t *report, struct report_view 
 {
 	read_context_members(d, report, out);
 	read_kernels(d, report, out);
-	read_guest(d, report, &out->guest);
 	read_workloads(d, report, out);
 	read_design(d, report, out);
 	out->host_json = json_object_get(report, "host");

@@ -88,6 +88,8 @@ struct view_node {
 	const char *cpus;	/* a cpulist: "0-1" */
 	double memory_mib;
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_node_fields[];
 
 struct view_guest {
 	int present;
@@ -97,8 +99,12 @@ struct view_guest {
 	size_t nnodes;
 	struct view_node *nodes;
 	int has_icount_shift;	/* the guest ran under -icount shift=N */
-	long icount_shift;
+	long long icount_shift;	/* 0 when !has_icount_shift */
+	/* nodes[] as its row decodes it: report_view.c moves it into nodes (empty after) */
+	struct sdoc_array nodes_rows;
 };
+/* Its members' table (view_fields.c); present is the row's has_present. */
+extern const struct sdoc_field view_guest_fields[];
 
 struct view_metric_decl {
 	const char *name, *unit, *better, *help;

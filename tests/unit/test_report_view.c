@@ -261,6 +261,14 @@ static void test_table_members(void **state)
 		{ "host", "cpus", "\"two\"", "host.cpus: expected an integer, got a string" },
 		{ "host", "memory_mib", "\"big\"", "host.memory_mib: expected a number, got a string" },
 		{ "host", "accel", "true", "host.accel: expected a string, got a boolean" },
+		{ "", "guest", "[]", "guest: expected an object, got an array" },
+		{ "guest", "name", "1", "guest.name: expected a string, got an integer" },
+		{ "guest", "vcpus", "2.5", "guest.vcpus: expected an integer or null, got a number" },
+		{ "guest", "icount_shift", "\"2\"",
+		  "guest.icount_shift: expected an integer, got a string" },
+		{ "guest", "nodes", "{}", "guest.nodes: expected an array, got an object" },
+		{ "guest", "nodes", "[{\"id\": \"x\"}]",
+		  "guest.nodes[0].id: expected an integer or null, got a string" },
 	};
 	(void)state;
 	/* a later wrong member is not the one named */
@@ -275,7 +283,7 @@ static void test_table_members(void **state)
 static void test_table_nones(void **state)
 {
 	json_t *r = analysed("session-ab.json");
-	json_t *host = json_object_get(r, "host");
+	json_t *host = json_object_get(r, "host"), *guest = json_object_get(r, "guest");
 	struct report_view v;
 	struct strbuf err = STRBUF_INIT;
 	(void)state;
@@ -293,10 +301,30 @@ static void test_table_nones(void **state)
 	report_view_release(&v);
 
 	json_object_set_new(host, "cpus", json_real(2.0));
+	json_object_set_new(guest, "vcpus", json_null());
+	json_object_set_new(guest, "icount_shift", json_integer(2));
+	json_object_del(json_array_get(json_object_get(guest, "nodes"), 0), "id");
 	if (report_view_decode(r, &v, &err))
 		fail_msg("%s", err.buf);
 	assert_true(v.host.has_cpus);
 	assert_int_equal(v.host.cpus, 2);
+	assert_true(v.guest.present);
+	assert_int_equal(v.guest.vcpus, 0);
+	assert_true(v.guest.has_icount_shift);
+	assert_int_equal(v.guest.icount_shift, 2);
+	assert_int_equal(v.guest.nnodes, 2);
+	assert_int_equal(v.guest.nodes[0].id, 0);
+	assert_int_equal(v.guest.nodes[1].id, 1);
+	report_view_release(&v);
+
+	json_object_set_new(r, "guest", json_null());
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_false(v.guest.present);
+	assert_false(v.guest.has_icount_shift);
+	assert_int_equal(v.guest.icount_shift, 0);
+	assert_int_equal(v.guest.nnodes, 0);
+	assert_null(v.guest.nodes);
 	report_view_release(&v);
 	json_decref(r);
 	sb_release(&err);
