@@ -76,82 +76,22 @@ static void read_context_members(struct vd *d, const json_t *r, struct report_vi
 	v->guest.nodes = take(&v->guest.nodes_rows, &v->guest.nnodes);
 }
 
-static void read_patch(struct vd *d, const json_t *p, const char *at, void *elem)
-{
-	struct view_patch *o = elem;
-
-	o->subject = vd_str(d, p, at, "subject");
-	o->hash = vd_str(d, p, at, "hash");
-	o->author = vd_str(d, p, at, "author");
-	o->message_id = vd_str(d, p, at, "message_id");
-}
-
-static void read_series(struct vd *d, const json_t *k, const char *where, struct view_kernel *o)
-{
-	o->series = vd_each(d, k, where, "series", sizeof(*o->series), &o->nseries, read_patch);
-}
-
-/* kernels[].series_files: the series as built, each file's digest (the mail's recipe). */
-static void read_series_file(struct vd *d, const json_t *f, const char *at, void *elem)
-{
-	struct view_series_file *o = elem;
-
-	o->file = vd_str(d, f, at, "file");
-	o->sha256 = vd_str(d, f, at, "sha256");
-}
-
-static void read_series_files(struct vd *d, const json_t *k, const char *where,
-			      struct view_kernel *o)
-{
-	o->series_files = vd_each(d, k, where, "series_files", sizeof(*o->series_files),
-				  &o->nseries_files, read_series_file);
-}
-
-/*
- * kernels[].cover, the cover letter of the series (absent: none known),
- * where it was posted and by whom: what the reply mail answers.
- */
-static void read_cover(struct vd *d, const json_t *k, const char *where, struct view_kernel *o)
-{
-	const json_t *c = vd_obj(d, k, where, "cover");
-	const json_t *a = vd_obj(d, k, where, "series_author");
-	char at[64];
-
-	o->posted_to = vd_str(d, k, where, "posted_to");
-	o->source_id = vd_str(d, k, where, "source_id");
-	if (a) {
-		snprintf(at, sizeof(at), "%s.series_author", where);
-		o->author_name = vd_str(d, a, at, "name");
-		o->author_address = vd_str(d, a, at, "address");
-	}
-	if (!c)
-		return;
-	snprintf(at, sizeof(at), "%s.cover", where);
-	o->cover_subject = vd_str(d, c, at, "subject");
-	o->cover_message_id = vd_str(d, c, at, "message_id");
-}
+static const struct sdoc_field kernels_member[] = {
+	{ "kernels", SK_ARRAY, 0, .sub = view_kernel_fields, .elem_size = sizeof(struct view_kernel) },
+	{ NULL },
+};
 
 static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *k;
-	char at[48];
-	size_t i;
+	struct sdoc_array a;
 
-	v->kernels = vd_elems(d, r, "", "kernels", sizeof(*v->kernels), &v->nkernels);
-	json_array_foreach(json_object_get(r, "kernels"), i, k) {
-		struct view_kernel *o = &v->kernels[i];
+	vd_table(d, kernels_member, r, &a);
+	v->kernels = take(&a, &v->nkernels);
+	for (size_t i = 0; i < v->nkernels; i++) {
+		struct view_kernel *k = &v->kernels[i];
 
-		snprintf(at, sizeof(at), "kernels[%zu]", i);
-		o->name = vd_str(d, k, at, "name");
-		o->role = vd_str(d, k, at, "role");
-		o->source = vd_str(d, k, at, "source");
-		o->ref = vd_str(d, k, at, "ref");
-		o->version = vd_str(d, k, at, "version");
-		o->config_hash = vd_str(d, k, at, "config_hash");
-		o->cache_key = vd_str(d, k, at, "cache_key");
-		read_series(d, k, at, o);
-		read_cover(d, k, at, o);
-		read_series_files(d, k, at, o);
+		k->series = take(&k->series_rows, &k->nseries);
+		k->series_files = take(&k->series_files_rows, &k->nseries_files);
 	}
 }
 

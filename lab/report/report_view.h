@@ -64,6 +64,8 @@ struct view_patch {
 	const char *subject, *hash, *author;
 	const char *message_id;		/* "<...>" as in the mbox; NULL: not known */
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_patch_fields[];
 
 struct view_kernel {
 	const char *name, *role, *source, *ref, *version;
@@ -81,7 +83,14 @@ struct view_kernel {
 	struct view_series_file { const char *file, *sha256; } *series_files;
 	/* The series' From (salvaged when recorded; check again: a report is anyone's). */
 	const char *author_name, *author_address;
+	/*
+	 * series[] and series_files[] as their rows decode them: report_view.c
+	 * moves them into series and series_files (empty after).
+	 */
+	struct sdoc_array series_rows, series_files_rows;
 };
+/* Its members' table (view_fields.c): cover and series_author are the kernel's own. */
+extern const struct sdoc_field view_kernel_fields[];
 
 struct view_node {
 	long id;

@@ -269,6 +269,18 @@ static void test_table_members(void **state)
 		{ "guest", "nodes", "{}", "guest.nodes: expected an array, got an object" },
 		{ "guest", "nodes", "[{\"id\": \"x\"}]",
 		  "guest.nodes[0].id: expected an integer or null, got a string" },
+		{ "", "kernels", "[{}, 2]", "kernels[1]: expected an object, got an integer" },
+		{ "", "kernels", "[{\"name\": 1}]", "kernels[0].name: expected a string, got an integer" },
+		{ "", "kernels", "[{\"series\": [{\"hash\": 7}]}]",
+		  "kernels[0].series[0].hash: expected a string, got an integer" },
+		{ "", "kernels", "[{\"posted_to\": []}]",
+		  "kernels[0].posted_to: expected a string, got an array" },
+		{ "", "kernels", "[{\"series_author\": \"me\"}]",
+		  "kernels[0].series_author: expected an object, got a string" },
+		{ "", "kernels", "[{\"cover\": {\"subject\": []}}]",
+		  "kernels[0].cover.subject: expected a string, got an array" },
+		{ "", "kernels", "[{\"series_files\": [3]}]",
+		  "kernels[0].series_files[0]: expected an object, got an integer" },
 	};
 	(void)state;
 	/* a later wrong member is not the one named */
@@ -325,6 +337,51 @@ static void test_table_nones(void **state)
 	assert_int_equal(v.guest.icount_shift, 0);
 	assert_int_equal(v.guest.nnodes, 0);
 	assert_null(v.guest.nodes);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/* A kernel's series, its files, cover and author land where the renderers read them. */
+static void test_kernel_series(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	json_t *k = json_array_get(json_object_get(r, "kernels"), 1);
+	const struct view_kernel *o;
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(k, "series", xjson_pack("[{s:s, s:s}, {s:s, s:s, s:s}]",
+						    "subject", "mm: one", "hash", "aaa",
+						    "subject", "mm: two", "author", "A <a@x>",
+						    "message_id", "<2@x>"));
+	json_object_set_new(k, "series_files", xjson_pack("[{s:s, s:s}]", "file", "0001.patch",
+							  "sha256", "ff00"));
+	json_object_set_new(k, "cover", xjson_pack("{s:s, s:s}", "subject", "[PATCH 0/2] mm",
+						   "message_id", "<0@x>"));
+	json_object_set_new(k, "series_author", xjson_pack("{s:s}", "address", "a@x"));
+	json_object_set_new(k, "posted_to", json_string("linux-mm@kvack.org"));
+	json_object_set_new(k, "source_id", json_string("git:abc"));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	o = &v.kernels[1];
+	assert_int_equal(o->nseries, 2);
+	assert_string_equal(o->series[0].hash, "aaa");
+	assert_null(o->series[0].author);
+	assert_string_equal(o->series[1].message_id, "<2@x>");
+	assert_int_equal(o->nseries_files, 1);
+	assert_string_equal(o->series_files[0].sha256, "ff00");
+	assert_string_equal(o->cover_subject, "[PATCH 0/2] mm");
+	assert_string_equal(o->cover_message_id, "<0@x>");
+	assert_null(o->author_name);
+	assert_string_equal(o->author_address, "a@x");
+	assert_string_equal(o->posted_to, "linux-mm@kvack.org");
+	assert_string_equal(o->source_id, "git:abc");
+	assert_string_equal(o->name, "patched");
+	assert_null(v.kernels[0].cover_subject);
+	assert_int_equal(v.kernels[0].nseries_files, 0);
+	assert_ptr_equal(v.kernels_json, json_object_get(r, "kernels"));
 	report_view_release(&v);
 	json_decref(r);
 	sb_release(&err);
@@ -480,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_table_members),
 		cmocka_unit_test(test_table_nones),
+		cmocka_unit_test(test_kernel_series),
 		cmocka_unit_test(test_hostile_result),
 		cmocka_unit_test(test_host_state),
 		cmocka_unit_test(test_render_undecodable),
