@@ -95,42 +95,23 @@ static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 	}
 }
 
-static void read_metric_decl(struct vd *d, const json_t *m, const char *at, void *elem)
-{
-	struct view_metric_decl *x = elem;
-
-	x->name = vd_str(d, m, at, "name");
-	x->unit = vd_str(d, m, at, "unit");
-	x->better = vd_str(d, m, at, "better");
-	x->help = vd_str(d, m, at, "help");
-	x->threshold = vd_num(d, m, at, "threshold");
-	x->primary = vd_bool(d, m, at, "primary");
-}
-
-static void read_metric_decls(struct vd *d, const json_t *w, const char *where,
-			      struct view_workload *o)
-{
-	o->metrics = vd_each(d, w, where, "metrics", sizeof(*o->metrics), &o->nmetrics,
-			     read_metric_decl);
-}
+static const struct sdoc_field workloads_member[] = {
+	{ "workloads", SK_ARRAY, 0, .sub = view_workload_fields,
+	  .elem_size = sizeof(struct view_workload) },
+	{ NULL },
+};
 
 static void read_workloads(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *w;
-	char at[48];
-	size_t i;
+	struct sdoc_array a;
 
-	v->workloads = vd_elems(d, r, "", "workloads", sizeof(*v->workloads), &v->nworkloads);
-	json_array_foreach(json_object_get(r, "workloads"), i, w) {
-		struct view_workload *o = &v->workloads[i];
+	vd_table(d, workloads_member, r, &a);
+	v->workloads = take(&a, &v->nworkloads);
+	for (size_t i = 0; i < v->nworkloads; i++) {
+		struct view_workload *w = &v->workloads[i];
 
-		snprintf(at, sizeof(at), "workloads[%zu]", i);
-		o->name = vd_str(d, w, at, "name");
-		o->type = vd_str(d, w, at, "type");
-		o->params = vd_obj(d, w, at, "params");
-		o->runs = (long)vd_int(d, w, at, "runs", &o->has_runs);
-		o->threshold = vd_num(d, w, at, "threshold");
-		read_metric_decls(d, w, at, o);
+		w->has_runs = had(&w->runs);
+		w->metrics = take(&w->metrics_rows, &w->nmetrics);
 	}
 }
 

@@ -120,16 +120,22 @@ struct view_metric_decl {
 	double threshold;	/* NaN: the workload's or the session's */
 	int primary;
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_metric_decl_fields[];
 
 struct view_workload {
 	const char *name, *type;
 	const json_t *params;	/* an object of values as configured; NULL: none */
 	int has_runs;		/* runs per kernel of its own */
-	long runs;
+	long long runs;		/* 0 when !has_runs */
 	double threshold;	/* NaN: none of its own */
 	size_t nmetrics;
 	struct view_metric_decl *metrics;
+	/* metrics[] as its row decodes it: report_view.c moves it into metrics (empty after) */
+	struct sdoc_array metrics_rows;
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_workload_fields[];
 
 /* design.sequential: the plan of looks of a `run --until decided` session. */
 struct view_seq_plan {

@@ -281,6 +281,14 @@ static void test_table_members(void **state)
 		  "kernels[0].cover.subject: expected a string, got an array" },
 		{ "", "kernels", "[{\"series_files\": [3]}]",
 		  "kernels[0].series_files[0]: expected an object, got an integer" },
+		{ "", "workloads", "[{\"runs\": \"3\"}]",
+		  "workloads[0].runs: expected an integer, got a string" },
+		{ "", "workloads", "[{\"params\": []}]",
+		  "workloads[0].params: expected an object, got an array" },
+		{ "", "workloads", "[{\"metrics\": [{\"threshold\": \"x\"}]}]",
+		  "workloads[0].metrics[0].threshold: expected a number, got a string" },
+		{ "", "workloads", "[{\"metrics\": [{\"primary\": 1}]}]",
+		  "workloads[0].metrics[0].primary: expected a boolean or null, got an integer" },
 	};
 	(void)state;
 	/* a later wrong member is not the one named */
@@ -296,6 +304,7 @@ static void test_table_nones(void **state)
 {
 	json_t *r = analysed("session-ab.json");
 	json_t *host = json_object_get(r, "host"), *guest = json_object_get(r, "guest");
+	json_t *w = json_array_get(json_object_get(r, "workloads"), 0);
 	struct report_view v;
 	struct strbuf err = STRBUF_INIT;
 	(void)state;
@@ -316,8 +325,21 @@ static void test_table_nones(void **state)
 	json_object_set_new(guest, "vcpus", json_null());
 	json_object_set_new(guest, "icount_shift", json_integer(2));
 	json_object_del(json_array_get(json_object_get(guest, "nodes"), 0), "id");
+	json_object_set_new(w, "runs", json_integer(3));
+	json_object_set_new(json_array_get(json_object_get(w, "metrics"), 0), "primary", json_true());
 	if (report_view_decode(r, &v, &err))
 		fail_msg("%s", err.buf);
+	assert_true(v.workloads[0].has_runs);
+	assert_int_equal(v.workloads[0].runs, 3);
+	assert_false(v.workloads[1].has_runs);
+	assert_int_equal(v.workloads[1].runs, 0);
+	assert_true(isnan(v.workloads[0].threshold));
+	assert_non_null(v.workloads[0].params);
+	assert_int_equal(v.workloads[0].nmetrics, 2);
+	assert_true(v.workloads[0].metrics[0].primary);
+	assert_false(v.workloads[0].metrics[1].primary);
+	assert_null(v.workloads[0].metrics[1].help);
+	assert_string_equal(v.workloads[0].metrics[1].unit, "switches/s");
 	assert_true(v.host.has_cpus);
 	assert_int_equal(v.host.cpus, 2);
 	assert_true(v.guest.present);
