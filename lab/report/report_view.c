@@ -203,64 +203,26 @@ static void read_warnings(struct vd *d, const json_t *r, struct report_view *v)
 	}
 }
 
-static void read_own_states(struct vd *d, const json_t *h, const char *where,
-			    struct view_host_state *o)
-{
-	const json_t *own = vd_obj(d, h, where, "own_states"), *k;
-	const char *kernel;
-	char at[192];
-	size_t i = 0;
-
-	o->nown_states = json_object_size(own);
-	o->own_states = o->nown_states ? xcalloc(o->nown_states, sizeof(*o->own_states)) : NULL;
-	json_object_foreach((json_t *)own, kernel, k) {
-		struct view_own_state *x = &o->own_states[i++];
-
-		snprintf(at, sizeof(at), "%s.own_states.%.100s", where, kernel);
-		x->kernel = kernel;
-		if (!json_is_object(k)) {
-			vd_fail(d, "", at, "an object", k);
-			continue;
-		}
-		x->threshold = vd_num(d, k, at, "threshold");
-		x->ratio = vd_num(d, k, at, "ratio");
-		x->eta = vd_num(d, k, at, "eta");
-		x->slow_cells = vd_num(d, k, at, "slow_cells");
-		x->cells = vd_num(d, k, at, "cells");
-		x->separated = vd_bool(d, k, at, "separated");
-	}
-}
+static const struct sdoc_field host_states_member[] = {
+	{ "host_states", SK_ARRAY, 0, .sub = view_host_state_fields,
+	  .elem_size = sizeof(struct view_host_state) },
+	{ NULL },
+};
 
 static void read_host_states(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *h;
-	char at[48];
-	size_t i;
+	const json_t *elems = json_object_get(r, "host_states");
+	struct sdoc_array a;
 
-	v->host_states = vd_elems(d, r, "", "host_states", sizeof(*v->host_states), &v->nhost_states);
-	v->host_state_recs = v->nhost_states ?
-			     xcalloc(v->nhost_states, sizeof(*v->host_state_recs)) : NULL;
-	json_array_foreach(json_object_get(r, "host_states"), i, h) {
+	vd_table(d, host_states_member, r, &a);
+	v->host_state_recs = take(&a, &v->nhost_states);
+	/* the elements as they are, beside their records: no row keeps the JSON it read */
+	v->host_states = v->nhost_states ? xcalloc(v->nhost_states, sizeof(*v->host_states)) : NULL;
+	for (size_t i = 0; i < v->nhost_states; i++) {
 		struct view_host_state *o = &v->host_state_recs[i];
 
-		snprintf(at, sizeof(at), "host_states[%zu]", i);
-		v->host_states[i] = h;
-		o->json = h;
-		o->workload = vd_str(d, h, at, "workload");
-		o->metric = vd_str(d, h, at, "metric");
-		o->method = vd_str(d, h, at, "method");
-		o->slope = vd_num(d, h, at, "slope");
-		o->correlation = vd_num(d, h, at, "correlation");
-		o->reference_rate = vd_num(d, h, at, "reference_rate");
-		o->by_states = vd_bool(d, h, at, "by_states");
-		o->separated = vd_bool(d, h, at, "separated");
-		{
-			const json_t *m = vd_obj(d, h, at, "modes");
-
-			/* "decidable": false; absent in reports before issue 49 */
-			o->modes_undecidable = m && json_is_false(vd_get(m, "decidable"));
-		}
-		read_own_states(d, h, at, o);
+		v->host_states[i] = o->json = json_array_get(elems, i);
+		o->own_states = take(&o->own_states_rows, &o->nown_states);
 	}
 }
 

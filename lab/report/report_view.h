@@ -224,10 +224,12 @@ struct view_sequential {
 
 /* own_states.KERNEL of a host state: that kernel's split of the metric's cells. */
 struct view_own_state {
-	const char *kernel;
+	const char *kernel;	/* the key: first, as an SK_MAP element begins */
 	double threshold, ratio, eta, slow_cells, cells;	/* NaN: none */
 	int separated;
 };
+/* Its members' table (view_fields.c), an SK_MAP's. */
+extern const struct sdoc_field view_own_state_fields[];
 
 /*
  * The members of a host_states[] entry the renderers' sentence reads
@@ -237,11 +239,19 @@ struct view_host_state {
 	const char *workload, *metric, *method;
 	double slope, correlation, reference_rate;	/* NaN: none */
 	int by_states, separated;
-	int modes_undecidable;	/* "modes": two emulator states the kernels do not share */
+	/*
+	 * modes.decidable: 0 when the runs sit at two emulator states the
+	 * kernels do not share; -1 not said (reports before issue 49).
+	 */
+	int modes_decidable;
 	size_t nown_states;
 	struct view_own_state *own_states;	/* in the report's order */
 	const json_t *json;
+	/* own_states as its row decodes it: report_view.c moves it into own_states (empty after) */
+	struct sdoc_array own_states_rows;
 };
+/* Its members' table (view_fields.c); json is the element itself, set as code. */
+extern const struct sdoc_field view_host_state_fields[];
 
 /* attribution (run --attribute): report_attr.c decodes and shows it. */
 struct view_attr_row {

@@ -293,3 +293,39 @@ const struct sdoc_field view_workload_fields[] = {
 	  .elem_size = sizeof(struct view_metric_decl) },
 	{ NULL },
 };
+
+#define OWN(f) .offset = offsetof(struct view_own_state, f)
+#define HSS(f) .offset = offsetof(struct view_host_state, f)
+
+/* host_states[].own_states.KERNEL: that kernel's split of the metric's cells. */
+const struct sdoc_field view_own_state_fields[] = {
+	{ "threshold", SK_NUMBER, OWN(threshold) },
+	{ "ratio", SK_NUMBER, OWN(ratio) },
+	{ "eta", SK_NUMBER, OWN(eta) },
+	{ "slow_cells", SK_NUMBER, OWN(slow_cells) },
+	{ "cells", SK_NUMBER, OWN(cells) },
+	{ "separated", SK_FLAG, OWN(separated) },
+	{ NULL },
+};
+
+/* host_states[].modes: of its members the view keeps decidable, flat in the host state. */
+static const struct sdoc_field modes_fields[] = {
+	{ "decidable", SK_BOOL, HSS(modes_decidable) },
+	{ NULL },
+};
+
+/* host_states[]: a metric adjusted for the host's emulator states (report_hoststate.c). */
+const struct sdoc_field view_host_state_fields[] = {
+	{ "workload", SK_STRING, HSS(workload) },
+	{ "metric", SK_STRING, HSS(metric) },
+	{ "method", SK_STRING, HSS(method) },
+	{ "slope", SK_NUMBER, HSS(slope) },
+	{ "correlation", SK_NUMBER, HSS(correlation) },
+	{ "reference_rate", SK_NUMBER, HSS(reference_rate) },
+	{ "by_states", SK_FLAG, HSS(by_states) },
+	{ "separated", SK_FLAG, HSS(separated) },
+	{ "modes", SK_OBJECT, .offset = 0, .sub = modes_fields },
+	{ "own_states", SK_MAP, HSS(own_states_rows), .sub = view_own_state_fields,
+	  .elem_size = sizeof(struct view_own_state) },
+	{ NULL },
+};

@@ -224,8 +224,8 @@ static void test_hostile(void **state)
 
 /*
  * The members read through their field tables (view_fields.c: schema,
- * note, statistics, summary, claim, session, host, warnings, design,
- * geomean) are refused
+ * note, statistics, summary, claim, session, host, guest, kernels,
+ * workloads, warnings, design, geomean, host_states) are refused
  * by the table codec, whole message: its path, the table's "expected"
  * (no "or null": null is none), what it got. With two wrong members, the
  * first read is the one named.
@@ -289,10 +289,24 @@ static void test_table_members(void **state)
 		  "workloads[0].metrics[0].threshold: expected a number, got a string" },
 		{ "", "workloads", "[{\"metrics\": [{\"primary\": 1}]}]",
 		  "workloads[0].metrics[0].primary: expected a boolean or null, got an integer" },
+		{ "", "host_states", "[2]", "host_states[0]: expected an object, got an integer" },
+		{ "", "host_states", "[{\"slope\": \"x\"}]",
+		  "host_states[0].slope: expected a number, got a string" },
+		{ "", "host_states", "[{\"by_states\": 1}]",
+		  "host_states[0].by_states: expected a boolean or null, got an integer" },
+		{ "", "host_states", "[{\"modes\": 1}]",
+		  "host_states[0].modes: expected an object, got an integer" },
+		/* main read anything but false as decidable, silently */
+		{ "", "host_states", "[{\"modes\": {\"decidable\": \"no\"}}]",
+		  "host_states[0].modes.decidable: expected true or false, got a string" },
+		{ "", "host_states", "[{\"own_states\": []}]",
+		  "host_states[0].own_states: expected an object, got an array" },
+		{ "", "host_states", "[{\"own_states\": {\"base\": {\"cells\": \"many\"}}}]",
+		  "host_states[0].own_states.base.cells: expected a number, got a string" },
 	};
 	(void)state;
-	/* a later wrong member is not the one named */
-	expect_refused(cases, ARRAY_SIZE(cases), 1, "host_states");
+	/* a later wrong member (results are read last) is not the one named */
+	expect_refused(cases, ARRAY_SIZE(cases), 1, "results");
 }
 
 /*
@@ -433,6 +447,14 @@ static void test_host_state(void **state)
 	assert_string_equal(v.host_state_recs[0].own_states[1].kernel, "patched");
 	assert_true(v.host_state_recs[0].own_states[0].cells == 40);
 	assert_true(isnan(v.host_state_recs[0].own_states[1].cells));
+	assert_int_equal(v.host_state_recs[0].modes_decidable, -1);	/* not said */
+	assert_ptr_equal(v.host_states[0], hs);
+	report_view_release(&v);
+
+	json_object_set_new(hs, "modes", json_pack("{s:b}", "decidable", 0));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(v.host_state_recs[0].modes_decidable, 0);
 	report_view_release(&v);
 
 	json_object_set_new(hs, "own_states", json_pack("{s:i}", "base", 3));
