@@ -226,32 +226,18 @@ static void read_host_states(struct vd *d, const json_t *r, struct report_view *
 	}
 }
 
-static void read_sequential(struct vd *d, const json_t *r, struct view_sequential *o)
+static const struct sdoc_field sequential_member[] = {
+	{ "sequential", SK_OBJECT, VIEW(sequential), .sub = view_sequential_fields,
+	  .has_present = 1 },
+	{ NULL },
+};
+
+static void read_sequential(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *s = vd_obj(d, r, "", "sequential");
-	const json_t *ws = vd_obj(d, s, "sequential", "workloads"), *w;
-	const char *name;
-	char at[160];
-	size_t i = 0;
+	struct view_sequential *o = &v->sequential;
 
-	o->present = s != NULL;
-	o->looks = vd_arr(d, s, "sequential", "looks");
-	o->nworkloads = json_object_size(ws);
-	o->workloads = o->nworkloads ? xcalloc(o->nworkloads, sizeof(*o->workloads)) : NULL;
-	json_object_foreach((json_t *)ws, name, w) {
-		struct view_seq_workload *x = &o->workloads[i++];
-
-		snprintf(at, sizeof(at), "sequential.workloads.%.100s", name);
-		x->name = name;
-		if (!json_is_object(w)) {
-			vd_fail(d, "", at, "an object", w);
-			continue;
-		}
-		x->stopped = vd_bool(d, w, at, "stopped");
-		x->why = vd_str(d, w, at, "why");
-		x->look = vd_long(d, w, at, "look");
-		x->runs_per_kernel = vd_num(d, w, at, "runs_per_kernel");
-	}
+	vd_table(d, sequential_member, r, v);
+	o->workloads = take(&o->workloads_rows, &o->nworkloads);
 }
 
 /* Every element of @key, strictly: the first that does not decode is the error. */
@@ -360,7 +346,7 @@ int report_view_decode(const json_t *report, struct report_view *out, struct str
 	read_geomean(&d, report, out);
 	read_warnings(&d, report, out);
 	read_host_states(&d, report, out);
-	read_sequential(&d, report, &out->sequential);
+	read_sequential(&d, report, out);
 	if (!d.failed && report_attr_decode(report, &out->attribution, err))
 		d.failed++;
 	read_runs(&d, report, &out->runs);

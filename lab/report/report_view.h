@@ -208,19 +208,25 @@ extern const struct sdoc_field view_geomean_fields[];
 
 /* sequential.workloads.NAME: where a workload of a sequential session stopped. */
 struct view_seq_workload {
-	const char *name;
+	const char *name;	/* the key: first, as an SK_MAP element begins */
 	int stopped;
 	const char *why;	/* decided, max-runs, budget, below-first-look, placed; NULL: running */
 	long look;
 	double runs_per_kernel;
 };
+/* Its members' table (view_fields.c), an SK_MAP's. */
+extern const struct sdoc_field view_seq_workload_fields[];
 
 struct view_sequential {
 	int present;
 	size_t nworkloads;
-	struct view_seq_workload *workloads;
+	struct view_seq_workload *workloads;	/* in the report's order */
 	const json_t *looks;	/* an array; NULL: none */
+	/* workloads as its row decodes it: report_view.c moves it into workloads (empty after) */
+	struct sdoc_array workloads_rows;
 };
+/* Its members' table (view_fields.c); present is the row's has_present. */
+extern const struct sdoc_field view_sequential_fields[];
 
 /* own_states.KERNEL of a host state: that kernel's split of the metric's cells. */
 struct view_own_state {

@@ -329,3 +329,23 @@ const struct sdoc_field view_host_state_fields[] = {
 	  .elem_size = sizeof(struct view_own_state) },
 	{ NULL },
 };
+
+#define SQW(f) .offset = offsetof(struct view_seq_workload, f)
+#define SQS(f) .offset = offsetof(struct view_sequential, f)
+
+/* sequential.workloads.NAME: where a workload of a sequential session stopped. */
+const struct sdoc_field view_seq_workload_fields[] = {
+	{ "stopped", SK_FLAG, SQW(stopped) },
+	{ "why", SK_STRING, SQW(why) },
+	{ "look", SK_LONG, SQW(look), .whole = 1 },
+	{ "runs_per_kernel", SK_NUMBER, SQW(runs_per_kernel) },
+	{ NULL },
+};
+
+/* sequential: the looks of a `run --until decided` session; present: it was one. */
+const struct sdoc_field view_sequential_fields[] = {
+	{ "workloads", SK_MAP, SQS(workloads_rows), .sub = view_seq_workload_fields,
+	  .elem_size = sizeof(struct view_seq_workload) },
+	{ "looks", SK_JSON, SQS(looks), .json_type = "array" },
+	{ NULL },
+};

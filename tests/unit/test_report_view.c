@@ -225,7 +225,7 @@ static void test_hostile(void **state)
 /*
  * The members read through their field tables (view_fields.c: schema,
  * note, statistics, summary, claim, session, host, guest, kernels,
- * workloads, warnings, design, geomean, host_states) are refused
+ * workloads, warnings, design, geomean, host_states, sequential) are refused
  * by the table codec, whole message: its path, the table's "expected"
  * (no "or null": null is none), what it got. With two wrong members, the
  * first read is the one named.
@@ -303,6 +303,16 @@ static void test_table_members(void **state)
 		  "host_states[0].own_states: expected an object, got an array" },
 		{ "", "host_states", "[{\"own_states\": {\"base\": {\"cells\": \"many\"}}}]",
 		  "host_states[0].own_states.base.cells: expected a number, got a string" },
+		{ "", "sequential", "[]", "sequential: expected an object, got an array" },
+		{ "", "sequential", "{\"looks\": {}}", "sequential.looks: expected an array, got an object" },
+		{ "", "sequential", "{\"workloads\": []}",
+		  "sequential.workloads: expected an object, got an array" },
+		{ "", "sequential", "{\"workloads\": {\"yp\": 3}}",
+		  "sequential.workloads.yp: expected an object, got an integer" },
+		{ "", "sequential", "{\"workloads\": {\"yp\": {\"why\": 1}}}",
+		  "sequential.workloads.yp.why: expected a string, got an integer" },
+		{ "", "sequential", "{\"workloads\": {\"yp\": {\"look\": \"2\"}}}",
+		  "sequential.workloads.yp.look: expected an integer or null, got a string" },
 	};
 	(void)state;
 	/* a later wrong member (results are read last) is not the one named */
@@ -466,6 +476,42 @@ static void test_host_state(void **state)
 	sb_release(&err);
 }
 
+/* A sequential session's workloads, keyed by name, in the report's order, with their nones. */
+static void test_sequential(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	const struct view_seq_workload *w;
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_false(v.sequential.present);
+	assert_int_equal(v.sequential.nworkloads, 0);
+	report_view_release(&v);
+
+	json_object_set_new(r, "sequential",
+			    xjson_pack("{s:[{s:i}], s:{s:{s:b, s:s, s:i, s:f}, s:{}}}",
+				       "looks", "look", 1, "workloads", "yp", "stopped", 1,
+				       "why", "decided", "look", 2, "runs_per_kernel", 6.0, "agg"));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_true(v.sequential.present);
+	assert_int_equal(json_array_size(v.sequential.looks), 1);
+	assert_int_equal(v.sequential.nworkloads, 2);
+	w = v.sequential.workloads;
+	assert_string_equal(w[0].name, "yp");
+	assert_true(w[0].stopped && w[0].look == 2 && w[0].runs_per_kernel == 6);
+	assert_string_equal(w[0].why, "decided");
+	assert_string_equal(w[1].name, "agg");
+	assert_true(!w[1].stopped && w[1].look == 0 && isnan(w[1].runs_per_kernel));
+	assert_null(w[1].why);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
 /* A result that does not decode is named by its index. */
 static void test_hostile_result(void **state)
 {
@@ -584,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_series),
 		cmocka_unit_test(test_hostile_result),
 		cmocka_unit_test(test_host_state),
+		cmocka_unit_test(test_sequential),
 		cmocka_unit_test(test_render_undecodable),
 		cmocka_unit_test(test_session_input),
 	};
