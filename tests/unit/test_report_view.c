@@ -211,7 +211,7 @@ static void test_hostile(void **state)
 		{ "", "kernels", "{}", "kernels: expected an array" },
 		{ "", "warnings", "[3]", "warnings[0]: expected an object" },
 		{ "guest", "nodes", "[{\"cpus\": 1}]", "guest.nodes[0].cpus: expected a string" },
-		/* the first error in the file is the one named (vd_each()) */
+		/* the first error in the file is the one named */
 		{ "guest", "nodes", "[{\"cpus\": 1}, 2]", "guest.nodes[0].cpus: expected a string" },
 		{ "guest", "nodes", "[{}, 2, {\"id\": \"x\"}]", "guest.nodes[1]: expected an object" },
 		{ "summary", "verdicts", "{\"regression\": \"x\"}",
@@ -243,7 +243,7 @@ static void test_table_members(void **state)
 		  "claim.size_pct: expected a number, got a string" },
 		{ "session", "complete", "\"yes\"",
 		  "session.complete: expected true or false, got a string" },
-		/* the view's integers are whole (.whole): 1.5 is refused, as by main's vd_long() */
+		/* the view's integers are whole (.whole): 1.5 is refused, as main's hand-written reader did */
 		{ "statistics", "resamples", "1.5",
 		  "statistics.resamples: expected an integer or null, got a number" },
 		{ "summary", "verdicts", "{\"regression\": 2.5}",
