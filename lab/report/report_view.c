@@ -8,8 +8,11 @@
  *
  * Reading is typed and total, as in report_result.c: each member is what
  * reports/SCHEMA.md says, absent or null ("none"), or an error naming it
- * with its path from the top. The first error is kept; later members are
- * still read so that the view is whole and its arrays can be released.
+ * with its path from the top. Each member is read through its table
+ * (view_fields.c, the codec of session_doc.h); what a table cannot say
+ * is code beside it, with why. The first error is kept; the later tables
+ * are still read, so that every array the view holds is its own to
+ * release.
  */
 #include "report_view.h"
 #include "report_priv.h"
