@@ -231,7 +231,7 @@ static void more_runs(const struct report_view *v, const struct result_record *r
 	sb_addf(t, "inconclusive with %ld runs per kernel", runs_of(r));
 	/* A runs estimate assumes one spread; two emulator states are not one. */
 	if (hs) {
-		if (hs->modes_undecidable)
+		if (hs->modes_decidable == 0)
 			sb_adds(t, "; its runs sit at two emulator states that the kernels do not "
 				"share, so more runs here do not decide it: runs of both kernels in "
 				"one state would (a guest under icount has one)");

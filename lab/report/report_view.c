@@ -8,8 +8,11 @@
  *
  * Reading is typed and total, as in report_result.c: each member is what
  * reports/SCHEMA.md says, absent or null ("none"), or an error naming it
- * with its path from the top. The first error is kept; later members are
- * still read so that the view is whole and its arrays can be released.
+ * with its path from the top. Each member is read through its table
+ * (view_fields.c, the codec of session_doc.h); what a table cannot say
+ * is code beside it, with why. The first error is kept; the later tables
+ * are still read, so that every array the view holds is its own to
+ * release.
  */
 #include "report_view.h"
 #include "report_priv.h"
@@ -23,174 +26,95 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A member read through its table (view_fields.c): a one-row table of the top level. */
+/* A top-level member's row: the member read through its own table (view_fields.c). */
 #define VIEW(f) .offset = offsetof(struct report_view, f)
 
-static const struct sdoc_field session_members[] = {
+/*
+ * The context's members read whole by their tables, in the order they
+ * are read: the first that is wrong is the one named.
+ */
+static const struct sdoc_field context_members[] = {
+	{ "schema", SK_STRING, VIEW(schema) },
+	{ "note", SK_STRING, VIEW(note) },
+	{ "claim", SK_OBJECT, VIEW(claim), .sub = view_claim_fields, .has_present = 1 },
 	{ "session", SK_OBJECT, VIEW(session), .sub = view_session_fields },
 	{ "generator", SK_OBJECT, VIEW(generator), .sub = view_generator_fields },
+	{ "host", SK_OBJECT, VIEW(host), .sub = view_host_fields },
+	{ "guest", SK_OBJECT, VIEW(guest), .sub = view_guest_fields, .has_present = 1 },
 	{ NULL },
 };
 
-static void read_session(struct vd *d, const json_t *r, struct report_view *v)
+/*
+ * An integer's none in a table is SDOC_NONE; the view says it by a has_
+ * flag (or not at all) and shows 0. Whether @x was there; 0 in it if not.
+ */
+static int had(long long *x)
 {
-	vd_table(d, session_members, r, v);
-	/* the table's none of a boolean is -1: only "complete": false is a partial report */
-	v->session.complete = v->session.complete != 0;
-}
-
-static void read_host(struct vd *d, const json_t *r, struct view_host *o)
-{
-	const json_t *h = vd_obj(d, r, "", "host");
-
-	o->hostname = vd_str(d, h, "host", "hostname");
-	o->cpu = vd_str(d, h, "host", "cpu");
-	o->kernel = vd_str(d, h, "host", "kernel");
-	o->cpus = (long)vd_int(d, h, "host", "cpus", &o->has_cpus);
-	o->memory_mib = vd_num(d, h, "host", "memory_mib");
-	o->accel = vd_str(d, h, "host", "accel");
-	o->accel_reason = vd_str(d, h, "host", "accel_reason");
-	o->qemu_version = vd_str(d, h, "host", "qemu_version");
-	o->libvirt_version = vd_str(d, h, "host", "libvirt_version");
-	o->libvirt_uri = vd_str(d, h, "host", "libvirt_uri");
-}
-
-static void read_patch(struct vd *d, const json_t *p, const char *at, void *elem)
-{
-	struct view_patch *o = elem;
-
-	o->subject = vd_str(d, p, at, "subject");
-	o->hash = vd_str(d, p, at, "hash");
-	o->author = vd_str(d, p, at, "author");
-	o->message_id = vd_str(d, p, at, "message_id");
-}
-
-static void read_series(struct vd *d, const json_t *k, const char *where, struct view_kernel *o)
-{
-	o->series = vd_each(d, k, where, "series", sizeof(*o->series), &o->nseries, read_patch);
-}
-
-/* kernels[].series_files: the series as built, each file's digest (the mail's recipe). */
-static void read_series_file(struct vd *d, const json_t *f, const char *at, void *elem)
-{
-	struct view_series_file *o = elem;
-
-	o->file = vd_str(d, f, at, "file");
-	o->sha256 = vd_str(d, f, at, "sha256");
-}
-
-static void read_series_files(struct vd *d, const json_t *k, const char *where,
-			      struct view_kernel *o)
-{
-	o->series_files = vd_each(d, k, where, "series_files", sizeof(*o->series_files),
-				  &o->nseries_files, read_series_file);
+	if (*x != SDOC_NONE)
+		return 1;
+	*x = 0;
+	return 0;
 }
 
 /*
- * kernels[].cover, the cover letter of the series (absent: none known),
- * where it was posted and by whom: what the reply mail answers.
+ * The view keeps plain arrays, as the analysis makes them: an array a
+ * table decoded (@a) is moved into one of *@n elements, @a left empty.
  */
-static void read_cover(struct vd *d, const json_t *k, const char *where, struct view_kernel *o)
+static void *take(struct sdoc_array *a, size_t *n)
 {
-	const json_t *c = vd_obj(d, k, where, "cover");
-	const json_t *a = vd_obj(d, k, where, "series_author");
-	char at[64];
+	void *v = a->v;
 
-	o->posted_to = vd_str(d, k, where, "posted_to");
-	o->source_id = vd_str(d, k, where, "source_id");
-	if (a) {
-		snprintf(at, sizeof(at), "%s.series_author", where);
-		o->author_name = vd_str(d, a, at, "name");
-		o->author_address = vd_str(d, a, at, "address");
-	}
-	if (!c)
-		return;
-	snprintf(at, sizeof(at), "%s.cover", where);
-	o->cover_subject = vd_str(d, c, at, "subject");
-	o->cover_message_id = vd_str(d, c, at, "message_id");
+	*n = a->n;
+	*a = (struct sdoc_array){ 0 };
+	return v;
 }
+
+static void read_context_members(struct vd *d, const json_t *r, struct report_view *v)
+{
+	vd_table(d, context_members, r, v);
+	/* the table's none of a boolean is -1: only "complete": false is a partial report */
+	v->session.complete = v->session.complete != 0;
+	v->host.has_cpus = had(&v->host.cpus);
+	v->guest.has_icount_shift = had(&v->guest.icount_shift);
+	v->guest.nodes = take(&v->guest.nodes_rows, &v->guest.nnodes);
+}
+
+static const struct sdoc_field kernels_member[] = {
+	{ "kernels", SK_ARRAY, 0, .sub = view_kernel_fields, .elem_size = sizeof(struct view_kernel) },
+	{ NULL },
+};
 
 static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *k;
-	char at[48];
-	size_t i;
+	struct sdoc_array a;
 
-	v->kernels = vd_elems(d, r, "", "kernels", sizeof(*v->kernels), &v->nkernels);
-	json_array_foreach(json_object_get(r, "kernels"), i, k) {
-		struct view_kernel *o = &v->kernels[i];
+	vd_table(d, kernels_member, r, &a);
+	v->kernels = take(&a, &v->nkernels);
+	for (size_t i = 0; i < v->nkernels; i++) {
+		struct view_kernel *k = &v->kernels[i];
 
-		snprintf(at, sizeof(at), "kernels[%zu]", i);
-		o->name = vd_str(d, k, at, "name");
-		o->role = vd_str(d, k, at, "role");
-		o->source = vd_str(d, k, at, "source");
-		o->ref = vd_str(d, k, at, "ref");
-		o->version = vd_str(d, k, at, "version");
-		o->config_hash = vd_str(d, k, at, "config_hash");
-		o->cache_key = vd_str(d, k, at, "cache_key");
-		read_series(d, k, at, o);
-		read_cover(d, k, at, o);
-		read_series_files(d, k, at, o);
+		k->series = take(&k->series_rows, &k->nseries);
+		k->series_files = take(&k->series_files_rows, &k->nseries_files);
 	}
 }
 
-static void read_node(struct vd *d, const json_t *n, const char *at, void *elem)
-{
-	struct view_node *o = elem;
-
-	o->id = vd_long(d, n, at, "id");
-	o->cpus = vd_str(d, n, at, "cpus");
-	o->memory_mib = vd_num(d, n, at, "memory_mib");
-}
-
-static void read_guest(struct vd *d, const json_t *r, struct view_guest *o)
-{
-	const json_t *g = vd_obj(d, r, "", "guest");
-
-	o->present = g != NULL;
-	o->name = vd_str(d, g, "guest", "name");
-	o->vcpus = vd_long(d, g, "guest", "vcpus");
-	o->memory_mib = vd_num(d, g, "guest", "memory_mib");
-	o->icount_shift = (long)vd_int(d, g, "guest", "icount_shift", &o->has_icount_shift);
-	o->nodes = vd_each(d, g, "guest", "nodes", sizeof(*o->nodes), &o->nnodes, read_node);
-}
-
-static void read_metric_decl(struct vd *d, const json_t *m, const char *at, void *elem)
-{
-	struct view_metric_decl *x = elem;
-
-	x->name = vd_str(d, m, at, "name");
-	x->unit = vd_str(d, m, at, "unit");
-	x->better = vd_str(d, m, at, "better");
-	x->help = vd_str(d, m, at, "help");
-	x->threshold = vd_num(d, m, at, "threshold");
-	x->primary = vd_bool(d, m, at, "primary");
-}
-
-static void read_metric_decls(struct vd *d, const json_t *w, const char *where,
-			      struct view_workload *o)
-{
-	o->metrics = vd_each(d, w, where, "metrics", sizeof(*o->metrics), &o->nmetrics,
-			     read_metric_decl);
-}
+static const struct sdoc_field workloads_member[] = {
+	{ "workloads", SK_ARRAY, 0, .sub = view_workload_fields,
+	  .elem_size = sizeof(struct view_workload) },
+	{ NULL },
+};
 
 static void read_workloads(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *w;
-	char at[48];
-	size_t i;
+	struct sdoc_array a;
 
-	v->workloads = vd_elems(d, r, "", "workloads", sizeof(*v->workloads), &v->nworkloads);
-	json_array_foreach(json_object_get(r, "workloads"), i, w) {
-		struct view_workload *o = &v->workloads[i];
+	vd_table(d, workloads_member, r, &a);
+	v->workloads = take(&a, &v->nworkloads);
+	for (size_t i = 0; i < v->nworkloads; i++) {
+		struct view_workload *w = &v->workloads[i];
 
-		snprintf(at, sizeof(at), "workloads[%zu]", i);
-		o->name = vd_str(d, w, at, "name");
-		o->type = vd_str(d, w, at, "type");
-		o->params = vd_obj(d, w, at, "params");
-		o->runs = (long)vd_int(d, w, at, "runs", &o->has_runs);
-		o->threshold = vd_num(d, w, at, "threshold");
-		read_metric_decls(d, w, at, o);
+		w->has_runs = had(&w->runs);
+		w->metrics = take(&w->metrics_rows, &w->nmetrics);
 	}
 }
 
@@ -206,9 +130,7 @@ static void read_design(struct vd *d, const json_t *r, struct report_view *v)
 	size_t i;
 
 	vd_table(d, design_member, r, v);
-	/* the table's none of an integer is SDOC_NONE; the renderers show 0 */
-	if (o->seed == SDOC_NONE)
-		o->seed = 0;
+	had(&o->seed);	/* an absent seed shows as 0 */
 	/* a row says an array, not of what: the names are checked here */
 	json_array_foreach(o->alone, i, e)
 		if (!json_is_string(e)) {
@@ -226,9 +148,7 @@ static const struct sdoc_field statistics_member[] = {
 static void read_statistics(struct vd *d, const json_t *r, struct report_view *v)
 {
 	vd_table(d, statistics_member, r, v);
-	/* the table's none of an integer is SDOC_NONE; the renderers show 0 */
-	if (v->statistics.seed == SDOC_NONE)
-		v->statistics.seed = 0;
+	had(&v->statistics.seed);	/* an absent seed shows as 0 */
 }
 
 static const struct sdoc_field summary_member[] = {
@@ -258,10 +178,8 @@ static void read_geomean(struct vd *d, const json_t *r, struct report_view *v)
 {
 	struct sdoc_array a;
 
-	/* the view keeps a plain array, as the analysis makes it: the table's is moved into it */
 	vd_table(d, geomean_member, r, &a);
-	v->geomean = a.v;
-	v->ngeomean = a.n;
+	v->geomean = take(&a, &v->ngeomean);
 	for (size_t i = 0; i < v->ngeomean; i++)
 		read_of_names(&v->geomean[i]);
 }
@@ -277,14 +195,9 @@ static void read_warnings(struct vd *d, const json_t *r, struct report_view *v)
 {
 	struct sdoc_array a;
 
-	/*
-	 * The view keeps a plain array, as the analysis makes it: the
-	 * table's is moved into it. A missing kind or message is shown as
-	 * "", which the table's none (NULL) does not say.
-	 */
+	/* a missing kind or message is shown as "", which the table's none (NULL) does not say */
 	vd_table(d, warnings_member, r, &a);
-	v->warnings = a.v;
-	v->nwarnings = a.n;
+	v->warnings = take(&a, &v->nwarnings);
 	for (size_t i = 0; i < v->nwarnings; i++) {
 		if (!v->warnings[i].kind)
 			v->warnings[i].kind = "";
@@ -293,93 +206,41 @@ static void read_warnings(struct vd *d, const json_t *r, struct report_view *v)
 	}
 }
 
-static void read_own_states(struct vd *d, const json_t *h, const char *where,
-			    struct view_host_state *o)
-{
-	const json_t *own = vd_obj(d, h, where, "own_states"), *k;
-	const char *kernel;
-	char at[192];
-	size_t i = 0;
-
-	o->nown_states = json_object_size(own);
-	o->own_states = o->nown_states ? xcalloc(o->nown_states, sizeof(*o->own_states)) : NULL;
-	json_object_foreach((json_t *)own, kernel, k) {
-		struct view_own_state *x = &o->own_states[i++];
-
-		snprintf(at, sizeof(at), "%s.own_states.%.100s", where, kernel);
-		x->kernel = kernel;
-		if (!json_is_object(k)) {
-			vd_fail(d, "", at, "an object", k);
-			continue;
-		}
-		x->threshold = vd_num(d, k, at, "threshold");
-		x->ratio = vd_num(d, k, at, "ratio");
-		x->eta = vd_num(d, k, at, "eta");
-		x->slow_cells = vd_num(d, k, at, "slow_cells");
-		x->cells = vd_num(d, k, at, "cells");
-		x->separated = vd_bool(d, k, at, "separated");
-	}
-}
+static const struct sdoc_field host_states_member[] = {
+	{ "host_states", SK_ARRAY, 0, .sub = view_host_state_fields,
+	  .elem_size = sizeof(struct view_host_state) },
+	{ NULL },
+};
 
 static void read_host_states(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *h;
-	char at[48];
-	size_t i;
+	const json_t *elems = json_object_get(r, "host_states");
+	struct sdoc_array a;
 
-	v->host_states = vd_elems(d, r, "", "host_states", sizeof(*v->host_states), &v->nhost_states);
-	v->host_state_recs = v->nhost_states ?
-			     xcalloc(v->nhost_states, sizeof(*v->host_state_recs)) : NULL;
-	json_array_foreach(json_object_get(r, "host_states"), i, h) {
+	vd_table(d, host_states_member, r, &a);
+	v->host_state_recs = take(&a, &v->nhost_states);
+	/* the elements as they are, beside their records: no row keeps the JSON it read */
+	v->host_states = v->nhost_states ? xcalloc(v->nhost_states, sizeof(*v->host_states)) : NULL;
+	for (size_t i = 0; i < v->nhost_states; i++) {
 		struct view_host_state *o = &v->host_state_recs[i];
 
-		snprintf(at, sizeof(at), "host_states[%zu]", i);
-		v->host_states[i] = h;
-		o->json = h;
-		o->workload = vd_str(d, h, at, "workload");
-		o->metric = vd_str(d, h, at, "metric");
-		o->method = vd_str(d, h, at, "method");
-		o->slope = vd_num(d, h, at, "slope");
-		o->correlation = vd_num(d, h, at, "correlation");
-		o->reference_rate = vd_num(d, h, at, "reference_rate");
-		o->by_states = vd_bool(d, h, at, "by_states");
-		o->separated = vd_bool(d, h, at, "separated");
-		{
-			const json_t *m = vd_obj(d, h, at, "modes");
-
-			/* "decidable": false; absent in reports before issue 49 */
-			o->modes_undecidable = m && json_is_false(vd_get(m, "decidable"));
-		}
-		read_own_states(d, h, at, o);
+		v->host_states[i] = o->json = json_array_get(elems, i);
+		o->own_states = take(&o->own_states_rows, &o->nown_states);
 	}
 }
 
-static void read_sequential(struct vd *d, const json_t *r, struct view_sequential *o)
+static const struct sdoc_field sequential_member[] = {
+	{ "sequential", SK_OBJECT, VIEW(sequential), .sub = view_sequential_fields,
+	  .has_present = 1 },
+	{ NULL },
+};
+
+static void read_sequential(struct vd *d, const json_t *r, struct report_view *v)
 {
-	const json_t *s = vd_obj(d, r, "", "sequential");
-	const json_t *ws = vd_obj(d, s, "sequential", "workloads"), *w;
-	const char *name;
-	char at[160];
-	size_t i = 0;
+	struct view_sequential *o = &v->sequential;
 
-	o->present = s != NULL;
-	o->looks = vd_arr(d, s, "sequential", "looks");
-	o->nworkloads = json_object_size(ws);
-	o->workloads = o->nworkloads ? xcalloc(o->nworkloads, sizeof(*o->workloads)) : NULL;
-	json_object_foreach((json_t *)ws, name, w) {
-		struct view_seq_workload *x = &o->workloads[i++];
-
-		snprintf(at, sizeof(at), "sequential.workloads.%.100s", name);
-		x->name = name;
-		if (!json_is_object(w)) {
-			vd_fail(d, "", at, "an object", w);
-			continue;
-		}
-		x->stopped = vd_bool(d, w, at, "stopped");
-		x->why = vd_str(d, w, at, "why");
-		x->look = vd_long(d, w, at, "look");
-		x->runs_per_kernel = vd_num(d, w, at, "runs_per_kernel");
-	}
+	vd_table(d, sequential_member, r, v);
+	o->workloads = take(&o->workloads_rows, &o->nworkloads);
 }
 
 /* Every element of @key, strictly: the first that does not decode is the error. */
@@ -432,21 +293,11 @@ static struct view_index *index_build(const void *first, size_t stride, size_t n
 	return ix;
 }
 
-static const struct sdoc_field claim_member[] = {
-	{ "claim", SK_OBJECT, VIEW(claim), .sub = view_claim_fields, .has_present = 1 },
-	{ NULL },
-};
-
 /* The members that describe the session: read by both decoders. */
 static void read_context(struct vd *d, const json_t *report, struct report_view *out)
 {
-	out->schema = vd_str(d, report, "", "schema");
-	out->note = vd_str(d, report, "", "note");
-	vd_table(d, claim_member, report, out);
-	read_session(d, report, out);
-	read_host(d, report, &out->host);
+	read_context_members(d, report, out);
 	read_kernels(d, report, out);
-	read_guest(d, report, &out->guest);
 	read_workloads(d, report, out);
 	read_design(d, report, out);
 	out->host_json = json_object_get(report, "host");
@@ -500,7 +351,7 @@ static int decode_view(const json_t *report, struct report_view *out, struct str
 	read_geomean(&d, report, out);
 	read_warnings(&d, report, out);
 	read_host_states(&d, report, out);
-	read_sequential(&d, report, &out->sequential);
+	read_sequential(&d, report, out);
 	if (!d.failed && report_attr_decode(report, &out->attribution, err))
 		d.failed++;
 	if (runs)

@@ -52,16 +52,20 @@ extern const struct sdoc_field view_generator_fields[];
 struct view_host {
 	const char *hostname, *cpu, *kernel;
 	int has_cpus;
-	long cpus;
+	long long cpus;		/* 0 when !has_cpus */
 	double memory_mib;
 	const char *accel, *accel_reason;
 	const char *qemu_version, *libvirt_version, *libvirt_uri;
 };
+/* Its members' table (view_fields.c); has_cpus is said by cpus' none. */
+extern const struct sdoc_field view_host_fields[];
 
 struct view_patch {
 	const char *subject, *hash, *author;
 	const char *message_id;		/* "<...>" as in the mbox; NULL: not known */
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_patch_fields[];
 
 struct view_kernel {
 	const char *name, *role, *source, *ref, *version;
@@ -79,13 +83,22 @@ struct view_kernel {
 	struct view_series_file { const char *file, *sha256; } *series_files;
 	/* The series' From (salvaged when recorded; check again: a report is anyone's). */
 	const char *author_name, *author_address;
+	/*
+	 * series[] and series_files[] as their rows decode them: report_view.c
+	 * moves them into series and series_files (empty after).
+	 */
+	struct sdoc_array series_rows, series_files_rows;
 };
+/* Its members' table (view_fields.c): cover and series_author are the kernel's own. */
+extern const struct sdoc_field view_kernel_fields[];
 
 struct view_node {
 	long id;
 	const char *cpus;	/* a cpulist: "0-1" */
 	double memory_mib;
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_node_fields[];
 
 struct view_guest {
 	int present;
@@ -95,24 +108,34 @@ struct view_guest {
 	size_t nnodes;
 	struct view_node *nodes;
 	int has_icount_shift;	/* the guest ran under -icount shift=N */
-	long icount_shift;
+	long long icount_shift;	/* 0 when !has_icount_shift */
+	/* nodes[] as its row decodes it: report_view.c moves it into nodes (empty after) */
+	struct sdoc_array nodes_rows;
 };
+/* Its members' table (view_fields.c); present is the row's has_present. */
+extern const struct sdoc_field view_guest_fields[];
 
 struct view_metric_decl {
 	const char *name, *unit, *better, *help;
 	double threshold;	/* NaN: the workload's or the session's */
 	int primary;
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_metric_decl_fields[];
 
 struct view_workload {
 	const char *name, *type;
 	const json_t *params;	/* an object of values as configured; NULL: none */
 	int has_runs;		/* runs per kernel of its own */
-	long runs;
+	long long runs;		/* 0 when !has_runs */
 	double threshold;	/* NaN: none of its own */
 	size_t nmetrics;
 	struct view_metric_decl *metrics;
+	/* metrics[] as its row decodes it: report_view.c moves it into metrics (empty after) */
+	struct sdoc_array metrics_rows;
 };
+/* Its members' table (view_fields.c). */
+extern const struct sdoc_field view_workload_fields[];
 
 /* design.sequential: the plan of looks of a `run --until decided` session. */
 struct view_seq_plan {
@@ -185,26 +208,34 @@ extern const struct sdoc_field view_geomean_fields[];
 
 /* sequential.workloads.NAME: where a workload of a sequential session stopped. */
 struct view_seq_workload {
-	const char *name;
+	const char *name;	/* the key: first, as an SK_MAP element begins */
 	int stopped;
 	const char *why;	/* decided, max-runs, budget, below-first-look, placed; NULL: running */
 	long look;
 	double runs_per_kernel;
 };
+/* Its members' table (view_fields.c), an SK_MAP's. */
+extern const struct sdoc_field view_seq_workload_fields[];
 
 struct view_sequential {
 	int present;
 	size_t nworkloads;
-	struct view_seq_workload *workloads;
+	struct view_seq_workload *workloads;	/* in the report's order */
 	const json_t *looks;	/* an array; NULL: none */
+	/* workloads as its row decodes it: report_view.c moves it into workloads (empty after) */
+	struct sdoc_array workloads_rows;
 };
+/* Its members' table (view_fields.c); present is the row's has_present. */
+extern const struct sdoc_field view_sequential_fields[];
 
 /* own_states.KERNEL of a host state: that kernel's split of the metric's cells. */
 struct view_own_state {
-	const char *kernel;
+	const char *kernel;	/* the key: first, as an SK_MAP element begins */
 	double threshold, ratio, eta, slow_cells, cells;	/* NaN: none */
 	int separated;
 };
+/* Its members' table (view_fields.c), an SK_MAP's. */
+extern const struct sdoc_field view_own_state_fields[];
 
 /*
  * The members of a host_states[] entry the renderers' sentence reads
@@ -214,11 +245,19 @@ struct view_host_state {
 	const char *workload, *metric, *method;
 	double slope, correlation, reference_rate;	/* NaN: none */
 	int by_states, separated;
-	int modes_undecidable;	/* "modes": two emulator states the kernels do not share */
+	/*
+	 * modes.decidable: 0 when the runs sit at two emulator states the
+	 * kernels do not share; -1 not said (reports before issue 49).
+	 */
+	int modes_decidable;
 	size_t nown_states;
 	struct view_own_state *own_states;	/* in the report's order */
 	const json_t *json;
+	/* own_states as its row decodes it: report_view.c moves it into own_states (empty after) */
+	struct sdoc_array own_states_rows;
 };
+/* Its members' table (view_fields.c); json is the element itself, set as code. */
+extern const struct sdoc_field view_host_state_fields[];
 
 /* attribution (run --attribute): report_attr.c decodes and shows it. */
 struct view_attr_row {
@@ -380,7 +419,7 @@ struct view_index {
 /*
  * Decode @report (what report_analyze() returns) into @out. 0, or -1 with
  * the first member that is wrong and what was expected in @err
- * ("host.cpus: expected an integer or null, got a string";
+ * ("host.cpus: expected an integer, got a string";
  * "results[2].comparison.ci.lo: ..."). Either way report_view_release()
  * @out afterwards.
  */

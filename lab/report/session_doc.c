@@ -167,6 +167,7 @@ static void init_fields(const struct sdoc_field *fields, void *base)
 		case SK_TEXT: *(const char **)p = NULL; break;
 		case SK_CODEC: break;	/* its decode of nothing is its none */
 		case SK_ARRAY: *(struct sdoc_array *)p = (struct sdoc_array){ 0 }; break;
+		case SK_MAP: *(struct sdoc_array *)p = (struct sdoc_array){ 0 }; break;
 		}
 	}
 }
@@ -198,6 +199,23 @@ static json_t *encode_array(const struct sdoc_field *f, const struct sdoc_array 
 	for (size_t i = 0; i < a->n; i++)
 		json_array_append_new(arr, encode_object(f->sub, (const char *)a->v + i * f->elem_size));
 	return arr;
+}
+
+/* An SK_MAP member: an object of its elements, each under the name it begins with. */
+static json_t *encode_map(const struct sdoc_field *f, const struct sdoc_array *a)
+{
+	json_t *obj;
+
+	if (!a->present)
+		return NULL;
+	obj = json_object();
+	for (size_t i = 0; i < a->n; i++) {
+		const char *el = (const char *)a->v + i * f->elem_size;
+		const char *name = *(const char *const *)el;
+
+		json_object_set_new(obj, name ? name : "", encode_object(f->sub, el));
+	}
+	return obj;
 }
 
 /* Row @f of @base as JSON; NULL when its value is the absent one. */
@@ -240,6 +258,7 @@ static json_t *encode_value(const struct sdoc_field *f, const void *base)
 	case SK_TEXT: return json_string_lossy(s ? s : f->if_null ? f->if_null : "");
 	case SK_CODEC: return f->encode(p);
 	case SK_ARRAY: return encode_array(f, p);
+	case SK_MAP: return encode_map(f, p);
 	}
 	return NULL;
 }
@@ -334,6 +353,7 @@ static const char *want(const struct sdoc_field *f, const json_t *j, int *ok)
 	case SK_ARRAY:
 		*ok = json_is_array(j) || (f->nullable && json_is_null(j));
 		return f->nullable ? "an array or null" : "an array";
+	case SK_MAP: *ok = json_is_object(j); return "an object";
 	}
 	*ok = 0;
 	return "?";
@@ -390,6 +410,35 @@ static int store_array(struct decoder *d, const struct sdoc_field *f, const json
 	return 0;
 }
 
+/* An SK_MAP member @j (an object) into @a: each member an element that begins with its key. */
+static int store_map(struct decoder *d, const struct sdoc_field *f, const json_t *j,
+		     struct sdoc_array *a)
+{
+	const char *key;
+	json_t *o;
+	size_t i = 0;
+
+	a->present = 1;
+	a->n = json_object_size(j);
+	a->v = a->n ? xcalloc(a->n, f->elem_size) : NULL;
+	json_object_foreach((json_t *)j, key, o) {
+		char *el = (char *)a->v + i++ * f->elem_size;
+		size_t old = xjson_path_key(&d->path, key);
+		int bad = !json_is_object(o);
+
+		init_fields(f->sub, el);
+		*(const char **)el = key;
+		if (bad)
+			fail(d, "expected an object, got %s", xjson_type_name(o));
+		else
+			bad = decode_object(d, o, f->sub, el);
+		xjson_path_pop(&d->path, old);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
 /* Member @j of row @f (type checked) into @base. */
 static int store(struct decoder *d, const struct sdoc_field *f, const json_t *j, void *base)
 {
@@ -420,6 +469,7 @@ static int store(struct decoder *d, const struct sdoc_field *f, const json_t *j,
 	case SK_TEXT: *(const char **)p = json_string_value(j); break;
 	case SK_CODEC: break;	/* decode_row() calls it */
 	case SK_ARRAY: return store_array(d, f, j, p);
+	case SK_MAP: return store_map(d, f, j, p);
 	}
 	return 0;
 }
@@ -503,7 +553,7 @@ void sdoc_fields_release(const struct sdoc_field *fields, void *base)
 
 		if (f->kind == SK_OBJECT)
 			sdoc_fields_release(f->sub, p);
-		if (f->kind != SK_ARRAY)
+		if (f->kind != SK_ARRAY && f->kind != SK_MAP)
 			continue;
 		for (size_t i = 0; i < a->n; i++)
 			sdoc_fields_release(f->sub, (char *)a->v + i * f->elem_size);

@@ -169,11 +169,19 @@ enum sdoc_kind {
 	 */
 	SK_CODEC,
 	SK_ARRAY,		/* struct sdoc_array of .sub's objects, .elem_size bytes each */
+	/*
+	 * An object whose members are all .sub's objects, each named by its
+	 * key (own_states.KERNEL): a struct sdoc_array of them in the
+	 * object's order, .elem_size bytes each, whose first member is a
+	 * const char * that is the key (decoded: pointing into the JSON;
+	 * encoded: the member's name, "" for NULL). .sub has no row for it.
+	 */
+	SK_MAP,
 };
 
 /*
- * An SK_ARRAY member: @n structs of the row's .elem_size at @v, each
- * described by the row's .sub. Decoding allocates @v (xcalloc: free it
+ * An SK_ARRAY (or SK_MAP) member: @n structs of the row's .elem_size at
+ * @v, each described by the row's .sub. Decoding allocates @v (xcalloc: free it
  * with sdoc_fields_release()); a struct that encoder fills may point @v
  * at its own array, which the encoder only reads.
  */
@@ -215,7 +223,7 @@ struct sdoc_field {
 	int (*when)(const void *base);
 	json_t *(*encode)(const void *p);			/* SK_CODEC */
 	int (*decode)(const json_t *j, void *p, struct strbuf *why);	/* SK_CODEC */
-	size_t elem_size;	/* SK_ARRAY: sizeof its elements' struct */
+	size_t elem_size;	/* SK_ARRAY, SK_MAP: sizeof its elements' struct */
 	int nullable;		/* SK_ARRAY: null is a value of its own, kept (present -1) */
 	/*
 	 * SK_LONG: a whole number only (5 or 5.0, not 5.5), for a member that
@@ -272,8 +280,8 @@ LAB_MUST_CHECK
 int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *base,
 		       struct strbuf *err);
 /*
- * Free what sdoc_fields_decode() allocated in @base (its SK_ARRAY
- * members, theirs too) and leave them absent; on a failed decode it has
+ * Free what sdoc_fields_decode() allocated in @base (its SK_ARRAY and
+ * SK_MAP members, theirs too) and leave them absent; on a failed decode it has
  * done so itself. Nothing else of @base is freed.
  */
 void sdoc_fields_release(const struct sdoc_field *fields, void *base);

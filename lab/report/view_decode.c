@@ -48,24 +48,6 @@ double vd_num(struct vd *d, const json_t *obj, const char *where, const char *ke
 	return v ? json_number_value(v) : NAN;
 }
 
-long long vd_int(struct vd *d, const json_t *obj, const char *where, const char *key, int *has)
-{
-	const json_t *v = vd_get(obj, key);
-
-	if (has)
-		*has = json_is_integer(v);
-	if (v && !json_is_integer(v)) {
-		vd_fail(d, where, key, "an integer or null", v);
-		return 0;
-	}
-	return json_integer_value(v);
-}
-
-long vd_long(struct vd *d, const json_t *obj, const char *where, const char *key)
-{
-	return (long)vd_int(d, obj, where, key, NULL);
-}
-
 int vd_bool(struct vd *d, const json_t *obj, const char *where, const char *key)
 {
 	const json_t *v = vd_get(obj, key);
@@ -112,28 +94,6 @@ void *vd_elems(struct vd *d, const json_t *obj, const char *where, const char *k
 			vd_fail(d, where, at, "an object", e);
 		}
 	return *n ? xcalloc(*n, size) : NULL;
-}
-
-void *vd_each(struct vd *d, const json_t *obj, const char *where, const char *key, size_t size,
-	      size_t *n, vd_one_fn *one)
-{
-	const json_t *a = vd_arr(d, obj, where, key), *e;
-	char *elems;
-	size_t i;
-
-	*n = json_array_size(a);
-	elems = *n ? xcalloc(*n, size) : NULL;
-	json_array_foreach(a, i, e) {
-		char at[128];
-
-		snprintf(at, sizeof(at), "%s%s%s[%zu]", where, *where ? "." : "", key, i);
-		if (!json_is_object(e)) {
-			vd_fail(d, "", at, "an object", e);
-			continue;
-		}
-		one(d, e, at, elems + i * size);
-	}
-	return elems;
 }
 
 void vd_table(struct vd *d, const struct sdoc_field *fields, const json_t *obj, void *base)

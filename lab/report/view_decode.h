@@ -28,9 +28,6 @@ void vd_fail(struct vd *d, const char *where, const char *key, const char *want,
 const json_t *vd_get(const json_t *obj, const char *key);
 const char *vd_str(struct vd *d, const json_t *obj, const char *where, const char *key);
 double vd_num(struct vd *d, const json_t *obj, const char *where, const char *key);
-/* An integer member; *@has (may be NULL) says whether there was one. */
-long long vd_int(struct vd *d, const json_t *obj, const char *where, const char *key, int *has);
-long vd_long(struct vd *d, const json_t *obj, const char *where, const char *key);
 int vd_bool(struct vd *d, const json_t *obj, const char *where, const char *key);
 const json_t *vd_obj(struct vd *d, const json_t *obj, const char *where, const char *key);
 const json_t *vd_arr(struct vd *d, const json_t *obj, const char *where, const char *key);
@@ -41,16 +38,6 @@ const json_t *vd_arr(struct vd *d, const json_t *obj, const char *where, const c
  */
 void *vd_elems(struct vd *d, const json_t *obj, const char *where, const char *key, size_t size,
 	       size_t *n);
-/*
- * As vd_elems(), each object element read by @one into its element as
- * they come (@at its path: "WHERE.KEY[I]"), so that the first error named
- * is the first in the file; a non-object element is the error and stays
- * zeroed.
- */
-typedef void vd_one_fn(struct vd *d, const json_t *e, const char *at, void *elem);
-void *vd_each(struct vd *d, const json_t *obj, const char *where, const char *key, size_t size,
-	      size_t *n, vd_one_fn *one);
-
 /*
  * The rows @fields (a view member's table, offsets into @base; report_view.h)
  * of @obj through the table codec (sdoc_fields_decode()): its error, the

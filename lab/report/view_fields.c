@@ -171,3 +171,181 @@ const struct sdoc_field view_geomean_fields[] = {
 	{ "of", SK_JSON, GEO(of), .json_type = "array" },
 	{ NULL },
 };
+
+#define HST(f) .offset = offsetof(struct view_host, f)
+
+/* host: the machine the session ran on. */
+const struct sdoc_field view_host_fields[] = {
+	{ "hostname", SK_STRING, HST(hostname) },
+	{ "cpu", SK_STRING, HST(cpu) },
+	{ "kernel", SK_STRING, HST(kernel) },
+	{ "cpus", SK_INT, HST(cpus) },
+	{ "memory_mib", SK_NUMBER, HST(memory_mib) },
+	{ "accel", SK_STRING, HST(accel) },
+	{ "accel_reason", SK_STRING, HST(accel_reason) },
+	{ "qemu_version", SK_STRING, HST(qemu_version) },
+	{ "libvirt_version", SK_STRING, HST(libvirt_version) },
+	{ "libvirt_uri", SK_STRING, HST(libvirt_uri) },
+	{ NULL },
+};
+
+#define NOD(f) .offset = offsetof(struct view_node, f)
+#define GST(f) .offset = offsetof(struct view_guest, f)
+
+/* guest.nodes[]: a NUMA node of the guest. */
+const struct sdoc_field view_node_fields[] = {
+	{ "id", SK_LONG, NOD(id), .whole = 1 },
+	{ "cpus", SK_STRING, NOD(cpus) },
+	{ "memory_mib", SK_NUMBER, NOD(memory_mib) },
+	{ NULL },
+};
+
+/* guest: its topology as it ran; present: the report has one. */
+const struct sdoc_field view_guest_fields[] = {
+	{ "name", SK_STRING, GST(name) },
+	{ "vcpus", SK_LONG, GST(vcpus), .whole = 1 },
+	{ "memory_mib", SK_NUMBER, GST(memory_mib) },
+	{ "icount_shift", SK_INT, GST(icount_shift) },
+	{ "nodes", SK_ARRAY, GST(nodes_rows), .sub = view_node_fields,
+	  .elem_size = sizeof(struct view_node) },
+	{ NULL },
+};
+
+#define PAT(f) .offset = offsetof(struct view_patch, f)
+#define SFI(f) .offset = offsetof(struct view_series_file, f)
+#define KER(f) .offset = offsetof(struct view_kernel, f)
+
+/* kernels[].series[]: a patch of the series, as applied. */
+const struct sdoc_field view_patch_fields[] = {
+	{ "subject", SK_STRING, PAT(subject) },
+	{ "hash", SK_STRING, PAT(hash) },
+	{ "author", SK_STRING, PAT(author) },
+	{ "message_id", SK_STRING, PAT(message_id) },
+	{ NULL },
+};
+
+/* kernels[].series_files[]: the series as built, each file's digest (the mail's recipe). */
+static const struct sdoc_field series_file_fields[] = {
+	{ "file", SK_STRING, SFI(file) },
+	{ "sha256", SK_STRING, SFI(sha256) },
+	{ NULL },
+};
+
+/*
+ * kernels[].cover, the series' cover letter, and kernels[].series_author,
+ * its From: objects whose members the view keeps flat in the kernel, so
+ * their rows' offsets are the kernel's (the objects' rows are at 0).
+ */
+static const struct sdoc_field cover_fields[] = {
+	{ "subject", SK_STRING, KER(cover_subject) },
+	{ "message_id", SK_STRING, KER(cover_message_id) },
+	{ NULL },
+};
+
+static const struct sdoc_field series_author_fields[] = {
+	{ "name", SK_STRING, KER(author_name) },
+	{ "address", SK_STRING, KER(author_address) },
+	{ NULL },
+};
+
+/* kernels[]: a kernel as built, its series, and where and by whom the series was posted. */
+const struct sdoc_field view_kernel_fields[] = {
+	{ "name", SK_STRING, KER(name) },
+	{ "role", SK_STRING, KER(role) },
+	{ "source", SK_STRING, KER(source) },
+	{ "ref", SK_STRING, KER(ref) },
+	{ "version", SK_STRING, KER(version) },
+	{ "config_hash", SK_STRING, KER(config_hash) },
+	{ "cache_key", SK_STRING, KER(cache_key) },
+	{ "series", SK_ARRAY, KER(series_rows), .sub = view_patch_fields,
+	  .elem_size = sizeof(struct view_patch) },
+	{ "posted_to", SK_STRING, KER(posted_to) },
+	{ "source_id", SK_STRING, KER(source_id) },
+	{ "series_author", SK_OBJECT, .offset = 0, .sub = series_author_fields },
+	{ "cover", SK_OBJECT, .offset = 0, .sub = cover_fields },
+	{ "series_files", SK_ARRAY, KER(series_files_rows), .sub = series_file_fields,
+	  .elem_size = sizeof(struct view_series_file) },
+	{ NULL },
+};
+
+#define MET(f) .offset = offsetof(struct view_metric_decl, f)
+#define WKL(f) .offset = offsetof(struct view_workload, f)
+
+/* workloads[].metrics[]: a metric as declared, and which way is better. */
+const struct sdoc_field view_metric_decl_fields[] = {
+	{ "name", SK_STRING, MET(name) },
+	{ "unit", SK_STRING, MET(unit) },
+	{ "better", SK_STRING, MET(better) },
+	{ "help", SK_STRING, MET(help) },
+	{ "threshold", SK_NUMBER, MET(threshold) },
+	{ "primary", SK_FLAG, MET(primary) },
+	{ NULL },
+};
+
+/* workloads[]: a workload as configured. */
+const struct sdoc_field view_workload_fields[] = {
+	{ "name", SK_STRING, WKL(name) },
+	{ "type", SK_STRING, WKL(type) },
+	{ "params", SK_JSON, WKL(params), .json_type = "object" },
+	{ "runs", SK_INT, WKL(runs) },
+	{ "threshold", SK_NUMBER, WKL(threshold) },
+	{ "metrics", SK_ARRAY, WKL(metrics_rows), .sub = view_metric_decl_fields,
+	  .elem_size = sizeof(struct view_metric_decl) },
+	{ NULL },
+};
+
+#define OWN(f) .offset = offsetof(struct view_own_state, f)
+#define HSS(f) .offset = offsetof(struct view_host_state, f)
+
+/* host_states[].own_states.KERNEL: that kernel's split of the metric's cells. */
+const struct sdoc_field view_own_state_fields[] = {
+	{ "threshold", SK_NUMBER, OWN(threshold) },
+	{ "ratio", SK_NUMBER, OWN(ratio) },
+	{ "eta", SK_NUMBER, OWN(eta) },
+	{ "slow_cells", SK_NUMBER, OWN(slow_cells) },
+	{ "cells", SK_NUMBER, OWN(cells) },
+	{ "separated", SK_FLAG, OWN(separated) },
+	{ NULL },
+};
+
+/* host_states[].modes: of its members the view keeps decidable, flat in the host state. */
+static const struct sdoc_field modes_fields[] = {
+	{ "decidable", SK_BOOL, HSS(modes_decidable) },
+	{ NULL },
+};
+
+/* host_states[]: a metric adjusted for the host's emulator states (report_hoststate.c). */
+const struct sdoc_field view_host_state_fields[] = {
+	{ "workload", SK_STRING, HSS(workload) },
+	{ "metric", SK_STRING, HSS(metric) },
+	{ "method", SK_STRING, HSS(method) },
+	{ "slope", SK_NUMBER, HSS(slope) },
+	{ "correlation", SK_NUMBER, HSS(correlation) },
+	{ "reference_rate", SK_NUMBER, HSS(reference_rate) },
+	{ "by_states", SK_FLAG, HSS(by_states) },
+	{ "separated", SK_FLAG, HSS(separated) },
+	{ "modes", SK_OBJECT, .offset = 0, .sub = modes_fields },
+	{ "own_states", SK_MAP, HSS(own_states_rows), .sub = view_own_state_fields,
+	  .elem_size = sizeof(struct view_own_state) },
+	{ NULL },
+};
+
+#define SQW(f) .offset = offsetof(struct view_seq_workload, f)
+#define SQS(f) .offset = offsetof(struct view_sequential, f)
+
+/* sequential.workloads.NAME: where a workload of a sequential session stopped. */
+const struct sdoc_field view_seq_workload_fields[] = {
+	{ "stopped", SK_FLAG, SQW(stopped) },
+	{ "why", SK_STRING, SQW(why) },
+	{ "look", SK_LONG, SQW(look), .whole = 1 },
+	{ "runs_per_kernel", SK_NUMBER, SQW(runs_per_kernel) },
+	{ NULL },
+};
+
+/* sequential: the looks of a `run --until decided` session; present: it was one. */
+const struct sdoc_field view_sequential_fields[] = {
+	{ "workloads", SK_MAP, SQS(workloads_rows), .sub = view_seq_workload_fields,
+	  .elem_size = sizeof(struct view_seq_workload) },
+	{ "looks", SK_JSON, SQS(looks), .json_type = "array" },
+	{ NULL },
+};

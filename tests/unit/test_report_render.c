@@ -1020,7 +1020,7 @@ static void test_note_and_icount(void **state)
 	struct strbuf err = STRBUF_INIT;
 	json_object_set_new(s, "note", json_integer(3));
 	assert_null(report_analyze(s, &err));
-	assert_non_null(strstr(err.buf, "note: expected a string or null, got an integer"));
+	assert_non_null(strstr(err.buf, "note: expected a string, got an integer"));
 	sb_release(&err);
 	sb_release(&t);
 	sb_release(&h);

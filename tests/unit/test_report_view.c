@@ -211,7 +211,7 @@ static void test_hostile(void **state)
 		{ "", "kernels", "{}", "kernels: expected an array" },
 		{ "", "warnings", "[3]", "warnings[0]: expected an object" },
 		{ "guest", "nodes", "[{\"cpus\": 1}]", "guest.nodes[0].cpus: expected a string" },
-		/* the first error in the file is the one named (vd_each()) */
+		/* the first error in the file is the one named */
 		{ "guest", "nodes", "[{\"cpus\": 1}, 2]", "guest.nodes[0].cpus: expected a string" },
 		{ "guest", "nodes", "[{}, 2, {\"id\": \"x\"}]", "guest.nodes[1]: expected an object" },
 		{ "summary", "verdicts", "{\"regression\": \"x\"}",
@@ -223,8 +223,9 @@ static void test_hostile(void **state)
 }
 
 /*
- * The members read through their field tables (view_fields.c: statistics,
- * summary, claim, session, warnings, design, geomean) are refused
+ * The members read through their field tables (view_fields.c: schema,
+ * note, statistics, summary, claim, session, host, guest, kernels,
+ * workloads, warnings, design, geomean, host_states, sequential) are refused
  * by the table codec, whole message: its path, the table's "expected"
  * (no "or null": null is none), what it got. With two wrong members, the
  * first read is the one named.
@@ -242,7 +243,7 @@ static void test_table_members(void **state)
 		  "claim.size_pct: expected a number, got a string" },
 		{ "session", "complete", "\"yes\"",
 		  "session.complete: expected true or false, got a string" },
-		/* the view's integers are whole (.whole): 1.5 is refused, as by main's vd_long() */
+		/* the view's integers are whole (.whole): 1.5 is refused, as main's hand-written reader did */
 		{ "statistics", "resamples", "1.5",
 		  "statistics.resamples: expected an integer or null, got a number" },
 		{ "summary", "verdicts", "{\"regression\": 2.5}",
@@ -255,10 +256,181 @@ static void test_table_members(void **state)
 		  "design.alone: expected an array of workload names, got an integer" },
 		{ "", "warnings", "[{}, {\"kind\": 1}]",
 		  "warnings[1].kind: expected a string or null, got an integer" },
+		{ "", "schema", "3", "schema: expected a string, got an integer" },
+		{ "", "note", "[]", "note: expected a string, got an array" },
+		{ "host", "cpus", "\"two\"", "host.cpus: expected an integer, got a string" },
+		{ "host", "memory_mib", "\"big\"", "host.memory_mib: expected a number, got a string" },
+		{ "host", "accel", "true", "host.accel: expected a string, got a boolean" },
+		{ "", "guest", "[]", "guest: expected an object, got an array" },
+		{ "guest", "name", "1", "guest.name: expected a string, got an integer" },
+		{ "guest", "vcpus", "2.5", "guest.vcpus: expected an integer or null, got a number" },
+		{ "guest", "icount_shift", "\"2\"",
+		  "guest.icount_shift: expected an integer, got a string" },
+		{ "guest", "nodes", "{}", "guest.nodes: expected an array, got an object" },
+		{ "guest", "nodes", "[{\"id\": \"x\"}]",
+		  "guest.nodes[0].id: expected an integer or null, got a string" },
+		{ "", "kernels", "[{}, 2]", "kernels[1]: expected an object, got an integer" },
+		{ "", "kernels", "[{\"name\": 1}]", "kernels[0].name: expected a string, got an integer" },
+		{ "", "kernels", "[{\"series\": [{\"hash\": 7}]}]",
+		  "kernels[0].series[0].hash: expected a string, got an integer" },
+		{ "", "kernels", "[{\"posted_to\": []}]",
+		  "kernels[0].posted_to: expected a string, got an array" },
+		{ "", "kernels", "[{\"series_author\": \"me\"}]",
+		  "kernels[0].series_author: expected an object, got a string" },
+		{ "", "kernels", "[{\"cover\": {\"subject\": []}}]",
+		  "kernels[0].cover.subject: expected a string, got an array" },
+		{ "", "kernels", "[{\"series_files\": [3]}]",
+		  "kernels[0].series_files[0]: expected an object, got an integer" },
+		{ "", "workloads", "[{\"runs\": \"3\"}]",
+		  "workloads[0].runs: expected an integer, got a string" },
+		{ "", "workloads", "[{\"params\": []}]",
+		  "workloads[0].params: expected an object, got an array" },
+		{ "", "workloads", "[{\"metrics\": [{\"threshold\": \"x\"}]}]",
+		  "workloads[0].metrics[0].threshold: expected a number, got a string" },
+		{ "", "workloads", "[{\"metrics\": [{\"primary\": 1}]}]",
+		  "workloads[0].metrics[0].primary: expected a boolean or null, got an integer" },
+		{ "", "host_states", "[2]", "host_states[0]: expected an object, got an integer" },
+		{ "", "host_states", "[{\"slope\": \"x\"}]",
+		  "host_states[0].slope: expected a number, got a string" },
+		{ "", "host_states", "[{\"by_states\": 1}]",
+		  "host_states[0].by_states: expected a boolean or null, got an integer" },
+		{ "", "host_states", "[{\"modes\": 1}]",
+		  "host_states[0].modes: expected an object, got an integer" },
+		/* main read anything but false as decidable, silently */
+		{ "", "host_states", "[{\"modes\": {\"decidable\": \"no\"}}]",
+		  "host_states[0].modes.decidable: expected true or false, got a string" },
+		{ "", "host_states", "[{\"own_states\": []}]",
+		  "host_states[0].own_states: expected an object, got an array" },
+		{ "", "host_states", "[{\"own_states\": {\"base\": {\"cells\": \"many\"}}}]",
+		  "host_states[0].own_states.base.cells: expected a number, got a string" },
+		{ "", "sequential", "[]", "sequential: expected an object, got an array" },
+		{ "", "sequential", "{\"looks\": {}}", "sequential.looks: expected an array, got an object" },
+		{ "", "sequential", "{\"workloads\": []}",
+		  "sequential.workloads: expected an object, got an array" },
+		{ "", "sequential", "{\"workloads\": {\"yp\": 3}}",
+		  "sequential.workloads.yp: expected an object, got an integer" },
+		{ "", "sequential", "{\"workloads\": {\"yp\": {\"why\": 1}}}",
+		  "sequential.workloads.yp.why: expected a string, got an integer" },
+		{ "", "sequential", "{\"workloads\": {\"yp\": {\"look\": \"2\"}}}",
+		  "sequential.workloads.yp.look: expected an integer or null, got a string" },
 	};
 	(void)state;
-	/* a later wrong member is not the one named */
-	expect_refused(cases, ARRAY_SIZE(cases), 1, "host_states");
+	/* a later wrong member (results are read last) is not the one named */
+	expect_refused(cases, ARRAY_SIZE(cases), 1, "results");
+}
+
+/*
+ * What a table reads as none is what the hand-written readers read: an
+ * absent or null member is NULL, NaN or 0 and its has_ flag 0, never the
+ * table's SDOC_NONE or -1; an integer written as 2.0 is an integer.
+ */
+static void test_table_nones(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	json_t *host = json_object_get(r, "host"), *guest = json_object_get(r, "guest");
+	json_t *w = json_array_get(json_object_get(r, "workloads"), 0);
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_del(host, "cpus");
+	json_object_set_new(host, "cpu", json_null());
+	json_object_set_new(host, "memory_mib", json_null());
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_false(v.host.has_cpus);
+	assert_int_equal(v.host.cpus, 0);
+	assert_null(v.host.cpu);
+	assert_true(isnan(v.host.memory_mib));
+	assert_string_equal(v.host.accel, "tcg");
+	report_view_release(&v);
+
+	json_object_set_new(host, "cpus", json_real(2.0));
+	json_object_set_new(guest, "vcpus", json_null());
+	json_object_set_new(guest, "icount_shift", json_integer(2));
+	json_object_del(json_array_get(json_object_get(guest, "nodes"), 0), "id");
+	json_object_set_new(w, "runs", json_integer(3));
+	json_object_set_new(json_array_get(json_object_get(w, "metrics"), 0), "primary", json_true());
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_true(v.workloads[0].has_runs);
+	assert_int_equal(v.workloads[0].runs, 3);
+	assert_false(v.workloads[1].has_runs);
+	assert_int_equal(v.workloads[1].runs, 0);
+	assert_true(isnan(v.workloads[0].threshold));
+	assert_non_null(v.workloads[0].params);
+	assert_int_equal(v.workloads[0].nmetrics, 2);
+	assert_true(v.workloads[0].metrics[0].primary);
+	assert_false(v.workloads[0].metrics[1].primary);
+	assert_null(v.workloads[0].metrics[1].help);
+	assert_string_equal(v.workloads[0].metrics[1].unit, "switches/s");
+	assert_true(v.host.has_cpus);
+	assert_int_equal(v.host.cpus, 2);
+	assert_true(v.guest.present);
+	assert_int_equal(v.guest.vcpus, 0);
+	assert_true(v.guest.has_icount_shift);
+	assert_int_equal(v.guest.icount_shift, 2);
+	assert_int_equal(v.guest.nnodes, 2);
+	assert_int_equal(v.guest.nodes[0].id, 0);
+	assert_int_equal(v.guest.nodes[1].id, 1);
+	report_view_release(&v);
+
+	json_object_set_new(r, "guest", json_null());
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_false(v.guest.present);
+	assert_false(v.guest.has_icount_shift);
+	assert_int_equal(v.guest.icount_shift, 0);
+	assert_int_equal(v.guest.nnodes, 0);
+	assert_null(v.guest.nodes);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/* A kernel's series, its files, cover and author land where the renderers read them. */
+static void test_kernel_series(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	json_t *k = json_array_get(json_object_get(r, "kernels"), 1);
+	const struct view_kernel *o;
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(k, "series", xjson_pack("[{s:s, s:s}, {s:s, s:s, s:s}]",
+						    "subject", "mm: one", "hash", "aaa",
+						    "subject", "mm: two", "author", "A <a@x>",
+						    "message_id", "<2@x>"));
+	json_object_set_new(k, "series_files", xjson_pack("[{s:s, s:s}]", "file", "0001.patch",
+							  "sha256", "ff00"));
+	json_object_set_new(k, "cover", xjson_pack("{s:s, s:s}", "subject", "[PATCH 0/2] mm",
+						   "message_id", "<0@x>"));
+	json_object_set_new(k, "series_author", xjson_pack("{s:s}", "address", "a@x"));
+	json_object_set_new(k, "posted_to", json_string("linux-mm@kvack.org"));
+	json_object_set_new(k, "source_id", json_string("git:abc"));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	o = &v.kernels[1];
+	assert_int_equal(o->nseries, 2);
+	assert_string_equal(o->series[0].hash, "aaa");
+	assert_null(o->series[0].author);
+	assert_string_equal(o->series[1].message_id, "<2@x>");
+	assert_int_equal(o->nseries_files, 1);
+	assert_string_equal(o->series_files[0].sha256, "ff00");
+	assert_string_equal(o->cover_subject, "[PATCH 0/2] mm");
+	assert_string_equal(o->cover_message_id, "<0@x>");
+	assert_null(o->author_name);
+	assert_string_equal(o->author_address, "a@x");
+	assert_string_equal(o->posted_to, "linux-mm@kvack.org");
+	assert_string_equal(o->source_id, "git:abc");
+	assert_string_equal(o->name, "patched");
+	assert_null(v.kernels[0].cover_subject);
+	assert_int_equal(v.kernels[0].nseries_files, 0);
+	assert_ptr_equal(v.kernels_json, json_object_get(r, "kernels"));
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
 }
 
 /* A host state decodes typed; its own_states entry is named by its kernel. */
@@ -285,12 +457,56 @@ static void test_host_state(void **state)
 	assert_string_equal(v.host_state_recs[0].own_states[1].kernel, "patched");
 	assert_true(v.host_state_recs[0].own_states[0].cells == 40);
 	assert_true(isnan(v.host_state_recs[0].own_states[1].cells));
+	assert_int_equal(v.host_state_recs[0].modes_decidable, -1);	/* not said */
+	assert_ptr_equal(v.host_states[0], hs);
+	report_view_release(&v);
+
+	json_object_set_new(hs, "modes", json_pack("{s:b}", "decidable", 0));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(v.host_state_recs[0].modes_decidable, 0);
 	report_view_release(&v);
 
 	json_object_set_new(hs, "own_states", json_pack("{s:i}", "base", 3));
 	sb_reset(&err);
 	assert_int_equal(report_view_decode(r, &v, &err), -1);
 	assert_string_equal(err.buf, "host_states[0].own_states.base: expected an object, got an integer");
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/* A sequential session's workloads, keyed by name, in the report's order, with their nones. */
+static void test_sequential(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	const struct view_seq_workload *w;
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_false(v.sequential.present);
+	assert_int_equal(v.sequential.nworkloads, 0);
+	report_view_release(&v);
+
+	json_object_set_new(r, "sequential",
+			    xjson_pack("{s:[{s:i}], s:{s:{s:b, s:s, s:i, s:f}, s:{}}}",
+				       "looks", "look", 1, "workloads", "yp", "stopped", 1,
+				       "why", "decided", "look", 2, "runs_per_kernel", 6.0, "agg"));
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_true(v.sequential.present);
+	assert_int_equal(json_array_size(v.sequential.looks), 1);
+	assert_int_equal(v.sequential.nworkloads, 2);
+	w = v.sequential.workloads;
+	assert_string_equal(w[0].name, "yp");
+	assert_true(w[0].stopped && w[0].look == 2 && w[0].runs_per_kernel == 6);
+	assert_string_equal(w[0].why, "decided");
+	assert_string_equal(w[1].name, "agg");
+	assert_true(!w[1].stopped && w[1].look == 0 && isnan(w[1].runs_per_kernel));
+	assert_null(w[1].why);
 	report_view_release(&v);
 	json_decref(r);
 	sb_release(&err);
@@ -327,10 +543,10 @@ static void test_render_undecodable(void **state)
 
 	json_object_set_new(json_object_get(r, "host"), "cpus", json_string("two"));
 	assert_int_equal(report_view_decode(r, &v, &err), -1);
-	assert_string_equal(err.buf, "host.cpus: expected an integer or null, got a string");
+	assert_string_equal(err.buf, "host.cpus: expected an integer, got a string");
 	assert_int_equal(report_render_mail(r, &(struct report_mail_opts){ 0 }, &mail, &why), -1);
 	assert_string_equal(why.buf, "the report does not decode: host.cpus: "
-			    "expected an integer or null, got a string");
+			    "expected an integer, got a string");
 	assert_int_equal(mail.len, 0);
 	report_view_release(&v);
 	json_decref(r);
@@ -410,8 +626,11 @@ int main(void)
 		cmocka_unit_test(test_every_fixture),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_table_members),
+		cmocka_unit_test(test_table_nones),
+		cmocka_unit_test(test_kernel_series),
 		cmocka_unit_test(test_hostile_result),
 		cmocka_unit_test(test_host_state),
+		cmocka_unit_test(test_sequential),
 		cmocka_unit_test(test_render_undecodable),
 		cmocka_unit_test(test_session_input),
 	};

@@ -42,6 +42,7 @@ static const char *type_of(const struct sdoc_field *f, int *null)
 	case SK_OBJECT: return "object";
 	case SK_JSON: case SK_CODEC: return f->json_type;
 	case SK_ARRAY: return "array";
+	case SK_MAP: return "object";
 	}
 	return "?";
 }

@@ -43,6 +43,7 @@ static const char *type_of(const struct sdoc_field *f, int *null_ok)
 	case SK_OBJECT: return "object";
 	case SK_JSON: case SK_CODEC: return f->json_type;
 	case SK_ARRAY: return "array";
+	case SK_MAP: return "object";
 	}
 	return "?";
 }
@@ -395,6 +396,100 @@ static void test_infinite_is_null(void **state)
 	json_decref(j);
 }
 
+/* SK_MAP's test document: an object "m" whose members are all map_elem_fields' objects. */
+struct map_elem {
+	const char *name;	/* the member's key */
+	double x;
+	int flag;
+};
+
+struct map_doc {
+	struct sdoc_array m;
+};
+
+static const struct sdoc_field map_elem_fields[] = {
+	{ "x", SK_NUMBER, .offset = offsetof(struct map_elem, x) },
+	{ "flag", SK_FLAG, .offset = offsetof(struct map_elem, flag) },
+	{ NULL },
+};
+
+static const struct sdoc_field map_fields[] = {
+	{ "m", SK_MAP, .offset = offsetof(struct map_doc, m), .sub = map_elem_fields,
+	  .elem_size = sizeof(struct map_elem) },
+	{ NULL },
+};
+
+/* @text decoded by map_fields: refused with @want, or (@want NULL) decoded into @d. */
+static void map_decode(const char *text, struct map_doc *d, const char *want)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	struct strbuf err = STRBUF_INIT;
+
+	assert_non_null(j);
+	if (!want) {
+		if (sdoc_fields_decode(map_fields, j, d, &err))
+			fail_msg("%s: %s", text, sb_str(&err));
+	} else {
+		assert_int_equal(sdoc_fields_decode(map_fields, j, d, &err), -1);
+		assert_string_equal(sb_str(&err), want);
+		/* a failed decode has released what it allocated */
+		assert_null(d->m.v);
+		assert_int_equal(d->m.n, 0);
+	}
+	json_decref(j);
+	sb_release(&err);
+}
+
+/*
+ * SK_MAP, an object whose members are all of one table (a report's
+ * own_states.KERNEL, sequential.workloads.NAME): each member an element
+ * named by its key, in the object's order, with its table's nones; a
+ * member that is not an object, or a wrong one of its members, refused
+ * by its path; encoded back under the names.
+ */
+static void test_map(void **state)
+{
+	static const char text[] = "{\"m\": {\"b\": {\"x\": 1.5, \"flag\": true}, \"a\": {}}}";
+	json_t *j = json_loads(text, 0, NULL), *out, *want;
+	struct map_doc d;
+	struct strbuf err = STRBUF_INIT;
+	const struct map_elem *e;
+	(void)state;
+
+	assert_int_equal(sdoc_fields_decode(map_fields, j, &d, &err), 0);
+	assert_int_equal(d.m.present, 1);
+	assert_int_equal(d.m.n, 2);
+	e = d.m.v;
+	assert_string_equal(e[0].name, "b");
+	assert_true(e[0].x == 1.5 && e[0].flag == 1);
+	assert_string_equal(e[1].name, "a");
+	assert_true(isnan(e[1].x) && e[1].flag == 0);
+	out = sdoc_fields_encode(map_fields, &d);
+	want = json_loads("{\"m\": {\"b\": {\"x\": 1.5, \"flag\": true}, \"a\": {\"flag\": false}}}",
+			  0, NULL);
+	assert_true(json_equal(out, want));
+	sdoc_fields_release(map_fields, &d);
+	assert_null(d.m.v);
+	assert_int_equal(d.m.n, 0);
+	json_decref(out);
+	json_decref(want);
+	json_decref(j);
+	sb_release(&err);
+
+	map_decode("{\"m\": {\"a\": {}, \"b\": 3}}", &d, "m.b: expected an object, got an integer");
+	map_decode("{\"m\": {\"a\": {\"x\": \"y\"}}}", &d, "m.a.x: expected a number, got a string");
+	map_decode("{\"m\": []}", &d, "m: expected an object, got an array");
+	/* null, or nothing, is none: not present, and not written */
+	map_decode("{\"m\": null}", &d, NULL);
+	assert_int_equal(d.m.present, 0);
+	out = sdoc_fields_encode(map_fields, &d);
+	assert_int_equal(json_object_size(out), 0);
+	json_decref(out);
+	map_decode("{\"m\": {}}", &d, NULL);
+	assert_true(d.m.present == 1 && d.m.n == 0);
+	sdoc_fields_release(map_fields, &d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_decoded),
 		cmocka_unit_test(test_partners),
 		cmocka_unit_test(test_infinite_is_null),
+		cmocka_unit_test(test_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
