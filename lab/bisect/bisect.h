@@ -125,7 +125,8 @@ void step_results_decode(const json_t *arr, struct step_results *out);
 void step_results_release(struct step_results *rs);
 /*
  * The same from a decoded results array (struct bisect_doc_result, whose
- * table requires the strings); json is NULL. step_results_release() frees it.
+ * table requires the strings; NULL: none, a step not measured), an element
+ * for each of @a's, in order; json is NULL. step_results_release() frees it.
  */
 void step_results_of(const struct sdoc_array *a, struct step_results *out);
 /* Whether two decoded results arrays say the same (a step's and the result's copy of it). */

@@ -183,11 +183,12 @@ json_t *bisect_state_load(const char *path, struct strbuf *err)
 
 void step_results_of(const struct sdoc_array *a, struct step_results *out)
 {
-	const struct bisect_doc_result *v = a->v;
+	const struct bisect_doc_result *v = a ? a->v : NULL;
+	size_t n = a ? a->n : 0;
 
 	out->n = 0;
-	out->v = xcalloc(a->n + 1, sizeof(*out->v));
-	for (size_t i = 0; i < a->n; i++) {
+	out->v = xcalloc(n + 1, sizeof(*out->v));
+	for (size_t i = 0; i < n; i++) {
 		struct step_result *x = &out->v[out->n++];
 
 		/* workload, metric and verdict are required by the table */
