@@ -28,12 +28,15 @@
 #include <time.h>
 #include <unistd.h>
 
+/* bisect.json: the state encoded by its table, written atomically. */
 LAB_MUST_CHECK int bisect_save(struct bisect *bs)
 {
 	char *path = xasprintf("%s/bisect.json", bs->dir);
-	int r = session_write_json(path, bs->state) ?
+	json_t *j = bisect_doc_encode(&bs->doc);
+	int r = session_write_json(path, j) ?
 		lab_error("cannot write %s: %s", path, strerror(errno)) : LAB_OK;
 
+	json_decref(j);
 	free(path);
 	return r;
 }
@@ -62,13 +65,13 @@ char *bisect_prefix_name(const struct bisect *bs, long k)
 }
 
 /* 1 when @results says some metric of @tracked differs (improvement or regression). */
-static int moves_any(const json_t *tracked, const json_t *results)
+static int moves_any(const struct sdoc_array *tracked, const struct sdoc_array *results)
 {
 	struct step_results t, rs;
 	int any = 0;
 
-	step_results_decode(tracked, &t);
-	step_results_decode(results, &rs);
+	step_results_of(tracked, &t);
+	step_results_of(results, &rs);
 	for (size_t i = 0; i < t.n; i++)
 		any |= bisect_decisive(step_results_find(&rs, t.v[i].workload, t.v[i].metric));
 	step_results_release(&t);
@@ -84,11 +87,11 @@ static int moves_any(const json_t *tracked, const json_t *results)
 static void culprit_attribution(struct bisect *bs, const char *before, const char *at,
 				struct bisect_doc_end *end, struct strbuf *text)
 {
-	struct bisect_step st;
+	const struct bisect_doc_step *st = bisect_find_step(bs, before, at);
 	struct strbuf err = STRBUF_INIT;
 	struct view_attribution va;
-	int found = bisect_find_step(bs, before, at, &st) != NULL;
-	json_t *report = found ? bisect_step_report(bs, &st, &err) : NULL, *a;
+	int found = st != NULL;
+	json_t *report = found ? bisect_step_report(bs, st, &err) : NULL, *a;
 
 	a = json_object_get(report, "attribution");
 	sb_adds(text, "where its instructions moved (docs/attribution.md):\n");
@@ -119,9 +122,9 @@ static void culprit_attribution(struct bisect *bs, const char *before, const cha
 static int culprit_effects(struct bisect *bs, long c, struct bisect_doc_end *end,
 			   struct strbuf *text)
 {
-	const json_t *tracked = bisect_head_of(bs).tracked;
+	const struct sdoc_array *tracked = &bs->doc.tracked, *rest;
 	char *before = bisect_prefix_name(bs, c - 1), *at = bisect_prefix_name(bs, c);
-	json_t *own = NULL, *rest = NULL;
+	struct sdoc_array own;
 	enum prefix_build built;
 	int r = LAB_OK;
 
@@ -138,17 +141,12 @@ static int culprit_effects(struct bisect *bs, long c, struct bisect_doc_end *end
 	if (r)
 		goto out;
 	sb_addf(text, "\nits own effect (%s against %s):\n", at, before);
-	bisect_fmt_tracked(text, tracked, own);
-	if (bisect_doc_results(own, &end->own_effect)) {
-		r = lab_error("bisect: the own step's results are not results");
-		goto out;
-	}
+	bisect_fmt_tracked(text, tracked, &own);
+	end->own_effect = bisect_doc_results_copy(&own);
 	if (bs->o->attribute != RUN_ATTRIBUTE_OFF)
 		culprit_attribution(bs, before, at, end, text);
-	struct bisect_step st;
-
-	if (c < bs->n && !(rest = bisect_results_of(bs, at, bs->series)) &&
-	    !bisect_find_step(bs, at, bs->series, &st)) {
+	rest = c < bs->n ? bisect_results_of(bs, at, bs->series) : NULL;
+	if (c < bs->n && !rest && !bisect_find_step(bs, at, bs->series)) {
 		char range[48];
 
 		/* The probe placed c by its first session alone (the midpoint rule). */
@@ -166,12 +164,11 @@ static int culprit_effects(struct bisect *bs, long c, struct bisect_doc_end *end
 		else
 			sb_addf(text, "the remaining patches %ld..%ld (%s against %s):\n", c + 1, bs->n,
 				bs->series, at);
+		/* the step is there, not measured: its results read as none, as ever */
 		bisect_fmt_tracked(text, tracked, rest);
-		if (bisect_doc_results(rest, &end->remaining)) {
-			r = lab_error("bisect: the remaining step's results are not results");
-			goto out;
-		}
-		if (!rest)
+		if (rest)
+			end->remaining = bisect_doc_results_copy(rest);
+		else
 			end->remaining.present = -1;
 		int adds = moves_any(tracked, rest);
 
@@ -203,9 +200,11 @@ static int search(struct bisect *bs, struct strbuf *text)
 	switch (br.outcome) {
 	case BISECT_FOUND:
 		end.culprit = br.culprit;
-		/* patches[] was checked: a patch that is not one is left out, as before */
-		if (bisect_doc_patch_decode(bisect_patch_at(bs, br.culprit), &end.patch))
-			end.patch.present = 0;
+		/* patches[] has n patches (checked): the culprit's is there */
+		if (bisect_doc_patch_at(&bs->doc, br.culprit)) {
+			end.patch = *bisect_doc_patch_at(&bs->doc, br.culprit);
+			end.patch.present = 1;
+		}
 		sb_adds(text, "\nculprit: ");
 		bisect_fmt_patch(text, bs, br.culprit);
 		r = culprit_effects(bs, br.culprit, &end, text);
@@ -246,14 +245,14 @@ static int search(struct bisect *bs, struct strbuf *text)
 /* --- per patch --- */
 
 /* The waterfall's next step: patches @from+1..@to, @a against @b (taken: free_waterfall()). */
-static int waterfall_add(struct sdoc_array *wf, long from, long to, char *a, char *b,
-			 const json_t *res)
+static void waterfall_add(struct sdoc_array *wf, long from, long to, char *a, char *b,
+			  const struct sdoc_array *res)
 {
 	struct bisect_doc_wf_step *v = xrealloc(wf->v, (wf->n + 1) * sizeof(*v));
 
 	wf->v = v;
-	v[wf->n] = (struct bisect_doc_wf_step){ .from = from, .to = to, .a = a, .b = b };
-	return bisect_doc_results(res, &v[wf->n++].results);
+	v[wf->n++] = (struct bisect_doc_wf_step){ .from = from, .to = to, .a = a, .b = b,
+						  .results = bisect_doc_results_copy(res) };
 }
 
 static void free_waterfall(struct bisect_doc_end *end)
@@ -269,7 +268,7 @@ static void free_waterfall(struct bisect_doc_end *end)
 
 static int per_patch(struct bisect *bs, struct strbuf *text)
 {
-	const json_t *tracked = bisect_head_of(bs).tracked;
+	const struct sdoc_array *tracked = &bs->doc.tracked;
 	struct bisect_doc_end end;
 	long prev = 0;
 	enum prefix_build built = PREFIX_BUILT;
@@ -287,7 +286,7 @@ static int per_patch(struct bisect *bs, struct strbuf *text)
 		goto out;
 	sb_addf(text, "\nper patch (each prefix against the one before it):\n");
 	for (long k = 1; k <= bs->n; k++) {
-		json_t *res;
+		struct sdoc_array res;
 
 		built = PREFIX_BUILT;
 		r = k < bs->n ? bisect_build_prefix(bs, k, &built) : LAB_OK;
@@ -305,16 +304,13 @@ static int per_patch(struct bisect *bs, struct strbuf *text)
 			free(b);
 			goto out;
 		}
-		if (waterfall_add(&end.waterfall, prev, k, a, b, res)) {
-			r = lab_error("bisect: the step's results of %s against %s are not results", a, b);
-			goto out;
-		}
+		waterfall_add(&end.waterfall, prev, k, a, b, &res);
 		if (prev + 1 == k)
 			sb_adds(text, "  ");
 		else
 			sb_addf(text, "  patches %ld..%ld together, ", prev + 1, k);
 		bisect_fmt_patch(text, bs, k);
-		bisect_fmt_tracked(text, tracked, res);
+		bisect_fmt_tracked(text, tracked, &res);
 		prev = k;
 	}
 	r = bisect_finish(bs, &end, text);
@@ -357,7 +353,8 @@ static int load_patches(const struct kernel_cfg *k, struct patch_list *pl, struc
 
 /*
  * bisect.json as a bisection begins: its inputs and settings, no step,
- * prefix or probe yet, the series' patches; encoded by its table.
+ * prefix or probe yet, the series' patches; bs->doc begun with them
+ * (bisect_doc_begin() copies what it keeps).
  */
 static int begin_state(struct bisect *bs, const struct kernel_cfg *k, const char *base,
 		       const char *series, long n)
@@ -365,7 +362,7 @@ static int begin_state(struct bisect *bs, const struct kernel_cfg *k, const char
 	struct bisect_opts *o = bs->o;
 	struct patch_list pl = { 0 };
 	struct bisect_doc d;
-	json_t *wl = json_array(), *prefixes = json_object();
+	json_t *wl = json_array();
 	int r;
 
 	for (size_t i = 0; i < o->workloads.n; i++)
@@ -383,17 +380,14 @@ static int begin_state(struct bisect *bs, const struct kernel_cfg *k, const char
 		.max_runs = o->max_runs, .budget_s = o->budget_s, .per_patch = !!o->per_patch,
 		.workloads = wl, .attribute = config_attribute_name(o->attribute),
 	};
-	d.steps.present = d.probes.present = 1;
-	d.prefixes = prefixes;
 	d.complete = 0;
 	r = load_patches(k, &pl, &d);
 	if (!r && (size_t)n != d.patches.n)
 		r = lab_error("bisect: the series counted %ld patches, then %zu", n, d.patches.n);
-	bs->state = bisect_doc_encode(&d);
+	bisect_doc_begin(&bs->doc, &d);
 	bisect_doc_release(&d);
 	patch_list_release(&pl);
 	json_decref(wl);
-	json_decref(prefixes);
 	return r;
 }
 
@@ -462,28 +456,29 @@ static int resume(struct bisect *bs)
 		     strchr(id, '/') ? xstrdup(id) : xasprintf("%s/%s", bs->cfg.reports_dir, id);
 	char *path = xasprintf("%s/bisect.json", cand);
 	struct strbuf err = STRBUF_INIT;
-	json_t *st = bisect_state_load(path, &err);
+	const struct bisect_doc_settings *set = &bs->doc.settings;
 	int r = LAB_OK;
 
-	if (!st) {
+	if (bisect_doc_load(path, &bs->doc, &err)) {
 		r = user_error("bisect --resume: %s", sb_str(&err));
 		goto out;
 	}
 	bs->dir = realpath(cand, NULL);
-	bs->state = st;
-	struct bisect_head h = bisect_head_of(bs);
-	bs->o->max_runs = h.settings.max_runs;
-	bs->o->budget_s = h.settings.budget_s;
-	bs->o->per_patch = h.settings.per_patch;
-	bs->o->attribute = h.settings.attribute;
+	bs->o->max_runs = (long)set->max_runs;
+	bs->o->budget_s = set->budget_s;
+	bs->o->per_patch = set->per_patch == 1;
+	/* checked by bisect_doc_load(); absent in a bisection begun before --attribute: off */
+	bs->o->attribute = set->attribute ? config_attribute_parse(set->attribute) :
+			   RUN_ATTRIBUTE_OFF;
 	strvec_clear(&bs->o->workloads);
+	/* settings.workloads: JSON, read here alone (bisect_doc.h); names, checked */
 	json_t *w;
 	size_t i;
-	json_array_foreach(h.settings.workloads, i, w)
+	json_array_foreach(set->workloads, i, w)
 		strvec_push(&bs->o->workloads, json_string_value(w));
 	if (!bs->dir)
 		r = lab_error("%s: %s", cand, strerror(errno));
-	else if ((bs->complete = h.complete))
+	else if ((bs->complete = bs->doc.complete == 1))
 		bisect_say("%s is complete; printing its summary", bs->dir);
 	else
 		bisect_say("resuming %s", bs->dir);
@@ -547,20 +542,21 @@ enum confirm_outcome {
 static LAB_MUST_CHECK int confirm(struct bisect *bs, struct strbuf *text,
 				  enum confirm_outcome *out)
 {
-	json_t *res, *tracked;
+	struct sdoc_array res, tracked;
 	int r = bisect_run_step(bs, "confirm", bs->base, bs->series, NULL, RUN_ATTRIBUTE_OFF, &res);
 
 	*out = SERIES_NOT_CONFIRMED;
 	if (r)
 		return r;
-	tracked = bisect_tracked_metrics(res);
-	bisect_doc_set_tracked(bs->state, tracked);
+	tracked = bisect_tracked_metrics(&res);
+	bisect_doc_set_tracked(&bs->doc, &tracked);
+	bisect_doc_results_release(&tracked);
 	sb_addf(text, "bisect %s..%s: %ld patch%s\n", bs->base, bs->series, bs->n, bs->n == 1 ? "" : "es");
 	sb_addf(text, "whole series (%s against %s):\n", bs->series, bs->base);
-	if (!json_array_size(tracked)) {
+	if (!bs->doc.tracked.n) {
 		struct step_results rs;
 
-		step_results_decode(res, &rs);
+		step_results_of(&res, &rs);
 		for (size_t i = 0; i < rs.n; i++) {
 			if (!rs.v[i].primary)
 				continue;
@@ -580,7 +576,7 @@ static LAB_MUST_CHECK int confirm(struct bisect *bs, struct strbuf *text,
 		return bisect_finish(bs, &end, text) ? LAB_ELAB : LAB_OK;
 	}
 	*out = SERIES_CONFIRMED;
-	bisect_fmt_tracked(text, tracked, res);
+	bisect_fmt_tracked(text, &bs->doc.tracked, &res);
 	return bisect_save(bs);
 }
 
@@ -588,15 +584,10 @@ static LAB_MUST_CHECK int confirm(struct bisect *bs, struct strbuf *text,
 static int write_summary(const struct bisect *bs, int status)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct bisect_doc d;
 	int r = 0;
 
 	/* none yet: the summary says so */
-	if (bs->state && bisect_state_doc(bs, &d))
-		return LAB_ELAB;
-	bisect_summary_json(bs->dir, bs->state ? &d : NULL, status, &sb);
-	if (bs->state)
-		bisect_doc_release(&d);
+	bisect_summary_json(bs->dir, bs->doc.schema ? &bs->doc : NULL, status, &sb);
 	if (write_user_output(bs->o->json, sb.buf, sb.len))
 		r = lab_error("cannot write %s: %s", user_output_name(bs->o->json),
 			      user_file_strerror(errno));
@@ -626,7 +617,10 @@ int bisect_main(struct bisect_opts *o)
 	struct bisect bs = { .o = o, .lock_fd = -1, .saved_stdout = -1 };
 	struct strbuf text = STRBUF_INIT;
 	enum confirm_outcome confirmed;
-	int r = config_load_or_report(o->config, &bs.cfg);
+	int r;
+
+	bisect_doc_init(&bs.doc);
+	r = config_load_or_report(o->config, &bs.cfg);
 
 	if (!r)
 		r = callers_config(&bs);
@@ -649,11 +643,10 @@ int bisect_main(struct bisect_opts *o)
 	/* a killed bisection's bisect.json.tmp.*: the steps' sessions sweep their own */
 	if (o->resume)
 		remove_atomic_leftovers(bs.dir);
-	struct bisect_head h = bisect_head_of(&bs);
-	bs.base = h.baseline;
-	bs.series = h.series_kernel;
-	bs.n = h.n;
-	if (!bs.base || !bs.series || bs.n < 1 || json_array_size(h.patches) != (size_t)bs.n) {
+	bs.base = bs.doc.baseline;
+	bs.series = bs.doc.series_kernel;
+	bs.n = bisect_doc_long(bs.doc.n);
+	if (!bs.base || !bs.series || bs.n < 1 || bs.doc.patches.n != (size_t)bs.n) {
 		r = user_error("%s/bisect.json: baseline, series_kernel, n or patches missing", bs.dir);
 		goto out;
 	}
@@ -682,7 +675,7 @@ out:
 	stdout_restore(&bs.saved_stdout);
 	if (o->json && bs.dir && write_summary(&bs, r) && r == LAB_OK)
 		r = LAB_ELAB;
-	json_decref(bs.state);
+	bisect_doc_release(&bs.doc);
 	free(bs.dir);
 	config_release(&bs.cfg);
 	sb_release(&text);

@@ -98,9 +98,10 @@ void bisect_html(struct strbuf *out, const struct bisect_doc *d,
 json_t *bisect_step_results(const json_t *report);
 
 /*
- * One element of a step's results (bisect_step_results()) or of tracked,
- * read back from bisect.json: the strings point into it. delta_pct, lo_pct
- * and hi_pct are NaN where it has null.
+ * One element of a step's results or of tracked, typed for the deciding:
+ * what step_results_of() makes of bisect.json's struct bisect_doc_result
+ * (bisect_doc.h), whose strings it borrows. delta_pct, lo_pct and hi_pct
+ * are NaN where the file has null.
  */
 struct step_result {
 	const char *workload, *metric;
@@ -108,7 +109,6 @@ struct step_result {
 	enum stats_verdict verdict;	/* VERDICT_INVALID for an unknown id */
 	const char *verdict_id;		/* stats_verdict_id(verdict) */
 	double delta_pct, lo_pct, hi_pct;
-	const json_t *json;		/* the element decoded */
 };
 
 struct step_results {
@@ -117,17 +117,12 @@ struct step_results {
 };
 
 /*
- * The elements of @arr (checked by bisect_state_load(), or made by
- * bisect_step_results()) into @out; an element without a workload, metric
- * or verdict string is left out. step_results_release() frees @out's array.
- */
-void step_results_decode(const json_t *arr, struct step_results *out);
-void step_results_release(struct step_results *rs);
-/*
- * The same from a decoded results array (struct bisect_doc_result, whose
- * table requires the strings); json is NULL. step_results_release() frees it.
+ * The results array @a (struct bisect_doc_result, whose table requires the
+ * strings; NULL: none, a step not measured) into @out, an element for each
+ * of @a's, in order; step_results_release() frees @out's array.
  */
 void step_results_of(const struct sdoc_array *a, struct step_results *out);
+void step_results_release(struct step_results *rs);
 /* Whether two decoded results arrays say the same (a step's and the result's copy of it). */
 int step_results_same(const struct sdoc_array *a, const struct sdoc_array *b);
 /* The result for @workload's @metric, or NULL. */
@@ -135,108 +130,21 @@ const struct step_result *step_results_find(const struct step_results *rs, const
 					    const char *metric);
 
 /*
- * bisect.json read back, typed (bisect_state.c): what bisect_state_load()
- * checked on a resume, or what this bisection wrote. The state stays JSON
- * (it is written as it grows); these are decoded from it where read, so
- * no reader picks a key by hand. Strings point into the state; a member
- * absent or of another type reads as none (NULL, 0, NaN).
+ * "DIR/ID/@file": @file of a step's session, from the step's @dir and
+ * @session (struct bisect_doc_step's), relative to the bisection's folder
+ * (the session's own folder name, so that a bisection moved elsewhere
+ * still finds it). NULL when the step has no session yet.
  */
-struct bisect_settings {
-	long max_runs;
-	double budget_s;
-	int per_patch;
-	int attribute;			/* RUN_ATTRIBUTE_*; absent: off */
-	const json_t *workloads;	/* an array of workload names */
-};
-
-/* The top of bisect.json; the containers are the state's own, to append to. */
-struct bisect_head {
-	const char *baseline, *series_kernel;
-	long n;				/* patches in the series */
-	int complete;
-	struct bisect_settings settings;
-	json_t *steps, *patches, *probes;	/* arrays; NULL: none yet */
-	json_t *prefixes;		/* {"K": {"builds": bool}}; NULL: none yet */
-	const json_t *tracked;		/* step results of the whole series */
-	const json_t *waterfall;	/* result.waterfall; NULL: none */
-};
-void bisect_head_decode(const json_t *state, struct bisect_head *out);
-
-/* One element of steps[]: a step session. */
-struct bisect_step {
-	long step;			/* from 1 */
-	const char *purpose, *a, *b;	/* kernel @a against kernel @b */
-	const char *dir;		/* relative to the bisection's folder */
-	const char *state;		/* running, done or failed */
-	const char *session;		/* its session's folder (absolute); NULL: none yet */
-	const json_t *results;		/* NULL: not measured */
-};
-void bisect_step_decode(const json_t *s, struct bisect_step *out);
-
-/*
- * "DIR/ID/@file": @file of the step's session, relative to the
- * bisection's folder (the session's own folder name, so that a bisection
- * moved elsewhere still finds it). NULL when the step has no session yet.
- */
-char *bisect_step_file(const struct bisect_step *st, const char *file);
-/* The same from a step's @dir and @session (struct bisect_doc_step's). */
 char *bisect_step_path(const char *dir, const char *session, const char *file);
 
-/* result: how the bisection ended (none: every member NULL or 0). */
-struct bisect_end {
-	const char *outcome;	/* found, spread, skipped-only, inconclusive, not-confirmed, per-patch */
-	long first, last;	/* the patches the change lies in */
-	long culprit, split;
-	const json_t *own_effect, *remaining;	/* step results; NULL: none */
-	const json_t *result;	/* the object, for its "attribution" (report_attr_decode()) */
-};
-void bisect_end_decode(const json_t *state, struct bisect_end *out);
-
-/* One element of probes[]: prefix @prefix placed in class @cls (bisect_class_name()). */
-struct bisect_probe {
-	long prefix;
-	const char *cls;
-};
-void bisect_probe_decode(const json_t *p, struct bisect_probe *out);
-
-/* patches[k - 1]: patch @k of the series (all NULL out of range). */
-struct bisect_patch {
-	const char *subject, *message_id;
-};
-void bisect_patch_decode(const struct bisect_head *h, long k, struct bisect_patch *out);
-
-/* prefixes["K"].builds: 1 builds, 0 does not, -1 not known yet. */
-int bisect_prefix_builds(const struct bisect_head *h, long k);
-
-/* prefixes["K"].kernel: the kernel name of prefix @k, or NULL. */
-const char *bisect_prefix_kernel(const struct bisect_head *h, long k);
-
-/* probes[].prefix: whether prefix @k is classified already. */
-int bisect_probe_known(const struct bisect_head *h, long k);
-
-/* One element of result.waterfall: the step that added patches @from+1..@to. */
-struct bisect_wf_step {
-	long from, to;			/* patches from+1..to (more than one: a prefix did not build) */
-	const char *a, *b;		/* the step's kernels */
-	const json_t *results;
-};
-void bisect_wf_step_decode(const json_t *s, struct bisect_wf_step *out);
-
 /*
- * Load bisect.json at @path for --resume (bisect_state.c) and check every
- * field the bisection reads back: schema, settings (max_runs, budget_s,
- * per_patch, workloads), baseline, series_kernel, n, patches, steps (their
- * folders inside the bisection's), prefixes, probes, tracked. NULL with
- * "PATH: FIELD: what was expected" in @err.
- */
-LAB_MUST_CHECK
-json_t *bisect_state_load(const char *path, struct strbuf *err);
-
-/*
- * What the readers take (bisect.html, the --json summary, the watch's
- * note): bisect.json at @path read, decoded once by its table and checked
- * as bisect_state_load() checks it, into @d, which keeps the tree its
- * strings point into; bisect_doc_release() frees it. 0, or -1 with
+ * bisect.json at @path read (bisect_state.c) for `bisect --resume`, whose
+ * state it becomes, and for the readers (bisect.html, the --json summary,
+ * the watch's note): decoded once by its table, and every member the
+ * bisection reads back checked for what its type does not say (ranges,
+ * the steps' folders inside the bisection's, the count of patches), into
+ * @d, which keeps the tree its strings point into; bisect_doc_release()
+ * frees it. 0, or -1 with
  * "PATH: MEMBER: what was expected" in @err ("PATH: result.culprit:
  * expected an integer, got a string") and @d absent.
  */

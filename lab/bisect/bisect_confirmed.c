@@ -80,9 +80,9 @@ int bisect_confirmed_check(struct bisect *bs, const char *base, const char *seri
 		r = check_kernels(out->real, base, series);
 	if (r)
 		goto out;
-	out->results = bisect_report_results(out->real, &err);
-	bad = out->results ? bisect_invalid_metric(out->results) : NULL;
-	if (!out->results)
+	out->json = bisect_report_results(out->real, &out->results, &err);
+	bad = out->json ? bisect_invalid_metric(&out->results) : NULL;
+	if (!out->json)
 		r = user_error("bisect --confirmed: %s", sb_str(&err));
 	else if (bad)
 		r = lab_error("bisect --confirmed: the session %s: its metric %s is invalid (too "
@@ -106,9 +106,9 @@ out:
  */
 int bisect_adopt_confirmed(struct bisect *bs, struct bisect_confirmed *c)
 {
-	struct bisect_step st;
-	json_t *step = bisect_add_step(bs, "confirm", bs->base, bs->series, &st);
-	char *dir = xasprintf("%s/%s", bs->dir, st.dir);
+	size_t i = bisect_add_step(bs, "confirm", bs->base, bs->series);
+	const struct bisect_doc_step *st = (const struct bisect_doc_step *)bs->doc.steps.v + i;
+	char *dir = xasprintf("%s/%s", bs->dir, st->dir);
 	char *link = xasprintf("%s/%s", dir, path_basename(c->real));
 	char *target = xasprintf("../../../%s", path_basename(c->real));
 	int r = LAB_OK;
@@ -117,9 +117,8 @@ int bisect_adopt_confirmed(struct bisect *bs, struct bisect_confirmed *c)
 		r = lab_error("cannot link %s to %s: %s", link, target, strerror(errno));
 	} else {
 		stamped_dir_link(dir, "latest", path_basename(c->real));	/* warns on failure */
-		bisect_doc_step_measured(step, c->real, c->results);
-		c->results = NULL;	/* the step holds it */
-		bisect_say("step %d (confirm): the session %s", (int)st.step, c->real);
+		bisect_doc_step_measured(&bs->doc, i, c->real, &c->results);
+		bisect_say("step %d (confirm): the session %s", (int)st->step, c->real);
 	}
 	free(dir);
 	free(link);
@@ -129,8 +128,9 @@ int bisect_adopt_confirmed(struct bisect *bs, struct bisect_confirmed *c)
 
 void bisect_confirmed_release(struct bisect_confirmed *c)
 {
-	json_decref(c->results);
+	bisect_doc_results_release(&c->results);
+	json_decref(c->json);
 	free(c->real);
-	c->results = NULL;
+	c->json = NULL;
 	c->real = NULL;
 }

@@ -6,9 +6,7 @@
  */
 #include "bisect_priv.h"
 #include "bisect_doc.h"
-#include "xjson.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +20,17 @@
  * undecided. Metrics that disagree make the prefix "between" too: the
  * patches moved them at different places.
  */
-static enum bisect_class classify(const json_t *tracked, const json_t *from_base,
-				  const json_t *to_end)
+static enum bisect_class classify(const struct sdoc_array *tracked,
+				  const struct sdoc_array *from_base,
+				  const struct sdoc_array *to_end)
 {
 	struct step_results t, fb, te;
 	int *db, *de;
 	enum bisect_class c;
 
-	step_results_decode(tracked, &t);
-	step_results_decode(from_base, &fb);
-	step_results_decode(to_end, &te);
+	step_results_of(tracked, &t);
+	step_results_of(from_base, &fb);
+	step_results_of(to_end, &te);
 	db = xcalloc(t.n + 1, sizeof(int));
 	de = xcalloc(t.n + 1, sizeof(int));
 	for (size_t i = 0; i < t.n; i++) {
@@ -50,11 +49,12 @@ static enum bisect_class classify(const json_t *tracked, const json_t *from_base
 /* Record prefix @k's class in bisect.json: LAB_OK, or LAB_ELAB (said) when it cannot be written. */
 static int record_probe(struct bisect *bs, long k, enum bisect_class c)
 {
-	struct bisect_head h = bisect_head_of(bs);
+	const struct bisect_doc_probe *v = bs->doc.probes.v;
 
-	if (bisect_probe_known(&h, k))
-		return LAB_OK;
-	bisect_doc_add_probe(bs->state, &(struct bisect_doc_probe){ k, bisect_class_name(c) });
+	for (size_t i = 0; i < bs->doc.probes.n; i++)
+		if (v[i].prefix == k)
+			return LAB_OK;
+	bisect_doc_add_probe(&bs->doc, &(struct bisect_doc_probe){ k, bisect_class_name(c) });
 	return bisect_save(bs);
 }
 
@@ -64,12 +64,12 @@ static int record_probe(struct bisect *bs, long k, enum bisect_class c)
  * session places its prefix against. A metric whose change is not a
  * finite ratio other than 1 gets none.
  */
-static void midpoints(const json_t *tracked, struct seq_placements *out)
+static void midpoints(const struct sdoc_array *tracked, struct seq_placements *out)
 {
 	struct step_results t;
 
 	memset(out, 0, sizeof(*out));
-	step_results_decode(tracked, &t);
+	step_results_of(tracked, &t);
 	out->v = xcalloc(t.n + 1, sizeof(*out->v));
 	for (size_t i = 0; i < t.n; i++) {
 		double e = 1 + t.v[i].delta_pct / 100;
@@ -91,12 +91,13 @@ static void midpoints(const json_t *tracked, struct seq_placements *out)
  * holds the midpoint, or it has none): BISECT_UNDECIDED, and the probe
  * goes on as before the rule, with a second session.
  */
-static enum bisect_class place(const struct seq_placements *mid, const json_t *from_base)
+static enum bisect_class place(const struct seq_placements *mid,
+			       const struct sdoc_array *from_base)
 {
 	struct step_results fb;
 	int base = 0, end = 0, unplaced = !mid->n;
 
-	step_results_decode(from_base, &fb);
+	step_results_of(from_base, &fb);
 	for (size_t i = 0; i < mid->n; i++) {
 		const struct step_result *r = step_results_find(&fb, mid->v[i].workload,
 								mid->v[i].metric);
@@ -120,14 +121,14 @@ static enum bisect_class stopped(struct bisect *bs, int r)
 }
 
 /* Both sessions of a probe, classified by their verdicts (before the midpoint rule). */
-static int two_sided(struct bisect *bs, const char *name, const json_t *from_base,
+static int two_sided(struct bisect *bs, const char *name, const struct sdoc_array *from_base,
 		     enum bisect_class *c)
 {
-	json_t *to_end;
+	struct sdoc_array to_end;
 	int r = bisect_run_step(bs, "probe-end", name, bs->series, NULL, RUN_ATTRIBUTE_OFF, &to_end);
 
 	if (!r)
-		*c = classify(bisect_head_of(bs).tracked, from_base, to_end);
+		*c = classify(&bs->doc.tracked, from_base, &to_end);
 	return r;
 }
 
@@ -138,17 +139,13 @@ static int two_sided(struct bisect *bs, const char *name, const json_t *from_bas
  */
 static int recorded_class(struct bisect *bs, long k, enum bisect_class *c)
 {
-	const json_t *p;
-	size_t i;
+	const struct bisect_doc_probe *v = bs->doc.probes.v;
 
-	json_array_foreach(bisect_head_of(bs).probes, i, p) {
-		struct bisect_probe bp;
-
-		bisect_probe_decode(p, &bp);
-		if (bp.prefix != k || !bp.cls)
+	for (size_t i = 0; i < bs->doc.probes.n; i++) {
+		if (v[i].prefix != k)
 			continue;
 		for (int x = BISECT_AT_BASE; x <= BISECT_UNBUILDABLE; x++)
-			if (!strcmp(bp.cls, bisect_class_name((enum bisect_class)x))) {
+			if (!strcmp(v[i].cls, bisect_class_name((enum bisect_class)x))) {
 				*c = (enum bisect_class)x;
 				return 1;
 			}
@@ -160,8 +157,7 @@ enum bisect_class bisect_oracle(long k, void *data)
 {
 	struct bisect *bs = data;
 	struct seq_placements mid;
-	struct bisect_step st;
-	json_t *from_base;
+	struct sdoc_array from_base;
 	enum bisect_class c = BISECT_UNDECIDED;
 	const char *how = "placed against the midpoint";
 	enum prefix_build built;
@@ -174,15 +170,15 @@ enum bisect_class bisect_oracle(long k, void *data)
 	if (!r && recorded_class(bs, k, &c))
 		return c;
 	char *name = bisect_prefix_name(bs, k);
-	midpoints(bisect_head_of(bs).tracked, &mid);
+	midpoints(&bs->doc.tracked, &mid);
 	if (!r)
 		r = bisect_run_step(bs, "probe-base", bs->base, name, &mid, RUN_ATTRIBUTE_OFF, &from_base);
 	/* A probe whose second session was started (before the rule, or by it) ends with it. */
-	if (!r && !bisect_find_step(bs, name, bs->series, &st))
-		c = place(&mid, from_base);
+	if (!r && !bisect_find_step(bs, name, bs->series))
+		c = place(&mid, &from_base);
 	if (!r && c == BISECT_UNDECIDED) {
 		how = "both sides";
-		r = two_sided(bs, name, from_base, &c);
+		r = two_sided(bs, name, &from_base, &c);
 	}
 	seq_placements_release(&mid);
 	free(name);
@@ -194,20 +190,23 @@ enum bisect_class bisect_oracle(long k, void *data)
 }
 
 /* The metrics the whole series moved: primaries, or all of a workload without any. */
-json_t *bisect_tracked_metrics(const json_t *results)
+struct sdoc_array bisect_tracked_metrics(const struct sdoc_array *results)
 {
-	json_t *out = json_array();
+	const struct bisect_doc_result *v = results->v;
+	struct sdoc_array out = { .v = xcalloc(results->n + 1, sizeof(*v)), .present = 1 };
+	struct bisect_doc_result *o = out.v;
 	struct step_results rs;
 	int primaries;
 
-	step_results_decode(results, &rs);
+	/* step_results_of() keeps every element, in order: rs.v[i] is v[i] */
+	step_results_of(results, &rs);
 	primaries = bisect_any_primary(&rs);
 	for (size_t i = 0; i < rs.n; i++) {
 		if (primaries && !rs.v[i].primary)
 			continue;
-		/* the element as bisect.json holds it: tracked is stored as read */
+		/* the element as the step holds it: tracked is stored as read */
 		if (bisect_decisive(&rs.v[i]))
-			json_array_append(out, (json_t *)rs.v[i].json);
+			o[out.n++] = v[i];
 	}
 	step_results_release(&rs);
 	return out;

@@ -6,7 +6,8 @@
  * probes and complete, load_patches() patches, confirm() tracked,
  * bisect_finish() result; a step's members are bisect_add_step()'s, then
  * session and results; result's are search()'s, culprit_effects()'s and
- * per_patch()'s, in that order.
+ * per_patch()'s, in that order. The bisection's state is the struct, and
+ * the writers at the end of this file are how it changes.
  */
 #include "bisect_doc.h"
 #include "escape.h"
@@ -14,6 +15,8 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define DOC(f) .offset = offsetof(struct bisect_doc, f)
 #define SET(f) .offset = offsetof(struct bisect_doc_settings, f)
@@ -132,10 +135,18 @@ const struct sdoc_field bisect_doc_fields[] = {
 	{ NULL },
 };
 
+/* Nothing kept: what the table does not describe. */
+static void init_kept(struct bisect_doc *d)
+{
+	d->owned = NULL;
+	d->strings = (struct strvec)STRVEC_INIT;
+	d->json = NULL;
+}
+
 void bisect_doc_init(struct bisect_doc *d)
 {
 	sdoc_fields_init(bisect_doc_fields, d);
-	d->owned = NULL;
+	init_kept(d);
 }
 
 json_t *bisect_doc_encode(const struct bisect_doc *d)
@@ -175,7 +186,7 @@ static int decode_prefixes(const json_t *pre, struct strbuf *err)
 
 int bisect_doc_decode(const json_t *j, struct bisect_doc *d, struct strbuf *err)
 {
-	d->owned = NULL;
+	init_kept(d);
 	if (sdoc_fields_decode(bisect_doc_fields, j, d, err))
 		return -1;
 	if (decode_prefixes(d->prefixes, err)) {
@@ -189,8 +200,10 @@ int bisect_doc_decode(const json_t *j, struct bisect_doc *d, struct strbuf *err)
 void bisect_doc_release(struct bisect_doc *d)
 {
 	sdoc_fields_release(bisect_doc_fields, d);
+	strvec_clear(&d->strings);
+	json_decref(d->json);
 	json_decref(d->owned);
-	d->owned = NULL;
+	bisect_doc_init(d);
 }
 
 int bisect_doc_prefix_at(const struct bisect_doc *d, long k, struct bisect_doc_prefix *out)
@@ -220,56 +233,181 @@ const struct bisect_doc_patch *bisect_doc_patch_at(const struct bisect_doc *d, l
 /*
  * --- the state's writers ---
  *
- * The bisection adds to bisect.json as it goes; each piece is encoded
- * here by its table's rows, and put where the table's order puts it.
+ * Each copies what it is given into @d (bisect_doc.h): strings into
+ * d->strings, JSON into d->json, arrays into arrays of @d's own, which
+ * sdoc_fields_release() frees as it frees the decoder's.
  */
 
-/* @state's member @key, the container the bisection appends to (bisect_doc_encode() made it). */
-static json_t *member(json_t *state, const char *key)
+const char *bisect_doc_keep(struct bisect_doc *d, const char *s)
 {
-	return json_object_get(state, key);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!s)
+		return NULL;
+	/* as the file holds it, so that a string read back on --resume is the same bytes */
+	sb_add_utf8_lossy(&sb, s, strlen(s));
+	strvec_push(&d->strings, sb_str(&sb));
+	sb_release(&sb);
+	return d->strings.v[d->strings.n - 1];
 }
 
-json_t *bisect_doc_add_step(json_t *state, const struct bisect_doc_step *st)
+const json_t *bisect_doc_keep_json(struct bisect_doc *d, json_t *j)
 {
-	json_t *step = sdoc_fields_encode(bisect_doc_step_fields, st);
-
-	json_array_append_new(member(state, "steps"), step);
-	return step;
+	if (!j)
+		return NULL;
+	if (!d->json)
+		d->json = json_array();
+	json_array_append_new(d->json, j);
+	return j;
 }
 
-void bisect_doc_step_measured(json_t *step, const char *session, json_t *results)
+/* A copy of the results @src, its strings kept by @d (present as @src: absent, null, an array). */
+static struct sdoc_array keep_results(struct bisect_doc *d, const struct sdoc_array *src)
 {
-	/* session and results after state, where the table has them */
-	json_object_set_new(step, "session", json_string_lossy(session));
-	if (results)
-		json_object_set_new(step, "results", results);
-	json_object_set_new(step, "state", json_string(results ? "done" : "failed"));
+	struct sdoc_array out = bisect_doc_results_copy(src);
+	struct bisect_doc_result *v = out.v;
+
+	for (size_t i = 0; i < out.n; i++) {
+		v[i].workload = bisect_doc_keep(d, v[i].workload);
+		v[i].metric = bisect_doc_keep(d, v[i].metric);
+		v[i].verdict = bisect_doc_keep(d, v[i].verdict);
+	}
+	return out;
 }
 
-void bisect_doc_set_prefix(json_t *state, long k, const struct bisect_doc_prefix *p)
+/* A patch's strings kept by @d (its position and presence as they are). */
+static void keep_patch(struct bisect_doc *d, struct bisect_doc_patch *p)
 {
+	p->subject = bisect_doc_keep(d, p->subject);
+	p->message_id = bisect_doc_keep(d, p->message_id);
+	p->file = bisect_doc_keep(d, p->file);
+}
+
+/* Room for one more element of @elem_size bytes at the end of @a; the element, zeroed. */
+static void *grow(struct sdoc_array *a, size_t elem_size)
+{
+	char *v = xrealloc(a->v, (a->n + 1) * elem_size);
+
+	a->v = v;
+	a->present = 1;
+	memset(v + a->n * elem_size, 0, elem_size);
+	return v + a->n++ * elem_size;
+}
+
+void bisect_doc_begin(struct bisect_doc *d, const struct bisect_doc *first)
+{
+	const struct bisect_doc_patch *pv = first->patches.v;
+
+	d->schema = bisect_doc_keep(d, first->schema);
+	d->config = bisect_doc_keep(d, first->config);
+	d->baseline = bisect_doc_keep(d, first->baseline);
+	d->series_kernel = bisect_doc_keep(d, first->series_kernel);
+	d->n = first->n;
+	d->settings = first->settings;
+	d->settings.workloads = bisect_doc_keep_json(d, json_deep_copy(first->settings.workloads));
+	d->settings.attribute = bisect_doc_keep(d, first->settings.attribute);
+	d->steps = (struct sdoc_array){ .present = 1 };
+	d->prefixes = bisect_doc_keep_json(d, json_object());
+	d->probes = (struct sdoc_array){ .present = 1 };
+	d->complete = first->complete;
+	d->patches = (struct sdoc_array){ .present = first->patches.present };
+	for (size_t i = 0; i < first->patches.n; i++) {
+		struct bisect_doc_patch *p = grow(&d->patches, sizeof(*p));
+
+		*p = pv[i];
+		keep_patch(d, p);
+	}
+	d->patches.present = first->patches.present;
+}
+
+size_t bisect_doc_add_step(struct bisect_doc *d, const struct bisect_doc_step *st)
+{
+	struct bisect_doc_step *s = grow(&d->steps, sizeof(*s));
+
+	s->step = st->step;
+	s->purpose = bisect_doc_keep(d, st->purpose);
+	s->a = bisect_doc_keep(d, st->a);
+	s->b = bisect_doc_keep(d, st->b);
+	s->dir = bisect_doc_keep(d, st->dir);
+	s->state = bisect_doc_keep(d, st->state);
+	s->session = bisect_doc_keep(d, st->session);
+	s->results = keep_results(d, &st->results);
+	return d->steps.n - 1;
+}
+
+void bisect_doc_step_measured(struct bisect_doc *d, size_t i, const char *session,
+			      const struct sdoc_array *results)
+{
+	struct bisect_doc_step *s = (struct bisect_doc_step *)d->steps.v + i;
+
+	s->session = bisect_doc_keep(d, session);
+	if (results) {
+		/* a step measured again (for its attribution runs) has new results */
+		struct sdoc_array old = s->results;
+
+		s->results = keep_results(d, results);
+		bisect_doc_results_release(&old);
+	}
+	s->state = results ? "done" : "failed";
+}
+
+void bisect_doc_set_prefix(struct bisect_doc *d, long k, const struct bisect_doc_prefix *p)
+{
+	/* a new object: whoever holds the old one (bisect_doc_prefix_at()'s strings) keeps it */
+	json_t *pre = d->prefixes ? json_copy((json_t *)d->prefixes) : json_object();
 	char key[24];
 
 	snprintf(key, sizeof(key), "%ld", k);
-	json_object_set_new(member(state, "prefixes"), key,
-			    sdoc_fields_encode(bisect_prefix_fields, p));
+	json_object_set_new(pre, key, sdoc_fields_encode(bisect_prefix_fields, p));
+	d->prefixes = bisect_doc_keep_json(d, pre);
 }
 
-void bisect_doc_add_probe(json_t *state, const struct bisect_doc_probe *p)
+void bisect_doc_add_probe(struct bisect_doc *d, const struct bisect_doc_probe *p)
 {
-	json_array_append_new(member(state, "probes"), sdoc_fields_encode(probe_fields, p));
+	struct bisect_doc_probe *v = grow(&d->probes, sizeof(*v));
+
+	v->prefix = p->prefix;
+	v->cls = bisect_doc_keep(d, p->cls);
 }
 
-void bisect_doc_set_tracked(json_t *state, json_t *tracked)
+void bisect_doc_set_tracked(struct bisect_doc *d, const struct sdoc_array *tracked)
 {
-	json_object_set_new(state, "tracked", tracked);
+	struct sdoc_array old = d->tracked;
+
+	d->tracked = keep_results(d, tracked);
+	bisect_doc_results_release(&old);
 }
 
-void bisect_doc_set_result(json_t *state, const struct bisect_doc_end *end)
+/* @end's waterfall, copied into @d's result (its arrays and strings kept). */
+static void keep_waterfall(struct bisect_doc *d, const struct sdoc_array *wf)
 {
-	json_object_set_new(state, "result", sdoc_fields_encode(end_fields, end));
-	json_object_set_new(state, "complete", json_true());
+	const struct bisect_doc_wf_step *src = wf->v;
+
+	d->result.waterfall = (struct sdoc_array){ .present = wf->present };
+	for (size_t i = 0; i < wf->n; i++) {
+		struct bisect_doc_wf_step *s = grow(&d->result.waterfall, sizeof(*s));
+
+		s->from = src[i].from;
+		s->to = src[i].to;
+		s->a = bisect_doc_keep(d, src[i].a);
+		s->b = bisect_doc_keep(d, src[i].b);
+		s->results = keep_results(d, &src[i].results);
+	}
+	d->result.waterfall.present = wf->present;
+}
+
+void bisect_doc_set_result(struct bisect_doc *d, const struct bisect_doc_end *end)
+{
+	sdoc_fields_release(end_fields, &d->result);
+	d->result = *end;
+	d->result.present = 1;
+	d->result.outcome = bisect_doc_keep(d, end->outcome);
+	keep_patch(d, &d->result.patch);
+	d->result.own_effect = keep_results(d, &end->own_effect);
+	d->result.remaining = keep_results(d, &end->remaining);
+	d->result.attribution = bisect_doc_keep_json(d, json_incref((json_t *)end->attribution));
+	keep_waterfall(d, &end->waterfall);
+	d->complete = 1;
 }
 
 void bisect_doc_end_init(struct bisect_doc_end *end)
@@ -313,12 +451,20 @@ int bisect_doc_results(const json_t *arr, struct sdoc_array *out)
 	return r;
 }
 
-int bisect_doc_patch_decode(const json_t *p, struct bisect_doc_patch *out)
+struct sdoc_array bisect_doc_results_copy(const struct sdoc_array *src)
 {
-	struct strbuf err = STRBUF_INIT;
-	int r = sdoc_fields_decode(patch_fields, p, out, &err);
+	struct sdoc_array out = { .n = src->n, .present = src->present };
 
-	out->present = !r;
-	sb_release(&err);
-	return r;
+	if (src->n) {
+		out.v = xcalloc(src->n, sizeof(struct bisect_doc_result));
+		memcpy(out.v, src->v, src->n * sizeof(struct bisect_doc_result));
+	}
+	return out;
+}
+
+void bisect_doc_results_release(struct sdoc_array *a)
+{
+	/* a result has no array of its own: its elements hold nothing to free */
+	free(a->v);
+	*a = (struct sdoc_array){ 0 };
 }

@@ -4,19 +4,34 @@
  * (bisect_doc_fields[] and the rows it points to, bisect_doc.c) drives
  * its encoder, its decoder and the decoder's type checks through
  * session_doc.h's sdoc_fields_*(), as session_doc_fields[] does for
- * session.json. The rows are in the order bisect.c has always written the
- * members (start(), then confirm(), then bisect_finish()), so the file
- * encoded from a decoded struct is the file, byte for byte
+ * session.json. It is also the bisection's state: the bisection keeps a
+ * struct bisect_doc, changes it through the writers below and encodes it
+ * after each change. The rows are in the order bisect.c has always
+ * written the members (start(), then confirm(), then bisect_finish()),
+ * so the file encoded from a decoded struct is the file, byte for byte
  * (tests/unit/test_bisect_doc.c holds the fixture and docs/bisect.md's
  * table to the rows).
  *
- * What the table does not say, bisect_state_load() checks: ranges, a
+ * What the table does not say, bisect_doc_load() checks: ranges, a
  * step's folder inside the bisection's, the count of patches. The prefixes
  * are an object keyed by K, an SK_JSON row whose entries
  * bisect_doc_decode() checks against bisect_prefix_fields[].
  *
- * Decoded, the strings and SK_JSON members point into the JSON they came
- * from; bisect_doc_release() frees the arrays the decoder allocated.
+ * Whose strings and JSON: decoded, the strings and SK_JSON members point
+ * into the JSON they came from (bisect_doc_load() keeps it in @owned);
+ * written, the bisection's state (bisect_priv.h), into copies the writers
+ * below keep in the document itself (@strings, @json). Either way they
+ * live until bisect_doc_release(), which also frees the arrays the
+ * decoder and the writers allocated (sdoc_fields_release()).
+ *
+ * Three members stay JSON (SK_JSON), each read by the encoder and one
+ * reader through one accessor, so a typed member would add a table and
+ * no check: settings.workloads (resume() alone), prefixes (an object
+ * keyed by K, whose member order is the build order; read through
+ * bisect_doc_prefix_at()) and result.attribution (a step report's
+ * member, read by report_attr_decode() in bisect_html.c). The writers
+ * never change a JSON value the document points to: a prefix set makes
+ * a new prefixes object.
  */
 #ifndef LAB_BISECT_DOC_H
 #define LAB_BISECT_DOC_H
@@ -108,11 +123,16 @@ struct bisect_doc {
 	struct sdoc_array tracked;	/* of struct bisect_doc_result */
 	struct bisect_doc_end result;
 	/*
-	 * Not a member of the file: the tree bisect_doc_load() read, which
-	 * the strings point into; bisect_doc_release() drops it. NULL when
-	 * decoded from a tree the caller keeps.
+	 * Not members of the file: what the strings and JSON members point
+	 * into, freed by bisect_doc_release(). @owned: the tree
+	 * bisect_doc_load() read (NULL when decoded from a tree the caller
+	 * keeps); @strings and @json: the copies of what the writers were
+	 * given (bisect_doc_keep(), bisect_doc_keep_json(); @json an array,
+	 * NULL until the first).
 	 */
 	json_t *owned;
+	struct strvec strings;
+	json_t *json;
 };
 
 /* The top level, in the order bisect.json has always been written, ending in { NULL }. */
@@ -121,7 +141,7 @@ extern const struct sdoc_field bisect_doc_fields[];
 extern const struct sdoc_field bisect_prefix_fields[];
 extern const struct sdoc_field bisect_doc_step_fields[];
 
-/* Every member absent. */
+/* Every member absent, nothing kept. */
 void bisect_doc_init(struct bisect_doc *d);
 
 /* bisect.json of @d: the members that are not absent, in the table's order. */
@@ -136,7 +156,10 @@ json_t *bisect_doc_encode(const struct bisect_doc *d);
 LAB_MUST_CHECK
 int bisect_doc_decode(const json_t *j, struct bisect_doc *d, struct strbuf *err);
 
-/* Free the arrays bisect_doc_decode() allocated, and the tree bisect_doc_load() read. */
+/*
+ * Free the arrays bisect_doc_decode() and the writers allocated, the copies
+ * the writers kept and the tree bisect_doc_load() read; @d is left absent.
+ */
 void bisect_doc_release(struct bisect_doc *d);
 
 /*
@@ -153,27 +176,52 @@ static inline long bisect_doc_long(long long v)
 }
 
 /*
- * The state's writers: bisect.json as bisect_doc_encode() began it, added
- * to as the bisection goes, each piece encoded by its table's rows and
- * put in the table's place (the file's member order).
+ * The state's writers: the bisection's bisect.json (bisect_priv.h) as a
+ * struct, begun by bisect_doc_begin() and added to as the bisection goes,
+ * its arrays grown here. Each writer copies what it is given into @d:
+ * the strings (bisect_doc_keep()), the arrays (their elements' strings
+ * too) and the JSON, so the caller's may go as soon as it returns. The
+ * member order is the table's, so the file encoded after each change is
+ * the file the bisection has always written.
  */
-/* @st (results and session absent: running) at the end of steps[]; the element. */
-json_t *bisect_doc_add_step(json_t *state, const struct bisect_doc_step *st);
-/* Step @step measured: its session and @results (stolen), done; NULL @results: failed. */
-void bisect_doc_step_measured(json_t *step, const char *session, json_t *results);
-/* prefixes["@k"] = @p. */
-void bisect_doc_set_prefix(json_t *state, long k, const struct bisect_doc_prefix *p);
+/*
+ * A copy of @s that @d keeps (NULL: NULL), as bisect.json holds it:
+ * invalid UTF-8 replaced, as json_string_lossy() writes it, so that the
+ * state read back on --resume has the bytes this bisection's had.
+ */
+const char *bisect_doc_keep(struct bisect_doc *d, const char *s);
+/* @j (its reference taken; NULL: NULL) kept by @d; @j. */
+const json_t *bisect_doc_keep_json(struct bisect_doc *d, json_t *j);
+/*
+ * @d (initialised, empty) as a bisection begins: @first's inputs,
+ * settings, complete and patches; steps[], probes[] and prefixes present
+ * and empty. @first's steps, prefixes, probes, tracked and result are not
+ * read: a bisection begins with none.
+ */
+void bisect_doc_begin(struct bisect_doc *d, const struct bisect_doc *first);
+/* @st (results and session absent: running) at the end of steps[]; its index. */
+size_t bisect_doc_add_step(struct bisect_doc *d, const struct bisect_doc_step *st);
+/*
+ * steps[@i] measured: its @session, @results and done; NULL @results:
+ * failed (results it had are kept, as bisect.json always kept them). A
+ * step's results array before this call is freed.
+ */
+void bisect_doc_step_measured(struct bisect_doc *d, size_t i, const char *session,
+			      const struct sdoc_array *results);
+/* prefixes["@k"] = @p (encoded into a new prefixes object). */
+void bisect_doc_set_prefix(struct bisect_doc *d, long k, const struct bisect_doc_prefix *p);
 /* @p at the end of probes[]. */
-void bisect_doc_add_probe(json_t *state, const struct bisect_doc_probe *p);
-/* tracked = @tracked (stolen): the confirm step's decisive results. */
-void bisect_doc_set_tracked(json_t *state, json_t *tracked);
-/* result = @end, encoded, and complete. */
-void bisect_doc_set_result(json_t *state, const struct bisect_doc_end *end);
+void bisect_doc_add_probe(struct bisect_doc *d, const struct bisect_doc_probe *p);
+/* tracked = @tracked: the confirm step's decisive results. */
+void bisect_doc_set_tracked(struct bisect_doc *d, const struct sdoc_array *tracked);
+/* result = @end, and complete. */
+void bisect_doc_set_result(struct bisect_doc *d, const struct bisect_doc_end *end);
 
 /*
- * result, as the bisection fills it: present, every member absent; the
- * arrays that bisect_doc_results() and the bisection allocated in it
- * freed (strings and attribution are the caller's).
+ * result, as the bisection fills it before bisect_doc_set_result(): present,
+ * every member absent. Its arrays are its own (bisect_doc_results_copy(),
+ * bisect_doc_results()); bisect_doc_end_release() frees them, not the
+ * strings or the attribution, which are the caller's.
  */
 void bisect_doc_end_init(struct bisect_doc_end *end);
 void bisect_doc_end_release(struct bisect_doc_end *end);
@@ -183,7 +231,9 @@ void bisect_doc_end_release(struct bisect_doc_end *end);
  * 0, or -1 (@out absent) when an element is not a result.
  */
 LAB_MUST_CHECK int bisect_doc_results(const json_t *arr, struct sdoc_array *out);
-/* A patches[] element into @out (present); 0, or -1 when it is not one. */
-LAB_MUST_CHECK int bisect_doc_patch_decode(const json_t *p, struct bisect_doc_patch *out);
+/* A results array of @src's elements (their strings still @src's), its own array. */
+struct sdoc_array bisect_doc_results_copy(const struct sdoc_array *src);
+/* Free a results array of bisect_doc_results() or bisect_doc_results_copy(); absent. */
+void bisect_doc_results_release(struct sdoc_array *a);
 
 #endif

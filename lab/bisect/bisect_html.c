@@ -82,18 +82,23 @@ static void effect(struct strbuf *h, const struct step_result *r)
 		sb_addf(h, " [%+.1f, %+.1f]", r->lo_pct, r->hi_pct);
 }
 
+/* A patch as the page names it. */
+struct patch_names {
+	const char *subject, *message_id;
+};
+
 /* patches[k - 1]'s subject and Message-Id (NULL: none, or out of range). */
-static struct bisect_patch patch_at(const struct page *p, long k)
+static struct patch_names patch_at(const struct page *p, long k)
 {
 	const struct bisect_doc_patch *pa = bisect_doc_patch_at(p->d, k);
 
-	return (struct bisect_patch){ pa ? pa->subject : NULL, pa ? pa->message_id : NULL };
+	return (struct patch_names){ pa ? pa->subject : NULL, pa ? pa->message_id : NULL };
 }
 
 /* "patch 2/3: SUBJECT", the subject whole (it wraps). */
 static void patch_name(struct strbuf *h, const struct page *p, long k)
 {
-	struct bisect_patch pa = patch_at(p, k);
+	struct patch_names pa = patch_at(p, k);
 
 	sb_addf(h, "patch %ld/%ld: <span class=\"subject\">", k, p->n);
 	html_esc(h, pa.subject ? pa.subject : "(no subject)");
@@ -105,7 +110,7 @@ static void patch_list(struct strbuf *h, const struct page *p, long first, long 
 {
 	sb_adds(h, "<ul>");
 	for (long k = first; k <= last && k >= 1; k++) {
-		struct bisect_patch pa = patch_at(p, k);
+		struct patch_names pa = patch_at(p, k);
 
 		sb_adds(h, "<li>");
 		patch_name(h, p, k);
@@ -214,7 +219,7 @@ static void answer_found(struct strbuf *h, const struct page *p)
 	const struct bisect_doc_step *st;
 	int measured;
 	long c = bisect_doc_long(p->end->culprit);
-	struct bisect_patch pa = patch_at(p, c);
+	struct patch_names pa = patch_at(p, c);
 
 	sb_adds(h, "<p class=\"answer\"><strong>Culprit:</strong> ");
 	patch_name(h, p, c);
@@ -669,22 +674,19 @@ static void metric_waterfall(struct strbuf *h, const struct page *p, const struc
 	double level = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct bisect_wf_step ws = {
-			.from = bisect_doc_long(wf[i].from), .to = bisect_doc_long(wf[i].to),
-			.a = wf[i].a, .b = wf[i].b,
-		};
-		struct bisect_patch pa = patch_at(p, ws.to);
+		long from = bisect_doc_long(wf[i].from), to = bisect_doc_long(wf[i].to);
+		struct patch_names pa = patch_at(p, to);
 		struct step_results rs;
 
 		step_results_of(&wf[i].results, &rs);
 		bar_from(&b[i], level, step_results_find(&rs, t->workload, t->metric));
 		/* Patches merged after a prefix that did not build: the step names them all. */
-		if (ws.from + 1 < ws.to)
-			b[i].label = xasprintf("%ld..%ld. %s", ws.from + 1, ws.to,
+		if (from + 1 < to)
+			b[i].label = xasprintf("%ld..%ld. %s", from + 1, to,
 					       pa.subject ? pa.subject : "(no subject)");
 		else
-			b[i].label = xasprintf("%ld. %s", ws.to, pa.subject ? pa.subject : "(no subject)");
-		b[i].href = step_href(p, "per-patch", ws.a, ws.b);
+			b[i].label = xasprintf("%ld. %s", to, pa.subject ? pa.subject : "(no subject)");
+		b[i].href = step_href(p, "per-patch", wf[i].a, wf[i].b);
 		level = b[i].to;
 		step_results_release(&rs);
 	}

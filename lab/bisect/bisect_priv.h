@@ -12,6 +12,7 @@
 #define LAB_BISECT_PRIV_H
 
 #include "bisect.h"
+#include "bisect_doc.h"
 #include "bisect_search.h"
 #include "config.h"
 #include "seq_state.h"
@@ -19,15 +20,18 @@
 
 #include <jansson.h>
 
-struct bisect_doc;
-struct bisect_doc_end;
-
 struct bisect {
 	struct bisect_opts *o;
 	struct lab_config cfg;
 	char *dir;
-	json_t *state;			/* bisect.json */
-	const char *base, *series;	/* kernel names (in state) */
+	/*
+	 * The state, bisect.json as a struct: begun by begin_state() or read
+	 * by bisect_doc_load() on --resume (doc.schema NULL: neither yet),
+	 * changed only through bisect_doc.h's writers, and encoded by
+	 * bisect_save() after each change. Its strings live as long as it.
+	 */
+	struct bisect_doc doc;
+	const char *base, *series;	/* kernel names (doc's) */
 	long n;				/* patches in the series */
 	int base_is_prefix0;		/* series@0 is the baseline's cache entry */
 	/*
@@ -60,25 +64,41 @@ void bisect_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *bisect_prefix_name(const struct bisect *bs, long k);
 
 /* bisect_steps.c: a step's results, its session, the prefixes */
-json_t *bisect_report_results(const char *session_dir, struct strbuf *err);
+/*
+ * The step results of <session_dir>/report.json (bisect_step_results())
+ * typed into @out (bisect_doc_results_release()), its strings pointing
+ * into the JSON returned, the caller's to json_decref(); NULL with why in
+ * @err.
+ */
+json_t *bisect_report_results(const char *session_dir, struct sdoc_array *out,
+			      struct strbuf *err);
 int bisect_decisive(const struct step_result *r);
 int bisect_any_primary(const struct step_results *rs);
-const char *bisect_invalid_metric(const json_t *results);
-struct bisect_head bisect_head_of(const struct bisect *bs);
-json_t *bisect_find_step(struct bisect *bs, const char *a, const char *b, struct bisect_step *out);
-json_t *bisect_add_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
-			struct bisect_step *st);
-json_t *bisect_step_report(const struct bisect *bs, const struct bisect_step *st,
+const char *bisect_invalid_metric(const struct sdoc_array *results);
+/* The index in bs->doc's steps[] of the step of @a against @b, or -1. */
+long bisect_step_index(const struct bisect *bs, const char *a, const char *b);
+/* That step, or NULL; the pointer is good until a step is added. */
+const struct bisect_doc_step *bisect_find_step(const struct bisect *bs, const char *a,
+					       const char *b);
+/* A new step of @a against @b, running, at the end of steps[]; its index. */
+size_t bisect_add_step(struct bisect *bs, const char *purpose, const char *a, const char *b);
+json_t *bisect_step_report(const struct bisect *bs, const struct bisect_doc_step *st,
 			   struct strbuf *err);
+/*
+ * Run (or resume, or read back) the step of @a against @b; its results in
+ * *@results, borrowed from bs->doc (good until that step is measured
+ * again, which a bisection does only before it reads them).
+ */
 LAB_MUST_CHECK int bisect_run_step(struct bisect *bs, const char *purpose, const char *a,
 				   const char *b, const struct seq_placements *place, int attribute,
-				   json_t **results);
+				   struct sdoc_array *results);
 LAB_MUST_CHECK int bisect_build_prefix(struct bisect *bs, long k, enum prefix_build *out);
 
 /* bisect_confirmed.c: --confirmed, a session that is the confirm step */
 struct bisect_confirmed {
 	char *real;		/* the session's folder, resolved */
-	json_t *results;	/* its results (bisect_report_results()) */
+	struct sdoc_array results;	/* its results (bisect_report_results()) */
+	json_t *json;		/* what their strings point into */
 };
 /*
  * Whether bs->o->confirmed is a usable session of @base against @series:
@@ -87,26 +107,22 @@ struct bisect_confirmed {
  */
 LAB_MUST_CHECK int bisect_confirmed_check(struct bisect *bs, const char *base, const char *series,
 					  struct bisect_confirmed *out);
-/* bs->base against bs->series: @c becomes the confirm step (its results move to the step). */
+/* bs->base against bs->series: @c becomes the confirm step (its results copied to the step). */
 LAB_MUST_CHECK int bisect_adopt_confirmed(struct bisect *bs, struct bisect_confirmed *c);
 void bisect_confirmed_release(struct bisect_confirmed *c);
 
 /* bisect_decide.c: the search's oracle and what it tracks */
 enum bisect_class bisect_oracle(long k, void *data);
-json_t *bisect_tracked_metrics(const json_t *results);
+/* The decisive results of @results a bisection tracks, a new array of its elements. */
+struct sdoc_array bisect_tracked_metrics(const struct sdoc_array *results);
 
 /* bisect_text.c: the summary */
 void bisect_fmt_effect(struct strbuf *sb, const struct step_result *r);
-void bisect_fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *results);
-const json_t *bisect_patch_at(const struct bisect *bs, long k);
+void bisect_fmt_tracked(struct strbuf *sb, const struct sdoc_array *tracked,
+			const struct sdoc_array *results);
 void bisect_fmt_patch(struct strbuf *sb, const struct bisect *bs, long k);
-json_t *bisect_results_of(struct bisect *bs, const char *a, const char *b);
-/*
- * The state as the readers take it (bisect_html(), bisect_summary_json()):
- * bs->state decoded by its table into @d (bisect_doc_release()); LAB_OK,
- * or LAB_ELAB said (this bisection wrote something its table refuses).
- */
-LAB_MUST_CHECK int bisect_state_doc(const struct bisect *bs, struct bisect_doc *d);
+/* The results of the step of @a against @b, measured; NULL: no such step, or not measured. */
+const struct sdoc_array *bisect_results_of(const struct bisect *bs, const char *a, const char *b);
 /* result = @end (bisect_doc.h), then bisect.txt, bisect.html and the summary on stdout. */
 LAB_MUST_CHECK int bisect_finish(struct bisect *bs, const struct bisect_doc_end *end,
 				 struct strbuf *text);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bisect.json read back by `bisect --resume`: the bisection trusts nothing
- * in it. Every field bisect.c reads later is checked here once, its type
- * by bisect.json's table (bisect_doc.h) and its range here, so that the
- * rest of bisect.c can assume them (a string where it calls strcmp(), an
- * integer where it counts): a file edited by hand, cut short or written
- * by another version is an error naming the file and the field, never a
- * crash or a bisection of something else.
+ * bisect.json read back (bisect_doc_load()): by `bisect --resume`, whose
+ * state it becomes, and by the readers (bisect.html, --json, the watch's
+ * note). The bisection trusts nothing in it. Every member bisect.c reads
+ * later is checked here once, its type by bisect.json's table
+ * (bisect_doc.h) and its range here, so that the rest of bisect.c can
+ * assume them (a string where it calls strcmp(), an integer where it
+ * counts): a file edited by hand, cut short or written by another version
+ * is an error naming the file and the member, never a crash or a
+ * bisection of something else. Also here: the step results typed for the
+ * deciding (step_results_of()) and a step's session's paths.
  */
 #include "bisect.h"
 #include "bisect_doc.h"
@@ -169,25 +172,14 @@ int bisect_doc_load(const char *path, struct bisect_doc *d, struct strbuf *err)
 	return 0;
 }
 
-json_t *bisect_state_load(const char *path, struct strbuf *err)
-{
-	struct bisect_doc d;
-	json_t *st;
-
-	if (bisect_doc_load(path, &d, err))
-		return NULL;
-	st = json_incref(d.owned);
-	bisect_doc_release(&d);
-	return st;
-}
-
 void step_results_of(const struct sdoc_array *a, struct step_results *out)
 {
-	const struct bisect_doc_result *v = a->v;
+	const struct bisect_doc_result *v = a ? a->v : NULL;
+	size_t n = a ? a->n : 0;
 
 	out->n = 0;
-	out->v = xcalloc(a->n + 1, sizeof(*out->v));
-	for (size_t i = 0; i < a->n; i++) {
+	out->v = xcalloc(n + 1, sizeof(*out->v));
+	for (size_t i = 0; i < n; i++) {
 		struct step_result *x = &out->v[out->n++];
 
 		/* workload, metric and verdict are required by the table */
@@ -224,39 +216,6 @@ int step_results_same(const struct sdoc_array *a, const struct sdoc_array *b)
 	return 1;
 }
 
-static double num_or_nan(const json_t *obj, const char *key)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-void step_results_decode(const json_t *arr, struct step_results *out)
-{
-	const json_t *r;
-	size_t i;
-
-	out->n = 0;
-	out->v = xcalloc(json_array_size(arr) + 1, sizeof(*out->v));
-	json_array_foreach(arr, i, r) {
-		struct step_result *x = &out->v[out->n];
-		const char *verdict = json_string_value(json_object_get(r, "verdict"));
-
-		x->workload = json_string_value(json_object_get(r, "workload"));
-		x->metric = json_string_value(json_object_get(r, "metric"));
-		if (!x->workload || !x->metric || !verdict)
-			continue;
-		x->primary = json_is_true(json_object_get(r, "primary"));
-		x->verdict = stats_verdict_from_id(verdict);
-		x->verdict_id = stats_verdict_id(x->verdict);
-		x->delta_pct = num_or_nan(r, "delta_pct");
-		x->lo_pct = num_or_nan(r, "ci_lo_pct");
-		x->hi_pct = num_or_nan(r, "ci_hi_pct");
-		x->json = r;
-		out->n++;
-	}
-}
-
 void step_results_release(struct step_results *rs)
 {
 	free(rs->v);
@@ -273,134 +232,9 @@ const struct step_result *step_results_find(const struct step_results *rs, const
 	return NULL;
 }
 
-static const char *str_of(const json_t *obj, const char *key)
-{
-	return json_string_value(json_object_get(obj, key));
-}
-
-/* A container member, or NULL when absent or not of that type. */
-static json_t *container_of(const json_t *obj, const char *key, int want_object)
-{
-	json_t *v = json_object_get(obj, key);
-
-	return (want_object ? json_is_object(v) : json_is_array(v)) ? v : NULL;
-}
-
-void bisect_head_decode(const json_t *state, struct bisect_head *out)
-{
-	const json_t *set = json_object_get(state, "settings");
-
-	out->baseline = str_of(state, "baseline");
-	out->series_kernel = str_of(state, "series_kernel");
-	out->n = (long)json_integer_value(json_object_get(state, "n"));
-	out->complete = json_is_true(json_object_get(state, "complete"));
-	out->settings.max_runs = (long)json_integer_value(json_object_get(set, "max_runs"));
-	out->settings.budget_s = json_number_value(json_object_get(set, "budget_s"));
-	out->settings.per_patch = json_is_true(json_object_get(set, "per_patch"));
-	out->settings.attribute = config_attribute_parse(json_string_value(json_object_get(set,
-								"attribute")));
-	if (out->settings.attribute < 0)
-		out->settings.attribute = RUN_ATTRIBUTE_OFF;
-	out->settings.workloads = container_of(set, "workloads", 0);
-	out->steps = container_of(state, "steps", 0);
-	out->patches = container_of(state, "patches", 0);
-	out->probes = container_of(state, "probes", 0);
-	out->prefixes = container_of(state, "prefixes", 1);
-	out->tracked = container_of(state, "tracked", 0);
-	out->waterfall = json_object_get(json_object_get(state, "result"), "waterfall");
-}
-
-void bisect_step_decode(const json_t *s, struct bisect_step *out)
-{
-	out->step = (long)json_integer_value(json_object_get(s, "step"));
-	out->purpose = str_of(s, "purpose");
-	out->a = str_of(s, "a");
-	out->b = str_of(s, "b");
-	out->session = str_of(s, "session");
-	out->dir = str_of(s, "dir");
-	out->state = str_of(s, "state");
-	out->results = json_object_get(s, "results");
-}
-
 char *bisect_step_path(const char *dir, const char *session, const char *file)
 {
 	if (!dir || !session || !*path_basename(session))
 		return NULL;
 	return xasprintf("%s/%s/%s", dir, path_basename(session), file);
-}
-
-char *bisect_step_file(const struct bisect_step *st, const char *file)
-{
-	return bisect_step_path(st->dir, st->session, file);
-}
-
-static long long_of(const json_t *obj, const char *key)
-{
-	return (long)json_integer_value(json_object_get(obj, key));
-}
-
-void bisect_end_decode(const json_t *state, struct bisect_end *out)
-{
-	const json_t *r = json_object_get(state, "result");
-
-	out->outcome = str_of(r, "outcome");
-	out->first = long_of(r, "first");
-	out->last = long_of(r, "last");
-	out->culprit = long_of(r, "culprit");
-	out->split = long_of(r, "split");
-	out->own_effect = container_of(r, "own_effect", 0);
-	out->remaining = container_of(r, "remaining", 0);
-	out->result = r;
-}
-
-void bisect_probe_decode(const json_t *p, struct bisect_probe *out)
-{
-	out->prefix = long_of(p, "prefix");
-	out->cls = str_of(p, "class");
-}
-
-void bisect_patch_decode(const struct bisect_head *h, long k, struct bisect_patch *out)
-{
-	const json_t *p = k >= 1 ? json_array_get(h->patches, (size_t)(k - 1)) : NULL;
-
-	out->subject = str_of(p, "subject");
-	out->message_id = str_of(p, "message_id");
-}
-
-int bisect_prefix_builds(const struct bisect_head *h, long k)
-{
-	char key[24];
-	const json_t *b;
-
-	snprintf(key, sizeof(key), "%ld", k);
-	b = json_object_get(json_object_get(h->prefixes, key), "builds");
-	return json_is_boolean(b) ? json_is_true(b) : -1;
-}
-
-const char *bisect_prefix_kernel(const struct bisect_head *h, long k)
-{
-	char key[24];
-
-	snprintf(key, sizeof(key), "%ld", k);
-	return str_of(json_object_get(h->prefixes, key), "kernel");
-}
-
-int bisect_probe_known(const struct bisect_head *h, long k)
-{
-	const json_t *p;
-	size_t i;
-
-	json_array_foreach(h->probes, i, p)
-		if (json_integer_value(json_object_get(p, "prefix")) == k)
-			return 1;
-	return 0;
-}
-
-void bisect_wf_step_decode(const json_t *s, struct bisect_wf_step *out)
-{
-	out->from = (long)json_integer_value(json_object_get(s, "from"));
-	out->to = (long)json_integer_value(json_object_get(s, "to"));
-	out->a = str_of(s, "a");
-	out->b = str_of(s, "b");
-	out->results = json_object_get(s, "results");
 }

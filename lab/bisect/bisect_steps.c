@@ -50,20 +50,27 @@ json_t *bisect_step_results(const json_t *report)
 	return out;
 }
 
-/* bisect_step_results() of <session_dir>/report.json. */
-json_t *bisect_report_results(const char *session_dir, struct strbuf *err)
+json_t *bisect_report_results(const char *session_dir, struct sdoc_array *out,
+			      struct strbuf *err)
 {
 	char *path = xasprintf("%s/report.json", session_dir);
 	json_error_t jerr;
-	json_t *rep = json_load_file(path, 0, &jerr), *out = NULL;
+	json_t *rep = json_load_file(path, 0, &jerr), *res = NULL;
 
+	*out = (struct sdoc_array){ 0 };
 	if (!json_is_object(rep))
 		sb_addf(err, "%s: %s", path, rep ? "not a JSON object" : jerr.text);
 	else
-		out = bisect_step_results(rep);
+		res = bisect_step_results(rep);
+	/* bisect_step_results() writes what the table reads: a failure is the lab's own */
+	if (res && bisect_doc_results(res, out)) {
+		sb_addf(err, "%s: its results are not bisect.json's", path);
+		json_decref(res);
+		res = NULL;
+	}
 	json_decref(rep);
 	free(path);
-	return out;
+	return res;
 }
 
 /* improvement or regression: the step says the two kernels differ. */
@@ -87,13 +94,13 @@ int bisect_any_primary(const struct step_results *rs)
  * rather than count as "no difference". The primaries, or all metrics
  * when there are none.
  */
-const char *bisect_invalid_metric(const json_t *results)
+const char *bisect_invalid_metric(const struct sdoc_array *results)
 {
 	struct step_results rs;
 	const char *bad = NULL;
 	int primaries;
 
-	step_results_decode(results, &rs);
+	step_results_of(results, &rs);
 	primaries = bisect_any_primary(&rs);
 	for (size_t i = 0; i < rs.n && !bad; i++)
 		if ((!primaries || rs.v[i].primary) && rs.v[i].verdict == VERDICT_INVALID)
@@ -104,28 +111,22 @@ const char *bisect_invalid_metric(const json_t *results)
 
 /* --- steps: one session each --- */
 
-/* bisect.json's top, decoded now: the state grows as the bisection goes. */
-struct bisect_head bisect_head_of(const struct bisect *bs)
+long bisect_step_index(const struct bisect *bs, const char *a, const char *b)
 {
-	struct bisect_head h;
+	const struct bisect_doc_step *v = bs->doc.steps.v;
 
-	bisect_head_decode(bs->state, &h);
-	return h;
+	for (size_t i = 0; i < bs->doc.steps.n; i++)
+		if (!strcmp(v[i].a, a) && !strcmp(v[i].b, b))
+			return (long)i;
+	return -1;
 }
 
-/* The step of @a against @b (decoded into *@out), or NULL. */
-json_t *bisect_find_step(struct bisect *bs, const char *a, const char *b, struct bisect_step *out)
+const struct bisect_doc_step *bisect_find_step(const struct bisect *bs, const char *a,
+					       const char *b)
 {
-	struct bisect_head h = bisect_head_of(bs);
-	json_t *s;
-	size_t i;
+	long i = bisect_step_index(bs, a, b);
 
-	json_array_foreach(h.steps, i, s) {
-		bisect_step_decode(s, out);
-		if (out->a && out->b && !strcmp(out->a, a) && !strcmp(out->b, b))
-			return s;
-	}
-	return NULL;
+	return i < 0 ? NULL : (const struct bisect_doc_step *)bs->doc.steps.v + i;
 }
 
 static int session_started(const char *reports_dir)
@@ -137,15 +138,11 @@ static int session_started(const char *reports_dir)
 	return ok;
 }
 
-/* A new step of @a against @b, running, at the end of steps[] (decoded into *@st). */
-json_t *bisect_add_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
-			struct bisect_step *st)
+size_t bisect_add_step(struct bisect *bs, const char *purpose, const char *a, const char *b)
 {
-	struct bisect_head h = bisect_head_of(bs);
-	size_t nr = json_array_size(h.steps) + 1;
+	size_t nr = bs->doc.steps.n + 1, i;
 	char *rel = xasprintf("steps/%02zu-%s", nr, purpose);
 	struct bisect_doc_step new;
-	json_t *step;
 
 	sdoc_fields_init(bisect_doc_step_fields, &new);
 	new.step = (long long)nr;
@@ -154,20 +151,19 @@ json_t *bisect_add_step(struct bisect *bs, const char *purpose, const char *a, c
 	new.b = b;
 	new.dir = rel;
 	new.state = "running";
-	step = bisect_doc_add_step(bs->state, &new);
+	i = bisect_doc_add_step(&bs->doc, &new);
 	free(rel);
-	bisect_step_decode(step, st);
-	return step;
+	return i;
 }
 
 /*
  * Step @st's report.json, found relative to the bisection's folder (a
  * bisection moved elsewhere still finds it); NULL with why in @err.
  */
-json_t *bisect_step_report(const struct bisect *bs, const struct bisect_step *st,
+json_t *bisect_step_report(const struct bisect *bs, const struct bisect_doc_step *st,
 			   struct strbuf *err)
 {
-	char *rel = bisect_step_file(st, "report.json"), *path;
+	char *rel = bisect_step_path(st->dir, st->session, "report.json"), *path;
 	json_error_t jerr;
 	json_t *rep;
 
@@ -191,7 +187,8 @@ json_t *bisect_step_report(const struct bisect *bs, const struct bisect_step *st
  * is not: its session is resumed, which adds no run to a finished plan
  * and writes the reports again with the attribution runs.
  */
-static int step_measured(const struct bisect *bs, const struct bisect_step *st, int attribute)
+static int step_measured(const struct bisect *bs, const struct bisect_doc_step *st,
+			 int attribute)
 {
 	struct strbuf err = STRBUF_INIT;
 	json_t *rep;
@@ -223,49 +220,26 @@ static int step_coherence(const char *purpose)
 	       RUN_ATTRIBUTE_OFF;
 }
 
-/*
- * Run (or resume, or read back) the session @a against @b; its results in
- * *@results (borrowed from the state). A step already measured, in this
- * bisection or on a resume, is never run again.
- */
-int bisect_run_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
-		    const struct seq_placements *place, int attribute, json_t **results)
+/* The session of step @i, as bisect_run_step() starts or resumes it in @dir. */
+static int step_session(struct bisect *bs, size_t i, const char *dir,
+			const struct seq_placements *place, int attribute)
 {
-	struct bisect_step st;
-	json_t *step = bisect_find_step(bs, a, b, &st);
-	struct strbuf err = STRBUF_INIT;
-	int r;
-
-	*results = NULL;
-	if (step && step_measured(bs, &st, attribute)) {
-		*results = (json_t *)st.results;
-		return LAB_OK;
-	}
-	if (!step) {
-		step = bisect_add_step(bs, purpose, a, b, &st);
-		r = bisect_save(bs);
-		if (r)
-			return r;
-	}
-	char *dir = xasprintf("%s/%s", bs->dir, st.dir);
-	if (mkdir_p(dir, 0755)) {
-		r = lab_error("cannot create %s: %s", dir, strerror(errno));
-		free(dir);
-		return r;
-	}
-	bisect_say("step %d (%s): %s against %s", (int)st.step, st.purpose, a, b);
+	const struct bisect_doc_step *st = (const struct bisect_doc_step *)bs->doc.steps.v + i;
 	struct session_opts so = {
 		.config = bs->o->config, .mode = SESSION_AB, .warmups = -1,
 		.fail_on = FAIL_ON_NONE, .until_decided = 1, .max_runs = bs->o->max_runs,
 		.budget_s = bs->o->budget_s, .reports_dir = dir, .no_stdout_report = 1,
 		.placement = place, .attribute = attribute, .series_kernel = bs->o->series_kernel,
-		.coherence = step_coherence(purpose),
+		.coherence = step_coherence(st->purpose),
 		/* A step that failed starts a new session: its failed runs are on record. */
-		.resume = session_started(dir) && strcmp(st.state, "failed"),
+		.resume = session_started(dir) && strcmp(st->state, "failed"),
 	};
+	int r;
+
+	bisect_say("step %d (%s): %s against %s", (int)st->step, st->purpose, st->a, st->b);
 	if (!so.resume) {
-		strvec_push(&so.kernel_names, a);
-		strvec_push(&so.kernel_names, b);
+		strvec_push(&so.kernel_names, st->a);
+		strvec_push(&so.kernel_names, st->b);
 		strvec_pushv(&so.workloads, (const char *const *)bs->o->workloads.v);
 	} else {
 		so.budget_s = 0;	/* the step keeps its budget: a --budget would raise it */
@@ -275,34 +249,80 @@ int bisect_run_step(struct bisect *bs, const char *purpose, const char *a, const
 	strvec_clear(&so.workloads);
 	if (!r && interrupted())
 		r = LAB_ELAB;
-	if (r) {
-		free(dir);
-		return r;
-	}
+	return r;
+}
+
+/*
+ * Step @i's session measured: its results recorded (done), or the step
+ * failed (a metric invalid) and why. The step's session folder in @dir.
+ */
+static int step_record(struct bisect *bs, size_t i, const char *dir)
+{
+	const struct bisect_doc_step *st = (const struct bisect_doc_step *)bs->doc.steps.v + i;
+	struct strbuf err = STRBUF_INIT;
+	struct sdoc_array res = { 0 };
 	char *latest = xasprintf("%s/latest", dir);
 	char *real = realpath(latest, NULL);
-	json_t *res = real ? bisect_report_results(real, &err) : NULL;
-	const char *bad = res ? bisect_invalid_metric(res) : NULL;
-	if (!res) {
-		r = lab_error("step %s against %s: no report: %s", a, b,
+	json_t *json = real ? bisect_report_results(real, &res, &err) : NULL;
+	const char *bad = json ? bisect_invalid_metric(&res) : NULL;
+	int r;
+
+	if (!json) {
+		r = lab_error("step %s against %s: no report: %s", st->a, st->b,
 			      real ? sb_str(&err) : strerror(errno));
 	} else if (bad) {
 		r = lab_error("step %s against %s: %s is invalid (too many failed runs; see %s/logs/):"
 			      " the lab is failing, not the kernels; --resume runs the step again",
-			      a, b, bad, real);
-		bisect_doc_step_measured(step, real, NULL);
+			      st->a, st->b, bad, real);
+		bisect_doc_step_measured(&bs->doc, i, real, NULL);
 		if (bisect_save(bs))
 			r = LAB_ELAB;	/* bisect_save() named the file */
-		json_decref(res);
 	} else {
-		bisect_doc_step_measured(step, real, res);
-		*results = res;
+		bisect_doc_step_measured(&bs->doc, i, real, &res);
 		r = bisect_save(bs);
 	}
+	bisect_doc_results_release(&res);
+	json_decref(json);
 	free(real);
 	free(latest);
-	free(dir);
 	sb_release(&err);
+	return r;
+}
+
+/*
+ * A step already measured, in this bisection or on a resume, is never run
+ * again.
+ */
+int bisect_run_step(struct bisect *bs, const char *purpose, const char *a, const char *b,
+		    const struct seq_placements *place, int attribute, struct sdoc_array *results)
+{
+	long i = bisect_step_index(bs, a, b);
+	const struct bisect_doc_step *v = bs->doc.steps.v;
+	char *dir;
+	int r;
+
+	*results = (struct sdoc_array){ 0 };
+	if (i >= 0 && step_measured(bs, &v[i], attribute)) {
+		*results = v[i].results;
+		return LAB_OK;
+	}
+	if (i < 0) {
+		i = (long)bisect_add_step(bs, purpose, a, b);
+		r = bisect_save(bs);
+		if (r)
+			return r;
+	}
+	v = bs->doc.steps.v;
+	dir = xasprintf("%s/%s", bs->dir, v[i].dir);
+	if (mkdir_p(dir, 0755))
+		r = lab_error("cannot create %s: %s", dir, strerror(errno));
+	else
+		r = step_session(bs, (size_t)i, dir, place, attribute);
+	if (!r)
+		r = step_record(bs, (size_t)i, dir);
+	if (!r)
+		*results = ((const struct bisect_doc_step *)bs->doc.steps.v)[i].results;
+	free(dir);
 	return r;
 }
 
@@ -315,14 +335,15 @@ int bisect_run_step(struct bisect *bs, const char *purpose, const char *a, const
  */
 LAB_MUST_CHECK int bisect_build_prefix(struct bisect *bs, long k, enum prefix_build *out)
 {
-	struct bisect_head h = bisect_head_of(bs);
 	char *name = bisect_prefix_name(bs, k);
-	int builds = bisect_prefix_builds(&h, k);
 	struct strbuf err = STRBUF_INIT;
 	struct bisect_doc_prefix pre;
 	struct kbuild_result res;
-	int r;
+	int builds, r;
 
+	/* 1 builds, 0 does not, -1 not known yet (no entry, or none said) */
+	bisect_doc_prefix_at(&bs->doc, k, &pre);
+	builds = pre.builds;
 	sdoc_fields_init(bisect_prefix_fields, &pre);
 	pre.kernel = name;
 	*out = builds == 0 ? PREFIX_UNBUILDABLE : PREFIX_BUILT;
@@ -339,7 +360,7 @@ LAB_MUST_CHECK int bisect_build_prefix(struct bisect *bs, long k, enum prefix_bu
 	if (r && res.build_failed) {
 		bisect_say("prefix %ld (%s) does not build: skipped, as git bisect skip does", k, name);
 		pre.builds = 0;
-		bisect_doc_set_prefix(bs->state, k, &pre);
+		bisect_doc_set_prefix(&bs->doc, k, &pre);
 		*out = PREFIX_UNBUILDABLE;
 		r = bisect_save(bs);
 	} else if (!r) {
@@ -347,7 +368,7 @@ LAB_MUST_CHECK int bisect_build_prefix(struct bisect *bs, long k, enum prefix_bu
 		pre.key = res.key;
 		pre.cache_hit = !!res.cache_hit;
 		pre.seconds = res.seconds;
-		bisect_doc_set_prefix(bs->state, k, &pre);
+		bisect_doc_set_prefix(&bs->doc, k, &pre);
 		r = bisect_save(bs);
 		bs->holds = xrealloc(bs->holds, (bs->nr_holds + 1) * sizeof(*bs->holds));
 		bs->holds[bs->nr_holds++] = res.hold_fd;

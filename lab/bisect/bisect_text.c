@@ -35,12 +35,13 @@ void bisect_fmt_effect(struct strbuf *sb, const struct step_result *r)
 }
 
 /* One line per tracked metric of @results: "  yield cs_per_sec: -64.1 % [...] regression". */
-void bisect_fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *results)
+void bisect_fmt_tracked(struct strbuf *sb, const struct sdoc_array *tracked,
+			const struct sdoc_array *results)
 {
 	struct step_results t, rs;
 
-	step_results_decode(tracked, &t);
-	step_results_decode(results, &rs);
+	step_results_of(tracked, &t);
+	step_results_of(results, &rs);
 	for (size_t i = 0; i < t.n; i++) {
 		sb_addf(sb, "    %s %s: ", t.v[i].workload, t.v[i].metric);
 		bisect_fmt_effect(sb, step_results_find(&rs, t.v[i].workload, t.v[i].metric));
@@ -50,36 +51,30 @@ void bisect_fmt_tracked(struct strbuf *sb, const json_t *tracked, const json_t *
 	step_results_release(&rs);
 }
 
-/* patches[@k - 1] as stored: a result copies it whole. */
-const json_t *bisect_patch_at(const struct bisect *bs, long k)
-{
-	return json_array_get(bisect_head_of(bs).patches, (size_t)(k - 1));
-}
-
 void bisect_fmt_patch(struct strbuf *sb, const struct bisect *bs, long k)
 {
-	struct bisect_head h = bisect_head_of(bs);
-	struct bisect_patch p;
+	const struct bisect_doc_patch *p = bisect_doc_patch_at(&bs->doc, k);
+	const char *subject = p ? p->subject : NULL, *message_id = p ? p->message_id : NULL;
 
-	bisect_patch_decode(&h, k, &p);
 	sb_addf(sb, "patch %ld/%ld: ", k, bs->n);
-	sb_add_text_safe(sb, p.subject ? p.subject : "(no subject)");
-	if (p.message_id) {
+	sb_add_text_safe(sb, subject ? subject : "(no subject)");
+	if (message_id) {
 		sb_adds(sb, "\n  Message-Id: ");
-		sb_add_text_safe(sb, p.message_id);
+		sb_add_text_safe(sb, message_id);
 	}
 	sb_addc(sb, '\n');
 }
 
-json_t *bisect_results_of(struct bisect *bs, const char *a, const char *b)
+const struct sdoc_array *bisect_results_of(const struct bisect *bs, const char *a, const char *b)
 {
-	struct bisect_step st;
+	const struct bisect_doc_step *st = bisect_find_step(bs, a, b);
 
-	return bisect_find_step(bs, a, b, &st) ? (json_t *)st.results : NULL;
+	return st && st->results.present ? &st->results : NULL;
 }
 
 /* The runs of step @st's session, from its report.json: -1 each when it does not decode. */
-static struct bisect_step_runs step_runs(const struct bisect *bs, const struct bisect_step *st)
+static struct bisect_step_runs step_runs(const struct bisect *bs,
+					 const struct bisect_doc_step *st)
 {
 	struct bisect_step_runs out = { -1, -1 };
 	struct report_view v = { 0 };
@@ -96,41 +91,20 @@ static struct bisect_step_runs step_runs(const struct bisect *bs, const struct b
 	return out;
 }
 
-int bisect_state_doc(const struct bisect *bs, struct bisect_doc *d)
-{
-	struct strbuf err = STRBUF_INIT;
-	int r = LAB_OK;
-
-	if (bisect_doc_decode(bs->state, d, &err))
-		r = lab_error("%s/bisect.json as kept: %s", bs->dir, sb_str(&err));
-	sb_release(&err);
-	return r;
-}
-
 /* bisect.html, with each step's runs read from its report: LAB_OK or the status (said). */
 static LAB_MUST_CHECK int write_page(const struct bisect *bs)
 {
-	struct bisect_head h = bisect_head_of(bs);
-	size_t n = json_array_size(h.steps), i;
+	const struct bisect_doc_step *v = bs->doc.steps.v;
+	size_t n = bs->doc.steps.n;
 	struct bisect_step_runs *runs = xcalloc(n + 1, sizeof(*runs));
 	struct strbuf html = STRBUF_INIT;
 	char *path = xasprintf("%s/bisect.html", bs->dir);
-	struct bisect_doc d;
-	const json_t *s;
-	int r;
+	int r = LAB_OK;
 
-	json_array_foreach(h.steps, i, s) {
-		struct bisect_step st;
-
-		bisect_step_decode(s, &st);
-		runs[i] = step_runs(bs, &st);
-	}
-	r = bisect_state_doc(bs, &d);
-	if (!r) {
-		bisect_html(&html, &d, runs, n);
-		bisect_doc_release(&d);
-	}
-	if (!r && write_file_atomic(path, html.buf, html.len))
+	for (size_t i = 0; i < n; i++)
+		runs[i] = step_runs(bs, &v[i]);
+	bisect_html(&html, &bs->doc, runs, n);
+	if (write_file_atomic(path, html.buf, html.len))
 		r = lab_error("cannot write %s: %s", path, strerror(errno));
 	free(path);
 	free(runs);
@@ -140,7 +114,7 @@ static LAB_MUST_CHECK int write_page(const struct bisect *bs)
 
 int bisect_finish(struct bisect *bs, const struct bisect_doc_end *end, struct strbuf *text)
 {
-	bisect_doc_set_result(bs->state, end);
+	bisect_doc_set_result(&bs->doc, end);
 	int r = bisect_save(bs);
 	char *path = xasprintf("%s/bisect.txt", bs->dir);
 

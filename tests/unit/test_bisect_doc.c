@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bisect.h"
 #include "bisect_doc.h"
 #include "fsutil.h"
 #include "strbuf.h"
@@ -207,28 +208,30 @@ static void test_decoded(void **state)
 /*
  * The state's writers, in the order a bisection calls them (begun, each
  * step added running and then measured, the prefixes, the probes, tracked,
- * the result), write the fixture bisection's bisect.json byte for byte.
+ * the result), write @text's bisect.json byte for byte. Everything they
+ * were given (the decoded @text, its tree) is gone before the encoding:
+ * what the writers did not copy, ASan sees read after its free.
  */
-static void test_writers(void **state)
+static void write_again(const char *what, const char *text)
 {
-	char *text = fixture_text(), *out;
-	json_t *j = json_loads(text, 0, NULL), *st, *steps = json_object_get(j, "steps"), *p;
-	struct bisect_doc d, begin;
+	json_t *j = json_loads(text, 0, NULL), *p, *out;
+	struct bisect_doc d, w;
 	struct strbuf err = STRBUF_INIT;
 	const struct bisect_doc_step *sv;
 	const struct bisect_doc_probe *pv;
 	const char *key;
-	(void)state;
+	char *got;
 
-	assert_int_equal(bisect_doc_decode(j, &d, &err), 0);
-	begin = d;
-	begin.steps = begin.probes = (struct sdoc_array){ .present = 1 };
-	begin.prefixes = json_object();
-	begin.complete = 0;
-	begin.tracked = (struct sdoc_array){ 0 };
-	begin.result.present = 0;
-	st = bisect_doc_encode(&begin);
-	json_decref((json_t *)begin.prefixes);
+	assert_non_null(j);
+	if (bisect_doc_decode(j, &d, &err))
+		fail_msg("%s: %s", what, sb_str(&err));
+	/* begun as begin_state() begins it: not complete, no step, prefix or probe */
+	d.complete = 0;
+	bisect_doc_init(&w);
+	bisect_doc_begin(&w, &d);
+	assert_int_equal(w.steps.n, 0);
+	assert_int_equal(json_object_size(w.prefixes), 0);
+	assert_int_equal(w.probes.n, 0);
 	sv = d.steps.v;
 	for (size_t i = 0; i < d.steps.n; i++) {
 		struct bisect_doc_step s = sv[i];
@@ -236,28 +239,118 @@ static void test_writers(void **state)
 		s.state = "running";
 		s.session = NULL;
 		s.results = (struct sdoc_array){ 0 };
-		bisect_doc_step_measured(bisect_doc_add_step(st, &s), sv[i].session,
-					 json_incref(json_object_get(json_array_get(steps, i), "results")));
+		assert_int_equal(bisect_doc_add_step(&w, &s), i);
+		bisect_doc_step_measured(&w, i, sv[i].session, &sv[i].results);
 	}
 	json_object_foreach(json_object_get(j, "prefixes"), key, p) {
 		struct bisect_doc_prefix pre;
 
 		assert_int_equal(sdoc_fields_decode(bisect_prefix_fields, p, &pre, &err), 0);
-		bisect_doc_set_prefix(st, atol(key), &pre);
+		bisect_doc_set_prefix(&w, atol(key), &pre);
 	}
 	pv = d.probes.v;
 	for (size_t i = 0; i < d.probes.n; i++)
-		bisect_doc_add_probe(st, &pv[i]);
-	bisect_doc_set_tracked(st, json_incref(json_object_get(j, "tracked")));
-	bisect_doc_set_result(st, &d.result);
-	out = dump(st);
-	if (strcmp(out, text))
-		fail_msg("the writers wrote another file:\n%s", out);
-	free(out);
-	free(text);
-	json_decref(st);
+		bisect_doc_add_probe(&w, &pv[i]);
+	bisect_doc_set_tracked(&w, &d.tracked);
+	bisect_doc_set_result(&w, &d.result);
 	bisect_doc_release(&d);
 	json_decref(j);
+	out = bisect_doc_encode(&w);
+	got = dump(out);
+	if (strcmp(got, text))
+		fail_msg("%s: the writers wrote another file:\n%s", what, got);
+	free(got);
+	json_decref(out);
+	bisect_doc_release(&w);
+	sb_release(&err);
+}
+
+static void test_writers(void **state)
+{
+	char *text = fixture_text();
+	json_t *j = json_loads(text, 0, NULL);
+	json_t *res = json_object_get(json_array_get(json_object_get(j, "steps"), 0), "results");
+	/* the fixture's patch, kept past the first ending's result */
+	json_t *patch = json_incref(json_object_get(json_object_get(j, "result"), "patch"));
+	(void)state;
+
+	write_again(FIXTURE, text);
+	/* the endings the fixture has not: result's arrays, null and its attribution copied too */
+	json_object_set_new(j, "result", json_pack("{s:s, s:[{s:I, s:I, s:s, s:s, s:O}]}",
+		"outcome", "per-patch", "waterfall", "from", (json_int_t)0, "to", (json_int_t)2,
+		"a", "baseline", "b", "three@2", "results", res));
+	free(text);
+	text = dump(j);
+	write_again("per-patch", text);
+	json_object_set_new(j, "result", json_pack("{s:s, s:I, s:I, s:I, s:I, s:O, s:O, s:{s:s}, s:n}",
+		"outcome", "found", "first", (json_int_t)2, "last", (json_int_t)2, "probes",
+		(json_int_t)1, "culprit", (json_int_t)2, "patch", patch, "own_effect", res,
+		"attribution", "method", "perf", "remaining"));
+	free(text);
+	text = dump(j);
+	write_again("remaining null", text);
+	free(text);
+	json_decref(patch);
+	json_decref(j);
+}
+
+/*
+ * A step measured again (its session resumed for the attribution runs)
+ * has the new results, the old array freed; one that failed keeps the
+ * results it had, as bisect.json always did. A prefix set again keeps its
+ * place in the object and leaves the object a reader holds as it was.
+ */
+static void test_writers_again(void **state)
+{
+	json_t *j = json_load_file(FIXTURE, 0, NULL);
+	struct bisect_doc d, w;
+	struct strbuf err = STRBUF_INIT;
+	const struct bisect_doc_step *sv;
+	struct bisect_doc_step s;
+	struct bisect_doc_prefix pre, got;
+	const json_t *old;
+	(void)state;
+
+	assert_int_equal(bisect_doc_decode(j, &d, &err), 0);
+	bisect_doc_init(&w);
+	bisect_doc_begin(&w, &d);
+	sv = d.steps.v;
+	s = sv[0];
+	s.results = (struct sdoc_array){ 0 };
+	assert_int_equal(bisect_doc_add_step(&w, &s), 0);
+	bisect_doc_step_measured(&w, 0, "/r/one", &sv[0].results);
+	bisect_doc_step_measured(&w, 0, "/r/two", &sv[2].results);
+	sv = w.steps.v;
+	assert_string_equal(sv[0].session, "/r/two");
+	assert_string_equal(sv[0].state, "done");
+	assert_true(step_results_same(&sv[0].results, &((const struct bisect_doc_step *)d.steps.v)[2].results));
+	bisect_doc_step_measured(&w, 0, "/r/three", NULL);
+	assert_string_equal(sv[0].state, "failed");
+	assert_int_equal(sv[0].results.n, 3);
+
+	sdoc_fields_init(bisect_prefix_fields, &pre);
+	pre.kernel = "three@1";
+	pre.builds = 1;
+	bisect_doc_set_prefix(&w, 1, &pre);
+	pre.kernel = "three@2";
+	bisect_doc_set_prefix(&w, 2, &pre);
+	old = w.prefixes;
+	pre.kernel = "three@1";
+	pre.builds = 0;
+	bisect_doc_set_prefix(&w, 1, &pre);
+	assert_ptr_not_equal(w.prefixes, old);
+	assert_int_equal(bisect_doc_prefix_at(&w, 1, &got), 0);
+	assert_int_equal(got.builds, 0);
+	assert_string_equal(json_object_iter_key(json_object_iter((json_t *)w.prefixes)), "1");
+	/* the object held before: as it was */
+	assert_true(json_is_true(json_object_get(json_object_get(old, "1"), "builds")));
+	bisect_doc_release(&d);
+	json_decref(j);
+	/* nothing of @d's: the strings are @w's */
+	assert_string_equal(((const struct bisect_doc_step *)w.steps.v)[0].a, "baseline");
+	bisect_doc_release(&w);
+	assert_null(w.steps.v);
+	assert_null(w.json);
 	sb_release(&err);
 }
 
@@ -344,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_decoded),
 		cmocka_unit_test(test_writers),
+		cmocka_unit_test(test_writers_again),
 		cmocka_unit_test(test_doc_table),
 	};
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a bisection reads back. bisect.json for `bisect --resume`
- * (bisect_state_load(), bisect_state.c): a field of the wrong type
+ * (bisect_doc_load(), bisect_state.c): a field of the wrong type
  * (a number among settings.workloads crashed the resume) is an error
  * naming the file and the field. A step's results (bisect_step_results()):
  * the change and interval of the comparison the verdict rests on, the
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "bisect_doc.h"
 #include "fsutil.h"
 #include "util.h"
 
@@ -80,10 +81,13 @@ static void expect_refused(const char *name, json_t *st, const char *field, cons
 {
 	struct strbuf err = STRBUF_INIT;
 	char *path = write_state(name, st);
-	json_t *got = bisect_state_load(path, &err);
+	struct bisect_doc d;
 
+	assert_int_equal(bisect_doc_load(path, &d, &err), -1);
 	print_message("%s\n", sb_str(&err));
-	assert_null(got);
+	/* refused: left absent, nothing kept */
+	assert_null(d.owned);
+	assert_null(d.steps.v);
 	assert_non_null(strstr(sb_str(&err), path));
 	assert_non_null(strstr(sb_str(&err), field));
 	if (what)
@@ -96,15 +100,20 @@ static void expect_refused(const char *name, json_t *st, const char *field, cons
 static void test_good_state_loads(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *st = good_state();
+	json_t *st = good_state(), *again;
 	char *path = write_state("good", st);
-	json_t *got = bisect_state_load(path, &err);
+	struct bisect_doc d;
 	(void)state;
 
+	assert_int_equal(bisect_doc_load(path, &d, &err), 0);
 	assert_int_equal(err.len, 0);
-	assert_non_null(got);
-	assert_true(json_equal(got, st));
-	json_decref(got);
+	assert_non_null(d.owned);
+	assert_true(json_equal(d.owned, st));
+	/* the state the bisection goes on with: the file, as its table encodes it */
+	again = bisect_doc_encode(&d);
+	assert_true(json_equal(again, st));
+	json_decref(again);
+	bisect_doc_release(&d);
 	json_decref(st);
 	free(path);
 }
@@ -251,6 +260,7 @@ static void test_not_json(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
 	char *d = xasprintf("%s/cut", dir), *path = xasprintf("%s/bisect.json", d);
+	struct bisect_doc doc;
 	FILE *f;
 	(void)state;
 
@@ -259,7 +269,7 @@ static void test_not_json(void **state)
 	assert_non_null(f);
 	fputs("{\"schema\": \"mglrulab-bisect/1\", \"settings\": {", f);
 	fclose(f);
-	assert_null(bisect_state_load(path, &err));
+	assert_int_equal(bisect_doc_load(path, &doc, &err), -1);
 	assert_non_null(strstr(sb_str(&err), path));
 	sb_release(&err);
 	free(path);
@@ -299,15 +309,21 @@ static void test_step_results_pooled(void **state)
 	assert_float_equal(json_number_value(json_object_get(r, "delta_pct")), 1.0, 1e-9);
 	assert_float_equal(json_number_value(json_object_get(r, "ci_lo_pct")), -1.0, 1e-9);
 
-	/* read back as bisect.c reads a step: the pooled change, typed */
+	/* read back as bisect.c reads a step: the pooled change, typed by bisect.json's table */
 	struct step_results rs;
+	struct sdoc_array a;
 	const struct step_result *x;
 
 	json_array_append_new(res, json_pack("{s:s, s:i}", "workload", "yield", "metric", 3));
+	/* an element without strings is not a result: the table refuses it */
+	assert_int_equal(bisect_doc_results(res, &a), -1);
+	assert_null(a.v);
+	json_array_remove(res, 2);
 	json_array_append_new(res, json_pack("{s:s, s:s, s:s, s:n}", "workload", "w", "metric", "m",
 					     "verdict", "looks-fine", "delta_pct"));
-	step_results_decode(res, &rs);
-	assert_int_equal(rs.n, 3);	/* the element without strings is left out */
+	assert_int_equal(bisect_doc_results(res, &a), 0);
+	step_results_of(&a, &rs);
+	assert_int_equal(rs.n, 3);
 	x = step_results_find(&rs, "yield", "cs_per_sec");
 	assert_non_null(x);
 	assert_true(x->primary);
@@ -315,7 +331,9 @@ static void test_step_results_pooled(void **state)
 	assert_float_equal(x->delta_pct, -8.0, 1e-9);
 	assert_float_equal(x->lo_pct, -10.0, 1e-9);
 	assert_float_equal(x->hi_pct, -6.0, 1e-9);
-	assert_ptr_equal(x->json, json_array_get(res, 0));
+	/* its strings are the results' own */
+	assert_ptr_equal(x->workload,
+			 json_string_value(json_object_get(json_array_get(res, 0), "workload")));
 	/* an unknown verdict is never a pass; null is NaN */
 	x = step_results_find(&rs, "w", "m");
 	assert_int_equal(x->verdict, VERDICT_INVALID);
@@ -323,6 +341,7 @@ static void test_step_results_pooled(void **state)
 	assert_true(isnan(x->delta_pct));
 	assert_null(step_results_find(&rs, "yield", "nothing"));
 	step_results_release(&rs);
+	bisect_doc_results_release(&a);
 	json_decref(res);
 	json_decref(rep);
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "bisect_doc.h"
 #include "fsutil.h"
 #include "kbuild.h"
 #include "session.h"
@@ -43,6 +44,32 @@ static const char *build_fails;		/* the kernel whose build fails; NULL: every on
 static int builds;
 /* --coherence of each step session (session_opts.coherence), in the order run */
 static int coherence_of[8];
+/*
+ * Each session measures what its kernels' patches do (test_whole_bisection):
+ * patch 2 of three is a regression, the others nothing.
+ */
+static int by_patches;
+
+/* The patches of yield-three a kernel of the bisection has: base, three@K, three. */
+static long patches_of(const char *kernel)
+{
+	const char *at = strchr(kernel, '@');
+
+	return at ? atol(at + 1) : !strcmp(kernel, "three") ? 3 : 0;
+}
+
+/* The report of a session of @a against @b whose kernels differ by patch 2 or not. */
+static json_t *report_of(const char *a, const char *b)
+{
+	int moved = patches_of(a) < 2 && patches_of(b) >= 2;
+	double ratio = moved ? 0.6 : 1.005, lo = moved ? 0.55 : 0.99, hi = moved ? 0.65 : 1.02;
+
+	return json_pack("{s:[{s:s, s:s, s:b, s:s, s:{s:f, s:f, s:{s:f, s:f}}}]}", "results",
+			 "workload", "yield_pingpong", "metric", "cs_per_sec", "primary", 1,
+			 "verdict", stats_verdict_id(moved ? VERDICT_REGRESSION : VERDICT_NO_CHANGE),
+			 "comparison", "ratio", ratio, "delta_pct", 100 * (ratio - 1),
+			 "ci", "lo", lo, "hi", hi);
+}
 
 int __wrap_session_main(struct session_opts *o);
 int __wrap_session_main(struct session_opts *o)
@@ -55,10 +82,12 @@ int __wrap_session_main(struct session_opts *o)
 	if (session_status == LAB_OK) {
 		/* a session that measured no change: <reports_dir>/latest/report.json */
 		char *d = xasprintf("%s/latest", o->reports_dir), *path = xasprintf("%s/report.json", d);
-		json_t *rep = json_pack("{s:[{s:s, s:s, s:b, s:s, s:f}]}", "results",
-					"workload", "yield_pingpong", "metric", "cs_per_sec",
-					"primary", 1, "verdict", stats_verdict_id(VERDICT_NO_CHANGE),
-					"delta_pct", 0.5);
+		json_t *rep = by_patches ?
+			report_of(o->kernel_names.v[0], o->kernel_names.v[1]) :
+			json_pack("{s:[{s:s, s:s, s:b, s:s, s:f}]}", "results",
+				  "workload", "yield_pingpong", "metric", "cs_per_sec",
+				  "primary", 1, "verdict", stats_verdict_id(VERDICT_NO_CHANGE),
+				  "delta_pct", 0.5);
 
 		assert_int_equal(mkdir_p(d, 0755), 0);
 		assert_int_equal(json_dump_file(rep, path, 0), 0);
@@ -331,6 +360,78 @@ static void test_per_patch_user_error(void **state)
 	build_fails = NULL;
 }
 
+static char *read_text(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_int_equal(read_file(path, &sb, 0), 0);
+	return sb_detach(&sb);
+}
+
+/*
+ * A whole bisection of three patches, whose second is the regression: the
+ * confirm step, a probe per prefix placed against the midpoint, the
+ * culprit's own step, and bisect.json written at each. What it wrote is
+ * its table's encoding of itself, byte for byte (bisect_doc_load() and
+ * bisect_doc_encode(): the state the bisection kept and the file agree),
+ * and `--resume` of the complete bisection, which does every step again
+ * from what it recorded, writes the same bytes.
+ */
+static void test_whole_bisection(void **state)
+{
+	struct bisect_opts o = { .config = conf, .attribute = -1 };
+	struct strbuf err = STRBUF_INIT;
+	struct bisect_doc d;
+	char *path = xasprintf("%s/reports/latest-bisect/bisect.json", dir), *first, *again;
+	const struct bisect_doc_step *st;
+	json_t *j;
+	int r;
+	(void)state;
+
+	by_patches = 1;
+	session_status = LAB_OK;
+	build_status = 0;
+	sessions = builds = 0;
+	r = bisect_main(&o);
+	strvec_clear(&o.workloads);
+	assert_int_equal(r, LAB_OK);
+	first = read_text(path);
+	assert_int_equal(bisect_doc_load(path, &d, &err), 0);
+	assert_string_equal(d.result.outcome, "found");
+	assert_int_equal(d.result.culprit, 2);
+	assert_non_null(strstr(d.result.patch.subject, "2/3] sched: add a fixed 10us delay"));
+	assert_int_equal(d.result.remaining.present, -1);	/* placed by the midpoint */
+	assert_int_equal(d.tracked.n, 1);
+	/* confirm, a probe of prefix 1 and one of 2 (one session each), the own effect */
+	assert_int_equal(d.steps.n, 4);
+	assert_int_equal(sessions, 4);
+	st = d.steps.v;
+	assert_string_equal(st[3].purpose, "own-effect");
+	assert_string_equal(st[3].a, "three@1");
+	assert_string_equal(st[3].b, "three@2");
+	assert_string_equal(st[3].state, "done");
+	assert_int_equal(d.probes.n, 2);
+	assert_int_equal(json_object_size(d.prefixes), 2);
+	j = bisect_doc_encode(&d);
+	again = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	assert_int_equal(strncmp(first, again, strlen(again)), 0);
+	assert_string_equal(first + strlen(again), "\n");
+	free(again);
+	json_decref(j);
+	bisect_doc_release(&d);
+
+	sessions = 0;
+	assert_int_equal(resume("latest-bisect"), LAB_OK);
+	assert_int_equal(sessions, 0);
+	again = read_text(path);
+	assert_string_equal(again, first);
+	free(again);
+	free(first);
+	free(path);
+	sb_release(&err);
+	by_patches = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_prefix_user_error),
 		cmocka_unit_test(test_prefix_does_not_build),
 		cmocka_unit_test(test_per_patch_user_error),
+		cmocka_unit_test(test_whole_bisection),
 	};
 
 	lab_quiet = 1;
