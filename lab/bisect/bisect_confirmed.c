@@ -38,6 +38,7 @@ static int check_kernels(const char *real, const char *base, const char *series)
 			r = user_error("bisect --confirmed: %s: expected a session of %s against %s "
 				       "(design.baseline, design.patched), found '%s' against '%s'",
 				       path, base, series, b, p);
+		session_doc_release(&d);
 	}
 	json_decref(rep);
 	sb_release(&err);

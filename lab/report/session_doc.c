@@ -128,18 +128,126 @@ static const struct sdoc_field statistics_fields[] = {
 	{ NULL },
 };
 
+#define PAT(f) .offset = offsetof(struct sdoc_patch, f)
+#define SFI(f) .offset = offsetof(struct sdoc_series_file, f)
+#define AUT(f) .offset = offsetof(struct sdoc_series_author, f)
+#define COV(f) .offset = offsetof(struct sdoc_cover, f)
+#define KER(f) .offset = offsetof(struct sdoc_kernel, f)
+#define MET(f) .offset = offsetof(struct sdoc_metric, f)
+#define SHR(f) .offset = offsetof(struct sdoc_share, f)
+#define WKL(f) .offset = offsetof(struct sdoc_workload, f)
+#define HST(f) .offset = offsetof(struct sdoc_host_entry, f)
+
+static const struct sdoc_field patch_fields[] = {
+	{ "subject", SK_STRING, PAT(subject), SN_REQUIRED },
+	{ "hash", SK_STRING, PAT(hash) },
+	{ "author", SK_STRING, PAT(author) },
+	{ "message_id", SK_STRING, PAT(message_id) },
+	{ NULL },
+};
+
+static const struct sdoc_field series_file_fields[] = {
+	{ "file", SK_STRING_OR_NULL, SFI(file) },
+	{ "sha256", SK_STRING_OR_NULL, SFI(sha256) },
+	{ NULL },
+};
+
+static const struct sdoc_field series_author_fields[] = {
+	{ "name", SK_STRING_OR_NULL, AUT(name) },
+	{ "address", SK_STRING, AUT(address), SN_REQUIRED },
+	{ NULL },
+};
+
+static const struct sdoc_field cover_fields[] = {
+	{ "subject", SK_STRING, COV(subject) },
+	{ "message_id", SK_STRING, COV(message_id) },
+	{ NULL },
+};
+
+/* In the order session_kernels.c and mbox_thread_json() write them. */
+static const struct sdoc_field kernel_fields[] = {
+	{ "name", SK_STRING, KER(name), SN_REQUIRED },
+	{ "role", SK_STRING, KER(role) },
+	{ "source", SK_STRING, KER(source) },
+	{ "ref", SK_STRING_OR_NULL, KER(ref) },
+	{ "series", SK_ARRAY, KER(series), .sub = patch_fields,
+	  .elem_size = sizeof(struct sdoc_patch) },
+	{ "config_hash", SK_STRING_OR_NULL, KER(config_hash) },
+	{ "cache_key", SK_STRING, KER(cache_key) },
+	{ "bzImage", SK_STRING, KER(bzimage) },
+	{ "config_name", SK_STRING, KER(config_name) },
+	{ "series_files", SK_ARRAY, KER(series_files), .sub = series_file_fields,
+	  .elem_size = sizeof(struct sdoc_series_file) },
+	{ "source_id", SK_STRING, KER(source_id) },
+	{ "posted_to", SK_STRING, KER(posted_to) },
+	{ "series_author", SK_OBJECT, KER(series_author), .sub = series_author_fields,
+	  .has_present = 1 },
+	{ "cover", SK_OBJECT, KER(cover), .sub = cover_fields, .has_present = 1 },
+	{ "version", SK_STRING, KER(version) },
+	{ NULL },
+};
+
+static const struct sdoc_field metric_fields[] = {
+	{ "name", SK_STRING, MET(name), SN_REQUIRED },
+	{ "unit", SK_STRING, MET(unit) },
+	{ "better", SK_STRING, MET(better) },
+	{ "primary", SK_BOOL, MET(primary) },
+	{ "threshold", SK_NUMBER, MET(threshold) },
+	{ "help", SK_STRING, MET(help) },
+	{ NULL },
+};
+
+static const struct sdoc_field share_fields[] = {
+	{ "tag", SK_STRING, SHR(tag), SN_REQUIRED },
+	{ "host_dir", SK_STRING, SHR(host_dir), SN_REQUIRED },
+	{ NULL },
+};
+
+/* In the order session_workloads.c writes them. */
+static const struct sdoc_field workload_fields[] = {
+	{ "name", SK_STRING, WKL(name), SN_REQUIRED },
+	{ "type", SK_STRING, WKL(type) },
+	{ "params", SK_JSON, WKL(params), .json_type = "object" },
+	{ "metrics", SK_ARRAY, WKL(metrics), .sub = metric_fields,
+	  .elem_size = sizeof(struct sdoc_metric) },
+	{ "primary", SK_JSON, WKL(primary), .json_type = "array" },
+	{ "args", SK_JSON, WKL(args), .json_type = "array" },
+	{ "coherence_args", SK_JSON, WKL(coherence_args), .json_type = "array" },
+	{ "threshold", SK_NUMBER, WKL(threshold) },
+	{ "shares", SK_ARRAY, WKL(shares), .sub = share_fields,
+	  .elem_size = sizeof(struct sdoc_share) },
+	{ "runs", SK_INT, WKL(runs) },
+	{ NULL },
+};
+
+/* session_host_encode()'s members, in its order (session_host_rec.c decodes them into a host_cfg). */
+static const struct sdoc_field host_entry_fields[] = {
+	{ "name", SK_STRING, HST(name), SN_REQUIRED },
+	{ "uri", SK_STRING, HST(uri), SN_REQUIRED },
+	{ "slots", SK_INT, HST(slots), SN_REQUIRED },
+	{ "cpus", SK_STRING_OR_NULL, HST(cpus) },
+	{ "pool", SK_STRING, HST(pool) },
+	{ "pool_dir", SK_STRING, HST(pool_dir) },
+	{ "accel", SK_STRING_OR_NULL, HST(accel) },
+	{ "accel_reason", SK_STRING_OR_NULL, HST(accel_reason) },
+	{ NULL },
+};
+
 const struct sdoc_field session_doc_fields[] = {
 	{ "schema", SK_STRING, DOC(schema), SN_REQUIRED },
 	{ "generator", SK_OBJECT, DOC(generator), SN_REQUIRED, .sub = generator_fields },
 	{ "session", SK_OBJECT, DOC(session), .sub = session_fields },
 	{ "host", SK_OBJECT, DOC(host), SN_REQUIRED, .sub = host_fields },
-	{ "kernels", SK_JSON, DOC(kernels), SN_REQUIRED, .json_type = "array" },
+	{ "kernels", SK_ARRAY, DOC(kernels), SN_REQUIRED, .sub = kernel_fields,
+	  .elem_size = sizeof(struct sdoc_kernel) },
 	{ "guest", SK_OBJECT, DOC(guest), .sub = guest_fields },
-	{ "workloads", SK_JSON, DOC(workloads), .json_type = "array" },
+	{ "workloads", SK_ARRAY, DOC(workloads), .sub = workload_fields,
+	  .elem_size = sizeof(struct sdoc_workload) },
 	{ "design", SK_OBJECT, DOC(design), SN_REQUIRED, .sub = design_fields },
 	{ "statistics", SK_OBJECT, DOC(statistics), .sub = statistics_fields },
 	{ "plan", SK_JSON, DOC(plan), .json_type = "array" },
-	{ "hosts", SK_JSON, DOC(hosts), .json_type = "array" },
+	{ "hosts", SK_ARRAY, DOC(hosts), .sub = host_entry_fields,
+	  .elem_size = sizeof(struct sdoc_host_entry) },
 	{ "note", SK_STRING, DOC(note) },
 	{ "claim", SK_JSON, DOC(claim), .json_type = "object" },
 	{ NULL },
@@ -180,6 +288,11 @@ void session_doc_init(struct session_doc *d)
 void sdoc_fields_init(const struct sdoc_field *fields, void *base)
 {
 	init_fields(fields, base);
+}
+
+void session_doc_release(struct session_doc *d)
+{
+	sdoc_fields_release(session_doc_fields, d);
 }
 
 /* --- encoding --- */
@@ -562,6 +675,26 @@ void sdoc_fields_release(const struct sdoc_field *fields, void *base)
 	}
 }
 
+int session_doc_member_decode(const json_t *j, const char *key, struct session_doc *doc,
+			      struct strbuf *err)
+{
+	struct decoder d = { STRBUF_INIT, err, 1 };
+	int ret = -1;
+
+	for (const struct sdoc_field *f = session_doc_fields; f->key; f++) {
+		if (strcmp(f->key, key))
+			continue;
+		ret = decode_row(&d, j, f, doc);
+		if (ret) {
+			/* what store_array() allocated before the element it refused */
+			sdoc_fields_release((const struct sdoc_field[]){ *f, { NULL } }, doc);
+			init_fields((const struct sdoc_field[]){ *f, { NULL } }, doc);
+		}
+	}
+	sb_release(&d.path);
+	return ret;
+}
+
 int session_doc_check(const json_t *j, const char *key, struct strbuf *err)
 {
 	struct decoder d = { STRBUF_INIT, err, 0 };
@@ -572,6 +705,7 @@ int session_doc_check(const json_t *j, const char *key, struct strbuf *err)
 	for (const struct sdoc_field *f = session_doc_fields; f->key; f++)
 		if (!strcmp(f->key, key))
 			ret = decode_row(&d, j, f, &doc);
+	session_doc_release(&doc);
 	sb_release(&d.path);
 	return ret;
 }

@@ -8,9 +8,11 @@
  * per member, its JSON key, kind, offset, required or not) drives the
  * encoder, the decoder and its type checks, like run_record_fields[]
  * (run_record.h) for a run and config.c's ini_key for lab.conf; the
- * arrays with codecs of their own (kernels, workloads, plan, hosts, the
- * guest's nodes, ...) are rows of kind SK_JSON, kept as they are; an
- * array of objects with a table of their own is SK_ARRAY. The same codec
+ * arrays of objects, kernels, workloads and hosts (and their series,
+ * metrics and shares), are SK_ARRAY rows with tables of their own; what
+ * is free-form or has a codec of its own (a workload's params, its lists
+ * of strings, the plan, the guest's nodes, ...) is a row of kind SK_JSON,
+ * kept as it is. The same codec
  * drives other records' tables (sdoc_fields_*() below): a result's,
  * result_record_fields[] (report_result.h), with the kinds from SK_LONG
  * to SK_CODEC and when(), and bisect.json's (bisect_doc.h), with SK_ARRAY.
@@ -23,8 +25,9 @@
  *
  * Not thread-safe on one document; documents are plain values. Decoded,
  * the strings and SK_JSON members point into the JSON they came from and
- * live as long as it does; encoded, nothing of the struct is kept (SK_JSON
- * members are referenced, not stolen).
+ * live as long as it does, and the SK_ARRAY members are allocated
+ * (session_doc_release()); encoded, nothing of the struct is kept
+ * (SK_JSON members are referenced, not stolen).
  */
 #ifndef LAB_SESSION_DOC_H
 #define LAB_SESSION_DOC_H
@@ -122,24 +125,142 @@ struct sdoc_statistics {
 	const char *multiple_comparisons, *outliers;
 };
 
+/*
+ * The elements of session.json's arrays of objects, each described by a
+ * table of its own in session_doc.c (an SK_ARRAY row, struct sdoc_array).
+ */
+
+/* kernels[].series[]: one patch of the series, in order. */
+struct sdoc_patch {
+	const char *subject, *hash, *author;
+	const char *message_id;		/* "<...>" as in the mbox; NULL: not known */
+};
+
+/* kernels[].series_files[]: a series file as built (NULL: null, not known). */
+struct sdoc_series_file {
+	const char *file, *sha256;
+};
+
+/* kernels[].series_author: the series' From, salvaged. */
+struct sdoc_series_author {
+	int present;
+	const char *name;		/* NULL: null (an address alone) */
+	const char *address;
+};
+
+/* kernels[].cover: the series' cover letter. */
+struct sdoc_cover {
+	int present;
+	const char *subject, *message_id;
+};
+
+/* workloads[].metrics[]: a metric declared before the first run. */
+struct sdoc_metric {
+	const char *name, *unit;
+	const char *better;		/* higher or lower */
+	int primary;			/* -1: absent; 1: one of the primaries */
+	double threshold;		/* NaN: the workload's band, else the session's */
+	const char *help;
+};
+
+/* workloads[].shares[]: a host folder the guest is given over 9p. */
+struct sdoc_share {
+	const char *tag, *host_dir;
+};
+
+/* hosts[]: a host the session runs on, as its [host] was (session_host_rec.h). */
+struct sdoc_host_entry {
+	const char *name, *uri;
+	long long slots;
+	const char *cpus;		/* NULL: null, every CPU */
+	const char *pool, *pool_dir;	/* NULL: absent, the defaults (before pools) */
+	const char *accel;		/* kvm or tcg; NULL: null, not resolved */
+	const char *accel_reason;	/* NULL: null */
+};
+
+/*
+ * An SK_ARRAY (or SK_MAP) member: @n structs of the row's .elem_size at
+ * @v, each described by the row's .sub. Decoding allocates @v (xcalloc: free it
+ * with sdoc_fields_release()); a struct that encoder fills may point @v
+ * at its own array, which the encoder only reads.
+ */
+struct sdoc_array {
+	void *v;
+	size_t n;
+	int present;		/* 0: absent; 1: an array; -1: null (.nullable rows only) */
+};
+
+/* kernels[]: a kernel of the session, as built (or found) in the cache. */
+struct sdoc_kernel {
+	const char *name, *role;	/* role: baseline or patched */
+	const char *source;
+	const char *ref;		/* NULL: null */
+	struct sdoc_array series;	/* struct sdoc_patch */
+	const char *config_hash;	/* NULL: null (the entry's meta.json unreadable) */
+	const char *cache_key;
+	const char *bzimage;		/* "bzImage": <cache>/entries/<cache_key>/bzImage */
+	const char *config_name;	/* the [kernel] it was built from */
+	struct sdoc_array series_files;	/* struct sdoc_series_file */
+	const char *source_id;
+	const char *posted_to;
+	struct sdoc_series_author series_author;
+	struct sdoc_cover cover;
+	const char *version;		/* the release the image names */
+};
+
+/* workloads[]: a workload as the session runs it. */
+struct sdoc_workload {
+	const char *name;		/* the [workload NAME] */
+	const char *type;		/* its program, workload_find()'s */
+	const json_t *params;		/* {NAME: "value"}, free-form: the type's own */
+	struct sdoc_array metrics;	/* struct sdoc_metric */
+	const json_t *primary;		/* strings: names or %d patterns */
+	const json_t *args;		/* strings: "--name=value", as the program gets them */
+	const json_t *coherence_args;	/* likewise, of its coherence runs; NULL: args */
+	double threshold;		/* NaN: the session's band */
+	struct sdoc_array shares;	/* struct sdoc_share */
+	long long runs;			/* SDOC_NONE: design.runs_per_kernel */
+};
+
 struct session_doc {
 	const char *schema;
 	struct sdoc_generator generator;
 	struct sdoc_session session;
 	struct sdoc_host host;
-	const json_t *kernels;
+	struct sdoc_array kernels;	/* struct sdoc_kernel */
 	struct sdoc_guest guest;
-	const json_t *workloads;
+	struct sdoc_array workloads;	/* struct sdoc_workload */
 	struct sdoc_design design;
 	struct sdoc_statistics statistics;
 	const json_t *plan;		/* NULL: none (a report of no session) */
-	const json_t *hosts;		/* NULL: a session from before hosts */
+	struct sdoc_array hosts;	/* struct sdoc_host_entry; absent: a session from before hosts */
 	const char *note;		/* [run] note */
 	const json_t *claim;		/* [claim] */
 };
 
+/* The elements of the arrays, typed (@d's arrays index them: d->kernels.n of them). */
+static inline const struct sdoc_kernel *sdoc_kernel_at(const struct session_doc *d, size_t i)
+{
+	return &((const struct sdoc_kernel *)d->kernels.v)[i];
+}
+
+static inline const struct sdoc_workload *sdoc_workload_at(const struct session_doc *d, size_t i)
+{
+	return &((const struct sdoc_workload *)d->workloads.v)[i];
+}
+
+static inline const struct sdoc_host_entry *sdoc_host_at(const struct session_doc *d, size_t i)
+{
+	return &((const struct sdoc_host_entry *)d->hosts.v)[i];
+}
+
 /* Every member absent (the encoder then writes only the required objects). */
 void session_doc_init(struct session_doc *d);
+/*
+ * Free the arrays session_doc_decode() or session_doc_member_decode()
+ * allocated in @d, and leave them absent; the rest is the JSON's.
+ */
+void session_doc_release(struct session_doc *d);
 
 enum sdoc_kind {
 	SK_STRING,		/* const char *; NULL: absent */
@@ -177,18 +298,6 @@ enum sdoc_kind {
 	 * encoded: the member's name, "" for NULL). .sub has no row for it.
 	 */
 	SK_MAP,
-};
-
-/*
- * An SK_ARRAY (or SK_MAP) member: @n structs of the row's .elem_size at
- * @v, each described by the row's .sub. Decoding allocates @v (xcalloc: free it
- * with sdoc_fields_release()); a struct that encoder fills may point @v
- * at its own array, which the encoder only reads.
- */
-struct sdoc_array {
-	void *v;
-	size_t n;
-	int present;		/* 0: absent; 1: an array; -1: null (.nullable rows only) */
 };
 
 enum sdoc_need {
@@ -256,6 +365,17 @@ json_t *session_doc_member_encode(const struct session_doc *d, const char *key);
  */
 LAB_MUST_CHECK
 int session_doc_decode(const json_t *j, struct session_doc *d, struct strbuf *err);
+
+/*
+ * The member @key of the object @j into its row of @d, alone, checked as
+ * session_doc_decode() checks it (the others of @d are left as they are):
+ * how a writer that makes a member as JSON (session_new()'s kernels and
+ * workloads) puts it into the document. 0, or -1 with the error in @err
+ * and the member absent; -1 for a key of no row.
+ */
+LAB_MUST_CHECK
+int session_doc_member_decode(const json_t *j, const char *key, struct session_doc *d,
+			      struct strbuf *err);
 
 /*
  * The member @key of the object @j alone, checked as session_doc_decode()

@@ -32,6 +32,7 @@ static int session_doc_load(struct session *s)
 	struct strbuf err = STRBUF_INIT;
 	int r = LAB_OK;
 
+	session_doc_release(&s->doc);
 	if (session_doc_decode(s->ctx, &s->doc, &err))
 		r = user_error("%s/session.json: %s", s->dir, sb_str(&err));
 	sb_release(&err);
@@ -119,8 +120,13 @@ static int resume_session(struct session *s)
 	const char *gfile = s->doc.guest.file;
 	const char *first = s->jobs.nk ? s->jobs.k[0].bzimage : NULL;
 	r = session_guest_open(s, gfile ? gfile : "", first);
-	if (!r)
-		r = session_hosts_open(s, s->doc.hosts, first);
+	if (!r) {
+		/* session_host_decode() makes each a host_cfg (NULL: before hosts) */
+		json_t *hosts = session_doc_member_encode(&s->doc, "hosts");
+
+		r = session_hosts_open(s, hosts, first);
+		json_decref(hosts);
+	}
 	return r ? r : session_hosts_check_shares(s);
 }
 
@@ -254,6 +260,7 @@ out:
 		if (s.kernel_holds[i] >= 0)
 			close(s.kernel_holds[i]);
 	session_jobs_release(&s.jobs);
+	session_doc_release(&s.doc);
 	json_decref(s.ctx);
 	session_seq_free(s.seq);
 	if (s.lock_fd >= 0)

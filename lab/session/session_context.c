@@ -237,6 +237,11 @@ static char *command_of(const struct session_opts *o, const struct lab_config *c
 /* What a new session's session.json holds besides its workloads and plan. */
 struct doc_parts {
 	struct session_doc doc;
+	/*
+	 * The arrays made as JSON by their writers (kernels, workloads,
+	 * hosts), by key: the document's rows point into them.
+	 */
+	json_t *made;
 	struct host_strings hs;
 	char created[32];
 	char lab_hex[SHA256_HEX_LEN + 1];
@@ -265,7 +270,7 @@ static void doc_fill(struct session *s, const struct strvec *wl, long runs, stru
 	if (cfg->path && !sha256_file_hex(cfg->path, p->lab_hex))
 		d->session.lab_conf_sha256 = p->lab_hex;
 	host_fill(s, &p->hs, &d->host);
-	d->kernels = session_kernels_json(&s->kernels);
+	json_object_set_new(p->made, "kernels", session_kernels_json(&s->kernels));
 	d->guest.name = cfg->run.guest;
 	d->guest.file = s->topo.path ? s->topo.path : "";
 	d->guest.vcpus = s->topo.vcpus;
@@ -292,20 +297,40 @@ static void doc_fill(struct session *s, const struct strvec *wl, long runs, stru
 	d->statistics.resamples = cfg->stats.resamples;
 	d->statistics.threshold = cfg->stats.threshold;
 	d->statistics.max_failed_fraction = cfg->stats.max_failed;
-	d->hosts = session_hosts_state_json(s);
+	json_object_set_new(p->made, "hosts", session_hosts_state_json(s));
 	d->note = cfg->run.note;
 	d->claim = claim_json(&cfg->claim);
+}
+
+/*
+ * The arrays made as JSON into @p's document, through its rows: what
+ * they do not say is not written. LAB_ELAB when one is not what the rows
+ * say (the lab's own writers disagree with its table).
+ */
+static int doc_arrays(struct doc_parts *p)
+{
+	static const char *const keys[] = { "kernels", "workloads", "hosts" };
+	struct strbuf err = STRBUF_INIT;
+	int r = LAB_OK;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys) && !r; i++)
+		if (session_doc_member_decode(p->made, keys[i], &p->doc, &err))
+			r = lab_error("session.json as made: %s", sb_str(&err));
+	sb_release(&err);
+	return r;
 }
 
 /* What doc_fill() and session_new() made for @p. */
 static void doc_parts_release(struct doc_parts *p)
 {
 	struct session_doc *d = &p->doc;
-	const json_t *const made[] = { d->kernels, d->guest.nodes, d->workloads, d->design.alone,
-				       d->design.sequential.placement, d->plan, d->hosts, d->claim };
+	const json_t *const made[] = { d->guest.nodes, d->design.alone,
+				       d->design.sequential.placement, d->plan, d->claim };
 
 	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
 		json_decref((json_t *)made[i]);
+	session_doc_release(d);
+	json_decref(p->made);
 	host_strings_release(&p->hs);
 	free(p->command);
 	if (p->planned)
@@ -323,7 +348,7 @@ static int plan_fill(struct session *s, const struct strvec *wl, long runs, stru
 	int r = session_workloads_json(s, wl, runs, &s->kernels.res[0], wls, wruns);
 	struct session_plan *plan = &p->plan;
 
-	p->doc.workloads = wls;
+	json_object_set_new(p->made, "workloads", wls);
 	if (r) {
 		free(wruns);
 		return r;
@@ -349,7 +374,7 @@ int session_new(struct session *s)
 	struct session_opts *o = s->o;
 	struct lab_config *cfg = &s->cfg;
 	struct strvec wl = STRVEC_INIT;
-	struct doc_parts p = { .planned = 0 };
+	struct doc_parts p = { .made = json_object() };
 	int r = session_kernels_build(s, &s->kernels);
 
 	if (r)
@@ -371,8 +396,10 @@ int session_new(struct session *s)
 	r = plan_fill(s, &wl, runs, &p);
 	if (!r) {
 		doc_fill(s, &wl, runs, &p);
-		s->ctx = session_doc_encode(&p.doc);
+		r = doc_arrays(&p);
 	}
+	if (!r)
+		s->ctx = session_doc_encode(&p.doc);
 	doc_parts_release(&p);
 	strvec_clear(&wl);
 	if (r)

@@ -308,20 +308,22 @@ static int write_late_reports(struct session *s, json_t *session_json, struct re
 }
 
 /*
- * session.json's tree as the end reads it: finished now, complete or not,
- * with the runs read back from runs/ (a record that does not read is in
- * @err) and the stopping rule's state. A new reference.
+ * The session as the end reads it: its document encoded, finished now,
+ * complete or not, with the runs read back from runs/ (a record that does
+ * not read is in @err) and the stopping rule's state. A new reference.
  */
 static json_t *finished_session(const struct session *s, int complete, struct strbuf *err)
 {
-	json_t *session_json = json_deep_copy(s->ctx);
-	json_t *meta = json_object_get(session_json, "session");
+	/* shallow: the arrays are only read; the end's two members are this copy's */
+	struct session_doc d = s->doc;
+	json_t *runs = session_load_runs(s->dir, err), *session_json;
 	char finished[32];
 
-	json_object_set_new(session_json, "runs", session_load_runs(s->dir, err));
 	iso8601_now(finished);
-	json_object_set_new(meta, "finished", json_string(finished));
-	json_object_set_new(meta, "complete", json_boolean(complete && !err->len));
+	d.session.finished = finished;
+	d.session.complete = complete && !err->len;
+	session_json = session_doc_encode(&d);
+	json_object_set_new(session_json, "runs", runs);
 	/* Why each workload stopped where it did, and every look taken. */
 	if (s->seq)
 		json_object_set_new(session_json, "sequential", session_seq_state_json(s->seq));

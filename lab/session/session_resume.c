@@ -20,7 +20,9 @@
  *
  * Anything else stops the resume before a connection is opened or a file
  * is read through it: "DIR/session.json: FIELD: what it is, what was
- * expected", exit status 1. What a session keeps on purpose though
+ * expected", exit status 1. The members' types were checked when
+ * session.json was decoded (struct session_doc, session_doc.c: a tag that
+ * is not a string never gets here); these are the checks of what they say. What a session keeps on purpose though
  * lab.conf changed (a host's slots and cpus, the workloads' parameters,
  * the plan) is not a path and is not compared.
  */
@@ -52,11 +54,6 @@ static int refuse(const struct session *s, const char *field, const char *fmt, .
 	return r;
 }
 
-static const char *str_at(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 static int is_key(const char *k)
 {
 	return k && strlen(k) == SHA256_HEX_LEN && strspn(k, "0123456789abcdef") == SHA256_HEX_LEN;
@@ -65,15 +62,14 @@ static int is_key(const char *k)
 /* Each kernel's image is its cache entry's: <cache>/entries/<cache_key>/bzImage. */
 static int check_kernels(const struct session *s)
 {
-	const json_t *ks = json_object_get(s->ctx, "kernels"), *k;
 	char field[64];
-	size_t i;
 	int r = LAB_OK;
 
-	if (!json_is_array(ks) || !json_array_size(ks))
+	if (!s->doc.kernels.n)
 		return refuse(s, "kernels", "expected a list of the session's kernels");
-	json_array_foreach(ks, i, k) {
-		const char *key = str_at(k, "cache_key"), *img = str_at(k, "bzImage");
+	for (size_t i = 0; i < s->doc.kernels.n; i++) {
+		const char *key = sdoc_kernel_at(&s->doc, i)->cache_key;
+		const char *img = sdoc_kernel_at(&s->doc, i)->bzimage;
 
 		snprintf(field, sizeof(field), "kernels[%zu].cache_key", i);
 		if (!is_key(key))
@@ -131,27 +127,21 @@ static int check_guest(const struct session *s)
 /* Each host is a [host] of lab.conf, reached the same way. */
 static int check_hosts(const struct session *s)
 {
-	const json_t *hs = json_object_get(s->ctx, "hosts"), *h;
 	char field[64];
-	size_t i;
 
-	if (!hs)
-		return LAB_OK;	/* a session from before hosts: [lab] uri, from lab.conf */
-	if (!json_is_array(hs))
-		return refuse(s, "hosts", "expected a list of hosts");
-	json_array_foreach(hs, i, h) {
-		const char *name = str_at(h, "name"), *uri = str_at(h, "uri");
-		const char *pool = str_at(h, "pool"), *pool_dir = str_at(h, "pool_dir");
-		const struct host_cfg *hc = name ? config_host(&s->cfg, name) : NULL;
+	/* none: a session from before hosts, [lab] uri, from lab.conf */
+	for (size_t i = 0; i < s->doc.hosts.n; i++) {
+		const struct sdoc_host_entry *h = sdoc_host_at(&s->doc, i);
+		const char *name = h->name, *uri = h->uri, *pool = h->pool, *pool_dir = h->pool_dir;
+		const struct host_cfg *hc = config_host(&s->cfg, name);
 
 		snprintf(field, sizeof(field), "hosts[%zu].name", i);
 		if (!hc)
-			return refuse(s, field, "%s is not a [host] of %s", name ? name : "(none)",
-				      s->cfg.path);
+			return refuse(s, field, "%s is not a [host] of %s", name, s->cfg.path);
 		snprintf(field, sizeof(field), "hosts[%zu].uri", i);
 		if (!lab_uri_same(uri, hc->uri))
 			return refuse(s, field, "%s is not the uri of [host %s] in %s (%s)",
-				      uri ? uri : "(none)", name, s->cfg.path, hc->uri);
+				      uri, name, s->cfg.path, hc->uri);
 		/* absent in a session.json of before pools: the defaults, as session_host_decode() reads it */
 		snprintf(field, sizeof(field), "hosts[%zu].pool", i);
 		if (strcmp(pool ? pool : CONFIG_DEFAULT_POOL, hc->pool))
@@ -175,36 +165,35 @@ static int is_build_dir(const struct workload_run_env *env, const char *dir)
 /* Only the shares the workload's prepare_run makes, for the session's baseline. */
 static int check_shares(const struct session *s)
 {
-	const json_t *wls = json_object_get(s->ctx, "workloads"), *w, *sh;
-	const char *key = str_at(json_array_get(json_object_get(s->ctx, "kernels"), 0), "cache_key");
+	/* check_kernels() found at least one */
+	const char *key = sdoc_kernel_at(&s->doc, 0)->cache_key;
 	struct kbuild_result base = { .entry_dir = kcache_entry_dir(s->cfg.cache_dir, key) };
 	char *tree = session_kernel_tree(&base);
 	struct workload_run_env env = { .kernel_tree = tree, .kernel_entry = base.entry_dir,
 					.is_build_dir = is_build_dir, .data = (void *)s };
 	char field[96];
-	size_t i, j;
 	int r = LAB_OK;
 
-	json_array_foreach(wls, i, w) {
-		const json_t *shares = json_object_get(w, "shares");
-		const char *type = str_at(w, "type");
+	for (size_t i = 0; i < s->doc.workloads.n && !r; i++) {
+		const struct sdoc_workload *w = sdoc_workload_at(&s->doc, i);
+		const struct sdoc_share *shares = w->shares.v;
+		const char *type = w->type;
 		const struct workload_def *def = type ? workload_find(type) : NULL;
 		struct strvec tags = STRVEC_INIT;
 
-		if (!shares)
+		if (!w->shares.present)
 			continue;
 		snprintf(field, sizeof(field), "workloads[%zu].shares", i);
-		if (!json_is_array(shares) || !def || !def->check_share) {
+		if (!def || !def->check_share) {
 			r = refuse(s, field, "workload type %s shares no host folders", type ? type : "(none)");
 			break;
 		}
-		json_array_foreach(shares, j, sh) {
-			const char *tag = str_at(sh, "tag"), *dir = str_at(sh, "host_dir");
+		for (size_t j = 0; j < w->shares.n; j++) {
+			/* both required by the table: session_doc_decode() refused it without */
+			const char *tag = shares[j].tag, *dir = shares[j].host_dir;
 
 			snprintf(field, sizeof(field), "workloads[%zu].shares[%zu]", i, j);
-			if (!tag || !dir) {
-				r = refuse(s, field, "expected a tag and a host_dir");
-			} else if (strvec_has(&tags, tag)) {
+			if (strvec_has(&tags, tag)) {
 				r = refuse(s, field, "tag %s is shared twice", tag);
 			} else if (!def->check_share(tag, dir, &env)) {
 				r = refuse(s, field, "%s (tag %s) is not a folder %s shares with its guests "
@@ -216,8 +205,6 @@ static int check_shares(const struct session *s)
 			strvec_push(&tags, tag);
 		}
 		strvec_clear(&tags);
-		if (r)
-			break;
 	}
 	free(tree);
 	free(base.entry_dir);

@@ -27,6 +27,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "session.h"
+#include "session_doc.h"
 #include "session_plan.h"
 #include "seq_state.h"
 #include "stats.h"
@@ -238,8 +239,8 @@ int session_seq_budget_spent(struct session_seq *q, const struct run_records *ru
  * several slots blocks end out of order, and a look must not be taken
  * while an earlier block is still running.
  */
-static long last_block(const json_t *ctx, const struct run_records *runs, const char *workload,
-		       int *complete)
+static long last_block(const struct session_doc *doc, const struct run_records *runs,
+		       const char *workload, int *complete)
 {
 	struct plan_entry *plan = NULL;
 	struct strbuf err = STRBUF_INIT;
@@ -251,7 +252,7 @@ static long last_block(const json_t *ctx, const struct run_records *runs, const 
 		if (!strcmp(runs->v[i].workload, workload) && !runs->v[i].warmup)
 			top = runs->v[i].block > top ? runs->v[i].block : top;
 	/* session_run_plan() decoded the plan before the first run: it decodes. */
-	*complete = top > 0 && !plan_entries_decode(json_object_get(ctx, "plan"), &plan, &n, &err);
+	*complete = top > 0 && !plan_entries_decode(doc->plan, &plan, &n, &err);
 	if (*complete) {
 		have = xcalloc(n + 2, 1);
 		for (i = 0; i < runs->n; i++)
@@ -410,17 +411,32 @@ static int look(struct session_seq *q, const json_t *ctx, const struct session_d
 	return listed && nplaced == listed ? 2 : 0;
 }
 
-int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct session_done *done,
-			  const char *workload)
+/*
+ * The runs per kernel planned for @workload: its own runs, else the
+ * design's (reports/SCHEMA.md: a session from before a workload's runs
+ * has none, and ran design.runs_per_kernel of it).
+ */
+static long run_cap(const struct session_doc *doc, const char *workload)
+{
+	for (size_t i = 0; i < doc->workloads.n; i++) {
+		const struct sdoc_workload *w = sdoc_workload_at(doc, i);
+
+		if (!strcmp(w->name, workload) && w->runs != SDOC_NONE)
+			return (long)w->runs;
+	}
+	return (long)doc->design.runs_per_kernel;
+}
+
+int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct session_doc *doc,
+			  const struct session_done *done, const char *workload)
 {
 	struct seq_workload *w = seq_state_workload(&q->state, workload);
-	const json_t *wl = report_find_named(ctx, "workloads", workload);
-	long cap = (long)jget_num(wl, "runs"), block;
+	long cap = run_cap(doc, workload), block;
 	int complete, r;
 
 	if (w->stopped)
 		return LAB_OK;
-	block = last_block(ctx, &done->recs, workload, &complete);
+	block = last_block(doc, &done->recs, workload, &complete);
 	/* A workload capped below the first look (a short kernel build) just ends. */
 	if (complete && block >= cap && block < (long)q->plan.min_runs) {
 		w->stopped = 1;

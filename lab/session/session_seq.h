@@ -17,6 +17,7 @@
 #include "strbuf.h"
 
 struct session_seq;
+struct session_doc;
 
 /*
  * The stopping rule of the session in @dir (session.json @ctx), with its
@@ -79,12 +80,15 @@ double session_seq_budget_s(const struct session_seq *q);
  * After a run of @workload was recorded (@done: every record so far): when
  * a scheduled look is due, analyse the session, print where each primary
  * stands and stop the workload when all are decided. Also called once per
- * workload on resume, to catch a look a crash interrupted. LAB_OK, or
- * LAB_ELAB (said) when the look fails or sequential.json cannot be written.
+ * workload on resume, to catch a look a crash interrupted. The plan and
+ * the workload's run cap are read from @doc, session.json decoded; a
+ * look's analysis still reads its tree, @ctx (docs/layout.md, the walk of
+ * `run --ab`, step 8). LAB_OK, or LAB_ELAB (said) when the look fails or
+ * sequential.json cannot be written.
  */
 LAB_MUST_CHECK
-int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct session_done *done,
-			  const char *workload);
+int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct session_doc *doc,
+			  const struct session_done *done, const char *workload);
 
 /*
  * The line a look prints for primary result @res of report_analyze(), into

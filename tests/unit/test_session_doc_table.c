@@ -60,7 +60,8 @@ static const char *schema_type(const json_t *root, const json_t *prop, int *null
 		prop = json_object_get(json_object_get(root, "$defs"), "num");
 	}
 	*null_ok = 0;
-	if (json_is_string(json_object_get(prop, "const")))
+	if (json_is_string(json_object_get(prop, "const")) ||
+	    json_is_string(json_array_get(json_object_get(prop, "enum"), 0)))
 		return "string";
 	t = json_object_get(prop, "type");
 	if (json_is_string(t))
@@ -106,6 +107,15 @@ static void check_object(const json_t *root, const json_t *obj, const struct sdo
 				 tnull ? "writes" : "never writes", null_ok ? "allows it" : "does not");
 		if (f->kind == SK_OBJECT)
 			check_object(root, prop, f->sub, here, 1);
+		/* an array of objects: the schema's items are the row's table */
+		if (f->kind == SK_ARRAY) {
+			char *item = xasprintf("%s[]", here);
+
+			if (!json_object_get(json_object_get(prop, "items"), "properties"))
+				fail_msg("%s: the schema does not say its members", item);
+			check_object(root, json_object_get(prop, "items"), f->sub, item, 1);
+			free(item);
+		}
 		nreq_ours += f->need == SN_REQUIRED;
 		free(here);
 	}
@@ -153,7 +163,7 @@ static void check_named(const char *text, const struct sdoc_field *f, const char
 	for (const struct sdoc_field *s = f->sub; s->key; s++) {
 		if (!fixture_in_code(text, s->key))
 			fail_msg("SCHEMA.md: %s.%s is not named", where, s->key);
-		if (s->kind == SK_OBJECT) {
+		if (s->kind == SK_OBJECT || s->kind == SK_ARRAY) {
 			char *sub = xasprintf("%s.%s", where, s->key);
 
 			check_named(text, s, sub);
@@ -193,7 +203,7 @@ static void test_schema_md(void **state)
 	files = xstrndup(files, strstr(files, "\n\n") ? (size_t)(strstr(files, "\n\n") - files) :
 			 strlen(files));
 	for (const struct sdoc_field *f = session_doc_fields; f->key; f++) {
-		char *head = xasprintf("### `%s`", f->key);
+		char *head = xasprintf(f->kind == SK_ARRAY ? "### `%s[]`" : "### `%s`", f->key);
 		char *text = fixture_section(md, head), *row = table_row(top, f->key);
 
 		/* a member of the report's top level, or of session.json's alone */
@@ -207,6 +217,9 @@ static void test_schema_md(void **state)
 			if (text && strstr(text, "\n| `"))
 				check_table_rows(text, f->sub, f->key);
 		}
+		/* an array of objects: its section, else what session.json's paragraph says */
+		if (f->kind == SK_ARRAY)
+			check_named(text ? text : files, f, f->key);
 		free(head);
 		free(text);
 		free(row);
@@ -243,6 +256,7 @@ static void round_trip(const char *name)
 		want = xstrndup(text, strlen(text) - 1);	/* the file ends in a newline */
 	}
 	got = fixture_dump(out, 1);
+	session_doc_release(&d);
 	if (strcmp(got, want)) {
 		size_t i = 0;
 
@@ -289,6 +303,7 @@ static void refused(const char *path, const char *key, json_t *val, const char *
 		json_object_del(o, key);
 	if (!want) {
 		assert_int_equal(session_doc_decode(j, &d, &err), 0);
+		session_doc_release(&d);
 	} else {
 		assert_int_equal(session_doc_decode(j, &d, &err), -1);
 		if (strcmp(sb_str(&err), want))
@@ -311,6 +326,23 @@ static void test_refused(void **state)
 	refused("design/sequential", "rho", NULL, "design.sequential.rho: missing (expected a number)");
 	refused("host", "accel", json_null(), "host.accel: expected a string, got null");
 	refused("", "plan", json_object(), "plan: expected an array, got an object");
+	/* the arrays of objects, element by element (issue 48: they were read by key) */
+	refused("", "kernels", json_pack("[{s:s}]", "role", "baseline"),
+		"kernels[0].name: missing (expected a string)");
+	refused("", "kernels", json_pack("[s]", "baseline"),
+		"kernels[0]: expected an object, got a string");
+	refused("", "kernels", json_pack("[{s:s, s:i}]", "name", "a", "cache_key", 5),
+		"kernels[0].cache_key: expected a string, got an integer");
+	refused("", "kernels", json_pack("[{s:s, s:[{}]}]", "name", "a", "series"),
+		"kernels[0].series[0].subject: missing (expected a string)");
+	refused("", "workloads", json_pack("[{s:s, s:[{s:s}]}]", "name", "w", "shares", "tag", "t"),
+		"workloads[0].shares[0].host_dir: missing (expected a string)");
+	refused("", "workloads", json_pack("[{s:s, s:s}]", "name", "w", "params", "x"),
+		"workloads[0].params: expected an object, got a string");
+	refused("", "hosts", json_pack("[{s:s, s:s, s:s}]", "name", "h", "uri", "u", "slots", "2"),
+		"hosts[0].slots: expected an integer, got a string");
+	refused("", "hosts", json_pack("[{s:s, s:s}]", "name", "h", "uri", "u"),
+		"hosts[0].slots: missing (expected an integer)");
 	/* null for an optional member that has no null is "none" (reports/SCHEMA.md) */
 	refused("design", "slots", json_null(), NULL);
 	refused("guest", "icount_shift", json_null(), NULL);
@@ -334,12 +366,14 @@ static void test_partners(void **state)
 	json_object_del(json_object_get(j, "design"), "partners");
 	assert_int_equal(session_doc_decode(j, &d, &err), 0);
 	assert_null(d.design.partners);
+	session_doc_release(&d);
 	assert_int_equal(config_partners_parse(d.design.partners), -1);
 	for (int p = RUN_PARTNERS_BALANCED; p <= RUN_PARTNERS_FREE; p++) {
 		json_object_set_new(json_object_get(j, "design"), "partners",
 				    json_string(config_partners_name(p)));
 		assert_int_equal(session_doc_decode(j, &d, &err), 0);
 		assert_int_equal(config_partners_parse(d.design.partners), p);
+		session_doc_release(&d);
 	}
 	json_decref(j);
 	sb_release(&err);
@@ -376,7 +410,66 @@ static void test_decoded(void **state)
 	assert_true(d.statistics.counter_resamples == SDOC_NONE);
 	assert_non_null(d.plan);
 	assert_non_null(d.guest.file);
+	/* the arrays' rows: what a resumed session checks, typed */
+	assert_int_equal(d.kernels.n, 2);
+	assert_string_equal(sdoc_kernel_at(&d, 1)->name, "slow5");
+	assert_int_equal(strlen(sdoc_kernel_at(&d, 0)->cache_key), 64);
+	assert_non_null(strstr(sdoc_kernel_at(&d, 0)->bzimage, "/bzImage"));
+	assert_null(sdoc_kernel_at(&d, 0)->source_id);
+	assert_true(sdoc_kernel_at(&d, 0)->ref == NULL && sdoc_kernel_at(&d, 0)->series.n == 0);
+	assert_int_equal(sdoc_kernel_at(&d, 1)->series.n, 1);
+	assert_int_equal(sdoc_kernel_at(&d, 1)->cover.present, 0);
+	assert_int_equal(d.workloads.n, 1);
+	assert_string_equal(sdoc_workload_at(&d, 0)->type, "yield_pingpong");
+	assert_int_equal(sdoc_workload_at(&d, 0)->runs, 20);
+	assert_int_equal(sdoc_workload_at(&d, 0)->shares.present, 0);
+	assert_true(isnan(sdoc_workload_at(&d, 0)->threshold));
+	assert_int_equal(sdoc_workload_at(&d, 0)->metrics.n, 3);
+	assert_int_equal(((const struct sdoc_metric *)sdoc_workload_at(&d, 0)->metrics.v)[0].primary, 1);
+	assert_int_equal(((const struct sdoc_metric *)sdoc_workload_at(&d, 0)->metrics.v)[1].primary, -1);
+	assert_int_equal(d.hosts.n, 1);
+	assert_string_equal(sdoc_host_at(&d, 0)->pool_dir, "/var/lib/libvirt/mglrulab");
+	assert_int_equal(sdoc_host_at(&d, 0)->slots, 2);
+	session_doc_release(&d);
+	assert_int_equal(d.kernels.n, 0);
 	json_decref(j);
+	sb_release(&err);
+}
+
+/*
+ * A writer's array made as JSON, put into a document by its row alone
+ * (session_new()'s kernels, workloads and hosts): the other members stay,
+ * and what the rows do not say is not encoded.
+ */
+static void test_member_decode(void **state)
+{
+	json_t *made = json_pack("{s:[{s:s, s:s, s:s, s:i}]}", "hosts", "name", "h", "uri", "u",
+				 "stray", "x", "slots", 2);
+	struct session_doc d;
+	struct strbuf err = STRBUF_INIT;
+	json_t *out;
+	(void)state;
+
+	session_doc_init(&d);
+	d.schema = "s";
+	assert_int_equal(session_doc_member_decode(made, "hosts", &d, &err), 0);
+	assert_string_equal(d.schema, "s");
+	assert_int_equal(d.hosts.n, 1);
+	out = session_doc_member_encode(&d, "hosts");
+	assert_non_null(out);
+	assert_null(json_object_get(json_array_get(out, 0), "stray"));
+	assert_true(json_is_null(json_object_get(json_array_get(out, 0), "cpus")));
+	json_decref(out);
+	session_doc_release(&d);
+	/* refused: the member is left absent, nothing kept of it */
+	json_object_set_new(made, "kernels", json_pack("[{s:s}, {}]", "name", "a"));
+	assert_int_equal(session_doc_member_decode(made, "kernels", &d, &err), -1);
+	assert_string_equal(sb_str(&err), "kernels[1].name: missing (expected a string)");
+	assert_int_equal(d.kernels.present, 0);
+	assert_null(d.kernels.v);
+	sb_reset(&err);
+	assert_int_equal(session_doc_member_decode(made, "nothing", &d, &err), -1);
+	json_decref(made);
 	sb_release(&err);
 }
 
@@ -501,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_partners),
 		cmocka_unit_test(test_infinite_is_null),
 		cmocka_unit_test(test_map),
+		cmocka_unit_test(test_member_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

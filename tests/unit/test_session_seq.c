@@ -220,6 +220,7 @@ static void test_run_plan_corrupt_state(void **state)
 
 	s.dir = session_dir("plan");
 	s.ctx = seq_ctx(0);
+	s.doc.plan = json_object_get(s.ctx, "plan");	/* what session_doc_load() decodes */
 	path = xasprintf("%s/sequential.json", s.dir);
 	write_text_file(path, "not json at all");
 	capture_begin(&cap);
@@ -315,7 +316,7 @@ json_t *__wrap_json_deep_copy(const json_t *j)
  * its plan's entries up to block 6, the run record the lab would write:
  * the first look is due.
  */
-static json_t *look_session(json_t **runs)
+static json_t *look_session_to(long last, json_t **runs)
 {
 	json_t *ctx = json_load_file("tests/fixtures/session/ab-sequential.json", 0, NULL);
 	const json_t *p;
@@ -326,7 +327,7 @@ static json_t *look_session(json_t **runs)
 	json_array_foreach(json_object_get(ctx, "plan"), i, p) {
 		json_t *r, *rest;
 
-		if (json_integer_value(json_object_get(p, "block")) > 6)
+		if (json_integer_value(json_object_get(p, "block")) > last)
 			break;
 		r = json_deep_copy(p);
 		rest = json_pack(
@@ -338,8 +339,13 @@ static json_t *look_session(json_t **runs)
 		json_decref(rest);
 		json_array_append_new(*runs, r);
 	}
-	assert_int_equal(json_array_size(*runs), 12);
+	assert_int_equal(json_array_size(*runs), 2 * last);
 	return ctx;
+}
+
+static json_t *look_session(json_t **runs)
+{
+	return look_session_to(6, runs);
 }
 
 /* session_seq_after_run() of @ctx and @runs (taken), its status; what it said in *@said. */
@@ -348,16 +354,19 @@ static int after_run(const char *sub, json_t *ctx, json_t *runs, char **said)
 	char *d = session_dir(sub);
 	struct session_seq *q;
 	struct session_done done;
+	struct session_doc doc;
 	struct strbuf err = STRBUF_INIT;
 	struct stderr_capture cap;
 	int r;
 
 	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
+	assert_int_equal(session_doc_decode(ctx, &doc, &err), 0);
 	session_done_init(&done, runs);
 	decodes = deep_copies = 0;
 	capture_begin(&cap);
-	r = session_seq_after_run(q, ctx, &done, "yield");
+	r = session_seq_after_run(q, ctx, &doc, &done, "yield");
 	*said = capture_end(&cap);
+	session_doc_release(&doc);
 	session_done_release(&done);
 	session_seq_free(q);
 	sb_release(&err);
@@ -414,6 +423,32 @@ static void test_look_refuses_edited_runs(void **state)
 	json_decref(ctx);
 }
 
+/*
+ * A workload without its own runs (a session from before them) runs
+ * design.runs_per_kernel (reports/SCHEMA.md). The rule read its cap as
+ * a number that was not there, and stopped it after its first block as
+ * "below the first look" (fails on the code before the rule read its
+ * cap from struct session_doc).
+ */
+static void test_cap_of_a_workload_without_runs(void **state)
+{
+	json_t *runs, *ctx = look_session_to(2, &runs), *st;
+	char *said, *path = xasprintf("%s/no-runs/sequential.json", dir);
+	(void)state;
+
+	json_object_del(json_array_get(json_object_get(ctx, "workloads"), 0), "runs");
+	assert_int_equal(after_run("no-runs", ctx, runs, &said), LAB_OK);
+	/* not stopped: nothing to save, or saved as running */
+	st = json_load_file(path, 0, NULL);
+	assert_false(json_is_string(json_object_get(json_object_get(json_object_get(st, "workloads"),
+								    "yield"), "why")));
+	assert_null(strstr(said, "look"));
+	json_decref(st);
+	free(said);
+	free(path);
+	json_decref(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_budget_spent_unwritable),
 		cmocka_unit_test(test_look_takes_decoded_runs),
 		cmocka_unit_test(test_look_refuses_edited_runs),
+		cmocka_unit_test(test_cap_of_a_workload_without_runs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -238,6 +238,7 @@ static size_t make_session(struct session *s, const char *const *types, int nw, 
 	/* what session_doc_decode() makes of design.partners: the scheduler reads it there */
 	session_doc_init(&s->doc);
 	s->doc.design.partners = partners;
+	s->doc.plan = json_object_get(s->ctx, "plan");	/* and the plan, the scheduler's */
 	s->hosts.v = xcalloc(1, sizeof(*s->hosts.v));
 	s->hosts.n = 1;
 	s->hosts.nr_slots = (size_t)slots;
@@ -250,6 +251,7 @@ static size_t make_session(struct session *s, const char *const *types, int nw, 
 
 static void session_done(struct session *s)
 {
+	session_doc_release(&s->doc);
 	session_jobs_release(&s->jobs);
 	json_decref(s->ctx);
 	free(s->hosts.v);
@@ -469,6 +471,11 @@ static void test_records_decoded_once(void **state)
 				      "max_runs", 10, "step", 2, "rho", 2.0, "budget_s", 1000.0));
 	json_object_set_new(json_array_get(json_object_get(s.ctx, "workloads"), 0), "runs",
 			    json_integer(4));
+	/* the rule reads its cap from the document, as session_doc_load() decodes it */
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(session_doc_member_decode(s.ctx, "workloads", &s.doc, &err), 0);
+	sb_release(&err);
 	json_object_set_new(rec, "status", json_string("ok"));
 	json_object_set_new(rec, "metrics", json_object());
 	assert_int_equal(session_write_run(dir, 1, rec), 0);
