@@ -253,7 +253,6 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 		      const struct guest_topology *topo, struct guest_run *run, const char *run_dir,
 		      const struct lab_host *h, const struct host_run_stats *st)
 {
-	json_t *top = run->result.topology;
 	struct guest_topology seen;
 	struct strbuf sb = STRBUF_INIT;
 
@@ -308,8 +307,8 @@ static int report_run(const struct guest_opts *o, const struct guest_lab *lab,
 	term_printf(stdout, "guest %s: topology verified (%s, %s)\n", topo->name, guest_accel_name(run->accel),
 			    topo->path ? topo->path : "");
 	term_printf(stdout, "%s", sb_str(&sb));
-	term_printf(stdout, "  kernel %s\n", json_string_value(json_object_get(top, "kernel_release")) ?: "?");
-	term_printf(stdout, "  lru_gen %s\n", json_string_value(json_object_get(top, "lru_gen")) ?: "(not available)");
+	term_printf(stdout, "  kernel %s\n", run->result.kernel_release ?: "?");
+	term_printf(stdout, "  lru_gen %s\n", run->result.lru_gen ?: "(not available)");
 	if (run->boot_wall_s >= 0)
 		term_printf(stdout, "boot to runner: %.2f s (host clock), %.2f s (guest clock); ",
 			    run->boot_wall_s, run->boot_s);

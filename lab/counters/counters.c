@@ -260,6 +260,11 @@ static const char *state_name(enum vmstat_delta_state s)
 	}
 }
 
+/*
+ * The names of @names (@b, then @a) into events, gauges and flags, each
+ * once: a snapshot's names are unique (vmstat_parse()), so a name of @a
+ * was listed already when @b has it.
+ */
 static void vmstat_side(json_t *events, json_t *gauges, json_t *flags,
 			const struct vmstat *b, const struct vmstat *a, const struct vmstat *names)
 {
@@ -267,7 +272,7 @@ static void vmstat_side(json_t *events, json_t *gauges, json_t *flags,
 		const char *name = names->e[i].name;
 		const int64_t *bv = vmstat_get(b, name), *av = vmstat_get(a, name);
 
-		if (json_object_get(events, name) || json_object_get(gauges, name))
+		if (names != b && bv)
 			continue;
 		if (vmstat_classify(name) == VMSTAT_GAUGE) {
 			json_t *g = json_object();
@@ -284,14 +289,12 @@ static void vmstat_side(json_t *events, json_t *gauges, json_t *flags,
 				json_object_set_new(events, name, jint(d));
 				continue;
 			}
-			/* Listed once, whichever snapshot has the name. */
 			f = json_object();
 			json_object_set_new(f, "name", json_string(name));
 			json_object_set_new(f, "state", json_string(state_name(st)));
 			json_object_set_new(f, "before", bv ? json_integer(*bv) : json_null());
 			json_object_set_new(f, "after", av ? json_integer(*av) : json_null());
 			json_array_append_new(flags, f);
-			json_object_set_new(events, name, json_null());
 		}
 	}
 }
@@ -300,7 +303,6 @@ json_t *counters_vmstat_json(const char *before, size_t blen, const char *after,
 {
 	struct vmstat b, a;
 	json_t *o, *events, *gauges, *flags;
-	void *it;
 
 	if (vmstat_parse(before, blen, &b))
 		die("out of memory");
@@ -312,15 +314,6 @@ json_t *counters_vmstat_json(const char *before, size_t blen, const char *after,
 	flags = json_array();
 	vmstat_side(events, gauges, flags, &b, &a, &b);
 	vmstat_side(events, gauges, flags, &b, &a, &a);
-	/* The null placeholders only kept flagged names from being listed twice. */
-	for (it = json_object_iter(events); it;) {
-		const char *k = json_object_iter_key(it);
-		json_t *v = json_object_iter_value(it);
-
-		it = json_object_iter_next(events, it);
-		if (json_is_null(v))
-			json_object_del(events, k);
-	}
 	json_object_set_new(o, "events", events);
 	json_object_set_new(o, "gauges", gauges);
 	json_object_set_new(o, "flags", flags);
@@ -428,17 +421,12 @@ static json_t *lru_gen_json(const struct snapshot *b, const struct snapshot *a)
 	return o;
 }
 
-static json_t *phase_obj(json_t *phases, const char *label)
-{
-	json_t *p = json_object_get(phases, label);
-
-	if (!p) {
-		p = json_object();
-		json_object_set_new(phases, label, p);
-	}
-	return p;
-}
-
+/*
+ * @o[@key], made empty the first time: a phase of "phases" by its label,
+ * a member of a phase ("nodes", "tracepoints"). The document's maps are
+ * keyed by the guest's names and built here, in counters_delta_json():
+ * the one lookup of the tree it is building.
+ */
 static json_t *sub_obj(json_t *o, const char *key)
 {
 	json_t *p = json_object_get(o, key);
@@ -534,7 +522,7 @@ static void add_tracepoint_counts(const struct counters *c, json_t *phases, json
 			json_object_set_new(t, "partial", json_boolean(r == 1 || s->truncated));
 			json_object_set_new(t, "dropped", jint(hf.h[0].dropped));
 		}
-		json_object_set_new(sub_obj(phase_obj(phases, s->label), "tracepoints"),
+		json_object_set_new(sub_obj(sub_obj(phases, s->label), "tracepoints"),
 				    s->tracepoint, t);
 	}
 	for (size_t i = 0; i < c->ntp; i++) {
@@ -543,7 +531,7 @@ static void add_tracepoint_counts(const struct counters *c, json_t *phases, json
 
 		json_object_set_new(t, "absent", json_boolean(tp->absent));
 		json_object_set_new(t, "reason", json_string_lossy(tp->reason));
-		json_object_set_new(sub_obj(phase_obj(phases, tp->label), "tracepoints"), tp->name, t);
+		json_object_set_new(sub_obj(sub_obj(phases, tp->label), "tracepoints"), tp->name, t);
 	}
 }
 
@@ -602,7 +590,7 @@ json_t *counters_delta_json(const struct counters *c)
 			continue;
 		}
 		a = &c->snap[pair[i]];
-		phase = phase_obj(phases, b->label);
+		phase = sub_obj(phases, b->label);
 		if (!strcmp(b->source, "/proc/vmstat")) {
 			json_object_set_new(phase, "vmstat",
 					    counters_vmstat_json(b->text, b->len, a->text, a->len));
@@ -626,7 +614,7 @@ json_t *counters_delta_json(const struct counters *c)
 		json_object_set_new(o, "before", json_real(c->oh[i].before));
 		json_object_set_new(o, "after", json_real(c->oh[i].after));
 		json_object_set_new(o, "total", json_real(c->oh[i].total));
-		json_object_set_new(phase_obj(phases, c->oh[i].label), "overhead_ms", o);
+		json_object_set_new(sub_obj(phases, c->oh[i].label), "overhead_ms", o);
 	}
 	json_object_set_new(root, "phases", phases);
 	if (c->wis_text)

@@ -83,6 +83,17 @@ int counters_add_line(struct counters *c, const json_t *line);
 void counters_add_text(struct counters *c, const char *text, size_t len);
 /* New reference to the counters JSON described above. */
 json_t *counters_delta_json(const struct counters *c);
+/*
+ * A run record's "counters" from @delta, what counters_delta_json() made:
+ * { "vmstat": {event: delta}, "tracepoints": {"sys:event": count},
+ *   "lru_gen": {"nodeN.leaf_total": n, ..., "nodeN.generations_added": n} },
+ * each number the sum over the phases (yield_pingpong measures each CPU
+ * count as a phase of its own; event counts add up) and, for lru_gen, over
+ * the memcgs, as reals. A flagged vmstat event, an absent tracepoint and a
+ * node without both snapshots add nothing. The full structure stays the
+ * record's "counters_detail". New reference (counters_flat.c).
+ */
+json_t *counters_flat_json(const json_t *delta);
 
 /* The vmstat part alone (also used by tests): before/after texts to JSON. */
 json_t *counters_vmstat_json(const char *before, size_t blen, const char *after, size_t alen);

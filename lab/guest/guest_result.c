@@ -259,6 +259,17 @@ static void store_exit(struct guest_result *r, const json_t *obj)
 	r->exit.elapsed_s = json_is_number(e) ? json_number_value(e) : NAN;
 }
 
+/*
+ * The "topology" record: a later one replaces it. Its nodes are read by
+ * guest_result_topology(); its strings here, once, for whoever prints them.
+ */
+static void store_topology(struct guest_result *r, json_t *obj)
+{
+	take(&r->topology, obj);
+	r->kernel_release = json_string_value(json_object_get(obj, "kernel_release"));
+	r->lru_gen = json_string_value(json_object_get(obj, "lru_gen"));
+}
+
 /* Keep a record whose envelope is good where its type belongs. */
 static void store_record(struct guest_result *r, json_t *obj, const char *type)
 {
@@ -270,7 +281,7 @@ static void store_record(struct guest_result *r, json_t *obj, const char *type)
 		if (!json_is_array(json_object_get(obj, "nodes")))
 			why = "topology without a \"nodes\" array";
 		else
-			take(&r->topology, obj);
+			store_topology(r, obj);
 	} else if (!strcmp(type, GUEST_REC_JOB)) {
 		take(&r->job, obj);
 	} else if (!strcmp(type, GUEST_REC_WORKLOAD)) {

@@ -56,6 +56,8 @@ struct guest_exit {
 struct guest_result {
 	json_t *hello;		/* the "hello" record, or NULL */
 	json_t *topology;	/* the "topology" record, or NULL */
+	/* its "kernel_release" and "lru_gen" when strings, else NULL; in @topology */
+	const char *kernel_release, *lru_gen;
 	json_t *job;		/* the "job" record, or NULL */
 	json_t *records;	/* array: every object the workload printed, in order */
 	struct guest_record *recs;	/* the same, decoded */

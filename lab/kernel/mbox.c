@@ -575,9 +575,8 @@ static void series_author_json(const struct patch *msg, json_t *kernel)
 	free(from);
 }
 
-void mbox_thread_json(const struct patch_list *pl, json_t *kernel)
+void mbox_thread_json(const struct patch_list *pl, json_t *kernel, json_t *series)
 {
-	json_t *series = json_object_get(kernel, "series");
 	const struct patch *cover = first_cover(pl), *first = NULL;
 	size_t k = 0;
 
@@ -601,11 +600,11 @@ void mbox_thread_json(const struct patch_list *pl, json_t *kernel)
 	}
 	if (!cover)
 		return;
-	json_object_set_new(kernel, "cover", json_object());
+	json_t *c = json_object();
+
+	json_object_set_new(kernel, "cover", c);
 	if (cover->subject)
-		json_object_set_new(json_object_get(kernel, "cover"), "subject",
-				    json_string_lossy(cover->subject));
+		json_object_set_new(c, "subject", json_string_lossy(cover->subject));
 	if (cover->message_id)
-		json_object_set_new(json_object_get(kernel, "cover"), "message_id",
-				    json_string_lossy(cover->message_id));
+		json_object_set_new(c, "message_id", json_string_lossy(cover->message_id));
 }

@@ -53,7 +53,8 @@ void patch_list_release(struct patch_list *pl);
 void mbox_quote_rd(struct strbuf *out, const char *text);
 /*
  * Where the series of @pl was posted, into @kernel (a session's kernels[]
- * element, whose "series" lists the applied patches in order):
+ * element) and @series (its "series" array, the applied patches in order,
+ * handed over by the kernel's writer rather than looked up in @kernel):
  * series[i].message_id of the i-th message that is not a cover letter, and
  * "cover": {subject, message_id} of the first cover letter, so that a reply
  * mail (`mglrulab report --mail`) threads under the series; "posted_to",
@@ -62,7 +63,7 @@ void mbox_quote_rd(struct strbuf *out, const char *text);
  * first patch. Strings as in the mail (raw: filtered where printed) but
  * the author, salvaged (mail_addr_salvage()); absent ones are left out.
  */
-void mbox_thread_json(const struct patch_list *pl, json_t *kernel);
+void mbox_thread_json(const struct patch_list *pl, json_t *kernel, json_t *series);
 /*
  * The value of header @name in the message @msg (its headers end at the
  * first empty line; a leading mbox "From " line is skipped): unfolded,

@@ -175,11 +175,32 @@ int report_attr_decode(const json_t *report, struct view_attribution *out, struc
 	return d.failed ? -1 : 0;
 }
 
+int report_attr_window_decode(const json_t *table, const char *where,
+			      struct view_attr_window *out, struct strbuf *err)
+{
+	struct vd d = { .err = err };
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(table)) {
+		sb_addf(err, "%s: expected an object, got %s", where,
+			table ? xjson_type_name(table) : "nothing");
+		return -1;
+	}
+	read_window(&d, table, where, out);
+	return d.failed ? -1 : 0;
+}
+
+void report_attr_window_release(struct view_attr_window *w)
+{
+	free(w->rows);
+	memset(w, 0, sizeof(*w));
+}
+
 void report_attr_release(struct view_attribution *a)
 {
 	for (size_t i = 0; i < a->nworkloads; i++) {
 		for (size_t k = 0; k < a->workloads[i].nwindows; k++)
-			free(a->workloads[i].windows[k].rows);
+			report_attr_window_release(&a->workloads[i].windows[k]);
 		free(a->workloads[i].windows);
 		for (size_t k = 0; k < a->workloads[i].nprofiles; k++)
 			free(a->workloads[i].profiles[k].rows);

@@ -399,6 +399,17 @@ struct report_view {
 LAB_MUST_CHECK
 int report_attr_decode(const json_t *report, struct view_attribution *out, struct strbuf *err);
 void report_attr_release(struct view_attribution *a);
+/*
+ * One table of two kernels (attr_compare_json(), an element of
+ * attribution.workloads[].windows) into @out, as report_attr_decode()
+ * reads it: for the session that makes the table and reads it back
+ * (session_attribute.c). 0, or -1 with the member that is wrong, its path
+ * from @where, in @err. @out's strings point into @table.
+ */
+LAB_MUST_CHECK
+int report_attr_window_decode(const json_t *table, const char *where,
+			      struct view_attr_window *out, struct strbuf *err);
+void report_attr_window_release(struct view_attr_window *w);
 /* Its sections of the text and HTML reports (nothing when the report has none). */
 void report_attr_text(const struct report_view *v, struct strbuf *sb);
 void report_attr_html(const struct report_view *v, struct strbuf *sb);

@@ -433,9 +433,12 @@ size_t run_records_decode_valid(const json_t *runs, struct run_records *out)
 	return bad;
 }
 
-long run_record_seq(const json_t *r)
+int run_record_seq(const json_t *r, long long *seq)
 {
-	return (long)json_integer_value(json_object_get(r, "seq"));
+	const json_t *v = json_object_get(r, "seq");
+
+	*seq = json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+	return json_is_integer(v) ? 0 : -1;
 }
 
 void run_records_release(struct run_records *rs)

@@ -198,9 +198,11 @@ size_t run_records_decode_valid(const json_t *runs, struct run_records *out);
 
 /*
  * The "seq" of @r, a record that may not decode (to name its file,
- * runs/NNNN.json, which session_load_runs() checked against it); 0: none.
+ * runs/NNNN.json, and to check that name against it, session_load_runs()):
+ * 0 with it in *@seq when it is an integer; -1 with *@seq 0 when @r is
+ * NULL, has none, or one of another type.
  */
-long run_record_seq(const json_t *r);
+int run_record_seq(const json_t *r, long long *seq);
 
 /* Releases every record and the array; @rs is then empty. */
 void run_records_release(struct run_records *rs);

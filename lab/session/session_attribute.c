@@ -87,9 +87,11 @@ static double predicted_pct(const struct result_record *r, double base, double p
  * Does the table account for the measured change? Phase k goes with the
  * k-th primary when there are as many of each (yield_pingpong's one
  * primary per CPU count, a phase per CPU count), or a lone phase with the
- * first primary.
+ * first primary. The tables are read as the report reads them
+ * (report_attr_window_decode()): 0, or -1 with why in @err.
  */
-static void add_accounts(json_t *tables, const struct result_record *const *prim, size_t nprim)
+static int add_accounts(json_t *tables, const struct result_record *const *prim, size_t nprim,
+			struct strbuf *err)
 {
 	size_t nwin = json_array_size(tables);
 
@@ -97,9 +99,12 @@ static void add_accounts(json_t *tables, const struct result_record *const *prim
 		json_t *t = json_array_get(tables, k);
 		const struct result_record *r = nwin == nprim ? prim[k] :
 						nwin == 1 && nprim ? prim[0] : NULL;
+		struct view_attr_window w;
 
 		if (!r)
 			continue;
+		if (report_attr_window_decode(t, "attribution table", &w, err))
+			return -1;
 		/*
 		 * From the kernel's instructions too: a window also holds user
 		 * space work the primary may not time (aging touches its pages
@@ -108,13 +113,12 @@ static void add_accounts(json_t *tables, const struct result_record *const *prim
 		json_object_set_new(t, "accounts", xjson_pack("{s:o, s:o, s:o, s:o}",
 			"metric", json_string_lossy(r->metric),
 			"measured_pct", jnum(r->change.delta_pct),
-			"predicted_pct", jnum(predicted_pct(r,
-				json_number_value(json_object_get(t, "base_per_unit")),
-				json_number_value(json_object_get(t, "patched_per_unit")))),
-			"predicted_kernel_pct", jnum(predicted_pct(r,
-				json_number_value(json_object_get(t, "base_kernel_per_unit")),
-				json_number_value(json_object_get(t, "patched_kernel_per_unit"))))));
+			"predicted_pct", jnum(predicted_pct(r, w.base_per_unit, w.patched_per_unit)),
+			"predicted_kernel_pct", jnum(predicted_pct(r, w.base_kernel,
+								   w.patched_kernel))));
+		report_attr_window_release(&w);
 	}
+	return 0;
 }
 
 /* Runs @from .. @to - 1 of workload @w on each of the @nk kernels, ABAB. */
@@ -166,13 +170,24 @@ static json_t *attribute_tables(size_t nk, char *dirs[2][ATTR_CONFIRM_RUNS], int
 	for (long win = 1; win <= nwin; win++) {
 		json_t *t = nk == 2 ? attr_compare_json(&side[0], &side[1], win, ATTR_REPORT_TOP, err) :
 				      attr_profile_json(&side[0], win, ATTR_REPORT_TOP, err);
+		struct view_attr_window w;
 
+		/* a profile names no function: only a comparison is confirmed */
+		if (t && nk == 2) {
+			if (report_attr_window_decode(t, "attribution table", &w, err)) {
+				json_decref(t);
+				t = NULL;
+			} else {
+				/* NaN: one run per kernel, no noise to be beyond */
+				*named += isfinite(w.beyond_noise) ? (long)w.beyond_noise : 0;
+				report_attr_window_release(&w);
+			}
+		}
 		if (!t) {
 			json_decref(tables);
 			tables = NULL;
 			break;
 		}
-		*named += (long)json_integer_value(json_object_get(t, "beyond_noise"));
 		json_array_append_new(tables, t);
 	}
 	free(map[0]);
@@ -216,8 +231,12 @@ static json_t *attribute_workload(struct session *s, const struct session_job *w
 				       jnum(seconds[1])) :
 			    xjson_pack("{s:o}", "baseline", jnum(seconds[0])));
 	/* a table or an error, never both: the reader sees the whole answer or why not */
+	if (!r && nk == 2 && add_accounts(tables, prim, nprim, &err)) {
+		json_decref(tables);
+		tables = NULL;
+		r = -1;
+	}
 	if (!r && nk == 2) {
-		add_accounts(tables, prim, nprim);
 		json_object_set_new(entry, "windows", tables);
 	} else if (!r) {
 		json_object_set_new(entry, "profiles", tables);

@@ -19,13 +19,17 @@ static const struct run_record *take(struct session_done *d, const json_t *rec)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct run_record *r;
+	long long seq;
 	int bad;
 
 	ALLOC_GROW(d->recs.v, d->recs.n + 1, d->recs.alloc);
 	r = &d->recs.v[d->recs.n];
 	bad = run_record_decode(rec, r, &err);
-	if (bad && !d->bad++)
-		d->why = xasprintf("runs/%04ld.json: %s", run_record_seq(rec), sb_str(&err));
+	if (bad && !d->bad++) {
+		/* every record here has its seq (session_load_runs(), session_record()) */
+		run_record_seq(rec, &seq);
+		d->why = xasprintf("runs/%04lld.json: %s", seq, sb_str(&err));
+	}
 	sb_release(&err);
 	if (bad)
 		return NULL;

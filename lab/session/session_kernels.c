@@ -135,7 +135,7 @@ void session_kernels_release(struct session_kernels *sk)
  * mail that threads under the series. The files were just read to build
  * the kernel; one that no longer splits leaves them out, not the session.
  */
-static void series_thread(const struct kernel_cfg *k, json_t *kernel)
+static void series_thread(const struct kernel_cfg *k, json_t *kernel, json_t *series)
 {
 	struct patch_list pl = { 0 };
 	struct strbuf err = STRBUF_INIT;
@@ -146,7 +146,7 @@ static void series_thread(const struct kernel_cfg *k, json_t *kernel)
 			goto out;
 		}
 	}
-	mbox_thread_json(&pl, kernel);
+	mbox_thread_json(&pl, kernel, series);
 out:
 	patch_list_release(&pl);
 	sb_release(&err);
@@ -182,7 +182,7 @@ static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const c
 	/* the base as anyone names it (an archive's digest, a commit), for the mail's recipe */
 	if (meta.source_id)
 		json_object_set_new(j, "source_id", json_string_lossy(meta.source_id));
-	series_thread(k, j);
+	series_thread(k, j, series);
 	/* The release the image reports ("6.12.57"): what the report names the kernel by. */
 	char *release = kimage_release(res->bzimage);
 	if (release)

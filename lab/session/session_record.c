@@ -58,75 +58,11 @@ static int good_name(const char *s)
 	return 1;
 }
 
-static void add_number(json_t *obj, const char *key, double v)
-{
-	json_t *old = json_object_get(obj, key);
-
-	json_object_set_new(obj, key, json_real(v + (old ? json_number_value(old) : 0)));
-}
-
-/* Sum the mm-walk counters of every memcg per node: "node1.leaf_total". */
-static void flatten_lru_gen(json_t *lru, json_t *out)
-{
-	json_t *memcgs = json_object_get(lru, "memcgs"), *m, *node;
-	size_t i, j;
-
-	json_array_foreach(memcgs, i, m) {
-		json_array_foreach(json_object_get(m, "nodes"), j, node) {
-			json_t *nid = json_object_get(node, "node");
-			if (!json_is_integer(nid))
-				continue;
-			const char *key;
-			json_t *v;
-			json_object_foreach(json_object_get(node, "mm_walk"), key, v) {
-				if (!json_is_number(v))
-					continue;
-				char *name = xasprintf("node%lld.%s", (long long)json_integer_value(nid), key);
-				add_number(out, name, json_number_value(v));
-				free(name);
-			}
-			json_t *added = json_object_get(node, "generations_added");
-			if (json_is_number(added)) {
-				char *name = xasprintf("node%lld.generations_added",
-						       (long long)json_integer_value(nid));
-				add_number(out, name, json_number_value(added));
-				free(name);
-			}
-		}
-	}
-}
-
 /*
- * The report wants flat {group: {name: number}}; the full structure (per
- * phase, per node, gauges, flags) stays in the run record as
- * counters_detail. A workload with several measured phases (yield_pingpong
- * measures each CPU count separately) gets the sum of its phases: event
- * counts add up.
+ * Past @max names, a new one is refused (once said); known ones may be set
+ * again. @obj is the record's metrics or series as collect() builds them:
+ * a map of the guest's names, built and read in that one function.
  */
-static json_t *flatten_counters(json_t *detail)
-{
-	json_t *flat = json_object(), *vm = json_object(), *tp = json_object(), *lru = json_object();
-	const char *phase, *key;
-	json_t *ph, *v;
-
-	json_object_foreach(json_object_get(detail, "phases"), phase, ph) {
-		json_object_foreach(json_object_get(json_object_get(ph, "vmstat"), "events"), key, v)
-			if (json_is_number(v))
-				add_number(vm, key, json_number_value(v));
-		json_object_foreach(json_object_get(ph, "tracepoints"), key, v) {
-			json_t *count = json_object_get(v, "count");
-			if (json_is_number(count))
-				add_number(tp, key, json_number_value(count));
-		}
-		flatten_lru_gen(json_object_get(ph, "lru_gen"), lru);
-	}
-	json_object_set_new(flat, "vmstat", vm);
-	json_object_set_new(flat, "tracepoints", tp);
-	json_object_set_new(flat, "lru_gen", lru);
-	return flat;
-}
-
-/* Past @max names, a new one is refused (once said); known ones may be set again. */
 static int room_for(json_t *obj, const char *name, size_t max, int *full, struct run_errors *e,
 		    const char *what, const char *limit)
 {
@@ -225,7 +161,7 @@ json_t *session_record(const json_t *planned, const struct guest_run *run,
 	json_object_set_new(rec, "metrics", failure ? json_object() : json_incref(metrics));
 	json_object_set_new(rec, "series", series);
 	json_t *detail = counters_delta_json(ctr);
-	json_object_set_new(rec, "counters", flatten_counters(detail));
+	json_object_set_new(rec, "counters", counters_flat_json(detail));
 	json_object_set_new(rec, "counters_detail", detail);
 	if (json_array_size(errors))
 		json_object_set_new(rec, "errors", errors);

@@ -3,6 +3,7 @@
 #include "session.h"
 #include "fsutil.h"
 #include "lockfile.h"
+#include "run_record.h"
 #include "stamped_dir.h"
 #include "util.h"
 
@@ -227,7 +228,8 @@ static int load_run(const char *dir, const char *runs_dir, const char *name,
 	char *path = xasprintf("%s/%s", runs_dir, name);
 	int seq = seq_of_name(name), r = -1;
 	json_error_t jerr;
-	json_t *rec = NULL, *v;
+	json_t *rec = NULL;
+	long long rec_seq;
 
 	if (seq < 0) {
 		size_t digits = strspn(name, "0123456789");
@@ -249,15 +251,14 @@ static int load_run(const char *dir, const char *runs_dir, const char *name,
 		goto out;
 	}
 	rec = json_load_file(path, 0, &jerr);
-	v = json_object_get(rec, "seq");
-	if (!rec || !json_is_integer(v)) {
+	if (!rec || run_record_seq(rec, &rec_seq)) {
 		sb_addf(err, "%s: not a run record (%s); move it away to rerun that run\n",
 			path, rec ? "no seq" : jerr.text);
 		goto out;
 	}
-	if (json_integer_value(v) != seq) {
+	if (rec_seq != seq) {
 		sb_addf(err, "%s: its seq is %lld, not %d as its name says; move it away to "
-			"rerun that run\n", path, (long long)json_integer_value(v), seq);
+			"rerun that run\n", path, rec_seq, seq);
 		goto out;
 	}
 	out->rec = rec;

@@ -19,6 +19,7 @@
 
 #include "attr.h"
 #include "fsutil.h"
+#include "report_view.h"
 #include "util.h"
 
 static char dir[64];
@@ -263,6 +264,25 @@ static void test_compare(void **state)
 	assert_true(num(t, "base_kernel_per_unit") == 61.5);
 	assert_true(num(t, "patched_kernel_per_unit") == 74.0);
 	assert_true(fabs(num(y, "share_of_change") - 10.0 / 10.0) < 1e-12);
+	/* the session reads its table back as the report does (session_attribute.c) */
+	struct view_attr_window w;
+	assert_int_equal(report_attr_window_decode(t, "table", &w, &err), 0);
+	assert_true(w.base_per_unit == 69.0 && w.patched_per_unit == 79.0);
+	assert_true(w.base_kernel == 61.5 && w.patched_kernel == 74.0);
+	assert_true(w.beyond_noise == 1.0);
+	assert_int_equal(w.nrows, 2);
+	assert_string_equal(w.rows[0].function, "do_sched_yield");
+	report_attr_window_release(&w);
+	/* a member of the wrong type is refused by its path, not read as 0 */
+	json_object_set_new(t, "beyond_noise", json_string("1"));
+	assert_int_equal(report_attr_window_decode(t, "table", &w, &err), -1);
+	assert_non_null(strstr(sb_str(&err), "table.beyond_noise"));
+	report_attr_window_release(&w);
+	sb_reset(&err);
+	assert_int_equal(report_attr_window_decode(json_object_get(t, "functions"), "table",
+						   &w, &err), -1);
+	assert_string_equal(sb_str(&err), "table: expected an object, got an array");
+	sb_reset(&err);
 	json_decref(t);
 
 	t = attr_compare_json(&base, &patched, 1, 100, &err);
@@ -279,6 +299,10 @@ static void test_compare(void **state)
 	assert_true(json_is_null(json_object_get(t, "noise")));
 	assert_true(json_is_null(json_object_get(t, "threshold")));
 	assert_true(json_is_null(json_object_get(row_named(t, "__schedule"), "spread")));
+	/* no noise, nothing beyond it: NaN, which the session counts as none named */
+	assert_int_equal(report_attr_window_decode(t, "table", &w, &err), 0);
+	assert_true(isnan(w.beyond_noise) && isnan(w.noise));
+	report_attr_window_release(&w);
 	json_decref(t);
 
 	/* a window without unit marks: no table, the file and the reason named */

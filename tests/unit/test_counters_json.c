@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Guest JSON lines -> counters JSON for the report (counters_delta_json). */
+/* Guest JSON lines -> counters JSON for the report (counters_delta_json, counters_flat_json). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -227,6 +227,86 @@ static void test_flood(void **state)
 	counters_free(c);
 }
 
+/* The sum over the memcgs of node @nid's member @key (an mm_walk column when @walk). */
+static double node_sum(json_t *phase, int nid, const char *key, int walk)
+{
+	json_t *m, *n;
+	size_t i, k;
+	double sum = 0;
+
+	json_array_foreach(P(phase, "lru_gen", "memcgs"), i, m)
+		json_array_foreach(P(m, "nodes"), k, n)
+			if (json_integer_value(P(n, "node")) == nid)
+				sum += json_number_value(walk ? P(n, "mm_walk", key) : P(n, key));
+	return sum;
+}
+
+/*
+ * A run record's "counters" (counters_flat_json()): two phases of the same
+ * snapshots add up, per vmstat event, tracepoint and node; an absent
+ * tracepoint and a flagged event add nothing; every number a real; names
+ * in the order the first phase lists them.
+ */
+static void test_flat(void **state)
+{
+	static const char *const labels[] = { "1cpu", "2cpu" };
+	struct counters *c = counters_new();
+	json_t *j, *flat, *one, *absent;
+	const char *key;
+	json_t *v;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		add_snapshot(c, "before", labels[i], "/proc/vmstat", NULL, "vmstat.before");
+		add_snapshot(c, "after", labels[i], "/proc/vmstat", NULL, "vmstat.after");
+		add_snapshot(c, "before", labels[i], "/sys/kernel/debug/lru_gen_full", NULL,
+			     "lru_gen_full.before");
+		add_snapshot(c, "after", labels[i], "/sys/kernel/debug/lru_gen_full", NULL,
+			     "lru_gen_full.after");
+		add_snapshot(c, "after", labels[i], "/sys/kernel/tracing/events/sched/sched_switch/hist",
+			     "sched:sched_switch", "hist_single.txt");
+	}
+	absent = json_pack("{s:s, s:s, s:s, s:b, s:s}", "type", "info", "label", "2cpu",
+			   "tracepoint", "vmscan:mm_vmscan_lru_gen_walk_empty", "absent", 1,
+			   "reason", "absent: no such event in this kernel");
+	assert_int_equal(counters_add_line(c, absent), 0);
+	json_decref(absent);
+	j = counters_delta_json(c);
+	flat = counters_flat_json(j);
+	one = P(j, "phases", "1cpu");
+
+	json_object_foreach(P(one, "vmstat", "events"), key, v)
+		assert_true(json_number_value(P(flat, "vmstat", key)) == 2.0 * json_number_value(v));
+	assert_int_equal(json_object_size(P(flat, "vmstat")),
+			 json_object_size(P(one, "vmstat", "events")));
+	assert_string_equal(json_object_iter_key(json_object_iter(P(flat, "vmstat"))),
+			    json_object_iter_key(json_object_iter(P(one, "vmstat", "events"))));
+	assert_true(json_is_real(P(flat, "tracepoints", "sched:sched_switch")));
+	assert_true(json_real_value(P(flat, "tracepoints", "sched:sched_switch")) == 2 * 48213.0);
+	assert_null(P(flat, "tracepoints", "vmscan:mm_vmscan_lru_gen_walk_empty"));
+	assert_int_equal(json_object_size(P(flat, "tracepoints")), 1);
+	/* memcg 7 node 1 aged 3 -> 6 (test_pipeline), summed with the other memcgs' node 1 */
+	assert_true(node_sum(one, 1, "leaf_total", 1) >= 1238 * (3 + 4 + 5));
+	assert_true(json_real_value(P(flat, "lru_gen", "node1.leaf_total")) ==
+		    2 * node_sum(one, 1, "leaf_total", 1));
+	assert_true(json_real_value(P(flat, "lru_gen", "node1.generations_added")) ==
+		    2 * node_sum(one, 1, "generations_added", 0));
+	json_object_foreach(P(flat, "lru_gen"), key, v)
+		assert_true(json_is_real(v));
+	json_decref(flat);
+
+	/* nothing measured: the three groups, empty */
+	json_decref(j);
+	j = json_pack("{s:{}, s:[]}", "phases", "problems");
+	flat = counters_flat_json(j);
+	assert_int_equal(json_object_size(flat), 3);
+	assert_int_equal(json_object_size(P(flat, "vmstat")), 0);
+	assert_int_equal(json_object_size(P(flat, "lru_gen")), 0);
+	json_decref(flat);
+	json_decref(j);
+	counters_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_snapshot),
 		cmocka_unit_test(test_pairing),
 		cmocka_unit_test(test_flood),
+		cmocka_unit_test(test_flat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -389,6 +389,11 @@ static void test_load_runs_refuses_duplicates(void **state)
 	put_record(runs, "09999.json", 9999);
 	put_record(runs, "0005.json", 7);	/* renamed by hand */
 	put_record(runs, "000012.json", 12);	/* no 0012.json beside it */
+	/* a seq that is not an integer (run_record_seq()): no seq, not seq 3 */
+	char *text_seq = xasprintf("%s/0003.json", runs);
+	json_t *rec3 = json_pack("{s:s}", "seq", "3");
+	assert_int_equal(session_write_json(text_seq, rec3), 0);
+	json_decref(rec3);
 
 	got = session_load_runs(dir, &err);
 	fputs(sb_str(&err), stderr);
@@ -403,6 +408,10 @@ static void test_load_runs_refuses_duplicates(void **state)
 	assert_non_null(strstr(sb_str(&err), moved));
 	assert_non_null(strstr(sb_str(&err), "its seq is 7, not 5"));
 	assert_non_null(strstr(sb_str(&err), lone));
+	line = strstr(sb_str(&err), text_seq);
+	assert_non_null(line);
+	assert_true(!strncmp(line + strlen(text_seq), ": not a run record (no seq)", 27));
+	free(text_seq);
 	json_decref(got);
 	sb_release(&err);
 	assert_int_equal(rm_rf(dir), 0);

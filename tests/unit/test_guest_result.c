@@ -85,6 +85,32 @@ static void test_good_stream(void **state)
 	sb_release(&err);
 }
 
+/*
+ * The topology record's strings, decoded as it is kept: one of another
+ * type reads as absent, and a later record replaces the earlier one's.
+ */
+static void test_topology_strings(void **state)
+{
+	const char text[] =
+		"{\"v\":1,\"seq\":0,\"type\":\"topology\",\"nodes\":[],"
+		"\"kernel_release\":\"6.12.57\",\"lru_gen\":\"0x0007\"}\n"
+		"{\"v\":1,\"seq\":1,\"type\":\"topology\",\"nodes\":[],"
+		"\"kernel_release\":\"6.13.0\",\"lru_gen\":7}\n";
+	struct guest_result r;
+
+	(void)state;
+	parse(&r, text, strlen(text));
+	assert_int_equal(r.bad.n, 0);
+	assert_string_equal(r.kernel_release, "6.13.0");
+	assert_null(r.lru_gen);
+	guest_result_release(&r);
+
+	parse(&r, HELLO, strlen(HELLO));
+	assert_null(r.kernel_release);
+	assert_null(r.lru_gen);
+	guest_result_release(&r);
+}
+
 static void test_malformed(void **state)
 {
 	(void)state;
@@ -418,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_random_garbage),
 		cmocka_unit_test(test_bad_topology),
+		cmocka_unit_test(test_topology_strings),
 		cmocka_unit_test(test_topology_problem),
 		cmocka_unit_test(test_job_json),
 		cmocka_unit_test(test_job_cmdline),

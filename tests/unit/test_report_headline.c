@@ -407,7 +407,7 @@ static json_t *threaded_report(int with_cover)
 		memmove(&pl.v[0], &pl.v[1], (pl.n - 1) * sizeof(pl.v[0]));
 		pl.n--;
 	}
-	mbox_thread_json(&pl, patched_kernel(s));
+	mbox_thread_json(&pl, patched_kernel(s), json_object_get(patched_kernel(s), "series"));
 	patch_list_release(&pl);
 	sb_release(&err);
 	r = fixture_analyze(s);

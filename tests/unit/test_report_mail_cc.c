@@ -54,7 +54,9 @@ static json_t *report(void)
 	if (report_load(FIXTURE, &s, &err))
 		fail_msg("%s", err.buf);
 	mbox_split_buffer("series.mbox", series, sizeof(series) - 1, &pl);
-	mbox_thread_json(&pl, json_array_get(json_object_get(s, "kernels"), 1));
+	json_t *k1 = json_array_get(json_object_get(s, "kernels"), 1);
+
+	mbox_thread_json(&pl, k1, json_object_get(k1, "series"));
 	patch_list_release(&pl);
 	const char *to = json_string_value(json_object_get(json_array_get(
 		json_object_get(s, "kernels"), 1), "posted_to"));

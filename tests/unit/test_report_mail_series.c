@@ -73,7 +73,9 @@ static json_t *session_with(const char *mbox, size_t len)
 	if (report_load(FIXTURE, &s, &err))
 		fail_msg("%s", err.buf);
 	mbox_split_buffer("series.mbox", mbox, len, &pl);
-	mbox_thread_json(&pl, json_array_get(json_object_get(s, "kernels"), 1));
+	json_t *k1 = json_array_get(json_object_get(s, "kernels"), 1);
+
+	mbox_thread_json(&pl, k1, json_object_get(k1, "series"));
 	patch_list_release(&pl);
 	/* the fixture's own first author would stand in for an older report's */
 	json_object_del(json_array_get(json_object_get(json_array_get(json_object_get(s, "kernels"),
