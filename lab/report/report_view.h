@@ -568,6 +568,21 @@ struct session_input {
  * strings point into @session. Release with session_input_release().
  */
 void session_input_decode(const json_t *session, struct session_input *out);
+
+/*
+ * The same input of a session's typed document (session_doc.h: decoded
+ * once, its types checked), for the stopping rule's looks, which analyse
+ * the session as it runs without its tree. Every member the analysis
+ * reads equals session_input_decode()'s of the tree @doc was decoded from
+ * (tests/unit/test_session_input.c holds the two to that). Left NULL,
+ * because the document has no tree of them and only a comparison of
+ * sessions (report_compare_session()) reads them: host_json, guest_json,
+ * statistics_json, runs_json, runs_per_kernel, seed and each workload's
+ * json. The strings point into @doc's (into the tree it was decoded
+ * from). Release with session_input_release().
+ */
+struct session_doc;
+void session_input_from_doc(const struct session_doc *doc, struct session_input *out);
 void session_input_release(struct session_input *in);
 
 /* design.sequential of @session, as session_input_decode() reads it. */
