@@ -174,11 +174,9 @@ static void place_records(struct model *m)
 	free(done);
 }
 
-/* The model of @session before any series: its kernels, settings and sequential plan. */
-static void model_init(struct model *m, const json_t *session)
+/* The model of its input @m->in before any series: its kernels, settings and sequential plan. */
+static void model_init(struct model *m)
 {
-	memset(m, 0, sizeof(*m));
-	session_input_decode(session, &m->in);
 	m->series_ix = json_object();
 	m->workloads = json_object();
 	m->host_ix = json_object();
@@ -269,27 +267,16 @@ static void sort_counters(struct model *m)
 }
 
 /*
- * The analysis of @session into @m, and the report's members other than the
- * results into @shell: of @given, its runs decoded already (NULL: decoded
- * from @session's "runs" here into @own, which the caller releases or
- * hands on; their strings are @session's). 0, or -1 with why in @err (the
- * session or its runs are not valid).
+ * The analysis proper, every entry's: the records of @m (its input and
+ * settings made by model_init()) from @runs, checked against that input
+ * already; the host states' member of a report into *@host_states.
  */
-static int analyze(const json_t *session, const struct run_records *given,
-		   struct run_records *own, struct model *m, json_t **shell, struct strbuf *err)
+static void analyze_records(struct model *m, const struct run_records *runs, json_t **host_states)
 {
-	json_t *derived, *host_states;
-	const struct run_records *runs = given ? given : own;
-
-	/* The runs, decoded as they are checked: the analysis reads struct run_record. */
-	if (given ? report_validate_given(session, given, err) :
-		    report_validate_runs(session, own, err))
-		return -1;
-	model_init(m, session);
-	*shell = report_shell(m, session);
+	json_t *derived;
 
 	model_declare_series(m);
-	derived = report_hoststate_of(&m->in, runs, m->kname, &host_states, &m->notes);
+	derived = report_hoststate_of(&m->in, runs, m->kname, host_states, &m->notes);
 	model_collect_runs(m, runs, derived);
 	json_decref(derived);
 	model_count_failures(m, runs);
@@ -302,7 +289,28 @@ static int analyze(const json_t *session, const struct run_records *given,
 	model_bh_family(m, FAMILY_SECONDARY);
 	model_bh_family(m, FAMILY_COUNTER);
 	sort_counters(m);
+}
 
+/*
+ * The analysis of @session's tree into @m, and the report's members other
+ * than the results into @shell: of @given, its runs decoded already (NULL:
+ * decoded from @session's "runs" here into @own as they are checked,
+ * which the caller releases or hands on; their strings are @session's).
+ * 0, or -1 with why in @err (the session or its runs are not valid).
+ */
+static int analyze(const json_t *session, const struct run_records *given,
+		   struct run_records *own, struct model *m, json_t **shell, struct strbuf *err)
+{
+	json_t *host_states;
+
+	if (given ? report_validate_given(session, given, err) :
+		    report_validate_runs(session, own, err))
+		return -1;
+	memset(m, 0, sizeof(*m));
+	session_input_decode(session, &m->in);
+	model_init(m);
+	*shell = report_shell(m, session);
+	analyze_records(m, given ? given : own, &host_states);
 	/* "results", "counter_results" and "geomean" go before "host_states" (report_view_tree()). */
 	if (m->kname[PATCHED])
 		m->a.geomean = model_geomean_all(m, &m->a.ngeomean);
@@ -352,6 +360,37 @@ static int analyze_view(const json_t *session, const struct run_records *given,
 	for (size_t i = 0; i < a.nresults; i++)
 		out->several_hosts |= a.results[i].nhosts > 0;
 	return r;
+}
+
+void report_analyze_results(const struct session_input *in, const struct run_records *runs,
+			    struct report_results *out)
+{
+	struct model m;
+	json_t *host_states;
+
+	memset(&m, 0, sizeof(m));
+	m.in = *in;	/* borrowed: given back before model_release() */
+	model_init(&m);
+	analyze_records(&m, runs, &host_states);
+	json_decref(host_states);
+	out->results = m.a.results;
+	out->nresults = m.a.nresults;
+	out->counters = m.a.counters;
+	out->ncounters = m.a.ncounters;
+	out->strings = m.a.strings;
+	memset(&m.a, 0, sizeof(m.a));
+	memset(&m.in, 0, sizeof(m.in));
+	model_release(&m);
+}
+
+void report_results_release(struct report_results *r)
+{
+	result_records_free(r->results, r->nresults);
+	result_records_free(r->counters, r->ncounters);
+	if (r->strings)
+		result_strings_release(r->strings);
+	free(r->strings);
+	memset(r, 0, sizeof(*r));
 }
 
 int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err)

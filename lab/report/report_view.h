@@ -477,6 +477,30 @@ int report_analyze_runs(const json_t *session, const struct run_records *runs,
 			struct report_view *out, struct strbuf *err);
 
 /*
+ * The analysis' records alone, for a reader that needs no report (the
+ * stopping rule's looks): the results and counter results
+ * report_analyze_view() would hold, the same records member for member
+ * (its analysis, shared: tests/unit/test_view_runs.c), made without the
+ * report's shell, its warnings, summary and geometric means, or a view.
+ * @in is what the analysis reads of the session (session_input_from_doc()
+ * of a running session's document, or session_input_decode()); @runs its
+ * runs, decoded. Both checked against each other already
+ * (report_validate_doc(), report.h): nothing is checked here, so it
+ * cannot fail. The records' strings are @strings' or point into @in's and
+ * @runs' strings, which must outlive @out; release with
+ * report_results_release().
+ */
+struct report_results {
+	struct result_record *results, *counters;
+	size_t nresults, ncounters;
+	struct result_strings *strings;
+};
+struct session_input;
+void report_analyze_results(const struct session_input *in, const struct run_records *runs,
+			    struct report_results *out);
+void report_results_release(struct report_results *r);
+
+/*
  * The report as one JSON tree, what report_analyze() returns: the json of
  * @v (from report_analyze_view(); shared, shallowly copied) with its
  * records encoded as "results", "counter_results" and "geomean" before
