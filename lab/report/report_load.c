@@ -27,8 +27,6 @@
 struct vctx {
 	struct strbuf path;	/* "runs[3].metrics" */
 	struct strbuf *err;
-	/* the runs already decoded (report_validate_given()); NULL: decoded here */
-	const struct run_records *given;
 };
 
 static int vfail(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -477,9 +475,6 @@ static int check_runs(struct vctx *v, const json_t *root, const struct kernel_na
 {
 	const struct run_kernel_names known = { kernel_known, kn };
 
-	if (v->given)
-		return check_given_kernels(v, kn, v->given) || check_host_count(v, v->given) ||
-		       check_unique_seq(v, v->given) ? -1 : 0;
 	return run_records_decode(json_object_get(root, "runs"), &known, runs, v->err) ||
 	       check_host_count(v, runs) || check_unique_seq(v, runs) ? -1 : 0;
 }
@@ -596,7 +591,7 @@ static int validate(struct vctx *v, const json_t *root, struct run_records *runs
 
 int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err)
 {
-	struct vctx v = { STRBUF_INIT, err, NULL };
+	struct vctx v = { STRBUF_INIT, err };
 	int ret;
 
 	runs->v = NULL;
@@ -607,19 +602,6 @@ int report_validate_runs(const json_t *root, struct run_records *runs, struct st
 	sb_release(&v.path);
 	if (ret)
 		run_records_release(runs);
-	return ret;
-}
-
-int report_validate_given(const json_t *root, const struct run_records *runs, struct strbuf *err)
-{
-	struct vctx v = { STRBUF_INIT, err, runs };
-	struct run_records none = RUN_RECORDS_INIT;
-	int ret;
-
-	sb_grow(&v.path, 64);
-	v.path.buf[0] = '\0';
-	ret = validate(&v, root, &none);
-	sb_release(&v.path);
 	return ret;
 }
 
@@ -672,7 +654,7 @@ static int validate_doc(struct vctx *v, const struct session_doc *doc,
 int report_validate_doc(const struct session_doc *doc, const struct run_records *runs,
 			struct strbuf *err)
 {
-	struct vctx v = { STRBUF_INIT, err, runs };
+	struct vctx v = { STRBUF_INIT, err };
 	struct kernel_names kn;
 	int ret;
 

@@ -398,8 +398,7 @@ void report_view_release(struct report_view *v)
 	free(v->host_state_recs);
 	free(v->sequential.workloads);
 	report_attr_release(&v->attribution);
-	if (!v->runs_borrowed)
-		run_records_release(&v->runs);
+	run_records_release(&v->runs);
 	result_records_free(v->results, v->nresults);
 	result_records_free(v->counters, v->ncounters);
 	free(v->workload_ix);

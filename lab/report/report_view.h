@@ -366,11 +366,9 @@ struct report_view {
 	struct view_attribution attribution;
 	/*
 	 * The runs, decoded once: by report_view_decode(), or handed over by
-	 * the analysis that decoded them (report_analyze_view()), or the
-	 * caller's (report_analyze_runs(): runs_borrowed, not released here).
+	 * the analysis that decoded them (report_analyze_view()).
 	 */
 	struct run_records runs;
-	int runs_borrowed;
 	size_t nresults;
 	struct result_record *results;
 	size_t ncounters;
@@ -465,18 +463,6 @@ LAB_MUST_CHECK
 int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err);
 
 /*
- * report_analyze_view() of a session whose runs are decoded already: @runs
- * (a running session's, struct session_done), the records of @session's
- * "runs" in order, every one of them decoded; their types are not checked
- * again, the rest of @session is, and what the runs must agree on with it
- * (report_validate_given()). The view borrows them (runs_borrowed): no
- * run is decoded again. @runs must outlive @out.
- */
-LAB_MUST_CHECK
-int report_analyze_runs(const json_t *session, const struct run_records *runs,
-			struct report_view *out, struct strbuf *err);
-
-/*
  * The analysis' records alone, for a reader that needs no report (the
  * stopping rule's looks): the results and counter results
  * report_analyze_view() would hold, the same records member for member
@@ -530,7 +516,8 @@ const struct view_index *report_view_geomeans(const struct report_view *v, const
  * What report_analyze() reads of its input session (or of a stored report
  * it analyses again), beyond the runs (report_validate_runs() decodes
  * those): decoded once by session_input_decode(), after report_validate()
- * passed. Unlike the view it is lenient where the analysis always was:
+ * passed, or made from a running session's document by
+ * session_input_from_doc(), after report_validate_doc(). Unlike the view it is lenient where the analysis always was:
  * what report_validate() does not check and is not of the expected type
  * reads as "none" (NaN numbers, the defaults below for strings), and the
  * settings' numbers, integers or not, are doubles: the analysis then
