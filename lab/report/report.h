@@ -47,6 +47,27 @@ LAB_MUST_CHECK
 int report_validate(const json_t *root, struct strbuf *err);
 
 /*
+ * What report_validate() checks of a session and its runs, for a
+ * session's typed document @doc (session_doc_decode() checked its
+ * members' types, which are not checked again) and its runs decoded
+ * already (@runs, run_records_decode() without kernel names): the
+ * schema's name, at least one kernel and each name once, each metric's
+ * better, design.baseline and design.patched naming two kernels, the
+ * resamples in their limits, and the runs agreeing with the session
+ * (each names one of its kernels, at most REPORT_MAX_HOSTS hosts, each
+ * seq once). Refused as report_validate() refuses the same thing, in the
+ * same words ("runs[11].kernel: no kernel named ..."): 0, or -1 with why
+ * in @err. Not checked, because neither the analysis nor a look reads
+ * them and the session's end validates its report whole: the guest's
+ * nodes, kept as JSON by the document.
+ */
+struct session_doc;
+struct run_records;
+LAB_MUST_CHECK
+int report_validate_doc(const struct session_doc *doc, const struct run_records *runs,
+			struct strbuf *err);
+
+/*
  * Read and validate @path. On success *@out holds a new reference and 0 is
  * returned; on failure -1 with the reason in @err ("FILE: ..." for I/O and
  * syntax errors with line and column, the JSON path for schema errors).

@@ -27,8 +27,6 @@
 struct vctx {
 	struct strbuf path;	/* "runs[3].metrics" */
 	struct strbuf *err;
-	/* the runs already decoded (report_validate_given()); NULL: decoded here */
-	const struct run_records *given;
 };
 
 static int vfail(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -194,6 +192,20 @@ static int check_node(struct vctx *v, const json_t *n, void *data)
 	return check_fields(v, n, f);
 }
 
+/* A metric's better (NULL: none, higher) is one of the two directions. */
+static int check_better(struct vctx *v, const char *better)
+{
+	size_t old;
+	int ret;
+
+	if (!better || !strcmp(better, "higher") || !strcmp(better, "lower"))
+		return 0;
+	old = xjson_path_key(&v->path, "better");
+	ret = vfail(v, "expected \"higher\" or \"lower\"");
+	xjson_path_pop(&v->path, old);
+	return ret;
+}
+
 static int check_metric_decl(struct vctx *v, const json_t *m, void *data)
 {
 	static const struct field f[] = {
@@ -201,19 +213,10 @@ static int check_metric_decl(struct vctx *v, const json_t *m, void *data)
 		{ "better", XJ_STRING, 0 }, { "threshold", XJ_NUMBER, 0 },
 		{ "help", XJ_STRING, 0 }, { NULL, 0, 0 },
 	};
-	json_t *b;
 	(void)data;
 	if (check_fields(v, m, f))
 		return -1;
-	b = json_object_get(m, "better");
-	if (json_is_string(b) && strcmp(json_string_value(b), "higher") &&
-	    strcmp(json_string_value(b), "lower")) {
-		size_t old = xjson_path_key(&v->path, "better");
-		int ret = vfail(v, "expected \"higher\" or \"lower\"");
-		xjson_path_pop(&v->path, old);
-		return ret;
-	}
-	return 0;
+	return check_better(v, json_string_value(json_object_get(m, "better")));
 }
 
 static int check_workload(struct vctx *v, const json_t *w, void *data)
@@ -226,13 +229,6 @@ static int check_workload(struct vctx *v, const json_t *w, void *data)
 	if (check_fields(v, w, f))
 		return -1;
 	return each(v, w, "metrics", 0, check_metric_decl, NULL);
-}
-
-static const char *jget(const json_t *obj, const char *key)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	return s ? s : "";
 }
 
 /*
@@ -270,6 +266,18 @@ static void kernel_names_build(struct kernel_names *kn, const json_t *kernels)
 	kn->k = xcalloc(kn->n + 1, sizeof(*kn->k));
 	json_array_foreach(kernels, i, k) {
 		kn->k[i].name = json_string_value(json_object_get(k, "name"));
+		kn->k[i].index = i;
+	}
+	qsort(kn->k, kn->n, sizeof(*kn->k), cmp_kernel_ix);
+}
+
+/* The same of a session's document (session_doc_decode(): every name is a string). */
+static void kernel_names_of_doc(struct kernel_names *kn, const struct session_doc *doc)
+{
+	kn->n = doc->kernels.n;
+	kn->k = xcalloc(kn->n + 1, sizeof(*kn->k));
+	for (size_t i = 0; i < kn->n; i++) {
+		kn->k[i].name = sdoc_kernel_at(doc, i)->name;
 		kn->k[i].index = i;
 	}
 	qsort(kn->k, kn->n, sizeof(*kn->k), cmp_kernel_ix);
@@ -322,10 +330,10 @@ static int check_unique_kernels(struct vctx *v, const struct kernel_names *kn)
 	return ret;
 }
 
-static int check_kernel_ref(struct vctx *v, const struct kernel_names *kn, const json_t *obj,
+/* @name (NULL: not a string, not checked here) is one of kernels[]: else said at @key. */
+static int check_kernel_ref(struct vctx *v, const struct kernel_names *kn, const char *name,
 			    const char *key)
 {
-	const char *name = json_string_value(json_object_get(obj, key));
 	size_t old;
 	int ret = 0;
 
@@ -335,6 +343,28 @@ static int check_kernel_ref(struct vctx *v, const struct kernel_names *kn, const
 	ret = vfail(v, "no kernel named \"");
 	sb_add_text_safe(v->err, name);
 	sb_adds(v->err, "\" in kernels[]");
+	xjson_path_pop(&v->path, old);
+	return ret;
+}
+
+/*
+ * design.baseline and design.patched (NULL: not a string) name kernels,
+ * and two different ones: runs are told apart by kernel name.
+ */
+static int check_design_kernels(struct vctx *v, const struct kernel_names *kn,
+				const char *baseline, const char *patched)
+{
+	size_t old = xjson_path_key(&v->path, "design");
+	int ret = check_kernel_ref(v, kn, baseline, "baseline") ||
+		  check_kernel_ref(v, kn, patched, "patched");
+
+	/* An A/A session names the build twice. */
+	if (!ret && patched && !strcmp(baseline ? baseline : "", patched)) {
+		size_t o = xjson_path_key(&v->path, "patched");
+		ret = vfail(v, "the same kernel as design.baseline (for an A/A comparison, "
+			    "list the build twice under two names)");
+		xjson_path_pop(&v->path, o);
+	}
 	xjson_path_pop(&v->path, old);
 	return ret;
 }
@@ -445,30 +475,32 @@ static int check_runs(struct vctx *v, const json_t *root, const struct kernel_na
 {
 	const struct run_kernel_names known = { kernel_known, kn };
 
-	if (v->given)
-		return check_given_kernels(v, kn, v->given) || check_host_count(v, v->given) ||
-		       check_unique_seq(v, v->given) ? -1 : 0;
 	return run_records_decode(json_object_get(root, "runs"), &known, runs, v->err) ||
 	       check_host_count(v, runs) || check_unique_seq(v, runs) ? -1 : 0;
 }
 
 /* The analysis would have to ignore a count outside the limits lab.conf has too. */
-static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
+static int check_resamples_value(struct vctx *v, const char *key, double n)
 {
-	const json_t *j = json_object_get(stats, key);
 	size_t old, k;
 	int ret;
 
-	if (!json_is_number(j) || (json_number_value(j) >= STATS_MIN_RESAMPLES &&
-				   json_number_value(j) <= STATS_MAX_RESAMPLES))
+	if (n >= STATS_MIN_RESAMPLES && n <= STATS_MAX_RESAMPLES)
 		return 0;
 	old = xjson_path_key(&v->path, "statistics");
 	k = xjson_path_key(&v->path, key);
 	ret = vfail(v, "expected an integer from %d to %d, got %.0f", STATS_MIN_RESAMPLES,
-		    STATS_MAX_RESAMPLES, json_number_value(j));
+		    STATS_MAX_RESAMPLES, n);
 	xjson_path_pop(&v->path, k);
 	xjson_path_pop(&v->path, old);
 	return ret;
+}
+
+static int check_resamples(struct vctx *v, const json_t *stats, const char *key)
+{
+	const json_t *j = json_object_get(stats, key);
+
+	return json_is_number(j) ? check_resamples_value(v, key, json_number_value(j)) : 0;
 }
 
 /*
@@ -510,27 +542,24 @@ static int validate_rest(struct vctx *v, const json_t *root, const struct kernel
 	/* No patched kernel: a single-kernel session, statistics without comparison. */
 	if (check_doc_member(v, root, "design", &design))
 		return -1;
-	{
-		size_t old = xjson_path_key(&v->path, "design");
-		int ret = check_kernel_ref(v, kn, design, "baseline") ||
-			check_kernel_ref(v, kn, design, "patched");
-
-		/* Runs are told apart by kernel name: an A/A session names the build twice. */
-		if (!ret && json_is_string(json_object_get(design, "patched")) &&
-		    !strcmp(jget(design, "baseline"), jget(design, "patched"))) {
-			size_t o = xjson_path_key(&v->path, "patched");
-			ret = vfail(v, "the same kernel as design.baseline (for an A/A comparison, "
-				    "list the build twice under two names)");
-			xjson_path_pop(&v->path, o);
-		}
-		xjson_path_pop(&v->path, old);
-		if (ret)
-			return -1;
-	}
+	if (check_design_kernels(v, kn, json_string_value(json_object_get(design, "baseline")),
+				 json_string_value(json_object_get(design, "patched"))))
+		return -1;
 	if (check_doc_member(v, root, "statistics", &stats) ||
 	    check_resamples(v, stats, "resamples") || check_resamples(v, stats, "counter_resamples"))
 		return -1;
 	return check_runs(v, root, kn, runs);
+}
+
+static int check_schema(struct vctx *v, const char *schema)
+{
+	if (!strcmp(schema, REPORT_SCHEMA) || !strcmp(schema, REPORT_SCHEMA_V1))
+		return 0;
+	sb_adds(v->err, "schema: \"");
+	sb_add_text_fit(v->err, schema, 60);
+	sb_adds(v->err, "\" is not \"" REPORT_SCHEMA "\" or \"" REPORT_SCHEMA_V1
+		"\" (a newer or foreign file?)");
+	return -1;
 }
 
 static int validate(struct vctx *v, const json_t *root, struct run_records *runs)
@@ -543,14 +572,8 @@ static int validate(struct vctx *v, const json_t *root, struct run_records *runs
 		return vfail(v, "expected an object, got %s", xjson_type_name(root));
 	if (get(v, root, "schema", XJ_STRING, 1, &schema))
 		return -1;
-	if (strcmp(json_string_value(schema), REPORT_SCHEMA) &&
-	    strcmp(json_string_value(schema), REPORT_SCHEMA_V1)) {
-		sb_adds(v->err, "schema: \"");
-		sb_add_text_fit(v->err, json_string_value(schema), 60);
-		sb_adds(v->err, "\" is not \"" REPORT_SCHEMA "\" or \"" REPORT_SCHEMA_V1
-			"\" (a newer or foreign file?)");
+	if (check_schema(v, json_string_value(schema)))
 		return -1;
-	}
 	if (check_doc_member(v, root, "generator", NULL) ||
 	    check_doc_member(v, root, "session", NULL) ||
 	    check_doc_member(v, root, "host", NULL))
@@ -568,7 +591,7 @@ static int validate(struct vctx *v, const json_t *root, struct run_records *runs
 
 int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err)
 {
-	struct vctx v = { STRBUF_INIT, err, NULL };
+	struct vctx v = { STRBUF_INIT, err };
 	int ret;
 
 	runs->v = NULL;
@@ -582,15 +605,64 @@ int report_validate_runs(const json_t *root, struct run_records *runs, struct st
 	return ret;
 }
 
-int report_validate_given(const json_t *root, const struct run_records *runs, struct strbuf *err)
+/* Each workload's metrics' better of @doc, as check_metric_decl() checks a tree's. */
+static int check_doc_metrics(struct vctx *v, const struct session_doc *doc)
 {
-	struct vctx v = { STRBUF_INIT, err, runs };
-	struct run_records none = RUN_RECORDS_INIT;
+	int ret = 0;
+
+	for (size_t i = 0; i < doc->workloads.n && !ret; i++) {
+		const struct sdoc_workload *w = sdoc_workload_at(doc, i);
+		const struct sdoc_metric *m = w->metrics.v;
+		size_t a = xjson_path_key(&v->path, "workloads"), b = xjson_path_index(&v->path, i);
+		size_t c = xjson_path_key(&v->path, "metrics");
+
+		for (size_t j = 0; j < w->metrics.n && !ret; j++) {
+			size_t d = xjson_path_index(&v->path, j);
+
+			ret = check_better(v, m[j].better);
+			xjson_path_pop(&v->path, d);
+		}
+		xjson_path_pop(&v->path, c);
+		xjson_path_pop(&v->path, b);
+		xjson_path_pop(&v->path, a);
+	}
+	return ret;
+}
+
+/* validate()'s checks in its order, but for the types session_doc_decode() checked. */
+static int validate_doc(struct vctx *v, const struct session_doc *doc,
+			const struct kernel_names *kn, const struct run_records *runs)
+{
+	const struct sdoc_statistics *st = &doc->statistics;
+
+	if (check_schema(v, doc->schema))
+		return -1;
+	if (!doc->kernels.n)
+		return vfail(v, "kernels: empty (expected at least one kernel)");
+	if (check_unique_kernels(v, kn) || check_doc_metrics(v, doc) ||
+	    check_design_kernels(v, kn, doc->design.baseline, doc->design.patched))
+		return -1;
+	if ((st->resamples != SDOC_NONE &&
+	     check_resamples_value(v, "resamples", (double)st->resamples)) ||
+	    (st->counter_resamples != SDOC_NONE &&
+	     check_resamples_value(v, "counter_resamples", (double)st->counter_resamples)))
+		return -1;
+	return check_given_kernels(v, kn, runs) || check_host_count(v, runs) ||
+	       check_unique_seq(v, runs) ? -1 : 0;
+}
+
+int report_validate_doc(const struct session_doc *doc, const struct run_records *runs,
+			struct strbuf *err)
+{
+	struct vctx v = { STRBUF_INIT, err };
+	struct kernel_names kn;
 	int ret;
 
 	sb_grow(&v.path, 64);
 	v.path.buf[0] = '\0';
-	ret = validate(&v, root, &none);
+	kernel_names_of_doc(&kn, doc);
+	ret = validate_doc(&v, doc, &kn, runs);
+	free(kn.k);
 	sb_release(&v.path);
 	return ret;
 }

@@ -7,9 +7,10 @@
  * into warnings, and the verdict rules of stats_decide() see them.
  *
  * This file drives the analysis: the model of a session and its settings,
- * the records' places, the stages in order (analyze()), the report's shell
- * around the records, and its dump. The stages are the files that
- * report_model_priv.h names.
+ * the records' places, the stages in order (analyze_records(), every
+ * entry's), the report's shell around the records (analyze(), for the
+ * view alone: a look takes the records, report_analyze_results()), and
+ * its dump. The stages are the files that report_model_priv.h names.
  */
 #include "report.h"
 #include "xjson.h"
@@ -174,11 +175,9 @@ static void place_records(struct model *m)
 	free(done);
 }
 
-/* The model of @session before any series: its kernels, settings and sequential plan. */
-static void model_init(struct model *m, const json_t *session)
+/* The model of its input @m->in before any series: its kernels, settings and sequential plan. */
+static void model_init(struct model *m)
 {
-	memset(m, 0, sizeof(*m));
-	session_input_decode(session, &m->in);
 	m->series_ix = json_object();
 	m->workloads = json_object();
 	m->host_ix = json_object();
@@ -269,27 +268,16 @@ static void sort_counters(struct model *m)
 }
 
 /*
- * The analysis of @session into @m, and the report's members other than the
- * results into @shell: of @given, its runs decoded already (NULL: decoded
- * from @session's "runs" here into @own, which the caller releases or
- * hands on; their strings are @session's). 0, or -1 with why in @err (the
- * session or its runs are not valid).
+ * The analysis proper, every entry's: the records of @m (its input and
+ * settings made by model_init()) from @runs, checked against that input
+ * already; the host states' member of a report into *@host_states.
  */
-static int analyze(const json_t *session, const struct run_records *given,
-		   struct run_records *own, struct model *m, json_t **shell, struct strbuf *err)
+static void analyze_records(struct model *m, const struct run_records *runs, json_t **host_states)
 {
-	json_t *derived, *host_states;
-	const struct run_records *runs = given ? given : own;
-
-	/* The runs, decoded as they are checked: the analysis reads struct run_record. */
-	if (given ? report_validate_given(session, given, err) :
-		    report_validate_runs(session, own, err))
-		return -1;
-	model_init(m, session);
-	*shell = report_shell(m, session);
+	json_t *derived;
 
 	model_declare_series(m);
-	derived = report_hoststate_of(&m->in, runs, m->kname, &host_states, &m->notes);
+	derived = report_hoststate_of(&m->in, runs, m->kname, host_states, &m->notes);
 	model_collect_runs(m, runs, derived);
 	json_decref(derived);
 	model_count_failures(m, runs);
@@ -302,7 +290,27 @@ static int analyze(const json_t *session, const struct run_records *given,
 	model_bh_family(m, FAMILY_SECONDARY);
 	model_bh_family(m, FAMILY_COUNTER);
 	sort_counters(m);
+}
 
+/*
+ * The analysis of @session's tree into @m, and the report's members other
+ * than the results into @shell; its runs decoded from @session's "runs"
+ * into @own as they are checked (their strings are @session's), which the
+ * caller releases or hands on. 0, or -1 with why in @err (the session or
+ * its runs are not valid).
+ */
+static int analyze(const json_t *session, struct run_records *own, struct model *m,
+		   json_t **shell, struct strbuf *err)
+{
+	json_t *host_states;
+
+	if (report_validate_runs(session, own, err))
+		return -1;
+	memset(m, 0, sizeof(*m));
+	session_input_decode(session, &m->in);
+	model_init(m);
+	*shell = report_shell(m, session);
+	analyze_records(m, own, &host_states);
 	/* "results", "counter_results" and "geomean" go before "host_states" (report_view_tree()). */
 	if (m->kname[PATCHED])
 		m->a.geomean = model_geomean_all(m, &m->a.ngeomean);
@@ -312,8 +320,7 @@ static int analyze(const json_t *session, const struct run_records *given,
 	return 0;
 }
 
-static int analyze_view(const json_t *session, const struct run_records *given,
-			struct report_view *out, struct strbuf *err)
+int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err)
 {
 	struct run_records own = RUN_RECORDS_INIT;
 	struct analysed a;
@@ -322,7 +329,7 @@ static int analyze_view(const json_t *session, const struct run_records *given,
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (analyze(session, given, &own, &m, &shell, err)) {
+	if (analyze(session, &own, &m, &shell, err)) {
 		run_records_release(&own);
 		return -1;
 	}
@@ -331,16 +338,11 @@ static int analyze_view(const json_t *session, const struct run_records *given,
 	model_release(&m);
 	/*
 	 * The runs are the ones the analysis read, decoded once: the view
-	 * takes @own (whose strings are @session's "runs", which the shell
-	 * shares) or borrows @given, and decodes everything else.
+	 * takes them (their strings are @session's "runs", which the shell
+	 * shares) and decodes everything else.
 	 */
 	r = report_view_decode_but_runs(shell, out, err);
-	if (given) {
-		out->runs = *given;
-		out->runs_borrowed = 1;
-	} else {
-		out->runs = own;
-	}
+	out->runs = own;
 	/* Whatever it says, the view owns what the analysis made: its release frees them. */
 	out->own_json = shell;
 	out->strings = a.strings;
@@ -354,15 +356,35 @@ static int analyze_view(const json_t *session, const struct run_records *given,
 	return r;
 }
 
-int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err)
+void report_analyze_results(const struct session_input *in, const struct run_records *runs,
+			    struct report_results *out)
 {
-	return analyze_view(session, NULL, out, err);
+	struct model m;
+	json_t *host_states;
+
+	memset(&m, 0, sizeof(m));
+	m.in = *in;	/* borrowed: given back before model_release() */
+	model_init(&m);
+	analyze_records(&m, runs, &host_states);
+	json_decref(host_states);
+	out->results = m.a.results;
+	out->nresults = m.a.nresults;
+	out->counters = m.a.counters;
+	out->ncounters = m.a.ncounters;
+	out->strings = m.a.strings;
+	memset(&m.a, 0, sizeof(m.a));
+	memset(&m.in, 0, sizeof(m.in));
+	model_release(&m);
 }
 
-int report_analyze_runs(const json_t *session, const struct run_records *runs,
-			struct report_view *out, struct strbuf *err)
+void report_results_release(struct report_results *r)
 {
-	return analyze_view(session, runs, out, err);
+	result_records_free(r->results, r->nresults);
+	result_records_free(r->counters, r->ncounters);
+	if (r->strings)
+		result_strings_release(r->strings);
+	free(r->strings);
+	memset(r, 0, sizeof(*r));
 }
 
 json_t *report_analyze(const json_t *session, struct strbuf *err)

@@ -22,17 +22,6 @@ struct run_records;
 LAB_MUST_CHECK
 int report_validate_runs(const json_t *root, struct run_records *runs, struct strbuf *err);
 
-/*
- * report_validate() of @root with its runs already decoded in @runs (a
- * running session's, struct session_done): what the decoder would have
- * checked in them against the rest (their kernels named in kernels[]) and
- * across them (hosts, seqs) is checked here; the types are the decoder's,
- * so "runs" in @root is not read again.
- */
-LAB_MUST_CHECK
-int report_validate_given(const json_t *root, const struct run_records *runs,
-			  struct strbuf *err);
-
 /* @v's geomean[] replaced by @g (n of them, @v's now) and indexed. */
 struct report_view;
 struct view_geomean;
@@ -40,7 +29,7 @@ void report_view_set_geomean(struct report_view *v, struct view_geomean *g, size
 /*
  * report_view_decode() of the analysis' own report (report_model.c), but
  * for its runs: the analysis decoded them already and hands them to the
- * view (runs, runs_borrowed), so they are never decoded twice.
+ * view (runs), so they are never decoded twice.
  */
 LAB_MUST_CHECK
 int report_view_decode_but_runs(const json_t *report, struct report_view *out,

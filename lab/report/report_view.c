@@ -16,6 +16,7 @@
  */
 #include "report_view.h"
 #include "report_priv.h"
+#include "session_doc.h"
 #include "view_decode.h"
 #include "util.h"
 #include "xjson.h"
@@ -397,8 +398,7 @@ void report_view_release(struct report_view *v)
 	free(v->host_state_recs);
 	free(v->sequential.workloads);
 	report_attr_release(&v->attribution);
-	if (!v->runs_borrowed)
-		run_records_release(&v->runs);
+	run_records_release(&v->runs);
 	result_records_free(v->results, v->nresults);
 	result_records_free(v->counters, v->ncounters);
 	free(v->workload_ix);
@@ -546,4 +546,84 @@ void session_input_release(struct session_input *in)
 		input_workload_release(&in->workloads[i]);
 	free(in->workloads);
 	memset(in, 0, sizeof(*in));
+}
+
+/* A whole number of the document as session_input_decode() reads it: NaN when absent. */
+static double doc_num(long long v)
+{
+	return v == SDOC_NONE ? NAN : (double)v;
+}
+
+static void input_statistics_from_doc(const struct sdoc_statistics *st, struct input_statistics *o)
+{
+	o->alpha = st->alpha;
+	o->confidence = st->confidence;
+	o->resamples = doc_num(st->resamples);
+	o->counter_resamples = doc_num(st->counter_resamples);
+	o->threshold = st->threshold;
+	o->max_failed_fraction = st->max_failed_fraction;
+	o->power = st->power;
+	o->min_runs = doc_num(st->min_runs);
+	o->seed = doc_num(st->seed);
+	o->has_int_seed = st->seed != SDOC_NONE;
+	o->int_seed = o->has_int_seed ? st->seed : 0;
+	o->threshold_source = st->threshold_source;
+}
+
+static void input_seq_plan_from_doc(const struct sdoc_sequential *sq, struct input_seq_plan *o)
+{
+	o->present = sq->present > 0;
+	o->alpha = sq->present > 0 ? sq->alpha : NAN;
+	o->min_runs = sq->present > 0 ? doc_num(sq->min_runs) : NAN;
+	o->max_runs = sq->present > 0 ? doc_num(sq->max_runs) : NAN;
+	o->step = sq->present > 0 ? doc_num(sq->step) : NAN;
+	o->rho = sq->present > 0 ? sq->rho : NAN;
+	o->budget_s = sq->present > 0 ? sq->budget_s : NAN;
+}
+
+static void input_workload_from_doc(const struct sdoc_workload *w, struct input_workload *out)
+{
+	const struct sdoc_metric *m = w->metrics.v;
+	const json_t *e;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->name = w->name ? w->name : "";
+	out->type = w->type ? w->type : "";
+	out->threshold = w->threshold;
+	out->primary = json_array_size(w->primary) ?
+		       xcalloc(json_array_size(w->primary), sizeof(*out->primary)) : NULL;
+	json_array_foreach(w->primary, i, e)
+		if (json_is_string(e))
+			out->primary[out->nprimary++] = json_string_value(e);
+	out->nmetrics = w->metrics.n;
+	out->metrics = out->nmetrics ? xcalloc(out->nmetrics, sizeof(*out->metrics)) : NULL;
+	for (i = 0; i < out->nmetrics; i++) {
+		struct input_metric_decl *d = &out->metrics[i];
+
+		d->name = m[i].name ? m[i].name : "";
+		d->unit = m[i].unit ? m[i].unit : "";
+		d->better_lower = m[i].better && !strcmp(m[i].better, "lower");
+		d->threshold = m[i].threshold;
+	}
+}
+
+void session_input_from_doc(const struct session_doc *doc, struct session_input *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->baseline = doc->design.baseline ? doc->design.baseline : "";
+	out->patched = doc->design.patched;
+	input_statistics_from_doc(&doc->statistics, &out->statistics);
+	input_seq_plan_from_doc(&doc->design.sequential, &out->sequential);
+	out->id = doc->session.id;
+	out->created = doc->session.created;
+	out->accel = doc->host.accel;
+	out->accel_reason = doc->host.accel_reason;
+	out->incomplete = doc->session.complete == 0;
+	out->nplan = json_array_size(doc->plan);
+	out->has_icount_shift = doc->guest.icount_shift != SDOC_NONE;
+	out->nworkloads = doc->workloads.n;
+	out->workloads = out->nworkloads ? xcalloc(out->nworkloads, sizeof(*out->workloads)) : NULL;
+	for (size_t i = 0; i < out->nworkloads; i++)
+		input_workload_from_doc(sdoc_workload_at(doc, i), &out->workloads[i]);
 }

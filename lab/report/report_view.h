@@ -366,11 +366,9 @@ struct report_view {
 	struct view_attribution attribution;
 	/*
 	 * The runs, decoded once: by report_view_decode(), or handed over by
-	 * the analysis that decoded them (report_analyze_view()), or the
-	 * caller's (report_analyze_runs(): runs_borrowed, not released here).
+	 * the analysis that decoded them (report_analyze_view()).
 	 */
 	struct run_records runs;
-	int runs_borrowed;
 	size_t nresults;
 	struct result_record *results;
 	size_t ncounters;
@@ -465,16 +463,28 @@ LAB_MUST_CHECK
 int report_analyze_view(const json_t *session, struct report_view *out, struct strbuf *err);
 
 /*
- * report_analyze_view() of a session whose runs are decoded already: @runs
- * (a running session's, struct session_done), the records of @session's
- * "runs" in order, every one of them decoded; their types are not checked
- * again, the rest of @session is, and what the runs must agree on with it
- * (report_validate_given()). The view borrows them (runs_borrowed): no
- * run is decoded again. @runs must outlive @out.
+ * The analysis' records alone, for a reader that needs no report (the
+ * stopping rule's looks): the results and counter results
+ * report_analyze_view() would hold, the same records member for member
+ * (its analysis, shared: tests/unit/test_view_runs.c), made without the
+ * report's shell, its warnings, summary and geometric means, or a view.
+ * @in is what the analysis reads of the session (session_input_from_doc()
+ * of a running session's document, or session_input_decode()); @runs its
+ * runs, decoded. Both checked against each other already
+ * (report_validate_doc(), report.h): nothing is checked here, so it
+ * cannot fail. The records' strings are @strings' or point into @in's and
+ * @runs' strings, which must outlive @out; release with
+ * report_results_release().
  */
-LAB_MUST_CHECK
-int report_analyze_runs(const json_t *session, const struct run_records *runs,
-			struct report_view *out, struct strbuf *err);
+struct report_results {
+	struct result_record *results, *counters;
+	size_t nresults, ncounters;
+	struct result_strings *strings;
+};
+struct session_input;
+void report_analyze_results(const struct session_input *in, const struct run_records *runs,
+			    struct report_results *out);
+void report_results_release(struct report_results *r);
 
 /*
  * The report as one JSON tree, what report_analyze() returns: the json of
@@ -506,7 +516,8 @@ const struct view_index *report_view_geomeans(const struct report_view *v, const
  * What report_analyze() reads of its input session (or of a stored report
  * it analyses again), beyond the runs (report_validate_runs() decodes
  * those): decoded once by session_input_decode(), after report_validate()
- * passed. Unlike the view it is lenient where the analysis always was:
+ * passed, or made from a running session's document by
+ * session_input_from_doc(), after report_validate_doc(). Unlike the view it is lenient where the analysis always was:
  * what report_validate() does not check and is not of the expected type
  * reads as "none" (NaN numbers, the defaults below for strings), and the
  * settings' numbers, integers or not, are doubles: the analysis then
@@ -568,6 +579,21 @@ struct session_input {
  * strings point into @session. Release with session_input_release().
  */
 void session_input_decode(const json_t *session, struct session_input *out);
+
+/*
+ * The same input of a session's typed document (session_doc.h: decoded
+ * once, its types checked), for the stopping rule's looks, which analyse
+ * the session as it runs without its tree. Every member the analysis
+ * reads equals session_input_decode()'s of the tree @doc was decoded from
+ * (tests/unit/test_session_input.c holds the two to that). Left NULL,
+ * because the document has no tree of them and only a comparison of
+ * sessions (report_compare_session()) reads them: host_json, guest_json,
+ * statistics_json, runs_json, runs_per_kernel, seed and each workload's
+ * json. The strings point into @doc's (into the tree it was decoded
+ * from). Release with session_input_release().
+ */
+struct session_doc;
+void session_input_from_doc(const struct session_doc *doc, struct session_input *out);
 void session_input_release(struct session_input *in);
 
 /* design.sequential of @session, as session_input_decode() reads it. */

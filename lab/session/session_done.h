@@ -4,10 +4,10 @@
  * each decoded once into a struct run_record, when session_record() made it
  * or when it was read back from runs/ on resume, and read as the struct by
  * the progress lines, the budget and the stopping rule's counts
- * (session_seq.c), and handed to a look's analysis decoded
- * (report_analyze_runs()). The JSON stays beside them: the records' strings
- * point into it, and the report's tree still holds the "runs" array
- * (docs/layout.md, the walk of `run --ab`, step 8).
+ * (session_seq.c), and handed to a look's checks and analysis decoded
+ * (report_validate_doc(), report_analyze_results()). The JSON stays
+ * beside them: the records' strings point into it, and which runs are
+ * done is read from it (docs/layout.md, the walk of `run --ab`, step 8).
  *
  * Not thread-safe: the scheduler holds its lock around every call.
  */

@@ -406,7 +406,7 @@ static void take_record(struct sched *q, size_t i, json_t *rec)
 	q->done_now++;
 	progress(q->done_now, q->todo, q->total, i + 1, &q->plan[i], 1, r, now_monotonic() - q->t0);
 	if (s->seq &&
-	    session_seq_after_run(s->seq, s->ctx, &s->doc, &q->done, plan_workload(q, i))) {
+	    session_seq_after_run(s->seq, &s->doc, &q->done, plan_workload(q, i))) {
 		q->failed = LAB_ELAB;	/* said, naming the file */
 		q->stopped = 1;
 	}
@@ -613,7 +613,7 @@ int session_run_plan(struct session *s, enum plan_end *end)
 	}
 	/* A resumed session first takes any look that a crash interrupted. */
 	for (i = 0; s->seq && i < s->jobs.nw; i++)
-		if ((r = session_seq_after_run(s->seq, s->ctx, &s->doc, &q.done, s->jobs.w[i].name)))
+		if ((r = session_seq_after_run(s->seq, &s->doc, &q.done, s->jobs.w[i].name)))
 			goto out;
 	q.have = done_flags(q.done.json, q.total);
 	for (i = 0; i < q.total; i++) {

@@ -5,7 +5,9 @@
  * The plan is made for the run cap (--max-runs); after every scheduled look
  * (stats.h: stats_seq_*; a look is due when a workload's block number
  * reaches min_runs, min_runs + step, ...) the session analyses what it has
- * exactly as the final report does (report_analyze_view()) and stops a
+ * exactly as the final report does (report_analyze_results(), the
+ * analysis of report_analyze_view() without the report, of the session's
+ * document and its records, each decoded once) and stops a
  * workload once every one of its primary metrics is decided. Why the
  * verdicts stay valid under this optional stopping is the statistics'
  * business (repeated confidence intervals with alpha spending, see
@@ -346,39 +348,40 @@ static int placed(const struct session_seq *q, const struct result_record *res)
  * placed every primary it lists (and at least one), 0 when neither, -1 on
  * error.
  */
-static int look(struct session_seq *q, const json_t *ctx, const struct session_done *done,
-		const char *workload, long block)
+static int look(struct session_seq *q, const struct session_doc *doc,
+		const struct session_done *done, const char *workload, long block)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *session;
-	struct report_view v;
+	struct session_input in;
+	struct report_results an;
 	const struct result_record *res;
 	struct seq_look *l;
 	size_t i, nres, nprim = 0, decided = 0, listed = 0, nplaced = 0;
 	size_t k = stats_seq_look_of(&q->plan, (size_t)block);
-	int bad;
 
 	/* A record that does not decode (hand-edited on --resume): the analysis would refuse it. */
 	if (done->bad) {
 		lab_error("sequential look: cannot analyse the session: %s/%s", q->dir, done->why);
 		return -1;
 	}
-	/* The session's members shared, not copied (the analysis changes none); its runs decoded. */
-	session = json_copy((json_t *)ctx);
-	json_object_set(session, "runs", done->json);
-	bad = report_analyze_runs(session, &done->recs, &v, &err);
-	json_decref(session);
-	if (bad) {
+	/*
+	 * The document and the records as they are, both decoded once: what
+	 * the report's validation holds them to, but for the types their
+	 * decoders checked (the records agree with the session, hand-edited
+	 * or not), then the analysis the report's is, its records alone.
+	 */
+	if (report_validate_doc(doc, &done->recs, &err)) {
 		lab_error("sequential look: cannot analyse the session: %s", sb_str(&err));
-		report_view_release(&v);
 		sb_release(&err);
 		return -1;
 	}
+	session_input_from_doc(doc, &in);
+	report_analyze_results(&in, &done->recs, &an);
 	if (!lab_quiet)
 		fprintf(stderr, "look %zu of %zu for %s (%ld runs per kernel, this look's level %.2g):\n",
 			k, stats_seq_looks(&q->plan), workload, block, stats_seq_alpha_at(&q->plan, k));
-	res = v.results;
-	nres = v.nresults;
+	res = an.results;
+	nres = an.nresults;
 	l = seq_state_add_look(&q->state, workload);
 	l->look = (long)k;
 	l->runs_per_kernel = block;
@@ -403,7 +406,8 @@ static int look(struct session_seq *q, const json_t *ctx, const struct session_d
 		listed += p >= 0;
 		nplaced += p == 1;
 	}
-	report_view_release(&v);
+	report_results_release(&an);
+	session_input_release(&in);
 	sb_release(&err);
 	/* A workload that declares no primaries has nothing to wait for. */
 	if (decided == nprim)
@@ -427,7 +431,7 @@ static long run_cap(const struct session_doc *doc, const char *workload)
 	return (long)doc->design.runs_per_kernel;
 }
 
-int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct session_doc *doc,
+int session_seq_after_run(struct session_seq *q, const struct session_doc *doc,
 			  const struct session_done *done, const char *workload)
 {
 	struct seq_workload *w = seq_state_workload(&q->state, workload);
@@ -451,7 +455,7 @@ int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct
 	if (stats_seq_runs_at(&q->plan, stats_seq_look_of(&q->plan, (size_t)block)) != (size_t)block &&
 	    block < cap)
 		return LAB_OK;
-	r = look(q, ctx, done, workload, block);
+	r = look(q, doc, done, workload, block);
 	if (r < 0)
 		return LAB_ELAB;
 	w->look = (long)stats_seq_look_of(&q->plan, (size_t)block);

@@ -80,18 +80,21 @@ double session_seq_budget_s(const struct session_seq *q);
  * After a run of @workload was recorded (@done: every record so far): when
  * a scheduled look is due, analyse the session, print where each primary
  * stands and stop the workload when all are decided. Also called once per
- * workload on resume, to catch a look a crash interrupted. The plan and
- * the workload's run cap are read from @doc, session.json decoded; a
- * look's analysis still reads its tree, @ctx (docs/layout.md, the walk of
- * `run --ab`, step 8). LAB_OK, or LAB_ELAB (said) when the look fails or
+ * workload on resume, to catch a look a crash interrupted. The plan, the
+ * workload's run cap and a look's analysis read @doc, session.json
+ * decoded, and @done's records, decoded: no tree (docs/layout.md, the walk
+ * of `run --ab`, step 8). A look refuses (LAB_ELAB, said) a session whose
+ * records do not decode, or do not agree with @doc as a report's runs
+ * must with its session (report_validate_doc(): "runs[11].kernel: no
+ * kernel named ..."). LAB_OK, or LAB_ELAB (said) when the look fails or
  * sequential.json cannot be written.
  */
 LAB_MUST_CHECK
-int session_seq_after_run(struct session_seq *q, const json_t *ctx, const struct session_doc *doc,
+int session_seq_after_run(struct session_seq *q, const struct session_doc *doc,
 			  const struct session_done *done, const char *workload);
 
 /*
- * The line a look prints for primary result @res of report_analyze(), into
+ * The line a look prints for primary result @res of the analysis, into
  * @out: "  WORKLOAD METRIC: SYMBOL [(not final)] +D % [+LO %, +HI %]...\n",
  * with the change and interval the verdict rests on (@res->change: the
  * pooled one in a session on several hosts). Names made terminal-safe.

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,9 @@
 #include "fsutil.h"
 #include "report.h"
 #include "report_result.h"
+#include "report_view.h"
 #include "run_record.h"
+#include "session_doc.h"
 #include "session_done.h"
 #include "session_seq.h"
 #include "session_priv.h"
@@ -288,9 +291,10 @@ static void test_budget_spent_unwritable(void **state)
 
 /*
  * What a look decodes and copies: run_records_decode() (each a whole
- * "runs" array decoded) and json_deep_copy() called from the lab.
+ * "runs" array decoded), json_deep_copy() and json_copy() called from the
+ * lab.
  */
-static size_t decodes, deep_copies;
+static size_t decodes, deep_copies, copies;
 
 int __real_run_records_decode(const json_t *runs, const struct run_kernel_names *kernels,
 			      struct run_records *out, struct strbuf *err);
@@ -309,6 +313,14 @@ json_t *__wrap_json_deep_copy(const json_t *j)
 {
 	deep_copies++;
 	return __real_json_deep_copy(j);
+}
+
+json_t *__real_json_copy(json_t *j);
+json_t *__wrap_json_copy(json_t *j);
+json_t *__wrap_json_copy(json_t *j)
+{
+	copies++;
+	return __real_json_copy(j);
 }
 
 /*
@@ -362,9 +374,9 @@ static int after_run(const char *sub, json_t *ctx, json_t *runs, char **said)
 	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
 	assert_int_equal(session_doc_decode(ctx, &doc, &err), 0);
 	session_done_init(&done, runs);
-	decodes = deep_copies = 0;
+	decodes = deep_copies = copies = 0;
 	capture_begin(&cap);
-	r = session_seq_after_run(q, ctx, &doc, &done, "yield");
+	r = session_seq_after_run(q, &doc, &done, "yield");
 	*said = capture_end(&cap);
 	session_doc_release(&doc);
 	session_done_release(&done);
@@ -375,10 +387,12 @@ static int after_run(const char *sub, json_t *ctx, json_t *runs, char **said)
 }
 
 /*
- * The look analyses the scheduler's decoded records: no run decoded again,
- * neither for the analysis nor for the view it makes (which borrows
- * them), session.json not deep-copied (before: two decodings and a deep
- * copy per look, then one decoding, the view's).
+ * The look analyses the session's document and the scheduler's decoded
+ * records: no run decoded again, session.json neither deep-copied nor
+ * copied at all (before: two decodings and a deep copy per look, then one
+ * decoding, the view's; then none, but two shallow copies of the tree per
+ * look, the session with its runs set in and the report's shell: this
+ * fails on the code before the look took struct session_doc).
  */
 static void test_look_takes_decoded_runs(void **state)
 {
@@ -390,7 +404,94 @@ static void test_look_takes_decoded_runs(void **state)
 	assert_non_null(strstr(said, "look 1 of"));
 	assert_int_equal(decodes, 0);
 	assert_int_equal(deep_copies, 0);
+	assert_int_equal(copies, 0);
 	free(said);
+	json_decref(ctx);
+}
+
+static void same_number(double a, double b)
+{
+	if (!(isnan(a) && isnan(b)))
+		assert_memory_equal(&a, &b, sizeof(a));
+}
+
+/*
+ * What a look reads of each result is what the report's analysis
+ * (report_analyze_view(), of session.json's tree with the runs set in, as
+ * the look did before) gives for the same session and runs: workload,
+ * metric, primary, final, the verdict, the change it rests on and the
+ * estimate of the runs needed, and so the line the look prints.
+ */
+static void test_look_decides_as_the_report(void **state)
+{
+	json_t *runs, *ctx = look_session(&runs), *tree, *r;
+	struct run_records recs = RUN_RECORDS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct session_doc doc;
+	struct session_input in;
+	struct report_results an;
+	struct report_view v;
+	size_t i, primaries = 0;
+	(void)state;
+
+	/*
+	 * The patched kernel 5 % slower, and the primary a metric the runs
+	 * have (the host-adjusted one needs the host's load), so that the
+	 * verdicts and intervals say something.
+	 */
+	json_object_set_new(json_array_get(json_object_get(ctx, "workloads"), 0), "primary",
+			    json_pack("[s]", "cs_per_sec_per_cpu_1cpu"));
+	json_array_foreach(runs, i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "kernel")), "slow5"))
+			json_object_set_new(json_object_get(r, "metrics"), "cs_per_sec_per_cpu_1cpu",
+					    json_real(950.0 + (double)(i % 3)));
+	assert_int_equal(session_doc_decode(ctx, &doc, &err), 0);
+	assert_int_equal(run_records_decode(runs, NULL, &recs, &err), 0);
+	assert_int_equal(report_validate_doc(&doc, &recs, &err), 0);
+	session_input_from_doc(&doc, &in);
+	report_analyze_results(&in, &recs, &an);
+
+	tree = json_copy(ctx);
+	json_object_set(tree, "runs", runs);
+	assert_int_equal(report_analyze_view(tree, &v, &err), 0);
+
+	assert_int_equal(an.nresults, v.nresults);
+	for (i = 0; i < v.nresults; i++) {
+		const struct result_record *a = &an.results[i], *b = &v.results[i];
+		struct strbuf la = STRBUF_INIT, lb = STRBUF_INIT;
+
+		assert_string_equal(a->workload, b->workload);
+		assert_string_equal(a->metric, b->metric);
+		assert_int_equal(a->primary, b->primary);
+		assert_int_equal(a->final, b->final);
+		assert_int_equal(a->verdict, b->verdict);
+		assert_true((!a->verdict_id && !b->verdict_id) ||
+			    (a->verdict_id && b->verdict_id && !strcmp(a->verdict_id, b->verdict_id)));
+		same_number(a->change.delta_pct, b->change.delta_pct);
+		same_number(a->change.lo, b->change.lo);
+		same_number(a->change.hi, b->change.hi);
+		assert_int_equal(a->runs_needed, b->runs_needed);
+		session_seq_primary_line(a, &la);
+		session_seq_primary_line(b, &lb);
+		assert_string_equal(sb_str(&la), sb_str(&lb));
+		if (a->primary && isfinite(a->change.lo)) {
+			print_message("%s", sb_str(&la));
+			primaries++;
+		}
+		sb_release(&la);
+		sb_release(&lb);
+	}
+	/* a primary with an interval was compared, not only empty results */
+	assert_true(primaries > 0);
+
+	report_view_release(&v);
+	json_decref(tree);
+	report_results_release(&an);
+	session_input_release(&in);
+	session_doc_release(&doc);
+	run_records_release(&recs);
+	json_decref(runs);
+	sb_release(&err);
 	json_decref(ctx);
 }
 
@@ -457,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_run_plan_corrupt_state),
 		cmocka_unit_test(test_budget_spent_unwritable),
 		cmocka_unit_test(test_look_takes_decoded_runs),
+		cmocka_unit_test(test_look_decides_as_the_report),
 		cmocka_unit_test(test_look_refuses_edited_runs),
 		cmocka_unit_test(test_cap_of_a_workload_without_runs),
 	};
