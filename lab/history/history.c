@@ -280,7 +280,7 @@ static void digest_runs(struct session_ctx *c, const struct report_view *v)
 
 	/* The host-adjusted primaries exist only as the report derives them. */
 	/* Validated by report_load(): every run decodes. */
-	run_records_decode_valid(json_object_get(v->json, "runs"), &rs);
+	run_records_of_report(v->json, &rs);
 	derived = report_hoststate(v->json, &rs, kname, &hs_info);
 	for (size_t i = 0; i < rs.n; i++) {
 		const struct run_record *run = &rs.v[i];

@@ -400,6 +400,11 @@ LAB_MUST_CHECK
 int report_attr_decode(const json_t *report, struct view_attribution *out, struct strbuf *err);
 void report_attr_release(struct view_attribution *a);
 /*
+ * @report's "attribution" member as it is (a JSON null stays one), NULL
+ * when absent: what a bisection keeps of a step's report as JSON.
+ */
+json_t *report_attr_json(const json_t *report);
+/*
  * One table of two kernels (attr_compare_json(), an element of
  * attribution.workloads[].windows) into @out, as report_attr_decode()
  * reads it: for the session that makes the table and reads it back
