@@ -81,9 +81,9 @@ static void compared_item(const struct report_view *v, struct strbuf *sb)
 {
 	sb_adds(sb, "<dt>Compared</dt><dd>");
 	for (size_t i = 0; i < v->nkernels; i++) {
-		const struct view_kernel *k = &v->kernels[i];
+		const struct sdoc_kernel *k = &v->kernels[i];
 		const char *src = str_or(k->source, ""), *slash = strrchr(src, '/');
-		size_t np = k->nseries;
+		size_t np = k->series.n;
 
 		if (i)
 			sb_adds(sb, " &middot; ");

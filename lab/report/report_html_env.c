@@ -131,14 +131,14 @@ static void env_host(const struct report_view *v, struct strbuf *sb)
 	}
 }
 
-static void env_series(const struct view_kernel *k, struct strbuf *sb)
+static void env_series(const struct sdoc_kernel *k, struct strbuf *sb)
 {
-	if (!k->nseries)
+	if (!k->series.n)
 		return;
 	sb_adds(sb, "<table class=\"series\"><thead><tr><th>Patch</th><th>Hash</th>"
 		"<th>Author</th></tr></thead><tbody>");
-	for (size_t j = 0; j < k->nseries; j++) {
-		const struct view_patch *p = &k->series[j];
+	for (size_t j = 0; j < k->series.n; j++) {
+		const struct sdoc_patch *p = sdoc_patch_at(k, j);
 
 		sb_adds(sb, "<tr>");
 		html_td_text(sb, str_or(p->subject, ""));
@@ -155,7 +155,7 @@ static void env_kernels(const struct report_view *v, struct strbuf *sb)
 {
 	sb_adds(sb, "<h3>Kernels</h3>");
 	for (size_t i = 0; i < v->nkernels; i++) {
-		const struct view_kernel *k = &v->kernels[i];
+		const struct sdoc_kernel *k = &v->kernels[i];
 
 		sb_addf(sb, "<dl class=\"meta\"><dt>name</dt><dd class=\"k%dt\">",
 			!strcmp(str_or(k->name, ""), kname(v, 1)));

@@ -31,7 +31,7 @@ static void kv(struct strbuf *sb, const char *key, const char *val)
 }
 
 /* "baseline: Linux 6.12.57 from linux-source-6.12.tar.xz" (and the ref of a git source). */
-static void kernel_desc(const struct view_kernel *k, struct strbuf *line)
+static void kernel_desc(const struct sdoc_kernel *k, struct strbuf *line)
 {
 	const char *src = str_or(k->source, ""), *slash = strrchr(src, '/');
 	const char *ver = k->version, *ref = k->ref;
@@ -98,17 +98,17 @@ static void kernel_lines(const struct report_view *v, struct strbuf *sb)
 	struct strbuf line = STRBUF_INIT;
 
 	for (size_t i = 0; i < v->nkernels; i++) {
-		const struct view_kernel *k = &v->kernels[i];
+		const struct sdoc_kernel *k = &v->kernels[i];
 
 		sb_reset(&line);
 		kernel_desc(k, &line);
-		if (k->nseries)
-			sb_addf(&line, " + %zu patch%s", k->nseries, k->nseries == 1 ? "" : "es");
+		if (k->series.n)
+			sb_addf(&line, " + %zu patch%s", k->series.n, k->series.n == 1 ? "" : "es");
 		kv(sb, i ? "" : "kernels", line.buf);
-		for (size_t j = 0; j < k->nseries; j++) {
+		for (size_t j = 0; j < k->series.n; j++) {
 			sb_reset(&line);
-			sb_addf(&line, "%.12s %s", str_or(k->series[j].hash, "-"),
-				str_or(k->series[j].subject, ""));
+			sb_addf(&line, "%.12s %s", str_or(sdoc_patch_at(k, j)->hash, "-"),
+				str_or(sdoc_patch_at(k, j)->subject, ""));
 			txt_wrap(sb, "           ", line.buf);
 		}
 	}

@@ -79,8 +79,12 @@ static void read_context_members(struct vd *d, const json_t *r, struct report_vi
 	v->guest.nodes = take(&v->guest.nodes_rows, &v->guest.nnodes);
 }
 
+/*
+ * kernels[] is session.json's, copied: read through its rows, so that a
+ * kernel has one definition (struct sdoc_kernel) and one table.
+ */
 static const struct sdoc_field kernels_member[] = {
-	{ "kernels", SK_ARRAY, 0, .sub = view_kernel_fields, .elem_size = sizeof(struct view_kernel) },
+	{ "kernels", SK_ARRAY, 0, .sub = sdoc_kernel_fields, .elem_size = sizeof(struct sdoc_kernel) },
 	{ NULL },
 };
 
@@ -90,12 +94,6 @@ static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 
 	vd_table(d, kernels_member, r, &a);
 	v->kernels = take(&a, &v->nkernels);
-	for (size_t i = 0; i < v->nkernels; i++) {
-		struct view_kernel *k = &v->kernels[i];
-
-		k->series = take(&k->series_rows, &k->nseries);
-		k->series_files = take(&k->series_files_rows, &k->nseries_files);
-	}
 }
 
 static const struct sdoc_field workloads_member[] = {
@@ -378,10 +376,8 @@ int report_view_decode_but_runs(const json_t *report, struct report_view *out,
 
 void report_view_release(struct report_view *v)
 {
-	for (size_t i = 0; i < v->nkernels; i++) {
-		free(v->kernels[i].series);
-		free(v->kernels[i].series_files);
-	}
+	for (size_t i = 0; i < v->nkernels; i++)
+		sdoc_fields_release(sdoc_kernel_fields, &v->kernels[i]);
 	free(v->kernels);
 	free(v->guest.nodes);
 	for (size_t i = 0; i < v->nworkloads; i++)

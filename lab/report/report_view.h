@@ -60,38 +60,6 @@ struct view_host {
 /* Its members' table (view_fields.c); has_cpus is said by cpus' none. */
 extern const struct sdoc_field view_host_fields[];
 
-struct view_patch {
-	const char *subject, *hash, *author;
-	const char *message_id;		/* "<...>" as in the mbox; NULL: not known */
-};
-/* Its members' table (view_fields.c). */
-extern const struct sdoc_field view_patch_fields[];
-
-struct view_kernel {
-	const char *name, *role, *source, *ref, *version;
-	const char *config_hash, *cache_key;
-	size_t nseries;
-	struct view_patch *series;
-	/* The series' cover letter ([PATCH 0/N]); NULL: none, or not recorded. */
-	const char *cover_subject, *cover_message_id;
-	/* The To and Cc the series was posted with, as in its mail; NULL: not recorded. */
-	const char *posted_to;
-	/* What the source is for anyone: "tar:SHA256", "git:COMMIT", "dir:SHA256"; NULL: not recorded. */
-	const char *source_id;
-	/* The series files as built, in order: their digests (and paths, the sender's). */
-	size_t nseries_files;
-	struct view_series_file { const char *file, *sha256; } *series_files;
-	/* The series' From (salvaged when recorded; check again: a report is anyone's). */
-	const char *author_name, *author_address;
-	/*
-	 * series[] and series_files[] as their rows decode them: report_view.c
-	 * moves them into series and series_files (empty after).
-	 */
-	struct sdoc_array series_rows, series_files_rows;
-};
-/* Its members' table (view_fields.c): cover and series_author are the kernel's own. */
-extern const struct sdoc_field view_kernel_fields[];
-
 struct view_node {
 	long id;
 	const char *cpus;	/* a cpulist: "0-1" */
@@ -348,7 +316,7 @@ struct report_view {
 	struct view_generator generator;
 	struct view_host host;
 	size_t nkernels;
-	struct view_kernel *kernels;
+	struct sdoc_kernel *kernels;	/* read through sdoc_kernel_fields[], session.json's */
 	struct view_guest guest;
 	size_t nworkloads;
 	struct view_workload *workloads;

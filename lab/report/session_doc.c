@@ -164,8 +164,12 @@ static const struct sdoc_field cover_fields[] = {
 	{ NULL },
 };
 
-/* In the order session_kernels.c and mbox_thread_json() write them. */
-static const struct sdoc_field kernel_fields[] = {
+/*
+ * In the order session_kernels.c and mbox_thread_json() write them. The
+ * report's view reads its kernels[] (session.json's, copied) through the
+ * same rows (report_view.c's read_kernels()).
+ */
+const struct sdoc_field sdoc_kernel_fields[] = {
 	{ "name", SK_STRING, KER(name), SN_REQUIRED },
 	{ "role", SK_STRING, KER(role) },
 	{ "source", SK_STRING, KER(source) },
@@ -238,7 +242,7 @@ const struct sdoc_field session_doc_fields[] = {
 	{ "generator", SK_OBJECT, DOC(generator), SN_REQUIRED, .sub = generator_fields },
 	{ "session", SK_OBJECT, DOC(session), .sub = session_fields },
 	{ "host", SK_OBJECT, DOC(host), SN_REQUIRED, .sub = host_fields },
-	{ "kernels", SK_ARRAY, DOC(kernels), SN_REQUIRED, .sub = kernel_fields,
+	{ "kernels", SK_ARRAY, DOC(kernels), SN_REQUIRED, .sub = sdoc_kernel_fields,
 	  .elem_size = sizeof(struct sdoc_kernel) },
 	{ "guest", SK_OBJECT, DOC(guest), .sub = guest_fields },
 	{ "workloads", SK_ARRAY, DOC(workloads), .sub = workload_fields,

@@ -211,63 +211,6 @@ const struct sdoc_field view_guest_fields[] = {
 	{ NULL },
 };
 
-#define PAT(f) .offset = offsetof(struct view_patch, f)
-#define SFI(f) .offset = offsetof(struct view_series_file, f)
-#define KER(f) .offset = offsetof(struct view_kernel, f)
-
-/* kernels[].series[]: a patch of the series, as applied. */
-const struct sdoc_field view_patch_fields[] = {
-	{ "subject", SK_STRING, PAT(subject) },
-	{ "hash", SK_STRING, PAT(hash) },
-	{ "author", SK_STRING, PAT(author) },
-	{ "message_id", SK_STRING, PAT(message_id) },
-	{ NULL },
-};
-
-/* kernels[].series_files[]: the series as built, each file's digest (the mail's recipe). */
-static const struct sdoc_field series_file_fields[] = {
-	{ "file", SK_STRING, SFI(file) },
-	{ "sha256", SK_STRING, SFI(sha256) },
-	{ NULL },
-};
-
-/*
- * kernels[].cover, the series' cover letter, and kernels[].series_author,
- * its From: objects whose members the view keeps flat in the kernel, so
- * their rows' offsets are the kernel's (the objects' rows are at 0).
- */
-static const struct sdoc_field cover_fields[] = {
-	{ "subject", SK_STRING, KER(cover_subject) },
-	{ "message_id", SK_STRING, KER(cover_message_id) },
-	{ NULL },
-};
-
-static const struct sdoc_field series_author_fields[] = {
-	{ "name", SK_STRING, KER(author_name) },
-	{ "address", SK_STRING, KER(author_address) },
-	{ NULL },
-};
-
-/* kernels[]: a kernel as built, its series, and where and by whom the series was posted. */
-const struct sdoc_field view_kernel_fields[] = {
-	{ "name", SK_STRING, KER(name) },
-	{ "role", SK_STRING, KER(role) },
-	{ "source", SK_STRING, KER(source) },
-	{ "ref", SK_STRING, KER(ref) },
-	{ "version", SK_STRING, KER(version) },
-	{ "config_hash", SK_STRING, KER(config_hash) },
-	{ "cache_key", SK_STRING, KER(cache_key) },
-	{ "series", SK_ARRAY, KER(series_rows), .sub = view_patch_fields,
-	  .elem_size = sizeof(struct view_patch) },
-	{ "posted_to", SK_STRING, KER(posted_to) },
-	{ "source_id", SK_STRING, KER(source_id) },
-	{ "series_author", SK_OBJECT, .offset = 0, .sub = series_author_fields },
-	{ "cover", SK_OBJECT, .offset = 0, .sub = cover_fields },
-	{ "series_files", SK_ARRAY, KER(series_files_rows), .sub = series_file_fields,
-	  .elem_size = sizeof(struct view_series_file) },
-	{ NULL },
-};
-
 #define MET(f) .offset = offsetof(struct view_metric_decl, f)
 #define WKL(f) .offset = offsetof(struct view_workload, f)
 
