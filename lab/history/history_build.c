@@ -94,7 +94,7 @@ static void night_diff(const struct history *h, const struct history_series *s, 
 	const struct history_session *a = &h->s[before], *b = &h->s[after];
 	static const struct sdoc_kernel none;
 	const struct sdoc_kernel *ka = kernel_in(a, s->kernel), *kb = kernel_in(b, s->kernel);
-	const struct view_host *ha = &a->ctx.host, *hb = &b->ctx.host;
+	const struct sdoc_host *ha = &a->ctx.host, *hb = &b->ctx.host;
 
 	ka = ka ? ka : &none;
 	kb = kb ? kb : &none;

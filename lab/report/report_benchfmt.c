@@ -226,7 +226,7 @@ static void config_lines(const struct report_view *v, struct strbuf *out)
 	config_line(out, "mglrulab-session", or(v->session.id, "-"));
 	config_line(out, "mglrulab-accel", or(v->host.accel, "-"));
 	config_line(out, "mglrulab-host-kernel", or(v->host.kernel, "-"));
-	config_line(out, "mglrulab-guest", or(v->guest.name, "-"));
+	config_line(out, "mglrulab-guest", or(v->guest.doc.name, "-"));
 	for (size_t i = 0; i < v->nkernels; i++) {
 		const struct sdoc_kernel *k = &v->kernels[i];
 		struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;

@@ -330,8 +330,8 @@ void report_mail_recipe(const struct report_view *v, const char *base_url, struc
 	for (size_t i = 0; i < v->nkernels; i++)
 		kernel_recipe(v, &v->kernels[i], base_url, sb);
 	lab_conf_recipe(v, base_url, sb);
-	sb_addf(&s, "guest %s: %ld vCPUs, %.0f MiB, %zu node%s, %s", or(v->guest.name, "?"),
-		v->guest.vcpus, v->guest.memory_mib, v->guest.nnodes, v->guest.nnodes == 1 ? "" : "s",
+	sb_addf(&s, "guest %s: %lld vCPUs, %.0f MiB, %zu node%s, %s", or(v->guest.doc.name, "?"),
+		v->guest.doc.vcpus, v->guest.doc.memory_mib, v->guest.nnodes, v->guest.nnodes == 1 ? "" : "s",
 		val.mode);
 	sb_adds(sb, "  ");
 	sb_add_text_fit(sb, sb_str(&s), 76);

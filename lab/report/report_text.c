@@ -117,12 +117,13 @@ static void kernel_lines(const struct report_view *v, struct strbuf *sb)
 
 static void host_guest_lines(const struct report_view *v, struct strbuf *sb)
 {
-	const struct view_host *host = &v->host;
+	const struct sdoc_host *host = &v->host;
 	const struct view_guest *guest = &v->guest;
+	const struct sdoc_guest *g = &guest->doc;
 	struct strbuf line = STRBUF_INIT;
 	char cpus[32] = "?";
 
-	if (host->has_cpus)
+	if (host->cpus != SDOC_NONE)
 		snprintf(cpus, sizeof(cpus), "%lld", (long long)host->cpus);
 	sb_addf(&line, "%s, %s CPUs; Linux %s; QEMU %s; libvirt %s; accel %s",
 		str_or(host->cpu, "?"), cpus, str_or(host->kernel, "?"), str_or(host->qemu_version, "?"),
@@ -130,12 +131,12 @@ static void host_guest_lines(const struct report_view *v, struct strbuf *sb)
 	kv(sb, "host", line.buf);
 	if (guest->present) {
 		sb_reset(&line);
-		sb_addf(&line, "%s: %lld vCPUs, %g MiB, %zu NUMA node(s)", str_or(guest->name, "?"),
-			(long long)guest->vcpus, isfinite(guest->memory_mib) ? guest->memory_mib : 0,
+		sb_addf(&line, "%s: %lld vCPUs, %g MiB, %zu NUMA node(s)", str_or(g->name, "?"),
+			g->vcpus, isfinite(g->memory_mib) ? g->memory_mib : 0,
 			guest->nnodes);
 		if (guest->has_icount_shift)
 			sb_addf(&line, "; guest time counts instructions (icount, 2^%lld ns each): "
-				"%s", (long long)guest->icount_shift, REPORT_ICOUNT_BLIND);
+				"%s", g->icount_shift, REPORT_ICOUNT_BLIND);
 		kv(sb, "guest", line.buf);
 	}
 	if (v->note)

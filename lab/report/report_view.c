@@ -39,8 +39,24 @@ static const struct sdoc_field context_members[] = {
 	{ "claim", SK_OBJECT, VIEW(claim), .sub = view_claim_fields, .has_present = 1 },
 	{ "session", SK_OBJECT, VIEW(session), .sub = view_session_fields },
 	{ "generator", SK_OBJECT, VIEW(generator), .sub = view_generator_fields },
-	{ "host", SK_OBJECT, VIEW(host), .sub = view_host_fields },
-	{ "guest", SK_OBJECT, VIEW(guest), .sub = view_guest_fields, .has_present = 1 },
+	{ "host", SK_OBJECT, VIEW(host), .sub = sdoc_host_fields },
+	{ "guest", SK_OBJECT, VIEW(guest.doc), .sub = sdoc_guest_fields },
+	{ NULL },
+};
+
+/*
+ * guest.nodes typed, the one member of the guest session.json keeps as
+ * JSON (struct view_guest): read again by a row of its own; present is
+ * the guest row's has_present.
+ */
+static const struct sdoc_field guest_nodes_fields[] = {
+	{ "nodes", SK_ARRAY, offsetof(struct view_guest, nodes_rows), .sub = view_node_fields,
+	  .elem_size = sizeof(struct view_node) },
+	{ NULL },
+};
+
+static const struct sdoc_field guest_nodes_member[] = {
+	{ "guest", SK_OBJECT, VIEW(guest), .sub = guest_nodes_fields, .has_present = 1 },
 	{ NULL },
 };
 
@@ -72,10 +88,11 @@ static void *take(struct sdoc_array *a, size_t *n)
 static void read_context_members(struct vd *d, const json_t *r, struct report_view *v)
 {
 	vd_table(d, context_members, r, v);
+	vd_table(d, guest_nodes_member, r, v);
 	/* the table's none of a boolean is -1: only "complete": false is a partial report */
 	v->session.complete = v->session.complete != 0;
-	v->host.has_cpus = had(&v->host.cpus);
-	v->guest.has_icount_shift = had(&v->guest.icount_shift);
+	had(&v->guest.doc.vcpus);	/* shown as 0 when absent, as before */
+	v->guest.has_icount_shift = had(&v->guest.doc.icount_shift);
 	v->guest.nodes = take(&v->guest.nodes_rows, &v->guest.nnodes);
 }
 

@@ -49,17 +49,6 @@ struct view_generator {
 };
 extern const struct sdoc_field view_generator_fields[];
 
-struct view_host {
-	const char *hostname, *cpu, *kernel;
-	int has_cpus;
-	long long cpus;		/* 0 when !has_cpus */
-	double memory_mib;
-	const char *accel, *accel_reason;
-	const char *qemu_version, *libvirt_version, *libvirt_uri;
-};
-/* Its members' table (view_fields.c); has_cpus is said by cpus' none. */
-extern const struct sdoc_field view_host_fields[];
-
 struct view_node {
 	long id;
 	const char *cpus;	/* a cpulist: "0-1" */
@@ -68,20 +57,26 @@ struct view_node {
 /* Its members' table (view_fields.c). */
 extern const struct sdoc_field view_node_fields[];
 
+/*
+ * guest: session.json's struct, read through its rows (sdoc_guest_fields[]),
+ * and its nodes typed. session.json keeps nodes as JSON (its writer's,
+ * the guest file's topology); the renderers read their members, so the view
+ * reads them once more through a row of its own (view_node_fields[]): the
+ * one member the two do not share.
+ */
 struct view_guest {
-	int present;
-	const char *name;
-	long vcpus;
-	double memory_mib;
+	int present;		/* the report has one (an object) */
+	/*
+	 * doc.vcpus and doc.icount_shift are 0 when absent, as the renderers
+	 * show them (the table's none, SDOC_NONE, is not a number to print).
+	 */
+	struct sdoc_guest doc;
+	int has_icount_shift;	/* the guest ran under -icount shift=N */
 	size_t nnodes;
 	struct view_node *nodes;
-	int has_icount_shift;	/* the guest ran under -icount shift=N */
-	long long icount_shift;	/* 0 when !has_icount_shift */
 	/* nodes[] as its row decodes it: report_view.c moves it into nodes (empty after) */
 	struct sdoc_array nodes_rows;
 };
-/* Its members' table (view_fields.c); present is the row's has_present. */
-extern const struct sdoc_field view_guest_fields[];
 
 struct view_metric_decl {
 	const char *name, *unit, *better, *help;
@@ -314,7 +309,8 @@ struct report_view {
 	struct view_claim claim;
 	struct view_session session;
 	struct view_generator generator;
-	struct view_host host;
+	/* session.json's, read through its rows (sdoc_host_fields[]); cpus SDOC_NONE: not recorded */
+	struct sdoc_host host;
 	size_t nkernels;
 	struct sdoc_kernel *kernels;	/* read through sdoc_kernel_fields[], session.json's */
 	struct view_guest guest;

@@ -366,6 +366,10 @@ extern const struct sdoc_field session_doc_fields[];
  * report's, a copy of it, which the report's view decodes through it.
  */
 extern const struct sdoc_field sdoc_kernel_fields[];
+/* host's (struct sdoc_host): session.json's and the report's, likewise. */
+extern const struct sdoc_field sdoc_host_fields[];
+/* guest's (struct sdoc_guest): likewise; the view types its nodes with a row of its own. */
+extern const struct sdoc_field sdoc_guest_fields[];
 
 /*
  * session.json of @d: every member of the table that is not absent, in

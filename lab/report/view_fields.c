@@ -172,42 +172,13 @@ const struct sdoc_field view_geomean_fields[] = {
 	{ NULL },
 };
 
-#define HST(f) .offset = offsetof(struct view_host, f)
-
-/* host: the machine the session ran on. */
-const struct sdoc_field view_host_fields[] = {
-	{ "hostname", SK_STRING, HST(hostname) },
-	{ "cpu", SK_STRING, HST(cpu) },
-	{ "kernel", SK_STRING, HST(kernel) },
-	{ "cpus", SK_INT, HST(cpus) },
-	{ "memory_mib", SK_NUMBER, HST(memory_mib) },
-	{ "accel", SK_STRING, HST(accel) },
-	{ "accel_reason", SK_STRING, HST(accel_reason) },
-	{ "qemu_version", SK_STRING, HST(qemu_version) },
-	{ "libvirt_version", SK_STRING, HST(libvirt_version) },
-	{ "libvirt_uri", SK_STRING, HST(libvirt_uri) },
-	{ NULL },
-};
-
 #define NOD(f) .offset = offsetof(struct view_node, f)
-#define GST(f) .offset = offsetof(struct view_guest, f)
 
 /* guest.nodes[]: a NUMA node of the guest. */
 const struct sdoc_field view_node_fields[] = {
 	{ "id", SK_LONG, NOD(id), .whole = 1 },
 	{ "cpus", SK_STRING, NOD(cpus) },
 	{ "memory_mib", SK_NUMBER, NOD(memory_mib) },
-	{ NULL },
-};
-
-/* guest: its topology as it ran; present: the report has one. */
-const struct sdoc_field view_guest_fields[] = {
-	{ "name", SK_STRING, GST(name) },
-	{ "vcpus", SK_LONG, GST(vcpus), .whole = 1 },
-	{ "memory_mib", SK_NUMBER, GST(memory_mib) },
-	{ "icount_shift", SK_INT, GST(icount_shift) },
-	{ "nodes", SK_ARRAY, GST(nodes_rows), .sub = view_node_fields,
-	  .elem_size = sizeof(struct view_node) },
 	{ NULL },
 };
 

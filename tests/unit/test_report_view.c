@@ -50,7 +50,6 @@ static void test_session_ab(void **state)
 	assert_string_equal(v.session.id, json_string_value(jpath(r, "session.id")));
 	assert_string_equal(v.generator.name, json_string_value(jpath(r, "generator.name")));
 	assert_string_equal(v.host.hostname, "ci-runner-3");
-	assert_true(v.host.has_cpus);
 	assert_int_equal(v.host.cpus, 2);
 	assert_true(v.host.memory_mib == 24576);
 	assert_string_equal(v.host.accel, "tcg");
@@ -61,7 +60,7 @@ static void test_session_ab(void **state)
 	assert_string_equal(v.kernels[0].cache_key, "b7d1e0c4a9f2");
 	assert_int_equal(v.kernels[0].series.n, 0);
 	assert_true(v.guest.present);
-	assert_int_equal(v.guest.vcpus, 2);
+	assert_int_equal(v.guest.doc.vcpus, 2);
 	assert_int_equal(v.guest.nnodes, 2);
 	assert_string_equal(v.guest.nodes[1].cpus, "1");
 	assert_false(v.guest.has_icount_shift);
@@ -263,7 +262,8 @@ static void test_table_members(void **state)
 		{ "host", "accel", "true", "host.accel: expected a string, got a boolean" },
 		{ "", "guest", "[]", "guest: expected an object, got an array" },
 		{ "guest", "name", "1", "guest.name: expected a string, got an integer" },
-		{ "guest", "vcpus", "2.5", "guest.vcpus: expected an integer or null, got a number" },
+		/* guest: session.json's rows (sdoc_guest_fields[]), whose vcpus is an SK_INT */
+		{ "guest", "vcpus", "2.5", "guest.vcpus: expected an integer, got a number" },
 		{ "guest", "icount_shift", "\"2\"",
 		  "guest.icount_shift: expected an integer, got a string" },
 		{ "guest", "nodes", "{}", "guest.nodes: expected an array, got an object" },
@@ -321,14 +321,15 @@ static void test_table_members(void **state)
 }
 
 /*
- * kernels[] is read through session.json's own rows (sdoc_kernel_fields[]),
- * one definition of a kernel: what session.json's reader requires or
- * types, the view does too. main's view rows took each of these (its
- * name, a patch's subject and the author's address optional; bzImage and
+ * kernels[] and host are read through session.json's own rows
+ * (sdoc_kernel_fields[], sdoc_host_fields[]), one definition of each:
+ * what session.json's reader requires or types, the view does too.
+ * main's view rows took each of these (a kernel's name, a patch's subject,
+ * the author's address and the host's accel optional; bzImage and
  * config_name not read); report_validate() already refuses the first
- * three in a report it loads, so no report that renders is refused.
+ * four in a report it loads, so no report that renders is refused.
  */
-static void test_kernel_shared_rows(void **state)
+static void test_shared_session_rows(void **state)
 {
 	static const struct bad_member cases[] = {
 		{ "", "kernels", "[{\"role\": \"baseline\"}]",
@@ -341,15 +342,43 @@ static void test_kernel_shared_rows(void **state)
 		  "kernels[0].bzImage: expected a string, got an integer" },
 		{ "", "kernels", "[{\"name\": \"a\", \"config_name\": []}]",
 		  "kernels[0].config_name: expected a string, got an array" },
+		/* host: session.json's rows too (sdoc_host_fields[]), its accel required */
+		{ "host", "accel", "null", "host.accel: expected a string, got null" },
 	};
 	(void)state;
 	expect_refused(cases, ARRAY_SIZE(cases), 1, NULL);
 }
 
 /*
+ * And one the other way: the guest's vcpus is session.json's SK_INT, which
+ * report_validate() holds a report to; main's view row (a .whole SK_LONG,
+ * under 10^15) refused a report that loads, so it did not render.
+ */
+static void test_shared_guest_accepts(void **state)
+{
+	json_t *r = analysed("session-ab.json");
+	struct report_view v;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	json_object_set_new(json_object_get(r, "guest"), "vcpus",
+			    json_integer(1000000000000000LL));
+	if (report_validate(r, &err))
+		fail_msg("%s", err.buf);
+	if (report_view_decode(r, &v, &err))
+		fail_msg("%s", err.buf);
+	assert_true(v.guest.doc.vcpus == 1000000000000000LL);
+	report_view_release(&v);
+	json_decref(r);
+	sb_release(&err);
+}
+
+/*
  * What a table reads as none is what the hand-written readers read: an
  * absent or null member is NULL, NaN or 0 and its has_ flag 0, never the
- * table's SDOC_NONE or -1; an integer written as 2.0 is an integer.
+ * table's SDOC_NONE or -1; an integer written as 2.0 is an integer. The
+ * host is session.json's struct (struct sdoc_host): its cpus' none is
+ * SDOC_NONE, as session.json's reader has it, and the renderers say so.
  */
 static void test_table_nones(void **state)
 {
@@ -365,8 +394,7 @@ static void test_table_nones(void **state)
 	json_object_set_new(host, "memory_mib", json_null());
 	if (report_view_decode(r, &v, &err))
 		fail_msg("%s", err.buf);
-	assert_false(v.host.has_cpus);
-	assert_int_equal(v.host.cpus, 0);
+	assert_true(v.host.cpus == SDOC_NONE);
 	assert_null(v.host.cpu);
 	assert_true(isnan(v.host.memory_mib));
 	assert_string_equal(v.host.accel, "tcg");
@@ -391,12 +419,11 @@ static void test_table_nones(void **state)
 	assert_false(v.workloads[0].metrics[1].primary);
 	assert_null(v.workloads[0].metrics[1].help);
 	assert_string_equal(v.workloads[0].metrics[1].unit, "switches/s");
-	assert_true(v.host.has_cpus);
 	assert_int_equal(v.host.cpus, 2);
 	assert_true(v.guest.present);
-	assert_int_equal(v.guest.vcpus, 0);
+	assert_int_equal(v.guest.doc.vcpus, 0);
 	assert_true(v.guest.has_icount_shift);
-	assert_int_equal(v.guest.icount_shift, 2);
+	assert_int_equal(v.guest.doc.icount_shift, 2);
 	assert_int_equal(v.guest.nnodes, 2);
 	assert_int_equal(v.guest.nodes[0].id, 0);
 	assert_int_equal(v.guest.nodes[1].id, 1);
@@ -407,7 +434,7 @@ static void test_table_nones(void **state)
 		fail_msg("%s", err.buf);
 	assert_false(v.guest.present);
 	assert_false(v.guest.has_icount_shift);
-	assert_int_equal(v.guest.icount_shift, 0);
+	assert_int_equal(v.guest.doc.icount_shift, 0);
 	assert_int_equal(v.guest.nnodes, 0);
 	assert_null(v.guest.nodes);
 	report_view_release(&v);
@@ -653,7 +680,8 @@ int main(void)
 		cmocka_unit_test(test_workload_first_of_name),
 		cmocka_unit_test(test_every_fixture),
 		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_kernel_shared_rows),
+		cmocka_unit_test(test_shared_session_rows),
+		cmocka_unit_test(test_shared_guest_accepts),
 		cmocka_unit_test(test_table_members),
 		cmocka_unit_test(test_table_nones),
 		cmocka_unit_test(test_kernel_series),
