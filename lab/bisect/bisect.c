@@ -93,7 +93,7 @@ static void culprit_attribution(struct bisect *bs, const char *before, const cha
 	int found = st != NULL;
 	json_t *report = found ? bisect_step_report(bs, st, &err) : NULL, *a;
 
-	a = json_object_get(report, "attribution");
+	a = report_attr_json(report);
 	sb_adds(text, "where its instructions moved (docs/attribution.md):\n");
 	if (!found) {
 		sb_adds(text, "  not attributed: its step has no session\n");

@@ -11,6 +11,7 @@
 #include "interrupt.h"
 #include "kbuild.h"
 #include "report_result.h"
+#include "report_view.h"
 #include "session.h"
 #include "stats.h"
 #include "xjson.h"
@@ -199,7 +200,7 @@ static int step_measured(const struct bisect *bs, const struct bisect_doc_step *
 	if (attribute == RUN_ATTRIBUTE_OFF || bs->complete)
 		return 1;
 	rep = bisect_step_report(bs, st, &err);
-	has = json_object_get(rep, "attribution") != NULL;
+	has = report_attr_json(rep) != NULL;
 	json_decref(rep);
 	sb_release(&err);
 	if (!has)

@@ -421,23 +421,6 @@ static json_t *lru_gen_json(const struct snapshot *b, const struct snapshot *a)
 	return o;
 }
 
-/*
- * @o[@key], made empty the first time: a phase of "phases" by its label,
- * a member of a phase ("nodes", "tracepoints"). The document's maps are
- * keyed by the guest's names and built here, in counters_delta_json():
- * the one lookup of the tree it is building.
- */
-static json_t *sub_obj(json_t *o, const char *key)
-{
-	json_t *p = json_object_get(o, key);
-
-	if (!p) {
-		p = json_object();
-		json_object_set_new(o, key, p);
-	}
-	return p;
-}
-
 #define NO_SNAPSHOT ((size_t)-1)
 
 /* qsort_r: label, source, then index (so a group's first "after" comes first). */
@@ -522,7 +505,7 @@ static void add_tracepoint_counts(const struct counters *c, json_t *phases, json
 			json_object_set_new(t, "partial", json_boolean(r == 1 || s->truncated));
 			json_object_set_new(t, "dropped", jint(hf.h[0].dropped));
 		}
-		json_object_set_new(sub_obj(sub_obj(phases, s->label), "tracepoints"),
+		json_object_set_new(counters_doc_member(counters_doc_member(phases, s->label), "tracepoints"),
 				    s->tracepoint, t);
 	}
 	for (size_t i = 0; i < c->ntp; i++) {
@@ -531,7 +514,7 @@ static void add_tracepoint_counts(const struct counters *c, json_t *phases, json
 
 		json_object_set_new(t, "absent", json_boolean(tp->absent));
 		json_object_set_new(t, "reason", json_string_lossy(tp->reason));
-		json_object_set_new(sub_obj(sub_obj(phases, tp->label), "tracepoints"), tp->name, t);
+		json_object_set_new(counters_doc_member(counters_doc_member(phases, tp->label), "tracepoints"), tp->name, t);
 	}
 }
 
@@ -590,7 +573,7 @@ json_t *counters_delta_json(const struct counters *c)
 			continue;
 		}
 		a = &c->snap[pair[i]];
-		phase = sub_obj(phases, b->label);
+		phase = counters_doc_member(phases, b->label);
 		if (!strcmp(b->source, "/proc/vmstat")) {
 			json_object_set_new(phase, "vmstat",
 					    counters_vmstat_json(b->text, b->len, a->text, a->len));
@@ -598,7 +581,7 @@ json_t *counters_delta_json(const struct counters *c)
 			char key[16];
 
 			snprintf(key, sizeof(key), "%d", nid);
-			json_object_set_new(sub_obj(phase, "nodes"), key,
+			json_object_set_new(counters_doc_member(phase, "nodes"), key,
 					    counters_vmstat_json(b->text, b->len, a->text, a->len));
 		} else if (str_ends_with(b->source, "/lru_gen_full")) {
 			json_object_set_new(phase, "lru_gen", lru_gen_json(b, a));
@@ -614,7 +597,7 @@ json_t *counters_delta_json(const struct counters *c)
 		json_object_set_new(o, "before", json_real(c->oh[i].before));
 		json_object_set_new(o, "after", json_real(c->oh[i].after));
 		json_object_set_new(o, "total", json_real(c->oh[i].total));
-		json_object_set_new(sub_obj(phases, c->oh[i].label), "overhead_ms", o);
+		json_object_set_new(counters_doc_member(phases, c->oh[i].label), "overhead_ms", o);
 	}
 	json_object_set_new(root, "phases", phases);
 	if (c->wis_text)

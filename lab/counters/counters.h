@@ -95,6 +95,14 @@ json_t *counters_delta_json(const struct counters *c);
  */
 json_t *counters_flat_json(const json_t *delta);
 
+/*
+ * @o[@key], made empty the first time: a phase of the document's "phases"
+ * by its label, a member of a phase ("nodes", "tracepoints"), as
+ * counters_delta_json() builds them (counters_flat.c: its maps, keyed by
+ * the guest's names, are read by key only beside their reader).
+ */
+json_t *counters_doc_member(json_t *o, const char *key);
+
 /* The vmstat part alone (also used by tests): before/after texts to JSON. */
 json_t *counters_vmstat_json(const char *before, size_t blen, const char *after, size_t alen);
 

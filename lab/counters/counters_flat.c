@@ -8,11 +8,24 @@
  * guest's (vmstat names, tracepoints, mm-walk columns), so both sides are
  * string-keyed maps, built in counters.c and read here, next to their
  * writer, once per run (docs/layout.md lists this file with the codecs).
+ * The writer's one lookup, a phase or a phase's member made the first
+ * time (counters_doc_member()), is here too, beside the reader.
  */
 #include "counters.h"
 #include "util.h"
 
 #include <stdlib.h>
+
+json_t *counters_doc_member(json_t *o, const char *key)
+{
+	json_t *p = json_object_get(o, key);
+
+	if (!p) {
+		p = json_object();
+		json_object_set_new(o, key, p);
+	}
+	return p;
+}
 
 /* @obj[@key] += @v; a name first seen keeps its place, as the report lists it. */
 static void add_number(json_t *obj, const char *key, double v)

@@ -124,9 +124,9 @@ const char *history_subject_core(const char *s)
 	}
 }
 
-static char *series_subject(const struct view_kernel *kernel)
+static char *series_subject(const struct sdoc_kernel *kernel)
 {
-	const char *s = kernel && kernel->nseries ? kernel->series[0].subject : NULL;
+	const char *s = kernel && kernel->series.n ? sdoc_patch_at(kernel, 0)->subject : NULL;
 
 	s = s ? history_subject_core(s) : NULL;
 	return s && *s ? xstrdup(s) : NULL;
@@ -174,7 +174,7 @@ struct session_ctx {
 	struct strmap ix;		/* series key -> index in d->nights */
 };
 
-const struct view_kernel *history_kernel_named(const struct report_view *v, const char *name)
+const struct sdoc_kernel *history_kernel_named(const struct report_view *v, const char *name)
 {
 	for (size_t i = 0; i < v->nkernels; i++)
 		if (!strcmp(v->kernels[i].name ? v->kernels[i].name : "", name))
@@ -280,7 +280,7 @@ static void digest_runs(struct session_ctx *c, const struct report_view *v)
 
 	/* The host-adjusted primaries exist only as the report derives them. */
 	/* Validated by report_load(): every run decodes. */
-	run_records_decode_valid(json_object_get(v->json, "runs"), &rs);
+	run_records_of_report(v->json, &rs);
 	derived = report_hoststate(v->json, &rs, kname, &hs_info);
 	for (size_t i = 0; i < rs.n; i++) {
 		const struct run_record *run = &rs.v[i];

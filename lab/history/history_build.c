@@ -57,20 +57,22 @@ static void sort_sessions(struct history *h)
 }
 
 /* The kernel entry of @name in session @s. */
-static const struct view_kernel *kernel_in(const struct history_session *s, const char *name)
+static const struct sdoc_kernel *kernel_in(const struct history_session *s, const char *name)
 {
 	return history_kernel_named(&s->ctx, name);
 }
 
 /* A patch's subject; "" for none. */
-static const char *subject_of(const struct view_kernel *k, size_t i)
+static const char *subject_of(const struct sdoc_kernel *k, size_t i)
 {
-	return k->series[i].subject ? k->series[i].subject : "";
+	const char *s = sdoc_patch_at(k, i)->subject;
+
+	return s ? s : "";
 }
 
-static int has_subject(const struct view_kernel *k, const char *subject)
+static int has_subject(const struct sdoc_kernel *k, const char *subject)
 {
-	for (size_t i = 0; k && i < k->nseries; i++)
+	for (size_t i = 0; k && i < k->series.n; i++)
 		if (!strcmp(history_subject_core(subject_of(k, i)), history_subject_core(subject)))
 			return 1;
 	return 0;
@@ -90,16 +92,16 @@ static void night_diff(const struct history *h, const struct history_series *s, 
 		       size_t after, struct strvec *d)
 {
 	const struct history_session *a = &h->s[before], *b = &h->s[after];
-	static const struct view_kernel none;
-	const struct view_kernel *ka = kernel_in(a, s->kernel), *kb = kernel_in(b, s->kernel);
-	const struct view_host *ha = &a->ctx.host, *hb = &b->ctx.host;
+	static const struct sdoc_kernel none;
+	const struct sdoc_kernel *ka = kernel_in(a, s->kernel), *kb = kernel_in(b, s->kernel);
+	const struct sdoc_host *ha = &a->ctx.host, *hb = &b->ctx.host;
 
 	ka = ka ? ka : &none;
 	kb = kb ? kb : &none;
-	for (size_t i = 0; i < kb->nseries; i++)
+	for (size_t i = 0; i < kb->series.n; i++)
 		if (!has_subject(ka, subject_of(kb, i)))
 			strvec_pushf(d, "+ %s", subject_of(kb, i));
-	for (size_t i = 0; i < ka->nseries; i++)
+	for (size_t i = 0; i < ka->series.n; i++)
 		if (!has_subject(kb, subject_of(ka, i)))
 			strvec_pushf(d, "- %s", subject_of(ka, i));
 	diff_field(d, "source", ka->source, kb->source);

@@ -15,6 +15,6 @@
 const char *history_subject_core(const char *s);
 
 /* The first kernel of the report named @name; NULL: none. */
-const struct view_kernel *history_kernel_named(const struct report_view *v, const char *name);
+const struct sdoc_kernel *history_kernel_named(const struct report_view *v, const char *name);
 
 #endif

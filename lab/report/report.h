@@ -120,7 +120,8 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 
 /*
  * The element of @obj's array @member whose "name" is @name, or NULL:
- * kernels[] and workloads[] of a session are looked up this way.
+ * kernels[] and workloads[] of a session are looked up this way
+ * (view_decode.c, with the decoders: the one reading by key).
  */
 json_t *report_find_named(const json_t *obj, const char *member, const char *name);
 

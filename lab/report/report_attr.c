@@ -144,6 +144,11 @@ static void read_workload(struct vd *d, const json_t *j, const char *where,
 	}
 }
 
+json_t *report_attr_json(const json_t *report)
+{
+	return json_object_get(report, "attribution");
+}
+
 int report_attr_decode(const json_t *report, struct view_attribution *out, struct strbuf *err)
 {
 	const json_t *a = json_object_get(report, "attribution"), *e;

@@ -226,14 +226,14 @@ static void config_lines(const struct report_view *v, struct strbuf *out)
 	config_line(out, "mglrulab-session", or(v->session.id, "-"));
 	config_line(out, "mglrulab-accel", or(v->host.accel, "-"));
 	config_line(out, "mglrulab-host-kernel", or(v->host.kernel, "-"));
-	config_line(out, "mglrulab-guest", or(v->guest.name, "-"));
+	config_line(out, "mglrulab-guest", or(v->guest.doc.name, "-"));
 	for (size_t i = 0; i < v->nkernels; i++) {
-		const struct view_kernel *k = &v->kernels[i];
+		const struct sdoc_kernel *k = &v->kernels[i];
 		struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
 
 		config_key(&key, "mglrulab-kernel-", or(k->name, "?"));
 		sb_addf(&val, "%s %s %s %zu patches %s", or(k->name, "?"), or(k->ref, "-"),
-			or(k->version, "-"), k->nseries, or(k->cache_key, "-"));
+			or(k->version, "-"), k->series.n, or(k->cache_key, "-"));
 		config_line(out, key.buf, val.buf);
 		sb_release(&key);
 		sb_release(&val);

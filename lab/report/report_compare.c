@@ -91,25 +91,32 @@ static json_t *compare_kernels(const json_t *kern_a, const json_t *kern_b, const
 	return k;
 }
 
+/* Whether one of @ws[0..@n) is named @name. */
+static int has_workload(const struct input_workload *ws, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ws[i].name, name))
+			return 1;
+	return 0;
+}
+
 /* Workloads of A, then any that only B has: the union, A's order. */
 static json_t *union_workloads(const struct session_input *a, const struct session_input *b)
 {
-	json_t *wls = json_array(), *names = json_object();
+	json_t *wls = json_array();
 	size_t i;
 
-	for (i = 0; i < a->nworkloads; i++) {
+	for (i = 0; i < a->nworkloads; i++)
 		json_array_append_new(wls, json_deep_copy(a->workloads[i].json));
-		json_object_set_new_nocheck(names, a->workloads[i].name, json_true());
-	}
 	for (i = 0; i < b->nworkloads; i++) {
 		const struct input_workload *w = &b->workloads[i];
 
-		if (json_object_get(names, w->name))
+		/* a few names each: a scan, not a map built to be read here */
+		if (has_workload(a->workloads, a->nworkloads, w->name) ||
+		    has_workload(b->workloads, i, w->name))
 			continue;
-		json_object_set_new_nocheck(names, w->name, json_true());
 		json_array_append(wls, (json_t *)w->json);
 	}
-	json_decref(names);
 	return wls;
 }
 

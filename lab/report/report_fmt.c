@@ -10,17 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-json_t *report_find_named(const json_t *obj, const char *member, const char *name)
-{
-	json_t *e;
-	size_t i;
-
-	json_array_foreach(json_object_get(obj, member), i, e)
-		if (!strcmp(jget_str(e, "name", ""), name))
-			return e;
-	return NULL;
-}
-
 char *report_view_runs_exceptions(const struct report_view *v)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -264,7 +264,7 @@ static void bisect_hint(const struct report_view *v, struct headline *h, struct 
 		return;
 	for (size_t i = 0; i < v->nkernels; i++)
 		if (v->kernels[i].name && h->patched && !strcmp(v->kernels[i].name, h->patched))
-			npatches = v->kernels[i].nseries;
+			npatches = v->kernels[i].series.n;
 	if (npatches < 2)
 		return;
 	sb_reset(t);

@@ -81,9 +81,9 @@ static void compared_item(const struct report_view *v, struct strbuf *sb)
 {
 	sb_adds(sb, "<dt>Compared</dt><dd>");
 	for (size_t i = 0; i < v->nkernels; i++) {
-		const struct view_kernel *k = &v->kernels[i];
+		const struct sdoc_kernel *k = &v->kernels[i];
 		const char *src = str_or(k->source, ""), *slash = strrchr(src, '/');
-		size_t np = k->nseries;
+		size_t np = k->series.n;
 
 		if (i)
 			sb_adds(sb, " &middot; ");
@@ -116,8 +116,8 @@ static void where_item(const struct report_view *v, struct strbuf *sb)
 	sb_adds(sb, ", accel <b>");
 	html_esc(sb, str_or(v->host.accel, "?"));
 	sb_adds(sb, "</b>; guest ");
-	html_esc(sb, str_or(v->guest.name, "?"));
-	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes%s%s)</dd>", (long long)v->guest.vcpus,
+	html_esc(sb, str_or(v->guest.doc.name, "?"));
+	sb_addf(sb, " (%lld vCPUs, %zu NUMA nodes%s%s)</dd>", v->guest.doc.vcpus,
 		v->guest.nnodes,
 		v->guest.has_icount_shift ? "; guest time counts instructions (icount): " : "",
 		v->guest.has_icount_shift ? REPORT_ICOUNT_BLIND : "");

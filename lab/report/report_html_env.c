@@ -104,13 +104,13 @@ void report_html_runs(const struct report_view *v, struct strbuf *sb)
 
 static void env_host(const struct report_view *v, struct strbuf *sb)
 {
-	const struct view_host *host = &v->host;
+	const struct sdoc_host *host = &v->host;
 
 	sb_adds(sb, "<h3>Host</h3><dl class=\"meta\">");
 	html_dl_item(sb, "hostname", host->hostname);
 	html_dl_item(sb, "CPU", host->cpu);
-	sb_addf(sb, "<dt>CPUs / memory</dt><dd>%lld / %g MiB</dd>", (long long)host->cpus,
-		isfinite(host->memory_mib) ? host->memory_mib : 0);
+	sb_addf(sb, "<dt>CPUs / memory</dt><dd>%lld / %g MiB</dd>",
+		host->cpus == SDOC_NONE ? 0 : host->cpus, isfinite(host->memory_mib) ? host->memory_mib : 0);
 	html_dl_item(sb, "kernel", host->kernel);
 	html_dl_item(sb, "QEMU", host->qemu_version);
 	html_dl_item(sb, "libvirt", host->libvirt_version);
@@ -131,14 +131,14 @@ static void env_host(const struct report_view *v, struct strbuf *sb)
 	}
 }
 
-static void env_series(const struct view_kernel *k, struct strbuf *sb)
+static void env_series(const struct sdoc_kernel *k, struct strbuf *sb)
 {
-	if (!k->nseries)
+	if (!k->series.n)
 		return;
 	sb_adds(sb, "<table class=\"series\"><thead><tr><th>Patch</th><th>Hash</th>"
 		"<th>Author</th></tr></thead><tbody>");
-	for (size_t j = 0; j < k->nseries; j++) {
-		const struct view_patch *p = &k->series[j];
+	for (size_t j = 0; j < k->series.n; j++) {
+		const struct sdoc_patch *p = sdoc_patch_at(k, j);
 
 		sb_adds(sb, "<tr>");
 		html_td_text(sb, str_or(p->subject, ""));
@@ -155,7 +155,7 @@ static void env_kernels(const struct report_view *v, struct strbuf *sb)
 {
 	sb_adds(sb, "<h3>Kernels</h3>");
 	for (size_t i = 0; i < v->nkernels; i++) {
-		const struct view_kernel *k = &v->kernels[i];
+		const struct sdoc_kernel *k = &v->kernels[i];
 
 		sb_addf(sb, "<dl class=\"meta\"><dt>name</dt><dd class=\"k%dt\">",
 			!strcmp(str_or(k->name, ""), kname(v, 1)));
@@ -177,9 +177,9 @@ static void env_guest(const struct report_view *v, struct strbuf *sb)
 	const struct view_guest *guest = &v->guest;
 
 	sb_adds(sb, "<h3>Guest</h3><dl class=\"meta\">");
-	html_dl_item(sb, "topology", guest->name);
-	sb_addf(sb, "<dt>vCPUs / memory</dt><dd>%lld / %g MiB</dd>", (long long)guest->vcpus,
-		isfinite(guest->memory_mib) ? guest->memory_mib : 0);
+	html_dl_item(sb, "topology", guest->doc.name);
+	sb_addf(sb, "<dt>vCPUs / memory</dt><dd>%lld / %g MiB</dd>", guest->doc.vcpus,
+		isfinite(guest->doc.memory_mib) ? guest->doc.memory_mib : 0);
 	for (size_t i = 0; i < guest->nnodes; i++) {
 		const struct view_node *n = &guest->nodes[i];
 

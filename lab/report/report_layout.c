@@ -3,6 +3,7 @@
 #include "report_priv.h"
 #include "report_view.h"
 #include "sort_cmp.h"
+#include "view_decode.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -95,8 +96,7 @@ static void fill_cell(struct layout_cell *c, const struct result_record *res)
 static void group_label(const struct view_workload *w, const struct workload_def *def,
 			const char *param, struct strvec *out)
 {
-	/* The params are the workload's own, untyped in the view: read by name. */
-	const json_t *v = json_object_get(w->params, param);
+	const json_t *v = vd_param(w->params, param);
 	const struct param_def *p = workload_param(def, param);
 
 	if (json_is_string(v))

@@ -55,7 +55,7 @@ struct thread {
 	const char *what;	/* "cover letter", "first patch" */
 };
 
-static const struct view_kernel *patched_kernel(const struct report_view *v)
+static const struct sdoc_kernel *patched_kernel(const struct report_view *v)
 {
 	for (size_t i = 0; v->design.patched && i < v->nkernels; i++)
 		if (v->kernels[i].name && !strcmp(v->kernels[i].name, v->design.patched))
@@ -65,22 +65,22 @@ static const struct view_kernel *patched_kernel(const struct report_view *v)
 
 static void thread_of(const struct report_view *v, struct thread *t)
 {
-	const struct view_kernel *k = patched_kernel(v);
+	const struct sdoc_kernel *k = patched_kernel(v);
 
 	memset(t, 0, sizeof(*t));
 	if (!k)
 		return;
-	if (k->cover_subject || msgid_ok(k->cover_message_id)) {
-		t->subject = k->cover_subject;
-		t->msgid = msgid_ok(k->cover_message_id) ? k->cover_message_id : NULL;
+	if (k->cover.subject || msgid_ok(k->cover.message_id)) {
+		t->subject = k->cover.subject;
+		t->msgid = msgid_ok(k->cover.message_id) ? k->cover.message_id : NULL;
 		t->what = "cover letter";
 	}
-	if (!t->msgid && k->nseries && msgid_ok(k->series[0].message_id)) {
-		t->msgid = k->series[0].message_id;
+	if (!t->msgid && k->series.n && msgid_ok(sdoc_patch_at(k, 0)->message_id)) {
+		t->msgid = sdoc_patch_at(k, 0)->message_id;
 		t->what = "first patch";
 	}
-	if (!t->subject && k->nseries)
-		t->subject = k->series[0].subject;
+	if (!t->subject && k->series.n)
+		t->subject = sdoc_patch_at(k, 0)->subject;
 }
 
 /*
@@ -306,15 +306,15 @@ static void plain_lines(struct strbuf *out, const char *text)
 
 static void opening(const struct report_view *v, const struct thread *t, struct strbuf *sb)
 {
-	const struct view_kernel *k = patched_kernel(v);
+	const struct sdoc_kernel *k = patched_kernel(v);
 	struct strbuf s = STRBUF_INIT;
 
 	sb_adds(sb, "Hi,\n\n");
 	sb_adds(&s, "mglrulab, a lab that boots each kernel in a fresh guest for every run, "
 		"measured ");
 	sb_add_text_safe(&s, or(v->design.patched, "?"));
-	if (k && k->nseries)
-		sb_addf(&s, " (%zu patch%s)", k->nseries, k->nseries == 1 ? "" : "es");
+	if (k && k->series.n)
+		sb_addf(&s, " (%zu patch%s)", k->series.n, k->series.n == 1 ? "" : "es");
 	sb_adds(&s, " against ");
 	sb_add_text_safe(&s, or(v->design.baseline, "?"));
 	sb_adds(&s, t->subject ? ": the series this mail replies to." : ".");

@@ -235,13 +235,13 @@ static int inputs_url(const struct report_view *v, const char *base_url, struct 
 }
 
 /* Each series file: its digest and name, or where the session published it. */
-static void series_files_recipe(const struct report_view *v, const struct view_kernel *k,
+static void series_files_recipe(const struct report_view *v, const struct sdoc_kernel *k,
 				const char *base_url, struct strbuf *sb)
 {
 	struct strbuf s = STRBUF_INIT;
 
-	for (size_t i = 0; i < k->nseries_files; i++) {
-		const struct view_series_file *f = &k->series_files[i];
+	for (size_t i = 0; i < k->series_files.n; i++) {
+		const struct sdoc_series_file *f = sdoc_series_file_at(k, i);
 
 		if (!f->sha256)
 			continue;
@@ -267,7 +267,7 @@ static void series_files_recipe(const struct report_view *v, const struct view_k
 	sb_release(&s);
 }
 
-static void kernel_recipe(const struct report_view *v, const struct view_kernel *k,
+static void kernel_recipe(const struct report_view *v, const struct sdoc_kernel *k,
 			  const char *base_url, struct strbuf *sb)
 {
 	struct strbuf s = STRBUF_INIT;
@@ -285,11 +285,12 @@ static void kernel_recipe(const struct report_view *v, const struct view_kernel 
 		short_digest(&s, k->config_hash);
 	}
 	wrap_words(sb, sb_str(&s), 2, 4, 76);
-	if (k->nseries) {
-		const char *first = k->series[0].hash, *last = k->series[k->nseries - 1].hash;
+	if (k->series.n) {
+		const char *first = sdoc_patch_at(k, 0)->hash;
+		const char *last = sdoc_patch_at(k, k->series.n - 1)->hash;
 
 		sb_reset(&s);
-		sb_addf(&s, "+ %zu patch%s", k->nseries, k->nseries == 1 ? "" : "es");
+		sb_addf(&s, "+ %zu patch%s", k->series.n, k->series.n == 1 ? "" : "es");
 		/* a watched series' mails carry no commit: no "?..?" */
 		if (first && last)
 			sb_addf(&s, ", %.*s..%.*s", RECIPE_DIGEST_LEN, first, RECIPE_DIGEST_LEN, last);
@@ -329,8 +330,8 @@ void report_mail_recipe(const struct report_view *v, const char *base_url, struc
 	for (size_t i = 0; i < v->nkernels; i++)
 		kernel_recipe(v, &v->kernels[i], base_url, sb);
 	lab_conf_recipe(v, base_url, sb);
-	sb_addf(&s, "guest %s: %ld vCPUs, %.0f MiB, %zu node%s, %s", or(v->guest.name, "?"),
-		v->guest.vcpus, v->guest.memory_mib, v->guest.nnodes, v->guest.nnodes == 1 ? "" : "s",
+	sb_addf(&s, "guest %s: %lld vCPUs, %.0f MiB, %zu node%s, %s", or(v->guest.doc.name, "?"),
+		v->guest.doc.vcpus, v->guest.doc.memory_mib, v->guest.nnodes, v->guest.nnodes == 1 ? "" : "s",
 		val.mode);
 	sb_adds(sb, "  ");
 	sb_add_text_fit(sb, sb_str(&s), 76);
@@ -345,7 +346,7 @@ void report_mail_recipe(const struct report_view *v, const char *base_url, struc
 
 int report_mail_series_author(const struct report_view *v, struct mail_addr *out)
 {
-	const struct view_kernel *k = NULL;
+	const struct sdoc_kernel *k = NULL;
 	struct strbuf s = STRBUF_INIT;
 	int r;
 
@@ -357,17 +358,17 @@ int report_mail_series_author(const struct report_view *v, struct mail_addr *out
 	if (!k)
 		return -1;
 	/* a session's record; else the first patch's author of older reports */
-	if (k->author_address && !mail_addr_spec_ok(k->author_address)) {
+	if (k->series_author.address && !mail_addr_spec_ok(k->series_author.address)) {
 		return -1;
-	} else if (k->author_address) {
+	} else if (k->series_author.address) {
 		/* as one "Name <address>", salvaged again: the record is anyone's to edit */
 		sb_addc(&s, '"');
-		for (const char *c = or(k->author_name, ""); *c; c++)
+		for (const char *c = or(k->series_author.name, ""); *c; c++)
 			if (*c != '"' && *c != '\\')
 				sb_addc(&s, *c);
-		sb_addf(&s, "\" <%s>", k->author_address);
-	} else if (k->nseries && k->series[0].author) {
-		sb_adds(&s, k->series[0].author);
+		sb_addf(&s, "\" <%s>", k->series_author.address);
+	} else if (k->series.n && sdoc_patch_at(k, 0)->author) {
+		sb_adds(&s, sdoc_patch_at(k, 0)->author);
 	}
 	r = s.len ? mail_addr_salvage(sb_str(&s), out) : -1;
 	sb_release(&s);

@@ -31,7 +31,7 @@ static void kv(struct strbuf *sb, const char *key, const char *val)
 }
 
 /* "baseline: Linux 6.12.57 from linux-source-6.12.tar.xz" (and the ref of a git source). */
-static void kernel_desc(const struct view_kernel *k, struct strbuf *line)
+static void kernel_desc(const struct sdoc_kernel *k, struct strbuf *line)
 {
 	const char *src = str_or(k->source, ""), *slash = strrchr(src, '/');
 	const char *ver = k->version, *ref = k->ref;
@@ -98,17 +98,17 @@ static void kernel_lines(const struct report_view *v, struct strbuf *sb)
 	struct strbuf line = STRBUF_INIT;
 
 	for (size_t i = 0; i < v->nkernels; i++) {
-		const struct view_kernel *k = &v->kernels[i];
+		const struct sdoc_kernel *k = &v->kernels[i];
 
 		sb_reset(&line);
 		kernel_desc(k, &line);
-		if (k->nseries)
-			sb_addf(&line, " + %zu patch%s", k->nseries, k->nseries == 1 ? "" : "es");
+		if (k->series.n)
+			sb_addf(&line, " + %zu patch%s", k->series.n, k->series.n == 1 ? "" : "es");
 		kv(sb, i ? "" : "kernels", line.buf);
-		for (size_t j = 0; j < k->nseries; j++) {
+		for (size_t j = 0; j < k->series.n; j++) {
 			sb_reset(&line);
-			sb_addf(&line, "%.12s %s", str_or(k->series[j].hash, "-"),
-				str_or(k->series[j].subject, ""));
+			sb_addf(&line, "%.12s %s", str_or(sdoc_patch_at(k, j)->hash, "-"),
+				str_or(sdoc_patch_at(k, j)->subject, ""));
 			txt_wrap(sb, "           ", line.buf);
 		}
 	}
@@ -117,12 +117,13 @@ static void kernel_lines(const struct report_view *v, struct strbuf *sb)
 
 static void host_guest_lines(const struct report_view *v, struct strbuf *sb)
 {
-	const struct view_host *host = &v->host;
+	const struct sdoc_host *host = &v->host;
 	const struct view_guest *guest = &v->guest;
+	const struct sdoc_guest *g = &guest->doc;
 	struct strbuf line = STRBUF_INIT;
 	char cpus[32] = "?";
 
-	if (host->has_cpus)
+	if (host->cpus != SDOC_NONE)
 		snprintf(cpus, sizeof(cpus), "%lld", (long long)host->cpus);
 	sb_addf(&line, "%s, %s CPUs; Linux %s; QEMU %s; libvirt %s; accel %s",
 		str_or(host->cpu, "?"), cpus, str_or(host->kernel, "?"), str_or(host->qemu_version, "?"),
@@ -130,12 +131,12 @@ static void host_guest_lines(const struct report_view *v, struct strbuf *sb)
 	kv(sb, "host", line.buf);
 	if (guest->present) {
 		sb_reset(&line);
-		sb_addf(&line, "%s: %lld vCPUs, %g MiB, %zu NUMA node(s)", str_or(guest->name, "?"),
-			(long long)guest->vcpus, isfinite(guest->memory_mib) ? guest->memory_mib : 0,
+		sb_addf(&line, "%s: %lld vCPUs, %g MiB, %zu NUMA node(s)", str_or(g->name, "?"),
+			g->vcpus, isfinite(g->memory_mib) ? g->memory_mib : 0,
 			guest->nnodes);
 		if (guest->has_icount_shift)
 			sb_addf(&line, "; guest time counts instructions (icount, 2^%lld ns each): "
-				"%s", (long long)guest->icount_shift, REPORT_ICOUNT_BLIND);
+				"%s", g->icount_shift, REPORT_ICOUNT_BLIND);
 		kv(sb, "guest", line.buf);
 	}
 	if (v->note)

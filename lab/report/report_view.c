@@ -40,8 +40,24 @@ static const struct sdoc_field context_members[] = {
 	{ "claim", SK_OBJECT, VIEW(claim), .sub = view_claim_fields, .has_present = 1 },
 	{ "session", SK_OBJECT, VIEW(session), .sub = view_session_fields },
 	{ "generator", SK_OBJECT, VIEW(generator), .sub = view_generator_fields },
-	{ "host", SK_OBJECT, VIEW(host), .sub = view_host_fields },
-	{ "guest", SK_OBJECT, VIEW(guest), .sub = view_guest_fields, .has_present = 1 },
+	{ "host", SK_OBJECT, VIEW(host), .sub = sdoc_host_fields },
+	{ "guest", SK_OBJECT, VIEW(guest.doc), .sub = sdoc_guest_fields },
+	{ NULL },
+};
+
+/*
+ * guest.nodes typed, the one member of the guest session.json keeps as
+ * JSON (struct view_guest): read again by a row of its own; present is
+ * the guest row's has_present.
+ */
+static const struct sdoc_field guest_nodes_fields[] = {
+	{ "nodes", SK_ARRAY, offsetof(struct view_guest, nodes_rows), .sub = view_node_fields,
+	  .elem_size = sizeof(struct view_node) },
+	{ NULL },
+};
+
+static const struct sdoc_field guest_nodes_member[] = {
+	{ "guest", SK_OBJECT, VIEW(guest), .sub = guest_nodes_fields, .has_present = 1 },
 	{ NULL },
 };
 
@@ -73,15 +89,20 @@ static void *take(struct sdoc_array *a, size_t *n)
 static void read_context_members(struct vd *d, const json_t *r, struct report_view *v)
 {
 	vd_table(d, context_members, r, v);
+	vd_table(d, guest_nodes_member, r, v);
 	/* the table's none of a boolean is -1: only "complete": false is a partial report */
 	v->session.complete = v->session.complete != 0;
-	v->host.has_cpus = had(&v->host.cpus);
-	v->guest.has_icount_shift = had(&v->guest.icount_shift);
+	had(&v->guest.doc.vcpus);	/* shown as 0 when absent, as before */
+	v->guest.has_icount_shift = had(&v->guest.doc.icount_shift);
 	v->guest.nodes = take(&v->guest.nodes_rows, &v->guest.nnodes);
 }
 
+/*
+ * kernels[] is session.json's, copied: read through its rows, so that a
+ * kernel has one definition (struct sdoc_kernel) and one table.
+ */
 static const struct sdoc_field kernels_member[] = {
-	{ "kernels", SK_ARRAY, 0, .sub = view_kernel_fields, .elem_size = sizeof(struct view_kernel) },
+	{ "kernels", SK_ARRAY, 0, .sub = sdoc_kernel_fields, .elem_size = sizeof(struct sdoc_kernel) },
 	{ NULL },
 };
 
@@ -91,12 +112,6 @@ static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 
 	vd_table(d, kernels_member, r, &a);
 	v->kernels = take(&a, &v->nkernels);
-	for (size_t i = 0; i < v->nkernels; i++) {
-		struct view_kernel *k = &v->kernels[i];
-
-		k->series = take(&k->series_rows, &k->nseries);
-		k->series_files = take(&k->series_files_rows, &k->nseries_files);
-	}
 }
 
 static const struct sdoc_field workloads_member[] = {
@@ -379,10 +394,8 @@ int report_view_decode_but_runs(const json_t *report, struct report_view *out,
 
 void report_view_release(struct report_view *v)
 {
-	for (size_t i = 0; i < v->nkernels; i++) {
-		free(v->kernels[i].series);
-		free(v->kernels[i].series_files);
-	}
+	for (size_t i = 0; i < v->nkernels; i++)
+		sdoc_fields_release(sdoc_kernel_fields, &v->kernels[i]);
 	free(v->kernels);
 	free(v->guest.nodes);
 	for (size_t i = 0; i < v->nworkloads; i++)

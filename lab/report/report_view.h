@@ -49,49 +49,6 @@ struct view_generator {
 };
 extern const struct sdoc_field view_generator_fields[];
 
-struct view_host {
-	const char *hostname, *cpu, *kernel;
-	int has_cpus;
-	long long cpus;		/* 0 when !has_cpus */
-	double memory_mib;
-	const char *accel, *accel_reason;
-	const char *qemu_version, *libvirt_version, *libvirt_uri;
-};
-/* Its members' table (view_fields.c); has_cpus is said by cpus' none. */
-extern const struct sdoc_field view_host_fields[];
-
-struct view_patch {
-	const char *subject, *hash, *author;
-	const char *message_id;		/* "<...>" as in the mbox; NULL: not known */
-};
-/* Its members' table (view_fields.c). */
-extern const struct sdoc_field view_patch_fields[];
-
-struct view_kernel {
-	const char *name, *role, *source, *ref, *version;
-	const char *config_hash, *cache_key;
-	size_t nseries;
-	struct view_patch *series;
-	/* The series' cover letter ([PATCH 0/N]); NULL: none, or not recorded. */
-	const char *cover_subject, *cover_message_id;
-	/* The To and Cc the series was posted with, as in its mail; NULL: not recorded. */
-	const char *posted_to;
-	/* What the source is for anyone: "tar:SHA256", "git:COMMIT", "dir:SHA256"; NULL: not recorded. */
-	const char *source_id;
-	/* The series files as built, in order: their digests (and paths, the sender's). */
-	size_t nseries_files;
-	struct view_series_file { const char *file, *sha256; } *series_files;
-	/* The series' From (salvaged when recorded; check again: a report is anyone's). */
-	const char *author_name, *author_address;
-	/*
-	 * series[] and series_files[] as their rows decode them: report_view.c
-	 * moves them into series and series_files (empty after).
-	 */
-	struct sdoc_array series_rows, series_files_rows;
-};
-/* Its members' table (view_fields.c): cover and series_author are the kernel's own. */
-extern const struct sdoc_field view_kernel_fields[];
-
 struct view_node {
 	long id;
 	const char *cpus;	/* a cpulist: "0-1" */
@@ -100,20 +57,26 @@ struct view_node {
 /* Its members' table (view_fields.c). */
 extern const struct sdoc_field view_node_fields[];
 
+/*
+ * guest: session.json's struct, read through its rows (sdoc_guest_fields[]),
+ * and its nodes typed. session.json keeps nodes as JSON (its writer's,
+ * the guest file's topology); the renderers read their members, so the view
+ * reads them once more through a row of its own (view_node_fields[]): the
+ * one member the two do not share.
+ */
 struct view_guest {
-	int present;
-	const char *name;
-	long vcpus;
-	double memory_mib;
+	int present;		/* the report has one (an object) */
+	/*
+	 * doc.vcpus and doc.icount_shift are 0 when absent, as the renderers
+	 * show them (the table's none, SDOC_NONE, is not a number to print).
+	 */
+	struct sdoc_guest doc;
+	int has_icount_shift;	/* the guest ran under -icount shift=N */
 	size_t nnodes;
 	struct view_node *nodes;
-	int has_icount_shift;	/* the guest ran under -icount shift=N */
-	long long icount_shift;	/* 0 when !has_icount_shift */
 	/* nodes[] as its row decodes it: report_view.c moves it into nodes (empty after) */
 	struct sdoc_array nodes_rows;
 };
-/* Its members' table (view_fields.c); present is the row's has_present. */
-extern const struct sdoc_field view_guest_fields[];
 
 struct view_metric_decl {
 	const char *name, *unit, *better, *help;
@@ -346,9 +309,10 @@ struct report_view {
 	struct view_claim claim;
 	struct view_session session;
 	struct view_generator generator;
-	struct view_host host;
+	/* session.json's, read through its rows (sdoc_host_fields[]); cpus SDOC_NONE: not recorded */
+	struct sdoc_host host;
 	size_t nkernels;
-	struct view_kernel *kernels;
+	struct sdoc_kernel *kernels;	/* read through sdoc_kernel_fields[], session.json's */
 	struct view_guest guest;
 	size_t nworkloads;
 	struct view_workload *workloads;
@@ -397,6 +361,11 @@ struct report_view {
 LAB_MUST_CHECK
 int report_attr_decode(const json_t *report, struct view_attribution *out, struct strbuf *err);
 void report_attr_release(struct view_attribution *a);
+/*
+ * @report's "attribution" member as it is (a JSON null stays one), NULL
+ * when absent: what a bisection keeps of a step's report as JSON.
+ */
+json_t *report_attr_json(const json_t *report);
 /*
  * One table of two kernels (attr_compare_json(), an element of
  * attribution.workloads[].windows) into @out, as report_attr_decode()

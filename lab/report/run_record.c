@@ -433,6 +433,17 @@ size_t run_records_decode_valid(const json_t *runs, struct run_records *out)
 	return bad;
 }
 
+/* A map of the guest's names, built by one writer and read here, with the record's codec. */
+int run_record_map_room(const json_t *map, const char *name, size_t max)
+{
+	return json_object_size(map) < max || json_object_get(map, name);
+}
+
+size_t run_records_of_report(const json_t *report, struct run_records *out)
+{
+	return run_records_decode_valid(json_object_get(report, "runs"), out);
+}
+
 int run_record_seq(const json_t *r, long long *seq)
 {
 	const json_t *v = json_object_get(r, "seq");

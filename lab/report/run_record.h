@@ -195,6 +195,15 @@ int run_records_decode(const json_t *runs, const struct run_kernel_names *kernel
  * session's own bookkeeping (the report it writes says what is wrong).
  */
 size_t run_records_decode_valid(const json_t *runs, struct run_records *out);
+/*
+ * Whether @name may be set in @map, a record's "metrics" or "series" as
+ * session_record.c's collect() builds it from the guest's lines: fewer
+ * than @max names, or @name one of them already.
+ */
+int run_record_map_room(const json_t *map, const char *name, size_t max);
+
+/* run_records_decode_valid() of @report's "runs" (a report_load()ed report's). */
+size_t run_records_of_report(const json_t *report, struct run_records *out);
 
 /*
  * The "seq" of @r, a record that may not decode (to name its file,

@@ -45,7 +45,8 @@ static const struct sdoc_field session_fields[] = {
 	{ NULL },
 };
 
-static const struct sdoc_field host_fields[] = {
+/* The report's view reads the report's host (session.json's, copied) through these rows too. */
+const struct sdoc_field sdoc_host_fields[] = {
 	{ "hostname", SK_STRING, HOST(hostname) },
 	{ "cpu", SK_STRING, HOST(cpu) },
 	{ "cpus", SK_INT, HOST(cpus) },
@@ -59,7 +60,8 @@ static const struct sdoc_field host_fields[] = {
 	{ NULL },
 };
 
-static const struct sdoc_field guest_fields[] = {
+/* The report's view reads the report's guest (session.json's, copied) through these rows too. */
+const struct sdoc_field sdoc_guest_fields[] = {
 	{ "name", SK_STRING, GST(name) },
 	{ "file", SK_STRING, GST(file) },
 	{ "vcpus", SK_INT, GST(vcpus) },
@@ -164,8 +166,12 @@ static const struct sdoc_field cover_fields[] = {
 	{ NULL },
 };
 
-/* In the order session_kernels.c and mbox_thread_json() write them. */
-static const struct sdoc_field kernel_fields[] = {
+/*
+ * In the order session_kernels.c and mbox_thread_json() write them. The
+ * report's view reads its kernels[] (session.json's, copied) through the
+ * same rows (report_view.c's read_kernels()).
+ */
+const struct sdoc_field sdoc_kernel_fields[] = {
 	{ "name", SK_STRING, KER(name), SN_REQUIRED },
 	{ "role", SK_STRING, KER(role) },
 	{ "source", SK_STRING, KER(source) },
@@ -237,10 +243,10 @@ const struct sdoc_field session_doc_fields[] = {
 	{ "schema", SK_STRING, DOC(schema), SN_REQUIRED },
 	{ "generator", SK_OBJECT, DOC(generator), SN_REQUIRED, .sub = generator_fields },
 	{ "session", SK_OBJECT, DOC(session), .sub = session_fields },
-	{ "host", SK_OBJECT, DOC(host), SN_REQUIRED, .sub = host_fields },
-	{ "kernels", SK_ARRAY, DOC(kernels), SN_REQUIRED, .sub = kernel_fields,
+	{ "host", SK_OBJECT, DOC(host), SN_REQUIRED, .sub = sdoc_host_fields },
+	{ "kernels", SK_ARRAY, DOC(kernels), SN_REQUIRED, .sub = sdoc_kernel_fields,
 	  .elem_size = sizeof(struct sdoc_kernel) },
-	{ "guest", SK_OBJECT, DOC(guest), .sub = guest_fields },
+	{ "guest", SK_OBJECT, DOC(guest), .sub = sdoc_guest_fields },
 	{ "workloads", SK_ARRAY, DOC(workloads), .sub = workload_fields,
 	  .elem_size = sizeof(struct sdoc_workload) },
 	{ "design", SK_OBJECT, DOC(design), SN_REQUIRED, .sub = design_fields },

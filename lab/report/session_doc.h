@@ -200,11 +200,15 @@ struct sdoc_kernel {
 	const char *cache_key;
 	const char *bzimage;		/* "bzImage": <cache>/entries/<cache_key>/bzImage */
 	const char *config_name;	/* the [kernel] it was built from */
+	/* the series files as built, in order: their digests (and paths, the sender's) */
 	struct sdoc_array series_files;	/* struct sdoc_series_file */
+	/* what the source is for anyone: "tar:SHA256", "git:COMMIT", "dir:SHA256" */
 	const char *source_id;
+	/* the To and Cc the series was posted with, as in its mail */
 	const char *posted_to;
+	/* salvaged when recorded; a report's is anyone's: check it again before use */
 	struct sdoc_series_author series_author;
-	struct sdoc_cover cover;
+	struct sdoc_cover cover;	/* [PATCH 0/N] */
 	const char *version;		/* the release the image names */
 };
 
@@ -221,6 +225,18 @@ struct sdoc_workload {
 	struct sdoc_array shares;	/* struct sdoc_share */
 	long long runs;			/* SDOC_NONE: design.runs_per_kernel */
 };
+
+/* The elements of @k's arrays, typed (@k->series.n and @k->series_files.n of them). */
+static inline const struct sdoc_patch *sdoc_patch_at(const struct sdoc_kernel *k, size_t i)
+{
+	return &((const struct sdoc_patch *)k->series.v)[i];
+}
+
+static inline const struct sdoc_series_file *sdoc_series_file_at(const struct sdoc_kernel *k,
+								  size_t i)
+{
+	return &((const struct sdoc_series_file *)k->series_files.v)[i];
+}
 
 struct session_doc {
 	const char *schema;
@@ -344,6 +360,16 @@ struct sdoc_field {
 
 /* The top level, in the order session_new() writes it, ending in { NULL }. */
 extern const struct sdoc_field session_doc_fields[];
+
+/*
+ * kernels[]'s element (struct sdoc_kernel): session.json's, and the
+ * report's, a copy of it, which the report's view decodes through it.
+ */
+extern const struct sdoc_field sdoc_kernel_fields[];
+/* host's (struct sdoc_host): session.json's and the report's, likewise. */
+extern const struct sdoc_field sdoc_host_fields[];
+/* guest's (struct sdoc_guest): likewise; the view types its nodes with a row of its own. */
+extern const struct sdoc_field sdoc_guest_fields[];
 
 /*
  * session.json of @d: every member of the table that is not absent, in

@@ -2,14 +2,18 @@
 /*
  * Typed reading of a report's members (view_decode.h): report_view.c's
  * decoder and report_attr.c's share them, so that both say the same
- * "PATH: expected TYPE, got TYPE" for the same mistake.
+ * "PATH: expected TYPE, got TYPE" for the same mistake. A session's
+ * array element by name and a workload's params by name are read here
+ * too, with the decoders (docs/layout.md lists this file as a codec).
  */
 #include "view_decode.h"
+#include "report.h"
 #include "util.h"
 #include "xjson.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 void vd_fail(struct vd *d, const char *where, const char *key, const char *want, const json_t *v)
 {
@@ -104,4 +108,25 @@ void vd_table(struct vd *d, const struct sdoc_field *fields, const json_t *obj, 
 	if (sdoc_fields_decode(fields, obj, base, d->failed ? &later : d->err))
 		d->failed++;
 	sb_release(&later);
+}
+
+const json_t *vd_param(const json_t *params, const char *name)
+{
+	return json_object_get(params, name);
+}
+
+/*
+ * Read by key here, with the report's decoders: a session's kernels[] and
+ * workloads[] element by name, for compare (a kernel copied as it is) and
+ * the analysis' input reader (a workload's declarations).
+ */
+json_t *report_find_named(const json_t *obj, const char *member, const char *name)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(obj, member), i, e)
+		if (!strcmp(jget_str(e, "name", ""), name))
+			return e;
+	return NULL;
 }

@@ -45,5 +45,10 @@ void *vd_elems(struct vd *d, const json_t *obj, const char *where, const char *k
  * becomes the view's first error unless one was already kept.
  */
 void vd_table(struct vd *d, const struct sdoc_field *fields, const json_t *obj, void *base);
+/*
+ * Member @name of a workload's "params" (the view keeps them as JSON: each
+ * workload's own, untyped), or NULL: the layouts group runs by one.
+ */
+const json_t *vd_param(const json_t *params, const char *name);
 
 #endif

@@ -172,99 +172,13 @@ const struct sdoc_field view_geomean_fields[] = {
 	{ NULL },
 };
 
-#define HST(f) .offset = offsetof(struct view_host, f)
-
-/* host: the machine the session ran on. */
-const struct sdoc_field view_host_fields[] = {
-	{ "hostname", SK_STRING, HST(hostname) },
-	{ "cpu", SK_STRING, HST(cpu) },
-	{ "kernel", SK_STRING, HST(kernel) },
-	{ "cpus", SK_INT, HST(cpus) },
-	{ "memory_mib", SK_NUMBER, HST(memory_mib) },
-	{ "accel", SK_STRING, HST(accel) },
-	{ "accel_reason", SK_STRING, HST(accel_reason) },
-	{ "qemu_version", SK_STRING, HST(qemu_version) },
-	{ "libvirt_version", SK_STRING, HST(libvirt_version) },
-	{ "libvirt_uri", SK_STRING, HST(libvirt_uri) },
-	{ NULL },
-};
-
 #define NOD(f) .offset = offsetof(struct view_node, f)
-#define GST(f) .offset = offsetof(struct view_guest, f)
 
 /* guest.nodes[]: a NUMA node of the guest. */
 const struct sdoc_field view_node_fields[] = {
 	{ "id", SK_LONG, NOD(id), .whole = 1 },
 	{ "cpus", SK_STRING, NOD(cpus) },
 	{ "memory_mib", SK_NUMBER, NOD(memory_mib) },
-	{ NULL },
-};
-
-/* guest: its topology as it ran; present: the report has one. */
-const struct sdoc_field view_guest_fields[] = {
-	{ "name", SK_STRING, GST(name) },
-	{ "vcpus", SK_LONG, GST(vcpus), .whole = 1 },
-	{ "memory_mib", SK_NUMBER, GST(memory_mib) },
-	{ "icount_shift", SK_INT, GST(icount_shift) },
-	{ "nodes", SK_ARRAY, GST(nodes_rows), .sub = view_node_fields,
-	  .elem_size = sizeof(struct view_node) },
-	{ NULL },
-};
-
-#define PAT(f) .offset = offsetof(struct view_patch, f)
-#define SFI(f) .offset = offsetof(struct view_series_file, f)
-#define KER(f) .offset = offsetof(struct view_kernel, f)
-
-/* kernels[].series[]: a patch of the series, as applied. */
-const struct sdoc_field view_patch_fields[] = {
-	{ "subject", SK_STRING, PAT(subject) },
-	{ "hash", SK_STRING, PAT(hash) },
-	{ "author", SK_STRING, PAT(author) },
-	{ "message_id", SK_STRING, PAT(message_id) },
-	{ NULL },
-};
-
-/* kernels[].series_files[]: the series as built, each file's digest (the mail's recipe). */
-static const struct sdoc_field series_file_fields[] = {
-	{ "file", SK_STRING, SFI(file) },
-	{ "sha256", SK_STRING, SFI(sha256) },
-	{ NULL },
-};
-
-/*
- * kernels[].cover, the series' cover letter, and kernels[].series_author,
- * its From: objects whose members the view keeps flat in the kernel, so
- * their rows' offsets are the kernel's (the objects' rows are at 0).
- */
-static const struct sdoc_field cover_fields[] = {
-	{ "subject", SK_STRING, KER(cover_subject) },
-	{ "message_id", SK_STRING, KER(cover_message_id) },
-	{ NULL },
-};
-
-static const struct sdoc_field series_author_fields[] = {
-	{ "name", SK_STRING, KER(author_name) },
-	{ "address", SK_STRING, KER(author_address) },
-	{ NULL },
-};
-
-/* kernels[]: a kernel as built, its series, and where and by whom the series was posted. */
-const struct sdoc_field view_kernel_fields[] = {
-	{ "name", SK_STRING, KER(name) },
-	{ "role", SK_STRING, KER(role) },
-	{ "source", SK_STRING, KER(source) },
-	{ "ref", SK_STRING, KER(ref) },
-	{ "version", SK_STRING, KER(version) },
-	{ "config_hash", SK_STRING, KER(config_hash) },
-	{ "cache_key", SK_STRING, KER(cache_key) },
-	{ "series", SK_ARRAY, KER(series_rows), .sub = view_patch_fields,
-	  .elem_size = sizeof(struct view_patch) },
-	{ "posted_to", SK_STRING, KER(posted_to) },
-	{ "source_id", SK_STRING, KER(source_id) },
-	{ "series_author", SK_OBJECT, .offset = 0, .sub = series_author_fields },
-	{ "cover", SK_OBJECT, .offset = 0, .sub = cover_fields },
-	{ "series_files", SK_ARRAY, KER(series_files_rows), .sub = series_file_fields,
-	  .elem_size = sizeof(struct view_series_file) },
 	{ NULL },
 };
 

@@ -66,7 +66,7 @@ static int good_name(const char *s)
 static int room_for(json_t *obj, const char *name, size_t max, int *full, struct run_errors *e,
 		    const char *what, const char *limit)
 {
-	if (json_object_size(obj) < max || json_object_get(obj, name))
+	if (run_record_map_room(obj, name, max))
 		return 1;
 	if (!(*full)++)
 		run_error(e, json_sprintf("more than %zu %s (%s): the rest are ignored", max, what,

@@ -69,8 +69,10 @@ static unsigned char *done_flags(const json_t *runs, size_t total)
 	size_t i;
 
 	json_array_foreach(runs, i, r) {
-		json_int_t seq = json_integer_value(json_object_get(r, "seq"));
+		long long seq;
 
+		/* not an integer: 0, no flag */
+		(void)run_record_seq(r, &seq);
 		if (seq >= 1 && (size_t)seq <= total)
 			f[seq] = 1;
 	}
