@@ -117,71 +117,6 @@ static int each(struct vctx *v, const json_t *obj, const char *key, int required
 	return 0;
 }
 
-static int check_object(struct vctx *v, const json_t *obj, const char *key, int required,
-			const struct field *fields, json_t **out)
-{
-	json_t *o;
-	size_t old;
-	int ret;
-
-	if (get(v, obj, key, XJ_OBJECT, required, &o))
-		return -1;
-	if (out)
-		*out = o;
-	if (!o || !fields)
-		return 0;
-	old = xjson_path_key(&v->path, key);
-	ret = check_fields(v, o, fields);
-	xjson_path_pop(&v->path, old);
-	return ret;
-}
-
-static int check_series_entry(struct vctx *v, const json_t *p, void *data)
-{
-	static const struct field f[] = {
-		{ "subject", XJ_STRING, 1 }, { "hash", XJ_STRING, 0 },
-		{ "author", XJ_STRING, 0 }, { "message_id", XJ_STRING, 0 }, { NULL, 0, 0 },
-	};
-	(void)data;
-	return check_fields(v, p, f);
-}
-
-/* kernels[].cover: the series' cover letter, which a reply mail answers. */
-static const struct field cover_fields[] = {
-	{ "subject", XJ_STRING, 0 }, { "message_id", XJ_STRING, 0 }, { NULL, 0, 0 },
-};
-
-/* kernels[].series_author: the series' From, the reply mail's To. */
-static const struct field author_fields[] = {
-	{ "name", XJ_STRING, 0 }, { "address", XJ_STRING, 1 }, { NULL, 0, 0 },
-};
-
-static int check_series_file(struct vctx *v, const json_t *p, void *data)
-{
-	static const struct field f[] = {
-		{ "file", XJ_STRING, 0 }, { "sha256", XJ_STRING, 0 }, { NULL, 0, 0 },
-	};
-	(void)data;
-	return check_fields(v, p, f);
-}
-
-static int check_kernel(struct vctx *v, const json_t *k, void *data)
-{
-	static const struct field f[] = {
-		{ "name", XJ_STRING, 1 }, { "role", XJ_STRING, 0 },
-		{ "source", XJ_STRING, 0 }, { "ref", XJ_STRING, 0 },
-		{ "version", XJ_STRING, 0 }, { "config_hash", XJ_STRING, 0 },
-		{ "cache_key", XJ_STRING, 0 }, { "posted_to", XJ_STRING, 0 },
-		{ "source_id", XJ_STRING, 0 }, { NULL, 0, 0 },
-	};
-	(void)data;
-	if (check_fields(v, k, f) || check_object(v, k, "cover", 0, cover_fields, NULL) ||
-	    check_object(v, k, "series_author", 0, author_fields, NULL) ||
-	    each(v, k, "series_files", 0, check_series_file, NULL))
-		return -1;
-	return each(v, k, "series", 0, check_series_entry, NULL);
-}
-
 static int check_node(struct vctx *v, const json_t *n, void *data)
 {
 	static const struct field f[] = {
@@ -256,7 +191,7 @@ static int cmp_kernel_ix(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* @kernels has passed check_kernel(): every name is a string. */
+/* @kernels has passed session.json's rows (session_doc_check()): every name is a string. */
 static void kernel_names_build(struct kernel_names *kn, const json_t *kernels)
 {
 	const json_t *k;
@@ -578,8 +513,9 @@ static int validate(struct vctx *v, const json_t *root, struct run_records *runs
 	    check_doc_member(v, root, "session", NULL) ||
 	    check_doc_member(v, root, "host", NULL))
 		return -1;
+	/* kernels[] through session.json's rows: one definition of a kernel */
 	if (get(v, root, "kernels", XJ_ARRAY, 1, &kernels) ||
-	    each(v, root, "kernels", 1, check_kernel, NULL))
+	    check_doc_member(v, root, "kernels", NULL))
 		return -1;
 	if (!json_array_size(kernels))
 		return vfail(v, "kernels: empty (expected at least one kernel)");
