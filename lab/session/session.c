@@ -71,7 +71,7 @@ static int session_jobs_load(struct session *s)
 	struct strbuf err = STRBUF_INIT;
 	int r = LAB_OK;
 
-	if (session_jobs_decode(s->ctx, &s->jobs, &err))
+	if (session_jobs_of(&s->doc, &s->jobs, &err))
 		r = user_error("%s/session.json: %s", s->dir, sb_str(&err));
 	sb_release(&err);
 	return r;
