@@ -398,14 +398,24 @@ int session_new(struct session *s)
 		doc_fill(s, &wl, runs, &p);
 		r = doc_arrays(&p);
 	}
+	/*
+	 * The session's document is the one filled here, made to own its
+	 * strings and JSON: @p's are temporaries (the writers' JSON, lab.conf's,
+	 * the host's). The rows of kernels, workloads and hosts still come
+	 * from their writers' JSON through the table (doc_arrays()), not
+	 * filled by the writers themselves.
+	 */
 	if (!r)
-		s->ctx = session_doc_encode(&p.doc);
+		session_doc_copy(&s->doc, &p.doc);
 	doc_parts_release(&p);
 	strvec_clear(&wl);
 	if (r)
 		return r;
 	char *path = xasprintf("%s/session.json", s->dir);
-	r = session_write_json(path, s->ctx) ? lab_error("cannot write %s: %s", path, strerror(errno)) : LAB_OK;
+	json_t *j = session_doc_encode(&s->doc);
+
+	r = session_write_json(path, j) ? lab_error("cannot write %s: %s", path, strerror(errno)) : LAB_OK;
+	json_decref(j);
 	free(path);
 	if (!r) {
 		session_kernels_copy_logs(s, &s->kernels);

@@ -68,10 +68,12 @@ struct session {
 	struct session_opts *o;
 	struct lab_config cfg;
 	char *dir, *id;
-	json_t *ctx;			/* session.json */
-	/* session.json decoded (its strings are ctx's), once it is final */
+	/*
+	 * session.json, once it is final: the state itself, owning its
+	 * strings (session_doc.h); the file is its encoding.
+	 */
 	struct session_doc doc;
-	struct session_jobs jobs;	/* what the runs read of it, once it is final */
+	struct session_jobs jobs;	/* what the runs read of it, made from its rows */
 	struct guest_topology topo;
 	struct guest_lab lab;		/* libvirt, the accelerator, the guest image */
 	struct session_kernels kernels;	/* a new session's, while it is planned */
@@ -90,6 +92,18 @@ struct session {
 	 */
 	atomic_int unrecorded;
 };
+
+/* --- session.c --- */
+/*
+ * run --resume --budget: a sequential session's budget raised to
+ * s->o->budget_s in s->doc, and session.json written again as its
+ * encoding, before anything runs (session_seq_open() then lets the
+ * workloads the old budget stopped go on). LAB_EUSER, said, for a session
+ * that is not sequential or a budget not above its own; LAB_ELAB when the
+ * file cannot be written.
+ */
+LAB_MUST_CHECK
+int session_raise_budget(struct session *s);
 
 /* --- session_kernels.c --- */
 /* Build (or find) the kernel the accelerator probe boots: the first to run. */

@@ -405,11 +405,16 @@ static void take_record(struct sched *q, size_t i, json_t *rec)
 
 	q->done_now++;
 	progress(q->done_now, q->todo, q->total, i + 1, &q->plan[i], 1, r, now_monotonic() - q->t0);
-	if (s->seq &&
-	    session_seq_after_run(s->seq, s->ctx, &s->doc, &q->done, plan_workload(q, i))) {
+	if (!s->seq)
+		return;
+	/* until the look takes the struct (h70) */
+	json_t *ctx = session_doc_encode(&s->doc);
+
+	if (session_seq_after_run(s->seq, ctx, &s->doc, &q->done, plan_workload(q, i))) {
 		q->failed = LAB_ELAB;	/* said, naming the file */
 		q->stopped = 1;
 	}
+	json_decref(ctx);
 }
 
 /* Did the worker's host drop during the step (@dropped)? Then it is down. Under the lock. */
@@ -612,9 +617,15 @@ int session_run_plan(struct session *s, enum plan_end *end)
 		goto out;
 	}
 	/* A resumed session first takes any look that a crash interrupted. */
-	for (i = 0; s->seq && i < s->jobs.nw; i++)
-		if ((r = session_seq_after_run(s->seq, s->ctx, &s->doc, &q.done, s->jobs.w[i].name)))
-			goto out;
+	for (i = 0; s->seq && i < s->jobs.nw && !r; i++) {
+		/* until the look takes the struct (h70) */
+		json_t *ctx = session_doc_encode(&s->doc);
+
+		r = session_seq_after_run(s->seq, ctx, &s->doc, &q.done, s->jobs.w[i].name);
+		json_decref(ctx);
+	}
+	if (r)
+		goto out;
 	q.have = done_flags(q.done.json, q.total);
 	for (i = 0; i < q.total; i++) {
 		int seq = plan_seq(&q, i);
