@@ -238,8 +238,9 @@ static char *command_of(const struct session_opts *o, const struct lab_config *c
 struct doc_parts {
 	struct session_doc doc;
 	/*
-	 * The arrays made as JSON by their writers (kernels, workloads,
-	 * hosts), by key: the document's rows point into them.
+	 * The arrays made as JSON by their writers (kernels, workloads), by
+	 * key: the document's rows point into them. The hosts' rows are
+	 * filled directly (session_hosts_rows()).
 	 */
 	json_t *made;
 	struct host_strings hs;
@@ -297,7 +298,7 @@ static void doc_fill(struct session *s, const struct strvec *wl, long runs, stru
 	d->statistics.resamples = cfg->stats.resamples;
 	d->statistics.threshold = cfg->stats.threshold;
 	d->statistics.max_failed_fraction = cfg->stats.max_failed;
-	json_object_set_new(p->made, "hosts", session_hosts_state_json(s));
+	d->hosts = session_hosts_rows(s);
 	d->note = cfg->run.note;
 	d->claim = claim_json(&cfg->claim);
 }
@@ -309,7 +310,7 @@ static void doc_fill(struct session *s, const struct strvec *wl, long runs, stru
  */
 static int doc_arrays(struct doc_parts *p)
 {
-	static const char *const keys[] = { "kernels", "workloads", "hosts" };
+	static const char *const keys[] = { "kernels", "workloads" };
 	struct strbuf err = STRBUF_INIT;
 	int r = LAB_OK;
 
@@ -401,7 +402,7 @@ int session_new(struct session *s)
 	/*
 	 * The session's document is the one filled here, made to own its
 	 * strings and JSON: @p's are temporaries (the writers' JSON, lab.conf's,
-	 * the host's). The rows of kernels, workloads and hosts still come
+	 * the host's). The rows of kernels and workloads still come
 	 * from their writers' JSON through the table (doc_arrays()), not
 	 * filled by the writers themselves.
 	 */

@@ -163,8 +163,12 @@ json_t *session_hosts_json(const struct lab_config *cfg);
  */
 LAB_MUST_CHECK
 int session_hosts_open(struct session *s, const json_t *hosts, const char *probe_kernel);
-/* The open hosts for session.json: lab.conf's fields and the accelerator found on each. */
-json_t *session_hosts_state_json(const struct session *s);
+/*
+ * The open hosts as session.json's hosts[] rows: lab.conf's fields and
+ * the accelerator found on each, their strings s->hosts' (the array
+ * allocated: session_doc_release() of the document it goes into frees it).
+ */
+struct sdoc_array session_hosts_rows(const struct session *s);
 void session_hosts_close(struct session *s);
 /* The topology slot @slot of host @h runs: pinned to the slot's CPUs, or the guest's. */
 const struct guest_topology *session_slot_topology(const struct session *s,
