@@ -245,8 +245,9 @@ struct session_doc {
 	 * Not members of the file: what the document keeps, freed by
 	 * session_doc_release(). @owned: the tree session_doc_load_file()
 	 * read; @strings and @json (an array, NULL until the first): the
-	 * copies session_doc_copy() made. Empty when decoded from a tree the
-	 * caller keeps.
+	 * copies session_doc_copy() made and what the writers kept
+	 * (session_doc_keep()). Empty when decoded from a tree the caller
+	 * keeps.
 	 */
 	json_t *owned;
 	struct strvec strings;
@@ -288,6 +289,15 @@ void session_doc_release(struct session_doc *d);
  */
 LAB_MUST_CHECK
 int session_doc_load_file(const char *path, struct session_doc *d, struct strbuf *err);
+
+/*
+ * For a writer that fills @d's rows from its own temporaries: a copy of
+ * @s that @d keeps until session_doc_release() (NULL: NULL), as
+ * session.json holds it (invalid UTF-8 replaced); @j (its reference
+ * taken; NULL: NULL) kept likewise. Each returns what @d keeps.
+ */
+const char *session_doc_keep(struct session_doc *d, const char *s);
+const json_t *session_doc_keep_json(struct session_doc *d, json_t *j);
 
 /*
  * @dst (its old contents not read, nor freed) a copy of @src that owns

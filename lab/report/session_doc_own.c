@@ -35,7 +35,7 @@ int session_doc_load_file(const char *path, struct session_doc *d, struct strbuf
 }
 
 /* A copy of @s that @d keeps, as session.json holds it (NULL: NULL). */
-static const char *keep_string(struct session_doc *d, const char *s)
+const char *session_doc_keep(struct session_doc *d, const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -45,6 +45,16 @@ static const char *keep_string(struct session_doc *d, const char *s)
 	strvec_push(&d->strings, sb_str(&sb));
 	sb_release(&sb);
 	return d->strings.v[d->strings.n - 1];
+}
+
+const json_t *session_doc_keep_json(struct session_doc *d, json_t *j)
+{
+	if (!j)
+		return NULL;
+	if (!d->json)
+		d->json = json_array();
+	json_array_append_new(d->json, j);
+	return j;
 }
 
 /* A deep copy of @j that @d keeps (NULL: NULL): nobody else's change reaches it. */
@@ -57,10 +67,7 @@ static const json_t *keep_json(struct session_doc *d, const json_t *j)
 	copy = json_deep_copy(j);
 	if (!copy)
 		die("out of memory");
-	if (!d->json)
-		d->json = json_array();
-	json_array_append_new(d->json, copy);
-	return copy;
+	return session_doc_keep_json(d, copy);
 }
 
 static void keep_fields(struct session_doc *d, const struct sdoc_field *fields, void *base);
@@ -78,7 +85,7 @@ static void keep_array(struct session_doc *d, const struct sdoc_field *f, struct
 
 		/* an SK_MAP element begins with its key, a string of no row */
 		if (f->kind == SK_MAP)
-			*(const char **)el = keep_string(d, *(const char **)el);
+			*(const char **)el = session_doc_keep(d, *(const char **)el);
 		keep_fields(d, f->sub, el);
 	}
 }
@@ -91,7 +98,7 @@ static void keep_fields(struct session_doc *d, const struct sdoc_field *fields, 
 
 		switch (f->kind) {
 		case SK_STRING: case SK_STRING_OR_NULL: case SK_TEXT:
-			*(const char **)p = keep_string(d, *(const char **)p);
+			*(const char **)p = session_doc_keep(d, *(const char **)p);
 			break;
 		case SK_JSON:
 			*(const json_t **)p = keep_json(d, *(const json_t **)p);

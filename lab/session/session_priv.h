@@ -179,13 +179,15 @@ int session_hosts_check_shares(const struct session *s);
 
 /* --- session_workloads.c --- */
 /*
- * The workloads @wl of session.json into @wls, each with its runs per
- * kernel in @wruns (@runs: the session's), after their prepare_run hooks.
- * @res: the baseline kernel (its tree, for kernel_build).
+ * The workloads @wl of session.json as @d's workloads[] rows (what they
+ * point to kept by @d, session_doc_keep()), each with its runs per kernel
+ * in @wruns (@runs: the session's), after their prepare_run hooks. @res:
+ * the baseline kernel (its tree, for kernel_build). On an error the rows
+ * made so far are @d's, freed with it.
  */
 LAB_MUST_CHECK
-int session_workloads_json(struct session *s, const struct strvec *wl, long runs,
-			   const struct kbuild_result *res, json_t *wls, int *wruns);
+int session_workloads_rows(struct session *s, const struct strvec *wl, long runs,
+			   const struct kbuild_result *res, struct session_doc *d, int *wruns);
 
 /* --- session_resume.c --- */
 /*

@@ -3,7 +3,8 @@
  * A struct session_doc that owns its strings (lab/report/session_doc_own.c):
  * a copy outlives everything it was copied from (run under AddressSanitizer,
  * a string or JSON member left pointing at its source is a use after
- * free), and a document read from a file keeps the file's tree, encoding
+ * free), as do the strings and JSON a writer gives it to keep, and a
+ * document read from a file keeps the file's tree, encoding
  * again to the file byte for byte; a file that does not read or decode is
  * refused naming the file and the member.
  */
@@ -89,6 +90,33 @@ static void test_copy_owns(void **state)
 	sb_release(&err);
 }
 
+/*
+ * A writer's temporaries kept by the document it fills (a new session's
+ * workloads): read after the writer freed its own, as the file holds them.
+ */
+static void test_keep(void **state)
+{
+	struct session_doc d;
+	char *name = xstrdup("yield\xff");
+	json_t *args = json_pack("[s]", "--cpus=1");
+	const char *kept;
+	const json_t *kept_args;
+	(void)state;
+
+	session_doc_init(&d);
+	kept = session_doc_keep(&d, name);
+	kept_args = session_doc_keep_json(&d, args);	/* the reference is the document's */
+	memset(name, 'x', strlen(name));
+	free(name);
+	assert_string_equal(kept, "yield\xef\xbf\xbd");
+	assert_string_equal(json_string_value(json_array_get(kept_args, 0)), "--cpus=1");
+	assert_null(session_doc_keep(&d, NULL));
+	assert_null(session_doc_keep_json(&d, NULL));
+	session_doc_release(&d);
+	assert_int_equal(d.strings.n, 0);
+	assert_null(d.json);
+}
+
 /* Read from the file, the document keeps its tree: encoded, the file again. */
 static void test_load_file(void **state)
 {
@@ -147,6 +175,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copy_owns),
+		cmocka_unit_test(test_keep),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_load_file_refused),
 	};
