@@ -126,15 +126,6 @@ json_t *report_compare_session(const json_t *a, const json_t *b, const char *ka,
 json_t *report_find_named(const json_t *obj, const char *member, const char *name);
 
 /*
- * The sequential plan of a `run --until decided` session (design.sequential):
- * 1 with *@plan filled (and *@budget_s, 0 = none, when not NULL); 0 for a
- * fixed-N session; -1 when the plan is there but invalid.
- */
-struct stats_seq_plan;
-LAB_MUST_CHECK
-int report_seq_plan(const json_t *session, struct stats_seq_plan *plan, double *budget_s);
-
-/*
  * How @session declares @metric of @workload, by the rules the analysis
  * uses (the metric's declaration, else the built-in workload definition):
  * 1 higher is better, 0 lower is better, -1 not declared anywhere. *@unit

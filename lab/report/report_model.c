@@ -39,7 +39,12 @@ static void analysed_release(struct analysed *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* report_seq_plan() of a decoded plan. */
+/*
+ * design.sequential's plan (the analysis' decoding of it): 1 with *@plan
+ * filled (and *@budget_s, 0 = none, when not NULL); 0 for a fixed-N
+ * session; -1 when the plan is there but invalid. A running session's
+ * stopping rule reads its document's (plan_of(), session_seq.c).
+ */
 static int seq_plan(const struct input_seq_plan *j, struct stats_seq_plan *plan, double *budget_s)
 {
 	char err[256];
@@ -54,14 +59,6 @@ static int seq_plan(const struct input_seq_plan *j, struct stats_seq_plan *plan,
 	plan->step = (size_t)fmax(0, j->step);
 	plan->rho = j->rho;
 	return stats_seq_plan_check(plan, err, sizeof(err)) ? -1 : 1;
-}
-
-int report_seq_plan(const json_t *session, struct stats_seq_plan *plan, double *budget_s)
-{
-	struct input_seq_plan j;
-
-	input_seq_plan_decode(session, &j);
-	return seq_plan(&j, plan, budget_s);
 }
 
 static void settings_from_session(struct model *m)

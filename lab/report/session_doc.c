@@ -286,9 +286,18 @@ static void init_fields(const struct sdoc_field *fields, void *base)
 	}
 }
 
+/* Nothing kept: what session_doc_release() frees besides the arrays. */
+static void keep_nothing(struct session_doc *d)
+{
+	d->owned = NULL;
+	d->strings = (struct strvec)STRVEC_INIT;
+	d->json = NULL;
+}
+
 void session_doc_init(struct session_doc *d)
 {
 	init_fields(session_doc_fields, d);
+	keep_nothing(d);
 }
 
 void sdoc_fields_init(const struct sdoc_field *fields, void *base)
@@ -299,6 +308,10 @@ void sdoc_fields_init(const struct sdoc_field *fields, void *base)
 void session_doc_release(struct session_doc *d)
 {
 	sdoc_fields_release(session_doc_fields, d);
+	json_decref(d->owned);
+	strvec_clear(&d->strings);
+	json_decref(d->json);
+	keep_nothing(d);
 }
 
 /* --- encoding --- */
@@ -644,6 +657,7 @@ static int decode_object(struct decoder *d, const json_t *obj, const struct sdoc
 
 int session_doc_decode(const json_t *j, struct session_doc *doc, struct strbuf *err)
 {
+	keep_nothing(doc);
 	return sdoc_fields_decode(session_doc_fields, j, doc, err);
 }
 

@@ -23,11 +23,16 @@
  * A new member is a struct line below and a row in session_doc.c (then
  * the schema and SCHEMA.md, which the test holds to the row).
  *
- * Not thread-safe on one document; documents are plain values. Decoded,
- * the strings and SK_JSON members point into the JSON they came from and
- * live as long as it does, and the SK_ARRAY members are allocated
- * (session_doc_release()); encoded, nothing of the struct is kept
- * (SK_JSON members are referenced, not stolen).
+ * Not thread-safe on one document; documents are plain values. Whose
+ * strings: decoded by session_doc_decode(), the strings and SK_JSON
+ * members point into the JSON they came from and live as long as the
+ * caller keeps it (a report's tree); read by session_doc_load_file() (a
+ * resumed session) they point into the file's tree, which the document
+ * keeps; copied by session_doc_copy() (a new session, whose writers'
+ * strings and JSON are temporaries) they are copies the document keeps.
+ * Either way session_doc_release() frees what the document keeps, and
+ * the SK_ARRAY members it allocated. Encoded, nothing of the struct is
+ * kept (SK_JSON members are referenced, not stolen).
  */
 #ifndef LAB_SESSION_DOC_H
 #define LAB_SESSION_DOC_H
@@ -252,6 +257,17 @@ struct session_doc {
 	struct sdoc_array hosts;	/* struct sdoc_host_entry; absent: a session from before hosts */
 	const char *note;		/* [run] note */
 	const json_t *claim;		/* [claim] */
+	/*
+	 * Not members of the file: what the document keeps, freed by
+	 * session_doc_release(). @owned: the tree session_doc_load_file()
+	 * read; @strings and @json (an array, NULL until the first): the
+	 * copies session_doc_copy() made and what the writers kept
+	 * (session_doc_keep()). Empty when decoded from a tree the caller
+	 * keeps.
+	 */
+	json_t *owned;
+	struct strvec strings;
+	json_t *json;
 };
 
 /* The elements of the arrays, typed (@d's arrays index them: d->kernels.n of them). */
@@ -270,13 +286,46 @@ static inline const struct sdoc_host_entry *sdoc_host_at(const struct session_do
 	return &((const struct sdoc_host_entry *)d->hosts.v)[i];
 }
 
-/* Every member absent (the encoder then writes only the required objects). */
+/* Every member absent, nothing kept (the encoder then writes only the required objects). */
 void session_doc_init(struct session_doc *d);
 /*
- * Free the arrays session_doc_decode() or session_doc_member_decode()
- * allocated in @d, and leave them absent; the rest is the JSON's.
+ * Free the arrays session_doc_decode(), session_doc_member_decode() or
+ * session_doc_copy() allocated in @d and what @d keeps (the tree
+ * session_doc_load_file() read, the copies session_doc_copy() made), and
+ * leave them absent and empty; the rest is the JSON's.
  */
 void session_doc_release(struct session_doc *d);
+
+/*
+ * The session.json at @path read and decoded into @d (initialised here),
+ * which keeps the tree its strings point into: the session's disk
+ * boundary on --resume. 0, or -1 with "PATH: why" in @err (jansson's
+ * message, or session_doc_decode()'s by the member's path) and @d
+ * absent, keeping nothing.
+ */
+LAB_MUST_CHECK
+int session_doc_load_file(const char *path, struct session_doc *d, struct strbuf *err);
+
+/*
+ * For a writer that fills @d's rows from its own temporaries: a copy of
+ * @s that @d keeps until session_doc_release() (NULL: NULL), as
+ * session.json holds it (invalid UTF-8 replaced); @j (its reference
+ * taken; NULL: NULL) kept likewise. Each returns what @d keeps.
+ */
+const char *session_doc_keep(struct session_doc *d, const char *s);
+const json_t *session_doc_keep_json(struct session_doc *d, json_t *j);
+
+/*
+ * @dst (its old contents not read, nor freed) a copy of @src that owns
+ * everything it points to: its arrays, every string (as session.json
+ * holds it: invalid UTF-8 replaced, as the encoder writes it, so the copy
+ * reads as the file read back would) and every SK_JSON member (a deep
+ * copy). @src is left as it is, and may go once this returns: a new
+ * session's document, filled from the writers' temporaries, made the
+ * session's. session_doc_fields[] has no SK_CODEC row, which this could
+ * not copy.
+ */
+void session_doc_copy(struct session_doc *dst, const struct session_doc *src);
 
 enum sdoc_kind {
 	SK_STRING,		/* const char *; NULL: absent */
@@ -382,7 +431,7 @@ json_t *session_doc_member_encode(const struct session_doc *d, const char *key);
 
 /*
  * Decode @j (a session.json, or the session's members of a report) into
- * @d, every member's type checked in the table's order. 0, or -1 with the
+ * @d (initialised here: nothing kept; its strings @j's), every member's type checked in the table's order. 0, or -1 with the
  * first member that is not what the table says, by its JSON path, in @err
  * ("design.slots: expected an integer, got a string"; "guest: missing
  * (expected an object)"). Unknown members are ignored. A row's choices

@@ -277,11 +277,9 @@ int seq_state_decode(const json_t *j, struct seq_state *s, struct strbuf *err)
 	return 0;
 }
 
-int seq_placements_decode(const json_t *session, struct seq_placements *out,
-			  struct strbuf *err)
+int seq_placements_decode(const json_t *arr, struct seq_placements *out, struct strbuf *err)
 {
-	const json_t *seq = json_object_get(json_object_get(session, "design"), "sequential");
-	const json_t *arr = json_object_get(seq, "placement"), *e;
+	const json_t *e;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));

@@ -93,14 +93,13 @@ struct seq_placements {
 };
 
 /*
- * design.sequential.placement of session.json @session into @out: absent
- * is none (0). A present one must be an array of {workload, metric,
+ * design.sequential.placement of session.json, @arr (struct
+ * sdoc_sequential's), into @out: NULL (absent) is none (0). A present one must be an array of {workload, metric,
  * midpoint} with a positive finite midpoint other than 1: else -1, naming
  * the element and member in @err. Release @out either way.
  */
 LAB_MUST_CHECK
-int seq_placements_decode(const json_t *session, struct seq_placements *out,
-			  struct strbuf *err);
+int seq_placements_decode(const json_t *arr, struct seq_placements *out, struct strbuf *err);
 /* The placement member as session.json has it: a new array. */
 json_t *seq_placements_encode(const struct seq_placements *p);
 void seq_placements_release(struct seq_placements *p);

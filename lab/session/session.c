@@ -21,29 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/*
- * run --resume --budget: a sequential session's budget, raised in
- * session.json before anything runs; session_seq_open() then lets the
- * workloads the old budget stopped go on.
- */
-/* session.json decoded into s->doc, whose strings are s->ctx's. */
-static int session_doc_load(struct session *s)
-{
-	struct strbuf err = STRBUF_INIT;
-	int r = LAB_OK;
-
-	session_doc_release(&s->doc);
-	if (session_doc_decode(s->ctx, &s->doc, &err))
-		r = user_error("%s/session.json: %s", s->dir, sb_str(&err));
-	sb_release(&err);
-	return r;
-}
-
-static int raise_budget(struct session *s)
+/* run --resume --budget (session_priv.h): the document changed, then written as its encoding */
+int session_raise_budget(struct session *s)
 {
 	struct sdoc_sequential *seq = &s->doc.design.sequential;
 	double old = seq->budget_s;
 	char *path;
+	json_t *j;
 	int r;
 
 	if (!seq->present)
@@ -52,15 +36,13 @@ static int raise_budget(struct session *s)
 		return user_error("run --resume --budget: %.0f s is not more than the session's budget "
 				  "(%.0f s); give a larger one", s->o->budget_s, old);
 	seq->budget_s = s->o->budget_s;
-	/* design again from the document: the old design's strings go with it, so decode anew */
-	json_object_set_new(s->ctx, "design", session_doc_member_encode(&s->doc, "design"));
-	r = session_doc_load(s);
-	if (r)
-		return r;
+	/* the document is the state: session.json is its encoding, as session_new() wrote it */
 	path = xasprintf("%s/session.json", s->dir);
-	r = session_write_json(path, s->ctx);
+	j = session_doc_encode(&s->doc);
+	r = session_write_json(path, j);
 	if (r)
 		r = lab_error("cannot write %s: %s", path, strerror(errno));
+	json_decref(j);
 	free(path);
 	return r;
 }
@@ -71,7 +53,7 @@ static int session_jobs_load(struct session *s)
 	struct strbuf err = STRBUF_INIT;
 	int r = LAB_OK;
 
-	if (session_jobs_decode(s->ctx, &s->jobs, &err))
+	if (session_jobs_of(&s->doc, &s->jobs, &err))
 		r = user_error("%s/session.json: %s", s->dir, sb_str(&err));
 	sb_release(&err);
 	return r;
@@ -80,18 +62,18 @@ static int session_jobs_load(struct session *s)
 /* A resumed session: its folder, session.json, the kernels still in the cache, the guest lab. */
 static int resume_session(struct session *s)
 {
-	json_error_t jerr;
+	struct strbuf err = STRBUF_INIT;
 	int r = session_dir_find(s->cfg.reports_dir, s->o->resume_id, &s->dir);
 
 	if (r)
 		return r;
 	s->id = xstrdup(path_basename(s->dir));
 	char *path = xasprintf("%s/session.json", s->dir);
-	s->ctx = json_load_file(path, 0, &jerr);
+	/* the document keeps the tree its strings point into */
+	if (session_doc_load_file(path, &s->doc, &err))
+		r = user_error("%s", sb_str(&err));
+	sb_release(&err);
 	free(path);
-	if (!s->ctx)
-		return user_error("%s/session.json: %s", s->dir, jerr.text);
-	r = session_doc_load(s);
 	if (r)
 		return r;
 	if (!s->doc.plan)
@@ -111,7 +93,7 @@ static int resume_session(struct session *s)
 			      swept == 1 ? "" : "s");
 	}
 	if (!r && s->o->budget_s)
-		r = raise_budget(s);
+		r = session_raise_budget(s);
 	if (r)
 		return r;
 	r = session_kernels_hold(s);
@@ -182,8 +164,6 @@ static int start_session(struct session *s)
 		return r;
 	/* The first kernel's result (and its hold) serves session_new() too. */
 	r = session_new(s);
-	if (!r)
-		r = session_doc_load(s);
 	if (!r)
 		r = session_jobs_load(s);
 	return r ? r : session_hosts_check_shares(s);
@@ -261,7 +241,6 @@ out:
 			close(s.kernel_holds[i]);
 	session_jobs_release(&s.jobs);
 	session_doc_release(&s.doc);
-	json_decref(s.ctx);
 	session_seq_free(s.seq);
 	if (s.lock_fd >= 0)
 		close(s.lock_fd);

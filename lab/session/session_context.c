@@ -238,8 +238,9 @@ static char *command_of(const struct session_opts *o, const struct lab_config *c
 struct doc_parts {
 	struct session_doc doc;
 	/*
-	 * The arrays made as JSON by their writers (kernels, workloads,
-	 * hosts), by key: the document's rows point into them.
+	 * The arrays made as JSON by their writers (kernels), by key: the
+	 * document's rows point into them. The workloads' and hosts' rows
+	 * are filled directly (session_workloads_rows(), session_hosts_rows()).
 	 */
 	json_t *made;
 	struct host_strings hs;
@@ -297,25 +298,24 @@ static void doc_fill(struct session *s, const struct strvec *wl, long runs, stru
 	d->statistics.resamples = cfg->stats.resamples;
 	d->statistics.threshold = cfg->stats.threshold;
 	d->statistics.max_failed_fraction = cfg->stats.max_failed;
-	json_object_set_new(p->made, "hosts", session_hosts_state_json(s));
+	d->hosts = session_hosts_rows(s);
 	d->note = cfg->run.note;
 	d->claim = claim_json(&cfg->claim);
 }
 
 /*
- * The arrays made as JSON into @p's document, through its rows: what
- * they do not say is not written. LAB_ELAB when one is not what the rows
- * say (the lab's own writers disagree with its table).
+ * The kernels, made as JSON (session_kernels_json()), into @p's document
+ * through their rows: what they do not say is not written. LAB_ELAB when
+ * they are not what the rows say (the lab's own writer disagrees with its
+ * table).
  */
-static int doc_arrays(struct doc_parts *p)
+static int doc_kernels(struct doc_parts *p)
 {
-	static const char *const keys[] = { "kernels", "workloads", "hosts" };
 	struct strbuf err = STRBUF_INIT;
 	int r = LAB_OK;
 
-	for (size_t i = 0; i < ARRAY_SIZE(keys) && !r; i++)
-		if (session_doc_member_decode(p->made, keys[i], &p->doc, &err))
-			r = lab_error("session.json as made: %s", sb_str(&err));
+	if (session_doc_member_decode(p->made, "kernels", &p->doc, &err))
+		r = lab_error("session.json as made: %s", sb_str(&err));
 	sb_release(&err);
 	return r;
 }
@@ -343,12 +343,10 @@ static int plan_fill(struct session *s, const struct strvec *wl, long runs, stru
 	const struct session_opts *o = s->o;
 	const struct lab_config *cfg = &s->cfg;
 	struct sdoc_design *d = &p->doc.design;
-	json_t *wls = json_array();
 	int *wruns = xcalloc(wl->n, sizeof(*wruns));
-	int r = session_workloads_json(s, wl, runs, &s->kernels.res[0], wls, wruns);
+	int r = session_workloads_rows(s, wl, runs, &s->kernels.res[0], &p->doc, wruns);
 	struct session_plan *plan = &p->plan;
 
-	json_object_set_new(p->made, "workloads", wls);
 	if (r) {
 		free(wruns);
 		return r;
@@ -396,16 +394,26 @@ int session_new(struct session *s)
 	r = plan_fill(s, &wl, runs, &p);
 	if (!r) {
 		doc_fill(s, &wl, runs, &p);
-		r = doc_arrays(&p);
+		r = doc_kernels(&p);
 	}
+	/*
+	 * The session's document is the one filled here, made to own its
+	 * strings and JSON: @p's are temporaries (the writers' JSON, lab.conf's,
+	 * the host's). The kernels' rows still come
+	 * from their writer's JSON through the table (doc_kernels()), not
+	 * filled by the writer itself.
+	 */
 	if (!r)
-		s->ctx = session_doc_encode(&p.doc);
+		session_doc_copy(&s->doc, &p.doc);
 	doc_parts_release(&p);
 	strvec_clear(&wl);
 	if (r)
 		return r;
 	char *path = xasprintf("%s/session.json", s->dir);
-	r = session_write_json(path, s->ctx) ? lab_error("cannot write %s: %s", path, strerror(errno)) : LAB_OK;
+	json_t *j = session_doc_encode(&s->doc);
+
+	r = session_write_json(path, j) ? lab_error("cannot write %s: %s", path, strerror(errno)) : LAB_OK;
+	json_decref(j);
 	free(path);
 	if (!r) {
 		session_kernels_copy_logs(s, &s->kernels);

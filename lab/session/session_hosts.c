@@ -78,17 +78,21 @@ static int pin_slots(struct session *s, struct session_host *h)
 	return LAB_OK;
 }
 
-json_t *session_hosts_state_json(const struct session *s)
+struct sdoc_array session_hosts_rows(const struct session *s)
 {
-	json_t *a = json_array();
+	struct sdoc_host_entry *v = xcalloc(s->hosts.n + 1, sizeof(*v));
 
 	for (size_t i = 0; i < s->hosts.n; i++) {
 		const struct session_host *h = &s->hosts.v[i];
 
-		json_array_append_new(a, session_host_encode(&h->cfg, guest_accel_name(h->accel),
-							     h->accel_reason));
+		/* session_host_encode()'s members: the [host] as opened, and its accelerator */
+		v[i] = (struct sdoc_host_entry){
+			.name = h->cfg.name, .uri = h->cfg.uri, .slots = h->cfg.slots,
+			.cpus = h->cfg.cpus, .pool = h->cfg.pool, .pool_dir = h->cfg.pool_dir,
+			.accel = guest_accel_name(h->accel), .accel_reason = h->accel_reason,
+		};
 	}
-	return a;
+	return (struct sdoc_array){ .v = v, .n = s->hosts.n, .present = 1 };
 }
 
 int session_hosts_open(struct session *s, const json_t *hosts, const char *probe_kernel)

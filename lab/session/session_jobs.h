@@ -3,10 +3,11 @@
  * What the run stage reads of session.json, typed: each workload's job
  * (its type, the arguments its program gets, the host folders it shares
  * with the guest), each kernel's image. (Its scalars, the guest file
- * among them, are struct session_doc's: session_doc.h.) Decoded once by
- * session_jobs_decode() (session_jobs.c) when the session starts or
- * resumes (a resumed one after session_resume_check()); the scheduler,
- * one run, the hosts' checks and the kernels' holds read the struct.
+ * among them, are struct session_doc's: session_doc.h.) Made once by
+ * session_jobs_of() (session_jobs.c) from the document's rows when the
+ * session starts or resumes (a resumed one after session_resume_check());
+ * the scheduler, one run, the hosts' checks and the kernels' holds read
+ * the struct, which owns its strings.
  */
 #ifndef LAB_SESSION_JOBS_H
 #define LAB_SESSION_JOBS_H
@@ -45,12 +46,15 @@ struct session_jobs {
 };
 
 /*
- * @ctx (session.json) into @j. A member of the wrong type is an error
- * naming it ("workloads[1].shares[0].tag: expected a string, got null"):
- * -1, @j released. 0 when it decodes.
+ * The jobs and images of the document @doc (decoded: its members' types
+ * are the table's) into @j, copied. What the table does not require and
+ * a job needs is an error naming it, -1 with @j released: a workload
+ * without a type, arguments that are not strings ("workloads[1].args[0]:
+ * expected a string, got null"), no workloads at all. 0 otherwise.
  */
+struct session_doc;
 LAB_MUST_CHECK
-int session_jobs_decode(const json_t *ctx, struct session_jobs *j, struct strbuf *err);
+int session_jobs_of(const struct session_doc *doc, struct session_jobs *j, struct strbuf *err);
 void session_jobs_release(struct session_jobs *j);
 
 /* The workload named @name; NULL when the session has none. */

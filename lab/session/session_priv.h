@@ -68,10 +68,12 @@ struct session {
 	struct session_opts *o;
 	struct lab_config cfg;
 	char *dir, *id;
-	json_t *ctx;			/* session.json */
-	/* session.json decoded (its strings are ctx's), once it is final */
+	/*
+	 * session.json, once it is final: the state itself, owning its
+	 * strings (session_doc.h); the file is its encoding.
+	 */
 	struct session_doc doc;
-	struct session_jobs jobs;	/* what the runs read of it, once it is final */
+	struct session_jobs jobs;	/* what the runs read of it, made from its rows */
 	struct guest_topology topo;
 	struct guest_lab lab;		/* libvirt, the accelerator, the guest image */
 	struct session_kernels kernels;	/* a new session's, while it is planned */
@@ -90,6 +92,18 @@ struct session {
 	 */
 	atomic_int unrecorded;
 };
+
+/* --- session.c --- */
+/*
+ * run --resume --budget: a sequential session's budget raised to
+ * s->o->budget_s in s->doc, and session.json written again as its
+ * encoding, before anything runs (session_seq_open() then lets the
+ * workloads the old budget stopped go on). LAB_EUSER, said, for a session
+ * that is not sequential or a budget not above its own; LAB_ELAB when the
+ * file cannot be written.
+ */
+LAB_MUST_CHECK
+int session_raise_budget(struct session *s);
 
 /* --- session_kernels.c --- */
 /* Build (or find) the kernel the accelerator probe boots: the first to run. */
@@ -149,8 +163,12 @@ json_t *session_hosts_json(const struct lab_config *cfg);
  */
 LAB_MUST_CHECK
 int session_hosts_open(struct session *s, const json_t *hosts, const char *probe_kernel);
-/* The open hosts for session.json: lab.conf's fields and the accelerator found on each. */
-json_t *session_hosts_state_json(const struct session *s);
+/*
+ * The open hosts as session.json's hosts[] rows: lab.conf's fields and
+ * the accelerator found on each, their strings s->hosts' (the array
+ * allocated: session_doc_release() of the document it goes into frees it).
+ */
+struct sdoc_array session_hosts_rows(const struct session *s);
 void session_hosts_close(struct session *s);
 /* The topology slot @slot of host @h runs: pinned to the slot's CPUs, or the guest's. */
 const struct guest_topology *session_slot_topology(const struct session *s,
@@ -161,13 +179,15 @@ int session_hosts_check_shares(const struct session *s);
 
 /* --- session_workloads.c --- */
 /*
- * The workloads @wl of session.json into @wls, each with its runs per
- * kernel in @wruns (@runs: the session's), after their prepare_run hooks.
- * @res: the baseline kernel (its tree, for kernel_build).
+ * The workloads @wl of session.json as @d's workloads[] rows (what they
+ * point to kept by @d, session_doc_keep()), each with its runs per kernel
+ * in @wruns (@runs: the session's), after their prepare_run hooks. @res:
+ * the baseline kernel (its tree, for kernel_build). On an error the rows
+ * made so far are @d's, freed with it.
  */
 LAB_MUST_CHECK
-int session_workloads_json(struct session *s, const struct strvec *wl, long runs,
-			   const struct kbuild_result *res, json_t *wls, int *wruns);
+int session_workloads_rows(struct session *s, const struct strvec *wl, long runs,
+			   const struct kbuild_result *res, struct session_doc *d, int *wruns);
 
 /* --- session_resume.c --- */
 /*

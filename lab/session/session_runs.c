@@ -608,7 +608,7 @@ int session_run_plan(struct session *s, enum plan_end *end)
 		goto out;
 	}
 	if (!s->seq)
-		r = session_seq_open(s->dir, s->ctx, &s->seq, &err);
+		r = session_seq_open(s->dir, &s->doc, &s->seq, &err);
 	if (r) {
 		error_status(r, "%s", sb_str(&err));
 		goto out;

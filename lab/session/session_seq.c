@@ -79,7 +79,27 @@ static int reopen_after_budget(struct session_seq *q)
 	return 1;
 }
 
-int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **out,
+/*
+ * design.sequential's plan into @q: 1; 0 for a fixed-N session; -1 when
+ * the plan is there but invalid. The table required its numbers.
+ */
+static int plan_of(const struct sdoc_sequential *seq, struct session_seq *q)
+{
+	char why[256];
+
+	if (!seq->present)
+		return 0;
+	/* null, or nothing to spend: no budget */
+	q->budget_s = isfinite(seq->budget_s) && seq->budget_s > 0 ? seq->budget_s : 0;
+	q->plan.alpha = seq->alpha;
+	q->plan.rho = seq->rho;
+	q->plan.min_runs = seq->min_runs > 0 ? (size_t)seq->min_runs : 0;
+	q->plan.max_runs = seq->max_runs > 0 ? (size_t)seq->max_runs : 0;
+	q->plan.step = seq->step > 0 ? (size_t)seq->step : 0;
+	return stats_seq_plan_check(&q->plan, why, sizeof(why)) ? -1 : 1;
+}
+
+int session_seq_open(const char *dir, const struct session_doc *doc, struct session_seq **out,
 		     struct strbuf *err)
 {
 	struct session_seq *q;
@@ -89,7 +109,7 @@ int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **ou
 
 	*out = NULL;
 	q = xcalloc(1, sizeof(*q));
-	r = report_seq_plan(ctx, &q->plan, &q->budget_s);
+	r = plan_of(&doc->design.sequential, q);
 	if (r <= 0) {
 		free(q);
 		if (!r)
@@ -100,7 +120,7 @@ int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **ou
 	q->dir = xstrdup(dir);
 	q->path = xasprintf("%s/sequential.json", dir);
 	seq_state_init(&q->state);
-	if (seq_placements_decode(ctx, &q->placement, err)) {
+	if (seq_placements_decode(doc->design.sequential.placement, &q->placement, err)) {
 		sb_addf(err, " (in %s/session.json)", dir);
 		session_seq_free(q);
 		return LAB_EUSER;

@@ -20,14 +20,15 @@ struct session_seq;
 struct session_doc;
 
 /*
- * The stopping rule of the session in @dir (session.json @ctx), with its
- * state from <dir>/sequential.json when there is one, into *@out (NULL for
- * a fixed-N session). LAB_OK; LAB_EUSER when session.json's plan or
+ * The stopping rule of the session in @dir (its plan and budget,
+ * design.sequential of session.json @doc), with its state from
+ * <dir>/sequential.json when there is one, into *@out (NULL for a fixed-N
+ * session). LAB_OK; LAB_EUSER when session.json's plan or
  * sequential.json is not valid, LAB_ELAB when sequential.json cannot be
  * written: the file and what is wrong in @err.
  */
 LAB_MUST_CHECK
-int session_seq_open(const char *dir, const json_t *ctx, struct session_seq **out,
+int session_seq_open(const char *dir, const struct session_doc *doc, struct session_seq **out,
 		     struct strbuf *err);
 void session_seq_free(struct session_seq *q);
 

@@ -6,17 +6,32 @@
  * (lab/workload/workload_def.h) set up on the host for its runs.
  */
 #include "session_priv.h"
-#include "xjson.h"
 #include "kbuild_prep.h"
 #include "workload_def.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Metric names of a workload for this guest: "%d" expands over CPU counts or nodes. */
-static json_t *metrics_json(const struct workload_cfg *w, const struct guest_topology *t)
+/* Room for one more metric at the end of @a (grown by doubling from 8); the element. */
+static struct sdoc_metric *metric_add(struct sdoc_array *a)
 {
-	json_t *a = json_array();
+	/* a power of two from 8 up: the array is full exactly then */
+	if (a->n >= 8 && !(a->n & (a->n - 1)))
+		a->v = xrealloc(a->v, 2 * a->n * sizeof(struct sdoc_metric));
+	else if (!a->v)
+		a->v = xcalloc(8, sizeof(struct sdoc_metric));
+	return &((struct sdoc_metric *)a->v)[a->n++];
+}
+
+/*
+ * The metrics[] rows of a workload for this guest, their names @d's:
+ * "%d" expands over CPU counts or nodes.
+ */
+static struct sdoc_array metric_rows(struct session_doc *d, const struct workload_cfg *w,
+				     const struct guest_topology *t)
+{
+	struct sdoc_array a = { .present = 1 };
 	struct strvec prim = STRVEC_INIT;
 
 	workload_cfg_primaries(w, &prim);
@@ -44,12 +59,15 @@ static json_t *metrics_json(const struct workload_cfg *w, const struct guest_top
 			if (*idx.v[i] && strstr(m->name, "cpu") && atoi(idx.v[i]) > t->vcpus)
 				continue;	/* the program caps the sweep at the guest's CPUs */
 			char *name = *idx.v[i] ? xasprintf(m->name, atoi(idx.v[i])) : xstrdup(m->name);
-			json_t *decl = xjson_pack("{s:s, s:s, s:s}", "name", name, "unit", m->unit,
-				"better", m->better == BETTER_HIGHER ? "higher" : "lower");
+			struct sdoc_metric *row = metric_add(&a);
+
+			/* the threshold and help are a report's (SCHEMA.md): absent here */
+			*row = (struct sdoc_metric){ .name = session_doc_keep(d, name), .unit = m->unit,
+				.better = m->better == BETTER_HIGHER ? "higher" : "lower",
+				.primary = -1, .threshold = NAN };
 			for (size_t p = 0; p < prim.n; p++)
 				if (metric_pattern_match(prim.v[p], name))
-					json_object_set_new(decl, "primary", json_true());
-			json_array_append_new(a, decl);
+					row->primary = 1;
 			free(name);
 		}
 		strvec_clear(&idx);
@@ -93,19 +111,18 @@ static const char *setup_value(const struct workload_run_setup *setup, const cha
 
 /*
  * [workload] coherence_params: the arguments of its coherence runs, @args
- * (its own) with those parameters replaced or added, in "coherence_args"
- * of @j, so a resumed session runs what it started with. Nothing when
- * the section has none.
+ * (its own) with those parameters replaced or added, so a resumed session
+ * runs what it started with (a new reference). NULL when the section has
+ * none.
  */
-static void coherence_args(const struct workload_cfg *w, const json_t *args, json_t *j)
+static json_t *coherence_args(const struct workload_cfg *w, const json_t *args)
 {
-	json_t *out = json_array(), *a;
+	json_t *out, *a;
 	size_t i;
 
-	if (!w->coh_keys.n) {
-		json_decref(out);
-		return;
-	}
+	if (!w->coh_keys.n)
+		return NULL;
+	out = json_array();
 	json_array_foreach(args, i, a) {
 		const char *arg = json_string_value(a), *eq = strchr(arg, '=');
 		char *name = xstrndup(arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2));
@@ -117,14 +134,18 @@ static void coherence_args(const struct workload_cfg *w, const json_t *args, jso
 	for (size_t k = 0; k < w->coh_keys.n; k++)
 		json_array_append_new(out, json_sprintf("--%s=%s", w->coh_keys.v[k],
 							w->coh_values.v[k]));
-	json_object_set_new(j, "coherence_args", out);
+	return out;
 }
 
-/* @setup: what the workload's prepare_run hook decided for its runs. */
-static json_t *workload_json(const struct workload_cfg *w, const struct guest_topology *t,
-			     int counters, const struct workload_run_setup *setup)
+/*
+ * Workload @w's row @row, what it points to @d's. @setup: what the
+ * workload's prepare_run hook decided for its runs.
+ */
+static void workload_row(struct session_doc *d, const struct workload_cfg *w,
+			 const struct guest_topology *t, int counters,
+			 const struct workload_run_setup *setup, struct sdoc_workload *row)
 {
-	json_t *params = json_object(), *args = json_array(), *j;
+	json_t *params = json_object(), *args = json_array();
 
 	for (const struct param_def *p = w->def->params; p->name; p++) {
 		const char *v = workload_cfg_value(w, p->name);
@@ -139,22 +160,25 @@ static json_t *workload_json(const struct workload_cfg *w, const struct guest_to
 		if (v && (*v || hook || workload_cfg_has(w, p->name)))
 			json_array_append_new(args, json_sprintf("--%s=%s", p->name, v));
 	}
-	j = xjson_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name", w->name, "type", w->def->name,
-		      "params", params, "metrics", metrics_json(w, t), "primary", primaries_json(w),
-		      "args", args);
-	coherence_args(w, args, j);
-	/* The band of this workload's metrics, where lab.conf sets one. */
-	if (w->threshold >= 0)
-		json_object_set_new(j, "threshold", json_real(w->threshold));
+	*row = (struct sdoc_workload){
+		.name = session_doc_keep(d, w->name), .type = w->def->name,
+		.params = session_doc_keep_json(d, params), .metrics = metric_rows(d, w, t),
+		.primary = session_doc_keep_json(d, primaries_json(w)),
+		.coherence_args = session_doc_keep_json(d, coherence_args(w, args)),
+		.args = session_doc_keep_json(d, args),
+		/* the band of this workload's metrics, where lab.conf sets one */
+		.threshold = w->threshold >= 0 ? w->threshold : NAN,
+		.runs = SDOC_NONE,
+	};
 	/* In session.json, so a resumed session shares the same folders. */
 	if (setup->shares.n) {
-		json_t *shares = json_array();
+		struct sdoc_share *sh = xcalloc(setup->shares.n / 2 + 1, sizeof(*sh));
+
 		for (size_t i = 0; i + 1 < setup->shares.n; i += 2)
-			json_array_append_new(shares, xjson_pack("{s:s, s:s}", "tag", setup->shares.v[i],
-								"host_dir", setup->shares.v[i + 1]));
-		json_object_set_new(j, "shares", shares);
+			sh[i / 2] = (struct sdoc_share){ session_doc_keep(d, setup->shares.v[i]),
+							 session_doc_keep(d, setup->shares.v[i + 1]) };
+		row->shares = (struct sdoc_array){ sh, setup->shares.n / 2, 1 };
 	}
-	return j;
 }
 
 /* workload_run_env.prepare_build_dir: the baseline's tree with its .config, log in logs/. */
@@ -170,15 +194,18 @@ static int prepare_build_dir(const struct workload_run_env *env, const char *wor
 	return r;
 }
 
-int session_workloads_json(struct session *s, const struct strvec *wl, long runs,
-			   const struct kbuild_result *res, json_t *wls, int *wruns)
+int session_workloads_rows(struct session *s, const struct strvec *wl, long runs,
+			   const struct kbuild_result *res, struct session_doc *d, int *wruns)
 {
 	struct session_opts *o = s->o;
 	char *ktree = session_kernel_tree(res);
 	struct workload_run_env env = { .kernel_tree = ktree, .kernel_entry = res->entry_dir,
 					.prepare_build_dir = prepare_build_dir, .data = s };
+	struct sdoc_workload *rows = xcalloc(wl->n + 1, sizeof(*rows));
 	int r = LAB_OK;
 
+	/* what session_doc_release() frees: the rows filled so far */
+	d->workloads = (struct sdoc_array){ rows, 0, 1 };
 	for (size_t i = 0; i < wl->n && !r; i++) {
 		const struct workload_cfg *w = config_workload(&s->cfg, wl->v[i]);
 		if (!w || !w->def) {
@@ -193,9 +220,9 @@ int session_workloads_json(struct session *s, const struct strvec *wl, long runs
 
 		r = w->def->prepare_run ? w->def->prepare_run(w->def, &sec, &env, &setup) : LAB_OK;
 		if (!r) {
-			json_t *wj = workload_json(w, &s->topo, !o->no_counters, &setup);
-			json_object_set_new(wj, "runs", json_integer(wruns[i]));
-			json_array_append_new(wls, wj);
+			workload_row(d, w, &s->topo, !o->no_counters, &setup, &rows[i]);
+			rows[i].runs = wruns[i];
+			d->workloads.n = i + 1;
 		}
 		strvec_clear(&setup.set);
 		strvec_clear(&setup.shares);

@@ -181,6 +181,13 @@ static void test_not_an_object(void **state)
 	sb_release(&err);
 }
 
+/* design.sequential.placement of the session @j, as struct sdoc_sequential has it. */
+static const json_t *placement_of(const json_t *j)
+{
+	return json_object_get(json_object_get(json_object_get(j, "design"), "sequential"),
+			       "placement");
+}
+
 /* A bisection probe's placement list: read back as written, each wrong member named. */
 static void expect_placement(const char *json, int rc, const char *want)
 {
@@ -190,7 +197,7 @@ static void expect_placement(const char *json, int rc, const char *want)
 	struct strbuf err = STRBUF_INIT;
 
 	assert_non_null(j);
-	assert_int_equal(seq_placements_decode(j, &p, &err), rc);
+	assert_int_equal(seq_placements_decode(placement_of(j), &p, &err), rc);
 	if (want && !strstr(sb_str(&err), want))
 		fail_msg("'%s' does not say '%s'", sb_str(&err), want);
 	seq_placements_release(&p);
@@ -209,7 +216,7 @@ static void test_placement(void **state)
 	char *text;
 
 	(void)state;
-	assert_int_equal(seq_placements_decode(j, &p, &err), 0);
+	assert_int_equal(seq_placements_decode(placement_of(j), &p, &err), 0);
 	assert_int_equal(p.n, 1);
 	assert_string_equal(p.v[0].workload, "yield");
 	assert_string_equal(p.v[0].metric, "cs");

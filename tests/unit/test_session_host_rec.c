@@ -3,7 +3,8 @@
  * session.json's hosts (lab/session/session_host_rec.c): what a session
  * wrote reads back as the [host] it came from, and a member of the wrong
  * type is refused naming it (a "cpus" that is not a string no longer
- * reads as every CPU).
+ * reads as every CPU); the open hosts as session.json's rows
+ * (session_hosts_rows()) are what session_host_encode() wrote of them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,9 +12,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "session_host_rec.h"
+#include "session_priv.h"
 
 static void test_round_trip(void **state)
 {
@@ -97,11 +100,48 @@ static void test_bad_members(void **state)
 	    "host h: cpus 'x-y' is not a CPU list");
 }
 
+/*
+ * A new session's hosts[] are filled as rows of its document: encoded, the
+ * bytes session_host_encode() made of each host when they were JSON.
+ */
+static void test_rows_as_encoded(void **state)
+{
+	struct session_host hv[2] = {
+		{ .cfg = { .name = "local", .uri = "qemu:///embed", .slots = 2, .pool = "p",
+			   .pool_dir = "/srv/p" }, .accel = ACCEL_TCG,
+		  .accel_reason = "no \"kvm\" here" },
+		{ .cfg = { .name = "big", .uri = "qemu+ssh://big/system", .slots = 4,
+			   .cpus = "0-3,8", .pool = "q", .pool_dir = "/srv/q" }, .accel = ACCEL_KVM },
+	};
+	struct session s = { .hosts = { .v = hv, .n = 2 } };
+	struct session_doc d;
+	json_t *want = json_array(), *got;
+	char *a, *b;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++)
+		json_array_append_new(want, session_host_encode(&hv[i].cfg,
+								guest_accel_name(hv[i].accel),
+								hv[i].accel_reason));
+	session_doc_init(&d);
+	d.hosts = session_hosts_rows(&s);
+	got = session_doc_member_encode(&d, "hosts");
+	a = json_dumps(want, JSON_PRESERVE_ORDER);
+	b = json_dumps(got, JSON_PRESERVE_ORDER);
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
+	json_decref(got);
+	json_decref(want);
+	session_doc_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_members),
+		cmocka_unit_test(test_rows_as_encoded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the run stage reads of session.json (lab/session/session_jobs.c):
- * a session's jobs and kernels' images read whole, and a
- * member of the wrong type refused naming it, never handed to a guest as
- * a NULL argument or share.
+ * a session's jobs and kernels' images made whole from the document's
+ * rows, and a member of the wrong type refused naming it (by the table,
+ * or by session_jobs_of() for what the table does not require), never
+ * handed to a guest as a NULL argument or share.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session_doc.h"
 #include "session_jobs.h"
 
 #define GOOD "{\"kernels\":[{\"name\":\"base\",\"bzImage\":\"/c/e1/bzImage\"}," \
@@ -30,6 +32,27 @@ static json_t *parse(const char *text)
 	return j;
 }
 
+/*
+ * @ctx's kernels and workloads into a document, as session_doc_decode()
+ * reads them, then its jobs into @j: 0, or -1 with the table's error or
+ * session_jobs_of()'s in @err.
+ */
+static int jobs_of(const json_t *ctx, struct session_jobs *j, struct strbuf *err)
+{
+	struct session_doc doc;
+	int r = 0;
+
+	session_doc_init(&doc);
+	memset(j, 0, sizeof(*j));
+	if (session_doc_member_decode(ctx, "kernels", &doc, err) ||
+	    session_doc_member_decode(ctx, "workloads", &doc, err))
+		r = -1;
+	if (!r)
+		r = session_jobs_of(&doc, j, err);
+	session_doc_release(&doc);
+	return r;
+}
+
 static void test_good(void **state)
 {
 	json_t *ctx = parse(GOOD);
@@ -38,7 +61,7 @@ static void test_good(void **state)
 	const struct session_job *w;
 
 	(void)state;
-	assert_int_equal(session_jobs_decode(ctx, &j, &err), 0);
+	assert_int_equal(jobs_of(ctx, &j, &err), 0);
 	assert_int_equal(j.nw, 2);
 	w = session_job_find(&j, "yield");
 	assert_non_null(w);
@@ -78,7 +101,7 @@ static void bad(const char *path, const char *key, json_t *val, const char *want
 		json_object_set_new(o, key, val);
 	else
 		json_object_del(o, key);
-	assert_int_equal(session_jobs_decode(ctx, &j, &err), -1);
+	assert_int_equal(jobs_of(ctx, &j, &err), -1);
 	if (strcmp(sb_str(&err), want))
 		fail_msg("%s %s: got \"%s\", want \"%s\"", path, key, sb_str(&err), want);
 	assert_int_equal(j.nw, 0);
@@ -104,9 +127,11 @@ static void test_bad_members(void **state)
 	bad("workloads/1/shares", "0", json_true(),
 	    "workloads[1].shares[0]: expected an object, got a boolean");
 	bad("workloads/1/shares/0", "host_dir", NULL,
-	    "workloads[1].shares[0].host_dir: expected a string, got nothing");
+	    "workloads[1].shares[0].host_dir: missing (expected a string)");
 	bad("", "kernels", json_object(), "kernels: expected an array, got an object");
-	bad("kernels/0", "name", NULL, "kernels[0].name: expected a string, got nothing");
+	bad("kernels/0", "name", NULL, "kernels[0].name: missing (expected a string)");
+	bad("workloads/0", "coherence_args", json_pack("[s, i]", "--a", 1),
+	    "workloads[0].coherence_args[1]: expected a string, got an integer");
 	bad("kernels/0", "bzImage", json_integer(3),
 	    "kernels[0].bzImage: expected a string, got an integer");
 }

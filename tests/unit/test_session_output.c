@@ -305,19 +305,18 @@ static void session_from_fixture(struct finish_case *c, const char *sub, int kee
 		free(path);
 	}
 	json_object_del(fx, "runs");
-	c->s.ctx = fx;
-	/* the end encodes the session's document, as session_doc_load() decodes it */
+	/* the end encodes the session's document, as session_doc_load_file() reads it */
 	struct strbuf err = STRBUF_INIT;
 
 	if (session_doc_decode(fx, &c->s.doc, &err))
 		fail_msg("session-ab.json: %s", sb_str(&err));
+	c->s.doc.owned = fx;	/* and keeps the tree its strings point into */
 	sb_release(&err);
 }
 
 static void finish_case_release(struct finish_case *c)
 {
 	session_doc_release(&c->s.doc);
-	json_decref(c->s.ctx);
 	free(c->s.dir);
 	free(c->s.id);
 	free(c->s.cfg.path);

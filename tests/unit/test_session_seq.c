@@ -136,12 +136,17 @@ static void test_primary_line_uses_pooled(void **state)
 
 /* --- sequential.json --- */
 
-/* A session context with a valid sequential plan (min 6, max 10, budget @budget_s). */
-static json_t *seq_ctx(double budget_s)
+/*
+ * A session's document with a valid sequential plan (min 6, max 10, budget
+ * @budget_s), no workloads, and an empty plan, @plan (the caller's).
+ */
+static void seq_doc(struct session_doc *doc, double budget_s, const json_t *plan)
 {
-	return json_pack("{s:{s:{s:f, s:i, s:i, s:i, s:f, s:f}}, s:[], s:[]}",
-			 "design", "sequential", "alpha", 0.05, "min_runs", 6, "max_runs", 10,
-			 "step", 2, "rho", 2.0, "budget_s", budget_s, "plan", "workloads");
+	session_doc_init(doc);
+	doc->design.sequential = (struct sdoc_sequential){ .present = 1, .alpha = 0.05,
+		.min_runs = 6, .max_runs = 10, .step = 2, .rho = 2.0, .budget_s = budget_s };
+	doc->workloads.present = 1;
+	doc->plan = plan;
 }
 
 static char *session_dir(const char *sub)
@@ -165,43 +170,42 @@ static void write_text_file(const char *path, const char *text)
 static void test_open_corrupt_state(void **state)
 {
 	char *d = session_dir("corrupt"), *path = xasprintf("%s/sequential.json", d);
-	json_t *ctx = seq_ctx(0);
+	struct session_doc doc, fixed;
 	struct session_seq *q = (void *)1;
 	struct strbuf err = STRBUF_INIT;
 	(void)state;
 
+	seq_doc(&doc, 0, NULL);
 	write_text_file(path, "{\"workloads\": {\"yield\": {\"stopped\": tr");
-	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_EUSER);
+	assert_int_equal(session_seq_open(d, &doc, &q, &err), LAB_EUSER);
 	assert_null(q);
 	assert_non_null(strstr(sb_str(&err), path));
 
 	sb_reset(&err);
 	write_text_file(path, "[1, 2]");
-	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_EUSER);
+	assert_int_equal(session_seq_open(d, &doc, &q, &err), LAB_EUSER);
 	assert_non_null(strstr(sb_str(&err), path));
 
 	/* A hand-edited member is named, not read as "not stopped" or a NaN block. */
 	sb_reset(&err);
 	write_text_file(path, "{\"workloads\": {\"yield\": {\"stopped\": true, "
 			"\"why\": \"decided\", \"look\": 1, \"look_block\": \"six\"}}}");
-	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_EUSER);
+	assert_int_equal(session_seq_open(d, &doc, &q, &err), LAB_EUSER);
 	assert_null(q);
 	assert_non_null(strstr(sb_str(&err), "workloads.yield.look_block: expected an integer"));
 
 	/* no file yet: a fresh state; a fixed-N session: none */
 	unlink(path);
 	sb_reset(&err);
-	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
+	assert_int_equal(session_seq_open(d, &doc, &q, &err), LAB_OK);
 	assert_non_null(q);
 	session_seq_free(q);
-	json_t *fixed = json_pack("{s:{}}", "design");
-	assert_int_equal(session_seq_open(d, fixed, &q, &err), LAB_OK);
+	session_doc_init(&fixed);
+	assert_int_equal(session_seq_open(d, &fixed, &q, &err), LAB_OK);
 	assert_null(q);
 	assert_int_equal(err.len, 0);
-	json_decref(fixed);
 
 	sb_release(&err);
-	json_decref(ctx);
 	free(path);
 	free(d);
 }
@@ -222,8 +226,9 @@ static void test_run_plan_corrupt_state(void **state)
 	(void)state;
 
 	s.dir = session_dir("plan");
-	s.ctx = seq_ctx(0);
-	s.doc.plan = json_object_get(s.ctx, "plan");	/* what session_doc_load() decodes */
+	json_t *plan = json_array();
+
+	seq_doc(&s.doc, 0, plan);
 	path = xasprintf("%s/sequential.json", s.dir);
 	write_text_file(path, "not json at all");
 	capture_begin(&cap);
@@ -236,7 +241,7 @@ static void test_run_plan_corrupt_state(void **state)
 	assert_null(strstr(said, "interrupted"));
 	free(said);
 	free(path);
-	json_decref(s.ctx);
+	json_decref(plan);
 	free(s.dir);
 }
 
@@ -248,7 +253,8 @@ static void test_run_plan_corrupt_state(void **state)
 static void test_budget_spent_unwritable(void **state)
 {
 	char *d = session_dir("budget"), *path = xasprintf("%s/sequential.json", d);
-	json_t *ctx = seq_ctx(10), *runs;
+	json_t *runs;
+	struct session_doc doc;
 	struct run_records rs;
 	struct session_seq *q;
 	struct strbuf err = STRBUF_INIT;
@@ -256,7 +262,8 @@ static void test_budget_spent_unwritable(void **state)
 	char *said;
 	(void)state;
 
-	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
+	seq_doc(&doc, 10, NULL);
+	assert_int_equal(session_seq_open(d, &doc, &q, &err), LAB_OK);
 	assert_non_null(q);
 	runs = json_pack("[{s:i, s:s, s:s, s:s, s:{}, s:{s:f, s:f, s:f}}]", "seq", 1,
 			 "kernel", "base", "workload", "yield", "status", "ok", "metrics", "timings",
@@ -269,7 +276,7 @@ static void test_budget_spent_unwritable(void **state)
 	/* a second record, the state to write again, and nowhere to write it */
 	session_seq_free(q);
 	unlink(path);
-	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
+	assert_int_equal(session_seq_open(d, &doc, &q, &err), LAB_OK);
 	assert_int_equal(rm_rf(d), 0);
 	capture_begin(&cap);
 	int r = session_seq_budget_spent(q, &rs);
@@ -281,7 +288,6 @@ static void test_budget_spent_unwritable(void **state)
 	session_seq_free(q);
 	run_records_release(&rs);
 	json_decref(runs);
-	json_decref(ctx);
 	sb_release(&err);
 	free(path);
 	free(d);
@@ -371,8 +377,8 @@ static int after_run(const char *sub, json_t *ctx, json_t *runs, char **said)
 	struct stderr_capture cap;
 	int r;
 
-	assert_int_equal(session_seq_open(d, ctx, &q, &err), LAB_OK);
 	assert_int_equal(session_doc_decode(ctx, &doc, &err), 0);
+	assert_int_equal(session_seq_open(d, &doc, &q, &err), LAB_OK);
 	session_done_init(&done, runs);
 	decodes = deep_copies = copies = 0;
 	capture_begin(&cap);

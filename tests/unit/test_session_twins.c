@@ -194,6 +194,8 @@ static int teardown(void **state)
 }
 
 static const char *const kernels[] = { "baseline", "patched" };
+/* make_session()'s members of session.json, which its s->doc points into */
+static json_t *made;
 
 /*
  * A session in @dir of @nw workloads (@types) with @runs runs per kernel
@@ -231,14 +233,15 @@ static size_t make_session(struct session *s, const char *const *types, int nw, 
 	free(runs_dir);
 	s->dir = dir;
 	s->id = "twins";
-	s->ctx = json_pack("{s:o, s:o, s:[{s:s}, {s:s}], s:{s:s, s:s, s:s}}", "plan", pl,
-			   "workloads", wls, "kernels", "name", kernels[0], "name", kernels[1],
-			   "design", "baseline", kernels[0], "patched", kernels[1], "partners", partners);
-	assert_int_equal(session_jobs_decode(s->ctx, &s->jobs, &err), 0);
-	/* what session_doc_decode() makes of design.partners: the scheduler reads it there */
+	made = json_pack("{s:o, s:o, s:[{s:s}, {s:s}]}", "plan", pl, "workloads", wls,
+			 "kernels", "name", kernels[0], "name", kernels[1]);
+	/* what session_doc_decode() makes of them: the scheduler reads the struct */
 	session_doc_init(&s->doc);
+	assert_int_equal(session_doc_member_decode(made, "workloads", &s->doc, &err), 0);
+	assert_int_equal(session_doc_member_decode(made, "kernels", &s->doc, &err), 0);
 	s->doc.design.partners = partners;
-	s->doc.plan = json_object_get(s->ctx, "plan");	/* and the plan, the scheduler's */
+	s->doc.plan = json_object_get(made, "plan");	/* and the plan, the scheduler's */
+	assert_int_equal(session_jobs_of(&s->doc, &s->jobs, &err), 0);
 	s->hosts.v = xcalloc(1, sizeof(*s->hosts.v));
 	s->hosts.n = 1;
 	s->hosts.nr_slots = (size_t)slots;
@@ -253,7 +256,8 @@ static void session_done(struct session *s)
 {
 	session_doc_release(&s->doc);
 	session_jobs_release(&s->jobs);
-	json_decref(s->ctx);
+	json_decref(made);
+	made = NULL;
 	free(s->hosts.v);
 	char *runs = xasprintf("%s/runs", dir);
 	rm_rf(runs);
@@ -391,7 +395,7 @@ static void test_resume_remainder(void **state)
 	const char *const types[] = { "yield_pingpong" };
 	struct session s;
 	size_t n = make_session(&s, types, 1, 4, 0, 2, "balanced");
-	json_t *rec = json_deep_copy(json_array_get(json_object_get(s.ctx, "plan"), 0)), *runs, *r;
+	json_t *rec = json_deep_copy(json_array_get(s.doc.plan, 0)), *runs, *r;
 	size_t i;
 
 	(void)state;
@@ -460,22 +464,16 @@ static void test_records_decoded_once(void **state)
 	const char *const types[] = { "yield_pingpong" };
 	struct session s;
 	size_t n = make_session(&s, types, 1, 4, 0, 1, "free");
-	json_t *rec = json_deep_copy(json_array_get(json_object_get(s.ctx, "plan"), 0)), *runs;
+	json_t *rec = json_deep_copy(json_array_get(s.doc.plan, 0)), *runs;
 	char *seq_path = xasprintf("%s/sequential.json", dir);
 	int quiet = lab_quiet;
 
 	(void)state;
 	/* below its first look: the rule stops it at its cap, with no analysis to run */
-	json_object_set_new(json_object_get(s.ctx, "design"), "sequential",
-			    json_pack("{s:f, s:i, s:i, s:i, s:f, s:f}", "alpha", 0.05, "min_runs", 6,
-				      "max_runs", 10, "step", 2, "rho", 2.0, "budget_s", 1000.0));
-	json_object_set_new(json_array_get(json_object_get(s.ctx, "workloads"), 0), "runs",
-			    json_integer(4));
-	/* the rule reads its cap from the document, as session_doc_load() decodes it */
-	struct strbuf err = STRBUF_INIT;
-
-	assert_int_equal(session_doc_member_decode(s.ctx, "workloads", &s.doc, &err), 0);
-	sb_release(&err);
+	s.doc.design.sequential = (struct sdoc_sequential){ .present = 1, .alpha = 0.05,
+		.min_runs = 6, .max_runs = 10, .step = 2, .rho = 2.0, .budget_s = 1000.0 };
+	/* the rule reads its cap from the document */
+	((struct sdoc_workload *)s.doc.workloads.v)[0].runs = 4;
 	json_object_set_new(rec, "status", json_string("ok"));
 	json_object_set_new(rec, "metrics", json_object());
 	assert_int_equal(session_write_run(dir, 1, rec), 0);
