@@ -240,25 +240,12 @@ const struct bisect_doc_patch *bisect_doc_patch_at(const struct bisect_doc *d, l
 
 const char *bisect_doc_keep(struct bisect_doc *d, const char *s)
 {
-	struct strbuf sb = STRBUF_INIT;
-
-	if (!s)
-		return NULL;
-	/* as the file holds it, so that a string read back on --resume is the same bytes */
-	sb_add_utf8_lossy(&sb, s, strlen(s));
-	strvec_push(&d->strings, sb_str(&sb));
-	sb_release(&sb);
-	return d->strings.v[d->strings.n - 1];
+	return sdoc_keep_string(&d->strings, s);
 }
 
 const json_t *bisect_doc_keep_json(struct bisect_doc *d, json_t *j)
 {
-	if (!j)
-		return NULL;
-	if (!d->json)
-		d->json = json_array();
-	json_array_append_new(d->json, j);
-	return j;
+	return sdoc_keep_json(&d->json, j);
 }
 
 /* A copy of the results @src, its strings kept by @d (present as @src: absent, null, an array). */

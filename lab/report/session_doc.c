@@ -695,6 +695,28 @@ void sdoc_fields_release(const struct sdoc_field *fields, void *base)
 	}
 }
 
+const char *sdoc_keep_string(struct strvec *strings, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!s)
+		return NULL;
+	sb_add_utf8_lossy(&sb, s, strlen(s));
+	strvec_push(strings, sb_str(&sb));
+	sb_release(&sb);
+	return strings->v[strings->n - 1];
+}
+
+const json_t *sdoc_keep_json(json_t **json, json_t *j)
+{
+	if (!j)
+		return NULL;
+	if (!*json)
+		*json = json_array();
+	json_array_append_new(*json, j);
+	return j;
+}
+
 int session_doc_member_decode(const json_t *j, const char *key, struct session_doc *doc,
 			      struct strbuf *err)
 {

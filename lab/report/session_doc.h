@@ -481,4 +481,16 @@ int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *b
  */
 void sdoc_fields_release(const struct sdoc_field *fields, void *base);
 
+/*
+ * Where a document that owns its strings keeps them (struct session_doc,
+ * struct bisect_doc: their `strings` and `json`). sdoc_keep_string(): a
+ * copy of @s in @strings (NULL: NULL), as the file holds it (invalid
+ * UTF-8 replaced, so that a string read back on --resume is the same
+ * bytes); sdoc_keep_json(): @j (its reference taken; NULL: NULL) appended
+ * to the array *@json, made when NULL. Each returns what is kept, which
+ * lives until the document frees @strings and *@json.
+ */
+const char *sdoc_keep_string(struct strvec *strings, const char *s);
+const json_t *sdoc_keep_json(json_t **json, json_t *j);
+
 #endif

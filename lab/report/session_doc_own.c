@@ -34,27 +34,15 @@ int session_doc_load_file(const char *path, struct session_doc *d, struct strbuf
 	return 0;
 }
 
-/* A copy of @s that @d keeps, as session.json holds it (NULL: NULL). */
+/* session_doc_keep() and _json(): the document's own keeper (session_doc.h). */
 const char *session_doc_keep(struct session_doc *d, const char *s)
 {
-	struct strbuf sb = STRBUF_INIT;
-
-	if (!s)
-		return NULL;
-	sb_add_utf8_lossy(&sb, s, strlen(s));
-	strvec_push(&d->strings, sb_str(&sb));
-	sb_release(&sb);
-	return d->strings.v[d->strings.n - 1];
+	return sdoc_keep_string(&d->strings, s);
 }
 
 const json_t *session_doc_keep_json(struct session_doc *d, json_t *j)
 {
-	if (!j)
-		return NULL;
-	if (!d->json)
-		d->json = json_array();
-	json_array_append_new(d->json, j);
-	return j;
+	return sdoc_keep_json(&d->json, j);
 }
 
 /* A deep copy of @j that @d keeps (NULL: NULL): nobody else's change reaches it. */
