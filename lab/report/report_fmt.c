@@ -31,13 +31,13 @@ char *report_view_runs_exceptions(const struct report_view *v)
 
 char *report_view_slots_phrase(const struct report_view *v)
 {
-	const struct view_design *d = &v->design;
+	const struct sdoc_design *d = &v->design;
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = json_array_size(d->alone);
 
 	if (d->slots <= 1)
 		return NULL;
-	sb_addf(&sb, ", %ld guests at once", d->slots);
+	sb_addf(&sb, ", %lld guests at once", d->slots);
 	/* [run] partners (issue 49): balanced, each run beside its block's other kernel */
 	if (d->partners && (!strcmp(d->partners, "balanced") || !strcmp(d->partners, "free")))
 		sb_addf(&sb, ", partners %s", d->partners);

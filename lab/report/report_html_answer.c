@@ -52,7 +52,7 @@ static void sequential_stops(const struct report_view *v, struct strbuf *sb)
 /* How a `run --until decided` session looked and where each workload stopped. */
 static void sequential_items(const struct report_view *v, struct strbuf *sb)
 {
-	const struct view_seq_plan *plan = &v->design.sequential;
+	const struct sdoc_sequential *plan = &v->design.sequential;
 
 	if (!plan->present)
 		return;
@@ -131,7 +131,7 @@ static void where_item(const struct report_view *v, struct strbuf *sb)
 /* "How": the design and the statistics. */
 static void how_item(const struct report_view *v, struct strbuf *sb)
 {
-	const struct view_statistics *st = &v->statistics;
+	const struct sdoc_statistics *st = &v->statistics;
 	char *except = report_view_runs_exceptions(v);
 
 	sb_addf(sb, "<dt>How</dt><dd>%s%lld runs per kernel",

@@ -229,7 +229,7 @@ void report_html_environment(const struct report_view *v, struct strbuf *sb)
 
 void report_html_methodology(const struct report_view *v, struct strbuf *sb)
 {
-	const struct view_statistics *st = &v->statistics;
+	const struct sdoc_statistics *st = &v->statistics;
 	double t = 100 * st->threshold, alpha = st->alpha;
 
 	sb_addf(sb, "<section id=\"methodology\"><h2>Methodology</h2>"

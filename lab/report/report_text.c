@@ -72,7 +72,7 @@ static void seq_stop_line(const struct view_seq_workload *w, struct strbuf *line
 /* The sequential design and where each workload stopped. */
 static void sequential_lines(const struct report_view *v, struct strbuf *sb)
 {
-	const struct view_seq_plan *plan = &v->design.sequential;
+	const struct sdoc_sequential *plan = &v->design.sequential;
 	struct strbuf line = STRBUF_INIT;
 
 	if (!plan->present)
@@ -146,7 +146,7 @@ static void host_guest_lines(const struct report_view *v, struct strbuf *sb)
 
 static void design_line(const struct report_view *v, struct strbuf *sb)
 {
-	const struct view_design *d = &v->design;
+	const struct sdoc_design *d = &v->design;
 	struct strbuf line = STRBUF_INIT;
 	char *except = report_view_runs_exceptions(v);
 
@@ -202,7 +202,7 @@ static void time_line(const struct report_view *v, struct strbuf *sb)
 
 static void stats_lines(const struct report_view *v, struct strbuf *sb)
 {
-	const struct view_statistics *st = &v->statistics;
+	const struct sdoc_statistics *st = &v->statistics;
 	struct strbuf line = STRBUF_INIT;
 
 	sb_addf(&line, "median, %.0f%% CI of the ratio (bootstrap, %lld resamples, seed %lld),",

@@ -38,8 +38,8 @@ static const struct sdoc_field context_members[] = {
 	{ "schema", SK_STRING, VIEW(schema) },
 	{ "note", SK_STRING, VIEW(note) },
 	{ "claim", SK_OBJECT, VIEW(claim), .sub = view_claim_fields, .has_present = 1 },
-	{ "session", SK_OBJECT, VIEW(session), .sub = view_session_fields },
-	{ "generator", SK_OBJECT, VIEW(generator), .sub = view_generator_fields },
+	{ "session", SK_OBJECT, VIEW(session), .sub = sdoc_session_fields },
+	{ "generator", SK_OBJECT, VIEW(generator), .sub = sdoc_generator_fields },
 	{ "host", SK_OBJECT, VIEW(host), .sub = sdoc_host_fields },
 	{ "guest", SK_OBJECT, VIEW(guest.doc), .sub = sdoc_guest_fields },
 	{ NULL },
@@ -71,6 +71,21 @@ static int had(long long *x)
 		return 1;
 	*x = 0;
 	return 0;
+}
+
+/*
+ * Every integer of session.json's rows @fields (SK_INT, its objects'
+ * too) in @base that is absent 0, as the view has always shown them:
+ * design's and statistics' members (struct sdoc_design, sdoc_statistics).
+ */
+static void ints_absent_zero(const struct sdoc_field *fields, void *base)
+{
+	for (const struct sdoc_field *f = fields; f->key; f++) {
+		if (f->kind == SK_INT)
+			had((long long *)((char *)base + f->offset));
+		else if (f->kind == SK_OBJECT)
+			ints_absent_zero(f->sub, (char *)base + f->offset);
+	}
 }
 
 /*
@@ -135,18 +150,19 @@ static void read_workloads(struct vd *d, const json_t *r, struct report_view *v)
 }
 
 static const struct sdoc_field design_member[] = {
-	{ "design", SK_OBJECT, VIEW(design), .sub = view_design_fields },
+	{ "design", SK_OBJECT, VIEW(design), .sub = sdoc_design_fields },
 	{ NULL },
 };
 
 static void read_design(struct vd *d, const json_t *r, struct report_view *v)
 {
-	struct view_design *o = &v->design;
+	struct sdoc_design *o = &v->design;
 	const json_t *e;
 	size_t i;
 
 	vd_table(d, design_member, r, v);
-	had(&o->seed);	/* an absent seed shows as 0 */
+	/* an absent seed shows as 0, slots not recorded as 0 (one guest) */
+	ints_absent_zero(sdoc_design_fields, o);
 	/* a row says an array, not of what: the names are checked here */
 	json_array_foreach(o->alone, i, e)
 		if (!json_is_string(e)) {
@@ -157,14 +173,14 @@ static void read_design(struct vd *d, const json_t *r, struct report_view *v)
 }
 
 static const struct sdoc_field statistics_member[] = {
-	{ "statistics", SK_OBJECT, VIEW(statistics), .sub = view_statistics_fields },
+	{ "statistics", SK_OBJECT, VIEW(statistics), .sub = sdoc_statistics_fields },
 	{ NULL },
 };
 
 static void read_statistics(struct vd *d, const json_t *r, struct report_view *v)
 {
 	vd_table(d, statistics_member, r, v);
-	had(&v->statistics.seed);	/* an absent seed shows as 0 */
+	ints_absent_zero(sdoc_statistics_fields, &v->statistics);	/* an absent seed too */
 }
 
 static const struct sdoc_field summary_member[] = {

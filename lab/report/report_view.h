@@ -36,19 +36,6 @@
 #include "strbuf.h"
 #include "util.h"
 
-struct view_session {
-	const char *id, *created, *finished, *mode, *command;
-	const char *lab_conf_sha256;	/* of the lab.conf that ran; NULL: not recorded */
-	int complete;		/* 0: "complete": false, a partial report */
-};
-/* Its members' table (view_fields.c). */
-extern const struct sdoc_field view_session_fields[];
-
-struct view_generator {
-	const char *name, *version;
-};
-extern const struct sdoc_field view_generator_fields[];
-
 struct view_node {
 	long id;
 	const char *cpus;	/* a cpulist: "0-1" */
@@ -99,39 +86,6 @@ struct view_workload {
 };
 /* Its members' table (view_fields.c). */
 extern const struct sdoc_field view_workload_fields[];
-
-/* design.sequential: the plan of looks of a `run --until decided` session. */
-struct view_seq_plan {
-	int present;
-	const char *until, *method;
-	double alpha, rho, budget_s;
-	long min_runs, max_runs, step;
-};
-/* Its members' table (view_fields.c); present is the row's has_present. */
-extern const struct sdoc_field view_seq_plan_fields[];
-
-struct view_design {
-	const char *baseline;
-	const char *patched;	/* NULL: a one-kernel session, no comparison */
-	long runs_per_kernel, warmups, blocks;
-	long long seed;
-	const char *order;
-	struct view_seq_plan sequential;
-	long slots;		/* guests at once; 0: not recorded (one) */
-	const json_t *alone;	/* names of workloads whose runs took the host alone, or NULL */
-	const char *partners;	/* "balanced", "free"; NULL: not recorded (before issue 49) */
-};
-/* Its members' table (view_fields.c). */
-extern const struct sdoc_field view_design_fields[];
-
-struct view_statistics {
-	double alpha, confidence, threshold, power, max_failed_fraction;
-	const char *threshold_source;	/* NULL: not said */
-	long resamples, counter_resamples, min_runs;
-	long long seed;
-};
-/* Its members' table (view_fields.c): what report_view_decode() reads it by. */
-extern const struct sdoc_field view_statistics_fields[];
 
 /* Counts per verdict id (summary.verdicts, summary.primary_verdicts). */
 struct view_counts {
@@ -307,8 +261,12 @@ struct report_view {
 	const char *schema;
 	const char *note;		/* [run] note of the lab file; NULL: none */
 	struct view_claim claim;
-	struct view_session session;
-	struct view_generator generator;
+	/*
+	 * session.json's, read through its rows (sdoc_session_fields[],
+	 * sdoc_generator_fields[]); session.complete 0 only for "complete": false
+	 */
+	struct sdoc_session session;
+	struct sdoc_generator generator;
 	/* session.json's, read through its rows (sdoc_host_fields[]); cpus SDOC_NONE: not recorded */
 	struct sdoc_host host;
 	size_t nkernels;
@@ -316,8 +274,14 @@ struct report_view {
 	struct view_guest guest;
 	size_t nworkloads;
 	struct view_workload *workloads;
-	struct view_design design;
-	struct view_statistics statistics;
+	/*
+	 * session.json's design (sdoc_design_fields[], its sequential's
+	 * sdoc_sequential_fields[]) and the analysis' statistics
+	 * (sdoc_statistics_fields[]): their integers 0 when absent, not
+	 * SDOC_NONE, as the view has always shown them
+	 */
+	struct sdoc_design design;
+	struct sdoc_statistics statistics;
 	struct view_summary summary;
 	size_t ngeomean;
 	struct view_geomean *geomean;

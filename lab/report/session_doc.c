@@ -28,13 +28,19 @@
 #define DES(f) .offset = offsetof(struct sdoc_design, f)
 #define STA(f) .offset = offsetof(struct sdoc_statistics, f)
 
-static const struct sdoc_field generator_fields[] = {
+/*
+ * The report's view reads the report's generator, session, design and
+ * statistics (session.json's, copied; the statistics the analysis' own,
+ * report_model.c's settings_json(), every member of which is a row here)
+ * through these rows too.
+ */
+const struct sdoc_field sdoc_generator_fields[] = {
 	{ "name", SK_STRING, GEN(name), SN_REQUIRED },
 	{ "version", SK_STRING, GEN(version), SN_REQUIRED },
 	{ NULL },
 };
 
-static const struct sdoc_field session_fields[] = {
+const struct sdoc_field sdoc_session_fields[] = {
 	{ "id", SK_STRING, SES(id) },
 	{ "created", SK_STRING, SES(created) },
 	{ "mode", SK_STRING, SES(mode) },
@@ -72,7 +78,7 @@ const struct sdoc_field sdoc_guest_fields[] = {
 	{ NULL },
 };
 
-static const struct sdoc_field sequential_fields[] = {
+const struct sdoc_field sdoc_sequential_fields[] = {
 	{ "until", SK_STRING, SEQ(until) },
 	{ "method", SK_STRING, SEQ(method) },
 	{ "alpha", SK_NUMBER, SEQ(alpha), SN_REQUIRED },
@@ -91,7 +97,7 @@ static const struct sdoc_field sequential_fields[] = {
  */
 static const char *const partners_choices[] = { "balanced", "free", NULL };
 
-static const struct sdoc_field design_fields[] = {
+const struct sdoc_field sdoc_design_fields[] = {
 	{ "baseline", SK_STRING, DES(baseline), SN_REQUIRED },
 	{ "patched", SK_STRING_OR_NULL, DES(patched) },
 	{ "runs_per_kernel", SK_INT, DES(runs_per_kernel) },
@@ -105,11 +111,11 @@ static const struct sdoc_field design_fields[] = {
 	{ "slots", SK_INT, DES(slots) },
 	{ "alone", SK_JSON, DES(alone), .json_type = "array" },
 	{ "partners", SK_STRING, DES(partners), .choices = partners_choices },
-	{ "sequential", SK_OBJECT, DES(sequential), .sub = sequential_fields, .has_present = 1 },
+	{ "sequential", SK_OBJECT, DES(sequential), .sub = sdoc_sequential_fields, .has_present = 1 },
 	{ NULL },
 };
 
-static const struct sdoc_field statistics_fields[] = {
+const struct sdoc_field sdoc_statistics_fields[] = {
 	{ "alpha", SK_NUMBER, STA(alpha) },
 	{ "confidence", SK_NUMBER, STA(confidence) },
 	{ "resamples", SK_INT, STA(resamples) },
@@ -241,16 +247,16 @@ static const struct sdoc_field host_entry_fields[] = {
 
 const struct sdoc_field session_doc_fields[] = {
 	{ "schema", SK_STRING, DOC(schema), SN_REQUIRED },
-	{ "generator", SK_OBJECT, DOC(generator), SN_REQUIRED, .sub = generator_fields },
-	{ "session", SK_OBJECT, DOC(session), .sub = session_fields },
+	{ "generator", SK_OBJECT, DOC(generator), SN_REQUIRED, .sub = sdoc_generator_fields },
+	{ "session", SK_OBJECT, DOC(session), .sub = sdoc_session_fields },
 	{ "host", SK_OBJECT, DOC(host), SN_REQUIRED, .sub = sdoc_host_fields },
 	{ "kernels", SK_ARRAY, DOC(kernels), SN_REQUIRED, .sub = sdoc_kernel_fields,
 	  .elem_size = sizeof(struct sdoc_kernel) },
 	{ "guest", SK_OBJECT, DOC(guest), .sub = sdoc_guest_fields },
 	{ "workloads", SK_ARRAY, DOC(workloads), .sub = workload_fields,
 	  .elem_size = sizeof(struct sdoc_workload) },
-	{ "design", SK_OBJECT, DOC(design), SN_REQUIRED, .sub = design_fields },
-	{ "statistics", SK_OBJECT, DOC(statistics), .sub = statistics_fields },
+	{ "design", SK_OBJECT, DOC(design), SN_REQUIRED, .sub = sdoc_design_fields },
+	{ "statistics", SK_OBJECT, DOC(statistics), .sub = sdoc_statistics_fields },
 	{ "plan", SK_JSON, DOC(plan), .json_type = "array" },
 	{ "hosts", SK_ARRAY, DOC(hosts), .sub = host_entry_fields,
 	  .elem_size = sizeof(struct sdoc_host_entry) },
@@ -661,10 +667,10 @@ int session_doc_decode(const json_t *j, struct session_doc *doc, struct strbuf *
 	return sdoc_fields_decode(session_doc_fields, j, doc, err);
 }
 
-int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *base,
-		       struct strbuf *err)
+static int fields_decode(const struct sdoc_field *fields, const json_t *j, void *base,
+			 struct strbuf *err, int choices)
 {
-	struct decoder d = { STRBUF_INIT, err, 1 };
+	struct decoder d = { STRBUF_INIT, err, choices };
 	int ret;
 
 	init_fields(fields, base);
@@ -676,6 +682,18 @@ int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *b
 	if (ret)
 		sdoc_fields_release(fields, base);
 	return ret;
+}
+
+int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *base,
+		       struct strbuf *err)
+{
+	return fields_decode(fields, j, base, err, 1);
+}
+
+int sdoc_fields_decode_report(const struct sdoc_field *fields, const json_t *j, void *base,
+			      struct strbuf *err)
+{
+	return fields_decode(fields, j, base, err, 0);
 }
 
 void sdoc_fields_release(const struct sdoc_field *fields, void *base)

@@ -419,6 +419,17 @@ extern const struct sdoc_field sdoc_kernel_fields[];
 extern const struct sdoc_field sdoc_host_fields[];
 /* guest's (struct sdoc_guest): likewise; the view types its nodes with a row of its own. */
 extern const struct sdoc_field sdoc_guest_fields[];
+/*
+ * generator's, session's, design's (with design.sequential's) and
+ * statistics' (struct sdoc_generator, sdoc_session, sdoc_design,
+ * sdoc_sequential, sdoc_statistics): likewise, the view reading them
+ * through sdoc_fields_decode_report().
+ */
+extern const struct sdoc_field sdoc_generator_fields[];
+extern const struct sdoc_field sdoc_session_fields[];
+extern const struct sdoc_field sdoc_design_fields[];
+extern const struct sdoc_field sdoc_sequential_fields[];
+extern const struct sdoc_field sdoc_statistics_fields[];
 
 /*
  * session.json of @d: every member of the table that is not absent, in
@@ -480,6 +491,15 @@ int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *b
  * done so itself. Nothing else of @base is freed.
  */
 void sdoc_fields_release(const struct sdoc_field *fields, void *base);
+/*
+ * As sdoc_fields_decode(), the rows' choices left unchecked, as
+ * session_doc_check() leaves them: how the report's view reads its copy
+ * of session.json's members (a report may say a design.partners this lab
+ * never writes; report_validate() accepted it, so the view reads it too).
+ */
+LAB_MUST_CHECK
+int sdoc_fields_decode_report(const struct sdoc_field *fields, const json_t *j, void *base,
+			      struct strbuf *err);
 
 /*
  * Where a document that owns its strings keeps them (struct session_doc,

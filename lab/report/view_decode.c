@@ -105,7 +105,7 @@ void vd_table(struct vd *d, const struct sdoc_field *fields, const json_t *obj, 
 	struct strbuf later = STRBUF_INIT;
 
 	/* only the first error is said; a later one is decoded into nothing */
-	if (sdoc_fields_decode(fields, obj, base, d->failed ? &later : d->err))
+	if (sdoc_fields_decode_report(fields, obj, base, d->failed ? &later : d->err))
 		d->failed++;
 	sb_release(&later);
 }

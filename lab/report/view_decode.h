@@ -40,7 +40,8 @@ void *vd_elems(struct vd *d, const json_t *obj, const char *where, const char *k
 	       size_t *n);
 /*
  * The rows @fields (a view member's table, offsets into @base; report_view.h)
- * of @obj through the table codec (sdoc_fields_decode()): its error, the
+ * of @obj through the table codec (sdoc_fields_decode_report(): a row's
+ * choices, session.json's, unchecked, as report_validate() leaves them): its error, the
  * member's path ("statistics.alpha: expected a number, got a string"),
  * becomes the view's first error unless one was already kept.
  */

@@ -12,23 +12,6 @@
 
 #include <stddef.h>
 
-#define STA(f) .offset = offsetof(struct view_statistics, f)
-
-/* statistics: the analysis' settings as it used them (report_model.c). */
-const struct sdoc_field view_statistics_fields[] = {
-	{ "alpha", SK_NUMBER, STA(alpha) },
-	{ "confidence", SK_NUMBER, STA(confidence) },
-	{ "threshold", SK_NUMBER, STA(threshold) },
-	{ "power", SK_NUMBER, STA(power) },
-	{ "max_failed_fraction", SK_NUMBER, STA(max_failed_fraction) },
-	{ "threshold_source", SK_STRING, STA(threshold_source) },
-	{ "resamples", SK_LONG, STA(resamples), .whole = 1 },
-	{ "counter_resamples", SK_LONG, STA(counter_resamples), .whole = 1 },
-	{ "min_runs", SK_LONG, STA(min_runs), .whole = 1 },
-	{ "seed", SK_INT, STA(seed) },
-	{ NULL },
-};
-
 #define CNT(f) .offset = offsetof(struct view_counts, f)
 #define TIM(f) .offset = offsetof(struct view_timing, f)
 #define SUM(f) .offset = offsetof(struct view_summary, f)
@@ -90,69 +73,12 @@ const struct sdoc_field view_claim_fields[] = {
 	{ NULL },
 };
 
-#define SES(f) .offset = offsetof(struct view_session, f)
-#define GEN(f) .offset = offsetof(struct view_generator, f)
-
-/* session: the session's own object, as the report carries it. */
-const struct sdoc_field view_session_fields[] = {
-	{ "id", SK_STRING, SES(id) },
-	{ "created", SK_STRING, SES(created) },
-	{ "finished", SK_STRING, SES(finished) },
-	{ "mode", SK_STRING, SES(mode) },
-	{ "command", SK_STRING, SES(command) },
-	{ "lab_conf_sha256", SK_STRING, SES(lab_conf_sha256) },
-	{ "complete", SK_BOOL, SES(complete) },
-	{ NULL },
-};
-
-/* generator: the lab that wrote the report. */
-const struct sdoc_field view_generator_fields[] = {
-	{ "name", SK_STRING, GEN(name) },
-	{ "version", SK_STRING, GEN(version) },
-	{ NULL },
-};
-
 #define WRN(f) .offset = offsetof(struct result_warning, f)
 
 /* warnings[]: a report-level warning, what every renderer shows. */
 const struct sdoc_field view_warning_fields[] = {
 	{ "kind", SK_TEXT, WRN(kind) },
 	{ "message", SK_TEXT, WRN(message) },
-	{ NULL },
-};
-
-#define SEQ(f) .offset = offsetof(struct view_seq_plan, f)
-#define DES(f) .offset = offsetof(struct view_design, f)
-
-/* design.sequential: run --until decided's plan of looks; present: there is one. */
-const struct sdoc_field view_seq_plan_fields[] = {
-	{ "until", SK_STRING, SEQ(until) },
-	{ "method", SK_STRING, SEQ(method) },
-	{ "alpha", SK_NUMBER, SEQ(alpha) },
-	{ "rho", SK_NUMBER, SEQ(rho) },
-	{ "budget_s", SK_NUMBER, SEQ(budget_s) },
-	{ "min_runs", SK_LONG, SEQ(min_runs), .whole = 1 },
-	{ "max_runs", SK_LONG, SEQ(max_runs), .whole = 1 },
-	{ "step", SK_LONG, SEQ(step), .whole = 1 },
-	{ NULL },
-};
-
-/*
- * design: the session's plan as the report carries it. partners has no
- * choices here: a report may say what this lab never writes.
- */
-const struct sdoc_field view_design_fields[] = {
-	{ "baseline", SK_STRING, DES(baseline) },
-	{ "patched", SK_STRING, DES(patched) },
-	{ "runs_per_kernel", SK_LONG, DES(runs_per_kernel), .whole = 1 },
-	{ "warmups", SK_LONG, DES(warmups), .whole = 1 },
-	{ "blocks", SK_LONG, DES(blocks), .whole = 1 },
-	{ "seed", SK_INT, DES(seed) },
-	{ "order", SK_STRING, DES(order) },
-	{ "slots", SK_LONG, DES(slots), .whole = 1 },
-	{ "alone", SK_JSON, DES(alone), .json_type = "array" },
-	{ "partners", SK_STRING, DES(partners) },
-	{ "sequential", SK_OBJECT, DES(sequential), .sub = view_seq_plan_fields, .has_present = 1 },
 	{ NULL },
 };
 
