@@ -124,8 +124,12 @@ void session_kernels_release(struct session_kernels *k);
  */
 LAB_MUST_CHECK
 int session_kernels_hold(struct session *s);
-/* The kernels of session.json. */
-json_t *session_kernels_json(const struct session_kernels *k);
+/*
+ * The kernels of session.json as its kernels[] rows, their strings kept
+ * in @d (session_doc_keep()), the arrays allocated (session_doc_release()
+ * of the document they go into frees them).
+ */
+struct sdoc_array session_kernels_rows(const struct session_kernels *k, struct session_doc *d);
 /* The real path of the source work tree kernel @res was built from, or NULL. */
 char *session_kernel_tree(const struct kbuild_result *res);
 /* Copy each kernel's build.log into the session's logs/. */
