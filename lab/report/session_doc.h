@@ -444,8 +444,8 @@ int session_doc_decode(const json_t *j, struct session_doc *d, struct strbuf *er
 /*
  * The member @key of the object @j into its row of @d, alone, checked as
  * session_doc_decode() checks it (the others of @d are left as they are):
- * how a writer that makes a member as JSON (session_new()'s kernels and
- * workloads) puts it into the document. 0, or -1 with the error in @err
+ * how a test that has a member as JSON puts it into a document (the
+ * session's writers fill their rows directly). 0, or -1 with the error in @err
  * and the member absent; -1 for a key of no row.
  */
 LAB_MUST_CHECK
