@@ -529,17 +529,17 @@ static const struct patch *first_cover(const struct patch_list *pl)
 }
 
 /*
- * "posted_to" of @kernel: the To and Cc of @msg (the cover letter, else
- * the first patch), where the series was posted, so that a reply mail
- * can Cc the list. Left out when @msg has neither.
+ * The To and Cc of @msg (the cover letter, else the first patch), where
+ * the series was posted, so that a reply mail can Cc the list; NULL when
+ * @msg has neither.
  */
-static void posted_to_json(const struct patch *msg, json_t *kernel)
+static char *posted_to(const struct patch *msg)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *names[] = { "To", "Cc" };
 
 	if (!msg || !msg->has_headers || !msg->text)
-		return;
+		return NULL;
 	for (size_t i = 0; i < 2; i++) {
 		char *v = mbox_header(msg->text, strlen(msg->text), names[i]);
 
@@ -547,19 +547,16 @@ static void posted_to_json(const struct patch *msg, json_t *kernel)
 			sb_addf(&sb, "%s%s", sb.len ? ", " : "", v);
 		free(v);
 	}
-	if (sb.len)
-		json_object_set_new(kernel, "posted_to", json_string_lossy(sb_str(&sb)));
-	sb_release(&sb);
+	return sb.len ? sb_detach(&sb) : (sb_release(&sb), NULL);
 }
 
 /*
- * "series_author" of @kernel: the From of @msg (the cover letter, else the
- * first patch), the reply mail's To. Salvaged (mail_addr_salvage()): the
- * From is the sender's to write, so a forged one (a second address, a
- * CR/LF, brackets in the name) records one address and a plain name, or
- * nothing.
+ * The From of @msg (the cover letter, else the first patch), the reply
+ * mail's To, into @t. Salvaged (mail_addr_salvage()): the From is the
+ * sender's to write, so a forged one (a second address, a CR/LF, brackets
+ * in the name) records one address and a plain name, or nothing.
  */
-static void series_author_json(const struct patch *msg, json_t *kernel)
+static void series_author(const struct patch *msg, struct mbox_thread *t)
 {
 	struct mail_addr a;
 	char *from;
@@ -568,43 +565,70 @@ static void series_author_json(const struct patch *msg, json_t *kernel)
 		return;
 	from = mbox_header(msg->text, strlen(msg->text), "From");
 	if (!mail_addr_salvage(from, &a)) {
-		json_object_set_new(kernel, "series_author",
-				    xjson_pack("{s:s?, s:s}", "name", a.name, "address", a.spec));
+		t->has_author = 1;
+		t->author_name = a.name ? xstrdup(a.name) : NULL;
+		t->author_address = xstrdup(a.spec);
 		mail_addr_release(&a);
 	}
 	free(from);
 }
 
-void mbox_thread_json(const struct patch_list *pl, json_t *kernel, json_t *series)
+void mbox_thread(const struct patch_list *pl, struct mbox_thread *t)
 {
 	const struct patch *cover = first_cover(pl), *first = NULL;
-	size_t k = 0;
 
+	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < pl->n && !first; i++)
 		if (!pl->v[i].is_cover)
 			first = &pl->v[i];
-	posted_to_json(cover ? cover : first, kernel);
-	series_author_json(cover ? cover : first, kernel);
-
-	for (size_t i = 0; i < pl->n; i++) {
-		json_t *e;
-
-		if (pl->v[i].is_cover)
-			continue;
-		/* A prefix kernel (NAME@K) applied only the first K of them. */
-		e = json_array_get(series, k++);
-		if (!e)
-			break;
-		if (pl->v[i].message_id)
-			json_object_set_new(e, "message_id", json_string_lossy(pl->v[i].message_id));
-	}
+	t->posted_to = posted_to(cover ? cover : first);
+	series_author(cover ? cover : first, t);
+	t->message_ids = xcalloc(pl->n + 1, sizeof(*t->message_ids));
+	for (size_t i = 0; i < pl->n; i++)
+		if (!pl->v[i].is_cover)
+			t->message_ids[t->n++] = pl->v[i].message_id;
 	if (!cover)
 		return;
-	json_t *c = json_object();
+	t->has_cover = 1;
+	t->cover_subject = cover->subject;
+	t->cover_message_id = cover->message_id;
+}
 
-	json_object_set_new(kernel, "cover", c);
-	if (cover->subject)
-		json_object_set_new(c, "subject", json_string_lossy(cover->subject));
-	if (cover->message_id)
-		json_object_set_new(c, "message_id", json_string_lossy(cover->message_id));
+void mbox_thread_release(struct mbox_thread *t)
+{
+	free(t->posted_to);
+	free(t->author_name);
+	free(t->author_address);
+	free(t->message_ids);
+	memset(t, 0, sizeof(*t));
+}
+
+/* A string of @t's as session.json holds it, or nothing for NULL. */
+static void set_lossy(json_t *obj, const char *key, const char *s)
+{
+	if (s)
+		json_object_set_new(obj, key, json_string_lossy(s));
+}
+
+void mbox_thread_json(const struct patch_list *pl, json_t *kernel, json_t *series)
+{
+	struct mbox_thread t;
+
+	mbox_thread(pl, &t);
+	set_lossy(kernel, "posted_to", t.posted_to);
+	if (t.has_author)
+		json_object_set_new(kernel, "series_author",
+				    xjson_pack("{s:s?, s:s}", "name", t.author_name,
+					       "address", t.author_address));
+	/* A prefix kernel (NAME@K) applied only the first K of them. */
+	for (size_t k = 0; k < t.n && k < json_array_size(series); k++)
+		set_lossy(json_array_get(series, k), "message_id", t.message_ids[k]);
+	if (t.has_cover) {
+		json_t *c = json_object();
+
+		json_object_set_new(kernel, "cover", c);
+		set_lossy(c, "subject", t.cover_subject);
+		set_lossy(c, "message_id", t.cover_message_id);
+	}
+	mbox_thread_release(&t);
 }

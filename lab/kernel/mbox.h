@@ -52,16 +52,37 @@ void patch_list_release(struct patch_list *pl);
  */
 void mbox_quote_rd(struct strbuf *out, const char *text);
 /*
- * Where the series of @pl was posted, into @kernel (a session's kernels[]
- * element) and @series (its "series" array, the applied patches in order,
- * handed over by the kernel's writer rather than looked up in @kernel):
- * series[i].message_id of the i-th message that is not a cover letter, and
- * "cover": {subject, message_id} of the first cover letter, so that a reply
- * mail (`mglrulab report --mail`) threads under the series; "posted_to",
- * the To and Cc it was posted with (its Cc), and "series_author",
- * {name, address} of its From (its To), of the cover letter, else the
- * first patch. Strings as in the mail (raw: filtered where printed) but
- * the author, salvaged (mail_addr_salvage()); absent ones are left out.
+ * Where a series was posted, as its mails say, so that a reply mail
+ * (`mglrulab report --mail`) threads under it and reaches its people: the
+ * To and Cc it was posted with (the reply's Cc) and the From (its To), of
+ * the cover letter, else the first patch; the Message-Id of each message
+ * that is not a cover letter, in order, and the first [PATCH 0/N] cover
+ * letter's. Strings as in the mail (raw: filtered where printed) but the
+ * author, salvaged (mail_addr_salvage()). A plain value of the kernel
+ * layer: the session makes its kernels[] rows of it (session_kernels.c).
+ */
+struct mbox_thread {
+	char *posted_to;		/* "To, Cc"; NULL: neither */
+	int has_author;			/* a From that salvaged */
+	char *author_name;		/* NULL: an address alone */
+	char *author_address;
+	/* the message ids, @n of them; NULL elements: none. Point into the patch_list */
+	const char **message_ids;
+	size_t n;
+	int has_cover;
+	const char *cover_subject, *cover_message_id;	/* the patch_list's; NULL: none */
+};
+
+/* @t (its old contents not read) of @pl; @pl must outlive it. Release it with mbox_thread_release(). */
+void mbox_thread(const struct patch_list *pl, struct mbox_thread *t);
+void mbox_thread_release(struct mbox_thread *t);
+/*
+ * mbox_thread() of @pl as session.json's members, into @kernel (a
+ * kernels[] element) and @series (its "series" array, handed over rather
+ * than looked up): series[i].message_id, "cover": {subject, message_id},
+ * "posted_to" and "series_author": {name, address}; absent ones are left
+ * out. How the report tests build a kernel of a series; the session fills
+ * its rows from struct mbox_thread itself.
  */
 void mbox_thread_json(const struct patch_list *pl, json_t *kernel, json_t *series);
 /*

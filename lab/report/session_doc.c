@@ -173,7 +173,7 @@ static const struct sdoc_field cover_fields[] = {
 };
 
 /*
- * In the order session_kernels.c and mbox_thread_json() write them. The
+ * In session.json's order (session_kernels.c fills the rows). The
  * report's view reads its kernels[] (session.json's, copied) through the
  * same rows (report_view.c's read_kernels()).
  */
@@ -232,7 +232,7 @@ static const struct sdoc_field workload_fields[] = {
 	{ NULL },
 };
 
-/* session_host_encode()'s members, in its order (session_host_rec.c decodes them into a host_cfg). */
+/* A host's members, in session.json's order (session_host_rec.c makes a row a host_cfg). */
 static const struct sdoc_field host_entry_fields[] = {
 	{ "name", SK_STRING, HST(name), SN_REQUIRED },
 	{ "uri", SK_STRING, HST(uri), SN_REQUIRED },

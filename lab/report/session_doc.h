@@ -248,13 +248,19 @@ struct session_doc {
 	struct sdoc_generator generator;
 	struct sdoc_session session;
 	struct sdoc_host host;
-	struct sdoc_array kernels;	/* struct sdoc_kernel */
+	struct sdoc_array kernels;	/* struct sdoc_kernel; a new session's: session_kernels_rows() */
 	struct sdoc_guest guest;
 	struct sdoc_array workloads;	/* struct sdoc_workload */
 	struct sdoc_design design;
 	struct sdoc_statistics statistics;
-	const json_t *plan;		/* NULL: none (a report of no session) */
-	struct sdoc_array hosts;	/* struct sdoc_host_entry; absent: a session from before hosts */
+	/*
+	 * NULL: none (a report of no session). JSON, not rows: a run record
+	 * starts as a copy of its element (plan_entries_decode(), lab/session),
+	 * and the report's view counts it.
+	 */
+	const json_t *plan;
+	/* struct sdoc_host_entry (session_host_from_row() makes each a [host]); absent: before hosts */
+	struct sdoc_array hosts;
 	const char *note;		/* [run] note */
 	const json_t *claim;		/* [claim] */
 	/*
@@ -455,8 +461,8 @@ int session_doc_decode(const json_t *j, struct session_doc *d, struct strbuf *er
 /*
  * The member @key of the object @j into its row of @d, alone, checked as
  * session_doc_decode() checks it (the others of @d are left as they are):
- * how a writer that makes a member as JSON (session_new()'s kernels and
- * workloads) puts it into the document. 0, or -1 with the error in @err
+ * how a test that has a member as JSON puts it into a document (the
+ * session's writers fill their rows directly). 0, or -1 with the error in @err
  * and the member absent; -1 for a key of no row.
  */
 LAB_MUST_CHECK

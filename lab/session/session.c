@@ -102,13 +102,9 @@ static int resume_session(struct session *s)
 	const char *gfile = s->doc.guest.file;
 	const char *first = s->jobs.nk ? s->jobs.k[0].bzimage : NULL;
 	r = session_guest_open(s, gfile ? gfile : "", first);
-	if (!r) {
-		/* session_host_decode() makes each a host_cfg (NULL: before hosts) */
-		json_t *hosts = session_doc_member_encode(&s->doc, "hosts");
-
-		r = session_hosts_open(s, hosts, first);
-		json_decref(hosts);
-	}
+	/* the document's rows, each made a host_cfg (none: a session of before hosts) */
+	if (!r)
+		r = session_hosts_open(s, &s->doc.hosts, first);
 	return r ? r : session_hosts_check_shares(s);
 }
 
@@ -157,9 +153,9 @@ static int start_session(struct session *s)
 		return r;
 	/* The accel is known now: icount is in force only under TCG. */
 	config_resolve_slots(&s->cfg, s->topo.icount_shift >= 0 && s->lab.accel == ACCEL_TCG);
-	json_t *hosts = session_hosts_json(&s->cfg);
-	r = session_hosts_open(s, hosts, s->kernels.res[0].bzimage);
-	json_decref(hosts);
+	struct sdoc_array hosts = session_hosts_config_rows(&s->cfg);
+	r = session_hosts_open(s, &hosts, s->kernels.res[0].bzimage);
+	free(hosts.v);
 	if (r)
 		return r;
 	/* The first kernel's result (and its hold) serves session_new() too. */

@@ -236,13 +236,12 @@ static char *command_of(const struct session_opts *o, const struct lab_config *c
 
 /* What a new session's session.json holds besides its workloads and plan. */
 struct doc_parts {
-	struct session_doc doc;
 	/*
-	 * The arrays made as JSON by their writers (kernels), by key: the
-	 * document's rows point into them. The workloads' and hosts' rows
-	 * are filled directly (session_workloads_rows(), session_hosts_rows()).
+	 * Its rows filled directly by their writers (session_kernels_rows(),
+	 * session_workloads_rows(), session_hosts_rows()), keeping the
+	 * strings they make here.
 	 */
-	json_t *made;
+	struct session_doc doc;
 	struct host_strings hs;
 	char created[32];
 	char lab_hex[SHA256_HEX_LEN + 1];
@@ -271,7 +270,7 @@ static void doc_fill(struct session *s, const struct strvec *wl, long runs, stru
 	if (cfg->path && !sha256_file_hex(cfg->path, p->lab_hex))
 		d->session.lab_conf_sha256 = p->lab_hex;
 	host_fill(s, &p->hs, &d->host);
-	json_object_set_new(p->made, "kernels", session_kernels_json(&s->kernels));
+	d->kernels = session_kernels_rows(&s->kernels, d);
 	d->guest.name = cfg->run.guest;
 	d->guest.file = s->topo.path ? s->topo.path : "";
 	d->guest.vcpus = s->topo.vcpus;
@@ -303,23 +302,6 @@ static void doc_fill(struct session *s, const struct strvec *wl, long runs, stru
 	d->claim = claim_json(&cfg->claim);
 }
 
-/*
- * The kernels, made as JSON (session_kernels_json()), into @p's document
- * through their rows: what they do not say is not written. LAB_ELAB when
- * they are not what the rows say (the lab's own writer disagrees with its
- * table).
- */
-static int doc_kernels(struct doc_parts *p)
-{
-	struct strbuf err = STRBUF_INIT;
-	int r = LAB_OK;
-
-	if (session_doc_member_decode(p->made, "kernels", &p->doc, &err))
-		r = lab_error("session.json as made: %s", sb_str(&err));
-	sb_release(&err);
-	return r;
-}
-
 /* What doc_fill() and session_new() made for @p. */
 static void doc_parts_release(struct doc_parts *p)
 {
@@ -330,7 +312,6 @@ static void doc_parts_release(struct doc_parts *p)
 	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
 		json_decref((json_t *)made[i]);
 	session_doc_release(d);
-	json_decref(p->made);
 	host_strings_release(&p->hs);
 	free(p->command);
 	if (p->planned)
@@ -372,7 +353,7 @@ int session_new(struct session *s)
 	struct session_opts *o = s->o;
 	struct lab_config *cfg = &s->cfg;
 	struct strvec wl = STRVEC_INIT;
-	struct doc_parts p = { .made = json_object() };
+	struct doc_parts p = { 0 };
 	int r = session_kernels_build(s, &s->kernels);
 
 	if (r)
@@ -392,19 +373,15 @@ int session_new(struct session *s)
 		runs = o->max_runs ? o->max_runs : SESSION_SEQ_MAX_RUNS;
 	session_doc_init(&p.doc);
 	r = plan_fill(s, &wl, runs, &p);
-	if (!r) {
-		doc_fill(s, &wl, runs, &p);
-		r = doc_kernels(&p);
-	}
 	/*
 	 * The session's document is the one filled here, made to own its
 	 * strings and JSON: @p's are temporaries (the writers' JSON, lab.conf's,
-	 * the host's). The kernels' rows still come
-	 * from their writer's JSON through the table (doc_kernels()), not
-	 * filled by the writer itself.
+	 * the host's).
 	 */
-	if (!r)
+	if (!r) {
+		doc_fill(s, &wl, runs, &p);
 		session_doc_copy(&s->doc, &p.doc);
+	}
 	doc_parts_release(&p);
 	strvec_clear(&wl);
 	if (r)

@@ -13,31 +13,22 @@
 #include "cpulist.h"
 #include "escape.h"
 #include "libvirt_conn.h"
-#include "xjson.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-json_t *session_hosts_json(const struct lab_config *cfg)
+struct sdoc_array session_hosts_config_rows(const struct lab_config *cfg)
 {
-	json_t *a = json_array();
+	struct sdoc_host_entry *v = xcalloc(cfg->run.hosts.n + 1, sizeof(*v));
+	size_t n = 0;
 
 	for (size_t i = 0; i < cfg->run.hosts.n; i++) {
 		const struct host_cfg *h = config_host(cfg, cfg->run.hosts.v[i]);
 
 		if (h)	/* else config_load() refused it already */
-			json_array_append_new(a, session_host_encode(h, NULL, NULL));
+			v[n++] = session_host_row(h, NULL, NULL);
 	}
-	return a;
-}
-
-/*
- * Sessions from before hosts have no "hosts": they ran at [lab] uri, one
- * guest at a time, and that is what they resume on.
- */
-static json_t *implicit_hosts(const struct session *s)
-{
-	return xjson_pack("[{s:s, s:s, s:i}]", "name", "local", "uri", s->cfg.uri, "slots", 1);
+	return (struct sdoc_array){ .v = v, .n = n, .present = 1 };
 }
 
 /*
@@ -85,32 +76,38 @@ struct sdoc_array session_hosts_rows(const struct session *s)
 	for (size_t i = 0; i < s->hosts.n; i++) {
 		const struct session_host *h = &s->hosts.v[i];
 
-		/* session_host_encode()'s members: the [host] as opened, and its accelerator */
-		v[i] = (struct sdoc_host_entry){
-			.name = h->cfg.name, .uri = h->cfg.uri, .slots = h->cfg.slots,
-			.cpus = h->cfg.cpus, .pool = h->cfg.pool, .pool_dir = h->cfg.pool_dir,
-			.accel = guest_accel_name(h->accel), .accel_reason = h->accel_reason,
-		};
+		/* the [host] as opened, and its accelerator */
+		v[i] = session_host_row(&h->cfg, guest_accel_name(h->accel), h->accel_reason);
 	}
 	return (struct sdoc_array){ .v = v, .n = s->hosts.n, .present = 1 };
 }
 
-int session_hosts_open(struct session *s, const json_t *hosts, const char *probe_kernel)
+/*
+ * Sessions from before hosts have no "hosts": they ran at [lab] uri, one
+ * guest at a time, and that is what they resume on.
+ */
+static const struct sdoc_host_entry *implicit_host(const struct session *s,
+						   struct sdoc_host_entry *e)
+{
+	*e = (struct sdoc_host_entry){ .name = "local", .uri = s->cfg.uri, .slots = 1 };
+	return e;
+}
+
+int session_hosts_open(struct session *s, const struct sdoc_array *rows,
+		       const char *probe_kernel)
 {
 	struct session_hosts *hs = &s->hosts;
-	json_t *list = (json_t *)hosts, *own = NULL, *j;
+	struct sdoc_host_entry local;
+	const struct sdoc_host_entry *list = rows->n ? rows->v : implicit_host(s, &local);
 	struct strbuf err = STRBUF_INIT;
-	size_t i;
 	int r = LAB_OK;
 
-	if (!json_array_size(list))
-		list = own = implicit_hosts(s);
-	hs->n = json_array_size(list);
+	hs->n = rows->n ? rows->n : 1;
 	hs->v = xcalloc(hs->n, sizeof(*hs->v));
-	json_array_foreach(list, i, j) {
+	for (size_t i = 0; i < hs->n; i++) {
 		struct session_host *h = &hs->v[i];
 
-		if (session_host_decode(j, &h->cfg, &err)) {
+		if (session_host_from_row(&list[i], &h->cfg, &err)) {
 			r = user_error("%s/session.json: hosts[%zu]: %s", s->dir, i, sb_str(&err));
 			hs->n = i + 1;	/* what it allocated goes with the rest */
 			break;
@@ -169,7 +166,6 @@ int session_hosts_open(struct session *s, const json_t *hosts, const char *probe
 				    guest_accel_name(h->accel), h->cfg.cpus ? ", CPUs " : "",
 				    h->cfg.cpus ? h->cfg.cpus : "");
 	}
-	json_decref(own);
 	sb_release(&err);
 	return r;
 }

@@ -131,14 +131,18 @@ void session_kernels_release(struct session_kernels *sk)
 }
 
 /*
- * The Message-Ids of the series' mails and its cover letter, for a reply
- * mail that threads under the series. The files were just read to build
- * the kernel; one that no longer splits leaves them out, not the session.
+ * Where the series was posted (mbox_thread()): the Message-Ids of its
+ * mails and its cover letter, for a reply mail that threads under the
+ * series, its To and Cc and its author, into @k's row. The files were
+ * just read to build the kernel; one that no longer splits leaves them
+ * out, not the session.
  */
-static void series_thread(const struct kernel_cfg *k, json_t *kernel, json_t *series)
+static void series_thread(const struct kernel_cfg *k, struct session_doc *d, struct sdoc_kernel *row)
 {
 	struct patch_list pl = { 0 };
 	struct strbuf err = STRBUF_INIT;
+	struct mbox_thread t;
+	struct sdoc_patch *series = row->series.v;
 
 	for (size_t i = 0; i < k->series.n; i++) {
 		if (mbox_split(k->series.v[i], &pl, &err)) {
@@ -146,61 +150,86 @@ static void series_thread(const struct kernel_cfg *k, json_t *kernel, json_t *se
 			goto out;
 		}
 	}
-	mbox_thread_json(&pl, kernel, series);
+	mbox_thread(&pl, &t);
+	row->posted_to = session_doc_keep(d, t.posted_to);
+	if (t.has_author)
+		row->series_author = (struct sdoc_series_author){ 1,
+			session_doc_keep(d, t.author_name), session_doc_keep(d, t.author_address) };
+	/* A prefix kernel (NAME@K) applied only the first K of them. */
+	for (size_t i = 0; i < t.n && i < row->series.n; i++)
+		series[i].message_id = session_doc_keep(d, t.message_ids[i]);
+	if (t.has_cover)
+		row->cover = (struct sdoc_cover){ 1, session_doc_keep(d, t.cover_subject),
+			session_doc_keep(d, t.cover_message_id) };
+	mbox_thread_release(&t);
 out:
 	patch_list_release(&pl);
 	sb_release(&err);
 }
 
-static json_t *kernel_json(const struct kernel_cfg *k, const char *name, const char *role,
-			   const struct kbuild_result *res)
+/* The series as the cache entry built it: its subjects and files, @d keeping their strings. */
+static void series_rows(const struct kernel_cfg *k, const struct kcache_meta *meta,
+			struct session_doc *d, struct sdoc_kernel *row)
 {
-	struct kcache_meta meta;
-	struct strbuf err = STRBUF_INIT;
-	json_t *series = json_array(), *files = json_array();
+	struct sdoc_patch *series = xcalloc(meta->subjects.n + 1, sizeof(*series));
+	struct sdoc_series_file *files = xcalloc(meta->nr_series + 1, sizeof(*files));
 
-	/* An unreadable meta.json leaves the series empty, as the kernel list shows it. */
-	if (kcache_entry_meta(res->entry_dir, &meta, &err))
-		debug("%s", sb_str(&err));
-	for (size_t i = 0; i < meta.subjects.n; i++)
-		json_array_append_new(series, xjson_pack("{s:s}", "subject", meta.subjects.v[i]));
+	for (size_t i = 0; i < meta->subjects.n; i++)
+		series[i].subject = session_doc_keep(d, meta->subjects.v[i]);
 	/*
 	 * The digests are the cache entry's; the files this lab.conf names
 	 * (the entry's own paths are those of whichever checkout built it
 	 * first: the key holds the series' bytes, so they are the same files).
 	 */
-	for (size_t i = 0; i < meta.nr_series; i++)
-		json_array_append_new(files, xjson_pack("{s:s?, s:s?}", "file",
-			meta.nr_series == k->series.n ? k->series.v[i] : meta.series[i].file,
-			"sha256", meta.series[i].sha256));
-	json_t *j = xjson_pack("{s:s, s:s, s:s, s:o, s:o, s:s?, s:s, s:s, s:s}",
-		"name", name, "role", role, "source", k->source,
-		"ref", k->ref ? json_string(k->ref) : json_null(), "series", series,
-		"config_hash", meta.config_sha256,
-		"cache_key", res->key, "bzImage", res->bzimage, "config_name", k->name);
-	json_object_set_new(j, "series_files", files);
+	for (size_t i = 0; i < meta->nr_series; i++) {
+		files[i].file = session_doc_keep(d, meta->nr_series == k->series.n ?
+						    k->series.v[i] : meta->series[i].file);
+		files[i].sha256 = session_doc_keep(d, meta->series[i].sha256);
+	}
+	row->series = (struct sdoc_array){ series, meta->subjects.n, 1 };
+	row->series_files = (struct sdoc_array){ files, meta->nr_series, 1 };
+}
+
+static void kernel_row(const struct kernel_cfg *k, const char *name, const char *role,
+		       const struct kbuild_result *res, struct session_doc *d,
+		       struct sdoc_kernel *row)
+{
+	struct kcache_meta meta;
+	struct strbuf err = STRBUF_INIT;
+
+	/* An unreadable meta.json leaves the series empty, as the kernel list shows it. */
+	if (kcache_entry_meta(res->entry_dir, &meta, &err))
+		debug("%s", sb_str(&err));
+	row->name = session_doc_keep(d, name);
+	row->role = session_doc_keep(d, role);
+	row->source = session_doc_keep(d, k->source);
+	row->ref = session_doc_keep(d, k->ref);
+	series_rows(k, &meta, d, row);
+	row->config_hash = session_doc_keep(d, meta.config_sha256);
+	row->cache_key = session_doc_keep(d, res->key);
+	row->bzimage = session_doc_keep(d, res->bzimage);
+	row->config_name = session_doc_keep(d, k->name);
 	/* the base as anyone names it (an archive's digest, a commit), for the mail's recipe */
-	if (meta.source_id)
-		json_object_set_new(j, "source_id", json_string_lossy(meta.source_id));
-	series_thread(k, j, series);
+	row->source_id = session_doc_keep(d, meta.source_id);
+	series_thread(k, d, row);
 	/* The release the image reports ("6.12.57"): what the report names the kernel by. */
 	char *release = kimage_release(res->bzimage);
-	if (release)
-		json_object_set_new(j, "version", json_string(release));
+
+	row->version = session_doc_keep(d, release);
 	free(release);
 	kcache_meta_release(&meta);
 	sb_release(&err);
-	return j;
 }
 
-json_t *session_kernels_json(const struct session_kernels *sk)
+struct sdoc_array session_kernels_rows(const struct session_kernels *sk, struct session_doc *d)
 {
-	json_t *kernels = json_array();
+	struct sdoc_kernel *v = xcalloc((size_t)sk->n + 1, sizeof(*v));
 
-	for (int i = 0; i < sk->n; i++)
-		json_array_append_new(kernels, kernel_json(sk->cfg[i], sk->name[i], sk->role[i],
-							   &sk->res[i]));
-	return kernels;
+	for (int i = 0; i < sk->n; i++) {
+		sdoc_fields_init(sdoc_kernel_fields, &v[i]);
+		kernel_row(sk->cfg[i], sk->name[i], sk->role[i], &sk->res[i], d, &v[i]);
+	}
+	return (struct sdoc_array){ .v = v, .n = (size_t)sk->n, .present = 1 };
 }
 
 char *session_kernel_tree(const struct kbuild_result *res)

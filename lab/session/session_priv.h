@@ -124,8 +124,12 @@ void session_kernels_release(struct session_kernels *k);
  */
 LAB_MUST_CHECK
 int session_kernels_hold(struct session *s);
-/* The kernels of session.json. */
-json_t *session_kernels_json(const struct session_kernels *k);
+/*
+ * The kernels of session.json as its kernels[] rows, their strings kept
+ * in @d (session_doc_keep()), the arrays allocated (session_doc_release()
+ * of the document they go into frees them).
+ */
+struct sdoc_array session_kernels_rows(const struct session_kernels *k, struct session_doc *d);
 /* The real path of the source work tree kernel @res was built from, or NULL. */
 char *session_kernel_tree(const struct kbuild_result *res);
 /* Copy each kernel's build.log into the session's logs/. */
@@ -152,17 +156,22 @@ LAB_MUST_CHECK
 int session_guest_open(struct session *s, const char *guest_file, const char *probe_kernel);
 
 /* --- session_hosts.c --- */
-/* lab.conf's [run] hosts for session.json. */
-json_t *session_hosts_json(const struct lab_config *cfg);
 /*
- * Open the hosts @hosts (session.json's; none, as in a session from before
- * hosts: the one at [lab] uri), after the guest lab, whose connection the
- * host at [lab] uri shares. A host that does not answer is an error
+ * lab.conf's [run] hosts as hosts[] rows, not yet resolved (no accel),
+ * their strings @cfg's; free the array (.v) when done.
+ */
+struct sdoc_array session_hosts_config_rows(const struct lab_config *cfg);
+/*
+ * Open the hosts of @rows (session.json's, struct sdoc_host_entry, read
+ * by the document's table, or a new session's from lab.conf; none, as in
+ * a session from before hosts: the one at [lab] uri), after the guest
+ * lab, whose connection the host at [lab] uri shares. A host that does not answer is an error
  * naming it and its URI (LAB_ELAB). The accelerator of every other host is
  * resolved here (host_accel_resolve(), booting @probe_kernel for auto).
  */
 LAB_MUST_CHECK
-int session_hosts_open(struct session *s, const json_t *hosts, const char *probe_kernel);
+int session_hosts_open(struct session *s, const struct sdoc_array *rows,
+		       const char *probe_kernel);
 /*
  * The open hosts as session.json's hosts[] rows: lab.conf's fields and
  * the accelerator found on each, their strings s->hosts' (the array

@@ -142,7 +142,7 @@ static int check_hosts(const struct session *s)
 		if (!lab_uri_same(uri, hc->uri))
 			return refuse(s, field, "%s is not the uri of [host %s] in %s (%s)",
 				      uri, name, s->cfg.path, hc->uri);
-		/* absent in a session.json of before pools: the defaults, as session_host_decode() reads it */
+		/* absent in a session.json of before pools: the defaults, as session_host_from_row() reads it */
 		snprintf(field, sizeof(field), "hosts[%zu].pool", i);
 		if (strcmp(pool ? pool : CONFIG_DEFAULT_POOL, hc->pool))
 			return refuse(s, field, "%s is not the pool of [host %s] in %s (%s)",

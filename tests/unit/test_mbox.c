@@ -518,6 +518,54 @@ static void test_message_id(void **state)
 }
 
 /*
+ * mbox_thread(): the cover letter's To, Cc and From (salvaged), the
+ * Message-Ids of the patches in order (none: NULL) and the cover's own,
+ * as the session fills its kernels[] rows from them.
+ */
+static void test_thread(void **state)
+{
+	static const char buf[] =
+		"From mglrulab Mon Sep 17 00:00:00 2001\n"
+		"From: Ann Author <ann@example.org>\n"
+		"To: linux-mm@kvack.org\n"
+		"Cc: someone@example.net\n"
+		"Message-Id: <c.0@example.org>\n"
+		"Subject: [PATCH 0/2] mm: the series\n"
+		"\n"
+		"Cover.\n"
+		"\n"
+		"From mglrulab Mon Sep 17 00:00:00 2001\n"
+		"From: Ann Author <ann@example.org>\n"
+		"Message-Id: <p.1@example.org>\n"
+		"Subject: [PATCH 1/2] mm: one\n"
+		"\n"
+		"Body.\n" DIFF("mm/a.c")
+		"\n"
+		"From mglrulab Mon Sep 17 00:00:00 2001\n"
+		"Subject: [PATCH 2/2] mm: two\n"
+		"\n"
+		"Body.\n" DIFF("mm/b.c");
+	struct patch_list pl = { 0 };
+	struct mbox_thread t;
+	(void)state;
+
+	mbox_split_buffer("thread.mbox", buf, sizeof(buf) - 1, &pl);
+	mbox_thread(&pl, &t);
+	assert_string_equal(t.posted_to, "linux-mm@kvack.org, someone@example.net");
+	assert_int_equal(t.has_author, 1);
+	assert_string_equal(t.author_name, "Ann Author");
+	assert_string_equal(t.author_address, "ann@example.org");
+	assert_int_equal(t.n, 2);
+	assert_string_equal(t.message_ids[0], "<p.1@example.org>");
+	assert_null(t.message_ids[1]);
+	assert_int_equal(t.has_cover, 1);
+	assert_string_equal(t.cover_subject, "[PATCH 0/2] mm: the series");
+	assert_string_equal(t.cover_message_id, "<c.0@example.org>");
+	mbox_thread_release(&t);
+	patch_list_release(&pl);
+}
+
+/*
  * mail_decode(): what is left alone (plain text, a binary part, a
  * multipart mail without a boundary or text part), and the edges of
  * quoted-printable (a soft break after white space, a stray "=") and
@@ -621,6 +669,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_multi_patch_mbox),
 		cmocka_unit_test(test_message_id),
+		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_cover_letter_with_diffstat_only),
 		cmocka_unit_test(test_numbered_patch_is_not_cover),
 		cmocka_unit_test(test_bare_diff),
