@@ -318,10 +318,10 @@ static void digest_of(struct history *h, const struct report_view *v, struct his
 	/* A declared metric whose every run failed still has its night: failed. */
 	for (size_t i = 0; i < d->ncounts; i++) {
 		const char *k = d->counts[i].kernel, *w = d->counts[i].workload;
-		const struct view_workload *wl = report_view_workload(v, w);
+		const struct sdoc_workload *wl = report_view_workload(v, w);
 
-		for (size_t j = 0; wl && j < wl->nmetrics; j++)
-			night_of(&c, k, w, wl->metrics[j].name ? wl->metrics[j].name : "");
+		for (size_t j = 0; wl && j < wl->metrics.n; j++)
+			night_of(&c, k, w, sdoc_metric_at(wl, j)->name);
 	}
 	strtab_clear(&c.lines);
 	strtab_clear(&c.contexts);

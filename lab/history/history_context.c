@@ -23,7 +23,7 @@ static int context_id(const json_t *ctx, char id[HISTORY_CONTEXT_ID_LEN + 1])
 	return 0;
 }
 
-json_t *history_context_encode(const struct report_view *v, const struct view_workload *wl,
+json_t *history_context_encode(const struct report_view *v, const struct sdoc_workload *wl,
 			       char id[HISTORY_CONTEXT_ID_LEN + 1])
 {
 	static const char *const host_keys[] = { "hostname", "cpu", "cpus", "memory_mib",

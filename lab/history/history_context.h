@@ -33,7 +33,7 @@ struct history_context {
  * The context of workload @wl (NULL: none) in the report @v: new, its id
  * in @id.
  */
-json_t *history_context_encode(const struct report_view *v, const struct view_workload *wl,
+json_t *history_context_encode(const struct report_view *v, const struct sdoc_workload *wl,
 			       char id[HISTORY_CONTEXT_ID_LEN + 1]);
 
 /* @ctx (NULL: none) into @out, which borrows from it. */

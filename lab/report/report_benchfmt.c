@@ -142,11 +142,11 @@ static void unit_token(struct strbuf *out, const char *metric, const char *unit)
 static const char *declared_unit(const struct report_view *v, const char *workload,
 				 const char *metric)
 {
-	const struct view_workload *w = workload ? report_view_workload(v, workload) : NULL;
+	const struct sdoc_workload *w = workload ? report_view_workload(v, workload) : NULL;
 
-	for (size_t i = 0; w && i < w->nmetrics; i++)
-		if (w->metrics[i].name && metric_pattern_match(w->metrics[i].name, metric))
-			return w->metrics[i].unit;
+	for (size_t i = 0; w && i < w->metrics.n; i++)
+		if (metric_pattern_match(sdoc_metric_at(w, i)->name, metric))
+			return sdoc_metric_at(w, i)->unit;
 	return NULL;
 }
 

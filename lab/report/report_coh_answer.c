@@ -64,7 +64,7 @@ static long cpus_of_metric(const char *metric)
 static const char *cpus_of_runs(const struct report_view *v, const json_t *entry,
 				const char *workload)
 {
-	const struct view_workload *w = report_view_workload(v, workload);
+	const struct sdoc_workload *w = report_view_workload(v, workload);
 	const json_t *a;
 	size_t i;
 
@@ -107,7 +107,7 @@ int report_coh_answer(const struct report_view *v, const char *workload, const c
 {
 	const json_t *e = workload && metric ? entry_of(v->json, workload) : NULL;
 	const json_t *wins = json_object_get(e, "windows"), *win;
-	const struct view_workload *w;
+	const struct sdoc_workload *w;
 	long n;
 
 	memset(out, 0, sizeof(*out));

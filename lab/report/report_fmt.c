@@ -15,9 +15,9 @@ char *report_view_runs_exceptions(const struct report_view *v)
 	struct strbuf sb = STRBUF_INIT;
 
 	for (size_t i = 0; i < v->nworkloads; i++) {
-		const struct view_workload *w = &v->workloads[i];
+		const struct sdoc_workload *w = &v->workloads[i];
 
-		if (!w->has_runs || w->runs == v->design.runs_per_kernel)
+		if (w->runs == SDOC_NONE || w->runs == v->design.runs_per_kernel)
 			continue;
 		sb_addf(&sb, "%s%s: %lld", sb.len ? ", " : "", w->name ? w->name : "?",
 			(long long)w->runs);

@@ -195,7 +195,7 @@ static void env_workloads(const struct report_view *v, struct strbuf *sb)
 	sb_adds(sb, "<h3>Workloads</h3><table><thead><tr><th>Name</th><th>Type</th>"
 		"<th>Parameters</th></tr></thead><tbody>");
 	for (size_t i = 0; i < v->nworkloads; i++) {
-		const struct view_workload *w = &v->workloads[i];
+		const struct sdoc_workload *w = &v->workloads[i];
 		const char *key;
 		json_t *val;
 

@@ -93,7 +93,7 @@ static void fill_cell(struct layout_cell *c, const struct result_record *res)
 }
 
 /* "mm=shared": @w's value of @param, lab.conf's or the default. */
-static void group_label(const struct view_workload *w, const struct workload_def *def,
+static void group_label(const struct sdoc_workload *w, const struct workload_def *def,
 			const char *param, struct strvec *out)
 {
 	const json_t *v = vd_param(w->params, param);
@@ -109,7 +109,7 @@ static void group_label(const struct view_workload *w, const struct workload_def
 
 /* The distinct N of the items' patterns over the workloads @ws, sorted. */
 static size_t sweep_numbers(const struct report_view *view, const struct report_layout *l,
-			    const struct view_workload *const *ws, size_t nw, long **out)
+			    const struct sdoc_workload *const *ws, size_t nw, long **out)
 {
 	long *v = NULL, n;
 	size_t cnt = 0, i, k;
@@ -142,7 +142,7 @@ static size_t sweep_numbers(const struct report_view *view, const struct report_
 
 /* Fill @t for the workloads @ws of one type; 0 when no cell has a result. */
 static int build(const struct report_view *v, const struct workload_def *def,
-		 const struct view_workload *const *ws, size_t nw, struct layout_table *t)
+		 const struct sdoc_workload *const *ws, size_t nw, struct layout_table *t)
 {
 	const struct report_layout *l = def->layout;
 	long *nums = NULL;
@@ -219,9 +219,9 @@ size_t layout_tables_view(const struct report_view *v, struct layout_table **out
 	size_t n = 0, i, j;
 
 	for (i = 0; i < v->nworkloads; i++) {
-		const struct view_workload *w = &v->workloads[i];
+		const struct sdoc_workload *w = &v->workloads[i];
 		const struct workload_def *def = workload_find(name_of(w->type));
-		const struct view_workload **ws;
+		const struct sdoc_workload **ws;
 		size_t nw = 0;
 		int seen = 0;
 

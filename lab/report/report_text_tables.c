@@ -122,7 +122,7 @@ static void row(struct strbuf *sb, const struct report_view *v, const struct res
 /* "kbuild (kernel_build jobs=2 ...)" on one line: the HTML report lists every parameter. */
 static void workload_title(const struct report_view *v, const char *wname, struct strbuf *sb)
 {
-	const struct view_workload *w = report_view_workload(v, wname);
+	const struct sdoc_workload *w = report_view_workload(v, wname);
 	const json_t *val;
 	const char *key;
 	struct strbuf t = STRBUF_INIT;

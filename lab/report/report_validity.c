@@ -21,7 +21,7 @@ void validity_of(const struct report_view *v, struct validity *out)
 
 unsigned validity_workload_mechs(const struct report_view *v, const char *name)
 {
-	const struct view_workload *w = name ? report_view_workload(v, name) : NULL;
+	const struct sdoc_workload *w = name ? report_view_workload(v, name) : NULL;
 	const struct workload_def *def = w && w->type ? workload_find(w->type) : NULL;
 
 	return def ? def->mechanisms : 0;

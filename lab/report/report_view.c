@@ -130,8 +130,8 @@ static void read_kernels(struct vd *d, const json_t *r, struct report_view *v)
 }
 
 static const struct sdoc_field workloads_member[] = {
-	{ "workloads", SK_ARRAY, 0, .sub = view_workload_fields,
-	  .elem_size = sizeof(struct view_workload) },
+	{ "workloads", SK_ARRAY, 0, .sub = sdoc_workload_fields,
+	  .elem_size = sizeof(struct sdoc_workload) },
 	{ NULL },
 };
 
@@ -141,12 +141,6 @@ static void read_workloads(struct vd *d, const json_t *r, struct report_view *v)
 
 	vd_table(d, workloads_member, r, &a);
 	v->workloads = take(&a, &v->nworkloads);
-	for (size_t i = 0; i < v->nworkloads; i++) {
-		struct view_workload *w = &v->workloads[i];
-
-		w->has_runs = had(&w->runs);
-		w->metrics = take(&w->metrics_rows, &w->nmetrics);
-	}
 }
 
 static const struct sdoc_field design_member[] = {
@@ -415,7 +409,7 @@ void report_view_release(struct report_view *v)
 	free(v->kernels);
 	free(v->guest.nodes);
 	for (size_t i = 0; i < v->nworkloads; i++)
-		free(v->workloads[i].metrics);
+		sdoc_fields_release(sdoc_workload_fields, &v->workloads[i]);
 	free(v->workloads);
 	for (size_t i = 0; i < v->ngeomean; i++)
 		free(v->geomean[i].of_names);
@@ -459,7 +453,7 @@ static const struct view_index *index_find(const struct view_index *ix, size_t n
 	return *count ? &ix[lo] : NULL;
 }
 
-const struct view_workload *report_view_workload(const struct report_view *v, const char *name)
+const struct sdoc_workload *report_view_workload(const struct report_view *v, const char *name)
 {
 	size_t n;
 	const struct view_index *e = index_find(v->workload_ix, v->nworkloads, name, &n);

@@ -65,28 +65,6 @@ struct view_guest {
 	struct sdoc_array nodes_rows;
 };
 
-struct view_metric_decl {
-	const char *name, *unit, *better, *help;
-	double threshold;	/* NaN: the workload's or the session's */
-	int primary;
-};
-/* Its members' table (view_fields.c). */
-extern const struct sdoc_field view_metric_decl_fields[];
-
-struct view_workload {
-	const char *name, *type;
-	const json_t *params;	/* an object of values as configured; NULL: none */
-	int has_runs;		/* runs per kernel of its own */
-	long long runs;		/* 0 when !has_runs */
-	double threshold;	/* NaN: none of its own */
-	size_t nmetrics;
-	struct view_metric_decl *metrics;
-	/* metrics[] as its row decodes it: report_view.c moves it into metrics (empty after) */
-	struct sdoc_array metrics_rows;
-};
-/* Its members' table (view_fields.c). */
-extern const struct sdoc_field view_workload_fields[];
-
 /* Counts per verdict id (summary.verdicts, summary.primary_verdicts). */
 struct view_counts {
 	long improvement, regression, within_noise, no_change, inconclusive, invalid;
@@ -273,7 +251,7 @@ struct report_view {
 	struct sdoc_kernel *kernels;	/* read through sdoc_kernel_fields[], session.json's */
 	struct view_guest guest;
 	size_t nworkloads;
-	struct view_workload *workloads;
+	struct sdoc_workload *workloads;	/* session.json's rows (sdoc_workload_fields[]) */
 	/*
 	 * session.json's design (sdoc_design_fields[], its sequential's
 	 * sdoc_sequential_fields[]) and the analysis' statistics
@@ -436,7 +414,7 @@ json_t *report_view_tree(const struct report_view *v);
 void report_view_dump(const struct report_view *v, struct strbuf *out);
 
 /* The workload declared as @name (the first of that name); NULL: none. */
-const struct view_workload *report_view_workload(const struct report_view *v, const char *name);
+const struct sdoc_workload *report_view_workload(const struct report_view *v, const char *name);
 
 /*
  * The geomean[] entries of workload @name, in report order: *@n elements

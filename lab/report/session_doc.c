@@ -215,19 +215,27 @@ static const struct sdoc_field share_fields[] = {
 	{ NULL },
 };
 
-/* In the order session_workloads.c writes them. */
-static const struct sdoc_field workload_fields[] = {
+/*
+ * In the order session_workloads.c writes them. The report's view reads
+ * the report's workloads[] (session.json's, copied) through these rows
+ * too. report_validate() never checked a workload's primary, args,
+ * coherence_args or shares, and the view never read them: a report's are
+ * left unread (.report_unread), so that one holding anything there still
+ * renders.
+ */
+const struct sdoc_field sdoc_workload_fields[] = {
 	{ "name", SK_STRING, WKL(name), SN_REQUIRED },
 	{ "type", SK_STRING, WKL(type) },
 	{ "params", SK_JSON, WKL(params), .json_type = "object" },
 	{ "metrics", SK_ARRAY, WKL(metrics), .sub = metric_fields,
 	  .elem_size = sizeof(struct sdoc_metric) },
-	{ "primary", SK_JSON, WKL(primary), .json_type = "array" },
-	{ "args", SK_JSON, WKL(args), .json_type = "array" },
-	{ "coherence_args", SK_JSON, WKL(coherence_args), .json_type = "array" },
+	{ "primary", SK_JSON, WKL(primary), .json_type = "array", .report_unread = 1 },
+	{ "args", SK_JSON, WKL(args), .json_type = "array", .report_unread = 1 },
+	{ "coherence_args", SK_JSON, WKL(coherence_args), .json_type = "array",
+	  .report_unread = 1 },
 	{ "threshold", SK_NUMBER, WKL(threshold) },
 	{ "shares", SK_ARRAY, WKL(shares), .sub = share_fields,
-	  .elem_size = sizeof(struct sdoc_share) },
+	  .elem_size = sizeof(struct sdoc_share), .report_unread = 1 },
 	{ "runs", SK_INT, WKL(runs) },
 	{ NULL },
 };
@@ -253,7 +261,7 @@ const struct sdoc_field session_doc_fields[] = {
 	{ "kernels", SK_ARRAY, DOC(kernels), SN_REQUIRED, .sub = sdoc_kernel_fields,
 	  .elem_size = sizeof(struct sdoc_kernel) },
 	{ "guest", SK_OBJECT, DOC(guest), .sub = sdoc_guest_fields },
-	{ "workloads", SK_ARRAY, DOC(workloads), .sub = workload_fields,
+	{ "workloads", SK_ARRAY, DOC(workloads), .sub = sdoc_workload_fields,
 	  .elem_size = sizeof(struct sdoc_workload) },
 	{ "design", SK_OBJECT, DOC(design), SN_REQUIRED, .sub = sdoc_design_fields },
 	{ "statistics", SK_OBJECT, DOC(statistics), .sub = sdoc_statistics_fields },
@@ -438,11 +446,12 @@ struct decoder {
 	struct strbuf path;	/* "design.sequential", "" at the top */
 	struct strbuf *err;
 	/*
-	 * Rows' choices enforced: session.json's own reader, the session,
-	 * parses them unchecked. A report's copy of a member is read as
-	 * before (a string; a value the lab never writes is not shown).
+	 * session.json's own reader: rows' choices enforced (the session
+	 * parses them unchecked) and every row read. A report's copy of a
+	 * member is read as before: a string, a value the lab never writes
+	 * not shown; rows marked .report_unread left at their none.
 	 */
-	int choices;
+	int own;
 };
 
 static int fail(struct decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -632,15 +641,19 @@ static int decode_codec(struct decoder *d, const struct sdoc_field *f, const jso
 static int decode_row(struct decoder *d, const json_t *obj, const struct sdoc_field *f, void *base)
 {
 	const json_t *j = json_object_get(obj, f->key);
-	size_t old = xjson_path_key(&d->path, f->key);
+	size_t old;
 	int ok, ret = 0;
 	const char *what = want(f, j, &ok);
+
+	if (f->report_unread && !d->own)
+		return 0;
+	old = xjson_path_key(&d->path, f->key);
 
 	if (j && json_is_null(j) && f->need != SN_REQUIRED && !ok)
 		j = NULL;
 	if (!j && f->need == SN_REQUIRED)
 		ret = fail(d, "missing (expected %s)", what);
-	else if (j && f->choices && d->choices && !chosen(f, j))
+	else if (j && f->choices && d->own && !chosen(f, j))
 		ret = fail_choice(d, f, j);
 	else if (j && !ok)
 		ret = fail(d, "expected %s, got %s", what, xjson_type_name(j));
@@ -668,9 +681,9 @@ int session_doc_decode(const json_t *j, struct session_doc *doc, struct strbuf *
 }
 
 static int fields_decode(const struct sdoc_field *fields, const json_t *j, void *base,
-			 struct strbuf *err, int choices)
+			 struct strbuf *err, int own)
 {
-	struct decoder d = { STRBUF_INIT, err, choices };
+	struct decoder d = { STRBUF_INIT, err, own };
 	int ret;
 
 	init_fields(fields, base);

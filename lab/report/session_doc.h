@@ -217,7 +217,11 @@ struct sdoc_kernel {
 	const char *version;		/* the release the image names */
 };
 
-/* workloads[]: a workload as the session runs it. */
+/*
+ * workloads[]: a workload as the session runs it; the report's view's
+ * workloads[] too (struct report_view), read by sdoc_workload_fields[]
+ * with a report's primary, args, coherence_args and shares left unread.
+ */
 struct sdoc_workload {
 	const char *name;		/* the [workload NAME] */
 	const char *type;		/* its program, workload_find()'s */
@@ -230,6 +234,12 @@ struct sdoc_workload {
 	struct sdoc_array shares;	/* struct sdoc_share */
 	long long runs;			/* SDOC_NONE: design.runs_per_kernel */
 };
+
+/* The elements of @w's metrics[] (@w->metrics.n of them). */
+static inline const struct sdoc_metric *sdoc_metric_at(const struct sdoc_workload *w, size_t i)
+{
+	return &((const struct sdoc_metric *)w->metrics.v)[i];
+}
 
 /* The elements of @k's arrays, typed (@k->series.n and @k->series_files.n of them). */
 static inline const struct sdoc_patch *sdoc_patch_at(const struct sdoc_kernel *k, size_t i)
@@ -411,6 +421,13 @@ struct sdoc_field {
 	 * count any writer may give as a real.
 	 */
 	int whole;
+	/*
+	 * Not read from a report (sdoc_fields_decode_report(),
+	 * session_doc_check()): left at its none, whatever the report holds
+	 * there. For a member report_validate() never checked that the view
+	 * does not show.
+	 */
+	int report_unread;
 };
 
 /* The top level, in the order session_new() writes it, ending in { NULL }. */
@@ -436,6 +453,11 @@ extern const struct sdoc_field sdoc_session_fields[];
 extern const struct sdoc_field sdoc_design_fields[];
 extern const struct sdoc_field sdoc_sequential_fields[];
 extern const struct sdoc_field sdoc_statistics_fields[];
+/*
+ * A workload's (struct sdoc_workload, with its metrics): likewise, a
+ * report's read without the rows marked .report_unread.
+ */
+extern const struct sdoc_field sdoc_workload_fields[];
 
 /*
  * session.json of @d: every member of the table that is not absent, in
@@ -471,9 +493,10 @@ int session_doc_member_decode(const json_t *j, const char *key, struct session_d
 
 /*
  * The member @key of the object @j alone, checked as session_doc_decode()
- * checks it but for the rows' choices (report_validate() checks a report's
- * members one by one, in its own order; a report written by another lab
- * may say a partners the renderers do not show). 0, or -1 with the error
+ * checks it but for the rows' choices and the rows marked .report_unread
+ * (report_validate() checks a report's members one by one, in its own
+ * order; a report written by another lab may say a partners the renderers
+ * do not show). 0, or -1 with the error
  * in @err; -1 for a key of no row.
  */
 LAB_MUST_CHECK
@@ -498,10 +521,11 @@ int sdoc_fields_decode(const struct sdoc_field *fields, const json_t *j, void *b
  */
 void sdoc_fields_release(const struct sdoc_field *fields, void *base);
 /*
- * As sdoc_fields_decode(), the rows' choices left unchecked, as
- * session_doc_check() leaves them: how the report's view reads its copy
- * of session.json's members (a report may say a design.partners this lab
- * never writes; report_validate() accepted it, so the view reads it too).
+ * As sdoc_fields_decode(), the rows' choices left unchecked and the rows
+ * marked .report_unread not read, as session_doc_check() leaves them: how
+ * the report's view reads its copy of session.json's members (a report
+ * may say a design.partners this lab never writes; report_validate()
+ * accepted it, so the view reads it too).
  */
 LAB_MUST_CHECK
 int sdoc_fields_decode_report(const struct sdoc_field *fields, const json_t *j, void *base,

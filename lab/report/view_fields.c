@@ -108,32 +108,6 @@ const struct sdoc_field view_node_fields[] = {
 	{ NULL },
 };
 
-#define MET(f) .offset = offsetof(struct view_metric_decl, f)
-#define WKL(f) .offset = offsetof(struct view_workload, f)
-
-/* workloads[].metrics[]: a metric as declared, and which way is better. */
-const struct sdoc_field view_metric_decl_fields[] = {
-	{ "name", SK_STRING, MET(name) },
-	{ "unit", SK_STRING, MET(unit) },
-	{ "better", SK_STRING, MET(better) },
-	{ "help", SK_STRING, MET(help) },
-	{ "threshold", SK_NUMBER, MET(threshold) },
-	{ "primary", SK_FLAG, MET(primary) },
-	{ NULL },
-};
-
-/* workloads[]: a workload as configured. */
-const struct sdoc_field view_workload_fields[] = {
-	{ "name", SK_STRING, WKL(name) },
-	{ "type", SK_STRING, WKL(type) },
-	{ "params", SK_JSON, WKL(params), .json_type = "object" },
-	{ "runs", SK_INT, WKL(runs) },
-	{ "threshold", SK_NUMBER, WKL(threshold) },
-	{ "metrics", SK_ARRAY, WKL(metrics_rows), .sub = view_metric_decl_fields,
-	  .elem_size = sizeof(struct view_metric_decl) },
-	{ NULL },
-};
-
 #define OWN(f) .offset = offsetof(struct view_own_state, f)
 #define HSS(f) .offset = offsetof(struct view_host_state, f)
 
