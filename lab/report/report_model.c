@@ -39,13 +39,8 @@ static void analysed_release(struct analysed *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/*
- * design.sequential's plan (the analysis' decoding of it): 1 with *@plan
- * filled (and *@budget_s, 0 = none, when not NULL); 0 for a fixed-N
- * session; -1 when the plan is there but invalid. A running session's
- * stopping rule reads its document's (plan_of(), session_seq.c).
- */
-static int seq_plan(const struct input_seq_plan *j, struct stats_seq_plan *plan, double *budget_s)
+/* report_view.h */
+int report_seq_plan(const struct input_seq_plan *j, struct stats_seq_plan *plan, double *budget_s)
 {
 	char err[256];
 
@@ -181,7 +176,7 @@ static void model_init(struct model *m)
 	m->kname[BASE] = m->in.baseline;
 	m->kname[PATCHED] = m->in.patched;
 	settings_from_session(m);
-	switch (seq_plan(&m->in.sequential, &m->seq, NULL)) {
+	switch (report_seq_plan(&m->in.sequential, &m->seq, NULL)) {
 	case 1:
 		m->sequential = 1;
 		break;

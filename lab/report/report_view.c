@@ -593,7 +593,7 @@ static void input_statistics_from_doc(const struct sdoc_statistics *st, struct i
 	o->threshold_source = st->threshold_source;
 }
 
-static void input_seq_plan_from_doc(const struct sdoc_sequential *sq, struct input_seq_plan *o)
+void input_seq_plan_from_doc(const struct sdoc_sequential *sq, struct input_seq_plan *o)
 {
 	o->present = sq->present > 0;
 	o->alpha = sq->present > 0 ? sq->alpha : NAN;

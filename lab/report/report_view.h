@@ -510,6 +510,21 @@ void session_input_release(struct session_input *in);
 /* design.sequential of @session, as session_input_decode() reads it. */
 void input_seq_plan_decode(const json_t *session, struct input_seq_plan *out);
 
+/* design.sequential of a session's document, as session_input_from_doc() reads it. */
+struct sdoc_sequential;
+void input_seq_plan_from_doc(const struct sdoc_sequential *sq, struct input_seq_plan *out);
+
+/*
+ * The sequential plan of design.sequential as the analysis reads it
+ * (@in, input_seq_plan_decode() or input_seq_plan_from_doc()): 1 with
+ * *@plan filled (and *@budget_s, 0 = none, when not NULL); 0 for a fixed-N
+ * session; -1 when the plan is there but invalid. The analysis and a
+ * running session's stopping rule (session_seq.c) both read it here.
+ */
+struct stats_seq_plan;
+LAB_MUST_CHECK
+int report_seq_plan(const struct input_seq_plan *in, struct stats_seq_plan *plan, double *budget_s);
+
 /* One workloads[] element, as session_input_decode() reads it. */
 void input_workload_decode(const json_t *w, struct input_workload *out);
 void input_workload_release(struct input_workload *w);

@@ -79,29 +79,10 @@ static int reopen_after_budget(struct session_seq *q)
 	return 1;
 }
 
-/*
- * design.sequential's plan into @q: 1; 0 for a fixed-N session; -1 when
- * the plan is there but invalid. The table required its numbers.
- */
-static int plan_of(const struct sdoc_sequential *seq, struct session_seq *q)
-{
-	char why[256];
-
-	if (!seq->present)
-		return 0;
-	/* null, or nothing to spend: no budget */
-	q->budget_s = isfinite(seq->budget_s) && seq->budget_s > 0 ? seq->budget_s : 0;
-	q->plan.alpha = seq->alpha;
-	q->plan.rho = seq->rho;
-	q->plan.min_runs = seq->min_runs > 0 ? (size_t)seq->min_runs : 0;
-	q->plan.max_runs = seq->max_runs > 0 ? (size_t)seq->max_runs : 0;
-	q->plan.step = seq->step > 0 ? (size_t)seq->step : 0;
-	return stats_seq_plan_check(&q->plan, why, sizeof(why)) ? -1 : 1;
-}
-
 int session_seq_open(const char *dir, const struct session_doc *doc, struct session_seq **out,
 		     struct strbuf *err)
 {
+	struct input_seq_plan in;
 	struct session_seq *q;
 	json_error_t jerr;
 	json_t *j;
@@ -109,7 +90,9 @@ int session_seq_open(const char *dir, const struct session_doc *doc, struct sess
 
 	*out = NULL;
 	q = xcalloc(1, sizeof(*q));
-	r = plan_of(&doc->design.sequential, q);
+	/* the plan as the analysis reads it: the looks' levels are the report's */
+	input_seq_plan_from_doc(&doc->design.sequential, &in);
+	r = report_seq_plan(&in, &q->plan, &q->budget_s);
 	if (r <= 0) {
 		free(q);
 		if (!r)
