@@ -128,6 +128,22 @@ pid=$(cat "$TMP/h/leaves.pid")
 [ -e /proc/$pid ] && [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" != Z ] &&
 	fail "what a passed test left running outlived it"
 grep -q "integration: 1 passed, 2 failed, 0 skipped" "$TMP/out" || fail "counts with hung tests: $(cat "$TMP/out")"
+# A serial test's output comes as it runs, before its verdict; and every
+# failed test's FAIL lines and last lines come again after the table, in
+# the run's last lines (a CI page may show no more).
+sed -n "/^== $(echo "$TMP" | sed 's#/#\\/#g')\/h\/1-fake-hangs-serial.sh$/,/^-- FAIL/p" "$TMP/out" |
+	grep -q "^FAIL: stopped by SIGTERM (past its time limit?) in: sleep 299" ||
+	fail "the serial test's output is not before its verdict: $(cat "$TMP/out")"
+sed -n '/^== the failed tests. last words/,$p' "$TMP/out" > "$TMP/digest"
+for kind in serial paired; do
+	n=1; [ $kind = paired ] && n=2
+	grep -A3 -x -- "-- $TMP/h/$n-fake-hangs-$kind.sh" "$TMP/digest" |
+		grep -q "^   | FAIL: stopped by SIGTERM (past its time limit?) in: sleep 299" ||
+		fail "the digest lacks the hung $kind test's words: $(cat "$TMP/out")"
+done
+grep -q "3-fake-after" "$TMP/digest" && fail "a passed test is in the digest: $(cat "$TMP/digest")"
+sed -n '/^test times (/,$p' "$TMP/out" | grep -q "^== the failed tests. last words" ||
+	fail "the digest is not after the table: $(cat "$TMP/out")"
 TEST_TIMEOUT=x ONLY=fake INTEGRATION_DIR="$TMP/h" tests/integration/run-all > "$TMP/out" 2>&1
 [ $? -eq 2 ] && grep -q "TEST_TIMEOUT: expected seconds, got 'x'" "$TMP/out" || fail "a bad TEST_TIMEOUT: $(cat "$TMP/out")"
 

@@ -53,13 +53,29 @@ CONF
 "$LAB" config check -c "$TMP/lab.conf" >"$TMP/check.out" || { cat "$TMP/check.out"; fail "config check"; }
 grep -q "^\[host remote\]" "$TMP/check.out" || fail "config check does not show the hosts"
 # mglrulab with $HOSTB hidden under an empty tmpfs (its own mount namespace)
-lab_ns() {
+lab_ns_now() {
 	unshare --mount --propagation private -- sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' \
 		sh "$HOSTB" "$LAB" -q "$@"
 }
+# Every step is bounded (tests/lib/common.sh): this test hung twice in CI
+# (2026-12-05, 2026-12-07) with nothing to say where; a step that hangs
+# now fails in 180 s with its threads' stacks. (Each takes seconds.)
+STEP_S=180
+lab_ns() { bounded $STEP_S lab_ns_now "$@"; }
+lab() { bounded $STEP_S "$LAB" "$@"; }
+# wait_bounded PID WHAT: wait for a step started in the background
+wait_bounded() {
+	local i
+	for ((i = 0; i < STEP_S * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || { wait "$1"; return; }
+		sleep 0.1
+	done
+	{ echo "FAIL: hung for $STEP_S s: $2; its threads:"; stacks_of "$1"; } >&"$TEST_STDERR"
+	fail "$2 hung"
+}
 
 # ---- doctor: both hosts; then one that does not answer ----
-"$LAB" doctor -c "$TMP/lab.conf" --json >"$TMP/doctor.json"
+lab doctor -c "$TMP/lab.conf" --json >"$TMP/doctor.json"
 python3 - "$TMP/doctor.json" <<'PY' || { cat "$TMP/doctor.json"; fail "doctor's host checks"; }
 import json, sys
 c = {x["check"]: x for x in json.load(open(sys.argv[1]))["checks"]}
@@ -84,12 +100,12 @@ for k in /root/.ssh/known_hosts ~/.ssh/known_hosts; do
 done
 
 sed "s/127.0.0.1:$HOSTS_PORT/127.0.0.1:1/" "$TMP/lab.conf" >"$TMP/down.conf"
-"$LAB" doctor -c "$TMP/down.conf" >"$TMP/down.out" 2>&1
+lab doctor -c "$TMP/down.conf" >"$TMP/down.out" 2>&1
 rc=$?
 [ $rc = 2 ] || fail "doctor with an unreachable host exited $rc, not 2"
 grep -q "FAIL  host remote: reachable .*host remote (qemu+ssh://root@127.0.0.1:1/system" "$TMP/down.out" ||
 	{ cat "$TMP/down.out"; fail "the unreachable host is not named with its URI"; }
-"$LAB" doctor -c "$TMP/down.conf" --json >"$TMP/down.json"
+lab doctor -c "$TMP/down.conf" --json >"$TMP/down.json"
 python3 - "$TMP/doctor.json" "$TMP/down.json" <<'PY' || fail "the unreachable host is not the one new failure"
 import json, sys
 up, down = (json.load(open(f)) for f in sys.argv[1:])
@@ -159,7 +175,7 @@ up=$!
 for _ in $(seq 200); do [ -e "$HOSTB/pool/$bvol" ] && break; sleep 0.05; done
 [ -e "$HOSTB/pool/$bvol" ] || fail "the upload of the file to change did not start"
 head -c 4096 /dev/urandom | dd of="$TMP/big" bs=4096 seek=$((96 * 256 - 1)) conv=notrunc status=none
-wait $up
+wait_bounded $up "the upload of a file written while it is sent"
 rc=$?
 [ $rc != 0 ] || fail "a file written while it was sent was uploaded"
 grep -q "the file for $bvol changed while it was sent" "$TMP/chg.err" || { cat "$TMP/chg.err"; fail "the change was not named"; }

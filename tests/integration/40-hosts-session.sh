@@ -56,6 +56,7 @@ if kill -0 $pid 2>/dev/null; then
 		echo "  $(basename "$t") $(cat "$t/comm") wchan=$(cat "$t/wchan") syscall=$(cut -d' ' -f1 "$t/syscall")" >&2
 	done
 	ps -o pid,ppid,stat,etime,cmd --ppid $pid >&2
+	stacks_of $pid >&2
 	tail -30 "$TMP/err" >&2
 	kill $pid; sleep 10; kill -KILL $pid 2>/dev/null
 	fail "the session hung after the remote host dropped"
@@ -90,7 +91,8 @@ assert all(r.get("partners") == [] for r in runs if "partners" in r), \
     [(r["seq"], r["host"], r["partners"]) for r in runs if r.get("partners")]
 assert any("partners" in r for r in runs), "no run records its partners"
 ok_remote = [r for r in runs if r["host"] == "remote" and r["status"] == "ok"]
-assert ok_remote, "no remote run counted"
+assert ok_remote, ("no remote run counted", [(r["seq"], r["status"], (r.get("failure") or "")[:300])
+                                               for r in runs if r["host"] == "remote"])
 failed = [r for r in runs if r["status"] != "ok"]
 assert len(failed) <= 1, [(r["seq"], r["host"], r["failure"][:200]) for r in failed]
 for r in failed:

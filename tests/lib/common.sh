@@ -16,6 +16,53 @@ trap 'echo "FAIL: stopped by SIGTERM (past its time limit?) in: $BASH_COMMAND" >
 	exit 143' TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# stacks_of PID: the threads of PID and of every process under it, one line
+# each ("mglrulab 1234/1236: poll < virNetClientIOEventLoop < ..."): where
+# a hung step waits, short enough to survive into CI's last lines. Shells
+# and timeouts are left out (their wait says nothing). Needs gdb (bounded).
+stacks_of() {
+	local p pids=$1 todo=$1 comm
+	while [ -n "$todo" ]; do
+		todo=$(for p in $todo; do pgrep -P "$p"; done | tr '\n' ' ')
+		pids="$pids $todo"
+	done
+	command -v gdb >/dev/null || { echo "  (no gdb: no stacks)"; return 0; }
+	for p in $pids; do
+		comm=$(cat /proc/"$p"/comm 2>/dev/null) || continue
+		case $comm in bash|sh|timeout|sleep|unshare) continue;; esac
+		timeout -k 5 30 gdb -q -batch -p "$p" -ex 'thread apply all bt 10' 2>/dev/null |
+			awk -v who="$comm $p" '
+			function out() { if (line != "") print "  " who "/" lwp ": " line; line = "" }
+			/^Thread / { out(); lwp = $0; sub(/.*LWP /, "", lwp); sub(/[)].*/, "", lwp) }
+			/^#[0-9]+ / { f = $0; sub(/^#[0-9]+ +/, "", f); sub(/^0x[0-9a-f]+ in /, "", f)
+				      sub(/ \(.*/, "", f); line = line (line == "" ? "" : " < ") f }
+			END { out() }'
+	done
+	return 0
+}
+# The test's own stderr, for what must reach its log whatever a step's
+# output is redirected to (bounded's report of a hang).
+exec {TEST_STDERR}>&2
+# bounded SECONDS CMD...: CMD (a function too), its status; past SECONDS,
+# "FAIL: hung ..." with the stacks of what it runs (stacks_of) on the
+# test's stderr, then it is killed and the status is 124. For steps that
+# must not hang: a hang names its place at once instead of costing the
+# test's whole limit in silence.
+bounded() {
+	local limit=$1 pid i
+	shift
+	"$@" &
+	pid=$!
+	for ((i = 0; i < limit * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		sleep 0.1
+	done
+	{ echo "FAIL: hung for $limit s: $*; its threads:"; stacks_of "$pid"; } >&"$TEST_STDERR"
+	pkill -KILL -P "$pid" 2>/dev/null
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid"
+	return 124
+}
 skip() { echo "SKIP: $*" >&2; exit 77; }
 # json_get FILE EXPR: tiny jq substitute on top of python3's json module.
 json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }

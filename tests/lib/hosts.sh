@@ -82,6 +82,13 @@ stopped_hook() {
 	echo "hosts: the test's processes:" >&2
 	ps -eo pid,pgid,stat,wchan:24,etime,args |
 		awk -v g="$(ps -o pgid= $$ | tr -d ' ')" 'NR == 1 || $2 == g' >&2
+	# last, as run-all's digest of a failed test shows its last lines:
+	# where mglrulab waits, if the TERM has not ended it yet
+	local p
+	for p in $(pgrep -g "$(ps -o pgid= $$ | tr -d ' ')" -x mglrulab); do
+		echo "hosts: mglrulab $p's threads:" >&2
+		stacks_of "$p" >&2
+	done
 	return 0
 }
 
