@@ -121,6 +121,9 @@ stdio_handler = "file"
 CONF
 	HOSTS_DAEMON_DIR=$d
 	hosts_daemon_start
+	# (what it logs as it starts, the same every time, is not news: skipped)
+	sleep 0.5
+	HOSTS_LOG_MARK=$(stat -c %s "$d/libvirtd.log" 2>/dev/null || echo 0)
 
 	HOSTS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	ssh-keygen -q -t ed25519 -N '' -f "$s/host_key"
@@ -156,6 +159,17 @@ CONF
 }
 
 hosts_stop() {
+	# (first: in the EXIT trap, $? is how the test ends)
+	local rc=$?
+	# A failing test ends with the daemon's last errors, which run-all's
+	# digest shows: a remote run's failure seen from the host's side.
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -s "${HOSTS_DAEMON_DIR:-/nonexistent}/libvirtd.log" ]; then
+		local errs
+		errs=$(tail -c +$((${HOSTS_LOG_MARK:-0} + 1)) "$HOSTS_DAEMON_DIR/libvirtd.log" |
+			grep -v '^ *$' | tail -n 6 | cut -c 1-300)
+		echo "hosts: the daemon's last errors since it started ($HOSTS_DAEMON_DIR/libvirtd.log):${errs:+
+$errs}${errs:- none}" | sed '2,$s/^/  /' >&2
+	fi
 	if [ -n "${HOSTS_SOCK:-}" ] && [ -S "$HOSTS_SOCK" ]; then
 		for v in $(hosts_virsh vol-list "$HOSTS_POOL" 2>/dev/null | awk '{print $1}'); do
 			hosts_virsh vol-delete --pool "$HOSTS_POOL" "$v" >/dev/null 2>&1
