@@ -23,7 +23,8 @@ hosts_need
 need_kernel_source
 
 thaw() { [ -n "${HOSTS_LIBVIRTD_PID:-}" ] && kill -CONT "$HOSTS_LIBVIRTD_PID" 2>/dev/null; }
-trap 'thaw; hosts_stop; rm -rf "$TMP"' EXIT
+# (hosts_stop reads how the test ends from $?: thaw's must not hide it)
+trap 'rc=$?; thaw; (exit $rc); hosts_stop; rm -rf "$TMP"' EXIT
 hosts_start "$TMP"
 # ab-small.conf's kernels and guest on the two hosts
 hosts_lab_conf "$TMP"
