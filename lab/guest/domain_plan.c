@@ -87,6 +87,7 @@ char *guest_run_domain_xml(const struct guest_run *run, const char *name,
 		.kernel = rem ? rem->kernel : kernel, .initrd = rem ? rem->initrd : initrd,
 		.cmdline = cmdline, .disk = disk, .job = rem ? rem->job : job,
 		.console_log = console, .channel_log = channel, .streams = !!rem,
+		.console_host_log = rem ? rem->console_log : NULL,
 		.shares = run->shares, .nr_shares = run->nr_shares, .owner = owner,
 		.qemu_plugin = plugin,
 	};

@@ -44,6 +44,17 @@ struct guest_remote {
 	const char *initrd;		/* or NULL */
 	const char *disk;		/* the run's own overlay volume, path on the host; NULL: no disk */
 	const char *job;		/* the job volume's path on the host; NULL: no job */
+	/*
+	 * QEMU's log of the serial port, a volume's path on the host (NULL:
+	 * none), and how to fetch it: once the domain stopped, its first @max
+	 * bytes replace the streamed console.log at @path (0, or -1 with
+	 * @err: the streamed copy stays). The pty stream may lose bytes a
+	 * loaded host's guest wrote (2 of 40 runs, bench/host-stream-end);
+	 * QEMU's log has them all.
+	 */
+	const char *console_log;
+	int (*fetch_console)(void *ctx, const char *path, long long max, struct strbuf *err);
+	void *fetch_ctx;
 };
 
 struct guest_run {

@@ -140,7 +140,13 @@ static void add_console_and_channel(struct strbuf *sb, const struct domain_spec 
 		 * picks (virDomainOpenChannel() takes nothing else; until it
 		 * connects, the guest's writes to the port wait).
 		 */
-		sb_adds(sb, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n"
+		sb_adds(sb, "    <serial type='pty'>\n");
+		if (s->console_host_log) {
+			sb_adds(sb, "      <log file='");
+			sb_add_xml(sb, s->console_host_log);
+			sb_adds(sb, "' append='off'/>\n");
+		}
+		sb_adds(sb, "      <target port='0'/>\n    </serial>\n"
 			"    <channel type='unix'>\n      <source mode='bind'/>\n"
 			"      <target type='virtio' name='" GUEST_CHANNEL_NAME "'/>\n    </channel>\n");
 	} else {

@@ -33,6 +33,12 @@ struct domain_spec {
 	 * results port is always there.
 	 */
 	int streams;
+	/*
+	 * With streams: QEMU's own log of the serial port, a file on the
+	 * host (<log file=.../>), or NULL. It holds every byte the guest
+	 * wrote, which the pty stream does not promise (domain_streams.c).
+	 */
+	const char *console_host_log;
 	const struct domain_share *shares;	/* read-only 9p shares, or NULL */
 	int nr_shares;
 	/* who starts it, in <metadata> (domain_owner.h); NULL: no tag */

@@ -146,14 +146,42 @@ static void drop_volume(struct lab_host *h, const char *name)
 	sb_release(&err);
 }
 
+/* What fetch_console() needs: the host and the run's console log volume. */
+struct console_vol {
+	struct lab_host *h;
+	const char *name;
+};
+
+/*
+ * guest_remote's fetch_console: the log volume into a file beside @path,
+ * renamed over it once whole, so that a failed download leaves the
+ * streamed console as it was.
+ */
+static int fetch_console(void *ctx, const char *path, long long max, struct strbuf *err)
+{
+	const struct console_vol *cv = ctx;
+	char *tmp = xasprintf("%s.host", path);
+	int r = host_volume_get(cv->h, cv->name, tmp, (uint64_t)max, err);
+
+	if (!r && rename(tmp, path) < 0) {
+		sb_addf(err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		r = -1;
+	}
+	if (r)
+		unlink(tmp);
+	free(tmp);
+	return r;
+}
+
 int host_guest_run(struct lab_host *h, struct guest_run *run, struct host_run_stats *st)
 {
 	static unsigned seq;
-	struct host_volume kv = { 0 }, iv = { 0 }, bv = { 0 }, ov = { 0 }, jv = { 0 };
+	struct host_volume kv = { 0 }, iv = { 0 }, bv = { 0 }, ov = { 0 }, jv = { 0 }, cv = { 0 };
+	struct console_vol con = { .h = h };
 	struct guest_remote rem = { .host = h->cfg->name };
 	struct strbuf err = STRBUF_INIT;
 	double t0 = now_monotonic(), t1 = 0;
-	char *ov_name = NULL, *job_name = NULL;
+	char *ov_name = NULL, *job_name = NULL, *con_name = NULL;
 	unsigned n;
 	int r = -1;
 
@@ -197,6 +225,16 @@ int host_guest_run(struct lab_host *h, struct guest_run *run, struct host_run_st
 		}
 		rem.job = jv.path;
 	}
+	/* QEMU's log of the console, every byte (guest_remote) */
+	con_name = xasprintf("mglrulab-run-%ld-%u.console", (long)getpid(), n);
+	if (host_volume_make(h, con_name, &cv, &err)) {
+		r = host_failed(h, run, st, &err);
+		goto out;
+	}
+	con.name = con_name;
+	rem.console_log = cv.path;
+	rem.fetch_console = fetch_console;
+	rem.fetch_ctx = &con;
 	run->remote = &rem;
 	t1 = now_monotonic();
 	r = guest_run(h->conn, run);
@@ -207,14 +245,17 @@ out:
 	/* the run's own volumes go, whatever happened */
 	drop_volume(h, ov_name);
 	drop_volume(h, job_name);
+	drop_volume(h, con_name);
 	st->volume_s = now_monotonic() - t0;
 	host_volume_release(&kv);
 	host_volume_release(&iv);
 	host_volume_release(&bv);
 	host_volume_release(&ov);
 	host_volume_release(&jv);
+	host_volume_release(&cv);
 	free(ov_name);
 	free(job_name);
+	free(con_name);
 	sb_release(&err);
 	return r;
 }

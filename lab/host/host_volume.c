@@ -390,6 +390,109 @@ out:
 	return r;
 }
 
+int host_volume_make(struct lab_host *h, const char *name, struct host_volume *out,
+		     struct strbuf *err)
+{
+	virStorageVolPtr v;
+
+	memset(out, 0, sizeof(*out));
+	if (h->embedded) {
+		sb_addf(err, "host %s: the embedded driver has no storage volumes", h->cfg->name);
+		return -1;
+	}
+	if (host_pool_ensure(h, err))
+		return -1;
+	v = vol_create(h, name, 0, err);
+	if (!v)
+		return -1;
+	out->name = xstrdup(name);
+	out->format = "raw";
+	out->path = virStorageVolGetPath(v);
+	virStorageVolFree(v);
+	if (!out->path) {
+		sb_addf(err, "host %s: no path for %s: %s", h->cfg->name, name, lab_virt_error());
+		return -1;
+	}
+	return 0;
+}
+
+/* Where a download writes: a local file, and how much of it may. */
+struct receiver {
+	int fd;
+	uint64_t max, got;
+	int write_errno;
+};
+
+static int write_chunk(virStreamPtr st, const char *data, size_t n, void *opaque)
+{
+	struct receiver *rc = opaque;
+	size_t take = n;
+
+	(void)st;
+	if (rc->got >= rc->max)
+		return (int)n;	/* past the cap: read on, keep nothing (the length bounds it) */
+	if (take > rc->max - rc->got)
+		take = (size_t)(rc->max - rc->got);
+	if (write_all(rc->fd, data, take) < 0) {
+		rc->write_errno = errno;
+		return -1;
+	}
+	rc->got += take;
+	return (int)n;
+}
+
+int host_volume_get(struct lab_host *h, const char *name, const char *path, uint64_t max,
+		    struct strbuf *err)
+{
+	struct receiver rc = { .fd = -1, .max = max };
+	virStreamPtr st = NULL;
+	virStorageVolPtr v;
+	int failed = 0, r = -1;
+
+	if (h->embedded) {
+		sb_addf(err, "host %s: the embedded driver has no storage volumes", h->cfg->name);
+		return -1;
+	}
+	if (host_pool_ensure(h, err))
+		return -1;
+	v = vol_lookup(h, name, &failed, err);
+	if (!v) {
+		if (!failed)
+			sb_addf(err, "host %s: no volume %s in pool %s", h->cfg->name, name,
+				h->cfg->pool);
+		return -1;
+	}
+	rc.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	st = rc.fd < 0 ? NULL : virStreamNew(h->conn, 0);
+	if (rc.fd < 0) {
+		sb_addf(err, "cannot create %s: %s", path, strerror(errno));
+	} else if (!st) {
+		sb_addf(err, "host %s: cannot open a stream: %s", h->cfg->name, lab_virt_error());
+	} else if (virStorageVolDownload(v, st, 0, max, 0) < 0) {
+		sb_addf(err, "host %s: cannot download %s: %s", h->cfg->name, name, lab_virt_error());
+	} else if (virStreamRecvAll(st, write_chunk, &rc) < 0) {
+		/* virStreamRecvAll() aborted the stream */
+		if (rc.write_errno)
+			sb_addf(err, "cannot write %s: %s", path, strerror(rc.write_errno));
+		else
+			sb_addf(err, "host %s: download of %s failed: %s", h->cfg->name, name,
+				lab_virt_error());
+	} else if (virStreamFinish(st) < 0) {
+		sb_addf(err, "host %s: download of %s did not finish: %s", h->cfg->name, name,
+			lab_virt_error());
+	} else {
+		r = 0;
+	}
+	if (st)
+		virStreamFree(st);
+	if (rc.fd >= 0 && close(rc.fd) < 0 && !r) {
+		sb_addf(err, "cannot write %s: %s", path, strerror(errno));
+		r = -1;
+	}
+	virStorageVolFree(v);
+	return r;
+}
+
 int host_overlay_create(struct lab_host *h, const struct host_volume *base, const char *name,
 			struct host_volume *out, struct strbuf *err)
 {

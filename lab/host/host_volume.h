@@ -80,6 +80,24 @@ LAB_MUST_CHECK
 int host_volume_put(struct lab_host *h, const char *name, const void *data, size_t len,
 		    struct host_volume *out, struct strbuf *err);
 
+/*
+ * An empty raw volume @name on host @h, for QEMU to write (a run's console
+ * log): 0 with out->name and out->path, or -1 with @err. Delete it with
+ * host_volume_delete(). -1 on the embedded host.
+ */
+LAB_MUST_CHECK
+int host_volume_make(struct lab_host *h, const char *name, struct host_volume *out,
+		     struct strbuf *err);
+
+/*
+ * Volume @name of @h's pool into local file @path (created or truncated),
+ * at most its first @max bytes, over the connection. 0, or -1 with @err
+ * (the file then holds what arrived). -1 on the embedded host.
+ */
+LAB_MUST_CHECK
+int host_volume_get(struct lab_host *h, const char *name, const char *path, uint64_t max,
+		    struct strbuf *err);
+
 /* Delete volume @name of @h's pool; a volume that is not there is not an error. */
 LAB_MUST_CHECK
 int host_volume_delete(struct lab_host *h, const char *name, struct strbuf *err);

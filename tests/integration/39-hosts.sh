@@ -11,7 +11,7 @@
 # while it is sent is refused, not committed under its old hash;
 # a run's overlay has the image as its backing store; doctor reports both
 # hosts, and an unreachable one by name and URI. A guest runs on the daemon
-# (guest run --host): kernel, image, overlay and job are volumes there, the
+# (guest run --host): kernel, image, overlay, job and console log are volumes there, the
 # console and results come back as streams into the local run folder, the
 # run's volumes are deleted after it, a second run uploads nothing, a
 # console over its cap destroys the guest, and a run with a 9p share is
@@ -223,8 +223,14 @@ xml = open(f"{run}/domain.xml").read()
 assert f"<kernel>{pool}/mglrulab-kernel-" in xml, xml
 assert f"<source file='{pool}/mglrulab-run-" in xml, xml
 assert f"<entry name='opt/org.mglrulab/job' file='{pool}/mglrulab-run-" in xml, xml
+# the console's bytes come from QEMU's own log of it, a volume of the run
+assert f"<log file='{pool}/mglrulab-run-" in xml and ".console' append='off'/>" in xml, xml
 assert run not in xml and "type='file'>\n      <source path" not in xml, xml
 PY
+if command -v virt-xml-validate >/dev/null && command -v xmllint >/dev/null; then
+	virt-xml-validate "$TMP/run1/domain.xml" domain >/dev/null 2>"$TMP/xml.err" ||
+		fail "the remote domain's XML (with its console log) is not libvirt's schema: $(cat "$TMP/xml.err")"
+fi
 [ -z "$(ls "$HOSTB/pool" | grep mglrulab-run-)" ] || fail "the run's volumes were left: $(ls "$HOSTB/pool")"
 [ -z "$(hosts_virsh list --all --name)" ] || fail "a domain was left on the daemon"
 # a second run finds every volume there

@@ -167,8 +167,9 @@ hosts_stop() {
 		local errs
 		errs=$(tail -c +$((${HOSTS_LOG_MARK:-0} + 1)) "$HOSTS_DAEMON_DIR/libvirtd.log" |
 			grep -v '^ *$' | tail -n 6 | cut -c 1-300)
-		echo "hosts: the daemon's last errors since it started ($HOSTS_DAEMON_DIR/libvirtd.log):${errs:+
-$errs}${errs:- none}" | sed '2,$s/^/  /' >&2
+		[ -n "$errs" ] || errs=" none"
+		echo "hosts: the daemon's last errors since it started ($HOSTS_DAEMON_DIR/libvirtd.log):
+$errs" | sed -e '2,$s/^/  /' -e '2s/^   none$/  (none)/' >&2
 	fi
 	if [ -n "${HOSTS_SOCK:-}" ] && [ -S "$HOSTS_SOCK" ]; then
 		for v in $(hosts_virsh vol-list "$HOSTS_POOL" 2>/dev/null | awk '{print $1}'); do

@@ -252,6 +252,13 @@ static void test_remote(void **state)
 	assert_null(strstr(xml, "console.log"));
 	assert_null(strstr(xml, "results.jsonl"));
 	assert_null(strstr(xml, "type='file'>\n      <source path"));
+	assert_null(strstr(xml, "<log "));
+	free(xml);
+	/* QEMU's log of the console, a volume on the host, escaped */
+	s.console_host_log = "/pool/mglrulab-run-1-0.console'&";
+	xml = domain_xml(&s);
+	contains(xml, "<serial type='pty'>\n      <log file='/pool/mglrulab-run-1-0.console&#39;&amp;' "
+		 "append='off'/>\n      <target port='0'/>\n    </serial>");
 	free(xml);
 	guest_topology_release(&t);
 	sb_release(&err);
@@ -268,7 +275,7 @@ static void test_run_plan(void **state)
 	struct strbuf err = STRBUF_INIT;
 	struct guest_run run;
 	struct guest_remote rem = { .host = "box", .kernel = "/pool/k", .disk = "/pool/d.qcow2",
-				    .job = "/pool/j" };
+				    .job = "/pool/j", .console_log = "/pool/c.console" };
 	char *cmd, *xml, *cwd = getcwd(NULL, 0), *want;
 
 	(void)state;
@@ -326,7 +333,7 @@ static void test_run_plan(void **state)
 	contains(xml, "<source file='/pool/d.qcow2'/>");
 	contains(xml, "file='/pool/j'/>");
 	contains(xml, "root=/dev/vda");
-	contains(xml, "<serial type='pty'>");
+	contains(xml, "<serial type='pty'>\n      <log file='/pool/c.console' append='off'/>");
 	assert_null(strstr(xml, "/k/bzImage"));
 	free(xml);
 	free(cwd);
