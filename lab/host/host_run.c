@@ -173,17 +173,85 @@ static int fetch_console(void *ctx, const char *path, long long max, struct strb
 	return r;
 }
 
-int host_guest_run(struct lab_host *h, struct guest_run *run, struct host_run_stats *st)
+/* A run's volumes on the host: those it shares (ensured) and its own. */
+struct run_vols {
+	struct host_volume kernel, initrd, image;	/* ensured: kept */
+	struct host_volume overlay, job, console;	/* the run's own: deleted after it */
+	char *overlay_name, *job_name, *console_name;
+	struct console_vol con;
+};
+
+/*
+ * Everything @run needs on @h, into @v and @rem: its kernel, initrd and
+ * image ensured, and its own overlay, job and console log volumes made.
+ * 0, or -1 with @err (what was made is in @v, for run_vols_drop()).
+ */
+static int run_vols_make(struct lab_host *h, struct guest_run *run, struct run_vols *v,
+			 struct guest_remote *rem, struct host_run_stats *st, struct strbuf *err)
 {
 	static unsigned seq;
-	struct host_volume kv = { 0 }, iv = { 0 }, bv = { 0 }, ov = { 0 }, jv = { 0 }, cv = { 0 };
-	struct console_vol con = { .h = h };
+	unsigned n;
+
+	if (ensure(h, run->kernel, HOST_VOL_KERNEL, &v->kernel, st, err) ||
+	    (run->initrd && ensure(h, run->initrd, HOST_VOL_KERNEL, &v->initrd, st, err)) ||
+	    (run->base_image && ensure(h, run->base_image, HOST_VOL_IMAGE, &v->image, st, err)))
+		return -1;
+	rem->kernel = v->kernel.path;
+	rem->initrd = run->initrd ? v->initrd.path : NULL;
+	n = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
+	if (run->base_image) {
+		v->overlay_name = xasprintf("mglrulab-run-%ld-%u.qcow2", (long)getpid(), n);
+		if (host_overlay_create(h, &v->image, v->overlay_name, &v->overlay, err))
+			return -1;
+		rem->disk = v->overlay.path;
+	}
+	/*
+	 * The job as a volume, named by QEMU's fw_cfg file=: libvirt 9.0 puts
+	 * an inline <entry>TEXT</entry> on QEMU's command line XML-escaped and
+	 * with its commas unescaped, so a JSON text cannot go inline.
+	 */
+	if (run->job_json) {
+		v->job_name = xasprintf("mglrulab-run-%ld-%u.job", (long)getpid(), n);
+		if (host_volume_put(h, v->job_name, run->job_json, strlen(run->job_json), &v->job,
+				    err))
+			return -1;
+		rem->job = v->job.path;
+	}
+	/* QEMU's log of the console, every byte (guest_remote) */
+	v->console_name = xasprintf("mglrulab-run-%ld-%u.console", (long)getpid(), n);
+	if (host_volume_make(h, v->console_name, &v->console, err))
+		return -1;
+	v->con = (struct console_vol){ .h = h, .name = v->console_name };
+	rem->console_log = v->console.path;
+	rem->fetch_console = fetch_console;
+	rem->fetch_ctx = &v->con;
+	return 0;
+}
+
+/* The run's own volumes deleted, whatever happened; all of @v released. */
+static void run_vols_drop(struct lab_host *h, struct run_vols *v)
+{
+	drop_volume(h, v->overlay_name);
+	drop_volume(h, v->job_name);
+	drop_volume(h, v->console_name);
+	host_volume_release(&v->kernel);
+	host_volume_release(&v->initrd);
+	host_volume_release(&v->image);
+	host_volume_release(&v->overlay);
+	host_volume_release(&v->job);
+	host_volume_release(&v->console);
+	free(v->overlay_name);
+	free(v->job_name);
+	free(v->console_name);
+}
+
+int host_guest_run(struct lab_host *h, struct guest_run *run, struct host_run_stats *st)
+{
+	struct run_vols v = { 0 };
 	struct guest_remote rem = { .host = h->cfg->name };
 	struct strbuf err = STRBUF_INIT;
-	double t0 = now_monotonic(), t1 = 0;
-	char *ov_name = NULL, *job_name = NULL, *con_name = NULL;
-	unsigned n;
-	int r = -1;
+	double t0 = now_monotonic(), t1;
+	int r;
 
 	*st = (struct host_run_stats){ 0 };
 	if (h->embedded)
@@ -195,67 +263,18 @@ int host_guest_run(struct lab_host *h, struct guest_run *run, struct host_run_st
 		run->remote = NULL;
 		return r;
 	}
-	if (ensure(h, run->kernel, HOST_VOL_KERNEL, &kv, st, &err) ||
-	    (run->initrd && ensure(h, run->initrd, HOST_VOL_KERNEL, &iv, st, &err)) ||
-	    (run->base_image && ensure(h, run->base_image, HOST_VOL_IMAGE, &bv, st, &err))) {
+	if (run_vols_make(h, run, &v, &rem, st, &err)) {
 		r = host_failed(h, run, st, &err);
-		goto out;
+	} else {
+		run->remote = &rem;
+		t1 = now_monotonic();
+		r = guest_run(h->conn, run);
+		run->remote = NULL;
+		blame_host(h, run, st);
+		t0 += now_monotonic() - t1;	/* the run itself is not volume time */
 	}
-	rem.kernel = kv.path;
-	rem.initrd = run->initrd ? iv.path : NULL;
-	n = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
-	if (run->base_image) {
-		ov_name = xasprintf("mglrulab-run-%ld-%u.qcow2", (long)getpid(), n);
-		if (host_overlay_create(h, &bv, ov_name, &ov, &err)) {
-			r = host_failed(h, run, st, &err);
-			goto out;
-		}
-		rem.disk = ov.path;
-	}
-	/*
-	 * The job as a volume, named by QEMU's fw_cfg file=: libvirt 9.0 puts
-	 * an inline <entry>TEXT</entry> on QEMU's command line XML-escaped and
-	 * with its commas unescaped, so a JSON text cannot go inline.
-	 */
-	if (run->job_json) {
-		job_name = xasprintf("mglrulab-run-%ld-%u.job", (long)getpid(), n);
-		if (host_volume_put(h, job_name, run->job_json, strlen(run->job_json), &jv, &err)) {
-			r = host_failed(h, run, st, &err);
-			goto out;
-		}
-		rem.job = jv.path;
-	}
-	/* QEMU's log of the console, every byte (guest_remote) */
-	con_name = xasprintf("mglrulab-run-%ld-%u.console", (long)getpid(), n);
-	if (host_volume_make(h, con_name, &cv, &err)) {
-		r = host_failed(h, run, st, &err);
-		goto out;
-	}
-	con.name = con_name;
-	rem.console_log = cv.path;
-	rem.fetch_console = fetch_console;
-	rem.fetch_ctx = &con;
-	run->remote = &rem;
-	t1 = now_monotonic();
-	r = guest_run(h->conn, run);
-	run->remote = NULL;
-	blame_host(h, run, st);
-	t0 += now_monotonic() - t1;	/* the run itself is not volume time */
-out:
-	/* the run's own volumes go, whatever happened */
-	drop_volume(h, ov_name);
-	drop_volume(h, job_name);
-	drop_volume(h, con_name);
+	run_vols_drop(h, &v);
 	st->volume_s = now_monotonic() - t0;
-	host_volume_release(&kv);
-	host_volume_release(&iv);
-	host_volume_release(&bv);
-	host_volume_release(&ov);
-	host_volume_release(&jv);
-	host_volume_release(&cv);
-	free(ov_name);
-	free(job_name);
-	free(con_name);
 	sb_release(&err);
 	return r;
 }

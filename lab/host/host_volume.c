@@ -75,16 +75,22 @@ static int vol_delete(struct lab_host *h, virStorageVolPtr v, const char *name, 
 	return r < 0 ? -1 : 0;
 }
 
+/* @h's pool, ensured: 0, or -1 with @err (the embedded driver has none). */
+static int volume_pool(struct lab_host *h, struct strbuf *err)
+{
+	if (h->embedded) {
+		sb_addf(err, "host %s: the embedded driver has no storage volumes", h->cfg->name);
+		return -1;
+	}
+	return host_pool_ensure(h, err);
+}
+
 int host_volume_delete(struct lab_host *h, const char *name, struct strbuf *err)
 {
 	int failed = 0;
 	virStorageVolPtr v;
 
-	if (h->embedded) {
-		sb_addf(err, "host %s: the embedded driver has no storage volumes", h->cfg->name);
-		return -1;
-	}
-	if (host_pool_ensure(h, err))
+	if (volume_pool(h, err))
 		return -1;
 	v = vol_lookup(h, name, &failed, err);
 	if (!v)
@@ -359,11 +365,7 @@ int host_volume_put(struct lab_host *h, const char *name, const void *data, size
 	int fd = -1, r = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (h->embedded) {
-		sb_addf(err, "host %s: the embedded driver has no storage volumes", h->cfg->name);
-		return -1;
-	}
-	if (host_pool_ensure(h, err))
+	if (volume_pool(h, err))
 		return -1;
 	/* upload() sends from a file: a memory one */
 	fd = memfd_create("mglrulab-volume", MFD_CLOEXEC);
@@ -396,11 +398,7 @@ int host_volume_make(struct lab_host *h, const char *name, struct host_volume *o
 	virStorageVolPtr v;
 
 	memset(out, 0, sizeof(*out));
-	if (h->embedded) {
-		sb_addf(err, "host %s: the embedded driver has no storage volumes", h->cfg->name);
-		return -1;
-	}
-	if (host_pool_ensure(h, err))
+	if (volume_pool(h, err))
 		return -1;
 	v = vol_create(h, name, 0, err);
 	if (!v)
@@ -449,11 +447,7 @@ int host_volume_get(struct lab_host *h, const char *name, const char *path, uint
 	virStorageVolPtr v;
 	int failed = 0, r = -1;
 
-	if (h->embedded) {
-		sb_addf(err, "host %s: the embedded driver has no storage volumes", h->cfg->name);
-		return -1;
-	}
-	if (host_pool_ensure(h, err))
+	if (volume_pool(h, err))
 		return -1;
 	v = vol_lookup(h, name, &failed, err);
 	if (!v) {
