@@ -30,12 +30,15 @@ stacks_of() {
 	for p in $pids; do
 		comm=$(cat /proc/"$p"/comm 2>/dev/null) || continue
 		case $comm in bash|sh|timeout|sleep|unshare) continue;; esac
-		timeout -k 5 30 gdb -q -batch -p "$p" -ex 'thread apply all bt 10' 2>/dev/null |
+		timeout -k 5 30 gdb -q -batch -p "$p" -ex 'thread apply all bt 40' 2>/dev/null |
 			awk -v who="$comm $p" '
-			function out() { if (line != "") print "  " who "/" lwp ": " line; line = "" }
+			function out() { if (line != "") print "  " who "/" lwp ": " line; line = ""; q = 0 }
 			/^Thread / { out(); lwp = $0; sub(/.*LWP /, "", lwp); sub(/[)].*/, "", lwp) }
 			/^#[0-9]+ / { f = $0; sub(/^#[0-9]+ +/, "", f); sub(/^0x[0-9a-f]+ in /, "", f)
-				      sub(/ \(.*/, "", f); line = line (line == "" ? "" : " < ") f }
+				      sub(/ \(.*/, "", f)
+				      # (static functions of a library have no name: one "?" for a run of them)
+				      if (f == "??") { if (q) next; q = 1; f = "?" } else q = 0
+				      line = line (line == "" ? "" : " < ") f }
 			END { out() }'
 	done
 	return 0
