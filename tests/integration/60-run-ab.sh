@@ -113,9 +113,13 @@ for r in rep["results"]:
     if "verdict" in r:
         assert r["verdict"] not in ("regression", "improvement"), r
 # "nothing called" proves nothing unless something was decided: at least
-# one primary must be a final "~" (no change beyond the band).
-decided = [r for r in rep["results"] if r.get("primary") and r.get("verdict") == "no-change" and r.get("final")]
-assert decided, [(r["metric"], r.get("verdict")) for r in rep["results"] if r.get("primary")]
+# one primary must be a final "~" (no change beyond the band) or a final
+# "within noise" (a difference the test finds, inside the noise band: an
+# A/A's false alarm at the test's own level, called nothing; CI30 of
+# 2026-12-07 got one at 5 runs, where "~" alone failed the suite).
+decided = [r for r in rep["results"] if r.get("primary") and r.get("final")
+           and r.get("verdict") in ("no-change", "within-noise")]
+assert decided, [(r["metric"], r.get("verdict"), r.get("final")) for r in rep["results"] if r.get("primary")]
 # A/A is two kernels too: each run beside its block's other one (balanced partners)
 d = rep["design"]
 other = {d["baseline"]: d["patched"], d["patched"]: d["baseline"]}
